@@ -1,0 +1,152 @@
+"""Owned device resources: buffers, streams, events, peer links. Each is a context manager.
+
+They are made by a :class:`~ascend_p2p_lab.runtime.Runtime` (``rt.device_buffer(...)``,
+``rt.stream(...)``, ...), which also frees whatever is still open when it closes.
+
+Example:
+    >>> from ascend_p2p_lab.runtime import open_runtime
+    >>> with open_runtime("sim") as rt, rt.device_buffer(0, 4096) as buf:
+    ...     buf.device, buf.size
+    (0, 4096)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+
+class Resource:
+    """Something a runtime must release: closed once, by its owner or by the runtime."""
+
+    kind = "resource"
+
+    def __init__(self, rt: Runtime, handle: int, device: int | None) -> None:
+        self.rt, self.handle, self.device = rt, handle, device
+        self.closed = False
+        rt._track(self)
+
+    def _release(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release now (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.rt._untrack(self)
+        self._release()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<{type(self).__name__} {self.handle:#x} device={self.device} {state}>"
+
+
+class DeviceBuffer(Resource):
+    """Device memory from ``aclrtMalloc``; ``ptr`` is the device address."""
+
+    kind = "device buffer"
+
+    def __init__(self, rt: Runtime, ptr: int, size: int, device: int, policy: int) -> None:
+        self.size, self.policy = size, policy
+        super().__init__(rt, ptr, device)
+
+    @property
+    def ptr(self) -> int:
+        return self.handle
+
+    def _release(self) -> None:
+        assert self.device is not None
+        self.rt.try_use(self.device)
+        self.rt.call("rt.free", self.handle)
+
+
+class HostBuffer(Resource):
+    """Pinned host memory from ``aclrtMallocHost``."""
+
+    kind = "host buffer"
+
+    def __init__(self, rt: Runtime, ptr: int, size: int) -> None:
+        self.size = size
+        super().__init__(rt, ptr, None)
+
+    @property
+    def ptr(self) -> int:
+        return self.handle
+
+    def _release(self) -> None:
+        self.rt.call("rt.free_host", self.handle)
+
+
+class Stream(Resource):
+    """A stream of one device; copies enqueued on it run in order."""
+
+    kind = "stream"
+
+    def synchronize(self) -> None:
+        """Block until everything enqueued so far has finished."""
+        self.rt.call("rt.synchronize_stream", self.handle)
+
+    def _release(self) -> None:
+        assert self.device is not None
+        self.rt.try_use(self.device)
+        self.rt.call("rt.destroy_stream", self.handle)
+
+
+class Event(Resource):
+    """An event of one device; record it on a stream of that device to take a timestamp."""
+
+    kind = "event"
+
+    def record(self, stream: Stream) -> None:
+        assert stream.device is not None
+        self.rt.use(stream.device)
+        self.rt.call("rt.record_event", self.handle, stream.handle)
+
+    def synchronize(self) -> None:
+        self.rt.call("rt.synchronize_event", self.handle)
+
+    def _release(self) -> None:
+        assert self.device is not None
+        self.rt.try_use(self.device)
+        self.rt.call("rt.destroy_event", self.handle)
+
+
+class PeerLinks(Resource):
+    """Peer access enabled on a set of directed pairs; closing disables exactly those."""
+
+    kind = "peer links"
+
+    def __init__(self, rt: Runtime, pairs: list[tuple[int, int]]) -> None:
+        self.pairs: list[tuple[int, int]] = []
+        super().__init__(rt, id(self), None)
+        try:
+            for src, dst in pairs:
+                rt.enable_peer(src, dst)
+                self.pairs.append((src, dst))
+        except BaseException:
+            self.close()
+            raise
+
+    def _release(self) -> None:
+        first: BaseException | None = None
+        for src, dst in reversed(self.pairs):
+            try:
+                self.rt.disable_peer(src, dst)
+            except Exception as exc:  # keep disabling the others
+                first = first or exc
+        self.pairs = []
+        if first is not None:
+            raise first
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"{a}->{b}" for a, b in self.pairs)
+        return f"<PeerLinks [{pairs}] {'closed' if self.closed else 'open'}>"

@@ -1,0 +1,452 @@
+"""The runtime layer: the only code that calls pyACL and knows its conventions.
+
+A :class:`Runtime` wraps any module with pyACL's interface (CANN's ``acl`` or the
+simulator). It turns every non-zero ``ret`` into :class:`AclError`, tracks which
+devices it set, which peer links it enabled and which resources it allocated, and
+releases all of them when it closes, also on an exception or KeyboardInterrupt.
+
+Example:
+    >>> with open_runtime("sim", preset="atlas800t-a2") as rt:
+    ...     rt.backend, rt.device_count, rt.can_access_peer(0, 1), rt.link_class(0, 1)
+    ('sim', 8, True, 'HCCS')
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from .. import codes as C
+from .backend import BackendInfo, is_simulated, load_acl
+from .errors import AclError
+from .resources import DeviceBuffer, Event, HostBuffer, PeerLinks, Resource, Stream
+
+
+class Runtime:
+    """An initialized ACL session over one pyACL-like module. Use :func:`open_runtime`."""
+
+    def __init__(self, acl: Any, info: BackendInfo, topology: Any = None) -> None:
+        self.acl = acl
+        self.info = info
+        self.simulated = is_simulated(acl)
+        sim = getattr(acl, "__simulator__", acl) if self.simulated else None
+        self._sim = sim
+        self.topology = topology if topology is not None else getattr(sim, "topology", None)
+        self._tls = threading.local()
+        self._lock = threading.RLock()
+        self._resources: dict[int, Resource] = {}
+        self._set_counts: dict[int, int] = {}
+        self._peer_refs: dict[tuple[int, int], int] = {}
+        self._owns_init = False
+        self.closed = True
+        self._device_count: int | None = None
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def backend(self) -> str:
+        """``"sim"`` or ``"acl"``."""
+        return self.info.backend
+
+    @property
+    def preset(self) -> str | None:
+        """The simulated server's preset (None on hardware)."""
+        return self.info.preset
+
+    def has(self, name: str) -> bool:
+        """Whether the installed pyACL has ``acl.rt.<name>`` (feature detection)."""
+        return hasattr(self.acl.rt, name)
+
+    def call(self, name: str, *args: Any) -> Any:
+        """Call ``acl.<name>(*args)``; raise AclError on a non-zero ret; return the out-values.
+
+        Example: ``count = rt.call("rt.get_device_count")``.
+        """
+        fn = self.acl
+        for part in name.split("."):
+            fn = getattr(fn, part)
+        out = fn(*args)
+        if isinstance(out, tuple):
+            *values, ret = out
+        else:
+            values, ret = [], out
+        if ret:
+            raise AclError(f"acl.{name}", args, ret, self._recent_error())
+        if not values:
+            return None
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def _recent_error(self) -> str:
+        try:
+            msg = self.acl.get_recent_err_msg()
+        except Exception:  # an old pyACL without it
+            return ""
+        return msg or ""
+
+    # ------------------------------------------------------------------ lifetime
+    def open(self) -> Runtime:
+        """``aclInit`` (a repeated init, 100002, is not an error)."""
+        ret = self.acl.init()
+        if ret not in (0, C.ACL_ERROR_REPEAT_INITIALIZE):
+            raise AclError("acl.init", (), ret, self._recent_error())
+        self._owns_init = ret == 0
+        self.closed = False
+        return self
+
+    def close(self) -> None:
+        """Free every open resource, disable the peer links this runtime enabled, reset the
+        devices it set and finalize the runtime it initialized. Raises the first error after
+        trying everything."""
+        if self.closed:
+            return
+        errors: list[BaseException] = []
+        for res in reversed(list(self._resources.values())):
+            try:
+                res.close()
+            except Exception as exc:
+                errors.append(exc)
+        for (src, dst), refs in list(self._peer_refs.items()):
+            for _ in range(refs):
+                try:
+                    self.disable_peer(src, dst)
+                except Exception as exc:
+                    errors.append(exc)
+                    self._peer_refs.pop((src, dst), None)
+                    break
+        for dev, count in list(self._set_counts.items()):
+            for _ in range(count):
+                try:
+                    self.call("rt.reset_device", dev)
+                except Exception as exc:
+                    errors.append(exc)
+                    break
+        self._set_counts.clear()
+        self._tls = threading.local()
+        if self._owns_init:
+            try:
+                self.call("finalize")
+            except Exception as exc:
+                errors.append(exc)
+        self.closed = True
+        if errors:
+            raise errors[0]
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        try:
+            self.close()
+        except Exception:
+            if exc_type is None:
+                raise  # otherwise keep the original exception
+
+    def _track(self, res: Resource) -> None:
+        with self._lock:
+            self._resources[id(res)] = res
+
+    def _untrack(self, res: Resource) -> None:
+        with self._lock:
+            self._resources.pop(id(res), None)
+
+    def open_resources(self) -> list[Resource]:
+        """Resources made by this runtime and not yet released."""
+        return list(self._resources.values())
+
+    # ------------------------------------------------------------------ devices
+    @property
+    def device_count(self) -> int:
+        if self._device_count is None:
+            self._device_count = int(self.call("rt.get_device_count"))
+        return self._device_count
+
+    def check_device(self, dev: int, what: str = "device") -> int:
+        """Validate a device id before any call; a clear ValueError otherwise."""
+        if isinstance(dev, bool) or not isinstance(dev, int):
+            raise TypeError(f"{what} id must be an int, got {type(dev).__name__}")
+        if not 0 <= dev < self.device_count:
+            raise ValueError(f"{what} id {dev} is out of range: 0..{self.device_count - 1}")
+        return dev
+
+    @property
+    def soc_name(self) -> str | None:
+        return self.acl.get_soc_name()
+
+    def versions(self) -> dict[str, Any]:
+        """Runtime version figures the installed pyACL offers."""
+        out: dict[str, Any] = {"simulated": self.simulated}
+        if hasattr(self.acl, "get_version"):
+            major, minor, patch, ret = self.acl.get_version()
+            if ret == 0:
+                out["acl_version"] = f"{major}.{minor}.{patch}"
+        return out
+
+    def current_device(self) -> int | None:
+        """This thread's current device, as this runtime set it."""
+        return getattr(self._tls, "current", None)
+
+    def use(self, dev: int) -> None:
+        """Make dev this thread's current device (``aclrtSetDevice`` when it changes)."""
+        if getattr(self._tls, "current", None) == dev:
+            return
+        self.call("rt.set_device", dev)
+        with self._lock:
+            self._set_counts[dev] = self._set_counts.get(dev, 0) + 1
+        self._tls.current = dev
+
+    def try_use(self, dev: int) -> bool:
+        """Like :meth:`use`, but a failure (say, a lost device) is not raised: teardown
+        goes on, since freeing needs no working device."""
+        try:
+            self.use(dev)
+        except AclError:
+            return False
+        return True
+
+    @contextmanager
+    def on(self, dev: int) -> Iterator[None]:
+        """Run a block with dev current, then switch back."""
+        before = self.current_device()
+        self.use(dev)
+        try:
+            yield
+        finally:
+            if before is not None:
+                self.use(before)
+
+    def mem_info(self, dev: int) -> tuple[int, int]:
+        """(free, total) bytes of HBM on dev."""
+        self.use(dev)
+        free, total = self.call("rt.get_mem_info", C.ACL_HBM_MEM)
+        return int(free), int(total)
+
+    # ------------------------------------------------------------------ peer access
+    def can_access_peer(self, src: int, dst: int) -> bool:
+        """``aclrtDeviceCanAccessPeer``; False for src == dst (ACL would say 100000)."""
+        if src == dst:
+            return False
+        return bool(self.call("rt.device_can_access_peer", src, dst))
+
+    def link_class(self, src: int, dst: int) -> str:
+        """Link class in npu-smi words: from ``aclrtGetDevicesTopo`` where pyACL has it,
+        else from the topology given to the runtime, else 'NA'."""
+        if src == dst:
+            return "X"
+        if self.topology is not None:
+            return self.topology.link(src, dst)
+        if self.has("get_devices_topo"):
+            return C.topology_from_bits(int(self.call("rt.get_devices_topo", src, dst)))
+        return "NA"
+
+    def enable_peer(self, src: int, dst: int) -> None:
+        """Enable peer access src -> dst (``aclrtDeviceEnablePeerAccess(dst, 0)`` on src)."""
+        self.use(src)
+        self.call("rt.device_enable_peer_access", dst, 0)
+        with self._lock:
+            self._peer_refs[(src, dst)] = self._peer_refs.get((src, dst), 0) + 1
+
+    def disable_peer(self, src: int, dst: int) -> None:
+        """Disable one enable of src -> dst that this runtime made."""
+        if self._peer_refs.get((src, dst), 0) == 0:
+            raise ValueError(f"peer access {src}->{dst} was not enabled by this runtime")
+        self.use(src)
+        self.call("rt.device_disable_peer_access", dst)
+        with self._lock:
+            self._peer_refs[(src, dst)] -= 1
+            if self._peer_refs[(src, dst)] == 0:
+                del self._peer_refs[(src, dst)]
+
+    def peer_enabled(self, src: int, dst: int) -> bool:
+        """Whether this runtime holds an enable of src -> dst."""
+        return self._peer_refs.get((src, dst), 0) > 0
+
+    def peer_refs(self) -> dict[tuple[int, int], int]:
+        """Enables held by this runtime, per direction (the driver counts references)."""
+        return dict(self._peer_refs)
+
+    def peer_status(self, src: int, dst: int) -> int | None:
+        """``aclrtDevicePeerAccessStatus`` where pyACL has it (None otherwise). The driver
+        may report the pair rather than one direction."""
+        if src == dst or not self.has("device_peer_access_status"):
+            return None
+        return int(self.call("rt.device_peer_access_status", src, dst))
+
+    def peer_links(self, pairs: Iterable[tuple[int, int]]) -> PeerLinks:
+        """Enable a set of directed pairs; the returned object disables exactly those."""
+        return PeerLinks(self, list(pairs))
+
+    # ------------------------------------------------------------------ memory
+    def device_buffer(
+        self, dev: int, size: int, policy: int = C.ACL_MEM_MALLOC_HUGE_FIRST_P2P
+    ) -> DeviceBuffer:
+        """``aclrtMalloc`` on dev (default policy ACL_MEM_MALLOC_HUGE_FIRST_P2P)."""
+        self.use(dev)
+        ptr = self.call("rt.malloc", size, policy)
+        return DeviceBuffer(self, int(ptr), size, dev, policy)
+
+    def host_buffer(self, size: int) -> HostBuffer:
+        """Pinned host memory (``aclrtMallocHost``)."""
+        ptr = self.call("rt.malloc_host", size)
+        return HostBuffer(self, int(ptr), size)
+
+    def memset(self, buf: DeviceBuffer, value: int, count: int | None = None) -> None:
+        n = buf.size if count is None else count
+        assert buf.device is not None
+        self.use(buf.device)
+        self.call("rt.memset", buf.ptr, buf.size, value, n)
+
+    @staticmethod
+    def _kind(dst: Resource, src: Resource) -> int:
+        d_dev, s_dev = isinstance(dst, DeviceBuffer), isinstance(src, DeviceBuffer)
+        return {(False, False): 0, (True, False): 1, (False, True): 2, (True, True): 3}[
+            (d_dev, s_dev)
+        ]
+
+    def memcpy(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
+               count: int, *, on: int | None = None) -> None:
+        """Blocking ``aclrtMemcpy`` of count bytes (kind from the buffers), issued from
+        device ``on`` (default: the destination's device, as the official sample does)."""
+        dev = on if on is not None else (dst.device if dst.device is not None else src.device)
+        self.use(dev if dev is not None else 0)
+        self.call("rt.memcpy", dst.ptr, dst.size, src.ptr, count, self._kind(dst, src))
+
+    def memcpy_async(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
+                     count: int, stream: Stream) -> None:
+        """``aclrtMemcpyAsync`` on a stream (the stream's device becomes current)."""
+        assert stream.device is not None
+        self.use(stream.device)
+        self.call("rt.memcpy_async", dst.ptr, dst.size, src.ptr, count,
+                  self._kind(dst, src), stream.handle)
+
+    def enqueue_copies(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
+                       count: int, stream: Stream, copies: int) -> int:
+        """Enqueue ``copies`` identical async copies; return the host time it took (ns).
+
+        The pyACL call is bound once; per copy the loop does the call and a ret check.
+        """
+        assert stream.device is not None
+        self.use(stream.device)
+        memcpy_async = self.acl.rt.memcpy_async
+        args = (dst.ptr, dst.size, src.ptr, count, self._kind(dst, src), stream.handle)
+        clock = self.host_time_ns
+        t0 = clock()
+        for _ in range(copies):
+            ret = memcpy_async(*args)
+            if ret:
+                raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())
+        return clock() - t0
+
+    def write(self, buf: DeviceBuffer | HostBuffer, data: bytes, offset: int = 0) -> None:
+        """Copy host bytes into a buffer (host-to-device for a device buffer)."""
+        if offset < 0 or offset + len(data) > buf.size:
+            raise ValueError(f"{len(data)} bytes at offset {offset} do not fit in {buf.size}")
+        ptr = self.acl.util.bytes_to_ptr(data)
+        kind = C.ACL_MEMCPY_HOST_TO_DEVICE if isinstance(buf, DeviceBuffer) else 0
+        if buf.device is not None:
+            self.use(buf.device)
+        elif self.current_device() is None:
+            self.use(0)
+        self.call("rt.memcpy", buf.ptr + offset, buf.size - offset, ptr, len(data), kind)
+
+    def read(self, buf: DeviceBuffer | HostBuffer, count: int | None = None,
+             offset: int = 0, staging: HostBuffer | None = None) -> bytes:
+        """Bytes of a buffer; a device buffer is copied to pinned host memory first."""
+        n = buf.size - offset if count is None else count
+        if offset < 0 or offset + n > buf.size:
+            raise ValueError(f"{n} bytes at offset {offset} are outside a {buf.size}-byte buffer")
+        if isinstance(buf, HostBuffer):
+            return self.acl.util.ptr_to_bytes(buf.ptr + offset, n)
+        assert buf.device is not None
+        self.use(buf.device)
+        if staging is not None and staging.size >= n:
+            host = staging
+            self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n,
+                      C.ACL_MEMCPY_DEVICE_TO_HOST)
+            return self.acl.util.ptr_to_bytes(host.ptr, n)
+        with self.host_buffer(n) as host:
+            self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n,
+                      C.ACL_MEMCPY_DEVICE_TO_HOST)
+            return self.acl.util.ptr_to_bytes(host.ptr, n)
+
+    # ------------------------------------------------------------------ streams, events
+    def stream(self, dev: int) -> Stream:
+        """A new stream on dev."""
+        self.use(dev)
+        return Stream(self, int(self.call("rt.create_stream")), dev)
+
+    def event(self, dev: int, flags: int = C.ACL_EVENT_TIME_LINE) -> Event:
+        """A timing event on dev (``aclrtCreateEventWithFlag``, ACL_EVENT_TIME_LINE)."""
+        self.use(dev)
+        if flags and self.has("create_event_with_flag"):
+            handle = self.call("rt.create_event_with_flag", flags)
+        else:
+            handle = self.call("rt.create_event")
+        return Event(self, int(handle), dev)
+
+    def wait_event(self, stream: Stream, event: Event) -> None:
+        """Make stream wait for event (``aclrtStreamWaitEvent``)."""
+        assert stream.device is not None
+        self.use(stream.device)
+        self.call("rt.stream_wait_event", stream.handle, event.handle)
+
+    def elapsed_ms(self, start: Event, end: Event) -> float:
+        """Device time between two recorded events, in milliseconds."""
+        end.synchronize()
+        return float(self.call("rt.event_elapsed_time", start.handle, end.handle))
+
+    def synchronize_device(self, dev: int) -> None:
+        self.use(dev)
+        self.call("rt.synchronize_device")
+
+    # ------------------------------------------------------------------ clocks, ledger
+    def host_time_ns(self) -> int:
+        """Host clock: the simulator's virtual clock, or ``time.perf_counter_ns`` on hardware."""
+        if self._sim is not None:
+            return int(self._sim.host_time_us * 1000)
+        return time.perf_counter_ns()
+
+    def ledger(self) -> dict[str, Any] | None:
+        """The simulator's ledger of outstanding resources (None on hardware)."""
+        return self._sim.ledger() if self._sim is not None else None
+
+    def describe(self) -> dict[str, Any]:
+        """Run metadata about the backend and devices."""
+        topo = self.topology
+        return {
+            "backend": self.backend,
+            "preset": self.preset,
+            "seed": self.info.seed,
+            "soc_name": self.soc_name,
+            "device_count": self.device_count,
+            "topology": getattr(topo, "name", None),
+            **self.versions(),
+        }
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        where = f"preset={self.preset!r}" if self.simulated else "real pyACL"
+        return f"<Runtime backend={self.backend!r} {where} {state}>"
+
+
+def open_runtime(
+    backend: str | None = None,
+    preset: str | None = None,
+    *,
+    seed: int | None = None,
+    faults: Iterable[Mapping[str, object] | Any] | None = None,
+    topology: Any = None,
+    api_level: str = "new",
+) -> Runtime:
+    """Open an ACL session on ``"auto"``, ``"acl"`` or ``"sim"`` (see :mod:`.backend`).
+
+    ``topology`` (a Topology, e.g. parsed from npu-smi text) is what the simulator runs
+    on the sim backend, and what link classes are read from on hardware.
+    """
+    acl, info = load_acl(
+        backend, preset, seed=seed, faults=faults, api_level=api_level,
+        topology=topology if backend != "acl" else None,
+    )
+    rt = Runtime(acl, info, topology if info.backend == "acl" else None)
+    return rt.open()

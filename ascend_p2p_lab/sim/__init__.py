@@ -1,0 +1,55 @@
+"""The simulated CANN runtime: a drop-in for pyACL (``import acl``) on a modelled server.
+
+Use :func:`simulated_acl` from Python, or put the folder printed by
+``ascend-p2p-lab sim-path`` on ``PYTHONPATH`` so that ``import acl`` in an unchanged
+pyACL script gives the simulator (configured by ``ASCEND_P2P_LAB_PRESET`` and
+``ASCEND_P2P_LAB_SEED``).
+
+Example:
+    >>> acl = simulated_acl("atlas800t-a3", seed=1)
+    >>> acl.init(), acl.rt.get_device_count(), acl.finalize()
+    (0, (16, 0), 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ..topology.model import Topology
+from .faults import Fault
+from .runtime import NEWER_CALLS, SimulatedACL
+
+DEFAULT_PRESET = "atlas800t-a2"
+
+__all__ = ["DEFAULT_PRESET", "NEWER_CALLS", "Fault", "SimulatedACL", "shim_path", "simulated_acl"]
+
+
+def simulated_acl(
+    preset: str | Topology = DEFAULT_PRESET,
+    *,
+    seed: int = 0,
+    faults: Iterable[Fault | Mapping[str, object]] | None = None,
+    api_level: str = "new",
+    jitter: float | None = None,
+) -> SimulatedACL:
+    """A fresh simulated ``acl`` module for a preset name (or a Topology) and a seed.
+
+    Faults listed in the preset's own ``[[fault]]`` tables come first, then ``faults``.
+    """
+    if isinstance(preset, Topology):
+        topo = preset
+    else:
+        from ..topology import load_preset
+
+        topo = load_preset(preset)
+    preset_faults = list(getattr(topo, "faults", ()) or ())
+    return SimulatedACL(
+        topo, seed=seed, faults=[*preset_faults, *(faults or ())], api_level=api_level,
+        jitter=jitter,
+    )
+
+
+def shim_path() -> Path:
+    """Folder whose ``acl`` package is the simulator (put it on PYTHONPATH)."""
+    return Path(__file__).resolve().parent / "shim"

@@ -1,0 +1,83 @@
+"""Faults as data: what the simulated runtime should get wrong, and when.
+
+A fault is a small record, given to the simulator per preset (``[[fault]]`` tables in a
+topology file) or per run (``simulated_acl(..., faults=[...])``):
+
+- ``error``: a pyACL call returns ``code`` (at its ``nth`` matching use, or every use),
+  optionally only when it concerns ``device`` or the copy ``link`` (src, dst).
+- ``degrade``: the directed link ``link`` runs at ``factor`` of its bandwidth.
+- ``device_lost``: from the ``nth`` call that concerns ``device`` on, every call on it
+  fails with ``code`` (default ACL_ERROR_RT_LOST_HEARTBEAT); freeing and resetting
+  still release what the process held, as the driver does.
+- ``memory_exhausted``: allocations on ``device`` fail with 207001.
+- ``slow_host``: every host-side call costs ``factor`` times its modelled time.
+
+Example:
+    >>> f = Fault.from_dict({"kind": "error", "call": "rt.memcpy_async", "nth": 3, "code": 507013})
+    >>> f.kind, f.call, f.nth, f.code
+    ('error', 'rt.memcpy_async', 3, 507013)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+
+from ..codes import ACL_ERROR_RT_DRV_INTERNAL_ERROR, ACL_ERROR_RT_LOST_HEARTBEAT, ERROR_NAMES
+
+FAULT_KINDS = ("error", "degrade", "device_lost", "memory_exhausted", "slow_host")
+
+
+@dataclass
+class Fault:
+    """One injected fault; see the module docstring for the kinds."""
+
+    kind: str
+    call: str | None = None
+    code: int = ACL_ERROR_RT_DRV_INTERNAL_ERROR
+    nth: int | None = None
+    device: int | None = None
+    link: tuple[int, int] | None = None
+    factor: float = 1.0
+    message: str = ""
+    seen: int = field(default=0, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {self.kind!r}; choose one of {FAULT_KINDS}")
+        if self.kind == "device_lost" and self.code == ACL_ERROR_RT_DRV_INTERNAL_ERROR:
+            self.code = ACL_ERROR_RT_LOST_HEARTBEAT
+        if self.code not in ERROR_NAMES or self.code == 0:
+            raise ValueError(f"fault code {self.code} is not a known ACL error code")
+        if self.nth is not None and self.nth < 1:
+            raise ValueError("fault nth counts uses from 1")
+        if self.link is not None:
+            self.link = (int(self.link[0]), int(self.link[1]))
+        if self.kind in ("degrade", "slow_host") and not self.factor > 0:
+            raise ValueError("fault factor must be positive")
+        if self.kind == "degrade" and self.link is None:
+            raise ValueError("a degrade fault needs link = [src, dst]")
+        if self.kind in ("device_lost", "memory_exhausted") and self.device is None:
+            raise ValueError(f"a {self.kind} fault needs a device")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Fault:
+        """Build a fault from plain data (TOML table, JSON object, dict)."""
+        known = {f.name for f in fields(cls)} - {"seen"}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown fault keys: {sorted(unknown)}")
+        return cls(**data)  # type: ignore[arg-type]
+
+    def concerns(self, devices: tuple[int, ...], link: tuple[int, int] | None) -> bool:
+        if self.device is not None and self.device not in devices:
+            return False
+        return self.link is None or self.link == link
+
+
+def as_faults(items: Iterable[Fault | Mapping[str, object]] | None) -> list[Fault]:
+    """Faults from a mix of Fault objects and dicts (each dict gets a fresh Fault)."""
+    out = []
+    for item in items or ():
+        out.append(Fault.from_dict(item) if isinstance(item, Mapping) else item)
+    return out

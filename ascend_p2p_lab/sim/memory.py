@@ -1,0 +1,221 @@
+"""Simulated memory: an address space of regions whose bytes really move.
+
+Device and pinned-host allocations are *chunked*: 1 MiB chunks that are either a fill
+byte (untouched memory, or a memset), an immutable ``bytes`` shared between buffers
+after a whole-chunk copy, or a private ``bytearray``. So a 1 GiB buffer costs nothing
+until someone writes distinct data into it, and copying it shares chunks instead of
+duplicating them (copy on write). Buffers given by the user (``bytes_to_ptr``) are
+*views* over the caller's object.
+
+Example:
+    >>> space = AddressSpace()
+    >>> a = space.add(ChunkedRegion(space.next_base("host", 0, 16), 16, "host", None))
+    >>> b = space.add(ChunkedRegion(space.next_base("host", 0, 16), 16, "host", None))
+    >>> a.write(0, b"0123456789abcdef"); copy_bytes(b, 0, a, 4, 8); b.read(0, 8)
+    b'456789ab'
+"""
+
+from __future__ import annotations
+
+import bisect
+
+CHUNK = 1 << 20
+_DEVICE_BASE = 0x1000_0000_0000
+_DEVICE_STRIDE = 1 << 40
+_HOST_BASE = 0x7F00_0000_0000
+_VIEW_BASE = 0x7E00_0000_0000
+_ALIGN = 2 << 20  # every allocation starts on a 2 MiB boundary (also 64-byte aligned)
+
+
+class ChunkedRegion:
+    """A sparse, copy-on-write buffer (device memory or pinned host memory)."""
+
+    __slots__ = ("base", "chunks", "device", "kind", "size")
+
+    def __init__(self, base: int, size: int, kind: str, device: int | None) -> None:
+        self.base, self.size, self.kind, self.device = base, size, kind, device
+        self.chunks: dict[int, int | bytes | bytearray] = {}
+
+    def _len(self, k: int) -> int:
+        return min(CHUNK, self.size - k * CHUNK)
+
+    def _private(self, k: int) -> bytearray:
+        entry = self.chunks.get(k, 0)
+        if isinstance(entry, bytearray):
+            return entry
+        if isinstance(entry, int):
+            ba = bytearray(self._len(k)) if entry == 0 else bytearray(bytes((entry,)) * self._len(k))
+        else:
+            ba = bytearray(entry)
+        self.chunks[k] = ba
+        return ba
+
+    def read(self, off: int, n: int) -> bytes:
+        """The n bytes at offset off."""
+        out = bytearray(n)
+        pos = 0
+        while pos < n:
+            k, a = divmod(off + pos, CHUNK)
+            seg = min(n - pos, self._len(k) - a)
+            entry = self.chunks.get(k, 0)
+            if isinstance(entry, int):
+                if entry:
+                    out[pos : pos + seg] = bytes((entry,)) * seg
+            else:
+                out[pos : pos + seg] = entry[a : a + seg]
+            pos += seg
+        return bytes(out)
+
+    def write(self, off: int, data: bytes | bytearray | memoryview) -> None:
+        """Write data at offset off."""
+        n = len(data)
+        mv = memoryview(data).cast("B")
+        pos = 0
+        while pos < n:
+            k, a = divmod(off + pos, CHUNK)
+            clen = self._len(k)
+            seg = min(n - pos, clen - a)
+            if a == 0 and seg == clen:
+                self.chunks[k] = bytes(mv[pos : pos + seg])
+            else:
+                self._private(k)[a : a + seg] = mv[pos : pos + seg]
+            pos += seg
+
+    def fill(self, off: int, n: int, value: int) -> None:
+        """Set n bytes at offset off to value (what memset does)."""
+        value &= 0xFF
+        pos = 0
+        while pos < n:
+            k, a = divmod(off + pos, CHUNK)
+            clen = self._len(k)
+            seg = min(n - pos, clen - a)
+            if a == 0 and seg == clen:
+                self.chunks[k] = value
+            else:
+                self._private(k)[a : a + seg] = bytes((value,)) * seg
+            pos += seg
+
+    def shared_chunk(self, k: int) -> int | bytes:
+        """Chunk k in a shareable form (freezing a private chunk to bytes)."""
+        entry = self.chunks.get(k, 0)
+        if isinstance(entry, bytearray):
+            entry = bytes(entry)
+            self.chunks[k] = entry
+        return entry
+
+    @property
+    def resident_bytes(self) -> int:
+        """Host RAM the simulator spends on this buffer's distinct data."""
+        return sum(len(e) for e in self.chunks.values() if not isinstance(e, int))
+
+
+class ViewRegion:
+    """A region over a caller's buffer (``acl.util.bytes_to_ptr``); writes need a writable object."""
+
+    __slots__ = ("base", "device", "kind", "obj", "size", "view")
+
+    def __init__(self, base: int, obj: object) -> None:
+        self.obj = obj
+        self.view = memoryview(obj).cast("B")  # type: ignore[arg-type]
+        self.base, self.size, self.kind, self.device = base, self.view.nbytes, "view", None
+
+    def read(self, off: int, n: int) -> bytes:
+        return bytes(self.view[off : off + n])
+
+    def write(self, off: int, data: bytes | bytearray | memoryview) -> None:
+        if self.view.readonly:
+            raise PermissionError("the object behind this pointer is read-only (bytes)")
+        self.view[off : off + len(data)] = memoryview(data).cast("B")
+
+    def fill(self, off: int, n: int, value: int) -> None:
+        self.write(off, bytes((value & 0xFF,)) * n)
+
+
+Region = ChunkedRegion | ViewRegion
+
+
+def copy_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
+    """Copy n bytes between regions; aligned whole chunks are shared, not duplicated."""
+    if n <= 0:
+        return
+    if (
+        isinstance(dst, ChunkedRegion)
+        and isinstance(src, ChunkedRegion)
+        and doff % CHUNK == soff % CHUNK
+    ):
+        pos = 0
+        while pos < n:
+            ks, a = divmod(soff + pos, CHUNK)
+            kd = (doff + pos) // CHUNK
+            slen, dlen = src._len(ks), dst._len(kd)
+            seg = min(n - pos, slen - a, dlen - a)
+            if a == 0 and seg == slen == dlen:
+                dst.chunks[kd] = src.shared_chunk(ks)
+            else:
+                entry = src.chunks.get(ks, 0)
+                if isinstance(entry, int):
+                    dst.fill(doff + pos, seg, entry)
+                else:
+                    dst._private(kd)[a : a + seg] = entry[a : a + seg]
+            pos += seg
+        return
+    pos = 0
+    while pos < n:  # general case, in bounded pieces
+        seg = min(CHUNK, n - pos)
+        dst.write(doff + pos, src.read(soff + pos, seg))
+        pos += seg
+
+
+class AddressSpace:
+    """Maps pointers to regions. Device d's memory lives in its own address window."""
+
+    def __init__(self) -> None:
+        self._bases: list[int] = []
+        self._regions: list[Region] = []
+        self._next: dict[tuple[str, int], int] = {}
+
+    def next_base(self, kind: str, device: int | None, size: int) -> int:
+        """A fresh, 2 MiB-aligned base address for an allocation of size bytes."""
+        key = (kind, device if device is not None else -1)
+        if key not in self._next:
+            if kind == "device":
+                self._next[key] = _DEVICE_BASE + int(device or 0) * _DEVICE_STRIDE
+            else:
+                self._next[key] = _HOST_BASE if kind == "host" else _VIEW_BASE
+        base = self._next[key]
+        self._next[key] = base + ((max(size, 1) + _ALIGN - 1) // _ALIGN + 1) * _ALIGN
+        return base
+
+    def add(self, region: Region) -> Region:
+        i = bisect.bisect_left(self._bases, region.base)
+        self._bases.insert(i, region.base)
+        self._regions.insert(i, region)
+        return region
+
+    def remove(self, base: int) -> Region | None:
+        i = bisect.bisect_left(self._bases, base)
+        if i < len(self._bases) and self._bases[i] == base:
+            self._bases.pop(i)
+            return self._regions.pop(i)
+        return None
+
+    def get(self, base: int) -> Region | None:
+        """The region that starts exactly at base."""
+        i = bisect.bisect_left(self._bases, base)
+        if i < len(self._bases) and self._bases[i] == base:
+            return self._regions[i]
+        return None
+
+    def find(self, ptr: int, n: int) -> tuple[Region, int] | None:
+        """The region holding [ptr, ptr + n) and the offset of ptr in it, or None."""
+        i = bisect.bisect_right(self._bases, ptr) - 1
+        if i < 0:
+            return None
+        region = self._regions[i]
+        off = ptr - region.base
+        if off + max(n, 0) > region.size or off >= max(region.size, 1):
+            return None
+        return region, off
+
+    def regions(self) -> list[Region]:
+        return list(self._regions)

@@ -1,0 +1,24 @@
+"""``import acl`` that gives the ascend_p2p_lab simulator instead of CANN's pyACL.
+
+Put the parent folder on PYTHONPATH (``ascend-p2p-lab sim-path`` prints it); choose
+the server with ``ASCEND_P2P_LAB_PRESET`` (default atlas800t-a2) and the jitter seed
+with ``ASCEND_P2P_LAB_SEED`` (default 0). ``acl.__simulated__`` is True.
+"""
+
+import os as _os
+
+from ascend_p2p_lab.sim import DEFAULT_PRESET as _DEFAULT
+from ascend_p2p_lab.sim import simulated_acl as _simulated_acl
+
+__simulator__ = _simulated_acl(
+    _os.environ.get("ASCEND_P2P_LAB_PRESET") or _DEFAULT,
+    seed=int(_os.environ.get("ASCEND_P2P_LAB_SEED") or 0),
+)
+__simulated__ = True
+rt = __simulator__.rt
+util = __simulator__.util
+init = __simulator__.init
+finalize = __simulator__.finalize
+get_soc_name = __simulator__.get_soc_name
+get_version = __simulator__.get_version
+get_recent_err_msg = __simulator__.get_recent_err_msg

@@ -1,0 +1,153 @@
+"""A server's devices as data: link class per ordered pair, and the figures of each class.
+
+A :class:`Topology` is what the simulator runs and what probes report against. It is
+plain, frozen data: presets in ``presets/*.toml`` and parsed ``npu-smi info -t topo``
+text both become one.
+
+Example:
+    >>> from ascend_p2p_lab.topology import load_preset
+    >>> topo = load_preset("atlas800t-a2")
+    >>> topo.device_count, topo.link(0, 1), topo.can_access_peer(0, 1)
+    (8, 'HCCS', True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+#: Link classes in npu-smi's words. ``X`` (self) is only ever on the diagonal.
+LINK_CLASSES: tuple[str, ...] = ("HCCS", "HCCS_SW", "SIO", "PIX", "PXB", "PHB", "SYS", "UB", "NA")
+SELF = "X"
+
+#: Which peer-off behaviour a simulated device-to-device copy has (see LinkClass docs).
+PEER_OFF_MODES = ("error", "staged", "direct")
+
+
+@dataclass(frozen=True)
+class LinkClass:
+    """Figures of one link class on one server model.
+
+    ``bandwidth_GBps`` is the achievable one-direction copy rate the simulator uses
+    (calibrated on measurements where they exist); ``nominal_GBps`` is the link's
+    per-direction rate on paper, which efficiencies are computed against.
+    ``latency_us`` is the fixed device-side cost of one copy over this class.
+    ``p2p`` says whether ``aclrtDeviceCanAccessPeer`` reports 1 over this class.
+    ``switched`` means traffic also crosses the device's port to a switch
+    (HCCS_SW), so concurrent copies from or to one device share ``port_GBps``.
+
+    Example:
+        >>> LinkClass("HCCS", bandwidth_GBps=26.2, nominal_GBps=28.0, latency_us=8.0, p2p=True)
+        LinkClass(name='HCCS', bandwidth_GBps=26.2, nominal_GBps=28.0, latency_us=8.0, p2p=True, switched=False, basis='')
+    """
+
+    name: str
+    bandwidth_GBps: float
+    nominal_GBps: float
+    latency_us: float
+    p2p: bool
+    switched: bool = False
+    basis: str = ""
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """The host side of a server: PCIe rates to and from devices, and host call costs.
+
+    ``api_us`` is the host time one runtime call (e.g. ``memcpy_async``) takes from
+    Python; ``sync_return_us`` the extra host time a blocking call needs to return after
+    the device finished. ``latency_us`` is the device-side fixed cost of one
+    host<->device copy.
+    """
+
+    h2d_GBps: float = 24.8
+    d2h_GBps: float = 27.6
+    latency_us: float = 5.0
+    api_us: float = 4.0
+    sync_return_us: float = 2.0
+    basis: str = ""
+
+
+@dataclass(frozen=True)
+class Topology:
+    """One server: device labels, the N x N link-class matrix and the figures behind it.
+
+    Attributes:
+        name: preset name, or a name given by the user (e.g. ``"npu-smi"``).
+        links: N x N link classes in npu-smi words; ``"X"`` on the diagonal.
+        link_classes: figures per class present in ``links``.
+        memory_bytes: device memory per device.
+        local_copy_GBps / local_latency_us: a copy within one device.
+        port_GBps: per-device port cap for ``switched`` classes (None: no cap).
+        peer_off_copy: what a device-to-device copy does when peer access is not
+            enabled in both directions: ``"error"`` (returns ``peer_off_error``),
+            ``"staged"`` (succeeds through host memory at PCIe rates) or ``"direct"``
+            (succeeds at link rate). The public docs do not pin this down.
+        peer_needs_both: the driver programs a link only once both directions are
+            enabled ("Both directions must be set to take effect").
+        max_peers: most peers one device may enable at once (None: no limit).
+        jitter: relative standard deviation of simulated copy times.
+    """
+
+    name: str
+    soc_name: str
+    labels: tuple[str, ...]
+    links: tuple[tuple[str, ...], ...]
+    link_classes: Mapping[str, LinkClass]
+    memory_bytes: int
+    local_copy_GBps: float
+    local_latency_us: float = 2.0
+    host: HostSpec = field(default_factory=HostSpec)
+    cpu_affinity: tuple[str | None, ...] = ()
+    port_GBps: float | None = None
+    peer_off_copy: str = "error"
+    peer_off_error: int = 507899
+    peer_needs_both: bool = True
+    max_peers: int | None = 8
+    npu_arch: int = 2201
+    jitter: float = 0.0
+    description: str = ""
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        n = len(self.labels)
+        if n < 1:
+            raise ValueError("a topology needs at least one device")
+        if len(self.links) != n or any(len(row) != n for row in self.links):
+            raise ValueError(f"link matrix must be {n} x {n}")
+        for i, row in enumerate(self.links):
+            for j, cls in enumerate(row):
+                if i == j:
+                    if cls != SELF:
+                        raise ValueError(f"diagonal cell ({i},{i}) must be 'X', got {cls!r}")
+                elif cls not in LINK_CLASSES:
+                    raise ValueError(f"unknown link class {cls!r} at ({i},{j})")
+                elif cls not in self.link_classes:
+                    raise ValueError(f"link class {cls!r} at ({i},{j}) has no figures")
+        if self.peer_off_copy not in PEER_OFF_MODES:
+            raise ValueError(f"peer_off_copy must be one of {PEER_OFF_MODES}")
+        if self.cpu_affinity and len(self.cpu_affinity) != n:
+            raise ValueError("cpu_affinity needs one entry per device")
+
+    @property
+    def device_count(self) -> int:
+        """Number of devices."""
+        return len(self.labels)
+
+    def link(self, src: int, dst: int) -> str:
+        """Link class between two devices (``"X"`` for the same device)."""
+        return self.links[src][dst]
+
+    def link_class(self, src: int, dst: int) -> LinkClass | None:
+        """Figures of the link between two distinct devices (None on the diagonal)."""
+        return None if src == dst else self.link_classes[self.links[src][dst]]
+
+    def can_access_peer(self, src: int, dst: int) -> bool:
+        """Whether ``aclrtDeviceCanAccessPeer(src, dst)`` reports 1 on this server."""
+        lc = self.link_class(src, dst)
+        return bool(lc and lc.p2p)
+
+    def classes_present(self) -> tuple[str, ...]:
+        """Link classes that occur off the diagonal, in LINK_CLASSES order."""
+        seen = {c for i, row in enumerate(self.links) for j, c in enumerate(row) if i != j}
+        return tuple(c for c in LINK_CLASSES if c in seen)
