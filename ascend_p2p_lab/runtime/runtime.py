@@ -39,6 +39,7 @@ class Runtime:
         self._lock = threading.RLock()
         self._resources: dict[int, Resource] = {}
         self._set_counts: dict[int, int] = {}
+        self._contexts: dict[int, int] = {}
         self._peer_refs: dict[tuple[int, int], int] = {}
         self._owns_init = False
         self.closed = True
@@ -123,6 +124,7 @@ class Runtime:
                     errors.append(exc)
                     break
         self._set_counts.clear()
+        self._contexts.clear()
         self._tls = threading.local()
         if self._owns_init:
             try:
@@ -188,12 +190,23 @@ class Runtime:
         return getattr(self._tls, "current", None)
 
     def use(self, dev: int) -> None:
-        """Make dev this thread's current device (``aclrtSetDevice`` when it changes)."""
+        """Make dev this thread's current device.
+
+        The first time, ``aclrtSetDevice`` (reference-counted; undone on close); after
+        that, ``aclrtSetCurrentContext`` with the device's default context, which does not
+        add references. Without context calls, ``aclrtSetDevice`` each time.
+        """
         if getattr(self._tls, "current", None) == dev:
             return
-        self.call("rt.set_device", dev)
-        with self._lock:
-            self._set_counts[dev] = self._set_counts.get(dev, 0) + 1
+        ctx = self._contexts.get(dev)
+        if ctx is not None:
+            self.call("rt.set_context", ctx)
+        else:
+            self.call("rt.set_device", dev)
+            with self._lock:
+                self._set_counts[dev] = self._set_counts.get(dev, 0) + 1
+            if self.has("get_context") and self.has("set_context"):
+                self._contexts[dev] = int(self.call("rt.get_context"))
         self._tls.current = dev
 
     def try_use(self, dev: int) -> bool:

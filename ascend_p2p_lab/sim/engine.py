@@ -45,6 +45,7 @@ class Op:
 
     __slots__ = (
         "end",
+        "dep",
         "enq",
         "event",
         "kind",
@@ -65,6 +66,7 @@ class Op:
         self.latency = 0.0
         self.scale = 1.0
         self.event: SimEvent | None = None
+        self.dep: Op | None = None  # for a wait: the record op it waits for
         self.start: float | None = None
         self.end: float | None = None
         self.lat_end = 0.0
@@ -147,6 +149,7 @@ class Engine:
     def enqueue_wait(self, s: Stream, ev: SimEvent) -> Op:
         op = Op("wait", s, self.host_us)
         op.event = ev
+        op.dep = ev.record_op  # the record as of now; a later re-record does not move it
         s.pending.append(op)
         self._busy.add(s)
         return op
@@ -214,8 +217,8 @@ class Engine:
     def _ready(self, s: Stream) -> float | None:
         op = s.pending[0]
         t = max(op.enq, s.last_end)
-        if op.kind == "wait" and op.event is not None and op.event.record_op is not None:
-            rec = op.event.record_op
+        if op.kind == "wait" and op.dep is not None:
+            rec = op.dep
             if rec.end is None:
                 return None
             t = max(t, rec.end)
@@ -254,9 +257,8 @@ class Engine:
             if not active:
                 readies = [r for s in live if s.pending and (r := self._ready(s)) is not None]
                 if not readies:
-                    for s in live:  # waits on events that will never be recorded: no-ops
-                        s.pending[0].event = None
-                        s.pending[0].kind = "record"
+                    for s in live:  # a wait that can never be satisfied: treat as done
+                        s.pending[0].dep = None
                     if not live:
                         break
                     continue

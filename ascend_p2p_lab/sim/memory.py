@@ -30,16 +30,19 @@ _ALIGN = 2 << 20  # every allocation starts on a 2 MiB boundary (also 64-byte al
 class ChunkedRegion:
     """A sparse, copy-on-write buffer (device memory or pinned host memory)."""
 
-    __slots__ = ("base", "chunks", "device", "kind", "size")
+    __slots__ = ("base", "chunks", "device", "kind", "last_copy", "size", "version")
 
     def __init__(self, base: int, size: int, kind: str, device: int | None) -> None:
         self.base, self.size, self.kind, self.device = base, size, kind, device
         self.chunks: dict[int, int | bytes | bytearray] = {}
+        self.version = 0  # bumped by every change of contents
+        self.last_copy: tuple | None = None  # (source, offsets, size, versions) of the last copy in
 
     def _len(self, k: int) -> int:
         return min(CHUNK, self.size - k * CHUNK)
 
     def _private(self, k: int) -> bytearray:
+        self.version += 1
         entry = self.chunks.get(k, 0)
         if isinstance(entry, bytearray):
             return entry
@@ -69,6 +72,7 @@ class ChunkedRegion:
     def write(self, off: int, data: bytes | bytearray | memoryview) -> None:
         """Write data at offset off."""
         n = len(data)
+        self.version += 1
         mv = memoryview(data).cast("B")
         pos = 0
         while pos < n:
@@ -84,6 +88,7 @@ class ChunkedRegion:
     def fill(self, off: int, n: int, value: int) -> None:
         """Set n bytes at offset off to value (what memset does)."""
         value &= 0xFF
+        self.version += 1
         pos = 0
         while pos < n:
             k, a = divmod(off + pos, CHUNK)
@@ -112,12 +117,13 @@ class ChunkedRegion:
 class ViewRegion:
     """A region over a caller's buffer (``acl.util.bytes_to_ptr``); writes need a writable object."""
 
-    __slots__ = ("base", "device", "kind", "obj", "size", "view")
+    __slots__ = ("base", "device", "kind", "last_copy", "obj", "size", "version", "view")
 
     def __init__(self, base: int, obj: object) -> None:
         self.obj = obj
         self.view = memoryview(obj).cast("B")  # type: ignore[arg-type]
         self.base, self.size, self.kind, self.device = base, self.view.nbytes, "view", None
+        self.version, self.last_copy = 0, None  # a caller may change the object: never memoized
 
     def read(self, off: int, n: int) -> bytes:
         return bytes(self.view[off : off + n])
@@ -135,9 +141,25 @@ Region = ChunkedRegion | ViewRegion
 
 
 def copy_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
-    """Copy n bytes between regions; aligned whole chunks are shared, not duplicated."""
+    """Copy n bytes between regions; aligned whole chunks are shared, not duplicated.
+
+    Repeating the copy that last wrote dst, with neither side changed since, is a no-op:
+    the bytes would be the same (a sweep repeats one copy many times).
+    """
     if n <= 0:
         return
+    memo = None
+    if isinstance(dst, ChunkedRegion) and isinstance(src, ChunkedRegion) and dst is not src:
+        memo = (src.base, soff, doff, n, src.version)
+        if dst.last_copy == (memo, dst.version):
+            return
+    _copy(dst, doff, src, soff, n)
+    if memo is not None:
+        dst.version += 1
+        dst.last_copy = (memo, dst.version)
+
+
+def _copy(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
     if (
         isinstance(dst, ChunkedRegion)
         and isinstance(src, ChunkedRegion)
@@ -151,6 +173,7 @@ def copy_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
             seg = min(n - pos, slen - a, dlen - a)
             if a == 0 and seg == slen == dlen:
                 dst.chunks[kd] = src.shared_chunk(ks)
+                dst.version += 1
             else:
                 entry = src.chunks.get(ks, 0)
                 if isinstance(entry, int):

@@ -44,6 +44,7 @@ NEWER_CALLS = (
 )
 #: Host time of the first aclrtSetDevice of a device in a process (op upload, AICPU start).
 FIRST_SET_DEVICE_US = 200_000.0
+_CONTEXT_BASE = 0xC7_0000  # default context handle of device d: _CONTEXT_BASE + d
 _GB = 1e3  # GB/s -> bytes per microsecond
 _HOST_H2H_GBPS = 10.0
 _TEARDOWN = frozenset(
@@ -334,6 +335,25 @@ class SimulatedACL:
             return 0, code
         dev, code = self._need_current()
         return (dev if dev is not None else 0), code
+
+    def _get_context(self) -> tuple[int, int]:
+        code = self._check_init()
+        if code:
+            return 0, code
+        dev, code = self._need_current()
+        return (0, code) if code or dev is None else (_CONTEXT_BASE + dev, 0)
+
+    def _set_context(self, ctx: object) -> int:
+        ctx = _int("set_context", ctx)
+        code = self._check_init()
+        if code:
+            return code
+        dev = ctx - _CONTEXT_BASE
+        if not 0 <= dev < self.topology.device_count or self.device_refs.get(dev, 0) == 0:
+            return self._fail(C.ACL_ERROR_RT_PARAM_INVALID, f"context {ctx:#x} does not exist")
+        self._current = dev
+        self._host(0.5)
+        return 0
 
     def _get_device_count(self) -> tuple[int, int]:
         code = self._check_init() or self._fault("rt.get_device_count")
@@ -970,6 +990,7 @@ class SimulatedACL:
 
 _RT_CALLS = (
     "set_device", "reset_device", "reset_device_force", "get_device", "get_device_count",
+    "get_context", "set_context",
     "get_devices_topo", "get_device_info", "device_can_access_peer", "device_enable_peer_access",
     "device_disable_peer_access", "device_peer_access_status", "malloc", "free", "malloc_host",
     "free_host", "memset", "memcpy", "memcpy_async", "get_mem_info", "create_stream",

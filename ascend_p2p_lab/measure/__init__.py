@@ -1,0 +1,42 @@
+"""What users come for: peer-access probes, link toggles and copy-size sweeps.
+
+Everything here takes a :class:`~ascend_p2p_lab.runtime.Runtime` and returns pandas
+objects; nothing here imports matplotlib or ipywidgets.
+"""
+
+from .links import (
+    both_directions,
+    disable,
+    disable_all,
+    enable_all,
+    peer_access,
+    peer_matrix,
+    reachable_pairs,
+    try_enable,
+)
+from .probe import access_matrix, device_labels, link_matrix, probe
+from .sizes import format_size, parse_pairs, parse_size, parse_sizes
+from .sweep import SweepSpec, make_spec, plan_blocks, sweep
+
+__all__ = [
+    "SweepSpec",
+    "access_matrix",
+    "both_directions",
+    "device_labels",
+    "disable",
+    "disable_all",
+    "enable_all",
+    "format_size",
+    "link_matrix",
+    "make_spec",
+    "parse_pairs",
+    "parse_size",
+    "parse_sizes",
+    "peer_access",
+    "peer_matrix",
+    "plan_blocks",
+    "probe",
+    "reachable_pairs",
+    "sweep",
+    "try_enable",
+]

@@ -1,0 +1,187 @@
+"""Test cases: what one block of a sweep measures, for every size.
+
+A block is one case on one device pair (or one device): P2P unidirectional or
+bidirectional, a direct copy with peer access off, the host-staged path, a
+device-local copy, or all peers of a device at once. Each case takes a
+:class:`~ascend_p2p_lab.measure.sweep.Context` and emits rows through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..runtime import AclError
+from .copyengine import (
+    Timer,
+    Timing,
+    copies_for,
+    sample_bidirectional,
+    sample_blocking,
+    sample_fanout,
+    sample_staged,
+)
+
+if TYPE_CHECKING:
+    from .sweep import Block, Context
+
+
+def _calibrate(measure: Callable[[int], Timing], warmup: int, spec) -> int:
+    """Warm up with a few untimed-by-us copies and size a sample from their device time."""
+    t = measure(max(warmup, 1))
+    return copies_for(t.elapsed_us / t.copies, spec.min_sample_us, spec.max_copies)
+
+
+def run_pair_uni(ctx: Context, block: Block) -> None:
+    """One ordered pair alone: P2P (peer on) or a direct copy with peer access off."""
+    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
+    src, dst = block.src, block.dst
+    assert src is not None and dst is not None
+    initiator_dev = src if spec.initiator == "src" else dst
+    timer = Timer(rt, rt.stream(initiator_dev))
+    try:
+        sbuf, dbuf = pool.send(src), pool.recv(dst)
+        for size in ctx.sizes_todo(block):
+            pool.clear(dbuf, size)
+            if spec.timing == "host":
+                def measure(n: int) -> Timing:
+                    return sample_blocking(rt, dbuf, sbuf, size, n, on=initiator_dev)
+            else:
+                def measure(n: int) -> Timing:
+                    return timer.sample(dbuf, sbuf, size, n)
+            try:
+                copies = _calibrate(measure, spec.warmup, spec)
+                timings = [measure(copies) for _ in range(spec.samples)]
+            except AclError as exc:
+                if block.path == "direct":  # what the runtime does without peer access
+                    ctx.error_rows(block, [size], f"{exc.name} ({exc.code}): {exc.message}")
+                    continue
+                raise
+            ok = pool.verify(dbuf, src, size) if spec.verify else None
+            ctx.emit_samples(block, size, timings, verified=ok)
+    finally:
+        timer.close()
+
+
+def run_pair_bi(ctx: Context, block: Block) -> None:
+    """Both directions of a pair at once; one row per direction per sample."""
+    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
+    a, b = block.src, block.dst
+    assert a is not None and b is not None
+    dev_ab, dev_ba = (a, b) if spec.initiator == "src" else (b, a)
+    timers = (Timer(rt, rt.stream(dev_ab)), Timer(rt, rt.stream(dev_ba)))
+    try:
+        plan = ((pool.recv(b), pool.send(a)), (pool.recv(a), pool.send(b)))
+        for size in ctx.sizes_todo(block):
+            pool.clear(plan[0][0], size)
+            pool.clear(plan[1][0], size)
+            try:
+                warm = timers[0].sample(plan[0][0], plan[0][1], size, max(spec.warmup, 1))
+                copies = copies_for(warm.elapsed_us / warm.copies, spec.min_sample_us,
+                                    spec.max_copies)
+                pairs = [sample_bidirectional(rt, timers, plan, size, copies)
+                         for _ in range(spec.samples)]
+            except AclError as exc:
+                if block.path == "direct":
+                    ctx.error_rows(block, [size], f"{exc.name} ({exc.code}): {exc.message}")
+                    continue
+                raise
+            ok_ab = pool.verify(plan[0][0], a, size) if spec.verify else None
+            ok_ba = pool.verify(plan[1][0], b, size) if spec.verify else None
+            ctx.emit_bidirectional(block, size, pairs, (ok_ab, ok_ba))
+    finally:
+        for t in timers:
+            t.close()
+
+
+def run_pair_staged(ctx: Context, block: Block) -> None:
+    """Device -> pinned host -> device, the path a copy takes without P2P."""
+    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
+    src, dst = block.src, block.dst
+    assert src is not None and dst is not None
+    s_src, s_dst = rt.stream(src), rt.stream(dst)
+    relay = rt.event(src)
+    try:
+        sbuf, dbuf, host = pool.send(src), pool.recv(dst), pool.staging()
+        for size in ctx.sizes_todo(block):
+            pool.clear(dbuf, size)
+
+            def measure(n: int) -> Timing:
+                return sample_staged(rt, (s_src, s_dst), relay, dbuf, host, sbuf, size, n)
+
+            copies = _calibrate(measure, spec.warmup, spec)
+            timings = [measure(copies) for _ in range(spec.samples)]
+            ok = pool.verify(dbuf, src, size) if spec.verify else None
+            ctx.emit_samples(block, size, timings, verified=ok, timing="host")
+    finally:
+        for res in (relay, s_src, s_dst):
+            res.close()
+
+
+def run_local(ctx: Context, block: Block) -> None:
+    """A copy within one device (the diagonal of the matrix)."""
+    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
+    dev = block.src
+    assert dev is not None
+    timer = Timer(rt, rt.stream(dev))
+    try:
+        sbuf, dbuf = pool.send(dev), pool.recv(dev)
+        for size in ctx.sizes_todo(block):
+            pool.clear(dbuf, size)
+
+            def measure(n: int) -> Timing:
+                return timer.sample(dbuf, sbuf, size, n)
+
+            copies = _calibrate(measure, spec.warmup, spec)
+            timings = [measure(copies) for _ in range(spec.samples)]
+            ok = pool.verify(dbuf, dev, size) if spec.verify else None
+            ctx.emit_samples(block, size, timings, verified=ok)
+    finally:
+        timer.close()
+
+
+def run_fanout(ctx: Context, block: Block) -> None:
+    """one_to_all: the device pushes to all its peers at once; all_to_one: it pulls from
+    all of them. Aggregate bandwidth over the whole window of all copies."""
+    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
+    center = block.src if block.pattern == "one_to_all" else block.dst
+    assert center is not None
+    peers = list(block.peers)
+    lead = Timer(rt, rt.stream(center))
+    timers = [Timer(rt, rt.stream(center)) for _ in peers]
+    try:
+        if block.pattern == "one_to_all":
+            plans = [(pool.recv(p), pool.send(center)) for p in peers]
+        else:
+            plans = [(pool.recv(center), pool.send(p)) for p in peers]
+        for size in ctx.sizes_todo(block):
+            for dst_buf, _ in plans:
+                pool.clear(dst_buf, size)
+
+            def measure(n: int) -> Timing:
+                t = sample_fanout(rt, lead, timers, plans, size, n)
+                return Timing(n, t.elapsed_us, t.host_enqueue_us)
+
+            copies = _calibrate(measure, spec.warmup, spec)
+            timings = [measure(copies) for _ in range(spec.samples)]
+            if spec.verify:
+                sources = [center] * len(peers) if block.pattern == "one_to_all" else peers
+                ok = all(pool.verify(d, s, size) for (d, _), s in zip(plans, sources))
+            else:
+                ok = None
+            ctx.emit_samples(block, size, timings, verified=ok, fanout=len(peers))
+    finally:
+        for t in [lead, *timers]:
+            t.close()
+
+
+CASES = {
+    ("pair", "uni", "p2p"): run_pair_uni,
+    ("pair", "uni", "direct"): run_pair_uni,
+    ("pair", "bi", "p2p"): run_pair_bi,
+    ("pair", "bi", "direct"): run_pair_bi,
+    ("pair", "uni", "staged"): run_pair_staged,
+    ("local", "uni", "local"): run_local,
+    ("one_to_all", "uni", "p2p"): run_fanout,
+    ("all_to_one", "uni", "p2p"): run_fanout,
+}

@@ -1,0 +1,79 @@
+"""Who can reach whom: the peer-access probe over every ordered pair of devices.
+
+Example:
+    >>> from ascend_p2p_lab.runtime import open_runtime
+    >>> with open_runtime("sim", preset="atlas300i-duo") as rt:
+    ...     table = probe(rt)
+    >>> table.loc[(table.src == 0) & (table.dst == 1), "can_access_peer"].item()
+    True
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..runtime import Runtime
+from .meta import run_metadata
+
+
+def probe(rt: Runtime) -> pd.DataFrame:
+    """One row per ordered pair (src != dst): link class, can_access_peer, whether this
+    runtime holds peer access src -> dst, the runtime's own status where pyACL reports
+    one, and why a pair cannot reach the other."""
+    n = rt.device_count
+    labels = device_labels(rt)
+    rows = []
+    for src in range(n):
+        for dst in range(n):
+            if src == dst:
+                continue
+            link = rt.link_class(src, dst)
+            can = rt.can_access_peer(src, dst)
+            rows.append({
+                "backend": rt.backend,
+                "preset": rt.preset,
+                "src": src,
+                "dst": dst,
+                "src_label": labels[src],
+                "dst_label": labels[dst],
+                "link": link,
+                "can_access_peer": can,
+                "peer_enabled": rt.peer_enabled(src, dst),
+                "peer_status": rt.peer_status(src, dst),
+                "reason": None if can else f"aclrtDeviceCanAccessPeer({src}, {dst}) = 0 "
+                                           f"(link {link})",
+            })
+    frame = pd.DataFrame(rows).astype({
+        "backend": "string", "preset": "string", "src": "int64", "dst": "int64",
+        "src_label": "string", "dst_label": "string", "link": "string",
+        "can_access_peer": "bool", "peer_enabled": "bool", "peer_status": "Int64",
+        "reason": "string",
+    })
+    frame.attrs["run"] = run_metadata(rt, {"kind": "probe"})
+    return frame
+
+
+def device_labels(rt: Runtime) -> list[str]:
+    """npu-smi style labels (NPU0.. or Phy-ID0..) from the topology, else NPU<i>."""
+    topo = rt.topology
+    if topo is not None and len(topo.labels) == rt.device_count:
+        return list(topo.labels)
+    return [f"NPU{i}" for i in range(rt.device_count)]
+
+
+def access_matrix(table: pd.DataFrame, value: str = "can_access_peer") -> pd.DataFrame:
+    """A probe table as an N x N 0/1 matrix (rows = src, columns = dst), 0 on the diagonal."""
+    n = int(max(table["src"].max(), table["dst"].max()) + 1) if len(table) else 0
+    mat = table.pivot(index="src", columns="dst", values=value).reindex(
+        index=range(n), columns=range(n))
+    return mat.fillna(False).astype(int)
+
+
+def link_matrix(table: pd.DataFrame) -> pd.DataFrame:
+    """A probe table as an N x N matrix of link classes, 'X' on the diagonal."""
+    n = int(max(table["src"].max(), table["dst"].max()) + 1) if len(table) else 0
+    mat = table.pivot(index="src", columns="dst", values="link").reindex(
+        index=range(n), columns=range(n)).astype(object)
+    for i in range(n):
+        mat.iat[i, i] = "X"
+    return mat

@@ -1,0 +1,123 @@
+"""Copy sizes and device pairs from text: ``4KiB:1GiB``, ``4KiB,1MiB``, ``all``, ``0-1,1-0``.
+
+Example:
+    >>> parse_sizes("4KiB:16KiB")
+    [4096, 8192, 16384]
+    >>> format_size(3 << 20)
+    '3 MiB'
+    >>> parse_pairs("0-1,1-0", device_count=8)
+    [(0, 1), (1, 0)]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+_UNITS = {
+    "": 1, "b": 1,
+    "k": 1 << 10, "kb": 1000, "kib": 1 << 10,
+    "m": 1 << 20, "mb": 1000**2, "mib": 1 << 20,
+    "g": 1 << 30, "gb": 1000**3, "gib": 1 << 30,
+    "t": 1 << 40, "tb": 1000**4, "tib": 1 << 40,
+}
+_SIZE_RE = re.compile(r"^\s*(\d+)\s*([a-zA-Z]*)\s*$")
+MAX_SIZE = 1 << 40  # no device has a terabyte; bounds what a typo can ask for
+MAX_SIZES = 64
+DEFAULT_SIZES = "4KiB:1GiB"
+
+
+def parse_size(text: str | int) -> int:
+    """One size: an int, or a number with B/KiB/MiB/GiB (binary) or KB/MB/GB (decimal)."""
+    if isinstance(text, bool):
+        raise TypeError("a size must be an int or a string such as '4KiB'")
+    if isinstance(text, int):
+        value = text
+    elif isinstance(text, str):
+        m = _SIZE_RE.match(text)
+        if not m or m.group(2).lower() not in _UNITS:
+            raise ValueError(f"cannot read size {text!r}: use e.g. 4096, 4KiB, 1MiB, 1GiB")
+        value = int(m.group(1)) * _UNITS[m.group(2).lower()]
+    else:
+        raise TypeError(f"a size must be an int or a string, not {type(text).__name__}")
+    if value <= 0:
+        raise ValueError(f"size {text!r} must be positive")
+    if value > MAX_SIZE:
+        raise ValueError(f"size {text!r} is larger than {format_size(MAX_SIZE)}")
+    return value
+
+
+def parse_sizes(spec: str | int | Iterable[str | int] | None = None) -> list[int]:
+    """Sizes from ``"lo:hi"`` (powers of two from lo to hi), ``"a,b,c"`` or a list.
+
+    A range's ends must be powers of two. The result is sorted and de-duplicated.
+    """
+    if spec is None:
+        spec = DEFAULT_SIZES
+    if isinstance(spec, str) and ":" in spec:
+        lo_text, _, hi_text = spec.partition(":")
+        lo, hi = parse_size(lo_text), parse_size(hi_text)
+        if lo & (lo - 1) or hi & (hi - 1):
+            raise ValueError(f"range {spec!r}: both ends must be powers of two")
+        if lo > hi:
+            raise ValueError(f"range {spec!r}: the start is larger than the end")
+        sizes = [1 << k for k in range(lo.bit_length() - 1, hi.bit_length())]
+    elif isinstance(spec, str):
+        parts = [p for p in spec.split(",") if p.strip()]
+        if not parts:
+            raise ValueError("no sizes given")
+        sizes = [parse_size(p) for p in parts]
+    elif isinstance(spec, (int,)) and not isinstance(spec, bool):
+        sizes = [parse_size(spec)]
+    else:
+        sizes = [parse_size(s) for s in spec]  # type: ignore[union-attr]
+        if not sizes:
+            raise ValueError("no sizes given")
+    out = sorted(set(sizes))
+    if len(out) > MAX_SIZES:
+        raise ValueError(f"{len(out)} sizes; at most {MAX_SIZES} per sweep")
+    return out
+
+
+def format_size(n: int) -> str:
+    """Binary units: 4096 -> '4 KiB'; non-round sizes keep one decimal."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            v = n / scale
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
+    return f"{n} B"
+
+
+def parse_pairs(
+    spec: str | Sequence[tuple[int, int]] | None, device_count: int
+) -> list[tuple[int, int]] | None:
+    """Ordered pairs from ``"all"`` (None: every reachable pair), ``"0-1,1-0"`` or tuples.
+
+    Ids are checked against device_count; a device paired with itself is refused.
+    """
+    if spec is None or (isinstance(spec, str) and spec.strip().lower() == "all"):
+        return None
+    if isinstance(spec, str):
+        items: list[tuple[int, int]] = []
+        for part in (p.strip() for p in spec.split(",")):
+            m = re.fullmatch(r"(\d+)\s*-\s*(\d+)", part)
+            if not m:
+                raise ValueError(f"cannot read pair {part!r}: use SRC-DST, e.g. 0-1")
+            items.append((int(m.group(1)), int(m.group(2))))
+    else:
+        items = []
+        for p in spec:
+            if len(p) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in p):
+                raise TypeError(f"pair {p!r} must be two ints (src, dst)")
+            items.append((p[0], p[1]))
+    if not items:
+        raise ValueError("the pair list is empty")
+    for src, dst in items:
+        for dev in (src, dst):
+            if not 0 <= dev < device_count:
+                raise ValueError(f"device {dev} in pair {src}-{dst} is out of range "
+                                 f"0..{device_count - 1}")
+        if src == dst:
+            raise ValueError(f"pair {src}-{dst}: source and destination are the same device "
+                             "(device-local copies are the 'local' pattern)")
+    return list(dict.fromkeys(items))

@@ -1,0 +1,510 @@
+"""Copy-size sweeps: plan the blocks, run each test case, collect tidy rows.
+
+Example:
+    >>> from ascend_p2p_lab.runtime import open_runtime
+    >>> with open_runtime("sim", preset="atlas800t-a2") as rt:
+    ...     run = sweep(rt, pairs=[(0, 1)], sizes="4KiB:16KiB", samples=2, progress=False)
+    >>> run[["src", "dst", "size_bytes", "sample", "path"]].head(2).to_string(index=False)
+    'src  dst  size_bytes  sample path\\n  0    1        4096       0  p2p\\n  0    1        4096       1  p2p'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..results import COLUMNS, save_run, to_frame
+from ..runtime import AclError, Runtime
+from .cases import CASES
+from .copyengine import BufferPool, Timing
+from .links import both_directions
+from .meta import new_run_id, run_metadata
+from .sizes import format_size, parse_pairs, parse_sizes
+
+PATTERNS = ("pair", "local", "one_to_all", "all_to_one")
+CHECKPOINT_VERSION = 1
+MAX_CHECKPOINT_BYTES = 512 << 20
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """Every parameter of a sweep, validated. ``to_dict()`` goes into the run metadata."""
+
+    sizes: tuple[int, ...]
+    pairs: tuple[tuple[int, int], ...] | None = None
+    directions: tuple[str, ...] = ("uni",)
+    peers: tuple[str, ...] = ("on",)
+    patterns: tuple[str, ...] = ("pair",)
+    initiator: str = "src"
+    samples: int = 5
+    warmup: int = 2
+    min_sample_us: float = 1000.0
+    max_copies: int = 1000
+    timing: str = "events"
+    verify: bool = True
+    host_bound_ratio: float = 0.5
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["pairs"] = None if self.pairs is None else [list(p) for p in self.pairs]
+        for k in ("sizes", "directions", "peers", "patterns"):
+            d[k] = list(d[k])
+        return d
+
+
+def _choice(name: str, value: str, allowed: Sequence[str], both: bool = True) -> tuple[str, ...]:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+    if both and value == "both":
+        return tuple(allowed)
+    if value not in allowed:
+        opts = [*allowed, "both"] if both else list(allowed)
+        raise ValueError(f"{name} must be one of {', '.join(opts)}; got {value!r}")
+    return (value,)
+
+
+def make_spec(
+    rt: Runtime,
+    pairs: str | Sequence[tuple[int, int]] | None = None,
+    sizes: Any = None,
+    *,
+    direction: str = "uni",
+    peer: str = "on",
+    initiator: str = "src",
+    samples: int = 5,
+    warmup: int = 2,
+    patterns: Sequence[str] | str = ("pair",),
+    timing: str = "events",
+    min_sample_us: float = 1000.0,
+    max_copies: int = 1000,
+    verify: bool = True,
+    host_bound_ratio: float = 0.5,
+) -> SweepSpec:
+    """Validate sweep arguments against the runtime, before anything is allocated."""
+    size_list = parse_sizes(sizes)
+    if isinstance(patterns, str):
+        patterns = (patterns,)
+    pats = tuple(dict.fromkeys(patterns))
+    if not pats or any(p not in PATTERNS for p in pats):
+        raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}")
+    for name, value, lo in (("samples", samples, 1), ("warmup", warmup, 0),
+                            ("max_copies", max_copies, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}; got {value!r}")
+    if not (isinstance(min_sample_us, (int, float)) and min_sample_us > 0):
+        raise ValueError(f"min_sample_us must be positive; got {min_sample_us!r}")
+    n = rt.device_count
+    pair_list = parse_pairs(pairs, n)
+    if "pair" in pats and n < 2:
+        raise ValueError("the pair pattern needs at least two devices")
+    spec = SweepSpec(
+        sizes=tuple(size_list),
+        pairs=None if pair_list is None else tuple(pair_list),
+        directions=_choice("direction", direction, ("uni", "bi")),
+        peers=_choice("peer", peer, ("on", "off")),
+        patterns=pats,
+        initiator=_choice("initiator", initiator, ("src", "dst"), both=False)[0],
+        samples=samples,
+        warmup=warmup,
+        min_sample_us=float(min_sample_us),
+        max_copies=max_copies,
+        timing=_choice("timing", timing, ("events", "host"), both=False)[0],
+        verify=bool(verify),
+        host_bound_ratio=float(host_bound_ratio),
+    )
+    _check_memory(rt, spec)
+    return spec
+
+
+def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
+    need = 2 * max(spec.sizes)  # a send and a receive buffer per device
+    for dev in _devices(rt, spec):
+        free, _total = rt.mem_info(dev)
+        if need > free:
+            raise ValueError(
+                f"size {format_size(max(spec.sizes))} needs {format_size(need)} on each device "
+                f"(a send and a receive buffer); device {dev} has {format_size(free)} free"
+            )
+
+
+def _devices(rt: Runtime, spec: SweepSpec) -> list[int]:
+    if spec.pairs is None or set(spec.patterns) - {"pair"}:
+        return list(range(rt.device_count))
+    return sorted({d for p in spec.pairs for d in p})
+
+
+@dataclass(frozen=True)
+class Block:
+    """One case on one pair or device; all sizes of it run together."""
+
+    pattern: str
+    direction: str
+    peer: str
+    path: str
+    src: int | None
+    dst: int | None
+    link: str
+    peers: tuple[int, ...] = ()
+    reason: str | None = None
+
+    @property
+    def key(self) -> str:
+        who = f"{'' if self.src is None else self.src}-{'' if self.dst is None else self.dst}"
+        return f"{self.pattern}/{self.direction}/{self.peer}/{self.path}/{who}"
+
+    @property
+    def label(self) -> str:
+        arrow = "<->" if self.direction == "bi" else "->"
+        a = "all" if self.src is None else self.src
+        b = "all" if self.dst is None else self.dst
+        return f"{self.pattern} {a}{arrow}{b} {self.path}"
+
+
+def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
+    """Every block the sweep will run, in order; unreachable pairs carry their reason."""
+    n = rt.device_count
+    can = {(a, b): rt.can_access_peer(a, b) for a in range(n) for b in range(n) if a != b}
+    pairs = list(spec.pairs) if spec.pairs is not None else list(can)
+    blocks: list[Block] = []
+    for pattern in spec.patterns:
+        if pattern == "pair":
+            for peer in spec.peers:
+                for direction in spec.directions:
+                    items = pairs if direction == "uni" else _unordered(pairs)
+                    for a, b in items:
+                        blocks.extend(_pair_blocks(rt, can, peer, direction, a, b))
+        elif pattern == "local":
+            for d in _devices(rt, spec):
+                blocks.append(Block("local", "uni", "off", "local", d, d, "X"))
+        else:
+            for d in range(n):
+                peers = tuple(p for p in range(n) if p != d and can[(d, p)] and can[(p, d)])
+                links = {rt.link_class(d, p) for p in peers}
+                link = links.pop() if len(links) == 1 else "mixed"
+                src, dst = (d, None) if pattern == "one_to_all" else (None, d)
+                reason = None if peers else f"device {d} has no peer it can access"
+                blocks.append(Block(pattern, "uni", "on", "p2p", src, dst, link, peers, reason))
+    return blocks
+
+
+def _unordered(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    return list(dict.fromkeys((min(a, b), max(a, b)) for a, b in pairs))
+
+
+def _pair_blocks(rt: Runtime, can: dict, peer: str, direction: str, a: int, b: int
+                 ) -> list[Block]:
+    link = rt.link_class(a, b)
+    reachable = can[(a, b)] and (direction == "uni" or can[(b, a)])
+    if peer == "on":
+        if reachable:
+            return [Block("pair", direction, "on", "p2p", a, b, link)]
+        who = (a, b) if not can[(a, b)] else (b, a)
+        reason = (f"cannot access peer: aclrtDeviceCanAccessPeer({who[0]}, {who[1]}) = 0 "
+                  f"(link {link})")
+        return [Block("pair", direction, "on", "p2p", a, b, link, reason=reason)]
+    out = [Block("pair", direction, "off", "direct", a, b, link)]
+    if direction == "uni":
+        out.append(Block("pair", "uni", "off", "staged", a, b, link))
+    return out
+
+
+@dataclass
+class Context:
+    """What a running test case needs: runtime, parameters, buffers and the row sink."""
+
+    rt: Runtime
+    spec: SweepSpec
+    pool: BufferPool
+    base: dict[str, Any]
+    nominal: dict[str, float]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    done: set[tuple[str, int]] = field(default_factory=set)
+    bar: Any = None
+    _emitted: set[tuple[str, int]] = field(default_factory=set)
+
+    def sizes_todo(self, block: Block) -> Iterator[int]:
+        """The block's sizes not done yet; ticks the progress bar after each one."""
+        for size in self.spec.sizes:
+            if (block.key, size) in self.done or (block.key, size) in self._emitted:
+                continue
+            if self.bar is not None:
+                self.bar.set_postfix_str(f"{block.label} {format_size(size)}", refresh=False)
+            yield size
+            if self.bar is not None:
+                self.bar.update(1)
+
+    def remaining(self, block: Block) -> list[int]:
+        return [s for s in self.spec.sizes
+                if (block.key, s) not in self.done and (block.key, s) not in self._emitted]
+
+    def _row(self, block: Block, size: int, src: int | None, dst: int | None,
+             **values: Any) -> dict[str, Any]:
+        link = block.link
+        row = {
+            **self.base, "src": src, "dst": dst, "link": link, "pattern": block.pattern,
+            "direction": block.direction, "peer": block.peer, "path": block.path,
+            "initiator": self.spec.initiator if block.pattern == "pair" else
+            ("src" if block.pattern == "one_to_all" else "dst"),
+            "size_bytes": size, "timing": self.spec.timing,
+            "nominal_GBps": self.nominal.get(link, math.nan),
+            "copies": None, "sample": None, "elapsed_us": math.nan,
+            "bandwidth_GBps": math.nan, "host_enqueue_us": math.nan, "host_bound": None,
+            "verified": None, "error": None, "bidir_total_GBps": math.nan,
+        }
+        if block.path == "staged":
+            row["nominal_GBps"] = math.nan
+        row.update(values)
+        return row
+
+    def _values(self, t: Timing, size: int, timing: str, fanout: int = 1) -> dict[str, Any]:
+        bw = size * t.copies * fanout / (t.elapsed_us * 1e3) if t.elapsed_us > 0 else math.nan
+        bound = (t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us
+                 if timing == "events" else None)
+        return {"copies": t.copies, "elapsed_us": t.elapsed_us, "bandwidth_GBps": bw,
+                "host_enqueue_us": t.host_enqueue_us, "host_bound": bound, "timing": timing}
+
+    def emit_samples(self, block: Block, size: int, timings: list[Timing], *,
+                     verified: bool | None, timing: str | None = None, fanout: int = 1) -> None:
+        timing = timing or self.spec.timing
+        for i, t in enumerate(timings):
+            self.rows.append(self._row(block, size, block.src, block.dst, sample=i,
+                                       verified=verified, **self._values(t, size, timing, fanout)))
+        self._emitted.add((block.key, size))
+
+    def emit_bidirectional(self, block: Block, size: int, pairs: list[tuple[Timing, Timing]],
+                           verified: tuple[bool | None, bool | None]) -> None:
+        for i, (t_ab, t_ba) in enumerate(pairs):
+            v_ab, v_ba = self._values(t_ab, size, "events"), self._values(t_ba, size, "events")
+            total = v_ab["bandwidth_GBps"] + v_ba["bandwidth_GBps"]
+            self.rows.append(self._row(block, size, block.src, block.dst, sample=i,
+                                       verified=verified[0], bidir_total_GBps=total, **v_ab))
+            self.rows.append(self._row(block, size, block.dst, block.src, sample=i,
+                                       verified=verified[1], bidir_total_GBps=total, **v_ba))
+        self._emitted.add((block.key, size))
+
+    def error_rows(self, block: Block, sizes: list[int], message: str) -> None:
+        for size in sizes:
+            if block.direction == "bi":
+                ends = [(block.src, block.dst), (block.dst, block.src)]
+            else:
+                ends = [(block.src, block.dst)]
+            for src, dst in ends:
+                self.rows.append(self._row(block, size, src, dst, error=message))
+            self._emitted.add((block.key, size))
+            if self.bar is not None:
+                self.bar.update(1)
+
+
+@contextmanager
+def _peer_state(rt: Runtime, block: Block) -> Iterator[None]:
+    """Peer access as the block needs it, restored afterwards."""
+    if block.pattern == "local" or block.reason:
+        yield
+        return
+    if block.pattern == "pair":
+        assert block.src is not None and block.dst is not None
+        directed = both_directions([(block.src, block.dst)])
+    else:
+        center = block.src if block.src is not None else block.dst
+        directed = both_directions([(center, p) for p in block.peers])
+    if block.peer == "on":
+        with rt.peer_links(directed):
+            yield
+        return
+    held = {p: rt.peer_refs().get(p, 0) for p in directed}
+    with ExitStack() as stack:
+        for (src, dst), refs in held.items():
+            for _ in range(refs):
+                rt.disable_peer(src, dst)
+                stack.callback(rt.enable_peer, src, dst)  # restore what the user had
+        yield
+
+
+class Checkpoint:
+    """Append-only JSON-lines file of completed blocks, for resuming a sweep.
+
+    Line 1 is a header with the parameters; each further line one block's rows. A torn
+    last line (an interrupted write) is discarded on reading; other damage is an error.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.header = {"checkpoint": CHECKPOINT_VERSION, **header}
+
+    def load(self) -> tuple[set[str], list[dict[str, Any]]]:
+        """Completed block keys and their rows; creates the file if missing."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(self.header) + "\n")
+            return set(), []
+        if self.path.stat().st_size > MAX_CHECKPOINT_BYTES:
+            raise ValueError(f"checkpoint {self.path} is larger than {MAX_CHECKPOINT_BYTES} bytes")
+        raw = self.path.read_bytes()
+        lines = raw.split(b"\n")
+        torn = not raw.endswith(b"\n")
+        if torn:
+            lines = lines[:-1]
+        records = []
+        for i, line in enumerate(lines):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise ValueError(f"checkpoint {self.path}: line {i + 1} is damaged") from None
+        if torn:  # drop the partial line from the file too
+            with self.path.open("wb") as fh:
+                fh.write(b"\n".join(lines) + b"\n")
+        if not records or records[0].get("checkpoint") != CHECKPOINT_VERSION:
+            raise ValueError(f"{self.path} is not an ascend-p2p-lab checkpoint")
+        if records[0] != self.header:
+            diff = sorted(k for k in set(records[0]) | set(self.header)
+                          if records[0].get(k) != self.header.get(k))
+            raise ValueError(
+                f"checkpoint {self.path} was written by a sweep with different parameters "
+                f"({', '.join(diff)}); use a new checkpoint file or the same parameters"
+            )
+        keys, rows = set(), []
+        for rec in records[1:]:
+            keys.add(rec["block"])
+            rows.extend(rec["rows"])
+        return keys, rows
+
+    def append(self, block: Block, rows: list[dict[str, Any]]) -> None:
+        line = json.dumps({"block": block.key, "rows": rows}, allow_nan=True)
+        with self.path.open("a") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def sweep(
+    rt: Runtime,
+    pairs: str | Sequence[tuple[int, int]] | None = None,
+    sizes: Any = None,
+    *,
+    direction: str = "uni",
+    peer: str = "on",
+    initiator: str = "src",
+    samples: int = 5,
+    warmup: int = 2,
+    patterns: Sequence[str] | str = ("pair",),
+    timing: str = "events",
+    min_sample_us: float = 1000.0,
+    max_copies: int = 1000,
+    verify: bool = True,
+    host_bound_ratio: float = 0.5,
+    progress: bool = True,
+    out: str | os.PathLike[str] | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+) -> pd.DataFrame:
+    """Measure device-to-device copies at every size; return one row per sample.
+
+    Args:
+        pairs: ``None``/``"all"`` (every ordered pair; unreachable ones get a reason row),
+            ``"0-1,1-0"`` or a list of (src, dst).
+        sizes: ``"4KiB:1GiB"`` (powers of two, the default), ``"4KiB,1MiB"`` or a list.
+        direction: ``uni``, ``bi`` or ``both``. peer: ``on``, ``off`` or ``both``.
+        initiator: ``src`` (the source device pushes) or ``dst`` (the destination pulls).
+        patterns: any of ``pair``, ``local``, ``one_to_all``, ``all_to_one``.
+        timing: ``events`` (device events around async copies) or ``host`` (blocking
+            ``aclrtMemcpy`` timed by the host clock, as the runtime guide's sample copies).
+        out: a folder to save the run to (also after an interrupt or a failure).
+        checkpoint: a file that records each finished block; rerunning with the same
+            parameters skips those blocks.
+
+    An interrupt (KeyboardInterrupt) stops the sweep and returns what was measured,
+    with ``attrs["run"]["interrupted"] = True``. A failing block records its error in
+    the ``error`` column of its remaining points and the sweep goes on.
+    """
+    spec = make_spec(rt, pairs, sizes, direction=direction, peer=peer, initiator=initiator,
+                     samples=samples, warmup=warmup, patterns=patterns, timing=timing,
+                     min_sample_us=min_sample_us, max_copies=max_copies, verify=verify,
+                     host_bound_ratio=host_bound_ratio)
+    blocks = plan_blocks(rt, spec)
+    meta = run_metadata(rt, spec.to_dict())
+    run_id = new_run_id()
+    meta.update(run_id=run_id, interrupted=False, failed=None)
+    base = {"run_id": run_id, "backend": rt.backend, "preset": rt.preset,
+            "host": meta["hostname"]}
+    topo = rt.topology
+    nominal = ({name: lc.nominal_GBps for name, lc in topo.link_classes.items()}
+               if topo is not None else {})
+    if topo is not None:
+        nominal["X"] = topo.local_copy_GBps
+    ckpt = None
+    done_blocks: set[str] = set()
+    resumed: list[dict[str, Any]] = []
+    if checkpoint is not None:
+        ckpt = Checkpoint(checkpoint, {"params": spec.to_dict(), "backend": rt.backend,
+                                       "preset": rt.preset})
+        done_blocks, resumed = ckpt.load()
+        meta["resumed_blocks"] = len(done_blocks)
+    pool = BufferPool(rt, max(spec.sizes))
+    ctx = Context(rt, spec, pool, base, nominal)
+    ctx.done = {(k, s) for k in done_blocks for s in spec.sizes}
+    todo = [b for b in blocks if b.key not in done_blocks]
+    bar = _progress(progress, len(todo) * len(spec.sizes))
+    ctx.bar = bar
+    failure: BaseException | None = None
+    try:
+        for block in todo:
+            start = len(ctx.rows)
+            if block.reason:
+                ctx.error_rows(block, ctx.remaining(block), block.reason)
+            else:
+                try:
+                    with _peer_state(rt, block):
+                        CASES[(block.pattern, block.direction, block.path)](ctx, block)
+                except (AclError, ValueError) as exc:
+                    ctx.error_rows(block, ctx.remaining(block), str(exc))
+            if ckpt is not None:
+                ckpt.append(block, _jsonable_rows(ctx.rows[start:]))
+    except KeyboardInterrupt:
+        meta["interrupted"] = True
+    except BaseException as exc:
+        failure = exc
+        meta["failed"] = f"{type(exc).__name__}: {exc}"
+    finally:
+        if bar is not None:
+            bar.close()
+        try:
+            pool.close()
+        except Exception as exc:
+            failure = failure or exc
+    frame = to_frame([*_restore_rows(resumed), *ctx.rows], meta)
+    if out is not None:
+        save_run(frame, out, meta)
+    if failure is not None:
+        failure.partial_frame = frame  # type: ignore[attr-defined]
+        raise failure
+    return frame
+
+
+def _progress(enabled: bool, total: int) -> Any:
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="sweep", unit="pt", leave=True)
+
+
+def _jsonable_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for row in rows:
+        out.append({k: (None if isinstance(v, float) and math.isnan(v) else v)
+                    for k, v in row.items()})
+    return out
+
+
+def _restore_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{c: (math.nan if r.get(c) is None and c.endswith(("_us", "_GBps")) else r.get(c))
+             for c in COLUMNS} for r in rows]

@@ -1,0 +1,265 @@
+"""The tidy result schema, its summaries and fits, and saving or loading a run.
+
+One row per sample, units in the column names. A run's metadata (package and runtime
+versions, SoC, device count, every parameter, timestamp, hostname) travels in
+``frame.attrs["run"]`` and in ``run.json`` next to the samples.
+
+Example:
+    >>> import pandas as pd
+    >>> frame = empty_frame()
+    >>> list(frame.columns[:5])
+    ['run_id', 'backend', 'preset', 'host', 'src']
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: Column name -> pandas dtype. Scripts may rely on these names; new ones go at the end.
+SCHEMA: dict[str, str] = {
+    "run_id": "string",
+    "backend": "string",
+    "preset": "string",
+    "host": "string",
+    "src": "Int64",
+    "dst": "Int64",
+    "link": "string",
+    "pattern": "string",
+    "direction": "string",
+    "peer": "string",
+    "path": "string",
+    "initiator": "string",
+    "size_bytes": "int64",
+    "copies": "Int64",
+    "sample": "Int64",
+    "elapsed_us": "float64",
+    "bandwidth_GBps": "float64",
+    "host_enqueue_us": "float64",
+    "host_bound": "boolean",
+    "verified": "boolean",
+    "error": "string",
+    "timing": "string",
+    "nominal_GBps": "float64",
+    "bidir_total_GBps": "float64",
+}
+COLUMNS = tuple(SCHEMA)
+
+VOCABULARY: dict[str, tuple[str, ...]] = {
+    "direction": ("uni", "bi"),
+    "peer": ("on", "off"),
+    "path": ("p2p", "direct", "staged", "local"),
+    "pattern": ("pair", "one_to_all", "all_to_one", "local"),
+    "initiator": ("src", "dst"),
+    "timing": ("events", "host"),
+}
+#: What identifies one measured point (all samples of it share these).
+POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link",
+              "size_bytes"]
+MAX_RUN_JSON_BYTES = 16 << 20
+
+
+class ResultsError(ValueError):
+    """A result file is missing, malformed, truncated or not of this schema."""
+
+
+def empty_frame() -> pd.DataFrame:
+    """A frame with the schema and no rows."""
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in SCHEMA.items()})
+
+
+def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None = None
+             ) -> pd.DataFrame:
+    """Rows (dicts with schema keys) as a typed frame; ``meta`` goes to ``attrs['run']``."""
+    rows = list(rows)
+    frame = pd.DataFrame.from_records(rows, columns=list(COLUMNS)) if rows else empty_frame()
+    frame = frame.astype(SCHEMA)
+    frame.attrs["run"] = dict(meta or {})
+    return frame
+
+
+def _q(p: float):
+    def f(x: pd.Series) -> float:
+        return float(np.nanquantile(x, p)) if x.notna().any() else math.nan
+
+    f.__name__ = f"p{int(p * 100)}"
+    return f
+
+
+def summarize(frame: pd.DataFrame) -> pd.DataFrame:
+    """Median, p10 and p90 of bandwidth and of time per copy, per measured point.
+
+    Example: ``summarize(run)[["src", "dst", "size_bytes", "bandwidth_GBps_median"]]``.
+    """
+    if frame.empty:
+        return pd.DataFrame(columns=[*POINT_KEYS, "samples", "bandwidth_GBps_median"])
+    df = frame.copy()
+    df["us_per_copy"] = df["elapsed_us"] / df["copies"].astype("float64")
+    grouped = df.groupby(POINT_KEYS, dropna=False, sort=True)
+    out = grouped.agg(
+        samples=("bandwidth_GBps", "count"),
+        bandwidth_GBps_median=("bandwidth_GBps", "median"),
+        bandwidth_GBps_p10=("bandwidth_GBps", _q(0.10)),
+        bandwidth_GBps_p90=("bandwidth_GBps", _q(0.90)),
+        us_per_copy_median=("us_per_copy", "median"),
+        host_bound=("host_bound", "any"),
+        verified=("verified", lambda s: bool(s.dropna().all()) if s.notna().any() else pd.NA),
+        nominal_GBps=("nominal_GBps", "first"),
+        error=("error", lambda s: next((e for e in s if isinstance(e, str) and e), pd.NA)),
+    ).reset_index()
+    return out
+
+
+def matrix(
+    frame: pd.DataFrame,
+    size: int | None = None,
+    *,
+    value: str = "bandwidth_GBps",
+    stat: str = "median",
+    pattern: str = "pair",
+    direction: str = "uni",
+    peer: str | None = None,
+    path: str | None = None,
+    device_count: int | None = None,
+) -> pd.DataFrame:
+    """N x N matrix (rows = src, columns = dst) of one statistic at one size.
+
+    ``size=None`` takes each pair's largest measured size (the asymptote). Cells never
+    measured are NaN; the diagonal holds the device-local copy when the run has one.
+    """
+    df = frame[(frame["pattern"].isin([pattern, "local"])) & (frame["direction"] == direction)]
+    if peer is not None:
+        df = df[(df["peer"] == peer) | (df["pattern"] == "local")]
+    if path is not None:
+        df = df[(df["path"] == path) | (df["pattern"] == "local")]
+    df = df[df[value].notna()]
+    if size is not None:
+        df = df[df["size_bytes"] == size]
+    else:
+        largest = df.groupby(["src", "dst"])["size_bytes"].transform("max")
+        df = df[df["size_bytes"] == largest]
+    n = device_count or int(frame.attrs.get("run", {}).get("device_count") or 0)
+    if not n:
+        n = int(pd.concat([frame["src"], frame["dst"]]).dropna().max() + 1) if len(frame) else 0
+    mat = df.pivot_table(index="src", columns="dst", values=value, aggfunc=stat)
+    mat = mat.reindex(index=range(n), columns=range(n)).astype("float64")
+    mat.index.name, mat.columns.name = "src", "dst"
+    return mat
+
+
+def fit_latency_bandwidth(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fit ``t = latency + size / bandwidth`` per (pattern, direction, peer, path, pair).
+
+    Uses the median time per copy at each size, weighted by 1/t so that small and large
+    copies count alike. Returns latency_us, bandwidth_GBps (asymptotic), the link's
+    nominal bandwidth and the efficiency against it.
+    """
+    keys = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link"]
+    summary = summarize(frame[frame["bandwidth_GBps"].notna()])
+    rows = []
+    for key, grp in summary.groupby(keys, dropna=False, sort=True):
+        grp = grp.dropna(subset=["us_per_copy_median"])
+        if len(grp) < 2:
+            continue
+        x = grp["size_bytes"].to_numpy(float)
+        y = grp["us_per_copy_median"].to_numpy(float)
+        w = 1.0 / y
+        a = np.vstack([np.ones_like(x), x]).T * w[:, None]
+        (lat, slope), *_ = np.linalg.lstsq(a, y * w, rcond=None)
+        bw = 1.0 / slope / 1e3 if slope > 0 else math.nan
+        nominal = float(grp["nominal_GBps"].iloc[0]) if "nominal_GBps" in grp else math.nan
+        rows.append({**dict(zip(keys, key)), "latency_us": float(lat), "bandwidth_GBps": bw,
+                     "nominal_GBps": nominal, "efficiency": bw / nominal if nominal else math.nan,
+                     "sizes": len(grp)})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------- save / load
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return None if math.isnan(obj) else float(obj)
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    return obj
+
+
+def save_run(frame: pd.DataFrame, out: str | Path, meta: Mapping[str, Any] | None = None) -> Path:
+    """Write ``samples.parquet``, ``samples.csv`` and ``run.json`` into the folder out.
+
+    Files are written next to their final names first and then renamed, so an
+    interrupted save never leaves a half-written file under the real name.
+    """
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    data = frame.loc[:, list(COLUMNS)].astype(SCHEMA)
+    run = _jsonable(dict(meta if meta is not None else frame.attrs.get("run", {})))
+    run["rows"] = len(data)
+    targets = {
+        "samples.parquet": lambda p: data.to_parquet(p, index=False, engine="pyarrow"),
+        "samples.csv": lambda p: data.to_csv(p, index=False),
+        "run.json": lambda p: p.write_text(json.dumps(run, indent=2, sort_keys=True) + "\n"),
+    }
+    for name, write in targets.items():
+        tmp = folder / f".{name}.tmp"
+        write(tmp)
+        tmp.replace(folder / name)
+    return folder
+
+
+def load_run(folder: str | Path) -> pd.DataFrame:
+    """Read a run folder written by :func:`save_run` (Parquet preferred, CSV otherwise)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ResultsError(f"{folder}: not a run folder")
+    meta_path = folder / "run.json"
+    if not meta_path.is_file():
+        raise ResultsError(f"{meta_path}: missing")
+    if meta_path.stat().st_size > MAX_RUN_JSON_BYTES:
+        raise ResultsError(f"{meta_path}: larger than {MAX_RUN_JSON_BYTES} bytes")
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ResultsError(f"{meta_path}: not valid JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise ResultsError(f"{meta_path}: expected a JSON object")
+    pq, csv = folder / "samples.parquet", folder / "samples.csv"
+    try:
+        if pq.is_file():
+            data = pd.read_parquet(pq, engine="pyarrow")
+            source = pq
+        elif csv.is_file():
+            data = pd.read_csv(csv)
+            source = csv
+        else:
+            raise ResultsError(f"{folder}: no samples.parquet or samples.csv")
+    except ResultsError:
+        raise
+    except Exception as exc:  # pyarrow/pandas raise many types for truncated files
+        raise ResultsError(f"{folder}: cannot read samples ({type(exc).__name__}: {exc})") from None
+    missing = [c for c in COLUMNS if c not in data.columns]
+    if missing:
+        raise ResultsError(f"{source}: missing columns {missing}")
+    if "rows" in meta and meta["rows"] != len(data):
+        raise ResultsError(f"{source}: {len(data)} rows, run.json says {meta['rows']} (truncated?)")
+    try:
+        data = data.loc[:, list(COLUMNS)].astype(SCHEMA)
+    except (ValueError, TypeError) as exc:
+        raise ResultsError(f"{source}: a column has the wrong type ({exc})") from None
+    for col, allowed in VOCABULARY.items():
+        bad = set(data[col].dropna().unique()) - set(allowed)
+        if bad:
+            raise ResultsError(f"{source}: column {col} has unknown values {sorted(bad)}")
+    data.attrs["run"] = meta
+    return data
