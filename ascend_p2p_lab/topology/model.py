@@ -37,8 +37,9 @@ class LinkClass:
     (HCCS_SW), so concurrent copies from or to one device share ``port_GBps``.
 
     Example:
-        >>> LinkClass("HCCS", bandwidth_GBps=26.2, nominal_GBps=28.0, latency_us=8.0, p2p=True)
-        LinkClass(name='HCCS', bandwidth_GBps=26.2, nominal_GBps=28.0, latency_us=8.0, p2p=True, switched=False, basis='')
+        >>> hccs = LinkClass("HCCS", 26.2, nominal_GBps=28.0, latency_us=8.0, p2p=True)
+        >>> hccs.bandwidth_GBps / hccs.nominal_GBps
+        0.9357142857142857
     """
 
     name: str
@@ -108,6 +109,8 @@ class Topology:
     jitter: float = 0.0
     description: str = ""
     sources: tuple[str, ...] = ()
+    #: ``[[fault]]`` tables of a topology file, handed to the simulator (see sim.faults).
+    faults: tuple[Mapping[str, object], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.labels)
