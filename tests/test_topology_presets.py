@@ -95,7 +95,7 @@ def test_atlas800t_a2() -> None:
     hccs = topo.link_classes["HCCS"]
     assert (hccs.bandwidth_GBps, hccs.nominal_GBps, hccs.latency_us) == (26.2, 28.0, 8.0)
     assert topo.memory_bytes == 64 * GIB and topo.local_copy_GBps == 620
-    assert topo.host == HostSpec(24.8, 27.6, 5.0, 4.0, 2.0, basis=topo.host.basis)
+    assert topo.host == HostSpec(24.8, 27.6, 3.5, 4.0, 2.0, basis=topo.host.basis)
     assert topo.cpu_affinity == (
         "144-167", "144-167", "96-119", "96-119", "0-23", "0-23", "48-71", "48-71",
     )  # fmt: skip
