@@ -44,10 +44,10 @@ def run_pair_uni(ctx: Context, block: Block) -> None:
         for size in ctx.sizes_todo(block):
             pool.clear(dbuf, size)
             if spec.timing == "host":
-                def measure(n: int) -> Timing:
+                def measure(n: int, size: int = size) -> Timing:
                     return sample_blocking(rt, dbuf, sbuf, size, n, on=initiator_dev)
             else:
-                def measure(n: int) -> Timing:
+                def measure(n: int, size: int = size) -> Timing:
                     return timer.sample(dbuf, sbuf, size, n)
             try:
                 copies = _calibrate(measure, spec.warmup, spec)
@@ -106,7 +106,7 @@ def run_pair_staged(ctx: Context, block: Block) -> None:
         for size in ctx.sizes_todo(block):
             pool.clear(dbuf, size)
 
-            def measure(n: int) -> Timing:
+            def measure(n: int, size: int = size) -> Timing:
                 return sample_staged(rt, (s_src, s_dst), relay, dbuf, host, sbuf, size, n)
 
             copies = _calibrate(measure, spec.warmup, spec)
@@ -129,7 +129,7 @@ def run_local(ctx: Context, block: Block) -> None:
         for size in ctx.sizes_todo(block):
             pool.clear(dbuf, size)
 
-            def measure(n: int) -> Timing:
+            def measure(n: int, size: int = size) -> Timing:
                 return timer.sample(dbuf, sbuf, size, n)
 
             copies = _calibrate(measure, spec.warmup, spec)
@@ -153,12 +153,12 @@ def run_fanout(ctx: Context, block: Block) -> None:
         if block.pattern == "one_to_all":
             plans = [(pool.recv(p), pool.send(center)) for p in peers]
         else:
-            plans = [(pool.recv(center), pool.send(p)) for p in peers]
+            plans = [(pool.recv(center, slot=k), pool.send(p)) for k, p in enumerate(peers)]
         for size in ctx.sizes_todo(block):
             for dst_buf, _ in plans:
                 pool.clear(dst_buf, size)
 
-            def measure(n: int) -> Timing:
+            def measure(n: int, size: int = size) -> Timing:
                 t = sample_fanout(rt, lead, timers, plans, size, n)
                 return Timing(n, t.elapsed_us, t.host_enqueue_us)
 

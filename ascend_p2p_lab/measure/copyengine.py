@@ -14,7 +14,7 @@ Example:
     ...         t = timer.sample(dst, src, 1 << 20, copies=4)
     ...         timer.close()
     ...     round(t.elapsed_us / 4), pool.verify(dst, 0, 1 << 20)
-    (48, True)
+    (49, True)
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class BufferPool:
     def __init__(self, rt: Runtime, max_size: int) -> None:
         self.rt, self.max_size = rt, max_size
         self._send: dict[int, DeviceBuffer] = {}
-        self._recv: dict[int, DeviceBuffer] = {}
+        self._recv: dict[tuple[int, int], DeviceBuffer] = {}
         self._staging: HostBuffer | None = None
         self._check: HostBuffer | None = None
 
@@ -59,10 +59,11 @@ class BufferPool:
             self._fill(buf, dev)
         return self._send[dev]
 
-    def recv(self, dev: int) -> DeviceBuffer:
-        if dev not in self._recv:
-            self._recv[dev] = self.rt.device_buffer(dev, self.max_size)
-        return self._recv[dev]
+    def recv(self, dev: int, slot: int = 0) -> DeviceBuffer:
+        """Receive buffer number ``slot`` of dev (several when many devices write to one)."""
+        if (dev, slot) not in self._recv:
+            self._recv[(dev, slot)] = self.rt.device_buffer(dev, self.max_size)
+        return self._recv[(dev, slot)]
 
     def staging(self) -> HostBuffer:
         """Pinned host memory for the host-staged path."""

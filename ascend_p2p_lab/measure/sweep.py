@@ -4,8 +4,8 @@ Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
     >>> with open_runtime("sim", preset="atlas800t-a2") as rt:
     ...     run = sweep(rt, pairs=[(0, 1)], sizes="4KiB:16KiB", samples=2, progress=False)
-    >>> run[["src", "dst", "size_bytes", "sample", "path"]].head(2).to_string(index=False)
-    'src  dst  size_bytes  sample path\\n  0    1        4096       0  p2p\\n  0    1        4096       1  p2p'
+    >>> run[["src", "dst", "size_bytes", "sample", "path"]].head(2).values.tolist()
+    [[0, 1, 4096, 0, 'p2p'], [0, 1, 4096, 1, 'p2p']]
 """
 
 from __future__ import annotations
@@ -125,13 +125,16 @@ def make_spec(
 
 
 def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
-    need = 2 * max(spec.sizes)  # a send and a receive buffer per device
+    buffers = 2  # a send and a receive buffer per device
+    if "all_to_one" in spec.patterns:  # one receive buffer per peer on the target
+        buffers = max(buffers, rt.device_count)
+    need = buffers * max(spec.sizes)
     for dev in _devices(rt, spec):
         free, _total = rt.mem_info(dev)
         if need > free:
             raise ValueError(
                 f"size {format_size(max(spec.sizes))} needs {format_size(need)} on each device "
-                f"(a send and a receive buffer); device {dev} has {format_size(free)} free"
+                f"({buffers} buffers); device {dev} has {format_size(free)} free"
             )
 
 

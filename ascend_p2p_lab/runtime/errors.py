@@ -12,9 +12,9 @@ class AclError(RuntimeError):
     runtime's recent error message (``acl.get_recent_err_msg()``).
 
     Example:
-        >>> e = AclError("acl.rt.device_enable_peer_access", (1, 0), 107002, "no context")
+        >>> e = AclError("acl.rt.malloc", (4096, 3), 107002, "no context")
         >>> str(e)
-        'acl.rt.device_enable_peer_access(1, 0) returned 107002 (ACL_ERROR_RT_CONTEXT_NULL): no context'
+        'acl.rt.malloc(4096, 3) returned 107002 (ACL_ERROR_RT_CONTEXT_NULL): no context'
     """
 
     def __init__(self, call: str, args: tuple[object, ...], code: int, message: str = "") -> None:

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -21,8 +22,10 @@ from .faults import Fault
 from .runtime import NEWER_CALLS, SimulatedACL
 
 DEFAULT_PRESET = "atlas800t-a2"
+#: Every simulator made by simulated_acl() that is still alive (tests check their ledgers).
+LIVE: weakref.WeakSet[SimulatedACL] = weakref.WeakSet()
 
-__all__ = ["DEFAULT_PRESET", "NEWER_CALLS", "Fault", "SimulatedACL", "shim_path", "simulated_acl"]
+__all__ = ["DEFAULT_PRESET", "LIVE", "NEWER_CALLS", "Fault", "SimulatedACL", "shim_path", "simulated_acl"]
 
 
 def simulated_acl(
@@ -43,11 +46,12 @@ def simulated_acl(
         from ..topology import load_preset
 
         topo = load_preset(preset)
-    preset_faults = list(getattr(topo, "faults", ()) or ())
-    return SimulatedACL(
-        topo, seed=seed, faults=[*preset_faults, *(faults or ())], api_level=api_level,
+    sim = SimulatedACL(
+        topo, seed=seed, faults=[*topo.faults, *(faults or ())], api_level=api_level,
         jitter=jitter,
     )
+    LIVE.add(sim)
+    return sim
 
 
 def shim_path() -> Path:
