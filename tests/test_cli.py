@@ -1,0 +1,120 @@
+"""The ascend-p2p-lab command line, run in-process through main(argv)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.results import load_run
+
+DATA = Path(__file__).parent / "data"
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_presets_lists_every_preset(capsys) -> None:
+    code, out, _ = run_cli(capsys, "presets")
+    assert code == 0
+    for name in ("atlas800-9000", "atlas800t-a2", "atlas800t-a3", "atlas800i-a2-pcie",
+                 "atlas300i-duo", "atlas300i-310"):
+        assert name in out
+
+
+def test_probe_json_has_the_documented_keys(capsys) -> None:
+    code, out, _ = run_cli(capsys, "probe", "--backend", "sim", "--preset", "atlas300i-duo",
+                           "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["backend"] == "sim" and data["preset"] == "atlas300i-duo"
+    assert data["device_count"] == 8 and data["devices"][0] == "NPU0"
+    acc, links = data["can_access_peer"], data["links"]
+    assert all(acc[i][i] == 0 and links[i][i] == "X" for i in range(8))
+    assert acc[0][1] == 1 and acc[0][2] == 0 and links[0][1] == "PIX"
+
+
+def test_probe_table_on_a3(capsys) -> None:
+    code, out, _ = run_cli(capsys, "probe", "--backend", "sim", "--preset", "atlas800t-a3")
+    assert code == 0 and "Phy-ID15" in out and "SIO" in out and "HCCS_SW" in out
+
+
+def test_probe_with_an_npu_smi_topology(capsys) -> None:
+    code, out, _ = run_cli(capsys, "probe", "--backend", "sim", "--topology",
+                           str(DATA / "npu-smi-topo-910b3-8npu.txt"), "--format", "json")
+    assert code == 0
+    assert json.loads(out)["links"][0][7] == "HCCS"
+
+
+def test_topo_parses_npu_smi_text(capsys) -> None:
+    code, out, _ = run_cli(capsys, "topo", str(DATA / "npu-smi-topo-910b3-8npu.txt"),
+                           "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["device_count"] == 8 and "can_access_peer" not in data
+    assert data["cpu_affinity"][0] == "144-167"
+
+
+def test_sweep_writes_a_run_and_report_reads_it(capsys, tmp_path) -> None:
+    out_dir = tmp_path / "run"
+    code, out, _ = run_cli(capsys, "sweep", "--backend", "sim", "--pairs", "0-1,1-0",
+                           "--sizes", "4KiB:64KiB", "--samples", "2", "--no-progress",
+                           "--out", str(out_dir))
+    assert code == 0 and "at 64 KiB" in out and "HCCS" in out
+    run = load_run(out_dir)
+    assert len(run) == 2 * 5 * 2
+    code, out, _ = run_cli(capsys, "report", str(out_dir), "--out", str(tmp_path / "rep"))
+    assert code == 0 and (tmp_path / "rep" / "summary.csv").is_file()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sweep", "--sizes", "0"], "must be positive"),
+    (["sweep", "--sizes", "4KiB:3KiB"], "powers of two"),
+    (["sweep", "--pairs", "0-0"], "same device"),
+    (["sweep", "--pairs", "0-99"], "out of range"),
+    (["sweep", "--samples", "0"], "samples"),
+    (["sweep", "--samples", "x"], "invalid int"),
+    (["sweep", "--direction", "up"], "invalid choice"),
+    (["probe", "--preset", "atlas9999"], "unknown preset"),
+    (["probe", "--topology", "/nonexistent/topo.txt"], "no such file"),
+    (["topo", "/nonexistent/topo.txt"], "no such file"),
+    (["report", "/nonexistent/run"], "not a run folder"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_arguments_give_one_line_and_exit_2(capsys, argv, message) -> None:
+    code, _out, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+
+
+def test_malformed_npu_smi_text_is_a_usage_error(capsys, tmp_path) -> None:
+    bad = tmp_path / "topo.txt"
+    bad.write_text("\t   NPU0       NPU1\nNPU0       X          HCCS\nNPU1       HCCS\n")
+    code, _, err = run_cli(capsys, "topo", str(bad))
+    assert code == 2 and "line" in err and len(err.strip().splitlines()) == 1
+
+
+def test_sim_path_gives_a_working_acl_package(tmp_path) -> None:
+    path = subprocess.run([sys.executable, "-m", "ascend_p2p_lab.cli", "sim-path"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    script = ("import acl; print(acl.init(), acl.rt.get_device_count(), acl.get_soc_name(), "
+              "acl.__simulated__); acl.finalize()")
+    env = {"PYTHONPATH": path, "ASCEND_P2P_LAB_PRESET": "atlas800t-a3", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    assert out.strip() == "0 (16, 0) Ascend910_9382 True"
+
+
+def test_console_script_exits_2_without_traceback() -> None:
+    proc = subprocess.run([sys.executable, "-m", "ascend_p2p_lab.cli", "sweep", "--sizes", "-1"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
