@@ -58,12 +58,16 @@ def _import_real_acl() -> Any:
 
 
 def _real_device_count(module: Any) -> int:
+    """Devices pyACL reports; finalizes only an ACL session this call initialized."""
     ret = module.init()
     if ret not in (0, 100002):
         return 0
-    count, ret = module.rt.get_device_count()
-    module.finalize()
-    return int(count) if ret == 0 else 0
+    try:
+        count, count_ret = module.rt.get_device_count()
+    finally:
+        if ret == 0:
+            module.finalize()
+    return int(count) if count_ret == 0 else 0
 
 
 def load_acl(

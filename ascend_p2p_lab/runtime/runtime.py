@@ -243,8 +243,9 @@ class Runtime:
         return bool(self.call("rt.device_can_access_peer", src, dst))
 
     def link_class(self, src: int, dst: int) -> str:
-        """Link class in npu-smi words: from ``aclrtGetDevicesTopo`` where pyACL has it,
-        else from the topology given to the runtime, else 'NA'."""
+        """Link class in npu-smi words: from the topology the runtime was given (the
+        simulator's, or an npu-smi capture on hardware), else from ``aclrtGetDevicesTopo``
+        where pyACL has it, else 'NA'."""
         if src == dst:
             return "X"
         if self.topology is not None:
