@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import io
 import math
 import re
 import textwrap
@@ -100,8 +101,22 @@ def _eq(col: pd.Series, value: Any) -> pd.Series:
     return col.eq(value).fillna(False).astype(bool)
 
 
+class LabFigure(Figure):
+    """A Figure that shows itself as PNG in Jupyter without pyplot.
+
+    Figures here are built without pyplot (no global registry, no double display), so
+    the inline backend's display hook does not know them; ``_repr_png_`` lets IPython
+    show them as the cell's result all the same.
+    """
+
+    def _repr_png_(self) -> bytes:
+        buf = io.BytesIO()
+        self.savefig(buf, format="png", dpi=self.dpi)
+        return buf.getvalue()
+
+
 def _new_figure(figsize: tuple[float, float]) -> Figure:
-    return Figure(figsize=figsize, dpi=DPI, layout="constrained")
+    return LabFigure(figsize=figsize, dpi=DPI, layout="constrained")
 
 
 def _fig_ax(ax: Axes | None, auto: tuple[float, float],
