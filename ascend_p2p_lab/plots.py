@@ -274,15 +274,20 @@ def _combos(frame: pd.DataFrame, pattern: str = "pair") -> list[tuple[str, str, 
     return sorted(out, key=lambda c: tuple(order.get(v, 99) for v in c))  # type: ignore[misc]
 
 
-def _select(frame: pd.DataFrame, *, direction: str, peer: str | None, path: str | None,
-            pattern: str = "pair") -> tuple[pd.DataFrame, str]:
+def _select(frame: pd.DataFrame, *, direction: str, peer: str | None,
+            path: str | Sequence[str] | None, pattern: str = "pair") -> tuple[pd.DataFrame, Any]:
+    """Rows of one mode. ``path`` may name several paths, e.g. ("p2p", "direct") for a run
+    that measured each pair with the peer state it found (``peer="current"``)."""
     df = frame[_eq(frame["pattern"], pattern) & _eq(frame["direction"], direction)]
     if peer is not None:
         df = df[_eq(df["peer"], peer)]
     if path is None:
         path = _pick_path(df)
-    if path is not None:
+    if isinstance(path, str):
         df = df[_eq(df["path"], path)]
+    elif path is not None:
+        path = tuple(path)
+        df = df[df["path"].isin(path).fillna(False).astype(bool)]
     if df.empty or path is None:
         have = ", ".join(f"{d}/{p}/{q}" for d, p, q in _combos(frame, pattern)) or "none"
         raise ValueError(
@@ -291,10 +296,11 @@ def _select(frame: pd.DataFrame, *, direction: str, peer: str | None, path: str 
     return df, path
 
 
-def _mode_text(direction: str, peer: str | None, path: str) -> str:
+def _mode_text(direction: str, peer: str | None, path: str | Sequence[str]) -> str:
     d = "unidirectional" if direction == "uni" else "bidirectional"
     p = "" if peer is None else f", peer {peer}"
-    return f"{d}{p} ({path})"
+    paths = path if isinstance(path, str) else " or ".join(path)
+    return f"{d}{p} ({paths})"
 
 
 def _link_color(link: str, fallback: str = "#7f7f7f") -> str:
@@ -428,7 +434,7 @@ def heatmap(
     value: str = "bandwidth_GBps",
     direction: str = "uni",
     peer: str | None = "on",
-    path: str | None = None,
+    path: str | Sequence[str] | None = None,
     ax: Axes | None = None,
     title: str | None = None,
     annotate: bool = True,

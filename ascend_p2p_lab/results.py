@@ -125,7 +125,7 @@ def matrix(
     pattern: str = "pair",
     direction: str = "uni",
     peer: str | None = None,
-    path: str | None = None,
+    path: str | Iterable[str] | None = None,
     device_count: int | None = None,
 ) -> pd.DataFrame:
     """N x N matrix (rows = src, columns = dst) of one statistic at one size.
@@ -137,7 +137,8 @@ def matrix(
     if peer is not None:
         df = df[(df["peer"] == peer) | (df["pattern"] == "local")]
     if path is not None:
-        df = df[(df["path"] == path) | (df["pattern"] == "local")]
+        paths = [path] if isinstance(path, str) else list(path)
+        df = df[df["path"].isin(paths) | (df["pattern"] == "local")]
     df = df[df[value].notna()]
     if size is not None:
         df = df[df["size_bytes"] == size]

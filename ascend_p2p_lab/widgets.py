@@ -440,8 +440,12 @@ class SweepDashboard:
                                               layout=ipw.Layout(width="36em"))
         self.direction = ipw.ToggleButtons(options=["uni", "bi", "both"], value="uni",
                                            description="direction")
-        self.peer = ipw.ToggleButtons(options=["on", "off", "both"], value="on",
-                                      description="peer")
+        self.peer = ipw.ToggleButtons(options=["on", "off", "both", "current"], value="on",
+                                      description="peer",
+                                      tooltips=["each pair enables P2P for its own test",
+                                                "peer access off: direct copy and staged path",
+                                                "both of the above",
+                                                "as the link panel set it"])
         self.samples = ipw.IntText(value=5, description="samples",
                                    layout=ipw.Layout(width="12em"))
         self.plots = ipw.Checkbox(value=True, description="plots", indent=False,
@@ -654,8 +658,8 @@ class SweepDashboard:
         direction, peer = self.direction.value, self.peer.value
         if direction not in ("uni", "bi", "both"):
             raise ValueError(f"direction must be uni, bi or both, got {direction!r}")
-        if peer not in ("on", "off", "both"):
-            raise ValueError(f"peer must be on, off or both, got {peer!r}")
+        if peer not in ("on", "off", "both", "current"):
+            raise ValueError(f"peer must be on, off, both or current, got {peer!r}")
         return {"pairs": self.selected_pairs(), "sizes": self.selected_sizes(),
                 "direction": direction, "peer": peer, "samples": samples}
 
@@ -806,16 +810,24 @@ class SweepDashboard:
         return frame
 
     # ------------------------------------------------------------------ plots
-    def _plot_mode(self) -> tuple[str, str] | None:
+    def _plot_mode(self) -> tuple[str, str | None, Any] | None:
+        """(direction, peer, path) to draw; a peer="current" run shows P2P and direct
+        cells together, so that disabled links show their error next to the others."""
         frame = self.frame
         if frame is None:
             return None
         good = frame[frame["bandwidth_GBps"].notna() & frame["pattern"].eq("pair").fillna(False)]
+        current = frame.attrs.get("run", {}).get("params", {}).get("peers") == ["current"]
         for direction in ("uni", "bi"):
+            if current:
+                if good["direction"].eq(direction).fillna(False).any() or (
+                        frame["direction"].eq(direction).fillna(False).any()):
+                    return direction, None, ("p2p", "direct")
+                continue
             for peer in ("on", "off"):
                 sel = good["direction"].eq(direction) & good["peer"].eq(peer)
                 if sel.fillna(False).any():
-                    return direction, peer
+                    return direction, peer, None
         return None
 
     def _draw_due(self) -> bool:
@@ -843,16 +855,18 @@ class SweepDashboard:
         if mode is None:
             self.plot_error = "no bandwidth numbers to plot yet"
             return
-        direction, peer = mode
+        direction, peer, path = mode
         assert self.frame is not None
         try:
             n_pairs = len(self.frame[["src", "dst"]].drop_duplicates())
             figures = {
-                "heatmap": plots.heatmap(self.frame, direction=direction, peer=peer),
-                "bandwidth_vs_size": plots.bandwidth_vs_size(
-                    self.frame, by="pair" if n_pairs <= 8 else "link", direction=direction,
-                    peer=peer),
+                "heatmap": plots.heatmap(self.frame, direction=direction, peer=peer, path=path),
             }
+            good = self.frame["bandwidth_GBps"].notna()
+            if good.any():
+                figures["bandwidth_vs_size"] = plots.bandwidth_vs_size(
+                    self.frame, by="pair" if n_pairs <= 8 else "link", direction=direction,
+                    peer=peer if path is None else "on")
         except Exception as exc:
             self.plot_error = _error_text(exc)
             return

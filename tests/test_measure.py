@@ -291,3 +291,20 @@ def test_bad_sweep_arguments_allocate_nothing(a2) -> None:
             sweep(a2, progress=False, **kwargs)
         assert a2.open_resources() == []
     assert a2.ledger()["device_buffers"] == 0
+
+
+def test_peer_current_measures_the_links_as_the_user_left_them(a2) -> None:
+    a2.enable_peer(0, 1)
+    a2.enable_peer(1, 0)
+    a2.enable_peer(0, 2)  # one direction only: the driver needs both
+    run = sweep(a2, pairs=[(0, 1), (0, 2), (0, 3)], sizes="1MiB", peer="current", samples=2,
+                progress=False)
+    by_pair = run.groupby(["src", "dst"])
+    assert set(by_pair["path"].first().items()) == {
+        ((0, 1), "p2p"), ((0, 2), "direct"), ((0, 3), "direct")}
+    assert run.loc[run.dst == 1, "bandwidth_GBps"].notna().all()
+    assert run.loc[run.dst != 1, "error"].str.contains("507899").all()
+    assert a2.peer_refs() == {(0, 1): 1, (1, 0): 1, (0, 2): 1}  # untouched
+    a2.disable_peer(0, 1)
+    a2.disable_peer(1, 0)
+    a2.disable_peer(0, 2)

@@ -109,7 +109,7 @@ def make_spec(
         sizes=tuple(size_list),
         pairs=None if pair_list is None else tuple(pair_list),
         directions=_choice("direction", direction, ("uni", "bi")),
-        peers=_choice("peer", peer, ("on", "off")),
+        peers=("current",) if peer == "current" else _choice("peer", peer, ("on", "off")),
         patterns=pats,
         initiator=_choice("initiator", initiator, ("src", "dst"), both=False)[0],
         samples=samples,
@@ -157,6 +157,7 @@ class Block:
     link: str
     peers: tuple[int, ...] = ()
     reason: str | None = None
+    keep_peer_state: bool = False  # measure with the peer access the runtime holds now
 
     @property
     def key(self) -> str:
@@ -206,6 +207,10 @@ def _pair_blocks(rt: Runtime, can: dict, peer: str, direction: str, a: int, b: i
                  ) -> list[Block]:
     link = rt.link_class(a, b)
     reachable = can[(a, b)] and (direction == "uni" or can[(b, a)])
+    if peer == "current":  # as the user left it: P2P where both directions are held
+        held = rt.peer_enabled(a, b) and rt.peer_enabled(b, a)
+        return [Block("pair", direction, "on" if held else "off", "p2p" if held else "direct",
+                      a, b, link, keep_peer_state=True)]
     if peer == "on":
         if reachable:
             return [Block("pair", direction, "on", "p2p", a, b, link)]
@@ -309,7 +314,7 @@ class Context:
 @contextmanager
 def _peer_state(rt: Runtime, block: Block) -> Iterator[None]:
     """Peer access as the block needs it, restored afterwards."""
-    if block.pattern == "local" or block.reason:
+    if block.pattern == "local" or block.reason or block.keep_peer_state:
         yield
         return
     if block.pattern == "pair":
@@ -415,7 +420,11 @@ def sweep(
         pairs: ``None``/``"all"`` (every ordered pair; unreachable ones get a reason row),
             ``"0-1,1-0"`` or a list of (src, dst).
         sizes: ``"4KiB:1GiB"`` (powers of two, the default), ``"4KiB,1MiB"`` or a list.
-        direction: ``uni``, ``bi`` or ``both``. peer: ``on``, ``off`` or ``both``.
+        direction: ``uni``, ``bi`` or ``both``. peer: ``on`` (each pair's block enables
+            both directions and restores them after), ``off`` (a direct copy with peer
+            access disabled, and the host-staged path), ``both``, or ``current`` (no
+            changes: pairs whose two directions this runtime holds are measured as P2P, the
+            others as direct copies; what a dashboard's link toggles set up).
         initiator: ``src`` (the source device pushes) or ``dst`` (the destination pulls).
         patterns: any of ``pair``, ``local``, ``one_to_all``, ``all_to_one``.
         timing: ``events`` (device events around async copies) or ``host`` (blocking
