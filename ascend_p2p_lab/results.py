@@ -139,6 +139,11 @@ def matrix(
     if path is not None:
         paths = [path] if isinstance(path, str) else list(path)
         df = df[df["path"].isin(paths) | (df["pattern"] == "local")]
+    else:
+        mixed = sorted(set(df.loc[df["pattern"] != "local", "path"].dropna()))
+        if len(mixed) > 1:
+            raise ValueError(f"the run has several paths {mixed} for direction={direction!r}, "
+                             f"peer={peer!r}; choose one with path= (or peer=)")
     df = df[df[value].notna()]
     if size is not None:
         df = df[df["size_bytes"] == size]

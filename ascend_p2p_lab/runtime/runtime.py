@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+from itertools import repeat
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -327,12 +328,17 @@ class Runtime:
         self.call("rt.memcpy", dst.ptr, dst.size, src.ptr, count, self._kind(dst, src))
 
     def memcpy_async(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
-                     count: int, stream: Stream) -> None:
-        """``aclrtMemcpyAsync`` on a stream (the stream's device becomes current)."""
+                     count: int, stream: Stream, *, dst_offset: int = 0,
+                     src_offset: int = 0) -> None:
+        """``aclrtMemcpyAsync`` of count bytes on a stream (the stream's device becomes
+        current), optionally at byte offsets into the two buffers."""
         assert stream.device is not None
+        if min(dst_offset, src_offset) < 0 or src_offset + count > src.size:
+            raise ValueError(f"{count} bytes at offset {src_offset} exceed the {src.size}-byte "
+                             "source")
         self.use(stream.device)
-        self.call("rt.memcpy_async", dst.ptr, dst.size, src.ptr, count,
-                  self._kind(dst, src), stream.handle)
+        self.call("rt.memcpy_async", dst.ptr + dst_offset, dst.size - dst_offset,
+                  src.ptr + src_offset, count, self._kind(dst, src), stream.handle)
 
     def enqueue_copies(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
                        count: int, stream: Stream, copies: int) -> int:
@@ -346,7 +352,7 @@ class Runtime:
         args = (dst.ptr, dst.size, src.ptr, count, self._kind(dst, src), stream.handle)
         clock = self.host_time_ns
         t0 = clock()
-        for _ in range(copies):
+        for _ in repeat(None, copies):
             ret = memcpy_async(*args)
             if ret:
                 raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())
