@@ -217,10 +217,13 @@ def print_summary(run: Any, out: Path | None = None) -> None:
             agg = agg.merge(lat.reset_index(), on=keys, how="left")
         print(f"\nat {format_size(top)} (median over samples, then over pairs):")
         print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
-    bad = run[run["error"].notna()]
+    bad = run[run["error"].notna()].copy()
     if len(bad):
-        reasons = bad.groupby(["pattern", "path", "error"], dropna=False).size()
-        print(f"\n{len(bad)} points not measured:")
+        # one line per kind of failure, not per pair: device numbers become src->dst
+        bad["reason"] = bad["error"].str.replace(r"\b\d+ ?-> ?\d+\b", "src->dst", regex=True)
+        bad["reason"] = bad["reason"].str.replace(r"\(\d+, \d+\)", "(src, dst)", regex=True)
+        reasons = bad.groupby(["pattern", "path", "reason"], dropna=False).size()
+        print(f"\n{len(bad)} rows without a number:")
         for (pattern, path, err), count in reasons.items():
             print(f"  {count:>5} x {pattern}/{path}: {err}")
     unverified = run[run["verified"].eq(False).fillna(False)]

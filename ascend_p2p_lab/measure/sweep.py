@@ -450,8 +450,6 @@ def sweep(
     topo = rt.topology
     nominal = ({name: lc.nominal_GBps for name, lc in topo.link_classes.items()}
                if topo is not None else {})
-    if topo is not None:
-        nominal["X"] = topo.local_copy_GBps
     ckpt = None
     done_blocks: set[str] = set()
     resumed: list[dict[str, Any]] = []
