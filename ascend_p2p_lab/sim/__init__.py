@@ -25,7 +25,9 @@ DEFAULT_PRESET = "atlas800t-a2"
 #: Every simulator made by simulated_acl() that is still alive (tests check their ledgers).
 LIVE: weakref.WeakSet[SimulatedACL] = weakref.WeakSet()
 
-__all__ = ["DEFAULT_PRESET", "LIVE", "NEWER_CALLS", "Fault", "SimulatedACL", "shim_path", "simulated_acl"]
+__all__ = [
+    "DEFAULT_PRESET", "LIVE", "NEWER_CALLS", "Fault", "SimulatedACL", "shim_path", "simulated_acl",
+]
 
 
 def simulated_acl(

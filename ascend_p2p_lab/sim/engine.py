@@ -23,10 +23,37 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterator
+from functools import partial
+from math import cos, log, sin, sqrt, tau
 
 Resource = Hashable
 _EPS = 1e-9
+
+
+def _standard_normals(rng: random.Random) -> Iterator[float]:
+    """``rng.gauss(0.0, 1.0)``, value for value, as a generator.
+
+    The same Box-Muller pairs as CPython's ``random.gauss`` (cos value, then the cached
+    sin value), drawn from the same ``rng.random()`` stream, without gauss's per-call
+    overhead. :data:`_GAUSS_MATCHES` checks the equality on this interpreter; if it ever
+    fails, the engine calls ``rng.gauss`` itself.
+    """
+    rand = rng.random
+    while True:
+        x2pi = rand() * tau
+        g2rad = sqrt(-2.0 * log(1.0 - rand()))
+        yield cos(x2pi) * g2rad
+        yield sin(x2pi) * g2rad
+
+
+def _gauss_matches() -> bool:
+    a, b = random.Random(0x5EED), random.Random(0x5EED)
+    nxt = _standard_normals(b).__next__
+    return all(a.gauss(0.0, 1.0) == nxt() for _ in range(257))
+
+
+_GAUSS_MATCHES = _gauss_matches()
 
 
 class Stream:
@@ -36,7 +63,7 @@ class Stream:
 
     def __init__(self, sid: int, device: int) -> None:
         self.id, self.device = sid, device
-        self.pending: deque[Op] = deque()
+        self.pending: deque[Op | CopyRun] = deque()
         self.last_end = 0.0
 
 
@@ -44,8 +71,8 @@ class Op:
     """One unit of device work: a copy, an event record, or a wait on an event."""
 
     __slots__ = (
-        "end",
         "dep",
+        "end",
         "enq",
         "event",
         "kind",
@@ -59,18 +86,50 @@ class Op:
         "stream",
     )
 
-    def __init__(self, kind: str, stream: Stream, enq: float) -> None:
+    def __init__(
+        self,
+        kind: str,
+        stream: Stream,
+        enq: float,
+        nbytes: int = 0,
+        resources: tuple[Resource, ...] = (),
+        latency: float = 0.0,
+        scale: float = 1.0,
+    ) -> None:
         self.kind, self.stream, self.enq = kind, stream, enq
-        self.nbytes = 0
-        self.resources: tuple[Resource, ...] = ()
-        self.latency = 0.0
-        self.scale = 1.0
+        self.nbytes = nbytes
+        self.resources: tuple[Resource, ...] = resources
+        self.latency = latency
+        self.scale = scale
         self.event: SimEvent | None = None
         self.dep: Op | None = None  # for a wait: the record op it waits for
         self.start: float | None = None
         self.end: float | None = None
         self.lat_end = 0.0
         self.remaining = 0.0
+
+
+class CopyRun:
+    """Identical copies queued back to back on one stream, as :meth:`Engine.append_copy`
+    keeps them: what each copy's :class:`Op` would hold, with only the enqueue time and
+    the jitter factor stored per copy. Resolving one gives the times the Ops would have
+    had; where ops must be simulated one by one (shared resources, waits) it is first
+    expanded into them (:meth:`ops`)."""
+
+    __slots__ = ("enqs", "kind", "latency", "nbytes", "resources", "scales", "stream")
+
+    def __init__(
+        self, stream: Stream, nbytes: int, resources: tuple[Resource, ...], latency: float
+    ) -> None:
+        self.kind = "run"
+        self.stream, self.nbytes, self.resources, self.latency = stream, nbytes, resources, latency
+        self.enqs: list[float] = []
+        self.scales: list[float] = []
+
+    def ops(self) -> list[Op]:
+        """The copies as Ops, in order."""
+        s, n, res, lat = self.stream, self.nbytes, self.resources, self.latency
+        return [Op("copy", s, enq, n, res, lat, f) for enq, f in zip(self.enqs, self.scales)]
 
 
 class SimEvent:
@@ -99,6 +158,11 @@ class Engine:
         self.host_us = 0.0
         self.jitter = jitter
         self._rng = random.Random(seed)
+        # N(0, 1) draws for the jitter: the values rng.gauss(0.0, 1.0) gives, in order.
+        self._normal: Callable[[], float] = (
+            _standard_normals(self._rng).__next__ if _GAUSS_MATCHES
+            else partial(self._rng.gauss, 0.0, 1.0)
+        )
         self._streams: list[Stream] = []
         self._busy: set[Stream] = set()
         self._next_id = 1
@@ -124,19 +188,54 @@ class Engine:
 
     # --- enqueue ----------------------------------------------------------------------
     def _factor(self) -> float:
+        """A copy's time factor: 1 + jitter * N(0, 1), at least 0.5 (1.0 without jitter)."""
         if not self.jitter:
             return 1.0
-        return max(0.5, 1.0 + self.jitter * self._rng.gauss(0.0, 1.0))
+        f = 1.0 + self.jitter * self._normal()
+        return f if f > 0.5 else 0.5  # max(0.5, f), without the call
 
     def enqueue_copy(
         self, s: Stream, nbytes: int, resources: tuple[Resource, ...], latency_us: float
     ) -> Op:
         """Queue a copy of nbytes over resources, enqueued at the current host time."""
-        op = Op("copy", s, self.host_us)
-        op.nbytes, op.resources, op.latency, op.scale = nbytes, resources, latency_us, self._factor()
+        # _factor inlined. Asynchronous copies, which need no Op, use append_copy.
+        jitter = self.jitter
+        if jitter:
+            scale = 1.0 + jitter * self._normal()
+            if not scale > 0.5:
+                scale = 0.5
+        else:
+            scale = 1.0
+        op = Op("copy", s, self.host_us, nbytes, resources, latency_us, scale)
         s.pending.append(op)
         self._busy.add(s)
         return op
+
+    def append_copy(
+        self, s: Stream, nbytes: int, resources: tuple[Resource, ...], latency_us: float
+    ) -> None:
+        """:meth:`enqueue_copy` for a caller that does not need the Op (an async copy).
+
+        Consecutive copies on a stream with the same size, latency and resources object
+        are stored as one :class:`CopyRun`; the jitter draw and the times are the same
+        as enqueue_copy gives.
+        """
+        jitter = self.jitter
+        if jitter:
+            scale = 1.0 + jitter * self._normal()
+            if not scale > 0.5:
+                scale = 0.5
+        else:
+            scale = 1.0
+        pending = s.pending
+        run = pending[-1] if pending else None
+        if (run is None or run.__class__ is not CopyRun or run.resources is not resources
+                or run.nbytes != nbytes or run.latency != latency_us):
+            run = CopyRun(s, nbytes, resources, latency_us)
+            pending.append(run)
+        run.enqs.append(self.host_us)  # type: ignore[union-attr]
+        run.scales.append(scale)  # type: ignore[union-attr]
+        self._busy.add(s)
 
     def enqueue_record(self, s: Stream, ev: SimEvent) -> Op:
         op = Op("record", s, self.host_us)
@@ -176,42 +275,93 @@ class Engine:
 
     def resolve(self) -> None:
         """Give every pending op its start and end times."""
-        busy = [s for s in self._streams if s in self._busy and s.pending]
-        self._busy.clear()
+        marked = self._busy
+        if not marked:
+            return
+        if len(marked) == 1:  # the common case, without a pass over every stream
+            (one,) = marked
+            busy = [one] if one.pending and one in self._streams else []
+        else:
+            busy = [s for s in self._streams if s in marked and s.pending]
+        marked.clear()
         if not busy:
             return
         if self._independent(busy):
             for s in busy:
                 self._run_alone(s)
         else:
+            for s in busy:
+                self._expand_runs(s)
             self._run_fluid(busy)
+
+    @staticmethod
+    def _expand_runs(s: Stream) -> None:
+        """Replace the stream's CopyRuns by their Ops (the fluid model goes op by op)."""
+        pending = s.pending
+        if not any(item.__class__ is CopyRun for item in pending):
+            return
+        items = list(pending)
+        pending.clear()
+        for item in items:
+            if item.__class__ is CopyRun:
+                pending.extend(item.ops())  # type: ignore[union-attr]
+            else:
+                pending.append(item)
 
     def _independent(self, streams: list[Stream]) -> bool:
         seen: set[Resource] = set()
         for s in streams:
             mine: set[Resource] = set()
+            last: tuple[Resource, ...] | None = None
             for op in s.pending:
                 if op.kind == "wait":
                     return False
-                mine.update(op.resources)
+                res = op.resources
+                if res is not last:  # runs of identical copies share one resources tuple
+                    mine.update(res)
+                    last = res
             if seen & mine:
                 return False
             seen |= mine
         return True
 
     def _run_alone(self, s: Stream) -> None:
+        # Same arithmetic, in the same order, as op by op: t = max(t, enq); then
+        # t + (latency + nbytes / bw) * scale. The bottleneck rate is looked up once per
+        # distinct resources tuple, and a CopyRun's (latency + nbytes / bw) once per run.
         t = s.last_end
         rate = self.rate
-        while s.pending:
-            op = s.pending.popleft()
-            t = max(t, op.enq)
-            op.start = t
-            if op.kind == "copy":
-                bw = min(rate(r) for r in op.resources) if op.resources else float("inf")
-                t = t + (op.latency + op.nbytes / bw) * op.scale
-            elif op.kind == "record" and op.event is not None:
-                op.event.ts = t
-            op.end = t
+        pending = s.pending
+        popleft = pending.popleft
+        last_res: tuple[Resource, ...] | None = None
+        bw = float("inf")
+        while pending:
+            op = popleft()
+            if op.__class__ is CopyRun:
+                res = op.resources
+                if res is not last_res:
+                    bw = min(rate(r) for r in res) if res else float("inf")
+                    last_res = res
+                per = op.latency + op.nbytes / bw
+                for enq, scale in zip(op.enqs, op.scales):  # type: ignore[union-attr]
+                    if enq > t:
+                        t = enq
+                    t = t + per * scale
+                continue
+            enq = op.enq  # type: ignore[union-attr]
+            if enq > t:
+                t = enq
+            op.start = t  # type: ignore[union-attr]
+            kind = op.kind
+            if kind == "copy":
+                res = op.resources
+                if res is not last_res:
+                    bw = min(rate(r) for r in res) if res else float("inf")
+                    last_res = res
+                t = t + (op.latency + op.nbytes / bw) * op.scale  # type: ignore[union-attr]
+            elif kind == "record" and op.event is not None:  # type: ignore[union-attr]
+                op.event.ts = t  # type: ignore[union-attr]
+            op.end = t  # type: ignore[union-attr]
         s.last_end = t
 
     def _ready(self, s: Stream) -> float | None:
@@ -225,76 +375,134 @@ class Engine:
         return t
 
     def _run_fluid(self, streams: list[Stream]) -> None:
+        # Event by event: start every head that is ready, share each resource equally among
+        # the copies moving over it, advance to the next event (a latency ending, a copy
+        # finishing, a head becoming ready). The arithmetic is the plain reading of that,
+        # step for step; only lookups are hoisted: max(a, b) is written `b if b > a else a`
+        # and min(a, b) `b if b < a else a` (the same values), _ready is inlined, and the
+        # rate of each resource is read once per call.
+        inf = float("inf")
+        rate_cache: dict[Resource, float] = {}
+        rate = self.rate
         active: list[Op] = []
-        t = min(max(s.pending[0].enq, s.last_end) for s in streams)
+        t = min(max(s.pending[0].enq, s.last_end) for s in streams)  # type: ignore[union-attr]
         live = list(streams)
         while live or active:
             started = True
             while started:  # start every head that is ready at t
                 started = False
-                for s in list(live):
-                    if not s.pending:
-                        live.remove(s)
+                teps = t + _EPS
+                keep = []
+                for s in live:
+                    pending = s.pending
+                    if not pending:
+                        continue  # drained: leaves live
+                    keep.append(s)
+                    op = pending[0]
+                    if op.start is not None:  # type: ignore[union-attr]
                         continue
-                    op = s.pending[0]
-                    if op.start is not None:
+                    # ready = self._ready(s)
+                    ready = op.enq  # type: ignore[union-attr]
+                    last = s.last_end
+                    if last > ready:
+                        ready = last
+                    kind = op.kind
+                    if kind == "wait" and op.dep is not None:  # type: ignore[union-attr]
+                        rec_end = op.dep.end  # type: ignore[union-attr]
+                        if rec_end is None:
+                            continue
+                        if rec_end > ready:
+                            ready = rec_end
+                    if ready > teps:
                         continue
-                    ready = self._ready(s)
-                    if ready is None or ready > t + _EPS:
-                        continue
-                    op.start = t
-                    if op.kind != "copy":
-                        op.end = t
-                        if op.kind == "record" and op.event is not None:
-                            op.event.ts = t
+                    op.start = t  # type: ignore[union-attr]
+                    if kind != "copy":
+                        op.end = t  # type: ignore[union-attr]
+                        if kind == "record" and op.event is not None:  # type: ignore[union-attr]
+                            op.event.ts = t  # type: ignore[union-attr]
                         s.last_end = t
-                        s.pending.popleft()
+                        pending.popleft()
                         started = True
                     else:
-                        op.lat_end = t + op.latency * op.scale
-                        op.remaining = float(op.nbytes)
-                        active.append(op)
+                        op.lat_end = t + op.latency * op.scale  # type: ignore[union-attr]
+                        op.remaining = float(op.nbytes)  # type: ignore[union-attr]
+                        active.append(op)  # type: ignore[arg-type]
+                live = keep
             if not active:
                 readies = [r for s in live if s.pending and (r := self._ready(s)) is not None]
                 if not readies:
                     for s in live:  # a wait that can never be satisfied: treat as done
-                        s.pending[0].dep = None
+                        s.pending[0].dep = None  # type: ignore[union-attr]
                     if not live:
                         break
                     continue
                 t = max(t, min(readies))
                 continue
+            teps = t + _EPS
             counts: dict[Resource, int] = {}
-            moving = [op for op in active if op.lat_end <= t + _EPS]
+            moving = [op for op in active if op.lat_end <= teps]
             for op in moving:
                 for r in op.resources:
                     counts[r] = counts.get(r, 0) + 1
-            rates = {
-                id(op): min((self.rate(r) / counts[r] for r in op.resources), default=float("inf"))
-                / op.scale
-                for op in moving
-            }
-            nxt = float("inf")
-            for op in active:
-                if op.lat_end > t + _EPS:
-                    nxt = min(nxt, op.lat_end)
-                else:
-                    nxt = min(nxt, t + op.remaining / rates[id(op)])
-            for s in live:
-                if s.pending and s.pending[0].start is None:
-                    r = self._ready(s)
-                    if r is not None and r > t + _EPS:
-                        nxt = min(nxt, r)
-            dt = nxt - t
+            rates = []  # per moving op, in order
             for op in moving:
-                op.remaining -= rates[id(op)] * dt
+                m = inf
+                first = True
+                for r in op.resources:
+                    rv = rate_cache.get(r)
+                    if rv is None:
+                        rv = rate_cache[r] = rate(r)
+                    v = rv / counts[r]
+                    if first or v < m:
+                        m, first = v, False
+                rates.append(m / op.scale)
+            nxt = inf
+            i = 0
+            for op in active:
+                lat_end = op.lat_end
+                if lat_end > teps:
+                    if lat_end < nxt:
+                        nxt = lat_end
+                else:
+                    v = t + op.remaining / rates[i]
+                    i += 1
+                    if v < nxt:
+                        nxt = v
+            for s in live:
+                pending = s.pending
+                if not pending:
+                    continue
+                op = pending[0]
+                if op.start is not None:  # type: ignore[union-attr]
+                    continue
+                # r = self._ready(s)
+                r = op.enq  # type: ignore[union-attr]
+                last = s.last_end
+                if last > r:
+                    r = last
+                if op.kind == "wait" and op.dep is not None:  # type: ignore[union-attr]
+                    rec_end = op.dep.end  # type: ignore[union-attr]
+                    if rec_end is None:
+                        continue
+                    if rec_end > r:
+                        r = rec_end
+                if r > teps and r < nxt:
+                    nxt = r
+            dt = nxt - t
+            for op, rt in zip(moving, rates):
+                op.remaining -= rt * dt
             t = nxt
-            for op in list(active):
-                if op.lat_end <= t + _EPS and op.remaining <= 1e-6 * max(op.nbytes, 1):
+            teps = t + _EPS
+            still = []
+            for op in active:
+                nb = op.nbytes
+                if op.lat_end <= teps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):
                     op.end = t
                     op.stream.last_end = t
                     op.stream.pending.popleft()
-                    active.remove(op)
+                else:
+                    still.append(op)
+            active = still
 
     def stream_done_at(self, s: Stream) -> float:
         """When everything queued on s so far will have finished."""

@@ -47,7 +47,8 @@ class ChunkedRegion:
         if isinstance(entry, bytearray):
             return entry
         if isinstance(entry, int):
-            ba = bytearray(self._len(k)) if entry == 0 else bytearray(bytes((entry,)) * self._len(k))
+            n = self._len(k)
+            ba = bytearray(n) if entry == 0 else bytearray(bytes((entry,)) * n)
         else:
             ba = bytearray(entry)
         self.chunks[k] = ba
@@ -55,6 +56,15 @@ class ChunkedRegion:
 
     def read(self, off: int, n: int) -> bytes:
         """The n bytes at offset off."""
+        if n > 0:
+            k, a = divmod(off, CHUNK)
+            if a + n <= self._len(k):  # within one chunk: one copy (or none)
+                entry = self.chunks.get(k, 0)
+                if isinstance(entry, int):
+                    return bytes((entry,)) * n if entry else bytes(n)
+                if a == 0 and n == len(entry) and type(entry) is bytes:
+                    return entry
+                return bytes(memoryview(entry)[a : a + n])
         out = bytearray(n)
         pos = 0
         while pos < n:
@@ -65,7 +75,7 @@ class ChunkedRegion:
                 if entry:
                     out[pos : pos + seg] = bytes((entry,)) * seg
             else:
-                out[pos : pos + seg] = entry[a : a + seg]
+                out[pos : pos + seg] = memoryview(entry)[a : a + seg]
             pos += seg
         return bytes(out)
 
@@ -89,13 +99,22 @@ class ChunkedRegion:
         """Set n bytes at offset off to value (what memset does)."""
         value &= 0xFF
         self.version += 1
+        chunks, size = self.chunks, self.size
         pos = 0
         while pos < n:
             k, a = divmod(off + pos, CHUNK)
-            clen = self._len(k)
+            clen = size - k * CHUNK  # self._len(k), inlined
+            if clen > CHUNK:
+                clen = CHUNK
             seg = min(n - pos, clen - a)
             if a == 0 and seg == clen:
-                self.chunks[k] = value
+                # this and every following full-size chunk the range covers, at once
+                m = min((n - pos) // CHUNK, size // CHUNK - k)
+                if m > 1:
+                    chunks.update(dict.fromkeys(range(k, k + m), value))
+                    pos += m * CHUNK
+                    continue
+                chunks[k] = value
             else:
                 self._private(k)[a : a + seg] = bytes((value,)) * seg
             pos += seg
@@ -115,7 +134,8 @@ class ChunkedRegion:
 
 
 class ViewRegion:
-    """A region over a caller's buffer (``acl.util.bytes_to_ptr``); writes need a writable object."""
+    """A region over a caller's buffer (``acl.util.bytes_to_ptr``); writes need a writable
+    object."""
 
     __slots__ = ("base", "device", "kind", "last_copy", "obj", "size", "version", "view")
 
@@ -151,7 +171,8 @@ def copy_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
     memo = None
     if isinstance(dst, ChunkedRegion) and isinstance(src, ChunkedRegion) and dst is not src:
         memo = (src.base, soff, doff, n, src.version)
-        if dst.last_copy == (memo, dst.version):
+        last = dst.last_copy  # (memo, dst.version) of the last copy in, compared part by part
+        if last is not None and last[1] == dst.version and last[0] == memo:
             return
     _copy(dst, doff, src, soff, n)
     if memo is not None:
@@ -165,15 +186,32 @@ def _copy(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
         and isinstance(src, ChunkedRegion)
         and doff % CHUNK == soff % CHUNK
     ):
+        schunks, dchunks, ssize, dsize = src.chunks, dst.chunks, src.size, dst.size
         pos = 0
         while pos < n:
             ks, a = divmod(soff + pos, CHUNK)
             kd = (doff + pos) // CHUNK
-            slen, dlen = src._len(ks), dst._len(kd)
+            slen = ssize - ks * CHUNK  # src._len(ks) and dst._len(kd), inlined
+            if slen > CHUNK:
+                slen = CHUNK
+            dlen = dsize - kd * CHUNK
+            if dlen > CHUNK:
+                dlen = CHUNK
             seg = min(n - pos, slen - a, dlen - a)
             if a == 0 and seg == slen == dlen:
-                dst.chunks[kd] = src.shared_chunk(ks)
-                dst.version += 1
+                # this and every following full-size chunk of both sides the range covers,
+                # in order (a copy within one buffer sees its own earlier chunks, as before)
+                m = max(1, min((n - pos) // CHUNK, ssize // CHUNK - ks, dsize // CHUNK - kd))
+                sget = schunks.get
+                for j in range(m):
+                    entry = sget(ks + j, 0)  # src.shared_chunk(ks + j), inlined
+                    if entry.__class__ is bytearray:
+                        entry = bytes(entry)
+                        schunks[ks + j] = entry
+                    dchunks[kd + j] = entry
+                dst.version += m  # one bump per chunk, as chunk by chunk
+                pos += m * CHUNK if m > 1 else seg
+                continue
             else:
                 entry = src.chunks.get(ks, 0)
                 if isinstance(entry, int):

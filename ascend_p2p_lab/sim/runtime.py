@@ -51,6 +51,17 @@ _TEARDOWN = frozenset(
     {"rt.free", "rt.free_host", "rt.destroy_stream", "rt.destroy_event", "rt.reset_device",
      "rt.reset_device_force", "rt.device_disable_peer_access", "finalize"}
 )
+#: Calls that cannot change what a copy resolves to (its regions, its stream, whether the
+#: device is set, peer access). Every other call drops the cached copy plans.
+_KEEPS_PLANS = frozenset(
+    {"rt.memcpy", "rt.memcpy_async", "rt.memset", "rt.set_context", "rt.get_device",
+     "rt.get_context", "rt.get_device_count", "rt.get_devices_topo", "rt.get_device_info",
+     "rt.device_can_access_peer", "rt.device_peer_access_status", "rt.get_mem_info",
+     "rt.synchronize_stream", "rt.synchronize_device", "rt.create_event",
+     "rt.create_event_with_flag", "rt.create_event_ex_with_flag", "rt.destroy_event",
+     "rt.record_event", "rt.stream_wait_event", "rt.synchronize_event",
+     "rt.event_elapsed_time", "rt.event_get_timestamp"}
+)
 
 
 def _f32(x: float) -> float:
@@ -60,6 +71,8 @@ def _f32(x: float) -> float:
 
 def _int(name: str, value: object) -> int:
     """Argument check in the spirit of PyArg_ParseTuple: ints only (bool is an int)."""
+    if type(value) is int:
+        return value
     if not isinstance(value, int):
         raise TypeError(f"{name}: an integer is required (got type {type(value).__name__})")
     return value
@@ -140,6 +153,16 @@ class SimulatedACL:
         self.lost: set[int] = set()
         self.call_counts: dict[str, int] = {}
         self._errmsg: dict[int, str] = {}
+        # Memo of successful copy checks. A sweep repeats one copy thousands of times;
+        # what it resolves to only changes when memory, streams, devices or peer access
+        # do, and every call that may change them clears these (see _KEEPS_PLANS).
+        self._routes: dict[tuple[int, ...], dict[str, Any]] = {}
+        self._async_plans: dict[tuple[int, ...], tuple[Any, ...]] = {}
+
+    def _invalidate(self) -> None:
+        """Forget the memoized copy plans (memory, streams, devices or peers changed)."""
+        self._routes.clear()
+        self._async_plans.clear()
 
     def _namespace(self, prefix: str, names: Iterable[str]) -> SimpleNamespace:
         ns = SimpleNamespace()
@@ -150,15 +173,87 @@ class SimulatedACL:
         return ns
 
     def _wrap(self, qualname: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def call(*args: Any) -> Any:
-            with self._lock:
-                self.call_counts[qualname] = self.call_counts.get(qualname, 0) + 1
-                return fn(*args)
+        lock = self._lock
+        if qualname == "rt.memcpy_async":
+            call = self._wrap_memcpy_async(qualname, fn)
+        elif qualname in _KEEPS_PLANS:
+            def call(*args: Any) -> Any:
+                lock.acquire()  # acquire/release: cheaper than `with lock` per call
+                try:
+                    counts = self.call_counts
+                    counts[qualname] = counts.get(qualname, 0) + 1
+                    return fn(*args)
+                finally:
+                    lock.release()
+        else:
+            def call(*args: Any) -> Any:
+                lock.acquire()
+                try:
+                    counts = self.call_counts
+                    counts[qualname] = counts.get(qualname, 0) + 1
+                    return fn(*args)
+                finally:
+                    self._invalidate()
+                    lock.release()
 
         call.__name__ = qualname.split(".")[-1]
         call.__qualname__ = qualname
         call.__doc__ = fn.__doc__
         return call
+
+    def _wrap_memcpy_async(self, qualname: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``acl.rt.memcpy_async`` with a fast path for a repeated copy.
+
+        A call identical to one that passed every check before (plain ints, same current
+        device), with no call since that could change the outcome (see _KEEPS_PLANS),
+        skips the checks and does what the full path would: the fault check (when faults
+        are configured), moving the bytes, advancing the host clock, queueing the copy.
+        """
+        lock = self._lock
+
+        def memcpy_async(*args: Any) -> Any:
+            lock.acquire()  # acquire/release: cheaper than `with lock` per call
+            try:
+                counts = self.call_counts
+                counts[qualname] = counts.get(qualname, 0) + 1
+                try:
+                    hit = self._async_plans.get(args)  # keyed by the argument tuple itself
+                except TypeError:  # an unhashable argument: the full path's checks report it
+                    hit = None
+                if hit is None:
+                    return fn(*args)
+                dst, dest_max, src, count, kind, stream = args
+                if not (type(dst) is int is type(dest_max) is type(src) is type(count)
+                        is type(kind) is type(stream)):
+                    return fn(*args)  # equal but not int (1.0, numpy ints): the checks decide
+                (cur, s, plan, dreg, doff, sreg, soff, api_us, res, lat, memo_able,
+                 staged) = hit
+                if cur != getattr(self._tls, "device", None):
+                    return fn(*args)
+                faults = self.faults
+                if faults:
+                    code = self._fault("rt.memcpy_async", plan["devices"], plan.get("link"))
+                    if code:
+                        return code
+                if memo_able:  # copy_bytes' own "same copy as last time, nothing changed" test
+                    last = dreg.last_copy
+                    if (last is None or last[1] != dreg.version
+                            or last[0] != (sreg.base, soff, doff, count, sreg.version)):
+                        copy_bytes(dreg, doff, sreg, soff, count)
+                else:
+                    copy_bytes(dreg, doff, sreg, soff, count)
+                engine = self.engine
+                if faults:
+                    self._host(api_us)
+                else:
+                    engine.host_us += api_us  # what _host does without faults
+                engine.append_copy(
+                    s, int(count * self._staged_scale(plan)) if staged else count, res, lat)
+                return 0
+            finally:
+                lock.release()
+
+        return memcpy_async
 
     @property
     def _current(self) -> int | None:
@@ -173,6 +268,9 @@ class SimulatedACL:
         return code
 
     def _host(self, us: float) -> None:
+        if not self.faults:
+            self.engine.host_us += us  # what advance_host(us * 1.0) does
+            return
         factor = 1.0
         for f in self.faults:
             if f.kind == "slow_host":
@@ -183,6 +281,8 @@ class SimulatedACL:
         self, call: str, devices: tuple[int, ...] = (), link: tuple[int, int] | None = None
     ) -> int:
         """The error code an injected fault gives this call, or 0."""
+        if not self.faults and not self.lost:
+            return 0
         for dev in devices:
             if dev in self.lost and call not in _TEARDOWN:
                 return self._fail(C.ACL_ERROR_RT_LOST_HEARTBEAT, f"device {dev} is lost")
@@ -236,6 +336,7 @@ class SimulatedACL:
             if code:
                 return code
             self.initialized = True
+            self._invalidate()
             self._host(1000.0)
             return 0
 
@@ -252,6 +353,7 @@ class SimulatedACL:
             self.host_allocs.clear()
             self.initialized = False
             self._current = None
+            self._invalidate()
             return 0
 
     def get_soc_name(self) -> str | None:
@@ -307,7 +409,7 @@ class SimulatedACL:
     def _release_device(self, dev: int, why: str) -> None:
         """What the driver frees when a device's last reference goes."""
         self.engine.all_done_at(dev)
-        for base, size in list(self.device_allocs.items()):
+        for base in list(self.device_allocs):
             region = self.space.get(base)
             if region is not None and region.device == dev:
                 self.implicit_releases.append(f"device buffer 0x{base:x} freed by {why}")
@@ -516,7 +618,8 @@ class SimulatedACL:
         if ptr not in self.device_allocs:
             return self._fail(C.ACL_ERROR_RT_PARAM_INVALID, f"0x{ptr:x} is not a device allocation")
         region = self.space.get(ptr)
-        code = self._fault("rt.free", (region.device,) if region and region.device is not None else ())
+        devices = (region.device,) if region and region.device is not None else ()
+        code = self._fault("rt.free", devices)
         if code:
             return code
         self._drop_device_alloc(ptr)
@@ -584,7 +687,22 @@ class SimulatedACL:
     def _route(
         self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int
     ) -> tuple[Any, int]:
-        """Check a copy and work out its resources; returns (plan, 0) or (None, code)."""
+        """Check a copy and work out its resources; returns (plan, 0) or (None, code).
+
+        A successful plan is memoized (read-only) until something it depends on changes.
+        """
+        key = (dst, dest_max, src, count, kind, current)
+        plan = self._routes.get(key)
+        if plan is not None:
+            return plan, 0
+        plan, code = self._route_uncached(dst, dest_max, src, count, kind, current)
+        if not code:
+            self._routes[key] = plan
+        return plan, code
+
+    def _route_uncached(
+        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int
+    ) -> tuple[Any, int]:
         if dst == 0 or src == 0:
             return None, self._fail(C.ACL_ERROR_INVALID_PARAM, "dst or src is NULL")
         if count > dest_max:
@@ -656,7 +774,9 @@ class SimulatedACL:
         d2h, h2d = self.engine.rate(("d2h", s_dev)), self.engine.rate(("h2d", d_dev))
         return (1 / d2h + 1 / h2d) / (1 / min(d2h, h2d))
 
-    def _memcpy(self, dst: object, dest_max: object, src: object, count: object, kind: object) -> int:
+    def _memcpy(
+        self, dst: object, dest_max: object, src: object, count: object, kind: object
+    ) -> int:
         dst, dest_max, src = _int("memcpy", dst), _int("memcpy", dest_max), _int("memcpy", src)
         count, kind = _int("memcpy", count), _int("memcpy", kind)
         code = self._check_init()
@@ -714,15 +834,24 @@ class SimulatedACL:
         plan, code = self._route(dst, dest_max, src, count, kind, cur)
         if code:
             return code
+        api_us = self.topology.host.api_us
+        if type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) \
+                is type(stream):  # bools are valid arguments but are not memoized
+            dreg, doff, sreg, soff = plan["regions"]
+            memo_able = (isinstance(dreg, ChunkedRegion) and isinstance(sreg, ChunkedRegion)
+                         and dreg is not sreg)
+            self._async_plans[(dst, dest_max, src, count, kind, stream)] = (
+                cur, s, plan, dreg, doff, sreg, soff, api_us, plan["res"], plan["lat"],
+                memo_able, "staged" in plan)
         if self.faults:
             code = self._fault("rt.memcpy_async", plan["devices"], plan.get("link"))
             if code:
                 return code
         dreg, doff, sreg, soff = plan["regions"]
         copy_bytes(dreg, doff, sreg, soff, count)
-        self._host(self.topology.host.api_us)
+        self._host(api_us)
         nbytes = int(count * self._staged_scale(plan)) if "staged" in plan else count
-        self.engine.enqueue_copy(s, nbytes, plan["res"], plan["lat"])
+        self.engine.append_copy(s, nbytes, plan["res"], plan["lat"])
         return 0
 
     def _get_mem_info(self, attr: object) -> tuple[int, int, int]:
@@ -934,6 +1063,7 @@ class SimulatedACL:
                 oldest = next(iter(self.views))
                 self.space.remove(oldest)
                 del self.views[oldest]
+            self._invalidate()
             return region.base
 
     def _ptr_to_bytes(self, ptr: object, size: object) -> bytes:
