@@ -200,10 +200,6 @@ PRE_INIT_ARGS: dict[str, tuple[int, ...]] = {
     "stream_wait_event": (0, 1), "synchronize_event": (1,), "event_elapsed_time": (1, 2),
     "event_get_timestamp": (1,),
 }
-_XFAIL_PRE_INIT = {
-    "event_get_timestamp": "sim bug: event_get_timestamp skips the aclInit check "
-    "(returns 107000 instead of 100001 before init)",
-}
 
 
 def test_every_rt_call_is_in_the_pre_init_table() -> None:
@@ -211,14 +207,7 @@ def test_every_rt_call_is_in_the_pre_init_table() -> None:
     assert set(vars(acl.rt)) == set(PRE_INIT_ARGS)
 
 
-@pytest.mark.parametrize(
-    "call",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=_XFAIL_PRE_INIT[name]))
-        if name in _XFAIL_PRE_INIT else name
-        for name in PRE_INIT_ARGS
-    ],
-)
+@pytest.mark.parametrize("call", list(PRE_INIT_ARGS))
 def test_calls_before_init_return_uninitialize(call: str) -> None:
     acl = simulated_acl("atlas800t-a2")
     out = getattr(acl.rt, call)(*PRE_INIT_ARGS[call])
@@ -286,9 +275,6 @@ def test_finalize_releases_everything_and_records_the_implicit_releases() -> Non
 
 
 @pytest.mark.keeps_ledger
-@pytest.mark.xfail(strict=True, reason="sim bug: aclFinalize resets devices still set without "
-                   "recording it in implicit_releases, so a program that never calls "
-                   "aclrtResetDevice ends with an empty ledger")
 def test_finalize_records_the_devices_it_resets() -> None:
     acl = new_acl()
     ok(acl.rt.set_device(0))
@@ -809,11 +795,6 @@ def test_get_mem_info_needs_a_current_device_and_reports_hbm_only() -> None:
     finish(acl)
 
 
-_HUGE_ONLY_SMALL = ("sim bug: HUGE_ONLY policies of a request <= 1 MiB are accounted at the "
-                    "request size; pyacl-api.md 2 says HUGE_* allocate in 2 MiB granules and only "
-                    "HUGE_FIRST falls back to normal pages for <= 1 MiB")
-_OUT_OF_RANGE = ("sim bug: an out-of-range policy takes huge pages from 1 MiB up; pyacl-api.md 2 "
-                 "says huge pages only when size >= 2 MB, else normal pages")
 
 
 @pytest.mark.parametrize(
@@ -824,13 +805,10 @@ _OUT_OF_RANGE = ("sim bug: an out-of-range policy takes huge pages from 1 MiB up
         (C.ACL_MEM_MALLOC_HUGE_FIRST_P2P, 3 * MIB, 4 * MIB),
         (C.ACL_MEM_MALLOC_NORMAL_ONLY, 3 * MIB, 3 * MIB),
         (C.ACL_MEM_MALLOC_NORMAL_ONLY_P2P, 3 * MIB + 1, 3 * MIB + 1),
-        pytest.param(C.ACL_MEM_MALLOC_HUGE_ONLY, 4 * KIB, 2 * MIB,
-                     marks=pytest.mark.xfail(strict=True, reason=_HUGE_ONLY_SMALL)),
-        pytest.param(C.ACL_MEM_MALLOC_HUGE_ONLY_P2P, 4 * KIB, 2 * MIB,
-                     marks=pytest.mark.xfail(strict=True, reason=_HUGE_ONLY_SMALL)),
+        (C.ACL_MEM_MALLOC_HUGE_ONLY, 4 * KIB, 2 * MIB),  # huge only: always 2 MiB granules
+        (C.ACL_MEM_MALLOC_HUGE_ONLY_P2P, 4 * KIB, 2 * MIB),
         (99, 3 * MIB, 4 * MIB),  # out of range, >= 2 MB: huge pages
-        pytest.param(99, 1536 * KIB, 1536 * KIB,
-                     marks=pytest.mark.xfail(strict=True, reason=_OUT_OF_RANGE)),
+        (99, 1536 * KIB, 1536 * KIB),  # out of range, < 2 MB: normal pages
     ],
 )
 def test_malloc_policy_page_granularity(policy: int, size: int, charged: int) -> None:

@@ -346,6 +346,7 @@ class SimulatedACL:
             if not self.initialized:
                 return self._fail(C.ACL_ERROR_REPEAT_FINALIZE, "aclFinalize without aclInit")
             for dev in sorted(d for d, r in self.device_refs.items() if r > 0):
+                self.implicit_releases.append(f"device {dev} reset by aclFinalize")
                 self._release_device(dev, why="aclFinalize")
             for base in list(self.host_allocs):
                 self.implicit_releases.append(f"host buffer 0x{base:x} freed by aclFinalize")
@@ -588,8 +589,7 @@ class SimulatedACL:
         code = self._fault("rt.malloc", (dev,))
         if code:
             return 0, code
-        huge = policy in (0, 1, 3, 4) or policy > 7
-        accounted = -(-size // (2 << 20)) * (2 << 20) if huge and size > (1 << 20) else size
+        accounted = self._accounted(size, policy)
         exhausted = any(f.kind == "memory_exhausted" and f.device == dev for f in self.faults)
         if exhausted or self.used.get(dev, 0) + accounted > self.topology.memory_bytes:
             free = self.topology.memory_bytes - self.used.get(dev, 0)
@@ -603,6 +603,22 @@ class SimulatedACL:
         self.used[dev] = self.used.get(dev, 0) + accounted
         self._host(5.0)
         return region.base, 0
+
+    @staticmethod
+    def _accounted(size: int, policy: int) -> int:
+        """Device memory an allocation takes (pyacl-api.md section 2): huge pages come in
+        2 MiB steps; HUGE_FIRST(_P2P) takes normal pages for 1 MiB or less; HUGE_ONLY(_P2P)
+        always huge; NORMAL_ONLY(_P2P) never; an unknown policy is huge from 2 MiB up."""
+        step = 2 << 20
+        if policy in (1, 4, 6, 7):
+            huge = True
+        elif policy in (0, 3):
+            huge = size > (1 << 20)
+        elif policy in (2, 5):
+            huge = False
+        else:
+            huge = size >= step
+        return -(-size // step) * step if huge else size
 
     def _drop_device_alloc(self, base: int) -> None:
         region = self.space.remove(base)
@@ -1042,6 +1058,9 @@ class SimulatedACL:
 
     def _event_get_timestamp(self, event: object) -> tuple[int, int]:
         event = _int("event_get_timestamp", event)
+        code = self._check_init()
+        if code:
+            return 0, code
         e = self.events.get(event)
         if e is None or e.record_op is None:
             return 0, self._fail(C.ACL_ERROR_RT_PARAM_INVALID, "event does not exist or unrecorded")
