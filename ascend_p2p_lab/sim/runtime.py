@@ -1018,6 +1018,8 @@ class SimulatedACL:
             return code
         self._host(2.0)
         self.engine.enqueue_wait(s, e)
+        if e.device != s.device:  # crossing devices goes through the runtime's notify
+            self.engine.enqueue_copy(s, 0, (), self.topology.cross_device_wait_us)
         return 0
 
     def _synchronize_event(self, event: object) -> int:

@@ -87,6 +87,8 @@ class Topology:
         peer_needs_both: the driver programs a link only once both directions are
             enabled ("Both directions must be set to take effect").
         max_peers: most peers one device may enable at once (None: no limit).
+        cross_device_wait_us: device time a stream spends on a wait for an event of
+            another device (a notify through the runtime). Estimated: no published figure.
         jitter: relative standard deviation of simulated copy times.
     """
 
@@ -106,6 +108,7 @@ class Topology:
     peer_needs_both: bool = True
     max_peers: int | None = 8
     npu_arch: int = 2201
+    cross_device_wait_us: float = 5.0
     jitter: float = 0.0
     description: str = ""
     sources: tuple[str, ...] = ()
