@@ -150,6 +150,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
     with _open(args) as rt:
         table = probe(rt)
+        if table.attrs["run"].get("interrupted"):
+            print(f"ascend-p2p-lab: interrupted after {len(table)} pairs", file=sys.stderr)
+            return 130
         labels = device_labels(rt)
         n = rt.device_count
         data = {"backend": rt.backend, "preset": rt.preset, "device_count": n,
@@ -237,7 +240,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from .measure import sweep
 
     with _open(args) as rt:
-        run = sweep(rt, **_sweep_kwargs(args))
+        try:
+            run = sweep(rt, **_sweep_kwargs(args))
+        except Exception as exc:
+            partial = getattr(exc, "partial_frame", None)
+            if partial is not None and args.out is not None and (args.out / "run.json").is_file():
+                print(f"ascend-p2p-lab: the {len(partial)} rows measured before the failure "
+                      f"are saved in {args.out}", file=sys.stderr)
+            raise
     print_summary(run, args.out)
     return 130 if run.attrs["run"].get("interrupted") else 0
 
@@ -323,6 +333,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:  # a path that cannot be read or written: one line, no traceback
+        print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

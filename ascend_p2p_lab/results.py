@@ -63,6 +63,7 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
 POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link",
               "size_bytes"]
 MAX_RUN_JSON_BYTES = 16 << 20
+MAX_SAMPLES_BYTES = 1 << 30
 
 
 class ResultsError(ValueError):
@@ -204,23 +205,46 @@ def _jsonable(obj: Any) -> Any:
 def save_run(frame: pd.DataFrame, out: str | Path, meta: Mapping[str, Any] | None = None) -> Path:
     """Write ``samples.parquet``, ``samples.csv`` and ``run.json`` into the folder out.
 
-    Files are written next to their final names first and then renamed, so an
-    interrupted save never leaves a half-written file under the real name.
+    Every file is written next to its final name first; then the old ``run.json`` is
+    removed, the samples are renamed into place and the new ``run.json`` last. So an
+    interrupted or failed save never leaves a half-written file under a real name, nor
+    old metadata over new samples: the folder holds the old run, the new one, or no
+    ``run.json`` (which :func:`load_run` reports). Leftover temporary files are removed.
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"save_run needs a DataFrame, got {type(frame).__name__}")
+    missing = [c for c in COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"the frame lacks the result columns {missing}")
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    data = frame.loc[:, list(COLUMNS)].astype(SCHEMA)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} exists and is not a folder")
+    try:
+        data = frame.loc[:, list(COLUMNS)].astype(SCHEMA)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"a result column has the wrong type ({exc})") from None
     run = _jsonable(dict(meta if meta is not None else frame.attrs.get("run", {})))
     run["rows"] = len(data)
+    text = json.dumps(run, indent=2, sort_keys=True, default=str) + "\n"
+    folder.mkdir(parents=True, exist_ok=True)
     targets = {
         "samples.parquet": lambda p: data.to_parquet(p, index=False, engine="pyarrow"),
-        "samples.csv": lambda p: data.to_csv(p, index=False),
-        "run.json": lambda p: p.write_text(json.dumps(run, indent=2, sort_keys=True) + "\n"),
+        # CRLF rows (RFC 4180): a field holding a lone "\r" is quoted too
+        "samples.csv": lambda p: data.to_csv(p, index=False, lineterminator="\r\n"),
+        "run.json": lambda p: p.write_text(text),
     }
-    for name, write in targets.items():
-        tmp = folder / f".{name}.tmp"
-        write(tmp)
-        tmp.replace(folder / name)
+    pending: dict[str, Path] = {}
+    try:
+        for name, write in targets.items():
+            pending[name] = folder / f".{name}.tmp"
+            write(pending[name])
+        (folder / "run.json").unlink(missing_ok=True)
+        for name in targets:  # run.json last: it marks a complete run
+            pending[name].replace(folder / name)
+            del pending[name]
+    finally:
+        for tmp in pending.values():
+            tmp.unlink(missing_ok=True)
     return folder
 
 
@@ -241,12 +265,18 @@ def load_run(folder: str | Path) -> pd.DataFrame:
     if not isinstance(meta, dict):
         raise ResultsError(f"{meta_path}: expected a JSON object")
     pq, csv = folder / "samples.parquet", folder / "samples.csv"
+    for path in (pq, csv):
+        if path.is_file() and path.stat().st_size > MAX_SAMPLES_BYTES:
+            raise ResultsError(f"{path}: larger than {MAX_SAMPLES_BYTES} bytes")
     try:
         if pq.is_file():
             data = pd.read_parquet(pq, engine="pyarrow")
             source = pq
         elif csv.is_file():
-            data = pd.read_csv(csv)
+            # only an empty field is missing: "NA" is a link class, "nan" may be a label
+            # text stays text ("0" is a string in a string column)
+            data = pd.read_csv(csv, keep_default_na=False, na_values=[""],
+                               dtype={c: "string" for c, t in SCHEMA.items() if t == "string"})
             source = csv
         else:
             raise ResultsError(f"{folder}: no samples.parquet or samples.csv")

@@ -19,6 +19,7 @@ import base64
 import contextlib
 import html
 import io
+import threading
 import time
 from collections.abc import Sequence
 from functools import partial
@@ -57,6 +58,14 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def _check_runtime(rt: object, who: str) -> None:
+    if not isinstance(rt, Runtime):
+        raise TypeError(f"{who} needs a Runtime from open_runtime(...), got "
+                        f"{type(rt).__name__}")
+    if rt.closed:
+        raise ValueError(f"{who}: the runtime is closed")
+
+
 def _bundle(root: ipw.Widget, text: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     data = root._repr_mimebundle_(**kwargs) or {}
     data = dict(data)
@@ -89,6 +98,7 @@ class PeerLinkPanel:
     """
 
     def __init__(self, rt: Runtime) -> None:
+        _check_runtime(rt, "PeerLinkPanel")
         self.rt = rt
         self.n = n = rt.device_count
         self.labels = device_labels(rt)
@@ -248,11 +258,18 @@ class PeerLinkPanel:
     def set(self, src: int, dst: int, enabled: bool) -> bool:
         """Enable or disable src -> dst as a click would; returns the direction's real state.
 
-        Disabling drops every enable the runtime holds for that direction.
+        Disabling drops every enable the runtime holds for that direction. Device ids
+        out of range, the same device twice or a non-bool ``enabled`` raise at once
+        (ValueError, TypeError) and change nothing. After a KeyboardInterrupt the grid
+        shows the runtime's real state and the interrupt propagates.
         """
+        src, dst = self._pair(src, dst)
+        if not isinstance(enabled, (bool, np.bool_)):
+            raise TypeError(f"enabled must be True or False, got {type(enabled).__name__}")
         self.last_error = None
         self.message = ""
         error: str | None = None
+        interrupt: BaseException | None = None
         try:
             if self.locked:
                 error = f"refused: {self.locked}"
@@ -264,6 +281,8 @@ class PeerLinkPanel:
             else:
                 while self.rt.peer_enabled(src, dst):
                     links.disable(self.rt, src, dst)
+        except KeyboardInterrupt as exc:
+            error, interrupt = "interrupted", exc
         except Exception as exc:  # never let a callback error vanish
             error = _error_text(exc)
         verb = "enable" if enabled else "disable"
@@ -276,13 +295,28 @@ class PeerLinkPanel:
         else:
             self.message = f"{src}->{dst} {'enabled' if self.state[src, dst] else 'disabled'}"
         self._show_status()
+        if interrupt is not None:
+            raise interrupt
         return bool(self.state[src, dst])
+
+    def _pair(self, src: object, dst: object) -> tuple[int, int]:
+        ids = []
+        for what, value in (("source", src), ("destination", dst)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"{what} must be a device id (int), got {type(value).__name__}")
+            if not 0 <= value < self.n:
+                raise ValueError(f"{what} device {value} is out of range 0..{self.n - 1}")
+            ids.append(int(value))
+        if ids[0] == ids[1]:
+            raise ValueError(f"source and destination are the same device ({ids[0]})")
+        return ids[0], ids[1]
 
     def enable_all(self) -> dict[tuple[int, int], str]:
         """Enable every reachable direction; returns the refusals ({(src, dst): reason})."""
         self.last_error = None
         self.message = ""
         refused: dict[tuple[int, int], str] = {}
+        interrupt: BaseException | None = None
         try:
             if self.locked:
                 self.last_error = f"enable all refused: {self.locked}"
@@ -294,9 +328,14 @@ class PeerLinkPanel:
                                        f"e.g. {first[0][0]}->{first[0][1]}: {first[1]}")
                 else:
                     self.message = "enabled all reachable directions"
+        except KeyboardInterrupt as exc:
+            interrupt = exc
+            self.last_error = "enable all interrupted: the enables it made were taken back"
         except Exception as exc:
             self.last_error = f"enable all failed: {_error_text(exc)}"
         self.refresh()
+        if interrupt is not None:
+            raise interrupt
         return refused
 
     def disable_all(self) -> int:
@@ -304,15 +343,22 @@ class PeerLinkPanel:
         self.last_error = None
         self.message = ""
         calls = 0
+        interrupt: BaseException | None = None
         try:
             if self.locked:
                 self.last_error = f"disable all refused: {self.locked}"
             else:
                 calls = links.disable_all(self.rt)
                 self.message = "disabled all directions"
+        except KeyboardInterrupt as exc:
+            interrupt = exc
+            self.last_error = "disable all interrupted: the disables it made were taken back"
         except Exception as exc:
-            self.last_error = f"disable all failed: {_error_text(exc)}"
+            self.last_error = (f"disable all failed (the disables it made were taken back): "
+                               f"{_error_text(exc)}")
         self.refresh()
+        if interrupt is not None:
+            raise interrupt
         return calls
 
     def close(self) -> None:
@@ -374,7 +420,8 @@ class SweepDashboard:
 
     Attributes: ``rt``, ``owns_runtime``, ``frame`` (DataFrame or None), ``figures``
     ({"heatmap": Figure, "bandwidth_vs_size": Figure}), ``busy``, ``closed``, ``message``,
-    ``plot_error``, ``links`` (an embedded :class:`PeerLinkPanel` or None), the controls
+    ``plot_error``, ``probe_errors`` ({(src, dst): why probing the pair failed}),
+    ``links`` (an embedded :class:`PeerLinkPanel` or None), the controls
     (``preset``, ``pairs_mode``, ``pairs`` (values like ``"0-1"``), ``sizes``,
     ``direction``, ``peer``, ``samples``, ``plots``, ``live``, ``run_button``, ``progress``,
     ``status``, ``out``) and ``widget`` (the root).
@@ -403,6 +450,8 @@ class SweepDashboard:
                  backend: str | None = None, links: bool = True) -> None:
         if rt is not None and (preset is not None or backend is not None):
             raise ValueError("give either a runtime or preset/backend to open one, not both")
+        if rt is not None:
+            _check_runtime(rt, "SweepDashboard")
         self.owns_runtime = rt is None
         self.rt: Runtime = rt if rt is not None else open_runtime(backend, preset)
         try:
@@ -420,6 +469,7 @@ class SweepDashboard:
         self.message = ""
         self.plot_error: str | None = None
         self.refused_runs = 0
+        self._run_lock = threading.Lock()  # one sweep at a time, from any thread
         self._close_pending = False
         self._syncing = False
         self._drawn_rows = -1
@@ -479,13 +529,22 @@ class SweepDashboard:
         self.widget = ipw.VBox([self.header, controls, self.status, self.out, self.links_box])
         self.widget.add_class("p2p-sweep-dashboard")
         self._attach(self.rt)
-        self._set_status("ready", "info")
+        self._status_ready()
+
+    def _status_ready(self) -> None:
+        if self.probe_errors:
+            (a, b), why = next(iter(self.probe_errors.items()))
+            self._set_status(f"ready, but probing {len(self.probe_errors)} pair(s) failed, "
+                             f"e.g. {a}->{b}: {why}", "error")
+        else:
+            self._set_status("ready", "info")
 
     # ------------------------------------------------------------------ runtime
     def _attach(self, rt: Runtime) -> None:
         """Point the controls (pairs, preset, links panel) at rt."""
         self.rt = rt
         n = rt.device_count
+        self.probe_errors: dict[tuple[int, int], str] = {}
         self._syncing = True
         try:
             options = []
@@ -496,8 +555,9 @@ class SweepDashboard:
                     try:
                         note = "" if rt.can_access_peer(a, b) else ", no P2P"
                         link = rt.link_class(a, b)
-                    except Exception:  # the panel and the sweep report the error
+                    except Exception as exc:  # shown in the status line; the sweep says too
                         note, link = ", unknown", "NA"
+                        self.probe_errors[(a, b)] = _error_text(exc)
                     options.append((f"{a} → {b} ({link}{note})", f"{a}-{b}"))
             self.pairs.value = ()
             self.pairs.options = options
@@ -568,11 +628,16 @@ class SweepDashboard:
         self.owns_runtime = True
         try:
             self._attach(new)
-        except Exception as exc:  # roll back to the old runtime
+        except BaseException as exc:  # roll back to the old runtime (also on Ctrl-C)
             self.owns_runtime = owned
             with contextlib.suppress(Exception):
                 new.close()
             self._attach(old)
+            self._revert_preset()
+            if not isinstance(exc, Exception):
+                self._set_status(f"switch to {name!r} interrupted; still on {old.preset}",
+                                 "error")
+                raise
             self._set_status(f"cannot switch to {name!r}: {_error_text(exc)}", "error")
             return False
         note = ""
@@ -668,12 +733,25 @@ class SweepDashboard:
         """Run the sweep the controls describe; returns the frame (None if refused).
 
         Refused, with a status message and nothing allocated, while another run is going
-        on, after :meth:`close`, or when the controls hold an invalid value.
+        on (from this thread or another), after :meth:`close`, or when the controls hold
+        an invalid value.
         """
+        if not self._run_lock.acquire(blocking=False):
+            self._refuse_busy()
+            return None
+        try:
+            return self._run()
+        finally:
+            self._run_lock.release()
+
+    def _refuse_busy(self) -> None:
+        self.refused_runs += 1
+        self._set_status("Run refused: a sweep is already running (no second sweep "
+                         "started)", "error")
+
+    def _run(self) -> pd.DataFrame | None:
         if self.busy:
-            self.refused_runs += 1
-            self._set_status("Run refused: a sweep is already running (no second sweep "
-                             "started)", "error")
+            self._refuse_busy()
             return None
         if self.closed or self.rt.closed:
             self._set_status("Run refused: the dashboard or its runtime is closed", "error")

@@ -9,9 +9,10 @@ device-local copy, or all peers of a device at once. Each case takes a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..runtime import AclError
+from ..runtime.resources import close_all
 from .copyengine import (
     Timer,
     Timing,
@@ -24,6 +25,13 @@ from .copyengine import (
 
 if TYPE_CHECKING:
     from .sweep import Block, Context
+
+
+def _direct_error(exc: AclError) -> str:
+    """A failed direct copy's error, the same for every pair (no pointers in it), so that
+    figures can group the pairs: name and code first, then the call and the runtime's
+    message."""
+    return f"{exc.name} ({exc.code}) from {exc.call}: {exc.message}"
 
 
 def _calibrate(measure: Callable[[int], Timing], warmup: int, spec) -> int:
@@ -54,7 +62,7 @@ def run_pair_uni(ctx: Context, block: Block) -> None:
                 timings = [measure(copies) for _ in range(spec.samples)]
             except AclError as exc:
                 if block.path == "direct":  # what the runtime does without peer access
-                    ctx.error_rows(block, [size], f"{exc.name} ({exc.code}): {exc.message}")
+                    ctx.error_rows(block, [size], _direct_error(exc))
                     continue
                 raise
             ok = pool.verify(dbuf, src, size) if spec.verify else None
@@ -69,8 +77,11 @@ def run_pair_bi(ctx: Context, block: Block) -> None:
     a, b = block.src, block.dst
     assert a is not None and b is not None
     dev_ab, dev_ba = (a, b) if spec.initiator == "src" else (b, a)
-    timers = (Timer(rt, rt.stream(dev_ab)), Timer(rt, rt.stream(dev_ba)))
+    made: list[Timer] = []
     try:
+        made.append(Timer(rt, rt.stream(dev_ab)))
+        made.append(Timer(rt, rt.stream(dev_ba)))
+        timers = (made[0], made[1])
         plan = ((pool.recv(b), pool.send(a)), (pool.recv(a), pool.send(b)))
         for size in ctx.sizes_todo(block):
             pool.clear(plan[0][0], size)
@@ -83,15 +94,14 @@ def run_pair_bi(ctx: Context, block: Block) -> None:
                          for _ in range(spec.samples)]
             except AclError as exc:
                 if block.path == "direct":
-                    ctx.error_rows(block, [size], f"{exc.name} ({exc.code}): {exc.message}")
+                    ctx.error_rows(block, [size], _direct_error(exc))
                     continue
                 raise
             ok_ab = pool.verify(plan[0][0], a, size) if spec.verify else None
             ok_ba = pool.verify(plan[1][0], b, size) if spec.verify else None
             ctx.emit_bidirectional(block, size, pairs, (ok_ab, ok_ba))
     finally:
-        for t in timers:
-            t.close()
+        close_all(made)
 
 
 def run_pair_staged(ctx: Context, block: Block) -> None:
@@ -99,9 +109,14 @@ def run_pair_staged(ctx: Context, block: Block) -> None:
     rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
     src, dst = block.src, block.dst
     assert src is not None and dst is not None
-    s_src, s_dst = rt.stream(src), rt.stream(dst)
-    relay = rt.event(src)
+    made: list[Any] = []
     try:
+        s_src = rt.stream(src)
+        made.append(s_src)
+        s_dst = rt.stream(dst)
+        made.append(s_dst)
+        relay = rt.event(src)
+        made.insert(0, relay)
         sbuf, dbuf, host = pool.send(src), pool.recv(dst), pool.staging()
         for size in ctx.sizes_todo(block):
             pool.clear(dbuf, size)
@@ -114,8 +129,7 @@ def run_pair_staged(ctx: Context, block: Block) -> None:
             ok = pool.verify(dbuf, src, size) if spec.verify else None
             ctx.emit_samples(block, size, timings, verified=ok, timing="host")
     finally:
-        for res in (relay, s_src, s_dst):
-            res.close()
+        close_all(made)  # relay, s_src, s_dst
 
 
 def run_local(ctx: Context, block: Block) -> None:
@@ -147,9 +161,12 @@ def run_fanout(ctx: Context, block: Block) -> None:
     center = block.src if block.pattern == "one_to_all" else block.dst
     assert center is not None
     peers = list(block.peers)
-    lead = Timer(rt, rt.stream(center))
-    timers = [Timer(rt, rt.stream(center)) for _ in peers]
+    made: list[Timer] = []
     try:
+        made.append(Timer(rt, rt.stream(center)))
+        for _ in peers:
+            made.append(Timer(rt, rt.stream(center)))
+        lead, timers = made[0], made[1:]
         if block.pattern == "one_to_all":
             plans = [(pool.recv(p), pool.send(center)) for p in peers]
         else:
@@ -171,8 +188,7 @@ def run_fanout(ctx: Context, block: Block) -> None:
                 ok = None
             ctx.emit_samples(block, size, timings, verified=ok, fanout=len(peers))
     finally:
-        for t in [lead, *timers]:
-            t.close()
+        close_all(made)
 
 
 CASES = {

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..runtime import DeviceBuffer, Event, HostBuffer, Runtime, Stream
+from ..runtime.resources import close_all
 
 PATTERN_BYTES = 1 << 20
 STAGE_CHUNK = 4 << 20  # the host-staged path moves a copy in pieces of this size
@@ -106,21 +107,14 @@ class BufferPool:
         return True
 
     def close(self) -> None:
-        """Free every buffer (also those of a failed run); raises the first error after."""
-        first: Exception | None = None
+        """Free every buffer (also those of a failed run); a failed free is retried once,
+        then the first error is raised (a buffer still not freed stays with the runtime,
+        which frees it when it closes)."""
         bufs = [*self._send.values(), *self._recv.values(), self._staging, self._check]
-        for buf in bufs:
-            if buf is None:
-                continue
-            try:
-                buf.close()
-            except Exception as exc:
-                first = first or exc
         self._send.clear()
         self._recv.clear()
         self._staging = self._check = None
-        if first is not None:
-            raise first
+        close_all(bufs)
 
     def __enter__(self) -> BufferPool:
         return self
@@ -142,10 +136,19 @@ class Timer:
     """A stream of the initiating device with its start and end events."""
 
     def __init__(self, rt: Runtime, stream: Stream) -> None:
+        """Takes ownership of stream: it is closed with the timer, or at once when making
+        the events fails."""
         self.rt, self.stream = rt, stream
         assert stream.device is not None
-        self.start: Event = rt.event(stream.device)
-        self.end: Event = rt.event(stream.device)
+        start = end = None
+        try:
+            start = rt.event(stream.device)
+            end = rt.event(stream.device)
+        except BaseException:
+            close_all([start, stream])
+            raise
+        self.start: Event = start
+        self.end: Event = end
 
     def sample(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
                size: int, copies: int) -> Timing:
@@ -157,8 +160,7 @@ class Timer:
         return Timing(copies, elapsed_ms * 1000.0, host_ns / 1000.0)
 
     def close(self) -> None:
-        for res in (self.start, self.end, self.stream):
-            res.close()
+        close_all([self.start, self.end, self.stream])
 
 
 def copies_for(per_copy_us: float, min_sample_us: float, max_copies: int) -> int:

@@ -36,6 +36,11 @@ def try_enable(rt: Runtime, src: int, dst: int) -> str | None:
 
 def disable(rt: Runtime, src: int, dst: int) -> None:
     """Drop one enable of src -> dst held by this runtime (ValueError if none)."""
+    rt.check_device(src, "source")
+    rt.check_device(dst, "destination")
+    if src == dst:
+        raise ValueError(f"source and destination are the same device ({src}): a device has "
+                         "no peer access to itself")
     rt.disable_peer(src, dst)
 
 
@@ -45,25 +50,55 @@ def reachable_pairs(rt: Runtime) -> list[tuple[int, int]]:
     return [(a, b) for a in range(n) for b in range(n) if a != b and rt.can_access_peer(a, b)]
 
 
+def _undo(rt: Runtime, done: list[tuple[int, int]], enable: bool) -> None:
+    """Best effort: take back what a failed or interrupted enable_all/disable_all did."""
+    for src, dst in reversed(done):
+        try:
+            if enable:
+                rt.enable_peer(src, dst)
+            else:
+                rt.disable_peer(src, dst)
+        except BaseException:  # the original error is what the caller gets
+            continue
+
+
 def enable_all(rt: Runtime) -> dict[tuple[int, int], str]:
-    """Enable every reachable direction not yet enabled; returns the refusals with reasons."""
+    """Enable every reachable direction not yet enabled; returns the refusals with reasons.
+
+    A refusal leaves its direction off and the others go on; an exception or a
+    KeyboardInterrupt takes back the enables this call made, then propagates.
+    """
     refused: dict[tuple[int, int], str] = {}
-    for src, dst in reachable_pairs(rt):
-        if not rt.peer_enabled(src, dst):
-            reason = try_enable(rt, src, dst)
-            if reason:
-                refused[(src, dst)] = reason
+    done: list[tuple[int, int]] = []
+    try:
+        for src, dst in reachable_pairs(rt):
+            if not rt.peer_enabled(src, dst):
+                reason = try_enable(rt, src, dst)
+                if reason:
+                    refused[(src, dst)] = reason
+                else:
+                    done.append((src, dst))
+    except BaseException:
+        _undo(rt, done, enable=False)
+        raise
     return refused
 
 
 def disable_all(rt: Runtime) -> int:
-    """Disable every enable this runtime holds; returns how many calls it made."""
-    calls = 0
-    for (src, dst), refs in rt.peer_refs().items():
-        for _ in range(refs):
-            rt.disable_peer(src, dst)
-            calls += 1
-    return calls
+    """Disable every enable this runtime holds; returns how many calls it made.
+
+    A failure or a KeyboardInterrupt re-enables what this call disabled, then propagates.
+    """
+    done: list[tuple[int, int]] = []
+    try:
+        for (src, dst), refs in rt.peer_refs().items():
+            for _ in range(refs):
+                rt.disable_peer(src, dst)
+                done.append((src, dst))
+    except BaseException:
+        _undo(rt, done, enable=True)
+        raise
+    return len(done)
 
 
 def peer_matrix(rt: Runtime) -> pd.DataFrame:

@@ -15,41 +15,64 @@ import pandas as pd
 from ..runtime import Runtime
 from .meta import run_metadata
 
+_PROBE_DTYPES = {
+    "backend": "string", "preset": "string", "src": "int64", "dst": "int64",
+    "src_label": "string", "dst_label": "string", "link": "string",
+    "can_access_peer": "bool", "peer_enabled": "bool", "peer_status": "Int64",
+    "reason": "string",
+}
+
 
 def probe(rt: Runtime) -> pd.DataFrame:
     """One row per ordered pair (src != dst): link class, can_access_peer, whether this
     runtime holds peer access src -> dst, the runtime's own status where pyACL reports
-    one, and why a pair cannot reach the other."""
-    n = rt.device_count
-    labels = device_labels(rt)
-    rows = []
-    for src in range(n):
-        for dst in range(n):
-            if src == dst:
-                continue
-            link = rt.link_class(src, dst)
-            can = rt.can_access_peer(src, dst)
-            rows.append({
-                "backend": rt.backend,
-                "preset": rt.preset,
-                "src": src,
-                "dst": dst,
-                "src_label": labels[src],
-                "dst_label": labels[dst],
-                "link": link,
-                "can_access_peer": can,
-                "peer_enabled": rt.peer_enabled(src, dst),
-                "peer_status": rt.peer_status(src, dst),
-                "reason": None if can else f"aclrtDeviceCanAccessPeer({src}, {dst}) = 0 "
-                                           f"(link {link})",
-            })
-    frame = pd.DataFrame(rows).astype({
-        "backend": "string", "preset": "string", "src": "int64", "dst": "int64",
-        "src_label": "string", "dst_label": "string", "link": "string",
-        "can_access_peer": "bool", "peer_enabled": "bool", "peer_status": "Int64",
-        "reason": "string",
-    })
-    frame.attrs["run"] = run_metadata(rt, {"kind": "probe"})
+    one, and why a pair cannot reach the other.
+
+    A KeyboardInterrupt returns the rows so far with ``attrs["run"]["interrupted"] =
+    True``; a failing call raises its :class:`~ascend_p2p_lab.runtime.AclError` with the
+    rows so far in ``exc.partial_frame``. The probe changes no state.
+    """
+    rows: list[dict[str, object]] = []
+    try:
+        n = rt.device_count
+        labels = device_labels(rt)
+        for src in range(n):
+            for dst in range(n):
+                if src == dst:
+                    continue
+                link = rt.link_class(src, dst)
+                can = rt.can_access_peer(src, dst)
+                rows.append({
+                    "backend": rt.backend,
+                    "preset": rt.preset,
+                    "src": src,
+                    "dst": dst,
+                    "src_label": labels[src],
+                    "dst_label": labels[dst],
+                    "link": link,
+                    "can_access_peer": can,
+                    "peer_enabled": rt.peer_enabled(src, dst),
+                    "peer_status": rt.peer_status(src, dst),
+                    "reason": None if can else f"aclrtDeviceCanAccessPeer({src}, {dst}) = 0 "
+                                               f"(link {link})",
+                })
+    except KeyboardInterrupt:
+        return _probe_frame(rt, rows, interrupted=True)
+    except Exception as exc:
+        partial = _probe_frame(rt, rows, failed=f"{type(exc).__name__}: {exc}")
+        exc.partial_frame = partial  # type: ignore[attr-defined]
+        raise
+    return _probe_frame(rt, rows)
+
+
+def _probe_frame(rt: Runtime, rows: list[dict[str, object]], **flags: object) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=list(_PROBE_DTYPES)).astype(_PROBE_DTYPES)
+    try:
+        meta = run_metadata(rt, {"kind": "probe"})
+    except Exception as exc:  # a failing runtime: keep the rows, say why the rest is missing
+        meta = {"params": {"kind": "probe"}, "metadata_error": f"{type(exc).__name__}: {exc}"}
+    meta.update(flags)
+    frame.attrs["run"] = meta
     return frame
 
 

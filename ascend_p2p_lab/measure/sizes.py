@@ -11,8 +11,10 @@ Example:
 
 from __future__ import annotations
 
+import itertools
+import numbers
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 _UNITS = {
     "": 1, "b": 1,
@@ -21,7 +23,7 @@ _UNITS = {
     "g": 1 << 30, "gb": 1000**3, "gib": 1 << 30,
     "t": 1 << 40, "tb": 1000**4, "tib": 1 << 40,
 }
-_SIZE_RE = re.compile(r"^\s*(\d+)\s*([a-zA-Z]*)\s*$")
+_SIZE_RE = re.compile(r"^\s*([0-9]+)\s*([a-zA-Z]*)\s*$", re.ASCII)
 MAX_SIZE = 1 << 40  # no device has a terabyte; bounds what a typo can ask for
 MAX_SIZES = 64
 DEFAULT_SIZES = "4KiB:1GiB"
@@ -31,9 +33,11 @@ def parse_size(text: str | int) -> int:
     """One size: an int, or a number with B/KiB/MiB/GiB (binary) or KB/MB/GB (decimal)."""
     if isinstance(text, bool):
         raise TypeError("a size must be an int or a string such as '4KiB'")
-    if isinstance(text, int):
-        value = text
+    if isinstance(text, numbers.Integral):
+        value = int(text)
     elif isinstance(text, str):
+        if len(text) > 64:
+            raise ValueError(f"cannot read size {text[:20]!r}...: longer than 64 characters")
         m = _SIZE_RE.match(text)
         if not m or m.group(2).lower() not in _UNITS:
             raise ValueError(f"cannot read size {text!r}: use e.g. 4096, 4KiB, 1MiB, 1GiB")
@@ -67,10 +71,15 @@ def parse_sizes(spec: str | int | Iterable[str | int] | None = None) -> list[int
         if not parts:
             raise ValueError("no sizes given")
         sizes = [parse_size(p) for p in parts]
-    elif isinstance(spec, (int,)) and not isinstance(spec, bool):
+    elif isinstance(spec, numbers.Integral) and not isinstance(spec, bool):
         sizes = [parse_size(spec)]
+    elif isinstance(spec, (bytes, bytearray, Mapping)) or not isinstance(spec, Iterable):
+        raise TypeError("sizes must be a string such as '4KiB:1MiB', an int or a list of "
+                        f"them, not {type(spec).__name__}")
     else:
-        sizes = [parse_size(s) for s in spec]  # type: ignore[union-attr]
+        sizes = [parse_size(s) for s in itertools.islice(spec, MAX_SIZES + 1)]
+        if len(sizes) > MAX_SIZES:
+            raise ValueError(f"more than {MAX_SIZES} sizes; at most {MAX_SIZES} per sweep")
         if not sizes:
             raise ValueError("no sizes given")
     out = sorted(set(sizes))

@@ -14,7 +14,7 @@ import json
 import math
 import os
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,9 @@ from .sizes import format_size, parse_pairs, parse_sizes
 PATTERNS = ("pair", "local", "one_to_all", "all_to_one")
 CHECKPOINT_VERSION = 1
 MAX_CHECKPOINT_BYTES = 512 << 20
+MAX_SAMPLES = 1000  # per point; also the dashboard's limit
+MAX_COPIES = 1_000_000  # per sample
+MAX_SAMPLE_US = 60e6  # a minute of device time per sample
 
 
 @dataclass(frozen=True)
@@ -95,12 +98,17 @@ def make_spec(
     pats = tuple(dict.fromkeys(patterns))
     if not pats or any(p not in PATTERNS for p in pats):
         raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}")
-    for name, value, lo in (("samples", samples, 1), ("warmup", warmup, 0),
-                            ("max_copies", max_copies, 1)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}; got {value!r}")
-    if not (isinstance(min_sample_us, (int, float)) and min_sample_us > 0):
-        raise ValueError(f"min_sample_us must be positive; got {min_sample_us!r}")
+    for name, value, lo, hi in (("samples", samples, 1, MAX_SAMPLES),
+                                ("warmup", warmup, 0, MAX_SAMPLES),
+                                ("max_copies", max_copies, 1, MAX_COPIES)):
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ValueError(f"{name} must be an integer from {lo} to {hi}; got {value!r}")
+    for name, value, hi in (("min_sample_us", min_sample_us, MAX_SAMPLE_US),
+                            ("host_bound_ratio", host_bound_ratio, 1e6)):
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not 0 < value <= hi):
+            raise ValueError(f"{name} must be a number above 0 and at most {hi:g}; "
+                             f"got {value!r}")
     n = rt.device_count
     pair_list = parse_pairs(pairs, n)
     if "pair" in pats and n < 2:
@@ -311,9 +319,52 @@ class Context:
                 self.bar.update(1)
 
 
+class PeerRestoreError(AclError):
+    """Peer access could not be put back after a block as it was before; the sweep stops
+    there, since later blocks would measure with a peer state nobody asked for."""
+
+    def __str__(self) -> str:
+        return f"cannot restore peer access after the block: {super().__str__()}"
+
+
+def _set_refs(rt: Runtime, pair: tuple[int, int], target: int) -> None:
+    """Enable or disable pair until this runtime holds target enables of it."""
+    while rt.peer_refs().get(pair, 0) > target:
+        rt.disable_peer(*pair)
+    while rt.peer_refs().get(pair, 0) < target:
+        rt.enable_peer(*pair)
+
+
+def _restore(rt: Runtime, before: dict[tuple[int, int], int]
+             ) -> tuple[BaseException | None, BaseException | None]:
+    """Put each direction back to its enables in before, trying each twice; returns
+    (a KeyboardInterrupt that arrived meanwhile, the error that remains)."""
+    interrupt: BaseException | None = None
+    failure: BaseException | None = None
+    for pair, refs in before.items():
+        for attempt in range(2):
+            try:
+                _set_refs(rt, pair, refs)
+                break
+            except KeyboardInterrupt as exc:
+                interrupt = interrupt or exc
+            except Exception as exc:
+                if attempt:
+                    failure = failure or exc
+    return interrupt, failure
+
+
+def _restore_error(failure: BaseException) -> BaseException:
+    if isinstance(failure, AclError) and not isinstance(failure, PeerRestoreError):
+        return PeerRestoreError(failure.call, failure.call_args, failure.code, failure.message)
+    return failure
+
+
 @contextmanager
 def _peer_state(rt: Runtime, block: Block) -> Iterator[None]:
-    """Peer access as the block needs it, restored afterwards."""
+    """Peer access as the block needs it, restored afterwards: also after a failure or a
+    KeyboardInterrupt, with each restoring call tried twice. A restore that still fails
+    raises :class:`PeerRestoreError` (unless an interrupt is on its way)."""
     if block.pattern == "local" or block.reason or block.keep_peer_state:
         yield
         return
@@ -323,67 +374,91 @@ def _peer_state(rt: Runtime, block: Block) -> Iterator[None]:
     else:
         center = block.src if block.src is not None else block.dst
         directed = both_directions([(center, p) for p in block.peers])
-    if block.peer == "on":
-        with rt.peer_links(directed):
-            yield
-        return
-    held = {p: rt.peer_refs().get(p, 0) for p in directed}
-    with ExitStack() as stack:
-        for (src, dst), refs in held.items():
-            for _ in range(refs):
-                rt.disable_peer(src, dst)
-                stack.callback(rt.enable_peer, src, dst)  # restore what the user had
+    held = rt.peer_refs()
+    before = {p: held.get(p, 0) for p in directed}
+    # "on": one more enable of each direction (the driver counts them); "off": none held.
+    during = {p: (before[p] + 1 if block.peer == "on" else 0) for p in directed}
+    try:
+        for pair in directed:
+            _set_refs(rt, pair, during[pair])
         yield
+    except BaseException as exc:
+        interrupt, failure = _restore(rt, before)
+        if interrupt is not None and interrupt is not exc:
+            raise interrupt from exc
+        if failure is not None and not isinstance(exc, KeyboardInterrupt):
+            raise _restore_error(failure) from exc
+        raise
+    interrupt, failure = _restore(rt, before)
+    if interrupt is not None:
+        raise interrupt
+    if failure is not None:
+        raise _restore_error(failure)
 
 
 class Checkpoint:
     """Append-only JSON-lines file of completed blocks, for resuming a sweep.
 
-    Line 1 is a header with the parameters; each further line one block's rows. A torn
-    last line (an interrupted write) is discarded on reading; other damage is an error.
+    Line 1 is a header with the parameters; each further line one completed block's rows
+    (a block that failed is not recorded, so a rerun measures it again). A torn last line
+    (an interrupted write) is discarded on reading; other damage, a file that is not a
+    checkpoint and a header with other parameters are errors, and leave the file as it is.
     """
 
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
         self.path = Path(path)
         self.header = {"checkpoint": CHECKPOINT_VERSION, **header}
 
+    def _header_line(self) -> bytes:
+        return (json.dumps(self.header) + "\n").encode()
+
     def load(self) -> tuple[set[str], list[dict[str, Any]]]:
         """Completed block keys and their rows; creates the file if missing."""
-        if not self.path.exists() or self.path.stat().st_size == 0:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(self.header) + "\n")
+        path = self.path
+        if path.is_dir():
+            raise ValueError(f"checkpoint {path} is a folder; give a file name")
+        if not path.exists() or path.stat().st_size == 0:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(self._header_line())
             return set(), []
-        if self.path.stat().st_size > MAX_CHECKPOINT_BYTES:
-            raise ValueError(f"checkpoint {self.path} is larger than {MAX_CHECKPOINT_BYTES} bytes")
-        raw = self.path.read_bytes()
-        lines = raw.split(b"\n")
-        torn = not raw.endswith(b"\n")
-        if torn:
-            lines = lines[:-1]
-        records = []
-        for i, line in enumerate(lines):
+        if path.stat().st_size > MAX_CHECKPOINT_BYTES:
+            raise ValueError(f"checkpoint {path} is larger than {MAX_CHECKPOINT_BYTES} bytes")
+        raw = path.read_bytes()
+        complete, newline, torn = raw.rpartition(b"\n")
+        lines = complete.split(b"\n") if newline else []
+        if not lines:  # not one complete line: only a first write that was cut short is ours
+            if self._header_line().startswith(torn):
+                path.write_bytes(self._header_line())
+                return set(), []
+            raise ValueError(f"{path} is not an ascend-p2p-lab checkpoint (no complete line); "
+                             "give another file name")
+        head = _json_line(lines[0])
+        if not isinstance(head, dict) or head.get("checkpoint") != CHECKPOINT_VERSION:
+            raise ValueError(f"{path} is not an ascend-p2p-lab checkpoint (version "
+                             f"{CHECKPOINT_VERSION}); give another file name")
+        if head != self.header:
+            raise ValueError(
+                f"checkpoint {path} was written by a sweep with different parameters "
+                f"({_differences(head, self.header)}); use a new checkpoint file or the same "
+                "parameters"
+            )
+        keys: set[str] = set()
+        rows: list[dict[str, Any]] = []
+        for i, line in enumerate(lines[1:], start=2):
             if not line.strip():
                 continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise ValueError(f"checkpoint {self.path}: line {i + 1} is damaged") from None
-        if torn:  # drop the partial line from the file too
-            with self.path.open("wb") as fh:
-                fh.write(b"\n".join(lines) + b"\n")
-        if not records or records[0].get("checkpoint") != CHECKPOINT_VERSION:
-            raise ValueError(f"{self.path} is not an ascend-p2p-lab checkpoint")
-        if records[0] != self.header:
-            diff = sorted(k for k in set(records[0]) | set(self.header)
-                          if records[0].get(k) != self.header.get(k))
-            raise ValueError(
-                f"checkpoint {self.path} was written by a sweep with different parameters "
-                f"({', '.join(diff)}); use a new checkpoint file or the same parameters"
-            )
-        keys, rows = set(), []
-        for rec in records[1:]:
+            rec = _json_line(line)
+            if not (isinstance(rec, dict) and isinstance(rec.get("block"), str)
+                    and isinstance(rec.get("rows"), list)
+                    and all(isinstance(r, dict) for r in rec["rows"])):
+                raise ValueError(f"checkpoint {path}: line {i} is damaged")
+            if rec["block"] in keys:
+                continue
             keys.add(rec["block"])
             rows.extend(rec["rows"])
+        if torn:  # drop the partial last line from the file too
+            with path.open("r+b") as fh:
+                fh.truncate(len(complete) + 1)
         return keys, rows
 
     def append(self, block: Block, rows: list[dict[str, Any]]) -> None:
@@ -392,6 +467,28 @@ class Checkpoint:
             fh.write(line + "\n")
             fh.flush()
             os.fsync(fh.fileno())
+
+
+def _json_line(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """``samples: 2 in the file, 3 now; ...`` for the keys (also inside params) that differ."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if key == "params" and isinstance(a, dict) and isinstance(b, dict):
+            out.extend(f"{k}: {a.get(k)!r} in the file, {b.get(k)!r} now"
+                       for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k))
+        else:
+            out.append(f"{key}: {a!r} in the file, {b!r} now")
+    return "; ".join(out)
 
 
 def sweep(
@@ -431,18 +528,36 @@ def sweep(
             ``aclrtMemcpy`` timed by the host clock, as the runtime guide's sample copies).
         out: a folder to save the run to (also after an interrupt or a failure).
         checkpoint: a file that records each finished block; rerunning with the same
-            parameters skips those blocks.
+            parameters skips those blocks (a block that failed is measured again), and
+            other parameters are refused.
 
     An interrupt (KeyboardInterrupt) stops the sweep and returns what was measured,
     with ``attrs["run"]["interrupted"] = True``. A failing block records its error in
-    the ``error`` column of its remaining points and the sweep goes on.
+    the ``error`` column of its remaining points and the sweep goes on. An error no row
+    can carry (peer access that cannot be restored, a release that fails after a block's
+    last point) stops the sweep: it is raised with the rows so far in
+    ``exc.partial_frame``. In every case the rows are saved to ``out`` first, and the
+    sweep's buffers, streams, events and peer enables are released. A runtime failure
+    before the first block (while checking the arguments against the runtime, or
+    planning) raises with an empty ``partial_frame`` and saves nothing; an interrupt there
+    propagates.
     """
-    spec = make_spec(rt, pairs, sizes, direction=direction, peer=peer, initiator=initiator,
-                     samples=samples, warmup=warmup, patterns=patterns, timing=timing,
-                     min_sample_us=min_sample_us, max_copies=max_copies, verify=verify,
-                     host_bound_ratio=host_bound_ratio)
-    blocks = plan_blocks(rt, spec)
-    meta = run_metadata(rt, spec.to_dict())
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        raise ValueError(f"out {out} exists and is not a folder")
+    if checkpoint is not None and Path(checkpoint).is_dir():
+        raise ValueError(f"checkpoint {checkpoint} is a folder; give a file name")
+    try:  # bad arguments raise ValueError/TypeError here, before anything is allocated
+        spec = make_spec(rt, pairs, sizes, direction=direction, peer=peer,
+                         initiator=initiator, samples=samples, warmup=warmup,
+                         patterns=patterns, timing=timing, min_sample_us=min_sample_us,
+                         max_copies=max_copies, verify=verify,
+                         host_bound_ratio=host_bound_ratio)
+        blocks = plan_blocks(rt, spec)
+        meta = run_metadata(rt, spec.to_dict())
+    except AclError as exc:  # the runtime failed before the first point: no rows, no save
+        empty = to_frame([], {"failed": f"{type(exc).__name__}: {exc}"})
+        exc.partial_frame = empty  # type: ignore[attr-defined]
+        raise
     run_id = new_run_id()
     meta.update(run_id=run_id, interrupted=False, failed=None)
     base = {"run_id": run_id, "backend": rt.backend, "preset": rt.preset,
@@ -450,13 +565,21 @@ def sweep(
     topo = rt.topology
     nominal = ({name: lc.nominal_GBps for name, lc in topo.link_classes.items()}
                if topo is not None else {})
+    if topo is not None:
+        nominal["X"] = topo.local_copy_GBps
     ckpt = None
     done_blocks: set[str] = set()
     resumed: list[dict[str, Any]] = []
     if checkpoint is not None:
         ckpt = Checkpoint(checkpoint, {"params": spec.to_dict(), "backend": rt.backend,
-                                       "preset": rt.preset})
-        done_blocks, resumed = ckpt.load()
+                                       "preset": rt.preset, "seed": rt.info.seed})
+        done_blocks, rows = ckpt.load()
+        resumed = _restore_rows(rows)
+        try:
+            to_frame(resumed)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"checkpoint {checkpoint}: its rows do not fit the schema "
+                             f"({exc})") from None
         meta["resumed_blocks"] = len(done_blocks)
     pool = BufferPool(rt, max(spec.sizes))
     ctx = Context(rt, spec, pool, base, nominal)
@@ -468,31 +591,45 @@ def sweep(
     try:
         for block in todo:
             start = len(ctx.rows)
+            completed = True
             if block.reason:
                 ctx.error_rows(block, ctx.remaining(block), block.reason)
             else:
                 try:
                     with _peer_state(rt, block):
                         CASES[(block.pattern, block.direction, block.path)](ctx, block)
-                except (AclError, ValueError) as exc:
+                except PeerRestoreError as exc:
                     ctx.error_rows(block, ctx.remaining(block), str(exc))
-            if ckpt is not None:
+                    raise
+                except (AclError, ValueError) as exc:
+                    remaining = ctx.remaining(block)
+                    if not remaining:
+                        raise  # every point has its rows: nowhere to record it, so stop
+                    ctx.error_rows(block, remaining, str(exc))
+                    completed = False
+            if ckpt is not None and completed:
                 ckpt.append(block, _jsonable_rows(ctx.rows[start:]))
     except KeyboardInterrupt:
         meta["interrupted"] = True
     except BaseException as exc:
         failure = exc
         meta["failed"] = f"{type(exc).__name__}: {exc}"
-    finally:
-        if bar is not None:
-            bar.close()
-        try:
-            pool.close()
-        except Exception as exc:
-            failure = failure or exc
-    frame = to_frame([*_restore_rows(resumed), *ctx.rows], meta)
+    if bar is not None:
+        bar.close()
+    try:
+        pool.close()
+    except KeyboardInterrupt:
+        meta["interrupted"] = True
+    except Exception as exc:
+        failure = failure or exc
+        meta["failed"] = meta["failed"] or f"{type(exc).__name__}: {exc}"
+    frame = to_frame([*resumed, *ctx.rows], meta)
     if out is not None:
-        save_run(frame, out, meta)
+        try:
+            save_run(frame, out, meta)
+        except BaseException as exc:
+            exc.partial_frame = frame  # type: ignore[attr-defined]
+            raise
     if failure is not None:
         failure.partial_frame = frame  # type: ignore[attr-defined]
         raise failure

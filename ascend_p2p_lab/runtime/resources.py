@@ -12,10 +12,42 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .runtime import Runtime
+
+
+def close_all(resources: Iterable[Any]) -> None:
+    """Close every resource (anything with ``close()``; None is skipped), also when some
+    fail or a KeyboardInterrupt arrives.
+
+    Failures are retried once (a release that failed leaves its resource open); then the
+    KeyboardInterrupt, if there was one, or else the first error that remains is raised.
+    """
+    pending = [r for r in resources if r is not None]
+    interrupt: BaseException | None = None
+    error: BaseException | None = None
+    for attempt in range(2):
+        failed: list[Any] = []
+        for res in pending:
+            try:
+                res.close()
+            except KeyboardInterrupt as exc:
+                interrupt = interrupt or exc
+                failed.append(res)
+            except Exception as exc:
+                if attempt == 1:
+                    error = error or exc
+                failed.append(res)
+        pending = failed
+        if not pending:
+            break
+    if interrupt is not None:
+        raise interrupt
+    if error is not None:
+        raise error
 
 
 class Resource:
@@ -32,12 +64,13 @@ class Resource:
         raise NotImplementedError
 
     def close(self) -> None:
-        """Release now (idempotent)."""
+        """Release now (idempotent). A release that fails (or is interrupted) leaves the
+        resource open and tracked, so that a retry, or the runtime's close, frees it."""
         if self.closed:
             return
+        self._release()
         self.closed = True
         self.rt._untrack(self)
-        self._release()
 
     def __enter__(self) -> Any:
         return self
@@ -138,12 +171,16 @@ class PeerLinks(Resource):
 
     def _release(self) -> None:
         first: BaseException | None = None
+        failed: list[tuple[int, int]] = []
         for src, dst in reversed(self.pairs):
             try:
                 self.rt.disable_peer(src, dst)
-            except Exception as exc:  # keep disabling the others
-                first = first or exc
-        self.pairs = []
+            except BaseException as exc:  # keep disabling the others (also on Ctrl-C)
+                failed.insert(0, (src, dst))
+                if first is None or (isinstance(exc, KeyboardInterrupt)
+                                     and not isinstance(first, KeyboardInterrupt)):
+                    first = exc
+        self.pairs = failed  # what a retry still has to disable
         if first is not None:
             raise first
 

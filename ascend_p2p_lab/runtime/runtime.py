@@ -15,15 +15,23 @@ from __future__ import annotations
 
 import threading
 import time
-from itertools import repeat
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from itertools import repeat
 from typing import Any
 
 from .. import codes as C
 from .backend import BackendInfo, is_simulated, load_acl
 from .errors import AclError
-from .resources import DeviceBuffer, Event, HostBuffer, PeerLinks, Resource, Stream
+from .resources import (
+    DeviceBuffer,
+    Event,
+    HostBuffer,
+    PeerLinks,
+    Resource,
+    Stream,
+    close_all,
+)
 
 
 class Runtime:
@@ -100,41 +108,44 @@ class Runtime:
     def close(self) -> None:
         """Free every open resource, disable the peer links this runtime enabled, reset the
         devices it set and finalize the runtime it initialized. Raises the first error after
-        trying everything."""
+        trying everything; a failed release or disable is retried once, and a
+        KeyboardInterrupt does not stop the teardown (it is raised at the end)."""
         if self.closed:
             return
         errors: list[BaseException] = []
-        for res in reversed(list(self._resources.values())):
+
+        def attempt(fn: Any, *args: Any) -> bool:
             try:
-                res.close()
-            except Exception as exc:
+                fn(*args)
+            except BaseException as exc:  # keep releasing; raised at the end
                 errors.append(exc)
+                return False
+            return True
+
+        attempt(close_all, reversed(list(self._resources.values())))
         for (src, dst), refs in list(self._peer_refs.items()):
             for _ in range(refs):
-                try:
-                    self.disable_peer(src, dst)
-                except Exception as exc:
-                    errors.append(exc)
-                    self._peer_refs.pop((src, dst), None)
-                    break
+                if not (attempt(self.disable_peer, src, dst)
+                        or attempt(self.disable_peer, src, dst)):
+                    break  # the device reset below drops it
         for dev, count in list(self._set_counts.items()):
             for _ in range(count):
-                try:
-                    self.call("rt.reset_device", dev)
-                except Exception as exc:
-                    errors.append(exc)
+                if not attempt(self.call, "rt.reset_device", dev):
                     break
         self._set_counts.clear()
         self._contexts.clear()
         self._tls = threading.local()
         if self._owns_init:
-            try:
-                self.call("finalize")
-            except Exception as exc:
-                errors.append(exc)
+            attempt(self.call, "finalize")
+        with self._lock:  # what failed to release went with the device reset or finalize
+            for res in self._resources.values():
+                res.closed = True
+            self._resources.clear()
+            self._peer_refs.clear()
         self.closed = True
         if errors:
-            raise errors[0]
+            interrupt = next((e for e in errors if isinstance(e, KeyboardInterrupt)), None)
+            raise interrupt or errors[0]
 
     def __enter__(self) -> Runtime:
         return self
@@ -297,12 +308,14 @@ class Runtime:
         self, dev: int, size: int, policy: int = C.ACL_MEM_MALLOC_HUGE_FIRST_P2P
     ) -> DeviceBuffer:
         """``aclrtMalloc`` on dev (default policy ACL_MEM_MALLOC_HUGE_FIRST_P2P)."""
+        _check_size(size)
         self.use(dev)
         ptr = self.call("rt.malloc", size, policy)
         return DeviceBuffer(self, int(ptr), size, dev, policy)
 
     def host_buffer(self, size: int) -> HostBuffer:
         """Pinned host memory (``aclrtMallocHost``)."""
+        _check_size(size)
         ptr = self.call("rt.malloc_host", size)
         return HostBuffer(self, int(ptr), size)
 
@@ -448,6 +461,14 @@ class Runtime:
         state = "closed" if self.closed else "open"
         where = f"preset={self.preset!r}" if self.simulated else "real pyACL"
         return f"<Runtime backend={self.backend!r} {where} {state}>"
+
+
+def _check_size(size: object) -> None:
+    """A buffer size is a positive int; checked before any call (pyACL would wrap it)."""
+    if isinstance(size, bool) or not isinstance(size, int):
+        raise TypeError(f"a buffer size must be an int, got {type(size).__name__}")
+    if size <= 0:
+        raise ValueError(f"a buffer size must be positive, got {size}")
 
 
 def open_runtime(
