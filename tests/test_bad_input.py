@@ -497,16 +497,11 @@ def test_the_installed_command_exits_2_without_traceback(tmp_path: Path) -> None
 
 
 # ---------------------------------------------------------------- faults given as data
-@pytest.mark.xfail(strict=True, reason="sim/faults.py: Fault does not check `call` against "
-                   "the simulated pyACL calls, so a misspelt call is accepted and never fires")
 def test_a_fault_on_an_unknown_call_is_refused() -> None:
     with pytest.raises(ValueError, match=r"rt\.memcpy_asynk"):
         open_runtime("sim", faults=[{"kind": "error", "call": "rt.memcpy_asynk"}]).close()
 
 
-@pytest.mark.xfail(strict=True, reason="sim/faults.py: Fault.__post_init__ compares before "
-                   "checking types, so nth='x' gives \"'<' not supported between instances "
-                   "of 'str' and 'int'\" without naming the key")
 def test_a_fault_with_a_wrong_type_names_the_key() -> None:
     with pytest.raises((ValueError, TypeError), match="nth"):
         open_runtime("sim", faults=[{"kind": "error", "nth": "x"}]).close()

@@ -359,7 +359,7 @@ FAULTS: dict[str, FaultCase] = {
                           recorded=SWEEPS),
     "create_stream#2": FaultCase(_err("rt.create_stream", 207008, 2), "EE207008: injected",
                                  recorded=SWEEPS),
-    "create_event#3": FaultCase(_err("rt.create_event", 207007, 3), "EE207007: injected",
+    "create_event#3": FaultCase(_err("rt.create_event_with_flag", 207007, 3), "EE207007: injected",
                                 recorded=SWEEPS),
     "record_event#3": FaultCase(_err("rt.record_event", 507001, 3), "EE507001: injected",
                                 recorded=SWEEPS),
@@ -598,9 +598,7 @@ def test_a_users_peer_links_survive_failing_peer_off_blocks() -> None:
         disable_all(rt)
 
 
-# ------------------------------------------------- faults the simulator cannot inject yet
-_NO_HOOK = ("sim/runtime.py: acl.rt.{0} never calls _fault(), so an error fault naming it "
-            "is accepted and never fires")
+# --------------------------------------------------------- every call can carry a fault
 
 
 def _touch_every_call(rt: Runtime) -> None:
@@ -617,13 +615,9 @@ def _touch_every_call(rt: Runtime) -> None:
 
 
 @pytest.mark.parametrize("call", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=_NO_HOOK.format(name)))
-    for name in ("destroy_stream", "destroy_event", "event_elapsed_time", "stream_wait_event",
-                 "get_mem_info")
-] + [pytest.param("create_event_with_flag", marks=pytest.mark.xfail(strict=True, reason=(
-    "sim/runtime.py: every event creation checks _fault('rt.create_event'), so a fault "
-    "naming acl.rt.create_event_with_flag (the call the runtime makes and its errors "
-    "name) never fires")))] + ["create_stream", "record_event", "synchronize_event"])
+    "destroy_stream", "destroy_event", "event_elapsed_time", "stream_wait_event", "get_mem_info",
+    "create_event_with_flag", "create_stream", "record_event", "synchronize_event",
+])
 def test_an_error_fault_fires_on_the_call_it_names(call: str) -> None:
     with _open([_err(f"rt.{call}", 507000, 1)]) as rt:
         with pytest.raises(AclError) as info:
@@ -631,14 +625,11 @@ def test_an_error_fault_fires_on_the_call_it_names(call: str) -> None:
         assert info.value.call == f"acl.rt.{call}" and info.value.code == 507000
 
 
-_LOST = ("sim/runtime.py: acl.rt.{0} has no fault hook, so it still succeeds on a device "
-         "the device_lost fault marked lost (faults.py: 'every call on it fails')")
 
 
 @pytest.mark.parametrize("call", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=_LOST.format(name)))
-    for name in ("get_mem_info", "stream_wait_event", "event_elapsed_time")
-] + ["record_event", "synchronize_event"])
+    "get_mem_info", "stream_wait_event", "event_elapsed_time", "record_event", "synchronize_event",
+])
 def test_a_lost_device_fails_every_later_call(call: str) -> None:
     lost = {"kind": "device_lost", "device": 1, "call": "rt.create_stream", "nth": 2}
     with _open([lost]) as rt:
@@ -918,6 +909,7 @@ def test_a_preset_switch_that_fails_half_way_keeps_the_old_runtime(
         return real(rt)
 
     monkeypatch.setattr(widgets, "PeerLinkPanel", broken)
+    before = {id(sim) for sim in LIVE}
     if exc is KeyboardInterrupt:
         with pytest.raises(KeyboardInterrupt):
             dash.preset.value = "atlas300i-duo"
@@ -927,7 +919,7 @@ def test_a_preset_switch_that_fails_half_way_keeps_the_old_runtime(
         assert dash.message.startswith("cannot switch to 'atlas300i-duo': RuntimeError")
     assert dash.rt is old and not old.closed and dash.preset.value == "atlas800t-a2"
     assert dash.links is not None and dash.links.rt is old
-    newest = [sim for sim in LIVE if sim is not old.acl]
+    newest = [sim for sim in LIVE if id(sim) not in before]
     assert newest and all(sim.ledger_is_empty() for sim in newest)  # the new one was closed
     dash.close()
     assert old.closed

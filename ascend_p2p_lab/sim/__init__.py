@@ -22,11 +22,30 @@ from .faults import Fault
 from .runtime import NEWER_CALLS, SimulatedACL
 
 DEFAULT_PRESET = "atlas800t-a2"
-#: Every simulator made by simulated_acl() that is still alive (tests check their ledgers).
+#: Every simulator made by simulated_acl() that is still alive.
 LIVE: weakref.WeakSet[SimulatedACL] = weakref.WeakSet()
+#: With tracking on (see track()), every simulator made since the last drain, kept alive
+#: so that a test can check its ledger even after the code under test dropped it.
+_TRACKED: list[SimulatedACL] | None = None
+
+
+def track(on: bool = True) -> None:
+    """Keep every new simulator until :func:`drain_tracked` (for test suites)."""
+    global _TRACKED
+    _TRACKED = [] if on else None
+
+
+def drain_tracked() -> list[SimulatedACL]:
+    """The simulators made since the last drain (tracking must be on); forgets them."""
+    if _TRACKED is None:
+        return []
+    made = list(_TRACKED)
+    _TRACKED.clear()
+    return made
 
 __all__ = [
-    "DEFAULT_PRESET", "LIVE", "NEWER_CALLS", "Fault", "SimulatedACL", "shim_path", "simulated_acl",
+    "DEFAULT_PRESET", "LIVE", "NEWER_CALLS", "Fault", "SimulatedACL", "drain_tracked",
+    "shim_path", "simulated_acl", "track",
 ]
 
 
@@ -53,6 +72,8 @@ def simulated_acl(
         jitter=jitter,
     )
     LIVE.add(sim)
+    if _TRACKED is not None:
+        _TRACKED.append(sim)
     return sim
 
 

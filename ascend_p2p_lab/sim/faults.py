@@ -43,6 +43,15 @@ class Fault:
     seen: int = field(default=0, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        for key, types in (("kind", str), ("call", (str, type(None))), ("code", int),
+                           ("nth", (int, type(None))), ("device", (int, type(None))),
+                           ("factor", (int, float)), ("message", str)):
+            value = getattr(self, key)
+            if not isinstance(value, types) or isinstance(value, bool):
+                raise TypeError(f"fault {key} has the wrong type: {value!r}")
+        if self.link is not None and (
+                len(self.link) != 2 or not all(isinstance(v, int) for v in self.link)):
+            raise TypeError(f"fault link must be two device ids, got {self.link!r}")
         if self.kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {self.kind!r}; choose one of {FAULT_KINDS}")
         if self.kind == "device_lost" and self.code == ACL_ERROR_RT_DRV_INTERNAL_ERROR:

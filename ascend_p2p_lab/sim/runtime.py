@@ -104,6 +104,11 @@ class SimulatedACL:
         self.seed = seed
         self.api_level = api_level
         self.faults = as_faults(faults)
+        known = {"init", "finalize", *(f"rt.{name}" for name in _RT_CALLS)}
+        for f in self.faults:
+            if f.call is not None and f.call not in known:
+                raise ValueError(f"fault call {f.call!r} is not a simulated pyACL call; use "
+                                 "'init', 'finalize' or 'rt.<name>', e.g. 'rt.memcpy_async'")
         self._lock = threading.RLock()
         self._tls = threading.local()
         self._reset_state(jitter if jitter is not None else topology.jitter)
@@ -878,6 +883,9 @@ class SimulatedACL:
         dev, code = self._need_current()
         if code or dev is None:
             return 0, 0, code
+        code = self._fault("rt.get_mem_info", (dev,))
+        if code:
+            return 0, 0, code
         if attr not in C.HBM_ATTRS:
             return 0, 0, 0  # unsupported attribute: free = total = 0
         total = self.topology.memory_bytes
@@ -904,9 +912,13 @@ class SimulatedACL:
         code = self._check_init()
         if code:
             return code
-        s = self.streams.pop(handle, None)
+        s = self.streams.get(handle)
         if s is None:
             return self._fail(C.ACL_ERROR_RT_PARAM_INVALID, f"stream {handle} does not exist")
+        code = self._fault("rt.destroy_stream", (s.device,))
+        if code:
+            return code
+        del self.streams[handle]
         self.engine.drop_stream(s)
         self._host(10.0)
         return 0
@@ -941,14 +953,14 @@ class SimulatedACL:
         self._host(self.topology.host.sync_return_us)
         return 0
 
-    def _new_event(self, flag: int) -> tuple[int, int]:
+    def _new_event(self, flag: int, call: str) -> tuple[int, int]:
         code = self._check_init()
         if code:
             return 0, code
         dev, code = self._need_current()
         if code or dev is None:
             return 0, code
-        code = self._fault("rt.create_event", (dev,))
+        code = self._fault(call, (dev,))
         if code:
             return 0, code
         e = self.engine.new_event(dev, flag)
@@ -957,21 +969,27 @@ class SimulatedACL:
         return e.id, 0
 
     def _create_event(self) -> tuple[int, int]:
-        return self._new_event(0)
+        return self._new_event(0, "rt.create_event")
 
     def _create_event_with_flag(self, flag: object) -> tuple[int, int]:
-        return self._new_event(_int("create_event_with_flag", flag))
+        return self._new_event(_int("create_event_with_flag", flag), "rt.create_event_with_flag")
 
     def _create_event_ex_with_flag(self, flag: object) -> tuple[int, int]:
-        return self._new_event(_int("create_event_ex_with_flag", flag))
+        return self._new_event(_int("create_event_ex_with_flag", flag),
+                               "rt.create_event_ex_with_flag")
 
     def _destroy_event(self, handle: object) -> int:
         handle = _int("destroy_event", handle)
         code = self._check_init()
         if code:
             return code
-        if self.events.pop(handle, None) is None:
+        e = self.events.get(handle)
+        if e is None:
             return self._fail(C.ACL_ERROR_RT_PARAM_INVALID, f"event {handle} does not exist")
+        code = self._fault("rt.destroy_event", (e.device,))
+        if code:
+            return code
+        del self.events[handle]
         self._host(2.0)
         return 0
 
@@ -1016,6 +1034,9 @@ class SimulatedACL:
         s, code = self._stream_of(stream, cur)
         if code or s is None:
             return code
+        code = self._fault("rt.stream_wait_event", (s.device, e.device))
+        if code:
+            return code
         self._host(2.0)
         self.engine.enqueue_wait(s, e)
         if e.device != s.device:  # crossing devices goes through the runtime's notify
@@ -1052,6 +1073,9 @@ class SimulatedACL:
             return 0.0, self._fail(
                 C.ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "event was never recorded"
             )
+        code = self._fault("rt.event_elapsed_time", (a.device, b.device))
+        if code:
+            return 0.0, code
         self.engine.resolve()
         if a.ts is None or b.ts is None:
             return 0.0, self._fail(C.ACL_ERROR_RT_EVENT_NOT_COMPLETE, "event not complete")
