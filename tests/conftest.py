@@ -6,7 +6,6 @@ import pytest
 
 from ascend_p2p_lab.sim import drain_tracked, track
 
-
 track(True)  # keep every simulator a test makes alive until its ledger is checked
 
 
