@@ -253,19 +253,25 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .results import load_run, summarize
+    from .results import load_run
 
     run = load_run(args.run_dir)
-    out = args.out or args.run_dir
+    print_summary(run)
+    return _write_report(run, args.out or args.run_dir)
+
+
+def _write_report(run: Any, out: Path, table: Any = None) -> int:
+    """summary.csv and the figures of a run, into out."""
+    from .results import summarize
+
     out.mkdir(parents=True, exist_ok=True)
     summarize(run).to_csv(out / "summary.csv", index=False)
-    print_summary(run)
     try:
         from . import plots
     except ImportError as exc:
         print(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')")
         return 0
-    paths = plots.report(run, out)
+    paths = plots.report(run, out, table=table)
     print(f"\nwrote {out / 'summary.csv'} and {len(paths)} figures:")
     for p in paths:
         print(f"  {p}")
@@ -287,14 +293,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"2. peer links: enabled {len(rt.peer_refs())} directions, {len(refused)} refused")
         print("3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged")
         run = sweep(rt, sizes=args.sizes, direction="both", peer="both",
-                    patterns=("pair", "local"), progress=not args.no_progress)
+                    patterns=("pair", "local"), samples=3, progress=not args.no_progress)
         save_run(run, out)
         out.mkdir(parents=True, exist_ok=True)
         table.to_csv(out / "probe.csv", index=False)
     print_summary(run, out)
-    print("4. report")
-    args.run_dir, args.out = out, out
-    return cmd_report(args)
+    print("\n4. report")
+    return _write_report(run, out, table=table)
 
 
 def cmd_sim_path(args: argparse.Namespace) -> int:

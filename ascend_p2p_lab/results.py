@@ -102,18 +102,27 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=[*POINT_KEYS, "samples", "bandwidth_GBps_median"])
     df = frame.copy()
     df["us_per_copy"] = df["elapsed_us"] / df["copies"].astype("float64")
+    # verified: True when every checked sample passed, False if any failed, NA if none
+    # was checked (min over 1.0/0.0 floats, NaN for unchecked)
+    df["_verified"] = df["verified"].astype("Float64").astype("float64")
+    df["_error"] = df["error"].where(df["error"].str.len() > 0)
     grouped = df.groupby(POINT_KEYS, dropna=False, sort=True)
     out = grouped.agg(
         samples=("bandwidth_GBps", "count"),
         bandwidth_GBps_median=("bandwidth_GBps", "median"),
-        bandwidth_GBps_p10=("bandwidth_GBps", _q(0.10)),
-        bandwidth_GBps_p90=("bandwidth_GBps", _q(0.90)),
         us_per_copy_median=("us_per_copy", "median"),
         host_bound=("host_bound", "any"),
-        verified=("verified", lambda s: bool(s.dropna().all()) if s.notna().any() else pd.NA),
+        _verified=("_verified", "min"),
         nominal_GBps=("nominal_GBps", "first"),
-        error=("error", lambda s: next((e for e in s if isinstance(e, str) and e), pd.NA)),
-    ).reset_index()
+        error=("_error", "first"),
+    )
+    quantiles = grouped["bandwidth_GBps"].quantile([0.10, 0.90]).unstack()
+    out.insert(2, "bandwidth_GBps_p10", quantiles[0.10])
+    out.insert(3, "bandwidth_GBps_p90", quantiles[0.90])
+    out["verified"] = out.pop("_verified").map({1.0: True, 0.0: False}).astype("boolean")
+    out = out[["samples", "bandwidth_GBps_median", "bandwidth_GBps_p10", "bandwidth_GBps_p90",
+               "us_per_copy_median", "host_bound", "verified", "nominal_GBps", "error"]]
+    out = out.reset_index()
     return out
 
 

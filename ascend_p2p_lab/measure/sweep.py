@@ -268,7 +268,7 @@ class Context:
             **self.base, "src": src, "dst": dst, "link": link, "pattern": block.pattern,
             "direction": block.direction, "peer": block.peer, "path": block.path,
             "initiator": self.spec.initiator if block.pattern == "pair" else
-            ("src" if block.pattern == "one_to_all" else "dst"),
+            ("dst" if block.pattern == "all_to_one" else "src"),
             "size_bytes": size, "timing": self.spec.timing,
             "nominal_GBps": self.nominal.get(link, math.nan),
             "copies": None, "sample": None, "elapsed_us": math.nan,
@@ -565,8 +565,6 @@ def sweep(
     topo = rt.topology
     nominal = ({name: lc.nominal_GBps for name, lc in topo.link_classes.items()}
                if topo is not None else {})
-    if topo is not None:
-        nominal["X"] = topo.local_copy_GBps
     ckpt = None
     done_blocks: set[str] = set()
     resumed: list[dict[str, Any]] = []
