@@ -35,9 +35,21 @@ def _direct_error(exc: AclError) -> str:
 
 
 def _calibrate(measure: Callable[[int], Timing], warmup: int, spec) -> int:
-    """Warm up with a few untimed-by-us copies and size a sample from their device time."""
+    """Warm up, then size a sample so that it spans at least ``min_sample_us``.
+
+    A few warm-up copies give a first estimate of the time per copy (pessimistic: the
+    first copy of a window also waits for its launch); a trial with that many copies
+    corrects it, so samples reach the minimum without overshooting much.
+    """
     t = measure(max(warmup, 1))
-    return copies_for(t.elapsed_us / t.copies, spec.min_sample_us, spec.max_copies)
+    copies = copies_for(t.elapsed_us / t.copies, spec.min_sample_us, spec.max_copies)
+    if copies > 1 and copies < spec.max_copies:
+        trial = measure(copies)
+        if trial.elapsed_us < spec.min_sample_us:
+            copies = copies_for(trial.elapsed_us / trial.copies, spec.min_sample_us,
+                                spec.max_copies)
+            copies = min(spec.max_copies, copies + 1)
+    return copies
 
 
 def run_pair_uni(ctx: Context, block: Block) -> None:
@@ -62,7 +74,7 @@ def run_pair_uni(ctx: Context, block: Block) -> None:
                 timings = [measure(copies) for _ in range(spec.samples)]
             except AclError as exc:
                 if block.path == "direct":  # what the runtime does without peer access
-                    ctx.error_rows(block, [size], _direct_error(exc))
+                    ctx.error_rows(block, [size], _direct_error(exc), tick=False)
                     continue
                 raise
             ok = pool.verify(dbuf, src, size) if spec.verify else None
@@ -94,7 +106,7 @@ def run_pair_bi(ctx: Context, block: Block) -> None:
                          for _ in range(spec.samples)]
             except AclError as exc:
                 if block.path == "direct":
-                    ctx.error_rows(block, [size], _direct_error(exc))
+                    ctx.error_rows(block, [size], _direct_error(exc), tick=False)
                     continue
                 raise
             ok_ab = pool.verify(plan[0][0], a, size) if spec.verify else None

@@ -306,7 +306,10 @@ class Context:
                                        verified=verified[1], bidir_total_GBps=total, **v_ba))
         self._emitted.add((block.key, size))
 
-    def error_rows(self, block: Block, sizes: list[int], message: str) -> None:
+    def error_rows(self, block: Block, sizes: list[int], message: str, *,
+                   tick: bool = True) -> None:
+        """Rows that carry an error instead of a number; ``tick=False`` inside a
+        ``sizes_todo`` loop, which moves the progress bar itself."""
         for size in sizes:
             if block.direction == "bi":
                 ends = [(block.src, block.dst), (block.dst, block.src)]
@@ -315,7 +318,7 @@ class Context:
             for src, dst in ends:
                 self.rows.append(self._row(block, size, src, dst, error=message))
             self._emitted.add((block.key, size))
-            if self.bar is not None:
+            if tick and self.bar is not None:
                 self.bar.update(1)
 
 
