@@ -899,7 +899,7 @@ def latency_vs_size(
         else:
             ax.fill_between(g["size_bytes"], g["p10"], g["p90"], color=color, alpha=0.2, lw=0)
             (line,) = ax.plot(g["size_bytes"], g["median"], color=color, marker="o", ms=4,
-                              ls="none" if fit else "-", label=f"{label} measured")
+                              ls="none" if fit else "-", label=f"{label} median")
             handles.append(line)
         if fit and not fits.empty:
             fmask = np.logical_and.reduce([fits[c] == v for c, v in key.items()])
