@@ -323,6 +323,13 @@ class SimulatedACL:
             )
         return 0
 
+    def _init_and_current(self) -> tuple[int | None, int]:
+        """The current device, after the init check: (device, 0) or (None, code)."""
+        code = self._check_init()
+        if code:
+            return None, code
+        return self._need_current()
+
     def _need_current(self) -> tuple[int | None, int]:
         dev = self._current
         if dev is None or self.device_refs.get(dev, 0) == 0:
@@ -543,10 +550,7 @@ class SimulatedACL:
 
     def _device_disable_peer_access(self, peer: object) -> int:
         peer = _int("device_disable_peer_access", peer)
-        code = self._check_init()
-        if code:
-            return code
-        dev, code = self._need_current()
+        dev, code = self._init_and_current()
         if code or dev is None:
             return code
         code = self._check_dev(peer)
@@ -583,10 +587,7 @@ class SimulatedACL:
     # ------------------------------------------------------------------ memory
     def _malloc(self, size: object, policy: object) -> tuple[int, int]:
         size, policy = _int("malloc", size), _int("malloc", policy)
-        code = self._check_init()
-        if code:
-            return 0, code
-        dev, code = self._need_current()
+        dev, code = self._init_and_current()
         if code or dev is None:
             return 0, code
         if size <= 0:
@@ -681,10 +682,7 @@ class SimulatedACL:
     def _memset(self, ptr: object, max_count: object, value: object, count: object) -> int:
         ptr, max_count = _int("memset", ptr), _int("memset", max_count)
         value, count = _int("memset", value), _int("memset", count)
-        code = self._check_init()
-        if code:
-            return code
-        dev, code = self._need_current()
+        dev, code = self._init_and_current()
         if code or dev is None:
             return code
         if count > max_count:
@@ -800,10 +798,7 @@ class SimulatedACL:
     ) -> int:
         dst, dest_max, src = _int("memcpy", dst), _int("memcpy", dest_max), _int("memcpy", src)
         count, kind = _int("memcpy", count), _int("memcpy", kind)
-        code = self._check_init()
-        if code:
-            return code
-        cur, code = self._need_current()
+        cur, code = self._init_and_current()
         if code or cur is None:
             return code
         if count == 0:
@@ -877,10 +872,7 @@ class SimulatedACL:
 
     def _get_mem_info(self, attr: object) -> tuple[int, int, int]:
         attr = _int("get_mem_info", attr)
-        code = self._check_init()
-        if code:
-            return 0, 0, code
-        dev, code = self._need_current()
+        dev, code = self._init_and_current()
         if code or dev is None:
             return 0, 0, code
         code = self._fault("rt.get_mem_info", (dev,))
@@ -893,10 +885,7 @@ class SimulatedACL:
 
     # ------------------------------------------------------------------ streams, events
     def _create_stream(self) -> tuple[int, int]:
-        code = self._check_init()
-        if code:
-            return 0, code
-        dev, code = self._need_current()
+        dev, code = self._init_and_current()
         if code or dev is None:
             return 0, code
         code = self._fault("rt.create_stream", (dev,))
@@ -940,10 +929,7 @@ class SimulatedACL:
         return 0
 
     def _synchronize_device(self) -> int:
-        code = self._check_init()
-        if code:
-            return code
-        dev, code = self._need_current()
+        dev, code = self._init_and_current()
         if code or dev is None:
             return code
         code = self._fault("rt.synchronize_device", (dev,))
@@ -954,10 +940,7 @@ class SimulatedACL:
         return 0
 
     def _new_event(self, flag: int, call: str) -> tuple[int, int]:
-        code = self._check_init()
-        if code:
-            return 0, code
-        dev, code = self._need_current()
+        dev, code = self._init_and_current()
         if code or dev is None:
             return 0, code
         code = self._fault(call, (dev,))
@@ -993,24 +976,28 @@ class SimulatedACL:
         self._host(2.0)
         return 0
 
-    def _record_event(self, event: object, stream: object) -> int:
-        event, stream = _int("record_event", event), _int("record_event", stream)
-        code = self._check_init()
-        if code:
-            return code
-        cur, code = self._need_current()
+    def _event_and_stream(self, call: str, event: object, stream: object
+                          ) -> tuple[SimEvent | None, Stream | None, int]:
+        """An event and a stream of the current device, checked as both calls need them."""
+        event, stream = _int(call, event), _int(call, stream)
+        cur, code = self._init_and_current()
         if code or cur is None:
-            return code
+            return None, None, code
         e = self.events.get(event)
         if e is None:
-            return self._fail(C.ACL_ERROR_RT_PARAM_INVALID, f"event {event} does not exist")
+            return None, None, self._fail(C.ACL_ERROR_RT_PARAM_INVALID,
+                                          f"event {event} does not exist")
         s, code = self._stream_of(stream, cur)
-        if code or s is None:
+        return e, s, code
+
+    def _record_event(self, event: object, stream: object) -> int:
+        e, s, code = self._event_and_stream("record_event", event, stream)
+        if code or e is None or s is None:
             return code
         if e.device != s.device:
             return self._fail(
                 C.ACL_ERROR_RT_STREAM_CONTEXT,
-                f"event {event} belongs to device {e.device}, stream to device {s.device}",
+                f"event {e.id} belongs to device {e.device}, stream to device {s.device}",
             )
         if self.faults:
             code = self._fault("rt.record_event", (s.device,))
@@ -1021,18 +1008,9 @@ class SimulatedACL:
         return 0
 
     def _stream_wait_event(self, stream: object, event: object) -> int:
-        stream, event = _int("stream_wait_event", stream), _int("stream_wait_event", event)
-        code = self._check_init()
-        if code:
-            return code
-        cur, code = self._need_current()
-        if code or cur is None:
-            return code
-        e = self.events.get(event)
-        if e is None:
-            return self._fail(C.ACL_ERROR_RT_PARAM_INVALID, f"event {event} does not exist")
-        s, code = self._stream_of(stream, cur)
-        if code or s is None:
+        stream = _int("stream_wait_event", stream)
+        e, s, code = self._event_and_stream("stream_wait_event", event, stream)
+        if code or e is None or s is None:
             return code
         code = self._fault("rt.stream_wait_event", (s.device, e.device))
         if code:
