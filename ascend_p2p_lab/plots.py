@@ -423,7 +423,7 @@ def _local_by_device(frame: pd.DataFrame, size: int | None) -> dict[int, float]:
 # ------------------------------------------------------------------------------ heatmap
 _VALUE_LABELS = {
     "bandwidth_GBps": ("Copy bandwidth", "bandwidth per direction (GB/s)"),
-    "bidir_total_GBps": ("Bidirectional total bandwidth", "both directions together (GB/s)"),
+    "bidir_total_GBps": ("Total of both directions", "both directions together (GB/s)"),
 }
 
 
@@ -467,7 +467,8 @@ def heatmap(
     mat = results.matrix(run, size_b, value=value, direction=direction, peer=peer, path=path,
                          device_count=n).to_numpy(dtype=float, copy=True)
     np.fill_diagonal(mat, np.nan)
-    local = _local_by_device(run, size_b)
+    # the diagonal's local copy is a one-direction figure: shown on unidirectional maps only
+    local = _local_by_device(run, size_b) if direction == "uni" else {}
 
     # which size each cell shows
     numeric = sel[sel[value].notna()]
@@ -557,6 +558,9 @@ def heatmap(
     if local:
         handles.append(Patch(facecolor=_DIAG_COLOR, label="diagonal: device-local copy, GB/s "
                              "(not on the colour scale)"))
+    elif direction == "bi":
+        handles.append(Patch(facecolor=_DIAG_COLOR, label="diagonal (—): same device "
+                             "(local copies are on the unidirectional map)"))
     else:
         handles.append(Patch(facecolor=_DIAG_COLOR, label="diagonal (—): same device, "
                              "no local copy in this run"))
