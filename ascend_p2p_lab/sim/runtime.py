@@ -896,18 +896,26 @@ class SimulatedACL:
         self._host(10.0)
         return s.id, 0
 
-    def _destroy_stream(self, handle: object) -> int:
-        handle = _int("destroy_stream", handle)
+    def _destroy(self, what: str, table: dict[int, Any], handle: object) -> tuple[Any, int]:
+        """Remove a stream or event handle (init check, existence, fault): (object, code)."""
+        handle = _int(f"destroy_{what}", handle)
         code = self._check_init()
         if code:
-            return code
-        s = self.streams.get(handle)
-        if s is None:
-            return self._fail(C.ACL_ERROR_RT_PARAM_INVALID, f"stream {handle} does not exist")
-        code = self._fault("rt.destroy_stream", (s.device,))
+            return None, code
+        obj = table.get(handle)
+        if obj is None:
+            return None, self._fail(C.ACL_ERROR_RT_PARAM_INVALID,
+                                    f"{what} {handle} does not exist")
+        code = self._fault(f"rt.destroy_{what}", (obj.device,))
+        if code:
+            return None, code
+        del table[handle]
+        return obj, 0
+
+    def _destroy_stream(self, handle: object) -> int:
+        s, code = self._destroy("stream", self.streams, handle)
         if code:
             return code
-        del self.streams[handle]
         self.engine.drop_stream(s)
         self._host(10.0)
         return 0
@@ -962,17 +970,9 @@ class SimulatedACL:
                                "rt.create_event_ex_with_flag")
 
     def _destroy_event(self, handle: object) -> int:
-        handle = _int("destroy_event", handle)
-        code = self._check_init()
+        _, code = self._destroy("event", self.events, handle)
         if code:
             return code
-        e = self.events.get(handle)
-        if e is None:
-            return self._fail(C.ACL_ERROR_RT_PARAM_INVALID, f"event {handle} does not exist")
-        code = self._fault("rt.destroy_event", (e.device,))
-        if code:
-            return code
-        del self.events[handle]
         self._host(2.0)
         return 0
 
