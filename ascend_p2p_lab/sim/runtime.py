@@ -513,6 +513,15 @@ class SimulatedACL:
         self._host(2.0)
         return int(self.topology.can_access_peer(dev, peer)), 0
 
+    def _peer_target(self, call: str, dev: int, peer: int) -> int:
+        """Checks enable and disable share: a valid peer id other than the current device."""
+        code = self._check_dev(peer)
+        if code:
+            return code
+        if dev == peer:
+            return self._fail(C.ACL_ERROR_INVALID_PARAM, "peerDeviceId equals the current device")
+        return self._fault(call, (dev, peer), (dev, peer))
+
     def _device_enable_peer_access(self, peer: object, flags: object) -> int:
         peer, flags = _int("device_enable_peer_access", peer), _int("flags", flags)
         code = self._check_init()
@@ -523,12 +532,7 @@ class SimulatedACL:
         dev, code = self._need_current()
         if code or dev is None:
             return code
-        code = self._check_dev(peer)
-        if code:
-            return code
-        if dev == peer:
-            return self._fail(C.ACL_ERROR_INVALID_PARAM, "peerDeviceId equals the current device")
-        code = self._fault("rt.device_enable_peer_access", (dev, peer), (dev, peer))
+        code = self._peer_target("rt.device_enable_peer_access", dev, peer)
         if code:
             return code
         if not self.topology.can_access_peer(dev, peer):
@@ -553,12 +557,7 @@ class SimulatedACL:
         dev, code = self._init_and_current()
         if code or dev is None:
             return code
-        code = self._check_dev(peer)
-        if code:
-            return code
-        if dev == peer:
-            return self._fail(C.ACL_ERROR_INVALID_PARAM, "peerDeviceId equals the current device")
-        code = self._fault("rt.device_disable_peer_access", (dev, peer), (dev, peer))
+        code = self._peer_target("rt.device_disable_peer_access", dev, peer)
         if code:
             return code
         if self.peer_refs.get((dev, peer), 0) == 0:
