@@ -1,6 +1,8 @@
 """The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, demo, sim-path.
 
-Bad arguments print one line and exit with code 2; no traceback.
+Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for was
+measured, 1 when a failure cost data points, 2 for bad input (before any device work),
+130 after Ctrl-C. Never a bare traceback.
 
 Example:
     $ ascend-p2p-lab probe --backend sim --preset atlas800t-a3 --format json
@@ -9,15 +11,33 @@ Example:
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import json
+import os
 import sys
-from collections.abc import Sequence
+import tempfile
+import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from ._version import __version__
 
+EXIT_OK = 0
+EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+DEMO_OUT = "ascend-p2p-demo"
+EXIT_STATUS = f"""\
+exit status:
+  {EXIT_OK}    everything asked for was measured (pairs without P2P and direct copies the
+       runtime refused with peer access off are results, not failures)
+  {EXIT_FAILED}    a runtime failure, a missing pyACL call, a lost device or a data-verification
+       failure cost data points (the rows are still saved; the summary says how many and
+       why), or an internal error (one line; the traceback goes to a file)
+  {EXIT_USAGE}    bad input, found before any device work
+  {EXIT_INTERRUPTED}  interrupted with Ctrl-C (the rows measured so far are kept)
+"""
 
 
 class UsageError(Exception):
@@ -27,6 +47,11 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+
+def _sub(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=help, description=help, epilog=EXIT_STATUS,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def _add_backend(p: argparse.ArgumentParser) -> None:
@@ -41,38 +66,47 @@ def _add_backend(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ascend-p2p-lab",
-                     description="Probe, toggle and measure P2P copies between Ascend NPUs.")
+                     description="Probe, toggle and measure P2P copies between Ascend NPUs.",
+                     epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    sub.add_parser("presets", help="list the simulated servers")
+    _sub(sub, "presets", "list the simulated servers")
 
-    p = sub.add_parser("probe", help="peer-access matrix and link classes of all devices")
+    p = _sub(sub, "probe", "peer-access matrix and link classes of all devices")
     _add_backend(p)
     p.add_argument("--format", choices=["table", "json"], default="table")
 
-    p = sub.add_parser("topo", help="parse npu-smi info -t topo text")
+    p = _sub(sub, "topo", "parse npu-smi info -t topo text")
     p.add_argument("file", type=Path)
     p.add_argument("--format", choices=["table", "json"], default="table")
 
-    p = sub.add_parser("sweep", help="measure device-to-device copies over a range of sizes")
+    p = _sub(sub, "sweep", "measure device-to-device copies over a range of sizes")
     _add_backend(p)
     _add_sweep_args(p)
 
-    p = sub.add_parser("report", help="figures and a summary of a saved run")
+    p = _sub(sub, "report", "figures and a summary of a saved run (replaces the figures of "
+                            "an earlier report of it)")
     p.add_argument("run_dir", type=Path)
     p.add_argument("--out", type=Path, default=None, help="folder for figures (default RUN_DIR)")
 
-    p = sub.add_parser("demo", help="probe, enable peer links, sweep and report on a simulated "
-                                    "server")
+    p = _sub(sub, "demo", "probe, enable peer links, sweep and report: on the simulator, or "
+                          "on a server with --backend acl")
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
+                   help="sim (default; also ASCEND_P2P_LAB_BACKEND), acl or auto")
     p.add_argument("--preset", default=None, help="simulated server (default atlas800t-a2)")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--out", type=Path, default=Path("ascend-p2p-demo"))
-    p.add_argument("--sizes", default="4KiB:1GiB")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
+    p.add_argument("--out", type=Path, default=Path(DEMO_OUT),
+                   help=f"folder to write to (default {DEMO_OUT}; an earlier demo there is "
+                        "replaced)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a run of another command in --out")
+    p.add_argument("--sizes", default="4KiB:1GiB", help="copy sizes (default 4KiB:1GiB)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    sub.add_parser("sim-path", help="print a folder whose `acl` package is the simulator")
+    _sub(sub, "sim-path", "print a folder whose `acl` package is the simulator")
     return parser
+
 
 
 def _add_sweep_args(p: argparse.ArgumentParser) -> None:
@@ -86,6 +120,9 @@ def _add_sweep_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timing", choices=["events", "host"], default="events")
     p.add_argument("--samples", type=int, default=5)
     p.add_argument("--out", type=Path, default=None, help="folder to write the run to")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the run already in --out (its samples, metadata, summary and "
+                        "figures are removed first)")
     p.add_argument("--checkpoint", type=Path, default=None, help="resume file")
     p.add_argument("--no-verify", action="store_true")
     p.add_argument("--no-progress", action="store_true")
@@ -104,13 +141,6 @@ def _load_topology(path: Path | None) -> Any:
     if path.stat().st_size > 1 << 20:
         raise UsageError(f"{path}: larger than 1 MiB; not npu-smi output")
     return parse_npu_smi_topo(path.read_bytes(), name=path.stem)
-
-
-def _open(args: argparse.Namespace) -> Any:
-    from .runtime import open_runtime
-
-    return open_runtime(args.backend, args.preset, seed=args.seed,
-                        topology=_load_topology(args.topology))
 
 
 def cmd_presets(args: argparse.Namespace) -> int:
@@ -145,29 +175,59 @@ def _print_grid(title: str, labels: list[str], cells: list[list[str]]) -> None:
         print(f"{lab:<{width}}" + "".join(f"{c:<{width}}" for c in row))
 
 
+def _session(args: argparse.Namespace, work: Callable[[Any], int], *,
+             backend: str | None = None, preset: str | None = None) -> int:
+    """Open the runtime, do the work (which prints and saves its results), then close.
+
+    The results are out before teardown: a failed release, reset or aclFinalize is
+    reported after them, and makes the exit status 1.
+    """
+    from .runtime import open_runtime
+
+    rt = open_runtime(backend or args.backend, preset or args.preset, seed=args.seed,
+                      topology=_load_topology(getattr(args, "topology", None)))
+    try:
+        status = work(rt)
+    except BaseException:
+        try:
+            rt.close()
+        except Exception as exc:  # the work's own error is what the user gets
+            print(f"ascend-p2p-lab: teardown also failed: {exc}", file=sys.stderr)
+        raise
+    try:
+        rt.close()
+    except Exception as exc:
+        print(f"ascend-p2p-lab: teardown failed after the results above: {exc}",
+              file=sys.stderr)
+        return status if status == EXIT_INTERRUPTED else max(status, EXIT_FAILED)
+    return status
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     from .measure import device_labels, probe
 
-    with _open(args) as rt:
+    def work(rt: Any) -> int:
         table = probe(rt)
         if table.attrs["run"].get("interrupted"):
             print(f"ascend-p2p-lab: interrupted after {len(table)} pairs", file=sys.stderr)
-            return 130
+            return EXIT_INTERRUPTED
         labels = device_labels(rt)
         n = rt.device_count
         data = {"backend": rt.backend, "preset": rt.preset, "device_count": n,
                 "devices": labels, "soc_name": rt.soc_name, **_matrix_json(table, n)}
-    if args.format == "json":
-        print(json.dumps(data, indent=2))
-        return 0
-    where = f"simulated {data['preset']}" if data["backend"] == "sim" else "pyACL"
-    print(f"{n} x {data['soc_name']} ({where})")
-    links = data["links"]
-    _print_grid("\nLink classes", labels, links)
-    acc = [["X" if i == j else str(v) for j, v in enumerate(row)]
-           for i, row in enumerate(data["can_access_peer"])]
-    _print_grid("\naclrtDeviceCanAccessPeer (row -> column)", labels, acc)
-    return 0
+        if args.format == "json":
+            print(json.dumps(data, indent=2), flush=True)
+            return EXIT_OK
+        where = f"simulated {data['preset']}" if data["backend"] == "sim" else "pyACL"
+        print(f"{n} x {data['soc_name']} ({where})")
+        _print_grid("\nLink classes", labels, data["links"])
+        acc = [["X" if i == j else str(v) for j, v in enumerate(row)]
+               for i, row in enumerate(data["can_access_peer"])]
+        _print_grid("\naclrtDeviceCanAccessPeer (row -> column)", labels, acc)
+        sys.stdout.flush()
+        return EXIT_OK
+
+    return _session(args, work)
 
 
 def cmd_topo(args: argparse.Namespace) -> int:
@@ -193,10 +253,24 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def run_status(run: Any) -> int:
+    """The exit status a run earns: 130 interrupted, 1 when failures cost data points (or
+    the sweep stopped on an error), else 0."""
+    from .results import failures
+
+    meta = run.attrs.get("run", {})
+    if meta.get("interrupted"):
+        return EXIT_INTERRUPTED
+    if meta.get("failed") or len(failures(run)):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 def print_summary(run: Any, out: Path | None = None) -> None:
-    """A compact terminal summary of a run: asymptotic bandwidth per case and link class."""
+    """A compact terminal summary of a run: bandwidth per case and link class at the largest
+    size, what was refused (results), what failed (lost data) and the verdict."""
     from .measure import format_size
-    from .results import fit_latency_bandwidth, summarize
+    from .results import RESULT_KINDS, failures, fit_latency_bandwidth, summarize
 
     meta = run.attrs.get("run", {})
     where = f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else "pyACL"
@@ -204,7 +278,7 @@ def print_summary(run: Any, out: Path | None = None) -> None:
           f"({where}), {len(run)} rows")
     if meta.get("interrupted"):
         print("interrupted: the rows measured so far are kept")
-    good = run[run["bandwidth_GBps"].notna()]
+    good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
     if len(good):
         top = int(good["size_bytes"].max())
         summ = summarize(good[good["size_bytes"] == top])
@@ -220,86 +294,154 @@ def print_summary(run: Any, out: Path | None = None) -> None:
             agg = agg.merge(lat.reset_index(), on=keys, how="left")
         print(f"\nat {format_size(top)} (median over samples, then over pairs):")
         print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
-    bad = run[run["error"].notna()].copy()
-    if len(bad):
-        # one line per kind of failure, not per pair: device numbers become src->dst
-        bad["reason"] = bad["error"].str.replace(r"\b\d+ ?-> ?\d+\b", "src->dst", regex=True)
-        bad["reason"] = bad["reason"].str.replace(r"\(\d+, \d+\)", "(src, dst)", regex=True)
-        reasons = bad.groupby(["pattern", "path", "reason"], dropna=False).size()
-        print(f"\n{len(bad)} rows without a number:")
-        for (pattern, path, err), count in reasons.items():
-            print(f"  {count:>5} x {pattern}/{path}: {err}")
-    unverified = run[run["verified"].eq(False).fillna(False)]
-    if len(unverified):
-        print(f"\nWARNING: {len(unverified)} samples failed data verification")
-    if out is not None:
-        print(f"\nsaved to {out}")
+    results = run[run["error_kind"].isin(RESULT_KINDS).fillna(False).astype(bool)]
+    if len(results):
+        print(f"\n{len(results)} rows the server answered with a refusal (results, not "
+              "failures):")
+        for (kind, code, call), part in results.groupby(
+                ["error_kind", "error_code", "error_call"], dropna=False):
+            print(f"  {len(part):>5} x {kind}: {_code_text(code)}{call}")
+    failed = failures(run)
+    if len(failed):
+        print(f"\nFAILED: {int(failed['points'].sum())} points lost data "
+              f"({int(failed['rows'].sum())} rows):")
+        for row in failed.itertuples(index=False):
+            print(f"  {row.points:>5} points x {row.kind}: {_code_text(row.code)}"
+                  f"{row.call or ''}\n          e.g. {row.example}")
+    if meta.get("failed"):
+        print(f"\nFAILED: the run stopped early: {meta['failed']}")
+    if meta.get("fallbacks"):
+        for what in meta["fallbacks"].values():
+            print(f"\nnote: {what}")
+    print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep "
+          "the run)")
+    sys.stdout.flush()
+
+
+def _code_text(code: Any) -> str:
+    import pandas as pd
+
+    from .codes import error_name
+
+    return "" if pd.isna(code) else f"{error_name(int(code))} ({int(code)}) from "
+
+
+def _sweep_out(args: argparse.Namespace) -> None:
+    """Every output path of a sweep, checked before any device work."""
+    from .runfolder import check_out_dir, check_out_file
+
+    if args.out is not None:
+        check_out_dir(args.out, overwrite=args.overwrite)
+    if args.checkpoint is not None:
+        check_out_file(args.checkpoint, "--checkpoint")
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .measure import sweep
+    from .measure import make_spec, sweep
+    from .runfolder import clear_run
 
-    with _open(args) as rt:
+    _sweep_out(args)
+    kwargs = _sweep_kwargs(args)
+
+    def work(rt: Any) -> int:
+        spec_args = {k: v for k, v in kwargs.items()
+                     if k not in ("progress", "out", "checkpoint")}
+        make_spec(rt, **spec_args)  # bad input fails here, before the old run is removed
+        if args.out is not None and args.overwrite:
+            clear_run(args.out)
         try:
-            run = sweep(rt, **_sweep_kwargs(args))
+            run = sweep(rt, **kwargs)
         except Exception as exc:
             partial = getattr(exc, "partial_frame", None)
-            if partial is not None and args.out is not None and (args.out / "run.json").is_file():
-                print(f"ascend-p2p-lab: the {len(partial)} rows measured before the failure "
-                      f"are saved in {args.out}", file=sys.stderr)
-            raise
-    print_summary(run, args.out)
-    return 130 if run.attrs["run"].get("interrupted") else 0
+            if partial is None or not partial.attrs.get("run", {}).get("run_id"):
+                raise
+            run = partial  # the sweep stopped on an error: its rows are the result
+        print_summary(run, args.out)
+        return run_status(run)
+
+    return _session(args, work)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from .results import load_run
+    from .runfolder import check_out_dir, run_info
 
+    out = args.out or args.run_dir
+    if args.out is not None:
+        check_out_dir(out, overwrite=True)  # figures go there; a run there must be this one
+        other = run_info(out).get("run_id")
+        if other is not None and other != run_info(args.run_dir).get("run_id"):
+            raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
     run = load_run(args.run_dir)
-    print_summary(run)
-    return _write_report(run, args.out or args.run_dir)
+    print_summary(run, args.run_dir)
+    _write_report(run, out)
+    return run_status(run)
 
 
-def _write_report(run: Any, out: Path, table: Any = None) -> int:
-    """summary.csv and the figures of a run, into out."""
+def _write_report(run: Any, out: Path, table: Any = None) -> None:
+    """summary.csv and the figures of a run into out, replacing an earlier report there."""
     from .results import summarize
+    from .runfolder import clear_report, write_manifest
 
     out.mkdir(parents=True, exist_ok=True)
+    clear_report(out)
     summarize(run).to_csv(out / "summary.csv", index=False)
+    written = [out / "summary.csv"]
     try:
         from . import plots
     except ImportError as exc:
         print(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')")
-        return 0
+        write_manifest(out, run.attrs.get("run", {}).get("run_id"), written)
+        return
     paths = plots.report(run, out, table=table)
+    write_manifest(out, run.attrs.get("run", {}).get("run_id"), [*written, *paths])
     print(f"\nwrote {out / 'summary.csv'} and {len(paths)} figures:")
     for p in paths:
         print(f"  {p}")
-    return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .measure import enable_all, probe, sweep
+    from .measure import enable_all, make_spec, probe, sweep
     from .results import save_run
-    from .runtime import open_runtime
+    from .runfolder import check_out_dir, clear_run
 
     out: Path = args.out
-    with open_runtime("sim", args.preset or "atlas800t-a2", seed=args.seed) as rt:
-        print(f"1. probe: {rt.device_count} x {rt.soc_name} (simulated {rt.preset})")
+    check_out_dir(out, overwrite=args.overwrite, replaces="demo")
+    options = {"sizes": args.sizes, "direction": "both", "peer": "both",
+               "patterns": ("pair", "local"), "samples": 3}
+    state: dict[str, Any] = {}
+
+    def work(rt: Any) -> int:
+        make_spec(rt, **options)  # bad sizes fail here, before anything is removed
+        clear_run(out)
+        where = f"simulated {rt.preset}" if rt.simulated else "pyACL"
+        print(f"1. probe: {rt.device_count} x {rt.soc_name} ({where})")
         table = probe(rt)
         print(f"   {int(table['can_access_peer'].sum())} of {len(table)} ordered pairs can "
               "access each other")
         refused = enable_all(rt)
         print(f"2. peer links: enabled {len(rt.peer_refs())} directions, {len(refused)} refused")
         print("3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged")
-        run = sweep(rt, sizes=args.sizes, direction="both", peer="both",
-                    patterns=("pair", "local"), samples=3, progress=not args.no_progress)
+        try:
+            run = sweep(rt, **options, progress=not args.no_progress)
+        except Exception as exc:
+            partial = getattr(exc, "partial_frame", None)
+            if partial is None or not partial.attrs.get("run", {}).get("run_id"):
+                raise
+            run = partial
+        run.attrs["run"]["command"] = "demo"
         save_run(run, out)
-        out.mkdir(parents=True, exist_ok=True)
         table.to_csv(out / "probe.csv", index=False)
-    print_summary(run, out)
-    print("\n4. report")
-    return _write_report(run, out, table=table)
+        state.update(run=run, table=table)
+        print_summary(run, out)
+        return run_status(run)
+
+    status = _session(args, work, backend=args.backend or os.environ.get(
+        "ASCEND_P2P_LAB_BACKEND") or "sim", preset=args.preset or "atlas800t-a2")
+    if "run" in state and status != EXIT_INTERRUPTED:
+        print("\n4. report")
+        _write_report(state["run"], out, table=state["table"])
+    return status
 
 
 def cmd_sim_path(args: argparse.Namespace) -> int:
@@ -314,33 +456,49 @@ COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit code."""
+    """Entry point; returns the exit status (see ``EXIT_STATUS``)."""
     from .results import ResultsError
-    from .runtime import AclError, BackendUnavailable
+    from .runfolder import OutputPathError
+    from .runtime import AclError, BackendUnavailable, MissingCall
 
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
-    except UsageError as exc:
+    except (UsageError, OutputPathError) as exc:
         print(f"ascend-p2p-lab: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except (ValueError, TypeError, FileNotFoundError, ResultsError, BackendUnavailable) as exc:
         print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
         return EXIT_USAGE
-    except AclError as exc:
+    except (AclError, MissingCall) as exc:
         print(f"ascend-p2p-lab: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("ascend-p2p-lab: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `ascend-p2p-lab probe --format json | head`
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as exc:  # a path that cannot be read or written: one line, no traceback
         print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
         return EXIT_USAGE
+    except Exception as exc:  # a bug: one line, and the traceback in a file
+        where = _save_traceback(exc)
+        text = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        print(f"ascend-p2p-lab: internal error: {text} (traceback in {where})", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _save_traceback(exc: BaseException) -> str:
+    """Write exc's traceback to a file in the temporary folder; return its path."""
+    stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")
+    try:
+        fd, path = tempfile.mkstemp(prefix=f"ascend-p2p-lab-{stamp}-", suffix=".traceback")
+        with os.fdopen(fd, "w") as fh:
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=fh)
+    except OSError as err:
+        return f"nowhere: {err}"
+    return path
 
 
 if __name__ == "__main__":

@@ -48,8 +48,26 @@ SCHEMA: dict[str, str] = {
     "timing": "string",
     "nominal_GBps": "float64",
     "bidir_total_GBps": "float64",
+    "error_kind": "string",
+    "error_code": "Int64",
+    "error_call": "string",
 }
 COLUMNS = tuple(SCHEMA)
+
+#: What went wrong with a row, as data (``error_kind``); ``error`` is the sentence for
+#: people, ``error_code`` the ACL return code and ``error_call`` the pyACL call.
+ERROR_KINDS: dict[str, str] = {
+    "unreachable": "aclrtDeviceCanAccessPeer reports that the pair cannot reach each other",
+    "refused": "the runtime refused a direct copy between two devices with peer access off",
+    "runtime": "an ACL call failed while setting up or measuring the point",
+    "verification": "the bytes that arrived differ from the bytes sent",
+    "missing_call": "the installed pyACL lacks a call this point needs",
+    "device_lost": "a device of this point was lost earlier in the run; not measured",
+}
+#: Kinds that are results (the run measured what the server does); every other kind
+#: cost data points, and makes a command exit with status 1.
+RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")
+FAILURE_KINDS: tuple[str, ...] = tuple(k for k in ERROR_KINDS if k not in RESULT_KINDS)
 
 VOCABULARY: dict[str, tuple[str, ...]] = {
     "direction": ("uni", "bi"),
@@ -58,10 +76,13 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "pattern": ("pair", "one_to_all", "all_to_one", "local"),
     "initiator": ("src", "dst"),
     "timing": ("events", "host"),
+    "error_kind": tuple(ERROR_KINDS),
 }
 #: What identifies one measured point (all samples of it share these).
 POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link",
               "size_bytes"]
+#: Columns added after the first release; a run saved without them loads with them empty.
+ADDED_COLUMNS = ("error_kind", "error_code", "error_call")
 MAX_RUN_JSON_BYTES = 16 << 20
 MAX_SAMPLES_BYTES = 1 << 30
 
@@ -124,6 +145,30 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
                "us_per_copy_median", "host_bound", "verified", "nominal_GBps", "error"]]
     out = out.reset_index()
     return out
+
+
+def failures(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows that cost data (an ``error_kind`` in :data:`FAILURE_KINDS`), counted per kind,
+    code and call: ``kind, code, call, rows, points, example``.
+
+    Refusals that are results (``unreachable``, ``refused``) are not failures.
+
+    Example:
+        >>> failures(empty_frame()).empty
+        True
+    """
+    cols = ["kind", "code", "call", "rows", "points", "example"]
+    bad = frame[frame["error_kind"].isin(FAILURE_KINDS).fillna(False).astype(bool)]
+    if bad.empty:
+        return pd.DataFrame(columns=cols)
+    keys = ["error_kind", "error_code", "error_call"]
+    points = bad.drop_duplicates([*POINT_KEYS, *keys])
+    out = bad.groupby(keys, dropna=False, sort=True).agg(
+        rows=("error_kind", "size"), example=("error", "first")).reset_index()
+    npoints = points.groupby(keys, dropna=False, sort=True).size().rename("points")
+    out = out.merge(npoints.reset_index(), on=keys, how="left")
+    out = out.rename(columns={"error_kind": "kind", "error_code": "code", "error_call": "call"})
+    return out[cols]
 
 
 def matrix(
@@ -293,6 +338,9 @@ def load_run(folder: str | Path) -> pd.DataFrame:
         raise
     except Exception as exc:  # pyarrow/pandas raise many types for truncated files
         raise ResultsError(f"{folder}: cannot read samples ({type(exc).__name__}: {exc})") from None
+    for col in ADDED_COLUMNS:  # runs saved before these columns existed
+        if col not in data.columns:
+            data[col] = pd.Series(pd.NA, index=data.index, dtype=SCHEMA[col])
     missing = [c for c in COLUMNS if c not in data.columns]
     if missing:
         raise ResultsError(f"{source}: missing columns {missing}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -249,7 +251,8 @@ def test_interrupt_returns_what_was_measured(a2, monkeypatch) -> None:
             raise KeyboardInterrupt
         return original(ctx, block)
 
-    monkeypatch.setitem(cases.CASES, ("pair", "uni", "p2p"), interrupted)
+    key = ("pair", "uni", "p2p")
+    monkeypatch.setitem(cases.CASES, key, dataclasses.replace(cases.CASES[key], run=interrupted))
     run = sweep(a2, pairs=[(0, 1), (1, 2), (2, 3)], sizes="4KiB", samples=2, progress=False)
     assert run.attrs["run"]["interrupted"] is True
     assert set(zip(run.src, run.dst)) == {(0, 1)}

@@ -667,12 +667,16 @@ def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
     code = main(["sweep", "--backend", "sim", "--topology", str(topo), "--pairs", "0-1,2-3",
                  "--sizes", "4KiB", "--samples", "1", "--no-progress",
                  "--out", str(tmp_path / "run")])
-    err = capsys.readouterr().err.strip().splitlines()
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err.strip().splitlines()
     assert code == 1 and "Traceback" not in "".join(err)
-    assert err[0] == f"ascend-p2p-lab: the 1 rows measured before the failure are saved in " \
-                     f"{tmp_path / 'run'}"
-    assert err[1].startswith("ascend-p2p-lab: cannot restore peer access after the block: "
-                             "acl.rt.device_disable_peer_access(")
+    # the rows measured before the failure are summarized and saved, then teardown is told
+    assert "FAILED: the run stopped early: PeerRestoreError: cannot restore peer access " \
+           "after the block: acl.rt.device_disable_peer_access(" in out
+    assert f"saved to {tmp_path / 'run'}" in out
+    assert len(err) == 1 and err[0].startswith(
+        "ascend-p2p-lab: teardown failed after the results above: "
+        "acl.rt.device_disable_peer_access(")
     assert len(load_run(tmp_path / "run")) == 1
     made = [sim for sim in LIVE if id(sim) not in before]
     assert made and all(not sim.initialized and not sim.ledger()["devices_set"]
@@ -963,14 +967,14 @@ def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None
                   ) -> list[str]:
     """Record the blocks a sweep runs; optionally press Ctrl-C as block stop_after+1 starts."""
     ran: list[str] = []
-    for key, fn in list(cases.CASES.items()):
-        def counted(ctx: Any, block: Any, fn: Any = fn) -> Any:
+    for key, case in list(cases.CASES.items()):
+        def counted(ctx: Any, block: Any, fn: Any = case.run) -> Any:
             if stop_after is not None and len(ran) == stop_after:
                 raise KeyboardInterrupt
             ran.append(block.key)
             return fn(ctx, block)
 
-        monkeypatch.setitem(cases.CASES, key, counted)
+        monkeypatch.setitem(cases.CASES, key, dataclasses.replace(case, run=counted))
     return ran
 
 

@@ -9,10 +9,12 @@ device-local copy, or all peers of a device at once. Each case takes a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..runtime import AclError
 from ..runtime.resources import close_all
+from . import outcomes
 from .copyengine import (
     Timer,
     Timing,
@@ -24,14 +26,30 @@ from .copyengine import (
 )
 
 if TYPE_CHECKING:
-    from .sweep import Block, Context
+    from .sweep import Block, Context, SweepSpec
+
+Need = str | tuple[str, ...]  # an acl.rt call, or alternatives any one of which will do
+#: Timing a window between two events on a stream.
+EVENT_CALLS: tuple[Need, ...] = (
+    "memcpy_async", "create_stream", "destroy_stream", ("create_event_with_flag", "create_event"),
+    "destroy_event", "record_event", "synchronize_event", "event_elapsed_time",
+)
+#: Clearing a receive buffer before a point, and reading it back after (verification).
+POINT_CALLS: tuple[Need, ...] = ("memset",)
+VERIFY_CALLS: tuple[Need, ...] = ("malloc_host", "free_host")
+#: What the host-staged path does where pyACL lacks aclrtStreamWaitEvent.
+STAGED_FALLBACK = ("acl.rt.stream_wait_event is missing: each chunk's second leg waits for "
+                   "its first on the host (aclrtSynchronizeStream), so the legs do not overlap")
 
 
-def _direct_error(exc: AclError) -> str:
-    """A failed direct copy's error, the same for every pair (no pointers in it), so that
-    figures can group the pairs: name and code first, then the call and the runtime's
-    message."""
-    return f"{exc.name} ({exc.code}) from {exc.call}: {exc.message}"
+def _refused(ctx: Context, block: Block, size: int, exc: AclError) -> bool:
+    """Record a direct copy the runtime refused (peer access off) as the point's result;
+    False when the error is not a refusal (a broken device), which the caller raises."""
+    failure = outcomes.direct_copy_failure(exc)
+    if block.path != "direct" or failure.kind != "refused":
+        return False
+    ctx.error_rows(block, [size], failure, tick=False)
+    return True
 
 
 def _calibrate(measure: Callable[[int], Timing], warmup: int, spec) -> int:
@@ -73,8 +91,7 @@ def run_pair_uni(ctx: Context, block: Block) -> None:
                 copies = _calibrate(measure, spec.warmup, spec)
                 timings = [measure(copies) for _ in range(spec.samples)]
             except AclError as exc:
-                if block.path == "direct":  # what the runtime does without peer access
-                    ctx.error_rows(block, [size], _direct_error(exc), tick=False)
+                if _refused(ctx, block, size, exc):  # what the runtime does without peer access
                     continue
                 raise
             ok = pool.verify(dbuf, src, size) if spec.verify else None
@@ -105,8 +122,7 @@ def run_pair_bi(ctx: Context, block: Block) -> None:
                 pairs = [sample_bidirectional(rt, timers, plan, size, copies)
                          for _ in range(spec.samples)]
             except AclError as exc:
-                if block.path == "direct":
-                    ctx.error_rows(block, [size], _direct_error(exc), tick=False)
+                if _refused(ctx, block, size, exc):
                     continue
                 raise
             ok_ab = pool.verify(plan[0][0], a, size) if spec.verify else None
@@ -130,11 +146,15 @@ def run_pair_staged(ctx: Context, block: Block) -> None:
         relay = rt.event(src)
         made.insert(0, relay)
         sbuf, dbuf, host = pool.send(src), pool.recv(dst), pool.staging()
+        wait_on_device = rt.has("stream_wait_event")
+        if not wait_on_device:
+            ctx.fallbacks["acl.rt.stream_wait_event"] = STAGED_FALLBACK
         for size in ctx.sizes_todo(block):
             pool.clear(dbuf, size)
 
             def measure(n: int, size: int = size) -> Timing:
-                return sample_staged(rt, (s_src, s_dst), relay, dbuf, host, sbuf, size, n)
+                return sample_staged(rt, (s_src, s_dst), relay, dbuf, host, sbuf, size, n,
+                                     wait_on_device=wait_on_device)
 
             copies = _calibrate(measure, spec.warmup, spec)
             timings = [measure(copies) for _ in range(spec.samples)]
@@ -203,13 +223,59 @@ def run_fanout(ctx: Context, block: Block) -> None:
         close_all(made)
 
 
-CASES = {
-    ("pair", "uni", "p2p"): run_pair_uni,
-    ("pair", "uni", "direct"): run_pair_uni,
-    ("pair", "bi", "p2p"): run_pair_bi,
-    ("pair", "bi", "direct"): run_pair_bi,
-    ("pair", "uni", "staged"): run_pair_staged,
-    ("local", "uni", "local"): run_local,
-    ("one_to_all", "uni", "p2p"): run_fanout,
-    ("all_to_one", "uni", "p2p"): run_fanout,
+def _verify_calls(spec: SweepSpec) -> tuple[Need, ...]:
+    return VERIFY_CALLS if spec.verify else ()
+
+
+def _timed(spec: SweepSpec) -> tuple[Need, ...]:
+    """Calls of a point timed as the spec says: events on a stream, or the host clock
+    around blocking aclrtMemcpy (seed calls only)."""
+    return (EVENT_CALLS if spec.timing == "events" else ()) + POINT_CALLS + _verify_calls(spec)
+
+
+def _events(spec: SweepSpec) -> tuple[Need, ...]:
+    return EVENT_CALLS + POINT_CALLS + _verify_calls(spec)
+
+
+def _staged(spec: SweepSpec) -> tuple[Need, ...]:
+    # stream_wait_event is not needed: without it the legs are ordered on the host
+    return ("memcpy_async", "create_stream", "destroy_stream", "synchronize_stream",
+            ("create_event_with_flag", "create_event"), "destroy_event", "record_event",
+            "malloc_host", "free_host", *POINT_CALLS)
+
+
+def _fanout(spec: SweepSpec) -> tuple[Need, ...]:
+    return (*_events(spec), "stream_wait_event")
+
+
+@dataclass(frozen=True)
+class Case:
+    """A test case: what it measures, the pyACL calls it needs, and how it runs."""
+
+    description: str
+    run: Callable[[Context, Block], None]
+    calls: Callable[[SweepSpec], tuple[Need, ...]]
+
+    def needs(self, spec: SweepSpec, rt: Any = None) -> tuple[Need, ...]:
+        """The ``acl.rt`` calls a block of this case needs under spec."""
+        return self.calls(spec)
+
+
+#: (pattern, direction, path) -> case.
+CASES: dict[tuple[str, str, str], Case] = {
+    ("pair", "uni", "p2p"): Case("one ordered pair alone, peer access on", run_pair_uni,
+                                 _timed),
+    ("pair", "uni", "direct"): Case("one ordered pair, a direct copy with peer access off",
+                                    run_pair_uni, _timed),
+    ("pair", "bi", "p2p"): Case("both directions of a pair at once, peer access on",
+                                run_pair_bi, _events),
+    ("pair", "bi", "direct"): Case("both directions at once with peer access off",
+                                   run_pair_bi, _events),
+    ("pair", "uni", "staged"): Case("device -> pinned host -> device, host-timed",
+                                    run_pair_staged, _staged),
+    ("local", "uni", "local"): Case("a copy within one device", run_local, _events),
+    ("one_to_all", "uni", "p2p"): Case("a device pushes to all its peers at once",
+                                       run_fanout, _fanout),
+    ("all_to_one", "uni", "p2p"): Case("a device pulls from all its peers at once",
+                                       run_fanout, _fanout),
 }

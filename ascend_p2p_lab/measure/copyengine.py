@@ -55,10 +55,16 @@ class BufferPool:
         self._check: HostBuffer | None = None
 
     def send(self, dev: int) -> DeviceBuffer:
+        """Device dev's send buffer, filled with its pattern. A fill that fails frees the
+        buffer and raises: a half-written buffer is never kept for later points."""
         if dev not in self._send:
             buf = self.rt.device_buffer(dev, self.max_size)
+            try:
+                self._fill(buf, dev)
+            except BaseException:
+                close_all([buf])  # a failed free stays with the runtime, which frees it
+                raise
             self._send[dev] = buf
-            self._fill(buf, dev)
         return self._send[dev]
 
     def recv(self, dev: int, slot: int = 0) -> DeviceBuffer:
@@ -80,8 +86,7 @@ class BufferPool:
         done = first
         while done < buf.size:  # double the filled prefix with device-local copies
             n = min(done, buf.size - done)
-            self.rt.use(dev)
-            self.rt.call("rt.memcpy", buf.ptr + done, buf.size - done, buf.ptr, n, 3)
+            self.rt.memcpy(buf, buf, n, dst_offset=done)
             done += n
 
     def clear(self, buf: DeviceBuffer, size: int) -> None:
@@ -206,12 +211,14 @@ def sample_bidirectional(
 
 def sample_staged(rt: Runtime, streams: tuple[Stream, Stream], relay: Event,
                   dst: DeviceBuffer, host: HostBuffer, src: DeviceBuffer,
-                  size: int, n: int) -> Timing:
+                  size: int, n: int, *, wait_on_device: bool = True) -> Timing:
     """Device -> pinned host -> device, n times, timed by the host clock.
 
     Each copy moves in chunks of at most STAGE_CHUNK bytes; a chunk's second leg waits on
     an event after its first leg, so the legs of consecutive chunks overlap, as a staged
-    copy should. Host-timed, because the two legs run on two devices' streams.
+    copy should. Host-timed, because the two legs run on two devices' streams. With
+    ``wait_on_device=False`` (a pyACL without aclrtStreamWaitEvent) the host waits for
+    each first leg instead, and the legs do not overlap.
     """
     s_src, s_dst = streams
     chunk = min(size, STAGE_CHUNK)
@@ -220,8 +227,11 @@ def sample_staged(rt: Runtime, streams: tuple[Stream, Stream], relay: Event,
         for off in range(0, size, chunk):
             m = min(chunk, size - off)
             rt.memcpy_async(host, src, m, s_src, dst_offset=off, src_offset=off)
-            relay.record(s_src)
-            rt.wait_event(s_dst, relay)
+            if wait_on_device:
+                relay.record(s_src)
+                rt.wait_event(s_dst, relay)
+            else:
+                s_src.synchronize()
             rt.memcpy_async(dst, host, m, s_dst, dst_offset=off, src_offset=off)
     s_dst.synchronize()
     elapsed = (rt.host_time_ns() - t0) / 1000.0

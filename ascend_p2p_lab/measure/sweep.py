@@ -22,7 +22,8 @@ from typing import Any
 import pandas as pd
 
 from ..results import COLUMNS, save_run, to_frame
-from ..runtime import AclError, Runtime
+from ..runtime import AclError, MissingCall, Runtime
+from . import outcomes
 from .cases import CASES
 from .copyengine import BufferPool, Timing
 from .links import both_directions
@@ -164,7 +165,7 @@ class Block:
     dst: int | None
     link: str
     peers: tuple[int, ...] = ()
-    reason: str | None = None
+    failure: outcomes.Failure | None = None  # why the block cannot be measured at all
     keep_peer_state: bool = False  # measure with the peer access the runtime holds now
 
     @property
@@ -178,6 +179,12 @@ class Block:
         a = "all" if self.src is None else self.src
         b = "all" if self.dst is None else self.dst
         return f"{self.pattern} {a}{arrow}{b} {self.path}"
+
+    @property
+    def devices(self) -> tuple[int, ...]:
+        """Every device the block uses."""
+        ends = tuple(d for d in (self.src, self.dst) if d is not None)
+        return tuple(dict.fromkeys((*ends, *self.peers)))
 
 
 def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
@@ -202,8 +209,10 @@ def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
                 links = {rt.link_class(d, p) for p in peers}
                 link = links.pop() if len(links) == 1 else "mixed"
                 src, dst = (d, None) if pattern == "one_to_all" else (None, d)
-                reason = None if peers else f"device {d} has no peer it can access"
-                blocks.append(Block(pattern, "uni", "on", "p2p", src, dst, link, peers, reason))
+                failure = None if peers else outcomes.Failure(
+                    "unreachable", f"device {d} has no peer it can access both ways", None,
+                    "acl.rt.device_can_access_peer")
+                blocks.append(Block(pattern, "uni", "on", "p2p", src, dst, link, peers, failure))
     return blocks
 
 
@@ -223,9 +232,8 @@ def _pair_blocks(rt: Runtime, can: dict, peer: str, direction: str, a: int, b: i
         if reachable:
             return [Block("pair", direction, "on", "p2p", a, b, link)]
         who = (a, b) if not can[(a, b)] else (b, a)
-        reason = (f"cannot access peer: aclrtDeviceCanAccessPeer({who[0]}, {who[1]}) = 0 "
-                  f"(link {link})")
-        return [Block("pair", direction, "on", "p2p", a, b, link, reason=reason)]
+        failure = outcomes.unreachable(who[0], who[1], link)
+        return [Block("pair", direction, "on", "p2p", a, b, link, failure=failure)]
     out = [Block("pair", direction, "off", "direct", a, b, link)]
     if direction == "uni":
         out.append(Block("pair", "uni", "off", "staged", a, b, link))
@@ -244,6 +252,8 @@ class Context:
     rows: list[dict[str, Any]] = field(default_factory=list)
     done: set[tuple[str, int]] = field(default_factory=set)
     bar: Any = None
+    lost: dict[int, outcomes.Failure] = field(default_factory=dict)  # device -> why
+    fallbacks: dict[str, str] = field(default_factory=dict)  # missing call -> what instead
     _emitted: set[tuple[str, int]] = field(default_factory=set)
 
     def sizes_todo(self, block: Block) -> Iterator[int]:
@@ -274,6 +284,7 @@ class Context:
             "copies": None, "sample": None, "elapsed_us": math.nan,
             "bandwidth_GBps": math.nan, "host_enqueue_us": math.nan, "host_bound": None,
             "verified": None, "error": None, "bidir_total_GBps": math.nan,
+            "error_kind": None, "error_code": None, "error_call": None,
         }
         if block.path == "staged":
             row["nominal_GBps"] = math.nan
@@ -281,7 +292,7 @@ class Context:
         return row
 
     def _values(self, t: Timing, size: int, timing: str, fanout: int = 1) -> dict[str, Any]:
-        bw = size * t.copies * fanout / (t.elapsed_us * 1e3) if t.elapsed_us > 0 else math.nan
+        bw = bandwidth(size * t.copies * fanout, t.elapsed_us)
         bound = (t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us
                  if timing == "events" else None)
         return {"copies": t.copies, "elapsed_us": t.elapsed_us, "bandwidth_GBps": bw,
@@ -290,36 +301,68 @@ class Context:
     def emit_samples(self, block: Block, size: int, timings: list[Timing], *,
                      verified: bool | None, timing: str | None = None, fanout: int = 1) -> None:
         timing = timing or self.spec.timing
+        bad = _verification(verified, block.src, block.dst)
         for i, t in enumerate(timings):
             self.rows.append(self._row(block, size, block.src, block.dst, sample=i,
-                                       verified=verified, **self._values(t, size, timing, fanout)))
+                                       verified=verified, **self._values(t, size, timing, fanout),
+                                       **bad))
         self._emitted.add((block.key, size))
 
     def emit_bidirectional(self, block: Block, size: int, pairs: list[tuple[Timing, Timing]],
                            verified: tuple[bool | None, bool | None]) -> None:
+        bad_ab = _verification(verified[0], block.src, block.dst)
+        bad_ba = _verification(verified[1], block.dst, block.src)
         for i, (t_ab, t_ba) in enumerate(pairs):
             v_ab, v_ba = self._values(t_ab, size, "events"), self._values(t_ba, size, "events")
-            total = v_ab["bandwidth_GBps"] + v_ba["bandwidth_GBps"]
+            total = bidirectional_total(v_ab["bandwidth_GBps"], v_ba["bandwidth_GBps"])
             self.rows.append(self._row(block, size, block.src, block.dst, sample=i,
-                                       verified=verified[0], bidir_total_GBps=total, **v_ab))
+                                       verified=verified[0], bidir_total_GBps=total, **v_ab,
+                                       **bad_ab))
             self.rows.append(self._row(block, size, block.dst, block.src, sample=i,
-                                       verified=verified[1], bidir_total_GBps=total, **v_ba))
+                                       verified=verified[1], bidir_total_GBps=total, **v_ba,
+                                       **bad_ba))
         self._emitted.add((block.key, size))
 
-    def error_rows(self, block: Block, sizes: list[int], message: str, *,
+    def error_rows(self, block: Block, sizes: list[int], failure: outcomes.Failure, *,
                    tick: bool = True) -> None:
-        """Rows that carry an error instead of a number; ``tick=False`` inside a
+        """Rows that carry a failure instead of a number; ``tick=False`` inside a
         ``sizes_todo`` loop, which moves the progress bar itself."""
+        columns = failure.columns()
         for size in sizes:
             if block.direction == "bi":
                 ends = [(block.src, block.dst), (block.dst, block.src)]
             else:
                 ends = [(block.src, block.dst)]
             for src, dst in ends:
-                self.rows.append(self._row(block, size, src, dst, error=message))
+                self.rows.append(self._row(block, size, src, dst, **columns))
             self._emitted.add((block.key, size))
             if tick and self.bar is not None:
                 self.bar.update(1)
+
+
+def bandwidth(nbytes: int, elapsed_us: float) -> float:
+    """Decimal GB/s of nbytes moved in elapsed_us (NaN for a window of no time).
+
+    Example:
+        >>> bandwidth(2_000_000_000, 1e6)
+        2.0
+    """
+    return nbytes / (elapsed_us * 1e3) if elapsed_us > 0 else math.nan
+
+
+def _verification(verified: bool | None, src: int | None, dst: int | None) -> dict[str, Any]:
+    """The failure columns of a point whose bytes did not arrive intact (else none)."""
+    return outcomes.verification_failed(src, dst).columns() if verified is False else {}
+
+
+def bidirectional_total(ab_GBps: float, ba_GBps: float) -> float:
+    """Both directions of a pair measured at once: their bandwidths add up.
+
+    Example:
+        >>> bidirectional_total(26.0, 25.0)
+        51.0
+    """
+    return ab_GBps + ba_GBps
 
 
 class PeerRestoreError(AclError):
@@ -368,7 +411,7 @@ def _peer_state(rt: Runtime, block: Block) -> Iterator[None]:
     """Peer access as the block needs it, restored afterwards: also after a failure or a
     KeyboardInterrupt, with each restoring call tried twice. A restore that still fails
     raises :class:`PeerRestoreError` (unless an interrupt is on its way)."""
-    if block.pattern == "local" or block.reason or block.keep_peer_state:
+    if block.pattern == "local" or block.failure or block.keep_peer_state:
         yield
         return
     if block.pattern == "pair":
@@ -592,22 +635,7 @@ def sweep(
     try:
         for block in todo:
             start = len(ctx.rows)
-            completed = True
-            if block.reason:
-                ctx.error_rows(block, ctx.remaining(block), block.reason)
-            else:
-                try:
-                    with _peer_state(rt, block):
-                        CASES[(block.pattern, block.direction, block.path)](ctx, block)
-                except PeerRestoreError as exc:
-                    ctx.error_rows(block, ctx.remaining(block), str(exc))
-                    raise
-                except (AclError, ValueError) as exc:
-                    remaining = ctx.remaining(block)
-                    if not remaining:
-                        raise  # every point has its rows: nowhere to record it, so stop
-                    ctx.error_rows(block, remaining, str(exc))
-                    completed = False
+            completed = _run_block(ctx, block)
             if ckpt is not None and completed:
                 ckpt.append(block, _jsonable_rows(ctx.rows[start:]))
     except KeyboardInterrupt:
@@ -617,6 +645,8 @@ def sweep(
         meta["failed"] = f"{type(exc).__name__}: {exc}"
     if bar is not None:
         bar.close()
+    meta["fallbacks"] = dict(ctx.fallbacks)
+    meta["lost_devices"] = {str(d): f.message for d, f in sorted(ctx.lost.items())}
     try:
         pool.close()
     except KeyboardInterrupt:
@@ -635,6 +665,56 @@ def sweep(
         failure.partial_frame = frame  # type: ignore[attr-defined]
         raise failure
     return frame
+
+
+def _run_block(ctx: Context, block: Block) -> bool:
+    """Run one block, recording what went wrong as rows; whether it completed.
+
+    A block that cannot be measured (unreachable, a device lost earlier, a pyACL call
+    missing) gets its rows without touching a device. A failing block records the
+    failure on its remaining points; if the failure says a device is lost, the device is
+    checked, and later blocks on it are skipped instead of failing call after call.
+    """
+    case = CASES[(block.pattern, block.direction, block.path)]
+    failure = block.failure or _lost_device(ctx, block)
+    if failure is None:
+        missing = ctx.rt.missing(case.needs(ctx.spec, ctx.rt))
+        failure = outcomes.missing_calls(missing) if missing else None
+    if failure is not None:
+        ctx.error_rows(block, ctx.remaining(block), failure)
+        return failure.kind in ("unreachable",)
+    try:
+        with _peer_state(ctx.rt, block):
+            case.run(ctx, block)
+    except PeerRestoreError as exc:
+        ctx.error_rows(block, ctx.remaining(block), outcomes.from_exception(exc))
+        raise
+    except (AclError, MissingCall, ValueError) as exc:
+        remaining = ctx.remaining(block)
+        if not remaining:
+            raise  # every point has its rows: nowhere to record it, so stop
+        failure = outcomes.from_exception(exc)
+        ctx.error_rows(block, remaining, failure)
+        if failure.code in outcomes.DEVICE_LOST_CODES:
+            _check_devices(ctx, block, failure)
+        return False
+    return True
+
+
+def _lost_device(ctx: Context, block: Block) -> outcomes.Failure | None:
+    for dev in block.devices:
+        if dev in ctx.lost:
+            return outcomes.device_lost(dev, ctx.lost[dev])
+    return None
+
+
+def _check_devices(ctx: Context, block: Block, cause: outcomes.Failure) -> None:
+    """After a device-lost code: which of the block's devices no longer take work."""
+    for dev in block.devices:
+        if dev not in ctx.lost:
+            exc = ctx.rt.device_error(dev)
+            if exc is not None and exc.code in outcomes.DEVICE_LOST_CODES:
+                ctx.lost[dev] = cause
 
 
 def _progress(enabled: bool, total: int) -> Any:

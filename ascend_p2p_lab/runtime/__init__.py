@@ -8,7 +8,7 @@ Example:
 """
 
 from .backend import BACKENDS, ENV_BACKEND, ENV_PRESET, ENV_SEED, BackendInfo, load_acl
-from .errors import AclError, BackendUnavailable
+from .errors import AclError, BackendUnavailable, MissingCall
 from .resources import DeviceBuffer, Event, HostBuffer, PeerLinks, Stream
 from .runtime import Runtime, open_runtime
 
@@ -23,6 +23,7 @@ __all__ = [
     "DeviceBuffer",
     "Event",
     "HostBuffer",
+    "MissingCall",
     "PeerLinks",
     "Runtime",
     "Stream",

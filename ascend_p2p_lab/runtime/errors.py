@@ -1,4 +1,4 @@
-"""The one exception type for a failed ACL call, and the one for a missing backend."""
+"""Exceptions of the runtime layer: a failed ACL call, a call pyACL lacks, no backend."""
 
 from __future__ import annotations
 
@@ -36,6 +36,24 @@ class AclError(RuntimeError):
 
 def _fmt(a: object) -> str:
     return hex(a) if isinstance(a, int) and a > 0xFFFF_FFFF else repr(a)
+
+
+class MissingCall(RuntimeError):
+    """The installed pyACL has no such call (an older CANN release, say).
+
+    Example:
+        >>> str(MissingCall("acl.rt.stream_wait_event"))
+        'the installed pyACL has no acl.rt.stream_wait_event'
+    """
+
+    code = None
+
+    def __init__(self, call: str) -> None:
+        self.call = call
+        super().__init__(f"the installed pyACL has no {call}")
+
+    def __reduce__(self):
+        return (MissingCall, (self.call,))
 
 
 class BackendUnavailable(RuntimeError):

@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import codes as C
 from .backend import BackendInfo, is_simulated, load_acl
-from .errors import AclError
+from .errors import AclError, MissingCall
 from .resources import (
     DeviceBuffer,
     Event,
@@ -69,15 +69,37 @@ class Runtime:
         """Whether the installed pyACL has ``acl.rt.<name>`` (feature detection)."""
         return hasattr(self.acl.rt, name)
 
+    def missing(self, needs: Iterable[str | tuple[str, ...]]) -> list[str]:
+        """The ``acl.rt`` calls of ``needs`` this pyACL lacks; a tuple is a set of
+        alternatives, any one of which will do (reported as the first).
+
+        Example: ``rt.missing(["stream_wait_event", ("create_event_with_flag",
+        "create_event")])``.
+        """
+        out = []
+        for need in needs:
+            options = (need,) if isinstance(need, str) else need
+            if not any(self.has(name) for name in options):
+                out.append(f"acl.rt.{options[0]}")
+        return out
+
+    def _fn(self, name: str) -> Any:
+        """The pyACL function ``acl.<name>``; :class:`MissingCall` if this pyACL lacks it."""
+        fn = self.acl
+        for part in name.split("."):
+            try:
+                fn = getattr(fn, part)
+            except AttributeError:
+                raise MissingCall(f"acl.{name}") from None
+        return fn
+
     def call(self, name: str, *args: Any) -> Any:
-        """Call ``acl.<name>(*args)``; raise AclError on a non-zero ret; return the out-values.
+        """Call ``acl.<name>(*args)``; raise AclError on a non-zero ret (MissingCall if the
+        installed pyACL lacks it); return the out-values.
 
         Example: ``count = rt.call("rt.get_device_count")``.
         """
-        fn = self.acl
-        for part in name.split("."):
-            fn = getattr(fn, part)
-        out = fn(*args)
+        out = self._fn(name)(*args)
         if isinstance(out, tuple):
             *values, ret = out
         else:
@@ -108,8 +130,9 @@ class Runtime:
     def close(self) -> None:
         """Free every open resource, disable the peer links this runtime enabled, reset the
         devices it set and finalize the runtime it initialized. Raises the first error after
-        trying everything; a failed release or disable is retried once, and a
-        KeyboardInterrupt does not stop the teardown (it is raised at the end)."""
+        trying everything; a failed release, disable or reset is retried once while the
+        others proceed, and a KeyboardInterrupt does not stop the teardown (it is raised at
+        the end)."""
         if self.closed:
             return
         errors: list[BaseException] = []
@@ -130,8 +153,9 @@ class Runtime:
                     break  # the device reset below drops it
         for dev, count in list(self._set_counts.items()):
             for _ in range(count):
-                if not attempt(self.call, "rt.reset_device", dev):
-                    break
+                if not (attempt(self.call, "rt.reset_device", dev)
+                        or attempt(self.call, "rt.reset_device", dev)):
+                    break  # aclFinalize below resets what is left
         self._set_counts.clear()
         self._contexts.clear()
         self._tls = threading.local()
@@ -186,7 +210,8 @@ class Runtime:
 
     @property
     def soc_name(self) -> str | None:
-        return self.acl.get_soc_name()
+        get = getattr(self.acl, "get_soc_name", None)  # feature-detected
+        return get() if get is not None else None
 
     def versions(self) -> dict[str, Any]:
         """Runtime version figures the installed pyACL offers."""
@@ -333,12 +358,17 @@ class Runtime:
         ]
 
     def memcpy(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
-               count: int, *, on: int | None = None) -> None:
+               count: int, *, on: int | None = None, dst_offset: int = 0) -> None:
         """Blocking ``aclrtMemcpy`` of count bytes (kind from the buffers), issued from
-        device ``on`` (default: the destination's device, as the official sample does)."""
+        device ``on`` (default: the destination's device, as the official sample does),
+        optionally at a byte offset into the destination."""
+        if dst_offset < 0 or dst_offset + count > dst.size or count > src.size:
+            raise ValueError(f"{count} bytes at offset {dst_offset} do not fit a {dst.size}-"
+                             f"byte destination from a {src.size}-byte source")
         dev = on if on is not None else (dst.device if dst.device is not None else src.device)
         self.use(dev if dev is not None else 0)
-        self.call("rt.memcpy", dst.ptr, dst.size, src.ptr, count, self._kind(dst, src))
+        self.call("rt.memcpy", dst.ptr + dst_offset, dst.size - dst_offset, src.ptr, count,
+                  self._kind(dst, src))
 
     def memcpy_async(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
                      count: int, stream: Stream, *, dst_offset: int = 0,
@@ -361,7 +391,7 @@ class Runtime:
         """
         assert stream.device is not None
         self.use(stream.device)
-        memcpy_async = self.acl.rt.memcpy_async
+        memcpy_async = self._fn("rt.memcpy_async")
         args = (dst.ptr, dst.size, src.ptr, count, self._kind(dst, src), stream.handle)
         clock = self.host_time_ns
         t0 = clock()
@@ -432,6 +462,17 @@ class Runtime:
     def synchronize_device(self, dev: int) -> None:
         self.use(dev)
         self.call("rt.synchronize_device")
+
+    def device_error(self, dev: int) -> AclError | None:
+        """Whether dev still takes work: the error ``aclrtSynchronizeDevice`` on it gives,
+        or None (also None where this pyACL lacks the call: no evidence either way)."""
+        if not self.has("synchronize_device"):
+            return None
+        try:
+            self.synchronize_device(dev)
+        except AclError as exc:
+            return exc
+        return None
 
     # ------------------------------------------------------------------ clocks, ledger
     def host_time_ns(self) -> int:

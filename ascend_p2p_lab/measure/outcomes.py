@@ -1,0 +1,98 @@
+"""What went wrong with a point, as data: a kind, an ACL code and the call, beside a sentence.
+
+Every row a sweep writes carries ``error_kind`` (see :data:`~ascend_p2p_lab.results.
+ERROR_KINDS`), ``error_code`` (the ACL return code, or missing), ``error_call`` (the pyACL
+call) and ``error`` (text for people). Figures, summaries, the dashboard and exit codes
+group on the first three; nothing parses the text.
+
+Example:
+    >>> from ascend_p2p_lab.runtime import AclError
+    >>> f = from_exception(AclError("acl.rt.memcpy_async", (), 507013, "dma"))
+    >>> f.kind, f.code, f.call
+    ('runtime', 507013, 'acl.rt.memcpy_async')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import codes as C
+from ..runtime import AclError, MissingCall
+
+#: Codes that say a device (or its link) is broken, never that a copy was refused.
+DEVICE_FAULT_CODES = frozenset({
+    C.ACL_ERROR_RT_LOST_HEARTBEAT, C.ACL_ERROR_RT_NO_DEVICE, C.ACL_ERROR_RT_SYS_DMA,
+    C.ERROR_CODES["ACL_ERROR_RT_DEVICE_TASK_ABORT"], C.ERROR_CODES["ACL_ERROR_RT_STREAM_ABORT"],
+    C.ERROR_CODES["ACL_ERROR_RT_TS_ERROR"], C.ERROR_CODES["ACL_ERROR_RT_COPY_DATA"],
+    C.ERROR_CODES["ACL_ERROR_RT_DEVICE_MEM_ERROR"],
+    C.ERROR_CODES["ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR"],
+    C.ERROR_CODES["ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR"],
+    C.ERROR_CODES["ACL_ERROR_RT_LINK_ERROR"], C.ERROR_CODES["ACL_ERROR_RT_SUSPECT_REMOTE_ERROR"],
+    C.ERROR_CODES["ACL_ERROR_RT_SOCKET_CLOSE"],
+})
+#: Codes after which a device takes no more work in this process.
+DEVICE_LOST_CODES = frozenset({C.ACL_ERROR_RT_LOST_HEARTBEAT, C.ACL_ERROR_RT_NO_DEVICE})
+#: The calls that make a direct device-to-device copy; what they return with peer access
+#: off is the runtime's answer, a result.
+COPY_CALLS = frozenset({"acl.rt.memcpy", "acl.rt.memcpy_async"})
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a point has no trustworthy number: kind, sentence, ACL code and pyACL call."""
+
+    kind: str
+    message: str
+    code: int | None = None
+    call: str | None = None
+
+    def columns(self) -> dict[str, Any]:
+        """The row columns this failure fills."""
+        return {"error": self.message, "error_kind": self.kind, "error_code": self.code,
+                "error_call": self.call}
+
+
+def from_exception(exc: BaseException, kind: str = "runtime") -> Failure:
+    """A failure from what a call raised: MissingCall -> ``missing_call``, else ``kind``."""
+    if isinstance(exc, MissingCall):
+        return Failure("missing_call", str(exc), None, exc.call)
+    if isinstance(exc, AclError):
+        return Failure(kind, str(exc), exc.code, exc.call)
+    return Failure(kind, f"{type(exc).__name__}: {exc}")
+
+
+def direct_copy_failure(exc: AclError) -> Failure:
+    """A direct copy with peer access off that the runtime did not do: a refusal (the
+    result this case measures), unless the code says the device is broken. The text names
+    no pointers or devices, so that the pairs refused alike read alike."""
+    kind = "runtime" if exc.code in DEVICE_FAULT_CODES or exc.call not in COPY_CALLS \
+        else "refused"
+    return Failure(kind, f"{exc.name} ({exc.code}) from {exc.call}: {exc.message}",
+                   exc.code, exc.call)
+
+
+def unreachable(src: int, dst: int, link: str) -> Failure:
+    """aclrtDeviceCanAccessPeer(src, dst) = 0."""
+    return Failure("unreachable",
+                   f"cannot access peer: aclrtDeviceCanAccessPeer({src}, {dst}) = 0 "
+                   f"(link {link})", None, "acl.rt.device_can_access_peer")
+
+
+def missing_calls(calls: list[str]) -> Failure:
+    """The point needs calls the installed pyACL lacks."""
+    return Failure("missing_call", "the installed pyACL has no " + ", ".join(calls), None,
+                   calls[0])
+
+
+def verification_failed(src: int | None, dst: int | None) -> Failure:
+    """The destination does not hold what the source sent."""
+    return Failure("verification",
+                   f"data verification failed: the bytes at device {dst} differ from "
+                   f"device {src}'s pattern")
+
+
+def device_lost(dev: int, cause: Failure) -> Failure:
+    """A point skipped because one of its devices was lost earlier in the run."""
+    return Failure("device_lost", f"not measured: device {dev} was lost earlier in this run "
+                   f"({cause.message})", cause.code, cause.call)
