@@ -1,6 +1,18 @@
-"""Unit-test fixtures: every simulated runtime a test made must end with an empty ledger."""
+"""Unit-test fixtures: every simulated runtime made during the session must end with an
+empty ledger.
+
+- A simulator a test makes (itself or through function-scoped fixtures) is checked when
+  the test ends, unless the test is marked ``keeps_ledger`` (it checks the ledger itself).
+- A simulator made outside any single test (by a module- or session-scoped fixture, at
+  import or collection time, or while a previous module's fixtures were torn down) is
+  found by the drain at the next test's setup and checked once every fixture has been
+  torn down, at the end of the session. A leak there fails the session with an error that
+  names the simulator and the test before whose setup it was found.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -8,10 +20,37 @@ from ascend_p2p_lab.sim import drain_tracked, track
 
 track(True)  # keep every simulator a test makes alive until its ledger is checked
 
+#: Simulators made outside any single test, each with where it was first seen; checked
+#: at the end of the session (see _empty_ledgers_at_session_end and pytest_sessionfinish).
+_OUTSIDE_TESTS: list[tuple[Any, str]] = []
+
+
+def _leaks(found: list[tuple[Any, str]]) -> list[str]:
+    return [f"{sim!r} ({where}): {sim.ledger()}"
+            for sim, where in found if not sim.ledger_is_empty()]
+
+
+def _check_outside_tests(where: str) -> list[str]:
+    """Leaks among the simulators made outside tests so far (each is checked once)."""
+    found = [*_OUTSIDE_TESTS, *((sim, where) for sim in drain_tracked())]
+    _OUTSIDE_TESTS.clear()
+    return _leaks(found)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _empty_ledgers_at_session_end():
+    yield  # torn down after every module- and session-scoped fixture that came later
+    leaks = _check_outside_tests("made after the last test's setup")
+    assert not leaks, (
+        "simulator ledger not empty at the end of the session, for simulators made by "
+        "module- or session-scoped fixtures (or outside any test):\n  " + "\n  ".join(leaks))
+
 
 @pytest.fixture(autouse=True)
 def _empty_ledger_after_each_test(request: pytest.FixtureRequest):
-    drain_tracked()
+    # Made before this test's setup (wider-scoped fixtures run first): checked at the end.
+    _OUTSIDE_TESTS.extend((sim, f"found at the setup of {request.node.nodeid}")
+                          for sim in drain_tracked())
     yield
     made = drain_tracked()
     if request.node.get_closest_marker("keeps_ledger"):
@@ -19,6 +58,24 @@ def _empty_ledger_after_each_test(request: pytest.FixtureRequest):
     leaks = {f"{sim!r} #{i}": sim.ledger() for i, sim in enumerate(made)
              if not sim.ledger_is_empty()}
     assert not leaks, f"simulator ledger not empty after the test: {leaks}"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Backstop for simulators made after the session-scoped check ran (or when it never
+    ran): report them and make the exit status non-zero."""
+    leaks = _check_outside_tests("made after the session-level check")
+    if not leaks:
+        return
+    message = ("simulator ledger not empty at the end of the session:\n  "
+               + "\n  ".join(leaks))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_sep("=", "simulator ledger leaks", red=True)
+        reporter.write_line(message, red=True)
+    else:
+        print(message)
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(autouse=True)
