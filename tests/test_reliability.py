@@ -34,7 +34,7 @@ from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.codes import error_name
 from ascend_p2p_lab.measure import cases, disable, disable_all, enable_all, probe, sweep
 from ascend_p2p_lab.measure.sweep import Checkpoint, PeerRestoreError
-from ascend_p2p_lab.results import load_run, save_run
+from ascend_p2p_lab.results import ERROR_KINDS, load_run, save_run
 from ascend_p2p_lab.runtime import AclError, Runtime
 from ascend_p2p_lab.sim import LIVE
 from ascend_p2p_lab.topology import Topology, load_preset
@@ -94,6 +94,22 @@ def _error_texts(frame: pd.DataFrame | None) -> list[str]:
     if frame is None or "error" not in frame:
         return []
     return [str(e) for e in frame["error"].dropna().unique()]
+
+
+def assert_error_columns(frame: pd.DataFrame | None) -> None:
+    """Every row that has an error text has it as data too: a known kind, and for the
+    kinds that come from a failed call the ACL code and the call, which the text names."""
+    if frame is None or "error_kind" not in frame:
+        return
+    bad = frame[frame["error"].notna()]
+    assert bad["error_kind"].notna().all(), bad[["error", "error_kind"]]
+    assert set(bad["error_kind"]) <= set(ERROR_KINDS)
+    assert frame.loc[frame["error"].isna(), "error_kind"].isna().all()
+    from_calls = bad[bad["error_kind"].isin(["runtime", "refused", "device_lost"])
+                     & bad["error_code"].notna()]
+    for row in from_calls.itertuples(index=False):
+        assert row.error_call.startswith("acl.") and row.error_call in row.error, row
+        assert str(row.error_code) in row.error and error_name(row.error_code) in row.error
 
 
 def _is_reason(text: str) -> bool:
@@ -465,6 +481,7 @@ def test_fault_matrix(fault_name: str, op_name: str, tmp_path: Path) -> None:
         for text in texts:
             if not _is_reason(text) or "failed" in text:
                 assert_names_the_call(text)
+        assert_error_columns(outcome.frame)
         mine = [t for t in texts if case.marker and case.marker in t]
         if outcome.raised is not None:
             got = "raised"
@@ -1117,7 +1134,9 @@ def test_a_failed_block_is_not_recorded_and_is_measured_on_resume(tmp_path: Path
     broken = _err("rt.memcpy_async", 507013, link=[2, 3])
     with _open([broken], topology=A2x4_EXACT) as rt:
         first = sweep(rt, checkpoint=ckpt, **RESUME)
-    failed = first[first["error"].fillna("").str.contains("EE507013")]
+    failed = first[first["error_code"].eq(507013).fillna(False)]
+    assert set(failed["error_kind"]) == {"runtime"}
+    assert set(failed["error_call"]) == {"acl.rt.memcpy_async"}
     assert set(zip(failed.src, failed.dst)) == {(2, 3)}
     recorded = {rec["block"] for rec in _lines(ckpt)[1:]}
     assert len(recorded) == 11 and not any(key.endswith("/p2p/2-3") for key in recorded)

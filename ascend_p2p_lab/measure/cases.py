@@ -116,9 +116,11 @@ def run_pair_bi(ctx: Context, block: Block) -> None:
             pool.clear(plan[0][0], size)
             pool.clear(plan[1][0], size)
             try:
-                warm = timers[0].sample(plan[0][0], plan[0][1], size, max(spec.warmup, 1))
-                copies = copies_for(warm.elapsed_us / warm.copies, spec.min_sample_us,
-                                    spec.max_copies)
+                # size the sample on the faster direction, so both windows reach the minimum
+                warm = [t.sample(d, s, size, max(spec.warmup, 1))
+                        for t, (d, s) in zip(timers, plan)]
+                per_copy = min(w.elapsed_us / w.copies for w in warm)
+                copies = copies_for(per_copy, spec.min_sample_us, spec.max_copies)
                 pairs = [sample_bidirectional(rt, timers, plan, size, copies)
                          for _ in range(spec.samples)]
             except AclError as exc:

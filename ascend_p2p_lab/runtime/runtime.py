@@ -137,24 +137,30 @@ class Runtime:
             return
         errors: list[BaseException] = []
 
-        def attempt(fn: Any, *args: Any) -> bool:
-            try:
-                fn(*args)
-            except BaseException as exc:  # keep releasing; raised at the end
-                errors.append(exc)
-                return False
-            return True
+        def attempt(fn: Any, *args: Any, tries: int = 1) -> bool:
+            """Call fn up to tries times; keep the last error only if every try failed."""
+            failure: BaseException | None = None
+            for _ in range(tries):
+                try:
+                    fn(*args)
+                except BaseException as exc:  # keep releasing; raised at the end
+                    failure = exc
+                    if isinstance(exc, KeyboardInterrupt):
+                        break
+                else:
+                    return True
+            assert failure is not None
+            errors.append(failure)
+            return False
 
         attempt(close_all, reversed(list(self._resources.values())))
         for (src, dst), refs in list(self._peer_refs.items()):
             for _ in range(refs):
-                if not (attempt(self.disable_peer, src, dst)
-                        or attempt(self.disable_peer, src, dst)):
+                if not attempt(self.disable_peer, src, dst, tries=2):
                     break  # the device reset below drops it
         for dev, count in list(self._set_counts.items()):
             for _ in range(count):
-                if not (attempt(self.call, "rt.reset_device", dev)
-                        or attempt(self.call, "rt.reset_device", dev)):
+                if not attempt(self.call, "rt.reset_device", dev, tries=2):
                     break  # aclFinalize below resets what is left
         self._set_counts.clear()
         self._contexts.clear()
