@@ -22,11 +22,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ._version import __version__
+from .terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, print_grid, print_summary, run_status
 
-EXIT_OK = 0
-EXIT_FAILED = 1
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 DEMO_OUT = "ascend-p2p-demo"
 EXIT_STATUS = f"""\
 exit status:
@@ -167,14 +165,6 @@ def _matrix_json(table: Any, n: int) -> dict[str, Any]:
     }
 
 
-def _print_grid(title: str, labels: list[str], cells: list[list[str]]) -> None:
-    width = max(6, *(len(x) + 1 for x in labels), *(len(c) + 1 for row in cells for c in row))
-    print(title)
-    print(" " * width + "".join(f"{lab:<{width}}" for lab in labels))
-    for lab, row in zip(labels, cells):
-        print(f"{lab:<{width}}" + "".join(f"{c:<{width}}" for c in row))
-
-
 def _session(args: argparse.Namespace, work: Callable[[Any], int], *,
              backend: str | None = None, preset: str | None = None) -> int:
     """Open the runtime, do the work (which prints and saves its results), then close.
@@ -220,10 +210,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
             return EXIT_OK
         where = f"simulated {data['preset']}" if data["backend"] == "sim" else "pyACL"
         print(f"{n} x {data['soc_name']} ({where})")
-        _print_grid("\nLink classes", labels, data["links"])
+        print_grid("\nLink classes", labels, data["links"])
         acc = [["X" if i == j else str(v) for j, v in enumerate(row)]
                for i, row in enumerate(data["can_access_peer"])]
-        _print_grid("\naclrtDeviceCanAccessPeer (row -> column)", labels, acc)
+        print_grid("\naclrtDeviceCanAccessPeer (row -> column)", labels, acc)
         sys.stdout.flush()
         return EXIT_OK
 
@@ -238,7 +228,7 @@ def cmd_topo(args: argparse.Namespace) -> int:
                           "links": [list(r) for r in topo.links],
                           "cpu_affinity": list(topo.cpu_affinity) or None}, indent=2))
         return 0
-    _print_grid(f"{topo.device_count} devices from {args.file}", list(topo.labels),
+    print_grid(f"{topo.device_count} devices from {args.file}", list(topo.labels),
                 [list(r) for r in topo.links])
     return 0
 
@@ -253,79 +243,6 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def run_status(run: Any) -> int:
-    """The exit status a run earns: 130 interrupted, 1 when failures cost data points (or
-    the sweep stopped on an error), else 0."""
-    from .results import failures
-
-    meta = run.attrs.get("run", {})
-    if meta.get("interrupted"):
-        return EXIT_INTERRUPTED
-    if meta.get("failed") or len(failures(run)):
-        return EXIT_FAILED
-    return EXIT_OK
-
-
-def print_summary(run: Any, out: Path | None = None) -> None:
-    """A compact terminal summary of a run: bandwidth per case and link class at the largest
-    size, what was refused (results), what failed (lost data) and the verdict."""
-    from .measure import format_size
-    from .results import RESULT_KINDS, failures, fit_latency_bandwidth, summarize
-
-    meta = run.attrs.get("run", {})
-    where = f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else "pyACL"
-    print(f"run {meta.get('run_id')} on {meta.get('device_count')} x {meta.get('soc_name')} "
-          f"({where}), {len(run)} rows")
-    if meta.get("interrupted"):
-        print("interrupted: the rows measured so far are kept")
-    good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
-    if len(good):
-        top = int(good["size_bytes"].max())
-        summ = summarize(good[good["size_bytes"] == top])
-        fits = fit_latency_bandwidth(good)
-        keys = ["pattern", "direction", "peer", "path", "link"]
-        agg = summ.groupby(keys, dropna=False).agg(
-            pairs=("bandwidth_GBps_median", "size"),
-            median_GBps=("bandwidth_GBps_median", "median"),
-            min_GBps=("bandwidth_GBps_median", "min"),
-            nominal_GBps=("nominal_GBps", "first")).reset_index()
-        if len(fits):
-            lat = fits.groupby(keys, dropna=False)["latency_us"].median().rename("latency_us")
-            agg = agg.merge(lat.reset_index(), on=keys, how="left")
-        print(f"\nat {format_size(top)} (median over samples, then over pairs):")
-        print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
-    results = run[run["error_kind"].isin(RESULT_KINDS).fillna(False).astype(bool)]
-    if len(results):
-        print(f"\n{len(results)} rows the server answered with a refusal (results, not "
-              "failures):")
-        for (kind, code, call), part in results.groupby(
-                ["error_kind", "error_code", "error_call"], dropna=False):
-            print(f"  {len(part):>5} x {kind}: {_code_text(code)}{call}")
-    failed = failures(run)
-    if len(failed):
-        print(f"\nFAILED: {int(failed['points'].sum())} points lost data "
-              f"({int(failed['rows'].sum())} rows):")
-        for row in failed.itertuples(index=False):
-            print(f"  {row.points:>5} points x {row.kind}: {_code_text(row.code)}"
-                  f"{row.call or ''}\n          e.g. {row.example}")
-    if meta.get("failed"):
-        print(f"\nFAILED: the run stopped early: {meta['failed']}")
-    if meta.get("fallbacks"):
-        for what in meta["fallbacks"].values():
-            print(f"\nnote: {what}")
-    print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep "
-          "the run)")
-    sys.stdout.flush()
-
-
-def _code_text(code: Any) -> str:
-    import pandas as pd
-
-    from .codes import error_name
-
-    return "" if pd.isna(code) else f"{error_name(int(code))} ({int(code)}) from "
-
-
 def _sweep_out(args: argparse.Namespace) -> None:
     """Every output path of a sweep, checked before any device work."""
     from .runfolder import check_out_dir, check_out_file
@@ -336,8 +253,22 @@ def _sweep_out(args: argparse.Namespace) -> None:
         check_out_file(args.checkpoint, "--checkpoint")
 
 
+def _sweep_kept(rt: Any, **kwargs: Any) -> Any:
+    """sweep(), or the rows it kept when it stopped on an error after it had started (its
+    metadata then says why, and the exit status is 1)."""
+    from .measure import sweep
+
+    try:
+        return sweep(rt, **kwargs)
+    except Exception as exc:
+        partial = getattr(exc, "partial_frame", None)
+        if partial is None or not partial.attrs.get("run", {}).get("run_id"):
+            raise
+        return partial
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .measure import make_spec, sweep
+    from .measure import make_spec
     from .runfolder import clear_run
 
     _sweep_out(args)
@@ -349,13 +280,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         make_spec(rt, **spec_args)  # bad input fails here, before the old run is removed
         if args.out is not None and args.overwrite:
             clear_run(args.out)
-        try:
-            run = sweep(rt, **kwargs)
-        except Exception as exc:
-            partial = getattr(exc, "partial_frame", None)
-            if partial is None or not partial.attrs.get("run", {}).get("run_id"):
-                raise
-            run = partial  # the sweep stopped on an error: its rows are the result
+        run = _sweep_kept(rt, **kwargs)
         print_summary(run, args.out)
         return run_status(run)
 
@@ -401,7 +326,7 @@ def _write_report(run: Any, out: Path, table: Any = None) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .measure import enable_all, make_spec, probe, sweep
+    from .measure import enable_all, make_spec, probe
     from .results import save_run
     from .runfolder import check_out_dir, clear_run
 
@@ -422,13 +347,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         refused = enable_all(rt)
         print(f"2. peer links: enabled {len(rt.peer_refs())} directions, {len(refused)} refused")
         print("3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged")
-        try:
-            run = sweep(rt, **options, progress=not args.no_progress)
-        except Exception as exc:
-            partial = getattr(exc, "partial_frame", None)
-            if partial is None or not partial.attrs.get("run", {}).get("run_id"):
-                raise
-            run = partial
+        run = _sweep_kept(rt, **options, progress=not args.no_progress)
         run.attrs["run"]["command"] = "demo"
         save_run(run, out)
         table.to_csv(out / "probe.csv", index=False)

@@ -1,0 +1,99 @@
+"""A run in the terminal: the summary a command prints, and the verdict it exits with.
+
+Example:
+    >>> from ascend_p2p_lab.results import empty_frame
+    >>> run_status(empty_frame())
+    0
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+def print_grid(title: str, labels: list[str], cells: list[list[str]]) -> None:
+    """A labelled N x N grid of short texts (rows = source, columns = destination)."""
+    width = max(6, *(len(x) + 1 for x in labels), *(len(c) + 1 for row in cells for c in row))
+    print(title)
+    print(" " * width + "".join(f"{lab:<{width}}" for lab in labels))
+    for lab, row in zip(labels, cells):
+        print(f"{lab:<{width}}" + "".join(f"{c:<{width}}" for c in row))
+
+
+def run_status(run: Any) -> int:
+    """The exit status a run earns: 130 interrupted, 1 when failures cost data points (or
+    the sweep stopped on an error), else 0."""
+    from .results import failures
+
+    meta = run.attrs.get("run", {})
+    if meta.get("interrupted"):
+        return EXIT_INTERRUPTED
+    if meta.get("failed") or len(failures(run)):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def print_summary(run: Any, out: Path | None = None) -> None:
+    """A compact terminal summary of a run: bandwidth per case and link class at the largest
+    size, what was refused (results), what failed (lost data) and the verdict."""
+    from .measure import format_size
+    from .results import RESULT_KINDS, failures, fit_latency_bandwidth, summarize
+
+    meta = run.attrs.get("run", {})
+    where = f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else "pyACL"
+    print(f"run {meta.get('run_id')} on {meta.get('device_count')} x {meta.get('soc_name')} "
+          f"({where}), {len(run)} rows")
+    if meta.get("interrupted"):
+        print("interrupted: the rows measured so far are kept")
+    good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
+    if len(good):
+        top = int(good["size_bytes"].max())
+        summ = summarize(good[good["size_bytes"] == top])
+        fits = fit_latency_bandwidth(good)
+        keys = ["pattern", "direction", "peer", "path", "link"]
+        agg = summ.groupby(keys, dropna=False).agg(
+            pairs=("bandwidth_GBps_median", "size"),
+            median_GBps=("bandwidth_GBps_median", "median"),
+            min_GBps=("bandwidth_GBps_median", "min"),
+            nominal_GBps=("nominal_GBps", "first")).reset_index()
+        if len(fits):
+            lat = fits.groupby(keys, dropna=False)["latency_us"].median().rename("latency_us")
+            agg = agg.merge(lat.reset_index(), on=keys, how="left")
+        print(f"\nat {format_size(top)} (median over samples, then over pairs):")
+        print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    results = run[run["error_kind"].isin(RESULT_KINDS).fillna(False).astype(bool)]
+    if len(results):
+        print(f"\n{len(results)} rows the server answered with a refusal (results, not "
+              "failures):")
+        for (kind, code, call), part in results.groupby(
+                ["error_kind", "error_code", "error_call"], dropna=False):
+            print(f"  {len(part):>5} x {kind}: {_code_text(code)}{call}")
+    failed = failures(run)
+    if len(failed):
+        print(f"\nFAILED: {int(failed['points'].sum())} points lost data "
+              f"({int(failed['rows'].sum())} rows):")
+        for row in failed.itertuples(index=False):
+            print(f"  {row.points:>5} points x {row.kind}: {_code_text(row.code)}"
+                  f"{row.call or ''}\n          e.g. {row.example}")
+    if meta.get("failed"):
+        print(f"\nFAILED: the run stopped early: {meta['failed']}")
+    if meta.get("fallbacks"):
+        for what in meta["fallbacks"].values():
+            print(f"\nnote: {what}")
+    print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep "
+          "the run)")
+    sys.stdout.flush()
+
+
+def _code_text(code: Any) -> str:
+    import pandas as pd
+
+    from .codes import error_name
+
+    return "" if pd.isna(code) else f"{error_name(int(code))} ({int(code)}) from "
