@@ -17,7 +17,8 @@ import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -40,6 +41,19 @@ exit status:
 
 class UsageError(Exception):
     """A bad argument or input file: one line, exit code 2."""
+
+
+class InternalError(Exception):
+    """An unexpected error once the input was accepted: a bug, exit code 1."""
+
+
+@contextmanager
+def _past_input_checks() -> Iterator[None]:
+    """From here on a ValueError or TypeError is not bad input but a bug (exit 1)."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        raise InternalError(exc) from exc
 
 
 class _Parser(argparse.ArgumentParser):
@@ -197,7 +211,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
     from .measure import device_labels, probe
 
     def work(rt: Any) -> int:
-        table = probe(rt)
+        with _past_input_checks():
+            return _probe_output(rt, probe(rt))
+
+    def _probe_output(rt: Any, table: Any) -> int:
         if table.attrs["run"].get("interrupted"):
             print(f"ascend-p2p-lab: interrupted after {len(table)} pairs", file=sys.stderr)
             return EXIT_INTERRUPTED
@@ -268,21 +285,18 @@ def _sweep_kept(rt: Any, **kwargs: Any) -> Any:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .measure import make_spec
-    from .runfolder import clear_run
+    from .runfolder import clear_stale
 
     _sweep_out(args)
     kwargs = _sweep_kwargs(args)
 
     def work(rt: Any) -> int:
-        spec_args = {k: v for k, v in kwargs.items()
-                     if k not in ("progress", "out", "checkpoint")}
-        make_spec(rt, **spec_args)  # bad input fails here, before the old run is removed
-        if args.out is not None and args.overwrite:
-            clear_run(args.out)
-        run = _sweep_kept(rt, **kwargs)
-        print_summary(run, args.out)
-        return run_status(run)
+        run = _sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
+        with _past_input_checks():
+            if args.out is not None:
+                clear_stale(args.out)  # the old run's report does not describe this run
+            print_summary(run, args.out)
+            return run_status(run)
 
     return _session(args, work)
 
@@ -298,9 +312,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         if other is not None and other != run_info(args.run_dir).get("run_id"):
             raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
     run = load_run(args.run_dir)
-    print_summary(run, args.run_dir)
-    _write_report(run, out)
-    return run_status(run)
+    with _past_input_checks():
+        print_summary(run, args.run_dir)
+        _write_report(run, out)
+        return run_status(run)
 
 
 def _write_report(run: Any, out: Path, table: Any = None) -> None:
@@ -326,19 +341,22 @@ def _write_report(run: Any, out: Path, table: Any = None) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .measure import enable_all, make_spec, probe
+    from .measure import enable_all, parse_sizes, probe
     from .results import save_run
-    from .runfolder import check_out_dir, clear_run
+    from .runfolder import check_out_dir, clear_stale
 
     out: Path = args.out
     check_out_dir(out, overwrite=args.overwrite, replaces="demo")
+    parse_sizes(args.sizes)  # bad sizes: exit 2 before any device work
     options = {"sizes": args.sizes, "direction": "both", "peer": "both",
                "patterns": ("pair", "local"), "samples": 3}
     state: dict[str, Any] = {}
 
     def work(rt: Any) -> int:
-        make_spec(rt, **options)  # bad sizes fail here, before anything is removed
-        clear_run(out)
+        with _past_input_checks():
+            return _demo_steps(rt)
+
+    def _demo_steps(rt: Any) -> int:
         where = f"simulated {rt.preset}" if rt.simulated else "pyACL"
         print(f"1. probe: {rt.device_count} x {rt.soc_name} ({where})")
         table = probe(rt)
@@ -350,6 +368,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         run = _sweep_kept(rt, **options, progress=not args.no_progress)
         run.attrs["run"]["command"] = "demo"
         save_run(run, out)
+        clear_stale(out)
         table.to_csv(out / "probe.csv", index=False)
         state.update(run=run, table=table)
         print_summary(run, out)
@@ -359,7 +378,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "ASCEND_P2P_LAB_BACKEND") or "sim", preset=args.preset or "atlas800t-a2")
     if "run" in state and status != EXIT_INTERRUPTED:
         print("\n4. report")
-        _write_report(state["run"], out, table=state["table"])
+        with _past_input_checks():
+            _write_report(state["run"], out, table=state["table"])
     return status
 
 
@@ -402,6 +422,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # a bug: one line, and the traceback in a file
+        if isinstance(exc, InternalError) and exc.__cause__ is not None:
+            exc = exc.__cause__  # type: ignore[assignment]
         where = _save_traceback(exc)
         text = f"{type(exc).__name__}: {exc}".splitlines()[0]
         print(f"ascend-p2p-lab: internal error: {text} (traceback in {where})", file=sys.stderr)

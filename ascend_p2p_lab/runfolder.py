@@ -3,7 +3,9 @@
 A run folder holds one run: ``run.json``, ``samples.parquet``, ``samples.csv``, and what
 ``report`` adds (``summary.csv``, the figures, and ``report.json``, which lists them).
 Commands check every output path before they open a device, so that a bad path costs
-nothing; ``--overwrite`` removes the old run's files before the new run is written.
+nothing. With ``--overwrite`` the new run's files replace the old run's when it is saved,
+and what described the old run (its report, summary and probe table) is then removed: the
+old run stays whole until the new one exists.
 
 Example:
     >>> import tempfile, pathlib
@@ -24,6 +26,8 @@ from typing import Any
 #: Files of a run and of its report; replacing a run removes them.
 RUN_FILES = ("run.json", "samples.parquet", "samples.csv", "probe.csv", "summary.csv",
              "report.json")
+#: What saving a run writes (and so replaces).
+NEW_RUN_FILES = ("run.json", "samples.parquet", "samples.csv")
 MANIFEST = "report.json"
 #: Figures of reports written before report.json listed them.
 LEGACY_FIGURES = ("heatmap_*.png", "link_matrix.png", "peer_access.png",
@@ -104,12 +108,14 @@ def report_files(folder: Path) -> list[Path]:
     return [p for pattern in LEGACY_FIGURES for p in sorted(folder.glob(pattern))]
 
 
-def clear_run(folder: Path) -> list[Path]:
-    """Remove the run and report files in folder; return what was removed."""
+def clear_stale(folder: Path) -> list[Path]:
+    """After a new run was saved into folder (its run.json and samples replace the old
+    ones): remove what described the old run, its report, summary and probe table."""
     folder = Path(folder)
     if not folder.is_dir():
         return []
-    doomed = [*report_files(folder), *(folder / name for name in RUN_FILES)]
+    doomed = [*report_files(folder),
+              *(folder / name for name in RUN_FILES if name not in NEW_RUN_FILES)]
     removed = []
     for path in dict.fromkeys(doomed):
         if path.is_file():

@@ -73,14 +73,14 @@ def print_summary(run: Any, out: Path | None = None) -> None:
               "failures):")
         for (kind, code, call), part in results.groupby(
                 ["error_kind", "error_code", "error_call"], dropna=False):
-            print(f"  {len(part):>5} x {kind}: {_code_text(code)}{call}")
+            print(f"  {len(part):>5} x {kind}: {_code_text(code)}{_text(call)}")
     failed = failures(run)
     if len(failed):
         print(f"\nFAILED: {int(failed['points'].sum())} points lost data "
               f"({int(failed['rows'].sum())} rows):")
         for row in failed.itertuples(index=False):
             print(f"  {row.points:>5} points x {row.kind}: {_code_text(row.code)}"
-                  f"{row.call or ''}\n          e.g. {row.example}")
+                  f"{_text(row.call)}\n          e.g. {row.example}")
     if meta.get("failed"):
         print(f"\nFAILED: the run stopped early: {meta['failed']}")
     if meta.get("fallbacks"):
@@ -91,9 +91,17 @@ def print_summary(run: Any, out: Path | None = None) -> None:
     sys.stdout.flush()
 
 
+def _text(value: Any) -> str:
+    """A nullable text cell as text ('' for missing)."""
+    import pandas as pd
+
+    return "" if value is None or pd.isna(value) else str(value)
+
+
 def _code_text(code: Any) -> str:
+    """``NAME (code) from `` for an ACL code, '' for a missing one."""
     import pandas as pd
 
     from .codes import error_name
 
-    return "" if pd.isna(code) else f"{error_name(int(code))} ({int(code)}) from "
+    return "" if code is None or pd.isna(code) else f"{error_name(int(code))} ({int(code)}) from "

@@ -19,6 +19,7 @@ from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.results import ERROR_KINDS, FAILURE_KINDS, failures, load_run
 from ascend_p2p_lab.runtime import AclError
+from ascend_p2p_lab.sim import drain_tracked
 from ascend_p2p_lab.topology.presets import read_packaged
 
 QUICK: dict[str, Any] = {"sizes": "4KiB,64KiB", "samples": 2, "warmup": 1,
@@ -202,23 +203,28 @@ def test_the_command_line_reports_a_missing_call_with_exit_1(capsys, monkeypatch
     assert code == 0 and "legs do not overlap" in out, out
 
 
-def test_an_unexpected_exception_is_one_line_and_a_traceback_file(capsys, monkeypatch) -> None:
+@pytest.mark.parametrize("error", [ZeroDivisionError, ValueError, TypeError])
+def test_an_unexpected_exception_is_one_line_and_a_traceback_file(capsys, monkeypatch,
+                                                                  error) -> None:
+    """Also a ValueError or TypeError once the input was accepted: a bug, exit 1, not 2."""
     import ascend_p2p_lab.measure as measure
 
     def broken(rt: Any) -> Any:
-        raise ZeroDivisionError("planted")
+        raise error("planted")
 
     monkeypatch.setattr(measure, "probe", broken)
     code, _, err = run_cli(capsys, "probe", "--backend", "sim")
     lines = err.strip().splitlines()
+    name = error.__name__
     assert code == 1 and len(lines) == 1 and "Traceback" not in err
-    assert lines[0].startswith("ascend-p2p-lab: internal error: ZeroDivisionError: planted")
+    assert lines[0].startswith(f"ascend-p2p-lab: internal error: {name}: planted")
     where = lines[0].split("(traceback in ")[1].rstrip(")")
-    assert "ZeroDivisionError: planted" in Path(where).read_text()
+    assert f"{name}: planted" in Path(where).read_text()
     Path(where).unlink()
 
 
 # ----------------------------------------------------------------------- teardown
+@pytest.mark.keeps_ledger  # aclFinalize fails for good: the simulated session stays initialized
 def test_results_come_before_a_failed_finalize(capsys, tmp_path) -> None:
     topo = topology_with(tmp_path, 'kind = "error"\ncall = "finalize"')
     code, out, err = run_cli(capsys, "probe", "--backend", "sim", "--topology", topo)
@@ -229,6 +235,10 @@ def test_results_come_before_a_failed_finalize(capsys, tmp_path) -> None:
                              "--pairs", "0-1", *CLI_QUICK, "--out", str(tmp_path / "r"))
     assert code == 1 and "saved to" in out and "teardown failed" in err
     assert load_run(tmp_path / "r").error_kind.isna().all()
+    for sim in drain_tracked():  # everything but the session itself was released
+        ledger = sim.ledger()
+        assert ledger["initialized"] and not ledger["devices_set"]
+        assert not (ledger["device_buffers"] or ledger["streams"] or ledger["peer_refs"])
 
 
 @pytest.mark.keeps_ledger
@@ -335,3 +345,26 @@ def test_both_windows_of_a_bidirectional_sample_reach_the_minimum() -> None:
         run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=2,
                     progress=False)
     assert (run.elapsed_us >= 1000.0).all(), run[["src", "dst", "elapsed_us"]]
+
+
+# --------------------------------------------------------------------- corruption
+def test_a_corrupted_link_is_a_verification_failure_and_exit_1(capsys, tmp_path) -> None:
+    """Only 0->1 corrupts: its points are verified=False, kind ``verification``, timing
+    kept; 1->0 verifies; the command exits 1 and says so."""
+    topo = topology_with(tmp_path, 'kind = "corrupt"\nlink = [0, 1]')
+    code, out, _ = run_cli(capsys, "sweep", "--backend", "sim", "--topology", topo,
+                           "--pairs", "0-1,1-0", *CLI_QUICK, "--out", str(tmp_path / "r"))
+    assert code == 1 and "verification" in out
+    run = load_run(tmp_path / "r")
+    bad, good = run[run.src == 0], run[run.src == 1]
+    assert (bad.verified == False).all() and set(bad.error_kind) == {"verification"}  # noqa: E712
+    assert bad.bandwidth_GBps.notna().all() and bad.error_code.isna().all()
+    assert good.verified.all() and good.error_kind.isna().all()
+    assert failures(run)[["kind", "points"]].values.tolist() == [["verification", 2]]
+
+
+def test_without_verification_corruption_goes_unseen() -> None:
+    """--no-verify: verified is NA, and nothing claims the bytes were checked."""
+    with open_runtime("sim", faults=[{"kind": "corrupt", "link": [0, 1]}]) as rt:
+        run = sweep(rt, pairs="0-1", verify=False, **QUICK)
+    assert run.verified.isna().all() and run.error_kind.isna().all()

@@ -11,11 +11,19 @@ topology file) or per run (``simulated_acl(..., faults=[...])``):
   still release what the process held, as the driver does.
 - ``memory_exhausted``: allocations on ``device`` fail with 207001.
 - ``slow_host``: every host-side call costs ``factor`` times its modelled time.
+- ``corrupt``: device-to-device copies over the directed link ``link`` (source buffer on
+  device src, destination on device dst; ``aclrtMemcpy`` and ``aclrtMemcpyAsync``, or
+  only ``call``) silently write wrong data: the copy returns 0, but byte 0 of every 4 KiB
+  page of the written range (pages counted from the destination offset) and its last
+  byte are inverted (XOR 0xFF), so every 4 KiB window a verification reads inside the
+  copy differs. Every such copy, or only the ``nth`` one over the link (counting from 1).
 
 Example:
     >>> f = Fault.from_dict({"kind": "error", "call": "rt.memcpy_async", "nth": 3, "code": 507013})
     >>> f.kind, f.call, f.nth, f.code
     ('error', 'rt.memcpy_async', 3, 507013)
+    >>> Fault.from_dict({"kind": "corrupt", "link": [0, 1], "nth": 2}).link
+    (0, 1)
 """
 
 from __future__ import annotations
@@ -25,7 +33,8 @@ from dataclasses import dataclass, field, fields
 
 from ..codes import ACL_ERROR_RT_DRV_INTERNAL_ERROR, ACL_ERROR_RT_LOST_HEARTBEAT, ERROR_NAMES
 
-FAULT_KINDS = ("error", "degrade", "device_lost", "memory_exhausted", "slow_host")
+FAULT_KINDS = ("error", "degrade", "device_lost", "memory_exhausted", "slow_host",
+               "corrupt")
 
 
 @dataclass
@@ -50,8 +59,9 @@ class Fault:
             if not isinstance(value, types) or isinstance(value, bool):
                 raise TypeError(f"fault {key} has the wrong type: {value!r}")
         if self.link is not None and (
-                len(self.link) != 2 or not all(isinstance(v, int) for v in self.link)):
-            raise TypeError(f"fault link must be two device ids, got {self.link!r}")
+                not isinstance(self.link, (list, tuple)) or len(self.link) != 2
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in self.link)):
+            raise TypeError(f"fault link must be two device ids [src, dst], got {self.link!r}")
         if self.kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {self.kind!r}; choose one of {FAULT_KINDS}")
         if self.kind == "device_lost" and self.code == ACL_ERROR_RT_DRV_INTERNAL_ERROR:
@@ -66,6 +76,12 @@ class Fault:
             raise ValueError("fault factor must be positive")
         if self.kind == "degrade" and self.link is None:
             raise ValueError("a degrade fault needs link = [src, dst]")
+        if self.kind == "corrupt" and self.link is None:
+            raise ValueError("a corrupt fault needs link = [src, dst] (the directed device "
+                             "link whose copies it corrupts)")
+        if self.kind == "corrupt" and self.link is not None and self.link[0] == self.link[1]:
+            raise ValueError(f"a corrupt fault's link joins two different devices, "
+                             f"got {list(self.link)}")
         if self.kind in ("device_lost", "memory_exhausted") and self.device is None:
             raise ValueError(f"a {self.kind} fault needs a device")
 

@@ -227,6 +227,67 @@ def _copy(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
         pos += seg
 
 
+PAGE = 4096
+_FLIP_CACHE_MAX = 32
+
+
+def flip_pages(region: Region, off: int, n: int, cache: dict | None = None) -> None:
+    """Invert (XOR 0xFF) byte 0 of every PAGE-byte page of [off, off + n), pages counted
+    from off, and the range's last byte: any PAGE consecutive bytes of the range then hold
+    a flipped byte. What a ``corrupt`` fault does to the bytes a copy wrote.
+
+    A whole chunk that is shared (``bytes``) or a fill and is flipped a second time (every
+    chunk of a buffer made of one repeated block, or the same copy repeated) becomes one
+    shared flipped copy, kept in ``cache`` (a dict the caller owns): after that, flipping
+    it costs a lookup, not a megabyte of bytes.
+    """
+    if n <= 0:
+        return
+    end, last = off + n, off + n - 1
+    if not isinstance(region, ChunkedRegion):
+        data = bytearray(region.read(off, n))
+        for p in {*range(0, n, PAGE), n - 1}:
+            data[p] ^= 0xFF
+        region.write(off, data)
+        return
+    chunks = region.chunks
+    for k in range(off // CHUNK, last // CHUNK + 1):
+        cs = k * CHUNK
+        clen = region._len(k)
+        a, b = max(off, cs) - cs, min(end, cs + clen) - cs
+        first = a + (off - cs - a) % PAGE  # the first page start at or after a
+        tail = last - cs if a <= last - cs < b and (last - off) % PAGE else -1
+        entry = chunks.get(k, 0)
+        if a == 0 and b == clen and cache is not None and entry.__class__ is not bytearray:
+            key = (entry if entry.__class__ is int else id(entry), clen, first, tail)
+            hit = cache.get(key)
+            if hit is not None and hit[0] is entry and hit[1] is not None:
+                chunks[k] = hit[1]
+                region.version += 1
+                continue
+            ba = bytearray(region.read(cs, clen))
+            for p in range(first, clen, PAGE):
+                ba[p] ^= 0xFF
+            if tail >= 0:
+                ba[tail] ^= 0xFF
+            if len(cache) >= _FLIP_CACHE_MAX:
+                cache.clear()
+            if hit is not None and hit[0] is entry:  # seen before: share one flipped copy
+                flipped = bytes(ba)
+                cache[key] = (entry, flipped)  # holding entry keeps its id unique
+                chunks[k] = flipped
+            else:  # first sight: a private chunk, and remember the entry
+                cache[key] = (entry, None)
+                chunks[k] = ba
+            region.version += 1
+            continue
+        ba = region._private(k)
+        for p in range(first, b, PAGE):
+            ba[p] ^= 0xFF
+        if tail >= 0:
+            ba[tail] ^= 0xFF
+
+
 class AddressSpace:
     """Maps pointers to regions. Device d's memory lives in its own address window."""
 

@@ -32,7 +32,7 @@ from .. import codes as C
 from ..topology.model import Topology
 from .engine import Engine, SimEvent, Stream
 from .faults import Fault, as_faults
-from .memory import AddressSpace, ChunkedRegion, ViewRegion, copy_bytes
+from .memory import AddressSpace, ChunkedRegion, ViewRegion, copy_bytes, flip_pages
 
 #: pyACL functions that only newer CANN releases have; ``api_level="old"`` hides them.
 NEWER_CALLS = (
@@ -104,6 +104,8 @@ class SimulatedACL:
         self.seed = seed
         self.api_level = api_level
         self.faults = as_faults(faults)
+        #: the ``corrupt`` faults (read at every copy while there are any; see _corrupts)
+        self._corrupt_faults = [f for f in self.faults if f.kind == "corrupt"]
         known = {"init", "finalize", *(f"rt.{name}" for name in _RT_CALLS)}
         for f in self.faults:
             if f.call is not None and f.call not in known:
@@ -163,6 +165,7 @@ class SimulatedACL:
         # do, and every call that may change them clears these (see _KEEPS_PLANS).
         self._routes: dict[tuple[int, ...], dict[str, Any]] = {}
         self._async_plans: dict[tuple[int, ...], tuple[Any, ...]] = {}
+        self._flipped: dict[Any, tuple[Any, bytes | None]] = {}  # flip_pages' cache (corrupt)
 
     def _invalidate(self) -> None:
         """Forget the memoized copy plans (memory, streams, devices or peers changed)."""
@@ -212,7 +215,8 @@ class SimulatedACL:
         A call identical to one that passed every check before (plain ints, same current
         device), with no call since that could change the outcome (see _KEEPS_PLANS),
         skips the checks and does what the full path would: the fault check (when faults
-        are configured), moving the bytes, advancing the host clock, queueing the copy.
+        are configured), moving the bytes (corrupted under a ``corrupt`` fault), advancing
+        the host clock, queueing the copy.
         """
         lock = self._lock
 
@@ -240,7 +244,9 @@ class SimulatedACL:
                     code = self._fault("rt.memcpy_async", plan["devices"], plan.get("link"))
                     if code:
                         return code
-                if memo_able:  # copy_bytes' own "same copy as last time, nothing changed" test
+                if faults and self._corrupt_faults and self._corrupts("rt.memcpy_async", plan):
+                    self._copy_corrupted(dreg, doff, sreg, soff, count)
+                elif memo_able:  # copy_bytes' own "same copy as last time, nothing changed" test
                     last = dreg.last_copy
                     if (last is None or last[1] != dreg.version
                             or last[0] != (sreg.base, soff, doff, count, sreg.version)):
@@ -308,6 +314,46 @@ class SimulatedACL:
                 return self._fail(f.code, f.message or f"injected fault in {call}")
         return 0
 
+    def _corrupts(self, call: str, plan: dict[str, Any]) -> bool:
+        """Whether a ``corrupt`` fault corrupts this copy (counting it for their nth).
+
+        Called only for a copy that is about to happen (after the error faults passed).
+        """
+        link = plan.get("link")
+        if link is None:  # host copies and copies within one device
+            return False
+        hit = False
+        for f in self._corrupt_faults:
+            if f.call not in (None, call) or f.link != link:
+                continue
+            if f.device is not None and f.device not in plan["devices"]:
+                continue
+            f.seen += 1
+            if f.nth is None or f.seen == f.nth:
+                hit = True  # several faults on one copy still corrupt it once
+        return hit
+
+    def _copy_corrupted(
+        self, dreg: Any, doff: int, sreg: Any, soff: int, count: int
+    ) -> None:
+        """A copy whose written bytes are corrupted (see :func:`.memory.flip_pages`).
+
+        Repeating the corrupted copy that last wrote dst, neither side changed since, is a
+        no-op (the bytes would be the same); a clean copy never takes it for one.
+        """
+        memo = None
+        if isinstance(dreg, ChunkedRegion) and isinstance(sreg, ChunkedRegion) \
+                and dreg is not sreg:
+            memo = ("corrupt", sreg.base, soff, doff, count, sreg.version)
+            last = dreg.last_copy
+            if last is not None and last[1] == dreg.version and last[0] == memo:
+                return
+        copy_bytes(dreg, doff, sreg, soff, count)
+        flip_pages(dreg, doff, count, self._flipped)
+        if memo is not None:
+            dreg.version += 1
+            dreg.last_copy = (memo, dreg.version)
+
     def _check_init(self) -> int:
         if not self.initialized:
             return self._fail(C.ACL_ERROR_UNINITIALIZE, "aclInit has not been called")
@@ -357,6 +403,9 @@ class SimulatedACL:
         with self._lock:
             if not self.initialized:
                 return self._fail(C.ACL_ERROR_REPEAT_FINALIZE, "aclFinalize without aclInit")
+            code = self._fault("finalize")
+            if code:  # as a failed aclFinalize: the session stays as it was
+                return code
             for dev in sorted(d for d, r in self.device_refs.items() if r > 0):
                 self.implicit_releases.append(f"device {dev} reset by aclFinalize")
                 self._release_device(dev, why="aclFinalize")
@@ -809,7 +858,10 @@ class SimulatedACL:
         if code:
             return code
         dreg, doff, sreg, soff = plan["regions"]
-        copy_bytes(dreg, doff, sreg, soff, count)
+        if self._corrupt_faults and self._corrupts("rt.memcpy", plan):
+            self._copy_corrupted(dreg, doff, sreg, soff, count)
+        else:
+            copy_bytes(dreg, doff, sreg, soff, count)
         self._host(self.topology.host.api_us)
         nbytes = int(count * self._staged_scale(plan))
         self.engine.run_blocking_copy(plan["dev"], nbytes, plan["res"], plan["lat"])
@@ -863,7 +915,10 @@ class SimulatedACL:
             if code:
                 return code
         dreg, doff, sreg, soff = plan["regions"]
-        copy_bytes(dreg, doff, sreg, soff, count)
+        if self._corrupt_faults and self._corrupts("rt.memcpy_async", plan):
+            self._copy_corrupted(dreg, doff, sreg, soff, count)
+        else:
+            copy_bytes(dreg, doff, sreg, soff, count)
         self._host(api_us)
         nbytes = int(count * self._staged_scale(plan)) if "staged" in plan else count
         self.engine.append_copy(s, nbytes, plan["res"], plan["lat"])
