@@ -11,6 +11,8 @@ Example:
 
 from __future__ import annotations
 
+from enum import IntEnum, IntFlag
+
 # --- error codes: every code of acl_base_rt.h and error_codes/rt_error_codes.h --------------
 ERROR_CODES: dict[str, int] = {
     "ACL_SUCCESS": 0,
@@ -230,6 +232,16 @@ ERROR_NAMES[0] = "ACL_SUCCESS"
 
 # Handy names for the codes the toolkit and the simulator use.
 ACL_SUCCESS = 0
+ACL_ERROR_RT_DEVICE_TASK_ABORT = 107022
+ACL_ERROR_RT_STREAM_ABORT = 107023
+ACL_ERROR_RT_TS_ERROR = 507001
+ACL_ERROR_RT_COPY_DATA = 507052
+ACL_ERROR_RT_DEVICE_MEM_ERROR = 507053
+ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR = 507054
+ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR = 507055
+ACL_ERROR_RT_LINK_ERROR = 507056
+ACL_ERROR_RT_SUSPECT_REMOTE_ERROR = 507057
+ACL_ERROR_RT_SOCKET_CLOSE = 507901
 ACL_ERROR_INVALID_PARAM = 100000
 ACL_ERROR_UNINITIALIZE = 100001
 ACL_ERROR_REPEAT_INITIALIZE = 100002
@@ -249,21 +261,60 @@ ACL_ERROR_RT_SYS_DMA = 507013
 ACL_ERROR_RT_LOST_HEARTBEAT = 507010
 ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899
 
-# --- enums (acl_rt.h) ------------------------------------------------------------------
-# aclrtMemcpyKind
-ACL_MEMCPY_HOST_TO_HOST = 0
-ACL_MEMCPY_HOST_TO_DEVICE = 1
-ACL_MEMCPY_DEVICE_TO_HOST = 2
-ACL_MEMCPY_DEVICE_TO_DEVICE = 3
-ACL_MEMCPY_DEFAULT = 4
+#: Every code as an IntEnum member (codes that share a number are aliases of the first).
+AclCode = IntEnum("AclCode", ERROR_CODES)  # type: ignore[misc]
 
-# aclrtMemMallocPolicy
-ACL_MEM_MALLOC_HUGE_FIRST = 0
-ACL_MEM_MALLOC_HUGE_ONLY = 1
-ACL_MEM_MALLOC_NORMAL_ONLY = 2
-ACL_MEM_MALLOC_HUGE_FIRST_P2P = 3
-ACL_MEM_MALLOC_HUGE_ONLY_P2P = 4
-ACL_MEM_MALLOC_NORMAL_ONLY_P2P = 5
+# --- enums (acl_rt.h) ------------------------------------------------------------------
+
+
+class MemcpyKind(IntEnum):
+    """aclrtMemcpyKind."""
+
+    HOST_TO_HOST = 0
+    HOST_TO_DEVICE = 1
+    DEVICE_TO_HOST = 2
+    DEVICE_TO_DEVICE = 3
+    DEFAULT = 4
+
+
+class MallocPolicy(IntEnum):
+    """aclrtMemMallocPolicy; the _P2P ones make memory a peer device can reach."""
+
+    HUGE_FIRST = 0
+    HUGE_ONLY = 1
+    NORMAL_ONLY = 2
+    HUGE_FIRST_P2P = 3
+    HUGE_ONLY_P2P = 4
+    NORMAL_ONLY_P2P = 5
+
+
+class EventFlag(IntFlag):
+    """Flags of aclrtCreateEventWithFlag."""
+
+    SYNC = 0x1
+    TIME_LINE = 0x8
+
+
+class MemAttr(IntEnum):
+    """aclrtMemAttr (the two the toolkit asks for)."""
+
+    DDR_MEM = 0
+    HBM_MEM = 1
+
+
+# The C names, for code that reads like the headers.
+ACL_MEMCPY_HOST_TO_HOST = MemcpyKind.HOST_TO_HOST
+ACL_MEMCPY_HOST_TO_DEVICE = MemcpyKind.HOST_TO_DEVICE
+ACL_MEMCPY_DEVICE_TO_HOST = MemcpyKind.DEVICE_TO_HOST
+ACL_MEMCPY_DEVICE_TO_DEVICE = MemcpyKind.DEVICE_TO_DEVICE
+ACL_MEMCPY_DEFAULT = MemcpyKind.DEFAULT
+
+ACL_MEM_MALLOC_HUGE_FIRST = MallocPolicy.HUGE_FIRST
+ACL_MEM_MALLOC_HUGE_ONLY = MallocPolicy.HUGE_ONLY
+ACL_MEM_MALLOC_NORMAL_ONLY = MallocPolicy.NORMAL_ONLY
+ACL_MEM_MALLOC_HUGE_FIRST_P2P = MallocPolicy.HUGE_FIRST_P2P
+ACL_MEM_MALLOC_HUGE_ONLY_P2P = MallocPolicy.HUGE_ONLY_P2P
+ACL_MEM_MALLOC_NORMAL_ONLY_P2P = MallocPolicy.NORMAL_ONLY_P2P
 MALLOC_POLICY_NAMES = {
     0: "ACL_MEM_MALLOC_HUGE_FIRST",
     1: "ACL_MEM_MALLOC_HUGE_ONLY",
@@ -275,13 +326,13 @@ MALLOC_POLICY_NAMES = {
 P2P_POLICIES = frozenset({3, 4, 5})
 
 # aclrtMemAttr
-ACL_DDR_MEM = 0
-ACL_HBM_MEM = 1
+ACL_DDR_MEM = MemAttr.DDR_MEM
+ACL_HBM_MEM = MemAttr.HBM_MEM
 HBM_ATTRS = frozenset({1, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17})
 
 # event flags
-ACL_EVENT_SYNC = 0x1
-ACL_EVENT_TIME_LINE = 0x8
+ACL_EVENT_SYNC = EventFlag.SYNC
+ACL_EVENT_TIME_LINE = EventFlag.TIME_LINE
 
 # aclrtGetDevicesTopo bits
 TOPOLOGY_BITS: dict[str, int] = {
@@ -293,6 +344,17 @@ TOPOLOGY_BITS: dict[str, int] = {
     "SIO": 0x20,
     "HCCS_SW": 0x40,
 }
+
+#: Codes that say a device (or its link) is broken, never that a copy was refused.
+DEVICE_FAULT_CODES = frozenset({
+    ACL_ERROR_RT_LOST_HEARTBEAT, ACL_ERROR_RT_NO_DEVICE, ACL_ERROR_RT_SYS_DMA,
+    ACL_ERROR_RT_DEVICE_TASK_ABORT, ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_TS_ERROR,
+    ACL_ERROR_RT_COPY_DATA, ACL_ERROR_RT_DEVICE_MEM_ERROR, ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR,
+    ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR, ACL_ERROR_RT_LINK_ERROR,
+    ACL_ERROR_RT_SUSPECT_REMOTE_ERROR, ACL_ERROR_RT_SOCKET_CLOSE,
+})
+#: Codes after which a device takes no more work in this process.
+DEVICE_LOST_CODES = frozenset({ACL_ERROR_RT_LOST_HEARTBEAT, ACL_ERROR_RT_NO_DEVICE})
 
 #: Device ids at or above this are rejected with 107000 (RT_MAX_DEV_NUM).
 RT_MAX_DEV_NUM = 64

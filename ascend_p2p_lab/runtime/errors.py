@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from ..codes import error_name
+from ..codes import DEVICE_FAULT_CODES, DEVICE_LOST_CODES, error_name
+
+#: The pyACL calls that copy memory.
+COPY_CALLS = frozenset({"acl.rt.memcpy", "acl.rt.memcpy_async"})
+#: The call whose answer says whether a pair can reach each other.
+CAN_ACCESS_PEER_CALL = "acl.rt.device_can_access_peer"
 
 
 class AclError(RuntimeError):
@@ -24,6 +29,21 @@ class AclError(RuntimeError):
         self.name = error_name(code)
         self.message = message.strip()
         super().__init__(str(self))
+
+    @property
+    def device_fault(self) -> bool:
+        """The code says a device or its link is broken (not that a request was refused)."""
+        return self.code in DEVICE_FAULT_CODES
+
+    @property
+    def device_lost(self) -> bool:
+        """The code says the device takes no more work in this process."""
+        return self.code in DEVICE_LOST_CODES
+
+    @property
+    def from_copy(self) -> bool:
+        """The failed call was a memory copy (aclrtMemcpy or aclrtMemcpyAsync)."""
+        return self.call in COPY_CALLS
 
     def __str__(self) -> str:
         args = ", ".join(_fmt(a) for a in self.call_args)

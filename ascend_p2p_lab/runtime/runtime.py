@@ -21,7 +21,9 @@ from itertools import repeat
 from typing import Any
 
 from .. import codes as C
+from ..codes import EventFlag, MallocPolicy, MemAttr, MemcpyKind
 from .backend import BackendInfo, is_simulated, load_acl
+from .capabilities import calls_of
 from .errors import AclError, MissingCall
 from .resources import (
     DeviceBuffer,
@@ -83,6 +85,14 @@ class Runtime:
                 out.append(f"acl.rt.{options[0]}")
         return out
 
+    def lacks(self, capabilities: Iterable[str]) -> list[str]:
+        """The pyACL calls missing for the capabilities (see :mod:`.capabilities`), as
+        ``acl.rt.<name>``; empty when the installed pyACL has them all.
+
+        Example: ``rt.lacks(["event_timing", "stream_wait"])``.
+        """
+        return self.missing(calls_of(capabilities))
+
     def _fn(self, name: str) -> Any:
         """The pyACL function ``acl.<name>``; :class:`MissingCall` if this pyACL lacks it."""
         fn = self.acl
@@ -121,7 +131,7 @@ class Runtime:
     def open(self) -> Runtime:
         """``aclInit`` (a repeated init, 100002, is not an error)."""
         ret = self.acl.init()
-        if ret not in (0, C.ACL_ERROR_REPEAT_INITIALIZE):
+        if ret not in (C.ACL_SUCCESS, C.ACL_ERROR_REPEAT_INITIALIZE):
             raise AclError("acl.init", (), ret, self._recent_error())
         self._owns_init = ret == 0
         self.closed = False
@@ -275,7 +285,7 @@ class Runtime:
     def mem_info(self, dev: int) -> tuple[int, int]:
         """(free, total) bytes of HBM on dev."""
         self.use(dev)
-        free, total = self.call("rt.get_mem_info", C.ACL_HBM_MEM)
+        free, total = self.call("rt.get_mem_info", int(MemAttr.HBM_MEM))
         return int(free), int(total)
 
     # ------------------------------------------------------------------ peer access
@@ -336,13 +346,13 @@ class Runtime:
 
     # ------------------------------------------------------------------ memory
     def device_buffer(
-        self, dev: int, size: int, policy: int = C.ACL_MEM_MALLOC_HUGE_FIRST_P2P
+        self, dev: int, size: int, policy: int = MallocPolicy.HUGE_FIRST_P2P
     ) -> DeviceBuffer:
         """``aclrtMalloc`` on dev (default policy ACL_MEM_MALLOC_HUGE_FIRST_P2P)."""
         _check_size(size)
         self.use(dev)
-        ptr = self.call("rt.malloc", size, policy)
-        return DeviceBuffer(self, int(ptr), size, dev, policy)
+        ptr = self.call("rt.malloc", size, int(policy))
+        return DeviceBuffer(self, int(ptr), size, dev, int(policy))
 
     def host_buffer(self, size: int) -> HostBuffer:
         """Pinned host memory (``aclrtMallocHost``)."""
@@ -359,9 +369,7 @@ class Runtime:
     @staticmethod
     def _kind(dst: Resource, src: Resource) -> int:
         d_dev, s_dev = isinstance(dst, DeviceBuffer), isinstance(src, DeviceBuffer)
-        return {(False, False): 0, (True, False): 1, (False, True): 2, (True, True): 3}[
-            (d_dev, s_dev)
-        ]
+        return _KINDS[(d_dev, s_dev)]
 
     def memcpy(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
                count: int, *, on: int | None = None, dst_offset: int = 0) -> None:
@@ -412,7 +420,7 @@ class Runtime:
         if offset < 0 or offset + len(data) > buf.size:
             raise ValueError(f"{len(data)} bytes at offset {offset} do not fit in {buf.size}")
         ptr = self.acl.util.bytes_to_ptr(data)
-        kind = C.ACL_MEMCPY_HOST_TO_DEVICE if isinstance(buf, DeviceBuffer) else 0
+        kind = _KINDS[(isinstance(buf, DeviceBuffer), False)]
         if buf.device is not None:
             self.use(buf.device)
         elif self.current_device() is None:
@@ -432,11 +440,11 @@ class Runtime:
         if staging is not None and staging.size >= n:
             host = staging
             self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n,
-                      C.ACL_MEMCPY_DEVICE_TO_HOST)
+                      _KINDS[(False, True)])
             return self.acl.util.ptr_to_bytes(host.ptr, n)
         with self.host_buffer(n) as host:
             self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n,
-                      C.ACL_MEMCPY_DEVICE_TO_HOST)
+                      _KINDS[(False, True)])
             return self.acl.util.ptr_to_bytes(host.ptr, n)
 
     # ------------------------------------------------------------------ streams, events
@@ -445,11 +453,11 @@ class Runtime:
         self.use(dev)
         return Stream(self, int(self.call("rt.create_stream")), dev)
 
-    def event(self, dev: int, flags: int = C.ACL_EVENT_TIME_LINE) -> Event:
+    def event(self, dev: int, flags: int = EventFlag.TIME_LINE) -> Event:
         """A timing event on dev (``aclrtCreateEventWithFlag``, ACL_EVENT_TIME_LINE)."""
         self.use(dev)
         if flags and self.has("create_event_with_flag"):
-            handle = self.call("rt.create_event_with_flag", flags)
+            handle = self.call("rt.create_event_with_flag", int(flags))
         else:
             handle = self.call("rt.create_event")
         return Event(self, int(handle), dev)
@@ -508,6 +516,16 @@ class Runtime:
         state = "closed" if self.closed else "open"
         where = f"preset={self.preset!r}" if self.simulated else "real pyACL"
         return f"<Runtime backend={self.backend!r} {where} {state}>"
+
+
+#: (destination on a device, source on a device) -> aclrtMemcpyKind, as a plain int: the
+#: simulator's fast path memoizes calls whose arguments are exactly int.
+_KINDS: dict[tuple[bool, bool], int] = {
+    (False, False): int(MemcpyKind.HOST_TO_HOST),
+    (True, False): int(MemcpyKind.HOST_TO_DEVICE),
+    (False, True): int(MemcpyKind.DEVICE_TO_HOST),
+    (True, True): int(MemcpyKind.DEVICE_TO_DEVICE),
+}
 
 
 def _check_size(size: object) -> None:
