@@ -83,6 +83,9 @@ POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst",
               "size_bytes"]
 #: Columns added after the first release; a run saved without them loads with them empty.
 ADDED_COLUMNS = ("error_kind", "error_code", "error_call")
+#: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
+#: is also what a run.json without the key is (written before it was recorded).
+RUN_SCHEMA_VERSION = 1
 MAX_RUN_JSON_BYTES = 16 << 20
 MAX_SAMPLES_BYTES = 1 << 30
 
@@ -279,6 +282,7 @@ def save_run(frame: pd.DataFrame, out: str | Path, meta: Mapping[str, Any] | Non
         raise ValueError(f"a result column has the wrong type ({exc})") from None
     run = _jsonable(dict(meta if meta is not None else frame.attrs.get("run", {})))
     run["rows"] = len(data)
+    run["schema_version"] = RUN_SCHEMA_VERSION
     text = json.dumps(run, indent=2, sort_keys=True, default=str) + "\n"
     folder.mkdir(parents=True, exist_ok=True)
     targets = {
@@ -318,6 +322,13 @@ def load_run(folder: str | Path) -> pd.DataFrame:
         raise ResultsError(f"{meta_path}: not valid JSON ({exc})") from None
     if not isinstance(meta, dict):
         raise ResultsError(f"{meta_path}: expected a JSON object")
+    version = meta.get("schema_version", RUN_SCHEMA_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ResultsError(f"{meta_path}: schema_version must be a positive integer, "
+                           f"got {version!r}")
+    if version > RUN_SCHEMA_VERSION:
+        raise ResultsError(f"{meta_path}: run schema version {version} is newer than this "
+                           f"toolkit reads ({RUN_SCHEMA_VERSION}); upgrade ascend-p2p-lab")
     pq, csv = folder / "samples.parquet", folder / "samples.csv"
     for path in (pq, csv):
         if path.is_file() and path.stat().st_size > MAX_SAMPLES_BYTES:

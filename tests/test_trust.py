@@ -368,3 +368,32 @@ def test_without_verification_corruption_goes_unseen() -> None:
     with open_runtime("sim", faults=[{"kind": "corrupt", "link": [0, 1]}]) as rt:
         run = sweep(rt, pairs="0-1", verify=False, **QUICK)
     assert run.verified.isna().all() and run.error_kind.isna().all()
+
+
+# ---------------------------------------------------------------- schema versions
+def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> None:
+    from ascend_p2p_lab.results import RUN_SCHEMA_VERSION, ResultsError, save_run
+
+    with open_runtime("sim") as rt:
+        run = sweep(rt, pairs="0-1", **QUICK)
+    save_run(run, tmp_path)
+    meta = json.loads((tmp_path / "run.json").read_text())
+    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 1
+    meta["schema_version"] = 2
+    (tmp_path / "run.json").write_text(json.dumps(meta))
+    with pytest.raises(ResultsError, match="run schema version 2 is newer"):
+        load_run(tmp_path)
+    del meta["schema_version"]  # a run saved before versions were recorded
+    (tmp_path / "run.json").write_text(json.dumps(meta))
+    assert len(load_run(tmp_path)) == len(run)
+
+
+def test_presets_carry_a_schema_version_that_the_loader_checks() -> None:
+    from ascend_p2p_lab.topology import TopologyError, list_presets, topology_from_toml_text
+    from ascend_p2p_lab.topology.presets import PRESET_SCHEMA_VERSION
+
+    for name in list_presets():
+        assert f"\nschema_version = {PRESET_SCHEMA_VERSION} " in read_packaged(f"{name}.toml")
+    text = read_packaged("atlas800t-a2.toml").replace("schema_version = 1", "schema_version = 9")
+    with pytest.raises(TopologyError, match="preset schema version 9 is newer"):
+        topology_from_toml_text(text)

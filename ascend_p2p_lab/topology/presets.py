@@ -81,7 +81,11 @@ _SERVER_KEYS = frozenset(
         "host",
     }
 )
-_TOP_KEYS = _SERVER_KEYS | {"name", "labels", "cpu_affinity", "links", "link", "fault"}
+_TOP_KEYS = _SERVER_KEYS | {"name", "labels", "cpu_affinity", "links", "link", "fault",
+                            "schema_version"}
+#: The preset schema this toolkit reads; files say which they were written for
+#: (``schema_version``; a file without it is taken as version 1).
+PRESET_SCHEMA_VERSION = 1
 _HOST_KEYS = frozenset({"h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us", "basis"})
 _LINK_KEYS = frozenset({"bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched", "basis"})
 
@@ -358,6 +362,16 @@ def _faults(data: Mapping[str, Any], src: str) -> tuple[dict[str, Any], ...]:
     return tuple(dict(item) for item in items)
 
 
+def _check_schema_version(data: Mapping[str, Any], src: str) -> None:
+    version = data.get("schema_version", PRESET_SCHEMA_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise TopologyError(f"{src}: key 'schema_version': expected a positive integer, "
+                            f"got {version!r}")
+    if version > PRESET_SCHEMA_VERSION:
+        raise TopologyError(f"{src}: preset schema version {version} is newer than this "
+                            f"toolkit reads ({PRESET_SCHEMA_VERSION}); upgrade ascend-p2p-lab")
+
+
 def _with_faults(topo: Topology, faults: tuple[dict[str, Any], ...]) -> Topology:
     """A topology carrying a file's ``[[fault]]`` tables (read by ``sim.simulated_acl``)."""
     return dataclasses.replace(topo, faults=tuple(faults)) if faults else topo
@@ -377,6 +391,7 @@ def topology_from_mapping(
     """
     src = source
     _reject_unknown(data, _TOP_KEYS, src)
+    _check_schema_version(data, src)
     toml_name = _get(data, "name", src, _text, None)
     links = _links(data, src)
     labels = _labels(data, src, len(links))
