@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import io
 import math
-import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -39,6 +38,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from . import results
+from .codes import error_name
 from .measure.sizes import format_size, parse_size
 
 __all__ = [
@@ -307,27 +307,76 @@ def _link_color(link: str, fallback: str = "#7f7f7f") -> str:
     return LINK_COLORS.get(link, fallback)
 
 
-def _short_error(message: str) -> str:
-    """``ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899)`` out of a long runtime message."""
-    m = re.match(r"\s*(ACL_[A-Z0-9_]+)\s*\((\d+)\)", message)
-    if m:
-        return f"{m.group(1)} ({m.group(2)})"
-    if message.startswith("cannot access peer"):
-        return "cannot access peer"
-    return message if len(message) <= 60 else message[:57] + "..."
+#: A failure's identity in a figure: (error_kind, error_code, error_call). Figures group,
+#: count and label failures by this key only; the ``error`` text never decides anything.
+_FailureKey = tuple[str, int | None, str | None]
+_VERIFY_EDGE = "#b00020"
+_VERIFY_HATCH = "xx"
+_KIND_ORDER = {k: i for i, k in enumerate((*results.ERROR_KINDS, "unclassified"))}
 
 
-def _reason_key(message: str) -> tuple[str, str | None]:
-    """A per-pair error message made pair-independent, and the link class it names."""
-    link = None
-    m = re.search(r"\s*\(link ([A-Za-z_]+)\)", message)
-    if m:
-        link = m.group(1)
-        message = message[: m.start()] + message[m.end():]
-    message = re.sub(r"\(\s*\d+\s*,\s*\d+\s*\)", "(src, dst)", message)
-    message = re.sub(r"\b\d+\s*->\s*\d+\b", "src->dst", message)
-    message = re.sub(r"\bEE\d+:\s*", "", message)
-    return message.strip(), link
+def _failure_keys(df: pd.DataFrame) -> pd.Series:
+    """(kind, code, call) per row that carries an error, indexed like ``df``.
+
+    A row with ``error`` text but no ``error_kind`` (a run saved before error kinds)
+    is ``("unclassified", None, None)``: its text is shown nowhere and decides nothing.
+    """
+    def col(name: str) -> pd.Series:
+        if name in df.columns:
+            return df[name]
+        return pd.Series(pd.NA, index=df.index, dtype="object")
+
+    kind, code, call = col("error_kind"), col("error_code"), col("error_call")
+    has = (kind.notna() | col("error").notna()).to_numpy(dtype=bool)
+    keys = [(str(k) if pd.notna(k) else "unclassified",
+             int(c) if pd.notna(c) else None,
+             str(f) if pd.notna(f) else None)
+            for k, c, f in zip(kind[has], code[has], call[has])]
+    return pd.Series(keys, index=df.index[has], dtype="object")
+
+
+def _key_order(key: _FailureKey) -> tuple[int, int, str]:
+    kind, code, call = key
+    return _KIND_ORDER.get(kind, len(_KIND_ORDER)), -1 if code is None else code, call or ""
+
+
+def _failure_text(key: _FailureKey) -> str:
+    """What a (kind, code, call) means, e.g. ``refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR
+    (507899) from acl.rt.memcpy_async``; made from the three columns only.
+
+    Example:
+        >>> _failure_text(("refused", 507899, "acl.rt.memcpy"))
+        'refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from acl.rt.memcpy'
+        >>> _failure_text(("unreachable", None, "acl.rt.device_can_access_peer"))
+        'cannot access peer (aclrtDeviceCanAccessPeer = 0)'
+    """
+    kind, code, call = key
+    if kind == "unreachable":
+        return "cannot access peer (aclrtDeviceCanAccessPeer = 0)"
+    if kind == "verification":
+        return "verification: bytes differ"
+    if kind == "unclassified":
+        return "error without error_kind (a run saved before error kinds)"
+    what = f"{error_name(code)} ({code})" if code is not None else ""
+    if call:
+        what = f"{what} from {call}" if what else (
+            f"{call} is not in the installed pyACL" if kind == "missing_call" else f"in {call}")
+    if kind == "device_lost":
+        what = "a device was lost earlier in the run" + (f", {what}" if what else "")
+    return f"{kind}: {what or results.ERROR_KINDS.get(kind, 'error')}"
+
+
+def _failure_texts(df: pd.DataFrame) -> list[str]:
+    """The distinct failures of ``df``'s rows, in a fixed order (kind, code, call)."""
+    return [_failure_text(k) for k in sorted(set(_failure_keys(df)), key=_key_order)]
+
+
+def _verification_failed(df: pd.DataFrame) -> pd.Series:
+    """Rows whose bytes arrived wrong (``verified`` False or kind ``verification``)."""
+    bad = df["verified"].eq(False).fillna(False).astype(bool)
+    if "error_kind" in df.columns:
+        bad |= _eq(df["error_kind"], "verification")
+    return bad
 
 
 def _text_color(rgba: Sequence[float]) -> str:
@@ -398,6 +447,23 @@ def _missing_patch(ax: Axes, x: float, y: float) -> None:
                            in_layout=False))
 
 
+_MISSING_STYLE: dict[str, Any] = {"facecolor": _MISSING_FACE, "edgecolor": _MISSING_EDGE,
+                                  "hatch": _HATCH}
+#: A cell whose bytes arrived wrong: its colour washed out, hatched and framed in red.
+_VERIFY_STYLE: dict[str, Any] = {"facecolor": (1.0, 1.0, 1.0, 0.65),
+                                 "edgecolor": _VERIFY_EDGE, "hatch": _VERIFY_HATCH}
+
+
+def _verify_patch(ax: Axes, x: float, y: float) -> None:
+    """Over a cell with a number that failed verification (its colour stays faintly)."""
+    ax.add_patch(Rectangle((x - 0.45, y - 0.45), 0.9, 0.9, **_VERIFY_STYLE, linewidth=1.5,
+                           in_layout=False, zorder=2.6))
+
+
+def _link_rank(link: str) -> tuple[int, str]:
+    return (LINK_ORDER.index(link) if link in LINK_ORDER else len(LINK_ORDER), link)
+
+
 def _below_legend(ax: Axes, handles: list[Any], fontsize: float, ncols: int = 1) -> None:
     if handles:
         ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.02),
@@ -444,11 +510,15 @@ def heatmap(
 ) -> Figure:
     """N x N matrix of one copy statistic at one size: rows = source, columns = destination.
 
-    ``size=None`` shows each pair's largest measured size. Unmeasured cells are hatched
-    grey with a short code (``n/a``: cannot access peer; ``E1``..: a runtime error;
-    ``n/m``: not in this run), and the codes' reasons are listed under the matrix. The
-    diagonal is dark and shows the device-local copy when the run has the ``local``
-    pattern (it is not on the colour scale), else "—".
+    ``size=None`` shows each pair's largest measured size. Cells without a number are
+    hatched grey with a short code, grouped on the rows' ``error_kind``, ``error_code``
+    and ``error_call`` (never on the ``error`` text): ``n/a`` cannot access peer (kind
+    ``unreachable``; the legend names the cells' link classes), ``E1``, ``E2``, ... one per
+    distinct (kind, code, call), ``n/m`` not in this run. A cell whose bytes arrived wrong
+    (``verified`` False) keeps its colour faintly under a red hatched frame and reads
+    ``V`` above its number. The codes are explained under the matrix. The diagonal is
+    dark and shows the device-local copy when the run has the ``local`` pattern (it is
+    not on the colour scale), else "—".
 
     Example:
         >>> fig = heatmap(run, size="64MiB")                            # doctest: +SKIP
@@ -483,38 +553,70 @@ def heatmap(
         else:
             size_text = "at each pair's largest size"
 
-    # reasons for cells without a number
-    errs = sel[sel["error"].notna()]
+    # what the cells without a trustworthy number show: grouped on (kind, code, call)
+    keys = _failure_keys(sel)
+    fails = sel.loc[keys.index, ["src", "dst", "size_bytes"]].assign(key=keys)
     if size_b is not None:
-        errs = errs[errs["size_bytes"] == size_b]
-    cell_error: dict[tuple[int, int], str] = {}
-    for (s, d), msg in errs.groupby(["src", "dst"])["error"].first().items():
-        cell_error[(int(s), int(d))] = str(msg)
-    missing: dict[tuple[int, int], str] = {}
-    reasons: dict[str, dict[str, Any]] = {}
+        fails = fails[fails["size_bytes"] == size_b]
+    cell_fail: dict[tuple[int, int], _FailureKey] = {}  # the failure at its largest size
+    for s, d, key in fails.sort_values("size_bytes", ascending=False, kind="stable")[
+            ["src", "dst", "key"]].itertuples(index=False):
+        if pd.notna(s) and pd.notna(d):
+            cell_fail.setdefault((int(s), int(d)), key)
+    # cells with a number whose bytes arrived wrong (at the size the cell shows)
+    shown = numeric if size_b is not None else numeric[
+        numeric["size_bytes"] == numeric.groupby(["src", "dst"])["size_bytes"].transform("max")]
+    bad_bytes = {(int(s), int(d)) for s, d in shown.loc[_verification_failed(shown),
+                                                        ["src", "dst"]].itertuples(index=False)}
+    if value == "bidir_total_GBps":  # a total holds both directions' bytes
+        bad_bytes |= {(d, s) for s, d in bad_bytes}
+    links = {(int(s), int(d)): str(v) for (s, d), v in
+             sel.dropna(subset=["src", "dst", "link"]).groupby(["src", "dst"])["link"]
+             .first().items()}
+    cell_group: dict[tuple[int, int], Any] = {}  # "n/a", "V", "n/m" or a _FailureKey
+    groups: dict[Any, dict[str, Any]] = {}
     for i in range(n):
         for j in range(n):
-            if i == j or np.isfinite(mat[i, j]):
+            if i == j:
                 continue
-            msg = cell_error.get((i, j))
-            key, link = _reason_key(msg) if msg else ("not measured in this run", None)
-            info = reasons.setdefault(key, {"cells": 0, "links": set(), "unmeasured": not msg})
+            if np.isfinite(mat[i, j]):
+                if (i, j) not in bad_bytes:
+                    continue
+                group: Any = "V"
+            else:
+                key = cell_fail.get((i, j))
+                group = ("n/m" if key is None else "n/a" if key[0] == "unreachable"
+                         else "V" if key[0] == "verification" else key)
+            info = groups.setdefault(group, {"cells": 0, "links": set()})
             info["cells"] += 1
-            if link:
-                info["links"].add(link)
-            missing[(i, j)] = key
-    codes: dict[str, str] = {}
-    n_err = 0
-    for key, info in sorted(reasons.items(), key=lambda kv: -kv[1]["cells"]):
-        if info["unmeasured"]:
-            codes[key] = "n/m"
-        elif key.startswith("cannot access peer"):
-            codes[key] = "n/a" if "n/a" not in codes.values() else f"n/a{len(codes)}"
+            if (i, j) in links:
+                info["links"].add(links[(i, j)])
+            cell_group[(i, j)] = group
+    special = ("V", "n/a", "n/m")
+    errors = sorted((g for g in groups if g not in special),
+                    key=lambda g: (-groups[g]["cells"], _key_order(g)))
+    codes: dict[Any, str] = {g: f"E{k}" for k, g in enumerate(errors, 1)}
+    codes.update({g: g for g in special if g in groups})
+    order = sorted(codes, key=lambda g: (-groups[g]["cells"], g in special,
+                                         special.index(g) if g in special else 0))
+    reasons: dict[Any, str] = {}
+    for g in order:
+        info = groups[g]
+        if g == "n/a":
+            what = _failure_text(("unreachable", None, None))
+            if info["links"]:
+                what += f", link {', '.join(sorted(info['links'], key=_link_rank))}"
+            reasons[g] = f"n/a: {what}"
+        elif g == "V":
+            reasons[g] = (f"V {_failure_text(('verification', None, None))} "
+                          "(bandwidth measured, not trusted)")
+        elif g == "n/m":
+            reasons[g] = "n/m: not measured in this run"
         else:
-            n_err += 1
-            codes[key] = f"E{n_err}"
+            reasons[g] = f"{codes[g]} {_failure_text(g)}"
+        reasons[g] += f" [{info['cells']} cell{'s' if info['cells'] != 1 else ''}]"
 
-    legend_lines = 1 + sum(1 + len(k) // 70 for k in reasons)
+    legend_lines = 1 + sum(1 + len(r) // 70 for r in reasons.values())
     finite = mat[np.isfinite(mat)]
     fig, ax = _fig_ax(ax, _matrix_size(n, legend_lines, cbar=bool(finite.size)), figsize)
     cell_fs, tick_fs = _matrix_fonts(n)
@@ -537,11 +639,18 @@ def heatmap(
                 text = f"{local[i]:.{local_digits}f}" if i in local else "—"
                 _cell_text(ax, j, i, text, color="white",
                            fontsize=cell_fs, fontstyle="italic" if i in local else "normal")
-            elif (i, j) in missing:
+            elif (i, j) in cell_group and not np.isfinite(mat[i, j]):
                 _missing_patch(ax, j, i)
-                _cell_text(ax, j, i, codes[missing[(i, j)]],
+                _cell_text(ax, j, i, codes[cell_group[(i, j)]],
                            fontsize=cell_fs - 0.5, color="black",
                            bbox={"boxstyle": "square,pad=0.1", "facecolor": _MISSING_FACE,
+                                 "edgecolor": "none"})
+            elif (i, j) in cell_group:  # a number whose bytes arrived wrong
+                _verify_patch(ax, j, i)
+                text = f"V\n{mat[i, j]:.{digits}f}" if annotate else "V"
+                _cell_text(ax, j, i, text, fontsize=cell_fs - 1, color=_VERIFY_EDGE,
+                           fontweight="bold", linespacing=1.0,
+                           bbox={"boxstyle": "square,pad=0.1", "facecolor": "white",
                                  "edgecolor": "none"})
             elif annotate:
                 v = mat[i, j]
@@ -565,12 +674,9 @@ def heatmap(
         handles.append(Patch(facecolor=_DIAG_COLOR, label="diagonal (—): same device, "
                              "no local copy in this run"))
     width = int(_root(ax).get_figwidth() * 12)
-    for key, code in codes.items():
-        info = reasons[key]
-        links = f" (link {', '.join(sorted(info['links']))})" if info["links"] else ""
-        label = _wrap(f"{code}: {key}{links} [{info['cells']} cells]", width)
-        handles.append(Patch(facecolor=_MISSING_FACE, edgecolor=_MISSING_EDGE, hatch=_HATCH,
-                             label=label))
+    for g, reason in reasons.items():
+        style = _VERIFY_STYLE if g == "V" else _MISSING_STYLE
+        handles.append(Patch(**style, label=_wrap(reason, width)))
     _below_legend(ax, handles, fontsize=8)
     main = title or f"{what}, {_mode_text(direction, peer, path)}\n{size_text}"
     _set_title(ax, main, backend_note(run))
@@ -726,17 +832,37 @@ def _nominal_by_link(df: pd.DataFrame) -> dict[str, float]:
 
 
 def _unmeasured_handle(df: pd.DataFrame, value: str, keys: list[str]) -> Line2D | None:
-    """A legend entry naming the pairs (or links) that have no numbers, and why."""
+    """A legend entry naming the pairs (or links) that have no numbers, and why (their
+    rows' error kinds, codes and calls)."""
     has = df.groupby(keys)[value].apply(lambda s: s.notna().any())
     bad = has[~has]
     if bad.empty:
         return None
-    errs = df[df["error"].notna()]
-    why = sorted({_short_error(str(e)) for e in errs["error"]})
-    label = f"{len(bad)} {'pairs' if 'src' in keys else 'groups'} without numbers"
-    if why:
-        label += ": " + "; ".join(why[:2]) + (" ..." if len(why) > 2 else "")
+    why = _failure_texts(df[df.set_index(keys).index.isin(bad.index)])
+    label = f"{len(bad)} {'pair' if 'src' in keys else 'group'}{'s' if len(bad) != 1 else ''} " \
+        "without numbers"
+    if why:  # one reason a line
+        more = [f"and {len(why) - 2} more kinds of error"] if len(why) > 2 else []
+        label += ":\n" + "\n".join(_wrap(w, 48) for w in [*why[:2], *more])
     return Line2D([], [], color="none", marker="x", markeredgecolor="#555555", label=label)
+
+
+def _mark_unverified(ax: Axes, df: pd.DataFrame, col: str, prefix: str = "") -> Line2D | None:
+    """Red crosses on the points (median of col per pair and size) whose bytes arrived
+    wrong, and the legend entry for them; None when every checked point was right."""
+    bad = df[_verification_failed(df) & df[col].notna()]
+    if bad.empty:
+        return None
+    pts = bad.groupby(["src", "dst", "size_bytes"], dropna=False)[col].median().reset_index()
+    (mark,) = ax.plot(pts["size_bytes"], pts[col], ls="none", marker="X", ms=9, mew=1.2,
+                      markerfacecolor="none", markeredgecolor=_VERIFY_EDGE, zorder=5)
+    pairs = len(pts[["src", "dst"]].drop_duplicates())
+    where = f"{len(pts)} point{'s' if len(pts) > 1 else ''}"
+    if pairs > 1:
+        where += f" of {pairs} pairs"
+    mark.set_label(f"{prefix}{_failure_text(('verification', None, None))} at {where} "
+                   "(drawn, not trusted)")
+    return mark
 
 
 def _side_legend(ax: Axes, handles: list[Any] | None = None, fontsize: float = 8) -> None:
@@ -817,6 +943,9 @@ def bandwidth_vs_size(
         unm = _unmeasured_handle(sel, "bandwidth_GBps", ["src", "dst"])
     if unm is not None:
         handles.append(unm)
+    unverified = _mark_unverified(ax, sel, "bandwidth_GBps")
+    if unverified is not None:
+        handles.append(unverified)
     top = float(sel["bandwidth_GBps"].max()) if sel["bandwidth_GBps"].notna().any() else 1.0
     if show_nominal:
         shown = set(sel.loc[sel["bandwidth_GBps"].notna(), "link"].dropna().astype(str))
@@ -926,6 +1055,9 @@ def latency_vs_size(
     unm = _unmeasured_handle(sel, "bandwidth_GBps", ["src", "dst"])
     if unm is not None:
         handles.append(unm)
+    unverified = _mark_unverified(ax, df, "us_per_copy")
+    if unverified is not None:
+        handles.append(unverified)
     _size_axis(ax, sizes)
     ax.set_yscale("log")
     lo_hi = st[["p10", "p90"]].to_numpy(dtype=float)
@@ -1013,13 +1145,17 @@ def peer_on_off(
         if not st.empty:
             handles.append(_line_with_band(ax, st, color=color, ls=ls, lw=lw, label=label))
             top = max(top, float(st["p90"].max()))
-        failed = part[part["error"].notna()]
+        failed = part.loc[_failure_keys(part).index]
+        failed = failed[~_verification_failed(failed)]  # those have numbers: marked below
         if not failed.empty:
-            why = sorted({_short_error(str(e)) for e in failed["error"]})
+            why = _failure_texts(failed)
             n_sizes = failed["size_bytes"].nunique()
             what = "failed" if st.empty else f"failed at {n_sizes} sizes"
             handles.append(Line2D([], [], color="none", marker="x", markeredgecolor=color,
-                                  label=f"{label}: {what}, {'; '.join(why)}"))
+                                  label=_wrap(f"{label}: {what}, {'; '.join(why)}", 100)))
+        unverified = _mark_unverified(ax, part, "bandwidth_GBps", prefix=f"{label}: ")
+        if unverified is not None:
+            handles.append(unverified)
     nominal = _nominal_by_link(one)
     if link in nominal:
         handles.append(ax.axhline(nominal[link], color="#555555", ls="--", lw=1.0,
@@ -1088,14 +1224,17 @@ def uni_vs_bi(
             continue
         st = _stats(part, [], col).sort_values("size_bytes")
         if st.empty:
-            why = sorted({_short_error(str(e)) for e in part["error"].dropna()})
+            why = _failure_texts(part)
+            text = f"{label}: no numbers" + (f", {'; '.join(why)}" if why else "")
             handles.append(Line2D([], [], color="none", marker="x", markeredgecolor=color,
-                                  label=f"{label}: no numbers" + (f", {'; '.join(why)}"
-                                                                  if why else "")))
+                                  label=_wrap(text, 64)))
             continue
         handles.append(_line_with_band(ax, st, color=color, ls=ls, lw=lw, alpha=alpha,
                                        label=label, ms=0 if lw > 3 else 3))
         top = max(top, float(st["p90"].max()))
+        unverified = _mark_unverified(ax, part, col, prefix=f"{label}: ")
+        if unverified is not None:
+            handles.append(unverified)
     nominal = _nominal_by_link(bi[bfwd | brev])
     if link in nominal:
         nom = nominal[link]

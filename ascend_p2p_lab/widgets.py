@@ -29,13 +29,15 @@ import ipywidgets as ipw
 import numpy as np
 import pandas as pd
 
+from .codes import error_name
 from .measure import links
 from .measure.probe import device_labels
 from .measure.sizes import format_size, parse_pairs
 from .measure.sweep import make_spec, plan_blocks, sweep
+from .results import FAILURE_KINDS
 from .runtime import Runtime, open_runtime
 
-__all__ = ["PeerLinkPanel", "SweepDashboard"]
+__all__ = ["PeerLinkPanel", "SweepDashboard", "error_counts"]
 
 #: Powers of two offered by the size slider: 256 B .. 4 GiB.
 SIZE_EXPONENTS = range(8, 33)
@@ -56,6 +58,81 @@ def _status_html(message: str, kind: str = "info") -> str:
 
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
+
+
+#: Error groups the status line names; the others are counted.
+STATUS_ERROR_GROUPS = 3
+_POINT = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "size_bytes"]
+_ERROR_COUNT_COLUMNS = ["kind", "code", "call", "rows", "points", "failure"]
+
+
+def error_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows that carry an error, per (``error_kind``, ``error_code``, ``error_call``):
+    ``kind, code, call, rows, points, failure`` (``failure``: the kind cost data, see
+    :data:`~ascend_p2p_lab.results.FAILURE_KINDS`), most rows first. The ``error`` text is
+    not read: a row with text but no kind (a run saved before error kinds) counts as
+    ``unclassified``.
+
+    Example:
+        >>> from ascend_p2p_lab.results import empty_frame
+        >>> list(error_counts(empty_frame()).columns)
+        ['kind', 'code', 'call', 'rows', 'points', 'failure']
+    """
+    cols = _ERROR_COUNT_COLUMNS
+    kind = frame["error_kind"] if "error_kind" in frame.columns else \
+        pd.Series(pd.NA, index=frame.index, dtype="string")
+    has = (kind.notna() | frame["error"].notna()).to_numpy(dtype=bool)
+    if not has.any():
+        return pd.DataFrame(columns=cols)
+    df = pd.DataFrame({
+        "kind": kind[has].astype("string").fillna("unclassified"),
+        "code": (frame.loc[has, "error_code"] if "error_code" in frame.columns
+                 else pd.Series(pd.NA, index=frame.index[has])).astype("Int64"),
+        "call": (frame.loc[has, "error_call"] if "error_call" in frame.columns
+                 else pd.Series(pd.NA, index=frame.index[has])).astype("string"),
+    })
+    keys = ["kind", "code", "call"]
+    point = [c for c in _POINT if c in frame.columns]
+    df = df.join(frame.loc[has, point])
+    out = df.groupby(keys, dropna=False, sort=True).size().rename("rows").reset_index()
+    points = df.drop_duplicates([*keys, *point]).groupby(keys, dropna=False, sort=True).size()
+    out = out.merge(points.rename("points").reset_index(), on=keys, how="left")
+    out["failure"] = out["kind"].isin(FAILURE_KINDS).astype(bool)
+    out = out.sort_values("rows", ascending=False, kind="stable").reset_index(drop=True)
+    return out[cols]
+
+
+def _error_label(kind: str, code: Any, call: Any) -> str:
+    """``refused ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from acl.rt.memcpy_async``."""
+    if kind == "unreachable":
+        return "unreachable (aclrtDeviceCanAccessPeer = 0)"
+    if kind == "verification":
+        return "verification (bytes differ)"
+    parts = [kind]
+    if not pd.isna(code):
+        parts.append(f"{error_name(int(code))} ({int(code)})")
+    if not pd.isna(call):
+        parts.append(f"from {call}" if len(parts) > 1 else str(call))
+    return " ".join(parts)
+
+
+def _error_summary(counts: pd.DataFrame) -> tuple[str, int]:
+    """The status line's account of a run's errors (``counts`` from :func:`error_counts`),
+    and how many rows are failures."""
+    if counts.empty:
+        return "", 0
+    total = int(counts["rows"].sum())
+    named = [f"{r.rows} {_error_label(r.kind, r.code, r.call)}"
+             for r in counts.head(STATUS_ERROR_GROUPS).itertuples(index=False)]
+    more = len(counts) - STATUS_ERROR_GROUPS
+    if more > 0:
+        named.append(f"{more} more kind{'s' if more > 1 else ''} of error")
+    rows = f"{total} rows carry" if total != 1 else "1 row carries"
+    text = f"; {rows} an error: {', '.join(named)}"
+    failed = int(counts.loc[counts["failure"], "rows"].sum())
+    if failed:
+        text += f" ({failed} of them failures that cost data)"
+    return text, failed
 
 
 def _check_runtime(rt: object, who: str) -> None:
@@ -420,7 +497,9 @@ class SweepDashboard:
 
     Attributes: ``rt``, ``owns_runtime``, ``frame`` (DataFrame or None), ``figures``
     ({"heatmap": Figure, "bandwidth_vs_size": Figure}), ``busy``, ``closed``, ``message``,
-    ``plot_error``, ``probe_errors`` ({(src, dst): why probing the pair failed}),
+    ``plot_error``, ``errors`` (the last run's rows with an error, counted per kind,
+    code and call: :func:`error_counts`), ``probe_errors`` ({(src, dst): why probing
+    the pair failed}),
     ``links`` (an embedded :class:`PeerLinkPanel` or None), the controls
     (``preset``, ``pairs_mode``, ``pairs`` (values like ``"0-1"``), ``sizes``,
     ``direction``, ``peer``, ``samples``, ``plots``, ``live``, ``run_button``, ``progress``,
@@ -468,6 +547,7 @@ class SweepDashboard:
         self.closed = False
         self.message = ""
         self.plot_error: str | None = None
+        self.errors = pd.DataFrame(columns=_ERROR_COUNT_COLUMNS)
         self.refused_runs = 0
         self._run_lock = threading.Lock()  # one sweep at a time, from any thread
         self._close_pending = False
@@ -848,6 +928,8 @@ class SweepDashboard:
 
     def _report(self, seconds: float, failure: str | None, interrupted: bool) -> None:
         rows = 0 if self.frame is None else len(self.frame)
+        self.errors = pd.DataFrame(columns=_ERROR_COUNT_COLUMNS) if self.frame is None \
+            else error_counts(self.frame)
         if failure:
             self.progress.bar_style = "danger"
             self._set_status(f"sweep failed after {rows} rows: {failure}", "error")
@@ -859,13 +941,11 @@ class SweepDashboard:
         self.progress.bar_style = "success"
         self.progress.value = self.progress.max
         assert self.frame is not None
-        errors = int(self.frame["error"].notna().sum())
-        text = f"done: {rows} rows in {seconds:.1f} s"
-        if errors:
-            text += f"; {errors} rows carry an error (see the 'error' column)"
+        errors, failed = _error_summary(self.errors)
+        text = f"done: {rows} rows in {seconds:.1f} s{errors}"
         if self.plot_error:
             text += f"; no plot: {self.plot_error}"
-        self._set_status(text, "ok")
+        self._set_status(text, "error" if failed else "ok")
 
     @staticmethod
     def _combine(frames: list[pd.DataFrame], spec: Any, *, interrupted: bool = False,

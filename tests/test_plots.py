@@ -12,6 +12,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
@@ -59,6 +60,25 @@ def wide():
     return _measure("atlas800t-a2", pairs="0-1,1-0", sizes="4KiB,1MiB,1GiB")[1]
 
 
+#: faulty: two runtime errors that differ only in their code, one degraded link, and the
+#: bytes copied 4->5 arrive wrong (verification fails, the numbers stay)
+FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
+          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+          {"kind": "error", "call": "rt.memcpy_async", "link": [6, 7], "code": 507899},
+          {"kind": "error", "call": "rt.memcpy_async", "link": [7, 6], "code": 507899},
+          {"kind": "corrupt", "link": [4, 5]}]
+
+
+@pytest.fixture(scope="module")
+def faulty():
+    """atlas800t-a2, peer on, uni and bi at 64 KiB and 16 MiB, with FAULTS."""
+    with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS) as rt:
+        run = sweep(rt, sizes="64KiB,16MiB", direction="both", samples=2, progress=False)
+    assert rt._sim.ledger_is_empty()
+    assert set(run.loc[run["error_kind"].eq("verification").fillna(False), "src"]) == {4}
+    return run
+
+
 def _texts(ax) -> list[str]:
     return [t.get_text() for t in ax.texts]
 
@@ -68,8 +88,35 @@ def _legend_text(ax) -> str:
     return "\n".join(t.get_text() for t in leg.get_texts()) if leg else ""
 
 
+def _legend_entries(ax) -> list[str]:
+    """The legend's entries, each on one line (long ones are wrapped in the figure)."""
+    leg = ax.get_legend()
+    return [" ".join(t.get_text().split()) for t in leg.get_texts()] if leg else []
+
+
 def _hatched(ax) -> int:
     return sum(1 for p in ax.patches if p.get_hatch())
+
+
+def _text_at(ax, x: int, y: int) -> str:
+    """The cell text at data position (x = destination column, y = source row)."""
+    (text,) = [t.get_text() for t in ax.texts if tuple(t.get_position()) == (x, y)]
+    return text
+
+
+def _words(fig) -> tuple[list[tuple[float, float, str]], str, str]:
+    """What a figure says: its texts with their positions, its legend and its title."""
+    ax = fig.axes[0]
+    texts = [(*map(float, t.get_position()), t.get_text()) for t in ax.texts]
+    return texts, _legend_text(ax), ax.get_title()
+
+
+def _reworded(run, unique: bool = False):
+    """The run with every error sentence replaced (by one word, or one per row)."""
+    out = run.copy()
+    new = ("reworded " + out.index.astype(str)) if unique else "reworded"
+    out["error"] = out["error"].where(out["error"].isna(), new)
+    return out
 
 
 def _no_pyplot_figures() -> None:
@@ -107,10 +154,19 @@ def test_heatmap_marks_unreachable_pairs(duo):
     assert len(texts) == 64
     assert texts.count("n/a") == 48
     assert _hatched(ax) == 48
-    legend = _legend_text(ax)
-    assert "n/a: cannot access peer" in legend
-    assert "link SYS" in legend and "[48 cells]" in legend
+    assert "n/a: cannot access peer (aclrtDeviceCanAccessPeer = 0), link SYS [48 cells]" \
+        in _legend_entries(ax)
     _no_pyplot_figures()
+
+
+def test_heatmap_link_classes_of_unreachable_cells_come_from_the_link_column(duo):
+    _table, run = duo
+    run = run.copy()
+    unreachable = run["error_kind"].eq("unreachable").fillna(False)
+    run.loc[unreachable & (run["src"] < 2), "link"] = "PHB"  # the text still says SYS
+    legend = _legend_entries(plots.heatmap(run).axes[0])
+    assert "n/a: cannot access peer (aclrtDeviceCanAccessPeer = 0), link PHB, SYS [48 cells]" \
+        in legend
 
 
 def test_heatmap_names_acl_error_when_direct_copies_fail(a2):
@@ -119,9 +175,95 @@ def test_heatmap_names_acl_error_when_direct_copies_fail(a2):
     ax = fig.axes[0]
     assert _texts(ax).count("E1") == 56
     assert _hatched(ax) == 56
-    assert "ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899)" in _legend_text(ax)
+    assert ("E1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from acl.rt.memcpy_async "
+            "[56 cells]") in _legend_entries(ax)
     assert "no numbers" in ax.get_title()
     assert len(fig.axes) == 1  # no colour bar without numbers
+
+
+def test_heatmap_one_code_per_kind_code_and_call(faulty):
+    ax = plots.heatmap(faulty).axes[0]
+    legend = _legend_entries(ax)
+    # more cells first: 6->7 and 7->6 (507899), then 2->3 (507013)
+    assert legend[1] == ("E1 runtime: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
+                         "acl.rt.memcpy_async [2 cells]")
+    assert legend[2] == ("E2 runtime: ACL_ERROR_RT_SYS_DMA (507013) from acl.rt.memcpy_async "
+                         "[1 cell]")
+    assert _text_at(ax, 7, 6) == _text_at(ax, 6, 7) == "E1"
+    assert _text_at(ax, 3, 2) == "E2"
+    assert _texts(ax).count("E1") == 2 and _texts(ax).count("E2") == 1
+    assert not any(t.startswith("n/") for t in _texts(ax))
+
+
+def test_heatmap_marks_a_number_whose_bytes_arrived_wrong(faulty):
+    ax = plots.heatmap(faulty).axes[0]
+    img = np.ma.masked_invalid(ax.images[0].get_array())
+    assert not img.mask[4, 5]  # the number is kept ...
+    text = _text_at(ax, 5, 4)
+    assert text.startswith("V\n") and float(text[2:]) == pytest.approx(img[4, 5], abs=0.051)
+    framed = [p for p in ax.patches if p.get_hatch() == plots._VERIFY_HATCH]
+    assert [tuple(p.get_xy()) for p in framed] == [(5 - 0.45, 4 - 0.45)]  # ... but marked
+    assert float(_text_at(ax, 4, 5)) == pytest.approx(img[5, 4], abs=0.051)  # 5->4 is fine
+    assert ("V verification: bytes differ (bandwidth measured, not trusted) [1 cell]"
+            in _legend_entries(ax))
+    assert _text_at(plots.heatmap(faulty, annotate=False).axes[0], 5, 4) == "V"
+    # a bidirectional total holds both directions' bytes: both cells of the pair
+    ax = plots.heatmap(faulty, direction="bi", value="bidir_total_GBps").axes[0]
+    assert _text_at(ax, 5, 4).startswith("V\n") and _text_at(ax, 4, 5).startswith("V\n")
+    assert ("V verification: bytes differ (bandwidth measured, not trusted) [2 cells]"
+            in _legend_entries(ax))
+
+
+def test_heatmap_without_error_kinds_reads_no_text(faulty):
+    run = faulty.copy()  # as a run saved before error kinds loads: text only
+    for col in ("error_kind", "error_code", "error_call"):
+        run[col] = pd.NA
+    ax = plots.heatmap(run).axes[0]
+    assert _text_at(ax, 3, 2) == _text_at(ax, 7, 6) == "E1"
+    assert "E1 error without error_kind (a run saved before error kinds) [3 cells]" \
+        in _legend_entries(ax)
+
+
+def test_rewording_errors_changes_no_figure(a2, duo, faulty):
+    size = {"figsize": (9.0, 8.0)}  # no layout passes: the words are what is compared
+    figures = [
+        (faulty, lambda r: plots.heatmap(r, **size)),
+        (faulty, lambda r: plots.heatmap(r, direction="bi", **size)),
+        (faulty, lambda r: plots.heatmap(r, direction="bi", value="bidir_total_GBps", **size)),
+        (faulty, lambda r: plots.bandwidth_vs_size(r, **size)),
+        (faulty, lambda r: plots.latency_vs_size(r, fit=False, **size)),
+        (faulty, lambda r: plots.uni_vs_bi(r, src=4, dst=5, **size)),
+        (faulty, lambda r: plots.uni_vs_bi(r, src=2, dst=3, **size)),
+        (a2[1], lambda r: plots.heatmap(r, peer="off", path="direct", **size)),
+        (a2[1], lambda r: plots.peer_on_off(r, src=2, dst=5, **size)),
+        (duo[1], lambda r: plots.heatmap(r, **size)),
+        (duo[1], lambda r: plots.bandwidth_vs_size(r, by="link", **size)),
+    ]
+    for run, draw in figures:
+        assert run["error"].notna().any()
+        before = _words(draw(run))
+        assert _words(draw(_reworded(run))) == before
+        assert _words(draw(_reworded(run, unique=True))) == before
+        plt.close("all")
+    assert "reworded" not in _legend_text(plots.heatmap(_reworded(faulty)).axes[0])
+
+
+def test_line_plots_mark_points_whose_bytes_arrived_wrong(faulty):
+    ax = plots.bandwidth_vs_size(faulty).axes[0]
+    legend = _legend_entries(ax)
+    assert "verification: bytes differ at 2 points (drawn, not trusted)" in legend
+    assert ("3 pairs without numbers: runtime: ACL_ERROR_RT_SYS_DMA (507013) from "
+            "acl.rt.memcpy_async runtime: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
+            "acl.rt.memcpy_async") in legend  # 2->3; 6->7 and 7->6, a reason a line
+    (marks,) = [ln for ln in ax.get_lines() if ln.get_marker() == "X"]
+    assert sorted(marks.get_xdata()) == [64 << 10, 16 << 20]
+    ax = plots.uni_vs_bi(faulty, src=4, dst=5).axes[0]
+    legend = "\n".join(_legend_entries(ax))
+    assert "uni 4 → 5: verification: bytes differ at 2 points" in legend
+    assert "uni 5 → 4: verification" not in legend
+    ax = plots.uni_vs_bi(faulty, src=2, dst=3).axes[0]
+    assert ("uni 2 → 3: no numbers, runtime: ACL_ERROR_RT_SYS_DMA (507013) from "
+            "acl.rt.memcpy_async") in _legend_entries(ax)
 
 
 def test_heatmap_diagonal_without_local_copies(a3):
@@ -235,7 +377,8 @@ def test_bandwidth_vs_size_caps_the_legend(a3):
 def test_bandwidth_vs_size_names_pairs_without_numbers(duo):
     _table, run = duo
     ax = plots.bandwidth_vs_size(run, by="link").axes[0]
-    assert "48 pairs without numbers: cannot access peer" in _legend_text(ax)
+    assert ("48 pairs without numbers: cannot access peer (aclrtDeviceCanAccessPeer = 0)"
+            in _legend_entries(ax))
 
 
 def test_latency_vs_size_with_fit(wide):
@@ -251,11 +394,11 @@ def test_latency_vs_size_with_fit(wide):
 def test_peer_on_off_says_when_direct_failed(a2):
     _table, run = a2
     ax = plots.peer_on_off(run, src=2, dst=5).axes[0]
-    legend = _legend_text(ax)
+    legend = "\n".join(_legend_entries(ax))
     assert "peer on: P2P copy" in legend
     assert "staged through host memory" in legend
-    assert "direct device-to-device copy: failed, ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899)" \
-        in legend
+    assert ("direct device-to-device copy: failed, refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR "
+            "(507899) from acl.rt.memcpy_async") in legend
     assert "device 2 → 5" in ax.get_title()
 
 

@@ -435,3 +435,50 @@ def test_core_package_does_not_import_ipywidgets() -> None:
             "ascend_p2p_lab.plots, ascend_p2p_lab.cli; "
             "assert 'ipywidgets' not in sys.modules, 'ipywidgets imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---------------------------------------------------------------------- errors as data
+def _reworded(frame: Any) -> Any:
+    out = frame.copy()
+    out["error"] = out["error"].where(out["error"].isna(), "reworded " + out.index.astype(str))
+    return out
+
+
+def test_dashboard_counts_refusals_by_kind_code_and_call(a2: Runtime) -> None:
+    dash = SweepDashboard(a2)
+    _tiny(dash, pairs=("0-1",), sizes=(4096, 8192))
+    dash.peer.value = "off"
+    frame = dash.run()
+    assert frame is not None
+    assert dash.message.endswith("; 2 rows carry an error: 2 refused "
+                                 "ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
+                                 "acl.rt.memcpy_async"), dash.message
+    assert "p2p-status-ok" in dash.status.value  # refusals are results, not failures
+    errors = dash.errors
+    assert errors[["kind", "code", "call", "rows", "points", "failure"]].values.tolist() == [
+        ["refused", 507899, "acl.rt.memcpy_async", 2, 2, False]]
+
+
+def test_dashboard_failures_are_named_and_turn_the_status_red() -> None:
+    faults = [{"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013}]
+    with open_runtime("sim", preset="atlas800t-a2", faults=faults) as rt:
+        dash = SweepDashboard(rt)
+        _tiny(dash, pairs=("0-1", "2-3"), sizes=(4096, 8192))
+        frame = dash.run()
+        message, status, errors = dash.message, dash.status.value, dash.errors
+        dash.close()
+    assert frame is not None
+    assert ("; 2 rows carry an error: 2 runtime ACL_ERROR_RT_SYS_DMA (507013) from "
+            "acl.rt.memcpy_async (2 of them failures that cost data)") in message
+    assert "p2p-status-error" in status
+    assert errors["failure"].tolist() == [True]
+
+    # the counts and the status line come from error_kind, error_code and error_call only
+    assert W.error_counts(_reworded(frame)).equals(W.error_counts(frame))
+    assert W._error_summary(W.error_counts(_reworded(frame))) == \
+        W._error_summary(W.error_counts(frame))
+    legacy = frame.copy()  # a run saved before error kinds: text only
+    legacy[["error_kind", "error_code", "error_call"]] = None
+    counts = W.error_counts(legacy)
+    assert counts[["kind", "rows", "failure"]].values.tolist() == [["unclassified", 2, False]]
+    assert W.error_counts(frame.iloc[0:0]).empty
