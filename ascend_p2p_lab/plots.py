@@ -39,7 +39,7 @@ from matplotlib.patches import Patch, Rectangle
 
 from . import results
 from .codes import error_name
-from .measure.sizes import format_size, parse_size
+from .units import format_size, parse_size
 
 __all__ = [
     "LINK_COLORS",

@@ -1,8 +1,9 @@
-"""The tidy result schema, its summaries and fits, and saving or loading a run.
+"""Tidy results: summaries, matrices, fits, failures, and saving or loading a run.
 
-One row per sample, units in the column names. A run's metadata (package and runtime
-versions, SoC, device count, every parameter, timestamp, hostname) travels in
-``frame.attrs["run"]`` and in ``run.json`` next to the samples.
+Pure pandas on the frames of :mod:`ascend_p2p_lab.schema` (re-exported here); nothing
+here touches a device. A run's metadata (package and runtime versions, SoC, device count,
+every parameter, timestamp, hostname) travels in ``frame.attrs["run"]`` and in
+``run.json`` next to the samples.
 
 Example:
     >>> import pandas as pd
@@ -22,99 +23,32 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-#: Column name -> pandas dtype. Scripts may rely on these names; new ones go at the end.
-SCHEMA: dict[str, str] = {
-    "run_id": "string",
-    "backend": "string",
-    "preset": "string",
-    "host": "string",
-    "src": "Int64",
-    "dst": "Int64",
-    "link": "string",
-    "pattern": "string",
-    "direction": "string",
-    "peer": "string",
-    "path": "string",
-    "initiator": "string",
-    "size_bytes": "int64",
-    "copies": "Int64",
-    "sample": "Int64",
-    "elapsed_us": "float64",
-    "bandwidth_GBps": "float64",
-    "host_enqueue_us": "float64",
-    "host_bound": "boolean",
-    "verified": "boolean",
-    "error": "string",
-    "timing": "string",
-    "nominal_GBps": "float64",
-    "bidir_total_GBps": "float64",
-    "error_kind": "string",
-    "error_code": "Int64",
-    "error_call": "string",
-}
-COLUMNS = tuple(SCHEMA)
+from .schema import (
+    ADDED_COLUMNS,
+    COLUMNS,
+    ERROR_KINDS,
+    FAILURE_KINDS,
+    POINT_KEYS,
+    RESULT_KINDS,
+    RUN_SCHEMA_VERSION,
+    SCHEMA,
+    VOCABULARY,
+    empty_frame,
+    to_frame,
+)
 
-#: What went wrong with a row, as data (``error_kind``); ``error`` is the sentence for
-#: people, ``error_code`` the ACL return code and ``error_call`` the pyACL call.
-ERROR_KINDS: dict[str, str] = {
-    "unreachable": "aclrtDeviceCanAccessPeer reports that the pair cannot reach each other",
-    "refused": "the runtime refused a direct copy between two devices with peer access off",
-    "runtime": "an ACL call failed while setting up or measuring the point",
-    "verification": "the bytes that arrived differ from the bytes sent",
-    "missing_call": "the installed pyACL lacks a call this point needs",
-    "device_lost": "a device of this point was lost earlier in the run; not measured",
-}
-#: Kinds that are results (the run measured what the server does); every other kind
-#: cost data points, and makes a command exit with status 1.
-RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")
-FAILURE_KINDS: tuple[str, ...] = tuple(k for k in ERROR_KINDS if k not in RESULT_KINDS)
+__all__ = [
+    "ADDED_COLUMNS", "COLUMNS", "ERROR_KINDS", "FAILURE_KINDS", "POINT_KEYS", "RESULT_KINDS",
+    "RUN_SCHEMA_VERSION", "SCHEMA", "VOCABULARY", "ResultsError", "empty_frame", "failures",
+    "fit_latency_bandwidth", "load_run", "matrix", "save_run", "summarize", "to_frame",
+]
 
-VOCABULARY: dict[str, tuple[str, ...]] = {
-    "direction": ("uni", "bi"),
-    "peer": ("on", "off"),
-    "path": ("p2p", "direct", "staged", "local"),
-    "pattern": ("pair", "one_to_all", "all_to_one", "local"),
-    "initiator": ("src", "dst"),
-    "timing": ("events", "host"),
-    "error_kind": tuple(ERROR_KINDS),
-}
-#: What identifies one measured point (all samples of it share these).
-POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link",
-              "size_bytes"]
-#: Columns added after the first release; a run saved without them loads with them empty.
-ADDED_COLUMNS = ("error_kind", "error_code", "error_call")
-#: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
-#: is also what a run.json without the key is (written before it was recorded).
-RUN_SCHEMA_VERSION = 1
 MAX_RUN_JSON_BYTES = 16 << 20
 MAX_SAMPLES_BYTES = 1 << 30
 
 
 class ResultsError(ValueError):
     """A result file is missing, malformed, truncated or not of this schema."""
-
-
-def empty_frame() -> pd.DataFrame:
-    """A frame with the schema and no rows."""
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in SCHEMA.items()})
-
-
-def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None = None
-             ) -> pd.DataFrame:
-    """Rows (dicts with schema keys) as a typed frame; ``meta`` goes to ``attrs['run']``."""
-    rows = list(rows)
-    frame = pd.DataFrame.from_records(rows, columns=list(COLUMNS)) if rows else empty_frame()
-    frame = frame.astype(SCHEMA)
-    frame.attrs["run"] = dict(meta or {})
-    return frame
-
-
-def _q(p: float):
-    def f(x: pd.Series) -> float:
-        return float(np.nanquantile(x, p)) if x.notna().any() else math.nan
-
-    f.__name__ = f"p{int(p * 100)}"
-    return f
 
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:

@@ -42,8 +42,8 @@ def run_status(run: Any) -> int:
 def print_summary(run: Any, out: Path | None = None) -> None:
     """A compact terminal summary of a run: bandwidth per case and link class at the largest
     size, what was refused (results), what failed (lost data) and the verdict."""
-    from .measure import format_size
     from .results import RESULT_KINDS, failures, fit_latency_bandwidth, summarize
+    from .units import format_size
 
     meta = run.attrs.get("run", {})
     where = f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else "pyACL"

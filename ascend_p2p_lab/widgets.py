@@ -31,11 +31,12 @@ import pandas as pd
 
 from .codes import error_name
 from .measure import links
+from .measure.pairs import parse_pairs
 from .measure.probe import device_labels
-from .measure.sizes import format_size, parse_pairs
 from .measure.sweep import make_spec, plan_blocks, sweep
 from .results import FAILURE_KINDS
 from .runtime import Runtime, open_runtime
+from .units import format_size
 
 __all__ = ["PeerLinkPanel", "SweepDashboard", "error_counts"]
 

@@ -32,7 +32,6 @@ from ascend_p2p_lab.measure import (
     sweep,
     try_enable,
 )
-from ascend_p2p_lab.measure.sizes import _UNITS, MAX_SIZE, MAX_SIZES
 from ascend_p2p_lab.results import (
     COLUMNS,
     SCHEMA,
@@ -50,6 +49,7 @@ from ascend_p2p_lab.topology import (
     parse_npu_smi_topo,
     topology_from_toml_text,
 )
+from ascend_p2p_lab.units import _UNITS, MAX_SIZE, MAX_SIZES
 
 DATA = Path(__file__).parent / "data"
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30

@@ -4,6 +4,7 @@ Everything here takes a :class:`~ascend_p2p_lab.runtime.Runtime` and returns pan
 objects; nothing here imports matplotlib or ipywidgets.
 """
 
+from ..units import format_size, parse_size, parse_sizes
 from .links import (
     both_directions,
     disable,
@@ -14,8 +15,8 @@ from .links import (
     reachable_pairs,
     try_enable,
 )
+from .pairs import parse_pairs
 from .probe import access_matrix, device_labels, link_matrix, probe
-from .sizes import format_size, parse_pairs, parse_size, parse_sizes
 from .sweep import SweepSpec, make_spec, plan_blocks, sweep
 
 __all__ = [

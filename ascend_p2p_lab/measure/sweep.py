@@ -21,14 +21,16 @@ from typing import Any
 
 import pandas as pd
 
-from ..results import COLUMNS, save_run, to_frame
+from ..results import save_run
 from ..runtime import AclError, MissingCall, Runtime
+from ..schema import COLUMNS, to_frame
+from ..units import format_size, parse_sizes
 from . import outcomes
 from .cases import CASES
 from .copyengine import BufferPool, Timing
 from .links import both_directions
 from .meta import new_run_id, run_metadata
-from .sizes import format_size, parse_pairs, parse_sizes
+from .pairs import parse_pairs
 
 PATTERNS = ("pair", "local", "one_to_all", "all_to_one")
 CHECKPOINT_VERSION = 1

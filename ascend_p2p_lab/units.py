@@ -1,12 +1,13 @@
-"""Copy sizes and device pairs from text: ``4KiB:1GiB``, ``4KiB,1MiB``, ``all``, ``0-1,1-0``.
+"""Units every layer uses: copy sizes from text and back (``4KiB:1GiB``, ``4KiB,1MiB``).
+
+``KiB``, ``MiB``, ``GiB`` (and ``K``, ``M``, ``G``) are binary; ``KB``, ``MB``, ``GB`` are
+decimal. Bandwidth is decimal GB/s throughout (bytes per nanosecond).
 
 Example:
     >>> parse_sizes("4KiB:16KiB")
     [4096, 8192, 16384]
     >>> format_size(3 << 20)
     '3 MiB'
-    >>> parse_pairs("0-1,1-0", device_count=8)
-    [(0, 1), (1, 0)]
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import itertools
 import numbers
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 _UNITS = {
     "": 1, "b": 1,
@@ -95,38 +96,3 @@ def format_size(n: int) -> str:
             v = n / scale
             return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
     return f"{n} B"
-
-
-def parse_pairs(
-    spec: str | Sequence[tuple[int, int]] | None, device_count: int
-) -> list[tuple[int, int]] | None:
-    """Ordered pairs from ``"all"`` (None: every reachable pair), ``"0-1,1-0"`` or tuples.
-
-    Ids are checked against device_count; a device paired with itself is refused.
-    """
-    if spec is None or (isinstance(spec, str) and spec.strip().lower() == "all"):
-        return None
-    if isinstance(spec, str):
-        items: list[tuple[int, int]] = []
-        for part in (p.strip() for p in spec.split(",")):
-            m = re.fullmatch(r"(\d+)\s*-\s*(\d+)", part)
-            if not m:
-                raise ValueError(f"cannot read pair {part!r}: use SRC-DST, e.g. 0-1")
-            items.append((int(m.group(1)), int(m.group(2))))
-    else:
-        items = []
-        for p in spec:
-            if len(p) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in p):
-                raise TypeError(f"pair {p!r} must be two ints (src, dst)")
-            items.append((p[0], p[1]))
-    if not items:
-        raise ValueError("the pair list is empty")
-    for src, dst in items:
-        for dev in (src, dst):
-            if not 0 <= dev < device_count:
-                raise ValueError(f"device {dev} in pair {src}-{dst} is out of range "
-                                 f"0..{device_count - 1}")
-        if src == dst:
-            raise ValueError(f"pair {src}-{dst}: source and destination are the same device "
-                             "(device-local copies are the 'local' pattern)")
-    return list(dict.fromkeys(items))
