@@ -33,7 +33,8 @@ import pytest
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.codes import error_name
 from ascend_p2p_lab.measure import cases, disable, disable_all, enable_all, probe, sweep
-from ascend_p2p_lab.measure.sweep import Checkpoint, PeerRestoreError
+from ascend_p2p_lab.measure.checkpoint import Checkpoint
+from ascend_p2p_lab.measure.peerstate import PeerRestoreError
 from ascend_p2p_lab.results import ERROR_KINDS, load_run, save_run
 from ascend_p2p_lab.runtime import AclError, Runtime
 from ascend_p2p_lab.sim import LIVE
@@ -49,7 +50,7 @@ def _cut(preset: str, n: int, **overrides: Any) -> Topology:
                                cpu_affinity=full.cpu_affinity[:n], **overrides)
 
 
-sweep_module = importlib.import_module("ascend_p2p_lab.measure.sweep")
+checkpoint_module = importlib.import_module("ascend_p2p_lab.measure.checkpoint")
 A2x4 = _cut("atlas800t-a2", 4)
 A2x4_EXACT = _cut("atlas800t-a2", 4, jitter=0.0)  # for frames compared number by number
 #: A sweep that takes a few milliseconds of host time.
@@ -1165,7 +1166,7 @@ def test_an_oversized_checkpoint_is_refused(tmp_path: Path,
     ckpt = tmp_path / "sweep.ckpt"
     with _open() as rt:
         sweep(rt, checkpoint=ckpt, **RESUME)
-    monkeypatch.setattr(sweep_module, "MAX_CHECKPOINT_BYTES", 100)
+    monkeypatch.setattr(checkpoint_module, "MAX_CHECKPOINT_BYTES", 100)
     with _open() as rt, pytest.raises(ValueError, match="larger than 100 bytes"):
         sweep(rt, checkpoint=ckpt, **RESUME)
 

@@ -16,10 +16,14 @@ from .links import (
     try_enable,
 )
 from .pairs import parse_pairs
+from .plan import Block, plan_blocks
 from .probe import access_matrix, device_labels, link_matrix, probe
-from .sweep import SweepSpec, make_spec, plan_blocks, sweep
+from .spec import SweepSpec, make_spec
+from .sweep import BlockDone, sweep
 
 __all__ = [
+    "Block",
+    "BlockDone",
     "SweepSpec",
     "access_matrix",
     "both_directions",

@@ -3,7 +3,7 @@
 A block is one case on one device pair (or one device): P2P unidirectional or
 bidirectional, a direct copy with peer access off, the host-staged path, a
 device-local copy, or all peers of a device at once. Each case takes a
-:class:`~ascend_p2p_lab.measure.sweep.Context` and emits rows through it.
+:class:`~ascend_p2p_lab.measure.rows.Context` and emits rows through it.
 """
 
 from __future__ import annotations
@@ -26,20 +26,19 @@ from .copyengine import (
 )
 
 if TYPE_CHECKING:
-    from .sweep import Block, Context, SweepSpec
+    from .plan import Block
+    from .rows import Context
+    from .spec import SweepSpec
 
-Need = str | tuple[str, ...]  # an acl.rt call, or alternatives any one of which will do
-#: Timing a window between two events on a stream.
-EVENT_CALLS: tuple[Need, ...] = (
-    "memcpy_async", "create_stream", "destroy_stream", ("create_event_with_flag", "create_event"),
-    "destroy_event", "record_event", "synchronize_event", "event_elapsed_time",
-)
-#: Clearing a receive buffer before a point, and reading it back after (verification).
-POINT_CALLS: tuple[Need, ...] = ("memset",)
-VERIFY_CALLS: tuple[Need, ...] = ("malloc_host", "free_host")
-#: What the host-staged path does where pyACL lacks aclrtStreamWaitEvent.
-STAGED_FALLBACK = ("acl.rt.stream_wait_event is missing: each chunk's second leg waits for "
-                   "its first on the host (aclrtSynchronizeStream), so the legs do not overlap")
+#: What a point needs besides the runtime guide's own calls (see runtime.capabilities):
+#: clearing a receive buffer before it, and reading it back after (verification).
+POINT_NEEDS = ("memset",)
+VERIFY_NEEDS = ("pinned_host",)
+EVENT_NEEDS = ("async_copy", "event_timing")
+#: What the host-staged path does without a stream that waits on an event.
+STAGED_FALLBACK = ("the installed pyACL cannot make a stream wait on an event "
+                   "(aclrtStreamWaitEvent): each chunk's second leg waits for its first on "
+                   "the host (aclrtSynchronizeStream), so the legs do not overlap")
 
 
 def _refused(ctx: Context, block: Block, size: int, exc: AclError) -> bool:
@@ -148,9 +147,10 @@ def run_pair_staged(ctx: Context, block: Block) -> None:
         relay = rt.event(src)
         made.insert(0, relay)
         sbuf, dbuf, host = pool.send(src), pool.recv(dst), pool.staging()
-        wait_on_device = rt.has("stream_wait_event")
-        if not wait_on_device:
-            ctx.fallbacks["acl.rt.stream_wait_event"] = STAGED_FALLBACK
+        missing = rt.lacks(["stream_wait"])
+        wait_on_device = not missing
+        if missing:
+            ctx.fallbacks[missing[0]] = STAGED_FALLBACK
         for size in ctx.sizes_todo(block):
             pool.clear(dbuf, size)
 
@@ -225,42 +225,40 @@ def run_fanout(ctx: Context, block: Block) -> None:
         close_all(made)
 
 
-def _verify_calls(spec: SweepSpec) -> tuple[Need, ...]:
-    return VERIFY_CALLS if spec.verify else ()
+def _verify(spec: SweepSpec) -> tuple[str, ...]:
+    return VERIFY_NEEDS if spec.verify else ()
 
 
-def _timed(spec: SweepSpec) -> tuple[Need, ...]:
-    """Calls of a point timed as the spec says: events on a stream, or the host clock
-    around blocking aclrtMemcpy (seed calls only)."""
-    return (EVENT_CALLS if spec.timing == "events" else ()) + POINT_CALLS + _verify_calls(spec)
+def _timed(spec: SweepSpec) -> tuple[str, ...]:
+    """A point timed as the spec says: events on a stream, or the host clock around
+    blocking aclrtMemcpy (the runtime guide's calls only)."""
+    return (EVENT_NEEDS if spec.timing == "events" else ()) + POINT_NEEDS + _verify(spec)
 
 
-def _events(spec: SweepSpec) -> tuple[Need, ...]:
-    return EVENT_CALLS + POINT_CALLS + _verify_calls(spec)
+def _events(spec: SweepSpec) -> tuple[str, ...]:
+    return EVENT_NEEDS + POINT_NEEDS + _verify(spec)
 
 
-def _staged(spec: SweepSpec) -> tuple[Need, ...]:
-    # stream_wait_event is not needed: without it the legs are ordered on the host
-    return ("memcpy_async", "create_stream", "destroy_stream", "synchronize_stream",
-            ("create_event_with_flag", "create_event"), "destroy_event", "record_event",
-            "malloc_host", "free_host", *POINT_CALLS)
+def _staged(spec: SweepSpec) -> tuple[str, ...]:
+    # no stream_wait: without it the legs are ordered on the host (STAGED_FALLBACK)
+    return ("async_copy", "events", "pinned_host", *POINT_NEEDS)
 
 
-def _fanout(spec: SweepSpec) -> tuple[Need, ...]:
-    return (*_events(spec), "stream_wait_event")
+def _fanout(spec: SweepSpec) -> tuple[str, ...]:
+    return (*_events(spec), "stream_wait")
 
 
 @dataclass(frozen=True)
 class Case:
-    """A test case: what it measures, the pyACL calls it needs, and how it runs."""
+    """A test case: what it measures, the runtime capabilities it needs, how it runs."""
 
     description: str
     run: Callable[[Context, Block], None]
-    calls: Callable[[SweepSpec], tuple[Need, ...]]
+    capabilities: Callable[[SweepSpec], tuple[str, ...]]
 
-    def needs(self, spec: SweepSpec, rt: Any = None) -> tuple[Need, ...]:
-        """The ``acl.rt`` calls a block of this case needs under spec."""
-        return self.calls(spec)
+    def needs(self, spec: SweepSpec) -> tuple[str, ...]:
+        """The capabilities (see ``runtime.capabilities``) a block needs under spec."""
+        return self.capabilities(spec)
 
 
 #: (pattern, direction, path) -> case.

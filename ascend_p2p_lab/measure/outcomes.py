@@ -17,25 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import codes as C
 from ..runtime import AclError, MissingCall
-
-#: Codes that say a device (or its link) is broken, never that a copy was refused.
-DEVICE_FAULT_CODES = frozenset({
-    C.ACL_ERROR_RT_LOST_HEARTBEAT, C.ACL_ERROR_RT_NO_DEVICE, C.ACL_ERROR_RT_SYS_DMA,
-    C.ERROR_CODES["ACL_ERROR_RT_DEVICE_TASK_ABORT"], C.ERROR_CODES["ACL_ERROR_RT_STREAM_ABORT"],
-    C.ERROR_CODES["ACL_ERROR_RT_TS_ERROR"], C.ERROR_CODES["ACL_ERROR_RT_COPY_DATA"],
-    C.ERROR_CODES["ACL_ERROR_RT_DEVICE_MEM_ERROR"],
-    C.ERROR_CODES["ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR"],
-    C.ERROR_CODES["ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR"],
-    C.ERROR_CODES["ACL_ERROR_RT_LINK_ERROR"], C.ERROR_CODES["ACL_ERROR_RT_SUSPECT_REMOTE_ERROR"],
-    C.ERROR_CODES["ACL_ERROR_RT_SOCKET_CLOSE"],
-})
-#: Codes after which a device takes no more work in this process.
-DEVICE_LOST_CODES = frozenset({C.ACL_ERROR_RT_LOST_HEARTBEAT, C.ACL_ERROR_RT_NO_DEVICE})
-#: The calls that make a direct device-to-device copy; what they return with peer access
-#: off is the runtime's answer, a result.
-COPY_CALLS = frozenset({"acl.rt.memcpy", "acl.rt.memcpy_async"})
+from ..runtime.errors import CAN_ACCESS_PEER_CALL
 
 
 @dataclass(frozen=True)
@@ -66,8 +49,7 @@ def direct_copy_failure(exc: AclError) -> Failure:
     """A direct copy with peer access off that the runtime did not do: a refusal (the
     result this case measures), unless the code says the device is broken. The text names
     no pointers or devices, so that the pairs refused alike read alike."""
-    kind = "runtime" if exc.code in DEVICE_FAULT_CODES or exc.call not in COPY_CALLS \
-        else "refused"
+    kind = "refused" if exc.from_copy and not exc.device_fault else "runtime"
     return Failure(kind, f"{exc.name} ({exc.code}) from {exc.call}: {exc.message}",
                    exc.code, exc.call)
 
@@ -76,7 +58,7 @@ def unreachable(src: int, dst: int, link: str) -> Failure:
     """aclrtDeviceCanAccessPeer(src, dst) = 0."""
     return Failure("unreachable",
                    f"cannot access peer: aclrtDeviceCanAccessPeer({src}, {dst}) = 0 "
-                   f"(link {link})", None, "acl.rt.device_can_access_peer")
+                   f"(link {link})", None, CAN_ACCESS_PEER_CALL)
 
 
 def missing_calls(calls: list[str]) -> Failure:

@@ -30,6 +30,8 @@ CAPABILITIES: dict[str, tuple[Need, ...]] = {
     "memset": ("memset",),
     # page-locked host memory
     "pinned_host": ("malloc_host", "free_host"),
+    # free and total device memory
+    "mem_info": ("get_mem_info",),
 }
 
 

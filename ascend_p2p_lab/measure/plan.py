@@ -1,0 +1,109 @@
+"""The plan of a sweep: the blocks it runs, in order; one case on one pair or device each.
+
+Unreachable pairs are blocks too, carrying their reason, so that no planned point is a
+silent gap.
+
+Example:
+    >>> from ascend_p2p_lab.runtime import open_runtime
+    >>> from ascend_p2p_lab.measure.spec import make_spec
+    >>> with open_runtime("sim") as rt:
+    ...     blocks = plan_blocks(rt, make_spec(rt, pairs="0-1", sizes="4KiB", peer="both"))
+    >>> [b.key for b in blocks]
+    ['pair/uni/on/p2p/0-1', 'pair/uni/off/direct/0-1', 'pair/uni/off/staged/0-1']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..runtime import Runtime
+from ..runtime.errors import CAN_ACCESS_PEER_CALL
+from . import outcomes
+from .spec import SweepSpec, devices_of
+
+
+@dataclass(frozen=True)
+class Block:
+    """One case on one pair or device; all sizes of it run together."""
+
+    pattern: str
+    direction: str
+    peer: str
+    path: str
+    src: int | None
+    dst: int | None
+    link: str
+    peers: tuple[int, ...] = ()
+    failure: outcomes.Failure | None = None  # why the block cannot be measured at all
+    keep_peer_state: bool = False  # measure with the peer access the runtime holds now
+
+    @property
+    def key(self) -> str:
+        who = f"{'' if self.src is None else self.src}-{'' if self.dst is None else self.dst}"
+        return f"{self.pattern}/{self.direction}/{self.peer}/{self.path}/{who}"
+
+    @property
+    def label(self) -> str:
+        arrow = "<->" if self.direction == "bi" else "->"
+        a = "all" if self.src is None else self.src
+        b = "all" if self.dst is None else self.dst
+        return f"{self.pattern} {a}{arrow}{b} {self.path}"
+
+    @property
+    def devices(self) -> tuple[int, ...]:
+        """Every device the block uses."""
+        ends = tuple(d for d in (self.src, self.dst) if d is not None)
+        return tuple(dict.fromkeys((*ends, *self.peers)))
+
+
+def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
+    """Every block the sweep will run, in order; unreachable pairs carry their reason."""
+    n = rt.device_count
+    can = {(a, b): rt.can_access_peer(a, b) for a in range(n) for b in range(n) if a != b}
+    pairs = list(spec.pairs) if spec.pairs is not None else list(can)
+    blocks: list[Block] = []
+    for pattern in spec.patterns:
+        if pattern == "pair":
+            for peer in spec.peers:
+                for direction in spec.directions:
+                    items = pairs if direction == "uni" else _unordered(pairs)
+                    for a, b in items:
+                        blocks.extend(_pair_blocks(rt, can, peer, direction, a, b))
+        elif pattern == "local":
+            for d in devices_of(rt, spec):
+                blocks.append(Block("local", "uni", "off", "local", d, d, "X"))
+        else:
+            for d in range(n):
+                peers = tuple(p for p in range(n) if p != d and can[(d, p)] and can[(p, d)])
+                links = {rt.link_class(d, p) for p in peers}
+                link = links.pop() if len(links) == 1 else "mixed"
+                src, dst = (d, None) if pattern == "one_to_all" else (None, d)
+                failure = None if peers else outcomes.Failure(
+                    "unreachable", f"device {d} has no peer it can access both ways", None,
+                    CAN_ACCESS_PEER_CALL)
+                blocks.append(Block(pattern, "uni", "on", "p2p", src, dst, link, peers, failure))
+    return blocks
+
+
+def _unordered(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    return list(dict.fromkeys((min(a, b), max(a, b)) for a, b in pairs))
+
+
+def _pair_blocks(rt: Runtime, can: dict, peer: str, direction: str, a: int, b: int
+                 ) -> list[Block]:
+    link = rt.link_class(a, b)
+    reachable = can[(a, b)] and (direction == "uni" or can[(b, a)])
+    if peer == "current":  # as the user left it: P2P where both directions are held
+        held = rt.peer_enabled(a, b) and rt.peer_enabled(b, a)
+        return [Block("pair", direction, "on" if held else "off", "p2p" if held else "direct",
+                      a, b, link, keep_peer_state=True)]
+    if peer == "on":
+        if reachable:
+            return [Block("pair", direction, "on", "p2p", a, b, link)]
+        who = (a, b) if not can[(a, b)] else (b, a)
+        failure = outcomes.unreachable(who[0], who[1], link)
+        return [Block("pair", direction, "on", "p2p", a, b, link, failure=failure)]
+    out = [Block("pair", direction, "off", "direct", a, b, link)]
+    if direction == "uni":
+        out.append(Block("pair", "uni", "off", "staged", a, b, link))
+    return out

@@ -1,0 +1,148 @@
+"""Rows of a sweep: what each measured sample or failed point becomes, and the formulas.
+
+The bandwidth of a window and the total of a bidirectional pair are named functions
+here, tested on their own; :class:`Context` is what a running test case writes through.
+
+Example:
+    >>> bandwidth(1 << 30, 41_000.0) > 26
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..runtime import Runtime
+from ..units import format_size
+from . import outcomes
+from .copyengine import BufferPool, Timing
+from .plan import Block
+from .spec import SweepSpec
+
+
+@dataclass
+class Context:
+    """What a running test case needs: runtime, parameters, buffers and the row sink."""
+
+    rt: Runtime
+    spec: SweepSpec
+    pool: BufferPool
+    base: dict[str, Any]
+    nominal: dict[str, float]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    done: set[tuple[str, int]] = field(default_factory=set)
+    bar: Any = None
+    lost: dict[int, outcomes.Failure] = field(default_factory=dict)  # device -> why
+    fallbacks: dict[str, str] = field(default_factory=dict)  # missing call -> what instead
+    _emitted: set[tuple[str, int]] = field(default_factory=set)
+
+    def sizes_todo(self, block: Block) -> Iterator[int]:
+        """The block's sizes not done yet; ticks the progress bar after each one."""
+        for size in self.spec.sizes:
+            if (block.key, size) in self.done or (block.key, size) in self._emitted:
+                continue
+            if self.bar is not None:
+                self.bar.set_postfix_str(f"{block.label} {format_size(size)}", refresh=False)
+            yield size
+            if self.bar is not None:
+                self.bar.update(1)
+
+    def remaining(self, block: Block) -> list[int]:
+        return [s for s in self.spec.sizes
+                if (block.key, s) not in self.done and (block.key, s) not in self._emitted]
+
+    def _row(self, block: Block, size: int, src: int | None, dst: int | None,
+             **values: Any) -> dict[str, Any]:
+        link = block.link
+        row = {
+            **self.base, "src": src, "dst": dst, "link": link, "pattern": block.pattern,
+            "direction": block.direction, "peer": block.peer, "path": block.path,
+            "initiator": self.spec.initiator if block.pattern == "pair" else
+            ("dst" if block.pattern == "all_to_one" else "src"),
+            "size_bytes": size, "timing": self.spec.timing,
+            "nominal_GBps": self.nominal.get(link, math.nan),
+            "copies": None, "sample": None, "elapsed_us": math.nan,
+            "bandwidth_GBps": math.nan, "host_enqueue_us": math.nan, "host_bound": None,
+            "verified": None, "error": None, "bidir_total_GBps": math.nan,
+            "error_kind": None, "error_code": None, "error_call": None,
+        }
+        if block.path == "staged":
+            row["nominal_GBps"] = math.nan
+        row.update(values)
+        return row
+
+    def _values(self, t: Timing, size: int, timing: str, fanout: int = 1) -> dict[str, Any]:
+        bw = bandwidth(size * t.copies * fanout, t.elapsed_us)
+        bound = (t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us
+                 if timing == "events" else None)
+        return {"copies": t.copies, "elapsed_us": t.elapsed_us, "bandwidth_GBps": bw,
+                "host_enqueue_us": t.host_enqueue_us, "host_bound": bound, "timing": timing}
+
+    def emit_samples(self, block: Block, size: int, timings: list[Timing], *,
+                     verified: bool | None, timing: str | None = None, fanout: int = 1) -> None:
+        timing = timing or self.spec.timing
+        bad = _verification(verified, block.src, block.dst)
+        for i, t in enumerate(timings):
+            self.rows.append(self._row(block, size, block.src, block.dst, sample=i,
+                                       verified=verified, **self._values(t, size, timing, fanout),
+                                       **bad))
+        self._emitted.add((block.key, size))
+
+    def emit_bidirectional(self, block: Block, size: int, pairs: list[tuple[Timing, Timing]],
+                           verified: tuple[bool | None, bool | None]) -> None:
+        bad_ab = _verification(verified[0], block.src, block.dst)
+        bad_ba = _verification(verified[1], block.dst, block.src)
+        for i, (t_ab, t_ba) in enumerate(pairs):
+            v_ab, v_ba = self._values(t_ab, size, "events"), self._values(t_ba, size, "events")
+            total = bidirectional_total(v_ab["bandwidth_GBps"], v_ba["bandwidth_GBps"])
+            self.rows.append(self._row(block, size, block.src, block.dst, sample=i,
+                                       verified=verified[0], bidir_total_GBps=total, **v_ab,
+                                       **bad_ab))
+            self.rows.append(self._row(block, size, block.dst, block.src, sample=i,
+                                       verified=verified[1], bidir_total_GBps=total, **v_ba,
+                                       **bad_ba))
+        self._emitted.add((block.key, size))
+
+    def error_rows(self, block: Block, sizes: list[int], failure: outcomes.Failure, *,
+                   tick: bool = True) -> None:
+        """Rows that carry a failure instead of a number; ``tick=False`` inside a
+        ``sizes_todo`` loop, which moves the progress bar itself."""
+        columns = failure.columns()
+        for size in sizes:
+            if block.direction == "bi":
+                ends = [(block.src, block.dst), (block.dst, block.src)]
+            else:
+                ends = [(block.src, block.dst)]
+            for src, dst in ends:
+                self.rows.append(self._row(block, size, src, dst, **columns))
+            self._emitted.add((block.key, size))
+            if tick and self.bar is not None:
+                self.bar.update(1)
+
+
+def bandwidth(nbytes: int, elapsed_us: float) -> float:
+    """Decimal GB/s of nbytes moved in elapsed_us (NaN for a window of no time).
+
+    Example:
+        >>> bandwidth(2_000_000_000, 1e6)
+        2.0
+    """
+    return nbytes / (elapsed_us * 1e3) if elapsed_us > 0 else math.nan
+
+
+def _verification(verified: bool | None, src: int | None, dst: int | None) -> dict[str, Any]:
+    """The failure columns of a point whose bytes did not arrive intact (else none)."""
+    return outcomes.verification_failed(src, dst).columns() if verified is False else {}
+
+
+def bidirectional_total(ab_GBps: float, ba_GBps: float) -> float:
+    """Both directions of a pair measured at once: their bandwidths add up.
+
+    Example:
+        >>> bidirectional_total(26.0, 25.0)
+        51.0
+    """
+    return ab_GBps + ba_GBps

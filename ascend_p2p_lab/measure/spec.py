@@ -1,0 +1,155 @@
+"""A sweep's parameters, validated against the runtime before anything is allocated.
+
+Example:
+    >>> from ascend_p2p_lab.runtime import open_runtime
+    >>> with open_runtime("sim") as rt:
+    ...     spec = make_spec(rt, pairs="0-1", sizes="4KiB:16KiB", direction="both")
+    >>> spec.sizes, spec.directions
+    ((4096, 8192, 16384), ('uni', 'bi'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..runtime import Runtime
+from ..units import format_size, parse_sizes
+from .pairs import parse_pairs
+
+PATTERNS = ("pair", "local", "one_to_all", "all_to_one")
+MAX_SAMPLES = 1000  # per point; also the dashboard's limit
+MAX_COPIES = 1_000_000  # per sample
+MAX_SAMPLE_US = 60e6  # a minute of device time per sample
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """Every parameter of a sweep, validated. ``to_dict()`` goes into the run metadata."""
+
+    sizes: tuple[int, ...]
+    pairs: tuple[tuple[int, int], ...] | None = None
+    directions: tuple[str, ...] = ("uni",)
+    peers: tuple[str, ...] = ("on",)
+    patterns: tuple[str, ...] = ("pair",)
+    initiator: str = "src"
+    samples: int = 5
+    warmup: int = 2
+    min_sample_us: float = 1000.0
+    max_copies: int = 1000
+    timing: str = "events"
+    verify: bool = True
+    host_bound_ratio: float = 0.5
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["pairs"] = None if self.pairs is None else [list(p) for p in self.pairs]
+        for k in ("sizes", "directions", "peers", "patterns"):
+            d[k] = list(d[k])
+        return d
+
+
+def _choice(name: str, value: str, allowed: Sequence[str], both: bool = True) -> tuple[str, ...]:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+    if both and value == "both":
+        return tuple(allowed)
+    if value not in allowed:
+        opts = [*allowed, "both"] if both else list(allowed)
+        raise ValueError(f"{name} must be one of {', '.join(opts)}; got {value!r}")
+    return (value,)
+
+
+def make_spec(
+    rt: Runtime,
+    pairs: str | Sequence[tuple[int, int]] | None = None,
+    sizes: Any = None,
+    *,
+    direction: str = "uni",
+    peer: str = "on",
+    initiator: str = "src",
+    samples: int = 5,
+    warmup: int = 2,
+    patterns: Sequence[str] | str = ("pair",),
+    timing: str = "events",
+    min_sample_us: float = 1000.0,
+    max_copies: int = 1000,
+    verify: bool = True,
+    host_bound_ratio: float = 0.5,
+) -> SweepSpec:
+    """Validate sweep arguments against the runtime, before anything is allocated."""
+    size_list = parse_sizes(sizes)
+    if isinstance(patterns, str):
+        patterns = (patterns,)
+    pats = tuple(dict.fromkeys(patterns))
+    if not pats or any(p not in PATTERNS for p in pats):
+        raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}")
+    for name, value, lo, hi in (("samples", samples, 1, MAX_SAMPLES),
+                                ("warmup", warmup, 0, MAX_SAMPLES),
+                                ("max_copies", max_copies, 1, MAX_COPIES)):
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ValueError(f"{name} must be an integer from {lo} to {hi}; got {value!r}")
+    for name, value, hi in (("min_sample_us", min_sample_us, MAX_SAMPLE_US),
+                            ("host_bound_ratio", host_bound_ratio, 1e6)):
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not 0 < value <= hi):
+            raise ValueError(f"{name} must be a number above 0 and at most {hi:g}; "
+                             f"got {value!r}")
+    n = rt.device_count
+    pair_list = parse_pairs(pairs, n)
+    if "pair" in pats and n < 2:
+        raise ValueError("the pair pattern needs at least two devices")
+    spec = SweepSpec(
+        sizes=tuple(size_list),
+        pairs=None if pair_list is None else tuple(pair_list),
+        directions=_choice("direction", direction, ("uni", "bi")),
+        peers=("current",) if peer == "current" else _choice("peer", peer, ("on", "off")),
+        patterns=pats,
+        initiator=_choice("initiator", initiator, ("src", "dst"), both=False)[0],
+        samples=samples,
+        warmup=warmup,
+        min_sample_us=float(min_sample_us),
+        max_copies=max_copies,
+        timing=_choice("timing", timing, ("events", "host"), both=False)[0],
+        verify=bool(verify),
+        host_bound_ratio=float(host_bound_ratio),
+    )
+    _check_memory(rt, spec)
+    return spec
+
+
+def check_spec(rt: Runtime, spec: SweepSpec) -> None:
+    """Check a spec made elsewhere against this runtime: its devices and its memory."""
+    n = rt.device_count
+    for src, dst in spec.pairs or ():
+        for dev in (src, dst):
+            if not 0 <= dev < n:
+                raise ValueError(f"device {dev} in pair {src}-{dst} is out of range 0..{n - 1}")
+    if "pair" in spec.patterns and n < 2:
+        raise ValueError("the pair pattern needs at least two devices")
+    _check_memory(rt, spec)
+
+
+def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
+    """Enough free device memory for the largest size (where pyACL can tell)."""
+    if rt.lacks(["mem_info"]):
+        return  # no aclrtGetMemInfo: an allocation that fails says so later
+    buffers = 2  # a send and a receive buffer per device
+    if "all_to_one" in spec.patterns:  # one receive buffer per peer on the target
+        buffers = max(buffers, rt.device_count)
+    need = buffers * max(spec.sizes)
+    for dev in devices_of(rt, spec):
+        free, _total = rt.mem_info(dev)
+        if need > free:
+            raise ValueError(
+                f"size {format_size(max(spec.sizes))} needs {format_size(need)} on each device "
+                f"({buffers} buffers); device {dev} has {format_size(free)} free"
+            )
+
+
+def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
+    """The devices a sweep of spec uses."""
+    if spec.pairs is None or set(spec.patterns) - {"pair"}:
+        return list(range(rt.device_count))
+    return sorted({d for p in spec.pairs for d in p})

@@ -1,0 +1,68 @@
+"""The sweep in named parts: a spec object, the on_block callback, the formulas."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.measure import BlockDone, make_spec, sweep
+from ascend_p2p_lab.measure.rows import bandwidth, bidirectional_total
+
+QUICK = {"samples": 2, "warmup": 1, "min_sample_us": 20.0, "max_copies": 4}
+
+
+def test_bandwidth_is_bytes_over_time_in_decimal_gigabytes() -> None:
+    assert bandwidth(26_000_000_000, 1e6) == 26.0  # 26 GB in one second
+    assert bandwidth(4096, 0.0) != bandwidth(4096, 0.0)  # NaN for an empty window
+    assert bandwidth(2_000, 1.0) == 2.0  # 2 kB in 1 us = 2 GB/s
+
+
+def test_bidirectional_total_adds_the_two_directions() -> None:
+    assert bidirectional_total(13.0, 26.0) == 39.0
+    assert math.isnan(bidirectional_total(math.nan, 26.0))
+
+
+def test_a_spec_object_runs_the_same_sweep_as_its_keywords() -> None:
+    with open_runtime("sim", seed=3) as rt:
+        by_words = sweep(rt, "0-1,2-1", "4KiB,64KiB", direction="both", progress=False,
+                         **QUICK)
+    with open_runtime("sim", seed=3) as rt:
+        spec = make_spec(rt, "0-1,2-1", "4KiB,64KiB", direction="both", **QUICK)
+        by_spec = sweep(rt, spec=spec, progress=False)
+    cols = ["src", "dst", "direction", "size_bytes", "sample", "bandwidth_GBps"]
+    assert by_words[cols].equals(by_spec[cols])
+    assert by_spec.attrs["run"]["params"] == spec.to_dict()
+
+
+def test_a_spec_and_keywords_together_are_refused() -> None:
+    with open_runtime("sim") as rt:
+        spec = make_spec(rt, "0-1", "4KiB")
+        with pytest.raises(TypeError, match="either spec= or"):
+            sweep(rt, spec=spec, samples=3)
+        with pytest.raises(TypeError, match="SweepSpec"):
+            sweep(rt, spec={"sizes": [4096]})
+
+
+def test_a_spec_from_a_larger_server_is_checked_against_this_one() -> None:
+    with open_runtime("sim", preset="atlas800t-a3") as rt:
+        spec = make_spec(rt, "0-12", "4KiB")
+    with open_runtime("sim", preset="atlas800t-a2") as rt, \
+            pytest.raises(ValueError, match="device 12 in pair 0-12 is out of range 0..7"):
+        sweep(rt, spec=spec, progress=False)
+
+
+def test_on_block_sees_every_block_with_its_rows_in_order() -> None:
+    seen: list[BlockDone] = []
+    with open_runtime("sim") as rt:
+        run = sweep(rt, "0-1,1-0", "4KiB,64KiB", peer="both", progress=False,
+                    on_block=seen.append, **QUICK)
+    assert [b.done for b in seen] == list(range(1, len(seen) + 1))
+    assert {b.total for b in seen} == {len(seen)} and len(seen) == 6  # p2p, direct, staged x2
+    assert [b.block.key for b in seen][:3] == ["pair/uni/on/p2p/0-1", "pair/uni/on/p2p/1-0",
+                                              "pair/uni/off/direct/0-1"]
+    assert sum(len(b.rows) for b in seen) == len(run)
+    first = seen[0].rows
+    assert set(zip(first.src, first.dst)) == {(0, 1)} and first.run_id.nunique() == 1
+    assert first.run_id.iloc[0] == run.run_id.iloc[0]
