@@ -17,26 +17,18 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from itertools import repeat
 from typing import Any
 
 from .. import codes as C
-from ..codes import EventFlag, MallocPolicy, MemAttr, MemcpyKind
+from ..codes import MemAttr
 from .backend import BackendInfo, is_simulated, load_acl
 from .capabilities import calls_of
 from .errors import AclError, MissingCall
-from .resources import (
-    DeviceBuffer,
-    Event,
-    HostBuffer,
-    PeerLinks,
-    Resource,
-    Stream,
-    close_all,
-)
+from .resources import PeerLinks, Resource, close_all
+from .transfers import Transfers
 
 
-class Runtime:
+class Runtime(Transfers):
     """An initialized ACL session over one pyACL-like module. Use :func:`open_runtime`."""
 
     def __init__(self, acl: Any, info: BackendInfo, topology: Any = None) -> None:
@@ -344,150 +336,6 @@ class Runtime:
         """Enable a set of directed pairs; the returned object disables exactly those."""
         return PeerLinks(self, list(pairs))
 
-    # ------------------------------------------------------------------ memory
-    def device_buffer(
-        self, dev: int, size: int, policy: int = MallocPolicy.HUGE_FIRST_P2P
-    ) -> DeviceBuffer:
-        """``aclrtMalloc`` on dev (default policy ACL_MEM_MALLOC_HUGE_FIRST_P2P)."""
-        _check_size(size)
-        self.use(dev)
-        ptr = self.call("rt.malloc", size, int(policy))
-        return DeviceBuffer(self, int(ptr), size, dev, int(policy))
-
-    def host_buffer(self, size: int) -> HostBuffer:
-        """Pinned host memory (``aclrtMallocHost``)."""
-        _check_size(size)
-        ptr = self.call("rt.malloc_host", size)
-        return HostBuffer(self, int(ptr), size)
-
-    def memset(self, buf: DeviceBuffer, value: int, count: int | None = None) -> None:
-        n = buf.size if count is None else count
-        assert buf.device is not None
-        self.use(buf.device)
-        self.call("rt.memset", buf.ptr, buf.size, value, n)
-
-    @staticmethod
-    def _kind(dst: Resource, src: Resource) -> int:
-        d_dev, s_dev = isinstance(dst, DeviceBuffer), isinstance(src, DeviceBuffer)
-        return _KINDS[(d_dev, s_dev)]
-
-    def memcpy(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
-               count: int, *, on: int | None = None, dst_offset: int = 0) -> None:
-        """Blocking ``aclrtMemcpy`` of count bytes (kind from the buffers), issued from
-        device ``on`` (default: the destination's device, as the official sample does),
-        optionally at a byte offset into the destination."""
-        if dst_offset < 0 or dst_offset + count > dst.size or count > src.size:
-            raise ValueError(f"{count} bytes at offset {dst_offset} do not fit a {dst.size}-"
-                             f"byte destination from a {src.size}-byte source")
-        dev = on if on is not None else (dst.device if dst.device is not None else src.device)
-        self.use(dev if dev is not None else 0)
-        self.call("rt.memcpy", dst.ptr + dst_offset, dst.size - dst_offset, src.ptr, count,
-                  self._kind(dst, src))
-
-    def memcpy_async(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
-                     count: int, stream: Stream, *, dst_offset: int = 0,
-                     src_offset: int = 0) -> None:
-        """``aclrtMemcpyAsync`` of count bytes on a stream (the stream's device becomes
-        current), optionally at byte offsets into the two buffers."""
-        assert stream.device is not None
-        if min(dst_offset, src_offset) < 0 or src_offset + count > src.size:
-            raise ValueError(f"{count} bytes at offset {src_offset} exceed the {src.size}-byte "
-                             "source")
-        self.use(stream.device)
-        self.call("rt.memcpy_async", dst.ptr + dst_offset, dst.size - dst_offset,
-                  src.ptr + src_offset, count, self._kind(dst, src), stream.handle)
-
-    def enqueue_copies(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
-                       count: int, stream: Stream, copies: int) -> int:
-        """Enqueue ``copies`` identical async copies; return the host time it took (ns).
-
-        The pyACL call is bound once; per copy the loop does the call and a ret check.
-        """
-        assert stream.device is not None
-        self.use(stream.device)
-        memcpy_async = self._fn("rt.memcpy_async")
-        args = (dst.ptr, dst.size, src.ptr, count, self._kind(dst, src), stream.handle)
-        clock = self.host_time_ns
-        t0 = clock()
-        for _ in repeat(None, copies):
-            ret = memcpy_async(*args)
-            if ret:
-                raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())
-        return clock() - t0
-
-    def write(self, buf: DeviceBuffer | HostBuffer, data: bytes, offset: int = 0) -> None:
-        """Copy host bytes into a buffer (host-to-device for a device buffer)."""
-        if offset < 0 or offset + len(data) > buf.size:
-            raise ValueError(f"{len(data)} bytes at offset {offset} do not fit in {buf.size}")
-        ptr = self.acl.util.bytes_to_ptr(data)
-        kind = _KINDS[(isinstance(buf, DeviceBuffer), False)]
-        if buf.device is not None:
-            self.use(buf.device)
-        elif self.current_device() is None:
-            self.use(0)
-        self.call("rt.memcpy", buf.ptr + offset, buf.size - offset, ptr, len(data), kind)
-
-    def read(self, buf: DeviceBuffer | HostBuffer, count: int | None = None,
-             offset: int = 0, staging: HostBuffer | None = None) -> bytes:
-        """Bytes of a buffer; a device buffer is copied to pinned host memory first."""
-        n = buf.size - offset if count is None else count
-        if offset < 0 or offset + n > buf.size:
-            raise ValueError(f"{n} bytes at offset {offset} are outside a {buf.size}-byte buffer")
-        if isinstance(buf, HostBuffer):
-            return self.acl.util.ptr_to_bytes(buf.ptr + offset, n)
-        assert buf.device is not None
-        self.use(buf.device)
-        if staging is not None and staging.size >= n:
-            host = staging
-            self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n,
-                      _KINDS[(False, True)])
-            return self.acl.util.ptr_to_bytes(host.ptr, n)
-        with self.host_buffer(n) as host:
-            self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n,
-                      _KINDS[(False, True)])
-            return self.acl.util.ptr_to_bytes(host.ptr, n)
-
-    # ------------------------------------------------------------------ streams, events
-    def stream(self, dev: int) -> Stream:
-        """A new stream on dev."""
-        self.use(dev)
-        return Stream(self, int(self.call("rt.create_stream")), dev)
-
-    def event(self, dev: int, flags: int = EventFlag.TIME_LINE) -> Event:
-        """A timing event on dev (``aclrtCreateEventWithFlag``, ACL_EVENT_TIME_LINE)."""
-        self.use(dev)
-        if flags and self.has("create_event_with_flag"):
-            handle = self.call("rt.create_event_with_flag", int(flags))
-        else:
-            handle = self.call("rt.create_event")
-        return Event(self, int(handle), dev)
-
-    def wait_event(self, stream: Stream, event: Event) -> None:
-        """Make stream wait for event (``aclrtStreamWaitEvent``)."""
-        assert stream.device is not None
-        self.use(stream.device)
-        self.call("rt.stream_wait_event", stream.handle, event.handle)
-
-    def elapsed_ms(self, start: Event, end: Event) -> float:
-        """Device time between two recorded events, in milliseconds."""
-        end.synchronize()
-        return float(self.call("rt.event_elapsed_time", start.handle, end.handle))
-
-    def synchronize_device(self, dev: int) -> None:
-        self.use(dev)
-        self.call("rt.synchronize_device")
-
-    def device_error(self, dev: int) -> AclError | None:
-        """Whether dev still takes work: the error ``aclrtSynchronizeDevice`` on it gives,
-        or None (also None where this pyACL lacks the call: no evidence either way)."""
-        if not self.has("synchronize_device"):
-            return None
-        try:
-            self.synchronize_device(dev)
-        except AclError as exc:
-            return exc
-        return None
-
     # ------------------------------------------------------------------ clocks, ledger
     def host_time_ns(self) -> int:
         """Host clock: the simulator's virtual clock, or ``time.perf_counter_ns`` on hardware."""
@@ -516,24 +364,6 @@ class Runtime:
         state = "closed" if self.closed else "open"
         where = f"preset={self.preset!r}" if self.simulated else "real pyACL"
         return f"<Runtime backend={self.backend!r} {where} {state}>"
-
-
-#: (destination on a device, source on a device) -> aclrtMemcpyKind, as a plain int: the
-#: simulator's fast path memoizes calls whose arguments are exactly int.
-_KINDS: dict[tuple[bool, bool], int] = {
-    (False, False): int(MemcpyKind.HOST_TO_HOST),
-    (True, False): int(MemcpyKind.HOST_TO_DEVICE),
-    (False, True): int(MemcpyKind.DEVICE_TO_HOST),
-    (True, True): int(MemcpyKind.DEVICE_TO_DEVICE),
-}
-
-
-def _check_size(size: object) -> None:
-    """A buffer size is a positive int; checked before any call (pyACL would wrap it)."""
-    if isinstance(size, bool) or not isinstance(size, int):
-        raise TypeError(f"a buffer size must be an int, got {type(size).__name__}")
-    if size <= 0:
-        raise ValueError(f"a buffer size must be positive, got {size}")
 
 
 def open_runtime(
