@@ -31,7 +31,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from collections.abc import Callable, Mapping
 from importlib import resources
@@ -43,7 +42,22 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
-from .model import LINK_CLASSES, PEER_OFF_MODES, SELF, HostSpec, LinkClass, Topology
+from .checks import (
+    TopologyError,
+    _array,
+    _flag,
+    _get,
+    _integer,
+    _max_peers,
+    _non_negative,
+    _peer_mode,
+    _positive,
+    _reject_unknown,
+    _table,
+    _text,
+    _text_list,
+)
+from .model import LINK_CLASSES, SELF, HostSpec, LinkClass, Topology
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -59,7 +73,6 @@ __all__ = [
 MAX_INPUT_BYTES = 1 << 20
 _GIB = 1 << 30
 _PRESET_DIR = "presets"
-_MISSING: Any = object()
 
 #: Server-level keys: everything but the device list (labels, links, cpu_affinity, [link.*]).
 _SERVER_KEYS = frozenset(
@@ -88,127 +101,6 @@ _TOP_KEYS = _SERVER_KEYS | {"name", "labels", "cpu_affinity", "links", "link", "
 PRESET_SCHEMA_VERSION = 1
 _HOST_KEYS = frozenset({"h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us", "basis"})
 _LINK_KEYS = frozenset({"bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched", "basis"})
-
-
-class TopologyError(ValueError):
-    """A topology file or text that cannot become a :class:`Topology`.
-
-    The message is one line naming the source and the key or row at fault.
-
-    Example:
-        >>> try:
-        ...     topology_from_toml_text("name = 1", source="x.toml")
-        ... except TopologyError as exc:
-        ...     print(exc)
-        x.toml: key 'name': expected a string, got int
-    """
-
-
-# ---- value checks (raise ValueError/TypeError with a short reason) ---------------------------
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"expected a number, got {type(value).__name__}")
-    if not math.isfinite(value):
-        raise ValueError(f"expected a finite number, got {value!r}")
-    return float(value)
-
-
-def _positive(value: Any) -> float:
-    x = _number(value)
-    if x <= 0:
-        raise ValueError(f"must be > 0, got {value!r}")
-    return x
-
-
-def _non_negative(value: Any) -> float:
-    x = _number(value)
-    if x < 0:
-        raise ValueError(f"must be >= 0, got {value!r}")
-    return x
-
-
-def _integer(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected an integer, got {type(value).__name__}")
-    return value
-
-
-def _text(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
-def _flag(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"expected true or false, got {type(value).__name__}")
-    return value
-
-
-def _table(value: Any) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise TypeError(f"expected a table, got {type(value).__name__}")
-    return value
-
-
-def _array(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise TypeError(f"expected an array, got {type(value).__name__}")
-    return value
-
-
-def _text_list(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise TypeError(f"expected an array of strings, got {type(value).__name__}")
-    for item in value:
-        _text(item)
-    return tuple(value)
-
-
-def _max_peers(value: Any) -> int | None:
-    if value == "none":
-        return None
-    if isinstance(value, str):
-        raise ValueError(f'expected an integer >= 1 or "none", got {value!r}')
-    n = _integer(value)
-    if n < 1:
-        raise ValueError(f'expected an integer >= 1 or "none", got {n}')
-    return n
-
-
-def _peer_mode(value: Any) -> str:
-    mode = _text(value)
-    if mode not in PEER_OFF_MODES:
-        raise ValueError(f"expected one of {list(PEER_OFF_MODES)}, got {mode!r}")
-    return mode
-
-
-def _get(
-    table: Mapping[str, Any],
-    key: str,
-    src: str,
-    check: Callable[[Any], Any],
-    default: Any = _MISSING,
-) -> Any:
-    """``check(table[key])``; missing keys give ``default`` or a :class:`TopologyError`."""
-    if key not in table:
-        if default is _MISSING:
-            raise TopologyError(f"{src}: missing key {key!r}")
-        return default
-    try:
-        return check(table[key])
-    except (TypeError, ValueError) as exc:
-        raise TopologyError(f"{src}: key {key!r}: {exc}") from None
-
-
-def _reject_unknown(table: Mapping[str, Any], allowed: frozenset[str], src: str) -> None:
-    unknown = sorted(set(table) - allowed)
-    if unknown:
-        raise TopologyError(
-            f"{src}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
-        )
 
 
 # ---- tables -> model objects -----------------------------------------------------------------
