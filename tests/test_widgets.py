@@ -20,11 +20,12 @@ pytest.importorskip("matplotlib")
 import traitlets
 from matplotlib.figure import Figure
 
-from ascend_p2p_lab import open_runtime, plots
+from ascend_p2p_lab import measure, open_runtime, plots
 from ascend_p2p_lab import widgets as W
 from ascend_p2p_lab.measure import links, peer_matrix
 from ascend_p2p_lab.runtime import Runtime
 from ascend_p2p_lab.widgets import PeerLinkPanel, SweepDashboard
+from ascend_p2p_lab.widgets.status import error_summary
 
 ENABLE_FAULT = [{"kind": "error", "call": "rt.device_enable_peer_access", "nth": 1,
                  "code": 507899}]
@@ -187,7 +188,7 @@ def test_panel_errors_do_not_vanish(a2: Runtime, monkeypatch: pytest.MonkeyPatch
     def boom(rt: Runtime, src: int, dst: int) -> None:
         raise RuntimeError("driver exploded")
 
-    monkeypatch.setattr(W.links, "try_enable", boom)
+    monkeypatch.setattr(links, "try_enable", boom)
     panel.toggles[0][1].value = True
     assert panel.toggles[0][1].value is False
     assert panel.last_error == "enable 0->1 refused: RuntimeError: driver exploded"
@@ -226,7 +227,7 @@ def test_dashboard_run_makes_the_expected_frame(a2: Runtime) -> None:
     meta = frame.attrs["run"]
     assert meta["run_id"] == frame["run_id"].iloc[0] and meta["source"] == "SweepDashboard"
     assert meta["params"]["sizes"] == [4096, 8192, 16384, 32768, 65536]
-    assert meta["params"]["pairs"] == [[0, 1], [1, 0]] and meta["chunks"] == 5
+    assert meta["params"]["pairs"] == [[0, 1], [1, 0]] and "chunks" not in meta
     assert dash.progress.value == dash.progress.max == 10
     assert dash.message.startswith("done: 20 rows")
     assert _allocated(a2) == before  # the sweep released its buffers and links
@@ -253,16 +254,15 @@ def test_dashboard_both_directions_and_peer_modes() -> None:
 def test_progress_moves_and_a_second_run_is_refused(
         a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     dash = SweepDashboard(a2)
-    dash.chunk_pairs = 1
     _tiny(dash, pairs=("0-1", "2-3"), sizes=(4096, 8192))
     sweeps: list[Any] = []
-    real_sweep = W.sweep
+    real_sweep = measure.sweep
 
     def counting_sweep(*args: Any, **kwargs: Any) -> Any:
-        sweeps.append(kwargs["pairs"])
+        sweeps.append(kwargs["spec"].pairs)
         return real_sweep(*args, **kwargs)
 
-    monkeypatch.setattr(W, "sweep", counting_sweep)
+    monkeypatch.setattr(measure, "sweep", counting_sweep)
     seen: list[tuple[int, bool, Any, bool]] = []
 
     def on_progress(change: dict[str, Any]) -> None:
@@ -276,9 +276,9 @@ def test_progress_moves_and_a_second_run_is_refused(
     frame = dash.run()
     dash.progress.unobserve(on_progress, names="value")
 
-    assert [v for v, *_ in seen] == [1, 2, 3, 4]  # one point per chunk: 2 sizes x 2 pairs
+    assert [v for v, *_ in seen] == [2, 4]  # points, once per block: 2 pairs x 2 sizes
     assert all(busy and again is None and locked for _, busy, again, locked in seen)
-    assert dash.refused_runs == 4 and len(sweeps) == 4  # no second sweep started
+    assert dash.refused_runs == 2 and len(sweeps) == 1  # no second sweep started
     assert frame is not None and len(frame) == 2 * 2 * 2
     assert not dash.busy and not dash.run_button.disabled and dash.links.locked is None
     assert not a2.peer_enabled(4, 5)
@@ -287,7 +287,7 @@ def test_progress_moves_and_a_second_run_is_refused(
     dash.progress.observe(lambda c: dash.run(), names="value")
     dash.run()
     assert "already running" not in dash.message  # the last message is the run's own
-    assert dash.refused_runs > 4
+    assert dash.refused_runs > 2
 
 
 def test_wrong_values_give_a_status_message_and_allocate_nothing(a2: Runtime) -> None:
@@ -321,7 +321,7 @@ def test_callback_errors_are_reported_and_state_stays_consistent(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("simulated crash")
 
-    monkeypatch.setattr(W, "sweep", broken)
+    monkeypatch.setattr(measure, "sweep", broken)
     dash.run_button.click()
     assert "sweep failed" in dash.message and "RuntimeError: simulated crash" in dash.message
     assert dash.progress.bar_style == "danger"
@@ -341,7 +341,7 @@ def test_dashboard_plots_figures_into_the_output(a2: Runtime) -> None:
     assert len(outputs) == 2 and all(o["data"]["image/png"] for o in outputs)
 
 
-def test_live_plots_follow_each_size(a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_live_plots_follow_each_block(a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     drawn: list[int] = []
 
     def fake_heatmap(run: Any, **kwargs: Any) -> Figure:
@@ -353,9 +353,9 @@ def test_live_plots_follow_each_size(a2: Runtime, monkeypatch: pytest.MonkeyPatc
                         lambda run, **kw: Figure(figsize=(1, 1), dpi=20))
     dash = SweepDashboard(a2)
     dash.live_interval = dash.live_draw_factor = 0
-    _tiny(dash, sizes=(4096, 16384), plots_on=True)
+    _tiny(dash, pairs=("0-1", "2-3"), sizes=(4096, 16384), plots_on=True)
     dash.run()
-    assert drawn == [2, 4, 6]  # redrawn after each size, growing
+    assert drawn == [6, 12]  # redrawn after each block (3 sizes x 2 samples), growing
 
 
 def test_preset_switch_reopens_and_releases(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -475,8 +475,8 @@ def test_dashboard_failures_are_named_and_turn_the_status_red() -> None:
 
     # the counts and the status line come from error_kind, error_code and error_call only
     assert W.error_counts(_reworded(frame)).equals(W.error_counts(frame))
-    assert W._error_summary(W.error_counts(_reworded(frame))) == \
-        W._error_summary(W.error_counts(frame))
+    assert error_summary(W.error_counts(_reworded(frame))) == \
+        error_summary(W.error_counts(frame))
     legacy = frame.copy()  # a run saved before error kinds: text only
     legacy[["error_kind", "error_code", "error_call"]] = None
     counts = W.error_counts(legacy)

@@ -1,0 +1,148 @@
+"""The dashboard's controls: built here, laid out here, pointed at a runtime here.
+
+The dashboard keeps each control as a plain attribute (``dash.sizes``, ``dash.peer``,
+...); this module only makes them and fills the choices that depend on the runtime.
+
+Example:
+    >>> c = make_controls()
+    >>> c.sizes.value, c.direction.options, c.samples.value
+    ((4096, 67108864), ('uni', 'bi', 'both'), 5)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ipywidgets as ipw
+
+from ..runtime import Runtime
+from ..units import format_size
+from .peers import ProbeTable
+
+#: Powers of two offered by the size slider: 256 B .. 4 GiB.
+SIZE_EXPONENTS = range(8, 33)
+DEFAULT_SIZE_RANGE = (4 << 10, 64 << 20)
+HARDWARE = "(hardware)"
+#: The CSS class of each control (browser tests and the README picture find them so).
+CSS_CLASSES = {
+    "preset": "p2p-preset", "pairs_mode": "p2p-pairs-mode", "pairs": "p2p-pairs",
+    "sizes": "p2p-sizes", "direction": "p2p-direction", "peer": "p2p-peer",
+    "samples": "p2p-samples", "plots": "p2p-plots", "live": "p2p-live",
+    "run_button": "p2p-run", "progress": "p2p-progress", "status": "p2p-status",
+    "out": "p2p-output", "links_box": "p2p-links",
+}
+
+
+@dataclass
+class Controls:
+    """Every widget of the dashboard but the link panel."""
+
+    header: ipw.HTML
+    preset: ipw.Dropdown
+    pairs_mode: ipw.ToggleButtons
+    pairs: ipw.SelectMultiple
+    sizes: ipw.SelectionRangeSlider
+    direction: ipw.ToggleButtons
+    peer: ipw.ToggleButtons
+    samples: ipw.IntText
+    plots: ipw.Checkbox
+    live: ipw.Checkbox
+    run_button: ipw.Button
+    progress: ipw.IntProgress
+    status: ipw.HTML
+    out: ipw.Output
+    links_box: ipw.VBox
+
+    def root(self) -> ipw.VBox:
+        """The dashboard's layout: header, controls, status, figures, link panel."""
+        controls = ipw.VBox([
+            self.preset,
+            ipw.HBox([self.pairs_mode, self.pairs]),
+            self.sizes,
+            self.direction,
+            self.peer,
+            ipw.HBox([self.samples, self.plots, self.live]),
+            ipw.HBox([self.run_button, self.progress]),
+        ])
+        root = ipw.VBox([self.header, controls, self.status, self.out, self.links_box])
+        root.add_class("p2p-sweep-dashboard")
+        return root
+
+
+def size_options() -> list[tuple[str, int]]:
+    """The size slider's stops: ("4 KiB", 4096), ..."""
+    return [(format_size(1 << k), 1 << k) for k in SIZE_EXPONENTS]
+
+
+def make_controls() -> Controls:
+    """The controls with their defaults, each with its ``p2p-<name>`` CSS class."""
+    c = Controls(
+        header=ipw.HTML(),
+        preset=ipw.Dropdown(description="preset", layout=ipw.Layout(width="20em")),
+        pairs_mode=ipw.ToggleButtons(options=["all", "selected"], value="all",
+                                     description="pairs",
+                                     tooltips=["every ordered pair", "the pairs picked"]),
+        pairs=ipw.SelectMultiple(options=[], rows=6, description="",
+                                 layout=ipw.Layout(width="16em")),
+        sizes=ipw.SelectionRangeSlider(options=size_options(), value=DEFAULT_SIZE_RANGE,
+                                       description="sizes", continuous_update=False,
+                                       layout=ipw.Layout(width="36em")),
+        direction=ipw.ToggleButtons(options=["uni", "bi", "both"], value="uni",
+                                    description="direction"),
+        peer=ipw.ToggleButtons(options=["on", "off", "both", "current"], value="on",
+                               description="peer",
+                               tooltips=["each pair enables P2P for its own test",
+                                         "peer access off: direct copy and staged path",
+                                         "both of the above",
+                                         "as the link panel set it"]),
+        samples=ipw.IntText(value=5, description="samples", layout=ipw.Layout(width="12em")),
+        plots=ipw.Checkbox(value=True, description="plots", indent=False,
+                           layout=ipw.Layout(width="6em")),
+        live=ipw.Checkbox(value=True, description="live", indent=False,
+                          layout=ipw.Layout(width="6em")),
+        run_button=ipw.Button(description="Run", icon="play", button_style="primary"),
+        progress=ipw.IntProgress(value=0, min=0, max=1, description="progress"),
+        status=ipw.HTML(),
+        out=ipw.Output(layout=ipw.Layout(min_height="2em")),
+        links_box=ipw.VBox(),
+    )
+    for name, css in CSS_CLASSES.items():
+        getattr(c, name).add_class(css)
+    return c
+
+
+def pair_options(table: ProbeTable) -> list[tuple[str, str]]:
+    """The pair list's choices: ("0 → 1 (HCCS)", "0-1"), ", no P2P" for a pair that cannot
+    reach the other, link NA and ", unknown" for a pair the probe did not answer for."""
+    answered = {(int(s), int(d)): (str(link), bool(can)) for s, d, link, can in zip(
+        table.rows["src"], table.rows["dst"], table.rows["link"],
+        table.rows["can_access_peer"], strict=True)}
+    n = len(table.labels)
+    options = []
+    for a in range(n):
+        for b in range(n):
+            if a == b:
+                continue
+            link, can = answered.get((a, b), ("NA", None))
+            note = ", unknown" if can is None else ("" if can else ", no P2P")
+            options.append((f"{a} → {b} ({link}{note})", f"{a}-{b}"))
+    return options
+
+
+def point_preset(preset: ipw.Dropdown, rt: Runtime) -> None:
+    """The preset dropdown for rt: every preset on the simulator, fixed on hardware."""
+    if rt.simulated:
+        from ..topology import list_presets
+
+        names = list_presets()
+        if rt.preset and rt.preset not in names:
+            names.append(rt.preset)
+        preset.options = names
+        preset.value = rt.preset
+        preset.disabled = False
+        preset.tooltip = "reopen the simulated runtime on another preset"
+    else:
+        preset.options = [HARDWARE]
+        preset.value = HARDWARE
+        preset.disabled = True
+        preset.tooltip = "presets exist only on the simulator"
