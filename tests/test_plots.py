@@ -19,6 +19,7 @@ from matplotlib.ticker import FuncFormatter
 
 from ascend_p2p_lab import open_runtime, plots
 from ascend_p2p_lab.measure import probe, sweep
+from ascend_p2p_lab.plots.style import VERIFY_HATCH
 from ascend_p2p_lab.topology import load_preset
 
 
@@ -201,7 +202,7 @@ def test_heatmap_marks_a_number_whose_bytes_arrived_wrong(faulty):
     assert not img.mask[4, 5]  # the number is kept ...
     text = _text_at(ax, 5, 4)
     assert text.startswith("V\n") and float(text[2:]) == pytest.approx(img[4, 5], abs=0.051)
-    framed = [p for p in ax.patches if p.get_hatch() == plots._VERIFY_HATCH]
+    framed = [p for p in ax.patches if p.get_hatch() == VERIFY_HATCH]
     assert [tuple(p.get_xy()) for p in framed] == [(5 - 0.45, 4 - 0.45)]  # ... but marked
     assert float(_text_at(ax, 4, 5)) == pytest.approx(img[5, 4], abs=0.051)  # 5->4 is fine
     assert ("V verification: bytes differ (bandwidth measured, not trusted) [1 cell]"

@@ -1,0 +1,53 @@
+"""Figures from tidy result frames: matrices, bandwidth and latency vs size, comparisons.
+
+Every function takes DataFrames (a sweep's run frame or a probe table) and returns a
+:class:`matplotlib.figure.Figure`. Without ``ax`` it builds its own figure with an explicit
+size (``Figure(figsize=..., dpi=100)``, not pyplot), so a notebook shows it once and no
+global state is left behind; nothing here calls ``show()``. Each figure names where its
+numbers come from ("simulated: atlas800t-a2"), so simulated numbers never pass for
+hardware data. The core package never imports this package (nor matplotlib), and this
+package imports neither the runtime nor the measurement code.
+
+Inside: :mod:`.prepare` and :mod:`.cells` work out what a figure shows, in pure pandas
+(no matplotlib); :mod:`.style` holds colours, sizes and the figure helpers;
+:mod:`.matrix` draws and annotates a matrix; :mod:`.heatmaps` (heatmap, link and
+peer-access matrices), :mod:`.curves` (vs size), :mod:`.compare` (presets side by side)
+and :mod:`.reports` (PNG files) make the figures.
+
+Example:
+    >>> from ascend_p2p_lab import open_runtime
+    >>> from ascend_p2p_lab.measure import sweep
+    >>> from ascend_p2p_lab import plots
+    >>> with open_runtime("sim", preset="atlas800t-a2") as rt:
+    ...     run = sweep(rt, pairs="0-1,1-0", sizes="4KiB,1MiB", samples=2, progress=False)
+    >>> fig = plots.bandwidth_vs_size(run)
+    >>> fig.axes[0].get_xscale()
+    'log'
+"""
+
+from __future__ import annotations
+
+from .compare import compare_presets
+from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
+from .heatmaps import heatmap, link_matrix, peer_access_matrix
+from .prepare import LINK_MEANING as LINK_MEANING
+from .prepare import LINK_ORDER as LINK_ORDER
+from .prepare import backend_note
+from .reports import report
+from .style import DPI as DPI
+from .style import LINK_COLORS
+from .style import LabFigure as LabFigure
+
+__all__ = [
+    "LINK_COLORS",
+    "backend_note",
+    "bandwidth_vs_size",
+    "compare_presets",
+    "heatmap",
+    "latency_vs_size",
+    "link_matrix",
+    "peer_access_matrix",
+    "peer_on_off",
+    "report",
+    "uni_vs_bi",
+]

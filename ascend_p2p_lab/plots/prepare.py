@@ -1,0 +1,349 @@
+"""What the figures show, as data: rows of a mode, sizes, statistics, texts. Pure pandas.
+
+Nothing here imports matplotlib: every function takes and returns DataFrames, Series or
+strings, so what a figure will show can be checked without drawing it. The matrix cells
+(values, failures, verification) are in :mod:`ascend_p2p_lab.plots.cells`.
+
+Example:
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"src": [0, 0, 1], "dst": [1, 1, 0],
+    ...                      "size_bytes": [4096, 65536, 4096]})
+    >>> at_size(rows)[["src", "dst", "size_bytes"]].to_numpy().tolist()
+    [[0, 1, 65536], [1, 0, 4096]]
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import results
+from ..units import format_size, parse_size
+
+#: npu-smi's link classes in the order every figure lists them, with the legend's words.
+LINK_MEANING: dict[str, str] = {
+    "HCCS": "HCCS link",
+    "HCCS_SW": "HCCS through a switch",
+    "SIO": "SIO bus (dies of one chip)",
+    "PIX": "one PCIe switch",
+    "PXB": "several PCIe switches",
+    "PHB": "PCIe host bridge of a CPU",
+    "SYS": "PCIe across NUMA nodes",
+    "UB": "Unified Bus",
+    "NA": "unknown relationship",
+    "X": "self",
+}
+LINK_ORDER: tuple[str, ...] = tuple(LINK_MEANING)
+PATH_WORDS = {
+    "p2p": "P2P copy",
+    "direct": "direct device-to-device copy",
+    "staged": "staged through host memory",
+    "local": "device-local copy",
+}
+#: The columns of a curve's statistics (one row per group and size).
+STAT_COLUMNS = ["size_bytes", "median", "p10", "p90"]
+
+
+# ------------------------------------------------------------------------------ basics
+def eq(col: pd.Series, value: Any) -> pd.Series:
+    """``col == value`` with missing values as False (string columns hold <NA>)."""
+    return col.eq(value).fillna(False).astype(bool)
+
+
+def run_meta(frame: pd.DataFrame) -> dict[str, Any]:
+    """The run's metadata (``attrs["run"]``), or an empty dict."""
+    meta = frame.attrs.get("run", {})
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def distinct(frame: pd.DataFrame, col: str) -> list[str]:
+    """The column's values as text, in order of first appearance, without missing ones."""
+    if col not in frame.columns:
+        return []
+    return [str(v) for v in dict.fromkeys(frame[col].dropna().tolist())]
+
+
+def device_count(frame: pd.DataFrame) -> int:
+    """The run's device count, else one more than the largest device id."""
+    n = int(run_meta(frame).get("device_count") or 0)
+    if n:
+        return n
+    ids = pd.concat([frame["src"], frame["dst"]]).dropna()
+    return int(ids.max()) + 1 if len(ids) else 0
+
+
+def size_bytes(size: int | str | None) -> int | None:
+    return None if size is None else parse_size(size)
+
+
+def wrap(text: str, width: int) -> str:
+    """Lines of at most ``width`` characters, the later ones indented."""
+    return "\n".join(textwrap.wrap(text, width=width, subsequent_indent="    ")) or text
+
+
+def link_rank(link: str) -> tuple[int, str]:
+    """Sort key of a link class: npu-smi's order, unknown classes last by name."""
+    return (LINK_ORDER.index(link) if link in LINK_ORDER else len(LINK_ORDER), link)
+
+
+def backend_note(*frames: pd.DataFrame) -> str:
+    """Where the numbers come from: ``"simulated: atlas800t-a2"`` or ``"hardware: …"``.
+
+    Example:
+        >>> import pandas as pd
+        >>> backend_note(pd.DataFrame({"backend": ["sim"], "preset": ["atlas800t-a2"]}))
+        'simulated: atlas800t-a2'
+    """
+    sim: list[str] = []
+    hw: list[str] = []
+    for frame in frames:
+        meta = run_meta(frame)
+        backends = distinct(frame, "backend") or [str(meta.get("backend") or "unknown")]
+        presets = distinct(frame, "preset") or [str(meta.get("preset") or meta.get("topology")
+                                                    or "?")]
+        for backend in backends:
+            if backend == "sim":
+                sim.extend(p for p in presets if p not in sim)
+            else:
+                soc = meta.get("soc_name") or "Ascend"
+                hosts = distinct(frame, "host") or [str(meta.get("hostname") or "?")]
+                label = f"{backend} {soc} on {', '.join(hosts)}"
+                if label not in hw:
+                    hw.append(label)
+    parts = []
+    if sim:
+        parts.append("simulated: " + ", ".join(sim))
+    if hw:
+        parts.append("hardware: " + "; ".join(hw))
+    return " | ".join(parts) or "unknown backend"
+
+
+# ------------------------------------------------------------------------------ rows
+def mode_rows(frame: pd.DataFrame, direction: str, peer: str, path: str) -> pd.DataFrame:
+    """The rows of one direction, peer state and path."""
+    return frame[eq(frame["direction"], direction) & eq(frame["peer"], peer)
+                 & eq(frame["path"], path)]
+
+
+def pick_path(df: pd.DataFrame) -> str | None:
+    """The path to show when none is asked for: p2p, else direct, else staged, preferring
+    one that has numbers."""
+    present = [p for p in ("p2p", "direct", "staged", "local") if eq(df["path"], p).any()]
+    for p in present:
+        if df.loc[eq(df["path"], p), "bandwidth_GBps"].notna().any():
+            return p
+    return present[0] if present else None
+
+
+def combos(frame: pd.DataFrame, pattern: str = "pair") -> list[tuple[str, str, str]]:
+    """The (direction, peer, path) modes of a run: uni before bi, on before off."""
+    df = frame[eq(frame["pattern"], pattern)]
+    seen = df[["direction", "peer", "path"]].dropna().drop_duplicates()
+    order = {v: i for i, v in enumerate(("uni", "bi", "on", "off", "p2p", "direct", "staged"))}
+    out = [tuple(map(str, r)) for r in seen.itertuples(index=False)]
+    return sorted(out, key=lambda c: tuple(order.get(v, 99) for v in c))  # type: ignore[misc]
+
+
+def select(frame: pd.DataFrame, *, direction: str, peer: str | None,
+           path: str | Sequence[str] | None, pattern: str = "pair") -> tuple[pd.DataFrame, Any]:
+    """Rows of one mode and the path they were taken on. ``path`` may name several paths,
+    e.g. ("p2p", "direct") for a run that measured each pair with the peer state it found
+    (``peer="current"``); None picks one (:func:`pick_path`)."""
+    df = frame[eq(frame["pattern"], pattern) & eq(frame["direction"], direction)]
+    if peer is not None:
+        df = df[eq(df["peer"], peer)]
+    if path is None:
+        path = pick_path(df)
+    if isinstance(path, str):
+        df = df[eq(df["path"], path)]
+    elif path is not None:
+        path = tuple(path)
+        df = df[df["path"].isin(path).fillna(False).astype(bool)]
+    if df.empty or path is None:
+        have = ", ".join(f"{d}/{p}/{q}" for d, p, q in combos(frame, pattern)) or "none"
+        raise ValueError(
+            f"no {pattern} rows with direction={direction!r}, peer={peer!r}, path={path!r}; "
+            f"this run has (direction/peer/path): {have}")
+    return df, path
+
+
+def mode_text(direction: str, peer: str | None, path: str | Sequence[str]) -> str:
+    """``"unidirectional, peer on (p2p)"``."""
+    d = "unidirectional" if direction == "uni" else "bidirectional"
+    p = "" if peer is None else f", peer {peer}"
+    paths = path if isinstance(path, str) else " or ".join(path)
+    return f"{d}{p} ({paths})"
+
+
+def at_size(df: pd.DataFrame, size: int | None = None,
+            keys: Sequence[str] = ("src", "dst")) -> pd.DataFrame:
+    """The rows at ``size``, or (``size=None``) at each pair's (each ``keys``') largest size.
+
+    Every figure that shows "the largest size" takes it from here, as
+    :func:`ascend_p2p_lab.results.matrix` does for its cells.
+    """
+    if size is not None:
+        return df[df["size_bytes"] == size]
+    return df[df["size_bytes"] == df.groupby(list(keys))["size_bytes"].transform("max")]
+
+
+def size_text(numeric: pd.DataFrame, size: int | None) -> str:
+    """Which size a matrix of these rows (those with a number) shows, for its title."""
+    if size is not None:
+        return f"at {format_size(size)}"
+    if numeric.empty:
+        return "no numbers at any size"
+    largest = at_size(numeric)["size_bytes"].unique()
+    if len(largest) == 1:
+        return f"at {format_size(int(largest[0]))} (largest size)"
+    return "at each pair's largest size"
+
+
+def check_size(sel: pd.DataFrame, size: int | None) -> None:
+    """Refuse a size the rows were not measured at."""
+    if size is not None and not (sel["size_bytes"] == size).any():
+        have = ", ".join(format_size(s) for s in sorted(sel["size_bytes"].unique()))
+        raise ValueError(f"size {format_size(size)} is not in this run (sizes: {have})")
+
+
+def choose_pair(df: pd.DataFrame, src: int | None, dst: int | None,
+                prefer: pd.DataFrame | None = None) -> tuple[int, int]:
+    """The pair to show: the first (by src, dst) that matches, has numbers and is in
+    ``prefer``, else the first that matches."""
+    cand = df.dropna(subset=["src", "dst"])
+    if src is not None:
+        cand = cand[cand["src"] == src]
+    if dst is not None:
+        cand = cand[cand["dst"] == dst]
+    if cand.empty:
+        raise ValueError(f"no pair rows for src={src!r}, dst={dst!r} in this run")
+    good = cand
+    if prefer is not None:
+        good = cand.merge(prefer[["src", "dst"]].drop_duplicates(), on=["src", "dst"])
+    good = good[good["bandwidth_GBps"].notna()]
+    pick = good if not good.empty else cand
+    first = pick.sort_values(["src", "dst"]).iloc[0]
+    return int(first["src"]), int(first["dst"])
+
+
+def first_link(df: pd.DataFrame) -> str:
+    """The link class of these rows (the first one named), or ``"?"``."""
+    return str(df["link"].dropna().iloc[0]) if df["link"].notna().any() else "?"
+
+
+def pair_count(df: pd.DataFrame) -> int:
+    """Distinct (src, dst) pairs of the rows."""
+    return len(df[["src", "dst"]].drop_duplicates())
+
+
+# ------------------------------------------------------------------------------ statistics
+def point_stats(df: pd.DataFrame) -> pd.DataFrame:
+    """Median, p10 and p90 of the bandwidth per pair and size, from
+    :func:`ascend_p2p_lab.results.summarize` (points without a number left out):
+    columns ``src, dst, link, size_bytes, median, p10, p90``.
+
+    Rows of one pair in several points at one size (runs of different initiators put
+    together) are pooled, as one line per pair shows them.
+    """
+    keys = ["src", "dst", "link"]
+    summary = results.summarize(df[df["bandwidth_GBps"].notna()])
+    summary = summary.dropna(subset=[*keys, "bandwidth_GBps_median"])
+    if summary.empty or summary.duplicated([*keys, "size_bytes"]).any():
+        return pooled_stats(df, keys, "bandwidth_GBps")
+    summary = summary.rename(columns={"bandwidth_GBps_median": "median",
+                                      "bandwidth_GBps_p10": "p10", "bandwidth_GBps_p90": "p90"})
+    return summary[[*keys, *STAT_COLUMNS]].reset_index(drop=True)
+
+
+def pooled_stats(df: pd.DataFrame, keys: list[str], col: str) -> pd.DataFrame:
+    """Median, p10 and p90 of ``col`` over every sample of each ``keys`` group and size.
+
+    For what :func:`~ascend_p2p_lab.results.summarize` (one point at a time, quantiles of
+    the bandwidth only) does not give: all pairs of a link class together, both
+    directions' totals of a pair, the time per copy.
+    """
+    df = df[df[col].notna()]
+    if df.empty:
+        return pd.DataFrame(columns=[*keys, *STAT_COLUMNS])
+    g = df.groupby([*keys, "size_bytes"])[col]
+    return pd.DataFrame({"median": g.median(), "p10": g.quantile(0.10),
+                         "p90": g.quantile(0.90)}).reset_index()
+
+
+def time_per_copy(sel: pd.DataFrame) -> pd.DataFrame:
+    """The rows with ``us_per_copy`` (elapsed_us / copies; NaN where there is no bandwidth)."""
+    df = sel.copy()
+    df["us_per_copy"] = df["elapsed_us"] / df["copies"].astype("float64")
+    df.loc[df["bandwidth_GBps"].isna(), "us_per_copy"] = np.nan
+    return df
+
+
+def nominal_by_link(df: pd.DataFrame) -> dict[str, float]:
+    """Each link class's nominal per-direction rate (GB/s), where the rows name one."""
+    out = {}
+    for link, v in df.groupby("link")["nominal_GBps"].first().items():
+        if pd.notna(v) and np.isfinite(v):
+            out[str(link)] = float(v)
+    return out
+
+
+def fits_by(sel: pd.DataFrame, by: str) -> pd.DataFrame:
+    """:func:`~ascend_p2p_lab.results.fit_latency_bandwidth` per pair, or its median over
+    the pairs of each link class (``by="link"``)."""
+    fits = results.fit_latency_bandwidth(sel)
+    if fits.empty or by != "link":
+        return fits
+    return fits.groupby("link", as_index=False)[["latency_us", "bandwidth_GBps"]].median()
+
+
+def count_by_link(links: pd.Series) -> dict[str, int]:
+    """How many of ``links`` (one per pair) are of each class, in npu-smi's order."""
+    counts = links.astype(str).value_counts()
+    return {c: int(counts[c]) for c in sorted(counts.index, key=link_rank)}
+
+
+# ------------------------------------------------------------------------------ presets
+def split_runs(runs: Mapping[str, pd.DataFrame] | pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Name -> run frame: as given, or one frame cut by its ``preset`` column."""
+    if isinstance(runs, pd.DataFrame):
+        out = {}
+        for name in distinct(runs, "preset") or ["run"]:
+            part = runs[eq(runs["preset"], name)] if "preset" in runs.columns else runs
+            part = part.copy()
+            part.attrs = dict(runs.attrs)
+            out[name] = part
+        return out
+    if not runs:
+        raise ValueError("no runs given")
+    return dict(runs)
+
+
+def preset_table(frames: Mapping[str, pd.DataFrame], *, size: int | None, direction: str,
+                 peer: str | None, path: str | None, include_local: bool) -> pd.DataFrame:
+    """One row per run and link class: the median bandwidth over all samples of the class
+    at ``size`` (else each pair's largest size), its nominal rate, pairs and size:
+    ``name, soc, link, path, GBps, nominal, pairs, size``."""
+    rows = []
+    for name, frame in frames.items():
+        sel, used_path = select(frame, direction=direction, peer=peer, path=path)
+        parts = [sel]
+        if include_local:
+            parts.append(frame[eq(frame["pattern"], "local")])
+        df = pd.concat(parts)
+        df = at_size(df[df["bandwidth_GBps"].notna()], size)
+        soc = run_meta(frame).get("soc_name") or ""
+        for link, g in df.groupby("link"):
+            nom = g["nominal_GBps"].dropna()
+            rows.append({"name": name, "soc": soc, "link": str(link), "path": used_path,
+                         "GBps": float(g["bandwidth_GBps"].median()),
+                         "nominal": float(nom.iloc[0]) if len(nom) else math.nan,
+                         "pairs": pair_count(g), "size": int(g["size_bytes"].max())})
+    table = pd.DataFrame(rows)
+    if table.empty:
+        raise ValueError("none of the runs has numbers for this selection")
+    return table
