@@ -98,9 +98,10 @@ def load_acl(
                 raise
             module = None
             notice = "ascend_p2p_lab: pyACL not found; using the simulated CANN runtime"
-        if module is not None and is_simulated(module):
-            sim_preset = getattr(module.__simulator__.topology, "name", None)
-            return module, BackendInfo("sim", sim_preset, module.__simulator__.seed)
+        if module is not None and is_simulated(module):  # the shim on PYTHONPATH
+            extras = module.simulator  # the simulator's documented extras
+            return module, BackendInfo("sim", getattr(extras.topology, "name", None),
+                                       extras.seed)
         if module is not None:
             count = _real_device_count(module) if choice == "auto" else 1
             if count >= 1:

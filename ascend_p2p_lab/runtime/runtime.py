@@ -35,7 +35,8 @@ class Runtime(Transfers):
         self.acl = acl
         self.info = info
         self.simulated = is_simulated(acl)
-        sim = getattr(acl, "__simulator__", acl) if self.simulated else None
+        # the simulator's documented extras (virtual clock, ledger): acl.simulator
+        sim = getattr(acl, "simulator", None) if self.simulated else None
         self._sim = sim
         self.topology = topology if topology is not None else getattr(sim, "topology", None)
         self._tls = threading.local()
