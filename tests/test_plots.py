@@ -31,7 +31,7 @@ def _measure(preset: str, **kw):
     with open_runtime("sim", preset=preset) as rt:
         table = probe(rt)
         run = sweep(rt, **kw)
-    assert rt._sim.ledger_is_empty()
+    assert rt.acl.simulator.ledger_is_empty()
     return table, run
 
 
@@ -75,7 +75,7 @@ def faulty():
     """atlas800t-a2, peer on, uni and bi at 64 KiB and 16 MiB, with FAULTS."""
     with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS) as rt:
         run = sweep(rt, sizes="64KiB,16MiB", direction="both", samples=2, progress=False)
-    assert rt._sim.ledger_is_empty()
+    assert rt.acl.simulator.ledger_is_empty()
     assert set(run.loc[run["error_kind"].eq("verification").fillna(False), "src"]) == {4}
     return run
 

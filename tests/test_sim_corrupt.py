@@ -221,20 +221,20 @@ def test_a_copy_that_is_not_chunk_aligned_is_corrupted_in_every_page() -> None:
 def test_sync_and_async_copies_are_corrupted_including_the_fast_path() -> None:
     size = MiB + 4 * KiB
     with lab([{"kind": "corrupt", "link": [0, 1]}], size) as lb:
-        rt, sim = lb.rt, lb.rt._sim
+        rt, sim = lb.rt, lb.rt.acl  # the facade itself (its copy plans)
         assert lb.copy(0, 1, size, sync=True) == corrupted(0, size)
         s, d, stream = lb.pool.send(0), lb.pool.recv(1), lb.stream(0)
         key = (d.ptr, d.size, s.ptr, size, 3, stream.handle)
-        assert key not in sim._async_plans
+        assert key not in sim._copies.plans
         assert lb.copy(0, 1, size) == corrupted(0, size)  # the full path keeps its plan
-        assert key in sim._async_plans
+        assert key in sim._copies.plans
         assert lb.copy(0, 1, size) == corrupted(0, size)  # the fast path
-        assert key in sim._async_plans
+        assert key in sim._copies.plans
         # the same copy again over a corrupted destination: still flipped once, not undone
         for _ in range(3):
             rt.memcpy_async(d, s, size, stream)
         rt.call("rt.synchronize_stream", stream.handle)
-        assert key in sim._async_plans
+        assert key in sim._copies.plans
         assert lb.read(d, size) == corrupted(0, size)
         assert lb.pool.verify(d, 0, size) is False
         # and a clean link through the fast path stays clean

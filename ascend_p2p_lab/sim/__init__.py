@@ -5,10 +5,31 @@ Use :func:`simulated_acl` from Python, or put the folder printed by
 pyACL script gives the simulator (configured by ``ASCEND_P2P_LAB_PRESET`` and
 ``ASCEND_P2P_LAB_SEED``).
 
+Beyond pyACL's API, a simulated ``acl`` offers its extras in one small, documented place,
+``acl.simulator`` (:class:`~.extras.Simulator`), for tools that know they run on the
+simulator (the same names directly on the ``acl`` object are kept for compatibility):
+
+- ``topology``: the :class:`~ascend_p2p_lab.topology.Topology` being simulated;
+- ``seed``: the jitter seed (the same seed gives the same numbers);
+- ``host_time_us``: the virtual host clock, in microseconds since the simulator started;
+- ``ledger()``: what the process still holds (initialized, devices set, device and host
+  buffers, streams, events, peer references) plus what reset/finalize released
+  implicitly; ``ledger_is_empty()``: nothing of either;
+- ``call_counts``: calls made per pyACL name (``"rt.memcpy_async"``), a read-only view;
+- ``implicit_releases``: what ``aclrtResetDevice``/``aclFinalize`` freed that the process
+  had not released itself, oldest first.
+
+The simulator is a dispatcher (:mod:`.facade`) over parts with one job each:
+:mod:`.formats` (argument formats), :mod:`.devices`, :mod:`.peers`, :mod:`.allocations`,
+:mod:`.routes` and :mod:`.copies`, :mod:`.streams`, :mod:`.injector` (fault decisions;
+:mod:`.faults` is the fault record), on :mod:`.engine` (virtual time) and :mod:`.memory`.
+
 Example:
     >>> acl = simulated_acl("atlas800t-a3", seed=1)
     >>> acl.init(), acl.rt.get_device_count(), acl.finalize()
     (0, (16, 0), 0)
+    >>> acl.simulator.topology.name, acl.simulator.seed, acl.simulator.ledger_is_empty()
+    ('atlas800t-a3', 1, True)
 """
 
 from __future__ import annotations
@@ -18,8 +39,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..topology.model import Topology
+from .extras import Simulator
+from .facade import SimulatedACL
 from .faults import Fault
-from .runtime import NEWER_CALLS, SimulatedACL
+from .formats import NEWER_CALLS
 
 DEFAULT_PRESET = "atlas800t-a2"
 #: Every simulator made by simulated_acl() that is still alive.
@@ -44,8 +67,8 @@ def drain_tracked() -> list[SimulatedACL]:
     return made
 
 __all__ = [
-    "DEFAULT_PRESET", "LIVE", "NEWER_CALLS", "Fault", "SimulatedACL", "drain_tracked",
-    "shim_path", "simulated_acl", "track",
+    "DEFAULT_PRESET", "LIVE", "NEWER_CALLS", "Fault", "SimulatedACL", "Simulator",
+    "drain_tracked", "shim_path", "simulated_acl", "track",
 ]
 
 

@@ -27,8 +27,9 @@ from collections.abc import Callable, Hashable, Iterator
 from functools import partial
 from math import cos, log, sin, sqrt, tau
 
+from .fluid import run_fluid
+
 Resource = Hashable
-_EPS = 1e-9
 
 
 def _standard_normals(rng: random.Random) -> Iterator[float]:
@@ -364,145 +365,9 @@ class Engine:
             op.end = t  # type: ignore[union-attr]
         s.last_end = t
 
-    def _ready(self, s: Stream) -> float | None:
-        op = s.pending[0]
-        t = max(op.enq, s.last_end)
-        if op.kind == "wait" and op.dep is not None:
-            rec = op.dep
-            if rec.end is None:
-                return None
-            t = max(t, rec.end)
-        return t
-
     def _run_fluid(self, streams: list[Stream]) -> None:
-        # Event by event: start every head that is ready, share each resource equally among
-        # the copies moving over it, advance to the next event (a latency ending, a copy
-        # finishing, a head becoming ready). The arithmetic is the plain reading of that,
-        # step for step; only lookups are hoisted: max(a, b) is written `b if b > a else a`
-        # and min(a, b) `b if b < a else a` (the same values), _ready is inlined, and the
-        # rate of each resource is read once per call.
-        inf = float("inf")
-        rate_cache: dict[Resource, float] = {}
-        rate = self.rate
-        active: list[Op] = []
-        t = min(max(s.pending[0].enq, s.last_end) for s in streams)  # type: ignore[union-attr]
-        live = list(streams)
-        while live or active:
-            started = True
-            while started:  # start every head that is ready at t
-                started = False
-                teps = t + _EPS
-                keep = []
-                for s in live:
-                    pending = s.pending
-                    if not pending:
-                        continue  # drained: leaves live
-                    keep.append(s)
-                    op = pending[0]
-                    if op.start is not None:  # type: ignore[union-attr]
-                        continue
-                    # ready = self._ready(s)
-                    ready = op.enq  # type: ignore[union-attr]
-                    last = s.last_end
-                    if last > ready:
-                        ready = last
-                    kind = op.kind
-                    if kind == "wait" and op.dep is not None:  # type: ignore[union-attr]
-                        rec_end = op.dep.end  # type: ignore[union-attr]
-                        if rec_end is None:
-                            continue
-                        if rec_end > ready:
-                            ready = rec_end
-                    if ready > teps:
-                        continue
-                    op.start = t  # type: ignore[union-attr]
-                    if kind != "copy":
-                        op.end = t  # type: ignore[union-attr]
-                        if kind == "record" and op.event is not None:  # type: ignore[union-attr]
-                            op.event.ts = t  # type: ignore[union-attr]
-                        s.last_end = t
-                        pending.popleft()
-                        started = True
-                    else:
-                        op.lat_end = t + op.latency * op.scale  # type: ignore[union-attr]
-                        op.remaining = float(op.nbytes)  # type: ignore[union-attr]
-                        active.append(op)  # type: ignore[arg-type]
-                live = keep
-            if not active:
-                readies = [r for s in live if s.pending and (r := self._ready(s)) is not None]
-                if not readies:
-                    for s in live:  # a wait that can never be satisfied: treat as done
-                        s.pending[0].dep = None  # type: ignore[union-attr]
-                    if not live:
-                        break
-                    continue
-                t = max(t, min(readies))
-                continue
-            teps = t + _EPS
-            counts: dict[Resource, int] = {}
-            moving = [op for op in active if op.lat_end <= teps]
-            for op in moving:
-                for r in op.resources:
-                    counts[r] = counts.get(r, 0) + 1
-            rates = []  # per moving op, in order
-            for op in moving:
-                m = inf
-                first = True
-                for r in op.resources:
-                    rv = rate_cache.get(r)
-                    if rv is None:
-                        rv = rate_cache[r] = rate(r)
-                    v = rv / counts[r]
-                    if first or v < m:
-                        m, first = v, False
-                rates.append(m / op.scale)
-            nxt = inf
-            i = 0
-            for op in active:
-                lat_end = op.lat_end
-                if lat_end > teps:
-                    if lat_end < nxt:
-                        nxt = lat_end
-                else:
-                    v = t + op.remaining / rates[i]
-                    i += 1
-                    if v < nxt:
-                        nxt = v
-            for s in live:
-                pending = s.pending
-                if not pending:
-                    continue
-                op = pending[0]
-                if op.start is not None:  # type: ignore[union-attr]
-                    continue
-                # r = self._ready(s)
-                r = op.enq  # type: ignore[union-attr]
-                last = s.last_end
-                if last > r:
-                    r = last
-                if op.kind == "wait" and op.dep is not None:  # type: ignore[union-attr]
-                    rec_end = op.dep.end  # type: ignore[union-attr]
-                    if rec_end is None:
-                        continue
-                    if rec_end > r:
-                        r = rec_end
-                if r > teps and r < nxt:
-                    nxt = r
-            dt = nxt - t
-            for op, rt in zip(moving, rates):
-                op.remaining -= rt * dt
-            t = nxt
-            teps = t + _EPS
-            still = []
-            for op in active:
-                nb = op.nbytes
-                if op.lat_end <= teps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):
-                    op.end = t
-                    op.stream.last_end = t
-                    op.stream.pending.popleft()
-                else:
-                    still.append(op)
-            active = still
+        """Streams that share resources or wait on events, event by event (see :mod:`.fluid`)."""
+        run_fluid(streams, self.rate)
 
     def stream_done_at(self, s: Stream) -> float:
         """When everything queued on s so far will have finished."""

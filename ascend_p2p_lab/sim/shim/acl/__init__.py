@@ -2,7 +2,8 @@
 
 Put the parent folder on PYTHONPATH (``ascend-p2p-lab sim-path`` prints it); choose
 the server with ``ASCEND_P2P_LAB_PRESET`` (default atlas800t-a2) and the jitter seed
-with ``ASCEND_P2P_LAB_SEED`` (default 0). ``acl.__simulated__`` is True.
+with ``ASCEND_P2P_LAB_SEED`` (default 0). ``acl.__simulated__`` is True; ``acl.simulator``
+is the simulator's extras interface (see :mod:`ascend_p2p_lab.sim`).
 """
 
 import os as _os
@@ -15,6 +16,7 @@ __simulator__ = _simulated_acl(
     seed=int(_os.environ.get("ASCEND_P2P_LAB_SEED") or 0),
 )
 __simulated__ = True
+simulator = __simulator__.simulator
 rt = __simulator__.rt
 util = __simulator__.util
 init = __simulator__.init

@@ -1,0 +1,219 @@
+"""Allocations: device and pinned-host buffers, memset, memory info, user pointers.
+
+:class:`Allocations` keeps the books on top of :mod:`.memory`'s address space: which
+bases are device allocations and how many bytes each takes from its device (huge pages
+come in 2 MiB steps, see :meth:`Allocations.accounted`), which are host allocations, and
+the pointers ``acl.util.bytes_to_ptr`` handed out over the caller's own objects.
+
+Example:
+    >>> from ascend_p2p_lab.sim import simulated_acl
+    >>> acl = simulated_acl("atlas800t-a2")
+    >>> acl.init(), acl.rt.set_device(0)
+    (0, 0)
+    >>> ptr, ret = acl.rt.malloc(4096, 0)
+    >>> free, total, ret = acl.rt.get_mem_info(1)
+    >>> total - free  # a small HUGE_FIRST allocation takes normal pages: 4 KiB
+    4096
+    >>> acl.rt.free(ptr), acl.rt.reset_device(0), acl.finalize()
+    (0, 0, 0)
+"""
+
+from __future__ import annotations
+
+from .. import codes as C
+from ..topology.model import Topology
+from .devices import Devices
+from .engine import Engine
+from .errors import ErrorLog
+from .injector import FaultInjector
+from .memory import AddressSpace, ChunkedRegion, ViewRegion
+
+#: Pointers from bytes_to_ptr kept at most (the oldest is forgotten first).
+MAX_VIEWS = 256
+
+
+class Allocations:
+    """The address space's books, and the memory calls."""
+
+    def __init__(
+        self, topology: Topology, engine: Engine, devices: Devices, injector: FaultInjector,
+        errors: ErrorLog, released: list[str],
+    ) -> None:
+        self.topology, self.engine, self.devices, self.injector = (
+            topology, engine, devices, injector)
+        self.fail = errors.fail
+        self.released = released
+        self.space = AddressSpace()
+        self.device_allocs: dict[int, int] = {}  # base -> accounted bytes
+        self.host_allocs: set[int] = set()
+        self.used: dict[int, int] = {}
+        self.views: dict[int, ViewRegion] = {}
+
+    # ------------------------------------------------------------------ device memory
+    def malloc(self, size: int, policy: int) -> tuple[int, int]:
+        dev, code = self.devices.init_and_current()
+        if code or dev is None:
+            return 0, code
+        if size <= 0:
+            return 0, self.fail(C.ACL_ERROR_INVALID_PARAM, f"size {size} must be positive")
+        code = self.injector.fault("rt.malloc", (dev,))
+        if code:
+            return 0, code
+        accounted = self.accounted(size, policy)
+        capacity = self.topology.memory_bytes
+        if self.injector.memory_exhausted(dev) or self.used.get(dev, 0) + accounted > capacity:
+            free = capacity - self.used.get(dev, 0)
+            return 0, self.fail(
+                C.ACL_ERROR_RT_MEMORY_ALLOCATION,
+                f"out of device memory on device {dev}: asked {size} bytes, {free} free",
+            )
+        region = ChunkedRegion(self.space.next_base("device", dev, size), size, "device", dev)
+        self.space.add(region)
+        self.device_allocs[region.base] = accounted
+        self.used[dev] = self.used.get(dev, 0) + accounted
+        self.injector.host(5.0)
+        return region.base, 0
+
+    @staticmethod
+    def accounted(size: int, policy: int) -> int:
+        """Device memory an allocation takes (pyacl-api.md section 2): huge pages come in
+        2 MiB steps; HUGE_FIRST(_P2P) takes normal pages for 1 MiB or less; HUGE_ONLY(_P2P)
+        always huge; NORMAL_ONLY(_P2P) never; an unknown policy is huge from 2 MiB up."""
+        step = 2 << 20
+        if policy in (1, 4, 6, 7):
+            huge = True
+        elif policy in (0, 3):
+            huge = size > (1 << 20)
+        elif policy in (2, 5):
+            huge = False
+        else:
+            huge = size >= step
+        return -(-size // step) * step if huge else size
+
+    def _drop_device_alloc(self, base: int) -> None:
+        region = self.space.remove(base)
+        accounted = self.device_allocs.pop(base)
+        if region is not None and region.device is not None:
+            self.used[region.device] -= accounted
+
+    def free(self, ptr: int) -> int:
+        code = self.devices.check_init()
+        if code:
+            return code
+        if ptr not in self.device_allocs:
+            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"0x{ptr:x} is not a device allocation")
+        region = self.space.get(ptr)
+        devices = (region.device,) if region and region.device is not None else ()
+        code = self.injector.fault("rt.free", devices)
+        if code:
+            return code
+        self._drop_device_alloc(ptr)
+        self.injector.host(5.0)
+        return 0
+
+    def release_device(self, dev: int, why: str) -> None:
+        """Free dev's buffers (its last reference went)."""
+        for base in list(self.device_allocs):
+            region = self.space.get(base)
+            if region is not None and region.device == dev:
+                self.released.append(f"device buffer 0x{base:x} freed by {why}")
+                self._drop_device_alloc(base)
+
+    def get_mem_info(self, attr: int) -> tuple[int, int, int]:
+        dev, code = self.devices.init_and_current()
+        if code or dev is None:
+            return 0, 0, code
+        code = self.injector.fault("rt.get_mem_info", (dev,))
+        if code:
+            return 0, 0, code
+        if attr not in C.HBM_ATTRS:
+            return 0, 0, 0  # unsupported attribute: free = total = 0
+        total = self.topology.memory_bytes
+        return total - self.used.get(dev, 0), total, 0
+
+    # ------------------------------------------------------------------ host memory
+    def malloc_host(self, size: int) -> tuple[int, int]:
+        code = self.devices.check_init()
+        if code:
+            return 0, code
+        if size <= 0:
+            return 0, self.fail(C.ACL_ERROR_INVALID_PARAM, f"size {size} must be positive")
+        code = self.injector.fault("rt.malloc_host")
+        if code:
+            return 0, code
+        region = ChunkedRegion(self.space.next_base("host", None, size), size, "host", None)
+        self.space.add(region)
+        self.host_allocs.add(region.base)
+        self.injector.host(10.0)
+        return region.base, 0
+
+    def free_host(self, ptr: int) -> int:
+        code = self.devices.check_init()
+        if code:
+            return code
+        if ptr not in self.host_allocs:
+            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"0x{ptr:x} is not a host allocation")
+        code = self.injector.fault("rt.free_host")
+        if code:
+            return code
+        self.host_allocs.discard(ptr)
+        self.space.remove(ptr)
+        self.injector.host(5.0)
+        return 0
+
+    def release_host_buffers(self, why: str) -> None:
+        """Free every host buffer (aclFinalize)."""
+        for base in list(self.host_allocs):
+            self.released.append(f"host buffer 0x{base:x} freed by {why}")
+            self.space.remove(base)
+        self.host_allocs.clear()
+
+    # ------------------------------------------------------------------ memset
+    def memset(self, ptr: int, max_count: int, value: int, count: int) -> int:
+        dev, code = self.devices.init_and_current()
+        if code or dev is None:
+            return code
+        if count > max_count:
+            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"count {count} > maxCount {max_count}")
+        found = self.space.find(ptr, count)
+        if found is None:
+            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"0x{ptr:x}+{count} is not allocated")
+        region, off = found
+        target = region.device if region.device is not None else dev
+        code = self.injector.fault("rt.memset", (target,))
+        if code:
+            return code
+        region.fill(off, count, value)
+        host = self.topology.host
+        self.injector.host(host.api_us)
+        resources = (("hbm", target),) if region.kind == "device" else (("h2h",),)
+        self.engine.run_blocking_copy(target, count, resources, self.topology.local_latency_us)
+        self.injector.host(host.sync_return_us)
+        return 0
+
+    # ------------------------------------------------------------------ acl.util
+    def bytes_to_ptr(self, obj: object) -> int:
+        """``acl.util.bytes_to_ptr``: a pointer into a bytes-like object (it must outlive it)."""
+        nbytes = memoryview(obj).nbytes  # type: ignore[arg-type]
+        region = ViewRegion(self.space.next_base("view", None, nbytes), obj)
+        self.space.add(region)
+        self.views[region.base] = region
+        if len(self.views) > MAX_VIEWS:  # forget the oldest: pointers are only valid briefly
+            oldest = next(iter(self.views))
+            self.space.remove(oldest)
+            del self.views[oldest]
+        return region.base
+
+    def ptr_to_bytes(self, ptr: int, size: int) -> bytes:
+        """``acl.util.ptr_to_bytes``: a copy of size bytes at ptr."""
+        found = self.space.find(ptr, size)
+        if found is None or found[0].kind == "device":
+            raise ValueError(f"0x{ptr:x}+{size} is not readable host memory")
+        region, off = found
+        return region.read(off, size)
+
+    def resident_bytes(self) -> int:
+        """Host RAM spent on simulated memory contents."""
+        return sum(
+            r.resident_bytes for r in self.space.regions() if isinstance(r, ChunkedRegion)
+        )

@@ -1,0 +1,200 @@
+"""The copy calls: ``aclrtMemcpy``, ``aclrtMemcpyAsync``, and the fast path of a repeated
+``aclrtMemcpyAsync``.
+
+Both calls check the session (init, current device, the stream), route the copy with
+:class:`~.routes.Router` (one cached :class:`~.routes.Route` per distinct copy), let the
+fault injector decide (an error, a corrupted copy), move the bytes and charge the
+time: a synchronous copy runs on its own and the host waits for it; an asynchronous one
+is queued on its stream.
+
+A sweep repeats one ``memcpy_async`` thousands of times. A successful one is kept in
+:attr:`Copies.plans`, keyed by its argument tuple, as an :class:`AsyncCopy` (the current
+device it was checked under, its stream, its Route); :meth:`Copies.fast_memcpy_async`
+builds ``acl.rt.memcpy_async`` so that a call identical to a kept one (plain ints, same
+current device, no call since that could change the outcome) skips the checks and does
+only what has effects.
+
+Example:
+    >>> from ascend_p2p_lab.sim import simulated_acl
+    >>> acl = simulated_acl("atlas800t-a2")
+    >>> acl.init(), acl.rt.set_device(0)
+    (0, 0)
+    >>> (a, _), (b, _) = acl.rt.malloc(4096, 0), acl.rt.malloc(4096, 0)
+    >>> acl.rt.memcpy_async(b, 4096, a, 4096, 3, 0), acl.rt.memcpy_async(b, 4096, a, 4096, 3, 0)
+    (0, 0)
+    >>> plan = acl._copies.plans[(b, 4096, a, 4096, 3, 0)]
+    >>> plan.route is acl._router.cache[(b, 4096, a, 4096, 3, 0)]
+    True
+    >>> acl.rt.synchronize_device(), acl.rt.free(a), acl.rt.free(b), acl.rt.reset_device(0)
+    (0, 0, 0, 0)
+    >>> acl.finalize()
+    0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from ..topology.model import Topology
+from .devices import Devices
+from .engine import Engine, Stream
+from .errors import ErrorLog
+from .injector import FaultInjector
+from .memory import copy_bytes
+from .routes import Route, Router
+from .streams import Streams
+
+_ASYNC = "rt.memcpy_async"
+
+
+class AsyncCopy(NamedTuple):
+    """A memcpy_async that passed every check: what its repeats reuse."""
+
+    current: int  # the current device it was checked under
+    stream: Stream
+    route: Route
+
+
+class Copies:
+    """The copy calls and the kept asynchronous copies."""
+
+    def __init__(
+        self, topology: Topology, engine: Engine, devices: Devices, streams: Streams,
+        router: Router, injector: FaultInjector, errors: ErrorLog,
+    ) -> None:
+        self.topology, self.engine, self.devices, self.streams = (
+            topology, engine, devices, streams)
+        self.router, self.injector = router, injector
+        self.fail = errors.fail
+        #: successful memcpy_async calls by their argument tuple (plain ints only)
+        self.plans: dict[tuple[int, ...], AsyncCopy] = {}
+
+    def clear(self) -> None:
+        """Forget the kept copies and routes (memory, streams, devices or peers changed)."""
+        self.router.clear()
+        self.plans.clear()
+
+    def _move(self, call: str, route: Route) -> None:
+        """The bytes of a routed copy (corrupted when a ``corrupt`` fault says so)."""
+        dreg, doff, sreg, soff = (route.dst_region, route.dst_offset, route.src_region,
+                                  route.src_offset)
+        injector = self.injector
+        if injector.corrupt_faults and injector.corrupts(call, route.devices, route.link):
+            injector.copy_corrupted(dreg, doff, sreg, soff, route.count)
+        else:
+            copy_bytes(dreg, doff, sreg, soff, route.count)
+
+    def memcpy(self, dst: int, dest_max: int, src: int, count: int, kind: int) -> int:
+        cur, code = self.devices.init_and_current()
+        if code or cur is None:
+            return code
+        if count == 0:
+            return 0
+        route, code = self.router.resolve(dst, dest_max, src, count, kind, cur)
+        if code or route is None:
+            return code
+        injector = self.injector
+        code = injector.fault("rt.memcpy", route.devices, route.link)
+        if code:
+            return code
+        self._move("rt.memcpy", route)
+        injector.host(self.topology.host.api_us)
+        self.engine.run_blocking_copy(route.device, route.nbytes, route.resources,
+                                      route.latency_us)
+        injector.host(self.topology.host.sync_return_us)
+        return 0
+
+    def memcpy_async(
+        self, dst: int, dest_max: int, src: int, count: int, kind: int, stream: int
+    ) -> int:
+        devices = self.devices
+        if not devices.initialized:
+            return devices.check_init()
+        cur, code = devices.need_current()
+        if code or cur is None:
+            return code
+        s, code = self.streams.stream_of(stream, cur)
+        if code or s is None:
+            return code
+        if count == 0:
+            return 0
+        route, code = self.router.resolve(dst, dest_max, src, count, kind, cur)
+        if code or route is None:
+            return code
+        if type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) \
+                is type(stream):  # bools are valid arguments but are not kept
+            self.plans[(dst, dest_max, src, count, kind, stream)] = AsyncCopy(cur, s, route)
+        injector = self.injector
+        if injector.faults:
+            code = injector.fault(_ASYNC, route.devices, route.link)
+            if code:
+                return code
+        self._move(_ASYNC, route)
+        injector.host(self.topology.host.api_us)
+        self.engine.append_copy(s, route.nbytes, route.resources, route.latency_us)
+        return 0
+
+    def fast_memcpy_async(
+        self, lock: Any, counts: dict[str, int], checked: Callable[..., int]
+    ) -> Callable[..., int]:
+        """``acl.rt.memcpy_async``: the kept copy when the call repeats one, else
+        ``checked`` (the format check, then :meth:`memcpy_async`).
+
+        Under ``lock``, counting the call in ``counts`` as every wrapped call is. A repeat
+        does what the checked path would: the fault check (when faults are configured),
+        moving the bytes (corrupted under a ``corrupt`` fault; skipped when copy_bytes' own
+        memo says they are already there), advancing the host clock, queueing the copy.
+        """
+        plans, tls, engine, injector = self.plans, self.devices.tls, self.engine, self.injector
+        faults, corrupt_faults = injector.faults, injector.corrupt_faults
+        fault, corrupts, copy_corrupted = (injector.fault, injector.corrupts,
+                                           injector.copy_corrupted)
+        host, append_copy = injector.host, engine.append_copy
+        api_us = self.topology.host.api_us
+        name = _ASYNC
+
+        def memcpy_async(*args: Any) -> int:
+            lock.acquire()  # acquire/release: cheaper than `with lock` per call
+            try:
+                counts[name] = counts.get(name, 0) + 1
+                try:
+                    hit = plans.get(args)  # keyed by the argument tuple itself
+                except TypeError:  # an unhashable argument: the checks report it
+                    hit = None
+                if hit is None:
+                    return checked(*args)
+                dst, dest_max, src, count, kind, stream = args
+                if not (type(dst) is int is type(dest_max) is type(src) is type(count)
+                        is type(kind) is type(stream)):
+                    return checked(*args)  # equal but not int (1.0, numpy ints): the checks decide
+                cur, s, route = hit
+                if cur != tls.device:
+                    return checked(*args)
+                dreg = route.dst_region
+                sreg = route.src_region
+                doff = route.dst_offset
+                soff = route.src_offset
+                if faults:
+                    code = fault(name, route.devices, route.link)
+                    if code:
+                        return code
+                if faults and corrupt_faults and corrupts(name, route.devices, route.link):
+                    copy_corrupted(dreg, doff, sreg, soff, count)
+                elif route.memo_able:  # copy_bytes' own "same copy as last time" test
+                    last = dreg.last_copy
+                    if (last is None or last[1] != dreg.version
+                            or last[0] != (sreg.base, soff, doff, count, sreg.version)):
+                        copy_bytes(dreg, doff, sreg, soff, count)
+                else:
+                    copy_bytes(dreg, doff, sreg, soff, count)
+                if faults:
+                    host(api_us)
+                else:
+                    engine.host_us += api_us  # what host() does without faults
+                append_copy(s, route.nbytes, route.resources, route.latency_us)
+                return 0
+            finally:
+                lock.release()
+
+        return memcpy_async

@@ -1,0 +1,114 @@
+"""``acl.simulator``: what the simulator offers beyond pyACL's API, in one small interface.
+
+A simulated ``acl`` is driven through pyACL's calls only, exactly like hardware. Tools
+that know they run on the simulator (the runtime layer, the test suite, the dashboard)
+need a few things more, and reach them here rather than through private attributes:
+
+=====================  =================================================================
+``topology``           the :class:`~ascend_p2p_lab.topology.Topology` being simulated
+``seed``               the jitter seed (the same seed gives the same numbers)
+``host_time_us``       the virtual host clock, microseconds since the simulator started
+``ledger()``           what the process still holds, plus what reset/finalize released
+                       implicitly (a new dict per call)
+``ledger_is_empty()``  nothing outstanding and nothing released implicitly
+``call_counts``        calls made per pyACL name (``"rt.memcpy_async"``), a read-only
+                       live view
+``implicit_releases``  what ``aclrtResetDevice``/``aclFinalize`` freed that the process
+                       had not released itself, oldest first (a copy)
+=====================  =================================================================
+
+Example:
+    >>> from ascend_p2p_lab.sim import simulated_acl
+    >>> acl = simulated_acl("atlas800t-a2", seed=3)
+    >>> sim = acl.simulator
+    >>> sim.topology.name, sim.seed, sim.host_time_us
+    ('atlas800t-a2', 3, 0.0)
+    >>> acl.init(), acl.rt.set_device(0), sim.host_time_us
+    (0, 0, 201001.0)
+    >>> dict(sim.call_counts), sim.ledger()["devices_set"], sim.ledger_is_empty()
+    ({'rt.set_device': 1}, {0: 1}, False)
+    >>> acl.rt.reset_device(0), acl.finalize(), sim.implicit_releases, sim.ledger_is_empty()
+    (0, 0, [], True)
+"""
+
+from __future__ import annotations
+
+import threading
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from ..topology.model import Topology
+
+if TYPE_CHECKING:  # the parts, for annotations only
+    from .allocations import Allocations
+    from .devices import Devices
+    from .engine import Engine
+    from .peers import Peers
+    from .streams import Streams
+
+
+class Simulator:
+    """The simulator's extra abilities (see the module docstring); ``acl.simulator``."""
+
+    __slots__ = ("_counts", "_devices", "_engine", "_lock", "_memory", "_peers", "_released",
+                 "_seed", "_streams", "_topology")
+
+    def __init__(
+        self, *, topology: Topology, seed: int, engine: Engine, lock: threading.RLock,
+        counts: dict[str, int], released: list[str], devices: Devices, memory: Allocations,
+        streams: Streams, peers: Peers,
+    ) -> None:
+        self._topology, self._seed, self._counts = topology, seed, MappingProxyType(counts)
+        self._engine, self._lock, self._released = engine, lock, released
+        self._devices, self._memory, self._streams, self._peers = devices, memory, streams, peers
+
+    @property
+    def topology(self) -> Topology:
+        """The server being simulated."""
+        return self._topology
+
+    @property
+    def seed(self) -> int:
+        """The jitter seed (the same seed gives the same numbers)."""
+        return self._seed
+
+    @property
+    def call_counts(self) -> MappingProxyType[str, int]:
+        """Calls made per pyACL name, e.g. ``"rt.memcpy_async"`` (a read-only, live view)."""
+        return self._counts
+
+    @property
+    def host_time_us(self) -> float:
+        """The simulated host clock (microseconds since the simulator started)."""
+        return self._engine.host_us
+
+    @property
+    def implicit_releases(self) -> list[str]:
+        """What reset/finalize released that the process had not, oldest first (a copy)."""
+        return list(self._released)
+
+    def ledger(self) -> dict[str, Any]:
+        """What the process still holds, plus anything released implicitly (by reset/finalize)."""
+        with self._lock:
+            return {
+                "initialized": self._devices.initialized,
+                "devices_set": {d: r for d, r in self._devices.refs.items() if r},
+                "device_buffers": len(self._memory.device_allocs),
+                "host_buffers": len(self._memory.host_allocs),
+                "streams": len(self._streams.streams),
+                "events": len(self._streams.events),
+                "peer_refs": {f"{a}->{b}": r for (a, b), r in self._peers.refs.items() if r},
+                "implicit_releases": list(self._released),
+            }
+
+    def ledger_is_empty(self) -> bool:
+        """True when nothing is outstanding and nothing had to be released implicitly."""
+        led = self.ledger()
+        return not (
+            led["initialized"] or led["devices_set"] or led["device_buffers"]
+            or led["host_buffers"] or led["streams"] or led["events"] or led["peer_refs"]
+            or led["implicit_releases"]
+        )
+
+    def __repr__(self) -> str:
+        return f"<simulator of {self.topology.name}, seed={self.seed}>"

@@ -1,0 +1,327 @@
+"""The simulated CANN runtime: pyACL's API over a modelled Atlas server.
+
+:class:`SimulatedACL` is a drop-in for ``import acl``: the same names under ``acl.rt``
+and ``acl.util``, the same argument order, out-values first and ``ret`` last, the real
+numeric error codes, and the semantics of pyacl-api.md section 5. It is a dispatcher:
+each call checks its arguments against its declared format (:mod:`.formats`) once, takes
+the simulator's lock, counts itself, and hands over to the part that owns its concern:
+
+- :class:`~.devices.Devices`: init/finalize, devices, contexts, the current device;
+- :class:`~.peers.Peers`: peer access;
+- :class:`~.allocations.Allocations`: device and host memory, memset, ``acl.util``;
+- :class:`~.copies.Copies` with :class:`~.routes.Router`: memcpy and memcpy_async;
+- :class:`~.streams.Streams`: streams and events;
+- :class:`~.injector.FaultInjector`: what the configured faults decide.
+
+Behind them: a :class:`~ascend_p2p_lab.topology.Topology` (which links exist and how fast
+they are), an :class:`~.engine.Engine` (virtual time) and an
+:class:`~.memory.AddressSpace` (bytes that really move). What tools outside pyACL's API
+may ask (the virtual clock, the ledger, call counts) is ``acl.simulator``
+(:class:`~.extras.Simulator`).
+
+Example:
+    >>> from ascend_p2p_lab.sim import simulated_acl
+    >>> acl = simulated_acl("atlas800t-a2")
+    >>> acl.init()
+    0
+    >>> acl.rt.device_can_access_peer(0, 1)
+    (1, 0)
+    >>> acl.rt.device_enable_peer_access(1, 0)  # no current device yet
+    107002
+    >>> acl.finalize()
+    0
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from types import SimpleNamespace
+from typing import Any
+
+from ..topology.model import Topology
+from .allocations import Allocations
+from .copies import Copies
+from .devices import Devices
+from .engine import Engine
+from .errors import ErrorLog
+from .extras import Simulator
+from .faults import Fault
+from .formats import NEWER_CALLS, RT_CALLS, TOP_CALLS, UTIL_CALLS, Check, checker
+from .injector import FaultInjector
+from .peers import Peers
+from .routes import Router
+from .streams import Streams
+
+_GB = 1e3  # GB/s -> bytes per microsecond
+_HOST_H2H_GBPS = 10.0
+
+#: Which part serves each call: call -> (the simulator's attribute for the part, method).
+DISPATCH: dict[str, tuple[str, str]] = {
+    "init": ("_devices", "init"),
+    "finalize": ("_devices", "finalize"),
+    "get_soc_name": ("_devices", "get_soc_name"),
+    "get_version": ("_devices", "get_version"),
+    "get_recent_err_msg": ("_errors", "recent"),
+    **{f"rt.{name}": ("_devices", name) for name in (
+        "set_device", "reset_device", "reset_device_force", "get_device", "get_device_count",
+        "get_context", "set_context", "get_devices_topo", "get_device_info")},
+    **{f"rt.{name}": ("_peers", name) for name in (
+        "device_can_access_peer", "device_enable_peer_access", "device_disable_peer_access",
+        "device_peer_access_status")},
+    **{f"rt.{name}": ("_memory", name) for name in (
+        "malloc", "free", "malloc_host", "free_host", "memset", "get_mem_info")},
+    "rt.memcpy": ("_copies", "memcpy"),
+    "rt.memcpy_async": ("_copies", "memcpy_async"),
+    **{f"rt.{name}": ("_streams", name) for name in (
+        "create_stream", "destroy_stream", "synchronize_stream", "synchronize_device",
+        "create_event", "create_event_with_flag", "create_event_ex_with_flag",
+        "destroy_event", "record_event", "stream_wait_event", "synchronize_event",
+        "event_elapsed_time", "event_get_timestamp")},
+    "util.bytes_to_ptr": ("_memory", "bytes_to_ptr"),
+    "util.numpy_to_ptr": ("_memory", "bytes_to_ptr"),
+    "util.ptr_to_bytes": ("_memory", "ptr_to_bytes"),
+}
+#: Calls that run without the lock and are not counted (they read, and change nothing).
+UNLOCKED = frozenset({"get_soc_name", "get_version", "get_recent_err_msg"})
+#: Calls that cannot change what a copy resolves to (its regions, its stream, whether the
+#: device is set, peer access). Every other call drops the cached routes and kept copies.
+KEEPS_PLANS = frozenset(
+    {"rt.memcpy", "rt.memcpy_async", "rt.memset", "rt.set_context", "rt.get_device",
+     "rt.get_context", "rt.get_device_count", "rt.get_devices_topo", "rt.get_device_info",
+     "rt.device_can_access_peer", "rt.device_peer_access_status", "rt.get_mem_info",
+     "rt.synchronize_stream", "rt.synchronize_device", "rt.create_event",
+     "rt.create_event_with_flag", "rt.create_event_ex_with_flag", "rt.destroy_event",
+     "rt.record_event", "rt.stream_wait_event", "rt.synchronize_event",
+     "rt.event_elapsed_time", "rt.event_get_timestamp", "util.ptr_to_bytes"}
+)
+
+
+class Handler:
+    """A class attribute naming the part method that serves one call
+    (``SimulatedACL._set_device`` is ``Devices.set_device`` of each simulator).
+
+    A simulator binds its calls to ``getattr(self, "_<name>")`` when it is made, so a
+    test may replace one on the class (``monkeypatch.setattr(SimulatedACL,
+    "_device_can_access_peer", ...)``) and call the original as ``original(sim, *args)``.
+    """
+
+    def __init__(self, part: str, method: str) -> None:
+        self.part, self.method = part, method
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(getattr(obj, self.part), self.method)
+
+    def __call__(self, sim: Any, *args: Any) -> Any:
+        return getattr(getattr(sim, self.part), self.method)(*args)
+
+
+def handler_name(call: str) -> str:
+    """The class attribute of a call's handler: ``"rt.set_device"`` -> ``"_set_device"``."""
+    return "_" + call.rsplit(".", 1)[-1]
+
+
+def engine_for(topology: Topology, *, jitter: float, seed: int) -> Engine:
+    """An engine with the capacity of every resource a copy may cross on topology."""
+    cap: dict[Any, float] = {}
+    n = topology.device_count
+    for i in range(n):
+        cap[("hbm", i)] = topology.local_copy_GBps * _GB
+        cap[("h2d", i)] = topology.host.h2d_GBps * _GB
+        cap[("d2h", i)] = topology.host.d2h_GBps * _GB
+        if topology.port_GBps:
+            cap[("egress", i)] = topology.port_GBps * _GB
+            cap[("ingress", i)] = topology.port_GBps * _GB
+        for j in range(n):
+            lc = topology.link_class(i, j)
+            if lc is not None:
+                cap[("link", i, j)] = lc.bandwidth_GBps * _GB
+    cap[("h2h",)] = _HOST_H2H_GBPS * _GB
+    return Engine(cap, jitter=jitter, seed=seed)
+
+
+class SimulatedACL:
+    """A module-like simulated pyACL (``acl``); see the module docstring.
+
+    Args:
+        topology: the server to model.
+        seed: seed of the jitter; the same seed gives the same numbers.
+        faults: faults to inject (see :mod:`.faults`).
+        api_level: ``"new"`` (all calls) or ``"old"`` (hides :data:`.formats.NEWER_CALLS`).
+        jitter: overrides the topology's relative jitter of copy times.
+    """
+
+    def __init__(
+        self,
+        topology: Topology,
+        *,
+        seed: int = 0,
+        faults: Iterable[Fault | Mapping[str, object]] | None = None,
+        api_level: str = "new",
+        jitter: float | None = None,
+    ) -> None:
+        if api_level not in ("new", "old"):
+            raise ValueError("api_level must be 'new' or 'old'")
+        self.topology, self.seed, self.api_level = topology, seed, api_level
+        self.__name__ = "acl"
+        self.__simulated__ = True
+        self._build_parts(faults, jitter if jitter is not None else topology.jitter)
+        self._lock = threading.RLock()
+        #: calls made per pyACL name (also ``simulator.call_counts``, read-only)
+        self.call_counts: dict[str, int] = {}
+        self.simulator = Simulator(
+            topology=topology, seed=seed, engine=self._engine, lock=self._lock,
+            counts=self.call_counts, released=self.implicit_releases, devices=self._devices,
+            memory=self._memory, streams=self._streams, peers=self._peers,
+        )
+        for name in TOP_CALLS:
+            setattr(self, name, self._bind(name))
+        self.rt = SimpleNamespace(**{
+            name: self._bind(f"rt.{name}") for name in RT_CALLS
+            if not (api_level == "old" and name in NEWER_CALLS)})
+        self.util = SimpleNamespace(**{name: self._bind(f"util.{name}") for name in UTIL_CALLS})
+
+    def _build_parts(self, faults: Iterable[Fault | Mapping[str, object]] | None,
+                     jitter: float) -> None:
+        """Make the parts and wire them together."""
+        topo = self.topology
+        self._errors = errors = ErrorLog()
+        self._engine = engine = engine_for(topo, jitter=jitter, seed=self.seed)
+        known = ("init", "finalize", *(f"rt.{name}" for name in RT_CALLS))
+        self._injector = injector = FaultInjector(faults, engine, errors, known)
+        injector.degrade()
+        #: what reset/finalize released that the process had not (also in the ledger)
+        self.implicit_releases: list[str] = []
+        released = self.implicit_releases
+        self._devices = devices = Devices(topo, engine, injector, errors, released)
+        self._peers = peers = Peers(topo, devices, injector, errors, released)
+        self._memory = memory = Allocations(topo, engine, devices, injector, errors, released)
+        self._streams = streams = Streams(topo, engine, devices, injector, errors, released)
+        self._router = router = Router(topo, engine, memory.space, peers, errors)
+        self._copies = Copies(topo, engine, devices, streams, router, injector, errors)
+        # what a device's last reset frees, in the driver's order
+        devices.release_hooks += [memory.release_device, streams.release_device,
+                                  peers.release_device]
+        devices.finalize_hooks.append(memory.release_host_buffers)
+
+    # ------------------------------------------------------------------ dispatch
+    def _bind(self, call: str) -> Callable[..., Any]:
+        """``call`` as the acl module offers it: checked, locked, counted, dispatched."""
+        handler = getattr(self, handler_name(call))
+        check = checker(call)
+        if call in UNLOCKED:
+            fn = _unlocked(check, handler)
+        elif call == "rt.memcpy_async":
+            def checked(*args: Any) -> Any:
+                check(args)
+                return handler(*args)
+
+            fn = self._copies.fast_memcpy_async(self._lock, self.call_counts, checked)
+        elif call.startswith("rt."):
+            fn = _counted(call, check, handler, self._lock, self.call_counts,
+                          None if call in KEEPS_PLANS else self._copies.clear)
+        else:
+            fn = _locked(check, handler, self._lock,
+                         None if call in KEEPS_PLANS else self._copies.clear)
+        fn.__name__ = call.rsplit(".", 1)[-1]
+        fn.__qualname__ = call
+        fn.__doc__ = getattr(handler, "__doc__", None)
+        return fn
+
+    # ------------------------------------------------------------------ compatibility
+    @property
+    def faults(self) -> list[Fault]:
+        """The injected faults, in order."""
+        return self._injector.faults
+
+    @property
+    def initialized(self) -> bool:
+        """Whether ``acl.init()`` succeeded and ``acl.finalize()`` has not run since."""
+        return self._devices.initialized
+
+    @property
+    def device_refs(self) -> dict[int, int]:
+        """Each device's ``aclrtSetDevice`` reference count."""
+        return self._devices.refs
+
+    @property
+    def host_time_us(self) -> float:
+        """The simulated host clock (``simulator.host_time_us``)."""
+        return self._engine.host_us
+
+    def ledger(self) -> dict[str, Any]:
+        """What the process still holds (``simulator.ledger()``)."""
+        return self.simulator.ledger()
+
+    def ledger_is_empty(self) -> bool:
+        """Nothing outstanding, nothing released implicitly (``simulator.ledger_is_empty()``)."""
+        return self.simulator.ledger_is_empty()
+
+    def resident_bytes(self) -> int:
+        """Host RAM spent on simulated memory contents."""
+        with self._lock:
+            return self._memory.resident_bytes()
+
+    def __repr__(self) -> str:
+        return (
+            f"<simulated acl: {self.topology.name}, {self.topology.device_count} x "
+            f"{self.topology.soc_name}, seed={self.seed}>"
+        )
+
+
+for _call, (_part, _method) in DISPATCH.items():
+    setattr(SimulatedACL, handler_name(_call), Handler(_part, _method))
+
+
+# ---------------------------------------------------------------------- call wrappers
+def _unlocked(check: Check, handler: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        check(args)
+        return handler(*args)
+
+    return call
+
+
+def _counted(name: str, check: Check, handler: Callable[..., Any], lock: Any,
+             counts: dict[str, int], clear: Callable[[], None] | None) -> Callable[..., Any]:
+    """An ``acl.rt`` call: under the lock, counted; ``clear`` after it (None: keeps plans)."""
+    if clear is None:
+        def call(*args: Any) -> Any:
+            lock.acquire()  # acquire/release: cheaper than `with lock` per call
+            try:
+                counts[name] = counts.get(name, 0) + 1
+                check(args)
+                return handler(*args)
+            finally:
+                lock.release()
+
+        return call
+
+    def call_and_clear(*args: Any) -> Any:
+        lock.acquire()
+        try:
+            counts[name] = counts.get(name, 0) + 1
+            check(args)
+            return handler(*args)
+        finally:
+            clear()
+            lock.release()
+
+    return call_and_clear
+
+
+def _locked(check: Check, handler: Callable[..., Any], lock: Any,
+            clear: Callable[[], None] | None) -> Callable[..., Any]:
+    """A top-level or ``acl.util`` call: under the lock, not counted."""
+    def call(*args: Any) -> Any:
+        with lock:
+            try:
+                check(args)
+                return handler(*args)
+            finally:
+                if clear is not None:
+                    clear()
+
+    return call

@@ -1,0 +1,197 @@
+"""The fluid model: streams whose copies share resources, simulated event by event.
+
+:meth:`.engine.Engine.resolve` uses it when pending streams share a resource or wait on
+events (otherwise each stream runs alone, which is cheaper). Event by event: start every
+stream head that is ready at t (:func:`_start_ready`), share each resource equally among
+the copies moving over it (:func:`_share`), advance to the next event (a latency ending,
+a copy finishing, a head becoming ready: :func:`_next_event`), move the bytes and retire
+the copies that finished (:func:`_advance`). The arithmetic is the plain reading of that,
+step for step; only lookups are hoisted: ``max(a, b)`` is written ``b if b > a else a``
+and ``min(a, b)`` ``b if b < a else a`` (the same values), a head's ready time is
+inlined, and the rate of each resource is read once per call.
+
+Example:
+    >>> from ascend_p2p_lab.sim.engine import Engine
+    >>> eng = Engine(capacity={("link", 0, 1): 1000.0})
+    >>> a, b = eng.new_stream(0), eng.new_stream(0)
+    >>> x = eng.enqueue_copy(a, 1000, (("link", 0, 1),), latency_us=0.0)
+    >>> y = eng.enqueue_copy(b, 1000, (("link", 0, 1),), latency_us=0.0)
+    >>> eng.resolve(); x.end, y.end  # the link shared: each at half rate
+    (2.0, 2.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .engine import Op, Stream
+
+Resource = Hashable
+EPS = 1e-9
+
+
+def head_ready(s: Stream) -> float | None:
+    """When the head of s may start (None: a wait whose record has not run)."""
+    op = s.pending[0]
+    t = max(op.enq, s.last_end)  # type: ignore[union-attr]
+    if op.kind == "wait" and op.dep is not None:  # type: ignore[union-attr]
+        rec = op.dep  # type: ignore[union-attr]
+        if rec.end is None:
+            return None
+        t = max(t, rec.end)
+    return t
+
+
+def run_fluid(streams: list[Stream], rate: Callable[[Resource], float]) -> None:
+    """Give every pending op of streams its start and end times (CopyRuns expanded)."""
+    rate_cache: dict[Resource, float] = {}
+    active: list[Op] = []
+    t = min(max(s.pending[0].enq, s.last_end) for s in streams)  # type: ignore[union-attr]
+    live = list(streams)
+    while live or active:
+        live = _start_ready(live, active, t)
+        if not active:
+            readies = [r for s in live if s.pending and (r := head_ready(s)) is not None]
+            if not readies:
+                for s in live:  # a wait that can never be satisfied: treat as done
+                    s.pending[0].dep = None  # type: ignore[union-attr]
+                if not live:
+                    break
+                continue
+            t = max(t, min(readies))
+            continue
+        teps = t + EPS
+        moving = [op for op in active if op.lat_end <= teps]
+        rates = _share(moving, rate, rate_cache)  # per moving op, in order
+        nxt = _next_event(active, live, rates, t)
+        active = _advance(active, moving, rates, t, nxt)
+        t = nxt
+
+
+def _start_ready(live: list[Stream], active: list[Op], t: float) -> list[Stream]:
+    """Start every head that is ready at t (copies join active; records and waits end at
+    once, which may make the next head ready); returns the streams with work left."""
+    started = True
+    while started:
+        started = False
+        teps = t + EPS
+        keep = []
+        for s in live:
+            pending = s.pending
+            if not pending:
+                continue  # drained: leaves live
+            keep.append(s)
+            op = pending[0]
+            if op.start is not None:  # type: ignore[union-attr]
+                continue
+            # ready = head_ready(s)
+            ready = op.enq  # type: ignore[union-attr]
+            last = s.last_end
+            if last > ready:
+                ready = last
+            kind = op.kind
+            if kind == "wait" and op.dep is not None:  # type: ignore[union-attr]
+                rec_end = op.dep.end  # type: ignore[union-attr]
+                if rec_end is None:
+                    continue
+                if rec_end > ready:
+                    ready = rec_end
+            if ready > teps:
+                continue
+            op.start = t  # type: ignore[union-attr]
+            if kind != "copy":
+                op.end = t  # type: ignore[union-attr]
+                if kind == "record" and op.event is not None:  # type: ignore[union-attr]
+                    op.event.ts = t  # type: ignore[union-attr]
+                s.last_end = t
+                pending.popleft()
+                started = True
+            else:
+                op.lat_end = t + op.latency * op.scale  # type: ignore[union-attr]
+                op.remaining = float(op.nbytes)  # type: ignore[union-attr]
+                active.append(op)  # type: ignore[arg-type]
+        live = keep
+    return live
+
+
+def _share(moving: list[Op], rate: Callable[[Resource], float],
+           rate_cache: dict[Resource, float]) -> list[float]:
+    """Each moving copy's rate: its slowest resource's rate over the copies sharing it."""
+    counts: dict[Resource, int] = {}
+    for op in moving:
+        for r in op.resources:
+            counts[r] = counts.get(r, 0) + 1
+    rates = []
+    inf = float("inf")
+    for op in moving:
+        m = inf
+        first = True
+        for r in op.resources:
+            rv = rate_cache.get(r)
+            if rv is None:
+                rv = rate_cache[r] = rate(r)
+            v = rv / counts[r]
+            if first or v < m:
+                m, first = v, False
+        rates.append(m / op.scale)
+    return rates
+
+
+def _next_event(active: list[Op], live: list[Stream], rates: list[float], t: float) -> float:
+    """The next event after t: a latency ending, a copy finishing, a head becoming ready."""
+    teps = t + EPS
+    nxt = float("inf")
+    i = 0
+    for op in active:
+        lat_end = op.lat_end
+        if lat_end > teps:
+            if lat_end < nxt:
+                nxt = lat_end
+        else:
+            v = t + op.remaining / rates[i]
+            i += 1
+            if v < nxt:
+                nxt = v
+    for s in live:
+        pending = s.pending
+        if not pending:
+            continue
+        op = pending[0]  # type: ignore[assignment]
+        if op.start is not None:
+            continue
+        # r = head_ready(s)
+        r = op.enq
+        last = s.last_end
+        if last > r:
+            r = last
+        if op.kind == "wait" and op.dep is not None:
+            rec_end = op.dep.end
+            if rec_end is None:
+                continue
+            if rec_end > r:
+                r = rec_end
+        if r > teps and r < nxt:
+            nxt = r
+    return nxt
+
+
+def _advance(active: list[Op], moving: list[Op], rates: list[float], t: float,
+             nxt: float) -> list[Op]:
+    """Move the bytes from t to nxt; retire the copies that finished; returns the rest."""
+    dt = nxt - t
+    for op, rt in zip(moving, rates):
+        op.remaining -= rt * dt
+    t = nxt
+    teps = t + EPS
+    still = []
+    for op in active:
+        nb = op.nbytes
+        if op.lat_end <= teps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):
+            op.end = t
+            op.stream.last_end = t
+            op.stream.pending.popleft()
+        else:
+            still.append(op)
+    return still

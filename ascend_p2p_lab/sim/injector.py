@@ -1,0 +1,155 @@
+"""The fault injector: every decision the configured faults (see :mod:`.faults`) make.
+
+Whether a call fails (``error``, ``device_lost`` and the devices already lost), whether a
+copy is corrupted and how (``corrupt``), how long host-side work takes (``slow_host``),
+whether an allocation finds its device's memory exhausted (``memory_exhausted``) and
+which links run slower (``degrade``, applied to the engine once). Without faults every
+decision returns at once.
+
+Example:
+    >>> from ascend_p2p_lab.sim.engine import Engine
+    >>> from ascend_p2p_lab.sim.errors import ErrorLog
+    >>> log = ErrorLog()
+    >>> inj = FaultInjector([{"kind": "error", "call": "rt.malloc", "nth": 2}], Engine(), log)
+    >>> inj.fault("rt.malloc", (0,)), inj.fault("rt.malloc", (0,)), log.recent()
+    (0, 507899, 'EE507899: injected fault in rt.malloc')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .. import codes as C
+from .engine import Engine
+from .errors import ErrorLog
+from .faults import Fault, as_faults
+from .memory import ChunkedRegion, Region, copy_bytes, flip_pages
+
+#: Calls that still release what the process holds on a lost device.
+TEARDOWN = frozenset(
+    {"rt.free", "rt.free_host", "rt.destroy_stream", "rt.destroy_event", "rt.reset_device",
+     "rt.reset_device_force", "rt.device_disable_peer_access", "finalize"}
+)
+
+
+class FaultInjector:
+    """The faults of one simulator and what they decide.
+
+    Args:
+        faults: the faults (Fault objects or dicts), in order.
+        engine: the simulator's engine (degraded links are applied to it here; the host
+            clock advances through :meth:`host`).
+        errors: where a failing call's message goes.
+        known_calls: the call names a fault's ``call`` may name (None: not checked).
+    """
+
+    def __init__(
+        self,
+        faults: Iterable[Fault | Mapping[str, object]] | None,
+        engine: Engine,
+        errors: ErrorLog,
+        known_calls: Iterable[str] | None = None,
+    ) -> None:
+        self.faults = as_faults(faults)
+        if known_calls is not None:
+            known = set(known_calls)
+            for f in self.faults:
+                if f.call is not None and f.call not in known:
+                    raise ValueError(
+                        f"fault call {f.call!r} is not a simulated pyACL call; use "
+                        "'init', 'finalize' or 'rt.<name>', e.g. 'rt.memcpy_async'")
+        #: the ``corrupt`` faults (read at every copy while there are any)
+        self.corrupt_faults = [f for f in self.faults if f.kind == "corrupt"]
+        #: devices a ``device_lost`` fault has taken
+        self.lost: set[int] = set()
+        self.engine = engine
+        self._fail = errors.fail
+        self._flipped: dict[Any, tuple[Any, bytes | None]] = {}  # flip_pages' cache
+
+    def degrade(self) -> None:
+        """Apply the ``degrade`` faults to the engine's links (once, at start)."""
+        for f in self.faults:
+            if f.kind == "degrade" and f.link is not None:
+                self.engine.degrade[("link", *f.link)] = f.factor
+
+    def host(self, us: float) -> None:
+        """Advance the host clock by a call's modelled time (times any slow_host factor)."""
+        if not self.faults:
+            self.engine.host_us += us  # what advance_host(us * 1.0) does
+            return
+        factor = 1.0
+        for f in self.faults:
+            if f.kind == "slow_host":
+                factor *= f.factor
+        self.engine.advance_host(us * factor)
+
+    def memory_exhausted(self, device: int) -> bool:
+        """Whether a ``memory_exhausted`` fault empties this device's memory."""
+        return any(f.kind == "memory_exhausted" and f.device == device for f in self.faults)
+
+    def fault(
+        self, call: str, devices: tuple[int, ...] = (), link: tuple[int, int] | None = None
+    ) -> int:
+        """The error code an injected fault gives this call, or 0 (counting the uses)."""
+        if not self.faults and not self.lost:
+            return 0
+        for dev in devices:
+            if dev in self.lost and call not in TEARDOWN:
+                return self._fail(C.ACL_ERROR_RT_LOST_HEARTBEAT, f"device {dev} is lost")
+        for f in self.faults:
+            if f.kind not in ("error", "device_lost"):
+                continue
+            if f.kind == "device_lost":
+                if f.device in devices and (f.call is None or f.call == call):
+                    f.seen += 1
+                    if f.seen >= (f.nth or 1) and call not in TEARDOWN:
+                        self.lost.add(int(f.device))  # type: ignore[arg-type]
+                        return self._fail(f.code, f"device {f.device} is lost")
+                continue
+            if f.call not in (None, call) or not f.concerns(devices, link):
+                continue
+            f.seen += 1
+            if f.nth is None or f.seen == f.nth:
+                return self._fail(f.code, f.message or f"injected fault in {call}")
+        return 0
+
+    def corrupts(self, call: str, devices: tuple[int, ...], link: tuple[int, int] | None
+                 ) -> bool:
+        """Whether a ``corrupt`` fault corrupts this copy (counting it for their nth).
+
+        Called only for a copy that is about to happen (after the error faults passed).
+        """
+        if link is None:  # host copies and copies within one device
+            return False
+        hit = False
+        for f in self.corrupt_faults:
+            if f.call not in (None, call) or f.link != link:
+                continue
+            if f.device is not None and f.device not in devices:
+                continue
+            f.seen += 1
+            if f.nth is None or f.seen == f.nth:
+                hit = True  # several faults on one copy still corrupt it once
+        return hit
+
+    def copy_corrupted(
+        self, dreg: Region, doff: int, sreg: Region, soff: int, count: int
+    ) -> None:
+        """A copy whose written bytes are corrupted (see :func:`.memory.flip_pages`).
+
+        Repeating the corrupted copy that last wrote dst, neither side changed since, is a
+        no-op (the bytes would be the same); a clean copy never takes it for one.
+        """
+        memo = None
+        if isinstance(dreg, ChunkedRegion) and isinstance(sreg, ChunkedRegion) \
+                and dreg is not sreg:
+            memo = ("corrupt", sreg.base, soff, doff, count, sreg.version)
+            last = dreg.last_copy
+            if last is not None and last[1] == dreg.version and last[0] == memo:
+                return
+        copy_bytes(dreg, doff, sreg, soff, count)
+        flip_pages(dreg, doff, count, self._flipped)
+        if memo is not None:
+            dreg.version += 1
+            dreg.last_copy = (memo, dreg.version)

@@ -1,0 +1,190 @@
+"""Copy routing: what a copy resolves to, as one typed :class:`Route`, cached.
+
+:meth:`Router.resolve` checks a copy (NULL pointers, ``count > destMax``, the kind
+against the addresses, ranges inside one allocation, whether two devices may copy
+directly) and works out what it crosses: the regions and offsets it reads and writes,
+the devices it concerns, the resources it occupies on the engine (a directed link, the
+device ports of a switched link, PCIe in one direction, a device's HBM), its latency, and
+the bytes the engine moves. A sweep repeats one copy thousands of times, so a successful
+route is cached per (dst, destMax, src, count, kind, current device) until something it
+depends on changes (the simulator clears the cache after every call that may change
+memory, streams, devices or peer access). ``aclrtMemcpy``, ``aclrtMemcpyAsync`` and the
+repeated-``aclrtMemcpyAsync`` fast path all use these same Route objects.
+
+Example:
+    >>> from ascend_p2p_lab.sim import simulated_acl
+    >>> acl = simulated_acl("atlas800t-a2")
+    >>> acl.init(), acl.rt.set_device(0)
+    (0, 0)
+    >>> (a, _), (b, _) = acl.rt.malloc(4096, 0), acl.rt.malloc(4096, 0)
+    >>> router = acl._router
+    >>> route, code = router.resolve(b, 4096, a, 4096, 3, 0)
+    >>> route.resources, route.devices, route.link, route.staged
+    ((('hbm', 0),), (0, 0), None, False)
+    >>> router.resolve(b, 4096, a, 4096, 3, 0)[0] is route  # cached
+    True
+    >>> acl.rt.free(a), acl.rt.free(b), acl.rt.reset_device(0), acl.finalize()
+    (0, 0, 0, 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import codes as C
+from ..topology.model import Topology
+from .engine import Engine, Resource
+from .errors import ErrorLog
+from .memory import AddressSpace, ChunkedRegion, Region
+from .peers import Peers
+
+#: A copy's actual direction, from (source is device memory, destination is device memory).
+_KIND_OF = {(False, False): 0, (False, True): 1, (True, False): 2, (True, True): 3}
+
+RouteKey = tuple[int, int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """What one checked copy resolves to (read-only; shared while cached)."""
+
+    #: the region written and the offset of dst in it
+    dst_region: Region
+    dst_offset: int
+    #: the region read and the offset of src in it
+    src_region: Region
+    src_offset: int
+    #: bytes copied
+    count: int
+    #: the devices the copy concerns (what faults match on): its buffers' devices, or the
+    #: current device for a host-to-host copy
+    devices: tuple[int, ...]
+    #: the directed device link (src device, dst device) of a device-to-device copy, else None
+    link: tuple[int, int] | None
+    #: the device a blocking copy runs on
+    device: int
+    #: the engine resources the copy occupies, and its fixed latency
+    resources: tuple[Resource, ...]
+    latency_us: float
+    #: staged through host memory by the driver (peer access off, ``peer_off_copy="staged"``)
+    staged: bool
+    #: bytes the engine moves: count, or for a staged copy count scaled by its two PCIe legs
+    nbytes: int
+    #: both regions are chunked and distinct: copy_bytes' "same copy as last time" memo applies
+    memo_able: bool
+
+
+class Router:
+    """Resolves copies to :class:`Route` objects and caches the successful ones."""
+
+    def __init__(
+        self, topology: Topology, engine: Engine, space: AddressSpace, peers: Peers,
+        errors: ErrorLog,
+    ) -> None:
+        self.topology, self.engine, self.space, self.peers = topology, engine, space, peers
+        self.fail = errors.fail
+        #: successful routes by (dst, destMax, src, count, kind, current device)
+        self.cache: dict[RouteKey, Route] = {}
+        self.clear = self.cache.clear
+
+    def resolve(
+        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int
+    ) -> tuple[Route | None, int]:
+        """Check a copy and route it: (route, 0) or (None, code). Cached when it succeeds."""
+        key = (dst, dest_max, src, count, kind, current)
+        route = self.cache.get(key)
+        if route is not None:
+            return route, 0
+        route, code = self._resolve(dst, dest_max, src, count, kind, current)
+        if route is not None:
+            self.cache[key] = route
+        return route, code
+
+    def _resolve(
+        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int
+    ) -> tuple[Route | None, int]:
+        if dst == 0 or src == 0:
+            return None, self.fail(C.ACL_ERROR_INVALID_PARAM, "dst or src is NULL")
+        if count > dest_max:
+            return None, self.fail(
+                C.ACL_ERROR_RT_PARAM_INVALID, f"count {count} is larger than destMax {dest_max}"
+            )
+        if kind not in (0, 1, 2, 3, 4):
+            return None, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"memcpy kind {kind} invalid")
+        fs, fd = self.space.find(src, count), self.space.find(dst, dest_max)
+        if fs is None or fd is None:
+            which = "src" if fs is None else "dst"
+            return None, self.fail(
+                C.ACL_ERROR_RT_PARAM_INVALID, f"{which} range is not inside one allocation"
+            )
+        (sreg, soff), (dreg, doff) = fs, fd
+        s_dev, d_dev = sreg.device, dreg.device
+        actual = _KIND_OF[(s_dev is not None, d_dev is not None)]
+        if kind != 4 and kind != actual:
+            return None, self.fail(
+                C.ACL_ERROR_RT_PARAM_INVALID,
+                f"memcpy kind {kind} does not match the addresses (they need kind {actual})",
+            )
+        host = self.topology.host
+        staged = False
+        link = (s_dev, d_dev) if actual == 3 else None
+        if actual == 0:
+            res, lat, dev = (("h2h",),), 1.0, current
+        elif actual == 1:
+            res, lat, dev = (("h2d", d_dev),), host.latency_us, d_dev
+        elif actual == 2:
+            res, lat, dev = (("d2h", s_dev),), host.latency_us, s_dev
+        elif s_dev == d_dev:
+            res, lat, dev = (("hbm", s_dev),), self.topology.local_latency_us, s_dev
+            link = None
+        else:
+            assert s_dev is not None and d_dev is not None
+            found, code = self._device_path(s_dev, d_dev)
+            if found is None:
+                return None, code
+            (res, lat, staged), dev = found, s_dev
+        assert dev is not None
+        scale = self._staged_scale(link) if staged else 1.0
+        return Route(
+            dst_region=dreg, dst_offset=doff, src_region=sreg, src_offset=soff, count=count,
+            devices=tuple(d for d in (s_dev, d_dev) if d is not None) or (current,),
+            link=link, device=dev, resources=res, latency_us=lat, staged=staged,
+            nbytes=int(count * scale),
+            memo_able=(isinstance(dreg, ChunkedRegion) and isinstance(sreg, ChunkedRegion)
+                       and dreg is not sreg),
+        ), 0
+
+    def _device_path(
+        self, s_dev: int, d_dev: int
+    ) -> tuple[tuple[tuple[Resource, ...], float, bool] | None, int]:
+        """How a copy between two devices goes: ((resources, latency, staged), 0) or
+        (None, code) when the preset makes it fail."""
+        topo = self.topology
+        lc = topo.link_class(s_dev, d_dev)
+        direct = lc is not None and lc.p2p and self.peers.pair_active(s_dev, d_dev)
+        mode = topo.peer_off_copy
+        if not direct and mode == "direct" and lc is not None and lc.p2p:
+            direct = True
+        if direct and lc is not None:
+            res: tuple[Resource, ...] = (("link", s_dev, d_dev),)
+            if lc.switched and topo.port_GBps:
+                res += (("egress", s_dev), ("ingress", d_dev))
+            return (res, lc.latency_us, False), 0
+        if mode == "error" or lc is None:
+            reason = (
+                "peer access is not enabled in both directions"
+                if lc is not None and lc.p2p
+                else f"link {topo.link(s_dev, d_dev)} does not support P2P"
+            )
+            return None, self.fail(
+                topo.peer_off_error, f"device-to-device copy {s_dev}->{d_dev}: {reason}"
+            )
+        # staged through host memory by the driver
+        return ((("d2h", s_dev), ("h2d", d_dev)), 2 * topo.host.latency_us, True), 0
+
+    def _staged_scale(self, link: tuple[int, int] | None) -> float:
+        """A driver-staged copy crosses PCIe twice, one leg after the other."""
+        assert link is not None
+        s_dev, d_dev = link
+        d2h, h2d = self.engine.rate(("d2h", s_dev)), self.engine.rate(("h2d", d_dev))
+        return (1 / d2h + 1 / h2d) / (1 / min(d2h, h2d))

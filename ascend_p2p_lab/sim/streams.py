@@ -1,0 +1,263 @@
+"""Streams and events: the handles, their checks, and the calls that wait on device work.
+
+A stream belongs to the device that was current when it was made; handle 0 is the
+current device's default stream (owned by :class:`~.devices.Devices`). Events record a
+device timestamp when their record op runs on the :class:`~.engine.Engine`; elapsed
+times come back rounded to a C float, as pyACL's ``Py_BuildValue("fi", ...)`` does.
+
+Example:
+    >>> from ascend_p2p_lab.sim import simulated_acl
+    >>> acl = simulated_acl("atlas800t-a2")
+    >>> acl.init(), acl.rt.set_device(0)
+    (0, 0)
+    >>> (stream, _), (e, _) = acl.rt.create_stream(), acl.rt.create_event()
+    >>> acl.rt.record_event(e, 0)  # the default stream
+    0
+    >>> acl.rt.record_event(e, stream), acl.rt.synchronize_stream(stream)
+    (0, 0)
+    >>> acl.rt.event_elapsed_time(e, e)
+    (0.0, 0)
+    >>> acl.rt.destroy_event(e), acl.rt.destroy_stream(stream), acl.rt.reset_device(0)
+    (0, 0, 0)
+    >>> acl.finalize()
+    0
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from .. import codes as C
+from ..topology.model import Topology
+from .devices import Devices
+from .engine import Engine, SimEvent, Stream
+from .errors import ErrorLog
+from .injector import FaultInjector
+
+
+def f32(x: float) -> float:
+    """Round to a C float, as pyACL's ``Py_BuildValue("f", ...)`` does."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+class Streams:
+    """Stream and event handles, and the stream and event calls."""
+
+    def __init__(
+        self, topology: Topology, engine: Engine, devices: Devices, injector: FaultInjector,
+        errors: ErrorLog, released: list[str],
+    ) -> None:
+        self.topology, self.engine, self.devices, self.injector = (
+            topology, engine, devices, injector)
+        self.fail = errors.fail
+        self.released = released
+        self.streams: dict[int, Stream] = {}
+        self.events: dict[int, SimEvent] = {}
+
+    def stream_of(self, handle: int, current: int) -> tuple[Stream | None, int]:
+        """The stream a handle names for the current device (0: its default stream)."""
+        if handle == 0:
+            return self.devices.default_streams.get(current), 0
+        s = self.streams.get(handle)
+        if s is None:
+            return None, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"stream {handle} does not exist")
+        if s.device != current:
+            return None, self.fail(
+                C.ACL_ERROR_RT_STREAM_CONTEXT,
+                f"stream {handle} belongs to device {s.device}, current device is {current}",
+            )
+        return s, 0
+
+    def release_device(self, dev: int, why: str) -> None:
+        """Destroy dev's streams, then its events (its last reference went)."""
+        for sid, s in list(self.streams.items()):
+            if s.device == dev:
+                self.released.append(f"stream {sid} destroyed by {why}")
+                self.engine.drop_stream(s)
+                del self.streams[sid]
+        for eid, e in list(self.events.items()):
+            if e.device == dev:
+                self.released.append(f"event {eid} destroyed by {why}")
+                del self.events[eid]
+
+    def _destroy(self, what: str, table: dict[int, Any], handle: int) -> tuple[Any, int]:
+        """Remove a stream or event handle (init check, existence, fault): (object, code)."""
+        code = self.devices.check_init()
+        if code:
+            return None, code
+        obj = table.get(handle)
+        if obj is None:
+            return None, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"{what} {handle} does not exist")
+        code = self.injector.fault(f"rt.destroy_{what}", (obj.device,))
+        if code:
+            return None, code
+        del table[handle]
+        return obj, 0
+
+    # ------------------------------------------------------------------ streams
+    def create_stream(self) -> tuple[int, int]:
+        dev, code = self.devices.init_and_current()
+        if code or dev is None:
+            return 0, code
+        code = self.injector.fault("rt.create_stream", (dev,))
+        if code:
+            return 0, code
+        s = self.engine.new_stream(dev)
+        self.streams[s.id] = s
+        self.injector.host(10.0)
+        return s.id, 0
+
+    def destroy_stream(self, handle: int) -> int:
+        s, code = self._destroy("stream", self.streams, handle)
+        if code:
+            return code
+        self.engine.drop_stream(s)
+        self.injector.host(10.0)
+        return 0
+
+    def synchronize_stream(self, handle: int) -> int:
+        code = self.devices.check_init()
+        if code:
+            return code
+        s = (self.streams.get(handle) if handle
+             else self.devices.default_streams.get(self.devices.tls.device or 0))
+        if s is None:
+            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"stream {handle} does not exist")
+        code = self.injector.fault("rt.synchronize_stream", (s.device,))
+        if code:
+            return code
+        self.injector.host(1.0)
+        self.engine.wait_host_until(self.engine.stream_done_at(s))
+        self.injector.host(self.topology.host.sync_return_us)
+        return 0
+
+    def synchronize_device(self) -> int:
+        dev, code = self.devices.init_and_current()
+        if code or dev is None:
+            return code
+        code = self.injector.fault("rt.synchronize_device", (dev,))
+        if code:
+            return code
+        self.engine.wait_host_until(self.engine.all_done_at(dev))
+        self.injector.host(self.topology.host.sync_return_us)
+        return 0
+
+    # ------------------------------------------------------------------ events
+    def _new_event(self, flag: int, call: str) -> tuple[int, int]:
+        dev, code = self.devices.init_and_current()
+        if code or dev is None:
+            return 0, code
+        code = self.injector.fault(call, (dev,))
+        if code:
+            return 0, code
+        e = self.engine.new_event(dev, flag)
+        self.events[e.id] = e
+        self.injector.host(2.0)
+        return e.id, 0
+
+    def create_event(self) -> tuple[int, int]:
+        return self._new_event(0, "rt.create_event")
+
+    def create_event_with_flag(self, flag: int) -> tuple[int, int]:
+        return self._new_event(flag, "rt.create_event_with_flag")
+
+    def create_event_ex_with_flag(self, flag: int) -> tuple[int, int]:
+        return self._new_event(flag, "rt.create_event_ex_with_flag")
+
+    def destroy_event(self, handle: int) -> int:
+        _, code = self._destroy("event", self.events, handle)
+        if code:
+            return code
+        self.injector.host(2.0)
+        return 0
+
+    def _event_and_stream(self, event: int, stream: int
+                          ) -> tuple[SimEvent | None, Stream | None, int]:
+        """An event and a stream of the current device, checked as both calls need them."""
+        cur, code = self.devices.init_and_current()
+        if code or cur is None:
+            return None, None, code
+        e = self.events.get(event)
+        if e is None:
+            return None, None, self.fail(C.ACL_ERROR_RT_PARAM_INVALID,
+                                         f"event {event} does not exist")
+        s, code = self.stream_of(stream, cur)
+        return e, s, code
+
+    def record_event(self, event: int, stream: int) -> int:
+        e, s, code = self._event_and_stream(event, stream)
+        if code or e is None or s is None:
+            return code
+        if e.device != s.device:
+            return self.fail(
+                C.ACL_ERROR_RT_STREAM_CONTEXT,
+                f"event {e.id} belongs to device {e.device}, stream to device {s.device}",
+            )
+        if self.injector.faults:
+            code = self.injector.fault("rt.record_event", (s.device,))
+            if code:
+                return code
+        self.injector.host(2.0)
+        self.engine.enqueue_record(s, e)
+        return 0
+
+    def stream_wait_event(self, stream: int, event: int) -> int:
+        e, s, code = self._event_and_stream(event, stream)
+        if code or e is None or s is None:
+            return code
+        code = self.injector.fault("rt.stream_wait_event", (s.device, e.device))
+        if code:
+            return code
+        self.injector.host(2.0)
+        self.engine.enqueue_wait(s, e)
+        if e.device != s.device:  # crossing devices goes through the runtime's notify
+            self.engine.enqueue_copy(s, 0, (), self.topology.cross_device_wait_us)
+        return 0
+
+    def synchronize_event(self, event: int) -> int:
+        code = self.devices.check_init()
+        if code:
+            return code
+        e = self.events.get(event)
+        if e is None:
+            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"event {event} does not exist")
+        code = self.injector.fault("rt.synchronize_event", (e.device,))
+        if code:
+            return code
+        self.injector.host(1.0)
+        if e.record_op is not None:
+            self.engine.resolve()
+            self.engine.wait_host_until(e.record_op.end or 0.0)
+            self.injector.host(self.topology.host.sync_return_us)
+        return 0
+
+    def event_elapsed_time(self, start: int, end: int) -> tuple[float, int]:
+        code = self.devices.check_init()
+        if code:
+            return 0.0, code
+        a, b = self.events.get(start), self.events.get(end)
+        if a is None or b is None:
+            return 0.0, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, "event does not exist")
+        if a.record_op is None or b.record_op is None:
+            return 0.0, self.fail(
+                C.ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "event was never recorded"
+            )
+        code = self.injector.fault("rt.event_elapsed_time", (a.device, b.device))
+        if code:
+            return 0.0, code
+        self.engine.resolve()
+        if a.ts is None or b.ts is None:
+            return 0.0, self.fail(C.ACL_ERROR_RT_EVENT_NOT_COMPLETE, "event not complete")
+        self.injector.host(1.0)
+        return f32((b.ts - a.ts) / 1000.0), 0
+
+    def event_get_timestamp(self, event: int) -> tuple[int, int]:
+        code = self.devices.check_init()
+        if code:
+            return 0, code
+        e = self.events.get(event)
+        if e is None or e.record_op is None:
+            return 0, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, "event does not exist or unrecorded")
+        self.engine.resolve()
+        return int((e.ts or 0.0) * 1000), 0

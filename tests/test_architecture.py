@@ -1,0 +1,141 @@
+"""The house's measures, checked on the source: module and function sizes, the direction of
+imports between layers, and pyACL kept inside the runtime layer and the simulator.
+
+docs/architecture.md draws the layers these tests enforce.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "ascend_p2p_lab"
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 80
+#: Tables and data, not logic: exempt from the size limits.
+DATA_MODULES = {"codes.py"}
+
+#: What each part of the package may import from the package (itself always allowed).
+#: Lower layers first; nothing imports upwards.
+ALLOWED: dict[str, set[str]] = {
+    "_version": set(),
+    "codes": set(),
+    "units": set(),
+    "schema": set(),
+    "runfolder": set(),
+    "topology": {"codes"},
+    "results": {"schema", "units"},
+    "sim": {"codes", "topology"},
+    "runtime": {"codes", "topology", "sim"},  # sim only when the simulator is asked for
+    "measure": {"_version", "codes", "units", "schema", "results", "topology", "runtime"},
+    "plots": {"codes", "units", "schema", "results"},
+    "terminal": {"codes", "units", "schema", "results"},
+    "widgets": {"codes", "units", "schema", "results", "topology", "runtime", "measure",
+                "plots"},
+    "cli": {"_version", "codes", "units", "schema", "results", "topology", "runtime",
+            "measure", "plots", "terminal", "runfolder", "sim"},
+    "__init__": {"_version", "runtime"},
+}
+#: Where pyACL may be named and its return codes compared.
+PYACL_PARTS = {"runtime", "sim", "codes"}
+CALL_NAME = re.compile(r"^(acl\.)?rt\.[a-z_]+$")
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "shim" not in p.parts)
+
+
+def _part(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0].removesuffix(".py")
+
+
+def _imports(path: Path) -> set[str]:
+    """The package parts a module imports (relative or absolute)."""
+    tree = ast.parse(path.read_text())
+    depth = len(path.relative_to(PACKAGE).parts) - 1
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                up = node.level - 1
+                if up < depth:  # inside the same part
+                    continue
+                if node.module:
+                    found.add(node.module.split(".")[0])
+                else:
+                    found.update(alias.name for alias in node.names)
+            elif node.module and node.module.startswith("ascend_p2p_lab."):
+                found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("ascend_p2p_lab."):
+                    found.add(alias.name.split(".")[1])
+    return found - {_part(path)}
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_import_runs_upwards(path: Path) -> None:
+    part = _part(path)
+    assert part in ALLOWED, f"{part} is not in the layer table of this test"
+    wrong = _imports(path) - ALLOWED[part]
+    assert not wrong, f"{path.relative_to(PACKAGE)} imports {sorted(wrong)}"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_and_functions_stay_small(path: Path) -> None:
+    if path.name in DATA_MODULES:
+        return
+    text = path.read_text()
+    assert len(text.splitlines()) <= MAX_MODULE_LINES, f"{path.name} is over {MAX_MODULE_LINES}"
+    long = [f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+            for node in ast.walk(ast.parse(text))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+    assert not long, f"{path.name}: {long}"
+
+
+def _outside_pyacl() -> list[Path]:
+    return [p for p in _modules() if _part(p) not in PYACL_PARTS]
+
+
+@pytest.mark.parametrize("path", _outside_pyacl(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_pyacl_stays_in_the_runtime_layer(path: Path) -> None:
+    """Outside runtime/ and sim/: no pyACL call named in code, no `.call(...)`, no `.acl`
+    reach-through, no comparison with an ACL return code."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    problems = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and id(node) not in docstrings and CALL_NAME.match(node.value)):
+            problems.append(f"line {node.lineno}: names the pyACL call {node.value!r}")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "call"):
+            problems.append(f"line {node.lineno}: calls pyACL through .call(...)")
+        if isinstance(node, ast.Attribute) and node.attr == "acl":
+            problems.append(f"line {node.lineno}: reaches the pyACL module (.acl)")
+        if isinstance(node, ast.Compare):
+            for side in (node.left, *node.comparators):
+                if (isinstance(side, ast.Constant) and isinstance(side.value, int)
+                        and side.value >= 100_000):
+                    problems.append(f"line {node.lineno}: compares with code {side.value}")
+    assert not problems, problems
+
+
+@pytest.mark.parametrize("path", [p for p in _modules() if _part(p) != "sim"],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_simulator_is_reached_through_its_documented_extras(path: Path) -> None:
+    """Outside sim/: the simulator's extras through ``acl.simulator`` only, never its
+    private attributes (``__simulator__``, the engine, its parts)."""
+    tree = ast.parse(path.read_text())
+    private = [f"line {node.lineno}: .{node.attr}" for node in ast.walk(tree)
+               if isinstance(node, ast.Attribute)
+               and node.attr in ("__simulator__", "engine", "_devices", "_streams")]
+    assert not private, private
