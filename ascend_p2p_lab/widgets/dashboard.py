@@ -70,7 +70,7 @@ class SweepDashboard:
     """
 
     #: Least seconds between two live updates during a run ...
-    live_interval = 0.5
+    live_interval = 2.0
     #: ... and at least this many times the last update's duration (plots stay a small
     #: share of the run time).
     live_draw_factor = 3.0
