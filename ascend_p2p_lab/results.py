@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._version import schema_version_problem
 from .schema import (
     ADDED_COLUMNS,
     COLUMNS,
@@ -256,13 +257,10 @@ def load_run(folder: str | Path) -> pd.DataFrame:
         raise ResultsError(f"{meta_path}: not valid JSON ({exc})") from None
     if not isinstance(meta, dict):
         raise ResultsError(f"{meta_path}: expected a JSON object")
-    version = meta.get("schema_version", RUN_SCHEMA_VERSION)
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ResultsError(f"{meta_path}: schema_version must be a positive integer, "
-                           f"got {version!r}")
-    if version > RUN_SCHEMA_VERSION:
-        raise ResultsError(f"{meta_path}: run schema version {version} is newer than this "
-                           f"toolkit reads ({RUN_SCHEMA_VERSION}); upgrade ascend-p2p-lab")
+    problem = schema_version_problem(meta.get("schema_version", RUN_SCHEMA_VERSION),
+                                     supported=RUN_SCHEMA_VERSION, what="run")
+    if problem:
+        raise ResultsError(f"{meta_path}: {problem}")
     pq, csv = folder / "samples.parquet", folder / "samples.csv"
     for path in (pq, csv):
         if path.is_file() and path.stat().st_size > MAX_SAMPLES_BYTES:

@@ -26,8 +26,8 @@ ALLOWED: dict[str, set[str]] = {
     "units": set(),
     "schema": set(),
     "runfolder": set(),
-    "topology": {"codes"},
-    "results": {"schema", "units"},
+    "topology": {"_version", "codes"},
+    "results": {"_version", "schema", "units"},
     "sim": {"codes", "topology"},
     "runtime": {"codes", "topology", "sim"},  # sim only when the simulator is asked for
     "measure": {"_version", "codes", "units", "schema", "results", "topology", "runtime"},

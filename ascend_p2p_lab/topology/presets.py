@@ -42,6 +42,7 @@ try:
 except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
+from .._version import schema_version_problem
 from .checks import (
     TopologyError,
     _array,
@@ -255,13 +256,10 @@ def _faults(data: Mapping[str, Any], src: str) -> tuple[dict[str, Any], ...]:
 
 
 def _check_schema_version(data: Mapping[str, Any], src: str) -> None:
-    version = data.get("schema_version", PRESET_SCHEMA_VERSION)
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise TopologyError(f"{src}: key 'schema_version': expected a positive integer, "
-                            f"got {version!r}")
-    if version > PRESET_SCHEMA_VERSION:
-        raise TopologyError(f"{src}: preset schema version {version} is newer than this "
-                            f"toolkit reads ({PRESET_SCHEMA_VERSION}); upgrade ascend-p2p-lab")
+    problem = schema_version_problem(data.get("schema_version", PRESET_SCHEMA_VERSION),
+                                     supported=PRESET_SCHEMA_VERSION, what="preset")
+    if problem:
+        raise TopologyError(f"{src}: {problem}")
 
 
 def _with_faults(topo: Topology, faults: tuple[dict[str, Any], ...]) -> Topology:
