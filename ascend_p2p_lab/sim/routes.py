@@ -44,9 +44,13 @@ _KIND_OF = {(False, False): 0, (False, True): 1, (True, False): 2, (True, True):
 RouteKey = tuple[int, int, int, int, int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Route:
-    """What one checked copy resolves to (read-only; shared while cached)."""
+    """What one checked copy resolves to (read-only; shared while cached).
+
+    (No ``slots``: on CPython 3.11 reading an attribute from the instance dict is faster
+    than from a slot, and the fast path reads eight of these per copy.)
+    """
 
     #: the region written and the offset of dst in it
     dst_region: Region
