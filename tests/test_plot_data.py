@@ -14,24 +14,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import asymmetric_a2_run
 
-from ascend_p2p_lab import open_runtime, results
-from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab import results
 from ascend_p2p_lab.plots import cells, prepare
 
 PACKAGE = Path(prepare.__file__).resolve().parents[1]
-SIZE = 16 << 20
-FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013}]
 
 
 @pytest.fixture(scope="module")
 def run():
-    """atlas800t-a2, the pairs 0<->1 and 2<->3 only, uni and bi at 16 MiB: 0->1 at half
-    speed, every copy 2->3 fails with ACL_ERROR_RT_SYS_DMA."""
-    with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS) as rt:
-        return sweep(rt, pairs="0-1,1-0,2-3,3-2", sizes=[SIZE], direction="both", samples=2,
-                     progress=False)
+    """The asymmetric run (0->1 at half speed, 2->3 failing), the pairs 0<->1 and 2<->3
+    only."""
+    return asymmetric_a2_run(pairs="0-1,1-0,2-3,3-2")
 
 
 def _rows(points: list[tuple[int, int, int, float]]) -> pd.DataFrame:

@@ -13,21 +13,17 @@ matplotlib.use("Agg")
 
 import numpy as np
 import pytest
+from helpers import asymmetric_a2_run
 
 from ascend_p2p_lab import open_runtime, plots
-from ascend_p2p_lab.measure import probe, sweep
-
-SIZE = 16 << 20  # large enough that the copy time is the link's, not the latency
-FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013}]
+from ascend_p2p_lab.measure import probe
 
 
 @pytest.fixture(scope="module")
 def run():
-    """atlas800t-a2 (8 devices), every ordered pair, uni and bi, one size: 0->1 at half
+    """The asymmetric run on atlas800t-a2 (8 devices), every ordered pair: 0->1 at half
     speed, every copy 2->3 fails with ACL_ERROR_RT_SYS_DMA."""
-    with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS) as rt:
-        return sweep(rt, sizes=[SIZE], direction="both", samples=2, progress=False)
+    return asymmetric_a2_run()
 
 
 @pytest.fixture(scope="module")

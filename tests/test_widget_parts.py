@@ -21,9 +21,8 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
-from matplotlib.figure import Figure
 
-from ascend_p2p_lab import measure, open_runtime, plots
+from ascend_p2p_lab import measure, open_runtime
 from ascend_p2p_lab.measure import access_matrix, probe
 from ascend_p2p_lab.runtime import Runtime
 from ascend_p2p_lab.topology import load_preset
@@ -150,16 +149,8 @@ def test_a_failing_sweep_keeps_its_rows_and_says_why(
 
 
 def test_live_figures_are_throttled_to_one_final_drawing(
-        a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
-    drawn: list[int] = []
-
-    def fake_heatmap(run: Any, **kwargs: Any) -> Figure:
-        drawn.append(len(run))
-        return Figure(figsize=(1, 1), dpi=20)
-
-    monkeypatch.setattr(plots, "heatmap", fake_heatmap)
-    monkeypatch.setattr(plots, "bandwidth_vs_size",
-                        lambda run, **kw: Figure(figsize=(1, 1), dpi=20))
+        a2: Runtime, fake_plots: list[int]) -> None:
+    drawn = fake_plots
     dash = _dashboard(a2, ("0-1", "1-0", "2-3"), plots=True)
     dash.live_interval = 3600.0  # no live drawing can be due during this run
     dash.run()

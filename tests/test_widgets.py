@@ -20,7 +20,7 @@ pytest.importorskip("matplotlib")
 import traitlets
 from matplotlib.figure import Figure
 
-from ascend_p2p_lab import measure, open_runtime, plots
+from ascend_p2p_lab import measure, open_runtime
 from ascend_p2p_lab import widgets as W
 from ascend_p2p_lab.measure import links, peer_matrix
 from ascend_p2p_lab.runtime import Runtime
@@ -341,16 +341,8 @@ def test_dashboard_plots_figures_into_the_output(a2: Runtime) -> None:
     assert len(outputs) == 2 and all(o["data"]["image/png"] for o in outputs)
 
 
-def test_live_plots_follow_each_block(a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
-    drawn: list[int] = []
-
-    def fake_heatmap(run: Any, **kwargs: Any) -> Figure:
-        drawn.append(len(run))
-        return Figure(figsize=(1, 1), dpi=20)
-
-    monkeypatch.setattr(plots, "heatmap", fake_heatmap)
-    monkeypatch.setattr(plots, "bandwidth_vs_size",
-                        lambda run, **kw: Figure(figsize=(1, 1), dpi=20))
+def test_live_plots_follow_each_block(a2: Runtime, fake_plots: list[int]) -> None:
+    drawn = fake_plots
     dash = SweepDashboard(a2)
     dash.live_interval = dash.live_draw_factor = 0
     _tiny(dash, pairs=("0-1", "2-3"), sizes=(4096, 16384), plots_on=True)

@@ -21,28 +21,20 @@ Example:
 from __future__ import annotations
 
 from .. import codes as C
-from ..topology.model import Topology
 from .devices import Devices
-from .engine import Engine
-from .errors import ErrorLog
-from .injector import FaultInjector
 from .memory import AddressSpace, ChunkedRegion, ViewRegion
+from .part import Part, Shared
 
 #: Pointers from bytes_to_ptr kept at most (the oldest is forgotten first).
 MAX_VIEWS = 256
 
 
-class Allocations:
+class Allocations(Part):
     """The address space's books, and the memory calls."""
 
-    def __init__(
-        self, topology: Topology, engine: Engine, devices: Devices, injector: FaultInjector,
-        errors: ErrorLog, released: list[str],
-    ) -> None:
-        self.topology, self.engine, self.devices, self.injector = (
-            topology, engine, devices, injector)
-        self.fail = errors.fail
-        self.released = released
+    def __init__(self, shared: Shared, devices: Devices) -> None:
+        super().__init__(shared)
+        self.devices = devices
         self.space = AddressSpace()
         self.device_allocs: dict[int, int] = {}  # base -> accounted bytes
         self.host_allocs: set[int] = set()

@@ -36,12 +36,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from ..topology.model import Topology
 from .devices import Devices
-from .engine import Engine, Stream
-from .errors import ErrorLog
-from .injector import FaultInjector
+from .engine import Stream
 from .memory import copy_bytes
+from .part import Part, Shared
 from .routes import Route, Router
 from .streams import Streams
 
@@ -56,17 +54,13 @@ class AsyncCopy(NamedTuple):
     route: Route
 
 
-class Copies:
+class Copies(Part):
     """The copy calls and the kept asynchronous copies."""
 
-    def __init__(
-        self, topology: Topology, engine: Engine, devices: Devices, streams: Streams,
-        router: Router, injector: FaultInjector, errors: ErrorLog,
-    ) -> None:
-        self.topology, self.engine, self.devices, self.streams = (
-            topology, engine, devices, streams)
-        self.router, self.injector = router, injector
-        self.fail = errors.fail
+    def __init__(self, shared: Shared, devices: Devices, streams: Streams,
+                 router: Router) -> None:
+        super().__init__(shared)
+        self.devices, self.streams, self.router = devices, streams, router
         #: successful memcpy_async calls by their argument tuple (plain ints only)
         self.plans: dict[tuple[int, ...], AsyncCopy] = {}
 
@@ -85,24 +79,34 @@ class Copies:
         else:
             copy_bytes(dreg, doff, sreg, soff, route.count)
 
+    def _route_and_move(
+        self, call: str, dst: int, dest_max: int, src: int, count: int, kind: int, cur: int
+    ) -> tuple[Route | None, int]:
+        """What both copy calls do before charging device time: route the copy, let the
+        injector decide, move the bytes, charge the host's call cost."""
+        route, code = self.router.resolve(dst, dest_max, src, count, kind, cur)
+        if code or route is None:
+            return None, code
+        injector = self.injector
+        code = injector.fault(call, route.devices, route.link)
+        if code:
+            return None, code
+        self._move(call, route)
+        injector.host(self.topology.host.api_us)
+        return route, 0
+
     def memcpy(self, dst: int, dest_max: int, src: int, count: int, kind: int) -> int:
         cur, code = self.devices.init_and_current()
         if code or cur is None:
             return code
         if count == 0:
             return 0
-        route, code = self.router.resolve(dst, dest_max, src, count, kind, cur)
+        route, code = self._route_and_move("rt.memcpy", dst, dest_max, src, count, kind, cur)
         if code or route is None:
             return code
-        injector = self.injector
-        code = injector.fault("rt.memcpy", route.devices, route.link)
-        if code:
-            return code
-        self._move("rt.memcpy", route)
-        injector.host(self.topology.host.api_us)
         self.engine.run_blocking_copy(route.device, route.nbytes, route.resources,
                                       route.latency_us)
-        injector.host(self.topology.host.sync_return_us)
+        self.injector.host(self.topology.host.sync_return_us)
         return 0
 
     def memcpy_async(
@@ -119,19 +123,12 @@ class Copies:
             return code
         if count == 0:
             return 0
-        route, code = self.router.resolve(dst, dest_max, src, count, kind, cur)
+        route, code = self._route_and_move(_ASYNC, dst, dest_max, src, count, kind, cur)
         if code or route is None:
             return code
         if type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) \
                 is type(stream):  # bools are valid arguments but are not kept
             self.plans[(dst, dest_max, src, count, kind, stream)] = AsyncCopy(cur, s, route)
-        injector = self.injector
-        if injector.faults:
-            code = injector.fault(_ASYNC, route.devices, route.link)
-            if code:
-                return code
-        self._move(_ASYNC, route)
-        injector.host(self.topology.host.api_us)
         self.engine.append_copy(s, route.nbytes, route.resources, route.latency_us)
         return 0
 

@@ -27,10 +27,8 @@ import threading
 from collections.abc import Callable
 
 from .. import codes as C
-from ..topology.model import Topology
-from .engine import Engine, Stream
-from .errors import ErrorLog
-from .injector import FaultInjector
+from .engine import Stream
+from .part import Part, Shared
 
 #: Host time of the first aclrtSetDevice of a device in a process (op upload, AICPU start).
 FIRST_SET_DEVICE_US = 200_000.0
@@ -44,16 +42,11 @@ class CurrentDevice(threading.local):
     device: int | None = None
 
 
-class Devices:
+class Devices(Part):
     """Session and device state, and the device and context calls."""
 
-    def __init__(
-        self, topology: Topology, engine: Engine, injector: FaultInjector, errors: ErrorLog,
-        released: list[str],
-    ) -> None:
-        self.topology, self.engine, self.injector = topology, engine, injector
-        self.fail = errors.fail
-        self.released = released
+    def __init__(self, shared: Shared) -> None:
+        super().__init__(shared)
         self.initialized = False
         self.refs: dict[int, int] = {}
         self.ever_set: set[int] = set()

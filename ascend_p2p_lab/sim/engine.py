@@ -199,15 +199,7 @@ class Engine:
         self, s: Stream, nbytes: int, resources: tuple[Resource, ...], latency_us: float
     ) -> Op:
         """Queue a copy of nbytes over resources, enqueued at the current host time."""
-        # _factor inlined. Asynchronous copies, which need no Op, use append_copy.
-        jitter = self.jitter
-        if jitter:
-            scale = 1.0 + jitter * self._normal()
-            if not scale > 0.5:
-                scale = 0.5
-        else:
-            scale = 1.0
-        op = Op("copy", s, self.host_us, nbytes, resources, latency_us, scale)
+        op = Op("copy", s, self.host_us, nbytes, resources, latency_us, self._factor())
         s.pending.append(op)
         self._busy.add(s)
         return op
@@ -221,7 +213,7 @@ class Engine:
         are stored as one :class:`CopyRun`; the jitter draw and the times are the same
         as enqueue_copy gives.
         """
-        jitter = self.jitter
+        jitter = self.jitter  # _factor inlined: a sweep calls this once per copy
         if jitter:
             scale = 1.0 + jitter * self._normal()
             if not scale > 0.5:

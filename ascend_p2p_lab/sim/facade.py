@@ -49,6 +49,7 @@ from .extras import Simulator
 from .faults import Fault
 from .formats import NEWER_CALLS, RT_CALLS, TOP_CALLS, UTIL_CALLS, Check, checker
 from .injector import FaultInjector
+from .part import Shared
 from .peers import Peers
 from .routes import Router
 from .streams import Streams
@@ -195,12 +196,13 @@ class SimulatedACL:
         #: what reset/finalize released that the process had not (also in the ledger)
         self.implicit_releases: list[str] = []
         released = self.implicit_releases
-        self._devices = devices = Devices(topo, engine, injector, errors, released)
-        self._peers = peers = Peers(topo, devices, injector, errors, released)
-        self._memory = memory = Allocations(topo, engine, devices, injector, errors, released)
-        self._streams = streams = Streams(topo, engine, devices, injector, errors, released)
-        self._router = router = Router(topo, engine, memory.space, peers, errors)
-        self._copies = Copies(topo, engine, devices, streams, router, injector, errors)
+        shared = Shared(topo, engine, injector, errors, released)
+        self._devices = devices = Devices(shared)
+        self._peers = peers = Peers(shared, devices)
+        self._memory = memory = Allocations(shared, devices)
+        self._streams = streams = Streams(shared, devices)
+        self._router = router = Router(shared, memory.space, peers)
+        self._copies = Copies(shared, devices, streams, router)
         # what a device's last reset frees, in the driver's order
         devices.release_hooks += [memory.release_device, streams.release_device,
                                   peers.release_device]

@@ -21,22 +21,16 @@ Example:
 from __future__ import annotations
 
 from .. import codes as C
-from ..topology.model import Topology
 from .devices import Devices
-from .errors import ErrorLog
-from .injector import FaultInjector
+from .part import Part, Shared
 
 
-class Peers:
+class Peers(Part):
     """Peer-access state (reference counts per direction) and the peer-access calls."""
 
-    def __init__(
-        self, topology: Topology, devices: Devices, injector: FaultInjector, errors: ErrorLog,
-        released: list[str],
-    ) -> None:
-        self.topology, self.devices, self.injector = topology, devices, injector
-        self.fail = errors.fail
-        self.released = released
+    def __init__(self, shared: Shared, devices: Devices) -> None:
+        super().__init__(shared)
+        self.devices = devices
         self.refs: dict[tuple[int, int], int] = {}
 
     def pair_active(self, a: int, b: int) -> bool:
@@ -52,27 +46,37 @@ class Peers:
                 self.released.append(f"peer access {a}->{b} dropped by {why}")
                 del self.refs[(a, b)]
 
-    def device_can_access_peer(self, dev: int, peer: int) -> tuple[int, int]:
+    def _pair(self, dev: int, peer: int) -> int:
+        """Checks the two pair queries share: initialized, two valid, different ids."""
         devices = self.devices
         code = devices.check_init() or devices.check_dev(dev) or devices.check_dev(peer)
         if code:
-            return 0, code
+            return code
         if dev == peer:
-            return 0, self.fail(C.ACL_ERROR_INVALID_PARAM, "deviceId equals peerDeviceId")
-        code = self.injector.fault("rt.device_can_access_peer", (dev, peer), (dev, peer))
+            return self.fail(C.ACL_ERROR_INVALID_PARAM, "deviceId equals peerDeviceId")
+        return 0
+
+    def device_can_access_peer(self, dev: int, peer: int) -> tuple[int, int]:
+        code = self._pair(dev, peer) or self.injector.fault(
+            "rt.device_can_access_peer", (dev, peer), (dev, peer))
         if code:
             return 0, code
         self.injector.host(2.0)
         return int(self.topology.can_access_peer(dev, peer)), 0
 
-    def _target(self, call: str, dev: int, peer: int) -> int:
-        """Checks enable and disable share: a valid peer id other than the current device."""
+    def _target(self, call: str, peer: int) -> tuple[int, int]:
+        """Checks enable and disable share, after the init check: a current device, a valid
+        peer id other than it, no injected fault. (current device, 0) or (-1, code)."""
+        dev, code = self.devices.need_current()
+        if code or dev is None:
+            return -1, code
         code = self.devices.check_dev(peer)
         if code:
-            return code
+            return -1, code
         if dev == peer:
-            return self.fail(C.ACL_ERROR_INVALID_PARAM, "peerDeviceId equals the current device")
-        return self.injector.fault(call, (dev, peer), (dev, peer))
+            return -1, self.fail(C.ACL_ERROR_INVALID_PARAM,
+                                 "peerDeviceId equals the current device")
+        return dev, self.injector.fault(call, (dev, peer), (dev, peer))
 
     def device_enable_peer_access(self, peer: int, flags: int) -> int:
         code = self.devices.check_init()
@@ -80,10 +84,7 @@ class Peers:
             return code
         if flags != 0:
             return self.fail(C.ACL_ERROR_FEATURE_UNSUPPORTED, "flags is reserved and must be 0")
-        dev, code = self.devices.need_current()
-        if code or dev is None:
-            return code
-        code = self._target("rt.device_enable_peer_access", dev, peer)
+        dev, code = self._target("rt.device_enable_peer_access", peer)
         if code:
             return code
         topo = self.topology
@@ -105,10 +106,10 @@ class Peers:
         return 0
 
     def device_disable_peer_access(self, peer: int) -> int:
-        dev, code = self.devices.init_and_current()
-        if code or dev is None:
+        code = self.devices.check_init()
+        if code:
             return code
-        code = self._target("rt.device_disable_peer_access", dev, peer)
+        dev, code = self._target("rt.device_disable_peer_access", peer)
         if code:
             return code
         if self.refs.get((dev, peer), 0) == 0:
@@ -124,12 +125,9 @@ class Peers:
         return 0
 
     def device_peer_access_status(self, dev: int, peer: int) -> tuple[int, int]:
-        devices = self.devices
-        code = devices.check_init() or devices.check_dev(dev) or devices.check_dev(peer)
+        code = self._pair(dev, peer)
         if code:
             return 0, code
-        if dev == peer:
-            return 0, self.fail(C.ACL_ERROR_INVALID_PARAM, "deviceId equals peerDeviceId")
         # The driver reports the pair: enabled once both ends enabled (drvGetP2PStatus).
         both = self.refs.get((dev, peer), 0) > 0 and self.refs.get((peer, dev), 0) > 0
         return int(both), 0

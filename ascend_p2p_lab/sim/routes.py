@@ -32,10 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import codes as C
-from ..topology.model import Topology
-from .engine import Engine, Resource
-from .errors import ErrorLog
+from .engine import Resource
 from .memory import AddressSpace, ChunkedRegion, Region
+from .part import Part, Shared
 from .peers import Peers
 
 #: A copy's actual direction, from (source is device memory, destination is device memory).
@@ -78,15 +77,12 @@ class Route:
     memo_able: bool
 
 
-class Router:
+class Router(Part):
     """Resolves copies to :class:`Route` objects and caches the successful ones."""
 
-    def __init__(
-        self, topology: Topology, engine: Engine, space: AddressSpace, peers: Peers,
-        errors: ErrorLog,
-    ) -> None:
-        self.topology, self.engine, self.space, self.peers = topology, engine, space, peers
-        self.fail = errors.fail
+    def __init__(self, shared: Shared, space: AddressSpace, peers: Peers) -> None:
+        super().__init__(shared)
+        self.space, self.peers = space, peers
         #: successful routes by (dst, destMax, src, count, kind, current device)
         self.cache: dict[RouteKey, Route] = {}
         self.clear = self.cache.clear

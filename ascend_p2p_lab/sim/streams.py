@@ -29,11 +29,9 @@ import struct
 from typing import Any
 
 from .. import codes as C
-from ..topology.model import Topology
 from .devices import Devices
-from .engine import Engine, SimEvent, Stream
-from .errors import ErrorLog
-from .injector import FaultInjector
+from .engine import SimEvent, Stream
+from .part import Part, Shared
 
 
 def f32(x: float) -> float:
@@ -41,17 +39,12 @@ def f32(x: float) -> float:
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-class Streams:
+class Streams(Part):
     """Stream and event handles, and the stream and event calls."""
 
-    def __init__(
-        self, topology: Topology, engine: Engine, devices: Devices, injector: FaultInjector,
-        errors: ErrorLog, released: list[str],
-    ) -> None:
-        self.topology, self.engine, self.devices, self.injector = (
-            topology, engine, devices, injector)
-        self.fail = errors.fail
-        self.released = released
+    def __init__(self, shared: Shared, devices: Devices) -> None:
+        super().__init__(shared)
+        self.devices = devices
         self.streams: dict[int, Stream] = {}
         self.events: dict[int, SimEvent] = {}
 

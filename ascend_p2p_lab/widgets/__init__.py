@@ -12,12 +12,12 @@ PNG outputs), :mod:`.peers` (the probe table as the widgets read it) and :mod:`.
 (status lines and error counts).
 
 Example:
-    >>> from ascend_p2p_lab import open_runtime
-    >>> with open_runtime("sim", preset="atlas800t-a2") as rt:
-    ...     panel = PeerLinkPanel(rt)
-    ...     panel.toggles[0][1].value = True
-    ...     print(repr(panel), rt.peer_enabled(0, 1))
-    PeerLinkPanel(8 devices, sim atlas800t-a2, 1/56 enabled) True
+    >>> with SweepDashboard(backend="sim", preset="atlas800t-a2") as dash:
+    ...     dash.pairs_mode.value, dash.pairs.value = "selected", ("0-1", "1-0")
+    ...     dash.sizes.value, dash.samples.value = (4096, 65536), 2
+    ...     frame = dash.run()
+    ...     print(dash, frame.groupby(["src", "dst"]).size().to_dict())
+    SweepDashboard(sim atlas800t-a2, 8 devices, idle, last run: 20 rows) {(0, 1): 10, (1, 0): 10}
 """
 
 from .dashboard import SweepDashboard
