@@ -139,3 +139,21 @@ def test_the_simulator_is_reached_through_its_documented_extras(path: Path) -> N
                if isinstance(node, ast.Attribute)
                and node.attr in ("__simulator__", "engine", "_devices", "_streams")]
     assert not private, private
+
+
+@pytest.mark.parametrize("path", [p for p in _modules() if _part(p) != "codes"],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_code_name_used_is_defined_with_its_header_value(path: Path) -> None:
+    """``C.ACL_...`` / ``codes.ACL_...`` exist in codes.py and equal the header table
+    (a name missing there is an AttributeError on the error path only)."""
+    from ascend_p2p_lab import codes
+
+    tree = ast.parse(path.read_text())
+    wrong = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in ("C", "codes") and node.attr.startswith("ACL_ERROR")):
+            value = getattr(codes, node.attr, None)
+            if value is None or codes.ERROR_CODES.get(node.attr, value) != value:
+                wrong.append(f"line {node.lineno}: {node.attr} = {value!r}")
+    assert not wrong, wrong

@@ -122,6 +122,25 @@ def finish_timed(acl: Any, events: tuple[int, int]) -> float:
     return ms
 
 
+def test_elapsed_time_of_a_never_recorded_event_is_a_timestamp_error() -> None:
+    acl = new_acl()
+    ok(acl.rt.set_device(0))
+    stream = ok(acl.rt.create_stream())
+    e0, e1 = ok(acl.rt.create_event()), ok(acl.rt.create_event())
+    assert acl.rt.event_elapsed_time(e0, e1) == (0.0, 107006)
+    ok(acl.rt.record_event(e0, stream))
+    assert acl.rt.event_elapsed_time(e0, e1) == (0.0, 107006)  # the end was never recorded
+    assert "never recorded" in acl.get_recent_err_msg()
+    ok(acl.rt.record_event(e1, stream))
+    ok(acl.rt.synchronize_stream(stream))
+    assert ok(acl.rt.event_elapsed_time(e0, e1)) >= 0.0
+    for e in (e0, e1):
+        ok(acl.rt.destroy_event(e))
+    ok(acl.rt.destroy_stream(stream))
+    ok(acl.rt.reset_device(0))
+    ok(acl.finalize())
+
+
 # ------------------------------------------------------------------------ return convention
 def test_out_values_come_first_and_ret_last() -> None:
     acl = new_acl()
