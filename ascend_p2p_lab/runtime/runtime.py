@@ -88,13 +88,12 @@ class Runtime(Transfers):
 
     def _fn(self, name: str) -> Any:
         """The pyACL function ``acl.<name>``; :class:`MissingCall` if this pyACL lacks it."""
-        fn = self.acl
-        for part in name.split("."):
-            try:
-                fn = getattr(fn, part)
-            except AttributeError:
-                raise MissingCall(f"acl.{name}") from None
-        return fn
+        group, _, call = name.partition(".")  # "rt.memcpy", "util.ptr_to_bytes", "init"
+        try:
+            fn = getattr(self.acl, group)
+            return getattr(fn, call) if call else fn
+        except AttributeError:
+            raise MissingCall(f"acl.{name}") from None
 
     def call(self, name: str, *args: Any) -> Any:
         """Call ``acl.<name>(*args)``; raise AclError on a non-zero ret (MissingCall if the

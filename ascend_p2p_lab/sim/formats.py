@@ -164,9 +164,12 @@ def checker(call: str) -> Check:
         def check_ints(args: tuple) -> None:
             if len(args) != most:
                 raise _arity_error(func, need, most, len(args))
-            for value, label in zip(args, labels):
-                if type(value) is not int and not isinstance(value, int):
-                    raise _not_int(label, value)
+            for value in args:
+                if type(value) is not int:  # rare (bool, IntEnum, numpy ints): look closer
+                    for other, label in zip(args, labels):
+                        if not isinstance(other, int):
+                            raise _not_int(label, other)
+                    return
 
         return check_ints
 
