@@ -22,8 +22,8 @@ single child), checked against the child's own ``getrusage(RUSAGE_SELF)``.
 Options: ``--repeats N`` (sweeps per preset, median reported; default 3),
 ``--skip-notebooks``, ``--out FILE`` (default benchmarks/results.md), and
 ``--baseline DIR``: a folder holding another ``ascend_p2p_lab`` package (for instance a
-``git worktree`` of the commit before a change); its sweeps are measured the same way,
-as the "before" column.
+``git worktree`` of the commit before a change); its sweeps run alternately with this
+tree's, the same number of times, as the "before" column.
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ with open_runtime("sim", preset=preset) as rt:
     w, c = time.perf_counter(), time.process_time()
     frame = sweep(rt, **kwargs)
     wall, cpu = time.perf_counter() - w, time.process_time() - c
-    copies = rt._sim.call_counts.get("rt.memcpy_async", 0)
+    sim = getattr(rt.acl, "simulator", None) or rt._sim  # (a baseline before acl.simulator)
+    copies = sim.call_counts.get("rt.memcpy_async", 0)
 print(json.dumps({
     "wall_s": wall, "cpu_s": cpu, "rows": len(frame), "copies": copies,
     "pairs": int(frame[["src", "dst"]].drop_duplicates().shape[0]),
@@ -238,14 +239,33 @@ def machine() -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------ measurements
+def _sweep_once(preset: str, pythonpath: str | None) -> dict[str, Any]:
+    report, maxrss = _run_child(SWEEP_CHILD, [preset, json.dumps(SWEEP_ARGS)], pythonpath)
+    report["maxrss_mib"] = (maxrss if maxrss is not None
+                            else report["self_maxrss_kib"]) / 1024
+    return report
+
+
 def measure_sweep(preset: str, repeats: int, pythonpath: str | None = None
                   ) -> dict[str, Any]:
-    runs = []
+    return _summary(preset, [_sweep_once(preset, pythonpath) for _ in range(repeats)])
+
+
+def measure_sweep_pair(preset: str, repeats: int, baseline: str
+                       ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """This tree and ``baseline``, run alternately (before, after, before, ...) so that
+    a change in the machine's load falls on both; (after, before) summaries, each with the
+    median of the per-round ratios after / before as ``ratio``."""
+    before, after = [], []
     for _ in range(repeats):
-        report, maxrss = _run_child(SWEEP_CHILD, [preset, json.dumps(SWEEP_ARGS)], pythonpath)
-        report["maxrss_mib"] = (maxrss if maxrss is not None
-                                else report["self_maxrss_kib"]) / 1024
-        runs.append(report)
+        before.append(_sweep_once(preset, baseline))
+        after.append(_sweep_once(preset, None))
+    ratio = statistics.median(a["wall_s"] / b["wall_s"] for a, b in zip(after, before))
+    return ({**_summary(preset, after), "ratio": ratio},
+            {**_summary(preset, before), "ratio": ratio})
+
+
+def _summary(preset: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     walls = [r["wall_s"] for r in runs]
     return {
         "preset": preset, "runs": runs,
@@ -419,9 +439,11 @@ def report(res: dict[str, Any]) -> str:
     if base:
         out += [
             f"Before/after, measured in this run: before = {base['label']} "
-            f"(`--baseline {base['path']}`, one run per preset), after = the tables above.",
+            f"(`--baseline {base['path']}`), after = the tables above; the two ran "
+            "alternately, the same number of times; after / before is the median of the "
+            "per-round ratios of wall time.",
             "",
-            "| Preset | Before: wall (CPU) | After: wall (CPU) | Speed-up | Wall per copy "
+            "| Preset | Before: wall (CPU) | After: wall (CPU) | After / before | Wall per copy "
             "enqueued, before / after | Peak RSS before / after |",
             "|---|---|---|---|---|---|",
         ]
@@ -429,7 +451,7 @@ def report(res: dict[str, Any]) -> str:
             b, a = base[key], res[key]
             out.append(
                 f"| {a['preset']} | {b['wall_s']:.2f} s ({b['cpu_s']:.2f} s) | "
-                f"{a['wall_s']:.2f} s ({a['cpu_s']:.2f} s) | {b['wall_s'] / a['wall_s']:.1f}x | "
+                f"{a['wall_s']:.2f} s ({a['cpu_s']:.2f} s) | {a['ratio']:.2f} | "
                 f"{b['wall_s'] / b['copies'] * 1e6:.2f} / {a['wall_s'] / a['copies'] * 1e6:.2f}"
                 f" us | {b['maxrss_mib']:.0f} / {a['maxrss_mib']:.0f} MiB |")
         out.append("")
@@ -455,17 +477,18 @@ def main(argv: list[str] | None = None) -> int:
                            "when": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     say(f"machine: {res['machine']['cpu']}, {res['machine']['cores']} cores")
+    if args.baseline:
+        res["baseline"] = {"path": args.baseline, "label": args.baseline_label}
     for key, preset, target in (("a2", "atlas800t-a2", TARGETS["a2_s"]),
                                 ("a3", "atlas800t-a3", TARGETS["a3_s"])):
-        res[key] = s = measure_sweep(preset, args.repeats)
+        if args.baseline:
+            res[key], res["baseline"][key] = s, b = measure_sweep_pair(
+                preset, args.repeats, str(Path(args.baseline).resolve()))
+            say(f"baseline sweep {preset}: {b['wall_s']:.2f} s wall")
+        else:
+            res[key] = s = measure_sweep(preset, args.repeats)
         say(f"sweep {preset}: {s['wall_s']:.2f} s wall (target <= {target:g} s), "
             f"peak RSS {s['maxrss_mib']:.0f} MiB (target <= {TARGETS['rss_mib']:g} MiB)")
-    if args.baseline:
-        path = str(Path(args.baseline).resolve())
-        res["baseline"] = {"path": args.baseline, "label": args.baseline_label}
-        for key, preset in (("a2", "atlas800t-a2"), ("a3", "atlas800t-a3")):
-            res["baseline"][key] = s = measure_sweep(preset, 1, pythonpath=path)
-            say(f"baseline sweep {preset}: {s['wall_s']:.2f} s wall")
     res["overhead"] = ov = measure_overhead()
     say(f"harness overhead: {ov['ratio']:.3f} (target <= {TARGETS['overhead']:g}); "
         f"bare {ov['bare_ns']:.0f} ns/copy, enqueue_copies {ov['loop_ns']:.0f} ns/copy")

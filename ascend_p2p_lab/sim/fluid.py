@@ -181,6 +181,10 @@ def _advance(active: list[Op], moving: list[Op], rates: list[float], t: float,
              nxt: float) -> list[Op]:
     """Move the bytes from t to nxt; retire the copies that finished; returns the rest."""
     dt = nxt - t
+    if dt <= 0.0:  # t so large that a copy's last bytes end within its rounding: done
+        for op, rt in zip(moving, rates):
+            if t + op.remaining / rt <= t:
+                op.remaining = 0.0
     for op, rt in zip(moving, rates):
         op.remaining -= rt * dt
     t = nxt
