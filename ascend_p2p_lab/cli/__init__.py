@@ -1,0 +1,81 @@
+"""The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, demo, sim-path.
+
+Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for was
+measured, 1 when a failure cost data points, 2 for bad input (before any device work),
+130 after Ctrl-C. Never a bare traceback.
+
+Inside: :mod:`.parser` (the grammar and the exit-status text), :mod:`.session` (open,
+work, close), :mod:`.info` (presets, probe, topo, sim-path), :mod:`.runs` (sweep, report,
+demo); :func:`main` maps each error to its one line and exit status.
+
+Example:
+    $ ascend-p2p-lab probe --backend sim --preset atlas800t-a3 --format json
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+
+from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED
+from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
+from .parser import EXIT_STATUS, EXIT_USAGE, InternalError, UsageError, build_parser
+from .runs import cmd_demo, cmd_report, cmd_sweep
+
+__all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
+
+
+COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep": cmd_sweep,
+            "report": cmd_report, "demo": cmd_demo, "sim-path": cmd_sim_path}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (see ``EXIT_STATUS``)."""
+    from ..results import ResultsError
+    from ..runfolder import OutputPathError
+    from ..runtime import AclError, BackendUnavailable, MissingCall
+
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except (UsageError, OutputPathError) as exc:
+        print(f"ascend-p2p-lab: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, TypeError, FileNotFoundError, ResultsError, BackendUnavailable) as exc:
+        print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
+        return EXIT_USAGE
+    except (AclError, MissingCall) as exc:
+        print(f"ascend-p2p-lab: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("ascend-p2p-lab: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # e.g. `ascend-p2p-lab probe --format json | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except OSError as exc:  # a path that cannot be read or written: one line, no traceback
+        print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # a bug: one line, and the traceback in a file
+        if isinstance(exc, InternalError) and exc.__cause__ is not None:
+            exc = exc.__cause__  # type: ignore[assignment]
+        where = _save_traceback(exc)
+        text = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        print(f"ascend-p2p-lab: internal error: {text} (traceback in {where})", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _save_traceback(exc: BaseException) -> str:
+    """Write exc's traceback to a file in the temporary folder; return its path."""
+    stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")
+    try:
+        fd, path = tempfile.mkstemp(prefix=f"ascend-p2p-lab-{stamp}-", suffix=".traceback")
+        with os.fdopen(fd, "w") as fh:
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=fh)
+    except OSError as err:
+        return f"nowhere: {err}"
+    return path

@@ -1,0 +1,135 @@
+"""The command line's grammar: every subcommand, its options and defaults, and the exit
+status every command documents in its help.
+
+Example:
+    >>> build_parser().parse_args(["sweep", "--pairs", "0-1"]).pairs
+    '0-1'
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+from .._version import __version__
+from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+
+EXIT_USAGE = 2
+
+
+DEMO_OUT = "ascend-p2p-demo"
+
+
+EXIT_STATUS = f"""\
+exit status:
+  {EXIT_OK}    everything asked for was measured (pairs without P2P and direct copies the
+       runtime refused with peer access off are results, not failures)
+  {EXIT_FAILED}    a runtime failure, a missing pyACL call, a lost device or a data-verification
+       failure cost data points (the rows are still saved; the summary says how many and
+       why), or an internal error (one line; the traceback goes to a file)
+  {EXIT_USAGE}    bad input, found before any device work
+  {EXIT_INTERRUPTED}  interrupted with Ctrl-C (the rows measured so far are kept)
+"""
+
+
+class UsageError(Exception):
+    """A bad argument or input file: one line, exit code 2."""
+
+
+class InternalError(Exception):
+    """An unexpected error once the input was accepted: a bug, exit code 1."""
+
+
+@contextmanager
+def past_input_checks() -> Iterator[None]:
+    """From here on a ValueError or TypeError is not bad input but a bug (exit 1)."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        raise InternalError(exc) from exc
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _sub(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=help, description=help, epilog=EXIT_STATUS,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def _add_backend(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
+                   help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim")
+    p.add_argument("--preset", default=None,
+                   help="simulated server (also ASCEND_P2P_LAB_PRESET); see `presets`")
+    p.add_argument("--topology", type=Path, default=None,
+                   help="a topology file: TOML of the preset schema, or npu-smi info -t topo text")
+    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ascend-p2p-lab",
+                     description="Probe, toggle and measure P2P copies between Ascend NPUs.",
+                     epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    _sub(sub, "presets", "list the simulated servers")
+
+    p = _sub(sub, "probe", "peer-access matrix and link classes of all devices")
+    _add_backend(p)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+
+    p = _sub(sub, "topo", "parse npu-smi info -t topo text")
+    p.add_argument("file", type=Path)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+
+    p = _sub(sub, "sweep", "measure device-to-device copies over a range of sizes")
+    _add_backend(p)
+    _add_sweep_args(p)
+
+    p = _sub(sub, "report", "figures and a summary of a saved run (replaces the figures of "
+                            "an earlier report of it)")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--out", type=Path, default=None, help="folder for figures (default RUN_DIR)")
+
+    p = _sub(sub, "demo", "probe, enable peer links, sweep and report: on the simulator, or "
+                          "on a server with --backend acl")
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
+                   help="sim (default; also ASCEND_P2P_LAB_BACKEND), acl or auto")
+    p.add_argument("--preset", default=None, help="simulated server (default atlas800t-a2)")
+    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
+    p.add_argument("--out", type=Path, default=Path(DEMO_OUT),
+                   help=f"folder to write to (default {DEMO_OUT}; an earlier demo there is "
+                        "replaced)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a run of another command in --out")
+    p.add_argument("--sizes", default="4KiB:1GiB", help="copy sizes (default 4KiB:1GiB)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    _sub(sub, "sim-path", "print a folder whose `acl` package is the simulator")
+    return parser
+
+
+def _add_sweep_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pairs", default="all", help="all (default) or SRC-DST list, e.g. 0-1,1-0")
+    p.add_argument("--sizes", default="4KiB:1GiB", help="LO:HI powers of two, or a list")
+    p.add_argument("--direction", choices=["uni", "bi", "both"], default="uni")
+    p.add_argument("--peer", choices=["on", "off", "both"], default="on")
+    p.add_argument("--initiator", choices=["src", "dst"], default="src")
+    p.add_argument("--patterns", default="pair",
+                   help="comma list of pair, local, one_to_all, all_to_one")
+    p.add_argument("--timing", choices=["events", "host"], default="events")
+    p.add_argument("--samples", type=int, default=5)
+    p.add_argument("--out", type=Path, default=None, help="folder to write the run to")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the run already in --out (its samples, metadata, summary and "
+                        "figures are removed first)")
+    p.add_argument("--checkpoint", type=Path, default=None, help="resume file")
+    p.add_argument("--no-verify", action="store_true")
+    p.add_argument("--no-progress", action="store_true")

@@ -1,0 +1,149 @@
+"""The commands that measure and report: ``sweep``, ``report``, ``demo``.
+
+Example:
+    $ ascend-p2p-lab sweep --backend sim --preset atlas800t-a2 --pairs 0-1 --out run1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from ..terminal import EXIT_INTERRUPTED, print_summary, run_status
+from .parser import UsageError, past_input_checks
+from .session import run_session
+
+
+def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "pairs": args.pairs, "sizes": args.sizes, "direction": args.direction,
+        "peer": args.peer, "initiator": args.initiator,
+        "patterns": tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
+        "timing": args.timing, "samples": args.samples, "verify": not args.no_verify,
+        "progress": not args.no_progress, "out": args.out, "checkpoint": args.checkpoint,
+    }
+
+
+def _sweep_out(args: argparse.Namespace) -> None:
+    """Every output path of a sweep, checked before any device work."""
+    from ..runfolder import check_out_dir, check_out_file
+
+    if args.out is not None:
+        check_out_dir(args.out, overwrite=args.overwrite)
+    if args.checkpoint is not None:
+        check_out_file(args.checkpoint, "--checkpoint")
+
+
+def _sweep_kept(rt: Any, **kwargs: Any) -> Any:
+    """sweep(), or the rows it kept when it stopped on an error after it had started (its
+    metadata then says why, and the exit status is 1)."""
+    from ..measure import sweep
+
+    try:
+        return sweep(rt, **kwargs)
+    except Exception as exc:
+        partial = getattr(exc, "partial_frame", None)
+        if partial is None or not partial.attrs.get("run", {}).get("run_id"):
+            raise
+        return partial
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ..runfolder import clear_stale
+
+    _sweep_out(args)
+    kwargs = _sweep_kwargs(args)
+
+    def work(rt: Any) -> int:
+        run = _sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
+        with past_input_checks():
+            if args.out is not None:
+                clear_stale(args.out)  # the old run's report does not describe this run
+            print_summary(run, args.out)
+            return run_status(run)
+
+    return run_session(args, work)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..results import load_run
+    from ..runfolder import check_out_dir, run_info
+
+    out = args.out or args.run_dir
+    if args.out is not None:
+        check_out_dir(out, overwrite=True)  # figures go there; a run there must be this one
+        other = run_info(out).get("run_id")
+        if other is not None and other != run_info(args.run_dir).get("run_id"):
+            raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
+    run = load_run(args.run_dir)
+    with past_input_checks():
+        print_summary(run, args.run_dir)
+        _write_report(run, out)
+        return run_status(run)
+
+
+def _write_report(run: Any, out: Path, table: Any = None) -> None:
+    """summary.csv and the figures of a run into out, replacing an earlier report there."""
+    from ..results import summarize
+    from ..runfolder import clear_report, write_manifest
+
+    out.mkdir(parents=True, exist_ok=True)
+    clear_report(out)
+    summarize(run).to_csv(out / "summary.csv", index=False)
+    written = [out / "summary.csv"]
+    try:
+        from .. import plots
+    except ImportError as exc:
+        print(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')")
+        write_manifest(out, run.attrs.get("run", {}).get("run_id"), written)
+        return
+    paths = plots.report(run, out, table=table)
+    write_manifest(out, run.attrs.get("run", {}).get("run_id"), [*written, *paths])
+    print(f"\nwrote {out / 'summary.csv'} and {len(paths)} figures:")
+    for p in paths:
+        print(f"  {p}")
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from ..measure import enable_all, parse_sizes, probe
+    from ..results import save_run
+    from ..runfolder import check_out_dir, clear_stale
+
+    out: Path = args.out
+    check_out_dir(out, overwrite=args.overwrite, replaces="demo")
+    parse_sizes(args.sizes)  # bad sizes: exit 2 before any device work
+    options = {"sizes": args.sizes, "direction": "both", "peer": "both",
+               "patterns": ("pair", "local"), "samples": 3}
+    state: dict[str, Any] = {}
+
+    def work(rt: Any) -> int:
+        with past_input_checks():
+            return _demo_steps(rt)
+
+    def _demo_steps(rt: Any) -> int:
+        where = f"simulated {rt.preset}" if rt.simulated else "pyACL"
+        print(f"1. probe: {rt.device_count} x {rt.soc_name} ({where})")
+        table = probe(rt)
+        print(f"   {int(table['can_access_peer'].sum())} of {len(table)} ordered pairs can "
+              "access each other")
+        refused = enable_all(rt)
+        print(f"2. peer links: enabled {len(rt.peer_refs())} directions, {len(refused)} refused")
+        print("3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged")
+        run = _sweep_kept(rt, **options, progress=not args.no_progress)
+        run.attrs["run"]["command"] = "demo"
+        save_run(run, out)
+        clear_stale(out)
+        table.to_csv(out / "probe.csv", index=False)
+        state.update(run=run, table=table)
+        print_summary(run, out)
+        return run_status(run)
+
+    status = run_session(args, work, backend=args.backend or os.environ.get(
+        "ASCEND_P2P_LAB_BACKEND") or "sim", preset=args.preset or "atlas800t-a2")
+    if "run" in state and status != EXIT_INTERRUPTED:
+        print("\n4. report")
+        with past_input_checks():
+            _write_report(state["run"], out, table=state["table"])
+    return status
