@@ -28,15 +28,16 @@ ALLOWED: dict[str, set[str]] = {
     "runfolder": set(),
     "topology": {"_version", "codes"},
     "results": {"_version", "schema", "units"},
+    "comparison": {"schema", "units", "results"},
     "sim": {"codes", "topology"},
     "runtime": {"codes", "topology", "sim"},  # sim only when the simulator is asked for
     "measure": {"_version", "codes", "units", "schema", "results", "topology", "runtime"},
-    "plots": {"codes", "units", "schema", "results"},
+    "plots": {"codes", "units", "schema", "results", "comparison"},
     "terminal": {"codes", "units", "schema", "results"},
-    "widgets": {"codes", "units", "schema", "results", "topology", "runtime", "measure",
-                "plots"},
-    "cli": {"_version", "codes", "units", "schema", "results", "topology", "runtime",
-            "measure", "plots", "terminal", "runfolder", "sim"},
+    "widgets": {"codes", "units", "schema", "results", "comparison", "topology", "runtime",
+                "measure", "plots"},
+    "cli": {"_version", "codes", "units", "schema", "results", "comparison", "topology",
+            "runtime", "measure", "plots", "terminal", "runfolder", "sim"},
     "__init__": {"_version", "runtime"},
 }
 #: Where pyACL may be named and its return codes compared.
