@@ -2,7 +2,8 @@
 
 One row per sample, units in the column names (``size_bytes``, ``elapsed_us``,
 ``bandwidth_GBps``). What went wrong is data too: ``error_kind``, ``error_code``,
-``error_call`` beside the ``error`` text.
+``error_call`` beside the ``error`` text. ``latency_us`` is the time per copy
+(``elapsed_us / copies``) of the ``latency`` pattern's rows, empty on other rows.
 
 Example:
     >>> list(empty_frame().columns[:5])
@@ -47,6 +48,7 @@ SCHEMA: dict[str, str] = {
     "error_kind": "string",
     "error_code": "Int64",
     "error_call": "string",
+    "latency_us": "float64",
 }
 COLUMNS = tuple(SCHEMA)
 
@@ -69,7 +71,7 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "direction": ("uni", "bi"),
     "peer": ("on", "off"),
     "path": ("p2p", "direct", "staged", "local"),
-    "pattern": ("pair", "one_to_all", "all_to_one", "local"),
+    "pattern": ("pair", "one_to_all", "all_to_one", "local", "latency"),
     "initiator": ("src", "dst"),
     "timing": ("events", "host"),
     "error_kind": tuple(ERROR_KINDS),
@@ -78,7 +80,7 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
 POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link",
               "size_bytes"]
 #: Columns added after the first release; a run saved without them loads with them empty.
-ADDED_COLUMNS = ("error_kind", "error_code", "error_call")
+ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us")
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
 #: is also what a run.json without the key is (written before it was recorded).
 RUN_SCHEMA_VERSION = 1

@@ -2,7 +2,8 @@
 
 A block is one case on one device pair (or one device): P2P unidirectional or
 bidirectional, a direct copy with peer access off, the host-staged path, a
-device-local copy, or all peers of a device at once. Each case takes a
+device-local copy, all peers of a device at once, or the time per copy of small
+back-to-back copies (latency). Each case takes a
 :class:`~ascend_p2p_lab.measure.rows.Context` and emits rows through it.
 """
 
@@ -71,6 +72,21 @@ def _calibrate(measure: Callable[[int], Timing], warmup: int, spec) -> int:
 
 def run_pair_uni(ctx: Context, block: Block) -> None:
     """One ordered pair alone: P2P (peer on) or a direct copy with peer access off."""
+    _uni(ctx, block, per_copy=False)
+
+
+def run_latency(ctx: Context, block: Block) -> None:
+    """One ordered pair's time per copy: back-to-back copies of each size on one stream
+    (p2pBandwidthLatencyTest's latency), timed as the spec says; the value of a sample
+    is ``elapsed_us / copies`` (``latency_us``). Peer off: a direct copy, or staged."""
+    if block.path == "staged":
+        _run_staged(ctx, block, per_copy=True)
+    else:
+        _uni(ctx, block, per_copy=True)
+
+
+def _uni(ctx: Context, block: Block, *, per_copy: bool) -> None:
+    """Back-to-back copies of one ordered pair on the initiator's stream, every size."""
     rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
     src, dst = block.src, block.dst
     assert src is not None and dst is not None
@@ -94,7 +110,7 @@ def run_pair_uni(ctx: Context, block: Block) -> None:
                     continue
                 raise
             ok = pool.verify(dbuf, src, size) if spec.verify else None
-            ctx.emit_samples(block, size, timings, verified=ok)
+            ctx.emit_samples(block, size, timings, verified=ok, per_copy=per_copy)
     finally:
         timer.close()
 
@@ -135,6 +151,10 @@ def run_pair_bi(ctx: Context, block: Block) -> None:
 
 def run_pair_staged(ctx: Context, block: Block) -> None:
     """Device -> pinned host -> device, the path a copy takes without P2P."""
+    _run_staged(ctx, block, per_copy=False)
+
+
+def _run_staged(ctx: Context, block: Block, *, per_copy: bool) -> None:
     rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
     src, dst = block.src, block.dst
     assert src is not None and dst is not None
@@ -161,7 +181,8 @@ def run_pair_staged(ctx: Context, block: Block) -> None:
             copies = _calibrate(measure, spec.warmup, spec)
             timings = [measure(copies) for _ in range(spec.samples)]
             ok = pool.verify(dbuf, src, size) if spec.verify else None
-            ctx.emit_samples(block, size, timings, verified=ok, timing="host")
+            ctx.emit_samples(block, size, timings, verified=ok, timing="host",
+                             per_copy=per_copy)
     finally:
         close_all(made)  # relay, s_src, s_dst
 
@@ -278,4 +299,10 @@ CASES: dict[tuple[str, str, str], Case] = {
                                        run_fanout, _fanout),
     ("all_to_one", "uni", "p2p"): Case("a device pulls from all its peers at once",
                                        run_fanout, _fanout),
+    ("latency", "uni", "p2p"): Case("time per copy of back-to-back copies, peer access on",
+                                    run_latency, _timed),
+    ("latency", "uni", "direct"): Case("time per copy of back-to-back direct copies, peer "
+                                       "access off", run_latency, _timed),
+    ("latency", "uni", "staged"): Case("time per copy through pinned host memory, "
+                                       "host-timed", run_latency, _staged),
 }

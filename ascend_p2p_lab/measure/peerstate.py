@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from ..runtime import AclError, Runtime
 from .links import both_directions
 from .plan import Block
+from .spec import PAIR_PATTERNS
 
 
 class PeerRestoreError(AclError):
@@ -70,7 +71,7 @@ def peer_state(rt: Runtime, block: Block) -> Iterator[None]:
     if block.pattern == "local" or block.failure or block.keep_peer_state:
         yield
         return
-    if block.pattern == "pair":
+    if block.pattern in PAIR_PATTERNS:
         assert block.src is not None and block.dst is not None
         directed = both_directions([(block.src, block.dst)])
     else:

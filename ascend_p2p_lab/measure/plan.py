@@ -69,6 +69,10 @@ def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
                     items = pairs if direction == "uni" else _unordered(pairs)
                     for a, b in items:
                         blocks.extend(_pair_blocks(rt, can, peer, direction, a, b))
+        elif pattern == "latency":  # one direction; peer on/off as the pair pattern
+            for peer in spec.peers:
+                for a, b in pairs:
+                    blocks.extend(_pair_blocks(rt, can, peer, "uni", a, b, "latency"))
         elif pattern == "local":
             for d in devices_of(rt, spec):
                 blocks.append(Block("local", "uni", "off", "local", d, d, "X"))
@@ -89,21 +93,21 @@ def _unordered(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return list(dict.fromkeys((min(a, b), max(a, b)) for a, b in pairs))
 
 
-def _pair_blocks(rt: Runtime, can: dict, peer: str, direction: str, a: int, b: int
-                 ) -> list[Block]:
+def _pair_blocks(rt: Runtime, can: dict, peer: str, direction: str, a: int, b: int,
+                 pattern: str = "pair") -> list[Block]:
     link = rt.link_class(a, b)
     reachable = can[(a, b)] and (direction == "uni" or can[(b, a)])
     if peer == "current":  # as the user left it: P2P where both directions are held
         held = rt.peer_enabled(a, b) and rt.peer_enabled(b, a)
-        return [Block("pair", direction, "on" if held else "off", "p2p" if held else "direct",
+        return [Block(pattern, direction, "on" if held else "off", "p2p" if held else "direct",
                       a, b, link, keep_peer_state=True)]
     if peer == "on":
         if reachable:
-            return [Block("pair", direction, "on", "p2p", a, b, link)]
+            return [Block(pattern, direction, "on", "p2p", a, b, link)]
         who = (a, b) if not can[(a, b)] else (b, a)
         failure = outcomes.unreachable(who[0], who[1], link)
-        return [Block("pair", direction, "on", "p2p", a, b, link, failure=failure)]
-    out = [Block("pair", direction, "off", "direct", a, b, link)]
+        return [Block(pattern, direction, "on", "p2p", a, b, link, failure=failure)]
+    out = [Block(pattern, direction, "off", "direct", a, b, link)]
     if direction == "uni":
-        out.append(Block("pair", "uni", "off", "staged", a, b, link))
+        out.append(Block(pattern, "uni", "off", "staged", a, b, link))
     return out

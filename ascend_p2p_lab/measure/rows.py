@@ -1,7 +1,8 @@
 """Rows of a sweep: what each measured sample or failed point becomes, and the formulas.
 
-The bandwidth of a window and the total of a bidirectional pair are named functions
-here, tested on their own; :class:`Context` is what a running test case writes through.
+The bandwidth of a window, the time per copy of the latency pattern and the total of a
+bidirectional pair are named functions here, tested on their own; :class:`Context` is
+what a running test case writes through.
 
 Example:
     >>> bandwidth(1 << 30, 41_000.0) > 26
@@ -20,7 +21,7 @@ from ..units import format_size
 from . import outcomes
 from .copyengine import BufferPool, Timing
 from .plan import Block
-from .spec import SweepSpec
+from .spec import PAIR_PATTERNS, SweepSpec
 
 
 @dataclass
@@ -60,7 +61,7 @@ class Context:
         row = {
             **self.base, "src": src, "dst": dst, "link": link, "pattern": block.pattern,
             "direction": block.direction, "peer": block.peer, "path": block.path,
-            "initiator": self.spec.initiator if block.pattern == "pair" else
+            "initiator": self.spec.initiator if block.pattern in PAIR_PATTERNS else
             ("dst" if block.pattern == "all_to_one" else "src"),
             "size_bytes": size, "timing": self.spec.timing,
             "nominal_GBps": self.nominal.get(link, math.nan),
@@ -68,6 +69,7 @@ class Context:
             "bandwidth_GBps": math.nan, "host_enqueue_us": math.nan, "host_bound": None,
             "verified": None, "error": None, "bidir_total_GBps": math.nan,
             "error_kind": None, "error_code": None, "error_call": None,
+            "latency_us": math.nan,
         }
         if block.path == "staged":
             row["nominal_GBps"] = math.nan
@@ -82,13 +84,18 @@ class Context:
                 "host_enqueue_us": t.host_enqueue_us, "host_bound": bound, "timing": timing}
 
     def emit_samples(self, block: Block, size: int, timings: list[Timing], *,
-                     verified: bool | None, timing: str | None = None, fanout: int = 1) -> None:
+                     verified: bool | None, timing: str | None = None, fanout: int = 1,
+                     per_copy: bool = False) -> None:
+        """One row per sample. The case says how its value is aggregated: ``fanout``
+        copies move at once (their bytes add up), ``per_copy`` fills ``latency_us``."""
         timing = timing or self.spec.timing
         bad = _verification(verified, block.src, block.dst)
         for i, t in enumerate(timings):
+            values = self._values(t, size, timing, fanout)
+            if per_copy:
+                values["latency_us"] = latency(t.elapsed_us, t.copies)
             self.rows.append(self._row(block, size, block.src, block.dst, sample=i,
-                                       verified=verified, **self._values(t, size, timing, fanout),
-                                       **bad))
+                                       verified=verified, **values, **bad))
         self._emitted.add((block.key, size))
 
     def emit_bidirectional(self, block: Block, size: int, pairs: list[tuple[Timing, Timing]],
@@ -131,6 +138,17 @@ def bandwidth(nbytes: int, elapsed_us: float) -> float:
         2.0
     """
     return nbytes / (elapsed_us * 1e3) if elapsed_us > 0 else math.nan
+
+
+def latency(elapsed_us: float, copies: int) -> float:
+    """Time per copy (µs) of ``copies`` back-to-back copies that took elapsed_us in all
+    (NaN for a window of no time or no copies).
+
+    Example:
+        >>> latency(1000.0, 200)
+        5.0
+    """
+    return elapsed_us / copies if elapsed_us > 0 and copies > 0 else math.nan
 
 
 def _verification(verified: bool | None, src: int | None, dst: int | None) -> dict[str, Any]:

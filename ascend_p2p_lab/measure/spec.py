@@ -18,7 +18,12 @@ from ..runtime import Runtime
 from ..units import format_size, parse_sizes
 from .pairs import parse_pairs
 
-PATTERNS = ("pair", "local", "one_to_all", "all_to_one")
+PATTERNS = ("pair", "local", "one_to_all", "all_to_one", "latency")
+#: Patterns measured on ordered pairs of devices (``pairs`` chooses them).
+PAIR_PATTERNS = ("pair", "latency")
+#: The latency pattern's size when the sweep is given none (and measures nothing else):
+#: one 4-byte word, as p2pBandwidthLatencyTest copies.
+LATENCY_SIZES = (4,)
 MAX_SAMPLES = 1000  # per point; also the dashboard's limit
 MAX_COPIES = 1_000_000  # per sample
 MAX_SAMPLE_US = 60e6  # a minute of device time per sample
@@ -78,13 +83,19 @@ def make_spec(
     verify: bool = True,
     host_bound_ratio: float = 0.5,
 ) -> SweepSpec:
-    """Validate sweep arguments against the runtime, before anything is allocated."""
-    size_list = parse_sizes(sizes)
+    """Validate sweep arguments against the runtime, before anything is allocated.
+
+    ``sizes=None`` is :data:`~ascend_p2p_lab.units.DEFAULT_SIZES`, except for a sweep of the
+    latency pattern alone, which measures one 4-byte copy (:data:`LATENCY_SIZES`).
+    """
     if isinstance(patterns, str):
         patterns = (patterns,)
     pats = tuple(dict.fromkeys(patterns))
     if not pats or any(p not in PATTERNS for p in pats):
         raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}")
+    # a latency sweep without sizes: one small copy; with other patterns the usual default
+    size_list = list(LATENCY_SIZES) if sizes is None and pats == ("latency",) else \
+        parse_sizes(sizes)
     for name, value, lo, hi in (("samples", samples, 1, MAX_SAMPLES),
                                 ("warmup", warmup, 0, MAX_SAMPLES),
                                 ("max_copies", max_copies, 1, MAX_COPIES)):
@@ -98,8 +109,8 @@ def make_spec(
                              f"got {value!r}")
     n = rt.device_count
     pair_list = parse_pairs(pairs, n)
-    if "pair" in pats and n < 2:
-        raise ValueError("the pair pattern needs at least two devices")
+    if set(pats) & set(PAIR_PATTERNS) and n < 2:
+        raise ValueError("the pair and latency patterns need at least two devices")
     spec = SweepSpec(
         sizes=tuple(size_list),
         pairs=None if pair_list is None else tuple(pair_list),
@@ -126,8 +137,8 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> None:
         for dev in (src, dst):
             if not 0 <= dev < n:
                 raise ValueError(f"device {dev} in pair {src}-{dst} is out of range 0..{n - 1}")
-    if "pair" in spec.patterns and n < 2:
-        raise ValueError("the pair pattern needs at least two devices")
+    if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:
+        raise ValueError("the pair and latency patterns need at least two devices")
     _check_memory(rt, spec)
 
 
@@ -150,6 +161,6 @@ def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
 
 def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
     """The devices a sweep of spec uses."""
-    if spec.pairs is None or set(spec.patterns) - {"pair"}:
+    if spec.pairs is None or set(spec.patterns) - set(PAIR_PATTERNS):
         return list(range(rt.device_count))
     return sorted({d for p in spec.pairs for d in p})

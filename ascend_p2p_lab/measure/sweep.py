@@ -65,7 +65,9 @@ def sweep(
         pairs, sizes, **options: the sweep's parameters, as :func:`~.spec.make_spec`
             takes them: ``direction`` (uni, bi, both), ``peer`` (on, off, both, current),
             ``initiator`` (src pushes, dst pulls), ``samples``, ``warmup``, ``patterns``
-            (pair, local, one_to_all, all_to_one), ``timing`` (events, host),
+            (pair, local, one_to_all, all_to_one, latency: the time per copy of
+            back-to-back copies, ``latency_us``, 4 bytes when no sizes are given),
+            ``timing`` (events, host),
             ``min_sample_us``, ``max_copies``, ``verify``, ``host_bound_ratio``.
         spec: a :class:`~.spec.SweepSpec` instead of the parameters (checked against rt).
         progress: a tqdm progress bar.
