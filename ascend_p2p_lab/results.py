@@ -44,6 +44,9 @@ __all__ = [
     "fit_latency_bandwidth", "load_run", "matrix", "save_run", "summarize", "to_frame",
 ]
 
+#: What :func:`fit_latency_bandwidth` gives per group, after the group's keys.
+FIT_COLUMNS = ["latency_us", "bandwidth_GBps", "nominal_GBps", "efficiency", "sizes",
+               "host_bound_left_out"]
 MAX_RUN_JSON_BYTES = 16 << 20
 MAX_SAMPLES_BYTES = 1 << 30
 
@@ -123,8 +126,10 @@ def matrix(
 ) -> pd.DataFrame:
     """N x N matrix (rows = src, columns = dst) of one statistic at one size.
 
-    ``size=None`` takes each pair's largest measured size (the asymptote). Cells never
-    measured are NaN; the diagonal holds the device-local copy when the run has one.
+    ``size=None`` takes each pair's largest measured size (the asymptote); a size the
+    selected rows were not measured at raises ValueError naming the sizes they have.
+    Cells never measured are NaN; the diagonal holds the device-local copy when the run
+    has one. ``matrix(run, value="latency_us", pattern="latency")`` is the latency matrix.
     """
     df = frame[(frame["pattern"].isin([pattern, "local"])) & (frame["direction"] == direction)]
     if peer is not None:
@@ -137,6 +142,9 @@ def matrix(
         if len(mixed) > 1:
             raise ValueError(f"the run has several paths {mixed} for direction={direction!r}, "
                              f"peer={peer!r}; choose one with path= (or peer=)")
+    if size is not None:
+        _check_size(df[df["pattern"] == pattern] if (df["pattern"] == pattern).any() else df,
+                    size, pattern)
     df = df[df[value].notna()]
     if size is not None:
         df = df[df["size_bytes"] == size]
@@ -152,19 +160,44 @@ def matrix(
     return mat
 
 
-def fit_latency_bandwidth(frame: pd.DataFrame) -> pd.DataFrame:
+def _check_size(rows: pd.DataFrame, size: int, pattern: str) -> None:
+    """Refuse a size the rows were not measured at (one line naming the sizes they have)."""
+    have = sorted(int(v) for v in rows["size_bytes"].dropna().unique())
+    if size not in have:
+        raise ValueError(f"size {size} bytes is not among the selected {pattern} rows' sizes "
+                         f"{have or 'none'} (bytes)")
+
+
+def fit_latency_bandwidth(frame: pd.DataFrame, *, keep_host_bound: bool = False
+                          ) -> pd.DataFrame:
     """Fit ``t = latency + size / bandwidth`` per (pattern, direction, peer, path, pair).
 
     Uses the median time per copy at each size, weighted by 1/t so that small and large
     copies count alike. Returns latency_us, bandwidth_GBps (asymptotic), the link's
-    nominal bandwidth and the efficiency against it.
+    nominal bandwidth, the efficiency against it, the sizes fitted, and
+    ``host_bound_left_out``: the samples left out because the host could not enqueue
+    copies as fast as the device ran them (``host_bound``; their window times the host,
+    not the link). A group left with fewer than two sizes gets NaN figures when samples
+    were left out (and no row otherwise). ``keep_host_bound=True`` fits every sample.
     """
     keys = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link"]
-    summary = summarize(frame[frame["bandwidth_GBps"].notna()])
+    numeric = frame[frame["bandwidth_GBps"].notna()]
+    bound = numeric["host_bound"].fillna(False).astype(bool) & (not keep_host_bound)
+    left_out = numeric[bound].groupby(keys, dropna=False, sort=True).size()
+    summary = summarize(numeric[~bound])
+    groups = dict(list(summary.groupby(keys, dropna=False, sort=True)))
+    for key in left_out.index:
+        groups.setdefault(key, summary.iloc[:0])
     rows = []
-    for key, grp in summary.groupby(keys, dropna=False, sort=True):
-        grp = grp.dropna(subset=["us_per_copy_median"])
+    for key in groups:  # summary's order, then groups whose every sample was left out
+        grp = groups[key].dropna(subset=["us_per_copy_median"])
+        dropped = int(left_out.get(key, 0))
         if len(grp) < 2:
+            if dropped:
+                rows.append({**dict(zip(keys, key)), "latency_us": math.nan,
+                             "bandwidth_GBps": math.nan, "nominal_GBps": math.nan,
+                             "efficiency": math.nan, "sizes": len(grp),
+                             "host_bound_left_out": dropped})
             continue
         x = grp["size_bytes"].to_numpy(float)
         y = grp["us_per_copy_median"].to_numpy(float)
@@ -175,8 +208,8 @@ def fit_latency_bandwidth(frame: pd.DataFrame) -> pd.DataFrame:
         nominal = float(grp["nominal_GBps"].iloc[0]) if "nominal_GBps" in grp else math.nan
         rows.append({**dict(zip(keys, key)), "latency_us": float(lat), "bandwidth_GBps": bw,
                      "nominal_GBps": nominal, "efficiency": bw / nominal if nominal else math.nan,
-                     "sizes": len(grp)})
-    return pd.DataFrame(rows)
+                     "sizes": len(grp), "host_bound_left_out": dropped})
+    return pd.DataFrame(rows, columns=[*keys, *FIT_COLUMNS])
 
 
 # ---------------------------------------------------------------------- save / load
@@ -283,7 +316,7 @@ def load_run(folder: str | Path) -> pd.DataFrame:
         raise ResultsError(f"{folder}: cannot read samples ({type(exc).__name__}: {exc})") from None
     for col in ADDED_COLUMNS:  # runs saved before these columns existed
         if col not in data.columns:
-            data[col] = pd.Series(pd.NA, index=data.index, dtype=SCHEMA[col])
+            data[col] = pd.Series(index=data.index, dtype=SCHEMA[col])  # all missing
     missing = [c for c in COLUMNS if c not in data.columns]
     if missing:
         raise ResultsError(f"{source}: missing columns {missing}")
