@@ -17,13 +17,44 @@ EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
 
 
-def print_grid(title: str, labels: list[str], cells: list[list[str]]) -> None:
-    """A labelled N x N grid of short texts (rows = source, columns = destination)."""
+def print_grid(title: str, labels: list[str], cells: list[list[str]], align: str = "<"
+               ) -> None:
+    """A labelled N x N grid of short texts (rows = source, columns = destination);
+    ``align=">"`` right-aligns the cells (numbers)."""
     width = max(6, *(len(x) + 1 for x in labels), *(len(c) + 1 for row in cells for c in row))
     print(title)
-    print(" " * width + "".join(f"{lab:<{width}}" for lab in labels))
+    print(" " * width + "".join(f"{lab:{align}{width}}" for lab in labels))
     for lab, row in zip(labels, cells):
-        print(f"{lab:<{width}}" + "".join(f"{c:<{width}}" for c in row))
+        print(f"{lab:<{width}}" + "".join(f"{c:{align}{width}}" for c in row))
+
+
+#: How an empty matrix cell prints, by the first word of its reason.
+CELL_TAGS = {"not measured": "-", "unreachable": "n/a", "refused": "refused"}
+FAILED_TAG = "FAIL"
+
+
+def print_matrices(run: Any) -> None:
+    """The run's N x N matrices the way nvbandwidth prints them (rows = source, columns
+    = destination, the title saying size, direction, peer mode and unit); a matrix with
+    no number at all is one line saying why."""
+    import numpy as np
+
+    from .matrices import run_matrices
+
+    for m in run_matrices(run):
+        values = m.frame.to_numpy(dtype=float)
+        if all(r is not None for row in m.reasons for r in row):
+            why = sorted({r for row in m.reasons for r in row if r != "not measured"})
+            print(f"\n{m.title}: no cell measured ({'; '.join(why) or 'not measured'})")
+            continue
+        digits = 1 if m.unit == "GB/s" and np.nanmax(values) >= 100 else 2
+        cells = [[f"{v:.{digits}f}" if r is None else CELL_TAGS.get(r, FAILED_TAG)
+                  for v, r in zip(vrow, rrow)] for vrow, rrow in zip(values, m.reasons)]
+        print_grid(f"\n{m.title}", [str(i) for i in range(len(cells))], cells, align=">")
+        failed = sorted({r for row in m.reasons for r in row
+                         if r is not None and r not in CELL_TAGS})
+        for reason in failed:
+            print(f"  {FAILED_TAG}: {reason}")
 
 
 def run_status(run: Any) -> int:
@@ -39,9 +70,10 @@ def run_status(run: Any) -> int:
     return EXIT_OK
 
 
-def print_summary(run: Any, out: Path | None = None) -> None:
+def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) -> None:
     """A compact terminal summary of a run: bandwidth per case and link class at the largest
-    size, what was refused (results), what failed (lost data) and the verdict."""
+    size (with ``matrices``, then every N x N matrix: :func:`print_matrices`), what was
+    refused (results), what failed (lost data) and the verdict."""
     from .results import RESULT_KINDS, failures, fit_latency_bandwidth, summarize
     from .units import format_size
 
@@ -67,6 +99,8 @@ def print_summary(run: Any, out: Path | None = None) -> None:
             agg = agg.merge(lat.reset_index(), on=keys, how="left")
         print(f"\nat {format_size(top)} (median over samples, then over pairs):")
         print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    if matrices:
+        print_matrices(run)
     results = run[run["error_kind"].isin(RESULT_KINDS).fillna(False).astype(bool)]
     if len(results):
         print(f"\n{len(results)} rows the server answered with a refusal (results, not "

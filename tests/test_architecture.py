@@ -29,15 +29,16 @@ ALLOWED: dict[str, set[str]] = {
     "topology": {"_version", "codes"},
     "results": {"_version", "schema", "units"},
     "comparison": {"schema", "units", "results"},
+    "matrices": {"codes", "schema", "units", "results"},
     "sim": {"codes", "topology"},
     "runtime": {"codes", "topology", "sim"},  # sim only when the simulator is asked for
     "measure": {"_version", "codes", "units", "schema", "results", "topology", "runtime"},
     "plots": {"codes", "units", "schema", "results", "comparison"},
-    "terminal": {"codes", "units", "schema", "results"},
+    "terminal": {"codes", "units", "schema", "results", "matrices"},
     "widgets": {"codes", "units", "schema", "results", "comparison", "topology", "runtime",
                 "measure", "plots"},
-    "cli": {"_version", "codes", "units", "schema", "results", "comparison", "topology",
-            "runtime", "measure", "plots", "terminal", "runfolder", "sim"},
+    "cli": {"_version", "codes", "units", "schema", "results", "comparison", "matrices",
+            "topology", "runtime", "measure", "plots", "terminal", "runfolder", "sim"},
     "__init__": {"_version", "runtime"},
 }
 #: Where pyACL may be named and its return codes compared.

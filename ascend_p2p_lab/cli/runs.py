@@ -61,7 +61,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         with past_input_checks():
             if args.out is not None:
                 clear_stale(args.out)  # the old run's report does not describe this run
-            print_summary(run, args.out)
+            print_summary(run, args.out, matrices=True)
             return run_status(run)
 
     return run_session(args, work)
@@ -79,7 +79,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
     run = load_run(args.run_dir)
     with past_input_checks():
-        print_summary(run, args.run_dir)
+        print_summary(run, args.run_dir, matrices=True)
         _write_report(run, out)
         return run_status(run)
 
@@ -137,7 +137,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         clear_stale(out)
         table.to_csv(out / "probe.csv", index=False)
         state.update(run=run, table=table)
-        print_summary(run, out)
+        print_summary(run, out, matrices=True)
         return run_status(run)
 
     status = run_session(args, work, backend=args.backend or os.environ.get(

@@ -1,0 +1,163 @@
+"""A run as the N x N matrices nvbandwidth users look for, with the reason for every
+empty cell: the data behind the terminal matrices and ``--format json``.
+
+For every (direction, peer mode, path) of the pair pattern a run holds, one bandwidth
+matrix at the largest size measured in it (a bidirectional run adds the total of both
+directions), and for the latency pattern the per-copy time at its smallest size. Rows
+are sources, columns destinations ("row -> column"); a cell is the median over samples.
+A cell without a number says why: ``unreachable``, ``refused``, a failure kind with its
+ACL error, or ``not measured``.
+
+Example:
+    >>> from ascend_p2p_lab import open_runtime
+    >>> from ascend_p2p_lab.measure import sweep
+    >>> with open_runtime("sim", preset="atlas800t-a2") as rt:
+    ...     run = sweep(rt, pairs="0-1", sizes=[1 << 20], samples=1, progress=False)
+    >>> m = run_matrices(run)[0]
+    >>> for part in m.title.split(", "):
+    ...     print(part)
+    P2P bandwidth (GB/s) at 1 MiB
+    one direction at a time
+    peer access on
+    row = source -> column = destination
+    >>> m.frame.shape, m.reasons[1][0]
+    ((8, 8), 'not measured')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from . import results
+from .codes import error_name
+from .schema import VOCABULARY
+from .units import format_size
+
+#: What a cell without a number says when no row explains it.
+NOT_MEASURED = "not measured"
+#: The patterns drawn as N x N matrices (fan-out patterns have no pair cells).
+MATRIX_PATTERNS = ("pair", "latency")
+#: What a bandwidth matrix shows, by direction and value.
+DIRECTION_TEXT = {("uni", "bandwidth_GBps"): "one direction at a time",
+                  ("bi", "bandwidth_GBps"): "each direction while both run",
+                  ("bi", "bidir_total_GBps"): "both directions together"}
+PATH_TEXT = {"p2p": "P2P", "direct": "Direct copy", "staged": "Host-staged"}
+
+
+@dataclass(frozen=True)
+class RunMatrix:
+    """One N x N matrix of a run: what it shows, its values and why empty cells are."""
+
+    title: str
+    value: str
+    unit: str
+    pattern: str
+    direction: str
+    peer: str
+    path: str
+    size_bytes: int
+    frame: pd.DataFrame  # rows = src, columns = dst, NaN where not measured
+    reasons: list[list[str | None]]  # None where the cell has a number
+
+    def to_json(self) -> dict[str, Any]:
+        """The matrix as plain JSON values (null where not measured)."""
+        return {
+            "title": self.title, "value": self.value, "unit": self.unit,
+            "pattern": self.pattern, "direction": self.direction, "peer": self.peer,
+            "path": self.path, "size_bytes": self.size_bytes,
+            "matrix": [[None if math.isnan(v) else round(float(v), 4) for v in row]
+                       for row in self.frame.to_numpy(dtype=float)],
+            "reasons": self.reasons,
+        }
+
+
+def run_matrices(run: pd.DataFrame) -> list[RunMatrix]:
+    """Every matrix of the run, in a stable order (pattern, direction, peer, path).
+
+    Example: ``[m.title for m in run_matrices(run)]``.
+    """
+    n = int(run.attrs.get("run", {}).get("device_count") or 0)
+    if not n and len(run):
+        n = int(pd.concat([run["src"], run["dst"]]).max()) + 1
+    rows = run[run["pattern"].isin(MATRIX_PATTERNS) & run["src"].notna()]
+    out = []
+    keys = ["pattern", "direction", "peer", "path"]
+    groups = sorted(rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0]))
+    for (pattern, direction, peer, path), part in groups:
+        for value, unit in _values(pattern, direction, part):
+            size = _size(pattern, part, value)
+            if part[value].notna().any():  # the diagonal: device-local copies, if any
+                frame = results.matrix(run, size, value=value, pattern=pattern,
+                                       direction=direction, peer=peer, path=path,
+                                       device_count=n)
+            else:  # every cell refused or failed: nothing to take a median of
+                frame = pd.DataFrame(math.nan, index=pd.RangeIndex(n, name="src"),
+                                     columns=pd.RangeIndex(n, name="dst"))
+            out.append(RunMatrix(
+                title=_title(pattern, direction, peer, path, value, unit, size),
+                value=value, unit=unit, pattern=pattern, direction=direction, peer=peer,
+                path=path, size_bytes=size, frame=frame,
+                reasons=_reasons(part[part["size_bytes"] == size], frame)))
+    return out
+
+
+def matrices_json(run: pd.DataFrame) -> dict[str, Any]:
+    """``{"run_id", "device_count", "matrices": [...]}`` for ``--format json``."""
+    meta = run.attrs.get("run", {})
+    return {"run_id": meta.get("run_id"), "backend": meta.get("backend"),
+            "preset": meta.get("preset"), "device_count": meta.get("device_count"),
+            "matrices": [m.to_json() for m in run_matrices(run)]}
+
+
+def _order(keys: list[str], values: tuple[Any, ...]) -> tuple[int, ...]:
+    """Sort key: the schema's order of each vocabulary (uni before bi, on before off)."""
+    return tuple(VOCABULARY[k].index(v) if v in VOCABULARY[k] else len(VOCABULARY[k])
+                 for k, v in zip(keys, values))
+
+
+def _values(pattern: str, direction: str, part: pd.DataFrame) -> list[tuple[str, str]]:
+    """The columns a pattern's matrices show, with their units."""
+    if pattern == "latency":
+        return [("latency_us", "µs")]
+    shown = [("bandwidth_GBps", "GB/s")]
+    if direction == "bi" and part["bidir_total_GBps"].notna().any():
+        shown.append(("bidir_total_GBps", "GB/s"))
+    return shown
+
+
+def _size(pattern: str, part: pd.DataFrame, value: str) -> int:
+    """The size a matrix shows: the largest measured (the smallest for latency), or the
+    largest asked for when nothing was measured."""
+    measured = part.loc[part[value].notna(), "size_bytes"]
+    sizes = measured if len(measured) else part["size_bytes"]
+    return int(sizes.min() if pattern == "latency" else sizes.max())
+
+
+def _title(pattern: str, direction: str, peer: str, path: str, value: str, unit: str,
+           size: int) -> str:
+    if pattern == "latency":
+        what = f"Latency per copy ({unit}) at {format_size(size)}"
+    else:
+        what = (f"{PATH_TEXT.get(path, path)} bandwidth ({unit}) at {format_size(size)}, "
+                f"{DIRECTION_TEXT.get((direction, value), direction)}")
+    return f"{what}, peer access {peer}, row = source -> column = destination"
+
+
+def _reasons(rows: pd.DataFrame, frame: pd.DataFrame) -> list[list[str | None]]:
+    """Why each empty cell is empty (None for a cell with a number)."""
+    why: dict[tuple[int, int], str] = {}
+    failed = rows[rows["error_kind"].notna()]
+    for (src, dst), cell in failed.groupby(["src", "dst"]):
+        first = cell.iloc[0]
+        code = first["error_code"]
+        text = str(first["error_kind"])
+        if not pd.isna(code):
+            text += f": {error_name(int(code))} ({int(code)})"
+        why[(int(src), int(dst))] = text
+    values = frame.to_numpy(dtype=float)
+    return [[None if not math.isnan(values[i][j]) else why.get((i, j), NOT_MEASURED)
+             for j in range(values.shape[1])] for i in range(values.shape[0])]

@@ -1,0 +1,92 @@
+"""The run's N x N matrices (``matrices.run_matrices``), as the terminal prints them and
+``--format json`` writes them: checked by value on an asymmetric run, so that a swapped
+row and column, a wrong size or a lost reason cannot pass."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import SIZE, asymmetric_a2_run
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.matrices import NOT_MEASURED, matrices_json, run_matrices
+from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.terminal import print_matrices
+
+SMALL = 64 << 10
+
+
+@pytest.fixture(scope="module")
+def run():
+    """0->1 at half speed, 2->3 failing, at two sizes; 1->0 and 3->2 healthy."""
+    return asymmetric_a2_run(pairs="0-1,1-0,2-3,3-2", sizes=[SMALL, SIZE])
+
+
+def _by_title(run, words):
+    found = [m for m in run_matrices(run) if all(w in m.title for w in words)]
+    assert len(found) == 1, [m.title for m in run_matrices(run)]
+    return found[0]
+
+
+def test_rows_are_sources_and_the_size_is_the_largest(run) -> None:
+    m = _by_title(run, ["one direction at a time"])
+    assert m.size_bytes == SIZE and "16 MiB" in m.title and "row = source" in m.title
+    f = m.frame
+    assert f.shape == (8, 8) and f.index.name == "src" and f.columns.name == "dst"
+    nominal = 28.0  # the A2 HCCS rate a healthy direction gets close to (preset: 28 GB/s)
+    assert 0.8 * nominal < f.loc[1, 0] < nominal
+    assert f.loc[0, 1] == pytest.approx(f.loc[1, 0] / 2, rel=0.05)  # degraded 0 -> 1 only
+    uni = run[(run["direction"] == "uni") & (run["size_bytes"] == SIZE)]
+    expected = uni[(uni["src"] == 1) & (uni["dst"] == 0)]["bandwidth_GBps"].median()
+    assert f.loc[1, 0] == pytest.approx(expected)
+
+
+def test_empty_cells_say_why(run) -> None:
+    m = _by_title(run, ["one direction at a time"])
+    assert m.reasons[2][3] == "runtime: ACL_ERROR_RT_SYS_DMA (507013)"
+    assert m.reasons[3][2] is None and m.frame.loc[3, 2] > 0  # the other direction works
+    assert m.reasons[0][1] is None and m.reasons[4][5] == NOT_MEASURED
+    assert m.reasons[0][0] == NOT_MEASURED  # no device-local copy in this run
+
+
+def test_bidirectional_runs_add_the_total_of_both_directions(run) -> None:
+    each = _by_title(run, ["each direction while both run"]).frame
+    total = _by_title(run, ["both directions together"]).frame
+    assert total.loc[0, 1] == pytest.approx(total.loc[1, 0])
+    assert total.loc[0, 1] == pytest.approx(each.loc[0, 1] + each.loc[1, 0], rel=0.05)
+    assert each.loc[0, 1] < 0.75 * each.loc[1, 0]
+
+
+def test_json_is_numbers_with_null_and_reasons(run) -> None:
+    data = json.loads(json.dumps(matrices_json(run)))
+    assert data["device_count"] == 8 and data["run_id"] == run.attrs["run"]["run_id"]
+    first = data["matrices"][0]
+    assert {"title", "value", "unit", "pattern", "direction", "peer", "size_bytes",
+            "matrix", "reasons"} <= set(first)
+    assert first["unit"] == "GB/s" and first["size_bytes"] == SIZE
+    assert first["matrix"][2][3] is None and first["reasons"][2][3].startswith("runtime")
+    assert first["matrix"][0][1] < first["matrix"][1][0]
+
+
+def test_terminal_matrix_rows_are_sources(run, capsys) -> None:
+    print_matrices(run)
+    text = capsys.readouterr().out
+    block = text.split("one direction at a time")[1].split("\n\n")[0].splitlines()
+    row0 = block[2].split()  # title tail, header, then the row of source 0
+    row1 = block[3].split()
+    assert row0[0] == "0" and row1[0] == "1"
+    assert float(row0[2]) < 0.6 * float(row1[1])  # 0 -> 1 degraded, 1 -> 0 not
+    assert block[4].split()[4] == "FAIL"  # source 2, destination 3
+    assert "FAIL: runtime: ACL_ERROR_RT_SYS_DMA (507013)" in text
+
+
+def test_a_matrix_refused_everywhere_is_one_line() -> None:
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, pairs="0-1,1-0", sizes=[SMALL], peer="off", samples=1,
+                    progress=False)
+    direct = _by_title(run, ["Direct copy"])
+    assert all(r is not None and r.startswith("refused") for r in
+               (direct.reasons[0][1], direct.reasons[1][0]))
+    staged = _by_title(run, ["Host-staged"])
+    assert staged.frame.loc[0, 1] > 0 and staged.frame.loc[1, 0] > 0
