@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this tree's package, not whichever one is installed
 SWEEP_ARGS = dict(sizes="4KiB:1GiB", direction="both", samples=5, progress=False)
 TARGETS = {
     "a2_s": 5.0,          # seconds, atlas800t-a2 full sweep
@@ -170,17 +171,16 @@ state. ``tests/test_sim_determinism.py`` keeps the essentials.
 
 # ----------------------------------------------------------------------------- helpers
 def _env(pythonpath: str | None = None) -> dict[str, str]:
+    """The children's environment: the package of ``pythonpath``, else of this tree."""
     env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
+    env["PYTHONPATH"] = pythonpath or str(ROOT)
     env.setdefault("ASCEND_P2P_LAB_BACKEND", "sim")
     return env
 
 
 def _run_child(code: str, args: list[str], pythonpath: str | None = None
                ) -> tuple[dict[str, Any], int | None]:
-    """Run ``python -c code args`` in an empty folder (so that only the installed package
+    """Run ``python -c code args`` in an empty folder (so that only this tree's package
     or ``pythonpath`` can be imported); return its JSON line and its peak RSS in KiB
     (from ``os.wait4``; None where there is no wait4)."""
     with tempfile.TemporaryDirectory() as cwd, tempfile.TemporaryFile() as err:
