@@ -23,6 +23,9 @@ def load_topology(path: Path | None) -> Any:
         return None
     from ..topology import load_topology_file, parse_npu_smi_topo
 
+    if path.is_dir():
+        raise UsageError(f"{path}: is a folder; give the topology file (TOML or npu-smi "
+                         "info -t topo text)")
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
     if path.suffix == ".toml":
