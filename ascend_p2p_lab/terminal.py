@@ -94,6 +94,12 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
             median_GBps=("bandwidth_GBps_median", "median"),
             min_GBps=("bandwidth_GBps_median", "min"),
             nominal_GBps=("nominal_GBps", "first")).reset_index()
+        at_top = good[(good["size_bytes"] == top) & good["bidir_total_GBps"].notna()]
+        if len(at_top):  # bidirectional: both directions together, median per pair first
+            per_pair = at_top.groupby([*keys, "src", "dst"], dropna=False)[
+                "bidir_total_GBps"].median()
+            both = per_pair.groupby(keys, dropna=False).median().rename("both_dirs_GBps")
+            agg = agg.merge(both.reset_index(), on=keys, how="left")
         if len(fits):
             lat = fits.groupby(keys, dropna=False)["latency_us"].median().rename("latency_us")
             agg = agg.merge(lat.reset_index(), on=keys, how="left")

@@ -90,3 +90,15 @@ def test_a_matrix_refused_everywhere_is_one_line() -> None:
                (direct.reasons[0][1], direct.reasons[1][0]))
     staged = _by_title(run, ["Host-staged"])
     assert staged.frame.loc[0, 1] > 0 and staged.frame.loc[1, 0] > 0
+
+
+def test_the_summary_gives_the_total_of_both_directions(run, capsys) -> None:
+    from ascend_p2p_lab.terminal import print_summary
+
+    print_summary(run)
+    lines = capsys.readouterr().out.splitlines()
+    header = next(ln.split() for ln in lines if ln.split()[:1] == ["pattern"])
+    bi = next(ln.split() for ln in lines if ln.split()[:2] == ["pair", "bi"])
+    both = float(bi[header.index("both_dirs_GBps")])
+    each = _by_title(run, ["each direction while both run"]).frame
+    assert both == pytest.approx(each.loc[0, 1] + each.loc[1, 0], abs=0.15)
