@@ -1,0 +1,319 @@
+"""Run against run: per-point bandwidth ratios, the points below a threshold, and the rest.
+
+:func:`compare` pairs the measured points of a *baseline* run and a later *run* (one row
+per point both runs planned, with the baseline's median bandwidth), and gives
+``ratio = run / baseline`` and ``below = ratio < threshold``. A point the baseline
+measured but the run did not (its rows carry an ``error_kind``: a runtime failure, a lost
+device, a refusal, ...) is a regression: it is kept, with ``run_GBps`` NaN,
+``ratio`` :data:`LOST_RATIO` (0.0), ``below`` True and the run's ``run_error_kind``.
+Points only one run has, or that the baseline did not measure, are never dropped
+silently: :func:`unmatched` lists them with a reason. :func:`ratio_grid` lays one case
+out as an N x N matrix (rows = source, columns = destination) for the terminal and the
+ratio heatmap, and :func:`to_dict` / :func:`to_json` give the machine-readable verdict.
+
+Pure pandas on the frames of :mod:`ascend_p2p_lab.schema`; nothing here touches a device.
+
+Example:
+    >>> import pandas as pd
+    >>> from ascend_p2p_lab.schema import to_frame
+    >>> def row(src, dst, gbps):
+    ...     return {"src": src, "dst": dst, "link": "HCCS", "pattern": "pair",
+    ...             "direction": "uni", "peer": "on", "path": "p2p", "initiator": "src",
+    ...             "size_bytes": 1 << 24, "bandwidth_GBps": gbps}
+    >>> base = to_frame([row(0, 1, 25.0), row(1, 0, 25.0)], {"run_id": "base"})
+    >>> new = to_frame([row(0, 1, 12.5), row(1, 0, 25.0)], {"run_id": "new"})
+    >>> cmp = compare(base, new)
+    >>> cmp[["src", "dst", "ratio", "below"]].values.tolist()
+    [[0, 1, 0.5, True], [1, 0, 1.0, False]]
+    >>> [(p["src"], p["dst"], p["ratio"]) for p in to_dict(cmp)["below"]]
+    [(0, 1, 0.5)]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .results import summarize
+from .schema import POINT_KEYS, SCHEMA
+from .units import format_size
+
+__all__ = [
+    "COLUMNS", "DEFAULT_THRESHOLD", "KEYS", "LOST_RATIO", "REASONS", "RatioGrid",
+    "check_threshold", "compare", "ratio_grid", "to_dict", "to_json", "unmatched",
+]
+
+#: What identifies a point in both runs (the result schema's point keys).
+KEYS: list[str] = list(POINT_KEYS)
+#: ``below`` is ``ratio < threshold``; 0.9 flags a point that lost more than 10 %.
+DEFAULT_THRESHOLD = 0.9
+#: The ratio of a point the baseline measured and the run lost (failed, refused, ...).
+LOST_RATIO = 0.0
+#: The columns :func:`compare` returns, in order.
+COLUMNS: list[str] = [*KEYS, "baseline_GBps", "run_GBps", "ratio", "below", "run_error_kind"]
+#: Why :func:`unmatched` lists a point instead of comparing it.
+REASONS: dict[str, str] = {
+    "only_in_baseline": "the run did not plan this point",
+    "only_in_run": "the baseline did not plan this point",
+    "not_measured_in_baseline": "the baseline has the point without a bandwidth; the run "
+                                "measured it",
+    "measured_in_neither": "neither run has a bandwidth for the point",
+}
+_GBPS = "bandwidth_GBps_median"
+
+
+def check_threshold(threshold: Any) -> float:
+    """``threshold`` as a float in (0, inf); else ValueError with a one-line message.
+
+    Example:
+        >>> check_threshold(0.9)
+        0.9
+        >>> check_threshold(0)
+        Traceback (most recent call last):
+        ...
+        ValueError: threshold must be a number above 0 and finite; got 0
+    """
+    ok = (not isinstance(threshold, bool) and isinstance(threshold, (int, float, np.number))
+          and math.isfinite(threshold) and threshold > 0)
+    if not ok:
+        raise ValueError(f"threshold must be a number above 0 and finite; got {threshold!r}")
+    return float(threshold)
+
+
+def _points(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per point of frame: its keys, its median bandwidth over the samples without
+    an ``error_kind`` (NaN when none has one) and the first ``error_kind`` of its rows."""
+    keys = frame[KEYS].drop_duplicates()
+    good = frame[frame["error_kind"].isna() & frame["bandwidth_GBps"].notna()]
+    medians = summarize(good)[[*KEYS, _GBPS]] if len(good) else None
+    out = keys if medians is None else keys.merge(medians, on=KEYS, how="left")
+    if medians is None:
+        out = out.assign(**{_GBPS: np.nan})
+    bad = frame[frame["error_kind"].notna()]
+    if len(bad):
+        kinds = bad.groupby(KEYS, dropna=False, sort=False)["error_kind"].first()
+        out = out.merge(kinds.reset_index(), on=KEYS, how="left")
+    else:
+        out = out.assign(error_kind=pd.Series(pd.NA, index=out.index, dtype="string"))
+    measured = out[_GBPS].astype("float64")
+    out[_GBPS] = measured.where(measured > 0)  # a zero or negative median is no measurement
+    return out.reset_index(drop=True)
+
+
+def _source(frame: pd.DataFrame) -> dict[str, Any]:
+    """The run id and where the numbers come from: ``simulated atlas800t-a2`` or
+    ``acl Ascend910B3 on host1``."""
+    meta = frame.attrs.get("run", {}) or {}
+    run_id = meta.get("run_id")
+    if run_id is None and "run_id" in frame and frame["run_id"].notna().any():
+        run_id = str(frame["run_id"].dropna().iloc[0])
+    backend = meta.get("backend") or (str(frame["backend"].dropna().iloc[0])
+                                      if frame["backend"].notna().any() else "unknown")
+    if backend == "sim":
+        where = f"simulated {meta.get('preset') or meta.get('topology') or '?'}"
+    else:
+        where = f"{backend} {meta.get('soc_name') or 'Ascend'} on {meta.get('hostname') or '?'}"
+    return {"run_id": run_id, "source": where, "device_count": meta.get("device_count")}
+
+
+def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
+            threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+    """Per-point bandwidth of ``run`` relative to ``baseline``: one row per point both runs
+    planned and the baseline measured (columns :data:`COLUMNS`), sorted by the keys.
+
+    ``ratio = run_GBps / baseline_GBps`` of the per-point medians
+    (:func:`ascend_p2p_lab.results.summarize`; rows with an ``error_kind`` are not
+    measurements) and ``below = ratio < threshold``. A point the run did not measure
+    counts as below with ``ratio`` :data:`LOST_RATIO` and ``run_GBps`` NaN;
+    ``run_error_kind`` says why. Everything else is in :func:`unmatched`.
+    ``attrs["comparison"]`` holds the threshold, both run ids, where each run's numbers
+    come from and the device count.
+
+    Example:
+        >>> cmp = compare(baseline_run, later_run, threshold=0.8)  # doctest: +SKIP
+        >>> cmp[cmp["below"]][["src", "dst", "size_bytes", "ratio"]]  # doctest: +SKIP
+    """
+    threshold = check_threshold(threshold)
+    base, new = _points(baseline), _points(run)
+    both = base.merge(new, on=KEYS, how="inner", suffixes=("_b", "_r"))
+    both = both[both[f"{_GBPS}_b"].notna()]
+    out = both[KEYS].copy()
+    out["baseline_GBps"] = both[f"{_GBPS}_b"].astype("float64")
+    out["run_GBps"] = both[f"{_GBPS}_r"].astype("float64")
+    lost = out["run_GBps"].isna()
+    out["ratio"] = (out["run_GBps"] / out["baseline_GBps"]).where(~lost, LOST_RATIO)
+    out["below"] = (out["ratio"] < threshold) | lost
+    kinds = both["error_kind_r"].astype("string")
+    out["run_error_kind"] = kinds.where(lost, pd.NA)
+    out = out.astype({k: SCHEMA[k] for k in KEYS}).sort_values(KEYS).reset_index(drop=True)
+    b, r = _source(baseline), _source(run)
+    counts = [int(c) for c in (b["device_count"], r["device_count"]) if c]
+    out.attrs["comparison"] = {
+        "threshold": threshold, "baseline_run_id": b["run_id"], "run_id": r["run_id"],
+        "baseline_source": b["source"], "run_source": r["source"],
+        "device_count": max(counts) if counts else None,
+    }
+    return out[COLUMNS]
+
+
+def unmatched(baseline: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    """The points :func:`compare` does not compare, each with a ``reason`` (a key of
+    :data:`REASONS`): planned by one run only, or without a baseline bandwidth.
+
+    Example:
+        >>> from ascend_p2p_lab.schema import empty_frame
+        >>> list(unmatched(empty_frame(), empty_frame()).columns)[-2:]
+        ['size_bytes', 'reason']
+    """
+    base, new = _points(baseline), _points(run)
+    both = base.merge(new, on=KEYS, how="outer", suffixes=("_b", "_r"), indicator=True)
+    measured_b, measured_r = both[f"{_GBPS}_b"].notna(), both[f"{_GBPS}_r"].notna()
+    reason = pd.Series(pd.NA, index=both.index, dtype="string")
+    reason[both["_merge"] == "left_only"] = "only_in_baseline"
+    reason[both["_merge"] == "right_only"] = "only_in_run"
+    in_both = both["_merge"] == "both"
+    reason[in_both & ~measured_b & measured_r] = "not_measured_in_baseline"
+    reason[in_both & ~measured_b & ~measured_r] = "measured_in_neither"
+    out = both.loc[reason.notna(), KEYS].copy()
+    out["reason"] = reason[reason.notna()]
+    out = out.astype({k: SCHEMA[k] for k in KEYS})
+    return out.sort_values(KEYS).reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class RatioGrid:
+    """One case of a comparison as N x N frames (rows = source, columns = destination):
+    ``ratios`` (NaN where not compared), ``below`` and ``lost`` (booleans), at one
+    ``size`` and ``path``."""
+
+    ratios: pd.DataFrame
+    below: pd.DataFrame
+    lost: pd.DataFrame
+    size: int
+    path: str
+
+    @property
+    def title(self) -> str:
+        """``"at 16 MiB"``."""
+        return f"at {format_size(self.size)}"
+
+
+def ratio_grid(comparison: pd.DataFrame, *, size: int | None = None, direction: str = "uni",
+               peer: str | None = "on", path: str | None = None, pattern: str = "pair",
+               device_count: int | None = None) -> RatioGrid:
+    """The ratios of one case (``pattern``, ``direction``, ``peer``, ``path``) at one size
+    as a :class:`RatioGrid`; the diagonal holds the device-local copy if compared.
+
+    ``size=None`` takes the largest size the case has in the comparison (both runs have
+    it). ``path=None`` takes the case's only path (ValueError if it has several).
+
+    Example:
+        >>> grid = ratio_grid(compare(baseline_run, later_run))  # doctest: +SKIP
+        >>> grid.ratios.loc[0, 1], grid.below.loc[0, 1]           # doctest: +SKIP
+        (0.5, True)
+    """
+    sel = comparison[(comparison["pattern"] == pattern) & (comparison["direction"] == direction)]
+    if peer is not None:
+        sel = sel[sel["peer"] == peer]
+    paths = sorted(set(sel["path"].dropna()))
+    if path is None and len(paths) > 1:
+        raise ValueError(f"the comparison has several paths {paths} for direction="
+                         f"{direction!r}, peer={peer!r}; choose one with path=")
+    path = path if path is not None else (paths[0] if paths else "")
+    sel = sel[sel["path"] == path] if path else sel
+    if sel.empty:
+        raise ValueError(f"nothing compared for pattern={pattern!r}, direction={direction!r}, "
+                         f"peer={peer!r}, path={path or None!r}")
+    local = comparison[(comparison["pattern"] == "local") & (comparison["direction"] == direction)]
+    size = _grid_size(sel, size)
+    cells = pd.concat([sel, local])
+    cells = cells[cells["size_bytes"] == size]
+    n = device_count or comparison.attrs.get("comparison", {}).get("device_count") or 0
+    n = max(int(n), int(pd.concat([comparison["src"], comparison["dst"]]).max()) + 1)
+    frames = {}
+    for col, fill in (("ratio", np.nan), ("below", False), ("lost", False)):
+        values = cells.assign(lost=cells["run_GBps"].isna()).pivot_table(
+            index="src", columns="dst", values=col, aggfunc="first")
+        mat = values.reindex(index=range(n), columns=range(n))
+        mat = mat.astype("float64") if col == "ratio" else mat.fillna(fill).astype(bool)
+        mat.index.name, mat.columns.name = "src", "dst"
+        frames[col] = mat
+    return RatioGrid(frames["ratio"], frames["below"], frames["lost"], int(size), path)
+
+
+def _grid_size(sel: pd.DataFrame, size: int | None) -> int:
+    sizes = sorted(int(s) for s in sel["size_bytes"].unique())
+    if size is None:
+        return sizes[-1]
+    if int(size) not in sizes:
+        have = ", ".join(format_size(s) for s in sizes)
+        raise ValueError(f"size {format_size(int(size))} was not compared; compared: {have}")
+    return int(size)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready scalar: NaN and NA as None, numpy numbers as Python numbers."""
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return None if math.isnan(value) else float(value)
+    return str(value)
+
+
+def _records(frame: pd.DataFrame, cols: list[str]) -> list[dict[str, Any]]:
+    return [{c: _plain(v) for c, v in zip(cols, row)}
+            for row in frame[cols].itertuples(index=False, name=None)]
+
+
+#: The fields of each point below the threshold in :func:`to_dict`.
+BELOW_FIELDS = ["src", "dst", "direction", "peer", "path", "pattern", "size_bytes", "ratio",
+                "baseline_GBps", "run_GBps", "run_error_kind"]
+
+
+def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The verdict as plain data (NaN as None): ``below`` (:data:`BELOW_FIELDS` of each
+    point below the threshold, lowest ratio first), ``pairs_compared`` (distinct
+    ``src -> dst``), ``points_compared`` (rows), ``threshold``, ``baseline_run_id``,
+    ``run_id``, where each run's numbers come from, and with ``missing`` (what
+    :func:`unmatched` returns) the ``unmatched`` points.
+
+    Example:
+        >>> sorted(to_dict(compare(baseline_run, run)))  # doctest: +SKIP
+        ['baseline_run_id', 'baseline_source', 'below', 'pairs_compared', ...]
+    """
+    meta: Mapping[str, Any] = comparison.attrs.get("comparison", {})
+    below = comparison[comparison["below"].astype(bool)].sort_values(["ratio", *KEYS])
+    out: dict[str, Any] = {
+        "threshold": _plain(meta.get("threshold")),
+        "baseline_run_id": meta.get("baseline_run_id"),
+        "run_id": meta.get("run_id"),
+        "baseline_source": meta.get("baseline_source"),
+        "run_source": meta.get("run_source"),
+        "pairs_compared": len(comparison[["src", "dst"]].drop_duplicates()),
+        "points_compared": len(comparison),
+        "below": _records(below, BELOW_FIELDS),
+    }
+    if missing is not None:
+        out["unmatched"] = _records(missing, ["src", "dst", "direction", "peer", "path",
+                                              "pattern", "size_bytes", "reason"])
+    return out
+
+
+def to_json(comparison: pd.DataFrame, missing: pd.DataFrame | None = None, *,
+            indent: int | None = 2) -> str:
+    """:func:`to_dict` as strict JSON text (``null`` for NaN, never ``NaN``).
+
+    Example:
+        >>> print(to_json(compare(baseline_run, run)))  # doctest: +SKIP
+    """
+    return json.dumps(to_dict(comparison, missing), indent=indent, allow_nan=False)
