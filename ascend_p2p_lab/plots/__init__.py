@@ -33,6 +33,7 @@ from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .prepare import LINK_MEANING as LINK_MEANING
 from .prepare import LINK_ORDER as LINK_ORDER
 from .prepare import backend_note
+from .ratio import ratio_heatmap
 from .reports import report
 from .style import DPI as DPI
 from .style import LINK_COLORS
@@ -48,6 +49,7 @@ __all__ = [
     "link_matrix",
     "peer_access_matrix",
     "peer_on_off",
+    "ratio_heatmap",
     "report",
     "uni_vs_bi",
 ]
