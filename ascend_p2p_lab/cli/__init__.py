@@ -22,6 +22,7 @@ import traceback
 from collections.abc import Sequence
 
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED
+from .compare import cmd_compare
 from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
 from .parser import EXIT_STATUS, EXIT_USAGE, InternalError, UsageError, build_parser
 from .runs import cmd_demo, cmd_report, cmd_sweep
@@ -30,7 +31,8 @@ __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
 
 
 COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep": cmd_sweep,
-            "report": cmd_report, "demo": cmd_demo, "sim-path": cmd_sim_path}
+            "report": cmd_report, "demo": cmd_demo, "sim-path": cmd_sim_path,
+            "compare": cmd_compare}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

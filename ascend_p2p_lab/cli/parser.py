@@ -112,6 +112,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sizes", default="4KiB:1GiB", help="copy sizes (default 4KiB:1GiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    p = _sub(sub, "compare", "bandwidth of RUN relative to BASELINE, point by point (or to "
+                             "what a simulated preset predicts for RUN's plan)")
+    p.usage = ("%(prog)s [options] BASELINE RUN\n"
+               "       %(prog)s [options] --against-preset NAME RUN")
+    p.epilog = f"""\
+exit status:
+  {EXIT_OK}    no compared point is below the threshold
+  {EXIT_FAILED}    a point is below it (listed: src -> dst, direction, peer, size, ratio); a
+       point BASELINE measured and RUN lost (failed, refused) counts as below, ratio 0
+  {EXIT_USAGE}    bad input: a missing or unreadable run folder, a bad threshold, runs with
+       no measured point in common
+"""
+    p.add_argument("folders", nargs="+", type=Path, metavar="RUN_DIR",
+                   help="BASELINE then RUN (run folders, as `sweep --out` writes them); "
+                        "with --against-preset only RUN")
+    p.add_argument("--threshold", type=float, default=0.9, metavar="RATIO",  # its default:
+                   # comparison.DEFAULT_THRESHOLD
+                   help="a point is below when RUN / BASELINE < this (default 0.9)")
+    p.add_argument("--format", choices=["table", "json"], default="table",
+                   help="table (default): ratio matrix, points below and verdict; json")
+    p.add_argument("--against-preset", default=None, metavar="NAME",
+                   help="no BASELINE folder: re-run RUN's sweep parameters (and seed) on the "
+                        "simulated preset NAME and compare with that (default: off)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="write a ratio heatmap PNG per case into DIR (default: none)")
+
     _sub(sub, "sim-path", "print a folder whose `acl` package is the simulator")
     return parser
 

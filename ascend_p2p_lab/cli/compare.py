@@ -1,0 +1,226 @@
+"""The ``compare`` command: a run's bandwidth relative to a baseline, point by point.
+
+``compare BASELINE RUN`` loads two run folders; ``compare --against-preset NAME RUN``
+re-runs RUN's sweep parameters (``run.json``'s ``params``, with its seed) on the
+simulated preset NAME and takes that as the baseline. The verdict is the exit status:
+0 when no point is below the threshold, 1 when one is (a point the baseline measured and
+the run lost counts as below), 2 for bad input (a missing folder, a bad threshold, runs
+with nothing in common).
+
+Example:
+    $ ascend-p2p-lab compare run-monday run-today --threshold 0.9
+    $ ascend-p2p-lab compare --against-preset atlas800t-a2 run-today --format json
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..terminal import EXIT_FAILED, EXIT_OK, print_grid
+from .parser import UsageError, past_input_checks
+
+#: At most this many points below the threshold (and unmatched points) in the table;
+#: ``--format json`` lists them all.
+MAX_LISTED = 50
+#: The figure file of one case: ``ratio_uni_on_p2p.png``.
+FIGURE_NAME = "ratio_{direction}_{peer}_{path}.png"
+#: A cell of the terminal matrix that was not compared, and the same device.
+NOT_COMPARED, SAME_DEVICE = ".", "—"
+BELOW_MARK = "*"
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Compare two runs (or a run and a preset's prediction); print, write, exit."""
+    from ..comparison import check_threshold, compare, to_json, unmatched
+    from ..results import load_run
+
+    try:
+        threshold = check_threshold(args.threshold)
+    except ValueError as exc:
+        raise UsageError(f"--threshold: {exc}") from None
+    base_dir, run_dir = _folders(args)
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise UsageError(f"--out {args.out}: exists and is not a folder")
+    run = load_run(run_dir)
+    baseline = (_predict(run, run_dir, args.against_preset) if base_dir is None
+                else load_run(base_dir))
+    result = compare(baseline, run, threshold=threshold)
+    missing = unmatched(baseline, run)
+    if result.empty:
+        raise UsageError(f"the runs have no measured point in common ({_reasons(missing)})")
+    with past_input_checks():
+        if args.format == "json":
+            print(to_json(result, missing))
+        else:
+            _print_table(result, missing)
+        if args.out is not None:
+            _write_figures(result, args.out, quiet=args.format == "json")
+        sys.stdout.flush()
+        return EXIT_FAILED if result["below"].any() else EXIT_OK
+
+
+def _folders(args: argparse.Namespace) -> tuple[Path | None, Path]:
+    """(BASELINE, RUN): BASELINE is None with --against-preset."""
+    folders = list(args.folders)
+    if args.against_preset is not None:
+        if len(folders) != 1:
+            raise UsageError(f"with --against-preset give one RUN folder, not {len(folders)}")
+        return None, folders[0]
+    if len(folders) != 2:
+        raise UsageError(f"give two run folders, BASELINE and RUN (got {len(folders)}), or "
+                         "--against-preset NAME and one RUN")
+    return folders[0], folders[1]
+
+
+def _spec_from(params: Any, folder: Path) -> Any:
+    """The SweepSpec a run's ``params`` describe (lists back to tuples)."""
+    from ..measure import SweepSpec
+
+    if not isinstance(params, dict) or not params.get("sizes"):
+        raise UsageError(f"{folder}: run.json has no sweep parameters (params) to re-run")
+    names = {f.name for f in dataclasses.fields(SweepSpec)}
+    kwargs = {k: v for k, v in params.items() if k in names}
+    for key in ("sizes", "directions", "peers", "patterns"):
+        if key in kwargs:
+            kwargs[key] = tuple(kwargs[key])
+    if kwargs.get("pairs") is not None:
+        kwargs["pairs"] = tuple(tuple(int(d) for d in p) for p in kwargs["pairs"])
+    try:
+        return SweepSpec(**kwargs)
+    except TypeError as exc:
+        raise UsageError(f"{folder}: run.json's params do not make a sweep ({exc})") from None
+
+
+def _predict(run: pd.DataFrame, folder: Path, preset: str) -> pd.DataFrame:
+    """RUN's plan measured on the simulated ``preset`` with RUN's seed: the baseline."""
+    from ..measure import sweep
+    from ..runtime import open_runtime
+
+    meta = run.attrs.get("run", {})
+    spec = _spec_from(meta.get("params"), folder)
+    seed = meta.get("seed") if meta.get("backend") == "sim" else None
+    print(f"simulating {folder}'s plan on {preset} (seed {seed})", file=sys.stderr)
+    with open_runtime("sim", preset=preset, seed=seed) as rt:
+        return sweep(rt, spec=spec, progress=sys.stderr.isatty())
+
+
+def _reasons(missing: pd.DataFrame) -> str:
+    """``3 points only in baseline, 2 points only in run``, and a hint when the same
+    points differ only in their link class (runs of two different servers)."""
+    from ..comparison import KEYS
+
+    if missing.empty:
+        return "neither run has a measured point"
+    counts = missing["reason"].value_counts(sort=False)
+    text = ", ".join(f"{n} points {reason.replace('_', ' ')}" for reason, n in counts.items())
+    keys = [k for k in KEYS if k != "link"]
+    sides = [missing[missing["reason"] == r] for r in ("only_in_baseline", "only_in_run")]
+    same = sides[0].merge(sides[1], on=keys, suffixes=("_b", "_r"))
+    if len(same):
+        r = same.iloc[0]
+        text += (f"; the same points have other link classes (e.g. {r['src']} -> {r['dst']}: "
+                 f"{r['link_b']} in BASELINE, {r['link_r']} in RUN): another server?")
+    return text
+
+
+def _cases(result: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """The (direction, peer, path) cases of the pair pattern, in order."""
+    pairs = result[result["pattern"] == "pair"]
+    return sorted({(str(d), str(p), str(q)) for d, p, q in
+                   pairs[["direction", "peer", "path"]].itertuples(index=False)})
+
+
+def _grid_text(grid: Any, i: int, j: int) -> str:
+    ratio = grid.ratios.iat[i, j]
+    if grid.lost.iat[i, j]:
+        return f"lost{BELOW_MARK}"
+    if pd.isna(ratio):
+        return SAME_DEVICE if i == j else NOT_COMPARED
+    return f"{ratio:.2f}{BELOW_MARK if grid.below.iat[i, j] else ''}"
+
+
+def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
+    """The ratio matrix of each case at its largest size, the points below, the verdict."""
+    from ..comparison import ratio_grid
+
+    meta = result.attrs["comparison"]
+    threshold = meta["threshold"]
+    pairs = len(result[["src", "dst"]].drop_duplicates())
+    print(f"run      {meta['run_id']} ({meta['run_source']})\n"
+          f"baseline {meta['baseline_run_id']} ({meta['baseline_source']})\n"
+          f"{len(result)} points compared on {pairs} pairs, threshold {threshold:g}")
+    for direction, peer, path in _cases(result):
+        grid = ratio_grid(result, direction=direction, peer=peer, path=path)
+        n = len(grid.ratios)
+        print()
+        print_grid(f"ratio run / baseline, {direction} peer {peer} ({path}), {grid.title} "
+                   "(rows = source, columns = destination):", [str(i) for i in range(n)],
+                   [[_grid_text(grid, i, j) for j in range(n)] for i in range(n)])
+    print(f"({BELOW_MARK} below {threshold:g}; lost: measured in the baseline, not in the "
+          f"run; {NOT_COMPARED} not compared)")
+    _print_below(result, threshold)
+    _print_unmatched(missing)
+    below = int(result["below"].sum())
+    verdict = (f"BELOW: {below} of {len(result)} points below {threshold:g} x baseline"
+               if below else
+               f"OK: all {len(result)} points at or above {threshold:g} x baseline")
+    print(f"\n{verdict}")
+
+
+def _print_below(result: pd.DataFrame, threshold: float) -> None:
+    from ..units import format_size
+
+    below = result[result["below"]].sort_values(["ratio", "src", "dst", "size_bytes"])
+    if below.empty:
+        return
+    print(f"\n{len(below)} points below {threshold:g} (src -> dst, direction, peer, size, "
+          "ratio):")
+    for r in below.head(MAX_LISTED).itertuples(index=False):
+        what = (f"lost ({r.run_error_kind})" if pd.isna(r.run_GBps) else
+                f"{r.ratio:.2f} ({r.baseline_GBps:.1f} -> {r.run_GBps:.1f} GB/s)")
+        case = "" if r.pattern == "pair" else f"  {r.pattern}"
+        print(f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
+              f"{format_size(int(r.size_bytes))}  {what}{case}")
+    if len(below) > MAX_LISTED:
+        print(f"  ... and {len(below) - MAX_LISTED} more (--format json lists them all)")
+
+
+def _print_unmatched(missing: pd.DataFrame) -> None:
+    from ..comparison import REASONS
+    from ..units import format_size
+
+    if missing.empty:
+        return
+    print(f"\n{len(missing)} points not compared: {_reasons(missing)}")
+    for r in missing.head(MAX_LISTED).itertuples(index=False):
+        print(f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
+              f"{format_size(int(r.size_bytes))}  {REASONS[r.reason]}")
+    if len(missing) > MAX_LISTED:
+        print(f"  ... and {len(missing) - MAX_LISTED} more (--format json lists them all)")
+
+
+def _write_figures(result: pd.DataFrame, out: Path, *, quiet: bool) -> list[Path]:
+    """One ratio heatmap per case into out (messages to stderr when ``quiet``)."""
+    stream = sys.stderr if quiet else sys.stdout
+    try:
+        from ..plots import ratio_heatmap
+    except ImportError as exc:
+        print(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')", file=stream)
+        return []
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for direction, peer, path in _cases(result):
+        fig = ratio_heatmap(result, direction=direction, peer=peer, path=path)
+        target = out / FIGURE_NAME.format(direction=direction, peer=peer, path=path)
+        fig.savefig(target, dpi=fig.dpi)
+        paths.append(target)
+    print(f"\nwrote {len(paths)} figures:", file=stream)
+    for p in paths:
+        print(f"  {p}", file=stream)
+    return paths
