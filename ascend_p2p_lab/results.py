@@ -168,6 +168,11 @@ def _check_size(rows: pd.DataFrame, size: int, pattern: str) -> None:
                          f"{have or 'none'} (bytes)")
 
 
+def _group_id(key: tuple[Any, ...]) -> tuple[str, ...]:
+    """A group key that compares equal across groupbys (missing values as one text)."""
+    return tuple("<NA>" if pd.isna(v) else str(v) for v in key)
+
+
 def fit_latency_bandwidth(frame: pd.DataFrame, *, keep_host_bound: bool = False
                           ) -> pd.DataFrame:
     """Fit ``t = latency + size / bandwidth`` per (pattern, direction, peer, path, pair).
@@ -175,23 +180,26 @@ def fit_latency_bandwidth(frame: pd.DataFrame, *, keep_host_bound: bool = False
     Uses the median time per copy at each size, weighted by 1/t so that small and large
     copies count alike. Returns latency_us, bandwidth_GBps (asymptotic), the link's
     nominal bandwidth, the efficiency against it, the sizes fitted, and
-    ``host_bound_left_out``: the samples left out because the host could not enqueue
-    copies as fast as the device ran them (``host_bound``; their window times the host,
-    not the link). A group left with fewer than two sizes gets NaN figures when samples
-    were left out (and no row otherwise). ``keep_host_bound=True`` fits every sample.
+    ``host_bound_left_out``: the samples left out as ``host_bound`` (enqueueing took at
+    least ``host_bound_ratio`` of the window: the host may have set the pace). A group
+    left with fewer than two sizes gets NaN figures when samples were left out (and no
+    row otherwise). ``keep_host_bound=True`` fits every sample.
     """
     keys = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link"]
     numeric = frame[frame["bandwidth_GBps"].notna()]
     bound = numeric["host_bound"].fillna(False).astype(bool) & (not keep_host_bound)
-    left_out = numeric[bound].groupby(keys, dropna=False, sort=True).size()
+    left_out = {_group_id(k): (k, int(n)) for k, n in
+                numeric[bound].groupby(keys, dropna=False, sort=True).size().items()}
     summary = summarize(numeric[~bound])
-    groups = dict(list(summary.groupby(keys, dropna=False, sort=True)))
-    for key in left_out.index:
-        groups.setdefault(key, summary.iloc[:0])
+    groups: dict[tuple[str, ...], tuple[Any, pd.DataFrame]] = {
+        _group_id(k): (k, g) for k, g in
+        (summary.groupby(keys, dropna=False, sort=True) if len(summary) else [])}
+    for gid, (key, _n) in left_out.items():
+        groups.setdefault(gid, (key, summary.iloc[:0]))
     rows = []
-    for key in groups:  # summary's order, then groups whose every sample was left out
-        grp = groups[key].dropna(subset=["us_per_copy_median"])
-        dropped = int(left_out.get(key, 0))
+    for gid, (key, part) in groups.items():  # summary's order, then those with none left
+        grp = part.dropna(subset=["us_per_copy_median"]) if len(part) else part
+        dropped = left_out.get(gid, (key, 0))[1]
         if len(grp) < 2:
             if dropped:
                 rows.append({**dict(zip(keys, key)), "latency_us": math.nan,
