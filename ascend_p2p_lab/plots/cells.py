@@ -55,7 +55,45 @@ CELL_COLUMNS = ["value", "link", "state", "error_kind", "error_code", "error_cal
 VALUE_LABELS = {
     "bandwidth_GBps": ("Copy bandwidth", "bandwidth per direction (GB/s)"),
     "bidir_total_GBps": ("Total of both directions", "both directions together (GB/s)"),
+    "latency_us": ("Time per copy (latency)", "time per copy (µs), lower is better"),
 }
+#: A value column's unit, from its name's suffix (the schema puts units in the names).
+UNIT_SUFFIXES = {"_GBps": "GB/s", "_us": "µs", "_bytes": "bytes"}
+
+
+def value_unit(value: str) -> str:
+    """The unit of a value column, from its suffix: ``"µs"`` for ``elapsed_us``, ``""``
+    for a column without one.
+
+    Example:
+        >>> value_unit("latency_us"), value_unit("bandwidth_GBps"), value_unit("copies")
+        ('µs', 'GB/s', '')
+    """
+    return next((u for suffix, u in UNIT_SUFFIXES.items() if value.endswith(suffix)), "")
+
+
+#: Columns whose smaller numbers are better: times per copy (a sample's whole window,
+#: ``elapsed_us``, is as long as the sweep sized it, neither better nor worse).
+LOWER_IS_BETTER = ("latency_us", "us_per_copy")
+
+
+def lower_is_better(value: str) -> bool:
+    """Whether smaller numbers of this column are better (a time per copy)."""
+    return value in LOWER_IS_BETTER
+
+
+def value_labels(value: str) -> tuple[str, str]:
+    """(what the figure shows, the colour bar's label) of a value column, with its unit.
+
+    Example:
+        >>> value_labels("elapsed_us")
+        ('elapsed_us', 'elapsed_us (µs)')
+    """
+    if value in VALUE_LABELS:
+        return VALUE_LABELS[value]
+    unit = value_unit(value)
+    label = f"{value} ({unit})" if unit else value
+    return value, label + (", lower is better" if lower_is_better(value) else "")
 PEER_VALUES = {
     "can_access_peer": "aclrtDeviceCanAccessPeer(src, dst)",
     "peer_enabled": "Peer access enabled src → dst (held by this runtime)",
@@ -153,21 +191,23 @@ class HeatmapData:
 
 def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
                  value: str = "bandwidth_GBps", direction: str = "uni", peer: str | None = "on",
-                 path: Any = None) -> HeatmapData:
+                 path: Any = None, pattern: str = "pair") -> HeatmapData:
     """The cells of :func:`~ascend_p2p_lab.plots.heatmap` (same arguments, same errors)."""
     if value == "bidir_total_GBps" and direction != "bi":
         raise ValueError("value='bidir_total_GBps' needs direction='bi'")
     if value not in run.columns:
         raise ValueError(f"unknown value column {value!r}")
     size_b = size_bytes(size)
-    sel, path = select(run, direction=direction, peer=peer, path=path)
+    sel, path = select(run, direction=direction, peer=peer, path=path, pattern=pattern)
     check_size(sel, size_b)
     n = device_count(run)
-    values = results.matrix(run, size_b, value=value, direction=direction, peer=peer,
-                            path=path, device_count=n)
+    values = results.matrix(run, size_b, value=value, pattern=pattern, direction=direction,
+                            peer=peer, path=path, device_count=n)
     values = values.mask(np.eye(n, dtype=bool))
-    # the diagonal's local copy is a one-direction figure: shown on unidirectional maps only
-    local = local_by_device(run, size_b) if direction == "uni" else pd.Series(dtype=float)
+    # the diagonal's local copy is a one-direction bandwidth: on unidirectional maps of
+    # the bandwidth only
+    local = (local_by_device(run, size_b) if direction == "uni" and value == "bandwidth_GBps"
+             else pd.Series(dtype=float))
     numeric = sel[sel[value].notna()]
     cells = cell_states(sel, values, local, size=size_b, value=value)
     cells, legend = assign_codes(cells)

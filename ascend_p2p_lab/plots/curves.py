@@ -1,7 +1,8 @@
 """Curves over copy size: bandwidth and time per copy, peer on vs off, uni vs bi.
 
 Every figure: a base-2 log size axis with binary units, a median line and a p10-p90 band
-per group, the failures and untrusted points named in the legend. The statistics come
+per group, the failures and untrusted points named in the legend; on bandwidth and time
+per copy vs size, hollow rings mark the host-bound points. The statistics come
 from :mod:`~ascend_p2p_lab.plots.prepare`.
 """
 
@@ -31,6 +32,7 @@ from .prepare import (
     eq,
     first_link,
     fits_by,
+    host_bound_points,
     link_rank,
     mode_text,
     nominal_by_link,
@@ -87,6 +89,22 @@ def _failure_handles(ax: Axes, sel: pd.DataFrame, col: str, *, unmeasured: bool 
         mark.set_label(unverified_text(pts, prefix))
         out.append(mark)
     return out
+
+
+def _host_bound_handles(ax: Axes, sel: pd.DataFrame, keys: list[str], col: str, *,
+                        fitted: bool = False) -> list[Line2D]:
+    """Hollow rings (and their legend entry) on the points that have a host-bound sample
+    (``host_bound``: enqueueing took at least ``host_bound_ratio`` of the window, so the
+    host may have set the pace; the fit leaves them out)."""
+    pts = host_bound_points(sel, keys, col)
+    if pts.empty:
+        return []
+    (ring,) = ax.plot(pts["size_bytes"], pts[col], ls="none", marker="o", ms=9, mew=1.2,
+                      markerfacecolor="none", markeredgecolor="#333333", zorder=4)
+    n = len(pts)
+    ring.set_label(f"host-bound ({n} point{'s' if n != 1 else ''})"
+                   + (", not fitted" if fitted else ""))
+    return [ring]
 
 
 def _no_line(label: str, color: str) -> Line2D:
@@ -173,6 +191,8 @@ def bandwidth_vs_size(
     else:
         handles, many = _pair_lines(ax, sel, max_legend)
     handles += _failure_handles(ax, sel, "bandwidth_GBps")
+    handles += _host_bound_handles(ax, sel, ["link"] if by == "link" else ["src", "dst"],
+                                   "bandwidth_GBps")
     top = float(sel["bandwidth_GBps"].max()) if sel["bandwidth_GBps"].notna().any() else 1.0
     if show_nominal:
         nominal, top = _nominal_lines(ax, sel, top)
@@ -259,6 +279,7 @@ def latency_vs_size(
             handles.append(Line2D([], [], color="#555555", ls="--", lw=1.0,
                                   label="fit: t = latency + size / bandwidth"))
     handles += _failure_handles(ax, df, "us_per_copy")
+    handles += _host_bound_handles(ax, df, keys, "us_per_copy", fitted=fit)
     size_axis(ax, sizes)
     time_axis(ax, st[["p10", "p90"]].to_numpy(dtype=float))
     ax.set_ylabel("time per copy (median)")

@@ -20,16 +20,17 @@ from matplotlib.patches import Patch
 
 from .cells import (
     PEER_VALUES,
-    VALUE_LABELS,
     diagonal_text,
     heatmap_data,
     heatmap_texts,
     link_frame,
     link_legend,
     link_texts,
+    lower_is_better,
     peer_frame,
     peer_legend,
     peer_texts,
+    value_labels,
 )
 from .matrix import annotate_matrix, draw_matrix
 from .prepare import LINK_ORDER, backend_note, mode_text, wrap
@@ -57,6 +58,7 @@ def heatmap(
     direction: str = "uni",
     peer: str | None = "on",
     path: str | Sequence[str] | None = None,
+    pattern: str = "pair",
     ax: Axes | None = None,
     title: str | None = None,
     annotate: bool = True,
@@ -77,12 +79,18 @@ def heatmap(
     not on the colour scale), else "—". What the cells hold, as data:
     :func:`ascend_p2p_lab.plots.cells.heatmap_data`.
 
+    The unit comes from the column's name (``_GBps``: GB/s, ``_us``: µs). A time per
+    copy (``latency_us``) is drawn with the colour scale reversed, so that the better
+    cells are bright on every map, and the colour bar says lower is better.
+    ``pattern="latency"`` with ``value="latency_us"`` is the latency matrix.
+
     Example:
         >>> fig = heatmap(run, size="64MiB")                            # doctest: +SKIP
         >>> fig = heatmap(run, direction="bi", value="bidir_total_GBps")  # doctest: +SKIP
+        >>> fig = heatmap(run, value="latency_us", pattern="latency")   # doctest: +SKIP
     """
     data = heatmap_data(run, size=size, value=value, direction=direction, peer=peer,
-                        path=path)
+                        path=path, pattern=pattern)
     n = len(data.values)
     finite = data.values.to_numpy()[np.isfinite(data.values.to_numpy())]
     legend_lines = 1 + sum(1 + len(text) // 70 for _code, text in data.legend)
@@ -92,12 +100,13 @@ def heatmap(
     hi = vmax if vmax is not None else (float(finite.max()) if finite.size else 1.0)
     if hi <= lo:
         hi = lo + 1.0
-    cmap = mpl.colormaps["viridis"].with_extremes(bad=MISSING_FACE)
+    cmap = mpl.colormaps["viridis_r" if lower_is_better(value) else "viridis"]
+    cmap = cmap.with_extremes(bad=MISSING_FACE)
     texts, kinds = heatmap_texts(data.cells, n, annotate)
     im = draw_matrix(data.values, ax, cmap=cmap, norm=mcolors.Normalize(vmin=lo, vmax=hi),
                      kinds=kinds, fontsize=tick_fs)
     annotate_matrix(ax, texts, kinds=kinds, image=im, fontsize=cell_fs)
-    what, cbar_label = VALUE_LABELS.get(value, (value, f"{value} (GB/s)"))
+    what, cbar_label = value_labels(value)
     if finite.size:
         cbar = fig.colorbar(im, ax=ax, shrink=0.85, pad=0.02)
         cbar.set_label(cbar_label)

@@ -283,6 +283,29 @@ def time_per_copy(sel: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def host_bound_points(df: pd.DataFrame, keys: Sequence[str], col: str) -> pd.DataFrame:
+    """The points (median of ``col`` per ``keys`` group and size, over all its samples,
+    where the curve draws them) that have a host-bound sample: enqueueing the copies
+    took at least ``host_bound_ratio`` of the window, so the host may have set the pace.
+    Columns ``*keys, size_bytes, <col>``.
+
+    Example:
+        >>> rows = pd.DataFrame({"src": [0, 0, 0], "dst": [1, 1, 1],
+        ...                      "size_bytes": [4, 4, 4096], "v": [1.0, 3.0, 9.0],
+        ...                      "host_bound": [True, False, False]})
+        >>> host_bound_points(rows, ["src", "dst"], "v").to_numpy().tolist()
+        [[0.0, 1.0, 4.0, 2.0]]
+    """
+    keys = [*keys, "size_bytes"]
+    df = df[df[col].notna()]
+    bound = df["host_bound"].astype("boolean").fillna(False).astype(bool)
+    hit = df.loc[bound, keys].drop_duplicates()
+    if hit.empty:
+        return pd.DataFrame(columns=[*keys, col])
+    points = df.groupby(keys, dropna=False)[col].median().reset_index()
+    return points.merge(hit, on=keys)
+
+
 def nominal_by_link(df: pd.DataFrame) -> dict[str, float]:
     """Each link class's nominal per-direction rate (GB/s), where the rows name one."""
     out = {}
