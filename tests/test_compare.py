@@ -283,3 +283,10 @@ def test_parser_default_is_the_library_default() -> None:
     args = build_parser().parse_args(["compare", "a", "b"])
     assert args.threshold == DEFAULT_THRESHOLD and args.format == "table"
     assert args.against_preset is None and args.out is None
+
+
+def test_cli_lists_points_one_run_lacks(runs, capsys) -> None:
+    code, out, _ = _cli(capsys, "compare", runs["clean"][1], runs["wider"][1])
+    assert code == 0
+    assert "2 -> 3  uni  peer on (p2p)  16 MiB  the baseline did not plan this point" in out
+    assert "(1 points not compared, above)" in out

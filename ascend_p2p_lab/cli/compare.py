@@ -170,7 +170,8 @@ def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
     verdict = (f"BELOW: {below} of {len(result)} points below {threshold:g} x baseline"
                if below else
                f"OK: all {len(result)} points at or above {threshold:g} x baseline")
-    print(f"\n{verdict}")
+    extra = f" ({len(missing)} points not compared, above)" if len(missing) else ""
+    print(f"\n{verdict}{extra}")
 
 
 def _print_below(result: pd.DataFrame, threshold: float) -> None:
@@ -198,6 +199,8 @@ def _print_unmatched(missing: pd.DataFrame) -> None:
     if missing.empty:
         return
     print(f"\n{len(missing)} points not compared: {_reasons(missing)}")
+    # both sides without a bandwidth (refused with peer access off, say): counted only
+    missing = missing[missing["reason"] != "measured_in_neither"]
     for r in missing.head(MAX_LISTED).itertuples(index=False):
         print(f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
               f"{format_size(int(r.size_bytes))}  {REASONS[r.reason]}")
