@@ -118,3 +118,56 @@ def test_console_script_exits_2_without_traceback() -> None:
     proc = subprocess.run([sys.executable, "-m", "ascend_p2p_lab.cli", "sweep", "--sizes", "-1"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------------ matrices and JSON
+SIM_A2 = ("--backend", "sim", "--preset", "atlas800t-a2")
+
+
+def test_sweep_prints_the_matrix_rows_as_sources(capsys) -> None:
+    code, out, _ = run_cli(capsys, "sweep", *SIM_A2, "--pairs", "0-1,2-0", "--sizes", "16MiB",
+                           "--samples", "2", "--no-progress")
+    assert code == 0
+    grid = out.split("P2P bandwidth (GB/s) at 16 MiB, one direction at a time")[1]
+    rows = {ln.split()[0]: ln.split()[1:] for ln in grid.splitlines()[2:10]}
+    assert float(rows["0"][1]) > 20 and rows["1"][0] == "-"  # 0 -> 1 measured, 1 -> 0 not
+    assert float(rows["2"][0]) > 20 and rows["0"][2] == "-"
+    assert "not saved (use --out DIR" in out
+
+
+def test_sweep_and_report_json_have_the_documented_keys(capsys, tmp_path: Path) -> None:
+    out_dir = tmp_path / "run"
+    code, out, err = run_cli(capsys, "sweep", *SIM_A2, "--pairs", "1-0", "--sizes",
+                             "64KiB,16MiB", "--samples", "2", "--warmup", "0",
+                             "--min-sample-ms", "0.25", "--no-progress", "--format", "json",
+                             "--out", str(out_dir))
+    assert code == 0
+    data = json.loads(out)  # stdout is the JSON and nothing else
+    assert {"run_id", "device_count", "matrices", "exit_status", "failures"} <= set(data)
+    first = data["matrices"][0]
+    assert {"title", "value", "unit", "pattern", "direction", "peer", "size_bytes",
+            "matrix"} <= set(first)
+    assert first["size_bytes"] == 16 << 20 and first["matrix"][1][0] > 20
+    assert first["matrix"][0][1] is None and first["reasons"][0][1] == "not measured"
+    params = load_run(out_dir).attrs["run"]["params"]
+    assert params["warmup"] == 0 and params["min_sample_us"] == 250.0
+    code, out, err = run_cli(capsys, "report", str(out_dir), "--format", "json")
+    assert code == 0 and json.loads(out)["run_id"] == data["run_id"]
+    assert "figures:" in err and (out_dir / "summary.csv").exists()
+
+
+def test_json_failures_and_exit_status_agree(capsys, tmp_path: Path) -> None:
+    faults = tmp_path / "faulty.toml"
+    src = Path(__file__).resolve().parents[1] / "ascend_p2p_lab/topology/presets"
+    text = (src / "atlas800t-a2.toml").read_text()
+    faults.write_text(text + '\n[[fault]]\nkind = "error"\ncall = "rt.memcpy_async"\n'
+                             'link = [2, 3]\ncode = 507013\n')
+    code, out, _ = run_cli(capsys, "sweep", "--backend", "sim", "--topology", str(faults),
+                           "--pairs", "2-3,3-2", "--sizes", "1MiB", "--samples", "1",
+                           "--no-progress", "--format", "json")
+    data = json.loads(out)
+    assert code == 1 == data["exit_status"]
+    assert data["failures"][0]["code"] == 507013 and data["failures"][0]["kind"] == "runtime"
+    cells = data["matrices"][0]
+    assert cells["matrix"][2][3] is None and cells["reasons"][2][3].startswith("runtime")
+    assert cells["matrix"][3][2] > 0

@@ -1,4 +1,5 @@
-"""The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, demo, sim-path.
+"""The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, compare, demo,
+sim-path.
 
 Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for was
 measured, 1 when a failure cost data points, 2 for bad input (before any device work),
@@ -6,7 +7,8 @@ measured, 1 when a failure cost data points, 2 for bad input (before any device 
 
 Inside: :mod:`.parser` (the grammar and the exit-status text), :mod:`.session` (open,
 work, close), :mod:`.info` (presets, probe, topo, sim-path), :mod:`.runs` (sweep, report,
-demo); :func:`main` maps each error to its one line and exit status.
+demo), :mod:`.compare` (run vs run, or vs a preset); :func:`main` maps each error to its
+one line and exit status.
 
 Example:
     $ ascend-p2p-lab probe --backend sim --preset atlas800t-a3 --format json

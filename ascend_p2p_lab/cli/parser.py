@@ -83,11 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _sub(sub, "probe", "peer-access matrix and link classes of all devices")
     _add_backend(p)
-    p.add_argument("--format", choices=["table", "json"], default="table")
+    _add_format(p, "the link-class and aclrtDeviceCanAccessPeer matrices")
 
     p = _sub(sub, "topo", "parse npu-smi info -t topo text")
-    p.add_argument("file", type=Path)
-    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("file", type=Path, help="a file of `npu-smi info -t topo` output, or a "
+                                           "preset-schema TOML")
+    _add_format(p, "the link-class matrix")
 
     p = _sub(sub, "sweep", "measure device-to-device copies over a range of sizes")
     _add_backend(p)
@@ -95,8 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _sub(sub, "report", "figures and a summary of a saved run (replaces the figures of "
                             "an earlier report of it)")
-    p.add_argument("run_dir", type=Path)
+    p.add_argument("run_dir", type=Path, help="a run folder, as `sweep --out` writes it")
     p.add_argument("--out", type=Path, default=None, help="folder for figures (default RUN_DIR)")
+    _add_format(p, "the summary and every N x N matrix (json: the matrices, figures still "
+                   "written)")
 
     p = _sub(sub, "demo", "probe, enable peer links, sweep and report: on the simulator, or "
                           "on a server with --backend acl")
@@ -142,20 +145,46 @@ exit status:
     return parser
 
 
+def _add_format(p: argparse.ArgumentParser, table: str) -> None:
+    p.add_argument("--format", choices=["table", "json"], default="table",
+                   help=f"table (default): {table}; json: the same as numbers, null where not "
+                        "measured, with the reason per cell")
+
+
 def _add_sweep_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pairs", default="all", help="all (default) or SRC-DST list, e.g. 0-1,1-0")
-    p.add_argument("--sizes", default="4KiB:1GiB", help="LO:HI powers of two, or a list")
-    p.add_argument("--direction", choices=["uni", "bi", "both"], default="uni")
-    p.add_argument("--peer", choices=["on", "off", "both"], default="on")
-    p.add_argument("--initiator", choices=["src", "dst"], default="src")
+    p.add_argument("--pairs", default="all",
+                   help="all (default: every ordered pair) or a SRC-DST list, e.g. 0-1,1-0")
+    p.add_argument("--sizes", default="4KiB:1GiB",
+                   help="LO:HI (every power of two between) or a comma list of any sizes "
+                        "(default 4KiB:1GiB); KiB, MiB, GiB are binary, KB, MB, GB decimal; "
+                        "the latency pattern alone defaults to 4 bytes")
+    p.add_argument("--direction", choices=["uni", "bi", "both"], default="uni",
+                   help="uni (default): one direction at a time; bi: both at once; both")
+    p.add_argument("--peer", choices=["on", "off", "both"], default="on",
+                   help="peer access on (default), off (direct copy and host-staged path), "
+                        "or both")
+    p.add_argument("--initiator", choices=["src", "dst"], default="src",
+                   help="whose stream issues the copy: src pushes (default), dst pulls")
     p.add_argument("--patterns", default="pair",
-                   help="comma list of pair, local, one_to_all, all_to_one")
-    p.add_argument("--timing", choices=["events", "host"], default="events")
-    p.add_argument("--samples", type=int, default=5)
-    p.add_argument("--out", type=Path, default=None, help="folder to write the run to")
+                   help="comma list of pair (default), latency, local, one_to_all, all_to_one")
+    p.add_argument("--timing", choices=["events", "host"], default="events",
+                   help="events (default: device event timestamps) or host (wall clock "
+                        "around a synchronize)")
+    p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
+    p.add_argument("--warmup", type=int, default=2,
+                   help="untimed windows before each point's samples (default 2)")
+    p.add_argument("--min-sample-ms", type=float, default=1.0,
+                   help="each sample repeats the copy until it lasts at least this long "
+                        "(default 1.0 ms)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="folder to write the run to (default: not saved)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the run already in --out (its samples, metadata, summary and "
                         "figures are removed first)")
-    p.add_argument("--checkpoint", type=Path, default=None, help="resume file")
-    p.add_argument("--no-verify", action="store_true")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--checkpoint", type=Path, default=None,
+                   help="resume file: finished blocks are kept there and skipped on a rerun "
+                        "(default: none)")
+    p.add_argument("--no-verify", action="store_true",
+                   help="skip checking the copied bytes (default: verified)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_format(p, "the summary and every N x N matrix")

@@ -15,13 +15,16 @@ from ..terminal import EXIT_INTERRUPTED, print_summary, run_status
 from .parser import UsageError, past_input_checks
 from .session import run_session
 
+US_PER_MS = 1000.0
+
 
 def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "pairs": args.pairs, "sizes": args.sizes, "direction": args.direction,
         "peer": args.peer, "initiator": args.initiator,
         "patterns": tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
-        "timing": args.timing, "samples": args.samples, "verify": not args.no_verify,
+        "timing": args.timing, "samples": args.samples, "warmup": args.warmup,
+        "min_sample_us": args.min_sample_ms * US_PER_MS, "verify": not args.no_verify,
         "progress": not args.no_progress, "out": args.out, "checkpoint": args.checkpoint,
     }
 
@@ -61,10 +64,28 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         with past_input_checks():
             if args.out is not None:
                 clear_stale(args.out)  # the old run's report does not describe this run
-            print_summary(run, args.out, matrices=True)
-            return run_status(run)
+            return _emit(run, args.format, args.out)
 
     return run_session(args, work)
+
+
+def _emit(run: Any, fmt: str, saved: Path | None) -> int:
+    """The run on stdout (the summary and its matrices, or JSON); its exit status."""
+    status = run_status(run)
+    if fmt == "json":
+        import json
+
+        from ..matrices import matrices_json
+        from ..results import failures
+
+        lost = failures(run)
+        data = {**matrices_json(run), "exit_status": status,
+                "saved_to": None if saved is None else str(saved),
+                "failures": json.loads(lost.to_json(orient="records"))}
+        print(json.dumps(data, indent=1), flush=True)
+    else:
+        print_summary(run, saved, matrices=True)
+    return status
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -79,16 +100,21 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
     run = load_run(args.run_dir)
     with past_input_checks():
-        print_summary(run, args.run_dir, matrices=True)
-        _write_report(run, out)
-        return run_status(run)
+        status = _emit(run, args.format, args.run_dir)
+        _write_report(run, out, quiet=args.format == "json")
+        return status
 
 
-def _write_report(run: Any, out: Path, table: Any = None) -> None:
-    """summary.csv and the figures of a run into out, replacing an earlier report there."""
+def _write_report(run: Any, out: Path, table: Any = None, *, quiet: bool = False) -> None:
+    """summary.csv and the figures of a run into out, replacing an earlier report there
+    (``quiet``: the list of files on stderr, stdout holding JSON)."""
+    import functools
+    import sys
+
     from ..results import summarize
     from ..runfolder import clear_report, write_manifest
 
+    say = functools.partial(print, file=sys.stderr if quiet else sys.stdout)
     out.mkdir(parents=True, exist_ok=True)
     clear_report(out)
     summarize(run).to_csv(out / "summary.csv", index=False)
@@ -96,14 +122,14 @@ def _write_report(run: Any, out: Path, table: Any = None) -> None:
     try:
         from .. import plots
     except ImportError as exc:
-        print(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')")
+        say(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')")
         write_manifest(out, run.attrs.get("run", {}).get("run_id"), written)
         return
     paths = plots.report(run, out, table=table)
     write_manifest(out, run.attrs.get("run", {}).get("run_id"), [*written, *paths])
-    print(f"\nwrote {out / 'summary.csv'} and {len(paths)} figures:")
+    say(f"\nwrote {out / 'summary.csv'} and {len(paths)} figures:")
     for p in paths:
-        print(f"  {p}")
+        say(f"  {p}")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
