@@ -161,7 +161,7 @@ def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
         print()
         print_grid(f"ratio run / baseline, {direction} peer {peer} ({path}), {grid.title} "
                    "(rows = source, columns = destination):", [str(i) for i in range(n)],
-                   [[_grid_text(grid, i, j) for j in range(n)] for i in range(n)])
+                   [[_grid_text(grid, i, j) for j in range(n)] for i in range(n)], align=">")
     print(f"({BELOW_MARK} below {threshold:g}; lost: measured in the baseline, not in the "
           f"run; {NOT_COMPARED} not compared)")
     _print_below(result, threshold)
@@ -223,7 +223,7 @@ def _write_figures(result: pd.DataFrame, out: Path, *, quiet: bool) -> list[Path
         target = out / FIGURE_NAME.format(direction=direction, peer=peer, path=path)
         fig.savefig(target, dpi=fig.dpi)
         paths.append(target)
-    print(f"\nwrote {len(paths)} figures:", file=stream)
+    print(f"\nwrote {len(paths)} figure{'s' if len(paths) != 1 else ''}:", file=stream)
     for p in paths:
         print(f"  {p}", file=stream)
     return paths
