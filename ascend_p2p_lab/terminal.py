@@ -84,6 +84,8 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
     if meta.get("interrupted"):
         print("interrupted: the rows measured so far are kept")
     good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
+    _print_latency(good[good["pattern"] == "latency"])
+    good = good[good["pattern"] != "latency"]  # its bandwidth at 4 bytes says nothing
     if len(good):
         top = int(good["size_bytes"].max())
         summ = summarize(good[good["size_bytes"] == top])
@@ -129,6 +131,23 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
     print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep "
           "the run)")
     sys.stdout.flush()
+
+
+def _print_latency(rows: Any) -> None:
+    """The latency pattern's time per copy at its smallest size, per case and link."""
+    if not len(rows) or "latency_us" not in rows:
+        return
+    from .units import format_size
+
+    small = int(rows["size_bytes"].min())
+    at = rows[rows["size_bytes"] == small]
+    keys = ["peer", "path", "link"]
+    per_pair = at.groupby([*keys, "src", "dst"], dropna=False)["latency_us"].median()
+    table = per_pair.groupby(keys, dropna=False).agg(
+        pairs="size", median_us="median", max_us="max").reset_index()
+    print(f"\nlatency per copy at {format_size(small)} (median over samples, then over "
+          "pairs):")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
 
 
 def _text(value: Any) -> str:

@@ -171,3 +171,22 @@ def test_json_failures_and_exit_status_agree(capsys, tmp_path: Path) -> None:
     cells = data["matrices"][0]
     assert cells["matrix"][2][3] is None and cells["reasons"][2][3].startswith("runtime")
     assert cells["matrix"][3][2] > 0
+
+
+def test_devices_and_a_latency_sweep_of_four_bytes(capsys, tmp_path: Path) -> None:
+    code, out, _ = run_cli(capsys, "sweep", "--backend", "sim", "--preset", "atlas800-9000",
+                           "--patterns", "latency", "--devices", "0,1,4", "--samples", "1",
+                           "--no-progress", "--out", str(tmp_path / "lat"))
+    assert code == 0
+    run = load_run(tmp_path / "lat")
+    assert set(run["size_bytes"]) == {4}  # the latency pattern alone: one 4-byte copy
+    assert set(zip(run["src"], run["dst"])) == {(a, b) for a in (0, 1, 4) for b in (0, 1, 4)
+                                                if a != b}
+    table = out.split("latency per copy at 4 B")[1].split("\n\n")[0]
+    hccs = next(ln.split() for ln in table.splitlines() if " HCCS " in ln)
+    sys_ = next(ln.split() for ln in table.splitlines() if " SYS " in ln)
+    assert hccs[3] == "2" and sys_[3] == "4"  # 0<->1 over HCCS; 0,1 <-> 4 across sockets
+    assert float(hccs[4]) < float(sys_[4])
+    code, _, err = run_cli(capsys, "sweep", "--backend", "sim", "--devices", "0-1",
+                           "--pairs", "0-2")
+    assert code == 2 and "pairs 0-2 use devices outside --devices 0,1" in err

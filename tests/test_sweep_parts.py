@@ -66,3 +66,27 @@ def test_on_block_sees_every_block_with_its_rows_in_order() -> None:
     first = seen[0].rows
     assert set(zip(first.src, first.dst)) == {(0, 1)} and first.run_id.nunique() == 1
     assert first.run_id.iloc[0] == run.run_id.iloc[0]
+
+
+# ------------------------------------------------------------------ devices=
+def test_devices_restrict_every_pattern_to_them() -> None:
+    from ascend_p2p_lab.measure.plan import plan_blocks
+    from ascend_p2p_lab.measure.spec import make_spec, parse_devices
+
+    assert parse_devices("0-2,5", 8) == [0, 1, 2, 5] and parse_devices("all", 8) is None
+    for bad in ("3-1", "0-9", "x", ""):
+        with pytest.raises(ValueError):
+            parse_devices(bad, 8)
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        spec = make_spec(rt, sizes=[4096], devices="1,3,6",
+                         patterns=("pair", "local", "one_to_all", "all_to_one"))
+        assert spec.pairs == ((1, 3), (1, 6), (3, 1), (3, 6), (6, 1), (6, 3))
+        for block in plan_blocks(rt, spec):
+            assert set(block.devices) <= {1, 3, 6}, block.label
+            if block.pattern in ("one_to_all", "all_to_one"):
+                assert len(block.peers) == 2
+        assert spec.to_dict()["devices"] == [1, 3, 6]
+        with pytest.raises(ValueError, match="pairs 0-1 use devices outside"):
+            make_spec(rt, pairs="0-1", sizes=[4096], devices="1,3")
+        with pytest.raises(ValueError, match="need at least two devices"):
+            make_spec(rt, sizes=[4096], devices="2")

@@ -154,10 +154,13 @@ def _add_format(p: argparse.ArgumentParser, table: str) -> None:
 def _add_sweep_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pairs", default="all",
                    help="all (default: every ordered pair) or a SRC-DST list, e.g. 0-1,1-0")
-    p.add_argument("--sizes", default="4KiB:1GiB",
+    p.add_argument("--devices", default="all",
+                   help="all (default) or the devices to use, e.g. 0-3 or 0,2,5: every "
+                        "ordered pair among them, and the other patterns keep to them")
+    p.add_argument("--sizes", default=None,
                    help="LO:HI (every power of two between) or a comma list of any sizes "
-                        "(default 4KiB:1GiB); KiB, MiB, GiB are binary, KB, MB, GB decimal; "
-                        "the latency pattern alone defaults to 4 bytes")
+                        "(default 4KiB:1GiB; 4 bytes for the latency pattern alone); KiB, "
+                        "MiB, GiB are binary, KB, MB, GB decimal")
     p.add_argument("--direction", choices=["uni", "bi", "both"], default="uni",
                    help="uni (default): one direction at a time; bi: both at once; both")
     p.add_argument("--peer", choices=["on", "off", "both"], default="on",

@@ -20,7 +20,8 @@ US_PER_MS = 1000.0
 
 def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {
-        "pairs": args.pairs, "sizes": args.sizes, "direction": args.direction,
+        "pairs": args.pairs, "devices": args.devices, "sizes": args.sizes,
+        "direction": args.direction,
         "peer": args.peer, "initiator": args.initiator,
         "patterns": tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
         "timing": args.timing, "samples": args.samples, "warmup": args.warmup,

@@ -76,9 +76,10 @@ def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
         elif pattern == "local":
             for d in devices_of(rt, spec):
                 blocks.append(Block("local", "uni", "off", "local", d, d, "X"))
-        else:
-            for d in range(n):
-                peers = tuple(p for p in range(n) if p != d and can[(d, p)] and can[(p, d)])
+        else:  # fan-out: each device of the sweep with its peers among those devices
+            used = devices_of(rt, spec)
+            for d in used:
+                peers = tuple(p for p in used if p != d and can[(d, p)] and can[(p, d)])
                 links = {rt.link_class(d, p) for p in peers}
                 link = links.pop() if len(links) == 1 else "mixed"
                 src, dst = (d, None) if pattern == "one_to_all" else (None, d)

@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -35,6 +36,9 @@ class SweepSpec:
 
     sizes: tuple[int, ...]
     pairs: tuple[tuple[int, int], ...] | None = None
+    #: the devices the sweep may use (None: all); pairs default to every ordered pair
+    #: among them, and the per-device and fan-out patterns keep to them
+    devices: tuple[int, ...] | None = None
     directions: tuple[str, ...] = ("uni",)
     peers: tuple[str, ...] = ("on",)
     patterns: tuple[str, ...] = ("pair",)
@@ -50,6 +54,7 @@ class SweepSpec:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["pairs"] = None if self.pairs is None else [list(p) for p in self.pairs]
+        d["devices"] = None if self.devices is None else list(self.devices)
         for k in ("sizes", "directions", "peers", "patterns"):
             d[k] = list(d[k])
         return d
@@ -82,6 +87,7 @@ def make_spec(
     max_copies: int = 1000,
     verify: bool = True,
     host_bound_ratio: float = 0.5,
+    devices: str | Sequence[int] | None = None,
 ) -> SweepSpec:
     """Validate sweep arguments against the runtime, before anything is allocated.
 
@@ -109,11 +115,15 @@ def make_spec(
                              f"got {value!r}")
     n = rt.device_count
     pair_list = parse_pairs(pairs, n)
-    if set(pats) & set(PAIR_PATTERNS) and n < 2:
+    device_list = parse_devices(devices, n)
+    if device_list is not None:
+        pair_list = _pairs_among(device_list, pair_list)
+    if set(pats) & set(PAIR_PATTERNS) and len(device_list or range(n)) < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     spec = SweepSpec(
         sizes=tuple(size_list),
         pairs=None if pair_list is None else tuple(pair_list),
+        devices=None if device_list is None else tuple(device_list),
         directions=_choice("direction", direction, ("uni", "bi")),
         peers=("current",) if peer == "current" else _choice("peer", peer, ("on", "off")),
         patterns=pats,
@@ -137,6 +147,8 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> None:
         for dev in (src, dst):
             if not 0 <= dev < n:
                 raise ValueError(f"device {dev} in pair {src}-{dst} is out of range 0..{n - 1}")
+    if spec.devices is not None:
+        parse_devices(list(spec.devices), n)
     if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     _check_memory(rt, spec)
@@ -159,8 +171,52 @@ def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
             )
 
 
+def parse_devices(spec: str | Sequence[int] | None, device_count: int) -> list[int] | None:
+    """Device ids from ``"all"`` (None), ``"0-3"``, ``"0,2,5"``, ``"0-3,6"`` or ints,
+    checked against device_count, in order without repeats.
+
+    Example:
+        >>> parse_devices("0-2,5", 8)
+        [0, 1, 2, 5]
+    """
+    if spec is None or (isinstance(spec, str) and spec.strip().lower() == "all"):
+        return None
+    ids: list[int] = []
+    if isinstance(spec, str):
+        for part in (p.strip() for p in spec.split(",")):
+            m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+            if not m or (m.group(2) is not None and int(m.group(2)) < int(m.group(1))):
+                raise ValueError(f"cannot read devices {part!r}: use e.g. 0-3 or 0,2,5")
+            ids += range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1)
+    else:
+        for d in spec:
+            if isinstance(d, bool) or not isinstance(d, int):
+                raise TypeError(f"device {d!r} must be an int")
+            ids.append(d)
+    for d in ids:
+        if not 0 <= d < device_count:
+            raise ValueError(f"device {d} is out of range 0..{device_count - 1}")
+    if not ids:
+        raise ValueError("the device list is empty")
+    return list(dict.fromkeys(ids))
+
+
+def _pairs_among(devices: list[int], pairs: list[tuple[int, int]] | None
+                 ) -> list[tuple[int, int]]:
+    """Every ordered pair among devices, or the given pairs checked to stay among them."""
+    if pairs is None:
+        return [(a, b) for a in devices for b in devices if a != b]
+    outside = [f"{a}-{b}" for a, b in pairs if a not in devices or b not in devices]
+    if outside:
+        raise ValueError(f"pairs {', '.join(outside)} use devices outside --devices "
+                         f"{','.join(map(str, devices))}")
+    return pairs
+
+
 def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
     """The devices a sweep of spec uses."""
+    if spec.devices is not None:
+        return list(spec.devices)
     if spec.pairs is None or set(spec.patterns) - set(PAIR_PATTERNS):
         return list(range(rt.device_count))
     return sorted({d for p in spec.pairs for d in p})
