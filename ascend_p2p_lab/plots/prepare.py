@@ -82,8 +82,17 @@ def size_bytes(size: int | str | None) -> int | None:
 
 
 def wrap(text: str, width: int) -> str:
-    """Lines of at most ``width`` characters, the later ones indented."""
-    return "\n".join(textwrap.wrap(text, width=width, subsequent_indent="    ")) or text
+    """Lines of at most ``width`` characters, the later ones indented; a word longer than
+    that (a file name, a path) stays whole on its own line.
+
+    Example:
+        >>> print(wrap("cannot read /a/very/long/path/to/run.json here", 20))
+        cannot read
+            /a/very/long/path/to/run.json
+            here
+    """
+    return "\n".join(textwrap.wrap(text, width=width, subsequent_indent="    ",
+                                    break_long_words=False, break_on_hyphens=False)) or text
 
 
 def link_rank(link: str) -> tuple[int, str]:
