@@ -90,3 +90,9 @@ def test_devices_restrict_every_pattern_to_them() -> None:
             make_spec(rt, pairs="0-1", sizes=[4096], devices="1,3")
         with pytest.raises(ValueError, match="need at least two devices"):
             make_spec(rt, sizes=[4096], devices="2")
+
+
+def test_the_peer_error_lists_every_accepted_value() -> None:
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        with pytest.raises(ValueError, match=r"peer must be one of on, off, both, current;"):
+            make_spec(rt, sizes=[4096], peer="maybe")

@@ -19,7 +19,7 @@ from ..runtime import Runtime
 from ..units import format_size, parse_sizes
 from .pairs import parse_pairs
 
-PATTERNS = ("pair", "local", "one_to_all", "all_to_one", "latency")
+PATTERNS = ("pair", "local", "one_to_all", "all_to_one", "latency", "h2d", "d2h")
 #: Patterns measured on ordered pairs of devices (``pairs`` chooses them).
 PAIR_PATTERNS = ("pair", "latency")
 #: The latency pattern's size when the sweep is given none (and measures nothing else):
@@ -60,13 +60,16 @@ class SweepSpec:
         return d
 
 
-def _choice(name: str, value: str, allowed: Sequence[str], both: bool = True) -> tuple[str, ...]:
+def _choice(name: str, value: str, allowed: Sequence[str], both: bool = True,
+            also: Sequence[str] = ()) -> tuple[str, ...]:
+    """The values ``value`` stands for; ``also`` names other values the caller accepts
+    (so that the error lists every valid one)."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string, got {type(value).__name__}")
     if both and value == "both":
         return tuple(allowed)
     if value not in allowed:
-        opts = [*allowed, "both"] if both else list(allowed)
+        opts = [*allowed, *(["both"] if both else []), *also]
         raise ValueError(f"{name} must be one of {', '.join(opts)}; got {value!r}")
     return (value,)
 
@@ -125,7 +128,8 @@ def make_spec(
         pairs=None if pair_list is None else tuple(pair_list),
         devices=None if device_list is None else tuple(device_list),
         directions=_choice("direction", direction, ("uni", "bi")),
-        peers=("current",) if peer == "current" else _choice("peer", peer, ("on", "off")),
+        peers=("current",) if peer == "current" else _choice("peer", peer, ("on", "off"),
+                                                             also=("current",)),
         patterns=pats,
         initiator=_choice("initiator", initiator, ("src", "dst"), both=False)[0],
         samples=samples,
