@@ -63,12 +63,17 @@ class RunMatrix:
     frame: pd.DataFrame  # rows = src, columns = dst, NaN where not measured
     reasons: list[list[str | None]]  # None where the cell has a number
 
+    @property
+    def devices(self) -> list[int]:
+        """The device ids of the rows (and columns), in order."""
+        return [int(d) for d in self.frame.index]
+
     def to_json(self) -> dict[str, Any]:
         """The matrix as plain JSON values (null where not measured)."""
         return {
             "title": self.title, "value": self.value, "unit": self.unit,
             "pattern": self.pattern, "direction": self.direction, "peer": self.peer,
-            "path": self.path, "size_bytes": self.size_bytes,
+            "path": self.path, "size_bytes": self.size_bytes, "devices": self.devices,
             "matrix": [[None if math.isnan(v) else round(float(v), 4) for v in row]
                        for row in self.frame.to_numpy(dtype=float)],
             "reasons": self.reasons,
@@ -84,6 +89,7 @@ def run_matrices(run: pd.DataFrame) -> list[RunMatrix]:
     if not n and len(run):
         n = int(pd.concat([run["src"], run["dst"]]).max()) + 1
     rows = run[run["pattern"].isin(MATRIX_PATTERNS) & run["src"].notna()]
+    chosen = (run.attrs.get("run", {}).get("params") or {}).get("devices")  # --devices
     out = []
     keys = ["pattern", "direction", "peer", "path"]
     groups = sorted(rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0]))
@@ -97,6 +103,8 @@ def run_matrices(run: pd.DataFrame) -> list[RunMatrix]:
             else:  # every cell refused or failed: nothing to take a median of
                 frame = pd.DataFrame(math.nan, index=pd.RangeIndex(n, name="src"),
                                      columns=pd.RangeIndex(n, name="dst"))
+            if chosen:
+                frame = frame.loc[chosen, chosen]
             out.append(RunMatrix(
                 title=_title(pattern, direction, peer, path, value, unit, size),
                 value=value, unit=unit, pattern=pattern, direction=direction, peer=peer,
@@ -159,5 +167,6 @@ def _reasons(rows: pd.DataFrame, frame: pd.DataFrame) -> list[list[str | None]]:
             text += f": {error_name(int(code))} ({int(code)})"
         why[(int(src), int(dst))] = text
     values = frame.to_numpy(dtype=float)
-    return [[None if not math.isnan(values[i][j]) else why.get((i, j), NOT_MEASURED)
-             for j in range(values.shape[1])] for i in range(values.shape[0])]
+    ids = [int(d) for d in frame.index]
+    return [[None if not math.isnan(values[i][j]) else why.get((a, b), NOT_MEASURED)
+             for j, b in enumerate(ids)] for i, a in enumerate(ids)]

@@ -50,7 +50,7 @@ def print_matrices(run: Any) -> None:
         digits = 1 if m.unit == "GB/s" and np.nanmax(values) >= 100 else 2
         cells = [[f"{v:.{digits}f}" if r is None else CELL_TAGS.get(r, FAILED_TAG)
                   for v, r in zip(vrow, rrow)] for vrow, rrow in zip(values, m.reasons)]
-        print_grid(f"\n{m.title}", [str(i) for i in range(len(cells))], cells, align=">")
+        print_grid(f"\n{m.title}", [str(d) for d in m.devices], cells, align=">")
         failed = sorted({r for row in m.reasons for r in row
                          if r is not None and r not in CELL_TAGS})
         for reason in failed:

@@ -102,3 +102,14 @@ def test_the_summary_gives_the_total_of_both_directions(run, capsys) -> None:
     both = float(bi[header.index("both_dirs_GBps")])
     each = _by_title(run, ["each direction while both run"]).frame
     assert both == pytest.approx(each.loc[0, 1] + each.loc[1, 0], abs=0.15)
+
+
+def test_a_sweep_of_some_devices_shows_only_them() -> None:
+    faults = [{"kind": "degrade", "link": [3, 6], "factor": 0.5}]
+    with open_runtime("sim", preset="atlas800t-a2", faults=faults) as rt:
+        run = sweep(rt, devices="1,3,6", sizes=[SIZE], samples=1, progress=False)
+    m = run_matrices(run)[0]
+    assert m.devices == [1, 3, 6] and list(m.frame.columns) == [1, 3, 6]
+    assert m.frame.loc[3, 6] < 0.6 * m.frame.loc[6, 3]  # the degraded direction, by id
+    assert m.reasons[1][2] is None and m.reasons[0][0] == NOT_MEASURED
+    assert matrices_json(run)["matrices"][0]["devices"] == [1, 3, 6]
