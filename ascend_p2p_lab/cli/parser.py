@@ -66,10 +66,13 @@ def _add_backend(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
                    help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim")
     p.add_argument("--preset", default=None,
-                   help="simulated server (also ASCEND_P2P_LAB_PRESET); see `presets`")
+                   help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET); "
+                        "see `presets`")
     p.add_argument("--topology", type=Path, default=None,
-                   help="a topology file: TOML of the preset schema, or npu-smi info -t topo text")
-    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed")
+                   help="a topology file to simulate instead of a preset: TOML of the preset "
+                        "schema, or npu-smi info -t topo text (default: none)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="simulator jitter seed (default 0; also ASCEND_P2P_LAB_SEED)")
 
 
 def build_parser() -> argparse.ArgumentParser:
