@@ -4,6 +4,10 @@ One row per sample, units in the column names (``size_bytes``, ``elapsed_us``,
 ``bandwidth_GBps``). What went wrong is data too: ``error_kind``, ``error_code``,
 ``error_call`` beside the ``error`` text. ``latency_us`` is the time per copy
 (``elapsed_us / copies``) of the ``latency`` pattern's rows, empty on other rows.
+The ``h2d`` and ``d2h`` patterns copy between pinned host memory and one device: their
+rows have no source (h2d) or no destination (d2h) device, ``path`` is ``host``, and
+``cpu_affinity`` holds the CPUs npu-smi (or the preset) names for that device ("0-23"),
+empty where unknown and on every other row.
 
 Example:
     >>> list(empty_frame().columns[:5])
@@ -49,6 +53,7 @@ SCHEMA: dict[str, str] = {
     "error_code": "Int64",
     "error_call": "string",
     "latency_us": "float64",
+    "cpu_affinity": "string",
 }
 COLUMNS = tuple(SCHEMA)
 
@@ -70,8 +75,8 @@ FAILURE_KINDS: tuple[str, ...] = tuple(k for k in ERROR_KINDS if k not in RESULT
 VOCABULARY: dict[str, tuple[str, ...]] = {
     "direction": ("uni", "bi"),
     "peer": ("on", "off"),
-    "path": ("p2p", "direct", "staged", "local"),
-    "pattern": ("pair", "one_to_all", "all_to_one", "local", "latency"),
+    "path": ("p2p", "direct", "staged", "local", "host"),
+    "pattern": ("pair", "one_to_all", "all_to_one", "local", "latency", "h2d", "d2h"),
     "initiator": ("src", "dst"),
     "timing": ("events", "host"),
     "error_kind": tuple(ERROR_KINDS),
@@ -80,7 +85,7 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
 POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link",
               "size_bytes"]
 #: Columns added after the first release; a run saved without them loads with them empty.
-ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us")
+ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity")
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
 #: is also what a run.json without the key is (written before it was recorded).
 RUN_SCHEMA_VERSION = 1

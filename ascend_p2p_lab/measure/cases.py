@@ -2,8 +2,9 @@
 
 A block is one case on one device pair (or one device): P2P unidirectional or
 bidirectional, a direct copy with peer access off, the host-staged path, a
-device-local copy, all peers of a device at once, or the time per copy of small
-back-to-back copies (latency). Each case takes a
+device-local copy, all peers of a device at once, the time per copy of small
+back-to-back copies (latency), or pinned host memory to or from one device (h2d, d2h:
+the two legs of the host-staged path, each alone). Each case takes a
 :class:`~ascend_p2p_lab.measure.rows.Context` and emits rows through it.
 """
 
@@ -17,6 +18,7 @@ from ..runtime import AclError
 from ..runtime.resources import close_all
 from . import outcomes
 from .copyengine import (
+    HOST,
     Timer,
     Timing,
     copies_for,
@@ -87,18 +89,46 @@ def run_latency(ctx: Context, block: Block) -> None:
 
 def _uni(ctx: Context, block: Block, *, per_copy: bool) -> None:
     """Back-to-back copies of one ordered pair on the initiator's stream, every size."""
-    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
     src, dst = block.src, block.dst
     assert src is not None and dst is not None
-    initiator_dev = src if spec.initiator == "src" else dst
-    timer = Timer(rt, rt.stream(initiator_dev))
+    initiator_dev = src if ctx.spec.initiator == "src" else dst
+    pool = ctx.pool
+    _copies(ctx, block, lambda: (pool.send(src), pool.recv(dst)), src, initiator_dev,
+            per_copy=per_copy)
+
+
+def run_host_copy(ctx: Context, block: Block) -> None:
+    """Pinned host memory (``aclrtMallocHost``) to one device (h2d) or from it (d2h):
+    back-to-back copies on the device's stream, timed as the spec says, every size. The
+    bytes that arrive are checked against the host buffer's pattern (h2d) or the
+    device's (d2h)."""
+    pool = ctx.pool
+    if block.pattern == "h2d":
+        dev = block.dst
+        assert dev is not None
+        _copies(ctx, block, lambda: (pool.host_send(), pool.recv(dev)), HOST, dev,
+                per_copy=False)
+    else:
+        dev = block.src
+        assert dev is not None
+        _copies(ctx, block, lambda: (pool.send(dev), pool.host_recv()), dev, dev,
+                per_copy=False)
+
+
+def _copies(ctx: Context, block: Block, bufs: Callable[[], tuple[Any, Any]], source: int,
+            on: int, *, per_copy: bool) -> None:
+    """Back-to-back copies on device on's stream, every size, from the first of the
+    buffers ``bufs()`` gives (made after the stream) into the second; ``source`` is whose
+    pattern the destination should then hold."""
+    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
+    timer = Timer(rt, rt.stream(on))
     try:
-        sbuf, dbuf = pool.send(src), pool.recv(dst)
+        sbuf, dbuf = bufs()
         for size in ctx.sizes_todo(block):
             pool.clear(dbuf, size)
             if spec.timing == "host":
                 def measure(n: int, size: int = size) -> Timing:
-                    return sample_blocking(rt, dbuf, sbuf, size, n, on=initiator_dev)
+                    return sample_blocking(rt, dbuf, sbuf, size, n, on=on)
             else:
                 def measure(n: int, size: int = size) -> Timing:
                     return timer.sample(dbuf, sbuf, size, n)
@@ -109,7 +139,7 @@ def _uni(ctx: Context, block: Block, *, per_copy: bool) -> None:
                 if _refused(ctx, block, size, exc):  # what the runtime does without peer access
                     continue
                 raise
-            ok = pool.verify(dbuf, src, size) if spec.verify else None
+            ok = pool.verify(dbuf, source, size) if spec.verify else None
             ctx.emit_samples(block, size, timings, verified=ok, per_copy=per_copy)
     finally:
         timer.close()
@@ -265,6 +295,11 @@ def _staged(spec: SweepSpec) -> tuple[str, ...]:
     return ("async_copy", "events", "pinned_host", *POINT_NEEDS)
 
 
+def _host(spec: SweepSpec) -> tuple[str, ...]:
+    # pinned host memory is one end of every copy, also without verification
+    return tuple(dict.fromkeys((*_timed(spec), "pinned_host")))
+
+
 def _fanout(spec: SweepSpec) -> tuple[str, ...]:
     return (*_events(spec), "stream_wait")
 
@@ -305,4 +340,8 @@ CASES: dict[tuple[str, str, str], Case] = {
                                        "access off", run_latency, _timed),
     ("latency", "uni", "staged"): Case("time per copy through pinned host memory, "
                                        "host-timed", run_latency, _staged),
+    ("h2d", "uni", "host"): Case("pinned host memory to one device, on the device's stream",
+                                 run_host_copy, _host),
+    ("d2h", "uni", "host"): Case("one device to pinned host memory, on the device's stream",
+                                 run_host_copy, _host),
 }

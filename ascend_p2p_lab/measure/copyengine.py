@@ -32,11 +32,14 @@ PATTERN_BYTES = 1 << 20
 STAGE_CHUNK = 4 << 20  # the host-staged path moves a copy in pieces of this size
 WINDOW = 4096
 WINDOWS = 16
+#: The pattern id of pinned host memory that a host-to-device copy sends (devices are 0..).
+HOST = -1
 
 
 @functools.lru_cache(maxsize=64)
 def pattern_block(device: int) -> bytes:
-    """The 1 MiB seeded random block a device's send buffer repeats."""
+    """The 1 MiB seeded random block a device's send buffer repeats (``HOST``: the
+    pinned host buffer's)."""
     return np.random.default_rng(0xA5CE + device).bytes(PATTERN_BYTES)
 
 
@@ -53,6 +56,8 @@ class BufferPool:
         self._recv: dict[tuple[int, int], DeviceBuffer] = {}
         self._staging: HostBuffer | None = None
         self._check: HostBuffer | None = None
+        self._host_send: HostBuffer | None = None
+        self._host_recv: HostBuffer | None = None
 
     def send(self, dev: int) -> DeviceBuffer:
         """Device dev's send buffer, filled with its pattern. A fill that fails frees the
@@ -79,7 +84,26 @@ class BufferPool:
             self._staging = self.rt.host_buffer(self.max_size)
         return self._staging
 
-    def _fill(self, buf: DeviceBuffer, dev: int) -> None:
+    def host_send(self) -> HostBuffer:
+        """Pinned host memory holding the ``HOST`` pattern: what host-to-device copies send.
+        A fill that fails frees the buffer and raises, as :meth:`send` does."""
+        if self._host_send is None:
+            buf = self.rt.host_buffer(self.max_size)
+            try:
+                self._fill(buf, HOST)
+            except BaseException:
+                close_all([buf])
+                raise
+            self._host_send = buf
+        return self._host_send
+
+    def host_recv(self) -> HostBuffer:
+        """Pinned host memory that device-to-host copies write into."""
+        if self._host_recv is None:
+            self._host_recv = self.rt.host_buffer(self.max_size)
+        return self._host_recv
+
+    def _fill(self, buf: DeviceBuffer | HostBuffer, dev: int) -> None:
         block = pattern_block(dev)
         first = min(len(block), buf.size)
         self.rt.write(buf, block[:first])
@@ -89,25 +113,26 @@ class BufferPool:
             self.rt.memcpy(buf, buf, n, dst_offset=done)
             done += n
 
-    def clear(self, buf: DeviceBuffer, size: int) -> None:
-        """Zero the first size bytes of a receive buffer."""
-        self.rt.memset(buf, 0, size)
+    def clear(self, buf: DeviceBuffer | HostBuffer, size: int) -> None:
+        """Zero the first size bytes of a receive buffer (of host memory: the ranges
+        :meth:`verify` reads, which is all a check sees)."""
+        if isinstance(buf, HostBuffer):
+            for off, n in checked_ranges(size):
+                self.rt.write(buf, bytes(n), offset=off)
+        else:
+            self.rt.memset(buf, 0, size)
 
-    def verify(self, dst: DeviceBuffer, src_device: int, size: int) -> bool:
-        """Whether dst's first size bytes hold src_device's pattern: whole for sizes up to
-        1 MiB, else the head, the tail and 14 windows spread between (4 KiB each)."""
+    def verify(self, dst: DeviceBuffer | HostBuffer, src_device: int, size: int) -> bool:
+        """Whether dst's first size bytes hold src_device's pattern (``HOST``: the host
+        buffer's): whole for sizes up to 1 MiB, else the head, the tail and 14 windows
+        spread between (4 KiB each)."""
         block = pattern_block(src_device)
         if self._check is None:
             self._check = self.rt.host_buffer(PATTERN_BYTES)
-        if size <= PATTERN_BYTES:
-            return self.rt.read(dst, size, staging=self._check) == block[:size]
-        step = size // (WINDOWS - 1)
-        offsets = sorted({min((k * step) // WINDOW * WINDOW, size - WINDOW)
-                          for k in range(WINDOWS)})
-        for off in offsets:
-            got = self.rt.read(dst, WINDOW, offset=off, staging=self._check)
+        for off, n in checked_ranges(size):
+            got = self.rt.read(dst, n, offset=off, staging=self._check)
             pos = off % PATTERN_BYTES
-            if got != block[pos:pos + WINDOW]:
+            if got != block[pos:pos + n]:
                 return False
         return True
 
@@ -115,10 +140,11 @@ class BufferPool:
         """Free every buffer (also those of a failed run); a failed free is retried once,
         then the first error is raised (a buffer still not freed stays with the runtime,
         which frees it when it closes)."""
-        bufs = [*self._send.values(), *self._recv.values(), self._staging, self._check]
+        bufs = [*self._send.values(), *self._recv.values(), self._staging, self._check,
+                self._host_send, self._host_recv]
         self._send.clear()
         self._recv.clear()
-        self._staging = self._check = None
+        self._staging = self._check = self._host_send = self._host_recv = None
         close_all(bufs)
 
     def __enter__(self) -> BufferPool:
@@ -126,6 +152,24 @@ class BufferPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def checked_ranges(size: int) -> list[tuple[int, int]]:
+    """(offset, length) of what a verification of size bytes reads: everything up to
+    1 MiB, else the head, the tail and 14 windows of 4 KiB spread between.
+
+    Example:
+        >>> checked_ranges(100)
+        [(0, 100)]
+        >>> len(checked_ranges(64 << 20)), checked_ranges(64 << 20)[-1]
+        (16, (67104768, 4096))
+    """
+    if size <= PATTERN_BYTES:
+        return [(0, size)]
+    step = size // (WINDOWS - 1)
+    offsets = sorted({min((k * step) // WINDOW * WINDOW, size - WINDOW)
+                      for k in range(WINDOWS)})
+    return [(off, WINDOW) for off in offsets]
 
 
 @dataclass(frozen=True)
@@ -238,8 +282,8 @@ def sample_staged(rt: Runtime, streams: tuple[Stream, Stream], relay: Event,
     return Timing(n, elapsed, elapsed)
 
 
-def sample_blocking(rt: Runtime, dst: DeviceBuffer, src: DeviceBuffer, size: int, n: int,
-                    on: int) -> Timing:
+def sample_blocking(rt: Runtime, dst: DeviceBuffer | HostBuffer,
+                    src: DeviceBuffer | HostBuffer, size: int, n: int, on: int) -> Timing:
     """The seed's way: n synchronous aclrtMemcpy calls timed by the host clock."""
     t0 = rt.host_time_ns()
     for _ in range(n):

@@ -68,10 +68,16 @@ def missing_calls(calls: list[str]) -> Failure:
 
 
 def verification_failed(src: int | None, dst: int | None) -> Failure:
-    """The destination does not hold what the source sent."""
+    """The destination does not hold what the source sent (None: pinned host memory).
+
+    Example:
+        >>> verification_failed(None, 1).message
+        "data verification failed: the bytes at device 1 differ from the host buffer's pattern"
+    """
+    at = "pinned host memory" if dst is None else f"device {dst}"
+    of = "the host buffer's" if src is None else f"device {src}'s"
     return Failure("verification",
-                   f"data verification failed: the bytes at device {dst} differ from "
-                   f"device {src}'s pattern")
+                   f"data verification failed: the bytes at {at} differ from {of} pattern")
 
 
 def device_lost(dev: int, cause: Failure) -> Failure:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 from ..runtime import AclError, Runtime
 from .links import both_directions
-from .plan import Block
+from .plan import HOST_PATTERNS, Block
 from .spec import PAIR_PATTERNS
 
 
@@ -68,7 +68,8 @@ def peer_state(rt: Runtime, block: Block) -> Iterator[None]:
     """Peer access as the block needs it, restored afterwards: also after a failure or a
     KeyboardInterrupt, with each restoring call tried twice. A restore that still fails
     raises :class:`PeerRestoreError` (unless an interrupt is on its way)."""
-    if block.pattern == "local" or block.failure or block.keep_peer_state:
+    if block.pattern == "local" or block.pattern in HOST_PATTERNS or block.failure \
+            or block.keep_peer_state:  # one device: no peer access to set
         yield
         return
     if block.pattern in PAIR_PATTERNS:

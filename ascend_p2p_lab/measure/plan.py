@@ -21,6 +21,13 @@ from ..runtime.errors import CAN_ACCESS_PEER_CALL
 from . import outcomes
 from .spec import SweepSpec, devices_of
 
+#: Patterns that copy between pinned host memory and one device: h2d has no source
+#: device, d2h no destination device (the host is that end).
+HOST_PATTERNS = ("h2d", "d2h")
+#: The link of a host copy: each device's link to the host CPU, PCIe on every server the
+#: presets describe (the topology has no class for it; npu-smi's matrix is device pairs).
+HOST_LINK = "PCIe"
+
 
 @dataclass(frozen=True)
 class Block:
@@ -45,8 +52,9 @@ class Block:
     @property
     def label(self) -> str:
         arrow = "<->" if self.direction == "bi" else "->"
-        a = "all" if self.src is None else self.src
-        b = "all" if self.dst is None else self.dst
+        nobody = "host" if self.pattern in HOST_PATTERNS else "all"
+        a = nobody if self.src is None else self.src
+        b = nobody if self.dst is None else self.dst
         return f"{self.pattern} {a}{arrow}{b} {self.path}"
 
     @property
@@ -73,6 +81,10 @@ def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
             for peer in spec.peers:
                 for a, b in pairs:
                     blocks.extend(_pair_blocks(rt, can, peer, "uni", a, b, "latency"))
+        elif pattern in HOST_PATTERNS:  # pinned host memory to (h2d) or from (d2h) a device
+            for d in devices_of(rt, spec):
+                src, dst = (None, d) if pattern == "h2d" else (d, None)
+                blocks.append(Block(pattern, "uni", "off", "host", src, dst, HOST_LINK))
         elif pattern == "local":
             for d in devices_of(rt, spec):
                 blocks.append(Block("local", "uni", "off", "local", d, d, "X"))

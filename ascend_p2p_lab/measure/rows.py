@@ -20,7 +20,7 @@ from ..runtime import Runtime
 from ..units import format_size
 from . import outcomes
 from .copyengine import BufferPool, Timing
-from .plan import Block
+from .plan import HOST_PATTERNS, Block
 from .spec import PAIR_PATTERNS, SweepSpec
 
 
@@ -33,6 +33,7 @@ class Context:
     pool: BufferPool
     base: dict[str, Any]
     nominal: dict[str, float]
+    affinity: dict[int, str] = field(default_factory=dict)  # device -> its CPUs, where known
     rows: list[dict[str, Any]] = field(default_factory=list)
     done: set[tuple[str, int]] = field(default_factory=set)
     bar: Any = None
@@ -61,18 +62,19 @@ class Context:
         row = {
             **self.base, "src": src, "dst": dst, "link": link, "pattern": block.pattern,
             "direction": block.direction, "peer": block.peer, "path": block.path,
-            "initiator": self.spec.initiator if block.pattern in PAIR_PATTERNS else
-            ("dst" if block.pattern == "all_to_one" else "src"),
+            "initiator": _initiator(self.spec, block),
             "size_bytes": size, "timing": self.spec.timing,
             "nominal_GBps": self.nominal.get(link, math.nan),
             "copies": None, "sample": None, "elapsed_us": math.nan,
             "bandwidth_GBps": math.nan, "host_enqueue_us": math.nan, "host_bound": None,
             "verified": None, "error": None, "bidir_total_GBps": math.nan,
             "error_kind": None, "error_code": None, "error_call": None,
-            "latency_us": math.nan,
+            "latency_us": math.nan, "cpu_affinity": None,
         }
         if block.path == "staged":
             row["nominal_GBps"] = math.nan
+        if block.pattern in HOST_PATTERNS:  # the device end of a host copy, and its CPUs
+            row["cpu_affinity"] = self.affinity.get(dst if src is None else src)
         row.update(values)
         return row
 
@@ -128,6 +130,14 @@ class Context:
             self._emitted.add((block.key, size))
             if tick and self.bar is not None:
                 self.bar.update(1)
+
+
+def _initiator(spec: SweepSpec, block: Block) -> str:
+    """Which end's stream carries the copies: the spec's choice for pairs, the center
+    of a fan-out, the device of a host copy (h2d: the destination)."""
+    if block.pattern in PAIR_PATTERNS:
+        return spec.initiator
+    return "dst" if block.pattern in ("all_to_one", "h2d") else "src"
 
 
 def bandwidth(nbytes: int, elapsed_us: float) -> float:

@@ -66,9 +66,9 @@ def sweep(
             takes them: ``direction`` (uni, bi, both), ``peer`` (on, off, both, current),
             ``initiator`` (src pushes, dst pulls), ``samples``, ``warmup``, ``patterns``
             (pair, local, one_to_all, all_to_one, latency: the time per copy of
-            back-to-back copies, ``latency_us``, 4 bytes when no sizes are given),
-            ``timing`` (events, host),
-            ``min_sample_us``, ``max_copies``, ``verify``, ``host_bound_ratio``.
+            back-to-back copies, ``latency_us``, 4 bytes when no sizes are given; h2d, d2h:
+            pinned host memory to or from each device, with its ``cpu_affinity``), ``timing``
+            (events, host), ``min_sample_us``, ``max_copies``, ``verify``, ``host_bound_ratio``.
         spec: a :class:`~.spec.SweepSpec` instead of the parameters (checked against rt).
         progress: a tqdm progress bar.
         out: a folder to save the run to (also after an interrupt or a failure).
@@ -104,7 +104,7 @@ def sweep(
     meta.update(run_id=run_id, interrupted=False, failed=None)
     ckpt, done_blocks, resumed = _resume(rt, spec, checkpoint, meta)
     pool = BufferPool(rt, max(spec.sizes))
-    ctx = Context(rt, spec, pool, _row_base(rt, meta), _nominal_rates(rt))
+    ctx = Context(rt, spec, pool, _row_base(rt, meta), _nominal_rates(rt), _cpu_affinity(rt))
     ctx.done = {(k, s) for k in done_blocks for s in spec.sizes}
     todo = [b for b in blocks if b.key not in done_blocks]
     bar = _progress(progress, len(todo) * len(spec.sizes))
@@ -192,6 +192,14 @@ def _nominal_rates(rt: Runtime) -> dict[str, float]:
     topo = rt.topology
     return ({name: lc.nominal_GBps for name, lc in topo.link_classes.items()}
             if topo is not None else {})
+
+
+def _cpu_affinity(rt: Runtime) -> dict[int, str]:
+    """Device -> the CPUs npu-smi names for it ("0-23"), from the topology the runtime
+    knows (a preset, or npu-smi text); devices without one are left out."""
+    topo = rt.topology
+    found = getattr(topo, "cpu_affinity", None) or ()
+    return {dev: cpus for dev, cpus in enumerate(found) if cpus}
 
 
 def _spec(rt: Runtime, spec: SweepSpec | None, pairs: Any, sizes: Any,
