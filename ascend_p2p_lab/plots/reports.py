@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
+from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
 from .prepare import combos, distinct, eq, mode_rows, pair_count
 from .style import DPI
 
@@ -24,7 +25,8 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
 
     Heatmaps for every direction / peer / path present (plus the bidirectional total),
     the link matrix, bandwidth and latency vs size, peer on/off and uni/bi when the run
-    has both. With a probe ``table``, the peer-access matrix too.
+    has both, host <-> device bandwidth vs size when it has h2d or d2h numbers. With a
+    probe ``table``, the peer-access matrix too.
 
     Example:
         >>> paths = report(run, "out/figures", table=probe(rt))  # doctest: +SKIP
@@ -62,4 +64,7 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     for peer in ("on", "off"):
         if {"uni", "bi"} <= {c[0] for c in numeric if c[1] == peer}:
             _save(uni_vs_bi(run, peer=peer), out / f"uni_vs_bi_{peer}.png", written)
+    host = run[run["pattern"].isin(list(HOST_DIRECTIONS)).fillna(False).astype(bool)]
+    if host["bandwidth_GBps"].notna().any():
+        _save(host_bandwidth_vs_size(run), out / "host_bandwidth_vs_size.png", written)
     return written
