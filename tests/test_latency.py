@@ -202,3 +202,25 @@ def test_curves_ring_the_host_bound_points() -> None:
         assert rings[0].get_markerfacecolor() == "none"
         labels = [t.get_text() for t in ax.get_legend().get_texts()]
         assert any("host-bound" in t for t in labels)
+
+
+def test_report_draws_the_latency_matrix_at_the_smallest_size(lab, tmp_path,
+                                                              monkeypatch) -> None:
+    from ascend_p2p_lab import plots
+    from ascend_p2p_lab.plots import reports
+
+    run, _model = lab
+    asked: list[dict] = []
+    real = reports.heatmap
+
+    def spy(frame, **kwargs):
+        asked.append(kwargs)
+        return real(frame, **kwargs)
+
+    monkeypatch.setattr(reports, "heatmap", spy)
+    paths = plots.report(run, tmp_path)
+    latency = [p for p in paths if p.name.startswith("latency_on_")]
+    assert [p.name for p in latency] == ["latency_on_p2p.png"]
+    drawn = [k for k in asked if k.get("value") == "latency_us"]
+    assert len(drawn) == 1 and drawn[0]["size"] == min(SIZES)
+    assert drawn[0]["pattern"] == "latency"

@@ -93,6 +93,6 @@ def test_devices_restrict_every_pattern_to_them() -> None:
 
 
 def test_the_peer_error_lists_every_accepted_value() -> None:
-    with open_runtime("sim", preset="atlas800t-a2") as rt:
-        with pytest.raises(ValueError, match=r"peer must be one of on, off, both, current;"):
-            make_spec(rt, sizes=[4096], peer="maybe")
+    with (open_runtime("sim", preset="atlas800t-a2") as rt,
+          pytest.raises(ValueError, match=r"peer must be one of on, off, both, current;")):
+        make_spec(rt, sizes=[4096], peer="maybe")

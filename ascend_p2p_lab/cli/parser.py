@@ -172,7 +172,8 @@ def _add_sweep_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--initiator", choices=["src", "dst"], default="src",
                    help="whose stream issues the copy: src pushes (default), dst pulls")
     p.add_argument("--patterns", default="pair",
-                   help="comma list of pair (default), latency, local, one_to_all, all_to_one")
+                   help="comma list of pair (default), latency, local, one_to_all, "
+                        "all_to_one, h2d, d2h (pinned host memory to and from each device)")
     p.add_argument("--timing", choices=["events", "host"], default="events",
                    help="events (default: device event timestamps) or host (wall clock "
                         "around a synchronize)")

@@ -30,6 +30,7 @@ from __future__ import annotations
 from .compare import compare_presets
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
+from .host import host_bandwidth_vs_size
 from .prepare import LINK_MEANING as LINK_MEANING
 from .prepare import LINK_ORDER as LINK_ORDER
 from .prepare import backend_note
@@ -45,6 +46,7 @@ __all__ = [
     "bandwidth_vs_size",
     "compare_presets",
     "heatmap",
+    "host_bandwidth_vs_size",
     "latency_vs_size",
     "link_matrix",
     "peer_access_matrix",

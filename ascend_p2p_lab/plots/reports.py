@@ -25,7 +25,8 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
 
     Heatmaps for every direction / peer / path present (plus the bidirectional total),
     the link matrix, bandwidth and latency vs size, peer on/off and uni/bi when the run
-    has both, host <-> device bandwidth vs size when it has h2d or d2h numbers. With a
+    has both, the latency matrix (time per copy at the smallest size) when it has the
+    latency pattern, host <-> device bandwidth vs size when it has h2d or d2h numbers. With a
     probe ``table``, the peer-access matrix too.
 
     Example:
@@ -64,6 +65,12 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     for peer in ("on", "off"):
         if {"uni", "bi"} <= {c[0] for c in numeric if c[1] == peer}:
             _save(uni_vs_bi(run, peer=peer), out / f"uni_vs_bi_{peer}.png", written)
+    latency = run[eq(run["pattern"], "latency") & run["latency_us"].notna()]
+    for peer, path in sorted(set(zip(latency["peer"], latency["path"]))):
+        part = latency[(latency["peer"] == peer) & (latency["path"] == path)]
+        smallest = int(part["size_bytes"].min())  # a copy's fixed cost, as in notebook 6
+        _save(heatmap(run, size=smallest, value="latency_us", pattern="latency", peer=peer,
+                      path=path), out / f"latency_{peer}_{path}.png", written)
     host = run[run["pattern"].isin(list(HOST_DIRECTIONS)).fillna(False).astype(bool)]
     if host["bandwidth_GBps"].notna().any():
         _save(host_bandwidth_vs_size(run), out / "host_bandwidth_vs_size.png", written)
