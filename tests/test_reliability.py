@@ -681,7 +681,7 @@ def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
     preset_text = read_packaged("atlas800t-a2.toml")
     topo.write_text(preset_text + '\n[[fault]]\nkind = "error"\n'
                     'call = "rt.device_disable_peer_access"\ncode = 207006\n')
-    before = set(map(id, LIVE))
+    before = list(LIVE)  # strong references: no id of theirs can be reused meanwhile
     code = main(["sweep", "--backend", "sim", "--topology", str(topo), "--pairs", "0-1,2-3",
                  "--sizes", "4KiB", "--samples", "1", "--no-progress",
                  "--out", str(tmp_path / "run")])
@@ -696,7 +696,7 @@ def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
         "ascend-p2p-lab: teardown failed after the results above: "
         "acl.rt.device_disable_peer_access(")
     assert len(load_run(tmp_path / "run")) == 1
-    made = [sim for sim in LIVE if id(sim) not in before]
+    made = [sim for sim in LIVE if not any(sim is old for old in before)]
     assert made and all(not sim.initialized and not sim.ledger()["devices_set"]
                         for sim in made)  # the command's runtime was reset and finalized
 
@@ -931,7 +931,7 @@ def test_a_preset_switch_that_fails_half_way_keeps_the_old_runtime(
         return real(rt)
 
     monkeypatch.setattr(widgets, "PeerLinkPanel", broken)
-    before = {id(sim) for sim in LIVE}
+    before = list(LIVE)  # strong references: no id of theirs can be reused meanwhile
     if exc is KeyboardInterrupt:
         with pytest.raises(KeyboardInterrupt):
             dash.preset.value = "atlas300i-duo"
@@ -941,7 +941,7 @@ def test_a_preset_switch_that_fails_half_way_keeps_the_old_runtime(
         assert dash.message.startswith("cannot switch to 'atlas300i-duo': RuntimeError")
     assert dash.rt is old and not old.closed and dash.preset.value == "atlas800t-a2"
     assert dash.links is not None and dash.links.rt is old
-    newest = [sim for sim in LIVE if id(sim) not in before]
+    newest = [sim for sim in LIVE if not any(sim is old for old in before)]
     assert newest and all(sim.ledger_is_empty() for sim in newest)  # the new one was closed
     dash.close()
     assert old.closed
