@@ -96,3 +96,21 @@ def test_the_peer_error_lists_every_accepted_value() -> None:
     with (open_runtime("sim", preset="atlas800t-a2") as rt,
           pytest.raises(ValueError, match=r"peer must be one of on, off, both, current;")):
         make_spec(rt, sizes=[4096], peer="maybe")
+
+
+def test_a_fan_out_is_compared_with_the_links_it_uses() -> None:
+    """one_to_all / all_to_one rows carry the sum of the nominal rates of the links they
+    use; links through a switch share the device's one port."""
+    expected = {}
+    for preset in ("atlas800t-a2", "atlas800t-a3"):
+        with open_runtime("sim", preset=preset) as rt:
+            run = sweep(rt, sizes=[1 << 20], patterns=("one_to_all", "all_to_one"),
+                        samples=1, progress=False)
+            topo = rt.topology
+            lc = topo.link_classes
+            if preset == "atlas800t-a2":  # full mesh: 7 HCCS links of its own
+                expected[preset] = 7 * lc["HCCS"].nominal_GBps
+            else:  # one SIO link, 14 switched peers behind one port
+                expected[preset] = lc["SIO"].nominal_GBps + topo.port_GBps
+        assert set(run["nominal_GBps"]) == {expected[preset]}, preset
+    assert expected["atlas800t-a2"] != expected["atlas800t-a3"]

@@ -23,6 +23,9 @@ from .copyengine import BufferPool, Timing
 from .plan import HOST_PATTERNS, Block
 from .spec import PAIR_PATTERNS, SweepSpec
 
+#: Patterns where one device copies with all its peers at once.
+FANOUT_PATTERNS = ("one_to_all", "all_to_one")
+
 
 @dataclass
 class Context:
@@ -52,6 +55,29 @@ class Context:
             if self.bar is not None:
                 self.bar.update(1)
 
+    def _nominal(self, block: Block) -> float:
+        """The paper rate a row is compared with: its link's, or for a fan-out (one
+        device and all its peers at once) the sum of the rates of the links it uses,
+        where links through a switch share the device's one port (``port_GBps`` of the
+        topology, when it has one); NaN when a link has no rate or the topology is unknown.
+        """
+        if block.pattern not in FANOUT_PATTERNS:
+            return self.nominal.get(block.link, math.nan)
+        center = block.src if block.pattern == "one_to_all" else block.dst
+        topo = self.rt.topology
+        if center is None or not block.peers or topo is None:
+            return math.nan
+        direct, switched = [], []
+        for p in block.peers:
+            lc = topo.link_classes.get(self.rt.link_class(center, p))
+            if lc is None:
+                return math.nan
+            (switched if lc.switched else direct).append(lc.nominal_GBps)
+        through_port = math.fsum(switched)
+        if switched and topo.port_GBps is not None:
+            through_port = min(through_port, topo.port_GBps)
+        return math.fsum(direct) + through_port
+
     def remaining(self, block: Block) -> list[int]:
         return [s for s in self.spec.sizes
                 if (block.key, s) not in self.done and (block.key, s) not in self._emitted]
@@ -64,7 +90,7 @@ class Context:
             "direction": block.direction, "peer": block.peer, "path": block.path,
             "initiator": _initiator(self.spec, block),
             "size_bytes": size, "timing": self.spec.timing,
-            "nominal_GBps": self.nominal.get(link, math.nan),
+            "nominal_GBps": self._nominal(block),
             "copies": None, "sample": None, "elapsed_us": math.nan,
             "bandwidth_GBps": math.nan, "host_enqueue_us": math.nan, "host_bound": None,
             "verified": None, "error": None, "bidir_total_GBps": math.nan,
