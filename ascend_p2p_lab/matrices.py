@@ -39,6 +39,8 @@ from .units import format_size
 
 #: What a cell without a number says when no row explains it.
 NOT_MEASURED = "not measured"
+#: The kind of a cell no row explains (the others carry the rows' ``error_kind``).
+NOT_MEASURED_KIND = "not_measured"
 #: The patterns drawn as N x N matrices (fan-out patterns have no pair cells).
 MATRIX_PATTERNS = ("pair", "latency")
 #: What a bandwidth matrix shows, by direction and value.
@@ -62,6 +64,8 @@ class RunMatrix:
     size_bytes: int
     frame: pd.DataFrame  # rows = src, columns = dst, NaN where not measured
     reasons: list[list[str | None]]  # None where the cell has a number
+    #: why as data: the rows' ``error_kind`` or "not_measured"; None where measured
+    kinds: list[list[str | None]]
 
     @property
     def devices(self) -> list[int]:
@@ -76,7 +80,7 @@ class RunMatrix:
             "path": self.path, "size_bytes": self.size_bytes, "devices": self.devices,
             "matrix": [[None if math.isnan(v) else round(float(v), 4) for v in row]
                        for row in self.frame.to_numpy(dtype=float)],
-            "reasons": self.reasons,
+            "reasons": self.reasons, "kinds": self.kinds,
         }
 
 
@@ -109,7 +113,7 @@ def run_matrices(run: pd.DataFrame) -> list[RunMatrix]:
                 title=_title(pattern, direction, peer, path, value, unit, size),
                 value=value, unit=unit, pattern=pattern, direction=direction, peer=peer,
                 path=path, size_bytes=size, frame=frame,
-                reasons=_reasons(part[part["size_bytes"] == size], frame)))
+                **_why(part[part["size_bytes"] == size], frame)))
     return out
 
 
@@ -155,18 +159,21 @@ def _title(pattern: str, direction: str, peer: str, path: str, value: str, unit:
     return f"{what}, peer access {peer}, row = source -> column = destination"
 
 
-def _reasons(rows: pd.DataFrame, frame: pd.DataFrame) -> list[list[str | None]]:
-    """Why each empty cell is empty (None for a cell with a number)."""
-    why: dict[tuple[int, int], str] = {}
+def _why(rows: pd.DataFrame, frame: pd.DataFrame) -> dict[str, list[list[str | None]]]:
+    """Why each empty cell is empty, as ``kinds`` (data) and ``reasons`` (text); None
+    for a cell with a number."""
+    why: dict[tuple[int, int], tuple[str, str]] = {}
     failed = rows[rows["error_kind"].notna()]
     for (src, dst), cell in failed.groupby(["src", "dst"]):
         first = cell.iloc[0]
         code = first["error_code"]
-        text = str(first["error_kind"])
-        if not pd.isna(code):
-            text += f": {error_name(int(code))} ({int(code)})"
-        why[(int(src), int(dst))] = text
+        kind = str(first["error_kind"])
+        text = kind if pd.isna(code) else f"{kind}: {error_name(int(code))} ({int(code)})"
+        why[(int(src), int(dst))] = (kind, text)
     values = frame.to_numpy(dtype=float)
     ids = [int(d) for d in frame.index]
-    return [[None if not math.isnan(values[i][j]) else why.get((a, b), NOT_MEASURED)
-             for j, b in enumerate(ids)] for i, a in enumerate(ids)]
+    cells = [[None if not math.isnan(values[i][j])
+              else why.get((a, b), (NOT_MEASURED_KIND, NOT_MEASURED))
+              for j, b in enumerate(ids)] for i, a in enumerate(ids)]
+    return {"kinds": [[c and c[0] for c in row] for row in cells],
+            "reasons": [[c and c[1] for c in row] for row in cells]}

@@ -28,8 +28,8 @@ def print_grid(title: str, labels: list[str], cells: list[list[str]], align: str
         print(f"{lab:<{width}}" + "".join(f"{c:{align}{width}}" for c in row))
 
 
-#: How an empty matrix cell prints, by the first word of its reason.
-CELL_TAGS = {"not measured": "-", "unreachable": "n/a", "refused": "refused"}
+#: How an empty matrix cell prints, by its kind (any other kind is a failure).
+CELL_TAGS = {"not_measured": "-", "unreachable": "n/a", "refused": "refused"}
 FAILED_TAG = "FAIL"
 
 
@@ -43,18 +43,20 @@ def print_matrices(run: Any) -> None:
 
     for m in run_matrices(run):
         values = m.frame.to_numpy(dtype=float)
-        if all(r is not None for row in m.reasons for r in row):
-            why = sorted({r for row in m.reasons for r in row if r != "not measured"})
+        empty = [(k, r) for krow, rrow in zip(m.kinds, m.reasons) for k, r in zip(krow, rrow)
+                 if k is not None]
+        if len(empty) == values.size:
+            why = sorted({r for k, r in empty if k != "not_measured"})
             print(f"\n{m.title}: no cell measured ({'; '.join(why) or 'not measured'})")
             continue
         digits = 1 if m.unit == "GB/s" and np.nanmax(values) >= 100 else 2
-        cells = [[f"{v:.{digits}f}" if r is None else CELL_TAGS.get(r, FAILED_TAG)
-                  for v, r in zip(vrow, rrow)] for vrow, rrow in zip(values, m.reasons)]
+        cells = [[f"{v:.{digits}f}" if k is None else CELL_TAGS.get(k, FAILED_TAG)
+                  for v, k in zip(vrow, krow)] for vrow, krow in zip(values, m.kinds)]
         print_grid(f"\n{m.title}", [str(d) for d in m.devices], cells, align=">")
-        failed = sorted({r for row in m.reasons for r in row
-                         if r is not None and r not in CELL_TAGS})
-        for reason in failed:
+        for reason in sorted({r for k, r in empty if k not in CELL_TAGS}):
             print(f"  {FAILED_TAG}: {reason}")
+        for reason in sorted({r for k, r in empty if k == "refused"}):
+            print(f"  refused: {reason.removeprefix('refused: ')}")
 
 
 def run_status(run: Any) -> int:

@@ -113,3 +113,18 @@ def test_a_sweep_of_some_devices_shows_only_them() -> None:
     assert m.frame.loc[3, 6] < 0.6 * m.frame.loc[6, 3]  # the degraded direction, by id
     assert m.reasons[1][2] is None and m.reasons[0][0] == NOT_MEASURED
     assert matrices_json(run)["matrices"][0]["devices"] == [1, 3, 6]
+
+
+def test_a_refused_cell_among_measured_ones_prints_as_refused(run, capsys) -> None:
+    """The cell's kind comes from the rows' error_kind column, not from its text."""
+    uni = run[run["direction"] == "uni"].copy()
+    cell = (uni["src"] == 1) & (uni["dst"] == 0)
+    uni.loc[cell, ["bandwidth_GBps", "elapsed_us"]] = float("nan")
+    uni.loc[cell, "error_kind"] = "refused"
+    uni.loc[cell, "error_code"] = 507899
+    m = _by_title(uni, ["one direction at a time"])
+    assert m.kinds[1][0] == "refused" and m.kinds[2][3] == "runtime"
+    assert m.kinds[0][1] is None and m.kinds[4][5] == "not_measured"
+    print_matrices(uni)
+    block = capsys.readouterr().out.split("one direction at a time")[1].splitlines()
+    assert block[3].split()[1] == "refused" and block[4].split()[4] == "FAIL"
