@@ -6,7 +6,9 @@ matrix at the largest size measured in it (a bidirectional run adds the total of
 directions), and for the latency pattern the per-copy time at its smallest size. Rows
 are sources, columns destinations ("row -> column"); a cell is the median over samples.
 A cell without a number says why: ``unreachable``, ``refused``, a failure kind with its
-ACL error, or ``not measured``.
+ACL error, or ``not measured``. The card pattern adds card x card matrices, whose rows
+and columns are cards (``"0,1"``: the devices of the card) and whose cells are the
+bandwidth of all devices of one card copying to all of the other at once.
 
 Example:
     >>> from ascend_p2p_lab import open_runtime
@@ -43,6 +45,10 @@ NOT_MEASURED = "not measured"
 NOT_MEASURED_KIND = "not_measured"
 #: The patterns drawn as N x N matrices (fan-out patterns have no pair cells).
 MATRIX_PATTERNS = ("pair", "latency")
+#: Patterns drawn as card x card matrices (a row per sending card).
+CARD_PATTERNS = ("card",)
+#: Separates the sending and receiving groups in the ``group`` column.
+GROUP_ARROW = "->"
 #: What a bandwidth matrix shows, by direction and value.
 DIRECTION_TEXT = {("uni", "bandwidth_GBps"): "one direction at a time",
                   ("bi", "bandwidth_GBps"): "each direction while both run",
@@ -69,15 +75,32 @@ class RunMatrix:
 
     @property
     def devices(self) -> list[int]:
-        """The device ids of the rows (and columns), in order."""
+        """The device ids of the rows (and columns), in order; of a card matrix, every
+        device of its cards."""
+        if self.pattern in CARD_PATTERNS:
+            return [d for card in self.cards for d in card]
         return [int(d) for d in self.frame.index]
+
+    @property
+    def cards(self) -> list[list[int]]:
+        """A card matrix's rows (and columns): the devices of each card; else []."""
+        if self.pattern not in CARD_PATTERNS:
+            return []
+        return [[int(d) for d in str(c).split(",")] for c in self.frame.index]
+
+    @property
+    def labels(self) -> list[str]:
+        """How the rows (and columns) are named: device ids, or cards as "0,1"."""
+        return [str(x) for x in self.frame.index]
 
     def to_json(self) -> dict[str, Any]:
         """The matrix as plain JSON values (null where not measured)."""
+        cards = {"cards": self.cards} if self.pattern in CARD_PATTERNS else {}
         return {
             "title": self.title, "value": self.value, "unit": self.unit,
             "pattern": self.pattern, "direction": self.direction, "peer": self.peer,
             "path": self.path, "size_bytes": self.size_bytes, "devices": self.devices,
+            **cards,
             "matrix": [[None if math.isnan(v) else round(float(v), 4) for v in row]
                        for row in self.frame.to_numpy(dtype=float)],
             "reasons": self.reasons, "kinds": self.kinds,
@@ -114,6 +137,34 @@ def run_matrices(run: pd.DataFrame) -> list[RunMatrix]:
                 value=value, unit=unit, pattern=pattern, direction=direction, peer=peer,
                 path=path, size_bytes=size, frame=frame,
                 **_why(part[part["size_bytes"] == size], frame)))
+    return out + _card_matrices(run)
+
+
+def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
+    """A card x card matrix per (direction, peer, path) of the card pattern: a cell is the
+    median over samples of one card copying to another, at the largest size measured."""
+    rows = run[run["pattern"].isin(CARD_PATTERNS) & run["group"].notna()]
+    out = []
+    keys = ["pattern", "direction", "peer", "path"]
+    for (pattern, direction, peer, path), part in sorted(
+            rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0])):
+        ends = part["group"].str.split(GROUP_ARROW, regex=False)
+        cards = sorted({c for pair in ends for c in pair},
+                       key=lambda c: [int(d) for d in c.split(",")])
+        for value, unit in _values(pattern, direction, part):
+            size = _size(pattern, part, value)
+            at = part[(part["size_bytes"] == size) & part[value].notna()]
+            frame = pd.DataFrame(math.nan, index=pd.Index(cards, name="src card"),
+                                 columns=pd.Index(cards, name="dst card"))
+            for group, v in at.groupby("group")[value].median().items():
+                a, b = str(group).split(GROUP_ARROW)
+                frame.loc[a, b] = float(v)
+            title = _title(pattern, direction, peer, path, value, unit, size).replace(
+                "source -> column = destination", "source card -> column = destination card")
+            out.append(RunMatrix(
+                title=f"Card x card: {title}", value=value, unit=unit,
+                pattern=pattern, direction=direction, peer=peer, path=path, size_bytes=size,
+                frame=frame, **_why(part[part["size_bytes"] == size], frame, by_group=True)))
     return out
 
 
@@ -159,19 +210,25 @@ def _title(pattern: str, direction: str, peer: str, path: str, value: str, unit:
     return f"{what}, peer access {peer}, row = source -> column = destination"
 
 
-def _why(rows: pd.DataFrame, frame: pd.DataFrame) -> dict[str, list[list[str | None]]]:
+def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
+         ) -> dict[str, list[list[str | None]]]:
     """Why each empty cell is empty, as ``kinds`` (data) and ``reasons`` (text); None
-    for a cell with a number."""
-    why: dict[tuple[int, int], tuple[str, str]] = {}
+    for a cell with a number. Cells are (src, dst) devices, or ``by_group`` the two
+    groups of the ``group`` column."""
+    why: dict[tuple[Any, Any], tuple[str, str]] = {}
     failed = rows[rows["error_kind"].notna()]
-    for (src, dst), cell in failed.groupby(["src", "dst"]):
+    for key, cell in failed.groupby("group" if by_group else ["src", "dst"]):
         first = cell.iloc[0]
         code = first["error_code"]
         kind = str(first["error_kind"])
         text = kind if pd.isna(code) else f"{kind}: {error_name(int(code))} ({int(code)})"
-        why[(int(src), int(dst))] = (kind, text)
+        if by_group:
+            a, b = str(key[0] if isinstance(key, tuple) else key).split(GROUP_ARROW)
+            why[(a, b)] = (kind, text)
+        else:
+            why[(int(key[0]), int(key[1]))] = (kind, text)
     values = frame.to_numpy(dtype=float)
-    ids = [int(d) for d in frame.index]
+    ids = [str(c) for c in frame.index] if by_group else [int(d) for d in frame.index]
     cells = [[None if not math.isnan(values[i][j])
               else why.get((a, b), (NOT_MEASURED_KIND, NOT_MEASURED))
               for j, b in enumerate(ids)] for i, a in enumerate(ids)]

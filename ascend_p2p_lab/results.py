@@ -78,9 +78,11 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
         nominal_GBps=("nominal_GBps", "first"),
         error=("_error", "first"),
     )
-    quantiles = grouped["bandwidth_GBps"].quantile([0.10, 0.90]).unstack()
-    out.insert(2, "bandwidth_GBps_p10", quantiles[0.10])
-    out.insert(3, "bandwidth_GBps_p90", quantiles[0.90])
+    # by group number, not by key: keys with NA (no src, no group) do not align
+    point = grouped.ngroup()
+    quantiles = df["bandwidth_GBps"].groupby(point).quantile([0.10, 0.90]).unstack()
+    out.insert(2, "bandwidth_GBps_p10", quantiles[0.10].to_numpy())
+    out.insert(3, "bandwidth_GBps_p90", quantiles[0.90].to_numpy())
     out["verified"] = out.pop("_verified").map({1.0: True, 0.0: False}).astype("boolean")
     out = out[["samples", "bandwidth_GBps_median", "bandwidth_GBps_p10", "bandwidth_GBps_p90",
                "us_per_copy_median", "host_bound", "verified", "nominal_GBps", "error"]]
@@ -185,7 +187,7 @@ def fit_latency_bandwidth(frame: pd.DataFrame, *, keep_host_bound: bool = False
     left with fewer than two sizes gets NaN figures when samples were left out (and no
     row otherwise). ``keep_host_bound=True`` fits every sample.
     """
-    keys = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link"]
+    keys = [k for k in POINT_KEYS if k != "size_bytes"]  # one fit per pair or group pair
     numeric = frame[frame["bandwidth_GBps"].notna()]
     bound = numeric["host_bound"].fillna(False).astype(bool) & (not keep_host_bound)
     left_out = {_group_id(k): (k, int(n)) for k, n in

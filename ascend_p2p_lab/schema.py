@@ -7,7 +7,9 @@ One row per sample, units in the column names (``size_bytes``, ``elapsed_us``,
 The ``h2d`` and ``d2h`` patterns copy between pinned host memory and one device: their
 rows have no source (h2d) or no destination (d2h) device, ``path`` is ``host``, and
 ``cpu_affinity`` holds the CPUs npu-smi (or the preset) names for that device ("0-23"),
-empty where unknown and on every other row.
+empty where unknown and on every other row. The ``group`` and ``card`` patterns copy from
+every device of one group to every device of another at once: their rows have no source
+or destination device, and ``group`` names both groups, senders first ("0,1->2,3").
 
 Example:
     >>> list(empty_frame().columns[:5])
@@ -54,6 +56,7 @@ SCHEMA: dict[str, str] = {
     "error_call": "string",
     "latency_us": "float64",
     "cpu_affinity": "string",
+    "group": "string",
 }
 COLUMNS = tuple(SCHEMA)
 
@@ -76,16 +79,18 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "direction": ("uni", "bi"),
     "peer": ("on", "off"),
     "path": ("p2p", "direct", "staged", "local", "host"),
-    "pattern": ("pair", "one_to_all", "all_to_one", "local", "latency", "h2d", "d2h"),
+    "pattern": ("pair", "one_to_all", "all_to_one", "local", "latency", "h2d", "d2h",
+                "group", "card"),
     "initiator": ("src", "dst"),
     "timing": ("events", "host"),
     "error_kind": tuple(ERROR_KINDS),
 }
 #: What identifies one measured point (all samples of it share these).
-POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "link",
-              "size_bytes"]
+POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "group",
+              "link", "size_bytes"]
 #: Columns added after the first release; a run saved without them loads with them empty.
-ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity")
+ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
+                 "group")
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
 #: is also what a run.json without the key is (written before it was recorded).
 RUN_SCHEMA_VERSION = 1

@@ -52,7 +52,7 @@ def print_matrices(run: Any) -> None:
         digits = 1 if m.unit == "GB/s" and np.nanmax(values) >= 100 else 2
         cells = [[f"{v:.{digits}f}" if k is None else CELL_TAGS.get(k, FAILED_TAG)
                   for v, k in zip(vrow, krow)] for vrow, krow in zip(values, m.kinds)]
-        print_grid(f"\n{m.title}", [str(d) for d in m.devices], cells, align=">")
+        print_grid(f"\n{m.title}", m.labels, cells, align=">")
         for reason in sorted({r for k, r in empty if k not in CELL_TAGS}):
             print(f"  {FAILED_TAG}: {reason}")
         for reason in sorted({r for k, r in empty if k == "refused"}):
@@ -100,7 +100,7 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
             nominal_GBps=("nominal_GBps", "first")).reset_index()
         at_top = good[(good["size_bytes"] == top) & good["bidir_total_GBps"].notna()]
         if len(at_top):  # bidirectional: both directions together, median per pair first
-            per_pair = at_top.groupby([*keys, "src", "dst"], dropna=False)[
+            per_pair = at_top.groupby([*keys, "src", "dst", "group"], dropna=False)[
                 "bidir_total_GBps"].median()
             both = per_pair.groupby(keys, dropna=False).median().rename("both_dirs_GBps")
             agg = agg.merge(both.reset_index(), on=keys, how="left")

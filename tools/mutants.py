@@ -56,6 +56,7 @@ REPORT = (f"{PLOT_MUT}::test_report_writes_every_figure_the_run_has",
 
 MATRICES = ("tests/test_matrices.py",)
 COMPARE = ("tests/test_compare.py",)
+GROUPS = ("tests/test_groups.py",)
 
 
 def doctests(module: str) -> str:
@@ -105,15 +106,16 @@ MUTANTS: list[Mutant] = [
       'if timing == "events" else None)', 'if timing == "host" else None)',
       "host_bound set for host-timed rows and left empty for event-timed ones", MEASURE),
     M("sweep.bi_verified_swapped", "measure/rows.py",
-      "verified=verified[0], bidir_total_GBps=total, **v_ab,",
-      "verified=verified[1], bidir_total_GBps=total, **v_ab,",
+      "for end, ok, v, b in zip(ends, verified, values, bad):",
+      "for end, ok, v, b in zip(ends, verified[::-1], values, bad):",
       "a->b row carries b->a's verification", MEASURE),
     M("sweep.bi_rows_same_values", "measure/rows.py",
-      "bidir_total_GBps=total, **v_ba,", "bidir_total_GBps=total, **v_ab,",
+      "for end, ok, v, b in zip(ends, verified, values, bad):",
+      "for end, ok, v, b in zip(ends, verified, [values[0]] * 2, bad):",
       "b->a row carries a->b's bandwidth", MEASURE),
     M("sweep.bi_verification_names", "measure/rows.py",
-      "_verification(verified[1], block.dst, block.src)",
-      "_verification(verified[1], block.src, block.dst)",
+      "bad = [_verification(ok, *end) for ok, end in zip(verified, ends)]",
+      "bad = [_verification(ok, *end) for ok, end in zip(verified, [ends[0]] * 2)]",
       "b->a verification failure names the wrong direction", MEASURE),
     M("sweep.unreachable_wrong_direction", "measure/plan.py",
       "who = (a, b) if not can[(a, b)] else (b, a)", "who = (a, b)",
@@ -149,7 +151,7 @@ MUTANTS: list[Mutant] = [
       "if p != d and can[(d, p)] and can[(p, d)])", "if p != d and can[(d, p)])",
       "fan-out includes peers reachable one way only", MEASURE),
     M("sweep.fanout_mixed_label", "measure/plan.py",
-      'link = links.pop() if len(links) == 1 else "mixed"', "link = sorted(links)[0]",
+      'return links.pop() if len(links) == 1 else "mixed"', "return sorted(links)[0]",
       "a fan-out over several link classes is labelled with one of them", MEASURE),
     # ------------------------------------------------------------------ measure/cases.py
     M("cases.uni_initiator_src", "measure/cases.py",
@@ -299,10 +301,10 @@ MUTANTS: list[Mutant] = [
       '"0-1" read as 1 -> 0', (*MEASURE, doctests("measure.pairs"))),
     # ---------------------------------------------------------------------- results.py
     M("results.p10_p90_swapped", "results.py",
-      'out.insert(2, "bandwidth_GBps_p10", quantiles[0.10])\n'
-      '    out.insert(3, "bandwidth_GBps_p90", quantiles[0.90])',
-      'out.insert(2, "bandwidth_GBps_p10", quantiles[0.90])\n'
-      '    out.insert(3, "bandwidth_GBps_p90", quantiles[0.10])',
+      'out.insert(2, "bandwidth_GBps_p10", quantiles[0.10].to_numpy())\n'
+      '    out.insert(3, "bandwidth_GBps_p90", quantiles[0.90].to_numpy())',
+      'out.insert(2, "bandwidth_GBps_p10", quantiles[0.90].to_numpy())\n'
+      '    out.insert(3, "bandwidth_GBps_p90", quantiles[0.10].to_numpy())',
       "summary p10 and p90 swapped", RESULTS),
     M("results.median_is_mean", "results.py",
       'bandwidth_GBps_median=("bandwidth_GBps", "median")',
@@ -486,7 +488,8 @@ MUTANTS: list[Mutant] = [
       "                                       device_count=n).T\n",
       "a terminal/JSON matrix with rows and columns swapped", MATRICES),
     M("matrices.reason_transposed", "matrices.py",
-      "else why.get((a, b), NOT_MEASURED)", "else why.get((b, a), NOT_MEASURED)",
+      "else why.get((a, b), (NOT_MEASURED_KIND, NOT_MEASURED))",
+      "else why.get((b, a), (NOT_MEASURED_KIND, NOT_MEASURED))",
       "an empty cell's reason taken from the opposite direction", MATRICES),
     M("matrices.smallest_size", "matrices.py",
       'return int(sizes.min() if pattern == "latency" else sizes.max())',
@@ -514,6 +517,40 @@ MUTANTS: list[Mutant] = [
       "a lost point is not counted as below", COMPARE,
       harmless="a lost point's ratio is 0.0 (LOST_RATIO), below any threshold > 0 "
                "(check_threshold refuses <= 0), so the or is redundant"),
+    # ------------------------------------------------------------------ groups and cards
+    M("groups.flows_transposed", "measure/plan.py",
+      "return [(a, b) for a in self.groups[0] for b in self.groups[1]]",
+      "return [(b, a) for a in self.groups[0] for b in self.groups[1]]",
+      "a group's flows run from B to A", GROUPS),
+    M("groups.copy_from_receiver", "measure/cases.py",
+      "plans = [(pool.recv(y, slot=send.index(x)), pool.send(x))",
+      "plans = [(pool.recv(y, slot=send.index(x)), pool.send(y))",
+      "each copy of a group reads the receiver's own buffer", GROUPS),
+    M("groups.one_flow_counted", "measure/cases.py",
+      "ctx.emit_samples(block, size, timings, verified=verified[0],\n"
+      "                                 fanout=len(flows[0]))",
+      "ctx.emit_samples(block, size, timings, verified=verified[0],\n"
+      "                                 fanout=1)",
+      "a group's value counts one copy's bytes, not all of them", GROUPS),
+    M("groups.back_named_forward", "measure/plan.py",
+      "(None, None, group_name(b, a))", "(None, None, group_name(a, b))",
+      "the reverse direction of a bi group is named like the forward one", GROUPS),
+    M("groups.no_port_cap", "measure/rows.py",
+      "port = topo.port_GBps if topo.port_GBps is not None else math.inf",
+      "port = math.inf",
+      "switched links of a group are not capped by the device's port", GROUPS),
+    M("groups.peer_one_way", "measure/peerstate.py",
+      "directed = both_directions(block.flows)", "directed = list(block.flows)",
+      "a group enables peer access one way only", GROUPS),
+    M("groups.card_matrix_transposed", "matrices.py",
+      "                frame.loc[a, b] = float(v)", "                frame.loc[b, a] = float(v)",
+      "a card matrix with sending cards as columns", GROUPS),
+    M("groups.cards_ignore_sio", "measure/groups.py",
+      'CARD_LINKS = ("SIO",)', 'CARD_LINKS = ("HCCS_SW",)',
+      "cards found from the wrong link class", GROUPS),
+    M("groups.summary_key_lost", "schema.py",
+      '"src", "dst", "group",\n              "link"', '"src", "dst",\n              "link"',
+      "every group pair summarized as one point", GROUPS),
     M("reports.no_uni_vs_bi_off", "plots/reports.py",
       'for peer in ("on", "off"):', 'for peer in ("on",):',
       "report() skips uni_vs_bi for peer off", REPORT),

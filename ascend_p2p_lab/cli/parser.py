@@ -171,9 +171,15 @@ def _add_sweep_args(p: argparse.ArgumentParser) -> None:
                         "or both")
     p.add_argument("--initiator", choices=["src", "dst"], default="src",
                    help="whose stream issues the copy: src pushes (default), dst pulls")
-    p.add_argument("--patterns", default="pair",
-                   help="comma list of pair (default), latency, local, one_to_all, "
-                        "all_to_one, h2d, d2h (pinned host memory to and from each device)")
+    p.add_argument("--patterns", default=None,
+                   help="comma list of pair (default; group when --groups is given), "
+                        "latency, local, one_to_all, all_to_one, h2d, d2h (pinned host "
+                        "memory to and from each device), group (the --groups), card (every "
+                        "ordered pair of cards: devices joined by SIO share one)")
+    p.add_argument("--groups", default=None,
+                   help="group pairs for the group pattern, e.g. 0,1:2,3 (devices 0 and 1 "
+                        "copy to 2 and 3 at once, as ascend-dmi -m card); several separated "
+                        "by ; (default: none)")
     p.add_argument("--timing", choices=["events", "host"], default="events",
                    help="events (default: device event timestamps) or host (wall clock "
                         "around a synchronize)")

@@ -23,7 +23,9 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "pairs": args.pairs, "devices": args.devices, "sizes": args.sizes,
         "direction": args.direction,
         "peer": args.peer, "initiator": args.initiator,
-        "patterns": tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
+        "patterns": None if args.patterns is None else
+        tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
+        "groups": args.groups,
         "timing": args.timing, "samples": args.samples, "warmup": args.warmup,
         "min_sample_us": args.min_sample_ms * US_PER_MS, "verify": not args.no_verify,
         "progress": not args.no_progress, "out": args.out, "checkpoint": args.checkpoint,

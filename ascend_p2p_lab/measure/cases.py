@@ -276,6 +276,48 @@ def run_fanout(ctx: Context, block: Block) -> None:
         close_all(made)
 
 
+def run_group(ctx: Context, block: Block) -> None:
+    """Every device of group A copies to every device of group B at once (bi: B to A as
+    well, in the same window), each copy on its initiator's stream; the value of each
+    direction is its bytes over the window of all copies (the total-window method), so
+    that the two directions of a bi sample add up to its total."""
+    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
+    assert block.groups is not None
+    a, b = block.groups
+    ways = [(a, b), (b, a)] if block.direction == "bi" else [(a, b)]
+    flows = [[(x, y) for x in send for y in recv] for send, recv in ways]
+    made: list[Timer] = []
+    try:
+        on = [x if spec.initiator == "src" else y for way in flows for x, y in way]
+        made.append(Timer(rt, rt.stream(on[0])))
+        made.extend(Timer(rt, rt.stream(dev)) for dev in on)
+        lead, timers = made[0], made[1:]
+        plans = [(pool.recv(y, slot=send.index(x)), pool.send(x))
+                 for (send, _), way in zip(ways, flows) for x, y in way]
+        for size in ctx.sizes_todo(block):
+            for dst_buf, _ in plans:
+                pool.clear(dst_buf, size)
+
+            def measure(n: int, size: int = size) -> Timing:
+                t = sample_fanout(rt, lead, timers, plans, size, n)
+                return Timing(n, t.elapsed_us, t.host_enqueue_us)
+
+            copies = _calibrate(measure, spec.warmup, spec)
+            timings = [measure(copies) for _ in range(spec.samples)]
+            checks = iter(zip(plans, (x for way in flows for x, _ in way)))
+            verified = [all(pool.verify(d, x, size) for (d, _), x in
+                            (next(checks) for _ in way)) if spec.verify else None
+                        for way in flows]
+            if block.direction == "bi":
+                ctx.emit_bidirectional(block, size, [(t, t) for t in timings],
+                                       (verified[0], verified[1]), fanout=len(flows[0]))
+            else:
+                ctx.emit_samples(block, size, timings, verified=verified[0],
+                                 fanout=len(flows[0]))
+    finally:
+        close_all(made)
+
+
 def _verify(spec: SweepSpec) -> tuple[str, ...]:
     return VERIFY_NEEDS if spec.verify else ()
 
@@ -340,6 +382,14 @@ CASES: dict[tuple[str, str, str], Case] = {
                                        "access off", run_latency, _timed),
     ("latency", "uni", "staged"): Case("time per copy through pinned host memory, "
                                        "host-timed", run_latency, _staged),
+    ("group", "uni", "p2p"): Case("every device of one group copies to every device of "
+                                  "another at once", run_group, _fanout),
+    ("group", "bi", "p2p"): Case("two groups copy to each other at once, one window",
+                                 run_group, _fanout),
+    ("card", "uni", "p2p"): Case("the devices of one card copy to those of another at once "
+                                 "(ascend-dmi -m card)", run_group, _fanout),
+    ("card", "bi", "p2p"): Case("two cards copy to each other at once, one window",
+                                run_group, _fanout),
     ("h2d", "uni", "host"): Case("pinned host memory to one device, on the device's stream",
                                  run_host_copy, _host),
     ("d2h", "uni", "host"): Case("one device to pinned host memory, on the device's stream",

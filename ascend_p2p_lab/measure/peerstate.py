@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from ..runtime import AclError, Runtime
 from .links import both_directions
 from .plan import HOST_PATTERNS, Block
-from .spec import PAIR_PATTERNS
 
 
 class PeerRestoreError(AclError):
@@ -72,12 +71,7 @@ def peer_state(rt: Runtime, block: Block) -> Iterator[None]:
             or block.keep_peer_state:  # one device: no peer access to set
         yield
         return
-    if block.pattern in PAIR_PATTERNS:
-        assert block.src is not None and block.dst is not None
-        directed = both_directions([(block.src, block.dst)])
-    else:
-        center = block.src if block.src is not None else block.dst
-        directed = both_directions([(center, p) for p in block.peers])
+    directed = both_directions(block.flows)  # the driver needs both directions enabled
     held = rt.peer_refs()
     before = {p: held.get(p, 0) for p in directed}
     # "on": one more enable of each direction (the driver counts them); "off": none held.

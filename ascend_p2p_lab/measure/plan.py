@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ..runtime import Runtime
 from ..runtime.errors import CAN_ACCESS_PEER_CALL
 from . import outcomes
+from .groups import GroupPair, card_pairs, cards_of, group_name
 from .spec import SweepSpec, devices_of
 
 #: Patterns that copy between pinned host memory and one device: h2d has no source
@@ -43,25 +44,61 @@ class Block:
     peers: tuple[int, ...] = ()
     failure: outcomes.Failure | None = None  # why the block cannot be measured at all
     keep_peer_state: bool = False  # measure with the peer access the runtime holds now
+    groups: GroupPair | None = None  # group and card patterns: A copies to B at once
 
     @property
     def key(self) -> str:
-        who = f"{'' if self.src is None else self.src}-{'' if self.dst is None else self.dst}"
+        if self.groups is not None:
+            who = group_name(*self.groups)
+        else:
+            who = f"{'' if self.src is None else self.src}-" \
+                  f"{'' if self.dst is None else self.dst}"
         return f"{self.pattern}/{self.direction}/{self.peer}/{self.path}/{who}"
 
     @property
     def label(self) -> str:
         arrow = "<->" if self.direction == "bi" else "->"
-        nobody = "host" if self.pattern in HOST_PATTERNS else "all"
-        a = nobody if self.src is None else self.src
-        b = nobody if self.dst is None else self.dst
+        if self.groups is not None:
+            a, b = (",".join(map(str, g)) for g in self.groups)
+        else:
+            nobody = "host" if self.pattern in HOST_PATTERNS else "all"
+            a = nobody if self.src is None else self.src
+            b = nobody if self.dst is None else self.dst
         return f"{self.pattern} {a}{arrow}{b} {self.path}"
 
     @property
     def devices(self) -> tuple[int, ...]:
         """Every device the block uses."""
         ends = tuple(d for d in (self.src, self.dst) if d is not None)
-        return tuple(dict.fromkeys((*ends, *self.peers)))
+        grouped = (*self.groups[0], *self.groups[1]) if self.groups is not None else ()
+        return tuple(dict.fromkeys((*ends, *self.peers, *grouped)))
+
+    @property
+    def flows(self) -> list[tuple[int, int]]:
+        """The ordered device pairs that copy (one way; a bi block also copies back):
+        the pair, a fan-out's center with each peer, or every device of group A to every
+        device of group B."""
+        if self.groups is not None:
+            return [(a, b) for a in self.groups[0] for b in self.groups[1]]
+        if self.peers:
+            if self.src is not None:
+                return [(self.src, p) for p in self.peers]
+            assert self.dst is not None
+            return [(p, self.dst) for p in self.peers]
+        if self.src is None or self.dst is None or self.src == self.dst:
+            return []
+        return [(self.src, self.dst)]
+
+    def ends(self) -> list[tuple[int | None, int | None, str | None]]:
+        """(src, dst, group) of each direction the block's rows describe: one, or both
+        for a bidirectional block; group names the senders and receivers of a group."""
+        if self.groups is not None:
+            a, b = self.groups
+            fwd: tuple[int | None, int | None, str | None] = (None, None, group_name(a, b))
+            back: tuple[int | None, int | None, str | None] = (None, None, group_name(b, a))
+        else:
+            fwd, back = (self.src, self.dst, None), (self.dst, self.src, None)
+        return [fwd, back] if self.direction == "bi" else [fwd]
 
 
 def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
@@ -85,6 +122,8 @@ def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
             for d in devices_of(rt, spec):
                 src, dst = (None, d) if pattern == "h2d" else (d, None)
                 blocks.append(Block(pattern, "uni", "off", "host", src, dst, HOST_LINK))
+        elif pattern in ("group", "card"):
+            blocks.extend(_group_blocks(rt, can, spec, pattern))
         elif pattern == "local":
             for d in devices_of(rt, spec):
                 blocks.append(Block("local", "uni", "off", "local", d, d, "X"))
@@ -92,13 +131,42 @@ def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
             used = devices_of(rt, spec)
             for d in used:
                 peers = tuple(p for p in used if p != d and can[(d, p)] and can[(p, d)])
-                links = {rt.link_class(d, p) for p in peers}
-                link = links.pop() if len(links) == 1 else "mixed"
+                link = _link_label(rt, [(d, p) for p in peers])
                 src, dst = (d, None) if pattern == "one_to_all" else (None, d)
                 failure = None if peers else outcomes.Failure(
                     "unreachable", f"device {d} has no peer it can access both ways", None,
                     CAN_ACCESS_PEER_CALL)
                 blocks.append(Block(pattern, "uni", "on", "p2p", src, dst, link, peers, failure))
+    return blocks
+
+
+def _link_label(rt: Runtime, flows: list[tuple[int, int]]) -> str:
+    """The link class of copies on several links: theirs when they share one, else
+    ``mixed``."""
+    links = {rt.link_class(a, b) for a, b in flows}
+    return links.pop() if len(links) == 1 else "mixed"
+
+
+def _group_blocks(rt: Runtime, can: dict, spec: SweepSpec, pattern: str) -> list[Block]:
+    """Every group pair of the spec (group) or pair of cards (card), each direction asked
+    for; a pair with a device that cannot reach another both ways carries why."""
+    blocks = []
+    for direction in spec.directions:
+        if pattern == "group":
+            pairs = list(spec.groups or ())
+        else:
+            pairs = card_pairs(cards_of(rt, spec.devices), direction)
+        for a, b in pairs:
+            flows = [(x, y) for x in a for y in b]
+            link = _link_label(rt, flows)
+            cut = [(x, y) for x, y in flows if not (can[(x, y)] and can[(y, x)])]
+            failure = None
+            if cut:
+                x, y = cut[0]
+                who = (x, y) if not can[(x, y)] else (y, x)
+                failure = outcomes.unreachable(who[0], who[1], rt.link_class(x, y))
+            blocks.append(Block(pattern, direction, "on", "p2p", None, None, link,
+                                failure=failure, groups=(a, b)))
     return blocks
 
 

@@ -21,10 +21,12 @@ from ..units import format_size
 from . import outcomes
 from .copyengine import BufferPool, Timing
 from .plan import HOST_PATTERNS, Block
-from .spec import PAIR_PATTERNS, SweepSpec
+from .spec import GROUP_PATTERNS, PAIR_PATTERNS, SweepSpec
 
 #: Patterns where one device copies with all its peers at once.
 FANOUT_PATTERNS = ("one_to_all", "all_to_one")
+#: Patterns whose value is the bytes of several copies at once over one window.
+AGGREGATE_PATTERNS = FANOUT_PATTERNS + GROUP_PATTERNS
 
 
 @dataclass
@@ -56,37 +58,23 @@ class Context:
                 self.bar.update(1)
 
     def _nominal(self, block: Block) -> float:
-        """The paper rate a row is compared with: its link's, or for a fan-out (one
-        device and all its peers at once) the sum of the rates of the links it uses,
-        where links through a switch share the device's one port (``port_GBps`` of the
-        topology, when it has one); NaN when a link has no rate or the topology is unknown.
+        """The paper rate a row is compared with: its link's, or for an aggregate (a
+        fan-out, a group) that of all the links it uses at once (:func:`aggregate_nominal`).
         """
-        if block.pattern not in FANOUT_PATTERNS:
+        if block.pattern not in AGGREGATE_PATTERNS:
             return self.nominal.get(block.link, math.nan)
-        center = block.src if block.pattern == "one_to_all" else block.dst
-        topo = self.rt.topology
-        if center is None or not block.peers or topo is None:
-            return math.nan
-        direct, switched = [], []
-        for p in block.peers:
-            lc = topo.link_classes.get(self.rt.link_class(center, p))
-            if lc is None:
-                return math.nan
-            (switched if lc.switched else direct).append(lc.nominal_GBps)
-        through_port = math.fsum(switched)
-        if switched and topo.port_GBps is not None:
-            through_port = min(through_port, topo.port_GBps)
-        return math.fsum(direct) + through_port
+        return aggregate_nominal(self.rt, block.flows)
 
     def remaining(self, block: Block) -> list[int]:
         return [s for s in self.spec.sizes
                 if (block.key, s) not in self.done and (block.key, s) not in self._emitted]
 
     def _row(self, block: Block, size: int, src: int | None, dst: int | None,
-             **values: Any) -> dict[str, Any]:
+             group: str | None = None, **values: Any) -> dict[str, Any]:
         link = block.link
         row = {
-            **self.base, "src": src, "dst": dst, "link": link, "pattern": block.pattern,
+            **self.base, "src": src, "dst": dst, "group": group, "link": link,
+            "pattern": block.pattern,
             "direction": block.direction, "peer": block.peer, "path": block.path,
             "initiator": _initiator(self.spec, block),
             "size_bytes": size, "timing": self.spec.timing,
@@ -117,28 +105,29 @@ class Context:
         """One row per sample. The case says how its value is aggregated: ``fanout``
         copies move at once (their bytes add up), ``per_copy`` fills ``latency_us``."""
         timing = timing or self.spec.timing
-        bad = _verification(verified, block.src, block.dst)
+        src, dst, group = block.ends()[0]
+        bad = _verification(verified, src, dst, group)
         for i, t in enumerate(timings):
             values = self._values(t, size, timing, fanout)
             if per_copy:
                 values["latency_us"] = latency(t.elapsed_us, t.copies)
-            self.rows.append(self._row(block, size, block.src, block.dst, sample=i,
+            self.rows.append(self._row(block, size, src, dst, group, sample=i,
                                        verified=verified, **values, **bad))
         self._emitted.add((block.key, size))
 
     def emit_bidirectional(self, block: Block, size: int, pairs: list[tuple[Timing, Timing]],
-                           verified: tuple[bool | None, bool | None]) -> None:
-        bad_ab = _verification(verified[0], block.src, block.dst)
-        bad_ba = _verification(verified[1], block.dst, block.src)
-        for i, (t_ab, t_ba) in enumerate(pairs):
-            v_ab, v_ba = self._values(t_ab, size, "events"), self._values(t_ba, size, "events")
-            total = bidirectional_total(v_ab["bandwidth_GBps"], v_ba["bandwidth_GBps"])
-            self.rows.append(self._row(block, size, block.src, block.dst, sample=i,
-                                       verified=verified[0], bidir_total_GBps=total, **v_ab,
-                                       **bad_ab))
-            self.rows.append(self._row(block, size, block.dst, block.src, sample=i,
-                                       verified=verified[1], bidir_total_GBps=total, **v_ba,
-                                       **bad_ba))
+                           verified: tuple[bool | None, bool | None], fanout: int = 1) -> None:
+        """Both directions of each sample, each with its bandwidth and their total;
+        ``fanout`` copies move at once each way (a group pair)."""
+        ends = block.ends()
+        bad = [_verification(ok, *end) for ok, end in zip(verified, ends)]
+        for i, timing_pair in enumerate(pairs):
+            values = [self._values(t, size, "events", fanout) for t in timing_pair]
+            total = bidirectional_total(values[0]["bandwidth_GBps"],
+                                        values[1]["bandwidth_GBps"])
+            for end, ok, v, b in zip(ends, verified, values, bad):
+                self.rows.append(self._row(block, size, *end, sample=i, verified=ok,
+                                           bidir_total_GBps=total, **v, **b))
         self._emitted.add((block.key, size))
 
     def error_rows(self, block: Block, sizes: list[int], failure: outcomes.Failure, *,
@@ -147,12 +136,8 @@ class Context:
         ``sizes_todo`` loop, which moves the progress bar itself."""
         columns = failure.columns()
         for size in sizes:
-            if block.direction == "bi":
-                ends = [(block.src, block.dst), (block.dst, block.src)]
-            else:
-                ends = [(block.src, block.dst)]
-            for src, dst in ends:
-                self.rows.append(self._row(block, size, src, dst, **columns))
+            for end in block.ends():
+                self.rows.append(self._row(block, size, *end, **columns))
             self._emitted.add((block.key, size))
             if tick and self.bar is not None:
                 self.bar.update(1)
@@ -161,7 +146,7 @@ class Context:
 def _initiator(spec: SweepSpec, block: Block) -> str:
     """Which end's stream carries the copies: the spec's choice for pairs, the center
     of a fan-out, the device of a host copy (h2d: the destination)."""
-    if block.pattern in PAIR_PATTERNS:
+    if block.pattern in PAIR_PATTERNS or block.pattern in GROUP_PATTERNS:
         return spec.initiator
     return "dst" if block.pattern in ("all_to_one", "h2d") else "src"
 
@@ -187,9 +172,48 @@ def latency(elapsed_us: float, copies: int) -> float:
     return elapsed_us / copies if elapsed_us > 0 and copies > 0 else math.nan
 
 
-def _verification(verified: bool | None, src: int | None, dst: int | None) -> dict[str, Any]:
+def _verification(verified: bool | None, src: int | None, dst: int | None,
+                  group: str | None = None) -> dict[str, Any]:
     """The failure columns of a point whose bytes did not arrive intact (else none)."""
-    return outcomes.verification_failed(src, dst).columns() if verified is False else {}
+    if verified is not False:
+        return {}
+    if group is not None:
+        return outcomes.Failure("verification", "data verification failed: a receiver of "
+                                f"{group} holds bytes other than its sender's").columns()
+    return outcomes.verification_failed(src, dst).columns()
+
+
+def aggregate_nominal(rt: Runtime, flows: list[tuple[int, int]]) -> float:
+    """The paper rate of copies on several links at once: the sum of their links' rates,
+    where links through a switch share each device's one port (the topology's
+    ``port_GBps``, for what leaves a sender and what enters a receiver); NaN when a link
+    has no rate or the topology is unknown.
+
+    Example:
+        >>> from ascend_p2p_lab.runtime import open_runtime
+        >>> with open_runtime("sim", "atlas800t-a2") as rt:
+        ...     aggregate_nominal(rt, [(0, 2), (0, 3), (1, 2), (1, 3)])
+        112.0
+    """
+    topo = rt.topology
+    if topo is None or not flows:
+        return math.nan
+    direct: list[float] = []
+    out: dict[int, list[float]] = {}
+    into: dict[int, list[float]] = {}
+    for a, b in flows:
+        lc = topo.link_classes.get(rt.link_class(a, b))
+        if lc is None:
+            return math.nan
+        if lc.switched:
+            out.setdefault(a, []).append(lc.nominal_GBps)
+            into.setdefault(b, []).append(lc.nominal_GBps)
+        else:
+            direct.append(lc.nominal_GBps)
+    port = topo.port_GBps if topo.port_GBps is not None else math.inf
+    switched = min(math.fsum(min(port, math.fsum(r)) for r in side.values())
+                   for side in (out, into)) if out else 0.0
+    return math.fsum(direct) + switched
 
 
 def bidirectional_total(ab_GBps: float, ba_GBps: float) -> float:

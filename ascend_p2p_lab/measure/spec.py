@@ -17,11 +17,15 @@ from typing import Any
 
 from ..runtime import Runtime
 from ..units import format_size, parse_sizes
+from .groups import GroupPair, cards_of, parse_groups
 from .pairs import parse_pairs
 
-PATTERNS = ("pair", "local", "one_to_all", "all_to_one", "latency", "h2d", "d2h")
+PATTERNS = ("pair", "local", "one_to_all", "all_to_one", "latency", "h2d", "d2h", "group",
+            "card")
 #: Patterns measured on ordered pairs of devices (``pairs`` chooses them).
 PAIR_PATTERNS = ("pair", "latency")
+#: Patterns where groups of devices copy at once: the ``groups`` given, or the cards.
+GROUP_PATTERNS = ("group", "card")
 #: The latency pattern's size when the sweep is given none (and measures nothing else):
 #: one 4-byte word, as p2pBandwidthLatencyTest copies.
 LATENCY_SIZES = (4,)
@@ -42,6 +46,8 @@ class SweepSpec:
     directions: tuple[str, ...] = ("uni",)
     peers: tuple[str, ...] = ("on",)
     patterns: tuple[str, ...] = ("pair",)
+    #: group pairs (A, B) of the group pattern: every device of A copies to every one of B
+    groups: tuple[GroupPair, ...] | None = None
     initiator: str = "src"
     samples: int = 5
     warmup: int = 2
@@ -55,6 +61,8 @@ class SweepSpec:
         d = asdict(self)
         d["pairs"] = None if self.pairs is None else [list(p) for p in self.pairs]
         d["devices"] = None if self.devices is None else list(self.devices)
+        d["groups"] = None if self.groups is None else \
+            [[list(a), list(b)] for a, b in self.groups]
         for k in ("sizes", "directions", "peers", "patterns"):
             d[k] = list(d[k])
         return d
@@ -84,19 +92,24 @@ def make_spec(
     initiator: str = "src",
     samples: int = 5,
     warmup: int = 2,
-    patterns: Sequence[str] | str = ("pair",),
+    patterns: Sequence[str] | str | None = None,
     timing: str = "events",
     min_sample_us: float = 1000.0,
     max_copies: int = 1000,
     verify: bool = True,
     host_bound_ratio: float = 0.5,
     devices: str | Sequence[int] | None = None,
+    groups: str | Sequence[Any] | None = None,
 ) -> SweepSpec:
     """Validate sweep arguments against the runtime, before anything is allocated.
 
     ``sizes=None`` is :data:`~ascend_p2p_lab.units.DEFAULT_SIZES`, except for a sweep of the
     latency pattern alone, which measures one 4-byte copy (:data:`LATENCY_SIZES`).
+    ``patterns=None`` is the pair pattern, or the group pattern when ``groups`` are given
+    (``"0,1:2,3"``: devices 0 and 1 copy to 2 and 3 at once, see :mod:`.groups`).
     """
+    if patterns is None:
+        patterns = ("group",) if groups is not None else ("pair",)
     if isinstance(patterns, str):
         patterns = (patterns,)
     pats = tuple(dict.fromkeys(patterns))
@@ -123,6 +136,9 @@ def make_spec(
         pair_list = _pairs_among(device_list, pair_list)
     if set(pats) & set(PAIR_PATTERNS) and len(device_list or range(n)) < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
+    group_list = _groups(groups, pats, n, device_list)
+    if "card" in pats and len(cards_of(rt, device_list)) < 2:
+        raise ValueError("the card pattern needs at least two cards among the devices")
     spec = SweepSpec(
         sizes=tuple(size_list),
         pairs=None if pair_list is None else tuple(pair_list),
@@ -131,6 +147,7 @@ def make_spec(
         peers=("current",) if peer == "current" else _choice("peer", peer, ("on", "off"),
                                                              also=("current",)),
         patterns=pats,
+        groups=None if group_list is None else tuple(group_list),
         initiator=_choice("initiator", initiator, ("src", "dst"), both=False)[0],
         samples=samples,
         warmup=warmup,
@@ -144,6 +161,24 @@ def make_spec(
     return spec
 
 
+def _groups(groups: Any, pats: tuple[str, ...], n: int, devices: list[int] | None
+            ) -> list[GroupPair] | None:
+    """The group pairs, checked: given exactly when the group pattern is asked for, and
+    among the sweep's devices."""
+    group_list = parse_groups(groups, n)
+    if group_list is None and "group" in pats:
+        raise ValueError("the group pattern needs groups, e.g. groups='0,1:2,3' "
+                         "(--groups 0,1:2,3)")
+    if group_list is not None and "group" not in pats:
+        raise ValueError("groups are measured by the group pattern; add group to patterns")
+    if group_list is not None and devices is not None:
+        outside = sorted({d for a, b in group_list for d in (*a, *b)} - set(devices))
+        if outside:
+            raise ValueError(f"groups use devices {','.join(map(str, outside))} outside "
+                             f"--devices {','.join(map(str, devices))}")
+    return group_list
+
+
 def check_spec(rt: Runtime, spec: SweepSpec) -> None:
     """Check a spec made elsewhere against this runtime: its devices and its memory."""
     n = rt.device_count
@@ -153,6 +188,8 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> None:
                 raise ValueError(f"device {dev} in pair {src}-{dst} is out of range 0..{n - 1}")
     if spec.devices is not None:
         parse_devices(list(spec.devices), n)
+    if spec.groups is not None:
+        parse_groups(spec.groups, n)
     if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     _check_memory(rt, spec)
@@ -165,6 +202,11 @@ def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
     buffers = 2  # a send and a receive buffer per device
     if "all_to_one" in spec.patterns:  # one receive buffer per peer on the target
         buffers = max(buffers, rt.device_count)
+    if set(spec.patterns) & set(GROUP_PATTERNS):  # one per sender of the other group
+        widest = max((len(g) for pair in spec.groups or () for g in pair), default=1)
+        if "card" in spec.patterns:
+            widest = max(widest, *map(len, cards_of(rt, spec.devices)))
+        buffers = max(buffers, widest + 1)
     need = buffers * max(spec.sizes)
     for dev in devices_of(rt, spec):
         free, _total = rt.mem_info(dev)
@@ -221,6 +263,8 @@ def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
     """The devices a sweep of spec uses."""
     if spec.devices is not None:
         return list(spec.devices)
+    if spec.patterns == ("group",) and spec.groups:
+        return sorted({d for a, b in spec.groups for d in (*a, *b)})
     if spec.pairs is None or set(spec.patterns) - set(PAIR_PATTERNS):
         return list(range(rt.device_count))
     return sorted({d for p in spec.pairs for d in p})
