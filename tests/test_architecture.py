@@ -33,7 +33,7 @@ ALLOWED: dict[str, set[str]] = {
     "sim": {"codes", "topology"},
     "runtime": {"codes", "topology", "sim"},  # sim only when the simulator is asked for
     "measure": {"_version", "codes", "units", "schema", "results", "topology", "runtime"},
-    "plots": {"codes", "units", "schema", "results", "comparison"},
+    "plots": {"codes", "units", "schema", "results", "comparison", "matrices"},
     "terminal": {"codes", "units", "schema", "results", "matrices"},
     "widgets": {"codes", "units", "schema", "results", "comparison", "topology", "runtime",
                 "measure", "plots"},

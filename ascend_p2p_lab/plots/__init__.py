@@ -11,8 +11,9 @@ package imports neither the runtime nor the measurement code.
 Inside: :mod:`.prepare` and :mod:`.cells` work out what a figure shows, in pure pandas
 (no matplotlib); :mod:`.style` holds colours, sizes and the figure helpers;
 :mod:`.matrix` draws and annotates a matrix; :mod:`.heatmaps` (heatmap, link and
-peer-access matrices), :mod:`.curves` (vs size), :mod:`.compare` (presets side by side)
-and :mod:`.reports` (PNG files) make the figures.
+peer-access matrices), :mod:`.curves` (vs size), :mod:`.compare` (presets side by side),
+:mod:`.aggregates` (fan-outs, groups and cards beside their nominal rates) and
+:mod:`.reports` (PNG files) make the figures.
 
 Example:
     >>> from ascend_p2p_lab import open_runtime
@@ -27,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+from .aggregates import aggregate_bars, card_heatmap
 from .compare import compare_presets
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
@@ -42,8 +44,10 @@ from .style import LabFigure as LabFigure
 
 __all__ = [
     "LINK_COLORS",
+    "aggregate_bars",
     "backend_note",
     "bandwidth_vs_size",
+    "card_heatmap",
     "compare_presets",
     "heatmap",
     "host_bandwidth_vs_size",

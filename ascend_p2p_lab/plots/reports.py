@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
+from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
@@ -26,8 +27,9 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     Heatmaps for every direction / peer / path present (plus the bidirectional total),
     the link matrix, bandwidth and latency vs size, peer on/off and uni/bi when the run
     has both, the latency matrix (time per copy at the smallest size) when it has the
-    latency pattern, host <-> device bandwidth vs size when it has h2d or d2h numbers. With a
-    probe ``table``, the peer-access matrix too.
+    latency pattern, host <-> device bandwidth vs size when it has h2d or d2h numbers,
+    aggregate bars for fan-outs, groups and cards, and the card matrices. With a probe
+    ``table``, the peer-access matrix too.
 
     Example:
         >>> paths = report(run, "out/figures", table=probe(rt))  # doctest: +SKIP
@@ -74,4 +76,17 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     host = run[run["pattern"].isin(list(HOST_DIRECTIONS)).fillna(False).astype(bool)]
     if host["bandwidth_GBps"].notna().any():
         _save(host_bandwidth_vs_size(run), out / "host_bandwidth_vs_size.png", written)
+    if not aggregate_stats(run).empty:
+        _save(aggregate_bars(run), out / "aggregates.png", written)
+    _cards(run, out, written)
     return written
+
+
+def _cards(run: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """The card matrix of each direction measured (bi: with both directions' total)."""
+    cards = run[eq(run["pattern"], "card") & run["bandwidth_GBps"].notna()]
+    for direction in distinct(cards, "direction"):
+        _save(card_heatmap(run, direction=direction), out / f"card_{direction}.png", written)
+        if direction == "bi":
+            _save(card_heatmap(run, direction="bi", value="bidir_total_GBps"),
+                  out / "card_bi_total.png", written)

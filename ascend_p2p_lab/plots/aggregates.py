@@ -1,0 +1,177 @@
+"""Aggregates: copies on several links at once (fan-out, groups, cards) beside the sum of
+the nominal rates of the links they use, and the card x card matrix.
+
+:func:`aggregate_stats` works out the bars in pure pandas: one per device of a fan-out
+and per group pair, at the largest size measured, median over samples with the p10-p90
+range; a bidirectional group is one bar with the total of both directions.
+:func:`aggregate_bars` draws them, the nominal rate as a black tick on each bar.
+:func:`card_heatmap` draws the card pattern's matrix (rows = sending card).
+
+Example:
+    >>> from ascend_p2p_lab import open_runtime
+    >>> from ascend_p2p_lab.measure import sweep
+    >>> with open_runtime("sim", "atlas800t-a2") as rt:
+    ...     run = sweep(rt, sizes="16MiB", groups="0,1:2,3", samples=2, progress=False)
+    >>> aggregate_stats(run)[["what", "nominal_GBps"]].to_dict("records")
+    [{'what': 'group 0,1->2,3', 'nominal_GBps': 112.0}]
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib as mpl
+import matplotlib.colors as mcolors
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from ..matrices import CARD_PATTERNS, run_matrices
+from .matrix import annotate_matrix, draw_matrix
+from .prepare import backend_note
+from .style import (
+    CURVE_SIZE,
+    MISSING_FACE,
+    fig_ax,
+    finish,
+    matrix_fonts,
+    matrix_size,
+    set_title,
+    side_legend,
+)
+
+#: Patterns drawn as bars, with their colour and how a bar names its copies.
+AGGREGATE_COLORS = {"one_to_all": "#1f77b4", "all_to_one": "#2ca02c", "group": "#9467bd",
+                    "card": "#d62728"}
+BAR_COLUMNS = ["pattern", "direction", "what", "size_bytes", "median", "p10", "p90",
+               "nominal_GBps", "link"]
+#: Room to the right of the longest bar or tick for its text, as a factor of it.
+TEXT_ROOM = 1.45
+#: uni bars before bi ones.
+DIRECTION_ORDER = {"uni": 0, "bi": 1}
+#: Height of one bar's row in the figure, inches.
+BAR_ROW_IN = 0.32
+
+
+def _what(row: pd.Series) -> str:
+    if row["pattern"] == "one_to_all":
+        return f"one_to_all {int(row['src'])}->all"
+    if row["pattern"] == "all_to_one":
+        return f"all_to_one all->{int(row['dst'])}"
+    group = str(row["group"])
+    return f"{row['pattern']} {group.replace('->', '<->') if row['direction'] == 'bi' else group}"
+
+
+def _senders_first(group: object) -> bool:
+    """Whether a group name's senders have the lower first device ("0,1->2,3": True)."""
+    if not isinstance(group, str):
+        return True
+    a, b = (int(side.split(",")[0]) for side in group.split("->"))
+    return a < b
+
+
+def aggregate_stats(run: pd.DataFrame) -> pd.DataFrame:
+    """One bar per fan-out device and group pair at the largest size measured: columns
+    ``pattern, direction, what, size_bytes, median, p10, p90, nominal_GBps, link``; a
+    bidirectional group pair's value (and nominal rate) is both directions together."""
+    rows = run[run["pattern"].isin(list(AGGREGATE_COLORS)).fillna(False).astype(bool)
+               & run["bandwidth_GBps"].notna() & run["error_kind"].isna()].copy()
+    if rows.empty:
+        return pd.DataFrame(columns=BAR_COLUMNS)
+    rows = rows[rows["size_bytes"] == rows["size_bytes"].max()].copy()
+    bi = rows["direction"] == "bi"
+    rows.loc[bi, "bandwidth_GBps"] = rows.loc[bi, "bidir_total_GBps"]
+    rows.loc[bi, "nominal_GBps"] = 2 * rows.loc[bi, "nominal_GBps"]
+    # a bi pair's two rows hold the same total: keep the one whose senders come first
+    first = rows[~bi | rows["group"].map(_senders_first).fillna(True).astype(bool)].copy()
+    first["what"] = first.apply(_what, axis=1)
+    g = first.groupby(["pattern", "direction", "what", "size_bytes"], sort=False)
+    out = pd.DataFrame({
+        "median": g["bandwidth_GBps"].median(), "p10": g["bandwidth_GBps"].quantile(0.10),
+        "p90": g["bandwidth_GBps"].quantile(0.90), "nominal_GBps": g["nominal_GBps"].first(),
+        "link": g["link"].first()}).reset_index()
+    order = {p: k for k, p in enumerate(AGGREGATE_COLORS)}
+    out["_order"] = out["pattern"].map(order)
+    out["_dir"] = out["direction"].map(DIRECTION_ORDER)
+    return out.sort_values(["_order", "_dir"], kind="stable")[BAR_COLUMNS].reset_index(
+        drop=True)
+
+
+def aggregate_bars(run: pd.DataFrame, *, ax: Axes | None = None,
+                   figsize: tuple[float, float] | None = None) -> Figure:
+    """Horizontal bars of aggregate bandwidth (median, p10-p90 whisker), each with the
+    sum of its links' nominal rates as a black tick.
+
+    Example:
+        >>> fig = aggregate_bars(run)  # doctest: +SKIP
+    """
+    st = aggregate_stats(run)
+    if st.empty:
+        raise ValueError("the run has no measured one_to_all, all_to_one, group or card rows")
+    width, _ = CURVE_SIZE
+    fig, ax = fig_ax(ax, (width, 1.6 + BAR_ROW_IN * len(st)), figsize)
+    y = np.arange(len(st))
+    colors = [AGGREGATE_COLORS[p] for p in st["pattern"]]
+    err = np.vstack([st["median"] - st["p10"], st["p90"] - st["median"]]).clip(min=0)
+    ax.barh(y, st["median"], color=colors, height=0.7, xerr=err,
+            error_kw={"ecolor": "#333333", "lw": 0.8, "capsize": 2})
+    ax.scatter(st["nominal_GBps"], y, marker="|", s=220, color="black", zorder=3)
+    right = float(np.nanmax([st["p90"].max(), st["nominal_GBps"].max()]))
+    for k, (p90, med, nom) in enumerate(zip(st["p90"], st["median"], st["nominal_GBps"])):
+        share = f" ({med / nom:.0%} of nominal)" if nom and math.isfinite(nom) else ""
+        end = np.nanmax([p90, nom])  # past the whisker and the tick
+        ax.text(end + 0.01 * right, k, f"{med:.1f} GB/s{share}", va="center", ha="left",
+                fontsize=7.5)
+    ax.set_xlim(0, right * TEXT_ROOM)
+    ax.set_yticks(y, labels=list(st["what"]), fontsize=8)
+    ax.set_ylim(len(st) - 0.5, -0.5)
+    ax.set_xlabel("bandwidth (GB/s); bi: both directions together")
+    ax.grid(axis="x", alpha=0.3)
+    handles = [Patch(color=AGGREGATE_COLORS[p], label=p) for p in dict.fromkeys(st["pattern"])]
+    handles.append(Line2D([], [], marker="|", ls="", ms=12, color="black",
+                          label="nominal: sum of the\nlinks used (switched\nlinks share a port)"))
+    side_legend(ax, handles)
+    size = int(st["size_bytes"].iloc[0])
+    set_title(ax, f"Copies on several links at once, at {size / (1 << 20):g} MiB\n"
+              "median over samples, p10-p90 whisker", backend_note(run))
+    return finish(fig)
+
+
+def card_heatmap(run: pd.DataFrame, *, direction: str = "uni", value: str = "bandwidth_GBps",
+                 ax: Axes | None = None, figsize: tuple[float, float] | None = None) -> Figure:
+    """The card pattern's matrix: rows = sending card, columns = receiving card, a cell
+    the bandwidth of all devices of one card copying to all of the other at once
+    (``value="bidir_total_GBps"`` with ``direction="bi"``: both directions together).
+
+    Example:
+        >>> fig = card_heatmap(run, direction="bi", value="bidir_total_GBps")  # doctest: +SKIP
+    """
+    found = [m for m in run_matrices(run) if m.pattern in CARD_PATTERNS
+             and m.direction == direction and m.value == value]
+    if not found:
+        raise ValueError(f"the run has no card matrix of {value} for direction {direction}")
+    m = found[0]
+    frame = m.frame
+    n = len(frame)
+    fig, ax = fig_ax(ax, matrix_size(n, 1), figsize)
+    cell_fs, tick_fs = matrix_fonts(n)
+    values = frame.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    hi = float(finite.max()) if finite.size else 1.0
+    cmap = mpl.colormaps["viridis"].with_extremes(bad=MISSING_FACE)
+    kinds = pd.DataFrame([["self" if i == j else ("value" if k is None else "code")
+                           for j, k in enumerate(row)] for i, row in enumerate(m.kinds)])
+    texts = pd.DataFrame([["—" if i == j else (f"{v:.0f}" if math.isfinite(v) else "n/m")
+                           for j, v in enumerate(row)] for i, row in enumerate(values)])
+    im = draw_matrix(frame, ax, cmap=cmap, norm=mcolors.Normalize(0.0, hi), kinds=kinds,
+                     fontsize=tick_fs, xlabel="destination card (column)",
+                     ylabel="source card (row)")
+    annotate_matrix(ax, texts, kinds=kinds, image=im, fontsize=cell_fs)
+    cbar = fig.colorbar(im, ax=ax, shrink=0.85, pad=0.02)
+    cbar.set_label("bandwidth (GB/s)")
+    cbar.ax.tick_params(labelsize=8)
+    set_title(ax, m.title.split(", row =")[0].replace(", ", "\n", 1), backend_note(run))
+    return finish(fig)
