@@ -223,6 +223,37 @@ def fit_latency_bandwidth(frame: pd.DataFrame, *, keep_host_bound: bool = False
 
 
 # ---------------------------------------------------------------------- save / load
+#: Which rows of a run an inferred preset behaviour (run.json ``inferred``) touches.
+_INFERRED_TOUCHES: dict[str, Any] = {
+    "peer_off_copy": lambda r: r["peer"] == "off",
+    "peer_off_error": lambda r: r["peer"] == "off",
+    "push_efficiency": lambda r: r["initiator"] == "src",  # one_to_all pushes too
+    "ingress_GBps": lambda r: r["pattern"].isin(["group", "card", "all_to_one"]),
+}
+
+
+def inferred_notes(frame: pd.DataFrame) -> dict[str, str]:
+    """The inferred behaviours of the simulated preset (``attrs["run"]["inferred"]``)
+    that this run's rows depend on: preset key -> why it was chosen. Empty on hardware.
+
+    Example:
+        >>> from ascend_p2p_lab import open_runtime
+        >>> from ascend_p2p_lab.measure import sweep
+        >>> with open_runtime("sim", "atlas800t-a3") as rt:
+        ...     run = sweep(rt, pairs="0-2", sizes="1MiB", peer="off", samples=1,
+        ...                 progress=False)
+        >>> sorted(inferred_notes(run))
+        ['peer_off_copy', 'peer_off_error']
+    """
+    inferred = frame.attrs.get("run", {}).get("inferred") or {}
+    out = {}
+    for key, why in inferred.items():
+        touches = _INFERRED_TOUCHES.get(key)
+        if touches is None or bool(touches(frame).fillna(False).any()):
+            out[key] = why
+    return out
+
+
 def _jsonable(obj: Any) -> Any:
     if isinstance(obj, Mapping):
         return {str(k): _jsonable(v) for k, v in obj.items()}

@@ -76,7 +76,13 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
     """A compact terminal summary of a run: bandwidth per case and link class at the largest
     size (with ``matrices``, then every N x N matrix: :func:`print_matrices`), what was
     refused (results), what failed (lost data) and the verdict."""
-    from .results import RESULT_KINDS, failures, fit_latency_bandwidth, summarize
+    from .results import (
+        RESULT_KINDS,
+        failures,
+        fit_latency_bandwidth,
+        inferred_notes,
+        summarize,
+    )
     from .units import format_size
 
     meta = run.attrs.get("run", {})
@@ -130,6 +136,12 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
     if meta.get("fallbacks"):
         for what in meta["fallbacks"].values():
             print(f"\nnote: {what}")
+    inferred = inferred_notes(run)
+    if inferred:
+        print("\nnote: these numbers rest on behaviours of the simulated preset that no "
+              "source states:")
+        for key, why in inferred.items():
+            print(f"  {key}: {why}")
     print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep "
           "the run)")
     sys.stdout.flush()

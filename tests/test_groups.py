@@ -221,7 +221,7 @@ def test_nominal_rate_of_a_group_sums_links_and_caps_switched_ones_at_the_port()
 
 # ------------------------------------------------------------------ card matrices
 def test_card_matrix_rows_are_sending_cards() -> None:
-    slow = [{"kind": "degrade", "link": [2, 0], "factor": 0.25}]  # card 2,3 -> card 0,1
+    slow = [{"kind": "degrade", "link": [2, 0], "factor": 0.1}]  # card 2,3 -> card 0,1
     run = _run(A3, slow, patterns="card", devices="0-5", samples=1)
     (m,) = [m for m in run_matrices(run) if m.pattern == "card"]
     assert m.labels == ["0,1", "2,3", "4,5"] and m.cards == [[0, 1], [2, 3], [4, 5]]
@@ -296,7 +296,7 @@ def test_aggregate_bars_hold_each_group_its_value_and_nominal() -> None:
 def test_card_heatmap_rows_are_sending_cards_and_report_draws_it(tmp_path) -> None:
     from ascend_p2p_lab.plots import card_heatmap, report
 
-    slow = [{"kind": "degrade", "link": [2, 0], "factor": 0.25}]
+    slow = [{"kind": "degrade", "link": [2, 0], "factor": 0.1}]
     run = _run(A3, slow, patterns="card", devices="0-5", samples=1)
     fig = card_heatmap(run)
     image = fig.axes[0].images[0].get_array()

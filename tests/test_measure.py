@@ -92,7 +92,7 @@ def test_sweep_schema_and_vocabularies(a2) -> None:
     assert set(run["size_bytes"]) == {4 * KIB, 8 * KIB, 16 * KIB, 32 * KIB, 64 * KIB}
     assert len(run) == 5 * 2
     assert (run["backend"] == "sim").all() and (run["preset"] == "atlas800t-a2").all()
-    assert set(run["path"]) == {"p2p"} and set(run["initiator"]) == {"src"}
+    assert set(run["path"]) == {"p2p"} and set(run["initiator"]) == {"dst"}  # pulls by default
     assert run["verified"].all()
     meta = run.attrs["run"]
     assert meta["params"]["samples"] == 2 and meta["soc_name"] == "Ascend910B3"
@@ -178,7 +178,8 @@ def test_patterns_local_and_fanout(a2) -> None:
     assert _median(local) == pytest.approx(620, rel=0.1)
     fan = run[run.pattern == "one_to_all"]
     assert fan["dst"].isna().all() and set(fan["src"].dropna()) == set(range(8))
-    assert _median(fan) == pytest.approx(7 * 26.2, rel=0.1)  # seven links at once
+    # seven links at once; one_to_all pushes (writes at 0.755 of a read), all_to_one pulls
+    assert _median(fan) == pytest.approx(7 * 26.2 * 0.755, rel=0.1)
     assert _median(run, pattern="all_to_one") == pytest.approx(7 * 26.2, rel=0.1)
     assert run.loc[run.pattern != "pair", "verified"].all()
 

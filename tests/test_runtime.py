@@ -549,8 +549,8 @@ def test_enqueue_copies_returns_the_host_time_of_the_loop() -> None:
         t0 = rt.host_time_ns()
         s.synchronize()
         assert rt.host_time_ns() > t0  # the host waited for the device
-        lc = rt.topology.link_class(0, 1)
-        one = (lc.latency_us + 4 * MIB / (lc.bandwidth_GBps * 1e3)) / 1e3
+        lc = rt.topology.link_class(0, 1)  # issued on the source's stream: a write
+        one = (lc.latency_us + 4 * MIB / (lc.bandwidth_GBps * lc.push_efficiency * 1e3)) / 1e3
         assert rt.elapsed_ms(e0, e1) == pytest.approx(10 * one, rel=0.05)
         assert rt.enqueue_copies(b, a, 4 * MIB, s, 0) == 0
         s.synchronize()

@@ -57,6 +57,7 @@ REPORT = (f"{PLOT_MUT}::test_report_writes_every_figure_the_run_has",
 MATRICES = ("tests/test_matrices.py",)
 COMPARE = ("tests/test_compare.py",)
 GROUPS = ("tests/test_groups.py",)
+MODEL = ("tests/test_model.py",)
 
 
 def doctests(module: str) -> str:
@@ -565,6 +566,37 @@ MUTANTS: list[Mutant] = [
     M("reports.no_card_matrix", "plots/reports.py",
       "    _cards(run, out, written)\n", "",
       "report() leaves the card matrices out", GROUPS),
+    # ------------------------------------------------------------------ the model (issue 12)
+    M("model.equal_share", "sim/fluid.py",
+      "share = max(left[bottleneck], 0.0) / users[bottleneck]",
+      "share = capacity[bottleneck] / counts[bottleneck]",
+      "shared resources split equally, spare capacity not handed on", MODEL),
+    M("model.pull_is_source", "sim/routes.py",
+      "pull = current == d_dev", "pull = current == s_dev",
+      "a copy issued by its source counted as a read", MODEL),
+    M("model.no_both_budget", "sim/routes.py",
+      "        if limit.both_GBps is not None:\n            res.extend(",
+      "        if False:\n            res.extend(",
+      "the both-directions budget of a card is never crossed", MODEL),
+    M("model.groups_swapped", "sim/routes.py",
+      "gs, gd = limit.group_of(s_dev), limit.group_of(d_dev)",
+      "gs, gd = limit.group_of(d_dev), limit.group_of(s_dev)",
+      "a copy leaves the receiver's group and enters the sender's", MODEL),
+    M("model.out_budget_is_ingress", "sim/facade.py",
+      '(("out", limit.egress_GBps), ("in", limit.ingress_GBps),',
+      '(("out", limit.ingress_GBps), ("in", limit.egress_GBps),',
+      "egress and ingress budgets swapped", MODEL),
+    M("model.out_budget_dropped", "sim/facade.py",
+      "                if budget is not None:\n                    cap[",
+      "                if budget is not None and kind != 'out':\n                    cap[",
+      "a group's egress budget left out of the engine", MODEL),
+    M("model.efficiency_unbounded", "topology/tables.py",
+      "    if number > 1:", "    if number > 100:",
+      "an efficiency above 1 is accepted", MODEL),
+    M("model.inferred_always", "results.py",
+      "if touches is None or bool(touches(frame).fillna(False).any()):",
+      "if True:",
+      "every inferred behaviour is said beside every run", MODEL),
     M("reports.no_uni_vs_bi_off", "plots/reports.py",
       'for peer in ("on", "off"):', 'for peer in ("on",):',
       "report() skips uni_vs_bi for peer off", REPORT),

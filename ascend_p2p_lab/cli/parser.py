@@ -169,8 +169,9 @@ def _add_sweep_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--peer", choices=["on", "off", "both"], default="on",
                    help="peer access on (default), off (direct copy and host-staged path), "
                         "or both")
-    p.add_argument("--initiator", choices=["src", "dst"], default="src",
-                   help="whose stream issues the copy: src pushes (default), dst pulls")
+    p.add_argument("--initiator", choices=["src", "dst"], default="dst",
+                   help="whose stream issues the copy: dst pulls, a read (default, as the "
+                        "runtime guide's sample), src pushes, a write")
     p.add_argument("--patterns", default=None,
                    help="comma list of pair (default; group when --groups is given), "
                         "latency, local, one_to_all, all_to_one, h2d, d2h (pinned host "

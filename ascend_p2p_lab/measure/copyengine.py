@@ -10,7 +10,7 @@ Example:
     >>> with open_runtime("sim") as rt, BufferPool(rt, max_size=1 << 20) as pool:
     ...     src, dst = pool.send(0), pool.recv(1)
     ...     with rt.peer_links([(0, 1), (1, 0)]):
-    ...         timer = Timer(rt, rt.stream(0))
+    ...         timer = Timer(rt, rt.stream(1))  # the destination's stream: a read
     ...         t = timer.sample(dst, src, 1 << 20, copies=4)
     ...         timer.close()
     ...     round(t.elapsed_us / 4), pool.verify(dst, 0, 1 << 20)

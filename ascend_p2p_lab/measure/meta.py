@@ -20,9 +20,19 @@ def new_run_id() -> str:
 
 
 def run_metadata(rt: Runtime, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Package version, backend, SoC, device count, versions, host and time, plus params."""
+    """Package version, backend, SoC, device count, versions, host and time, plus params.
+
+    On the simulator, ``inferred`` lists the behaviours of the preset that no source
+    states (preset key -> why it was chosen), so that a number made with them says so.
+
+    Example:
+        >>> from ascend_p2p_lab.runtime import open_runtime
+        >>> with open_runtime("sim", "atlas800t-a3") as rt:
+        ...     sorted(run_metadata(rt)["inferred"])[:2]
+        ['ingress_GBps', 'peer_off_copy']
+    """
     info = rt.describe()
-    return {
+    meta = {
         "package": "ascend-p2p-lab",
         "package_version": __version__,
         **info,
@@ -31,3 +41,6 @@ def run_metadata(rt: Runtime, params: Mapping[str, Any] | None = None) -> dict[s
         "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "params": dict(params or {}),
     }
+    if info.get("backend") == "sim" and rt.topology is not None:
+        meta["inferred"] = dict(rt.topology.inferred)
+    return meta

@@ -48,7 +48,9 @@ class SweepSpec:
     patterns: tuple[str, ...] = ("pair",)
     #: group pairs (A, B) of the group pattern: every device of A copies to every one of B
     groups: tuple[GroupPair, ...] | None = None
-    initiator: str = "src"
+    #: whose stream issues a pair's copies: dst pulls (a read, the default: what the
+    #: runtime guide's sample and ascend-dmi's figures do), src pushes (a write)
+    initiator: str = "dst"
     samples: int = 5
     warmup: int = 2
     min_sample_us: float = 1000.0
@@ -89,7 +91,7 @@ def make_spec(
     *,
     direction: str = "uni",
     peer: str = "on",
-    initiator: str = "src",
+    initiator: str = "dst",
     samples: int = 5,
     warmup: int = 2,
     patterns: Sequence[str] | str | None = None,

@@ -64,10 +64,10 @@ def sweep(
     Args:
         pairs, sizes, **options: the sweep's parameters, as :func:`~.spec.make_spec`
             takes them: ``direction`` (uni, bi, both), ``peer`` (on, off, both, current),
-            ``initiator`` (src pushes, dst pulls), ``samples``, ``warmup``, ``patterns``
-            (pair, local, one_to_all, all_to_one, latency: the time per copy of
-            back-to-back copies, ``latency_us``, 4 bytes when no sizes are given; h2d, d2h:
-            pinned host memory to or from each device, with its ``cpu_affinity``), ``timing``
+            ``initiator`` (dst pulls, the default; src pushes), ``samples``, ``warmup``,
+            ``patterns`` (pair, local, one_to_all, all_to_one, latency: time per copy,
+            ``latency_us``, 4 bytes when no sizes are given; h2d, d2h: pinned host memory
+            to or from each device; group with ``groups="0,1:2,3"``; card), ``timing``
             (events, host), ``min_sample_us``, ``max_copies``, ``verify``, ``host_bound_ratio``.
         spec: a :class:`~.spec.SweepSpec` instead of the parameters (checked against rt).
         progress: a tqdm progress bar.

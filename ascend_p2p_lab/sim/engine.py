@@ -2,10 +2,12 @@
 
 Every copy is an :class:`Op` on a :class:`Stream`. An op starts when it was enqueued and
 the op before it on its stream finished; it then spends its link's fixed latency and
-moves its bytes at a rate set by the resources it crosses (a directed link, a device
-port, PCIe in one direction, a device's HBM). Ops that overlap in time on one resource
-share its bandwidth equally (a fluid model); opposite directions are separate resources,
-so links are full duplex. Times are microseconds (floats) on one global clock.
+moves its bytes at a rate set by the resources it crosses (a directed link, what a write
+or a read reaches of it, a device port, a budget shared by a group of devices, PCIe in
+one direction, a device's HBM). Ops that overlap in time share the resources max-min
+fairly (a fluid model: what one op cannot use of its share goes to the others);
+opposite directions are separate resources, so links are full duplex unless a
+both-directions budget couples them. Times are microseconds (floats) on one global clock.
 
 Pending work is resolved lazily, when something needs a time (a synchronize, an
 elapsed-time query): all streams with pending ops are simulated together, so copies

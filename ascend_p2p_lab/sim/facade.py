@@ -139,6 +139,15 @@ def engine_for(topology: Topology, *, jitter: float, seed: int) -> Engine:
             lc = topology.link_class(i, j)
             if lc is not None:
                 cap[("link", i, j)] = lc.bandwidth_GBps * _GB
+                # what a write (push) or a read (pull) reaches of the link, on its own
+                cap[("push", i, j)] = lc.bandwidth_GBps * lc.push_efficiency * _GB
+                cap[("pull", i, j)] = lc.bandwidth_GBps * lc.pull_efficiency * _GB
+    for k, limit in enumerate(topology.shared):  # see routes.shared_resources
+        for g in range(len(limit.groups)):
+            for kind, budget in (("out", limit.egress_GBps), ("in", limit.ingress_GBps),
+                                 ("both", limit.both_GBps)):
+                if budget is not None:
+                    cap[("shared", k, kind, g)] = budget * _GB
     cap[("h2h",)] = _HOST_H2H_GBPS * _GB
     return Engine(cap, jitter=jitter, seed=seed)
 

@@ -2,8 +2,8 @@
 
 :meth:`.engine.Engine.resolve` uses it when pending streams share a resource or wait on
 events (otherwise each stream runs alone, which is cheaper). Event by event: start every
-stream head that is ready at t (:func:`_start_ready`), share each resource equally among
-the copies moving over it (:func:`_share`), advance to the next event (a latency ending,
+stream head that is ready at t (:func:`_start_ready`), share the resources max-min fairly
+among the copies moving over them (:func:`_share`), advance to the next event (a latency ending,
 a copy finishing, a head becoming ready: :func:`_next_event`), move the bytes and retire
 the copies that finished (:func:`_advance`). The arithmetic is the plain reading of that,
 step for step; only lookups are hoisted: ``max(a, b)`` is written ``b if b > a else a``
@@ -118,25 +118,62 @@ def _start_ready(live: list[Stream], active: list[Op], t: float) -> list[Stream]
 
 def _share(moving: list[Op], rate: Callable[[Resource], float],
            rate_cache: dict[Resource, float]) -> list[float]:
-    """Each moving copy's rate: its slowest resource's rate over the copies sharing it."""
+    """Each moving copy's rate, max-min fair: where no resource is shared, its slowest
+    resource's rate; else by progressive filling (:func:`_max_min`). A copy's jitter
+    factor (``scale``) then slows it on its own."""
     counts: dict[Resource, int] = {}
+    shared = False
     for op in moving:
         for r in op.resources:
-            counts[r] = counts.get(r, 0) + 1
-    rates = []
+            c = counts.get(r, 0) + 1
+            counts[r] = c
+            if c > 1:
+                shared = True
+    for r in counts:
+        if r not in rate_cache:
+            rate_cache[r] = rate(r)
+    if shared:
+        fair = _max_min(moving, counts, rate_cache)
+        return [v / op.scale for v, op in zip(fair, moving)]
     inf = float("inf")
+    rates = []
     for op in moving:
         m = inf
-        first = True
         for r in op.resources:
-            rv = rate_cache.get(r)
-            if rv is None:
-                rv = rate_cache[r] = rate(r)
-            v = rv / counts[r]
-            if first or v < m:
-                m, first = v, False
+            rv = rate_cache[r]
+            if rv < m:
+                m = rv
         rates.append(m / op.scale)
     return rates
+
+
+def _max_min(moving: list[Op], counts: dict[Resource, int],
+             capacity: dict[Resource, float]) -> list[float]:
+    """Max-min fair rates by progressive filling: the resource whose remaining capacity
+    per unfixed copy is smallest fixes its copies at that share; repeat with what is left.
+
+    Example:
+        >>> from types import SimpleNamespace as Op
+        >>> a = Op(resources=("port", "slow"))  # limited to 10 by its own link
+        >>> b = Op(resources=("port",))
+        >>> _max_min([a, b], {"port": 2, "slow": 1}, {"port": 100.0, "slow": 10.0})
+        [10.0, 90.0]
+    """
+    left = {r: capacity[r] for r in counts}
+    users = dict(counts)
+    fixed: list[float | None] = [None] * len(moving)
+    todo = len(moving)
+    while todo:
+        bottleneck = min((r for r in users if users[r]), key=lambda r: left[r] / users[r])
+        share = max(left[bottleneck], 0.0) / users[bottleneck]
+        for i, op in enumerate(moving):
+            if fixed[i] is None and bottleneck in op.resources:
+                fixed[i] = share
+                todo -= 1
+                for r in op.resources:
+                    left[r] -= share
+                    users[r] -= 1
+    return [v if v is not None else 0.0 for v in fixed]
 
 
 def _next_event(active: list[Op], live: list[Stream], rates: list[float], t: float) -> float:

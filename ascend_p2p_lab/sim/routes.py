@@ -30,12 +30,16 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .. import codes as C
 from .engine import Resource
 from .memory import AddressSpace, ChunkedRegion, Region
 from .part import Part, Shared
 from .peers import Peers
+
+if TYPE_CHECKING:
+    from ..topology import Topology
 
 #: A copy's actual direction, from (source is device memory, destination is device memory).
 _KIND_OF = {(False, False): 0, (False, True): 1, (True, False): 2, (True, True): 3}
@@ -75,6 +79,33 @@ class Route:
     nbytes: int
     #: both regions are chunked and distinct: copy_bytes' "same copy as last time" memo applies
     memo_able: bool
+
+
+def shared_resources(topo: Topology, link_class: str, s_dev: int, d_dev: int
+                     ) -> tuple[Resource, ...]:
+    """The shared budgets (``topo.shared``) a copy over link_class from s_dev to d_dev
+    crosses: the egress of the source's group, the ingress of the destination's, and
+    the both-directions budget of each (once when they are one group).
+
+    Example:
+        >>> from ascend_p2p_lab.topology import load_preset
+        >>> shared_resources(load_preset("atlas800t-a3"), "HCCS_SW", 0, 2)
+        (('shared', 0, 'out', 0), ('shared', 0, 'in', 1), ('shared', 0, 'both', 0), \
+('shared', 0, 'both', 1))
+    """
+    res: list[Resource] = []
+    for k, limit in enumerate(topo.shared):
+        if link_class not in limit.classes:
+            continue
+        gs, gd = limit.group_of(s_dev), limit.group_of(d_dev)
+        if gs is not None and limit.egress_GBps is not None:
+            res.append(("shared", k, "out", gs))
+        if gd is not None and limit.ingress_GBps is not None:
+            res.append(("shared", k, "in", gd))
+        if limit.both_GBps is not None:
+            res.extend(("shared", k, "both", g) for g in dict.fromkeys((gs, gd))
+                       if g is not None)
+    return tuple(res)
 
 
 class Router(Part):
@@ -139,7 +170,7 @@ class Router(Part):
             link = None
         else:
             assert s_dev is not None and d_dev is not None
-            found, code = self._device_path(s_dev, d_dev)
+            found, code = self._device_path(s_dev, d_dev, current)
             if found is None:
                 return None, code
             (res, lat, staged), dev = found, s_dev
@@ -155,10 +186,13 @@ class Router(Part):
         ), 0
 
     def _device_path(
-        self, s_dev: int, d_dev: int
+        self, s_dev: int, d_dev: int, current: int
     ) -> tuple[tuple[tuple[Resource, ...], float, bool] | None, int]:
         """How a copy between two devices goes: ((resources, latency, staged), 0) or
-        (None, code) when the preset makes it fail."""
+        (None, code) when the preset makes it fail. A direct copy issued by the
+        destination (the current device: a read) also crosses the link's ``pull``
+        resource, any other (a write) its ``push`` resource, where the link class has an
+        efficiency below 1 for it (see ``engine_for``)."""
         topo = self.topology
         lc = topo.link_class(s_dev, d_dev)
         direct = lc is not None and lc.p2p and self.peers.pair_active(s_dev, d_dev)
@@ -169,6 +203,10 @@ class Router(Part):
             res: tuple[Resource, ...] = (("link", s_dev, d_dev),)
             if lc.switched and topo.port_GBps:
                 res += (("egress", s_dev), ("ingress", d_dev))
+            res += shared_resources(topo, lc.name, s_dev, d_dev)
+            pull = current == d_dev
+            if (lc.pull_efficiency if pull else lc.push_efficiency) < 1.0:
+                res += (("pull" if pull else "push", s_dev, d_dev),)
             return (res, lc.latency_us, False), 0
         if mode == "error" or lc is None:
             reason = (

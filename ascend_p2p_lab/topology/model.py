@@ -35,6 +35,9 @@ class LinkClass:
     ``p2p`` says whether ``aclrtDeviceCanAccessPeer`` reports 1 over this class.
     ``switched`` means traffic also crosses the device's port to a switch
     (HCCS_SW), so concurrent copies from or to one device share ``port_GBps``.
+    ``push_efficiency`` and ``pull_efficiency`` scale the rate of a copy issued on the
+    source device's stream (a write, "push") or on the destination's (a read, "pull"):
+    published benchmarks show writes slower than reads over HCCS.
 
     Example:
         >>> hccs = LinkClass("HCCS", 26.2, nominal_GBps=28.0, latency_us=8.0, p2p=True)
@@ -49,6 +52,38 @@ class LinkClass:
     p2p: bool
     switched: bool = False
     basis: str = ""
+    push_efficiency: float = 1.0
+    pull_efficiency: float = 1.0
+
+
+@dataclass(frozen=True)
+class SharedLimit:
+    """A resource that groups of devices share, which every concurrent copy over the
+    given link classes crosses: a package, a switch plane. Each group (e.g. the two dies
+    of one 910C package) has an ``egress_GBps`` budget for what leaves it, an
+    ``ingress_GBps`` budget for what enters it, and a ``both_GBps`` budget for the two
+    together; None: no such budget. Concurrent copies share each budget max-min fairly.
+
+    Example:
+        >>> pkg = SharedLimit("package", ((0, 1), (2, 3)), ("HCCS_SW",), 329.0, 329.0, 542.0)
+        >>> pkg.group_of(3), pkg.group_of(7)
+        (1, None)
+    """
+
+    name: str
+    groups: tuple[tuple[int, ...], ...]
+    classes: tuple[str, ...]
+    egress_GBps: float | None = None
+    ingress_GBps: float | None = None
+    both_GBps: float | None = None
+    basis: str = ""
+
+    def group_of(self, device: int) -> int | None:
+        """The index of the group holding device (None: in no group)."""
+        for k, group in enumerate(self.groups):
+            if device in group:
+                return k
+        return None
 
 
 @dataclass(frozen=True)
@@ -112,6 +147,11 @@ class Topology:
     jitter: float = 0.0
     description: str = ""
     sources: tuple[str, ...] = ()
+    #: shared budgets of groups of devices (``[[shared]]`` tables), see SharedLimit
+    shared: tuple[SharedLimit, ...] = ()
+    #: behaviours of the model that no source states, by preset key: why they were
+    #: chosen (``[inferred]`` table); runs on the simulator carry them in their metadata
+    inferred: Mapping[str, str] = field(default_factory=dict)
     #: ``[[fault]]`` tables of a topology file, handed to the simulator (see sim.faults).
     faults: tuple[Mapping[str, object], ...] = field(default=(), compare=False)
 

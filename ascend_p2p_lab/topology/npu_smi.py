@@ -33,13 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .model import LINK_CLASSES, SELF, LinkClass, Topology
-from .presets import (
-    MAX_INPUT_BYTES,
-    TopologyError,
-    link_tables,
-    read_packaged,
-    server_fields,
-)
+from .presets import MAX_INPUT_BYTES, TopologyError, read_packaged
+from .tables import link_tables, server_fields
 
 try:
     import tomllib

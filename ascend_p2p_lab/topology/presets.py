@@ -17,9 +17,12 @@ not presets). A user's own file follows the same flat schema::
 Optional top-level keys: ``description``, ``local_latency_us``, ``npu_arch``, ``max_peers``
 (an integer, or ``"none"`` for no limit), ``peer_off_copy``, ``peer_off_error``,
 ``peer_needs_both``, ``jitter``, ``port_GBps``, ``labels``, ``cpu_affinity`` (``""`` for
-unknown), ``sources``, a ``[host]`` table (keys of :class:`HostSpec`) and ``[[fault]]`` tables
-for the simulator (kept as ``topo.faults``, see ``sim.faults``). Omitted keys take the
-:class:`Topology` / :class:`HostSpec` defaults.
+unknown), ``sources``, a ``[host]`` table (keys of :class:`HostSpec`), ``[[shared]]``
+tables (budgets that groups of devices share, see :class:`SharedLimit`), an ``[inferred]``
+table (preset key -> why a behaviour no source states was chosen) and ``[[fault]]`` tables
+for the simulator (kept as ``topo.faults``, see ``sim.faults``). A ``[link.*]`` table may
+give ``push_efficiency`` / ``pull_efficiency`` (fractions: writes and reads over it).
+Omitted keys take the :class:`Topology` / :class:`HostSpec` defaults.
 
 Example:
     >>> from ascend_p2p_lab.topology import load_preset
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -43,22 +46,15 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 from .._version import schema_version_problem
-from .checks import (
-    TopologyError,
-    _array,
-    _flag,
-    _get,
-    _integer,
-    _max_peers,
-    _non_negative,
-    _peer_mode,
-    _positive,
-    _reject_unknown,
-    _table,
-    _text,
-    _text_list,
+from .checks import TopologyError, _array, _get, _reject_unknown, _text, _text_list
+from .model import LINK_CLASSES, SELF, LinkClass, Topology
+from .tables import (
+    _SERVER_KEYS,
+    _inferred,
+    _shared_limits,
+    link_tables,
+    server_fields,
 )
-from .model import LINK_CLASSES, SELF, HostSpec, LinkClass, Topology
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -72,120 +68,14 @@ __all__ = [
 
 #: Largest topology file or text accepted (bytes).
 MAX_INPUT_BYTES = 1 << 20
-_GIB = 1 << 30
 _PRESET_DIR = "presets"
 
-#: Server-level keys: everything but the device list (labels, links, cpu_affinity, [link.*]).
-_SERVER_KEYS = frozenset(
-    {
-        "description",
-        "soc_name",
-        "memory_GiB",
-        "local_copy_GBps",
-        "local_latency_us",
-        "npu_arch",
-        "cross_device_wait_us",
-        "max_peers",
-        "peer_off_copy",
-        "peer_off_error",
-        "peer_needs_both",
-        "jitter",
-        "port_GBps",
-        "sources",
-        "host",
-    }
-)
+#: Every top-level key of a topology file.
 _TOP_KEYS = _SERVER_KEYS | {"name", "labels", "cpu_affinity", "links", "link", "fault",
-                            "schema_version"}
+                            "schema_version", "shared", "inferred"}
 #: The preset schema this toolkit reads; files say which they were written for
 #: (``schema_version``; a file without it is taken as version 1).
 PRESET_SCHEMA_VERSION = 1
-_HOST_KEYS = frozenset({"h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us", "basis"})
-_LINK_KEYS = frozenset({"bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched", "basis"})
-
-
-# ---- tables -> model objects -----------------------------------------------------------------
-
-
-def _host_spec(table: Mapping[str, Any], src: str) -> HostSpec:
-    """A :class:`HostSpec` from a ``[host]`` table; missing keys keep the defaults."""
-    _reject_unknown(table, _HOST_KEYS, src)
-    kwargs: dict[str, Any] = {}
-    for key in ("h2d_GBps", "d2h_GBps"):
-        if key in table:
-            kwargs[key] = _get(table, key, src, _positive)
-    for key in ("latency_us", "api_us", "sync_return_us"):
-        if key in table:
-            kwargs[key] = _get(table, key, src, _non_negative)
-    if "basis" in table:
-        kwargs["basis"] = _get(table, "basis", src, _text)
-    return HostSpec(**kwargs)
-
-
-def _link_class(name: str, table: Mapping[str, Any], src: str) -> LinkClass:
-    """A :class:`LinkClass` from a ``[link.NAME]`` table."""
-    if name not in LINK_CLASSES:
-        raise TopologyError(
-            f"{src}: unknown link class {name!r} (known: {', '.join(LINK_CLASSES)})"
-        )
-    _reject_unknown(table, _LINK_KEYS, src)
-    return LinkClass(
-        name=name,
-        bandwidth_GBps=_get(table, "bandwidth_GBps", src, _positive),
-        nominal_GBps=_get(table, "nominal_GBps", src, _positive),
-        latency_us=_get(table, "latency_us", src, _non_negative),
-        p2p=_get(table, "p2p", src, _flag),
-        switched=_get(table, "switched", src, _flag, False),
-        basis=_get(table, "basis", src, _text, ""),
-    )
-
-
-def link_tables(data: Mapping[str, Any], src: str) -> dict[str, LinkClass]:
-    """All ``[link.*]`` tables of ``data`` as ``{class: LinkClass}`` (internal helper)."""
-    tables = _get(data, "link", src, _table, {})
-    return {
-        name: _link_class(
-            name, _get(tables, name, f"{src} [link.{name}]", _table), f"{src} [link.{name}]"
-        )
-        for name in tables
-    }
-
-
-def server_fields(
-    data: Mapping[str, Any], src: str, *, also_allowed: frozenset[str] = frozenset()
-) -> dict[str, Any]:
-    """:class:`Topology` keyword arguments from the server-level keys of a table.
-
-    Covers everything but ``name``, ``labels``, ``links``, ``link_classes`` and
-    ``cpu_affinity``; keys absent from ``data`` are absent from the result. Keys outside
-    the server-level set and ``also_allowed`` are errors (internal helper).
-    """
-    _reject_unknown(data, _SERVER_KEYS | also_allowed, src)
-    kw: dict[str, Any] = {
-        "soc_name": _get(data, "soc_name", src, _text),
-        "memory_bytes": round(_get(data, "memory_GiB", src, _positive) * _GIB),
-        "local_copy_GBps": _get(data, "local_copy_GBps", src, _positive),
-    }
-    optional: dict[str, Callable[[Any], Any]] = {
-        "description": _text,
-        "local_latency_us": _non_negative,
-        "npu_arch": _integer,
-        "cross_device_wait_us": _non_negative,
-        "max_peers": _max_peers,
-        "peer_off_copy": _peer_mode,
-        "peer_off_error": _integer,
-        "peer_needs_both": _flag,
-        "jitter": _non_negative,
-        "port_GBps": _positive,
-    }
-    for key, check in optional.items():
-        if key in data:
-            kw[key] = _get(data, key, src, check)
-    if "sources" in data:
-        kw["sources"] = _get(data, "sources", src, _text_list)
-    if "host" in data:
-        kw["host"] = _host_spec(_get(data, "host", src, _table), f"{src} [host]")
-    return kw
 
 
 def _labels(data: Mapping[str, Any], src: str, n_rows: int) -> tuple[str, ...]:
@@ -296,10 +186,17 @@ def topology_from_mapping(
             links=links,
             link_classes=classes,
             cpu_affinity=_cpu_affinity(data, src, len(labels)),
+            shared=_shared_limits(data, src),
+            inferred=_inferred(data, src),
             **kwargs,
         )
     except ValueError as exc:  # the model's own checks, should the ones above miss one
         raise TopologyError(f"{src}: {exc}") from None
+    for i, limit in enumerate(topo.shared):
+        outside = sorted(d for g in limit.groups for d in g if not 0 <= d < len(labels))
+        if outside:
+            raise TopologyError(f"{src}: shared[{i}] ({limit.name}): device {outside[0]} is "
+                                f"out of range 0..{len(labels) - 1}")
     return _with_faults(topo, faults)
 
 
