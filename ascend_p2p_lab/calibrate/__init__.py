@@ -29,6 +29,8 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
@@ -49,6 +51,10 @@ from .writer import to_toml
 __all__ = ["Calibration", "CalibrationError", "Fit", "calibrate", "link_matrix", "to_toml"]
 
 _LINK_KEYS = ("bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched")
+#: The defaults :class:`Topology` gives a field a preset file leaves out.
+_TOPOLOGY_DEFAULTS = SimpleNamespace(**{
+    f.name: f.default for f in dataclasses.fields(Topology)
+    if f.default is not dataclasses.MISSING})
 _HOST_KEYS = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
@@ -114,7 +120,7 @@ def _server(frame: pd.DataFrame, classes: dict[str, dict[str, Fit]],
     name = topology.name if topology is not None else ""
     keys = ("local_copy_GBps", "local_latency_us", "jitter", "memory_bytes", "npu_arch",
             "max_peers", "peer_off_copy", "peer_needs_both", "cross_device_wait_us")
-    out = _fill(fits, keys, topology, None, name, origin)
+    out = _fill(fits, keys, topology, _TOPOLOGY_DEFAULTS, name, origin)
     out.setdefault("local_copy_GBps", Fit(DEFAULT_LOCAL_COPY_GBPS, f"not measured in "
                                           f"{origin}: the toolkit's default", fitted=False))
     out.setdefault("memory_bytes", Fit(DEFAULT_MEMORY_GIB << 30, f"not measured in {origin}: "
