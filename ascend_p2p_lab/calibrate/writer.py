@@ -6,8 +6,8 @@ reads (``schema_version = 1``); each figure's comment is its :class:`~.model.Fit
 
 Example:
     >>> from ascend_p2p_lab.calibrate.model import Fit
-    >>> _line("jitter", Fit(0.0123456, "fitted from run r1: spread"))
-    'jitter = 0.012346  # fitted from run r1: spread'
+    >>> _line("jitter", Fit(0.01234567, "fitted from run r1: spread"))
+    'jitter = 0.0123457  # fitted from run r1: spread'
 """
 
 from __future__ import annotations
