@@ -156,6 +156,44 @@ def test_a_topology_that_disagrees_with_the_run_is_refused(odd: dict[str, Any]) 
         calibrate(odd["run"], topology=other)
 
 
+# ---- shared port: fan-outs on an A3 whose port is unlike the preset's ------------------------
+
+
+def test_the_shared_port_is_fitted_from_fan_outs(tmp_path: Path) -> None:
+    base = load_preset("atlas800t-a3")
+    # 250 GB/s per die port: above one HCCS_SW link (165), below two (330), not 196
+    server = dataclasses.replace(base, port_GBps=250.0)
+    kw = {"devices": (0, 1, 2, 3), "sizes": [4 << 20, 16 << 20, 64 << 20], "samples": 5,
+          "patterns": ("pair", "one_to_all", "all_to_one")}
+    run = _measure(server, **kw)
+    npu_smi = parse_npu_smi_topo(format_npu_smi_topo(base))  # classes; port 196, switched
+    cal = calibrate(run, topology=npu_smi)
+    port = cal.server["port_GBps"]
+    assert port.fitted and port.value == pytest.approx(250.0, rel=0.03), port
+    assert cal.classes["HCCS_SW"]["bandwidth_GBps"].value == pytest.approx(165.0, rel=0.02)
+    assert cal.classes["SIO"]["bandwidth_GBps"].value == pytest.approx(190.0, rel=0.02)
+    _text, twin = _twin(run, tmp_path, topology=npu_smi)
+    assert (_worst(run, _measure(twin, seed=4, **kw)) <= ROUND_TRIP).all()
+    # without fan-outs the port is the topology's, and says so
+    pairs_only = calibrate(run[run["pattern"] == "pair"], topology=npu_smi)
+    assert not pairs_only.server["port_GBps"].fitted
+    assert pairs_only.server["port_GBps"].value == 196.0
+
+
+def test_one_size_with_the_latency_pattern_takes_the_latency_out(tmp_path: Path) -> None:
+    kw = {"pairs": "0-1,1-0", "samples": 3}
+    pair = _measure(preset="atlas800t-a2", sizes=[1 << 20], patterns=("pair",), **kw)
+    lat = _measure(preset="atlas800t-a2", sizes=[4], patterns=("latency",), **kw)
+    run = pd.concat([pair, lat], ignore_index=True)
+    run.attrs = pair.attrs
+    cal = calibrate(run, topology=load_preset("atlas800t-a2"))
+    hccs = cal.classes["HCCS"]
+    # 1 MiB alone gives ~21.8 GB/s; less the 8 us per copy it is the link's 26.2
+    assert hccs["bandwidth_GBps"].value == pytest.approx(26.2, rel=0.02)
+    assert hccs["latency_us"].value == pytest.approx(8.0, rel=0.05)
+    assert "one size" in hccs["bandwidth_GBps"].how
+
+
 # ---- the command -----------------------------------------------------------------------------
 
 

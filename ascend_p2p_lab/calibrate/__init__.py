@@ -113,10 +113,10 @@ def _classes(fitted: dict[str, dict[str, Fit]], links: tuple[tuple[str, ...], ..
 def _server(frame: pd.DataFrame, classes: dict[str, dict[str, Fit]],
             links: tuple[tuple[str, ...], ...], topology: Topology | None,
             origin: str) -> dict[str, Fit]:
-    link_bw = {(i, j): classes[c]["bandwidth_GBps"].value
-               for i, row in enumerate(links) for j, c in enumerate(row) if i != j}
+    rates = {(i, j): (classes[c]["bandwidth_GBps"].value, bool(classes[c]["switched"].value))
+             for i, row in enumerate(links) for j, c in enumerate(row) if i != j}
     fits = {**figures.local_copies(frame, origin), **figures.jitter(frame, origin),
-            **figures.port_limit(frame, link_bw, origin)}
+            **figures.port_limit(frame, rates, len(links), origin)}
     name = topology.name if topology is not None else ""
     keys = ("local_copy_GBps", "local_latency_us", "jitter", "memory_bytes", "npu_arch",
             "max_peers", "peer_off_copy", "peer_needs_both", "cross_device_wait_us")

@@ -98,31 +98,66 @@ def api_cost(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
                           f"enqueued copy (host_enqueue_us / copies over {len(rows)} samples)")}
 
 
-def port_limit(frame: pd.DataFrame, link_bw: Mapping[tuple[int, int], float], origin: str
-               ) -> dict[str, Fit]:
-    """``port_GBps`` from fan-outs: the median aggregate at their largest size, when it is
-    clearly below the sum of the fitted rates of the links it uses (the limit binds)."""
+def _fan_peers(frame: pd.DataFrame, center: int, n: int) -> list[int]:
+    """The devices a fan-out from or to ``center`` copied with: the sweep's devices."""
+    devices = frame.attrs.get("run", {}).get("params", {}).get("devices") or range(n)
+    return [int(d) for d in devices if int(d) != center]
+
+
+def _per_leg_rates(rows: pd.DataFrame) -> list[tuple[str, int, float, str]]:
+    """Per fan-out (pattern, center): the rate of its slowest leg and how it was found.
+
+    A fan-out sends the same bytes over each leg; its window ends with the slowest. With
+    several sizes, t = fixed + size / rate fitted to the window per copy gives that rate
+    without the window's fixed costs; with one size, aggregate / legs."""
+    fit = fit_latency_bandwidth(rows).dropna(subset=["bandwidth_GBps"])
+    out = []
+    for _, r in fit.iterrows():
+        center = int(r["src"] if r["pattern"] == "one_to_all" else r["dst"])
+        out.append((str(r["pattern"]), center, float(r["bandwidth_GBps"]), "fit"))
+    done = {(p, c) for p, c, _, _ in out}
+    s = summarize(rows[~rows["host_bound"].fillna(False).astype(bool)])
+    s = s[s["size_bytes"] == s.groupby("pattern")["size_bytes"].transform("max")]
+    for _, r in s.iterrows():
+        center = int(r["src"] if r["pattern"] == "one_to_all" else r["dst"])
+        if (r["pattern"], center) not in done:
+            out.append((str(r["pattern"]), center, float(r["bandwidth_GBps_median"]),
+                        "aggregate"))
+    return out
+
+
+def port_limit(frame: pd.DataFrame, links: Mapping[tuple[int, int], tuple[float, bool]],
+               n: int, origin: str) -> dict[str, Fit]:
+    """``port_GBps`` from fan-outs, where the shared port bound them.
+
+    When a fan-out's slowest leg (:func:`_per_leg_rates`) is a switched one, clearly below
+    its link's fitted rate and no faster than the unswitched legs, its k switched legs
+    shared the port: port = k x that rate. ``links`` maps an ordered pair to (fitted rate,
+    switched). The median over such fan-outs."""
     rows = _ok(frame)
-    rows = rows[rows["pattern"].isin(FAN_PATTERNS)]
+    rows = rows[rows["pattern"].isin(FAN_PATTERNS) & (rows["direction"] == "uni")]
     if rows.empty:
         return {}
-    s = summarize(rows)
-    s = s[s["size_bytes"] == s["size_bytes"].max()]
-    bound = []
-    for _, r in s.iterrows():
-        dev = r["src"] if r["pattern"] == "one_to_all" else r["dst"]
-        links = [bw for (a, b), bw in link_bw.items()
-                 if (a if r["pattern"] == "one_to_all" else b) == dev]
-        if links and r["bandwidth_GBps_median"] < PORT_BINDS * sum(links):
-            bound.append(float(r["bandwidth_GBps_median"]))
-    if not bound:
+    found = []
+    for pattern, center, rate, kind in _per_leg_rates(rows):
+        out = pattern == "one_to_all"
+        legs = [links[(center, p) if out else (p, center)]
+                for p in _fan_peers(frame, center, n)]
+        switched = [bw for bw, sw in legs if sw]
+        plain = [bw for bw, sw in legs if not sw]
+        per_leg = rate / len(legs) if kind == "aggregate" else rate
+        if (switched and per_leg < PORT_BINDS * min(switched)
+                and (not plain or per_leg <= min(plain))):
+            found.append(float(per_leg * len(switched)))
+    if not found:
         return {}
-    value = float(pd.Series(bound).median())
-    return {"port_GBps": Fit(value, f"fitted from {origin}: median aggregate of {len(bound)} "
-                             "fan-outs at their largest size (below the sum of their links)")}
+    return {"port_GBps": Fit(float(pd.Series(found).median()), f"fitted from {origin}: "
+                             f"median over {len(found)} fan-outs of switched legs x the rate of "
+                             "the slowest leg (t = fixed + size/rate over the window; it was a "
+                             "switched leg below its link's rate: the shared port bound)")}
 
 
-#: A fan-out whose aggregate is below this share of its links' sum met a shared limit.
+#: A fan-out whose switched links carried less than this share of their sum met a limit.
 PORT_BINDS = 0.9
 
 
