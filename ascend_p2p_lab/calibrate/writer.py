@@ -65,6 +65,9 @@ def _server_lines(cal: Calibration) -> list[str]:
     gib = mem.value / _GIB
     lines = [f"memory_GiB = {_value(int(gib) if gib == int(gib) else gib)}  # {mem.how}"]
     lines += [_line(k, cal.server[k]) for k in _SERVER_ORDER if k in cal.server]
+    if "port_GBps" not in cal.server:
+        lines.append(f"# port_GBps: not measured in {cal.origin} (no fan-out met a shared "
+                     "limit) and no topology gives one: omitted, no shared port limit")
     lines.append(f"labels = {json.dumps(list(cal.labels))}")
     if cal.cpu_affinity:
         lines.append("# CPU affinity as the run's h2d/d2h rows recorded it (\"\" = unknown)")
