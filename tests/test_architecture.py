@@ -29,6 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "topology": {"_version", "codes"},
     "results": {"_version", "schema", "units"},
     "comparison": {"schema", "units", "results"},
+    "calibrate": {"schema", "units", "results", "topology"},
     "matrices": {"codes", "schema", "units", "results"},
     "sim": {"codes", "topology"},
     "runtime": {"codes", "topology", "sim"},  # sim only when the simulator is asked for
@@ -38,7 +39,8 @@ ALLOWED: dict[str, set[str]] = {
     "widgets": {"codes", "units", "schema", "results", "comparison", "topology", "runtime",
                 "measure", "plots"},
     "cli": {"_version", "codes", "units", "schema", "results", "comparison", "matrices",
-            "topology", "runtime", "measure", "plots", "terminal", "runfolder", "sim"},
+            "topology", "runtime", "measure", "plots", "terminal", "runfolder", "sim",
+            "calibrate"},
     "__init__": {"_version", "runtime"},
 }
 #: Where pyACL may be named and its return codes compared.

@@ -1,5 +1,5 @@
 """The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, compare, demo,
-sim-path.
+sim-path, calibrate.
 
 Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for was
 measured, 1 when a failure cost data points, 2 for bad input (before any device work),
@@ -24,6 +24,7 @@ import traceback
 from collections.abc import Sequence
 
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED
+from .calibrate import cmd_calibrate
 from .compare import cmd_compare
 from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
 from .parser import EXIT_STATUS, EXIT_USAGE, InternalError, UsageError, build_parser
@@ -34,7 +35,7 @@ __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
 
 COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep": cmd_sweep,
             "report": cmd_report, "demo": cmd_demo, "sim-path": cmd_sim_path,
-            "compare": cmd_compare}
+            "compare": cmd_compare, "calibrate": cmd_calibrate}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -145,6 +145,15 @@ exit status:
                    help="write a ratio heatmap PNG per case into DIR (default: none)")
 
     _sub(sub, "sim-path", "print a folder whose `acl` package is the simulator")
+
+    p = _sub(sub, "calibrate", "fit a digital twin (a preset TOML) from a run folder")
+    p.add_argument("run_dir", type=Path, help="a run folder, as `sweep --out` writes it")
+    p.add_argument("--out", type=Path, required=True, help="the preset file to write (.toml)")
+    p.add_argument("--topology", type=Path, default=None,
+                   help="npu-smi info -t topo text or a preset TOML: link classes of pairs "
+                        "the run did not measure, and figures it did not measure")
+    p.add_argument("--name", default=None, help="the preset's name (default: --out's stem)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     return parser
 
 

@@ -1,0 +1,57 @@
+"""The ``calibrate`` command: a digital twin (a preset TOML) fitted from a run folder.
+
+``calibrate RUN_DIR --out my-server.toml [--topology npu-smi.txt]`` fits the link classes,
+their latency and bandwidth, the host copy rates and, where fan-outs were measured, the
+shared port limit from the run, and writes a preset whose every number says it was fitted
+from that run (or that the run did not measure it). ``--topology my-server.toml`` then
+simulates that server. Exit status: 0 written, 2 bad input (a missing or unreadable run
+folder, a run without pair copies, a link matrix neither the run nor --topology gives
+completely, --out existing without --overwrite).
+
+Example:
+    $ ascend-p2p-lab calibrate run1 --out my-server.toml
+    $ ascend-p2p-lab sweep --backend sim --topology my-server.toml --pairs 0-1
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..terminal import EXIT_OK
+from .parser import UsageError, past_input_checks
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Fit a preset from RUN_DIR, check that it loads, write it to --out."""
+    from ..calibrate import calibrate, to_toml
+    from ..results import load_run
+    from ..runfolder import check_out_file
+    from ..topology import topology_from_toml_text
+    from .session import load_topology
+
+    out: Path = args.out
+    if out.exists() and not args.overwrite:
+        raise UsageError(f"--out {out}: exists; pass --overwrite to replace it")
+    if out.suffix != ".toml":
+        raise UsageError(f"--out {out}: give a .toml file name (--topology reads TOML by its "
+                         "suffix)")
+    check_out_file(out, "--out")
+    run = load_run(args.run_dir)
+    topology = load_topology(args.topology)
+    cal = calibrate(run, topology=topology, name=args.name or out.stem)
+    with past_input_checks():
+        text = to_toml(cal)
+        topology_from_toml_text(text, source=str(out))  # what we write must load
+        out.write_text(text)
+    fitted = [f for figs in (cal.server, cal.host_figures, *cal.classes.values())
+              for f in figs.values()]
+    n_fit = sum(f.fitted for f in fitted)
+    print(f"wrote {out}: {n_fit} figures fitted from {cal.origin}, "
+          f"{len(fitted) - n_fit} not measured there (each says so in its comment)")
+    for cls, figs in cal.classes.items():
+        bw, lat = figs["bandwidth_GBps"], figs["latency_us"]
+        print(f"  {cls:8s} {bw.value:9.2f} GB/s{'' if bw.fitted else ' (not fitted)'}  "
+              f"{lat.value:7.2f} us{'' if lat.fitted else ' (not fitted)'}")
+    print(f"simulate it: ascend-p2p-lab sweep --backend sim --topology {out}")
+    return EXIT_OK
