@@ -238,3 +238,43 @@ def test_cli_bad_input_exits_2_with_one_line(case: str, odd: dict[str, Any], tmp
                 "no-pairs": "no successful device-to-device pair copies",
                 "incomplete": "does not measure every ordered pair", "not-toml": ".toml"}
     assert expected[case] in err
+
+
+# ---- writes and reads, and the shared budgets a topology gives ---------------------------------
+
+
+def test_writes_and_reads_give_the_push_efficiency_and_the_twin_reproduces_both(
+        tmp_path: Path) -> None:
+    kw = {"pairs": "0-1,1-0,2-3", "sizes": [1 << 20, 64 << 20], "patterns": ("pair",)}
+    reads = _measure(preset="atlas800t-a2", initiator="dst", **kw)
+    writes = _measure(preset="atlas800t-a2", initiator="src", **kw)
+    run = pd.concat([reads, writes], ignore_index=True)
+    run.attrs = reads.attrs
+    cal = calibrate(run, topology=load_preset("atlas800t-a2"))
+    hccs = cal.classes["HCCS"]
+    assert hccs["push_efficiency"].fitted
+    assert hccs["push_efficiency"].value == pytest.approx(0.755, rel=0.02)
+    assert hccs["bandwidth_GBps"].value == pytest.approx(26.2, rel=0.02)  # the read rate
+    _text, twin = _twin(run, tmp_path, topology=load_preset("atlas800t-a2"))
+    again = pd.concat([_measure(twin, seed=3, initiator=i, **kw) for i in ("dst", "src")],
+                      ignore_index=True)
+    point = ["initiator", "src", "dst", "size_bytes"]
+    a = summarize(run).set_index(point)["us_per_copy_median"]
+    b = summarize(again).set_index(point)["us_per_copy_median"]
+    assert ((b / a - 1).abs() <= ROUND_TRIP).all()
+
+
+def test_reads_alone_leave_the_push_efficiency_to_the_topology_and_say_so(
+        tmp_path: Path) -> None:
+    run = _measure(preset="atlas800t-a3", pairs="0-1,0-2", sizes=[64 << 20],
+                   patterns=("pair",))
+    cal = calibrate(run, topology=load_preset("atlas800t-a3"))
+    push = cal.classes["HCCS_SW"]["push_efficiency"]
+    assert not push.fitted and push.value == 0.84 and "taken from topology" in push.how
+    text, twin = _twin(run, tmp_path, topology=load_preset("atlas800t-a3"))
+    preset = load_preset("atlas800t-a3").shared
+    # carried, not fitted: the same budgets, their basis saying where they came from
+    assert [dataclasses.replace(limit, basis="") for limit in twin.shared] == \
+        [dataclasses.replace(limit, basis="") for limit in preset]
+    assert "taken from topology atlas800t-a3" in twin.shared[0].basis
+    assert "egress_GBps = 329.0  # not measured in run" in text

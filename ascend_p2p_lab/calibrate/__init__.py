@@ -50,7 +50,8 @@ from .writer import to_toml
 
 __all__ = ["Calibration", "CalibrationError", "Fit", "calibrate", "link_matrix", "to_toml"]
 
-_LINK_KEYS = ("bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched")
+_LINK_KEYS = ("bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched",
+              "push_efficiency", "pull_efficiency")
 #: The defaults :class:`Topology` gives a field a preset file leaves out.
 _TOPOLOGY_DEFAULTS = SimpleNamespace(**{
     f.name: f.default for f in dataclasses.fields(Topology)
@@ -106,6 +107,9 @@ def _classes(fitted: dict[str, dict[str, Fit]], links: tuple[tuple[str, ...], ..
                                      "latency pattern; 0", fitted=False)
         figs.setdefault("switched", Fit(False, f"not measured in {origin}: not switched "
                                         "(no topology says otherwise)", fitted=False))
+        for key in ("push_efficiency", "pull_efficiency"):
+            figs.setdefault(key, Fit(1.0, f"not measured in {origin} (copies issued one "
+                                     "way only): writes and reads alike", fitted=False))
         out[cls] = figs
     return out
 
@@ -173,4 +177,7 @@ def calibrate(frame: pd.DataFrame, *, topology: Topology | None = None,
         name=name, run_id=run_id, host=host, timestamp=stamp, soc_name=soc, labels=labels,
         links=links, links_how=links_how, classes=classes,
         server=_server(frame, classes, links, topology, origin), host_figures=host_figs,
-        cpu_affinity=_cpu_affinity(frame, n, topology))
+        cpu_affinity=_cpu_affinity(frame, n, topology),
+        shared=list(topology.shared) if topology is not None else [],
+        shared_how=(f"not measured in {origin}: taken from topology {topology.name}"
+                    if topology is not None and topology.shared else ""))

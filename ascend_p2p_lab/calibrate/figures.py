@@ -20,6 +20,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
+from ..schema import POINT_KEYS
 from .model import FAN_PATTERNS, MIN_SAMPLES_FOR_JITTER, Fit
 
 
@@ -175,8 +176,7 @@ def jitter(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
         return {}
     copies = rows["copies"].astype("float64")
     per = rows["elapsed_us"] / copies
-    keys = [rows[k].astype("string").fillna("-") for k in
-            ("pattern", "direction", "src", "dst", "group", "size_bytes")]
+    keys = [rows[k].astype("string").fillna("-") for k in POINT_KEYS]  # one point each
     stats = pd.DataFrame({"per": per, "copies": copies}).groupby(keys).agg(
         count=("per", "count"), std=("per", "std"), mean=("per", "mean"),
         copies=("copies", "median"))

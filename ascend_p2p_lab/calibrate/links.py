@@ -86,8 +86,29 @@ def _pair_rows(frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
                  & (frame["peer"] == "on") & (frame["path"] == "p2p")]
     if rows.empty:
         return rows
-    # a run with both initiators: the push side (src) is the model's copy
-    return rows[rows["initiator"] == "src"] if (rows["initiator"] == "src").any() else rows
+    # a run with both initiators: the read (dst pulls) is the link's rate in the model,
+    # writes give push_efficiency (see push_fits)
+    return rows[rows["initiator"] == "dst"] if (rows["initiator"] == "dst").any() else rows
+
+
+def push_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
+    """Per class, ``push_efficiency``: the write rate over the read rate, where the run
+    (or runs concatenated) has pair copies both ways of issuing them; {} otherwise."""
+    ok = frame["error_kind"].isna() & frame["bandwidth_GBps"].notna()
+    rows = frame[ok & (frame["pattern"] == "pair") & (frame["direction"] == "uni")
+                 & (frame["peer"] == "on") & (frame["path"] == "p2p")]
+    if set(rows["initiator"].dropna()) != {"src", "dst"}:
+        return {}
+    rates = {ini: _pair_figures(rows[rows["initiator"] == ini]).groupby("link")[
+        "bandwidth_GBps"].median() for ini in ("src", "dst")}
+    out = {}
+    for cls in rates["src"].index.intersection(rates["dst"].index):
+        ratio = float(rates["src"][cls] / rates["dst"][cls])
+        how = (f"fitted from {origin}: median write rate over median read rate of the "
+               f"class's pairs ({ratio:.3f})")
+        out[str(cls)] = {"push_efficiency": Fit(min(1.0, ratio), how),
+                         "pull_efficiency": Fit(min(1.0, 1.0 / ratio), how)}
+    return out
 
 
 def _pair_figures(rows: pd.DataFrame) -> pd.DataFrame:
@@ -174,6 +195,8 @@ def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
                 _one_size_rate(part, lat), f"fitted from {origin}: median over {len(part)} "
                 "ordered pairs of size / (time per copy - latency) at the pair pattern's one "
                 "size")
+    for cls, figs in push_fits(frame, origin).items():
+        out.setdefault(cls, {}).update(figs)
     for cls in _unreachable_classes(frame):
         out.setdefault(cls, {})["p2p"] = Fit(False, f"fitted from {origin}: the run found "
                                              "the pairs of this class unreachable")

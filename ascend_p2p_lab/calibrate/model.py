@@ -50,6 +50,9 @@ class Calibration:
     host_figures: dict[str, Fit]
     cpu_affinity: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
+    #: budgets shared by groups of devices (topology.SharedLimit), and where they came from
+    shared: list[Any] = field(default_factory=list)
+    shared_how: str = ""
 
     @property
     def origin(self) -> str:

@@ -22,7 +22,8 @@ _GIB = 1 << 30
 DIGITS = 6
 _SERVER_ORDER = ("local_copy_GBps", "local_latency_us", "npu_arch", "cross_device_wait_us",
                  "max_peers", "peer_off_copy", "peer_needs_both", "jitter", "port_GBps")
-_LINK_ORDER = ("bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched")
+_LINK_ORDER = ("bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched",
+               "push_efficiency", "pull_efficiency")
 _HOST_ORDER = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
@@ -90,4 +91,24 @@ def to_toml(cal: Calibration) -> str:
         lines += ["", f"[link.{cls}]"]
         lines += [_line(k, figs[k]) for k in _LINK_ORDER if k in figs]
         lines.append(f"basis = {_value('calibrated from ' + cal.origin)}")
+    lines += _shared_lines(cal)
     return "\n".join(lines) + "\n"
+
+
+def _shared_lines(cal: Calibration) -> list[str]:
+    """``[[shared]]`` tables: the topology's budgets, said to be not measured (no run
+    fits them yet); a comment when there are none."""
+    if not cal.shared:
+        return ["", f"# [[shared]] budgets: not measured in {cal.origin} and no topology "
+                "gives any: none"]
+    lines = []
+    for limit in cal.shared:
+        lines += ["", "[[shared]]", f"name = {_value(limit.name)}",
+                  f"classes = {json.dumps(list(limit.classes))}",
+                  f"groups = {json.dumps([list(g) for g in limit.groups])}"]
+        for key in ("egress_GBps", "ingress_GBps", "both_GBps"):
+            value = getattr(limit, key)
+            if value is not None:
+                lines.append(f"{key} = {_value(float(value))}  # {cal.shared_how}")
+        lines.append(f"basis = {_value(cal.shared_how)}")
+    return lines
