@@ -145,6 +145,17 @@ exit status:
                    help="write a ratio heatmap PNG per case into DIR (default: none)")
 
     _sub(sub, "sim-path", "print a folder whose `acl` package is the simulator")
+
+    p = _sub(sub, "dashboard", "serve the sweep dashboard as a web app (Voilà, live kernel) "
+                               "on 127.0.0.1")
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
+                   help="the kernel's runtime: auto (default; also ASCEND_P2P_LAB_BACKEND), "
+                        "acl or sim")
+    p.add_argument("--preset", default=None,
+                   help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET)")
+    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
+    p.add_argument("--port", type=int, default=0,
+                   help="TCP port on 127.0.0.1 (default 0: a free one)")
     return parser
 
 
