@@ -8,8 +8,7 @@ measured, 1 when a failure cost data points, 2 for bad input (before any device 
 Inside: :mod:`.parser` (the grammar and the exit-status text), :mod:`.session` (open,
 work, close), :mod:`.info` (presets, probe, topo, sim-path), :mod:`.runs` (sweep, report,
 demo), :mod:`.compare` (run vs run, or vs a preset), :mod:`.dashboard` (the web app);
-:func:`main` maps each error to its
-one line and exit status.
+:func:`main` maps each error to its one line and exit status.
 
 Example:
     $ ascend-p2p-lab probe --backend sim --preset atlas800t-a3 --format json
