@@ -30,8 +30,12 @@ APP_LOAD_MS = 120_000
 CLICK_MS = 30_000
 #: Milliseconds for a sweep of every pair at the default sizes (about 6 s here).
 RUN_MS = 120_000
+#: Pixels below the dashboard in a screenshot's viewport.
+SHOT_MARGIN = 40
 #: The default size range 4 KiB .. 64 MiB: 15 sizes; 56 ordered pairs on atlas800t-a2.
 SIZES, PAIRS, PAIRS_A3 = 15, 56, 240
+#: The links the Run test enables (src, dst): three pairs both ways, two directions alone.
+LINKS = [(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4), (0, 4), (6, 7)]
 DASHBOARD = ".p2p-sweep-dashboard"
 STATUS = f"{DASHBOARD} > .p2p-status"  # the dashboard's own line, not the panel's
 PANEL_STATUS = ".p2p-peer-link-panel .p2p-status"
@@ -95,8 +99,19 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
 
 
 def _shoot(page: Any, folder: Path, name: str) -> Path:
+    """Screenshot the whole dashboard: Voilà's page scrolls inside a panel, so the
+    viewport is first made as tall as the dashboard."""
     path = screenshot_dir(folder) / name
-    page.locator(DASHBOARD).screenshot(path=str(path))
+    dashboard = page.locator(DASHBOARD)
+    box = dashboard.bounding_box()
+    viewport = page.viewport_size
+    page.set_viewport_size({"width": viewport["width"],
+                            "height": max(viewport["height"],
+                                          int(box["y"] + box["height"]) + SHOT_MARGIN)})
+    try:
+        dashboard.screenshot(path=str(path))
+    finally:
+        page.set_viewport_size(viewport)
     assert path.stat().st_size > 10_000, f"{path} looks empty"
     return path
 
@@ -140,17 +155,18 @@ def test_a_toggle_click_changes_the_runtime(page: Any, tmp_path: Path) -> None:
 
 def test_run_measures_the_enabled_pairs_and_marks_the_refusals(
         page: Any, tmp_path: Path) -> None:
-    """With 0 <-> 1 enabled both ways and 2 -> 3 one way only, a Run in peer mode
-    "current" moves the progress bar, then shows the heatmap with 0→1 and 1→0 measured and
-    the other 54 pairs (2→3 too: the driver needs both directions) marked with the
-    runtime's refusal, in the caption and in the status line's counts."""
+    """With 0 <-> 1, 2 <-> 3 and 4 <-> 5 enabled both ways and 0 -> 4 and 6 -> 7 one way
+    only, a Run in peer mode "current" moves the progress bar, then shows the heatmap with
+    the six directions of the three pairs measured and the other 50 (the one-way ones too:
+    the driver needs both directions) marked with the runtime's refusal, in the caption
+    and in the status line's counts. Its screenshot is the README's picture."""
     from playwright.sync_api import expect
 
-    for src, dst in ((0, 1), (1, 0), (2, 3)):
+    for src, dst in LINKS:
         page.locator(f".p2p-cell-{src}-{dst}").click()
         expect(page.locator(f".p2p-cell-{src}-{dst}")).to_have_text("on", timeout=CLICK_MS)
-    expect(page.locator(PANEL_STATUS)).to_have_text(f"2->3 enabled; 3/{PAIRS} directions "
-                                                    "enabled")
+    expect(page.locator(PANEL_STATUS)).to_have_text(
+        f"6->7 enabled; {len(LINKS)}/{PAIRS} directions enabled")
     current = page.locator(".p2p-peer button[data-value='current']")
     current.click()
     expect(current).to_have_class(re.compile(r"\bmod-active\b"), timeout=CLICK_MS)
@@ -161,7 +177,8 @@ def test_run_measures_the_enabled_pairs_and_marks_the_refusals(
 
     status = page.locator(STATUS)
     expect(status).to_contain_text("done:", timeout=RUN_MS)
-    measured, refused = 2 * SIZES * 2, (PAIRS - 2) * SIZES  # 2 samples; 1 row per refusal
+    both_ways = 6  # a row per sample (2) where measured, one per refused point
+    measured, refused = both_ways * SIZES * 2, (PAIRS - both_ways) * SIZES
     expect(status).to_have_text(re.compile(
         rf"done: {measured + refused} rows in [\d.]+ s; {refused} rows carry an error: "
         rf"{refused} refused ACL_ERROR_RT_DRV_INTERNAL_ERROR \(507899\) from "
@@ -177,10 +194,11 @@ def test_run_measures_the_enabled_pairs_and_marks_the_refusals(
     assert page.evaluate("document.querySelector('.p2p-output img').naturalWidth") > 300
     caption = page.locator(".p2p-output pre").last
     expect(caption).to_have_text(re.compile(
-        r"^heatmap at 64 MiB \(largest size\), row = source: 2 cells measured "
-        r"\(0→1 \d+\.\d GB/s, 1→0 \d+\.\d GB/s\); E1 refused: "
+        r"^heatmap at 64 MiB \(largest size\), row = source: 6 cells measured "
+        r"\(0→1 \d+\.\d GB/s, 1→0 \d+\.\d GB/s, 2→3 \d+\.\d GB/s, 3→2 \d+\.\d GB/s, "
+        r"4→5 \d+\.\d GB/s, 5→4 \d+\.\d GB/s\)\s+E1 refused: "
         r"ACL_ERROR_RT_DRV_INTERNAL_ERROR \(507899\) from acl\.rt\.memcpy_async "
-        rf"\[{PAIRS - 2} cells\]$"))
+        rf"\[{PAIRS - both_ways} cells\]$"))
     _shoot(page, tmp_path, "dashboard-after-run.png")
 
 

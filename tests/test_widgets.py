@@ -357,7 +357,7 @@ def test_dashboard_caption_names_the_measured_cells_and_the_refusals(a2: Runtime
     assert caption.startswith("heatmap at 8 KiB (largest size), row = source: 2 cells "
                               "measured (0→2 "), caption
     assert ", 2→0 " in caption and "3→1" not in caption and "0→1" not in caption
-    assert caption.endswith("; E1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
+    assert caption.endswith(" GB/s)\nE1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
                             "acl.rt.memcpy_async [54 cells]"), caption
 
 

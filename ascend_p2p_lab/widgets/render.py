@@ -61,13 +61,15 @@ def make_figures(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> dict
 
 
 def heatmap_caption(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> str:
-    """The dashboard's heatmap in words: the measured cells (row = source) and each mark
-    of the others with its meaning and count, as the heatmap's legend says it.
+    """The dashboard's heatmap in words: the measured cells (row = source), then each
+    mark of the others on its own line, with its meaning and count as the legend says it.
 
-    Example (a run where only 0 -> 1 and 1 -> 0 had peer access):
+    Example (a run where only 0 -> 1 and 1 -> 0 had peer access; the first line is
+    one line)::
+
         heatmap at 64 MiB (largest size), row = source: 2 cells measured (0→1 26.2 GB/s,
-        1→0 25.7 GB/s); E1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from
-        acl.rt.memcpy_async [54 cells]
+        1→0 25.7 GB/s)
+        E1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from acl.rt.memcpy_async [54 cells]
     """
     from ..plots.cells import heatmap_data
 
@@ -79,7 +81,7 @@ def heatmap_caption(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> s
     if named:
         more = ", …" if len(named) > CAPTION_CELLS else ""
         text += f" ({', '.join(named[:CAPTION_CELLS])}{more})"
-    return "; ".join([text, *(what for _code, what in data.legend)])
+    return "\n".join([text, *(what for _code, what in data.legend)])
 
 
 def text_output(text: str) -> dict[str, Any]:
