@@ -39,6 +39,8 @@ REQUIRE_ENV = "ASCEND_P2P_REQUIRE_BROWSER"
 SERVER_START_S = 120
 #: Seconds the server gets to stop on SIGTERM before everything left is killed.
 STOP_GRACE_S = 15
+#: A path the server answers without starting a kernel.
+PROBE_PATH = "voila/files/ready-probe"
 ROOT = Path(ascend_p2p_lab.__file__).resolve().parent.parent
 
 
@@ -83,15 +85,18 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _wait_until_serving(proc: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    """Wait until the server answers HTTP. The probe asks for a file Voilà refuses (403):
+    asking for the page itself would start a kernel nobody uses."""
     deadline = time.monotonic() + SERVER_START_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"the dashboard server exited ({proc.returncode}):\n"
                                f"{log.read_text(errors='replace')[-3000:]}")
         try:
-            with urllib.request.urlopen(url, timeout=5) as reply:
-                if reply.status == 200:
-                    return
+            with urllib.request.urlopen(f"{url}{PROBE_PATH}", timeout=5):
+                return
+        except urllib.error.HTTPError:
+            return  # an HTTP answer, whatever its status: the server is up
         except (urllib.error.URLError, OSError):
             time.sleep(0.25)
     raise RuntimeError(f"the dashboard server did not answer at {url} within "
