@@ -95,7 +95,7 @@ def page(browser: Any, app_url: str) -> Iterator[Any]:
         expect(page.locator(STATUS)).to_have_text("ready", timeout=CLICK_MS)
         yield page
     finally:
-        context.close()  # Voilà shuts the page's kernel down
+        context.close()  # the page's kernel ends at the latest with the server
 
 
 def _shoot(page: Any, folder: Path, name: str) -> Path:
