@@ -1,7 +1,7 @@
 """Session setup for unit tests and notebooks alike.
 
 - Notebook kernels are separate processes: they are steered to the simulator through the
-  environment (explicit settings win).
+  environment (explicit settings win), and PYTHONPATH is made absolute for them.
 - Unit tests draw with Agg in this process only: MPLBACKEND is not exported, so the
   kernels keep the inline backend and nbval sees their figures.
 - Matplotlib's font cache is built here, before any kernel starts, so that its one-time
@@ -14,6 +14,11 @@ import os
 
 import matplotlib
 
+# Kernels start in the notebook's folder: a relative PYTHONPATH entry (PYTHONPATH=. in a
+# worktree) would point them at another copy of the package.
+if os.environ.get("PYTHONPATH"):
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        os.path.abspath(p) for p in os.environ["PYTHONPATH"].split(os.pathsep) if p)
 os.environ.setdefault("ASCEND_P2P_LAB_BACKEND", "sim")
 os.environ.setdefault("ASCEND_P2P_LAB_PRESET", "atlas800t-a2")
 matplotlib.use("Agg")

@@ -4,13 +4,18 @@
     python notebooks/regenerate.py 03         # those whose name contains "03"
 
 The stored outputs are what nbval compares, so run this after changing the library.
-Kernels get ASCEND_P2P_LAB_BACKEND=sim and ASCEND_P2P_LAB_PRESET=atlas800t-a2; widget
-state and cell timing metadata are not stored (they only make diffs noisy).
+Kernels get ASCEND_P2P_LAB_BACKEND=sim and ASCEND_P2P_LAB_PRESET=atlas800t-a2. The state
+of the widgets the outputs show is stored in the notebook's metadata (so that a static
+viewer, nbviewer or JupyterLab without a kernel, draws the dashboard, not its text repr);
+models no output shows (closed or replaced ones) are dropped. Cell timing metadata is not
+stored (it only makes diffs noisy); nbval compares neither.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -18,20 +23,43 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]+)")
+
+
+def keep_shown_widgets(nb: nbformat.NotebookNode) -> int:
+    """Keep the stored widget models that an output shows, with every model they refer
+    to; drop the rest (all of it when no output shows a widget). Returns models kept."""
+    widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE)
+    state = widgets["state"] if widgets else {}
+    todo = [out["data"][WIDGET_VIEW]["model_id"] for cell in nb.cells
+            for out in cell.get("outputs", []) if WIDGET_VIEW in out.get("data", {})]
+    keep: set[str] = set()
+    while todo:
+        model = todo.pop()
+        if model in state and model not in keep:
+            keep.add(model)
+            todo += MODEL_REF.findall(json.dumps(state[model]))
+    if not keep:
+        nb.metadata.pop("widgets", None)
+        return 0
+    widgets["state"] = {k: v for k, v in state.items() if k in keep}
+    return len(keep)
 
 
 def regenerate(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}},
-        store_widget_state=False, record_timing=False,
+        store_widget_state=True, record_timing=False,
     )
     client.execute()
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
-    nb.metadata.pop("widgets", None)
+    kept = keep_shown_widgets(nb)
     nbformat.write(nb, path)
-    print(f"regenerated {path.name}")
+    print(f"regenerated {path.name}" + (f" ({kept} widget models stored)" if kept else ""))
 
 
 def main(argv: list[str]) -> int:

@@ -154,7 +154,7 @@ def test_live_figures_are_throttled_to_one_final_drawing(
     dash = _dashboard(a2, ("0-1", "1-0", "2-3"), plots=True)
     dash.live_interval = 3600.0  # no live drawing can be due during this run
     dash.run()
-    assert drawn == [9] and dash.plot_error is None and len(dash.out.outputs) == 2
+    assert drawn == [9] and dash.plot_error is None and len(dash.out.outputs) == 3
 
 
 # ---------------------------------------------------------------------- the link panel

@@ -337,8 +337,28 @@ def test_dashboard_plots_figures_into_the_output(a2: Runtime) -> None:
     assert set(dash.figures) == {"heatmap", "bandwidth_vs_size"}
     assert all(isinstance(f, Figure) for f in dash.figures.values())
     assert dash.plot_error is None
-    outputs = dash.out.outputs
-    assert len(outputs) == 2 and all(o["data"]["image/png"] for o in outputs)
+    *pictures, caption = dash.out.outputs
+    assert len(pictures) == 2 and all(o["data"]["image/png"] for o in pictures)
+    assert caption["data"]["text/plain"].startswith(
+        "heatmap at 16 KiB (largest size), row = source: 2 cells measured (0→1 ")
+
+
+def test_dashboard_caption_names_the_measured_cells_and_the_refusals(a2: Runtime) -> None:
+    """Peer mode current with 0 -> 2 held both ways and 3 -> 1 one way only: the caption
+    names 0→2 and 2→0 as measured (not 3→1: the driver needs both directions) and counts
+    the runtime's refusal on the other 54 cells, as the heatmap marks them."""
+    dash = SweepDashboard(a2)
+    for src, dst in ((0, 2), (2, 0), (3, 1)):
+        assert dash.links.set(src, dst, True)
+    _tiny(dash, sizes=(4096, 8192), plots_on=True)
+    dash.pairs_mode.value, dash.peer.value, dash.live.value = "all", "current", False
+    dash.run()
+    caption = dash.out.outputs[-1]["data"]["text/plain"]
+    assert caption.startswith("heatmap at 8 KiB (largest size), row = source: 2 cells "
+                              "measured (0→2 "), caption
+    assert ", 2→0 " in caption and "3→1" not in caption and "0→1" not in caption
+    assert caption.endswith(" GB/s)\nE1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
+                            "acl.rt.memcpy_async [54 cells]"), caption
 
 
 def test_live_plots_follow_each_block(a2: Runtime, fake_plots: list[int]) -> None:

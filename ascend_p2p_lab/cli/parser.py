@@ -146,15 +146,21 @@ exit status:
 
     _sub(sub, "sim-path", "print a folder whose `acl` package is the simulator")
 
+    _add_calibrate(sub)
+    _add_dashboard(sub)
+    return parser
+
+
+def _add_calibrate(sub: Any) -> None:
     p = _sub(sub, "calibrate", "fit a digital twin (a preset TOML) from a run folder")
     p.add_argument("run_dir", type=Path, help="a run folder, as `sweep --out` writes it")
     p.add_argument("--out", type=Path, required=True, help="the preset file to write (.toml)")
     p.add_argument("--topology", type=Path, default=None,
                    help="npu-smi info -t topo text or a preset TOML: link classes of pairs "
-                        "the run did not measure, and figures it did not measure")
+                        "the run did not measure, and figures it did not measure "
+                        "(default: none)")
     p.add_argument("--name", default=None, help="the preset's name (default: --out's stem)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    return parser
 
 
 def _add_format(p: argparse.ArgumentParser, table: str) -> None:
@@ -211,3 +217,17 @@ def _add_sweep_args(p: argparse.ArgumentParser) -> None:
                    help="skip checking the copied bytes (default: verified)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_format(p, "the summary and every N x N matrix")
+
+
+def _add_dashboard(sub: Any) -> None:
+    """``dashboard``: the sweep dashboard as a web app (cli/dashboard.py)."""
+    p = _sub(sub, "dashboard", "serve the sweep dashboard as a web app (Voilà, live kernel) "
+                               "on 127.0.0.1")
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
+                   help="the kernel's runtime: auto (default; also ASCEND_P2P_LAB_BACKEND), "
+                        "acl or sim")
+    p.add_argument("--preset", default=None,
+                   help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET)")
+    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
+    p.add_argument("--port", type=int, default=0,
+                   help="TCP port on 127.0.0.1 (default 0: a free one)")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..measure import BlockDone
-from .render import make_figures, plot_mode, png_outputs
+from .render import heatmap_caption, make_figures, plot_mode, png_outputs, text_output
 from .status import error_text
 
 if TYPE_CHECKING:
@@ -100,8 +100,9 @@ class LiveRun:
 
 
 def draw(dash: SweepDashboard) -> None:
-    """Redraw the heatmap and the bandwidth curves of ``dash.frame`` into ``dash.out``;
-    ``dash.figures`` holds them and ``dash.plot_error`` says why there are none."""
+    """Redraw the heatmap and the bandwidth curves of ``dash.frame`` into ``dash.out``,
+    with the heatmap's caption below them; ``dash.figures`` holds them and
+    ``dash.plot_error`` says why there are none."""
     frame = dash.frame
     mode = None if frame is None else plot_mode(frame)
     if frame is None or mode is None:
@@ -117,7 +118,8 @@ def draw(dash: SweepDashboard) -> None:
         return
     dash.figures = figures
     try:
-        dash.out.outputs = png_outputs(figures.values())
+        dash.out.outputs = (*png_outputs(figures.values()),
+                            text_output(heatmap_caption(frame, mode)))
     except Exception as exc:
         dash.plot_error = f"cannot render the figures: {error_text(exc)}"
         return

@@ -1,4 +1,5 @@
-"""Figures for the dashboard: which view of a run to draw, and figures as PNG outputs.
+"""Figures for the dashboard: which view of a run to draw, figures as PNG outputs, and the
+heatmap in words (which cells hold a number, what marks the others).
 
 The figures come from :mod:`ascend_p2p_lab.plots` (``heatmap``, ``bandwidth_vs_size``),
 imported when first drawn, so that the widgets load without matplotlib.
@@ -20,6 +21,8 @@ import pandas as pd
 
 #: Up to this many pairs the curves are drawn one per pair, above it one per link class.
 CURVES_PER_PAIR = 8
+#: The caption names the measured cells up to this many, and counts the rest.
+CAPTION_CELLS = 8
 
 
 def plot_mode(frame: pd.DataFrame) -> tuple[str, str | None, Any] | None:
@@ -55,6 +58,35 @@ def make_figures(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> dict
             frame, by="pair" if n_pairs <= CURVES_PER_PAIR else "link", direction=direction,
             peer=peer if path is None else "on")
     return figures
+
+
+def heatmap_caption(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> str:
+    """The dashboard's heatmap in words: the measured cells (row = source), then each
+    mark of the others on its own line, with its meaning and count as the legend says it.
+
+    Example (a run where only 0 -> 1 and 1 -> 0 had peer access; the first line is
+    one line)::
+
+        heatmap at 64 MiB (largest size), row = source: 2 cells measured (0→1 26.2 GB/s,
+        1→0 25.7 GB/s)
+        E1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from acl.rt.memcpy_async [54 cells]
+    """
+    from ..plots.cells import heatmap_data
+
+    direction, peer, path = mode
+    data = heatmap_data(frame, direction=direction, peer=peer, path=path)
+    measured = data.cells.loc[data.cells["state"] == "value", "value"]
+    named = [f"{s}→{d} {v:.1f} GB/s" for (s, d), v in measured.items()]
+    text = f"heatmap {data.size_text}, row = source: {len(named)} cells measured"
+    if named:
+        more = ", …" if len(named) > CAPTION_CELLS else ""
+        text += f" ({', '.join(named[:CAPTION_CELLS])}{more})"
+    return "\n".join([text, *(what for _code, what in data.legend)])
+
+
+def text_output(text: str) -> dict[str, Any]:
+    """An Output-widget entry showing text."""
+    return {"output_type": "display_data", "data": {"text/plain": text}, "metadata": {}}
 
 
 def png_outputs(figures: Iterable[Any]) -> tuple[dict[str, Any], ...]:
