@@ -48,6 +48,20 @@ def keep_shown_widgets(nb: nbformat.NotebookNode) -> int:
     return len(keep)
 
 
+def merge_streams(outputs: list) -> list:
+    """Consecutive stream outputs of one name as one output (the kernel splits printed
+    text where the flushes fell, which differs from run to run; nbval merges them too)."""
+    merged: list = []
+    for out in outputs:
+        last = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and last is not None
+                and last.get("output_type") == "stream" and last.get("name") == out.get("name")):
+            last["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
 def regenerate(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
@@ -57,6 +71,8 @@ def regenerate(path: Path) -> None:
     client.execute()
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
+        if cell.cell_type == "code":
+            cell.outputs = merge_streams(cell.outputs)
     kept = keep_shown_widgets(nb)
     nbformat.write(nb, path)
     print(f"regenerated {path.name}" + (f" ({kept} widget models stored)" if kept else ""))
