@@ -38,7 +38,11 @@ ALLOWED: dict[str, set[str]] = {
     "widgets": {"codes", "units", "schema", "results", "comparison", "topology", "runtime",
                 "measure", "plots"},
     "cli": {"_version", "codes", "units", "schema", "results", "comparison", "matrices",
-            "topology", "runtime", "measure", "plots", "terminal", "runfolder", "sim"},
+            "topology", "runtime", "measure", "plots", "terminal", "runfolder", "sim",
+            "fleet"},
+    # Dask only inside functions of fleet/ (survey, simulated): importing it loads no Dask
+    "fleet": {"codes", "units", "schema", "results", "comparison", "runfolder", "sim",
+              "runtime", "measure"},
     "__init__": {"_version", "runtime"},
 }
 #: Where pyACL may be named and its return codes compared.

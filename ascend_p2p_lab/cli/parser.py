@@ -145,6 +145,10 @@ exit status:
                    help="write a ratio heatmap PNG per case into DIR (default: none)")
 
     _sub(sub, "sim-path", "print a folder whose `acl` package is the simulator")
+
+    from .fleet import FLEET_HELP, add_fleet_args  # the fleet command's options live there
+
+    add_fleet_args(_sub(sub, "fleet", FLEET_HELP))
     return parser
 
 

@@ -11,8 +11,9 @@ package imports neither the runtime nor the measurement code.
 Inside: :mod:`.prepare` and :mod:`.cells` work out what a figure shows, in pure pandas
 (no matplotlib); :mod:`.style` holds colours, sizes and the figure helpers;
 :mod:`.matrix` draws and annotates a matrix; :mod:`.heatmaps` (heatmap, link and
-peer-access matrices), :mod:`.curves` (vs size), :mod:`.compare` (presets side by side)
-and :mod:`.reports` (PNG files) make the figures.
+peer-access matrices), :mod:`.curves` (vs size), :mod:`.compare` (presets side by side),
+:mod:`.fleet` (a heatmap per host of a fleet survey) and :mod:`.reports` (PNG files)
+make the figures.
 
 Example:
     >>> from ascend_p2p_lab import open_runtime
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 from .compare import compare_presets
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
+from .fleet import fleet_heatmaps, fleet_marked
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import host_bandwidth_vs_size
 from .prepare import LINK_MEANING as LINK_MEANING
@@ -45,6 +47,8 @@ __all__ = [
     "backend_note",
     "bandwidth_vs_size",
     "compare_presets",
+    "fleet_heatmaps",
+    "fleet_marked",
     "heatmap",
     "host_bandwidth_vs_size",
     "latency_vs_size",
