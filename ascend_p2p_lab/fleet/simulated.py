@@ -114,22 +114,22 @@ class SimulatedFleet:
     """A LocalCluster whose worker processes are simulated servers; ``client`` talks to
     it, ``targets`` are what :func:`~.survey.survey` takes. Close it (or use ``with``)."""
 
-    def __init__(self, targets: list[HostTarget], *, dashboard: bool = False,
+    def __init__(self, targets: list[HostTarget], *, dashboard_address: str = ":0",
                  memory_limit: str | int = "auto") -> None:
         import dask
         import distributed  # noqa: F401  (its defaults, before the setting is changed)
 
         self.targets = targets
         with dask.config.set({MP_METHOD: "forkserver"}):  # workers forked, pandas loaded
-            self._start(targets, dashboard, memory_limit)
+            self._start(targets, dashboard_address, memory_limit)
 
-    def _start(self, targets: list[HostTarget], dashboard: bool,
+    def _start(self, targets: list[HostTarget], dashboard_address: str,
                memory_limit: str | int) -> None:
         from distributed import Client, LocalCluster
 
         self.cluster = LocalCluster(
             n_workers=0, threads_per_worker=1, processes=True,
-            dashboard_address=":0" if dashboard else None, silence_logs=logging.ERROR,
+            dashboard_address=dashboard_address, silence_logs=logging.ERROR,
             memory_limit=memory_limit)
         try:
             base = self.cluster.new_spec  # the worker LocalCluster would start
@@ -167,13 +167,13 @@ class SimulatedFleet:
 
 def simulated_fleet(n: int, *, preset: str = DEFAULT_PRESET, seed: int = 0,
                     faults: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                    dashboard: bool = False) -> SimulatedFleet:
+                    dashboard_address: str = ":0") -> SimulatedFleet:
     """Start a simulated fleet of n hosts (``sim-0`` ...), one worker process each.
 
     ``faults`` maps a host to its fault dicts (:func:`degraded_link`,
     :func:`failing_device`, :func:`peer_access_refused`, :func:`failing_host`, or any
-    :mod:`ascend_p2p_lab.sim.faults` record); ``dashboard`` starts Dask's dashboard on a
-    free port (``fleet.client.dashboard_link``; needs bokeh).
+    :mod:`ascend_p2p_lab.sim.faults` record). Dask's dashboard (with bokeh installed)
+    listens on ``dashboard_address``, by default a free port: ``fleet.client.dashboard_link``.
     """
     return SimulatedFleet(fleet_targets(n, preset=preset, seed=seed, faults=faults),
-                          dashboard=dashboard)
+                          dashboard_address=dashboard_address)

@@ -78,6 +78,16 @@ def _measure(rt: Any, options: Mapping[str, Any]
     return frame, table, error
 
 
+def _worker_address() -> str | None:
+    """The address of the Dask worker running this task, if one is."""
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return None
+
+
 def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
     """Survey one server: open the runtime there, probe, sweep with ``options`` (the
     keywords of :func:`ascend_p2p_lab.measure.sweep`), close; a :class:`HostResult`."""
@@ -104,7 +114,8 @@ def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
         frame = tag_host(frame, target.name)
         meta = frame.attrs["run"]
     result = HostResult(target.name, _status(frame, error), frame=frame, probe=table,
-                        meta=meta, wall_s=time.perf_counter() - start)
+                        meta=meta, wall_s=time.perf_counter() - start,
+                        worker=_worker_address())
     if error is not None:
         result.error_kind, result.error = error["kind"], error["message"]
         result.error_code, result.error_call = error.get("code"), error.get("call")
