@@ -93,6 +93,8 @@ class HostResult:
     error_call: str | None = None
     error: str | None = None
     wall_s: float | None = None
+    #: CPU time of the task's thread (the sweep itself), seconds
+    cpu_s: float | None = None
     #: the Dask worker that ran the task (its address), None when run without Dask
     worker: str | None = None
 

@@ -91,7 +91,7 @@ def _worker_address() -> str | None:
 def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
     """Survey one server: open the runtime there, probe, sweep with ``options`` (the
     keywords of :func:`ascend_p2p_lab.measure.sweep`), close; a :class:`HostResult`."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     try:
         rt = open_runtime(target.backend, target.preset, seed=target.seed,
                           faults=list(target.faults) or None)
@@ -115,7 +115,7 @@ def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
         meta = frame.attrs["run"]
     result = HostResult(target.name, _status(frame, error), frame=frame, probe=table,
                         meta=meta, wall_s=time.perf_counter() - start,
-                        worker=_worker_address())
+                        cpu_s=time.thread_time() - cpu, worker=_worker_address())
     if error is not None:
         result.error_kind, result.error = error["kind"], error["message"]
         result.error_code, result.error_call = error.get("code"), error.get("call")
