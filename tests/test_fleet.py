@@ -214,3 +214,11 @@ def test_importing_the_package_loads_no_dask():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
     assert out.stdout.strip() == "[]"
+
+
+def test_without_hosts_every_worker_is_a_host(fleet):
+    from ascend_p2p_lab.fleet.survey import as_targets
+
+    targets = as_targets(None, fleet.client)
+    assert [(t.name, t.backend) for t in targets] == [
+        ("sim-0", "auto"), ("sim-1", "auto"), ("sim-2", "auto")]

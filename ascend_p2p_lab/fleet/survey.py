@@ -30,7 +30,14 @@ import pandas as pd
 
 from ..comparison import DEFAULT_THRESHOLD
 from ..results import empty_frame
-from .hosts import HostResult, HostTarget, check_host_name, failed_host, resource_name
+from .hosts import (
+    RESOURCE_PREFIX,
+    HostResult,
+    HostTarget,
+    check_host_name,
+    failed_host,
+    resource_name,
+)
 from .task import survey_host
 
 #: The fleet's summary files next to the host folders.
@@ -77,7 +84,7 @@ def as_targets(hosts: Iterable[HostTarget | str] | None, client: Any = None
         if client is None:
             raise ValueError("give hosts, or a client whose workers are the hosts")
         workers = client.scheduler_info(n_workers=-1)["workers"].values()
-        hosts = sorted(str(w.get("name") or w["host"]) for w in workers)
+        hosts = sorted(_worker_host(w) for w in workers)
     if isinstance(hosts, (str, HostTarget)):
         hosts = [hosts]
     targets = [h if isinstance(h, HostTarget) else HostTarget(check_host_name(h))
@@ -89,6 +96,15 @@ def as_targets(hosts: Iterable[HostTarget | str] | None, client: Any = None
     if not targets:
         raise ValueError("no hosts to survey")
     return targets
+
+
+def _worker_host(worker: Mapping[str, Any]) -> str:
+    """The host a worker serves: its ``host-<name>`` resource, else its name, else its
+    address."""
+    for key in worker.get("resources", {}):
+        if key.startswith(RESOURCE_PREFIX):
+            return key.removeprefix(RESOURCE_PREFIX)
+    return str(worker.get("name") or worker["host"])
 
 
 def _address(host: str) -> str | None:
