@@ -193,6 +193,13 @@ def test_cli_bad_input_exits_2_with_one_line(argv, words, capsys):
     assert words in err and err.count("\n") == 1
 
 
+def test_cli_refuses_to_write_over_an_earlier_fleet(tmp_path, capsys):
+    (tmp_path / "f").mkdir()
+    (tmp_path / "f" / "fleet.json").write_text("{}")
+    assert main(["fleet", "--local", "2", "--out", str(tmp_path / "f")]) == 2
+    assert "holds a fleet survey already" in capsys.readouterr().err
+
+
 def test_cli_without_distributed_exits_2(monkeypatch, capsys):
     import importlib.util
 

@@ -76,7 +76,7 @@ def add_fleet_args(p: argparse.ArgumentParser) -> None:
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     """Every input checked before a cluster starts: (sweep options, targets or hosts)."""
     from ..comparison import check_threshold
-    from ..runfolder import check_out_dir
+    from ..fleet.survey import check_fleet_out
     from ..units import parse_sizes
 
     if importlib.util.find_spec("distributed") is None:
@@ -89,7 +89,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     if not 1 <= args.samples <= 1000:
         raise UsageError(f"--samples must be from 1 to 1000; got {args.samples}")
     if args.out is not None:
-        check_out_dir(args.out, overwrite=args.overwrite)
+        check_fleet_out(args.out, overwrite=args.overwrite)
     options = {"sizes": args.sizes, "samples": args.samples}
     if args.scheduler is not None:
         if args.degrade:

@@ -24,7 +24,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..codes import ACL_ERROR_RT_FEATURE_NOT_SUPPORT
 from .hosts import HostTarget, resource_name
 
 DEFAULT_PRESET = "atlas800t-a2"
@@ -55,9 +54,9 @@ def failing_device(device: int, after_calls: int = LOST_AFTER_CALLS) -> dict[str
 
 def peer_access_refused() -> dict[str, Any]:
     """The driver refuses every aclrtDeviceEnablePeerAccess (P2P disabled on the node)."""
-    return {"kind": "error", "call": "rt.device_enable_peer_access",
-            "code": ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            "message": "peer access disabled by the driver"}
+    from ..sim.faults import peer_access_refused as refused
+
+    return refused()
 
 
 def failing_host() -> dict[str, Any]:

@@ -199,16 +199,31 @@ def _saver(out: Path | None, overwrite: bool) -> Callable[[HostResult], None] | 
     if out is None:
         return None
     from ..results import save_run
-    from ..runfolder import check_out_dir
+    from ..runfolder import check_out_dir, clear_stale
 
     def save(result: HostResult) -> None:
         if result.frame is not None:
             folder = out / result.host
             check_out_dir(folder, overwrite=True)
             save_run(result.frame, folder, result.meta)
+            clear_stale(folder)  # an earlier report there does not describe this run
 
-    check_out_dir(out, overwrite=overwrite)
+    check_fleet_out(out, overwrite=overwrite)
     return save
+
+
+def check_fleet_out(out: Path, *, overwrite: bool = False, option: str = "--out") -> None:
+    """Raise OutputPathError unless out can take a fleet: a folder holding an earlier
+    fleet (its summary, or a host's run folder) only with ``overwrite``."""
+    from ..runfolder import OutputPathError, check_out_dir, holds_run
+
+    out = Path(out)
+    check_out_dir(out, overwrite=overwrite, option=option)
+    if overwrite or not out.is_dir():
+        return
+    if (out / SUMMARY_JSON).exists() or any(p.is_dir() and holds_run(p) for p in out.iterdir()):
+        raise OutputPathError(f"{option} {out}: holds a fleet survey already; pass "
+                              "--overwrite to replace it, or choose another folder")
 
 
 def survey(client: Any, hosts: Iterable[HostTarget | str] | None = None, *,
