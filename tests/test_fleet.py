@@ -229,3 +229,37 @@ def test_without_hosts_every_worker_is_a_host(fleet):
     targets = as_targets(None, fleet.client)
     assert [(t.name, t.backend) for t in targets] == [
         ("sim-0", "auto"), ("sim-1", "auto"), ("sim-2", "auto")]
+
+
+def test_a_host_interrupted_on_its_server_keeps_what_it_measured():
+    from ascend_p2p_lab.fleet.task import survey_host
+
+    def stop_after_first(done) -> None:
+        raise KeyboardInterrupt
+
+    target = HostTarget("sim-0", backend="sim", seed=0)
+    r = survey_host(target, {"pairs": "0-1,1-0", "sizes": "1MiB", "samples": 2,
+                             "on_block": stop_after_first})
+    assert (r.status, r.interrupted) == ("partial", True)
+    assert r.frame[["src", "dst"]].drop_duplicates().values.tolist() == [[0, 1]]
+
+
+def test_an_interrupt_while_gathering_keeps_the_hosts_back(fleet):
+    import time
+
+    from ascend_p2p_lab.fleet.task import survey_host
+
+    slow = fleet.client.submit(time.sleep, 2, resources={"host-sim-1": 1}, pure=False)
+    quick = fleet.client.submit(survey_host, HostTarget("sim-0", backend="sim"),
+                                {"pairs": "0-1", "sizes": "1MiB", "samples": 1},
+                                resources={"host-sim-0": 1}, pure=False)
+
+    def interrupt(result) -> None:
+        raise KeyboardInterrupt
+
+    results, interrupted = collect({quick: "sim-0", slow: "sim-1"}, progress=False,
+                                   on_result=interrupt)
+    assert interrupted
+    assert results["sim-0"].status == "ok"
+    assert results["sim-1"].error_kind == "interrupted"
+
