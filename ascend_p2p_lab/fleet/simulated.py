@@ -35,6 +35,14 @@ LOST_AFTER_CALLS = 200
 #: Dask's setting for how a Nanny starts its worker process. A forkserver that has
 #: imported distributed and pandas once starts each worker in a fraction of spawn's time.
 MP_METHOD = "distributed.worker.multiprocessing-method"
+#: Dask's background work in each worker process, turned down: N simulated servers share
+#: one machine's cores, where real servers each have their own. The statistical profiler
+#: samples the task's stack every 10 ms; the monitors poll psutil several times a second.
+QUIET_WORKERS = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+}
 DEGRADE = re.compile(r"^(?P<host>[^:]+):(?P<src>\d+)-(?P<dst>\d+):(?P<fraction>[^:]+)$")
 
 
@@ -119,7 +127,7 @@ class SimulatedFleet:
         import distributed  # noqa: F401  (its defaults, before the setting is changed)
 
         self.targets = targets
-        with dask.config.set({MP_METHOD: "forkserver"}):  # workers forked, pandas loaded
+        with dask.config.set({MP_METHOD: "forkserver", **QUIET_WORKERS}):
             self._start(targets, dashboard_address, memory_limit)
 
     def _start(self, targets: list[HostTarget], dashboard_address: str,
