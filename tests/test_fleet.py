@@ -245,11 +245,19 @@ def test_a_host_interrupted_on_its_server_keeps_what_it_measured():
 
 
 def test_an_interrupt_while_gathering_keeps_the_hosts_back(fleet):
-    import time
+    import uuid
+
+    from distributed import Event
 
     from ascend_p2p_lab.fleet.task import survey_host
 
-    slow = fleet.client.submit(time.sleep, 2, resources={"host-sim-1": 1}, pure=False)
+    def held(name: str) -> None:  # sim-1 answers only once the test lets it
+        from distributed import Event
+
+        Event(name).wait(60)
+
+    name = f"hold-{uuid.uuid4().hex}"
+    slow = fleet.client.submit(held, name, resources={"host-sim-1": 1}, pure=False)
     quick = fleet.client.submit(survey_host, HostTarget("sim-0", backend="sim"),
                                 {"pairs": "0-1", "sizes": "1MiB", "samples": 1},
                                 resources={"host-sim-0": 1}, pure=False)
@@ -257,9 +265,11 @@ def test_an_interrupt_while_gathering_keeps_the_hosts_back(fleet):
     def interrupt(result) -> None:
         raise KeyboardInterrupt
 
-    results, interrupted = collect({quick: "sim-0", slow: "sim-1"}, progress=False,
-                                   on_result=interrupt)
+    try:
+        results, interrupted = collect({quick: "sim-0", slow: "sim-1"}, progress=False,
+                                       on_result=interrupt)
+    finally:
+        Event(name, client=fleet.client).set()
     assert interrupted
     assert results["sim-0"].status == "ok"
     assert results["sim-1"].error_kind == "interrupted"
-
