@@ -228,7 +228,31 @@ def test_without_hosts_every_worker_is_a_host(fleet):
 
     targets = as_targets(None, fleet.client)
     assert [(t.name, t.backend) for t in targets] == [
-        ("sim-0", "auto"), ("sim-1", "auto"), ("sim-2", "auto")]
+        ("sim-0", "acl"), ("sim-1", "acl"), ("sim-2", "acl")]
+
+
+def test_a_named_server_without_pyacl_is_a_failed_host_not_a_simulation():
+    from ascend_p2p_lab.fleet.task import survey_host
+
+    r = survey_host(HostTarget("atlas01"), {"sizes": "1MiB"})
+    assert (r.status, r.error_kind) == ("failed", "backend_unavailable")
+
+
+def test_placement_prefers_the_resource_then_the_name_then_the_address():
+    from ascend_p2p_lab.fleet.survey import placement
+
+    workers = {
+        "tcp://10.0.0.1:1": {"name": "atlas01", "host": "10.0.0.1", "resources": {}},
+        "tcp://10.0.0.2:1": {"name": "w2", "host": "10.0.0.2",
+                             "resources": {"host-atlas02": 1}},
+        "tcp://10.0.0.3:1": {"name": "w3", "host": "10.0.0.3", "resources": {}},
+        "tcp://10.0.0.3:2": {"name": "w4", "host": "10.0.0.3", "resources": {}},
+    }
+    assert placement(workers, "atlas02") == {"resources": {"host-atlas02": 1}}
+    assert placement(workers, "atlas01") == {"workers": ["tcp://10.0.0.1:1"],
+                                             "allow_other_workers": False}
+    assert "2 Dask workers" in placement(workers, "10.0.0.3")
+    assert "no Dask worker" in placement(workers, "atlas09.invalid")
 
 
 def test_a_host_interrupted_on_its_server_keeps_what_it_measured():

@@ -63,13 +63,14 @@ def check_host_name(name: Any) -> str:
 class HostTarget:
     """One server to survey: its name, and what to open there.
 
-    ``backend`` ``"auto"`` takes CANN's pyACL on a real server; the simulated fleet gives
-    ``"sim"`` with a ``preset``, a ``seed`` and ``faults`` (dicts as
-    :func:`ascend_p2p_lab.sim.faults.Fault.from_dict` takes them).
+    ``backend`` ``"acl"`` (the default) takes CANN's pyACL on a real server, and a worker
+    without it is a failed host (``backend_unavailable``), never a silent fallback to the
+    simulator; the simulated fleet gives ``"sim"`` with a ``preset``, a ``seed`` and
+    ``faults`` (dicts as :func:`ascend_p2p_lab.sim.faults.Fault.from_dict` takes them).
     """
 
     name: str
-    backend: str = "auto"
+    backend: str = "acl"
     preset: str | None = None
     seed: int | None = None
     faults: tuple[Mapping[str, Any], ...] = ()

@@ -78,8 +78,8 @@ class FleetSurvey:
 
 def as_targets(hosts: Iterable[HostTarget | str] | None, client: Any = None
                ) -> list[HostTarget]:
-    """HostTargets from names (real servers: ``backend="auto"``) or targets; None: one
-    per worker of the cluster, named by the worker's name."""
+    """HostTargets from names (real servers: ``backend="acl"``) or targets; None: one
+    per worker of the cluster, named by its ``host-<name>`` resource, else its name."""
     if hosts is None:
         if client is None:
             raise ValueError("give hosts, or a client whose workers are the hosts")
