@@ -40,7 +40,10 @@ ALLOWED: dict[str, set[str]] = {
                 "measure", "plots"},
     "cli": {"_version", "codes", "units", "schema", "results", "comparison", "matrices",
             "topology", "runtime", "measure", "plots", "terminal", "runfolder", "sim",
-            "calibrate"},
+            "calibrate", "fleet"},
+    # Dask only inside functions of fleet/ (survey, simulated): importing it loads no Dask
+    "fleet": {"codes", "units", "schema", "results", "comparison", "runfolder", "sim",
+              "runtime", "measure"},
     "__init__": {"_version", "runtime"},
 }
 #: Where pyACL may be named and its return codes compared.

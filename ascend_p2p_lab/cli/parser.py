@@ -148,6 +148,9 @@ exit status:
 
     _add_calibrate(sub)
     _add_dashboard(sub)
+    from .fleet import FLEET_HELP, add_fleet_args  # the fleet command's options live there
+
+    add_fleet_args(_sub(sub, "fleet", FLEET_HELP))
     return parser
 
 

@@ -12,8 +12,8 @@ Inside: :mod:`.prepare` and :mod:`.cells` work out what a figure shows, in pure 
 (no matplotlib); :mod:`.style` holds colours, sizes and the figure helpers;
 :mod:`.matrix` draws and annotates a matrix; :mod:`.heatmaps` (heatmap, link and
 peer-access matrices), :mod:`.curves` (vs size), :mod:`.compare` (presets side by side),
-:mod:`.aggregates` (fan-outs, groups and cards beside their nominal rates) and
-:mod:`.reports` (PNG files) make the figures.
+:mod:`.aggregates` (fan-outs, groups and cards beside their nominal rates), :mod:`.fleet`
+(a heatmap per host of a fleet survey) and :mod:`.reports` (PNG files) make the figures.
 
 Example:
     >>> from ascend_p2p_lab import open_runtime
@@ -31,6 +31,7 @@ from __future__ import annotations
 from .aggregates import aggregate_bars, card_heatmap
 from .compare import compare_presets
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
+from .fleet import fleet_heatmaps, fleet_marked
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import host_bandwidth_vs_size
 from .prepare import LINK_MEANING as LINK_MEANING
@@ -49,6 +50,8 @@ __all__ = [
     "bandwidth_vs_size",
     "card_heatmap",
     "compare_presets",
+    "fleet_heatmaps",
+    "fleet_marked",
     "heatmap",
     "host_bandwidth_vs_size",
     "latency_vs_size",

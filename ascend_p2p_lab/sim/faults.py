@@ -31,7 +31,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 
-from ..codes import ACL_ERROR_RT_DRV_INTERNAL_ERROR, ACL_ERROR_RT_LOST_HEARTBEAT, ERROR_NAMES
+from ..codes import (
+    ACL_ERROR_RT_DRV_INTERNAL_ERROR,
+    ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+    ACL_ERROR_RT_LOST_HEARTBEAT,
+    ERROR_NAMES,
+)
 
 FAULT_KINDS = ("error", "degrade", "device_lost", "memory_exhausted", "slow_host",
                "corrupt")
@@ -106,3 +111,12 @@ def as_faults(items: Iterable[Fault | Mapping[str, object]] | None) -> list[Faul
     for item in items or ():
         out.append(Fault.from_dict(item) if isinstance(item, Mapping) else item)
     return out
+
+
+def peer_access_refused(message: str = "peer access disabled by the driver"
+                        ) -> dict[str, object]:
+    """A fault record: the driver refuses every aclrtDeviceEnablePeerAccess with
+    ACL_ERROR_RT_FEATURE_NOT_SUPPORT (a node with P2P disabled), as data for
+    ``simulated_acl(..., faults=[...])``."""
+    return {"kind": "error", "call": "rt.device_enable_peer_access",
+            "code": ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "message": message}

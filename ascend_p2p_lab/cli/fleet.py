@@ -1,0 +1,194 @@
+"""The ``fleet`` command: the same probe and sweep on many servers at once, on Dask.
+
+``fleet --scheduler ADDRESS [--hosts H ...]`` surveys the servers of a running Dask
+cluster (one worker per server); ``fleet --local N`` starts a simulated fleet of N
+worker processes, ``sim-0`` to ``sim-(N-1)``, with ``--degrade HOST:SRC-DST:FRACTION``
+faults. The exit status is the fleet's health: 0 healthy, 1 a link below the threshold,
+a failed host or a host that lost points, 2 bad input (also: Dask distributed not
+installed), 130 interrupted (the hosts back by then are kept).
+
+Example:
+    $ ascend-p2p-lab fleet --local 4 --degrade sim-2:2-5:0.5 --format json
+    $ ascend-p2p-lab fleet --scheduler tcp://login01:8786 --hosts atlas01 atlas02
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..terminal import EXIT_INTERRUPTED
+from .parser import UsageError, past_input_checks
+
+FLEET_HELP = "probe and sweep many servers at once on Dask (or a simulated fleet)"
+FLEET_EXIT = """\
+exit status:
+  0    the fleet is healthy: every host answered, no link below the threshold
+  1    a link is below the threshold of its class's median (or lost), a host failed, or a
+       host lost points to errors (listed; --format json: outliers, failed_hosts)
+  2    bad input (e.g. --degrade naming a host outside --local N), or Dask distributed
+       not installed (pip install 'ascend-p2p-lab[fleet]')
+  130  interrupted with Ctrl-C (the hosts back by then are kept and saved)
+"""
+DEFAULT_SIZES = "4KiB:1GiB"
+NO_DASK = "the fleet command needs Dask distributed: pip install 'ascend-p2p-lab[fleet]'"
+
+
+def add_fleet_args(p: argparse.ArgumentParser) -> None:
+    """The fleet command's options (called by :func:`~.parser.build_parser`)."""
+    p.epilog = FLEET_EXIT
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="a running Dask scheduler (tcp://host:8786), one worker per server")
+    where.add_argument("--local", type=int, default=None, metavar="N",
+                       help="a simulated fleet of N worker processes, sim-0 to sim-(N-1)")
+    p.add_argument("--hosts", nargs="+", default=None, metavar="HOST",
+                   help="with --scheduler: the servers to survey (default: every worker)")
+    p.add_argument("--preset", default="atlas800t-a2",
+                   help="with --local: the simulated server (default atlas800t-a2)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="with --local: sim-i runs with seed SEED + i (default 0)")
+    p.add_argument("--degrade", action="append", default=[], metavar="HOST:SRC-DST:FRACTION",
+                   help="with --local: the directed link SRC -> DST of HOST runs at FRACTION "
+                        "of its bandwidth (repeatable)")
+    p.add_argument("--sizes", default=DEFAULT_SIZES,
+                   help=f"copy sizes (default {DEFAULT_SIZES}); links are compared at the "
+                        "largest")
+    p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
+    p.add_argument("--threshold", type=float, default=0.9, metavar="FRACTION",
+                   help="a link is an outlier below this fraction of its class's fleet "
+                        "median (default 0.9)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="hosts not back after this long are failed hosts (default: none)")
+    p.add_argument("--format", choices=["table", "json"], default="table",
+                   help="table (default): hosts, outliers, failed hosts; json")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="a run folder per host plus fleet.json, fleet_links.csv, "
+                        "fleet_hosts.csv and fleet_heatmaps.png (default: none)")
+    p.add_argument("--overwrite", action="store_true", help="replace a fleet in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
+    """Every input checked before a cluster starts: (sweep options, targets or hosts)."""
+    from ..comparison import check_threshold
+    from ..fleet.survey import check_fleet_out
+    from ..units import parse_sizes
+
+    if importlib.util.find_spec("distributed") is None:
+        raise UsageError(NO_DASK)
+    try:
+        args.threshold = check_threshold(args.threshold)
+        parse_sizes(args.sizes)
+    except ValueError as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+    if not 1 <= args.samples <= 1000:
+        raise UsageError(f"--samples must be from 1 to 1000; got {args.samples}")
+    if args.out is not None:
+        check_fleet_out(args.out, overwrite=args.overwrite)
+    options = {"sizes": args.sizes, "samples": args.samples}
+    if args.scheduler is not None:
+        if args.degrade:
+            raise UsageError("--degrade simulates a fault: use it with --local")
+        return options, args.hosts
+    if args.hosts:
+        raise UsageError("--hosts chooses servers of --scheduler; --local names its hosts "
+                         "sim-0 to sim-(N-1)")
+    return options, _local_targets(args)
+
+
+def _local_targets(args: argparse.Namespace) -> Any:
+    from ..fleet.simulated import fleet_targets, parse_degrade
+    from ..topology.presets import list_presets
+
+    if args.preset not in list_presets():
+        raise UsageError(f"--preset {args.preset!r}: not a preset ({', '.join(list_presets())})")
+    faults: dict[str, list[dict[str, Any]]] = {}
+    try:
+        for text in args.degrade:
+            host, fault = parse_degrade(text, args.local)
+            faults.setdefault(host, []).append(fault)
+        return fleet_targets(args.local, preset=args.preset, seed=args.seed, faults=faults)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+
+
+def cmd_fleet(args: argparse.Namespace) -> int:
+    options, hosts = _check(args)
+    from ..fleet import survey
+
+    def run(client: Any, targets: Any) -> int:
+        result = survey(client, targets, out=args.out, overwrite=args.overwrite,
+                        threshold=args.threshold, progress=not args.no_progress,
+                        timeout=args.timeout, **options)
+        with past_input_checks():
+            return _emit(result, args)
+
+    if args.local is not None:
+        from ..fleet import SimulatedFleet
+
+        with SimulatedFleet(hosts) as fleet:
+            return run(fleet.client, fleet.targets)
+    from distributed import Client
+
+    with Client(args.scheduler, timeout="30s") as client:
+        return run(client, hosts)
+
+
+def _emit(result: Any, args: argparse.Namespace) -> int:
+    """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
+    from ..fleet import analyse
+
+    analysis = analyse(result, threshold=args.threshold)
+    verdict = analysis.verdict
+    if args.format == "json":
+        data = {**verdict, "interrupted": result.interrupted,
+                "saved_to": None if args.out is None else str(args.out)}
+        print(json.dumps(data, indent=1), flush=True)
+    else:
+        _print_table(analysis, result)
+    if args.out is not None:
+        _figure(analysis, args.out, quiet=args.format == "json")
+    return EXIT_INTERRUPTED if result.interrupted else verdict["exit_status"]
+
+
+def _print_table(analysis: Any, result: Any) -> None:
+    import pandas as pd
+
+    from ..units import format_size
+
+    v = analysis.verdict
+    size = "no size" if v["size_bytes"] is None else format_size(v["size_bytes"])
+    print(f"fleet: {len(result.hosts)} hosts, unidirectional P2P at {size} per link, "
+          f"outliers below {v['threshold']:g} of the class median ({result.wall_s:.1f} s)\n")
+    hosts = analysis.hosts.copy()
+    hosts["host_bound_share"] = hosts["host_bound_share"].map(
+        lambda x: "-" if pd.isna(x) else f"{x:.0%}")
+    hosts["error"] = hosts["error"].str.slice(0, 60)
+    print(hosts.to_string(index=False))
+    if not analysis.outliers.empty:
+        print("\noutliers:")
+        cols = ["host", "src", "dst", "link", "bandwidth_GBps", "class_median_GBps",
+                "fraction", "error_kind"]
+        print(analysis.outliers[cols].to_string(index=False, float_format="{:.3f}".format))
+    failed = len(v["failed_hosts"])
+    print(f"\nverdict: {len(v['outliers'])} outlier link(s), {failed} failed host(s)"
+          f" -> exit {v['exit_status']}")
+
+
+def _figure(analysis: Any, out: Path, *, quiet: bool) -> None:
+    try:
+        from ..plots import fleet_heatmaps
+    except ImportError as exc:
+        print(f"no figure: {exc} (pip install 'ascend-p2p-lab[plot]')", file=sys.stderr)
+        return
+    if analysis.fractions.empty:
+        return
+    fig = fleet_heatmaps(analysis.fractions, threshold=analysis.verdict["threshold"])
+    path = out / "fleet_heatmaps.png"
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}", file=sys.stderr if quiet else sys.stdout)

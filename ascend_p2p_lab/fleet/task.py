@@ -1,0 +1,122 @@
+"""The survey task that runs on one server's worker: open, probe, sweep, close.
+
+:func:`survey_host` is what :func:`ascend_p2p_lab.fleet.survey` sends to each worker. It
+never raises for what goes wrong on the server: an error opening the runtime, probing or
+sweeping comes back as data in a :class:`~.hosts.HostResult` (``error_kind``, code, call,
+message), with whatever the sweep measured before it stopped. The runtime is always
+closed. It imports nothing of Dask, so it also runs alone:
+
+Example:
+    >>> r = survey_host(HostTarget("sim-0", backend="sim", seed=0),
+    ...                 {"pairs": "0-1", "sizes": "1MiB", "samples": 2})
+    >>> r.status, r.frame["host"].unique().tolist()
+    ('ok', ['sim-0'])
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from ..measure import probe, sweep
+from ..measure.outcomes import from_exception
+from ..results import FAILURE_KINDS
+from ..runtime import AclError, BackendUnavailable, MissingCall, open_runtime
+from .hosts import HostResult, HostTarget, failed_host
+
+
+def _error_fields(exc: BaseException) -> dict[str, Any]:
+    """An exception as the error columns of a host: kind, code, call, message."""
+    if isinstance(exc, BackendUnavailable):
+        return {"kind": "backend_unavailable", "message": str(exc).splitlines()[0]}
+    if isinstance(exc, (AclError, MissingCall)):
+        f = from_exception(exc)
+        return {"kind": f.kind, "message": f.message, "code": f.code, "call": f.call}
+    if isinstance(exc, (ValueError, TypeError)):
+        return {"kind": "bad_input", "message": str(exc).splitlines()[0]}
+    return {"kind": "error", "message": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+
+
+def tag_host(frame: pd.DataFrame, host: str) -> pd.DataFrame:
+    """The frame with ``host`` set to the fleet's name for the server (the machine's own
+    name stays in the run metadata's ``hostname``)."""
+    out = frame.copy()
+    out["host"] = pd.array([host] * len(out), dtype="string")
+    out.attrs = {"run": {**frame.attrs.get("run", {}), "fleet_host": host}}
+    return out
+
+
+def _status(frame: pd.DataFrame | None, error: dict[str, Any] | None) -> str:
+    if frame is None or frame.empty:
+        return "failed"
+    if error is not None or frame.attrs["run"].get("interrupted"):
+        return "partial"
+    kinds = frame["error_kind"].isin(FAILURE_KINDS).fillna(False)
+    return "partial" if bool(kinds.any()) else "ok"
+
+
+def _measure(rt: Any, options: Mapping[str, Any]
+             ) -> tuple[pd.DataFrame | None, pd.DataFrame | None, dict[str, Any] | None]:
+    """Probe, then sweep; (frame, probe table, error fields or None). A failed probe does
+    not stop the sweep; a sweep that stops on an error after it started gives the rows
+    it kept."""
+    table = frame = error = None
+    try:
+        table = probe(rt)
+    except Exception as exc:
+        error = _error_fields(exc)
+    try:
+        frame = sweep(rt, progress=False, **options)
+    except Exception as exc:
+        partial = getattr(exc, "partial_frame", None)
+        if partial is not None and partial.attrs.get("run", {}).get("run_id"):
+            frame = partial
+        error = _error_fields(exc)
+    return frame, table, error
+
+
+def _worker_address() -> str | None:
+    """The address of the Dask worker running this task, if one is."""
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return None
+
+
+def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
+    """Survey one server: open the runtime there, probe, sweep with ``options`` (the
+    keywords of :func:`ascend_p2p_lab.measure.sweep`), close; a :class:`HostResult`."""
+    start, cpu = time.perf_counter(), time.thread_time()
+    try:
+        rt = open_runtime(target.backend, target.preset, seed=target.seed,
+                          faults=list(target.faults) or None)
+    except Exception as exc:
+        e = _error_fields(exc)
+        return failed_host(target.name, e["kind"], e["message"], code=e.get("code"),
+                           call=e.get("call"))
+    try:
+        frame, table, error = _measure(rt, options)
+    finally:
+        try:
+            rt.close()
+        except Exception as exc:  # reported after the results, as the CLI does
+            teardown = _error_fields(exc)
+        else:
+            teardown = None
+    error = error or teardown
+    meta: dict[str, Any] = {}
+    if frame is not None:
+        frame = tag_host(frame, target.name)
+        meta = frame.attrs["run"]
+    result = HostResult(target.name, _status(frame, error), frame=frame, probe=table,
+                        meta=meta, wall_s=time.perf_counter() - start,
+                        cpu_s=time.thread_time() - cpu, worker=_worker_address())
+    if error is not None:
+        result.error_kind, result.error = error["kind"], error["message"]
+        result.error_code, result.error_call = error.get("code"), error.get("call")
+    return result
