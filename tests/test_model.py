@@ -164,3 +164,23 @@ def test_runs_on_the_simulator_carry_the_presets_inferred_behaviours(capsys) -> 
     assert "no source states" in text and "peer_off_copy: A3 is absent" in text
     print_summary(on)
     assert "no source states" not in capsys.readouterr().out
+
+
+def test_a_shared_budget_that_cannot_bind_lets_streams_run_alone_with_the_same_times() -> None:
+    def run(budget: float, force_fluid: bool) -> tuple[list[float], bool]:
+        eng = Engine(capacity={("link", 0, 1): 100.0, ("link", 1, 0): 100.0, "both": budget})
+        a, b = eng.new_stream(0), eng.new_stream(1)
+        ops = [eng.enqueue_copy(a, 5000, (("link", 0, 1), "both"), latency_us=2.0),
+               eng.enqueue_copy(b, 3000, (("link", 1, 0), "both"), latency_us=2.0)]
+        alone = eng._independent([a, b])
+        if force_fluid:
+            eng._independent = lambda streams: False  # type: ignore[method-assign]
+        eng.resolve()
+        return [op.end for op in ops], alone
+
+    fast, alone = run(250.0, force_fluid=False)  # 2 x 100 never fills 250
+    slow, _ = run(250.0, force_fluid=True)
+    assert alone and fast == pytest.approx(slow, rel=1e-9)
+    assert fast == pytest.approx([52.0, 32.0])
+    tight, alone = run(150.0, force_fluid=False)  # 2 x 100 would: the fluid model decides
+    assert not alone and tight[1] == pytest.approx(2.0 + 3000 / 75.0)

@@ -304,20 +304,36 @@ class Engine:
                 pending.append(item)
 
     def _independent(self, streams: list[Stream]) -> bool:
-        seen: set[Resource] = set()
-        for s in streams:
-            mine: set[Resource] = set()
+        """Whether each stream may run alone: no waits, and no resource that two streams
+        cross can limit them. A shared resource cannot when, for every stream crossing
+        it, the fastest its copies could go elsewhere adds up to no more than its rate
+        (a both-directions budget that two copies of a pair never fill): max-min sharing
+        then gives every copy the rate it has alone."""
+        seen: dict[Resource, int] = {}
+        demand: dict[Resource, float] = {}
+        rate = self.rate
+        for k, s in enumerate(streams):
+            mine: dict[Resource, float] = {}
             last: tuple[Resource, ...] | None = None
             for op in s.pending:
                 if op.kind == "wait":
                     return False
                 res = op.resources
-                if res is not last:  # runs of identical copies share one resources tuple
-                    mine.update(res)
-                    last = res
-            if seen & mine:
-                return False
-            seen |= mine
+                if res is last:  # runs of identical copies share one resources tuple
+                    continue
+                last = res
+                for r in res:
+                    other = min((rate(x) for x in res if x != r), default=float("inf"))
+                    if other > mine.get(r, 0.0):
+                        mine[r] = other
+            for r, most in mine.items():
+                if r in seen and seen[r] != k:
+                    demand[r] = demand.get(r, 0.0) + most
+                    if demand[r] > rate(r):
+                        return False
+                else:
+                    seen[r] = k
+                    demand[r] = most
         return True
 
     def _run_alone(self, s: Stream) -> None:
