@@ -32,6 +32,7 @@ from math import cos, log, sin, sqrt, tau
 from .fluid import run_fluid
 
 Resource = Hashable
+INF = float("inf")
 
 
 def _standard_normals(rng: random.Random) -> Iterator[float]:
@@ -158,6 +159,11 @@ class Engine:
     ) -> None:
         self.capacity: dict[Resource, float] = dict(capacity or {})
         self.degrade: dict[Resource, float] = {}
+        #: _independent's verdict per combination of streams' resource tuples (the
+        #: capacities and degradations are fixed once copies run)
+        self._slack: dict[tuple, bool] = {}
+        #: the slowest rate of each resources tuple a stream running alone has crossed
+        self._bottleneck: dict[tuple, float] = {}
         self.host_us = 0.0
         self.jitter = jitter
         self._rng = random.Random(seed)
@@ -305,36 +311,50 @@ class Engine:
 
     def _independent(self, streams: list[Stream]) -> bool:
         """Whether each stream may run alone: no waits, and no resource that two streams
-        cross can limit them. A shared resource cannot when, for every stream crossing
-        it, the fastest its copies could go elsewhere adds up to no more than its rate
-        (a both-directions budget that two copies of a pair never fill): max-min sharing
-        then gives every copy the rate it has alone."""
-        seen: dict[Resource, int] = {}
-        demand: dict[Resource, float] = {}
-        rate = self.rate
-        for k, s in enumerate(streams):
-            mine: dict[Resource, float] = {}
+        cross can limit them (see :meth:`_cannot_bind`; decided once per combination of
+        the streams' resource tuples, which routes share)."""
+        seen: set[Resource] = set()
+        overlap = False
+        for s in streams:
+            mine: set[Resource] = set()
             last: tuple[Resource, ...] | None = None
             for op in s.pending:
                 if op.kind == "wait":
                     return False
                 res = op.resources
-                if res is last:  # runs of identical copies share one resources tuple
-                    continue
-                last = res
+                if res is not last:  # runs of identical copies share one resources tuple
+                    mine.update(res)
+                    last = res
+            if seen & mine:
+                overlap = True
+            seen |= mine
+        if not overlap:
+            return True
+        key = tuple(tuple(dict.fromkeys(op.resources for op in s.pending)) for s in streams)
+        alone = self._slack.get(key)
+        if alone is None:
+            alone = self._slack[key] = self._cannot_bind(key)
+        return alone
+
+    def _cannot_bind(self, per_stream: tuple[tuple[tuple[Resource, ...], ...], ...]) -> bool:
+        """Whether no resource shared by several streams can limit them: for each, the
+        fastest each stream's copies could go elsewhere adds up to no more than its rate
+        (a both-directions budget that two copies of a pair never fill), so max-min
+        sharing gives every copy the rate it has alone."""
+        rate = self.rate
+        users: dict[Resource, int] = {}
+        demand: dict[Resource, float] = {}
+        for tuples in per_stream:
+            mine: dict[Resource, float] = {}
+            for res in tuples:
                 for r in res:
                     other = min((rate(x) for x in res if x != r), default=float("inf"))
                     if other > mine.get(r, 0.0):
                         mine[r] = other
             for r, most in mine.items():
-                if r in seen and seen[r] != k:
-                    demand[r] = demand.get(r, 0.0) + most
-                    if demand[r] > rate(r):
-                        return False
-                else:
-                    seen[r] = k
-                    demand[r] = most
-        return True
+                users[r] = users.get(r, 0) + 1
+                demand[r] = demand.get(r, 0.0) + most
+        return all(demand[r] <= rate(r) for r, n in users.items() if n > 1)
 
     def _run_alone(self, s: Stream) -> None:
         # Same arithmetic, in the same order, as op by op: t = max(t, enq); then
@@ -342,6 +362,7 @@ class Engine:
         # distinct resources tuple, and a CopyRun's (latency + nbytes / bw) once per run.
         t = s.last_end
         rate = self.rate
+        bottleneck = self._bottleneck
         pending = s.pending
         popleft = pending.popleft
         last_res: tuple[Resource, ...] | None = None
@@ -351,7 +372,9 @@ class Engine:
             if op.__class__ is CopyRun:
                 res = op.resources
                 if res is not last_res:
-                    bw = min(rate(r) for r in res) if res else float("inf")
+                    bw = bottleneck.get(res)  # type: ignore[assignment]
+                    if bw is None:
+                        bw = bottleneck[res] = min(rate(r) for r in res) if res else INF
                     last_res = res
                 per = op.latency + op.nbytes / bw
                 for enq, scale in zip(op.enqs, op.scales):  # type: ignore[union-attr]
@@ -367,7 +390,9 @@ class Engine:
             if kind == "copy":
                 res = op.resources
                 if res is not last_res:
-                    bw = min(rate(r) for r in res) if res else float("inf")
+                    bw = bottleneck.get(res)  # type: ignore[assignment]
+                    if bw is None:
+                        bw = bottleneck[res] = min(rate(r) for r in res) if res else INF
                     last_res = res
                 t = t + (op.latency + op.nbytes / bw) * op.scale  # type: ignore[union-attr]
             elif kind == "record" and op.event is not None:  # type: ignore[union-attr]
