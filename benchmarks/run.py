@@ -486,6 +486,23 @@ def report(res: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+#: Sections other benchmarks write into the same file (benchmarks/fleet.py), kept as they are.
+KEPT_SECTIONS = (("<!-- fleet benchmark: begin -->", "<!-- fleet benchmark: end -->"),)
+
+
+def kept_sections(path: Path) -> str:
+    """The marked sections of the file being replaced, to append after the new report."""
+    if not path.exists():
+        return ""
+    old = path.read_text()
+    out = []
+    for begin, end in KEPT_SECTIONS:
+        i, j = old.find(begin), old.find(end)
+        if i >= 0 and j > i:
+            out.append("\n" + old[i:j + len(end)] + "\n")
+    return "".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=3, help="sweeps per preset (median)")
@@ -533,7 +550,7 @@ def main(argv: list[str] | None = None) -> int:
             say(f"notebooks: {nb['status']}")
     load1 = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     res["load"] = (load0, load1)
-    text = report(res)
+    text = report(res) + kept_sections(Path(args.out))
     Path(args.out).write_text(text)
     say(f"wrote {args.out}")
     say(textwrap.indent("\n".join(ln for ln in text.splitlines() if ln.startswith("| ")
