@@ -44,7 +44,8 @@ def test_same_seed_same_frame():
 
 def test_same_seed_same_frame_with_shared_links():
     # fan-out patterns share ports and links: the fluid model resolves them op by op
-    kw = dict(pairs="0-1", sizes="4KiB:1MiB", samples=2, direction="uni",
+    # six dies (three cards): SIO and switched peers, ports shared, as on all sixteen
+    kw = dict(pairs="0-1", devices="0-5", sizes="4KiB:1MiB", samples=2, direction="uni",
               patterns=("pair", "local", "one_to_all", "all_to_one"))
     a, b = _run(3, "atlas800t-a3", **kw), _run(3, "atlas800t-a3", **kw)
     pd.testing.assert_frame_equal(a, b, check_exact=True)
