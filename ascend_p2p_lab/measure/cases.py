@@ -10,7 +10,7 @@ the two legs of the host-staged path, each alone). Each case takes a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -242,38 +242,19 @@ def run_local(ctx: Context, block: Block) -> None:
 def run_fanout(ctx: Context, block: Block) -> None:
     """one_to_all: the device pushes to all its peers at once; all_to_one: it pulls from
     all of them. Aggregate bandwidth over the whole window of all copies."""
-    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
     center = block.src if block.pattern == "one_to_all" else block.dst
     assert center is not None
     peers = list(block.peers)
-    made: list[Timer] = []
-    try:
-        made.append(Timer(rt, rt.stream(center)))
-        for _ in peers:
-            made.append(Timer(rt, rt.stream(center)))
-        lead, timers = made[0], made[1:]
-        if block.pattern == "one_to_all":
-            plans = [(pool.recv(p), pool.send(center)) for p in peers]
-        else:
-            plans = [(pool.recv(center, slot=k), pool.send(p)) for k, p in enumerate(peers)]
-        for size in ctx.sizes_todo(block):
-            for dst_buf, _ in plans:
-                pool.clear(dst_buf, size)
+    if block.pattern == "one_to_all":
+        flows = [(center, p) for p in peers]
+    else:
+        flows = [(p, center) for p in peers]
+    # all_to_one: the centre gets one receive buffer per peer; one_to_all: one per peer
+    def slot(x: int, y: int) -> int:
+        return peers.index(x) if block.pattern == "all_to_one" else 0
 
-            def measure(n: int, size: int = size) -> Timing:
-                t = sample_fanout(rt, lead, timers, plans, size, n)
-                return Timing(n, t.elapsed_us, t.host_enqueue_us)
-
-            copies = _calibrate(measure, spec.warmup, spec)
-            timings = [measure(copies) for _ in range(spec.samples)]
-            if spec.verify:
-                sources = [center] * len(peers) if block.pattern == "one_to_all" else peers
-                ok = all(pool.verify(d, s, size) for (d, _), s in zip(plans, sources))
-            else:
-                ok = None
-            ctx.emit_samples(block, size, timings, verified=ok, fanout=len(peers))
-    finally:
-        close_all(made)
+    for size, timings, (ok,) in _together(ctx, block, [flows], [center] * len(flows), slot):
+        ctx.emit_samples(block, size, timings, verified=ok, fanout=len(peers))
 
 
 def run_group(ctx: Context, block: Block) -> None:
@@ -281,39 +262,51 @@ def run_group(ctx: Context, block: Block) -> None:
     well, in the same window), each copy on its initiator's stream; the value of each
     direction is its bytes over the window of all copies (the total-window method), so
     that the two directions of a bi sample add up to its total."""
-    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
     assert block.groups is not None
     a, b = block.groups
     ways = [(a, b), (b, a)] if block.direction == "bi" else [(a, b)]
     flows = [[(x, y) for x in send for y in recv] for send, recv in ways]
+    on = [x if ctx.spec.initiator == "src" else y for way in flows for x, y in way]
+    senders = {x: send for send, _ in ways for x in send}
+    for size, timings, verified in _together(ctx, block, flows, on,
+                                             slot=lambda x, y: senders[x].index(x)):
+        if block.direction == "bi":
+            ctx.emit_bidirectional(block, size, [(t, t) for t in timings],
+                                   (verified[0], verified[1]), fanout=len(flows[0]))
+        else:
+            ctx.emit_samples(block, size, timings, verified=verified[0],
+                             fanout=len(flows[0]))
+
+
+def _together(ctx: Context, block: Block, flows: list[list[tuple[int, int]]],
+              on: list[int], slot: Callable[[int, int], int]
+              ) -> Iterator[tuple[int, list[Timing], list[bool | None]]]:
+    """Copies on several links at once, every size: one stream per flow on device ``on``
+    (in flow order), one window from the lead stream (:func:`sample_fanout`). Flows come
+    in directions (one list each); a flow x -> y writes y's receive buffer ``slot(x, y)``.
+    Yields (size, timings, verified per direction); streams are closed at the end."""
+    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
     made: list[Timer] = []
     try:
-        on = [x if spec.initiator == "src" else y for way in flows for x, y in way]
         made.append(Timer(rt, rt.stream(on[0])))
         made.extend(Timer(rt, rt.stream(dev)) for dev in on)
         lead, timers = made[0], made[1:]
-        plans = [(pool.recv(y, slot=send.index(x)), pool.send(x))
-                 for (send, _), way in zip(ways, flows) for x, y in way]
+        plans = [[(pool.recv(y, slot=slot(x, y)), pool.send(x)) for x, y in way]
+                 for way in flows]
+        every = [p for way in plans for p in way]
         for size in ctx.sizes_todo(block):
-            for dst_buf, _ in plans:
+            for dst_buf, _ in every:
                 pool.clear(dst_buf, size)
 
             def measure(n: int, size: int = size) -> Timing:
-                t = sample_fanout(rt, lead, timers, plans, size, n)
+                t = sample_fanout(rt, lead, timers, every, size, n)
                 return Timing(n, t.elapsed_us, t.host_enqueue_us)
 
             copies = _calibrate(measure, spec.warmup, spec)
             timings = [measure(copies) for _ in range(spec.samples)]
-            checks = iter(zip(plans, (x for way in flows for x, _ in way)))
-            verified = [all(pool.verify(d, x, size) for (d, _), x in
-                            (next(checks) for _ in way)) if spec.verify else None
-                        for way in flows]
-            if block.direction == "bi":
-                ctx.emit_bidirectional(block, size, [(t, t) for t in timings],
-                                       (verified[0], verified[1]), fanout=len(flows[0]))
-            else:
-                ctx.emit_samples(block, size, timings, verified=verified[0],
-                                 fanout=len(flows[0]))
+            verified = [all(pool.verify(d, x, size) for (d, _), (x, _y) in zip(p, way))
+                        if spec.verify else None for p, way in zip(plans, flows)]
+            yield size, timings, verified
     finally:
         close_all(made)
 
