@@ -1,0 +1,1 @@
+"""The catalog of hand-written mutants (see tools/mutants.py)."""

@@ -1,0 +1,60 @@
+"""Mutants of group and card patterns."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import (
+    GROUPS,
+    M,
+    Mutant,
+)
+
+MUTANTS: list[Mutant] = [
+    # ------------------------------------------------------------------ groups and cards
+    M("groups.flows_transposed", "measure/plan.py",
+      "return [(a, b) for a in self.groups[0] for b in self.groups[1]]",
+      "return [(b, a) for a in self.groups[0] for b in self.groups[1]]",
+      "a group's flows run from B to A", GROUPS),
+    M("groups.copy_from_receiver", "measure/cases.py",
+      "plans = [[(pool.recv(y, slot=slot(x, y)), pool.send(x)) for x, y in way]",
+      "plans = [[(pool.recv(y, slot=slot(x, y)), pool.send(y)) for x, y in way]",
+      "each copy of a group reads the receiver's own buffer", GROUPS),
+    M("groups.one_flow_counted", "measure/cases.py",
+      "ctx.emit_samples(block, size, timings, verified=verified[0],\n"
+      "                             fanout=len(flows[0]))",
+      "ctx.emit_samples(block, size, timings, verified=verified[0],\n"
+      "                             fanout=1)",
+      "a group's value counts one copy's bytes, not all of them", GROUPS),
+    M("groups.back_named_forward", "measure/plan.py",
+      "(None, None, group_name(b, a))", "(None, None, group_name(a, b))",
+      "the reverse direction of a bi group is named like the forward one", GROUPS),
+    M("groups.no_port_cap", "measure/rows.py",
+      "port = topo.port_GBps if topo.port_GBps is not None else math.inf",
+      "port = math.inf",
+      "switched links of a group are not capped by the device's port", GROUPS),
+    M("groups.peer_one_way", "measure/peerstate.py",
+      "directed = both_directions(block.flows)", "directed = list(block.flows)",
+      "a group enables peer access one way only", GROUPS),
+    M("groups.card_matrix_transposed", "matrices.py",
+      "                frame.loc[a, b] = float(v)", "                frame.loc[b, a] = float(v)",
+      "a card matrix with sending cards as columns", GROUPS),
+    M("groups.cards_ignore_sio", "measure/groups.py",
+      'CARD_LINKS = ("SIO",)', 'CARD_LINKS = ("HCCS_SW",)',
+      "cards found from the wrong link class", GROUPS),
+    M("groups.summary_key_lost", "schema.py",
+      '"src", "dst", "group",\n              "link"', '"src", "dst",\n              "link"',
+      "every group pair summarized as one point", GROUPS),
+    M("aggregates.bi_one_direction", "plots/aggregates.py",
+      'rows.loc[bi, "bandwidth_GBps"] = rows.loc[bi, "bidir_total_GBps"]',
+      'rows.loc[bi, "bandwidth_GBps"] = rows.loc[bi, "bandwidth_GBps"]',
+      "a bidirectional group's bar shows one direction, not the total", GROUPS),
+    M("aggregates.bi_nominal_once", "plots/aggregates.py",
+      'rows.loc[bi, "nominal_GBps"] = 2 * rows.loc[bi, "nominal_GBps"]',
+      'rows.loc[bi, "nominal_GBps"] = rows.loc[bi, "nominal_GBps"]',
+      "a bidirectional group's total beside one direction's nominal rate", GROUPS),
+    M("aggregates.card_heatmap_transposed", "plots/aggregates.py",
+      "    frame = m.frame\n", "    frame = m.frame.T\n",
+      "the card heatmap with sending cards as columns", GROUPS),
+    M("reports.no_card_matrix", "plots/reports.py",
+      "    _cards(run, out, written)\n", "",
+      "report() leaves the card matrices out", GROUPS),
+]
