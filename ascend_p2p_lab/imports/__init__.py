@@ -75,6 +75,11 @@ def _tool(name: str, parsed: list[Parsed]) -> str:
     return f"{name} {'/'.join(versions)}" if versions else name
 
 
+def _host(parsed: list[Parsed]) -> str | None:
+    hosts = sorted({p.host for p in parsed if p.host})
+    return "/".join(hosts) if hosts else None
+
+
 def _tag(parsed: Parsed, capture: Capture) -> Parsed:
     for row in parsed.rows:
         row["source_file"] = capture.path.name
@@ -110,7 +115,7 @@ def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
     if topology is not None:
         _check_devices(rows, topology, sources)
     return to_run(rows, tool=_tool(DMI_TOOL, parsed), sources=sources, command="import dmi",
-                  topology=topology)
+                  topology=topology, host=_host(parsed))
 
 
 def _check_devices(rows: list[dict[str, Any]], topology: Any,
@@ -137,4 +142,4 @@ def import_hccl_test(files: Sequence[str | Path], *, ranks: int | None = None,
         parsed.append(one)
         sources.append(_source(capture, one, "text"))
     return to_run([r for p in parsed for r in p.rows], tool=_tool(HCCL_TOOL, parsed),
-                  sources=sources, command="import hccl-test")
+                  sources=sources, command="import hccl-test", host=_host(parsed))

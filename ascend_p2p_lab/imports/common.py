@@ -150,6 +150,7 @@ class Parsed:
     rows: list[dict[str, object]]
     version: str | None = None
     command: str | None = None
+    host: str | None = None
 
 
 _VERSION = re.compile(r"(?i)\bversion\b[^:：\d]*[:：]?\s*v?(\d+(?:\.[0-9A-Za-z]+)+)")
@@ -159,6 +160,18 @@ def find_version(lines: list[str]) -> str | None:
     """The first ``version: 6.0.0``-like statement of the capture, or None."""
     for line in lines:
         m = _VERSION.search(line)
+        if m:
+            return m.group(1)
+    return None
+
+
+_PROMPT_HOST = re.compile(r"^\s*\[[\w.-]+@([\w.-]+)[^\]]*\][#$]")
+
+
+def find_host(lines: list[str]) -> str | None:
+    """The host a shell prompt in the capture names (``[root@a2-server ~]#``), or None."""
+    for line in lines:
+        m = _PROMPT_HOST.match(line)
         if m:
             return m.group(1)
     return None

@@ -51,9 +51,18 @@ DIAG_LINE = re.compile(
     r"\s+with\s+bandwidth\s+(?P<value>[\d.]+)\s*(?P<unit>[a-zA-Z/]*)\s*/\s*(?P<threshold>[\d.]+)")
 
 
+_JSON_START = re.compile(r'^\s*(\{|\[\s*([\[{"\d\]-]|$))')
+
+
 def looks_like_json(text: str) -> bool:
-    """Whether the capture is JSON (its first non-blank character opens an object)."""
-    return text.lstrip().startswith(("{", "["))
+    """Whether the capture is JSON: it opens an object, or an array of values (a shell
+    prompt such as ``[root@host ~]#`` is not one).
+
+    Example:
+        >>> looks_like_json('{"Latency": []}'), looks_like_json("[root@a2 ~]# ascend-dmi")
+        (True, False)
+    """
+    return bool(_JSON_START.match(text))
 
 
 def _load(capture: Capture) -> Any:
@@ -69,6 +78,13 @@ def _device(value: Any, where: str, what: str) -> int:
         return int(str(value).strip())
     except ValueError:
         raise ImportInputError(where, f"{what} {value!r} is not a device number") from None
+
+
+def _device_ends(kind: str, dev: int) -> dict[str, Any]:
+    """The columns naming one device's end of a host copy (or its memory, d2d)."""
+    return {"h2d": {"pattern": "h2d", "path": "host", "dst": dev},
+            "d2h": {"pattern": "d2h", "path": "host", "src": dev},
+            "d2d": {"src": dev, "dst": dev}}[kind]
 
 
 def _kind(entry: dict[str, Any], where: str, kind: str | None) -> tuple[str, str]:
@@ -103,10 +119,7 @@ def _bandwidth_rows(data: dict[str, Any], capture: Capture, lines: LineFinder,
                 ends[col] = _device(entry[key], where, key)
             ends.update(pattern="pair", peer="on", path="p2p")
         elif "device_id" in entry:
-            dev = _device(entry["device_id"], where, "device_id")
-            ends = {"h2d": {"pattern": "h2d", "path": "host", "dst": dev},
-                    "d2h": {"pattern": "d2h", "path": "host", "src": dev},
-                    "d2d": {"src": dev, "dst": dev}}[what]
+            ends = _device_ends(what, _device(entry["device_id"], where, "device_id"))
         results = entry.get("results")
         if not isinstance(results, list) or not results:
             raise ImportInputError(where, "a bandwidths entry without results")
@@ -193,7 +206,7 @@ def _diagnosis_rows(data: Any, capture: Capture, lines: LineFinder) -> Iterator[
                 row.update(pattern="pair", src=int(m["src"]), dst=int(m["dst"]), peer="on",
                            path="p2p")
             elif m["dev"] is not None:
-                row.update(src=int(m["dev"]), dst=int(m["dev"]))
+                row.update(_device_ends(row["operation"], int(m["dev"])))
             yield row
 
 

@@ -34,7 +34,15 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from .common import Capture, ImportInputError, Parsed, find_version, number, quantity
+from .common import (
+    Capture,
+    ImportInputError,
+    Parsed,
+    find_host,
+    find_version,
+    number,
+    quantity,
+)
 
 #: Matrix titles -> direction.
 TITLES: dict[str, re.Pattern[str]] = {
@@ -56,9 +64,9 @@ KIND_WORDS: dict[str, re.Pattern[str]] = {
     "d2d": re.compile(r"(?i)\bd2d\b|device\s+to\s+device"),
     "p2p": re.compile(r"(?i)\bp2p\b|peer\s+to\s+peer"),
 }
-_DEVICE = re.compile(r"(?i)\bdevice(?:\s*id)?\s*[:：]?\s*(\d+)\b")
+_DEVICE = re.compile(r"(?i)(?:\bdevice(?:\s*id)?|设备)\s*[:：]?\s*(\d+)\b")
 _PAIR = re.compile(r"(?i)from\s+device\s+(\d+)\s+to\s+device\s+(\d+)")
-_SIZE_LINE = re.compile(r"(?i)\bsize\b[^:：=\d]*[:：=]\s*(\d+(?:\.\d+)?\s*[a-z]*)")
+_SIZE_LINE = re.compile(r"(?i)(?:\bsize\b|大小)[^:：=\d|]*[:：=]\s*(\d+(?:\.\d+)?\s*[a-z]*)")
 #: Cells of a matrix that say "not measured".
 EMPTY_CELLS = ("n/a", "na", "-", "--")
 #: A figure printed with d decimals is good to half a unit in its last place; beyond that
@@ -333,4 +341,4 @@ def parse(capture: Capture, *, size: int | None = None, kind: str | None = None,
         raise ImportInputError(f"{name}:1", "no p2p matrix (\"Unidirectional Peer to Peer "
                                "Test\") and no bandwidth table (Size(Bytes) ... "
                                "Bandwidth(GB/s)) found: not ascend-dmi --bw output?")
-    return Parsed(rows, find_version(lines), cmd.text)
+    return Parsed(rows, find_version(lines), cmd.text, find_host(lines))

@@ -31,7 +31,15 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from .common import Capture, ImportInputError, Parsed, find_version, number, quantity
+from .common import (
+    Capture,
+    ImportInputError,
+    Parsed,
+    find_host,
+    find_version,
+    number,
+    quantity,
+)
 
 #: busbw / algbw per operation, for n ranks (nccl-tests doc/PERFORMANCE.md).
 BUS_FACTORS: dict[str, Callable[[int], float]] = {
@@ -193,4 +201,4 @@ def parse(capture: Capture, *, ranks: int | None = None, op: str | None = None) 
         if bad:
             row["error"] = f"check failed on ranks {','.join(map(str, sorted(bad)))}"
             row["error_kind"] = "verification"
-    return Parsed(rows, find_version(lines), command)
+    return Parsed(rows, find_version(lines), command, find_host(lines))

@@ -44,7 +44,8 @@ def _number_samples(rows: list[dict[str, Any]]) -> None:
 def _params(frame: pd.DataFrame) -> dict[str, Any] | None:
     """Sweep parameters for the measured uni pair cells (what --against-preset re-runs)."""
     cells = frame[(frame["pattern"] == "pair") & (frame["direction"] == "uni")
-                  & frame["bandwidth_GBps"].notna()]
+                  & frame["bandwidth_GBps"].notna() & (frame["size_bytes"] > 0)
+                  & frame["threshold_GBps"].isna()]  # not a diagnosis line
     if cells.empty:
         return None
     pairs = sorted({(int(s), int(d)) for s, d in zip(cells["src"], cells["dst"])})
@@ -62,18 +63,19 @@ def _device_count(frame: pd.DataFrame, topology: Any) -> int | None:
 
 
 def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[str, Any]],
-           command: str, topology: Any = None) -> pd.DataFrame:
+           command: str, topology: Any = None, host: str | None = None) -> pd.DataFrame:
     """The rows as a typed run frame with its metadata in ``attrs["run"]``.
 
     ``tool`` is the backend ("ascend-dmi 26.1"); ``sources`` the captures (path, sha256,
     version, command line); ``topology`` (from an npu-smi / ascend-dmi --topo capture)
-    names the link class of each pair row."""
+    names the link class of each pair row; ``host`` the server a prompt in a capture
+    named."""
     rows = [dict(r) for r in rows]
     _number_samples(rows)
     digest = hashlib.sha256(json.dumps([s.get("sha256") for s in sources]).encode())
     run_id = f"import-{digest.hexdigest()[:12]}"
     for row in rows:
-        row.update(run_id=run_id, backend=tool)
+        row.update(run_id=run_id, backend=tool, host=host)
         if topology is not None and row.get("pattern") in ("pair", "latency") \
                 and row.get("src") is not None and row.get("dst") is not None:
             row["link"] = topology.link(int(row["src"]), int(row["dst"]))
@@ -81,7 +83,7 @@ def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[s
     meta: dict[str, Any] = {
         "run_id": run_id, "backend": tool, "command": command, "package_version": __version__,
         "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "imported": True, "sources": sources,
+        "imported": True, "sources": sources, "hostname": host,
         "device_count": _device_count(frame, topology),
     }
     if topology is not None:
