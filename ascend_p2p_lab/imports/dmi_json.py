@@ -202,11 +202,13 @@ def _diagnosis_rows(data: Any, capture: Capture, lines: LineFinder) -> Iterator[
                 "check_result": "failed" if m["verdict"].lower().startswith("fail") else "success",
                 "bandwidth_GBps" if not (m["dir"] or "").lower().startswith("bi")
                 else "bidir_total_GBps": gbps, "sample": 0, "source_line": at}
+            # no pattern: a diagnosis value has no copy size, so it is no point of the
+            # toolkit's patterns (figures and compare leave it out); operation says what
             if m["src"] is not None:
-                row.update(pattern="pair", src=int(m["src"]), dst=int(m["dst"]), peer="on",
-                           path="p2p")
+                row.update(src=int(m["src"]), dst=int(m["dst"]))
             elif m["dev"] is not None:
-                row.update(_device_ends(row["operation"], int(m["dev"])))
+                ends = _device_ends(row["operation"], int(m["dev"]))
+                row.update({k: v for k, v in ends.items() if k in ("src", "dst")})
             yield row
 
 

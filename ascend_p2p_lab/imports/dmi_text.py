@@ -297,9 +297,11 @@ def _size_stated(lines: list[str], upto: int, stop: int, name: str) -> int | Non
 def _matrix_rows(cells: dict[tuple[int, int], tuple[float, int]], direction: str, card: bool,
                  size: int) -> list[dict[str, object]]:
     value = "bandwidth_GBps" if direction == "uni" else "bidir_total_GBps"
+    # card rows: src/dst and the group name card ids (the capture does not say which
+    # devices form each card)
     return [{"operation": "p2p", "pattern": "card" if card else "pair", "src": s, "dst": d,
-             "direction": direction, "peer": "on", "path": "p2p", "size_bytes": size,
-             value: gbps, "sample": 0, "source_line": line}
+             "group": f"{s}->{d}" if card else None, "direction": direction, "peer": "on",
+             "path": "p2p", "size_bytes": size, value: gbps, "sample": 0, "source_line": line}
             for (s, d), (gbps, line) in sorted(cells.items())]
 
 
