@@ -354,3 +354,21 @@ def test_import_input_error_is_a_value_error_with_where():
     with pytest.raises(ImportInputError) as err:
         parse_dmi_text(capture("Unidirectional Peer to Peer Test\n"), size=1)
     assert err.value.where == "cap.txt:1"
+
+
+def test_collective_figure_draws_algbw_and_busbw_of_the_rows():
+    from ascend_p2p_lab.plots import collective_bandwidth
+
+    run = import_hccl_test([DATA / "hccl-all_reduce-8p.txt",
+                            DATA / "hccl-allgather_4ranks_doc-spelling.log"])
+    fig = collective_bandwidth(run)
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    alg, bus = lines["all_reduce, 8 ranks: algbw"], lines["all_reduce, 8 ranks: busbw"]
+    ar = run[run["operation"] == "all_reduce"]
+    assert list(alg.get_xdata()) == list(ar["size_bytes"])
+    assert list(alg.get_ydata()) == pytest.approx(list(ar["algbw_GBps"]))
+    assert list(bus.get_ydata()) == pytest.approx(list(ar["busbw_GBps"]))
+    assert bus.get_linestyle() == "--"
+    failed = lines["check failed"]
+    assert list(failed.get_xdata()) == [32768]
+    assert "hccl_test" in fig.axes[0].get_title()
