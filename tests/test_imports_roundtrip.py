@@ -114,3 +114,13 @@ def test_report_on_imported_runs_writes_their_figures(tmp_path):
     assert main(["report", str(misc)]) == 0
     assert "host_bandwidth_vs_size.png" in json.loads((misc / "report.json").read_text())[
         "files"]
+
+
+def test_report_draws_an_imported_card_matrix_with_its_bi_total(tmp_path):
+    card = tmp_path / "card"
+    assert main(["import", "dmi", str(DATA / "dmi-a3-p2p-card.txt"), "--size", "256MiB",
+                 "--out", str(card)]) == 0
+    assert main(["report", str(card)]) == 0
+    files = json.loads((card / "report.json").read_text())["files"]
+    assert "card_uni.png" in files and "card_bi_total.png" in files
+    assert "card_bi.png" not in files  # DMI gives no per-direction bi rate

@@ -87,9 +87,12 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
 
 def _cards(run: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """The card matrix of each direction measured (bi: with both directions' total)."""
-    cards = run[eq(run["pattern"], "card") & run["bandwidth_GBps"].notna()]
+    cards = run[eq(run["pattern"], "card")]
     for direction in distinct(cards, "direction"):
-        _save(card_heatmap(run, direction=direction), out / f"card_{direction}.png", written)
-        if direction == "bi":
+        part = cards[cards["direction"] == direction]
+        if part["bandwidth_GBps"].notna().any():  # an imported DMI card matrix: bi total only
+            _save(card_heatmap(run, direction=direction), out / f"card_{direction}.png",
+                  written)
+        if direction == "bi" and part["bidir_total_GBps"].notna().any():
             _save(card_heatmap(run, direction="bi", value="bidir_total_GBps"),
                   out / "card_bi_total.png", written)
