@@ -65,6 +65,8 @@ REASONS: dict[str, str] = {
     "not_measured_in_baseline": "the baseline has the point without a bandwidth; the run "
                                 "measured it",
     "measured_in_neither": "neither run has a bandwidth for the point",
+    "not_measured_in_run": "the run has the point without a bandwidth or a failure (an "
+                           "imported bidirectional total, say)",
 }
 _GBPS = "bandwidth_GBps_median"
 
@@ -170,7 +172,10 @@ def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
     threshold = check_threshold(threshold)
     base, new = _points(baseline), _points(run)
     both = _merged(base, new, match_keys(baseline, run), "inner")
-    both = both[both[f"{_GBPS}_b"].notna()]
+    # a point the run has with neither a bandwidth nor a failure was not measured by it
+    # (ascend-dmi gives a pair's bidirectional total only): unmatched, not lost
+    silent = both[f"{_GBPS}_r"].isna() & both["error_kind_r"].isna()
+    both = both[both[f"{_GBPS}_b"].notna() & ~silent]
     out = both[KEYS].copy()
     out["baseline_GBps"] = both[f"{_GBPS}_b"].astype("float64")
     out["run_GBps"] = both[f"{_GBPS}_r"].astype("float64")
@@ -208,6 +213,8 @@ def unmatched(baseline: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     in_both = both["_merge"] == "both"
     reason[in_both & ~measured_b & measured_r] = "not_measured_in_baseline"
     reason[in_both & ~measured_b & ~measured_r] = "measured_in_neither"
+    reason[in_both & measured_b & ~measured_r & both["error_kind_r"].isna()] = \
+        "not_measured_in_run"
     out = both.loc[reason.notna(), KEYS].copy()
     out["reason"] = reason[reason.notna()]
     out = out.astype({k: SCHEMA[k] for k in KEYS})

@@ -53,12 +53,15 @@ def test_the_unlowered_capture_matches_the_preset(tmp_path, capsys):
 
 def test_compare_with_the_toolkits_own_sweep(tmp_path, capsys):
     with open_runtime("sim", "atlas800t-a2") as rt:
-        own = sweep(rt, sizes="256MiB", samples=2, progress=False)
+        own = sweep(rt, sizes="256MiB", samples=2, direction="both", progress=False)
     save_run(own, tmp_path / "own")
     run = imported(tmp_path, "dmi-a2-p2p-lowered-2to5.txt")
-    code, cells, _ = below(capsys, ["compare", "--format", "json", str(tmp_path / "own"),
-                                    str(run)])
+    code, cells, data = below(capsys, ["compare", "--format", "json", str(tmp_path / "own"),
+                                       str(run)])
     assert code == 1 and cells == [(2, 5)]
+    # DMI's bi cells are totals: not measured per direction, so not compared, not lost
+    reasons = {(p["direction"], p["reason"]) for p in data["unmatched"]}
+    assert reasons == {("bi", "not_measured_in_run")} and len(data["unmatched"]) == 56
     # the other way round: the imported run as the baseline, the sweep as the run
     code, cells, _ = below(capsys, ["compare", "--format", "json", "--threshold", "0.9",
                                     str(run), str(tmp_path / "own")])
