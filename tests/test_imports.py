@@ -129,6 +129,17 @@ def pd_isna(v) -> bool:
     return bool(pd.isna(v))
 
 
+def test_one_pair_tables_under_the_titles():
+    run = import_dmi([DATA / "dmi-a2-p2p-pair-step.txt"])
+    uni = run[run["direction"] == "uni"]
+    assert set(zip(uni["src"], uni["dst"])) == {(7, 6)} and set(uni["pattern"]) == {"pair"}
+    assert list(uni["size_bytes"]) == [2, 2097152, 33554432]
+    assert list(uni["copies"]) == [5, 5, 5] and uni["elapsed_us"].iloc[-1] == 6403.5
+    bi = run[run["direction"] == "bi"].iloc[0]
+    assert (int(bi["src"]), int(bi["dst"]), bi["bidir_total_GBps"]) == (7, 6, 50.8)
+    assert pd_isna(bi["bandwidth_GBps"])
+
+
 def test_table_columns_found_by_name_in_any_order():
     text = ("h2d device 1\nBandwidth(MB/s)  ID  Elapsed Time(us)  Size(Bytes)  Execute Times\n"
             "1000.0  0  20.0  1000  20\n")

@@ -221,6 +221,7 @@ class _Table:
     kind: str
     device: int | None
     pair: tuple[int, int] | None
+    direction: str = "uni"
 
 
 def _table_kind(lines: list[str], head: int, stop: int, cmd: Command, kind: str | None,
@@ -234,7 +235,10 @@ def _table_kind(lines: list[str], head: int, stop: int, cmd: Command, kind: str 
     if what == "p2p" and (pair or cmd.pair) is None:
         raise ImportInputError(f"{name}:{head + 1}", "a p2p bandwidth table without its "
                                "pair (\"from device S to device D\" or -ds/-dd)")
-    return _Table(what, device if device is not None else cmd.device, pair or cmd.pair)
+    titled = (d for line in reversed(lines[stop:head]) for d, p in TITLES.items()
+              if p.search(line))
+    return _Table(what, device if device is not None else cmd.device, pair or cmd.pair,
+                  next(titled, "uni"))
 
 
 def _table_rows(lines: list[str], head: int, cols: dict[str, tuple[int, str | None]],
@@ -269,9 +273,12 @@ def _table_rows(lines: list[str], head: int, cols: dict[str, tuple[int, str | No
 
 def _table_row(table: _Table, size: int, gbps: float, elapsed: float, copies: int | None,
                line: int) -> dict[str, object]:
-    row: dict[str, object] = {"operation": table.kind, "direction": "uni", "size_bytes": size,
-                              "bandwidth_GBps": gbps, "elapsed_us": elapsed, "copies": copies,
-                              "sample": 0, "source_line": line}
+    # a pair's bidirectional test (-ds/-dd under "Bidirectional Peer to Peer Test"): the
+    # pair's total, as in the matrix
+    value = "bidir_total_GBps" if table.direction == "bi" else "bandwidth_GBps"
+    row: dict[str, object] = {"operation": table.kind, "direction": table.direction,
+                              "size_bytes": size, value: gbps, "elapsed_us": elapsed,
+                              "copies": copies, "sample": 0, "source_line": line}
     dev = table.device
     if table.kind == "h2d":
         row.update(pattern="h2d", path="host", dst=dev)
@@ -283,6 +290,12 @@ def _table_row(table: _Table, size: int, gbps: float, elapsed: float, copies: in
         assert table.pair is not None
         row.update(pattern="pair", src=table.pair[0], dst=table.pair[1], peer="on", path="p2p")
     return row
+
+
+def _table_follows(lines: list[str], title: int) -> bool:
+    """Whether the first non-blank line after a title is a bandwidth table's header."""
+    nxt = next((ln for ln in lines[title + 1:] if ln.strip()), "")
+    return _header_columns(nxt) is not None
 
 
 def _size_stated(lines: list[str], upto: int, stop: int, name: str) -> int | None:
@@ -323,7 +336,9 @@ def parse(capture: Capture, *, size: int | None = None, kind: str | None = None,
     while i < len(lines):
         direction = next((d for d, p in TITLES.items() if p.search(lines[i])), None)
         cols = None if direction else _header_columns(lines[i])
-        if direction:
+        if direction and _table_follows(lines, i):  # one pair (-ds/-dd): a table, no matrix
+            i += 1
+        elif direction:
             cells, end = parse_matrix(lines, i, name)
             n = _size_stated(lines, i, last, name) or cmd.size or size
             if n is None:
