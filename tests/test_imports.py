@@ -184,6 +184,17 @@ def test_diagnosis_values_and_thresholds_as_rows():
         "diagnosis:bandwidth": "FAIL", "diagnosis:hbm": "PASS"}
 
 
+def test_diagnosis_lines_in_text_output():
+    run = import_dmi([DATA / "dmi-dg.txt"])
+    pairs = run[run["operation"] == "p2p"]
+    got = {(int(r.src), int(r.dst)): (r.bandwidth_GBps, r.threshold_GBps, r.check_result,
+                                      r.source_line) for r in pairs.itertuples()}
+    assert got == {(2, 5): (18.4, 20.0, "failed", 4), (5, 2): (26.3, 20.0, "success", 5)}
+    d2h = run[run["operation"] == "d2h"].iloc[0]
+    assert int(d2h["src"]) == 3 and pd_isna(d2h["dst"]) and d2h["bandwidth_GBps"] == 27.6
+    assert run["pattern"].isna().all()
+
+
 def test_json_error_object_is_the_tools_error_with_its_code(tmp_path, capsys):
     with pytest.raises(ToolReportedError) as err:
         import_dmi([DATA / "dmi-json-error.json"])

@@ -40,16 +40,8 @@ from .common import (
     ToolReportedError,
     quantity,
 )
+from .diagnosis import DIAG_LINE, device_ends, diagnosis_row
 from .dmi_text import KIND_WORDS, TITLES, _rate_window
-
-#: A bandwidth line of a diagnosis item's info.
-DIAG_LINE = re.compile(
-    r"(?i)(?P<kind>p2p|h2d|d2h|d2d)\s+(?:(?P<dir>unidirectional|bidirectional)\s+)?bandwidth"
-    r"\s+diagnosis\s+(?P<verdict>failed|passed|succeeded|success|pass|fail)\w*"
-    r"(?:\s+from\s+device\s+(?P<src>\d+)\s+to\s+device\s+(?P<dst>\d+)|"
-    r"\s+(?:on|of)\s+device\s+(?P<dev>\d+))?"
-    r"\s+with\s+bandwidth\s+(?P<value>[\d.]+)\s*(?P<unit>[a-zA-Z/]*)\s*/\s*(?P<threshold>[\d.]+)")
-
 
 _JSON_START = re.compile(r'^\s*(\{|\[\s*([\[{"\d\]-]|$))')
 
@@ -78,13 +70,6 @@ def _device(value: Any, where: str, what: str) -> int:
         return int(str(value).strip())
     except ValueError:
         raise ImportInputError(where, f"{what} {value!r} is not a device number") from None
-
-
-def _device_ends(kind: str, dev: int) -> dict[str, Any]:
-    """The columns naming one device's end of a host copy (or its memory, d2d)."""
-    return {"h2d": {"pattern": "h2d", "path": "host", "dst": dev},
-            "d2h": {"pattern": "d2h", "path": "host", "src": dev},
-            "d2d": {"src": dev, "dst": dev}}[kind]
 
 
 def _kind(entry: dict[str, Any], where: str, kind: str | None) -> tuple[str, str]:
@@ -119,7 +104,7 @@ def _bandwidth_rows(data: dict[str, Any], capture: Capture, lines: LineFinder,
                 ends[col] = _device(entry[key], where, key)
             ends.update(pattern="pair", peer="on", path="p2p")
         elif "device_id" in entry:
-            ends = _device_ends(what, _device(entry["device_id"], where, "device_id"))
+            ends = device_ends(what, _device(entry["device_id"], where, "device_id"))
         results = entry.get("results")
         if not isinstance(results, list) or not results:
             raise ImportInputError(where, "a bandwidths entry without results")
@@ -189,27 +174,9 @@ def _diagnosis_rows(data: Any, capture: Capture, lines: LineFinder) -> Iterator[
         info = item.get("item_info") or []
         for text in [info] if isinstance(info, str) else info:
             m = DIAG_LINE.search(str(text))
-            if not m:
-                continue
-            at = lines.after(str(text)[:40]) or line
-            where = capture.at(at)
-            gbps = quantity(m["value"], "bandwidth", where=where, default_unit=m["unit"] or "GB/s")
-            limit = quantity(m["threshold"], "bandwidth", where=where,
-                             default_unit=m["unit"] or "GB/s")
-            row: dict[str, Any] = {
-                "operation": m["kind"].lower(), "direction": "bi" if (m["dir"] or "").lower()
-                .startswith("bi") else "uni", "size_bytes": 0, "threshold_GBps": limit,
-                "check_result": "failed" if m["verdict"].lower().startswith("fail") else "success",
-                "bandwidth_GBps" if not (m["dir"] or "").lower().startswith("bi")
-                else "bidir_total_GBps": gbps, "sample": 0, "source_line": at}
-            # no pattern: a diagnosis value has no copy size, so it is no point of the
-            # toolkit's patterns (figures and compare leave it out); operation says what
-            if m["src"] is not None:
-                row.update(src=int(m["src"]), dst=int(m["dst"]))
-            elif m["dev"] is not None:
-                ends = _device_ends(row["operation"], int(m["dev"]))
-                row.update({k: v for k, v in ends.items() if k in ("src", "dst")})
-            yield row
+            if m:
+                at = lines.after(str(text)[:40]) or line
+                yield diagnosis_row(m, capture.at(at), at)
 
 
 def parse(capture: Capture, *, kind: str | None = None) -> Parsed:

@@ -43,6 +43,7 @@ from .common import (
     number,
     quantity,
 )
+from .diagnosis import DIAG_LINE, diagnosis_row
 
 #: Matrix titles -> direction.
 TITLES: dict[str, re.Pattern[str]] = {
@@ -352,10 +353,14 @@ def parse(capture: Capture, *, size: int | None = None, kind: str | None = None,
             found, end = _table_rows(lines, i, cols, table, name)
             rows += found
             i = last = end
-        else:
+        else:  # a --dg bandwidth line in text output
+            m = DIAG_LINE.search(lines[i])
+            if m:
+                rows.append(diagnosis_row(m, f"{name}:{i + 1}", i + 1))
             i += 1
     if not rows:
         raise ImportInputError(f"{name}:1", "no p2p matrix (\"Unidirectional Peer to Peer "
                                "Test\") and no bandwidth table (Size(Bytes) ... "
-                               "Bandwidth(GB/s)) found: not ascend-dmi --bw output?")
+                               "Bandwidth(GB/s)) and no --dg bandwidth line found: not "
+                               "ascend-dmi --bw output?")
     return Parsed(rows, find_version(lines), cmd.text, find_host(lines))

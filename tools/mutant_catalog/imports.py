@@ -42,9 +42,9 @@ MUTANTS: list[Mutant] = [
       'if isinstance(data, dict) and isinstance(data.get("error"), dict):',
       'if False:',
       "DMI's error object not reported as the tool's error (exit 1)", IMPORTS),
-    M("imports.diag_threshold_swapped", "imports/dmi_json.py",
-      'limit = quantity(m["threshold"], "bandwidth"',
-      'limit = quantity(m["value"], "bandwidth"',
+    M("imports.diag_threshold_swapped", "imports/diagnosis.py",
+      '"threshold_GBps": quantity(m["threshold"], "bandwidth"',
+      '"threshold_GBps": quantity(m["value"], "bandwidth"',
       "a diagnosis line's threshold taken from its measured value", IMPORTS),
     # ------------------------------------------------------------------- hccl_test
     M("imports.allreduce_factor_halved", "imports/hccl_test.py",
