@@ -92,7 +92,8 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
     from .units import format_size
 
     meta = run.attrs.get("run", {})
-    where = f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else "pyACL"
+    where = (f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else
+             f"imported from {meta.get('backend')}" if meta.get("imported") else "pyACL")
     print(f"run {meta.get('run_id')} on {meta.get('device_count')} x {meta.get('soc_name')} "
           f"({where}), {len(run)} rows")
     if meta.get("interrupted"):

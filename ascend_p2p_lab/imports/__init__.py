@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,12 +46,13 @@ HCCL_TOOL = "hccl_test"
 DMI_KINDS = ("h2d", "d2h", "d2d", "p2p")
 
 
+#: A row of ``npu-smi info -t topo`` / ``ascend-dmi --topo``: a device label, then "X".
+_TOPO_ROW = re.compile(r"(?im)^\s*(?:NPU|Phy-ID)\s*\d+\s+X\b")
+
+
 def _is_topology(capture: Capture) -> bool:
     """Whether a capture is ``npu-smi info -t topo`` / ``ascend-dmi --topo`` text."""
-    lines = capture.lines
-    return any(ln.split()[:2][-1:] == ["X"] for ln in lines if ln.split()[:1]
-               and ln.split()[0].upper().startswith(("NPU", "PHY-ID"))) and \
-        any("NPU" in ln or "Phy-ID" in ln for ln in lines[:3])
+    return bool(_TOPO_ROW.search(capture.text))
 
 
 def _topology(capture: Capture) -> Any:
