@@ -393,3 +393,20 @@ def test_collective_figure_draws_algbw_and_busbw_of_the_rows():
     failed = lines["check failed"]
     assert list(failed.get_xdata()) == [32768]
     assert "hccl_test" in fig.axes[0].get_title()
+
+
+def test_collective_figure_draws_into_a_given_axes_and_hccl_folder_loads(tmp_path):
+    from matplotlib.figure import Figure
+
+    from ascend_p2p_lab.plots import collective_bandwidth
+
+    out = tmp_path / "hccl"
+    assert main(["import", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"),
+                 "--out", str(out)]) == 0
+    run = load_run(out)
+    assert {"operation", "ranks", "size_bytes", "time_us", "algbw_GBps", "busbw_GBps",
+            "check_result"} <= set(run.columns)
+    assert str(run["ranks"].dtype) == "Int64" and run["busbw_GBps"].notna().all()
+    fig = Figure()
+    ax = fig.add_subplot(1, 2, 2)
+    assert collective_bandwidth(run, ax=ax) is fig and len(ax.get_lines()) == 2
