@@ -41,7 +41,7 @@ from .common import (
     quantity,
 )
 from .diagnosis import DIAG_LINE, device_ends, diagnosis_row
-from .dmi_text import KIND_WORDS, TITLES, _rate_window
+from .dmi_text import KIND_WORDS, TITLES, rate_window
 
 _JSON_START = re.compile(r'^\s*(\{|\[\s*([\[{"\d\]-]|$))')
 
@@ -127,7 +127,7 @@ def _result_row(res: Any, capture: Capture, lines: LineFinder, what: str, direct
     elapsed = quantity(res["elapsed_time"], "time", where=where) \
         if "elapsed_time" in res else None
     token = str(res["bandwidth"]).split()[0]
-    window, copies = _rate_window(size, gbps, token, elapsed, times)
+    window, copies = rate_window(size, gbps, token, elapsed, times)
     value = "bandwidth_GBps" if direction == "uni" else "bidir_total_GBps"
     return {"operation": what, "direction": direction, "size_bytes": int(size), value: gbps,
             "elapsed_us": window, "copies": copies, "sample": 0, "source_line": line,

@@ -202,11 +202,16 @@ def _context(lines: list[str], upto: int, stop: int) -> tuple[str | None, int | 
     return kind, device, pair
 
 
-def _rate_window(size: float, gbps: float, token: str, elapsed: float | None,
-                 times: int | None) -> tuple[float, int | None]:
+def rate_window(size: float, gbps: float, token: str, elapsed: float | None,
+                times: int | None) -> tuple[float, int | None]:
     """(elapsed_us, copies) such that size * copies / elapsed_us is the printed rate: the
     tool's time is the window of all ``times`` copies, or of one; NaN when neither fits
-    (the rate is kept, the time is not read as something it is not)."""
+    (the rate is kept, the time is not read as something it is not).
+
+    Example:
+        >>> rate_window(1000, 1.0, "1.0", 5.0, 5), rate_window(1000, 1.0, "1.0", 1.0, 5)
+        ((5.0, 5), (1.0, 1))
+    """
     if elapsed is None or elapsed <= 0 or gbps <= 0:
         return math.nan, times
     decimals = len(token.split(".")[1]) if "." in token else 0
@@ -263,7 +268,7 @@ def _table_rows(lines: list[str], head: int, cols: dict[str, tuple[int, str | No
             if "times" in cell else None
         elapsed = quantity(cell["elapsed"], "time", where=where,
                            default_unit=cols["elapsed"][1]) if "elapsed" in cell else None
-        window, copies = _rate_window(size, gbps, cell["bandwidth"], elapsed, times)
+        window, copies = rate_window(size, gbps, cell["bandwidth"], elapsed, times)
         rows.append(_table_row(table, int(size), gbps, window, copies, i + 1))
         i += 1
     if not rows:
