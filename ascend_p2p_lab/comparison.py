@@ -46,7 +46,8 @@ from .units import format_size
 
 __all__ = [
     "COLUMNS", "DEFAULT_THRESHOLD", "KEYS", "LOST_RATIO", "REASONS", "RatioGrid",
-    "check_threshold", "compare", "ratio_grid", "to_dict", "to_json", "unmatched",
+    "check_threshold", "compare", "match_keys", "ratio_grid", "to_dict", "to_json",
+    "unmatched",
 ]
 
 #: What identifies a point in both runs (the result schema's point keys).
@@ -64,6 +65,8 @@ REASONS: dict[str, str] = {
     "not_measured_in_baseline": "the baseline has the point without a bandwidth; the run "
                                 "measured it",
     "measured_in_neither": "neither run has a bandwidth for the point",
+    "not_measured_in_run": "the run has the point without a bandwidth or a failure (an "
+                           "imported bidirectional total, say)",
 }
 _GBPS = "bandwidth_GBps_median"
 
@@ -106,6 +109,33 @@ def _points(frame: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def match_keys(baseline: pd.DataFrame, run: pd.DataFrame) -> list[str]:
+    """The :data:`KEYS` points are matched on: a key one run records and the other leaves
+    empty in every row (an imported ascend-dmi run says neither the initiator nor,
+    without a topology capture, the link class) cannot tell that run's points apart, so
+    it is not matched on; the other run's value is kept.
+
+    Example:
+        >>> from ascend_p2p_lab.schema import to_frame
+        >>> a = to_frame([{"src": 0, "dst": 1, "initiator": "dst", "size_bytes": 4}])
+        >>> b = to_frame([{"src": 0, "dst": 1, "size_bytes": 4}])
+        >>> "initiator" in match_keys(a, b), "initiator" in match_keys(a, a)
+        (False, True)
+    """
+    return [k for k in KEYS if baseline[k].notna().any() == run[k].notna().any()]
+
+
+def _merged(base: pd.DataFrame, new: pd.DataFrame, keys: list[str], how: str,
+            **kwargs: Any) -> pd.DataFrame:
+    """base and new merged on ``keys``, with every key of :data:`KEYS` as one column
+    (a key left out of the match takes whichever side has it)."""
+    both = base.merge(new, on=keys, how=how, suffixes=("_b", "_r"), **kwargs)
+    for k in KEYS:
+        if k not in keys:
+            both[k] = both[f"{k}_b"].fillna(both[f"{k}_r"])
+    return both
+
+
 def _source(frame: pd.DataFrame) -> dict[str, Any]:
     """The run id and where the numbers come from: ``simulated atlas800t-a2`` or
     ``acl Ascend910B3 on host1``."""
@@ -141,8 +171,11 @@ def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
     """
     threshold = check_threshold(threshold)
     base, new = _points(baseline), _points(run)
-    both = base.merge(new, on=KEYS, how="inner", suffixes=("_b", "_r"))
-    both = both[both[f"{_GBPS}_b"].notna()]
+    both = _merged(base, new, match_keys(baseline, run), "inner")
+    # a point the run has with neither a bandwidth nor a failure was not measured by it
+    # (ascend-dmi gives a pair's bidirectional total only): unmatched, not lost
+    silent = both[f"{_GBPS}_r"].isna() & both["error_kind_r"].isna()
+    both = both[both[f"{_GBPS}_b"].notna() & ~silent]
     out = both[KEYS].copy()
     out["baseline_GBps"] = both[f"{_GBPS}_b"].astype("float64")
     out["run_GBps"] = both[f"{_GBPS}_r"].astype("float64")
@@ -172,7 +205,7 @@ def unmatched(baseline: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
         ['size_bytes', 'reason']
     """
     base, new = _points(baseline), _points(run)
-    both = base.merge(new, on=KEYS, how="outer", suffixes=("_b", "_r"), indicator=True)
+    both = _merged(base, new, match_keys(baseline, run), "outer", indicator=True)
     measured_b, measured_r = both[f"{_GBPS}_b"].notna(), both[f"{_GBPS}_r"].notna()
     reason = pd.Series(pd.NA, index=both.index, dtype="string")
     reason[both["_merge"] == "left_only"] = "only_in_baseline"
@@ -180,6 +213,8 @@ def unmatched(baseline: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     in_both = both["_merge"] == "both"
     reason[in_both & ~measured_b & measured_r] = "not_measured_in_baseline"
     reason[in_both & ~measured_b & ~measured_r] = "measured_in_neither"
+    reason[in_both & measured_b & ~measured_r & both["error_kind_r"].isna()] = \
+        "not_measured_in_run"
     out = both.loc[reason.notna(), KEYS].copy()
     out["reason"] = reason[reason.notna()]
     out = out.astype({k: SCHEMA[k] for k in KEYS})

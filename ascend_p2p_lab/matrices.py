@@ -113,8 +113,9 @@ def run_matrices(run: pd.DataFrame) -> list[RunMatrix]:
     Example: ``[m.title for m in run_matrices(run)]``.
     """
     n = int(run.attrs.get("run", {}).get("device_count") or 0)
-    if not n and len(run):
-        n = int(pd.concat([run["src"], run["dst"]]).max()) + 1
+    devices = pd.concat([run["src"], run["dst"]]).dropna()
+    if not n and len(devices):  # none at all: an imported run of collectives
+        n = int(devices.max()) + 1
     rows = run[run["pattern"].isin(MATRIX_PATTERNS) & run["src"].notna()]
     chosen = (run.attrs.get("run", {}).get("params") or {}).get("devices")  # --devices
     out = []

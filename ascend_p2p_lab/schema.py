@@ -58,6 +58,22 @@ SCHEMA: dict[str, str] = {
     "cpu_affinity": "string",
     "group": "string",
 }
+# ---- imported runs (imports/: ascend-dmi, hccl_test): what the tool ran (``operation``:
+# "p2p", "h2d", "all_reduce", ...), the capture file and line a row came from, a collective's
+# rank count, time per call, algorithm and bus bandwidth (nccl-tests factors) and the
+# tool's check word, and a diagnosis threshold. Empty on the toolkit's own rows.
+IMPORT_COLUMNS: dict[str, str] = {
+    "operation": "string",
+    "source_file": "string",
+    "source_line": "Int64",
+    "ranks": "Int64",
+    "time_us": "float64",
+    "algbw_GBps": "float64",
+    "busbw_GBps": "float64",
+    "check_result": "string",
+    "threshold_GBps": "float64",
+}
+SCHEMA.update(IMPORT_COLUMNS)
 COLUMNS = tuple(SCHEMA)
 
 #: What went wrong with a row, as data (``error_kind``); ``error`` is the sentence for
@@ -90,7 +106,7 @@ POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst",
               "link", "size_bytes"]
 #: Columns added after the first release; a run saved without them loads with them empty.
 ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
-                 "group")
+                 "group", *IMPORT_COLUMNS)
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
 #: is also what a run.json without the key is (written before it was recorded).
 RUN_SCHEMA_VERSION = 1

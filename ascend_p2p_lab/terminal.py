@@ -72,6 +72,12 @@ def run_status(run: Any) -> int:
     return EXIT_OK
 
 
+def _keyed(series: Any, like: Any, keys: list[str]) -> Any:
+    """series' index as columns typed as ``like``'s keys (a key missing in every row, as
+    an imported run's link, comes out of a groupby as float NaN)."""
+    return series.reset_index().astype({k: like[k].dtype for k in keys})
+
+
 def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) -> None:
     """A compact terminal summary of a run: bandwidth per case and link class at the largest
     size (with ``matrices``, then every N x N matrix: :func:`print_matrices`), what was
@@ -86,7 +92,8 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
     from .units import format_size
 
     meta = run.attrs.get("run", {})
-    where = f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else "pyACL"
+    where = (f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else
+             f"imported from {meta.get('backend')}" if meta.get("imported") else "pyACL")
     print(f"run {meta.get('run_id')} on {meta.get('device_count')} x {meta.get('soc_name')} "
           f"({where}), {len(run)} rows")
     if meta.get("interrupted"):
@@ -109,10 +116,10 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
             per_pair = at_top.groupby([*keys, "src", "dst", "group"], dropna=False)[
                 "bidir_total_GBps"].median()
             both = per_pair.groupby(keys, dropna=False).median().rename("both_dirs_GBps")
-            agg = agg.merge(both.reset_index(), on=keys, how="left")
+            agg = agg.merge(_keyed(both, agg, keys), on=keys, how="left")
         if len(fits):
             lat = fits.groupby(keys, dropna=False)["latency_us"].median().rename("latency_us")
-            agg = agg.merge(lat.reset_index(), on=keys, how="left")
+            agg = agg.merge(_keyed(lat, agg, keys), on=keys, how="left")
         print(f"\nat {format_size(top)} (median over samples, then over pairs):")
         print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
     if matrices:

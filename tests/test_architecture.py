@@ -30,6 +30,7 @@ ALLOWED: dict[str, set[str]] = {
     "results": {"_version", "schema", "units"},
     "comparison": {"schema", "units", "results"},
     "calibrate": {"schema", "units", "results", "topology"},
+    "imports": {"_version", "schema", "units", "results", "topology"},
     "matrices": {"codes", "schema", "units", "results"},
     "sim": {"codes", "topology"},
     "runtime": {"codes", "topology", "sim"},  # sim only when the simulator is asked for
@@ -40,7 +41,7 @@ ALLOWED: dict[str, set[str]] = {
                 "measure", "plots"},
     "cli": {"_version", "codes", "units", "schema", "results", "comparison", "matrices",
             "topology", "runtime", "measure", "plots", "terminal", "runfolder", "sim",
-            "calibrate", "fleet"},
+            "calibrate", "fleet", "imports"},
     # Dask only inside functions of fleet/ (survey, simulated): importing it loads no Dask
     "fleet": {"codes", "units", "schema", "results", "comparison", "runfolder", "sim",
               "runtime", "measure"},

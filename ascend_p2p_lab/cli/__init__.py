@@ -1,5 +1,5 @@
 """The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, compare, demo,
-sim-path, calibrate, dashboard, fleet.
+sim-path, calibrate, dashboard, fleet, import.
 
 Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for was
 measured, 1 when a failure cost data points, 2 for bad input (before any device work),
@@ -8,7 +8,8 @@ measured, 1 when a failure cost data points, 2 for bad input (before any device 
 Inside: :mod:`.parser` (the grammar and the exit-status text), :mod:`.session` (open,
 work, close), :mod:`.info` (presets, probe, topo, sim-path), :mod:`.runs` (sweep, report,
 demo), :mod:`.compare` (run vs run, or vs a preset), :mod:`.calibrate` (a twin from a
-run), :mod:`.dashboard` (the web app), :mod:`.fleet` (many servers on Dask);
+run), :mod:`.dashboard` (the web app), :mod:`.fleet` (many servers on Dask), :mod:`.imports`
+(ascend-dmi and hccl_test output in);
 :func:`main` maps each error to its one line and exit status.
 
 Example:
@@ -29,6 +30,7 @@ from .calibrate import cmd_calibrate
 from .compare import cmd_compare
 from .dashboard import cmd_dashboard
 from .fleet import cmd_fleet
+from .imports import cmd_import
 from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
 from .parser import EXIT_STATUS, EXIT_USAGE, InternalError, UsageError, build_parser
 from .runs import cmd_demo, cmd_report, cmd_sweep
@@ -39,7 +41,7 @@ __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
 COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep": cmd_sweep,
             "report": cmd_report, "demo": cmd_demo, "sim-path": cmd_sim_path,
             "compare": cmd_compare, "calibrate": cmd_calibrate,
-            "dashboard": cmd_dashboard, "fleet": cmd_fleet}
+            "dashboard": cmd_dashboard, "fleet": cmd_fleet, "import": cmd_import}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

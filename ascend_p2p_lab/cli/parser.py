@@ -151,7 +151,17 @@ exit status:
     from .fleet import FLEET_HELP, add_fleet_args  # the fleet command's options live there
 
     add_fleet_args(_sub(sub, "fleet", FLEET_HELP))
+    _add_import(sub)
     return parser
+
+
+def _add_import(sub: Any) -> None:
+    """``import dmi|hccl-test``: its options live in cli/imports.py."""
+    from .imports import IMPORT_EPILOG, IMPORT_HELP, add_import_args
+
+    imp = _sub(sub, "import", IMPORT_HELP)
+    imp.epilog = IMPORT_EPILOG
+    add_import_args(imp, _Parser)
 
 
 def _add_calibrate(sub: Any) -> None:

@@ -8,6 +8,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
+from .collectives import collective_bandwidth
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
@@ -79,14 +80,19 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     if not aggregate_stats(run).empty:
         _save(aggregate_bars(run), out / "aggregates.png", written)
     _cards(run, out, written)
+    if run["algbw_GBps"].notna().any():  # imported hccl_test collectives
+        _save(collective_bandwidth(run), out / "collective_bandwidth.png", written)
     return written
 
 
 def _cards(run: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """The card matrix of each direction measured (bi: with both directions' total)."""
-    cards = run[eq(run["pattern"], "card") & run["bandwidth_GBps"].notna()]
+    cards = run[eq(run["pattern"], "card")]
     for direction in distinct(cards, "direction"):
-        _save(card_heatmap(run, direction=direction), out / f"card_{direction}.png", written)
-        if direction == "bi":
+        part = cards[cards["direction"] == direction]
+        if part["bandwidth_GBps"].notna().any():  # an imported DMI card matrix: bi total only
+            _save(card_heatmap(run, direction=direction), out / f"card_{direction}.png",
+                  written)
+        if direction == "bi" and part["bidir_total_GBps"].notna().any():
             _save(card_heatmap(run, direction="bi", value="bidir_total_GBps"),
                   out / "card_bi_total.png", written)

@@ -1,0 +1,147 @@
+"""Real measurements in: Huawei's tools' output as ordinary run folders.
+
+:func:`import_dmi` reads ``ascend-dmi`` captures (``--bw`` text: p2p matrices and
+bandwidth tables, :mod:`.dmi_text`; ``--fmt json`` and ``--dg`` JSON, :mod:`.dmi_json`;
+an ``ascend-dmi --topo`` / ``npu-smi info -t topo`` capture names each pair's link
+class), :func:`import_hccl_test` reads ``hccl_test`` tables (:mod:`.hccl_test`, with
+bus bandwidth by the nccl-tests factors); :mod:`.runs` turns the rows into a run frame
+that :func:`ascend_p2p_lab.results.save_run` writes and ``load_run``, ``report``,
+``compare`` and ``calibrate`` read. Captures are parsed by structure (titles, header
+names), never by column position; what a capture does not say stays empty.
+
+Errors: :class:`ImportInputError` (``FILE:LINE: what``; exit status 2) for anything
+unreadable, :class:`ToolReportedError` (exit status 1, with the tool's code) when the
+tool reported a failure in its output.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "all_reduce_8p.txt"
+    >>> _ = f.write_text("data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | "
+    ...                  "check_result:\\n8192 | 10.00 | 0.81920 | success\\n")
+    >>> run = import_hccl_test([f])
+    >>> run[["operation", "ranks", "algbw_GBps", "busbw_GBps"]].values.tolist()
+    [['all_reduce', 8, 0.8192, 1.4336]]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import dmi_json, dmi_text, hccl_test
+from .common import Capture, ImportInputError, Parsed, ToolReportedError, read_capture
+from .hccl_test import BUS_FACTORS, bus_factor
+from .runs import to_run
+
+__all__ = ["BUS_FACTORS", "DMI_TOOL", "HCCL_TOOL", "ImportInputError", "ToolReportedError",
+           "bus_factor", "import_dmi", "import_hccl_test"]
+
+DMI_TOOL = "ascend-dmi"
+HCCL_TOOL = "hccl_test"
+#: Kinds ``kind=`` (``--type``) may name for a DMI table that does not say its own.
+DMI_KINDS = ("h2d", "d2h", "d2d", "p2p")
+
+
+#: A row of ``npu-smi info -t topo`` / ``ascend-dmi --topo``: a device label, then "X".
+_TOPO_ROW = re.compile(r"(?im)^\s*(?:NPU|Phy-ID)\s*\d+\s+X\b")
+
+
+def _is_topology(capture: Capture) -> bool:
+    """Whether a capture is ``npu-smi info -t topo`` / ``ascend-dmi --topo`` text."""
+    return bool(_TOPO_ROW.search(capture.text))
+
+
+def _topology(capture: Capture) -> Any:
+    from ..topology import NpuSmiParseError, parse_npu_smi_topo
+
+    try:
+        return parse_npu_smi_topo(capture.text, name=capture.path.stem)
+    except NpuSmiParseError as exc:
+        raise ImportInputError(str(capture.path), f"topology: {exc}") from None
+
+
+def _source(capture: Capture, parsed: Parsed | None, kind: str) -> dict[str, Any]:
+    return {"path": str(capture.path), "sha256": capture.sha256, "kind": kind,
+            "lines": len(capture.lines),
+            "version": parsed.version if parsed else None,
+            "command_line": parsed.command if parsed else None,
+            "rows": len(parsed.rows) if parsed else 0}
+
+
+def _tool(name: str, parsed: list[Parsed]) -> str:
+    versions = sorted({p.version for p in parsed if p.version})
+    return f"{name} {'/'.join(versions)}" if versions else name
+
+
+def _host(parsed: list[Parsed]) -> str | None:
+    hosts = sorted({p.host for p in parsed if p.host})
+    return "/".join(hosts) if hosts else None
+
+
+def _tag(parsed: Parsed, capture: Capture) -> Parsed:
+    for row in parsed.rows:
+        row["source_file"] = capture.path.name
+    return parsed
+
+
+def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
+               kind: str | None = None, card: bool | None = None) -> pd.DataFrame:
+    """A run frame from ascend-dmi captures (text or JSON; a topology capture among them
+    names the link classes). ``size``: the copy size of p2p matrices that do not state it;
+    ``kind``: the direction of tables that do not say it; ``card``: the matrices are card
+    x card (else from ``-m card`` on the capture's command line)."""
+    if kind is not None and kind not in DMI_KINDS:
+        raise ValueError(f"--type must be one of {', '.join(DMI_KINDS)}; got {kind!r}")
+    parsed, sources, topology = [], [], None
+    for path in files:
+        capture = read_capture(path)
+        if _is_topology(capture):
+            topology = _topology(capture)
+            sources.append(_source(capture, None, "topology"))
+            continue
+        if dmi_json.looks_like_json(capture.text):
+            one = dmi_json.parse(capture, kind=kind)
+        else:
+            one = dmi_text.parse(capture, size=size, kind=kind, card=card)
+        parsed.append(_tag(one, capture))
+        sources.append(_source(capture, one, "json" if dmi_json.looks_like_json(
+            capture.text) else "text"))
+    if not parsed:
+        raise ImportInputError(str(files[0]) if files else "FILE", "no bandwidth capture "
+                               "among the files (only a topology)")
+    rows = [r for p in parsed for r in p.rows]
+    if topology is not None:
+        _check_devices(rows, topology, sources)
+    return to_run(rows, tool=_tool(DMI_TOOL, parsed), sources=sources, command="import dmi",
+                  topology=topology, host=_host(parsed))
+
+
+def _check_devices(rows: list[dict[str, Any]], topology: Any,
+                   sources: list[dict[str, Any]]) -> None:
+    n = topology.device_count
+    for row in rows:
+        for end in ("src", "dst"):
+            dev = row.get(end)
+            if row.get("pattern") != "card" and dev is not None and not 0 <= int(dev) < n:
+                raise ImportInputError(f"{row['source_file']}:{row['source_line']}",
+                                       f"device {dev} is not among the topology's {n} "
+                                       f"devices ({sources[-1]['path']})")
+
+
+def import_hccl_test(files: Sequence[str | Path], *, ranks: int | None = None,
+                     op: str | None = None) -> pd.DataFrame:
+    """A run frame of collective rows from hccl_test captures (see :mod:`.hccl_test`)."""
+    if ranks is not None and ranks < 1:
+        raise ValueError(f"--ranks must be at least 1; got {ranks}")
+    parsed, sources = [], []
+    for path in files:
+        capture = read_capture(path)
+        one = _tag(hccl_test.parse(capture, ranks=ranks, op=op), capture)
+        parsed.append(one)
+        sources.append(_source(capture, one, "text"))
+    return to_run([r for p in parsed for r in p.rows], tool=_tool(HCCL_TOOL, parsed),
+                  sources=sources, command="import hccl-test", host=_host(parsed))

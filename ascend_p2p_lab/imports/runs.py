@@ -1,0 +1,96 @@
+"""Imported rows as an ordinary run: the typed frame, its run.json, and the folder.
+
+Every row keeps the file and line it came from (``source_file``, ``source_line``); the
+run's ``backend`` names the tool (with its version when the capture prints one);
+``run.json`` lists each capture with its sha256, and, for p2p pairs, sweep parameters
+(``params``) that ``compare --against-preset`` re-runs on the simulator. Columns the
+tool does not give stay empty.
+
+Example:
+    >>> frame = to_run([{"operation": "p2p", "pattern": "pair", "src": 0, "dst": 1,
+    ...                  "direction": "uni", "peer": "on", "path": "p2p",
+    ...                  "size_bytes": 1 << 28, "bandwidth_GBps": 26.2, "sample": 0,
+    ...                  "source_file": "p2p.txt", "source_line": 3}],
+    ...                tool="ascend-dmi", sources=[], command="import dmi")
+    >>> frame.attrs["run"]["backend"], frame.attrs["run"]["params"]["pairs"]
+    ('ascend-dmi', [[0, 1]])
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from .._version import __version__
+from ..schema import to_frame
+
+#: Sample numbers restart per point: rows of one point from several captures are samples.
+_POINT = ("operation", "pattern", "direction", "src", "dst", "size_bytes", "ranks")
+
+
+def _number_samples(rows: list[dict[str, Any]]) -> None:
+    seen: dict[tuple[Any, ...], int] = {}
+    for row in rows:
+        key = tuple(row.get(k) for k in _POINT)
+        row["sample"] = seen.get(key, 0)
+        seen[key] = row["sample"] + 1
+
+
+def _params(frame: pd.DataFrame) -> dict[str, Any] | None:
+    """Sweep parameters for the measured uni pair cells (what --against-preset re-runs)."""
+    cells = frame[(frame["pattern"] == "pair") & (frame["direction"] == "uni")
+                  & frame["bandwidth_GBps"].notna() & (frame["size_bytes"] > 0)
+                  & frame["threshold_GBps"].isna()]  # not a diagnosis line
+    if cells.empty:
+        return None
+    pairs = sorted({(int(s), int(d)) for s, d in zip(cells["src"], cells["dst"])})
+    return {"sizes": sorted(int(s) for s in cells["size_bytes"].unique()),
+            "pairs": [list(p) for p in pairs], "directions": ["uni"], "peers": ["on"],
+            "patterns": ["pair"], "samples": 1}
+
+
+def _device_count(frame: pd.DataFrame, topology: Any) -> int | None:
+    if topology is not None:
+        return int(topology.device_count)
+    devs = pd.concat([frame.loc[frame["pattern"] != "card", c] for c in ("src", "dst")])
+    devs = devs.dropna()
+    return int(devs.max()) + 1 if len(devs) else None
+
+
+def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[str, Any]],
+           command: str, topology: Any = None, host: str | None = None) -> pd.DataFrame:
+    """The rows as a typed run frame with its metadata in ``attrs["run"]``.
+
+    ``tool`` is the backend ("ascend-dmi 26.1"); ``sources`` the captures (path, sha256,
+    version, command line); ``topology`` (from an npu-smi / ascend-dmi --topo capture)
+    names the link class of each pair row; ``host`` the server a prompt in a capture
+    named."""
+    rows = [dict(r) for r in rows]
+    _number_samples(rows)
+    digest = hashlib.sha256(json.dumps([s.get("sha256") for s in sources]).encode())
+    run_id = f"import-{digest.hexdigest()[:12]}"
+    for row in rows:
+        row.update(run_id=run_id, backend=tool, host=host)
+        if topology is not None and row.get("pattern") in ("pair", "latency") \
+                and row.get("src") is not None and row.get("dst") is not None:
+            row["link"] = topology.link(int(row["src"]), int(row["dst"]))
+    frame = to_frame(rows)
+    meta: dict[str, Any] = {
+        "run_id": run_id, "backend": tool, "command": command, "package_version": __version__,
+        "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "imported": True, "sources": sources, "hostname": host,
+        "device_count": _device_count(frame, topology),
+    }
+    if topology is not None:
+        meta["topology"] = topology.name
+        meta["soc_name"] = topology.soc_name
+    params = _params(frame)
+    if params is not None:
+        meta["params"] = params
+    frame.attrs["run"] = meta
+    return frame
