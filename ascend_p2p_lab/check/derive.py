@@ -179,3 +179,36 @@ def _topology_peer(topo: object) -> pd.DataFrame:
              "peer_ok": topo.can_access_peer(a, b)}  # type: ignore[attr-defined]
             for a in range(n) for b in range(n) if a != b]
     return pd.DataFrame(recs)
+
+
+def peer_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """A peer table from a run's pair rows: the ``link`` column per ordered pair, and
+    ``peer_ok`` unless every sample of the pair was unreachable (a golden run is one whose
+    peer enables worked)."""
+    r = rows[rows["pattern"].isin(("pair", "latency")) & rows["src"].notna()
+             & rows["dst"].notna()]
+    bad = r["error_kind"].astype(object) == "unreachable"
+    g = r.assign(_bad=bad).groupby(["src", "dst"], observed=True)
+    out = g.agg(link=("link", "first"), _bad=("_bad", "all")).reset_index()
+    return out.assign(peer_ok=~out["_bad"]).drop(columns="_bad")
+
+
+def criteria_from_run(rows: pd.DataFrame, *, fraction: float = DEFAULT_FRACTION,
+                      origin: str | None = None) -> Criteria:
+    """A golden run's medians x fraction (``criteria --from RUN``): bandwidth at the
+    largest size the run's pair pattern measured, latency at the latency pattern's
+    smallest size; every ordered pair must be in the run (for the link matrix)."""
+    meta = rows.attrs.get("run", {})
+    n = int(meta.get("device_count") or 0)
+    pairs = rows[rows["pattern"] == "pair"]
+    if not n or not len(pairs):
+        raise ValueError("the run has no pair-pattern rows (or no device_count): "
+                         "criteria need a sweep of every ordered pair")
+    lat = rows.loc[rows["pattern"] == "latency", "size_bytes"]
+    origin = origin or (f"golden run {meta.get('run_id', '?')} on "
+                        f"{meta.get('hostname', '?')} ({meta.get('backend', '?')})")
+    return criteria_from_measured(
+        Measured(peer_from_rows(rows), rows), n=n, fraction=fraction, origin=origin,
+        size=int(pairs["size_bytes"].max()),
+        latency_size=int(lat.min()) if len(lat) else DEFAULT_LATENCY_SIZE_BYTES,
+        name=f"{origin} x {fraction:g}")

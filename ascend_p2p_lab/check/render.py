@@ -61,14 +61,11 @@ def item_line(item: pd.Series) -> str:
 
 
 def summary_line(items: pd.DataFrame, points_lost: int = 0) -> str:
-    """``PASS``, or ``FAIL (n items)`` (and the samples lost, when some were)."""
+    """``PASS``, or ``FAIL (n items)`` (or the samples lost, when no item failed)."""
     status, n = overall(items)
-    skipped = int((items["status"] == SKIP).sum())
     text = "PASS" if status == "PASS" else f"FAIL ({n} item{'s' if n != 1 else ''})"
     if points_lost and status == "PASS":
         text = f"FAIL ({points_lost} samples lost)"
-    if skipped:
-        text += f"; {skipped} skipped"
     return text
 
 

@@ -147,7 +147,7 @@ def _judge(expected: pd.DataFrame, points: pd.DataFrame, on: list[str]) -> pd.Da
     why = m["why"].astype(object).where(m["why"].notna(), "").astype(str)
     ok = np.where(m["bound"] == "min", measured >= m["value"], measured <= m["value"])
     lost = m["lost"].fillna(0) > 0
-    missing = m["missing"].fillna(False).astype(bool)
+    missing = m["missing"].eq(True)
     unseen = m["n"].isna()
     status = np.select([unseen, missing, lost, ok], [SKIP, SKIP, FAIL, PASS], FAIL)
     reason = np.select(

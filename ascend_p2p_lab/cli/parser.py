@@ -151,6 +151,9 @@ exit status:
     from .fleet import FLEET_HELP, add_fleet_args  # the fleet command's options live there
 
     add_fleet_args(_sub(sub, "fleet", FLEET_HELP))
+    from .check import add_check_args  # criteria and check: their options live there
+
+    add_check_args(sub, _sub)
     return parser
 
 
