@@ -159,6 +159,8 @@ def criteria_from_preset(preset: str, *, fraction: float = DEFAULT_FRACTION,
     topo = dataclasses.replace(topo, jitter=0.0, faults=())  # type: ignore[type-var]
     cards = any(cls in CARD_LINKS for cls in topo.classes_present())  # type: ignore[attr-defined]
     needs = Needs.everything(cards=cards, size_bytes=size, samples=samples)
+    if devices is not None:  # fan-outs over some devices are not the server's
+        needs = dataclasses.replace(needs, aggregates=needs.aggregates & {"card"})
     name = topo.name  # type: ignore[attr-defined]
     with open_runtime("sim", topology=topo) as rt:
         devs = tuple(range(rt.device_count)) if devices is None else tuple(devices)
