@@ -138,10 +138,13 @@ def _points(rows: pd.DataFrame, patterns: Sequence[str], size: int, keys: list[s
     return out.merge(why, on=keys, how="left")
 
 
-def _judge(expected: pd.DataFrame, points: pd.DataFrame, on: list[str]) -> pd.DataFrame:
-    """Merge criteria with measured points and decide each item's status."""
-    how = "inner" if "host" in on else "left"  # a fleet: the hosts the rows name
-    m = expected.merge(points, on=on, how=how) if len(points) else expected.assign(
+def _judge(expected: pd.DataFrame, points: pd.DataFrame, on: list[str],
+           hosts: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Merge criteria with measured points and decide each item's status (per host of
+    ``hosts``, a one-column frame, when judging a fleet)."""
+    if hosts is not None:
+        expected = hosts.merge(expected, how="cross")
+    m = expected.merge(points, on=on, how="left") if len(points) else expected.assign(
         measured=np.nan, n=np.nan, lost=np.nan, missing=np.nan, why=None)
     measured = m["measured"].astype(float)
     why = m["why"].astype(object).where(m["why"].notna(), "").astype(str)
@@ -161,14 +164,15 @@ def _judge(expected: pd.DataFrame, points: pd.DataFrame, on: list[str]) -> pd.Da
 
 
 def pair_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int] | None,
-               keys: list[str]) -> pd.DataFrame:
-    """``bandwidth`` and ``latency`` items per ordered pair."""
+               hosts: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``bandwidth`` and ``latency`` items per ordered pair (and host of ``hosts``)."""
+    keys = [] if hosts is None else ["host"]
     out = []
     bw = _expected_pairs(criteria, devices, "bandwidth")
     if len(bw):
         pts = _points(rows, ("pair",), criteria.size_bytes,
                       [*keys, "src", "dst", "direction", "initiator"], "bandwidth_GBps")
-        j = _judge(bw, pts, [*keys, "src", "dst", "direction", "initiator"])
+        j = _judge(bw, pts, [*keys, "src", "dst", "direction", "initiator"], hosts)
         out.append(j.assign(kind="bandwidth", size_bytes=criteria.size_bytes,
                             name="bandwidth " + j["direction"] + " "
                             + j["initiator"].map(INITIATOR_WORDS)))
@@ -176,7 +180,7 @@ def pair_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int] | 
     if len(lat):
         pts = _points(rows, ("latency",), criteria.latency_size_bytes,
                       [*keys, "src", "dst"], "latency_us")
-        out.append(_judge(lat, pts, [*keys, "src", "dst"]).assign(
+        out.append(_judge(lat, pts, [*keys, "src", "dst"], hosts).assign(
             kind="latency", name="latency", size_bytes=criteria.latency_size_bytes))
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
@@ -191,8 +195,9 @@ def _device_criteria(t: pd.DataFrame, devices: Sequence[int], key: str) -> pd.Da
 
 
 def device_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int],
-                 keys: list[str]) -> pd.DataFrame:
+                 hosts: pd.DataFrame | None = None) -> pd.DataFrame:
     """``host`` items per device and direction, fan-out ``aggregate`` items per device."""
+    keys = [] if hosts is None else ["host"]
     t = criteria.table
     out = []
     host = _device_criteria(t[t["kind"] == "host"].drop(columns=["src", "dst"]), devices,
@@ -202,7 +207,7 @@ def device_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int],
                         direction=rows["pattern"])
         pts = _points(r, ("h2d", "d2h"), criteria.size_bytes, [*keys, "device", "direction"],
                       "bandwidth_GBps")
-        j = _judge(host, pts, [*keys, "device", "direction"])
+        j = _judge(host, pts, [*keys, "device", "direction"], hosts)
         out.append(j.assign(name="host " + j["direction"], size_bytes=criteria.size_bytes))
     agg = t[(t["kind"] == "aggregate") & (t["pattern"] != "card")]
     fan = _device_criteria(agg.drop(columns=["src", "dst"]), devices, "pattern")
@@ -211,13 +216,15 @@ def device_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int],
                                                  rows["dst"]))
         pts = _points(r, ("one_to_all", "all_to_one"), criteria.size_bytes,
                       [*keys, "device", "pattern"], "bandwidth_GBps")
-        j = _judge(fan, pts, [*keys, "device", "pattern"])
+        j = _judge(fan, pts, [*keys, "device", "pattern"], hosts)
         out.append(j.assign(name="aggregate " + j["pattern"], size_bytes=criteria.size_bytes))
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
-def card_items(criteria: Criteria, rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def card_items(criteria: Criteria, rows: pd.DataFrame, hosts: pd.DataFrame | None = None
+               ) -> pd.DataFrame:
     """``aggregate card`` items per card pair measured (or named by a criterion)."""
+    keys = [] if hosts is None else ["host"]
     t = criteria.table
     card = t[(t["kind"] == "aggregate") & (t["pattern"] == "card")]
     if not len(card):
@@ -228,7 +235,7 @@ def card_items(criteria: Criteria, rows: pd.DataFrame, keys: list[str]) -> pd.Da
     exp = pd.concat([card[card["group"].notna()], every], ignore_index=True)
     exp = exp.drop_duplicates(["group"])
     pts = pts.assign(group=pts["group"].astype(object))
-    j = _judge(exp, pts, [*keys, "group"])
+    j = _judge(exp, pts, [*keys, "group"], hosts)
     return j.assign(name="aggregate card", size_bytes=criteria.size_bytes)
 
 
@@ -273,6 +280,12 @@ def _ids(items: pd.DataFrame) -> pd.Series:
     return (items["name"] + " " + pd.Series(where, index=items.index)).str.strip()
 
 
+def _host_frame(*frames: pd.DataFrame | None) -> pd.DataFrame:
+    """Every host the frames name, as a one-column frame."""
+    names = [h for f in frames if f is not None and len(f) for h in pd.unique(f["host"])]
+    return pd.DataFrame({"host": list(dict.fromkeys(str(h) for h in names))})
+
+
 def evaluate(criteria: Criteria, peer: pd.DataFrame | None, rows: pd.DataFrame | None,
              devices: Sequence[int] | None = None, *, by_host: bool = False
              ) -> pd.DataFrame:
@@ -280,12 +293,13 @@ def evaluate(criteria: Criteria, peer: pd.DataFrame | None, rows: pd.DataFrame |
     columns :data:`ITEM_COLUMNS` (``by_host``: per item and ``host``, for a fleet)."""
     devs = list(range(criteria.device_count)) if devices is None else list(devices)
     keys = ["host"] if by_host else []
+    hosts = _host_frame(peer, rows) if by_host else None
     parts = []
     if peer is not None:
         parts.append(topology_items(criteria, peer, devs, keys))
     if rows is not None and len(rows):
-        parts += [pair_items(criteria, rows, devs, keys),
-                  device_items(criteria, rows, devs, keys), card_items(criteria, rows, keys)]
+        parts += [pair_items(criteria, rows, devs, hosts),
+                  device_items(criteria, rows, devs, hosts), card_items(criteria, rows, hosts)]
         if criteria.verification:
             parts.append(verification_items(rows, devs, keys, criteria.verification_basis))
     parts = [p for p in parts if len(p)]
@@ -297,7 +311,8 @@ def evaluate(criteria: Criteria, peer: pd.DataFrame | None, rows: pd.DataFrame |
             items[c] = None
     items["criteria_line"] = items.get("line", None)
     items["id"] = _ids(items)
-    items = items.astype({"src": "Int64", "dst": "Int64", "device": "Int64"})
+    items = items.astype({"src": "Int64", "dst": "Int64", "device": "Int64",
+                          "size_bytes": "Int64", "criteria_line": "Int64"})
     return items[[*keys, *ITEM_COLUMNS]].reset_index(drop=True)
 
 
