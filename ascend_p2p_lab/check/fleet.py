@@ -44,11 +44,12 @@ def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
 def fleet_peer(probes: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None:
     """Every host's probe table as one peer table (``peer_ok``: can access peer; the
     enables themselves show in the sweep's rows)."""
-    frames = [p.assign(host=host, peer_ok=p["can_access_peer"].astype(bool))
-              for host, p in probes.items() if p is not None and len(p)]
-    if not frames:
+    kept = {host: p for host, p in probes.items() if p is not None and len(p)}
+    if not kept:
         return None
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.concat(kept.values(), keys=list(kept), names=["host", None]).reset_index(
+        level=0).reset_index(drop=True)
+    out["peer_ok"] = out["can_access_peer"].astype(bool)
     if "reason" not in out:
         out["reason"] = None
     return out

@@ -147,20 +147,22 @@ def _judge(expected: pd.DataFrame, points: pd.DataFrame, on: list[str],
     m = expected.merge(points, on=on, how="left") if len(points) else expected.assign(
         measured=np.nan, n=np.nan, lost=np.nan, missing=np.nan, why=None)
     measured = m["measured"].astype(float)
-    why = m["why"].astype(object).where(m["why"].notna(), "").astype(str)
+    why = m["why"].astype(object).where(m["why"].notna(), "")
     ok = np.where(m["bound"] == "min", measured >= m["value"], measured <= m["value"])
     lost = m["lost"].fillna(0) > 0
     missing = m["missing"].eq(True)
     unseen = m["n"].isna()
     status = np.select([unseen, missing, lost, ok], [SKIP, SKIP, FAIL, PASS], FAIL)
-    reason = np.select(
-        [unseen, missing, lost, measured.isna()],
-        ["not measured", "cannot measure: " + why,
-         "lost " + m["lost"].fillna(0).astype(int).astype(str) + " of "
-         + m["n"].fillna(0).astype(int).astype(str) + " samples: "
-         + why, "no sample measured"], None)
-    return m.assign(status=status, reason=np.where(reason == "None", None, reason),
-                    criterion=m["value"], measured=measured.round(4))
+    reason = pd.Series(None, index=m.index, dtype=object)
+    reason[measured.isna().to_numpy()] = "no sample measured"
+    if lost.any():  # text only where it is needed: a fleet has ~500 items per host
+        sel = lost.to_numpy()
+        reason[sel] = ("lost " + m.loc[sel, "lost"].astype(int).astype(str) + " of "
+                       + m.loc[sel, "n"].astype(int).astype(str) + " samples: " + why[sel])
+    reason[missing.to_numpy()] = "cannot measure: " + why[missing.to_numpy()]
+    reason[unseen.to_numpy()] = "not measured"
+    return m.assign(status=status, reason=reason, criterion=m["value"],
+                    measured=measured.round(4))
 
 
 def pair_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int] | None,
@@ -203,8 +205,9 @@ def device_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int],
     host = _device_criteria(t[t["kind"] == "host"].drop(columns=["src", "dst"]), devices,
                             "direction")
     if len(host):
-        r = rows.assign(device=rows["dst"].where(rows["pattern"] == "h2d", rows["src"]),
-                        direction=rows["pattern"])
+        r = rows[rows["pattern"].isin(("h2d", "d2h")).fillna(False).to_numpy(dtype=bool)]
+        r = r.assign(device=r["dst"].where(r["pattern"] == "h2d", r["src"]),
+                     direction=r["pattern"].astype(object))
         pts = _points(r, ("h2d", "d2h"), criteria.size_bytes, [*keys, "device", "direction"],
                       "bandwidth_GBps")
         j = _judge(host, pts, [*keys, "device", "direction"], hosts)
@@ -212,8 +215,9 @@ def device_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int],
     agg = t[(t["kind"] == "aggregate") & (t["pattern"] != "card")]
     fan = _device_criteria(agg.drop(columns=["src", "dst"]), devices, "pattern")
     if len(fan):
-        r = rows.assign(device=rows["src"].where(rows["pattern"] == "one_to_all",
-                                                 rows["dst"]))
+        r = rows[rows["pattern"].isin(("one_to_all", "all_to_one")).fillna(False)
+                 .to_numpy(dtype=bool)]
+        r = r.assign(device=r["src"].where(r["pattern"] == "one_to_all", r["dst"]))
         pts = _points(r, ("one_to_all", "all_to_one"), criteria.size_bytes,
                       [*keys, "device", "pattern"], "bandwidth_GBps")
         j = _judge(fan, pts, [*keys, "device", "pattern"], hosts)
@@ -239,45 +243,62 @@ def card_items(criteria: Criteria, rows: pd.DataFrame, hosts: pd.DataFrame | Non
     return j.assign(name="aggregate card", size_bytes=criteria.size_bytes)
 
 
+def _family_groups(r: pd.DataFrame, bad: np.ndarray, family: str, devices: Sequence[int],
+                   keys: list[str]) -> pd.DataFrame:
+    """Bad and all samples per item of one verification family."""
+    if family == "pair":
+        by = {"src": r["src"], "dst": r["dst"]}
+        inside = r["src"].isin(devices) & r["dst"].isin(devices)
+    elif family == "card":
+        by = {"group": r["group"].astype(object)}
+        inside = pd.Series(True, index=r.index)
+    else:
+        dev = r["src"] if family in ("d2h", "one_to_all") else r["dst"]
+        by = {"device": dev}
+        inside = dev.isin(devices)
+    frame = pd.DataFrame({**{k: r[k] for k in keys}, **by, "_bad": bad})[inside.to_numpy()]
+    g = frame.groupby([*keys, *by], observed=True, sort=False)["_bad"]
+    return g.agg(measured="sum", n="size").reset_index().assign(family=family)
+
+
 def verification_items(rows: pd.DataFrame, devices: Sequence[int], keys: list[str],
                        basis: str) -> pd.DataFrame:
     """``verification`` items: per ordered pair (pair and latency copies), per device
     and host direction, per fan-out device, per card pair; measured = bad samples."""
-    if not len(rows):
+    r = rows[[*keys, "pattern", "src", "dst", "group", "error_kind", "verified"]]
+    bad = ((r["error_kind"].astype(object) == "verification").to_numpy()
+           | (r["verified"].astype("boolean") == False).fillna(False).to_numpy())  # noqa: E712
+    parts = []
+    for family, pats in VERIFY_FAMILIES.items():
+        sel = r["pattern"].isin(pats).fillna(False).to_numpy(dtype=bool)
+        if sel.any():
+            parts.append(_family_groups(r[sel], bad[sel], family, devices, keys))
+    if not parts:
         return pd.DataFrame()
-    fam = pd.Series(None, index=rows.index, dtype=object)
-    for name, pats in VERIFY_FAMILIES.items():
-        fam = fam.mask(rows["pattern"].isin(pats), name)
-    device = rows["src"].where(rows["pattern"].isin(("d2h", "one_to_all")), rows["dst"])
-    r = rows.assign(family=fam, device=device.where(~fam.isin(("pair", "card")), pd.NA),
-                    src=rows["src"].where(fam == "pair", pd.NA),
-                    dst=rows["dst"].where(fam == "pair", pd.NA),
-                    group=rows["group"].astype(object).where(fam == "card", None),
-                    _bad=(rows["error_kind"].astype(object) == "verification")
-                    | (rows["verified"].astype("boolean") == False))  # noqa: E712
-    r = r[r["family"].notna()]
-    inside = r["src"].isin(devices) | r["device"].isin(devices) | r["group"].notna()
-    g = r[inside].groupby([*keys, "family", "src", "dst", "device", "group"], dropna=False,
-                          observed=True, sort=False)
-    out = g.agg(measured=("_bad", "sum"), n=("_bad", "size")).reset_index()
+    out = pd.concat(parts, ignore_index=True)
+    failed = out["measured"].to_numpy() > 0
+    reason = pd.Series(None, index=out.index, dtype=object)
+    reason[failed] = ("bytes arrived wrong in " + out.loc[failed, "measured"].astype(str)
+                      + " of " + out.loc[failed, "n"].astype(str) + " samples")
     return out.assign(
         kind="verification", name="verification " + out["family"], unit="bad samples",
         bound="max", criterion=0.0, measured=out["measured"].astype(float),
-        status=np.where(out["measured"] > 0, FAIL, PASS),
-        reason=np.where(out["measured"] > 0, "bytes arrived wrong in "
-                        + out["measured"].astype(int).astype(str) + " of "
-                        + out["n"].astype(str) + " samples", None),
-        basis=basis)
+        status=np.where(failed, FAIL, PASS), reason=reason, basis=basis)
 
 
 def _ids(items: pd.DataFrame) -> pd.Series:
+    """``name where`` per item (computed once per distinct item, not per host)."""
+    cols = ["name", "src", "dst", "device", "group"]
+    code = items.groupby(cols, dropna=False, sort=False).ngroup().to_numpy()
+    first = items[cols].iloc[np.unique(code, return_index=True)[1]]
     where = np.select(
-        [items["src"].notna() & items["dst"].notna(), items["device"].notna(),
-         items["group"].notna()],
-        [items["src"].astype(str) + "->" + items["dst"].astype(str),
-         "device " + items["device"].astype(str), "cards " + items["group"].astype(str)],
+        [first["src"].notna() & first["dst"].notna(), first["device"].notna(),
+         first["group"].notna()],
+        [first["src"].astype(str) + "->" + first["dst"].astype(str),
+         "device " + first["device"].astype(str), "cards " + first["group"].astype(str)],
         "")
-    return (items["name"] + " " + pd.Series(where, index=items.index)).str.strip()
+    ids = (first["name"] + " " + pd.Series(where, index=first.index)).str.strip()
+    return pd.Series(ids.to_numpy()[code], index=items.index)
 
 
 def _host_frame(*frames: pd.DataFrame | None) -> pd.DataFrame:
