@@ -33,9 +33,15 @@ JSON_KEYS = ("host", "id", "name", "kind", "status", "measured", "criterion", "b
 _BOUND_WORD = {"min": "at least", "max": "at most", "eq": "equal to"}
 
 
-def _text(v: Any) -> str:
+#: units whose values are counts: printed without decimals
+COUNT_UNITS = ("bool", "bad samples")
+
+
+def _text(v: Any, unit: Any = None) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
         return "-"
+    if unit in COUNT_UNITS and isinstance(v, (int, float)):
+        return str(int(v))
     if isinstance(v, float):
         return f"{v:.2f}" if abs(v) < 1e5 else f"{v:.4g}"
     return str(v)
@@ -44,8 +50,8 @@ def _text(v: Any) -> str:
 def measured_text(item: pd.Series) -> str:
     """``measured / criterion unit``, as TransferBench and ascend-dmi print it."""
     unit = item.get("unit")
-    unit = "" if unit in ("bool", "class") else f" {unit}"
-    return f"{_text(item['measured'])} / {_text(item['criterion'])}{unit}"
+    shown = "" if unit in ("bool", "class") else f" {unit}"
+    return f"{_text(item['measured'], unit)} / {_text(item['criterion'], unit)}{shown}"
 
 
 def item_line(item: pd.Series) -> str:
@@ -121,7 +127,7 @@ def junit_xml(items: pd.DataFrame, *, suite: str = SUITE) -> str:
                              classname=f"{prefix}check.{item['kind']}")
         text = (f"{item['id']}: {measured_text(item)} "
                 f"(criterion: {_BOUND_WORD.get(item.get('bound'), '')} "
-                f"{_text(item['criterion'])}; basis: {_text(item.get('basis'))})")
+                f"{_text(item['criterion'], item.get('unit'))}; basis: {_text(item.get('basis'))})")
         if item["status"] == FAIL:
             reason = item.get("reason")
             failure = ET.SubElement(case, "failure", message=f"{item['id']}: "

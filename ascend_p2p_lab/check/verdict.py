@@ -157,8 +157,9 @@ def _judge(expected: pd.DataFrame, points: pd.DataFrame, on: list[str],
     reason[measured.isna().to_numpy()] = "no sample measured"
     if lost.any():  # text only where it is needed: a fleet has ~500 items per host
         sel = lost.to_numpy()
-        reason[sel] = ("lost " + m.loc[sel, "lost"].astype(int).astype(str) + " of "
-                       + m.loc[sel, "n"].astype(int).astype(str) + " samples: " + why[sel])
+        lost_n, n = m.loc[sel, "lost"].astype(int), m.loc[sel, "n"].astype(int)
+        part = "lost " + lost_n.astype(str) + " of " + n.astype(str) + " samples: "
+        reason[sel] = part.where(lost_n < n, "lost: ") + why[sel]
     reason[missing.to_numpy()] = "cannot measure: " + why[missing.to_numpy()]
     reason[unseen.to_numpy()] = "not measured"
     return m.assign(status=status, reason=reason, criterion=m["value"],
