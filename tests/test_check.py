@@ -197,7 +197,10 @@ def test_cli_clean_preset_passes_and_prints_measured_over_criterion(capsys):
     assert status == 0 and out[-1] == "PASS"
     line = next(x for x in out if x.startswith("PASS  bandwidth uni pull 1->2"))
     assert re.search(r"\d+\.\d\d / 23\.47 GB/s$", line)
-    assert not any("3" in x.split()[-1] for x in out if "->3" in x)  # only devices 0-2
+    ids = [x.split("  ")[1] for x in out if re.match(r"(PASS|FAIL|SKIP)  ", x)]
+    assert len(ids) == 6 * 8 + 3 * 2 * 2 + 6  # 8 per pair; host copies and their bytes; fans
+    assert not [i for i in ids if re.search(r"[3-7]->|->[3-7]|device [3-7]", i)]
+    assert sum(x.startswith("SKIP  aggregate") for x in out) == 6  # criteria: 8 devices
 
 
 def test_cli_criteria_then_check_round_trip(tmp_path, capsys):
