@@ -165,13 +165,14 @@ def criteria_from_preset(preset: str, *, fraction: float = DEFAULT_FRACTION,
     with open_runtime("sim", topology=topo) as rt:
         devs = tuple(range(rt.device_count)) if devices is None else tuple(devices)
         measured = run_measurements(rt, measurements(needs, devs), devs)
-    origin = f"model of preset {name} (simulator, jitter 0)"
+    what = "preset" if topology is None else "topology"
+    origin = f"model of {what} {name} (simulator, jitter 0)"
     if devices is not None:  # the matrices need every pair: fill them from the topology
         measured.peer = _topology_peer(topo)
     return criteria_from_measured(
         measured, n=topo.device_count, fraction=fraction, origin=origin,  # type: ignore[attr-defined]
         size=size, samples=samples, name=f"{name} x {fraction:g}",
-        topology_basis=f"preset {name}: its link matrix, and peer access where "
+        topology_basis=f"{what} {name}: its link matrix, and peer access where "
                        "aclrtDeviceCanAccessPeer says 1")
 
 

@@ -106,9 +106,13 @@ def cmd_criteria(args: argparse.Namespace) -> int:
     if args.from_run is not None:
         criteria = criteria_from_run(load_run(args.from_run), fraction=fraction)
     else:
-        topo = load_topology(args.topology) if args.topology else load_preset(args.preset)
-        extra = {} if size is None else {"size": size}
-        criteria = criteria_from_preset(topo.name, fraction=fraction, topology=topo, **extra)
+        extra: dict[str, Any] = {} if size is None else {"size": size}
+        if args.topology is not None:
+            topo = load_topology(args.topology)
+            extra["topology"] = topo
+        else:
+            topo = load_preset(args.preset)  # an unknown name: exit 2 here
+        criteria = criteria_from_preset(topo.name, fraction=fraction, **extra)
     with past_input_checks():
         text = to_toml(criteria)
         criteria_from_text(text, str(out))  # what we write must load
@@ -146,9 +150,11 @@ def _criteria(args: argparse.Namespace) -> Any:
     if args.backend == "acl" and args.preset is None:
         raise UsageError("--backend acl: give --criteria FILE (or --preset NAME for its "
                          "model's numbers)")
-    topo = (load_topology(args.topology) if args.topology is not None
-            else load_preset(args.preset or DEFAULT_PRESET))
-    return criteria_from_preset(topo.name, fraction=fraction, topology=topo)
+    if args.topology is not None:
+        topo = load_topology(args.topology)
+        return criteria_from_preset(topo.name, fraction=fraction, topology=topo)
+    return criteria_from_preset(load_preset(args.preset or DEFAULT_PRESET).name,
+                                fraction=fraction)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
