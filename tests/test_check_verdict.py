@@ -130,3 +130,15 @@ def test_rendering_json_and_junit_agree_with_the_items():
     skipped = {c.get("name") for c in cases if c.find("skipped") is not None}
     assert skipped == set(items.loc[items["status"] == "SKIP", "id"]) and skipped
     assert to_json(items.iloc[:0], points_lost=3)["status"] == "FAIL"
+
+
+def test_derived_matrices_are_read_by_source_row():
+    from ascend_p2p_lab.check.derive import criteria_from_measured
+    from ascend_p2p_lab.check.run import Measured
+
+    table = peer({(0, 2): False, (2, 0): True})
+    table.loc[(table["src"] == 0) & (table["dst"] == 2), "link"] = "PXB"  # asymmetric
+    c = criteria_from_measured(Measured(table, to_frame([], {})), n=3, fraction=0.9,
+                               origin="hand-made", size=1024)
+    assert c.links[0][2] == "PXB" and c.links[2][0] == "PIX"
+    assert c.peer_access[0][2] is False and c.peer_access[2][0] is True

@@ -266,9 +266,8 @@ def verification_items(rows: pd.DataFrame, devices: Sequence[int], keys: list[st
                        basis: str) -> pd.DataFrame:
     """``verification`` items: per ordered pair (pair and latency copies), per device
     and host direction, per fan-out device, per card pair; measured = bad samples."""
-    r = rows[[*keys, "pattern", "src", "dst", "group", "error_kind", "verified"]]
-    bad = ((r["error_kind"].astype(object) == "verification").to_numpy()
-           | (r["verified"].astype("boolean") == False).fillna(False).to_numpy())  # noqa: E712
+    r = rows[[*keys, "pattern", "src", "dst", "group", "error_kind"]]
+    bad = (r["error_kind"].astype(object) == "verification").to_numpy(dtype=bool)
     parts = []
     for family, pats in VERIFY_FAMILIES.items():
         sel = r["pattern"].isin(pats).fillna(False).to_numpy(dtype=bool)
