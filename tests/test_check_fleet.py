@@ -71,3 +71,22 @@ def test_cli_fleet_bad_criteria_is_bad_input(tmp_path, capsys):
     bad.write_text("schema_version = 1\n[topology\n")
     assert main(["fleet", "--local", "2", "--criteria", str(bad)]) == 2
     assert f"{bad}:2: malformed TOML" in capsys.readouterr().err
+
+
+def test_scale_benchmark_finds_exactly_the_degraded_hosts(capsys):
+    """benchmarks/check_scale.py at 12 hosts: its synthetic fleet and its assertions."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "check_scale.py"
+    spec = importlib.util.spec_from_file_location("check_scale", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    base, _ = bench.one_run(0)
+    frame, bad = bench.synthesize(base, 12, 3, 0)
+    assert len(frame) == 12 * len(base) and len(bad) == 3
+    one = frame[frame["host"] == "host-0005"].reset_index(drop=True)
+    assert not one["bandwidth_GBps"].equals(base["bandwidth_GBps"])  # resampled
+    assert set(one["bandwidth_GBps"].dropna()) <= set(base["bandwidth_GBps"].dropna())
+    assert bench.main(["--hosts", "12", "--degraded", "3"]) == 0
+    assert "**met**" in capsys.readouterr().out
