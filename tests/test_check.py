@@ -190,6 +190,12 @@ def test_cli_json_and_junit_for_a_degraded_server(criteria, files, tmp_path, cap
     assert (tmp_path / "out" / "items.csv").is_file()
 
 
+def test_cli_check_preset_on_a_clean_a2_passes_all(capsys):
+    assert main(["check", "--backend", "sim", "--preset", "atlas800t-a2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == ["512 items: 512 passed, 0 failed, 0 skipped", "PASS"]
+
+
 def test_cli_clean_preset_passes_and_prints_measured_over_criterion(capsys):
     status = main(["check", "--backend", "sim", "--preset", "atlas800t-a2", "--devices",
                    "0-2"])
