@@ -90,3 +90,11 @@ def test_scale_benchmark_finds_exactly_the_degraded_hosts(capsys):
     assert set(one["bandwidth_GBps"].dropna()) <= set(base["bandwidth_GBps"].dropna())
     assert bench.main(["--hosts", "12", "--degraded", "3"]) == 0
     assert "**met**" in capsys.readouterr().out
+
+
+def test_a_host_with_another_device_count_fails_device_count():
+    import pandas as pd
+
+    items = pd.DataFrame({"host": ["a"], "status": ["FAIL"], "id": ["peer_access 0->1"]})
+    assert failing_by_host(items, {"a": 8, "b": 16, "c": None}, 8) == {
+        "a": ["peer_access 0->1"], "b": ["device_count 16 / 8"]}

@@ -63,7 +63,14 @@ def fleet_items(criteria: Criteria, frame: pd.DataFrame | None,
     return evaluate(criteria, peer, rows, by_host=True)
 
 
-def failing_by_host(items: pd.DataFrame) -> dict[str, list[str]]:
-    """The failing items' ids per host (hosts with none left out)."""
+def failing_by_host(items: pd.DataFrame, device_counts: Mapping[str, Any] | None = None,
+                    expected: int | None = None) -> dict[str, list[str]]:
+    """The failing items' ids per host (hosts with none left out); a host whose device
+    count (``device_counts``, from each run's metadata) is not the criteria's
+    (``expected``) fails ``device_count``, since its items would compare other devices."""
     bad = items[items["status"] == FAIL]
-    return {str(h): list(g["id"]) for h, g in bad.groupby("host", sort=True)}
+    out = {str(h): list(g["id"]) for h, g in bad.groupby("host", sort=True)}
+    for host, n in (device_counts or {}).items():
+        if expected is not None and n is not None and int(n) != expected:
+            out.setdefault(str(host), []).insert(0, f"device_count {n} / {expected}")
+    return dict(sorted(out.items()))

@@ -179,8 +179,11 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[s
         return None
     from ..check.fleet import failing_by_host, fleet_items
 
+    criteria = args.criteria_data
     probes = {r.host: r.probe for r in result.results.values()}
-    return failing_by_host(fleet_items(args.criteria_data, result.frame, probes))
+    counts = {r.host: r.meta.get("device_count") for r in result.results.values()}
+    return failing_by_host(fleet_items(criteria, result.frame, probes), counts,
+                           criteria.device_count)
 
 
 def _print_table(analysis: Any, result: Any) -> None:
