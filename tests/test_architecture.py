@@ -41,7 +41,10 @@ ALLOWED: dict[str, set[str]] = {
                 "measure", "plots"},
     "cli": {"_version", "codes", "units", "schema", "results", "comparison", "matrices",
             "topology", "runtime", "measure", "plots", "terminal", "runfolder", "sim",
-            "calibrate", "fleet", "imports"},
+            "calibrate", "fleet", "imports", "check"},
+    # the health check: criteria, the sweeps they need, the verdict; never plots or cli
+    "check": {"_version", "codes", "units", "schema", "results", "topology", "runtime",
+              "measure"},
     # Dask only inside functions of fleet/ (survey, simulated): importing it loads no Dask
     "fleet": {"codes", "units", "schema", "results", "comparison", "runfolder", "sim",
               "runtime", "measure"},

@@ -1,5 +1,5 @@
 """The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, compare, demo,
-sim-path, calibrate, dashboard, fleet, import.
+sim-path, calibrate, dashboard, fleet, import, criteria, check.
 
 Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for was
 measured, 1 when a failure cost data points, 2 for bad input (before any device work),
@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED
 from .calibrate import cmd_calibrate
+from .check import cmd_check, cmd_criteria
 from .compare import cmd_compare
 from .dashboard import cmd_dashboard
 from .fleet import cmd_fleet
@@ -41,7 +42,8 @@ __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
 COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep": cmd_sweep,
             "report": cmd_report, "demo": cmd_demo, "sim-path": cmd_sim_path,
             "compare": cmd_compare, "calibrate": cmd_calibrate,
-            "dashboard": cmd_dashboard, "fleet": cmd_fleet, "import": cmd_import}
+            "dashboard": cmd_dashboard, "fleet": cmd_fleet, "import": cmd_import,
+            "criteria": cmd_criteria, "check": cmd_check}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

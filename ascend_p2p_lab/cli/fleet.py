@@ -71,6 +71,9 @@ def add_fleet_args(p: argparse.ArgumentParser) -> None:
                         "fleet_hosts.csv and fleet_heatmaps.png (default: none)")
     p.add_argument("--overwrite", action="store_true", help="replace a fleet in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--criteria", type=Path, default=None, metavar="FILE",
+                   help="also check every host against a criteria file (see `check`): its "
+                        "failing items per host, beside the outliers (default: none)")
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
@@ -91,6 +94,12 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     if args.out is not None:
         check_fleet_out(args.out, overwrite=args.overwrite)
     options = {"sizes": args.sizes, "samples": args.samples}
+    if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
+        from ..check import load_criteria
+        from ..check.fleet import fleet_options
+
+        args.criteria_data = load_criteria(args.criteria)
+        options.update(fleet_options(args.criteria_data, args.sizes))
     if args.scheduler is not None:
         if args.degrade:
             raise UsageError("--degrade simulates a fault: use it with --local")
@@ -145,15 +154,36 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
 
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
+    failing = _criteria_failing(result, args)
     if args.format == "json":
         data = {**verdict, "interrupted": result.interrupted,
                 "saved_to": None if args.out is None else str(args.out)}
+        if failing is not None:
+            data["criteria"] = {"file": str(args.criteria), "failing_items": failing}
         print(json.dumps(data, indent=1), flush=True)
     else:
         _print_table(analysis, result)
+        if failing is not None:
+            print(f"\ncriteria {args.criteria}: " + ("every host passes" if not failing else
+                  "failing items per host:\n" + "\n".join(
+                      f"  {host}: {', '.join(ids)}" for host, ids in failing.items())))
     if args.out is not None:
         _figure(analysis, args.out, quiet=args.format == "json")
-    return EXIT_INTERRUPTED if result.interrupted else verdict["exit_status"]
+    status = max(verdict["exit_status"], 1 if failing else 0)
+    return EXIT_INTERRUPTED if result.interrupted else status
+
+
+def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
+    """With --criteria: the failing items' ids per host (check/fleet.py), else None."""
+    if getattr(args, "criteria", None) is None:
+        return None
+    from ..check.fleet import failing_by_host, fleet_items
+
+    criteria = args.criteria_data
+    probes = {r.host: r.probe for r in result.results.values()}
+    counts = {r.host: r.meta.get("device_count") for r in result.results.values()}
+    return failing_by_host(fleet_items(criteria, result.frame, probes), counts,
+                           criteria.device_count)
 
 
 def _print_table(analysis: Any, result: Any) -> None:

@@ -118,6 +118,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sizes", default="4KiB:1GiB", help="copy sizes (default 4KiB:1GiB)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    _add_compare(sub)
+    _sub(sub, "sim-path", "print a folder whose `acl` package is the simulator")
+
+    _add_calibrate(sub)
+    _add_dashboard(sub)
+    from .fleet import FLEET_HELP, add_fleet_args  # the fleet command's options live there
+
+    add_fleet_args(_sub(sub, "fleet", FLEET_HELP))
+    _add_import(sub)
+    from .check import add_check_args  # criteria and check: their options live there
+
+    add_check_args(sub, _sub)
+    return parser
+
+
+def _add_compare(sub: Any) -> None:
+    """``compare``: RUN against BASELINE, or against a simulated preset."""
     p = _sub(sub, "compare", "bandwidth of RUN relative to BASELINE, point by point (or to "
                              "what a simulated preset predicts for RUN's plan)")
     p.usage = ("%(prog)s [options] BASELINE RUN\n"
@@ -143,16 +160,6 @@ exit status:
                         "simulated preset NAME and compare with that (default: off)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write a ratio heatmap PNG per case into DIR (default: none)")
-
-    _sub(sub, "sim-path", "print a folder whose `acl` package is the simulator")
-
-    _add_calibrate(sub)
-    _add_dashboard(sub)
-    from .fleet import FLEET_HELP, add_fleet_args  # the fleet command's options live there
-
-    add_fleet_args(_sub(sub, "fleet", FLEET_HELP))
-    _add_import(sub)
-    return parser
 
 
 def _add_import(sub: Any) -> None:

@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from ..comparison import DEFAULT_THRESHOLD, LOST_RATIO
-from ..results import FAILURE_KINDS, failures, summarize
+from ..results import FAILURE_KINDS
+from ..schema import POINT_KEYS
 
 #: The rows a link's bandwidth is read from.
 LINK_CASE = {"pattern": "pair", "direction": "uni", "peer": "on"}
@@ -102,16 +103,26 @@ def outliers(fractions: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD) -> p
     return below.sort_values(["host", "fraction", "src", "dst"], ignore_index=True)
 
 
-def _host_rows(frame: pd.DataFrame, host: str) -> dict[str, Any]:
-    part = frame[(frame["host"] == host).fillna(False).astype(bool)]
-    if part.empty:
-        return {"host_bound_share": np.nan, "errors": 0, "row_kinds": ""}
-    points = summarize(part)
-    measured = points[points["bandwidth_GBps_median"].notna()]
-    share = float(measured["host_bound"].mean()) if len(measured) else np.nan
-    lost = failures(part)
-    return {"host_bound_share": share, "errors": int(lost["points"].sum()),
-            "row_kinds": ",".join(sorted(set(lost["kind"].astype(str))))}
+def _host_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per host, in one pass over the fleet's rows (1,024 hosts: benchmarks/check_scale.py):
+    ``host_bound_share`` (of the measured points, as :func:`summarize` counts them),
+    ``errors`` (points lost, as :func:`failures` counts them), ``row_kinds``."""
+    cols = ["host_bound_share", "errors", "row_kinds"]
+    if frame.empty:
+        return pd.DataFrame(columns=cols)
+    keys = ["host", *POINT_KEYS]
+    points = frame.groupby(keys, dropna=False, observed=True, sort=False).agg(
+        bw=("bandwidth_GBps", "median"), hb=("host_bound", "any")).reset_index()
+    share = points[points["bw"].notna()].groupby("host", observed=True)["hb"].mean()
+    bad = frame[frame["error_kind"].isin(FAILURE_KINDS).fillna(False).astype(bool)]
+    lost = bad.drop_duplicates([*keys, "error_kind", "error_code", "error_call"])
+    errors = lost.groupby("host", observed=True).size()
+    kinds = bad.groupby("host", observed=True)["error_kind"].agg(
+        lambda k: ",".join(sorted(set(k.astype(str)))))
+    parts = {"host_bound_share": share.astype(float), "errors": errors, "row_kinds": kinds}
+    for part in parts.values():
+        part.index = part.index.astype(str)  # categorical hosts: plain names
+    return pd.DataFrame(parts)
 
 
 def host_table(frame: pd.DataFrame, fractions: pd.DataFrame,
@@ -122,17 +133,22 @@ def host_table(frame: pd.DataFrame, fractions: pd.DataFrame,
     points lost to errors (``errors``), and the error kinds. Columns
     :data:`HOST_COLUMNS`."""
     below = outliers(fractions, threshold)
+    per_host = _host_rows(frame)
+    links = fractions[fractions["bandwidth_GBps"].notna()].groupby("host").size()
+    n_below = below.groupby("host").size()
     rows = []
     for st in statuses:
         host = st["host"]
-        mine = fractions[fractions["host"] == host]
-        extra = _host_rows(frame, host)
-        kinds = [k for k in (st.get("error_kind"), extra["row_kinds"]) if k]
+        extra = per_host.loc[host] if host in per_host.index else {}
+        share, errors = extra.get("host_bound_share", np.nan), extra.get("errors", 0)
+        row_kinds = extra.get("row_kinds", "")
+        kinds = [k for k in (st.get("error_kind"), row_kinds) if isinstance(k, str) and k]
         rows.append({"host": host, "status": st["status"],
-                     "links": int(mine["bandwidth_GBps"].notna().sum()),
-                     "outliers": int((below["host"] == host).sum()),
-                     "host_bound_share": extra["host_bound_share"],
-                     "errors": extra["errors"], "error_kind": ",".join(kinds),
+                     "links": int(links.get(host, 0)),
+                     "outliers": int(n_below.get(host, 0)),
+                     "host_bound_share": share,
+                     "errors": 0 if pd.isna(errors) else int(errors),
+                     "error_kind": ",".join(kinds),
                      "error": st.get("error") or ""})
     return pd.DataFrame(rows, columns=HOST_COLUMNS)
 

@@ -1,0 +1,80 @@
+"""The interconnect health check: written criteria, PASS/FAIL per item.
+
+- :mod:`.criteria`: criteria as data (a versioned TOML file), loaded with file and line
+  in every refusal; :mod:`.writer` writes it back;
+- :mod:`.derive`: criteria from a known-good run, or from a preset's model, x a fraction;
+- :mod:`.plan`: the one function that turns criteria into measurement work;
+- :mod:`.run`: the peer table and the sweeps, on a runtime;
+- :mod:`.verdict`: pure pandas, one row per item (and host, for a fleet);
+- :mod:`.render`: lines, JSON and JUnit XML.
+
+Example:
+    >>> from ascend_p2p_lab.runtime import open_runtime
+    >>> criteria = criteria_from_preset("atlas800t-a2", devices=(0, 1))
+    >>> with open_runtime("sim", preset="atlas800t-a2") as rt:
+    ...     result = run_check(rt, criteria, devices=(0, 1))
+    >>> result.status, sorted(set(result.items["status"]))
+    ('PASS', ['PASS'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..runtime import Runtime
+from .criteria import Criteria, CriteriaError, criteria_from_text, load_criteria
+from .derive import criteria_from_measured, criteria_from_preset
+from .plan import Needs, Work, measurements, needs_of
+from .render import junit_xml, table_text, to_json
+from .run import Measured, peer_table, run_measurements
+from .verdict import evaluate, overall, points_lost
+from .writer import to_toml
+
+#: aggregates over every device (a subset of devices cannot be judged against them)
+FANOUTS = ("one_to_all", "all_to_one")
+
+__all__ = [
+    "CheckResult", "Criteria", "CriteriaError", "Measured", "Needs", "Work",
+    "criteria_from_measured", "criteria_from_preset", "criteria_from_text", "evaluate",
+    "junit_xml", "load_criteria", "measurements", "needs_of", "overall", "peer_table",
+    "points_lost", "run_check", "run_measurements", "table_text", "to_json", "to_toml",
+]
+
+
+@dataclass
+class CheckResult:
+    """A check's items, what it measured, and its verdict."""
+
+    items: pd.DataFrame
+    measured: Measured
+    points_lost: int
+
+    @property
+    def status(self) -> str:
+        """PASS when no item failed and no sample was lost, else FAIL."""
+        return "FAIL" if self.points_lost or overall(self.items)[0] == "FAIL" else "PASS"
+
+
+def run_check(rt: Runtime, criteria: Criteria, devices: Sequence[int] | None = None, *,
+              progress: bool = False) -> CheckResult:
+    """Measure what the criteria need on rt and judge every item."""
+    n = rt.device_count
+    if criteria.device_count != n:
+        raise ValueError(f"the criteria describe {criteria.device_count} devices; this server "
+                         f"has {n}")
+    devs = tuple(range(n)) if devices is None else tuple(sorted(set(devices)))
+    needs = needs_of(criteria)
+    if len(devs) < n:  # a fan-out over fewer devices is not what its criterion measured
+        needs = dataclasses.replace(needs, aggregates=needs.aggregates - set(FANOUTS))
+    measured = run_measurements(rt, measurements(needs, devs), devs, progress=progress)
+    items = evaluate(criteria, measured.peer, measured.rows, devs)
+    if len(devs) < n:
+        fan = items["kind"].eq("aggregate") & items["name"].str.endswith(FANOUTS)
+        items.loc[fan, "status"] = "SKIP"
+        items.loc[fan, "reason"] = (f"a fan-out criterion holds for all {n} devices; "
+                                    f"--devices chose {len(devs)}")
+    return CheckResult(items, measured, points_lost(measured.rows))

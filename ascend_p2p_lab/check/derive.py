@@ -1,0 +1,217 @@
+"""Where criteria come from: a known-good run's medians times a fraction.
+
+Two sources share this code:
+
+- ``criteria --from RUN``: a golden run of the user's own server (DCGM's golden values);
+- ``criteria --preset NAME``: the preset's *model*, obtained by running the check's own
+  measurements on the simulator with the preset's jitter set to 0. The simulator is the
+  one place the model lives (latency plus size over rate, push/pull efficiencies, shared
+  ports and card budgets for aggregates); re-deriving those numbers from the preset's
+  figures here would be a second copy of the model that drifts from the first.
+
+Bandwidth criteria are per link class: the median over the class's pairs of each pair's
+median, times the fraction; latency criteria are that median *divided* by the fraction (a
+ceiling); host copies and fan-outs are per device, cards per card pair. The link matrix
+and the expected peer access come from the peer table (a run: from its rows).
+
+Example:
+    >>> from ascend_p2p_lab.check.derive import criteria_from_preset
+    >>> c = criteria_from_preset("atlas800t-a2", fraction=0.9, devices=(0, 1, 2))
+    >>> row = c.table.query("kind == 'bandwidth' and direction == 'uni' and initiator == 'dst'")
+    >>> round(float(row["value"].iloc[0]), 1)
+    23.5
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+
+from ..units import format_size
+from .criteria import (
+    DEFAULT_FRACTION,
+    DEFAULT_LATENCY_SIZE_BYTES,
+    DEFAULT_SAMPLES,
+    DEFAULT_SIZE_BYTES,
+    Criteria,
+    make_table,
+)
+from .plan import Needs, measurements
+from .run import Measured, run_measurements
+
+#: the link classes whose pairs share a card (the card pattern exists only with them)
+CARD_LINKS = ("SIO",)
+
+
+def _good(rows: pd.DataFrame, pattern: str | tuple[str, ...], size: int) -> pd.DataFrame:
+    pats = (pattern,) if isinstance(pattern, str) else pattern
+    r = rows[rows["pattern"].isin(pats) & (rows["size_bytes"] == size)]
+    return r[r["error_kind"].isna()]
+
+
+def check_fraction(fraction: float) -> float:
+    """A fraction in (0, 1] (ValueError otherwise)."""
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) \
+            or not math.isfinite(fraction) or not 0 < fraction <= 1:
+        raise ValueError(f"fraction must be a number in (0, 1], got {fraction!r}")
+    return float(fraction)
+
+
+def _pair_records(rows: pd.DataFrame, links: pd.DataFrame, size: int, lat_size: int,
+                  fraction: float, origin: str) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    bw = _good(rows, "pair", size).merge(links, on=["src", "dst"], suffixes=("_row", ""))
+    per_pair = bw.groupby(["link", "direction", "initiator", "src", "dst"],
+                          observed=True)["bandwidth_GBps"].median()
+    for (cls, direction, initiator), s in per_pair.groupby(level=[0, 1, 2], observed=True):
+        med = float(s.median())
+        out.append({"kind": "bandwidth", "link": cls, "direction": direction,
+                    "initiator": initiator, "bound": "min", "unit": "GB/s",
+                    "value": round(med * fraction, 3),
+                    "basis": f"{origin}: median over {len(s)} {cls} pairs of each pair's "
+                             f"median, {med:.3f} GB/s at {format_size(size)}, x {fraction:g}"})
+    lat = _good(rows, "latency", lat_size).merge(links, on=["src", "dst"],
+                                                  suffixes=("_row", ""))
+    per_pair = lat.groupby(["link", "src", "dst"], observed=True)["latency_us"].median()
+    for cls, s in per_pair.groupby(level=0, observed=True):
+        med = float(s.median())
+        out.append({"kind": "latency", "link": cls, "bound": "max", "unit": "us",
+                    "value": round(med / fraction, 3),
+                    "basis": f"{origin}: median over {len(s)} {cls} pairs of each pair's "
+                             f"median, {med:.3f} us per {lat_size}-byte copy, / {fraction:g}"})
+    return out
+
+
+def _device_records(rows: pd.DataFrame, size: int, fraction: float,
+                    origin: str) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    r = _good(rows, ("h2d", "d2h", "one_to_all", "all_to_one"), size)
+    device = r["dst"].where(r["pattern"].isin(("h2d", "all_to_one")), r["src"])
+    med = r.assign(device=device).groupby(["pattern", "device"], observed=True)[
+        "bandwidth_GBps"].median()
+    for (pattern, device), value in med.items():
+        kind = "host" if pattern in ("h2d", "d2h") else "aggregate"
+        rec = {"kind": kind, "device": int(device), "bound": "min", "unit": "GB/s",
+               "value": round(float(value) * fraction, 3),
+               "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
+                        f"on device {device}, x {fraction:g}"}
+        rec["direction" if kind == "host" else "pattern"] = pattern
+        out.append(rec)
+    cards = _good(rows, "card", size)
+    for group, s in cards.groupby(cards["group"].astype(str), observed=True)[
+            "bandwidth_GBps"]:
+        value = float(s.median())
+        out.append({"kind": "aggregate", "pattern": "card", "group": group, "bound": "min",
+                    "unit": "GB/s", "value": round(value * fraction, 3),
+                    "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
+                             f"for cards {group}, x {fraction:g}"})
+    return out
+
+
+def _matrices(peer: pd.DataFrame, n: int
+              ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[bool, ...], ...]]:
+    links = [["X"] * n for _ in range(n)]
+    access = [[False] * n for _ in range(n)]
+    for src, dst, link, ok in zip(peer["src"], peer["dst"], peer["link"], peer["peer_ok"]):
+        links[int(src)][int(dst)] = str(link)
+        access[int(src)][int(dst)] = bool(ok)
+    missing = [(a, b) for a in range(n) for b in range(n) if a != b and links[a][b] == "X"]
+    if missing:
+        raise ValueError(f"the link class of {len(missing)} ordered pairs is unknown (first "
+                         f"{missing[0][0]}->{missing[0][1]}): measure every ordered pair")
+    return tuple(map(tuple, links)), tuple(map(tuple, access))
+
+
+def criteria_from_measured(measured: Measured, *, n: int, fraction: float, origin: str,
+                           size: int, latency_size: int = DEFAULT_LATENCY_SIZE_BYTES,
+                           samples: int = DEFAULT_SAMPLES, name: str = "",
+                           topology_basis: str | None = None) -> Criteria:
+    """Criteria from what a known-good server measured (see the module docstring)."""
+    fraction = check_fraction(fraction)
+    links, access = _matrices(measured.peer, n)
+    link_of = measured.peer[["src", "dst", "link"]].astype({"src": "Int64", "dst": "Int64"})
+    rows = measured.rows
+    records = [*_pair_records(rows, link_of, size, latency_size, fraction, origin),
+               *_device_records(rows, size, fraction, origin)]
+    return Criteria(
+        links=links, peer_access=access, table=make_table(records),
+        topology_basis=topology_basis or f"{origin}: link classes and peer access measured",
+        name=name, source=origin, size_bytes=size, latency_size_bytes=latency_size,
+        samples=samples, fraction=fraction,
+        verification_basis="every copy's bytes must arrive intact (no tolerance)")
+
+
+def criteria_from_preset(preset: str, *, fraction: float = DEFAULT_FRACTION,
+                         size: int = DEFAULT_SIZE_BYTES, samples: int = DEFAULT_SAMPLES,
+                         devices: Sequence[int] | None = None,
+                         topology: object = None) -> Criteria:
+    """The preset's model x fraction: the check's measurements run on the simulated
+    preset (or ``topology``) with jitter 0."""
+    import dataclasses
+
+    from ..runtime import open_runtime
+    from ..topology import load_preset
+
+    fraction = check_fraction(fraction)
+    topo = topology if topology is not None else load_preset(preset)
+    topo = dataclasses.replace(topo, jitter=0.0, faults=())  # type: ignore[type-var]
+    cards = any(cls in CARD_LINKS for cls in topo.classes_present())  # type: ignore[attr-defined]
+    needs = Needs.everything(cards=cards, size_bytes=size, samples=samples)
+    if devices is not None:  # fan-outs over some devices are not the server's
+        needs = dataclasses.replace(needs, aggregates=needs.aggregates & {"card"})
+    name = topo.name  # type: ignore[attr-defined]
+    with open_runtime("sim", topology=topo) as rt:
+        devs = tuple(range(rt.device_count)) if devices is None else tuple(devices)
+        measured = run_measurements(rt, measurements(needs, devs), devs)
+    what = "preset" if topology is None else "topology"
+    origin = f"model of {what} {name} (simulator, jitter 0)"
+    if devices is not None:  # the matrices need every pair: fill them from the topology
+        measured.peer = _topology_peer(topo)
+    return criteria_from_measured(
+        measured, n=topo.device_count, fraction=fraction, origin=origin,  # type: ignore[attr-defined]
+        size=size, samples=samples, name=f"{name} x {fraction:g}",
+        topology_basis=f"{what} {name}: its link matrix, and peer access where "
+                       "aclrtDeviceCanAccessPeer says 1")
+
+
+def _topology_peer(topo: object) -> pd.DataFrame:
+    n = topo.device_count  # type: ignore[attr-defined]
+    recs = [{"src": a, "dst": b, "link": topo.link(a, b),  # type: ignore[attr-defined]
+             "peer_ok": topo.can_access_peer(a, b)}  # type: ignore[attr-defined]
+            for a in range(n) for b in range(n) if a != b]
+    return pd.DataFrame(recs)
+
+
+def peer_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """A peer table from a run's pair rows: the ``link`` column per ordered pair, and
+    ``peer_ok`` unless every sample of the pair was unreachable (a golden run is one whose
+    peer enables worked)."""
+    r = rows[rows["pattern"].isin(("pair", "latency")) & rows["src"].notna()
+             & rows["dst"].notna()]
+    bad = r["error_kind"].astype(object) == "unreachable"
+    g = r.assign(_bad=bad).groupby(["src", "dst"], observed=True)
+    out = g.agg(link=("link", "first"), _bad=("_bad", "all")).reset_index()
+    return out.assign(peer_ok=~out["_bad"]).drop(columns="_bad")
+
+
+def criteria_from_run(rows: pd.DataFrame, *, fraction: float = DEFAULT_FRACTION,
+                      origin: str | None = None) -> Criteria:
+    """A golden run's medians x fraction (``criteria --from RUN``): bandwidth at the
+    largest size the run's pair pattern measured, latency at the latency pattern's
+    smallest size; every ordered pair must be in the run (for the link matrix)."""
+    meta = rows.attrs.get("run", {})
+    n = int(meta.get("device_count") or 0)
+    pairs = rows[rows["pattern"] == "pair"]
+    if not n or not len(pairs):
+        raise ValueError("the run has no pair-pattern rows (or no device_count): "
+                         "criteria need a sweep of every ordered pair")
+    lat = rows.loc[rows["pattern"] == "latency", "size_bytes"]
+    origin = origin or (f"golden run {meta.get('run_id', '?')} on "
+                        f"{meta.get('hostname', '?')} ({meta.get('backend', '?')})")
+    return criteria_from_measured(
+        Measured(peer_from_rows(rows), rows), n=n, fraction=fraction, origin=origin,
+        size=int(pairs["size_bytes"].max()),
+        latency_size=int(lat.min()) if len(lat) else DEFAULT_LATENCY_SIZE_BYTES,
+        name=f"{origin} x {fraction:g}")

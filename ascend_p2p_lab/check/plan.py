@@ -1,0 +1,104 @@
+"""What a check measures: criteria in, a short list of sweeps out.
+
+:func:`measurements` is the one place that turns criteria into measurement work (today
+calls of :func:`ascend_p2p_lab.measure.sweep`; when tests become data, this is the function
+to point at them). Only what the criteria need is measured: one bandwidth size, a few
+samples, one sweep per initiator, the latency pattern at its own size, host copies and
+aggregates in one sweep.
+
+Example:
+    >>> needs = Needs(bandwidth=frozenset({("uni", "dst"), ("bi", "dst")}), latency=True)
+    >>> [(w.label, w.options["patterns"], w.options["direction"]) for w in measurements(needs)]
+    [('pair pull', ['pair'], 'both'), ('latency', ['latency'], 'uni')]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .criteria import (
+    AGGREGATE_PATTERNS,
+    BANDWIDTH_DIRECTIONS,
+    DEFAULT_LATENCY_SIZE_BYTES,
+    DEFAULT_SAMPLES,
+    DEFAULT_SIZE_BYTES,
+    HOST_DIRECTIONS,
+    INITIATOR_WORDS,
+    INITIATORS,
+    Criteria,
+)
+
+#: untimed windows before each point: one is enough to leave cold-start effects out
+CHECK_WARMUP = 1
+
+
+@dataclass(frozen=True)
+class Needs:
+    """The measurements a set of criteria needs (see :func:`needs_of`)."""
+
+    bandwidth: frozenset[tuple[str, str]] = frozenset()  # (direction, initiator)
+    latency: bool = False
+    host: frozenset[str] = frozenset()  # h2d, d2h
+    aggregates: frozenset[str] = frozenset()  # one_to_all, all_to_one, card
+    size_bytes: int = DEFAULT_SIZE_BYTES
+    latency_size_bytes: int = DEFAULT_LATENCY_SIZE_BYTES
+    samples: int = DEFAULT_SAMPLES
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def everything(cls, *, cards: bool, **kwargs: Any) -> Needs:
+        """Every kind of measurement a check knows (what deriving criteria runs)."""
+        aggs = set(AGGREGATE_PATTERNS) - (set() if cards else {"card"})
+        return cls(bandwidth=frozenset((d, i) for d in BANDWIDTH_DIRECTIONS
+                                       for i in INITIATORS),
+                   latency=True, host=frozenset(HOST_DIRECTIONS), aggregates=frozenset(aggs),
+                   **kwargs)
+
+
+def needs_of(criteria: Criteria) -> Needs:
+    """The measurements criteria need: a pair sweep per initiator with the directions of
+    its bandwidth criteria, latency, host copies and aggregates when they have criteria.
+    Verification needs no work of its own: every copy measured is verified."""
+    t = criteria.table
+    bw = t[t["kind"] == "bandwidth"]
+    return Needs(
+        bandwidth=frozenset(zip(bw["direction"], bw["initiator"])),
+        latency=bool((t["kind"] == "latency").any()),
+        host=frozenset(t.loc[t["kind"] == "host", "direction"]),
+        aggregates=frozenset(t.loc[t["kind"] == "aggregate", "pattern"]),
+        size_bytes=criteria.size_bytes, latency_size_bytes=criteria.latency_size_bytes,
+        samples=criteria.samples)
+
+
+@dataclass(frozen=True)
+class Work:
+    """One sweep of a check: a label for progress lines and ``measure.sweep``'s keywords."""
+
+    label: str
+    options: dict[str, Any]
+
+
+def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[Work]:
+    """The sweeps that measure what ``needs`` asks for, on ``devices`` (None: all)."""
+    common = {"samples": needs.samples, "warmup": CHECK_WARMUP, "peer": "on",
+              "devices": None if devices is None else list(devices)}
+    work = []
+    for initiator in INITIATORS:
+        directions = sorted(d for d, i in needs.bandwidth if i == initiator)
+        if directions:
+            direction = "both" if len(directions) == 2 else directions[0]
+            work.append(Work(f"pair {INITIATOR_WORDS[initiator]}", {
+                **common, "patterns": ["pair"], "sizes": [needs.size_bytes],
+                "direction": direction, "initiator": initiator}))
+    if needs.latency:
+        work.append(Work("latency", {**common, "patterns": ["latency"],
+                                     "sizes": [needs.latency_size_bytes], "direction": "uni",
+                                     "initiator": "dst"}))
+    others = [p for p in (*HOST_DIRECTIONS, *AGGREGATE_PATTERNS)
+              if p in needs.host or p in needs.aggregates]
+    if others:
+        work.append(Work("host and aggregates", {
+            **common, "patterns": others, "sizes": [needs.size_bytes], "direction": "uni",
+            "initiator": "dst"}))
+    return work

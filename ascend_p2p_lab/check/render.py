@@ -1,0 +1,146 @@
+"""A check's items for people and for CI: one line per item, JSON, JUnit XML.
+
+Rendering only: the items table (:func:`.verdict.evaluate`) decides everything.
+
+Example:
+    >>> import pandas as pd
+    >>> items = pd.DataFrame([{"id": "bandwidth uni pull 2->5", "name": "bandwidth uni pull",
+    ...     "kind": "bandwidth", "status": "FAIL", "measured": 13.07, "criterion": 23.47,
+    ...     "unit": "GB/s", "src": 2, "dst": 5, "reason": None}])
+    >>> print(item_line(items.iloc[0]))
+    FAIL  bandwidth uni pull 2->5                   13.07 / 23.47 GB/s
+    >>> summary_line(items)
+    'FAIL (1 item)'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pandas as pd
+
+from .verdict import FAIL, SKIP, overall
+
+#: the JUnit test suite's name, and the prefix of every test case's class name
+SUITE = "ascend-p2p-lab check"
+#: item keys of the JSON output (when present), in order
+JSON_KEYS = ("host", "id", "name", "kind", "status", "measured", "criterion", "bound", "unit",
+             "src", "dst", "device", "group", "link", "direction", "initiator", "size_bytes",
+             "reason", "basis", "criteria_line")
+_BOUND_WORD = {"min": "at least", "max": "at most", "eq": "equal to"}
+
+
+#: units whose values are counts: printed without decimals
+COUNT_UNITS = ("bool", "bad samples")
+
+
+def _text(v: Any, unit: Any = None) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+        return "-"
+    if unit in COUNT_UNITS and isinstance(v, (int, float)):
+        return str(int(v))
+    if isinstance(v, float):
+        return f"{v:.2f}" if abs(v) < 1e5 else f"{v:.4g}"
+    return str(v)
+
+
+def measured_text(item: pd.Series) -> str:
+    """``measured / criterion unit``, as TransferBench and ascend-dmi print it."""
+    unit = item.get("unit")
+    shown = "" if unit in ("bool", "class") else f" {unit}"
+    return f"{_text(item['measured'], unit)} / {_text(item['criterion'], unit)}{shown}"
+
+
+def item_line(item: pd.Series) -> str:
+    """One item: status, id, measured / criterion, and why (a skip, a loss)."""
+    line = f"{item['status']:4s}  {item['id']:<40s}  {measured_text(item)}"
+    host = item.get("host")
+    if isinstance(host, str):
+        line = f"{host:12s}  {line}"
+    reason = item.get("reason")
+    if isinstance(reason, str) and reason:
+        line += f"  ({reason})"
+    return line
+
+
+def summary_line(items: pd.DataFrame, points_lost: int = 0) -> str:
+    """``PASS``, or ``FAIL (n items)`` (or the samples lost, when no item failed)."""
+    status, n = overall(items)
+    text = "PASS" if status == "PASS" else f"FAIL ({n} item{'s' if n != 1 else ''})"
+    if points_lost and status == "PASS":
+        text = f"FAIL ({points_lost} samples lost)"
+    return text
+
+
+def table_text(items: pd.DataFrame, points_lost: int = 0, *, only_failing: bool = False
+               ) -> str:
+    """Every item's line (or only the failing and skipped ones), then the summary."""
+    shown = items[items["status"] != "PASS"] if only_failing else items
+    lines = [item_line(row) for _, row in shown.iterrows()]
+    lines.append(f"{len(items)} items: {int((items['status'] == 'PASS').sum())} passed, "
+                 f"{int((items['status'] == FAIL).sum())} failed, "
+                 f"{int((items['status'] == SKIP).sum())} skipped")
+    lines.append(summary_line(items, points_lost))
+    return "\n".join(lines)
+
+
+def _plain(v: Any) -> Any:
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return None
+    if hasattr(v, "item"):
+        v = v.item()
+    return round(v, 4) if isinstance(v, float) else v
+
+
+def records(items: pd.DataFrame) -> list[dict[str, Any]]:
+    """The items as plain dicts (numbers, strings, None) with :data:`JSON_KEYS`."""
+    keys = [k for k in JSON_KEYS if k in items]
+    return [{k: _plain(v) for k, v in zip(keys, row)}
+            for row in items[keys].itertuples(index=False, name=None)]
+
+
+def to_json(items: pd.DataFrame, points_lost: int = 0, **extra: Any) -> dict[str, Any]:
+    """``{"status": "PASS"|"FAIL", "items": [...], ...}``: every item."""
+    status, n = overall(items)
+    if points_lost:
+        status = "FAIL"
+    return {"status": status, "failed_items": n, "points_lost": points_lost,
+            "items": records(items), **extra}
+
+
+def junit_xml(items: pd.DataFrame, *, suite: str = SUITE) -> str:
+    """JUnit XML: one ``<testcase>`` per item, ``<failure>`` inside a failing one,
+    ``<skipped>`` inside a skipped one (what Jenkins, GitLab and GitHub read)."""
+    n_fail = int((items["status"] == FAIL).sum())
+    n_skip = int((items["status"] == SKIP).sum())
+    root = ET.Element("testsuites", tests=str(len(items)), failures=str(n_fail),
+                      errors="0", skipped=str(n_skip))
+    ts = ET.SubElement(root, "testsuite", name=suite, tests=str(len(items)),
+                       failures=str(n_fail), errors="0", skipped=str(n_skip))
+    for _, item in items.iterrows():
+        host = item.get("host")
+        prefix = f"{host}." if isinstance(host, str) else ""
+        case = ET.SubElement(ts, "testcase", name=str(item["id"]),
+                             classname=f"{prefix}check.{item['kind']}")
+        text = (f"{item['id']}: {measured_text(item)} "
+                f"(criterion: {_BOUND_WORD.get(item.get('bound'), '')} "
+                f"{_text(item['criterion'], item.get('unit'))}; basis: {_text(item.get('basis'))})")
+        if item["status"] == FAIL:
+            reason = item.get("reason")
+            failure = ET.SubElement(case, "failure", message=f"{item['id']}: "
+                                    f"{measured_text(item)}", type=str(item["kind"]))
+            failure.text = text + (f"\n{reason}" if isinstance(reason, str) else "")
+        elif item["status"] == SKIP:
+            ET.SubElement(case, "skipped", message=str(item.get("reason") or "skipped"))
+        else:
+            ET.SubElement(case, "system-out").text = text
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def to_json_text(items: pd.DataFrame, points_lost: int = 0, **extra: Any) -> str:
+    """:func:`to_json` as indented text."""
+    return json.dumps(to_json(items, points_lost, **extra), indent=2)

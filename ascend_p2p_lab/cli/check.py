@@ -1,0 +1,208 @@
+"""The ``criteria`` and ``check`` commands: an interconnect health check with written
+criteria, PASS/FAIL per item, for people and for CI.
+
+``criteria --preset NAME | --topology FILE | --from RUN [--fraction 0.9] --out c.toml``
+writes criteria; ``check [--criteria FILE] [--preset NAME | --topology FILE] ...``
+measures only what they need and judges every item. Exit status of ``check``: 0 every
+item passed, 1 an item failed or a sample was lost, 2 bad input (before device work),
+130 Ctrl-C.
+
+Example:
+    $ ascend-p2p-lab criteria --preset atlas800t-a2 --out a2.toml
+    $ ascend-p2p-lab check --criteria a2.toml --backend sim --topology my-a2.toml --junit-xml j.xml
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from .parser import EXIT_USAGE, UsageError, past_input_checks
+
+DEFAULT_PRESET = "atlas800t-a2"
+CHECK_HELP = ("check the interconnect against written criteria: PASS/FAIL per item "
+              "(peer access, link class, bandwidth, latency, host copies, aggregates, "
+              "verification)")
+CRITERIA_HELP = "write health-check criteria: a preset's model or a golden run, x a fraction"
+CHECK_EPILOG = f"""\
+exit status:
+  {EXIT_OK}    every item passed (skipped items say why)
+  {EXIT_FAILED}    an item failed, or a sample was lost (a runtime failure, a lost device)
+  {EXIT_USAGE}    bad input, found before any device work: arguments, a bad criteria file
+       (FILE:LINE: why), criteria for another device count, output paths
+  {EXIT_INTERRUPTED}  interrupted with Ctrl-C (the items judged so far are printed)
+"""
+
+
+def add_check_args(sub: Any, make: Any) -> None:
+    """The ``criteria`` and ``check`` subcommands (``make`` is parser._sub)."""
+    from .parser import _add_backend
+
+    p = make(sub, "criteria", CRITERIA_HELP)
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--preset", default=None, help="the preset's model (the simulator on it, "
+                                                    "jitter 0)")
+    src.add_argument("--topology", type=Path, default=None,
+                     help="the model of a topology file (TOML, or npu-smi info -t topo text)")
+    src.add_argument("--from", dest="from_run", type=Path, default=None, metavar="RUN",
+                     help="a golden run folder of a known-good server (its medians)")
+    p.add_argument("--fraction", type=float, default=0.9,
+                   help="criteria = numbers x this (latency: / this); default 0.9")
+    p.add_argument("--size", default=None,
+                   help="bandwidth size for --preset/--topology (default 64MiB)")
+    p.add_argument("--out", type=Path, required=True, help="the criteria file to write (.toml)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+
+    p = make(sub, "check", CHECK_HELP)
+    p.epilog = CHECK_EPILOG
+    _add_backend(p)
+    p.add_argument("--criteria", type=Path, default=None,
+                   help="a criteria file (default: the server's preset's model x --fraction)")
+    p.add_argument("--fraction", type=float, default=0.9,
+                   help="without --criteria: the preset's model x this (default 0.9)")
+    p.add_argument("--devices", default="all", help="all (default) or the devices to check, "
+                                                     "e.g. 0-3 or 0,2,5")
+    p.add_argument("--format", choices=["table", "json"], default="table",
+                   help="table (default): one line per item and the verdict; json: every item")
+    p.add_argument("--failing", action="store_true",
+                   help="table: print only failing and skipped items (default: every item)")
+    p.add_argument("--junit-xml", type=Path, default=None, metavar="FILE",
+                   help="write JUnit XML: one test case per item (default: none)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="write items.csv, check.json, peer.csv and samples.csv (default: none)")
+    p.add_argument("--overwrite", action="store_true", help="replace an earlier check in --out")
+
+
+def _check_fraction(value: float) -> float:
+    from ..check.derive import check_fraction
+
+    try:
+        return check_fraction(value)
+    except ValueError as exc:
+        raise UsageError(f"--fraction: {exc}") from None
+
+
+def cmd_criteria(args: argparse.Namespace) -> int:
+    """Write criteria from a preset's model, a topology file's, or a golden run."""
+    from ..check import criteria_from_preset, to_toml
+    from ..check.criteria import criteria_from_text
+    from ..check.derive import criteria_from_run
+    from ..results import load_run
+    from ..runfolder import check_out_file
+    from ..topology import load_preset
+    from ..units import parse_size
+    from .session import load_topology
+
+    fraction = _check_fraction(args.fraction)
+    out: Path = args.out
+    if out.exists() and not args.overwrite:
+        raise UsageError(f"--out {out}: exists; pass --overwrite to replace it")
+    check_out_file(out, "--out")
+    size = parse_size(args.size) if args.size else None
+    if args.from_run is not None:
+        criteria = criteria_from_run(load_run(args.from_run), fraction=fraction)
+    else:
+        extra: dict[str, Any] = {} if size is None else {"size": size}
+        if args.topology is not None:
+            topo = load_topology(args.topology)
+            extra["topology"] = topo
+        else:
+            topo = load_preset(args.preset)  # an unknown name: exit 2 here
+        criteria = criteria_from_preset(topo.name, fraction=fraction, **extra)
+    with past_input_checks():
+        text = to_toml(criteria)
+        criteria_from_text(text, str(out))  # what we write must load
+        out.write_text(text)
+    kinds = criteria.table["kind"].value_counts().to_dict()
+    print(f"wrote {out}: {criteria.device_count} devices, "
+          + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
+          + f" criteria; {criteria.source} x {fraction:g}")
+    return EXIT_OK
+
+
+def _outputs(args: argparse.Namespace) -> None:
+    """Every output path, checked before any device work."""
+    from ..runfolder import check_out_file
+
+    if args.junit_xml is not None:
+        check_out_file(args.junit_xml, "--junit-xml")
+    if args.out is not None:
+        if args.out.exists() and not args.out.is_dir():
+            raise UsageError(f"--out {args.out}: exists and is not a folder")
+        if (args.out / "check.json").exists() and not args.overwrite:
+            raise UsageError(f"--out {args.out}: holds a check; pass --overwrite to replace it")
+        check_out_file(args.out / "check.json", "--out")
+
+
+def _criteria(args: argparse.Namespace) -> Any:
+    """The criteria file, or the server's preset's model x --fraction (before device work)."""
+    from ..check import criteria_from_preset, load_criteria
+    from ..topology import load_preset
+    from .session import load_topology
+
+    fraction = _check_fraction(args.fraction)
+    if args.criteria is not None:
+        return load_criteria(args.criteria)
+    if args.backend == "acl" and args.preset is None:
+        raise UsageError("--backend acl: give --criteria FILE (or --preset NAME for its "
+                         "model's numbers)")
+    if args.topology is not None:
+        topo = load_topology(args.topology)
+        return criteria_from_preset(topo.name, fraction=fraction, topology=topo)
+    return criteria_from_preset(load_preset(args.preset or DEFAULT_PRESET).name,
+                                fraction=fraction)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Check a server against criteria; print, write and exit as CHECK_EPILOG says."""
+    from .session import run_session
+
+    _outputs(args)
+    criteria = _criteria(args)
+
+    def work(rt: Any) -> int:
+        from ..check import run_check
+        from ..measure.spec import parse_devices
+
+        if criteria.device_count != rt.device_count:
+            raise UsageError(f"the criteria describe {criteria.device_count} devices; this "
+                             f"server has {rt.device_count}")
+        devices = parse_devices(args.devices, rt.device_count)
+        result = run_check(rt, criteria, devices)
+        with past_input_checks():
+            return _emit(result, args, criteria)
+
+    return run_session(args, work)
+
+
+def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
+    from ..check import junit_xml, table_text, to_json
+
+    items, lost = result.items, result.points_lost
+    extra = {"criteria": criteria.meta.get("path") or criteria.name,
+             "interrupted": result.measured.interrupted}
+    if args.format == "json":
+        print(json.dumps(to_json(items, lost, **extra), indent=2))
+    else:
+        print(table_text(items, lost, only_failing=args.failing))
+    if args.junit_xml is not None:
+        args.junit_xml.write_text(junit_xml(items))
+    if args.out is not None:
+        _save(result, args.out, to_json(items, lost, **extra))
+    if result.measured.interrupted:
+        print("ascend-p2p-lab: interrupted; the items above are those judged so far",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if result.status == "FAIL" else EXIT_OK
+
+
+def _save(result: Any, out: Path, summary: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "check.json").write_text(json.dumps(summary, indent=2))
+    result.items.to_csv(out / "items.csv", index=False)
+    result.measured.peer.to_csv(out / "peer.csv", index=False)
+    result.measured.rows.to_csv(out / "samples.csv", index=False)

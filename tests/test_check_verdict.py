@@ -1,0 +1,144 @@
+"""The verdict alone, on hand-made rows: bounds (at least / at most, equality passes),
+a pair's own criterion before its class's, asymmetric peer matrices, skips and losses,
+and rendering (lines, JSON, JUnit)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+
+from ascend_p2p_lab.check.criteria import criteria_from_text
+from ascend_p2p_lab.check.render import junit_xml, summary_line, to_json
+from ascend_p2p_lab.check.verdict import evaluate
+from ascend_p2p_lab.schema import to_frame
+
+CRITERIA = criteria_from_text("""\
+schema_version = 1
+size_bytes = 1024
+[topology]
+links = ["X HCCS PIX", "HCCS X HCCS", "PIX HCCS X"]
+peer_access = ["X 1 0", "1 X 1", "1 1 X"]
+basis = "hand-written"
+[[bandwidth]]
+link = "HCCS"
+direction = "uni"
+initiator = "dst"
+min_GBps = 20
+basis = "class"
+[[bandwidth]]
+pair = [1, 2]
+direction = "uni"
+initiator = "dst"
+min_GBps = 30
+basis = "the pair's own"
+[[latency]]
+link = "HCCS"
+max_us = 10
+basis = "class"
+""", "c.toml")
+
+
+def row(src, dst, gbps, *, pattern="pair", size=1024, kind=None, lat=None, verified=True):
+    return {"src": src, "dst": dst, "link": "HCCS", "pattern": pattern, "direction": "uni",
+            "peer": "on", "path": "p2p", "initiator": "dst", "size_bytes": size,
+            "bandwidth_GBps": gbps, "latency_us": lat, "error_kind": kind,
+            "verified": verified, "sample": 0}
+
+
+def peer(ok=None):
+    recs = [{"src": a, "dst": b, "link": CRITERIA.links[a][b],
+             "peer_ok": CRITERIA.peer_access[a][b], "reason": None}
+            for a in range(3) for b in range(3) if a != b]
+    out = pd.DataFrame(recs)
+    for (a, b), value in (ok or {}).items():
+        out.loc[(out["src"] == a) & (out["dst"] == b), "peer_ok"] = value
+    return out
+
+
+def judge(rows, peer_table=None):
+    items = evaluate(CRITERIA, peer_table, to_frame(rows, {}))
+    return items.set_index("id")
+
+
+def test_at_least_and_at_most_pass_on_equality():
+    items = judge([row(0, 1, 20.0), row(1, 0, 19.99),
+                   row(0, 1, None, pattern="latency", size=4, lat=10.0),
+                   row(1, 0, None, pattern="latency", size=4, lat=10.01)])
+    assert items.loc["bandwidth uni pull 0->1", "status"] == "PASS"
+    assert items.loc["bandwidth uni pull 1->0", "status"] == "FAIL"
+    assert CRITERIA.latency_size_bytes == 4
+    assert items.loc["latency 0->1", "status"] == "PASS"
+    assert items.loc["latency 1->0", "status"] == "FAIL"
+
+
+def test_a_pairs_own_criterion_wins_over_its_class():
+    items = judge([row(1, 2, 25.0), row(2, 1, 25.0)])
+    assert items.loc["bandwidth uni pull 1->2", ["criterion", "status"]].tolist() == [30.0,
+                                                                                    "FAIL"]
+    assert items.loc["bandwidth uni pull 2->1", ["criterion", "status"]].tolist() == [20.0,
+                                                                                    "PASS"]
+    assert "bandwidth uni pull 0->2" not in items.index  # PIX: no criterion for its class
+
+
+def test_peer_matrix_is_read_by_source_row():
+    items = judge([], peer())
+    assert items.loc["peer_access 0->2", ["measured", "criterion", "status"]].tolist() == [
+        0, 0, "PASS"]
+    assert items.loc["peer_access 2->0", ["measured", "criterion", "status"]].tolist() == [
+        1, 1, "PASS"]
+    swapped = judge([], peer({(0, 2): True, (2, 0): False}))
+    assert swapped.loc["peer_access 0->2", "status"] == "FAIL"
+    assert swapped.loc["peer_access 2->0", "status"] == "FAIL"
+    links = judge([], peer()).loc["link_class 0->2"]
+    assert (links["measured"], links["criterion"], links["status"]) == ("PIX", "PIX", "PASS")
+
+
+def test_lost_missing_and_unmeasured_points():
+    items = judge([row(0, 1, 25.0), row(0, 1, None, kind="runtime"),
+                   row(1, 0, None, kind="missing_call"), row(1, 2, None, kind="unreachable")])
+    lost = items.loc["bandwidth uni pull 0->1"]
+    assert lost["status"] == "FAIL" and lost["reason"].startswith("lost 1 of 2 samples")
+    assert items.loc["bandwidth uni pull 1->0", "status"] == "SKIP"
+    assert items.loc["bandwidth uni pull 1->0", "reason"].startswith("cannot measure")
+    assert items.loc["bandwidth uni pull 1->2", "status"] == "FAIL"
+    assert items.loc["bandwidth uni pull 2->1", ["status", "reason"]].tolist() == [
+        "SKIP", "not measured"]
+
+
+def test_verification_counts_bad_samples_per_direction():
+    items = judge([row(0, 1, 25.0, kind="verification", verified=False), row(0, 1, 25.0),
+                   row(1, 0, 25.0)])
+    assert items.loc["verification pair 0->1", ["measured", "status"]].tolist() == [1.0,
+                                                                                  "FAIL"]
+    assert items.loc["verification pair 1->0", "status"] == "PASS"
+    assert items.loc["bandwidth uni pull 0->1", "status"] == "PASS"  # its timing stands
+
+
+def test_rendering_json_and_junit_agree_with_the_items():
+    items = evaluate(CRITERIA, peer({(2, 1): False}),
+                     to_frame([row(0, 1, 10.0), row(1, 0, 25.0)], {}))
+    data = to_json(items)
+    assert data["status"] == "FAIL" and summary_line(items) == "FAIL (2 items)"
+    bad = {(i["name"], i["src"], i["dst"]) for i in data["items"] if i["status"] == "FAIL"}
+    assert bad == {("bandwidth uni pull", 0, 1), ("peer_access", 2, 1)}
+    root = ET.fromstring(junit_xml(items).split("\n", 1)[1])
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == len(items) and root.get("failures") == "2"
+    failed = {c.get("name") for c in cases if c.find("failure") is not None}
+    assert failed == {"bandwidth uni pull 0->1", "peer_access 2->1"}
+    skipped = {c.get("name") for c in cases if c.find("skipped") is not None}
+    assert skipped == set(items.loc[items["status"] == "SKIP", "id"]) and skipped
+    assert to_json(items.iloc[:0], points_lost=3)["status"] == "FAIL"
+
+
+def test_derived_matrices_are_read_by_source_row():
+    from ascend_p2p_lab.check.derive import criteria_from_measured
+    from ascend_p2p_lab.check.run import Measured
+
+    table = peer({(0, 2): False, (2, 0): True})
+    table.loc[(table["src"] == 0) & (table["dst"] == 2), "link"] = "PXB"  # asymmetric
+    c = criteria_from_measured(Measured(table, to_frame([], {})), n=3, fraction=0.9,
+                               origin="hand-made", size=1024)
+    assert c.links[0][2] == "PXB" and c.links[2][0] == "PIX"
+    assert c.peer_access[0][2] is False and c.peer_access[2][0] is True
