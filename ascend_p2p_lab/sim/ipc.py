@@ -206,9 +206,10 @@ class Ipc(Part):
         if row is None or row["closed"] or key in self.exported:
             return 0, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"no open export {key!r}")
         if os.environ.get(ENV_PID_HOST) == "0":
-            return 0, self.fail(C.ACL_ERROR_RT_DRV_INTERNAL_ERROR,
-                                "the driver cannot see this process (container without --pid=host)")
-        if not row["flags"] & EXPORT_DISABLE_PID_VALIDATION and os.getpid() not in reg.whitelist(key):
+            return 0, self.fail(C.ACL_ERROR_RT_DRV_INTERNAL_ERROR, "the driver cannot see "
+                                "this process (a container without --pid=host)")
+        checked = not row["flags"] & EXPORT_DISABLE_PID_VALIDATION
+        if checked and os.getpid() not in reg.whitelist(key):
             return 0, self.fail(C.ACL_ERROR_RT_DRV_INTERNAL_ERROR,
                                 f"pid {os.getpid()} is not on the whitelist of {key!r}")
         code = self.injector.fault("rt.ipc_mem_import_by_key", (row["device"], cur))

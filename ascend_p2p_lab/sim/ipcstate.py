@@ -144,7 +144,8 @@ class Registry:
         """Drop what dead processes held; unlink a dead exporter's buffer files. Returns
         what was dropped, in words."""
         dropped: list[str] = []
-        pids = {r["pid"] for r in self._rows("SELECT pid FROM exports UNION SELECT pid FROM imports")}
+        pids = {r["pid"] for r in
+                self._rows("SELECT pid FROM exports UNION SELECT pid FROM imports")}
         for pid in sorted(p for p in pids if not alive(p)):
             exports = self._rows("SELECT key, path FROM exports WHERE pid=?", (pid,))
             self._tx([("DELETE FROM imports WHERE pid=?", (pid,)),
