@@ -25,10 +25,11 @@ from .backend import BackendInfo, is_simulated, load_acl
 from .capabilities import calls_of
 from .errors import AclError, MissingCall
 from .resources import PeerLinks, Resource, close_all
+from .ipc import IpcCalls
 from .transfers import Transfers
 
 
-class Runtime(Transfers):
+class Runtime(Transfers, IpcCalls):
     """An initialized ACL session over one pyACL-like module. Use :func:`open_runtime`."""
 
     def __init__(self, acl: Any, info: BackendInfo, topology: Any = None) -> None:
