@@ -24,8 +24,8 @@ from ..codes import MemAttr
 from .backend import BackendInfo, is_simulated, load_acl
 from .capabilities import calls_of
 from .errors import AclError, MissingCall
-from .resources import PeerLinks, Resource, close_all
 from .ipc import IpcCalls
+from .resources import PeerLinks, Resource, close_all
 from .transfers import Transfers
 
 
