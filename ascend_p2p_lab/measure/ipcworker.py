@@ -1,0 +1,146 @@
+"""The worker process of ``sweep --processes``: one device, as a launcher starts one rank.
+
+A worker opens its own runtime, allocates its send buffer (its device's pattern) and its
+receive buffer, exports both (whitelisted), and then answers the parent's commands over a
+pipe (:func:`serve`). It copies only through buffers other workers exported: a pull
+imports the source's send buffer and copies it into its own receive buffer, timed on its
+own stream and verified there; a push imports the destination's receive buffer and copies
+into it, and the destination (the exporter) clears and verifies its own buffer.
+
+Teardown, on ``close``, on a broken pipe (the parent died) or after an error: imports are
+closed, the workers wait for each other (a barrier with a timeout: a dead worker cannot
+hold the others), exports are closed, buffers freed, the runtime closed. Ctrl-C is the
+parent's to handle (workers ignore SIGINT, as ranks of a launcher do).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Any
+
+from ..runtime import AclError, open_runtime
+from . import outcomes
+from .cases import _calibrate
+from .copyengine import BufferPool, Timer, Timing
+
+#: Seconds a worker waits at the teardown barrier for the others to close their imports.
+BARRIER_S = 10.0
+
+
+class Worker:
+    """One device's buffers, exports and imports in one process."""
+
+    def __init__(self, device: int, backend: str, preset: str | None, seed: int | None,
+                 max_size: int, spec: Any) -> None:
+        self.device, self.spec = device, spec
+        self.rt = open_runtime(backend, preset, seed=seed)
+        self.pool = BufferPool(self.rt, max_size)
+        self.send = self.pool.send(device)
+        self.recv = self.pool.recv(device)
+        self.exports = {"send": self.rt.export_buffer(self.send),
+                        "recv": self.rt.export_buffer(self.recv)}
+        self.imports: dict[str, Any] = {}
+        self.timer = Timer(self.rt, self.rt.stream(device))
+
+    def hello(self) -> dict[str, Any]:
+        return {"pid": self.rt.bare_pid(),
+                **{name: exp.key for name, exp in self.exports.items()}}
+
+    def allow(self, pids: list[int]) -> None:
+        for exp in self.exports.values():
+            exp.allow(pids)
+
+    def _import(self, key: str, device: int) -> Any:
+        if key not in self.imports:
+            self.imports[key] = self.rt.import_key(key, on=self.device, device=device,
+                                                   size=self.send.size)
+        return self.imports[key]
+
+    def measure(self, role: str, peer: int, key: str, size: int) -> dict[str, Any]:
+        """One point: (timings, verified) of a pull from peer, or a push to peer."""
+        peer_buf = self._import(key, peer)
+        src, dst = (peer_buf, self.recv) if role == "pull" else (self.send, peer_buf)
+        if role == "pull":
+            self.pool.clear(self.recv, size)
+
+        def sample(n: int) -> Timing:
+            return self.timer.sample(dst, src, size, n)
+
+        copies = _calibrate(sample, self.spec.warmup, self.spec)
+        timings = [sample(copies) for _ in range(self.spec.samples)]
+        verified = (self.pool.verify(self.recv, peer, size)
+                    if role == "pull" and self.spec.verify else None)
+        return {"timings": timings, "verified": verified}
+
+    def clear(self, size: int) -> None:
+        self.pool.clear(self.recv, size)
+
+    def verify(self, src: int, size: int) -> bool:
+        return self.pool.verify(self.recv, src, size)
+
+    def close(self, barrier: Any) -> bool:
+        """The guide's order: imports closed, (everyone's imports closed), exports closed,
+        buffers freed. True when this process's ledger ends empty (or not simulated)."""
+        first: BaseException | None = None
+        for imp in list(self.imports.values()):
+            first = _attempt(imp.close) or first
+        self.imports.clear()
+        try:
+            barrier.wait(BARRIER_S)
+        except threading.BrokenBarrierError:
+            pass  # a worker died or is stuck: its imports are the driver's to drop
+        for exp in self.exports.values():
+            first = _attempt(exp.close) or first
+        for res in (self.timer, self.pool):
+            first = _attempt(res.close) or first
+        first = _attempt(self.rt.close) or first
+        ledger = self.rt.ledger()
+        return first is None and (ledger is None or not _held(ledger))
+
+
+def _attempt(fn: Any) -> BaseException | None:
+    try:
+        fn()
+    except Exception as exc:  # keep releasing the rest
+        return exc
+    return None
+
+
+def _held(ledger: dict[str, Any]) -> bool:
+    return any(v for k, v in ledger.items() if k != "initialized")
+
+
+def serve(conn: Any, device: int, backend: str, preset: str | None, seed: int | None,
+          max_size: int, spec: Any, barrier: Any) -> None:
+    """The worker's loop (a process target): commands in, answers out, teardown always."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker: Worker | None = None
+    try:
+        worker = Worker(device, backend, preset, seed, max_size, spec)
+        conn.send(("ok", worker.hello()))
+        while True:
+            try:
+                cmd, *args = conn.recv()
+            except (EOFError, OSError):
+                break  # the parent is gone: release and leave
+            if cmd == "close":
+                break
+            try:
+                conn.send(("ok", getattr(worker, cmd)(*args)))
+            except AclError as exc:
+                conn.send(("error", outcomes.from_exception(exc).columns()))
+    except AclError as exc:
+        _send(conn, ("error", outcomes.from_exception(exc).columns()))
+    finally:
+        clean = worker.close(barrier) if worker is not None else True
+        if worker is None:
+            barrier.abort()
+        _send(conn, ("closed", clean))
+
+
+def _send(conn: Any, msg: Any) -> None:
+    try:
+        conn.send(msg)
+    except (OSError, ValueError):
+        pass
