@@ -15,6 +15,7 @@ parent's to handle (workers ignore SIGINT, as ranks of a launcher do).
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 from typing import Any
@@ -86,10 +87,10 @@ class Worker:
         for imp in list(self.imports.values()):
             first = _attempt(imp.close) or first
         self.imports.clear()
-        try:
+        # a worker that died or is stuck cannot hold the others: its imports are the
+        # driver's to drop (the simulator prunes a dead pid's)
+        with contextlib.suppress(threading.BrokenBarrierError):
             barrier.wait(BARRIER_S)
-        except threading.BrokenBarrierError:
-            pass  # a worker died or is stuck: its imports are the driver's to drop
         for exp in self.exports.values():
             first = _attempt(exp.close) or first
         for res in (self.timer, self.pool):
@@ -140,7 +141,5 @@ def serve(conn: Any, device: int, backend: str, preset: str | None, seed: int | 
 
 
 def _send(conn: Any, msg: Any) -> None:
-    try:
+    with contextlib.suppress(OSError, ValueError):
         conn.send(msg)
-    except (OSError, ValueError):
-        pass

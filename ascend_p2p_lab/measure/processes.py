@@ -122,8 +122,7 @@ class _Worker:
 
 
 def _seed(rt: Runtime) -> int | None:
-    sim = getattr(rt.acl, "simulator", None)
-    return getattr(sim, "seed", None)
+    return rt.seed
 
 
 def sweep_processes(

@@ -57,6 +57,11 @@ class Runtime(Transfers, IpcCalls):
         return self.info.backend
 
     @property
+    def seed(self) -> int | None:
+        """The simulated server's jitter seed (None on hardware)."""
+        return getattr(self._sim, "seed", None)
+
+    @property
     def preset(self) -> str | None:
         """The simulated server's preset (None on hardware)."""
         return self.info.preset
