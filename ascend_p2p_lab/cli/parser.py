@@ -96,6 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = _sub(sub, "sweep", "measure device-to-device copies over a range of sizes")
     _add_backend(p)
     _add_sweep_args(p)
+    p.add_argument("--processes", action="store_true",
+                   help="also measure across processes: one worker per device exports its "
+                        "buffers (IPC memory), each ordered pair pulled and pushed by the "
+                        "other's process, beside the in-process rows (column process_mode)")
 
     p = _sub(sub, "report", "figures and a summary of a saved run (replaces the figures of "
                             "an earlier report of it)")
