@@ -160,7 +160,7 @@ def sweep_processes(
                 part = sweep(rt, spec=replace(spec, initiator=who), progress=False)
                 rows += part.to_dict("records")
         meta["process_modes"].append("ipc")
-        meta.update(_ipc_rows(rt, spec, rows, on_point, _row_base(rt, meta)))
+        _ipc_rows(rt, spec, rows, on_point, _row_base(rt, meta), meta)
     except KeyboardInterrupt:
         meta["interrupted"] = True
     for row in rows:
@@ -173,9 +173,10 @@ def sweep_processes(
 
 def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
               on_point: Callable[[dict[int, Any]], None] | None,
-              base: dict[str, Any]) -> dict[str, Any]:
+              base: dict[str, Any], meta: dict[str, Any]) -> None:
     """Start the workers, measure every pair both ways, stop them; rows go to ``rows``
-    as they are measured (an interrupt keeps them)."""
+    as they are measured (an interrupt keeps them), and whether each worker's ledger ended
+    empty to ``meta["workers_clean"]`` (None: it died)."""
     pair_list = list(spec.pairs or [(a, b) for a in devices_of(rt, spec)
                                      for b in devices_of(rt, spec) if a != b])
     devices = sorted({d for p in pair_list for d in p})
@@ -183,6 +184,7 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
     barrier = ctx.Barrier(len(devices))
     workers: dict[int, _Worker] = {}
     clean: dict[str, Any] = {}
+    meta["workers_clean"] = clean
     try:
         for d in devices:
             workers[d] = _Worker(ctx, d, rt, spec, barrier)
@@ -202,11 +204,12 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
                 if on_point is not None:
                     on_point({dev: w.proc for dev, w in workers.items()})
     finally:
+        if any(w.lost or not w.proc.is_alive() for w in workers.values()):
+            barrier.abort()  # the others need not wait for a dead worker's imports
         for w in workers.values():
             w.request_stop()
         for dev, w in workers.items():
             clean[str(dev)] = w.stop()
-    return {"workers_clean": clean}
 
 
 def _hello(w: _Worker) -> None:
