@@ -7,9 +7,11 @@ imports the source's send buffer and copies it into its own receive buffer, time
 own stream and verified there; a push imports the destination's receive buffer and copies
 into it, and the destination (the exporter) clears and verifies its own buffer.
 
-Teardown, on ``close``, on a broken pipe (the parent died) or after an error: imports are
-closed, the workers wait for each other (a barrier with a timeout: a dead worker cannot
-hold the others), exports are closed, buffers freed, the runtime closed. Ctrl-C is the
+Teardown: the parent first asks every worker to close its imports (``close_imports``),
+then to close (exports closed, buffers freed, the runtime closed). On a broken pipe (the
+parent died) or after an error a worker does both itself, retrying an export's close
+while another process may still import it. A dead worker's imports are the driver's to
+drop (the simulator prunes a dead pid's). Ctrl-C is the
 parent's to handle (workers ignore SIGINT, as ranks of a launcher do).
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import threading
+import time
 from typing import Any
 
 from ..runtime import AclError, open_runtime
@@ -25,8 +27,9 @@ from . import outcomes
 from .cases import _calibrate
 from .copyengine import BufferPool, Timer, Timing
 
-#: Seconds a worker waits at the teardown barrier for the others to close their imports.
-BARRIER_S = 10.0
+#: How often, and how far apart, an exporter retries closing a key another process may
+#: still import (only when the parent could not order the teardown: it died).
+CLOSE_TRIES, CLOSE_WAIT_S = 50, 0.1
 
 
 class Worker:
@@ -80,19 +83,32 @@ class Worker:
     def verify(self, src: int, size: int) -> bool:
         return self.pool.verify(self.recv, src, size)
 
-    def close(self, barrier: Any) -> bool:
-        """The guide's order: imports closed, (everyone's imports closed), exports closed,
-        buffers freed. True when this process's ledger ends empty (or not simulated)."""
+    def close_imports(self) -> None:
+        """The importer's part of the teardown (the parent asks every worker first)."""
+        first: BaseException | None = None
+        for key, imp in list(self.imports.items()):
+            failed = _attempt(imp.close)
+            if failed is None:
+                del self.imports[key]
+            first = first or failed
+        if first is not None:
+            raise first
+
+    def close(self) -> bool:
+        """The guide's order: imports closed, exports closed (retried while another
+        process may still hold an import, as after the parent died), buffers freed.
+        True when this process's ledger ends empty (or not simulated)."""
         first: BaseException | None = None
         for imp in list(self.imports.values()):
             first = _attempt(imp.close) or first
         self.imports.clear()
-        # a worker that died or is stuck cannot hold the others: its imports are the
-        # driver's to drop (the simulator prunes a dead pid's)
-        with contextlib.suppress(threading.BrokenBarrierError):
-            barrier.wait(BARRIER_S)
         for exp in self.exports.values():
-            first = _attempt(exp.close) or first
+            for _ in range(CLOSE_TRIES):
+                failed = _attempt(exp.close)
+                if failed is None:
+                    break
+                time.sleep(CLOSE_WAIT_S)
+            first = failed or first
         for res in (self.timer, self.pool):
             first = _attempt(res.close) or first
         first = _attempt(self.rt.close) or first
@@ -113,7 +129,7 @@ def _held(ledger: dict[str, Any]) -> bool:
 
 
 def serve(conn: Any, device: int, backend: str, preset: str | None, seed: int | None,
-          max_size: int, spec: Any, barrier: Any) -> None:
+          max_size: int, spec: Any) -> None:
     """The worker's loop (a process target): commands in, answers out, teardown always."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker: Worker | None = None
@@ -134,9 +150,7 @@ def serve(conn: Any, device: int, backend: str, preset: str | None, seed: int | 
     except AclError as exc:
         _send(conn, ("error", outcomes.from_exception(exc).columns()))
     finally:
-        clean = worker.close(barrier) if worker is not None else True
-        if worker is None:
-            barrier.abort()
+        clean = worker.close() if worker is not None else True
         _send(conn, ("closed", clean))
 
 

@@ -61,14 +61,12 @@ class WorkerLost(RuntimeError):
 class _Worker:
     """The parent's handle on one worker process."""
 
-    def __init__(self, ctx: Any, device: int, rt: Runtime, spec: SweepSpec,
-                 barrier: Any) -> None:
+    def __init__(self, ctx: Any, device: int, rt: Runtime, spec: SweepSpec) -> None:
         self.device = device
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(
             target=serve, name=f"ascend-p2p-lab worker {device}", daemon=True,
-            args=(child, device, rt.backend, rt.preset, _seed(rt), max(spec.sizes), spec,
-                  barrier))
+            args=(child, device, rt.backend, rt.preset, rt.seed, max(spec.sizes), spec))
         self.proc.start()
         child.close()
         self.lost: str | None = None
@@ -119,10 +117,6 @@ class _Worker:
             self.proc.join(JOIN_S)
         self.conn.close()
         return clean
-
-
-def _seed(rt: Runtime) -> int | None:
-    return rt.seed
 
 
 def sweep_processes(
@@ -181,13 +175,12 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
                                      for b in devices_of(rt, spec) if a != b])
     devices = sorted({d for p in pair_list for d in p})
     ctx = mp.get_context("fork" if rt.simulated else "spawn")
-    barrier = ctx.Barrier(len(devices))
     workers: dict[int, _Worker] = {}
     clean: dict[str, Any] = {}
     meta["workers_clean"] = clean
     try:
         for d in devices:
-            workers[d] = _Worker(ctx, d, rt, spec, barrier)
+            workers[d] = _Worker(ctx, d, rt, spec)
         for w in workers.values():
             _hello(w)
         pids = [w.hello["pid"] for w in workers.values() if w.hello]
@@ -204,8 +197,9 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
                 if on_point is not None:
                     on_point({dev: w.proc for dev, w in workers.items()})
     finally:
-        if any(w.lost or not w.proc.is_alive() for w in workers.values()):
-            barrier.abort()  # the others need not wait for a dead worker's imports
+        for w in workers.values():  # every importer closes before any exporter does
+            if w.hello:
+                _try(w, "close_imports")
         for w in workers.values():
             w.request_stop()
         for dev, w in workers.items():
