@@ -29,7 +29,7 @@ def test_the_saved_run_keeps_both_modes(run: pd.DataFrame) -> None:
 
 
 def test_the_table_separates_modes_and_initiators() -> None:
-    rows = [dict(pattern="pair", direction="uni", src=s, dst=d, initiator=who,
+    rows = [dict(pattern="pair", direction="uni", src=s, dst=d, initiator=who, link="HCCS",
                  size_bytes=1 << 20, bandwidth_GBps=gbps, process_mode=mode)
             for s, d, who, mode, gbps in [(0, 1, "dst", "in_process", 10.0),
                                          (0, 2, "dst", "in_process", 30.0),
@@ -37,6 +37,7 @@ def test_the_table_separates_modes_and_initiators() -> None:
                                          (0, 1, "src", "ipc", 5.0)]]
     table = process_mode_table(pd.DataFrame(rows))
     got = {(r.process_mode, r.initiator): (r.GBps, r.pairs) for r in table.itertuples()}
+    assert set(table["link"]) == {"HCCS"}
     assert got == {("in_process", "dst"): (20.0, 2), ("ipc", "dst"): (12.0, 1),
                    ("ipc", "src"): (5.0, 1)}
 
@@ -46,6 +47,22 @@ def test_report_draws_the_process_modes_figure(run: pd.DataFrame, tmp_path: Path
 
     written = report(run, tmp_path)
     assert tmp_path / "process_modes.png" in written
+    # the other figures keep to the in-process rows: the same files as without IPC rows
+    inside = report(run[run["process_mode"] == "in_process"], tmp_path / "inside")
+    assert {p.name for p in written} - {"process_modes.png"} == {p.name for p in inside}
+
+
+def test_the_figure_has_a_panel_per_link_class(run: pd.DataFrame) -> None:
+    from ascend_p2p_lab.plots import process_modes
+
+    fig = process_modes(run)
+    assert sorted(ax.get_title().split(" (")[0] for ax in fig.axes) == ["HCCS_SW", "SIO"]
+    with pytest.raises(ValueError, match="give link="):
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots()
+        process_modes(run, ax=ax)
+    assert len(process_modes(run, link="SIO").axes) == 1
 
 
 def test_compare_sets_ipc_against_in_process(run: pd.DataFrame) -> None:

@@ -387,18 +387,19 @@ INITIATOR_TEXT = {"dst": "pull (destination issues)", "src": "push (source issue
 
 
 def process_mode_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """One-way pair bandwidth per process mode, initiator and size: the median over each
-    point's samples, then over the pairs (pure pandas; rows that failed are left out).
+    """One-way pair bandwidth per link class, process mode, initiator and size: the
+    median over each point's samples, then over the pairs (pure pandas; rows that failed
+    are left out).
 
     Example:
         >>> import pandas as pd
         >>> f = pd.DataFrame({"pattern": "pair", "direction": "uni", "src": 0, "dst": 1,
-        ...     "initiator": "dst", "size_bytes": 1 << 20, "bandwidth_GBps": [20.0, 22.0],
-        ...     "process_mode": ["in_process", "ipc"]})
+        ...     "link": "HCCS", "initiator": "dst", "size_bytes": 1 << 20,
+        ...     "bandwidth_GBps": [20.0, 22.0], "process_mode": ["in_process", "ipc"]})
         >>> process_mode_table(f)[["process_mode", "GBps"]].values.tolist()
         [['in_process', 20.0], ['ipc', 22.0]]
     """
-    keys = ["process_mode", "initiator", "size_bytes"]
+    keys = ["link", "process_mode", "initiator", "size_bytes"]
     ok = frame[eq(frame["pattern"], "pair") & eq(frame["direction"], "uni")
                & frame["bandwidth_GBps"].notna()]
     if ok.empty or "process_mode" not in ok:
