@@ -169,7 +169,7 @@ def unmatched(baseline: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     Example:
         >>> from ascend_p2p_lab.schema import empty_frame
         >>> list(unmatched(empty_frame(), empty_frame()).columns)[-2:]
-        ['size_bytes', 'reason']
+        ['process_mode', 'reason']
     """
     base, new = _points(baseline), _points(run)
     both = base.merge(new, on=KEYS, how="outer", suffixes=("_b", "_r"), indicator=True)
