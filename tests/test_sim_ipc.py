@@ -207,6 +207,22 @@ def test_the_runtime_layer_feature_detects_and_releases_in_order() -> None:
     assert importer.acl.simulator.ledger_is_empty()
 
 
+def test_freeing_an_exported_buffer_closes_its_key_first() -> None:
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        buf = rt.device_buffer(0, MIB)
+        exp = rt.export_buffer(buf, whitelist=False)
+        buf.close()  # before the export: the runtime closes the key, then frees
+        assert exp.closed and buf.closed
+        assert rt.acl.simulator.ledger()["implicit_releases"] == []
+
+
+def test_sweep_processes_refuses_what_it_does_not_measure() -> None:
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        for bad in ({"direction": "bi"}, {"peer": "off"}, {"patterns": "local"}):
+            with pytest.raises(ValueError, match="measures"):
+                sweep_processes(rt, pairs=[(0, 1)], sizes="1MiB", **bad)
+
+
 # ------------------------------------------------------------------------- sweep --processes
 def test_sweep_processes_matches_in_process_within_5_percent() -> None:
     with open_runtime("sim", "atlas800t-a2") as rt:
@@ -257,4 +273,24 @@ def test_an_interrupted_parent_keeps_its_rows_and_releases_everything() -> None:
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
     assert run.attrs["run"]["interrupted"] is True
     assert len(run) == 2 * 2 and run.verified.all()  # (0,1) pulled and pushed, kept
+    assert all(run.attrs["run"]["workers_clean"].values())
+
+
+def test_ctrl_c_while_a_worker_measures_releases_everything() -> None:
+    import threading
+
+    timers: list[threading.Timer] = []
+
+    def sigint_soon(procs: dict) -> None:  # lands while the parent waits for a point
+        if not timers:
+            timers.append(threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)))
+            timers[0].start()
+
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        run = sweep_processes(rt, pairs=[(0, 1), (1, 0), (0, 2), (2, 0)], sizes="1MiB,64MiB",
+                              samples=5, in_process=False, on_point=sigint_soon)
+        timers[0].join(TIMEOUT_S)
+        assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
+    assert run.attrs["run"]["interrupted"] is True
+    assert 0 < len(run) < 4 * 2 * 2 * 5 and run.verified.all()
     assert all(run.attrs["run"]["workers_clean"].values())

@@ -30,6 +30,9 @@ from .copyengine import BufferPool, Timer, Timing
 #: How often, and how far apart, an exporter retries closing a key another process may
 #: still import (only when the parent could not order the teardown: it died).
 CLOSE_TRIES, CLOSE_WAIT_S = 50, 0.1
+#: The sequence number of the last message a worker sends (every answer carries the
+#: number of the command it answers; the hello is 0).
+CLOSED = -1
 
 
 class Worker:
@@ -130,28 +133,29 @@ def _held(ledger: dict[str, Any]) -> bool:
 
 def serve(conn: Any, device: int, backend: str, preset: str | None, seed: int | None,
           max_size: int, spec: Any) -> None:
-    """The worker's loop (a process target): commands in, answers out, teardown always."""
+    """The worker's loop (a process target): ``(seq, command, *args)`` in, ``(seq, status,
+    value)`` out, teardown always."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker: Worker | None = None
     try:
         worker = Worker(device, backend, preset, seed, max_size, spec)
-        conn.send(("ok", worker.hello()))
+        conn.send((0, "ok", worker.hello()))
         while True:
             try:
-                cmd, *args = conn.recv()
+                seq, cmd, *args = conn.recv()
             except (EOFError, OSError):
                 break  # the parent is gone: release and leave
             if cmd == "close":
                 break
             try:
-                conn.send(("ok", getattr(worker, cmd)(*args)))
+                conn.send((seq, "ok", getattr(worker, cmd)(*args)))
             except AclError as exc:
-                conn.send(("error", outcomes.from_exception(exc).columns()))
+                conn.send((seq, "error", outcomes.from_exception(exc).columns()))
     except AclError as exc:
-        _send(conn, ("error", outcomes.from_exception(exc).columns()))
+        _send(conn, (0, "error", outcomes.from_exception(exc).columns()))
     finally:
         clean = worker.close() if worker is not None else True
-        _send(conn, ("closed", clean))
+        _send(conn, (CLOSED, "closed", clean))
 
 
 def _send(conn: Any, msg: Any) -> None:

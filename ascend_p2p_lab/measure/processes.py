@@ -39,7 +39,7 @@ from ..results import save_run
 from ..runtime import Runtime
 from ..schema import to_frame
 from . import outcomes
-from .ipcworker import serve
+from .ipcworker import CLOSED, serve
 from .meta import new_run_id, run_metadata
 from .plan import Block
 from .rows import Context
@@ -71,17 +71,25 @@ class _Worker:
         child.close()
         self.lost: str | None = None
         self.hello: dict[str, Any] = {}
+        self.seq = 0  # the number of the last command sent
 
     def ask(self, cmd: str, *args: Any, timeout: float = ANSWER_S) -> Any:
-        """Send a command; its answer, an ``("error", columns)`` pair, or WorkerLost."""
+        """Send a command (none: wait for the hello); its answer, an ``("error",
+        columns)`` pair, or WorkerLost. Answers to earlier commands (left unread by an
+        interrupt) are skipped: each answer carries its command's number."""
         if self.lost:
             raise WorkerLost(self.lost)
+        if cmd:
+            self.seq += 1
         try:
             if cmd:
-                self.conn.send((cmd, *args))
-            if not self.conn.poll(timeout):
-                raise WorkerLost(f"worker of device {self.device} did not answer {cmd!r}")
-            status, value = self.conn.recv()
+                self.conn.send((self.seq, cmd, *args))
+            while True:
+                if not self.conn.poll(timeout):
+                    raise WorkerLost(f"worker of device {self.device} did not answer {cmd!r}")
+                seq, status, value = self.conn.recv()
+                if seq == self.seq or seq == CLOSED:
+                    break
         except (EOFError, OSError, BrokenPipeError):
             self.lost = (f"worker of device {self.device} died "
                          f"(exit code {self.proc.exitcode})")
@@ -89,6 +97,9 @@ class _Worker:
         except WorkerLost as exc:
             self.lost = str(exc)
             raise
+        if seq == CLOSED:  # it tore down on its own (a failure while starting)
+            self.lost = f"worker of device {self.device} stopped"
+            raise WorkerLost(self.lost)
         return value if status == "ok" else ("error", value)
 
     def request_stop(self) -> None:
@@ -96,7 +107,7 @@ class _Worker:
         they wait for each other's imports to close)."""
         try:
             if self.proc.is_alive():
-                self.conn.send(("close",))
+                self.conn.send((self.seq + 1, "close"))
         except (OSError, ValueError):
             pass
 
@@ -105,8 +116,8 @@ class _Worker:
         clean = None
         try:
             while self.conn.poll(JOIN_S):
-                status, value = self.conn.recv()
-                if status == "closed":
+                seq, _status, value = self.conn.recv()
+                if seq == CLOSED:
                     clean = value
                     break
         except (EOFError, OSError):
@@ -153,6 +164,8 @@ def sweep_processes(
             for who in ("dst", "src"):
                 part = sweep(rt, spec=replace(spec, initiator=who), progress=False)
                 rows += part.to_dict("records")
+                if part.attrs["run"].get("interrupted"):  # Ctrl-C inside sweep(): stop here
+                    raise KeyboardInterrupt
         meta["process_modes"].append("ipc")
         _ipc_rows(rt, spec, rows, on_point, _row_base(rt, meta), meta)
     except KeyboardInterrupt:

@@ -90,6 +90,7 @@ class DeviceBuffer(Resource):
 
     def __init__(self, rt: Runtime, ptr: int, size: int, device: int, policy: int) -> None:
         self.size, self.policy = size, policy
+        self.exports: list[IpcExport] = []  # keys other processes may import it by
         super().__init__(rt, ptr, device)
 
     @property
@@ -97,6 +98,8 @@ class DeviceBuffer(Resource):
         return self.handle
 
     def _release(self) -> None:
+        for export in self.exports:  # the exporter closes its keys before it frees
+            export.close()
         assert self.device is not None
         self.rt.try_use(self.device)
         self.rt.call("rt.free", self.handle)
@@ -112,6 +115,7 @@ class IpcExport(Resource):
     def __init__(self, rt: Runtime, key: str, buf: DeviceBuffer) -> None:
         self.key, self.buffer = key, buf
         super().__init__(rt, buf.ptr, buf.device)
+        buf.exports.append(self)
 
     def allow(self, pids: list[int]) -> None:
         """Whitelist pids (``aclrtIpcMemSetImportPid``)."""
