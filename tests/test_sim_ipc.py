@@ -294,3 +294,25 @@ def test_ctrl_c_while_a_worker_measures_releases_everything() -> None:
     assert run.attrs["run"]["interrupted"] is True
     assert 0 < len(run) < 4 * 2 * 2 * 5 and run.verified.all()
     assert all(run.attrs["run"]["workers_clean"].values())
+
+
+def test_a_dead_processs_folder_is_collected_but_not_one_in_use(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    from ascend_p2p_lab.sim import ipcstate
+
+    monkeypatch.setattr(ipcstate, "_base_dir", lambda: str(tmp_path))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, timeout=TIMEOUT_S).stdout.strip()
+    stale = tmp_path / f"ascend_p2p_lab_ipc_{dead}_aa"
+    busy = tmp_path / f"ascend_p2p_lab_ipc_{dead}_bb"
+    for folder, holder in ((stale, int(dead)), (busy, os.getpid())):
+        reg = ipcstate.Registry(str(folder))
+        reg.add_export("k", pid=holder, device=0, size=1, path="buf", offset=0, flags=1)
+        (folder / "buf").write_bytes(b"x")
+        reg.close()
+        for p in (folder, *folder.iterdir()):
+            os.utime(p, (0, 0))
+    assert ipcstate.collect_stale() == [str(stale)]
+    assert not stale.exists() and busy.exists()  # a live process still exports from busy
+    assert ipcstate.collect_stale(min_age_s=1e12) == []

@@ -24,6 +24,7 @@ buffer file and a dead importer's imports.
 
 Example:
     >>> import tempfile
+import time
     >>> reg = Registry(tempfile.mkdtemp())
     >>> reg.add_export("k1", pid=os.getpid(), device=0, size=4096, path="f", offset=0, flags=1)
     >>> reg.export_row("k1")["device"], reg.live()["exports"]
@@ -40,6 +41,7 @@ import os
 import secrets
 import sqlite3
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,9 @@ CREATE TABLE IF NOT EXISTS whitelist (key TEXT, pid INTEGER);
 CREATE TABLE IF NOT EXISTS imports (key TEXT, pid INTEGER);
 """
 _TIMEOUT_S = 30.0
+_PREFIX = "ascend_p2p_lab_ipc_"
+#: Seconds a dead process's folder must have been left alone before another removes it.
+STALE_S = 60.0
 
 
 def _base_dir() -> str:
@@ -66,14 +71,37 @@ def ensure_env() -> str:
     folder = os.environ.get(ENV_DIR)
     if folder:
         return folder
-    folder = os.path.join(_base_dir(), f"ascend_p2p_lab_ipc_{os.getpid()}_{secrets.token_hex(4)}")
+    folder = os.path.join(_base_dir(), f"{_PREFIX}{os.getpid()}_{secrets.token_hex(4)}")
     os.environ[ENV_DIR] = folder
     atexit.register(_remove_if_idle, folder, os.getpid())
+    collect_stale()
     return folder
 
 
-def _remove_if_idle(folder: str, owner: int) -> None:
-    if os.getpid() != owner or not os.path.isdir(folder):
+def collect_stale(min_age_s: float = STALE_S) -> list[str]:
+    """Remove the shared folders whose naming process died without removing them (a
+    killed kernel, say), when no live process holds anything in them and nothing wrote to
+    them for ``min_age_s``. Returns the folders removed."""
+    removed = []
+    now = time.time()
+    for path in Path(_base_dir()).glob(f"{_PREFIX}*"):
+        try:
+            owner = int(path.name[len(_PREFIX):].split("_")[0])
+            idle = now - max(p.stat().st_mtime for p in [path, *path.iterdir()])
+        except (ValueError, OSError):
+            continue
+        if alive(owner) or idle < min_age_s:
+            continue
+        _remove_if_idle(str(path), None)
+        if not path.exists():
+            removed.append(str(path))
+    return removed
+
+
+def _remove_if_idle(folder: str, owner: int | None) -> None:
+    """Remove folder when no live process other than owner holds anything in it (owner
+    None: any live process counts). Only the owner itself removes at its exit."""
+    if (owner is not None and os.getpid() != owner) or not os.path.isdir(folder):
         return
     try:
         reg = Registry(folder)
