@@ -75,3 +75,38 @@ def test_compare_sets_ipc_against_in_process(run: pd.DataFrame) -> None:
 def test_a_run_with_one_mode_cannot_be_split(run: pd.DataFrame) -> None:
     with pytest.raises(ValueError, match="both process modes"):
         split_process_modes(run[run["process_mode"] == "in_process"])
+
+
+def _cli(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
+    from ascend_p2p_lab.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_sweep_processes_on_the_command_line(capsys: pytest.CaptureFixture,
+                                             tmp_path: Path) -> None:
+    import json
+
+    code, out, _ = _cli(capsys, "sweep", "--backend", "sim", "--preset", "atlas800t-a2",
+                        "--pairs", "0-1", "--sizes", "1MiB", "--samples", "2",
+                        "--processes", "--format", "json", "--out", str(tmp_path / "r"))
+    assert code == 0
+    data = json.loads(out)
+    assert {(r["initiator"], r["link"]) for r in data["process_modes"]} == {
+        ("dst", "HCCS"), ("src", "HCCS")}
+    assert all(abs(r["ratio"] - 1) < 0.05 for r in data["process_modes"])
+    assert set(load_run(tmp_path / "r")["process_mode"]) == {"in_process", "ipc"}
+    code, out, _ = _cli(capsys, "sweep", "--backend", "sim", "--pairs", "0-1", "--sizes",
+                        "1MiB", "--samples", "2", "--processes", "--no-progress")
+    assert code == 0 and "across processes (IPC) / in one process" in out
+
+
+@pytest.mark.parametrize("extra", [["--direction", "bi"], ["--peer", "off"],
+                                   ["--patterns", "local"], ["--checkpoint", "ck.json"]])
+def test_sweep_processes_refuses_options_with_exit_2(capsys: pytest.CaptureFixture,
+                                                     extra: list[str]) -> None:
+    code, _, err = _cli(capsys, "sweep", "--backend", "sim", "--pairs", "0-1", "--processes",
+                        *extra)
+    assert code == 2 and "--processes" in err and len(err.strip().splitlines()) == 1

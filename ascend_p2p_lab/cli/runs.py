@@ -80,14 +80,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     def work(rt: Any) -> int:
         if getattr(args, "processes", False):
             from ..measure.processes import sweep_processes
+            from .processes import emit_processes
 
             run = sweep_processes(rt, **kwargs)
+            emit = emit_processes
         else:
             run = _sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
+            emit = _emit
         with past_input_checks():
             if args.out is not None:
                 clear_stale(args.out)  # the old run's report does not describe this run
-            return _emit(run, args.format, args.out)
+            return emit(run, args.format, args.out)
 
     return run_session(args, work)
 

@@ -254,7 +254,7 @@ def _point(sink: Context, block: Block, issuer: _Worker, other: _Worker, who: st
     """One size of one pair; the failure that replaces its samples, or None."""
     for w in (issuer, other):
         if w.lost or not w.hello:
-            return outcomes.Failure("worker_lost", w.lost or "worker not started")
+            return outcomes.worker_lost(w.lost or "worker not started")
     try:
         if who == "dst":
             got = issuer.ask("measure", "pull", other.device, other.hello["send"], size)
@@ -265,7 +265,7 @@ def _point(sink: Context, block: Block, issuer: _Worker, other: _Worker, who: st
             if isinstance(got, dict) and spec.verify:
                 got["verified"] = _ok(other.ask("verify", issuer.device, size))
     except WorkerLost as exc:
-        return outcomes.Failure("worker_lost", str(exc))
+        return outcomes.worker_lost(str(exc))
     except _Refused as exc:
         return exc.failure
     if not isinstance(got, dict):

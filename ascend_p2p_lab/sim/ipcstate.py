@@ -24,7 +24,6 @@ buffer file and a dead importer's imports.
 
 Example:
     >>> import tempfile
-import time
     >>> reg = Registry(tempfile.mkdtemp())
     >>> reg.add_export("k1", pid=os.getpid(), device=0, size=4096, path="f", offset=0, flags=1)
     >>> reg.export_row("k1")["device"], reg.live()["exports"]
