@@ -316,3 +316,27 @@ def test_a_dead_processs_folder_is_collected_but_not_one_in_use(tmp_path: Path,
     assert ipcstate.collect_stale() == [str(stale)]
     assert not stale.exists() and busy.exists()  # a live process still exports from busy
     assert ipcstate.collect_stale(min_age_s=1e12) == []
+
+
+def test_a_failing_point_costs_only_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ascend_p2p_lab.measure import ipcworker
+    from ascend_p2p_lab.runtime import AclError
+
+    measure = ipcworker.Worker.measure
+
+    def failing(self, role, peer, key, size):  # device 1 cannot pull (forked workers see it)
+        if self.device == 1 and role == "pull":
+            raise AclError("acl.rt.memcpy_async", (), 507899, "injected")
+        return measure(self, role, peer, key, size)
+
+    monkeypatch.setattr(ipcworker.Worker, "measure", failing)
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        run = sweep_processes(rt, pairs=[(0, 1), (1, 0)], sizes="1MiB", samples=2,
+                              in_process=False)
+        assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
+    bad = run[run.error_kind.notna()]
+    assert set(zip(bad.src, bad.dst, bad.initiator)) == {(0, 1, "dst")}
+    assert set(bad.error_code) == {507899} and set(bad.error_kind) == {"runtime"}
+    good = run[run.error_kind.isna()]
+    assert len(good) == 3 * 2 and good.verified.all()
+    assert all(run.attrs["run"]["workers_clean"].values())
