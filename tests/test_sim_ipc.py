@@ -340,3 +340,23 @@ def test_a_failing_point_costs_only_itself(monkeypatch: pytest.MonkeyPatch) -> N
     good = run[run.error_kind.isna()]
     assert len(good) == 3 * 2 and good.verified.all()
     assert all(run.attrs["run"]["workers_clean"].values())
+
+
+def test_a_repeated_copy_sees_the_other_processs_new_bytes() -> None:
+    p = Pair()
+    key = p.export()
+    peer, _ = p.b.rt.ipc_mem_import_by_key(key, 1)
+    stream, _ = p.b.rt.create_stream()
+    back = bytearray(4096)
+    for value in (0x11, 0x11, 0x22):  # the repeat may be skipped; a new write may not
+        assert p.a.rt.memset(p.ptr, 4 * MIB, value, 4 * MIB) == 0  # the exporter writes
+        for _ in range(2):
+            assert p.b.rt.memcpy_async(p.mine, 4 * MIB, peer, 4 * MIB, 3, stream) == 0
+        assert p.b.rt.synchronize_stream(stream) == 0
+        assert p.b.rt.memcpy(p.b.util.bytes_to_ptr(back), 4096, p.mine, 4096, 2) == 0
+        assert bytes(back) == bytes([value]) * 4096
+    route, _ = p.b._router.resolve(p.mine, 4 * MIB, peer, 4 * MIB, 3, 1)
+    assert route.memo_able  # repeats are cheap, as in one process
+    assert p.b.rt.destroy_stream(stream) == 0
+    assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
+    p.finish()

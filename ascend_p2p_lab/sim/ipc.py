@@ -79,7 +79,9 @@ class SharedRegion:
     """Device memory backed by a shared buffer file (an exported or an imported region)."""
 
     __slots__ = ("base", "buffer", "device", "imported", "importer_device", "kind",
-                 "last_copy", "offset", "peer", "size", "version")
+                 "last_copy", "offset", "peer", "size")
+    #: its version lives in the shared file: a write by any process changes it
+    memoizable = True
 
     def __init__(self, base: int, size: int, device: int, buffer: SharedBuffer, offset: int,
                  *, imported: bool = False, importer_device: int | None = None,
@@ -87,7 +89,16 @@ class SharedRegion:
         self.base, self.size, self.device, self.kind = base, size, device, "device"
         self.buffer, self.offset = buffer, offset
         self.imported, self.importer_device, self.peer = imported, importer_device, peer
-        self.version, self.last_copy = 0, None  # never memoized: another process may write
+        self.last_copy: tuple | None = None
+
+    @property
+    def version(self) -> int:
+        """The shared buffer's version (any process's write changes it)."""
+        return self.buffer.version
+
+    @version.setter
+    def version(self, _value: int) -> None:  # "+= 1" of copy_bytes: a new unique version
+        self.buffer.bump()
 
     def read(self, off: int, n: int) -> bytes:
         start = self.offset + off
@@ -96,12 +107,12 @@ class SharedRegion:
     def write(self, off: int, data: bytes | bytearray | memoryview) -> None:
         start = self.offset + off
         self.buffer.view[start : start + len(data)] = memoryview(data).cast("B")
-        self.version += 1
+        self.buffer.bump()
 
     def fill(self, off: int, n: int, value: int) -> None:
         start = self.offset + off
         self.buffer.view[start : start + n] = bytes((value & 0xFF,)) * n
-        self.version += 1
+        self.buffer.bump()
 
     @property
     def cross_device(self) -> bool:

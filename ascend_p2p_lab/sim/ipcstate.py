@@ -230,7 +230,11 @@ class Registry:
 
 
 class SharedBuffer:
-    """A memory-mapped file of the shared folder: the bytes of one exported allocation."""
+    """A memory-mapped file of the shared folder: the bytes of one exported allocation,
+    after a header whose first 8 bytes are the buffer's version: a new unique number
+    after every write by any process (what lets a repeated copy be skipped safely)."""
+
+    HEADER = 64
 
     def __init__(self, folder: Path, name: str, size: int, *, create: bool) -> None:
         self.path = folder / name
@@ -241,15 +245,30 @@ class SharedBuffer:
         fd = os.open(self.path, flags, 0o600)
         try:
             if create:
-                os.ftruncate(fd, max(size, 1))
-            self.map = mmap.mmap(fd, max(size, 1))
+                os.ftruncate(fd, self.HEADER + max(size, 1))
+            self.map = mmap.mmap(fd, self.HEADER + max(size, 1))
         finally:
             os.close(fd)
-        self.view = memoryview(self.map)
+        self._all = memoryview(self.map)
+        self.view = self._all[self.HEADER:]
+        self._stamp = (os.getpid() & 0xFFFF_FFFF) << 32
+        if create:
+            self.bump()
+
+    @property
+    def version(self) -> int:
+        return int.from_bytes(self._all[:8], "little")
+
+    def bump(self) -> int:
+        """A new version, unique across processes (pid and a local count)."""
+        self._stamp += 1
+        self._all[:8] = self._stamp.to_bytes(8, "little")
+        return self._stamp
 
     def close(self) -> None:
         """Unmap (the file stays until its exporter frees it)."""
         if self.map.closed:
             return
         self.view.release()
+        self._all.release()
         self.map.close()

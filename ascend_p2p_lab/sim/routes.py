@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from .. import codes as C
 from .engine import Resource
-from .memory import AddressSpace, ChunkedRegion, Region
+from .memory import AddressSpace, Region
 from .part import Part, Shared
 from .peers import Peers
 
@@ -77,7 +77,8 @@ class Route:
     staged: bool
     #: bytes the engine moves: count, or for a staged copy count scaled by its two PCIe legs
     nbytes: int
-    #: both regions are chunked and distinct: copy_bytes' "same copy as last time" memo applies
+    #: both regions are memoizable and distinct: copy_bytes' "same copy as last time" memo
+    #: applies
     memo_able: bool
 
 
@@ -187,8 +188,7 @@ class Router(Part):
             devices=tuple(d for d in (s_dev, d_dev) if d is not None) or (current,),
             link=link, device=dev, resources=res, latency_us=lat, staged=staged,
             nbytes=int(count * scale),
-            memo_able=(isinstance(dreg, ChunkedRegion) and isinstance(sreg, ChunkedRegion)
-                       and dreg is not sreg),
+            memo_able=dreg.memoizable and sreg.memoizable and dreg is not sreg,
         ), 0
 
     def _device_path(

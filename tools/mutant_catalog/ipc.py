@@ -43,4 +43,10 @@ MUTANTS: list[Mutant] = [
       'got["verified"] = _ok(other.ask("verify", issuer.device, size))',
       'got["verified"] = None',
       "a push across processes is never verified by the exporter", IPC),
+    M("ipc.shared_version_frozen", "sim/ipc.py",
+      '        """The shared buffer\'s version (any process\'s write changes it)."""\n'
+      "        return self.buffer.version",
+      '        """The shared buffer\'s version (any process\'s write changes it)."""\n'
+      "        return 0",
+      "a repeated copy is skipped although the other process wrote new bytes", IPC),
 ]
