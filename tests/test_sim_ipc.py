@@ -360,3 +360,24 @@ def test_a_repeated_copy_sees_the_other_processs_new_bytes() -> None:
     assert p.b.rt.destroy_stream(stream) == 0
     assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
     p.finish()
+
+
+def test_import_flag_0_needs_peer_access_as_in_one_process() -> None:
+    p = Pair()
+    key = p.export()
+    peer, ret = p.b.rt.ipc_mem_import_by_key(key, 0)  # peer access left to the importer
+    assert ret == 0
+    stream, _ = p.b.rt.create_stream()
+    # the A2 preset refuses a copy between devices without peer access (inferred: 507899)
+    assert p.b.rt.memcpy_async(p.mine, 4096, peer, 4096, 3, stream) == 507899
+    assert p.b.rt.device_enable_peer_access(0, 0) == 0  # 1 -> 0 from the current device
+    assert p.b.rt.set_device(0) == 0 and p.b.rt.device_enable_peer_access(1, 0) == 0
+    assert p.b.rt.set_device(1) == 0  # both directions on: the A2 driver programs the link
+    assert p.b.rt.memcpy_async(p.mine, 4096, peer, 4096, 3, stream) == 0
+    assert p.b.rt.synchronize_stream(stream) == 0 and p.b.rt.destroy_stream(stream) == 0
+    assert p.b.rt.device_disable_peer_access(0) == 0
+    assert p.b.rt.set_device(0) == 0 and p.b.rt.device_disable_peer_access(1) == 0
+    assert p.b.rt.reset_device(0) == 0 and p.b.rt.reset_device(0) == 0
+    assert p.b.rt.reset_device(1) == 0  # the second set_device(1)
+    assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
+    p.finish()
