@@ -381,3 +381,26 @@ def test_import_flag_0_needs_peer_access_as_in_one_process() -> None:
     assert p.b.rt.reset_device(1) == 0  # the second set_device(1)
     assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
     p.finish()
+
+
+def test_a_worker_that_cannot_start_costs_only_its_pairs(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    from ascend_p2p_lab.measure import ipcworker
+    from ascend_p2p_lab.runtime import AclError
+
+    hello = ipcworker.Worker.hello
+
+    def no_pid(self):  # device 2's worker fails to start (forked workers see it)
+        if self.device == 2:
+            raise AclError("acl.rt.device_get_bare_tgid", (), 107000, "injected")
+        return hello(self)
+
+    monkeypatch.setattr(ipcworker.Worker, "hello", no_pid)
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        run = sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB", samples=2,
+                              in_process=False)
+        assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
+    lost = run[run.error_kind == "worker_lost"]
+    assert set(zip(lost.src, lost.dst)) == {(0, 2)}
+    assert lost.error.str.contains("could not start: acl.rt.device_get_bare_tgid").all()
+    assert run[run.error_kind.isna()].verified.all()

@@ -224,7 +224,8 @@ def _hello(w: _Worker) -> None:
     if isinstance(answer, dict):
         w.hello = answer
     elif not w.lost:
-        w.lost = f"worker of device {w.device} could not start: {answer}"
+        why = answer[1].get("error") if isinstance(answer[1], dict) else answer[1]
+        w.lost = f"worker of device {w.device} could not start: {why}"
 
 
 def _try(w: _Worker, cmd: str, *args: Any) -> Any:
