@@ -404,3 +404,14 @@ def test_a_worker_that_cannot_start_costs_only_its_pairs(monkeypatch: pytest.Mon
     assert set(zip(lost.src, lost.dst)) == {(0, 2)}
     assert lost.error.str.contains("could not start: acl.rt.device_get_bare_tgid").all()
     assert run[run.error_kind.isna()].verified.all()
+
+
+def test_an_older_pyacl_gives_missing_call_rows_and_starts_no_worker() -> None:
+    with open_runtime("sim", "atlas800t-a2", api_level="old") as rt:
+        run = sweep_processes(rt, pairs=[(0, 1)], sizes="1MiB,2MiB", samples=2)
+    ipc = run[run.process_mode == "ipc"]
+    assert len(ipc) == 2 * 2 and set(ipc.error_kind) == {"missing_call"}
+    assert set(ipc.error_call) == {"acl.rt.ipc_mem_get_export_key"}
+    assert run.attrs["run"]["workers_clean"] == {}
+    inside = run[run.process_mode == "in_process"]
+    assert len(inside) == 2 * 2 * 2 and inside.verified.all()  # measured in one process

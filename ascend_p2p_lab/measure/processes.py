@@ -187,6 +187,19 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
     pair_list = list(spec.pairs or [(a, b) for a in devices_of(rt, spec)
                                      for b in devices_of(rt, spec) if a != b])
     devices = sorted({d for p in pair_list for d in p})
+    missing = rt.lacks(["ipc_memory"])
+    if missing:  # an older CANN: every IPC point says so, no worker is started
+        meta["workers_clean"] = {}
+        failure = outcomes.missing_calls(missing)
+        for s, d in pair_list:
+            block = Block(pattern="pair", direction="uni", peer="on", path="p2p", src=s,
+                          dst=d, link=rt.link_class(s, d))
+            for who in ("dst", "src"):
+                sink = Context(rt, replace(spec, initiator=who), None,  # type: ignore[arg-type]
+                               {**base, "process_mode": "ipc"}, _nominal_rates(rt))
+                sink.error_rows(block, list(spec.sizes), failure, tick=False)
+                rows += sink.rows
+        return
     ctx = mp.get_context("fork" if rt.simulated else "spawn")
     workers: dict[int, _Worker] = {}
     clean: dict[str, Any] = {}
