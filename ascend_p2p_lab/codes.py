@@ -262,11 +262,32 @@ ACL_ERROR_RT_EVENT_NOT_COMPLETE = 507006
 ACL_ERROR_RT_SYS_DMA = 507013
 ACL_ERROR_RT_LOST_HEARTBEAT = 507010
 ACL_ERROR_RT_DRV_INTERNAL_ERROR = 507899
+# IPC memory misuse (the simulator's choice among the header's codes; docs/reference)
+ACL_ERROR_RT_ADDR_UNALIGNED = 107008
+ACL_ERROR_RT_IPC_ERROR = 507022
 
 #: Every code as an IntEnum member (codes that share a number are aliases of the first).
 AclCode = IntEnum("AclCode", ERROR_CODES)  # type: ignore[misc]
 
 # --- enums (acl_rt.h) ------------------------------------------------------------------
+
+
+class IpcExportFlag(IntFlag):
+    """aclrtIpcMemGetExportKey flags (acl_rt.h; docs/03_api_ref/11-07, from CANN 8.3.RC1)."""
+
+    DEFAULT = 0x0  # ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: importers must be whitelisted
+    DISABLE_PID_VALIDATION = 0x1  # ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION
+
+
+class IpcImportFlag(IntFlag):
+    """aclrtIpcMemImportByKey flags (same sources)."""
+
+    DEFAULT = 0x0  # ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT: enable peer access yourself
+    ENABLE_PEER_ACCESS = 0x1  # ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS
+
+
+#: The key buffer length the guide fixes for aclrtIpcMemGetExportKey.
+IPC_KEY_LEN = 65
 
 
 class MemcpyKind(IntEnum):

@@ -202,7 +202,7 @@ def unmatched(baseline: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     Example:
         >>> from ascend_p2p_lab.schema import empty_frame
         >>> list(unmatched(empty_frame(), empty_frame()).columns)[-2:]
-        ['size_bytes', 'reason']
+        ['process_mode', 'reason']
     """
     base, new = _points(baseline), _points(run)
     both = _merged(base, new, match_keys(baseline, run), "outer", indicator=True)
@@ -352,3 +352,20 @@ def to_json(comparison: pd.DataFrame, missing: pd.DataFrame | None = None, *,
         >>> print(to_json(compare(baseline_run, run)))  # doctest: +SKIP
     """
     return json.dumps(to_dict(comparison, missing), indent=indent, allow_nan=False)
+
+
+def split_process_modes(run: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A ``sweep --processes`` run as (baseline, run) for :func:`compare`: its in-process
+    rows, and its IPC rows named like them, so that ``ratio`` is IPC / in-process per point.
+
+    Example:
+        >>> cmp = compare(*split_process_modes(run))  # doctest: +SKIP
+    """
+    mode = run["process_mode"].fillna("in_process")
+    inside, across = run[mode == "in_process"].copy(), run[mode == "ipc"].copy()
+    if inside.empty or across.empty:
+        raise ValueError("the run does not hold both process modes (sweep --processes)")
+    across["process_mode"] = "in_process"  # the same points: compare matches them
+    across.attrs = {"run": {**run.attrs.get("run", {}), "run_id": "ipc rows"}}
+    inside.attrs = {"run": {**run.attrs.get("run", {}), "run_id": "in-process rows"}}
+    return inside, across

@@ -365,6 +365,7 @@ def load_run(folder: str | Path) -> pd.DataFrame:
         raise ResultsError(f"{source}: {len(data)} rows, run.json says {meta['rows']} (truncated?)")
     try:
         data = data.loc[:, list(COLUMNS)].astype(SCHEMA)
+        data["process_mode"] = data["process_mode"].fillna("in_process")  # saved before it
     except (ValueError, TypeError) as exc:
         raise ResultsError(f"{source}: a column has the wrong type ({exc})") from None
     for col, allowed in VOCABULARY.items():

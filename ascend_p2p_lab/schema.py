@@ -15,7 +15,7 @@ Example:
     >>> list(empty_frame().columns[:5])
     ['run_id', 'backend', 'preset', 'host', 'src']
     >>> FAILURE_KINDS
-    ('runtime', 'verification', 'missing_call', 'device_lost')
+    ('runtime', 'verification', 'missing_call', 'device_lost', 'worker_lost')
 """
 
 from __future__ import annotations
@@ -57,6 +57,9 @@ SCHEMA: dict[str, str] = {
     "latency_us": "float64",
     "cpu_affinity": "string",
     "group": "string",
+    # issue 23: how the copy was issued: in the buffers' own process, or by another
+    # process through IPC memory (sweep --processes); rows without it are in_process
+    "process_mode": "string",
 }
 # ---- imported runs (imports/: ascend-dmi, hccl_test): what the tool ran (``operation``:
 # "p2p", "h2d", "all_reduce", ...), the capture file and line a row came from, a collective's
@@ -74,6 +77,8 @@ IMPORT_COLUMNS: dict[str, str] = {
     "threshold_GBps": "float64",
 }
 SCHEMA.update(IMPORT_COLUMNS)
+#: The process mode of rows that do not say (every row before sweep --processes).
+DEFAULT_PROCESS_MODE = "in_process"
 COLUMNS = tuple(SCHEMA)
 
 #: What went wrong with a row, as data (``error_kind``); ``error`` is the sentence for
@@ -85,6 +90,7 @@ ERROR_KINDS: dict[str, str] = {
     "verification": "the bytes that arrived differ from the bytes sent",
     "missing_call": "the installed pyACL lacks a call this point needs",
     "device_lost": "a device of this point was lost earlier in the run; not measured",
+    "worker_lost": "the worker process of this point died or stopped answering",
 }
 #: Kinds that are results (the run measured what the server does); every other kind
 #: cost data points, and makes a command exit with status 1.
@@ -100,13 +106,14 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "initiator": ("src", "dst"),
     "timing": ("events", "host"),
     "error_kind": tuple(ERROR_KINDS),
+    "process_mode": ("in_process", "ipc"),
 }
 #: What identifies one measured point (all samples of it share these).
 POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "group",
-              "link", "size_bytes"]
+              "link", "size_bytes", "process_mode"]
 #: Columns added after the first release; a run saved without them loads with them empty.
 ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
-                 "group", *IMPORT_COLUMNS)
+                 "group", "process_mode", *IMPORT_COLUMNS)
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
 #: is also what a run.json without the key is (written before it was recorded).
 RUN_SCHEMA_VERSION = 1
@@ -123,5 +130,6 @@ def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None =
     rows = list(rows)
     frame = pd.DataFrame.from_records(rows, columns=list(COLUMNS)) if rows else empty_frame()
     frame = frame.astype(SCHEMA)
+    frame["process_mode"] = frame["process_mode"].fillna(DEFAULT_PROCESS_MODE)
     frame.attrs["run"] = dict(meta or {})
     return frame

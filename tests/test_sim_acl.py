@@ -220,6 +220,8 @@ PRE_INIT_ARGS: dict[str, tuple[int, ...]] = {
     "create_event_ex_with_flag": (8,), "destroy_event": (1,), "record_event": (1, 0),
     "stream_wait_event": (0, 1), "synchronize_event": (1,), "event_elapsed_time": (1, 2),
     "event_get_timestamp": (1,),
+    "ipc_mem_get_export_key": (1, 4096, 65, 0), "ipc_mem_set_import_pid": ("k", [1]),
+    "ipc_mem_import_by_key": ("k", 0), "ipc_mem_close": ("k",), "device_get_bare_tgid": (),
 }
 
 
@@ -992,6 +994,8 @@ def test_old_api_level_hides_the_newer_calls() -> None:
     assert set(NEWER_CALLS) == {
         "device_peer_access_status", "get_devices_topo", "reset_device_force",
         "create_event_ex_with_flag", "event_get_timestamp",
+        "ipc_mem_get_export_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key",
+        "ipc_mem_close", "device_get_bare_tgid",
     }
     old, new = simulated_acl(api_level="old"), simulated_acl(api_level="new")
     for name in NEWER_CALLS:

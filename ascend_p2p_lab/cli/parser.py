@@ -96,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _sub(sub, "sweep", "measure device-to-device copies over a range of sizes")
     _add_backend(p)
     _add_sweep_args(p)
+    _add_processes(p)
 
     p = _sub(sub, "report", "figures and a summary of a saved run (replaces the figures of "
                             "an earlier report of it)")
@@ -187,6 +188,14 @@ def _add_format(p: argparse.ArgumentParser, table: str) -> None:
     p.add_argument("--format", choices=["table", "json"], default="table",
                    help=f"table (default): {table}; json: the same as numbers, null where not "
                         "measured, with the reason per cell")
+
+
+def _add_processes(p: argparse.ArgumentParser) -> None:
+    """``sweep --processes`` (issue 23; measure/processes.py)."""
+    p.add_argument("--processes", action="store_true",
+                   help="also measure across processes: one worker per device exports its "
+                        "buffers (IPC memory), each ordered pair pulled and pushed by the "
+                        "other's process, beside the in-process rows (column process_mode)")
 
 
 def _add_sweep_args(p: argparse.ArgumentParser) -> None:

@@ -32,6 +32,18 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """sweep --processes: one pair at a time, one way, peer access on, both initiators."""
+    if args.checkpoint is not None:
+        raise UsageError("--processes: --checkpoint is not supported")
+    if args.direction != "uni" or args.peer != "on" or args.groups or (
+            args.patterns not in (None, "pair")):
+        raise UsageError("--processes measures pairs one way with peer access on: drop "
+                         "--direction, --peer, --patterns and --groups")
+    drop = ("direction", "peer", "initiator", "patterns", "groups", "progress", "checkpoint")
+    return {k: v for k, v in kwargs.items() if k not in drop}
+
+
 def _sweep_out(args: argparse.Namespace) -> None:
     """Every output path of a sweep, checked before any device work."""
     from ..runfolder import check_out_dir, check_out_file
@@ -62,12 +74,23 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     _sweep_out(args)
     kwargs = _sweep_kwargs(args)
 
+    if getattr(args, "processes", False):
+        kwargs = _processes_kwargs(args, kwargs)
+
     def work(rt: Any) -> int:
-        run = _sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
+        if getattr(args, "processes", False):
+            from ..measure.processes import sweep_processes
+            from .processes import emit_processes
+
+            run = sweep_processes(rt, **kwargs)
+            emit = emit_processes
+        else:
+            run = _sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
+            emit = _emit
         with past_input_checks():
             if args.out is not None:
                 clear_stale(args.out)  # the old run's report does not describe this run
-            return _emit(run, args.format, args.out)
+            return emit(run, args.format, args.out)
 
     return run_session(args, work)
 

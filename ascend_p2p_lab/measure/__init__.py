@@ -18,6 +18,7 @@ from .links import (
 from .pairs import parse_pairs
 from .plan import Block, plan_blocks
 from .probe import access_matrix, device_labels, link_matrix, probe
+from .processes import sweep_processes
 from .spec import SweepSpec, make_spec
 from .sweep import BlockDone, sweep
 
@@ -43,5 +44,6 @@ __all__ = [
     "probe",
     "reachable_pairs",
     "sweep",
+    "sweep_processes",
     "try_enable",
 ]

@@ -84,3 +84,8 @@ def device_lost(dev: int, cause: Failure) -> Failure:
     """A point skipped because one of its devices was lost earlier in the run."""
     return Failure("device_lost", f"not measured: device {dev} was lost earlier in this run "
                    f"({cause.message})", cause.code, cause.call)
+
+
+def worker_lost(message: str) -> Failure:
+    """A point of ``sweep --processes`` whose worker process died or did not answer."""
+    return Failure("worker_lost", message)

@@ -39,6 +39,7 @@ from .host import host_bandwidth_vs_size
 from .prepare import LINK_MEANING as LINK_MEANING
 from .prepare import LINK_ORDER as LINK_ORDER
 from .prepare import backend_note
+from .processes import process_modes
 from .ratio import ratio_heatmap
 from .reports import report
 from .style import DPI as DPI
@@ -61,6 +62,7 @@ __all__ = [
     "link_matrix",
     "peer_access_matrix",
     "peer_on_off",
+    "process_modes",
     "ratio_heatmap",
     "report",
     "uni_vs_bi",

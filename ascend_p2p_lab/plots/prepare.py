@@ -379,3 +379,32 @@ def preset_table(frames: Mapping[str, pd.DataFrame], *, size: int | None, direct
     if table.empty:
         raise ValueError("none of the runs has numbers for this selection")
     return table
+
+
+#: The process modes a run may hold (schema ``process_mode``), drawn in this order.
+PROCESS_MODES = ("in_process", "ipc")
+INITIATOR_TEXT = {"dst": "pull (destination issues)", "src": "push (source issues)"}
+
+
+def process_mode_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One-way pair bandwidth per link class, process mode, initiator and size: the
+    median over each point's samples, then over the pairs (pure pandas; rows that failed
+    are left out).
+
+    Example:
+        >>> import pandas as pd
+        >>> f = pd.DataFrame({"pattern": "pair", "direction": "uni", "src": 0, "dst": 1,
+        ...     "link": "HCCS", "initiator": "dst", "size_bytes": 1 << 20,
+        ...     "bandwidth_GBps": [20.0, 22.0], "process_mode": ["in_process", "ipc"]})
+        >>> process_mode_table(f)[["process_mode", "GBps"]].values.tolist()
+        [['in_process', 20.0], ['ipc', 22.0]]
+    """
+    keys = ["link", "process_mode", "initiator", "size_bytes"]
+    ok = frame[eq(frame["pattern"], "pair") & eq(frame["direction"], "uni")
+               & frame["bandwidth_GBps"].notna()]
+    if ok.empty or "process_mode" not in ok:
+        return pd.DataFrame(columns=[*keys, "GBps", "pairs"])
+    per_point = ok.groupby([*keys, "src", "dst"], dropna=False)["bandwidth_GBps"].median()
+    table = per_point.groupby(level=keys).agg(["median", "size"]).reset_index()
+    table = table.rename(columns={"median": "GBps", "size": "pairs"})
+    return table.sort_values(keys).reset_index(drop=True)

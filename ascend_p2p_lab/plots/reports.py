@@ -13,6 +13,7 @@ from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
 from .prepare import combos, distinct, eq, mode_rows, pair_count
+from .processes import process_modes
 from .style import DPI
 
 
@@ -38,6 +39,9 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
+    if "process_mode" in run and eq(run["process_mode"], "ipc").any():  # sweep --processes
+        _save(process_modes(run), out / "process_modes.png", written)
+        run = run[~eq(run["process_mode"], "ipc")]  # the other figures: in one process
     pairs = run[eq(run["pattern"], "pair")]
     if table is not None:
         _save(link_matrix(table), out / "link_matrix.png", written)

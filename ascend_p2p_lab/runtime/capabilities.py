@@ -32,6 +32,9 @@ CAPABILITIES: dict[str, tuple[Need, ...]] = {
     "pinned_host": ("malloc_host", "free_host"),
     # free and total device memory
     "mem_info": ("get_mem_info",),
+    # device memory shared with other processes (pyACL documents it from 8.3.RC1.alpha002)
+    "ipc_memory": ("ipc_mem_get_export_key", "ipc_mem_set_import_pid",
+                   "ipc_mem_import_by_key", "ipc_mem_close", "device_get_bare_tgid"),
 }
 
 

@@ -90,6 +90,7 @@ class DeviceBuffer(Resource):
 
     def __init__(self, rt: Runtime, ptr: int, size: int, device: int, policy: int) -> None:
         self.size, self.policy = size, policy
+        self.exports: list[IpcExport] = []  # keys other processes may import it by
         super().__init__(rt, ptr, device)
 
     @property
@@ -97,9 +98,48 @@ class DeviceBuffer(Resource):
         return self.handle
 
     def _release(self) -> None:
+        for export in self.exports:  # the exporter closes its keys before it frees
+            export.close()
         assert self.device is not None
         self.rt.try_use(self.device)
         self.rt.call("rt.free", self.handle)
+
+
+class IpcExport(Resource):
+    """A device buffer exported to other processes (``aclrtIpcMemGetExportKey``); closing
+    it is the exporter's ``aclrtIpcMemClose``, which must come after every importer's
+    close and before the buffer is freed."""
+
+    kind = "ipc export"
+
+    def __init__(self, rt: Runtime, key: str, buf: DeviceBuffer) -> None:
+        self.key, self.buffer = key, buf
+        super().__init__(rt, buf.ptr, buf.device)
+        buf.exports.append(self)
+
+    def allow(self, pids: list[int]) -> None:
+        """Whitelist pids (``aclrtIpcMemSetImportPid``)."""
+        self.rt.allow(self, pids)  # type: ignore[attr-defined]
+
+    def _release(self) -> None:
+        self.rt.call("rt.ipc_mem_close", self.key)
+
+
+class ImportedBuffer(DeviceBuffer):
+    """Another process's device buffer, imported (``aclrtIpcMemImportByKey``): copy to and
+    from it like a device buffer of ``device`` (the exporter's), from device ``on``;
+    closing it is the importer's ``aclrtIpcMemClose`` (never ``aclrtFree``)."""
+
+    kind = "imported buffer"
+
+    def __init__(self, rt: Runtime, ptr: int, size: int, device: int, key: str,
+                 on: int) -> None:
+        self.key, self.on = key, on
+        super().__init__(rt, ptr, size, device, -1)
+
+    def _release(self) -> None:
+        self.rt.try_use(self.on)
+        self.rt.call("rt.ipc_mem_close", self.key)
 
 
 class HostBuffer(Resource):

@@ -24,11 +24,12 @@ from ..codes import MemAttr
 from .backend import BackendInfo, is_simulated, load_acl
 from .capabilities import calls_of
 from .errors import AclError, MissingCall
+from .ipc import IpcCalls
 from .resources import PeerLinks, Resource, close_all
 from .transfers import Transfers
 
 
-class Runtime(Transfers):
+class Runtime(Transfers, IpcCalls):
     """An initialized ACL session over one pyACL-like module. Use :func:`open_runtime`."""
 
     def __init__(self, acl: Any, info: BackendInfo, topology: Any = None) -> None:
@@ -54,6 +55,11 @@ class Runtime(Transfers):
     def backend(self) -> str:
         """``"sim"`` or ``"acl"``."""
         return self.info.backend
+
+    @property
+    def seed(self) -> int | None:
+        """The simulated server's jitter seed (None on hardware)."""
+        return getattr(self._sim, "seed", None)
 
     @property
     def preset(self) -> str | None:

@@ -17,7 +17,14 @@ simulator (the same names directly on the ``acl`` object are kept for compatibil
   implicitly; ``ledger_is_empty()``: nothing of either;
 - ``call_counts``: calls made per pyACL name (``"rt.memcpy_async"``), a read-only view;
 - ``implicit_releases``: what ``aclrtResetDevice``/``aclFinalize`` freed that the process
-  had not released itself, oldest first.
+  had not released itself, oldest first;
+- ``shared_ledger()``: what live processes hold in the IPC state this process shares with
+  others (exports not yet freed, imports not yet closed; see :mod:`.ipc`), after dropping
+  what dead processes held.
+
+Several processes share one simulated server for IPC memory (``acl.rt.ipc_mem_*``): a
+process and the processes it starts share it with no setup; an unrelated process joins by
+setting ``ASCEND_P2P_LAB_IPC_DIR`` to the same folder (:mod:`.ipcstate`).
 
 The simulator is a dispatcher (:mod:`.facade`) over parts with one job each:
 :mod:`.formats` (argument formats), :mod:`.devices`, :mod:`.peers`, :mod:`.allocations`,

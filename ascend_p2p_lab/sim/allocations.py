@@ -25,6 +25,7 @@ from .devices import Devices
 from .memory import AddressSpace, ChunkedRegion, ViewRegion
 from .part import Part, Shared
 
+SMALL_PAGE, HUGE_PAGE = 4096, 2 << 20
 #: Pointers from bytes_to_ptr kept at most (the oldest is forgotten first).
 MAX_VIEWS = 256
 
@@ -40,6 +41,9 @@ class Allocations(Part):
         self.host_allocs: set[int] = set()
         self.used: dict[int, int] = {}
         self.views: dict[int, ViewRegion] = {}
+        self.pages: dict[int, int] = {}  # base -> page size of the allocation
+        #: called as hook(base, region, why) when a device allocation goes (free or reset)
+        self.drop_hooks: list = []
 
     # ------------------------------------------------------------------ device memory
     def malloc(self, size: int, policy: int) -> tuple[int, int]:
@@ -62,31 +66,42 @@ class Allocations(Part):
         region = ChunkedRegion(self.space.next_base("device", dev, size), size, "device", dev)
         self.space.add(region)
         self.device_allocs[region.base] = accounted
+        self.pages[region.base] = HUGE_PAGE if self.huge(size, policy) else SMALL_PAGE
         self.used[dev] = self.used.get(dev, 0) + accounted
         self.injector.host(5.0)
         return region.base, 0
 
     @staticmethod
-    def accounted(size: int, policy: int) -> int:
-        """Device memory an allocation takes (pyacl-api.md section 2): huge pages come in
-        2 MiB steps; HUGE_FIRST(_P2P) takes normal pages for 1 MiB or less; HUGE_ONLY(_P2P)
-        always huge; NORMAL_ONLY(_P2P) never; an unknown policy is huge from 2 MiB up."""
-        step = 2 << 20
+    def huge(size: int, policy: int) -> bool:
+        """Whether an allocation takes huge pages (pyacl-api.md section 2): HUGE_FIRST(_P2P)
+        takes normal pages for 1 MiB or less; HUGE_ONLY(_P2P) always huge; NORMAL_ONLY(_P2P)
+        never; an unknown policy is huge from 2 MiB up."""
         if policy in (1, 4, 6, 7):
-            huge = True
-        elif policy in (0, 3):
-            huge = size > (1 << 20)
-        elif policy in (2, 5):
-            huge = False
-        else:
-            huge = size >= step
-        return -(-size // step) * step if huge else size
+            return True
+        if policy in (0, 3):
+            return size > (1 << 20)
+        if policy in (2, 5):
+            return False
+        return size >= HUGE_PAGE
 
-    def _drop_device_alloc(self, base: int) -> None:
+    @classmethod
+    def accounted(cls, size: int, policy: int) -> int:
+        """Device memory an allocation takes: huge pages come in 2 MiB steps."""
+        step = HUGE_PAGE
+        return -(-size // step) * step if cls.huge(size, policy) else size
+
+    def page_size(self, base: int) -> int:
+        """The page size of the device allocation at base (4 KiB, or 2 MiB when huge)."""
+        return self.pages.get(base, SMALL_PAGE)
+
+    def _drop_device_alloc(self, base: int, why: str = "aclrtFree") -> None:
         region = self.space.remove(base)
         accounted = self.device_allocs.pop(base)
+        self.pages.pop(base, None)
         if region is not None and region.device is not None:
             self.used[region.device] -= accounted
+        for hook in self.drop_hooks:
+            hook(base, region, why)
 
     def free(self, ptr: int) -> int:
         code = self.devices.check_init()
@@ -109,7 +124,7 @@ class Allocations(Part):
             region = self.space.get(base)
             if region is not None and region.device == dev:
                 self.released.append(f"device buffer 0x{base:x} freed by {why}")
-                self._drop_device_alloc(base)
+                self._drop_device_alloc(base, why)
 
     def get_mem_info(self, attr: int) -> tuple[int, int, int]:
         dev, code = self.devices.init_and_current()

@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from .. import codes as C
 from .devices import Devices
 from .engine import Stream
 from .memory import copy_bytes
@@ -101,6 +102,12 @@ class Copies(Part):
             return code
         if count == 0:
             return 0
+        route, code = self.router.resolve(dst, dest_max, src, count, kind, cur)
+        if code or route is None:
+            return code
+        if route.link is None and _imported_cross(route):
+            return self.fail(C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                             "no synchronous copy within one device through an imported pointer")
         route, code = self._route_and_move("rt.memcpy", dst, dest_max, src, count, kind, cur)
         if code or route is None:
             return code
@@ -195,3 +202,9 @@ class Copies(Part):
                 lock.release()
 
         return memcpy_async
+
+
+def _imported_cross(route: Route) -> bool:
+    """The copy reads or writes memory imported from another device's process."""
+    return (getattr(route.src_region, "cross_device", False)
+            or getattr(route.dst_region, "cross_device", False))

@@ -50,14 +50,15 @@ if TYPE_CHECKING:  # the parts, for annotations only
 class Simulator:
     """The simulator's extra abilities (see the module docstring); ``acl.simulator``."""
 
-    __slots__ = ("_counts", "_devices", "_engine", "_lock", "_memory", "_peers", "_released",
-                 "_seed", "_streams", "_topology")
+    __slots__ = ("_counts", "_devices", "_engine", "_ipc", "_lock", "_memory", "_peers",
+                 "_released", "_seed", "_streams", "_topology")
 
     def __init__(
         self, *, topology: Topology, seed: int, engine: Engine, lock: threading.RLock,
         counts: dict[str, int], released: list[str], devices: Devices, memory: Allocations,
-        streams: Streams, peers: Peers,
+        streams: Streams, peers: Peers, ipc: Any = None,
     ) -> None:
+        self._ipc = ipc
         self._topology, self._seed, self._counts = topology, seed, MappingProxyType(counts)
         self._engine, self._lock, self._released = engine, lock, released
         self._devices, self._memory, self._streams, self._peers = devices, memory, streams, peers
@@ -98,6 +99,8 @@ class Simulator:
                 "streams": len(self._streams.streams),
                 "events": len(self._streams.events),
                 "peer_refs": {f"{a}->{b}": r for (a, b), r in self._peers.refs.items() if r},
+                "ipc_exports": sorted(self._ipc.exported) if self._ipc else [],
+                "ipc_imports": sorted(self._ipc.imported) if self._ipc else [],
                 "implicit_releases": list(self._released),
             }
 
@@ -107,8 +110,14 @@ class Simulator:
         return not (
             led["initialized"] or led["devices_set"] or led["device_buffers"]
             or led["host_buffers"] or led["streams"] or led["events"] or led["peer_refs"]
-            or led["implicit_releases"]
+            or led["ipc_exports"] or led["ipc_imports"] or led["implicit_releases"]
         )
+
+    def shared_ledger(self) -> dict[str, int]:
+        """What live processes hold in the IPC state this process shares (exports not yet
+        freed, imports not yet closed), after dropping what dead processes held."""
+        with self._lock:
+            return self._ipc.registry.live() if self._ipc else {"exports": 0, "imports": 0}
 
     def __repr__(self) -> str:
         return f"<simulator of {self.topology.name}, seed={self.seed}>"

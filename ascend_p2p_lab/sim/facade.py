@@ -11,6 +11,7 @@ the simulator's lock, counts itself, and hands over to the part that owns its co
 - :class:`~.allocations.Allocations`: device and host memory, memset, ``acl.util``;
 - :class:`~.copies.Copies` with :class:`~.routes.Router`: memcpy and memcpy_async;
 - :class:`~.streams.Streams`: streams and events;
+- :class:`~.ipc.Ipc`: IPC memory shared with other processes (over :mod:`.ipcstate`);
 - :class:`~.injector.FaultInjector`: what the configured faults decide.
 
 Behind them: a :class:`~ascend_p2p_lab.topology.Topology` (which links exist and how fast
@@ -49,6 +50,7 @@ from .extras import Simulator
 from .faults import Fault
 from .formats import NEWER_CALLS, RT_CALLS, TOP_CALLS, UTIL_CALLS, Check, checker
 from .injector import FaultInjector
+from .ipc import Ipc
 from .part import Shared
 from .peers import Peers
 from .routes import Router
@@ -79,6 +81,9 @@ DISPATCH: dict[str, tuple[str, str]] = {
         "create_event", "create_event_with_flag", "create_event_ex_with_flag",
         "destroy_event", "record_event", "stream_wait_event", "synchronize_event",
         "event_elapsed_time", "event_get_timestamp")},
+    **{f"rt.{name}": ("_ipc", name) for name in (
+        "ipc_mem_get_export_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key",
+        "ipc_mem_close", "device_get_bare_tgid")},
     "util.bytes_to_ptr": ("_memory", "bytes_to_ptr"),
     "util.numpy_to_ptr": ("_memory", "bytes_to_ptr"),
     "util.ptr_to_bytes": ("_memory", "ptr_to_bytes"),
@@ -184,7 +189,7 @@ class SimulatedACL:
         self.simulator = Simulator(
             topology=topology, seed=seed, engine=self._engine, lock=self._lock,
             counts=self.call_counts, released=self.implicit_releases, devices=self._devices,
-            memory=self._memory, streams=self._streams, peers=self._peers,
+            memory=self._memory, streams=self._streams, peers=self._peers, ipc=self._ipc,
         )
         for name in TOP_CALLS:
             setattr(self, name, self._bind(name))
@@ -212,10 +217,11 @@ class SimulatedACL:
         self._streams = streams = Streams(shared, devices)
         self._router = router = Router(shared, memory.space, peers)
         self._copies = Copies(shared, devices, streams, router)
+        self._ipc = ipc = Ipc(shared, devices, memory)
         # what a device's last reset frees, in the driver's order
         devices.release_hooks += [memory.release_device, streams.release_device,
                                   peers.release_device]
-        devices.finalize_hooks.append(memory.release_host_buffers)
+        devices.finalize_hooks += [memory.release_host_buffers, ipc.release_all]
 
     # ------------------------------------------------------------------ dispatch
     def _bind(self, call: str) -> Callable[..., Any]:

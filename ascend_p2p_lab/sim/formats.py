@@ -10,7 +10,9 @@ the same per call, one letter per argument:
   only: any ``int`` passes (``bool`` is one), anything else raises
   ``TypeError("<label>: an integer is required (got type float)")``; it does not model
   the C range checks.
-- ``z``: a ``str`` or ``None`` (``acl.init``'s optional config path).
+- ``K``: a C ``unsigned long long`` (64-bit flags), checked like ``k``.
+- ``z``: a ``str`` or ``None`` (``acl.init``'s optional config path); ``s``: a ``str``.
+- ``O``: any object (the call checks it itself, as ``ipc_mem_set_import_pid``'s list).
 - ``y*``: a bytes-like object (``acl.util.bytes_to_ptr``).
 - ``|``: the arguments after it are optional.
 
@@ -45,6 +47,8 @@ RT_CALLS = (
     "destroy_stream", "synchronize_stream", "synchronize_device", "create_event",
     "create_event_with_flag", "create_event_ex_with_flag", "destroy_event", "record_event",
     "stream_wait_event", "synchronize_event", "event_elapsed_time", "event_get_timestamp",
+    *("ipc_mem_get_export_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key",
+      "ipc_mem_close", "device_get_bare_tgid"),
 )
 #: The top-level ``acl`` calls.
 TOP_CALLS = ("init", "finalize", "get_soc_name", "get_version", "get_recent_err_msg")
@@ -57,6 +61,9 @@ NEWER_CALLS = (
     "reset_device_force",
     "create_event_ex_with_flag",
     "event_get_timestamp",
+    # IPC memory: pyACL documents them from CANN 8.3.RC1.alpha002
+    "ipc_mem_get_export_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key",
+    "ipc_mem_close", "device_get_bare_tgid",
 )
 
 #: The declared argument format of every call (see the module docstring).
@@ -100,6 +107,12 @@ FORMATS: dict[str, str] = {
     "rt.synchronize_event": "k",
     "rt.event_elapsed_time": "kk",
     "rt.event_get_timestamp": "k",
+    # IPC memory (rt_memory.cpp: WrapAclRtIpcMemGetExportKey ...; rt_device: BareTgid)
+    "rt.ipc_mem_get_export_key": "kkkK",
+    "rt.ipc_mem_set_import_pid": "sO",
+    "rt.ipc_mem_import_by_key": "sK",
+    "rt.ipc_mem_close": "s",
+    "rt.device_get_bare_tgid": "",
     "util.bytes_to_ptr": "y*",
     "util.numpy_to_ptr": "y*",
     "util.ptr_to_bytes": "kk",
@@ -111,7 +124,7 @@ LABELS: dict[str, dict[int | str, str]] = {
     "util.numpy_to_ptr": {"": "bytes_to_ptr"},
 }
 
-_INT_UNITS = frozenset("iIk")
+_INT_UNITS = frozenset("iIkK")
 Check = Callable[[tuple], None]
 
 
@@ -127,7 +140,7 @@ def units(fmt: str) -> tuple[list[str], int]:
         elif c == "y" and fmt[i + 1 : i + 2] == "*":
             out.append("y*")
             i += 1
-        elif c in _INT_UNITS or c == "z":
+        elif c in _INT_UNITS or c in "zsO":
             out.append(c)
         else:
             raise ValueError(f"unknown format unit {c!r} in {fmt!r}")
@@ -177,8 +190,10 @@ def checker(call: str) -> Check:
         if not need <= len(args) <= most:
             raise _arity_error(func, need, most, len(args))
         for pos, (value, unit) in enumerate(zip(args, unit_list)):
-            if unit == "z":
-                if value is not None and not isinstance(value, str):
+            if unit == "O":
+                continue
+            if unit in "zs":
+                if not isinstance(value, str) and (unit == "s" or value is not None):
                     raise TypeError(f"{func}(): argument {pos + 1} must be str")
             elif unit == "y*":
                 try:

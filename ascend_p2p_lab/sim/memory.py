@@ -31,6 +31,8 @@ class ChunkedRegion:
     """A sparse, copy-on-write buffer (device memory or pinned host memory)."""
 
     __slots__ = ("base", "chunks", "device", "kind", "last_copy", "size", "version")
+    #: copy_bytes may skip a repeat of the copy that last wrote it (see copy_bytes)
+    memoizable = True
 
     def __init__(self, base: int, size: int, kind: str, device: int | None) -> None:
         self.base, self.size, self.kind, self.device = base, size, kind, device
@@ -138,6 +140,7 @@ class ViewRegion:
     object."""
 
     __slots__ = ("base", "device", "kind", "last_copy", "obj", "size", "version", "view")
+    memoizable = False  # the caller may change its object at any time
 
     def __init__(self, base: int, obj: object) -> None:
         self.obj = obj
@@ -164,12 +167,14 @@ def copy_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
     """Copy n bytes between regions; aligned whole chunks are shared, not duplicated.
 
     Repeating the copy that last wrote dst, with neither side changed since, is a no-op:
-    the bytes would be the same (a sweep repeats one copy many times).
+    the bytes would be the same (a sweep repeats one copy many times). Regions whose
+    ``version`` changes with every write, wherever it comes from, are ``memoizable``
+    (chunked buffers; shared ones, see :class:`~.ipc.SharedRegion`).
     """
     if n <= 0:
         return
     memo = None
-    if isinstance(dst, ChunkedRegion) and isinstance(src, ChunkedRegion) and dst is not src:
+    if dst.memoizable and src.memoizable and dst is not src:
         memo = (src.base, soff, doff, n, src.version)
         last = dst.last_copy  # (memo, dst.version) of the last copy in, compared part by part
         if last is not None and last[1] == dst.version and last[0] == memo:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from .. import codes as C
 from .engine import Resource
-from .memory import AddressSpace, ChunkedRegion, Region
+from .memory import AddressSpace, Region
 from .part import Part, Shared
 from .peers import Peers
 
@@ -77,7 +77,8 @@ class Route:
     staged: bool
     #: bytes the engine moves: count, or for a staged copy count scaled by its two PCIe legs
     nbytes: int
-    #: both regions are chunked and distinct: copy_bytes' "same copy as last time" memo applies
+    #: both regions are memoizable and distinct: copy_bytes' "same copy as last time" memo
+    #: applies
     memo_able: bool
 
 
@@ -156,6 +157,11 @@ class Router(Part):
                 C.ACL_ERROR_RT_PARAM_INVALID,
                 f"memcpy kind {kind} does not match the addresses (they need kind {actual})",
             )
+        ipc = getattr(sreg, "imported", False) or getattr(dreg, "imported", False)
+        if ipc:
+            code = _ipc_rules(self, sreg, dreg, kind, actual)
+            if code:
+                return None, code
         host = self.topology.host
         staged = False
         link = (s_dev, d_dev) if actual == 3 else None
@@ -170,7 +176,8 @@ class Router(Part):
             link = None
         else:
             assert s_dev is not None and d_dev is not None
-            found, code = self._device_path(s_dev, d_dev, current)
+            peer = ipc and (getattr(sreg, "peer", False) or getattr(dreg, "peer", False))
+            found, code = self._device_path(s_dev, d_dev, current, peer=peer)
             if found is None:
                 return None, code
             (res, lat, staged), dev = found, s_dev
@@ -181,12 +188,11 @@ class Router(Part):
             devices=tuple(d for d in (s_dev, d_dev) if d is not None) or (current,),
             link=link, device=dev, resources=res, latency_us=lat, staged=staged,
             nbytes=int(count * scale),
-            memo_able=(isinstance(dreg, ChunkedRegion) and isinstance(sreg, ChunkedRegion)
-                       and dreg is not sreg),
+            memo_able=dreg.memoizable and sreg.memoizable and dreg is not sreg,
         ), 0
 
     def _device_path(
-        self, s_dev: int, d_dev: int, current: int
+        self, s_dev: int, d_dev: int, current: int, *, peer: bool = False
     ) -> tuple[tuple[tuple[Resource, ...], float, bool] | None, int]:
         """How a copy between two devices goes: ((resources, latency, staged), 0) or
         (None, code) when the preset makes it fail. A direct copy issued by the
@@ -195,7 +201,7 @@ class Router(Part):
         efficiency below 1 for it (see ``engine_for``)."""
         topo = self.topology
         lc = topo.link_class(s_dev, d_dev)
-        direct = lc is not None and lc.p2p and self.peers.pair_active(s_dev, d_dev)
+        direct = lc is not None and lc.p2p and (peer or self.peers.pair_active(s_dev, d_dev))
         mode = topo.peer_off_copy
         if not direct and mode == "direct" and lc is not None and lc.p2p:
             direct = True
@@ -226,3 +232,17 @@ class Router(Part):
         s_dev, d_dev = link
         d2h, h2d = self.engine.rate(("d2h", s_dev)), self.engine.rate(("h2d", d_dev))
         return (1 / d2h + 1 / h2d) / (1 / min(d2h, h2d))
+
+
+def _ipc_rules(part: Part, sreg: Region, dreg: Region, kind: int, actual: int) -> int:
+    """The guide's rules for a copy through a pointer imported from another device
+    (sim/ipc.py): no direction inference, no host copies (0, or the code)."""
+    if not (getattr(sreg, "cross_device", False) or getattr(dreg, "cross_device", False)):
+        return 0
+    if kind == 4:
+        return part.fail(C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "a copy through an imported pointer cannot infer its direction")
+    if actual in (1, 2):
+        return part.fail(C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                         "no host-to-device or device-to-host copy through an imported pointer")
+    return 0

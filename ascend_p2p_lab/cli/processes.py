@@ -1,0 +1,76 @@
+"""What ``sweep --processes`` prints: the in-process summary and matrices as ``sweep``
+prints them, then IPC against in-process per link class and initiator.
+
+Example:
+    $ ascend-p2p-lab sweep --preset atlas800t-a2 --pairs 0-1,1-0 --sizes 1MiB:16MiB --processes
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from ..terminal import print_summary, run_status
+
+#: Sizes from which the two modes are set against each other (smaller copies are
+#: dominated by fixed costs the simulation does not separate by mode).
+MIN_COMPARED_BYTES = 1 << 20
+_WHO = {"dst": "pull", "src": "push"}
+
+
+def mode_ratios(run: pd.DataFrame) -> pd.DataFrame:
+    """IPC / in-process per link class, initiator and size (>= 1 MiB): the median over the
+    pairs of the per-point ratios (``comparison.compare`` of the two modes).
+
+    Example:
+        >>> mode_ratios(run)  # doctest: +SKIP
+           link initiator  size_bytes  ratio  pairs
+    """
+    from ..comparison import compare, split_process_modes
+
+    cmp = compare(*split_process_modes(run))
+    cmp = cmp[cmp["size_bytes"] >= MIN_COMPARED_BYTES]
+    out = (cmp.groupby(["link", "initiator", "size_bytes"])["ratio"]
+           .agg(["median", "size"]).reset_index()
+           .rename(columns={"median": "ratio", "size": "pairs"}))
+    return out
+
+
+def emit_processes(run: pd.DataFrame, fmt: str, saved: Path | None) -> int:
+    """Print a ``sweep --processes`` run (text or JSON); return its exit status (the
+    whole run's: a lost worker's points count as failures)."""
+    status = run_status(run)
+    inside = run[run["process_mode"] == "in_process"]
+    try:
+        ratios = mode_ratios(run)
+    except ValueError:  # one mode only (interrupted before the other)
+        ratios = pd.DataFrame(columns=["link", "initiator", "size_bytes", "ratio", "pairs"])
+    if fmt == "json":
+        from ..matrices import matrices_json
+        from ..results import failures
+
+        data = {**matrices_json(inside), "exit_status": status,
+                "saved_to": None if saved is None else str(saved),
+                "failures": json.loads(failures(run).to_json(orient="records")),
+                "process_modes": json.loads(ratios.to_json(orient="records"))}
+        print(json.dumps(data, indent=1), flush=True)
+        return status
+    print_summary(inside if len(inside) else run, saved, matrices=True)
+    print("\nacross processes (IPC) / in one process, median over pairs:")
+    if ratios.empty:
+        print("  nothing to compare (one mode only, or no size of 1 MiB or more)")
+    else:
+        table = ratios.assign(initiator=ratios["initiator"].map(_WHO).fillna(ratios["initiator"]))
+        wide = table.pivot_table(index=["link", "initiator"], columns="size_bytes",
+                                 values="ratio")
+        from ..units import format_size
+
+        wide.columns = [format_size(int(c)) for c in wide.columns]
+        print(wide.round(3).to_string())
+    lost = run[run["error_kind"] == "worker_lost"]
+    if len(lost):
+        print(f"\n{len(lost)} rows lost with their worker process "
+              f"(error_kind worker_lost); the other workers' rows are kept")
+    return status
