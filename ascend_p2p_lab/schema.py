@@ -10,6 +10,11 @@ rows have no source (h2d) or no destination (d2h) device, ``path`` is ``host``, 
 empty where unknown and on every other row. The ``group`` and ``card`` patterns copy from
 every device of one group to every device of another at once: their rows have no source
 or destination device, and ``group`` names both groups, senders first ("0,1->2,3").
+The ``test`` pattern runs a set of transfers at once (a test file, ``ascend-p2p-lab run``):
+``test`` names the test, ``transfer`` is the transfer's index in its list (from 0) on its
+rows, and empty on the test's aggregate row (the bytes of all over the window); a host
+end of a transfer is an empty ``src`` or ``dst``, and ``initiator`` is ``third`` when a
+device that is neither end issues the copy.
 
 Example:
     >>> list(empty_frame().columns[:5])
@@ -57,6 +62,8 @@ SCHEMA: dict[str, str] = {
     "latency_us": "float64",
     "cpu_affinity": "string",
     "group": "string",
+    "test": "string",
+    "transfer": "Int64",
 }
 COLUMNS = tuple(SCHEMA)
 
@@ -80,17 +87,17 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "peer": ("on", "off"),
     "path": ("p2p", "direct", "staged", "local", "host"),
     "pattern": ("pair", "one_to_all", "all_to_one", "local", "latency", "h2d", "d2h",
-                "group", "card"),
-    "initiator": ("src", "dst"),
+                "group", "card", "test"),
+    "initiator": ("src", "dst", "third"),
     "timing": ("events", "host"),
     "error_kind": tuple(ERROR_KINDS),
 }
 #: What identifies one measured point (all samples of it share these).
 POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "group",
-              "link", "size_bytes"]
+              "test", "transfer", "link", "size_bytes"]
 #: Columns added after the first release; a run saved without them loads with them empty.
 ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
-                 "group")
+                 "group", "test", "transfer")
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
 #: is also what a run.json without the key is (written before it was recorded).
 RUN_SCHEMA_VERSION = 1

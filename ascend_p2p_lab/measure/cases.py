@@ -27,6 +27,7 @@ from .copyengine import (
     sample_fanout,
     sample_staged,
 )
+from .together import run_test
 
 if TYPE_CHECKING:
     from .plan import Block
@@ -339,6 +340,11 @@ def _fanout(spec: SweepSpec) -> tuple[str, ...]:
     return (*_events(spec), "stream_wait")
 
 
+def _test(spec: SweepSpec) -> tuple[str, ...]:
+    # streams that wait on the lead's event; pinned host memory for a host end
+    return tuple(dict.fromkeys((*_fanout(spec), "pinned_host")))
+
+
 @dataclass(frozen=True)
 class Case:
     """A test case: what it measures, the runtime capabilities it needs, how it runs."""
@@ -387,4 +393,6 @@ CASES: dict[tuple[str, str, str], Case] = {
                                  run_host_copy, _host),
     ("d2h", "uni", "host"): Case("one device to pinned host memory, on the device's stream",
                                  run_host_copy, _host),
+    ("test", "uni", "p2p"): Case("a test's transfers at once, one window (a test file)",
+                                 run_test, _test),
 }

@@ -21,10 +21,13 @@ from ..runtime.errors import CAN_ACCESS_PEER_CALL
 from . import outcomes
 from .groups import GroupPair, card_pairs, cards_of, group_name
 from .spec import SweepSpec, devices_of
+from .transfers import Test
 
 #: Patterns that copy between pinned host memory and one device: h2d has no source
 #: device, d2h no destination device (the host is that end).
 HOST_PATTERNS = ("h2d", "d2h")
+#: The pattern of a test's rows (a set of transfers at once, from a file or built in).
+TEST_PATTERN = "test"
 #: The link of a host copy: each device's link to the host CPU, PCIe on every server the
 #: presets describe (the topology has no class for it; npu-smi's matrix is device pairs).
 HOST_LINK = "PCIe"
@@ -45,9 +48,17 @@ class Block:
     failure: outcomes.Failure | None = None  # why the block cannot be measured at all
     keep_peer_state: bool = False  # measure with the peer access the runtime holds now
     groups: GroupPair | None = None  # group and card patterns: A copies to B at once
+    test: Test | None = None  # a test's transfers, at once (pattern "test")
+
+    @property
+    def sizes(self) -> tuple[int, ...] | None:
+        """The sizes this block measures (None: every size of the sweep)."""
+        return None if self.test is None else self.test.sizes
 
     @property
     def key(self) -> str:
+        if self.test is not None:
+            return f"{self.pattern}/{self.direction}/{self.peer}/{self.path}/{self.test.name}"
         if self.groups is not None:
             who = group_name(*self.groups)
         else:
@@ -57,6 +68,8 @@ class Block:
 
     @property
     def label(self) -> str:
+        if self.test is not None:
+            return f"test {self.test.name}"
         arrow = "<->" if self.direction == "bi" else "->"
         if self.groups is not None:
             a, b = (",".join(map(str, g)) for g in self.groups)
@@ -71,7 +84,8 @@ class Block:
         """Every device the block uses."""
         ends = tuple(d for d in (self.src, self.dst) if d is not None)
         grouped = (*self.groups[0], *self.groups[1]) if self.groups is not None else ()
-        return tuple(dict.fromkeys((*ends, *self.peers, *grouped)))
+        tested = self.test.devices if self.test is not None else ()
+        return tuple(dict.fromkeys((*ends, *self.peers, *grouped, *tested)))
 
     @property
     def flows(self) -> list[tuple[int, int]]:
@@ -80,6 +94,8 @@ class Block:
         device of group B."""
         if self.groups is not None:
             return [(a, b) for a in self.groups[0] for b in self.groups[1]]
+        if self.test is not None:
+            return self.test.flows
         if self.peers:
             if self.src is not None:
                 return [(self.src, p) for p in self.peers]
@@ -122,6 +138,8 @@ def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
             for d in devices_of(rt, spec):
                 src, dst = (None, d) if pattern == "h2d" else (d, None)
                 blocks.append(Block(pattern, "uni", "off", "host", src, dst, HOST_LINK))
+        elif pattern == TEST_PATTERN:
+            blocks.extend(_test_blocks(rt, can, spec))
         elif pattern in ("group", "card"):
             blocks.extend(_group_blocks(rt, can, spec, pattern))
         elif pattern == "local":
@@ -167,6 +185,26 @@ def _group_blocks(rt: Runtime, can: dict, spec: SweepSpec, pattern: str) -> list
                 failure = outcomes.unreachable(who[0], who[1], rt.link_class(x, y))
             blocks.append(Block(pattern, direction, "on", "p2p", None, None, link,
                                 failure=failure, groups=(a, b)))
+    return blocks
+
+
+def _test_blocks(rt: Runtime, can: dict, spec: SweepSpec) -> list[Block]:
+    """One block per test; a transfer between devices that cannot reach each other both
+    ways (peer access is enabled both ways) carries why."""
+    blocks = []
+    for test in spec.tests or ():
+        flows = test.flows
+        link = _link_label(rt, flows) if flows else HOST_LINK
+        if flows and any(t.peer_flow is None for t in test.transfers):
+            link = "mixed"
+        cut = [(x, y) for x, y in flows if not (can[(x, y)] and can[(y, x)])]
+        failure = None
+        if cut:
+            x, y = cut[0]
+            who = (x, y) if not can[(x, y)] else (y, x)
+            failure = outcomes.unreachable(who[0], who[1], rt.link_class(x, y))
+        blocks.append(Block(TEST_PATTERN, "uni", "on", "p2p", None, None, link,
+                            failure=failure, test=test))
     return blocks
 
 

@@ -19,9 +19,10 @@ from ..runtime import Runtime
 from ..units import format_size, parse_sizes
 from .groups import GroupPair, cards_of, parse_groups
 from .pairs import parse_pairs
+from .transfers import Test
 
 PATTERNS = ("pair", "local", "one_to_all", "all_to_one", "latency", "h2d", "d2h", "group",
-            "card")
+            "card", "test")
 #: Patterns measured on ordered pairs of devices (``pairs`` chooses them).
 PAIR_PATTERNS = ("pair", "latency")
 #: Patterns where groups of devices copy at once: the ``groups`` given, or the cards.
@@ -51,6 +52,8 @@ class SweepSpec:
     #: whose stream issues a pair's copies: dst pulls (a read, the default: what the
     #: runtime guide's sample and ascend-dmi's figures do), src pushes (a write)
     initiator: str = "dst"
+    #: the tests of the test pattern: sets of transfers that run at once (see .transfers)
+    tests: tuple[Test, ...] | None = None
     samples: int = 5
     warmup: int = 2
     min_sample_us: float = 1000.0
@@ -65,6 +68,7 @@ class SweepSpec:
         d["devices"] = None if self.devices is None else list(self.devices)
         d["groups"] = None if self.groups is None else \
             [[list(a), list(b)] for a, b in self.groups]
+        d["tests"] = None if self.tests is None else [t.to_dict() for t in self.tests]
         for k in ("sizes", "directions", "peers", "patterns"):
             d[k] = list(d[k])
         return d
@@ -102,24 +106,26 @@ def make_spec(
     host_bound_ratio: float = 0.5,
     devices: str | Sequence[int] | None = None,
     groups: str | Sequence[Any] | None = None,
+    tests: Sequence[Test] | None = None,
 ) -> SweepSpec:
     """Validate sweep arguments against the runtime, before anything is allocated.
 
     ``sizes=None`` is :data:`~ascend_p2p_lab.units.DEFAULT_SIZES`, except for a sweep of the
     latency pattern alone, which measures one 4-byte copy (:data:`LATENCY_SIZES`).
     ``patterns=None`` is the pair pattern, or the group pattern when ``groups`` are given
-    (``"0,1:2,3"``: devices 0 and 1 copy to 2 and 3 at once, see :mod:`.groups`).
+    (``"0,1:2,3"``, see :mod:`.groups`), or the test pattern when ``tests`` are given
+    (:class:`~.transfers.Test`: transfers at once, at their sizes unless ``sizes`` is).
     """
     if patterns is None:
-        patterns = ("group",) if groups is not None else ("pair",)
+        patterns = ("group",) if groups is not None else ("test",) if tests else ("pair",)
     if isinstance(patterns, str):
         patterns = (patterns,)
     pats = tuple(dict.fromkeys(patterns))
     if not pats or any(p not in PATTERNS for p in pats):
         raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}")
     # a latency sweep without sizes: one small copy; with other patterns the usual default
-    size_list = list(LATENCY_SIZES) if sizes is None and pats == ("latency",) else \
-        parse_sizes(sizes)
+    test_list = _tests(tests, pats, rt.device_count, sizes)
+    size_list = _sizes(sizes, pats, test_list)
     for name, value, lo, hi in (("samples", samples, 1, MAX_SAMPLES),
                                 ("warmup", warmup, 0, MAX_SAMPLES),
                                 ("max_copies", max_copies, 1, MAX_COPIES)):
@@ -150,6 +156,7 @@ def make_spec(
                                                              also=("current",)),
         patterns=pats,
         groups=None if group_list is None else tuple(group_list),
+        tests=None if test_list is None else tuple(test_list),
         initiator=_choice("initiator", initiator, ("src", "dst"), both=False)[0],
         samples=samples,
         warmup=warmup,
@@ -181,6 +188,48 @@ def _groups(groups: Any, pats: tuple[str, ...], n: int, devices: list[int] | Non
     return group_list
 
 
+def _sizes(sizes: Any, pats: tuple[str, ...], tests: list[Test] | None) -> list[int]:
+    """The sweep's sizes: given, else one small copy for latency alone, every size of
+    the tests for tests alone, or the default sizes."""
+    if sizes is None and pats == ("latency",):
+        return list(LATENCY_SIZES)
+    if sizes is None and pats == ("test",) and tests:
+        return sorted({s for t in tests for s in t.sizes or ()})
+    return parse_sizes(sizes)
+
+
+def _tests(tests: Sequence[Test] | None, pats: tuple[str, ...], n: int, sizes: Any
+           ) -> list[Test] | None:
+    """The tests, checked: given exactly when the test pattern is asked for, on devices
+    of this server, each with sizes unless the sweep gives them (which then replace
+    the tests' own)."""
+    if tests is None:
+        if "test" in pats:
+            raise ValueError("the test pattern needs tests (a test file: ascend-p2p-lab run)")
+        return None
+    if "test" not in pats:
+        raise ValueError("tests are measured by the test pattern; add test to patterns")
+    out = []
+    for t in tests:
+        if not isinstance(t, Test):
+            raise TypeError(f"tests must be Test objects, got {type(t).__name__}")
+        outside = [d for d in t.devices if not 0 <= d < n]
+        if outside:
+            raise ValueError(f"test {t.name!r} uses device {outside[0]}; the server has "
+                             f"devices 0..{n - 1}")
+        if sizes is not None:
+            t = Test(t.name, t.transfers, None, t.description)
+        elif not t.sizes:
+            raise ValueError(f"test {t.name!r} has no sizes; give sizes")
+        out.append(t)
+    if not out:
+        raise ValueError("the test list is empty")
+    names = [t.name for t in out]
+    if len(set(names)) != len(names):
+        raise ValueError("two tests share a name")
+    return out
+
+
 def check_spec(rt: Runtime, spec: SweepSpec) -> None:
     """Check a spec made elsewhere against this runtime: its devices and its memory."""
     n = rt.device_count
@@ -194,6 +243,9 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> None:
         parse_groups(spec.groups, n)
     if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
+    if spec.tests is not None:
+        _tests(spec.tests, spec.patterns, n, spec.sizes if spec.tests[0].sizes is None
+               else None)
     _check_memory(rt, spec)
 
 
@@ -209,6 +261,9 @@ def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
         if "card" in spec.patterns:
             widest = max(widest, *map(len, cards_of(rt, spec.devices)))
         buffers = max(buffers, widest + 1)
+    for test in spec.tests or ():  # a receive buffer per transfer into a device, a send
+        into = [t.dst for t in test.transfers if t.dst is not None]
+        buffers = max(buffers, 1 + max((into.count(d) for d in into), default=0))
     need = buffers * max(spec.sizes)
     for dev in devices_of(rt, spec):
         free, _total = rt.mem_info(dev)
@@ -267,6 +322,8 @@ def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
         return list(spec.devices)
     if spec.patterns == ("group",) and spec.groups:
         return sorted({d for a, b in spec.groups for d in (*a, *b)})
+    if spec.patterns == ("test",) and spec.tests:
+        return sorted({d for t in spec.tests for d in t.devices})
     if spec.pairs is None or set(spec.patterns) - set(PAIR_PATTERNS):
         return list(range(rt.device_count))
     return sorted({d for p in spec.pairs for d in p})
