@@ -19,10 +19,11 @@ from ..runtime import Runtime
 from ..units import format_size, parse_sizes
 from .groups import GroupPair, cards_of, parse_groups
 from .pairs import parse_pairs
+from .declarations import SWEEP_PATTERNS
 from .transfers import Test
 
-PATTERNS = ("pair", "local", "one_to_all", "all_to_one", "latency", "h2d", "d2h", "group",
-            "card", "test")
+#: The patterns a sweep plans: the built-in declarations, and the tests of a test file.
+PATTERNS = (*SWEEP_PATTERNS, "test")
 #: Patterns measured on ordered pairs of devices (``pairs`` chooses them).
 PAIR_PATTERNS = ("pair", "latency")
 #: Patterns where groups of devices copy at once: the ``groups`` given, or the cards.

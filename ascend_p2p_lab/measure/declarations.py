@@ -1,0 +1,129 @@
+"""The built-in tests, each declared once: its name, what it measures, how its values add
+up, how its matrix is laid out, and (for tests made of transfers) the generator that
+expands it over the devices of a server.
+
+nvbandwidth's testcase (key, description, run) is the model: the command line's choices
+and help, ``ascend-p2p-lab patterns`` and the README's table come from here.
+
+- ``aggregation``: ``each`` (every copy its own value), ``sum`` (the bytes of all the
+  copies over one window), ``sum_per_direction`` (each direction of a pair of groups
+  summed on its own);
+- ``layout``: ``device`` (a device x device matrix), ``card`` (card x card), ``none``.
+
+Example:
+    >>> [d.name for d in DECLARATIONS.values()][:3]
+    ['pair', 'latency', 'local']
+    >>> from ascend_p2p_lab.runtime import open_runtime
+    >>> with open_runtime("sim", "atlas800t-a2") as rt:
+    ...     [str(t) for t in expand(rt, "ring", [0, 1, 2])[0].transfers]
+    ['0->1', '1->2', '2->0']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..runtime import Runtime
+from .groups import cards_of
+from .transfers import Test, Transfer
+
+AGGREGATIONS = ("each", "sum", "sum_per_direction")
+LAYOUTS = ("device", "card", "none")
+
+Generator = Callable[[Runtime, Sequence[int]], list[Test]]
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One built-in test: planned by the sweep (``expand`` None: a pattern of
+    ``sweep --patterns``), or a generator of tests made of transfers (``run NAME``)."""
+
+    name: str
+    description: str
+    aggregation: str
+    layout: str
+    expand: Generator | None = None
+
+    def line(self) -> str:
+        """One line of ``ascend-p2p-lab patterns``: the name first."""
+        how = "sweep --patterns" if self.expand is None else "run"
+        return f"{self.name:<11} {self.description} [{self.aggregation}; {how}]"
+
+
+def _ring(rt: Runtime, devices: Sequence[int], both: bool = False) -> list[Test]:
+    n = len(devices)
+    if n < 2:
+        raise ValueError("a ring needs at least two devices")
+    ways = [(devices[i], devices[(i + 1) % n]) for i in range(n)]
+    if both:
+        ways += [(b, a) for a, b in ways]
+    ways = list(dict.fromkeys(ways))
+    name = "ring-bi" if both else "ring"
+    return [Test(name, tuple(Transfer(a, b, b) for a, b in ways),
+                 description=DECLARATIONS[name].description)]
+
+
+def _a2a(rt: Runtime, devices: Sequence[int]) -> list[Test]:
+    if len(devices) < 2:
+        raise ValueError("all-to-all needs at least two devices")
+    return [Test("a2a", tuple(Transfer(a, b, b) for a in devices for b in devices if a != b),
+                 description=DECLARATIONS["a2a"].description)]
+
+
+def _scaling(rt: Runtime, devices: Sequence[int]) -> list[Test]:
+    """The first device to 1, 2, ... of its peers at once (each peer pulls): peers on
+    other cards first (their copies share the device's port where the links are
+    switched), the peers on its own card last."""
+    if len(devices) < 2:
+        raise ValueError("scaling needs at least two devices")
+    center = devices[0]
+    card = next((c for c in cards_of(rt, devices) if center in c), (center,))
+    peers = [d for d in devices[1:] if d not in card] + [d for d in devices[1:] if d in card]
+    return [Test(f"scaling-{k}", tuple(Transfer(center, p, p) for p in peers[:k]),
+                 description=f"device {center} to {k} peer{'s' if k > 1 else ''} at once")
+            for k in range(1, len(peers) + 1)]
+
+
+_BUILT_IN = (
+    Declaration("pair", "one ordered pair alone (peer on: P2P; off: direct and staged)",
+                "each", "device"),
+    Declaration("latency", "time per copy of back-to-back small copies of one pair",
+                "each", "device"),
+    Declaration("local", "a copy within one device (the diagonal)", "each", "device"),
+    Declaration("one_to_all", "a device pushes to all its peers at once", "sum", "device"),
+    Declaration("all_to_one", "a device pulls from all its peers at once", "sum", "device"),
+    Declaration("h2d", "pinned host memory to each device", "each", "none"),
+    Declaration("d2h", "each device to pinned host memory", "each", "none"),
+    Declaration("group", "every device of one group to every device of another (--groups)",
+                "sum_per_direction", "none"),
+    Declaration("card", "the devices of one card to those of another, every pair of cards",
+                "sum_per_direction", "card"),
+    Declaration("a2a", "every device to every other at once", "sum", "none", _a2a),
+    Declaration("ring", "each device to its next at once (one way round)", "sum", "none",
+                _ring),
+    Declaration("ring-bi", "each device to its next and its previous at once (both ways)",
+                "sum", "none", lambda rt, devs: _ring(rt, devs, both=True)),
+    Declaration("scaling", "one device to 1, 2, ... N-1 peers at once: the aggregate "
+                "against the number of peers", "sum", "none", _scaling),
+)
+#: Every built-in test by name.
+DECLARATIONS: dict[str, Declaration] = {d.name: d for d in _BUILT_IN}
+#: The patterns ``sweep --patterns`` plans (the others are generators for ``run``).
+SWEEP_PATTERNS = tuple(d.name for d in _BUILT_IN if d.expand is None)
+#: The tests ``run NAME`` expands over the devices of the server.
+GENERATED = tuple(d.name for d in _BUILT_IN if d.expand is not None)
+
+
+def expand(rt: Runtime, name: str, devices: Sequence[int] | None = None) -> list[Test]:
+    """The tests of a generated built-in over devices (all of the server's by default)."""
+    decl = DECLARATIONS.get(name)
+    if decl is None or decl.expand is None:
+        raise ValueError(f"no built-in test {name!r}; built-in: {', '.join(GENERATED)}")
+    return decl.expand(rt, list(range(rt.device_count)) if devices is None else devices)
+
+
+def pattern_help() -> str:
+    """The ``--patterns`` help text, from the declarations."""
+    return "comma list of: " + "; ".join(f"{d.name} ({d.description})"
+                                         for d in _BUILT_IN if d.expand is None)
