@@ -173,7 +173,8 @@ def matrices_json(run: pd.DataFrame) -> dict[str, Any]:
     meta = run.attrs.get("run", {})
     return {"run_id": meta.get("run_id"), "backend": meta.get("backend"),
             "preset": meta.get("preset"), "device_count": meta.get("device_count"),
-            "matrices": [m.to_json() for m in run_matrices(run)]}
+            "matrices": [m.to_json() for m in run_matrices(run)],
+            "values": values_json(run)}
 
 
 def _order(keys: list[str], values: tuple[Any, ...]) -> tuple[int, ...]:
@@ -234,3 +235,65 @@ def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
               for j, b in enumerate(ids)] for i, a in enumerate(ids)]
     return {"kinds": [[c and c[0] for c in row] for row in cells],
             "reasons": [[c and c[1] for c in row] for row in cells]}
+
+
+#: Patterns whose values are listed one per copy set (``aggregate_values``), not drawn as
+#: N x N matrices: every transfer of a test and its aggregate, every group or card pair.
+LISTED_PATTERNS = ("test", "group", "card")
+#: How an aggregate row of a test is named in the list of values.
+AGGREGATE_LABEL = "all"
+
+
+def aggregate_values(run: pd.DataFrame) -> pd.DataFrame:
+    """One row per transfer of each test (and one for its aggregate), per group pair and
+    per card pair, at the largest size measured: median over samples, the nominal rate,
+    and for a value that is missing the reason (``kind``: the rows' ``error_kind``).
+
+    Columns: ``pattern, test, transfer, what, direction, initiator, link, size_bytes,
+    samples, median_GBps, nominal_GBps, kind, reason``; ``what`` names the copy
+    (``0->1``, ``host->4``, ``all`` for a test's aggregate, the group pair).
+    """
+    cols = ["pattern", "test", "transfer", "what", "direction", "initiator", "link",
+            "size_bytes", "samples", "median_GBps", "nominal_GBps", "kind", "reason"]
+    rows = run[run["pattern"].isin(LISTED_PATTERNS)]
+    out = []
+    keys = ["pattern", "test", "transfer", "group", "direction", "src", "dst"]
+    for key, part in rows.groupby(keys, dropna=False, sort=False):
+        good = part[part["bandwidth_GBps"].notna() & part["error_kind"].isna()]
+        size = int((good if len(good) else part)["size_bytes"].max())
+        at = part[part["size_bytes"] == size]
+        good = at[at["bandwidth_GBps"].notna() & at["error_kind"].isna()]
+        first = at.iloc[0]
+        kind = reason = None
+        if not len(good):
+            failed = at[at["error_kind"].notna()]
+            kind = str(failed.iloc[0]["error_kind"]) if len(failed) else NOT_MEASURED_KIND
+            reason = str(failed.iloc[0]["error"]) if len(failed) else NOT_MEASURED
+        out.append({
+            "pattern": key[0], "test": first["test"],
+            "transfer": first["transfer"], "what": _what(first),
+            "direction": key[4], "initiator": first["initiator"], "link": first["link"],
+            "size_bytes": size, "samples": len(good),
+            "median_GBps": float(good["bandwidth_GBps"].median()) if len(good) else math.nan,
+            "nominal_GBps": float(first["nominal_GBps"]), "kind": kind, "reason": reason})
+    return pd.DataFrame(out, columns=cols)
+
+
+def _what(row: pd.Series) -> str:
+    """The copy a listed row describes, formatted for people (never parsed back)."""
+    if row["pattern"] != "test":
+        return str(row["group"])
+    if pd.isna(row["transfer"]):
+        return AGGREGATE_LABEL
+    src = "host" if pd.isna(row["src"]) else str(int(row["src"]))
+    dst = "host" if pd.isna(row["dst"]) else str(int(row["dst"]))
+    return f"{src}{GROUP_ARROW}{dst}"
+
+
+def values_json(run: pd.DataFrame) -> list[dict[str, Any]]:
+    """:func:`aggregate_values` as plain JSON records (null where no value)."""
+    frame = aggregate_values(run)
+    return [{k: (None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+                 else int(v) if k in ("transfer", "size_bytes", "samples") else
+                 round(float(v), 4) if k.endswith("GBps") else v)
+             for k, v in rec.items()} for rec in frame.to_dict("records")]

@@ -33,6 +33,27 @@ CELL_TAGS = {"not_measured": "-", "unreachable": "n/a", "refused": "refused"}
 FAILED_TAG = "FAIL"
 
 
+def _print_values(run: Any) -> None:
+    """Every transfer's value and each test's aggregate, every group or card pair: one
+    line each, the reason where there is no value."""
+    from .matrices import aggregate_values
+    from .units import format_size
+
+    table = aggregate_values(run)
+    if not len(table):
+        return
+    table = table.assign(size=[format_size(int(s)) for s in table["size_bytes"]],
+                         transfer=table["transfer"].astype("string").fillna("-"),
+                         test=table["test"].astype("string").fillna("-"),
+                         why=table["reason"].fillna(""))
+    shown = ["pattern", "test", "transfer", "what", "direction", "initiator", "link", "size",
+             "samples", "median_GBps", "nominal_GBps", "why"]
+    print("\nvalues of each copy set (median over samples at the largest size measured; "
+          "transfer '-' is the aggregate of all over one window):")
+    print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.1f}",
+                                 na_rep="-"))
+
+
 def print_matrices(run: Any) -> None:
     """The run's N x N matrices the way nvbandwidth prints them (rows = source, columns
     = destination, the title saying size, direction, peer mode and unit); a matrix with
@@ -41,6 +62,7 @@ def print_matrices(run: Any) -> None:
 
     from .matrices import run_matrices
 
+    _print_values(run)
     for m in run_matrices(run):
         values = m.frame.to_numpy(dtype=float)
         empty = [(k, r) for krow, rrow in zip(m.kinds, m.reasons) for k, r in zip(krow, rrow)
@@ -93,7 +115,8 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
         print("interrupted: the rows measured so far are kept")
     good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
     _print_latency(good[good["pattern"] == "latency"])
-    good = good[good["pattern"] != "latency"]  # its bandwidth at 4 bytes says nothing
+    # latency: its bandwidth at 4 bytes says nothing; tests: listed copy by copy below
+    good = good[~good["pattern"].isin(("latency", "test"))]
     if len(good):
         top = int(good["size_bytes"].max())
         summ = summarize(good[good["size_bytes"] == top])

@@ -17,9 +17,9 @@ from typing import Any
 
 from ..runtime import Runtime
 from ..units import format_size, parse_sizes
+from .declarations import SWEEP_PATTERNS
 from .groups import GroupPair, cards_of, parse_groups
 from .pairs import parse_pairs
-from .declarations import SWEEP_PATTERNS
 from .transfers import Test
 
 #: The patterns a sweep plans: the built-in declarations, and the tests of a test file.

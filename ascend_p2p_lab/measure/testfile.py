@@ -42,8 +42,9 @@ class TestFileError(ValueError):
     __test__ = False  # not a pytest class
 
 
-def read_tests(path: str | os.PathLike[str], device_count: int) -> list[Test]:
-    """The tests of a file, checked against a server of device_count devices."""
+def read_tests(path: str | os.PathLike[str], device_count: int | None) -> list[Test]:
+    """The tests of a file, checked against a server of device_count devices (None: any
+    device number, to check a file before the runtime is open)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -54,7 +55,7 @@ def read_tests(path: str | os.PathLike[str], device_count: int) -> list[Test]:
     return read_tests_text(text, device_count, str(p))
 
 
-def read_tests_text(text: str, device_count: int, where: str = "<tests>") -> list[Test]:
+def read_tests_text(text: str, device_count: int | None, where: str = "<tests>") -> list[Test]:
     """The tests in TOML text (``where`` names it in errors)."""
     lines = text.splitlines()
 
@@ -106,7 +107,7 @@ def _line_of(lines: list[str], pattern: str, first: int, last: int) -> int | Non
     return None
 
 
-def _test(table: Any, device_count: int, lines: list[str], first: int, last: int,
+def _test(table: Any, device_count: int | None, lines: list[str], first: int, last: int,
           fail: Any) -> Test:
     """One [[test]] table (lines first..last of the file), checked."""
     def line(key: str) -> int:

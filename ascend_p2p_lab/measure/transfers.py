@@ -110,21 +110,22 @@ class Test:
                    sizes, str(d.get("description", "")), d.get("x"))
 
 
-def _end(word: str, device_count: int, text: str) -> int | None:
+def _end(word: str, device_count: int | None, text: str) -> int | None:
     if word == HOST_WORD:
         return None
     if not word.isdigit():
         raise TransferError(f"transfer {text!r}: {word!r} is neither a device number nor "
                             f"{HOST_WORD!r}")
     dev = int(word)
-    if dev >= device_count:
+    if device_count is not None and dev >= device_count:
         raise TransferError(f"transfer {text!r}: unknown device {dev} (the server has "
                             f"devices 0..{device_count - 1})")
     return dev
 
 
-def parse_transfer(text: str, device_count: int) -> Transfer:
-    """A transfer from its compact form, checked against the server's devices.
+def parse_transfer(text: str, device_count: int | None) -> Transfer:
+    """A transfer from its compact form, checked against the server's devices (None:
+    any device number, for a check of a file before the runtime is open).
 
     Example:
         >>> str(parse_transfer(" 5 -> host ", 8))
@@ -159,7 +160,7 @@ def parse_transfer(text: str, device_count: int) -> Transfer:
     return Transfer(src, dst, by)
 
 
-def make_test(name: str, transfers: Sequence[str | Transfer], device_count: int,
+def make_test(name: str, transfers: Sequence[str | Transfer], device_count: int | None,
               sizes: Sequence[int] | None = None, description: str = "",
               x: int | None = None) -> Test:
     """A checked test: a name, at least one transfer, no transfer twice.
