@@ -1,0 +1,184 @@
+"""Tests as data: transfers in the compact form, test files, the run and patterns
+commands, and what the model says a set of simultaneous copies measures."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.measure.declarations import DECLARATIONS, GENERATED, expand
+from ascend_p2p_lab.measure.testfile import TestFileError, read_tests, read_tests_text
+from ascend_p2p_lab.measure.transfers import TransferError, make_test, parse_transfer
+from ascend_p2p_lab.runtime import open_runtime
+
+GOOD = """\
+schema_version = 1
+
+[[test]]
+name = "three"
+sizes = ["64MiB", "256MiB"]
+transfers = ["0->1", "2->3 by 2", "host->4"]
+"""
+
+
+def test_the_compact_form():
+    pull, push, host, back = (parse_transfer(t, 8) for t in
+                              ("0->1", "2->3 by 2", "host->4", "5->host"))
+    assert (pull.src, pull.dst, pull.by, pull.initiator) == (0, 1, 1, "dst")
+    assert (push.src, push.dst, push.by, push.initiator) == (2, 3, 2, "src")
+    assert (host.src, host.dst, host.by) == (None, 4, 4)
+    assert (back.src, back.dst, back.by, back.initiator) == (5, None, 5, "src")
+    assert parse_transfer("2->3 by 6", 8).initiator == "third"
+    assert [str(t) for t in (pull, push, host, back)] == ["0->1", "2->3 by 2", "host->4",
+                                                          "5->host"]
+
+
+@pytest.mark.parametrize("text, why", [
+    ("0->8", "unknown device 8"), ("1->1", "itself"), ("host->host", "host to host"),
+    ("0=>1", "cannot read"), ("host->2 by 3", "issued by its device"),
+    ("0->1 by host", "host issues no copy")])
+def test_bad_transfers(text, why):
+    with pytest.raises(TransferError, match=why):
+        parse_transfer(text, 8)
+
+
+def test_a_file_reads_into_tests():
+    (t,) = read_tests_text(GOOD, 8)
+    assert t.name == "three" and t.sizes == (64 << 20, 256 << 20)
+    assert [str(x) for x in t.transfers] == ["0->1", "2->3 by 2", "host->4"]
+
+
+BAD_FILES = {  # name -> (text, line, words in the error)
+    "unknown device": (GOOD.replace('"host->4"', '"host->9"'), 6, "unknown device 9"),
+    "to itself": (GOOD.replace('"0->1"', '"1->1"'), 6, "itself"),
+    "size 0": (GOOD.replace('"64MiB"', '"0"'), 5, "size '0'"),
+    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3,
+                      "missing 'sizes'"),
+    "newer schema": (GOOD.replace("schema_version = 1", "schema_version = 2"), 1,
+                     "newer than this release"),
+    "TOML syntax": (GOOD.replace('name = "three"', 'name = "three'), 4, "not valid TOML"),
+    "no schema": (GOOD.replace("schema_version = 1", ""), 1, "schema_version is missing"),
+    "unknown key": (GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'), 5,
+                    "unknown key 'speed'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_bad_files_exit_2_with_file_and_line(case, tmp_path, capsys):
+    text, line, words = BAD_FILES[case]
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    out = tmp_path / "run"
+    status = main(["run", str(path), "--preset", "atlas800t-a2", "--samples", "1",
+                   "--no-progress", "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2
+    assert len([e for e in err if "error" in e]) == 1
+    assert f"{path}:{line}:" in err[-1] and words in err[-1], err
+    assert not out.exists()  # nothing measured, nothing saved
+
+
+def test_a_file_is_checked_before_the_runtime_opens(tmp_path, monkeypatch):
+    """Syntax and schema errors come before open_runtime; device numbers after."""
+    path = tmp_path / "bad.toml"
+    path.write_text(BAD_FILES["size 0"][0])
+    opened = []
+    import ascend_p2p_lab.runtime as runtime
+
+    monkeypatch.setattr(runtime, "open_runtime", lambda *a, **k: opened.append(1))
+    assert main(["run", str(path), "--preset", "atlas800t-a2"]) == 2
+    assert not opened
+    with pytest.raises(TestFileError, match="no such test file"):
+        read_tests(tmp_path / "none.toml", 8)
+
+
+def test_three_transfers_at_once_on_a2(tmp_path, capsys):
+    """A pull, a push and a host copy at once: three verified rows, push slower than
+    pull (the model's writes), and an aggregate equal to their bytes over the window."""
+    path = tmp_path / "t.toml"
+    path.write_text(GOOD)
+    out = tmp_path / "run"
+    status = main(["run", str(path), "--preset", "atlas800t-a2", "--samples", "3",
+                   "--no-progress", "--out", str(out), "--format", "json"])
+    assert status == 0
+    data = json.loads(capsys.readouterr().out)
+    from ascend_p2p_lab.results import load_run
+
+    run = load_run(out)
+    big = run[run["size_bytes"] == 256 << 20]
+    each = big[big["transfer"].notna()]
+    agg = big[big["transfer"].isna()]
+    assert sorted(set(each["transfer"])) == [0, 1, 2] and len(agg) == 3
+    assert each["verified"].all() and agg["verified"].all()
+    assert each["test"].eq("three").all()
+    med = each.groupby("transfer")["bandwidth_GBps"].median()
+    assert med[1] < 0.9 * med[0]  # push (2->3 by 2) slower than pull (0->1)
+    assert list(each.groupby("transfer")["initiator"].first()) == ["dst", "src", "dst"]
+    for sample, rows in each.groupby("sample"):
+        window = agg[agg["sample"] == sample].iloc[0]
+        moved = (rows["bandwidth_GBps"] * rows["elapsed_us"]).sum()  # bytes * 1e-3
+        assert math.isclose(window["bandwidth_GBps"] * window["elapsed_us"], moved,
+                            rel_tol=1e-9)
+        assert window["elapsed_us"] >= rows["elapsed_us"].max()
+    values = [v for v in data["values"] if v["size_bytes"] == 256 << 20]
+    assert [v["what"] for v in values] == ["0->1", "2->3", "host->4", "all"]
+    assert all(v["median_GBps"] is not None for v in values)
+
+
+def _aggregate(preset: str, names: list[str], sizes: str = "256MiB") -> dict[str, float]:
+    with open_runtime("sim", preset, seed=3) as rt:
+        tests = [t for n in names for t in expand(rt, n)]
+        run = sweep(rt, tests=tests, sizes=sizes, samples=2, progress=False)
+    agg = run[run["transfer"].isna()]
+    assert agg["verified"].all()
+    return agg.groupby("test")["bandwidth_GBps"].median().to_dict()
+
+
+def test_ring_both_ways_is_twice_one_way_on_a2():
+    got = _aggregate("atlas800t-a2", ["ring", "ring-bi"])
+    assert got["ring-bi"] == pytest.approx(2 * got["ring"], rel=0.05)
+
+
+def test_scaling_rises_on_a2_and_flattens_at_the_port_on_a3():
+    a2 = _aggregate("atlas800t-a2", ["scaling"])
+    curve = [a2[f"scaling-{k}"] for k in range(1, 8)]
+    assert all(b > a * 1.5 ** (1 / k) for k, (a, b) in enumerate(zip(curve, curve[1:]), 1))
+    with open_runtime("sim", "atlas800t-a3") as rt:
+        port = rt.topology.port_GBps
+    a3 = _aggregate("atlas800t-a3", ["scaling"], sizes="64MiB")
+    flat = [a3[f"scaling-{k}"] for k in range(2, 15)]  # the off-card peers: one port
+    assert a3["scaling-1"] < 0.9 * port
+    assert all(0.9 * port < v <= port * 1.01 for v in flat), flat
+
+
+def test_patterns_lists_every_declaration(capsys):
+    assert main(["patterns"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(DECLARATIONS)
+
+
+def test_a_built_in_test_runs_by_name(capsys):
+    assert main(["run", "ring", "--preset", "atlas800t-a2", "--devices", "0-3",
+                 "--sizes", "4MiB", "--samples", "1", "--no-progress", "--format",
+                 "json"]) == 0
+    values = json.loads(capsys.readouterr().out)["values"]
+    assert [v["what"] for v in values] == ["0->1", "1->2", "2->3", "3->0", "all"]
+    assert set(GENERATED) >= {"a2a", "ring", "ring-bi", "scaling"}
+
+
+def test_an_unreachable_transfer_is_a_reason_not_a_crash(capsys):
+    """On the 310 no pair reaches another: the test's rows say unreachable (exit 0)."""
+    with open_runtime("sim", "atlas300i-310") as rt:
+        run = sweep(rt, tests=[make_test("t", ["0->1", "host->2"], 8)], sizes="1MiB",
+                    samples=1, progress=False)
+    assert set(run["error_kind"]) == {"unreachable"}
+
+
+def test_example_files_read():
+    for path in sorted(Path("examples/tests").glob("*.toml")):
+        assert read_tests(path, 8), path
