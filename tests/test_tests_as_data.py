@@ -125,9 +125,23 @@ def test_three_transfers_at_once_on_a2(tmp_path, capsys):
         assert math.isclose(window["bandwidth_GBps"] * window["elapsed_us"], moved,
                             rel_tol=1e-9)
         assert window["elapsed_us"] >= rows["elapsed_us"].max()
+    alone = _alone("atlas800t-a2")  # each copy measured by itself: links not shared
+    for k in (0, 1, 2):
+        assert med[k] == pytest.approx(alone[k], rel=0.05), (k, med[k], alone[k])
     values = [v for v in data["values"] if v["size_bytes"] == 256 << 20]
     assert [v["what"] for v in values] == ["0->1", "2->3", "host->4", "all"]
     assert all(v["median_GBps"] is not None for v in values)
+
+
+def _alone(preset: str) -> list[float]:
+    """The pull 0->1, the push 2->3 and host->4 each measured alone (pair, h2d)."""
+    with open_runtime("sim", preset, seed=5) as rt:
+        pull = sweep(rt, pairs=[(0, 1)], sizes="256MiB", samples=3, progress=False)
+        push = sweep(rt, pairs=[(2, 3)], sizes="256MiB", samples=3, initiator="src",
+                     progress=False)
+        host = sweep(rt, patterns=["h2d"], devices=[4], sizes="256MiB", samples=3,
+                     progress=False)
+    return [float(r["bandwidth_GBps"].median()) for r in (pull, push, host)]
 
 
 def _aggregate(preset: str, names: list[str], sizes: str = "256MiB") -> dict[str, float]:
@@ -182,3 +196,20 @@ def test_an_unreachable_transfer_is_a_reason_not_a_crash(capsys):
 def test_example_files_read():
     for path in sorted(Path("examples/tests").glob("*.toml")):
         assert read_tests(path, 8), path
+
+
+def test_each_transfer_runs_on_its_initiators_stream():
+    """The pull on the destination's stream, the push on the source's, the host copy on
+    its device's: the streams a test asks for, in transfer order after the lead's."""
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        asked: list[int] = []
+        real = rt.stream
+
+        def stream(dev: int, *a, **k):
+            asked.append(dev)
+            return real(dev, *a, **k)
+
+        rt.stream = stream  # type: ignore[method-assign]
+        sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8)],
+              sizes="1MiB", samples=1, progress=False)
+    assert asked == [1, 1, 2, 4]

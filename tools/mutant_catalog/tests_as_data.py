@@ -1,0 +1,55 @@
+"""Mutants of tests as data: transfers, test files, running a test, its rows."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+TAD = ("tests/test_tests_as_data.py",)
+
+MUTANTS: list[Mutant] = [
+    M("tad.push_reads_as_pull", "measure/transfers.py",
+      'return "src" if self.by == self.src else "third"',
+      'return "dst" if self.by == self.src else "third"',
+      "a push is labelled a pull", TAD),
+    M("tad.by_ignored", "measure/transfers.py",
+      "    return Transfer(src, dst, by)\n",
+      "    return Transfer(src, dst, device_end)  # type: ignore[arg-type]\n",
+      "'by N' is ignored: every copy is pulled", TAD),
+    M("tad.self_copy_allowed", "measure/transfers.py",
+      "if src is not None and src == dst:", "if False:",
+      "a device copying to itself is accepted", TAD),
+    M("tad.newer_schema_read", "measure/testfile.py",
+      "if version > TEST_FILE_SCHEMA_VERSION:", "if version > TEST_FILE_SCHEMA_VERSION + 1:",
+      "a newer test file is read as if this release knew it", TAD),
+    M("tad.wrong_line", "measure/testfile.py",
+      "first = starts[k] if k < len(starts) else 1",
+      "first = 1",
+      "errors point at the top of the file, not the test", TAD),
+    M("tad.one_stream", "measure/together.py",
+      "made.extend(Timer(rt, rt.stream(t.by)) for t in test.transfers)",
+      "made.extend(Timer(rt, rt.stream(test.transfers[0].by)) for t in test.transfers)",
+      "every transfer runs on the first transfer's device", TAD),
+    M("tad.own_time_is_window", "measure/together.py",
+      "each = tuple(Timing(n, rt.elapsed_ms(t.start, t.end) * 1000.0, ns / 1000.0)",
+      "each = tuple(Timing(n, rt.elapsed_ms(lead.start, lead.end) * 1000.0, ns / 1000.0)",
+      "each transfer's time is the whole window", TAD),
+    M("tad.aggregate_one_transfer", "measure/together.py",
+      "return Window(Timing(n * len(timers), window_us",
+      "return Window(Timing(n, window_us",
+      "the aggregate counts one transfer's bytes", TAD),
+    M("tad.ring_no_wrap", "measure/declarations.py",
+      "ways = [(devices[i], devices[(i + 1) % n]) for i in range(n)]",
+      "ways = [(devices[i], devices[i + 1]) for i in range(n - 1)]",
+      "the ring does not close", TAD),
+    M("tad.scaling_card_first", "measure/declarations.py",
+      "peers = [d for d in devices[1:] if d not in card] + [d for d in devices[1:] if d in card]",
+      "peers = list(devices[1:])",
+      "scaling adds the card's own peer first, hiding the port", TAD),
+    M("tad.verify_wrong_source", "measure/together.py",
+      "source = HOST if t.src is None else t.src",
+      "source = HOST if t.dst is None else t.dst",
+      "a transfer is checked against its destination's pattern", TAD),
+    M("tad.transfer_index_off", "measure/rows.py",
+      "verified=ok, transfer=k,", "verified=ok, transfer=k + 1,",
+      "transfers are numbered from 1", TAD),
+]
