@@ -3,6 +3,7 @@ commands, and what the model says a set of simultaneous copies measures."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -161,7 +162,8 @@ def test_ring_both_ways_is_twice_one_way_on_a2():
 def test_scaling_rises_on_a2_and_flattens_at_the_port_on_a3():
     a2 = _aggregate("atlas800t-a2", ["scaling"])
     curve = [a2[f"scaling-{k}"] for k in range(1, 8)]
-    assert all(b > a * 1.5 ** (1 / k) for k, (a, b) in enumerate(zip(curve, curve[1:]), 1))
+    steps = [b - a for a, b in itertools.pairwise(curve)]
+    assert all(step > 0.8 * curve[0] for step in steps), curve  # a link's worth each peer
     with open_runtime("sim", "atlas800t-a3") as rt:
         port = rt.topology.port_GBps
     a3 = _aggregate("atlas800t-a3", ["scaling"], sizes="64MiB")
