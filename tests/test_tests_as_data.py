@@ -215,3 +215,27 @@ def test_each_transfer_runs_on_its_initiators_stream():
         sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8)],
               sizes="1MiB", samples=1, progress=False)
     assert asked == [1, 1, 2, 4]
+
+
+def test_figures_of_tests(tmp_path):
+    """The bars list every transfer and the aggregate with their own values; the report
+    writes them, and the scaling curve for a family of tests."""
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.plots import report
+    from ascend_p2p_lab.plots.transfers import scaling_stats, test_stats
+
+    with open_runtime("sim", "atlas800t-a2", seed=2) as rt:
+        run = sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8),
+                               *expand(rt, "scaling", [0, 1, 2, 3])],
+                    sizes="64MiB", samples=2, progress=False)
+    st = test_stats(run)
+    first = st[st["test"] == "t"]
+    assert list(first["what"]) == ["0->1", "2->3", "host->4", "all"]
+    agg = run[(run["test"] == "t") & run["transfer"].isna()]
+    assert first["median"].iloc[-1] == pytest.approx(agg["bandwidth_GBps"].median())
+    assert first["median"].iloc[1] < first["median"].iloc[0]  # the push's own value
+    curve = scaling_stats(run[run["test"].str.startswith("scaling")])
+    assert list(curve["transfers"]) == [1, 2, 3]
+    assert curve["median"].is_monotonic_increasing
+    written = {p.name for p in report(run, tmp_path)}
+    assert {"tests.png", "scaling.png"} <= written

@@ -13,6 +13,7 @@ from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
 from .prepare import combos, distinct, eq, mode_rows, pair_count
 from .style import DPI
+from .transfers import CURVE_POINTS, scaling_curve, scaling_stats, test_bars, test_stats
 
 
 def _save(fig: Figure, path: Path, written: list[Path]) -> None:
@@ -79,6 +80,10 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     if not aggregate_stats(run).empty:
         _save(aggregate_bars(run), out / "aggregates.png", written)
     _cards(run, out, written)
+    if not test_stats(run).empty:  # tests: each transfer beside the aggregate
+        _save(test_bars(run), out / "tests.png", written)
+        if scaling_stats(run)["transfers"].nunique() >= CURVE_POINTS:
+            _save(scaling_curve(run), out / "scaling.png", written)
     return written
 
 
