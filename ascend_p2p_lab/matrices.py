@@ -29,7 +29,7 @@ Example:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -47,8 +47,8 @@ NOT_MEASURED_KIND = "not_measured"
 MATRIX_PATTERNS = ("pair", "latency")
 #: Patterns drawn as card x card matrices (a row per sending card).
 CARD_PATTERNS = ("card",)
-#: Separates the sending and receiving groups in the ``group`` column.
-GROUP_ARROW = "->"
+#: Between the source and the destination of a copy, in text for people.
+ARROW = "->"
 #: What a bandwidth matrix shows, by direction and value.
 DIRECTION_TEXT = {("uni", "bandwidth_GBps"): "one direction at a time",
                   ("bi", "bandwidth_GBps"): "each direction while both run",
@@ -72,6 +72,8 @@ class RunMatrix:
     reasons: list[list[str | None]]  # None where the cell has a number
     #: why as data: the rows' ``error_kind`` or "not_measured"; None where measured
     kinds: list[list[str | None]]
+    #: a card matrix's rows (and columns): the devices of each card
+    card_devices: list[list[int]] = field(default_factory=list)
 
     @property
     def devices(self) -> list[int]:
@@ -84,9 +86,7 @@ class RunMatrix:
     @property
     def cards(self) -> list[list[int]]:
         """A card matrix's rows (and columns): the devices of each card; else []."""
-        if self.pattern not in CARD_PATTERNS:
-            return []
-        return [[int(d) for d in str(c).split(",")] for c in self.frame.index]
+        return [list(c) for c in self.card_devices] if self.pattern in CARD_PATTERNS else []
 
     @property
     def labels(self) -> list[str]:
@@ -143,29 +143,39 @@ def run_matrices(run: pd.DataFrame) -> list[RunMatrix]:
 def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
     """A card x card matrix per (direction, peer, path) of the card pattern: a cell is the
     median over samples of one card copying to another, at the largest size measured."""
-    rows = run[run["pattern"].isin(CARD_PATTERNS) & run["group"].notna()]
+    rows = run[run["pattern"].isin(CARD_PATTERNS) & run["senders"].notna()]
     out = []
     keys = ["pattern", "direction", "peer", "path"]
     for (pattern, direction, peer, path), part in sorted(
             rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0])):
-        ends = part["group"].str.split(GROUP_ARROW, regex=False)
-        cards = sorted({c for pair in ends for c in pair},
-                       key=lambda c: [int(d) for d in c.split(",")])
+        cards = sorted({*part["senders"], *part["receivers"]})
+        labels = [card_label(c) for c in cards]
         for value, unit in _values(pattern, direction, part):
             size = _size(pattern, part, value)
             at = part[(part["size_bytes"] == size) & part[value].notna()]
-            frame = pd.DataFrame(math.nan, index=pd.Index(cards, name="src card"),
-                                 columns=pd.Index(cards, name="dst card"))
-            for group, v in at.groupby("group")[value].median().items():
-                a, b = str(group).split(GROUP_ARROW)
-                frame.loc[a, b] = float(v)
+            frame = pd.DataFrame(math.nan, index=pd.Index(labels, name="src card"),
+                                 columns=pd.Index(labels, name="dst card"))
+            for (a, b), v in at.groupby(["senders", "receivers"])[value].median().items():
+                frame.loc[card_label(a), card_label(b)] = float(v)
             title = _title(pattern, direction, peer, path, value, unit, size).replace(
                 "source -> column = destination", "source card -> column = destination card")
             out.append(RunMatrix(
                 title=f"Card x card: {title}", value=value, unit=unit,
                 pattern=pattern, direction=direction, peer=peer, path=path, size_bytes=size,
-                frame=frame, **_why(part[part["size_bytes"] == size], frame, by_group=True)))
+                frame=frame, card_devices=[list(c) for c in cards],
+                **_why(part[part["size_bytes"] == size], frame, by_group=True)))
     return out
+
+
+def card_label(devices: Any) -> str:
+    """How a card (or group) is named in a matrix: its devices, ``"0,1"`` (formatting
+    only; the devices travel as values).
+
+    Example:
+        >>> card_label((0, 1))
+        '0,1'
+    """
+    return ",".join(str(int(d)) for d in devices)
 
 
 def matrices_json(run: pd.DataFrame) -> dict[str, Any]:
@@ -215,17 +225,16 @@ def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
          ) -> dict[str, list[list[str | None]]]:
     """Why each empty cell is empty, as ``kinds`` (data) and ``reasons`` (text); None
     for a cell with a number. Cells are (src, dst) devices, or ``by_group`` the two
-    groups of the ``group`` column."""
+    groups of the ``senders`` and ``receivers`` columns."""
     why: dict[tuple[Any, Any], tuple[str, str]] = {}
     failed = rows[rows["error_kind"].notna()]
-    for key, cell in failed.groupby("group" if by_group else ["src", "dst"]):
+    for key, cell in failed.groupby(["senders", "receivers"] if by_group else ["src", "dst"]):
         first = cell.iloc[0]
         code = first["error_code"]
         kind = str(first["error_kind"])
         text = kind if pd.isna(code) else f"{kind}: {error_name(int(code))} ({int(code)})"
         if by_group:
-            a, b = str(key[0] if isinstance(key, tuple) else key).split(GROUP_ARROW)
-            why[(a, b)] = (kind, text)
+            why[(card_label(key[0]), card_label(key[1]))] = (kind, text)
         else:
             why[(int(key[0]), int(key[1]))] = (kind, text)
     values = frame.to_numpy(dtype=float)
@@ -282,12 +291,12 @@ def aggregate_values(run: pd.DataFrame) -> pd.DataFrame:
 def _what(row: pd.Series) -> str:
     """The copy a listed row describes, formatted for people (never parsed back)."""
     if row["pattern"] != "test":
-        return str(row["group"])
+        return f"{card_label(row['senders'])}{ARROW}{card_label(row['receivers'])}"
     if pd.isna(row["transfer"]):
         return AGGREGATE_LABEL
     src = "host" if pd.isna(row["src"]) else str(int(row["src"]))
     dst = "host" if pd.isna(row["dst"]) else str(int(row["dst"]))
-    return f"{src}{GROUP_ARROW}{dst}"
+    return f"{src}{ARROW}{dst}"
 
 
 def values_json(run: pd.DataFrame) -> list[dict[str, Any]]:

@@ -35,6 +35,8 @@ from .schema import (
     SCHEMA,
     VOCABULARY,
     empty_frame,
+    lists_for_csv,
+    lists_loaded,
     to_frame,
 )
 
@@ -296,8 +298,9 @@ def save_run(frame: pd.DataFrame, out: str | Path, meta: Mapping[str, Any] | Non
     folder.mkdir(parents=True, exist_ok=True)
     targets = {
         "samples.parquet": lambda p: data.to_parquet(p, index=False, engine="pyarrow"),
-        # CRLF rows (RFC 4180): a field holding a lone "\r" is quoted too
-        "samples.csv": lambda p: data.to_csv(p, index=False, lineterminator="\r\n"),
+        # CRLF rows (RFC 4180): a field holding a lone "\r" is quoted too; lists as JSON
+        "samples.csv": lambda p: lists_for_csv(data).to_csv(p, index=False,
+                                                            lineterminator="\r\n"),
         "run.json": lambda p: p.write_text(text),
     }
     pending: dict[str, Path] = {}
@@ -361,6 +364,10 @@ def load_run(folder: str | Path) -> pd.DataFrame:
     missing = [c for c in COLUMNS if c not in data.columns]
     if missing:
         raise ResultsError(f"{source}: missing columns {missing}")
+    try:
+        data = lists_loaded(data)  # device lists as tuples (an older run: from its labels)
+    except (ValueError, TypeError) as exc:
+        raise ResultsError(f"{source}: a device list cannot be read ({exc})") from None
     if "rows" in meta and meta["rows"] != len(data):
         raise ResultsError(f"{source}: {len(data)} rows, run.json says {meta['rows']} (truncated?)")
     try:

@@ -9,7 +9,8 @@ rows have no source (h2d) or no destination (d2h) device, ``path`` is ``host``, 
 ``cpu_affinity`` holds the CPUs npu-smi (or the preset) names for that device ("0-23"),
 empty where unknown and on every other row. The ``group`` and ``card`` patterns copy from
 every device of one group to every device of another at once: their rows have no source
-or destination device, and ``group`` names both groups, senders first ("0,1->2,3").
+or destination device; ``senders`` and ``receivers`` hold the two groups' devices (tuples
+of ints), and ``group`` names them for people, senders first ("0,1->2,3"), never parsed.
 The ``test`` pattern runs a set of transfers at once (a test file, ``ascend-p2p-lab run``):
 ``test`` names the test, ``transfer`` is the transfer's index in its list (from 0) on its
 rows, and empty on the test's aggregate row (the bytes of all over the window); a host
@@ -25,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -64,6 +66,8 @@ SCHEMA: dict[str, str] = {
     "group": "string",
     "test": "string",
     "transfer": "Int64",
+    "senders": "object",
+    "receivers": "object",
 }
 COLUMNS = tuple(SCHEMA)
 
@@ -97,10 +101,14 @@ POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst",
               "test", "transfer", "link", "size_bytes"]
 #: Columns added after the first release; a run saved without them loads with them empty.
 ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
-                 "group", "test", "transfer")
+                 "group", "test", "transfer", "senders", "receivers")
+#: Columns whose values are tuples of device ids (lists in Parquet, JSON in CSV).
+LIST_COLUMNS = ("senders", "receivers")
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
-#: is also what a run.json without the key is (written before it was recorded).
-RUN_SCHEMA_VERSION = 1
+#: is also what a run.json without the key is (written before it was recorded). Version 2
+#: adds ``senders``/``receivers`` (a version-1 run gets them from its ``group`` labels
+#: when loaded) and the test pattern's ``test``/``transfer``.
+RUN_SCHEMA_VERSION = 2
 
 
 def empty_frame() -> pd.DataFrame:
@@ -113,6 +121,55 @@ def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None =
     """Rows (dicts with schema keys) as a typed frame; ``meta`` goes to ``attrs['run']``."""
     rows = list(rows)
     frame = pd.DataFrame.from_records(rows, columns=list(COLUMNS)) if rows else empty_frame()
+    for col in LIST_COLUMNS:  # a list (from JSON) or a tuple: a tuple, hashable
+        frame[col] = [None if v is None or (isinstance(v, float) and v != v)
+                      else tuple(int(d) for d in v) for v in frame[col]]
     frame = frame.astype(SCHEMA)
     frame.attrs["run"] = dict(meta or {})
     return frame
+
+
+def lists_for_csv(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose list columns are JSON text (``[0, 1]``), as ``samples.csv`` holds them;
+    Parquet keeps them as lists.
+
+    Example:
+        >>> f = to_frame([{"size_bytes": 4096, "senders": (0, 1), "receivers": [2]}])
+        >>> list(lists_for_csv(f)[["senders", "receivers"]].iloc[0])
+        ['[0, 1]', '[2]']
+    """
+    out = frame.copy()
+    for col in LIST_COLUMNS:
+        out[col] = [None if v is None else json.dumps(list(v)) for v in out[col]]
+    return out
+
+
+def lists_loaded(data: pd.DataFrame) -> pd.DataFrame:
+    """The list columns of loaded samples as tuples: from Parquet lists, from CSV JSON
+    text, or, in a run saved before they existed (run schema 1), from the ``group``
+    label that run wrote (:func:`_legacy_groups`, the one reader of that label)."""
+    out = data.copy()
+    if all(c not in out.columns or out[c].isna().all() for c in LIST_COLUMNS) \
+            and "group" in out.columns:
+        pairs = [_legacy_groups(g) for g in out["group"]]
+        out["senders"] = [p and p[0] for p in pairs]
+        out["receivers"] = [p and p[1] for p in pairs]
+    for col in LIST_COLUMNS:
+        out[col] = [None if v is None or (isinstance(v, float) and v != v)
+                    else tuple(int(d) for d in (json.loads(v) if isinstance(v, str) else v))
+                    for v in out[col]]
+    return out
+
+
+def _legacy_groups(label: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Senders and receivers of a run-schema-1 ``group`` label ("0,1->2,3"); None for an
+    empty one. Only old runs are read this way: newer ones save the devices themselves.
+
+    Example:
+        >>> _legacy_groups("0,1->2,3")
+        ((0, 1), (2, 3))
+    """
+    if label is None or label is pd.NA or (isinstance(label, float) and label != label):
+        return None
+    a, b = str(label).split("->")
+    return tuple(int(d) for d in a.split(",")), tuple(int(d) for d in b.split(","))

@@ -33,6 +33,10 @@ TEST_PATTERN = "test"
 HOST_LINK = "PCIe"
 
 
+#: One direction a block's rows describe: source, destination, or the group pair.
+End = tuple[int | None, int | None, GroupPair | None]
+
+
 @dataclass(frozen=True)
 class Block:
     """One case on one pair or device; all sizes of it run together."""
@@ -105,13 +109,13 @@ class Block:
             return []
         return [(self.src, self.dst)]
 
-    def ends(self) -> list[tuple[int | None, int | None, str | None]]:
-        """(src, dst, group) of each direction the block's rows describe: one, or both
-        for a bidirectional block; group names the senders and receivers of a group."""
+    def ends(self) -> list[End]:
+        """(src, dst, groups) of each direction the block's rows describe: one, or both
+        for a bidirectional block; groups are the senders and receivers of a group."""
         if self.groups is not None:
             a, b = self.groups
-            fwd: tuple[int | None, int | None, str | None] = (None, None, group_name(a, b))
-            back: tuple[int | None, int | None, str | None] = (None, None, group_name(b, a))
+            fwd: End = (None, None, (a, b))
+            back: End = (None, None, (b, a))
         else:
             fwd, back = (self.src, self.dst, None), (self.dst, self.src, None)
         return [fwd, back] if self.direction == "bi" else [fwd]

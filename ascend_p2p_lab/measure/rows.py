@@ -20,6 +20,7 @@ from ..runtime import Runtime
 from ..units import format_size
 from . import outcomes
 from .copyengine import BufferPool, Timing
+from .groups import GroupPair, group_name
 from .plan import HOST_LINK, HOST_PATTERNS, TEST_PATTERN, Block
 from .spec import GROUP_PATTERNS, PAIR_PATTERNS, SweepSpec
 from .together import Window
@@ -74,10 +75,13 @@ class Context:
                 if (block.key, s) not in self.done and (block.key, s) not in self._emitted]
 
     def _row(self, block: Block, size: int, src: int | None, dst: int | None,
-             group: str | None = None, **values: Any) -> dict[str, Any]:
+             groups: GroupPair | None = None, **values: Any) -> dict[str, Any]:
         link = block.link
         row = {
-            **self.base, "src": src, "dst": dst, "group": group, "link": link,
+            **self.base, "src": src, "dst": dst, "link": link,
+            "group": None if groups is None else group_name(*groups),
+            "senders": None if groups is None else groups[0],
+            "receivers": None if groups is None else groups[1],
             "pattern": block.pattern,
             "direction": block.direction, "peer": block.peer, "path": block.path,
             "initiator": _initiator(self.spec, block),
@@ -110,13 +114,13 @@ class Context:
         """One row per sample. The case says how its value is aggregated: ``fanout``
         copies move at once (their bytes add up), ``per_copy`` fills ``latency_us``."""
         timing = timing or self.spec.timing
-        src, dst, group = block.ends()[0]
-        bad = _verification(verified, src, dst, group)
+        src, dst, groups = block.ends()[0]
+        bad = _verification(verified, src, dst, groups)
         for i, t in enumerate(timings):
             values = self._values(t, size, timing, fanout)
             if per_copy:
                 values["latency_us"] = latency(t.elapsed_us, t.copies)
-            self.rows.append(self._row(block, size, src, dst, group, sample=i,
+            self.rows.append(self._row(block, size, src, dst, groups, sample=i,
                                        verified=verified, **values, **bad))
         self._emitted.add((block.key, size))
 
@@ -212,13 +216,14 @@ def latency(elapsed_us: float, copies: int) -> float:
 
 
 def _verification(verified: bool | None, src: int | None, dst: int | None,
-                  group: str | None = None) -> dict[str, Any]:
+                  groups: GroupPair | None = None) -> dict[str, Any]:
     """The failure columns of a point whose bytes did not arrive intact (else none)."""
     if verified is not False:
         return {}
-    if group is not None:
+    if groups is not None:
         return outcomes.Failure("verification", "data verification failed: a receiver of "
-                                f"{group} holds bytes other than its sender's").columns()
+                                f"{group_name(*groups)} holds bytes other than its sender's"
+                                ).columns()
     return outcomes.verification_failed(src, dst).columns()
 
 

@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..matrices import CARD_PATTERNS, run_matrices
+from ..matrices import CARD_PATTERNS, card_label, run_matrices
 from .matrix import annotate_matrix, draw_matrix
 from .prepare import backend_note
 from .style import (
@@ -61,16 +61,17 @@ def _what(row: pd.Series) -> str:
         return f"one_to_all {int(row['src'])}->all"
     if row["pattern"] == "all_to_one":
         return f"all_to_one all->{int(row['dst'])}"
-    group = str(row["group"])
-    return f"{row['pattern']} {group.replace('->', '<->') if row['direction'] == 'bi' else group}"
+    arrow = "<->" if row["direction"] == "bi" else "->"
+    return f"{row['pattern']} {card_label(row['senders'])}{arrow}{card_label(row['receivers'])}"
 
 
-def _senders_first(group: object) -> bool:
-    """Whether a group name's senders have the lower first device ("0,1->2,3": True)."""
-    if not isinstance(group, str):
+def _senders_first(row: pd.Series) -> bool:
+    """Whether a group row's senders have the lower first device ((0, 1) to (2, 3): True);
+    True for a row of no group."""
+    senders, receivers = row["senders"], row["receivers"]
+    if senders is None or receivers is None:
         return True
-    a, b = (int(side.split(",")[0]) for side in group.split("->"))
-    return a < b
+    return senders[0] < receivers[0]
 
 
 def aggregate_stats(run: pd.DataFrame) -> pd.DataFrame:
@@ -86,7 +87,7 @@ def aggregate_stats(run: pd.DataFrame) -> pd.DataFrame:
     rows.loc[bi, "bandwidth_GBps"] = rows.loc[bi, "bidir_total_GBps"]
     rows.loc[bi, "nominal_GBps"] = 2 * rows.loc[bi, "nominal_GBps"]
     # a bi pair's two rows hold the same total: keep the one whose senders come first
-    first = rows[~bi | rows["group"].map(_senders_first).fillna(True).astype(bool)].copy()
+    first = rows[~bi | rows.apply(_senders_first, axis=1).astype(bool)].copy()
     first["what"] = first.apply(_what, axis=1)
     g = first.groupby(["pattern", "direction", "what", "size_bytes"], sort=False)
     out = pd.DataFrame({
