@@ -365,7 +365,8 @@ def load_run(folder: str | Path) -> pd.DataFrame:
     if missing:
         raise ResultsError(f"{source}: missing columns {missing}")
     try:
-        data = lists_loaded(data)  # device lists as tuples (an older run: from its labels)
+        # device lists as tuples (a run of schema 1: from its group labels)
+        data = lists_loaded(data, meta.get("schema_version", 1))
     except (ValueError, TypeError) as exc:
         raise ResultsError(f"{source}: a device list cannot be read ({exc})") from None
     if "rows" in meta and meta["rows"] != len(data):

@@ -109,6 +109,8 @@ LIST_COLUMNS = ("senders", "receivers")
 #: adds ``senders``/``receivers`` (a version-1 run gets them from its ``group`` labels
 #: when loaded) and the test pattern's ``test``/``transfer``.
 RUN_SCHEMA_VERSION = 2
+#: The run schema that first saved ``senders`` and ``receivers``.
+LISTS_SINCE = 2
 
 
 def empty_frame() -> pd.DataFrame:
@@ -144,13 +146,12 @@ def lists_for_csv(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def lists_loaded(data: pd.DataFrame) -> pd.DataFrame:
+def lists_loaded(data: pd.DataFrame, run_schema: int = RUN_SCHEMA_VERSION) -> pd.DataFrame:
     """The list columns of loaded samples as tuples: from Parquet lists, from CSV JSON
-    text, or, in a run saved before they existed (run schema 1), from the ``group``
+    text, or, in a run saved before they existed (``run_schema`` 1), from the ``group``
     label that run wrote (:func:`_legacy_groups`, the one reader of that label)."""
     out = data.copy()
-    if all(c not in out.columns or out[c].isna().all() for c in LIST_COLUMNS) \
-            and "group" in out.columns:
+    if run_schema < LISTS_SINCE and "group" in out.columns:
         pairs = [_legacy_groups(g) for g in out["group"]]
         out["senders"] = [p and p[0] for p in pairs]
         out["receivers"] = [p and p[1] for p in pairs]
