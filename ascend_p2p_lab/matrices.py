@@ -36,7 +36,14 @@ import pandas as pd
 
 from . import results
 from .codes import error_name
-from .schema import VOCABULARY
+from .schema import (
+    CARD_PATTERNS,
+    GROUP_PATTERNS,
+    LATENCY_PATTERN,
+    PAIR_PATTERNS,
+    TEST_PATTERN,
+    VOCABULARY,
+)
 from .units import format_size
 
 #: What a cell without a number says when no row explains it.
@@ -44,9 +51,7 @@ NOT_MEASURED = "not measured"
 #: The kind of a cell no row explains (the others carry the rows' ``error_kind``).
 NOT_MEASURED_KIND = "not_measured"
 #: The patterns drawn as N x N matrices (fan-out patterns have no pair cells).
-MATRIX_PATTERNS = ("pair", "latency")
-#: Patterns drawn as card x card matrices (a row per sending card).
-CARD_PATTERNS = ("card",)
+MATRIX_PATTERNS = PAIR_PATTERNS
 #: Between the source and the destination of a copy, in text for people.
 ARROW = "->"
 #: What a bandwidth matrix shows, by direction and value.
@@ -195,7 +200,7 @@ def _order(keys: list[str], values: tuple[Any, ...]) -> tuple[int, ...]:
 
 def _values(pattern: str, direction: str, part: pd.DataFrame) -> list[tuple[str, str]]:
     """The columns a pattern's matrices show, with their units."""
-    if pattern == "latency":
+    if pattern == LATENCY_PATTERN:
         return [("latency_us", "µs")]
     shown = [("bandwidth_GBps", "GB/s")]
     if direction == "bi" and part["bidir_total_GBps"].notna().any():
@@ -208,12 +213,12 @@ def _size(pattern: str, part: pd.DataFrame, value: str) -> int:
     largest asked for when nothing was measured."""
     measured = part.loc[part[value].notna(), "size_bytes"]
     sizes = measured if len(measured) else part["size_bytes"]
-    return int(sizes.min() if pattern == "latency" else sizes.max())
+    return int(sizes.min() if pattern == LATENCY_PATTERN else sizes.max())
 
 
 def _title(pattern: str, direction: str, peer: str, path: str, value: str, unit: str,
            size: int) -> str:
-    if pattern == "latency":
+    if pattern == LATENCY_PATTERN:
         what = f"Latency per copy ({unit}) at {format_size(size)}"
     else:
         what = (f"{PATH_TEXT.get(path, path)} bandwidth ({unit}) at {format_size(size)}, "
@@ -248,7 +253,7 @@ def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
 
 #: Patterns whose values are listed one per copy set (``aggregate_values``), not drawn as
 #: N x N matrices: every transfer of a test and its aggregate, every group or card pair.
-LISTED_PATTERNS = ("test", "group", "card")
+LISTED_PATTERNS = (TEST_PATTERN, *GROUP_PATTERNS)
 #: How an aggregate row of a test is named in the list of values.
 AGGREGATE_LABEL = "all"
 
@@ -290,7 +295,7 @@ def aggregate_values(run: pd.DataFrame) -> pd.DataFrame:
 
 def _what(row: pd.Series) -> str:
     """The copy a listed row describes, formatted for people (never parsed back)."""
-    if row["pattern"] != "test":
+    if row["pattern"] != TEST_PATTERN:
         return f"{card_label(row['senders'])}{ARROW}{card_label(row['receivers'])}"
     if pd.isna(row["transfer"]):
         return AGGREGATE_LABEL

@@ -29,10 +29,13 @@ from .schema import (
     COLUMNS,
     ERROR_KINDS,
     FAILURE_KINDS,
+    GROUP_PATTERNS,
     POINT_KEYS,
+    PULL_FANOUT,
     RESULT_KINDS,
     RUN_SCHEMA_VERSION,
     SCHEMA,
+    TEST_PATTERN,
     VOCABULARY,
     empty_frame,
     lists_for_csv,
@@ -230,7 +233,7 @@ _INFERRED_TOUCHES: dict[str, Any] = {
     "peer_off_copy": lambda r: r["peer"] == "off",
     "peer_off_error": lambda r: r["peer"] == "off",
     "push_efficiency": lambda r: r["initiator"] == "src",  # one_to_all pushes too
-    "ingress_GBps": lambda r: r["pattern"].isin(["group", "card", "all_to_one"]),
+    "ingress_GBps": lambda r: r["pattern"].isin([*GROUP_PATTERNS, PULL_FANOUT, TEST_PATTERN]),
 }
 
 

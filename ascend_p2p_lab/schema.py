@@ -28,9 +28,82 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A built-in pattern of the sweep, declared once: its name (the ``pattern`` column's
+    word), what it measures, how its values add up, how its matrix is laid out, and the
+    traits the planner, the rows and the figures read (never its name).
+
+    ``aggregation``: ``each`` (every copy its own value), ``sum`` (the bytes of all over
+    one window), ``sum_per_direction``; ``layout``: ``device`` (device x device),
+    ``card`` (card x card), ``none``.
+    """
+
+    name: str
+    description: str
+    aggregation: str = "each"
+    layout: str = "device"
+    on_pairs: bool = False  # measured on the ordered pairs of the sweep (``pairs``)
+    per_copy: bool = False  # its value is the time per copy (``latency_us``)
+    within: bool = False  # a copy within one device
+    center: str | None = None  # a fan-out: its device pushes (src) or pulls (dst)
+    host_end: str | None = None  # a host copy: the host is the source (src) or dst
+    grouped: bool = False  # every device of one set to every device of another
+    needs_groups: bool = False  # its sets are the sweep's ``groups``
+    of_transfers: bool = False  # a test of transfers (a file, a built-in generator)
+
+
+#: Every built-in pattern, in the order of ``sweep --patterns`` help and ``patterns``.
+PATTERN_DECLARATIONS: tuple[Pattern, ...] = (
+    Pattern("pair", "one ordered pair alone (peer on: P2P; off: direct and staged)",
+            on_pairs=True),
+    Pattern("latency", "time per copy of back-to-back small copies of one pair",
+            on_pairs=True, per_copy=True),
+    Pattern("local", "a copy within one device (the diagonal)", within=True),
+    Pattern("one_to_all", "a device pushes to all its peers at once", "sum", center="src"),
+    Pattern("all_to_one", "a device pulls from all its peers at once", "sum", center="dst"),
+    Pattern("h2d", "pinned host memory to each device", layout="none", host_end="src"),
+    Pattern("d2h", "each device to pinned host memory", layout="none", host_end="dst"),
+    Pattern("group", "every device of one group to every device of another (--groups)",
+            "sum_per_direction", "none", grouped=True, needs_groups=True),
+    Pattern("card", "the devices of one card to those of another, every pair of cards",
+            "sum_per_direction", "card", grouped=True),
+    Pattern("test", "transfers at once, one window: a test file or a built-in test (run)",
+            "each", "none", of_transfers=True),
+)
+PATTERNS_BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERN_DECLARATIONS}
+
+
+def _named(keep: Any) -> tuple[str, ...]:
+    return tuple(p.name for p in PATTERN_DECLARATIONS if keep(p))
+
+
+#: Patterns measured on ordered pairs; drawn as device x device matrices.
+PAIR_PATTERNS = _named(lambda p: p.on_pairs)
+#: A fan-out: one device with all its peers at once; the one that pushes, the one that pulls.
+FANOUT_PATTERNS = _named(lambda p: p.center is not None)
+PUSH_FANOUT, PULL_FANOUT = _named(lambda p: p.center == "src")[0], \
+    _named(lambda p: p.center == "dst")[0]
+#: Host copies; the one whose source is the host (h2d), the one whose destination is.
+HOST_PATTERNS = _named(lambda p: p.host_end is not None)
+HOST_TO_DEVICE, DEVICE_TO_HOST = _named(lambda p: p.host_end == "src")[0], \
+    _named(lambda p: p.host_end == "dst")[0]
+#: Sets of devices to sets at once (senders and receivers); the one of ``--groups``.
+GROUP_PATTERNS = _named(lambda p: p.grouped)
+GIVEN_GROUPS = _named(lambda p: p.needs_groups)[0]
+CARD_PATTERNS = _named(lambda p: p.layout == "card")
+#: Patterns whose value adds up the bytes of several copies over one window.
+AGGREGATE_PATTERNS = _named(lambda p: p.aggregation != "each")
+#: The test pattern: a set of transfers (``test`` and ``transfer`` columns).
+TEST_PATTERN = _named(lambda p: p.of_transfers)[0]
+LATENCY_PATTERN = _named(lambda p: p.per_copy)[0]
+LOCAL_PATTERN = _named(lambda p: p.within)[0]
 
 #: Column name -> pandas dtype. Scripts may rely on these names; new ones go at the end.
 SCHEMA: dict[str, str] = {
@@ -90,8 +163,7 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "direction": ("uni", "bi"),
     "peer": ("on", "off"),
     "path": ("p2p", "direct", "staged", "local", "host"),
-    "pattern": ("pair", "one_to_all", "all_to_one", "local", "latency", "h2d", "d2h",
-                "group", "card", "test"),
+    "pattern": tuple(PATTERNS_BY_NAME),
     "initiator": ("src", "dst", "third"),
     "timing": ("events", "host"),
     "error_kind": tuple(ERROR_KINDS),

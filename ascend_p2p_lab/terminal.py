@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .schema import LATENCY_PATTERN, TEST_PATTERN
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
@@ -114,9 +116,9 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
     if meta.get("interrupted"):
         print("interrupted: the rows measured so far are kept")
     good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
-    _print_latency(good[good["pattern"] == "latency"])
+    _print_latency(good[good["pattern"] == LATENCY_PATTERN])
     # latency: its bandwidth at 4 bytes says nothing; tests: listed copy by copy below
-    good = good[~good["pattern"].isin(("latency", "test"))]
+    good = good[~good["pattern"].isin((LATENCY_PATTERN, TEST_PATTERN))]
     if len(good):
         top = int(good["size_bytes"].max())
         summ = summarize(good[good["size_bytes"] == top])

@@ -1,6 +1,8 @@
 """The built-in tests, each declared once: its name, what it measures, how its values add
 up, how its matrix is laid out, and (for tests made of transfers) the generator that
-expands it over the devices of a server.
+expands it over the devices of a server. The patterns the sweep plans with their own
+timing loops are declared with their traits in :data:`~ascend_p2p_lab.schema.PATTERN_DECLARATIONS`
+(the vocabulary of the ``pattern`` column); the tests made of transfers here.
 
 nvbandwidth's testcase (key, description, run) is the model: the command line's choices
 and help, ``ascend-p2p-lab patterns`` and the README's table come from here.
@@ -25,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..runtime import Runtime
+from ..schema import PATTERN_DECLARATIONS
 from .groups import cards_of
 from .transfers import Test, Transfer
 
@@ -85,20 +88,7 @@ def _scaling(rt: Runtime, devices: Sequence[int]) -> list[Test]:
             for k in range(1, len(peers) + 1)]
 
 
-_BUILT_IN = (
-    Declaration("pair", "one ordered pair alone (peer on: P2P; off: direct and staged)",
-                "each", "device"),
-    Declaration("latency", "time per copy of back-to-back small copies of one pair",
-                "each", "device"),
-    Declaration("local", "a copy within one device (the diagonal)", "each", "device"),
-    Declaration("one_to_all", "a device pushes to all its peers at once", "sum", "device"),
-    Declaration("all_to_one", "a device pulls from all its peers at once", "sum", "device"),
-    Declaration("h2d", "pinned host memory to each device", "each", "none"),
-    Declaration("d2h", "each device to pinned host memory", "each", "none"),
-    Declaration("group", "every device of one group to every device of another (--groups)",
-                "sum_per_direction", "none"),
-    Declaration("card", "the devices of one card to those of another, every pair of cards",
-                "sum_per_direction", "card"),
+_GENERATED = (
     Declaration("a2a", "every device to every other at once", "sum", "none", _a2a),
     Declaration("ring", "each device to its next at once (one way round)", "sum", "none",
                 _ring),
@@ -107,6 +97,9 @@ _BUILT_IN = (
     Declaration("scaling", "one device to 1, 2, ... N-1 peers at once: the aggregate "
                 "against the number of peers", "sum", "none", _scaling),
 )
+#: The sweep's patterns (declared with their traits in the schema), then the generators.
+_BUILT_IN = (*(Declaration(p.name, p.description, p.aggregation, p.layout)
+               for p in PATTERN_DECLARATIONS if not p.of_transfers), *_GENERATED)
 #: Every built-in test by name.
 DECLARATIONS: dict[str, Declaration] = {d.name: d for d in _BUILT_IN}
 #: The patterns ``sweep --patterns`` plans (the others are generators for ``run``).

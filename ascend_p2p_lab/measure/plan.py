@@ -18,16 +18,12 @@ from dataclasses import dataclass
 
 from ..runtime import Runtime
 from ..runtime.errors import CAN_ACCESS_PEER_CALL
+from ..schema import HOST_PATTERNS, PATTERNS_BY_NAME, TEST_PATTERN
 from . import outcomes
 from .groups import GroupPair, card_pairs, cards_of, group_name
-from .spec import SweepSpec, devices_of
+from .spec import DEFAULT_PATTERN, SweepSpec, devices_of
 from .transfers import Test
 
-#: Patterns that copy between pinned host memory and one device: h2d has no source
-#: device, d2h no destination device (the host is that end).
-HOST_PATTERNS = ("h2d", "d2h")
-#: The pattern of a test's rows (a set of transfers at once, from a file or built in).
-TEST_PATTERN = "test"
 #: The link of a host copy: each device's link to the host CPU, PCIe on every server the
 #: presets describe (the topology has no class for it; npu-smi's matrix is device pairs).
 HOST_LINK = "PCIe"
@@ -128,33 +124,34 @@ def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
     pairs = list(spec.pairs) if spec.pairs is not None else list(can)
     blocks: list[Block] = []
     for pattern in spec.patterns:
-        if pattern == "pair":
+        decl = PATTERNS_BY_NAME[pattern]  # planned by its declared traits, not its name
+        if decl.on_pairs and not decl.per_copy:  # pair
             for peer in spec.peers:
                 for direction in spec.directions:
                     items = pairs if direction == "uni" else _unordered(pairs)
                     for a, b in items:
-                        blocks.extend(_pair_blocks(rt, can, peer, direction, a, b))
-        elif pattern == "latency":  # one direction; peer on/off as the pair pattern
+                        blocks.extend(_pair_blocks(rt, can, peer, direction, a, b, pattern))
+        elif decl.per_copy:  # latency: one direction; peer on/off as the pair pattern
             for peer in spec.peers:
                 for a, b in pairs:
-                    blocks.extend(_pair_blocks(rt, can, peer, "uni", a, b, "latency"))
-        elif pattern in HOST_PATTERNS:  # pinned host memory to (h2d) or from (d2h) a device
+                    blocks.extend(_pair_blocks(rt, can, peer, "uni", a, b, pattern))
+        elif decl.host_end is not None:  # pinned host memory to (h2d) or from (d2h) a device
             for d in devices_of(rt, spec):
-                src, dst = (None, d) if pattern == "h2d" else (d, None)
+                src, dst = (None, d) if decl.host_end == "src" else (d, None)
                 blocks.append(Block(pattern, "uni", "off", "host", src, dst, HOST_LINK))
-        elif pattern == TEST_PATTERN:
+        elif decl.of_transfers:
             blocks.extend(_test_blocks(rt, can, spec))
-        elif pattern in ("group", "card"):
+        elif decl.grouped:
             blocks.extend(_group_blocks(rt, can, spec, pattern))
-        elif pattern == "local":
+        elif decl.within:
             for d in devices_of(rt, spec):
-                blocks.append(Block("local", "uni", "off", "local", d, d, "X"))
+                blocks.append(Block(pattern, "uni", "off", "local", d, d, "X"))
         else:  # fan-out: each device of the sweep with its peers among those devices
             used = devices_of(rt, spec)
             for d in used:
                 peers = tuple(p for p in used if p != d and can[(d, p)] and can[(p, d)])
                 link = _link_label(rt, [(d, p) for p in peers])
-                src, dst = (d, None) if pattern == "one_to_all" else (None, d)
+                src, dst = (d, None) if decl.center == "src" else (None, d)
                 failure = None if peers else outcomes.Failure(
                     "unreachable", f"device {d} has no peer it can access both ways", None,
                     CAN_ACCESS_PEER_CALL)
@@ -174,7 +171,7 @@ def _group_blocks(rt: Runtime, can: dict, spec: SweepSpec, pattern: str) -> list
     for; a pair with a device that cannot reach another both ways carries why."""
     blocks = []
     for direction in spec.directions:
-        if pattern == "group":
+        if PATTERNS_BY_NAME[pattern].needs_groups:
             pairs = list(spec.groups or ())
         else:
             pairs = card_pairs(cards_of(rt, spec.devices), direction)
@@ -217,7 +214,7 @@ def _unordered(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _pair_blocks(rt: Runtime, can: dict, peer: str, direction: str, a: int, b: int,
-                 pattern: str = "pair") -> list[Block]:
+                 pattern: str = DEFAULT_PATTERN) -> list[Block]:
     link = rt.link_class(a, b)
     reachable = can[(a, b)] and (direction == "uni" or can[(b, a)])
     if peer == "current":  # as the user left it: P2P where both directions are held

@@ -17,19 +17,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime import Runtime
+from ..schema import (
+    AGGREGATE_PATTERNS,
+    GROUP_PATTERNS,
+    HOST_PATTERNS,
+    HOST_TO_DEVICE,
+    PAIR_PATTERNS,
+    PULL_FANOUT,
+    TEST_PATTERN,
+)
 from ..units import format_size
 from . import outcomes
 from .copyengine import BufferPool, Timing
 from .groups import GroupPair, group_name
-from .plan import HOST_LINK, HOST_PATTERNS, TEST_PATTERN, Block
-from .spec import GROUP_PATTERNS, PAIR_PATTERNS, SweepSpec
+from .plan import HOST_LINK, Block
+from .spec import SweepSpec
 from .together import Window
 from .transfers import Transfer
-
-#: Patterns where one device copies with all its peers at once.
-FANOUT_PATTERNS = ("one_to_all", "all_to_one")
-#: Patterns whose value is the bytes of several copies at once over one window.
-AGGREGATE_PATTERNS = FANOUT_PATTERNS + GROUP_PATTERNS
 
 
 @dataclass
@@ -191,7 +195,7 @@ def _initiator(spec: SweepSpec, block: Block) -> str | None:
         return None  # each transfer's row says its own
     if block.pattern in PAIR_PATTERNS or block.pattern in GROUP_PATTERNS:
         return spec.initiator
-    return "dst" if block.pattern in ("all_to_one", "h2d") else "src"
+    return "dst" if block.pattern in (PULL_FANOUT, HOST_TO_DEVICE) else "src"
 
 
 def bandwidth(nbytes: int, elapsed_us: float) -> float:

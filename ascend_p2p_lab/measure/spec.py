@@ -16,18 +16,25 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..runtime import Runtime
+from ..schema import (
+    CARD_PATTERNS,
+    GIVEN_GROUPS,
+    GROUP_PATTERNS,
+    LATENCY_PATTERN,
+    PAIR_PATTERNS,
+    PATTERNS_BY_NAME,
+    PULL_FANOUT,
+    TEST_PATTERN,
+)
 from ..units import format_size, parse_sizes
-from .declarations import SWEEP_PATTERNS
 from .groups import GroupPair, cards_of, parse_groups
 from .pairs import parse_pairs
 from .transfers import Test
 
-#: The patterns a sweep plans: the built-in declarations, and the tests of a test file.
-PATTERNS = (*SWEEP_PATTERNS, "test")
-#: Patterns measured on ordered pairs of devices (``pairs`` chooses them).
-PAIR_PATTERNS = ("pair", "latency")
-#: Patterns where groups of devices copy at once: the ``groups`` given, or the cards.
-GROUP_PATTERNS = ("group", "card")
+#: The patterns a sweep plans (declared in the schema), the tests of a file among them.
+PATTERNS = tuple(PATTERNS_BY_NAME)
+#: The pattern of a sweep given no patterns (nor groups, nor tests).
+DEFAULT_PATTERN = PAIR_PATTERNS[0]
 #: The latency pattern's size when the sweep is given none (and measures nothing else):
 #: one 4-byte word, as p2pBandwidthLatencyTest copies.
 LATENCY_SIZES = (4,)
@@ -47,7 +54,7 @@ class SweepSpec:
     devices: tuple[int, ...] | None = None
     directions: tuple[str, ...] = ("uni",)
     peers: tuple[str, ...] = ("on",)
-    patterns: tuple[str, ...] = ("pair",)
+    patterns: tuple[str, ...] = (DEFAULT_PATTERN,)
     #: group pairs (A, B) of the group pattern: every device of A copies to every one of B
     groups: tuple[GroupPair, ...] | None = None
     #: whose stream issues a pair's copies: dst pulls (a read, the default: what the
@@ -117,14 +124,7 @@ def make_spec(
     (``"0,1:2,3"``, see :mod:`.groups`), or the test pattern when ``tests`` are given
     (:class:`~.transfers.Test`: transfers at once, at their sizes unless ``sizes`` is).
     """
-    if patterns is None:
-        patterns = ("group",) if groups is not None else ("test",) if tests else ("pair",)
-    if isinstance(patterns, str):
-        patterns = (patterns,)
-    pats = tuple(dict.fromkeys(patterns))
-    if not pats or any(p not in PATTERNS for p in pats):
-        raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}")
-    # a latency sweep without sizes: one small copy; with other patterns the usual default
+    pats = _patterns(patterns, groups, tests)
     test_list = _tests(tests, pats, rt.device_count, sizes)
     size_list = _sizes(sizes, pats, test_list)
     for name, value, lo, hi in (("samples", samples, 1, MAX_SAMPLES),
@@ -146,8 +146,9 @@ def make_spec(
     if set(pats) & set(PAIR_PATTERNS) and len(device_list or range(n)) < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     group_list = _groups(groups, pats, n, device_list)
-    if "card" in pats and len(cards_of(rt, device_list)) < 2:
-        raise ValueError("the card pattern needs at least two cards among the devices")
+    for card in set(pats) & set(CARD_PATTERNS):
+        if len(cards_of(rt, device_list)) < 2:
+            raise ValueError(f"the {card} pattern needs at least two cards among the devices")
     spec = SweepSpec(
         sizes=tuple(size_list),
         pairs=None if pair_list is None else tuple(pair_list),
@@ -176,11 +177,12 @@ def _groups(groups: Any, pats: tuple[str, ...], n: int, devices: list[int] | Non
     """The group pairs, checked: given exactly when the group pattern is asked for, and
     among the sweep's devices."""
     group_list = parse_groups(groups, n)
-    if group_list is None and "group" in pats:
-        raise ValueError("the group pattern needs groups, e.g. groups='0,1:2,3' "
+    if group_list is None and GIVEN_GROUPS in pats:
+        raise ValueError(f"the {GIVEN_GROUPS} pattern needs groups, e.g. groups='0,1:2,3' "
                          "(--groups 0,1:2,3)")
-    if group_list is not None and "group" not in pats:
-        raise ValueError("groups are measured by the group pattern; add group to patterns")
+    if group_list is not None and GIVEN_GROUPS not in pats:
+        raise ValueError(f"groups are measured by the {GIVEN_GROUPS} pattern; add "
+                         f"{GIVEN_GROUPS} to patterns")
     if group_list is not None and devices is not None:
         outside = sorted({d for a, b in group_list for d in (*a, *b)} - set(devices))
         if outside:
@@ -189,12 +191,28 @@ def _groups(groups: Any, pats: tuple[str, ...], n: int, devices: list[int] | Non
     return group_list
 
 
+def _patterns(patterns: Sequence[str] | str | None, groups: Any, tests: Any
+              ) -> tuple[str, ...]:
+    """The patterns asked for, checked; by default the group pattern with groups, the
+    test pattern with tests, else the pair pattern."""
+    if patterns is None:
+        patterns = (GIVEN_GROUPS,) if groups is not None else (TEST_PATTERN,) if tests \
+            else (DEFAULT_PATTERN,)
+    if isinstance(patterns, str):
+        patterns = (patterns,)
+    pats = tuple(dict.fromkeys(patterns))
+    if not pats or any(p not in PATTERNS for p in pats):
+        raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}"
+                         " (tests made of transfers run with: ascend-p2p-lab run NAME)")
+    return pats
+
+
 def _sizes(sizes: Any, pats: tuple[str, ...], tests: list[Test] | None) -> list[int]:
     """The sweep's sizes: given, else one small copy for latency alone, every size of
     the tests for tests alone, or the default sizes."""
-    if sizes is None and pats == ("latency",):
+    if sizes is None and pats == (LATENCY_PATTERN,):
         return list(LATENCY_SIZES)
-    if sizes is None and pats == ("test",) and tests:
+    if sizes is None and pats == (TEST_PATTERN,) and tests:
         return sorted({s for t in tests for s in t.sizes or ()})
     return parse_sizes(sizes)
 
@@ -205,11 +223,11 @@ def _tests(tests: Sequence[Test] | None, pats: tuple[str, ...], n: int, sizes: A
     of this server, each with sizes unless the sweep gives them (which then replace
     the tests' own)."""
     if tests is None:
-        if "test" in pats:
+        if TEST_PATTERN in pats:
             raise ValueError("the test pattern needs tests (a test file: ascend-p2p-lab run)")
         return None
-    if "test" not in pats:
-        raise ValueError("tests are measured by the test pattern; add test to patterns")
+    if TEST_PATTERN not in pats:
+        raise ValueError("tests are measured by the test pattern; add it to patterns")
     out = []
     for t in tests:
         if not isinstance(t, Test):
@@ -255,11 +273,11 @@ def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
     if rt.lacks(["mem_info"]):
         return  # no aclrtGetMemInfo: an allocation that fails says so later
     buffers = 2  # a send and a receive buffer per device
-    if "all_to_one" in spec.patterns:  # one receive buffer per peer on the target
+    if PULL_FANOUT in spec.patterns:  # one receive buffer per peer on the target
         buffers = max(buffers, rt.device_count)
     if set(spec.patterns) & set(GROUP_PATTERNS):  # one per sender of the other group
         widest = max((len(g) for pair in spec.groups or () for g in pair), default=1)
-        if "card" in spec.patterns:
+        if set(CARD_PATTERNS) & set(spec.patterns):
             widest = max(widest, *map(len, cards_of(rt, spec.devices)))
         buffers = max(buffers, widest + 1)
     for test in spec.tests or ():  # a receive buffer per transfer into a device, a send
@@ -321,9 +339,9 @@ def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
     """The devices a sweep of spec uses."""
     if spec.devices is not None:
         return list(spec.devices)
-    if spec.patterns == ("group",) and spec.groups:
+    if spec.patterns == (GIVEN_GROUPS,) and spec.groups:
         return sorted({d for a, b in spec.groups for d in (*a, *b)})
-    if spec.patterns == ("test",) and spec.tests:
+    if spec.patterns == (TEST_PATTERN,) and spec.tests:
         return sorted({d for t in spec.tests for d in t.devices})
     if spec.pairs is None or set(spec.patterns) - set(PAIR_PATTERNS):
         return list(range(rt.device_count))

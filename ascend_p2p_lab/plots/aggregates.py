@@ -30,6 +30,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..matrices import CARD_PATTERNS, card_label, run_matrices
+from ..schema import AGGREGATE_PATTERNS, PULL_FANOUT, PUSH_FANOUT
 from .matrix import annotate_matrix, draw_matrix
 from .prepare import backend_note
 from .style import (
@@ -44,8 +45,8 @@ from .style import (
 )
 
 #: Patterns drawn as bars, with their colour and how a bar names its copies.
-AGGREGATE_COLORS = {"one_to_all": "#1f77b4", "all_to_one": "#2ca02c", "group": "#9467bd",
-                    "card": "#d62728"}
+AGGREGATE_COLORS = dict(zip(AGGREGATE_PATTERNS, ("#1f77b4", "#2ca02c", "#9467bd",
+                                                "#d62728", "#8c564b", "#e377c2")))
 BAR_COLUMNS = ["pattern", "direction", "what", "size_bytes", "median", "p10", "p90",
                "nominal_GBps", "link"]
 #: Room to the right of the longest bar or tick for its text, as a factor of it.
@@ -57,10 +58,10 @@ BAR_ROW_IN = 0.32
 
 
 def _what(row: pd.Series) -> str:
-    if row["pattern"] == "one_to_all":
-        return f"one_to_all {int(row['src'])}->all"
-    if row["pattern"] == "all_to_one":
-        return f"all_to_one all->{int(row['dst'])}"
+    if row["pattern"] == PUSH_FANOUT:
+        return f"{PUSH_FANOUT} {int(row['src'])}->all"
+    if row["pattern"] == PULL_FANOUT:
+        return f"{PULL_FANOUT} all->{int(row['dst'])}"
     arrow = "<->" if row["direction"] == "bi" else "->"
     return f"{row['pattern']} {card_label(row['senders'])}{arrow}{card_label(row['receivers'])}"
 

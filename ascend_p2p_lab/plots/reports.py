@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..schema import CARD_PATTERNS
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
@@ -89,7 +90,8 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
 
 def _cards(run: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """The card matrix of each direction measured (bi: with both directions' total)."""
-    cards = run[eq(run["pattern"], "card") & run["bandwidth_GBps"].notna()]
+    cards = run[run["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool)
+                & run["bandwidth_GBps"].notna()]
     for direction in distinct(cards, "direction"):
         _save(card_heatmap(run, direction=direction), out / f"card_{direction}.png", written)
         if direction == "bi":

@@ -26,11 +26,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..matrices import AGGREGATE_LABEL, aggregate_values
+from ..schema import TEST_PATTERN as TEST
 from .prepare import backend_note
 from .style import CURVE_SIZE, fig_ax, finish, link_color, set_title, side_legend
 
-#: The pattern of a test's rows (schema vocabulary).
-TEST = "test"
 #: Inches per bar of :func:`test_bars`.
 BAR_IN = 0.32
 AGGREGATE_COLOR = "#333333"
