@@ -239,3 +239,30 @@ def test_figures_of_tests(tmp_path):
     assert curve["median"].is_monotonic_increasing
     written = {p.name for p in report(run, tmp_path)}
     assert {"tests.png", "scaling.png"} <= written
+
+
+def test_a_failing_test_gives_every_transfer_its_reason_and_exit_1(capsys, tmp_path):
+    """A copy error on the 2->3 link: the test's transfers and aggregate carry the
+    failure as data, the values list says why for each, and the exit status is 1."""
+    src = Path(__file__).resolve().parents[1] / "ascend_p2p_lab/topology/presets"
+    topo = tmp_path / "faulty.toml"
+    topo.write_text((src / "atlas800t-a2.toml").read_text()
+                    + '\n[[fault]]\nkind = "error"\ncall = "rt.memcpy_async"\n'
+                      'link = [2, 3]\ncode = 507013\n')
+    path = tmp_path / "t.toml"
+    path.write_text(GOOD)
+    status = main(["run", str(path), "--backend", "sim", "--topology", str(topo),
+                   "--samples", "1", "--no-progress", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1 == data["exit_status"]
+    values = [v for v in data["values"] if v["size_bytes"] == 256 << 20]
+    assert [v["what"] for v in values] == ["0->1", "2->3", "host->4", "all"]
+    assert all(v["median_GBps"] is None and v["kind"] == "runtime" for v in values)
+    assert data["failures"][0]["code"] == 507013
+
+
+def test_the_readme_table_is_the_declarations():
+    from ascend_p2p_lab.measure.declarations import markdown_table
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert markdown_table() in readme

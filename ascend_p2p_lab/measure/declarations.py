@@ -116,6 +116,15 @@ def expand(rt: Runtime, name: str, devices: Sequence[int] | None = None) -> list
     return decl.expand(rt, list(range(rt.device_count)) if devices is None else devices)
 
 
+def markdown_table() -> str:
+    """The README's table of built-in tests (a test checks that the README holds it)."""
+    lines = ["| name | what it measures | values | runs with |", "|---|---|---|---|"]
+    for d in _BUILT_IN:
+        how = "`sweep --patterns`" if d.expand is None else "`run NAME`"
+        lines.append(f"| `{d.name}` | {d.description} | {d.aggregation} | {how} |")
+    return "\n".join(lines)
+
+
 def pattern_help() -> str:
     """The ``--patterns`` help text, from the declarations."""
     return "comma list of: " + "; ".join(f"{d.name} ({d.description})"

@@ -183,6 +183,11 @@ class Context:
         for size in sizes:
             for end in block.ends():
                 self.rows.append(self._row(block, size, *end, **columns))
+            for k, t in enumerate(block.test.transfers if block.test is not None else ()):
+                self.rows.insert(len(self.rows) - 1, self._row(  # each transfer, then all
+                    block, size, t.src, t.dst, transfer=k, link=self._link(t),
+                    initiator=t.initiator, nominal_GBps=test_nominal(self.rt, (t,)),
+                    **columns))
             self._emitted.add((block.key, size))
             if tick and self.bar is not None:
                 self.bar.update(1)

@@ -42,6 +42,7 @@ from .reports import report
 from .style import DPI as DPI
 from .style import LINK_COLORS
 from .style import LabFigure as LabFigure
+from .transfers import scaling_curve, test_bars
 
 __all__ = [
     "LINK_COLORS",
@@ -60,5 +61,7 @@ __all__ = [
     "peer_on_off",
     "ratio_heatmap",
     "report",
+    "scaling_curve",
+    "test_bars",
     "uni_vs_bi",
 ]
