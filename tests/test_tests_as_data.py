@@ -126,6 +126,10 @@ def test_three_transfers_at_once_on_a2(tmp_path, capsys):
         assert math.isclose(window["bandwidth_GBps"] * window["elapsed_us"], moved,
                             rel_tol=1e-9)
         assert window["elapsed_us"] >= rows["elapsed_us"].max()
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        h2d = rt.topology.host.h2d_GBps
+    assert agg["nominal_GBps"].iloc[0] == pytest.approx(28.0 + 28.0 + h2d)  # HCCS x2 + host
+    assert list(each.groupby("transfer")["nominal_GBps"].first()) == [28.0, 28.0, h2d]
     alone = _alone("atlas800t-a2")  # each copy measured by itself: links not shared
     for k in (0, 1, 2):
         assert med[k] == pytest.approx(alone[k], rel=0.05), (k, med[k], alone[k])

@@ -5,6 +5,8 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 TAD = ("tests/test_tests_as_data.py",)
+GOLD = ("tests/test_golden_rows.py",)
+VERSIONS = ("tests/test_run_versions.py",)
 
 MUTANTS: list[Mutant] = [
     M("tad.push_reads_as_pull", "measure/transfers.py",
@@ -52,4 +54,40 @@ MUTANTS: list[Mutant] = [
     M("tad.transfer_index_off", "measure/rows.py",
       "verified=ok, transfer=k,", "verified=ok, transfer=k + 1,",
       "transfers are numbered from 1", TAD),
+    M("tad.host_rates_swapped", "measure/rows.py",
+      "total += topo.host.h2d_GBps if t.src is None else topo.host.d2h_GBps",
+      "total += topo.host.d2h_GBps if t.src is None else topo.host.h2d_GBps",
+      "a host copy's nominal rate is the other direction's", TAD),
+    M("tad.failure_not_per_transfer", "measure/rows.py",
+      "for k, t in enumerate(block.test.transfers if block.test is not None else ()):",
+      "for k, t in enumerate(()):",
+      "a failed test gives its transfers no rows (no reason per transfer)", TAD),
+    M("tad.reason_dropped", "matrices.py",
+      'kind = str(failed.iloc[0]["error_kind"]) if len(failed) else NOT_MEASURED_KIND',
+      "kind = NOT_MEASURED_KIND",
+      "a missing value says 'not measured' although a row says why", TAD),
+    M("tad.scaling_counts_aggregate", "plots/transfers.py",
+      'count = st[st["what"] != AGGREGATE_LABEL].groupby("test").size()',
+      'count = st.groupby("test").size()',
+      "the scaling curve counts the aggregate as a transfer", TAD),
+    M("decl.fanout_centre_flipped", "measure/plan.py",
+      'src, dst = (d, None) if decl.center == "src" else (None, d)',
+      'src, dst = (d, None) if decl.center == "dst" else (None, d)',
+      "one_to_all planned as all_to_one and back", GOLD),
+    M("decl.host_end_flipped", "measure/plan.py",
+      'src, dst = (None, d) if decl.host_end == "src" else (d, None)',
+      'src, dst = (None, d) if decl.host_end == "dst" else (d, None)',
+      "h2d planned as d2h and back", GOLD),
+    M("decl.senders_are_receivers", "measure/rows.py",
+      '"senders": None if groups is None else groups[0],',
+      '"senders": None if groups is None else groups[1],',
+      "a group row's senders are its receivers", GOLD),
+    M("versions.legacy_groups_swapped", "schema.py",
+      'return tuple(int(d) for d in a.split(",")), tuple(int(d) for d in b.split(","))',
+      'return tuple(int(d) for d in b.split(",")), tuple(int(d) for d in a.split(","))',
+      "an old run's group labels read receivers first", VERSIONS),
+    M("versions.legacy_not_read", "schema.py",
+      'if run_schema < LISTS_SINCE and "group" in out.columns:',
+      "if False:",
+      "an old run loads without device lists", VERSIONS),
 ]
