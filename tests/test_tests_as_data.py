@@ -270,3 +270,17 @@ def test_the_readme_table_is_the_declarations():
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert markdown_table() in readme
+
+
+def test_group_values_in_json_and_table_one_per_group_pair(capsys):
+    """Issue 20 item 1: sweep --groups shows each group pair's value (JSON and table)."""
+    args = ["sweep", "--preset", "atlas800t-a3", "--groups", "0,1:2,3;4,5:6,7",
+            "--sizes", "16MiB", "--samples", "2", "--no-progress"]
+    assert main([*args, "--format", "json"]) == 0
+    values = json.loads(capsys.readouterr().out)["values"]
+    assert [(v["pattern"], v["what"]) for v in values] == [("group", "0,1->2,3"),
+                                                           ("group", "4,5->6,7")]
+    assert all(v["median_GBps"] > 100 and v["nominal_GBps"] == 392.0 for v in values)
+    assert main(args) == 0
+    table = capsys.readouterr().out
+    assert "0,1->2,3" in table and "4,5->6,7" in table
