@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from ascend_p2p_lab.cli import main
@@ -284,3 +285,20 @@ def test_group_values_in_json_and_table_one_per_group_pair(capsys):
     assert main(args) == 0
     table = capsys.readouterr().out
     assert "0,1->2,3" in table and "4,5->6,7" in table
+
+
+def test_a_rerun_with_the_checkpoint_resumes_every_test(tmp_path):
+    """A test file's run with --checkpoint: a rerun keeps the finished tests' rows."""
+    path = tmp_path / "t.toml"
+    path.write_text(GOOD + GOOD.split("\n", 2)[2].replace('"three"', '"again"'))
+    ckpt = tmp_path / "ck"
+    common = ["run", str(path), "--preset", "atlas800t-a2", "--samples", "1", "--sizes",
+              "1MiB", "--no-progress", "--checkpoint", str(ckpt), "--format", "json"]
+    assert main([*common, "--out", str(tmp_path / "a")]) == 0
+    assert main([*common, "--out", str(tmp_path / "b")]) == 0
+    from ascend_p2p_lab.results import load_run
+
+    a, b = load_run(tmp_path / "a"), load_run(tmp_path / "b")
+    assert b.attrs["run"]["resumed_blocks"] == 2 and sorted(set(b["test"])) == ["again", "three"]
+    cols = ["test", "transfer", "src", "dst", "bandwidth_GBps"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
