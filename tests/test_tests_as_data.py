@@ -302,3 +302,24 @@ def test_a_rerun_with_the_checkpoint_resumes_every_test(tmp_path):
     assert b.attrs["run"]["resumed_blocks"] == 2 and sorted(set(b["test"])) == ["again", "three"]
     cols = ["test", "transfer", "src", "dst", "bandwidth_GBps"]
     pd.testing.assert_frame_equal(a[cols], b[cols])
+
+
+def test_peer_mode_current_touches_no_peer_state():
+    """--peer current: without peer access the A2 refuses the direct copies (a result,
+    as data); with access held the same test runs as P2P; nothing is enabled for it."""
+    from ascend_p2p_lab.measure import disable_all, enable_all
+
+    test = make_test("t", ["0->1", "host->2"], 8)
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        off = sweep(rt, tests=[test], sizes="1MiB", samples=1, peer="current",
+                    progress=False)
+        assert rt.peer_refs() == {} or not any(rt.peer_refs().values())
+        enable_all(rt)
+        held = dict(rt.peer_refs())
+        on = sweep(rt, tests=[test], sizes="1MiB", samples=1, peer="current",
+                   progress=False)
+        assert dict(rt.peer_refs()) == held
+        disable_all(rt)
+    assert set(off["error_kind"]) == {"refused"} and set(off["path"]) == {"direct"}
+    assert on["error_kind"].isna().all() and set(on["path"]) == {"p2p"}
+    assert on["verified"].all()

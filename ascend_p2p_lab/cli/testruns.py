@@ -32,6 +32,10 @@ def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any) -> None
     p.add_argument("--sizes", default=None,
                    help="sizes for every test, replacing the file's (LO:HI or a comma list); "
                         "a built-in test's default: 256MiB")
+    p.add_argument("--peer", choices=["on", "current"], default="on",
+                   help="on (default): peer access enabled both ways for every device pair "
+                        "of a test, and restored after; current: as the runtime holds it "
+                        "(a test whose pairs do not all hold it runs as direct copies)")
     p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
     p.add_argument("--warmup", type=int, default=2,
                    help="untimed windows before each point's samples (default 2)")
@@ -95,7 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             devices = parse_devices(args.devices, rt.device_count)
             tests = expand(rt, name, devices)
             sizes = args.sizes or BUILT_IN_SIZE
-        run = _sweep_kept(rt, tests=tests, sizes=sizes, samples=args.samples,
+        run = _sweep_kept(rt, tests=tests, sizes=sizes, samples=args.samples, peer=args.peer,
                           warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
                           verify=not args.no_verify, progress=not args.no_progress,
                           out=args.out, checkpoint=args.checkpoint)

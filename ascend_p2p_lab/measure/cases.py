@@ -409,4 +409,7 @@ CASES: dict[tuple[str, str, str], Case] = {
                                           "device's stream", run_host_copy, _host),
     (TEST_PATTERN, "uni", "p2p"): Case("a test's transfers at once, one window (a test "
                                        "file)", run_test, _test),
+    (TEST_PATTERN, "uni", "direct"): Case("a test's transfers at once as direct copies "
+                                          "(peer mode current, access not held)", run_test,
+                                          _test),
 }

@@ -191,21 +191,26 @@ def _group_blocks(rt: Runtime, can: dict, spec: SweepSpec, pattern: str) -> list
 
 def _test_blocks(rt: Runtime, can: dict, spec: SweepSpec) -> list[Block]:
     """One block per test; a transfer between devices that cannot reach each other both
-    ways (peer access is enabled both ways) carries why."""
+    ways (peer access is enabled both ways) carries why. With peer mode ``current`` no
+    peer state is touched: a test whose device pairs all hold peer access both ways runs
+    as P2P, another as direct copies (which the runtime may refuse)."""
     blocks = []
+    keep = spec.peers == ("current",)
     for test in spec.tests or ():
         flows = test.flows
         link = _link_label(rt, flows) if flows else HOST_LINK
         if flows and any(t.peer_flow is None for t in test.transfers):
             link = "mixed"
+        held = all(rt.peer_enabled(x, y) and rt.peer_enabled(y, x) for x, y in flows)
         cut = [(x, y) for x, y in flows if not (can[(x, y)] and can[(y, x)])]
         failure = None
-        if cut:
+        if cut and not keep:
             x, y = cut[0]
             who = (x, y) if not can[(x, y)] else (y, x)
             failure = outcomes.unreachable(who[0], who[1], rt.link_class(x, y))
-        blocks.append(Block(TEST_PATTERN, "uni", "on", "p2p", None, None, link,
-                            failure=failure, test=test))
+        peer, path = ("on", "p2p") if held or not keep else ("off", "direct")
+        blocks.append(Block(TEST_PATTERN, "uni", peer, path, None, None, link,
+                            failure=failure, keep_peer_state=keep, test=test))
     return blocks
 
 
