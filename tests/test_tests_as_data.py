@@ -323,3 +323,45 @@ def test_peer_mode_current_touches_no_peer_state():
     assert set(off["error_kind"]) == {"refused"} and set(off["path"]) == {"direct"}
     assert on["error_kind"].isna().all() and set(on["path"]) == {"p2p"}
     assert on["verified"].all()
+
+
+@pytest.mark.parametrize("preset, devices, pattern", [
+    ("atlas800t-a2", [0, 1, 2, 3], "one_to_all"), ("atlas800t-a2", [0, 1, 2, 3], "all_to_one"),
+    ("atlas800t-a3", [0, 1, 2, 3, 4, 5], "card"), ("atlas800t-a3", [0, 1, 2], "pair"),
+    ("atlas800t-a3", [0, 3], "d2h")])
+def test_a_sweep_pattern_as_transfers_measures_the_same(preset, devices, pattern):
+    """One model: a sweep pattern's form as tests of transfers (run NAME) gives the same
+    aggregate (within 3%) and the same nominal rate as the sweep's own loop."""
+    with open_runtime("sim", preset, seed=1) as rt:
+        swept = sweep(rt, patterns=[pattern], devices=devices, sizes="64MiB", samples=3,
+                      progress=False)
+        tests = expand(rt, pattern, devices)
+        run = sweep(rt, tests=tests, sizes="64MiB", samples=3, progress=False)
+    agg = run[run["transfer"].isna()]
+    assert len(tests) == swept.groupby(["src", "dst", "group"], dropna=False).ngroups
+    assert agg["bandwidth_GBps"].median() == pytest.approx(
+        swept["bandwidth_GBps"].median(), rel=0.03)
+    if swept["nominal_GBps"].notna().any():
+        assert sorted(agg.groupby("test")["nominal_GBps"].first()) == sorted(
+            swept.groupby(["src", "dst", "group"], dropna=False)["nominal_GBps"].first())
+
+
+def test_built_in_tests_print_as_files_that_read_back(capsys):
+    """patterns NAME prints a test file for the server; it reads back as the same tests."""
+    with open_runtime("sim", "atlas800t-a3") as rt:
+        devices = [0, 1, 2, 3, 4, 5]
+        for name in GENERATED:
+            tests = expand(rt, name, devices)
+            from ascend_p2p_lab.measure.testfile import to_toml
+
+            back = read_tests_text(to_toml(tests, [1 << 20]), rt.device_count)
+            assert [(t.name, t.transfers) for t in back] == \
+                [(t.name, t.transfers) for t in tests], name
+            assert all(t.sizes == (1 << 20,) for t in back)
+    assert main(["patterns", "ring", "--preset", "atlas800t-a2", "--devices", "0-2"]) == 0
+    text = capsys.readouterr().out
+    assert read_tests_text(text, 8)[0].transfers == expand_ring_0_2()
+
+
+def expand_ring_0_2():
+    return tuple(parse_transfer(t, 8) for t in ("0->1", "1->2", "2->0"))

@@ -17,11 +17,20 @@ from .session import run_session
 
 RUN_HELP = "run the tests of a TOML test file, or a built-in test by name (see `patterns`)"
 US_PER_MS = 1000.0
+#: A built-in test's size when neither the command nor the test names one.
+BUILT_IN_SIZE = "256MiB"
 
 
 def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any) -> None:
     """The ``run`` and ``patterns`` subcommands (their options live here)."""
-    make(sub, "patterns", "list the built-in tests, one per line, name first")
+    p = make(sub, "patterns", "list the built-in tests, one per line, name first; with a "
+                              "NAME, print that test as a test file for the server")
+    p.add_argument("name", nargs="?", default=None, metavar="NAME",
+                   help="a built-in test made of transfers: print it as TOML for the server "
+                        "(--preset or --backend), ready to edit and `run`")
+    add_backend(p)
+    p.add_argument("--devices", default="all", help="the devices it expands over (default all)")
+    p.add_argument("--sizes", default=None, help=f"its sizes (default {BUILT_IN_SIZE})")
     p = make(sub, "run", RUN_HELP)
     p.add_argument("file", metavar="FILE", help="a test file (TOML: schema_version = 1, "
                    "[[test]] tables with name, sizes, transfers) or a built-in test's name")
@@ -54,15 +63,28 @@ def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any) -> None
 
 
 def cmd_patterns(args: argparse.Namespace) -> int:
-    from ..measure.declarations import DECLARATIONS
+    from ..measure.declarations import DECLARATIONS, GENERATED, expand
+    from ..measure.spec import parse_devices
+    from ..measure.testfile import to_toml
+    from ..units import parse_sizes
 
-    for decl in DECLARATIONS.values():
-        print(decl.line())
-    return 0
+    if args.name is None:
+        for decl in DECLARATIONS.values():
+            print(decl.line())
+        return 0
+    if args.name not in GENERATED:
+        raise ValueError(f"no built-in test {args.name!r} made of transfers; built-in: "
+                         f"{', '.join(GENERATED)}")
+    sizes = parse_sizes(args.sizes or BUILT_IN_SIZE)
+
+    def work(rt: Any) -> int:
+        tests = expand(rt, args.name, parse_devices(args.devices, rt.device_count))
+        print(to_toml(tests, sizes), end="")
+        return 0
+
+    return run_session(args, work)
 
 
-#: A built-in test's size when neither the command nor the test names one.
-BUILT_IN_SIZE = "256MiB"
 
 
 def _source(file: str) -> tuple[str, Path | None]:

@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..runtime import Runtime
-from ..schema import PATTERN_DECLARATIONS
-from .groups import cards_of
+from ..schema import PATTERN_DECLARATIONS, Pattern
+from .groups import card_pairs, cards_of
 from .transfers import Test, Transfer
 
 AGGREGATIONS = ("each", "sum", "sum_per_direction")
@@ -47,10 +47,13 @@ class Declaration:
     aggregation: str
     layout: str
     expand: Generator | None = None
+    #: a sweep pattern's form as tests of transfers (``run NAME``), where one exists
+    as_transfers: Generator | None = None
 
     def line(self) -> str:
         """One line of ``ascend-p2p-lab patterns``: the name first."""
-        how = "sweep --patterns" if self.expand is None else "run"
+        how = "run" if self.expand is not None else \
+            "sweep --patterns, run" if self.as_transfers else "sweep --patterns"
         return f"{self.name:<11} {self.description} [{self.aggregation}; {how}]"
 
 
@@ -88,6 +91,40 @@ def _scaling(rt: Runtime, devices: Sequence[int]) -> list[Test]:
             for k in range(1, len(peers) + 1)]
 
 
+def _as_transfers(decl: Pattern) -> Generator | None:
+    """A sweep pattern as tests of transfers over the server's devices, from its declared
+    traits (the sweep runs it with its own loop; ``run NAME`` and ``patterns NAME`` take
+    this form); None for a pattern no set of transfers describes (a time per copy, a copy
+    within one device, the ``--groups`` a run is given)."""
+    if decl.per_copy or decl.within or decl.needs_groups or decl.of_transfers:
+        return None
+
+    def tests(rt: Runtime, devices: Sequence[int]) -> list[Test]:
+        name, out = decl.name, []
+        if decl.on_pairs:
+            out = [Test(f"{name}-{a}-{b}", (Transfer(a, b, b),)) for a in devices
+                   for b in devices if a != b]
+        elif decl.center is not None:  # the centre's stream: it pushes (src) or pulls
+            for d in devices:
+                ways = [(d, p) if decl.center == "src" else (p, d) for p in devices if p != d]
+                out.append(Test(f"{name}-{d}", tuple(Transfer(a, b, d) for a, b in ways)))
+        elif decl.host_end is not None:
+            out = [Test(f"{name}-{d}", (Transfer(None, d, d) if decl.host_end == "src"
+                                        else Transfer(d, None, d),)) for d in devices]
+        elif decl.grouped:
+            out = [Test(f"{name}-{card_label(a)}-{card_label(b)}",
+                        tuple(Transfer(x, y, y) for x in a for y in b))
+                   for a, b in card_pairs(cards_of(rt, devices), "uni")]
+        return [Test(t.name, t.transfers, description=decl.description) for t in out]
+
+    return tests
+
+
+def card_label(devices: Sequence[int]) -> str:
+    """A card's devices in a test name ("0,1")."""
+    return ",".join(map(str, devices))
+
+
 _GENERATED = (
     Declaration("a2a", "every device to every other at once", "sum", "none", _a2a),
     Declaration("ring", "each device to its next at once (one way round)", "sum", "none",
@@ -98,29 +135,34 @@ _GENERATED = (
                 "against the number of peers", "sum", "none", _scaling),
 )
 #: The sweep's patterns (declared with their traits in the schema), then the generators.
-_BUILT_IN = (*(Declaration(p.name, p.description, p.aggregation, p.layout)
+_BUILT_IN = (*(Declaration(p.name, p.description, p.aggregation, p.layout,
+                           as_transfers=_as_transfers(p))
                for p in PATTERN_DECLARATIONS if not p.of_transfers), *_GENERATED)
 #: Every built-in test by name.
 DECLARATIONS: dict[str, Declaration] = {d.name: d for d in _BUILT_IN}
 #: The patterns ``sweep --patterns`` plans (the others are generators for ``run``).
 SWEEP_PATTERNS = tuple(d.name for d in _BUILT_IN if d.expand is None)
-#: The tests ``run NAME`` expands over the devices of the server.
-GENERATED = tuple(d.name for d in _BUILT_IN if d.expand is not None)
+#: The tests ``run NAME`` expands over the devices of the server: the generators, and the
+#: sweep patterns that a set of transfers describes.
+GENERATED = tuple(d.name for d in _BUILT_IN if d.expand is not None or d.as_transfers)
 
 
 def expand(rt: Runtime, name: str, devices: Sequence[int] | None = None) -> list[Test]:
     """The tests of a generated built-in over devices (all of the server's by default)."""
     decl = DECLARATIONS.get(name)
-    if decl is None or decl.expand is None:
-        raise ValueError(f"no built-in test {name!r}; built-in: {', '.join(GENERATED)}")
-    return decl.expand(rt, list(range(rt.device_count)) if devices is None else devices)
+    make = None if decl is None else decl.expand or decl.as_transfers
+    if make is None:
+        raise ValueError(f"no built-in test {name!r} made of transfers; built-in: "
+                         f"{', '.join(GENERATED)}")
+    return make(rt, list(range(rt.device_count)) if devices is None else devices)
 
 
 def markdown_table() -> str:
     """The README's table of built-in tests (a test checks that the README holds it)."""
     lines = ["| name | what it measures | values | runs with |", "|---|---|---|---|"]
     for d in _BUILT_IN:
-        how = "`sweep --patterns`" if d.expand is None else "`run NAME`"
+        how = "`run NAME`" if d.expand is not None else \
+            "`sweep --patterns`, `run NAME`" if d.as_transfers else "`sweep --patterns`"
         lines.append(f"| `{d.name}` | {d.description} | {d.aggregation} | {how} |")
     return "\n".join(lines)
 

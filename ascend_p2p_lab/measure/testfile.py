@@ -19,14 +19,16 @@ Example:
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import tomllib
 
-from ..units import parse_size
+from ..units import format_size, parse_size
 from .transfers import Test, TransferError, make_test
 
 #: The test-file schema this release reads; newer files are refused.
@@ -155,3 +157,32 @@ def _where(lines: list[str], value: Any, first: int, last: int, default: int) ->
         return default
     return _line_of(lines, re.escape(f'"{value}"') + "|" + re.escape(f"'{value}'"),
                     first, last) or default
+
+
+def to_toml(tests: Sequence[Test], sizes: Sequence[int]) -> str:
+    """Tests as the text of a test file (``read_tests_text`` reads it back); each test at
+    its own sizes, or at ``sizes`` when it has none.
+
+    Example:
+        >>> from ascend_p2p_lab.measure.transfers import make_test
+        >>> print(to_toml([make_test("t", ["0->1", "2->3 by 2"], 8)], [256 << 20]))
+        schema_version = 1
+        <BLANKLINE>
+        [[test]]
+        name = "t"
+        sizes = ["256MiB"]
+        transfers = ["0->1", "2->3 by 2"]
+        <BLANKLINE>
+    """
+    lines = [f"schema_version = {TEST_FILE_SCHEMA_VERSION}", ""]
+    for t in tests:
+        lines += ["[[test]]", f"name = {json.dumps(t.name)}"]
+        if t.description:
+            lines.append(f"description = {json.dumps(t.description)}")
+        own = t.sizes or tuple(sizes)
+        lines.append("sizes = [" + ", ".join(json.dumps(format_size(s).replace(" ", ""))
+                                             for s in own) + "]")
+        lines.append("transfers = [" + ", ".join(json.dumps(str(x)) for x in t.transfers)
+                     + "]")
+        lines.append("")
+    return "\n".join(lines)
