@@ -365,3 +365,36 @@ def test_built_in_tests_print_as_files_that_read_back(capsys):
 
 def expand_ring_0_2():
     return tuple(parse_transfer(t, 8) for t in ("0->1", "1->2", "2->0"))
+
+
+def test_the_dashboard_runs_a_built_in_test_or_a_file():
+    """The dashboard's test control: a built-in test, or a file, instead of pairs; the
+    figures are the tests' bars and the caption lists each transfer's value."""
+    pytest.importorskip("ipywidgets")
+    from ascend_p2p_lab.widgets.dashboard import SweepDashboard
+    from ascend_p2p_lab.widgets.render import tests_caption
+
+    with SweepDashboard(backend="sim", preset="atlas800t-a2") as dash:
+        dash.sizes.value = (1 << 20, 1 << 20)
+        dash.samples.value = 1
+        dash.plots.value = True
+        dash.test.value = "ring"
+        dash.run_button.click()
+        ring = dash.frame
+        assert set(ring["test"].dropna()) == {"ring"} and ring["transfer"].max() == 7
+        assert list(dash.figures) == ["tests"] and dash.plot_error is None
+        caption = tests_caption(ring)
+        assert caption.splitlines()[0].startswith("ring: 0->1 ") and "ring: all " in caption
+        dash.test.value = "pairs"
+        dash.test_file.value = str(Path("examples/tests/three-copies.toml"))
+        dash.run_button.click()
+        assert set(dash.frame["test"].dropna()) == {"pull-push-host"}
+        dash.test_file.value = "nosuch.toml"
+        before = dash.frame
+        dash.run_button.click()
+        assert "no such test file" in dash.message and dash.frame is before
+        dash.test_file.value = ""
+        dash.peer.value = "off"
+        dash.test.value = "a2a"
+        dash.run_button.click()
+        assert "peer on or current" in dash.message

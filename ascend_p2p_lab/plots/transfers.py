@@ -40,6 +40,13 @@ PUSH = {"src": " (push)", "third": " (by a third device)"}
 CURVE_POINTS = 3
 
 
+def test_values(run: pd.DataFrame) -> pd.DataFrame:
+    """Every transfer's and every aggregate's value of the run's tests, with the reason
+    for each missing one (:func:`~ascend_p2p_lab.matrices.aggregate_values`)."""
+    table = aggregate_values(run)
+    return table[table["pattern"] == TEST].reset_index(drop=True)
+
+
 def test_stats(run: pd.DataFrame) -> pd.DataFrame:
     """One row per transfer of each test and one for its aggregate, at the largest size
     measured: ``test, transfer, what, link, size_bytes, median, p10, p90, nominal_GBps``
@@ -47,8 +54,8 @@ def test_stats(run: pd.DataFrame) -> pd.DataFrame:
     """
     cols = ["test", "transfer", "what", "initiator", "link", "size_bytes", "median", "p10",
             "p90", "nominal_GBps"]
-    listed = aggregate_values(run)
-    listed = listed[(listed["pattern"] == TEST) & listed["median_GBps"].notna()]
+    listed = test_values(run)
+    listed = listed[listed["median_GBps"].notna()]
     if listed.empty:
         return pd.DataFrame(columns=cols)
     good = run[(run["pattern"] == TEST) & run["bandwidth_GBps"].notna()
