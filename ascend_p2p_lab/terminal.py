@@ -48,10 +48,12 @@ def _print_values(run: Any) -> None:
                          transfer=table["transfer"].astype("string").fillna("-"),
                          test=table["test"].astype("string").fillna("-"),
                          why=table["reason"].fillna(""))
-    shown = ["pattern", "test", "transfer", "what", "direction", "initiator", "link", "size",
-             "samples", "median_GBps", "nominal_GBps", "why"]
-    print("\nvalues of each copy set (median over samples at the largest size measured; "
-          "transfer '-' is the aggregate of all over one window):")
+    tests = bool(table["pattern"].eq(TEST_PATTERN).any())
+    shown = ["pattern", *(["test", "transfer"] if tests else []), "what", "direction",
+             "initiator", "link", "size", "samples", "median_GBps", "nominal_GBps", "why"]
+    note = "; transfer '-' is the aggregate of all over one window" if tests else ""
+    print(f"\nvalues of each copy set (median over samples at the largest size measured"
+          f"{note}):")
     print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.1f}",
                                  na_rep="-"))
 
