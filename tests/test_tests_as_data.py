@@ -398,3 +398,16 @@ def test_the_dashboard_runs_a_built_in_test_or_a_file():
         dash.test.value = "a2a"
         dash.run_button.click()
         assert "peer on or current" in dash.message
+
+
+def test_compare_against_a_preset_reruns_a_test_file(tmp_path, capsys):
+    """compare --against-preset re-runs a run's tests from its run.json params."""
+    path = tmp_path / "t.toml"
+    path.write_text(GOOD)
+    out = tmp_path / "run"
+    assert main(["run", str(path), "--preset", "atlas800t-a2", "--samples", "2", "--sizes",
+                 "4MiB", "--no-progress", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["compare", "--against-preset", "atlas800t-a2", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "4 points compared" in text, text  # three transfers and the aggregate

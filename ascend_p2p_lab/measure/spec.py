@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ..runtime import Runtime
@@ -249,8 +249,10 @@ def _tests(tests: Sequence[Test] | None, pats: tuple[str, ...], n: int, sizes: A
     return out
 
 
-def check_spec(rt: Runtime, spec: SweepSpec) -> None:
-    """Check a spec made elsewhere against this runtime: its devices and its memory."""
+def check_spec(rt: Runtime, spec: SweepSpec) -> SweepSpec:
+    """Check a spec made elsewhere against this runtime: its devices and its memory.
+    Returns it with its tests as :class:`~.transfers.Test` (a run's ``params`` hold them
+    as dicts, as ``to_dict`` writes them)."""
     n = rt.device_count
     for src, dst in spec.pairs or ():
         for dev in (src, dst):
@@ -263,9 +265,15 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> None:
     if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     if spec.tests is not None:
-        _tests(spec.tests, spec.patterns, n, spec.sizes if spec.tests[0].sizes is None
-               else None)
+        try:
+            tests = tuple(t if isinstance(t, Test) else Test.from_dict(t, n)
+                          for t in spec.tests)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"a test of the spec cannot be read ({exc!r})") from None
+        _tests(tests, spec.patterns, n, None if all(t.sizes for t in tests) else spec.sizes)
+        spec = replace(spec, tests=tests)
     _check_memory(rt, spec)
+    return spec
 
 
 def _check_memory(rt: Runtime, spec: SweepSpec) -> None:

@@ -26,7 +26,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
+    import tomli as tomllib  # type: ignore[no-redef]
 
 from ..units import format_size, parse_size
 from .transfers import Test, TransferError, make_test

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 #: How a transfer names pinned host memory in the compact form.
@@ -84,8 +84,6 @@ class Test:
     transfers: tuple[Transfer, ...]
     sizes: tuple[int, ...] | None = None
     description: str = ""
-    #: for a curve over a test family (``scaling``): the x value of this test
-    x: int | None = field(default=None, compare=False)
 
     @property
     def devices(self) -> tuple[int, ...]:
@@ -99,7 +97,7 @@ class Test:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description,
                 "sizes": None if self.sizes is None else list(self.sizes),
-                "transfers": [str(t) for t in self.transfers], "x": self.x}
+                "transfers": [str(t) for t in self.transfers]}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], device_count: int) -> Test:
@@ -107,7 +105,7 @@ class Test:
         sizes = None if d.get("sizes") is None else tuple(int(s) for s in d["sizes"])
         return cls(str(d["name"]), tuple(parse_transfer(t, device_count)
                                          for t in d["transfers"]),
-                   sizes, str(d.get("description", "")), d.get("x"))
+                   sizes, str(d.get("description", "")))
 
 
 def _end(word: str, device_count: int | None, text: str) -> int | None:
@@ -162,7 +160,7 @@ def parse_transfer(text: str, device_count: int | None) -> Transfer:
 
 def make_test(name: str, transfers: Sequence[str | Transfer], device_count: int | None,
               sizes: Sequence[int] | None = None, description: str = "",
-              x: int | None = None) -> Test:
+) -> Test:
     """A checked test: a name, at least one transfer, no transfer twice.
 
     Example:
@@ -181,4 +179,4 @@ def make_test(name: str, transfers: Sequence[str | Transfer], device_count: int 
             raise TransferError(f"test {name!r}: transfer {t} appears twice")
         seen.add((t.src, t.dst))
     return Test(name.strip(), parsed, None if sizes is None else tuple(sizes),
-                description, x)
+                description)
