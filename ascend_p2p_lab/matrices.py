@@ -29,14 +29,21 @@ Example:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from . import results
 from .codes import error_name
-from .schema import VOCABULARY
+from .schema import (
+    CARD_PATTERNS,
+    GROUP_PATTERNS,
+    LATENCY_PATTERN,
+    PAIR_PATTERNS,
+    TEST_PATTERN,
+    VOCABULARY,
+)
 from .units import format_size
 
 #: What a cell without a number says when no row explains it.
@@ -44,11 +51,9 @@ NOT_MEASURED = "not measured"
 #: The kind of a cell no row explains (the others carry the rows' ``error_kind``).
 NOT_MEASURED_KIND = "not_measured"
 #: The patterns drawn as N x N matrices (fan-out patterns have no pair cells).
-MATRIX_PATTERNS = ("pair", "latency")
-#: Patterns drawn as card x card matrices (a row per sending card).
-CARD_PATTERNS = ("card",)
-#: Separates the sending and receiving groups in the ``group`` column.
-GROUP_ARROW = "->"
+MATRIX_PATTERNS = PAIR_PATTERNS
+#: Between the source and the destination of a copy, in text for people.
+ARROW = "->"
 #: What a bandwidth matrix shows, by direction and value.
 DIRECTION_TEXT = {("uni", "bandwidth_GBps"): "one direction at a time",
                   ("bi", "bandwidth_GBps"): "each direction while both run",
@@ -72,6 +77,8 @@ class RunMatrix:
     reasons: list[list[str | None]]  # None where the cell has a number
     #: why as data: the rows' ``error_kind`` or "not_measured"; None where measured
     kinds: list[list[str | None]]
+    #: a card matrix's rows (and columns): the devices of each card
+    card_devices: list[list[int]] = field(default_factory=list)
 
     @property
     def devices(self) -> list[int]:
@@ -84,9 +91,7 @@ class RunMatrix:
     @property
     def cards(self) -> list[list[int]]:
         """A card matrix's rows (and columns): the devices of each card; else []."""
-        if self.pattern not in CARD_PATTERNS:
-            return []
-        return [[int(d) for d in str(c).split(",")] for c in self.frame.index]
+        return [list(c) for c in self.card_devices] if self.pattern in CARD_PATTERNS else []
 
     @property
     def labels(self) -> list[str]:
@@ -144,29 +149,68 @@ def run_matrices(run: pd.DataFrame) -> list[RunMatrix]:
 def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
     """A card x card matrix per (direction, peer, path) of the card pattern: a cell is the
     median over samples of one card copying to another, at the largest size measured."""
-    rows = run[run["pattern"].isin(CARD_PATTERNS) & run["group"].notna()]
+    rows = _card_keys(run[run["pattern"].isin(CARD_PATTERNS)])
     out = []
     keys = ["pattern", "direction", "peer", "path"]
     for (pattern, direction, peer, path), part in sorted(
             rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0])):
-        ends = part["group"].str.split(GROUP_ARROW, regex=False)
-        cards = sorted({c for pair in ends for c in pair},
-                       key=lambda c: [int(d) for d in c.split(",")])
+        cards = sorted({*part["senders"], *part["receivers"]})
+        labels = [card_label(c) for c in cards]
         for value, unit in _values(pattern, direction, part):
             size = _size(pattern, part, value)
             at = part[(part["size_bytes"] == size) & part[value].notna()]
-            frame = pd.DataFrame(math.nan, index=pd.Index(cards, name="src card"),
-                                 columns=pd.Index(cards, name="dst card"))
-            for group, v in at.groupby("group")[value].median().items():
-                a, b = str(group).split(GROUP_ARROW)
-                frame.loc[a, b] = float(v)
+            frame = pd.DataFrame(math.nan, index=pd.Index(labels, name="src card"),
+                                 columns=pd.Index(labels, name="dst card"))
+            for (a, b), v in at.groupby(["senders", "receivers"])[value].median().items():
+                frame.loc[card_label(a), card_label(b)] = float(v)
             title = _title(pattern, direction, peer, path, value, unit, size).replace(
                 "source -> column = destination", "source card -> column = destination card")
             out.append(RunMatrix(
                 title=f"Card x card: {title}", value=value, unit=unit,
                 pattern=pattern, direction=direction, peer=peer, path=path, size_bytes=size,
-                frame=frame, **_why(part[part["size_bytes"] == size], frame, by_group=True)))
+                frame=frame, card_devices=[list(c) for c in cards],
+                **_why(part[part["size_bytes"] == size], frame, by_group=True)))
     return out
+
+
+def _card_keys(rows: pd.DataFrame) -> pd.DataFrame:
+    """Card rows with ``senders``/``receivers`` filled: a row imported without its devices
+    (ascend-dmi's card matrix prints card ids, not the devices of each card) is keyed by
+    the card id it names, ``(src,)`` to ``(dst,)``, as it was before devices were saved."""
+    missing = rows["senders"].isna() & rows["src"].notna()
+    if not missing.any():
+        return rows[rows["senders"].notna()]
+    out = rows.copy()
+    out.loc[missing, "senders"] = pd.Series([(int(s),) for s in out.loc[missing, "src"]],
+                                            index=out.index[missing], dtype=object)
+    out.loc[missing, "receivers"] = pd.Series([(int(d),) for d in out.loc[missing, "dst"]],
+                                              index=out.index[missing], dtype=object)
+    return out[out["senders"].notna()]
+
+
+def flow_label(row: pd.Series, arrow: str = ARROW) -> str:
+    """Senders -> receivers of a group or card row, for people (never parsed back). A row
+    imported without its devices (ascend-dmi's card matrix names card ids only) shows its
+    ``group`` label instead.
+
+    Example:
+        >>> flow_label(pd.Series({"senders": (0, 1), "receivers": (2, 3), "group": None}))
+        '0,1->2,3'
+    """
+    if row["senders"] is None or row["receivers"] is None:
+        return str(row["group"])
+    return f"{card_label(row['senders'])}{arrow}{card_label(row['receivers'])}"
+
+
+def card_label(devices: Any) -> str:
+    """How a card (or group) is named in a matrix: its devices, ``"0,1"`` (formatting
+    only; the devices travel as values).
+
+    Example:
+        >>> card_label((0, 1))
+        '0,1'
+    """
+    return ",".join(str(int(d)) for d in devices)
 
 
 def matrices_json(run: pd.DataFrame) -> dict[str, Any]:
@@ -174,7 +218,8 @@ def matrices_json(run: pd.DataFrame) -> dict[str, Any]:
     meta = run.attrs.get("run", {})
     return {"run_id": meta.get("run_id"), "backend": meta.get("backend"),
             "preset": meta.get("preset"), "device_count": meta.get("device_count"),
-            "matrices": [m.to_json() for m in run_matrices(run)]}
+            "matrices": [m.to_json() for m in run_matrices(run)],
+            "values": values_json(run)}
 
 
 def _order(keys: list[str], values: tuple[Any, ...]) -> tuple[int, ...]:
@@ -185,7 +230,7 @@ def _order(keys: list[str], values: tuple[Any, ...]) -> tuple[int, ...]:
 
 def _values(pattern: str, direction: str, part: pd.DataFrame) -> list[tuple[str, str]]:
     """The columns a pattern's matrices show, with their units."""
-    if pattern == "latency":
+    if pattern == LATENCY_PATTERN:
         return [("latency_us", "µs")]
     shown = [("bandwidth_GBps", "GB/s")]
     if direction == "bi" and part["bidir_total_GBps"].notna().any():
@@ -198,12 +243,12 @@ def _size(pattern: str, part: pd.DataFrame, value: str) -> int:
     largest asked for when nothing was measured."""
     measured = part.loc[part[value].notna(), "size_bytes"]
     sizes = measured if len(measured) else part["size_bytes"]
-    return int(sizes.min() if pattern == "latency" else sizes.max())
+    return int(sizes.min() if pattern == LATENCY_PATTERN else sizes.max())
 
 
 def _title(pattern: str, direction: str, peer: str, path: str, value: str, unit: str,
            size: int) -> str:
-    if pattern == "latency":
+    if pattern == LATENCY_PATTERN:
         what = f"Latency per copy ({unit}) at {format_size(size)}"
     else:
         what = (f"{PATH_TEXT.get(path, path)} bandwidth ({unit}) at {format_size(size)}, "
@@ -215,17 +260,16 @@ def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
          ) -> dict[str, list[list[str | None]]]:
     """Why each empty cell is empty, as ``kinds`` (data) and ``reasons`` (text); None
     for a cell with a number. Cells are (src, dst) devices, or ``by_group`` the two
-    groups of the ``group`` column."""
+    groups of the ``senders`` and ``receivers`` columns."""
     why: dict[tuple[Any, Any], tuple[str, str]] = {}
     failed = rows[rows["error_kind"].notna()]
-    for key, cell in failed.groupby("group" if by_group else ["src", "dst"]):
+    for key, cell in failed.groupby(["senders", "receivers"] if by_group else ["src", "dst"]):
         first = cell.iloc[0]
         code = first["error_code"]
         kind = str(first["error_kind"])
         text = kind if pd.isna(code) else f"{kind}: {error_name(int(code))} ({int(code)})"
         if by_group:
-            a, b = str(key[0] if isinstance(key, tuple) else key).split(GROUP_ARROW)
-            why[(a, b)] = (kind, text)
+            why[(card_label(key[0]), card_label(key[1]))] = (kind, text)
         else:
             why[(int(key[0]), int(key[1]))] = (kind, text)
     values = frame.to_numpy(dtype=float)
@@ -235,3 +279,65 @@ def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
               for j, b in enumerate(ids)] for i, a in enumerate(ids)]
     return {"kinds": [[c and c[0] for c in row] for row in cells],
             "reasons": [[c and c[1] for c in row] for row in cells]}
+
+
+#: Patterns whose values are listed one per copy set (``aggregate_values``), not drawn as
+#: N x N matrices: every transfer of a test and its aggregate, every group or card pair.
+LISTED_PATTERNS = (TEST_PATTERN, *GROUP_PATTERNS)
+#: How an aggregate row of a test is named in the list of values.
+AGGREGATE_LABEL = "all"
+
+
+def aggregate_values(run: pd.DataFrame) -> pd.DataFrame:
+    """One row per transfer of each test (and one for its aggregate), per group pair and
+    per card pair, at the largest size measured: median over samples, the nominal rate,
+    and for a value that is missing the reason (``kind``: the rows' ``error_kind``).
+
+    Columns: ``pattern, test, transfer, what, direction, initiator, link, size_bytes,
+    samples, median_GBps, nominal_GBps, kind, reason``; ``what`` names the copy
+    (``0->1``, ``host->4``, ``all`` for a test's aggregate, the group pair).
+    """
+    cols = ["pattern", "test", "transfer", "what", "direction", "initiator", "link",
+            "size_bytes", "samples", "median_GBps", "nominal_GBps", "kind", "reason"]
+    rows = run[run["pattern"].isin(LISTED_PATTERNS)]
+    out = []
+    keys = ["pattern", "test", "transfer", "group", "direction", "src", "dst"]
+    for key, part in rows.groupby(keys, dropna=False, sort=False):
+        good = part[part["bandwidth_GBps"].notna() & part["error_kind"].isna()]
+        size = int((good if len(good) else part)["size_bytes"].max())
+        at = part[part["size_bytes"] == size]
+        good = at[at["bandwidth_GBps"].notna() & at["error_kind"].isna()]
+        first = at.iloc[0]
+        kind = reason = None
+        if not len(good):
+            failed = at[at["error_kind"].notna()]
+            kind = str(failed.iloc[0]["error_kind"]) if len(failed) else NOT_MEASURED_KIND
+            reason = str(failed.iloc[0]["error"]) if len(failed) else NOT_MEASURED
+        out.append({
+            "pattern": key[0], "test": first["test"],
+            "transfer": first["transfer"], "what": _what(first),
+            "direction": key[4], "initiator": first["initiator"], "link": first["link"],
+            "size_bytes": size, "samples": len(good),
+            "median_GBps": float(good["bandwidth_GBps"].median()) if len(good) else math.nan,
+            "nominal_GBps": float(first["nominal_GBps"]), "kind": kind, "reason": reason})
+    return pd.DataFrame(out, columns=cols)
+
+
+def _what(row: pd.Series) -> str:
+    """The copy a listed row describes, formatted for people (never parsed back)."""
+    if row["pattern"] != TEST_PATTERN:
+        return flow_label(row)
+    if pd.isna(row["transfer"]):
+        return AGGREGATE_LABEL
+    src = "host" if pd.isna(row["src"]) else str(int(row["src"]))
+    dst = "host" if pd.isna(row["dst"]) else str(int(row["dst"]))
+    return f"{src}{ARROW}{dst}"
+
+
+def values_json(run: pd.DataFrame) -> list[dict[str, Any]]:
+    """:func:`aggregate_values` as plain JSON records (null where no value)."""
+    frame = aggregate_values(run)
+    return [{k: (None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+                 else int(v) if k in ("transfer", "size_bytes", "samples") else
+                 round(float(v), 4) if k.endswith("GBps") else v)
+             for k, v in rec.items()} for rec in frame.to_dict("records")]

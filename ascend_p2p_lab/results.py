@@ -29,12 +29,17 @@ from .schema import (
     COLUMNS,
     ERROR_KINDS,
     FAILURE_KINDS,
+    GROUP_PATTERNS,
     POINT_KEYS,
+    PULL_FANOUT,
     RESULT_KINDS,
     RUN_SCHEMA_VERSION,
     SCHEMA,
+    TEST_PATTERN,
     VOCABULARY,
     empty_frame,
+    lists_for_csv,
+    lists_loaded,
     to_frame,
 )
 
@@ -228,7 +233,7 @@ _INFERRED_TOUCHES: dict[str, Any] = {
     "peer_off_copy": lambda r: r["peer"] == "off",
     "peer_off_error": lambda r: r["peer"] == "off",
     "push_efficiency": lambda r: r["initiator"] == "src",  # one_to_all pushes too
-    "ingress_GBps": lambda r: r["pattern"].isin(["group", "card", "all_to_one"]),
+    "ingress_GBps": lambda r: r["pattern"].isin([*GROUP_PATTERNS, PULL_FANOUT, TEST_PATTERN]),
 }
 
 
@@ -296,8 +301,9 @@ def save_run(frame: pd.DataFrame, out: str | Path, meta: Mapping[str, Any] | Non
     folder.mkdir(parents=True, exist_ok=True)
     targets = {
         "samples.parquet": lambda p: data.to_parquet(p, index=False, engine="pyarrow"),
-        # CRLF rows (RFC 4180): a field holding a lone "\r" is quoted too
-        "samples.csv": lambda p: data.to_csv(p, index=False, lineterminator="\r\n"),
+        # CRLF rows (RFC 4180): a field holding a lone "\r" is quoted too; lists as JSON
+        "samples.csv": lambda p: lists_for_csv(data).to_csv(p, index=False,
+                                                            lineterminator="\r\n"),
         "run.json": lambda p: p.write_text(text),
     }
     pending: dict[str, Path] = {}
@@ -361,6 +367,11 @@ def load_run(folder: str | Path) -> pd.DataFrame:
     missing = [c for c in COLUMNS if c not in data.columns]
     if missing:
         raise ResultsError(f"{source}: missing columns {missing}")
+    try:
+        # device lists as tuples (a run of schema 1: from its group labels)
+        data = lists_loaded(data, meta.get("schema_version", 1))
+    except (ValueError, TypeError) as exc:
+        raise ResultsError(f"{source}: a device list cannot be read ({exc})") from None
     if "rows" in meta and meta["rows"] != len(data):
         raise ResultsError(f"{source}: {len(data)} rows, run.json says {meta['rows']} (truncated?)")
     try:

@@ -9,7 +9,13 @@ rows have no source (h2d) or no destination (d2h) device, ``path`` is ``host``, 
 ``cpu_affinity`` holds the CPUs npu-smi (or the preset) names for that device ("0-23"),
 empty where unknown and on every other row. The ``group`` and ``card`` patterns copy from
 every device of one group to every device of another at once: their rows have no source
-or destination device, and ``group`` names both groups, senders first ("0,1->2,3").
+or destination device; ``senders`` and ``receivers`` hold the two groups' devices (tuples
+of ints), and ``group`` names them for people, senders first ("0,1->2,3"), never parsed.
+The ``test`` pattern runs a set of transfers at once (a test file, ``ascend-p2p-lab run``):
+``test`` names the test, ``transfer`` is the transfer's index in its list (from 0) on its
+rows, and empty on the test's aggregate row (the bytes of all over the window); a host
+end of a transfer is an empty ``src`` or ``dst``, and ``initiator`` is ``third`` when a
+device that is neither end issues the copy.
 
 Example:
     >>> list(empty_frame().columns[:5])
@@ -20,10 +26,84 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A built-in pattern of the sweep, declared once: its name (the ``pattern`` column's
+    word), what it measures, how its values add up, how its matrix is laid out, and the
+    traits the planner, the rows and the figures read (never its name).
+
+    ``aggregation``: ``each`` (every copy its own value), ``sum`` (the bytes of all over
+    one window), ``sum_per_direction``; ``layout``: ``device`` (device x device),
+    ``card`` (card x card), ``none``.
+    """
+
+    name: str
+    description: str
+    aggregation: str = "each"
+    layout: str = "device"
+    on_pairs: bool = False  # measured on the ordered pairs of the sweep (``pairs``)
+    per_copy: bool = False  # its value is the time per copy (``latency_us``)
+    within: bool = False  # a copy within one device
+    center: str | None = None  # a fan-out: its device pushes (src) or pulls (dst)
+    host_end: str | None = None  # a host copy: the host is the source (src) or dst
+    grouped: bool = False  # every device of one set to every device of another
+    needs_groups: bool = False  # its sets are the sweep's ``groups``
+    of_transfers: bool = False  # a test of transfers (a file, a built-in generator)
+
+
+#: Every built-in pattern, in the order of ``sweep --patterns`` help and ``patterns``.
+PATTERN_DECLARATIONS: tuple[Pattern, ...] = (
+    Pattern("pair", "one ordered pair alone (peer on: P2P; off: direct and staged)",
+            on_pairs=True),
+    Pattern("latency", "time per copy of back-to-back small copies of one pair",
+            on_pairs=True, per_copy=True),
+    Pattern("local", "a copy within one device (the diagonal)", within=True),
+    Pattern("one_to_all", "a device pushes to all its peers at once", "sum", center="src"),
+    Pattern("all_to_one", "a device pulls from all its peers at once", "sum", center="dst"),
+    Pattern("h2d", "pinned host memory to each device", layout="none", host_end="src"),
+    Pattern("d2h", "each device to pinned host memory", layout="none", host_end="dst"),
+    Pattern("group", "every device of one group to every device of another (--groups)",
+            "sum_per_direction", "none", grouped=True, needs_groups=True),
+    Pattern("card", "the devices of one card to those of another, every pair of cards",
+            "sum_per_direction", "card", grouped=True),
+    Pattern("test", "transfers at once, one window: a test file or a built-in test (run)",
+            "each", "none", of_transfers=True),
+)
+PATTERNS_BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERN_DECLARATIONS}
+
+
+def _named(keep: Any) -> tuple[str, ...]:
+    return tuple(p.name for p in PATTERN_DECLARATIONS if keep(p))
+
+
+#: Patterns measured on ordered pairs; drawn as device x device matrices.
+PAIR_PATTERNS = _named(lambda p: p.on_pairs)
+#: A fan-out: one device with all its peers at once; the one that pushes, the one that pulls.
+FANOUT_PATTERNS = _named(lambda p: p.center is not None)
+PUSH_FANOUT, PULL_FANOUT = _named(lambda p: p.center == "src")[0], \
+    _named(lambda p: p.center == "dst")[0]
+#: Host copies; the one whose source is the host (h2d), the one whose destination is.
+HOST_PATTERNS = _named(lambda p: p.host_end is not None)
+HOST_TO_DEVICE, DEVICE_TO_HOST = _named(lambda p: p.host_end == "src")[0], \
+    _named(lambda p: p.host_end == "dst")[0]
+#: Sets of devices to sets at once (senders and receivers); the one of ``--groups``.
+GROUP_PATTERNS = _named(lambda p: p.grouped)
+GIVEN_GROUPS = _named(lambda p: p.needs_groups)[0]
+CARD_PATTERNS = _named(lambda p: p.layout == "card")
+#: Patterns whose value adds up the bytes of several copies over one window.
+AGGREGATE_PATTERNS = _named(lambda p: p.aggregation != "each")
+#: The test pattern: a set of transfers (``test`` and ``transfer`` columns).
+TEST_PATTERN = _named(lambda p: p.of_transfers)[0]
+LATENCY_PATTERN = _named(lambda p: p.per_copy)[0]
+LOCAL_PATTERN = _named(lambda p: p.within)[0]
 
 #: Column name -> pandas dtype. Scripts may rely on these names; new ones go at the end.
 SCHEMA: dict[str, str] = {
@@ -60,6 +140,10 @@ SCHEMA: dict[str, str] = {
     # issue 23: how the copy was issued: in the buffers' own process, or by another
     # process through IPC memory (sweep --processes); rows without it are in_process
     "process_mode": "string",
+    "test": "string",
+    "transfer": "Int64",
+    "senders": "object",
+    "receivers": "object",
 }
 # ---- imported runs (imports/: ascend-dmi, hccl_test): what the tool ran (``operation``:
 # "p2p", "h2d", "all_reduce", ...), the capture file and line a row came from, a collective's
@@ -101,22 +185,28 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "direction": ("uni", "bi"),
     "peer": ("on", "off"),
     "path": ("p2p", "direct", "staged", "local", "host"),
-    "pattern": ("pair", "one_to_all", "all_to_one", "local", "latency", "h2d", "d2h",
-                "group", "card"),
-    "initiator": ("src", "dst"),
+    "pattern": tuple(PATTERNS_BY_NAME),
+    "initiator": ("src", "dst", "third"),
     "timing": ("events", "host"),
     "error_kind": tuple(ERROR_KINDS),
     "process_mode": ("in_process", "ipc"),
 }
 #: What identifies one measured point (all samples of it share these).
 POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "group",
-              "link", "size_bytes", "process_mode"]
+              "test", "transfer", "link", "size_bytes", "process_mode"]
 #: Columns added after the first release; a run saved without them loads with them empty.
 ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
-                 "group", "process_mode", *IMPORT_COLUMNS)
+                 "group", "test", "transfer", "senders", "receivers", "process_mode",
+                 *IMPORT_COLUMNS)
+#: Columns whose values are tuples of device ids (lists in Parquet, JSON in CSV).
+LIST_COLUMNS = ("senders", "receivers")
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
-#: is also what a run.json without the key is (written before it was recorded).
-RUN_SCHEMA_VERSION = 1
+#: is also what a run.json without the key is (written before it was recorded). Version 2
+#: adds ``senders``/``receivers`` (a version-1 run gets them from its ``group`` labels
+#: when loaded) and the test pattern's ``test``/``transfer``.
+RUN_SCHEMA_VERSION = 2
+#: The run schema that first saved ``senders`` and ``receivers``.
+LISTS_SINCE = 2
 
 
 def empty_frame() -> pd.DataFrame:
@@ -129,7 +219,55 @@ def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None =
     """Rows (dicts with schema keys) as a typed frame; ``meta`` goes to ``attrs['run']``."""
     rows = list(rows)
     frame = pd.DataFrame.from_records(rows, columns=list(COLUMNS)) if rows else empty_frame()
+    for col in LIST_COLUMNS:  # a list (from JSON) or a tuple: a tuple, hashable
+        frame[col] = [None if v is None or (isinstance(v, float) and v != v)
+                      else tuple(int(d) for d in v) for v in frame[col]]
     frame = frame.astype(SCHEMA)
     frame["process_mode"] = frame["process_mode"].fillna(DEFAULT_PROCESS_MODE)
     frame.attrs["run"] = dict(meta or {})
     return frame
+
+
+def lists_for_csv(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose list columns are JSON text (``[0, 1]``), as ``samples.csv`` holds them;
+    Parquet keeps them as lists.
+
+    Example:
+        >>> f = to_frame([{"size_bytes": 4096, "senders": (0, 1), "receivers": [2]}])
+        >>> list(lists_for_csv(f)[["senders", "receivers"]].iloc[0])
+        ['[0, 1]', '[2]']
+    """
+    out = frame.copy()
+    for col in LIST_COLUMNS:
+        out[col] = [None if v is None else json.dumps(list(v)) for v in out[col]]
+    return out
+
+
+def lists_loaded(data: pd.DataFrame, run_schema: int = RUN_SCHEMA_VERSION) -> pd.DataFrame:
+    """The list columns of loaded samples as tuples: from Parquet lists, from CSV JSON
+    text, or, in a run saved before they existed (``run_schema`` 1), from the ``group``
+    label that run wrote (:func:`_legacy_groups`, the one reader of that label)."""
+    out = data.copy()
+    if run_schema < LISTS_SINCE and "group" in out.columns:
+        pairs = [_legacy_groups(g) for g in out["group"]]
+        out["senders"] = [p and p[0] for p in pairs]
+        out["receivers"] = [p and p[1] for p in pairs]
+    for col in LIST_COLUMNS:
+        out[col] = [None if v is None or (isinstance(v, float) and v != v)
+                    else tuple(int(d) for d in (json.loads(v) if isinstance(v, str) else v))
+                    for v in out[col]]
+    return out
+
+
+def _legacy_groups(label: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Senders and receivers of a run-schema-1 ``group`` label ("0,1->2,3"); None for an
+    empty one. Only old runs are read this way: newer ones save the devices themselves.
+
+    Example:
+        >>> _legacy_groups("0,1->2,3")
+        ((0, 1), (2, 3))
+    """
+    if label is None or label is pd.NA or (isinstance(label, float) and label != label):
+        return None
+    a, b = str(label).split("->")
+    return tuple(int(d) for d in a.split(",")), tuple(int(d) for d in b.split(","))

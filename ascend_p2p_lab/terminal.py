@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .schema import LATENCY_PATTERN, TEST_PATTERN
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
@@ -33,6 +35,29 @@ CELL_TAGS = {"not_measured": "-", "unreachable": "n/a", "refused": "refused"}
 FAILED_TAG = "FAIL"
 
 
+def _print_values(run: Any) -> None:
+    """Every transfer's value and each test's aggregate, every group or card pair: one
+    line each, the reason where there is no value."""
+    from .matrices import aggregate_values
+    from .units import format_size
+
+    table = aggregate_values(run)
+    if not len(table):
+        return
+    table = table.assign(size=[format_size(int(s)) for s in table["size_bytes"]],
+                         transfer=table["transfer"].astype("string").fillna("-"),
+                         test=table["test"].astype("string").fillna("-"),
+                         why=table["reason"].fillna(""))
+    tests = bool(table["pattern"].eq(TEST_PATTERN).any())
+    shown = ["pattern", *(["test", "transfer"] if tests else []), "what", "direction",
+             "initiator", "link", "size", "samples", "median_GBps", "nominal_GBps", "why"]
+    note = "; transfer '-' is the aggregate of all over one window" if tests else ""
+    print(f"\nvalues of each copy set (median over samples at the largest size measured"
+          f"{note}):")
+    print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.1f}",
+                                 na_rep="-"))
+
+
 def print_matrices(run: Any) -> None:
     """The run's N x N matrices the way nvbandwidth prints them (rows = source, columns
     = destination, the title saying size, direction, peer mode and unit); a matrix with
@@ -41,6 +66,7 @@ def print_matrices(run: Any) -> None:
 
     from .matrices import run_matrices
 
+    _print_values(run)
     for m in run_matrices(run):
         values = m.frame.to_numpy(dtype=float)
         empty = [(k, r) for krow, rrow in zip(m.kinds, m.reasons) for k, r in zip(krow, rrow)
@@ -99,8 +125,9 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
     if meta.get("interrupted"):
         print("interrupted: the rows measured so far are kept")
     good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
-    _print_latency(good[good["pattern"] == "latency"])
-    good = good[good["pattern"] != "latency"]  # its bandwidth at 4 bytes says nothing
+    _print_latency(good[good["pattern"] == LATENCY_PATTERN])
+    # latency: its bandwidth at 4 bytes says nothing; tests: listed copy by copy below
+    good = good[~good["pattern"].isin((LATENCY_PATTERN, TEST_PATTERN))]
     if len(good):
         top = int(good["size_bytes"].max())
         summ = summarize(good[good["size_bytes"] == top])

@@ -614,6 +614,8 @@ _INT = st.one_of(st.none(), st.integers(-(1 << 40), 1 << 40))
 _COLUMN: dict[str, Any] = {
     "string": _TEXT, "Int64": _INT, "int64": st.integers(0, 1 << 40), "float64": _FLOAT,
     "boolean": st.one_of(st.none(), st.booleans()),
+    "object": st.one_of(st.none(), st.lists(st.integers(0, 15), min_size=1,
+                                            max_size=4).map(tuple)),  # device lists
 }
 
 

@@ -111,8 +111,8 @@ def test_plan_has_one_block_per_group_pair_and_direction() -> None:
         assert first.groups == ((0, 1), (2, 3)) and first.key == "card/uni/on/p2p/0,1->2,3"
         assert first.flows == [(0, 2), (0, 3), (1, 2), (1, 3)]
         assert first.link == "HCCS_SW" and first.failure is None
-        assert first.ends() == [(None, None, "0,1->2,3")]
-        assert bi[0].ends()[1] == (None, None, "2,3->0,1")
+        assert first.ends() == [(None, None, ((0, 1), (2, 3)))]
+        assert bi[0].ends()[1] == (None, None, ((2, 3), (0, 1)))
         mixed = plan_blocks(rt, make_spec(rt, sizes="1MiB", groups="0:1,2"))[0]
         assert mixed.link == "mixed"  # SIO to 1, HCCS_SW to 2
 

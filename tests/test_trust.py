@@ -378,10 +378,10 @@ def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> Non
         run = sweep(rt, pairs="0-1", **QUICK)
     save_run(run, tmp_path)
     meta = json.loads((tmp_path / "run.json").read_text())
-    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 1
-    meta["schema_version"] = 2
+    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 2  # 2: device lists, tests
+    meta["schema_version"] = 3
     (tmp_path / "run.json").write_text(json.dumps(meta))
-    with pytest.raises(ResultsError, match="run schema version 2 is newer"):
+    with pytest.raises(ResultsError, match="run schema version 3 is newer"):
         load_run(tmp_path)
     del meta["schema_version"]  # a run saved before versions were recorded
     (tmp_path / "run.json").write_text(json.dumps(meta))

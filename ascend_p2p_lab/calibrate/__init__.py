@@ -35,6 +35,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..schema import HOST_PATTERNS, HOST_TO_DEVICE
 from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
@@ -136,10 +137,10 @@ def _server(frame: pd.DataFrame, classes: dict[str, dict[str, Fit]],
 
 
 def _cpu_affinity(frame: pd.DataFrame, n: int, topology: Topology | None) -> tuple[str, ...]:
-    rows = frame[frame["cpu_affinity"].notna() & frame["pattern"].isin(["h2d", "d2h"])]
+    rows = frame[frame["cpu_affinity"].notna() & frame["pattern"].isin(HOST_PATTERNS)]
     found: dict[int, str] = {}
     for _, r in rows.iterrows():
-        dev = r["dst"] if r["pattern"] == "h2d" else r["src"]
+        dev = r["dst"] if r["pattern"] == HOST_TO_DEVICE else r["src"]
         if pd.notna(dev) and r["cpu_affinity"]:
             found[int(dev)] = str(r["cpu_affinity"])
     if not found and topology is not None and topology.cpu_affinity:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
-from ..schema import POINT_KEYS
+from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE, POINT_KEYS, PUSH_FANOUT
 from .model import FAN_PATTERNS, MIN_SAMPLES_FOR_JITTER, Fit
 
 
@@ -53,14 +53,14 @@ def host_copies(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
     patterns (t = latency + size/bandwidth per device, median over devices)."""
     out: dict[str, Fit] = {}
     latencies = []
-    for pattern in ("h2d", "d2h"):
+    for pattern, key in ((HOST_TO_DEVICE, "h2d_GBps"), (DEVICE_TO_HOST, "d2h_GBps")):
         got = _fit_pattern(frame, pattern)
         if got is None:
             continue
         bw, lat, n = got
         how = ("t = latency + size/bandwidth" if lat is not None else
                "median rate at the largest size not host-bound (one size: no fit)")
-        out[f"{pattern}_GBps"] = Fit(bw, f"fitted from {origin}: {pattern} pattern, {how}, "
+        out[key] = Fit(bw, f"fitted from {origin}: {pattern} pattern, {how}, "
                                      f"median over {n} devices")
         if lat is not None:
             latencies.append(lat)
@@ -114,13 +114,13 @@ def _per_leg_rates(rows: pd.DataFrame) -> list[tuple[str, int, float, str]]:
     fit = fit_latency_bandwidth(rows).dropna(subset=["bandwidth_GBps"])
     out = []
     for _, r in fit.iterrows():
-        center = int(r["src"] if r["pattern"] == "one_to_all" else r["dst"])
+        center = int(r["src"] if r["pattern"] == PUSH_FANOUT else r["dst"])
         out.append((str(r["pattern"]), center, float(r["bandwidth_GBps"]), "fit"))
     done = {(p, c) for p, c, _, _ in out}
     s = summarize(rows[~rows["host_bound"].fillna(False).astype(bool)])
     s = s[s["size_bytes"] == s.groupby("pattern")["size_bytes"].transform("max")]
     for _, r in s.iterrows():
-        center = int(r["src"] if r["pattern"] == "one_to_all" else r["dst"])
+        center = int(r["src"] if r["pattern"] == PUSH_FANOUT else r["dst"])
         if (r["pattern"], center) not in done:
             out.append((str(r["pattern"]), center, float(r["bandwidth_GBps_median"]),
                         "aggregate"))
@@ -141,7 +141,7 @@ def port_limit(frame: pd.DataFrame, links: Mapping[tuple[int, int], tuple[float,
         return {}
     found = []
     for pattern, center, rate, kind in _per_leg_rates(rows):
-        out = pattern == "one_to_all"
+        out = pattern == PUSH_FANOUT
         legs = [links[(center, p) if out else (p, center)]
                 for p in _fan_peers(frame, center, n)]
         switched = [bw for bw, sw in legs if sw]

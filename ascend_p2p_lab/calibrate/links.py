@@ -16,9 +16,10 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
+from ..schema import PAIR_PATTERNS
 from ..topology import Topology
 from ..topology.model import SELF
-from .model import PAIR_PATTERNS, CalibrationError, Fit
+from .model import CalibrationError, Fit
 
 _GB_PER_US = 1e3  # bytes per microsecond in one GB/s
 

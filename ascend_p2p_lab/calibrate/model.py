@@ -10,14 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..schema import FANOUT_PATTERNS
+
 #: Same-device copy rate and device memory when neither the run nor a topology gives them.
 DEFAULT_LOCAL_COPY_GBPS = 620.0
 DEFAULT_MEMORY_GIB = 64
 #: Points with fewer samples say nothing about the spread of copy times.
 MIN_SAMPLES_FOR_JITTER = 3
-#: Patterns whose rows are one ordered device pair with a link class.
-PAIR_PATTERNS = ("pair", "latency")
-FAN_PATTERNS = ("one_to_all", "all_to_one")
+#: The fan-out patterns (declared in the schema).
+FAN_PATTERNS = FANOUT_PATTERNS
 
 
 class CalibrationError(ValueError):

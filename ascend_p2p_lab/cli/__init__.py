@@ -35,6 +35,7 @@ from .imports import cmd_import
 from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
 from .parser import EXIT_STATUS, EXIT_USAGE, InternalError, UsageError, build_parser
 from .runs import cmd_demo, cmd_report, cmd_sweep
+from .testruns import cmd_patterns, cmd_run
 
 __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
 
@@ -43,7 +44,8 @@ COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep
             "report": cmd_report, "demo": cmd_demo, "sim-path": cmd_sim_path,
             "compare": cmd_compare, "calibrate": cmd_calibrate,
             "dashboard": cmd_dashboard, "fleet": cmd_fleet, "import": cmd_import,
-            "criteria": cmd_criteria, "check": cmd_check}
+            "criteria": cmd_criteria, "check": cmd_check, "run": cmd_run,
+            "patterns": cmd_patterns}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

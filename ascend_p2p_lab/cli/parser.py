@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .check import add_check_args  # criteria and check: their options live there
 
     add_check_args(sub, _sub)
+    from .testruns import add_run_args  # tests as data: run and patterns
+
+    add_run_args(sub, _add_backend, _add_format, _sub)
     return parser
 
 
@@ -216,11 +219,10 @@ def _add_sweep_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--initiator", choices=["src", "dst"], default="dst",
                    help="whose stream issues the copy: dst pulls, a read (default, as the "
                         "runtime guide's sample), src pushes, a write")
+    from ..measure.declarations import pattern_help  # the patterns, declared once
+
     p.add_argument("--patterns", default=None,
-                   help="comma list of pair (default; group when --groups is given), "
-                        "latency, local, one_to_all, all_to_one, h2d, d2h (pinned host "
-                        "memory to and from each device), group (the --groups), card (every "
-                        "ordered pair of cards: devices joined by SIO share one)")
+                   help=f"{pattern_help()}; default pair (group when --groups is given)")
     p.add_argument("--groups", default=None,
                    help="group pairs for the group pattern, e.g. 0,1:2,3 (devices 0 and 1 "
                         "copy to 2 and 3 at once, as ascend-dmi -m card); several separated "

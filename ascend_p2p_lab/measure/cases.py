@@ -16,6 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..runtime import AclError
 from ..runtime.resources import close_all
+from ..schema import (
+    CARD_PATTERNS,
+    DEVICE_TO_HOST,
+    GIVEN_GROUPS,
+    HOST_TO_DEVICE,
+    LATENCY_PATTERN,
+    LOCAL_PATTERN,
+    PAIR_PATTERNS,
+    PULL_FANOUT,
+    PUSH_FANOUT,
+    TEST_PATTERN,
+)
 from . import outcomes
 from .copyengine import (
     HOST,
@@ -27,6 +39,7 @@ from .copyengine import (
     sample_fanout,
     sample_staged,
 )
+from .together import run_test
 
 if TYPE_CHECKING:
     from .plan import Block
@@ -103,7 +116,7 @@ def run_host_copy(ctx: Context, block: Block) -> None:
     bytes that arrive are checked against the host buffer's pattern (h2d) or the
     device's (d2h)."""
     pool = ctx.pool
-    if block.pattern == "h2d":
+    if block.pattern == HOST_TO_DEVICE:
         dev = block.dst
         assert dev is not None
         _copies(ctx, block, lambda: (pool.host_send(), pool.recv(dev)), HOST, dev,
@@ -242,16 +255,16 @@ def run_local(ctx: Context, block: Block) -> None:
 def run_fanout(ctx: Context, block: Block) -> None:
     """one_to_all: the device pushes to all its peers at once; all_to_one: it pulls from
     all of them. Aggregate bandwidth over the whole window of all copies."""
-    center = block.src if block.pattern == "one_to_all" else block.dst
+    center = block.src if block.pattern == PUSH_FANOUT else block.dst
     assert center is not None
     peers = list(block.peers)
-    if block.pattern == "one_to_all":
+    if block.pattern == PUSH_FANOUT:
         flows = [(center, p) for p in peers]
     else:
         flows = [(p, center) for p in peers]
     # all_to_one: the centre gets one receive buffer per peer; one_to_all: one per peer
     def slot(x: int, y: int) -> int:
-        return peers.index(x) if block.pattern == "all_to_one" else 0
+        return peers.index(x) if block.pattern == PULL_FANOUT else 0
 
     for size, timings, (ok,) in _together(ctx, block, [flows], [center] * len(flows), slot):
         ctx.emit_samples(block, size, timings, verified=ok, fanout=len(peers))
@@ -339,6 +352,11 @@ def _fanout(spec: SweepSpec) -> tuple[str, ...]:
     return (*_events(spec), "stream_wait")
 
 
+def _test(spec: SweepSpec) -> tuple[str, ...]:
+    # streams that wait on the lead's event; pinned host memory for a host end
+    return tuple(dict.fromkeys((*_fanout(spec), "pinned_host")))
+
+
 @dataclass(frozen=True)
 class Case:
     """A test case: what it measures, the runtime capabilities it needs, how it runs."""
@@ -352,39 +370,46 @@ class Case:
         return self.capabilities(spec)
 
 
+PAIR = PAIR_PATTERNS[0]
+CARD = CARD_PATTERNS[0]
 #: (pattern, direction, path) -> case.
 CASES: dict[tuple[str, str, str], Case] = {
-    ("pair", "uni", "p2p"): Case("one ordered pair alone, peer access on", run_pair_uni,
-                                 _timed),
-    ("pair", "uni", "direct"): Case("one ordered pair, a direct copy with peer access off",
-                                    run_pair_uni, _timed),
-    ("pair", "bi", "p2p"): Case("both directions of a pair at once, peer access on",
-                                run_pair_bi, _events),
-    ("pair", "bi", "direct"): Case("both directions at once with peer access off",
-                                   run_pair_bi, _events),
-    ("pair", "uni", "staged"): Case("device -> pinned host -> device, host-timed",
-                                    run_pair_staged, _staged),
-    ("local", "uni", "local"): Case("a copy within one device", run_local, _events),
-    ("one_to_all", "uni", "p2p"): Case("a device pushes to all its peers at once",
-                                       run_fanout, _fanout),
-    ("all_to_one", "uni", "p2p"): Case("a device pulls from all its peers at once",
-                                       run_fanout, _fanout),
-    ("latency", "uni", "p2p"): Case("time per copy of back-to-back copies, peer access on",
-                                    run_latency, _timed),
-    ("latency", "uni", "direct"): Case("time per copy of back-to-back direct copies, peer "
-                                       "access off", run_latency, _timed),
-    ("latency", "uni", "staged"): Case("time per copy through pinned host memory, "
-                                       "host-timed", run_latency, _staged),
-    ("group", "uni", "p2p"): Case("every device of one group copies to every device of "
-                                  "another at once", run_group, _fanout),
-    ("group", "bi", "p2p"): Case("two groups copy to each other at once, one window",
-                                 run_group, _fanout),
-    ("card", "uni", "p2p"): Case("the devices of one card copy to those of another at once "
-                                 "(ascend-dmi -m card)", run_group, _fanout),
-    ("card", "bi", "p2p"): Case("two cards copy to each other at once, one window",
-                                run_group, _fanout),
-    ("h2d", "uni", "host"): Case("pinned host memory to one device, on the device's stream",
-                                 run_host_copy, _host),
-    ("d2h", "uni", "host"): Case("one device to pinned host memory, on the device's stream",
-                                 run_host_copy, _host),
+    (PAIR, "uni", "p2p"): Case("one ordered pair alone, peer access on", run_pair_uni,
+                               _timed),
+    (PAIR, "uni", "direct"): Case("one ordered pair, a direct copy with peer access off",
+                                  run_pair_uni, _timed),
+    (PAIR, "bi", "p2p"): Case("both directions of a pair at once, peer access on",
+                              run_pair_bi, _events),
+    (PAIR, "bi", "direct"): Case("both directions at once with peer access off",
+                                 run_pair_bi, _events),
+    (PAIR, "uni", "staged"): Case("device -> pinned host -> device, host-timed",
+                                  run_pair_staged, _staged),
+    (LOCAL_PATTERN, "uni", "local"): Case("a copy within one device", run_local, _events),
+    (PUSH_FANOUT, "uni", "p2p"): Case("a device pushes to all its peers at once",
+                                      run_fanout, _fanout),
+    (PULL_FANOUT, "uni", "p2p"): Case("a device pulls from all its peers at once",
+                                      run_fanout, _fanout),
+    (LATENCY_PATTERN, "uni", "p2p"): Case("time per copy of back-to-back copies, peer "
+                                          "access on", run_latency, _timed),
+    (LATENCY_PATTERN, "uni", "direct"): Case("time per copy of back-to-back direct copies, "
+                                             "peer access off", run_latency, _timed),
+    (LATENCY_PATTERN, "uni", "staged"): Case("time per copy through pinned host memory, "
+                                             "host-timed", run_latency, _staged),
+    (GIVEN_GROUPS, "uni", "p2p"): Case("every device of one group copies to every device "
+                                       "of another at once", run_group, _fanout),
+    (GIVEN_GROUPS, "bi", "p2p"): Case("two groups copy to each other at once, one window",
+                                      run_group, _fanout),
+    (CARD, "uni", "p2p"): Case("the devices of one card copy to those of another at once "
+                               "(ascend-dmi -m card)", run_group, _fanout),
+    (CARD, "bi", "p2p"): Case("two cards copy to each other at once, one window",
+                              run_group, _fanout),
+    (HOST_TO_DEVICE, "uni", "host"): Case("pinned host memory to one device, on the "
+                                          "device's stream", run_host_copy, _host),
+    (DEVICE_TO_HOST, "uni", "host"): Case("one device to pinned host memory, on the "
+                                          "device's stream", run_host_copy, _host),
+    (TEST_PATTERN, "uni", "p2p"): Case("a test's transfers at once, one window (a test "
+                                       "file)", run_test, _test),
+    (TEST_PATTERN, "uni", "direct"): Case("a test's transfers at once as direct copies "
+                                          "(peer mode current, access not held)", run_test,
+                                          _test),
 }

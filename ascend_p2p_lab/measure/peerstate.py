@@ -17,8 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..runtime import AclError, Runtime
+from ..schema import HOST_PATTERNS, LOCAL_PATTERN
 from .links import both_directions
-from .plan import HOST_PATTERNS, Block
+from .plan import Block
 
 
 class PeerRestoreError(AclError):
@@ -67,7 +68,7 @@ def peer_state(rt: Runtime, block: Block) -> Iterator[None]:
     """Peer access as the block needs it, restored afterwards: also after a failure or a
     KeyboardInterrupt, with each restoring call tried twice. A restore that still fails
     raises :class:`PeerRestoreError` (unless an interrupt is on its way)."""
-    if block.pattern == "local" or block.pattern in HOST_PATTERNS or block.failure \
+    if block.pattern == LOCAL_PATTERN or block.pattern in HOST_PATTERNS or block.failure \
             or block.keep_peer_state:  # one device: no peer access to set
         yield
         return

@@ -18,16 +18,19 @@ from dataclasses import dataclass
 
 from ..runtime import Runtime
 from ..runtime.errors import CAN_ACCESS_PEER_CALL
+from ..schema import HOST_PATTERNS, PATTERNS_BY_NAME, TEST_PATTERN
 from . import outcomes
 from .groups import GroupPair, card_pairs, cards_of, group_name
-from .spec import SweepSpec, devices_of
+from .spec import DEFAULT_PATTERN, SweepSpec, devices_of
+from .transfers import Test
 
-#: Patterns that copy between pinned host memory and one device: h2d has no source
-#: device, d2h no destination device (the host is that end).
-HOST_PATTERNS = ("h2d", "d2h")
 #: The link of a host copy: each device's link to the host CPU, PCIe on every server the
 #: presets describe (the topology has no class for it; npu-smi's matrix is device pairs).
 HOST_LINK = "PCIe"
+
+
+#: One direction a block's rows describe: source, destination, or the group pair.
+End = tuple[int | None, int | None, GroupPair | None]
 
 
 @dataclass(frozen=True)
@@ -45,9 +48,17 @@ class Block:
     failure: outcomes.Failure | None = None  # why the block cannot be measured at all
     keep_peer_state: bool = False  # measure with the peer access the runtime holds now
     groups: GroupPair | None = None  # group and card patterns: A copies to B at once
+    test: Test | None = None  # a test's transfers, at once (pattern "test")
+
+    @property
+    def sizes(self) -> tuple[int, ...] | None:
+        """The sizes this block measures (None: every size of the sweep)."""
+        return None if self.test is None else self.test.sizes
 
     @property
     def key(self) -> str:
+        if self.test is not None:
+            return f"{self.pattern}/{self.direction}/{self.peer}/{self.path}/{self.test.name}"
         if self.groups is not None:
             who = group_name(*self.groups)
         else:
@@ -57,6 +68,8 @@ class Block:
 
     @property
     def label(self) -> str:
+        if self.test is not None:
+            return f"test {self.test.name}"
         arrow = "<->" if self.direction == "bi" else "->"
         if self.groups is not None:
             a, b = (",".join(map(str, g)) for g in self.groups)
@@ -71,7 +84,8 @@ class Block:
         """Every device the block uses."""
         ends = tuple(d for d in (self.src, self.dst) if d is not None)
         grouped = (*self.groups[0], *self.groups[1]) if self.groups is not None else ()
-        return tuple(dict.fromkeys((*ends, *self.peers, *grouped)))
+        tested = self.test.devices if self.test is not None else ()
+        return tuple(dict.fromkeys((*ends, *self.peers, *grouped, *tested)))
 
     @property
     def flows(self) -> list[tuple[int, int]]:
@@ -80,6 +94,8 @@ class Block:
         device of group B."""
         if self.groups is not None:
             return [(a, b) for a in self.groups[0] for b in self.groups[1]]
+        if self.test is not None:
+            return self.test.flows
         if self.peers:
             if self.src is not None:
                 return [(self.src, p) for p in self.peers]
@@ -89,13 +105,13 @@ class Block:
             return []
         return [(self.src, self.dst)]
 
-    def ends(self) -> list[tuple[int | None, int | None, str | None]]:
-        """(src, dst, group) of each direction the block's rows describe: one, or both
-        for a bidirectional block; group names the senders and receivers of a group."""
+    def ends(self) -> list[End]:
+        """(src, dst, groups) of each direction the block's rows describe: one, or both
+        for a bidirectional block; groups are the senders and receivers of a group."""
         if self.groups is not None:
             a, b = self.groups
-            fwd: tuple[int | None, int | None, str | None] = (None, None, group_name(a, b))
-            back: tuple[int | None, int | None, str | None] = (None, None, group_name(b, a))
+            fwd: End = (None, None, (a, b))
+            back: End = (None, None, (b, a))
         else:
             fwd, back = (self.src, self.dst, None), (self.dst, self.src, None)
         return [fwd, back] if self.direction == "bi" else [fwd]
@@ -108,31 +124,34 @@ def plan_blocks(rt: Runtime, spec: SweepSpec) -> list[Block]:
     pairs = list(spec.pairs) if spec.pairs is not None else list(can)
     blocks: list[Block] = []
     for pattern in spec.patterns:
-        if pattern == "pair":
+        decl = PATTERNS_BY_NAME[pattern]  # planned by its declared traits, not its name
+        if decl.on_pairs and not decl.per_copy:  # pair
             for peer in spec.peers:
                 for direction in spec.directions:
                     items = pairs if direction == "uni" else _unordered(pairs)
                     for a, b in items:
-                        blocks.extend(_pair_blocks(rt, can, peer, direction, a, b))
-        elif pattern == "latency":  # one direction; peer on/off as the pair pattern
+                        blocks.extend(_pair_blocks(rt, can, peer, direction, a, b, pattern))
+        elif decl.per_copy:  # latency: one direction; peer on/off as the pair pattern
             for peer in spec.peers:
                 for a, b in pairs:
-                    blocks.extend(_pair_blocks(rt, can, peer, "uni", a, b, "latency"))
-        elif pattern in HOST_PATTERNS:  # pinned host memory to (h2d) or from (d2h) a device
+                    blocks.extend(_pair_blocks(rt, can, peer, "uni", a, b, pattern))
+        elif decl.host_end is not None:  # pinned host memory to (h2d) or from (d2h) a device
             for d in devices_of(rt, spec):
-                src, dst = (None, d) if pattern == "h2d" else (d, None)
+                src, dst = (None, d) if decl.host_end == "src" else (d, None)
                 blocks.append(Block(pattern, "uni", "off", "host", src, dst, HOST_LINK))
-        elif pattern in ("group", "card"):
+        elif decl.of_transfers:
+            blocks.extend(_test_blocks(rt, can, spec))
+        elif decl.grouped:
             blocks.extend(_group_blocks(rt, can, spec, pattern))
-        elif pattern == "local":
+        elif decl.within:
             for d in devices_of(rt, spec):
-                blocks.append(Block("local", "uni", "off", "local", d, d, "X"))
+                blocks.append(Block(pattern, "uni", "off", "local", d, d, "X"))
         else:  # fan-out: each device of the sweep with its peers among those devices
             used = devices_of(rt, spec)
             for d in used:
                 peers = tuple(p for p in used if p != d and can[(d, p)] and can[(p, d)])
                 link = _link_label(rt, [(d, p) for p in peers])
-                src, dst = (d, None) if pattern == "one_to_all" else (None, d)
+                src, dst = (d, None) if decl.center == "src" else (None, d)
                 failure = None if peers else outcomes.Failure(
                     "unreachable", f"device {d} has no peer it can access both ways", None,
                     CAN_ACCESS_PEER_CALL)
@@ -152,7 +171,7 @@ def _group_blocks(rt: Runtime, can: dict, spec: SweepSpec, pattern: str) -> list
     for; a pair with a device that cannot reach another both ways carries why."""
     blocks = []
     for direction in spec.directions:
-        if pattern == "group":
+        if PATTERNS_BY_NAME[pattern].needs_groups:
             pairs = list(spec.groups or ())
         else:
             pairs = card_pairs(cards_of(rt, spec.devices), direction)
@@ -170,12 +189,37 @@ def _group_blocks(rt: Runtime, can: dict, spec: SweepSpec, pattern: str) -> list
     return blocks
 
 
+def _test_blocks(rt: Runtime, can: dict, spec: SweepSpec) -> list[Block]:
+    """One block per test; a transfer between devices that cannot reach each other both
+    ways (peer access is enabled both ways) carries why. With peer mode ``current`` no
+    peer state is touched: a test whose device pairs all hold peer access both ways runs
+    as P2P, another as direct copies (which the runtime may refuse)."""
+    blocks = []
+    keep = spec.peers == ("current",)
+    for test in spec.tests or ():
+        flows = test.flows
+        link = _link_label(rt, flows) if flows else HOST_LINK
+        if flows and any(t.peer_flow is None for t in test.transfers):
+            link = "mixed"
+        held = all(rt.peer_enabled(x, y) and rt.peer_enabled(y, x) for x, y in flows)
+        cut = [(x, y) for x, y in flows if not (can[(x, y)] and can[(y, x)])]
+        failure = None
+        if cut and not keep:
+            x, y = cut[0]
+            who = (x, y) if not can[(x, y)] else (y, x)
+            failure = outcomes.unreachable(who[0], who[1], rt.link_class(x, y))
+        peer, path = ("on", "p2p") if held or not keep else ("off", "direct")
+        blocks.append(Block(TEST_PATTERN, "uni", peer, path, None, None, link,
+                            failure=failure, keep_peer_state=keep, test=test))
+    return blocks
+
+
 def _unordered(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return list(dict.fromkeys((min(a, b), max(a, b)) for a, b in pairs))
 
 
 def _pair_blocks(rt: Runtime, can: dict, peer: str, direction: str, a: int, b: int,
-                 pattern: str = "pair") -> list[Block]:
+                 pattern: str = DEFAULT_PATTERN) -> list[Block]:
     link = rt.link_class(a, b)
     reachable = can[(a, b)] and (direction == "uni" or can[(b, a)])
     if peer == "current":  # as the user left it: P2P where both directions are held

@@ -17,16 +17,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runtime import Runtime
+from ..schema import (
+    AGGREGATE_PATTERNS,
+    GROUP_PATTERNS,
+    HOST_PATTERNS,
+    HOST_TO_DEVICE,
+    PAIR_PATTERNS,
+    PULL_FANOUT,
+    TEST_PATTERN,
+)
 from ..units import format_size
 from . import outcomes
 from .copyengine import BufferPool, Timing
-from .plan import HOST_PATTERNS, Block
-from .spec import GROUP_PATTERNS, PAIR_PATTERNS, SweepSpec
-
-#: Patterns where one device copies with all its peers at once.
-FANOUT_PATTERNS = ("one_to_all", "all_to_one")
-#: Patterns whose value is the bytes of several copies at once over one window.
-AGGREGATE_PATTERNS = FANOUT_PATTERNS + GROUP_PATTERNS
+from .groups import GroupPair, group_name
+from .plan import HOST_LINK, Block
+from .spec import SweepSpec
+from .together import Window
+from .transfers import Transfer
 
 
 @dataclass
@@ -48,7 +55,7 @@ class Context:
 
     def sizes_todo(self, block: Block) -> Iterator[int]:
         """The block's sizes not done yet; ticks the progress bar after each one."""
-        for size in self.spec.sizes:
+        for size in block.sizes or self.spec.sizes:
             if (block.key, size) in self.done or (block.key, size) in self._emitted:
                 continue
             if self.bar is not None:
@@ -61,19 +68,24 @@ class Context:
         """The paper rate a row is compared with: its link's, or for an aggregate (a
         fan-out, a group) that of all the links it uses at once (:func:`aggregate_nominal`).
         """
+        if block.pattern == TEST_PATTERN:
+            return test_nominal(self.rt, block.test.transfers) if block.test else math.nan
         if block.pattern not in AGGREGATE_PATTERNS:
             return self.nominal.get(block.link, math.nan)
         return aggregate_nominal(self.rt, block.flows)
 
     def remaining(self, block: Block) -> list[int]:
-        return [s for s in self.spec.sizes
+        return [s for s in block.sizes or self.spec.sizes
                 if (block.key, s) not in self.done and (block.key, s) not in self._emitted]
 
     def _row(self, block: Block, size: int, src: int | None, dst: int | None,
-             group: str | None = None, **values: Any) -> dict[str, Any]:
+             groups: GroupPair | None = None, **values: Any) -> dict[str, Any]:
         link = block.link
         row = {
-            **self.base, "src": src, "dst": dst, "group": group, "link": link,
+            **self.base, "src": src, "dst": dst, "link": link,
+            "group": None if groups is None else group_name(*groups),
+            "senders": None if groups is None else groups[0],
+            "receivers": None if groups is None else groups[1],
             "pattern": block.pattern,
             "direction": block.direction, "peer": block.peer, "path": block.path,
             "initiator": _initiator(self.spec, block),
@@ -84,6 +96,7 @@ class Context:
             "verified": None, "error": None, "bidir_total_GBps": math.nan,
             "error_kind": None, "error_code": None, "error_call": None,
             "latency_us": math.nan, "cpu_affinity": None,
+            "test": None if block.test is None else block.test.name, "transfer": None,
         }
         if block.path == "staged":
             row["nominal_GBps"] = math.nan
@@ -105,13 +118,13 @@ class Context:
         """One row per sample. The case says how its value is aggregated: ``fanout``
         copies move at once (their bytes add up), ``per_copy`` fills ``latency_us``."""
         timing = timing or self.spec.timing
-        src, dst, group = block.ends()[0]
-        bad = _verification(verified, src, dst, group)
+        src, dst, groups = block.ends()[0]
+        bad = _verification(verified, src, dst, groups)
         for i, t in enumerate(timings):
             values = self._values(t, size, timing, fanout)
             if per_copy:
                 values["latency_us"] = latency(t.elapsed_us, t.copies)
-            self.rows.append(self._row(block, size, src, dst, group, sample=i,
+            self.rows.append(self._row(block, size, src, dst, groups, sample=i,
                                        verified=verified, **values, **bad))
         self._emitted.add((block.key, size))
 
@@ -130,6 +143,38 @@ class Context:
                                            bidir_total_GBps=total, **v, **b))
         self._emitted.add((block.key, size))
 
+    def emit_test(self, block: Block, size: int, windows: list[Window],
+                  verified: list[bool | None]) -> None:
+        """A test's samples: per sample one row per transfer (its bytes over its own
+        time, its link's nominal rate) and the aggregate row (every transfer's bytes over
+        the window; the nominal rate of all at once, :func:`test_nominal`)."""
+        test = block.test
+        assert test is not None
+        timing = "events"
+        for i, w in enumerate(windows):
+            for k, (t, each, ok) in enumerate(zip(test.transfers, w.each, verified)):
+                link = self._link(t)
+                bad = _verification(ok, t.src, t.dst)
+                self.rows.append(self._row(
+                    block, size, t.src, t.dst, sample=i, verified=ok, transfer=k,
+                    link=link, initiator=t.initiator,
+                    nominal_GBps=test_nominal(self.rt, (t,)),
+                    **self._values(each, size, timing), **bad))
+            every = None if None in verified else all(verified)  # type: ignore[arg-type]
+            bad = {} if every is not False else outcomes.Failure(
+                "verification", f"data verification failed: a transfer of test "
+                f"{test.name} holds bytes other than its source's").columns()
+            self.rows.append(self._row(block, size, None, None, sample=i, verified=every,
+                                       initiator=None, **self._values(w.window, size, timing),
+                                       **bad))
+        self._emitted.add((block.key, size))
+
+    def _link(self, t: Transfer) -> str:
+        """The link class of one transfer (the host link for a host copy)."""
+        if t.src is None or t.dst is None:
+            return HOST_LINK
+        return self.rt.link_class(t.src, t.dst)
+
     def error_rows(self, block: Block, sizes: list[int], failure: outcomes.Failure, *,
                    tick: bool = True) -> None:
         """Rows that carry a failure instead of a number; ``tick=False`` inside a
@@ -138,17 +183,24 @@ class Context:
         for size in sizes:
             for end in block.ends():
                 self.rows.append(self._row(block, size, *end, **columns))
+            for k, t in enumerate(block.test.transfers if block.test is not None else ()):
+                self.rows.insert(len(self.rows) - 1, self._row(  # each transfer, then all
+                    block, size, t.src, t.dst, transfer=k, link=self._link(t),
+                    initiator=t.initiator, nominal_GBps=test_nominal(self.rt, (t,)),
+                    **columns))
             self._emitted.add((block.key, size))
             if tick and self.bar is not None:
                 self.bar.update(1)
 
 
-def _initiator(spec: SweepSpec, block: Block) -> str:
+def _initiator(spec: SweepSpec, block: Block) -> str | None:
     """Which end's stream carries the copies: the spec's choice for pairs, the center
     of a fan-out, the device of a host copy (h2d: the destination)."""
+    if block.pattern == TEST_PATTERN:
+        return None  # each transfer's row says its own
     if block.pattern in PAIR_PATTERNS or block.pattern in GROUP_PATTERNS:
         return spec.initiator
-    return "dst" if block.pattern in ("all_to_one", "h2d") else "src"
+    return "dst" if block.pattern in (PULL_FANOUT, HOST_TO_DEVICE) else "src"
 
 
 def bandwidth(nbytes: int, elapsed_us: float) -> float:
@@ -173,13 +225,14 @@ def latency(elapsed_us: float, copies: int) -> float:
 
 
 def _verification(verified: bool | None, src: int | None, dst: int | None,
-                  group: str | None = None) -> dict[str, Any]:
+                  groups: GroupPair | None = None) -> dict[str, Any]:
     """The failure columns of a point whose bytes did not arrive intact (else none)."""
     if verified is not False:
         return {}
-    if group is not None:
+    if groups is not None:
         return outcomes.Failure("verification", "data verification failed: a receiver of "
-                                f"{group} holds bytes other than its sender's").columns()
+                                f"{group_name(*groups)} holds bytes other than its sender's"
+                                ).columns()
     return outcomes.verification_failed(src, dst).columns()
 
 
@@ -214,6 +267,29 @@ def aggregate_nominal(rt: Runtime, flows: list[tuple[int, int]]) -> float:
     switched = min(math.fsum(min(port, math.fsum(r)) for r in side.values())
                    for side in (out, into)) if out else 0.0
     return math.fsum(direct) + switched
+
+
+def test_nominal(rt: Runtime, transfers: tuple[Transfer, ...] | list[Transfer]) -> float:
+    """The paper rate of a test's transfers at once: :func:`aggregate_nominal` of its
+    device copies plus the host link's rate (h2d or d2h, from the topology) of each host
+    copy; NaN when the topology is unknown or gives no rate.
+
+    Example:
+        >>> from ascend_p2p_lab.runtime import open_runtime
+        >>> from ascend_p2p_lab.measure.transfers import parse_transfer
+        >>> with open_runtime("sim", "atlas800t-a2") as rt:
+        ...     test_nominal(rt, [parse_transfer(t, 8) for t in ("0->1", "2->3")])
+        56.0
+    """
+    topo = rt.topology
+    if topo is None or not transfers:
+        return math.nan
+    flows = [f for t in transfers if (f := t.peer_flow) is not None]
+    total = aggregate_nominal(rt, flows) if flows else 0.0
+    for t in transfers:
+        if t.peer_flow is None:
+            total += topo.host.h2d_GBps if t.src is None else topo.host.d2h_GBps
+    return total
 
 
 def bidirectional_total(ab_GBps: float, ba_GBps: float) -> float:

@@ -12,20 +12,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ..runtime import Runtime
+from ..schema import (
+    CARD_PATTERNS,
+    GIVEN_GROUPS,
+    GROUP_PATTERNS,
+    LATENCY_PATTERN,
+    PAIR_PATTERNS,
+    PATTERNS_BY_NAME,
+    PULL_FANOUT,
+    TEST_PATTERN,
+)
 from ..units import format_size, parse_sizes
 from .groups import GroupPair, cards_of, parse_groups
 from .pairs import parse_pairs
+from .transfers import Test
 
-PATTERNS = ("pair", "local", "one_to_all", "all_to_one", "latency", "h2d", "d2h", "group",
-            "card")
-#: Patterns measured on ordered pairs of devices (``pairs`` chooses them).
-PAIR_PATTERNS = ("pair", "latency")
-#: Patterns where groups of devices copy at once: the ``groups`` given, or the cards.
-GROUP_PATTERNS = ("group", "card")
+#: The patterns a sweep plans (declared in the schema), the tests of a file among them.
+PATTERNS = tuple(PATTERNS_BY_NAME)
+#: The pattern of a sweep given no patterns (nor groups, nor tests).
+DEFAULT_PATTERN = PAIR_PATTERNS[0]
 #: The latency pattern's size when the sweep is given none (and measures nothing else):
 #: one 4-byte word, as p2pBandwidthLatencyTest copies.
 LATENCY_SIZES = (4,)
@@ -45,12 +54,14 @@ class SweepSpec:
     devices: tuple[int, ...] | None = None
     directions: tuple[str, ...] = ("uni",)
     peers: tuple[str, ...] = ("on",)
-    patterns: tuple[str, ...] = ("pair",)
+    patterns: tuple[str, ...] = (DEFAULT_PATTERN,)
     #: group pairs (A, B) of the group pattern: every device of A copies to every one of B
     groups: tuple[GroupPair, ...] | None = None
     #: whose stream issues a pair's copies: dst pulls (a read, the default: what the
     #: runtime guide's sample and ascend-dmi's figures do), src pushes (a write)
     initiator: str = "dst"
+    #: the tests of the test pattern: sets of transfers that run at once (see .transfers)
+    tests: tuple[Test, ...] | None = None
     samples: int = 5
     warmup: int = 2
     min_sample_us: float = 1000.0
@@ -65,6 +76,7 @@ class SweepSpec:
         d["devices"] = None if self.devices is None else list(self.devices)
         d["groups"] = None if self.groups is None else \
             [[list(a), list(b)] for a, b in self.groups]
+        d["tests"] = None if self.tests is None else [t.to_dict() for t in self.tests]
         for k in ("sizes", "directions", "peers", "patterns"):
             d[k] = list(d[k])
         return d
@@ -102,24 +114,19 @@ def make_spec(
     host_bound_ratio: float = 0.5,
     devices: str | Sequence[int] | None = None,
     groups: str | Sequence[Any] | None = None,
+    tests: Sequence[Test] | None = None,
 ) -> SweepSpec:
     """Validate sweep arguments against the runtime, before anything is allocated.
 
     ``sizes=None`` is :data:`~ascend_p2p_lab.units.DEFAULT_SIZES`, except for a sweep of the
     latency pattern alone, which measures one 4-byte copy (:data:`LATENCY_SIZES`).
     ``patterns=None`` is the pair pattern, or the group pattern when ``groups`` are given
-    (``"0,1:2,3"``: devices 0 and 1 copy to 2 and 3 at once, see :mod:`.groups`).
+    (``"0,1:2,3"``, see :mod:`.groups`), or the test pattern when ``tests`` are given
+    (:class:`~.transfers.Test`: transfers at once, at their sizes unless ``sizes`` is).
     """
-    if patterns is None:
-        patterns = ("group",) if groups is not None else ("pair",)
-    if isinstance(patterns, str):
-        patterns = (patterns,)
-    pats = tuple(dict.fromkeys(patterns))
-    if not pats or any(p not in PATTERNS for p in pats):
-        raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}")
-    # a latency sweep without sizes: one small copy; with other patterns the usual default
-    size_list = list(LATENCY_SIZES) if sizes is None and pats == ("latency",) else \
-        parse_sizes(sizes)
+    pats = _patterns(patterns, groups, tests)
+    test_list = _tests(tests, pats, rt.device_count, sizes)
+    size_list = _sizes(sizes, pats, test_list)
     for name, value, lo, hi in (("samples", samples, 1, MAX_SAMPLES),
                                 ("warmup", warmup, 0, MAX_SAMPLES),
                                 ("max_copies", max_copies, 1, MAX_COPIES)):
@@ -139,8 +146,9 @@ def make_spec(
     if set(pats) & set(PAIR_PATTERNS) and len(device_list or range(n)) < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     group_list = _groups(groups, pats, n, device_list)
-    if "card" in pats and len(cards_of(rt, device_list)) < 2:
-        raise ValueError("the card pattern needs at least two cards among the devices")
+    for card in set(pats) & set(CARD_PATTERNS):
+        if len(cards_of(rt, device_list)) < 2:
+            raise ValueError(f"the {card} pattern needs at least two cards among the devices")
     spec = SweepSpec(
         sizes=tuple(size_list),
         pairs=None if pair_list is None else tuple(pair_list),
@@ -150,6 +158,7 @@ def make_spec(
                                                              also=("current",)),
         patterns=pats,
         groups=None if group_list is None else tuple(group_list),
+        tests=None if test_list is None else tuple(test_list),
         initiator=_choice("initiator", initiator, ("src", "dst"), both=False)[0],
         samples=samples,
         warmup=warmup,
@@ -168,11 +177,12 @@ def _groups(groups: Any, pats: tuple[str, ...], n: int, devices: list[int] | Non
     """The group pairs, checked: given exactly when the group pattern is asked for, and
     among the sweep's devices."""
     group_list = parse_groups(groups, n)
-    if group_list is None and "group" in pats:
-        raise ValueError("the group pattern needs groups, e.g. groups='0,1:2,3' "
+    if group_list is None and GIVEN_GROUPS in pats:
+        raise ValueError(f"the {GIVEN_GROUPS} pattern needs groups, e.g. groups='0,1:2,3' "
                          "(--groups 0,1:2,3)")
-    if group_list is not None and "group" not in pats:
-        raise ValueError("groups are measured by the group pattern; add group to patterns")
+    if group_list is not None and GIVEN_GROUPS not in pats:
+        raise ValueError(f"groups are measured by the {GIVEN_GROUPS} pattern; add "
+                         f"{GIVEN_GROUPS} to patterns")
     if group_list is not None and devices is not None:
         outside = sorted({d for a, b in group_list for d in (*a, *b)} - set(devices))
         if outside:
@@ -181,8 +191,68 @@ def _groups(groups: Any, pats: tuple[str, ...], n: int, devices: list[int] | Non
     return group_list
 
 
-def check_spec(rt: Runtime, spec: SweepSpec) -> None:
-    """Check a spec made elsewhere against this runtime: its devices and its memory."""
+def _patterns(patterns: Sequence[str] | str | None, groups: Any, tests: Any
+              ) -> tuple[str, ...]:
+    """The patterns asked for, checked; by default the group pattern with groups, the
+    test pattern with tests, else the pair pattern."""
+    if patterns is None:
+        patterns = (GIVEN_GROUPS,) if groups is not None else (TEST_PATTERN,) if tests \
+            else (DEFAULT_PATTERN,)
+    if isinstance(patterns, str):
+        patterns = (patterns,)
+    pats = tuple(dict.fromkeys(patterns))
+    if not pats or any(p not in PATTERNS for p in pats):
+        raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}"
+                         " (tests made of transfers run with: ascend-p2p-lab run NAME)")
+    return pats
+
+
+def _sizes(sizes: Any, pats: tuple[str, ...], tests: list[Test] | None) -> list[int]:
+    """The sweep's sizes: given, else one small copy for latency alone, every size of
+    the tests for tests alone, or the default sizes."""
+    if sizes is None and pats == (LATENCY_PATTERN,):
+        return list(LATENCY_SIZES)
+    if sizes is None and pats == (TEST_PATTERN,) and tests:
+        return sorted({s for t in tests for s in t.sizes or ()})
+    return parse_sizes(sizes)
+
+
+def _tests(tests: Sequence[Test] | None, pats: tuple[str, ...], n: int, sizes: Any
+           ) -> list[Test] | None:
+    """The tests, checked: given exactly when the test pattern is asked for, on devices
+    of this server, each with sizes unless the sweep gives them (which then replace
+    the tests' own)."""
+    if tests is None:
+        if TEST_PATTERN in pats:
+            raise ValueError("the test pattern needs tests (a test file: ascend-p2p-lab run)")
+        return None
+    if TEST_PATTERN not in pats:
+        raise ValueError("tests are measured by the test pattern; add it to patterns")
+    out = []
+    for t in tests:
+        if not isinstance(t, Test):
+            raise TypeError(f"tests must be Test objects, got {type(t).__name__}")
+        outside = [d for d in t.devices if not 0 <= d < n]
+        if outside:
+            raise ValueError(f"test {t.name!r} uses device {outside[0]}; the server has "
+                             f"devices 0..{n - 1}")
+        if sizes is not None:
+            t = Test(t.name, t.transfers, None, t.description)
+        elif not t.sizes:
+            raise ValueError(f"test {t.name!r} has no sizes; give sizes")
+        out.append(t)
+    if not out:
+        raise ValueError("the test list is empty")
+    names = [t.name for t in out]
+    if len(set(names)) != len(names):
+        raise ValueError("two tests share a name")
+    return out
+
+
+def check_spec(rt: Runtime, spec: SweepSpec) -> SweepSpec:
+    """Check a spec made elsewhere against this runtime: its devices and its memory.
+    Returns it with its tests as :class:`~.transfers.Test` (a run's ``params`` hold them
+    as dicts, as ``to_dict`` writes them)."""
     n = rt.device_count
     for src, dst in spec.pairs or ():
         for dev in (src, dst):
@@ -194,7 +264,16 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> None:
         parse_groups(spec.groups, n)
     if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
+    if spec.tests is not None:
+        try:
+            tests = tuple(t if isinstance(t, Test) else Test.from_dict(t, n)
+                          for t in spec.tests)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"a test of the spec cannot be read ({exc!r})") from None
+        _tests(tests, spec.patterns, n, None if all(t.sizes for t in tests) else spec.sizes)
+        spec = replace(spec, tests=tests)
     _check_memory(rt, spec)
+    return spec
 
 
 def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
@@ -202,13 +281,16 @@ def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
     if rt.lacks(["mem_info"]):
         return  # no aclrtGetMemInfo: an allocation that fails says so later
     buffers = 2  # a send and a receive buffer per device
-    if "all_to_one" in spec.patterns:  # one receive buffer per peer on the target
+    if PULL_FANOUT in spec.patterns:  # one receive buffer per peer on the target
         buffers = max(buffers, rt.device_count)
     if set(spec.patterns) & set(GROUP_PATTERNS):  # one per sender of the other group
         widest = max((len(g) for pair in spec.groups or () for g in pair), default=1)
-        if "card" in spec.patterns:
+        if set(CARD_PATTERNS) & set(spec.patterns):
             widest = max(widest, *map(len, cards_of(rt, spec.devices)))
         buffers = max(buffers, widest + 1)
+    for test in spec.tests or ():  # a receive buffer per transfer into a device, a send
+        into = [t.dst for t in test.transfers if t.dst is not None]
+        buffers = max(buffers, 1 + max((into.count(d) for d in into), default=0))
     need = buffers * max(spec.sizes)
     for dev in devices_of(rt, spec):
         free, _total = rt.mem_info(dev)
@@ -265,8 +347,10 @@ def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
     """The devices a sweep of spec uses."""
     if spec.devices is not None:
         return list(spec.devices)
-    if spec.patterns == ("group",) and spec.groups:
+    if spec.patterns == (GIVEN_GROUPS,) and spec.groups:
         return sorted({d for a, b in spec.groups for d in (*a, *b)})
+    if spec.patterns == (TEST_PATTERN,) and spec.tests:
+        return sorted({d for t in spec.tests for d in t.devices})
     if spec.pairs is None or set(spec.patterns) - set(PAIR_PATTERNS):
         return list(range(rt.device_count))
     return sorted({d for p in spec.pairs for d in p})

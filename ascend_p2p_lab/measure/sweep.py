@@ -211,8 +211,7 @@ def _spec(rt: Runtime, spec: SweepSpec | None, pairs: Any, sizes: Any,
         raise TypeError(f"spec must be a SweepSpec, got {type(spec).__name__}")
     if pairs is not None or sizes is not None or options:
         raise TypeError("give either spec= or the sweep's parameters, not both")
-    check_spec(rt, spec)
-    return spec
+    return check_spec(rt, spec)
 
 
 def _run_block(ctx: Context, block: Block) -> bool:

@@ -45,6 +45,7 @@ from .reports import report
 from .style import DPI as DPI
 from .style import LINK_COLORS
 from .style import LabFigure as LabFigure
+from .transfers import scaling_curve, test_bars
 
 __all__ = [
     "LINK_COLORS",
@@ -65,5 +66,7 @@ __all__ = [
     "process_modes",
     "ratio_heatmap",
     "report",
+    "scaling_curve",
+    "test_bars",
     "uni_vs_bi",
 ]

@@ -29,7 +29,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..matrices import CARD_PATTERNS, run_matrices
+from ..matrices import CARD_PATTERNS, flow_label, run_matrices
+from ..schema import AGGREGATE_PATTERNS, PULL_FANOUT, PUSH_FANOUT
 from .matrix import annotate_matrix, draw_matrix
 from .prepare import backend_note
 from .style import (
@@ -44,8 +45,8 @@ from .style import (
 )
 
 #: Patterns drawn as bars, with their colour and how a bar names its copies.
-AGGREGATE_COLORS = {"one_to_all": "#1f77b4", "all_to_one": "#2ca02c", "group": "#9467bd",
-                    "card": "#d62728"}
+AGGREGATE_COLORS = dict(zip(AGGREGATE_PATTERNS, ("#1f77b4", "#2ca02c", "#9467bd",
+                                                "#d62728", "#8c564b", "#e377c2")))
 BAR_COLUMNS = ["pattern", "direction", "what", "size_bytes", "median", "p10", "p90",
                "nominal_GBps", "link"]
 #: Room to the right of the longest bar or tick for its text, as a factor of it.
@@ -57,20 +58,21 @@ BAR_ROW_IN = 0.32
 
 
 def _what(row: pd.Series) -> str:
-    if row["pattern"] == "one_to_all":
-        return f"one_to_all {int(row['src'])}->all"
-    if row["pattern"] == "all_to_one":
-        return f"all_to_one all->{int(row['dst'])}"
-    group = str(row["group"])
-    return f"{row['pattern']} {group.replace('->', '<->') if row['direction'] == 'bi' else group}"
+    if row["pattern"] == PUSH_FANOUT:
+        return f"{PUSH_FANOUT} {int(row['src'])}->all"
+    if row["pattern"] == PULL_FANOUT:
+        return f"{PULL_FANOUT} all->{int(row['dst'])}"
+    arrow = "<->" if row["direction"] == "bi" else "->"
+    return f"{row['pattern']} {flow_label(row, arrow)}"
 
 
-def _senders_first(group: object) -> bool:
-    """Whether a group name's senders have the lower first device ("0,1->2,3": True)."""
-    if not isinstance(group, str):
+def _senders_first(row: pd.Series) -> bool:
+    """Whether a group row's senders have the lower first device ((0, 1) to (2, 3): True);
+    True for a row of no group."""
+    senders, receivers = row["senders"], row["receivers"]
+    if senders is None or receivers is None:
         return True
-    a, b = (int(side.split(",")[0]) for side in group.split("->"))
-    return a < b
+    return senders[0] < receivers[0]
 
 
 def aggregate_stats(run: pd.DataFrame) -> pd.DataFrame:
@@ -86,7 +88,7 @@ def aggregate_stats(run: pd.DataFrame) -> pd.DataFrame:
     rows.loc[bi, "bandwidth_GBps"] = rows.loc[bi, "bidir_total_GBps"]
     rows.loc[bi, "nominal_GBps"] = 2 * rows.loc[bi, "nominal_GBps"]
     # a bi pair's two rows hold the same total: keep the one whose senders come first
-    first = rows[~bi | rows["group"].map(_senders_first).fillna(True).astype(bool)].copy()
+    first = rows[~bi | rows.apply(_senders_first, axis=1).astype(bool)].copy()
     first["what"] = first.apply(_what, axis=1)
     g = first.groupby(["pattern", "direction", "what", "size_bytes"], sort=False)
     out = pd.DataFrame({

@@ -13,12 +13,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE
 from .prepare import backend_note, eq, pooled_stats
 from .style import CURVE_SIZE, bandwidth_axes, fig_ax, finish, set_title, side_legend
 
 #: Colour and words per direction of a host copy.
-HOST_DIRECTIONS = {"h2d": ("#1f77b4", "h2d: host -> device"),
-                   "d2h": ("#d62728", "d2h: device -> host")}
+HOST_DIRECTIONS = {HOST_TO_DEVICE: ("#1f77b4", f"{HOST_TO_DEVICE}: host -> device"),
+                   DEVICE_TO_HOST: ("#d62728", f"{DEVICE_TO_HOST}: device -> host")}
 #: Above this many devices, lines are thin and unnamed (one legend entry per direction);
 #: up to it, each device has its marker.
 MAX_NAMED = 4
@@ -36,7 +37,7 @@ def host_stats(run: pd.DataFrame) -> pd.DataFrame:
     rows = run[run["pattern"].isin(list(HOST_DIRECTIONS)).fillna(False).astype(bool)]
     rows = rows[rows["error_kind"].isna()].copy()
     # the device end: the destination of h2d, the source of d2h
-    rows["device"] = rows["dst"].where(eq(rows["pattern"], "h2d"), rows["src"])
+    rows["device"] = rows["dst"].where(eq(rows["pattern"], HOST_TO_DEVICE), rows["src"])
     return pooled_stats(rows, ["pattern", "device"], "bandwidth_GBps")
 
 

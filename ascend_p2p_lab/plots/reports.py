@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..schema import CARD_PATTERNS
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
 from .collectives import collective_bandwidth
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
@@ -15,6 +16,7 @@ from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
 from .prepare import combos, distinct, eq, mode_rows, pair_count
 from .processes import process_modes
 from .style import DPI
+from .transfers import CURVE_POINTS, scaling_curve, scaling_stats, test_bars, test_stats
 
 
 def _save(fig: Figure, path: Path, written: list[Path]) -> None:
@@ -86,12 +88,16 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     _cards(run, out, written)
     if run["algbw_GBps"].notna().any():  # imported hccl_test collectives
         _save(collective_bandwidth(run), out / "collective_bandwidth.png", written)
+    if not test_stats(run).empty:  # tests: each transfer beside the aggregate
+        _save(test_bars(run), out / "tests.png", written)
+        if scaling_stats(run)["transfers"].nunique() >= CURVE_POINTS:
+            _save(scaling_curve(run), out / "scaling.png", written)
     return written
 
 
 def _cards(run: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """The card matrix of each direction measured (bi: with both directions' total)."""
-    cards = run[eq(run["pattern"], "card")]
+    cards = run[run["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool)]
     for direction in distinct(cards, "direction"):
         part = cards[cards["direction"] == direction]
         if part["bandwidth_GBps"].notna().any():  # an imported DMI card matrix: bi total only

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import ipywidgets as ipw
 
+from ..measure.declarations import GENERATED
 from ..runtime import Runtime
 from ..units import format_size
 from .peers import ProbeTable
@@ -29,8 +30,11 @@ CSS_CLASSES = {
     "sizes": "p2p-sizes", "direction": "p2p-direction", "peer": "p2p-peer",
     "samples": "p2p-samples", "plots": "p2p-plots", "live": "p2p-live",
     "run_button": "p2p-run", "progress": "p2p-progress", "status": "p2p-status",
-    "out": "p2p-output", "links_box": "p2p-links",
+    "out": "p2p-output", "links_box": "p2p-links", "test": "p2p-test",
+    "test_file": "p2p-test-file",
 }
+#: The test control's choice that measures the pairs (the sweep), not a test.
+PAIRS_CHOICE = "pairs"
 
 
 @dataclass
@@ -52,11 +56,14 @@ class Controls:
     status: ipw.HTML
     out: ipw.Output
     links_box: ipw.VBox
+    test: ipw.Dropdown
+    test_file: ipw.Text
 
     def root(self) -> ipw.VBox:
         """The dashboard's layout: header, controls, status, figures, link panel."""
         controls = ipw.VBox([
             self.preset,
+            ipw.HBox([self.test, self.test_file]),
             ipw.HBox([self.pairs_mode, self.pairs]),
             self.sizes,
             self.direction,
@@ -105,6 +112,10 @@ def make_controls() -> Controls:
         status=ipw.HTML(),
         out=ipw.Output(layout=ipw.Layout(min_height="2em")),
         links_box=ipw.VBox(),
+        test=ipw.Dropdown(options=[PAIRS_CHOICE, *GENERATED], value=PAIRS_CHOICE,
+                          description="test", layout=ipw.Layout(width="20em")),
+        test_file=ipw.Text(value="", placeholder="or a test file (TOML path)",
+                           layout=ipw.Layout(width="24em")),
     )
     for name, css in CSS_CLASSES.items():
         getattr(c, name).add_class(css)

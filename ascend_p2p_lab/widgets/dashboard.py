@@ -27,7 +27,7 @@ import pandas as pd
 from .. import measure
 from ..measure.spec import MAX_SAMPLES, SweepSpec
 from ..runtime import Runtime, open_runtime
-from .controls import HARDWARE, make_controls, pair_options, point_preset
+from .controls import HARDWARE, PAIRS_CHOICE, make_controls, pair_options, point_preset
 from .live import SOURCE, LiveRun, so_far
 from .panel import PeerLinkPanel
 from .peers import probe_table
@@ -114,6 +114,7 @@ class SweepDashboard:
         self.plots, self.live, self.run_button, self.progress = (
             c.plots, c.live, c.run_button, c.progress)
         self.status, self.out, self.links_box = c.status, c.out, c.links_box
+        self.test, self.test_file = c.test, c.test_file
         self.preset.observe(self._on_preset, names="value")
         self.run_button.on_click(lambda _b: self.run())
         self.widget = c.root()
@@ -293,9 +294,27 @@ class SweepDashboard:
         if isinstance(samples, int) and not 1 <= samples <= MAX_SAMPLES:
             # the dashboard's own words for its one free-form number
             raise ValueError(f"samples must be between 1 and {MAX_SAMPLES}, got {samples}")
+        tests = self.selected_tests()
+        if tests is not None:  # a test: its transfers at once, at the slider's sizes
+            return measure.make_spec(self.rt, sizes=self.selected_sizes(), tests=tests,
+                                     peer=self.peer.value, samples=samples)
         return measure.make_spec(self.rt, self.selected_pairs(), self.selected_sizes(),
                                  direction=self.direction.value, peer=self.peer.value,
                                  samples=samples)
+
+    def selected_tests(self) -> list[Any] | None:
+        """The tests to run instead of pairs: those of the test file named, or the
+        built-in test chosen (expanded over the server's devices); None for pairs."""
+        from ..measure.declarations import expand
+        from ..measure.testfile import read_tests
+
+        path, name = self.test_file.value.strip(), self.test.value
+        if not path and name == PAIRS_CHOICE:
+            return None
+        if self.peer.value not in ("on", "current"):
+            raise ValueError("a test runs with peer access on or as the link panel set it "
+                             "(peer on or current)")
+        return read_tests(path, self.rt.device_count) if path else expand(self.rt, name)
 
     # ------------------------------------------------------------------ running
     def run(self) -> pd.DataFrame | None:

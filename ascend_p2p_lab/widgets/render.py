@@ -19,6 +19,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..schema import TEST_PATTERN
+
+#: The view of a run of tests (``plot_mode``): bars per transfer and aggregate.
+TESTS_MODE = ("tests", None, None)
 #: Up to this many pairs the curves are drawn one per pair, above it one per link class.
 CURVES_PER_PAIR = 8
 #: The caption names the measured cells up to this many, and counts the rest.
@@ -29,6 +33,9 @@ def plot_mode(frame: pd.DataFrame) -> tuple[str, str | None, Any] | None:
     """(direction, peer, path) to draw, None when nothing can be drawn. A
     ``peer="current"`` run shows P2P and direct cells together, so that disabled links
     show their error next to the others."""
+    tested = frame["pattern"].eq(TEST_PATTERN).fillna(False)
+    if (tested & frame["bandwidth_GBps"].notna()).any():
+        return TESTS_MODE
     good = frame[frame["bandwidth_GBps"].notna() & frame["pattern"].eq("pair").fillna(False)]
     current = frame.attrs.get("run", {}).get("params", {}).get("peers") == ["current"]
     for direction in ("uni", "bi"):
@@ -50,6 +57,13 @@ def make_figures(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> dict
     """
     from .. import plots
 
+    if mode == TESTS_MODE:  # each transfer beside its test's aggregate; a scaling curve
+        figures = {"tests": plots.test_bars(frame)}
+        from ..plots.transfers import CURVE_POINTS, scaling_stats
+
+        if scaling_stats(frame)["transfers"].nunique() >= CURVE_POINTS:
+            figures["scaling"] = plots.scaling_curve(frame)
+        return figures
     direction, peer, path = mode
     figures = {"heatmap": plots.heatmap(frame, direction=direction, peer=peer, path=path)}
     if frame["bandwidth_GBps"].notna().any():
@@ -73,6 +87,8 @@ def heatmap_caption(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> s
     """
     from ..plots.cells import heatmap_data
 
+    if mode == TESTS_MODE:
+        return tests_caption(frame)
     direction, peer, path = mode
     data = heatmap_data(frame, direction=direction, peer=peer, path=path)
     measured = data.cells.loc[data.cells["state"] == "value", "value"]
@@ -82,6 +98,18 @@ def heatmap_caption(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> s
         more = ", …" if len(named) > CAPTION_CELLS else ""
         text += f" ({', '.join(named[:CAPTION_CELLS])}{more})"
     return "\n".join([text, *(what for _code, what in data.legend)])
+
+
+def tests_caption(frame: pd.DataFrame) -> str:
+    """The tests' bars in words: each transfer's value and each test's aggregate, and the
+    reason where a value is missing."""
+    from ..plots.transfers import test_values
+
+    lines = []
+    for rec in test_values(frame).to_dict("records"):
+        value = f"{rec['median_GBps']:.1f} GB/s" if rec["reason"] is None else rec["reason"]
+        lines.append(f"{rec['test']}: {rec['what']} {value}")
+    return "\n".join(lines)
 
 
 def text_output(text: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ MUTANTS: list[Mutant] = [
       "else why.get((b, a), (NOT_MEASURED_KIND, NOT_MEASURED))",
       "an empty cell's reason taken from the opposite direction", MATRICES),
     M("matrices.smallest_size", "matrices.py",
-      'return int(sizes.min() if pattern == "latency" else sizes.max())',
+      'return int(sizes.min() if pattern == LATENCY_PATTERN else sizes.max())',
       'return int(sizes.min())',
       "bandwidth matrices at the smallest size instead of the largest", MATRICES),
     M("matrices.no_total", "matrices.py",

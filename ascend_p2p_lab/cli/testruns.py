@@ -1,0 +1,133 @@
+"""The commands of tests as data: ``run`` (a test file, or a built-in test by name) and
+``patterns`` (the built-in tests, one per line, name first, as ``nvbandwidth -l``).
+
+Example:
+    $ ascend-p2p-lab run my-tests.toml --preset atlas800t-a2 --samples 3 --out run1
+    $ ascend-p2p-lab run ring-bi --preset atlas800t-a2 --sizes 256MiB
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from .parser import past_input_checks
+from .session import run_session
+
+RUN_HELP = "run the tests of a TOML test file, or a built-in test by name (see `patterns`)"
+US_PER_MS = 1000.0
+#: A built-in test's size when neither the command nor the test names one.
+BUILT_IN_SIZE = "256MiB"
+
+
+def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any) -> None:
+    """The ``run`` and ``patterns`` subcommands (their options live here)."""
+    p = make(sub, "patterns", "list the built-in tests, one per line, name first; with a "
+                              "NAME, print that test as a test file for the server")
+    p.add_argument("name", nargs="?", default=None, metavar="NAME",
+                   help="a built-in test made of transfers: print it as TOML for the server "
+                        "(--preset or --backend), ready to edit and `run`")
+    add_backend(p)
+    p.add_argument("--devices", default="all", help="the devices it expands over (default all)")
+    p.add_argument("--sizes", default=None, help=f"its sizes (default {BUILT_IN_SIZE})")
+    p = make(sub, "run", RUN_HELP)
+    p.add_argument("file", metavar="FILE", help="a test file (TOML: schema_version = 1, "
+                   "[[test]] tables with name, sizes, transfers) or a built-in test's name")
+    add_backend(p)
+    p.add_argument("--devices", default="all",
+                   help="a built-in test's devices, e.g. 0-3 (default all); a file names its "
+                        "own")
+    p.add_argument("--sizes", default=None,
+                   help="sizes for every test, replacing the file's (LO:HI or a comma list); "
+                        "a built-in test's default: 256MiB")
+    p.add_argument("--peer", choices=["on", "current"], default="on",
+                   help="on (default): peer access enabled both ways for every device pair "
+                        "of a test, and restored after; current: as the runtime holds it "
+                        "(a test whose pairs do not all hold it runs as direct copies)")
+    p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
+    p.add_argument("--warmup", type=int, default=2,
+                   help="untimed windows before each point's samples (default 2)")
+    p.add_argument("--min-sample-ms", type=float, default=1.0,
+                   help="each sample repeats the copies until it lasts at least this long "
+                        "(default 1.0 ms)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="folder to write the run to (default: not saved)")
+    p.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
+    p.add_argument("--checkpoint", type=Path, default=None,
+                   help="resume file: finished tests are kept there and skipped on a rerun")
+    p.add_argument("--no-verify", action="store_true",
+                   help="skip checking the copied bytes (default: verified)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_format(p, "the summary, every transfer's value and each test's aggregate")
+
+
+def cmd_patterns(args: argparse.Namespace) -> int:
+    from ..measure.declarations import DECLARATIONS, GENERATED, expand
+    from ..measure.spec import parse_devices
+    from ..measure.testfile import to_toml
+    from ..units import parse_sizes
+
+    if args.name is None:
+        for decl in DECLARATIONS.values():
+            print(decl.line())
+        return 0
+    if args.name not in GENERATED:
+        raise ValueError(f"no built-in test {args.name!r} made of transfers; built-in: "
+                         f"{', '.join(GENERATED)}")
+    sizes = parse_sizes(args.sizes or BUILT_IN_SIZE)
+
+    def work(rt: Any) -> int:
+        tests = expand(rt, args.name, parse_devices(args.devices, rt.device_count))
+        print(to_toml(tests, sizes), end="")
+        return 0
+
+    return run_session(args, work)
+
+
+
+
+def _source(file: str) -> tuple[str, Path | None]:
+    """A built-in test's name, or a test file's path (checked: exit 2 on a bad file,
+    before the runtime is open)."""
+    from ..measure.declarations import GENERATED
+    from ..measure.testfile import TestFileError, read_tests
+
+    path = Path(file)
+    if path.exists() or path.suffix == ".toml" or file not in GENERATED:
+        if not path.exists():
+            raise TestFileError(f"{file}: no such test file, and no built-in test of that "
+                                f"name (built-in: {', '.join(GENERATED)})")
+        read_tests(path, None)  # syntax, fields, sizes, schema: before any device work
+        return file, path
+    return file, None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from ..measure.declarations import expand
+    from ..measure.spec import parse_devices
+    from ..measure.testfile import read_tests
+    from ..runfolder import clear_stale
+    from .runs import _emit, _sweep_kept, _sweep_out
+
+    name, path = _source(args.file)
+    _sweep_out(args)
+
+    def work(rt: Any) -> int:
+        if path is not None:
+            tests = read_tests(path, rt.device_count)  # unknown devices: file and line
+            sizes = args.sizes
+        else:
+            devices = parse_devices(args.devices, rt.device_count)
+            tests = expand(rt, name, devices)
+            sizes = args.sizes or BUILT_IN_SIZE
+        run = _sweep_kept(rt, tests=tests, sizes=sizes, samples=args.samples, peer=args.peer,
+                          warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
+                          verify=not args.no_verify, progress=not args.no_progress,
+                          out=args.out, checkpoint=args.checkpoint)
+        with past_input_checks():
+            if args.out is not None:
+                clear_stale(args.out)
+            return _emit(run, args.format, args.out)
+
+    return run_session(args, work)

@@ -1,0 +1,161 @@
+"""Figures of tests (sets of transfers at once): each transfer's bar beside the test's
+aggregate and its nominal rate, and the aggregate against the number of transfers (the
+scaling curve). :func:`test_stats` and :func:`scaling_stats` prepare the data (pure
+pandas); :func:`test_bars` and :func:`scaling_curve` draw it.
+
+Example:
+    >>> from ascend_p2p_lab import open_runtime
+    >>> from ascend_p2p_lab.measure import sweep
+    >>> from ascend_p2p_lab.measure.transfers import make_test
+    >>> with open_runtime("sim", "atlas800t-a2") as rt:
+    ...     run = sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2"], 8)],
+    ...                 sizes="16MiB", samples=2, progress=False)
+    >>> test_stats(run)[["test", "what", "nominal_GBps"]].values.tolist()
+    [['t', '0->1', 28.0], ['t', '2->3', 28.0], ['t', 'all', 56.0]]
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from ..matrices import AGGREGATE_LABEL, aggregate_values
+from ..schema import TEST_PATTERN as TEST
+from .prepare import backend_note
+from .style import CURVE_SIZE, fig_ax, finish, link_color, set_title, side_legend
+
+#: Inches per bar of :func:`test_bars`.
+BAR_IN = 0.32
+AGGREGATE_COLOR = "#333333"
+NOMINAL_COLOR = "#b00020"
+#: How a bar names a transfer its destination does not issue.
+PUSH = {"src": " (push)", "third": " (by a third device)"}
+#: Fewest distinct transfer counts for a scaling curve in a report.
+CURVE_POINTS = 3
+
+
+def test_values(run: pd.DataFrame) -> pd.DataFrame:
+    """Every transfer's and every aggregate's value of the run's tests, with the reason
+    for each missing one (:func:`~ascend_p2p_lab.matrices.aggregate_values`)."""
+    table = aggregate_values(run)
+    return table[table["pattern"] == TEST].reset_index(drop=True)
+
+
+def test_stats(run: pd.DataFrame) -> pd.DataFrame:
+    """One row per transfer of each test and one for its aggregate, at the largest size
+    measured: ``test, transfer, what, link, size_bytes, median, p10, p90, nominal_GBps``
+    (what: ``0->1``, ``host->4``, ``all``); tests in run order, transfers in file order.
+    """
+    cols = ["test", "transfer", "what", "initiator", "link", "size_bytes", "median", "p10",
+            "p90", "nominal_GBps"]
+    listed = test_values(run)
+    listed = listed[listed["median_GBps"].notna()]
+    if listed.empty:
+        return pd.DataFrame(columns=cols)
+    good = run[(run["pattern"] == TEST) & run["bandwidth_GBps"].notna()
+               & run["error_kind"].isna()]
+    out = []
+    for rec in listed.to_dict("records"):
+        rows = good[(good["test"] == rec["test"]) & (good["size_bytes"] == rec["size_bytes"])]
+        rows = rows[rows["transfer"].isna()] if pd.isna(rec["transfer"]) else \
+            rows[rows["transfer"] == rec["transfer"]]
+        bw = rows["bandwidth_GBps"]
+        out.append({"test": rec["test"], "transfer": rec["transfer"], "what": rec["what"],
+                    "initiator": rec["initiator"], "link": rec["link"],
+                    "size_bytes": rec["size_bytes"],
+                    "median": float(bw.median()), "p10": float(bw.quantile(0.1)),
+                    "p90": float(bw.quantile(0.9)), "nominal_GBps": rec["nominal_GBps"]})
+    return pd.DataFrame(out, columns=cols)
+
+
+def scaling_stats(run: pd.DataFrame) -> pd.DataFrame:
+    """Each test's aggregate against its number of transfers, at the largest size
+    measured: ``test, transfers, size_bytes, median, p10, p90, nominal_GBps``, sorted by
+    the number of transfers."""
+    st = test_stats(run)
+    count = st[st["what"] != AGGREGATE_LABEL].groupby("test").size().rename("transfers")
+    agg = st[st["what"] == AGGREGATE_LABEL].merge(count.reset_index(), on="test")
+    return agg[["test", "transfers", "size_bytes", "median", "p10", "p90",
+                "nominal_GBps"]].sort_values("transfers", kind="stable").reset_index(drop=True)
+
+
+def test_bars(run: pd.DataFrame, *, ax: Axes | None = None,
+              figsize: tuple[float, float] | None = None) -> Figure:
+    """Horizontal bars: each transfer of each test (coloured by its link) and the test's
+    aggregate (dark), median with a p10-p90 whisker, the nominal rate as a red tick.
+
+    Example:
+        >>> fig = test_bars(run)  # doctest: +SKIP
+    """
+    st = test_stats(run)
+    if st.empty:
+        raise ValueError("the run has no measured test rows")
+    width, _ = CURVE_SIZE
+    fig, ax = fig_ax(ax, (width, 1.8 + BAR_IN * len(st)), figsize)
+    y = np.arange(len(st))
+    agg = (st["what"] == AGGREGATE_LABEL).to_numpy()
+    colors = [AGGREGATE_COLOR if a else link_color(str(lk)) for a, lk in zip(agg, st["link"])]
+    err = np.vstack([st["median"] - st["p10"], st["p90"] - st["median"]]).clip(min=0)
+    ax.barh(y, st["median"], color=colors, height=0.7, xerr=err,
+            error_kw={"ecolor": "#777777", "lw": 0.8, "capsize": 2})
+    ax.scatter(st["nominal_GBps"], y, marker="|", s=220, color=NOMINAL_COLOR, zorder=3)
+    right = float(np.nanmax([st["p90"].max(), st["nominal_GBps"].max()]))
+    for k, (med, nom, p90) in enumerate(zip(st["median"], st["nominal_GBps"], st["p90"])):
+        share = f" ({med / nom:.0%})" if nom and math.isfinite(nom) else ""
+        ax.text(np.nanmax([p90, nom]) + 0.01 * right, k, f"{med:.1f}{share}", va="center",
+                fontsize=7.5)
+    ax.set_xlim(0, right * 1.25)
+    labels = [f"{t}: {w}" if w == AGGREGATE_LABEL else f"  {w}" + PUSH.get(str(i), "")
+              for t, w, i in zip(st["test"], st["what"], st["initiator"])]
+    ax.set_yticks(y, labels=labels, fontsize=8)
+    ax.set_ylim(len(st) - 0.5, -0.5)
+    for k in np.flatnonzero(agg)[:-1]:  # a line between tests
+        ax.axhline(k + 0.5, color="#bbbbbb", lw=0.6)
+    ax.set_xlabel("bandwidth (GB/s): a transfer's bytes over its own time; "
+                  "'all': every byte over the window")
+    ax.grid(axis="x", alpha=0.3)
+    handles = [Patch(color=link_color(str(lk)), label=str(lk))
+               for lk in dict.fromkeys(st.loc[~agg, "link"])]
+    handles += [Patch(color=AGGREGATE_COLOR, label="aggregate (all)"),
+                Line2D([], [], marker="|", ls="", ms=12, color=NOMINAL_COLOR,
+                       label="nominal")]
+    side_legend(ax, handles)
+    size = int(st["size_bytes"].max())
+    set_title(ax, f"Transfers at once and their aggregate, at {size / (1 << 20):g} MiB"
+              "\nmedian over samples, p10-p90 whisker", backend_note(run))
+    return finish(fig)
+
+
+def scaling_curve(run: pd.DataFrame, *, ax: Axes | None = None,
+                  figsize: tuple[float, float] | None = None) -> Figure:
+    """A test family's aggregate against its number of transfers (``run scaling``), with
+    the nominal rate of the links used (capped at a shared port where the preset has one).
+
+    Example:
+        >>> fig = scaling_curve(run)  # doctest: +SKIP
+    """
+    st = scaling_stats(run)
+    if st["transfers"].nunique() < 2:
+        raise ValueError("the run has fewer than two tests of different sizes to draw")
+    fig, ax = fig_ax(ax, CURVE_SIZE, figsize)
+    x = st["transfers"].to_numpy()
+    ax.fill_between(x, st["p10"], st["p90"], color=AGGREGATE_COLOR, alpha=0.15, lw=0)
+    ax.plot(x, st["median"], marker="o", color=AGGREGATE_COLOR, label="measured (median)")
+    ax.plot(x, st["nominal_GBps"], ls="--", color=NOMINAL_COLOR,
+            label="nominal: sum of the links,\ncapped at a shared port")
+    ax.set_xlabel("transfers at once (peers)")
+    ax.set_ylabel("aggregate bandwidth (GB/s)")
+    ax.set_xticks(x)
+    ax.set_ylim(0, float(np.nanmax([st["p90"].max(), st["nominal_GBps"].max()])) * 1.1)
+    ax.grid(alpha=0.3)
+    side_legend(ax)
+    size = int(st["size_bytes"].max())
+    set_title(ax, f"Aggregate against the number of transfers, at {size / (1 << 20):g} MiB",
+              backend_note(run))
+    return finish(fig)

@@ -1,0 +1,61 @@
+"""Runs saved by an older release load and draw the same (tests/data/run_v1: saved by
+the release before tests-as-data, run schema 1, group labels and no device lists)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ascend_p2p_lab.matrices import run_matrices
+from ascend_p2p_lab.results import RUN_SCHEMA_VERSION, load_run, save_run
+
+V1 = Path(__file__).parent / "data" / "run_v1"
+
+
+def _expected() -> dict:
+    return json.loads((V1 / "expected.json").read_text())
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_version_1_run_loads_with_its_device_lists(fmt, tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(V1, folder)
+    if fmt == "csv":
+        (folder / "samples.parquet").unlink()
+    run = load_run(folder)
+    assert json.loads((V1 / "run.json").read_text()).get("schema_version", 1) == 1
+    card = run[run["pattern"] == "card"]
+    first = card.iloc[0]
+    assert isinstance(first["senders"], tuple) and isinstance(first["receivers"], tuple)
+    assert set(card["senders"]) == {(0, 1), (2, 3), (4, 5)}
+    group = run[run["pattern"] == "group"]
+    assert set(zip(group["senders"], group["receivers"])) >= {((0, 1), (2, 3)), ((4,), (0, 5))}
+    assert run.loc[run["pattern"] == "pair", "senders"].isna().all()
+
+
+def test_a_version_1_run_draws_the_same():
+    from ascend_p2p_lab.plots.aggregates import aggregate_stats
+
+    run = load_run(V1)
+    expected = _expected()
+    assert [m.to_json() for m in run_matrices(run)] == expected["matrices"]
+    stats = json.loads(aggregate_stats(run).to_json(orient="records"))
+    assert stats == expected["aggregates"]
+
+
+def test_saved_again_it_is_version_2_and_keeps_the_lists(tmp_path):
+    run = load_run(V1)
+    save_run(run, tmp_path / "again")
+    meta = json.loads((tmp_path / "again" / "run.json").read_text())
+    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 2
+    again = load_run(tmp_path / "again")
+    pd.testing.assert_series_equal(again["senders"], run["senders"])
+    (tmp_path / "again" / "samples.parquet").unlink()  # the CSV's JSON lists
+    from_csv = load_run(tmp_path / "again")
+    assert list(from_csv["receivers"]) == list(run["receivers"])
+    csv = (tmp_path / "again" / "samples.csv").read_text()
+    assert '"[0, 1]"' in csv  # device lists as JSON, not a label to split
