@@ -87,6 +87,8 @@ def to_toml(criteria: Criteria) -> str:
         f"name = {_value(criteria.name)}",
         f"source = {_value(criteria.source)}",
     ]
+    if criteria.description:
+        lines.append(f"description = {_value(criteria.description)}")
     if criteria.fraction is not None:
         lines.append(f"fraction = {_value(float(criteria.fraction))}  # criteria = "
                      "measured x fraction (latency: / fraction)")
