@@ -73,6 +73,30 @@ def test_against_the_preset_bi_cells_are_compared_on_the_total(tmp_path, capsys)
     assert "(seed 0, the simulator's: the run has none)" in captured.err
 
 
+def _bi(src: int, dst: int, gbps: float | None, total: float | None) -> dict:
+    return {"src": src, "dst": dst, "pattern": "pair", "direction": "bi", "peer": "on",
+            "path": "p2p", "size_bytes": 1 << 28, "bandwidth_GBps": gbps,
+            "bidir_total_GBps": total}
+
+
+def test_a_total_is_compared_only_with_a_total():
+    """Run side gives only totals (DMI): with the baseline's totals they are compared (the
+    ratio of totals, 0 -> 1 lowered, not 1 -> 0); a baseline without totals leaves them
+    unmatched, neither compared with a per-direction figure nor counted lost."""
+    from ascend_p2p_lab.comparison import compare, unmatched
+    from ascend_p2p_lab.schema import to_frame
+
+    run = to_frame([_bi(0, 1, None, 40.0), _bi(1, 0, None, 50.0)])
+    base = to_frame([_bi(0, 1, 25.0, 50.0), _bi(1, 0, 25.0, 50.0)])
+    got = compare(base, run)
+    assert got[["src", "dst", "ratio", "below", "value"]].values.tolist() == [
+        [0, 1, 0.8, True, "bidir_total_GBps"], [1, 0, 1.0, False, "bidir_total_GBps"]]
+    assert unmatched(base, run).empty
+    per_direction = to_frame([_bi(0, 1, 25.0, None), _bi(1, 0, 25.0, None)])
+    assert compare(per_direction, run).empty
+    assert set(unmatched(per_direction, run)["reason"]) == {"not_measured_in_run"}
+
+
 def test_the_unlowered_capture_matches_the_preset(tmp_path, capsys):
     run = imported(tmp_path, "dmi-a2-p2p.txt")
     code, cells, _ = below(capsys, ["compare", "--against-preset", "atlas800t-a2",

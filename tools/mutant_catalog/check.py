@@ -8,6 +8,7 @@ from tools.mutant_catalog.base import M, Mutant
 VERDICT = ("tests/test_check_verdict.py",)
 CRITERIA = ("tests/test_check_criteria.py",)
 CHECK = ("tests/test_check.py",)
+IMPORTED = ("tests/test_check_imported.py",)
 FAULTS = (*VERDICT, *CHECK)
 
 MUTANTS: list[Mutant] = [
@@ -57,8 +58,8 @@ MUTANTS: list[Mutant] = [
       '"value": round(med / fraction, 3),', '"value": round(med * fraction, 3),',
       "a latency ceiling is tightened by the fraction instead of loosened", CHECK),
     M("check.cli_fraction_ignored", "cli/check.py",
-      "criteria = criteria_from_preset(topo.name, fraction=fraction, **extra)",
-      "criteria = criteria_from_preset(topo.name, **extra)",
+      "criteria = criteria_from_preset(server.name, fraction=fraction, **extra)",
+      "criteria = criteria_from_preset(server.name, **extra)",
       "criteria --fraction is not passed on", CHECK),
     M("check.golden_links_transposed", "check/derive.py",
       "links[int(src)][int(dst)] = str(link)", "links[int(dst)][int(src)] = str(link)",
@@ -95,6 +96,46 @@ MUTANTS: list[Mutant] = [
       "ok = isinstance(value, int) and not isinstance(value, bool) and value in (0, 1)",
       "ok = value in (0, 1)",
       "true/false (or 0.0) accepted in the peer-access matrix for 1/0", CRITERIA),
+    # ------------------------------------------------------------------ --dg thresholds
+    M("check.dg_bi_not_halved", "check/imported.py",
+      '"value": t / 2 if bi else t,', '"value": t,',
+      "a bidirectional threshold (a pair's total) taken as the per-direction floor", IMPORTED),
+    M("check.dg_pair_swapped", "check/imported.py",
+      '"kind": "bandwidth", "src": ends[0], "dst": ends[1],',
+      '"kind": "bandwidth", "src": ends[1], "dst": ends[0],',
+      "a diagnosis line's threshold lands on the reverse direction", IMPORTED),
+    M("check.dg_as_pushes", "check/derive.py",
+      'IMPORTED_INITIATOR = "dst"', 'IMPORTED_INITIATOR = "src"',
+      "ascend-dmi's copies taken as pushes, against the presets' reading", IMPORTED),
+    M("check.dg_device_unchecked", "check/imported.py",
+      "    if any(not 0 <= d < n for d in ends):", "    if False:",
+      "a diagnosis device the server lacks is not named with its line", IMPORTED),
+    M("check.dg_host_device_lost", "check/imported.py",
+      '"kind": "host", "direction": op, "device": ends[0],',
+      '"kind": "host", "direction": op, "device": 0,',
+      "a host-copy threshold is put on device 0 whatever the line says", IMPORTED),
+    # ------------------------------------------------------------------ imported runs
+    M("check.imported_bi_total_whole", "check/derive.py",
+      'out.loc[half, "bidir_total_GBps"] / 2', 'out.loc[half, "bidir_total_GBps"] / 1',
+      "an imported bidirectional total judged as one direction's bandwidth", IMPORTED),
+    M("check.imported_initiator_left_empty", "check/derive.py",
+      "none = pair & out[\"initiator\"].isna()", "none = pair & False",
+      "an imported run's copies have no initiator, so no bandwidth criterion matches",
+      IMPORTED),
+    M("check.imported_links_not_taken", "check/derive.py",
+      '    if peer["link"].isna().any():\n        if topology is None:',
+      '    if False:\n        if topology is None:',
+      "criteria from an import without link classes ignore --preset/--topology", IMPORTED),
+    M("check.run_unknown_link_fails", "check/imported.py",
+      "    items.loc[no_link, [\"status\", \"reason\"]] = [SKIP, NO_LINKS]",
+      "    pass",
+      "a link class the run does not name fails instead of being skipped", IMPORTED),
+    M("check.run_unverified_passes", "check/imported.py",
+      '    if "verified" in rows and rows["verified"].isna().all():', "    if False:",
+      "an imported run's unverified copies pass verification", IMPORTED),
+    M("check.run_measures", "cli/check.py",
+      "    if args.run is not None:\n        return _check_run(args)", "",
+      "check --run measures the server instead of judging the folder", IMPORTED),
     # ------------------------------------------------------------------ plan, CLI
     M("check.no_push", "check/plan.py",
       "for initiator in INITIATORS:", "for initiator in INITIATORS[:1]:",
