@@ -216,3 +216,30 @@ def test_check_run_of_an_own_sweep_fails_the_degraded_direction(tmp_path, capsys
     statuses = {i["id"]: i["status"] for i in report["items"]}
     assert statuses[f"link_class {B}->{A}"] == "PASS"  # an own run names its links
     assert statuses[f"verification pair {A}->{B}"] == "PASS"  # and verified its bytes
+
+
+def test_check_run_at_a_size_the_run_lacks_is_bad_input(imported, tmp_path, capsys):
+    """Criteria at 64 MiB against a 256 MiB capture would skip every bandwidth item and
+    pass on nothing: refused, exit 2, naming both sizes."""
+    crit = tmp_path / "c.toml"
+    assert main(["criteria", "--from-dmi-diagnosis", str(dg_capture(tmp_path)), "--preset",
+                 "atlas800t-a2", "--out", str(crit)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--run", str(imported / "low"), "--criteria", str(crit)]) == 2
+    err = capsys.readouterr().err
+    assert "64 MiB" in err and "256 MiB" in err
+    assert main(["criteria", "--from-dmi-diagnosis", str(dg_capture(tmp_path)), "--preset",
+                 "atlas800t-a2", "--size", "256MiB", "--out", str(crit), "--overwrite"]) == 0
+    capsys.readouterr()
+    code, report = run_json(["check", "--run", str(imported / "low"), "--criteria", str(crit),
+                             "--format", "json"], capsys)
+    assert code == 1 and failing(report) == {f"bandwidth uni pull {A}->{B}"}
+    host = [i for i in report["items"] if i["kind"] == "host"]
+    assert host and {i["reason"] for i in host} == {"not in the run"}
+
+
+def test_criteria_need_a_source(tmp_path, capsys):
+    assert main(["criteria", "--out", str(tmp_path / "c.toml")]) == 2
+    assert "--from-dmi-diagnosis" in capsys.readouterr().err
+    assert main(["criteria", "--preset", "atlas800t-a2", "--topology", "x.toml", "--out",
+                 str(tmp_path / "c.toml")]) == 2

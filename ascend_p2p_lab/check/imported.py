@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..units import format_size
 from .criteria import DEFAULT_SIZE_BYTES, Criteria, make_table
 from .derive import (
     IMPORTED_INITIATOR,
@@ -111,6 +112,19 @@ NO_LINKS = "the run does not name link classes (an import without a topology cap
 NOT_VERIFIED = "the run's copies were not verified (an imported tool's figures)"
 
 
+def _sizes_match(rows: pd.DataFrame, criteria: Criteria) -> None:
+    """ValueError when the criteria bound bandwidth at a size the run has no pair rows
+    at (every bandwidth item would be skipped, and the check would pass on nothing)."""
+    if not criteria.table["kind"].eq("bandwidth").any():
+        return
+    sizes = rows.loc[rows["pattern"].astype(object).eq("pair"), "size_bytes"].dropna()
+    if not sizes.eq(criteria.size_bytes).any():
+        have = ", ".join(format_size(int(v)) for v in sorted(sizes.unique())) or "none"
+        raise ValueError(f"the criteria's bandwidth size is {format_size(criteria.size_bytes)}; "
+                         f"the run's pair rows are at {have}: write criteria for the run's "
+                         "size (criteria --size, or --from a run at it)")
+
+
 def check_run(rows: pd.DataFrame, criteria: Criteria,
               devices: Sequence[int] | None = None) -> Any:
     """Judge a run folder's rows against criteria, measuring nothing (``check --run``):
@@ -124,6 +138,7 @@ def check_run(rows: pd.DataFrame, criteria: Criteria,
     if n is not None and int(n) != criteria.device_count:
         raise ValueError(f"the criteria describe {criteria.device_count} devices; the run "
                          f"has {n}")
+    _sizes_match(rows, criteria)
     rows = judgeable(rows)
     peer = peer_from_rows(rows).assign(reason=None)
     peer["link"] = peer["link"].astype(object).where(peer["link"].notna(), None)
@@ -132,6 +147,7 @@ def check_run(rows: pd.DataFrame, criteria: Criteria,
     no_link = items["kind"].eq("link_class") & items["measured"].isna() \
         & items["status"].ne(SKIP)
     items.loc[no_link, ["status", "reason"]] = [SKIP, NO_LINKS]
+    items.loc[items["reason"].eq("not measured"), "reason"] = "not in the run"
     if "verified" in rows and rows["verified"].isna().all():
         ver = items["kind"].eq("verification")
         items.loc[ver, ["status", "reason", "measured"]] = [SKIP, NOT_VERIFIED, None]
