@@ -29,13 +29,15 @@ DEFAULT_PRESET = "atlas800t-a2"
 CHECK_HELP = ("check the interconnect against written criteria: PASS/FAIL per item "
               "(peer access, link class, bandwidth, latency, host copies, aggregates, "
               "verification)")
-CRITERIA_HELP = "write health-check criteria: a preset's model or a golden run, x a fraction"
+CRITERIA_HELP = ("write health-check criteria: a preset's model or a golden run (own or "
+                 "imported), x a fraction; or ascend-dmi --dg thresholds")
 CHECK_EPILOG = f"""\
 exit status:
   {EXIT_OK}    every item passed (skipped items say why)
   {EXIT_FAILED}    an item failed, or a sample was lost (a runtime failure, a lost device)
   {EXIT_USAGE}    bad input, found before any device work: arguments, a bad criteria file
-       (FILE:LINE: why), criteria for another device count, output paths
+       (FILE:LINE: why), criteria for another device count, output paths; with --run,
+       a folder that is no run, or criteria at a size the run has no pair rows at
   {EXIT_INTERRUPTED}  interrupted with Ctrl-C (the items judged so far are printed)
 """
 
@@ -64,7 +66,8 @@ def add_check_args(sub: Any, make: Any) -> None:
     p.add_argument("--fraction", type=float, default=None,
                    help="criteria = numbers x this (latency: / this); default 0.9")
     p.add_argument("--size", default=None,
-                   help="bandwidth size for --preset/--topology (default 64MiB)")
+                   help="bandwidth size for --preset/--topology/--from-dmi-diagnosis "
+                        "(default 64MiB)")
     p.add_argument("--out", type=Path, required=True, help="the criteria file to write (.toml)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
 
