@@ -84,6 +84,27 @@ def dg(tmp_path_factory):
     return capture, load_criteria(out), folder
 
 
+def test_a_diagnosis_kind_without_a_criterion_is_named_as_left_out(tmp_path, capsys):
+    capture = dg_capture(tmp_path)
+    line = next(i for i, t in enumerate(capture.read_text().splitlines(), 1) if "d2d" in t)
+    assert main(["criteria", "--from-dmi-diagnosis", str(capture), "--preset", "atlas800t-a2",
+                 "--out", str(tmp_path / "c.toml")]) == 0
+    assert f"left out a2-dg.json:{line} (d2d: no criterion kind)" in capsys.readouterr().out
+
+
+def test_two_thresholds_for_one_item_are_bad_input(tmp_path, capsys):
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    one.write_text("bandwidth PASS\n  p2p unidirectional bandwidth diagnosis passed from "
+                   "device 1 to device 2 with bandwidth 26.1 / 20\n")
+    two.write_text("\nbandwidth PASS\n  p2p unidirectional bandwidth diagnosis passed from "
+                   "device 1 to device 2 with bandwidth 26.1 / 22\n")
+    out = tmp_path / "c.toml"
+    assert main(["criteria", "--from-dmi-diagnosis", str(one), str(two), "--preset",
+                 "atlas800t-a2", "--out", str(out)]) == 2
+    assert "two.txt:3: threshold 22 differs from 20 at one.txt:2" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_diagnosis_thresholds_are_the_criteria(dg):
     capture, criteria, _ = dg
     lines = capture.read_text().splitlines()

@@ -114,6 +114,9 @@ MUTANTS: list[Mutant] = [
       '"kind": "host", "direction": op, "device": ends[0],',
       '"kind": "host", "direction": op, "device": 0,',
       "a host-copy threshold is put on device 0 whatever the line says", IMPORTED),
+    M("check.dg_conflict_ignored", "check/imported.py",
+      '        if first["value"] != rec["value"]:', "        if False:",
+      "two lines giving one item different thresholds: the first wins silently", IMPORTED),
     # ------------------------------------------------------------------ imported runs
     M("check.imported_bi_total_whole", "check/derive.py",
       'out.loc[half, "bidir_total_GBps"] / 2', 'out.loc[half, "bidir_total_GBps"] / 1',
