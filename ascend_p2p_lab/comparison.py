@@ -56,8 +56,11 @@ KEYS: list[str] = list(POINT_KEYS)
 DEFAULT_THRESHOLD = 0.9
 #: The ratio of a point the baseline measured and the run lost (failed, refused, ...).
 LOST_RATIO = 0.0
-#: The columns :func:`compare` returns, in order.
-COLUMNS: list[str] = [*KEYS, "baseline_GBps", "run_GBps", "ratio", "below", "run_error_kind"]
+#: The columns :func:`compare` returns, in order. ``value`` names what baseline_GBps and
+#: run_GBps hold: ``bandwidth_GBps`` (per direction), or ``bidir_total_GBps`` for a
+#: bidirectional point one run gives only as the pair's total (an imported ascend-dmi run).
+COLUMNS: list[str] = [*KEYS, "baseline_GBps", "run_GBps", "ratio", "below", "run_error_kind",
+                      "value"]
 #: Why :func:`unmatched` lists a point instead of comparing it.
 REASONS: dict[str, str] = {
     "only_in_baseline": "the run did not plan this point",
@@ -69,6 +72,7 @@ REASONS: dict[str, str] = {
                            "imported bidirectional total, say)",
 }
 _GBPS = "bandwidth_GBps_median"
+_TOTAL = "bidir_total_GBps_median"
 
 
 def check_threshold(threshold: Any) -> float:
@@ -104,9 +108,25 @@ def _points(frame: pd.DataFrame) -> pd.DataFrame:
         out = out.merge(kinds.reset_index(), on=KEYS, how="left")
     else:
         out = out.assign(error_kind=pd.Series(pd.NA, index=out.index, dtype="string"))
-    measured = out[_GBPS].astype("float64")
-    out[_GBPS] = measured.where(measured > 0)  # a zero or negative median is no measurement
+    fine = frame[frame["error_kind"].isna() & frame["bidir_total_GBps"].notna()]
+    totals = fine.groupby(KEYS, dropna=False, sort=False)["bidir_total_GBps"].median()
+    out = out.merge(totals.rename(_TOTAL).reset_index(), on=KEYS, how="left") if len(fine) \
+        else out.assign(**{_TOTAL: np.nan})
+    for col in (_GBPS, _TOTAL):  # a zero or negative median is no measurement
+        measured = out[col].astype("float64")
+        out[col] = measured.where(measured > 0)
     return out.reset_index(drop=True)
+
+
+def _on_totals(both: pd.DataFrame) -> pd.Series:
+    """Points compared on the pair's bidirectional total: both runs have it and one of
+    them has no per-direction bandwidth (ascend-dmi gives only the total). Their
+    bandwidth medians are replaced by the totals, in place; the mask is returned."""
+    mask = (both[f"{_GBPS}_b"].isna() | both[f"{_GBPS}_r"].isna()) \
+        & both[f"{_TOTAL}_b"].notna() & both[f"{_TOTAL}_r"].notna()
+    for side in ("b", "r"):
+        both.loc[mask, f"{_GBPS}_{side}"] = both.loc[mask, f"{_TOTAL}_{side}"]
+    return mask
 
 
 def match_keys(baseline: pd.DataFrame, run: pd.DataFrame) -> list[str]:
@@ -159,7 +179,9 @@ def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
 
     ``ratio = run_GBps / baseline_GBps`` of the per-point medians
     (:func:`ascend_p2p_lab.results.summarize`; rows with an ``error_kind`` are not
-    measurements) and ``below = ratio < threshold``. A point the run did not measure
+    measurements) and ``below = ratio < threshold``. A bidirectional point one run gives
+    only as the pair's total (``bidir_total_GBps``: ascend-dmi) is compared on both runs'
+    totals (``value`` says which). A point the run did not measure
     counts as below with ``ratio`` :data:`LOST_RATIO` and ``run_GBps`` NaN;
     ``run_error_kind`` says why. Everything else is in :func:`unmatched`.
     ``attrs["comparison"]`` holds the threshold, both run ids, where each run's numbers
@@ -172,10 +194,12 @@ def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
     threshold = check_threshold(threshold)
     base, new = _points(baseline), _points(run)
     both = _merged(base, new, match_keys(baseline, run), "inner")
+    totals = _on_totals(both)
     # a point the run has with neither a bandwidth nor a failure was not measured by it
-    # (ascend-dmi gives a pair's bidirectional total only): unmatched, not lost
+    # (a bidirectional total the baseline lacks): unmatched, not lost
     silent = both[f"{_GBPS}_r"].isna() & both["error_kind_r"].isna()
-    both = both[both[f"{_GBPS}_b"].notna() & ~silent]
+    keep = both[f"{_GBPS}_b"].notna() & ~silent
+    both, totals = both[keep], totals[keep]
     out = both[KEYS].copy()
     out["baseline_GBps"] = both[f"{_GBPS}_b"].astype("float64")
     out["run_GBps"] = both[f"{_GBPS}_r"].astype("float64")
@@ -184,6 +208,7 @@ def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
     out["below"] = (out["ratio"] < threshold) | lost
     kinds = both["error_kind_r"].astype("string")
     out["run_error_kind"] = kinds.where(lost, pd.NA)
+    out["value"] = np.where(totals, "bidir_total_GBps", "bandwidth_GBps")
     out = out.astype({k: SCHEMA[k] for k in KEYS}).sort_values(KEYS).reset_index(drop=True)
     b, r = _source(baseline), _source(run)
     counts = [int(c) for c in (b["device_count"], r["device_count"]) if c]
@@ -206,6 +231,7 @@ def unmatched(baseline: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     """
     base, new = _points(baseline), _points(run)
     both = _merged(base, new, match_keys(baseline, run), "outer", indicator=True)
+    _on_totals(both)
     measured_b, measured_r = both[f"{_GBPS}_b"].notna(), both[f"{_GBPS}_r"].notna()
     reason = pd.Series(pd.NA, index=both.index, dtype="string")
     reason[both["_merge"] == "left_only"] = "only_in_baseline"
@@ -312,7 +338,7 @@ def _records(frame: pd.DataFrame, cols: list[str]) -> list[dict[str, Any]]:
 
 #: The fields of each point below the threshold in :func:`to_dict`.
 BELOW_FIELDS = ["src", "dst", "direction", "peer", "path", "pattern", "size_bytes", "ratio",
-                "baseline_GBps", "run_GBps", "run_error_kind"]
+                "baseline_GBps", "run_GBps", "run_error_kind", "value"]
 
 
 def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> dict[str, Any]:

@@ -231,8 +231,9 @@ def _no_device_work(monkeypatch):
 def test_cli_bad_criteria_exit_2_with_file_and_line_before_device_work(
         tmp_path, capsys, monkeypatch):
     bad = tmp_path / "bad.toml"
-    bad.write_text("schema_version = 1\n[topology]\nlinks = [\"X HCCS\", \"HCCS X\"]\n"
-                   "peer_access = [\"X 1\", \"1 X\"]\nbasis = \"x\"\n[[latency]]\n"
+    bad.write_text("schema_version = 1\n[topology]\n"
+                   "links = [[\"X\", \"HCCS\"], [\"HCCS\", \"X\"]]\n"
+                   "peer_access = [[\"X\", 1], [1, \"X\"]]\nbasis = \"x\"\n[[latency]]\n"
                    "link = \"HCCS\"\nmax_us = -1\nbasis = \"x\"\n")
     _no_device_work(monkeypatch)
     assert main(["check", "--criteria", str(bad), "--backend", "sim"]) == 2
@@ -244,8 +245,9 @@ def test_cli_bad_criteria_exit_2_with_file_and_line_before_device_work(
 
 def test_cli_criteria_for_another_server_is_bad_input(tmp_path, capsys):
     small = tmp_path / "two.toml"
-    small.write_text("schema_version = 1\n[topology]\nlinks = [\"X HCCS\", \"HCCS X\"]\n"
-                     "peer_access = [\"X 1\", \"1 X\"]\nbasis = \"x\"\n")
+    small.write_text("schema_version = 1\n[topology]\n"
+                     "links = [[\"X\", \"HCCS\"], [\"HCCS\", \"X\"]]\n"
+                     "peer_access = [[\"X\", 1], [1, \"X\"]]\nbasis = \"x\"\n")
     assert main(["check", "--criteria", str(small), "--backend", "sim"]) == 2
     assert "describe 2 devices; this server has 8" in capsys.readouterr().err
 

@@ -15,8 +15,16 @@ schema_version = 1
 name = "three devices"
 size_bytes = 1048576
 [topology]
-links = ["X HCCS PIX", "HCCS X HCCS", "PIX HCCS X"]
-peer_access = ["X 1 0", "1 X 1", "1 1 X"]
+links = [  # rows = source
+    ["X",    "HCCS", "PIX" ],
+    ["HCCS", "X",    "HCCS"],  # a comment with a [ bracket
+    ["PIX",  "SIO",  "X"   ],
+]
+peer_access = [
+    ["X", 1,   0  ],
+    [1,   "X", 1  ],
+    [1,   1,   "X"],
+]
 basis = "hand-written"
 
 [[bandwidth]]
@@ -55,13 +63,14 @@ def test_good_file_loads_with_every_item():
     c = criteria_from_text(GOOD, "good.toml")
     assert c.device_count == 3 and c.size_bytes == 1 << 20
     assert c.links[0][2] == "PIX" and c.peer_access[0][2] is False
+    assert (c.links[1][2], c.links[2][1]) == ("HCCS", "SIO")  # rows are sources
     assert c.peer_access[2][0] is True  # rows are sources: an asymmetric matrix stays so
     t = c.table
     own = t[(t["kind"] == "bandwidth") & t["src"].notna()].iloc[0]
     assert (own["src"], own["dst"], own["link"], own["value"]) == (0, 2, "PIX", 5.5)
     assert t.loc[t["kind"] == "latency", "bound"].tolist() == ["max"]
     assert t.loc[t["kind"] == "host", "device"].tolist() == [1]
-    assert t.loc[t["kind"] == "bandwidth", "line"].tolist() == [9, 16]
+    assert t.loc[t["kind"] == "bandwidth", "line"].tolist() == [17, 24]
 
 
 def test_written_criteria_load_back_the_same():
@@ -99,16 +108,29 @@ BAD_EDITS = [  # (what, old, new, the text of the line the error must name, word
      'initiator = "me"', "dst, src"),
     ("pair out of range", "pair = [0, 2]", "pair = [0, 7]", "pair = [0, 7]", "below 3"),
     ("pair of one device", "pair = [0, 2]", "pair = [2, 2]", "pair = [2, 2]", "different"),
-    ("class not in the matrix", 'link = "HCCS"\nmax_us', 'link = "SIO"\nmax_us',
-     'link = "SIO"', "occurs in no pair"),
+    ("class not in the matrix", 'link = "HCCS"\nmax_us', 'link = "UB"\nmax_us',
+     'link = "UB"', "occurs in no pair"),
     ("unknown key in a table", "max_us = 12", "max_us = 12\nmax_ms = 1", "max_ms = 1",
      "unknown key"),
     ("no basis", 'basis = "ascend-dmi"\n', "", "[[host]]", "needs basis"),
     ("device out of range", "device = 1", "device = 3", "device = 3", "integer 0..2"),
-    ("matrix not square", '"PIX HCCS X"]', '"PIX HCCS"]', "links = ", "3 x 3"),
-    ("diagonal", '"HCCS X HCCS"', '"HCCS HCCS HCCS"', "links = ", "diagonal"),
-    ("unknown class", '"X HCCS PIX"', '"X HCCS PCI"', "links = ", "unknown link class"),
-    ("peer value", '"X 1 0"', '"X 1 yes"', "peer_access = ", "0 or 1"),
+    ("row too short", '["PIX",  "SIO",  "X"   ],', '["PIX",  "SIO"],', '["PIX",  "SIO"],',
+     "3 x 3"),
+    ("row too long", '["X", 1,   0  ],', '["X", 1,   0,  1],', '["X", 1,   0,  1],', "3 x 3"),
+    ("a row missing", '    ["PIX",  "SIO",  "X"   ],\n', "", "links = [", "has 2 rows"),
+    ("diagonal", '["HCCS", "X",    "HCCS"],', '["HCCS", "HCCS", "HCCS"],',
+     '["HCCS", "HCCS", "HCCS"],', "diagonal"),
+    ("unknown class", '["X",    "HCCS", "PIX" ],', '["X",    "HCCS", "PCI" ],',
+     '["X",    "HCCS", "PCI" ],', "(0,2): unknown link class 'PCI'"),
+    ("class not a string", '["PIX",  "SIO",  "X"   ],', '["PIX",  3,      "X"   ],',
+     '["PIX",  3,      "X"   ],', "(2,1): unknown link class 3"),
+    ("peer value", '[1,   "X", 1  ],', '[1,   "X", "yes"],', '[1,   "X", "yes"],',
+     "(1,2): must be 0 or 1"),
+    ("peer bool", '[1,   1,   "X"],', '[true, 1,  "X"],', '[true, 1,  "X"],', "0 or 1"),
+    ("peer diagonal", '[1,   1,   "X"],', '[1,   1,   1  ],', '[1,   1,   1  ],', "diagonal"),
+    ("rows as text", '["X",    "HCCS", "PIX" ],\n    ["HCCS", "X",    "HCCS"],  # a comment '
+     'with a [ bracket\n    ["PIX",  "SIO",  "X"   ],', '"X HCCS PIX", "HCCS X HCCS", '
+     '"PIX HCCS X"', "links = [", "not a string"),
     ("card with device", 'pattern = "one_to_all"', 'pattern = "card"\ndevice = 2',
      "device = 2", "group"),
 ]
@@ -123,6 +145,31 @@ def test_each_bad_file_names_its_line(what, old, new, line_text, words):
     assert err.line == _line_of(text, line_text), (what, str(err))
     assert str(err).startswith(f"bad.toml:{err.line}: ")
     assert words in str(err), str(err)
+
+
+def test_a_one_line_matrix_names_its_line():
+    text = GOOD.replace('''links = [  # rows = source
+    ["X",    "HCCS", "PIX" ],
+    ["HCCS", "X",    "HCCS"],  # a comment with a [ bracket
+    ["PIX",  "SIO",  "X"   ],
+]''', 'links = [["X", "HCCS", "PIX"], ["HCCS", "X", "HCCS"], ["PIX", "HCCS", "SIO"]]')
+    err = _bad(text)
+    assert err.line == _line_of(text, "links = [[") and "(2,2)" not in str(err)
+    assert "row 2: the diagonal cell must be 'X', got 'SIO'" in str(err)
+
+
+def test_rows_are_sources_in_the_file_written():
+    """The writer puts row i = source i: the asymmetric peer access (0 -> 2 refused,
+    2 -> 0 allowed) is on the lines the comments name."""
+    text = to_toml(criteria_from_text(GOOD, "good.toml"))
+    peer = text[text.index("peer_access = ["):]
+    rows = [line for line in peer.splitlines()[2:5]]
+    assert rows[0].replace(" ", "") == '["X",1,0],#0', rows
+    assert rows[2].replace(" ", "") == '[1,1,"X"],#2', rows
+    assert criteria_from_text(text).peer_access[0][2] is False
+    links = text[text.index("links = ["):]
+    assert links.splitlines()[4].replace(" ", "") == '["PIX","SIO","X"],#2'
+
 
 
 def test_duplicate_criterion_names_the_second_and_the_first():

@@ -17,8 +17,8 @@ CRITERIA = criteria_from_text("""\
 schema_version = 1
 size_bytes = 1024
 [topology]
-links = ["X HCCS PIX", "HCCS X HCCS", "PIX HCCS X"]
-peer_access = ["X 1 0", "1 X 1", "1 1 X"]
+links = [["X", "HCCS", "PIX"], ["HCCS", "X", "HCCS"], ["PIX", "HCCS", "X"]]
+peer_access = [["X", 1, 0], [1, "X", 1], [1, 1, "X"]]
 basis = "hand-written"
 [[bandwidth]]
 link = "HCCS"

@@ -41,7 +41,60 @@ def test_compare_against_the_preset_names_exactly_the_lowered_cell(tmp_path, cap
     code, cells, data = below(capsys, ["compare", "--against-preset", "atlas800t-a2",
                                        "--format", "json", str(run)])
     assert code == 1 and cells == [(2, 5)]
-    assert data["points_compared"] == 56 and data["below"][0]["run_GBps"] == 18.4
+    assert data["points_compared"] == 56 * 2 and data["below"][0]["run_GBps"] == 18.4
+    assert data["unmatched"] == []  # the 56 bi totals are compared, not left out
+
+
+def test_against_the_preset_bi_cells_are_compared_on_the_total(tmp_path, capsys):
+    """The imported run's params plan both directions; a bi cell (a total) lowered in one
+    direction only (3 -> 6, not 6 -> 3) is the one bi point below, compared on totals."""
+    text = (DATA / "dmi-a2-p2p.txt").read_text()
+    head, bi = text.split("Bidirectional Peer to Peer Test")
+    rows = bi.splitlines()
+    cells = rows[5].split()  # the row of source 3
+    assert cells[0] == "3" and cells[7] == "51.0"
+    cells[7] = "30.0"  # 3 -> 6 only; 6 -> 3 keeps its 51.0
+    rows[5] = "".join(c.ljust(8) for c in cells)
+    low = tmp_path / "dmi-bi-3to6.txt"
+    low.write_text(head + "Bidirectional Peer to Peer Test" + "\n".join(rows) + "\n")
+    assert main(["import", "dmi", str(low), "--size", "256MiB", "--out",
+                 str(tmp_path / "run")]) == 0
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["params"][
+        "directions"] == ["uni", "bi"]
+    capsys.readouterr()
+    code = main(["compare", "--against-preset", "atlas800t-a2", "--format", "json",
+                 str(tmp_path / "run")])
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert code == 1 and data["points_compared"] == 112 and data["unmatched"] == []
+    below = [(p["src"], p["dst"], p["direction"], p["value"]) for p in data["below"]]
+    assert below == [(3, 6, "bi", "bidir_total_GBps")]
+    assert data["below"][0]["run_GBps"] == 30.0 and data["below"][0]["baseline_GBps"] > 45
+    assert "(seed 0, the simulator's: the run has none)" in captured.err
+
+
+def _bi(src: int, dst: int, gbps: float | None, total: float | None) -> dict:
+    return {"src": src, "dst": dst, "pattern": "pair", "direction": "bi", "peer": "on",
+            "path": "p2p", "size_bytes": 1 << 28, "bandwidth_GBps": gbps,
+            "bidir_total_GBps": total}
+
+
+def test_a_total_is_compared_only_with_a_total():
+    """Run side gives only totals (DMI): with the baseline's totals they are compared (the
+    ratio of totals, 0 -> 1 lowered, not 1 -> 0); a baseline without totals leaves them
+    unmatched, neither compared with a per-direction figure nor counted lost."""
+    from ascend_p2p_lab.comparison import compare, unmatched
+    from ascend_p2p_lab.schema import to_frame
+
+    run = to_frame([_bi(0, 1, None, 40.0), _bi(1, 0, None, 50.0)])
+    base = to_frame([_bi(0, 1, 25.0, 50.0), _bi(1, 0, 25.0, 50.0)])
+    got = compare(base, run)
+    assert got[["src", "dst", "ratio", "below", "value"]].values.tolist() == [
+        [0, 1, 0.8, True, "bidir_total_GBps"], [1, 0, 1.0, False, "bidir_total_GBps"]]
+    assert unmatched(base, run).empty
+    per_direction = to_frame([_bi(0, 1, 25.0, None), _bi(1, 0, 25.0, None)])
+    assert compare(per_direction, run).empty
+    assert set(unmatched(per_direction, run)["reason"]) == {"not_measured_in_run"}
 
 
 def test_the_unlowered_capture_matches_the_preset(tmp_path, capsys):
@@ -59,9 +112,8 @@ def test_compare_with_the_toolkits_own_sweep(tmp_path, capsys):
     code, cells, data = below(capsys, ["compare", "--format", "json", str(tmp_path / "own"),
                                        str(run)])
     assert code == 1 and cells == [(2, 5)]
-    # DMI's bi cells are totals: not measured per direction, so not compared, not lost
-    reasons = {(p["direction"], p["reason"]) for p in data["unmatched"]}
-    assert reasons == {("bi", "not_measured_in_run")} and len(data["unmatched"]) == 56
+    # DMI's bi cells are totals: compared on the sweep's totals, none left unmatched
+    assert data["points_compared"] == 112 and data["unmatched"] == []
     # the other way round: the imported run as the baseline, the sweep as the run
     code, cells, _ = below(capsys, ["compare", "--format", "json", "--threshold", "0.9",
                                     str(run), str(tmp_path / "own")])

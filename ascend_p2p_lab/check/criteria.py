@@ -8,8 +8,10 @@ A criteria file is TOML with ``schema_version = 1``::
     size_bytes = 67108864          # bandwidth criteria hold at this copy size
     latency_size_bytes = 4         # latency criteria: time per copy of this size
     [topology]                     # rows = source device, columns = destination
-    links = ["X HCCS", "HCCS X"]   # expected link class per ordered pair
-    peer_access = ["X 1", "1 X"]   # expected: aclrtDeviceCanAccessPeer and the enable work
+    links = [["X", "HCCS"],        # expected link class per ordered pair (an array
+             ["HCCS", "X"]]        #   of rows, each an array of cells; X: the diagonal)
+    peer_access = [["X", 1],       # expected: aclrtDeviceCanAccessPeer says 1 and the
+                   [1, "X"]]       #   enable works (1), or not (0)
     basis = "preset atlas800t-a2"
     [[bandwidth]]                  # per link class (link = ...) or per pair (pair = [0, 1])
     link = "HCCS"
@@ -24,15 +26,15 @@ A criteria file is TOML with ``schema_version = 1``::
     [verification]                 # required = true: every copy's bytes must arrive intact
 
 :func:`load_criteria` refuses a bad file with :class:`CriteriaError`, whose message
-starts ``FILE:LINE:`` (TOML syntax errors carry tomllib's line; for the others the key is
-located in the text).
+starts ``FILE:LINE:`` (TOML syntax errors carry tomllib's line; for the others the key,
+or the matrix row, is located in the text).
 
 Example:
     >>> text = '''
     ... schema_version = 1
     ... [topology]
-    ... links = ["X HCCS", "HCCS X"]
-    ... peer_access = ["X 1", "1 X"]
+    ... links = [["X", "HCCS"], ["HCCS", "X"]]
+    ... peer_access = [["X", 1], [1, "X"]]
     ... basis = "hand-written"
     ... [[bandwidth]]
     ... link = "HCCS"
@@ -64,6 +66,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
 
 from .._version import schema_version_problem
 from ..topology.model import LINK_CLASSES, SELF
+from .lines import locate, locate_row
 
 CRITERIA_SCHEMA_VERSION = 1
 MAX_CRITERIA_BYTES = 1 << 20
@@ -160,41 +163,6 @@ def make_table(records: list[dict[str, Any]]) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-# ---- locating keys in the text ------------------------------------------------------------
-
-_HEADER = re.compile(r"^\s*\[")
-
-
-def locate(text: str, table: str | None, index: int | None, key: str | None) -> int | None:
-    """The 1-based line of ``key`` in the ``index``-th ``[[table]]`` (or in ``[table]``,
-    or at the top level when table is None); the table's header line when the key is
-    absent; None when not found.
-
-    Example:
-        >>> locate("a = 1\\n[[b]]\\nx = 1\\n[[b]]\\nx = 2\\n", "b", 1, "x")
-        5
-    """
-    lines = text.splitlines()
-    if table is None:
-        start, header = 0, None
-    else:
-        pattern = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]" if index is not None
-                             else rf"^\s*\[\s*{re.escape(table)}\s*\]")
-        hits = [i for i, line in enumerate(lines) if pattern.match(line)]
-        k = index or 0
-        if k >= len(hits):
-            return None
-        header = hits[k]
-        start = header + 1
-    want = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=") if key else None
-    for i in range(start, len(lines)):
-        if _HEADER.match(lines[i]):
-            break
-        if want is not None and want.match(lines[i]):
-            return i + 1
-    return None if header is None else header + 1
-
-
 class _Reader:
     """Checks values of one file, raising CriteriaError at the line of the key."""
 
@@ -204,6 +172,11 @@ class _Reader:
     def fail(self, message: str, table: str | None = None, index: int | None = None,
              key: str | None = None) -> CriteriaError:
         return CriteriaError(self.source, locate(self.text, table, index, key), message)
+
+    def fail_row(self, message: str, key: str, row: int) -> CriteriaError:
+        """An error at the line of row ``row`` of ``topology.<key>``."""
+        return CriteriaError(self.source, locate_row(self.text, "topology", key, row),
+                             message)
 
     def number(self, value: Any, what: str, where: tuple[Any, ...], *, positive: bool = True
                ) -> float:
@@ -317,21 +290,45 @@ def _check_top(data: dict[str, Any], r: _Reader) -> None:
             raise r.fail(f"{key} must be a string", None, None, key)
 
 
-def _matrix(rows: Any, key: str, r: _Reader, n: int | None) -> list[list[str]]:
-    where = ("topology", None, key)
-    if not isinstance(rows, list) or not rows or not all(isinstance(x, str) for x in rows):
-        raise r.fail(f"topology.{key} must be a list of strings, one row per source device",
-                     *where)
-    cells = [row.split() for row in rows]
-    size = n or len(cells)
-    if len(cells) != size or any(len(row) != size for row in cells):
-        raise r.fail(f"topology.{key} must be {size} x {size} (rows = source device)",
-                     *where)
-    for i, row in enumerate(cells):
+def _link_cell(value: Any) -> str | None:
+    """Why a links cell off the diagonal is refused (None: a known class)."""
+    if value in LINK_CLASSES:
+        return None
+    return f"unknown link class {value!r}; known: {', '.join(LINK_CLASSES)}"
+
+
+def _peer_cell(value: Any) -> str | None:
+    """Why a peer_access cell off the diagonal is refused (None: 0 or 1)."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and value in (0, 1)
+    return None if ok else f"must be 0 or 1, got {value!r}"
+
+
+def _matrix(rows: Any, key: str, r: _Reader, n: int | None,
+            cell: Any) -> list[list[Any]]:
+    """A square array of arrays, rows = source device, "X" on the diagonal; ``cell``
+    says why an off-diagonal value is refused. Errors name the row's line."""
+    if not isinstance(rows, list) or not rows or not all(isinstance(x, list) for x in rows):
+        hint = (" (a row is an array of cells, e.g. [\"X\", \"HCCS\"], not a string)"
+                if isinstance(rows, list) and any(isinstance(x, str) for x in rows) else "")
+        raise r.fail(f"topology.{key} must be an array of rows, one per source device, "
+                     f"each an array of cells{hint}", "topology", None, key)
+    size = n or len(rows)
+    widths = {len(row) for row in rows}
+    if len(rows) != size or (n is None and len(widths) == 1 and widths != {size}):
+        raise r.fail(f"topology.{key} must be {size} x {size} (rows = source device); it "
+                     f"has {len(rows)} rows of {max(widths)} cells", "topology", None, key)
+    for i, row in enumerate(rows):
+        if len(row) != size:
+            raise r.fail_row(f"topology.{key} row {i} has {len(row)} cells; the matrix is "
+                             f"{size} x {size}", key, i)
         if row[i] != SELF:
-            raise r.fail(f"topology.{key} row {i}: the diagonal cell must be X, got "
-                         f"{row[i]!r}", *where)
-    return cells
+            raise r.fail_row(f"topology.{key} row {i}: the diagonal cell must be "
+                             f"{SELF!r}, got {row[i]!r}", key, i)
+        for j, value in enumerate(row):
+            why = None if i == j else cell(value)
+            if why:
+                raise r.fail_row(f"topology.{key} ({i},{j}): {why}", key, i)
+    return rows
 
 
 def _topology(data: dict[str, Any], r: _Reader
@@ -345,21 +342,11 @@ def _topology(data: dict[str, Any], r: _Reader
     for key in ("links", "peer_access", "basis"):
         if key not in topo:
             raise r.fail(f"topology.{key} is missing", "topology", None, None)
-    links = _matrix(topo["links"], "links", r, None)
-    for i, row in enumerate(links):
-        for j, cls in enumerate(row):
-            if i != j and cls not in LINK_CLASSES:
-                raise r.fail(f"topology.links ({i},{j}): unknown link class {cls!r}; known: "
-                             f"{', '.join(LINK_CLASSES)}", "topology", None, "links")
-    peer = _matrix(topo["peer_access"], "peer_access", r, len(links))
-    for i, row in enumerate(peer):
-        for j, v in enumerate(row):
-            if i != j and v not in ("0", "1"):
-                raise r.fail(f"topology.peer_access ({i},{j}): must be 0 or 1, got {v!r}",
-                             "topology", None, "peer_access")
+    links = _matrix(topo["links"], "links", r, None, _link_cell)
+    peer = _matrix(topo["peer_access"], "peer_access", r, len(links), _peer_cell)
     basis = r.text_value(topo["basis"], "topology.basis", ("topology", None, "basis"))
     return (tuple(tuple(row) for row in links),
-            tuple(tuple(v == "1" for v in row) for row in peer), basis)
+            tuple(tuple(v == 1 for v in row) for row in peer), basis)
 
 
 def _pair(value: Any, n: int, where: tuple[Any, ...], r: _Reader) -> tuple[int, int]:

@@ -196,11 +196,35 @@ def peer_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
     return out.assign(peer_ok=~out["_bad"]).drop(columns="_bad")
 
 
+#: The initiator an imported p2p copy is taken to have (the tool does not say).
+IMPORTED_INITIATOR = "dst"
+#: Why: said in every basis and skip reason that depends on it.
+IMPORTED_NOTE = ("ascend-dmi does not say which device initiates its copies: taken as reads "
+                 "(dst pulls), as the presets take its figures")
+
+
+def judgeable(rows: pd.DataFrame) -> pd.DataFrame:
+    """Pair rows the check can judge: a missing initiator taken as ``dst``, a
+    bidirectional total with no per-direction figure split in half (a copy)."""
+    out = rows.copy()
+    pair = out["pattern"].astype(object).eq("pair")
+    if "initiator" in out:
+        none = pair & out["initiator"].isna()
+        out["initiator"] = out["initiator"].astype(object).where(~none, IMPORTED_INITIATOR)
+    if "bidir_total_GBps" in out:
+        half = pair & out["direction"].astype(object).eq("bi") \
+            & out["bandwidth_GBps"].isna() & out["bidir_total_GBps"].notna()
+        out.loc[half, "bandwidth_GBps"] = out.loc[half, "bidir_total_GBps"] / 2
+    return out
+
+
 def criteria_from_run(rows: pd.DataFrame, *, fraction: float = DEFAULT_FRACTION,
-                      origin: str | None = None) -> Criteria:
+                      origin: str | None = None, topology: object = None) -> Criteria:
     """A golden run's medians x fraction (``criteria --from RUN``): bandwidth at the
     largest size the run's pair pattern measured, latency at the latency pattern's
-    smallest size; every ordered pair must be in the run (for the link matrix)."""
+    smallest size; every ordered pair must be in the run (for the link matrix). An
+    imported run is read through :func:`judgeable`; link classes it does not name come
+    from ``topology``."""
     meta = rows.attrs.get("run", {})
     n = int(meta.get("device_count") or 0)
     pairs = rows[rows["pattern"] == "pair"]
@@ -209,9 +233,19 @@ def criteria_from_run(rows: pd.DataFrame, *, fraction: float = DEFAULT_FRACTION,
                          "criteria need a sweep of every ordered pair")
     lat = rows.loc[rows["pattern"] == "latency", "size_bytes"]
     origin = origin or (f"golden run {meta.get('run_id', '?')} on "
-                        f"{meta.get('hostname', '?')} ({meta.get('backend', '?')})")
+                        f"{meta.get('hostname', '?')} ({meta.get('backend', '?')}"
+                        + ("; " + IMPORTED_NOTE + "; bi: half the pair's total"
+                           if meta.get("imported") else "") + ")")
+    peer = peer_from_rows(rows)
+    if peer["link"].isna().any():
+        if topology is None:
+            raise ValueError("the run does not name every pair's link class (an import "
+                             "without a topology capture): give the server's topology")
+        named = _topology_peer(topology)[["src", "dst", "link"]]
+        peer = peer.drop(columns="link").merge(named, on=["src", "dst"], how="left")
+    rows = judgeable(rows)
     return criteria_from_measured(
-        Measured(peer_from_rows(rows), rows), n=n, fraction=fraction, origin=origin,
+        Measured(peer, rows), n=n, fraction=fraction, origin=origin,
         size=int(pairs["size_bytes"].max()),
         latency_size=int(lat.min()) if len(lat) else DEFAULT_LATENCY_SIZE_BYTES,
         name=f"{origin} x {fraction:g}")

@@ -20,8 +20,8 @@ Example:
     >>> from ascend_p2p_lab.check.criteria import criteria_from_text
     >>> c = criteria_from_text('''schema_version = 1
     ... [topology]
-    ... links = ["X HCCS", "HCCS X"]
-    ... peer_access = ["X 1", "1 X"]
+    ... links = [["X", "HCCS"], ["HCCS", "X"]]
+    ... peer_access = [["X", 1], [1, "X"]]
     ... basis = "doc"
     ... ''')
     >>> peer = pd.DataFrame({"src": [0, 1], "dst": [1, 0], "link": ["HCCS", "PIX"],

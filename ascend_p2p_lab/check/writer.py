@@ -4,12 +4,18 @@ Example:
     >>> from ascend_p2p_lab.check.criteria import criteria_from_text, make_table
     >>> c = criteria_from_text('''schema_version = 1
     ... [topology]
-    ... links = ["X SIO", "SIO X"]
-    ... peer_access = ["X 1", "1 X"]
+    ... links = [["X", "SIO"], ["SIO", "X"]]
+    ... peer_access = [["X", 1], [1, "X"]]
     ... basis = "doc"
     ... ''')
     >>> criteria_from_text(to_toml(c)).links == c.links
     True
+    >>> print(_matrix([["X", "SIO"], ["SIO", "X"]]))
+    [
+      #  0      1
+        ["X",   "SIO"],  # 0
+        ["SIO", "X"  ],  # 1
+    ]
 """
 
 from __future__ import annotations
@@ -42,10 +48,16 @@ def _value(v: Any) -> str:
     return repr(v) if isinstance(v, float) else str(int(v))
 
 
-def _matrix(rows: list[list[str]]) -> str:
-    width = max(len(c) for row in rows for c in row)
-    lines = ["  " + _value(" ".join(c.ljust(width) for c in row).rstrip()) + ","
-             for row in rows]
+def _matrix(rows: list[list[Any]]) -> str:
+    """An array of arrays, one row per line (rows = source device), cells aligned under
+    a comment naming the destination columns, each row's source in a comment."""
+    cells = [[_value(c) for c in row] for row in rows]
+    width = max(len(c) for row in cells for c in row)
+    head = "  #  " + "".join(str(j).ljust(width + 2) for j in range(len(cells)))
+    lines = [head.rstrip()]
+    for i, row in enumerate(cells):
+        body = " ".join([*((c + ",").ljust(width + 1) for c in row[:-1]), row[-1].ljust(width)])
+        lines.append(f"    [{body}],  # {i}")
     return "[\n" + "\n".join(lines) + "\n]"
 
 
@@ -75,6 +87,8 @@ def to_toml(criteria: Criteria) -> str:
         f"name = {_value(criteria.name)}",
         f"source = {_value(criteria.source)}",
     ]
+    if criteria.description:
+        lines.append(f"description = {_value(criteria.description)}")
     if criteria.fraction is not None:
         lines.append(f"fraction = {_value(float(criteria.fraction))}  # criteria = "
                      "measured x fraction (latency: / fraction)")
@@ -84,7 +98,7 @@ def to_toml(criteria: Criteria) -> str:
         f"samples = {criteria.samples}  # samples per point the check measures",
         "", "[topology]  # rows = source device, columns = destination",
         "links = " + _matrix([list(r) for r in criteria.links]),
-        "peer_access = " + _matrix([["X" if i == j else str(int(v)) for j, v in enumerate(r)]
+        "peer_access = " + _matrix([["X" if i == j else int(v) for j, v in enumerate(r)]
                                     for i, r in enumerate(criteria.peer_access)]),
         f"basis = {_value(criteria.topology_basis)}",
         "", "[verification]",

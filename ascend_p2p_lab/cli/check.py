@@ -2,8 +2,10 @@
 criteria, PASS/FAIL per item, for people and for CI.
 
 ``criteria --preset NAME | --topology FILE | --from RUN [--fraction 0.9] --out c.toml``
-writes criteria; ``check [--criteria FILE] [--preset NAME | --topology FILE] ...``
-measures only what they need and judges every item. Exit status of ``check``: 0 every
+writes criteria (``--from-dmi-diagnosis FILE --preset NAME``: ascend-dmi --dg thresholds
+on that server's topology); ``check [--criteria FILE] [--preset NAME | --topology FILE]
+...`` measures only what they need and judges every item; ``check --run DIR`` judges a
+run folder (own or imported) instead, measuring nothing. Exit status of ``check``: 0 every
 item passed, 1 an item failed or a sample was lost, 2 bad input (before device work),
 130 Ctrl-C.
 
@@ -27,13 +29,15 @@ DEFAULT_PRESET = "atlas800t-a2"
 CHECK_HELP = ("check the interconnect against written criteria: PASS/FAIL per item "
               "(peer access, link class, bandwidth, latency, host copies, aggregates, "
               "verification)")
-CRITERIA_HELP = "write health-check criteria: a preset's model or a golden run, x a fraction"
+CRITERIA_HELP = ("write health-check criteria: a preset's model or a golden run (own or "
+                 "imported), x a fraction; or ascend-dmi --dg thresholds")
 CHECK_EPILOG = f"""\
 exit status:
   {EXIT_OK}    every item passed (skipped items say why)
   {EXIT_FAILED}    an item failed, or a sample was lost (a runtime failure, a lost device)
   {EXIT_USAGE}    bad input, found before any device work: arguments, a bad criteria file
-       (FILE:LINE: why), criteria for another device count, output paths
+       (FILE:LINE: why), criteria for another device count, output paths; with --run,
+       a folder that is no run, or criteria at a size the run has no pair rows at
   {EXIT_INTERRUPTED}  interrupted with Ctrl-C (the items judged so far are printed)
 """
 
@@ -43,17 +47,27 @@ def add_check_args(sub: Any, make: Any) -> None:
     from .parser import _add_backend
 
     p = make(sub, "criteria", CRITERIA_HELP)
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--preset", default=None, help="the preset's model (the simulator on it, "
-                                                    "jitter 0)")
-    src.add_argument("--topology", type=Path, default=None,
-                     help="the model of a topology file (TOML, or npu-smi info -t topo text)")
+    server = p.add_mutually_exclusive_group()
+    server.add_argument("--preset", default=None, help="the preset's model (the simulator on "
+                                                       "it, jitter 0)")
+    server.add_argument("--topology", type=Path, default=None,
+                        help="the model of a topology file (TOML, or npu-smi info -t topo "
+                             "text)")
+    src = p.add_mutually_exclusive_group()
     src.add_argument("--from", dest="from_run", type=Path, default=None, metavar="RUN",
-                     help="a golden run folder of a known-good server (its medians)")
-    p.add_argument("--fraction", type=float, default=0.9,
+                     help="a golden run folder of a known-good server (its medians), own or "
+                          "imported (import dmi); with --preset/--topology for link classes "
+                          "an import does not name")
+    src.add_argument("--from-dmi-diagnosis", dest="from_dg", type=Path, nargs="+",
+                     default=None, metavar="FILE",
+                     help="ascend-dmi --dg captures (JSON or text): their thresholds as the "
+                          "criteria (as written: no --fraction); the link classes and peer "
+                          "access from --preset/--topology")
+    p.add_argument("--fraction", type=float, default=None,
                    help="criteria = numbers x this (latency: / this); default 0.9")
     p.add_argument("--size", default=None,
-                   help="bandwidth size for --preset/--topology (default 64MiB)")
+                   help="bandwidth size for --preset/--topology/--from-dmi-diagnosis "
+                        "(default 64MiB)")
     p.add_argument("--out", type=Path, required=True, help="the criteria file to write (.toml)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
 
@@ -62,6 +76,9 @@ def add_check_args(sub: Any, make: Any) -> None:
     _add_backend(p)
     p.add_argument("--criteria", type=Path, default=None,
                    help="a criteria file (default: the server's preset's model x --fraction)")
+    p.add_argument("--run", type=Path, default=None, metavar="DIR",
+                   help="judge this run folder (own or imported) instead of measuring; "
+                        "without --criteria, the preset's model at the run's pair size")
     p.add_argument("--fraction", type=float, default=0.9,
                    help="without --criteria: the preset's model x this (default 0.9)")
     p.add_argument("--devices", default="all", help="all (default) or the devices to check, "
@@ -97,31 +114,63 @@ def cmd_criteria(args: argparse.Namespace) -> int:
     from ..units import parse_size
     from .session import load_topology
 
-    fraction = _check_fraction(args.fraction)
+    if args.from_dg is not None and args.fraction is not None:
+        raise UsageError("--fraction: --from-dmi-diagnosis takes the tool's thresholds as "
+                         "written")
+    if args.preset is None and args.topology is None and args.from_run is None \
+            and args.from_dg is None:
+        raise UsageError("give --preset NAME, --topology FILE, --from RUN or "
+                         "--from-dmi-diagnosis FILE")
+    fraction = _check_fraction(0.9 if args.fraction is None else args.fraction)
     out: Path = args.out
     if out.exists() and not args.overwrite:
         raise UsageError(f"--out {out}: exists; pass --overwrite to replace it")
     check_out_file(out, "--out")
     size = parse_size(args.size) if args.size else None
-    if args.from_run is not None:
-        criteria = criteria_from_run(load_run(args.from_run), fraction=fraction)
+    server = (load_topology(args.topology) if args.topology is not None else
+              load_preset(args.preset) if args.preset is not None else None)
+    if args.from_dg is not None:
+        criteria = _from_diagnosis(args.from_dg, server, size)
+    elif args.from_run is not None:
+        criteria = criteria_from_run(load_run(args.from_run), fraction=fraction,
+                                     topology=server)
     else:
         extra: dict[str, Any] = {} if size is None else {"size": size}
         if args.topology is not None:
-            topo = load_topology(args.topology)
-            extra["topology"] = topo
-        else:
-            topo = load_preset(args.preset)  # an unknown name: exit 2 here
-        criteria = criteria_from_preset(topo.name, fraction=fraction, **extra)
+            extra["topology"] = server
+        criteria = criteria_from_preset(server.name, fraction=fraction, **extra)
     with past_input_checks():
         text = to_toml(criteria)
         criteria_from_text(text, str(out))  # what we write must load
         out.write_text(text)
     kinds = criteria.table["kind"].value_counts().to_dict()
+    times = "" if criteria.fraction is None else f" x {criteria.fraction:g}"
     print(f"wrote {out}: {criteria.device_count} devices, "
           + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
-          + f" criteria; {criteria.source} x {fraction:g}")
+          + f" criteria; {criteria.source}{times}")
+    for line in criteria.meta.get("left_out", ()):
+        print(f"  left out {line}")
     return EXIT_OK
+
+
+def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
+    """Criteria from ascend-dmi --dg captures' thresholds on ``server``'s topology."""
+    from ..check.imported import criteria_from_thresholds
+    from ..imports import ToolReportedError, import_dmi
+
+    if server is None:
+        raise UsageError("--from-dmi-diagnosis: give the server's --preset or --topology "
+                         "(the link classes and peer access the diagnosis does not state)")
+    try:
+        rows = import_dmi(files, size=size)
+    except ToolReportedError as exc:
+        raise UsageError(f"--from-dmi-diagnosis: {exc}") from None
+    names = ", ".join(f.name for f in files)
+    extra = {} if size is None else {"size": size}
+    criteria, left_out = criteria_from_thresholds(
+        rows, server, origin=f"ascend-dmi --dg capture {names}", **extra)
+    criteria.meta["left_out"] = left_out
+    return criteria
 
 
 def _outputs(args: argparse.Namespace) -> None:
@@ -138,7 +187,7 @@ def _outputs(args: argparse.Namespace) -> None:
         check_out_file(args.out / "check.json", "--out")
 
 
-def _criteria(args: argparse.Namespace) -> Any:
+def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
     """The criteria file, or the server's preset's model x --fraction (before device work)."""
     from ..check import criteria_from_preset, load_criteria
     from ..topology import load_preset
@@ -147,6 +196,14 @@ def _criteria(args: argparse.Namespace) -> Any:
     fraction = _check_fraction(args.fraction)
     if args.criteria is not None:
         return load_criteria(args.criteria)
+    if args.run is not None:  # the model at the size the run measured its pairs
+        sizes = run.loc[run["pattern"] == "pair", "size_bytes"]
+        if not len(sizes):
+            raise UsageError(f"--run {args.run}: no pair rows to judge; give --criteria")
+        topo = (load_topology(args.topology) if args.topology is not None else
+                load_preset(args.preset or DEFAULT_PRESET))
+        return criteria_from_preset(topo.name, fraction=fraction, topology=topo,
+                                    size=int(sizes.max()))
     if args.backend == "acl" and args.preset is None:
         raise UsageError("--backend acl: give --criteria FILE (or --preset NAME for its "
                          "model's numbers)")
@@ -162,6 +219,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .session import run_session
 
     _outputs(args)
+    if args.run is not None:
+        return _check_run(args)
     criteria = _criteria(args)
 
     def work(rt: Any) -> int:
@@ -177,6 +236,20 @@ def cmd_check(args: argparse.Namespace) -> int:
             return _emit(result, args, criteria)
 
     return run_session(args, work)
+
+
+def _check_run(args: argparse.Namespace) -> int:
+    """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
+    from ..check.imported import check_run
+    from ..measure.spec import parse_devices
+    from ..results import load_run
+
+    run = load_run(args.run)
+    criteria = _criteria(args, run)
+    devices = parse_devices(args.devices, criteria.device_count)
+    result = check_run(run, criteria, devices)
+    with past_input_checks():
+        return _emit(result, args, criteria)
 
 
 def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:

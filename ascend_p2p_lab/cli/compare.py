@@ -105,8 +105,10 @@ def _predict(run: pd.DataFrame, folder: Path, preset: str) -> pd.DataFrame:
     meta = run.attrs.get("run", {})
     spec = _spec_from(meta.get("params"), folder)
     seed = meta.get("seed") if meta.get("backend") == "sim" else None
-    print(f"simulating {folder}'s plan on {preset} (seed {seed})", file=sys.stderr)
     with open_runtime("sim", preset=preset, seed=seed) as rt:
+        whose = "" if seed is not None else ", the simulator's: the run has none"
+        print(f"simulating {folder}'s plan on {preset} (seed {rt.seed}{whose})",
+              file=sys.stderr)
         return sweep(rt, spec=spec, progress=sys.stderr.isatty())
 
 

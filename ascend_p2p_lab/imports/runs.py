@@ -42,15 +42,19 @@ def _number_samples(rows: list[dict[str, Any]]) -> None:
 
 
 def _params(frame: pd.DataFrame) -> dict[str, Any] | None:
-    """Sweep parameters for the measured uni pair cells (what --against-preset re-runs)."""
-    cells = frame[(frame["pattern"] == "pair") & (frame["direction"] == "uni")
-                  & frame["bandwidth_GBps"].notna() & (frame["size_bytes"] > 0)
+    """Sweep parameters for the measured pair cells, uni and bi (a bidirectional total),
+    so that ``compare --against-preset`` re-runs both directions."""
+    value = frame["bandwidth_GBps"].where(frame["direction"] == "uni",
+                                          frame["bidir_total_GBps"])
+    cells = frame[(frame["pattern"] == "pair") & value.notna() & (frame["size_bytes"] > 0)
                   & frame["threshold_GBps"].isna()]  # not a diagnosis line
     if cells.empty:
         return None
     pairs = sorted({(int(s), int(d)) for s, d in zip(cells["src"], cells["dst"])})
+    present = set(cells["direction"].dropna())
     return {"sizes": sorted(int(s) for s in cells["size_bytes"].unique()),
-            "pairs": [list(p) for p in pairs], "directions": ["uni"], "peers": ["on"],
+            "pairs": [list(p) for p in pairs],
+            "directions": [d for d in ("uni", "bi") if d in present], "peers": ["on"],
             "patterns": ["pair"], "samples": 1}
 
 

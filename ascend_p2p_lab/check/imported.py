@@ -1,0 +1,154 @@
+"""Criteria and checks from what a run folder already holds: a tool's diagnosis thresholds
+as criteria, and an existing run (own or imported) judged against criteria without
+measuring anything.
+
+An imported ``ascend-dmi`` run says neither which device initiated its copies nor how a
+bidirectional figure splits: its p2p copies are taken as reads (``initiator`` dst, as
+the presets and ``calibrate`` take DMI's figures), and its bidirectional figure, the
+pair's total (``bidir_total_GBps``), counts half per direction, which is what a ``bi``
+criterion bounds. :func:`judgeable` says so in the rows it fills.
+
+Example:
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"pattern": ["pair"], "src": [0], "dst": [1], "direction": ["bi"],
+    ...                      "initiator": [None], "bandwidth_GBps": [float("nan")],
+    ...                      "bidir_total_GBps": [50.8]})
+    >>> judgeable(rows)[["initiator", "bandwidth_GBps"]].values.tolist()
+    [['dst', 25.4]]
+"""
+
+from __future__ import annotations
+
+__all__ = ["check_run", "criteria_from_thresholds", "judgeable"]
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from ..units import format_size
+from .criteria import DEFAULT_SIZE_BYTES, Criteria, make_table
+from .derive import (
+    IMPORTED_INITIATOR,
+    IMPORTED_NOTE,
+    _matrices,
+    _topology_peer,
+    judgeable,
+    peer_from_rows,
+)
+from .run import Measured
+from .verdict import SKIP, evaluate, points_lost
+
+# ---- ascend-dmi --dg thresholds as criteria ------------------------------------------------
+
+
+def _threshold_record(row: Any, n: int) -> dict[str, Any] | None:
+    """The criterion of one diagnosis line (None for a kind criteria have no item for)."""
+    where = f"{row.source_file}:{int(row.source_line)}"
+    op, t = str(row.operation), float(row.threshold_GBps)
+    ends = [int(v) for v in (row.src, row.dst) if not pd.isna(v)]
+    if any(not 0 <= d < n for d in ends):
+        raise ValueError(f"{where}: device {max(ends)} is not among the server's {n} devices")
+    said = f"ascend-dmi --dg threshold {t:g} GB/s ({where})"
+    if op == "p2p" and len(ends) == 2:
+        bi = row.direction == "bi"
+        return {"kind": "bandwidth", "src": ends[0], "dst": ends[1],
+                "link": None, "direction": "bi" if bi else "uni",
+                "initiator": IMPORTED_INITIATOR, "bound": "min", "unit": "GB/s",
+                "value": t / 2 if bi else t, "_where": where,
+                "basis": said + (": the pair's total both ways, half per direction"
+                                 if bi else "") + "; " + IMPORTED_NOTE}
+    if op in ("h2d", "d2h") and ends:
+        return {"kind": "host", "direction": op, "device": ends[0], "bound": "min",
+                "unit": "GB/s", "value": t, "basis": said, "_where": where}
+    return None
+
+
+def criteria_from_thresholds(rows: pd.DataFrame, topology: Any, *,
+                             size: int = DEFAULT_SIZE_BYTES, origin: str = "ascend-dmi --dg"
+                             ) -> tuple[Criteria, list[str]]:
+    """Criteria whose numbers are a diagnosis's thresholds (``threshold_GBps`` rows of an
+    imported ``ascend-dmi --dg`` capture), one per line: p2p per pair, h2d/d2h per
+    device; the link classes and peer access are ``topology``'s. Returns the criteria and
+    the lines left out (a kind with no criterion, such as d2d). ValueError (``FILE:LINE``)
+    for a device the topology lacks or two lines giving one item different thresholds."""
+    n = topology.device_count
+    diag = rows[rows["threshold_GBps"].notna()] if "threshold_GBps" in rows else rows[:0]
+    if diag.empty:
+        raise ValueError("no diagnosis thresholds in the capture (ascend-dmi --dg lines such "
+                         "as 'p2p unidirectional bandwidth diagnosis ... 26.21 / 20')")
+    records: dict[tuple[Any, ...], dict[str, Any]] = {}
+    left_out = []
+    for row in diag.itertuples(index=False):
+        rec = _threshold_record(row, n)
+        if rec is None:
+            left_out.append(f"{row.source_file}:{int(row.source_line)} ({row.operation}: "
+                            "no criterion kind)")
+            continue
+        key = tuple(rec.get(k) for k in ("kind", "src", "dst", "device", "direction"))
+        first = records.setdefault(key, rec)
+        if first["value"] != rec["value"]:
+            raise ValueError(f"{rec['_where']}: threshold {rec['value']:g} differs from "
+                             f"{first['value']:g} at {first['_where']} for the same item")
+    recs = [{k: v for k, v in r.items() if k != "_where"} for r in records.values()]
+    links, access = _matrices(_topology_peer(topology), n)
+    for r in recs:
+        if r["kind"] == "bandwidth":
+            r["link"] = links[r["src"]][r["dst"]]
+    name = getattr(topology, "name", "?")
+    return Criteria(
+        links=links, peer_access=access, table=make_table(recs),
+        topology_basis=f"{name}: its link matrix, and peer access where "
+                       "aclrtDeviceCanAccessPeer says 1",
+        name=f"{origin} thresholds on {name}", source=origin, size_bytes=size,
+        description="ascend-dmi's diagnosis prints no copy size: the bandwidth criteria hold "
+                    f"at {size} bytes, past the saturation point"), left_out
+
+
+# ---- an existing run judged --------------------------------------------------------------
+
+#: Why an item about a run's link classes or bytes cannot be judged from the run.
+NO_LINKS = "the run does not name link classes (an import without a topology capture)"
+NOT_VERIFIED = "the run's copies were not verified (an imported tool's figures)"
+
+
+def _sizes_match(rows: pd.DataFrame, criteria: Criteria) -> None:
+    """ValueError when the criteria bound bandwidth at a size the run has no pair rows
+    at (every bandwidth item would be skipped, and the check would pass on nothing)."""
+    if not criteria.table["kind"].eq("bandwidth").any():
+        return
+    sizes = rows.loc[rows["pattern"].astype(object).eq("pair"), "size_bytes"].dropna()
+    if not sizes.eq(criteria.size_bytes).any():
+        have = ", ".join(format_size(int(v)) for v in sorted(sizes.unique())) or "none"
+        raise ValueError(f"the criteria's bandwidth size is {format_size(criteria.size_bytes)}; "
+                         f"the run's pair rows are at {have}: write criteria for the run's "
+                         "size (criteria --size, or --from a run at it)")
+
+
+def check_run(rows: pd.DataFrame, criteria: Criteria,
+              devices: Sequence[int] | None = None) -> Any:
+    """Judge a run folder's rows against criteria, measuring nothing (``check --run``):
+    the run's pair rows give the peer table, imported rows are made judgeable
+    (:func:`judgeable`); what the run cannot say (link classes, verified bytes) is SKIP
+    with the reason."""
+    from . import CheckResult
+
+    meta = rows.attrs.get("run", {})
+    n = meta.get("device_count")
+    if n is not None and int(n) != criteria.device_count:
+        raise ValueError(f"the criteria describe {criteria.device_count} devices; the run "
+                         f"has {n}")
+    _sizes_match(rows, criteria)
+    rows = judgeable(rows)
+    peer = peer_from_rows(rows).assign(reason=None)
+    peer["link"] = peer["link"].astype(object).where(peer["link"].notna(), None)
+    devs = list(range(criteria.device_count)) if devices is None else sorted(set(devices))
+    items = evaluate(criteria, peer, rows, devs)
+    no_link = items["kind"].eq("link_class") & items["measured"].isna() \
+        & items["status"].ne(SKIP)
+    items.loc[no_link, ["status", "reason"]] = [SKIP, NO_LINKS]
+    items.loc[items["reason"].eq("not measured"), "reason"] = "not in the run"
+    if "verified" in rows and rows["verified"].isna().all():
+        ver = items["kind"].eq("verification")
+        items.loc[ver, ["status", "reason", "measured"]] = [SKIP, NOT_VERIFIED, None]
+    return CheckResult(items, Measured(peer, rows), points_lost(rows))
