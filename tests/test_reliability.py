@@ -1035,6 +1035,29 @@ def test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped(
     _same_frames(again, uninterrupted)
 
 
+def test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jitter draws depend on the point (rt.begin_point), not on the calls before it:
+    the same seed gives the same numbers whether or not the sweep was interrupted."""
+    assert A2x4.jitter > 0
+    both = {**RESUME, "direction": "both"}
+    with open_runtime("sim", topology=A2x4, seed=5) as rt:
+        whole = sweep(rt, **both)
+    with _open(topology=A2x4_EXACT) as rt:
+        exact = sweep(rt, **both)
+    ratio = whole["bandwidth_GBps"] / exact["bandwidth_GBps"]
+    assert (ratio - 1).abs().max() > 1e-3  # the jitter is on and moves the numbers
+    ckpt = tmp_path / "sweep.ckpt"
+    _count_blocks(monkeypatch, stop_after=7)
+    with open_runtime("sim", topology=A2x4, seed=5) as rt:
+        assert sweep(rt, checkpoint=ckpt, **both).attrs["run"]["interrupted"] is True
+    monkeypatch.undo()
+    with open_runtime("sim", topology=A2x4, seed=5) as rt:
+        resumed = sweep(rt, checkpoint=ckpt, **both)
+    assert resumed.attrs["run"]["resumed_blocks"] == 7
+    _same_frames(resumed, whole)
+
+
 def test_a_torn_last_line_is_discarded_and_its_block_measured_again(
         uninterrupted: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         ) -> None:

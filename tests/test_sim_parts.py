@@ -238,7 +238,28 @@ def test_the_fast_path_skips_the_checks_until_something_changes(
 
 # ------------------------------------------------------------------ acl.simulator
 DOCUMENTED = {"topology", "seed", "host_time_us", "ledger", "ledger_is_empty",
-              "call_counts", "implicit_releases"}
+              "call_counts", "implicit_releases", "reseed_jitter"}
+
+
+def _factors(acl, key: str | None, before: int) -> list[float]:
+    """The time factors of 4 copies after ``before`` others (and a reseed to key)."""
+    eng = acl._engine
+    for _ in range(before):
+        eng._normal()
+    if key is not None:
+        acl.simulator.reseed_jitter(key)
+    return [eng._factor() for _ in range(4)]
+
+
+def test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only() -> None:
+    def fresh(seed: int = 3):
+        return simulated_acl("atlas800t-a2", seed=seed, jitter=0.05)
+
+    a = _factors(fresh(), "pair/uni/on/p2p/0-1/4096", before=0)
+    assert a == _factors(fresh(), "pair/uni/on/p2p/0-1/4096", before=7)  # history ignored
+    assert len(set(a)) == 4 and a != _factors(fresh(), "pair/uni/on/p2p/0-1/8192", before=0)
+    assert a != _factors(fresh(seed=4), "pair/uni/on/p2p/0-1/4096", before=0)
+    assert _factors(fresh(), None, 0) != _factors(fresh(), None, 7)  # without: call order
 
 
 def test_the_simulator_interface_is_what_is_documented() -> None:

@@ -343,6 +343,17 @@ class Runtime(Transfers):
             return int(self._sim.host_time_us * 1000)
         return time.perf_counter_ns()
 
+    def begin_point(self, key: str) -> None:
+        """Say that a measurement point starts, with a key that names it stably (its
+        block and size). On the simulator the jitter draws restart from (seed, key)
+        (``acl.simulator.reseed_jitter``), so a point measures the same whatever ran
+        before it: a resumed sweep equals an uninterrupted one. A no-op on real pyACL.
+
+        Example: ``rt.begin_point("pair/uni/on/p2p/0-1/4096")``.
+        """
+        if self._sim is not None:
+            self._sim.reseed_jitter(key)
+
     def ledger(self) -> dict[str, Any] | None:
         """The simulator's ledger of outstanding resources (None on hardware)."""
         return self._sim.ledger() if self._sim is not None else None

@@ -17,7 +17,10 @@ simulator (the same names directly on the ``acl`` object are kept for compatibil
   implicitly; ``ledger_is_empty()``: nothing of either;
 - ``call_counts``: calls made per pyACL name (``"rt.memcpy_async"``), a read-only view;
 - ``implicit_releases``: what ``aclrtResetDevice``/``aclFinalize`` freed that the process
-  had not released itself, oldest first.
+  had not released itself, oldest first;
+- ``reseed_jitter(key)``: restart the jitter draws from (seed, key), so the copies after
+  it get the same time factors whatever ran before (the runtime's ``begin_point`` calls
+  it at each measurement point: a resumed sweep equals an uninterrupted one).
 
 The simulator is a dispatcher (:mod:`.facade`) over parts with one job each:
 :mod:`.formats` (argument formats), :mod:`.devices`, :mod:`.peers`, :mod:`.allocations`,

@@ -1,0 +1,25 @@
+"""Mutants for issue 20's rough edges: resumed jitter, teardown, run folders, CLI checks."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+RESUME_JITTER = ("tests/test_reliability.py::"
+                 "test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
+                 "tests/test_sim_parts.py::"
+                 "test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only")
+
+MUTANTS: list[Mutant] = [
+    M("rough.point_not_announced", "measure/rows.py",
+      '            self.rt.begin_point(f"{block.key}/{size}")\n',
+      "",
+      "a point does not restart the jitter draws: resumed runs differ", RESUME_JITTER),
+    M("rough.reseed_ignores_key", "sim/engine.py",
+      'digest = hashlib.blake2b(f"{seed}\\x00{key}".encode(), digest_size=8).digest()',
+      'digest = hashlib.blake2b(f"{seed}".encode(), digest_size=8).digest()',
+      "every point gets the same jitter draws", RESUME_JITTER),
+    M("rough.reseed_noop", "runtime/runtime.py",
+      "            self._sim.reseed_jitter(key)",
+      "            pass",
+      "begin_point is a no-op on the simulator", RESUME_JITTER),
+]
