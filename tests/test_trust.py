@@ -257,6 +257,23 @@ def test_a_failed_reset_is_retried() -> None:
     assert not rt.acl.initialized
 
 
+def _count_finalize(rt) -> list[int]:
+    """The return codes of every aclFinalize rt makes (top-level calls are not counted)."""
+    codes: list[int] = []
+    real = rt.acl.finalize
+    rt.acl.finalize = lambda: codes.append(real()) or codes[-1]
+    return codes
+
+
+def test_a_failed_finalize_is_retried() -> None:
+    rt = open_runtime("sim", faults=[{"kind": "error", "call": "finalize", "nth": 1}])
+    codes = _count_finalize(rt)
+    rt.device_buffer(0, 4096)
+    rt.close()  # the first aclFinalize fails, the retry succeeds: nothing raised
+    assert len(codes) == 2 and codes[0] != 0 and codes[1] == 0
+    assert rt.acl.simulator.ledger_is_empty()
+
+
 # --------------------------------------------------------------------- run folders
 def test_sweep_refuses_a_folder_holding_a_run_unless_overwrite(capsys, tmp_path) -> None:
     out = tmp_path / "r"

@@ -132,7 +132,7 @@ class Runtime(Transfers):
     def close(self) -> None:
         """Free every open resource, disable the peer links this runtime enabled, reset the
         devices it set and finalize the runtime it initialized. Raises the first error after
-        trying everything; a failed release, disable or reset is retried once while the
+        trying everything; a failed release, disable, reset or finalize is retried once while the
         others proceed, and a KeyboardInterrupt does not stop the teardown (it is raised at
         the end)."""
         if self.closed:
@@ -168,7 +168,7 @@ class Runtime(Transfers):
         self._contexts.clear()
         self._tls = threading.local()
         if self._owns_init:
-            attempt(self.call, "finalize")
+            attempt(self.call, "finalize", tries=2)
         with self._lock:  # what failed to release went with the device reset or finalize
             for res in self._resources.values():
                 res.closed = True

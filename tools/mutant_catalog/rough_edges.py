@@ -22,4 +22,8 @@ MUTANTS: list[Mutant] = [
       "            self._sim.reseed_jitter(key)",
       "            pass",
       "begin_point is a no-op on the simulator", RESUME_JITTER),
+    M("rough.finalize_not_retried", "runtime/runtime.py",
+      'attempt(self.call, "finalize", tries=2)', 'attempt(self.call, "finalize")',
+      "a failed aclFinalize is reported without a retry",
+      ("tests/test_trust.py::test_a_failed_finalize_is_retried",)),
 ]
