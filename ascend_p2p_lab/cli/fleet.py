@@ -61,7 +61,7 @@ def add_fleet_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
     p.add_argument("--threshold", type=float, default=0.9, metavar="FRACTION",
                    help="a link is an outlier below this fraction of its class's fleet "
-                        "median (default 0.9)")
+                        "median; 0 < FRACTION <= 1 (default 0.9)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="hosts not back after this long are failed hosts (default: none)")
     p.add_argument("--format", choices=["table", "json"], default="table",

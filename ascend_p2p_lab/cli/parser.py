@@ -135,7 +135,8 @@ exit status:
                         "with --against-preset only RUN")
     p.add_argument("--threshold", type=float, default=0.9, metavar="RATIO",  # its default:
                    # comparison.DEFAULT_THRESHOLD
-                   help="a point is below when RUN / BASELINE < this (default 0.9)")
+                   help="a point is below when RUN / BASELINE < this; 0 < RATIO <= 1 "
+                        "(default 0.9)")
     p.add_argument("--format", choices=["table", "json"], default="table",
                    help="table (default): ratio matrix, points below and verdict; json")
     p.add_argument("--against-preset", default=None, metavar="NAME",

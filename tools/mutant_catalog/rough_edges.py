@@ -26,4 +26,13 @@ MUTANTS: list[Mutant] = [
       'attempt(self.call, "finalize", tries=2)', 'attempt(self.call, "finalize")',
       "a failed aclFinalize is reported without a retry",
       ("tests/test_trust.py::test_a_failed_finalize_is_retried",)),
+    M("rough.threshold_above_one", "comparison.py",
+      "and math.isfinite(threshold) and 0 < threshold <= MAX_THRESHOLD)",
+      "and math.isfinite(threshold) and 0 < threshold)",
+      "a threshold above 1 is accepted", ("tests/test_compare.py",)),
+    M("rough.compare_out_late", "cli/compare.py",
+      "        check_out_dir(args.out, overwrite=True)",
+      "        pass",
+      "compare checks --out only when it writes the figures",
+      ("tests/test_compare.py::test_cli_checks_its_output_folder_and_preset_before_any_work",)),
 ]
