@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..terminal import EXIT_INTERRUPTED
 from .parser import UsageError, past_input_checks
 
 FLEET_HELP = "probe and sweep many servers at once on Dask (or a simulated fleet)"
@@ -153,7 +152,7 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
         _print_table(analysis, result)
     if args.out is not None:
         _figure(analysis, args.out, quiet=args.format == "json")
-    return EXIT_INTERRUPTED if result.interrupted else verdict["exit_status"]
+    return verdict["exit_status"]  # 130 when interrupted (fleet.analysis.verdict)
 
 
 def _print_table(analysis: Any, result: Any) -> None:
@@ -162,8 +161,10 @@ def _print_table(analysis: Any, result: Any) -> None:
     from ..units import format_size
 
     v = analysis.verdict
-    size = "no size" if v["size_bytes"] is None else format_size(v["size_bytes"])
-    print(f"fleet: {len(result.hosts)} hosts, unidirectional P2P at {size} per link, "
+    measured = ("no link measured" if v["size_bytes"] is None
+                else f"at {format_size(v['size_bytes'])} per link")
+    stopped = ", interrupted" if result.interrupted else ""
+    print(f"fleet: {len(result.hosts)} hosts{stopped}, unidirectional P2P {measured}, "
           f"outliers below {v['threshold']:g} of the class median ({result.wall_s:.1f} s)\n")
     hosts = analysis.hosts.copy()
     hosts["host_bound_share"] = hosts["host_bound_share"].map(
