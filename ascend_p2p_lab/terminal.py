@@ -72,7 +72,8 @@ def run_status(run: Any) -> int:
     return EXIT_OK
 
 
-def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) -> None:
+def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
+                  read_from: Path | None = None) -> None:
     """A compact terminal summary of a run: bandwidth per case and link class at the largest
     size (with ``matrices``, then every N x N matrix: :func:`print_matrices`), what was
     refused (results), what failed (lost data) and the verdict."""
@@ -142,8 +143,11 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
               "source states:")
         for key, why in inferred.items():
             print(f"  {key}: {why}")
-    print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep "
-          "the run)")
+    if read_from is not None:  # a saved run, read back (report): nothing new to save
+        print(f"\nread from {read_from}")
+    else:
+        print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to "
+              "keep the run)")
     sys.stdout.flush()
 
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..terminal import EXIT_INTERRUPTED, print_summary, run_status
+from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
 from .parser import UsageError, past_input_checks
 from .session import run_session
 
@@ -72,9 +72,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return run_session(args, work)
 
 
-def _emit(run: Any, fmt: str, saved: Path | None) -> int:
-    """The run on stdout (the summary and its matrices, or JSON); its exit status."""
+def _emit(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None) -> int:
+    """The run on stdout (the summary and its matrices, or JSON); its exit status.
+
+    ``read_from``: the run was loaded from that folder (``report``), not measured: an
+    interrupted run is then an incomplete run (1), not an interrupted command (130).
+    """
     status = run_status(run)
+    if read_from is not None and status == EXIT_INTERRUPTED:
+        status = EXIT_FAILED
     if fmt == "json":
         import json
 
@@ -84,10 +90,11 @@ def _emit(run: Any, fmt: str, saved: Path | None) -> int:
         lost = failures(run)
         data = {**matrices_json(run), "exit_status": status,
                 "saved_to": None if saved is None else str(saved),
+                **({} if read_from is None else {"read_from": str(read_from)}),
                 "failures": json.loads(lost.to_json(orient="records"))}
         print(json.dumps(data, indent=1), flush=True)
     else:
-        print_summary(run, saved, matrices=True)
+        print_summary(run, saved, matrices=True, read_from=read_from)
     return status
 
 
@@ -103,7 +110,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
     run = load_run(args.run_dir)
     with past_input_checks():
-        status = _emit(run, args.format, args.run_dir)
+        status = _emit(run, args.format, None, read_from=args.run_dir)
         _write_report(run, out, quiet=args.format == "json")
         return status
 
@@ -130,7 +137,8 @@ def _write_report(run: Any, out: Path, table: Any = None, *, quiet: bool = False
         return
     paths = plots.report(run, out, table=table)
     write_manifest(out, run.attrs.get("run", {}).get("run_id"), [*written, *paths])
-    say(f"\nwrote {out / 'summary.csv'} and {len(paths)} figures:")
+    say(f"\nwrote {out / 'summary.csv'} and {len(paths)} figure{'' if len(paths) == 1 else 's'}"
+        f"{':' if paths else ''}")
     for p in paths:
         say(f"  {p}")
 
