@@ -46,7 +46,8 @@ MUTANTS: list[Mutant] = [
       "an interrupted fleet's verdict says exit 1 or 0",
       ("tests/test_fleet.py::test_an_interrupted_fleet_says_130_in_its_text_and_json",)),
     M("rough.report_exits_130", "cli/runs.py",
-      "    if read_from is not None and status == EXIT_INTERRUPTED:\n        status = EXIT_FAILED\n",
+      "    if read_from is not None and status == EXIT_INTERRUPTED:\n"
+      "        status = EXIT_FAILED\n",
       "",
       "report of an interrupted run exits 130",
       ("tests/test_cli.py::test_report_of_an_interrupted_run_is_not_itself_interrupted",)),
