@@ -51,4 +51,12 @@ MUTANTS: list[Mutant] = [
       "",
       "report of an interrupted run exits 130",
       ("tests/test_cli.py::test_report_of_an_interrupted_run_is_not_itself_interrupted",)),
+    M("rough.warmup_ignored", "measure/cases.py",
+      "    t = measure(max(warmup, 1))", "    t = measure(1)",
+      "--warmup ignored: always one warm-up copy",
+      ("tests/test_rough_edges.py::test_the_copies_issued_grow_with_the_warmup_asked_for",)),
+    M("rough.bidir_one_round", "measure/copyengine.py",
+      "    rounds = min(n, 4)", "    rounds = 1",
+      "bidirectional copies not interleaved: one direction's window, then the other's",
+      ("tests/test_rough_edges.py::test_bidirectional_copies_are_enqueued_interleaved",)),
 ]

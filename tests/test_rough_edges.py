@@ -1,0 +1,55 @@
+"""Gaps the suite let through (issue 20): the warm-up asked for is the warm-up issued, and
+the two directions of a bidirectional sample are enqueued interleaved."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.runtime import open_runtime
+
+POINTS = {"pairs": "0-1", "sizes": "4KiB,1MiB", "samples": 2, "progress": False}
+
+
+def _copies_issued(warmup: int, timing: str) -> int:
+    """Every copy a sweep of two points issued (async and blocking), on the simulator."""
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        sweep(rt, warmup=warmup, timing=timing, max_copies=1, **POINTS)
+        counts = rt.acl.simulator.call_counts
+        return counts.get("rt.memcpy_async", 0) + counts.get("rt.memcpy", 0)
+
+
+@pytest.mark.parametrize("timing", ["events", "host"])
+def test_the_copies_issued_grow_with_the_warmup_asked_for(timing: str) -> None:
+    """max_copies=1: a point issues max(warmup, 1) warm-up copies and one per sample, so
+    each extra warm-up copy asked for is one more copy per point (2 points)."""
+    one = _copies_issued(1, timing)
+    assert _copies_issued(0, timing) == one  # one copy is always needed to size a sample
+    assert _copies_issued(4, timing) - one == 2 * 3
+    assert _copies_issued(9, timing) - one == 2 * 8
+
+
+def test_bidirectional_copies_are_enqueued_interleaved() -> None:
+    """Each direction's copies of a sample go out in rounds of at most ceil(n / 4),
+    alternating with the other direction's: on hardware the two directions then overlap
+    instead of running one after the other (the simulator would not show it)."""
+    trace: list[tuple[int | None, int]] = []
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        real = rt.enqueue_copies
+
+        def spy(dst, src, size, stream, copies):
+            trace.append((stream.device, copies))
+            return real(dst, src, size, stream, copies)
+
+        rt.enqueue_copies = spy
+        run = sweep(rt, pairs="0-1", sizes="1MiB", direction="bi", samples=2, warmup=3,
+                    min_sample_us=2000.0, max_copies=8, progress=False)
+    n = int(run["copies"].iloc[0])
+    assert n == 8 and (run["copies"] == n).all()
+    devices = [dev for dev, _ in trace]
+    assert all(a != b for a, b in zip(devices, devices[1:]))  # strictly alternating
+    timed = trace[2:]  # after the warm-up's one call per direction
+    assert len(timed) == 2 * 2 * (1 + 4 + 1)  # samples x directions x (pre, 4 rounds, post)
+    assert all(copies <= math.ceil(n / 4) for _, copies in timed)
