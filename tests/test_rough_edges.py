@@ -3,6 +3,7 @@ the two directions of a bidirectional sample are enqueued interleaved."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -49,7 +50,7 @@ def test_bidirectional_copies_are_enqueued_interleaved() -> None:
     n = int(run["copies"].iloc[0])
     assert n == 8 and (run["copies"] == n).all()
     devices = [dev for dev, _ in trace]
-    assert all(a != b for a, b in zip(devices, devices[1:]))  # strictly alternating
+    assert all(a != b for a, b in itertools.pairwise(devices))  # strictly alternating
     timed = trace[2:]  # after the warm-up's one call per direction
     assert len(timed) == 2 * 2 * (1 + 4 + 1)  # samples x directions x (pre, 4 rounds, post)
     assert all(copies <= math.ceil(n / 4) for _, copies in timed)
