@@ -114,13 +114,32 @@ def failures(frame: pd.DataFrame) -> pd.DataFrame:
     return out[cols]
 
 
+#: The pattern whose rows carry a value column, where it is not ``pair``.
+VALUE_PATTERN = {"latency_us": "latency"}
+
+
+def _pattern_for(frame: pd.DataFrame, value: str, pattern: str | None) -> str:
+    """The pattern a matrix of value is taken from: the one given, else the value's own;
+    ValueError when no row of it has the value while rows of other patterns do."""
+    pattern = VALUE_PATTERN.get(value, "pair") if pattern is None else pattern
+    if value not in frame.columns:
+        raise ValueError(f"unknown value column {value!r}")
+    has = frame.loc[frame[value].notna(), "pattern"]
+    if len(has) and not (has == pattern).any():
+        others = sorted(set(has) - {"local"})
+        if others:
+            raise ValueError(f"no {pattern!r} row has {value}; the run has it for pattern "
+                             f"{', '.join(map(repr, others))}: pass pattern=")
+    return pattern
+
+
 def matrix(
     frame: pd.DataFrame,
     size: int | None = None,
     *,
     value: str = "bandwidth_GBps",
     stat: str = "median",
-    pattern: str = "pair",
+    pattern: str | None = None,
     direction: str = "uni",
     peer: str | None = None,
     path: str | Iterable[str] | None = None,
@@ -131,8 +150,12 @@ def matrix(
     ``size=None`` takes each pair's largest measured size (the asymptote); a size the
     selected rows were not measured at raises ValueError naming the sizes they have.
     Cells never measured are NaN; the diagonal holds the device-local copy when the run
-    has one. ``matrix(run, value="latency_us", pattern="latency")`` is the latency matrix.
+    has one. ``pattern`` None is inferred from ``value`` (``latency_us``: the latency
+    pattern, else ``pair``), so ``matrix(run, value="latency_us")`` is the latency matrix;
+    a pattern none of whose rows has ``value`` while others do raises ValueError naming
+    them, never a matrix of nothing.
     """
+    pattern = _pattern_for(frame, value, pattern)
     df = frame[(frame["pattern"].isin([pattern, "local"])) & (frame["direction"] == direction)]
     if peer is not None:
         df = df[(df["peer"] == peer) | (df["pattern"] == "local")]
