@@ -90,6 +90,9 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
     where = f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else "pyACL"
     print(f"run {meta.get('run_id')} on {meta.get('device_count')} x {meta.get('soc_name')} "
           f"({where}), {len(run)} rows")
+    if meta.get("resumed_blocks"):
+        print(f"resumed {meta['resumed_blocks']} of {meta.get('blocks', '?')} blocks from the "
+              "checkpoint")
     if meta.get("interrupted"):
         print("interrupted: the rows measured so far are kept")
     good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]

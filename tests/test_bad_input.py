@@ -492,7 +492,7 @@ def test_the_installed_command_exits_2_without_traceback(tmp_path: Path) -> None
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
-        f"ascend-p2p-lab: error: {ckpt} is not an ascend-p2p-lab checkpoint (version 1); "
+        f"ascend-p2p-lab: error: {ckpt} is not an ascend-p2p-lab checkpoint (version 2); "
         "give another file name"]
     assert ckpt.read_text() == "my notes\n"
 

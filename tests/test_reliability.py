@@ -33,7 +33,7 @@ import pytest
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.codes import error_name
 from ascend_p2p_lab.measure import cases, disable, disable_all, enable_all, probe, sweep
-from ascend_p2p_lab.measure.checkpoint import Checkpoint
+from ascend_p2p_lab.measure.checkpoint import Checkpoint, pack_rows, unpack_rows
 from ascend_p2p_lab.measure.peerstate import PeerRestoreError
 from ascend_p2p_lab.results import ERROR_KINDS, load_run, save_run
 from ascend_p2p_lab.runtime import AclError, Runtime
@@ -1021,18 +1021,21 @@ def test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped(
     monkeypatch.undo()
     ran = _count_blocks(monkeypatch)
     with _open(topology=A2x4_EXACT) as rt:
-        resumed = sweep(rt, checkpoint=ckpt, out=tmp_path / "run", **RESUME)
+        resumed = sweep(rt, checkpoint=ckpt, **RESUME)
     assert len(ran) == total - k and resumed.attrs["run"]["resumed_blocks"] == k
     assert resumed.attrs["run"]["interrupted"] is False
+    assert resumed.attrs["run"]["blocks"] == total
     _same_frames(resumed, uninterrupted)
     assert resumed["run_id"].nunique() == (2 if k else 1)
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), resumed)
+    assert len(_lines(ckpt)) == 1 + total  # not saved anywhere: the checkpoint stays
     ran.clear()
     with _open(topology=A2x4_EXACT) as rt:  # all done: nothing is measured or allocated
-        again = sweep(rt, checkpoint=ckpt, **RESUME)
+        again = sweep(rt, checkpoint=ckpt, out=tmp_path / "run", **RESUME)
         assert rt.acl.call_counts.get("rt.malloc", 0) == 0
     assert ran == [] and again.attrs["run"]["resumed_blocks"] == total
     _same_frames(again, uninterrupted)
+    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), again)
+    assert not ckpt.exists()  # saved with every block: nothing left to resume
 
 
 def test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one(
@@ -1056,6 +1059,44 @@ def test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one(
         resumed = sweep(rt, checkpoint=ckpt, **both)
     assert resumed.attrs["run"]["resumed_blocks"] == 7
     _same_frames(resumed, whole)
+
+
+def test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same interrupted sweep rerun with the same --checkpoint and --out is a resume,
+    not an overwrite: it says so, saves the whole run and removes the checkpoint; another
+    run in --out is still refused without --overwrite."""
+    from ascend_p2p_lab.cli import main
+
+    ckpt, out = tmp_path / "sweep.ckpt", tmp_path / "run"
+    argv = ["sweep", "--backend", "sim", "--pairs", "0-1,1-0,2-3", "--sizes", "4KiB,64KiB",
+            "--samples", "1", "--no-progress", "--out", str(out), "--checkpoint", str(ckpt)]
+    _count_blocks(monkeypatch, stop_after=1)  # Ctrl-C as the second block starts
+    assert main(argv) == 130
+    first_id = json.loads((out / "run.json").read_text())["run_id"]
+    capsys.readouterr()
+    monkeypatch.undo()
+    code = main(argv)
+    stdout, err = capsys.readouterr()
+    assert code == 0, err
+    assert "resumed 1 of 3 blocks from the checkpoint" in stdout
+    saved = load_run(out)
+    assert len(saved) == 3 * 2 and first_id in set(saved["run_id"])
+    assert not ckpt.exists()
+    other = [a if a != str(ckpt) else str(tmp_path / "other.ckpt") for a in argv]
+    assert main(other) == 2  # a fresh checkpoint does not continue the run in --out
+    assert "holds a run already" in capsys.readouterr().err
+
+
+def test_a_checkpoint_is_compact(tmp_path: Path) -> None:
+    """Each block's rows are compressed: the file is a fraction of the rows as JSON."""
+    ckpt = tmp_path / "sweep.ckpt"
+    with _open(topology=A2x4_EXACT) as rt:
+        run = sweep(rt, checkpoint=ckpt, **{**RESUME, "sizes": "4KiB:1MiB", "samples": 4})
+    as_json = len(json.dumps(checkpoint_module.jsonable_rows(run.to_dict("records")),
+                             default=str))
+    assert ckpt.stat().st_size * 5 < as_json
 
 
 def test_a_torn_last_line_is_discarded_and_its_block_measured_again(
@@ -1176,7 +1217,9 @@ def test_checkpoint_rows_that_do_not_fit_the_schema_are_refused_before_measuring
     with _open() as rt:
         sweep(rt, checkpoint=ckpt, **RESUME)
     lines = _lines(ckpt)
-    lines[1]["rows"][0]["size_bytes"] = "huge"
+    rows = unpack_rows(lines[1]["z"])
+    rows[0]["size_bytes"] = "huge"
+    lines[1]["z"] = pack_rows(rows)
     ckpt.write_text("".join(json.dumps(rec) + "\n" for rec in lines))
     with _open() as rt:
         with pytest.raises(ValueError, match="do not fit the schema"):

@@ -34,10 +34,14 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 def _sweep_out(args: argparse.Namespace) -> None:
     """Every output path of a sweep, checked before any device work."""
-    from ..runfolder import check_out_dir, check_out_file
+    from ..measure.checkpoint import checkpoint_run_ids
+    from ..runfolder import check_out_dir, check_out_file, run_info
 
-    if args.out is not None:
-        check_out_dir(args.out, overwrite=args.overwrite)
+    if args.out is not None:  # resuming into the run the checkpoint continues: no overwrite
+        run_id = run_info(args.out).get("run_id")
+        continues = (args.checkpoint is not None and isinstance(run_id, str)
+                     and run_id in checkpoint_run_ids(args.checkpoint))
+        check_out_dir(args.out, overwrite=args.overwrite or continues)
     if args.checkpoint is not None:
         check_out_file(args.checkpoint, "--checkpoint")
 

@@ -74,7 +74,8 @@ def sweep(
         out: a folder to save the run to (also after an interrupt or a failure).
         checkpoint: a file that records each finished block; rerunning with the same
             parameters skips those blocks (a block that failed is measured again), and
-            other parameters are refused.
+            other parameters are refused. It is removed once the run is saved to ``out``
+            with every block recorded.
         on_block: called with a :class:`BlockDone` after each block (live views, progress).
 
     An interrupt (KeyboardInterrupt) stops the sweep and returns what was measured,
@@ -101,7 +102,7 @@ def sweep(
         exc.partial_frame = empty  # type: ignore[attr-defined]
         raise
     run_id = new_run_id()
-    meta.update(run_id=run_id, interrupted=False, failed=None)
+    meta.update(run_id=run_id, interrupted=False, failed=None, blocks=len(blocks))
     ckpt, done_blocks, resumed = _resume(rt, spec, checkpoint, meta)
     pool = BufferPool(rt, max(spec.sizes))
     ctx = Context(rt, spec, pool, _row_base(rt, meta), _nominal_rates(rt), _cpu_affinity(rt))
@@ -123,6 +124,8 @@ def sweep(
         except BaseException as exc:
             exc.partial_frame = frame  # type: ignore[attr-defined]
             raise
+        if ckpt is not None and {b.key for b in blocks} <= ckpt.keys:
+            ckpt.remove()  # the run is saved whole: nothing left to resume
     if failure is not None:
         failure.partial_frame = frame  # type: ignore[attr-defined]
         raise failure

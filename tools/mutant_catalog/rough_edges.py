@@ -69,4 +69,22 @@ MUTANTS: list[Mutant] = [
       "        if False:\n            raise ValueError",
       "a matrix of a pattern without the value is all NaN, without a word",
       ("tests/test_latency.py::test_the_latency_matrix_is_inferred_or_refused_never_empty",)),
+    M("rough.resume_is_overwrite", "cli/runs.py",
+      "        check_out_dir(args.out, overwrite=args.overwrite or continues)",
+      "        check_out_dir(args.out, overwrite=args.overwrite)",
+      "resuming into the run the checkpoint continues needs --overwrite",
+      ("tests/test_reliability.py::"
+       "test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",)),
+    M("rough.checkpoint_kept", "measure/sweep.py",
+      "            ckpt.remove()  # the run is saved whole: nothing left to resume",
+      "            pass",
+      "the checkpoint stays behind after the whole run is saved",
+      ("tests/test_reliability.py::"
+       "test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
+       "tests/test_reliability.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped")),
+    M("rough.checkpoint_uncompressed", "measure/checkpoint.py",
+      "zlib.compress(json.dumps(rows).encode(), 6)",
+      "zlib.compress(json.dumps(rows).encode(), 0)",
+      "the checkpoint's rows are not compressed",
+      ("tests/test_reliability.py::test_a_checkpoint_is_compact",)),
 ]
