@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._version import schema_version_problem
+from .runcheck import check_column_types, check_meta
 from .schema import (
     ADDED_COLUMNS,
     COLUMNS,
@@ -315,6 +316,8 @@ def save_run(frame: pd.DataFrame, out: str | Path, meta: Mapping[str, Any] | Non
     run = _jsonable(dict(meta if meta is not None else frame.attrs.get("run", {})))
     run["rows"] = len(data)
     run["schema_version"] = RUN_SCHEMA_VERSION
+    run.setdefault("params", {})  # a frame made by hand: no sweep parameters
+    check_meta(run)  # never write what load_run would refuse
     text = json.dumps(run, indent=2, sort_keys=True, default=str) + "\n"
     folder.mkdir(parents=True, exist_ok=True)
     targets = {
@@ -358,6 +361,10 @@ def load_run(folder: str | Path) -> pd.DataFrame:
                                      supported=RUN_SCHEMA_VERSION, what="run")
     if problem:
         raise ResultsError(f"{meta_path}: {problem}")
+    try:
+        check_meta(meta)  # every field, in one place (runcheck.RUN_FIELDS)
+    except ValueError as exc:
+        raise ResultsError(f"{meta_path}: {exc}") from None
     pq, csv = folder / "samples.parquet", folder / "samples.csv"
     for path in (pq, csv):
         if path.is_file() and path.stat().st_size > MAX_SAMPLES_BYTES:
@@ -384,6 +391,10 @@ def load_run(folder: str | Path) -> pd.DataFrame:
     missing = [c for c in COLUMNS if c not in data.columns]
     if missing:
         raise ResultsError(f"{source}: missing columns {missing}")
+    try:
+        check_column_types(data)
+    except ValueError as exc:
+        raise ResultsError(f"{source}: {exc}") from None
     if "rows" in meta and meta["rows"] != len(data):
         raise ResultsError(f"{source}: {len(data)} rows, run.json says {meta['rows']} (truncated?)")
     try:

@@ -92,7 +92,7 @@ POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst",
 ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
                  "group")
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
-#: is also what a run.json without the key is (written before it was recorded).
+#: is the first; load_run refuses a run.json without it (runcheck.RUN_FIELDS).
 RUN_SCHEMA_VERSION = 1
 
 

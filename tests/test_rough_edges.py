@@ -4,8 +4,10 @@ the two directions of a bidirectional sample are enqueued interleaved."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
+import pandas as pd
 import pytest
 
 from ascend_p2p_lab.measure import sweep
@@ -54,3 +56,62 @@ def test_bidirectional_copies_are_enqueued_interleaved() -> None:
     timed = trace[2:]  # after the warm-up's one call per direction
     assert len(timed) == 2 * 2 * (1 + 4 + 1)  # samples x directions x (pre, 4 rounds, post)
     assert all(copies <= math.ceil(n / 4) for _, copies in timed)
+
+
+# ------------------------------------------------------------------ damaged run folders
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory):
+    from ascend_p2p_lab.results import save_run
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, pairs="0-1,1-0", sizes="4KiB,64KiB", samples=1, progress=False)
+    return save_run(run, tmp_path_factory.mktemp("runs") / "run")
+
+
+def _meta(**change):
+    def damage(folder):
+        meta = json.loads((folder / "run.json").read_text())
+        meta.update(change)
+        for key in [k for k, v in change.items() if v is DROP]:
+            del meta[key]
+        (folder / "run.json").write_text(json.dumps(meta))
+    return damage
+
+
+def _text_bandwidth(folder) -> None:
+    frame = pd.read_parquet(folder / "samples.parquet")
+    frame["bandwidth_GBps"] = frame["bandwidth_GBps"].map(lambda v: f"{v:.3f}")
+    frame.to_parquet(folder / "samples.parquet", index=False)
+
+
+DROP = object()
+
+
+@pytest.mark.parametrize("damage, named", [
+    (_meta(params="pairs=0-1"), "run.json: params must be an object"),
+    (_meta(device_count="eight"), "run.json: device_count must be a whole number"),
+    (_meta(schema_version=DROP), "run.json: schema_version is missing"),
+    (_meta(params=DROP), "run.json: params is missing"),
+    (_meta(rows="4"), "run.json: rows must be a whole number"),
+    (_meta(interrupted="no"), "run.json: interrupted must be true or false"),
+    (_text_bandwidth, "samples.parquet: column bandwidth_GBps holds text, not numbers"),
+])
+def test_every_reader_refuses_a_damaged_run_with_one_line_naming_the_field(
+        saved, tmp_path, capsys, damage, named) -> None:
+    import shutil
+
+    from ascend_p2p_lab.cli import main
+
+    folder = tmp_path / "run"
+    shutil.copytree(saved, folder)
+    damage(folder)
+    commands = [["report", str(folder), "--out", str(tmp_path / "rep")],
+                ["compare", str(saved), str(folder)],
+                ["compare", str(folder), str(saved)],
+                ["calibrate", str(folder), "--out", str(tmp_path / "twin.toml")]]
+    for argv in commands:
+        code = main(argv)
+        err = capsys.readouterr().err
+        assert code == 2, (argv, err)
+        assert err.count("\n") == 1 and named in err, (argv, err)
+    assert not (tmp_path / "rep").exists() and not (tmp_path / "twin.toml").exists()

@@ -400,9 +400,10 @@ def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> Non
     (tmp_path / "run.json").write_text(json.dumps(meta))
     with pytest.raises(ResultsError, match="run schema version 2 is newer"):
         load_run(tmp_path)
-    del meta["schema_version"]  # a run saved before versions were recorded
+    del meta["schema_version"]  # required: a 0.x package keeps no unversioned runs
     (tmp_path / "run.json").write_text(json.dumps(meta))
-    assert len(load_run(tmp_path)) == len(run)
+    with pytest.raises(ResultsError, match=r"run\.json: schema_version is missing"):
+        load_run(tmp_path)
 
 
 def test_presets_carry_a_schema_version_that_the_loader_checks() -> None:

@@ -119,17 +119,24 @@ def sweep(
     failure = failure or release_failure
     frame = to_frame([*resumed, *ctx.rows], meta)
     if out is not None:
-        try:
-            save_run(frame, out, meta)
-        except BaseException as exc:
-            exc.partial_frame = frame  # type: ignore[attr-defined]
-            raise
-        if ckpt is not None and {b.key for b in blocks} <= ckpt.keys:
-            ckpt.remove()  # the run is saved whole: nothing left to resume
+        _save(frame, out, meta, ckpt, blocks)
     if failure is not None:
         failure.partial_frame = frame  # type: ignore[attr-defined]
         raise failure
     return frame
+
+
+def _save(frame: pd.DataFrame, out: str | os.PathLike[str], meta: dict[str, Any],
+          ckpt: Checkpoint | None, blocks: list[Block]) -> None:
+    """Save the run (a failure carries the frame); then remove the checkpoint if it
+    holds every block: nothing is left to resume."""
+    try:
+        save_run(frame, out, meta)
+    except BaseException as exc:
+        exc.partial_frame = frame  # type: ignore[attr-defined]
+        raise
+    if ckpt is not None and {b.key for b in blocks} <= ckpt.keys:
+        ckpt.remove()  # the run is saved whole: nothing left to resume
 
 
 def _release(pool: BufferPool, meta: dict[str, Any]) -> BaseException | None:
