@@ -50,6 +50,8 @@ RUN_FIELDS: dict[str, tuple[bool, Callable[[Any], bool], str]] = {
     "failed": (False, _optional(_is(str)), "text or null"),
     "blocks": (False, _int(0), "a whole number of at least 0"),
     "resumed_blocks": (False, _int(0), "a whole number of at least 0"),
+    "points": (False, _int(0), "a whole number of at least 0"),
+    "points_not_reached": (False, _int(0), "a whole number of at least 0"),
     "lost_devices": (False, _is(dict), "an object"),
     "fallbacks": (False, _is(dict), "an object"),
     "inferred": (False, _is(dict), "an object"),

@@ -135,8 +135,7 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
         for row in failed.itertuples(index=False):
             print(f"  {row.points:>5} points x {row.kind}: {_code_text(row.code)}"
                   f"{_text(row.call)}\n          e.g. {row.example}")
-    if meta.get("failed"):
-        print(f"\nFAILED: the run stopped early: {meta['failed']}")
+    _print_stop(meta)
     if meta.get("fallbacks"):
         for what in meta["fallbacks"].values():
             print(f"\nnote: {what}")
@@ -152,6 +151,15 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
         print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to "
               "keep the run)")
     sys.stdout.flush()
+
+
+def _print_stop(meta: dict[str, Any]) -> None:
+    """Why the run stopped early, and how many points it never reached."""
+    if meta.get("failed"):
+        print(f"\nFAILED: the run stopped early: {meta['failed']}")
+    if meta.get("points_not_reached"):
+        print(f"\n{meta['points_not_reached']} of {meta.get('points', '?')} points not reached: "
+              "the run stopped before them (their cells are empty, although asked for)")
 
 
 def _print_latency(rows: Any) -> None:

@@ -115,3 +115,34 @@ def test_every_reader_refuses_a_damaged_run_with_one_line_naming_the_field(
         assert code == 2, (argv, err)
         assert err.count("\n") == 1 and named in err, (argv, err)
     assert not (tmp_path / "rep").exists() and not (tmp_path / "twin.toml").exists()
+
+
+def test_a_run_that_stops_early_counts_the_points_it_never_reached(
+        capsys, tmp_path, monkeypatch) -> None:
+    """3 blocks x 2 sizes; the second block stops the sweep (an error no row can carry):
+    2 points measured, 4 never reached, and the summary and the JSON say so."""
+    import dataclasses
+
+    from ascend_p2p_lab.cli import main
+    from ascend_p2p_lab.measure import cases
+    from ascend_p2p_lab.results import load_run
+
+    started: list[str] = []
+    for key, case in list(cases.CASES.items()):
+        def stopping(ctx, block, fn=case.run):
+            started.append(block.key)
+            if len(started) == 2:
+                raise RuntimeError("the peer state could not be restored")
+            return fn(ctx, block)
+
+        monkeypatch.setitem(cases.CASES, key, dataclasses.replace(case, run=stopping))
+    argv = ["sweep", "--backend", "sim", "--pairs", "0-1,1-0,2-3", "--sizes", "4KiB,64KiB",
+            "--samples", "1", "--no-progress", "--out", str(tmp_path / "run")]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "4 of 6 points not reached" in out
+    meta = load_run(tmp_path / "run").attrs["run"]
+    assert (meta["points"], meta["points_not_reached"]) == (6, 4)
+    started.clear()
+    assert main([*argv[:-2], "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["points_not_reached"] == 4

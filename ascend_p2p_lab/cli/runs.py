@@ -93,6 +93,7 @@ def _emit(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None)
 
         lost = failures(run)
         data = {**matrices_json(run), "exit_status": status,
+                "points_not_reached": run.attrs.get("run", {}).get("points_not_reached"),
                 "saved_to": None if saved is None else str(saved),
                 **({} if read_from is None else {"read_from": str(read_from)}),
                 "failures": json.loads(lost.to_json(orient="records"))}

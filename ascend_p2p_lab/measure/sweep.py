@@ -113,6 +113,8 @@ def sweep(
     failure = _run_blocks(ctx, todo, ckpt, on_block, meta)
     if bar is not None:
         bar.close()
+    meta["points"] = len(blocks) * len(spec.sizes)  # those asked for, and those left
+    meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in blocks)
     meta["fallbacks"] = dict(ctx.fallbacks)
     meta["lost_devices"] = {str(d): f.message for d, f in sorted(ctx.lost.items())}
     release_failure = _release(pool, meta)  # always, also after a failure

@@ -100,4 +100,10 @@ MUTANTS: list[Mutant] = [
     M("rough.params_optional", "runcheck.py",
       '"params": (True, _is(dict)', '"params": (False, _is(dict)',
       "a run.json without params is accepted", ("tests/test_rough_edges.py",)),
+    M("rough.points_not_reached_zero", "measure/sweep.py",
+      'meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in blocks)',
+      'meta["points_not_reached"] = 0',
+      "points a stopped run never reached go uncounted",
+      ("tests/test_rough_edges.py::"
+       "test_a_run_that_stops_early_counts_the_points_it_never_reached",)),
 ]
