@@ -146,3 +146,18 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
     started.clear()
     assert main([*argv[:-2], "--format", "json"]) == 1
     assert json.loads(capsys.readouterr().out)["points_not_reached"] == 4
+
+
+@pytest.mark.parametrize("nth, seen", [(1, False), (2, False), (3, True)])
+def test_verification_sees_the_bytes_of_the_points_last_copy(nth: int, seen: bool) -> None:
+    """A point of 3 copies (1 warm-up, 2 samples of 1): the receive buffer is cleared
+    before the point and read back after its last copy. A one-off corruption of an
+    earlier copy is rewritten by the next before it is read (the documented choice:
+    README, Verification); one of the last copy is found."""
+    fault = {"kind": "corrupt", "link": [0, 1], "nth": nth}
+    with open_runtime("sim", preset="atlas800t-a2", faults=[fault]) as rt:
+        run = sweep(rt, pairs="0-1", sizes="4KiB", samples=2, warmup=1, max_copies=1,
+                    progress=False)
+        assert rt.acl.simulator.call_counts["rt.memcpy_async"] == 3
+    assert run["verified"].eq(not seen).all()
+    assert run["error_kind"].eq("verification").all() if seen else run["error_kind"].isna().all()
