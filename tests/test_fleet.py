@@ -220,6 +220,46 @@ def test_an_interrupted_fleet_says_130_in_its_text_and_json(capsys, tmp_path):
     assert json.loads((tmp_path / "fleet.json").read_text())["exit_status"] == 130
 
 
+def test_a_survey_over_tls_on_loopback():
+    """A fleet whose scheduler, workers and client speak TLS (Security.temporary(): a
+    throwaway CA and certificate), listening on the loopback interface only."""
+    pytest.importorskip("cryptography")
+    from distributed import Security
+
+    with simulated_fleet(2, faults={"sim-1": [degraded_link(0, 1, 0.5)]},
+                         security=Security.temporary()) as f:
+        address = f.client.scheduler.address
+        assert address.startswith("tls://127.0.0.1:")
+        workers = f.client.scheduler_info()["workers"]
+        assert workers and all(w.startswith("tls://127.0.0.1:") for w in workers)
+        result = survey(f.client, f.targets, progress=False, sizes="64MiB", samples=2)
+    assert [r.status for r in result.results.values()] == ["ok", "ok"]
+    found = [(o["host"], o["src"], o["dst"]) for o in analyse(result).verdict["outliers"]]
+    assert found == [("sim-1", 0, 1)]
+
+
+def test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp(capsys):
+    import dask
+
+    from ascend_p2p_lab.cli.fleet import scheduler_security
+
+    assert main(["fleet", "--scheduler", "tls://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "TLS needs Dask's distributed.comm.tls.ca-file" in err
+    with dask.config.set({"distributed.comm.tls.ca-file": "ca.pem",
+                          "distributed.comm.tls.client.cert": "me.pem",
+                          "distributed.comm.tls.client.key": "me.key"}):
+        security = scheduler_security("tls://login01:8786")
+    assert (security.tls_ca_file, security.tls_client_cert) == ("ca.pem", "me.pem")
+    assert capsys.readouterr().err == ""
+    scheduler_security("tcp://127.0.0.1:8786")
+    scheduler_security("tcp://localhost:8786")
+    assert capsys.readouterr().err == ""  # loopback: nobody else reaches it
+    scheduler_security("tcp://login01:8786")
+    err = capsys.readouterr().err
+    assert err.startswith("warning: --scheduler tcp://login01:8786 is plain TCP")
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--local", "3", "--degrade", "sim-9:0-1:0.5"], "no host sim-9"),
     (["--local", "3", "--degrade", "sim-1:0-1:half"], "is not a number"),

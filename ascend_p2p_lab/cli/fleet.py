@@ -9,7 +9,7 @@ installed), 130 interrupted (the hosts back by then are kept).
 
 Example:
     $ ascend-p2p-lab fleet --local 4 --degrade sim-2:2-5:0.5 --format json
-    $ ascend-p2p-lab fleet --scheduler tcp://login01:8786 --hosts atlas01 atlas02
+    $ ascend-p2p-lab fleet --scheduler tls://login01:8786 --hosts atlas01 atlas02
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ def add_fleet_args(p: argparse.ArgumentParser) -> None:
     p.epilog = FLEET_EXIT
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                       help="a running Dask scheduler (tcp://host:8786), one worker per server")
+                       help="a running Dask scheduler, one worker per server: tls://host:8786 "
+                            "(TLS from Dask's configuration; tcp:// only on loopback or a "
+                            "trusted network)")
     where.add_argument("--local", type=int, default=None, metavar="N",
                        help="a simulated fleet of N worker processes, sim-0 to sim-(N-1)")
     p.add_argument("--hosts", nargs="+", default=None, metavar="HOST",
@@ -134,8 +136,36 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             return run(fleet.client, fleet.targets)
     from distributed import Client
 
-    with Client(args.scheduler, timeout="30s") as client:
+    security = scheduler_security(args.scheduler)
+    with Client(args.scheduler, timeout="30s", security=security) as client:
         return run(client, hosts)
+
+
+def scheduler_security(address: str) -> Any:
+    """The client's ``distributed.Security`` from Dask's configuration
+    (``distributed.comm.tls.*``); a ``tls://`` scheduler without the client's CA file,
+    certificate and key is bad input, and plain TCP beyond the loopback interface gets
+    a one-line warning (whoever reaches the scheduler runs code on every worker)."""
+    from distributed import Security
+
+    security = Security()
+    if address.startswith("tls://"):
+        missing = [key for key, value in (("ca-file", security.tls_ca_file),
+                                          ("client.cert", security.tls_client_cert),
+                                          ("client.key", security.tls_client_key)) if not value]
+        if missing:
+            raise UsageError(f"--scheduler {address}: TLS needs Dask's distributed.comm.tls."
+                             f"{', '.join(missing)} (see docs/fleet.md, 'Security')")
+    elif not _loopback(address):
+        print(f"warning: --scheduler {address} is plain TCP: anyone who reaches it can run "
+              "code on every worker; use tls:// (docs/fleet.md, 'Security')", file=sys.stderr)
+    return security
+
+
+def _loopback(address: str) -> bool:
+    """Whether a scheduler address names this machine's loopback interface."""
+    host = address.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]")
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def _emit(result: Any, args: argparse.Namespace) -> int:

@@ -106,4 +106,15 @@ MUTANTS: list[Mutant] = [
       "points a stopped run never reached go uncounted",
       ("tests/test_rough_edges.py::"
        "test_a_run_that_stops_early_counts_the_points_it_never_reached",)),
+    M("rough.fleet_tls_ignored", "fleet/simulated.py",
+      'protocol="tls://" if security is not None else "tcp://"',
+      'protocol="tcp://"',
+      "the simulated fleet ignores the security it is given",
+      ("tests/test_fleet.py::test_a_survey_over_tls_on_loopback",)),
+    M("rough.fleet_tls_unchecked", "cli/fleet.py",
+      "        if missing:\n            raise UsageError",
+      "        if False:\n            raise UsageError",
+      "a tls:// scheduler without the client's certificates goes on to connect",
+      ("tests/test_fleet.py::"
+       "test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp",)),
 ]
