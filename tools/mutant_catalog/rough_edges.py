@@ -117,4 +117,14 @@ MUTANTS: list[Mutant] = [
       "a tls:// scheduler without the client's certificates goes on to connect",
       ("tests/test_fleet.py::"
        "test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp",)),
+    M("rough.dashboard_port_unchecked", "cli/dashboard.py",
+      "    if args.port and not port_is_free(args.port):",
+      "    if False:",
+      "a port in use is found by Voilà after 'serving at ...'",
+      ("tests/test_dashboard_cli.py::test_a_port_in_use_exits_2_before_serving",)),
+    M("rough.dashboard_sigterm_orphans", "cli/dashboard.py",
+      "    previous = signal.signal(signal.SIGTERM, _on_sigterm)",
+      "    previous = signal.getsignal(signal.SIGTERM)",
+      "SIGTERM ends the command and leaves Voilà and its kernels serving",
+      ("tests/test_dashboard_cli.py::test_the_server_and_its_kernels_go_down_with_the_command",)),
 ]
