@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..runtime import Runtime
-from .meta import run_metadata
+from .meta import new_run_id, run_metadata
 
 _PROBE_DTYPES = {
     "backend": "string", "preset": "string", "src": "int64", "dst": "int64",
@@ -71,7 +71,7 @@ def _probe_frame(rt: Runtime, rows: list[dict[str, object]], **flags: object) ->
         meta = run_metadata(rt, {"kind": "probe"})
     except Exception as exc:  # a failing runtime: keep the rows, say why the rest is missing
         meta = {"params": {"kind": "probe"}, "metadata_error": f"{type(exc).__name__}: {exc}"}
-    meta.update(flags)
+    meta.update(flags, run_id=new_run_id())
     frame.attrs["run"] = meta
     return frame
 

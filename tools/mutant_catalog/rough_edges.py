@@ -127,4 +127,13 @@ MUTANTS: list[Mutant] = [
       "    previous = signal.getsignal(signal.SIGTERM)",
       "SIGTERM ends the command and leaves Voilà and its kernels serving",
       ("tests/test_dashboard_cli.py::test_the_server_and_its_kernels_go_down_with_the_command",)),
+    M("rough.probe_json_transposed", "cli/info.py",
+      "                cell = cells.get((i, j))", "                cell = cells.get((j, i))",
+      "probe JSON rows are destinations",
+      ("tests/test_cli.py::test_probe_json_rows_are_sources_and_unprobed_pairs_say_so",)),
+    M("rough.probe_json_diagonal_zero", "cli/info.py",
+      "empty = SAME_DEVICE if i == j else None if cell is not None else NOT_PROBED",
+      "empty = None if cell is not None else NOT_PROBED",
+      "probe JSON diagonal is a value, not null with a reason",
+      ("tests/test_cli.py::test_probe_json_has_the_documented_keys",)),
 ]
