@@ -161,3 +161,20 @@ def test_verification_sees_the_bytes_of_the_points_last_copy(nth: int, seen: boo
         assert rt.acl.simulator.call_counts["rt.memcpy_async"] == 3
     assert run["verified"].eq(not seen).all()
     assert run["error_kind"].eq("verification").all() if seen else run["error_kind"].isna().all()
+
+
+# ------------------------------------------------------------------------- figures
+@pytest.mark.parametrize("hosts", [1, 2, 3, 6])
+def test_the_fleet_figure_fits_its_title_for_any_number_of_hosts(hosts: int) -> None:
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.plots import fleet_heatmaps, fleet_marked
+
+    rows = [{"host": f"atlas{h:02d}", "src": s, "dst": d, "link": "HCCS",
+             "fraction": 0.5 if (h, s, d) == (0, 2, 5) else 1.0, "bandwidth_GBps": 20.0}
+            for h in range(hosts) for s in range(8) for d in range(8) if s != d]
+    fig = fleet_heatmaps(pd.DataFrame(rows), threshold=0.9)
+    fig.canvas.draw()
+    title = fig._suptitle.get_window_extent()
+    assert fig.bbox.x0 <= title.x0 and title.x1 <= fig.bbox.x1 and title.y1 <= fig.bbox.y1
+    assert "fleet median" in fig._suptitle.get_text()
+    assert fleet_marked(fig)["atlas00"] == [(2, 5)]

@@ -136,4 +136,9 @@ MUTANTS: list[Mutant] = [
       "empty = None if cell is not None else NOT_PROBED",
       "probe JSON diagonal is a value, not null with a reason",
       ("tests/test_cli.py::test_probe_json_has_the_documented_keys",)),
+    M("rough.fleet_title_unwrapped", "plots/fleet.py",
+      "    fig.suptitle(textwrap.fill(text, max(20, int(width_in * 72 / (TITLE_POINTS * 0.6)))),",
+      "    fig.suptitle(text,",
+      "the fleet figure's title is cut off for two hosts",
+      ("tests/test_rough_edges.py::test_the_fleet_figure_fits_its_title_for_any_number_of_hosts",)),
 ]
