@@ -141,4 +141,13 @@ MUTANTS: list[Mutant] = [
       "    fig.suptitle(text,",
       "the fleet figure's title is cut off for two hosts",
       ("tests/test_rough_edges.py::test_the_fleet_figure_fits_its_title_for_any_number_of_hosts",)),
+    M("rough.calibrate_outliers_silent", "calibrate/links.py",
+      "    far = per_pair[(fraction < OUTLIER_FRACTION) | (fraction > 1 / OUTLIER_FRACTION)]",
+      "    far = per_pair[fraction < 0]",
+      "a degraded pair is averaged into its class without a word",
+      ("tests/test_calibrate.py::test_a_degraded_pair_is_named_not_averaged_in_silently",)),
+    M("rough.calibrate_outliers_not_written", "calibrate/writer.py",
+      "    return lines + _outlier_lines(cal)", "    return lines",
+      "the written preset does not name the outlier pairs",
+      ("tests/test_calibrate.py::test_a_degraded_pair_is_named_not_averaged_in_silently",)),
 ]
