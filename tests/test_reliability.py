@@ -135,8 +135,8 @@ def close_clean(rt: Runtime) -> None:
     """Close; the runtime finalizes what it initialized and the simulator holds nothing."""
     sim = rt.acl
     rt.close()
-    assert rt.closed and not sim.initialized
-    assert sim.ledger_is_empty(), sim.ledger()
+    assert rt.closed and not sim.simulator.ledger()["initialized"]
+    assert sim.simulator.ledger_is_empty(), sim.simulator.ledger()
 
 
 def _same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
@@ -508,7 +508,7 @@ def test_fault_matrix(fault_name: str, op_name: str, tmp_path: Path) -> None:
         assert_released(rt, refs_before)
     finally:
         rt.close()
-    assert rt.acl.ledger_is_empty(), rt.acl.ledger()
+    assert rt.acl.simulator.ledger_is_empty(), rt.acl.simulator.ledger()
 
 
 # ---------------------------------------------------------------- what degraded links do
@@ -577,7 +577,7 @@ def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path:
     with pytest.raises(AclError):
         rt.close()  # tried once more, then the device reset releases them
     sim = rt.acl
-    ledger = sim.ledger()
+    ledger = sim.simulator.ledger()
     assert not ledger["initialized"] and ledger["devices_set"] == {}
     assert ledger["device_buffers"] == 0 and rt.open_resources() == []
     assert ledger["implicit_releases"] and all(
@@ -601,7 +601,8 @@ def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> 
     assert rt.peer_refs() == {(0, 1): 1, (1, 0): 1}  # held, and dropped by the reset
     with pytest.raises(AclError):
         rt.close()
-    assert rt.acl.ledger()["peer_refs"] == {} and not rt.acl.initialized
+    ledger = rt.acl.simulator.ledger()
+    assert ledger["peer_refs"] == {} and not ledger["initialized"]
 
 
 def test_a_users_peer_links_survive_failing_peer_off_blocks() -> None:
@@ -697,8 +698,9 @@ def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
         "acl.rt.device_disable_peer_access(")
     assert len(load_run(tmp_path / "run")) == 1
     made = [sim for sim in LIVE if not any(sim is old for old in before)]
-    assert made and all(not sim.initialized and not sim.ledger()["devices_set"]
-                        for sim in made)  # the command's runtime was reset and finalized
+    ledgers = [sim.simulator.ledger() for sim in made]
+    # the command's runtime was reset and finalized
+    assert made and all(not led["initialized"] and not led["devices_set"] for led in ledgers)
 
 
 # ------------------------------------------------------------------- KeyboardInterrupt
@@ -833,7 +835,7 @@ def test_interrupt_matrix(point: str, op: str, tmp_path: Path,
         assert_released(rt, refs_before)
     finally:
         rt.close()
-    assert rt.acl.ledger_is_empty(), rt.acl.ledger()
+    assert rt.acl.simulator.ledger_is_empty(), rt.acl.simulator.ledger()
 
 
 @pytest.mark.parametrize("point", ["malloc#2", "memcpy_async#9", "enable_peer#2",
@@ -942,7 +944,8 @@ def test_a_preset_switch_that_fails_half_way_keeps_the_old_runtime(
     assert dash.rt is old and not old.closed and dash.preset.value == "atlas800t-a2"
     assert dash.links is not None and dash.links.rt is old
     newest = [sim for sim in LIVE if not any(sim is old for old in before)]
-    assert newest and all(sim.ledger_is_empty() for sim in newest)  # the new one was closed
+    # the new one was closed
+    assert newest and all(sim.simulator.ledger_is_empty() for sim in newest)
     dash.close()
     assert old.closed
 
@@ -951,7 +954,7 @@ def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     from ascend_p2p_lab.cli import main
-    from ascend_p2p_lab.sim.runtime import SimulatedACL
+    from ascend_p2p_lab.sim.facade import SimulatedACL
 
     real = SimulatedACL._device_can_access_peer
     seen = {"n": 0}

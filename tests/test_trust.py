@@ -236,7 +236,7 @@ def test_results_come_before_a_failed_finalize(capsys, tmp_path) -> None:
     assert code == 1 and "saved to" in out and "teardown failed" in err
     assert load_run(tmp_path / "r").error_kind.isna().all()
     for sim in drain_tracked():  # everything but the session itself was released
-        ledger = sim.ledger()
+        ledger = sim.simulator.ledger()
         assert ledger["initialized"] and not ledger["devices_set"]
         assert not (ledger["device_buffers"] or ledger["streams"] or ledger["peer_refs"])
 
@@ -247,14 +247,14 @@ def test_a_failed_reset_is_retried() -> None:
     rt.device_buffer(0, 4096)
     rt.close()  # the first reset fails, the retry succeeds: nothing raised
     assert rt.acl.call_counts["rt.reset_device"] == 2
-    assert rt.acl.ledger_is_empty() and not rt.acl.implicit_releases
+    assert rt.acl.simulator.ledger_is_empty() and not rt.acl.implicit_releases
     rt = open_runtime("sim", faults=[{"kind": "error", "call": "rt.reset_device"}])
     rt.device_buffer(0, 4096)
     with pytest.raises(AclError, match="reset_device"):
         rt.close()  # both tries fail: aclFinalize resets the device, the error is raised
     assert rt.acl.call_counts["rt.reset_device"] == 2
     assert rt.acl.implicit_releases == ["device 0 reset by aclFinalize"]
-    assert not rt.acl.initialized
+    assert not rt.acl.simulator.ledger()["initialized"]
 
 
 def _count_finalize(rt) -> list[int]:

@@ -7,7 +7,7 @@ pyACL script gives the simulator (configured by ``ASCEND_P2P_LAB_PRESET`` and
 
 Beyond pyACL's API, a simulated ``acl`` offers its extras in one small, documented place,
 ``acl.simulator`` (:class:`~.extras.Simulator`), for tools that know they run on the
-simulator (the same names directly on the ``acl`` object are kept for compatibility):
+simulator (the only way to them):
 
 - ``topology``: the :class:`~ascend_p2p_lab.topology.Topology` being simulated;
 - ``seed``: the jitter seed (the same seed gives the same numbers);

@@ -76,8 +76,8 @@ MUTANTS: list[Mutant] = [
       ("tests/test_reliability.py::"
        "test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",)),
     M("rough.checkpoint_kept", "measure/sweep.py",
-      "            ckpt.remove()  # the run is saved whole: nothing left to resume",
-      "            pass",
+      "        ckpt.remove()  # the run is saved whole: nothing left to resume",
+      "        pass",
       "the checkpoint stays behind after the whole run is saved",
       ("tests/test_reliability.py::"
        "test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
