@@ -178,3 +178,30 @@ def test_the_fleet_figure_fits_its_title_for_any_number_of_hosts(hosts: int) -> 
     assert fig.bbox.x0 <= title.x0 and title.x1 <= fig.bbox.x1 and title.y1 <= fig.bbox.y1
     assert "fleet median" in fig._suptitle.get_text()
     assert fleet_marked(fig)["atlas00"] == [(2, 5)]
+
+
+def test_the_dashboard_shows_the_simulator_fallback_as_information(
+        capsys, monkeypatch) -> None:
+    """Without pyACL the dashboard falls back to the simulator and says so in its own
+    status line, as information: nothing on stderr (a kernel shows stderr as a pink
+    error box)."""
+    pytest.importorskip("ipywidgets")
+    from ascend_p2p_lab.runtime import backend
+    from ascend_p2p_lab.widgets import SweepDashboard
+
+    def no_pyacl():
+        raise backend.BackendUnavailable("no module named acl")
+
+    monkeypatch.setattr(backend, "_import_real_acl", no_pyacl)
+    monkeypatch.delenv("ASCEND_P2P_LAB_BACKEND", raising=False)
+    dash = SweepDashboard()
+    try:
+        assert dash.rt.simulated and dash.rt.info.notice
+        assert capsys.readouterr().err == ""
+        assert dash.message == "ready; pyACL not found; using the simulated CANN runtime"
+        assert 'class="p2p-status-info"' in dash.status.value
+    finally:
+        dash.close()
+    with open_runtime() as rt:  # the command line still announces it on stderr
+        assert rt.simulated
+    assert "pyACL not found" in capsys.readouterr().err

@@ -385,15 +385,17 @@ def open_runtime(
     faults: Iterable[Mapping[str, object] | Any] | None = None,
     topology: Any = None,
     api_level: str = "new",
+    announce: bool = True,
 ) -> Runtime:
     """Open an ACL session on ``"auto"``, ``"acl"`` or ``"sim"`` (see :mod:`.backend`).
 
     ``topology`` (a Topology, e.g. parsed from npu-smi text) is what the simulator runs
-    on the sim backend, and what link classes are read from on hardware.
+    on the sim backend, and what link classes are read from on hardware. ``announce``
+    False keeps a fallback's notice in ``rt.info.notice`` instead of printing it.
     """
     acl, info = load_acl(
         backend, preset, seed=seed, faults=faults, api_level=api_level,
-        topology=topology if backend != "acl" else None,
+        topology=topology if backend != "acl" else None, announce=announce,
     )
     rt = Runtime(acl, info, topology if info.backend == "acl" else None)
     return rt.open()

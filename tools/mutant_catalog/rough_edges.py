@@ -150,4 +150,10 @@ MUTANTS: list[Mutant] = [
       "    return lines + _outlier_lines(cal)", "    return lines",
       "the written preset does not name the outlier pairs",
       ("tests/test_calibrate.py::test_a_degraded_pair_is_named_not_averaged_in_silently",)),
+    M("rough.dashboard_notice_on_stderr", "widgets/dashboard.py",
+      "open_runtime(backend, preset, announce=False))",
+      "open_runtime(backend, preset))",
+      "the dashboard's simulator notice goes to stderr (a pink error box in a kernel)",
+      ("tests/test_rough_edges.py::"
+       "test_the_dashboard_shows_the_simulator_fallback_as_information",)),
 ]
