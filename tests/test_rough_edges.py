@@ -205,3 +205,28 @@ def test_the_dashboard_shows_the_simulator_fallback_as_information(
     with open_runtime() as rt:  # the command line still announces it on stderr
         assert rt.simulated
     assert "pyACL not found" in capsys.readouterr().err
+
+
+def test_the_local_copy_sits_on_the_diagonal_of_device_paths_only() -> None:
+    """p2p and direct copies go device to device: their matrices show the device-local
+    copy on the diagonal; the host-staged path does not (620 GB/s beside 20 says nothing)."""
+    from ascend_p2p_lab.matrices import run_matrices
+    from ascend_p2p_lab.results import matrix
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, pairs="0-1", peer="both", patterns=("pair", "local"),
+                    sizes="16MiB", samples=1, progress=False)
+    local = run[run["pattern"] == "local"].set_index("src")["bandwidth_GBps"]
+    by_path = {m.path: m.frame for m in run_matrices(run) if m.pattern == "pair"}
+    assert set(by_path) == {"p2p", "direct", "staged"}
+    assert by_path["p2p"].loc[0, 0] == pytest.approx(local[0])  # (direct: refused on A2)
+    assert pd.isna(by_path["staged"].to_numpy().diagonal()).all()
+    assert pd.isna(matrix(run, path="staged", peer="off").to_numpy().diagonal()).all()
+    assert matrix(run, path="p2p", peer="on").loc[1, 1] == pytest.approx(local[1])
+    assert by_path["staged"].loc[0, 1] > 0
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.plots.cells import heatmap_data
+
+    staged = heatmap_data(run, peer="off", path="staged")
+    p2p = heatmap_data(run, peer="on", path="p2p")
+    assert staged.cells.iat[0, 0] != p2p.cells.iat[0, 0]

@@ -205,8 +205,9 @@ def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
                             peer=peer, path=path, device_count=n)
     values = values.mask(np.eye(n, dtype=bool))
     # the diagonal's local copy is a one-direction bandwidth: on unidirectional maps of
-    # the bandwidth only
-    local = (local_by_device(run, size_b) if direction == "uni" and value == "bandwidth_GBps"
+    # the bandwidth of a device-to-device path only
+    local = (local_by_device(run, size_b)
+             if direction == "uni" and value == "bandwidth_GBps" and results.shows_local(str(path))
              else pd.Series(dtype=float))
     numeric = sel[sel[value].notna()]
     cells = cell_states(sel, values, local, size=size_b, value=value)

@@ -156,4 +156,9 @@ MUTANTS: list[Mutant] = [
       "the dashboard's simulator notice goes to stderr (a pink error box in a kernel)",
       ("tests/test_rough_edges.py::"
        "test_the_dashboard_shows_the_simulator_fallback_as_information",)),
+    M("rough.staged_local_diagonal", "results.py",
+      "    return path in DEVICE_PATHS", "    return True",
+      "the host-staged matrix shows the device-local copy on its diagonal",
+      ("tests/test_rough_edges.py::"
+       "test_the_local_copy_sits_on_the_diagonal_of_device_paths_only",)),
 ]
