@@ -230,3 +230,23 @@ def test_the_local_copy_sits_on_the_diagonal_of_device_paths_only() -> None:
     staged = heatmap_data(run, peer="off", path="staged")
     p2p = heatmap_data(run, peer="on", path="p2p")
     assert staged.cells.iat[0, 0] != p2p.cells.iat[0, 0]
+
+
+def test_figures_show_the_devices_asked_for_as_the_terminal_does() -> None:
+    """--devices 1,3,6 on an 8-device server: the heatmap and the link matrix are 3 x 3,
+    labelled 1, 3, 6, like the terminal's matrices, not 8 x 8 with 58 empty cells."""
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab import plots
+    from ascend_p2p_lab.matrices import run_matrices
+    from ascend_p2p_lab.plots.cells import heatmap_data, link_frame
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, devices="1,3,6", sizes="1MiB", samples=1, progress=False)
+    assert run_matrices(run)[0].devices == [1, 3, 6]
+    data = heatmap_data(run)
+    assert list(data.values.index) == list(data.values.columns) == [1, 3, 6]
+    assert data.values.loc[3, 6] > 0 and pd.isna(data.values.loc[3, 3])
+    assert list(link_frame(run)[0].index) == [1, 3, 6]
+    ax = plots.heatmap(run).axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "3", "6"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "3", "6"]

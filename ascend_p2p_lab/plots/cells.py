@@ -32,6 +32,7 @@ from .prepare import (
     at_size,
     backend_note,
     check_size,
+    chosen_devices,
     device_count,
     eq,
     link_rank,
@@ -201,9 +202,10 @@ def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
     sel, path = select(run, direction=direction, peer=peer, path=path, pattern=pattern)
     check_size(sel, size_b)
     n = device_count(run)
+    shown = chosen_devices(run, n)  # --devices: the chosen ones, as the terminal shows
     values = results.matrix(run, size_b, value=value, pattern=pattern, direction=direction,
-                            peer=peer, path=path, device_count=n)
-    values = values.mask(np.eye(n, dtype=bool))
+                            peer=peer, path=path, device_count=n).loc[shown, shown]
+    values = values.mask(np.eye(len(shown), dtype=bool))
     # the diagonal's local copy is a one-direction bandwidth: on unidirectional maps of
     # the bandwidth of a device-to-device path only
     local = (local_by_device(run, size_b)
@@ -387,7 +389,8 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
         frame.iat[int(s), int(d)] = str(link)
     for i in range(n):
         frame.iat[i, i] = "X"
-    return _labelled(frame), backend_note(df)
+    shown = chosen_devices(source, n) if "pattern" in source.columns else list(range(n))
+    return _labelled(frame.loc[shown, shown]), backend_note(df)
 
 
 def link_texts(links: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
