@@ -162,7 +162,8 @@ MUTANTS: list[Mutant] = [
       ("tests/test_rough_edges.py::"
        "test_the_local_copy_sits_on_the_diagonal_of_device_paths_only",)),
     M("rough.figures_ignore_devices", "plots/prepare.py",
-      "    if chosen:\n        return [int(d) for d in chosen if 0 <= int(d) < n] or list(range(n))",
+      "    if chosen:\n"
+      "        return [int(d) for d in chosen if 0 <= int(d) < n] or list(range(n))",
       "    if False:\n        return []",
       "figures draw every device of the server although --devices chose some",
       ("tests/test_rough_edges.py::"
