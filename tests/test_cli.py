@@ -68,7 +68,12 @@ def test_probe_json_rows_are_sources_and_unprobed_pairs_say_so() -> None:
 
 def test_probe_table_on_a3(capsys) -> None:
     code, out, _ = run_cli(capsys, "probe", "--backend", "sim", "--preset", "atlas800t-a3")
-    assert code == 0 and "Phy-ID15" in out and "SIO" in out and "HCCS_SW" in out
+    assert code == 0 and "SIO" in out and "HCCS_SW" in out
+    # one naming (pyACL's device ids, as every matrix and figure), npu-smi's explained once
+    assert out.count("Phy-ID") == 2 and ("devices are pyACL device ids 0-15 everywhere; "
+                                          "npu-smi names them Phy-ID0 .. Phy-ID15") in out
+    header = next(line for line in out.splitlines() if line.split()[:2] == ["0", "1"])
+    assert header.split() == [str(i) for i in range(16)]
 
 
 def test_probe_with_an_npu_smi_topology(capsys) -> None:

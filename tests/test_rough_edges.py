@@ -250,3 +250,31 @@ def test_figures_show_the_devices_asked_for_as_the_terminal_does() -> None:
     ax = plots.heatmap(run).axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "3", "6"]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "3", "6"]
+
+
+def test_every_legend_symbol_of_the_curves_appears_on_the_plot() -> None:
+    """peer_on_off on the A2 (direct copies refused): the refused path has a legend entry
+    with text only; every entry with a symbol (line or marker) matches something drawn."""
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab import plots
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, pairs="0-1,2-3", peer="both", sizes="64KiB,1MiB", samples=1,
+                    progress=False)
+    for fig in (plots.peer_on_off(run), plots.bandwidth_vs_size(run, peer="off",
+                                                               path="direct")):
+        ax = fig.axes[0]
+        drawn = {line.get_marker() for line in ax.get_lines() if len(line.get_xdata())}
+        symbols = [h.get_marker() for h in ax.get_legend().legend_handles
+                   if hasattr(h, "get_marker") and h.get_marker() not in ("", "None", " ")]
+        assert set(symbols) <= drawn, (symbols, drawn)
+
+
+def test_the_aggregates_figure_names_its_size_as_every_figure_does() -> None:
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab import plots
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, sizes="1GiB", groups="0,1:2,3", samples=1, progress=False)
+    title = plots.aggregate_bars(run).axes[0].get_title()
+    assert "at 1 GiB" in title and "MiB" not in title

@@ -68,6 +68,21 @@ def probe_json(table: Any, n: int) -> dict[str, Any]:
             "exit_status": EXIT_OK, "failures": []}
 
 
+def device_naming(labels: list[str]) -> str:
+    """The one line that explains how devices are named: every matrix, figure and option
+    uses pyACL's device ids (0, 1, ...); npu-smi's names for them are said once here.
+
+    Example:
+        >>> device_naming(["Phy-ID0", "Phy-ID1"])
+        'devices are pyACL device ids 0-1 everywhere; npu-smi names them Phy-ID0 .. Phy-ID1'
+    """
+    n = len(labels)
+    text = f"devices are pyACL device ids 0-{n - 1} everywhere"
+    if labels and labels != [str(i) for i in range(n)]:
+        text += f"; npu-smi names them {labels[0]} .. {labels[-1]}"
+    return text
+
+
 def _matrix(data: dict[str, Any], value: str) -> list[list[Any]]:
     return next(m["matrix"] for m in data["matrices"] if m["value"] == value)
 
@@ -92,12 +107,14 @@ def cmd_probe(args: argparse.Namespace) -> int:
             return EXIT_OK
         where = f"simulated {data['preset']}" if data["backend"] == "sim" else "pyACL"
         print(f"{n} x {data['soc_name']} ({where})")
+        print(device_naming(labels))
+        ids = [str(i) for i in range(n)]
         grid = [["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
                 for i, row in enumerate(_matrix(data, "link"))]
-        print_grid("\nLink classes", labels, grid)
+        print_grid("\nLink classes", ids, grid)
         acc = [["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
                for i, row in enumerate(_matrix(data, "can_access_peer"))]
-        print_grid("\naclrtDeviceCanAccessPeer (row -> column)", labels, acc)
+        print_grid("\naclrtDeviceCanAccessPeer (row -> column)", ids, acc)
         sys.stdout.flush()
         return EXIT_OK
 

@@ -30,6 +30,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..matrices import CARD_PATTERNS, run_matrices
+from ..units import format_size
 from .matrix import annotate_matrix, draw_matrix
 from .prepare import backend_note
 from .style import (
@@ -135,7 +136,7 @@ def aggregate_bars(run: pd.DataFrame, *, ax: Axes | None = None,
                           label="nominal: sum of the\nlinks used (switched\nlinks share a port)"))
     side_legend(ax, handles)
     size = int(st["size_bytes"].iloc[0])
-    set_title(ax, f"Copies on several links at once, at {size / (1 << 20):g} MiB\n"
+    set_title(ax, f"Copies on several links at once, at {format_size(size)}\n"
               "median over samples, p10-p90 whisker", backend_note(run))
     return finish(fig)
 

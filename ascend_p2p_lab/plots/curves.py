@@ -80,8 +80,7 @@ def _failure_handles(ax: Axes, sel: pd.DataFrame, col: str, *, unmeasured: bool 
     out = []
     text = unmeasured_text(sel) if unmeasured else None
     if text is not None:
-        out.append(Line2D([], [], color="none", marker="x", markeredgecolor="#555555",
-                          label=text))
+        out.append(_no_line(text))
     pts = unverified_points(sel, col)
     if not pts.empty:
         (mark,) = ax.plot(pts["size_bytes"], pts[col], ls="none", marker="X", ms=9, mew=1.2,
@@ -107,9 +106,10 @@ def _host_bound_handles(ax: Axes, sel: pd.DataFrame, keys: list[str], col: str, 
     return [ring]
 
 
-def _no_line(label: str, color: str) -> Line2D:
-    """A legend entry for a series that has no line (it failed)."""
-    return Line2D([], [], color="none", marker="x", markeredgecolor=color, label=label)
+def _no_line(label: str, color: str | None = None) -> Line2D:
+    """A legend entry for a series that has no line (it failed, or was not measured):
+    text only, no symbol, since nothing on the plot stands for it."""
+    return Line2D([], [], color="none", marker="", label=label)
 
 
 # ------------------------------------------------------------------------------ bandwidth

@@ -168,4 +168,15 @@ MUTANTS: list[Mutant] = [
       "figures draw every device of the server although --devices chose some",
       ("tests/test_rough_edges.py::"
        "test_figures_show_the_devices_asked_for_as_the_terminal_does",)),
+    M("rough.legend_symbol_not_drawn", "plots/curves.py",
+      '    return Line2D([], [], color="none", marker="", label=label)',
+      '    return Line2D([], [], color="none", marker="x", markeredgecolor="#555555", '
+      'label=label)',
+      "a legend entry shows an x that appears nowhere on the plot",
+      ("tests/test_rough_edges.py::test_every_legend_symbol_of_the_curves_appears_on_the_plot",)),
+    M("rough.aggregates_size_in_mib", "plots/aggregates.py",
+      'at {format_size(size)}\\n"', 'at {size / (1 << 20):g} MiB\\n"',
+      "the aggregates figure says 1024 MiB where every other figure says 1 GiB",
+      ("tests/test_rough_edges.py::"
+       "test_the_aggregates_figure_names_its_size_as_every_figure_does",)),
 ]
