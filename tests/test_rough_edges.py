@@ -278,3 +278,24 @@ def test_the_aggregates_figure_names_its_size_as_every_figure_does() -> None:
         run = sweep(rt, sizes="1GiB", groups="0,1:2,3", samples=1, progress=False)
     title = plots.aggregate_bars(run).axes[0].get_title()
     assert "at 1 GiB" in title and "MiB" not in title
+
+
+def test_curves_that_coincide_say_so_instead_of_hiding() -> None:
+    """On the 310 the host-staged path is the same through a PHB or a SYS pair: the two
+    lines coincide; the legend says which one is on top of which, and it is dashed."""
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab import plots
+
+    with open_runtime("sim", preset="atlas300i-310") as rt:
+        run = sweep(rt, pairs="0-1,0-4", peer="off", sizes="64KiB,1MiB,16MiB", samples=2,
+                    progress=False)
+    ax = plots.bandwidth_vs_size(run, peer="off", path="staged", by="link").axes[0]
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts[:2] == ["PHB (1 pairs)", "SYS (1 pairs) = PHB, on top"]
+    styles = {line.get_label(): line.get_linestyle() for line in ax.get_lines()}
+    assert styles["SYS (1 pairs) = PHB, on top"] == "--" and styles["PHB (1 pairs)"] == "-"
+    with open_runtime("sim", preset="atlas800t-a3") as rt:  # SIO and HCCS_SW differ
+        run = sweep(rt, pairs="0-1,0-2", sizes="1MiB,16MiB", samples=2, progress=False)
+    texts = [t.get_text() for t in plots.bandwidth_vs_size(run, by="link").axes[0]
+             .get_legend().get_texts()]
+    assert not any("on top" in t for t in texts)

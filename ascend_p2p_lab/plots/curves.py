@@ -56,6 +56,10 @@ from .style import (
     time_axis,
 )
 
+#: Two lines whose medians agree this closely at every size draw as one at a figure's
+#: scale (the simulator's 1% jitter included): the later one says so and is dashed.
+IDENTICAL_RTOL = 0.02
+
 
 # ------------------------------------------------------------------------------ helpers
 def _band_line(ax: Axes, g: pd.DataFrame, *, band_alpha: float = 0.18, **kw: Any) -> Line2D:
@@ -146,6 +150,27 @@ def _pair_lines(ax: Axes, sel: pd.DataFrame, max_legend: int) -> tuple[list[Any]
     return handles, many
 
 
+def name_hidden_lines(handles: list[Any]) -> list[str]:
+    """A line drawn over an earlier one with the same points (within
+    ``IDENTICAL_RTOL``) hides it: both stay in the legend, the later saying so, dashed so
+    that the one under it shows through. Returns the labels changed."""
+    seen: list[tuple[Any, np.ndarray, np.ndarray]] = []
+    changed = []
+    for h in handles:
+        if not isinstance(h, Line2D) or not len(h.get_xdata()):
+            continue
+        x, y = np.asarray(h.get_xdata(), float), np.asarray(h.get_ydata(), float)
+        under = next((o for o, ox, oy in seen if ox.shape == x.shape and np.array_equal(ox, x)
+                      and np.allclose(oy, y, rtol=IDENTICAL_RTOL, equal_nan=True)), None)
+        if under is None:
+            seen.append((h, x, y))
+            continue
+        h.set_label(f"{h.get_label()} = {under.get_label().split(' (')[0]}, on top")
+        h.set_linestyle("--")
+        changed.append(h.get_label())
+    return changed
+
+
 def _nominal_lines(ax: Axes, sel: pd.DataFrame, top: float) -> tuple[list[Any], float]:
     """Dashed nominal rates of the link classes that have numbers; the new y top."""
     shown = set(sel.loc[sel["bandwidth_GBps"].notna(), "link"].dropna().astype(str))
@@ -190,6 +215,7 @@ def bandwidth_vs_size(
         handles = _link_lines(ax, sel)
     else:
         handles, many = _pair_lines(ax, sel, max_legend)
+    name_hidden_lines(handles)
     handles += _failure_handles(ax, sel, "bandwidth_GBps")
     handles += _host_bound_handles(ax, sel, ["link"] if by == "link" else ["src", "dst"],
                                    "bandwidth_GBps")

@@ -179,4 +179,8 @@ MUTANTS: list[Mutant] = [
       "the aggregates figure says 1024 MiB where every other figure says 1 GiB",
       ("tests/test_rough_edges.py::"
        "test_the_aggregates_figure_names_its_size_as_every_figure_does",)),
+    M("rough.coinciding_lines_silent", "plots/curves.py",
+      "    name_hidden_lines(handles)\n", "",
+      "identical curves hide each other without a word",
+      ("tests/test_rough_edges.py::test_curves_that_coincide_say_so_instead_of_hiding",)),
 ]
