@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .emptycells import NOT_MEASURED, SAME_DEVICE, TAGS, explain, number_failures
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
@@ -28,15 +30,12 @@ def print_grid(title: str, labels: list[str], cells: list[list[str]], align: str
         print(f"{lab:<{width}}" + "".join(f"{c:{align}{width}}" for c in row))
 
 
-#: How an empty matrix cell prints, by its kind (any other kind is a failure).
-CELL_TAGS = {"not_measured": "-", "unreachable": "n/a", "refused": "refused"}
-FAILED_TAG = "FAIL"
-
-
 def print_matrices(run: Any) -> None:
     """The run's N x N matrices the way nvbandwidth prints them (rows = source, columns
     = destination, the title saying size, direction, peer mode and unit); a matrix with
-    no number at all is one line saying why."""
+    no number at all is one line saying why. An empty cell shows its tag (``n/m``,
+    ``n/a``, ``—``, or ``E1``, ``E2``, ... for a failure or a refusal), explained under
+    the matrix: the vocabulary of :mod:`.emptycells`, as the figures and the dashboard."""
     import numpy as np
 
     from .matrices import run_matrices
@@ -46,17 +45,24 @@ def print_matrices(run: Any) -> None:
         empty = [(k, r) for krow, rrow in zip(m.kinds, m.reasons) for k, r in zip(krow, rrow)
                  if k is not None]
         if len(empty) == values.size:
-            why = sorted({r for k, r in empty if k != "not_measured"})
-            print(f"\n{m.title}: no cell measured ({'; '.join(why) or 'not measured'})")
+            why = sorted({r for k, r in empty if k not in (NOT_MEASURED, SAME_DEVICE)})
+            print(f"\n{m.title}: no cell measured ({'; '.join(why) or explain(NOT_MEASURED)})")
             continue
+        counts: dict[str, int] = {}
+        for k, r in empty:
+            if k not in TAGS:
+                counts[r] = counts.get(r, 0) + 1
+        numbered = number_failures(counts)
         digits = 1 if m.unit == "GB/s" and np.nanmax(values) >= 100 else 2
-        cells = [[f"{v:.{digits}f}" if k is None else CELL_TAGS.get(k, FAILED_TAG)
-                  for v, k in zip(vrow, krow)] for vrow, krow in zip(values, m.kinds)]
+        cells = [[f"{v:.{digits}f}" if k is None else TAGS.get(k) or numbered[r]
+                  for v, k, r in zip(vrow, krow, rrow)]
+                 for vrow, krow, rrow in zip(values, m.kinds, m.reasons)]
         print_grid(f"\n{m.title}", m.labels, cells, align=">")
-        for reason in sorted({r for k, r in empty if k not in CELL_TAGS}):
-            print(f"  {FAILED_TAG}: {reason}")
-        for reason in sorted({r for k, r in empty if k == "refused"}):
-            print(f"  refused: {reason.removeprefix('refused: ')}")
+        shown = sorted({k for k, _ in empty if k in TAGS}, key=list(TAGS).index)
+        for kind in shown:
+            print(f"  {TAGS[kind]}: {explain(kind)}")
+        for reason, tag in sorted(numbered.items(), key=lambda kv: int(kv[1][1:])):
+            print(f"  {tag}: {reason} [{counts[reason]} cell{'s' if counts[reason] != 1 else ''}]")
 
 
 def run_status(run: Any) -> int:

@@ -299,3 +299,32 @@ def test_curves_that_coincide_say_so_instead_of_hiding() -> None:
     texts = [t.get_text() for t in plots.bandwidth_vs_size(run, by="link").axes[0]
              .get_legend().get_texts()]
     assert not any("on top" in t for t in texts)
+
+
+def test_terminal_figures_and_dashboard_explain_an_empty_cell_alike(capsys) -> None:
+    """One vocabulary (emptycells): a cell's kind gives the same tag in the terminal and
+    in the figure, and the same explanation in the terminal, the figure's legend and the
+    dashboard's caption. Judged by kinds, tags and explain(), not by hand-written text."""
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.emptycells import NOT_MEASURED, TAGS, explain
+    from ascend_p2p_lab.matrices import run_matrices
+    from ascend_p2p_lab.plots.cells import heatmap_data
+    from ascend_p2p_lab.terminal import print_matrices
+
+    with open_runtime("sim", preset="atlas300i-duo") as rt:
+        run = sweep(rt, pairs="0-1,0-2", sizes="1MiB", samples=1, progress=False)
+    (m,) = run_matrices(run)
+    assert (m.kinds[0][2], m.kinds[0][3]) == ("unreachable", NOT_MEASURED)
+    print_matrices(run)
+    out = capsys.readouterr().out
+    rows = {ln.split()[0]: ln.split()[1:] for ln in out.splitlines()
+            if ln[:1].isdigit() and len(ln.split()) == 9}
+    data = heatmap_data(run)
+    for (src, dst), kind in (((0, 2), "unreachable"), ((0, 3), NOT_MEASURED)):
+        assert rows[str(src)][dst] == data.cells.loc[(src, dst), "code"] == TAGS[kind]
+        assert f"{TAGS[kind]}: {explain(kind)}" in out
+        assert any(text.startswith(f"{TAGS[kind]}: {explain(kind)}")
+                   for _code, text in data.legend)
+    widgets = pytest.importorskip("ascend_p2p_lab.widgets.render")
+    caption = widgets.heatmap_caption(run, ("uni", "on", None))
+    assert explain("unreachable") in caption and explain(NOT_MEASURED) in caption

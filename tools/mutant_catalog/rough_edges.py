@@ -183,4 +183,15 @@ MUTANTS: list[Mutant] = [
       "    name_hidden_lines(handles)\n", "",
       "identical curves hide each other without a word",
       ("tests/test_rough_edges.py::test_curves_that_coincide_say_so_instead_of_hiding",)),
+    M("rough.terminal_own_tags", "terminal.py",
+      "TAGS.get(k) or numbered[r]", "{'not_measured': '-'}.get(k) or 'FAIL'",
+      "the terminal keeps its own tags for empty cells",
+      ("tests/test_rough_edges.py::"
+       "test_terminal_figures_and_dashboard_explain_an_empty_cell_alike",)),
+    M("rough.matrix_reason_own_text", "matrices.py",
+      "        text = emptycells.explain(kind, None if pd.isna(code) else int(code),",
+      "        text = kind + str(code) or emptycells.explain(kind, None if pd.isna(code) "
+      "else int(code),",
+      "the terminal's reasons are its own text, not emptycells.explain",
+      ("tests/test_matrices.py::test_empty_cells_say_why",)),
 ]
