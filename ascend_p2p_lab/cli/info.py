@@ -68,27 +68,13 @@ def probe_json(table: Any, n: int) -> dict[str, Any]:
             "exit_status": EXIT_OK, "failures": []}
 
 
-def device_naming(labels: list[str]) -> str:
-    """The one line that explains how devices are named: every matrix, figure and option
-    uses pyACL's device ids (0, 1, ...); npu-smi's names for them are said once here.
-
-    Example:
-        >>> device_naming(["Phy-ID0", "Phy-ID1"])
-        'devices are pyACL device ids 0-1 everywhere; npu-smi names them Phy-ID0 .. Phy-ID1'
-    """
-    n = len(labels)
-    text = f"devices are pyACL device ids 0-{n - 1} everywhere"
-    if labels and labels != [str(i) for i in range(n)]:
-        text += f"; npu-smi names them {labels[0]} .. {labels[-1]}"
-    return text
-
-
 def _matrix(data: dict[str, Any], value: str) -> list[list[Any]]:
     return next(m["matrix"] for m in data["matrices"] if m["value"] == value)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
     from ..measure import device_labels, probe
+    from ..measure.probe import device_naming
 
     def work(rt: Any) -> int:
         with past_input_checks():

@@ -76,6 +76,21 @@ def _probe_frame(rt: Runtime, rows: list[dict[str, object]], **flags: object) ->
     return frame
 
 
+def device_naming(labels: list[str]) -> str:
+    """The one line that explains how devices are named: every matrix, figure, grid and
+    option uses pyACL's device ids (0, 1, ...); npu-smi's names for them, said once.
+
+    Example:
+        >>> device_naming(["Phy-ID0", "Phy-ID1"])
+        'devices are pyACL device ids 0-1 everywhere; npu-smi names them Phy-ID0 .. Phy-ID1'
+    """
+    n = len(labels)
+    text = f"devices are pyACL device ids 0-{n - 1} everywhere"
+    if labels and labels != [str(i) for i in range(n)]:
+        text += f"; npu-smi names them {labels[0]} .. {labels[-1]}"
+    return text
+
+
 def device_labels(rt: Runtime) -> list[str]:
     """npu-smi style labels (NPU0.. or Phy-ID0..) from the topology, else NPU<i>."""
     topo = rt.topology

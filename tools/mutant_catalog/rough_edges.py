@@ -194,4 +194,9 @@ MUTANTS: list[Mutant] = [
       "else int(code),",
       "the terminal's reasons are its own text, not emptycells.explain",
       ("tests/test_matrices.py::test_empty_cells_say_why",)),
+    M("rough.widget_npu_smi_labels", "widgets/peers.py",
+      "    return ProbeTable(rows, [str(i) for i in range(n)], unprobed, failure,",
+      "    return ProbeTable(rows, names, unprobed, failure,",
+      "the link grid names devices as npu-smi does while every matrix uses device ids",
+      ("tests/test_widget_parts.py",)),
 ]
