@@ -75,21 +75,27 @@ _GBPS = "bandwidth_GBps_median"
 _TOTAL = "bidir_total_GBps_median"
 
 
+#: The largest threshold: a run at least as fast as its baseline (or its class median).
+MAX_THRESHOLD = 1.0
+
+
 def check_threshold(threshold: Any) -> float:
-    """``threshold`` as a float in (0, inf); else ValueError with a one-line message.
+    """``threshold`` as a float in (0, 1] (a fraction of the baseline or of a link class's
+    median: above 1 every point would be "below"); else ValueError with a one-line message.
 
     Example:
         >>> check_threshold(0.9)
         0.9
-        >>> check_threshold(0)
+        >>> check_threshold(2)
         Traceback (most recent call last):
         ...
-        ValueError: threshold must be a number above 0 and finite; got 0
+        ValueError: threshold must be a number above 0 and at most 1; got 2
     """
     ok = (not isinstance(threshold, bool) and isinstance(threshold, (int, float, np.number))
-          and math.isfinite(threshold) and threshold > 0)
+          and math.isfinite(threshold) and 0 < threshold <= MAX_THRESHOLD)
     if not ok:
-        raise ValueError(f"threshold must be a number above 0 and finite; got {threshold!r}")
+        raise ValueError(f"threshold must be a number above 0 and at most {MAX_THRESHOLD:g}; "
+                         f"got {threshold!r}")
     return float(threshold)
 
 

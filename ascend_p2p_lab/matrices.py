@@ -5,10 +5,12 @@ For every (direction, peer mode, path) of the pair pattern a run holds, one band
 matrix at the largest size measured in it (a bidirectional run adds the total of both
 directions), and for the latency pattern the per-copy time at its smallest size. Rows
 are sources, columns destinations ("row -> column"); a cell is the median over samples.
-A cell without a number says why: ``unreachable``, ``refused``, a failure kind with its
-ACL error, or ``not measured``. The card pattern adds card x card matrices, whose rows
-and columns are cards (``"0,1"``: the devices of the card) and whose cells are the
-bandwidth of all devices of one card copying to all of the other at once.
+A cell without a number says why, as data (``kinds``: an ``error_kind``, ``not_measured``
+or ``same_device``) and in the words of :func:`.emptycells.explain` (``reasons``), the
+one vocabulary the terminal, the figures and the dashboard show. The card pattern adds
+card x card matrices, whose rows and columns are cards (``"0,1"``: the devices of the
+card) and whose cells are the bandwidth of all devices of one card copying to all of the
+other at once.
 
 Example:
     >>> from ascend_p2p_lab import open_runtime
@@ -22,8 +24,8 @@ Example:
     one direction at a time
     peer access on
     row = source -> column = destination
-    >>> m.frame.shape, m.reasons[1][0]
-    ((8, 8), 'not measured')
+    >>> m.frame.shape, m.kinds[1][0], m.reasons[1][0]
+    ((8, 8), 'not_measured', 'not measured in this run')
 """
 
 from __future__ import annotations
@@ -34,8 +36,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import results
-from .codes import error_name
+from . import emptycells, results
 from .schema import (
     CARD_PATTERNS,
     GROUP_PATTERNS,
@@ -46,10 +47,10 @@ from .schema import (
 )
 from .units import format_size
 
-#: What a cell without a number says when no row explains it.
-NOT_MEASURED = "not measured"
-#: The kind of a cell no row explains (the others carry the rows' ``error_kind``).
-NOT_MEASURED_KIND = "not_measured"
+#: The kind of a cell no row explains (the others carry the rows' ``error_kind``), and
+#: what it says (emptycells: one vocabulary for the terminal, figures and dashboard).
+NOT_MEASURED_KIND = emptycells.NOT_MEASURED
+NOT_MEASURED = emptycells.explain(NOT_MEASURED_KIND)
 #: The patterns drawn as N x N matrices (fan-out patterns have no pair cells).
 MATRIX_PATTERNS = PAIR_PATTERNS
 #: Between the source and the destination of a copy, in text for people.
@@ -265,17 +266,20 @@ def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
     failed = rows[rows["error_kind"].notna()]
     for key, cell in failed.groupby(["senders", "receivers"] if by_group else ["src", "dst"]):
         first = cell.iloc[0]
-        code = first["error_code"]
+        code, call = first["error_code"], first["error_call"]
         kind = str(first["error_kind"])
-        text = kind if pd.isna(code) else f"{kind}: {error_name(int(code))} ({int(code)})"
+        text = emptycells.explain(kind, None if pd.isna(code) else int(code),
+                                  None if pd.isna(call) else str(call))
         if by_group:
             why[(card_label(key[0]), card_label(key[1]))] = (kind, text)
         else:
             why[(int(key[0]), int(key[1]))] = (kind, text)
     values = frame.to_numpy(dtype=float)
     ids = [str(c) for c in frame.index] if by_group else [int(d) for d in frame.index]
+    same = (emptycells.SAME_DEVICE, emptycells.explain(emptycells.SAME_DEVICE))
     cells = [[None if not math.isnan(values[i][j])
-              else why.get((a, b), (NOT_MEASURED_KIND, NOT_MEASURED))
+              else why.get((a, b), same if i == j and not by_group
+                           else (NOT_MEASURED_KIND, NOT_MEASURED))
               for j, b in enumerate(ids)] for i, a in enumerate(ids)]
     return {"kinds": [[c and c[0] for c in row] for row in cells],
             "reasons": [[c and c[1] for c in row] for row in cells]}

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._version import schema_version_problem
+from .runcheck import check_column_types, check_meta
 from .schema import (
     ADDED_COLUMNS,
     COLUMNS,
@@ -119,13 +120,48 @@ def failures(frame: pd.DataFrame) -> pd.DataFrame:
     return out[cols]
 
 
+#: Paths whose copies go device to device: their matrices show the device-local copy on
+#: the diagonal. Through the host (staged, host) they do not: 621 GB/s beside 7.8 says
+#: nothing about the path.
+DEVICE_PATHS = ("p2p", "direct")
+
+
+def shows_local(path: str) -> bool:
+    """Whether a matrix of ``path`` shows the device-local copy on its diagonal.
+
+    Example:
+        >>> shows_local("p2p"), shows_local("staged")
+        (True, False)
+    """
+    return path in DEVICE_PATHS
+
+
+#: The pattern whose rows carry a value column, where it is not ``pair``.
+VALUE_PATTERN = {"latency_us": "latency"}
+
+
+def _pattern_for(frame: pd.DataFrame, value: str, pattern: str | None) -> str:
+    """The pattern a matrix of value is taken from: the one given, else the value's own;
+    ValueError when no row of it has the value while rows of other patterns do."""
+    pattern = VALUE_PATTERN.get(value, "pair") if pattern is None else pattern
+    if value not in frame.columns:
+        raise ValueError(f"unknown value column {value!r}")
+    has = frame.loc[frame[value].notna(), "pattern"]
+    if len(has) and not (has == pattern).any():
+        others = sorted(set(has) - {"local"})
+        if others:
+            raise ValueError(f"no {pattern!r} row has {value}; the run has it for pattern "
+                             f"{', '.join(map(repr, others))}: pass pattern=")
+    return pattern
+
+
 def matrix(
     frame: pd.DataFrame,
     size: int | None = None,
     *,
     value: str = "bandwidth_GBps",
     stat: str = "median",
-    pattern: str = "pair",
+    pattern: str | None = None,
     direction: str = "uni",
     peer: str | None = None,
     path: str | Iterable[str] | None = None,
@@ -136,8 +172,12 @@ def matrix(
     ``size=None`` takes each pair's largest measured size (the asymptote); a size the
     selected rows were not measured at raises ValueError naming the sizes they have.
     Cells never measured are NaN; the diagonal holds the device-local copy when the run
-    has one. ``matrix(run, value="latency_us", pattern="latency")`` is the latency matrix.
+    has one. ``pattern`` None is inferred from ``value`` (``latency_us``: the latency
+    pattern, else ``pair``), so ``matrix(run, value="latency_us")`` is the latency matrix;
+    a pattern none of whose rows has ``value`` while others do raises ValueError naming
+    them, never a matrix of nothing.
     """
+    pattern = _pattern_for(frame, value, pattern)
     df = frame[(frame["pattern"].isin([pattern, "local"])) & (frame["direction"] == direction)]
     if peer is not None:
         df = df[(df["peer"] == peer) | (df["pattern"] == "local")]
@@ -145,10 +185,12 @@ def matrix(
         paths = [path] if isinstance(path, str) else list(path)
         df = df[df["path"].isin(paths) | (df["pattern"] == "local")]
     else:
-        mixed = sorted(set(df.loc[df["pattern"] != "local", "path"].dropna()))
-        if len(mixed) > 1:
-            raise ValueError(f"the run has several paths {mixed} for direction={direction!r}, "
+        paths = sorted(set(df.loc[df["pattern"] != "local", "path"].dropna()))
+        if len(paths) > 1:
+            raise ValueError(f"the run has several paths {paths} for direction={direction!r}, "
                              f"peer={peer!r}; choose one with path= (or peer=)")
+    if not all(shows_local(p) for p in paths):  # through the host: no local copy beside it
+        df = df[df["pattern"] != "local"]
     if size is not None:
         _check_size(df[df["pattern"] == pattern] if (df["pattern"] == pattern).any() else df,
                     size, pattern)
@@ -297,6 +339,8 @@ def save_run(frame: pd.DataFrame, out: str | Path, meta: Mapping[str, Any] | Non
     run = _jsonable(dict(meta if meta is not None else frame.attrs.get("run", {})))
     run["rows"] = len(data)
     run["schema_version"] = RUN_SCHEMA_VERSION
+    run.setdefault("params", {})  # a frame made by hand: no sweep parameters
+    check_meta(run)  # never write what load_run would refuse
     text = json.dumps(run, indent=2, sort_keys=True, default=str) + "\n"
     folder.mkdir(parents=True, exist_ok=True)
     targets = {
@@ -341,6 +385,10 @@ def load_run(folder: str | Path) -> pd.DataFrame:
                                      supported=RUN_SCHEMA_VERSION, what="run")
     if problem:
         raise ResultsError(f"{meta_path}: {problem}")
+    try:
+        check_meta(meta)  # every field, in one place (runcheck.RUN_FIELDS)
+    except ValueError as exc:
+        raise ResultsError(f"{meta_path}: {exc}") from None
     pq, csv = folder / "samples.parquet", folder / "samples.csv"
     for path in (pq, csv):
         if path.is_file() and path.stat().st_size > MAX_SAMPLES_BYTES:
@@ -370,8 +418,9 @@ def load_run(folder: str | Path) -> pd.DataFrame:
     try:
         # device lists as tuples (a run of schema 1: from its group labels)
         data = lists_loaded(data, meta.get("schema_version", 1))
+        check_column_types(data)
     except (ValueError, TypeError) as exc:
-        raise ResultsError(f"{source}: a device list cannot be read ({exc})") from None
+        raise ResultsError(f"{source}: {exc}") from None
     if "rows" in meta and meta["rows"] != len(data):
         raise ResultsError(f"{source}: {len(data)} rows, run.json says {meta['rows']} (truncated?)")
     try:

@@ -29,10 +29,6 @@ RUN_FILES = ("run.json", "samples.parquet", "samples.csv", "probe.csv", "summary
 #: What saving a run writes (and so replaces).
 NEW_RUN_FILES = ("run.json", "samples.parquet", "samples.csv")
 MANIFEST = "report.json"
-#: Figures of reports written before report.json listed them.
-LEGACY_FIGURES = ("heatmap_*.png", "link_matrix.png", "peer_access.png",
-                  "bandwidth_vs_size_*.png", "latency_vs_size_*.png", "peer_on_off.png",
-                  "uni_vs_bi_*.png")
 
 
 class OutputPathError(ValueError):
@@ -96,7 +92,8 @@ def check_out_file(path: Path, option: str) -> None:
 
 
 def report_files(folder: Path) -> list[Path]:
-    """The files the last report wrote into folder (its manifest, else known names)."""
+    """The files the last report wrote into folder, as its manifest lists them (none
+    without one: a file no report listed is not removed)."""
     folder = Path(folder)
     try:
         listed = json.loads((folder / MANIFEST).read_text()).get("files", [])
@@ -105,7 +102,7 @@ def report_files(folder: Path) -> list[Path]:
     if isinstance(listed, list):
         # names only: a manifest never removes anything outside its folder
         return [folder / Path(str(name)).name for name in listed]
-    return [p for pattern in LEGACY_FIGURES for p in sorted(folder.glob(pattern))]
+    return []
 
 
 def clear_stale(folder: Path) -> list[Path]:

@@ -201,7 +201,7 @@ ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_af
 #: Columns whose values are tuples of device ids (lists in Parquet, JSON in CSV).
 LIST_COLUMNS = ("senders", "receivers")
 #: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
-#: is also what a run.json without the key is (written before it was recorded). Version 2
+#: is the first; load_run refuses a run.json without it (runcheck.RUN_FIELDS). Version 2
 #: adds ``senders``/``receivers`` (a version-1 run gets them from its ``group`` labels
 #: when loaded) and the test pattern's ``test``/``transfer``.
 RUN_SCHEMA_VERSION = 2

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .emptycells import NOT_MEASURED, SAME_DEVICE, TAGS, explain, number_failures
 from .schema import LATENCY_PATTERN, TEST_PATTERN
 
 EXIT_OK = 0
@@ -28,11 +29,6 @@ def print_grid(title: str, labels: list[str], cells: list[list[str]], align: str
     print(" " * width + "".join(f"{lab:{align}{width}}" for lab in labels))
     for lab, row in zip(labels, cells):
         print(f"{lab:<{width}}" + "".join(f"{c:{align}{width}}" for c in row))
-
-
-#: How an empty matrix cell prints, by its kind (any other kind is a failure).
-CELL_TAGS = {"not_measured": "-", "unreachable": "n/a", "refused": "refused"}
-FAILED_TAG = "FAIL"
 
 
 def _print_values(run: Any) -> None:
@@ -61,7 +57,9 @@ def _print_values(run: Any) -> None:
 def print_matrices(run: Any) -> None:
     """The run's N x N matrices the way nvbandwidth prints them (rows = source, columns
     = destination, the title saying size, direction, peer mode and unit); a matrix with
-    no number at all is one line saying why."""
+    no number at all is one line saying why. An empty cell shows its tag (``n/m``,
+    ``n/a``, ``—``, or ``E1``, ``E2``, ... for a failure or a refusal), explained under
+    the matrix: the vocabulary of :mod:`.emptycells`, as the figures and the dashboard."""
     import numpy as np
 
     from .matrices import run_matrices
@@ -72,17 +70,24 @@ def print_matrices(run: Any) -> None:
         empty = [(k, r) for krow, rrow in zip(m.kinds, m.reasons) for k, r in zip(krow, rrow)
                  if k is not None]
         if len(empty) == values.size:
-            why = sorted({r for k, r in empty if k != "not_measured"})
-            print(f"\n{m.title}: no cell measured ({'; '.join(why) or 'not measured'})")
+            why = sorted({r for k, r in empty if k not in (NOT_MEASURED, SAME_DEVICE)})
+            print(f"\n{m.title}: no cell measured ({'; '.join(why) or explain(NOT_MEASURED)})")
             continue
+        counts: dict[str, int] = {}
+        for k, r in empty:
+            if k not in TAGS:
+                counts[r] = counts.get(r, 0) + 1
+        numbered = number_failures(counts)
         digits = 1 if m.unit == "GB/s" and np.nanmax(values) >= 100 else 2
-        cells = [[f"{v:.{digits}f}" if k is None else CELL_TAGS.get(k, FAILED_TAG)
-                  for v, k in zip(vrow, krow)] for vrow, krow in zip(values, m.kinds)]
+        cells = [[f"{v:.{digits}f}" if k is None else TAGS.get(k) or numbered[r]
+                  for v, k, r in zip(vrow, krow, rrow)]
+                 for vrow, krow, rrow in zip(values, m.kinds, m.reasons)]
         print_grid(f"\n{m.title}", m.labels, cells, align=">")
-        for reason in sorted({r for k, r in empty if k not in CELL_TAGS}):
-            print(f"  {FAILED_TAG}: {reason}")
-        for reason in sorted({r for k, r in empty if k == "refused"}):
-            print(f"  refused: {reason.removeprefix('refused: ')}")
+        shown = sorted({k for k, _ in empty if k in TAGS}, key=list(TAGS).index)
+        for kind in shown:
+            print(f"  {TAGS[kind]}: {explain(kind)}")
+        for reason, tag in sorted(numbered.items(), key=lambda kv: int(kv[1][1:])):
+            print(f"  {tag}: {reason} [{counts[reason]} cell{'s' if counts[reason] != 1 else ''}]")
 
 
 def run_status(run: Any) -> int:
@@ -104,17 +109,33 @@ def _keyed(series: Any, like: Any, keys: list[str]) -> Any:
     return series.reset_index().astype({k: like[k].dtype for k in keys})
 
 
-def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) -> None:
+def _print_refusals_and_failures(run: Any) -> None:
+    """What the server refused (results, not failures) and what lost data, by kind, code
+    and call."""
+    from .results import RESULT_KINDS, failures
+
+    results = run[run["error_kind"].isin(RESULT_KINDS).fillna(False).astype(bool)]
+    if len(results):
+        print(f"\n{len(results)} rows the server answered with a refusal (results, not "
+              "failures):")
+        for (kind, code, call), part in results.groupby(
+                ["error_kind", "error_code", "error_call"], dropna=False):
+            print(f"  {len(part):>5} x {kind}: {_code_text(code)}{_text(call)}")
+    failed = failures(run)
+    if len(failed):
+        print(f"\nFAILED: {int(failed['points'].sum())} points lost data "
+              f"({int(failed['rows'].sum())} rows):")
+        for row in failed.itertuples(index=False):
+            print(f"  {row.points:>5} points x {row.kind}: {_code_text(row.code)}"
+                  f"{_text(row.call)}\n          e.g. {row.example}")
+
+
+def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
+                  read_from: Path | None = None) -> None:
     """A compact terminal summary of a run: bandwidth per case and link class at the largest
     size (with ``matrices``, then every N x N matrix: :func:`print_matrices`), what was
     refused (results), what failed (lost data) and the verdict."""
-    from .results import (
-        RESULT_KINDS,
-        failures,
-        fit_latency_bandwidth,
-        inferred_notes,
-        summarize,
-    )
+    from .results import fit_latency_bandwidth, inferred_notes, summarize
     from .units import format_size
 
     meta = run.attrs.get("run", {})
@@ -122,6 +143,9 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
              f"imported from {meta.get('backend')}" if meta.get("imported") else "pyACL")
     print(f"run {meta.get('run_id')} on {meta.get('device_count')} x {meta.get('soc_name')} "
           f"({where}), {len(run)} rows")
+    if meta.get("resumed_blocks"):
+        print(f"resumed {meta['resumed_blocks']} of {meta.get('blocks', '?')} blocks from the "
+              "checkpoint")
     if meta.get("interrupted"):
         print("interrupted: the rows measured so far are kept")
     good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
@@ -151,22 +175,8 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
         print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
     if matrices:
         print_matrices(run)
-    results = run[run["error_kind"].isin(RESULT_KINDS).fillna(False).astype(bool)]
-    if len(results):
-        print(f"\n{len(results)} rows the server answered with a refusal (results, not "
-              "failures):")
-        for (kind, code, call), part in results.groupby(
-                ["error_kind", "error_code", "error_call"], dropna=False):
-            print(f"  {len(part):>5} x {kind}: {_code_text(code)}{_text(call)}")
-    failed = failures(run)
-    if len(failed):
-        print(f"\nFAILED: {int(failed['points'].sum())} points lost data "
-              f"({int(failed['rows'].sum())} rows):")
-        for row in failed.itertuples(index=False):
-            print(f"  {row.points:>5} points x {row.kind}: {_code_text(row.code)}"
-                  f"{_text(row.call)}\n          e.g. {row.example}")
-    if meta.get("failed"):
-        print(f"\nFAILED: the run stopped early: {meta['failed']}")
+    _print_refusals_and_failures(run)
+    _print_stop(meta)
     if meta.get("fallbacks"):
         for what in meta["fallbacks"].values():
             print(f"\nnote: {what}")
@@ -176,9 +186,21 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False) 
               "source states:")
         for key, why in inferred.items():
             print(f"  {key}: {why}")
-    print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep "
-          "the run)")
+    if read_from is not None:  # a saved run, read back (report): nothing new to save
+        print(f"\nread from {read_from}")
+    else:
+        print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to "
+              "keep the run)")
     sys.stdout.flush()
+
+
+def _print_stop(meta: dict[str, Any]) -> None:
+    """Why the run stopped early, and how many points it never reached."""
+    if meta.get("failed"):
+        print(f"\nFAILED: the run stopped early: {meta['failed']}")
+    if meta.get("points_not_reached"):
+        print(f"\n{meta['points_not_reached']} of {meta.get('points', '?')} points not reached: "
+              "the run stopped before them (their cells are empty, although asked for)")
 
 
 def _print_latency(rows: Any) -> None:

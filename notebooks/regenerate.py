@@ -13,6 +13,7 @@ stored (it only makes diffs noisy); nbval compares neither.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -62,6 +63,37 @@ def merge_streams(outputs: list) -> list:
     return merged
 
 
+def progress_text(state: dict, model_id: str) -> str | None:
+    """What a tqdm bar (an HBox of HTML, FloatProgress, HTML) shows in its final stored
+    state, as tqdm prints it ("fleet: 100%|##########| 6/6 [...]"); None for other views."""
+    box = state.get(model_id, {})
+    kids = [MODEL_REF.fullmatch(str(c)) for c in box.get("state", {}).get("children", [])]
+    if box.get("model_name") != "HBoxModel" or len(kids) != 3 or not all(kids):
+        return None
+    left, bar, right = (state.get(k.group(1), {}) for k in kids)
+    if bar.get("model_name") != "FloatProgressModel":
+        return None
+    value, top = bar["state"].get("value", 0), bar["state"].get("max", 0) or 1
+    filled = int(10 * min(1.0, value / top))
+    return (f"{html.unescape(left['state'].get('value', ''))}|{'█' * filled}"
+            f"{' ' * (10 - filled)}|{html.unescape(right['state'].get('value', ''))}")
+
+
+def refresh_progress_text(nb: nbformat.NotebookNode) -> int:
+    """A progress bar's text/plain (what a viewer without widgets shows) is captured when
+    the bar appears, at 0%; set it to the bar's final state. Returns the bars updated."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    done = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(WIDGET_VIEW)
+            text = progress_text(state, view["model_id"]) if view else None
+            if text is not None:
+                out["data"]["text/plain"] = text
+                done += 1
+    return done
+
+
 def regenerate(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
@@ -74,6 +106,7 @@ def regenerate(path: Path) -> None:
         if cell.cell_type == "code":
             cell.outputs = merge_streams(cell.outputs)
     kept = keep_shown_widgets(nb)
+    refresh_progress_text(nb)
     nbformat.write(nb, path)
     print(f"regenerated {path.name}" + (f" ({kept} widget models stored)" if kept else ""))
 

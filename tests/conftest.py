@@ -26,8 +26,8 @@ _OUTSIDE_TESTS: list[tuple[Any, str]] = []
 
 
 def _leaks(found: list[tuple[Any, str]]) -> list[str]:
-    return [f"{sim!r} ({where}): {sim.ledger()}"
-            for sim, where in found if not sim.ledger_is_empty()]
+    return [f"{sim!r} ({where}): {sim.simulator.ledger()}"
+            for sim, where in found if not sim.simulator.ledger_is_empty()]
 
 
 def _check_outside_tests(where: str) -> list[str]:
@@ -55,8 +55,8 @@ def _empty_ledger_after_each_test(request: pytest.FixtureRequest):
     made = drain_tracked()
     if request.node.get_closest_marker("keeps_ledger"):
         return
-    leaks = {f"{sim!r} #{i}": sim.ledger() for i, sim in enumerate(made)
-             if not sim.ledger_is_empty()}
+    leaks = {f"{sim!r} #{i}": sim.simulator.ledger() for i, sim in enumerate(made)
+             if not sim.simulator.ledger_is_empty()}
     assert not leaks, f"simulator ledger not empty after the test: {leaks}"
 
 

@@ -298,12 +298,14 @@ def _copy_run(src: Path, dst: Path) -> Path:
     (lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").write_bytes(
         (d / "samples.csv").read_bytes()[:-300])), "samples"),
     (lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").write_text(
-        (d / "samples.csv").read_text().replace(",4096,", ",four,", 1))), "wrong type"),
+        (d / "samples.csv").read_text().replace(",4096,", ",four,", 1))),
+     "column size_bytes holds text, not whole numbers"),
     (lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").unlink()),
      "no samples.parquet or samples.csv"),
     (lambda d: (d / "run.json").write_text('{"rows": 3'), "not valid JSON"),
     (lambda d: (d / "run.json").write_bytes(b"\xff\xfe"), "not valid JSON"),
-    (lambda d: (d / "run.json").write_text('{"rows": 3}'), "run.json says 3"),
+    (lambda d: (d / "run.json").write_text(json.dumps(
+        {**json.loads((d / "run.json").read_text()), "rows": 3})), "run.json says 3"),
 ])
 def test_damaged_result_files(saved_run: Path, tmp_path: Path, damage: Any, match: str,
                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -492,7 +494,7 @@ def test_the_installed_command_exits_2_without_traceback(tmp_path: Path) -> None
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
-        f"ascend-p2p-lab: error: {ckpt} is not an ascend-p2p-lab checkpoint (version 1); "
+        f"ascend-p2p-lab: error: {ckpt} is not an ascend-p2p-lab checkpoint (version 2); "
         "give another file name"]
     assert ckpt.read_text() == "my notes\n"
 

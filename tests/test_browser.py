@@ -137,8 +137,7 @@ def test_a_toggle_click_changes_the_runtime(page: Any, tmp_path: Path) -> None:
     cell.click()
     expect(cell).to_have_text("on", timeout=CLICK_MS)
     expect(cell).to_have_class(re.compile(r"\bmod-active\b"))
-    expect(cell).to_have_attribute("title", "NPU0 → NPU1 (HCCS): peer access on; click to "
-                                            "toggle")
+    expect(cell).to_have_attribute("title", "0 → 1 (HCCS): peer access on; click to toggle")
     expect(page.locator(PANEL_STATUS)).to_have_text(f"0->1 enabled; 1/{PAIRS} directions "
                                                     "enabled")
     expect(back).to_have_text("off")
@@ -212,7 +211,9 @@ def test_switching_the_preset_resizes_the_grid(page: Any, tmp_path: Path) -> Non
     expect(page.locator(STATUS)).to_have_text("switched to preset atlas800t-a3 (16 devices)",
                                               timeout=CLICK_MS)
     expect(page.locator(CELLS)).to_have_count(PAIRS_A3)
-    expect(page.locator(".p2p-grid .p2p-row-15")).to_have_text("Phy-ID15")
+    expect(page.locator(".p2p-grid .p2p-row-15")).to_have_text("15")
+    expect(page.locator(".p2p-naming").first).to_have_text(
+        "devices are pyACL device ids 0-15 everywhere; npu-smi names them Phy-ID0 .. Phy-ID15")
     expect(page.locator(".p2p-pairs option")).to_have_count(PAIRS_A3)
     expect(page.locator(f"{DASHBOARD} .widget-html-content").first).to_have_text(
         "P2P copy sweep: sim atlas800t-a3, 16 devices")

@@ -278,3 +278,31 @@ def test_reads_alone_leave_the_push_efficiency_to_the_topology_and_say_so(
         [dataclasses.replace(limit, basis="") for limit in preset]
     assert "taken from topology atlas800t-a3" in twin.shared[0].basis
     assert "egress_GBps = 329.0  # not measured in run" in text
+
+
+def test_a_degraded_pair_is_named_not_averaged_in_silently(
+        a2: dict[str, Any], tmp_path: Path, capsys: Any) -> None:
+    """One directed link at half speed: the class figure stays the median of the healthy
+    pairs, and the pair is named (direction kept) in the file and on screen; a healthy
+    run names none."""
+    assert calibrate(a2["run"]).outliers == []
+    fault = {"kind": "degrade", "link": [2, 5], "factor": 0.5}
+    with open_runtime("sim", preset="atlas800t-a2", faults=[fault]) as rt:
+        run = sweep(rt, pairs="0-1,1-0,2-5,5-2,3-4,4-3", sizes=[1 << 20, 16 << 20],
+                    samples=3, progress=False)
+    cal = calibrate(run, topology=load_preset("atlas800t-a2"))
+    assert [(o.src, o.dst, o.link) for o in cal.outliers] == [(2, 5, "HCCS")]
+    assert cal.outliers[0].fraction == pytest.approx(0.5, abs=0.05)
+    assert cal.classes["HCCS"]["bandwidth_GBps"].value == pytest.approx(
+        cal.outliers[0].class_median_GBps)
+    text = to_toml(cal)
+    assert "#   2->5 HCCS" in text and "0.50 of the class median" in text
+    save_run(run, tmp_path / "run")
+    out = tmp_path / "twin.toml"
+    assert main(["calibrate", str(tmp_path / "run"), "--topology",
+                 str(Path(load_preset.__code__.co_filename).parent / "presets" /
+                     "atlas800t-a2.toml"), "--out", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "1 ordered pair(s) far from their class's median" in shown
+    assert "  2->5 HCCS" in shown and "5->2" not in shown
+    assert "#   2->5 HCCS" in out.read_text()

@@ -34,23 +34,54 @@ def test_probe_json_has_the_documented_keys(capsys) -> None:
                            "--format", "json")
     assert code == 0
     data = json.loads(out)
+    assert {"run_id", "device_count", "matrices", "exit_status", "failures"} <= set(data)
     assert data["backend"] == "sim" and data["preset"] == "atlas300i-duo"
-    assert data["device_count"] == 8 and data["devices"][0] == "NPU0"
-    acc, links = data["can_access_peer"], data["links"]
-    assert all(acc[i][i] == 0 and links[i][i] == "X" for i in range(8))
+    assert data["device_count"] == 8 and data["labels"][0] == "NPU0" and data["run_id"]
+    by_value = {m["value"]: m for m in data["matrices"]}
+    assert list(by_value) == ["can_access_peer", "peer_enabled", "link"]
+    for m in data["matrices"]:
+        assert {"title", "value", "unit", "devices", "matrix", "reasons", "kinds"} <= set(m)
+        assert all(m["matrix"][i][i] is None and m["reasons"][i][i] == "same device"
+                   for i in range(8))
+    acc, links = by_value["can_access_peer"]["matrix"], by_value["link"]["matrix"]
     assert acc[0][1] == 1 and acc[0][2] == 0 and links[0][1] == "PIX"
+    assert by_value["can_access_peer"]["reasons"][0][2] is None  # a 0 is a value
+
+
+def test_probe_json_rows_are_sources_and_unprobed_pairs_say_so() -> None:
+    import pandas as pd
+
+    from ascend_p2p_lab.cli.info import probe_json
+
+    table = pd.DataFrame({"src": [0, 1, 1], "dst": [1, 0, 2], "link": ["HCCS", "HCCS", "SYS"],
+                          "can_access_peer": [True, False, True],
+                          "peer_enabled": [False, False, True]})
+    table.attrs["run"] = {"run_id": "r1"}
+    data = probe_json(table, 3)
+    acc, enabled, links = (m["matrix"] for m in data["matrices"])
+    assert acc == [[None, 1, None], [0, None, 1], [None, None, None]]
+    assert enabled[1][2] == 1 and enabled[0][1] == 0 and links[1][2] == "SYS"
+    reasons = data["matrices"][0]["reasons"]
+    assert reasons[0][2] == "not probed" and reasons[1][2] is None
+    assert data["matrices"][0]["kinds"][0][2] == "not_probed" and data["run_id"] == "r1"
 
 
 def test_probe_table_on_a3(capsys) -> None:
     code, out, _ = run_cli(capsys, "probe", "--backend", "sim", "--preset", "atlas800t-a3")
-    assert code == 0 and "Phy-ID15" in out and "SIO" in out and "HCCS_SW" in out
+    assert code == 0 and "SIO" in out and "HCCS_SW" in out
+    # one naming (pyACL's device ids, as every matrix and figure), npu-smi's explained once
+    assert out.count("Phy-ID") == 2 and ("devices are pyACL device ids 0-15 everywhere; "
+                                          "npu-smi names them Phy-ID0 .. Phy-ID15") in out
+    header = next(line for line in out.splitlines() if line.split()[:2] == ["0", "1"])
+    assert header.split() == [str(i) for i in range(16)]
 
 
 def test_probe_with_an_npu_smi_topology(capsys) -> None:
     code, out, _ = run_cli(capsys, "probe", "--backend", "sim", "--topology",
                            str(DATA / "npu-smi-topo-910b3-8npu.txt"), "--format", "json")
     assert code == 0
-    assert json.loads(out)["links"][0][7] == "HCCS"
+    links = next(m for m in json.loads(out)["matrices"] if m["value"] == "link")
+    assert links["matrix"][0][7] == "HCCS"
 
 
 def test_topo_parses_npu_smi_text(capsys) -> None:
@@ -130,8 +161,9 @@ def test_sweep_prints_the_matrix_rows_as_sources(capsys) -> None:
     assert code == 0
     grid = out.split("P2P bandwidth (GB/s) at 16 MiB, one direction at a time")[1]
     rows = {ln.split()[0]: ln.split()[1:] for ln in grid.splitlines()[2:10]}
-    assert float(rows["0"][1]) > 20 and rows["1"][0] == "-"  # 0 -> 1 measured, 1 -> 0 not
-    assert float(rows["2"][0]) > 20 and rows["0"][2] == "-"
+    # 0 -> 1 measured, 1 -> 0 not (n/m: the emptycells tag the figures print too)
+    assert float(rows["2"][0]) > 20 and rows["0"][2] == "n/m" and rows["0"][0] == "—"
+    assert float(rows["0"][1]) > 20 and rows["1"][0] == "n/m"
     assert "not saved (use --out DIR" in out
 
 
@@ -148,7 +180,7 @@ def test_sweep_and_report_json_have_the_documented_keys(capsys, tmp_path: Path) 
     assert {"title", "value", "unit", "pattern", "direction", "peer", "size_bytes",
             "matrix"} <= set(first)
     assert first["size_bytes"] == 16 << 20 and first["matrix"][1][0] > 20
-    assert first["matrix"][0][1] is None and first["reasons"][0][1] == "not measured"
+    assert first["matrix"][0][1] is None and first["kinds"][0][1] == "not_measured"
     params = load_run(out_dir).attrs["run"]["params"]
     assert params["warmup"] == 0 and params["min_sample_us"] == 250.0
     code, out, err = run_cli(capsys, "report", str(out_dir), "--format", "json")
@@ -190,3 +222,36 @@ def test_devices_and_a_latency_sweep_of_four_bytes(capsys, tmp_path: Path) -> No
     code, _, err = run_cli(capsys, "sweep", "--backend", "sim", "--devices", "0-1",
                            "--pairs", "0-2")
     assert code == 2 and "pairs 0-2 use devices outside --devices 0,1" in err
+
+
+def test_report_of_an_interrupted_run_is_not_itself_interrupted(capsys, tmp_path,
+                                                                monkeypatch) -> None:
+    """An interrupted run, reported: exit 1 (an incomplete run), never 130; no "saved to"
+    (report saves no run); "1 figure", not "1 figures"; a --format help that reads."""
+    out_dir = tmp_path / "run"
+    assert run_cli(capsys, "sweep", "--backend", "sim", "--pairs", "0-1", "--sizes", "4KiB",
+                   "--samples", "1", "--no-progress", "--out", str(out_dir))[0] == 0
+    meta = json.loads((out_dir / "run.json").read_text())
+    (out_dir / "run.json").write_text(json.dumps({**meta, "interrupted": True}))
+    import ascend_p2p_lab.plots as plots
+
+    def one_figure(run, out, table=None):
+        (out / "one.png").write_bytes(b"png")
+        return [out / "one.png"]
+
+    monkeypatch.setattr(plots, "report", one_figure)
+    code, out, _ = run_cli(capsys, "report", str(out_dir))
+    assert code == 1
+    assert "interrupted: the rows measured so far are kept" in out
+    assert "saved to" not in out and f"read from {out_dir}" in out
+    assert "and 1 figure:" in out and "1 figures" not in out
+    code, out, _ = run_cli(capsys, "report", str(out_dir), "--format", "json")
+    data = json.loads(out)
+    assert code == 1 == data["exit_status"] and data["saved_to"] is None
+    assert data["read_from"] == str(out_dir)
+    from ascend_p2p_lab.cli import build_parser
+
+    report = build_parser()._subparsers._group_actions[0].choices["report"]
+    text = next(a.help for a in report._actions if "--format" in a.option_strings)
+    assert text.startswith("table (default): the summary and every N x N matrix; json: ")
+    assert text.endswith("; the figures are written either way") and "(json" not in text

@@ -123,8 +123,8 @@ def test_points_in_one_run_only_are_listed_not_dropped(runs) -> None:
     assert compare(runs["clean"][0], runs["other"][0]).empty
 
 
-@pytest.mark.parametrize("bad", [0, -0.5, math.nan, math.inf, "0.9", True, None])
-def test_threshold_outside_zero_to_infinity_is_refused(bad) -> None:
+@pytest.mark.parametrize("bad", [0, -0.5, 1.0001, 2, math.nan, math.inf, "0.9", True, None])
+def test_threshold_outside_zero_to_one_is_refused(bad) -> None:
     with pytest.raises(ValueError, match="threshold") as info:
         check_threshold(bad)
     assert "\n" not in str(info.value)
@@ -226,7 +226,7 @@ def test_cli_lost_point_exits_1(runs, capsys) -> None:
     assert "0 -> 1  uni  peer on (p2p)  16 MiB  lost (runtime)" in out
 
 
-@pytest.mark.parametrize("threshold", ["0", "-1", "nan", "inf", "abc"])
+@pytest.mark.parametrize("threshold", ["0", "-1", "2", "nan", "inf", "abc"])
 def test_cli_bad_threshold_exits_2(runs, capsys, threshold) -> None:
     code, out, err = _cli(capsys, "compare", runs["clean"][1], runs["degraded"][1],
                           f"--threshold={threshold}")
@@ -243,6 +243,18 @@ def test_cli_bad_input_exits_2(runs, capsys, tmp_path) -> None:
     assert _cli(capsys, "compare", clean, clean, "--against-preset", PRESET)[0] == 2
     (tmp_path / "file").write_text("x")
     assert _cli(capsys, "compare", clean, clean, "--out", tmp_path / "file")[0] == 2
+
+
+def test_cli_checks_its_output_folder_and_preset_before_any_work(runs, capsys,
+                                                                 tmp_path) -> None:
+    (tmp_path / "file").write_text("x")  # a folder inside a file can never be written
+    code, out, err = _cli(capsys, "compare", runs["clean"][1], runs["degraded"][1],
+                          "--out", tmp_path / "file" / "figs")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--out" in err and "cannot write there" in err
+    code, out, err = _cli(capsys, "compare", "--against-preset", "nosuch", runs["clean"][1])
+    assert code == 2 and out == "" and err.count("\n") == 1  # no "simulating ..." first
+    assert "--against-preset nosuch: no such preset" in err
 
 
 def test_cli_writes_the_ratio_heatmap(runs, capsys, tmp_path) -> None:

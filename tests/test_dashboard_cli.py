@@ -103,3 +103,70 @@ def test_the_app_notebook_ships_with_the_package() -> None:
     pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
     assert '"ascend_p2p_lab.widgets" = ["dashboard_app.ipynb"]' in pyproject
     assert D.APP_NOTEBOOK.is_file()
+
+
+def test_a_port_in_use_exits_2_before_serving(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    if importlib.util.find_spec("voila") is None:
+        pytest.skip("voila is not installed (its absence is checked first)")
+    started: list[Any] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a))
+    with socket.socket() as holder:
+        holder.bind((D.HOST, 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        code = main(["dashboard", "--port", str(port)])
+    out, err = capsys.readouterr()
+    assert code == 2 and not started and "serving" not in out
+    assert err == (f"ascend-p2p-lab: error: --port {port}: already in use on 127.0.0.1; "
+                   "choose another port, or --port 0 for a free one\n")
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection((D.HOST, port), timeout=1).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("signame", "status", "open_page"), [
+    ("SIGTERM", 143, True), ("SIGINT", 130, False)])
+def test_the_server_and_its_kernels_go_down_with_the_command(
+        signame: str, status: int, open_page: bool) -> None:
+    """The real command and the real Voilà: a signal to the command's process stops the
+    server and every kernel it started; nothing is left listening or running."""
+    import signal
+    import sys
+    import time
+    import urllib.request
+
+    psutil = pytest.importorskip("psutil")
+    if importlib.util.find_spec("voila") is None:
+        pytest.skip("voila is not installed")
+    port = D.free_port()
+    root = Path(D.__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get(
+        "PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "ascend_p2p_lab.cli", "dashboard",
+                             "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    spawned: list[Any] = []
+    try:
+        deadline = time.monotonic() + D.KERNEL_STARTUP_S
+        while not _listening(port):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+        if open_page:  # a kernel starts for the page
+            with urllib.request.urlopen(f"http://{D.HOST}:{port}/", timeout=120) as page:
+                assert page.status == 200
+        spawned = psutil.Process(proc.pid).children(recursive=True)
+        assert len(spawned) >= (2 if open_page else 1)  # Voilà (and a kernel)
+        proc.send_signal(getattr(signal, signame))
+        assert proc.wait(timeout=D.STOP_GRACE_S + 30) == status
+        _, alive = psutil.wait_procs(spawned, timeout=15)
+        assert alive == [] and not _listening(port)
+    finally:  # a failed check leaves nothing behind either
+        for started in [psutil.Process(proc.pid), *spawned] if proc.poll() is None else spawned:
+            if started.is_running():
+                started.kill()

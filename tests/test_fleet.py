@@ -137,8 +137,10 @@ def test_a_worker_that_dies_is_a_failed_host(fleet):
     fleet.client.wait_for_workers(3)  # the nanny starts it again
 
 
-def _link_rows(values: dict[tuple[str, int, int], float]) -> pd.DataFrame:
-    rows = [{"host": h, "src": s, "dst": d, "link": "HCCS", "pattern": "pair",
+def _link_rows(values: dict[tuple[str, int, int], float],
+               links: dict[tuple[int, int], str] | None = None) -> pd.DataFrame:
+    links = links or {}
+    rows = [{"host": h, "src": s, "dst": d, "link": links.get((s, d), "HCCS"), "pattern": "pair",
              "direction": "uni", "peer": "on", "path": "p2p", "initiator": "src",
              "size_bytes": 1 << 26, "bandwidth_GBps": v} for (h, s, d), v in values.items()]
     return to_frame(rows, {})
@@ -153,6 +155,24 @@ def test_fractions_keep_source_and_destination_and_the_threshold():
     baseline = _link_rows({("ref", 0, 1): 50.0, ("ref", 1, 0): 50.0})
     halves = link_fractions(_link_rows(values), baseline)
     assert halves["fraction"].max() == pytest.approx(0.5)
+
+
+def test_fractions_are_per_link_class_with_two_classes():
+    """A3-like hosts: SIO pairs (40 GB/s) and HCCS pairs (30 GB/s); one SIO link at 0.85.
+    Against the fleet-wide median (32) it would read 1.06 and every healthy SIO 1.25."""
+    sio = {(0, 1): "SIO", (1, 0): "SIO"}
+    values = {(h, s, d): (40.0 if (s, d) in sio else 30.0)
+              for h in ("a", "b", "c") for s, d in ((0, 1), (1, 0), (0, 2), (2, 0))}
+    values[("b", 1, 0)] = 34.0
+    fr = link_fractions(_link_rows(values, sio))
+    medians = fr.groupby("link")["class_median_GBps"].unique().to_dict()
+    assert {k: list(v) for k, v in medians.items()} == {"HCCS": [30.0], "SIO": [40.0]}
+    assert outliers(fr, 0.9)[["host", "src", "dst", "link"]].values.tolist() == [
+        ["b", 1, 0, "SIO"]]
+    assert fr.set_index(["host", "src", "dst"]).loc[("b", 1, 0), "fraction"] == \
+        pytest.approx(0.85)
+    healthy = fr[~((fr.host == "b") & (fr.src == 1) & (fr.dst == 0))]
+    assert healthy["fraction"].tolist() == pytest.approx([1.0] * 11)
 
 
 def test_the_figure_frames_the_degraded_link(degraded):
@@ -174,6 +194,70 @@ def test_cli_json_names_the_degraded_link(tmp_path, capsys):
     assert [h["host"] for h in data["hosts"]] == ["sim-0", "sim-1"]
     assert data["failed_hosts"] == []
     assert (tmp_path / "f" / "sim-1" / "run.json").is_file()
+
+
+def test_an_interrupted_fleet_says_130_in_its_text_and_json(capsys, tmp_path):
+    """Interrupted before any host came back: the verdict, the text and fleet.json all say
+    130, and the header does not claim a size ("at no size per link")."""
+    import argparse
+
+    from ascend_p2p_lab.cli.fleet import _emit
+    from ascend_p2p_lab.fleet.hosts import HostResult
+    from ascend_p2p_lab.fleet.report import save_summary
+    from ascend_p2p_lab.fleet.survey import FleetSurvey
+    from ascend_p2p_lab.terminal import EXIT_INTERRUPTED
+
+    lost = HostResult("sim-0", "failed", error_kind="interrupted", error="interrupted")
+    result = FleetSurvey({"sim-0": lost}, interrupted=True, wall_s=1.0)
+    args = argparse.Namespace(format="table", out=None, threshold=0.9)
+    assert _emit(result, args) == EXIT_INTERRUPTED == 130
+    out = capsys.readouterr().out
+    assert "-> exit 130" in out and "no size" not in out
+    assert out.startswith("fleet: 1 hosts, interrupted, unidirectional P2P no link measured")
+    assert _emit(result, argparse.Namespace(**{**vars(args), "format": "json"})) == 130
+    assert json.loads(capsys.readouterr().out)["exit_status"] == 130
+    save_summary(result, tmp_path)
+    assert json.loads((tmp_path / "fleet.json").read_text())["exit_status"] == 130
+
+
+def test_a_survey_over_tls_on_loopback():
+    """A fleet whose scheduler, workers and client speak TLS (Security.temporary(): a
+    throwaway CA and certificate), listening on the loopback interface only."""
+    pytest.importorskip("cryptography")
+    from distributed import Security
+
+    with simulated_fleet(2, faults={"sim-1": [degraded_link(0, 1, 0.5)]},
+                         security=Security.temporary()) as f:
+        address = f.client.scheduler.address
+        assert address.startswith("tls://127.0.0.1:")
+        workers = f.client.scheduler_info()["workers"]
+        assert workers and all(w.startswith("tls://127.0.0.1:") for w in workers)
+        result = survey(f.client, f.targets, progress=False, sizes="64MiB", samples=2)
+    assert [r.status for r in result.results.values()] == ["ok", "ok"]
+    found = [(o["host"], o["src"], o["dst"]) for o in analyse(result).verdict["outliers"]]
+    assert found == [("sim-1", 0, 1)]
+
+
+def test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp(capsys):
+    import dask
+
+    from ascend_p2p_lab.cli.fleet import scheduler_security
+
+    assert main(["fleet", "--scheduler", "tls://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "TLS needs Dask's distributed.comm.tls.ca-file" in err
+    with dask.config.set({"distributed.comm.tls.ca-file": "ca.pem",
+                          "distributed.comm.tls.client.cert": "me.pem",
+                          "distributed.comm.tls.client.key": "me.key"}):
+        security = scheduler_security("tls://login01:8786")
+    assert (security.tls_ca_file, security.tls_client_cert) == ("ca.pem", "me.pem")
+    assert capsys.readouterr().err == ""
+    scheduler_security("tcp://127.0.0.1:8786")
+    scheduler_security("tcp://localhost:8786")
+    assert capsys.readouterr().err == ""  # loopback: nobody else reaches it
+    scheduler_security("tcp://login01:8786")
+    err = capsys.readouterr().err
+    assert err.startswith("warning: --scheduler tcp://login01:8786 is plain TCP")
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -85,6 +85,16 @@ def test_matrix_refuses_a_size_the_rows_lack(lab) -> None:
         results.matrix(run, 4096, value="latency_us", pattern="latency")
 
 
+def test_the_latency_matrix_is_inferred_or_refused_never_empty(lab) -> None:
+    run, _ = lab
+    inferred = results.matrix(run, 4, value="latency_us")  # the latency pattern
+    pd.testing.assert_frame_equal(
+        inferred, results.matrix(run, 4, value="latency_us", pattern="latency"))
+    assert inferred.notna().sum().sum() > 0
+    with pytest.raises(ValueError, match=r"no 'pair' row has latency_us.*'latency'"):
+        results.matrix(run, 4, value="latency_us", pattern="pair")
+
+
 def test_the_case_declares_its_value_and_needs() -> None:
     for path in ("p2p", "direct", "staged"):
         case = CASES[("latency", "uni", path)]

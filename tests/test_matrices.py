@@ -10,7 +10,8 @@ import pytest
 from helpers import SIZE, asymmetric_a2_run
 
 from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.matrices import NOT_MEASURED, matrices_json, run_matrices
+from ascend_p2p_lab.emptycells import explain
+from ascend_p2p_lab.matrices import matrices_json, run_matrices
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.terminal import print_matrices
 
@@ -44,10 +45,11 @@ def test_rows_are_sources_and_the_size_is_the_largest(run) -> None:
 
 def test_empty_cells_say_why(run) -> None:
     m = _by_title(run, ["one direction at a time"])
-    assert m.reasons[2][3] == "runtime: ACL_ERROR_RT_SYS_DMA (507013)"
+    assert m.kinds[2][3] == "runtime"  # judged by kind and code, the text is emptycells'
+    assert m.reasons[2][3] == explain("runtime", 507013, "acl.rt.memcpy_async")
     assert m.reasons[3][2] is None and m.frame.loc[3, 2] > 0  # the other direction works
-    assert m.reasons[0][1] is None and m.reasons[4][5] == NOT_MEASURED
-    assert m.reasons[0][0] == NOT_MEASURED  # no device-local copy in this run
+    assert m.reasons[0][1] is None and m.kinds[4][5] == "not_measured"
+    assert m.kinds[0][0] == "same_device"  # no device-local copy in this run
 
 
 def test_bidirectional_runs_add_the_total_of_both_directions(run) -> None:
@@ -77,8 +79,8 @@ def test_terminal_matrix_rows_are_sources(run, capsys) -> None:
     row1 = block[3].split()
     assert row0[0] == "0" and row1[0] == "1"
     assert float(row0[2]) < 0.6 * float(row1[1])  # 0 -> 1 degraded, 1 -> 0 not
-    assert block[4].split()[4] == "FAIL"  # source 2, destination 3
-    assert "FAIL: runtime: ACL_ERROR_RT_SYS_DMA (507013)" in text
+    assert block[4].split()[4] == "E1"  # source 2, destination 3
+    assert f"E1: {explain('runtime', 507013, 'acl.rt.memcpy_async')} [1 cell]" in text
 
 
 def test_a_matrix_refused_everywhere_is_one_line() -> None:
@@ -111,7 +113,7 @@ def test_a_sweep_of_some_devices_shows_only_them() -> None:
     m = run_matrices(run)[0]
     assert m.devices == [1, 3, 6] and list(m.frame.columns) == [1, 3, 6]
     assert m.frame.loc[3, 6] < 0.6 * m.frame.loc[6, 3]  # the degraded direction, by id
-    assert m.reasons[1][2] is None and m.reasons[0][0] == NOT_MEASURED
+    assert m.reasons[1][2] is None and m.kinds[0][0] == "same_device"
     assert matrices_json(run)["matrices"][0]["devices"] == [1, 3, 6]
 
 
@@ -127,4 +129,6 @@ def test_a_refused_cell_among_measured_ones_prints_as_refused(run, capsys) -> No
     assert m.kinds[0][1] is None and m.kinds[4][5] == "not_measured"
     print_matrices(uni)
     block = capsys.readouterr().out.split("one direction at a time")[1].splitlines()
-    assert block[3].split()[1] == "refused" and block[4].split()[4] == "FAIL"
+    # two failure keys, one cell each: numbered by key, explained under the matrix
+    tags = {block[3].split()[1], block[4].split()[4]}
+    assert tags == {"E1", "E2"} and block[3].split()[1] != block[4].split()[4]

@@ -70,3 +70,31 @@ def test_the_stored_dashboard_is_the_one_the_notebook_built(nb: Any) -> None:
     (header,) = [m for m in state.values()
                  if "P2P copy sweep" in str(m["state"].get("value", ""))]
     assert "sim atlas300i-duo, 8 devices" in header["state"]["value"]
+
+
+def _tqdm_bars(nb: Any) -> list[tuple[str, float, float]]:
+    """Each stored tqdm bar: (its text/plain, its stored value, its max)."""
+    state = nb.metadata.get("widgets", {}).get(STATE, {}).get("state", {})
+    bars = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(VIEW)
+            box = state.get(view["model_id"], {}) if view else {}
+            kids = [REF.fullmatch(str(c)) for c in box.get("state", {}).get("children", [])]
+            progress = [state[k.group(1)]["state"] for k in kids if k
+                        and state[k.group(1)]["model_name"] == "FloatProgressModel"]
+            if progress:
+                bars.append((out["data"]["text/plain"], progress[0]["value"],
+                             progress[0]["max"]))
+    return bars
+
+
+@pytest.mark.parametrize("name", ["07_fleet_survey.ipynb"])
+def test_a_stored_progress_bar_reads_as_it_ended(name: str) -> None:
+    """Without widgets (GitHub, a terminal) a viewer shows the bar's text/plain: it says
+    how the bar ended (6/6), not how it began (0/6)."""
+    nb = nbformat.read(NOTEBOOK.parent / name, as_version=4)
+    bars = _tqdm_bars(nb)
+    assert bars
+    for text, value, top in bars:
+        assert value == top and f"{int(value)}/{int(top)}" in text and "100%" in text, text

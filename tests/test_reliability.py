@@ -33,7 +33,7 @@ import pytest
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.codes import error_name
 from ascend_p2p_lab.measure import cases, disable, disable_all, enable_all, probe, sweep
-from ascend_p2p_lab.measure.checkpoint import Checkpoint
+from ascend_p2p_lab.measure.checkpoint import Checkpoint, pack_rows, unpack_rows
 from ascend_p2p_lab.measure.peerstate import PeerRestoreError
 from ascend_p2p_lab.results import ERROR_KINDS, load_run, save_run
 from ascend_p2p_lab.runtime import AclError, Runtime
@@ -135,8 +135,8 @@ def close_clean(rt: Runtime) -> None:
     """Close; the runtime finalizes what it initialized and the simulator holds nothing."""
     sim = rt.acl
     rt.close()
-    assert rt.closed and not sim.initialized
-    assert sim.ledger_is_empty(), sim.ledger()
+    assert rt.closed and not sim.simulator.ledger()["initialized"]
+    assert sim.simulator.ledger_is_empty(), sim.simulator.ledger()
 
 
 def _same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
@@ -508,7 +508,7 @@ def test_fault_matrix(fault_name: str, op_name: str, tmp_path: Path) -> None:
         assert_released(rt, refs_before)
     finally:
         rt.close()
-    assert rt.acl.ledger_is_empty(), rt.acl.ledger()
+    assert rt.acl.simulator.ledger_is_empty(), rt.acl.simulator.ledger()
 
 
 # ---------------------------------------------------------------- what degraded links do
@@ -577,7 +577,7 @@ def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path:
     with pytest.raises(AclError):
         rt.close()  # tried once more, then the device reset releases them
     sim = rt.acl
-    ledger = sim.ledger()
+    ledger = sim.simulator.ledger()
     assert not ledger["initialized"] and ledger["devices_set"] == {}
     assert ledger["device_buffers"] == 0 and rt.open_resources() == []
     assert ledger["implicit_releases"] and all(
@@ -601,7 +601,8 @@ def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> 
     assert rt.peer_refs() == {(0, 1): 1, (1, 0): 1}  # held, and dropped by the reset
     with pytest.raises(AclError):
         rt.close()
-    assert rt.acl.ledger()["peer_refs"] == {} and not rt.acl.initialized
+    ledger = rt.acl.simulator.ledger()
+    assert ledger["peer_refs"] == {} and not ledger["initialized"]
 
 
 def test_a_users_peer_links_survive_failing_peer_off_blocks() -> None:
@@ -697,8 +698,9 @@ def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
         "acl.rt.device_disable_peer_access(")
     assert len(load_run(tmp_path / "run")) == 1
     made = [sim for sim in LIVE if not any(sim is old for old in before)]
-    assert made and all(not sim.initialized and not sim.ledger()["devices_set"]
-                        for sim in made)  # the command's runtime was reset and finalized
+    ledgers = [sim.simulator.ledger() for sim in made]
+    # the command's runtime was reset and finalized
+    assert made and all(not led["initialized"] and not led["devices_set"] for led in ledgers)
 
 
 # ------------------------------------------------------------------- KeyboardInterrupt
@@ -833,7 +835,7 @@ def test_interrupt_matrix(point: str, op: str, tmp_path: Path,
         assert_released(rt, refs_before)
     finally:
         rt.close()
-    assert rt.acl.ledger_is_empty(), rt.acl.ledger()
+    assert rt.acl.simulator.ledger_is_empty(), rt.acl.simulator.ledger()
 
 
 @pytest.mark.parametrize("point", ["malloc#2", "memcpy_async#9", "enable_peer#2",
@@ -942,7 +944,8 @@ def test_a_preset_switch_that_fails_half_way_keeps_the_old_runtime(
     assert dash.rt is old and not old.closed and dash.preset.value == "atlas800t-a2"
     assert dash.links is not None and dash.links.rt is old
     newest = [sim for sim in LIVE if not any(sim is old for old in before)]
-    assert newest and all(sim.ledger_is_empty() for sim in newest)  # the new one was closed
+    # the new one was closed
+    assert newest and all(sim.simulator.ledger_is_empty() for sim in newest)
     dash.close()
     assert old.closed
 
@@ -951,7 +954,7 @@ def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
     from ascend_p2p_lab.cli import main
-    from ascend_p2p_lab.sim.runtime import SimulatedACL
+    from ascend_p2p_lab.sim.facade import SimulatedACL
 
     real = SimulatedACL._device_can_access_peer
     seen = {"n": 0}
@@ -1021,18 +1024,82 @@ def test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped(
     monkeypatch.undo()
     ran = _count_blocks(monkeypatch)
     with _open(topology=A2x4_EXACT) as rt:
-        resumed = sweep(rt, checkpoint=ckpt, out=tmp_path / "run", **RESUME)
+        resumed = sweep(rt, checkpoint=ckpt, **RESUME)
     assert len(ran) == total - k and resumed.attrs["run"]["resumed_blocks"] == k
     assert resumed.attrs["run"]["interrupted"] is False
+    assert resumed.attrs["run"]["blocks"] == total
     _same_frames(resumed, uninterrupted)
     assert resumed["run_id"].nunique() == (2 if k else 1)
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), resumed)
+    assert len(_lines(ckpt)) == 1 + total  # not saved anywhere: the checkpoint stays
     ran.clear()
     with _open(topology=A2x4_EXACT) as rt:  # all done: nothing is measured or allocated
-        again = sweep(rt, checkpoint=ckpt, **RESUME)
+        again = sweep(rt, checkpoint=ckpt, out=tmp_path / "run", **RESUME)
         assert rt.acl.call_counts.get("rt.malloc", 0) == 0
     assert ran == [] and again.attrs["run"]["resumed_blocks"] == total
     _same_frames(again, uninterrupted)
+    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), again)
+    assert not ckpt.exists()  # saved with every block: nothing left to resume
+
+
+def test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jitter draws depend on the point (rt.begin_point), not on the calls before it:
+    the same seed gives the same numbers whether or not the sweep was interrupted."""
+    assert A2x4.jitter > 0
+    both = {**RESUME, "direction": "both"}
+    with open_runtime("sim", topology=A2x4, seed=5) as rt:
+        whole = sweep(rt, **both)
+    with _open(topology=A2x4_EXACT) as rt:
+        exact = sweep(rt, **both)
+    ratio = whole["bandwidth_GBps"] / exact["bandwidth_GBps"]
+    assert (ratio - 1).abs().max() > 1e-3  # the jitter is on and moves the numbers
+    ckpt = tmp_path / "sweep.ckpt"
+    _count_blocks(monkeypatch, stop_after=7)
+    with open_runtime("sim", topology=A2x4, seed=5) as rt:
+        assert sweep(rt, checkpoint=ckpt, **both).attrs["run"]["interrupted"] is True
+    monkeypatch.undo()
+    with open_runtime("sim", topology=A2x4, seed=5) as rt:
+        resumed = sweep(rt, checkpoint=ckpt, **both)
+    assert resumed.attrs["run"]["resumed_blocks"] == 7
+    _same_frames(resumed, whole)
+
+
+def test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same interrupted sweep rerun with the same --checkpoint and --out is a resume,
+    not an overwrite: it says so, saves the whole run and removes the checkpoint; another
+    run in --out is still refused without --overwrite."""
+    from ascend_p2p_lab.cli import main
+
+    ckpt, out = tmp_path / "sweep.ckpt", tmp_path / "run"
+    argv = ["sweep", "--backend", "sim", "--pairs", "0-1,1-0,2-3", "--sizes", "4KiB,64KiB",
+            "--samples", "1", "--no-progress", "--out", str(out), "--checkpoint", str(ckpt)]
+    _count_blocks(monkeypatch, stop_after=1)  # Ctrl-C as the second block starts
+    assert main(argv) == 130
+    first_id = json.loads((out / "run.json").read_text())["run_id"]
+    capsys.readouterr()
+    monkeypatch.undo()
+    code = main(argv)
+    stdout, err = capsys.readouterr()
+    assert code == 0, err
+    assert "resumed 1 of 3 blocks from the checkpoint" in stdout
+    saved = load_run(out)
+    assert len(saved) == 3 * 2 and first_id in set(saved["run_id"])
+    assert not ckpt.exists()
+    other = [a if a != str(ckpt) else str(tmp_path / "other.ckpt") for a in argv]
+    assert main(other) == 2  # a fresh checkpoint does not continue the run in --out
+    assert "holds a run already" in capsys.readouterr().err
+
+
+def test_a_checkpoint_is_compact(tmp_path: Path) -> None:
+    """Each block's rows are compressed: the file is a fraction of the rows as JSON."""
+    ckpt = tmp_path / "sweep.ckpt"
+    with _open(topology=A2x4_EXACT) as rt:
+        run = sweep(rt, checkpoint=ckpt, **{**RESUME, "sizes": "4KiB:1MiB", "samples": 4})
+    as_json = len(json.dumps(checkpoint_module.jsonable_rows(run.to_dict("records")),
+                             default=str))
+    assert ckpt.stat().st_size * 5 < as_json
 
 
 def test_a_torn_last_line_is_discarded_and_its_block_measured_again(
@@ -1153,7 +1220,9 @@ def test_checkpoint_rows_that_do_not_fit_the_schema_are_refused_before_measuring
     with _open() as rt:
         sweep(rt, checkpoint=ckpt, **RESUME)
     lines = _lines(ckpt)
-    lines[1]["rows"][0]["size_bytes"] = "huge"
+    rows = unpack_rows(lines[1]["z"])
+    rows[0]["size_bytes"] = "huge"
+    lines[1]["z"] = pack_rows(rows)
     ckpt.write_text("".join(json.dumps(rec) + "\n" for rec in lines))
     with _open() as rt:
         with pytest.raises(ValueError, match="do not fit the schema"):

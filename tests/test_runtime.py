@@ -99,7 +99,7 @@ def run_threads(fn: Callable[[int], None], args: list[int]) -> None:
 
 
 def all_released(sim: Any) -> bool:
-    return sim.ledger_is_empty() and all(r == 0 for r in sim.device_refs.values())
+    return sim.simulator.ledger_is_empty() and not sim.simulator.ledger()["devices_set"]
 
 
 # ---------------------------------------------------------------------- backend selection
@@ -221,11 +221,12 @@ def test_auto_probe_keeps_an_acl_session_opened_by_someone_else(
     try:
         with open_runtime("auto") as rt:
             assert rt.backend == "acl"
-            assert sim.initialized
-            assert sim.device_refs.get(0) == 1  # the caller's device is still set
-        assert sim.initialized  # and the runtime did not finalize it on close
+            assert sim.simulator.ledger()["initialized"]
+            # the caller's device is still set
+            assert sim.simulator.ledger()["devices_set"].get(0) == 1
+        assert sim.simulator.ledger()["initialized"]  # and the runtime did not finalize it on close
     finally:
-        if sim.initialized:
+        if sim.simulator.ledger()["initialized"]:
             sim.rt.reset_device_force(0)
             sim.finalize()
 
@@ -251,7 +252,7 @@ def test_a_nonzero_ret_raises_acl_error_with_everything_known() -> None:
         assert info.value.call_args == (1, 4) and "flags" in info.value.message
 
         assert rt.call("rt.get_device_count") == 8  # one out-value: unwrapped
-        assert rt.call("rt.get_mem_info", C.ACL_HBM_MEM)[1] == 64 * GIB  # several: a tuple
+        assert rt.call("rt.get_mem_info", C.MemAttr.HBM_MEM)[1] == 64 * GIB  # several: a tuple
         assert rt.call("rt.synchronize_device") is None  # only ret
 
 
@@ -290,7 +291,7 @@ def test_resources_are_context_managers() -> None:
         sim = rt.acl
         with rt.peer_links([(0, 1), (1, 0)]) as links:
             assert isinstance(links, PeerLinks) and links.pairs == [(0, 1), (1, 0)]
-            assert sim.ledger()["peer_refs"] == {"0->1": 1, "1->0": 1}
+            assert sim.simulator.ledger()["peer_refs"] == {"0->1": 1, "1->0": 1}
             with (
                 rt.device_buffer(0, MIB) as a,
                 rt.device_buffer(1, MIB) as b,
@@ -310,10 +311,10 @@ def test_resources_are_context_managers() -> None:
                 assert rt.elapsed_ms(e0, e1) > 0
             for res in (a, b, h, s, e0, e1):
                 assert res.closed and "closed" in repr(res)
-            led = sim.ledger()
+            led = sim.simulator.ledger()
             assert led["device_buffers"] == led["host_buffers"] == 0
             assert led["streams"] == led["events"] == 0
-        assert links.closed and sim.ledger()["peer_refs"] == {}
+        assert links.closed and sim.simulator.ledger()["peer_refs"] == {}
         assert rt.open_resources() == []
 
 
@@ -334,7 +335,7 @@ def test_leaving_a_block_by_an_exception_releases_what_it_made(exc: type[BaseExc
             raise exc("stop")
         assert rt.peer_refs() == {(0, 1): 1}  # the outside enable remains
         assert rt.peer_enabled(0, 1) and not rt.peer_enabled(1, 0)
-        led = sim.ledger()
+        led = sim.simulator.ledger()
         assert led["peer_refs"] == {"0->1": 1}
         assert led["device_buffers"] == led["host_buffers"] == led["streams"] == led["events"] == 0
         assert rt.open_resources() == []
@@ -357,12 +358,12 @@ def test_leaving_the_runtime_by_an_exception_releases_everything(
         with rt.on(7):
             pass
         # enabling 1 -> 3 makes 1 current, not 3
-        assert sim.ledger()["devices_set"] == {d: 1 for d in (0, 1, 2, 4, 5, 6, 7)}
+        assert sim.simulator.ledger()["devices_set"] == {d: 1 for d in (0, 1, 2, 4, 5, 6, 7)}
         raise exc("stop")
     assert rt.closed and rt.open_resources() == [] and rt.peer_refs() == {}
-    assert not sim.initialized  # it initialized acl, so it finalized it
-    assert all(r == 0 for r in sim.device_refs.values())
-    assert sim.ledger_is_empty(), sim.ledger()
+    assert not sim.simulator.ledger()["initialized"]  # it initialized acl, so it finalized it
+    assert not sim.simulator.ledger()["devices_set"]
+    assert sim.simulator.ledger_is_empty(), sim.simulator.ledger()
 
 
 def test_peer_links_failing_half_way_disable_what_they_enabled() -> None:
@@ -371,7 +372,7 @@ def test_peer_links_failing_half_way_disable_what_they_enabled() -> None:
             rt.peer_links([(0, 1), (1, 0), (0, 2)])  # 0 -> 2 crosses cards
         assert info.value.code == C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
         assert rt.peer_refs() == {}
-        assert rt.acl.ledger()["peer_refs"] == {}
+        assert rt.acl.simulator.ledger()["peer_refs"] == {}
         assert rt.open_resources() == []
 
 
@@ -399,12 +400,14 @@ def test_a_runtime_over_an_initialized_acl_leaves_it_initialized() -> None:
         rt.use(1)
         rt.peer_links([(0, 1), (1, 0)])
         rt.device_buffer(1, MIB)
-        assert sim.device_refs == {0: 2, 1: 1}
-    assert sim.initialized  # not finalized: the runtime did not initialize it
-    assert sim.device_refs == {0: 1, 1: 0}  # only its own references were reset
-    assert sim.ledger()["peer_refs"] == {} and sim.ledger()["device_buffers"] == 0
+        assert sim.simulator.ledger()["devices_set"] == {0: 2, 1: 1}
+    assert sim.simulator.ledger()["initialized"]  # not finalized: the runtime did not initialize it
+    # only its own references were reset
+    assert sim.simulator.ledger()["devices_set"] == {0: 1}
+    ledger = sim.simulator.ledger()
+    assert ledger["peer_refs"] == {} and ledger["device_buffers"] == 0
     assert sim.rt.reset_device(0) == 0 and sim.finalize() == 0
-    assert sim.ledger_is_empty()
+    assert sim.simulator.ledger_is_empty()
 
 
 def test_close_after_a_device_is_lost_still_releases_everything() -> None:
@@ -432,7 +435,7 @@ def test_use_sets_each_device_once() -> None:
             assert rt.current_device() == dev
             assert sim.rt.get_device() == (dev, 0)
         assert sim.call_counts["rt.set_device"] == 2
-        assert sim.device_refs == {0: 1, 1: 1}
+        assert sim.simulator.ledger()["devices_set"] == {0: 1, 1: 1}
     assert all_released(sim)
 
 
@@ -477,7 +480,7 @@ def test_two_threads_using_different_devices() -> None:
         assert rt.current_device() == 0 and sim.rt.get_device() == (0, 0)
         run_threads(lambda dev: rt.use(dev), [0, 1])  # already set: contexts, no new refs
         assert sim.call_counts["rt.set_device"] == 3
-        assert sim.device_refs == {0: 1, 1: 1, 2: 1}
+        assert sim.simulator.ledger()["devices_set"] == {0: 1, 1: 1, 2: 1}
     assert all_released(sim)
 
 

@@ -145,7 +145,7 @@ def test_the_call_returns_success_and_the_ledger_is_untouched() -> None:
     assert r.free(dst) == 0 and r.device_disable_peer_access(0) == 0
     assert r.reset_device(1) == 0 and r.reset_device(0) == 0
     assert acl.finalize() == 0
-    assert acl.ledger_is_empty(), acl.ledger()
+    assert acl.simulator.ledger_is_empty(), acl.simulator.ledger()
 
 
 # ------------------------------------------------------------------------------- nth

@@ -208,7 +208,7 @@ def test_memoized_copy_still_checks_its_arguments():
     assert acl.rt.reset_device(0) == 0
     assert acl.rt.reset_device(1) == 0
     assert acl.finalize() == 0
-    assert acl.ledger_is_empty()
+    assert acl.simulator.ledger_is_empty()
 
 
 def test_faults_still_fire_on_memoized_copies():

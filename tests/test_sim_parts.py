@@ -99,7 +99,7 @@ def test_a_wrong_type_raises_the_same_type_error_as_before(
         getattr(acl.rt, name)(*args)
     assert str(info.value) == f"{RT_ARGS[name][pos]}: an integer is required (got type {type_name})"
     assert acl.call_counts == {f"rt.{name}": 1}  # counted, as every call was
-    assert acl.ledger_is_empty() and acl.simulator.host_time_us == 0.0
+    assert acl.simulator.ledger_is_empty() and acl.simulator.host_time_us == 0.0
 
 
 def test_the_first_wrong_argument_is_the_one_reported() -> None:
@@ -130,7 +130,8 @@ def test_top_level_and_util_calls_keep_their_messages() -> None:
             fn(12)
     with pytest.raises(TypeError, match=r"^ptr_to_bytes: an integer is .* \(got type float\)$"):
         acl.util.ptr_to_bytes(1.0, 4)
-    assert acl.call_counts == {} and not acl.initialized  # top level and util: not counted
+    # top level and util: not counted
+    assert acl.call_counts == {} and not acl.simulator.ledger()["initialized"]
     assert acl.init(None) == 0 and acl.finalize() == 0
 
 
@@ -171,7 +172,7 @@ def copy_setup(acl: SimulatedACL) -> Iterator[tuple[int, int, int]]:
     for dev, peer in ((0, 1), (1, 0)):
         assert rt.set_device(dev) == 0 and rt.device_disable_peer_access(peer) == 0
         assert rt.reset_device(dev) == 0 and rt.reset_device(dev) == 0
-    assert acl.finalize() == 0 and acl.ledger_is_empty(), acl.ledger()
+    assert acl.finalize() == 0 and acl.simulator.ledger_is_empty(), acl.simulator.ledger()
 
 
 def test_the_fast_path_and_the_checked_paths_share_one_route() -> None:
@@ -242,7 +243,28 @@ def test_the_fast_path_skips_the_checks_until_something_changes(
 
 # ------------------------------------------------------------------ acl.simulator
 DOCUMENTED = {"topology", "seed", "host_time_us", "ledger", "ledger_is_empty",
-              "call_counts", "implicit_releases", "shared_ledger"}
+              "call_counts", "implicit_releases", "shared_ledger", "reseed_jitter"}
+
+
+def _factors(acl, key: str | None, before: int) -> list[float]:
+    """The time factors of 4 copies after ``before`` others (and a reseed to key)."""
+    eng = acl._engine
+    for _ in range(before):
+        eng._normal()
+    if key is not None:
+        acl.simulator.reseed_jitter(key)
+    return [eng._factor() for _ in range(4)]
+
+
+def test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only() -> None:
+    def fresh(seed: int = 3):
+        return simulated_acl("atlas800t-a2", seed=seed, jitter=0.05)
+
+    a = _factors(fresh(), "pair/uni/on/p2p/0-1/4096", before=0)
+    assert a == _factors(fresh(), "pair/uni/on/p2p/0-1/4096", before=7)  # history ignored
+    assert len(set(a)) == 4 and a != _factors(fresh(), "pair/uni/on/p2p/0-1/8192", before=0)
+    assert a != _factors(fresh(seed=4), "pair/uni/on/p2p/0-1/4096", before=0)
+    assert _factors(fresh(), None, 0) != _factors(fresh(), None, 7)  # without: call order
 
 
 def test_the_simulator_interface_is_what_is_documented() -> None:
@@ -259,8 +281,8 @@ def test_the_simulator_interface_is_what_is_documented() -> None:
     assert dict(sim.call_counts) == {"rt.set_device": 2}  # a live view
     with pytest.raises(TypeError):
         sim.call_counts["rt.set_device"] = 0  # type: ignore[index]
-    assert sim.host_time_us == acl.host_time_us > 200_000.0
-    assert sim.ledger() == acl.ledger() and sim.ledger()["devices_set"] == {0: 2}
+    assert sim.host_time_us > 200_000.0
+    assert sim.ledger()["devices_set"] == {0: 2}
     assert not sim.ledger_is_empty()
     assert acl.finalize() == 0
     assert sim.implicit_releases == ["device 0 reset by aclFinalize"] == acl.implicit_releases
@@ -272,14 +294,16 @@ def test_the_simulator_interface_is_what_is_documented() -> None:
     acl.implicit_releases.clear()  # (the test suite checks every simulator's ledger)
 
 
-def test_the_old_names_still_work() -> None:
-    from ascend_p2p_lab.sim.runtime import FIRST_SET_DEVICE_US, NEWER_CALLS
-    from ascend_p2p_lab.sim.runtime import SimulatedACL as Old
-
-    assert Old is SimulatedACL and FIRST_SET_DEVICE_US == 200_000.0
-    assert "event_get_timestamp" in NEWER_CALLS
+def test_the_compatibility_names_are_gone() -> None:
+    """A 0.x package keeps one way to each extra: ``acl.simulator`` (no ``sim.runtime``
+    module, no ledger or clock directly on the ``acl`` object)."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("ascend_p2p_lab.sim.runtime")
     acl = simulated_acl("atlas800t-a2", seed=2)
-    assert (acl.seed, acl.initialized, acl.device_refs, acl.call_counts) == (2, False, {}, {})
+    for name in ("ledger", "ledger_is_empty", "initialized", "device_refs", "host_time_us",
+                 "faults", "resident_bytes"):
+        assert not hasattr(acl, name), name
+    assert (acl.seed, acl.call_counts) == (2, {})
     assert SimulatedACL._device_can_access_peer(acl, 0, 1) == (0, C.ACL_ERROR_UNINITIALIZE)
 
 

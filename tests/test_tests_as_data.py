@@ -287,21 +287,39 @@ def test_group_values_in_json_and_table_one_per_group_pair(capsys):
     assert "0,1->2,3" in table and "4,5->6,7" in table
 
 
-def test_a_rerun_with_the_checkpoint_resumes_every_test(tmp_path):
-    """A test file's run with --checkpoint: a rerun keeps the finished tests' rows."""
+def test_a_rerun_with_the_checkpoint_resumes_every_test(tmp_path, monkeypatch):
+    """A test file's run with --checkpoint, interrupted after its first test: the rerun
+    into the same folder resumes it and gives the rows of an uninterrupted run."""
+    import dataclasses
+
+    from ascend_p2p_lab.measure import cases
+
     path = tmp_path / "t.toml"
     path.write_text(GOOD + GOOD.split("\n", 2)[2].replace('"three"', '"again"'))
     ckpt = tmp_path / "ck"
     common = ["run", str(path), "--preset", "atlas800t-a2", "--samples", "1", "--sizes",
-              "1MiB", "--no-progress", "--checkpoint", str(ckpt), "--format", "json"]
+              "1MiB", "--no-progress", "--format", "json"]
     assert main([*common, "--out", str(tmp_path / "a")]) == 0
-    assert main([*common, "--out", str(tmp_path / "b")]) == 0
+    ran: list[str] = []
+    for key, case in list(cases.CASES.items()):  # Ctrl-C as the second block starts
+        def counted(ctx, block, fn=case.run):
+            if len(ran) == 1:
+                raise KeyboardInterrupt
+            ran.append(block.key)
+            return fn(ctx, block)
+
+        monkeypatch.setitem(cases.CASES, key, dataclasses.replace(case, run=counted))
+    resume = [*common, "--checkpoint", str(ckpt), "--out", str(tmp_path / "b")]
+    assert main(resume) == 130
+    monkeypatch.undo()
+    assert main(resume) == 0
     from ascend_p2p_lab.results import load_run
 
     a, b = load_run(tmp_path / "a"), load_run(tmp_path / "b")
-    assert b.attrs["run"]["resumed_blocks"] == 2 and sorted(set(b["test"])) == ["again", "three"]
+    assert b.attrs["run"]["resumed_blocks"] == 1 and sorted(set(b["test"])) == ["again", "three"]
     cols = ["test", "transfer", "src", "dst", "bandwidth_GBps"]
     pd.testing.assert_frame_equal(a[cols], b[cols])
+    assert not ckpt.exists()  # removed once the whole run is saved
 
 
 def test_peer_mode_current_touches_no_peer_state():

@@ -236,7 +236,7 @@ def test_results_come_before_a_failed_finalize(capsys, tmp_path) -> None:
     assert code == 1 and "saved to" in out and "teardown failed" in err
     assert load_run(tmp_path / "r").error_kind.isna().all()
     for sim in drain_tracked():  # everything but the session itself was released
-        ledger = sim.ledger()
+        ledger = sim.simulator.ledger()
         assert ledger["initialized"] and not ledger["devices_set"]
         assert not (ledger["device_buffers"] or ledger["streams"] or ledger["peer_refs"])
 
@@ -247,14 +247,31 @@ def test_a_failed_reset_is_retried() -> None:
     rt.device_buffer(0, 4096)
     rt.close()  # the first reset fails, the retry succeeds: nothing raised
     assert rt.acl.call_counts["rt.reset_device"] == 2
-    assert rt.acl.ledger_is_empty() and not rt.acl.implicit_releases
+    assert rt.acl.simulator.ledger_is_empty() and not rt.acl.implicit_releases
     rt = open_runtime("sim", faults=[{"kind": "error", "call": "rt.reset_device"}])
     rt.device_buffer(0, 4096)
     with pytest.raises(AclError, match="reset_device"):
         rt.close()  # both tries fail: aclFinalize resets the device, the error is raised
     assert rt.acl.call_counts["rt.reset_device"] == 2
     assert rt.acl.implicit_releases == ["device 0 reset by aclFinalize"]
-    assert not rt.acl.initialized
+    assert not rt.acl.simulator.ledger()["initialized"]
+
+
+def _count_finalize(rt) -> list[int]:
+    """The return codes of every aclFinalize rt makes (top-level calls are not counted)."""
+    codes: list[int] = []
+    real = rt.acl.finalize
+    rt.acl.finalize = lambda: codes.append(real()) or codes[-1]
+    return codes
+
+
+def test_a_failed_finalize_is_retried() -> None:
+    rt = open_runtime("sim", faults=[{"kind": "error", "call": "finalize", "nth": 1}])
+    codes = _count_finalize(rt)
+    rt.device_buffer(0, 4096)
+    rt.close()  # the first aclFinalize fails, the retry succeeds: nothing raised
+    assert len(codes) == 2 and codes[0] != 0 and codes[1] == 0
+    assert rt.acl.simulator.ledger_is_empty()
 
 
 # --------------------------------------------------------------------- run folders
@@ -383,9 +400,10 @@ def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> Non
     (tmp_path / "run.json").write_text(json.dumps(meta))
     with pytest.raises(ResultsError, match="run schema version 3 is newer"):
         load_run(tmp_path)
-    del meta["schema_version"]  # a run saved before versions were recorded
+    del meta["schema_version"]  # required: a 0.x package keeps no unversioned runs
     (tmp_path / "run.json").write_text(json.dumps(meta))
-    assert len(load_run(tmp_path)) == len(run)
+    with pytest.raises(ResultsError, match=r"run\.json: schema_version is missing"):
+        load_run(tmp_path)
 
 
 def test_presets_carry_a_schema_version_that_the_loader_checks() -> None:

@@ -189,8 +189,12 @@ def test_the_panel_reads_reachability_from_probe(monkeypatch: pytest.MonkeyPatch
     np.testing.assert_array_equal(
         panel.reachable, access_matrix(table).to_numpy().astype(bool))
     assert panel.link_classes[0, 2] == "SYS" and panel.link_classes[0, 0] == "X"
-    assert panel.reasons[(0, 2)] == ("NPU0 cannot access NPU2: "
+    assert panel.reasons[(0, 2)] == ("0 cannot access 2: "
                                      "aclrtDeviceCanAccessPeer(0, 2) = 0 (link SYS)")
+    # one naming: pyACL's device ids on the grid, npu-smi's names said once under it
+    assert panel.labels == [str(i) for i in range(8)]
+    assert panel.naming == ("devices are pyACL device ids 0-7 everywhere; npu-smi names "
+                            "them NPU0 .. NPU7")
 
 
 def test_a_probe_that_stops_leaves_the_rest_unprobed_and_says_why() -> None:

@@ -39,7 +39,7 @@ from ..schema import HOST_PATTERNS, HOST_TO_DEVICE
 from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
-from .links import class_fits, link_matrix
+from .links import class_fits, link_matrix, pair_outliers
 from .model import (
     DEFAULT_LOCAL_COPY_GBPS,
     DEFAULT_MEMORY_GIB,
@@ -180,5 +180,6 @@ def calibrate(frame: pd.DataFrame, *, topology: Topology | None = None,
         server=_server(frame, classes, links, topology, origin), host_figures=host_figs,
         cpu_affinity=_cpu_affinity(frame, n, topology),
         shared=list(topology.shared) if topology is not None else [],
+        outliers=pair_outliers(frame),
         shared_how=(f"not measured in {origin}: taken from topology {topology.name}"
                     if topology is not None and topology.shared else ""))

@@ -19,7 +19,7 @@ from ..results import fit_latency_bandwidth, summarize
 from ..schema import PAIR_PATTERNS
 from ..topology import Topology
 from ..topology.model import SELF
-from .model import CalibrationError, Fit
+from .model import OUTLIER_FRACTION, CalibrationError, Fit, PairOutlier
 
 _GB_PER_US = 1e3  # bytes per microsecond in one GB/s
 
@@ -202,6 +202,23 @@ def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
         out.setdefault(cls, {})["p2p"] = Fit(False, f"fitted from {origin}: the run found "
                                              "the pairs of this class unreachable")
     return out
+
+
+def pair_outliers(frame: pd.DataFrame) -> list[PairOutlier]:
+    """The ordered pairs whose fitted bandwidth sits below ``OUTLIER_FRACTION`` of their
+    class's median over the run's pairs, or above its inverse; the worst first."""
+    rows = _pair_rows(frame, "pair")
+    if rows.empty:
+        rows = _pair_rows(frame, "latency")
+    if rows.empty:
+        return []
+    per_pair = _pair_figures(rows)
+    median = per_pair.groupby("link")["bandwidth_GBps"].transform("median")
+    fraction = per_pair["bandwidth_GBps"] / median
+    far = per_pair[(fraction < OUTLIER_FRACTION) | (fraction > 1 / OUTLIER_FRACTION)]
+    out = [PairOutlier(int(r.src), int(r.dst), str(r.link), float(r.bandwidth_GBps),
+                       float(m)) for r, m in zip(far.itertuples(index=False), median[far.index])]
+    return sorted(out, key=lambda o: (abs(1 - o.fraction) * -1, o.src, o.dst))
 
 
 def _unreachable_classes(frame: pd.DataFrame) -> list[str]:

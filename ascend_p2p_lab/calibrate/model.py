@@ -19,6 +19,10 @@ DEFAULT_MEMORY_GIB = 64
 MIN_SAMPLES_FOR_JITTER = 3
 #: The fan-out patterns (declared in the schema).
 FAN_PATTERNS = FANOUT_PATTERNS
+#: A pair whose bandwidth is below this fraction of its class's median (or above its
+#: inverse) sits far from its class: calibrate names it (the median keeps it from
+#: moving the class's figure much, but a degraded link should not pass without a word).
+OUTLIER_FRACTION = 0.9
 
 
 class CalibrationError(ValueError):
@@ -32,6 +36,26 @@ class Fit:
     value: Any
     how: str
     fitted: bool = True
+
+
+@dataclass(frozen=True)
+class PairOutlier:
+    """An ordered pair far from its link class's median bandwidth."""
+
+    src: int
+    dst: int
+    link: str
+    bandwidth_GBps: float
+    class_median_GBps: float
+
+    @property
+    def fraction(self) -> float:
+        return self.bandwidth_GBps / self.class_median_GBps
+
+    def text(self) -> str:
+        """``2->5 HCCS 13.10 GB/s, 0.50 of the class median (26.20 GB/s)``."""
+        return (f"{self.src}->{self.dst} {self.link} {self.bandwidth_GBps:.2f} GB/s, "
+                f"{self.fraction:.2f} of the class median ({self.class_median_GBps:.2f} GB/s)")
 
 
 @dataclass
@@ -50,7 +74,8 @@ class Calibration:
     server: dict[str, Fit]
     host_figures: dict[str, Fit]
     cpu_affinity: tuple[str, ...] = ()
-    notes: list[str] = field(default_factory=list)
+    #: pairs far from their class's median (:data:`OUTLIER_FRACTION`), worst first
+    outliers: list[PairOutlier] = field(default_factory=list)
     #: budgets shared by groups of devices (topology.SharedLimit), and where they came from
     shared: list[Any] = field(default_factory=list)
     shared_how: str = ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .model import Calibration, Fit
+from .model import OUTLIER_FRACTION, Calibration, Fit
 
 _GIB = 1 << 30
 #: Significant digits written for fitted figures (well below the fits' own noise).
@@ -79,7 +79,17 @@ def _server_lines(cal: Calibration) -> list[str]:
     lines.append("links = [")
     lines += [f'  "{"".join(c.ljust(width) for c in row).rstrip()}",' for row in cal.links]
     lines.append("]")
-    return lines
+    return lines + _outlier_lines(cal)
+
+
+def _outlier_lines(cal: Calibration) -> list[str]:
+    """Comments naming the pairs far from their class (the class figures are medians)."""
+    if not cal.outliers:
+        return []
+    return ["", f"# {len(cal.outliers)} ordered pair(s) far from their class's median "
+                f"(below {OUTLIER_FRACTION:g} or above {1 / OUTLIER_FRACTION:.3g} of it); "
+                "each class figure is a median over its pairs, so they move it little:",
+            *(f"#   {o.text()}" for o in cal.outliers)]
 
 
 def to_toml(cal: Calibration) -> str:

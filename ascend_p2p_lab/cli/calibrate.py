@@ -53,5 +53,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         bw, lat = figs["bandwidth_GBps"], figs["latency_us"]
         print(f"  {cls:8s} {bw.value:9.2f} GB/s{'' if bw.fitted else ' (not fitted)'}  "
               f"{lat.value:7.2f} us{'' if lat.fitted else ' (not fitted)'}")
+    if cal.outliers:
+        print(f"{len(cal.outliers)} ordered pair(s) far from their class's median (named "
+              f"in {out} too):")
+        for o in cal.outliers:
+            print(f"  {o.text()}")
     print(f"simulate it: ascend-p2p-lab sweep --backend sim --topology {out}")
     return EXIT_OK

@@ -39,14 +39,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Compare two runs (or a run and a preset's prediction); print, write, exit."""
     from ..comparison import check_threshold, compare, to_json, unmatched
     from ..results import load_run
+    from ..runfolder import check_out_dir
+    from ..topology import list_presets
 
     try:
         threshold = check_threshold(args.threshold)
     except ValueError as exc:
         raise UsageError(f"--threshold: {exc}") from None
     base_dir, run_dir = _folders(args)
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise UsageError(f"--out {args.out}: exists and is not a folder")
+    if args.out is not None:  # before any work: a verdict is never lost to the figures
+        check_out_dir(args.out, overwrite=True)
+    if args.against_preset is not None and args.against_preset not in list_presets():
+        raise UsageError(f"--against-preset {args.against_preset}: no such preset (known: "
+                         f"{', '.join(list_presets())})")
     run = load_run(run_dir)
     baseline = (_predict(run, run_dir, args.against_preset) if base_dir is None
                 else load_run(base_dir))

@@ -3,7 +3,9 @@
 Voilà serves ``widgets/dashboard_app.ipynb`` (one :class:`~ascend_p2p_lab.widgets.SweepDashboard`)
 on 127.0.0.1 only; each browser tab gets its own kernel, and the kernel picks its runtime
 from ``ASCEND_P2P_LAB_BACKEND`` / ``ASCEND_P2P_LAB_PRESET`` / ``ASCEND_P2P_LAB_SEED``, which
-this command sets from its options. Ctrl-C stops the server (exit 130).
+this command sets from its options. Ctrl-C stops the server (exit 130), and so does
+SIGTERM (exit 143): the server and its kernels go down with this process. A port
+already in use is bad input (exit 2, one line) before anything starts.
 
 Example:
     $ ascend-p2p-lab dashboard --preset atlas800t-a3 --port 8866
@@ -12,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import signal
@@ -32,6 +35,8 @@ KERNEL_STARTUP_S = 180
 #: Seconds the server gets to stop after Ctrl-C before it is killed.
 STOP_GRACE_S = 10
 MAX_PORT = 65535
+#: The exit status after SIGTERM (128 + 15, as a shell reports a process it ended).
+EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
 def free_port(host: str = HOST) -> int:
@@ -79,29 +84,72 @@ def check_args(args: argparse.Namespace) -> int:
                              f"{', '.join(list_presets())}")
     if not 0 <= args.port <= MAX_PORT:
         raise UsageError(f"--port must be between 0 and {MAX_PORT}, got {args.port}")
+    if args.port and not port_is_free(args.port):
+        raise UsageError(f"--port {args.port}: already in use on {HOST}; choose another "
+                         "port, or --port 0 for a free one")
     return args.port or free_port()
 
 
+def port_is_free(port: int, host: str = HOST) -> bool:
+    """Whether a server could listen on host:port now (nobody else holds it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+class _Stop(Exception):
+    """SIGTERM arrived: stop the server as after Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _Stop
+
+
 def cmd_dashboard(args: argparse.Namespace) -> int:
-    """Serve the dashboard until Ctrl-C; the exit status is Voilà's (130 after Ctrl-C)."""
+    """Serve the dashboard until Ctrl-C or SIGTERM; the exit status is Voilà's (130 after
+    Ctrl-C, 143 after SIGTERM). The server runs in its own session, so a terminal's
+    Ctrl-C reaches this process only, which then stops Voilà (and Voilà its kernels)."""
     port = check_args(args)
     env = server_env(args.backend, args.preset, args.seed)
-    print(f"ascend-p2p-lab: serving the dashboard at http://{HOST}:{port}/ "
-          "(Ctrl-C stops it)", flush=True)
-    proc = subprocess.Popen(voila_command(port), env=env)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return proc.wait()
-    except KeyboardInterrupt:
-        _stop(proc)
-        return EXIT_INTERRUPTED
+        proc = subprocess.Popen(voila_command(port), env=env, start_new_session=True)
+        print(f"ascend-p2p-lab: serving the dashboard at http://{HOST}:{port}/ "
+              "(Ctrl-C stops it)", flush=True)
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            _stop(proc)
+            return EXIT_INTERRUPTED
+        except _Stop:
+            _stop(proc)
+            return EXIT_TERMINATED
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Ask the server to stop, then kill it if it does not within STOP_GRACE_S."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
+    """Ask the server to stop (it shuts its kernels down), then kill its whole session
+    (the server and any kernel left) if it does not within STOP_GRACE_S; a second
+    Ctrl-C or SIGTERM meanwhile does not stop the teardown."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
-        proc.wait(timeout=STOP_GRACE_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            _kill_session(proc.pid)
+            proc.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _kill_session(pid: int) -> None:
+    """SIGKILL to the process group the server leads (its kernels, if they share it)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)

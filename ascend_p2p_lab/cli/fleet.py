@@ -9,7 +9,7 @@ installed), 130 interrupted (the hosts back by then are kept).
 
 Example:
     $ ascend-p2p-lab fleet --local 4 --degrade sim-2:2-5:0.5 --format json
-    $ ascend-p2p-lab fleet --scheduler tcp://login01:8786 --hosts atlas01 atlas02
+    $ ascend-p2p-lab fleet --scheduler tls://login01:8786 --hosts atlas01 atlas02
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..terminal import EXIT_INTERRUPTED
 from .parser import UsageError, past_input_checks
 
 FLEET_HELP = "probe and sweep many servers at once on Dask (or a simulated fleet)"
@@ -43,7 +42,9 @@ def add_fleet_args(p: argparse.ArgumentParser) -> None:
     p.epilog = FLEET_EXIT
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                       help="a running Dask scheduler (tcp://host:8786), one worker per server")
+                       help="a running Dask scheduler, one worker per server: tls://host:8786 "
+                            "(TLS from Dask's configuration; tcp:// only on loopback or a "
+                            "trusted network)")
     where.add_argument("--local", type=int, default=None, metavar="N",
                        help="a simulated fleet of N worker processes, sim-0 to sim-(N-1)")
     p.add_argument("--hosts", nargs="+", default=None, metavar="HOST",
@@ -61,7 +62,7 @@ def add_fleet_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
     p.add_argument("--threshold", type=float, default=0.9, metavar="FRACTION",
                    help="a link is an outlier below this fraction of its class's fleet "
-                        "median (default 0.9)")
+                        "median; 0 < FRACTION <= 1 (default 0.9)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="hosts not back after this long are failed hosts (default: none)")
     p.add_argument("--format", choices=["table", "json"], default="table",
@@ -144,8 +145,36 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             return run(fleet.client, fleet.targets)
     from distributed import Client
 
-    with Client(args.scheduler, timeout="30s") as client:
+    security = scheduler_security(args.scheduler)
+    with Client(args.scheduler, timeout="30s", security=security) as client:
         return run(client, hosts)
+
+
+def scheduler_security(address: str) -> Any:
+    """The client's ``distributed.Security`` from Dask's configuration
+    (``distributed.comm.tls.*``); a ``tls://`` scheduler without the client's CA file,
+    certificate and key is bad input, and plain TCP beyond the loopback interface gets
+    a one-line warning (whoever reaches the scheduler runs code on every worker)."""
+    from distributed import Security
+
+    security = Security()
+    if address.startswith("tls://"):
+        missing = [key for key, value in (("ca-file", security.tls_ca_file),
+                                          ("client.cert", security.tls_client_cert),
+                                          ("client.key", security.tls_client_key)) if not value]
+        if missing:
+            raise UsageError(f"--scheduler {address}: TLS needs Dask's distributed.comm.tls."
+                             f"{', '.join(missing)} (see docs/fleet.md, 'Security')")
+    elif not _loopback(address):
+        print(f"warning: --scheduler {address} is plain TCP: anyone who reaches it can run "
+              "code on every worker; use tls:// (docs/fleet.md, 'Security')", file=sys.stderr)
+    return security
+
+
+def _loopback(address: str) -> bool:
+    """Whether a scheduler address names this machine's loopback interface."""
+    host = address.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]")
+    return host in ("localhost", "::1") or host.startswith("127.")
 
 
 def _emit(result: Any, args: argparse.Namespace) -> int:
@@ -155,22 +184,23 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
     failing = _criteria_failing(result, args)
+    # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
+    status = max(verdict["exit_status"], 1 if failing else 0)
     if args.format == "json":
-        data = {**verdict, "interrupted": result.interrupted,
+        data = {**verdict, "exit_status": status, "interrupted": result.interrupted,
                 "saved_to": None if args.out is None else str(args.out)}
         if failing is not None:
             data["criteria"] = {"file": str(args.criteria), "failing_items": failing}
         print(json.dumps(data, indent=1), flush=True)
     else:
-        _print_table(analysis, result)
+        _print_table(analysis, result, status)
         if failing is not None:
             print(f"\ncriteria {args.criteria}: " + ("every host passes" if not failing else
                   "failing items per host:\n" + "\n".join(
                       f"  {host}: {', '.join(ids)}" for host, ids in failing.items())))
     if args.out is not None:
         _figure(analysis, args.out, quiet=args.format == "json")
-    status = max(verdict["exit_status"], 1 if failing else 0)
-    return EXIT_INTERRUPTED if result.interrupted else status
+    return status
 
 
 def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
@@ -186,14 +216,16 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[s
                            criteria.device_count)
 
 
-def _print_table(analysis: Any, result: Any) -> None:
+def _print_table(analysis: Any, result: Any, status: int) -> None:
     import pandas as pd
 
     from ..units import format_size
 
     v = analysis.verdict
-    size = "no size" if v["size_bytes"] is None else format_size(v["size_bytes"])
-    print(f"fleet: {len(result.hosts)} hosts, unidirectional P2P at {size} per link, "
+    measured = ("no link measured" if v["size_bytes"] is None
+                else f"at {format_size(v['size_bytes'])} per link")
+    stopped = ", interrupted" if result.interrupted else ""
+    print(f"fleet: {len(result.hosts)} hosts{stopped}, unidirectional P2P {measured}, "
           f"outliers below {v['threshold']:g} of the class median ({result.wall_s:.1f} s)\n")
     hosts = analysis.hosts.copy()
     hosts["host_bound_share"] = hosts["host_bound_share"].map(
@@ -207,7 +239,7 @@ def _print_table(analysis: Any, result: Any) -> None:
         print(analysis.outliers[cols].to_string(index=False, float_format="{:.3f}".format))
     failed = len(v["failed_hosts"])
     print(f"\nverdict: {len(v['outliers'])} outlier link(s), {failed} failed host(s)"
-          f" -> exit {v['exit_status']}")
+          f" -> exit {status}")
 
 
 def _figure(analysis: Any, out: Path, *, quiet: bool) -> None:

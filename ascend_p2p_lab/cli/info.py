@@ -29,19 +29,52 @@ def cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _matrix_json(table: Any, n: int) -> dict[str, Any]:
-    from ..measure import access_matrix, link_matrix
+#: The probe's matrices: (value, title); rows = source, columns = destination.
+PROBE_MATRICES = (
+    ("can_access_peer", "aclrtDeviceCanAccessPeer: 1 when the row can access the column"),
+    ("peer_enabled", "peer access enabled (1) when probed"),
+    ("link", "link class"),
+)
+#: Why a probe cell is empty: the diagonal, or a pair the probe did not reach.
+SAME_DEVICE, NOT_PROBED = "same device", "not probed"
 
-    return {
-        "can_access_peer": access_matrix(table).reindex(index=range(n), columns=range(n))
-        .fillna(0).astype(int).values.tolist(),
-        "peer_enabled": access_matrix(table, "peer_enabled").values.tolist(),
-        "links": link_matrix(table).values.tolist(),
-    }
+
+def probe_json(table: Any, n: int) -> dict[str, Any]:
+    """The probe in the documented JSON shape (README: ``--format json``): ``run_id``,
+    ``device_count`` and ``matrices`` of ``{"title", "value", "unit", "devices",
+    "matrix", "reasons", "kinds"}``, null (with its reason) on the diagonal and where a
+    pair was not probed; ``exit_status`` and ``failures`` as a sweep has them."""
+    meta = table.attrs.get("run", {})
+    cells = {(int(r.src), int(r.dst)): r for r in table.itertuples(index=False)}
+    matrices = []
+    for value, title in PROBE_MATRICES:
+        matrix, reasons, kinds = [], [], []
+        for i in range(n):
+            row, why, kind = [], [], []
+            for j in range(n):
+                cell = cells.get((i, j))
+                empty = SAME_DEVICE if i == j else None if cell is not None else NOT_PROBED
+                got = getattr(cell, value) if empty is None else None
+                row.append(got if value == "link" or got is None else int(bool(got)))
+                why.append(empty)
+                kind.append(None if empty is None else empty.replace(" ", "_"))
+            matrix.append(row)
+            reasons.append(why)
+            kinds.append(kind)
+        matrices.append({"title": f"{title}, row = source -> column = destination",
+                         "value": value, "unit": None, "devices": list(range(n)),
+                         "matrix": matrix, "reasons": reasons, "kinds": kinds})
+    return {"run_id": meta.get("run_id"), "device_count": n, "matrices": matrices,
+            "exit_status": EXIT_OK, "failures": []}
+
+
+def _matrix(data: dict[str, Any], value: str) -> list[list[Any]]:
+    return next(m["matrix"] for m in data["matrices"] if m["value"] == value)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
     from ..measure import device_labels, probe
+    from ..measure.probe import device_naming
 
     def work(rt: Any) -> int:
         with past_input_checks():
@@ -53,17 +86,21 @@ def cmd_probe(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         labels = device_labels(rt)
         n = rt.device_count
-        data = {"backend": rt.backend, "preset": rt.preset, "device_count": n,
-                "devices": labels, "soc_name": rt.soc_name, **_matrix_json(table, n)}
+        data = {"backend": rt.backend, "preset": rt.preset, "soc_name": rt.soc_name,
+                "labels": labels, **probe_json(table, n)}
         if args.format == "json":
             print(json.dumps(data, indent=2), flush=True)
             return EXIT_OK
         where = f"simulated {data['preset']}" if data["backend"] == "sim" else "pyACL"
         print(f"{n} x {data['soc_name']} ({where})")
-        print_grid("\nLink classes", labels, data["links"])
-        acc = [["X" if i == j else str(v) for j, v in enumerate(row)]
-               for i, row in enumerate(data["can_access_peer"])]
-        print_grid("\naclrtDeviceCanAccessPeer (row -> column)", labels, acc)
+        print(device_naming(labels))
+        ids = [str(i) for i in range(n)]
+        grid = [["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
+                for i, row in enumerate(_matrix(data, "link"))]
+        print_grid("\nLink classes", ids, grid)
+        acc = [["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
+               for i, row in enumerate(_matrix(data, "can_access_peer"))]
+        print_grid("\naclrtDeviceCanAccessPeer (row -> column)", ids, acc)
         sys.stdout.flush()
         return EXIT_OK
 

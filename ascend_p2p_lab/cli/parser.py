@@ -102,8 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "an earlier report of it)")
     p.add_argument("run_dir", type=Path, help="a run folder, as `sweep --out` writes it")
     p.add_argument("--out", type=Path, default=None, help="folder for figures (default RUN_DIR)")
-    _add_format(p, "the summary and every N x N matrix (json: the matrices, figures still "
-                   "written)")
+    _add_format(p, "the summary and every N x N matrix", "; the figures are written either way")
 
     p = _sub(sub, "demo", "probe, enable peer links, sweep and report: on the simulator, or "
                           "on a server with --backend acl")
@@ -156,7 +155,8 @@ exit status:
                         "with --against-preset only RUN")
     p.add_argument("--threshold", type=float, default=0.9, metavar="RATIO",  # its default:
                    # comparison.DEFAULT_THRESHOLD
-                   help="a point is below when RUN / BASELINE < this (default 0.9)")
+                   help="a point is below when RUN / BASELINE < this; 0 < RATIO <= 1 "
+                        "(default 0.9)")
     p.add_argument("--format", choices=["table", "json"], default="table",
                    help="table (default): ratio matrix, points below and verdict; json")
     p.add_argument("--against-preset", default=None, metavar="NAME",
@@ -187,10 +187,10 @@ def _add_calibrate(sub: Any) -> None:
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
 
 
-def _add_format(p: argparse.ArgumentParser, table: str) -> None:
+def _add_format(p: argparse.ArgumentParser, table: str, note: str = "") -> None:
     p.add_argument("--format", choices=["table", "json"], default="table",
                    help=f"table (default): {table}; json: the same as numbers, null where not "
-                        "measured, with the reason per cell")
+                        f"measured, with the reason per cell{note}")
 
 
 def _add_processes(p: argparse.ArgumentParser) -> None:

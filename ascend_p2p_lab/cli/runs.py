@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..terminal import EXIT_INTERRUPTED, print_summary, run_status
+from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
 from .parser import UsageError, past_input_checks
 from .session import run_session
 
@@ -46,10 +46,14 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
 def _sweep_out(args: argparse.Namespace) -> None:
     """Every output path of a sweep, checked before any device work."""
-    from ..runfolder import check_out_dir, check_out_file
+    from ..measure.checkpoint import checkpoint_run_ids
+    from ..runfolder import check_out_dir, check_out_file, run_info
 
-    if args.out is not None:
-        check_out_dir(args.out, overwrite=args.overwrite)
+    if args.out is not None:  # resuming into the run the checkpoint continues: no overwrite
+        run_id = run_info(args.out).get("run_id")
+        continues = (args.checkpoint is not None and isinstance(run_id, str)
+                     and run_id in checkpoint_run_ids(args.checkpoint))
+        check_out_dir(args.out, overwrite=args.overwrite or continues)
     if args.checkpoint is not None:
         check_out_file(args.checkpoint, "--checkpoint")
 
@@ -95,9 +99,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return run_session(args, work)
 
 
-def _emit(run: Any, fmt: str, saved: Path | None) -> int:
-    """The run on stdout (the summary and its matrices, or JSON); its exit status."""
+def _emit(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None) -> int:
+    """The run on stdout (the summary and its matrices, or JSON); its exit status.
+
+    ``read_from``: the run was loaded from that folder (``report``), not measured: an
+    interrupted run is then an incomplete run (1), not an interrupted command (130).
+    """
     status = run_status(run)
+    if read_from is not None and status == EXIT_INTERRUPTED:
+        status = EXIT_FAILED
     if fmt == "json":
         import json
 
@@ -106,11 +116,13 @@ def _emit(run: Any, fmt: str, saved: Path | None) -> int:
 
         lost = failures(run)
         data = {**matrices_json(run), "exit_status": status,
+                "points_not_reached": run.attrs.get("run", {}).get("points_not_reached"),
                 "saved_to": None if saved is None else str(saved),
+                **({} if read_from is None else {"read_from": str(read_from)}),
                 "failures": json.loads(lost.to_json(orient="records"))}
         print(json.dumps(data, indent=1), flush=True)
     else:
-        print_summary(run, saved, matrices=True)
+        print_summary(run, saved, matrices=True, read_from=read_from)
     return status
 
 
@@ -126,7 +138,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
     run = load_run(args.run_dir)
     with past_input_checks():
-        status = _emit(run, args.format, args.run_dir)
+        status = _emit(run, args.format, None, read_from=args.run_dir)
         _write_report(run, out, quiet=args.format == "json")
         return status
 
@@ -153,7 +165,8 @@ def _write_report(run: Any, out: Path, table: Any = None, *, quiet: bool = False
         return
     paths = plots.report(run, out, table=table)
     write_manifest(out, run.attrs.get("run", {}).get("run_id"), [*written, *paths])
-    say(f"\nwrote {out / 'summary.csv'} and {len(paths)} figures:")
+    say(f"\nwrote {out / 'summary.csv'} and {len(paths)} figure{'' if len(paths) == 1 else 's'}"
+        f"{':' if paths else ''}")
     for p in paths:
         say(f"  {p}")
 

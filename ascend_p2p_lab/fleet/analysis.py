@@ -43,7 +43,7 @@ FRACTION_COLUMNS = ["host", "src", "dst", "link", "size_bytes", "bandwidth_GBps"
 #: :func:`host_table`'s columns, in order.
 HOST_COLUMNS = ["host", "status", "links", "outliers", "host_bound_share", "errors",
                 "error_kind", "error"]
-EXIT_HEALTHY, EXIT_FINDING = 0, 1
+EXIT_HEALTHY, EXIT_FINDING, EXIT_INTERRUPTED = 0, 1, 130
 
 
 def _case_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -168,10 +168,12 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def verdict(fractions: pd.DataFrame, hosts: pd.DataFrame,
-            threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
+            threshold: float = DEFAULT_THRESHOLD, *, interrupted: bool = False
+            ) -> dict[str, Any]:
     """The fleet's result as plain data: ``hosts`` (the host table), ``outliers`` (host,
-    src, dst, link, fraction, ...), ``failed_hosts`` and ``exit_status``: 1 when a link is
-    below the threshold, a host failed or a host lost points to errors, else 0."""
+    src, dst, link, fraction, ...), ``failed_hosts`` and ``exit_status``: 130 when the
+    survey was interrupted, 1 when a link is below the threshold, a host failed or a host
+    lost points to errors, else 0."""
     below = outliers(fractions, threshold)
     failed = hosts[hosts["status"] == "failed"]
     finding = not below.empty or not failed.empty or bool((hosts["errors"] > 0).any())
@@ -181,5 +183,6 @@ def verdict(fractions: pd.DataFrame, hosts: pd.DataFrame,
         "hosts": _records(hosts),
         "outliers": _records(below),
         "failed_hosts": _records(failed[["host", "error_kind", "error"]]),
-        "exit_status": EXIT_FINDING if finding else EXIT_HEALTHY,
+        "exit_status": (EXIT_INTERRUPTED if interrupted
+                        else EXIT_FINDING if finding else EXIT_HEALTHY),
     }

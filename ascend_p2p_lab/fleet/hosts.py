@@ -42,10 +42,6 @@ HOST_ERROR_KINDS: dict[str, str] = {
     "interrupted": "the survey was interrupted before this host finished",
 }
 
-#: ``HostResult.status``: every point measured; some measured (partial); nothing.
-STATUSES = ("ok", "partial", "failed")
-
-
 def resource_name(host: str) -> str:
     """The worker resource that marks the worker of ``host``."""
     return f"{RESOURCE_PREFIX}{host}"
@@ -85,6 +81,7 @@ class HostResult:
     """What a survey task returns for one host."""
 
     host: str
+    #: "ok" (every point measured), "partial" (some) or "failed" (nothing)
     status: str
     frame: pd.DataFrame | None = None
     probe: pd.DataFrame | None = None

@@ -45,7 +45,8 @@ def analyse(fleet: Any, *, threshold: float = DEFAULT_THRESHOLD,
     fractions = link_fractions(frame, reference, size=size)
     hosts = host_table(frame, fractions, fleet.host_status(), threshold)
     return FleetAnalysis(fractions, outliers(fractions, threshold), hosts,
-                         verdict(fractions, hosts, threshold))
+                         verdict(fractions, hosts, threshold,
+                                 interrupted=bool(getattr(fleet, "interrupted", False))))
 
 
 def summary_json(fleet: Any, result: FleetAnalysis) -> dict[str, Any]:

@@ -30,6 +30,8 @@ DEFAULT_PRESET = "atlas800t-a2"
 #: Simulated hosts are named ``sim-0`` ... ``sim-(N-1)``.
 HOST_PREFIX = "sim-"
 MAX_HOSTS = 256
+#: The simulated fleet's scheduler and workers listen here only: nobody else reaches them.
+LOOPBACK = "127.0.0.1"
 #: A device lost after this many calls that concern it: part-way through the sweep.
 LOST_AFTER_CALLS = 200
 #: Dask's setting for how a Nanny starts its worker process. A forkserver that has
@@ -121,21 +123,25 @@ class SimulatedFleet:
     """A LocalCluster whose worker processes are simulated servers; ``client`` talks to
     it, ``targets`` are what :func:`~.survey.survey` takes. Close it (or use ``with``)."""
 
-    def __init__(self, targets: list[HostTarget], *, dashboard_address: str = ":0",
-                 memory_limit: str | int = "auto") -> None:
+    def __init__(self, targets: list[HostTarget], *, dashboard_address: str = f"{LOOPBACK}:0",
+                 memory_limit: str | int = "auto", security: Any = None) -> None:
+        """``security``: a ``distributed.Security`` (``Security.temporary()``): the
+        scheduler, workers and client then speak TLS (``tls://``) to each other. The
+        simulated fleet always listens on the loopback interface only."""
         import dask
         import distributed  # noqa: F401  (its defaults, before the setting is changed)
 
         self.targets = targets
         with dask.config.set({MP_METHOD: "forkserver", **QUIET_WORKERS}):
-            self._start(targets, dashboard_address, memory_limit)
+            self._start(targets, dashboard_address, memory_limit, security)
 
     def _start(self, targets: list[HostTarget], dashboard_address: str,
-               memory_limit: str | int) -> None:
+               memory_limit: str | int, security: Any) -> None:
         from distributed import Client, LocalCluster
 
         self.cluster = LocalCluster(
-            n_workers=0, threads_per_worker=1, processes=True,
+            n_workers=0, threads_per_worker=1, processes=True, host=LOOPBACK,
+            protocol="tls://" if security is not None else "tcp://", security=security,
             dashboard_address=dashboard_address, silence_logs=logging.ERROR,
             memory_limit=memory_limit)
         try:
@@ -145,7 +151,7 @@ class SimulatedFleet:
                     "cls": base["cls"],
                     "options": {**base["options"], "resources": {resource_name(t.name): 1}}}
             self.cluster.scale(len(targets))
-            self.client = Client(self.cluster)
+            self.client = Client(self.cluster, security=security)
             self.client.wait_for_workers(len(targets))
         except BaseException:
             self.cluster.close()
@@ -174,13 +180,16 @@ class SimulatedFleet:
 
 def simulated_fleet(n: int, *, preset: str = DEFAULT_PRESET, seed: int = 0,
                     faults: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                    dashboard_address: str = ":0") -> SimulatedFleet:
+                    dashboard_address: str = f"{LOOPBACK}:0", security: Any = None
+                    ) -> SimulatedFleet:
     """Start a simulated fleet of n hosts (``sim-0`` ...), one worker process each.
 
     ``faults`` maps a host to its fault dicts (:func:`degraded_link`,
     :func:`failing_device`, :func:`peer_access_refused`, :func:`failing_host`, or any
     :mod:`ascend_p2p_lab.sim.faults` record). Dask's dashboard (with bokeh installed)
-    listens on ``dashboard_address``, by default a free port: ``fleet.client.dashboard_link``.
+    listens on ``dashboard_address``, by default a free port of the loopback interface:
+    ``fleet.client.dashboard_link``. ``security`` (``distributed.Security.temporary()``)
+    makes every connection TLS.
     """
     return SimulatedFleet(fleet_targets(n, preset=preset, seed=seed, faults=faults),
-                          dashboard_address=dashboard_address)
+                          dashboard_address=dashboard_address, security=security)

@@ -1,5 +1,12 @@
 """Resumable sweeps: an append-only file of completed blocks and their rows.
 
+The file is JSON lines: a header with the parameters, then one line per completed block,
+``{"block": KEY, "z": ROWS}`` with the block's rows as zlib-compressed JSON in base64
+(about 13 times smaller than plain JSON rows: 3.8 KB instead of 51 KB for a block of 85
+rows). Lines keep the append-only framing: a torn last write is one incomplete line.
+Parquet or Arrow per block would carry their schema in every block (12-21 KB for the
+same rows). :func:`~.sweep.sweep` removes the file once the run is saved with every block.
+
 Example:
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "sweep.ckpt"
@@ -9,24 +16,26 @@ Example:
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
 from ..schema import COLUMNS
 from .plan import Block
 
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2
 MAX_CHECKPOINT_BYTES = 512 << 20
 
 
 class Checkpoint:
     """Append-only JSON-lines file of completed blocks, for resuming a sweep.
 
-    Line 1 is a header with the parameters; each further line one completed block's rows
-    (a block that failed is not recorded, so a rerun measures it again). A torn last line
+    Line 1 is a header with the parameters; each further line one completed block's rows,
+    compressed (a block that failed is not recorded, so a rerun measures it again). A torn last line
     (an interrupted write) is discarded on reading; other damage, a file that is not a
     checkpoint and a header with other parameters are errors, and leave the file as it is.
     """
@@ -34,6 +43,8 @@ class Checkpoint:
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
         self.path = Path(path)
         self.header = {"checkpoint": CHECKPOINT_VERSION, **header}
+        #: the blocks the file holds (after :meth:`load`, and each :meth:`append`)
+        self.keys: set[str] = set()
 
     def _header_line(self) -> bytes:
         return (json.dumps(self.header) + "\n").encode()
@@ -74,25 +85,77 @@ class Checkpoint:
             if not line.strip():
                 continue
             rec = _json_line(line)
-            if not (isinstance(rec, dict) and isinstance(rec.get("block"), str)
-                    and isinstance(rec.get("rows"), list)
-                    and all(isinstance(r, dict) for r in rec["rows"])):
+            block_rows = _block_rows(rec)
+            if block_rows is None:
                 raise ValueError(f"checkpoint {path}: line {i} is damaged")
             if rec["block"] in keys:
                 continue
             keys.add(rec["block"])
-            rows.extend(rec["rows"])
+            rows.extend(block_rows)
         if torn:  # drop the partial last line from the file too
             with path.open("r+b") as fh:
                 fh.truncate(len(complete) + 1)
+        self.keys = set(keys)
         return keys, rows
 
     def append(self, block: Block, rows: list[dict[str, Any]]) -> None:
-        line = json.dumps({"block": block.key, "rows": rows}, allow_nan=True)
+        line = json.dumps({"block": block.key, "z": pack_rows(rows)})
         with self.path.open("a") as fh:
             fh.write(line + "\n")
             fh.flush()
             os.fsync(fh.fileno())
+        self.keys.add(block.key)
+
+
+    def remove(self) -> None:
+        """Delete the file (the run it resumes is saved whole)."""
+        self.path.unlink(missing_ok=True)
+
+
+def pack_rows(rows: list[dict[str, Any]]) -> str:
+    """A block's rows as zlib-compressed JSON in base64 (one line of text).
+
+    Example:
+        >>> unpack_rows(pack_rows([{"src": 0, "bandwidth_GBps": None}]))
+        [{'src': 0, 'bandwidth_GBps': None}]
+    """
+    return base64.b64encode(zlib.compress(json.dumps(rows).encode(), 6)).decode("ascii")
+
+
+def unpack_rows(text: str) -> Any:
+    """The rows :func:`pack_rows` packed; None when the text is damaged."""
+    try:
+        return json.loads(zlib.decompress(base64.b64decode(text, validate=True)))
+    except (ValueError, zlib.error, UnicodeDecodeError):
+        return None
+
+
+def _block_rows(rec: Any) -> list[dict[str, Any]] | None:
+    """The rows of a block line, or None when the line is damaged."""
+    if not (isinstance(rec, dict) and isinstance(rec.get("block"), str)
+            and isinstance(rec.get("z"), str)):
+        return None
+    rows = unpack_rows(rec["z"])
+    if not (isinstance(rows, list) and all(isinstance(r, dict) for r in rows)):
+        return None
+    return rows
+
+
+def checkpoint_run_ids(path: str | os.PathLike[str]) -> set[str]:
+    """The run ids of the rows a checkpoint holds (empty when it is not a checkpoint):
+    a run folder whose run is among them is the run this checkpoint continues."""
+    path = Path(path)
+    if not path.is_file() or path.stat().st_size > MAX_CHECKPOINT_BYTES:
+        return set()
+    lines = path.read_bytes().split(b"\n")
+    head = _json_line(lines[0])
+    if not isinstance(head, dict) or head.get("checkpoint") != CHECKPOINT_VERSION:
+        return set()
+    ids: set[str] = set()
+    for line in lines[1:]:
+        rows = _block_rows(_json_line(line)) if line.strip() else None
+        ids.update(str(r.get("run_id")) for r in rows or ())
+    return ids
 
 
 def _json_line(line: bytes) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..runtime import Runtime
-from .meta import run_metadata
+from .meta import new_run_id, run_metadata
 
 _PROBE_DTYPES = {
     "backend": "string", "preset": "string", "src": "int64", "dst": "int64",
@@ -71,9 +71,24 @@ def _probe_frame(rt: Runtime, rows: list[dict[str, object]], **flags: object) ->
         meta = run_metadata(rt, {"kind": "probe"})
     except Exception as exc:  # a failing runtime: keep the rows, say why the rest is missing
         meta = {"params": {"kind": "probe"}, "metadata_error": f"{type(exc).__name__}: {exc}"}
-    meta.update(flags)
+    meta.update(flags, run_id=new_run_id())
     frame.attrs["run"] = meta
     return frame
+
+
+def device_naming(labels: list[str]) -> str:
+    """The one line that explains how devices are named: every matrix, figure, grid and
+    option uses pyACL's device ids (0, 1, ...); npu-smi's names for them, said once.
+
+    Example:
+        >>> device_naming(["Phy-ID0", "Phy-ID1"])
+        'devices are pyACL device ids 0-1 everywhere; npu-smi names them Phy-ID0 .. Phy-ID1'
+    """
+    n = len(labels)
+    text = f"devices are pyACL device ids 0-{n - 1} everywhere"
+    if labels and labels != [str(i) for i in range(n)]:
+        text += f"; npu-smi names them {labels[0]} .. {labels[-1]}"
+    return text
 
 
 def device_labels(rt: Runtime) -> list[str]:

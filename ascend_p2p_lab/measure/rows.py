@@ -54,10 +54,13 @@ class Context:
     _emitted: set[tuple[str, int]] = field(default_factory=set)
 
     def sizes_todo(self, block: Block) -> Iterator[int]:
-        """The block's sizes not done yet; ticks the progress bar after each one."""
+        """The block's sizes not done yet; ticks the progress bar after each one. Each
+        point starts with ``rt.begin_point`` (the simulator's jitter depends on the point,
+        not on what ran before it)."""
         for size in block.sizes or self.spec.sizes:
             if (block.key, size) in self.done or (block.key, size) in self._emitted:
                 continue
+            self.rt.begin_point(f"{block.key}/{size}")
             if self.bar is not None:
                 self.bar.set_postfix_str(f"{block.label} {format_size(size)}", refresh=False)
             yield size

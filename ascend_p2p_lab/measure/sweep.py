@@ -74,7 +74,8 @@ def sweep(
         out: a folder to save the run to (also after an interrupt or a failure).
         checkpoint: a file that records each finished block; rerunning with the same
             parameters skips those blocks (a block that failed is measured again), and
-            other parameters are refused.
+            other parameters are refused. It is removed once the run is saved to ``out``
+            with every block recorded.
         on_block: called with a :class:`BlockDone` after each block (live views, progress).
 
     An interrupt (KeyboardInterrupt) stops the sweep and returns what was measured,
@@ -101,7 +102,7 @@ def sweep(
         exc.partial_frame = empty  # type: ignore[attr-defined]
         raise
     run_id = new_run_id()
-    meta.update(run_id=run_id, interrupted=False, failed=None)
+    meta.update(run_id=run_id, interrupted=False, failed=None, blocks=len(blocks))
     ckpt, done_blocks, resumed = _resume(rt, spec, checkpoint, meta)
     pool = BufferPool(rt, max(spec.sizes))
     ctx = Context(rt, spec, pool, _row_base(rt, meta), _nominal_rates(rt), _cpu_affinity(rt))
@@ -112,21 +113,32 @@ def sweep(
     failure = _run_blocks(ctx, todo, ckpt, on_block, meta)
     if bar is not None:
         bar.close()
+    meta["points"] = len(blocks) * len(spec.sizes)  # those asked for, and those left
+    meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in blocks)
     meta["fallbacks"] = dict(ctx.fallbacks)
     meta["lost_devices"] = {str(d): f.message for d, f in sorted(ctx.lost.items())}
     release_failure = _release(pool, meta)  # always, also after a failure
     failure = failure or release_failure
     frame = to_frame([*resumed, *ctx.rows], meta)
     if out is not None:
-        try:
-            save_run(frame, out, meta)
-        except BaseException as exc:
-            exc.partial_frame = frame  # type: ignore[attr-defined]
-            raise
+        _save(frame, out, meta, ckpt, blocks)
     if failure is not None:
         failure.partial_frame = frame  # type: ignore[attr-defined]
         raise failure
     return frame
+
+
+def _save(frame: pd.DataFrame, out: str | os.PathLike[str], meta: dict[str, Any],
+          ckpt: Checkpoint | None, blocks: list[Block]) -> None:
+    """Save the run (a failure carries the frame); then remove the checkpoint if it
+    holds every block: nothing is left to resume."""
+    try:
+        save_run(frame, out, meta)
+    except BaseException as exc:
+        exc.partial_frame = frame  # type: ignore[attr-defined]
+        raise
+    if ckpt is not None and {b.key for b in blocks} <= ckpt.keys:
+        ckpt.remove()  # the run is saved whole: nothing left to resume
 
 
 def _release(pool: BufferPool, meta: dict[str, Any]) -> BaseException | None:

@@ -31,6 +31,7 @@ from matplotlib.patches import Patch
 
 from ..matrices import CARD_PATTERNS, flow_label, run_matrices
 from ..schema import AGGREGATE_PATTERNS, PULL_FANOUT, PUSH_FANOUT
+from ..units import format_size
 from .matrix import annotate_matrix, draw_matrix
 from .prepare import backend_note
 from .style import (
@@ -137,7 +138,7 @@ def aggregate_bars(run: pd.DataFrame, *, ax: Axes | None = None,
                           label="nominal: sum of the\nlinks used (switched\nlinks share a port)"))
     side_legend(ax, handles)
     size = int(st["size_bytes"].iloc[0])
-    set_title(ax, f"Copies on several links at once, at {size / (1 << 20):g} MiB\n"
+    set_title(ax, f"Copies on several links at once, at {format_size(size)}\n"
               "median over samples, p10-p90 whisker", backend_note(run))
     return finish(fig)
 

@@ -25,13 +25,14 @@ import numpy as np
 import pandas as pd
 
 from .. import results
-from ..codes import error_name
+from ..emptycells import NOT_MEASURED, SAME_DEVICE, TAGS, explain
 from .prepare import (
     LINK_MEANING,
     LINK_ORDER,
     at_size,
     backend_note,
     check_size,
+    chosen_devices,
     device_count,
     eq,
     link_rank,
@@ -47,10 +48,12 @@ from .prepare import (
 FailureKey = tuple[str, int | None, str | None]
 _KIND_ORDER = {k: i for i, k in enumerate((*results.ERROR_KINDS, "unclassified"))}
 #: The short codes of cells without a trusted number that are not an ``E`` code.
-SPECIAL_CODES = ("V", "n/a", "n/m")
-#: Cell states of a heatmap and the code each shows (failed cells get ``E1``, ``E2``, ...).
-STATE_CODES = {"diagonal": "", "value": "", "unverified": "V", "unreachable": "n/a",
-               "not_measured": "n/m", "failed": None}
+SPECIAL_CODES = (TAGS["verification"], TAGS["unreachable"], TAGS[NOT_MEASURED])
+#: Cell states of a heatmap and the code each shows (failed cells get ``E1``, ``E2``, ...),
+#: the tags of :mod:`ascend_p2p_lab.emptycells` the terminal prints too.
+STATE_CODES = {"diagonal": "", "value": "", "unverified": TAGS["verification"],
+               "unreachable": TAGS["unreachable"], "not_measured": TAGS[NOT_MEASURED],
+               "failed": None}
 CELL_COLUMNS = ["value", "link", "state", "error_kind", "error_code", "error_call", "code"]
 VALUE_LABELS = {
     "bandwidth_GBps": ("Copy bandwidth", "bandwidth per direction (GB/s)"),
@@ -128,27 +131,14 @@ def key_order(key: FailureKey) -> tuple[int, int, str]:
 
 
 def failure_text(key: FailureKey) -> str:
-    """What a (kind, code, call) means, e.g. ``refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR
-    (507899) from acl.rt.memcpy_async``; made from the three columns only.
+    """What a (kind, code, call) means (:func:`ascend_p2p_lab.emptycells.explain`, the one
+    explanation the terminal and the dashboard show too).
 
     Example:
         >>> failure_text(("unreachable", None, "acl.rt.device_can_access_peer"))
         'cannot access peer (aclrtDeviceCanAccessPeer = 0)'
     """
-    kind, code, call = key
-    if kind == "unreachable":
-        return "cannot access peer (aclrtDeviceCanAccessPeer = 0)"
-    if kind == "verification":
-        return "verification: bytes differ"
-    if kind == "unclassified":
-        return "error without error_kind (a run saved before error kinds)"
-    what = f"{error_name(code)} ({code})" if code is not None else ""
-    if call:
-        what = f"{what} from {call}" if what else (
-            f"{call} is not in the installed pyACL" if kind == "missing_call" else f"in {call}")
-    if kind == "device_lost":
-        what = "a device was lost earlier in the run" + (f", {what}" if what else "")
-    return f"{kind}: {what or results.ERROR_KINDS.get(kind, 'error')}"
+    return explain(*key)
 
 
 def failure_texts(df: pd.DataFrame) -> list[str]:
@@ -201,12 +191,14 @@ def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
     sel, path = select(run, direction=direction, peer=peer, path=path, pattern=pattern)
     check_size(sel, size_b)
     n = device_count(run)
+    shown = chosen_devices(run, n)  # --devices: the chosen ones, as the terminal shows
     values = results.matrix(run, size_b, value=value, pattern=pattern, direction=direction,
-                            peer=peer, path=path, device_count=n)
-    values = values.mask(np.eye(n, dtype=bool))
+                            peer=peer, path=path, device_count=n).loc[shown, shown]
+    values = values.mask(np.eye(len(shown), dtype=bool))
     # the diagonal's local copy is a one-direction bandwidth: on unidirectional maps of
-    # the bandwidth only
-    local = (local_by_device(run, size_b) if direction == "uni" and value == "bandwidth_GBps"
+    # the bandwidth of a device-to-device path only
+    local = (local_by_device(run, size_b)
+             if direction == "uni" and value == "bandwidth_GBps" and results.shows_local(str(path))
              else pd.Series(dtype=float))
     numeric = sel[sel[value].notna()]
     cells = cell_states(sel, values, local, size=size_b, value=value)
@@ -302,16 +294,16 @@ def assign_codes(cells: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str
                                          SPECIAL_CODES.index(g) if g in SPECIAL_CODES else 0))
     legend = []
     for g in order:
-        if g == "n/a":
-            what = f"n/a: {failure_text(('unreachable', None, None))}"
+        if g == TAGS["unreachable"]:
+            what = f"{g}: {failure_text(('unreachable', None, None))}"
             links = cells.loc[cells["state"] == "unreachable", "link"].dropna()
             if len(links):
                 what += f", link {', '.join(sorted(set(links), key=link_rank))}"
-        elif g == "V":
-            what = (f"V {failure_text(('verification', None, None))} "
+        elif g == TAGS["verification"]:
+            what = (f"{g} {failure_text(('verification', None, None))} "
                     "(bandwidth measured, not trusted)")
-        elif g == "n/m":
-            what = "n/m: not measured in this run"
+        elif g == TAGS[NOT_MEASURED]:
+            what = f"{g}: {explain(NOT_MEASURED)}"
         else:
             what = f"{codes[g]} {failure_text(g)}"
         legend.append((codes[g], f"{what} [{count[g]} cell{'s' if count[g] != 1 else ''}]"))
@@ -337,7 +329,7 @@ def heatmap_texts(cells: pd.DataFrame, n: int, annotate: bool = True
     for r in cells.itertuples():
         if r.state == "diagonal":
             local = bool(np.isfinite(r.value))
-            texts.append(f"{r.value:.{local_fmt}f}" if local else "—")
+            texts.append(f"{r.value:.{local_fmt}f}" if local else TAGS[SAME_DEVICE])
             kinds.append("local" if local else "self")
         elif r.state == "value":
             texts.append(f"{r.value:.{fmt}f}" if annotate else "")
@@ -361,8 +353,9 @@ def diagonal_text(has_local: bool, direction: str) -> str:
     if has_local:
         return "diagonal: device-local copy, GB/s (not on the colour scale)"
     if direction == "bi":
-        return "diagonal (—): same device (local copies are on the unidirectional map)"
-    return "diagonal (—): same device, no local copy in this run"
+        return (f"diagonal ({TAGS[SAME_DEVICE]}): same device (local copies are on the "
+                "unidirectional map)")
+    return f"diagonal ({TAGS[SAME_DEVICE]}): {explain(SAME_DEVICE)}"
 
 
 # ------------------------------------------------------------------------------ link / peer
@@ -386,7 +379,8 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
         frame.iat[int(s), int(d)] = str(link)
     for i in range(n):
         frame.iat[i, i] = "X"
-    return _labelled(frame), backend_note(df)
+    shown = chosen_devices(source, n) if "pattern" in source.columns else list(range(n))
+    return _labelled(frame.loc[shown, shown]), backend_note(df)
 
 
 def link_texts(links: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:

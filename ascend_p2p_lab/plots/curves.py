@@ -56,6 +56,10 @@ from .style import (
     time_axis,
 )
 
+#: Two lines whose medians agree this closely at every size draw as one at a figure's
+#: scale (the simulator's 1% jitter included): the later one says so and is dashed.
+IDENTICAL_RTOL = 0.02
+
 
 # ------------------------------------------------------------------------------ helpers
 def _band_line(ax: Axes, g: pd.DataFrame, *, band_alpha: float = 0.18, **kw: Any) -> Line2D:
@@ -80,8 +84,7 @@ def _failure_handles(ax: Axes, sel: pd.DataFrame, col: str, *, unmeasured: bool 
     out = []
     text = unmeasured_text(sel) if unmeasured else None
     if text is not None:
-        out.append(Line2D([], [], color="none", marker="x", markeredgecolor="#555555",
-                          label=text))
+        out.append(_no_line(text))
     pts = unverified_points(sel, col)
     if not pts.empty:
         (mark,) = ax.plot(pts["size_bytes"], pts[col], ls="none", marker="X", ms=9, mew=1.2,
@@ -107,9 +110,10 @@ def _host_bound_handles(ax: Axes, sel: pd.DataFrame, keys: list[str], col: str, 
     return [ring]
 
 
-def _no_line(label: str, color: str) -> Line2D:
-    """A legend entry for a series that has no line (it failed)."""
-    return Line2D([], [], color="none", marker="x", markeredgecolor=color, label=label)
+def _no_line(label: str, color: str | None = None) -> Line2D:
+    """A legend entry for a series that has no line (it failed, or was not measured):
+    text only, no symbol, since nothing on the plot stands for it."""
+    return Line2D([], [], color="none", marker="", label=label)
 
 
 # ------------------------------------------------------------------------------ bandwidth
@@ -144,6 +148,27 @@ def _pair_lines(ax: Axes, sel: pd.DataFrame, max_legend: int) -> tuple[list[Any]
     if many:
         handles = _class_handles(count_by_link(pairs["link"]))
     return handles, many
+
+
+def name_hidden_lines(handles: list[Any]) -> list[str]:
+    """A line drawn over an earlier one with the same points (within
+    ``IDENTICAL_RTOL``) hides it: both stay in the legend, the later saying so, dashed so
+    that the one under it shows through. Returns the labels changed."""
+    seen: list[tuple[Any, np.ndarray, np.ndarray]] = []
+    changed = []
+    for h in handles:
+        if not isinstance(h, Line2D) or not len(h.get_xdata()):
+            continue
+        x, y = np.asarray(h.get_xdata(), float), np.asarray(h.get_ydata(), float)
+        under = next((o for o, ox, oy in seen if ox.shape == x.shape and np.array_equal(ox, x)
+                      and np.allclose(oy, y, rtol=IDENTICAL_RTOL, equal_nan=True)), None)
+        if under is None:
+            seen.append((h, x, y))
+            continue
+        h.set_label(f"{h.get_label()} = {under.get_label().split(' (')[0]}, on top")
+        h.set_linestyle("--")
+        changed.append(h.get_label())
+    return changed
 
 
 def _nominal_lines(ax: Axes, sel: pd.DataFrame, top: float) -> tuple[list[Any], float]:
@@ -190,6 +215,7 @@ def bandwidth_vs_size(
         handles = _link_lines(ax, sel)
     else:
         handles, many = _pair_lines(ax, sel, max_legend)
+    name_hidden_lines(handles)
     handles += _failure_handles(ax, sel, "bandwidth_GBps")
     handles += _host_bound_handles(ax, sel, ["link"] if by == "link" else ["src", "dst"],
                                    "bandwidth_GBps")

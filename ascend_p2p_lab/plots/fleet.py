@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import matplotlib as mpl
@@ -29,6 +30,7 @@ from matplotlib import colors as mcolors
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from .matrix import draw_matrix
 from .ratio import BELOW_EDGE, BELOW_GID, BELOW_LINEWIDTH, LOST_TEXT, RATIO_CMAP, marked_cells
 from .style import DIAG_COLOR, MISSING_FACE, new_figure, text_color
 
@@ -37,6 +39,8 @@ MAX_COLUMNS = 4
 PANEL_INCHES = 2.3
 #: The colour scale spans 1 +- at least this.
 MIN_HALF_RANGE = 0.25
+#: The title's size (points); it wraps to the figure's width for any number of hosts.
+TITLE_POINTS = 9.5
 
 
 def fraction_grid(fractions: pd.DataFrame, host: str, n: int) -> pd.DataFrame:
@@ -68,7 +72,7 @@ def _panel(ax: object, grid: pd.DataFrame, threshold: float, norm: mcolors.Norma
     values = grid.to_numpy(dtype=float)
     ax.set_facecolor(MISSING_FACE)
     cmap = mpl.colormaps[RATIO_CMAP]
-    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, norm=norm)
+    image = draw_matrix(grid, ax, cmap=cmap, norm=norm, fontsize=6.5, xlabel="", ylabel="")
     for i in range(n):
         ax.add_patch(Rectangle((i - 0.5, i - 0.5), 1, 1, color=DIAG_COLOR))
         for j in range(n):
@@ -81,9 +85,6 @@ def _panel(ax: object, grid: pd.DataFrame, threshold: float, norm: mcolors.Norma
                 face = cmap(norm(v)) if np.isfinite(v) else mcolors.to_rgba(MISSING_FACE)
                 ax.text(j, i, text, ha="center", va="center", fontsize=6.5,
                         fontweight="bold", color=text_color(face), zorder=3)
-    ax.set_xticks(range(n))
-    ax.set_yticks(range(n))
-    ax.tick_params(labelsize=6.5, length=0)
     return image
 
 
@@ -134,8 +135,11 @@ def fleet_heatmaps(fractions: pd.DataFrame, *, threshold: float = 0.9,
         bar.ax.axhline(threshold, color=BELOW_EDGE, linewidth=1.2)
     fig.supxlabel("destination device", fontsize=8.5)
     fig.supylabel("source device", fontsize=8.5)
-    fig.suptitle(title or f"links by host: fraction of their class's fleet median (rows = "
-                          f"source; framed: below {threshold:g})", fontsize=9.5)
+    text = title or (f"links by host: fraction of their class's fleet median (rows = "
+                     f"source; framed: below {threshold:g})")
+    width_in = fig.get_size_inches()[0]  # a title as wide as the figure, at most
+    fig.suptitle(textwrap.fill(text, max(20, int(width_in * 72 / (TITLE_POINTS * 0.6)))),
+                 fontsize=TITLE_POINTS)
     return fig
 
 

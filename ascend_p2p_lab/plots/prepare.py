@@ -77,6 +77,22 @@ def device_count(frame: pd.DataFrame) -> int:
     return int(ids.max()) + 1 if len(ids) else 0
 
 
+def chosen_devices(frame: pd.DataFrame, n: int) -> list[int]:
+    """The devices a run's matrices show: those ``--devices`` chose (``params.devices``),
+    else all n, as the terminal shows them.
+
+    Example:
+        >>> run = pd.DataFrame(); run.attrs["run"] = {"params": {"devices": [1, 3]}}
+        >>> chosen_devices(run, 16), chosen_devices(pd.DataFrame(), 2)
+        ([1, 3], [0, 1])
+    """
+    params = run_meta(frame).get("params")
+    chosen = params.get("devices") if isinstance(params, Mapping) else None
+    if chosen:
+        return [int(d) for d in chosen if 0 <= int(d) < n] or list(range(n))
+    return list(range(n))
+
+
 def size_bytes(size: int | str | None) -> int | None:
     return None if size is None else parse_size(size)
 

@@ -78,8 +78,13 @@ def load_acl(
     faults: Iterable[Mapping[str, object] | Any] | None = None,
     api_level: str = "new",
     topology: Any = None,
+    announce: bool = True,
 ) -> tuple[Any, BackendInfo]:
-    """Return (module with pyACL's interface, BackendInfo)."""
+    """Return (module with pyACL's interface, BackendInfo).
+
+    A fallback to the simulator is announced with one line on stderr (``announce=False``:
+    only in ``BackendInfo.notice``, for a caller that shows it itself, as the dashboard
+    does: on the simulator it is information, not an error)."""
     choice = (backend or os.environ.get(ENV_BACKEND) or "auto").strip().lower()
     if choice not in BACKENDS:
         raise ValueError(f"unknown backend {choice!r}; choose one of {', '.join(BACKENDS)}")
@@ -112,7 +117,7 @@ def load_acl(
     name = preset or os.environ.get(ENV_PRESET) or DEFAULT_PRESET
     source = topology if topology is not None else name
     module = simulated_acl(source, seed=seed or 0, faults=faults, api_level=api_level)
-    if notice:
+    if notice and announce:
         print(notice, file=sys.stderr)
     label = getattr(topology, "name", None) if topology is not None else name
     return module, BackendInfo("sim", label, seed or 0, notice)

@@ -138,7 +138,7 @@ class Runtime(Transfers, IpcCalls):
     def close(self) -> None:
         """Free every open resource, disable the peer links this runtime enabled, reset the
         devices it set and finalize the runtime it initialized. Raises the first error after
-        trying everything; a failed release, disable or reset is retried once while the
+        trying everything; a failed release, disable, reset or finalize is retried once while the
         others proceed, and a KeyboardInterrupt does not stop the teardown (it is raised at
         the end)."""
         if self.closed:
@@ -174,7 +174,7 @@ class Runtime(Transfers, IpcCalls):
         self._contexts.clear()
         self._tls = threading.local()
         if self._owns_init:
-            attempt(self.call, "finalize")
+            attempt(self.call, "finalize", tries=2)
         with self._lock:  # what failed to release went with the device reset or finalize
             for res in self._resources.values():
                 res.closed = True
@@ -349,6 +349,17 @@ class Runtime(Transfers, IpcCalls):
             return int(self._sim.host_time_us * 1000)
         return time.perf_counter_ns()
 
+    def begin_point(self, key: str) -> None:
+        """Say that a measurement point starts, with a key that names it stably (its
+        block and size). On the simulator the jitter draws restart from (seed, key)
+        (``acl.simulator.reseed_jitter``), so a point measures the same whatever ran
+        before it: a resumed sweep equals an uninterrupted one. A no-op on real pyACL.
+
+        Example: ``rt.begin_point("pair/uni/on/p2p/0-1/4096")``.
+        """
+        if self._sim is not None:
+            self._sim.reseed_jitter(key)
+
     def ledger(self) -> dict[str, Any] | None:
         """The simulator's ledger of outstanding resources (None on hardware)."""
         return self._sim.ledger() if self._sim is not None else None
@@ -380,15 +391,17 @@ def open_runtime(
     faults: Iterable[Mapping[str, object] | Any] | None = None,
     topology: Any = None,
     api_level: str = "new",
+    announce: bool = True,
 ) -> Runtime:
     """Open an ACL session on ``"auto"``, ``"acl"`` or ``"sim"`` (see :mod:`.backend`).
 
     ``topology`` (a Topology, e.g. parsed from npu-smi text) is what the simulator runs
-    on the sim backend, and what link classes are read from on hardware.
+    on the sim backend, and what link classes are read from on hardware. ``announce``
+    False keeps a fallback's notice in ``rt.info.notice`` instead of printing it.
     """
     acl, info = load_acl(
         backend, preset, seed=seed, faults=faults, api_level=api_level,
-        topology=topology if backend != "acl" else None,
+        topology=topology if backend != "acl" else None, announce=announce,
     )
     rt = Runtime(acl, info, topology if info.backend == "acl" else None)
     return rt.open()

@@ -7,7 +7,7 @@ pyACL script gives the simulator (configured by ``ASCEND_P2P_LAB_PRESET`` and
 
 Beyond pyACL's API, a simulated ``acl`` offers its extras in one small, documented place,
 ``acl.simulator`` (:class:`~.extras.Simulator`), for tools that know they run on the
-simulator (the same names directly on the ``acl`` object are kept for compatibility):
+simulator (the only way to them):
 
 - ``topology``: the :class:`~ascend_p2p_lab.topology.Topology` being simulated;
 - ``seed``: the jitter seed (the same seed gives the same numbers);
@@ -20,7 +20,10 @@ simulator (the same names directly on the ``acl`` object are kept for compatibil
   had not released itself, oldest first;
 - ``shared_ledger()``: what live processes hold in the IPC state this process shares with
   others (exports not yet freed, imports not yet closed; see :mod:`.ipc`), after dropping
-  what dead processes held.
+  what dead processes held;
+- ``reseed_jitter(key)``: restart the jitter draws from (seed, key), so the copies after
+  it get the same time factors whatever ran before (the runtime's ``begin_point`` calls
+  it at each measurement point: a resumed sweep equals an uninterrupted one).
 
 Several processes share one simulated server for IPC memory (``acl.rt.ipc_mem_*``): a
 process and the processes it starts share it with no setup; an unrelated process joins by

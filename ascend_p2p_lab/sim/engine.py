@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
@@ -58,6 +59,26 @@ def _gauss_matches() -> bool:
 
 
 _GAUSS_MATCHES = _gauss_matches()
+
+
+def _normals(rng: random.Random) -> Callable[[], float]:
+    """N(0, 1) draws for the jitter: the values rng.gauss(0.0, 1.0) gives, in order."""
+    return (_standard_normals(rng).__next__ if _GAUSS_MATCHES
+            else partial(rng.gauss, 0.0, 1.0))
+
+
+def point_seed(seed: int, key: str) -> int:
+    """A stable 64-bit seed for one point: a hash of (seed, key), the same in every
+    process and Python version (never ``hash()``, which is salted per process).
+
+    Example:
+        >>> point_seed(0, "pair/uni/on/p2p/0-1/4096") == point_seed(0, "pair/uni/on/p2p/0-1/4096")
+        True
+        >>> point_seed(0, "a") != point_seed(1, "a") != point_seed(0, "b")
+        True
+    """
+    digest = hashlib.blake2b(f"{seed}\x00{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
 
 
 class Stream:
@@ -166,15 +187,20 @@ class Engine:
         self._bottleneck: dict[tuple, float] = {}
         self.host_us = 0.0
         self.jitter = jitter
-        self._rng = random.Random(seed)
-        # N(0, 1) draws for the jitter: the values rng.gauss(0.0, 1.0) gives, in order.
-        self._normal: Callable[[], float] = (
-            _standard_normals(self._rng).__next__ if _GAUSS_MATCHES
-            else partial(self._rng.gauss, 0.0, 1.0)
-        )
+        self.seed = seed
+        self._normal: Callable[[], float] = _normals(random.Random(seed))
         self._streams: list[Stream] = []
         self._busy: set[Stream] = set()
         self._next_id = 1
+
+    def reseed(self, key: str) -> None:
+        """Restart the jitter draws from ``(seed, key)`` alone (:func:`point_seed`).
+
+        What follows no longer depends on the copies made before: a measurement that
+        names each point gets the same draws for it whatever ran first (a resumed sweep
+        equals an uninterrupted one).
+        """
+        self._normal = _normals(random.Random(point_seed(self.seed, key)))
 
     # --- construction -----------------------------------------------------------------
     def new_stream(self, device: int) -> Stream:

@@ -4,18 +4,21 @@ A simulated ``acl`` is driven through pyACL's calls only, exactly like hardware.
 that know they run on the simulator (the runtime layer, the test suite, the dashboard)
 need a few things more, and reach them here rather than through private attributes:
 
-=====================  =================================================================
-``topology``           the :class:`~ascend_p2p_lab.topology.Topology` being simulated
-``seed``               the jitter seed (the same seed gives the same numbers)
-``host_time_us``       the virtual host clock, microseconds since the simulator started
-``ledger()``           what the process still holds, plus what reset/finalize released
-                       implicitly (a new dict per call)
-``ledger_is_empty()``  nothing outstanding and nothing released implicitly
-``call_counts``        calls made per pyACL name (``"rt.memcpy_async"``), a read-only
-                       live view
-``implicit_releases``  what ``aclrtResetDevice``/``aclFinalize`` freed that the process
-                       had not released itself, oldest first (a copy)
-=====================  =================================================================
+======================  =================================================================
+``topology``            the :class:`~ascend_p2p_lab.topology.Topology` being simulated
+``seed``                the jitter seed (the same seed gives the same numbers)
+``host_time_us``        the virtual host clock, microseconds since the simulator started
+``ledger()``            what the process still holds, plus what reset/finalize released
+                        implicitly (a new dict per call)
+``ledger_is_empty()``   nothing outstanding and nothing released implicitly
+``call_counts``         calls made per pyACL name (``"rt.memcpy_async"``), a read-only
+                        live view
+``reseed_jitter(key)``  restart the jitter draws from (seed, key): a point's numbers then
+                        do not depend on what ran before it (the runtime's
+                        ``begin_point``)
+``implicit_releases``   what ``aclrtResetDevice``/``aclFinalize`` freed that the process
+                        had not released itself, oldest first (a copy)
+======================  =================================================================
 
 Example:
     >>> from ascend_p2p_lab.sim import simulated_acl
@@ -87,6 +90,15 @@ class Simulator:
     def implicit_releases(self) -> list[str]:
         """What reset/finalize released that the process had not, oldest first (a copy)."""
         return list(self._released)
+
+    def reseed_jitter(self, key: str) -> None:
+        """Restart the jitter draws from a stable hash of (seed, key).
+
+        Example: ``acl.simulator.reseed_jitter("pair/uni/on/p2p/0-1/4096")``; the copies
+        after it get the same time factors whichever copies came before.
+        """
+        with self._lock:
+            self._engine.reseed(str(key))
 
     def ledger(self) -> dict[str, Any]:
         """What the process still holds, plus anything released implicitly (by reset/finalize)."""

@@ -247,40 +247,6 @@ class SimulatedACL:
         fn.__doc__ = getattr(handler, "__doc__", None)
         return fn
 
-    # ------------------------------------------------------------------ compatibility
-    @property
-    def faults(self) -> list[Fault]:
-        """The injected faults, in order."""
-        return self._injector.faults
-
-    @property
-    def initialized(self) -> bool:
-        """Whether ``acl.init()`` succeeded and ``acl.finalize()`` has not run since."""
-        return self._devices.initialized
-
-    @property
-    def device_refs(self) -> dict[int, int]:
-        """Each device's ``aclrtSetDevice`` reference count."""
-        return self._devices.refs
-
-    @property
-    def host_time_us(self) -> float:
-        """The simulated host clock (``simulator.host_time_us``)."""
-        return self._engine.host_us
-
-    def ledger(self) -> dict[str, Any]:
-        """What the process still holds (``simulator.ledger()``)."""
-        return self.simulator.ledger()
-
-    def ledger_is_empty(self) -> bool:
-        """Nothing outstanding, nothing released implicitly (``simulator.ledger_is_empty()``)."""
-        return self.simulator.ledger_is_empty()
-
-    def resident_bytes(self) -> int:
-        """Host RAM spent on simulated memory contents."""
-        with self._lock:
-            return self._memory.resident_bytes()
-
     def __repr__(self) -> str:
         return (
             f"<simulated acl: {self.topology.name}, {self.topology.device_count} x "

@@ -121,14 +121,6 @@ class ChunkedRegion:
                 self._private(k)[a : a + seg] = bytes((value,)) * seg
             pos += seg
 
-    def shared_chunk(self, k: int) -> int | bytes:
-        """Chunk k in a shareable form (freezing a private chunk to bytes)."""
-        entry = self.chunks.get(k, 0)
-        if isinstance(entry, bytearray):
-            entry = bytes(entry)
-            self.chunks[k] = entry
-        return entry
-
     @property
     def resident_bytes(self) -> int:
         """Host RAM the simulator spends on this buffer's distinct data."""
@@ -209,7 +201,7 @@ def _copy(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
                 m = max(1, min((n - pos) // CHUNK, ssize // CHUNK - ks, dsize // CHUNK - kd))
                 sget = schunks.get
                 for j in range(m):
-                    entry = sget(ks + j, 0)  # src.shared_chunk(ks + j), inlined
+                    entry = sget(ks + j, 0)  # the chunk, frozen to bytes to be shared
                     if entry.__class__ is bytearray:
                         entry = bytes(entry)
                         schunks[ks + j] = entry

@@ -82,7 +82,8 @@ class SweepDashboard:
         if rt is not None:
             check_runtime(rt, "SweepDashboard")
         self.owns_runtime = rt is None
-        self.rt: Runtime = rt if rt is not None else open_runtime(backend, preset)
+        self.rt: Runtime = (rt if rt is not None  # a fallback's notice: shown as info below
+                            else open_runtime(backend, preset, announce=False))
         try:
             self._build(links)
         except BaseException:
@@ -127,7 +128,8 @@ class SweepDashboard:
             self._set_status(f"ready, but probing {len(self.probe_errors)} pair(s) failed, "
                              f"e.g. {a}->{b}: {why}", "error")
         else:
-            self._set_status("ready", "info")
+            notice = (self.rt.info.notice or "").removeprefix("ascend_p2p_lab: ")
+            self._set_status(f"ready; {notice}" if notice else "ready", "info")
 
     # ------------------------------------------------------------------ runtime
     def _attach(self, rt: Runtime) -> None:

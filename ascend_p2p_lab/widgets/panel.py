@@ -60,6 +60,7 @@ class PeerLinkPanel:
         self.n = n = rt.device_count
         table = probe_table(rt)
         self.labels = table.labels
+        self.naming = table.naming  # the one line on device names, under the grid
         self.state = np.zeros((n, n), dtype=bool)
         self.reachable = np.zeros((n, n), dtype=bool)
         self.link_classes = np.full((n, n), "X", dtype=object)
@@ -131,8 +132,10 @@ class PeerLinkPanel:
                                      "p2p-refresh", self.refresh)
         self.status = ipw.HTML()
         self.status.add_class("p2p-status")
+        self.naming_html = ipw.HTML(f"<small>{html.escape(self.naming)}</small>")
+        self.naming_html.add_class("p2p-naming")
         self.widget = ipw.VBox([
-            self.grid,
+            self.grid, self.naming_html,
             ipw.HBox([self.enable_all_button, self.disable_all_button, self.refresh_button]),
             self.status,
         ])
@@ -316,7 +319,8 @@ class PeerLinkPanel:
     def close(self) -> None:
         """Close the widgets (the runtime belongs to the caller and stays open)."""
         for w in [self.grid, *self.grid.children, self.enable_all_button,
-                  self.disable_all_button, self.refresh_button, self.status, self.widget]:
+                  self.disable_all_button, self.refresh_button, self.status, self.naming_html,
+                  self.widget]:
             w.close()
 
     # ------------------------------------------------------------------ display

@@ -10,7 +10,7 @@ Example:
     >>> with open_runtime("sim", preset="atlas300i-duo") as rt:
     ...     table = probe_table(rt)
     >>> table.failure, len(table.rows), table.reasons()[(0, 2)]
-    (None, 56, 'NPU0 cannot access NPU2: aclrtDeviceCanAccessPeer(0, 2) = 0 (link SYS)')
+    (None, 56, '0 cannot access 2: aclrtDeviceCanAccessPeer(0, 2) = 0 (link SYS)')
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import measure
+from ..measure.probe import device_naming
 from ..runtime import Runtime
 from .status import error_text
 
@@ -33,6 +34,8 @@ class ProbeTable:
     labels: list[str]
     unprobed: list[tuple[int, int]]
     failure: str | None
+    #: how devices are named (pyACL ids; npu-smi's names once): shown under the grid
+    naming: str = ""
 
     def reasons(self) -> dict[tuple[int, int], str]:
         """Why each pair cannot be used: unreachable, or not probed."""
@@ -71,4 +74,6 @@ def probe_table(rt: Runtime) -> ProbeTable:
     unprobed = [(a, b) for a in range(n) for b in range(n) if a != b and (a, b) not in seen]
     if unprobed and failure is None:
         failure = "the probe returned no row for these pairs"
-    return ProbeTable(rows, measure.device_labels(rt), unprobed, failure)
+    names = measure.device_labels(rt)  # npu-smi's: explained once, in ``naming``
+    return ProbeTable(rows, [str(i) for i in range(n)], unprobed, failure,
+                      device_naming(names))
