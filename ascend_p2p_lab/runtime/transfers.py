@@ -31,6 +31,8 @@ class Transfers:
     host_time_ns: Any
     current_device: Any
     _recent_error: Any
+    _tls: Any
+    _contexts: dict[int, int]
 
     # ------------------------------------------------------------------ memory
     def device_buffer(
@@ -102,6 +104,64 @@ class Transfers:
             if ret:
                 raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())
         return clock() - t0
+
+    def enqueue_staged(self, dst: DeviceBuffer, host: HostBuffer, src: DeviceBuffer,
+                       count: int, streams: tuple[Stream, Stream], relay: Event, copies: int,
+                       *, chunk: int, wait_on_device: bool = True) -> None:
+        """Enqueue ``copies`` host-staged copies of count bytes: per chunk of at most
+        ``chunk`` bytes, device -> pinned host on the source's stream, then pinned host ->
+        device on the destination's, after the relay event (``wait_on_device=False``:
+        after the host synchronized the source's stream).
+
+        The same pyACL calls, in the same order, as :meth:`memcpy_async`, ``relay.record``,
+        :meth:`wait_event` (or ``Stream.synchronize``) and :meth:`memcpy_async` per chunk,
+        device switches included; each call is bound once and its ``ret`` checked.
+        """
+        s_src, s_dst = streams
+        assert s_src.device is not None and s_dst.device is not None
+        if count > min(src.size, host.size, dst.size) or chunk <= 0:
+            raise ValueError(f"{count} bytes in chunks of {chunk} do not fit the buffers")
+        rt = self._fn("rt")
+        calls = (rt.memcpy_async, rt.record_event, rt.stream_wait_event,
+                 rt.synchronize_stream)
+        to_src, to_dst = self._switcher(s_src.device), self._switcher(s_dst.device)
+        d2h, h2d = _KINDS[(False, True)], _KINDS[(True, False)]
+        legs = [((host.ptr + off, host.size - off, src.ptr + off, min(chunk, count - off), d2h,
+                  s_src.handle),
+                 (dst.ptr + off, dst.size - off, host.ptr + off, min(chunk, count - off), h2d,
+                  s_dst.handle)) for off in range(0, count, chunk)]
+        record_args, wait_args = (relay.handle, s_src.handle), (s_dst.handle, relay.handle)
+        sync_args = (s_src.handle,)
+        for _ in repeat(None, copies):
+            for first, second in legs:
+                to_src()
+                _check(calls[0], "rt.memcpy_async", first, self)
+                if wait_on_device:
+                    _check(calls[1], "rt.record_event", record_args, self)
+                    to_dst()
+                    _check(calls[2], "rt.stream_wait_event", wait_args, self)
+                else:
+                    _check(calls[3], "rt.synchronize_stream", sync_args, self)
+                    to_dst()
+                _check(calls[0], "rt.memcpy_async", second, self)
+
+    def _switcher(self, dev: int) -> Any:
+        """A call that makes dev current, as :meth:`use` does: nothing when it is, its
+        cached context bound once when there is one, else ``use`` itself."""
+        tls, ctx = self._tls, self._contexts.get(dev)
+        set_context = self._fn("rt.set_context") if ctx is not None else None
+        args = (ctx,)
+
+        def to() -> None:
+            if getattr(tls, "current", None) == dev:
+                return
+            if set_context is None:
+                self.use(dev)
+                return
+            _check(set_context, "rt.set_context", args, self)
+            tls.current = dev
+
+        return to
 
     def write(self, buf: DeviceBuffer | HostBuffer, data: bytes, offset: int = 0) -> None:
         """Copy host bytes into a buffer (host-to-device for a device buffer)."""
@@ -185,6 +245,13 @@ _KINDS: dict[tuple[bool, bool], int] = {
     (False, True): int(MemcpyKind.DEVICE_TO_HOST),
     (True, True): int(MemcpyKind.DEVICE_TO_DEVICE),
 }
+
+
+def _check(fn: Any, name: str, args: tuple[Any, ...], rt: Any) -> None:
+    """Call a bound pyACL function; raise AclError on a non-zero ret (as ``call`` does)."""
+    ret = fn(*args)
+    if ret:
+        raise AclError(f"acl.{name}", args, ret, rt._recent_error())
 
 
 def _check_size(size: object) -> None:
