@@ -75,6 +75,7 @@ class Op:
     """One unit of device work: a copy, an event record, or a wait on an event."""
 
     __slots__ = (
+        "bw",
         "dep",
         "end",
         "enq",
