@@ -12,11 +12,11 @@ from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
 from .prepare import combos, distinct, eq, mode_rows, pair_count
-from .style import DPI
+from .style import save_png
 
 
 def _save(fig: Figure, path: Path, written: list[Path]) -> None:
-    fig.savefig(path, dpi=DPI)
+    save_png(fig, path)
     written.append(path)
 
 

@@ -95,12 +95,31 @@ def finish(fig: Figure, pad: float = 0.08) -> Figure:
         grow_w = max(0.0, -bb.x0) + max(0.0, bb.x1 - w)
         grow_h = max(0.0, -bb.y0) + max(0.0, bb.y1 - h)
         if grow_w < 0.01 and grow_h < 0.01:
+            fig._p2p_laid_out = (w, h)  # type: ignore[attr-defined]  # see save_png
             break
         new_w = math.ceil((w + grow_w + (pad if grow_w >= 0.01 else 0)) * 10) / 10
         new_h = math.ceil((h + grow_h + (pad if grow_h >= 0.01 else 0)) * 10) / 10
         fig.set_size_inches(new_w, new_h)
     del fig._p2p_autosize  # type: ignore[attr-defined]
     return fig
+
+
+def save_png(fig: Figure, path: Any) -> None:
+    """``fig.savefig(path, dpi=DPI)`` of a figure fresh from :func:`finish`, without
+    laying it out again: when finish left its layout done at its final size, the layout
+    engine is off for the save (a save would otherwise run it once more and draw twice:
+    a layout pass, then the drawing). Anything else is saved as savefig does it."""
+    engine = fig.get_layout_engine()
+    laid_out = getattr(fig, "_p2p_laid_out", None)
+    if engine is None or laid_out is None or laid_out != tuple(fig.get_size_inches()):
+        fig.savefig(path, dpi=DPI)
+        return
+    engine.execute(fig)  # what the save's first pass does: constrained layout is not idempotent
+    fig.set_layout_engine(None)
+    try:
+        fig.savefig(path, dpi=DPI)
+    finally:
+        fig.set_layout_engine(engine)
 
 
 def root(ax: Axes) -> Figure:
