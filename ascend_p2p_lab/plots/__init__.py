@@ -38,7 +38,7 @@ from .prepare import LINK_MEANING as LINK_MEANING
 from .prepare import LINK_ORDER as LINK_ORDER
 from .prepare import backend_note
 from .ratio import ratio_heatmap
-from .reports import report
+from .reports import default_workers, report
 from .style import DPI as DPI
 from .style import LINK_COLORS
 from .style import LabFigure as LabFigure
@@ -50,6 +50,7 @@ __all__ = [
     "bandwidth_vs_size",
     "card_heatmap",
     "compare_presets",
+    "default_workers",
     "fleet_heatmaps",
     "fleet_marked",
     "heatmap",
