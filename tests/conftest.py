@@ -93,3 +93,33 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         print(message)
     if session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+@pytest.fixture
+def fake_plots(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Replace the dashboard's two figures with 1x1 blanks; the list the fixture returns
+    grows by the row count of each run ``plots.heatmap`` was asked to draw."""
+    from matplotlib.figure import Figure
+
+    from ascend_p2p_lab import plots
+
+    drawn: list[int] = []
+
+    def blank(run: Any, **_kwargs: Any) -> Figure:
+        return Figure(figsize=(1, 1), dpi=20)
+
+    def heatmap(run: Any, **kwargs: Any) -> Figure:
+        drawn.append(len(run))
+        return blank(run, **kwargs)
+
+    monkeypatch.setattr(plots, "heatmap", heatmap)
+    monkeypatch.setattr(plots, "bandwidth_vs_size", blank)
+    return drawn

@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import base64
 import io
 import random
 import threading
@@ -197,3 +198,12 @@ def test_default_workers_is_one_while_another_thread_runs(monkeypatch):
     monkeypatch.setattr(reports.os, "sched_getaffinity", lambda pid: {0, 1},
                         raising=False)
     assert reports.default_workers() == 2
+
+
+def test_the_dashboards_png_is_the_bytes_savefig_gives(small_run):
+    from ascend_p2p_lab.widgets.render import _png_base64
+
+    _, run = small_run
+    plain = io.BytesIO()
+    plots.heatmap(run).savefig(plain, format="png")
+    assert _png_base64(plots.heatmap(run)) == base64.b64encode(plain.getvalue()).decode()

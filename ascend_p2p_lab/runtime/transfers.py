@@ -121,9 +121,11 @@ class Transfers:
         assert s_src.device is not None and s_dst.device is not None
         if count > min(src.size, host.size, dst.size) or chunk <= 0:
             raise ValueError(f"{count} bytes in chunks of {chunk} do not fit the buffers")
-        rt = self._fn("rt")
-        calls = (rt.memcpy_async, rt.record_event, rt.stream_wait_event,
-                 rt.synchronize_stream)
+        copy = self._fn("rt.memcpy_async")
+        if wait_on_device:
+            record, wait = self._fn("rt.record_event"), self._fn("rt.stream_wait_event")
+        else:
+            sync = self._fn("rt.synchronize_stream")
         to_src, to_dst = self._switcher(s_src.device), self._switcher(s_dst.device)
         d2h, h2d = _KINDS[(False, True)], _KINDS[(True, False)]
         legs = [((host.ptr + off, host.size - off, src.ptr + off, min(chunk, count - off), d2h,
@@ -135,15 +137,15 @@ class Transfers:
         for _ in repeat(None, copies):
             for first, second in legs:
                 to_src()
-                _check(calls[0], "rt.memcpy_async", first, self)
+                _check(copy, "rt.memcpy_async", first, self)
                 if wait_on_device:
-                    _check(calls[1], "rt.record_event", record_args, self)
+                    _check(record, "rt.record_event", record_args, self)
                     to_dst()
-                    _check(calls[2], "rt.stream_wait_event", wait_args, self)
+                    _check(wait, "rt.stream_wait_event", wait_args, self)
                 else:
-                    _check(calls[3], "rt.synchronize_stream", sync_args, self)
+                    _check(sync, "rt.synchronize_stream", sync_args, self)
                     to_dst()
-                _check(calls[0], "rt.memcpy_async", second, self)
+                _check(copy, "rt.memcpy_async", second, self)
 
     def _switcher(self, dev: int) -> Any:
         """A call that makes dev current, as :meth:`use` does: nothing when it is, its
