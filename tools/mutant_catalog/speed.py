@@ -1,0 +1,44 @@
+"""Mutants of the fast paths (issue 24): the staged copies' bound calls, the fluid model
+of streams that share nothing, and the report's one-pass saving and parallel drawing."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+FAST = ("tests/test_fast_paths.py",)
+
+MUTANTS: list[Mutant] = [
+    M("speed.staged_no_record", "runtime/transfers.py",
+      '                    _check(record, "rt.record_event", record_args, self)\n', "",
+      "the staged fast path skips the relay event's record", FAST),
+    M("speed.staged_no_switch", "runtime/transfers.py",
+      "            if getattr(tls, \"current\", None) == dev:\n                return\n",
+      "            return\n",
+      "the staged fast path never makes the stream's device current", FAST),
+    M("speed.staged_one_chunk", "runtime/transfers.py",
+      "s_dst.handle)) for off in range(0, count, chunk)]",
+      "s_dst.handle)) for off in range(0, chunk, chunk)]",
+      "the staged fast path moves only the first chunk of each copy", FAST),
+    M("speed.unshared_no_jitter", "sim/fluid.py",
+      "            op.bw = m / op.scale\n", "            op.bw = m\n",
+      "streams that share nothing run without their jitter factor", FAST),
+    M("speed.unshared_always", "sim/fluid.py",
+      "        if not seen.isdisjoint(mine):\n            return False\n", "",
+      "streams that share a resource skip the max-min sharing", FAST),
+    M("speed.unshared_late_retire", "sim/fluid.py",
+      "        if op.lat_end <= neps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):",
+      "        if op.lat_end <= neps and op.remaining <= 0.0:",
+      "a copy that shares nothing finishes only when its bytes are exactly 0", FAST),
+    M("speed.save_without_layout", "plots/style.py",
+      "    engine.execute(fig)\n    fig.set_layout_engine(None)\n",
+      "    fig.set_layout_engine(None)\n",
+      "the one-pass save skips the layout the save would run (other pixels)", FAST),
+    M("speed.parallel_order", "plots/reports.py",
+      "            return pool.map(_draw_forked, range(len(jobs)), chunksize=1)",
+      "            return sorted(pool.map(_draw_forked, range(len(jobs)), chunksize=1))",
+      "report's paths in file-name order when drawn in workers", FAST),
+    M("speed.fork_with_threads", "plots/reports.py",
+      "_FORK_SAFE_THREADS) for t in others):\n        return 1\n",
+      "_FORK_SAFE_THREADS) for t in others):\n        pass\n",
+      "report forks while a non-daemon thread runs", FAST),
+]
