@@ -43,7 +43,7 @@ def _per_call(rt, dst, host, src, size, streams, relay, n, chunk):
             rt.memcpy_async(dst, host, m, s_dst, dst_offset=off, src_offset=off)
 
 
-def _staged_trace(fast: bool, size: int, chunk: int, n: int = 3):
+def _staged_trace(fast: bool, size: int, chunk: int, start: int, n: int = 3):
     """Calls made, the virtual host clock after the sync, and the bytes that arrived."""
     with open_runtime("sim", preset="atlas800t-a2", seed=7) as rt:
         sim = rt.acl.simulator
@@ -52,7 +52,7 @@ def _staged_trace(fast: bool, size: int, chunk: int, n: int = 3):
         with rt.device_buffer(2, size) as src, rt.device_buffer(5, size) as dst, \
                 rt.host_buffer(size) as host:
             rt.write(src, bytes(range(251)) * (size // 251) + bytes(size % 251))
-            rt.use(5)  # start on the destination: the first chunk switches devices
+            rt.use(start)  # the destination: the first chunk switches devices
             before = dict(sim.call_counts)
             if fast:
                 rt.enqueue_staged(dst, host, src, size, (s_src, s_dst), relay, n, chunk=chunk)
@@ -67,13 +67,15 @@ def _staged_trace(fast: bool, size: int, chunk: int, n: int = 3):
     return calls, clock, data
 
 
-@pytest.mark.parametrize("size,chunk", [(4096, 4096), (10 << 10, 4096), (1 << 20, 1 << 18)])
-def test_enqueue_staged_makes_the_calls_of_the_per_call_loop(size, chunk):
-    fast, slow = _staged_trace(True, size, chunk), _staged_trace(False, size, chunk)
+@pytest.mark.parametrize("size,chunk,start", [(4096, 4096, 5), (10 << 10, 4096, 5),
+                                              (1 << 20, 1 << 18, 5), (4096, 4096, 2)])
+def test_enqueue_staged_makes_the_calls_of_the_per_call_loop(size, chunk, start):
+    fast, slow = _staged_trace(True, size, chunk, start), _staged_trace(False, size, chunk, start)
     assert fast[0] == slow[0]
     chunks = -(-size // chunk)
     assert fast[0]["rt.memcpy_async"] == 2 * 3 * chunks
-    assert fast[0]["rt.set_context"] == 2 * 3 * chunks  # to the source and back, per chunk
+    # to the source and back, per chunk (none to the source first when it is current)
+    assert fast[0]["rt.set_context"] == 2 * 3 * chunks - (start == 2)
     assert fast[1] == slow[1]  # the same virtual time, to the bit
     assert fast[2] == slow[2]
 

@@ -115,55 +115,66 @@ class Transfers:
 
         The same pyACL calls, in the same order, as :meth:`memcpy_async`, ``relay.record``,
         :meth:`wait_event` (or ``Stream.synchronize``) and :meth:`memcpy_async` per chunk,
-        device switches included; each call is bound once and its ``ret`` checked.
+        device switches included (``aclrtSetCurrentContext``, as :meth:`use` makes them);
+        each call is bound once and its ``ret`` checked.
         """
         s_src, s_dst = streams
         assert s_src.device is not None and s_dst.device is not None
         if count > min(src.size, host.size, dst.size) or chunk <= 0:
             raise ValueError(f"{count} bytes in chunks of {chunk} do not fit the buffers")
         copy = self._fn("rt.memcpy_async")
-        if wait_on_device:
-            record, wait = self._fn("rt.record_event"), self._fn("rt.stream_wait_event")
-        else:
-            sync = self._fn("rt.synchronize_stream")
-        to_src, to_dst = self._switcher(s_src.device), self._switcher(s_dst.device)
         d2h, h2d = _KINDS[(False, True)], _KINDS[(True, False)]
-        legs = [((host.ptr + off, host.size - off, src.ptr + off, min(chunk, count - off), d2h,
-                  s_src.handle),
-                 (dst.ptr + off, dst.size - off, host.ptr + off, min(chunk, count - off), h2d,
-                  s_dst.handle)) for off in range(0, count, chunk)]
-        record_args, wait_args = (relay.handle, s_src.handle), (s_dst.handle, relay.handle)
-        sync_args = (s_src.handle,)
+        middle = ([(self._fn("rt.record_event"), "rt.record_event",
+                    (relay.handle, s_src.handle), None), s_dst.device,
+                   (self._fn("rt.stream_wait_event"), "rt.stream_wait_event",
+                    (s_dst.handle, relay.handle), None)] if wait_on_device else
+                  [(self._fn("rt.synchronize_stream"), "rt.synchronize_stream",
+                    (s_src.handle,), None), s_dst.device])
+        program: list[Any] = []  # a call (fn, name, args, None), or a device to switch to
+        for off in range(0, count, chunk):
+            m = min(chunk, count - off)
+            program += [s_src.device, (copy, "rt.memcpy_async", (
+                host.ptr + off, host.size - off, src.ptr + off, m, d2h, s_src.handle), None),
+                *middle, (copy, "rt.memcpy_async", (
+                    dst.ptr + off, dst.size - off, host.ptr + off, m, h2d, s_dst.handle), None)]
+        self._run_program(program, copies)
+
+    def _run_program(self, program: list[Any], copies: int) -> None:
+        """Run ``program`` ``copies`` times: each call with its ``ret`` checked; each device
+        made current as :meth:`use` would (nothing when it is; its cached context, else
+        ``use`` itself)."""
+        switch = {}
+        for dev in {step for step in program if isinstance(step, int)}:
+            ctx = self._contexts.get(dev)
+            if ctx is None or not self.has("set_context"):
+                return self._run_slowly(program, copies)
+            switch[dev] = (self._fn("rt.set_context"), "rt.set_context", (ctx,), dev)
+        steps = [switch.get(step, step) if isinstance(step, int) else step
+                 for step in program] * copies
+        tls = self._tls
+        current = getattr(tls, "current", None)
+        for fn, name, args, dev in steps:
+            if dev is not None:
+                if dev == current:
+                    continue
+                current = dev
+            ret = fn(*args)
+            if ret:
+                raise AclError(f"acl.{name}", args, ret, self._recent_error())
+            if dev is not None:
+                tls.current = dev
+
+    def _run_slowly(self, program: list[Any], copies: int) -> None:
+        """:meth:`_run_program` where a device has no cached context: ``use`` each time."""
         for _ in repeat(None, copies):
-            for first, second in legs:
-                to_src()
-                _check(copy, "rt.memcpy_async", first, self)
-                if wait_on_device:
-                    _check(record, "rt.record_event", record_args, self)
-                    to_dst()
-                    _check(wait, "rt.stream_wait_event", wait_args, self)
-                else:
-                    _check(sync, "rt.synchronize_stream", sync_args, self)
-                    to_dst()
-                _check(copy, "rt.memcpy_async", second, self)
-
-    def _switcher(self, dev: int) -> Any:
-        """A call that makes dev current, as :meth:`use` does: nothing when it is, its
-        cached context bound once when there is one, else ``use`` itself."""
-        tls, ctx = self._tls, self._contexts.get(dev)
-        set_context = self._fn("rt.set_context") if ctx is not None else None
-        args = (ctx,)
-
-        def to() -> None:
-            if getattr(tls, "current", None) == dev:
-                return
-            if set_context is None:
-                self.use(dev)
-                return
-            _check(set_context, "rt.set_context", args, self)
-            tls.current = dev
-
-        return to
+            for step in program:
+                if isinstance(step, int):
+                    self.use(step)
+                    continue
+                fn, name, args, _ = step
+                ret = fn(*args)
+                if ret:
+                    raise AclError(f"acl.{name}", args, ret, self._recent_error())
 
     def write(self, buf: DeviceBuffer | HostBuffer, data: bytes, offset: int = 0) -> None:
         """Copy host bytes into a buffer (host-to-device for a device buffer)."""
@@ -247,13 +258,6 @@ _KINDS: dict[tuple[bool, bool], int] = {
     (False, True): int(MemcpyKind.DEVICE_TO_HOST),
     (True, True): int(MemcpyKind.DEVICE_TO_DEVICE),
 }
-
-
-def _check(fn: Any, name: str, args: tuple[Any, ...], rt: Any) -> None:
-    """Call a bound pyACL function; raise AclError on a non-zero ret (as ``call`` does)."""
-    ret = fn(*args)
-    if ret:
-        raise AclError(f"acl.{name}", args, ret, rt._recent_error())
 
 
 def _check_size(size: object) -> None:
