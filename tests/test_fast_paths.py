@@ -177,10 +177,11 @@ def test_a_figure_changed_after_finish_is_laid_out_again(small_run):
 
 def test_report_in_two_processes_writes_the_same_files_in_order(small_run, tmp_path):
     table, run = small_run
+    run = run[run["direction"].eq("uni") & run["peer"].eq("on")]  # five figures are enough
     one = plots.report(run, tmp_path / "one", table=table)
     two = plots.report(run, tmp_path / "two", table=table, workers=2)
     assert [p.name for p in two] == [p.name for p in one]
-    assert len(one) >= 8 and all(p.parent == tmp_path / "two" for p in two)
+    assert len(one) == 5 and all(p.parent == tmp_path / "two" for p in two)
     for a, b in zip(one, two):
         assert a.read_bytes() == b.read_bytes(), a.name
 
