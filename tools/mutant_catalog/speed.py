@@ -34,6 +34,13 @@ MUTANTS: list[Mutant] = [
       "        if op.lat_end <= neps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):",
       "        if op.lat_end <= neps and op.remaining <= 0.0:",
       "a copy that shares nothing finishes only when its bytes are exactly 0", FAST),
+    M("speed.op_after_record_unjittered", "sim/engine.py",
+      "                pending.append(Op(\"copy\", s, self.host_us, nbytes, resources, latency_us,\n"
+      "                                  scale))\n",
+      "                pending.append(Op(\"copy\", s, self.host_us, nbytes, resources, latency_us,\n"
+      "                                  1.0))\n",
+      "a copy queued right after a record or a wait loses its jitter factor",
+      ("tests/test_sim_determinism.py",)),
     M("speed.save_without_layout", "plots/style.py",
       "    engine.execute(fig)\n    fig.set_layout_engine(None)\n",
       "    fig.set_layout_engine(None)\n",
