@@ -200,7 +200,10 @@ def test_default_workers_is_one_while_another_thread_runs(monkeypatch):
                         lambda: [threading.current_thread(), monitor])
     monkeypatch.setattr(reports.os, "sched_getaffinity", lambda pid: {0, 1},
                         raising=False)
+    monkeypatch.setattr(reports.os, "getloadavg", lambda: (0.3, 0.0, 0.0), raising=False)
     assert reports.default_workers() == 2
+    monkeypatch.setattr(reports.os, "getloadavg", lambda: (1.4, 0.0, 0.0), raising=False)
+    assert reports.default_workers() == 1  # the other core is busy: draw here
 
 
 def test_the_dashboards_png_is_the_bytes_savefig_gives(small_run):

@@ -93,9 +93,14 @@ def _draw(job: Job, frames: dict[str, Any], out: Path) -> Path:
 
 
 def default_workers() -> int:
-    """Drawing processes for this machine: its usable cores (at most MAX_WORKERS), or 1
-    where ``fork`` is missing or another thread runs (a forked child would inherit its
-    locks held)."""
+    """Drawing processes for this machine: one per usable core that other work leaves
+    idle (the cores less the 1-minute load average, this process's core included; at
+    most MAX_WORKERS). 1 where ``fork`` is missing or another thread runs (a forked child
+    would inherit its locks held). Each worker pays matplotlib's first-use costs again,
+    so on a busy machine one process drawing everything is the faster choice.
+
+    Example: 2 cores, load average 0.3 -> 2; load average 1.4 -> 1.
+    """
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
@@ -103,7 +108,8 @@ def default_workers() -> int:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
         (os.cpu_count() or 1)
-    return max(1, min(MAX_WORKERS, cores))
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return max(1, min(MAX_WORKERS, cores, int(cores - busy + 1.0)))
 
 
 def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,

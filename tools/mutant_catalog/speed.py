@@ -34,6 +34,9 @@ MUTANTS: list[Mutant] = [
       "        if op.lat_end <= neps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):",
       "        if op.lat_end <= neps and op.remaining <= 0.0:",
       "a copy that shares nothing finishes only when its bytes are exactly 0", FAST),
+    M("speed.workers_ignore_load", "plots/reports.py",
+      "int(cores - busy + 1.0)", "int(cores + 1.0)",
+      "report forks a worker per core even when other work keeps them busy", FAST),
     M("speed.op_after_record_unjittered", "sim/engine.py",
       "                pending.append(Op(\"copy\", s, self.host_us, nbytes, resources, latency_us,\n"
       "                                  scale))\n",
