@@ -96,8 +96,10 @@ def commit_of(tree: Path) -> str:
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tree,
                                 capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=tree, capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(  # the results files this run writes do not count
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+             ":!benchmarks/results.md", ":!benchmarks/results.json"],
+            cwd=tree, capture_output=True, text=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return commit + (" (with uncommitted changes)" if dirty else "")

@@ -4,7 +4,7 @@
     python benchmarks/run.py --only demo_a2,report,dashboard --baseline 80b2676
 
 Measurements (``--only`` takes a comma-separated list of these names; ``demo`` is both
-demos, ``sweeps`` both sweeps):
+demos, ``sweeps`` both sweeps, ``render`` none: results.md is rewritten from the JSON):
 
 - ``a2``, ``a3``: a full sweep of the preset in a fresh process (:mod:`sweeps`);
 - ``overhead``: ``Runtime.enqueue_copies`` against a bare ``memcpy_async`` loop;
@@ -39,7 +39,8 @@ from writeup import render
 
 ALL = ("a2", "a3", "overhead", "import", "demo_a2", "demo_a3", "report", "dashboard",
        "notebooks", "suite")
-GROUPS = {"demo": ("demo_a2", "demo_a3"), "sweeps": ("a2", "a3")}
+GROUPS = {"demo": ("demo_a2", "demo_a3"), "sweeps": ("a2", "a3"),
+          "render": ()}  # nothing measured: results.md rewritten from results.json
 #: Sections other benchmarks write into the same file (benchmarks/fleet.py), kept as they are.
 KEPT_SECTIONS = (("<!-- fleet benchmark: begin -->", "<!-- fleet benchmark: end -->"),)
 
