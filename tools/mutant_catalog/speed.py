@@ -38,10 +38,8 @@ MUTANTS: list[Mutant] = [
       "int(cores - busy + 1.0)", "int(cores + 1.0)",
       "report forks a worker per core even when other work keeps them busy", FAST),
     M("speed.op_after_record_unjittered", "sim/engine.py",
-      "                pending.append(Op(\"copy\", s, self.host_us, nbytes, resources, latency_us,\n"
-      "                                  scale))\n",
-      "                pending.append(Op(\"copy\", s, self.host_us, nbytes, resources, latency_us,\n"
-      "                                  1.0))\n",
+      "latency_us,\n                                  scale))\n",
+      "latency_us,\n                                  1.0))\n",
       "a copy queued right after a record or a wait loses its jitter factor",
       ("tests/test_sim_determinism.py",)),
     M("speed.save_without_layout", "plots/style.py",
