@@ -60,14 +60,31 @@ def _empty_ledger_after_each_test(request: pytest.FixtureRequest):
     assert not leaks, f"simulator ledger not empty after the test: {leaks}"
 
 
+#: Leaks that pytest-xdist workers found at their session's end (on the controller).
+_WORKER_LEAKS: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """On the xdist controller: gather what a worker's backstop found (see below)."""
+    leaks = getattr(node, "workeroutput", {}).get("ledger_leaks")
+    if leaks:
+        _WORKER_LEAKS.append(f"{getattr(node, 'gateway', node).id}: {leaks}")
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Backstop for simulators made after the session-scoped check ran (or when it never
-    ran): report them and make the exit status non-zero."""
-    leaks = _check_outside_tests("made after the session-level check")
+    ran): report them and make the exit status non-zero. Under pytest-xdist a worker
+    hands its finding to the controller (``workeroutput``), which reports it and fails."""
+    leaks = [*_check_outside_tests("made after the session-level check"), *_WORKER_LEAKS]
     if not leaks:
         return
     message = ("simulator ledger not empty at the end of the session:\n  "
                + "\n  ".join(leaks))
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller reports and fails
+        workeroutput["ledger_leaks"] = message
+        return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_sep("=", "simulator ledger leaks", red=True)

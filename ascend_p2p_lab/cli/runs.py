@@ -163,7 +163,7 @@ def _write_report(run: Any, out: Path, table: Any = None, *, quiet: bool = False
         say(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')")
         write_manifest(out, run.attrs.get("run", {}).get("run_id"), written)
         return
-    paths = plots.report(run, out, table=table)
+    paths = plots.report(run, out, table=table, workers=plots.default_workers())
     write_manifest(out, run.attrs.get("run", {}).get("run_id"), [*written, *paths])
     say(f"\nwrote {out / 'summary.csv'} and {len(paths)} figure{'' if len(paths) == 1 else 's'}"
         f"{':' if paths else ''}")

@@ -264,20 +264,11 @@ def sample_staged(rt: Runtime, streams: tuple[Stream, Stream], relay: Event,
     ``wait_on_device=False`` (a pyACL without aclrtStreamWaitEvent) the host waits for
     each first leg instead, and the legs do not overlap.
     """
-    s_src, s_dst = streams
     chunk = min(size, STAGE_CHUNK)
     t0 = rt.host_time_ns()
-    for _ in range(n):
-        for off in range(0, size, chunk):
-            m = min(chunk, size - off)
-            rt.memcpy_async(host, src, m, s_src, dst_offset=off, src_offset=off)
-            if wait_on_device:
-                relay.record(s_src)
-                rt.wait_event(s_dst, relay)
-            else:
-                s_src.synchronize()
-            rt.memcpy_async(dst, host, m, s_dst, dst_offset=off, src_offset=off)
-    s_dst.synchronize()
+    rt.enqueue_staged(dst, host, src, size, streams, relay, n, chunk=chunk,
+                      wait_on_device=wait_on_device)
+    streams[1].synchronize()
     elapsed = (rt.host_time_ns() - t0) / 1000.0
     return Timing(n, elapsed, elapsed)
 

@@ -41,7 +41,7 @@ from .prepare import LINK_ORDER as LINK_ORDER
 from .prepare import backend_note
 from .processes import process_modes
 from .ratio import ratio_heatmap
-from .reports import report
+from .reports import default_workers, report
 from .style import DPI as DPI
 from .style import LINK_COLORS
 from .style import LabFigure as LabFigure
@@ -55,6 +55,7 @@ __all__ = [
     "card_heatmap",
     "collective_bandwidth",
     "compare_presets",
+    "default_workers",
     "fleet_heatmaps",
     "fleet_marked",
     "heatmap",

@@ -1,11 +1,23 @@
-"""The figures that fit a run, written as PNG files (what ``ascend-p2p-lab report`` does)."""
+"""The figures that fit a run, written as PNG files (what ``ascend-p2p-lab report`` does).
+
+:func:`report` first decides which figures fit the run (:func:`plan`: pure pandas, a list
+of :class:`Job`), then draws them: one after the other, or split over forked worker
+processes when the machine has cores to spare and forking is safe (the figures are
+independent; each worker inherits the run, draws its share and writes the PNGs, so the
+files are the same either way).
+"""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from ..schema import CARD_PATTERNS
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
@@ -15,17 +27,30 @@ from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
 from .prepare import combos, distinct, eq, mode_rows, pair_count
 from .processes import process_modes
-from .style import DPI
+from .style import save_png
 from .transfers import CURVE_POINTS, scaling_curve, scaling_stats, test_bars, test_stats
 
+#: At most this many drawing processes (a report has about 15 figures).
+MAX_WORKERS = 4
+#: Threads that may run while the report forks: tqdm's monitor (a sleeping daemon left
+#: by a progress bar) takes no lock a drawing worker needs.
+_FORK_SAFE_THREADS = ("tqdm_monitor",)
 
-def _save(fig: Figure, path: Path, written: list[Path]) -> None:
-    fig.savefig(path, dpi=DPI)
-    written.append(path)
+
+@dataclass(frozen=True)
+class Job:
+    """One figure of a report: its file name, the function and what it is called with
+    (``frame``: ``"run"``, the run's rows copied in one process; ``"all"``, every row,
+    the IPC rows of ``sweep --processes`` too; ``"table"``, the probe table)."""
+
+    name: str
+    draw: Callable[..., Any]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    frame: str = "run"
 
 
 def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None = None,
-           size: int | str | None = None) -> list[Path]:
+           size: int | str | None = None, workers: int = 1) -> list[Path]:
     """Write the figures that fit this run as PNGs into out_dir; return their paths.
 
     Heatmaps for every direction / peer / path present (plus the bidirectional total),
@@ -33,76 +58,148 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     has both, the latency matrix (time per copy at the smallest size) when it has the
     latency pattern, host <-> device bandwidth vs size when it has h2d or d2h numbers,
     aggregate bars for fan-outs, groups and cards, and the card matrices. With a probe
-    ``table``, the peer-access matrix too.
+    ``table``, the peer-access matrix too. ``workers``: drawing processes (1, the
+    default, draws in this process; :func:`default_workers` is what this machine can
+    take, which the ``report`` and ``demo`` commands use).
 
     Example:
         >>> paths = report(run, "out/figures", table=probe(rt))  # doctest: +SKIP
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    jobs = plan(run, table=table, size=size)
+    n = min(max(1, int(workers)), len(jobs))
+    frames = {"run": in_process(run), "all": run, "table": table}
+    if n <= 1:
+        return [_draw(job, frames, out) for job in jobs]
+    global _FORKED
+    _FORKED = (jobs, frames, out)
+    try:
+        with multiprocessing.get_context("fork").Pool(n) as pool:
+            return pool.map(_draw_forked, range(len(jobs)), chunksize=1)
+    finally:
+        _FORKED = None
+
+
+#: What forked workers draw from: (jobs, frames, out), set by report while its pool runs.
+_FORKED: tuple[list[Job], dict[str, Any], Path] | None = None
+
+
+def _draw_forked(i: int) -> Path:
+    assert _FORKED is not None
+    jobs, frames, out = _FORKED
+    return _draw(jobs[i], frames, out)
+
+
+def _draw(job: Job, frames: dict[str, Any], out: Path) -> Path:
+    path = out / job.name
+    save_png(job.draw(frames[job.frame], **job.kwargs), path)
+    return path
+
+
+def default_workers() -> int:
+    """Drawing processes for this machine: one per usable core that other work leaves
+    idle (the cores less the 1-minute load average, this process's core included; at
+    most MAX_WORKERS). 1 where ``fork`` is missing or another thread runs (a forked child
+    would inherit its locks held). Each worker pays matplotlib's first-use costs again,
+    so on a busy machine one process drawing everything is the faster choice.
+
+    Example: 2 cores, load average 0.3 -> 2; load average 1.4 -> 1.
+    """
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    if any(not (t.daemon and t.name in _FORK_SAFE_THREADS) for t in others):
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
+    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return max(1, min(MAX_WORKERS, cores, int(cores - busy + 1.0)))
+
+
+def in_process(run: pd.DataFrame) -> pd.DataFrame:
+    """The run without the IPC rows of ``sweep --processes`` (drawn beside the in-process
+    ones by process_modes; every other figure shows copies within one process)."""
+    if "process_mode" not in run:
+        return run
+    return run[~eq(run["process_mode"], "ipc")]
+
+
+def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
+         size: int | str | None = None) -> list[Job]:
+    """The figures :func:`report` draws for this run, in order (no drawing here)."""
+    jobs: list[Job] = []
     if "process_mode" in run and eq(run["process_mode"], "ipc").any():  # sweep --processes
-        _save(process_modes(run), out / "process_modes.png", written)
-        run = run[~eq(run["process_mode"], "ipc")]  # the other figures: in one process
+        jobs.append(Job("process_modes.png", process_modes, frame="all"))
+        run = in_process(run)
     pairs = run[eq(run["pattern"], "pair")]
     if table is not None:
-        _save(link_matrix(table), out / "link_matrix.png", written)
-        _save(peer_access_matrix(table), out / "peer_access.png", written)
+        jobs += [Job("link_matrix.png", link_matrix, frame="table"),
+                 Job("peer_access.png", peer_access_matrix, frame="table")]
     elif not pairs.empty:
-        _save(link_matrix(run), out / "link_matrix.png", written)
+        jobs.append(Job("link_matrix.png", link_matrix))
     modes = combos(run)
     for direction, peer, path in modes:
         stem = f"heatmap_{direction}_{peer}_{path}"
-        _save(heatmap(run, size=size, direction=direction, peer=peer, path=path),
-              out / f"{stem}.png", written)
+        kw = {"size": size, "direction": direction, "peer": peer, "path": path}
+        jobs.append(Job(f"{stem}.png", heatmap, kw))
         if direction == "bi" and mode_rows(pairs, direction, peer, path)[
                 "bidir_total_GBps"].notna().any():
-            _save(heatmap(run, size=size, direction=direction, peer=peer, path=path,
-                          value="bidir_total_GBps"), out / f"{stem}_total.png", written)
-    numeric = [c for c in modes if mode_rows(pairs, *c)["bandwidth_GBps"].notna().any()]
-    by = "link" if pair_count(pairs) > 8 else "pair"
-    for direction, peer, path in numeric:
-        _save(bandwidth_vs_size(run, by=by, direction=direction, peer=peer, path=path),
-              out / f"bandwidth_vs_size_{direction}_{peer}_{path}.png", written)
-    if numeric:
-        direction, peer, path = numeric[0]
-        _save(latency_vs_size(run, by=by, direction=direction, peer=peer, path=path),
-              out / f"latency_vs_size_{direction}_{peer}_{path}.png", written)
-    uni = pairs[eq(pairs["direction"], "uni")]
-    if {"on", "off"} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():
-        _save(peer_on_off(run), out / "peer_on_off.png", written)
-    for peer in ("on", "off"):
-        if {"uni", "bi"} <= {c[0] for c in numeric if c[1] == peer}:
-            _save(uni_vs_bi(run, peer=peer), out / f"uni_vs_bi_{peer}.png", written)
+            jobs.append(Job(f"{stem}_total.png", heatmap, {**kw, "value": "bidir_total_GBps"}))
+    jobs += _curves(run, pairs, modes)
     latency = run[eq(run["pattern"], "latency") & run["latency_us"].notna()]
     for peer, path in sorted(set(zip(latency["peer"], latency["path"]))):
         part = latency[(latency["peer"] == peer) & (latency["path"] == path)]
         smallest = int(part["size_bytes"].min())  # a copy's fixed cost, as in notebook 6
-        _save(heatmap(run, size=smallest, value="latency_us", pattern="latency", peer=peer,
-                      path=path), out / f"latency_{peer}_{path}.png", written)
+        jobs.append(Job(f"latency_{peer}_{path}.png", heatmap,
+                        {"size": smallest, "value": "latency_us", "pattern": "latency",
+                         "peer": peer, "path": path}))
     host = run[run["pattern"].isin(list(HOST_DIRECTIONS)).fillna(False).astype(bool)]
     if host["bandwidth_GBps"].notna().any():
-        _save(host_bandwidth_vs_size(run), out / "host_bandwidth_vs_size.png", written)
+        jobs.append(Job("host_bandwidth_vs_size.png", host_bandwidth_vs_size))
     if not aggregate_stats(run).empty:
-        _save(aggregate_bars(run), out / "aggregates.png", written)
-    _cards(run, out, written)
+        jobs.append(Job("aggregates.png", aggregate_bars))
+    jobs += _cards(run)
     if run["algbw_GBps"].notna().any():  # imported hccl_test collectives
-        _save(collective_bandwidth(run), out / "collective_bandwidth.png", written)
+        jobs.append(Job("collective_bandwidth.png", collective_bandwidth))
     if not test_stats(run).empty:  # tests: each transfer beside the aggregate
-        _save(test_bars(run), out / "tests.png", written)
+        jobs.append(Job("tests.png", test_bars))
         if scaling_stats(run)["transfers"].nunique() >= CURVE_POINTS:
-            _save(scaling_curve(run), out / "scaling.png", written)
-    return written
+            jobs.append(Job("scaling.png", scaling_curve))
+    return jobs
 
 
-def _cards(run: pd.DataFrame, out: Path, written: list[Path]) -> None:
+def _curves(run: pd.DataFrame, pairs: pd.DataFrame,
+            modes: list[tuple[str, str, str]]) -> list[Job]:
+    """Bandwidth and latency vs size, peer on/off and uni vs bi, where the run has them."""
+    jobs: list[Job] = []
+    numeric = [c for c in modes if mode_rows(pairs, *c)["bandwidth_GBps"].notna().any()]
+    by = "link" if pair_count(pairs) > 8 else "pair"
+    for direction, peer, path in numeric:
+        jobs.append(Job(f"bandwidth_vs_size_{direction}_{peer}_{path}.png", bandwidth_vs_size,
+                        {"by": by, "direction": direction, "peer": peer, "path": path}))
+    if numeric:
+        direction, peer, path = numeric[0]
+        jobs.append(Job(f"latency_vs_size_{direction}_{peer}_{path}.png", latency_vs_size,
+                        {"by": by, "direction": direction, "peer": peer, "path": path}))
+    uni = pairs[eq(pairs["direction"], "uni")]
+    if {"on", "off"} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():
+        jobs.append(Job("peer_on_off.png", peer_on_off))
+    for peer in ("on", "off"):
+        if {"uni", "bi"} <= {c[0] for c in numeric if c[1] == peer}:
+            jobs.append(Job(f"uni_vs_bi_{peer}.png", uni_vs_bi, {"peer": peer}))
+    return jobs
+
+
+def _cards(run: pd.DataFrame) -> list[Job]:
     """The card matrix of each direction measured (bi: with both directions' total)."""
+    jobs: list[Job] = []
     cards = run[run["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool)]
     for direction in distinct(cards, "direction"):
         part = cards[cards["direction"] == direction]
         if part["bandwidth_GBps"].notna().any():  # an imported DMI card matrix: bi total only
-            _save(card_heatmap(run, direction=direction), out / f"card_{direction}.png",
-                  written)
+            jobs.append(Job(f"card_{direction}.png", card_heatmap, {"direction": direction}))
         if direction == "bi" and part["bidir_total_GBps"].notna().any():
-            _save(card_heatmap(run, direction="bi", value="bidir_total_GBps"),
-                  out / "card_bi_total.png", written)
+            jobs.append(Job("card_bi_total.png", card_heatmap,
+                            {"direction": "bi", "value": "bidir_total_GBps"}))
+    return jobs

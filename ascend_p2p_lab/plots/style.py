@@ -95,12 +95,33 @@ def finish(fig: Figure, pad: float = 0.08) -> Figure:
         grow_w = max(0.0, -bb.x0) + max(0.0, bb.x1 - w)
         grow_h = max(0.0, -bb.y0) + max(0.0, bb.y1 - h)
         if grow_w < 0.01 and grow_h < 0.01:
+            fig._p2p_laid_out = (w, h)  # type: ignore[attr-defined]  # see save_png
             break
         new_w = math.ceil((w + grow_w + (pad if grow_w >= 0.01 else 0)) * 10) / 10
         new_h = math.ceil((h + grow_h + (pad if grow_h >= 0.01 else 0)) * 10) / 10
         fig.set_size_inches(new_w, new_h)
     del fig._p2p_autosize  # type: ignore[attr-defined]
     return fig
+
+
+def save_png(fig: Figure, path: Any, dpi: float = DPI) -> None:
+    """``fig.savefig(path, dpi=dpi, format="png")`` (path: a file name or a binary file),
+    the same bytes for less work: when :func:`finish` left the figure laid out at its
+    current size and ``dpi`` is the figure's, the layout runs once more (as the save's own
+    first pass would: it is not idempotent) and the save then draws once, without its
+    layout-only pass. Anything else is saved by savefig as it is."""
+    engine = fig.get_layout_engine()
+    laid_out = getattr(fig, "_p2p_laid_out", None)
+    if (engine is None or laid_out is None or dpi != fig.dpi
+            or laid_out != tuple(fig.get_size_inches())):
+        fig.savefig(path, dpi=dpi, format="png")
+        return
+    engine.execute(fig)
+    fig.set_layout_engine(None)
+    try:
+        fig.savefig(path, dpi=dpi, format="png")
+    finally:
+        fig.set_layout_engine(engine)
 
 
 def root(ax: Axes) -> Figure:

@@ -31,6 +31,8 @@ class Transfers:
     host_time_ns: Any
     current_device: Any
     _recent_error: Any
+    _tls: Any
+    _contexts: dict[int, int]
 
     # ------------------------------------------------------------------ memory
     def device_buffer(
@@ -102,6 +104,77 @@ class Transfers:
             if ret:
                 raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())
         return clock() - t0
+
+    def enqueue_staged(self, dst: DeviceBuffer, host: HostBuffer, src: DeviceBuffer,
+                       count: int, streams: tuple[Stream, Stream], relay: Event, copies: int,
+                       *, chunk: int, wait_on_device: bool = True) -> None:
+        """Enqueue ``copies`` host-staged copies of count bytes: per chunk of at most
+        ``chunk`` bytes, device -> pinned host on the source's stream, then pinned host ->
+        device on the destination's, after the relay event (``wait_on_device=False``:
+        after the host synchronized the source's stream).
+
+        The same pyACL calls, in the same order, as :meth:`memcpy_async`, ``relay.record``,
+        :meth:`wait_event` (or ``Stream.synchronize``) and :meth:`memcpy_async` per chunk,
+        device switches included (``aclrtSetCurrentContext``, as :meth:`use` makes them);
+        each call is bound once and its ``ret`` checked.
+        """
+        s_src, s_dst = streams
+        assert s_src.device is not None and s_dst.device is not None
+        if count > min(src.size, host.size, dst.size) or chunk <= 0:
+            raise ValueError(f"{count} bytes in chunks of {chunk} do not fit the buffers")
+        copy = self._fn("rt.memcpy_async")
+        d2h, h2d = _KINDS[(False, True)], _KINDS[(True, False)]
+        middle = ([(self._fn("rt.record_event"), "rt.record_event",
+                    (relay.handle, s_src.handle), None), s_dst.device,
+                   (self._fn("rt.stream_wait_event"), "rt.stream_wait_event",
+                    (s_dst.handle, relay.handle), None)] if wait_on_device else
+                  [(self._fn("rt.synchronize_stream"), "rt.synchronize_stream",
+                    (s_src.handle,), None), s_dst.device])
+        program: list[Any] = []  # a call (fn, name, args, None), or a device to switch to
+        for off in range(0, count, chunk):
+            m = min(chunk, count - off)
+            program += [s_src.device, (copy, "rt.memcpy_async", (
+                host.ptr + off, host.size - off, src.ptr + off, m, d2h, s_src.handle), None),
+                *middle, (copy, "rt.memcpy_async", (
+                    dst.ptr + off, dst.size - off, host.ptr + off, m, h2d, s_dst.handle), None)]
+        self._run_program(program, copies)
+
+    def _run_program(self, program: list[Any], copies: int) -> None:
+        """Run ``program`` ``copies`` times: each call with its ``ret`` checked; each device
+        made current as :meth:`use` would (nothing when it is; its cached context, else
+        ``use`` itself)."""
+        switch = {}
+        for dev in {step for step in program if isinstance(step, int)}:
+            ctx = self._contexts.get(dev)
+            if ctx is None or not self.has("set_context"):
+                return self._run_slowly(program, copies)
+            switch[dev] = (self._fn("rt.set_context"), "rt.set_context", (ctx,), dev)
+        steps = [switch.get(step, step) if isinstance(step, int) else step
+                 for step in program] * copies
+        tls = self._tls
+        current = getattr(tls, "current", None)
+        for fn, name, args, dev in steps:
+            if dev is not None:
+                if dev == current:
+                    continue
+                current = dev
+            ret = fn(*args)
+            if ret:
+                raise AclError(f"acl.{name}", args, ret, self._recent_error())
+            if dev is not None:
+                tls.current = dev
+
+    def _run_slowly(self, program: list[Any], copies: int) -> None:
+        """:meth:`_run_program` where a device has no cached context: ``use`` each time."""
+        for _ in repeat(None, copies):
+            for step in program:
+                if isinstance(step, int):
+                    self.use(step)
+                    continue
+                fn, name, args, _ = step
+                ret = fn(*args)
+                if ret:
+                    raise AclError(f"acl.{name}", args, ret, self._recent_error())
 
     def write(self, buf: DeviceBuffer | HostBuffer, data: bytes, offset: int = 0) -> None:
         """Copy host bytes into a buffer (host-to-device for a device buffer)."""

@@ -96,6 +96,7 @@ class Op:
     """One unit of device work: a copy, an event record, or a wait on an event."""
 
     __slots__ = (
+        "bw",
         "dep",
         "end",
         "enq",
@@ -244,8 +245,9 @@ class Engine:
         """:meth:`enqueue_copy` for a caller that does not need the Op (an async copy).
 
         Consecutive copies on a stream with the same size, latency and resources object
-        are stored as one :class:`CopyRun`; the jitter draw and the times are the same
-        as enqueue_copy gives.
+        are stored as one :class:`CopyRun`; a copy right after an Op unlike it (a record,
+        a wait, another kind of copy) is stored as its own Op. The jitter draw and the
+        times are the same as enqueue_copy gives.
         """
         jitter = self.jitter  # _factor inlined: a sweep calls this once per copy
         if jitter:
@@ -258,6 +260,15 @@ class Engine:
         run = pending[-1] if pending else None
         if (run is None or run.__class__ is not CopyRun or run.resources is not resources
                 or run.nbytes != nbytes or run.latency != latency_us):
+            if run is not None and run.__class__ is Op and (
+                    run.kind != "copy" or run.resources is not resources
+                    or run.nbytes != nbytes or run.latency != latency_us):
+                # after a record, a wait or another copy: one Op, as the CopyRun would
+                # expand to (copies between events, as the staged legs are, stay Ops)
+                pending.append(Op("copy", s, self.host_us, nbytes, resources, latency_us,
+                                  scale))
+                self._busy.add(s)
+                return
             run = CopyRun(s, nbytes, resources, latency_us)
             pending.append(run)
         run.enqs.append(self.host_us)  # type: ignore[union-attr]

@@ -126,6 +126,11 @@ def png_outputs(figures: Iterable[Any]) -> tuple[dict[str, Any], ...]:
 
 
 def _png_base64(fig: Any) -> str:
+    import matplotlib
+
+    from ..plots.style import save_png  # the bytes savefig gives, laid out once
+
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    dpi = matplotlib.rcParams["savefig.dpi"]
+    save_png(fig, buf, dpi=fig.dpi if dpi == "figure" else dpi)
     return base64.b64encode(buf.getvalue()).decode("ascii")

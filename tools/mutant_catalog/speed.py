@@ -1,0 +1,57 @@
+"""Mutants of the fast paths (issue 24): the staged copies' bound calls, the fluid model
+of streams that share nothing, and the report's one-pass saving and parallel drawing."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+FAST = ("tests/test_fast_paths.py",)
+
+MUTANTS: list[Mutant] = [
+    M("speed.staged_no_record", "runtime/transfers.py",
+      '        middle = ([(self._fn("rt.record_event"), "rt.record_event",\n'
+      "                    (relay.handle, s_src.handle), None), s_dst.device,\n",
+      "        middle = ([s_dst.device,\n",
+      "the staged fast path skips the relay event's record", FAST),
+    M("speed.staged_no_switch", "runtime/transfers.py",
+      "                if dev == current:\n                    continue\n",
+      "                continue\n",
+      "the staged fast path never makes the stream's device current", FAST),
+    M("speed.staged_one_chunk", "runtime/transfers.py",
+      "        for off in range(0, count, chunk):\n",
+      "        for off in range(0, chunk, chunk):\n",
+      "the staged fast path moves only the first chunk of each copy", FAST),
+    M("speed.staged_switch_always", "runtime/transfers.py",
+      "                if dev == current:\n", "                if dev == current and False:\n",
+      "the staged fast path switches devices even when the device is current", FAST),
+    M("speed.unshared_no_jitter", "sim/fluid.py",
+      "            op.bw = m / op.scale\n", "            op.bw = m\n",
+      "streams that share nothing run without their jitter factor", FAST),
+    M("speed.unshared_always", "sim/fluid.py",
+      "        if not seen.isdisjoint(mine):\n            return False\n", "",
+      "streams that share a resource skip the max-min sharing", FAST),
+    M("speed.unshared_late_retire", "sim/fluid.py",
+      "        if op.lat_end <= neps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):",
+      "        if op.lat_end <= neps and op.remaining <= 0.0:",
+      "a copy that shares nothing finishes only when its bytes are exactly 0", FAST),
+    M("speed.workers_ignore_load", "plots/reports.py",
+      "int(cores - busy + 1.0)", "int(cores + 1.0)",
+      "report forks a worker per core even when other work keeps them busy", FAST),
+    M("speed.op_after_record_unjittered", "sim/engine.py",
+      "latency_us,\n                                  scale))\n",
+      "latency_us,\n                                  1.0))\n",
+      "a copy queued right after a record or a wait loses its jitter factor",
+      ("tests/test_sim_determinism.py",)),
+    M("speed.save_without_layout", "plots/style.py",
+      "    engine.execute(fig)\n    fig.set_layout_engine(None)\n",
+      "    fig.set_layout_engine(None)\n",
+      "the one-pass save skips the layout the save would run (other pixels)", FAST),
+    M("speed.parallel_order", "plots/reports.py",
+      "            return pool.map(_draw_forked, range(len(jobs)), chunksize=1)",
+      "            return sorted(pool.map(_draw_forked, range(len(jobs)), chunksize=1))",
+      "report's paths in file-name order when drawn in workers", FAST),
+    M("speed.fork_with_threads", "plots/reports.py",
+      "_FORK_SAFE_THREADS) for t in others):\n        return 1\n",
+      "_FORK_SAFE_THREADS) for t in others):\n        pass\n",
+      "report forks while a non-daemon thread runs", FAST),
+]
