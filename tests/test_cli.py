@@ -235,7 +235,7 @@ def test_report_of_an_interrupted_run_is_not_itself_interrupted(capsys, tmp_path
     (out_dir / "run.json").write_text(json.dumps({**meta, "interrupted": True}))
     import ascend_p2p_lab.plots as plots
 
-    def one_figure(run, out, table=None):
+    def one_figure(run, out, table=None, **_):
         (out / "one.png").write_bytes(b"png")
         return [out / "one.png"]
 
