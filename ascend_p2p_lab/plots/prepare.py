@@ -136,8 +136,10 @@ def backend_note(*frames: pd.DataFrame) -> str:
                 sim.extend(p for p in presets if p not in sim)
             else:
                 soc = meta.get("soc_name") or "Ascend"
-                hosts = distinct(frame, "host") or [str(meta.get("hostname") or "?")]
-                label = f"{backend} {soc} on {', '.join(hosts)}"
+                hosts = distinct(frame, "host") or (
+                    [str(meta["hostname"])] if meta.get("hostname") else [])
+                where = f" on {', '.join(hosts)}" if hosts else ""  # a capture may not say
+                label = f"{backend} {soc}{where}"
                 if label not in hw:
                     hw.append(label)
     parts = []
