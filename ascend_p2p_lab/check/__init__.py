@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..runtime import Runtime
+from ..schema import FANOUT_PATTERNS
 from .criteria import Criteria, CriteriaError, criteria_from_text, load_criteria
 from .derive import criteria_from_measured, criteria_from_preset
 from .plan import Needs, Work, measurements, needs_of
@@ -35,7 +36,7 @@ from .verdict import evaluate, overall, points_lost
 from .writer import to_toml
 
 #: aggregates over every device (a subset of devices cannot be judged against them)
-FANOUTS = ("one_to_all", "all_to_one")
+FANOUTS = FANOUT_PATTERNS
 
 __all__ = [
     "CheckResult", "Criteria", "CriteriaError", "Measured", "Needs", "Work",

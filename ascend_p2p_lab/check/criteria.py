@@ -65,6 +65,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 from .._version import schema_version_problem
+from ..schema import CARD_PATTERNS, FANOUT_PATTERNS, HOST_PATTERNS
 from ..topology.model import LINK_CLASSES, SELF
 from .lines import locate, locate_row
 
@@ -79,8 +80,8 @@ BANDWIDTH_DIRECTIONS = ("uni", "bi")
 INITIATORS = ("dst", "src")
 #: the word an item's name uses for each initiator
 INITIATOR_WORDS = {"dst": "pull", "src": "push"}
-HOST_DIRECTIONS = ("h2d", "d2h")
-AGGREGATE_PATTERNS = ("one_to_all", "all_to_one", "card")
+HOST_DIRECTIONS = HOST_PATTERNS
+AGGREGATE_PATTERNS = (*FANOUT_PATTERNS, *CARD_PATTERNS)
 
 #: Columns of :attr:`Criteria.table`: one row per numeric criterion.
 TABLE_COLUMNS = ("kind", "link", "src", "dst", "device", "group", "pattern", "direction",
@@ -389,11 +390,11 @@ def _entry(table: str, k: int, entry: dict[str, Any], n: int,
         rec["pattern"] = r.choice(entry["pattern"], "pattern", AGGREGATE_PATTERNS,
                                   at("pattern"))
         if "group" in entry:
-            if rec["pattern"] != "card":
+            if rec["pattern"] not in CARD_PATTERNS:
                 raise r.fail("group is for the card pattern; fan-outs take device", *at("group"))
             rec["group"] = r.text_value(entry["group"], "group", at("group"))
     if "device" in entry:
-        if table == "aggregate" and rec["pattern"] == "card":
+        if table == "aggregate" and rec["pattern"] in CARD_PATTERNS:
             raise r.fail("the card pattern takes group, not device", *at("device"))
         rec["device"] = r.integer(entry["device"], "device", at("device"), 0, n - 1)
     return rec

@@ -29,6 +29,13 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ..schema import (
+    CARD_PATTERNS,
+    FANOUT_PATTERNS,
+    HOST_PATTERNS,
+    HOST_TO_DEVICE,
+    PULL_FANOUT,
+)
 from ..units import format_size
 from .criteria import (
     DEFAULT_FRACTION,
@@ -41,6 +48,7 @@ from .criteria import (
 from .plan import Needs, measurements
 from .run import Measured, run_measurements
 
+CARD = CARD_PATTERNS[0]  # the card x card aggregate
 #: the link classes whose pairs share a card (the card pattern exists only with them)
 CARD_LINKS = ("SIO",)
 
@@ -87,23 +95,23 @@ def _pair_records(rows: pd.DataFrame, links: pd.DataFrame, size: int, lat_size: 
 def _device_records(rows: pd.DataFrame, size: int, fraction: float,
                     origin: str) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
-    r = _good(rows, ("h2d", "d2h", "one_to_all", "all_to_one"), size)
-    device = r["dst"].where(r["pattern"].isin(("h2d", "all_to_one")), r["src"])
+    r = _good(rows, (*HOST_PATTERNS, *FANOUT_PATTERNS), size)
+    device = r["dst"].where(r["pattern"].isin((HOST_TO_DEVICE, PULL_FANOUT)), r["src"])
     med = r.assign(device=device).groupby(["pattern", "device"], observed=True)[
         "bandwidth_GBps"].median()
     for (pattern, device), value in med.items():
-        kind = "host" if pattern in ("h2d", "d2h") else "aggregate"
+        kind = "host" if pattern in HOST_PATTERNS else "aggregate"
         rec = {"kind": kind, "device": int(device), "bound": "min", "unit": "GB/s",
                "value": round(float(value) * fraction, 3),
                "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
                         f"on device {device}, x {fraction:g}"}
         rec["direction" if kind == "host" else "pattern"] = pattern
         out.append(rec)
-    cards = _good(rows, "card", size)
+    cards = _good(rows, CARD_PATTERNS, size)
     for group, s in cards.groupby(cards["group"].astype(str), observed=True)[
             "bandwidth_GBps"]:
         value = float(s.median())
-        out.append({"kind": "aggregate", "pattern": "card", "group": group, "bound": "min",
+        out.append({"kind": "aggregate", "pattern": CARD, "group": group, "bound": "min",
                     "unit": "GB/s", "value": round(value * fraction, 3),
                     "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
                              f"for cards {group}, x {fraction:g}"})
@@ -160,7 +168,7 @@ def criteria_from_preset(preset: str, *, fraction: float = DEFAULT_FRACTION,
     cards = any(cls in CARD_LINKS for cls in topo.classes_present())  # type: ignore[attr-defined]
     needs = Needs.everything(cards=cards, size_bytes=size, samples=samples)
     if devices is not None:  # fan-outs over some devices are not the server's
-        needs = dataclasses.replace(needs, aggregates=needs.aggregates & {"card"})
+        needs = dataclasses.replace(needs, aggregates=needs.aggregates & set(CARD_PATTERNS))
     name = topo.name  # type: ignore[attr-defined]
     with open_runtime("sim", topology=topo) as rt:
         devs = tuple(range(rt.device_count)) if devices is None else tuple(devices)

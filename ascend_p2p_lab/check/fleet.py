@@ -23,10 +23,14 @@ from typing import Any
 
 import pandas as pd
 
+from ..schema import CARD_PATTERNS, PAIR_PATTERNS
 from ..units import parse_sizes
 from .criteria import Criteria
 from .plan import needs_of
 from .verdict import FAIL, evaluate
+
+#: the ordered pair alone, the pattern every host's sweep measures
+PAIR = PAIR_PATTERNS[0]
 
 
 def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
@@ -36,7 +40,7 @@ def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
     latency criteria need sweeps of their own: on a fleet they are SKIP."""
     needs = needs_of(criteria)
     directions = {d for d, i in needs.bandwidth if i == "dst"}
-    patterns = ["pair", *sorted(needs.host), *sorted(needs.aggregates - {"card"})]
+    patterns = [PAIR, *sorted(needs.host), *sorted(needs.aggregates - set(CARD_PATTERNS))]
     return {"sizes": sorted(set(parse_sizes(sizes)) | {criteria.size_bytes}),
             "direction": "both" if "bi" in directions else "uni", "patterns": patterns}
 

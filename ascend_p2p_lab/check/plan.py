@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..schema import CARD_PATTERNS
 from .criteria import (
     AGGREGATE_PATTERNS,
     BANDWIDTH_DIRECTIONS,
@@ -49,7 +50,7 @@ class Needs:
     @classmethod
     def everything(cls, *, cards: bool, **kwargs: Any) -> Needs:
         """Every kind of measurement a check knows (what deriving criteria runs)."""
-        aggs = set(AGGREGATE_PATTERNS) - (set() if cards else {"card"})
+        aggs = set(AGGREGATE_PATTERNS) - (set() if cards else set(CARD_PATTERNS))
         return cls(bandwidth=frozenset((d, i) for d in BANDWIDTH_DIRECTIONS
                                        for i in INITIATORS),
                    latency=True, host=frozenset(HOST_DIRECTIONS), aggregates=frozenset(aggs),

@@ -39,7 +39,17 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..schema import FAILURE_KINDS
+from ..schema import (
+    CARD_PATTERNS,
+    DEVICE_TO_HOST,
+    FAILURE_KINDS,
+    FANOUT_PATTERNS,
+    HOST_PATTERNS,
+    HOST_TO_DEVICE,
+    PAIR_PATTERNS,
+    PULL_FANOUT,
+    PUSH_FANOUT,
+)
 from .criteria import INITIATOR_WORDS, Criteria
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
@@ -48,9 +58,10 @@ ITEM_COLUMNS = ("name", "id", "kind", "status", "measured", "criterion", "bound"
                 "src", "dst", "device", "group", "link", "direction", "initiator",
                 "size_bytes", "reason", "basis", "criteria_line")
 #: Row patterns whose verification an item family covers
-VERIFY_FAMILIES = {"pair": ("pair", "latency"), "h2d": ("h2d",), "d2h": ("d2h",),
-                   "one_to_all": ("one_to_all",), "all_to_one": ("all_to_one",),
-                   "card": ("card",)}
+PAIR, CARD = PAIR_PATTERNS[0], CARD_PATTERNS[0]
+VERIFY_FAMILIES = {PAIR: PAIR_PATTERNS, HOST_TO_DEVICE: (HOST_TO_DEVICE,),
+                   DEVICE_TO_HOST: (DEVICE_TO_HOST,), PUSH_FANOUT: (PUSH_FANOUT,),
+                   PULL_FANOUT: (PULL_FANOUT,), CARD: CARD_PATTERNS}
 _OK_KINDS = ("verification",)  # samples whose timing stands (their bytes are judged apart)
 
 
@@ -206,20 +217,20 @@ def device_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int],
     host = _device_criteria(t[t["kind"] == "host"].drop(columns=["src", "dst"]), devices,
                             "direction")
     if len(host):
-        r = rows[rows["pattern"].isin(("h2d", "d2h")).fillna(False).to_numpy(dtype=bool)]
-        r = r.assign(device=r["dst"].where(r["pattern"] == "h2d", r["src"]),
+        r = rows[rows["pattern"].isin(HOST_PATTERNS).fillna(False).to_numpy(dtype=bool)]
+        r = r.assign(device=r["dst"].where(r["pattern"] == HOST_TO_DEVICE, r["src"]),
                      direction=r["pattern"].astype(object))
-        pts = _points(r, ("h2d", "d2h"), criteria.size_bytes, [*keys, "device", "direction"],
+        pts = _points(r, HOST_PATTERNS, criteria.size_bytes, [*keys, "device", "direction"],
                       "bandwidth_GBps")
         j = _judge(host, pts, [*keys, "device", "direction"], hosts)
         out.append(j.assign(name="host " + j["direction"], size_bytes=criteria.size_bytes))
-    agg = t[(t["kind"] == "aggregate") & (t["pattern"] != "card")]
+    agg = t[(t["kind"] == "aggregate") & ~t["pattern"].isin(CARD_PATTERNS)]
     fan = _device_criteria(agg.drop(columns=["src", "dst"]), devices, "pattern")
     if len(fan):
-        r = rows[rows["pattern"].isin(("one_to_all", "all_to_one")).fillna(False)
+        r = rows[rows["pattern"].isin(FANOUT_PATTERNS).fillna(False)
                  .to_numpy(dtype=bool)]
-        r = r.assign(device=r["src"].where(r["pattern"] == "one_to_all", r["dst"]))
-        pts = _points(r, ("one_to_all", "all_to_one"), criteria.size_bytes,
+        r = r.assign(device=r["src"].where(r["pattern"] == PUSH_FANOUT, r["dst"]))
+        pts = _points(r, FANOUT_PATTERNS, criteria.size_bytes,
                       [*keys, "device", "pattern"], "bandwidth_GBps")
         j = _judge(fan, pts, [*keys, "device", "pattern"], hosts)
         out.append(j.assign(name="aggregate " + j["pattern"], size_bytes=criteria.size_bytes))
@@ -231,30 +242,30 @@ def card_items(criteria: Criteria, rows: pd.DataFrame, hosts: pd.DataFrame | Non
     """``aggregate card`` items per card pair measured (or named by a criterion)."""
     keys = [] if hosts is None else ["host"]
     t = criteria.table
-    card = t[(t["kind"] == "aggregate") & (t["pattern"] == "card")]
+    card = t[(t["kind"] == "aggregate") & t["pattern"].isin(CARD_PATTERNS)]
     if not len(card):
         return pd.DataFrame()
-    pts = _points(rows, ("card",), criteria.size_bytes, [*keys, "group"], "bandwidth_GBps")
+    pts = _points(rows, CARD_PATTERNS, criteria.size_bytes, [*keys, "group"], "bandwidth_GBps")
     groups = pd.DataFrame({"group": pd.unique(pts["group"].dropna().astype(str))})
     every = groups.merge(card[card["group"].isna()].drop(columns=["group"]), how="cross")
     exp = pd.concat([card[card["group"].notna()], every], ignore_index=True)
     exp = exp.drop_duplicates(["group"])
     pts = pts.assign(group=pts["group"].astype(object))
     j = _judge(exp, pts, [*keys, "group"], hosts)
-    return j.assign(name="aggregate card", size_bytes=criteria.size_bytes)
+    return j.assign(name=f"aggregate {CARD}", size_bytes=criteria.size_bytes)
 
 
 def _family_groups(r: pd.DataFrame, bad: np.ndarray, family: str, devices: Sequence[int],
                    keys: list[str]) -> pd.DataFrame:
     """Bad and all samples per item of one verification family."""
-    if family == "pair":
+    if family == PAIR:
         by = {"src": r["src"], "dst": r["dst"]}
         inside = r["src"].isin(devices) & r["dst"].isin(devices)
-    elif family == "card":
+    elif family == CARD:
         by = {"group": r["group"].astype(object)}
         inside = pd.Series(True, index=r.index)
     else:
-        dev = r["src"] if family in ("d2h", "one_to_all") else r["dst"]
+        dev = r["src"] if family in (DEVICE_TO_HOST, PUSH_FANOUT) else r["dst"]
         by = {"device": dev}
         inside = dev.isin(devices)
     frame = pd.DataFrame({**{k: r[k] for k in keys}, **by, "_bad": bad})[inside.to_numpy()]
