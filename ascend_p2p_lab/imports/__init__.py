@@ -32,6 +32,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..schema import CARD_PATTERNS
 from . import dmi_json, dmi_text, hccl_test
 from .common import Capture, ImportInputError, Parsed, ToolReportedError, read_capture
 from .hccl_test import BUS_FACTORS, bus_factor
@@ -126,7 +127,8 @@ def _check_devices(rows: list[dict[str, Any]], topology: Any,
     for row in rows:
         for end in ("src", "dst"):
             dev = row.get(end)
-            if row.get("pattern") != "card" and dev is not None and not 0 <= int(dev) < n:
+            card = row.get("pattern") in CARD_PATTERNS  # a card id, not a device
+            if not card and dev is not None and not 0 <= int(dev) < n:
                 raise ImportInputError(f"{row['source_file']}:{row['source_line']}",
                                        f"device {dev} is not among the topology's {n} "
                                        f"devices ({sources[-1]['path']})")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE
 from .common import quantity
 
 #: A bandwidth line of a diagnosis (its item info, or a line of text output).
@@ -33,8 +34,8 @@ DIAG_LINE = re.compile(
 
 def device_ends(kind: str, dev: int) -> dict[str, Any]:
     """The columns naming one device's end of a host copy (or its memory, d2d)."""
-    return {"h2d": {"pattern": "h2d", "path": "host", "dst": dev},
-            "d2h": {"pattern": "d2h", "path": "host", "src": dev},
+    return {"h2d": {"pattern": HOST_TO_DEVICE, "path": "host", "dst": dev},  # the tool's
+            "d2h": {"pattern": DEVICE_TO_HOST, "path": "host", "src": dev},  # words -> ours
             "d2d": {"src": dev, "dst": dev}}[kind]
 
 

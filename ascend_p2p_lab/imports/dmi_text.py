@@ -34,6 +34,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from ..schema import CARD_PATTERNS, DEVICE_TO_HOST, HOST_TO_DEVICE, PAIR_PATTERNS
 from .common import (
     Capture,
     ImportInputError,
@@ -287,9 +288,9 @@ def _table_row(table: _Table, size: int, gbps: float, elapsed: float, copies: in
                               "copies": copies, "sample": 0, "source_line": line}
     dev = table.device
     if table.kind == "h2d":
-        row.update(pattern="h2d", path="host", dst=dev)
+        row.update(pattern=HOST_TO_DEVICE, path="host", dst=dev)
     elif table.kind == "d2h":
-        row.update(pattern="d2h", path="host", src=dev)
+        row.update(pattern=DEVICE_TO_HOST, path="host", src=dev)
     elif table.kind == "d2d":  # DMI's memory bandwidth of one device: no toolkit pattern
         row.update(src=dev, dst=dev)
     else:
@@ -318,7 +319,8 @@ def _matrix_rows(cells: dict[tuple[int, int], tuple[float, int]], direction: str
     value = "bandwidth_GBps" if direction == "uni" else "bidir_total_GBps"
     # card rows: src/dst and the group name card ids (the capture does not say which
     # devices form each card)
-    return [{"operation": "p2p", "pattern": "card" if card else "pair", "src": s, "dst": d,
+    pattern = CARD_PATTERNS[0] if card else PAIR_PATTERNS[0]
+    return [{"operation": "p2p", "pattern": pattern, "src": s, "dst": d,
              "group": f"{s}->{d}" if card else None, "direction": direction, "peer": "on",
              "path": "p2p", "size_bytes": size, value: gbps, "sample": 0, "source_line": line}
             for (s, d), (gbps, line) in sorted(cells.items())]

@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from .._version import __version__
-from ..schema import to_frame
+from ..schema import CARD_PATTERNS, to_frame
 
 #: Sample numbers restart per point: rows of one point from several captures are samples.
 _POINT = ("operation", "pattern", "direction", "src", "dst", "size_bytes", "ranks")
@@ -61,7 +61,7 @@ def _params(frame: pd.DataFrame) -> dict[str, Any] | None:
 def _device_count(frame: pd.DataFrame, topology: Any) -> int | None:
     if topology is not None:
         return int(topology.device_count)
-    devs = pd.concat([frame.loc[frame["pattern"] != "card", c] for c in ("src", "dst")])
+    devs = pd.concat([frame.loc[~frame["pattern"].isin(CARD_PATTERNS), c] for c in ("src", "dst")])
     devs = devs.dropna()
     return int(devs.max()) + 1 if len(devs) else None
 
