@@ -88,13 +88,19 @@ class Copies(Part):
         route, code = self.router.resolve(dst, dest_max, src, count, kind, cur)
         if code or route is None:
             return None, code
+        code = self._fault_and_move(call, route)
+        return (None, code) if code else (route, 0)
+
+    def _fault_and_move(self, call: str, route: Route) -> int:
+        """A routed copy: let the injector decide, move the bytes, charge the host's call
+        cost; the injected code, else 0."""
         injector = self.injector
         code = injector.fault(call, route.devices, route.link)
         if code:
-            return None, code
+            return code
         self._move(call, route)
         injector.host(self.topology.host.api_us)
-        return route, 0
+        return 0
 
     def memcpy(self, dst: int, dest_max: int, src: int, count: int, kind: int) -> int:
         cur, code = self.devices.init_and_current()
@@ -108,8 +114,8 @@ class Copies(Part):
         if route.link is None and _imported_cross(route):
             return self.fail(C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                              "no synchronous copy within one device through an imported pointer")
-        route, code = self._route_and_move("rt.memcpy", dst, dest_max, src, count, kind, cur)
-        if code or route is None:
+        code = self._fault_and_move("rt.memcpy", route)  # the route resolved once
+        if code:
             return code
         self.engine.run_blocking_copy(route.device, route.nbytes, route.resources,
                                       route.latency_us)
