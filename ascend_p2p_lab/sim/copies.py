@@ -34,7 +34,8 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from .. import codes as C
 from .devices import Devices
@@ -47,8 +48,13 @@ from .streams import Streams
 _ASYNC = "rt.memcpy_async"
 
 
-class AsyncCopy(NamedTuple):
-    """A memcpy_async that passed every check: what its repeats reuse."""
+@dataclass(frozen=True, slots=True)
+class AsyncCopy:
+    """A memcpy_async that passed every check: what its repeats reuse.
+
+    (Slots, not a NamedTuple: the fast path reads its three fields per copy, and
+    unpacking a tuple subclass goes through the generic iterator protocol.)
+    """
 
     current: int  # the current device it was checked under
     stream: Stream
@@ -178,7 +184,7 @@ class Copies(Part):
                 if not (type(dst) is int is type(dest_max) is type(src) is type(count)
                         is type(kind) is type(stream)):
                     return checked(*args)  # equal but not int (1.0, numpy ints): the checks decide
-                cur, s, route = hit
+                cur, s, route = hit.current, hit.stream, hit.route
                 if cur != tls.device:
                     return checked(*args)
                 dreg = route.dst_region
