@@ -173,7 +173,10 @@ class Copies(Part):
         def memcpy_async(*args: Any) -> int:
             lock.acquire()  # acquire/release: cheaper than `with lock` per call
             try:
-                counts[name] = counts.get(name, 0) + 1
+                try:
+                    counts[name] += 1
+                except KeyError:  # the first call
+                    counts[name] = 1
                 try:
                     hit = plans.get(args)  # keyed by the argument tuple itself
                 except TypeError:  # an unhashable argument: the checks report it
