@@ -34,7 +34,8 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from .. import codes as C
 from .devices import Devices
@@ -47,8 +48,13 @@ from .streams import Streams
 _ASYNC = "rt.memcpy_async"
 
 
-class AsyncCopy(NamedTuple):
-    """A memcpy_async that passed every check: what its repeats reuse."""
+@dataclass(frozen=True, slots=True)
+class AsyncCopy:
+    """A memcpy_async that passed every check: what its repeats reuse.
+
+    (Slots, not a NamedTuple: the fast path reads its three fields per copy, and
+    unpacking a tuple subclass goes through the generic iterator protocol.)
+    """
 
     current: int  # the current device it was checked under
     stream: Stream
@@ -88,13 +94,19 @@ class Copies(Part):
         route, code = self.router.resolve(dst, dest_max, src, count, kind, cur)
         if code or route is None:
             return None, code
+        code = self._fault_and_move(call, route)
+        return (None, code) if code else (route, 0)
+
+    def _fault_and_move(self, call: str, route: Route) -> int:
+        """A routed copy: let the injector decide, move the bytes, charge the host's call
+        cost; the injected code, else 0."""
         injector = self.injector
         code = injector.fault(call, route.devices, route.link)
         if code:
-            return None, code
+            return code
         self._move(call, route)
         injector.host(self.topology.host.api_us)
-        return route, 0
+        return 0
 
     def memcpy(self, dst: int, dest_max: int, src: int, count: int, kind: int) -> int:
         cur, code = self.devices.init_and_current()
@@ -108,8 +120,8 @@ class Copies(Part):
         if route.link is None and _imported_cross(route):
             return self.fail(C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                              "no synchronous copy within one device through an imported pointer")
-        route, code = self._route_and_move("rt.memcpy", dst, dest_max, src, count, kind, cur)
-        if code or route is None:
+        code = self._fault_and_move("rt.memcpy", route)  # the route resolved once
+        if code:
             return code
         self.engine.run_blocking_copy(route.device, route.nbytes, route.resources,
                                       route.latency_us)
@@ -161,7 +173,10 @@ class Copies(Part):
         def memcpy_async(*args: Any) -> int:
             lock.acquire()  # acquire/release: cheaper than `with lock` per call
             try:
-                counts[name] = counts.get(name, 0) + 1
+                try:
+                    counts[name] += 1
+                except KeyError:  # the first call
+                    counts[name] = 1
                 try:
                     hit = plans.get(args)  # keyed by the argument tuple itself
                 except TypeError:  # an unhashable argument: the checks report it
@@ -172,7 +187,7 @@ class Copies(Part):
                 if not (type(dst) is int is type(dest_max) is type(src) is type(count)
                         is type(kind) is type(stream)):
                     return checked(*args)  # equal but not int (1.0, numpy ints): the checks decide
-                cur, s, route = hit
+                cur, s, route = hit.current, hit.stream, hit.route
                 if cur != tls.device:
                     return checked(*args)
                 dreg = route.dst_region

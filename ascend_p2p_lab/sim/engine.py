@@ -271,9 +271,11 @@ class Engine:
                 return
             run = CopyRun(s, nbytes, resources, latency_us)
             pending.append(run)
+            # extending a run needs no mark: resolve() runs or expands every CopyRun of
+            # a marked stream it takes, so a stream that ends in one is still marked
+            self._busy.add(s)
         run.enqs.append(self.host_us)  # type: ignore[union-attr]
         run.scales.append(scale)  # type: ignore[union-attr]
-        self._busy.add(s)
 
     def enqueue_record(self, s: Stream, ev: SimEvent) -> Op:
         op = Op("record", s, self.host_us)

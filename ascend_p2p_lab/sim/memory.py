@@ -33,6 +33,9 @@ class ChunkedRegion:
     __slots__ = ("base", "chunks", "device", "kind", "last_copy", "size", "version")
     #: copy_bytes may skip a repeat of the copy that last wrote it (see copy_bytes)
     memoizable = True
+    #: not IPC memory (ipc.SharedRegion says otherwise): class attributes, so the copy
+    #: checks read them without getattr's missing-attribute exception
+    imported = cross_device = False
 
     def __init__(self, base: int, size: int, kind: str, device: int | None) -> None:
         self.base, self.size, self.kind, self.device = base, size, kind, device
@@ -133,6 +136,7 @@ class ViewRegion:
 
     __slots__ = ("base", "device", "kind", "last_copy", "obj", "size", "version", "view")
     memoizable = False  # the caller may change its object at any time
+    imported = cross_device = False  # not IPC memory (see ChunkedRegion)
 
     def __init__(self, base: int, obj: object) -> None:
         self.obj = obj
