@@ -56,6 +56,6 @@ MUTANTS: list[Mutant] = [
       "    frame = m.frame\n", "    frame = m.frame.T\n",
       "the card heatmap with sending cards as columns", GROUPS),
     M("reports.no_card_matrix", "plots/reports.py",
-      "    return jobs + _cards(run)\n", "    return jobs\n",
+      "    jobs += _cards(run)\n", "",
       "report() leaves the card matrices out", GROUPS),
 ]
