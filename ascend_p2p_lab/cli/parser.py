@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_args(sub, _sub)
     from .testruns import add_run_args  # tests as data: run and patterns
 
-    add_run_args(sub, _add_backend, _add_format, _sub)
+    add_run_args(sub, _add_backend, _add_format, _sub, add_sample_args)
     return parser
 
 
@@ -201,6 +201,17 @@ def _add_processes(p: argparse.ArgumentParser) -> None:
                         "other's process, beside the in-process rows (column process_mode)")
 
 
+def add_sample_args(p: argparse.ArgumentParser, what: str) -> None:
+    """The timing loop's options, the same for ``sweep`` and ``run``: samples per point,
+    untimed warm-up windows, the shortest sample (``what`` repeats within a sample)."""
+    p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
+    p.add_argument("--warmup", type=int, default=2,
+                   help="untimed windows before each point's samples (default 2)")
+    p.add_argument("--min-sample-ms", type=float, default=1.0,
+                   help=f"each sample repeats the {what} until it lasts at least this long "
+                        "(default 1.0 ms)")
+
+
 def _add_sweep_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pairs", default="all",
                    help="all (default: every ordered pair) or a SRC-DST list, e.g. 0-1,1-0")
@@ -230,12 +241,7 @@ def _add_sweep_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timing", choices=["events", "host"], default="events",
                    help="events (default: device event timestamps) or host (wall clock "
                         "around a synchronize)")
-    p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
-    p.add_argument("--warmup", type=int, default=2,
-                   help="untimed windows before each point's samples (default 2)")
-    p.add_argument("--min-sample-ms", type=float, default=1.0,
-                   help="each sample repeats the copy until it lasts at least this long "
-                        "(default 1.0 ms)")
+    add_sample_args(p, "copy")
     p.add_argument("--out", type=Path, default=None,
                    help="folder to write the run to (default: not saved)")
     p.add_argument("--overwrite", action="store_true",

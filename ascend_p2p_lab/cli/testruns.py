@@ -21,8 +21,10 @@ US_PER_MS = 1000.0
 BUILT_IN_SIZE = "256MiB"
 
 
-def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any) -> None:
-    """The ``run`` and ``patterns`` subcommands (their options live here)."""
+def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any,
+                 add_samples: Any) -> None:
+    """The ``run`` and ``patterns`` subcommands (their options live here; the shared ones
+    come from cli/parser.py as functions, which this module cannot import back)."""
     p = make(sub, "patterns", "list the built-in tests, one per line, name first; with a "
                               "NAME, print that test as a test file for the server")
     p.add_argument("name", nargs="?", default=None, metavar="NAME",
@@ -45,12 +47,7 @@ def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any) -> None
                    help="on (default): peer access enabled both ways for every device pair "
                         "of a test, and restored after; current: as the runtime holds it "
                         "(a test whose pairs do not all hold it runs as direct copies)")
-    p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
-    p.add_argument("--warmup", type=int, default=2,
-                   help="untimed windows before each point's samples (default 2)")
-    p.add_argument("--min-sample-ms", type=float, default=1.0,
-                   help="each sample repeats the copies until it lasts at least this long "
-                        "(default 1.0 ms)")
+    add_samples(p, "copies")
     p.add_argument("--out", type=Path, default=None,
                    help="folder to write the run to (default: not saved)")
     p.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
