@@ -3,8 +3,8 @@
 - ``Runtime.enqueue_staged``: the same pyACL calls, in the same order, with the same
   virtual clock and bytes, as the per-call loop it replaces (memcpy_async, record,
   wait_event, memcpy_async per chunk, device switches included);
-- ``sim.fluid._run_unshared``: the same start and end times, to the bit, as the general
-  fluid loop on streams that share no resource (waits across streams, jitter);
+- ``sim.engine.Engine._run_linked``: the same start and end times, to 1e-12, as the
+  fluid model's loop on streams that share no resource (waits across streams, jitter);
 - ``plots.style.save_png`` and ``plots.report(workers=2)``: the same PNG bytes as
   ``savefig`` and as drawing in this process.
 """
@@ -26,7 +26,7 @@ from ascend_p2p_lab import open_runtime, plots
 from ascend_p2p_lab.measure import probe, sweep
 from ascend_p2p_lab.plots import reports
 from ascend_p2p_lab.plots.style import DPI, save_png
-from ascend_p2p_lab.sim import fluid
+from ascend_p2p_lab.sim import engine as engine_mod
 from ascend_p2p_lab.sim.engine import Engine
 
 
@@ -118,29 +118,33 @@ def _random_engine(seed: int, shared: bool) -> tuple[Engine, list]:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_unshared_streams_get_the_general_loops_times_to_the_bit(seed, monkeypatch):
+def test_unshared_streams_get_the_fluid_models_times(seed, monkeypatch):
     fast_eng, fast_ops = _random_engine(seed, shared=False)
     fast_eng.resolve()
-    monkeypatch.setattr(fluid, "_disjoint", lambda streams: False)  # the general loop
+    monkeypatch.setattr(Engine, "_independent", lambda self, streams: False)  # fluid model
     slow_eng, slow_ops = _random_engine(seed, shared=False)
     slow_eng.resolve()
     fast = [(o.kind, o.start, o.end) for o in fast_ops]
     slow = [(o.kind, o.start, o.end) for o in slow_ops]
-    assert fast == slow
+    # the fluid loop moves a copy's bytes in steps between events: the same times up to
+    # the rounding of those steps
+    assert [k for k, _, _ in fast] == [k for k, _, _ in slow]
+    assert [t for _, s, e in fast for t in (s, e)] == pytest.approx(
+        [t for _, s, e in slow for t in (s, e)], rel=1e-12, abs=0)
     assert any(k == "wait" for k, _, _ in fast) and all(e is not None for _, _, e in fast)
 
 
-def test_streams_that_share_a_resource_take_the_general_loop(monkeypatch):
-    taken: list[str] = []
-    real = fluid._run_unshared
-    monkeypatch.setattr(fluid, "_run_unshared",
-                        lambda *a: (taken.append("unshared"), real(*a))[1])
-    eng, _ = _random_engine(3, shared=True)
-    eng.resolve()
-    assert taken == []
+def test_only_streams_that_share_a_resource_take_the_fluid_model(monkeypatch):
+    taken: list[int] = []
+    real = engine_mod.run_fluid
+    monkeypatch.setattr(engine_mod, "run_fluid",
+                        lambda streams, rate: (taken.append(len(streams)), real(streams, rate)))
     eng, _ = _random_engine(3, shared=False)
     eng.resolve()
-    assert taken == ["unshared"]
+    assert taken == []
+    eng, _ = _random_engine(3, shared=True)
+    eng.resolve()
+    assert taken == [3]
 
 
 # ------------------------------------------------------------------ figures

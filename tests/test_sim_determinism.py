@@ -21,7 +21,8 @@ from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.measure.sweep import sweep
 from ascend_p2p_lab.runtime import AclError, open_runtime
 from ascend_p2p_lab.sim import simulated_acl
-from ascend_p2p_lab.sim.engine import Engine, _standard_normals
+from ascend_p2p_lab.sim.engine import Engine
+from ascend_p2p_lab.sim.jitter import _standard_normals
 from ascend_p2p_lab.sim.memory import CHUNK, AddressSpace, ChunkedRegion, copy_bytes
 from ascend_p2p_lab.topology import load_preset
 

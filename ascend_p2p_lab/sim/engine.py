@@ -23,62 +23,19 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import deque
-from collections.abc import Callable, Hashable, Iterator
-from functools import partial
-from math import cos, log, sin, sqrt, tau
+from collections.abc import Callable, Hashable
 
 from .fluid import run_fluid
+from .jitter import normals as _normals
+from .jitter import point_seed
 
 Resource = Hashable
 INF = float("inf")
-
-
-def _standard_normals(rng: random.Random) -> Iterator[float]:
-    """``rng.gauss(0.0, 1.0)``, value for value, as a generator.
-
-    The same Box-Muller pairs as CPython's ``random.gauss`` (cos value, then the cached
-    sin value), drawn from the same ``rng.random()`` stream, without gauss's per-call
-    overhead. :data:`_GAUSS_MATCHES` checks the equality on this interpreter; if it ever
-    fails, the engine calls ``rng.gauss`` itself.
-    """
-    rand = rng.random
-    while True:
-        x2pi = rand() * tau
-        g2rad = sqrt(-2.0 * log(1.0 - rand()))
-        yield cos(x2pi) * g2rad
-        yield sin(x2pi) * g2rad
-
-
-def _gauss_matches() -> bool:
-    a, b = random.Random(0x5EED), random.Random(0x5EED)
-    nxt = _standard_normals(b).__next__
-    return all(a.gauss(0.0, 1.0) == nxt() for _ in range(257))
-
-
-_GAUSS_MATCHES = _gauss_matches()
-
-
-def _normals(rng: random.Random) -> Callable[[], float]:
-    """N(0, 1) draws for the jitter: the values rng.gauss(0.0, 1.0) gives, in order."""
-    return (_standard_normals(rng).__next__ if _GAUSS_MATCHES
-            else partial(rng.gauss, 0.0, 1.0))
-
-
-def point_seed(seed: int, key: str) -> int:
-    """A stable 64-bit seed for one point: a hash of (seed, key), the same in every
-    process and Python version (never ``hash()``, which is salted per process).
-
-    Example:
-        >>> point_seed(0, "pair/uni/on/p2p/0-1/4096") == point_seed(0, "pair/uni/on/p2p/0-1/4096")
-        True
-        >>> point_seed(0, "a") != point_seed(1, "a") != point_seed(0, "b")
-        True
-    """
-    digest = hashlib.blake2b(f"{seed}\x00{key}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
+#: :meth:`Engine._independent`'s answer for streams that may each run alone but wait
+#: on events (true, so that callers reading it as "alone" stay right).
+WAITS = "waits"
 
 
 class Stream:
@@ -326,13 +283,18 @@ class Engine:
         marked.clear()
         if not busy:
             return
-        if self._independent(busy):
+        alone = self._independent(busy)
+        if alone is WAITS:
+            busy = self._run_linked(busy)
+            if not busy:
+                return
+        elif alone:
             for s in busy:
                 self._run_alone(s)
-        else:
-            for s in busy:
-                self._expand_runs(s)
-            self._run_fluid(busy)
+            return
+        for s in busy:
+            self._expand_runs(s)
+        self._run_fluid(busy)
 
     @staticmethod
     def _expand_runs(s: Stream) -> None:
@@ -348,18 +310,24 @@ class Engine:
             else:
                 pending.append(item)
 
-    def _independent(self, streams: list[Stream]) -> bool:
-        """Whether each stream may run alone: no waits, and no resource that two streams
-        cross can limit them (see :meth:`_cannot_bind`; decided once per combination of
-        the streams' resource tuples, which routes share)."""
+    def _independent(self, streams: list[Stream]) -> bool | str:
+        """Whether each stream may run alone: no resource that two streams cross can
+        limit them (see :meth:`_cannot_bind`; decided once per combination of the
+        streams' resource tuples, which routes share). :data:`WAITS` (true) when they may,
+        but a stream waits on an event (then :meth:`_run_linked` runs them)."""
         seen: set[Resource] = set()
         overlap = False
+        waits = False
         for s in streams:
             mine: set[Resource] = set()
             last: tuple[Resource, ...] | None = None
             for op in s.pending:
                 if op.kind == "wait":
-                    return False
+                    dep = op.dep
+                    if dep is not None and dep.end is None and dep.stream not in streams:
+                        return False  # a record no run will reach: the fluid model decides
+                    waits = True
+                    continue
                 res = op.resources
                 if res is not last:  # runs of identical copies share one resources tuple
                     mine.update(res)
@@ -367,13 +335,15 @@ class Engine:
             if seen & mine:
                 overlap = True
             seen |= mine
-        if not overlap:
-            return True
-        key = tuple(tuple(dict.fromkeys(op.resources for op in s.pending)) for s in streams)
-        alone = self._slack.get(key)
-        if alone is None:
-            alone = self._slack[key] = self._cannot_bind(key)
-        return alone
+        if overlap:
+            key = tuple(tuple(dict.fromkeys(op.resources for op in s.pending
+                                            if op.kind != "wait")) for s in streams)
+            alone = self._slack.get(key)
+            if alone is None:
+                alone = self._slack[key] = self._cannot_bind(key)
+            if not alone:
+                return False
+        return WAITS if waits else True
 
     def _cannot_bind(self, per_stream: tuple[tuple[tuple[Resource, ...], ...], ...]) -> bool:
         """Whether no resource shared by several streams can limit them: for each, the
@@ -395,10 +365,32 @@ class Engine:
                 demand[r] = demand.get(r, 0.0) + most
         return all(demand[r] <= rate(r) for r, n in users.items() if n > 1)
 
-    def _run_alone(self, s: Stream) -> None:
-        # Same arithmetic, in the same order, as op by op: t = max(t, enq); then
-        # t + (latency + nbytes / bw) * scale. The bottleneck rate is looked up once per
-        # distinct resources tuple, and a CopyRun's (latency + nbytes / bw) once per run.
+    def _run_linked(self, streams: list[Stream]) -> list[Stream]:
+        """Streams that share no resource that could limit them, tied only by waits: each
+        runs alone (:meth:`_run_alone`) up to a wait whose record has no time yet, then
+        the next, until all are done (what is left if none could go on is returned for
+        the fluid model; :meth:`_independent` sends waits on a record no run reaches there).
+
+        The times are those the fluid model gives such streams, without its event loop:
+        a copy nothing shares runs at its own rate from when its stream reaches it.
+        """
+        todo = streams
+        while todo:
+            left = [s for s in todo if not self._run_alone(s)]
+            if len(left) == len(todo):
+                return left  # unreachable: _independent sends such waits to the fluid model
+            todo = left
+        return todo
+
+    def _run_alone(self, s: Stream) -> bool:
+        """Give s's pending ops their times, as if nothing else ran; False when it stopped
+        at a wait whose record has no time yet (the wait stays at the head).
+
+        Same arithmetic, in the same order, as op by op: t = max(t, enq); a wait also
+        waits for its record; then t + (latency + nbytes / bw) * scale. The bottleneck
+        rate is looked up once per distinct resources tuple, and a CopyRun's (latency +
+        nbytes / bw) once per run.
+        """
         t = s.last_end
         rate = self.rate
         bottleneck = self._bottleneck
@@ -424,8 +416,16 @@ class Engine:
             enq = op.enq  # type: ignore[union-attr]
             if enq > t:
                 t = enq
-            op.start = t  # type: ignore[union-attr]
             kind = op.kind
+            if kind == "wait" and op.dep is not None:  # type: ignore[union-attr]
+                ready = op.dep.end  # type: ignore[union-attr]
+                if ready is None:
+                    pending.appendleft(op)
+                    s.last_end = t
+                    return False
+                if ready > t:
+                    t = ready
+            op.start = t  # type: ignore[union-attr]
             if kind == "copy":
                 res = op.resources
                 if res is not last_res:
@@ -438,9 +438,11 @@ class Engine:
                 op.event.ts = t  # type: ignore[union-attr]
             op.end = t  # type: ignore[union-attr]
         s.last_end = t
+        return True
 
     def _run_fluid(self, streams: list[Stream]) -> None:
-        """Streams that share resources or wait on events, event by event (see :mod:`.fluid`)."""
+        """Streams that share a resource that can limit them, event by event (see
+        :mod:`.fluid`)."""
         run_fluid(streams, self.rate)
 
     def stream_done_at(self, s: Stream) -> float:

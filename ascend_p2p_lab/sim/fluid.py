@@ -1,7 +1,8 @@
 """The fluid model: streams whose copies share resources, simulated event by event.
 
-:meth:`.engine.Engine.resolve` uses it when pending streams share a resource or wait on
-events (otherwise each stream runs alone, which is cheaper). Event by event: start every
+:meth:`.engine.Engine.resolve` uses it when pending streams share a resource that can
+limit them (otherwise each stream runs alone, which is cheaper, waits on events included:
+``Engine._run_linked``). Event by event: start every
 stream head that is ready at t (:func:`_start_ready`), share the resources max-min fairly
 among the copies moving over them (:func:`_share`), advance to the next event (a latency ending,
 a copy finishing, a head becoming ready: :func:`_next_event`), move the bytes and retire
@@ -46,9 +47,6 @@ def head_ready(s: Stream) -> float | None:
 
 def run_fluid(streams: list[Stream], rate: Callable[[Resource], float]) -> None:
     """Give every pending op of streams its start and end times (CopyRuns expanded)."""
-    if _disjoint(streams):
-        _run_unshared(streams, rate)
-        return
     rate_cache: dict[Resource, float] = {}
     active: list[Op] = []
     t = min(max(s.pending[0].enq, s.last_end) for s in streams)  # type: ignore[union-attr]
@@ -68,24 +66,6 @@ def run_fluid(streams: list[Stream], rate: Callable[[Resource], float]) -> None:
         t = nxt
 
 
-def _disjoint(streams: list[Stream]) -> bool:
-    """Whether no resource is crossed by ops of two streams (only waits tie them): then
-    no copy ever shares, and :func:`_run_unshared` gives the same times for less work."""
-    seen: set[Resource] = set()
-    for s in streams:
-        mine: set[Resource] = set()
-        last = None
-        for op in s.pending:
-            res = op.resources
-            if res is not last:
-                mine.update(res)
-                last = res
-        if not seen.isdisjoint(mine):
-            return False
-        seen |= mine
-    return True
-
-
 def _idle(live: list[Stream], t: float) -> tuple[float | None, list[Stream]]:
     """Nothing moves at t: jump to the next ready head (a wait that can never be
     satisfied is treated as done); None when no stream has work left."""
@@ -95,70 +75,6 @@ def _idle(live: list[Stream], t: float) -> tuple[float | None, list[Stream]]:
             s.pending[0].dep = None  # type: ignore[union-attr]
         return (None if not live else t), live
     return max(t, min(readies)), live
-
-
-def _run_unshared(streams: list[Stream], rate: Callable[[Resource], float]) -> None:
-    """:func:`run_fluid` for streams that share no resource: the same events and the
-    same arithmetic, step for step, with each copy's rate (its slowest resource over its
-    jitter factor, what :func:`_share` gives it when nothing is shared) found once when
-    it starts, and the next event and the advance done in one pass each."""
-    rate_cache: dict[Resource, float] = {}
-    active: list[Op] = []
-    t = min(max(s.pending[0].enq, s.last_end) for s in streams)  # type: ignore[union-attr]
-    live = list(streams)
-    inf = float("inf")
-    while live or active:
-        n0 = len(active)
-        live = _start_ready(live, active, t)
-        for op in active[n0:]:  # started at t
-            m = inf
-            for r in op.resources:
-                rv = rate_cache.get(r)
-                if rv is None:
-                    rv = rate_cache[r] = rate(r)
-                if rv < m:
-                    m = rv
-            op.bw = m / op.scale
-        if not active:
-            t, live = _idle(live, t)
-            if t is None:
-                break
-            continue
-        teps = t + EPS
-        nxt = inf
-        for op in active:
-            lat_end = op.lat_end
-            if lat_end > teps:
-                if lat_end < nxt:
-                    nxt = lat_end
-            else:
-                v = t + op.remaining / op.bw
-                if v < nxt:
-                    nxt = v
-        nxt = _next_ready(live, teps, nxt)
-        active = _advance_unshared(active, t, teps, nxt)
-        t = nxt
-
-
-def _advance_unshared(active: list[Op], t: float, teps: float, nxt: float) -> list[Op]:
-    """:func:`_advance` with each copy's own rate (``op.bw``); ``teps`` is t + EPS."""
-    dt = nxt - t
-    neps = nxt + EPS
-    still = []
-    for op in active:
-        if op.lat_end <= teps:  # moving from t to nxt
-            bw = op.bw
-            if dt <= 0.0 and t + op.remaining / bw <= t:
-                op.remaining = 0.0
-            op.remaining -= bw * dt
-        nb = op.nbytes
-        if op.lat_end <= neps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):
-            op.end = nxt
-            op.stream.last_end = nxt
-            op.stream.pending.popleft()
-        else:
-            still.append(op)
-    return still
 
 
 def _start_ready(live: list[Stream], active: list[Op], t: float) -> list[Stream]:

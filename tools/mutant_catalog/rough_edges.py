@@ -14,7 +14,7 @@ MUTANTS: list[Mutant] = [
       '            self.rt.begin_point(f"{block.key}/{size}")\n',
       "",
       "a point does not restart the jitter draws: resumed runs differ", RESUME_JITTER),
-    M("rough.reseed_ignores_key", "sim/engine.py",
+    M("rough.reseed_ignores_key", "sim/jitter.py",
       'digest = hashlib.blake2b(f"{seed}\\x00{key}".encode(), digest_size=8).digest()',
       'digest = hashlib.blake2b(f"{seed}".encode(), digest_size=8).digest()',
       "every point gets the same jitter draws", RESUME_JITTER),

@@ -1,11 +1,12 @@
-"""Mutants of the fast paths (issue 24): the staged copies' bound calls, the fluid model
-of streams that share nothing, and the report's one-pass saving and parallel drawing."""
+"""Mutants of the fast paths (issue 24): the staged copies' bound calls, streams tied
+only by waits (the linked path), and the report's one-pass saving and parallel drawing."""
 
 from __future__ import annotations
 
 from tools.mutant_catalog.base import M, Mutant
 
 FAST = ("tests/test_fast_paths.py",)
+LINKED = ("tests/test_engine_linked.py", "tests/test_model.py")
 
 MUTANTS: list[Mutant] = [
     M("speed.staged_no_record", "runtime/transfers.py",
@@ -24,16 +25,6 @@ MUTANTS: list[Mutant] = [
     M("speed.staged_switch_always", "runtime/transfers.py",
       "                if dev == current:\n", "                if dev == current and False:\n",
       "the staged fast path switches devices even when the device is current", FAST),
-    M("speed.unshared_no_jitter", "sim/fluid.py",
-      "            op.bw = m / op.scale\n", "            op.bw = m\n",
-      "streams that share nothing run without their jitter factor", FAST),
-    M("speed.unshared_always", "sim/fluid.py",
-      "        if not seen.isdisjoint(mine):\n            return False\n", "",
-      "streams that share a resource skip the max-min sharing", FAST),
-    M("speed.unshared_late_retire", "sim/fluid.py",
-      "        if op.lat_end <= neps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):",
-      "        if op.lat_end <= neps and op.remaining <= 0.0:",
-      "a copy that shares nothing finishes only when its bytes are exactly 0", FAST),
     M("speed.workers_ignore_load", "plots/reports.py",
       "int(cores - busy + 1.0)", "int(cores + 1.0)",
       "report forks a worker per core even when other work keeps them busy", FAST),
@@ -54,4 +45,18 @@ MUTANTS: list[Mutant] = [
       "_FORK_SAFE_THREADS) for t in others):\n        return 1\n",
       "_FORK_SAFE_THREADS) for t in others):\n        pass\n",
       "report forks while a non-daemon thread runs", FAST),
+    M("speed.linked_ignores_record_time", "sim/engine.py",
+      "                if ready > t:\n                    t = ready\n", "",
+      "a wait lets its stream go on before the record it waits for", LINKED),
+    M("speed.linked_skips_unready_wait", "sim/engine.py",
+      "                if ready is None:\n                    pending.appendleft(op)\n",
+      "                if ready is None:\n                    continue\n",
+      "a wait whose record has no time yet is dropped instead of held", LINKED),
+    M("speed.linked_despite_sharing", "sim/engine.py",
+      "            if not alone:\n                return False\n", "",
+      "streams whose shared resource can bind run alone", LINKED),
+    M("speed.linked_unreachable_record", "sim/engine.py",
+      "                        return False  # a record no run will reach",
+      "                        pass  # a record no run will reach",
+      "a wait on a record no run reaches is decided without the fluid model", LINKED),
 ]
