@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 
 import base64
 import io
+import os
 import random
 import threading
 
@@ -204,10 +205,33 @@ def test_default_workers_is_one_while_another_thread_runs(monkeypatch):
                         lambda: [threading.current_thread(), monitor])
     monkeypatch.setattr(reports.os, "sched_getaffinity", lambda pid: {0, 1},
                         raising=False)
-    monkeypatch.setattr(reports.os, "getloadavg", lambda: (0.3, 0.0, 0.0), raising=False)
+    monkeypatch.setattr(reports, "busy_cores", lambda: 0.3)
     assert reports.default_workers() == 2
-    monkeypatch.setattr(reports.os, "getloadavg", lambda: (1.4, 0.0, 0.0), raising=False)
-    assert reports.default_workers() == 1  # the other core is busy: draw here
+    monkeypatch.setattr(reports, "busy_cores", lambda: 0.8)
+    assert reports.default_workers() == 1  # most of the other core is busy: draw here
+    monkeypatch.setattr(reports, "busy_cores", lambda: 1.4)
+    assert reports.default_workers() == 1
+
+
+def test_busy_cores_reads_the_cpu_time_spent_meanwhile(monkeypatch):
+    ticks = iter([(1000, 600), (1100, 625)])  # 100 ticks, 25 of them idle
+    monkeypatch.setattr(reports, "_cpu_ticks", lambda: next(ticks))
+    monkeypatch.setattr(reports.os, "cpu_count", lambda: 4)
+    assert reports.busy_cores(0.0) == pytest.approx(3.0)  # three quarters of 4 cores
+
+    def unreadable():
+        raise OSError("no /proc")
+
+    monkeypatch.setattr(reports, "_cpu_ticks", unreadable)
+    monkeypatch.setattr(reports.os, "getloadavg", lambda: (1.25, 0.0, 0.0), raising=False)
+    assert reports.busy_cores(0.0) == 1.25
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="Linux only")
+def test_cpu_ticks_read_proc_stat():
+    total, idle = reports._cpu_ticks()
+    assert total > idle >= 0
+    assert 0.0 <= reports.busy_cores(0.01) <= (os.cpu_count() or 1)
 
 
 def test_the_dashboards_png_is_the_bytes_savefig_gives(small_run):

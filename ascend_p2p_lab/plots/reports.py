@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,8 @@ from .transfers import CURVE_POINTS, scaling_curve, scaling_stats, test_bars, te
 
 #: At most this many drawing processes (a report has about 15 figures).
 MAX_WORKERS = 4
+#: How long :func:`busy_cores` watches the CPUs (seconds).
+LOAD_WINDOW_S = 0.03
 #: Threads that may run while the report forks: tqdm's monitor (a sleeping daemon left
 #: by a progress bar) takes no lock a drawing worker needs.
 _FORK_SAFE_THREADS = ("tqdm_monitor",)
@@ -99,12 +102,12 @@ def _draw(job: Job, frames: dict[str, Any], out: Path) -> Path:
 
 def default_workers() -> int:
     """Drawing processes for this machine: one per usable core that other work leaves
-    idle (the cores less the 1-minute load average, this process's core included; at
-    most MAX_WORKERS). 1 where ``fork`` is missing or another thread runs (a forked child
-    would inherit its locks held). Each worker pays matplotlib's first-use costs again,
-    so on a busy machine one process drawing everything is the faster choice.
+    idle now (:func:`busy_cores`; at most MAX_WORKERS, at least 1). 1 where ``fork`` is
+    missing or another thread runs (a forked child would inherit its locks held). Each
+    worker pays matplotlib's first-use costs again, so on a busy machine one process
+    drawing everything is the faster choice.
 
-    Example: 2 cores, load average 0.3 -> 2; load average 1.4 -> 1.
+    Example: 2 cores, 0.3 of them busy -> 2; 1.4 busy -> 1.
     """
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
@@ -113,8 +116,31 @@ def default_workers() -> int:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
         (os.cpu_count() or 1)
-    busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    return max(1, min(MAX_WORKERS, cores, int(cores - busy + 1.0)))
+    return max(1, min(MAX_WORKERS, cores, int(cores - busy_cores() + 0.5)))
+
+
+def busy_cores(window_s: float = LOAD_WINDOW_S) -> float:
+    """How many cores other work keeps busy now: the CPU time /proc/stat counts over
+    ``window_s`` while this process sleeps (Linux), else the 1-minute load average
+    (which also counts the work this process did just before, such as a sweep).
+
+    Example: ``busy_cores()`` -> 0.02 on an idle machine, 1.0 beside one busy process.
+    """
+    try:
+        before = _cpu_ticks()
+        time.sleep(window_s)
+        after = _cpu_ticks()
+    except (OSError, ValueError, IndexError):
+        return os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    total, idle = after[0] - before[0], after[1] - before[1]
+    return (os.cpu_count() or 1) * (1.0 - idle / total) if total > 0 else 0.0
+
+
+def _cpu_ticks() -> tuple[int, int]:
+    """All CPUs' (total, idle) ticks from /proc/stat's first line (idle with iowait)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    return sum(fields), fields[3] + fields[4]
 
 
 def in_process(run: pd.DataFrame) -> pd.DataFrame:
