@@ -32,6 +32,8 @@ from .groups import card_pairs, cards_of
 from .transfers import Test, Transfer
 
 AGGREGATIONS = ("each", "sum", "sum_per_direction")
+#: The copy size of a built-in test run by name, or printed as a test file.
+BUILT_IN_SIZE = "256MiB"
 LAYOUTS = ("device", "card", "none")
 
 Generator = Callable[[Runtime, Sequence[int]], list[Test]]

@@ -7,6 +7,7 @@ from tools.mutant_catalog.base import M, Mutant
 TAD = ("tests/test_tests_as_data.py",)
 GOLD = ("tests/test_golden_rows.py",)
 VERSIONS = ("tests/test_run_versions.py",)
+SHIPPED = ("tests/test_builtin_testfiles.py",)
 
 MUTANTS: list[Mutant] = [
     M("tad.push_reads_as_pull", "measure/transfers.py",
@@ -90,4 +91,11 @@ MUTANTS: list[Mutant] = [
       'if run_schema < LISTS_SINCE and "group" in out.columns:',
       "if False:",
       "an old run loads without device lists", VERSIONS),
+    M("tad.ring_turned_round", "measure/declarations.py",
+      "    ways = [(devices[i], devices[(i + 1) % n]) for i in range(n)]\n",
+      "    ways = [(devices[(i + 1) % n], devices[i]) for i in range(n)]\n",
+      "the ring runs the other way round (its shipped files no longer match)", SHIPPED),
+    M("tad.built_in_size_changed", "measure/declarations.py",
+      'BUILT_IN_SIZE = "256MiB"', 'BUILT_IN_SIZE = "64MiB"',
+      "the built-in size moves without the shipped files", SHIPPED),
 ]
