@@ -3,6 +3,7 @@ with the times the fluid model gives them; the host-staged copy takes that path.
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -94,3 +95,44 @@ def test_a_wait_no_run_can_satisfy_is_left_to_the_fluid_model() -> None:
         return [stuck.end, after.end, a.last_end]
 
     assert play(fluid=False) == play(fluid=True) == [10.0, 20.0, 10.0]
+
+
+# ------------------------------------------------------------------ the clock's origin per point
+def test_rebase_refuses_while_a_stream_is_busy_and_shifts_events_when_idle() -> None:
+    eng = Engine(capacity=CAPACITY)
+    a = eng.new_stream(0)
+    ev = eng.new_event(0, 0)
+    eng.advance_host(1234.5678)
+    eng.enqueue_copy(a, 1000, (("link", 0),), latency_us=0.0)  # 10 us, ends at 1244.5678
+    eng.enqueue_record(a, ev)
+    assert eng.rebase([ev]) is False  # the copy ends after the host's now
+    assert eng.host_us == 1234.5678 and eng.epoch_ns == 0
+    eng.wait_host_until(eng.stream_done_at(a))
+    before_ns = eng.epoch_ns + int(ev.ts * 1000)
+    assert eng.rebase([ev]) is True
+    assert eng.host_us == 0.0 and a.last_end == 0.0
+    assert eng.epoch_ns == int(1244.5678 * 1000)
+    assert ev.ts == pytest.approx(0.0, abs=1e-9) and ev.record_op.end == ev.ts
+    assert eng.epoch_ns + int(ev.ts * 1000) == pytest.approx(before_ns, abs=1)
+    # a wait on the old record, and a copy after it, start at the new origin
+    b = eng.new_stream(1)
+    wait = eng.enqueue_wait(b, ev)
+    after = eng.enqueue_copy(b, 370, (("link", 1),), latency_us=0.0)
+    eng.resolve()
+    assert wait.start == pytest.approx(0.0, abs=1e-9) and after.end == pytest.approx(10.0)
+
+
+def test_a_points_rows_do_not_depend_on_what_ran_before_it() -> None:
+    """Every pattern's rows, to the bit, whether the sweep runs first in a fresh
+    simulator or after another sweep (a point starts at the clock's origin)."""
+    kw = dict(devices="0,1,2,3", sizes="4KiB,16MiB", direction="both", peer="both",
+              samples=2, progress=False,
+              patterns=["pair", "local", "latency", "one_to_all", "all_to_one", "h2d", "d2h"])
+    with open_runtime("sim", "atlas800t-a2", seed=3, announce=False) as rt:
+        first = sweep(rt, **kw)
+    with open_runtime("sim", "atlas800t-a2", seed=3, announce=False) as rt:
+        sweep(rt, pairs="5-6,7-4", sizes="1MiB", samples=3, progress=False)  # a history
+        later = sweep(rt, **kw)
+    cols = [c for c in first.columns if c != "run_id"]
+    assert first["path"].eq("staged").any() and first["elapsed_us"].notna().sum() > 100
+    pd.testing.assert_frame_equal(first[cols], later[cols], check_exact=True)

@@ -243,7 +243,8 @@ def test_the_fast_path_skips_the_checks_until_something_changes(
 
 # ------------------------------------------------------------------ acl.simulator
 DOCUMENTED = {"topology", "seed", "host_time_us", "ledger", "ledger_is_empty",
-              "call_counts", "implicit_releases", "shared_ledger", "reseed_jitter"}
+              "call_counts", "implicit_releases", "shared_ledger", "reseed_jitter",
+              "host_time_ns", "begin_point"}
 
 
 def _factors(acl, key: str | None, before: int) -> list[float]:

@@ -55,8 +55,8 @@ class Context:
 
     def sizes_todo(self, block: Block) -> Iterator[int]:
         """The block's sizes not done yet; ticks the progress bar after each one. Each
-        point starts with ``rt.begin_point`` (the simulator's jitter depends on the point,
-        not on what ran before it)."""
+        point starts with ``rt.begin_point`` (on the simulator, a point's numbers then
+        depend on the point, not on what ran before it)."""
         for size in block.sizes or self.spec.sizes:
             if (block.key, size) in self.done or (block.key, size) in self._emitted:
                 continue

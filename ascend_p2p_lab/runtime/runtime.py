@@ -346,19 +346,21 @@ class Runtime(Transfers, IpcCalls):
     def host_time_ns(self) -> int:
         """Host clock: the simulator's virtual clock, or ``time.perf_counter_ns`` on hardware."""
         if self._sim is not None:
-            return int(self._sim.host_time_us * 1000)
+            return self._sim.host_time_ns
         return time.perf_counter_ns()
 
     def begin_point(self, key: str) -> None:
         """Say that a measurement point starts, with a key that names it stably (its
-        block and size). On the simulator the jitter draws restart from (seed, key)
-        (``acl.simulator.reseed_jitter``), so a point measures the same whatever ran
-        before it: a resumed sweep equals an uninterrupted one. A no-op on real pyACL.
+        block and size). On the simulator the jitter draws restart from (seed, key) and
+        the clock's origin moves to now (``acl.simulator.begin_point``), so a point
+        measures the same whatever ran before it: a resumed sweep equals an
+        uninterrupted one, and blocks run in another process give the rows they give
+        here. A no-op on real pyACL.
 
         Example: ``rt.begin_point("pair/uni/on/p2p/0-1/4096")``.
         """
         if self._sim is not None:
-            self._sim.reseed_jitter(key)
+            self._sim.begin_point(key)
 
     def ledger(self) -> dict[str, Any] | None:
         """The simulator's ledger of outstanding resources (None on hardware)."""

@@ -12,6 +12,7 @@ simulator (the only way to them):
 - ``topology``: the :class:`~ascend_p2p_lab.topology.Topology` being simulated;
 - ``seed``: the jitter seed (the same seed gives the same numbers);
 - ``host_time_us``: the virtual host clock, in microseconds since the simulator started;
+  ``host_time_ns``: the same in whole nanoseconds (what the runtime's host timing reads);
 - ``ledger()``: what the process still holds (initialized, devices set, device and host
   buffers, streams, events, peer references) plus what reset/finalize released
   implicitly; ``ledger_is_empty()``: nothing of either;
@@ -22,8 +23,12 @@ simulator (the only way to them):
   others (exports not yet freed, imports not yet closed; see :mod:`.ipc`), after dropping
   what dead processes held;
 - ``reseed_jitter(key)``: restart the jitter draws from (seed, key), so the copies after
-  it get the same time factors whatever ran before (the runtime's ``begin_point`` calls
-  it at each measurement point: a resumed sweep equals an uninterrupted one).
+  it get the same time factors whatever ran before;
+- ``begin_point(key)``: ``reseed_jitter(key)``, and with every stream idle the clock's
+  origin moves to now (times are floats: ``t0 + x`` rounds differently for another t0).
+  The runtime's ``begin_point`` calls it at each measurement point, so a point's rows
+  are the same whatever ran before it or in which process it runs: a resumed sweep
+  equals an uninterrupted one, to the bit.
 
 Several processes share one simulated server for IPC memory (``acl.rt.ipc_mem_*``): a
 process and the processes it starts share it with no setup; an unrelated process joins by

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 
 from .fluid import run_fluid
 from .jitter import normals as _normals
@@ -33,6 +33,7 @@ from .jitter import point_seed
 
 Resource = Hashable
 INF = float("inf")
+NS_PER_US = 1000
 #: :meth:`Engine._independent`'s answer for streams that may each run alone but wait
 #: on events (true, so that callers reading it as "alone" stay right).
 WAITS = "waits"
@@ -144,6 +145,8 @@ class Engine:
         #: the slowest rate of each resources tuple a stream running alone has crossed
         self._bottleneck: dict[tuple, float] = {}
         self.host_us = 0.0
+        #: the absolute clock at host_us == 0, in whole nanoseconds (see :meth:`rebase`)
+        self.epoch_ns = 0
         self.jitter = jitter
         self.seed = seed
         self._normal: Callable[[], float] = _normals(random.Random(seed))
@@ -159,6 +162,32 @@ class Engine:
         equals an uninterrupted one).
         """
         self._normal = _normals(random.Random(point_seed(self.seed, key)))
+
+    def rebase(self, events: Iterable[SimEvent] = ()) -> bool:
+        """Move the clock's origin to the host's now, when no stream has work pending or
+        ending later; False (nothing changed) otherwise.
+
+        Times are floats, so ``t0 + x`` rounds differently for different t0: after a
+        rebase the times a measurement computes no longer depend on how long the
+        simulator ran before it (the rows of a point are the same whatever ran first, or
+        in another process). ``epoch_ns`` keeps the absolute clock whole (to the
+        nanosecond); the given events' times move with the origin.
+        """
+        self.resolve()
+        origin = self.host_us
+        if any(s.pending or s.last_end > origin for s in self._streams):
+            return False
+        self.epoch_ns += int(origin * NS_PER_US)
+        self.host_us = 0.0
+        for s in self._streams:
+            s.last_end = 0.0  # idle: nothing it holds ends after now
+        for e in events:
+            if e.ts is not None:
+                e.ts -= origin
+            op = e.record_op
+            if op is not None and op.end is not None:
+                op.start = op.end = op.end - origin
+        return True
 
     # --- construction -----------------------------------------------------------------
     def new_stream(self, device: int) -> Stream:

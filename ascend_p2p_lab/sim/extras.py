@@ -8,14 +8,17 @@ need a few things more, and reach them here rather than through private attribut
 ``topology``            the :class:`~ascend_p2p_lab.topology.Topology` being simulated
 ``seed``                the jitter seed (the same seed gives the same numbers)
 ``host_time_us``        the virtual host clock, microseconds since the simulator started
+``host_time_ns``        the same clock in whole nanoseconds (what the runtime's host
+                        timing reads)
 ``ledger()``            what the process still holds, plus what reset/finalize released
                         implicitly (a new dict per call)
 ``ledger_is_empty()``   nothing outstanding and nothing released implicitly
 ``call_counts``         calls made per pyACL name (``"rt.memcpy_async"``), a read-only
                         live view
-``reseed_jitter(key)``  restart the jitter draws from (seed, key): a point's numbers then
-                        do not depend on what ran before it (the runtime's
-                        ``begin_point``)
+``reseed_jitter(key)``  restart the jitter draws from (seed, key)
+``begin_point(key)``    reseed the jitter and, with every stream idle, restart the clock's
+                        origin: a point's numbers then do not depend on what ran before
+                        it, nor on the process it runs in (the runtime's ``begin_point``)
 ``implicit_releases``   what ``aclrtResetDevice``/``aclFinalize`` freed that the process
                         had not released itself, oldest first (a copy)
 ======================  =================================================================
@@ -41,6 +44,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..topology.model import Topology
+from .engine import NS_PER_US
 
 if TYPE_CHECKING:  # the parts, for annotations only
     from .allocations import Allocations
@@ -84,7 +88,14 @@ class Simulator:
     @property
     def host_time_us(self) -> float:
         """The simulated host clock (microseconds since the simulator started)."""
-        return self._engine.host_us
+        engine = self._engine
+        return engine.epoch_ns / NS_PER_US + engine.host_us
+
+    @property
+    def host_time_ns(self) -> int:
+        """The simulated host clock in whole nanoseconds since the simulator started."""
+        engine = self._engine
+        return engine.epoch_ns + int(engine.host_us * NS_PER_US)
 
     @property
     def implicit_releases(self) -> list[str]:
@@ -99,6 +110,18 @@ class Simulator:
         """
         with self._lock:
             self._engine.reseed(str(key))
+
+    def begin_point(self, key: str) -> bool:
+        """A measurement point starts: :meth:`reseed_jitter`, then the clock's origin
+        moves to now if every stream is idle (``Engine.rebase``; whether it did). The
+        point's numbers then depend on the point alone: the same after a resume, in
+        another order, or in another process.
+
+        Example: ``acl.simulator.begin_point("pair/uni/on/p2p/0-1/4096")`` -> True.
+        """
+        with self._lock:
+            self._engine.reseed(str(key))
+            return self._engine.rebase(self._streams.events.values())
 
     def ledger(self) -> dict[str, Any]:
         """What the process still holds, plus anything released implicitly (by reset/finalize)."""

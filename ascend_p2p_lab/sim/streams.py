@@ -30,7 +30,7 @@ from typing import Any
 
 from .. import codes as C
 from .devices import Devices
-from .engine import SimEvent, Stream
+from .engine import NS_PER_US, SimEvent, Stream
 from .part import Part, Shared
 
 
@@ -253,4 +253,4 @@ class Streams(Part):
         if e is None or e.record_op is None:
             return 0, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, "event does not exist or unrecorded")
         self.engine.resolve()
-        return int((e.ts or 0.0) * 1000), 0
+        return self.engine.epoch_ns + int((e.ts or 0.0) * NS_PER_US), 0

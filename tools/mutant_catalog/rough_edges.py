@@ -19,7 +19,7 @@ MUTANTS: list[Mutant] = [
       'digest = hashlib.blake2b(f"{seed}".encode(), digest_size=8).digest()',
       "every point gets the same jitter draws", RESUME_JITTER),
     M("rough.reseed_noop", "runtime/runtime.py",
-      "            self._sim.reseed_jitter(key)",
+      "            self._sim.begin_point(key)",
       "            pass",
       "begin_point is a no-op on the simulator", RESUME_JITTER),
     M("rough.finalize_not_retried", "runtime/runtime.py",

@@ -62,4 +62,16 @@ MUTANTS: list[Mutant] = [
       "                        return False  # a record no run will reach",
       "                        pass  # a record no run will reach",
       "a wait on a record no run reaches is decided without the fluid model", LINKED),
+    M("speed.point_keeps_old_origin", "sim/extras.py",
+      "            return self._engine.rebase(self._streams.events.values())",
+      "            return True",
+      "a point starts wherever the clock stands (its rows depend on what ran before)",
+      (*LINKED, "tests/test_reliability.py")),
+    M("speed.rebase_leaves_events", "sim/engine.py",
+      "            if e.ts is not None:\n                e.ts -= origin\n", "",
+      "events recorded before a rebase keep their old times", LINKED),
+    M("speed.rebase_while_busy", "sim/engine.py",
+      "        if any(s.pending or s.last_end > origin for s in self._streams):\n"
+      "            return False\n", "",
+      "the origin moves while a stream still has work ending later", LINKED),
 ]
