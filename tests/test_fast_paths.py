@@ -23,7 +23,7 @@ import threading
 
 import pytest
 
-from ascend_p2p_lab import open_runtime, plots
+from ascend_p2p_lab import forking, open_runtime, plots
 from ascend_p2p_lab.measure import probe, sweep
 from ascend_p2p_lab.plots import reports
 from ascend_p2p_lab.plots.style import DPI, save_png
@@ -203,35 +203,35 @@ def test_default_workers_is_one_while_another_thread_runs(monkeypatch):
     monitor = threading.Thread(target=lambda: None, name="tqdm_monitor", daemon=True)
     monkeypatch.setattr(threading, "enumerate",
                         lambda: [threading.current_thread(), monitor])
-    monkeypatch.setattr(reports.os, "sched_getaffinity", lambda pid: {0, 1},
+    monkeypatch.setattr(forking.os, "sched_getaffinity", lambda pid: {0, 1},
                         raising=False)
-    monkeypatch.setattr(reports, "busy_cores", lambda: 0.3)
+    monkeypatch.setattr(forking, "busy_cores", lambda: 0.3)
     assert reports.default_workers() == 2
-    monkeypatch.setattr(reports, "busy_cores", lambda: 0.8)
+    monkeypatch.setattr(forking, "busy_cores", lambda: 0.8)
     assert reports.default_workers() == 1  # most of the other core is busy: draw here
-    monkeypatch.setattr(reports, "busy_cores", lambda: 1.4)
+    monkeypatch.setattr(forking, "busy_cores", lambda: 1.4)
     assert reports.default_workers() == 1
 
 
 def test_busy_cores_reads_the_cpu_time_spent_meanwhile(monkeypatch):
     ticks = iter([(1000, 600), (1100, 625)])  # 100 ticks, 25 of them idle
-    monkeypatch.setattr(reports, "_cpu_ticks", lambda: next(ticks))
-    monkeypatch.setattr(reports.os, "cpu_count", lambda: 4)
-    assert reports.busy_cores(0.0) == pytest.approx(3.0)  # three quarters of 4 cores
+    monkeypatch.setattr(forking, "_cpu_ticks", lambda: next(ticks))
+    monkeypatch.setattr(forking.os, "cpu_count", lambda: 4)
+    assert forking.busy_cores(0.0) == pytest.approx(3.0)  # three quarters of 4 cores
 
     def unreadable():
         raise OSError("no /proc")
 
-    monkeypatch.setattr(reports, "_cpu_ticks", unreadable)
-    monkeypatch.setattr(reports.os, "getloadavg", lambda: (1.25, 0.0, 0.0), raising=False)
-    assert reports.busy_cores(0.0) == 1.25
+    monkeypatch.setattr(forking, "_cpu_ticks", unreadable)
+    monkeypatch.setattr(forking.os, "getloadavg", lambda: (1.25, 0.0, 0.0), raising=False)
+    assert forking.busy_cores(0.0) == 1.25
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="Linux only")
 def test_cpu_ticks_read_proc_stat():
-    total, idle = reports._cpu_ticks()
+    total, idle = forking._cpu_ticks()
     assert total > idle >= 0
-    assert 0.0 <= reports.busy_cores(0.01) <= (os.cpu_count() or 1)
+    assert 0.0 <= forking.busy_cores(0.01) <= (os.cpu_count() or 1)
 
 
 def test_the_dashboards_png_is_the_bytes_savefig_gives(small_run):

@@ -244,7 +244,7 @@ def test_the_fast_path_skips_the_checks_until_something_changes(
 # ------------------------------------------------------------------ acl.simulator
 DOCUMENTED = {"topology", "seed", "host_time_us", "ledger", "ledger_is_empty",
               "call_counts", "implicit_releases", "shared_ledger", "reseed_jitter",
-              "host_time_ns", "begin_point"}
+              "host_time_ns", "begin_point", "faults"}
 
 
 def _factors(acl, key: str | None, before: int) -> list[float]:

@@ -10,9 +10,6 @@ files are the same either way).
 from __future__ import annotations
 
 import multiprocessing
-import os
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..forking import idle_workers
 from ..schema import CARD_PATTERNS
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
 from .collectives import collective_bandwidth
@@ -33,11 +31,6 @@ from .transfers import CURVE_POINTS, scaling_curve, scaling_stats, test_bars, te
 
 #: At most this many drawing processes (a report has about 15 figures).
 MAX_WORKERS = 4
-#: How long :func:`busy_cores` watches the CPUs (seconds).
-LOAD_WINDOW_S = 0.03
-#: Threads that may run while the report forks: tqdm's monitor (a sleeping daemon left
-#: by a progress bar) takes no lock a drawing worker needs.
-_FORK_SAFE_THREADS = ("tqdm_monitor",)
 
 
 @dataclass(frozen=True)
@@ -101,46 +94,13 @@ def _draw(job: Job, frames: dict[str, Any], out: Path) -> Path:
 
 
 def default_workers() -> int:
-    """Drawing processes for this machine: one per usable core that other work leaves
-    idle now (:func:`busy_cores`; at most MAX_WORKERS, at least 1). 1 where ``fork`` is
-    missing or another thread runs (a forked child would inherit its locks held). Each
-    worker pays matplotlib's first-use costs again, so on a busy machine one process
-    drawing everything is the faster choice.
+    """Drawing processes for this machine (:func:`~ascend_p2p_lab.forking.idle_workers`,
+    at most MAX_WORKERS). Each worker pays matplotlib's first-use costs again, so on a
+    busy machine one process drawing everything is the faster choice.
 
     Example: 2 cores, 0.3 of them busy -> 2; 1.4 busy -> 1.
     """
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
-    if any(not (t.daemon and t.name in _FORK_SAFE_THREADS) for t in others):
-        return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        (os.cpu_count() or 1)
-    return max(1, min(MAX_WORKERS, cores, int(cores - busy_cores() + 0.5)))
-
-
-def busy_cores(window_s: float = LOAD_WINDOW_S) -> float:
-    """How many cores other work keeps busy now: the CPU time /proc/stat counts over
-    ``window_s`` while this process sleeps (Linux), else the 1-minute load average
-    (which also counts the work this process did just before, such as a sweep).
-
-    Example: ``busy_cores()`` -> 0.02 on an idle machine, 1.0 beside one busy process.
-    """
-    try:
-        before = _cpu_ticks()
-        time.sleep(window_s)
-        after = _cpu_ticks()
-    except (OSError, ValueError, IndexError):
-        return os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    total, idle = after[0] - before[0], after[1] - before[1]
-    return (os.cpu_count() or 1) * (1.0 - idle / total) if total > 0 else 0.0
-
-
-def _cpu_ticks() -> tuple[int, int]:
-    """All CPUs' (total, idle) ticks from /proc/stat's first line (idle with iowait)."""
-    with open("/proc/stat") as f:
-        fields = [int(v) for v in f.readline().split()[1:]]
-    return sum(fields), fields[3] + fields[4]
+    return idle_workers(MAX_WORKERS)
 
 
 def in_process(run: pd.DataFrame) -> pd.DataFrame:

@@ -13,6 +13,7 @@ need a few things more, and reach them here rather than through private attribut
 ``ledger()``            what the process still holds, plus what reset/finalize released
                         implicitly (a new dict per call)
 ``ledger_is_empty()``   nothing outstanding and nothing released implicitly
+``faults``              the faults being injected (empty: none)
 ``call_counts``         calls made per pyACL name (``"rt.memcpy_async"``), a read-only
                         live view
 ``reseed_jitter(key)``  restart the jitter draws from (seed, key)
@@ -96,6 +97,11 @@ class Simulator:
         """The simulated host clock in whole nanoseconds since the simulator started."""
         engine = self._engine
         return engine.epoch_ns + int(engine.host_us * NS_PER_US)
+
+    @property
+    def faults(self) -> tuple[Any, ...]:
+        """The faults being injected (:class:`~.faults.Fault` records; empty: none)."""
+        return tuple(self._devices.injector.faults)
 
     @property
     def implicit_releases(self) -> list[str]:
