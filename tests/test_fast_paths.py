@@ -192,10 +192,12 @@ def test_report_in_two_processes_writes_the_same_files_in_order(small_run, tmp_p
 
 
 def test_default_workers_is_one_while_another_thread_runs(monkeypatch):
+    monkeypatch.setattr(forking, "busy_cores", lambda: 0.0)  # idle cores: only the thread
     stop = threading.Event()
     t = threading.Thread(target=stop.wait, name="busy")
     t.start()
     try:
+        assert not forking.can_fork()
         assert reports.default_workers() == 1
     finally:
         stop.set()
