@@ -16,6 +16,8 @@ from .parser import UsageError, past_input_checks
 from .session import run_session
 
 US_PER_MS = 1000.0
+#: Processes the demo simulates its blocks in, at most (one per idle core; sweep(workers=)).
+DEMO_WORKERS = 4
 
 
 def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -172,6 +174,7 @@ def _write_report(run: Any, out: Path, table: Any = None, *, quiet: bool = False
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from ..forking import idle_workers
     from ..measure import enable_all, parse_sizes, probe
     from ..results import save_run
     from ..runfolder import check_out_dir, clear_stale
@@ -196,7 +199,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         refused = enable_all(rt)
         print(f"2. peer links: enabled {len(rt.peer_refs())} directions, {len(refused)} refused")
         print("3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged")
-        run = _sweep_kept(rt, **options, progress=not args.no_progress)
+        run = _sweep_kept(rt, **options, progress=not args.no_progress,
+                          workers=idle_workers(DEMO_WORKERS) if rt.simulated else 1)
         run.attrs["run"]["command"] = "demo"
         save_run(run, out)
         clear_stale(out)

@@ -81,6 +81,17 @@ class Context:
         return [s for s in block.sizes or self.spec.sizes
                 if (block.key, s) not in self.done and (block.key, s) not in self._emitted]
 
+    def emitted(self, block: Block) -> list[int]:
+        """The block's sizes whose rows this context emitted."""
+        return [s for s in block.sizes or self.spec.sizes if (block.key, s) in self._emitted]
+
+    def adopt(self, block: Block, sizes: list[int]) -> None:
+        """Count sizes of block emitted elsewhere (by a worker process) as emitted here,
+        and tick the progress bar for them."""
+        self._emitted.update((block.key, s) for s in sizes)
+        if self.bar is not None and sizes:
+            self.bar.update(len(sizes))
+
     def _row(self, block: Block, size: int, src: int | None, dst: int | None,
              groups: GroupPair | None = None, **values: Any) -> dict[str, Any]:
         link = block.link

@@ -35,6 +35,7 @@ from .peerstate import PeerRestoreError, peer_state
 from .plan import Block, plan_blocks
 from .rows import Context
 from .spec import SweepSpec, check_spec, make_spec
+from .workers import check_workers, may_fork, run_in_workers
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ def sweep(
     out: str | os.PathLike[str] | None = None,
     checkpoint: str | os.PathLike[str] | None = None,
     on_block: Callable[[BlockDone], None] | None = None,
+    workers: int = 1,
     **options: Any,
 ) -> pd.DataFrame:
     """Measure device-to-device copies at every size; return one row per sample.
@@ -69,14 +71,14 @@ def sweep(
             ``latency_us``, 4 bytes when no sizes are given; h2d, d2h: pinned host memory
             to or from each device; group with ``groups="0,1:2,3"``; card), ``timing``
             (events, host), ``min_sample_us``, ``max_copies``, ``verify``, ``host_bound_ratio``.
-        spec: a :class:`~.spec.SweepSpec` instead of the parameters (checked against rt).
-        progress: a tqdm progress bar.
+        spec: a :class:`~.spec.SweepSpec` instead (checked against rt); progress: tqdm.
         out: a folder to save the run to (also after an interrupt or a failure).
         checkpoint: a file that records each finished block; rerunning with the same
-            parameters skips those blocks (a block that failed is measured again), and
-            other parameters are refused. It is removed once the run is saved to ``out``
-            with every block recorded.
+            parameters skips those blocks (a failed one is measured again); other
+            parameters are refused. Removed once ``out`` holds the whole run.
         on_block: called with a :class:`BlockDone` after each block (live views, progress).
+        workers: on the simulator without faults, run the blocks in this many forked
+            processes (:mod:`.workers`: the same rows, to the bit, in the same order).
 
     An interrupt (KeyboardInterrupt) stops the sweep and returns what was measured,
     with ``attrs["run"]["interrupted"] = True``. A failing block records its failure in
@@ -85,15 +87,15 @@ def sweep(
     last point) stops the sweep: it is raised with the rows so far in
     ``exc.partial_frame``. In every case the rows are saved to ``out`` first, and the
     sweep's buffers, streams, events and peer enables are released. A runtime failure
-    before the first block (while checking the arguments against the runtime, or
-    planning) raises with an empty ``partial_frame`` and saves nothing; an interrupt there
-    propagates.
+    before the first block (checking the arguments, planning) raises with an empty
+    ``partial_frame`` and saves nothing; an interrupt there propagates.
     """
     if out is not None and Path(out).exists() and not Path(out).is_dir():
         raise ValueError(f"out {out} exists and is not a folder")
     if checkpoint is not None and Path(checkpoint).is_dir():
         raise ValueError(f"checkpoint {checkpoint} is a folder; give a file name")
     try:  # bad arguments raise ValueError/TypeError here, before anything is allocated
+        workers = check_workers(workers)
         spec = _spec(rt, spec, pairs, sizes, options)
         blocks = plan_blocks(rt, spec)
         meta = run_metadata(rt, spec.to_dict())
@@ -110,7 +112,7 @@ def sweep(
     todo = [b for b in blocks if b.key not in done_blocks]
     bar = _progress(progress, len(todo) * len(spec.sizes))
     ctx.bar = bar
-    failure = _run_blocks(ctx, todo, ckpt, on_block, meta)
+    failure = _run_blocks(ctx, todo, ckpt, on_block, meta, workers)
     if bar is not None:
         bar.close()
     meta["points"] = len(blocks) * len(spec.sizes)  # those asked for, and those left
@@ -156,17 +158,30 @@ def _release(pool: BufferPool, meta: dict[str, Any]) -> BaseException | None:
 
 def _run_blocks(ctx: Context, todo: list[Block], ckpt: Checkpoint | None,
                 on_block: Callable[[BlockDone], None] | None,
-                meta: dict[str, Any]) -> BaseException | None:
-    """Run the blocks in order; an interrupt or an error no row can carry stops them (it
-    is noted in meta; the error is returned)."""
+                meta: dict[str, Any], workers: int = 1) -> BaseException | None:
+    """Run the blocks in order (or in ``workers`` forked processes on the simulator,
+    where :func:`.workers.may_fork` allows); an interrupt or an error no row can carry
+    stops them (it is noted in meta; the error is returned)."""
+    done = 0
+
+    def finished(block: Block, completed: bool, rows: list[dict[str, Any]]) -> None:
+        nonlocal done
+        done += 1
+        if ckpt is not None and completed:
+            ckpt.append(block, jsonable_rows(rows))
+        if on_block is not None:
+            on_block(BlockDone(block, to_frame(rows, meta), done, len(todo)))
+
     try:
-        for done, block in enumerate(todo, start=1):
+        if may_fork(ctx.rt, workers) and len(todo) > 1:
+            meta["workers"] = min(workers, len(todo))
+            run_in_workers(ctx, todo, workers, _run_block,
+                           lambda i, completed, rows: finished(todo[i], completed, rows))
+            return None
+        for block in todo:
             start = len(ctx.rows)
             completed = _run_block(ctx, block)
-            if ckpt is not None and completed:
-                ckpt.append(block, jsonable_rows(ctx.rows[start:]))
-            if on_block is not None:
-                on_block(BlockDone(block, to_frame(ctx.rows[start:], meta), done, len(todo)))
+            finished(block, completed, ctx.rows[start:])
     except KeyboardInterrupt:
         meta["interrupted"] = True
     except BaseException as exc:

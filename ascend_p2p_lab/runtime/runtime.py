@@ -66,6 +66,13 @@ class Runtime(Transfers, IpcCalls):
         """The simulated server's preset (None on hardware)."""
         return self.info.preset
 
+    @property
+    def forkable(self) -> bool:
+        """Whether a forked process may measure on a copy of this runtime and get the
+        numbers this process would: the simulator, with no faults injected (a fault's
+        state, say its n-th call, would be counted per process). Never on hardware."""
+        return self._sim is not None and not self._sim.faults
+
     def has(self, name: str) -> bool:
         """Whether the installed pyACL has ``acl.rt.<name>`` (feature detection)."""
         return hasattr(self.acl.rt, name)

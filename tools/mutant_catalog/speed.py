@@ -7,6 +7,7 @@ from tools.mutant_catalog.base import M, Mutant
 
 FAST = ("tests/test_fast_paths.py",)
 LINKED = ("tests/test_engine_linked.py", "tests/test_model.py")
+WORKERS = ("tests/test_sweep_workers.py",)
 
 MUTANTS: list[Mutant] = [
     M("speed.staged_no_record", "runtime/transfers.py",
@@ -74,4 +75,26 @@ MUTANTS: list[Mutant] = [
       "        if any(s.pending or s.last_end > origin for s in self._streams):\n"
       "            return False\n", "",
       "the origin moves while a stream still has work ending later", LINKED),
+    M("speed.workers_rows_as_they_came", "measure/workers.py",
+      "ctx.rows.extend(row for i in sorted(got) for row in got[i])",
+      "ctx.rows.extend(row for i in got for row in got[i])",
+      "the rows of a sweep in workers come in the order the blocks finished", WORKERS),
+    M("speed.workers_points_not_adopted", "measure/workers.py",
+      "            got[i] = rows\n            ctx.adopt(todo[i], sizes)\n",
+      "            got[i] = rows\n",
+      "points measured by a worker count as not reached", WORKERS),
+    M("speed.workers_death_unnoticed", "measure/workers.py",
+      "            if dead & suspects:\n", "            if False:\n",
+      "a worker that died is waited for forever", WORKERS),
+    M("speed.workers_error_swallowed", "measure/workers.py",
+      "                ctx.adopt(todo[i], sizes)\n            raise exc\n",
+      "                ctx.adopt(todo[i], sizes)\n            done += 1\n",
+      "a worker's failure is not raised", WORKERS),
+    M("speed.workers_despite_faults", "runtime/runtime.py",
+      "        return self._sim is not None and not self._sim.faults\n",
+      "        return self._sim is not None\n",
+      "blocks run in workers while faults are injected", WORKERS),
+    M("speed.workers_fallbacks_lost", "measure/workers.py",
+      "            ctx.fallbacks.update(fallbacks)\n", "",
+      "what a worker did instead of a missing call is not said", WORKERS),
 ]
