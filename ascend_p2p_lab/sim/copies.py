@@ -72,9 +72,13 @@ class Copies(Part):
         self.plans: dict[tuple[int, ...], AsyncCopy] = {}
 
     def clear(self) -> None:
-        """Forget the kept copies and routes (memory, streams, devices or peers changed)."""
+        """Forget the kept copies and routes, and the kept contexts, records and waits
+        (memory, streams, devices or peers changed)."""
         self.router.clear()
         self.plans.clear()
+        self.devices.kept.clear()
+        self.streams.kept_records.clear()
+        self.streams.kept_waits.clear()
 
     def _move(self, call: str, route: Route) -> None:
         """The bytes of a routed copy (corrupted when a ``corrupt`` fault says so)."""
