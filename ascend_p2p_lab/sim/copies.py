@@ -40,7 +40,7 @@ from typing import Any
 from .. import codes as C
 from .devices import Devices
 from .engine import Stream
-from .memory import copy_bytes
+from .memory import copy_bytes, move_bytes
 from .part import Part, Shared
 from .routes import Route, Router
 from .streams import Streams
@@ -204,11 +204,13 @@ class Copies(Part):
                         return code
                 if faults and corrupt_faults and corrupts(name, route.devices, route.link):
                     copy_corrupted(dreg, doff, sreg, soff, count)
-                elif route.memo_able:  # copy_bytes' own "same copy as last time" test
+                elif route.memo_able:  # copy_bytes (count > 0, regions memoizable), inlined
+                    memo = (sreg.base, soff, doff, count, sreg.version)
                     last = dreg.last_copy
-                    if (last is None or last[1] != dreg.version
-                            or last[0] != (sreg.base, soff, doff, count, sreg.version)):
-                        copy_bytes(dreg, doff, sreg, soff, count)
+                    if last is None or last[1] != dreg.version or last[0] != memo:
+                        move_bytes(dreg, doff, sreg, soff, count)
+                        dreg.version += 1
+                        dreg.last_copy = (memo, dreg.version)
                 else:
                     copy_bytes(dreg, doff, sreg, soff, count)
                 if faults:

@@ -177,13 +177,15 @@ def copy_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
         last = dst.last_copy  # (memo, dst.version) of the last copy in, compared part by part
         if last is not None and last[1] == dst.version and last[0] == memo:
             return
-    _copy(dst, doff, src, soff, n)
+    move_bytes(dst, doff, src, soff, n)
     if memo is not None:
         dst.version += 1
         dst.last_copy = (memo, dst.version)
 
 
-def _copy(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
+def move_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
+    """Copy n bytes between regions, always (no memo; what :func:`copy_bytes` does when
+    its memo misses, before it records the copy)."""
     if not (doff | soff | n) & _IN_CHUNK and isinstance(dst, ChunkedRegion) \
             and isinstance(src, ChunkedRegion):
         # whole chunks on both sides (a staged copy's chunks; full-size ones, as the range
