@@ -165,3 +165,36 @@ def test_whole_chunk_copies_give_what_the_general_loop_gives(monkeypatch):
     fast, general = _copies(False, monkeypatch), _copies(True, monkeypatch)
     assert fast == general
     assert fast[0][1][2][2][0] == "bytes"  # the private chunk was frozen to be shared
+
+
+def _staged_regions(plain: bool) -> list:
+    """Chunked copies through pinned host memory, repeated (kept, or all checked): what
+    every region holds after each round (bytes, version, memo)."""
+    acl = simulated_acl("atlas800t-a2", seed=5)
+    rt = acl.rt
+    acl.init(), rt.set_device(0)
+    size = 3 * CHUNK
+    (a, _), (b, _), (h, _) = rt.malloc(size, 0), rt.malloc(size, 0), rt.malloc_host(size)
+    (s, _) = rt.create_stream()
+    regions = [acl._memory.space.get(p) for p in (a, b, h)]
+    states = []
+    for r in range(3):
+        if r == 2:  # the source changes: the kept copies must move the new bytes
+            regions[0].write(5, b"changed")
+        for off in (0, CHUNK, 2 * CHUNK):
+            for args in ((h + off, size - off, a + off, CHUNK, 2, s),
+                         (b + off, size - off, h + off, CHUNK, 1, s)):
+                if plain:
+                    acl._copies.plans.clear()
+                assert rt.memcpy_async(*args) == 0
+        states.append([(x.version, x.last_copy, x.read(0, size)) for x in regions])
+    assert plain or (h, size, a, CHUNK, 2, s) in acl._copies.plans
+    rt.synchronize_stream(s), rt.destroy_stream(s)
+    rt.free(a), rt.free(b), rt.free_host(h), rt.reset_device(0), acl.finalize()
+    return states
+
+
+def test_kept_copies_leave_the_regions_the_checked_copies_leave():
+    kept, plain = _staged_regions(False), _staged_regions(True)
+    assert kept == plain
+    assert kept[2][1][2][5:12] == b"changed"

@@ -101,4 +101,10 @@ MUTANTS: list[Mutant] = [
       "        dst.version += m  # one bump per chunk, as the loop below\n",
       "        dst.version += 1\n",
       "a whole-chunk copy bumps the destination's version once, not per chunk", KEPT),
+    M("speed.fast_copy_no_bump", "sim/copies.py",
+      "                        dreg.version += 1\n                        dreg.last_copy",
+      "                        dreg.last_copy",
+      "a kept memcpy_async leaves its destination's version as the copy left it (a later "
+      "copy out of it may take stale bytes for current)",
+      ("tests/test_sim_determinism.py", "tests/test_kept_calls.py")),
 ]
