@@ -175,6 +175,7 @@ def _staged_regions(plain: bool) -> list:
     acl.init(), rt.set_device(0)
     size = 3 * CHUNK
     (a, _), (b, _), (h, _) = rt.malloc(size, 0), rt.malloc(size, 0), rt.malloc_host(size)
+    (h2, _) = rt.malloc_host(size)
     (s, _) = rt.create_stream()
     regions = [acl._memory.space.get(p) for p in (a, b, h)]
     states = []
@@ -183,18 +184,24 @@ def _staged_regions(plain: bool) -> list:
             regions[0].write(5, b"changed")
         for off in (0, CHUNK, 2 * CHUNK):
             for args in ((h + off, size - off, a + off, CHUNK, 2, s),
-                         (b + off, size - off, h + off, CHUNK, 1, s)):
+                         (b + off, size - off, h + off, CHUNK, 1, s),
+                         *[(b, size, a, size, 3, s)] * 4, (b, size, a, CHUNK, 3, s),
+                         # runs; host-to-host copies of any size share one resources tuple
+                         *[(h2, size, h, size, 0, s)] * 3, (h2, size, h, CHUNK, 0, s)):
                 if plain:
                     acl._copies.plans.clear()
                 assert rt.memcpy_async(*args) == 0
-        states.append([(x.version, x.last_copy, x.read(0, size)) for x in regions])
+        rt.synchronize_stream(s)  # the host waits for the stream: its clock tells the times
+        states.append([acl.simulator.host_time_us,
+                       *((x.version, x.last_copy, x.read(0, size)) for x in regions)])
     assert plain or (h, size, a, CHUNK, 2, s) in acl._copies.plans
     rt.synchronize_stream(s), rt.destroy_stream(s)
-    rt.free(a), rt.free(b), rt.free_host(h), rt.reset_device(0), acl.finalize()
+    rt.free(a), rt.free(b), rt.free_host(h), rt.free_host(h2)
+    rt.reset_device(0), acl.finalize()
     return states
 
 
 def test_kept_copies_leave_the_regions_the_checked_copies_leave():
     kept, plain = _staged_regions(False), _staged_regions(True)
     assert kept == plain
-    assert kept[2][1][2][5:12] == b"changed"
+    assert kept[2][2][2][5:12] == b"changed"

@@ -39,7 +39,7 @@ from typing import Any
 
 from .. import codes as C
 from .devices import Devices
-from .engine import Stream
+from .engine import CopyRun, Stream
 from .memory import copy_bytes, move_bytes
 from .part import Part, Shared
 from .routes import Route, Router
@@ -217,7 +217,16 @@ class Copies(Part):
                     host(api_us)
                 else:
                     engine.host_us += api_us  # what host() does without faults
-                append_copy(s, route.nbytes, route.resources, route.latency_us)
+                res, nbytes, latency = route.resources, route.nbytes, route.latency_us
+                pending = s.pending
+                run = pending[-1] if pending else None
+                if (run.__class__ is CopyRun and run.resources is res and run.nbytes == nbytes
+                        and run.latency == latency):  # extends a run: append_copy, inlined
+                    scale = 1.0 + engine.jitter * engine._normal() if engine.jitter else 1.0
+                    run.enqs.append(engine.host_us)  # type: ignore[union-attr]
+                    run.scales.append(scale if scale > 0.5 else 0.5)  # type: ignore[union-attr]
+                else:
+                    append_copy(s, nbytes, res, latency)
                 return 0
             finally:
                 lock.release()

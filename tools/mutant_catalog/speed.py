@@ -107,4 +107,14 @@ MUTANTS: list[Mutant] = [
       "a kept memcpy_async leaves its destination's version as the copy left it (a later "
       "copy out of it may take stale bytes for current)",
       ("tests/test_sim_determinism.py", "tests/test_kept_calls.py")),
+    M("speed.fast_run_unjittered", "sim/copies.py",
+      "scale = 1.0 + engine.jitter * engine._normal() if engine.jitter else 1.0\n",
+      "scale = 1.0\n",
+      "a kept memcpy_async that extends a run of copies loses its jitter factor",
+      ("tests/test_kept_calls.py",)),
+    M("speed.fast_run_any_size", "sim/copies.py",
+      "run.resources is res and run.nbytes == nbytes\n",
+      "run.resources is res\n",
+      "a kept memcpy_async extends a run of copies of another size over the same resources",
+      ("tests/test_kept_calls.py", "tests/test_golden_rows.py")),
 ]
