@@ -34,7 +34,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import codes as C
@@ -52,13 +52,22 @@ _ASYNC = "rt.memcpy_async"
 class AsyncCopy:
     """A memcpy_async that passed every check: what its repeats reuse.
 
-    (Slots, not a NamedTuple: the fast path reads its three fields per copy, and
-    unpacking a tuple subclass goes through the generic iterator protocol.)
+    (Slots, not a NamedTuple: unpacking a tuple subclass goes through the generic
+    iterator protocol. The fast path reads :attr:`parts`, a plain tuple, in one unpack.)
     """
 
     current: int  # the current device it was checked under
     stream: Stream
     route: Route
+    #: (current, stream, and the route's dst_region, dst_offset, src_region, src_offset,
+    #: memo_able, resources, nbytes, latency_us): what a repeat reads, in one tuple
+    parts: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        r = self.route
+        object.__setattr__(self, "parts", (
+            self.current, self.stream, r.dst_region, r.dst_offset, r.src_region, r.src_offset,
+            r.memo_able, r.resources, r.nbytes, r.latency_us))
 
 
 class Copies(Part):
@@ -191,20 +200,19 @@ class Copies(Part):
                 if not (type(dst) is int is type(dest_max) is type(src) is type(count)
                         is type(kind) is type(stream)):
                     return checked(*args)  # equal but not int (1.0, numpy ints): the checks decide
-                cur, s, route = hit.current, hit.stream, hit.route
+                cur, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency = hit.parts
                 if cur != tls.device:
                     return checked(*args)
-                dreg = route.dst_region
-                sreg = route.src_region
-                doff = route.dst_offset
-                soff = route.src_offset
+                corrupt = False
                 if faults:
+                    route = hit.route
                     code = fault(name, route.devices, route.link)
                     if code:
                         return code
-                if faults and corrupt_faults and corrupts(name, route.devices, route.link):
+                    corrupt = corrupt_faults and corrupts(name, route.devices, route.link)
+                if corrupt:
                     copy_corrupted(dreg, doff, sreg, soff, count)
-                elif route.memo_able:  # copy_bytes (count > 0, regions memoizable), inlined
+                elif memo_able:  # copy_bytes (count > 0, regions memoizable), inlined
                     memo = (sreg.base, soff, doff, count, sreg.version)
                     last = dreg.last_copy
                     if last is None or last[1] != dreg.version or last[0] != memo:
@@ -217,7 +225,6 @@ class Copies(Part):
                     host(api_us)
                 else:
                     engine.host_us += api_us  # what host() does without faults
-                res, nbytes, latency = route.resources, route.nbytes, route.latency_us
                 pending = s.pending
                 run = pending[-1] if pending else None
                 if (run.__class__ is CopyRun and run.resources is res and run.nbytes == nbytes
