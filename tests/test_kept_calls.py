@@ -186,6 +186,7 @@ def _staged_regions(plain: bool) -> list:
             for args in ((h + off, size - off, a + off, CHUNK, 2, s),
                          (b + off, size - off, h + off, CHUNK, 1, s),
                          *[(b, size, a, size, 3, s)] * 4, (b, size, a, CHUNK, 3, s),
+                         (b + CHUNK, size - CHUNK, a + 2 * CHUNK, CHUNK, 3, s),  # offsets
                          # runs; host-to-host copies of any size share one resources tuple
                          *[(h2, size, h, size, 0, s)] * 3, (h2, size, h, CHUNK, 0, s)):
                 if plain:

@@ -117,4 +117,9 @@ MUTANTS: list[Mutant] = [
       "run.resources is res\n",
       "a kept memcpy_async extends a run of copies of another size over the same resources",
       ("tests/test_kept_calls.py", "tests/test_golden_rows.py")),
+    M("speed.fast_parts_offsets_swapped", "sim/copies.py",
+      "r.dst_region, r.dst_offset, r.src_region, r.src_offset,",
+      "r.dst_region, r.src_offset, r.src_region, r.dst_offset,",
+      "a kept memcpy_async reads its source offset for its destination's and back",
+      ("tests/test_kept_calls.py",)),
 ]
