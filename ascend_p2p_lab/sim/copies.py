@@ -34,13 +34,13 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import codes as C
 from .devices import Devices
-from .engine import Stream
-from .memory import copy_bytes
+from .engine import CopyRun, Stream
+from .memory import copy_bytes, move_bytes
 from .part import Part, Shared
 from .routes import Route, Router
 from .streams import Streams
@@ -52,13 +52,22 @@ _ASYNC = "rt.memcpy_async"
 class AsyncCopy:
     """A memcpy_async that passed every check: what its repeats reuse.
 
-    (Slots, not a NamedTuple: the fast path reads its three fields per copy, and
-    unpacking a tuple subclass goes through the generic iterator protocol.)
+    (Slots, not a NamedTuple: unpacking a tuple subclass goes through the generic
+    iterator protocol. The fast path reads :attr:`parts`, a plain tuple, in one unpack.)
     """
 
     current: int  # the current device it was checked under
     stream: Stream
     route: Route
+    #: (current, stream, and the route's dst_region, dst_offset, src_region, src_offset,
+    #: memo_able, resources, nbytes, latency_us): what a repeat reads, in one tuple
+    parts: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        r = self.route
+        object.__setattr__(self, "parts", (
+            self.current, self.stream, r.dst_region, r.dst_offset, r.src_region, r.src_offset,
+            r.memo_able, r.resources, r.nbytes, r.latency_us))
 
 
 class Copies(Part):
@@ -72,9 +81,13 @@ class Copies(Part):
         self.plans: dict[tuple[int, ...], AsyncCopy] = {}
 
     def clear(self) -> None:
-        """Forget the kept copies and routes (memory, streams, devices or peers changed)."""
+        """Forget the kept copies and routes, and the kept contexts, records and waits
+        (memory, streams, devices or peers changed)."""
         self.router.clear()
         self.plans.clear()
+        self.devices.kept.clear()
+        self.streams.kept_records.clear()
+        self.streams.kept_waits.clear()
 
     def _move(self, call: str, route: Route) -> None:
         """The bytes of a routed copy (corrupted when a ``corrupt`` fault says so)."""
@@ -187,31 +200,40 @@ class Copies(Part):
                 if not (type(dst) is int is type(dest_max) is type(src) is type(count)
                         is type(kind) is type(stream)):
                     return checked(*args)  # equal but not int (1.0, numpy ints): the checks decide
-                cur, s, route = hit.current, hit.stream, hit.route
+                cur, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency = hit.parts
                 if cur != tls.device:
                     return checked(*args)
-                dreg = route.dst_region
-                sreg = route.src_region
-                doff = route.dst_offset
-                soff = route.src_offset
+                corrupt = False
                 if faults:
+                    route = hit.route
                     code = fault(name, route.devices, route.link)
                     if code:
                         return code
-                if faults and corrupt_faults and corrupts(name, route.devices, route.link):
+                    corrupt = corrupt_faults and corrupts(name, route.devices, route.link)
+                if corrupt:
                     copy_corrupted(dreg, doff, sreg, soff, count)
-                elif route.memo_able:  # copy_bytes' own "same copy as last time" test
+                elif memo_able:  # copy_bytes (count > 0, regions memoizable), inlined
+                    memo = (sreg.base, soff, doff, count, sreg.version)
                     last = dreg.last_copy
-                    if (last is None or last[1] != dreg.version
-                            or last[0] != (sreg.base, soff, doff, count, sreg.version)):
-                        copy_bytes(dreg, doff, sreg, soff, count)
+                    if last is None or last[1] != dreg.version or last[0] != memo:
+                        move_bytes(dreg, doff, sreg, soff, count)
+                        dreg.version += 1
+                        dreg.last_copy = (memo, dreg.version)
                 else:
                     copy_bytes(dreg, doff, sreg, soff, count)
                 if faults:
                     host(api_us)
                 else:
                     engine.host_us += api_us  # what host() does without faults
-                append_copy(s, route.nbytes, route.resources, route.latency_us)
+                pending = s.pending
+                run = pending[-1] if pending else None
+                if (run.__class__ is CopyRun and run.resources is res and run.nbytes == nbytes
+                        and run.latency == latency):  # extends a run: append_copy, inlined
+                    scale = 1.0 + engine.jitter * engine._normal() if engine.jitter else 1.0
+                    run.enqs.append(engine.host_us)  # type: ignore[union-attr]
+                    run.scales.append(scale if scale > 0.5 else 0.5)  # type: ignore[union-attr]
+                else:
+                    append_copy(s, nbytes, res, latency)
                 return 0
             finally:
                 lock.release()

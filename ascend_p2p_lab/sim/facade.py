@@ -88,6 +88,10 @@ DISPATCH: dict[str, tuple[str, str]] = {
     "util.numpy_to_ptr": ("_memory", "bytes_to_ptr"),
     "util.ptr_to_bytes": ("_memory", "ptr_to_bytes"),
 }
+#: Calls whose repeats of a successful call skip the checks (each kept by its part,
+#: keyed by the argument tuple, and dropped by every call not in :data:`KEEPS_PLANS`).
+FAST_CALLS = frozenset({"rt.memcpy_async", "rt.set_context", "rt.record_event",
+                        "rt.stream_wait_event"})
 #: Calls that run without the lock and are not counted (they read, and change nothing).
 UNLOCKED = frozenset({"get_soc_name", "get_version", "get_recent_err_msg"})
 #: Calls that cannot change what a copy resolves to (its regions, its stream, whether the
@@ -230,12 +234,12 @@ class SimulatedACL:
         check = checker(call)
         if call in UNLOCKED:
             fn = _unlocked(check, handler)
-        elif call == "rt.memcpy_async":
+        elif call in FAST_CALLS:
             def checked(*args: Any) -> Any:
                 check(args)
                 return handler(*args)
 
-            fn = self._copies.fast_memcpy_async(self._lock, self.call_counts, checked)
+            fn = self._fast(call, checked)
         elif call.startswith("rt."):
             fn = _counted(call, check, handler, self._lock, self.call_counts,
                           None if call in KEEPS_PLANS else self._copies.clear)
@@ -246,6 +250,16 @@ class SimulatedACL:
         fn.__qualname__ = call
         fn.__doc__ = getattr(handler, "__doc__", None)
         return fn
+
+    def _fast(self, call: str, checked: Callable[..., Any]) -> Callable[..., Any]:
+        """The bound call of one of :data:`FAST_CALLS`: a repeat of a kept successful call
+        skips the checks; anything else goes to ``checked``."""
+        lock, counts = self._lock, self.call_counts
+        if call == "rt.memcpy_async":
+            return self._copies.fast_memcpy_async(lock, counts, checked)
+        if call == "rt.set_context":
+            return self._devices.fast_set_context(lock, counts, checked)
+        return self._streams.fast_event_call(call, lock, counts, checked)
 
     def __repr__(self) -> str:
         return (

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import bisect
 
-CHUNK = 1 << 20
+_CHUNK_BITS = 20
+CHUNK = 1 << _CHUNK_BITS
+_IN_CHUNK = CHUNK - 1  # the bits of an offset within its chunk
 _DEVICE_BASE = 0x1000_0000_0000
 _DEVICE_STRIDE = 1 << 40
 _HOST_BASE = 0x7F00_0000_0000
@@ -175,13 +177,31 @@ def copy_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
         last = dst.last_copy  # (memo, dst.version) of the last copy in, compared part by part
         if last is not None and last[1] == dst.version and last[0] == memo:
             return
-    _copy(dst, doff, src, soff, n)
+    move_bytes(dst, doff, src, soff, n)
     if memo is not None:
         dst.version += 1
         dst.last_copy = (memo, dst.version)
 
 
-def _copy(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
+def move_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
+    """Copy n bytes between regions, always (no memo; what :func:`copy_bytes` does when
+    its memo misses, before it records the copy)."""
+    if not (doff | soff | n) & _IN_CHUNK and isinstance(dst, ChunkedRegion) \
+            and isinstance(src, ChunkedRegion):
+        # whole chunks on both sides (a staged copy's chunks; full-size ones, as the range
+        # lies inside both regions): what the loop below does for them, without its
+        # per-piece arithmetic
+        ks, kd = soff >> _CHUNK_BITS, doff >> _CHUNK_BITS
+        schunks, dchunks = src.chunks, dst.chunks
+        sget = schunks.get
+        m = n >> _CHUNK_BITS
+        for j in range(m):
+            entry = sget(ks + j, 0)  # the chunk, frozen to bytes to be shared
+            if entry.__class__ is bytearray:
+                entry = schunks[ks + j] = bytes(entry)
+            dchunks[kd + j] = entry
+        dst.version += m  # one bump per chunk, as the loop below
+        return
     if (
         isinstance(dst, ChunkedRegion)
         and isinstance(src, ChunkedRegion)

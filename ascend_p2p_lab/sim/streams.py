@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from .. import codes as C
@@ -47,6 +48,11 @@ class Streams(Part):
         self.devices = devices
         self.streams: dict[int, Stream] = {}
         self.events: dict[int, SimEvent] = {}
+        #: successful record_event / stream_wait_event calls by their argument tuple
+        #: (plain ints only): the event and stream they named (:meth:`fast_event_call`); dropped
+        #: with the kept copies (``Copies.clear``)
+        self.kept_records: dict[tuple[int, int], tuple[SimEvent, Stream]] = {}
+        self.kept_waits: dict[tuple[int, int], tuple[SimEvent, Stream]] = {}
 
     def stream_of(self, handle: int, current: int) -> tuple[Stream | None, int]:
         """The stream a handle names for the current device (0: its default stream)."""
@@ -193,6 +199,8 @@ class Streams(Part):
                 return code
         self.injector.host(2.0)
         self.engine.enqueue_record(s, e)
+        if type(event) is int is type(stream):
+            self.kept_records[(event, stream)] = (e, s)
         return 0
 
     def stream_wait_event(self, stream: int, event: int) -> int:
@@ -206,7 +214,70 @@ class Streams(Part):
         self.engine.enqueue_wait(s, e)
         if e.device != s.device:  # crossing devices goes through the runtime's notify
             self.engine.enqueue_copy(s, 0, (), self.topology.cross_device_wait_us)
+        if type(event) is int is type(stream):
+            self.kept_waits[(stream, event)] = (e, s)
         return 0
+
+    def fast_event_call(self, call: str, lock: Any, counts: dict[str, int],
+                        checked: Callable[..., int]) -> Callable[..., int]:
+        """``acl.rt.record_event`` or ``acl.rt.stream_wait_event``: a repeat of a
+        successful call (:attr:`kept_records`, :attr:`kept_waits`: the same plain-int
+        arguments, its stream's device still current, its event not destroyed) skips the
+        checks, else ``checked`` (the format check, then the call's method).
+
+        Under ``lock`` and counted, as every wrapped call is; a repeat does what the checked
+        path does after its checks: the fault check, the host clock, the queued ops.
+        """
+        record = call == "rt.record_event"
+        kept = self.kept_records if record else self.kept_waits
+        events, tls, engine, injector = self.events, self.devices.tls, self.engine, self.injector
+        faults, lost, fault, host = injector.faults, injector.lost, injector.fault, injector.host
+        enqueue_record, enqueue_wait, enqueue_copy = (engine.enqueue_record, engine.enqueue_wait,
+                                                      engine.enqueue_copy)
+        cross_us = self.topology.cross_device_wait_us
+
+        def event_call(*args: Any) -> int:
+            lock.acquire()  # acquire/release: cheaper than `with lock` per call
+            try:
+                try:
+                    counts[call] += 1
+                except KeyError:  # the first call
+                    counts[call] = 1
+                try:
+                    hit = kept.get(args)
+                except TypeError:  # an unhashable argument: the checks report it
+                    hit = None
+                if hit is None:
+                    return checked(*args)
+                a, b = args
+                e, s = hit
+                if (a.__class__ is not int or b.__class__ is not int  # equal but not int
+                        or s.device != tls.device or events.get(e.id) is not e):
+                    return checked(*args)
+                if record:
+                    if faults:
+                        code = fault(call, (s.device,))
+                        if code:
+                            return code
+                elif faults or lost:
+                    code = fault(call, (s.device, e.device))
+                    if code:
+                        return code
+                if faults:
+                    host(2.0)
+                else:
+                    engine.host_us += 2.0  # what host() does without faults
+                if record:
+                    enqueue_record(s, e)
+                else:
+                    enqueue_wait(s, e)
+                    if e.device != s.device:
+                        enqueue_copy(s, 0, (), cross_us)
+                return 0
+            finally:
+                lock.release()
+
+        return event_call
 
     def synchronize_event(self, event: int) -> int:
         code = self.devices.check_init()
