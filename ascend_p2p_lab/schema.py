@@ -218,14 +218,25 @@ def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None =
              ) -> pd.DataFrame:
     """Rows (dicts with schema keys) as a typed frame; ``meta`` goes to ``attrs['run']``."""
     rows = list(rows)
-    frame = pd.DataFrame.from_records(rows, columns=list(COLUMNS)) if rows else empty_frame()
+    if not rows:
+        frame = empty_frame()
+        frame.attrs["run"] = dict(meta or {})
+        return frame
+    # column by column, each list made once: assigning columns to a frame afterwards
+    # would copy its blocks (pandas' copy-on-write), once per assignment
+    data = {c: [r.get(c) for r in rows] for c in COLUMNS}
     for col in LIST_COLUMNS:  # a list (from JSON) or a tuple: a tuple, hashable
-        frame[col] = [None if v is None or (isinstance(v, float) and v != v)
-                      else tuple(int(d) for d in v) for v in frame[col]]
-    frame = frame.astype(SCHEMA)
-    frame["process_mode"] = frame["process_mode"].fillna(DEFAULT_PROCESS_MODE)
+        data[col] = [None if _missing(v) else tuple(int(d) for d in v) for v in data[col]]
+    data["process_mode"] = [DEFAULT_PROCESS_MODE if _missing(v) else v
+                            for v in data["process_mode"]]
+    frame = pd.DataFrame({c: pd.Series(v, dtype=SCHEMA[c]) for c, v in data.items()})
     frame.attrs["run"] = dict(meta or {})
     return frame
+
+
+def _missing(v: Any) -> bool:
+    """None, NaN or pd.NA: what a row holds where it has no value."""
+    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
 
 def lists_for_csv(frame: pd.DataFrame) -> pd.DataFrame:
