@@ -141,3 +141,18 @@ def test_what_a_worker_did_instead_of_a_missing_call_is_said() -> None:
                     workers=2, progress=False)
     assert run.attrs["run"]["workers"] == 2
     assert "acl.rt.stream_wait_event" in run.attrs["run"]["fallbacks"]
+
+
+def test_the_demo_simulates_in_one_process_per_idle_core(monkeypatch, tmp_path, capsys) -> None:
+    import json
+
+    from ascend_p2p_lab import forking
+    from ascend_p2p_lab.cli import main
+
+    monkeypatch.setattr(forking, "can_fork", lambda: True)
+    monkeypatch.setattr(forking, "busy_cores", lambda window_s=0.0: 0.0)
+    monkeypatch.setattr(forking.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--sizes", "4KiB,1MiB", "--no-progress"]) == 0
+    assert "simulated in 2 processes" in capsys.readouterr().out
+    assert json.loads((out / "run.json").read_text())["workers"] == 2

@@ -198,9 +198,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
               "access each other")
         refused = enable_all(rt)
         print(f"2. peer links: enabled {len(rt.peer_refs())} directions, {len(refused)} refused")
-        print("3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged")
-        run = _sweep_kept(rt, **options, progress=not args.no_progress,
-                          workers=idle_workers(DEMO_WORKERS) if rt.simulated else 1)
+        workers = idle_workers(DEMO_WORKERS) if rt.forkable else 1
+        print("3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged"
+              + (f" (simulated in {workers} processes, one per idle core)" if workers > 1
+                 else ""))
+        run = _sweep_kept(rt, **options, progress=not args.no_progress, workers=workers)
         run.attrs["run"]["command"] = "demo"
         save_run(run, out)
         clear_stale(out)
