@@ -35,12 +35,14 @@ from ..units import format_size
 from .matrix import annotate_matrix, draw_matrix
 from .prepare import backend_note
 from .style import (
+    BAR_ROW_IN,
     CURVE_SIZE,
     MISSING_FACE,
     fig_ax,
     finish,
     matrix_fonts,
     matrix_size,
+    median_bars,
     set_title,
     side_legend,
 )
@@ -54,8 +56,6 @@ BAR_COLUMNS = ["pattern", "direction", "what", "size_bytes", "median", "p10", "p
 TEXT_ROOM = 1.45
 #: uni bars before bi ones.
 DIRECTION_ORDER = {"uni": 0, "bi": 1}
-#: Height of one bar's row in the figure, inches.
-BAR_ROW_IN = 0.32
 
 
 def _what(row: pd.Series) -> str:
@@ -116,21 +116,10 @@ def aggregate_bars(run: pd.DataFrame, *, ax: Axes | None = None,
         raise ValueError("the run has no measured one_to_all, all_to_one, group or card rows")
     width, _ = CURVE_SIZE
     fig, ax = fig_ax(ax, (width, 1.6 + BAR_ROW_IN * len(st)), figsize)
-    y = np.arange(len(st))
     colors = [AGGREGATE_COLORS[p] for p in st["pattern"]]
-    err = np.vstack([st["median"] - st["p10"], st["p90"] - st["median"]]).clip(min=0)
-    ax.barh(y, st["median"], color=colors, height=0.7, xerr=err,
-            error_kw={"ecolor": "#333333", "lw": 0.8, "capsize": 2})
-    ax.scatter(st["nominal_GBps"], y, marker="|", s=220, color="black", zorder=3)
-    right = float(np.nanmax([st["p90"].max(), st["nominal_GBps"].max()]))
-    for k, (p90, med, nom) in enumerate(zip(st["p90"], st["median"], st["nominal_GBps"])):
-        share = f" ({med / nom:.0%} of nominal)" if nom and math.isfinite(nom) else ""
-        end = np.nanmax([p90, nom])  # past the whisker and the tick
-        ax.text(end + 0.01 * right, k, f"{med:.1f} GB/s{share}", va="center", ha="left",
-                fontsize=7.5)
-    ax.set_xlim(0, right * TEXT_ROOM)
-    ax.set_yticks(y, labels=list(st["what"]), fontsize=8)
-    ax.set_ylim(len(st) - 0.5, -0.5)
+    median_bars(ax, st, colors, ecolor="#333333", tick_color="black", unit=" GB/s",
+                of_nominal=" of nominal", room=TEXT_ROOM)
+    ax.set_yticks(np.arange(len(st)), labels=list(st["what"]), fontsize=8)
     ax.set_xlabel("bandwidth (GB/s); bi: both directions together")
     ax.grid(axis="x", alpha=0.3)
     handles = [Patch(color=AGGREGATE_COLORS[p], label=p) for p in dict.fromkeys(st["pattern"])]

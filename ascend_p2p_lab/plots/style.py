@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from matplotlib import ticker
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -247,3 +248,33 @@ def bandwidth_axes(ax: Axes, sizes: Iterable[int], top: float, ylabel: str) -> N
     ax.set_ylim(0, top * 1.08 if top > 0 else 1)
     ax.set_ylabel(ylabel)
     ax.grid(True, which="major", alpha=0.3)
+
+
+#: Height of one bar's row in a horizontal bar chart (inches).
+BAR_ROW_IN = 0.32
+
+
+def median_bars(ax: Axes, st: pd.DataFrame, colors: list[Any], *, ecolor: str,
+                tick_color: str, unit: str = "", of_nominal: str = "",
+                room: float = 1.25) -> None:
+    """Draw one bar per row of ``st`` (columns ``median``, ``p10``, ``p90``,
+    ``nominal_GBps``): its median with a p10-p90 whisker, the nominal rate as a tick,
+    and its value (with its share of the nominal rate) past the whisker and the tick;
+    the x axis leaves ``room`` for that text. The caller labels, titles and adds a legend.
+
+    Example:
+        >>> median_bars(ax, stats, ["C0"] * len(stats), ecolor="#777777",
+        ...             tick_color="red")  # doctest: +SKIP
+    """
+    y = np.arange(len(st))
+    err = np.vstack([st["median"] - st["p10"], st["p90"] - st["median"]]).clip(min=0)
+    ax.barh(y, st["median"], color=colors, height=0.7, xerr=err,
+            error_kw={"ecolor": ecolor, "lw": 0.8, "capsize": 2})
+    ax.scatter(st["nominal_GBps"], y, marker="|", s=220, color=tick_color, zorder=3)
+    right = float(np.nanmax([st["p90"].max(), st["nominal_GBps"].max()]))
+    for k, (med, nom, p90) in enumerate(zip(st["median"], st["nominal_GBps"], st["p90"])):
+        share = f" ({med / nom:.0%}{of_nominal})" if nom and math.isfinite(nom) else ""
+        ax.text(np.nanmax([p90, nom]) + 0.01 * right, k, f"{med:.1f}{unit}{share}",
+                va="center", ha="left", fontsize=7.5)
+    ax.set_xlim(0, right * room)
+    ax.set_ylim(len(st) - 0.5, -0.5)

@@ -16,8 +16,6 @@ Example:
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -28,10 +26,19 @@ from matplotlib.patches import Patch
 from ..matrices import AGGREGATE_LABEL, aggregate_values
 from ..schema import TEST_PATTERN as TEST
 from .prepare import backend_note
-from .style import CURVE_SIZE, fig_ax, finish, link_color, set_title, side_legend
+from .style import (
+    BAR_ROW_IN,
+    CURVE_SIZE,
+    fig_ax,
+    finish,
+    link_color,
+    median_bars,
+    set_title,
+    side_legend,
+)
 
 #: Inches per bar of :func:`test_bars`.
-BAR_IN = 0.32
+
 AGGREGATE_COLOR = "#333333"
 NOMINAL_COLOR = "#b00020"
 #: How a bar names a transfer its destination does not issue.
@@ -97,24 +104,13 @@ def test_bars(run: pd.DataFrame, *, ax: Axes | None = None,
     if st.empty:
         raise ValueError("the run has no measured test rows")
     width, _ = CURVE_SIZE
-    fig, ax = fig_ax(ax, (width, 1.8 + BAR_IN * len(st)), figsize)
-    y = np.arange(len(st))
+    fig, ax = fig_ax(ax, (width, 1.8 + BAR_ROW_IN * len(st)), figsize)
     agg = (st["what"] == AGGREGATE_LABEL).to_numpy()
     colors = [AGGREGATE_COLOR if a else link_color(str(lk)) for a, lk in zip(agg, st["link"])]
-    err = np.vstack([st["median"] - st["p10"], st["p90"] - st["median"]]).clip(min=0)
-    ax.barh(y, st["median"], color=colors, height=0.7, xerr=err,
-            error_kw={"ecolor": "#777777", "lw": 0.8, "capsize": 2})
-    ax.scatter(st["nominal_GBps"], y, marker="|", s=220, color=NOMINAL_COLOR, zorder=3)
-    right = float(np.nanmax([st["p90"].max(), st["nominal_GBps"].max()]))
-    for k, (med, nom, p90) in enumerate(zip(st["median"], st["nominal_GBps"], st["p90"])):
-        share = f" ({med / nom:.0%})" if nom and math.isfinite(nom) else ""
-        ax.text(np.nanmax([p90, nom]) + 0.01 * right, k, f"{med:.1f}{share}", va="center",
-                fontsize=7.5)
-    ax.set_xlim(0, right * 1.25)
+    median_bars(ax, st, colors, ecolor="#777777", tick_color=NOMINAL_COLOR)
     labels = [f"{t}: {w}" if w == AGGREGATE_LABEL else f"  {w}" + PUSH.get(str(i), "")
               for t, w, i in zip(st["test"], st["what"], st["initiator"])]
-    ax.set_yticks(y, labels=labels, fontsize=8)
-    ax.set_ylim(len(st) - 0.5, -0.5)
+    ax.set_yticks(np.arange(len(st)), labels=labels, fontsize=8)
     for k in np.flatnonzero(agg)[:-1]:  # a line between tests
         ax.axhline(k + 0.5, color="#bbbbbb", lw=0.6)
     ax.set_xlabel("bandwidth (GB/s): a transfer's bytes over its own time; "
