@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,11 +159,7 @@ _VERSION = re.compile(r"(?i)\bversion\b[^:：\d]*[:：]?\s*v?(\d+(?:\.[0-9A-Za-z
 
 def find_version(lines: list[str]) -> str | None:
     """The first ``version: 6.0.0``-like statement of the capture, or None."""
-    for line in lines:
-        m = _VERSION.search(line)
-        if m:
-            return m.group(1)
-    return None
+    return _first_group(lines, _VERSION.search)
 
 
 _PROMPT_HOST = re.compile(r"^\s*\[[\w.-]+@([\w.-]+)[^\]]*\][#$]")
@@ -170,8 +167,13 @@ _PROMPT_HOST = re.compile(r"^\s*\[[\w.-]+@([\w.-]+)[^\]]*\][#$]")
 
 def find_host(lines: list[str]) -> str | None:
     """The host a shell prompt in the capture names (``[root@a2-server ~]#``), or None."""
+    return _first_group(lines, _PROMPT_HOST.match)
+
+
+def _first_group(lines: list[str], find: Callable[[str], re.Match[str] | None]) -> str | None:
+    """The first group of the first line ``find`` matches, or None."""
     for line in lines:
-        m = _PROMPT_HOST.match(line)
+        m = find(line)
         if m:
             return m.group(1)
     return None
