@@ -142,3 +142,15 @@ def test_derived_matrices_are_read_by_source_row():
                                origin="hand-made", size=1024)
     assert c.links[0][2] == "PXB" and c.links[2][0] == "PIX"
     assert c.peer_access[0][2] is False and c.peer_access[2][0] is True
+
+
+def test_every_measured_item_names_its_row_pattern_as_a_column():
+    rows = [row(0, 1, 25.0), row(1, 0, 25.0), row(1, 2, 31.0),
+            row(0, 1, None, pattern="latency", lat=8.0, size=4)]
+    items = judge(rows, peer())
+    by_kind = items.groupby("kind")["pattern"].agg(lambda s: set(s.dropna()))
+    assert by_kind["bandwidth"] == {"pair"} and by_kind["latency"] == {"latency"}
+    assert by_kind["verification"] == {"pair"}
+    assert items.loc[items["kind"].isin(["peer_access", "link_class"]), "pattern"].isna().all()
+    doc = to_json(items.reset_index())
+    assert {i["pattern"] for i in doc["items"] if i["kind"] == "bandwidth"} == {"pair"}

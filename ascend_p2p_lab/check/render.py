@@ -27,8 +27,8 @@ from .verdict import FAIL, SKIP, overall
 #: the JUnit test suite's name, and the prefix of every test case's class name
 SUITE = "ascend-p2p-lab check"
 #: item keys of the JSON output (when present), in order
-JSON_KEYS = ("host", "id", "name", "kind", "status", "measured", "criterion", "bound", "unit",
-             "src", "dst", "device", "group", "link", "direction", "initiator", "size_bytes",
+JSON_KEYS = ("host", "id", "name", "kind", "pattern", "status", "measured", "criterion",
+             "bound", "unit", "src", "dst", "device", "group", "link", "direction", "initiator", "size_bytes",
              "reason", "basis", "criteria_line")
 _BOUND_WORD = {"min": "at least", "max": "at most", "eq": "equal to"}
 

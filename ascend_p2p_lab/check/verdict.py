@@ -46,6 +46,7 @@ from ..schema import (
     FANOUT_PATTERNS,
     HOST_PATTERNS,
     HOST_TO_DEVICE,
+    LATENCY_PATTERN,
     PAIR_PATTERNS,
     PULL_FANOUT,
     PUSH_FANOUT,
@@ -54,8 +55,9 @@ from .criteria import INITIATOR_WORDS, Criteria
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 #: Columns of the items table, in order (``host`` first when judging a fleet).
-ITEM_COLUMNS = ("name", "id", "kind", "status", "measured", "criterion", "bound", "unit",
-                "src", "dst", "device", "group", "link", "direction", "initiator",
+#: ``pattern``: the row pattern a measured item judges (empty for the topology's items).
+ITEM_COLUMNS = ("name", "id", "kind", "pattern", "status", "measured", "criterion", "bound",
+                "unit", "src", "dst", "device", "group", "link", "direction", "initiator",
                 "size_bytes", "reason", "basis", "criteria_line")
 #: Row patterns whose verification an item family covers
 PAIR, CARD = PAIR_PATTERNS[0], CARD_PATTERNS[0]
@@ -184,18 +186,19 @@ def pair_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int] | 
     out = []
     bw = _expected_pairs(criteria, devices, "bandwidth")
     if len(bw):
-        pts = _points(rows, ("pair",), criteria.size_bytes,
+        pts = _points(rows, (PAIR,), criteria.size_bytes,
                       [*keys, "src", "dst", "direction", "initiator"], "bandwidth_GBps")
         j = _judge(bw, pts, [*keys, "src", "dst", "direction", "initiator"], hosts)
-        out.append(j.assign(kind="bandwidth", size_bytes=criteria.size_bytes,
+        out.append(j.assign(kind="bandwidth", pattern=PAIR, size_bytes=criteria.size_bytes,
                             name="bandwidth " + j["direction"] + " "
                             + j["initiator"].map(INITIATOR_WORDS)))
     lat = _expected_pairs(criteria, devices, "latency")
     if len(lat):
-        pts = _points(rows, ("latency",), criteria.latency_size_bytes,
+        pts = _points(rows, (LATENCY_PATTERN,), criteria.latency_size_bytes,
                       [*keys, "src", "dst"], "latency_us")
         out.append(_judge(lat, pts, [*keys, "src", "dst"], hosts).assign(
-            kind="latency", name="latency", size_bytes=criteria.latency_size_bytes))
+            kind="latency", name="latency", pattern=LATENCY_PATTERN,
+            size_bytes=criteria.latency_size_bytes))
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
@@ -223,7 +226,8 @@ def device_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int],
         pts = _points(r, HOST_PATTERNS, criteria.size_bytes, [*keys, "device", "direction"],
                       "bandwidth_GBps")
         j = _judge(host, pts, [*keys, "device", "direction"], hosts)
-        out.append(j.assign(name="host " + j["direction"], size_bytes=criteria.size_bytes))
+        out.append(j.assign(name="host " + j["direction"], pattern=j["direction"],
+                            size_bytes=criteria.size_bytes))
     agg = t[(t["kind"] == "aggregate") & ~t["pattern"].isin(CARD_PATTERNS)]
     fan = _device_criteria(agg.drop(columns=["src", "dst"]), devices, "pattern")
     if len(fan):
@@ -292,7 +296,8 @@ def verification_items(rows: pd.DataFrame, devices: Sequence[int], keys: list[st
     reason[failed] = ("bytes arrived wrong in " + out.loc[failed, "measured"].astype(str)
                       + " of " + out.loc[failed, "n"].astype(str) + " samples")
     return out.assign(
-        kind="verification", name="verification " + out["family"], unit="bad samples",
+        kind="verification", name="verification " + out["family"], pattern=out["family"],
+        unit="bad samples",
         bound="max", criterion=0.0, measured=out["measured"].astype(float),
         status=np.where(failed, FAIL, PASS), reason=reason, basis=basis)
 
