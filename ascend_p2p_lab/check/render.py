@@ -28,8 +28,8 @@ from .verdict import FAIL, SKIP, overall
 SUITE = "ascend-p2p-lab check"
 #: item keys of the JSON output (when present), in order
 JSON_KEYS = ("host", "id", "name", "kind", "pattern", "status", "measured", "criterion",
-             "bound", "unit", "src", "dst", "device", "group", "link", "direction", "initiator", "size_bytes",
-             "reason", "basis", "criteria_line")
+             "bound", "unit", "src", "dst", "device", "group", "link", "direction",
+             "initiator", "size_bytes", "reason", "basis", "criteria_line")
 _BOUND_WORD = {"min": "at least", "max": "at most", "eq": "equal to"}
 
 
