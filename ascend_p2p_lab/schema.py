@@ -33,6 +33,31 @@ from typing import Any
 
 import pandas as pd
 
+from .vocab import (
+    ALL_TO_ONE,
+    CARD,
+    D2H,
+    DEFAULT_PROCESS_MODE,
+    DIRECTIONS,
+    ERROR_KINDS,
+    FAILURE_KINDS,
+    GROUP,
+    H2D,
+    INITIATORS,
+    LATENCY,
+    LOCAL,
+    ONE_TO_ALL,
+    PAIR,
+    PATHS,
+    PEERS,
+    PROCESS_MODES,
+    RESULT_KINDS,
+    TEST,
+    TIMINGS,
+)
+
+__all__ = ["DEFAULT_PROCESS_MODE", "ERROR_KINDS", "FAILURE_KINDS", "RESULT_KINDS"]
+
 
 @dataclass(frozen=True)
 class Pattern:
@@ -61,20 +86,20 @@ class Pattern:
 
 #: Every built-in pattern, in the order of ``sweep --patterns`` help and ``patterns``.
 PATTERN_DECLARATIONS: tuple[Pattern, ...] = (
-    Pattern("pair", "one ordered pair alone (peer on: P2P; off: direct and staged)",
+    Pattern(PAIR, "one ordered pair alone (peer on: P2P; off: direct and staged)",
             on_pairs=True),
-    Pattern("latency", "time per copy of back-to-back small copies of one pair",
+    Pattern(LATENCY, "time per copy of back-to-back small copies of one pair",
             on_pairs=True, per_copy=True),
-    Pattern("local", "a copy within one device (the diagonal)", within=True),
-    Pattern("one_to_all", "a device pushes to all its peers at once", "sum", center="src"),
-    Pattern("all_to_one", "a device pulls from all its peers at once", "sum", center="dst"),
-    Pattern("h2d", "pinned host memory to each device", layout="none", host_end="src"),
-    Pattern("d2h", "each device to pinned host memory", layout="none", host_end="dst"),
-    Pattern("group", "every device of one group to every device of another (--groups)",
+    Pattern(LOCAL, "a copy within one device (the diagonal)", within=True),
+    Pattern(ONE_TO_ALL, "a device pushes to all its peers at once", "sum", center="src"),
+    Pattern(ALL_TO_ONE, "a device pulls from all its peers at once", "sum", center="dst"),
+    Pattern(H2D, "pinned host memory to each device", layout="none", host_end="src"),
+    Pattern(D2H, "each device to pinned host memory", layout="none", host_end="dst"),
+    Pattern(GROUP, "every device of one group to every device of another (--groups)",
             "sum_per_direction", "none", grouped=True, needs_groups=True),
-    Pattern("card", "the devices of one card to those of another, every pair of cards",
+    Pattern(CARD, "the devices of one card to those of another, every pair of cards",
             "sum_per_direction", "card", grouped=True),
-    Pattern("test", "transfers at once, one window: a test file or a built-in test (run)",
+    Pattern(TEST, "transfers at once, one window: a test file or a built-in test (run)",
             "each", "none", of_transfers=True),
 )
 PATTERNS_BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERN_DECLARATIONS}
@@ -161,35 +186,18 @@ IMPORT_COLUMNS: dict[str, str] = {
     "threshold_GBps": "float64",
 }
 SCHEMA.update(IMPORT_COLUMNS)
-#: The process mode of rows that do not say (every row before sweep --processes).
-DEFAULT_PROCESS_MODE = "in_process"
 COLUMNS = tuple(SCHEMA)
 
-#: What went wrong with a row, as data (``error_kind``); ``error`` is the sentence for
-#: people, ``error_code`` the ACL return code and ``error_call`` the pyACL call.
-ERROR_KINDS: dict[str, str] = {
-    "unreachable": "aclrtDeviceCanAccessPeer reports that the pair cannot reach each other",
-    "refused": "the runtime refused a direct copy between two devices with peer access off",
-    "runtime": "an ACL call failed while setting up or measuring the point",
-    "verification": "the bytes that arrived differ from the bytes sent",
-    "missing_call": "the installed pyACL lacks a call this point needs",
-    "device_lost": "a device of this point was lost earlier in the run; not measured",
-    "worker_lost": "the worker process of this point died or stopped answering",
-}
-#: Kinds that are results (the run measured what the server does); every other kind
-#: cost data points, and makes a command exit with status 1.
-RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")
-FAILURE_KINDS: tuple[str, ...] = tuple(k for k in ERROR_KINDS if k not in RESULT_KINDS)
-
+#: The words each text column may hold (load_run refuses others).
 VOCABULARY: dict[str, tuple[str, ...]] = {
-    "direction": ("uni", "bi"),
-    "peer": ("on", "off"),
-    "path": ("p2p", "direct", "staged", "local", "host"),
+    "direction": DIRECTIONS,
+    "peer": PEERS,
+    "path": PATHS,
     "pattern": tuple(PATTERNS_BY_NAME),
-    "initiator": ("src", "dst", "third"),
-    "timing": ("events", "host"),
+    "initiator": INITIATORS,
+    "timing": TIMINGS,
     "error_kind": tuple(ERROR_KINDS),
-    "process_mode": ("in_process", "ipc"),
+    "process_mode": PROCESS_MODES,
 }
 #: What identifies one measured point (all samples of it share these).
 POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "group",

@@ -17,6 +17,8 @@ import numbers
 import re
 from collections.abc import Iterable, Mapping
 
+from .vocab import DEFAULT_SIZES
+
 _UNITS = {
     "": 1, "b": 1,
     "k": 1 << 10, "kb": 1000, "kib": 1 << 10,
@@ -27,7 +29,6 @@ _UNITS = {
 _SIZE_RE = re.compile(r"^\s*([0-9]+)\s*([a-zA-Z]*)\s*$", re.ASCII)
 MAX_SIZE = 1 << 40  # no device has a terabyte; bounds what a typo can ask for
 MAX_SIZES = 64
-DEFAULT_SIZES = "4KiB:1GiB"
 
 
 def parse_size(text: str | int) -> int:

@@ -67,6 +67,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
 from .._version import schema_version_problem
 from ..schema import CARD_PATTERNS, FANOUT_PATTERNS, HOST_PATTERNS
 from ..topology.model import LINK_CLASSES, SELF
+from ..vocab import DIRECTIONS, PAIR_INITIATORS
 from .lines import locate, locate_row
 
 CRITERIA_SCHEMA_VERSION = 1
@@ -76,12 +77,9 @@ DEFAULT_LATENCY_SIZE_BYTES = 4  # one word, as p2pBandwidthLatencyTest copies
 DEFAULT_SAMPLES = 3
 DEFAULT_FRACTION = 0.9
 
-BANDWIDTH_DIRECTIONS = ("uni", "bi")
-INITIATORS = ("dst", "src")
-#: the word an item's name uses for each initiator
-INITIATOR_WORDS = {"dst": "pull", "src": "push"}
 HOST_DIRECTIONS = HOST_PATTERNS
-AGGREGATE_PATTERNS = (*FANOUT_PATTERNS, *CARD_PATTERNS)
+#: The aggregates a criterion may name: a device with all its peers, card to card.
+JUDGED_AGGREGATES = (*FANOUT_PATTERNS, *CARD_PATTERNS)
 
 #: Columns of :attr:`Criteria.table`: one row per numeric criterion.
 TABLE_COLUMNS = ("kind", "link", "src", "dst", "device", "group", "pattern", "direction",
@@ -379,15 +377,15 @@ def _entry(table: str, k: int, entry: dict[str, Any], n: int,
     if table in ("bandwidth", "latency"):
         rec.update(_link_or_pair(table, entry, n, links, r, at))
     if table == "bandwidth":
-        rec["direction"] = r.choice(entry["direction"], "direction", BANDWIDTH_DIRECTIONS,
+        rec["direction"] = r.choice(entry["direction"], "direction", DIRECTIONS,
                                     at("direction"))
-        rec["initiator"] = r.choice(entry["initiator"], "initiator", INITIATORS,
+        rec["initiator"] = r.choice(entry["initiator"], "initiator", PAIR_INITIATORS,
                                     at("initiator"))
     if table == "host":
         rec["direction"] = r.choice(entry["direction"], "direction", HOST_DIRECTIONS,
                                     at("direction"))
     if table == "aggregate":
-        rec["pattern"] = r.choice(entry["pattern"], "pattern", AGGREGATE_PATTERNS,
+        rec["pattern"] = r.choice(entry["pattern"], "pattern", JUDGED_AGGREGATES,
                                   at("pattern"))
         if "group" in entry:
             if rec["pattern"] not in CARD_PATTERNS:

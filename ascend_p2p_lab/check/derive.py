@@ -37,6 +37,7 @@ from ..schema import (
     PULL_FANOUT,
 )
 from ..units import format_size
+from ..vocab import CARD_LINKS
 from .criteria import (
     DEFAULT_FRACTION,
     DEFAULT_LATENCY_SIZE_BYTES,
@@ -49,8 +50,6 @@ from .plan import Needs, measurements
 from .run import Measured, run_measurements
 
 CARD = CARD_PATTERNS[0]  # the card x card aggregate
-#: the link classes whose pairs share a card (the card pattern exists only with them)
-CARD_LINKS = ("SIO",)
 
 
 def _good(rows: pd.DataFrame, pattern: str | tuple[str, ...], size: int) -> pd.DataFrame:

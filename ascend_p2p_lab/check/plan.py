@@ -18,15 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..schema import CARD_PATTERNS
+from ..vocab import DIRECTIONS, INITIATOR_WORDS, PAIR_INITIATORS
 from .criteria import (
-    AGGREGATE_PATTERNS,
-    BANDWIDTH_DIRECTIONS,
     DEFAULT_LATENCY_SIZE_BYTES,
     DEFAULT_SAMPLES,
     DEFAULT_SIZE_BYTES,
     HOST_DIRECTIONS,
-    INITIATOR_WORDS,
-    INITIATORS,
+    JUDGED_AGGREGATES,
     Criteria,
 )
 
@@ -50,9 +48,9 @@ class Needs:
     @classmethod
     def everything(cls, *, cards: bool, **kwargs: Any) -> Needs:
         """Every kind of measurement a check knows (what deriving criteria runs)."""
-        aggs = set(AGGREGATE_PATTERNS) - (set() if cards else set(CARD_PATTERNS))
-        return cls(bandwidth=frozenset((d, i) for d in BANDWIDTH_DIRECTIONS
-                                       for i in INITIATORS),
+        aggs = set(JUDGED_AGGREGATES) - (set() if cards else set(CARD_PATTERNS))
+        return cls(bandwidth=frozenset((d, i) for d in DIRECTIONS
+                                       for i in PAIR_INITIATORS),
                    latency=True, host=frozenset(HOST_DIRECTIONS), aggregates=frozenset(aggs),
                    **kwargs)
 
@@ -85,7 +83,7 @@ def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[W
     common = {"samples": needs.samples, "warmup": CHECK_WARMUP, "peer": "on",
               "devices": None if devices is None else list(devices)}
     work = []
-    for initiator in INITIATORS:
+    for initiator in PAIR_INITIATORS:
         directions = sorted(d for d, i in needs.bandwidth if i == initiator)
         if directions:
             direction = "both" if len(directions) == 2 else directions[0]
@@ -96,7 +94,7 @@ def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[W
         work.append(Work("latency", {**common, "patterns": ["latency"],
                                      "sizes": [needs.latency_size_bytes], "direction": "uni",
                                      "initiator": "dst"}))
-    others = [p for p in (*HOST_DIRECTIONS, *AGGREGATE_PATTERNS)
+    others = [p for p in (*HOST_DIRECTIONS, *JUDGED_AGGREGATES)
               if p in needs.host or p in needs.aggregates]
     if others:
         work.append(Work("host and aggregates", {

@@ -51,7 +51,8 @@ from ..schema import (
     PULL_FANOUT,
     PUSH_FANOUT,
 )
-from .criteria import INITIATOR_WORDS, Criteria
+from ..vocab import INITIATOR_WORDS
+from .criteria import Criteria
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 #: Columns of the items table, in order (``host`` first when judging a fleet).

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from ..vocab import DEFAULT_PRESET
 from .parser import EXIT_USAGE, UsageError, past_input_checks
 
-DEFAULT_PRESET = "atlas800t-a2"
 CHECK_HELP = ("check the interconnect against written criteria: PASS/FAIL per item "
               "(peer access, link class, bandwidth, latency, host copies, aggregates, "
               "verification)")

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES
 from .parser import UsageError, past_input_checks
 
 FLEET_HELP = "probe and sweep many servers at once on Dask (or a simulated fleet)"
@@ -33,7 +34,6 @@ exit status:
        not installed (pip install 'ascend-p2p-lab[fleet]')
   130  interrupted with Ctrl-C (the hosts back by then are kept and saved)
 """
-DEFAULT_SIZES = "4KiB:1GiB"
 NO_DASK = "the fleet command needs Dask distributed: pip install 'ascend-p2p-lab[fleet]'"
 
 
@@ -49,8 +49,8 @@ def add_fleet_args(p: argparse.ArgumentParser) -> None:
                        help="a simulated fleet of N worker processes, sim-0 to sim-(N-1)")
     p.add_argument("--hosts", nargs="+", default=None, metavar="HOST",
                    help="with --scheduler: the servers to survey (default: every worker)")
-    p.add_argument("--preset", default="atlas800t-a2",
-                   help="with --local: the simulated server (default atlas800t-a2)")
+    p.add_argument("--preset", default=DEFAULT_PRESET,
+                   help=f"with --local: the simulated server (default {DEFAULT_PRESET})")
     p.add_argument("--seed", type=int, default=0,
                    help="with --local: sim-i runs with seed SEED + i (default 0)")
     p.add_argument("--degrade", action="append", default=[], metavar="HOST:SRC-DST:FRACTION",

@@ -13,11 +13,11 @@ from pathlib import Path
 import pandas as pd
 
 from ..terminal import print_summary, run_status
+from ..vocab import INITIATOR_WORDS
 
 #: Sizes from which the two modes are set against each other (smaller copies are
 #: dominated by fixed costs the simulation does not separate by mode).
 MIN_COMPARED_BYTES = 1 << 20
-_WHO = {"dst": "pull", "src": "push"}
 
 
 def mode_ratios(run: pd.DataFrame) -> pd.DataFrame:
@@ -62,7 +62,8 @@ def emit_processes(run: pd.DataFrame, fmt: str, saved: Path | None) -> int:
     if ratios.empty:
         print("  nothing to compare (one mode only, or no size of 1 MiB or more)")
     else:
-        table = ratios.assign(initiator=ratios["initiator"].map(_WHO).fillna(ratios["initiator"]))
+        words = ratios["initiator"].map(INITIATOR_WORDS).fillna(ratios["initiator"])
+        table = ratios.assign(initiator=words)
         wide = table.pivot_table(index=["link", "initiator"], columns="size_bytes",
                                  values="ratio")
         from ..units import format_size

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
+from ..vocab import DEFAULT_PRESET, US_PER_MS
 from .parser import UsageError, past_input_checks
 from .session import run_session
 
-US_PER_MS = 1000.0
 #: Processes the demo simulates its blocks in, at most (one per idle core; sweep(workers=)).
 DEMO_WORKERS = 4
 
@@ -212,7 +212,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return run_status(run)
 
     status = run_session(args, work, backend=args.backend or os.environ.get(
-        "ASCEND_P2P_LAB_BACKEND") or "sim", preset=args.preset or "atlas800t-a2")
+        "ASCEND_P2P_LAB_BACKEND") or "sim", preset=args.preset or DEFAULT_PRESET)
     if "run" in state and status != EXIT_INTERRUPTED:
         print("\n4. report")
         with past_input_checks():

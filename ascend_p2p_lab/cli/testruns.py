@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ..measure.declarations import BUILT_IN_SIZE  # a built-in test's size by default
+from ..vocab import US_PER_MS
 from .parser import past_input_checks
 from .session import run_session
 
 RUN_HELP = "run the tests of a TOML test file, or a built-in test by name (see `patterns`)"
-US_PER_MS = 1000.0
 
 
 def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any,

@@ -24,9 +24,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..vocab import DEFAULT_PRESET
 from .hosts import HostTarget, resource_name
 
-DEFAULT_PRESET = "atlas800t-a2"
 #: Simulated hosts are named ``sim-0`` ... ``sim-(N-1)``.
 HOST_PREFIX = "sim-"
 MAX_HOSTS = 256

@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..runtime import Runtime
+from ..vocab import CARD_LINKS
 
-#: Link classes that join devices of one card (npu-smi's words).
-CARD_LINKS = ("SIO",)
 #: Separates group pairs in a ``--groups`` string; ``:`` separates the two groups.
 PAIR_SEPARATOR = ";"
 

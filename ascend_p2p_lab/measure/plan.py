@@ -19,15 +19,11 @@ from dataclasses import dataclass
 from ..runtime import Runtime
 from ..runtime.errors import CAN_ACCESS_PEER_CALL
 from ..schema import HOST_PATTERNS, PATTERNS_BY_NAME, TEST_PATTERN
+from ..vocab import HOST_LINK
 from . import outcomes
 from .groups import GroupPair, card_pairs, cards_of, group_name
 from .spec import DEFAULT_PATTERN, SweepSpec, devices_of
 from .transfers import Test
-
-#: The link of a host copy: each device's link to the host CPU, PCIe on every server the
-#: presets describe (the topology has no class for it; npu-smi's matrix is device pairs).
-HOST_LINK = "PCIe"
-
 
 #: One direction a block's rows describe: source, destination, or the group pair.
 End = tuple[int | None, int | None, GroupPair | None]

@@ -27,10 +27,11 @@ from ..schema import (
     TEST_PATTERN,
 )
 from ..units import format_size
+from ..vocab import HOST_LINK
 from . import outcomes
 from .copyengine import BufferPool, Timing
 from .groups import GroupPair, group_name
-from .plan import HOST_LINK, Block
+from .plan import Block
 from .spec import SweepSpec
 from .together import Window
 from .transfers import Transfer

@@ -26,13 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-#: How a transfer names pinned host memory in the compact form.
-HOST_WORD = "host"
+from ..vocab import HOST_WORD
+
 #: The compact form: SRC->DST, optionally "by N".
 _COMPACT = re.compile(r"\s*(\w+)\s*->\s*(\w+)\s*(?:by\s+(\w+)\s*)?")
-#: Initiator words a row carries: the source pushes, the destination pulls, or a device
-#: that is neither end issues the copy.
-INITIATORS = ("src", "dst", "third")
 
 
 class TransferError(ValueError):

@@ -401,7 +401,6 @@ def preset_table(frames: Mapping[str, pd.DataFrame], *, size: int | None, direct
 
 #: The process modes a run may hold (schema ``process_mode``), drawn in this order.
 PROCESS_MODES = ("in_process", "ipc")
-INITIATOR_TEXT = {"dst": "pull (destination issues)", "src": "push (source issues)"}
 
 
 def process_mode_table(frame: pd.DataFrame) -> pd.DataFrame:

@@ -12,8 +12,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..units import format_size
+from ..vocab import INITIATOR_TEXT
 from .prepare import (
-    INITIATOR_TEXT,
     PROCESS_MODES,
     backend_note,
     link_rank,

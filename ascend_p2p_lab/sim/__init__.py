@@ -55,12 +55,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..topology.model import Topology
+from ..vocab import DEFAULT_PRESET
 from .extras import Simulator
 from .facade import SimulatedACL
 from .faults import Fault
 from .formats import NEWER_CALLS
 
-DEFAULT_PRESET = "atlas800t-a2"
 #: Every simulator made by simulated_acl() that is still alive.
 LIVE: weakref.WeakSet[SimulatedACL] = weakref.WeakSet()
 #: With tracking on (see track()), every simulator made since the last drain, kept alive

@@ -144,7 +144,7 @@ MUTANTS: list[Mutant] = [
       "check --run measures the server instead of judging the folder", IMPORTED),
     # ------------------------------------------------------------------ plan, CLI
     M("check.no_push", "check/plan.py",
-      "for initiator in INITIATORS:", "for initiator in INITIATORS[:1]:",
+      "for initiator in PAIR_INITIATORS:", "for initiator in PAIR_INITIATORS[:1]:",
       "the check never measures pushes, so push criteria are never judged", CHECK),
     M("check.devices_ignored", "check/__init__.py",
       "devs = tuple(range(n)) if devices is None else tuple(sorted(set(devices)))",

@@ -1,0 +1,97 @@
+"""The project's words, each defined once: pattern names, initiators and their words,
+directions, peer modes, paths, timings, error kinds, process modes, and the defaults.
+
+Every other module takes its words from here (the bottom layer: it imports nothing of the
+package). A pattern's name is a key only here and in its declaration
+(:mod:`ascend_p2p_lab.patterns.builtin`); everything else reads the declaration's traits.
+
+Example:
+    >>> PATTERN_NAMES[:3]
+    ('pair', 'latency', 'local')
+    >>> INITIATOR_WORDS[DST], INITIATOR_WORDS[SRC]
+    ('pull', 'push')
+    >>> FAILURE_KINDS
+    ('runtime', 'verification', 'missing_call', 'device_lost', 'worker_lost')
+"""
+
+from __future__ import annotations
+
+# ---- patterns: the ``pattern`` column's words (what a row measured)
+PAIR = "pair"
+LATENCY = "latency"
+LOCAL = "local"
+ONE_TO_ALL = "one_to_all"
+ALL_TO_ONE = "all_to_one"
+H2D = "h2d"
+D2H = "d2h"
+GROUP = "group"
+CARD = "card"
+TEST = "test"
+#: Every pattern, in the order of ``sweep --patterns`` help and ``patterns``.
+PATTERN_NAMES: tuple[str, ...] = (PAIR, LATENCY, LOCAL, ONE_TO_ALL, ALL_TO_ONE, H2D, D2H,
+                                  GROUP, CARD, TEST)
+
+# ---- initiators: whose stream issues a copy (the ``initiator`` column)
+SRC = "src"  # the source pushes (a write)
+DST = "dst"  # the destination pulls (a read)
+THIRD = "third"  # a device that is neither end
+INITIATORS: tuple[str, ...] = (SRC, DST, THIRD)
+#: The initiators a pair is measured with, the default first (the runtime guide's sample
+#: and ascend-dmi's figures read: the destination issues).
+PAIR_INITIATORS: tuple[str, ...] = (DST, SRC)
+#: What people call each initiator (item names, tables, figure legends).
+INITIATOR_WORDS: dict[str, str] = {DST: "pull", SRC: "push", THIRD: "third"}
+#: The longer form figures use.
+INITIATOR_TEXT: dict[str, str] = {DST: "pull (destination issues)",
+                                  SRC: "push (source issues)",
+                                  THIRD: "third (a device that is neither end issues)"}
+
+# ---- directions, peer modes, paths, timings, process modes
+UNI, BI = "uni", "bi"
+DIRECTIONS: tuple[str, ...] = (UNI, BI)
+ON, OFF, CURRENT = "on", "off", "current"
+#: The ``peer`` column's words; ``current`` is a sweep option (leave peer access as it is).
+PEERS: tuple[str, ...] = (ON, OFF)
+P2P, DIRECT, STAGED, LOCAL_PATH, HOST_PATH = "p2p", "direct", "staged", "local", "host"
+PATHS: tuple[str, ...] = (P2P, DIRECT, STAGED, LOCAL_PATH, HOST_PATH)
+EVENTS, HOST_CLOCK = "events", "host"
+TIMINGS: tuple[str, ...] = (EVENTS, HOST_CLOCK)
+IN_PROCESS, IPC = "in_process", "ipc"
+PROCESS_MODES: tuple[str, ...] = (IN_PROCESS, IPC)
+#: The process mode of rows that do not say (every row before sweep --processes).
+DEFAULT_PROCESS_MODE = IN_PROCESS
+
+# ---- what went wrong with a row, as data (``error_kind``)
+#: ``error`` is the sentence for people, ``error_code`` the ACL return code and
+#: ``error_call`` the pyACL call.
+ERROR_KINDS: dict[str, str] = {
+    "unreachable": "aclrtDeviceCanAccessPeer reports that the pair cannot reach each other",
+    "refused": "the runtime refused a direct copy between two devices with peer access off",
+    "runtime": "an ACL call failed while setting up or measuring the point",
+    "verification": "the bytes that arrived differ from the bytes sent",
+    "missing_call": "the installed pyACL lacks a call this point needs",
+    "device_lost": "a device of this point was lost earlier in the run; not measured",
+    "worker_lost": "the worker process of this point died or stopped answering",
+}
+#: Kinds that are results (the run measured what the server does); every other kind
+#: cost data points, and makes a command exit with status 1.
+RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")
+FAILURE_KINDS: tuple[str, ...] = tuple(k for k in ERROR_KINDS if k not in RESULT_KINDS)
+
+# ---- link words that are not npu-smi's device-pair classes
+#: Link classes that join the devices of one card (npu-smi's words): SIO between the two
+#: dies of a 910C package.
+CARD_LINKS: tuple[str, ...] = ("SIO",)
+#: The link of a host copy: each device's link to the host CPU, PCIe on every server the
+#: presets describe (npu-smi's matrix is device pairs only).
+HOST_LINK = "PCIe"
+#: How a transfer names pinned host memory in the compact form (``host->4``).
+HOST_WORD = "host"
+
+# ---- defaults
+#: The preset the simulator, the demo, the fleet and the health check use when none is
+#: given.
+DEFAULT_PRESET = "atlas800t-a2"
+#: The copy sizes of a sweep given none.
+DEFAULT_SIZES = "4KiB:1GiB"
+US_PER_MS = 1000.0
