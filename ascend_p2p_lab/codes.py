@@ -371,3 +371,8 @@ def topology_from_bits(bits: int) -> str:
         if bits & TOPOLOGY_BITS[name]:
             return name
     return "NA"
+
+
+#: The call whose answer says whether a pair can reach each other (a row that is
+#: unreachable names it in ``error_call``).
+CAN_ACCESS_PEER_CALL = "acl.rt.device_can_access_peer"

@@ -28,87 +28,34 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from .patterns.builtin import ROW_PATTERNS, rows_where
 from .vocab import (
-    ALL_TO_ONE,
-    CARD,
-    D2H,
     DEFAULT_PROCESS_MODE,
     DIRECTIONS,
     ERROR_KINDS,
     FAILURE_KINDS,
-    GROUP,
-    H2D,
     INITIATORS,
-    LATENCY,
-    LOCAL,
-    ONE_TO_ALL,
-    PAIR,
     PATHS,
     PEERS,
     PROCESS_MODES,
     RESULT_KINDS,
-    TEST,
     TIMINGS,
 )
 
 __all__ = ["DEFAULT_PROCESS_MODE", "ERROR_KINDS", "FAILURE_KINDS", "RESULT_KINDS"]
 
 
-@dataclass(frozen=True)
-class Pattern:
-    """A built-in pattern of the sweep, declared once: its name (the ``pattern`` column's
-    word), what it measures, how its values add up, how its matrix is laid out, and the
-    traits the planner, the rows and the figures read (never its name).
-
-    ``aggregation``: ``each`` (every copy its own value), ``sum`` (the bytes of all over
-    one window), ``sum_per_direction``; ``layout``: ``device`` (device x device),
-    ``card`` (card x card), ``none``.
-    """
-
-    name: str
-    description: str
-    aggregation: str = "each"
-    layout: str = "device"
-    on_pairs: bool = False  # measured on the ordered pairs of the sweep (``pairs``)
-    per_copy: bool = False  # its value is the time per copy (``latency_us``)
-    within: bool = False  # a copy within one device
-    center: str | None = None  # a fan-out: its device pushes (src) or pulls (dst)
-    host_end: str | None = None  # a host copy: the host is the source (src) or dst
-    grouped: bool = False  # every device of one set to every device of another
-    needs_groups: bool = False  # its sets are the sweep's ``groups``
-    of_transfers: bool = False  # a test of transfers (a file, a built-in generator)
-
-
-#: Every built-in pattern, in the order of ``sweep --patterns`` help and ``patterns``.
-PATTERN_DECLARATIONS: tuple[Pattern, ...] = (
-    Pattern(PAIR, "one ordered pair alone (peer on: P2P; off: direct and staged)",
-            on_pairs=True),
-    Pattern(LATENCY, "time per copy of back-to-back small copies of one pair",
-            on_pairs=True, per_copy=True),
-    Pattern(LOCAL, "a copy within one device (the diagonal)", within=True),
-    Pattern(ONE_TO_ALL, "a device pushes to all its peers at once", "sum", center="src"),
-    Pattern(ALL_TO_ONE, "a device pulls from all its peers at once", "sum", center="dst"),
-    Pattern(H2D, "pinned host memory to each device", layout="none", host_end="src"),
-    Pattern(D2H, "each device to pinned host memory", layout="none", host_end="dst"),
-    Pattern(GROUP, "every device of one group to every device of another (--groups)",
-            "sum_per_direction", "none", grouped=True, needs_groups=True),
-    Pattern(CARD, "the devices of one card to those of another, every pair of cards",
-            "sum_per_direction", "card", grouped=True),
-    Pattern(TEST, "transfers at once, one window: a test file or a built-in test (run)",
-            "each", "none", of_transfers=True),
-)
-PATTERNS_BY_NAME: dict[str, Pattern] = {p.name: p for p in PATTERN_DECLARATIONS}
-
-
 def _named(keep: Any) -> tuple[str, ...]:
-    return tuple(p.name for p in PATTERN_DECLARATIONS if keep(p))
+    return rows_where(keep)
 
 
+# The pattern words by trait, read off their declarations (patterns/builtin.py), for the
+# readers that select rows: never by a pattern's name.
+PATTERNS_BY_NAME = ROW_PATTERNS
 #: Patterns measured on ordered pairs; drawn as device x device matrices.
 PAIR_PATTERNS = _named(lambda p: p.on_pairs)
 #: A fan-out: one device with all its peers at once; the one that pushes, the one that pulls.
@@ -124,7 +71,7 @@ GROUP_PATTERNS = _named(lambda p: p.grouped)
 GIVEN_GROUPS = _named(lambda p: p.needs_groups)[0]
 CARD_PATTERNS = _named(lambda p: p.layout == "card")
 #: Patterns whose value adds up the bytes of several copies over one window.
-AGGREGATE_PATTERNS = _named(lambda p: p.aggregation != "each")
+AGGREGATE_PATTERNS = _named(lambda p: p.values in ("sum", "sum_per_direction"))
 #: The test pattern: a set of transfers (``test`` and ``transfer`` columns).
 TEST_PATTERN = _named(lambda p: p.of_transfers)[0]
 LATENCY_PATTERN = _named(lambda p: p.per_copy)[0]

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.measure.declarations import GENERATED, expand
-from ascend_p2p_lab.measure.testfile import read_tests
+from ascend_p2p_lab.patterns.builtin import AS_FILES, as_file
+from ascend_p2p_lab.patterns.testfile import read_tests
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology.presets import list_presets
 
@@ -34,7 +34,7 @@ def test_the_shipped_files_are_what_the_declarations_give_now(capsys) -> None:
 def test_every_server_ships_every_test_it_can_have() -> None:
     index = (BUILTIN / "README.md").read_text()
     for preset in list_presets():
-        for name in GENERATED:
+        for name in AS_FILES:
             path = BUILTIN / preset / f"{name}.toml"
             assert path.exists() or f"| {preset} | `{name}` |" in index, path
 
@@ -45,7 +45,7 @@ def test_every_server_ships_every_test_it_can_have() -> None:
 def test_a_shipped_file_holds_the_built_ins_tests(preset: str, name: str) -> None:
     with open_runtime("sim", preset, announce=False) as rt:
         shipped = read_tests(BUILTIN / preset / f"{name}.toml", rt.device_count)
-        built_in = expand(rt, name)
+        built_in = as_file(rt, name)
     assert [(t.name, t.transfers) for t in shipped] == [(t.name, t.transfers) for t in built_in]
     assert len({t.transfers for t in shipped}) == len(shipped) >= 1
 
@@ -54,11 +54,12 @@ def test_running_a_shipped_file_gives_the_built_ins_rows() -> None:
     kept = ["test", "transfer", "src", "dst", "initiator", "size_bytes", "sample",
             "bandwidth_GBps", "verified"]
     runs = []
-    for tests in ("file", "built-in"):
+    for tests in ("file", "built-in"):  # run FILE, and run ring (sweep --patterns ring)
         with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
-            found = (read_tests(BUILTIN / "atlas800t-a2" / "ring.toml", rt.device_count)
-                     if tests == "file" else expand(rt, "ring"))
-            run = sweep(rt, tests=found, sizes="16MiB", samples=2, progress=False)
+            what = ({"tests": read_tests(BUILTIN / "atlas800t-a2" / "ring.toml",
+                                         rt.device_count)} if tests == "file"
+                    else {"patterns": "ring"})
+            run = sweep(rt, **what, sizes="16MiB", samples=2, progress=False)
         runs.append(run[kept].reset_index(drop=True))
     pd.testing.assert_frame_equal(runs[0], runs[1])
     ring = runs[0][runs[0]["transfer"].notna()]

@@ -17,11 +17,12 @@ from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.matrices import run_matrices
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.measure.groups import card_pairs, cards_of, group_name, parse_groups
 from ascend_p2p_lab.measure.peerstate import peer_state
-from ascend_p2p_lab.measure.plan import Block, plan_blocks
+from ascend_p2p_lab.measure.plan import plan_tests
 from ascend_p2p_lab.measure.rows import aggregate_nominal
 from ascend_p2p_lab.measure.spec import make_spec
+from ascend_p2p_lab.patterns.cards import card_pairs, cards_of, group_name, parse_groups
+from ascend_p2p_lab.patterns.model import link_of
 from ascend_p2p_lab.results import summarize
 
 SIZE = 16 << 20
@@ -100,27 +101,28 @@ def test_groups_make_the_group_pattern_and_are_checked_against_the_sweep() -> No
         make_spec(rt, sizes="1MiB", patterns="card", devices="0,1")
 
 
-def test_plan_has_one_block_per_group_pair_and_direction() -> None:
+def test_plan_has_one_test_per_group_pair_and_direction() -> None:
     with open_runtime("sim", A3) as rt:
-        blocks = plan_blocks(rt, make_spec(rt, sizes="1MiB", patterns="card",
-                                           direction="both"))
-        uni = [b for b in blocks if b.direction == "uni"]
-        bi = [b for b in blocks if b.direction == "bi"]
+        tests = plan_tests(rt, make_spec(rt, sizes="1MiB", patterns="card",
+                                         direction="both"))
+        uni = [t for t in tests if t.direction == "uni"]
+        bi = [t for t in tests if t.direction == "bi"]
         assert len(uni) == 8 * 7 and len(bi) == 8 * 7 // 2  # FlagPerf's 56 card pairs
         first = uni[0]
-        assert first.groups == ((0, 1), (2, 3)) and first.key == "card/uni/on/p2p/0,1->2,3"
+        assert first.key == "card/uni/on/p2p/0,1->2,3"
         assert first.flows == [(0, 2), (0, 3), (1, 2), (1, 3)]
-        assert first.link == "HCCS_SW" and first.failure is None
-        assert first.ends() == [(None, None, ((0, 1), (2, 3)))]
-        assert bi[0].ends()[1] == (None, None, ((2, 3), (0, 1)))
-        mixed = plan_blocks(rt, make_spec(rt, sizes="1MiB", groups="0:1,2"))[0]
-        assert mixed.link == "mixed"  # SIO to 1, HCCS_SW to 2
+        assert link_of(first, rt.link_class) == "HCCS_SW" and first.waived is None
+        assert first.ends == ((None, None, (0, 1), (2, 3)),)
+        assert bi[0].ends[1] == (None, None, (2, 3), (0, 1))
+        assert bi[0].flows[4:] == [(2, 0), (2, 1), (3, 0), (3, 1)]  # back in one window
+        mixed = plan_tests(rt, make_spec(rt, sizes="1MiB", groups="0:1,2"))[0]
+        assert link_of(mixed, rt.link_class) == "mixed"  # SIO to 1, HCCS_SW to 2
 
 
 def test_peer_access_for_a_group_is_every_direction_between_the_groups() -> None:
-    block = Block("group", "uni", "on", "p2p", None, None, "HCCS", groups=((0, 1), (2, 3)))
     with open_runtime("sim", A2) as rt:
-        with peer_state(rt, block):
+        (test,) = plan_tests(rt, make_spec(rt, sizes="1MiB", groups="0,1:2,3"))
+        with peer_state(rt, test):
             during = rt.peer_refs()
         after = rt.peer_refs()
     pairs = {(a, b) for a in (0, 1) for b in (2, 3)}
@@ -132,10 +134,10 @@ def test_an_unreachable_device_in_a_group_is_a_block_with_its_reason() -> None:
     # Atlas 300I Duo: the two chips of a card reach each other, other cards do not
     with open_runtime("sim", "atlas300i-duo") as rt:
         assert rt.can_access_peer(0, 1) and not rt.can_access_peer(1, 2)
-        ok, cut = plan_blocks(rt, make_spec(rt, sizes="1MiB", groups="0:1;0:1,2"))
-        assert ok.failure is None
-        assert cut.failure is not None and cut.failure.kind == "unreachable"
-        assert "aclrtDeviceCanAccessPeer(0, 2) = 0" in cut.failure.message
+        ok, cut = plan_tests(rt, make_spec(rt, sizes="1MiB", groups="0:1;0:1,2"))
+        assert ok.waived is None
+        assert cut.waived is not None and cut.waived.kind == "unreachable"
+        assert "aclrtDeviceCanAccessPeer(0, 2) = 0" in cut.waived.message
         run = sweep(rt, sizes="1MiB", groups="0:1;0:1,2", samples=1, progress=False)
     assert set(run.loc[run["group"] == "0->1,2", "error_kind"]) == {"unreachable"}
     assert run.loc[run["group"] == "0->1", "bandwidth_GBps"].notna().all()

@@ -19,10 +19,11 @@ import pytest
 from ascend_p2p_lab import open_runtime, results
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.matrices import run_matrices
-from ascend_p2p_lab.measure import copyengine, make_spec, sweep
-from ascend_p2p_lab.measure.cases import CASES
-from ascend_p2p_lab.measure.plan import HOST_LINK
+from ascend_p2p_lab.measure import buffers, make_spec, sweep
+from ascend_p2p_lab.measure.plan import plan_tests
+from ascend_p2p_lab.patterns.model import needs
 from ascend_p2p_lab.topology import load_preset
+from ascend_p2p_lab.vocab import HOST_LINK
 
 PRESET = "atlas800t-a2"
 DEVICES = [0, 2]
@@ -56,13 +57,15 @@ def _median(run: pd.DataFrame, pattern: str, size: int, **ends: int) -> float:
     return float(rows["bandwidth_GBps"].median())
 
 
-def test_cases_exist_for_both_directions() -> None:
+def test_both_directions_plan_a_test_per_device_that_needs_pinned_memory() -> None:
     with open_runtime("sim", preset=PRESET) as rt:
         spec = make_spec(rt, sizes=[4096], patterns=("h2d", "d2h"), verify=False)
-    for pattern in ("h2d", "d2h"):
-        case = CASES[(pattern, "uni", "host")]
-        assert case.description
-        assert "pinned_host" in case.needs(spec)  # also without verification
+        tests = plan_tests(rt, spec)
+    assert [(t.pattern, str(t.transfers[0])) for t in tests[:2]] == [("h2d", "host->0"),
+                                                                  ("h2d", "host->1")]
+    assert [str(t.transfers[0]) for t in tests if t.pattern == "d2h"][:1] == ["0->host"]
+    for t in tests:
+        assert "pinned_host" in needs(t, spec.timing, spec.verify)  # also without verifying
 
 
 def test_rows_name_the_device_end_and_its_cpus(lab) -> None:
@@ -127,14 +130,14 @@ def test_verification_catches_bytes_that_differ_from_the_host_pattern(monkeypatc
     # The simulator's corrupt fault takes a device pair; no fault can corrupt a host copy.
     # So the host buffer is garbled after its fill: what h2d delivers then differs from
     # the host pattern, and only h2d may say so.
-    fill = copyengine.BufferPool.host_send
+    fill = buffers.BufferPool.host_send
 
     def garbled(self):
         buf = fill(self)
-        self.rt.write(buf, bytes(b ^ 0xFF for b in copyengine.pattern_block(copyengine.HOST)[:64]))
+        self.rt.write(buf, bytes(b ^ 0xFF for b in buffers.pattern_block(buffers.HOST)[:64]))
         return buf
 
-    monkeypatch.setattr(copyengine.BufferPool, "host_send", garbled)
+    monkeypatch.setattr(buffers.BufferPool, "host_send", garbled)
     with open_runtime("sim", preset=PRESET) as rt:
         run = sweep(rt, patterns=("h2d", "d2h"), devices=[0], sizes=[SMALL], samples=2,
                     progress=False)

@@ -17,7 +17,9 @@ import pytest
 
 from ascend_p2p_lab import open_runtime, results
 from ascend_p2p_lab.measure import make_spec, sweep
-from ascend_p2p_lab.measure.cases import CASES
+from ascend_p2p_lab.measure.plan import plan_tests
+from ascend_p2p_lab.patterns.builtin import DECLARATIONS
+from ascend_p2p_lab.patterns.model import needs
 from ascend_p2p_lab.units import DEFAULT_SIZES, parse_sizes
 
 PRESET = "atlas800-9000"
@@ -95,15 +97,17 @@ def test_the_latency_matrix_is_inferred_or_refused_never_empty(lab) -> None:
         results.matrix(run, 4, value="latency_us", pattern="pair")
 
 
-def test_the_case_declares_its_value_and_needs() -> None:
-    for path in ("p2p", "direct", "staged"):
-        case = CASES[("latency", "uni", path)]
-        assert case.description
+def test_the_declaration_gives_its_value_and_needs() -> None:
+    decl = DECLARATIONS["latency"]
+    assert decl.description and decl.per_copy and decl.values == "per_copy"
     with open_runtime("sim", preset=PRESET) as rt:
-        spec = make_spec(rt, pairs="0-1", patterns="latency", sizes=4)
-        assert "event_timing" in CASES[("latency", "uni", "p2p")].needs(spec)
-        host = make_spec(rt, pairs="0-1", patterns="latency", sizes=4, timing="host")
-        assert "event_timing" not in CASES[("latency", "uni", "p2p")].needs(host)
+        spec = make_spec(rt, pairs="0-1", patterns="latency", sizes=4, peer="both")
+        tests = plan_tests(rt, spec)
+        assert [t.path for t in tests] == ["p2p", "direct", "staged"]
+        assert {t.values for t in tests} == {"per_copy"}
+        on = tests[0]
+        assert "event_timing" in needs(on, spec.timing, spec.verify)
+        assert "event_timing" not in needs(on, "host", spec.verify)  # blocking copies
 
 
 def test_latency_alone_defaults_to_one_small_copy() -> None:

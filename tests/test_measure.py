@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -241,19 +239,18 @@ def test_sweep_is_deterministic_for_a_seed() -> None:
 
 
 def test_interrupt_returns_what_was_measured(a2, monkeypatch) -> None:
-    from ascend_p2p_lab.measure import cases
+    from ascend_p2p_lab.measure import execute
 
     calls = {"n": 0}
-    original = cases.run_pair_uni
+    original = execute.measure_test
 
-    def interrupted(ctx, block):
+    def interrupted(ctx, test):  # inside the test's peer state, as its copies start
         calls["n"] += 1
         if calls["n"] == 2:
             raise KeyboardInterrupt
-        return original(ctx, block)
+        return original(ctx, test)
 
-    key = ("pair", "uni", "p2p")
-    monkeypatch.setitem(cases.CASES, key, dataclasses.replace(cases.CASES[key], run=interrupted))
+    monkeypatch.setattr(execute, "measure_test", interrupted)
     run = sweep(a2, pairs=[(0, 1), (1, 2), (2, 3)], sizes="4KiB", samples=2, progress=False)
     assert run.attrs["run"]["interrupted"] is True
     assert set(zip(run.src, run.dst)) == {(0, 1)}
@@ -289,7 +286,7 @@ def test_parse_pairs() -> None:
 
 def test_bad_sweep_arguments_allocate_nothing(a2) -> None:
     for kwargs in ({"sizes": "0"}, {"pairs": [(0, 0)]}, {"direction": "sideways"},
-                   {"samples": 0}, {"sizes": "1TiB"}, {"patterns": ("ring",)},
+                   {"samples": 0}, {"sizes": "1TiB"}, {"patterns": ("spiral",)},
                    {"pairs": [(0, 9)]}, {"samples": 2.5}):
         with pytest.raises((ValueError, TypeError)):
             sweep(a2, progress=False, **kwargs)

@@ -18,7 +18,7 @@ from ascend_p2p_lab import codes as C
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import (
     access_matrix,
-    copyengine,
+    buffers,
     format_size,
     link_matrix,
     make_spec,
@@ -26,12 +26,14 @@ from ascend_p2p_lab.measure import (
     parse_pairs,
     parse_sizes,
     peer_matrix,
-    plan_blocks,
+    plan_tests,
     probe,
     sweep,
     try_enable,
 )
-from ascend_p2p_lab.measure.copyengine import BufferPool, copies_for
+from ascend_p2p_lab.measure.buffers import BufferPool
+from ascend_p2p_lab.measure.timing import copies_for
+from ascend_p2p_lab.patterns.model import link_of
 from ascend_p2p_lab.results import (
     COLUMNS,
     failures,
@@ -68,7 +70,7 @@ def test_each_device_sends_its_own_pattern_and_every_byte_counts() -> None:
     """A copy from the wrong device, or one damaged at its head or its last byte, does
     not verify, below and above the 1 MiB pattern block."""
     with open_runtime("sim", preset="atlas800t-a2") as rt, BufferPool(rt, 4 * MIB) as pool:
-        assert copyengine.pattern_block(0) != copyengine.pattern_block(1)
+        assert buffers.pattern_block(0) != buffers.pattern_block(1)
         buf = pool.send(0)
         for size in (64 << 10, 4 * MIB):
             assert pool.verify(buf, 0, size)
@@ -144,7 +146,8 @@ def test_a_one_way_pair_names_the_direction_that_cannot_reach() -> None:
         table = probe(rt)
         run = sweep(rt, pairs=[(0, 1)], sizes="64KiB", direction="bi", **QUICK)
         spec = make_spec(rt, sizes="64KiB", patterns="one_to_all")
-        blocks = {b.src: b for b in plan_blocks(rt, spec)}
+        tests = {t.ends[0][0]: t for t in plan_tests(rt, spec)}
+        peers = {d: {t.dst for t in test.transfers} for d, test in tests.items()}
     rows = table.set_index(["src", "dst"])
     assert bool(rows.loc[(0, 1), "can_access_peer"]) is True
     assert bool(rows.loc[(1, 0), "can_access_peer"]) is False
@@ -154,8 +157,8 @@ def test_a_one_way_pair_names_the_direction_that_cannot_reach() -> None:
     assert set(run["error_kind"]) == {"unreachable"}
     assert run["error"].str.contains(r"aclrtDeviceCanAccessPeer\(1, 0\) = 0").all()
     # a fan-out uses only the peers reachable both ways
-    assert 1 not in blocks[0].peers and 0 not in blocks[1].peers
-    assert {0, 1} <= set(blocks[2].peers) and 2 in blocks[0].peers
+    assert 1 not in peers[0] and 0 not in peers[1]
+    assert {0, 1} <= peers[2] and 2 in peers[0]
 
 
 def test_probe_matrices_are_rows_src_columns_dst() -> None:
@@ -211,7 +214,7 @@ def test_labels_of_fanout_host_timing_and_staged_rows() -> None:
 def test_a3_fanout_over_two_link_classes_is_mixed() -> None:
     with open_runtime("sim", preset="atlas800t-a3") as rt:
         spec = make_spec(rt, sizes="64KiB", patterns="one_to_all")
-        links = {b.link for b in plan_blocks(rt, spec)}
+        links = {link_of(t, rt.link_class) for t in plan_tests(rt, spec)}
     assert links == {"mixed"}
 
 

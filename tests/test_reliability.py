@@ -32,7 +32,7 @@ import pytest
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.codes import error_name
-from ascend_p2p_lab.measure import cases, disable, disable_all, enable_all, probe, sweep
+from ascend_p2p_lab.measure import disable, disable_all, enable_all, execute, probe, sweep
 from ascend_p2p_lab.measure.checkpoint import Checkpoint, pack_rows, unpack_rows
 from ascend_p2p_lab.measure.peerstate import PeerRestoreError
 from ascend_p2p_lab.results import ERROR_KINDS, load_run, save_run
@@ -588,7 +588,7 @@ def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> 
         sweep(rt, pairs="0-1,2-3", out=tmp_path / "run", **QUICK)
     exc = info.value
     assert_acl_error(exc)
-    assert str(exc).startswith("cannot restore peer access after the block: "
+    assert str(exc).startswith("cannot restore peer access after the test: "
                                "acl.rt.device_disable_peer_access(")
     frame = exc.partial_frame  # type: ignore[attr-defined]
     assert set(zip(frame.src, frame.dst)) == {(0, 1)}  # 2-3 never ran on a wrong state
@@ -688,7 +688,7 @@ def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
     assert code == 1 and "Traceback" not in "".join(err)
     # the rows measured before the failure are summarized and saved, then teardown is told
     assert "FAILED: the run stopped early: PeerRestoreError: cannot restore peer access " \
-           "after the block: acl.rt.device_disable_peer_access(" in out
+           "after the test: acl.rt.device_disable_peer_access(" in out
     assert f"saved to {tmp_path / 'run'}" in out
     assert len(err) == 1 and err[0].startswith(
         "ascend-p2p-lab: teardown failed after the results above: "
@@ -985,14 +985,14 @@ def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None
                   ) -> list[str]:
     """Record the blocks a sweep runs; optionally press Ctrl-C as block stop_after+1 starts."""
     ran: list[str] = []
-    for key, case in list(cases.CASES.items()):
-        def counted(ctx: Any, block: Any, fn: Any = case.run) -> Any:
-            if stop_after is not None and len(ran) == stop_after:
-                raise KeyboardInterrupt
-            ran.append(block.key)
-            return fn(ctx, block)
 
-        monkeypatch.setitem(cases.CASES, key, dataclasses.replace(case, run=counted))
+    def counted(ctx: Any, test: Any, fn: Any = execute.measure_test) -> Any:
+        if stop_after is not None and len(ran) == stop_after:
+            raise KeyboardInterrupt
+        ran.append(test.key)
+        return fn(ctx, test)
+
+    monkeypatch.setattr(execute, "measure_test", counted)
     return ran
 
 

@@ -53,7 +53,10 @@ def test_bidirectional_copies_are_enqueued_interleaved() -> None:
     assert n == 8 and (run["copies"] == n).all()
     devices = [dev for dev, _ in trace]
     assert all(a != b for a, b in itertools.pairwise(devices))  # strictly alternating
-    timed = trace[2:]  # after the warm-up's one call per direction
+    # the warm-up is a sample of its own (3 copies: pre, 3 rounds of one, post), sized
+    # as the samples are; max_copies is reached, so no trial follows
+    warm, timed = trace[:2 * (1 + 3 + 1)], trace[2 * (1 + 3 + 1):]
+    assert {copies for _, copies in warm} == {1}
     assert len(timed) == 2 * 2 * (1 + 4 + 1)  # samples x directions x (pre, 4 rounds, post)
     assert all(copies <= math.ceil(n / 4) for _, copies in timed)
 
@@ -121,21 +124,19 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
         capsys, tmp_path, monkeypatch) -> None:
     """3 blocks x 2 sizes; the second block stops the sweep (an error no row can carry):
     2 points measured, 4 never reached, and the summary and the JSON say so."""
-    import dataclasses
-
     from ascend_p2p_lab.cli import main
-    from ascend_p2p_lab.measure import cases
+    from ascend_p2p_lab.measure import execute
     from ascend_p2p_lab.results import load_run
 
     started: list[str] = []
-    for key, case in list(cases.CASES.items()):
-        def stopping(ctx, block, fn=case.run):
-            started.append(block.key)
-            if len(started) == 2:
-                raise RuntimeError("the peer state could not be restored")
-            return fn(ctx, block)
 
-        monkeypatch.setitem(cases.CASES, key, dataclasses.replace(case, run=stopping))
+    def stopping(ctx, test, fn=execute.measure_test):
+        started.append(test.key)
+        if len(started) == 2:
+            raise RuntimeError("the peer state could not be restored")
+        return fn(ctx, test)
+
+    monkeypatch.setattr(execute, "measure_test", stopping)
     argv = ["sweep", "--backend", "sim", "--pairs", "0-1,1-0,2-3", "--sizes", "4KiB,64KiB",
             "--samples", "1", "--no-progress", "--out", str(tmp_path / "run")]
     assert main(argv) == 1

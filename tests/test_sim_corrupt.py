@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.measure.copyengine import BufferPool, pattern_block
+from ascend_p2p_lab.measure.buffers import BufferPool, pattern_block
 from ascend_p2p_lab.runtime import DeviceBuffer, Runtime, Stream, open_runtime
 from ascend_p2p_lab.sim import simulated_acl
 from ascend_p2p_lab.topology import load_topology_file

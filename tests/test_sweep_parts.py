@@ -70,7 +70,7 @@ def test_on_block_sees_every_block_with_its_rows_in_order() -> None:
 
 # ------------------------------------------------------------------ devices=
 def test_devices_restrict_every_pattern_to_them() -> None:
-    from ascend_p2p_lab.measure.plan import plan_blocks
+    from ascend_p2p_lab.measure.plan import plan_tests
     from ascend_p2p_lab.measure.spec import make_spec, parse_devices
 
     assert parse_devices("0-2,5", 8) == [0, 1, 2, 5] and parse_devices("all", 8) is None
@@ -81,10 +81,10 @@ def test_devices_restrict_every_pattern_to_them() -> None:
         spec = make_spec(rt, sizes=[4096], devices="1,3,6",
                          patterns=("pair", "local", "one_to_all", "all_to_one"))
         assert spec.pairs == ((1, 3), (1, 6), (3, 1), (3, 6), (6, 1), (6, 3))
-        for block in plan_blocks(rt, spec):
-            assert set(block.devices) <= {1, 3, 6}, block.label
-            if block.pattern in ("one_to_all", "all_to_one"):
-                assert len(block.peers) == 2
+        for test in plan_tests(rt, spec):
+            assert set(test.devices) <= {1, 3, 6}, test.label
+            if test.pattern in ("one_to_all", "all_to_one"):
+                assert len(test.transfers) == 2
         assert spec.to_dict()["devices"] == [1, 3, 6]
         with pytest.raises(ValueError, match="pairs 0-1 use devices outside"):
             make_spec(rt, pairs="0-1", sizes=[4096], devices="1,3")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ascend_p2p_lab.measure import make_spec, plan_blocks, sweep
+from ascend_p2p_lab.measure import make_spec, plan_tests, sweep
 from ascend_p2p_lab.measure import workers as workers_mod
 from ascend_p2p_lab.runtime import AclError, open_runtime
 
@@ -69,17 +69,17 @@ def test_on_block_and_the_checkpoint_see_every_block(tmp_path: Path, alone) -> N
 
 
 def _failing_block(monkeypatch: pytest.MonkeyPatch, exc: BaseException, nth: int) -> None:
-    real = sweep_mod._run_block
+    real = sweep_mod.run_test
 
-    def run_block(ctx, block):
-        if block.key == ctx_keys[nth]:
+    def run_test(ctx, test):
+        if test.key == ctx_keys[nth]:
             raise exc
-        return real(ctx, block)
+        return real(ctx, test)
 
     with open_runtime("sim", "atlas800t-a2", seed=4, announce=False) as rt:
-        ctx_keys = [b.key for b in plan_blocks(rt, make_spec(rt, **{
+        ctx_keys = [t.key for t in plan_tests(rt, make_spec(rt, **{
             k: v for k, v in KW.items() if k != "progress"}))]
-    monkeypatch.setattr(sweep_mod, "_run_block", run_block)
+    monkeypatch.setattr(sweep_mod, "run_test", run_test)
 
 
 def test_an_interrupt_in_a_worker_keeps_the_other_blocks(monkeypatch, alone) -> None:

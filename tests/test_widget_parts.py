@@ -117,6 +117,7 @@ def test_make_spec_checks_once_and_wrong_values_never_reach_sweep(
     small = dataclasses.replace(load_preset("atlas800t-a2"), memory_bytes=1 << 30)
     with open_runtime("sim", topology=small) as rt:  # 1 GiB per device
         dash = _dashboard(rt, ("0-1",), sizes=(4096, 1 << 30))
+        dash.direction.value = "bi"  # both ways: a send and a receive buffer on each
         spy = SweepSpy(dash)
         monkeypatch.setattr(measure, "sweep", spy)
         assert dash.run() is None and spy.calls == [] and len(checks) == 1

@@ -2,7 +2,7 @@
 ``examples/tests/builtin/<preset>/<name>.toml``, plus an index (``README.md``) that says
 which tests a server cannot have and why.
 
-The declarations (``ascend_p2p_lab/measure/declarations.py``) stay the one source: this
+The declarations (``ascend_p2p_lab/patterns/builtin.py``) stay the one source: this
 script prints each built-in over a preset's devices as ``ascend-p2p-lab patterns NAME
 --preset P`` does, with a header saying where it came from. ``--check`` compares the
 shipped files with what the declarations give now (``tests/test_builtin_testfiles.py``
@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from ascend_p2p_lab.measure.declarations import BUILT_IN_SIZE, GENERATED, expand  # noqa: E402
-from ascend_p2p_lab.measure.testfile import to_toml  # noqa: E402
+from ascend_p2p_lab.patterns.builtin import AS_FILES, BUILT_IN_SIZE, as_file  # noqa: E402
+from ascend_p2p_lab.patterns.testfile import to_toml  # noqa: E402
 from ascend_p2p_lab.runtime import open_runtime  # noqa: E402
 from ascend_p2p_lab.topology.presets import list_presets  # noqa: E402
 from ascend_p2p_lab.units import parse_sizes  # noqa: E402
@@ -32,9 +32,10 @@ from ascend_p2p_lab.units import parse_sizes  # noqa: E402
 OUT = ROOT / "examples" / "tests" / "builtin"
 HEADER = """\
 # The built-in test `{name}` on {preset} ({count} x {soc}), as a test file.
-# Generated from ascend_p2p_lab/measure/declarations.py by tools/builtin_testfiles.py
-# (do not edit here: copy it). `ascend-p2p-lab run THIS_FILE --preset {preset}` measures
-# what `ascend-p2p-lab run {name} --preset {preset}` does.
+# Generated from ascend_p2p_lab/patterns/builtin.py by tools/builtin_testfiles.py
+# (do not edit here: copy it). `ascend-p2p-lab run THIS_FILE --preset {preset}` runs the
+# transfers of `ascend-p2p-lab run {name} --preset {preset}` as tests of transfers: each
+# test's transfers at once, a value per transfer and the test's aggregate.
 """
 
 
@@ -45,9 +46,9 @@ def render_all() -> dict[Path, str]:
     sizes = parse_sizes(BUILT_IN_SIZE)
     for preset in list_presets():
         with open_runtime("sim", preset, announce=False) as rt:
-            for name in GENERATED:
+            for name in AS_FILES:
                 try:
-                    tests = expand(rt, name)
+                    tests = as_file(rt, name)
                 except ValueError as exc:  # the server cannot have this test
                     missing.append(f"| {preset} | `{name}` | {exc} |")
                     continue
@@ -61,7 +62,7 @@ def render_all() -> dict[Path, str]:
 def _index(paths: list[Path], missing: list[str]) -> str:
     lines = ["# The built-in tests as test files", "",
              "Written by `python tools/builtin_testfiles.py` from the declarations in",
-             "`ascend_p2p_lab/measure/declarations.py`; a test checks they are current.",
+             "`ascend_p2p_lab/patterns/builtin.py`; a test checks they are current.",
              "Copy one, edit it, and run it: `ascend-p2p-lab run FILE --preset PRESET`.", "",
              "| server | tests |", "|---|---|"]
     by_preset: dict[str, list[str]] = {}

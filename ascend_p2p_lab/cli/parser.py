@@ -230,7 +230,7 @@ def _add_sweep_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--initiator", choices=["src", "dst"], default="dst",
                    help="whose stream issues the copy: dst pulls, a read (default, as the "
                         "runtime guide's sample), src pushes, a write")
-    from ..measure.declarations import pattern_help  # the patterns, declared once
+    from ..patterns.builtin import pattern_help  # the patterns, declared once
 
     p.add_argument("--patterns", default=None,
                    help=f"{pattern_help()}; default pair (group when --groups is given)")

@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..measure.declarations import BUILT_IN_SIZE  # a built-in test's size by default
+from ..patterns.builtin import BUILT_IN_SIZE  # a built-in test's size by default
 from ..vocab import US_PER_MS
 from .parser import past_input_checks
 from .session import run_session
@@ -59,22 +59,22 @@ def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any,
 
 
 def cmd_patterns(args: argparse.Namespace) -> int:
-    from ..measure.declarations import DECLARATIONS, GENERATED, expand
     from ..measure.spec import parse_devices
-    from ..measure.testfile import to_toml
+    from ..patterns.builtin import AS_FILES, DECLARATIONS, as_file
+    from ..patterns.testfile import to_toml
     from ..units import parse_sizes
 
     if args.name is None:
         for decl in DECLARATIONS.values():
             print(decl.line())
         return 0
-    if args.name not in GENERATED:
-        raise ValueError(f"no built-in test {args.name!r} made of transfers; built-in: "
-                         f"{', '.join(GENERATED)}")
+    if args.name not in AS_FILES:
+        raise ValueError(f"no built-in test {args.name!r} that prints as a test file; "
+                         f"built-in: {', '.join(AS_FILES)}")
     sizes = parse_sizes(args.sizes or BUILT_IN_SIZE)
 
     def work(rt: Any) -> int:
-        tests = expand(rt, args.name, parse_devices(args.devices, rt.device_count))
+        tests = as_file(rt, args.name, parse_devices(args.devices, rt.device_count))
         print(to_toml(tests, sizes), end="")
         return 0
 
@@ -86,23 +86,21 @@ def cmd_patterns(args: argparse.Namespace) -> int:
 def _source(file: str) -> tuple[str, Path | None]:
     """A built-in test's name, or a test file's path (checked: exit 2 on a bad file,
     before the runtime is open)."""
-    from ..measure.declarations import GENERATED
-    from ..measure.testfile import TestFileError, read_tests
+    from ..patterns.builtin import BY_NAME
+    from ..patterns.testfile import TestFileError, read_tests
 
     path = Path(file)
-    if path.exists() or path.suffix == ".toml" or file not in GENERATED:
+    if path.exists() or path.suffix == ".toml" or file not in BY_NAME:
         if not path.exists():
             raise TestFileError(f"{file}: no such test file, and no built-in test of that "
-                                f"name (built-in: {', '.join(GENERATED)})")
+                                f"name (built-in: {', '.join(BY_NAME)})")
         read_tests(path, None)  # syntax, fields, sizes, schema: before any device work
         return file, path
     return file, None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..measure.declarations import expand
-    from ..measure.spec import parse_devices
-    from ..measure.testfile import read_tests
+    from ..patterns.testfile import read_tests
     from ..runfolder import clear_stale
     from .runs import _emit, _sweep_kept, _sweep_out
 
@@ -110,14 +108,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     _sweep_out(args)
 
     def work(rt: Any) -> int:
-        if path is not None:
-            tests = read_tests(path, rt.device_count)  # unknown devices: file and line
-            sizes = args.sizes
-        else:
-            devices = parse_devices(args.devices, rt.device_count)
-            tests = expand(rt, name, devices)
-            sizes = args.sizes or BUILT_IN_SIZE
-        run = _sweep_kept(rt, tests=tests, sizes=sizes, samples=args.samples, peer=args.peer,
+        if path is not None:  # unknown devices: file and line
+            what = {"tests": read_tests(path, rt.device_count), "sizes": args.sizes}
+        else:  # a built-in: its tests over the devices, as sweep --patterns NAME
+            what = {"patterns": [name], "devices": args.devices,
+                    "sizes": args.sizes or BUILT_IN_SIZE}
+        run = _sweep_kept(rt, **what, samples=args.samples, peer=args.peer,
                           warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
                           verify=not args.no_verify, progress=not args.no_progress,
                           out=args.out, checkpoint=args.checkpoint)

@@ -4,6 +4,7 @@ Everything here takes a :class:`~ascend_p2p_lab.runtime.Runtime` and returns pan
 objects; nothing here imports matplotlib or ipywidgets.
 """
 
+from ..patterns.model import Test, Transfer
 from ..units import format_size, parse_size, parse_sizes
 from .links import (
     both_directions,
@@ -16,16 +17,17 @@ from .links import (
     try_enable,
 )
 from .pairs import parse_pairs
-from .plan import Block, plan_blocks
+from .plan import plan_tests
 from .probe import access_matrix, device_labels, link_matrix, probe
 from .processes import sweep_processes
 from .spec import SweepSpec, make_spec
 from .sweep import BlockDone, sweep
 
 __all__ = [
-    "Block",
     "BlockDone",
     "SweepSpec",
+    "Test",
+    "Transfer",
     "access_matrix",
     "both_directions",
     "device_labels",
@@ -40,7 +42,7 @@ __all__ = [
     "parse_sizes",
     "peer_access",
     "peer_matrix",
-    "plan_blocks",
+    "plan_tests",
     "probe",
     "reachable_pairs",
     "sweep",

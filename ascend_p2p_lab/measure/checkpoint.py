@@ -1,8 +1,8 @@
-"""Resumable sweeps: an append-only file of completed blocks and their rows.
+"""Resumable sweeps: an append-only file of completed tests and their rows.
 
 The file is JSON lines: a header with the parameters, then one line per completed block,
-``{"block": KEY, "z": ROWS}`` with the block's rows as zlib-compressed JSON in base64
-(about 13 times smaller than plain JSON rows: 3.8 KB instead of 51 KB for a block of 85
+``{"block": KEY, "z": ROWS}`` with the test's rows as zlib-compressed JSON in base64
+(about 13 times smaller than plain JSON rows: 3.8 KB instead of 51 KB for a test of 85
 rows). Lines keep the append-only framing: a torn last write is one incomplete line.
 Parquet or Arrow per block would carry their schema in every block (12-21 KB for the
 same rows). :func:`~.sweep.sweep` removes the file once the run is saved with every block.
@@ -24,17 +24,17 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from ..patterns.model import Test
 from ..schema import COLUMNS
-from .plan import Block
 
 CHECKPOINT_VERSION = 2
 MAX_CHECKPOINT_BYTES = 512 << 20
 
 
 class Checkpoint:
-    """Append-only JSON-lines file of completed blocks, for resuming a sweep.
+    """Append-only JSON-lines file of completed tests, for resuming a sweep.
 
-    Line 1 is a header with the parameters; each further line one completed block's rows,
+    Line 1 is a header with the parameters; each further line one completed test's rows,
     compressed (a block that failed is not recorded, so a rerun measures it again). A torn last line
     (an interrupted write) is discarded on reading; other damage, a file that is not a
     checkpoint and a header with other parameters are errors, and leave the file as it is.
@@ -43,7 +43,7 @@ class Checkpoint:
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
         self.path = Path(path)
         self.header = {"checkpoint": CHECKPOINT_VERSION, **header}
-        #: the blocks the file holds (after :meth:`load`, and each :meth:`append`)
+        #: the tests the file holds (after :meth:`load`, and each :meth:`append`)
         self.keys: set[str] = set()
 
     def _header_line(self) -> bytes:
@@ -98,7 +98,7 @@ class Checkpoint:
         self.keys = set(keys)
         return keys, rows
 
-    def append(self, block: Block, rows: list[dict[str, Any]]) -> None:
+    def append(self, block: Test, rows: list[dict[str, Any]]) -> None:
         line = json.dumps({"block": block.key, "z": pack_rows(rows)})
         with self.path.open("a") as fh:
             fh.write(line + "\n")
@@ -113,7 +113,7 @@ class Checkpoint:
 
 
 def pack_rows(rows: list[dict[str, Any]]) -> str:
-    """A block's rows as zlib-compressed JSON in base64 (one line of text).
+    """A test's rows as zlib-compressed JSON in base64 (one line of text).
 
     Example:
         >>> unpack_rows(pack_rows([{"src": 0, "bandwidth_GBps": None}]))
@@ -131,7 +131,7 @@ def unpack_rows(text: str) -> Any:
 
 
 def _block_rows(rec: Any) -> list[dict[str, Any]] | None:
-    """The rows of a block line, or None when the line is damaged."""
+    """The rows of a test line, or None when the line is damaged."""
     if not (isinstance(rec, dict) and isinstance(rec.get("block"), str)
             and isinstance(rec.get("z"), str)):
         return None

@@ -24,8 +24,8 @@ from typing import Any
 
 from ..runtime import AclError, open_runtime
 from . import outcomes
-from .cases import _calibrate
-from .copyengine import BufferPool, Timer, Timing
+from .buffers import BufferPool
+from .timing import Sample, Timer, Timing, calibrate
 
 #: How often, and how far apart, an exporter retries closing a key another process may
 #: still import (only when the parent could not order the teardown: it died).
@@ -74,8 +74,10 @@ class Worker:
         def sample(n: int) -> Timing:
             return self.timer.sample(dst, src, size, n)
 
-        copies = _calibrate(sample, self.spec.warmup, self.spec)
-        timings = [sample(copies) for _ in range(self.spec.samples)]
+        spec = self.spec
+        copies = calibrate(lambda n: Sample(sample(n), ()), spec.warmup, spec.min_sample_us,
+                           spec.max_copies)
+        timings = [sample(copies) for _ in range(spec.samples)]
         verified = (self.pool.verify(self.recv, peer, size)
                     if role == "pull" and self.spec.verify else None)
         return {"timings": timings, "verified": verified}

@@ -14,26 +14,11 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
+from ..patterns.model import Failure, unreachable
 from ..runtime import AclError, MissingCall
-from ..runtime.errors import CAN_ACCESS_PEER_CALL
 
-
-@dataclass(frozen=True)
-class Failure:
-    """Why a point has no trustworthy number: kind, sentence, ACL code and pyACL call."""
-
-    kind: str
-    message: str
-    code: int | None = None
-    call: str | None = None
-
-    def columns(self) -> dict[str, Any]:
-        """The row columns this failure fills."""
-        return {"error": self.message, "error_kind": self.kind, "error_code": self.code,
-                "error_call": self.call}
+__all__ = ["Failure", "device_lost", "direct_copy_failure", "from_exception",
+           "missing_calls", "unreachable", "verification_failed", "worker_lost"]
 
 
 def from_exception(exc: BaseException, kind: str = "runtime") -> Failure:
@@ -52,13 +37,6 @@ def direct_copy_failure(exc: AclError) -> Failure:
     kind = "refused" if exc.from_copy and not exc.device_fault else "runtime"
     return Failure(kind, f"{exc.name} ({exc.code}) from {exc.call}: {exc.message}",
                    exc.code, exc.call)
-
-
-def unreachable(src: int, dst: int, link: str) -> Failure:
-    """aclrtDeviceCanAccessPeer(src, dst) = 0."""
-    return Failure("unreachable",
-                   f"cannot access peer: aclrtDeviceCanAccessPeer({src}, {dst}) = 0 "
-                   f"(link {link})", None, CAN_ACCESS_PEER_CALL)
 
 
 def missing_calls(calls: list[str]) -> Failure:

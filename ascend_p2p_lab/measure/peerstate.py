@@ -1,10 +1,10 @@
-"""Peer access around a block: set as the block needs it, put back exactly as it was.
+"""Peer access around a test: set as the test needs it, put back exactly as it was.
 
 Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
-    >>> from ascend_p2p_lab.measure.plan import Block
+    >>> from ascend_p2p_lab.patterns import make_test
     >>> with open_runtime("sim") as rt:
-    ...     with peer_state(rt, Block("pair", "uni", "on", "p2p", 0, 1, "HCCS")):
+    ...     with peer_state(rt, make_test("t", ["0->1"], 8)):
     ...         during = rt.peer_refs()
     ...     after = rt.peer_refs()
     >>> during, after
@@ -16,18 +16,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ..patterns.model import Test
 from ..runtime import AclError, Runtime
-from ..schema import HOST_PATTERNS, LOCAL_PATTERN
+from ..vocab import ON
 from .links import both_directions
-from .plan import Block
 
 
 class PeerRestoreError(AclError):
-    """Peer access could not be put back after a block as it was before; the sweep stops
-    there, since later blocks would measure with a peer state nobody asked for."""
+    """Peer access could not be put back after a test as it was before; the sweep stops
+    there, since later tests would measure with a peer state nobody asked for."""
 
     def __str__(self) -> str:
-        return f"cannot restore peer access after the block: {super().__str__()}"
+        return f"cannot restore peer access after the test: {super().__str__()}"
 
 
 def _set_refs(rt: Runtime, pair: tuple[int, int], target: int) -> None:
@@ -64,19 +64,19 @@ def _restore_error(failure: BaseException) -> BaseException:
 
 
 @contextmanager
-def peer_state(rt: Runtime, block: Block) -> Iterator[None]:
-    """Peer access as the block needs it, restored afterwards: also after a failure or a
+def peer_state(rt: Runtime, test: Test) -> Iterator[None]:
+    """Peer access as the test needs it, restored afterwards: also after a failure or a
     KeyboardInterrupt, with each restoring call tried twice. A restore that still fails
     raises :class:`PeerRestoreError` (unless an interrupt is on its way)."""
-    if block.pattern == LOCAL_PATTERN or block.pattern in HOST_PATTERNS or block.failure \
-            or block.keep_peer_state:  # one device: no peer access to set
+    flows = test.flows
+    if not flows or test.waived or test.keep_peer_state:  # no device pair: nothing to set
         yield
         return
-    directed = both_directions(block.flows)  # the driver needs both directions enabled
+    directed = both_directions(flows)  # the driver needs both directions enabled
     held = rt.peer_refs()
     before = {p: held.get(p, 0) for p in directed}
     # "on": one more enable of each direction (the driver counts them); "off": none held.
-    during = {p: (before[p] + 1 if block.peer == "on" else 0) for p in directed}
+    during = {p: (before[p] + 1 if test.peer == ON else 0) for p in directed}
     try:
         for pair in directed:
             _set_refs(rt, pair, during[pair])

@@ -35,16 +35,18 @@ from typing import Any
 
 import pandas as pd
 
+from ..patterns.builtin import one_pair
+from ..patterns.model import Test
 from ..results import save_run
 from ..runtime import Runtime
 from ..schema import to_frame
 from . import outcomes
 from .ipcworker import CLOSED, serve
 from .meta import new_run_id, run_metadata
-from .plan import Block
 from .rows import Context
 from .spec import SweepSpec, devices_of, make_spec
 from .sweep import _nominal_rates, _row_base, sweep
+from .timing import Sample
 
 #: Seconds to wait for a worker's answer to one command (a point takes well under it).
 ANSWER_S = 120.0
@@ -192,9 +194,8 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
         meta["workers_clean"] = {}
         failure = outcomes.missing_calls(missing)
         for s, d in pair_list:
-            block = Block(pattern="pair", direction="uni", peer="on", path="p2p", src=s,
-                          dst=d, link=rt.link_class(s, d))
             for who in ("dst", "src"):
+                block = one_pair(s, d, who)
                 sink = Context(rt, replace(spec, initiator=who), None,  # type: ignore[arg-type]
                                {**base, "process_mode": "ipc"}, _nominal_rates(rt))
                 sink.error_rows(block, list(spec.sizes), failure, tick=False)
@@ -251,8 +252,7 @@ def _try(w: _Worker, cmd: str, *args: Any) -> Any:
 def _pair(sink: Context, workers: dict[int, _Worker], s: int, d: int, who: str,
           spec: SweepSpec, rt: Runtime) -> None:
     """Every size of one ordered pair, pulled (who == "dst") or pushed, across processes."""
-    block = Block(pattern="pair", direction="uni", peer="on", path="p2p", src=s, dst=d,
-                  link=rt.link_class(s, d))
+    block = one_pair(s, d, who)
     issuer, other = (workers[d], workers[s]) if who == "dst" else (workers[s], workers[d])
     for size in spec.sizes:
         before = len(sink.rows)
@@ -263,7 +263,7 @@ def _pair(sink: Context, workers: dict[int, _Worker], s: int, d: int, who: str,
             row["process_mode"] = "ipc"
 
 
-def _point(sink: Context, block: Block, issuer: _Worker, other: _Worker, who: str,
+def _point(sink: Context, block: Test, issuer: _Worker, other: _Worker, who: str,
            size: int, spec: SweepSpec) -> outcomes.Failure | None:
     """One size of one pair; the failure that replaces its samples, or None."""
     for w in (issuer, other):
@@ -284,7 +284,7 @@ def _point(sink: Context, block: Block, issuer: _Worker, other: _Worker, who: st
         return exc.failure
     if not isinstance(got, dict):
         return _columns_failure(got)
-    sink.emit_samples(block, size, got["timings"], verified=got["verified"])
+    sink.emit(block, size, [Sample(t, (t,)) for t in got["timings"]], [got["verified"]])
     return None
 
 

@@ -1,8 +1,13 @@
-"""Rows of a sweep: what each measured sample or failed point becomes, and the formulas.
+"""Rows of a sweep: what each measured sample or failed point of a test becomes, and the
+formulas.
 
-The bandwidth of a window, the time per copy of the latency pattern and the total of a
-bidirectional pair are named functions here, tested on their own; :class:`Context` is
-what a running test case writes through.
+A test's rows follow its declared ``values`` (:mod:`ascend_p2p_lab.patterns.model`): a row
+per transfer (each its own time, or the time per copy), a row per direction over the
+window of all, or both. Which rows one sample gives is worked out once per test (its
+*slots*: ends, link, initiator, nominal rate); each sample then fills in its numbers.
+The bandwidth of a window, the time per copy and the total of a bidirectional pair are
+named functions, tested on their own; :class:`Context` is what the executor writes
+through.
 
 Example:
     >>> bandwidth(1 << 30, 41_000.0) > 26
@@ -12,34 +17,36 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..runtime import Runtime
-from ..schema import (
-    AGGREGATE_PATTERNS,
-    GROUP_PATTERNS,
-    HOST_PATTERNS,
-    HOST_TO_DEVICE,
-    PAIR_PATTERNS,
-    PULL_FANOUT,
-    TEST_PATTERN,
+from ..patterns.cards import group_name
+from ..patterns.model import (
+    EACH,
+    PER_COPY,
+    PER_TRANSFER,
+    STAGED,
+    TRANSFERS,
+    Failure,
+    Test,
+    Transfer,
+    blocking,
+    link_of,
+    transfer_link,
 )
+from ..runtime import Runtime
 from ..units import format_size
-from ..vocab import HOST_LINK
+from ..vocab import BI, DST, EVENTS, HOST_CLOCK, SRC
 from . import outcomes
-from .copyengine import BufferPool, Timing
-from .groups import GroupPair, group_name
-from .plan import Block
+from .buffers import BufferPool
 from .spec import SweepSpec
-from .together import Window
-from .transfers import Transfer
+from .timing import Sample, Timing
 
 
 @dataclass
 class Context:
-    """What a running test case needs: runtime, parameters, buffers and the row sink."""
+    """What the executor needs: runtime, parameters, buffers and the row sink."""
 
     rt: Runtime
     spec: SweepSpec
@@ -53,169 +60,182 @@ class Context:
     lost: dict[int, outcomes.Failure] = field(default_factory=dict)  # device -> why
     fallbacks: dict[str, str] = field(default_factory=dict)  # missing call -> what instead
     _emitted: set[tuple[str, int]] = field(default_factory=set)
+    _slots: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
-    def sizes_todo(self, block: Block) -> Iterator[int]:
-        """The block's sizes not done yet; ticks the progress bar after each one. Each
+    def sizes_todo(self, test: Test) -> Iterator[int]:
+        """The test's sizes not done yet; ticks the progress bar after each one. Each
         point starts with ``rt.begin_point`` (on the simulator, a point's numbers then
         depend on the point, not on what ran before it)."""
-        for size in block.sizes or self.spec.sizes:
-            if (block.key, size) in self.done or (block.key, size) in self._emitted:
+        for size in test.sizes or self.spec.sizes:
+            if (test.key, size) in self.done or (test.key, size) in self._emitted:
                 continue
-            self.rt.begin_point(f"{block.key}/{size}")
+            self.rt.begin_point(f"{test.key}/{size}")
             if self.bar is not None:
-                self.bar.set_postfix_str(f"{block.label} {format_size(size)}", refresh=False)
+                self.bar.set_postfix_str(f"{test.label} {format_size(size)}", refresh=False)
             yield size
             if self.bar is not None:
                 self.bar.update(1)
 
-    def _nominal(self, block: Block) -> float:
-        """The paper rate a row is compared with: its link's, or for an aggregate (a
-        fan-out, a group) that of all the links it uses at once (:func:`aggregate_nominal`).
-        """
-        if block.pattern == TEST_PATTERN:
-            return test_nominal(self.rt, block.test.transfers) if block.test else math.nan
-        if block.pattern not in AGGREGATE_PATTERNS:
-            return self.nominal.get(block.link, math.nan)
-        return aggregate_nominal(self.rt, block.flows)
+    def remaining(self, test: Test) -> list[int]:
+        return [s for s in test.sizes or self.spec.sizes
+                if (test.key, s) not in self.done and (test.key, s) not in self._emitted]
 
-    def remaining(self, block: Block) -> list[int]:
-        return [s for s in block.sizes or self.spec.sizes
-                if (block.key, s) not in self.done and (block.key, s) not in self._emitted]
+    def emitted(self, test: Test) -> list[int]:
+        """The test's sizes whose rows this context emitted."""
+        return [s for s in test.sizes or self.spec.sizes if (test.key, s) in self._emitted]
 
-    def emitted(self, block: Block) -> list[int]:
-        """The block's sizes whose rows this context emitted."""
-        return [s for s in block.sizes or self.spec.sizes if (block.key, s) in self._emitted]
-
-    def adopt(self, block: Block, sizes: list[int]) -> None:
-        """Count sizes of block emitted elsewhere (by a worker process) as emitted here,
+    def adopt(self, test: Test, sizes: list[int]) -> None:
+        """Count sizes of a test emitted elsewhere (by a worker process) as emitted here,
         and tick the progress bar for them."""
-        self._emitted.update((block.key, s) for s in sizes)
+        self._emitted.update((test.key, s) for s in sizes)
         if self.bar is not None and sizes:
             self.bar.update(len(sizes))
 
-    def _row(self, block: Block, size: int, src: int | None, dst: int | None,
-             groups: GroupPair | None = None, **values: Any) -> dict[str, Any]:
-        link = block.link
-        row = {
-            **self.base, "src": src, "dst": dst, "link": link,
-            "group": None if groups is None else group_name(*groups),
-            "senders": None if groups is None else groups[0],
-            "receivers": None if groups is None else groups[1],
-            "pattern": block.pattern,
-            "direction": block.direction, "peer": block.peer, "path": block.path,
-            "initiator": _initiator(self.spec, block),
-            "size_bytes": size, "timing": self.spec.timing,
-            "nominal_GBps": self._nominal(block),
-            "copies": None, "sample": None, "elapsed_us": math.nan,
-            "bandwidth_GBps": math.nan, "host_enqueue_us": math.nan, "host_bound": None,
-            "verified": None, "error": None, "bidir_total_GBps": math.nan,
-            "error_kind": None, "error_code": None, "error_call": None,
-            "latency_us": math.nan, "cpu_affinity": None,
-            "test": None if block.test is None else block.test.name, "transfer": None,
-        }
-        if block.path == "staged":
-            row["nominal_GBps"] = math.nan
-        if block.pattern in HOST_PATTERNS:  # the device end of a host copy, and its CPUs
-            row["cpu_affinity"] = self.affinity.get(dst if src is None else src)
-        row.update(values)
-        return row
+    # ------------------------------------------------------------------ the rows
+    def slots(self, test: Test) -> list[dict[str, Any]]:
+        """The columns each row of one sample of the test holds before its numbers, in
+        row order (made once per test)."""
+        if test.key not in self._slots:
+            self._slots[test.key] = _slots(self, test)
+        return self._slots[test.key]
 
-    def _values(self, t: Timing, size: int, timing: str, fanout: int = 1) -> dict[str, Any]:
-        bw = bandwidth(size * t.copies * fanout, t.elapsed_us)
+    def _timing(self, test: Test) -> str:
+        """How the test's samples are timed: the host clock for the staged path and for
+        a test of one copy when the sweep asks (blocking copies), else events."""
+        staged_or_blocking = test.timing == STAGED or blocking(test, self.spec.timing)
+        return HOST_CLOCK if staged_or_blocking else EVENTS
+
+    def _values(self, t: Timing, size: int, timing: str, transfers: int) -> dict[str, Any]:
+        bw = bandwidth(size * t.copies * transfers, t.elapsed_us)
         bound = (t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us
-                 if timing == "events" else None)
+                 if timing == EVENTS else None)
         return {"copies": t.copies, "elapsed_us": t.elapsed_us, "bandwidth_GBps": bw,
                 "host_enqueue_us": t.host_enqueue_us, "host_bound": bound, "timing": timing}
 
-    def emit_samples(self, block: Block, size: int, timings: list[Timing], *,
-                     verified: bool | None, timing: str | None = None, fanout: int = 1,
-                     per_copy: bool = False) -> None:
-        """One row per sample. The case says how its value is aggregated: ``fanout``
-        copies move at once (their bytes add up), ``per_copy`` fills ``latency_us``."""
-        timing = timing or self.spec.timing
-        src, dst, groups = block.ends()[0]
-        bad = _verification(verified, src, dst, groups)
-        for i, t in enumerate(timings):
-            values = self._values(t, size, timing, fanout)
-            if per_copy:
-                values["latency_us"] = latency(t.elapsed_us, t.copies)
-            self.rows.append(self._row(block, size, src, dst, groups, sample=i,
-                                       verified=verified, **values, **bad))
-        self._emitted.add((block.key, size))
+    def emit(self, test: Test, size: int, samples: Sequence[Sample],
+             verified: Sequence[bool | None]) -> None:
+        """A test's samples at one size: per sample, its rows in slot order."""
+        timing, slots = self._timing(test), self.slots(test)
+        checks = [_verdict(verified, s["_members"]) for s in slots]
+        bad = [_verification(ok, test, s) for ok, s in zip(checks, slots)]
+        for i, sample in enumerate(samples):
+            values = []
+            for s in slots:
+                own = s["_transfer"]
+                t = sample.each[own] if own is not None else sample.window
+                assert t is not None
+                v = self._values(t, size, timing, 1 if own is not None else len(s["_members"]))
+                if test.values == PER_COPY:
+                    v["latency_us"] = latency(t.elapsed_us, t.copies)
+                values.append(v)
+            if test.direction == BI:
+                total = bidirectional_total(*(v["bandwidth_GBps"] for v in values))
+                for v in values:
+                    v["bidir_total_GBps"] = total
+            for s, v, ok, b in zip(slots, values, checks, bad):
+                self.rows.append(self._row(test, size, s, sample=i, verified=ok, **v, **b))
+        self._emitted.add((test.key, size))
 
-    def emit_bidirectional(self, block: Block, size: int, pairs: list[tuple[Timing, Timing]],
-                           verified: tuple[bool | None, bool | None], fanout: int = 1) -> None:
-        """Both directions of each sample, each with its bandwidth and their total;
-        ``fanout`` copies move at once each way (a group pair)."""
-        ends = block.ends()
-        bad = [_verification(ok, *end) for ok, end in zip(verified, ends)]
-        for i, timing_pair in enumerate(pairs):
-            values = [self._values(t, size, "events", fanout) for t in timing_pair]
-            total = bidirectional_total(values[0]["bandwidth_GBps"],
-                                        values[1]["bandwidth_GBps"])
-            for end, ok, v, b in zip(ends, verified, values, bad):
-                self.rows.append(self._row(block, size, *end, sample=i, verified=ok,
-                                           bidir_total_GBps=total, **v, **b))
-        self._emitted.add((block.key, size))
-
-    def emit_test(self, block: Block, size: int, windows: list[Window],
-                  verified: list[bool | None]) -> None:
-        """A test's samples: per sample one row per transfer (its bytes over its own
-        time, its link's nominal rate) and the aggregate row (every transfer's bytes over
-        the window; the nominal rate of all at once, :func:`test_nominal`)."""
-        test = block.test
-        assert test is not None
-        timing = "events"
-        for i, w in enumerate(windows):
-            for k, (t, each, ok) in enumerate(zip(test.transfers, w.each, verified)):
-                link = self._link(t)
-                bad = _verification(ok, t.src, t.dst)
-                self.rows.append(self._row(
-                    block, size, t.src, t.dst, sample=i, verified=ok, transfer=k,
-                    link=link, initiator=t.initiator,
-                    nominal_GBps=test_nominal(self.rt, (t,)),
-                    **self._values(each, size, timing), **bad))
-            every = None if None in verified else all(verified)  # type: ignore[arg-type]
-            bad = {} if every is not False else outcomes.Failure(
-                "verification", f"data verification failed: a transfer of test "
-                f"{test.name} holds bytes other than its source's").columns()
-            self.rows.append(self._row(block, size, None, None, sample=i, verified=every,
-                                       initiator=None, **self._values(w.window, size, timing),
-                                       **bad))
-        self._emitted.add((block.key, size))
-
-    def _link(self, t: Transfer) -> str:
-        """The link class of one transfer (the host link for a host copy)."""
-        if t.src is None or t.dst is None:
-            return HOST_LINK
-        return self.rt.link_class(t.src, t.dst)
-
-    def error_rows(self, block: Block, sizes: list[int], failure: outcomes.Failure, *,
+    def error_rows(self, test: Test, sizes: list[int], failure: Failure, *,
                    tick: bool = True) -> None:
         """Rows that carry a failure instead of a number; ``tick=False`` inside a
         ``sizes_todo`` loop, which moves the progress bar itself."""
         columns = failure.columns()
         for size in sizes:
-            for end in block.ends():
-                self.rows.append(self._row(block, size, *end, **columns))
-            for k, t in enumerate(block.test.transfers if block.test is not None else ()):
-                self.rows.insert(len(self.rows) - 1, self._row(  # each transfer, then all
-                    block, size, t.src, t.dst, transfer=k, link=self._link(t),
-                    initiator=t.initiator, nominal_GBps=test_nominal(self.rt, (t,)),
-                    **columns))
-            self._emitted.add((block.key, size))
+            for s in self.slots(test):
+                self.rows.append(self._row(test, size, s, **columns))
+            self._emitted.add((test.key, size))
             if tick and self.bar is not None:
                 self.bar.update(1)
 
+    def _row(self, test: Test, size: int, slot: dict[str, Any], **values: Any
+             ) -> dict[str, Any]:
+        row = {**self.base, **_EMPTY, "pattern": test.pattern, "direction": test.direction,
+               "peer": test.peer, "path": test.path, "size_bytes": size,
+               "timing": self._timing(test),
+               "test": test.name if test.values == TRANSFERS else None}
+        row.update((k, v) for k, v in slot.items() if not k.startswith("_"))
+        row.update(values)
+        return row
 
-def _initiator(spec: SweepSpec, block: Block) -> str | None:
-    """Which end's stream carries the copies: the spec's choice for pairs, the center
-    of a fan-out, the device of a host copy (h2d: the destination)."""
-    if block.pattern == TEST_PATTERN:
-        return None  # each transfer's row says its own
-    if block.pattern in PAIR_PATTERNS or block.pattern in GROUP_PATTERNS:
-        return spec.initiator
-    return "dst" if block.pattern in (PULL_FANOUT, HOST_TO_DEVICE) else "src"
+
+#: The columns a row starts from (a failure or a sample fills them in).
+_EMPTY: dict[str, Any] = {
+    "copies": None, "sample": None, "elapsed_us": math.nan, "bandwidth_GBps": math.nan,
+    "host_enqueue_us": math.nan, "host_bound": None, "verified": None, "error": None,
+    "bidir_total_GBps": math.nan, "error_kind": None, "error_code": None, "error_call": None,
+    "latency_us": math.nan, "cpu_affinity": None, "transfer": None, "group": None,
+    "senders": None, "receivers": None,
+}
+
+
+def _slots(ctx: Context, test: Test) -> list[dict[str, Any]]:
+    """The row slots of one sample: a slot per transfer (values each, per copy,
+    transfers), a slot per direction over the window (sum, sum per direction), and for a
+    test of transfers the aggregate last. ``_transfer``: whose own timing the slot shows
+    (None: the window); ``_members``: the transfers it covers."""
+    links = [transfer_link(t, ctx.rt.link_class) for t in test.transfers]
+    out = []
+    if test.values in PER_TRANSFER:
+        for k, (t, link) in enumerate(zip(test.transfers, links)):
+            end = t.dst if t.src is None else t.src
+            out.append({
+                "src": t.src, "dst": t.dst, "link": link, "initiator": t.initiator,
+                "nominal_GBps": math.nan if test.timing == STAGED
+                else ctx.nominal.get(link, math.nan),
+                "cpu_affinity": ctx.affinity.get(end) if t.host_end else None,
+                "transfer": k if test.values == TRANSFERS else None,
+                "_transfer": k, "_members": (k,)})
+    if test.values in (EACH, PER_COPY):
+        return out
+    link = link_of(test, ctx.rt.link_class)
+    ends = test.ends or ((None, None, None, None),)
+    # an aggregate names its transfers' one initiator (a fan-out with no peer to copy
+    # to: its centre's side); a test of transfers names none (each transfer's row does)
+    who = {t.initiator for t in test.transfers} or \
+        {SRC if end[0] is not None else DST for end in ends if end[0] != end[1]}
+    initiator = who.pop() if len(who) == 1 and test.values != TRANSFERS else None
+    for i, (src, dst, senders, receivers) in enumerate(ends):
+        members = tuple(k for k in range(len(test.transfers)) if test.direction_of(k) == i)
+        grouped = senders is not None and receivers is not None
+        out.append({
+            "src": src, "dst": dst, "link": link, "initiator": initiator,
+            "nominal_GBps": _window_nominal(ctx.rt, [test.transfers[k] for k in members]),
+            "group": group_name(senders, receivers) if grouped else None,
+            "senders": senders, "receivers": receivers,
+            "_transfer": None, "_members": members})
+    return out
+
+
+def _verdict(verified: Sequence[bool | None], members: Sequence[int]) -> bool | None:
+    """A slot's verification: its transfer's, or all of its members' (False if any is,
+    None when none was checked)."""
+    got = [verified[k] for k in members]
+    if False in got:
+        return False
+    return None if all(v is None for v in got) else True
+
+
+def _verification(ok: bool | None, test: Test, slot: dict[str, Any]) -> dict[str, Any]:
+    """The failure columns of a slot whose bytes did not arrive intact (else none)."""
+    if ok is not False:
+        return {}
+    if slot["_transfer"] is not None:
+        return outcomes.verification_failed(slot["src"], slot["dst"]).columns()
+    what = slot["group"] or (f"test {test.name}" if test.values == TRANSFERS
+                             else f"{test.pattern} {test.name}")
+    return outcomes.Failure("verification", f"data verification failed: a transfer of "
+                            f"{what} holds bytes other than its source's").columns()
+
+
+def _window_nominal(rt: Runtime, transfers: Sequence[Transfer]) -> float:
+    """The paper rate of transfers at once over one window: :func:`aggregate_nominal` of
+    their device pairs; NaN when one has no paper rate (a host end: the host link's figure
+    in a preset is a measurement, not a rate on paper)."""
+    if any(t.host_end for t in transfers):
+        return math.nan
+    flows = [f for t in transfers if (f := t.peer_flow) is not None]
+    return aggregate_nominal(rt, flows) if flows else math.nan
 
 
 def bandwidth(nbytes: int, elapsed_us: float) -> float:
@@ -237,18 +257,6 @@ def latency(elapsed_us: float, copies: int) -> float:
         5.0
     """
     return elapsed_us / copies if elapsed_us > 0 and copies > 0 else math.nan
-
-
-def _verification(verified: bool | None, src: int | None, dst: int | None,
-                  groups: GroupPair | None = None) -> dict[str, Any]:
-    """The failure columns of a point whose bytes did not arrive intact (else none)."""
-    if verified is not False:
-        return {}
-    if groups is not None:
-        return outcomes.Failure("verification", "data verification failed: a receiver of "
-                                f"{group_name(*groups)} holds bytes other than its sender's"
-                                ).columns()
-    return outcomes.verification_failed(src, dst).columns()
 
 
 def aggregate_nominal(rt: Runtime, flows: list[tuple[int, int]]) -> float:
@@ -284,34 +292,11 @@ def aggregate_nominal(rt: Runtime, flows: list[tuple[int, int]]) -> float:
     return math.fsum(direct) + switched
 
 
-def test_nominal(rt: Runtime, transfers: tuple[Transfer, ...] | list[Transfer]) -> float:
-    """The paper rate of a test's transfers at once: :func:`aggregate_nominal` of its
-    device copies plus the host link's rate (h2d or d2h, from the topology) of each host
-    copy; NaN when the topology is unknown or gives no rate.
-
-    Example:
-        >>> from ascend_p2p_lab.runtime import open_runtime
-        >>> from ascend_p2p_lab.measure.transfers import parse_transfer
-        >>> with open_runtime("sim", "atlas800t-a2") as rt:
-        ...     test_nominal(rt, [parse_transfer(t, 8) for t in ("0->1", "2->3")])
-        56.0
-    """
-    topo = rt.topology
-    if topo is None or not transfers:
-        return math.nan
-    flows = [f for t in transfers if (f := t.peer_flow) is not None]
-    total = aggregate_nominal(rt, flows) if flows else 0.0
-    for t in transfers:
-        if t.peer_flow is None:
-            total += topo.host.h2d_GBps if t.src is None else topo.host.d2h_GBps
-    return total
-
-
-def bidirectional_total(ab_GBps: float, ba_GBps: float) -> float:
+def bidirectional_total(*directions_GBps: float) -> float:
     """Both directions of a pair measured at once: their bandwidths add up.
 
     Example:
         >>> bidirectional_total(26.0, 25.0)
         51.0
     """
-    return ab_GBps + ba_GBps
+    return math.fsum(directions_GBps)

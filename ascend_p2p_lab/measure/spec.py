@@ -15,26 +15,29 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from ..patterns.builtin import DECLARATIONS
+from ..patterns.cards import GroupPair, cards_of, parse_groups
+from ..patterns.model import Test
 from ..runtime import Runtime
-from ..schema import (
-    CARD_PATTERNS,
-    GIVEN_GROUPS,
-    GROUP_PATTERNS,
-    LATENCY_PATTERN,
-    PAIR_PATTERNS,
-    PATTERNS_BY_NAME,
-    PULL_FANOUT,
-    TEST_PATTERN,
-)
-from ..units import format_size, parse_sizes
-from .groups import GroupPair, cards_of, parse_groups
+from ..units import parse_sizes
 from .pairs import parse_pairs
-from .transfers import Test
 
-#: The patterns a sweep plans (declared in the schema), the tests of a file among them.
-PATTERNS = tuple(PATTERNS_BY_NAME)
-#: The pattern of a sweep given no patterns (nor groups, nor tests).
-DEFAULT_PATTERN = PAIR_PATTERNS[0]
+#: The built-ins a sweep can plan (``--patterns``): every declaration.
+PATTERNS = tuple(DECLARATIONS)
+
+
+def _named(keep: Any) -> tuple[str, ...]:
+    return tuple(d.name for d in DECLARATIONS.values() if keep(d))
+
+
+#: The pattern of a sweep given no patterns (nor groups, nor tests): the first measured
+#: on ordered pairs, one at a time.
+DEFAULT_PATTERN = _named(lambda d: d.on_pairs and not d.per_copy)[0]
+ON_PAIRS = _named(lambda d: d.on_pairs)
+LATENCY_PATTERN = _named(lambda d: d.per_copy)[0]
+GIVEN_GROUPS = _named(lambda d: d.needs_groups)[0]
+TEST_PATTERN = _named(lambda d: d.needs_tests)[0]
+CARD_PATTERNS = _named(lambda d: d.layout == "card")
 #: The latency pattern's size when the sweep is given none (and measures nothing else):
 #: one 4-byte word, as p2pBandwidthLatencyTest copies.
 LATENCY_SIZES = (4,)
@@ -143,13 +146,13 @@ def make_spec(
     device_list = parse_devices(devices, n)
     if device_list is not None:
         pair_list = _pairs_among(device_list, pair_list)
-    if set(pats) & set(PAIR_PATTERNS) and len(device_list or range(n)) < 2:
+    if set(pats) & set(ON_PAIRS) and len(device_list or range(n)) < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     group_list = _groups(groups, pats, n, device_list)
     for card in set(pats) & set(CARD_PATTERNS):
         if len(cards_of(rt, device_list)) < 2:
             raise ValueError(f"the {card} pattern needs at least two cards among the devices")
-    spec = SweepSpec(
+    return SweepSpec(
         sizes=tuple(size_list),
         pairs=None if pair_list is None else tuple(pair_list),
         devices=None if device_list is None else tuple(device_list),
@@ -168,8 +171,6 @@ def make_spec(
         verify=bool(verify),
         host_bound_ratio=float(host_bound_ratio),
     )
-    _check_memory(rt, spec)
-    return spec
 
 
 def _groups(groups: Any, pats: tuple[str, ...], n: int, devices: list[int] | None
@@ -262,7 +263,7 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> SweepSpec:
         parse_devices(list(spec.devices), n)
     if spec.groups is not None:
         parse_groups(spec.groups, n)
-    if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:
+    if set(spec.patterns) & set(ON_PAIRS) and n < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     if spec.tests is not None:
         try:
@@ -272,33 +273,7 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> SweepSpec:
             raise ValueError(f"a test of the spec cannot be read ({exc!r})") from None
         _tests(tests, spec.patterns, n, None if all(t.sizes for t in tests) else spec.sizes)
         spec = replace(spec, tests=tests)
-    _check_memory(rt, spec)
     return spec
-
-
-def _check_memory(rt: Runtime, spec: SweepSpec) -> None:
-    """Enough free device memory for the largest size (where pyACL can tell)."""
-    if rt.lacks(["mem_info"]):
-        return  # no aclrtGetMemInfo: an allocation that fails says so later
-    buffers = 2  # a send and a receive buffer per device
-    if PULL_FANOUT in spec.patterns:  # one receive buffer per peer on the target
-        buffers = max(buffers, rt.device_count)
-    if set(spec.patterns) & set(GROUP_PATTERNS):  # one per sender of the other group
-        widest = max((len(g) for pair in spec.groups or () for g in pair), default=1)
-        if set(CARD_PATTERNS) & set(spec.patterns):
-            widest = max(widest, *map(len, cards_of(rt, spec.devices)))
-        buffers = max(buffers, widest + 1)
-    for test in spec.tests or ():  # a receive buffer per transfer into a device, a send
-        into = [t.dst for t in test.transfers if t.dst is not None]
-        buffers = max(buffers, 1 + max((into.count(d) for d in into), default=0))
-    need = buffers * max(spec.sizes)
-    for dev in devices_of(rt, spec):
-        free, _total = rt.mem_info(dev)
-        if need > free:
-            raise ValueError(
-                f"size {format_size(max(spec.sizes))} needs {format_size(need)} on each device "
-                f"({buffers} buffers); device {dev} has {format_size(free)} free"
-            )
 
 
 def parse_devices(spec: str | Sequence[int] | None, device_count: int) -> list[int] | None:
@@ -351,6 +326,6 @@ def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
         return sorted({d for a, b in spec.groups for d in (*a, *b)})
     if spec.patterns == (TEST_PATTERN,) and spec.tests:
         return sorted({d for t in spec.tests for d in t.devices})
-    if spec.pairs is None or set(spec.patterns) - set(PAIR_PATTERNS):
+    if spec.pairs is None or set(spec.patterns) - set(ON_PAIRS):
         return list(range(rt.device_count))
     return sorted({d for p in spec.pairs for d in p})

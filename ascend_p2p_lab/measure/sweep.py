@@ -1,9 +1,9 @@
-"""Copy-size sweeps: plan the blocks, run each test case, collect tidy rows.
+"""Copy-size sweeps: spec -> tests -> the executor -> rows.
 
-The parts have their own modules: :mod:`.spec` (parameters), :mod:`.plan` (blocks),
-:mod:`.cases` (what a block measures), :mod:`.rows` (rows and formulas),
-:mod:`.peerstate` (peer access around a block) and :mod:`.checkpoint` (resuming). This
-module runs them in order and turns what went wrong into rows.
+The parts have their own modules: :mod:`.spec` (parameters), :mod:`.plan` (the tests,
+from the built-in declarations), :mod:`.execute` (the one executor: runs any test),
+:mod:`.rows` (rows and formulas), :mod:`.checkpoint` (resuming) and :mod:`.workers`
+(tests in forked processes on the simulator). This module runs them in order.
 
 Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
@@ -23,16 +23,15 @@ from typing import Any
 
 import pandas as pd
 
+from ..patterns.model import Test
 from ..results import save_run
-from ..runtime import AclError, MissingCall, Runtime
+from ..runtime import AclError, Runtime
 from ..schema import to_frame
-from . import outcomes
-from .cases import CASES
+from .buffers import BufferPool
 from .checkpoint import Checkpoint, jsonable_rows, restore_rows
-from .copyengine import BufferPool
+from .execute import run_test
 from .meta import new_run_id, run_metadata
-from .peerstate import PeerRestoreError, peer_state
-from .plan import Block, plan_blocks
+from .plan import plan_tests
 from .rows import Context
 from .spec import SweepSpec, check_spec, make_spec
 from .workers import check_workers, may_fork, run_in_workers
@@ -40,9 +39,10 @@ from .workers import check_workers, may_fork, run_in_workers
 
 @dataclass(frozen=True)
 class BlockDone:
-    """What ``on_block`` gets after each block: the block, its rows, and how far along."""
+    """What ``on_block`` gets after each test: the test (``block``), its rows, and how
+    far along."""
 
-    block: Block
+    block: Test
     rows: pd.DataFrame
     done: int
     total: int
@@ -97,7 +97,7 @@ def sweep(
     try:  # bad arguments raise ValueError/TypeError here, before anything is allocated
         workers = check_workers(workers)
         spec = _spec(rt, spec, pairs, sizes, options)
-        blocks = plan_blocks(rt, spec)
+        blocks = plan_tests(rt, spec, check=True)
         meta = run_metadata(rt, spec.to_dict())
     except AclError as exc:  # the runtime failed before the first point: no rows, no save
         empty = to_frame([], {"failed": f"{type(exc).__name__}: {exc}"})
@@ -131,7 +131,7 @@ def sweep(
 
 
 def _save(frame: pd.DataFrame, out: str | os.PathLike[str], meta: dict[str, Any],
-          ckpt: Checkpoint | None, blocks: list[Block]) -> None:
+          ckpt: Checkpoint | None, blocks: list[Test]) -> None:
     """Save the run (a failure carries the frame); then remove the checkpoint if it
     holds every block: nothing is left to resume."""
     try:
@@ -156,7 +156,7 @@ def _release(pool: BufferPool, meta: dict[str, Any]) -> BaseException | None:
     return None
 
 
-def _run_blocks(ctx: Context, todo: list[Block], ckpt: Checkpoint | None,
+def _run_blocks(ctx: Context, todo: list[Test], ckpt: Checkpoint | None,
                 on_block: Callable[[BlockDone], None] | None,
                 meta: dict[str, Any], workers: int = 1) -> BaseException | None:
     """Run the blocks in order (or in ``workers`` forked processes on the simulator,
@@ -164,7 +164,7 @@ def _run_blocks(ctx: Context, todo: list[Block], ckpt: Checkpoint | None,
     stops them (it is noted in meta; the error is returned)."""
     done = 0
 
-    def finished(block: Block, completed: bool, rows: list[dict[str, Any]]) -> None:
+    def finished(block: Test, completed: bool, rows: list[dict[str, Any]]) -> None:
         nonlocal done
         done += 1
         if ckpt is not None and completed:
@@ -175,12 +175,12 @@ def _run_blocks(ctx: Context, todo: list[Block], ckpt: Checkpoint | None,
     try:
         if may_fork(ctx.rt, workers) and len(todo) > 1:
             meta["workers"] = min(workers, len(todo))
-            run_in_workers(ctx, todo, workers, _run_block,
+            run_in_workers(ctx, todo, workers, run_test,
                            lambda i, completed, rows: finished(todo[i], completed, rows))
             return None
         for block in todo:
             start = len(ctx.rows)
-            completed = _run_block(ctx, block)
+            completed = run_test(ctx, block)
             finished(block, completed, ctx.rows[start:])
     except KeyboardInterrupt:
         meta["interrupted"] = True
@@ -239,56 +239,6 @@ def _spec(rt: Runtime, spec: SweepSpec | None, pairs: Any, sizes: Any,
     if pairs is not None or sizes is not None or options:
         raise TypeError("give either spec= or the sweep's parameters, not both")
     return check_spec(rt, spec)
-
-
-def _run_block(ctx: Context, block: Block) -> bool:
-    """Run one block, recording what went wrong as rows; whether it completed.
-
-    A block that cannot be measured (unreachable, a device lost earlier, a pyACL call
-    missing) gets its rows without touching a device. A failing block records the
-    failure on its remaining points; if the failure says a device is lost, the device is
-    checked, and later blocks on it are skipped instead of failing call after call.
-    """
-    case = CASES[(block.pattern, block.direction, block.path)]
-    failure = block.failure or _lost_device(ctx, block)
-    if failure is None:
-        missing = ctx.rt.lacks(case.needs(ctx.spec))
-        failure = outcomes.missing_calls(missing) if missing else None
-    if failure is not None:
-        ctx.error_rows(block, ctx.remaining(block), failure)
-        return failure.kind in ("unreachable",)
-    try:
-        with peer_state(ctx.rt, block):
-            case.run(ctx, block)
-    except PeerRestoreError as exc:
-        ctx.error_rows(block, ctx.remaining(block), outcomes.from_exception(exc))
-        raise
-    except (AclError, MissingCall, ValueError) as exc:
-        remaining = ctx.remaining(block)
-        if not remaining:
-            raise  # every point has its rows: nowhere to record it, so stop
-        failure = outcomes.from_exception(exc)
-        ctx.error_rows(block, remaining, failure)
-        if isinstance(exc, AclError) and exc.device_lost:
-            _check_devices(ctx, block, failure)
-        return False
-    return True
-
-
-def _lost_device(ctx: Context, block: Block) -> outcomes.Failure | None:
-    for dev in block.devices:
-        if dev in ctx.lost:
-            return outcomes.device_lost(dev, ctx.lost[dev])
-    return None
-
-
-def _check_devices(ctx: Context, block: Block, cause: outcomes.Failure) -> None:
-    """After a device-lost code: which of the block's devices no longer take work."""
-    for dev in block.devices:
-        if dev not in ctx.lost:
-            exc = ctx.rt.device_error(dev)
-            if exc is not None and exc.device_lost:
-                ctx.lost[dev] = cause
 
 
 def _progress(enabled: bool, total: int) -> Any:

@@ -1,16 +1,16 @@
-"""A sweep's blocks in forked worker processes, on the simulator only.
+"""A sweep's tests in forked worker processes, on the simulator only.
 
 A simulated server is a Python object: a forked worker holds its own copy, and since
 every point starts at the clock's origin with its own jitter draws
-(``Runtime.begin_point``), a block gives the same rows in a worker as in the sweep's own
+(``Runtime.begin_point``), a test gives the same rows in a worker as in the sweep's own
 process, to the bit (``tests/test_sweep_workers.py`` checks it). So ``sweep(workers=2)``
-on a 2-core machine simulates two blocks at a time. On hardware copies that run at once
+on a 2-core machine simulates two tests at a time. On hardware copies that run at once
 disturb each other, and with injected faults a worker cannot see what another's faults
 did (a lost device, the n-th call), so :func:`may_fork` says no there.
 
 Workers take the next block from a shared counter, run it as the sweep would
-(``run_block``) and send its rows back; the sweep's process keeps the progress bar, the
-checkpoint and ``on_block`` as the blocks arrive, and puts the rows in plan order.
+(``run_test``, the executor) and send its rows back; the sweep's process keeps the progress bar, the
+checkpoint and ``on_block`` as the tests arrive, and puts the rows in plan order.
 
 Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
@@ -28,11 +28,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..forking import can_fork
+from ..patterns.model import Test
 from ..runtime import AclError, MissingCall, Runtime
-from .plan import Block
 from .rows import Context
 
-#: What the sweep's process does with a block that came back: (index, completed, rows).
+#: What the sweep's process does with a test that came back: (index, completed, rows).
 Arrived = Callable[[int, bool, list[dict[str, Any]]], None]
 #: Exceptions a worker sends to the sweep's process as they are (others: as text):
 #: pyACL's errors and their subclasses (they pickle as themselves), and these exact types.
@@ -46,7 +46,7 @@ class WorkerDied(RuntimeError):
 
 
 def may_fork(rt: Runtime, workers: int) -> bool:
-    """Whether blocks may run in ``workers`` forked processes: more than one asked for,
+    """Whether tests may run in ``workers`` forked processes: more than one asked for,
     the simulator with no injected faults (``rt.forkable``), and a process that may
     fork (:func:`~ascend_p2p_lab.forking.can_fork`)."""
     return workers > 1 and rt.forkable and can_fork()
@@ -62,18 +62,18 @@ def check_workers(workers: Any) -> int:
     return workers
 
 
-def run_in_workers(ctx: Context, todo: Sequence[Block], workers: int,
-                   run_block: Callable[[Context, Block], bool],
+def run_in_workers(ctx: Context, todo: Sequence[Test], workers: int,
+                   run_test: Callable[[Context, Test], bool],
                    arrived: Arrived) -> None:
     """Run ``todo`` in ``workers`` forked processes; ``arrived(i, completed, rows)`` for
-    each block as it comes back; ctx.rows gets every block's rows in todo's order.
+    each test as it comes back; ctx.rows gets every test's rows in todo's order.
 
     A worker's failure that no row can carry is raised here (after the rows that came
     back are in ctx.rows); KeyboardInterrupt stops the workers and propagates likewise.
     """
     fork = multiprocessing.get_context("fork")
     counter, results = fork.Value("i", 0), fork.Queue()
-    procs = [fork.Process(target=_work, args=(k, ctx, todo, run_block, counter, results),
+    procs = [fork.Process(target=_work, args=(k, ctx, todo, run_test, counter, results),
                           daemon=True) for k in range(min(workers, len(todo)))]
     got: dict[int, list[dict[str, Any]]] = {}
     try:
@@ -89,7 +89,7 @@ def run_in_workers(ctx: Context, todo: Sequence[Block], workers: int,
 
 
 def _collect(procs: list[Any], results: Any, got: dict[int, list[dict[str, Any]]],
-             ctx: Context, todo: Sequence[Block], arrived: Arrived) -> None:
+             ctx: Context, todo: Sequence[Test], arrived: Arrived) -> None:
     """Take the workers' messages until each has said it is done; raise what one raised,
     and WorkerDied for a worker that ended without saying so."""
     finished: set[int] = set()
@@ -104,7 +104,7 @@ def _collect(procs: list[Any], results: Any, got: dict[int, list[dict[str, Any]]
             if dead & suspects:
                 code = procs[min(dead & suspects)].exitcode
                 raise WorkerDied(f"a simulator worker ended (exit code {code}) before its "
-                                 "blocks were done") from None
+                                 "tests were done") from None
             suspects = dead
             continue
         if kind == "block":
@@ -117,7 +117,7 @@ def _collect(procs: list[Any], results: Any, got: dict[int, list[dict[str, Any]]
             ctx.fallbacks.update(fallbacks)
             ctx.lost.update(lost)
             finished.add(k)
-        else:  # "raised": the block's rows so far, then what stopped it
+        else:  # "raised": the test's rows so far, then what stopped it
             i, rows, sizes, exc = body
             got[i] = rows
             if 0 <= i < len(todo):
@@ -125,8 +125,8 @@ def _collect(procs: list[Any], results: Any, got: dict[int, list[dict[str, Any]]
             raise exc
 
 
-def _work(k: int, ctx: Context, todo: Sequence[Block],
-          run_block: Callable[[Context, Block], bool], counter: Any, results: Any) -> None:
+def _work(k: int, ctx: Context, todo: Sequence[Test],
+          run_test: Callable[[Context, Test], bool], counter: Any, results: Any) -> None:
     """A worker: take the next block, run it, send its rows; finally say done."""
     ctx.bar = None  # the sweep's process keeps the bar
     i, start = -1, len(ctx.rows)
@@ -138,7 +138,7 @@ def _work(k: int, ctx: Context, todo: Sequence[Block],
             if i >= len(todo):
                 break
             start = len(ctx.rows)
-            completed = run_block(ctx, todo[i])
+            completed = run_test(ctx, todo[i])
             results.put(("block", i, completed, ctx.rows[start:], ctx.emitted(todo[i])))
         ctx.pool.close()
         results.put(("done", k, dict(ctx.fallbacks), dict(ctx.lost)))

@@ -6,7 +6,7 @@ pandas); :func:`test_bars` and :func:`scaling_curve` draw it.
 Example:
     >>> from ascend_p2p_lab import open_runtime
     >>> from ascend_p2p_lab.measure import sweep
-    >>> from ascend_p2p_lab.measure.transfers import make_test
+    >>> from ascend_p2p_lab.patterns import make_test
     >>> with open_runtime("sim", "atlas800t-a2") as rt:
     ...     run = sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2"], 8)],
     ...                 sizes="16MiB", samples=2, progress=False)

@@ -6,8 +6,6 @@ from ..codes import DEVICE_FAULT_CODES, DEVICE_LOST_CODES, error_name
 
 #: The pyACL calls that copy memory.
 COPY_CALLS = frozenset({"acl.rt.memcpy", "acl.rt.memcpy_async"})
-#: The call whose answer says whether a pair can reach each other.
-CAN_ACCESS_PEER_CALL = "acl.rt.device_can_access_peer"
 
 
 class AclError(RuntimeError):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import ipywidgets as ipw
 
-from ..measure.declarations import GENERATED
+from ..patterns.builtin import BY_NAME
 from ..runtime import Runtime
 from ..units import format_size
 from .peers import ProbeTable
@@ -112,7 +112,7 @@ def make_controls() -> Controls:
         status=ipw.HTML(),
         out=ipw.Output(layout=ipw.Layout(min_height="2em")),
         links_box=ipw.VBox(),
-        test=ipw.Dropdown(options=[PAIRS_CHOICE, *GENERATED], value=PAIRS_CHOICE,
+        test=ipw.Dropdown(options=[PAIRS_CHOICE, *BY_NAME], value=PAIRS_CHOICE,
                           description="test", layout=ipw.Layout(width="20em")),
         test_file=ipw.Text(value="", placeholder="or a test file (TOML path)",
                            layout=ipw.Layout(width="24em")),

@@ -291,24 +291,28 @@ class SweepDashboard:
         return [1 << k for k in range(lo.bit_length() - 1, hi.bit_length())]
 
     def _spec(self) -> SweepSpec:
-        """The sweep the controls describe, checked by make_spec (ValueError, TypeError)."""
+        """The sweep the controls describe, checked by make_spec and its plan (room for
+        its buffers): ValueError, TypeError."""
         samples = self.samples.value
         if isinstance(samples, int) and not 1 <= samples <= MAX_SAMPLES:
             # the dashboard's own words for its one free-form number
             raise ValueError(f"samples must be between 1 and {MAX_SAMPLES}, got {samples}")
-        tests = self.selected_tests()
-        if tests is not None:  # a test: its transfers at once, at the slider's sizes
-            return measure.make_spec(self.rt, sizes=self.selected_sizes(), tests=tests,
+        what = self.selected_tests()
+        if what is not None:  # a test file or a built-in, at the slider's sizes
+            spec = measure.make_spec(self.rt, sizes=self.selected_sizes(), **what,
                                      peer=self.peer.value, samples=samples)
-        return measure.make_spec(self.rt, self.selected_pairs(), self.selected_sizes(),
-                                 direction=self.direction.value, peer=self.peer.value,
-                                 samples=samples)
+        else:
+            spec = measure.make_spec(self.rt, self.selected_pairs(), self.selected_sizes(),
+                                     direction=self.direction.value, peer=self.peer.value,
+                                     samples=samples)
+        measure.plan_tests(self.rt, spec, check=True)
+        return spec
 
-    def selected_tests(self) -> list[Any] | None:
-        """The tests to run instead of pairs: those of the test file named, or the
-        built-in test chosen (expanded over the server's devices); None for pairs."""
-        from ..measure.declarations import expand
-        from ..measure.testfile import read_tests
+    def selected_tests(self) -> dict[str, Any] | None:
+        """What to run instead of the pairs: the tests of the test file named
+        (``tests``), or the built-in chosen (``patterns``, over the server's devices);
+        None for pairs."""
+        from ..patterns.testfile import read_tests
 
         path, name = self.test_file.value.strip(), self.test.value
         if not path and name == PAIRS_CHOICE:
@@ -316,7 +320,9 @@ class SweepDashboard:
         if self.peer.value not in ("on", "current"):
             raise ValueError("a test runs with peer access on or as the link panel set it "
                              "(peer on or current)")
-        return read_tests(path, self.rt.device_count) if path else expand(self.rt, name)
+        if path:
+            return {"tests": read_tests(path, self.rt.device_count)}
+        return {"patterns": [name]}
 
     # ------------------------------------------------------------------ running
     def run(self) -> pd.DataFrame | None:

@@ -10,30 +10,10 @@ from tools.mutant_catalog.base import (
 
 MUTANTS: list[Mutant] = [
     # ------------------------------------------------------------------ groups and cards
-    M("groups.flows_transposed", "measure/plan.py",
-      "return [(a, b) for a in self.groups[0] for b in self.groups[1]]",
-      "return [(b, a) for a in self.groups[0] for b in self.groups[1]]",
-      "a group's flows run from B to A", GROUPS),
-    M("groups.copy_from_receiver", "measure/cases.py",
-      "plans = [[(pool.recv(y, slot=slot(x, y)), pool.send(x)) for x, y in way]",
-      "plans = [[(pool.recv(y, slot=slot(x, y)), pool.send(y)) for x, y in way]",
-      "each copy of a group reads the receiver's own buffer", GROUPS),
-    M("groups.one_flow_counted", "measure/cases.py",
-      "ctx.emit_samples(block, size, timings, verified=verified[0],\n"
-      "                             fanout=len(flows[0]))",
-      "ctx.emit_samples(block, size, timings, verified=verified[0],\n"
-      "                             fanout=1)",
-      "a group's value counts one copy's bytes, not all of them", GROUPS),
-    M("groups.back_named_forward", "measure/plan.py",
-      "back: End = (None, None, (b, a))", "back: End = (None, None, (a, b))",
-      "the reverse direction of a bi group is named like the forward one", GROUPS),
     M("groups.no_port_cap", "measure/rows.py",
       "port = topo.port_GBps if topo.port_GBps is not None else math.inf",
       "port = math.inf",
       "switched links of a group are not capped by the device's port", GROUPS),
-    M("groups.peer_one_way", "measure/peerstate.py",
-      "directed = both_directions(block.flows)", "directed = list(block.flows)",
-      "a group enables peer access one way only", GROUPS),
     M("groups.card_matrix_transposed", "matrices.py",
       "frame.loc[card_label(a), card_label(b)] = float(v)",
       "frame.loc[card_label(b), card_label(a)] = float(v)",

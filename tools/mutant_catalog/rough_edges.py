@@ -10,10 +10,6 @@ RESUME_JITTER = ("tests/test_reliability.py::"
                  "test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only")
 
 MUTANTS: list[Mutant] = [
-    M("rough.point_not_announced", "measure/rows.py",
-      '            self.rt.begin_point(f"{block.key}/{size}")\n',
-      "",
-      "a point does not restart the jitter draws: resumed runs differ", RESUME_JITTER),
     M("rough.reseed_ignores_key", "sim/jitter.py",
       'digest = hashlib.blake2b(f"{seed}\\x00{key}".encode(), digest_size=8).digest()',
       'digest = hashlib.blake2b(f"{seed}".encode(), digest_size=8).digest()',
@@ -51,11 +47,7 @@ MUTANTS: list[Mutant] = [
       "",
       "report of an interrupted run exits 130",
       ("tests/test_cli.py::test_report_of_an_interrupted_run_is_not_itself_interrupted",)),
-    M("rough.warmup_ignored", "measure/cases.py",
-      "    t = measure(max(warmup, 1))", "    t = measure(1)",
-      "--warmup ignored: always one warm-up copy",
-      ("tests/test_rough_edges.py::test_the_copies_issued_grow_with_the_warmup_asked_for",)),
-    M("rough.bidir_one_round", "measure/copyengine.py",
+    M("rough.bidir_one_round", "measure/timing.py",
       "    rounds = min(n, 4)", "    rounds = 1",
       "bidirectional copies not interleaved: one direction's window, then the other's",
       ("tests/test_rough_edges.py::test_bidirectional_copies_are_enqueued_interleaved",)),

@@ -5,6 +5,9 @@ time (``ascend-dmi -m card`` does this for the two dies of one Atlas A3 card and
 of another). A *card* is a set of devices the topology joins by a card's own bus (SIO
 between the two dies of a 910C package); a device no such link touches is a card alone.
 
+Pure: a server is anything with ``device_count`` and ``link_class(a, b)`` (a
+:class:`~ascend_p2p_lab.runtime.Runtime`, or a topology view).
+
 Example:
     >>> parse_groups("0,1:2,3", 16)
     [((0, 1), (2, 3))]
@@ -20,9 +23,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from ..runtime import Runtime
 from ..vocab import CARD_LINKS
 
 #: Separates group pairs in a ``--groups`` string; ``:`` separates the two groups.
@@ -30,6 +32,15 @@ PAIR_SEPARATOR = ";"
 
 Group = tuple[int, ...]
 GroupPair = tuple[Group, Group]
+
+
+class Server(Protocol):
+    """What the generators of tests read of a server (a Runtime has it)."""
+
+    @property
+    def device_count(self) -> int: ...
+
+    def link_class(self, src: int, dst: int) -> str: ...
 
 
 def group_name(a: Sequence[int], b: Sequence[int]) -> str:
@@ -101,7 +112,7 @@ def parse_groups(spec: str | Sequence[Sequence[Sequence[int]]] | None, device_co
     return list(dict.fromkeys(pairs))
 
 
-def cards_of(rt: Runtime, devices: Sequence[int] | None = None) -> list[Group]:
+def cards_of(rt: Server, devices: Sequence[int] | None = None) -> list[Group]:
     """The cards among devices (all by default): devices joined by a card link
     (:data:`CARD_LINKS`), each card in device order; a device on no such link is a card
     alone."""

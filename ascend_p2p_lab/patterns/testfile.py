@@ -32,7 +32,7 @@ except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
     import tomli as tomllib  # type: ignore[no-redef]
 
 from ..units import format_size, parse_size
-from .transfers import Test, TransferError, make_test
+from .model import Test, TransferError, make_test
 
 #: The test-file schema this release reads; newer files are refused.
 TEST_FILE_SCHEMA_VERSION = 1
@@ -167,7 +167,7 @@ def to_toml(tests: Sequence[Test], sizes: Sequence[int]) -> str:
     its own sizes, or at ``sizes`` when it has none.
 
     Example:
-        >>> from ascend_p2p_lab.measure.transfers import make_test
+        >>> from ascend_p2p_lab.patterns.model import make_test
         >>> print(to_toml([make_test("t", ["0->1", "2->3 by 2"], 8)], [256 << 20]))
         schema_version = 1
         <BLANKLINE>
