@@ -665,7 +665,7 @@ def test_the_synchronous_copy_takes_its_direction_from_the_addresses() -> None:
     """RT-DOC 11-03, aclrtMemcpy: kind is reserved; the runtime decides from the addresses
     (the async memory sample copies a pinned host buffer with kind DEVICE_TO_HOST)."""
     acl = new_acl()
-    with devices(acl, 0, 1, peer=True) as ctx, two_buffers(acl, ctx, 4 * KIB) as (a, b):
+    with devices(acl, 0, 1, peer=True) as ctx, two_buffers(acl, ctx, 4 * KIB) as (_a, b):
         host = ok(acl.rt.malloc_host(4 * KIB))
         ok(acl.rt.memset(host, 4 * KIB, 7, 4 * KIB))
         ok(acl.rt.memcpy(b, 4 * KIB, host, 16, D2D))  # really host to device

@@ -25,7 +25,6 @@ from __future__ import annotations
 import struct
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from .. import codes as C
 from .engine import Stream

@@ -110,7 +110,8 @@ UNLOCKED = frozenset({"get_soc_name", "get_version", "get_recent_err_msg", "app_
 #: device is set, peer access). Every other call drops the cached routes and kept copies.
 KEEPS_PLANS = frozenset(
     {"rt.memcpy", "rt.memcpy_async", "rt.memset", "rt.set_context", "rt.get_device",
-     "rt.get_context", "rt.get_run_mode", "rt.get_device_count", "rt.get_devices_topo", "rt.get_device_info",
+     "rt.get_context", "rt.get_run_mode", "rt.get_device_count", "rt.get_devices_topo",
+     "rt.get_device_info",
      "rt.device_can_access_peer", "rt.device_peer_access_status", "rt.get_mem_info",
      "rt.synchronize_stream", "rt.synchronize_device", "rt.create_event",
      "rt.create_event_with_flag", "rt.create_event_ex_with_flag", "rt.destroy_event",
