@@ -250,7 +250,7 @@ class SimulatedACL:
         self._streams = streams = Streams(shared, devices)
         self._router = router = Router(shared, memory.space, peers)
         self._copies = Copies(shared, devices, streams, router)
-        self._ipc = ipc = Ipc(shared, devices, memory)
+        self._ipc = ipc = Ipc(shared, devices, memory, peers)
         contexts.teardown_hooks.append(streams.release_context)
         contexts.on_switch.append(self._copies.clear)
         # what a device's last reset frees, in the driver's order

@@ -186,7 +186,7 @@ class Router(Part):
         else:
             assert s_dev is not None and d_dev is not None
             peer = ipc and (getattr(sreg, "peer", False) or getattr(dreg, "peer", False))
-            found, code = self._device_path(s_dev, d_dev, current, peer=peer)
+            found, code = self._device_path(s_dev, d_dev, current, peer=peer, shared=ipc)
             if found is None:
                 return None, code
             (res, lat, staged), dev = found, s_dev
@@ -202,7 +202,8 @@ class Router(Part):
         ), 0
 
     def _device_path(
-        self, s_dev: int, d_dev: int, current: int, *, peer: bool = False
+        self, s_dev: int, d_dev: int, current: int, *, peer: bool = False,
+        shared: bool = False,
     ) -> tuple[tuple[tuple[Resource, ...], float, bool] | None, int]:
         """How a copy between two devices goes: ((resources, latency, staged), 0) or
         (None, code) when the preset makes it fail. A direct copy issued by the
@@ -211,7 +212,8 @@ class Router(Part):
         efficiency below 1 for it (see ``engine_for``)."""
         topo = self.topology
         lc = topo.link_class(s_dev, d_dev)
-        direct = lc is not None and lc.p2p and (peer or self.peers.pair_active(s_dev, d_dev))
+        direct = lc is not None and lc.p2p and (
+            peer or self.peers.pair_active(s_dev, d_dev, shared))
         mode = topo.peer_off_copy
         if not direct and mode == "direct" and lc is not None and lc.p2p:
             direct = True
