@@ -104,7 +104,7 @@ def topology_items(criteria: Criteria, peer: pd.DataFrame,
             m["peer_ok"].fillna(False).astype(bool) == m["expected_peer"], PASS, FAIL)),
         reason=m["reason"].where(seen, "not measured"),
         basis=criteria.topology_basis)
-    unreported = seen & m["link"].isin([None, "NA"]) & m["expected_link"].ne("NA")
+    unreported = seen & m["link"].eq("NA") & m["expected_link"].ne("NA")
     link = m.assign(
         name="link_class", kind="link_class", unit="class", bound="eq",
         measured=m["link"], criterion=m["expected_link"],
