@@ -351,6 +351,9 @@ DEVICE_FAULT_CODES = frozenset({
 #: Codes after which a device takes no more work in this process.
 DEVICE_LOST_CODES = frozenset({ACL_ERROR_RT_LOST_HEARTBEAT, ACL_ERROR_RT_NO_DEVICE})
 
+#: aclrtRunMode (acl_rt.h): the application runs on the device (ACL_DEVICE) or on the
+#: host (ACL_HOST; an Atlas server's applications).
+ACL_DEVICE, ACL_HOST = 0, 1
 #: Device ids at or above this are rejected with 107000 (RT_MAX_DEV_NUM).
 RT_MAX_DEV_NUM = 64
 

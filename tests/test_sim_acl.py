@@ -209,11 +209,13 @@ def test_init_with_a_non_string_config_raises_type_error() -> None:
 #: Arguments for every acl.rt call; only the arity matters before aclInit.
 PRE_INIT_ARGS: dict[str, tuple[int, ...]] = {
     "set_device": (0,), "reset_device": (0,), "reset_device_force": (0,), "get_device": (),
-    "get_device_count": (), "get_context": (), "set_context": (1,), "get_devices_topo": (0, 1),
+    "get_device_count": (), "get_context": (), "set_context": (1,), "create_context": (0,),
+    "destroy_context": (1,), "get_devices_topo": (0, 1),
     "get_device_info": (0, 301), "device_can_access_peer": (0, 1),
     "device_enable_peer_access": (1, 0), "device_disable_peer_access": (1,),
     "device_peer_access_status": (0, 1), "malloc": (1024, 0), "free": (1,),
     "malloc_host": (1024,), "free_host": (1,), "memset": (1, 8, 0, 8),
+    "memset_async": (1, 8, 0, 8, 0),
     "memcpy": (1, 8, 2, 8, 1), "memcpy_async": (1, 8, 2, 8, 1, 0), "get_mem_info": (1,),
     "create_stream": (), "destroy_stream": (1,), "synchronize_stream": (1,),
     "synchronize_device": (), "create_event": (), "create_event_with_flag": (8,),
@@ -225,9 +227,14 @@ PRE_INIT_ARGS: dict[str, tuple[int, ...]] = {
 }
 
 
+#: Calls the runtime serves without aclInit (no init check in their ACL implementation).
+NO_INIT_CHECK = {"get_run_mode"}  # aclrtGetRunModeImpl, src/acl/aclrt_impl/device.cpp
+
+
 def test_every_rt_call_is_in_the_pre_init_table() -> None:
     acl = simulated_acl("atlas800t-a2")
-    assert set(vars(acl.rt)) == set(PRE_INIT_ARGS)
+    assert set(vars(acl.rt)) == set(PRE_INIT_ARGS) | NO_INIT_CHECK
+    assert acl.rt.get_run_mode() == (C.ACL_HOST, 0)  # an Atlas server's host, uninitialized
 
 
 @pytest.mark.parametrize("call", list(PRE_INIT_ARGS))
@@ -639,17 +646,32 @@ def test_count_zero_succeeds_without_copying() -> None:
     finish(acl)
 
 
-def test_kind_that_does_not_match_the_addresses_is_rejected() -> None:
+def test_kind_that_does_not_match_the_addresses_is_rejected_by_the_async_copy() -> None:
     acl = new_acl()
     with devices(acl, 0, 1, peer=True) as ctx, two_buffers(acl, ctx, 4 * KIB) as (a, b):
         host = ok(acl.rt.malloc_host(4 * KIB))
-        assert acl.rt.memcpy(b, 4 * KIB, a, 16, H2D) == C.ACL_ERROR_RT_PARAM_INVALID
+        assert acl.rt.memcpy_async(b, 4 * KIB, a, 16, H2D, 0) == C.ACL_ERROR_RT_PARAM_INVALID
         assert "does not match" in acl.get_recent_err_msg()
-        assert acl.rt.memcpy(host, 4 * KIB, a, 16, H2D) == C.ACL_ERROR_RT_PARAM_INVALID
-        assert acl.rt.memcpy(b, 4 * KIB, host, 16, D2D) == C.ACL_ERROR_RT_PARAM_INVALID
+        assert acl.rt.memcpy_async(host, 4 * KIB, a, 16, H2D, 0) == C.ACL_ERROR_RT_PARAM_INVALID
         assert acl.rt.memcpy(b, 4 * KIB, a, 16, 9) == C.ACL_ERROR_RT_PARAM_INVALID
         ok(acl.rt.memcpy(b, 4 * KIB, a, 16, C.MemcpyKind.DEFAULT))  # inferred from addresses
         ok(acl.rt.memcpy(host, 4 * KIB, a, 16, D2H))
+        ok(acl.rt.synchronize_stream(0))
+        ok(acl.rt.free_host(host))
+    finish(acl)
+
+
+def test_the_synchronous_copy_takes_its_direction_from_the_addresses() -> None:
+    """RT-DOC 11-03, aclrtMemcpy: kind is reserved; the runtime decides from the addresses
+    (the async memory sample copies a pinned host buffer with kind DEVICE_TO_HOST)."""
+    acl = new_acl()
+    with devices(acl, 0, 1, peer=True) as ctx, two_buffers(acl, ctx, 4 * KIB) as (_a, b):
+        host = ok(acl.rt.malloc_host(4 * KIB))
+        ok(acl.rt.memset(host, 4 * KIB, 7, 4 * KIB))
+        ok(acl.rt.memcpy(b, 4 * KIB, host, 16, D2D))  # really host to device
+        out = bytes(16)
+        ok(acl.rt.memcpy(acl.util.bytes_to_ptr(out), 16, b, 16, H2D))  # really device to host
+        assert out == b"\x07" * 16
         ok(acl.rt.free_host(host))
     finish(acl)
 

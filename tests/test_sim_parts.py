@@ -43,6 +43,9 @@ RT_ARGS: dict[str, tuple[str, ...]] = {
     "get_device_count": (),
     "get_context": (),
     "set_context": ("set_context",),
+    "create_context": ("create_context",),
+    "destroy_context": ("destroy_context",),
+    "get_run_mode": (),
     "get_devices_topo": ("get_devices_topo",) * 2,
     "get_device_info": ("get_device_info",) * 2,
     "device_can_access_peer": ("device_can_access_peer",) * 2,
@@ -54,6 +57,7 @@ RT_ARGS: dict[str, tuple[str, ...]] = {
     "malloc_host": ("malloc_host",),
     "free_host": ("free_host",),
     "memset": ("memset",) * 4,
+    "memset_async": ("memset_async",) * 5,
     "memcpy": ("memcpy",) * 5,
     "memcpy_async": ("memcpy_async",) * 6,
     "get_mem_info": ("get_mem_info",),
@@ -244,7 +248,7 @@ def test_the_fast_path_skips_the_checks_until_something_changes(
 # ------------------------------------------------------------------ acl.simulator
 DOCUMENTED = {"topology", "seed", "host_time_us", "ledger", "ledger_is_empty",
               "call_counts", "implicit_releases", "shared_ledger", "reseed_jitter",
-              "host_time_ns", "begin_point", "faults"}
+              "host_time_ns", "begin_point", "faults", "app_log_path"}
 
 
 def _factors(acl, key: str | None, before: int) -> list[float]:

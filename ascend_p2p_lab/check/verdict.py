@@ -4,7 +4,8 @@ Pure pandas, vectorised, and host-aware: when the rows carry a ``host`` column (
 every item is judged per host. An item is PASS, FAIL or SKIP:
 
 - ``peer_access`` / ``link_class`` per ordered pair: the peer table against the expected
-  matrices (``peer_ok``: aclrtDeviceCanAccessPeer says 1 and enabling works);
+  matrices (``peer_ok``: aclrtDeviceCanAccessPeer says 1 and enabling works); a class
+  nobody reported ("NA": no topology query, no npu-smi, no --topology) is a SKIP;
 - ``bandwidth <uni|bi> <pull|push>`` per ordered pair: the median of the samples at the
   criteria's size against the criterion of the pair, else of the pair's *expected* link
   class; ``latency`` per ordered pair (time per copy, at most); ``host <h2d|d2h>`` per
@@ -104,11 +105,16 @@ def topology_items(criteria: Criteria, peer: pd.DataFrame,
             m["peer_ok"].fillna(False).astype(bool) == m["expected_peer"], PASS, FAIL)),
         reason=m["reason"].where(seen, "not measured"),
         basis=criteria.topology_basis)
+    unreported = seen & m["link"].eq("NA") & m["expected_link"].ne("NA")
     link = m.assign(
         name="link_class", kind="link_class", unit="class", bound="eq",
         measured=m["link"], criterion=m["expected_link"],
-        status=np.where(~seen, SKIP, np.where(m["link"] == m["expected_link"], PASS, FAIL)),
-        reason=np.where(~seen, "not measured", None), basis=criteria.topology_basis)
+        status=np.where(~seen | unreported, SKIP,
+                        np.where(m["link"] == m["expected_link"], PASS, FAIL)),
+        reason=np.where(~seen, "not measured", np.where(
+            unreported, "no link class reported: the runtime has no topology query, and "
+            "neither npu-smi info -t topo nor --topology gave one", None)),
+        basis=criteria.topology_basis)
     return pd.concat([access, link], ignore_index=True).assign(link=m["expected_link"]
                                                               .tolist() * 2)
 

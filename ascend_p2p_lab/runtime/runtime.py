@@ -25,6 +25,7 @@ from .backend import BackendInfo, is_simulated, load_acl
 from .capabilities import calls_of
 from .errors import AclError, MissingCall
 from .ipc import IpcCalls
+from .linksource import LinkSource, find_link_source
 from .resources import PeerLinks, Resource, close_all
 from .transfers import Transfers
 
@@ -46,6 +47,7 @@ class Runtime(Transfers, IpcCalls):
         self._set_counts: dict[int, int] = {}
         self._contexts: dict[int, int] = {}
         self._peer_refs: dict[tuple[int, int], int] = {}
+        self._link_source: LinkSource | None = None
         self._owns_init = False
         self.closed = True
         self._device_count: int | None = None
@@ -301,16 +303,23 @@ class Runtime(Transfers, IpcCalls):
         return bool(self.call("rt.device_can_access_peer", src, dst))
 
     def link_class(self, src: int, dst: int) -> str:
-        """Link class in npu-smi words: from the topology the runtime was given (the
-        simulator's, or an npu-smi capture on hardware), else from ``aclrtGetDevicesTopo``
-        where pyACL has it, else 'NA'."""
+        """Link class in npu-smi words, from :meth:`link_source`: the topology the runtime
+        was given (the simulator's, or ``--topology``), else ``aclrtGetDevicesTopo`` where
+        pyACL has it, else ``npu-smi info -t topo`` on PATH, else 'NA' (nobody said)."""
         if src == dst:
             return "X"
         if self.topology is not None:
             return self.topology.link(src, dst)
         if self.has("get_devices_topo"):
             return C.topology_from_bits(int(self.call("rt.get_devices_topo", src, dst)))
-        return "NA"
+        return self.link_source().link(src, dst) or "NA"
+
+    def link_source(self) -> LinkSource:
+        """Where this runtime's link classes come from (found once; see
+        :mod:`.linksource`). Its ``describe()`` is run.json's ``link_classes_from``."""
+        if self._link_source is None:
+            self._link_source = find_link_source(self)
+        return self._link_source
 
     def enable_peer(self, src: int, dst: int) -> None:
         """Enable peer access src -> dst (``aclrtDeviceEnablePeerAccess(dst, 0)`` on src)."""
@@ -383,6 +392,7 @@ class Runtime(Transfers, IpcCalls):
             "soc_name": self.soc_name,
             "device_count": self.device_count,
             "topology": getattr(topo, "name", None),
+            "link_classes_from": self.link_source().describe(),
             **self.versions(),
         }
 

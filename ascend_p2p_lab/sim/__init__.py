@@ -16,6 +16,8 @@ simulator (the only way to them):
 - ``ledger()``: what the process still holds (initialized, devices set, device and host
   buffers, streams, events, peer references) plus what reset/finalize released
   implicitly; ``ledger_is_empty()``: nothing of either;
+- ``app_log_path``: the file ``acl.app_log`` writes (CANN's plog folder; None before
+  its first line kept, see :mod:`.applog`);
 - ``faults``: the faults being injected (:class:`.faults.Fault` records; empty: none);
 - ``call_counts``: calls made per pyACL name (``"rt.memcpy_async"``), a read-only view;
 - ``implicit_releases``: what ``aclrtResetDevice``/``aclFinalize`` freed that the process

@@ -42,6 +42,7 @@ class Allocations(Part):
         self.used: dict[int, int] = {}
         self.views: dict[int, ViewRegion] = {}
         self.pages: dict[int, int] = {}  # base -> page size of the allocation
+        self.dvpp: set[int] = set()  # bases from acl.media.dvpp_malloc (the DVPP pool)
         #: called as hook(base, region, why) when a device allocation goes (free or reset)
         self.drop_hooks: list = []
 
@@ -94,7 +95,27 @@ class Allocations(Part):
         """The page size of the device allocation at base (4 KiB, or 2 MiB when huge)."""
         return self.pages.get(base, SMALL_PAGE)
 
+    def dvpp_malloc(self, size: int) -> tuple[int, int]:
+        """``acl.media.dvpp_malloc(size)``: device memory of the current device from its
+        DVPP pool (what media processing reads and writes; copies treat it as any device
+        memory). Counted in the device's memory like a normal-page allocation [I]."""
+        ptr, code = self.malloc(size, 2)
+        if not code:
+            self.dvpp.add(ptr)
+        return ptr, code
+
+    def dvpp_free(self, ptr: int) -> int:
+        """``acl.media.dvpp_free(ptr)``: frees DVPP memory; any other pointer -> 107000 [I]."""
+        code = self.devices.check_init()
+        if code:
+            return code
+        if ptr not in self.dvpp:
+            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID,
+                             f"0x{ptr:x} is not DVPP memory (acl.media.dvpp_malloc)")
+        return self.free(ptr)
+
     def _drop_device_alloc(self, base: int, why: str = "aclrtFree") -> None:
+        self.dvpp.discard(base)
         region = self.space.remove(base)
         accounted = self.device_allocs.pop(base)
         self.pages.pop(base, None)
@@ -177,9 +198,13 @@ class Allocations(Part):
 
     # ------------------------------------------------------------------ memset
     def memset(self, ptr: int, max_count: int, value: int, count: int) -> int:
+        if count == 0:  # aclrtMemsetImpl: before any other check (memory.cpp)
+            return 0
         dev, code = self.devices.init_and_current()
         if code or dev is None:
             return code
+        if ptr == 0:
+            return self.fail(C.ACL_ERROR_INVALID_PARAM, "devPtr is a null pointer")
         if count > max_count:
             return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"count {count} > maxCount {max_count}")
         found = self.space.find(ptr, count)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import struct
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from .. import codes as C
 from .engine import Stream
@@ -38,9 +37,12 @@ CONTEXT_BASE = 0xC7_0000
 
 
 class CurrentDevice(threading.local):
-    """The calling thread's current device (None until it sets one)."""
+    """The device the calling thread set (None until it sets one) and its current
+    context: None for that device's default context, else an explicit context's handle
+    (whose device is then the current device)."""
 
     device: int | None = None
+    context: int | None = None
 
 
 class Devices(Part):
@@ -60,6 +62,9 @@ class Devices(Part):
         #: contexts a successful set_context named (plain int -> device); dropped with the
         #: kept copies (``Copies.clear``) by every call that could change the outcome
         self.kept: dict[int, int] = {}
+        #: explicit contexts (aclrtCreateContext): handle -> (device, its default stream);
+        #: each holds its device open, as the runtime's DeviceRetain does
+        self.explicit: dict[int, tuple[int, Stream]] = {}
 
     # ------------------------------------------------------------------ checks
     @property
@@ -83,11 +88,44 @@ class Devices(Part):
         return 0
 
     def need_current(self) -> tuple[int | None, int]:
-        """The current device, if it is set: (device, 0) or (None, code)."""
-        dev = self.tls.device
+        """The current device, if it is set: (device, 0) or (None, code). The thread's
+        explicit context names it; without one (or once it was destroyed) the device the
+        thread set, while its default context lives."""
+        tls = self.tls
+        ctx = tls.context
+        if ctx is not None:
+            held = self.explicit.get(ctx)
+            if held is not None:
+                return held[0], 0
+            tls.context = None  # destroyed: back to the device's default context
+        dev = tls.device
         if dev is None or self.refs.get(dev, 0) == 0:
             return None, self.fail(C.ACL_ERROR_RT_CONTEXT_NULL, "no current device or context")
         return dev, 0
+
+    def context_handle(self, dev: int) -> int:
+        """The handle of the calling thread's current context on dev (its device)."""
+        ctx = self.tls.context
+        return ctx if ctx is not None and ctx in self.explicit else CONTEXT_BASE + dev
+
+    def default_stream(self, dev: int) -> Stream | None:
+        """The default stream of the calling thread's current context on dev."""
+        ctx = self.tls.context
+        held = self.explicit.get(ctx) if ctx is not None else None
+        return held[1] if held is not None else self.default_streams.get(dev)
+
+    def is_open(self, dev: int) -> bool:
+        """Whether dev is set (aclrtSetDevice) or held by an explicit context."""
+        return self.refs.get(dev, 0) > 0 or any(d == dev for d, _ in self.explicit.values())
+
+    def open_device(self, dev: int) -> None:
+        """What the first reference to a device makes: its default context and stream
+        (and the first aclrtSetDevice's host cost)."""
+        if dev not in self.ever_set:
+            self.ever_set.add(dev)
+            self.injector.host(FIRST_SET_DEVICE_US)
+        if not self.is_open(dev):
+            self.default_streams[dev] = self.engine.new_stream(dev)
 
     def init_and_current(self) -> tuple[int | None, int]:
         """The current device, after the init check: (device, 0) or (None, code)."""
@@ -115,13 +153,14 @@ class Devices(Part):
         code = self.injector.fault("finalize")
         if code:  # as a failed aclFinalize: the session stays as it was
             return code
-        for dev in sorted(d for d, r in self.refs.items() if r > 0):
+        held = {d for d, r in self.refs.items() if r > 0} | {d for d, _ in self.explicit.values()}
+        for dev in sorted(held):
             self.released.append(f"device {dev} reset by aclFinalize")
             self.release(dev, why="aclFinalize")
         for hook in self.finalize_hooks:
             hook("aclFinalize")
         self.initialized = False
-        self.tls.device = None
+        self.tls.device = self.tls.context = None
         return 0
 
     def get_soc_name(self) -> str | None:
@@ -138,13 +177,9 @@ class Devices(Part):
             "rt.set_device", (dev,))
         if code:
             return code
-        if dev not in self.ever_set:
-            self.ever_set.add(dev)
-            self.injector.host(FIRST_SET_DEVICE_US)
-        if self.refs.get(dev, 0) == 0:
-            self.default_streams[dev] = self.engine.new_stream(dev)
+        self.open_device(dev)
         self.refs[dev] = self.refs.get(dev, 0) + 1
-        self.tls.device = dev
+        self.tls.device, self.tls.context = dev, None  # its default context is current
         self.injector.host(1.0)
         return 0
 
@@ -156,7 +191,7 @@ class Devices(Part):
         if self.refs.get(dev, 0) == 0:
             return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"device {dev} was not set")
         self.refs[dev] -= 1
-        if self.refs[dev] == 0:
+        if not self.is_open(dev):  # explicit contexts still hold it open
             self.release(dev, why="aclrtResetDevice")
         return 0
 
@@ -170,8 +205,14 @@ class Devices(Part):
         return 0
 
     def release(self, dev: int, why: str) -> None:
-        """What the driver frees when a device's last reference goes."""
+        """What the driver frees when a device's last reference goes (a forced reset
+        takes its explicit contexts too)."""
         self.engine.all_done_at(dev)
+        for ctx, (d, stream) in list(self.explicit.items()):
+            if d == dev:
+                self.released.append(f"context {ctx:#x} destroyed by {why}")
+                self.engine.drop_stream(stream)
+                del self.explicit[ctx]
         for hook in self.release_hooks:
             hook(dev, why)
         if dev in self.default_streams:
@@ -185,57 +226,10 @@ class Devices(Part):
         dev, code = self.need_current()
         return (dev if dev is not None else 0), code
 
-    def get_context(self) -> tuple[int, int]:
-        code = self.check_init()
-        if code:
-            return 0, code
-        dev, code = self.need_current()
-        return (0, code) if code or dev is None else (CONTEXT_BASE + dev, 0)
-
-    def set_context(self, ctx: int) -> int:
-        code = self.check_init()
-        if code:
-            return code
-        dev = ctx - CONTEXT_BASE
-        if not 0 <= dev < self.topology.device_count or self.refs.get(dev, 0) == 0:
-            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"context {ctx:#x} does not exist")
-        self.tls.device = dev
-        self.injector.host(0.5)
-        if type(ctx) is int:
-            self.kept[ctx] = dev
-        return 0
-
-    def fast_set_context(self, lock: Any, counts: dict[str, int],
-                         checked: Callable[..., int]) -> Callable[..., int]:
-        """``acl.rt.set_context``: a context a successful call named (:attr:`kept`) made
-        current without the checks, else ``checked`` (the format check, then
-        :meth:`set_context`). Under ``lock`` and counted, as every wrapped call is; the
-        host clock advances as the checked path advances it.
-        """
-        kept, tls, injector, engine = self.kept, self.tls, self.injector, self.engine
-        faults, host, name = injector.faults, injector.host, "rt.set_context"
-
-        def set_context(*args: Any) -> int:
-            lock.acquire()
-            try:
-                try:
-                    counts[name] += 1
-                except KeyError:  # the first call
-                    counts[name] = 1
-                if len(args) == 1 and args[0].__class__ is int:
-                    dev = kept.get(args[0])
-                    if dev is not None:
-                        tls.device = dev
-                        if faults:
-                            host(0.5)
-                        else:
-                            engine.host_us += 0.5  # what host() does without faults
-                        return 0
-                return checked(*args)
-            finally:
-                lock.release()
-
-        return set_context
+    def get_run_mode(self) -> tuple[int, int]:
+        """``acl.rt.get_run_mode()``: (ACL_HOST, 0): the application runs on the host of an
+        Atlas server (``aclrtGetRunModeImpl`` checks no aclInit: device.cpp)."""
+        return C.ACL_HOST, 0
 
     def get_device_count(self) -> tuple[int, int]:
         code = self.check_init() or self.injector.fault("rt.get_device_count")

@@ -58,15 +58,15 @@ if TYPE_CHECKING:  # the parts, for annotations only
 class Simulator:
     """The simulator's extra abilities (see the module docstring); ``acl.simulator``."""
 
-    __slots__ = ("_counts", "_devices", "_engine", "_ipc", "_lock", "_memory", "_peers",
+    __slots__ = ("_applog", "_counts", "_devices", "_engine", "_ipc", "_lock", "_memory", "_peers",
                  "_released", "_seed", "_streams", "_topology")
 
     def __init__(
         self, *, topology: Topology, seed: int, engine: Engine, lock: threading.RLock,
         counts: dict[str, int], released: list[str], devices: Devices, memory: Allocations,
-        streams: Streams, peers: Peers, ipc: Any = None,
+        streams: Streams, peers: Peers, ipc: Any = None, applog: Any = None,
     ) -> None:
-        self._ipc = ipc
+        self._ipc, self._applog = ipc, applog
         self._topology, self._seed, self._counts = topology, seed, MappingProxyType(counts)
         self._engine, self._lock, self._released = engine, lock, released
         self._devices, self._memory, self._streams, self._peers = devices, memory, streams, peers
@@ -80,6 +80,11 @@ class Simulator:
     def seed(self) -> int:
         """The jitter seed (the same seed gives the same numbers)."""
         return self._seed
+
+    @property
+    def app_log_path(self) -> Any:
+        """The file ``acl.app_log`` writes to (a ``Path``), None before its first line."""
+        return self._applog.path if self._applog is not None else None
 
     @property
     def call_counts(self) -> MappingProxyType[str, int]:
@@ -137,6 +142,7 @@ class Simulator:
                 "devices_set": {d: r for d, r in self._devices.refs.items() if r},
                 "device_buffers": len(self._memory.device_allocs),
                 "host_buffers": len(self._memory.host_allocs),
+                "contexts": len(self._devices.explicit),
                 "streams": len(self._streams.streams),
                 "events": len(self._streams.events),
                 "peer_refs": {f"{a}->{b}": r for (a, b), r in self._peers.refs.items() if r},
@@ -149,7 +155,7 @@ class Simulator:
         """True when nothing is outstanding and nothing had to be released implicitly."""
         led = self.ledger()
         return not (
-            led["initialized"] or led["devices_set"] or led["device_buffers"]
+            led["initialized"] or led["devices_set"] or led["contexts"] or led["device_buffers"]
             or led["host_buffers"] or led["streams"] or led["events"] or led["peer_refs"]
             or led["ipc_exports"] or led["ipc_imports"] or led["implicit_releases"]
         )

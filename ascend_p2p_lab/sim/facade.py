@@ -6,19 +6,23 @@ numeric error codes, and the semantics of pyacl-api.md section 5. It is a dispat
 each call checks its arguments against its declared format (:mod:`.formats`) once, takes
 the simulator's lock, counts itself, and hands over to the part that owns its concern:
 
-- :class:`~.devices.Devices`: init/finalize, devices, contexts, the current device;
+- :class:`~.devices.Devices`: init/finalize, devices, the current device;
+- :class:`~.contexts.Contexts`: default and explicit contexts;
 - :class:`~.peers.Peers`: peer access;
 - :class:`~.allocations.Allocations`: device and host memory, memset, ``acl.util``;
 - :class:`~.copies.Copies` with :class:`~.routes.Router`: memcpy and memcpy_async;
 - :class:`~.streams.Streams`: streams and events;
 - :class:`~.ipc.Ipc`: IPC memory shared with other processes (over :mod:`.ipcstate`);
+- :class:`~.applog.AppLog`: ``acl.app_log``, to CANN's host log folder;
 - :class:`~.injector.FaultInjector`: what the configured faults decide.
 
 Behind them: a :class:`~ascend_p2p_lab.topology.Topology` (which links exist and how fast
 they are), an :class:`~.engine.Engine` (virtual time) and an
 :class:`~.memory.AddressSpace` (bytes that really move). What tools outside pyACL's API
 may ask (the virtual clock, the ledger, call counts) is ``acl.simulator``
-(:class:`~.extras.Simulator`).
+(:class:`~.extras.Simulator`). A pyACL name the simulator does not implement raises
+:class:`NotSimulated` (an ``AttributeError``, so ``hasattr`` feature checks still work),
+in one line naming the call; docs/reference/simulator-calls.md lists what it implements.
 
 Example:
     >>> from ascend_p2p_lab.sim import simulated_acl
@@ -38,17 +42,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NoReturn
 
 from ..topology.model import Topology
 from .allocations import Allocations
+from .applog import AppLog
+from .contexts import Contexts
 from .copies import Copies
 from .devices import Devices
 from .engine import Engine
 from .errors import ErrorLog
 from .extras import Simulator
 from .faults import Fault
-from .formats import NEWER_CALLS, RT_CALLS, TOP_CALLS, UTIL_CALLS, Check, checker
+from .formats import NAMESPACES, NEWER_CALLS, RT_CALLS, TOP_CALLS, Check, checker
 from .injector import FaultInjector
 from .ipc import Ipc
 from .part import Shared
@@ -66,15 +72,19 @@ DISPATCH: dict[str, tuple[str, str]] = {
     "get_soc_name": ("_devices", "get_soc_name"),
     "get_version": ("_devices", "get_version"),
     "get_recent_err_msg": ("_errors", "recent"),
+    "app_log": ("_applog", "app_log"),
     **{f"rt.{name}": ("_devices", name) for name in (
         "set_device", "reset_device", "reset_device_force", "get_device", "get_device_count",
-        "get_context", "set_context", "get_devices_topo", "get_device_info")},
+        "get_run_mode", "get_devices_topo", "get_device_info")},
+    **{f"rt.{name}": ("_contexts", name) for name in (
+        "create_context", "destroy_context", "get_context", "set_context")},
     **{f"rt.{name}": ("_peers", name) for name in (
         "device_can_access_peer", "device_enable_peer_access", "device_disable_peer_access",
         "device_peer_access_status")},
     **{f"rt.{name}": ("_memory", name) for name in (
         "malloc", "free", "malloc_host", "free_host", "memset", "get_mem_info")},
     "rt.memcpy": ("_copies", "memcpy"),
+    "rt.memset_async": ("_copies", "memset_async"),
     "rt.memcpy_async": ("_copies", "memcpy_async"),
     **{f"rt.{name}": ("_streams", name) for name in (
         "create_stream", "destroy_stream", "synchronize_stream", "synchronize_device",
@@ -87,18 +97,21 @@ DISPATCH: dict[str, tuple[str, str]] = {
     "util.bytes_to_ptr": ("_memory", "bytes_to_ptr"),
     "util.numpy_to_ptr": ("_memory", "bytes_to_ptr"),
     "util.ptr_to_bytes": ("_memory", "ptr_to_bytes"),
+    "media.dvpp_malloc": ("_memory", "dvpp_malloc"),
+    "media.dvpp_free": ("_memory", "dvpp_free"),
 }
 #: Calls whose repeats of a successful call skip the checks (each kept by its part,
 #: keyed by the argument tuple, and dropped by every call not in :data:`KEEPS_PLANS`).
 FAST_CALLS = frozenset({"rt.memcpy_async", "rt.set_context", "rt.record_event",
                         "rt.stream_wait_event"})
 #: Calls that run without the lock and are not counted (they read, and change nothing).
-UNLOCKED = frozenset({"get_soc_name", "get_version", "get_recent_err_msg"})
+UNLOCKED = frozenset({"get_soc_name", "get_version", "get_recent_err_msg", "app_log"})
 #: Calls that cannot change what a copy resolves to (its regions, its stream, whether the
 #: device is set, peer access). Every other call drops the cached routes and kept copies.
 KEEPS_PLANS = frozenset(
     {"rt.memcpy", "rt.memcpy_async", "rt.memset", "rt.set_context", "rt.get_device",
-     "rt.get_context", "rt.get_device_count", "rt.get_devices_topo", "rt.get_device_info",
+     "rt.get_context", "rt.get_run_mode", "rt.get_device_count", "rt.get_devices_topo",
+     "rt.get_device_info",
      "rt.device_can_access_peer", "rt.device_peer_access_status", "rt.get_mem_info",
      "rt.synchronize_stream", "rt.synchronize_device", "rt.create_event",
      "rt.create_event_with_flag", "rt.create_event_ex_with_flag", "rt.destroy_event",
@@ -194,13 +207,27 @@ class SimulatedACL:
             topology=topology, seed=seed, engine=self._engine, lock=self._lock,
             counts=self.call_counts, released=self.implicit_releases, devices=self._devices,
             memory=self._memory, streams=self._streams, peers=self._peers, ipc=self._ipc,
+            applog=self._applog,
         )
         for name in TOP_CALLS:
             setattr(self, name, self._bind(name))
-        self.rt = SimpleNamespace(**{
-            name: self._bind(f"rt.{name}") for name in RT_CALLS
-            if not (api_level == "old" and name in NEWER_CALLS)})
-        self.util = SimpleNamespace(**{name: self._bind(f"util.{name}") for name in UTIL_CALLS})
+        for space, calls in NAMESPACES.items():
+            if space:
+                setattr(self, space, self._namespace(space, calls))
+
+    def _namespace(self, space: str, calls: tuple[str, ...]) -> Namespace:
+        """``acl.<space>``: its bound calls (an old api_level hides the newer ones)."""
+        hidden = NEWER_CALLS if self.api_level == "old" and space == "rt" else ()
+        kind = type(space, (Namespace,), {"_path": f"acl.{space}", "_hidden": hidden,
+                                          "_server": self.topology.name})
+        return kind(**{name: self._bind(f"{space}.{name}") for name in calls
+                       if name not in hidden})
+
+    def __getattr__(self, name: str) -> NoReturn:
+        """A top-level pyACL name (or submodule, ``acl.mdl``) the simulator lacks."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise NotSimulated(f"acl.{name}", self.topology.name)
 
     def _build_parts(self, faults: Iterable[Fault | Mapping[str, object]] | None,
                      jitter: float) -> None:
@@ -216,12 +243,16 @@ class SimulatedACL:
         released = self.implicit_releases
         shared = Shared(topo, engine, injector, errors, released)
         self._devices = devices = Devices(shared)
+        self._contexts = contexts = Contexts(shared, devices)
+        self._applog = AppLog()
         self._peers = peers = Peers(shared, devices)
         self._memory = memory = Allocations(shared, devices)
         self._streams = streams = Streams(shared, devices)
         self._router = router = Router(shared, memory.space, peers)
         self._copies = Copies(shared, devices, streams, router)
-        self._ipc = ipc = Ipc(shared, devices, memory)
+        self._ipc = ipc = Ipc(shared, devices, memory, peers)
+        contexts.teardown_hooks.append(streams.release_context)
+        contexts.on_switch.append(self._copies.clear)
         # what a device's last reset frees, in the driver's order
         devices.release_hooks += [memory.release_device, streams.release_device,
                                   peers.release_device]
@@ -258,7 +289,7 @@ class SimulatedACL:
         if call == "rt.memcpy_async":
             return self._copies.fast_memcpy_async(lock, counts, checked)
         if call == "rt.set_context":
-            return self._devices.fast_set_context(lock, counts, checked)
+            return self._contexts.fast_set_context(lock, counts, checked)
         return self._streams.fast_event_call(call, lock, counts, checked)
 
     def __repr__(self) -> str:
@@ -266,6 +297,42 @@ class SimulatedACL:
             f"<simulated acl: {self.topology.name}, {self.topology.device_count} x "
             f"{self.topology.soc_name}, seed={self.seed}>"
         )
+
+
+class NotSimulated(AttributeError):
+    """A pyACL name the simulated ``acl`` does not implement (one line names it).
+
+    Example:
+        >>> from ascend_p2p_lab.sim import simulated_acl
+        >>> try:
+        ...     simulated_acl("atlas800t-a2").rt.create_channel()
+        ... except NotSimulated as err:
+        ...     print(str(err).split(";")[0])
+        acl.rt.create_channel is not implemented by the ascend_p2p_lab simulator (atlas800t-a2)
+    """
+
+    def __init__(self, call: str, server: str, why: str = "") -> None:
+        self.call = call
+        why = why or ("is not implemented by the ascend_p2p_lab simulator "
+                      f"({server}); docs/reference/simulator-calls.md lists the calls it "
+                      "implements")
+        super().__init__(f"{call} {why}")
+
+
+class Namespace(SimpleNamespace):
+    """A simulated ``acl`` submodule (``acl.rt``, ``acl.util``, ``acl.media``): its calls
+    as attributes; any other public name raises :class:`NotSimulated`."""
+
+    _path = "acl"
+    _hidden: tuple[str, ...] = ()
+    _server = ""
+
+    def __getattr__(self, name: str) -> NoReturn:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        why = ("is not in this simulated pyACL: api_level='old' models a CANN release "
+               "without it" if name in self._hidden else "")
+        raise NotSimulated(f"{self._path}.{name}", self._server, why)
 
 
 for _call, (_part, _method) in DISPATCH.items():

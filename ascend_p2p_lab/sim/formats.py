@@ -11,7 +11,8 @@ the same per call, one letter per argument:
   ``TypeError("<label>: an integer is required (got type float)")``; it does not model
   the C range checks.
 - ``K``: a C ``unsigned long long`` (64-bit flags), checked like ``k``.
-- ``z``: a ``str`` or ``None`` (``acl.init``'s optional config path); ``s``: a ``str``.
+- ``z``: a ``str`` or ``None`` (``acl.init``'s optional config path); ``s``: a ``str``
+  (``acl.app_log``'s message).
 - ``O``: any object (the call checks it itself, as ``ipc_mem_set_import_pid``'s list).
 - ``y*``: a bytes-like object (``acl.util.bytes_to_ptr``).
 - ``|``: the arguments after it are optional.
@@ -40,10 +41,11 @@ from collections.abc import Callable
 #: The ``acl.rt`` calls the simulator implements, in the order of pyACL's method tables.
 RT_CALLS = (
     "set_device", "reset_device", "reset_device_force", "get_device", "get_device_count",
-    "get_context", "set_context",
+    "get_context", "set_context", "create_context", "destroy_context", "get_run_mode",
     "get_devices_topo", "get_device_info", "device_can_access_peer", "device_enable_peer_access",
     "device_disable_peer_access", "device_peer_access_status", "malloc", "free", "malloc_host",
-    "free_host", "memset", "memcpy", "memcpy_async", "get_mem_info", "create_stream",
+    "free_host", "memset", "memset_async", "memcpy", "memcpy_async", "get_mem_info",
+    "create_stream",
     "destroy_stream", "synchronize_stream", "synchronize_device", "create_event",
     "create_event_with_flag", "create_event_ex_with_flag", "destroy_event", "record_event",
     "stream_wait_event", "synchronize_event", "event_elapsed_time", "event_get_timestamp",
@@ -51,9 +53,14 @@ RT_CALLS = (
       "ipc_mem_close", "device_get_bare_tgid"),
 )
 #: The top-level ``acl`` calls.
-TOP_CALLS = ("init", "finalize", "get_soc_name", "get_version", "get_recent_err_msg")
+TOP_CALLS = ("init", "finalize", "get_soc_name", "get_version", "get_recent_err_msg",
+             "app_log")
 #: The ``acl.util`` calls.
 UTIL_CALLS = ("bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr")
+#: The ``acl.media`` calls (DVPP memory only: the media processing itself is not simulated).
+MEDIA_CALLS = ("dvpp_malloc", "dvpp_free")
+#: Every namespace the simulated ``acl`` has, and its calls ("" is the top level).
+NAMESPACES: dict[str, tuple[str, ...]] = {}  # filled below, after RT_CALLS
 #: pyACL functions that only newer CANN releases have; ``api_level="old"`` hides them.
 NEWER_CALLS = (
     "device_peer_access_status",
@@ -73,6 +80,7 @@ FORMATS: dict[str, str] = {
     "get_soc_name": "",
     "get_version": "",
     "get_recent_err_msg": "",
+    "app_log": "is",  # WrapAclAppLog
     "rt.set_device": "i",
     "rt.reset_device": "i",
     "rt.reset_device_force": "i",
@@ -80,6 +88,10 @@ FORMATS: dict[str, str] = {
     "rt.get_device_count": "",
     "rt.get_context": "",
     "rt.set_context": "k",
+    # rt_context.cpp: WrapAclRtCreateContext "i" -> "ki", WrapAclRtDestroyContext "k" -> "i"
+    "rt.create_context": "i",
+    "rt.destroy_context": "k",
+    "rt.get_run_mode": "",  # rt_device.cpp: WrapAclRtGetRunMode -> "ii"
     "rt.get_devices_topo": "ii",
     "rt.get_device_info": "ii",
     "rt.device_can_access_peer": "ii",
@@ -91,6 +103,7 @@ FORMATS: dict[str, str] = {
     "rt.malloc_host": "k",
     "rt.free_host": "k",
     "rt.memset": "kkik",
+    "rt.memset_async": "kkikk",  # WrapAclRtMemsetAsync
     "rt.memcpy": "kkkki",
     "rt.memcpy_async": "kkkkik",
     "rt.get_mem_info": "i",
@@ -116,7 +129,12 @@ FORMATS: dict[str, str] = {
     "util.bytes_to_ptr": "y*",
     "util.numpy_to_ptr": "y*",
     "util.ptr_to_bytes": "kk",
+    # media_common.cpp: WrapAclDvppMalloc "k" -> "ki", WrapAclDvppFree "k" -> "i"
+    "media.dvpp_malloc": "k",
+    "media.dvpp_free": "k",
 }
+NAMESPACES.update({"": TOP_CALLS, "rt": RT_CALLS, "util": UTIL_CALLS, "media": MEDIA_CALLS})
+
 #: The name a call's errors give, where it is not the call's own (position -> label for
 #: one argument; "" for the whole call). numpy_to_ptr is bytes_to_ptr under another name.
 LABELS: dict[str, dict[int | str, str]] = {

@@ -62,6 +62,7 @@ from .devices import Devices
 from .ipcstate import Registry, SharedBuffer, ensure_env
 from .memory import ChunkedRegion
 from .part import Part, Shared
+from .peers import Peers
 
 #: Characters of a simulated key (the guide fixes the key buffer at 65).
 KEY_CHARS = 40
@@ -123,15 +124,28 @@ class SharedRegion:
 class Ipc(Part):
     """The IPC calls of one simulated process over the shared registry."""
 
-    def __init__(self, shared: Shared, devices: Devices, memory: Allocations) -> None:
+    def __init__(self, shared: Shared, devices: Devices, memory: Allocations,
+                 peers: Peers | None = None) -> None:
         super().__init__(shared)
-        self.devices, self.memory = devices, memory
+        self.devices, self.memory, self.peers = devices, memory, peers
+        self.owner = f"{os.getpid()}:{secrets.token_hex(4)}"  # this simulated process
         self.folder = Path(ensure_env())
         self._registry: Registry | None = None
         self.exported: dict[str, int] = {}   # key -> base of the exporter's allocation
         self.imported: dict[str, int] = {}   # key -> base of the imported region
         self.buffers: dict[int, SharedBuffer] = {}  # allocation base -> its shared file
         memory.drop_hooks.append(self._dropped)
+
+    def _join(self) -> None:
+        """Share this process's peer access with the driver's server-wide view (from its
+        first export or import on; see :mod:`.peers`)."""
+        peers = self.peers
+        if peers is None or peers.publish is not None:
+            return
+        reg, pid, owner = self.registry, os.getpid(), self.owner
+        peers.publish = lambda refs: reg.set_peer_refs(pid, owner, refs)
+        peers.others = lambda: reg.peer_directions(owner)
+        peers.publish(dict(peers.refs))
 
     @property
     def registry(self) -> Registry:
@@ -168,6 +182,7 @@ class Ipc(Part):
         self.registry.add_export(key, pid=os.getpid(), device=shared.device, size=size,
                                  path=shared.buffer.name, offset=off, flags=flags)
         self.exported[key] = shared.base
+        self._join()
         self.injector.host(_CALL_US)
         return key, 0
 
@@ -211,6 +226,9 @@ class Ipc(Part):
         cur, code = self.devices.init_and_current()
         if code or cur is None:
             return 0, code
+        if flags > IMPORT_ENABLE_PEER_ACCESS:  # ApiErrorDecorator::IpcOpenMemory
+            return 0, self.fail(C.ACL_ERROR_RT_PARAM_INVALID,
+                                f"import flags {flags} out of range [0, 1]")
         reg = self.registry
         reg.prune()
         row = reg.export_row(key)
@@ -234,6 +252,7 @@ class Ipc(Part):
         self.memory.space.add(region)
         reg.add_import(key, os.getpid())
         self.imported[key] = base
+        self._join()
         self.injector.host(_CALL_US)
         return base, 0
 

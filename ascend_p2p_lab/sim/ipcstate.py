@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS exports (key TEXT PRIMARY KEY, pid INTEGER, device IN
     size INTEGER, path TEXT, offset INTEGER, flags INTEGER, closed INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS whitelist (key TEXT, pid INTEGER);
 CREATE TABLE IF NOT EXISTS imports (key TEXT, pid INTEGER);
+CREATE TABLE IF NOT EXISTS peers (pid INTEGER, owner TEXT, a INTEGER, b INTEGER,
+    refs INTEGER);
 """
 _TIMEOUT_S = 30.0
 _PREFIX = "ascend_p2p_lab_ipc_"
@@ -171,11 +173,12 @@ class Registry:
         """Drop what dead processes held; unlink a dead exporter's buffer files. Returns
         what was dropped, in words."""
         dropped: list[str] = []
-        pids = {r["pid"] for r in
-                self._rows("SELECT pid FROM exports UNION SELECT pid FROM imports")}
+        pids = {r["pid"] for r in self._rows(
+            "SELECT pid FROM exports UNION SELECT pid FROM imports UNION SELECT pid FROM peers")}
         for pid in sorted(p for p in pids if not alive(p)):
             exports = self._rows("SELECT key, path FROM exports WHERE pid=?", (pid,))
             self._tx([("DELETE FROM imports WHERE pid=?", (pid,)),
+                      ("DELETE FROM peers WHERE pid=?", (pid,)),  # the driver's flush
                       *(("DELETE FROM whitelist WHERE key=?", (e["key"],)) for e in exports),
                       ("DELETE FROM exports WHERE pid=?", (pid,))])
             for path in {e["path"] for e in exports}:
@@ -220,6 +223,19 @@ class Registry:
     def close_export(self, key: str) -> None:
         self._tx([("UPDATE exports SET closed=1 WHERE key=?", (key,)),
                   ("DELETE FROM whitelist WHERE key=?", (key,))])
+
+    def set_peer_refs(self, pid: int, owner: str, refs: dict[tuple[int, int], int]) -> None:
+        """What one simulated process holds of peer access now (its enables per direction),
+        as the driver keeps it per process (``proc_ref``) beside the pair's total."""
+        self._tx([("DELETE FROM peers WHERE owner=?", (owner,)),
+                  *(("INSERT INTO peers (pid, owner, a, b, refs) VALUES (?, ?, ?, ?, ?)",
+                     (pid, owner, a, b, n)) for (a, b), n in refs.items() if n > 0)])
+
+    def peer_directions(self, exclude: str) -> set[tuple[int, int]]:
+        """The directions other live processes hold enabled (after a prune)."""
+        self.prune()
+        return {(r["a"], r["b"]) for r in self._rows(
+            "SELECT a, b FROM peers WHERE owner<>? AND refs>0", (exclude,))}
 
     def delete_buffer(self, path: str) -> None:
         """The exporter freed the allocation behind path: its keys go, and its file."""

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import bisect
+import ctypes
 
 _CHUNK_BITS = 20
 CHUNK = 1 << _CHUNK_BITS
@@ -132,11 +133,23 @@ class ChunkedRegion:
         return sum(len(e) for e in self.chunks.values() if not isinstance(e, int))
 
 
-class ViewRegion:
-    """A region over a caller's buffer (``acl.util.bytes_to_ptr``); writes need a writable
-    object."""
+_BYTES_DATA = ctypes.pythonapi.PyBytes_AsString
+_BYTES_DATA.restype, _BYTES_DATA.argtypes = ctypes.c_void_p, [ctypes.py_object]
 
-    __slots__ = ("base", "device", "kind", "last_copy", "obj", "size", "version", "view")
+
+class ViewRegion:
+    """A region over a caller's buffer (``acl.util.bytes_to_ptr``).
+
+    pyACL's ``bytes_to_ptr`` returns the address of a ``bytes`` object's own characters
+    (``PyBytes_AsString``), so a copy into the pointer changes the ``bytes`` object the
+    script holds, immutable as Python calls it (AclLite reads it back with
+    ``numpy.frombuffer``). A view over ``bytes`` writes there too; a writable buffer is
+    written through its memoryview. Only a 1-byte ``bytes`` is refused (PermissionError):
+    CPython shares those between every user of the same character.
+    """
+
+    __slots__ = ("address", "base", "device", "kind", "last_copy", "obj", "size", "version",
+                 "view")
     memoizable = False  # the caller may change its object at any time
     imported = cross_device = False  # not IPC memory (see ChunkedRegion)
 
@@ -145,14 +158,24 @@ class ViewRegion:
         self.view = memoryview(obj).cast("B")  # type: ignore[arg-type]
         self.base, self.size, self.kind, self.device = base, self.view.nbytes, "view", None
         self.version, self.last_copy = 0, None  # a caller may change the object: never memoized
+        #: where a read-only bytes object keeps its characters (None: write the view)
+        self.address = (_BYTES_DATA(obj) if self.view.readonly and isinstance(obj, bytes)
+                        and len(obj) > 1 else None)
 
     def read(self, off: int, n: int) -> bytes:
         return bytes(self.view[off : off + n])
 
     def write(self, off: int, data: bytes | bytearray | memoryview) -> None:
-        if self.view.readonly:
-            raise PermissionError("the object behind this pointer is read-only (bytes)")
-        self.view[off : off + len(data)] = memoryview(data).cast("B")
+        if not self.view.readonly:
+            self.view[off : off + len(data)] = memoryview(data).cast("B")
+            return
+        if self.address is None:
+            raise PermissionError("the object behind this pointer is read-only "
+                                  f"({type(self.obj).__name__} of {self.size} byte(s))")
+        chunk = bytes(memoryview(data).cast("B"))
+        if off < 0 or off + len(chunk) > self.size:
+            raise ValueError(f"{len(chunk)} bytes at offset {off} overrun {self.size}")
+        ctypes.memmove(self.address + off, chunk, len(chunk))
 
     def fill(self, off: int, n: int, value: int) -> None:
         self.write(off, bytes((value & 0xFF,)) * n)

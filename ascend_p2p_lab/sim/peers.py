@@ -5,6 +5,15 @@ preset's ``peer_needs_both`` says whether the driver programs a link only once b
 directions are enabled (:meth:`Peers.pair_active`, what copy routing asks), and
 ``max_peers`` caps the peers one device may enable at once.
 
+Where the state lives (hicann/runtime ``NpuDriver::EnableP2P`` keeps none: it calls
+``halDeviceEnableP2P``; hicann/driver ``devdrv_enable_p2p_inner`` keeps one count per
+direction for the whole server, ``g_p2p_attr_info[dev][peer].ref``, and the share of each
+process, ``proc_ref``, flushed when the process exits): driver-wide per device pair. So a
+process that uses IPC memory publishes its enables to the state the processes share
+(:mod:`.ipcstate`), and a copy through imported memory sees the directions every live
+process enabled; a copy between a process's own buffers sees its own (no other process
+can reach them), as before.
+
 Example:
     >>> from ascend_p2p_lab.sim import simulated_acl
     >>> acl = simulated_acl("atlas800t-a2")
@@ -20,6 +29,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .. import codes as C
 from .devices import Devices
 from .part import Part, Shared
@@ -32,12 +43,27 @@ class Peers(Part):
         super().__init__(shared)
         self.devices = devices
         self.refs: dict[tuple[int, int], int] = {}
+        #: set by :class:`~.ipc.Ipc` once this process shares IPC state: publish(refs)
+        #: writes this process's enables there, others() reads the other processes'
+        self.publish: Callable[[dict[tuple[int, int], int]], None] | None = None
+        self.others: Callable[[], set[tuple[int, int]]] | None = None
 
-    def pair_active(self, a: int, b: int) -> bool:
-        """Whether the driver has programmed the link a -> b (see ``peer_needs_both``)."""
-        ab = self.refs.get((a, b), 0) > 0
-        ba = self.refs.get((b, a), 0) > 0
+    def enabled(self, shared: bool = False) -> set[tuple[int, int]]:
+        """The directions enabled: this process's, and with ``shared`` every live
+        process's the driver counts (once this process shares IPC state)."""
+        mine = {d for d, r in self.refs.items() if r > 0}
+        return mine | self.others() if shared and self.others is not None else mine
+
+    def pair_active(self, a: int, b: int, shared: bool = False) -> bool:
+        """Whether the driver has programmed the link a -> b (see ``peer_needs_both``);
+        ``shared``: counting every process's enables (a copy through IPC memory)."""
+        on = self.enabled(shared)
+        ab, ba = (a, b) in on, (b, a) in on
         return (ab and ba) if self.topology.peer_needs_both else (ab or ba)
+
+    def _changed(self) -> None:
+        if self.publish is not None:
+            self.publish(dict(self.refs))
 
     def release_device(self, dev: int, why: str) -> None:
         """Drop the directions dev enabled (its last reference went)."""
@@ -45,6 +71,7 @@ class Peers(Part):
             if a == dev and refs:
                 self.released.append(f"peer access {a}->{b} dropped by {why}")
                 del self.refs[(a, b)]
+        self._changed()
 
     def _pair(self, dev: int, peer: int) -> int:
         """Checks the two pair queries share: initialized, two valid, different ids."""
@@ -102,6 +129,7 @@ class Peers(Part):
                 f"device {dev} has reached its P2P connection limit {limit}",
             )
         self.refs[(dev, peer)] = self.refs.get((dev, peer), 0) + 1
+        self._changed()
         self.injector.host(50.0)
         return 0
 
@@ -121,6 +149,7 @@ class Peers(Part):
         self.refs[(dev, peer)] -= 1
         if self.refs[(dev, peer)] == 0:
             del self.refs[(dev, peer)]
+        self._changed()
         self.injector.host(20.0)
         return 0
 
@@ -128,6 +157,7 @@ class Peers(Part):
         code = self._pair(dev, peer)
         if code:
             return 0, code
-        # The driver reports the pair: enabled once both ends enabled (drvGetP2PStatus).
-        both = self.refs.get((dev, peer), 0) > 0 and self.refs.get((peer, dev), 0) > 0
-        return int(both), 0
+        # The driver reports the pair, server-wide: enabled once both directions hold a
+        # reference, from whichever processes (devdrv_is_p2p_enabled_inner).
+        on = self.enabled(shared=True)
+        return int((dev, peer) in on and (peer, dev) in on), 0

@@ -80,6 +80,8 @@ class Route:
     #: both regions are memoizable and distinct: copy_bytes' "same copy as last time" memo
     #: applies
     memo_able: bool
+    #: the kind given did not match the addresses and was ignored (``aclrtMemcpy`` only)
+    inferred: bool = False
 
 
 def shared_resources(topo: Topology, link_class: str, s_dev: int, d_dev: int
@@ -120,20 +122,26 @@ class Router(Part):
         self.clear = self.cache.clear
 
     def resolve(
-        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int
+        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int,
+        *, infer: bool = False,
     ) -> tuple[Route | None, int]:
-        """Check a copy and route it: (route, 0) or (None, code). Cached when it succeeds."""
-        key = (dst, dest_max, src, count, kind, current)
+        """Check a copy and route it: (route, 0) or (None, code). Cached when it succeeds.
+        ``infer``: the direction comes from the addresses whatever (valid) kind was given,
+        as ``aclrtMemcpy`` does (RT-DOC 11-03: its kind is reserved)."""
+        key: tuple = (dst, dest_max, src, count, kind, current)
         route = self.cache.get(key)
+        if route is None and infer:
+            route = self.cache.get((*key, True))
         if route is not None:
             return route, 0
-        route, code = self._resolve(dst, dest_max, src, count, kind, current)
+        route, code = self._resolve(dst, dest_max, src, count, kind, current, infer)
         if route is not None:
-            self.cache[key] = route
+            self.cache[(*key, True) if route.inferred else key] = route
         return route, code
 
     def _resolve(
-        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int
+        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int,
+        infer: bool = False,
     ) -> tuple[Route | None, int]:
         if dst == 0 or src == 0:
             return None, self.fail(C.ACL_ERROR_INVALID_PARAM, "dst or src is NULL")
@@ -152,12 +160,13 @@ class Router(Part):
         (sreg, soff), (dreg, doff) = fs, fd
         s_dev, d_dev = sreg.device, dreg.device
         actual = _KIND_OF[(s_dev is not None, d_dev is not None)]
-        if kind != 4 and kind != actual:
+        ipc = getattr(sreg, "imported", False) or getattr(dreg, "imported", False)
+        inferred = kind != 4 and kind != actual
+        if inferred and not (infer and not ipc):
             return None, self.fail(
                 C.ACL_ERROR_RT_PARAM_INVALID,
                 f"memcpy kind {kind} does not match the addresses (they need kind {actual})",
             )
-        ipc = getattr(sreg, "imported", False) or getattr(dreg, "imported", False)
         if ipc:
             code = _ipc_rules(self, sreg, dreg, kind, actual)
             if code:
@@ -177,7 +186,7 @@ class Router(Part):
         else:
             assert s_dev is not None and d_dev is not None
             peer = ipc and (getattr(sreg, "peer", False) or getattr(dreg, "peer", False))
-            found, code = self._device_path(s_dev, d_dev, current, peer=peer)
+            found, code = self._device_path(s_dev, d_dev, current, peer=peer, shared=ipc)
             if found is None:
                 return None, code
             (res, lat, staged), dev = found, s_dev
@@ -189,10 +198,12 @@ class Router(Part):
             link=link, device=dev, resources=res, latency_us=lat, staged=staged,
             nbytes=int(count * scale),
             memo_able=dreg.memoizable and sreg.memoizable and dreg is not sreg,
+            inferred=inferred,
         ), 0
 
     def _device_path(
-        self, s_dev: int, d_dev: int, current: int, *, peer: bool = False
+        self, s_dev: int, d_dev: int, current: int, *, peer: bool = False,
+        shared: bool = False,
     ) -> tuple[tuple[tuple[Resource, ...], float, bool] | None, int]:
         """How a copy between two devices goes: ((resources, latency, staged), 0) or
         (None, code) when the preset makes it fail. A direct copy issued by the
@@ -201,7 +212,8 @@ class Router(Part):
         efficiency below 1 for it (see ``engine_for``)."""
         topo = self.topology
         lc = topo.link_class(s_dev, d_dev)
-        direct = lc is not None and lc.p2p and (peer or self.peers.pair_active(s_dev, d_dev))
+        direct = lc is not None and lc.p2p and (
+            peer or self.peers.pair_active(s_dev, d_dev, shared))
         mode = topo.peer_off_copy
         if not direct and mode == "direct" and lc is not None and lc.p2p:
             direct = True

@@ -47,6 +47,8 @@ class Streams(Part):
         super().__init__(shared)
         self.devices = devices
         self.streams: dict[int, Stream] = {}
+        #: stream handle -> the handle of the context it was made in
+        self.owner: dict[int, int] = {}
         self.events: dict[int, SimEvent] = {}
         #: successful record_event / stream_wait_event calls by their argument tuple
         #: (plain ints only): the event and stream they named (:meth:`fast_event_call`); dropped
@@ -57,7 +59,7 @@ class Streams(Part):
     def stream_of(self, handle: int, current: int) -> tuple[Stream | None, int]:
         """The stream a handle names for the current device (0: its default stream)."""
         if handle == 0:
-            return self.devices.default_streams.get(current), 0
+            return self.devices.default_stream(current), 0
         s = self.streams.get(handle)
         if s is None:
             return None, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"stream {handle} does not exist")
@@ -66,7 +68,21 @@ class Streams(Part):
                 C.ACL_ERROR_RT_STREAM_CONTEXT,
                 f"stream {handle} belongs to device {s.device}, current device is {current}",
             )
+        ctx = self.devices.context_handle(current)
+        if self.owner.get(handle, ctx) != ctx:
+            return None, self.fail(
+                C.ACL_ERROR_RT_STREAM_CONTEXT,
+                f"stream {handle} belongs to context {self.owner[handle]:#x}, "
+                f"the current context is {ctx:#x}",
+            )
         return s, 0
+
+    def release_context(self, ctx: int, why: str) -> None:
+        """Destroy the streams made in an explicit context that goes."""
+        for sid in [sid for sid, owner in self.owner.items() if owner == ctx]:
+            self.released.append(f"stream {sid} destroyed by {why}")
+            self.engine.drop_stream(self.streams.pop(sid))
+            del self.owner[sid]
 
     def release_device(self, dev: int, why: str) -> None:
         """Destroy dev's streams, then its events (its last reference went)."""
@@ -75,6 +91,7 @@ class Streams(Part):
                 self.released.append(f"stream {sid} destroyed by {why}")
                 self.engine.drop_stream(s)
                 del self.streams[sid]
+                self.owner.pop(sid, None)
         for eid, e in list(self.events.items()):
             if e.device == dev:
                 self.released.append(f"event {eid} destroyed by {why}")
@@ -104,6 +121,7 @@ class Streams(Part):
             return 0, code
         s = self.engine.new_stream(dev)
         self.streams[s.id] = s
+        self.owner[s.id] = self.devices.context_handle(dev)
         self.injector.host(10.0)
         return s.id, 0
 
@@ -111,6 +129,7 @@ class Streams(Part):
         s, code = self._destroy("stream", self.streams, handle)
         if code:
             return code
+        self.owner.pop(handle, None)
         self.engine.drop_stream(s)
         self.injector.host(10.0)
         return 0
@@ -120,7 +139,7 @@ class Streams(Part):
         if code:
             return code
         s = (self.streams.get(handle) if handle
-             else self.devices.default_streams.get(self.devices.tls.device or 0))
+             else self.devices.default_stream(self.devices.tls.device or 0))
         if s is None:
             return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"stream {handle} does not exist")
         code = self.injector.fault("rt.synchronize_stream", (s.device,))

@@ -98,7 +98,7 @@ MUTANTS: list[Mutant] = [
     M("speed.workers_fallbacks_lost", "measure/workers.py",
       "            ctx.fallbacks.update(fallbacks)\n", "",
       "what a worker did instead of a missing call is not said", WORKERS),
-    M("speed.kept_context_no_clock", "sim/devices.py",
+    M("speed.kept_context_no_clock", "sim/contexts.py",
       "                            engine.host_us += 0.5  # what host() does without faults\n",
       "                            pass\n",
       "a kept set_context leaves the host clock where it was", KEPT),
