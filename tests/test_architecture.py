@@ -34,9 +34,11 @@ ALLOWED: dict[str, set[str]] = {
     "results": {"vocab", "_version", "schema", "units", "runcheck"},
     "comparison": {"vocab", "schema", "units", "results"},
     "calibrate": {"vocab", "schema", "units", "results", "topology"},
-    "imports": {"vocab", "_version", "schema", "units", "results", "topology"},
+    "imports": {"vocab", "_version", "schema", "units", "results", "topology", "collectives"},
     "matrices": {"vocab", "codes", "schema", "units", "results", "emptycells"},
     "sim": {"vocab", "codes", "topology"},
+    # collectives as phases of copies, their prediction from links: pure, no runtime
+    "collectives": {"vocab", "units", "topology"},
     "runtime": {"vocab", "codes", "topology", "sim"},  # sim only when the simulator is asked for
     "measure": {"vocab", "_version", "codes", "units", "schema", "results", "topology", "runtime",
                 "forking"},
