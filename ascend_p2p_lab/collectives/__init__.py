@@ -3,13 +3,14 @@ bandwidth the nccl-tests way, and the link (or shared budget) that holds each on
 
 Pure Python (imports vocab, units, topology, numpy and pandas only): :mod:`.model` (a
 collective as phases of moves, hccl_test's byte conventions), :mod:`.algorithms` (mesh,
-ring, double ring, small-count variants), :mod:`.busbw` (the one table of nccl-tests
-factors).
+ring, double ring, small-count variants), :mod:`.select` (which one HCCL runs),
+:mod:`.busbw` (the one table of nccl-tests factors).
 
 Example:
-    >>> c = build("all_gather", "ring", convention("all_gather", 4096, 4), (0, 1, 2, 3))
-    >>> len(c.phases), missing(c)
-    (3, [])
+    >>> from ascend_p2p_lab.topology import load_preset
+    >>> c = collective("all_reduce", 256 << 20, load_preset("atlas800t-a3"))
+    >>> c.algorithm, c.executor, len(c.phases)
+    ('double_ring', 'AllReduceFastDoubleRingFor91093Executor', 30)
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from .model import (
     outcome,
     split,
 )
+from .select import Choice, choose, collective, family, plan
 
 __all__ = [
-    "ALGORITHMS", "BUS_FACTORS", "OPERATIONS", "Collective", "CollectiveError", "Convention",
-    "Move", "Phase", "Piece", "Reduce", "build", "bus_bandwidth", "bus_factor", "convention",
-    "missing", "outcome", "ring_order", "split",
+    "ALGORITHMS", "BUS_FACTORS", "OPERATIONS", "Choice", "Collective", "CollectiveError",
+    "Convention", "Move", "Phase", "Piece", "Reduce", "build", "bus_bandwidth", "bus_factor",
+    "choose", "collective", "convention", "family", "missing", "outcome", "plan",
+    "ring_order", "split",
 ]
