@@ -4,13 +4,15 @@ bandwidth the nccl-tests way, and the link (or shared budget) that holds each on
 Pure Python (imports vocab, units, topology, numpy and pandas only): :mod:`.model` (a
 collective as phases of moves, hccl_test's byte conventions), :mod:`.algorithms` (mesh,
 ring, double ring, small-count variants), :mod:`.select` (which one HCCL runs),
-:mod:`.busbw` (the one table of nccl-tests factors).
+:mod:`.rates` (a server's links from a preset or a measured matrix), :mod:`.predict`
+(phase times, busbw, bottleneck), :mod:`.busbw` (the one table of nccl-tests factors).
 
 Example:
     >>> from ascend_p2p_lab.topology import load_preset
-    >>> c = collective("all_reduce", 256 << 20, load_preset("atlas800t-a3"))
-    >>> c.algorithm, c.executor, len(c.phases)
-    ('double_ring', 'AllReduceFastDoubleRingFor91093Executor', 30)
+    >>> a2 = load_preset("atlas800t-a2")
+    >>> t = predict(collective("reduce_scatter", 256 << 20, a2), LinkModel.from_topology(a2))
+    >>> t.collective.algorithm, t.collective.executor
+    ('mesh', 'ReduceScatterMeshDmaEliminationExecutor')
 """
 
 from __future__ import annotations
@@ -30,11 +32,14 @@ from .model import (
     outcome,
     split,
 )
+from .predict import Bottleneck, PhaseTime, Timing, measured, phase_time, predict
+from .rates import Budget, LinkModel
 from .select import Choice, choose, collective, family, plan
 
 __all__ = [
-    "ALGORITHMS", "BUS_FACTORS", "OPERATIONS", "Choice", "Collective", "CollectiveError",
-    "Convention", "Move", "Phase", "Piece", "Reduce", "build", "bus_bandwidth", "bus_factor",
-    "choose", "collective", "convention", "family", "missing", "outcome", "plan",
-    "ring_order", "split",
+    "ALGORITHMS", "BUS_FACTORS", "OPERATIONS", "Bottleneck", "Budget", "Choice", "Collective",
+    "CollectiveError", "Convention", "LinkModel", "Move", "Phase", "PhaseTime", "Piece",
+    "Reduce", "Timing", "build", "bus_bandwidth", "bus_factor", "choose", "collective",
+    "convention", "family", "measured", "missing", "outcome", "phase_time", "plan",
+    "predict", "ring_order", "split",
 ]
