@@ -5,7 +5,8 @@ Pure Python (imports vocab, units, topology, numpy and pandas only): :mod:`.mode
 collective as phases of moves, hccl_test's byte conventions), :mod:`.algorithms` (mesh,
 ring, double ring, small-count variants), :mod:`.select` (which one HCCL runs),
 :mod:`.rates` (a server's links from a preset or a measured matrix), :mod:`.predict`
-(phase times, busbw, bottleneck), :mod:`.busbw` (the one table of nccl-tests factors).
+(phase times, busbw, bottleneck), :mod:`.rows` (tidy rows), :mod:`.busbw` (the one table
+of nccl-tests factors). docs/collectives.md says what comes from which source.
 
 Example:
     >>> from ascend_p2p_lab.topology import load_preset
@@ -34,12 +35,13 @@ from .model import (
 )
 from .predict import Bottleneck, PhaseTime, Timing, measured, phase_time, predict
 from .rates import Budget, LinkModel
+from .rows import collective_rows, phase_rows, predicted_rows
 from .select import Choice, choose, collective, family, plan
 
 __all__ = [
     "ALGORITHMS", "BUS_FACTORS", "OPERATIONS", "Bottleneck", "Budget", "Choice", "Collective",
     "CollectiveError", "Convention", "LinkModel", "Move", "Phase", "PhaseTime", "Piece",
     "Reduce", "Timing", "build", "bus_bandwidth", "bus_factor", "choose", "collective",
-    "convention", "family", "measured", "missing", "outcome", "phase_time", "plan",
-    "predict", "ring_order", "split",
+    "collective_rows", "convention", "family", "measured", "missing", "outcome",
+    "phase_rows", "phase_time", "plan", "predict", "predicted_rows", "ring_order", "split",
 ]
