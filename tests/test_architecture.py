@@ -36,9 +36,12 @@ ALLOWED: dict[str, set[str]] = {
     "results": {"vocab", "patterns", "_version", "schema", "units", "runcheck"},
     "comparison": {"vocab", "patterns", "schema", "units", "results"},
     "calibrate": {"vocab", "patterns", "schema", "units", "results", "topology"},
-    "imports": {"vocab", "patterns", "_version", "schema", "units", "results", "topology"},
+    "imports": {"vocab", "patterns", "_version", "schema", "units", "results", "topology",
+                "collectives"},
     "matrices": {"vocab", "patterns", "codes", "schema", "units", "results", "emptycells"},
     "sim": {"vocab", "codes", "topology"},
+    # collectives as phases of copies, their prediction from links: pure, no runtime
+    "collectives": {"vocab", "units", "topology"},
     "runtime": {"vocab", "codes", "topology", "sim"},  # sim only when the simulator is asked
     "measure": {"vocab", "patterns", "_version", "codes", "units", "schema", "results",
                 "topology", "runtime", "forking"},

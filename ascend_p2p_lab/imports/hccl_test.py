@@ -12,7 +12,8 @@ those lines become the ``failed_ranks`` of the size (:attr:`Parsed.notes`).
 Bus bandwidth is computed the nccl-tests way (``doc/PERFORMANCE.md``): ``busbw = algbw x
 factor(n)`` with :data:`BUS_FACTORS` (all-reduce 2(n-1)/n; all-gather, reduce-scatter and
 all-to-all (n-1)/n; broadcast, reduce and scatter 1), so that it compares with the rate
-of the slowest link whatever the rank count. hccl_test prints no bus bandwidth.
+of the slowest link whatever the rank count. hccl_test prints no bus bandwidth. The one
+table of factors is :mod:`ascend_p2p_lab.collectives.busbw`'s, imported here.
 
 The rank count and the operation come from ``ranks=`` / ``op=`` (the options), else the
 command line in the capture (``mpirun -n 8 ./bin/all_reduce_test -p 8 ...``), else the
@@ -28,9 +29,9 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
+from ..collectives.busbw import BUS_FACTORS, bus_factor
 from .common import (
     Capture,
     ImportInputError,
@@ -41,16 +42,6 @@ from .common import (
     quantity,
 )
 
-#: busbw / algbw per operation, for n ranks (nccl-tests doc/PERFORMANCE.md).
-BUS_FACTORS: dict[str, Callable[[int], float]] = {
-    "all_reduce": lambda n: 2 * (n - 1) / n,
-    "all_gather": lambda n: (n - 1) / n,
-    "reduce_scatter": lambda n: (n - 1) / n,
-    "all_to_all": lambda n: (n - 1) / n,
-    "broadcast": lambda n: 1.0,
-    "reduce": lambda n: 1.0,
-    "scatter": lambda n: 1.0,
-}
 #: How names are spelled (binaries all_reduce_test, alltoallv_test; -o NAME; file names):
 #: the v variants count as their operation.
 _OP_NAME = re.compile(r"(?i)(all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|"
@@ -71,16 +62,6 @@ _MPI_RANKS = re.compile(r"(?:^|\s)-(?:n|np)\s+(\d+)")
 _NODE_NPUS = re.compile(r"(?:^|\s)-p\s+(\d+)")
 _RANKS_IN_NAME = re.compile(r"(?i)(\d+)\s*(?:p|ranks?|npus?)(?![a-z])")
 _COMMAND = re.compile(r"\b\w*(?:reduce|gather|scatter|alltoall|all_to_all|broadcast)\w*_test\b")
-
-
-def bus_factor(operation: str, ranks: int) -> float:
-    """busbw / algbw of ``operation`` on ``ranks`` ranks (nccl-tests' factors)."""
-    if operation not in BUS_FACTORS:
-        raise ValueError(f"no bus-bandwidth factor for {operation!r}; known: "
-                         f"{', '.join(BUS_FACTORS)}")
-    if ranks < 1:
-        raise ValueError(f"ranks must be at least 1; got {ranks}")
-    return BUS_FACTORS[operation](ranks)
 
 
 def operation_name(text: str) -> str | None:

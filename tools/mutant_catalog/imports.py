@@ -47,12 +47,14 @@ MUTANTS: list[Mutant] = [
       '"threshold_GBps": quantity(m["value"], "bandwidth"',
       "a diagnosis line's threshold taken from its measured value", IMPORTS),
     # ------------------------------------------------------------------- hccl_test
-    M("imports.allreduce_factor_halved", "imports/hccl_test.py",
+    # the factors live in collectives/busbw.py, the one table hccl_test.py imports
+    M("imports.allreduce_factor_halved", "collectives/busbw.py",
       '"all_reduce": lambda n: 2 * (n - 1) / n,', '"all_reduce": lambda n: (n - 1) / n,',
-      "all-reduce busbw with the all-gather factor (n-1)/n", IMPORTS),
-    M("imports.allgather_factor_one", "imports/hccl_test.py",
+      "all-reduce busbw with the all-gather factor (n-1)/n",
+      (*IMPORTS, "tests/test_collectives_busbw.py")),
+    M("imports.allgather_factor_one", "collectives/busbw.py",
       '"all_gather": lambda n: (n - 1) / n,', '"all_gather": lambda n: 1.0,',
-      "all-gather busbw = algbw", IMPORTS),
+      "all-gather busbw = algbw", (*IMPORTS, "tests/test_collectives_busbw.py")),
     M("imports.ranks_from_node_npus", "imports/hccl_test.py",
       "found = _MPI_RANKS.search(before) or _NODE_NPUS.search(after)",
       "found = _NODE_NPUS.search(after) or _MPI_RANKS.search(before)",

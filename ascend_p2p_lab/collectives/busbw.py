@@ -1,0 +1,65 @@
+"""Bus bandwidth the nccl-tests way: the one table of busbw / algbw per operation.
+
+nccl-tests (``NVIDIA/nccl-tests`` ``doc/PERFORMANCE.md``) defines ``busbw = algbw x
+factor(n)`` so that a collective's figure compares with the rate of the slowest link
+whatever the rank count: all-reduce 2(n-1)/n; all-gather, reduce-scatter and all-to-all
+(n-1)/n; broadcast, reduce and scatter 1. hccl_test (``hicann/oam-tools``
+``src/hccl_test``) prints only the algorithm bandwidth, with the same byte counts as
+nccl-tests (see :mod:`.model`, ``convention``), so the same factors apply to it.
+``imports/hccl_test.py`` takes its factors from here: one table.
+
+Example:
+    >>> bus_factor("all_reduce", 8)
+    1.75
+    >>> bus_factor("all_gather", 8)
+    0.875
+    >>> OPERATIONS
+    ('all_reduce', 'all_gather', 'reduce_scatter', 'all_to_all', 'broadcast')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all_reduce", "all_gather", "reduce_scatter"
+ALL_TO_ALL, BROADCAST = "all_to_all", "broadcast"
+#: The collectives this package builds from copies, in the order of ``--ops`` help.
+OPERATIONS: tuple[str, ...] = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST)
+#: Operations that combine data (a reduction pass follows the copies that bring it).
+REDUCING: tuple[str, ...] = (ALL_REDUCE, REDUCE_SCATTER)
+
+#: busbw / algbw per operation, for n ranks (nccl-tests doc/PERFORMANCE.md).
+BUS_FACTORS: dict[str, Callable[[int], float]] = {
+    "all_reduce": lambda n: 2 * (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "all_to_all": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+    "scatter": lambda n: 1.0,
+}
+
+
+def bus_factor(operation: str, ranks: int) -> float:
+    """busbw / algbw of ``operation`` on ``ranks`` ranks (nccl-tests' factors).
+
+    Example:
+        >>> bus_factor("broadcast", 16), bus_factor("all_to_all", 4)
+        (1.0, 0.75)
+    """
+    if operation not in BUS_FACTORS:
+        raise ValueError(f"no bus-bandwidth factor for {operation!r}; known: "
+                         f"{', '.join(BUS_FACTORS)}")
+    if ranks < 1:
+        raise ValueError(f"ranks must be at least 1; got {ranks}")
+    return BUS_FACTORS[operation](ranks)
+
+
+def bus_bandwidth(algbw_GBps: float, operation: str, ranks: int) -> float:
+    """The bus bandwidth of an algorithm bandwidth.
+
+    Example:
+        >>> bus_bandwidth(100.0, "all_reduce", 4)
+        150.0
+    """
+    return algbw_GBps * bus_factor(operation, ranks)

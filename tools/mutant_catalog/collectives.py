@@ -1,0 +1,110 @@
+"""Mutants of the collectives (collectives/: the phase model, HCCL's algorithms, the
+selector, the links and the prediction). The bus-bandwidth factors' mutants are in
+imports.py, where they were first written."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant, doctests
+
+T = "tests/test_collectives_"
+MODEL = (f"{T}model.py", f"{T}algorithms.py")
+ALGOS = (f"{T}algorithms.py",)
+SELECT = (f"{T}select.py",)
+RATES = (f"{T}rates.py", f"{T}predict.py")
+PREDICT = (f"{T}predict.py", f"{T}busbw.py", f"{T}rows.py")
+
+MUTANTS: list[Mutant] = [
+    # ------------------------------------------------------------------- the phases
+    M("collectives.ring_step_swapped", "collectives/algorithms.py",
+      "return [[Move(order[j], order[(j + 1) % p], size[piece_at[(j - s) % p]],",
+      "return [[Move(order[(j + 1) % p], order[j], size[piece_at[(j - s) % p]],",
+      "a ring all-gather step copies backwards (src and dst swapped)", ALGOS),
+    M("collectives.ring_rs_piece_off_by_one", "collectives/algorithms.py",
+      "order[(j + 1) % p], piece_at[(j - s - 1) % p], True)",
+      "order[(j + 1) % p], piece_at[(j - s) % p], True)",
+      "a ring reduce-scatter step passes on the wrong partial sum", ALGOS),
+    M("collectives.mesh_all_reduce_drops_a_phase", "collectives/algorithms.py",
+      'return pieces, [Phase.of(push, "reduce-scatter"), Phase.of(pull, "all-gather")]',
+      'return pieces, [Phase.of(pull, "all-gather")]',
+      "the mesh all-reduce without its reduce-scatter phase", ALGOS),
+    M("collectives.double_ring_one_direction", "collectives/algorithms.py",
+      "return _ring_family(conv, ranks, [first, _reversed_ring(first)], root)",
+      "return _ring_family(conv, ranks, [first, first], root)",
+      "the double ring's second ring runs the same way as the first", ALGOS),
+    M("collectives.alltoall_sixteen_at_once", "collectives/algorithms.py",
+      "per_round = ALLTOALL_CONCURRENCY // 2", "per_round = ALLTOALL_CONCURRENCY",
+      "the full-mesh all-to-all copies into a rank 16 at a time, not 8",
+      (*ALGOS, f"{T}predict.py")),
+    M("collectives.reduce_bcast_copies", "collectives/algorithms.py",
+      "reduce = [Move(r, hub, n, r, 0, True) for r in ranks[1:]]",
+      "reduce = [Move(r, hub, n, r, 0) for r in ranks[1:]]",
+      "reduce-broadcast overwrites rank 0's buffer instead of reducing into it", ALGOS),
+    M("collectives.hd_always_the_same_partner", "collectives/algorithms.py",
+      "Phase.of([Move(ranks[i ^ (1 << k)], ranks[i], n, ranks[i], 0, True)",
+      "Phase.of([Move(ranks[i ^ 1], ranks[i], n, ranks[i], 0, True)",
+      "recursive doubling exchanges with the same partner at every step", ALGOS),
+    M("collectives.ring_order_slowest_first", "collectives/algorithms.py",
+      "return (-(lc.bandwidth_GBps if lc is not None else 0.0), d)",
+      "return ((lc.bandwidth_GBps if lc is not None else 0.0), d)",
+      "the ring takes the slowest link to the next device", ALGOS),
+    M("collectives.reduction_not_derived", "collectives/model.py",
+      "            if m.reduce:\n                totals[m.dst] += m.nbytes",
+      "            if False:\n                totals[m.dst] += m.nbytes",
+      "a phase's reducing moves give no reduction pass", (*MODEL, f"{T}predict.py")),
+    M("collectives.chunk_rounded_down", "collectives/model.py",
+      "per_rank = -(-count // ranks)", "per_rank = count // ranks",
+      "hccl_test's per-rank count rounded down (bytes lost on uneven sizes)", MODEL),
+    M("collectives.split_unaligned", "collectives/model.py",
+      "per = -(-per // align) * align if align > 1 else per", "per = per",
+      "HCCL's slices not rounded up to 128 B", (*MODEL, doctests("collectives.model"))),
+    # ------------------------------------------------------------------- the selector
+    M("collectives.a2_threshold_exclusive", "collectives/select.py",
+      "if op == ALL_REDUCE and conv.chunk_bytes <= A2_SMALL_ALL_REDUCE:",
+      "if op == ALL_REDUCE and conv.chunk_bytes < A2_SMALL_ALL_REDUCE:",
+      "A2's small-count all-reduce stops below 256 KiB instead of at it", SELECT),
+    M("collectives.a3_threshold_not_per_rank", "collectives/select.py",
+      "(conv.chunk_bytes <= A3_SMALL * p if op in (ALL_REDUCE, BROADCAST)",
+      "(conv.chunk_bytes <= A3_SMALL if op in (ALL_REDUCE, BROADCAST)",
+      "A3's small-count all-reduce limit not scaled by the rank count", SELECT),
+    # ------------------------------------------------------------------- the links
+    M("collectives.port_budget_ignored", "collectives/rates.py",
+      "if lc.switched and topo.port_GBps:", "if False:",
+      "a switched class's per-device port budget never crossed", RATES),
+    M("collectives.budget_groups_swapped", "collectives/rates.py",
+      "gs, gd = limit.group_of(src), limit.group_of(dst)",
+      "gs, gd = limit.group_of(dst), limit.group_of(src)",
+      "a copy charged to the destination card's egress and the source card's ingress", RATES),
+    M("collectives.both_budget_once", "collectives/rates.py",
+      "for g in dict.fromkeys((gs, gd)) if g is not None]",
+      "for g in (gs,) if g is not None]",
+      "a copy between two cards crosses only the source card's both-ways budget", RATES),
+    M("collectives.push_is_pull", "collectives/rates.py",
+      "return _class_rate(topo, src, dst, initiator == DST)",
+      "return _class_rate(topo, src, dst, initiator != DST)",
+      "writes priced at the read rate and reads at the write rate", (*RATES, f"{T}busbw.py")),
+    M("collectives.measured_linear_in_size", "collectives/rates.py",
+      "return float(np.exp(np.interp(np.log(max(nbytes, 1)), xs, ys)))",
+      "return float(np.interp(max(nbytes, 1), np.exp(xs), np.exp(ys)))",
+      "a measured curve interpolated linearly in size, not log-log", RATES),
+    M("collectives.measured_latency_twice", "collectives/rates.py",
+      "stream_us = max(total_us - lat_of(src, dst), 0.0)", "stream_us = total_us",
+      "the latency counted again on top of a measured time that includes it", RATES),
+    # ------------------------------------------------------------------- the prediction
+    M("collectives.bottleneck_least_loaded", "collectives/predict.py",
+      "if value > best * (1 + _TIE) or best_key is None:",
+      "if value < best * (1 - _TIE) or best_key is None:",
+      "the least loaded resource named as the bottleneck", PREDICT),
+    M("collectives.no_barrier", "collectives/predict.py",
+      "barrier = model.barrier_us + wait", "barrier = wait",
+      "phases without their barrier (the small-size floor too low)", PREDICT),
+    M("collectives.writers_reduce_at_once", "collectives/predict.py",
+      "waits = any(m.reduce and m.by != m.dst for m in phase.moves)", "waits = False",
+      "a reduction of pushed data starts without waiting on the writers", PREDICT),
+    M("collectives.bottleneck_of_the_last_phase", "collectives/predict.py",
+      "return _longest(self.phases).bottleneck", "return self.phases[-1].bottleneck",
+      "the op's bottleneck taken from its last phase, not its longest", PREDICT),
+    M("collectives.algbw_of_the_printed_size", "collectives/predict.py",
+      "return self.collective.convention.algbw_bytes / (self.time_us * BYTES_PER_US)",
+      "return self.collective.convention.size_bytes / (self.time_us * BYTES_PER_US)",
+      "algbw of the printed size, not the bytes hccl_test counts", PREDICT),
+]
