@@ -14,7 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -23,8 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._version import schema_version_problem
-from .runcheck import check_column_types, check_meta
+from .run import Run, RunMeta
+from .run import folder as run_folder
+from .run.folder import ResultsError
+from .run.meta import RUN_SCHEMA_VERSION
 from .schema import (
     ADDED_COLUMNS,
     COLUMNS,
@@ -34,13 +35,10 @@ from .schema import (
     POINT_KEYS,
     PULL_FANOUT,
     RESULT_KINDS,
-    RUN_SCHEMA_VERSION,
     SCHEMA,
     TEST_PATTERN,
     VOCABULARY,
     empty_frame,
-    lists_for_csv,
-    lists_loaded,
     to_frame,
 )
 
@@ -53,12 +51,6 @@ __all__ = [
 #: What :func:`fit_latency_bandwidth` gives per group, after the group's keys.
 FIT_COLUMNS = ["latency_us", "bandwidth_GBps", "nominal_GBps", "efficiency", "sizes",
                "host_bound_left_out"]
-MAX_RUN_JSON_BYTES = 16 << 20
-MAX_SAMPLES_BYTES = 1 << 30
-
-
-class ResultsError(ValueError):
-    """A result file is missing, malformed, truncated or not of this schema."""
 
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
@@ -301,136 +293,26 @@ def inferred_notes(frame: pd.DataFrame) -> dict[str, str]:
     return out
 
 
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return None if math.isnan(obj) else float(obj)
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    return obj
+def save_run(frame: pd.DataFrame | Run, out: str | Path,
+             meta: Mapping[str, Any] | RunMeta | None = None) -> Path:
+    """Write ``samples.parquet``, ``samples.csv`` and ``run.json`` into the folder out:
+    a :class:`~ascend_p2p_lab.run.Run`, or a run frame with its metadata in its
+    convenience copy (``attrs["run"]``) or given as ``meta``.
 
-
-def save_run(frame: pd.DataFrame, out: str | Path, meta: Mapping[str, Any] | None = None) -> Path:
-    """Write ``samples.parquet``, ``samples.csv`` and ``run.json`` into the folder out.
-
-    Every file is written next to its final name first; then the old ``run.json`` is
-    removed, the samples are renamed into place and the new ``run.json`` last. So an
-    interrupted or failed save never leaves a half-written file under a real name, nor
-    old metadata over new samples: the folder holds the old run, the new one, or no
-    ``run.json`` (which :func:`load_run` reports). Leftover temporary files are removed.
+    Atomic as :func:`ascend_p2p_lab.run.folder.save` says (the old run, the new one, or
+    no ``run.json``; never old metadata over new samples); a sweep's checkpoint that holds
+    the whole run is removed once the folder holds it.
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"save_run needs a DataFrame, got {type(frame).__name__}")
-    missing = [c for c in COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"the frame lacks the result columns {missing}")
-    folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{folder} exists and is not a folder")
-    try:
-        data = frame.loc[:, list(COLUMNS)].astype(SCHEMA)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"a result column has the wrong type ({exc})") from None
-    run = _jsonable(dict(meta if meta is not None else frame.attrs.get("run", {})))
-    run["rows"] = len(data)
-    run["schema_version"] = RUN_SCHEMA_VERSION
-    run.setdefault("params", {})  # a frame made by hand: no sweep parameters
-    check_meta(run)  # never write what load_run would refuse
-    text = json.dumps(run, indent=2, sort_keys=True, default=str) + "\n"
-    folder.mkdir(parents=True, exist_ok=True)
-    targets = {
-        "samples.parquet": lambda p: data.to_parquet(p, index=False, engine="pyarrow"),
-        # CRLF rows (RFC 4180): a field holding a lone "\r" is quoted too; lists as JSON
-        "samples.csv": lambda p: lists_for_csv(data).to_csv(p, index=False,
-                                                            lineterminator="\r\n"),
-        "run.json": lambda p: p.write_text(text),
-    }
-    pending: dict[str, Path] = {}
-    try:
-        for name, write in targets.items():
-            pending[name] = folder / f".{name}.tmp"
-            write(pending[name])
-        (folder / "run.json").unlink(missing_ok=True)
-        for name in targets:  # run.json last: it marks a complete run
-            pending[name].replace(folder / name)
-            del pending[name]
-    finally:
-        for tmp in pending.values():
-            tmp.unlink(missing_ok=True)
-    return folder
+    if not isinstance(frame, (pd.DataFrame, Run)):
+        raise TypeError(f"save_run needs a DataFrame or a Run, got {type(frame).__name__}")
+    run = Run.of(frame)
+    if meta is not None:
+        run = Run(run.samples, meta if isinstance(meta, RunMeta) else RunMeta.from_dict(meta))
+    return run_folder.save(run, out)
 
 
-def load_run(folder: str | Path) -> pd.DataFrame:
-    """Read a run folder written by :func:`save_run` (Parquet preferred, CSV otherwise)."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise ResultsError(f"{folder}: not a run folder")
-    meta_path = folder / "run.json"
-    if not meta_path.is_file():
-        raise ResultsError(f"{meta_path}: missing")
-    if meta_path.stat().st_size > MAX_RUN_JSON_BYTES:
-        raise ResultsError(f"{meta_path}: larger than {MAX_RUN_JSON_BYTES} bytes")
-    try:
-        meta = json.loads(meta_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{meta_path}: not valid JSON ({exc})") from None
-    if not isinstance(meta, dict):
-        raise ResultsError(f"{meta_path}: expected a JSON object")
-    problem = schema_version_problem(meta.get("schema_version", RUN_SCHEMA_VERSION),
-                                     supported=RUN_SCHEMA_VERSION, what="run")
-    if problem:
-        raise ResultsError(f"{meta_path}: {problem}")
-    try:
-        check_meta(meta)  # every field, in one place (runcheck.RUN_FIELDS)
-    except ValueError as exc:
-        raise ResultsError(f"{meta_path}: {exc}") from None
-    pq, csv = folder / "samples.parquet", folder / "samples.csv"
-    for path in (pq, csv):
-        if path.is_file() and path.stat().st_size > MAX_SAMPLES_BYTES:
-            raise ResultsError(f"{path}: larger than {MAX_SAMPLES_BYTES} bytes")
-    try:
-        if pq.is_file():
-            data = pd.read_parquet(pq, engine="pyarrow")
-            source = pq
-        elif csv.is_file():
-            # only an empty field is missing: "NA" is a link class, "nan" may be a label
-            # text stays text ("0" is a string in a string column)
-            data = pd.read_csv(csv, keep_default_na=False, na_values=[""],
-                               dtype={c: "string" for c, t in SCHEMA.items() if t == "string"})
-            source = csv
-        else:
-            raise ResultsError(f"{folder}: no samples.parquet or samples.csv")
-    except ResultsError:
-        raise
-    except Exception as exc:  # pyarrow/pandas raise many types for truncated files
-        raise ResultsError(f"{folder}: cannot read samples ({type(exc).__name__}: {exc})") from None
-    for col in ADDED_COLUMNS:  # runs saved before these columns existed
-        if col not in data.columns:
-            data[col] = pd.Series(index=data.index, dtype=SCHEMA[col])  # all missing
-    missing = [c for c in COLUMNS if c not in data.columns]
-    if missing:
-        raise ResultsError(f"{source}: missing columns {missing}")
-    try:
-        # device lists as tuples (a run of schema 1: from its group labels)
-        data = lists_loaded(data, meta.get("schema_version", 1))
-        check_column_types(data)
-    except (ValueError, TypeError) as exc:
-        raise ResultsError(f"{source}: {exc}") from None
-    if "rows" in meta and meta["rows"] != len(data):
-        raise ResultsError(f"{source}: {len(data)} rows, run.json says {meta['rows']} (truncated?)")
-    try:
-        data = data.loc[:, list(COLUMNS)].astype(SCHEMA)
-        data["process_mode"] = data["process_mode"].fillna("in_process")  # saved before it
-    except (ValueError, TypeError) as exc:
-        raise ResultsError(f"{source}: a column has the wrong type ({exc})") from None
-    for col, allowed in VOCABULARY.items():
-        bad = set(data[col].dropna().unique()) - set(allowed)
-        if bad:
-            raise ResultsError(f"{source}: column {col} has unknown values {sorted(bad)}")
-    data.attrs["run"] = meta
-    return data
+def load_run(path: str | Path) -> pd.DataFrame:
+    """Read a run folder written by :func:`save_run` (Parquet preferred, CSV otherwise):
+    the samples, with the run's metadata in ``attrs["run"]`` (``Run.of(frame).meta``;
+    :func:`ascend_p2p_lab.run.load` gives the :class:`~ascend_p2p_lab.run.Run` itself)."""
+    return run_folder.load(path).frame()

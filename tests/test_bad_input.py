@@ -321,20 +321,21 @@ def test_damaged_result_files(saved_run: Path, tmp_path: Path, damage: Any, matc
 
 def test_oversized_result_files_are_refused(saved_run: Path, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    import ascend_p2p_lab.results as R
+    import ascend_p2p_lab.run.folder as F
+    import ascend_p2p_lab.run.samples as S
 
     folder = _copy_run(saved_run, tmp_path / "run")
-    monkeypatch.setattr(R, "MAX_SAMPLES_BYTES", 100)
+    monkeypatch.setattr(S, "MAX_SAMPLES_BYTES", 100)
     with pytest.raises(ResultsError, match=r"samples\.parquet: larger than 100 bytes"):
         load_run(folder)
-    monkeypatch.setattr(R, "MAX_RUN_JSON_BYTES", 10)
+    monkeypatch.setattr(F, "MAX_RUN_JSON_BYTES", 10)
     with pytest.raises(ResultsError, match=r"run\.json: larger than 10 bytes"):
         load_run(folder)
 
 
 def test_bad_input_to_save_run(saved_run: Path, tmp_path: Path) -> None:
     frame = load_run(saved_run)
-    with pytest.raises(TypeError, match="needs a DataFrame, got list"):
+    with pytest.raises(TypeError, match="needs a DataFrame or a Run, got list"):
         save_run([1, 2], tmp_path / "a")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"lacks the result columns \['bidir_total_GBps'\]"):
         save_run(frame.drop(columns="bidir_total_GBps"), tmp_path / "b")

@@ -26,7 +26,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     """Fit a preset from RUN_DIR, check that it loads, write it to --out."""
     from ..calibrate import calibrate, to_toml
     from ..results import load_run
-    from ..runfolder import check_out_file
+    from ..run.folder import check_out_file
     from ..topology import topology_from_toml_text
     from .session import load_topology
 

@@ -109,7 +109,7 @@ def cmd_criteria(args: argparse.Namespace) -> int:
     from ..check.criteria import criteria_from_text
     from ..check.derive import criteria_from_run
     from ..results import load_run
-    from ..runfolder import check_out_file
+    from ..run.folder import check_out_file
     from ..topology import load_preset
     from ..units import parse_size
     from .session import load_topology
@@ -175,7 +175,7 @@ def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
 
 def _outputs(args: argparse.Namespace) -> None:
     """Every output path, checked before any device work."""
-    from ..runfolder import check_out_file
+    from ..run.folder import check_out_file
 
     if args.junit_xml is not None:
         check_out_file(args.junit_xml, "--junit-xml")

@@ -39,7 +39,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Compare two runs (or a run and a preset's prediction); print, write, exit."""
     from ..comparison import check_threshold, compare, to_json, unmatched
     from ..results import load_run
-    from ..runfolder import check_out_dir
+    from ..run.folder import check_out_dir
     from ..topology import list_presets
 
     try:

@@ -77,7 +77,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     """Parse every file, then write the run folder (nothing on any error)."""
     from ..imports import ToolReportedError, import_dmi, import_hccl_test
     from ..results import save_run
-    from ..runfolder import check_out_dir, clear_stale
+    from ..run.folder import check_out_dir, clear_stale
     from ..units import parse_size
 
     check_out_dir(args.out, overwrite=args.overwrite)

@@ -49,7 +49,7 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 def _sweep_out(args: argparse.Namespace) -> None:
     """Every output path of a sweep, checked before any device work."""
     from ..measure.checkpoint import checkpoint_run_ids
-    from ..runfolder import check_out_dir, check_out_file, run_info
+    from ..run.folder import check_out_dir, check_out_file, run_info
 
     if args.out is not None:  # resuming into the run the checkpoint continues: no overwrite
         run_id = run_info(args.out).get("run_id")
@@ -75,7 +75,7 @@ def _sweep_kept(rt: Any, **kwargs: Any) -> Any:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from ..runfolder import clear_stale
+    from ..run.folder import clear_stale
 
     _sweep_out(args)
     kwargs = _sweep_kwargs(args)
@@ -130,7 +130,7 @@ def _emit(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None)
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..results import load_run
-    from ..runfolder import check_out_dir, run_info
+    from ..run.folder import check_out_dir, run_info
 
     out = args.out or args.run_dir
     if args.out is not None:
@@ -152,7 +152,7 @@ def _write_report(run: Any, out: Path, table: Any = None, *, quiet: bool = False
     import sys
 
     from ..results import summarize
-    from ..runfolder import clear_report, write_manifest
+    from ..run.folder import clear_report, write_manifest
 
     say = functools.partial(print, file=sys.stderr if quiet else sys.stdout)
     out.mkdir(parents=True, exist_ok=True)
@@ -177,7 +177,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from ..forking import idle_workers
     from ..measure import enable_all, parse_sizes, probe
     from ..results import save_run
-    from ..runfolder import check_out_dir, clear_stale
+    from ..run.folder import check_out_dir, clear_stale
 
     out: Path = args.out
     check_out_dir(out, overwrite=args.overwrite, replaces="demo")

@@ -103,7 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..measure.declarations import expand
     from ..measure.spec import parse_devices
     from ..measure.testfile import read_tests
-    from ..runfolder import clear_stale
+    from ..run.folder import clear_stale
     from .runs import _emit, _sweep_kept, _sweep_out
 
     name, path = _source(args.file)

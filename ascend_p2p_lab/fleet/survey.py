@@ -199,7 +199,7 @@ def _saver(out: Path | None, overwrite: bool) -> Callable[[HostResult], None] | 
     if out is None:
         return None
     from ..results import save_run
-    from ..runfolder import check_out_dir, clear_stale
+    from ..run.folder import check_out_dir, clear_stale
 
     def save(result: HostResult) -> None:
         if result.frame is not None:
@@ -215,7 +215,7 @@ def _saver(out: Path | None, overwrite: bool) -> Callable[[HostResult], None] | 
 def check_fleet_out(out: Path, *, overwrite: bool = False, option: str = "--out") -> None:
     """Raise OutputPathError unless out can take a fleet: a folder holding an earlier
     fleet (its summary, or a host's run folder) only with ``overwrite``."""
-    from ..runfolder import OutputPathError, check_out_dir, holds_run
+    from ..run.folder import OutputPathError, check_out_dir, holds_run
 
     out = Path(out)
     check_out_dir(out, overwrite=overwrite, option=option)
