@@ -1,9 +1,12 @@
 """Tidy results: summaries, matrices, fits, failures, and saving or loading a run.
 
 Pure pandas on the frames of :mod:`ascend_p2p_lab.schema` (re-exported here); nothing
-here touches a device. A run's metadata (package and runtime versions, SoC, device count,
-every parameter, timestamp, hostname) travels in ``frame.attrs["run"]`` and in
-``run.json`` next to the samples.
+here touches a device. Every function takes a run frame or an
+:class:`~ascend_p2p_lab.run.Run`; a run's metadata (package and runtime versions, SoC,
+device count, every parameter, timestamp, hostname) travels in the Run's
+:class:`~ascend_p2p_lab.run.RunMeta`, in ``run.json`` next to the samples, and as a
+convenience copy in the ``attrs["run"]`` of the frames :func:`load_run` and
+:func:`~ascend_p2p_lab.measure.sweep` return.
 
 Example:
     >>> import pandas as pd
@@ -22,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .run import Run, RunMeta
+from .run import Run, RunMeta, samples_of
 from .run import folder as run_folder
 from .run.folder import ResultsError
 from .run.meta import RUN_SCHEMA_VERSION
@@ -53,11 +56,12 @@ FIT_COLUMNS = ["latency_us", "bandwidth_GBps", "nominal_GBps", "efficiency", "si
                "host_bound_left_out"]
 
 
-def summarize(frame: pd.DataFrame) -> pd.DataFrame:
+def summarize(frame: pd.DataFrame | Run) -> pd.DataFrame:
     """Median, p10 and p90 of bandwidth and of time per copy, per measured point.
 
     Example: ``summarize(run)[["src", "dst", "size_bytes", "bandwidth_GBps_median"]]``.
     """
+    frame = samples_of(frame)
     if frame.empty:
         return pd.DataFrame(columns=[*POINT_KEYS, "samples", "bandwidth_GBps_median"])
     df = frame.copy()
@@ -88,7 +92,7 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def failures(frame: pd.DataFrame) -> pd.DataFrame:
+def failures(frame: pd.DataFrame | Run) -> pd.DataFrame:
     """Rows that cost data (an ``error_kind`` in :data:`FAILURE_KINDS`), counted per kind,
     code and call: ``kind, code, call, rows, points, example``.
 
@@ -99,6 +103,7 @@ def failures(frame: pd.DataFrame) -> pd.DataFrame:
         True
     """
     cols = ["kind", "code", "call", "rows", "points", "example"]
+    frame = samples_of(frame)
     bad = frame[frame["error_kind"].isin(FAILURE_KINDS).fillna(False).astype(bool)]
     if bad.empty:
         return pd.DataFrame(columns=cols)
@@ -148,7 +153,7 @@ def _pattern_for(frame: pd.DataFrame, value: str, pattern: str | None) -> str:
 
 
 def matrix(
-    frame: pd.DataFrame,
+    frame: pd.DataFrame | Run,
     size: int | None = None,
     *,
     value: str = "bandwidth_GBps",
@@ -169,6 +174,8 @@ def matrix(
     a pattern none of whose rows has ``value`` while others do raises ValueError naming
     them, never a matrix of nothing.
     """
+    run = Run.of(frame)
+    frame = run.samples
     pattern = _pattern_for(frame, value, pattern)
     df = frame[(frame["pattern"].isin([pattern, "local"])) & (frame["direction"] == direction)]
     if peer is not None:
@@ -192,7 +199,7 @@ def matrix(
     else:
         largest = df.groupby(["src", "dst"])["size_bytes"].transform("max")
         df = df[df["size_bytes"] == largest]
-    n = device_count or int(frame.attrs.get("run", {}).get("device_count") or 0)
+    n = device_count or run.meta.device_count or 0
     if not n:
         n = int(pd.concat([frame["src"], frame["dst"]]).dropna().max() + 1) if len(frame) else 0
     mat = df.pivot_table(index="src", columns="dst", values=value, aggfunc=stat)
@@ -214,7 +221,7 @@ def _group_id(key: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple("<NA>" if pd.isna(v) else str(v) for v in key)
 
 
-def fit_latency_bandwidth(frame: pd.DataFrame, *, keep_host_bound: bool = False
+def fit_latency_bandwidth(frame: pd.DataFrame | Run, *, keep_host_bound: bool = False
                           ) -> pd.DataFrame:
     """Fit ``t = latency + size / bandwidth`` per (pattern, direction, peer, path, pair).
 
@@ -227,6 +234,7 @@ def fit_latency_bandwidth(frame: pd.DataFrame, *, keep_host_bound: bool = False
     row otherwise). ``keep_host_bound=True`` fits every sample.
     """
     keys = [k for k in POINT_KEYS if k != "size_bytes"]  # one fit per pair or group pair
+    frame = samples_of(frame)
     numeric = frame[frame["bandwidth_GBps"].notna()]
     bound = numeric["host_bound"].fillna(False).astype(bool) & (not keep_host_bound)
     left_out = {_group_id(k): (k, int(n)) for k, n in
@@ -271,8 +279,8 @@ _INFERRED_TOUCHES: dict[str, Any] = {
 }
 
 
-def inferred_notes(frame: pd.DataFrame) -> dict[str, str]:
-    """The inferred behaviours of the simulated preset (``attrs["run"]["inferred"]``)
+def inferred_notes(frame: pd.DataFrame | Run) -> dict[str, str]:
+    """The inferred behaviours of the simulated preset (``meta.inferred``)
     that this run's rows depend on: preset key -> why it was chosen. Empty on hardware.
 
     Example:
@@ -284,7 +292,8 @@ def inferred_notes(frame: pd.DataFrame) -> dict[str, str]:
         >>> sorted(inferred_notes(run))
         ['peer_off_copy', 'peer_off_error']
     """
-    inferred = frame.attrs.get("run", {}).get("inferred") or {}
+    run = Run.of(frame)
+    frame, inferred = run.samples, run.meta.inferred
     out = {}
     for key, why in inferred.items():
         touches = _INFERRED_TOUCHES.get(key)

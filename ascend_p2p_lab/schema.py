@@ -217,12 +217,16 @@ def empty_frame() -> pd.DataFrame:
 
 def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None = None
              ) -> pd.DataFrame:
-    """Rows (dicts with schema keys) as a typed frame; ``meta`` goes to ``attrs['run']``."""
+    """Rows (dicts with schema keys) as a typed frame.
+
+    The frame carries no run metadata: that travels beside it in an
+    :class:`ascend_p2p_lab.run.Run` (``Run(to_frame(rows), meta)``). ``meta`` is accepted
+    and ignored, for callers written when it went to ``attrs``.
+    """
+    del meta
     rows = list(rows)
     if not rows:
-        frame = empty_frame()
-        frame.attrs["run"] = dict(meta or {})
-        return frame
+        return empty_frame()
     # column by column, each list made once: assigning columns to a frame afterwards
     # would copy its blocks (pandas' copy-on-write), once per assignment
     data = {c: [r.get(c) for r in rows] for c in COLUMNS}
@@ -230,9 +234,7 @@ def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None =
         data[col] = [None if _missing(v) else tuple(int(d) for d in v) for v in data[col]]
     data["process_mode"] = [DEFAULT_PROCESS_MODE if _missing(v) else v
                             for v in data["process_mode"]]
-    frame = pd.DataFrame({c: pd.Series(v, dtype=SCHEMA[c]) for c, v in data.items()})
-    frame.attrs["run"] = dict(meta or {})
-    return frame
+    return pd.DataFrame({c: pd.Series(v, dtype=SCHEMA[c]) for c, v in data.items()})
 
 
 def _missing(v: Any) -> bool:

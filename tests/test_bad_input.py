@@ -41,6 +41,7 @@ from ascend_p2p_lab.results import (
     save_run,
     to_frame,
 )
+from ascend_p2p_lab.run import Run, RunMeta
 from ascend_p2p_lab.runtime import AclError, Runtime
 from ascend_p2p_lab.sim import LIVE
 from ascend_p2p_lab.topology import (
@@ -215,7 +216,7 @@ def test_bad_output_and_checkpoint_paths(a2: Runtime, tmp_path: Path) -> None:
     a_file = tmp_path / "file.txt"
     a_file.write_text("hello\n")
     refused(a2, lambda: sweep(a2, pairs="0-1", sizes="4KiB", out=a_file, **QUICK),
-            match="exists and is not a folder")
+            match="sweep() saves nothing (no out=)")  # save_run saves
     refused(a2, lambda: sweep(a2, pairs="0-1", sizes="4KiB", checkpoint=tmp_path, **QUICK),
             match="is a folder; give a file name")
     refused(a2, lambda: sweep(a2, pairs="0-1", sizes="4KiB", checkpoint=a_file, **QUICK),
@@ -642,7 +643,8 @@ def result_rows(draw: st.DrawFn) -> list[dict[str, Any]]:
                                                 st.none(), st.booleans()), max_size=3))
 def test_save_then_load_gives_the_same_frame(rows: list[dict[str, Any]],
                                              extra: dict[str, Any]) -> None:
-    frame = to_frame(rows, {"run_id": "r1", "params": {"sizes": [4096]}, "extra": extra})
+    meta = RunMeta.from_dict({"run_id": "r1", "params": {"sizes": [4096]}, "extra": extra})
+    frame = Run(to_frame(rows), meta).frame()  # a note called "extra" too
     with tempfile.TemporaryDirectory() as tmp:
         folder = save_run(frame, Path(tmp) / "run")
         back = load_run(folder)

@@ -73,7 +73,7 @@ def test_a_degraded_link_is_the_one_outlier(degraded):
 def test_every_host_is_tagged_and_saved_as_a_sweep_run_folder(degraded):
     frame = degraded.frame
     assert sorted(frame["host"].unique()) == ["sim-0", "sim-1", "sim-2"]
-    assert {r.meta["seed"] for r in degraded.results.values()} == {0, 1, 2}
+    assert {r.meta.seed for r in degraded.results.values()} == {0, 1, 2}
     out = degraded.saved_to
     for host in ("sim-0", "sim-1", "sim-2"):
         back = load_run(out / host)  # the format of `sweep --out`

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
+from ..run import Run
 from ..schema import PAIR_PATTERNS
 from ..topology import Topology
 from ..topology.model import SELF
@@ -27,22 +28,24 @@ _GB_PER_US = 1e3  # bytes per microsecond in one GB/s
 # ---- the link matrix ----------------------------------------------------------------------
 
 
-def _device_count(frame: pd.DataFrame, topology: Topology | None) -> int:
-    meta = frame.attrs.get("run", {})
-    if meta.get("device_count"):
-        return int(meta["device_count"])
+def _device_count(run: Run, topology: Topology | None) -> int:
+    frame = run.samples
+    if run.meta.device_count:
+        return run.meta.device_count
     if topology is not None:
         return topology.device_count
     devs = pd.concat([frame["src"], frame["dst"]]).dropna()
     return int(devs.max()) + 1 if len(devs) else 0
 
 
-def link_matrix(frame: pd.DataFrame, topology: Topology | None = None
+def link_matrix(frame: pd.DataFrame | Run, topology: Topology | None = None
                 ) -> tuple[tuple[tuple[str, ...], ...], str]:
     """The N x N link classes: from the run's ``link`` column per ordered pair, the rest
     from ``topology``. Returns (matrix, how); raises :class:`CalibrationError` when
     neither gives every pair, or when they disagree on a pair."""
-    n = _device_count(frame, topology)
+    run = Run.of(frame)
+    frame = run.samples
+    n = _device_count(run, topology)
     if topology is not None and topology.device_count != n:
         raise CalibrationError(f"the run has {n} devices, the topology {topology.device_count}")
     rows = frame[frame["pattern"].isin(PAIR_PATTERNS) & frame["src"].notna()

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ..run import Run
 from ..schema import (
     CARD_PATTERNS,
     FANOUT_PATTERNS,
@@ -225,24 +226,25 @@ def judgeable(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def criteria_from_run(rows: pd.DataFrame, *, fraction: float = DEFAULT_FRACTION,
+def criteria_from_run(rows: pd.DataFrame | Run, *, fraction: float = DEFAULT_FRACTION,
                       origin: str | None = None, topology: object = None) -> Criteria:
     """A golden run's medians x fraction (``criteria --from RUN``): bandwidth at the
     largest size the run's pair pattern measured, latency at the latency pattern's
     smallest size; every ordered pair must be in the run (for the link matrix). An
     imported run is read through :func:`judgeable`; link classes it does not name come
     from ``topology``."""
-    meta = rows.attrs.get("run", {})
-    n = int(meta.get("device_count") or 0)
+    run = Run.of(rows)
+    meta, rows = run.meta, run.samples
+    n = meta.device_count or 0
     pairs = rows[rows["pattern"] == "pair"]
     if not n or not len(pairs):
         raise ValueError("the run has no pair-pattern rows (or no device_count): "
                          "criteria need a sweep of every ordered pair")
     lat = rows.loc[rows["pattern"] == "latency", "size_bytes"]
-    origin = origin or (f"golden run {meta.get('run_id', '?')} on "
-                        f"{meta.get('hostname', '?')} ({meta.get('backend', '?')}"
+    origin = origin or (f"golden run {meta.run_id or '?'} on "
+                        f"{meta.hostname or '?'} ({meta.backend or '?'}"
                         + ("; " + IMPORTED_NOTE + "; bi: half the pair's total"
-                           if meta.get("imported") else "") + ")")
+                           if meta.imported else "") + ")")
     peer = peer_from_rows(rows)
     if peer["link"].isna().any():
         if topology is None:

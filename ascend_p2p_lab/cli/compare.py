@@ -38,8 +38,7 @@ BELOW_MARK = "*"
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare two runs (or a run and a preset's prediction); print, write, exit."""
     from ..comparison import check_threshold, compare, to_json, unmatched
-    from ..results import load_run
-    from ..run.folder import check_out_dir
+    from ..run.folder import check_out_dir, load
     from ..topology import list_presets
 
     try:
@@ -52,9 +51,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.against_preset is not None and args.against_preset not in list_presets():
         raise UsageError(f"--against-preset {args.against_preset}: no such preset (known: "
                          f"{', '.join(list_presets())})")
-    run = load_run(run_dir)
+    run = load(run_dir)
     baseline = (_predict(run, run_dir, args.against_preset) if base_dir is None
-                else load_run(base_dir))
+                else load(base_dir))
     result = compare(baseline, run, threshold=threshold)
     missing = unmatched(baseline, run)
     if result.empty:
@@ -102,19 +101,20 @@ def _spec_from(params: Any, folder: Path) -> Any:
         raise UsageError(f"{folder}: run.json's params do not make a sweep ({exc})") from None
 
 
-def _predict(run: pd.DataFrame, folder: Path, preset: str) -> pd.DataFrame:
-    """RUN's plan measured on the simulated ``preset`` with RUN's seed: the baseline."""
-    from ..measure import sweep
+def _predict(run: Any, folder: Path, preset: str) -> Any:
+    """RUN's plan measured on the simulated ``preset`` with RUN's seed: the baseline run."""
+    from ..measure import sweep_run
+    from ..run import Run
     from ..runtime import open_runtime
 
-    meta = run.attrs.get("run", {})
-    spec = _spec_from(meta.get("params"), folder)
-    seed = meta.get("seed") if meta.get("backend") == "sim" else None
+    meta = Run.of(run).meta
+    spec = _spec_from(meta.params, folder)
+    seed = meta.seed if meta.backend == "sim" else None
     with open_runtime("sim", preset=preset, seed=seed) as rt:
         whose = "" if seed is not None else ", the simulator's: the run has none"
         print(f"simulating {folder}'s plan on {preset} (seed {rt.seed}{whose})",
               file=sys.stderr)
-        return sweep(rt, spec=spec, progress=sys.stderr.isatty())
+        return sweep_run(rt, spec=spec, progress=sys.stderr.isatty())
 
 
 def _reasons(missing: pd.DataFrame) -> str:

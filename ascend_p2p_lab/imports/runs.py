@@ -1,4 +1,5 @@
-"""Imported rows as an ordinary run: the typed frame, its run.json, and the folder.
+"""Imported rows as an ordinary run: a :class:`~ascend_p2p_lab.run.Run` of typed rows and
+their metadata (its ``run.json``).
 
 Every row keeps the file and line it came from (``source_file``, ``source_line``); the
 run's ``backend`` names the tool (with its version when the capture prints one);
@@ -7,13 +8,13 @@ run's ``backend`` names the tool (with its version when the capture prints one);
 tool does not give stay empty.
 
 Example:
-    >>> frame = to_run([{"operation": "p2p", "pattern": "pair", "src": 0, "dst": 1,
-    ...                  "direction": "uni", "peer": "on", "path": "p2p",
-    ...                  "size_bytes": 1 << 28, "bandwidth_GBps": 26.2, "sample": 0,
-    ...                  "source_file": "p2p.txt", "source_line": 3}],
-    ...                tool="ascend-dmi", sources=[], command="import dmi")
-    >>> frame.attrs["run"]["backend"], frame.attrs["run"]["params"]["pairs"]
-    ('ascend-dmi', [[0, 1]])
+    >>> run = to_run([{"operation": "p2p", "pattern": "pair", "src": 0, "dst": 1,
+    ...                "direction": "uni", "peer": "on", "path": "p2p",
+    ...                "size_bytes": 1 << 28, "bandwidth_GBps": 26.2, "sample": 0,
+    ...                "source_file": "p2p.txt", "source_line": 3}],
+    ...              tool="ascend-dmi", sources=[], command="import dmi")
+    >>> run.meta.backend, run.meta.imported, run.meta.params["pairs"]
+    ('ascend-dmi', True, [[0, 1]])
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from .._version import __version__
+from ..run import Run, RunMeta
 from ..schema import CARD_PATTERNS, to_frame
 
 #: Sample numbers restart per point: rows of one point from several captures are samples.
@@ -67,8 +69,8 @@ def _device_count(frame: pd.DataFrame, topology: Any) -> int | None:
 
 
 def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[str, Any]],
-           command: str, topology: Any = None, host: str | None = None) -> pd.DataFrame:
-    """The rows as a typed run frame with its metadata in ``attrs["run"]``.
+           command: str, topology: Any = None, host: str | None = None) -> Run:
+    """The rows as a run: typed rows and their metadata.
 
     ``tool`` is the backend ("ascend-dmi 26.1"); ``sources`` the captures (path, sha256,
     version, command line); ``topology`` (from an npu-smi / ascend-dmi --topo capture)
@@ -96,5 +98,4 @@ def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[s
     params = _params(frame)
     if params is not None:
         meta["params"] = params
-    frame.attrs["run"] = meta
-    return frame
+    return Run(frame, RunMeta.from_dict(meta))

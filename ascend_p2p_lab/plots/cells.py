@@ -35,8 +35,8 @@ from .prepare import (
     chosen_devices,
     device_count,
     eq,
+    frame_of,
     link_rank,
-    run_meta,
     select,
     size_bytes,
     size_text,
@@ -365,11 +365,12 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
     if hasattr(source, "links") and hasattr(source, "labels"):  # a Topology
         frame = pd.DataFrame([list(r) for r in source.links], dtype=object)
         return _labelled(frame), f"topology: {source.name}"
+    source = frame_of(source)
     df: pd.DataFrame = source
     if "pattern" in df.columns:
         df = df[~eq(df["pattern"], "local")]
     df = df.dropna(subset=["src", "dst", "link"])
-    n = device_count(df) if "device_count" in run_meta(df) else 0
+    n = device_count(df)
     n = max(n, int(max(df["src"].max(), df["dst"].max()) + 1) if len(df) else 0)
     rows = df[["src", "dst", "link"]].drop_duplicates()
     rows = rows[(rows["src"] != rows["dst"]) & rows["link"].astype(str).isin(LINK_MEANING)]

@@ -18,6 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from ..run import Run
 from .cells import (
     PEER_VALUES,
     diagonal_text,
@@ -33,7 +34,7 @@ from .cells import (
     value_labels,
 )
 from .matrix import annotate_matrix, draw_matrix
-from .prepare import LINK_ORDER, backend_note, mode_text, wrap
+from .prepare import LINK_ORDER, backend_note, frame_of, mode_text, wrap
 from .style import (
     DIAG_COLOR,
     LINK_COLORS,
@@ -51,7 +52,7 @@ from .style import (
 
 
 def heatmap(
-    run: pd.DataFrame,
+    run: pd.DataFrame | Run,
     *,
     size: int | str | None = None,
     value: str = "bandwidth_GBps",
@@ -89,6 +90,7 @@ def heatmap(
         >>> fig = heatmap(run, direction="bi", value="bidir_total_GBps")  # doctest: +SKIP
         >>> fig = heatmap(run, value="latency_us", pattern="latency")   # doctest: +SKIP
     """
+    run = frame_of(run)
     data = heatmap_data(run, size=size, value=value, direction=direction, peer=peer,
                         path=path, pattern=pattern)
     n = len(data.values)

@@ -18,13 +18,14 @@ from typing import Any
 import pandas as pd
 
 from ..forking import idle_workers
+from ..run import Run
 from ..schema import CARD_PATTERNS
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
 from .collectives import collective_bandwidth
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
-from .prepare import combos, distinct, eq, mode_rows, pair_count
+from .prepare import combos, distinct, eq, frame_of, mode_rows, pair_count
 from .processes import process_modes
 from .style import save_png
 from .transfers import CURVE_POINTS, scaling_curve, scaling_stats, test_bars, test_stats
@@ -45,7 +46,7 @@ class Job:
     frame: str = "run"
 
 
-def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None = None,
+def report(run: pd.DataFrame | Run, out_dir: str | Path, *, table: pd.DataFrame | None = None,
            size: int | str | None = None, workers: int = 1) -> list[Path]:
     """Write the figures that fit this run as PNGs into out_dir; return their paths.
 
@@ -61,6 +62,7 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     Example:
         >>> paths = report(run, "out/figures", table=probe(rt))  # doctest: +SKIP
     """
+    run = frame_of(run)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     jobs = plan(run, table=table, size=size)

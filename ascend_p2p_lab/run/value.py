@@ -105,7 +105,6 @@ class Run:
         frames = [p.samples for p in parts if len(p.samples)] or [parts[0].samples]
         samples = (pd.concat(frames, ignore_index=True) if len(frames) > 1
                    else frames[0].reset_index(drop=True))
-        samples.attrs = {}
         return cls(samples, merged(p.meta for p in parts))
 
     def select(self, rows: Any) -> Run:
@@ -143,4 +142,18 @@ class Run:
         m = self.meta
         return (f"Run({m.run_id!r}, {len(self.samples)} rows, backend={m.backend!r}, "
                 f"device_count={m.device_count!r})")
+
+
+def samples_of(obj: Run | pd.DataFrame) -> pd.DataFrame:
+    """The rows of a Run, or a frame as it is: for readers that need no metadata.
+
+    Example:
+        >>> samples_of(Run()).empty, samples_of(empty_frame()).empty
+        (True, True)
+    """
+    if isinstance(obj, Run):
+        return obj.samples
+    if isinstance(obj, pd.DataFrame):
+        return obj
+    raise TypeError(f"expected a Run or a DataFrame of run rows, got {type(obj).__name__}")
 
