@@ -192,15 +192,26 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
 
 
 def _print_header(meta: RunMeta, rows: int) -> None:
-    """Which run, where from, how many rows; resumed blocks; an interrupt."""
-    where = (f"simulated {meta.preset}" if meta.backend == "sim" else
-             f"imported from {meta.backend}" if meta.imported else "pyACL")
-    print(f"run {meta.run_id} on {meta.device_count} x {meta.soc_name} ({where}), {rows} rows")
+    """Which run, where from, how many rows (a joined run: each of its runs); resumed
+    blocks; an interrupt."""
+    if meta.parts:
+        print(f"run {meta.run_id}: {len(meta.parts)} runs joined, {rows} rows")
+        for part in meta.parts:
+            print(f"  {_origin(RunMeta.from_dict(part))}")
+    else:
+        print(f"run {_origin(meta)}, {rows} rows")
     if meta.resumed_blocks:
         print(f"resumed {meta.resumed_blocks} of {_or_unknown(meta.blocks)} blocks from the "
               "checkpoint")
     if meta.interrupted:
         print("interrupted: the rows measured so far are kept")
+
+
+def _origin(meta: RunMeta) -> str:
+    """``ID on 8 x SOC (simulated PRESET)``: a run and where its numbers come from."""
+    where = (f"simulated {meta.preset}" if meta.backend == "sim" else
+             f"imported from {meta.backend}" if meta.imported else "pyACL")
+    return f"{meta.run_id} on {meta.device_count} x {meta.soc_name} ({where})"
 
 
 def _or_unknown(count: int | None) -> Any:
