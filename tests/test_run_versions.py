@@ -109,3 +109,22 @@ def test_parquet_and_csv_of_the_version_2_run_are_the_same_rows(tmp_path):
     from_parquet = load_run(folder)
     (folder / "samples.parquet").unlink()
     pd.testing.assert_frame_equal(load_run(folder), from_parquet)
+
+
+@pytest.mark.parametrize("fixture", [V1, V2], ids=["run_v1", "run_v2"])
+def test_the_report_command_reads_every_older_run(fixture, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.cli import main
+    from ascend_p2p_lab.run import folder as run_folder
+
+    folder = tmp_path / "run"
+    shutil.copytree(fixture, folder)
+    assert main(["report", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert f"run {json.loads((fixture / 'run.json').read_text())['run_id']} on " in out
+    manifest = json.loads((folder / "report.json").read_text())
+    assert any(name.endswith(".png") for name in manifest["files"])
+    run = run_folder.load(folder)  # the folder's run is untouched by its report
+    assert run.meta.schema_version == json.loads((fixture / "run.json").read_text()).get(
+        "schema_version", 1)
+    assert len(run) == json.loads((fixture / "run.json").read_text())["rows"]

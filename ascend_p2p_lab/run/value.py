@@ -71,7 +71,8 @@ class Run:
             raise TypeError(f"expected a Run or a DataFrame of run rows, got "
                             f"{type(obj).__name__}")
         copied = obj.attrs.get(ATTRS_KEY)
-        meta = RunMeta() if copied is None else RunMeta.from_dict(copied)
+        meta = (RunMeta() if copied is None else copied if isinstance(copied, RunMeta)
+                else RunMeta.from_dict(copied))
         samples = obj.copy(deep=False)
         samples.attrs = {k: v for k, v in obj.attrs.items() if k != ATTRS_KEY}
         return cls(samples, meta)

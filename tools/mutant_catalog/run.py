@@ -26,7 +26,8 @@ MUTANTS: list[Mutant] = [
       "        sources=_unique(s for m in metas for s in m.sources), parts=())",
       "a joined run forgets the runs it joins (their ids, their parameters)", RUN),
     M("run.of_ignores_attrs", "run/value.py",
-      "        meta = RunMeta() if copied is None else RunMeta.from_dict(copied)",
+      "        meta = (RunMeta() if copied is None else copied if isinstance(copied, RunMeta)\n"
+      "                else RunMeta.from_dict(copied))",
       "        meta = RunMeta()",
       "Run.of ignores a frame's convenience copy: a sweep's frame loses its metadata",
       (*RUN, *VERSIONS)),
