@@ -12,16 +12,18 @@ out as an N x N matrix (rows = source, columns = destination) for the terminal a
 ratio heatmap, and :func:`to_dict` / :func:`to_json` give the machine-readable verdict.
 
 Pure pandas on the frames of :mod:`ascend_p2p_lab.schema`; nothing here touches a device.
+Each run is a :class:`~ascend_p2p_lab.run.Run` or a run frame; the comparison's own
+metadata (threshold, both run ids and sources) is in its ``attrs["comparison"]``.
 
 Example:
-    >>> import pandas as pd
+    >>> from ascend_p2p_lab.run import Run, RunMeta
     >>> from ascend_p2p_lab.schema import to_frame
     >>> def row(src, dst, gbps):
     ...     return {"src": src, "dst": dst, "link": "HCCS", "pattern": "pair",
     ...             "direction": "uni", "peer": "on", "path": "p2p", "initiator": "src",
     ...             "size_bytes": 1 << 24, "bandwidth_GBps": gbps}
-    >>> base = to_frame([row(0, 1, 25.0), row(1, 0, 25.0)], {"run_id": "base"})
-    >>> new = to_frame([row(0, 1, 12.5), row(1, 0, 25.0)], {"run_id": "new"})
+    >>> base = Run(to_frame([row(0, 1, 25.0), row(1, 0, 25.0)]), RunMeta(run_id="base"))
+    >>> new = Run(to_frame([row(0, 1, 12.5), row(1, 0, 25.0)]), RunMeta(run_id="new"))
     >>> cmp = compare(base, new)
     >>> cmp[["src", "dst", "ratio", "below"]].values.tolist()
     [[0, 1, 0.5, True], [1, 0, 1.0, False]]
@@ -41,7 +43,8 @@ import numpy as np
 import pandas as pd
 
 from .results import summarize
-from .schema import POINT_KEYS, SCHEMA
+from .run import Run, samples_of
+from .schema import LOCAL_PATTERN, PAIR_PATTERN, POINT_KEYS, SCHEMA
 from .units import format_size
 
 __all__ = [
@@ -162,23 +165,23 @@ def _merged(base: pd.DataFrame, new: pd.DataFrame, keys: list[str], how: str,
     return both
 
 
-def _source(frame: pd.DataFrame) -> dict[str, Any]:
+def _source(run: Run) -> dict[str, Any]:
     """The run id and where the numbers come from: ``simulated atlas800t-a2`` or
     ``acl Ascend910B3 on host1``."""
-    meta = frame.attrs.get("run", {}) or {}
-    run_id = meta.get("run_id")
+    meta, frame = run.meta, run.samples
+    run_id = meta.run_id
     if run_id is None and "run_id" in frame and frame["run_id"].notna().any():
         run_id = str(frame["run_id"].dropna().iloc[0])
-    backend = meta.get("backend") or (str(frame["backend"].dropna().iloc[0])
-                                      if frame["backend"].notna().any() else "unknown")
+    backend = meta.backend or (str(frame["backend"].dropna().iloc[0])
+                               if frame["backend"].notna().any() else "unknown")
     if backend == "sim":
-        where = f"simulated {meta.get('preset') or meta.get('topology') or '?'}"
+        where = f"simulated {meta.preset or meta.topology or '?'}"
     else:
-        where = f"{backend} {meta.get('soc_name') or 'Ascend'} on {meta.get('hostname') or '?'}"
-    return {"run_id": run_id, "source": where, "device_count": meta.get("device_count")}
+        where = f"{backend} {meta.soc_name or 'Ascend'} on {meta.hostname or '?'}"
+    return {"run_id": run_id, "source": where, "device_count": meta.device_count}
 
 
-def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
+def compare(baseline: pd.DataFrame | Run, run: pd.DataFrame | Run, *,
             threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
     """Per-point bandwidth of ``run`` relative to ``baseline``: one row per point both runs
     planned and the baseline measured (columns :data:`COLUMNS`), sorted by the keys.
@@ -198,6 +201,8 @@ def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
         >>> cmp[cmp["below"]][["src", "dst", "size_bytes", "ratio"]]  # doctest: +SKIP
     """
     threshold = check_threshold(threshold)
+    b_run, r_run = Run.of(baseline), Run.of(run)
+    baseline, run = b_run.samples, r_run.samples
     base, new = _points(baseline), _points(run)
     both = _merged(base, new, match_keys(baseline, run), "inner")
     totals = _on_totals(both)
@@ -216,7 +221,7 @@ def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
     out["run_error_kind"] = kinds.where(lost, pd.NA)
     out["value"] = np.where(totals, "bidir_total_GBps", "bandwidth_GBps")
     out = out.astype({k: SCHEMA[k] for k in KEYS}).sort_values(KEYS).reset_index(drop=True)
-    b, r = _source(baseline), _source(run)
+    b, r = _source(b_run), _source(r_run)
     counts = [int(c) for c in (b["device_count"], r["device_count"]) if c]
     out.attrs["comparison"] = {
         "threshold": threshold, "baseline_run_id": b["run_id"], "run_id": r["run_id"],
@@ -226,7 +231,7 @@ def compare(baseline: pd.DataFrame, run: pd.DataFrame, *,
     return out[COLUMNS]
 
 
-def unmatched(baseline: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+def unmatched(baseline: pd.DataFrame | Run, run: pd.DataFrame | Run) -> pd.DataFrame:
     """The points :func:`compare` does not compare, each with a ``reason`` (a key of
     :data:`REASONS`): planned by one run only, or without a baseline bandwidth.
 
@@ -235,6 +240,7 @@ def unmatched(baseline: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
         >>> list(unmatched(empty_frame(), empty_frame()).columns)[-2:]
         ['process_mode', 'reason']
     """
+    baseline, run = samples_of(baseline), samples_of(run)
     base, new = _points(baseline), _points(run)
     both = _merged(base, new, match_keys(baseline, run), "outer", indicator=True)
     _on_totals(both)
@@ -272,7 +278,7 @@ class RatioGrid:
 
 
 def ratio_grid(comparison: pd.DataFrame, *, size: int | None = None, direction: str = "uni",
-               peer: str | None = "on", path: str | None = None, pattern: str = "pair",
+               peer: str | None = "on", path: str | None = None, pattern: str = PAIR_PATTERN,
                device_count: int | None = None) -> RatioGrid:
     """The ratios of one case (``pattern``, ``direction``, ``peer``, ``path``) at one size
     as a :class:`RatioGrid`; the diagonal holds the device-local copy if compared.
@@ -297,7 +303,8 @@ def ratio_grid(comparison: pd.DataFrame, *, size: int | None = None, direction: 
     if sel.empty:
         raise ValueError(f"nothing compared for pattern={pattern!r}, direction={direction!r}, "
                          f"peer={peer!r}, path={path or None!r}")
-    local = comparison[(comparison["pattern"] == "local") & (comparison["direction"] == direction)]
+    local = comparison[(comparison["pattern"] == LOCAL_PATTERN)
+                       & (comparison["direction"] == direction)]
     size = _grid_size(sel, size)
     cells = pd.concat([sel, local])
     cells = cells[cells["size_bytes"] == size]
@@ -386,18 +393,18 @@ def to_json(comparison: pd.DataFrame, missing: pd.DataFrame | None = None, *,
     return json.dumps(to_dict(comparison, missing), indent=indent, allow_nan=False)
 
 
-def split_process_modes(run: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def split_process_modes(run: pd.DataFrame | Run) -> tuple[Run, Run]:
     """A ``sweep --processes`` run as (baseline, run) for :func:`compare`: its in-process
     rows, and its IPC rows named like them, so that ``ratio`` is IPC / in-process per point.
 
     Example:
         >>> cmp = compare(*split_process_modes(run))  # doctest: +SKIP
     """
-    mode = run["process_mode"].fillna("in_process")
-    inside, across = run[mode == "in_process"].copy(), run[mode == "ipc"].copy()
-    if inside.empty or across.empty:
+    whole = Run.of(run)
+    mode = whole.samples["process_mode"].fillna("in_process")
+    inside, across = whole.select(mode == "in_process"), whole.select(mode == "ipc")
+    if not len(inside) or not len(across):
         raise ValueError("the run does not hold both process modes (sweep --processes)")
-    across["process_mode"] = "in_process"  # the same points: compare matches them
-    across.attrs = {"run": {**run.attrs.get("run", {}), "run_id": "ipc rows"}}
-    inside.attrs = {"run": {**run.attrs.get("run", {}), "run_id": "in-process rows"}}
-    return inside, across
+    # the same points: compare matches them
+    across = across.replace(across.samples.assign(process_mode="in_process"))
+    return inside.replace(run_id="in-process rows"), across.replace(run_id="ipc rows")

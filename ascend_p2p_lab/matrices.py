@@ -37,6 +37,7 @@ from typing import Any
 import pandas as pd
 
 from . import emptycells, results
+from .run import Run, samples_of
 from .schema import (
     CARD_PATTERNS,
     GROUP_PATTERNS,
@@ -113,17 +114,19 @@ class RunMatrix:
         }
 
 
-def run_matrices(run: pd.DataFrame) -> list[RunMatrix]:
-    """Every matrix of the run, in a stable order (pattern, direction, peer, path).
+def run_matrices(run: Run | pd.DataFrame) -> list[RunMatrix]:
+    """Every matrix of the run (a Run or a run frame), in a stable order (pattern,
+    direction, peer, path).
 
     Example: ``[m.title for m in run_matrices(run)]``.
     """
-    n = int(run.attrs.get("run", {}).get("device_count") or 0)
+    meta, run = Run.of(run).meta, Run.of(run).samples
+    n = meta.device_count or 0
     devices = pd.concat([run["src"], run["dst"]]).dropna()
     if not n and len(devices):  # none at all: an imported run of collectives
         n = int(devices.max()) + 1
     rows = run[run["pattern"].isin(MATRIX_PATTERNS) & run["src"].notna()]
-    chosen = (run.attrs.get("run", {}).get("params") or {}).get("devices")  # --devices
+    chosen = meta.params.get("devices")  # --devices
     out = []
     keys = ["pattern", "direction", "peer", "path"]
     groups = sorted(rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0]))
@@ -214,13 +217,14 @@ def card_label(devices: Any) -> str:
     return ",".join(str(int(d)) for d in devices)
 
 
-def matrices_json(run: pd.DataFrame) -> dict[str, Any]:
+def matrices_json(run: Run | pd.DataFrame) -> dict[str, Any]:
     """``{"run_id", "device_count", "matrices": [...]}`` for ``--format json``."""
-    meta = run.attrs.get("run", {})
-    return {"run_id": meta.get("run_id"), "backend": meta.get("backend"),
-            "preset": meta.get("preset"), "device_count": meta.get("device_count"),
+    run = Run.of(run)
+    meta = run.meta
+    return {"run_id": meta.run_id, "backend": meta.backend, "preset": meta.preset,
+            "device_count": meta.device_count,
             "matrices": [m.to_json() for m in run_matrices(run)],
-            "values": values_json(run)}
+            "values": values_json(run.samples)}
 
 
 def _order(keys: list[str], values: tuple[Any, ...]) -> tuple[int, ...]:
@@ -292,7 +296,7 @@ LISTED_PATTERNS = (TEST_PATTERN, *GROUP_PATTERNS)
 AGGREGATE_LABEL = "all"
 
 
-def aggregate_values(run: pd.DataFrame) -> pd.DataFrame:
+def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
     """One row per transfer of each test (and one for its aggregate), per group pair and
     per card pair, at the largest size measured: median over samples, the nominal rate,
     and for a value that is missing the reason (``kind``: the rows' ``error_kind``).
@@ -303,6 +307,7 @@ def aggregate_values(run: pd.DataFrame) -> pd.DataFrame:
     """
     cols = ["pattern", "test", "transfer", "what", "direction", "initiator", "link",
             "size_bytes", "samples", "median_GBps", "nominal_GBps", "kind", "reason"]
+    run = samples_of(run)
     rows = run[run["pattern"].isin(LISTED_PATTERNS)]
     out = []
     keys = ["pattern", "test", "transfer", "group", "direction", "src", "dst"]
@@ -338,7 +343,7 @@ def _what(row: pd.Series) -> str:
     return f"{src}{ARROW}{dst}"
 
 
-def values_json(run: pd.DataFrame) -> list[dict[str, Any]]:
+def values_json(run: Run | pd.DataFrame) -> list[dict[str, Any]]:
     """:func:`aggregate_values` as plain JSON records (null where no value)."""
     frame = aggregate_values(run)
     return [{k: (None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA

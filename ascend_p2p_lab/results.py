@@ -1,9 +1,12 @@
 """Tidy results: summaries, matrices, fits, failures, and saving or loading a run.
 
 Pure pandas on the frames of :mod:`ascend_p2p_lab.schema` (re-exported here); nothing
-here touches a device. A run's metadata (package and runtime versions, SoC, device count,
-every parameter, timestamp, hostname) travels in ``frame.attrs["run"]`` and in
-``run.json`` next to the samples.
+here touches a device. Every function takes a run frame or an
+:class:`~ascend_p2p_lab.run.Run`; a run's metadata (package and runtime versions, SoC,
+device count, every parameter, timestamp, hostname) travels in the Run's
+:class:`~ascend_p2p_lab.run.RunMeta`, in ``run.json`` next to the samples, and as a
+convenience copy in the ``attrs["run"]`` of the frames :func:`load_run` and
+:func:`~ascend_p2p_lab.measure.sweep` return.
 
 Example:
     >>> import pandas as pd
@@ -14,7 +17,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -23,24 +25,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._version import schema_version_problem
-from .runcheck import check_column_types, check_meta
+from .run import Run, RunMeta, samples_of
+from .run import folder as run_folder
+from .run.folder import ResultsError
+from .run.meta import RUN_SCHEMA_VERSION
 from .schema import (
     ADDED_COLUMNS,
     COLUMNS,
     ERROR_KINDS,
     FAILURE_KINDS,
     GROUP_PATTERNS,
+    LOCAL_PATTERN,
     POINT_KEYS,
     PULL_FANOUT,
     RESULT_KINDS,
-    RUN_SCHEMA_VERSION,
     SCHEMA,
     TEST_PATTERN,
     VOCABULARY,
     empty_frame,
-    lists_for_csv,
-    lists_loaded,
     to_frame,
 )
 
@@ -53,19 +55,14 @@ __all__ = [
 #: What :func:`fit_latency_bandwidth` gives per group, after the group's keys.
 FIT_COLUMNS = ["latency_us", "bandwidth_GBps", "nominal_GBps", "efficiency", "sizes",
                "host_bound_left_out"]
-MAX_RUN_JSON_BYTES = 16 << 20
-MAX_SAMPLES_BYTES = 1 << 30
 
 
-class ResultsError(ValueError):
-    """A result file is missing, malformed, truncated or not of this schema."""
-
-
-def summarize(frame: pd.DataFrame) -> pd.DataFrame:
+def summarize(frame: pd.DataFrame | Run) -> pd.DataFrame:
     """Median, p10 and p90 of bandwidth and of time per copy, per measured point.
 
     Example: ``summarize(run)[["src", "dst", "size_bytes", "bandwidth_GBps_median"]]``.
     """
+    frame = samples_of(frame)
     if frame.empty:
         return pd.DataFrame(columns=[*POINT_KEYS, "samples", "bandwidth_GBps_median"])
     df = frame.copy()
@@ -96,7 +93,7 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def failures(frame: pd.DataFrame) -> pd.DataFrame:
+def failures(frame: pd.DataFrame | Run) -> pd.DataFrame:
     """Rows that cost data (an ``error_kind`` in :data:`FAILURE_KINDS`), counted per kind,
     code and call: ``kind, code, call, rows, points, example``.
 
@@ -107,6 +104,7 @@ def failures(frame: pd.DataFrame) -> pd.DataFrame:
         True
     """
     cols = ["kind", "code", "call", "rows", "points", "example"]
+    frame = samples_of(frame)
     bad = frame[frame["error_kind"].isin(FAILURE_KINDS).fillna(False).astype(bool)]
     if bad.empty:
         return pd.DataFrame(columns=cols)
@@ -156,7 +154,7 @@ def _pattern_for(frame: pd.DataFrame, value: str, pattern: str | None) -> str:
 
 
 def matrix(
-    frame: pd.DataFrame,
+    frame: pd.DataFrame | Run,
     size: int | None = None,
     *,
     value: str = "bandwidth_GBps",
@@ -177,20 +175,23 @@ def matrix(
     a pattern none of whose rows has ``value`` while others do raises ValueError naming
     them, never a matrix of nothing.
     """
+    run = Run.of(frame)
+    frame = run.samples
     pattern = _pattern_for(frame, value, pattern)
-    df = frame[(frame["pattern"].isin([pattern, "local"])) & (frame["direction"] == direction)]
+    df = frame[(frame["pattern"].isin([pattern, LOCAL_PATTERN]))
+               & (frame["direction"] == direction)]
     if peer is not None:
-        df = df[(df["peer"] == peer) | (df["pattern"] == "local")]
+        df = df[(df["peer"] == peer) | (df["pattern"] == LOCAL_PATTERN)]
     if path is not None:
         paths = [path] if isinstance(path, str) else list(path)
-        df = df[df["path"].isin(paths) | (df["pattern"] == "local")]
+        df = df[df["path"].isin(paths) | (df["pattern"] == LOCAL_PATTERN)]
     else:
-        paths = sorted(set(df.loc[df["pattern"] != "local", "path"].dropna()))
+        paths = sorted(set(df.loc[df["pattern"] != LOCAL_PATTERN, "path"].dropna()))
         if len(paths) > 1:
             raise ValueError(f"the run has several paths {paths} for direction={direction!r}, "
                              f"peer={peer!r}; choose one with path= (or peer=)")
     if not all(shows_local(p) for p in paths):  # through the host: no local copy beside it
-        df = df[df["pattern"] != "local"]
+        df = df[df["pattern"] != LOCAL_PATTERN]
     if size is not None:
         _check_size(df[df["pattern"] == pattern] if (df["pattern"] == pattern).any() else df,
                     size, pattern)
@@ -200,7 +201,7 @@ def matrix(
     else:
         largest = df.groupby(["src", "dst"])["size_bytes"].transform("max")
         df = df[df["size_bytes"] == largest]
-    n = device_count or int(frame.attrs.get("run", {}).get("device_count") or 0)
+    n = device_count or run.meta.device_count or 0
     if not n:
         n = int(pd.concat([frame["src"], frame["dst"]]).dropna().max() + 1) if len(frame) else 0
     mat = df.pivot_table(index="src", columns="dst", values=value, aggfunc=stat)
@@ -222,7 +223,7 @@ def _group_id(key: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple("<NA>" if pd.isna(v) else str(v) for v in key)
 
 
-def fit_latency_bandwidth(frame: pd.DataFrame, *, keep_host_bound: bool = False
+def fit_latency_bandwidth(frame: pd.DataFrame | Run, *, keep_host_bound: bool = False
                           ) -> pd.DataFrame:
     """Fit ``t = latency + size / bandwidth`` per (pattern, direction, peer, path, pair).
 
@@ -235,6 +236,7 @@ def fit_latency_bandwidth(frame: pd.DataFrame, *, keep_host_bound: bool = False
     row otherwise). ``keep_host_bound=True`` fits every sample.
     """
     keys = [k for k in POINT_KEYS if k != "size_bytes"]  # one fit per pair or group pair
+    frame = samples_of(frame)
     numeric = frame[frame["bandwidth_GBps"].notna()]
     bound = numeric["host_bound"].fillna(False).astype(bool) & (not keep_host_bound)
     left_out = {_group_id(k): (k, int(n)) for k, n in
@@ -279,8 +281,8 @@ _INFERRED_TOUCHES: dict[str, Any] = {
 }
 
 
-def inferred_notes(frame: pd.DataFrame) -> dict[str, str]:
-    """The inferred behaviours of the simulated preset (``attrs["run"]["inferred"]``)
+def inferred_notes(frame: pd.DataFrame | Run) -> dict[str, str]:
+    """The inferred behaviours of the simulated preset (``meta.inferred``)
     that this run's rows depend on: preset key -> why it was chosen. Empty on hardware.
 
     Example:
@@ -292,7 +294,8 @@ def inferred_notes(frame: pd.DataFrame) -> dict[str, str]:
         >>> sorted(inferred_notes(run))
         ['peer_off_copy', 'peer_off_error']
     """
-    inferred = frame.attrs.get("run", {}).get("inferred") or {}
+    run = Run.of(frame)
+    frame, inferred = run.samples, run.meta.inferred
     out = {}
     for key, why in inferred.items():
         touches = _INFERRED_TOUCHES.get(key)
@@ -301,136 +304,26 @@ def inferred_notes(frame: pd.DataFrame) -> dict[str, str]:
     return out
 
 
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return None if math.isnan(obj) else float(obj)
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    return obj
+def save_run(frame: pd.DataFrame | Run, out: str | Path,
+             meta: Mapping[str, Any] | RunMeta | None = None) -> Path:
+    """Write ``samples.parquet``, ``samples.csv`` and ``run.json`` into the folder out:
+    a :class:`~ascend_p2p_lab.run.Run`, or a run frame with its metadata in its
+    convenience copy (``attrs["run"]``) or given as ``meta``.
 
-
-def save_run(frame: pd.DataFrame, out: str | Path, meta: Mapping[str, Any] | None = None) -> Path:
-    """Write ``samples.parquet``, ``samples.csv`` and ``run.json`` into the folder out.
-
-    Every file is written next to its final name first; then the old ``run.json`` is
-    removed, the samples are renamed into place and the new ``run.json`` last. So an
-    interrupted or failed save never leaves a half-written file under a real name, nor
-    old metadata over new samples: the folder holds the old run, the new one, or no
-    ``run.json`` (which :func:`load_run` reports). Leftover temporary files are removed.
+    Atomic as :func:`ascend_p2p_lab.run.folder.save` says (the old run, the new one, or
+    no ``run.json``; never old metadata over new samples); a sweep's checkpoint that holds
+    the whole run is removed once the folder holds it.
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"save_run needs a DataFrame, got {type(frame).__name__}")
-    missing = [c for c in COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"the frame lacks the result columns {missing}")
-    folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{folder} exists and is not a folder")
-    try:
-        data = frame.loc[:, list(COLUMNS)].astype(SCHEMA)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"a result column has the wrong type ({exc})") from None
-    run = _jsonable(dict(meta if meta is not None else frame.attrs.get("run", {})))
-    run["rows"] = len(data)
-    run["schema_version"] = RUN_SCHEMA_VERSION
-    run.setdefault("params", {})  # a frame made by hand: no sweep parameters
-    check_meta(run)  # never write what load_run would refuse
-    text = json.dumps(run, indent=2, sort_keys=True, default=str) + "\n"
-    folder.mkdir(parents=True, exist_ok=True)
-    targets = {
-        "samples.parquet": lambda p: data.to_parquet(p, index=False, engine="pyarrow"),
-        # CRLF rows (RFC 4180): a field holding a lone "\r" is quoted too; lists as JSON
-        "samples.csv": lambda p: lists_for_csv(data).to_csv(p, index=False,
-                                                            lineterminator="\r\n"),
-        "run.json": lambda p: p.write_text(text),
-    }
-    pending: dict[str, Path] = {}
-    try:
-        for name, write in targets.items():
-            pending[name] = folder / f".{name}.tmp"
-            write(pending[name])
-        (folder / "run.json").unlink(missing_ok=True)
-        for name in targets:  # run.json last: it marks a complete run
-            pending[name].replace(folder / name)
-            del pending[name]
-    finally:
-        for tmp in pending.values():
-            tmp.unlink(missing_ok=True)
-    return folder
+    if not isinstance(frame, (pd.DataFrame, Run)):
+        raise TypeError(f"save_run needs a DataFrame or a Run, got {type(frame).__name__}")
+    run = Run.of(frame)
+    if meta is not None:
+        run = Run(run.samples, meta if isinstance(meta, RunMeta) else RunMeta.from_dict(meta))
+    return run_folder.save(run, out)
 
 
-def load_run(folder: str | Path) -> pd.DataFrame:
-    """Read a run folder written by :func:`save_run` (Parquet preferred, CSV otherwise)."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise ResultsError(f"{folder}: not a run folder")
-    meta_path = folder / "run.json"
-    if not meta_path.is_file():
-        raise ResultsError(f"{meta_path}: missing")
-    if meta_path.stat().st_size > MAX_RUN_JSON_BYTES:
-        raise ResultsError(f"{meta_path}: larger than {MAX_RUN_JSON_BYTES} bytes")
-    try:
-        meta = json.loads(meta_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{meta_path}: not valid JSON ({exc})") from None
-    if not isinstance(meta, dict):
-        raise ResultsError(f"{meta_path}: expected a JSON object")
-    problem = schema_version_problem(meta.get("schema_version", RUN_SCHEMA_VERSION),
-                                     supported=RUN_SCHEMA_VERSION, what="run")
-    if problem:
-        raise ResultsError(f"{meta_path}: {problem}")
-    try:
-        check_meta(meta)  # every field, in one place (runcheck.RUN_FIELDS)
-    except ValueError as exc:
-        raise ResultsError(f"{meta_path}: {exc}") from None
-    pq, csv = folder / "samples.parquet", folder / "samples.csv"
-    for path in (pq, csv):
-        if path.is_file() and path.stat().st_size > MAX_SAMPLES_BYTES:
-            raise ResultsError(f"{path}: larger than {MAX_SAMPLES_BYTES} bytes")
-    try:
-        if pq.is_file():
-            data = pd.read_parquet(pq, engine="pyarrow")
-            source = pq
-        elif csv.is_file():
-            # only an empty field is missing: "NA" is a link class, "nan" may be a label
-            # text stays text ("0" is a string in a string column)
-            data = pd.read_csv(csv, keep_default_na=False, na_values=[""],
-                               dtype={c: "string" for c, t in SCHEMA.items() if t == "string"})
-            source = csv
-        else:
-            raise ResultsError(f"{folder}: no samples.parquet or samples.csv")
-    except ResultsError:
-        raise
-    except Exception as exc:  # pyarrow/pandas raise many types for truncated files
-        raise ResultsError(f"{folder}: cannot read samples ({type(exc).__name__}: {exc})") from None
-    for col in ADDED_COLUMNS:  # runs saved before these columns existed
-        if col not in data.columns:
-            data[col] = pd.Series(index=data.index, dtype=SCHEMA[col])  # all missing
-    missing = [c for c in COLUMNS if c not in data.columns]
-    if missing:
-        raise ResultsError(f"{source}: missing columns {missing}")
-    try:
-        # device lists as tuples (a run of schema 1: from its group labels)
-        data = lists_loaded(data, meta.get("schema_version", 1))
-        check_column_types(data)
-    except (ValueError, TypeError) as exc:
-        raise ResultsError(f"{source}: {exc}") from None
-    if "rows" in meta and meta["rows"] != len(data):
-        raise ResultsError(f"{source}: {len(data)} rows, run.json says {meta['rows']} (truncated?)")
-    try:
-        data = data.loc[:, list(COLUMNS)].astype(SCHEMA)
-        data["process_mode"] = data["process_mode"].fillna("in_process")  # saved before it
-    except (ValueError, TypeError) as exc:
-        raise ResultsError(f"{source}: a column has the wrong type ({exc})") from None
-    for col, allowed in VOCABULARY.items():
-        bad = set(data[col].dropna().unique()) - set(allowed)
-        if bad:
-            raise ResultsError(f"{source}: column {col} has unknown values {sorted(bad)}")
-    data.attrs["run"] = meta
-    return data
+def load_run(path: str | Path) -> pd.DataFrame:
+    """Read a run folder written by :func:`save_run` (Parquet preferred, CSV otherwise):
+    the samples, with the run's metadata in ``attrs["run"]`` (``Run.of(frame).meta``;
+    :func:`ascend_p2p_lab.run.load` gives the :class:`~ascend_p2p_lab.run.Run` itself)."""
+    return run_folder.load(path).frame()

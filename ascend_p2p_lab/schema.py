@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -58,6 +57,8 @@ def _named(keep: Any) -> tuple[str, ...]:
 PATTERNS_BY_NAME = ROW_PATTERNS
 #: Patterns measured on ordered pairs; drawn as device x device matrices.
 PAIR_PATTERNS = _named(lambda p: p.on_pairs)
+#: One ordered pair alone, each copy its own value: the link matrices' pattern.
+PAIR_PATTERN = _named(lambda p: p.on_pairs and not p.per_copy)[0]
 #: A fan-out: one device with all its peers at once; the one that pushes, the one that pulls.
 FANOUT_PATTERNS = _named(lambda p: p.center is not None)
 PUSH_FANOUT, PULL_FANOUT = _named(lambda p: p.center == "src")[0], \
@@ -153,15 +154,9 @@ POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst",
 ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
                  "group", "test", "transfer", "senders", "receivers", "process_mode",
                  *IMPORT_COLUMNS)
-#: Columns whose values are tuples of device ids (lists in Parquet, JSON in CSV).
+#: Columns whose values are tuples of device ids (lists in Parquet, JSON in CSV:
+#: ``run/samples.py``).
 LIST_COLUMNS = ("senders", "receivers")
-#: The run folder schema save_run writes (``run.json``'s ``schema_version``); version 1
-#: is the first; load_run refuses a run.json without it (runcheck.RUN_FIELDS). Version 2
-#: adds ``senders``/``receivers`` (a version-1 run gets them from its ``group`` labels
-#: when loaded) and the test pattern's ``test``/``transfer``.
-RUN_SCHEMA_VERSION = 2
-#: The run schema that first saved ``senders`` and ``receivers``.
-LISTS_SINCE = 2
 
 
 def empty_frame() -> pd.DataFrame:
@@ -169,14 +164,15 @@ def empty_frame() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in SCHEMA.items()})
 
 
-def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None = None
-             ) -> pd.DataFrame:
-    """Rows (dicts with schema keys) as a typed frame; ``meta`` goes to ``attrs['run']``."""
+def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Rows (dicts with schema keys) as a typed frame.
+
+    The frame carries no run metadata: that travels beside it in an
+    :class:`ascend_p2p_lab.run.Run` (``Run(to_frame(rows), meta)``).
+    """
     rows = list(rows)
     if not rows:
-        frame = empty_frame()
-        frame.attrs["run"] = dict(meta or {})
-        return frame
+        return empty_frame()
     # column by column, each list made once: assigning columns to a frame afterwards
     # would copy its blocks (pandas' copy-on-write), once per assignment
     data = {c: [r.get(c) for r in rows] for c in COLUMNS}
@@ -184,56 +180,9 @@ def to_frame(rows: Iterable[Mapping[str, Any]], meta: Mapping[str, Any] | None =
         data[col] = [None if _missing(v) else tuple(int(d) for d in v) for v in data[col]]
     data["process_mode"] = [DEFAULT_PROCESS_MODE if _missing(v) else v
                             for v in data["process_mode"]]
-    frame = pd.DataFrame({c: pd.Series(v, dtype=SCHEMA[c]) for c, v in data.items()})
-    frame.attrs["run"] = dict(meta or {})
-    return frame
+    return pd.DataFrame({c: pd.Series(v, dtype=SCHEMA[c]) for c, v in data.items()})
 
 
 def _missing(v: Any) -> bool:
     """None, NaN or pd.NA: what a row holds where it has no value."""
     return v is None or v is pd.NA or (isinstance(v, float) and v != v)
-
-
-def lists_for_csv(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy whose list columns are JSON text (``[0, 1]``), as ``samples.csv`` holds them;
-    Parquet keeps them as lists.
-
-    Example:
-        >>> f = to_frame([{"size_bytes": 4096, "senders": (0, 1), "receivers": [2]}])
-        >>> list(lists_for_csv(f)[["senders", "receivers"]].iloc[0])
-        ['[0, 1]', '[2]']
-    """
-    out = frame.copy()
-    for col in LIST_COLUMNS:
-        out[col] = [None if v is None else json.dumps(list(v)) for v in out[col]]
-    return out
-
-
-def lists_loaded(data: pd.DataFrame, run_schema: int = RUN_SCHEMA_VERSION) -> pd.DataFrame:
-    """The list columns of loaded samples as tuples: from Parquet lists, from CSV JSON
-    text, or, in a run saved before they existed (``run_schema`` 1), from the ``group``
-    label that run wrote (:func:`_legacy_groups`, the one reader of that label)."""
-    out = data.copy()
-    if run_schema < LISTS_SINCE and "group" in out.columns:
-        pairs = [_legacy_groups(g) for g in out["group"]]
-        out["senders"] = [p and p[0] for p in pairs]
-        out["receivers"] = [p and p[1] for p in pairs]
-    for col in LIST_COLUMNS:
-        out[col] = [None if v is None or (isinstance(v, float) and v != v)
-                    else tuple(int(d) for d in (json.loads(v) if isinstance(v, str) else v))
-                    for v in out[col]]
-    return out
-
-
-def _legacy_groups(label: Any) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """Senders and receivers of a run-schema-1 ``group`` label ("0,1->2,3"); None for an
-    empty one. Only old runs are read this way: newer ones save the devices themselves.
-
-    Example:
-        >>> _legacy_groups("0,1->2,3")
-        ((0, 1), (2, 3))
-    """
-    if label is None or label is pd.NA or (isinstance(label, float) and label != label):
-        return None
-    a, b = str(label).split("->")
-    return tuple(int(d) for d in a.split(",")), tuple(int(d) for d in b.split(","))

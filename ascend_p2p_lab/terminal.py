@@ -1,5 +1,8 @@
 """A run in the terminal: the summary a command prints, and the verdict it exits with.
 
+Each function takes a :class:`~ascend_p2p_lab.run.Run` or a run frame (its metadata in
+the convenience copy, ``Run.of``).
+
 Example:
     >>> from ascend_p2p_lab.results import empty_frame
     >>> run_status(empty_frame())
@@ -13,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .emptycells import NOT_MEASURED, SAME_DEVICE, TAGS, explain, number_failures
+from .run import Run, RunMeta
 from .schema import LATENCY_PATTERN, TEST_PATTERN
 
 EXIT_OK = 0
@@ -64,7 +68,8 @@ def print_matrices(run: Any) -> None:
 
     from .matrices import run_matrices
 
-    _print_values(run)
+    run = Run.of(run)
+    _print_values(run.samples)
     for m in run_matrices(run):
         values = m.frame.to_numpy(dtype=float)
         empty = [(k, r) for krow, rrow in zip(m.kinds, m.reasons) for k, r in zip(krow, rrow)
@@ -95,10 +100,10 @@ def run_status(run: Any) -> int:
     the sweep stopped on an error), else 0."""
     from .results import failures
 
-    meta = run.attrs.get("run", {})
-    if meta.get("interrupted"):
+    run = Run.of(run)
+    if run.meta.interrupted:
         return EXIT_INTERRUPTED
-    if meta.get("failed") or len(failures(run)):
+    if run.meta.failed or len(failures(run.samples)):
         return EXIT_FAILED
     return EXIT_OK
 
@@ -138,17 +143,10 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
     from .results import fit_latency_bandwidth, inferred_notes, summarize
     from .units import format_size
 
-    meta = run.attrs.get("run", {})
-    where = (f"simulated {meta.get('preset')}" if meta.get("backend") == "sim" else
-             f"imported from {meta.get('backend')}" if meta.get("imported") else "pyACL")
-    print(f"run {meta.get('run_id')} on {meta.get('device_count')} x {meta.get('soc_name')} "
-          f"({where}), {len(run)} rows")
-    if meta.get("resumed_blocks"):
-        print(f"resumed {meta['resumed_blocks']} of {meta.get('blocks', '?')} blocks from the "
-              "checkpoint")
-    if meta.get("interrupted"):
-        print("interrupted: the rows measured so far are kept")
-    good = run[run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
+    run = Run.of(run)
+    meta, rows = run.meta, run.samples
+    _print_header(meta, len(rows))
+    good = rows[rows["bandwidth_GBps"].notna() & rows["error_kind"].isna()]
     _print_latency(good[good["pattern"] == LATENCY_PATTERN])
     # latency: its bandwidth at 4 bytes says nothing; tests: listed copy by copy below
     good = good[~good["pattern"].isin((LATENCY_PATTERN, TEST_PATTERN))]
@@ -175,11 +173,10 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
         print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
     if matrices:
         print_matrices(run)
-    _print_refusals_and_failures(run)
+    _print_refusals_and_failures(rows)
     _print_stop(meta)
-    if meta.get("fallbacks"):
-        for what in meta["fallbacks"].values():
-            print(f"\nnote: {what}")
+    for what in meta.fallbacks.values():
+        print(f"\nnote: {what}")
     inferred = inferred_notes(run)
     if inferred:
         print("\nnote: these numbers rest on behaviours of the simulated preset that no "
@@ -194,13 +191,41 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
     sys.stdout.flush()
 
 
-def _print_stop(meta: dict[str, Any]) -> None:
+def _print_header(meta: RunMeta, rows: int) -> None:
+    """Which run, where from, how many rows (a joined run: each of its runs); resumed
+    blocks; an interrupt."""
+    if meta.parts:
+        print(f"run {meta.run_id}: {len(meta.parts)} runs joined, {rows} rows")
+        for part in meta.parts:
+            print(f"  {_origin(RunMeta.from_dict(part))}")
+    else:
+        print(f"run {_origin(meta)}, {rows} rows")
+    if meta.resumed_blocks:
+        print(f"resumed {meta.resumed_blocks} of {_or_unknown(meta.blocks)} blocks from the "
+              "checkpoint")
+    if meta.interrupted:
+        print("interrupted: the rows measured so far are kept")
+
+
+def _origin(meta: RunMeta) -> str:
+    """``ID on 8 x SOC (simulated PRESET)``: a run and where its numbers come from."""
+    where = (f"simulated {meta.preset}" if meta.backend == "sim" else
+             f"imported from {meta.backend}" if meta.imported else "pyACL")
+    return f"{meta.run_id} on {meta.device_count} x {meta.soc_name} ({where})"
+
+
+def _or_unknown(count: int | None) -> Any:
+    return "?" if count is None else count
+
+
+def _print_stop(meta: RunMeta) -> None:
     """Why the run stopped early, and how many points it never reached."""
-    if meta.get("failed"):
-        print(f"\nFAILED: the run stopped early: {meta['failed']}")
-    if meta.get("points_not_reached"):
-        print(f"\n{meta['points_not_reached']} of {meta.get('points', '?')} points not reached: "
-              "the run stopped before them (their cells are empty, although asked for)")
+    if meta.failed:
+        print(f"\nFAILED: the run stopped early: {meta.failed}")
+    if meta.points_not_reached:
+        print(f"\n{meta.points_not_reached} of {_or_unknown(meta.points)} points not "
+              "reached: the run stopped before them (their cells are empty, although asked "
+              "for)")
 
 
 def _print_latency(rows: Any) -> None:

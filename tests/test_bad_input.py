@@ -41,6 +41,7 @@ from ascend_p2p_lab.results import (
     save_run,
     to_frame,
 )
+from ascend_p2p_lab.run import Run, RunMeta
 from ascend_p2p_lab.runtime import AclError, Runtime
 from ascend_p2p_lab.sim import LIVE
 from ascend_p2p_lab.topology import (
@@ -217,7 +218,7 @@ def test_bad_output_and_checkpoint_paths(a2: Runtime, tmp_path: Path) -> None:
     a_file = tmp_path / "file.txt"
     a_file.write_text("hello\n")
     refused(a2, lambda: sweep(a2, pairs="0-1", sizes="4KiB", out=a_file, **QUICK),
-            match="exists and is not a folder")
+            match="sweep() saves nothing (no out=)")  # save_run saves
     refused(a2, lambda: sweep(a2, pairs="0-1", sizes="4KiB", checkpoint=tmp_path, **QUICK),
             match="is a folder; give a file name")
     refused(a2, lambda: sweep(a2, pairs="0-1", sizes="4KiB", checkpoint=a_file, **QUICK),
@@ -323,20 +324,21 @@ def test_damaged_result_files(saved_run: Path, tmp_path: Path, damage: Any, matc
 
 def test_oversized_result_files_are_refused(saved_run: Path, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    import ascend_p2p_lab.results as R
+    import ascend_p2p_lab.run.folder as F
+    import ascend_p2p_lab.run.samples as S
 
     folder = _copy_run(saved_run, tmp_path / "run")
-    monkeypatch.setattr(R, "MAX_SAMPLES_BYTES", 100)
+    monkeypatch.setattr(S, "MAX_SAMPLES_BYTES", 100)
     with pytest.raises(ResultsError, match=r"samples\.parquet: larger than 100 bytes"):
         load_run(folder)
-    monkeypatch.setattr(R, "MAX_RUN_JSON_BYTES", 10)
+    monkeypatch.setattr(F, "MAX_RUN_JSON_BYTES", 10)
     with pytest.raises(ResultsError, match=r"run\.json: larger than 10 bytes"):
         load_run(folder)
 
 
 def test_bad_input_to_save_run(saved_run: Path, tmp_path: Path) -> None:
     frame = load_run(saved_run)
-    with pytest.raises(TypeError, match="needs a DataFrame, got list"):
+    with pytest.raises(TypeError, match="needs a DataFrame or a Run, got list"):
         save_run([1, 2], tmp_path / "a")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"lacks the result columns \['bidir_total_GBps'\]"):
         save_run(frame.drop(columns="bidir_total_GBps"), tmp_path / "b")
@@ -643,7 +645,8 @@ def result_rows(draw: st.DrawFn) -> list[dict[str, Any]]:
                                                 st.none(), st.booleans()), max_size=3))
 def test_save_then_load_gives_the_same_frame(rows: list[dict[str, Any]],
                                              extra: dict[str, Any]) -> None:
-    frame = to_frame(rows, {"run_id": "r1", "params": {"sizes": [4096]}, "extra": extra})
+    meta = RunMeta.from_dict({"run_id": "r1", "params": {"sizes": [4096]}, "extra": extra})
+    frame = Run(to_frame(rows), meta).frame()  # a note called "extra" too
     with tempfile.TemporaryDirectory() as tmp:
         folder = save_run(frame, Path(tmp) / "run")
         back = load_run(folder)

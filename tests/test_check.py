@@ -257,13 +257,11 @@ def test_cli_interrupted_check_exits_130(criteria, tmp_path, monkeypatch, capsys
 
     crit = tmp_path / "c.toml"
     crit.write_text(to_toml(criteria))
-    real = run.sweep
+    real = run.sweep_run
 
     def interrupted(*args, **kwargs):
-        rows = real(*args, **kwargs)
-        rows.attrs["run"]["interrupted"] = True
-        return rows
-    monkeypatch.setattr(run, "sweep", interrupted)
+        return real(*args, **kwargs).replace(interrupted=True)
+    monkeypatch.setattr(run, "sweep_run", interrupted)
     assert main(["check", "--criteria", str(crit), "--backend", "sim", "--devices", "0-1",
                  "--format", "json"]) == 130
     data = json.loads(capsys.readouterr().out)

@@ -13,6 +13,7 @@ from ascend_p2p_lab.check.fleet import failing_by_host, fleet_items, fleet_optio
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.fleet.task import tag_host
 from ascend_p2p_lab.measure import probe, sweep
+from ascend_p2p_lab.run import Run
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,6 @@ def _host(name: str, faults: list, options: dict):
 
 
 def test_fleet_items_fail_only_the_degraded_host_and_link(criteria):
-    import pandas as pd
 
     options = fleet_options(criteria, "1MiB")
     assert options["sizes"] == [1 << 20, criteria.size_bytes]
@@ -39,7 +39,7 @@ def test_fleet_items_fail_only_the_degraded_host_and_link(criteria):
         rows, table = _host(name, faults, options)
         frames.append(rows)
         probes[name] = table
-    items = fleet_items(criteria, pd.concat(frames, ignore_index=True), probes)
+    items = fleet_items(criteria, Run.concat(frames), probes)
     assert set(items["host"]) == {"good", "bad"}
     assert failing_by_host(items) == {"bad": [
         "bandwidth bi pull 5->2", "bandwidth uni pull 5->2",

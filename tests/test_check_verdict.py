@@ -57,7 +57,7 @@ def peer(ok=None):
 
 
 def judge(rows, peer_table=None):
-    items = evaluate(CRITERIA, peer_table, to_frame(rows, {}))
+    items = evaluate(CRITERIA, peer_table, to_frame(rows))
     return items.set_index("id")
 
 
@@ -117,7 +117,7 @@ def test_verification_counts_bad_samples_per_direction():
 
 def test_rendering_json_and_junit_agree_with_the_items():
     items = evaluate(CRITERIA, peer({(2, 1): False}),
-                     to_frame([row(0, 1, 10.0), row(1, 0, 25.0)], {}))
+                     to_frame([row(0, 1, 10.0), row(1, 0, 25.0)]))
     data = to_json(items)
     assert data["status"] == "FAIL" and summary_line(items) == "FAIL (2 items)"
     bad = {(i["name"], i["src"], i["dst"]) for i in data["items"] if i["status"] == "FAIL"}
@@ -138,7 +138,7 @@ def test_derived_matrices_are_read_by_source_row():
 
     table = peer({(0, 2): False, (2, 0): True})
     table.loc[(table["src"] == 0) & (table["dst"] == 2), "link"] = "PXB"  # asymmetric
-    c = criteria_from_measured(Measured(table, to_frame([], {})), n=3, fraction=0.9,
+    c = criteria_from_measured(Measured(table, to_frame([])), n=3, fraction=0.9,
                                origin="hand-made", size=1024)
     assert c.links[0][2] == "PXB" and c.links[2][0] == "PIX"
     assert c.peer_access[0][2] is False and c.peer_access[2][0] is True

@@ -73,7 +73,7 @@ def test_a_degraded_link_is_the_one_outlier(degraded):
 def test_every_host_is_tagged_and_saved_as_a_sweep_run_folder(degraded):
     frame = degraded.frame
     assert sorted(frame["host"].unique()) == ["sim-0", "sim-1", "sim-2"]
-    assert {r.meta["seed"] for r in degraded.results.values()} == {0, 1, 2}
+    assert {r.meta.seed for r in degraded.results.values()} == {0, 1, 2}
     out = degraded.saved_to
     for host in ("sim-0", "sim-1", "sim-2"):
         back = load_run(out / host)  # the format of `sweep --out`
@@ -143,7 +143,7 @@ def _link_rows(values: dict[tuple[str, int, int], float],
     rows = [{"host": h, "src": s, "dst": d, "link": links.get((s, d), "HCCS"), "pattern": "pair",
              "direction": "uni", "peer": "on", "path": "p2p", "initiator": "src",
              "size_bytes": 1 << 26, "bandwidth_GBps": v} for (h, s, d), v in values.items()]
-    return to_frame(rows, {})
+    return to_frame(rows)
 
 
 def test_fractions_keep_source_and_destination_and_the_threshold():

@@ -14,6 +14,7 @@ import pytest
 
 from ascend_p2p_lab.check import criteria_from_preset, run_check
 from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.results import save_run
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.runtime.backend import BackendInfo
 from ascend_p2p_lab.runtime.linksource import NPU_SMI, QUERY, UNKNOWN, find_link_source
@@ -62,7 +63,8 @@ def test_check_on_older_cann_takes_the_classes_from_npu_smi(path_with, tmp_path)
         result = run_check(rt, criteria, devices=[0, 1])
         links = result.items[result.items["kind"] == "link_class"]
         assert len(links) == 2 and set(links["status"]) == {"PASS"}
-        frame = sweep(rt, pairs=[(0, 1)], sizes="1MiB", samples=2, out=tmp_path / "run")
+        frame = sweep(rt, pairs=[(0, 1)], sizes="1MiB", samples=2)
+        save_run(frame, tmp_path / "run")
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
     assert "npu-smi info -t topo" in meta["link_classes_from"] and str(exe) in \
         meta["link_classes_from"]

@@ -44,6 +44,7 @@ from ascend_p2p_lab.results import (
     summarize,
     to_frame,
 )
+from ascend_p2p_lab.run import Run, RunMeta
 from ascend_p2p_lab.runtime import AclError
 
 QUICK: dict[str, Any] = {"samples": 2, "warmup": 1, "min_sample_us": 200.0, "progress": False}
@@ -321,8 +322,8 @@ def test_failures_count_points_and_leave_results_out() -> None:
 def test_a_csv_only_run_keeps_text_as_text(tmp_path) -> None:
     """Without samples.parquet the CSV is read: the link class "NA" stays a link class
     and a run id "0012" keeps its zeros."""
-    frame = to_frame([_row(link="NA", run_id="0012", sample=0, bandwidth_GBps=20.0,
-                           elapsed_us=500.0)], {"device_count": 2})
+    frame = Run(to_frame([_row(link="NA", run_id="0012", sample=0, bandwidth_GBps=20.0,
+                               elapsed_us=500.0)]), RunMeta(device_count=2)).frame()
     save_run(frame, tmp_path / "run")
     (tmp_path / "run" / "samples.parquet").unlink()
     back = load_run(tmp_path / "run")

@@ -18,6 +18,7 @@ from helpers import asymmetric_a2_run
 
 from ascend_p2p_lab import results
 from ascend_p2p_lab.plots import cells, prepare
+from ascend_p2p_lab.run import Run, RunMeta
 
 PACKAGE = Path(prepare.__file__).resolve().parents[1]
 
@@ -31,12 +32,12 @@ def run():
 
 def _rows(points: list[tuple[int, int, int, float]]) -> pd.DataFrame:
     """A run frame of unidirectional P2P rows (src, dst, size, bandwidth), 4 devices."""
-    return results.to_frame(
+    return Run(results.to_frame(
         [{"backend": "sim", "preset": "test", "src": s, "dst": d, "link": "HCCS",
           "pattern": "pair", "direction": "uni", "peer": "on", "path": "p2p",
           "initiator": "src", "size_bytes": size, "copies": 1, "sample": k,
           "elapsed_us": size / (bw * 1e3), "bandwidth_GBps": bw, "verified": True}
-         for k, (s, d, size, bw) in enumerate(points)], meta={"device_count": 4})
+         for k, (s, d, size, bw) in enumerate(points)]), RunMeta(device_count=4)).frame()
 
 
 # ------------------------------------------------------------------------------ cell states

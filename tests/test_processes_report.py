@@ -11,7 +11,7 @@ import pytest
 from ascend_p2p_lab.comparison import compare, split_process_modes
 from ascend_p2p_lab.measure.processes import sweep_processes
 from ascend_p2p_lab.plots.prepare import process_mode_table
-from ascend_p2p_lab.results import load_run
+from ascend_p2p_lab.results import load_run, save_run
 from ascend_p2p_lab.runtime import open_runtime
 
 
@@ -19,7 +19,8 @@ from ascend_p2p_lab.runtime import open_runtime
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"
     with open_runtime("sim", "atlas800t-a3") as rt:
-        sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2, out=out)
+        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2),
+                 out)
     return load_run(out)
 
 

@@ -32,7 +32,15 @@ import pytest
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.codes import error_name
-from ascend_p2p_lab.measure import disable, disable_all, enable_all, execute, probe, sweep
+from ascend_p2p_lab.measure import (
+    disable,
+    disable_all,
+    enable_all,
+    execute,
+    probe,
+    sweep,
+    sweep_run,
+)
 from ascend_p2p_lab.measure.checkpoint import Checkpoint, pack_rows, unpack_rows
 from ascend_p2p_lab.measure.peerstate import PeerRestoreError
 from ascend_p2p_lab.results import ERROR_KINDS, load_run, save_run
@@ -222,15 +230,17 @@ def _sweep_op(**kwargs: Any) -> Callable[[Runtime, Path], Outcome]:
         out = Outcome()
         folder = tmp / "run"
         try:
-            out.frame = sweep(rt, out=folder, **{**QUICK, **kwargs})
+            run = sweep_run(rt, **{**QUICK, **kwargs})
         except AclError as exc:
             out.raised = exc
-            out.frame = exc.partial_frame  # type: ignore[attr-defined]
-            assert out.frame.attrs["run"]["failed"]
-        if out.raised is not None and not folder.exists():
-            assert len(out.frame) == 0  # failed before the first point: nothing to save
-        else:
-            pd.testing.assert_frame_equal(load_run(folder), out.frame)  # also after a failure
+            run = exc.partial_run  # type: ignore[attr-defined]
+            assert run.meta.failed and exc.partial_frame.attrs["run"]["failed"]  # type: ignore[attr-defined]
+        out.frame = run.frame()
+        if not run.meta.run_id:
+            assert len(run) == 0  # failed before the first point: nothing to save
+        else:  # saved as the command saves it, also after a failure
+            save_run(run, folder)
+            pd.testing.assert_frame_equal(load_run(folder), out.frame)
             assert not list(folder.glob(".*.tmp"))
         return out
 
@@ -243,13 +253,15 @@ def op_save_and_resume(rt: Runtime, tmp: Path) -> Outcome:
     kwargs = {**QUICK, "pairs": "0-1,1-0,2-3", "checkpoint": tmp / "ckpt.jsonl"}
     out = Outcome()
     try:
-        out.frame = sweep(rt, out=tmp / "run", **kwargs)
+        out.frame = sweep(rt, **kwargs)
     except AclError as exc:
         out.raised, out.frame = exc, exc.partial_frame  # type: ignore[attr-defined]
     if out.frame is not None and len(out.frame):
+        save_run(out.frame, tmp / "run")
         pd.testing.assert_frame_equal(load_run(tmp / "run"), out.frame)
     with _open(topology=A2x4) as healthy:
-        resumed = sweep(healthy, out=tmp / "resumed", **kwargs)
+        resumed = sweep(healthy, **kwargs)
+        save_run(resumed, tmp / "resumed")
     assert not any("injected" in t or "lost" in t for t in _error_texts(resumed))
     assert resumed["bandwidth_GBps"].notna().all()  # every point measured once
     keys = ["src", "dst", "size_bytes", "sample"]
@@ -565,10 +577,11 @@ def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path:
                                                                        ) -> None:
     rt = _open([_err("rt.free", 207002)])
     with pytest.raises(AclError) as info:
-        sweep(rt, pairs="0-1", out=tmp_path / "run", **QUICK)
+        sweep(rt, pairs="0-1", **QUICK)
     assert_acl_error(info.value)
     frame = info.value.partial_frame  # type: ignore[attr-defined]
     assert frame["bandwidth_GBps"].notna().all() and len(frame) == 2 * 2  # all measured
+    save_run(info.value.partial_run, tmp_path / "run")  # type: ignore[attr-defined]
     pd.testing.assert_frame_equal(load_run(tmp_path / "run"), frame)
     assert {r.kind for r in rt.open_resources()} == {"device buffer"}  # the runtime keeps them
     with pytest.raises(AclError):
@@ -585,7 +598,7 @@ def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path:
 def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> None:
     rt = _open([_err("rt.device_disable_peer_access", 207006)])
     with pytest.raises(PeerRestoreError) as info:
-        sweep(rt, pairs="0-1,2-3", out=tmp_path / "run", **QUICK)
+        sweep(rt, pairs="0-1,2-3", **QUICK)
     exc = info.value
     assert_acl_error(exc)
     assert str(exc).startswith("cannot restore peer access after the test: "
@@ -593,6 +606,8 @@ def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> 
     frame = exc.partial_frame  # type: ignore[attr-defined]
     assert set(zip(frame.src, frame.dst)) == {(0, 1)}  # 2-3 never ran on a wrong state
     assert frame.attrs["run"]["failed"].startswith("PeerRestoreError")
+    assert exc.partial_run.meta.failed.startswith("PeerRestoreError")  # type: ignore[attr-defined]
+    save_run(exc.partial_run, tmp_path / "run")  # type: ignore[attr-defined]
     pd.testing.assert_frame_equal(load_run(tmp_path / "run"), frame)
     assert rt.open_resources() == []
     assert rt.peer_refs() == {(0, 1): 1, (1, 0): 1}  # held, and dropped by the reset
@@ -854,18 +869,19 @@ def test_interrupt_while_saving_leaves_no_half_written_run(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch
                                                            ) -> None:
     with _open() as rt:
-        first = sweep(rt, pairs="0-1", out=tmp_path / "run", **QUICK)
+        first = sweep(rt, pairs="0-1", **QUICK)
+        save_run(first, tmp_path / "run")
         real = pd.DataFrame.to_csv
 
         def interrupted_csv(self: pd.DataFrame, *args: Any, **kwargs: Any) -> Any:
             raise KeyboardInterrupt("Ctrl-C while writing samples.csv")
 
-        monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted_csv)
-        with pytest.raises(KeyboardInterrupt) as info:
-            sweep(rt, pairs="2-3", out=tmp_path / "run", **QUICK)
-        second = info.value.partial_frame  # type: ignore[attr-defined]
+        second = sweep(rt, pairs="2-3", **QUICK)
         assert set(zip(second.src, second.dst)) == {(2, 3)}
         assert_released(rt, {})
+        monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted_csv)
+        with pytest.raises(KeyboardInterrupt):
+            save_run(second, tmp_path / "run")
         monkeypatch.setattr(pd.DataFrame, "to_csv", real)
     assert not list((tmp_path / "run").glob(".*"))  # no temporary file left
     pd.testing.assert_frame_equal(load_run(tmp_path / "run"), first)  # the old run, whole
@@ -1030,12 +1046,15 @@ def test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped(
     assert len(_lines(ckpt)) == 1 + total  # not saved anywhere: the checkpoint stays
     ran.clear()
     with _open(topology=A2x4_EXACT) as rt:  # all done: nothing is measured or allocated
-        again = sweep(rt, checkpoint=ckpt, out=tmp_path / "run", **RESUME)
+        again = sweep(rt, checkpoint=ckpt, **RESUME)
         assert rt.acl.call_counts.get("rt.malloc", 0) == 0
     assert ran == [] and again.attrs["run"]["resumed_blocks"] == total
     _same_frames(again, uninterrupted)
+    assert again.attrs["run"]["finished_checkpoint"] == str(ckpt) and ckpt.exists()
+    save_run(again, tmp_path / "run")
     pd.testing.assert_frame_equal(load_run(tmp_path / "run"), again)
     assert not ckpt.exists()  # saved with every block: nothing left to resume
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["finished_checkpoint"] is None
 
 
 def test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one(
@@ -1250,7 +1269,7 @@ def test_a_second_run_from_another_thread_is_refused() -> None:
         inside, release = threading.Event(), threading.Event()
         import ascend_p2p_lab.measure as measure
 
-        real_sweep = measure.sweep
+        real_sweep = measure.sweep_run
         calls: list[Any] = []
 
         def slow_sweep(*args: Any, **kwargs: Any) -> Any:
@@ -1259,7 +1278,7 @@ def test_a_second_run_from_another_thread_is_refused() -> None:
             release.wait(10)
             return real_sweep(*args, **kwargs)
 
-        measure.sweep = slow_sweep
+        measure.sweep_run = slow_sweep
         try:
             results: dict[str, Any] = {}
             worker = threading.Thread(target=lambda: results.setdefault("a", dash.run()))
@@ -1271,7 +1290,7 @@ def test_a_second_run_from_another_thread_is_refused() -> None:
             release.set()
             worker.join(10)
         finally:
-            measure.sweep = real_sweep
+            measure.sweep_run = real_sweep
         frame = results["a"]
         assert frame is not None and len(frame) == 2 * 2 and len(calls) == 1
         assert not dash.busy and rt.open_resources() == [] and rt.peer_refs() == {}

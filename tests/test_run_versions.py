@@ -47,11 +47,11 @@ def test_a_version_1_run_draws_the_same():
     assert stats == expected["aggregates"]
 
 
-def test_saved_again_it_is_version_2_and_keeps_the_lists(tmp_path):
+def test_saved_again_it_is_the_current_version_and_keeps_the_lists(tmp_path):
     run = load_run(V1)
     save_run(run, tmp_path / "again")
     meta = json.loads((tmp_path / "again" / "run.json").read_text())
-    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 2
+    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 3
     again = load_run(tmp_path / "again")
     pd.testing.assert_series_equal(again["senders"], run["senders"])
     (tmp_path / "again" / "samples.parquet").unlink()  # the CSV's JSON lists
@@ -59,3 +59,72 @@ def test_saved_again_it_is_version_2_and_keeps_the_lists(tmp_path):
     assert list(from_csv["receivers"]) == list(run["receivers"])
     csv = (tmp_path / "again" / "samples.csv").read_text()
     assert '"[0, 1]"' in csv  # device lists as JSON, not a label to split
+
+
+# ---- run schema 2, saved by the release before the run became a value (3732bd0) ----
+V2 = Path(__file__).parent / "data" / "run_v2"
+
+
+def _v2_expected() -> dict:
+    return json.loads((V2 / "expected.json").read_text())
+
+
+def _as_stored(frame: pd.DataFrame) -> dict:
+    """frame as expected.json stores it (orient split, 15 significant digits)."""
+    return json.loads(frame.to_json(orient="split", index=False, double_precision=15))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_version_2_run_loads_and_gives_the_same_numbers(fmt, tmp_path):
+    from ascend_p2p_lab.results import fit_latency_bandwidth, summarize
+
+    folder = tmp_path / "run"
+    shutil.copytree(V2, folder)
+    if fmt == "csv":
+        (folder / "samples.parquet").unlink()
+    assert json.loads((V2 / "run.json").read_text())["schema_version"] == 2
+    run = load_run(folder)
+    expected = _v2_expected()
+    summary = summarize(run)[expected["summary"]["columns"]]
+    assert _as_stored(summary) == expected["summary"]
+    fits = fit_latency_bandwidth(run)[expected["fits"]["columns"]]
+    assert _as_stored(fits) == expected["fits"]
+
+
+def test_a_version_2_run_reports_as_the_release_before_did(capsys):
+    from ascend_p2p_lab.matrices import matrices_json
+    from ascend_p2p_lab.terminal import print_summary, run_status
+
+    run = load_run(V2)
+    expected = _v2_expected()
+    assert matrices_json(run) == expected["report"]
+    assert run_status(run) == expected["exit_status"] == 0
+    print_summary(run, None, matrices=True, read_from=Path("run_v2"))
+    assert capsys.readouterr().out.splitlines() == expected["summary_text"]
+
+
+def test_parquet_and_csv_of_the_version_2_run_are_the_same_rows(tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(V2, folder)
+    from_parquet = load_run(folder)
+    (folder / "samples.parquet").unlink()
+    pd.testing.assert_frame_equal(load_run(folder), from_parquet)
+
+
+@pytest.mark.parametrize("fixture", [V1, V2], ids=["run_v1", "run_v2"])
+def test_the_report_command_reads_every_older_run(fixture, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.cli import main
+    from ascend_p2p_lab.run import folder as run_folder
+
+    folder = tmp_path / "run"
+    shutil.copytree(fixture, folder)
+    assert main(["report", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert f"run {json.loads((fixture / 'run.json').read_text())['run_id']} on " in out
+    manifest = json.loads((folder / "report.json").read_text())
+    assert any(name.endswith(".png") for name in manifest["files"])
+    run = run_folder.load(folder)  # the folder's run is untouched by its report
+    assert run.meta.schema_version == json.loads((fixture / "run.json").read_text()).get(
+        "schema_version", 1)
+    assert len(run) == json.loads((fixture / "run.json").read_text())["rows"]

@@ -395,10 +395,10 @@ def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> Non
         run = sweep(rt, pairs="0-1", **QUICK)
     save_run(run, tmp_path)
     meta = json.loads((tmp_path / "run.json").read_text())
-    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 2  # 2: device lists, tests
-    meta["schema_version"] = 3
+    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 3  # 3: every field, parts
+    meta["schema_version"] = 4
     (tmp_path / "run.json").write_text(json.dumps(meta))
-    with pytest.raises(ResultsError, match="run schema version 3 is newer"):
+    with pytest.raises(ResultsError, match="run schema version 4 is newer"):
         load_run(tmp_path)
     del meta["schema_version"]  # required: a 0.x package keeps no unversioned runs
     (tmp_path / "run.json").write_text(json.dumps(meta))

@@ -38,11 +38,11 @@ def a2() -> Iterator[Runtime]:
 
 
 class SweepSpy:
-    """measure.sweep, counted, with each on_block call's progress recorded."""
+    """measure.sweep_run, counted, with each on_block call's progress recorded."""
 
     def __init__(self, dash: SweepDashboard) -> None:
         self.dash = dash
-        self.real = measure.sweep
+        self.real = measure.sweep_run
         self.calls: list[dict[str, Any]] = []
         self.progress: list[tuple[int, int, int, int]] = []  # value, max, done, total
 
@@ -76,7 +76,7 @@ def test_one_sweep_per_run_and_the_runs_own_run_id(
         a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     dash = _dashboard(a2, ("0-1", "1-0", "2-3"), direction="both", peer="both")
     spy = SweepSpy(dash)
-    monkeypatch.setattr(measure, "sweep", spy)
+    monkeypatch.setattr(measure, "sweep_run", spy)
     ids = []
     for run in (1, 2):
         frame = dash.run()
@@ -97,7 +97,7 @@ def test_the_progress_bar_moves_per_block_and_reaches_the_total(
         a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     dash = _dashboard(a2, ("0-1", "1-0", "2-3"))  # 3 blocks of 3 sizes
     spy = SweepSpy(dash)
-    monkeypatch.setattr(measure, "sweep", spy)
+    monkeypatch.setattr(measure, "sweep_run", spy)
     dash.run()
     assert spy.progress == [(3, 9, 1, 3), (6, 9, 2, 3), (9, 9, 3, 3)]
     assert dash.progress.value == dash.progress.max == 9
@@ -119,7 +119,7 @@ def test_make_spec_checks_once_and_wrong_values_never_reach_sweep(
         dash = _dashboard(rt, ("0-1",), sizes=(4096, 1 << 30))
         dash.direction.value = "bi"  # both ways: a send and a receive buffer on each
         spy = SweepSpy(dash)
-        monkeypatch.setattr(measure, "sweep", spy)
+        monkeypatch.setattr(measure, "sweep_run", spy)
         assert dash.run() is None and spy.calls == [] and len(checks) == 1
         assert dash.message.startswith("cannot run: size 1 GiB needs 2 GiB on each device")
         assert "p2p-status-error" in dash.status.value and rt.open_resources() == []
@@ -131,7 +131,7 @@ def test_make_spec_checks_once_and_wrong_values_never_reach_sweep(
 def test_a_failing_sweep_keeps_its_rows_and_says_why(
         a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     dash = _dashboard(a2, ("0-1", "2-3"))
-    real = measure.sweep
+    real = measure.sweep_run
 
     def failing(*args: Any, on_block: Any, **kwargs: Any) -> Any:
         def second_block_fails(event: measure.BlockDone) -> None:
@@ -141,7 +141,7 @@ def test_a_failing_sweep_keeps_its_rows_and_says_why(
 
         return real(*args, on_block=second_block_fails, **kwargs)
 
-    monkeypatch.setattr(measure, "sweep", failing)
+    monkeypatch.setattr(measure, "sweep_run", failing)
     frame = dash.run()
     assert frame is not None and len(frame) == 2 * 3
     assert dash.message.startswith("sweep failed after 6 rows: RuntimeError: view exploded")

@@ -256,13 +256,13 @@ def test_progress_moves_and_a_second_run_is_refused(
     dash = SweepDashboard(a2)
     _tiny(dash, pairs=("0-1", "2-3"), sizes=(4096, 8192))
     sweeps: list[Any] = []
-    real_sweep = measure.sweep
+    real_sweep = measure.sweep_run
 
     def counting_sweep(*args: Any, **kwargs: Any) -> Any:
         sweeps.append(kwargs["spec"].pairs)
         return real_sweep(*args, **kwargs)
 
-    monkeypatch.setattr(measure, "sweep", counting_sweep)
+    monkeypatch.setattr(measure, "sweep_run", counting_sweep)
     seen: list[tuple[int, bool, Any, bool]] = []
 
     def on_progress(change: dict[str, Any]) -> None:
@@ -321,7 +321,7 @@ def test_callback_errors_are_reported_and_state_stays_consistent(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("simulated crash")
 
-    monkeypatch.setattr(measure, "sweep", broken)
+    monkeypatch.setattr(measure, "sweep_run", broken)
     dash.run_button.click()
     assert "sweep failed" in dash.message and "RuntimeError: simulated crash" in dash.message
     assert dash.progress.bar_style == "danger"

@@ -12,6 +12,7 @@ Inside: :mod:`.links` (the link matrix, per-class figures), :mod:`.figures` (hos
 port, jitter), :mod:`.writer` (the TOML text), :mod:`.model` (the data).
 
 Example:
+    >>> from ascend_p2p_lab.run import Run, RunMeta
     >>> from ascend_p2p_lab.schema import to_frame
     >>> def row(src, dst, size):
     ...     us = 8 + size / 26.2e3  # 8 us latency, 26.2 GB/s
@@ -19,8 +20,8 @@ Example:
     ...             "direction": "uni", "peer": "on", "path": "p2p", "initiator": "src",
     ...             "size_bytes": size, "copies": 1, "elapsed_us": us,
     ...             "bandwidth_GBps": size / us / 1e3, "host_bound": False}
-    >>> run = to_frame([row(s, d, n) for s, d in [(0, 1), (1, 0)] for n in (1 << 20, 1 << 26)])
-    >>> run.attrs["run"] = {"run_id": "r1", "hostname": "box", "timestamp": "t0"}
+    >>> rows = to_frame([row(s, d, n) for s, d in [(0, 1), (1, 0)] for n in (1 << 20, 1 << 26)])
+    >>> run = Run(rows, RunMeta(run_id="r1", hostname="box", timestamp="t0"))
     >>> cal = calibrate(run, name="mine")
     >>> f = cal.classes["HCCS"]["bandwidth_GBps"]
     >>> round(f.value, 1), f.how.startswith("fitted from run r1 on box at t0")
@@ -35,6 +36,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..run import Run
 from ..schema import HOST_PATTERNS, HOST_TO_DEVICE
 from ..topology import Topology
 from ..topology.model import HostSpec
@@ -60,16 +62,15 @@ _TOPOLOGY_DEFAULTS = SimpleNamespace(**{
 _HOST_KEYS = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
-def _provenance(frame: pd.DataFrame) -> tuple[str, str, str]:
-    meta = frame.attrs.get("run", {})
+def _provenance(run: Run) -> tuple[str, str, str]:
+    meta, frame = run.meta, run.samples
 
     def first(col: str) -> str:
         vals = frame[col].dropna() if col in frame else []
         return str(vals.iloc[0]) if len(vals) else "?"
 
-    return (str(meta.get("run_id") or first("run_id")),
-            str(meta.get("hostname") or first("host")),
-            str(meta.get("timestamp") or "?"))
+    return (str(meta.run_id or first("run_id")), str(meta.hostname or first("host")),
+            str(meta.timestamp or "?"))
 
 
 def _fill(fits: dict[str, Fit], keys: tuple[str, ...], base: Any, default: Any,
@@ -115,13 +116,15 @@ def _classes(fitted: dict[str, dict[str, Fit]], links: tuple[tuple[str, ...], ..
     return out
 
 
-def _server(frame: pd.DataFrame, classes: dict[str, dict[str, Fit]],
+def _server(run: Run, classes: dict[str, dict[str, Fit]],
             links: tuple[tuple[str, ...], ...], topology: Topology | None,
             origin: str) -> dict[str, Fit]:
     rates = {(i, j): (classes[c]["bandwidth_GBps"].value, bool(classes[c]["switched"].value))
              for i, row in enumerate(links) for j, c in enumerate(row) if i != j}
+    frame = run.samples
     fits = {**figures.local_copies(frame, origin), **figures.jitter(frame, origin),
-            **figures.port_limit(frame, rates, len(links), origin)}
+            **figures.port_limit(frame, rates, len(links), origin,
+                                 devices=run.meta.params.get("devices"))}
     name = topology.name if topology is not None else ""
     keys = ("local_copy_GBps", "local_latency_us", "jitter", "memory_bytes", "npu_arch",
             "max_peers", "peer_off_copy", "peer_needs_both", "cross_device_wait_us")
@@ -148,18 +151,21 @@ def _cpu_affinity(frame: pd.DataFrame, n: int, topology: Topology | None) -> tup
     return tuple(found.get(i, "") for i in range(n)) if found else ()
 
 
-def calibrate(frame: pd.DataFrame, *, topology: Topology | None = None,
+def calibrate(frame: pd.DataFrame | Run, *, topology: Topology | None = None,
               name: str = "calibrated") -> Calibration:
-    """Fit a :class:`Calibration` from a run's rows (``frame.attrs["run"]`` for provenance).
+    """Fit a :class:`Calibration` from a run (a Run or a run frame; its metadata for
+    provenance).
 
     ``topology`` (a preset or parsed npu-smi text) fills the link classes of pairs the run
     did not measure and every figure it did not measure; each figure says which.
     Raises :class:`CalibrationError` when the run has no successful pair copy or the link
     matrix is incomplete.
     """
-    run_id, host, stamp = _provenance(frame)
+    run = Run.of(frame)
+    frame = run.samples
+    run_id, host, stamp = _provenance(run)
     origin = f"run {run_id} on {host} at {stamp}"
-    links, links_how = link_matrix(frame, topology)
+    links, links_how = link_matrix(run, topology)
     fitted = class_fits(frame, origin)
     if not any("bandwidth_GBps" in f for f in fitted.values()):
         raise CalibrationError("the run has no successful device-to-device pair copies "
@@ -168,8 +174,7 @@ def calibrate(frame: pd.DataFrame, *, topology: Topology | None = None,
     host_fits = {**figures.host_copies(frame, origin), **figures.api_cost(frame, origin)}
     host_figs = _fill(host_fits, _HOST_KEYS, topology.host if topology else None, HostSpec(),
                       topology.name if topology else "", origin)
-    meta = frame.attrs.get("run", {})
-    soc = (Fit(meta["soc_name"], f"reported by {origin}", fitted=False) if meta.get("soc_name")
+    soc = (Fit(run.meta.soc_name, f"reported by {origin}", fitted=False) if run.meta.soc_name
            else Fit(topology.soc_name if topology else "unknown",
                     f"not reported by {origin}", fitted=False))
     n = len(links)
@@ -177,7 +182,7 @@ def calibrate(frame: pd.DataFrame, *, topology: Topology | None = None,
     return Calibration(
         name=name, run_id=run_id, host=host, timestamp=stamp, soc_name=soc, labels=labels,
         links=links, links_how=links_how, classes=classes,
-        server=_server(frame, classes, links, topology, origin), host_figures=host_figs,
+        server=_server(run, classes, links, topology, origin), host_figures=host_figs,
         cpu_affinity=_cpu_affinity(frame, n, topology),
         shared=list(topology.shared) if topology is not None else [],
         outliers=pair_outliers(frame),

@@ -15,12 +15,12 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
-from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE, POINT_KEYS, PUSH_FANOUT
+from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE, LOCAL_PATTERN, POINT_KEYS, PUSH_FANOUT
 from .model import FAN_PATTERNS, MIN_SAMPLES_FOR_JITTER, Fit
 
 
@@ -73,7 +73,7 @@ def host_copies(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
 
 def local_copies(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
     """``local_copy_GBps`` and ``local_latency_us`` from the local pattern's fit."""
-    got = _fit_pattern(frame, "local")
+    got = _fit_pattern(frame, LOCAL_PATTERN)
     if got is None:
         return {}
     bw, lat, n = got
@@ -99,10 +99,9 @@ def api_cost(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
                           f"enqueued copy (host_enqueue_us / copies over {len(rows)} samples)")}
 
 
-def _fan_peers(frame: pd.DataFrame, center: int, n: int) -> list[int]:
+def _fan_peers(devices: Sequence[int] | None, center: int, n: int) -> list[int]:
     """The devices a fan-out from or to ``center`` copied with: the sweep's devices."""
-    devices = frame.attrs.get("run", {}).get("params", {}).get("devices") or range(n)
-    return [int(d) for d in devices if int(d) != center]
+    return [int(d) for d in devices or range(n) if int(d) != center]
 
 
 def _per_leg_rates(rows: pd.DataFrame) -> list[tuple[str, int, float, str]]:
@@ -128,8 +127,10 @@ def _per_leg_rates(rows: pd.DataFrame) -> list[tuple[str, int, float, str]]:
 
 
 def port_limit(frame: pd.DataFrame, links: Mapping[tuple[int, int], tuple[float, bool]],
-               n: int, origin: str) -> dict[str, Fit]:
-    """``port_GBps`` from fan-outs, where the shared port bound them.
+               n: int, origin: str, *, devices: Sequence[int] | None = None
+               ) -> dict[str, Fit]:
+    """``port_GBps`` from fan-outs, where the shared port bound them (``devices``: the
+    devices the sweep measured, its ``params["devices"]``; all n when None).
 
     When a fan-out's slowest leg (:func:`_per_leg_rates`) is a switched one, clearly below
     its link's fitted rate and no faster than the unswitched legs, its k switched legs
@@ -143,7 +144,7 @@ def port_limit(frame: pd.DataFrame, links: Mapping[tuple[int, int], tuple[float,
     for pattern, center, rate, kind in _per_leg_rates(rows):
         out = pattern == PUSH_FANOUT
         legs = [links[(center, p) if out else (p, center)]
-                for p in _fan_peers(frame, center, n)]
+                for p in _fan_peers(devices, center, n)]
         switched = [bw for bw, sw in legs if sw]
         plain = [bw for bw, sw in legs if not sw]
         per_leg = rate / len(legs) if kind == "aggregate" else rate

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
-from ..schema import PAIR_PATTERNS
+from ..run import Run
+from ..schema import LATENCY_PATTERN, PAIR_PATTERN, PAIR_PATTERNS
 from ..topology import Topology
 from ..topology.model import SELF
 from .model import OUTLIER_FRACTION, CalibrationError, Fit, PairOutlier
@@ -27,22 +28,24 @@ _GB_PER_US = 1e3  # bytes per microsecond in one GB/s
 # ---- the link matrix ----------------------------------------------------------------------
 
 
-def _device_count(frame: pd.DataFrame, topology: Topology | None) -> int:
-    meta = frame.attrs.get("run", {})
-    if meta.get("device_count"):
-        return int(meta["device_count"])
+def _device_count(run: Run, topology: Topology | None) -> int:
+    frame = run.samples
+    if run.meta.device_count:
+        return run.meta.device_count
     if topology is not None:
         return topology.device_count
     devs = pd.concat([frame["src"], frame["dst"]]).dropna()
     return int(devs.max()) + 1 if len(devs) else 0
 
 
-def link_matrix(frame: pd.DataFrame, topology: Topology | None = None
+def link_matrix(frame: pd.DataFrame | Run, topology: Topology | None = None
                 ) -> tuple[tuple[tuple[str, ...], ...], str]:
     """The N x N link classes: from the run's ``link`` column per ordered pair, the rest
     from ``topology``. Returns (matrix, how); raises :class:`CalibrationError` when
     neither gives every pair, or when they disagree on a pair."""
-    n = _device_count(frame, topology)
+    run = Run.of(frame)
+    frame = run.samples
+    n = _device_count(run, topology)
     if topology is not None and topology.device_count != n:
         raise CalibrationError(f"the run has {n} devices, the topology {topology.device_count}")
     rows = frame[frame["pattern"].isin(PAIR_PATTERNS) & frame["src"].notna()
@@ -96,7 +99,7 @@ def push_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
     """Per class, ``push_efficiency``: the write rate over the read rate, where the run
     (or runs concatenated) has pair copies both ways of issuing them; {} otherwise."""
     ok = frame["error_kind"].isna() & frame["bandwidth_GBps"].notna()
-    rows = frame[ok & (frame["pattern"] == "pair") & (frame["direction"] == "uni")
+    rows = frame[ok & (frame["pattern"] == PAIR_PATTERN) & (frame["direction"] == "uni")
                  & (frame["peer"] == "on") & (frame["path"] == "p2p")]
     if set(rows["initiator"].dropna()) != {"src", "dst"}:
         return {}
@@ -131,7 +134,7 @@ def _pair_figures(rows: pd.DataFrame) -> pd.DataFrame:
 def _latency_pattern(frame: pd.DataFrame, bw: Mapping[str, float]) -> dict[str, float]:
     """Per class: the latency pattern's time per copy at its smallest size, less the time
     the bytes take at the class's fitted bandwidth (median over the class's pairs)."""
-    rows = _pair_rows(frame, "latency")
+    rows = _pair_rows(frame, LATENCY_PATTERN)
     if rows.empty:
         return {}
     s = summarize(rows)
@@ -170,10 +173,10 @@ def _one_size_rate(part: pd.DataFrame, lat: float) -> float:
 
 def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
     """Bandwidth and latency per link class from the pair (else latency) pattern."""
-    rows = _pair_rows(frame, "pair")
-    pattern = "pair"
+    rows = _pair_rows(frame, PAIR_PATTERN)
+    pattern = PAIR_PATTERN
     if rows.empty:
-        rows, pattern = _pair_rows(frame, "latency"), "latency"
+        rows, pattern = _pair_rows(frame, LATENCY_PATTERN), LATENCY_PATTERN
     if rows.empty:
         return {}
     per_pair = _pair_figures(rows)
@@ -191,7 +194,7 @@ def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
                                      "time per copy at its smallest size less size/bandwidth "
                                      "(median over the class's pairs)")
         part = per_pair[per_pair["link"] == cls]
-        if int(part["sizes"].max()) == 1 and pattern == "pair":
+        if int(part["sizes"].max()) == 1 and pattern == PAIR_PATTERN:
             out[cls]["bandwidth_GBps"] = Fit(
                 _one_size_rate(part, lat), f"fitted from {origin}: median over {len(part)} "
                 "ordered pairs of size / (time per copy - latency) at the pair pattern's one "
@@ -207,9 +210,9 @@ def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
 def pair_outliers(frame: pd.DataFrame) -> list[PairOutlier]:
     """The ordered pairs whose fitted bandwidth sits below ``OUTLIER_FRACTION`` of their
     class's median over the run's pairs, or above its inverse; the worst first."""
-    rows = _pair_rows(frame, "pair")
+    rows = _pair_rows(frame, PAIR_PATTERN)
     if rows.empty:
-        rows = _pair_rows(frame, "latency")
+        rows = _pair_rows(frame, LATENCY_PATTERN)
     if rows.empty:
         return []
     per_pair = _pair_figures(rows)

@@ -29,11 +29,15 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ..run import Run
 from ..schema import (
     CARD_PATTERNS,
     FANOUT_PATTERNS,
     HOST_PATTERNS,
     HOST_TO_DEVICE,
+    LATENCY_PATTERN,
+    PAIR_PATTERN,
+    PAIR_PATTERNS,
     PULL_FANOUT,
 )
 from ..units import format_size
@@ -69,7 +73,7 @@ def check_fraction(fraction: float) -> float:
 def _pair_records(rows: pd.DataFrame, links: pd.DataFrame, size: int, lat_size: int,
                   fraction: float, origin: str) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
-    bw = _good(rows, "pair", size).merge(links, on=["src", "dst"], suffixes=("_row", ""))
+    bw = _good(rows, PAIR_PATTERN, size).merge(links, on=["src", "dst"], suffixes=("_row", ""))
     per_pair = bw.groupby(["link", "direction", "initiator", "src", "dst"],
                           observed=True)["bandwidth_GBps"].median()
     for (cls, direction, initiator), s in per_pair.groupby(level=[0, 1, 2], observed=True):
@@ -79,7 +83,7 @@ def _pair_records(rows: pd.DataFrame, links: pd.DataFrame, size: int, lat_size: 
                     "value": round(med * fraction, 3),
                     "basis": f"{origin}: median over {len(s)} {cls} pairs of each pair's "
                              f"median, {med:.3f} GB/s at {format_size(size)}, x {fraction:g}"})
-    lat = _good(rows, "latency", lat_size).merge(links, on=["src", "dst"],
+    lat = _good(rows, LATENCY_PATTERN, lat_size).merge(links, on=["src", "dst"],
                                                   suffixes=("_row", ""))
     per_pair = lat.groupby(["link", "src", "dst"], observed=True)["latency_us"].median()
     for cls, s in per_pair.groupby(level=0, observed=True):
@@ -195,7 +199,7 @@ def peer_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
     """A peer table from a run's pair rows: the ``link`` column per ordered pair, and
     ``peer_ok`` unless every sample of the pair was unreachable (a golden run is one whose
     peer enables worked)."""
-    r = rows[rows["pattern"].isin(("pair", "latency")) & rows["src"].notna()
+    r = rows[rows["pattern"].isin(PAIR_PATTERNS) & rows["src"].notna()
              & rows["dst"].notna()]
     bad = r["error_kind"].astype(object) == "unreachable"
     g = r.assign(_bad=bad).groupby(["src", "dst"], observed=True)
@@ -225,24 +229,25 @@ def judgeable(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def criteria_from_run(rows: pd.DataFrame, *, fraction: float = DEFAULT_FRACTION,
+def criteria_from_run(rows: pd.DataFrame | Run, *, fraction: float = DEFAULT_FRACTION,
                       origin: str | None = None, topology: object = None) -> Criteria:
     """A golden run's medians x fraction (``criteria --from RUN``): bandwidth at the
     largest size the run's pair pattern measured, latency at the latency pattern's
     smallest size; every ordered pair must be in the run (for the link matrix). An
     imported run is read through :func:`judgeable`; link classes it does not name come
     from ``topology``."""
-    meta = rows.attrs.get("run", {})
-    n = int(meta.get("device_count") or 0)
-    pairs = rows[rows["pattern"] == "pair"]
+    run = Run.of(rows)
+    meta, rows = run.meta, run.samples
+    n = meta.device_count or 0
+    pairs = rows[rows["pattern"] == PAIR_PATTERN]
     if not n or not len(pairs):
         raise ValueError("the run has no pair-pattern rows (or no device_count): "
                          "criteria need a sweep of every ordered pair")
-    lat = rows.loc[rows["pattern"] == "latency", "size_bytes"]
-    origin = origin or (f"golden run {meta.get('run_id', '?')} on "
-                        f"{meta.get('hostname', '?')} ({meta.get('backend', '?')}"
+    lat = rows.loc[rows["pattern"] == LATENCY_PATTERN, "size_bytes"]
+    origin = origin or (f"golden run {meta.run_id or '?'} on "
+                        f"{meta.hostname or '?'} ({meta.backend or '?'}"
                         + ("; " + IMPORTED_NOTE + "; bi: half the pair's total"
-                           if meta.get("imported") else "") + ")")
+                           if meta.imported else "") + ")")
     peer = peer_from_rows(rows)
     if peer["link"].isna().any():
         if topology is None:

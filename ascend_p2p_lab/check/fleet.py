@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..run import Run, samples_of
 from ..schema import CARD_PATTERNS, PAIR_PATTERNS
 from ..units import parse_sizes
 from .criteria import Criteria
@@ -59,10 +60,12 @@ def fleet_peer(probes: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None
     return out
 
 
-def fleet_items(criteria: Criteria, frame: pd.DataFrame | None,
+def fleet_items(criteria: Criteria, frame: pd.DataFrame | Run | None,
                 probes: Mapping[str, pd.DataFrame | None] | None = None) -> pd.DataFrame:
-    """One row per host and item (:func:`.verdict.evaluate` with ``by_host``)."""
+    """One row per host and item (:func:`.verdict.evaluate` with ``by_host``) of the
+    fleet's run (a Run or its frame)."""
     peer = fleet_peer(probes or {})
+    frame = None if frame is None else samples_of(frame)
     rows = frame if frame is not None and len(frame) else None
     return evaluate(criteria, peer, rows, by_host=True)
 

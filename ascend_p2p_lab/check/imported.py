@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..run import Run
 from ..units import format_size
 from .criteria import DEFAULT_SIZE_BYTES, Criteria, make_table
 from .derive import (
@@ -125,16 +126,17 @@ def _sizes_match(rows: pd.DataFrame, criteria: Criteria) -> None:
                          "size (criteria --size, or --from a run at it)")
 
 
-def check_run(rows: pd.DataFrame, criteria: Criteria,
+def check_run(rows: pd.DataFrame | Run, criteria: Criteria,
               devices: Sequence[int] | None = None) -> Any:
-    """Judge a run folder's rows against criteria, measuring nothing (``check --run``):
-    the run's pair rows give the peer table, imported rows are made judgeable
+    """Judge a run (a Run or a run frame) against criteria, measuring nothing (``check
+    --run``): the run's pair rows give the peer table, imported rows are made judgeable
     (:func:`judgeable`); what the run cannot say (link classes, verified bytes) is SKIP
-    with the reason."""
+    with the reason. ``measured.run`` is the run as given."""
     from . import CheckResult
 
-    meta = rows.attrs.get("run", {})
-    n = meta.get("device_count")
+    run = Run.of(rows)
+    rows = run.samples
+    n = run.meta.device_count
     if n is not None and int(n) != criteria.device_count:
         raise ValueError(f"the criteria describe {criteria.device_count} devices; the run "
                          f"has {n}")
@@ -151,4 +153,4 @@ def check_run(rows: pd.DataFrame, criteria: Criteria,
     if "verified" in rows and rows["verified"].isna().all():
         ver = items["kind"].eq("verification")
         items.loc[ver, ["status", "reason", "measured"]] = [SKIP, NOT_VERIFIED, None]
-    return CheckResult(items, Measured(peer, rows), points_lost(rows))
+    return CheckResult(items, Measured(peer, run), points_lost(rows))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schema import CARD_PATTERNS
+from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
 from ..vocab import DIRECTIONS, INITIATOR_WORDS, PAIR_INITIATORS
 from .criteria import (
     DEFAULT_LATENCY_SIZE_BYTES,
@@ -88,10 +88,10 @@ def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[W
         if directions:
             direction = "both" if len(directions) == 2 else directions[0]
             work.append(Work(f"pair {INITIATOR_WORDS[initiator]}", {
-                **common, "patterns": ["pair"], "sizes": [needs.size_bytes],
+                **common, "patterns": [PAIR_PATTERN], "sizes": [needs.size_bytes],
                 "direction": direction, "initiator": initiator}))
     if needs.latency:
-        work.append(Work("latency", {**common, "patterns": ["latency"],
+        work.append(Work(LATENCY_PATTERN, {**common, "patterns": [LATENCY_PATTERN],
                                      "sizes": [needs.latency_size_bytes], "direction": "uni",
                                      "initiator": "dst"}))
     others = [p for p in (*HOST_DIRECTIONS, *JUDGED_AGGREGATES)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..measure import sweep
+from ..measure import sweep_run
+from ..run import Run
 from ..runtime import AclError, Runtime
 from .plan import Work
 
@@ -28,12 +29,21 @@ PEER_COLUMNS = ("src", "dst", "link", "can_access_peer", "peer_ok", "reason", "e
 
 @dataclass
 class Measured:
-    """What a check measured: the peer table, every sweep's rows, and whether Ctrl-C
-    stopped it."""
+    """What a check measured: the peer table, the run of every sweep (one
+    :class:`~ascend_p2p_lab.run.Run`: ``Run.concat`` of them; a run frame is taken as
+    ``Run.of`` takes it), and whether Ctrl-C stopped it."""
 
     peer: pd.DataFrame
-    rows: pd.DataFrame
+    run: Run
     interrupted: bool = False
+
+    def __post_init__(self) -> None:
+        self.run = Run.of(self.run)
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The samples of every sweep, one after another."""
+        return self.run.samples
 
 
 def _enable_once(rt: Runtime, src: int, dst: int) -> AclError | None:
@@ -72,17 +82,15 @@ def peer_table(rt: Runtime, devices: tuple[int, ...]) -> pd.DataFrame:
 def run_measurements(rt: Runtime, work: list[Work], devices: tuple[int, ...], *,
                      progress: bool = False,
                      on_work: Callable[[Work], None] | None = None) -> Measured:
-    """The peer table, then each sweep of ``work``; stops after an interrupted sweep."""
+    """The peer table, then each sweep of ``work`` (one run of them all, made by the
+    command ``check``); stops after an interrupted sweep."""
     peer = peer_table(rt, devices)
-    frames = []
-    interrupted = False
+    runs = []
     for item in work:
         if on_work is not None:
             on_work(item)
-        rows = sweep(rt, progress=progress, **item.options)
-        frames.append(rows)
-        if rows.attrs.get("run", {}).get("interrupted"):
-            interrupted = True
+        runs.append(sweep_run(rt, progress=progress, **item.options))
+        if runs[-1].meta.interrupted:
             break
-    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return Measured(peer, rows, interrupted)
+    run = Run.concat(runs).replace(command="check")
+    return Measured(peer, run, run.meta.interrupted)

@@ -51,7 +51,7 @@ COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (see ``EXIT_STATUS``)."""
     from ..results import ResultsError
-    from ..runfolder import OutputPathError
+    from ..run.folder import OutputPathError
     from ..runtime import AclError, BackendUnavailable, MissingCall
 
     try:

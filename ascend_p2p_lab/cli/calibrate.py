@@ -25,8 +25,7 @@ from .parser import UsageError, past_input_checks
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Fit a preset from RUN_DIR, check that it loads, write it to --out."""
     from ..calibrate import calibrate, to_toml
-    from ..results import load_run
-    from ..runfolder import check_out_file
+    from ..run.folder import check_out_file, load
     from ..topology import topology_from_toml_text
     from .session import load_topology
 
@@ -37,7 +36,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out}: give a .toml file name (--topology reads TOML by its "
                          "suffix)")
     check_out_file(out, "--out")
-    run = load_run(args.run_dir)
+    run = load(args.run_dir)
     topology = load_topology(args.topology)
     cal = calibrate(run, topology=topology, name=args.name or out.stem)
     with past_input_checks():

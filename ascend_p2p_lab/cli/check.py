@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..schema import PAIR_PATTERN
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from ..vocab import DEFAULT_PRESET
 from .parser import EXIT_USAGE, UsageError, past_input_checks
@@ -90,7 +91,9 @@ def add_check_args(sub: Any, make: Any) -> None:
     p.add_argument("--junit-xml", type=Path, default=None, metavar="FILE",
                    help="write JUnit XML: one test case per item (default: none)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="write items.csv, check.json, peer.csv and samples.csv (default: none)")
+                   help="write items.csv, check.json and peer.csv beside a run folder of the "
+                        "rows judged (run.json, samples.parquet, samples.csv: report, compare "
+                        "and check --run read it) (default: none)")
     p.add_argument("--overwrite", action="store_true", help="replace an earlier check in --out")
 
 
@@ -108,8 +111,7 @@ def cmd_criteria(args: argparse.Namespace) -> int:
     from ..check import criteria_from_preset, to_toml
     from ..check.criteria import criteria_from_text
     from ..check.derive import criteria_from_run
-    from ..results import load_run
-    from ..runfolder import check_out_file
+    from ..run.folder import check_out_file, load
     from ..topology import load_preset
     from ..units import parse_size
     from .session import load_topology
@@ -132,7 +134,7 @@ def cmd_criteria(args: argparse.Namespace) -> int:
     if args.from_dg is not None:
         criteria = _from_diagnosis(args.from_dg, server, size)
     elif args.from_run is not None:
-        criteria = criteria_from_run(load_run(args.from_run), fraction=fraction,
+        criteria = criteria_from_run(load(args.from_run), fraction=fraction,
                                      topology=server)
     else:
         extra: dict[str, Any] = {} if size is None else {"size": size}
@@ -174,8 +176,9 @@ def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
 
 
 def _outputs(args: argparse.Namespace) -> None:
-    """Every output path, checked before any device work."""
-    from ..runfolder import check_out_file
+    """Every output path, checked before any device work (--out: a folder that can take
+    the check's files and its run folder)."""
+    from ..run.folder import check_out_dir, check_out_file
 
     if args.junit_xml is not None:
         check_out_file(args.junit_xml, "--junit-xml")
@@ -184,6 +187,7 @@ def _outputs(args: argparse.Namespace) -> None:
             raise UsageError(f"--out {args.out}: exists and is not a folder")
         if (args.out / "check.json").exists() and not args.overwrite:
             raise UsageError(f"--out {args.out}: holds a check; pass --overwrite to replace it")
+        check_out_dir(args.out, overwrite=args.overwrite)
         check_out_file(args.out / "check.json", "--out")
 
 
@@ -197,7 +201,8 @@ def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
     if args.criteria is not None:
         return load_criteria(args.criteria)
     if args.run is not None:  # the model at the size the run measured its pairs
-        sizes = run.loc[run["pattern"] == "pair", "size_bytes"]
+        rows = run.samples
+        sizes = rows.loc[rows["pattern"] == PAIR_PATTERN, "size_bytes"]
         if not len(sizes):
             raise UsageError(f"--run {args.run}: no pair rows to judge; give --criteria")
         topo = (load_topology(args.topology) if args.topology is not None else
@@ -242,9 +247,9 @@ def _check_run(args: argparse.Namespace) -> int:
     """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
     from ..check.imported import check_run
     from ..measure.spec import parse_devices
-    from ..results import load_run
+    from ..run.folder import load
 
-    run = load_run(args.run)
+    run = load(args.run)
     criteria = _criteria(args, run)
     devices = parse_devices(args.devices, criteria.device_count)
     result = check_run(run, criteria, devices)
@@ -274,8 +279,10 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
 
 
 def _save(result: Any, out: Path, summary: dict[str, Any]) -> None:
-    out.mkdir(parents=True, exist_ok=True)
+    """The check's files beside the run folder of what it judged (``run/folder.py``)."""
+    from ..run.folder import save
+
+    save(result.measured.run, out, replace=True)
     (out / "check.json").write_text(json.dumps(summary, indent=2))
     result.items.to_csv(out / "items.csv", index=False)
     result.measured.peer.to_csv(out / "peer.csv", index=False)
-    result.measured.rows.to_csv(out / "samples.csv", index=False)

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..schema import PAIR_PATTERN
 from ..terminal import EXIT_FAILED, EXIT_OK, print_grid
 from .parser import UsageError, past_input_checks
 
@@ -38,8 +39,7 @@ BELOW_MARK = "*"
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare two runs (or a run and a preset's prediction); print, write, exit."""
     from ..comparison import check_threshold, compare, to_json, unmatched
-    from ..results import load_run
-    from ..runfolder import check_out_dir
+    from ..run.folder import check_out_dir, load
     from ..topology import list_presets
 
     try:
@@ -52,9 +52,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.against_preset is not None and args.against_preset not in list_presets():
         raise UsageError(f"--against-preset {args.against_preset}: no such preset (known: "
                          f"{', '.join(list_presets())})")
-    run = load_run(run_dir)
+    run = load(run_dir)
     baseline = (_predict(run, run_dir, args.against_preset) if base_dir is None
-                else load_run(base_dir))
+                else load(base_dir))
     result = compare(baseline, run, threshold=threshold)
     missing = unmatched(baseline, run)
     if result.empty:
@@ -102,19 +102,20 @@ def _spec_from(params: Any, folder: Path) -> Any:
         raise UsageError(f"{folder}: run.json's params do not make a sweep ({exc})") from None
 
 
-def _predict(run: pd.DataFrame, folder: Path, preset: str) -> pd.DataFrame:
-    """RUN's plan measured on the simulated ``preset`` with RUN's seed: the baseline."""
-    from ..measure import sweep
+def _predict(run: Any, folder: Path, preset: str) -> Any:
+    """RUN's plan measured on the simulated ``preset`` with RUN's seed: the baseline run."""
+    from ..measure import sweep_run
+    from ..run import Run
     from ..runtime import open_runtime
 
-    meta = run.attrs.get("run", {})
-    spec = _spec_from(meta.get("params"), folder)
-    seed = meta.get("seed") if meta.get("backend") == "sim" else None
+    meta = Run.of(run).meta
+    spec = _spec_from(meta.params, folder)
+    seed = meta.seed if meta.backend == "sim" else None
     with open_runtime("sim", preset=preset, seed=seed) as rt:
         whose = "" if seed is not None else ", the simulator's: the run has none"
         print(f"simulating {folder}'s plan on {preset} (seed {rt.seed}{whose})",
               file=sys.stderr)
-        return sweep(rt, spec=spec, progress=sys.stderr.isatty())
+        return sweep_run(rt, spec=spec, progress=sys.stderr.isatty())
 
 
 def _reasons(missing: pd.DataFrame) -> str:
@@ -138,7 +139,7 @@ def _reasons(missing: pd.DataFrame) -> str:
 
 def _cases(result: pd.DataFrame) -> list[tuple[str, str, str]]:
     """The (direction, peer, path) cases of the pair pattern, in order."""
-    pairs = result[result["pattern"] == "pair"]
+    pairs = result[result["pattern"] == PAIR_PATTERN]
     return sorted({(str(d), str(p), str(q)) for d, p, q in
                    pairs[["direction", "peer", "path"]].itertuples(index=False)})
 
@@ -192,7 +193,7 @@ def _print_below(result: pd.DataFrame, threshold: float) -> None:
     for r in below.head(MAX_LISTED).itertuples(index=False):
         what = (f"lost ({r.run_error_kind})" if pd.isna(r.run_GBps) else
                 f"{r.ratio:.2f} ({r.baseline_GBps:.1f} -> {r.run_GBps:.1f} GB/s)")
-        case = "" if r.pattern == "pair" else f"  {r.pattern}"
+        case = "" if r.pattern == PAIR_PATTERN else f"  {r.pattern}"
         print(f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
               f"{format_size(int(r.size_bytes))}  {what}{case}")
     if len(below) > MAX_LISTED:

@@ -211,7 +211,7 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[s
 
     criteria = args.criteria_data
     probes = {r.host: r.probe for r in result.results.values()}
-    counts = {r.host: r.meta.get("device_count") for r in result.results.values()}
+    counts = {r.host: r.meta.device_count for r in result.results.values()}
     return failing_by_host(fleet_items(criteria, result.frame, probes), counts,
                            criteria.device_count)
 

@@ -2,7 +2,7 @@
 
 ``import dmi FILE... --out DIR [--size SIZE] [--type KIND] [--card]`` and
 ``import hccl-test FILE... [--ranks N] [--op NAME] --out DIR`` parse every file first,
-then write one run folder (``results.save_run``) that ``report``, ``compare`` and
+then write one run folder (``run.folder.save``) that ``report``, ``compare`` and
 ``calibrate`` read. Exit status: 0 written; 1 when the tool reported an error in its
 output (an ascend-dmi ``{"error": ...}``, even if it exited 0; its code is printed);
 2 for bad input (a file that is not such output, truncated, a matrix missing a row,
@@ -76,8 +76,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 def cmd_import(args: argparse.Namespace) -> int:
     """Parse every file, then write the run folder (nothing on any error)."""
     from ..imports import ToolReportedError, import_dmi, import_hccl_test
-    from ..results import save_run
-    from ..runfolder import check_out_dir, clear_stale
+    from ..run import Run
+    from ..run.folder import check_out_dir, save
     from ..units import parse_size
 
     check_out_dir(args.out, overwrite=args.overwrite)
@@ -89,23 +89,22 @@ def cmd_import(args: argparse.Namespace) -> int:
                     size = parse_size(args.size)
                 except ValueError as exc:
                     raise UsageError(f"--size: {exc}") from None
-            run = import_dmi(args.files, size=size, kind=args.kind, card=args.card)
+            run = Run.of(import_dmi(args.files, size=size, kind=args.kind, card=args.card))
         else:
-            run = import_hccl_test(args.files, ranks=args.ranks, op=args.op)
+            run = Run.of(import_hccl_test(args.files, ranks=args.ranks, op=args.op))
     except ToolReportedError as exc:
         print(f"ascend-p2p-lab: {exc} (nothing written)", file=sys.stderr)
         return EXIT_FAILED
     with past_input_checks():
-        save_run(run, args.out)
-        clear_stale(args.out)
+        save(run, args.out, replace=True)
         _print_summary(run, args.out)
     return EXIT_OK
 
 
 def _print_summary(run: Any, out: Path) -> None:
-    meta = run.attrs["run"]
-    print(f"wrote {out}: {len(run)} rows from {len(meta['sources'])} file"
-          f"{'s' if len(meta['sources']) != 1 else ''} ({meta['backend']})")
+    meta, run = run.meta, run.samples
+    print(f"wrote {out}: {len(run)} rows from {len(meta.sources)} file"
+          f"{'s' if len(meta.sources) != 1 else ''} ({meta.backend})")
     for op, part in run.groupby("operation", dropna=False, sort=True):
         what = ", ".join(sorted({str(p) for p in part["pattern"].dropna()})) or "-"
         print(f"  {op}: {len(part)} rows (pattern {what})")

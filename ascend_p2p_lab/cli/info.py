@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from ..run import Run
 from ..terminal import EXIT_INTERRUPTED, EXIT_OK, print_grid
 from .parser import past_input_checks
 from .session import load_topology, run_session
@@ -44,7 +45,7 @@ def probe_json(table: Any, n: int) -> dict[str, Any]:
     ``device_count`` and ``matrices`` of ``{"title", "value", "unit", "devices",
     "matrix", "reasons", "kinds"}``, null (with its reason) on the diagonal and where a
     pair was not probed; ``exit_status`` and ``failures`` as a sweep has them."""
-    meta = table.attrs.get("run", {})
+    meta = Run.of(table).meta
     cells = {(int(r.src), int(r.dst)): r for r in table.itertuples(index=False)}
     matrices = []
     for value, title in PROBE_MATRICES:
@@ -64,7 +65,7 @@ def probe_json(table: Any, n: int) -> dict[str, Any]:
         matrices.append({"title": f"{title}, row = source -> column = destination",
                          "value": value, "unit": None, "devices": list(range(n)),
                          "matrix": matrix, "reasons": reasons, "kinds": kinds})
-    return {"run_id": meta.get("run_id"), "device_count": n, "matrices": matrices,
+    return {"run_id": meta.run_id, "device_count": n, "matrices": matrices,
             "exit_status": EXIT_OK, "failures": []}
 
 
@@ -81,7 +82,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
             return _probe_output(rt, probe(rt))
 
     def _probe_output(rt: Any, table: Any) -> int:
-        if table.attrs["run"].get("interrupted"):
+        if Run.of(table).meta.interrupted:
             print(f"ascend-p2p-lab: interrupted after {len(table)} pairs", file=sys.stderr)
             return EXIT_INTERRUPTED
         labels = device_labels(rt)

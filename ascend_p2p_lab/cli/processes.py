@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..run import Run
 from ..terminal import print_summary, run_status
 from ..vocab import INITIATOR_WORDS
 
@@ -20,7 +21,7 @@ from ..vocab import INITIATOR_WORDS
 MIN_COMPARED_BYTES = 1 << 20
 
 
-def mode_ratios(run: pd.DataFrame) -> pd.DataFrame:
+def mode_ratios(run: Run | pd.DataFrame) -> pd.DataFrame:
     """IPC / in-process per link class, initiator and size (>= 1 MiB): the median over the
     pairs of the per-point ratios (``comparison.compare`` of the two modes).
 
@@ -38,11 +39,12 @@ def mode_ratios(run: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def emit_processes(run: pd.DataFrame, fmt: str, saved: Path | None) -> int:
+def emit_processes(run: Run | pd.DataFrame, fmt: str, saved: Path | None) -> int:
     """Print a ``sweep --processes`` run (text or JSON); return its exit status (the
     whole run's: a lost worker's points count as failures)."""
+    run = Run.of(run)
     status = run_status(run)
-    inside = run[run["process_mode"] == "in_process"]
+    inside = run.select(run.samples["process_mode"] == "in_process")
     try:
         ratios = mode_ratios(run)
     except ValueError:  # one mode only (interrupted before the other)
@@ -70,7 +72,7 @@ def emit_processes(run: pd.DataFrame, fmt: str, saved: Path | None) -> int:
 
         wide.columns = [format_size(int(c)) for c in wide.columns]
         print(wide.round(3).to_string())
-    lost = run[run["error_kind"] == "worker_lost"]
+    lost = run.samples[run.samples["error_kind"] == "worker_lost"]
     if len(lost):
         print(f"\n{len(lost)} rows lost with their worker process "
               f"(error_kind worker_lost); the other workers' rows are kept")

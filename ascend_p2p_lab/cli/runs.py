@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..run import Run
+from ..schema import LOCAL_PATTERN, PAIR_PATTERN
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
 from ..vocab import DEFAULT_PRESET, US_PER_MS
 from .parser import UsageError, past_input_checks
@@ -30,7 +32,7 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "groups": args.groups,
         "timing": args.timing, "samples": args.samples, "warmup": args.warmup,
         "min_sample_us": args.min_sample_ms * US_PER_MS, "verify": not args.no_verify,
-        "progress": not args.no_progress, "out": args.out, "checkpoint": args.checkpoint,
+        "progress": not args.no_progress, "checkpoint": args.checkpoint,
     }
 
 
@@ -39,7 +41,7 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
     if args.checkpoint is not None:
         raise UsageError("--processes: --checkpoint is not supported")
     if args.direction != "uni" or args.peer != "on" or args.groups or (
-            args.patterns not in (None, "pair")):
+            args.patterns not in (None, PAIR_PATTERN)):
         raise UsageError("--processes measures pairs one way with peer access on: drop "
                          "--direction, --peer, --patterns and --groups")
     drop = ("direction", "peer", "initiator", "patterns", "groups", "progress", "checkpoint")
@@ -47,36 +49,42 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
 
 def _sweep_out(args: argparse.Namespace) -> None:
-    """Every output path of a sweep, checked before any device work."""
+    """Every output path of a sweep, checked before any device work (``run/folder.py``:
+    resuming into the run the checkpoint continues needs no --overwrite)."""
     from ..measure.checkpoint import checkpoint_run_ids
-    from ..runfolder import check_out_dir, check_out_file, run_info
+    from ..run.folder import check_out_dir, check_out_file
 
-    if args.out is not None:  # resuming into the run the checkpoint continues: no overwrite
-        run_id = run_info(args.out).get("run_id")
-        continues = (args.checkpoint is not None and isinstance(run_id, str)
-                     and run_id in checkpoint_run_ids(args.checkpoint))
-        check_out_dir(args.out, overwrite=args.overwrite or continues)
+    if args.out is not None:
+        continues = checkpoint_run_ids(args.checkpoint) if args.checkpoint is not None else ()
+        check_out_dir(args.out, overwrite=args.overwrite, continues=continues)
     if args.checkpoint is not None:
         check_out_file(args.checkpoint, "--checkpoint")
 
 
-def _sweep_kept(rt: Any, **kwargs: Any) -> Any:
-    """sweep(), or the rows it kept when it stopped on an error after it had started (its
-    metadata then says why, and the exit status is 1)."""
-    from ..measure import sweep
+def _sweep_kept(rt: Any, **kwargs: Any) -> Run:
+    """sweep_run(), or the run it kept when it stopped on an error after it had started
+    (its metadata then says why, and the exit status is 1)."""
+    from ..measure import sweep_run
 
     try:
-        return sweep(rt, **kwargs)
+        return sweep_run(rt, **kwargs)
     except Exception as exc:
-        partial = getattr(exc, "partial_frame", None)
-        if partial is None or not partial.attrs.get("run", {}).get("run_id"):
+        partial = getattr(exc, "partial_run", None)
+        if partial is None or not partial.meta.run_id:
             raise
         return partial
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
-    from ..runfolder import clear_stale
+def keep(run: Run, out: Path | None) -> None:
+    """The run saved into ``out`` (atomic; what described an earlier run there goes, and a
+    checkpoint that holds the whole run is removed): ``run/folder.py``."""
+    from ..run.folder import save
 
+    if out is not None:
+        save(run, out, replace=True)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
     _sweep_out(args)
     kwargs = _sweep_kwargs(args)
 
@@ -85,17 +93,16 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     def work(rt: Any) -> int:
         if getattr(args, "processes", False):
-            from ..measure.processes import sweep_processes
+            from ..measure.processes import sweep_processes_run
             from .processes import emit_processes
 
-            run = sweep_processes(rt, **kwargs)
+            run = sweep_processes_run(rt, **kwargs)
             emit = emit_processes
         else:
             run = _sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
             emit = _emit
         with past_input_checks():
-            if args.out is not None:
-                clear_stale(args.out)  # the old run's report does not describe this run
+            keep(run, args.out)
             return emit(run, args.format, args.out)
 
     return run_session(args, work)
@@ -107,6 +114,7 @@ def _emit(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None)
     ``read_from``: the run was loaded from that folder (``report``), not measured: an
     interrupted run is then an incomplete run (1), not an interrupted command (130).
     """
+    run = Run.of(run)
     status = run_status(run)
     if read_from is not None and status == EXIT_INTERRUPTED:
         status = EXIT_FAILED
@@ -118,7 +126,7 @@ def _emit(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None)
 
         lost = failures(run)
         data = {**matrices_json(run), "exit_status": status,
-                "points_not_reached": run.attrs.get("run", {}).get("points_not_reached"),
+                "points_not_reached": run.meta.points_not_reached,
                 "saved_to": None if saved is None else str(saved),
                 **({} if read_from is None else {"read_from": str(read_from)}),
                 "failures": json.loads(lost.to_json(orient="records"))}
@@ -129,8 +137,7 @@ def _emit(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..results import load_run
-    from ..runfolder import check_out_dir, run_info
+    from ..run.folder import check_out_dir, load, run_info
 
     out = args.out or args.run_dir
     if args.out is not None:
@@ -138,21 +145,21 @@ def cmd_report(args: argparse.Namespace) -> int:
         other = run_info(out).get("run_id")
         if other is not None and other != run_info(args.run_dir).get("run_id"):
             raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
-    run = load_run(args.run_dir)
+    run = load(args.run_dir)
     with past_input_checks():
         status = _emit(run, args.format, None, read_from=args.run_dir)
         _write_report(run, out, quiet=args.format == "json")
         return status
 
 
-def _write_report(run: Any, out: Path, table: Any = None, *, quiet: bool = False) -> None:
+def _write_report(run: Run, out: Path, table: Any = None, *, quiet: bool = False) -> None:
     """summary.csv and the figures of a run into out, replacing an earlier report there
     (``quiet``: the list of files on stderr, stdout holding JSON)."""
     import functools
     import sys
 
     from ..results import summarize
-    from ..runfolder import clear_report, write_manifest
+    from ..run.folder import clear_report, write_manifest
 
     say = functools.partial(print, file=sys.stderr if quiet else sys.stdout)
     out.mkdir(parents=True, exist_ok=True)
@@ -163,10 +170,10 @@ def _write_report(run: Any, out: Path, table: Any = None, *, quiet: bool = False
         from .. import plots
     except ImportError as exc:
         say(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')")
-        write_manifest(out, run.attrs.get("run", {}).get("run_id"), written)
+        write_manifest(out, run.meta.run_id, written)
         return
     paths = plots.report(run, out, table=table, workers=plots.default_workers())
-    write_manifest(out, run.attrs.get("run", {}).get("run_id"), [*written, *paths])
+    write_manifest(out, run.meta.run_id, [*written, *paths])
     say(f"\nwrote {out / 'summary.csv'} and {len(paths)} figure{'' if len(paths) == 1 else 's'}"
         f"{':' if paths else ''}")
     for p in paths:
@@ -176,14 +183,13 @@ def _write_report(run: Any, out: Path, table: Any = None, *, quiet: bool = False
 def cmd_demo(args: argparse.Namespace) -> int:
     from ..forking import idle_workers
     from ..measure import enable_all, parse_sizes, probe
-    from ..results import save_run
-    from ..runfolder import check_out_dir, clear_stale
+    from ..run.folder import check_out_dir
 
     out: Path = args.out
     check_out_dir(out, overwrite=args.overwrite, replaces="demo")
     parse_sizes(args.sizes)  # bad sizes: exit 2 before any device work
     options = {"sizes": args.sizes, "direction": "both", "peer": "both",
-               "patterns": ("pair", "local"), "samples": 3}
+               "patterns": (PAIR_PATTERN, LOCAL_PATTERN), "samples": 3}
     state: dict[str, Any] = {}
 
     def work(rt: Any) -> int:
@@ -203,9 +209,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
               + (f" (simulated in {workers} processes, one per idle core)" if workers > 1
                  else ""))
         run = _sweep_kept(rt, **options, progress=not args.no_progress, workers=workers)
-        run.attrs["run"]["command"] = "demo"
-        save_run(run, out)
-        clear_stale(out)
+        run = run.replace(command="demo")  # a later demo may replace it
+        keep(run, out)
         table.to_csv(out / "probe.csv", index=False)
         state.update(run=run, table=table)
         print_summary(run, out, matrices=True)

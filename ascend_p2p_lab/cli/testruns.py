@@ -101,8 +101,7 @@ def _source(file: str) -> tuple[str, Path | None]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ..patterns.testfile import read_tests
-    from ..runfolder import clear_stale
-    from .runs import _emit, _sweep_kept, _sweep_out
+    from .runs import _emit, _sweep_kept, _sweep_out, keep
 
     name, path = _source(args.file)
     _sweep_out(args)
@@ -116,10 +115,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         run = _sweep_kept(rt, **what, samples=args.samples, peer=args.peer,
                           warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
                           verify=not args.no_verify, progress=not args.no_progress,
-                          out=args.out, checkpoint=args.checkpoint)
+                          checkpoint=args.checkpoint)
         with past_input_checks():
-            if args.out is not None:
-                clear_stale(args.out)
+            keep(run, args.out)
             return _emit(run, args.format, args.out)
 
     return run_session(args, work)

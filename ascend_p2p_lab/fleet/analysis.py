@@ -18,7 +18,7 @@ Example:
     ...             "size_bytes": 1 << 24, "bandwidth_GBps": gbps}
     >>> rows = [row(h, s, d, 25.0) for h in ("a", "b", "c") for s, d in ((0, 1), (1, 0))]
     >>> rows[-1] = row("c", 1, 0, 10.0)
-    >>> fr = link_fractions(to_frame(rows, {}))
+    >>> fr = link_fractions(to_frame(rows))
     >>> outliers(fr, 0.9)[["host", "src", "dst", "fraction"]].values.tolist()
     [['c', 1, 0, 0.4]]
 """
@@ -33,10 +33,11 @@ import pandas as pd
 
 from ..comparison import DEFAULT_THRESHOLD, LOST_RATIO
 from ..results import FAILURE_KINDS
-from ..schema import POINT_KEYS
+from ..run import Run, samples_of
+from ..schema import PAIR_PATTERN, POINT_KEYS
 
 #: The rows a link's bandwidth is read from.
-LINK_CASE = {"pattern": "pair", "direction": "uni", "peer": "on"}
+LINK_CASE = {"pattern": PAIR_PATTERN, "direction": "uni", "peer": "on"}
 #: :func:`link_fractions`' columns, in order.
 FRACTION_COLUMNS = ["host", "src", "dst", "link", "size_bytes", "bandwidth_GBps",
                     "class_median_GBps", "fraction", "error_kind"]
@@ -46,14 +47,15 @@ HOST_COLUMNS = ["host", "status", "links", "outliers", "host_bound_share", "erro
 EXIT_HEALTHY, EXIT_FINDING, EXIT_INTERRUPTED = 0, 1, 130
 
 
-def _case_rows(frame: pd.DataFrame) -> pd.DataFrame:
+def _case_rows(frame: pd.DataFrame | Run) -> pd.DataFrame:
+    frame = samples_of(frame)
     keep = pd.Series(True, index=frame.index)
     for col, value in LINK_CASE.items():
         keep &= (frame[col] == value).fillna(False).astype(bool)
     return frame[keep]
 
 
-def link_table(frame: pd.DataFrame, size: int | None = None) -> pd.DataFrame:
+def link_table(frame: pd.DataFrame | Run, size: int | None = None) -> pd.DataFrame:
     """One row per host and ordered pair: ``host, src, dst, link, size_bytes,
     bandwidth_GBps`` (median of the samples) and ``error_kind`` (a failure kind when no
     sample was measured). Pairs that are results without a number (unreachable) are
@@ -77,7 +79,7 @@ def link_table(frame: pd.DataFrame, size: int | None = None) -> pd.DataFrame:
     return out.sort_values(["host", "src", "dst"], ignore_index=True)[cols]
 
 
-def link_fractions(frame: pd.DataFrame, reference: pd.DataFrame | None = None, *,
+def link_fractions(frame: pd.DataFrame | Run, reference: pd.DataFrame | Run | None = None, *,
                    size: int | None = None) -> pd.DataFrame:
     """Each link's bandwidth as a fraction of its link class's median bandwidth, across
     the fleet (``frame``) or across ``reference`` (a baseline run or a preset's run, at
@@ -125,7 +127,7 @@ def _host_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(parts)
 
 
-def host_table(frame: pd.DataFrame, fractions: pd.DataFrame,
+def host_table(frame: pd.DataFrame | Run, fractions: pd.DataFrame,
                statuses: Iterable[Mapping[str, Any]], threshold: float = DEFAULT_THRESHOLD
                ) -> pd.DataFrame:
     """One row per host (``statuses``: each host's ``host``, ``status``, ``error_kind``,
@@ -133,7 +135,7 @@ def host_table(frame: pd.DataFrame, fractions: pd.DataFrame,
     points lost to errors (``errors``), and the error kinds. Columns
     :data:`HOST_COLUMNS`."""
     below = outliers(fractions, threshold)
-    per_host = _host_rows(frame)
+    per_host = _host_rows(samples_of(frame))
     links = fractions[fractions["bandwidth_GBps"].notna()].groupby("host").size()
     n_below = below.groupby("host").size()
     rows = []

@@ -2,9 +2,10 @@
 
 A :class:`HostTarget` says where a survey task runs and what it opens there (CANN's
 pyACL on a real server, or a simulated preset with a seed and injected faults); a
-:class:`HostResult` is what comes back: the host's tidy frame tagged with ``host``, its
-probe table, its run metadata, and, when something went wrong, the error as data
-(``error_kind``, ``error_code``, ``error_call``, ``error``), like the rows of a sweep.
+:class:`HostResult` is what comes back: the host's run (a :class:`~ascend_p2p_lab.run.Run`
+of rows tagged with ``host``, and its metadata), its probe table, and, when something went
+wrong, the error as data (``error_kind``, ``error_code``, ``error_call``, ``error``), like
+the rows of a sweep.
 
 Example:
     >>> t = HostTarget("sim-1", backend="sim", preset="atlas800t-a2", seed=1)
@@ -18,10 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+
+from ..run import Run, RunMeta
 
 #: The Dask worker resource that pins a task to one server: ``host-<name>``.
 RESOURCE_PREFIX = "host-"
@@ -83,9 +86,9 @@ class HostResult:
     host: str
     #: "ok" (every point measured), "partial" (some) or "failed" (nothing)
     status: str
-    frame: pd.DataFrame | None = None
+    #: the host's run (rows and metadata), None when nothing was measured
+    run: Run | None = None
     probe: pd.DataFrame | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
     error_kind: str | None = None
     error_code: int | None = None
     error_call: str | None = None
@@ -101,8 +104,18 @@ class HostResult:
         return self.status == "failed"
 
     @property
+    def frame(self) -> pd.DataFrame | None:
+        """The host's rows (its metadata in ``attrs["run"]``), None without a run."""
+        return None if self.run is None else self.run.frame()
+
+    @property
+    def meta(self) -> RunMeta:
+        """The host's run metadata (empty without a run)."""
+        return RunMeta() if self.run is None else self.run.meta
+
+    @property
     def interrupted(self) -> bool:
-        return bool(self.meta.get("interrupted"))
+        return self.meta.interrupted
 
     def error_record(self) -> dict[str, Any]:
         """The host and its error as plain data (the ``failed_hosts`` entries)."""
@@ -112,10 +125,9 @@ class HostResult:
 
 
 def failed_host(host: str, kind: str, message: str, *, code: int | None = None,
-                call: str | None = None, meta: Mapping[str, Any] | None = None
-                ) -> HostResult:
+                call: str | None = None) -> HostResult:
     """A host without results: its error as data."""
     if kind not in HOST_ERROR_KINDS:
         raise ValueError(f"unknown host error kind {kind!r}")
-    return HostResult(host, "failed", meta=dict(meta or {}), error_kind=kind,
-                      error_code=code, error_call=call, error=message)
+    return HostResult(host, "failed", error_kind=kind, error_code=code, error_call=call,
+                      error=message)

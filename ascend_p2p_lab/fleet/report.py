@@ -55,9 +55,9 @@ def summary_json(fleet: Any, result: FleetAnalysis) -> dict[str, Any]:
     return {**result.verdict, "interrupted": fleet.interrupted,
             "wall_s": round(fleet.wall_s, 3),
             "sweep_options": fleet.options,
-            "runs": {r.host: {"run_id": r.meta.get("run_id"), "status": r.status,
-                              "hostname": r.meta.get("hostname"),
-                              "seed": r.meta.get("seed"), "preset": r.meta.get("preset")}
+            "runs": {r.host: {"run_id": r.meta.run_id, "status": r.status,
+                              "hostname": r.meta.hostname,
+                              "seed": r.meta.seed, "preset": r.meta.preset}
                      for r in fleet.results.values()}}
 
 

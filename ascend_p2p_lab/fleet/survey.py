@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from ..comparison import DEFAULT_THRESHOLD
-from ..results import empty_frame
+from ..run import Run, RunMeta
 from .hosts import (
     RESOURCE_PREFIX,
     HostResult,
@@ -63,13 +63,21 @@ class FleetSurvey:
         return [r for r in self.results.values() if r.failed]
 
     @property
+    def run(self) -> Run:
+        """Every host's run as one (``Run.concat``: ``host`` says whose row, each host's
+        metadata is in ``meta.parts``)."""
+        return Run.concat(r.run for r in self.results.values() if r.run is not None)
+
+    @property
     def frame(self) -> pd.DataFrame:
-        """Every host's rows in one tidy frame (``host`` says whose); each host's run
-        metadata in ``attrs["fleet"][host]``."""
-        frames = [r.frame for r in self.results.values() if r.frame is not None]
-        out = pd.concat(frames, ignore_index=True) if frames else empty_frame()
-        out.attrs = {"fleet": {r.host: r.meta for r in self.results.values()}}
-        return out
+        """Every host's rows in one tidy frame (``host`` says whose): :attr:`run`'s."""
+        return self.run.frame()
+
+    @property
+    def metas(self) -> dict[str, RunMeta]:
+        """Each host's run metadata, in the order of the hosts (empty for a host without
+        a run)."""
+        return {r.host: r.meta for r in self.results.values()}
 
     def host_status(self) -> list[dict[str, Any]]:
         """Each host's status and error as plain data (for the analysis)."""
@@ -198,24 +206,22 @@ def _saver(out: Path | None, overwrite: bool) -> Callable[[HostResult], None] | 
     """A callback saving each host's run folder as its result arrives."""
     if out is None:
         return None
-    from ..results import save_run
-    from ..runfolder import check_out_dir, clear_stale
+    from ..run.folder import check_out_dir, save
 
-    def save(result: HostResult) -> None:
-        if result.frame is not None:
+    def keep(result: HostResult) -> None:
+        if result.run is not None:
             folder = out / result.host
             check_out_dir(folder, overwrite=True)
-            save_run(result.frame, folder, result.meta)
-            clear_stale(folder)  # an earlier report there does not describe this run
+            save(result.run, folder, replace=True)  # an earlier report there goes
 
     check_fleet_out(out, overwrite=overwrite)
-    return save
+    return keep
 
 
 def check_fleet_out(out: Path, *, overwrite: bool = False, option: str = "--out") -> None:
     """Raise OutputPathError unless out can take a fleet: a folder holding an earlier
     fleet (its summary, or a host's run folder) only with ``overwrite``."""
-    from ..runfolder import OutputPathError, check_out_dir, holds_run
+    from ..run.folder import OutputPathError, check_out_dir, holds_run
 
     out = Path(out)
     check_out_dir(out, overwrite=overwrite, option=option)

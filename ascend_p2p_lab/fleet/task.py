@@ -21,9 +21,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..measure import probe, sweep
+from ..measure import probe, sweep_run
 from ..measure.outcomes import from_exception
 from ..results import FAILURE_KINDS
+from ..run import Run
 from ..runtime import AclError, BackendUnavailable, MissingCall, open_runtime
 from .hosts import HostResult, HostTarget, failed_host
 
@@ -40,42 +41,41 @@ def _error_fields(exc: BaseException) -> dict[str, Any]:
     return {"kind": "error", "message": f"{type(exc).__name__}: {exc}".splitlines()[0]}
 
 
-def tag_host(frame: pd.DataFrame, host: str) -> pd.DataFrame:
-    """The frame with ``host`` set to the fleet's name for the server (the machine's own
-    name stays in the run metadata's ``hostname``)."""
-    out = frame.copy()
-    out["host"] = pd.array([host] * len(out), dtype="string")
-    out.attrs = {"run": {**frame.attrs.get("run", {}), "fleet_host": host}}
-    return out
+def tag_host(run: Run | pd.DataFrame, host: str) -> Run:
+    """The run with ``host`` set to the fleet's name for the server in every row and in
+    ``meta.fleet_host`` (the machine's own name stays in ``meta.hostname``)."""
+    run = Run.of(run)
+    rows = run.samples.assign(host=pd.array([host] * len(run), dtype="string"))
+    return run.replace(rows, fleet_host=host)
 
 
-def _status(frame: pd.DataFrame | None, error: dict[str, Any] | None) -> str:
-    if frame is None or frame.empty:
+def _status(run: Run | None, error: dict[str, Any] | None) -> str:
+    if run is None or run.samples.empty:
         return "failed"
-    if error is not None or frame.attrs["run"].get("interrupted"):
+    if error is not None or run.meta.interrupted:
         return "partial"
-    kinds = frame["error_kind"].isin(FAILURE_KINDS).fillna(False)
+    kinds = run.samples["error_kind"].isin(FAILURE_KINDS).fillna(False)
     return "partial" if bool(kinds.any()) else "ok"
 
 
 def _measure(rt: Any, options: Mapping[str, Any]
-             ) -> tuple[pd.DataFrame | None, pd.DataFrame | None, dict[str, Any] | None]:
-    """Probe, then sweep; (frame, probe table, error fields or None). A failed probe does
+             ) -> tuple[Run | None, pd.DataFrame | None, dict[str, Any] | None]:
+    """Probe, then sweep; (run, probe table, error fields or None). A failed probe does
     not stop the sweep; a sweep that stops on an error after it started gives the rows
     it kept."""
-    table = frame = error = None
+    table = run = error = None
     try:
         table = probe(rt)
     except Exception as exc:
         error = _error_fields(exc)
     try:
-        frame = sweep(rt, progress=False, **options)
+        run = sweep_run(rt, progress=False, **options)
     except Exception as exc:
-        partial = getattr(exc, "partial_frame", None)
-        if partial is not None and partial.attrs.get("run", {}).get("run_id"):
-            frame = partial
+        partial = getattr(exc, "partial_run", None)
+        if partial is not None and partial.meta.run_id:
+            run = partial
         error = _error_fields(exc)
-    return frame, table, error
+    return run, table, error
 
 
 def _worker_address() -> str | None:
@@ -100,7 +100,7 @@ def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
         return failed_host(target.name, e["kind"], e["message"], code=e.get("code"),
                            call=e.get("call"))
     try:
-        frame, table, error = _measure(rt, options)
+        run, table, error = _measure(rt, options)
     finally:
         try:
             rt.close()
@@ -109,12 +109,10 @@ def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
         else:
             teardown = None
     error = error or teardown
-    meta: dict[str, Any] = {}
-    if frame is not None:
-        frame = tag_host(frame, target.name)
-        meta = frame.attrs["run"]
-    result = HostResult(target.name, _status(frame, error), frame=frame, probe=table,
-                        meta=meta, wall_s=time.perf_counter() - start,
+    if run is not None:
+        run = tag_host(run, target.name)
+    result = HostResult(target.name, _status(run, error), run=run, probe=table,
+                        wall_s=time.perf_counter() - start,
                         cpu_s=time.thread_time() - cpu, worker=_worker_address())
     if error is not None:
         result.error_kind, result.error = error["kind"], error["message"]

@@ -91,7 +91,8 @@ def _tag(parsed: Parsed, capture: Capture) -> Parsed:
 
 def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
                kind: str | None = None, card: bool | None = None) -> pd.DataFrame:
-    """A run frame from ascend-dmi captures (text or JSON; a topology capture among them
+    """A run frame (the samples of :func:`~.runs.to_run`'s Run, its metadata in
+    ``attrs["run"]``) from ascend-dmi captures (text or JSON; a topology capture among them
     names the link classes). ``size``: the copy size of p2p matrices that do not state it;
     ``kind``: the direction of tables that do not say it; ``card``: the matrices are card
     x card (else from ``-m card`` on the capture's command line)."""
@@ -118,7 +119,7 @@ def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
     if topology is not None:
         _check_devices(rows, topology, sources)
     return to_run(rows, tool=_tool(DMI_TOOL, parsed), sources=sources, command="import dmi",
-                  topology=topology, host=_host(parsed))
+                  topology=topology, host=_host(parsed)).frame()
 
 
 def _check_devices(rows: list[dict[str, Any]], topology: Any,
@@ -136,7 +137,8 @@ def _check_devices(rows: list[dict[str, Any]], topology: Any,
 
 def import_hccl_test(files: Sequence[str | Path], *, ranks: int | None = None,
                      op: str | None = None) -> pd.DataFrame:
-    """A run frame of collective rows from hccl_test captures (see :mod:`.hccl_test`)."""
+    """A run frame of collective rows from hccl_test captures (see :mod:`.hccl_test`; as
+    :func:`import_dmi`, the frame of a Run)."""
     if ranks is not None and ranks < 1:
         raise ValueError(f"--ranks must be at least 1; got {ranks}")
     parsed, sources = [], []
@@ -146,4 +148,4 @@ def import_hccl_test(files: Sequence[str | Path], *, ranks: int | None = None,
         parsed.append(one)
         sources.append(_source(capture, one, "text"))
     return to_run([r for p in parsed for r in p.rows], tool=_tool(HCCL_TOOL, parsed),
-                  sources=sources, command="import hccl-test", host=_host(parsed))
+                  sources=sources, command="import hccl-test", host=_host(parsed)).frame()

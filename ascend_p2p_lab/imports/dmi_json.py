@@ -32,6 +32,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..schema import LATENCY_PATTERN, PAIR_PATTERN
 from .common import (
     Capture,
     ImportInputError,
@@ -102,7 +103,7 @@ def _bandwidth_rows(data: dict[str, Any], capture: Capture, lines: LineFinder,
                 if key not in entry:
                     raise ImportInputError(where, f"a p2p entry without {key}")
                 ends[col] = _device(entry[key], where, key)
-            ends.update(pattern="pair", peer="on", path="p2p")
+            ends.update(pattern=PAIR_PATTERN, peer="on", path="p2p")
         elif "device_id" in entry:
             ends = device_ends(what, _device(entry["device_id"], where, "device_id"))
         results = entry.get("results")
@@ -145,7 +146,7 @@ def _latency_rows(data: dict[str, Any], capture: Capture, lines: LineFinder
             if "size" in entry else None
         if size is None:
             raise ImportInputError(where, "a Latency entry without size")
-        yield {"operation": "p2p", "pattern": "latency", "direction": "uni", "peer": "on",
+        yield {"operation": "p2p", "pattern": LATENCY_PATTERN, "direction": "uni", "peer": "on",
                "path": "p2p", "src": _device(entry.get("src_device_id"), where, "src_device_id"),
                "dst": _device(entry.get("dst_device_id"), where, "dst_device_id"),
                "size_bytes": int(size), "latency_us": quantity(entry["latency"], "time",

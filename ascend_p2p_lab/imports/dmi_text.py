@@ -34,7 +34,13 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ..schema import CARD_PATTERNS, DEVICE_TO_HOST, HOST_TO_DEVICE, PAIR_PATTERNS
+from ..schema import (
+    CARD_PATTERNS,
+    DEVICE_TO_HOST,
+    HOST_TO_DEVICE,
+    PAIR_PATTERN,
+    PAIR_PATTERNS,
+)
 from .common import (
     Capture,
     ImportInputError,
@@ -295,7 +301,8 @@ def _table_row(table: _Table, size: int, gbps: float, elapsed: float, copies: in
         row.update(src=dev, dst=dev)
     else:
         assert table.pair is not None
-        row.update(pattern="pair", src=table.pair[0], dst=table.pair[1], peer="on", path="p2p")
+        row.update(pattern=PAIR_PATTERN, src=table.pair[0], dst=table.pair[1], peer="on",
+                   path="p2p")
     return row
 
 

@@ -1,4 +1,5 @@
-"""Imported rows as an ordinary run: the typed frame, its run.json, and the folder.
+"""Imported rows as an ordinary run: a :class:`~ascend_p2p_lab.run.Run` of typed rows and
+their metadata (its ``run.json``).
 
 Every row keeps the file and line it came from (``source_file``, ``source_line``); the
 run's ``backend`` names the tool (with its version when the capture prints one);
@@ -7,13 +8,13 @@ run's ``backend`` names the tool (with its version when the capture prints one);
 tool does not give stay empty.
 
 Example:
-    >>> frame = to_run([{"operation": "p2p", "pattern": "pair", "src": 0, "dst": 1,
-    ...                  "direction": "uni", "peer": "on", "path": "p2p",
-    ...                  "size_bytes": 1 << 28, "bandwidth_GBps": 26.2, "sample": 0,
-    ...                  "source_file": "p2p.txt", "source_line": 3}],
-    ...                tool="ascend-dmi", sources=[], command="import dmi")
-    >>> frame.attrs["run"]["backend"], frame.attrs["run"]["params"]["pairs"]
-    ('ascend-dmi', [[0, 1]])
+    >>> run = to_run([{"operation": "p2p", "pattern": "pair", "src": 0, "dst": 1,
+    ...                "direction": "uni", "peer": "on", "path": "p2p",
+    ...                "size_bytes": 1 << 28, "bandwidth_GBps": 26.2, "sample": 0,
+    ...                "source_file": "p2p.txt", "source_line": 3}],
+    ...              tool="ascend-dmi", sources=[], command="import dmi")
+    >>> run.meta.backend, run.meta.imported, run.meta.params["pairs"]
+    ('ascend-dmi', True, [[0, 1]])
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from typing import Any
 import pandas as pd
 
 from .._version import __version__
-from ..schema import CARD_PATTERNS, to_frame
+from ..run import Run, RunMeta
+from ..schema import CARD_PATTERNS, PAIR_PATTERN, PAIR_PATTERNS, to_frame
 
 #: Sample numbers restart per point: rows of one point from several captures are samples.
 _POINT = ("operation", "pattern", "direction", "src", "dst", "size_bytes", "ranks")
@@ -46,7 +48,7 @@ def _params(frame: pd.DataFrame) -> dict[str, Any] | None:
     so that ``compare --against-preset`` re-runs both directions."""
     value = frame["bandwidth_GBps"].where(frame["direction"] == "uni",
                                           frame["bidir_total_GBps"])
-    cells = frame[(frame["pattern"] == "pair") & value.notna() & (frame["size_bytes"] > 0)
+    cells = frame[(frame["pattern"] == PAIR_PATTERN) & value.notna() & (frame["size_bytes"] > 0)
                   & frame["threshold_GBps"].isna()]  # not a diagnosis line
     if cells.empty:
         return None
@@ -55,7 +57,7 @@ def _params(frame: pd.DataFrame) -> dict[str, Any] | None:
     return {"sizes": sorted(int(s) for s in cells["size_bytes"].unique()),
             "pairs": [list(p) for p in pairs],
             "directions": [d for d in ("uni", "bi") if d in present], "peers": ["on"],
-            "patterns": ["pair"], "samples": 1}
+            "patterns": [PAIR_PATTERN], "samples": 1}
 
 
 def _device_count(frame: pd.DataFrame, topology: Any) -> int | None:
@@ -67,8 +69,8 @@ def _device_count(frame: pd.DataFrame, topology: Any) -> int | None:
 
 
 def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[str, Any]],
-           command: str, topology: Any = None, host: str | None = None) -> pd.DataFrame:
-    """The rows as a typed run frame with its metadata in ``attrs["run"]``.
+           command: str, topology: Any = None, host: str | None = None) -> Run:
+    """The rows as a run: typed rows and their metadata.
 
     ``tool`` is the backend ("ascend-dmi 26.1"); ``sources`` the captures (path, sha256,
     version, command line); ``topology`` (from an npu-smi / ascend-dmi --topo capture)
@@ -80,7 +82,7 @@ def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[s
     run_id = f"import-{digest.hexdigest()[:12]}"
     for row in rows:
         row.update(run_id=run_id, backend=tool, host=host)
-        if topology is not None and row.get("pattern") in ("pair", "latency") \
+        if topology is not None and row.get("pattern") in PAIR_PATTERNS \
                 and row.get("src") is not None and row.get("dst") is not None:
             row["link"] = topology.link(int(row["src"]), int(row["dst"]))
     frame = to_frame(rows)
@@ -96,5 +98,4 @@ def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[s
     params = _params(frame)
     if params is not None:
         meta["params"] = params
-    frame.attrs["run"] = meta
-    return frame
+    return Run(frame, RunMeta.from_dict(meta))

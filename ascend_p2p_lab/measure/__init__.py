@@ -1,7 +1,10 @@
 """What users come for: peer-access probes, link toggles and copy-size sweeps.
 
 Everything here takes a :class:`~ascend_p2p_lab.runtime.Runtime` and returns pandas
-objects; nothing here imports matplotlib or ipywidgets.
+objects (:func:`sweep`: the samples, their metadata in ``attrs["run"]``) or a
+:class:`~ascend_p2p_lab.run.Run` (:func:`sweep_run`, :func:`sweep_processes_run`); nothing
+here writes a file (:mod:`ascend_p2p_lab.run.folder` does), imports matplotlib or
+ipywidgets.
 """
 
 from ..patterns.model import Test, Transfer
@@ -19,9 +22,9 @@ from .links import (
 from .pairs import parse_pairs
 from .plan import plan_tests
 from .probe import access_matrix, device_labels, link_matrix, probe
-from .processes import sweep_processes
+from .processes import sweep_processes, sweep_processes_run
 from .spec import SweepSpec, make_spec
-from .sweep import BlockDone, sweep
+from .sweep import BlockDone, sweep, sweep_run
 
 __all__ = [
     "BlockDone",
@@ -47,5 +50,7 @@ __all__ = [
     "reachable_pairs",
     "sweep",
     "sweep_processes",
+    "sweep_processes_run",
+    "sweep_run",
     "try_enable",
 ]

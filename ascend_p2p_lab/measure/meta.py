@@ -1,4 +1,5 @@
-"""Run metadata: what made a result, where and when."""
+"""Run metadata: what made a result, where and when, as a
+:class:`~ascend_p2p_lab.run.RunMeta` (checked where it is made)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._version import __version__
+from ..run import RunMeta
 from ..runtime import Runtime
 
 
@@ -19,7 +21,7 @@ def new_run_id() -> str:
     return f"{stamp}-{uuid.uuid4().hex[:6]}"
 
 
-def run_metadata(rt: Runtime, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def run_metadata(rt: Runtime, params: Mapping[str, Any] | None = None) -> RunMeta:
     """Package version, backend, SoC, device count, versions, host and time, plus params.
 
     On the simulator, ``inferred`` lists the behaviours of the preset that no source
@@ -28,11 +30,11 @@ def run_metadata(rt: Runtime, params: Mapping[str, Any] | None = None) -> dict[s
     Example:
         >>> from ascend_p2p_lab.runtime import open_runtime
         >>> with open_runtime("sim", "atlas800t-a3") as rt:
-        ...     sorted(run_metadata(rt)["inferred"])[:2]
+        ...     sorted(run_metadata(rt).inferred)[:2]
         ['ingress_GBps', 'peer_off_copy']
     """
     info = rt.describe()
-    meta = {
+    meta: dict[str, Any] = {
         "package": "ascend-p2p-lab",
         "package_version": __version__,
         **info,
@@ -43,4 +45,4 @@ def run_metadata(rt: Runtime, params: Mapping[str, Any] | None = None) -> dict[s
     }
     if info.get("backend") == "sim" and rt.topology is not None:
         meta["inferred"] = dict(rt.topology.inferred)
-    return meta
+    return RunMeta.from_dict(meta)

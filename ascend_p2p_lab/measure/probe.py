@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..run import Run, RunMeta
 from ..runtime import Runtime
 from .meta import new_run_id, run_metadata
 
@@ -28,9 +29,11 @@ def probe(rt: Runtime) -> pd.DataFrame:
     runtime holds peer access src -> dst, the runtime's own status where pyACL reports
     one, and why a pair cannot reach the other.
 
-    A KeyboardInterrupt returns the rows so far with ``attrs["run"]["interrupted"] =
-    True``; a failing call raises its :class:`~ascend_p2p_lab.runtime.AclError` with the
-    rows so far in ``exc.partial_frame``. The probe changes no state.
+    The table carries the probe's run metadata as a sweep's frame does (``attrs["run"]``,
+    ``Run.of(table).meta``). A KeyboardInterrupt returns the rows so far with
+    ``meta.interrupted``; a failing call raises its
+    :class:`~ascend_p2p_lab.runtime.AclError` with the rows so far in
+    ``exc.partial_frame``. The probe changes no state.
     """
     rows: list[dict[str, object]] = []
     try:
@@ -66,14 +69,14 @@ def probe(rt: Runtime) -> pd.DataFrame:
 
 
 def _probe_frame(rt: Runtime, rows: list[dict[str, object]], **flags: object) -> pd.DataFrame:
+    """The probe table with its metadata (a Run of probe rows, as a frame)."""
     frame = pd.DataFrame(rows, columns=list(_PROBE_DTYPES)).astype(_PROBE_DTYPES)
     try:
         meta = run_metadata(rt, {"kind": "probe"})
     except Exception as exc:  # a failing runtime: keep the rows, say why the rest is missing
-        meta = {"params": {"kind": "probe"}, "metadata_error": f"{type(exc).__name__}: {exc}"}
-    meta.update(flags, run_id=new_run_id())
-    frame.attrs["run"] = meta
-    return frame
+        meta = RunMeta(params={"kind": "probe"},
+                       metadata_error=f"{type(exc).__name__}: {exc}")
+    return Run(frame, meta.replace(**flags, run_id=new_run_id())).frame()
 
 
 def device_naming(labels: list[str]) -> str:

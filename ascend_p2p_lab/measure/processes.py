@@ -28,7 +28,6 @@ Example:
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -37,7 +36,7 @@ import pandas as pd
 
 from ..patterns.builtin import one_pair
 from ..patterns.model import Test
-from ..results import save_run
+from ..run import Run, RunMeta
 from ..runtime import Runtime
 from ..schema import to_frame
 from . import outcomes
@@ -45,7 +44,7 @@ from .ipcworker import CLOSED, serve
 from .meta import new_run_id, run_metadata
 from .rows import Context
 from .spec import SweepSpec, devices_of, make_spec
-from .sweep import _nominal_rates, _row_base, sweep
+from .sweep import _nominal_rates, _row_base, sweep_run
 from .timing import Sample
 
 #: Seconds to wait for a worker's answer to one command (a point takes well under it).
@@ -53,7 +52,7 @@ ANSWER_S = 120.0
 #: Seconds a worker gets to tear down before it is terminated.
 JOIN_S = 30.0
 #: What the process mode measures: one pair at a time, one way.
-OPTIONS = {"patterns": "pair", "direction": "uni", "peer": "on"}
+OPTIONS = {"patterns": one_pair(0, 1).pattern, "direction": "uni", "peer": "on"}
 
 
 class WorkerLost(RuntimeError):
@@ -132,41 +131,51 @@ class _Worker:
         return clean
 
 
-def sweep_processes(
+def sweep_processes(rt: Runtime, pairs: str | Sequence[tuple[int, int]] | None = None,
+                    sizes: Any = None, **options: Any) -> pd.DataFrame:
+    """:func:`sweep_processes_run`'s samples, its metadata in ``attrs["run"]``; nothing is
+    written (save the run with :func:`ascend_p2p_lab.results.save_run`)."""
+    return sweep_processes_run(rt, pairs, sizes, **options).frame()
+
+
+def sweep_processes_run(
     rt: Runtime,
     pairs: str | Sequence[tuple[int, int]] | None = None,
     sizes: Any = None,
     *,
-    out: str | os.PathLike[str] | None = None,
     in_process: bool = True,
     on_point: Callable[[dict[int, Any]], None] | None = None,
     **options: Any,
-) -> pd.DataFrame:
-    """Measure each ordered pair across processes (pull and push) and in-process.
+) -> Run:
+    """Measure each ordered pair across processes (pull and push) and in-process: a
+    :class:`~ascend_p2p_lab.run.Run` (an interrupt keeps the rows so far, with
+    ``meta.interrupted``).
 
     Args:
         rt: this process's runtime (its backend, preset and seed are the workers').
         pairs, sizes, **options: as :func:`~.sweep.sweep` (samples, warmup, verify, ...);
             the pattern is ``pair``, one way, peer access on.
-        out: a folder to save the run to (also after an interrupt).
         in_process: also measure the same pairs in this process.
         on_point: called with {device: worker process} after each IPC point (tests use
             it to kill a worker).
     """
+    if "out" in options:
+        raise TypeError("sweep_processes() saves nothing (no out=): save its run with "
+                        "ascend_p2p_lab.results.save_run(run, folder)")
     for name, value in OPTIONS.items():
         if options.get(name, value) != value:
             raise ValueError(f"sweep --processes measures {name}={value} only")
     spec = make_spec(rt, pairs=pairs, sizes=sizes, **{**options, **OPTIONS})
-    meta = run_metadata(rt, spec.to_dict())
+    meta = run_metadata(rt, spec.to_dict()).to_dict()  # the run's metadata, so far
     meta.update(run_id=new_run_id(), interrupted=False, failed=None, process_modes=[])
     rows: list[dict[str, Any]] = []
     try:
         if in_process:
             meta["process_modes"].append("in_process")
             for who in ("dst", "src"):
-                part = sweep(rt, spec=replace(spec, initiator=who), progress=False)
-                rows += part.to_dict("records")
-                if part.attrs["run"].get("interrupted"):  # Ctrl-C inside sweep(): stop here
+                part = sweep_run(rt, spec=replace(spec, initiator=who), progress=False)
+                rows += part.samples.to_dict("records")
+                if part.meta.interrupted:  # Ctrl-C inside sweep(): stop here
                     raise KeyboardInterrupt
         meta["process_modes"].append("ipc")
         _ipc_rows(rt, spec, rows, on_point, _row_base(rt, meta), meta)
@@ -174,10 +183,7 @@ def sweep_processes(
         meta["interrupted"] = True
     for row in rows:
         row["run_id"] = meta["run_id"]
-    frame = to_frame(rows, meta)
-    if out is not None:
-        save_run(frame, out)
-    return frame
+    return Run(to_frame(rows), RunMeta.from_dict(meta))
 
 
 def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],

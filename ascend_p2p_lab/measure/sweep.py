@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from ..patterns.model import Test
-from ..results import save_run
+from ..run import Run, RunMeta
 from ..runtime import AclError, Runtime
 from ..schema import to_frame
 from .buffers import BufferPool
@@ -55,13 +56,35 @@ def sweep(
     *,
     spec: SweepSpec | None = None,
     progress: bool = True,
-    out: str | os.PathLike[str] | None = None,
     checkpoint: str | os.PathLike[str] | None = None,
     on_block: Callable[[BlockDone], None] | None = None,
     workers: int = 1,
     **options: Any,
 ) -> pd.DataFrame:
     """Measure device-to-device copies at every size; return one row per sample.
+
+    The samples of :func:`sweep_run`'s :class:`~ascend_p2p_lab.run.Run`, with its
+    metadata in ``attrs["run"]`` (``Run.of(frame).meta``); the arguments are the same.
+    Nothing is written: save the run with :func:`ascend_p2p_lab.results.save_run`.
+    """
+    return sweep_run(rt, pairs, sizes, spec=spec, progress=progress, checkpoint=checkpoint,
+                     on_block=on_block, workers=workers, **options).frame()
+
+
+def sweep_run(
+    rt: Runtime,
+    pairs: str | Sequence[tuple[int, int]] | None = None,
+    sizes: Any = None,
+    *,
+    spec: SweepSpec | None = None,
+    progress: bool = True,
+    checkpoint: str | os.PathLike[str] | None = None,
+    on_block: Callable[[BlockDone], None] | None = None,
+    workers: int = 1,
+    **options: Any,
+) -> Run:
+    """Measure device-to-device copies at every size: a :class:`~ascend_p2p_lab.run.Run`
+    of one row per sample and the run's metadata.
 
     Args:
         pairs, sizes, **options: the sweep's parameters, as :func:`~.spec.make_spec`
@@ -72,39 +95,38 @@ def sweep(
             to or from each device; group with ``groups="0,1:2,3"``; card), ``timing``
             (events, host), ``min_sample_us``, ``max_copies``, ``verify``, ``host_bound_ratio``.
         spec: a :class:`~.spec.SweepSpec` instead (checked against rt); progress: tqdm.
-        out: a folder to save the run to (also after an interrupt or a failure).
         checkpoint: a file that records each finished block; rerunning with the same
             parameters skips those blocks (a failed one is measured again); other
-            parameters are refused. Removed once ``out`` holds the whole run.
-        on_block: called with a :class:`BlockDone` after each block (live views, progress).
+            parameters are refused. When it holds every block, the run's
+            ``meta.finished_checkpoint`` names it, and saving the run removes it.
+        on_block: called with a :class:`BlockDone` after each block (live views, progress);
+            its rows carry the run's metadata as far as it is known.
         workers: on the simulator without faults, run the blocks in this many forked
             processes (:mod:`.workers`: the same rows, to the bit, in the same order).
 
     An interrupt (KeyboardInterrupt) stops the sweep and returns what was measured,
-    with ``attrs["run"]["interrupted"] = True``. A failing block records its failure in
-    the error columns of its remaining points and the sweep goes on. An error no row
-    can carry (peer access that cannot be restored, a release that fails after a block's
-    last point) stops the sweep: it is raised with the rows so far in
-    ``exc.partial_frame``. In every case the rows are saved to ``out`` first, and the
-    sweep's buffers, streams, events and peer enables are released. A runtime failure
-    before the first block (checking the arguments, planning) raises with an empty
-    ``partial_frame`` and saves nothing; an interrupt there propagates.
+    with ``meta.interrupted``. A failing block records its failure in the error columns
+    of its remaining points and the sweep goes on. An error no row can carry (peer access
+    that cannot be restored, a release that fails after a block's last point) stops the
+    sweep: it is raised with the run so far in ``exc.partial_run`` (and its frame in
+    ``exc.partial_frame``). In every case the sweep's buffers, streams, events and peer
+    enables are released. A runtime failure before the first block (checking the
+    arguments, planning) raises with an empty partial run; an interrupt there propagates.
     """
-    if out is not None and Path(out).exists() and not Path(out).is_dir():
-        raise ValueError(f"out {out} exists and is not a folder")
+    if "out" in options:
+        raise TypeError("sweep() saves nothing (no out=): save its run with "
+                        "ascend_p2p_lab.results.save_run(run, folder)")
     if checkpoint is not None and Path(checkpoint).is_dir():
         raise ValueError(f"checkpoint {checkpoint} is a folder; give a file name")
     try:  # bad arguments raise ValueError/TypeError here, before anything is allocated
         workers = check_workers(workers)
         spec = _spec(rt, spec, pairs, sizes, options)
         blocks = plan_tests(rt, spec, check=True)
-        meta = run_metadata(rt, spec.to_dict())
-    except AclError as exc:  # the runtime failed before the first point: no rows, no save
-        empty = to_frame([], {"failed": f"{type(exc).__name__}: {exc}"})
-        exc.partial_frame = empty  # type: ignore[attr-defined]
+        meta = run_metadata(rt, spec.to_dict()).to_dict()  # the run's metadata, so far
+    except AclError as exc:  # the runtime failed before the first point: no rows
+        _attach(exc, Run(to_frame([]), RunMeta(failed=f"{type(exc).__name__}: {exc}")))
         raise
-    run_id = new_run_id()
-    meta.update(run_id=run_id, interrupted=False, failed=None, blocks=len(blocks))
+    meta.update(run_id=new_run_id(), interrupted=False, failed=None, blocks=len(blocks))
     ckpt, done_blocks, resumed = _resume(rt, spec, checkpoint, meta)
     pool = BufferPool(rt, max(spec.sizes))
     ctx = Context(rt, spec, pool, _row_base(rt, meta), _nominal_rates(rt), _cpu_affinity(rt))
@@ -112,7 +134,7 @@ def sweep(
     todo = [b for b in blocks if b.key not in done_blocks]
     bar = _progress(progress, len(todo) * len(spec.sizes))
     ctx.bar = bar
-    failure = _run_blocks(ctx, todo, ckpt, on_block, meta, workers)
+    failure = _run_blocks(ctx, todo, ckpt, _with_meta(on_block, meta), meta, workers)
     if bar is not None:
         bar.close()
     meta["points"] = len(blocks) * len(spec.sizes)  # those asked for, and those left
@@ -121,26 +143,33 @@ def sweep(
     meta["lost_devices"] = {str(d): f.message for d, f in sorted(ctx.lost.items())}
     release_failure = _release(pool, meta)  # always, also after a failure
     failure = failure or release_failure
-    frame = to_frame([*resumed, *ctx.rows], meta)
-    if out is not None:
-        _save(frame, out, meta, ckpt, blocks)
-    if failure is not None:
-        failure.partial_frame = frame  # type: ignore[attr-defined]
-        raise failure
-    return frame
-
-
-def _save(frame: pd.DataFrame, out: str | os.PathLike[str], meta: dict[str, Any],
-          ckpt: Checkpoint | None, blocks: list[Test]) -> None:
-    """Save the run (a failure carries the frame); then remove the checkpoint if it
-    holds every block: nothing is left to resume."""
-    try:
-        save_run(frame, out, meta)
-    except BaseException as exc:
-        exc.partial_frame = frame  # type: ignore[attr-defined]
-        raise
     if ckpt is not None and {b.key for b in blocks} <= ckpt.keys:
-        ckpt.remove()  # the run is saved whole: nothing left to resume
+        meta["finished_checkpoint"] = str(ckpt.path)  # whole: saving the run removes it
+    run = Run(to_frame([*resumed, *ctx.rows]), RunMeta.from_dict(meta))
+    if failure is not None:
+        _attach(failure, run)
+        raise failure
+    return run
+
+
+def _attach(exc: BaseException, run: Run) -> None:
+    """The run so far on the exception that stopped it (``partial_run``, and its frame as
+    ``partial_frame`` for scripts written before the run was a value)."""
+    exc.partial_run = run  # type: ignore[attr-defined]
+    exc.partial_frame = run.frame()  # type: ignore[attr-defined]
+
+
+def _with_meta(on_block: Callable[[BlockDone], None] | None, meta: dict[str, Any]
+               ) -> Callable[[BlockDone], None] | None:
+    """on_block, given each block's rows with the run's metadata as far as it is known."""
+    if on_block is None:
+        return None
+
+    def call(event: BlockDone) -> None:
+        rows = Run(event.rows, RunMeta.from_dict(meta)).frame()
+        on_block(dataclasses.replace(event, rows=rows))
+
+    return call
 
 
 def _release(pool: BufferPool, meta: dict[str, Any]) -> BaseException | None:
@@ -170,7 +199,7 @@ def _run_blocks(ctx: Context, todo: list[Test], ckpt: Checkpoint | None,
         if ckpt is not None and completed:
             ckpt.append(block, jsonable_rows(rows))
         if on_block is not None:
-            on_block(BlockDone(block, to_frame(rows, meta), done, len(todo)))
+            on_block(BlockDone(block, to_frame(rows), done, len(todo)))
 
     try:
         if may_fork(ctx.rt, workers) and len(todo) > 1:

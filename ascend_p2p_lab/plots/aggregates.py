@@ -30,10 +30,11 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..matrices import CARD_PATTERNS, flow_label, run_matrices
+from ..run import Run
 from ..schema import AGGREGATE_PATTERNS, PULL_FANOUT, PUSH_FANOUT
 from ..units import format_size
 from .matrix import annotate_matrix, draw_matrix
-from .prepare import backend_note
+from .prepare import backend_note, frame_of
 from .style import (
     BAR_ROW_IN,
     CURVE_SIZE,
@@ -103,7 +104,7 @@ def aggregate_stats(run: pd.DataFrame) -> pd.DataFrame:
         drop=True)
 
 
-def aggregate_bars(run: pd.DataFrame, *, ax: Axes | None = None,
+def aggregate_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
                    figsize: tuple[float, float] | None = None) -> Figure:
     """Horizontal bars of aggregate bandwidth (median, p10-p90 whisker), each with the
     sum of its links' nominal rates as a black tick.
@@ -111,6 +112,7 @@ def aggregate_bars(run: pd.DataFrame, *, ax: Axes | None = None,
     Example:
         >>> fig = aggregate_bars(run)  # doctest: +SKIP
     """
+    run = frame_of(run)
     st = aggregate_stats(run)
     if st.empty:
         raise ValueError("the run has no measured one_to_all, all_to_one, group or card rows")
@@ -132,7 +134,7 @@ def aggregate_bars(run: pd.DataFrame, *, ax: Axes | None = None,
     return finish(fig)
 
 
-def card_heatmap(run: pd.DataFrame, *, direction: str = "uni", value: str = "bandwidth_GBps",
+def card_heatmap(run: pd.DataFrame | Run, *, direction: str = "uni", value: str = "bandwidth_GBps",
                  ax: Axes | None = None, figsize: tuple[float, float] | None = None) -> Figure:
     """The card pattern's matrix: rows = sending card, columns = receiving card, a cell
     the bandwidth of all devices of one card copying to all of the other at once
@@ -141,6 +143,7 @@ def card_heatmap(run: pd.DataFrame, *, direction: str = "uni", value: str = "ban
     Example:
         >>> fig = card_heatmap(run, direction="bi", value="bidir_total_GBps")  # doctest: +SKIP
     """
+    run = frame_of(run)
     found = [m for m in run_matrices(run) if m.pattern in CARD_PATTERNS
              and m.direction == direction and m.value == value]
     if not found:

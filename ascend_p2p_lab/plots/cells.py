@@ -26,6 +26,7 @@ import pandas as pd
 
 from .. import results
 from ..emptycells import NOT_MEASURED, SAME_DEVICE, TAGS, explain
+from ..schema import LOCAL_PATTERN, PAIR_PATTERN
 from .prepare import (
     LINK_MEANING,
     LINK_ORDER,
@@ -35,8 +36,8 @@ from .prepare import (
     chosen_devices,
     device_count,
     eq,
+    frame_of,
     link_rank,
-    run_meta,
     select,
     size_bytes,
     size_text,
@@ -181,7 +182,7 @@ class HeatmapData:
 
 def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
                  value: str = "bandwidth_GBps", direction: str = "uni", peer: str | None = "on",
-                 path: Any = None, pattern: str = "pair") -> HeatmapData:
+                 path: Any = None, pattern: str = PAIR_PATTERN) -> HeatmapData:
     """The cells of :func:`~ascend_p2p_lab.plots.heatmap` (same arguments, same errors)."""
     if value == "bidir_total_GBps" and direction != "bi":
         raise ValueError("value='bidir_total_GBps' needs direction='bi'")
@@ -209,7 +210,7 @@ def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
 
 def local_by_device(frame: pd.DataFrame, size: int | None) -> pd.Series:
     """Median device-local copy bandwidth per device at ``size`` (else its largest)."""
-    df = frame[eq(frame["pattern"], "local") & frame["bandwidth_GBps"].notna()]
+    df = frame[eq(frame["pattern"], LOCAL_PATTERN) & frame["bandwidth_GBps"].notna()]
     med = at_size(df, size, keys=["src"]).groupby("src")["bandwidth_GBps"].median()
     return pd.Series(med.to_numpy(dtype=float), index=med.index.astype(int), dtype=float)
 
@@ -365,11 +366,12 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
     if hasattr(source, "links") and hasattr(source, "labels"):  # a Topology
         frame = pd.DataFrame([list(r) for r in source.links], dtype=object)
         return _labelled(frame), f"topology: {source.name}"
+    source = frame_of(source)
     df: pd.DataFrame = source
     if "pattern" in df.columns:
-        df = df[~eq(df["pattern"], "local")]
+        df = df[~eq(df["pattern"], LOCAL_PATTERN)]
     df = df.dropna(subset=["src", "dst", "link"])
-    n = device_count(df) if "device_count" in run_meta(df) else 0
+    n = device_count(df)
     n = max(n, int(max(df["src"].max(), df["dst"].max()) + 1) if len(df) else 0)
     rows = df[["src", "dst", "link"]].drop_duplicates()
     rows = rows[(rows["src"] != rows["dst"]) & rows["link"].astype(str).isin(LINK_MEANING)]

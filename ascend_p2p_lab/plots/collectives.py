@@ -15,7 +15,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .prepare import backend_note
+from ..run import Run
+from .prepare import backend_note, frame_of
 from .style import CURVE_SIZE, bandwidth_axes, fig_ax, finish, set_title, side_legend
 
 COLORS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf")
@@ -35,13 +36,14 @@ def collective_stats(run: pd.DataFrame) -> pd.DataFrame:
     return out[STAT_COLUMNS]
 
 
-def collective_bandwidth(run: pd.DataFrame, *, ax: Axes | None = None,
+def collective_bandwidth(run: pd.DataFrame | Run, *, ax: Axes | None = None,
                          figsize: tuple[float, float] | None = None) -> Figure:
     """algbw (solid) and busbw (dashed) vs data size per operation and rank count.
 
     Example:
         >>> fig = collective_bandwidth(load_run("run-hccl"))  # doctest: +SKIP
     """
+    run = frame_of(run)
     st = collective_stats(run)
     if st.empty:
         raise ValueError("the run has no collective rows (algbw_GBps); import hccl_test "

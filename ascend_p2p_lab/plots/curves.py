@@ -16,6 +16,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from ..run import Run
+from ..schema import PAIR_PATTERN
 from .cells import (
     failure_keys,
     failure_texts,
@@ -32,6 +34,7 @@ from .prepare import (
     eq,
     first_link,
     fits_by,
+    frame_of,
     host_bound_points,
     link_rank,
     mode_text,
@@ -184,7 +187,7 @@ def _nominal_lines(ax: Axes, sel: pd.DataFrame, top: float) -> tuple[list[Any], 
 
 
 def bandwidth_vs_size(
-    run: pd.DataFrame,
+    run: pd.DataFrame | Run,
     *,
     by: str = "pair",
     direction: str = "uni",
@@ -206,6 +209,7 @@ def bandwidth_vs_size(
     Example:
         >>> fig = bandwidth_vs_size(run, by="link", peer="off")  # doctest: +SKIP
     """
+    run = frame_of(run)
     if by not in ("pair", "link"):
         raise ValueError(f"by must be 'pair' or 'link'; got {by!r}")
     sel, path = select(run, direction=direction, peer=peer, path=path)
@@ -265,7 +269,7 @@ def _time_lines(ax: Axes, st: pd.DataFrame, fits: pd.DataFrame, keys: list[str],
 
 
 def latency_vs_size(
-    run: pd.DataFrame,
+    run: pd.DataFrame | Run,
     *,
     by: str = "link",
     direction: str = "uni",
@@ -286,6 +290,7 @@ def latency_vs_size(
     Example:
         >>> fig = latency_vs_size(run, by="pair", fit=False)  # doctest: +SKIP
     """
+    run = frame_of(run)
     if by not in ("pair", "link"):
         raise ValueError(f"by must be 'pair' or 'link'; got {by!r}")
     sel, path = select(run, direction=direction, peer=peer, path=path)
@@ -345,7 +350,7 @@ def _on_off_series(ax: Axes, part: pd.DataFrame, label: str, **kw: Any
 
 
 def peer_on_off(
-    run: pd.DataFrame,
+    run: pd.DataFrame | Run,
     *,
     src: int | None = None,
     dst: int | None = None,
@@ -362,7 +367,8 @@ def peer_on_off(
     Example:
         >>> fig = peer_on_off(run, src=0, dst=1)  # doctest: +SKIP
     """
-    pairs = run[eq(run["pattern"], "pair") & eq(run["direction"], direction)]
+    run = frame_of(run)
+    pairs = run[eq(run["pattern"], PAIR_PATTERN) & eq(run["direction"], direction)]
     if pairs.empty:
         raise ValueError(f"no pair rows with direction={direction!r} in this run")
     on = pairs[eq(pairs["path"], "p2p")]
@@ -425,7 +431,7 @@ def _nominal_pair(ax: Axes, link: str, nominal: dict[str, float]) -> tuple[list[
 
 
 def uni_vs_bi(
-    run: pd.DataFrame,
+    run: pd.DataFrame | Run,
     *,
     src: int | None = None,
     dst: int | None = None,
@@ -441,6 +447,7 @@ def uni_vs_bi(
     Example:
         >>> fig = uni_vs_bi(run, src=0, dst=1)  # doctest: +SKIP
     """
+    run = frame_of(run)
     uni, upath = select(run, direction="uni", peer=peer, path=path)
     bi, bpath = select(run, direction="bi", peer=peer, path=path)
     s, d = choose_pair(bi, src, dst, prefer=uni)

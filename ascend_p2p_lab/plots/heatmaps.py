@@ -18,6 +18,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from ..run import Run
+from ..schema import PAIR_PATTERN
 from .cells import (
     PEER_VALUES,
     diagonal_text,
@@ -33,7 +35,7 @@ from .cells import (
     value_labels,
 )
 from .matrix import annotate_matrix, draw_matrix
-from .prepare import LINK_ORDER, backend_note, mode_text, wrap
+from .prepare import LINK_ORDER, backend_note, frame_of, mode_text, wrap
 from .style import (
     DIAG_COLOR,
     LINK_COLORS,
@@ -51,14 +53,14 @@ from .style import (
 
 
 def heatmap(
-    run: pd.DataFrame,
+    run: pd.DataFrame | Run,
     *,
     size: int | str | None = None,
     value: str = "bandwidth_GBps",
     direction: str = "uni",
     peer: str | None = "on",
     path: str | Sequence[str] | None = None,
-    pattern: str = "pair",
+    pattern: str = PAIR_PATTERN,
     ax: Axes | None = None,
     title: str | None = None,
     annotate: bool = True,
@@ -89,6 +91,7 @@ def heatmap(
         >>> fig = heatmap(run, direction="bi", value="bidir_total_GBps")  # doctest: +SKIP
         >>> fig = heatmap(run, value="latency_us", pattern="latency")   # doctest: +SKIP
     """
+    run = frame_of(run)
     data = heatmap_data(run, size=size, value=value, direction=direction, peer=peer,
                         path=path, pattern=pattern)
     n = len(data.values)

@@ -13,8 +13,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from ..run import Run
 from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE
-from .prepare import backend_note, eq, pooled_stats
+from .prepare import backend_note, eq, frame_of, pooled_stats
 from .style import CURVE_SIZE, bandwidth_axes, fig_ax, finish, set_title, side_legend
 
 #: Colour and words per direction of a host copy.
@@ -41,13 +42,14 @@ def host_stats(run: pd.DataFrame) -> pd.DataFrame:
     return pooled_stats(rows, ["pattern", "device"], "bandwidth_GBps")
 
 
-def host_bandwidth_vs_size(run: pd.DataFrame, *, ax: Axes | None = None,
+def host_bandwidth_vs_size(run: pd.DataFrame | Run, *, ax: Axes | None = None,
                            figsize: tuple[float, float] | None = None) -> Figure:
     """h2d and d2h bandwidth vs copy size, one line per device and direction.
 
     Example:
         >>> fig = host_bandwidth_vs_size(run)  # doctest: +SKIP
     """
+    run = frame_of(run)
     st = host_stats(run)
     if st.empty:
         raise ValueError("the run has no measured h2d or d2h rows")

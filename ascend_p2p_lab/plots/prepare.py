@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .. import results
+from ..run import Run, RunMeta
+from ..schema import LOCAL_PATTERN, PAIR_PATTERN
 from ..units import format_size, parse_size
 
 #: npu-smi's link classes in the order every figure lists them, with the legend's words.
@@ -55,10 +57,21 @@ def eq(col: pd.Series, value: Any) -> pd.Series:
     return col.eq(value).fillna(False).astype(bool)
 
 
-def run_meta(frame: pd.DataFrame) -> dict[str, Any]:
-    """The run's metadata (``attrs["run"]``), or an empty dict."""
-    meta = frame.attrs.get("run", {})
-    return meta if isinstance(meta, Mapping) else {}
+def frame_of(run: Run | pd.DataFrame) -> pd.DataFrame:
+    """What a figure function works on: a run frame as it is, a Run as its frame (the
+    samples with their metadata's convenience copy, which pandas' selections carry to
+    the parts the figure draws).
+
+    Example:
+        >>> frame_of(Run(meta=RunMeta(device_count=4))).attrs["run"]["device_count"]
+        4
+    """
+    return run.frame() if isinstance(run, Run) else run
+
+
+def run_meta(frame: Run | pd.DataFrame) -> RunMeta:
+    """The run's metadata (``Run.of``: empty for a bare frame)."""
+    return Run.of(frame).meta
 
 
 def distinct(frame: pd.DataFrame, col: str) -> list[str]:
@@ -70,7 +83,7 @@ def distinct(frame: pd.DataFrame, col: str) -> list[str]:
 
 def device_count(frame: pd.DataFrame) -> int:
     """The run's device count, else one more than the largest device id."""
-    n = int(run_meta(frame).get("device_count") or 0)
+    n = run_meta(frame).device_count or 0
     if n:
         return n
     ids = pd.concat([frame["src"], frame["dst"]]).dropna()
@@ -82,12 +95,11 @@ def chosen_devices(frame: pd.DataFrame, n: int) -> list[int]:
     else all n, as the terminal shows them.
 
     Example:
-        >>> run = pd.DataFrame(); run.attrs["run"] = {"params": {"devices": [1, 3]}}
+        >>> run = Run(pd.DataFrame(), RunMeta(params={"devices": [1, 3]}))
         >>> chosen_devices(run, 16), chosen_devices(pd.DataFrame(), 2)
         ([1, 3], [0, 1])
     """
-    params = run_meta(frame).get("params")
-    chosen = params.get("devices") if isinstance(params, Mapping) else None
+    chosen = run_meta(frame).params.get("devices")
     if chosen:
         return [int(d) for d in chosen if 0 <= int(d) < n] or list(range(n))
     return list(range(n))
@@ -128,16 +140,14 @@ def backend_note(*frames: pd.DataFrame) -> str:
     hw: list[str] = []
     for frame in frames:
         meta = run_meta(frame)
-        backends = distinct(frame, "backend") or [str(meta.get("backend") or "unknown")]
-        presets = distinct(frame, "preset") or [str(meta.get("preset") or meta.get("topology")
-                                                    or "?")]
+        backends = distinct(frame, "backend") or [str(meta.backend or "unknown")]
+        presets = distinct(frame, "preset") or [str(meta.preset or meta.topology or "?")]
         for backend in backends:
             if backend == "sim":
                 sim.extend(p for p in presets if p not in sim)
             else:
-                soc = meta.get("soc_name") or "Ascend"
-                hosts = distinct(frame, "host") or (
-                    [str(meta["hostname"])] if meta.get("hostname") else [])
+                soc = meta.soc_name or "Ascend"
+                hosts = distinct(frame, "host") or ([meta.hostname] if meta.hostname else [])
                 where = f" on {', '.join(hosts)}" if hosts else ""  # a capture may not say
                 label = f"{backend} {soc}{where}"
                 if label not in hw:
@@ -167,7 +177,7 @@ def pick_path(df: pd.DataFrame) -> str | None:
     return present[0] if present else None
 
 
-def combos(frame: pd.DataFrame, pattern: str = "pair") -> list[tuple[str, str, str]]:
+def combos(frame: pd.DataFrame, pattern: str = PAIR_PATTERN) -> list[tuple[str, str, str]]:
     """The (direction, peer, path) modes of a run: uni before bi, on before off."""
     df = frame[eq(frame["pattern"], pattern)]
     seen = df[["direction", "peer", "path"]].dropna().drop_duplicates()
@@ -177,7 +187,8 @@ def combos(frame: pd.DataFrame, pattern: str = "pair") -> list[tuple[str, str, s
 
 
 def select(frame: pd.DataFrame, *, direction: str, peer: str | None,
-           path: str | Sequence[str] | None, pattern: str = "pair") -> tuple[pd.DataFrame, Any]:
+           path: str | Sequence[str] | None, pattern: str = PAIR_PATTERN
+           ) -> tuple[pd.DataFrame, Any]:
     """Rows of one mode and the path they were taken on. ``path`` may name several paths,
     e.g. ("p2p", "direct") for a run that measured each pair with the peer state it found
     (``peer="current"``); None picks one (:func:`pick_path`)."""
@@ -358,19 +369,19 @@ def count_by_link(links: pd.Series) -> dict[str, int]:
 
 
 # ------------------------------------------------------------------------------ presets
-def split_runs(runs: Mapping[str, pd.DataFrame] | pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Name -> run frame: as given, or one frame cut by its ``preset`` column."""
-    if isinstance(runs, pd.DataFrame):
-        out = {}
-        for name in distinct(runs, "preset") or ["run"]:
-            part = runs[eq(runs["preset"], name)] if "preset" in runs.columns else runs
-            part = part.copy()
-            part.attrs = dict(runs.attrs)
-            out[name] = part
-        return out
+def split_runs(runs: Mapping[str, Run | pd.DataFrame] | Run | pd.DataFrame
+               ) -> dict[str, pd.DataFrame]:
+    """Name -> run frame: as given, or one run cut by its ``preset`` column (each part
+    keeps the run's metadata)."""
+    if isinstance(runs, (Run, pd.DataFrame)):
+        run = Run.of(runs)
+        rows = run.samples
+        names = distinct(rows, "preset") or ["run"]
+        return {name: (run.select(eq(rows["preset"], name)) if "preset" in rows.columns
+                       else run).frame() for name in names}
     if not runs:
         raise ValueError("no runs given")
-    return dict(runs)
+    return {name: frame_of(run) for name, run in runs.items()}
 
 
 def preset_table(frames: Mapping[str, pd.DataFrame], *, size: int | None, direction: str,
@@ -383,10 +394,10 @@ def preset_table(frames: Mapping[str, pd.DataFrame], *, size: int | None, direct
         sel, used_path = select(frame, direction=direction, peer=peer, path=path)
         parts = [sel]
         if include_local:
-            parts.append(frame[eq(frame["pattern"], "local")])
+            parts.append(frame[eq(frame["pattern"], LOCAL_PATTERN)])
         df = pd.concat(parts)
         df = at_size(df[df["bandwidth_GBps"].notna()], size)
-        soc = run_meta(frame).get("soc_name") or ""
+        soc = run_meta(frame).soc_name or ""
         for link, g in df.groupby("link"):
             nom = g["nominal_GBps"].dropna()
             rows.append({"name": name, "soc": soc, "link": str(link), "path": used_path,
@@ -417,7 +428,7 @@ def process_mode_table(frame: pd.DataFrame) -> pd.DataFrame:
         [['in_process', 20.0], ['ipc', 22.0]]
     """
     keys = ["link", "process_mode", "initiator", "size_bytes"]
-    ok = frame[eq(frame["pattern"], "pair") & eq(frame["direction"], "uni")
+    ok = frame[eq(frame["pattern"], PAIR_PATTERN) & eq(frame["direction"], "uni")
                & frame["bandwidth_GBps"].notna()]
     if ok.empty or "process_mode" not in ok:
         return pd.DataFrame(columns=[*keys, "GBps", "pairs"])

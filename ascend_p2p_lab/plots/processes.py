@@ -11,11 +11,13 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from ..run import Run
 from ..units import format_size
 from ..vocab import INITIATOR_TEXT
 from .prepare import (
     PROCESS_MODES,
     backend_note,
+    frame_of,
     link_rank,
     process_mode_table,
 )
@@ -28,12 +30,13 @@ _MODE_TEXT = {"in_process": "in one process", "ipc": "across processes (IPC)"}
 _PANEL = (5.2, 4.4)
 
 
-def process_modes(run: pd.DataFrame, *, link: str | None = None, ax: Axes | None = None,
+def process_modes(run: pd.DataFrame | Run, *, link: str | None = None, ax: Axes | None = None,
                   figsize: tuple[float, float] | None = None) -> Figure:
     """Bandwidth vs size, one line per process mode and initiator (median over the pairs
     of a link class), one panel per link class (or only ``link``; with ``ax``, one link
     class must be chosen or be the only one). The legend gives each initiator's ratio
     IPC / in-process at the largest size."""
+    run = frame_of(run)
     table = process_mode_table(run)
     if link is not None:
         table = table[table["link"] == link]

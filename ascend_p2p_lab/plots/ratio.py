@@ -8,13 +8,16 @@ cell below the threshold framed in black with its ratio in bold.
 
 Example:
     >>> from ascend_p2p_lab.comparison import compare
+    >>> from ascend_p2p_lab.run import Run, RunMeta
     >>> from ascend_p2p_lab.schema import to_frame
     >>> def row(src, dst, gbps):
     ...     return {"src": src, "dst": dst, "link": "HCCS", "pattern": "pair",
     ...             "direction": "uni", "peer": "on", "path": "p2p", "initiator": "src",
     ...             "size_bytes": 1 << 24, "bandwidth_GBps": gbps}
-    >>> base = to_frame([row(0, 1, 25.0), row(1, 0, 25.0)], {"run_id": "a", "device_count": 2})
-    >>> new = to_frame([row(0, 1, 12.5), row(1, 0, 25.0)], {"run_id": "b", "device_count": 2})
+    >>> base = Run(to_frame([row(0, 1, 25.0), row(1, 0, 25.0)]),
+    ...            RunMeta(run_id="a", device_count=2))
+    >>> new = Run(to_frame([row(0, 1, 12.5), row(1, 0, 25.0)]),
+    ...           RunMeta(run_id="b", device_count=2))
     >>> fig = ratio_heatmap(compare(base, new))
     >>> marked_cells(fig.axes[0])  # (row = source, column = destination)
     [(0, 1)]

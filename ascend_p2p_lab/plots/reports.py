@@ -18,13 +18,14 @@ from typing import Any
 import pandas as pd
 
 from ..forking import idle_workers
-from ..schema import CARD_PATTERNS
+from ..run import Run
+from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
 from .collectives import collective_bandwidth
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
-from .prepare import combos, distinct, eq, mode_rows, pair_count
+from .prepare import combos, distinct, eq, frame_of, mode_rows, pair_count
 from .processes import process_modes
 from .style import save_png
 from .transfers import CURVE_POINTS, scaling_curve, scaling_stats, test_bars, test_stats
@@ -45,7 +46,7 @@ class Job:
     frame: str = "run"
 
 
-def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None = None,
+def report(run: pd.DataFrame | Run, out_dir: str | Path, *, table: pd.DataFrame | None = None,
            size: int | str | None = None, workers: int = 1) -> list[Path]:
     """Write the figures that fit this run as PNGs into out_dir; return their paths.
 
@@ -61,6 +62,7 @@ def report(run: pd.DataFrame, out_dir: str | Path, *, table: pd.DataFrame | None
     Example:
         >>> paths = report(run, "out/figures", table=probe(rt))  # doctest: +SKIP
     """
+    run = frame_of(run)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     jobs = plan(run, table=table, size=size)
@@ -118,7 +120,7 @@ def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
     if "process_mode" in run and eq(run["process_mode"], "ipc").any():  # sweep --processes
         jobs.append(Job("process_modes.png", process_modes, frame="all"))
         run = in_process(run)
-    pairs = run[eq(run["pattern"], "pair")]
+    pairs = run[eq(run["pattern"], PAIR_PATTERN)]
     if table is not None:
         jobs += [Job("link_matrix.png", link_matrix, frame="table"),
                  Job("peer_access.png", peer_access_matrix, frame="table")]
@@ -133,12 +135,12 @@ def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
                 "bidir_total_GBps"].notna().any():
             jobs.append(Job(f"{stem}_total.png", heatmap, {**kw, "value": "bidir_total_GBps"}))
     jobs += _curves(run, pairs, modes)
-    latency = run[eq(run["pattern"], "latency") & run["latency_us"].notna()]
+    latency = run[eq(run["pattern"], LATENCY_PATTERN) & run["latency_us"].notna()]
     for peer, path in sorted(set(zip(latency["peer"], latency["path"]))):
         part = latency[(latency["peer"] == peer) & (latency["path"] == path)]
         smallest = int(part["size_bytes"].min())  # a copy's fixed cost, as in notebook 6
         jobs.append(Job(f"latency_{peer}_{path}.png", heatmap,
-                        {"size": smallest, "value": "latency_us", "pattern": "latency",
+                        {"size": smallest, "value": "latency_us", "pattern": LATENCY_PATTERN,
                          "peer": peer, "path": path}))
     host = run[run["pattern"].isin(list(HOST_DIRECTIONS)).fillna(False).astype(bool)]
     if host["bandwidth_GBps"].notna().any():

@@ -24,8 +24,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ..matrices import AGGREGATE_LABEL, aggregate_values
+from ..run import Run
 from ..schema import TEST_PATTERN as TEST
-from .prepare import backend_note
+from .prepare import backend_note, frame_of
 from .style import (
     BAR_ROW_IN,
     CURVE_SIZE,
@@ -92,7 +93,7 @@ def scaling_stats(run: pd.DataFrame) -> pd.DataFrame:
                 "nominal_GBps"]].sort_values("transfers", kind="stable").reset_index(drop=True)
 
 
-def test_bars(run: pd.DataFrame, *, ax: Axes | None = None,
+def test_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
               figsize: tuple[float, float] | None = None) -> Figure:
     """Horizontal bars: each transfer of each test (coloured by its link) and the test's
     aggregate (dark), median with a p10-p90 whisker, the nominal rate as a red tick.
@@ -100,6 +101,7 @@ def test_bars(run: pd.DataFrame, *, ax: Axes | None = None,
     Example:
         >>> fig = test_bars(run)  # doctest: +SKIP
     """
+    run = frame_of(run)
     st = test_stats(run)
     if st.empty:
         raise ValueError("the run has no measured test rows")
@@ -128,7 +130,7 @@ def test_bars(run: pd.DataFrame, *, ax: Axes | None = None,
     return finish(fig)
 
 
-def scaling_curve(run: pd.DataFrame, *, ax: Axes | None = None,
+def scaling_curve(run: pd.DataFrame | Run, *, ax: Axes | None = None,
                   figsize: tuple[float, float] | None = None) -> Figure:
     """A test family's aggregate against its number of transfers (``run scaling``), with
     the nominal rate of the links used (capped at a shared port where the preset has one).
@@ -136,6 +138,7 @@ def scaling_curve(run: pd.DataFrame, *, ax: Axes | None = None,
     Example:
         >>> fig = scaling_curve(run)  # doctest: +SKIP
     """
+    run = frame_of(run)
     st = scaling_stats(run)
     if st["transfers"].nunique() < 2:
         raise ValueError("the run has fewer than two tests of different sizes to draw")

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .. import measure
 from ..measure.spec import MAX_SAMPLES, SweepSpec
+from ..run import Run
 from ..runtime import Runtime, open_runtime
 from .controls import HARDWARE, PAIRS_CHOICE, make_controls, pair_options, point_preset
 from .live import SOURCE, LiveRun, so_far
@@ -92,7 +93,7 @@ class SweepDashboard:
             raise
 
     def _build(self, links: bool) -> None:
-        self.frame: pd.DataFrame | None = None
+        self._last: tuple[Run, pd.DataFrame] | None = None
         self.figures: dict[str, Any] = {}
         self.busy = False
         self.closed = False
@@ -324,6 +325,25 @@ class SweepDashboard:
             return {"tests": read_tests(path, self.rt.device_count)}
         return {"patterns": [name]}
 
+    @property
+    def last_run(self) -> Run | None:
+        """The last run (while one goes on: what it measured so far); None before one."""
+        return None if self._last is None else self._last[0]
+
+    @last_run.setter
+    def last_run(self, run: Run | None) -> None:
+        self._last = None if run is None else (run, run.frame())
+
+    @property
+    def frame(self) -> pd.DataFrame | None:
+        """:attr:`last_run`'s rows, its metadata in ``attrs["run"]`` (None before a run);
+        the same frame until the next run."""
+        return None if self._last is None else self._last[1]
+
+    @frame.setter
+    def frame(self, value: Run | pd.DataFrame | None) -> None:
+        self.last_run = None if value is None else Run.of(value)
+
     # ------------------------------------------------------------------ running
     def run(self) -> pd.DataFrame | None:
         """Run the sweep the controls describe; returns the frame (None if refused).
@@ -360,20 +380,20 @@ class SweepDashboard:
         self._start()
         t0 = time.perf_counter()
         live = LiveRun(self, len(spec.sizes), self._set_status)
-        frame: pd.DataFrame | None = None
+        run: Run | None = None
         failure: str | None = None
         interrupted = False
         try:
-            frame = measure.sweep(self.rt, spec=spec, progress=False, on_block=live.on_block)
+            run = measure.sweep_run(self.rt, spec=spec, progress=False, on_block=live.on_block)
         except KeyboardInterrupt:
             interrupted = True
         except Exception as exc:
-            frame, failure = getattr(exc, "partial_frame", None), error_text(exc)
+            run, failure = getattr(exc, "partial_run", None), error_text(exc)
         finally:
-            self.frame = _run_frame(frame, live.parts, interrupted, failure)
+            self.last_run = _last_run(run, live.parts, interrupted, failure)
             self._finish()
-        interrupted = interrupted or bool(
-            self.frame is not None and self.frame.attrs["run"].get("interrupted"))
+        interrupted = interrupted or bool(self.last_run is not None
+                                          and self.last_run.meta.interrupted)
         live.finish()
         self._report(time.perf_counter() - t0, failure, interrupted)
         if self._close_pending:
@@ -387,7 +407,7 @@ class SweepDashboard:
         self.progress.bar_style = "info"
         if self.links is not None:
             self.links.locked = "a sweep is running"
-        self.frame = None
+        self.last_run = None
         self.figures = {}
         self.plot_error = None
         self.out.outputs = ()
@@ -438,16 +458,13 @@ class SweepDashboard:
         return mimebundle(self.widget, repr(self), kwargs)
 
 
-def _run_frame(frame: pd.DataFrame | None, parts: list[pd.DataFrame], interrupted: bool,
-               failure: str | None) -> pd.DataFrame | None:
-    """A Run's frame: the sweep's own (rows, run id and metadata as it made them), else
+def _last_run(run: Run | None, parts: list[Run], interrupted: bool,
+              failure: str | None) -> Run | None:
+    """A click's run: the sweep's own (rows, run id and metadata as it made them), else
     the blocks it reported before it failed; None without a row after a failure."""
-    if frame is None or (failure and not len(frame)):
-        frame = so_far(parts) if parts else None
-    if frame is None or (failure and not len(frame)):
+    if run is None or (failure and not len(run)):
+        run = so_far(parts) if parts else None
+    if run is None or (failure and not len(run)):
         return None
-    meta = {**frame.attrs.get("run", {}), "source": SOURCE}
-    meta["interrupted"] = bool(meta.get("interrupted")) or interrupted
-    meta["failed"] = meta.get("failed") or failure
-    frame.attrs["run"] = meta
-    return frame
+    return run.replace(source=SOURCE, interrupted=run.meta.interrupted or interrupted,
+                       failed=run.meta.failed or failure)

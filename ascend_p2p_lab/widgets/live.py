@@ -8,10 +8,10 @@ reports blocks done.
 
 Example:
     >>> from ascend_p2p_lab.results import empty_frame
-    >>> rows = empty_frame()
-    >>> rows.attrs["run"] = {"run_id": "r1"}
-    >>> so_far([rows, rows]).attrs["run"]
-    {'run_id': 'r1', 'source': 'SweepDashboard'}
+    >>> from ascend_p2p_lab.run import Run, RunMeta
+    >>> block = Run(empty_frame(), RunMeta(run_id="r1"))
+    >>> so_far([block, block]).meta
+    RunMeta(run_id='r1', source='SweepDashboard')
 """
 
 from __future__ import annotations
@@ -23,22 +23,24 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..measure import BlockDone
+from ..run import Run
 from .render import heatmap_caption, make_figures, plot_mode, png_outputs, text_output
 from .status import error_text
 
 if TYPE_CHECKING:
     from .dashboard import SweepDashboard
 
-#: ``attrs["run"]["source"]`` of a dashboard's runs.
+#: ``meta.source`` of a dashboard's runs.
 SOURCE = "SweepDashboard"
 
 
-def so_far(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """The blocks' rows as one frame, with the run's metadata (from the first block)."""
-    rows = [p for p in parts if len(p)] or list(parts[:1])
-    frame = pd.concat(rows, ignore_index=True) if len(rows) > 1 else rows[0].copy()
-    frame.attrs = {"run": {**parts[0].attrs.get("run", {}), "source": SOURCE}}
-    return frame
+def so_far(parts: Sequence[Run | pd.DataFrame]) -> Run:
+    """The blocks' rows as one run, with the run's metadata as the last block knew it
+    (the blocks of one sweep: one run, not several joined)."""
+    runs = [Run.of(p) for p in parts]
+    rows = [r.samples for r in runs if len(r)] or [runs[0].samples]
+    samples = pd.concat(rows, ignore_index=True) if len(rows) > 1 else rows[0]
+    return Run(samples, runs[-1].meta.replace(source=SOURCE))
 
 
 class LiveRun:
@@ -52,7 +54,7 @@ class LiveRun:
         self.dash = dash
         self.n_sizes = n_sizes
         self.say = say
-        self.parts: list[pd.DataFrame] = []
+        self.parts: list[Run] = []
         self.drawn_rows = -1
         self.last_show = (time.perf_counter(), 0.0)  # (when it ended, how long it took)
         dash.progress.value = 0
@@ -60,7 +62,7 @@ class LiveRun:
 
     def on_block(self, event: BlockDone) -> None:
         """After each block: progress, the status line, and the frame and figures when due."""
-        self.parts.append(event.rows)
+        self.parts.append(Run.of(event.rows))
         progress = self.dash.progress
         progress.max = max(1, event.total * self.n_sizes)
         progress.value = min(progress.max, event.done * self.n_sizes)
@@ -69,8 +71,8 @@ class LiveRun:
         if self._due():
             self._show()
 
-    def frame(self) -> pd.DataFrame | None:
-        """The rows measured so far (None before the first block)."""
+    def so_far(self) -> Run | None:
+        """The run measured so far (None before the first block)."""
         return so_far(self.parts) if self.parts else None
 
     def finish(self) -> None:
@@ -88,7 +90,7 @@ class LiveRun:
     def _show(self) -> None:
         """Grow the dashboard's frame; redraw with "plots" and "live" ticked."""
         t0 = time.perf_counter()
-        self.dash.frame = self.frame()
+        self.dash.last_run = self.so_far()
         if self.dash.plots.value and self.dash.live.value:
             self._draw()
         t1 = time.perf_counter()

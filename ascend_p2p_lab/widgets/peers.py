@@ -21,6 +21,7 @@ import pandas as pd
 
 from .. import measure
 from ..measure.probe import device_naming
+from ..run import Run
 from ..runtime import Runtime
 from .status import error_text
 
@@ -67,7 +68,7 @@ def probe_table(rt: Runtime) -> ProbeTable:
         rows, failure = getattr(exc, "partial_frame", None), error_text(exc)
         if rows is None:
             raise
-    if rows.attrs.get("run", {}).get("interrupted"):
+    if Run.of(rows).meta.interrupted:
         raise KeyboardInterrupt("interrupted while probing peer access")
     n = rt.device_count
     seen = set(zip(rows["src"].astype(int), rows["dst"].astype(int), strict=True))

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..run import Run
 from ..schema import TEST_PATTERN
 
 #: The view of a run of tests (``plot_mode``): bars per transfer and aggregate.
@@ -29,15 +30,17 @@ CURVES_PER_PAIR = 8
 CAPTION_CELLS = 8
 
 
-def plot_mode(frame: pd.DataFrame) -> tuple[str, str | None, Any] | None:
+def plot_mode(frame: pd.DataFrame | Run) -> tuple[str, str | None, Any] | None:
     """(direction, peer, path) to draw, None when nothing can be drawn. A
     ``peer="current"`` run shows P2P and direct cells together, so that disabled links
     show their error next to the others."""
+    run = Run.of(frame)
+    frame = run.samples
     tested = frame["pattern"].eq(TEST_PATTERN).fillna(False)
     if (tested & frame["bandwidth_GBps"].notna()).any():
         return TESTS_MODE
     good = frame[frame["bandwidth_GBps"].notna() & frame["pattern"].eq("pair").fillna(False)]
-    current = frame.attrs.get("run", {}).get("params", {}).get("peers") == ["current"]
+    current = run.meta.params.get("peers") == ["current"]
     for direction in ("uni", "bi"):
         if current:
             if frame["direction"].eq(direction).fillna(False).any():

@@ -38,7 +38,7 @@ MUTANTS: list[Mutant] = [
     M("copyengine.same_pattern_everywhere", "measure/buffers.py",
       "np.random.default_rng(0xA5CE + device)", "np.random.default_rng(0xA5CE)",
       "every device sends the same bytes (a copy from the wrong device verifies)",
-      (MUT, "tests/test_measure.py", doctests("measure.copyengine"))),
+      (MUT, "tests/test_measure.py", doctests("measure.buffers"))),
     M("copyengine.verify_small_always_true", "measure/buffers.py",
       "    if size <= PATTERN_BYTES:\n        return [(0, size)]",
       "    if size <= PATTERN_BYTES:\n        return []",

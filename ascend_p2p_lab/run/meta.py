@@ -1,0 +1,354 @@
+"""A run's metadata as a typed value: every field ``run.json`` holds, declared once.
+
+:class:`RunMeta` is checked where it is made (a wrong type is a ``ValueError`` of one line
+naming the field), whether a sweep makes it, an import, a fleet host or ``run.json`` read
+back (:meth:`RunMeta.from_dict`). Keys it does not declare (notes a user added to
+``run.json``) are kept in ``extra`` and written back. ``rows`` is not a field: it is the
+length of the samples the metadata travels with (:class:`~.value.Run`), checked when a
+folder is loaded and written when it is saved.
+
+Example:
+    >>> meta = RunMeta(run_id="r1", backend="sim", device_count=8)
+    >>> meta.device_count, meta.to_dict()["interrupted"]
+    (8, False)
+    >>> RunMeta.from_dict({"device_count": "eight"})
+    Traceback (most recent call last):
+    ...
+    ValueError: device_count must be a whole number of at least 1 or null; got 'eight'
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._version import schema_version_problem
+
+#: The run folder schema :func:`~.folder.save` writes (``run.json``'s ``schema_version``).
+#: 1: the first; 2: ``senders``/``receivers`` columns (a version-1 run gets them from its
+#: ``group`` labels when loaded) and the test pattern's ``test``/``transfer``; 3: every
+#: field of :class:`RunMeta` written (null or empty where unknown) and ``parts`` (the runs
+#: a concatenated run joins). Every older version still loads.
+RUN_SCHEMA_VERSION = 3
+#: The backends the toolkit measures with; an imported run (``imported``) names its tool.
+MEASURING_BACKENDS = ("sim", "acl", None)
+#: What a stored ``run.json`` must hold (a run made in memory may lack them).
+STORED_REQUIRED = ("schema_version", "rows", "params")
+
+Check = Callable[[Any], bool]
+
+
+def _whole(minimum: int, *, null: bool = True) -> Check:
+    def test(v: Any) -> bool:
+        return (null and v is None) or (
+            isinstance(v, int) and not isinstance(v, bool) and v >= minimum)
+    return test
+
+
+def _text(v: Any) -> bool:
+    return v is None or isinstance(v, str)
+
+
+def _flag(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def _object(v: Any) -> bool:
+    return isinstance(v, dict)
+
+
+def _optional_object(v: Any) -> bool:
+    return v is None or isinstance(v, dict)
+
+
+def _texts(v: Any) -> bool:
+    return isinstance(v, tuple) and all(isinstance(x, str) for x in v)
+
+
+def _objects(v: Any) -> bool:
+    return isinstance(v, tuple) and all(isinstance(x, dict) for x in v)
+
+
+def _check(test: Check, what: str) -> dict[str, Any]:
+    """A field's check and the words of its one-line error (the field's metadata)."""
+    return {"test": test, "what": what}
+
+
+# Each field's check and the words of its error: "FIELD must be WHAT; got VALUE".
+VERSION = _check(_whole(1, null=False), "a whole number of at least 1")
+PARAMS = _check(_object, "an object (the sweep's parameters)")
+TEXT = _check(_text, "text or null")
+FLAG = _check(_flag, "true or false")
+MAYBE = _check(lambda v: v is None or _flag(v), "true, false or null")
+POSITIVE = _check(_whole(1), "a whole number of at least 1 or null")
+SEED = _check(_whole(0), "a whole number or null")
+COUNT = _check(_whole(0), "a whole number of at least 0 or null")
+OBJECT = _check(_object, "an object")
+MAYBE_OBJECT = _check(_optional_object, "an object or null")
+TEXTS = _check(_texts, "a list of texts")
+OBJECTS = _check(_objects, "a list of objects")
+
+
+@dataclass(frozen=True)
+class RunMeta:
+    """What made a run, where and when, and how it went: the fields of ``run.json``.
+
+    Text fields are ``None`` where unknown; counts are ``None`` where the run has none
+    (an import has no blocks). Lists are tuples; objects are plain dicts (treat them as
+    read-only: :meth:`replace` makes a changed copy).
+    """
+
+    schema_version: int = field(default=RUN_SCHEMA_VERSION, metadata=VERSION)
+    params: dict[str, Any] = field(default_factory=dict, metadata=PARAMS)
+    run_id: str | None = field(default=None, metadata=TEXT)
+    command: str | None = field(default=None, metadata=TEXT)
+    source: str | None = field(default=None, metadata=TEXT)  # the dashboard names itself
+    fleet_host: str | None = field(default=None, metadata=TEXT)
+    backend: str | None = field(default=None, metadata=TEXT)
+    imported: bool = field(default=False, metadata=FLAG)
+    preset: str | None = field(default=None, metadata=TEXT)
+    topology: str | None = field(default=None, metadata=TEXT)
+    #: where the link classes came from (the runtime's topology query, npu-smi, a file)
+    link_classes_from: str | None = field(default=None, metadata=TEXT)
+    soc_name: str | None = field(default=None, metadata=TEXT)
+    device_count: int | None = field(default=None, metadata=POSITIVE)
+    seed: int | None = field(default=None, metadata=SEED)
+    simulated: bool | None = field(default=None, metadata=MAYBE)
+    acl_version: str | None = field(default=None, metadata=TEXT)
+    package: str | None = field(default=None, metadata=TEXT)
+    package_version: str | None = field(default=None, metadata=TEXT)
+    python: str | None = field(default=None, metadata=TEXT)
+    hostname: str | None = field(default=None, metadata=TEXT)
+    timestamp: str | None = field(default=None, metadata=TEXT)
+    interrupted: bool = field(default=False, metadata=FLAG)
+    failed: str | None = field(default=None, metadata=TEXT)
+    blocks: int | None = field(default=None, metadata=COUNT)
+    resumed_blocks: int | None = field(default=None, metadata=COUNT)
+    points: int | None = field(default=None, metadata=COUNT)
+    points_not_reached: int | None = field(default=None, metadata=COUNT)
+    workers: int | None = field(default=None, metadata=POSITIVE)
+    fallbacks: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
+    lost_devices: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
+    inferred: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
+    process_modes: tuple[str, ...] = field(default=(), metadata=TEXTS)
+    workers_clean: dict[str, Any] | None = field(default=None, metadata=MAYBE_OBJECT)
+    metadata_error: str | None = field(default=None, metadata=TEXT)  # a probe's, failing
+    sources: tuple[dict[str, Any], ...] = field(default=(), metadata=OBJECTS)
+    #: the metadata of each run a concatenated run joins (:func:`merged`), else empty
+    parts: tuple[dict[str, Any], ...] = field(default=(), metadata=OBJECTS)
+    #: the checkpoint file that holds every block of this run: saving the run removes it
+    #: (a saved run has nothing left to resume, so run.json always holds null here)
+    finished_checkpoint: str | None = field(default=None, metadata=TEXT)
+    #: keys run.json holds that no field declares (notes a user added): kept, written back
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for f in FIELDS:
+            value = _normal(getattr(self, f.name), f.default)
+            object.__setattr__(self, f.name, value)
+            if not f.metadata["test"](value):
+                raise ValueError(f"{f.name} must be {f.metadata['what']}; got {value!r}")
+        problem = schema_version_problem(self.schema_version, supported=RUN_SCHEMA_VERSION,
+                                         what="run")
+        if problem:
+            raise ValueError(problem)
+        if not self.imported and self.backend not in MEASURING_BACKENDS:
+            raise ValueError(f'backend must be "sim", "acl" or null (or the tool of an '
+                             f"imported run); got {self.backend!r}")
+        extra = _plain(self.extra)
+        if not isinstance(extra, dict) or set(extra) & (NAMES | {"rows"}):
+            raise ValueError("extra must be an object of keys no field declares")
+        object.__setattr__(self, "extra", extra)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, stored: bool = False) -> RunMeta:
+        """The metadata of a ``run.json`` object (``stored``: as read from a run folder,
+        which must hold ``schema_version``, ``rows`` and ``params``), or of a run frame's
+        convenience copy. ValueError of one line naming the first field that does not fit.
+
+        Example:
+            >>> RunMeta.from_dict({"run_id": "r1", "note": "cables reseated"}).extra
+            {'note': 'cables reseated'}
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+        if stored:
+            problem = schema_version_problem(data.get("schema_version", RUN_SCHEMA_VERSION),
+                                             supported=RUN_SCHEMA_VERSION, what="run")
+            if problem:
+                raise ValueError(problem)
+            for key in STORED_REQUIRED:
+                if key not in data:
+                    raise ValueError(f"{key} is missing")
+        if "rows" in data and not _whole(0, null=False)(data["rows"]):
+            raise ValueError(f"rows must be a whole number of at least 0; got {data['rows']!r}")
+        known = {k: data[k] for k in NAMES if k in data}
+        extra = {str(k): v for k, v in data.items() if k not in NAMES and k != "rows"}
+        return cls(**known, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as JSON-ready values (tuples as lists, copies of objects), with the
+        ``extra`` keys beside them: ``run.json`` without ``rows``."""
+        out = {f.name: _jsonable(getattr(self, f.name)) for f in FIELDS}
+        out.update(copy.deepcopy(self.extra))
+        return out
+
+    def __repr__(self) -> str:
+        """Only the fields that differ from a new RunMeta's (the rest are unknown)."""
+        shown = [f"{f.name}={getattr(self, f.name)!r}" for f in FIELDS
+                 if getattr(self, f.name) != _DEFAULTS[f.name]]
+        if self.extra:
+            shown.append(f"extra={self.extra!r}")
+        return f"RunMeta({', '.join(shown)})"
+
+    def replace(self, **changes: Any) -> RunMeta:
+        """A copy with ``changes`` (checked as a new RunMeta is); names no field declares
+        go to ``extra``.
+
+        Example:
+            >>> RunMeta(run_id="r1").replace(command="demo", note="x").extra
+            {'note': 'x'}
+        """
+        known = {k: v for k, v in changes.items() if k in NAMES or k == "extra"}
+        notes = {k: v for k, v in changes.items() if k not in known}
+        if notes:
+            known["extra"] = {**known.get("extra", self.extra), **notes}
+        return dataclasses.replace(self, **known)
+
+
+#: The declared fields (``extra`` holds the rest), in run.json's order of reading.
+FIELDS = tuple(f for f in dataclasses.fields(RunMeta) if f.name != "extra")
+NAMES = frozenset(f.name for f in FIELDS)
+
+
+def _normal(value: Any, default: Any) -> Any:
+    """A field's value in its stored form: plain Python (numpy scalars and NaN as JSON
+    has them), lists of a list field as tuples, objects copied."""
+    plain = _plain(value)
+    if isinstance(default, tuple) and isinstance(plain, list):
+        return tuple(plain)
+    return plain
+
+
+def _plain(obj: Any) -> Any:
+    """obj with numpy scalars as Python numbers, NaN as None and tuples inside objects as
+    lists (what JSON gives back), copied."""
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "item") and type(obj).__module__ == "numpy":  # a numpy scalar
+        obj = obj.item()
+    if isinstance(obj, float) and math.isnan(obj):
+        return None
+    return obj
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [copy.deepcopy(v) for v in value]
+    return copy.deepcopy(value)
+
+
+_DEFAULTS = {f.name: getattr(RunMeta(), f.name) for f in FIELDS}
+
+
+# ------------------------------------------------------------------------ concatenation
+#: Fields a joined run has when every part agrees on them (else None).
+_SHARED = ("command", "source", "fleet_host", "backend", "preset", "topology", "soc_name",
+           "seed", "simulated", "acl_version", "package", "package_version", "python",
+           "hostname")
+#: Counts a joined run adds up.
+_SUMMED = ("blocks", "resumed_blocks", "points", "points_not_reached")
+#: Objects a joined run unites (a later part's key wins).
+_UNITED = ("fallbacks", "lost_devices", "inferred", "extra")
+
+
+def merged(metas: Iterable[RunMeta]) -> RunMeta:
+    """The metadata of several runs joined into one (:meth:`~.value.Run.concat`).
+
+    Identical metadata (the blocks of one run) stays as it is. Otherwise: the run id is
+    the parts' own when they share one, else ``joined-`` and a digest of their ids; a
+    field of :data:`_SHARED` (backend, preset, SoC, host, ...) and each sweep parameter is
+    kept where every part agrees, else left out (None); ``device_count`` and ``workers``
+    are the largest; ``interrupted`` is any part's, ``failed`` the first part's failure
+    and ``imported`` every part's; the counts of :data:`_SUMMED` are added up; the objects
+    (fallbacks, lost devices, inferred behaviours, notes) are united, as are the process
+    modes and the sources; ``timestamp`` is the earliest and ``schema_version`` the oldest.
+    ``parts`` lists each part's own metadata, so nothing a part said is lost.
+
+    Example:
+        >>> a = RunMeta(run_id="a", device_count=4, points=6, params={"samples": 2})
+        >>> b = RunMeta(run_id="b", device_count=8, points=3, interrupted=True,
+        ...             params={"samples": 2, "sizes": [4096]})
+        >>> m = merged([a, b])
+        >>> m.device_count, m.points, m.interrupted, m.params, [p["run_id"] for p in m.parts]
+        (8, 9, True, {'samples': 2}, ['a', 'b'])
+    """
+    metas = list(metas)
+    if not metas:
+        return RunMeta()
+    if all(m == metas[0] for m in metas[1:]):
+        return metas[0]
+    parts = tuple(p for m in metas for p in (m.parts or (_own(m),)))
+    ids = list(dict.fromkeys(str(p.get("run_id")) for p in parts if p.get("run_id")))
+    change: dict[str, Any] = {f: _agreed([getattr(m, f) for m in metas]) for f in _SHARED}
+    for name in _SUMMED:
+        values = [getattr(m, name) for m in metas if getattr(m, name) is not None]
+        change[name] = sum(values) if values else None
+    for name in _UNITED:
+        change[name] = {k: v for m in metas for k, v in getattr(m, name).items()}
+    cleans = [m.workers_clean for m in metas if m.workers_clean is not None]
+    return RunMeta(
+        **change, run_id=ids[0] if len(ids) == 1 else _joined_id(ids) if ids else None,
+        params=_common(m.params for m in metas),
+        device_count=_largest(m.device_count for m in metas),
+        workers=_largest(m.workers for m in metas),
+        interrupted=any(m.interrupted for m in metas),
+        failed=next((m.failed for m in metas if m.failed), None),
+        imported=all(m.imported for m in metas),
+        timestamp=min((m.timestamp for m in metas if m.timestamp), default=None),
+        schema_version=min(m.schema_version for m in metas),
+        process_modes=tuple(dict.fromkeys(p for m in metas for p in m.process_modes)),
+        workers_clean={k: v for c in cleans for k, v in c.items()} if cleans else None,
+        metadata_error=next((m.metadata_error for m in metas if m.metadata_error), None),
+        sources=_unique(s for m in metas for s in m.sources), parts=parts)
+
+
+def _own(meta: RunMeta) -> dict[str, Any]:
+    out = meta.to_dict()
+    del out["parts"]
+    return out
+
+
+def _agreed(values: list[Any]) -> Any:
+    return values[0] if all(v == values[0] for v in values[1:]) else None
+
+
+def _unique(items: Iterable[Any]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return tuple(out)
+
+
+def _largest(values: Iterable[int | None]) -> int | None:
+    return max((v for v in values if v is not None), default=None)
+
+
+def _common(params: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The sweep parameters every part has, with the same value."""
+    params = list(params)
+    first = params[0]
+    return {k: v for k, v in first.items() if all(k in p and p[k] == v for p in params[1:])}
+
+
+def _joined_id(ids: list[str]) -> str:
+    """A joined run's id: the same parts, the same id."""
+    return "joined-" + hashlib.sha256("+".join(ids).encode()).hexdigest()[:12]

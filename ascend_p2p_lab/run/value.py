@@ -1,0 +1,160 @@
+"""The run as a value: its samples and its metadata, travelling together explicitly.
+
+A :class:`Run` holds the tidy rows (one per sample, :mod:`ascend_p2p_lab.schema`) and
+their :class:`~.meta.RunMeta`. Selection (:meth:`Run.select`), joining
+(:meth:`Run.concat`) and pickling keep the metadata, which ``DataFrame.attrs`` (documented
+by pandas as experimental, and dropped by ``pd.concat`` when frames differ) does not
+promise.
+
+For scripts written against frames, :meth:`Run.frame` gives the samples with a
+*convenience copy* of the metadata in ``frame.attrs["run"]`` (a plain dict, so
+``frame.attrs["run"]["interrupted"]`` keeps working), and :meth:`Run.of` reads it back:
+these two are the only places that touch ``attrs`` for run metadata
+(``tests/test_run_value.py`` counts them). Every reader takes a Run or such a frame and
+calls :meth:`Run.of` once, at its entry.
+
+Example:
+    >>> from ascend_p2p_lab.schema import to_frame
+    >>> rows = to_frame([{"src": 0, "dst": 1, "size_bytes": 4096, "bandwidth_GBps": 1.0}])
+    >>> run = Run(rows, RunMeta(run_id="r1", device_count=2))
+    >>> frame = run.frame()
+    >>> frame.attrs["run"]["device_count"], Run.of(frame).meta.run_id
+    (2, 'r1')
+    >>> both = Run.concat([run, run.replace(run_id="r2")])
+    >>> len(both), both.meta.run_id.startswith("joined-"), both.run_ids
+    (2, True, ['r1', 'r2'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ..schema import empty_frame
+from .meta import RunMeta, merged
+
+#: The key of ``DataFrame.attrs`` that holds the convenience copy.
+ATTRS_KEY = "run"
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """A run's samples (a DataFrame of schema rows) and its metadata."""
+
+    samples: pd.DataFrame = field(default_factory=empty_frame)
+    meta: RunMeta = field(default_factory=RunMeta)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.samples, pd.DataFrame):
+            raise TypeError(f"a Run's samples are a DataFrame, got "
+                            f"{type(self.samples).__name__}")
+        if not isinstance(self.meta, RunMeta):
+            raise TypeError(f"a Run's meta is a RunMeta (RunMeta.from_dict makes one), got "
+                            f"{type(self.meta).__name__}")
+
+    @classmethod
+    def of(cls, obj: Run | pd.DataFrame) -> Run:
+        """obj as a Run: a Run as it is; a frame with the metadata of its convenience
+        copy (``attrs["run"]``, checked as :meth:`RunMeta.from_dict` checks it), or empty
+        metadata for a bare frame (its readers then go by its columns).
+
+        Example:
+            >>> Run.of(empty_frame()).meta.run_id is None
+            True
+        """
+        if isinstance(obj, Run):
+            return obj
+        if not isinstance(obj, pd.DataFrame):
+            raise TypeError(f"expected a Run or a DataFrame of run rows, got "
+                            f"{type(obj).__name__}")
+        copied = obj.attrs.get(ATTRS_KEY)
+        meta = (RunMeta() if copied is None else copied if isinstance(copied, RunMeta)
+                else RunMeta.from_dict(copied))
+        samples = obj.copy(deep=False)
+        samples.attrs = {k: v for k, v in obj.attrs.items() if k != ATTRS_KEY}
+        return cls(samples, meta)
+
+    def frame(self) -> pd.DataFrame:
+        """The samples with the convenience copy of the metadata in ``attrs["run"]``
+        (``meta.to_dict()`` and ``rows``): what :func:`~ascend_p2p_lab.measure.sweep` and
+        :func:`~ascend_p2p_lab.results.load_run` return. The samples are not copied
+        (pandas' copy-on-write keeps the Run's own unchanged)."""
+        out = self.samples.copy(deep=False)
+        out.attrs = {**self.samples.attrs, ATTRS_KEY: self.stored()}
+        return out
+
+    def stored(self) -> dict[str, Any]:
+        """The metadata as ``run.json`` holds it: every field, the notes, and ``rows``."""
+        return {**self.meta.to_dict(), "rows": len(self.samples)}
+
+    @classmethod
+    def concat(cls, runs: Iterable[Run | pd.DataFrame]) -> Run:
+        """Several runs as one: their samples one after another (a fresh index), their
+        metadata joined as :func:`~.meta.merged` says (largest device count, interrupted if
+        any part was, counts added up, each part's metadata in ``parts``).
+
+        Example:
+            >>> Run.concat([]).meta == RunMeta(), len(Run.concat([]))
+            (True, 0)
+        """
+        parts = [cls.of(r) for r in runs]
+        if not parts:
+            return cls()
+        frames = [p.samples for p in parts if len(p.samples)] or [parts[0].samples]
+        samples = (pd.concat(frames, ignore_index=True) if len(frames) > 1
+                   else frames[0].reset_index(drop=True))
+        return cls(samples, merged(p.meta for p in parts))
+
+    def select(self, rows: Any) -> Run:
+        """The run with only some of its rows (a boolean mask, a function of the samples
+        giving one, or index labels), the metadata kept.
+
+        Example:
+            >>> run = Run(empty_frame(), RunMeta(run_id="r1"))
+            >>> run.select(lambda s: s["pattern"] == "pair").meta.run_id
+            'r1'
+        """
+        if callable(rows):
+            rows = rows(self.samples)
+        return Run(self.samples.loc[rows], self.meta)
+
+    def replace(self, samples: pd.DataFrame | None = None, **changes: Any) -> Run:
+        """The run with other samples and/or metadata fields (:meth:`RunMeta.replace`)."""
+        meta = self.meta.replace(**changes) if changes else self.meta
+        return Run(self.samples if samples is None else samples, meta)
+
+    @property
+    def run_ids(self) -> list[str]:
+        """The ids of the runs this one holds: its parts' (a joined run), else its own."""
+        ids = [p.get("run_id") for p in self.meta.parts] or [self.meta.run_id]
+        return [str(i) for i in dict.fromkeys(ids) if i]
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def equals(self, other: Run) -> bool:
+        """Same metadata and the same samples (``DataFrame.equals``)."""
+        return self.meta == other.meta and self.samples.equals(other.samples)
+
+    def __repr__(self) -> str:
+        m = self.meta
+        return (f"Run({m.run_id!r}, {len(self.samples)} rows, backend={m.backend!r}, "
+                f"device_count={m.device_count!r})")
+
+
+def samples_of(obj: Run | pd.DataFrame) -> pd.DataFrame:
+    """The rows of a Run, or a frame as it is: for readers that need no metadata.
+
+    Example:
+        >>> samples_of(Run()).empty, samples_of(empty_frame()).empty
+        (True, True)
+    """
+    if isinstance(obj, Run):
+        return obj.samples
+    if isinstance(obj, pd.DataFrame):
+        return obj
+    raise TypeError(f"expected a Run or a DataFrame of run rows, got {type(obj).__name__}")
+
