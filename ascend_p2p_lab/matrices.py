@@ -153,7 +153,7 @@ def run_matrices(run: Run | pd.DataFrame) -> list[RunMatrix]:
 def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
     """A card x card matrix per (direction, peer, path) of the card pattern: a cell is the
     median over samples of one card copying to another, at the largest size measured."""
-    rows = _card_keys(run[run["pattern"].isin(CARD_PATTERNS)])
+    rows = results.card_keys(run[run["pattern"].isin(CARD_PATTERNS)])
     out = []
     keys = ["pattern", "direction", "peer", "path"]
     for (pattern, direction, peer, path), part in sorted(
@@ -175,21 +175,6 @@ def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
                 frame=frame, card_devices=[list(c) for c in cards],
                 **_why(part[part["size_bytes"] == size], frame, by_group=True)))
     return out
-
-
-def _card_keys(rows: pd.DataFrame) -> pd.DataFrame:
-    """Card rows with ``senders``/``receivers`` filled: a row imported without its devices
-    (ascend-dmi's card matrix prints card ids, not the devices of each card) is keyed by
-    the card id it names, ``(src,)`` to ``(dst,)``, as it was before devices were saved."""
-    missing = rows["senders"].isna() & rows["src"].notna()
-    if not missing.any():
-        return rows[rows["senders"].notna()]
-    out = rows.copy()
-    out.loc[missing, "senders"] = pd.Series([(int(s),) for s in out.loc[missing, "src"]],
-                                            index=out.index[missing], dtype=object)
-    out.loc[missing, "receivers"] = pd.Series([(int(d),) for d in out.loc[missing, "dst"]],
-                                              index=out.index[missing], dtype=object)
-    return out[out["senders"].notna()]
 
 
 def flow_label(row: pd.Series, arrow: str = ARROW) -> str:

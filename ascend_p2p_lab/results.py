@@ -327,3 +327,18 @@ def load_run(path: str | Path) -> pd.DataFrame:
     the samples, with the run's metadata in ``attrs["run"]`` (``Run.of(frame).meta``;
     :func:`ascend_p2p_lab.run.load` gives the :class:`~ascend_p2p_lab.run.Run` itself)."""
     return run_folder.load(path).frame()
+
+
+def card_keys(rows: pd.DataFrame) -> pd.DataFrame:
+    """Card rows with ``senders``/``receivers`` filled: a row imported without its devices
+    (ascend-dmi's card matrix prints card ids, not the devices of each card) is keyed by
+    the card id it names, ``(src,)`` to ``(dst,)``, as it was before devices were saved."""
+    missing = rows["senders"].isna() & rows["src"].notna()
+    if not missing.any():
+        return rows[rows["senders"].notna()]
+    out = rows.copy()
+    out.loc[missing, "senders"] = pd.Series([(int(s),) for s in out.loc[missing, "src"]],
+                                            index=out.index[missing], dtype=object)
+    out.loc[missing, "receivers"] = pd.Series([(int(d),) for d in out.loc[missing, "dst"]],
+                                              index=out.index[missing], dtype=object)
+    return out[out["senders"].notna()]

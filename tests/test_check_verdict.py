@@ -154,3 +154,71 @@ def test_every_measured_item_names_its_row_pattern_as_a_column():
     assert items.loc[items["kind"].isin(["peer_access", "link_class"]), "pattern"].isna().all()
     doc = to_json(items.reset_index())
     assert {i["pattern"] for i in doc["items"] if i["kind"] == "bandwidth"} == {"pair"}
+
+
+CARDS = criteria_from_text("""\
+schema_version = 1
+size_bytes = 1024
+[topology]
+links = [["X", "SIO", "HCCS_SW", "HCCS_SW"], ["SIO", "X", "HCCS_SW", "HCCS_SW"],
+         ["HCCS_SW", "HCCS_SW", "X", "SIO"], ["HCCS_SW", "HCCS_SW", "SIO", "X"]]
+peer_access = [["X", 1, 1, 1], [1, "X", 1, 1], [1, 1, "X", 1], [1, 1, 1, "X"]]
+basis = "hand-written"
+[[aggregate]]
+pattern = "card"
+min_GBps = 100
+basis = "every card pair"
+[[aggregate]]
+pattern = "card"
+group = " 2,3 -> 0,1 "
+min_GBps = 300
+basis = "this card pair's own"
+""", "cards.toml")
+
+
+def card_row(senders, receivers, gbps, label):
+    """A card row; ``label`` is its ``group`` text, which nothing may read as a key."""
+    return {"pattern": "card", "direction": "uni", "peer": "on", "path": "p2p",
+            "initiator": "dst", "size_bytes": 1024, "bandwidth_GBps": gbps,
+            "senders": senders, "receivers": receivers, "group": label, "sample": 0,
+            "link": "HCCS_SW", "verified": True}
+
+
+def test_card_items_are_keyed_by_their_devices_not_their_label():
+    """The criteria's group text is read once into devices (spaces and all); the rows'
+    labels are garbage here, and every card pair is still judged by its own criterion."""
+    rows = [card_row((0, 1), (2, 3), 150.0, "?"), card_row((2, 3), (0, 1), 150.0, "??")]
+    items = evaluate(CARDS, None, to_frame(rows))
+    cards = items[items["name"] == "aggregate card"].set_index("id")
+    assert set(cards.index) == {"aggregate card cards 0,1->2,3", "aggregate card cards 2,3->0,1"}
+    assert cards.loc["aggregate card cards 0,1->2,3", ["status", "criterion"]].tolist() == \
+        ["PASS", 100.0]
+    assert cards.loc["aggregate card cards 2,3->0,1", ["status", "criterion"]].tolist() == \
+        ["FAIL", 300.0]  # its own criterion, not the one for every pair
+    assert cards.loc["aggregate card cards 2,3->0,1", "senders"] == (2, 3)
+
+
+def test_a_group_that_is_not_two_sets_of_devices_is_refused_with_its_line():
+    import pytest
+
+    from ascend_p2p_lab.check.criteria import CriteriaError
+
+    with pytest.raises(CriteriaError, match=r"cards.toml:15: cannot read group"):
+        criteria_from_text("""\
+schema_version = 1
+size_bytes = 1024
+[topology]
+links = [["X", "SIO", "HCCS_SW", "HCCS_SW"], ["SIO", "X", "HCCS_SW", "HCCS_SW"],
+         ["HCCS_SW", "HCCS_SW", "X", "SIO"], ["HCCS_SW", "HCCS_SW", "SIO", "X"]]
+peer_access = [["X", 1, 1, 1], [1, "X", 1, 1], [1, 1, "X", 1], [1, 1, 1, "X"]]
+basis = "hand-written"
+[[aggregate]]
+pattern = "card"
+min_GBps = 100
+basis = "every card pair"
+[[aggregate]]
+pattern = "card"
+basis = "a misspelt pair"
+group = "2,3 to 0,1"
+min_GBps = 300
+""", "cards.toml")

@@ -65,6 +65,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 from .._version import schema_version_problem
+from ..patterns.cards import group_name, parse_group_name
 from ..schema import CARD_PATTERNS, FANOUT_PATTERNS, HOST_PATTERNS
 from ..topology.model import LINK_CLASSES, SELF
 from ..vocab import DIRECTIONS, PAIR_INITIATORS
@@ -82,8 +83,9 @@ HOST_DIRECTIONS = HOST_PATTERNS
 JUDGED_AGGREGATES = (*FANOUT_PATTERNS, *CARD_PATTERNS)
 
 #: Columns of :attr:`Criteria.table`: one row per numeric criterion.
-TABLE_COLUMNS = ("kind", "link", "src", "dst", "device", "group", "pattern", "direction",
-                 "initiator", "bound", "value", "unit", "basis", "line")
+TABLE_COLUMNS = ("kind", "link", "src", "dst", "device", "group", "senders", "receivers",
+                 "pattern", "direction", "initiator", "bound", "value", "unit", "basis",
+                 "line")
 
 _TOP_KEYS = {"schema_version", "name", "description", "fraction", "size_bytes",
              "latency_size_bytes", "samples", "source", "topology", "bandwidth", "latency",
@@ -390,7 +392,12 @@ def _entry(table: str, k: int, entry: dict[str, Any], n: int,
         if "group" in entry:
             if rec["pattern"] not in CARD_PATTERNS:
                 raise r.fail("group is for the card pattern; fan-outs take device", *at("group"))
-            rec["group"] = r.text_value(entry["group"], "group", at("group"))
+            text = r.text_value(entry["group"], "group", at("group"))
+            try:
+                rec["senders"], rec["receivers"] = parse_group_name(text, n)
+            except ValueError as exc:
+                raise r.fail(str(exc), *at("group")) from None
+            rec["group"] = group_name(rec["senders"], rec["receivers"])  # as rows name it
     if "device" in entry:
         if table == "aggregate" and rec["pattern"] in CARD_PATTERNS:
             raise r.fail("the card pattern takes group, not device", *at("device"))
@@ -416,8 +423,8 @@ def _link_or_pair(table: str, entry: dict[str, Any], n: int,
 def _no_duplicates(records: list[dict[str, Any]], r: _Reader) -> None:
     seen: dict[tuple[Any, ...], int | None] = {}
     for rec in records:
-        key = tuple(rec.get(c) for c in ("kind", "link", "src", "dst", "device", "group",
-                                         "pattern", "direction", "initiator"))
+        key = tuple(rec.get(c) for c in ("kind", "link", "src", "dst", "device", "senders",
+                                         "receivers", "pattern", "direction", "initiator"))
         if key in seen:
             raise CriteriaError(r.source, rec["line"], f"a second [[{rec['kind']}]] for the "
                                 f"same item (the first is at line {seen[key]})")

@@ -29,6 +29,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ..patterns.cards import group_name
+from ..results import card_keys
 from ..run import Run
 from ..schema import (
     CARD_PATTERNS,
@@ -110,11 +112,12 @@ def _device_records(rows: pd.DataFrame, size: int, fraction: float,
                         f"on device {device}, x {fraction:g}"}
         rec["direction" if kind == "host" else "pattern"] = pattern
         out.append(rec)
-    cards = _good(rows, CARD_PATTERNS, size)
-    for group, s in cards.groupby(cards["group"].astype(str), observed=True)[
+    cards = card_keys(_good(rows, CARD_PATTERNS, size))
+    for (senders, receivers), s in cards.groupby(["senders", "receivers"])[
             "bandwidth_GBps"]:
-        value = float(s.median())
-        out.append({"kind": "aggregate", "pattern": CARD, "group": group, "bound": "min",
+        value, group = float(s.median()), group_name(senders, receivers)
+        out.append({"kind": "aggregate", "pattern": CARD, "senders": senders,
+                    "receivers": receivers, "group": group, "bound": "min",
                     "unit": "GB/s", "value": round(value * fraction, 3),
                     "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
                              f"for cards {group}, x {fraction:g}"})

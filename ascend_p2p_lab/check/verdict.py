@@ -40,6 +40,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ..patterns.cards import group_name
+from ..results import card_keys
 from ..schema import (
     CARD_PATTERNS,
     DEVICE_TO_HOST,
@@ -55,12 +57,15 @@ from ..schema import (
 from ..vocab import INITIATOR_WORDS
 from .criteria import Criteria
 
+#: What keys a card pair: its senders and its receivers (devices), never its label.
+CARD_KEYS = ("senders", "receivers")
+
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 #: Columns of the items table, in order (``host`` first when judging a fleet).
 #: ``pattern``: the row pattern a measured item judges (empty for the topology's items).
 ITEM_COLUMNS = ("name", "id", "kind", "pattern", "status", "measured", "criterion", "bound",
-                "unit", "src", "dst", "device", "group", "link", "direction", "initiator",
-                "size_bytes", "reason", "basis", "criteria_line")
+                "unit", "src", "dst", "device", "group", "senders", "receivers", "link",
+                "direction", "initiator", "size_bytes", "reason", "basis", "criteria_line")
 #: Row patterns whose verification an item family covers
 PAIR, CARD = PAIR_PATTERNS[0], CARD_PATTERNS[0]
 VERIFY_FAMILIES = {PAIR: PAIR_PATTERNS, HOST_TO_DEVICE: (HOST_TO_DEVICE,),
@@ -256,31 +261,30 @@ def card_items(criteria: Criteria, rows: pd.DataFrame, hosts: pd.DataFrame | Non
     card = t[(t["kind"] == "aggregate") & t["pattern"].isin(CARD_PATTERNS)]
     if not len(card):
         return pd.DataFrame()
-    pts = _points(rows, CARD_PATTERNS, criteria.size_bytes, [*keys, "group"], "bandwidth_GBps")
-    groups = pd.DataFrame({"group": pd.unique(pts["group"].dropna().astype(str))})
-    every = groups.merge(card[card["group"].isna()].drop(columns=["group"]), how="cross")
-    exp = pd.concat([card[card["group"].notna()], every], ignore_index=True)
-    exp = exp.drop_duplicates(["group"])
-    pts = pts.assign(group=pts["group"].astype(object))
-    j = _judge(exp, pts, [*keys, "group"], hosts)
+    on = [*keys, *CARD_KEYS]
+    pts = _points(card_keys(rows[rows["pattern"].isin(CARD_PATTERNS)]), CARD_PATTERNS,
+                  criteria.size_bytes, on, "bandwidth_GBps")
+    pairs = pts[list(CARD_KEYS)].drop_duplicates()
+    unnamed = card[card["senders"].isna()].drop(columns=[*CARD_KEYS, "group"])
+    exp = pd.concat([card[card["senders"].notna()], pairs.merge(unnamed, how="cross")],
+                    ignore_index=True).drop_duplicates(list(CARD_KEYS))
+    exp["group"] = [group_name(s, r) for s, r in zip(exp["senders"], exp["receivers"])]
+    j = _judge(exp, pts, on, hosts)
     return j.assign(name=f"aggregate {CARD}", size_bytes=criteria.size_bytes)
 
 
-def _family_groups(r: pd.DataFrame, bad: np.ndarray, family: str, devices: Sequence[int],
+def _family_groups(r: pd.DataFrame, family: str, devices: Sequence[int],
                    keys: list[str]) -> pd.DataFrame:
-    """Bad and all samples per item of one verification family."""
+    """Bad (``_bad``) and all samples per item of one verification family."""
     if family == PAIR:
-        by = {"src": r["src"], "dst": r["dst"]}
-        inside = r["src"].isin(devices) & r["dst"].isin(devices)
+        by = ["src", "dst"]
+        r = r[(r["src"].isin(devices) & r["dst"].isin(devices)).to_numpy()]
     elif family == CARD:
-        by = {"group": r["group"].astype(object)}
-        inside = pd.Series(True, index=r.index)
+        r, by = card_keys(r), list(CARD_KEYS)
     else:
         dev = r["src"] if family in (DEVICE_TO_HOST, PUSH_FANOUT) else r["dst"]
-        by = {"device": dev}
-        inside = dev.isin(devices)
-    frame = pd.DataFrame({**{k: r[k] for k in keys}, **by, "_bad": bad})[inside.to_numpy()]
-    g = frame.groupby([*keys, *by], observed=True, sort=False)["_bad"]
+        r, by = r.assign(device=dev)[dev.isin(devices).to_numpy()], ["device"]
+    g = r.groupby([*keys, *by], observed=True, sort=False)["_bad"]
     return g.agg(measured="sum", n="size").reset_index().assign(family=family)
 
 
@@ -288,16 +292,19 @@ def verification_items(rows: pd.DataFrame, devices: Sequence[int], keys: list[st
                        basis: str) -> pd.DataFrame:
     """``verification`` items: per ordered pair (pair and latency copies), per device
     and host direction, per fan-out device, per card pair; measured = bad samples."""
-    r = rows[[*keys, "pattern", "src", "dst", "group", "error_kind"]]
-    bad = (r["error_kind"].astype(object) == "verification").to_numpy(dtype=bool)
+    r = rows[[*keys, "pattern", "src", "dst", *CARD_KEYS, "error_kind"]]
+    r = r.assign(_bad=(r["error_kind"].astype(object) == "verification").to_numpy(dtype=bool))
     parts = []
     for family, pats in VERIFY_FAMILIES.items():
         sel = r["pattern"].isin(pats).fillna(False).to_numpy(dtype=bool)
         if sel.any():
-            parts.append(_family_groups(r[sel], bad[sel], family, devices, keys))
+            parts.append(_family_groups(r[sel], family, devices, keys))
     if not parts:
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
+    if "senders" in out:  # the card pair as people read it, beside its devices
+        out["group"] = [group_name(s, q) if isinstance(s, tuple) else None
+                        for s, q in zip(out["senders"], out["receivers"])]
     failed = out["measured"].to_numpy() > 0
     reason = pd.Series(None, index=out.index, dtype=object)
     reason[failed] = ("bytes arrived wrong in " + out.loc[failed, "measured"].astype(str)

@@ -53,6 +53,23 @@ def group_name(a: Sequence[int], b: Sequence[int]) -> str:
     return f"{','.join(map(str, a))}->{','.join(map(str, b))}"
 
 
+def parse_group_name(text: str, device_count: int) -> GroupPair:
+    """A group pair written as rows name it (``"0,1->2,3"``, as a criteria file's
+    ``group`` key holds it): senders, then receivers, checked against the devices. Rows
+    and items carry the pair as ``senders``/``receivers``; only a file's text is parsed.
+
+    Example:
+        >>> parse_group_name(" 0,1 -> 2,3 ", 16)
+        ((0, 1), (2, 3))
+    """
+    halves = str(text).split("->")
+    if len(halves) != 2:
+        raise ValueError(f"cannot read group {text!r}: write the senders, ->, the receivers "
+                         "(e.g. 0,1->2,3)")
+    a, b = (_group(h, device_count, str(text)) for h in halves)
+    return a, b
+
+
 def _group(text: str, device_count: int, whole: str) -> Group:
     ids: list[int] = []
     for part in (p.strip() for p in text.split(",")):

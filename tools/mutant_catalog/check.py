@@ -38,8 +38,9 @@ MUTANTS: list[Mutant] = [
       "out = pd.concat([by_class, by_pair], ignore_index=True).drop_duplicates(keys)",
       "a pair's own criterion is shadowed by its link class's", VERDICT),
     M("check.verification_reversed", "check/verdict.py",
-      'by = {"src": r["src"], "dst": r["dst"]}',
-      'by = {"src": r["dst"], "dst": r["src"]}',
+      '        by = ["src", "dst"]\n        r = r[',
+      '        by = ["src", "dst"]\n        r = r.rename(columns={"src": "dst", "dst": "src"})\n'
+      '        r = r[',
       "a corrupting link is blamed on the reverse direction (src/dst swapped in an item)",
       FAULTS),
     M("check.id_swapped", "check/verdict.py",
@@ -47,8 +48,8 @@ MUTANTS: list[Mutant] = [
       '[first["dst"].astype(str) + "->" + first["src"].astype(str),',
       "an item's id names its pair backwards", FAULTS),
     M("check.verification_ignored", "check/verdict.py",
-      'bad = (r["error_kind"].astype(object) == "verification").to_numpy(dtype=bool)',
-      'bad = (r["error_kind"].astype(object) == "runtime").to_numpy(dtype=bool)',
+      'r = r.assign(_bad=(r["error_kind"].astype(object) == "verification").to_numpy(dtype=bool))',
+      'r = r.assign(_bad=(r["error_kind"].astype(object) == "runtime").to_numpy(dtype=bool))',
       "bytes that arrived wrong are not counted (runtime failures are instead)", FAULTS),
     # ------------------------------------------------------------------ criteria
     M("check.fraction_ignored", "check/derive.py",

@@ -210,4 +210,14 @@ MUTANTS = [
       "\"senders\": senders, \"receivers\": receivers,",
       "\"senders\": receivers, \"receivers\": receivers,",
       "a group row's senders are its receivers", GOLDEN),
+    # ------------------------------------------------------------- check (card keys)
+    M("check.card_key_reversed", "check/criteria.py",
+      'rec["senders"], rec["receivers"] = parse_group_name(text, n)',
+      'rec["receivers"], rec["senders"] = parse_group_name(text, n)',
+      "a criterion's card pair is read receivers first",
+      ("tests/test_check_verdict.py::test_card_items_are_keyed_by_their_devices_not_their_label",)),
+    M("check.card_keyed_by_label", "check/verdict.py",
+      "    on = [*keys, *CARD_KEYS]\n", "    on = [*keys, \"receivers\"]\n",
+      "card points keyed by part of the pair only",
+      ("tests/test_check_verdict.py::test_card_items_are_keyed_by_their_devices_not_their_label",)),
 ]
