@@ -71,10 +71,8 @@ def crosses(items: pd.DataFrame, links: set[tuple[int, int]]) -> pd.Series:
     """Items whose copies go over one of the directed links: the pair's own items, the
     fan-out from its source and the fan-in to its destination."""
     pair = pd.Series(list(zip(items["src"], items["dst"])), index=items.index).isin(links)
-    out_of = items["name"].str.endswith("one_to_all") & items["device"].isin(
-        {a for a, _ in links})
-    into = items["name"].str.endswith("all_to_one") & items["device"].isin(
-        {b for _, b in links})
+    out_of = items["pattern"].eq("one_to_all") & items["device"].isin({a for a, _ in links})
+    into = items["pattern"].eq("all_to_one") & items["device"].isin({b for _, b in links})
     return pair | out_of | into
 
 
@@ -89,6 +87,18 @@ def test_clean_a2_passes_every_item(criteria, files):
     assert kinds["peer_access"] == kinds["link_class"] == 56
     assert kinds["bandwidth"] == 56 * 4 and kinds["latency"] == 56
     assert kinds["host"] == 16 and kinds["aggregate"] == 16
+
+
+def test_a_check_of_some_devices_skips_the_fan_outs_its_criteria_hold_for_all(criteria):
+    """A fan-out's criterion is for a device with all its peers: over four of eight
+    devices it is SKIP with why, while the other items of those devices are judged."""
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        items = run_check(rt, criteria, devices=[0, 1, 2, 3]).items
+    fan = items[items["kind"].eq("aggregate")]
+    assert len(fan) and set(fan["status"]) == {"SKIP"}
+    assert fan["reason"].str.contains("holds for all 8 devices; --devices chose 4").all()
+    others = items[~items["kind"].eq("aggregate")]
+    assert set(others["status"]) == {"PASS"} and len(others[others["kind"] == "bandwidth"])
 
 
 def test_degraded_link_fails_that_link_only(criteria, files):

@@ -246,6 +246,16 @@ def test_figures_of_tests(tmp_path):
     assert curve["median"].is_monotonic_increasing
     written = {p.name for p in report(run, tmp_path)}
     assert {"tests.png", "scaling.png"} <= written
+    from matplotlib.colors import to_hex
+
+    from ascend_p2p_lab.plots.transfers import AGGREGATE_COLOR, test_bars
+
+    fig = test_bars(run[run["test"] == "t"])  # the aggregate: the row of no transfer
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[0] == "  0->1" and labels[-1] == "t: all"
+    colors = [to_hex(b.get_facecolor()) for b in ax.patches]
+    assert colors[-1] == to_hex(AGGREGATE_COLOR) and AGGREGATE_COLOR not in colors[:-1]
 
 
 def test_a_failing_test_gives_every_transfer_its_reason_and_exit_1(capsys, tmp_path):

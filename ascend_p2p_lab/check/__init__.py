@@ -74,7 +74,7 @@ def run_check(rt: Runtime, criteria: Criteria, devices: Sequence[int] | None = N
     measured = run_measurements(rt, measurements(needs, devs), devs, progress=progress)
     items = evaluate(criteria, measured.peer, measured.rows, devs)
     if len(devs) < n:
-        fan = items["kind"].eq("aggregate") & items["name"].str.endswith(FANOUTS)
+        fan = items["kind"].eq("aggregate") & items["pattern"].isin(FANOUTS)
         items.loc[fan, "status"] = "SKIP"
         items.loc[fan, "reason"] = (f"a fan-out criterion holds for all {n} devices; "
                                     f"--devices chose {len(devs)}")

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ..matrices import AGGREGATE_LABEL, aggregate_values
+from ..matrices import aggregate_values
 from ..run import Run
 from ..schema import TEST_PATTERN as TEST
 from .prepare import backend_note, frame_of
@@ -87,8 +87,8 @@ def scaling_stats(run: pd.DataFrame) -> pd.DataFrame:
     measured: ``test, transfers, size_bytes, median, p10, p90, nominal_GBps``, sorted by
     the number of transfers."""
     st = test_stats(run)
-    count = st[st["what"] != AGGREGATE_LABEL].groupby("test").size().rename("transfers")
-    agg = st[st["what"] == AGGREGATE_LABEL].merge(count.reset_index(), on="test")
+    count = st[st["transfer"].notna()].groupby("test").size().rename("transfers")
+    agg = st[st["transfer"].isna()].merge(count.reset_index(), on="test")
     return agg[["test", "transfers", "size_bytes", "median", "p10", "p90",
                 "nominal_GBps"]].sort_values("transfers", kind="stable").reset_index(drop=True)
 
@@ -107,11 +107,11 @@ def test_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
         raise ValueError("the run has no measured test rows")
     width, _ = CURVE_SIZE
     fig, ax = fig_ax(ax, (width, 1.8 + BAR_ROW_IN * len(st)), figsize)
-    agg = (st["what"] == AGGREGATE_LABEL).to_numpy()
+    agg = st["transfer"].isna().to_numpy()  # the aggregate: the row of no transfer
     colors = [AGGREGATE_COLOR if a else link_color(str(lk)) for a, lk in zip(agg, st["link"])]
     median_bars(ax, st, colors, ecolor="#777777", tick_color=NOMINAL_COLOR)
-    labels = [f"{t}: {w}" if w == AGGREGATE_LABEL else f"  {w}" + PUSH.get(str(i), "")
-              for t, w, i in zip(st["test"], st["what"], st["initiator"])]
+    labels = [f"{t}: {w}" if a else f"  {w}" + PUSH.get(str(i), "")
+              for t, w, i, a in zip(st["test"], st["what"], st["initiator"], agg)]
     ax.set_yticks(np.arange(len(st)), labels=labels, fontsize=8)
     for k in np.flatnonzero(agg)[:-1]:  # a line between tests
         ax.axhline(k + 0.5, color="#bbbbbb", lw=0.6)

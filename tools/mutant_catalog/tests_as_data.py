@@ -38,7 +38,7 @@ MUTANTS: list[Mutant] = [
       "kind = NOT_MEASURED_KIND",
       "a missing value says 'not measured' although a row says why", TAD),
     M("tad.scaling_counts_aggregate", "plots/transfers.py",
-      'count = st[st["what"] != AGGREGATE_LABEL].groupby("test").size()',
+      'count = st[st["transfer"].notna()].groupby("test").size()',
       'count = st.groupby("test").size()',
       "the scaling curve counts the aggregate as a transfer", TAD),
     M("versions.legacy_groups_swapped", "run/samples.py",
