@@ -20,47 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..patterns.builtin import DECLARATIONS, Scope
+from ..patterns.builtin import DECLARATIONS, Scope, ServerView
 from ..patterns.model import Test
 from ..runtime import Runtime
 from ..units import format_size
 from .spec import SweepSpec, devices_of
 
 
-class _Planning:
-    """The server as the generators see it: can_access_peer asked once for every ordered
-    pair (before the first test, as a sweep always has), link classes and peer access
-    held now read from the runtime."""
-
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
-        n = rt.device_count
-        self._can = {(a, b): rt.can_access_peer(a, b) for a in range(n) for b in range(n)
-                     if a != b}
-
-    @property
-    def device_count(self) -> int:
-        return self.rt.device_count
-
-    @property
-    def pairs(self) -> tuple[tuple[int, int], ...]:
-        return tuple(self._can)
-
-    def link_class(self, src: int, dst: int) -> str:
-        return self.rt.link_class(src, dst)
-
-    def can(self, src: int, dst: int) -> bool:
-        return bool(self._can[(src, dst)])
-
-    def held(self, src: int, dst: int) -> bool:
-        return self.rt.peer_enabled(src, dst)
-
-
 def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Test]:
     """Every test the sweep will run, in order; unreachable ones carry their reason.
     ``check``: also refuse (ValueError) a plan whose buffers the devices have no room for
     (:func:`check_memory`), before anything is allocated."""
-    server = _Planning(rt)
+    server = ServerView(rt, ask_all=True)  # every ordered pair asked first, in order
     scope = Scope(server, tuple(devices_of(rt, spec)),
                   spec.pairs if spec.pairs is not None else server.pairs,
                   spec.directions, spec.peers, spec.initiator, spec.groups, spec.tests,

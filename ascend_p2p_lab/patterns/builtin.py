@@ -409,7 +409,7 @@ def expand(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Tes
         raise ValueError(f"no built-in test {name!r} that expands over devices; built-in: "
                          f"{', '.join(BY_NAME)}")
     used = tuple(range(rt.device_count)) if devices is None else tuple(devices)
-    return decl.generate(Scope(_Asked(rt), used, tuple((a, b) for a in used for b in used
+    return decl.generate(Scope(ServerView(rt), used, tuple((a, b) for a in used for b in used
                                                        if a != b), chosen=used))
 
 
@@ -433,16 +433,36 @@ def as_file(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Te
     return out
 
 
-class _Asked:
-    """A runtime as a generator's :class:`Planning` (each pair asked when needed)."""
+class ServerView:
+    """A runtime as the generators see it (:class:`Planning`): its link classes and the
+    peer access it holds now, read from it, and whether each ordered pair can reach the
+    other, asked once per pair. ``ask_all``: ask every ordered pair at once, first (a
+    sweep's plan does, so that its calls come in one known order).
 
-    def __init__(self, rt: Any) -> None:
+    Example:
+        >>> from ascend_p2p_lab.runtime import open_runtime
+        >>> with open_runtime("sim", "atlas300i-duo") as rt:
+        ...     view = ServerView(rt, ask_all=True)
+        ...     view.can(0, 1), view.can(1, 2), len(view.pairs)
+        (True, False, 56)
+    """
+
+    def __init__(self, rt: Any, *, ask_all: bool = False) -> None:
         self.rt = rt
         self._can: dict[tuple[int, int], bool] = {}
+        if ask_all:
+            for a, b in self.pairs:
+                self.can(a, b)
 
     @property
     def device_count(self) -> int:
         return int(self.rt.device_count)
+
+    @property
+    def pairs(self) -> tuple[tuple[int, int], ...]:
+        """Every ordered pair of the server's devices."""
+        n = self.device_count
+        return tuple((a, b) for a in range(n) for b in range(n) if a != b)
 
     def link_class(self, src: int, dst: int) -> str:
         return str(self.rt.link_class(src, dst))
