@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from .busbw import bus_factor
 from .model import Collective, CollectiveError, Phase
 from .rates import BYTES_PER_US, LinkModel
+from .schedule import closes, lands_on
 
 PREDICTED, MEASURED = "predicted", "measured"
 #: Loads within this relative margin of the largest count as a tie (the first one wins).
@@ -137,29 +138,38 @@ def _transfer(phase: Phase, model: LinkModel, index: int) -> tuple[float, float,
 
 
 def _reductions(phase: Phase, model: LinkModel) -> tuple[float, float]:
-    """(extra barrier, longest reduction pass) of a phase."""
+    """(extra barrier, longest reduction pass) of a phase: the barrier when a reducing
+    device must wait for moves other ranks issue (:func:`.schedule.lands_on`: writes into
+    it, reads of what it reduces)."""
     if not phase.reduces:
         return 0.0, 0.0
     longest = max(model.local_latency_us + r.nbytes / (model.local_GBps * BYTES_PER_US)
                   for r in phase.reduces)
-    waits = any(m.reduce and m.by != m.dst for m in phase.moves)
-    return (model.barrier_us if waits else 0.0), longest
+    return (model.barrier_us if lands_on(phase) else 0.0), longest
 
 
-def phase_time(phase: Phase, model: LinkModel, index: int = 0) -> PhaseTime:
-    """The predicted time of one phase (see the module doc)."""
+def phase_time(phase: Phase, model: LinkModel, index: int = 0, *,
+               closing: bool = False) -> PhaseTime:
+    """The predicted time of one phase (see the module doc). ``closing``: the phase
+    ends with the executor's closing barrier (the last one of a run): its ranks wait
+    for every copy that touched their memory, one barrier after the copies, which the
+    reductions' own barrier and passes may cover."""
     if not phase.moves:
         raise CollectiveError(f"phase {index} ({phase.label or 'unnamed'}) has no moves")
     latency, transfer, neck = _transfer(phase, model, index)
     wait, reduce_us = _reductions(phase, model)
+    if closing and wait + reduce_us < model.barrier_us:  # the closing barrier is longer
+        wait, reduce_us = model.barrier_us, 0.0
     barrier = model.barrier_us + wait
     return PhaseTime(index, phase.label, len(phase.moves), phase.nbytes,
                      barrier + latency + transfer + reduce_us, neck, barrier, latency,
                      transfer, reduce_us)
 
 
-def predict(coll: Collective, model: LinkModel) -> Timing:
-    """The predicted timing of a collective on a server's links.
+def predict(coll: Collective, model: LinkModel, *, executor: bool = False) -> Timing:
+    """The predicted timing of a collective on a server's links: HCCL's cost model, or
+    (``executor``) the toolkit's executor running its phases as copies, whose one cost
+    outside HCCL's model is its closing barrier (:func:`.schedule.closes`).
 
     Example:
         >>> from ascend_p2p_lab.topology import load_preset
@@ -172,8 +182,31 @@ def predict(coll: Collective, model: LinkModel) -> Timing:
     for d in coll.ranks:
         if not 0 <= d < model.devices:
             raise CollectiveError(f"device {d} is not on a server of {model.devices} devices")
-    phases = tuple(phase_time(p, model, i) for i, p in enumerate(coll.phases))
+    last = len(coll.phases) - 1
+    closing = executor and closes(coll)
+    phases = tuple(phase_time(p, model, i, closing=closing and i == last)
+                   for i, p in enumerate(coll.phases))
     return Timing(coll, phases, model.op_us, PREDICTED)
+
+
+def bound(coll: Collective, model: LinkModel) -> Timing:
+    """What the links alone allow: each phase only its most loaded link or budget at
+    its rate (no barrier, latency or reduction); its busbw is the op's link bound.
+
+    Example:
+        >>> from ascend_p2p_lab.topology import load_preset
+        >>> from ascend_p2p_lab.collectives.select import collective
+        >>> a2 = load_preset("atlas800t-a2")
+        >>> round(bound(collective("all_gather", 256 << 20, a2),
+        ...             LinkModel.from_topology(a2)).busbw_GBps, 1)
+        183.4
+    """
+    out = []
+    for i, p in enumerate(coll.phases):
+        _lat, transfer, neck = _transfer(p, model, i)
+        out.append(PhaseTime(i, p.label, len(p.moves), p.nbytes, transfer, neck,
+                             transfer_us=transfer))
+    return Timing(coll, tuple(out), 0.0, PREDICTED)
 
 
 def measured(coll: Collective, phase_us: Sequence[float],
