@@ -42,10 +42,10 @@ ALLOWED: dict[str, set[str]] = {
                  "emptycells"},
     "sim": {"vocab", "codes", "topology"},
     # collectives as phases of copies, their prediction from links: pure, no runtime
-    "collectives": {"vocab", "units", "topology"},
+    "collectives": {"vocab", "units", "topology", "patterns"},
     "runtime": {"vocab", "codes", "topology", "sim"},  # sim only when the simulator is asked
     "measure": {"vocab", "patterns", "_version", "codes", "units", "schema", "run",
-                "results", "topology", "runtime", "forking"},
+                "results", "topology", "runtime", "forking", "collectives"},
     "plots": {"vocab", "patterns", "codes", "units", "schema", "run", "results", "comparison",
               "matrices", "emptycells", "forking"},
     "terminal": {"vocab", "patterns", "codes", "units", "schema", "run", "results",
