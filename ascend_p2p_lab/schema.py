@@ -139,8 +139,9 @@ SCHEMA.update(IMPORT_COLUMNS)
 # ---- collectives (issue 31; the collective pattern, and hccl_test imports compared with
 # their links): the algorithm, the devices (``0,1,2,3``), the phase of a phase row (empty on
 # the op's row) and its label, the prediction from links beside the measurement, the
-# bottleneck (the link of the slowest copy in the phase that sets the time, or the shared
-# budget that binds it, named), and how the reduction is modelled (``local pass``).
+# the link bound (the busbw the links alone allow: each phase only its most loaded link or
+# budget), the bottleneck (the link of the slowest copy in the phase that sets the time, or
+# the shared budget that binds it, named), and how the reduction is modelled (``local pass``).
 COLLECTIVE_COLUMNS: dict[str, str] = {
     "algorithm": "string",
     "devices": "string",
@@ -148,6 +149,7 @@ COLLECTIVE_COLUMNS: dict[str, str] = {
     "phase_label": "string",
     "predicted_time_us": "float64",
     "predicted_busbw_GBps": "float64",
+    "bound_busbw_GBps": "float64",
     "bottleneck_src": "Int64",
     "bottleneck_dst": "Int64",
     "bottleneck_budget": "string",

@@ -7,6 +7,7 @@ and the origins a verification expects."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pytest
 
@@ -140,7 +141,7 @@ def test_layout_keeps_pieces_apart(algorithm: str, op: str) -> None:
     lay = layout(coll)
     for d in coll.ranks:
         spans = sorted((off, off + coll.pieces[k].nbytes) for k, off in lay.offsets[d].items())
-        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
         assert spans[-1][1] <= lay.data_bytes[d]
         assert set(held(coll)[d]) <= set(lay.offsets[d])
     for k, phase in enumerate(coll.phases):  # a pass reduces its phase's slots, in a row

@@ -34,7 +34,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .busbw import bus_factor
 from .model import Collective, CollectiveError, Phase
@@ -189,9 +189,15 @@ def predict(coll: Collective, model: LinkModel, *, executor: bool = False) -> Ti
     return Timing(coll, phases, model.op_us, PREDICTED)
 
 
+#: The link bound prices every copy at the rate of a copy at least this large (measured
+#: links are slower at small sizes, where their latency is not all subtracted out).
+BOUND_BYTES = 256 << 20
+
+
 def bound(coll: Collective, model: LinkModel) -> Timing:
     """What the links alone allow: each phase only its most loaded link or budget at
-    its rate (no barrier, latency or reduction); its busbw is the op's link bound.
+    its rate (the rate of a copy of at least :data:`BOUND_BYTES`; no barrier, latency or
+    reduction); its busbw is the op's link bound.
 
     Example:
         >>> from ascend_p2p_lab.topology import load_preset
@@ -201,6 +207,12 @@ def bound(coll: Collective, model: LinkModel) -> Timing:
         ...             LinkModel.from_topology(a2)).busbw_GBps, 1)
         183.4
     """
+    base = model.rate
+
+    def rate(src: int, dst: int, nbytes: int, initiator: str) -> float:
+        return base(src, dst, max(nbytes, BOUND_BYTES), initiator)
+
+    model = replace(model, rate=rate)
     out = []
     for i, p in enumerate(coll.phases):
         _lat, transfer, neck = _transfer(p, model, i)

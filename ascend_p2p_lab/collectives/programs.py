@@ -23,7 +23,7 @@ from ..topology import Topology
 from ..vocab import COLLECTIVE
 from .layout import Layout, layout
 from .model import Collective
-from .predict import Timing, predict
+from .predict import Timing, bound, predict
 from .rates import LinkModel
 from .schedule import Schedule, repeat, schedule
 from .select import collective
@@ -33,13 +33,15 @@ from .select import collective
 class Program:
     """What the ``phases`` timing runs for one collective: its phases, its program for
     one run (:meth:`runs` repeats it), its buffers, and the executor's prediction from
-    the links (``model``; None where the server's links are unknown)."""
+    the links (``model``; None where the server's links are unknown) and their bound
+    (:func:`.predict.bound`)."""
 
     collective: Collective
     one: Schedule
     layout: Layout
     model: LinkModel | None = None
     predicted: Timing | None = None
+    bound: Timing | None = None
     _repeated: dict[int, Schedule] = field(default_factory=dict, compare=False, repr=False)
 
     def runs(self, n: int) -> Schedule:
@@ -56,8 +58,10 @@ class Program:
 
 def program(coll: Collective, model: LinkModel | None = None) -> Program:
     """The program of a collective, predicted on ``model`` when given."""
-    predicted = None if model is None else predict(coll, model, executor=True)
-    return Program(coll, schedule(coll), layout(coll), model, predicted)
+    if model is None:
+        return Program(coll, schedule(coll), layout(coll))
+    return Program(coll, schedule(coll), layout(coll), model,
+                   predict(coll, model, executor=True), bound(coll, model))
 
 
 def as_test(prog: Program) -> Test:

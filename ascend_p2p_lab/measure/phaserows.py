@@ -76,6 +76,7 @@ def sample_values(test: Test, sample: PhaseSample, verified: bool | None
                       time_us),
           "predicted_time_us": pred.time_us if pred else math.nan,
           "predicted_busbw_GBps": pred.busbw_GBps if pred else math.nan,
+          "bound_busbw_GBps": prog.bound.busbw_GBps if prog.bound else math.nan,
           "check_result": CHECK_WORDS[verified], **_neck(test, timing, longest)}
     out = [op]
     for k, phase in enumerate(timing.phases):
