@@ -4,10 +4,10 @@ the links alone allow), per operation and size. For an hccl_test import this say
 much of its links HCCL uses.
 
 The collective of a row is rebuilt as it ran: the toolkit's rows name their devices and
-algorithm (and are predicted as the executor runs them, closing barrier included); an
-hccl_test import has only a rank count, so its ranks are devices 0..n-1 of the server and
-its algorithm the one HCCL would run there (:func:`.select.collective`), predicted by
-HCCL's cost model alone (HCCL's own launch cost is not in it).
+algorithm; an hccl_test import has only a rank count, so its ranks are devices 0..n-1 of
+the server and its algorithm the one HCCL would run there (:func:`.select.collective`).
+Both are predicted by HCCL's cost model (HCCL's own launch cost is not in it; the
+toolkit's executor adds nothing outside its phases to a sample of one run).
 
 Example:
     >>> import pandas as pd
@@ -90,8 +90,7 @@ def _own(rows: pd.DataFrame) -> pd.Series:
 def predicted_on(frame: pd.DataFrame, topology: Topology, model: LinkModel
                  ) -> pd.DataFrame:
     """A copy of a run's rows whose collective op rows carry the prediction and the link
-    bound of ``model`` (the toolkit's: as the executor runs them, and their phase rows
-    each phase's; an import's: HCCL's cost model)."""
+    bound of ``model`` (the toolkit's phase rows each phase's)."""
     out = frame.copy()
     for col in ("devices", "algorithm"):
         if col not in out:
@@ -104,7 +103,7 @@ def predicted_on(frame: pd.DataFrame, topology: Topology, model: LinkModel
                                                             sort=False):
         r, imported = dict(zip(keys, key[:-1])), bool(key[-1])
         coll = _built(r, topology, imported)
-        pred = predict(coll, model, executor=not imported)
+        pred = predict(coll, model)
         out.loc[part.index, "predicted_time_us"] = pred.time_us
         out.loc[part.index, "predicted_busbw_GBps"] = pred.busbw_GBps
         out.loc[part.index, "bound_busbw_GBps"] = bound(coll, model).busbw_GBps
@@ -138,7 +137,7 @@ def _compared(r: dict[str, object], topology: Topology, model: LinkModel,
               imported: bool) -> dict[str, object]:
     coll = _built(r, topology, imported)
     devices = coll.ranks
-    pred = predict(coll, model, executor=not imported)
+    pred = predict(coll, model)
     links = bound(coll, model)
     busbw = float(r["busbw_GBps"])  # type: ignore[arg-type]
     return {**{k: r.get(k) for k in ("operation", "ranks", "size_bytes", "samples",

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from .busbw import bus_factor
 from .model import Collective, CollectiveError, Phase
 from .rates import BYTES_PER_US, LinkModel
-from .schedule import closes, lands_on
+from .schedule import lands_on
 
 PREDICTED, MEASURED = "predicted", "measured"
 #: Loads within this relative margin of the largest count as a tie (the first one wins).
@@ -148,28 +148,20 @@ def _reductions(phase: Phase, model: LinkModel) -> tuple[float, float]:
     return (model.barrier_us if lands_on(phase) else 0.0), longest
 
 
-def phase_time(phase: Phase, model: LinkModel, index: int = 0, *,
-               closing: bool = False) -> PhaseTime:
-    """The predicted time of one phase (see the module doc). ``closing``: the phase
-    ends with the executor's closing barrier (the last one of a run): its ranks wait
-    for every copy that touched their memory, one barrier after the copies, which the
-    reductions' own barrier and passes may cover."""
+def phase_time(phase: Phase, model: LinkModel, index: int = 0) -> PhaseTime:
+    """The predicted time of one phase (see the module doc)."""
     if not phase.moves:
         raise CollectiveError(f"phase {index} ({phase.label or 'unnamed'}) has no moves")
     latency, transfer, neck = _transfer(phase, model, index)
     wait, reduce_us = _reductions(phase, model)
-    if closing and wait + reduce_us < model.barrier_us:  # the closing barrier is longer
-        wait, reduce_us = model.barrier_us, 0.0
     barrier = model.barrier_us + wait
     return PhaseTime(index, phase.label, len(phase.moves), phase.nbytes,
                      barrier + latency + transfer + reduce_us, neck, barrier, latency,
                      transfer, reduce_us)
 
 
-def predict(coll: Collective, model: LinkModel, *, executor: bool = False) -> Timing:
-    """The predicted timing of a collective on a server's links: HCCL's cost model, or
-    (``executor``) the toolkit's executor running its phases as copies, whose one cost
-    outside HCCL's model is its closing barrier (:func:`.schedule.closes`).
+def predict(coll: Collective, model: LinkModel) -> Timing:
+    """The predicted timing of a collective on a server's links.
 
     Example:
         >>> from ascend_p2p_lab.topology import load_preset
@@ -182,10 +174,7 @@ def predict(coll: Collective, model: LinkModel, *, executor: bool = False) -> Ti
     for d in coll.ranks:
         if not 0 <= d < model.devices:
             raise CollectiveError(f"device {d} is not on a server of {model.devices} devices")
-    last = len(coll.phases) - 1
-    closing = executor and closes(coll)
-    phases = tuple(phase_time(p, model, i, closing=closing and i == last)
-                   for i, p in enumerate(coll.phases))
+    phases = tuple(phase_time(p, model, i) for i, p in enumerate(coll.phases))
     return Timing(coll, phases, model.op_us, PREDICTED)
 
 

@@ -25,19 +25,21 @@ from .layout import Layout, layout
 from .model import Collective
 from .predict import Timing, bound, predict
 from .rates import LinkModel
-from .schedule import Schedule, repeat, schedule
+from .schedule import Schedule, closed, repeat, schedule
 from .select import collective
 
 
 @dataclass(frozen=True)
 class Program:
     """What the ``phases`` timing runs for one collective: its phases, its program for
-    one run (:meth:`runs` repeats it), its buffers, and the executor's prediction from
+    one run (``one``; ``closed``: a run another follows, :meth:`runs` repeats them), its
+    buffers, and the prediction from
     the links (``model``; None where the server's links are unknown) and their bound
     (:func:`.predict.bound`)."""
 
     collective: Collective
     one: Schedule
+    closed: Schedule
     layout: Layout
     model: LinkModel | None = None
     predicted: Timing | None = None
@@ -47,7 +49,7 @@ class Program:
     def runs(self, n: int) -> Schedule:
         """The program of n runs back to back."""
         if n not in self._repeated:
-            self._repeated[n] = repeat(self.one, n)
+            self._repeated[n] = repeat(self.one, n, self.closed)
         return self._repeated[n]
 
     @property
@@ -58,10 +60,11 @@ class Program:
 
 def program(coll: Collective, model: LinkModel | None = None) -> Program:
     """The program of a collective, predicted on ``model`` when given."""
+    one, last = schedule(coll), closed(coll)
     if model is None:
-        return Program(coll, schedule(coll), layout(coll))
-    return Program(coll, schedule(coll), layout(coll), model,
-                   predict(coll, model, executor=True), bound(coll, model))
+        return Program(coll, one, last, layout(coll))
+    return Program(coll, one, last, layout(coll), model, predict(coll, model),
+                   bound(coll, model))
 
 
 def as_test(prog: Program) -> Test:

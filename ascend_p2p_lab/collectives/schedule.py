@@ -145,15 +145,16 @@ def _phase(coll: Collective, k: int, lands: list[tuple[int, int, int]]
     return tuple(steps), tuple(landings), marks
 
 
-def _one_run(coll: Collective) -> Schedule:
-    """One run: every phase with the landings its reductions need; the last phase also
-    lands, on each device, every move of the run by another rank that touched the device
-    and that the device's end does not already follow (the closing barrier)."""
+def _one_run(coll: Collective, closing: bool = False) -> Schedule:
+    """One run: every phase with the landings its reductions need; ``closing`` (a run
+    that another follows): the last phase also lands, on each device, every move of the
+    run by another rank that touched the device and that the device's end does not
+    already follow (the closing barrier, so that the next run may write its memory)."""
     steps, landings, marks = [], [], []
     for k, phase in enumerate(coll.phases):
         lands = [(d, k, j) for d, j in lands_on(phase)]
         st, la, ma = _phase(coll, k, lands)
-        if k == len(coll.phases) - 1:
+        if closing and k == len(coll.phases) - 1:
             draft = Schedule(coll, 1, (*steps, st), (*landings, la), (*marks, ma), {})
             index, before = _ancestors(_program(draft))
             for d in coll.ranks:
@@ -174,8 +175,8 @@ def _one_run(coll: Collective) -> Schedule:
 
 
 def closes(coll: Collective) -> bool:
-    """Whether the closing barrier of a run lands moves the last phase does not land for
-    its reductions (then it costs the executor one barrier more).
+    """Whether the closing barrier between two runs lands moves the last phase does not
+    land for its reductions (then a run that another follows costs one barrier more).
 
     Example:
         >>> from ascend_p2p_lab.collectives.model import convention
@@ -185,8 +186,13 @@ def closes(coll: Collective) -> bool:
     """
     if not coll.phases:
         return False
-    last = _one_run(coll).landings[-1]
+    last = _one_run(coll, closing=True).landings[-1]
     return len(last) > len(lands_on(coll.phases[-1]))
+
+
+def closed(coll: Collective) -> Schedule:
+    """The program of one run that another follows: its last phase closes it."""
+    return _one_run(coll, closing=True)
 
 
 def _shift(ref: Ref, by: int) -> Ref:
@@ -197,31 +203,34 @@ def _shift(ref: Ref, by: int) -> Ref:
 
 def schedule(coll: Collective, runs: int = 1) -> Schedule:
     """The program of ``coll`` run ``runs`` times back to back (see the module doc):
-    phase k of run i is phase i x P + k of the program; every run is the first one's,
-    its start being the previous run's end."""
-    return repeat(_one_run(coll), runs)
+    phase k of run i is phase i x P + k of the program; every run but the last closes
+    (:func:`closed`), its start being the previous run's end."""
+    return repeat(_one_run(coll), runs, closed(coll) if runs > 1 else None)
 
 
-def repeat(one: Schedule, runs: int) -> Schedule:
-    """A one-run schedule run ``runs`` times back to back."""
+def repeat(one: Schedule, runs: int, closing: Schedule | None = None) -> Schedule:
+    """A one-run schedule run ``runs`` times back to back, each run but the last the
+    ``closing`` one."""
     if runs == 1:
         return one
-    if one.runs != 1 or runs < 1:
-        raise ValueError(f"repeat takes a schedule of one run and runs >= 1 ({runs})")
+    if one.runs != 1 or runs < 1 or closing is None:
+        raise ValueError(f"repeat takes one run, its closing run and runs >= 1 ({runs})")
     coll = one.collective
     count = len(coll.phases)
     steps, landings, marks = [], [], []
     for i in range(runs):
         off = i * count
+        this = closing if i < runs - 1 else one
         steps += [tuple(Step(s.phase + off, s.index, s.slot,
                              tuple(_shift(w, off) for w in s.waits)) for s in st)
-                  for st in one.steps]
+                  for st in this.steps]
         landings += [tuple(Landing(la.phase + off, la.device, la.slot, la.move,
                                    la.of_phase + off) for la in lands)
-                     for lands in one.landings]
+                     for lands in this.landings]
         marks += [{d: tuple(_shift(r, off) for r in refs) for d, refs in ma.items()}
-                  for ma in one.marks]
-    return Schedule(coll, runs, tuple(steps), tuple(landings), tuple(marks), one.slots)
+                  for ma in this.marks]
+    slots = {d: max(one.slots[d], closing.slots[d]) for d in one.slots}
+    return Schedule(coll, runs, tuple(steps), tuple(landings), tuple(marks), slots)
 
 
 # ---------------------------------------------------------------- the check

@@ -264,7 +264,7 @@ class Streams:
 
 #: Bytes of one gate copy (device-local, on the lead device): the gate repeats it until the
 #: host has enqueued the whole sample (nvbandwidth's spin kernel, which pyACL lacks).
-GATE_BYTES = 32 << 20
+GATE_BYTES = 128 << 20
 #: The gate outlasts the host time of the previous sample by this factor.
 GATE_MARGIN = 1.3
 MAX_GATE_COPIES = 200_000
@@ -359,13 +359,15 @@ class Phases:
         self.gate0, self.rel, self.seen = (made(rt.event(self.lead)) for _ in range(3))
         # slots before the rank streams: the simulator starts ready heads in the order the
         # streams were made, so a rank stream's waits on its slots resolve in one pass
-        self.slot = {d: [made(rt.stream(d)) for _ in range(one.slots[d])] for d in self.ranks}
+        slots = {d: max(one.slots[d], self.prog.closed.slots[d]) for d in self.ranks}
+        self.slot = {d: [made(rt.stream(d)) for _ in range(slots[d])] for d in self.ranks}
         self.rank = {d: made(rt.stream(d)) for d in self.ranks}
         self.start = {d: made(rt.event(d)) for d in self.ranks}
         self.pre = {d: made(rt.event(d)) for d in self.ranks}  # the last run's start
         self.end = [{d: made(rt.event(d)) for d in self.ranks} for _ in phases]
         self.done = [[made(rt.event(m.by)) for m in p.moves] for p in phases]
-        self.land = [[made(rt.event(la.device)) for la in lands] for lands in one.landings]
+        self.land = [[made(rt.event(la.device)) for la in lands]
+                     for lands in self.prog.closed.landings]  # the closing run's: more
         order = {d: i for i, d in enumerate(self.ranks)}  # a device's calls together
         self.order = [sorted(st, key=lambda s, p=p: order[p.moves[s.index].by])
                       for st, p in zip(one.steps, phases)]
@@ -394,15 +396,17 @@ class Phases:
             if run == n - 1:
                 for d in self.ranks:
                     self.pre[d].record(self.rank[d])
+            program = self.prog.one if run == n - 1 else self.prog.closed
             for k in range(len(self.end)):
-                self._phase(k, run)
+                self._phase(k, run, program)
         host_us = (rt.host_time_ns() - t0) / 1000.0
         self.runs += n
         return self._times(n, host_us)
 
-    def _phase(self, k: int, run: int) -> None:
-        """Phase k of a run: its moves, its landings, each rank's reduction and end."""
-        rt, bufs, one = self.rt, self.buffers, self.prog.one
+    def _phase(self, k: int, run: int, one: Any) -> None:
+        """Phase k of a run: its moves, its landings, each rank's reduction and end (the
+        last run of a sample does not close: the host waits for all of it anyway)."""
+        rt, bufs = self.rt, self.buffers
         moves, lay = self.prog.collective.phases[k].moves, self.prog.layout
         for st in self.order[k]:
             m = moves[st.index]
