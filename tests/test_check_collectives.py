@@ -87,8 +87,8 @@ def _limited(op: str, size: int) -> bool:
     a2 = load_preset("atlas800t-a2")
     model = LinkModel.from_topology(a2)
     c = collective(op, size, a2)
-    slow = predict(c, model.degraded({(2, 5): 0.5}), executor=True).busbw_GBps
-    return slow < 0.9 * predict(c, model, executor=True).busbw_GBps
+    slow = predict(c, model.degraded({(2, 5): 0.5})).busbw_GBps
+    return slow < 0.9 * predict(c, model).busbw_GBps
 
 
 def test_the_healthy_a2_passes_and_the_slow_one_fails_what_the_link_limits(criteria) -> None:
