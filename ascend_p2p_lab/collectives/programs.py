@@ -10,7 +10,7 @@ Example:
     >>> t.key, t.program.collective.algorithm, len(t.transfers)
     ('collective/uni/on/p2p/all_gather-1048576', 'mesh', 12)
     >>> round(t.program.predicted.busbw_GBps, 1)
-    28.1
+    34.2
 """
 
 from __future__ import annotations

@@ -85,7 +85,10 @@ class SweepSpec:
         d["groups"] = None if self.groups is None else \
             [[list(a), list(b)] for a, b in self.groups]
         d["tests"] = None if self.tests is None else [t.to_dict() for t in self.tests]
-        d["operations"] = None if self.operations is None else list(self.operations)
+        if self.operations is None:  # a sweep of no collective: its params as before
+            del d["operations"], d["algorithm"]
+        else:
+            d["operations"] = list(self.operations)
         for k in ("sizes", "directions", "peers", "patterns"):
             d[k] = list(d[k])
         return d
