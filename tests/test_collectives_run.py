@@ -148,3 +148,16 @@ def test_bad_operations_are_refused_before_any_device_work() -> None:
                       progress=False)
         held = rt.acl.simulator.ledger()
         assert held["device_buffers"] == 0 and held["streams"] == 0
+
+
+def test_runs_back_to_back_close_between_them() -> None:
+    """Three runs per sample: the gate is sized for all three (no sample host-bound),
+    each run but the last closes (every rank waits for the reads of its memory), so a run
+    takes the prediction plus 2/3 of a barrier; the bytes still verify."""
+    rows = _ops("atlas800t-a2", operations=["all_gather"], sizes=[MIB], samples=3,
+                max_copies=3)
+    assert rows["copies"].eq(3).all() and not rows["host_bound"].any()
+    closing = 2 / 3 * load_preset("atlas800t-a2").cross_device_wait_us
+    assert rows["time_us"].median() == pytest.approx(
+        rows["predicted_time_us"].median() + closing, rel=0.05)
+    assert rows["verified"].all()

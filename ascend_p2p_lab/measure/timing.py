@@ -340,6 +340,9 @@ class Phases:
         self.lead = self.ranks[0]
         self.runs = 0  # runs made so far (the verification follows their data)
         self.gate_copies = 4
+        #: from the last sample: the device time of one gate copy, the host time of a run
+        self.per_gate_us: float | None = None
+        self.host_per_run_us: float | None = None
         self.buffers: Any = None
         self.made: list[Any] = []
         try:
@@ -382,6 +385,9 @@ class Phases:
     def sample(self, n: int) -> PhaseSample:
         """n runs behind the gate, then their times (see :class:`PhaseSample`)."""
         rt, bufs = self.rt, self.buffers
+        if self.per_gate_us and self.host_per_run_us:  # outlast this sample's enqueue
+            self.gate_copies = max(1, min(MAX_GATE_COPIES, math.ceil(
+                GATE_MARGIN * self.host_per_run_us * n / self.per_gate_us) + 1))
         t0 = rt.host_time_ns()
         self.gate0.record(self.gate)
         rt.enqueue_copies(bufs.gate_dst, bufs.gate_src, bufs.gate_bytes, self.gate,
@@ -433,8 +439,8 @@ class Phases:
             self.end[k][d].record(stream)
 
     def _times(self, n: int, host_us: float) -> PhaseSample:
-        """The sample's times on the lead's clock (see the class doc); then the next
-        gate is sized to outlast this sample's enqueue."""
+        """The sample's times on the lead's clock (see the class doc), and what the next
+        sample's gate is sized from (one gate copy's time, the host's time per run)."""
         rt = self.rt
         gate_us = rt.elapsed_ms(self.gate0, self.rel) * 1000.0
         hop = rt.elapsed_ms(self.rel, self.seen) * 1000.0 / 2
@@ -449,10 +455,8 @@ class Phases:
         moves = [p.moves for p in self.prog.collective.phases]
         move_us = tuple(tuple(at(m.by, e) for m, e in zip(ms, es))
                         for ms, es in zip(moves, self.done))
-        per_gate = gate_us / self.gate_copies
-        if per_gate > 0:
-            self.gate_copies = max(1, min(MAX_GATE_COPIES,
-                                          math.ceil(GATE_MARGIN * host_us / per_gate) + 1))
+        self.per_gate_us = gate_us / self.gate_copies
+        self.host_per_run_us = host_us / n
         return PhaseSample(Timing(n, bounds[-1] - first, host_us), (), phase_us, move_us,
                            hop, gate_us, gate_us < host_us)
 

@@ -48,8 +48,8 @@ MUTANTS: list[Mutant] = [
       "            passes[(k, red.device)] = (first[red.device], red.nbytes // 8)",
       "the reduction pass copies an eighth of what it reduces", (*SCHED, *RUN)),
     M("coll_run.gate_never_grows", "measure/timing.py",
-      "            self.gate_copies = max(1, min(MAX_GATE_COPIES,",
-      "            self.gate_copies = 1 or max(1, min(MAX_GATE_COPIES,",
+      "            self.gate_copies = max(1, min(MAX_GATE_COPIES, math.ceil(",
+      "            self.gate_copies = 1 or max(1, min(MAX_GATE_COPIES, math.ceil(",
       "the gate is not sized after the host's enqueue: host time in every window", RUN),
     M("coll_run.hop_not_applied", "measure/timing.py",
       "            return rt.elapsed_ms(self.start[d], ev) * 1000.0 + (hop if d != self.lead "
