@@ -75,6 +75,8 @@ CARD_PATTERNS = _named(lambda p: p.layout == "card")
 AGGREGATE_PATTERNS = _named(lambda p: p.values in ("sum", "sum_per_direction"))
 #: The test pattern: a set of transfers (``test`` and ``transfer`` columns).
 TEST_PATTERN = _named(lambda p: p.of_transfers)[0]
+#: A collective's rows: one per phase and the op's (``phase`` empty), hccl_test's columns.
+COLLECTIVE_PATTERN = _named(lambda p: p.needs_collectives)[0]
 LATENCY_PATTERN = _named(lambda p: p.per_copy)[0]
 LOCAL_PATTERN = _named(lambda p: p.within)[0]
 
@@ -134,6 +136,26 @@ IMPORT_COLUMNS: dict[str, str] = {
     "threshold_GBps": "float64",
 }
 SCHEMA.update(IMPORT_COLUMNS)
+# ---- collectives (issue 31; the collective pattern, and hccl_test imports compared with
+# their links): the algorithm, the devices (``0,1,2,3``), the phase of a phase row (empty on
+# the op's row) and its label, the prediction from links beside the measurement, the
+# the link bound (the busbw the links alone allow: each phase only its most loaded link or
+# budget), the bottleneck (the link of the slowest copy in the phase that sets the time, or
+# the shared budget that binds it, named), and how the reduction is modelled (``local pass``).
+COLLECTIVE_COLUMNS: dict[str, str] = {
+    "algorithm": "string",
+    "devices": "string",
+    "phase": "Int64",
+    "phase_label": "string",
+    "predicted_time_us": "float64",
+    "predicted_busbw_GBps": "float64",
+    "bound_busbw_GBps": "float64",
+    "bottleneck_src": "Int64",
+    "bottleneck_dst": "Int64",
+    "bottleneck_budget": "string",
+    "reduction": "string",
+}
+SCHEMA.update(COLLECTIVE_COLUMNS)
 COLUMNS = tuple(SCHEMA)
 
 #: The words each text column may hold (load_run refuses others).
@@ -153,7 +175,7 @@ POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst",
 #: Columns added after the first release; a run saved without them loads with them empty.
 ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
                  "group", "test", "transfer", "senders", "receivers", "process_mode",
-                 *IMPORT_COLUMNS)
+                 *IMPORT_COLUMNS, *COLLECTIVE_COLUMNS)
 #: Columns whose values are tuples of device ids (lists in Parquet, JSON in CSV:
 #: ``run/samples.py``).
 LIST_COLUMNS = ("senders", "receivers")

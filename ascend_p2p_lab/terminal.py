@@ -171,6 +171,7 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
             agg = agg.merge(_keyed(lat, agg, keys), on=keys, how="left")
         print(f"\nat {format_size(top)} (median over samples, then over pairs):")
         print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    _print_collectives(rows)
     if matrices:
         print_matrices(run)
     _print_refusals_and_failures(rows)
@@ -189,6 +190,17 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
         print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to "
               "keep the run)")
     sys.stdout.flush()
+
+
+def _print_collectives(rows: Any) -> None:
+    """Collectives (own, or an hccl_test import) as hccl_test prints them: size, time,
+    algbw, busbw, check, with the prediction from links where the rows carry one."""
+    from .collectives.table import op_rows, summary, table_text
+
+    ops = op_rows(rows)
+    if len(ops):
+        print("\ncollectives:")
+        print(table_text(summary(ops)))
 
 
 def _print_header(meta: RunMeta, rows: int) -> None:

@@ -27,9 +27,12 @@ D2H = "d2h"
 GROUP = "group"
 CARD = "card"
 TEST = "test"
+#: A collective's rows (``ascend-p2p-lab collectives``): HCCL's algorithms as phases of
+#: copies; the operation names are ``collectives.busbw.OPERATIONS``.
+COLLECTIVE = "collective"
 #: Every pattern, in the order of ``sweep --patterns`` help and ``patterns``.
 PATTERN_NAMES: tuple[str, ...] = (PAIR, LATENCY, LOCAL, ONE_TO_ALL, ALL_TO_ONE, H2D, D2H,
-                                  GROUP, CARD, TEST)
+                                  GROUP, CARD, TEST, COLLECTIVE)
 
 # ---- initiators: whose stream issues a copy (the ``initiator`` column)
 SRC = "src"  # the source pushes (a write)

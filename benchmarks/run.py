@@ -10,7 +10,8 @@ demos, ``sweeps`` both sweeps, ``render`` none: results.md is rewritten from the
 - ``overhead``: ``Runtime.enqueue_copies`` against a bare ``memcpy_async`` loop;
 - ``import``: ``import ascend_p2p_lab`` against ``import pandas``;
 - ``demo_a2``, ``demo_a3``, ``report``, ``dashboard``: the first run (:mod:`firstrun`);
-- ``notebooks``: nbval over ``notebooks/``; ``suite``: the README's ``python -m pytest``.
+- ``notebooks``: nbval over ``notebooks/``; ``suite``: the README's ``python -m pytest``;
+- ``collectives``: the five collectives at eight sizes on the A2 and the A3 (:mod:`collectives`).
 
 ``--baseline DIR_OR_COMMIT`` runs the sweeps and the first-run measurements alternately
 with another tree (a folder holding the package, or a commit exported with ``git
@@ -32,13 +33,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import collectives
 import firstrun
 import sweeps
 from harness import ROOT, baseline_tree, commit_of, load, machine
 from writeup import render
 
 ALL = ("a2", "a3", "overhead", "import", "demo_a2", "demo_a3", "report", "dashboard",
-       "notebooks", "suite")
+       "notebooks", "suite", "collectives")
 GROUPS = {"demo": ("demo_a2", "demo_a3"), "sweeps": ("a2", "a3"),
           "render": ()}  # nothing measured: results.md rewritten from results.json
 #: Sections other benchmarks write into the same file (benchmarks/fleet.py), kept as they are.
@@ -93,6 +95,7 @@ def measurements(args: argparse.Namespace, base: str | None,
         "dashboard": lambda: firstrun.measure_dashboard(r, base),
         "notebooks": sweeps.measure_notebooks,
         "suite": sweeps.measure_suite,
+        "collectives": lambda: collectives.measure_collectives(r),
     }
 
 

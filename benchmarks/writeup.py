@@ -24,6 +24,7 @@ TARGETS = {
     "report": 3.0,        # s, `report` of the A2 demo run
     "dashboard": 2.0,     # s, the dashboard's re-run on the A2
     "suite": 240.0,       # s, the README's `python -m pytest`
+    "collectives": 15.0,  # s, five collectives at eight sizes on the A2 and the A3
 }
 
 
@@ -78,6 +79,16 @@ def target_rows(res: dict[str, Any]) -> list[tuple[str, str, str, bool | None]]:
                      im["ratio"] <= TARGETS["import"]
                      and not set(im["loaded"]) & {"matplotlib", "ipywidgets"}))
     rows += _first_run_rows(res)
+    if co := res.get("collectives"):
+        a2, a3 = (co["presets"][p] for p in ("atlas800t-a2", "atlas800t-a3"))
+        ratios = [r for p in (a2, a3) for r in (p["ratio_min"], p["ratio_max"])]
+        rows.append(("Collectives: 5 ops x 8 sizes on the A2 and the A3 (1 sample each, "
+                     "verified)", f"<= {TARGETS['collectives']:g} s",
+                     f"{co['wall_s']:.2f} s (A2 {a2['wall_s']:.1f}, A3 {a3['wall_s']:.1f}; "
+                     f"CPU {co['cpu_s']:.1f} s); busbw / predicted "
+                     f"{min(ratios):.3f}-{max(ratios):.3f}",
+                     co["wall_s"] <= TARGETS["collectives"] and a2["verified"]
+                     and a3["verified"]))
     for key, what in (("notebooks", "Notebook suite under nbval"),
                       ("suite", "The README's test command (`python -m pytest`)")):
         nb = res.get(key)

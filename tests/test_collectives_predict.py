@@ -169,8 +169,8 @@ def test_a3_port_budget_binds_one_die_per_card(a3) -> None:
 @pytest.mark.parametrize("preset", ["atlas800t-a2", "atlas800t-a3"])
 def test_small_size_floor_is_steps_times_alpha(preset: str) -> None:
     """At 4 bytes a phase costs its barrier and its copies' latency, and a reducing phase
-    a local pass more (after one more barrier when the reduced data was written by
-    others); the op is the sum."""
+    a local pass more (after one more barrier when others wrote the reduced data, or read
+    what the rank reduces: recursive doubling's partner); the op is the sum."""
     topo = load_preset(preset)
     model = LinkModel.from_topology(topo)
     lat = {lc.latency_us for lc in topo.link_classes.values()}
@@ -182,7 +182,10 @@ def test_small_size_floor_is_steps_times_alpha(preset: str) -> None:
         for phase in t.collective.phases:
             floor += alpha
             if phase.reduces:
-                waits = any(m.by != m.dst for m in phase.moves if m.reduce)
+                waits = any(m.by != m.dst for m in phase.moves if m.reduce) or any(
+                    m.by != m.src and (m.src, m.piece) in {(r.dst, r.piece) for r in
+                                                         phase.moves if r.reduce}
+                    for m in phase.moves)
                 floor += topo.local_latency_us + topo.cross_device_wait_us * waits
         assert t.time_us == pytest.approx(floor, abs=0.05), op
 

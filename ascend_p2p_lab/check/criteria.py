@@ -23,6 +23,9 @@ A criteria file is TOML with ``schema_version = 1``::
     [[host]]                       # direction = h2d | d2h, device (absent: every), min_GBps
     [[aggregate]]                  # pattern = one_to_all | all_to_one | card,
                                    # device or group (absent: every), min_GBps
+    [[collective]]                 # operation (all_reduce, ...), size_bytes or size
+                                   # ("256MiB"), min_busbw_GBps: the op on the check's
+                                   # devices, as HCCL would run it (busbw nccl-tests' way)
     [verification]                 # required = true: every copy's bytes must arrive intact
 
 :func:`load_criteria` refuses a bad file with :class:`CriteriaError`, whose message
@@ -66,7 +69,7 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
 
 from .._version import schema_version_problem
 from ..patterns.cards import group_name, parse_group_name
-from ..schema import CARD_PATTERNS, FANOUT_PATTERNS, HOST_PATTERNS
+from ..schema import CARD_PATTERNS, COLLECTIVE_PATTERN, FANOUT_PATTERNS, HOST_PATTERNS
 from ..topology.model import LINK_CLASSES, SELF
 from ..vocab import DIRECTIONS, PAIR_INITIATORS
 from .lines import locate, locate_row
@@ -85,11 +88,11 @@ JUDGED_AGGREGATES = (*FANOUT_PATTERNS, *CARD_PATTERNS)
 #: Columns of :attr:`Criteria.table`: one row per numeric criterion.
 TABLE_COLUMNS = ("kind", "link", "src", "dst", "device", "group", "senders", "receivers",
                  "pattern", "direction", "initiator", "bound", "value", "unit", "basis",
-                 "line")
+                 "line", "operation", "size_bytes")
 
 _TOP_KEYS = {"schema_version", "name", "description", "fraction", "size_bytes",
              "latency_size_bytes", "samples", "source", "topology", "bandwidth", "latency",
-             "host", "aggregate", "verification"}
+             "host", "aggregate", "collective", "verification"}
 #: per array of tables: its keys (required ones first), the bound key and its unit
 _TABLES: dict[str, tuple[set[str], set[str], str, str]] = {
     "bandwidth": ({"direction", "initiator", "min_GBps", "basis"}, {"link", "pair"},
@@ -97,6 +100,8 @@ _TABLES: dict[str, tuple[set[str], set[str], str, str]] = {
     "latency": ({"max_us", "basis"}, {"link", "pair"}, "max_us", "us"),
     "host": ({"direction", "min_GBps", "basis"}, {"device"}, "min_GBps", "GB/s"),
     "aggregate": ({"pattern", "min_GBps", "basis"}, {"device", "group"}, "min_GBps", "GB/s"),
+    "collective": ({"operation", "min_busbw_GBps", "basis"}, {"size_bytes", "size"},
+                   "min_busbw_GBps", "GB/s"),
 }
 
 
@@ -135,7 +140,8 @@ class Criteria:
         return len(self.links)
 
     def kinds(self) -> set[str]:
-        """The numeric criteria kinds present (bandwidth, latency, host, aggregate)."""
+        """The numeric criteria kinds present (bandwidth, latency, host, aggregate,
+        collective)."""
         return set(self.table["kind"])
 
 
@@ -145,7 +151,7 @@ def empty_table() -> pd.DataFrame:
 
 
 def _dtype(column: str) -> str:
-    if column in ("src", "dst", "device", "line"):
+    if column in ("src", "dst", "device", "line", "size_bytes"):
         return "Int64"
     return "float64" if column == "value" else "object"
 
@@ -398,11 +404,32 @@ def _entry(table: str, k: int, entry: dict[str, Any], n: int,
             except ValueError as exc:
                 raise r.fail(str(exc), *at("group")) from None
             rec["group"] = group_name(rec["senders"], rec["receivers"])  # as rows name it
+    if table == "collective":
+        rec.update(_collective(entry, r, at))
     if "device" in entry:
         if table == "aggregate" and rec["pattern"] in CARD_PATTERNS:
             raise r.fail("the card pattern takes group, not device", *at("device"))
         rec["device"] = r.integer(entry["device"], "device", at("device"), 0, n - 1)
     return rec
+
+
+def _collective(entry: dict[str, Any], r: _Reader, at: Any) -> dict[str, Any]:
+    """A [[collective]] entry's operation and size (size_bytes, or a size as text)."""
+    from ..collectives.busbw import OPERATIONS
+    from ..units import parse_size
+
+    op = r.choice(entry["operation"], "operation", OPERATIONS, at("operation"))
+    if ("size_bytes" in entry) == ("size" in entry):
+        raise r.fail("[[collective]] needs size_bytes (a number) or size (\"256MiB\"), not "
+                     "both", *at("size" if "size" in entry else "operation"))
+    if "size_bytes" in entry:
+        size = r.integer(entry["size_bytes"], "size_bytes", at("size_bytes"))
+    else:
+        try:
+            size = parse_size(r.text_value(entry["size"], "size", at("size")))
+        except ValueError as exc:
+            raise r.fail(f"size: {exc}", *at("size")) from None
+    return {"operation": op, "size_bytes": size, "pattern": COLLECTIVE_PATTERN}
 
 
 def _link_or_pair(table: str, entry: dict[str, Any], n: int,
@@ -424,7 +451,8 @@ def _no_duplicates(records: list[dict[str, Any]], r: _Reader) -> None:
     seen: dict[tuple[Any, ...], int | None] = {}
     for rec in records:
         key = tuple(rec.get(c) for c in ("kind", "link", "src", "dst", "device", "senders",
-                                         "receivers", "pattern", "direction", "initiator"))
+                                         "receivers", "pattern", "direction", "initiator",
+                                         "operation", "size_bytes"))
         if key in seen:
             raise CriteriaError(r.source, rec["line"], f"a second [[{rec['kind']}]] for the "
                                 f"same item (the first is at line {seen[key]})")

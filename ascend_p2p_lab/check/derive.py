@@ -44,6 +44,7 @@ from ..schema import (
 )
 from ..units import format_size
 from ..vocab import CARD_LINKS
+from . import collective
 from .criteria import (
     DEFAULT_FRACTION,
     DEFAULT_LATENCY_SIZE_BYTES,
@@ -148,7 +149,8 @@ def criteria_from_measured(measured: Measured, *, n: int, fraction: float, origi
     link_of = measured.peer[["src", "dst", "link"]].astype({"src": "Int64", "dst": "Int64"})
     rows = measured.rows
     records = [*_pair_records(rows, link_of, size, latency_size, fraction, origin),
-               *_device_records(rows, size, fraction, origin)]
+               *_device_records(rows, size, fraction, origin),
+               *collective.from_rows(rows, fraction, origin)]
     return Criteria(
         links=links, peer_access=access, table=make_table(records),
         topology_basis=topology_basis or f"{origin}: link classes and peer access measured",

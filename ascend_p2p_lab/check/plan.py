@@ -4,7 +4,7 @@
 calls of :func:`ascend_p2p_lab.measure.sweep`; when tests become data, this is the function
 to point at them). Only what the criteria need is measured: one bandwidth size, a few
 samples, one sweep per initiator, the latency pattern at its own size, host copies and
-aggregates in one sweep.
+aggregates in one sweep, the collectives in one (each op at every size asked of any).
 
 Example:
     >>> needs = Needs(bandwidth=frozenset({("uni", "dst"), ("bi", "dst")}), latency=True)
@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..collectives.busbw import OPERATIONS
 from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
 from ..vocab import DIRECTIONS, INITIATOR_WORDS, PAIR_INITIATORS
 from .criteria import (
@@ -40,6 +41,7 @@ class Needs:
     latency: bool = False
     host: frozenset[str] = frozenset()  # h2d, d2h
     aggregates: frozenset[str] = frozenset()  # one_to_all, all_to_one, card
+    collectives: frozenset[tuple[str, int]] = frozenset()  # (operation, size_bytes)
     size_bytes: int = DEFAULT_SIZE_BYTES
     latency_size_bytes: int = DEFAULT_LATENCY_SIZE_BYTES
     samples: int = DEFAULT_SAMPLES
@@ -66,6 +68,9 @@ def needs_of(criteria: Criteria) -> Needs:
         latency=bool((t["kind"] == "latency").any()),
         host=frozenset(t.loc[t["kind"] == "host", "direction"]),
         aggregates=frozenset(t.loc[t["kind"] == "aggregate", "pattern"]),
+        collectives=frozenset((str(o), int(s)) for o, s in zip(
+            t.loc[t["kind"] == "collective", "operation"],
+            t.loc[t["kind"] == "collective", "size_bytes"])),
         size_bytes=criteria.size_bytes, latency_size_bytes=criteria.latency_size_bytes,
         samples=criteria.samples)
 
@@ -100,4 +105,9 @@ def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[W
         work.append(Work("host and aggregates", {
             **common, "patterns": others, "sizes": [needs.size_bytes], "direction": "uni",
             "initiator": "dst"}))
+    if needs.collectives:  # each op at every size asked of any: one sweep of them all
+        ops = [o for o in OPERATIONS if o in {op for op, _ in needs.collectives}]
+        work.append(Work("collectives", {
+            **common, "operations": ops, "sizes": sorted({s for _, s in needs.collectives}),
+            "max_copies": 1}))
     return work

@@ -55,6 +55,7 @@ from ..schema import (
     PUSH_FANOUT,
 )
 from ..vocab import INITIATOR_WORDS
+from . import collective
 from .criteria import Criteria
 
 #: What keys a card pair: its senders and its receivers (devices), never its label.
@@ -350,7 +351,8 @@ def evaluate(criteria: Criteria, peer: pd.DataFrame | None, rows: pd.DataFrame |
         parts.append(topology_items(criteria, peer, devs, keys))
     if rows is not None and len(rows):
         parts += [pair_items(criteria, rows, devs, hosts),
-                  device_items(criteria, rows, devs, hosts), card_items(criteria, rows, hosts)]
+                  device_items(criteria, rows, devs, hosts), card_items(criteria, rows, hosts),
+                  collective.items(criteria, rows, hosts)]
         if criteria.verification:
             parts.append(verification_items(rows, devs, keys, criteria.verification_basis))
     parts = [p for p in parts if len(p)]

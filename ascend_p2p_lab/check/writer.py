@@ -33,9 +33,10 @@ _KEYS = {
     "latency": ("link", "pair"),
     "host": ("direction", "device"),
     "aggregate": ("pattern", "device", "group"),
+    "collective": ("operation", "size_bytes"),
 }
 _BOUND = {"bandwidth": "min_GBps", "latency": "max_us", "host": "min_GBps",
-          "aggregate": "min_GBps"}
+          "aggregate": "min_GBps", "collective": "min_busbw_GBps"}
 
 
 def _value(v: Any) -> str:

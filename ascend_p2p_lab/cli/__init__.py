@@ -9,7 +9,7 @@ Inside: :mod:`.parser` (the grammar and the exit-status text), :mod:`.session` (
 work, close), :mod:`.info` (presets, probe, topo, sim-path), :mod:`.runs` (sweep, report,
 demo), :mod:`.compare` (run vs run, or vs a preset), :mod:`.calibrate` (a twin from a
 run), :mod:`.dashboard` (the web app), :mod:`.fleet` (many servers on Dask), :mod:`.imports`
-(ascend-dmi and hccl_test output in);
+(ascend-dmi and hccl_test output in), :mod:`.collectives` (HCCL's collectives as copies);
 :func:`main` maps each error to its one line and exit status.
 
 Example:
@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED
 from .calibrate import cmd_calibrate
 from .check import cmd_check, cmd_criteria
+from .collectives import cmd_collectives
 from .compare import cmd_compare
 from .dashboard import cmd_dashboard
 from .fleet import cmd_fleet
@@ -45,7 +46,7 @@ COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep
             "compare": cmd_compare, "calibrate": cmd_calibrate,
             "dashboard": cmd_dashboard, "fleet": cmd_fleet, "import": cmd_import,
             "criteria": cmd_criteria, "check": cmd_check, "run": cmd_run,
-            "patterns": cmd_patterns}
+            "patterns": cmd_patterns, "collectives": cmd_collectives}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -69,6 +69,15 @@ def add_check_args(sub: Any, make: Any) -> None:
     p.add_argument("--size", default=None,
                    help="bandwidth size for --preset/--topology/--from-dmi-diagnosis "
                         "(default 64MiB)")
+    p.add_argument("--collectives", default=None, metavar="OP,...",
+                   help="also [[collective]] criteria for these ops (all_reduce, ...) on "
+                        "--preset/--topology: busbw x --fraction (default: none; a golden "
+                        "run's collectives always give theirs)")
+    p.add_argument("--collective-sizes", default="256MiB", metavar="SIZES",
+                   help="their hccl_test data sizes (default 256MiB)")
+    p.add_argument("--collective-basis", choices=["model", "bound"], default="model",
+                   help="model (default): the preset's collectives simulated, jitter 0; "
+                        "bound: what its links alone allow")
     p.add_argument("--out", type=Path, required=True, help="the criteria file to write (.toml)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
 
@@ -141,6 +150,8 @@ def cmd_criteria(args: argparse.Namespace) -> int:
         if args.topology is not None:
             extra["topology"] = server
         criteria = criteria_from_preset(server.name, fraction=fraction, **extra)
+    if args.collectives is not None:
+        criteria = _with_collectives(criteria, args, server, fraction)
     with past_input_checks():
         text = to_toml(criteria)
         criteria_from_text(text, str(out))  # what we write must load
@@ -153,6 +164,28 @@ def cmd_criteria(args: argparse.Namespace) -> int:
     for line in criteria.meta.get("left_out", ()):
         print(f"  left out {line}")
     return EXIT_OK
+
+
+def _with_collectives(criteria: Any, args: argparse.Namespace, server: Any,
+                      fraction: float) -> Any:
+    """The criteria and [[collective]] items for --collectives on the server's links."""
+    import dataclasses
+
+    from ..check.collective import records
+    from ..check.criteria import make_table
+    from ..measure.spec import COLLECTIVE_PATTERN, check_operations
+    from ..units import parse_sizes
+
+    if server is None:
+        raise UsageError("--collectives: give the server's --preset or --topology")
+    ops = check_operations(args.collectives, None, (COLLECTIVE_PATTERN,)) or ()
+    try:
+        sizes = parse_sizes(args.collective_sizes)
+    except ValueError as exc:
+        raise UsageError(f"--collective-sizes: {exc}") from None
+    new = records(server, ops, sizes, fraction=fraction, basis=args.collective_basis)
+    return dataclasses.replace(criteria, table=make_table(
+        [*criteria.table.to_dict("records"), *new]))
 
 
 def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:

@@ -53,6 +53,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UsageError(f"--against-preset {args.against_preset}: no such preset (known: "
                          f"{', '.join(list_presets())})")
     run = load(run_dir)
+    from .collectives import compare_collectives_cmd, has_collectives
+
+    if has_collectives(run):  # HCCL's (or the toolkit's) collectives against their links
+        return compare_collectives_cmd(args, run, base_dir, threshold)
     baseline = (_predict(run, run_dir, args.against_preset) if base_dir is None
                 else load(base_dir))
     result = compare(baseline, run, threshold=threshold)

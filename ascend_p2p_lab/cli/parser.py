@@ -133,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .testruns import add_run_args  # tests as data: run and patterns
 
     add_run_args(sub, _add_backend, _add_format, _sub, add_sample_args)
+    from .collectives import add_collectives_args  # its options live there
+
+    add_collectives_args(sub, _sub)
     return parser
 
 
@@ -164,6 +167,9 @@ exit status:
                         "simulated preset NAME and compare with that (default: off)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write a ratio heatmap PNG per case into DIR (default: none)")
+    p.add_argument("--topology", type=Path, default=None, metavar="FILE",
+                   help="collectives against a P2P run (BASELINE) of a server that is no "
+                        "preset: its topology file (default: the preset BASELINE names)")
 
 
 def _add_import(sub: Any) -> None:

@@ -34,11 +34,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .busbw import bus_factor
 from .model import Collective, CollectiveError, Phase
 from .rates import BYTES_PER_US, LinkModel
+from .schedule import lands_on
 
 PREDICTED, MEASURED = "predicted", "measured"
 #: Loads within this relative margin of the largest count as a tie (the first one wins).
@@ -137,13 +138,14 @@ def _transfer(phase: Phase, model: LinkModel, index: int) -> tuple[float, float,
 
 
 def _reductions(phase: Phase, model: LinkModel) -> tuple[float, float]:
-    """(extra barrier, longest reduction pass) of a phase."""
+    """(extra barrier, longest reduction pass) of a phase: the barrier when a reducing
+    device must wait for moves other ranks issue (:func:`.schedule.lands_on`: writes into
+    it, reads of what it reduces)."""
     if not phase.reduces:
         return 0.0, 0.0
     longest = max(model.local_latency_us + r.nbytes / (model.local_GBps * BYTES_PER_US)
                   for r in phase.reduces)
-    waits = any(m.reduce and m.by != m.dst for m in phase.moves)
-    return (model.barrier_us if waits else 0.0), longest
+    return (model.barrier_us if lands_on(phase) else 0.0), longest
 
 
 def phase_time(phase: Phase, model: LinkModel, index: int = 0) -> PhaseTime:
@@ -174,6 +176,38 @@ def predict(coll: Collective, model: LinkModel) -> Timing:
             raise CollectiveError(f"device {d} is not on a server of {model.devices} devices")
     phases = tuple(phase_time(p, model, i) for i, p in enumerate(coll.phases))
     return Timing(coll, phases, model.op_us, PREDICTED)
+
+
+#: The link bound prices every copy at the rate of a copy at least this large (measured
+#: links are slower at small sizes, where their latency is not all subtracted out).
+BOUND_BYTES = 256 << 20
+
+
+def bound(coll: Collective, model: LinkModel) -> Timing:
+    """What the links alone allow: each phase only its most loaded link or budget at
+    its rate (the rate of a copy of at least :data:`BOUND_BYTES`; no barrier, latency or
+    reduction); its busbw is the op's link bound.
+
+    Example:
+        >>> from ascend_p2p_lab.topology import load_preset
+        >>> from ascend_p2p_lab.collectives.select import collective
+        >>> a2 = load_preset("atlas800t-a2")
+        >>> round(bound(collective("all_gather", 256 << 20, a2),
+        ...             LinkModel.from_topology(a2)).busbw_GBps, 1)
+        183.4
+    """
+    base = model.rate
+
+    def rate(src: int, dst: int, nbytes: int, initiator: str) -> float:
+        return base(src, dst, max(nbytes, BOUND_BYTES), initiator)
+
+    model = replace(model, rate=rate)
+    out = []
+    for i, p in enumerate(coll.phases):
+        _lat, transfer, neck = _transfer(p, model, i)
+        out.append(PhaseTime(i, p.label, len(p.moves), p.nbytes, transfer, neck,
+                             transfer_us=transfer))
+    return Timing(coll, tuple(out), 0.0, PREDICTED)
 
 
 def measured(coll: Collective, phase_us: Sequence[float],

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..patterns.model import STAGED, SUM, SUM_PER_DIRECTION, Test, Transfer, needs
+from ..patterns.model import PHASES, STAGED, SUM, SUM_PER_DIRECTION, Test, Transfer, needs
 from ..runtime import AclError, MissingCall
 from ..runtime.resources import close_all
 from ..vocab import DIRECT
 from . import outcomes
 from .buffers import HOST
 from .peerstate import PeerRestoreError, peer_state
+from .phasebuffers import PhaseBuffers
 from .timing import STAGED_FALLBACK, Sample, Streams, calibrate
 
 if TYPE_CHECKING:
@@ -75,9 +76,12 @@ def measure_test(ctx: Context, test: Test) -> None:
     """Every size of a test: clear, size the sample, take the samples, verify, emit."""
     rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
     streams = Streams(rt, test, spec.timing)
-    bufs: _Buffers | None = None
+    bufs: _Buffers | PhaseBuffers | None = None
     try:
-        bufs = _Buffers(ctx, test)
+        if test.timing == PHASES:  # a collective: its buffers, filled; verified by origin
+            bufs = streams.phases.buffers = PhaseBuffers(rt, test.program)  # type: ignore
+        else:
+            bufs = _Buffers(ctx, test)
         plans = bufs.plans
         if test.timing == STAGED:
             streams.staging = pool.staging()
@@ -100,7 +104,10 @@ def measure_test(ctx: Context, test: Test) -> None:
                     raise
                 ctx.error_rows(test, [size], refused, tick=False)
                 continue
-            ctx.emit(test, size, samples, _verify(ctx, test, plans, size))
+            verified = ([bufs.verify(streams.phases.runs) if spec.verify else None]
+                        if isinstance(bufs, PhaseBuffers) and streams.phases is not None
+                        else _verify(ctx, test, plans, size))
+            ctx.emit(test, size, samples, verified)
     finally:
         streams.close()
         if bufs is not None:

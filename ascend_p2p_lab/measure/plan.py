@@ -32,14 +32,31 @@ def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Tes
     ``check``: also refuse (ValueError) a plan whose buffers the devices have no room for
     (:func:`check_memory`), before anything is allocated."""
     server = ServerView(rt, ask_all=True)  # every ordered pair asked first, in order
-    scope = Scope(server, tuple(devices_of(rt, spec)),
+    devices = tuple(devices_of(rt, spec))
+    scope = Scope(server, devices,
                   spec.pairs if spec.pairs is not None else server.pairs,
                   spec.directions, spec.peers, spec.initiator, spec.groups, spec.tests,
-                  spec.devices)
+                  spec.devices, _collectives(rt, spec, devices))
     tests = [t for name in spec.patterns for t in DECLARATIONS[name].generate(scope)]
     if check:
         check_memory(rt, spec, tests)
     return tests
+
+
+def _collectives(rt: Runtime, spec: SweepSpec, devices: tuple[int, ...]
+                 ) -> tuple[Test, ...] | None:
+    """The spec's collectives on the devices, built from the runtime's topology (the
+    phases HCCL would run there, or the spec's algorithm): ValueError when the server's
+    links are unknown or an op cannot run there."""
+    if spec.operations is None:
+        return None
+    from ..collectives.programs import collective_tests
+
+    if rt.topology is None:
+        raise ValueError("collectives are built from the server's links: give a topology "
+                         "(--topology FILE or a preset), none is known for this runtime")
+    return tuple(collective_tests(rt.topology, spec.operations, spec.sizes, devices,
+                                  spec.algorithm))
 
 
 def buffers_on(tests: Sequence[Test]) -> dict[int, int]:
@@ -72,7 +89,16 @@ def check_memory(rt: Runtime, spec: SweepSpec, tests: Sequence[Test]) -> None:
     if rt.lacks(["mem_info"]):
         return  # no aclrtGetMemInfo: an allocation that fails says so later
     size = max(spec.sizes)
-    for dev, buffers in buffers_on([t for t in tests if t.waived is None]).items():
+    programs = [t.program for t in tests if t.program is not None and t.waived is None]
+    for dev in sorted({d for p in programs for d in p.collective.ranks}):
+        need = max(p.layout.device_bytes(dev) for p in programs if dev in p.collective.ranks)
+        free, _total = rt.mem_info(dev)
+        if need > free:
+            raise ValueError(f"the collectives at {format_size(size)} need "
+                             f"{format_size(need)} on device {dev}; it has "
+                             f"{format_size(free)} free")
+    plain = [t for t in tests if t.waived is None and t.program is None]
+    for dev, buffers in buffers_on(plain).items():
         need = buffers * size
         free, _total = rt.mem_info(dev)
         if need > free:

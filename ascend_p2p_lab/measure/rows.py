@@ -25,6 +25,7 @@ from ..patterns.cards import group_name
 from ..patterns.model import (
     EACH,
     PER_COPY,
+    PER_PHASE,
     PER_TRANSFER,
     STAGED,
     TRANSFERS,
@@ -38,7 +39,7 @@ from ..patterns.model import (
 from ..runtime import Runtime
 from ..units import format_size
 from ..vocab import BI, DST, EVENTS, HOST_CLOCK, SRC
-from . import outcomes
+from . import outcomes, phaserows
 from .buffers import BufferPool
 from .spec import SweepSpec
 from .timing import Sample, Timing
@@ -114,7 +115,18 @@ class Context:
 
     def emit(self, test: Test, size: int, samples: Sequence[Sample],
              verified: Sequence[bool | None]) -> None:
-        """A test's samples at one size: per sample, its rows in slot order."""
+        """A test's samples at one size: per sample, its rows in slot order (a
+        collective: the op's row and a row per phase, :mod:`.phaserows`)."""
+        if test.values == PER_PHASE:
+            slot, ok = self.slots(test)[0], verified[0]
+            bad = {} if ok is not False else outcomes.Failure(
+                "verification", f"data verification failed: a piece of {test.name} holds "
+                "bytes other than its origin's").columns()
+            for i, sample in enumerate(samples):
+                for v in phaserows.sample_values(test, sample, ok):  # type: ignore[arg-type]
+                    self.rows.append(self._row(test, size, slot, sample=i, **v, **bad))
+            self._emitted.add((test.key, size))
+            return
         timing, slots = self._timing(test), self.slots(test)
         checks = [_verdict(verified, s["_members"]) for s in slots]
         bad = [_verification(ok, test, s) for ok, s in zip(checks, slots)]
@@ -174,6 +186,9 @@ def _slots(ctx: Context, test: Test) -> list[dict[str, Any]]:
     transfers), a slot per direction over the window (sum, sum per direction), and for a
     test of transfers the aggregate last. ``_transfer``: whose own timing the slot shows
     (None: the window); ``_members``: the transfers it covers."""
+    if test.values == PER_PHASE:  # a collective: its op's row (the phase rows follow it)
+        return [{**phaserows.slot(test, link_of(test, ctx.rt.link_class)),
+                 "_transfer": None, "_members": ()}]
     links = [transfer_link(t, ctx.rt.link_class) for t in test.transfers]
     out = []
     if test.values in PER_TRANSFER:

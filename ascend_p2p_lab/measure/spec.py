@@ -37,6 +37,7 @@ ON_PAIRS = _named(lambda d: d.on_pairs)
 LATENCY_PATTERN = _named(lambda d: d.per_copy)[0]
 GIVEN_GROUPS = _named(lambda d: d.needs_groups)[0]
 TEST_PATTERN = _named(lambda d: d.needs_tests)[0]
+COLLECTIVE_PATTERN = _named(lambda d: d.needs_collectives)[0]
 CARD_PATTERNS = _named(lambda d: d.layout == "card")
 #: The latency pattern's size when the sweep is given none (and measures nothing else):
 #: one 4-byte word, as p2pBandwidthLatencyTest copies.
@@ -65,6 +66,10 @@ class SweepSpec:
     initiator: str = "dst"
     #: the tests of the test pattern: sets of transfers that run at once (see .transfers)
     tests: tuple[Test, ...] | None = None
+    #: the collectives of the collective pattern (``collectives.busbw.OPERATIONS``), and
+    #: the algorithm they are forced to (None: the one HCCL would run, per size)
+    operations: tuple[str, ...] | None = None
+    algorithm: str | None = None
     samples: int = 5
     warmup: int = 2
     min_sample_us: float = 1000.0
@@ -80,6 +85,10 @@ class SweepSpec:
         d["groups"] = None if self.groups is None else \
             [[list(a), list(b)] for a, b in self.groups]
         d["tests"] = None if self.tests is None else [t.to_dict() for t in self.tests]
+        if self.operations is None:  # a sweep of no collective: its params as before
+            del d["operations"], d["algorithm"]
+        else:
+            d["operations"] = list(self.operations)
         for k in ("sizes", "directions", "peers", "patterns"):
             d[k] = list(d[k])
         return d
@@ -118,6 +127,8 @@ def make_spec(
     devices: str | Sequence[int] | None = None,
     groups: str | Sequence[Any] | None = None,
     tests: Sequence[Test] | None = None,
+    operations: Sequence[str] | str | None = None,
+    algorithm: str | None = None,
 ) -> SweepSpec:
     """Validate sweep arguments against the runtime, before anything is allocated.
 
@@ -127,7 +138,10 @@ def make_spec(
     (``"0,1:2,3"``, see :mod:`.groups`), or the test pattern when ``tests`` are given
     (:class:`~.transfers.Test`: transfers at once, at their sizes unless ``sizes`` is).
     """
+    if patterns is None and operations is not None:
+        patterns = (COLLECTIVE_PATTERN,)
     pats = _patterns(patterns, groups, tests)
+    ops = check_operations(operations, algorithm, pats)
     test_list = _tests(tests, pats, rt.device_count, sizes)
     size_list = _sizes(sizes, pats, test_list)
     for name, value, lo, hi in (("samples", samples, 1, MAX_SAMPLES),
@@ -162,6 +176,7 @@ def make_spec(
         patterns=pats,
         groups=None if group_list is None else tuple(group_list),
         tests=None if test_list is None else tuple(test_list),
+        operations=ops, algorithm=algorithm,
         initiator=_choice("initiator", initiator, ("src", "dst"), both=False)[0],
         samples=samples,
         warmup=warmup,
@@ -206,6 +221,46 @@ def _patterns(patterns: Sequence[str] | str | None, groups: Any, tests: Any
         raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}"
                          " (tests made of transfers run with: ascend-p2p-lab run NAME)")
     return pats
+
+
+def check_operations(operations: Sequence[str] | str | None, algorithm: str | None,
+                     pats: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The collectives asked for, checked: given exactly when the collective pattern is,
+    each a known operation, once; ``algorithm`` one that builds them all.
+
+    Example:
+        >>> check_operations("all_gather,broadcast", "ring", ("collective",))
+        ('all_gather', 'broadcast')
+    """
+    from ..collectives.algorithms import ALGORITHMS
+    from ..collectives.busbw import OPERATIONS
+
+    if operations is None:
+        if COLLECTIVE_PATTERN in pats:
+            raise ValueError(f"the {COLLECTIVE_PATTERN} pattern needs operations, e.g. "
+                             "operations=['all_reduce'] (ascend-p2p-lab collectives)")
+        if algorithm is not None:
+            raise ValueError("algorithm is for collectives; give operations too")
+        return None
+    if COLLECTIVE_PATTERN not in pats:
+        raise ValueError(f"operations are measured by the {COLLECTIVE_PATTERN} pattern; add "
+                         "it to patterns")
+    if isinstance(operations, str):
+        operations = [o.strip() for o in operations.split(",") if o.strip()]
+    ops = tuple(dict.fromkeys(operations))
+    unknown = [o for o in ops if o not in OPERATIONS]
+    if unknown or not ops:
+        raise ValueError(f"unknown operation {unknown[0] if unknown else '(none)'!r}; "
+                         f"known: {', '.join(OPERATIONS)}")
+    if algorithm is not None:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+        builds = ALGORITHMS[algorithm][1]
+        cannot = [o for o in ops if o not in builds]
+        if cannot:
+            raise ValueError(f"{algorithm} does not build {cannot[0]}; it builds "
+                             f"{', '.join(builds)}")
+    return ops
 
 
 def _sizes(sizes: Any, pats: tuple[str, ...], tests: list[Test] | None) -> list[int]:
@@ -265,6 +320,9 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> SweepSpec:
         parse_groups(spec.groups, n)
     if set(spec.patterns) & set(ON_PAIRS) and n < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
+    ops = check_operations(spec.operations, spec.algorithm, spec.patterns)
+    if ops is not None:
+        spec = replace(spec, operations=ops)
     if spec.tests is not None:
         try:
             tests = tuple(t if isinstance(t, Test) else Test.from_dict(t, n)
@@ -327,5 +385,5 @@ def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
     if spec.patterns == (TEST_PATTERN,) and spec.tests:
         return sorted({d for t in spec.tests for d in t.devices})
     if spec.pairs is None or set(spec.patterns) - set(ON_PAIRS):
-        return list(range(rt.device_count))
+        return list(range(rt.device_count))  # collectives: every device unless --devices
     return sorted({d for p in spec.pairs for d in p})

@@ -37,6 +37,7 @@ from ..vocab import (
     ALL_TO_ONE,
     BI,
     CARD,
+    COLLECTIVE,
     CURRENT,
     D2H,
     DIRECT,
@@ -62,6 +63,8 @@ from .model import (
     EACH,
     INTERLEAVED,
     PER_COPY,
+    PER_PHASE,
+    PHASES,
     SUM,
     SUM_PER_DIRECTION,
     TRANSFERS,
@@ -109,6 +112,9 @@ class Scope:
     tests: tuple[Test, ...] | None = None
     #: the devices the sweep was limited to (None: all); cards are found among them
     chosen: tuple[int, ...] | None = None
+    #: the collectives of the sweep, made from the server's topology by the plan
+    #: (``collectives.programs.collective_tests``: one test per operation and size)
+    collectives: tuple[Test, ...] | None = None
 
 
 Generator = Callable[[Scope], list[Test]]
@@ -133,6 +139,8 @@ class Declaration:
     grouped: bool = False  # every device of one set to every device of another
     needs_groups: bool = False  # its sets are the sweep's ``groups``
     needs_tests: bool = False  # its tests are the sweep's ``tests`` (a test file)
+    #: its tests are the sweep's collectives (``operations``, made from the topology)
+    needs_collectives: bool = False
     #: printable as a test file of its transfers (``patterns NAME``)
     as_file: bool = True
 
@@ -305,6 +313,19 @@ def _files(scope: Scope) -> list[Test]:
     return transfer_tests(scope, scope.tests or ())
 
 
+def _collectives(scope: Scope) -> list[Test]:
+    """The sweep's collectives as the plan made them (their phases from the topology);
+    one whose pairs cannot all reach each other is waived."""
+    out = []
+    for test in scope.collectives or ():
+        cut = [(x, y) for x, y in test.flows
+               if not (scope.server.can(x, y) and scope.server.can(y, x))]
+        waived = unreachable(*cut[0], scope.server.link_class(*cut[0])) if cut else None
+        out.append(test.at(pattern=COLLECTIVE, timing=PHASES, values=PER_PHASE,
+                           waived=waived))
+    return out
+
+
 def _ring(both: bool) -> Generator:
     def tests(scope: Scope) -> list[Test]:
         devices = scope.devices
@@ -368,6 +389,9 @@ _BUILT_IN = (
                 SUM_PER_DIRECTION, "card", _card, grouped=True),
     Declaration(TEST, "transfers at once, one window: the tests of a test file (run FILE)",
                 TRANSFERS, "none", _files, needs_tests=True, as_file=False),
+    Declaration(COLLECTIVE, "HCCL's collectives as phases of copies, busbw the nccl-tests "
+                "way (the collectives command)", PER_PHASE, "none", _collectives,
+                timing=PHASES, needs_collectives=True, as_file=False),
     Declaration("a2a", "every device to every other at once", TRANSFERS, "none", _a2a,
                 row_pattern=TEST),
     Declaration("ring", "each device to its next at once (one way round)", TRANSFERS,
@@ -387,7 +411,8 @@ ROW_PATTERNS: dict[str, Declaration] = {d.pattern: d for d in _BUILT_IN if not d
 AS_FILES = tuple(d.name for d in _BUILT_IN if d.as_file)
 #: The built-ins ``run NAME`` and the dashboard run by name: those that expand over the
 #: server's devices alone (not the group pattern, which needs groups, nor test files).
-BY_NAME = tuple(d.name for d in _BUILT_IN if not (d.needs_groups or d.needs_tests))
+BY_NAME = tuple(d.name for d in _BUILT_IN
+                if not (d.needs_groups or d.needs_tests or d.needs_collectives))
 
 
 def declaration_of(pattern: str) -> Declaration:
@@ -486,4 +511,4 @@ def markdown_table() -> str:
 def pattern_help() -> str:
     """The ``--patterns`` help text, from the declarations."""
     return "comma list of: " + "; ".join(f"{d.name} ({d.description})" for d in _BUILT_IN
-                                         if not d.needs_tests)
+                                         if not (d.needs_tests or d.needs_collectives))

@@ -17,7 +17,11 @@ How a test is timed (``timing``):
   interleaved rounds with an untimed round before and after, so that each window sees
   the others running (both directions of a pair at once);
 - ``staged``: device -> pinned host -> device in chunks, the legs on two streams tied by
-  events, timed by the host clock (the path a copy takes without P2P).
+  events, timed by the host clock (the path a copy takes without P2P);
+- ``phases``: a collective's phases of copies (``program``, a
+  :class:`~ascend_p2p_lab.collectives.programs.Program`), one after the other, each
+  copy of a phase on a stream of its own, the phases tied by events across the ranks'
+  streams, behind a gate that holds them until every copy is enqueued.
 
 How its values add up (``values``):
 
@@ -26,7 +30,9 @@ How its values add up (``values``):
 - ``sum``: one row, the bytes of every transfer over the window;
 - ``sum_per_direction``: one row per direction (:attr:`Test.ends`), its bytes over the
   window of all;
-- ``transfers``: a row per transfer (its own time) and the aggregate row (the window).
+- ``transfers``: a row per transfer (its own time) and the aggregate row (the window);
+- ``per_phase``: a collective's rows: one per phase (its time) and the op's (time,
+  algorithm and bus bandwidth, bottleneck), hccl_test's columns.
 
 The compact one-line form of a transfer: ``"SRC->DST"`` or ``"SRC->DST by N"``, SRC and
 DST device numbers or ``host``; without ``by`` the destination device pulls (a host copy
@@ -53,12 +59,12 @@ from ..codes import CAN_ACCESS_PEER_CALL
 from ..vocab import BI, DST, HOST_LINK, HOST_WORD, ON, P2P, SRC, TEST, THIRD, UNI
 
 # ---- how a test is timed
-WINDOW, INTERLEAVED, STAGED = "window", "interleaved", "staged"
-TIMING_MODES = (WINDOW, INTERLEAVED, STAGED)
+WINDOW, INTERLEAVED, STAGED, PHASES = "window", "interleaved", "staged", "phases"
+TIMING_MODES = (WINDOW, INTERLEAVED, STAGED, PHASES)
 # ---- how its values add up
-EACH, PER_COPY, SUM, SUM_PER_DIRECTION, TRANSFERS = (
-    "each", "per_copy", "sum", "sum_per_direction", "transfers")
-VALUES = (EACH, PER_COPY, SUM, SUM_PER_DIRECTION, TRANSFERS)
+EACH, PER_COPY, SUM, SUM_PER_DIRECTION, TRANSFERS, PER_PHASE = (
+    "each", "per_copy", "sum", "sum_per_direction", "transfers", "per_phase")
+VALUES = (EACH, PER_COPY, SUM, SUM_PER_DIRECTION, TRANSFERS, PER_PHASE)
 #: Values that give one row per transfer (each its own time).
 PER_TRANSFER = (EACH, PER_COPY, TRANSFERS)
 #: Values that give rows over the window of all the transfers.
@@ -157,7 +163,9 @@ class Test:
     add up (see the module); ``direction``, ``peer`` and ``path`` are its rows' words;
     ``ends`` what each aggregate row names (one per direction); ``keep_peer_state``:
     measure with the peer access the runtime holds; ``waived``: why it cannot run (it
-    gets rows carrying that failure instead of numbers).
+    gets rows carrying that failure instead of numbers); ``program``: what the
+    ``phases`` timing runs (a collective's phases of moves, each with its own bytes;
+    ``transfers`` then lists every device pair and initiator it copies with).
     """
 
     __test__ = False  # not a pytest class
@@ -175,6 +183,7 @@ class Test:
     ends: tuple[End, ...] = ()
     keep_peer_state: bool = False
     waived: Failure | None = field(default=None, compare=False)
+    program: Any = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -187,6 +196,8 @@ class Test:
         """How the progress bar and the dashboard name it (``pair 0->1 p2p``)."""
         if self.values == TRANSFERS:
             return f"test {self.name}"
+        if self.values == PER_PHASE:
+            return f"{self.pattern} {self.name}"
         arrow = "<->" if self.direction == BI else "->"
         if self.ends and self.ends[0][2] is not None and self.ends[0][3] is not None:
             a, b = (",".join(map(str, g)) for g in self.ends[0][2:])  # type: ignore[arg-type]
@@ -357,6 +368,9 @@ def needs(test: Test, timing: str, verify: bool) -> tuple[str, ...]:
     """
     if test.timing == STAGED:
         return ("async_copy", "events", "pinned_host", "memset")
+    if test.timing == PHASES:
+        return ("async_copy", "event_timing", "stream_wait", "memset",
+                *(("pinned_host",) if verify else ()))
     out: list[str] = [] if blocking(test, timing) else ["async_copy", "event_timing"]
     out.append("memset")
     if verify:

@@ -13,7 +13,8 @@ Inside: :mod:`.prepare` and :mod:`.cells` work out what a figure shows, in pure 
 :mod:`.matrix` draws and annotates a matrix; :mod:`.heatmaps` (heatmap, link and
 peer-access matrices), :mod:`.curves` (vs size), :mod:`.compare` (presets side by side),
 :mod:`.aggregates` (fan-outs, groups and cards beside their nominal rates),
-:mod:`.collectives` (imported hccl_test algbw and busbw vs size), :mod:`.fleet`
+:mod:`.collectives` (algbw and busbw vs size, own or imported from hccl_test; busbw
+against the prediction from links and the link bound), :mod:`.fleet`
 (a heatmap per host of a fleet survey) and :mod:`.reports` (PNG files) make the figures.
 
 Example:
@@ -30,7 +31,7 @@ Example:
 from __future__ import annotations
 
 from .aggregates import aggregate_bars, card_heatmap
-from .collectives import collective_bandwidth
+from .collectives import collective_bandwidth, collective_links
 from .compare import compare_presets
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .fleet import fleet_heatmaps, fleet_marked
@@ -54,6 +55,7 @@ __all__ = [
     "bandwidth_vs_size",
     "card_heatmap",
     "collective_bandwidth",
+    "collective_links",
     "compare_presets",
     "default_workers",
     "fleet_heatmaps",

@@ -21,7 +21,7 @@ from ..forking import idle_workers
 from ..run import Run
 from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
-from .collectives import collective_bandwidth
+from .collectives import collective_bandwidth, collective_links
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
@@ -148,8 +148,10 @@ def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
     if not aggregate_stats(run).empty:
         jobs.append(Job("aggregates.png", aggregate_bars))
     jobs += _cards(run)
-    if run["algbw_GBps"].notna().any():  # imported hccl_test collectives
+    if run["algbw_GBps"].notna().any():  # collectives: own, or imported from hccl_test
         jobs.append(Job("collective_bandwidth.png", collective_bandwidth))
+        if run[["predicted_busbw_GBps", "bound_busbw_GBps"]].notna().any(axis=None):
+            jobs.append(Job("collectives_vs_links.png", collective_links))
     if not test_stats(run).empty:  # tests: each transfer beside the aggregate
         jobs.append(Job("tests.png", test_bars))
         if scaling_stats(run)["transfers"].nunique() >= CURVE_POINTS:

@@ -207,11 +207,14 @@ def size_axis(ax: Axes, sizes: Iterable[int], max_ticks: int = 8) -> None:
         return
     lo = math.floor(math.log2(values[0]))
     hi = math.ceil(math.log2(values[-1]))
-    if len(values) <= max_ticks:
-        major = values
-    else:
-        step = math.ceil((hi - lo + 1) / max_ticks)
+    step = math.ceil((hi - lo + 1) / max_ticks)
+    if len(values) > max_ticks:
         major = [2**k for k in range(lo, hi + 1, step)]
+    else:  # the sizes themselves, but none closer to the last kept than the step:
+        major = []  # 8 KiB and 16 KiB on an axis to 64 MiB would print over each other
+        for v in values:
+            if not major or math.log2(v / major[-1]) >= step - 1e-9:
+                major.append(v)
     ax.xaxis.set_major_locator(ticker.FixedLocator(major))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(_size_label))
     ax.xaxis.set_minor_locator(ticker.FixedLocator([2**k for k in range(lo, hi + 1)]))

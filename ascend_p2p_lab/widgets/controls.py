@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import ipywidgets as ipw
 
+from ..collectives.busbw import OPERATIONS
 from ..patterns.builtin import BY_NAME
 from ..runtime import Runtime
 from ..units import format_size
@@ -31,10 +32,12 @@ CSS_CLASSES = {
     "samples": "p2p-samples", "plots": "p2p-plots", "live": "p2p-live",
     "run_button": "p2p-run", "progress": "p2p-progress", "status": "p2p-status",
     "out": "p2p-output", "links_box": "p2p-links", "test": "p2p-test",
-    "test_file": "p2p-test-file",
+    "test_file": "p2p-test-file", "collective": "p2p-collective",
 }
 #: The test control's choice that measures the pairs (the sweep), not a test.
 PAIRS_CHOICE = "pairs"
+#: The collective control's choice that runs no collective.
+NO_COLLECTIVE = "none"
 
 
 @dataclass
@@ -58,12 +61,14 @@ class Controls:
     links_box: ipw.VBox
     test: ipw.Dropdown
     test_file: ipw.Text
+    collective: ipw.Dropdown
 
     def root(self) -> ipw.VBox:
         """The dashboard's layout: header, controls, status, figures, link panel."""
         controls = ipw.VBox([
             self.preset,
             ipw.HBox([self.test, self.test_file]),
+            self.collective,
             ipw.HBox([self.pairs_mode, self.pairs]),
             self.sizes,
             self.direction,
@@ -116,6 +121,10 @@ def make_controls() -> Controls:
                           description="test", layout=ipw.Layout(width="20em")),
         test_file=ipw.Text(value="", placeholder="or a test file (TOML path)",
                            layout=ipw.Layout(width="24em")),
+        collective=ipw.Dropdown(options=[NO_COLLECTIVE, *OPERATIONS], value=NO_COLLECTIVE,
+                                description="collective", layout=ipw.Layout(width="20em"),
+                                tooltip="run one of HCCL's collectives as copies at the "
+                                        "slider's sizes (busbw against the links)"),
     )
     for name, css in CSS_CLASSES.items():
         getattr(c, name).add_class(css)

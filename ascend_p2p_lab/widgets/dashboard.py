@@ -28,7 +28,14 @@ from .. import measure
 from ..measure.spec import MAX_SAMPLES, SweepSpec
 from ..run import Run
 from ..runtime import Runtime, open_runtime
-from .controls import HARDWARE, PAIRS_CHOICE, make_controls, pair_options, point_preset
+from .controls import (
+    HARDWARE,
+    NO_COLLECTIVE,
+    PAIRS_CHOICE,
+    make_controls,
+    pair_options,
+    point_preset,
+)
 from .live import SOURCE, LiveRun, so_far
 from .panel import PeerLinkPanel
 from .peers import probe_table
@@ -116,7 +123,7 @@ class SweepDashboard:
         self.plots, self.live, self.run_button, self.progress = (
             c.plots, c.live, c.run_button, c.progress)
         self.status, self.out, self.links_box = c.status, c.out, c.links_box
-        self.test, self.test_file = c.test, c.test_file
+        self.test, self.test_file, self.collective = c.test, c.test_file, c.collective
         self.preset.observe(self._on_preset, names="value")
         self.run_button.on_click(lambda _b: self.run())
         self.widget = c.root()
@@ -311,18 +318,21 @@ class SweepDashboard:
 
     def selected_tests(self) -> dict[str, Any] | None:
         """What to run instead of the pairs: the tests of the test file named
-        (``tests``), or the built-in chosen (``patterns``, over the server's devices);
-        None for pairs."""
+        (``tests``), the built-in chosen (``patterns``, over the server's devices), or
+        the collective chosen (``operations``); None for pairs."""
         from ..patterns.testfile import read_tests
 
         path, name = self.test_file.value.strip(), self.test.value
-        if not path and name == PAIRS_CHOICE:
+        op = self.collective.value
+        if not path and name == PAIRS_CHOICE and op == NO_COLLECTIVE:
             return None
         if self.peer.value not in ("on", "current"):
             raise ValueError("a test runs with peer access on or as the link panel set it "
                              "(peer on or current)")
         if path:
             return {"tests": read_tests(path, self.rt.device_count)}
+        if name == PAIRS_CHOICE:  # a collective: the op as HCCL runs it on every device
+            return {"operations": [op], "max_copies": 1}
         return {"patterns": [name]}
 
     @property

@@ -19,11 +19,14 @@ from typing import Any
 
 import pandas as pd
 
+from ..collectives.table import op_rows, summary, table_text
 from ..run import Run
 from ..schema import TEST_PATTERN
 
 #: The view of a run of tests (``plot_mode``): bars per transfer and aggregate.
 TESTS_MODE = ("tests", None, None)
+#: The view of a run of collectives: busbw against the links, hccl_test's table below.
+COLLECTIVES_MODE = ("collectives", None, None)
 #: Up to this many pairs the curves are drawn one per pair, above it one per link class.
 CURVES_PER_PAIR = 8
 #: The caption names the measured cells up to this many, and counts the rest.
@@ -36,6 +39,8 @@ def plot_mode(frame: pd.DataFrame | Run) -> tuple[str, str | None, Any] | None:
     show their error next to the others."""
     run = Run.of(frame)
     frame = run.samples
+    if len(op_rows(frame)) and frame["busbw_GBps"].notna().any():
+        return COLLECTIVES_MODE
     tested = frame["pattern"].eq(TEST_PATTERN).fillna(False)
     if (tested & frame["bandwidth_GBps"].notna()).any():
         return TESTS_MODE
@@ -60,6 +65,8 @@ def make_figures(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> dict
     """
     from .. import plots
 
+    if mode == COLLECTIVES_MODE:
+        return {"collectives": plots.collective_links(frame)}
     if mode == TESTS_MODE:  # each transfer beside its test's aggregate; a scaling curve
         figures = {"tests": plots.test_bars(frame)}
         from ..plots.transfers import CURVE_POINTS, scaling_stats
@@ -92,6 +99,8 @@ def heatmap_caption(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> s
 
     if mode == TESTS_MODE:
         return tests_caption(frame)
+    if mode == COLLECTIVES_MODE:  # what hccl_test prints, with the prediction beside it
+        return table_text(summary(frame))
     direction, peer, path = mode
     data = heatmap_data(frame, direction=direction, peer=peer, path=path)
     measured = data.cells.loc[data.cells["state"] == "value", "value"]

@@ -1,0 +1,157 @@
+"""Collective rows as a table the way hccl_test prints one: per operation and size the
+medians over samples (``data_size``, time, algorithm and bus bandwidth, the check), with
+the prediction from links and the measured / predicted ratio beside them, and the
+bottleneck. Pure pandas: the ``collectives`` command, ``report`` (an hccl_test import
+too), the figures and the dashboard read it.
+
+Example:
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"operation": ["all_gather"] * 2, "ranks": [8, 8],
+    ...     "size_bytes": [1 << 20] * 2, "time_us": [60.0, 62.0],
+    ...     "algbw_GBps": [17.5, 16.9], "busbw_GBps": [15.3, 14.8],
+    ...     "check_result": ["success"] * 2})
+    >>> summary(rows)[["size_bytes", "samples", "time_us", "check_result"]].values.tolist()
+    [[1048576, 2, 61.0, 'success']]
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from .busbw import OPERATIONS
+
+#: Columns of :func:`summary`, one row per operation, devices, algorithm and size.
+SUMMARY_COLUMNS = ["operation", "ranks", "devices", "algorithm", "size_bytes", "samples",
+                   "time_us", "algbw_GBps", "busbw_GBps", "check_result",
+                   "predicted_busbw_GBps", "ratio", "bottleneck_src", "bottleneck_dst",
+                   "bottleneck_budget", "bottleneck_samples", "error"]
+_KEYS = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
+_OPTIONAL = ("devices", "algorithm", "predicted_busbw_GBps", "bottleneck_src",
+             "bottleneck_dst", "bottleneck_budget", "phase", "error", "check_result")
+
+
+def op_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a run that are one collective op each (own or imported): an operation
+    the toolkit builds, no phase (a phase row is part of an op).
+
+    Example:
+        >>> op_rows(pd.DataFrame({"operation": ["p2p", "broadcast"], "ranks": [None, 4]}))
+        ... # doctest: +NORMALIZE_WHITESPACE
+           operation  ranks
+        1  broadcast    4.0
+    """
+    if "operation" not in frame or frame.empty:
+        return frame.iloc[0:0]
+    keep = frame["operation"].isin(OPERATIONS).fillna(False).astype(bool)
+    if "phase" in frame:
+        keep &= frame["phase"].isna()
+    return frame[keep.to_numpy()]
+
+
+def _mode(values: pd.Series) -> object:
+    present = values.dropna()
+    return present.mode().iloc[0] if len(present) else None
+
+
+def _check(words: pd.Series) -> str:
+    """failed if any sample failed its check, success if every one passed, else NULL."""
+    got = set(words.dropna())
+    return "failed" if "failed" in got else "success" if got == {"success"} else "NULL"
+
+
+def summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Medians per operation, devices, algorithm and size (see the module doc); the
+    bottleneck the one most samples name (``bottleneck_samples`` of them)."""
+    rows = op_rows(frame).copy()
+    for col in _OPTIONAL:
+        if col not in rows:
+            rows[col] = None
+    if rows.empty:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+    for col in ("devices", "algorithm"):
+        rows[col] = rows[col].astype(object).where(rows[col].notna(), "")
+    out = []
+    for key, g in rows.groupby(_KEYS, sort=False, dropna=False):
+        neck = g[["bottleneck_src", "bottleneck_dst", "bottleneck_budget"]].astype(object)
+        names = [(s, d, b) for s, d, b in neck.itertuples(index=False, name=None)]
+        top = max(set(names), key=names.count) if names else (None, None, None)
+        med = {c: float(g[c].median()) for c in ("time_us", "algbw_GBps", "busbw_GBps",
+                                                   "predicted_busbw_GBps")}
+        ratio = med["busbw_GBps"] / med["predicted_busbw_GBps"] \
+            if med["predicted_busbw_GBps"] > 0 else math.nan
+        out.append({**dict(zip(_KEYS, key)), "samples": len(g), **med,
+                    "check_result": _check(g["check_result"]), "ratio": ratio,
+                    "bottleneck_src": top[0], "bottleneck_dst": top[1],
+                    "bottleneck_budget": top[2], "bottleneck_samples": names.count(top),
+                    "error": _mode(g["error"])})
+    table = pd.DataFrame(out, columns=SUMMARY_COLUMNS)
+    order = {op: i for i, op in enumerate(OPERATIONS)}
+    table["_order"] = table["operation"].map(order)
+    table = table.sort_values(["_order", "ranks", "devices", "size_bytes"], kind="stable")
+    return table.drop(columns="_order").reset_index(drop=True)
+
+
+def bottleneck_text(src: object, dst: object, budget: object) -> str:
+    """``2->5``, a budget's name, or ``-``."""
+    if isinstance(budget, str) and budget:
+        return budget
+    if src is None or pd.isna(src):
+        return "-"
+    return f"{int(src)}->{int(dst)}"  # type: ignore[call-overload]
+
+
+def _neck(r: object) -> str:
+    """The bottleneck most samples name; ``varies`` when no one link or budget is named by
+    more than half of them (even links: the slowest copy is a matter of jitter)."""
+    text = bottleneck_text(r.bottleneck_src, r.bottleneck_dst,  # type: ignore[attr-defined]
+                           r.bottleneck_budget)  # type: ignore[attr-defined]
+    named, samples = r.bottleneck_samples, r.samples  # type: ignore[attr-defined]
+    return text if text == "-" or samples < 2 or named > samples / 2 else "varies"
+
+
+def _present(texts: pd.Series) -> bool:
+    """Whether any cell holds a non-empty text."""
+    return bool(texts.astype(object).where(texts.notna(), "").astype(str).str.len().gt(0).any())
+
+
+def _num(v: object, fmt: str) -> str:
+    return "-" if v is None or pd.isna(v) else format(v, fmt)  # type: ignore[arg-type]
+
+
+def table_text(table: pd.DataFrame) -> str:
+    """The summary as hccl_test's table, one block per operation and devices: its
+    columns (data_size, aveg_time, alg_bandwidth, check_result) and bus bandwidth, then
+    what the rows know beyond hccl_test: the prediction and the ratio, the algorithm and
+    the bottleneck (left out where no row has them, as for an hccl_test import)."""
+    if table.empty:
+        return ""
+    cols: list[tuple[str, int, object]] = [
+        ("data_size(Bytes)", 18, lambda r: str(int(r.size_bytes))),
+        ("aveg_time(us)", 13, lambda r: _num(r.time_us, ".2f")),
+        ("alg_bandwidth(GB/s)", 19, lambda r: _num(r.algbw_GBps, ".4f")),
+        ("bus_bandwidth(GB/s)", 19, lambda r: _num(r.busbw_GBps, ".4f")),
+        ("check_result", 12, lambda r: r.check_result)]
+    if table["predicted_busbw_GBps"].notna().any():
+        cols += [("predicted_busbw", 15, lambda r: _num(r.predicted_busbw_GBps, ".4f")),
+                 ("ratio", 5, lambda r: _num(r.ratio, ".2f"))]
+    if _present(table["algorithm"]):
+        cols.append(("algorithm", -12, lambda r: r.algorithm or "-"))
+    if table["bottleneck_src"].notna().any() or _present(table["bottleneck_budget"]):
+        cols.append(("bottleneck", -10, _neck))
+    head = " | ".join(f"{name:>{w}}" if w > 0 else f"{name:<{-w}}" for name, w, _ in cols)
+    blocks = []
+    for (op, ranks, devices), g in table.groupby(["operation", "ranks", "devices"],
+                                                 sort=False):
+        where = f" (devices {devices})" if devices else ""
+        lines = [f"{op} on {int(ranks)} ranks{where}:", head]
+        for r in g.itertuples(index=False):
+            cells = [f"{fn(r):>{w}}" if w > 0 else f"{fn(r):<{-w}}"  # type: ignore[operator]
+                     for _, w, fn in cols]
+            why = f"  ({r.error})" if isinstance(r.error, str) and r.error else ""
+            lines.append(" | ".join(cells).rstrip() + why)
+        blocks.append("\n".join(lines))
+    extra = "; ratio = busbw / predicted" if len(cols) > 5 else ""
+    return "\n\n".join(blocks) + ("\n(medians over samples; busbw = algbw x the nccl-tests "
+                                  f"factor{extra})")
