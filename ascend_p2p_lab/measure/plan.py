@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..patterns.builtin import DECLARATIONS, Scope, ServerView
+from ..patterns.builtin import DECLARATIONS
 from ..patterns.model import Test
+from ..patterns.scope import Scope, ServerView
 from ..runtime import Runtime
 from ..units import format_size
 from .spec import SweepSpec, devices_of

@@ -1,9 +1,10 @@
 """Every measurement as data: transfers and tests (:mod:`.model`), the built-in patterns
-that generate them (:mod:`.builtin`), the cards and groups of a server (:mod:`.cards`),
+that generate them (:mod:`.builtin`), the server as they see it (:mod:`.scope`), the cards
+and groups of a server (:mod:`.cards`),
 and test files (:mod:`.testfile`).
 
 Pure: nothing here touches a device; a generator reads the server through the small view
-:class:`~.builtin.Planning` (a runtime gives it). One executor runs every test
+:class:`~.scope.Planning` (a runtime gives it). One executor runs every test
 (:mod:`ascend_p2p_lab.measure.execute`).
 
 Example:
@@ -12,8 +13,9 @@ Example:
     ('transfers', '0->1')
 """
 
-from .builtin import BUILT_IN_SIZE, DECLARATIONS, ROW_PATTERNS, Declaration, Scope, expand
+from .builtin import BUILT_IN_SIZE, DECLARATIONS, ROW_PATTERNS, Declaration, expand
 from .model import Failure, Test, Transfer, TransferError, make_test, parse_transfer
+from .scope import Scope
 
 __all__ = ["BUILT_IN_SIZE", "DECLARATIONS", "ROW_PATTERNS", "Declaration", "Failure", "Scope",
            "Test", "Transfer", "TransferError", "expand", "make_test", "parse_transfer"]

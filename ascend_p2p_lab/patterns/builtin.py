@@ -7,7 +7,7 @@ list of Transfers run by one executor) are the model: ``sweep --patterns``, ``ru
 ``patterns``, the command line's choices and help, the plan, the rows, the matrices, the
 figures, ``check`` and ``calibrate`` read these declarations and never compare a name.
 
-A generator takes a :class:`Scope` (the server as the plan sees it, and the sweep's
+A generator takes a :class:`~.scope.Scope` (the server as the plan sees it, and the sweep's
 choices: devices, pairs, directions, peer modes, initiator, groups, tests) and returns its
 tests in the order they run; a test it cannot run carries why (``waived``), so that no
 planned point is a silent gap.
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from ..codes import CAN_ACCESS_PEER_CALL
 from ..vocab import (
@@ -58,7 +58,7 @@ from ..vocab import (
     TEST,
     UNI,
 )
-from .cards import GroupPair, card_pairs, cards_of, group_name
+from .cards import card_pairs, cards_of, group_name
 from .model import (
     EACH,
     INTERLEAVED,
@@ -76,45 +76,11 @@ from .model import (
     unreachable,
 )
 from .model import STAGED as STAGED_TIMING
+from .scope import Scope, ServerView
 
 #: The copy size of a built-in run by name (``run NAME``), or printed as a test file.
 BUILT_IN_SIZE = "256MiB"
 LAYOUTS = ("device", "card", "none")
-
-
-class Planning(Protocol):
-    """The server as a generator sees it: its devices, link classes, which pairs can reach
-    each other (asked once per sweep) and which directions hold peer access now."""
-
-    @property
-    def device_count(self) -> int: ...
-
-    def link_class(self, src: int, dst: int) -> str: ...
-
-    def can(self, src: int, dst: int) -> bool: ...
-
-    def held(self, src: int, dst: int) -> bool: ...
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What a generator expands over: the server, the devices it may use, the ordered
-    pairs, and the sweep's directions, peer modes (``on``, ``off``, ``current``),
-    initiator (who issues a pair's copies), groups and tests."""
-
-    server: Planning
-    devices: tuple[int, ...]
-    pairs: tuple[tuple[int, int], ...] = ()
-    directions: tuple[str, ...] = (UNI,)
-    peers: tuple[str, ...] = (ON,)
-    initiator: str = DST
-    groups: tuple[GroupPair, ...] | None = None
-    tests: tuple[Test, ...] | None = None
-    #: the devices the sweep was limited to (None: all); cards are found among them
-    chosen: tuple[int, ...] | None = None
-    #: the collectives of the sweep, made from the server's topology by the plan
-    #: (``collectives.programs.collective_tests``: one test per operation and size)
-    collectives: tuple[Test, ...] | None = None
 
 
 Generator = Callable[[Scope], list[Test]]
@@ -456,49 +422,6 @@ def as_file(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Te
             f"{decl.name}-{t.name.strip('-').replace('->', '-')}"
         out.append(Test(own, t.transfers, t.sizes, t.description or decl.description))
     return out
-
-
-class ServerView:
-    """A runtime as the generators see it (:class:`Planning`): its link classes and the
-    peer access it holds now, read from it, and whether each ordered pair can reach the
-    other, asked once per pair. ``ask_all``: ask every ordered pair at once, first (a
-    sweep's plan does, so that its calls come in one known order).
-
-    Example:
-        >>> from ascend_p2p_lab.runtime import open_runtime
-        >>> with open_runtime("sim", "atlas300i-duo") as rt:
-        ...     view = ServerView(rt, ask_all=True)
-        ...     view.can(0, 1), view.can(1, 2), len(view.pairs)
-        (True, False, 56)
-    """
-
-    def __init__(self, rt: Any, *, ask_all: bool = False) -> None:
-        self.rt = rt
-        self._can: dict[tuple[int, int], bool] = {}
-        if ask_all:
-            for a, b in self.pairs:
-                self.can(a, b)
-
-    @property
-    def device_count(self) -> int:
-        return int(self.rt.device_count)
-
-    @property
-    def pairs(self) -> tuple[tuple[int, int], ...]:
-        """Every ordered pair of the server's devices."""
-        n = self.device_count
-        return tuple((a, b) for a in range(n) for b in range(n) if a != b)
-
-    def link_class(self, src: int, dst: int) -> str:
-        return str(self.rt.link_class(src, dst))
-
-    def can(self, src: int, dst: int) -> bool:
-        if (src, dst) not in self._can:
-            self._can[(src, dst)] = bool(self.rt.can_access_peer(src, dst))
-        return self._can[(src, dst)]
-
-    def held(self, src: int, dst: int) -> bool:
-        return bool(self.rt.peer_enabled(src, dst))
 
 
 def markdown_table() -> str:
