@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.run.folder import load
 
@@ -69,3 +67,47 @@ def test_a_named_device_keeps_the_id_column_a_row_number():
 
     run = import_dmi([DATA / "dmi-a2-h2d-step.txt"])
     assert set(run["dst"]) == {0} and len(run) == 25
+
+
+# ---------------------------------------------------------------- item 5: the server's size
+def test_a_one_pair_import_does_not_guess_the_server_size(tmp_path):
+    cap = write(tmp_path, "pair.txt", A3_PAIR)
+    run = load(imported(tmp_path, "pair", "dmi", str(cap)))
+    assert run.meta.device_count is None  # not 4 (the highest id + 1)
+
+
+def test_an_import_with_a_preset_records_the_server(tmp_path):
+    cap = write(tmp_path, "pair.txt", A3_PAIR)
+    run = load(imported(tmp_path, "pair", "dmi", str(cap), "--preset", "atlas800t-a3"))
+    assert (run.meta.device_count, run.meta.preset) == (16, "atlas800t-a3")
+    assert set(run.samples["link"]) == {"SIO"}  # the preset names 2->3's class
+    assert "atlas800t-a3" in run.meta.link_classes_from
+
+
+def test_an_import_with_a_topology_capture_records_its_device_count(tmp_path):
+    run = load(imported(tmp_path, "p2p", "dmi", str(DATA / "dmi-a2-p2p-pair-step.txt"),
+                        str(TOPO)))
+    assert run.meta.device_count == 8
+
+
+def test_an_import_naming_a_device_the_preset_lacks_is_bad_input(tmp_path, capsys):
+    cap = write(tmp_path, "pair.txt", A3_PAIR.replace("-dd 3", "-dd 13"))
+    assert main(["import", "dmi", str(cap), "--preset", "atlas800t-a2", "--out",
+                 str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "device 13" in err and "8 devices" in err and not (tmp_path / "r").exists()
+
+
+def test_check_of_a_one_pair_a3_import_judges_that_pair(tmp_path, capsys):
+    cap = write(tmp_path, "pair.txt", A3_PAIR)
+    for argv in ([], ["--preset", "atlas800t-a3"]):
+        run = imported(tmp_path, f"pair{len(argv)}", "dmi", str(cap), *argv)
+        capsys.readouterr()
+        code = main(["check", "--run", str(run), "--preset", "atlas800t-a3", "--format",
+                     "json"])
+        report = json.loads(capsys.readouterr().out)
+        judged = [i for i in report["items"] if i["status"] != "SKIP"]
+        assert code == 0, report
+        assert {(i["src"], i["dst"]) for i in judged if i["kind"] == "bandwidth"} == {(2, 3)}
+        ends = {i[k] for i in report["items"] for k in ("src", "dst", "device")}
+        assert ends - {None} == {2, 3}  # the pair's devices, not the other 14

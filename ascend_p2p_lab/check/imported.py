@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["check_run", "criteria_from_thresholds", "judgeable"]
+__all__ = ["check_run", "criteria_from_thresholds", "judgeable", "run_devices"]
 
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from ..run import Run
+from ..schema import CARD_PATTERNS
 from ..units import format_size
 from .criteria import DEFAULT_SIZE_BYTES, Criteria, make_table
 from .derive import (
@@ -126,12 +127,30 @@ def _sizes_match(rows: pd.DataFrame, criteria: Criteria) -> None:
                          "size (criteria --size, or --from a run at it)")
 
 
+def run_devices(rows: pd.DataFrame) -> list[int]:
+    """The devices a run's rows name (either end, or a group's), in order: what ``check
+    --run`` judges unless ``--devices`` says otherwise (a capture of some pairs of a
+    server is judged on those pairs).
+
+    Example:
+        >>> run_devices(pd.DataFrame({"pattern": ["pair", "h2d"], "src": [2, None],
+        ...                           "dst": [3, 5], "senders": [None, None],
+        ...                           "receivers": [None, None]}))
+        [2, 3, 5]
+    """
+    own = rows[~rows["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool)]
+    ends = pd.concat([own["src"], own["dst"]]).dropna()  # a card row's ends are card ids
+    groups = [d for col in ("senders", "receivers") for g in rows[col].dropna() for d in g]
+    return sorted({int(d) for d in ends} | {int(d) for d in groups})
+
+
 def check_run(rows: pd.DataFrame | Run, criteria: Criteria,
               devices: Sequence[int] | None = None) -> Any:
     """Judge a run (a Run or a run frame) against criteria, measuring nothing (``check
     --run``): the run's pair rows give the peer table, imported rows are made judgeable
     (:func:`judgeable`); what the run cannot say (link classes, verified bytes) is SKIP
-    with the reason. ``measured.run`` is the run as given."""
+    with the reason. ``devices`` (default: those the run's rows name) are judged.
+    ``measured.run`` is the run as given."""
     from . import CheckResult
 
     run = Run.of(rows)
@@ -144,7 +163,11 @@ def check_run(rows: pd.DataFrame | Run, criteria: Criteria,
     rows = judgeable(rows)
     peer = peer_from_rows(rows).assign(reason=None)
     peer["link"] = peer["link"].astype(object).where(peer["link"].notna(), None)
-    devs = list(range(criteria.device_count)) if devices is None else sorted(set(devices))
+    devs = run_devices(rows) if devices is None else sorted(set(devices))
+    outside = [d for d in devs if d >= criteria.device_count]
+    if outside:
+        raise ValueError(f"the run names device {outside[0]}; the criteria describe "
+                         f"{criteria.device_count} devices")
     items = evaluate(criteria, peer, rows, devs)
     no_link = items["kind"].eq("link_class") & items["measured"].isna() \
         & items["status"].ne(SKIP)

@@ -82,8 +82,9 @@ def add_check_args(sub: Any, make: Any) -> None:
                         "without --criteria, the preset's model at the run's pair size")
     p.add_argument("--fraction", type=float, default=0.9,
                    help="without --criteria: the preset's model x this (default 0.9)")
-    p.add_argument("--devices", default="all", help="all (default) or the devices to check, "
-                                                     "e.g. 0-3 or 0,2,5")
+    p.add_argument("--devices", default=None,
+                   help="all or the devices to check, e.g. 0-3 or 0,2,5 (default: all; with "
+                        "--run, the devices the run's rows name)")
     p.add_argument("--format", choices=["table", "json"], default="table",
                    help="table (default): one line per item and the verdict; json: every item")
     p.add_argument("--failing", action="store_true",
@@ -235,7 +236,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if criteria.device_count != rt.device_count:
             raise UsageError(f"the criteria describe {criteria.device_count} devices; this "
                              f"server has {rt.device_count}")
-        devices = parse_devices(args.devices, rt.device_count)
+        devices = parse_devices(args.devices or "all", rt.device_count)
         result = run_check(rt, criteria, devices)
         with past_input_checks():
             return _emit(result, args, criteria)
@@ -251,7 +252,8 @@ def _check_run(args: argparse.Namespace) -> int:
 
     run = load(args.run)
     criteria = _criteria(args, run)
-    devices = parse_devices(args.devices, criteria.device_count)
+    devices = (None if args.devices is None else
+               parse_devices(args.devices, criteria.device_count))
     result = check_run(run, criteria, devices)
     with past_input_checks():
         return _emit(result, args, criteria)

@@ -29,7 +29,7 @@ import pandas as pd
 
 from .._version import __version__
 from ..run import Run, RunMeta
-from ..schema import CARD_PATTERNS, PAIR_PATTERN, PAIR_PATTERNS, to_frame
+from ..schema import PAIR_PATTERN, PAIR_PATTERNS, to_frame
 
 #: Sample numbers restart per point: rows of one point from several captures are samples.
 _POINT = ("operation", "pattern", "direction", "src", "dst", "size_bytes", "ranks")
@@ -60,22 +60,31 @@ def _params(frame: pd.DataFrame) -> dict[str, Any] | None:
             "patterns": [PAIR_PATTERN], "samples": 1}
 
 
-def _device_count(frame: pd.DataFrame, topology: Any) -> int | None:
-    if topology is not None:
-        return int(topology.device_count)
-    devs = pd.concat([frame.loc[~frame["pattern"].isin(CARD_PATTERNS), c] for c in ("src", "dst")])
-    devs = devs.dropna()
-    return int(devs.max()) + 1 if len(devs) else None
+def _server(topology: Any, preset: str | None, sources: list[dict[str, Any]]
+            ) -> dict[str, Any]:
+    """What run.json says of the server: its device count, SoC, topology and where the
+    link classes came from, when a topology capture or a preset names it; else nothing
+    (a capture of some devices does not say how many the server has)."""
+    if topology is None:
+        return {}
+    captured = [s["path"] for s in sources if s.get("kind") == "topology"]
+    return {"device_count": int(topology.device_count), "topology": topology.name,
+            "soc_name": topology.soc_name, "preset": preset,
+            "link_classes_from": f"preset {preset}" if preset else
+            f"topology capture {captured[0] if captured else topology.name}"}
 
 
 def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[str, Any]],
-           command: str, topology: Any = None, host: str | None = None) -> Run:
+           command: str, topology: Any = None, host: str | None = None,
+           preset: str | None = None) -> Run:
     """The rows as a run: typed rows and their metadata.
 
     ``tool`` is the backend ("ascend-dmi 26.1"); ``sources`` the captures (path, sha256,
-    version, command line); ``topology`` (from an npu-smi / ascend-dmi --topo capture)
-    names the link class of each pair row; ``host`` the server a prompt in a capture
-    named."""
+    version, command line); ``topology`` (from an npu-smi / ascend-dmi --topo capture, or
+    the preset ``preset``) names the server's device count and the link class of each
+    pair row; ``host`` the server a prompt in a capture named. Without a topology the
+    device count is unknown (None): the highest device id of a capture of some pairs is
+    not the server's."""
     rows = [dict(r) for r in rows]
     _number_samples(rows)
     digest = hashlib.sha256(json.dumps([s.get("sha256") for s in sources]).encode())
@@ -90,11 +99,8 @@ def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[s
         "run_id": run_id, "backend": tool, "command": command, "package_version": __version__,
         "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "imported": True, "sources": sources, "hostname": host,
-        "device_count": _device_count(frame, topology),
+        **_server(topology, preset, sources),
     }
-    if topology is not None:
-        meta["topology"] = topology.name
-        meta["soc_name"] = topology.soc_name
     params = _params(frame)
     if params is not None:
         meta["params"] = params

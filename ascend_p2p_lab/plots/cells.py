@@ -370,8 +370,8 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
     df: pd.DataFrame = source
     if "pattern" in df.columns:
         df = df[~eq(df["pattern"], LOCAL_PATTERN)]
+    n = device_count(df)  # the pairs without a class count too (an import without one)
     df = df.dropna(subset=["src", "dst", "link"])
-    n = device_count(df)
     n = max(n, int(max(df["src"].max(), df["dst"].max()) + 1) if len(df) else 0)
     rows = df[["src", "dst", "link"]].drop_duplicates()
     rows = rows[(rows["src"] != rows["dst"]) & rows["link"].astype(str).isin(LINK_MEANING)]
