@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.run.folder import load
 
@@ -111,3 +113,53 @@ def test_check_of_a_one_pair_a3_import_judges_that_pair(tmp_path, capsys):
         assert {(i["src"], i["dst"]) for i in judged if i["kind"] == "bandwidth"} == {(2, 3)}
         ends = {i[k] for i in report["items"] for k in ("src", "dst", "device")}
         assert ends - {None} == {2, 3}  # the pair's devices, not the other 14
+
+
+# ---------------------------------------------------------------- item 2: calibrate's classes
+def _fitted_hccs(toml: Path) -> float:
+    from ascend_p2p_lab.topology import load_topology_file
+
+    return load_topology_file(toml).link_classes["HCCS"].bandwidth_GBps
+
+
+@pytest.mark.parametrize("server", [["--topology", str(TOPO)], ["--preset", "atlas800t-a2"]])
+def test_calibrate_takes_the_classes_an_import_lacks_from_the_server(tmp_path, server):
+    run = imported(tmp_path, "p2p", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB")
+    out = tmp_path / "twin.toml"
+    assert main(["calibrate", str(run), *server, "--out", str(out)]) == 0
+    # the 56 imported pairs are fitted (their median), not the server's 26.2
+    assert _fitted_hccs(out) == pytest.approx(26.15, abs=0.01)
+    assert "fitted from run import-" in out.read_text()
+
+
+def test_calibrate_without_classes_says_the_classes_are_missing_not_the_pairs(
+        tmp_path, capsys):
+    run = imported(tmp_path, "p2p", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB")
+    capsys.readouterr()
+    assert main(["calibrate", str(run), "--out", str(tmp_path / "t.toml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "link class" in err and "--preset" in err and "missing, e.g." not in err
+    assert len(err.splitlines()) == 1
+
+
+def test_calibrate_of_an_import_with_its_preset_needs_nothing_more(tmp_path):
+    run = imported(tmp_path, "p2p", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB",
+                   "--preset", "atlas800t-a2")
+    out = tmp_path / "twin.toml"
+    assert main(["calibrate", str(run), "--out", str(out)]) == 0
+    assert _fitted_hccs(out) == pytest.approx(26.15, abs=0.01)
+
+
+def test_calibrate_of_host_copies_alone_fits_the_host_on_a_given_server(tmp_path, capsys):
+    run = imported(tmp_path, "h2d", "dmi", str(DATA / "dmi-a2-h2d-step.txt"))
+    out = tmp_path / "twin.toml"
+    assert main(["calibrate", str(run), "--preset", "atlas800t-a2", "--out", str(out)]) == 0
+    from ascend_p2p_lab.topology import load_topology_file
+
+    twin = load_topology_file(out)
+    assert twin.host.h2d_GBps == pytest.approx(24.8, rel=0.02)  # the capture's, fitted
+    assert twin.link_classes["HCCS"].bandwidth_GBps == 26.2  # the preset's, said so
+    assert "not measured in run import-" in out.read_text()
+    capsys.readouterr()
+    assert main(["calibrate", str(run), "--out", str(tmp_path / "t2.toml")]) == 2
+    assert "--preset" in capsys.readouterr().err
