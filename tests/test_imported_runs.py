@@ -163,3 +163,62 @@ def test_calibrate_of_host_copies_alone_fits_the_host_on_a_given_server(tmp_path
     capsys.readouterr()
     assert main(["calibrate", str(run), "--out", str(tmp_path / "t2.toml")]) == 2
     assert "--preset" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- item 3: the plan to re-run
+def _compare_json(capsys, run: Path, preset: str) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = main(["compare", "--against-preset", preset, "--format", "json", str(run)])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_a_card_import_is_compared_card_by_card_against_the_preset(tmp_path, capsys):
+    text = (DATA / "dmi-a3-p2p-card.txt").read_text().splitlines()
+    row = text[5].split()  # source card 2: 2 -> 5 lowered to 200 GB/s, 5 -> 2 kept
+    assert row[0] == "2"
+    row[6] = "200.00"
+    text[5] = "  ".join(row)
+    cap = write(tmp_path, "card.txt", "\n".join(text) + "\n")
+    run = imported(tmp_path, "card", "dmi", str(cap), "--size", "256MiB", "--card")
+    code, data = _compare_json(capsys, run, "atlas800t-a3")
+    assert code == 1 and data["points_compared"] == 112  # 56 uni, 56 bi totals
+    assert [(p["group"], p["direction"]) for p in data["below"]] == [("4,5->10,11", "uni")]
+
+
+def test_a_host_table_import_is_compared_device_by_device(tmp_path, capsys):
+    run = imported(tmp_path, "h2d", "dmi", str(DATA / "dmi-a2-h2d-step.txt"))
+    plans = load(run).meta.params["plans"]
+    assert [(p["patterns"], p["devices"], len(p["sizes"])) for p in plans] == [
+        (["h2d"], [0], 25)]
+    code, data = _compare_json(capsys, run, "atlas800t-a2")
+    assert code in (0, 1) and data["points_compared"] == 25 and data["unmatched"] == []
+
+
+def test_a_latency_import_is_compared_on_its_time_per_copy(tmp_path, capsys):
+    run = imported(tmp_path, "lat", "dmi", str(DATA / "dmi-json-latency.json"))
+    rows = load(run).samples
+    assert list(rows["bandwidth_GBps"]) == pytest.approx([512 / 4.8e3, 512 / 5.1e3])
+    code, data = _compare_json(capsys, run, "atlas800t-a2")
+    assert code in (0, 1) and data["points_compared"] == 2
+
+
+def test_a_mixed_import_plans_each_family_at_its_own_sizes(tmp_path, capsys):
+    run = imported(tmp_path, "mix", "dmi", str(DATA / "dmi-a2-p2p-pair-step.txt"),
+                   str(DATA / "dmi-a2-d2h-fixed.txt"))
+    plans = load(run).meta.params["plans"]
+    assert [(p["patterns"], p.get("directions"), p.get("pairs"), p.get("devices"), p["sizes"])
+            for p in plans] == [
+        (["pair"], ["uni"], [[7, 6]], None, [2, 2097152, 33554432]),
+        (["pair"], ["bi"], [[7, 6]], None, [33554432]),
+        (["d2h"], None, None, [3], [536870912])]
+    code, data = _compare_json(capsys, run, "atlas800t-a2")
+    assert code in (0, 1) and data["points_compared"] == 5  # 3 uni, the bi total, the d2h
+    # the simulator's other direction of the bi pair: DMI's total covers both
+    assert [(u["src"], u["dst"], u["direction"]) for u in data["unmatched"]] == [(6, 7, "bi")]
+
+
+def test_an_hccl_import_records_its_collective_plan(tmp_path):
+    run = load(imported(tmp_path, "hccl", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt")))
+    (plan,) = run.meta.params["plans"]
+    assert (plan["operation"], plan["ranks"], plan["sizes"][0], len(plan["sizes"])) == (
+        "all_reduce", 8, 8192, 14)

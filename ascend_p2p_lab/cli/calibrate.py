@@ -1,13 +1,13 @@
 """The ``calibrate`` command: a digital twin (a preset TOML) fitted from a run folder.
 
-``calibrate RUN_DIR --out my-server.toml [--topology npu-smi.txt | --preset NAME]`` fits the
-link classes, their latency and bandwidth, the host copy rates and, where fan-outs were
-measured, the shared port limit from the run, and writes a preset whose every number says
-it was fitted from that run (or that the run did not measure it). ``--topology
-my-server.toml`` then simulates that server. Exit status: 0 written, 2 bad input (a missing or unreadable run
-folder, a run with nothing to fit, host copies alone without --preset/--topology, a link
-matrix neither the run nor --preset/--topology gives completely, --out existing without
---overwrite).
+``calibrate RUN_DIR --out my-server.toml [--topology npu-smi.txt | --preset NAME]``
+fits the link classes, their latency and bandwidth, the host copy rates and, where
+fan-outs were measured, the shared port limit from the run, and writes a preset whose
+every number says it was fitted from that run (or that the run did not measure it).
+``--topology my-server.toml`` then simulates that server. Exit status: 0 written, 2 bad
+input (a missing or unreadable run folder, a run with nothing to fit, host copies alone
+without --preset/--topology, a link matrix neither the run nor --preset/--topology gives
+completely, --out existing without --overwrite).
 
 Example:
     $ ascend-p2p-lab calibrate run1 --out my-server.toml

@@ -39,8 +39,6 @@ from dataclasses import dataclass, field
 
 from ..schema import (
     CARD_PATTERNS,
-    DEVICE_TO_HOST,
-    HOST_TO_DEVICE,
     PAIR_PATTERN,
     PAIR_PATTERNS,
 )
@@ -53,7 +51,7 @@ from .common import (
     number,
     quantity,
 )
-from .diagnosis import DIAG_LINE, diagnosis_row
+from .diagnosis import DIAG_LINE, device_ends, diagnosis_row
 
 #: Matrix titles -> direction.
 TITLES: dict[str, re.Pattern[str]] = {
@@ -307,13 +305,8 @@ def _table_row(table: _Table, size: int, gbps: float, elapsed: float, copies: in
     row: dict[str, object] = {"operation": table.kind, "direction": table.direction,
                               "size_bytes": size, value: gbps, "elapsed_us": elapsed,
                               "copies": copies, "sample": 0, "source_line": line}
-    dev = table.device
-    if table.kind == "h2d":
-        row.update(pattern=HOST_TO_DEVICE, path="host", dst=dev)
-    elif table.kind == "d2h":
-        row.update(pattern=DEVICE_TO_HOST, path="host", src=dev)
-    elif table.kind == "d2d":  # DMI's memory bandwidth of one device: no toolkit pattern
-        row.update(src=dev, dst=dev)
+    if table.kind in ("h2d", "d2h", "d2d"):  # d2d: DMI's memory bandwidth of one device
+        row.update(device_ends(table.kind, table.device))
     else:
         assert table.pair is not None
         row.update(pattern=PAIR_PATTERN, src=table.pair[0], dst=table.pair[1], peer="on",
