@@ -222,3 +222,58 @@ def test_an_hccl_import_records_its_collective_plan(tmp_path):
     (plan,) = run.meta.params["plans"]
     assert (plan["operation"], plan["ranks"], plan["sizes"][0], len(plan["sizes"])) == (
         "all_reduce", 8, 8192, 14)
+
+
+# ---------------------------------------------------------------- items 4, 23: check --run
+def _card_capture(tmp_path: Path) -> Path:
+    """The A3 card matrix with card 2 -> 5 (uni) lowered to 200 GB/s; 5 -> 2 kept."""
+    text = (DATA / "dmi-a3-p2p-card.txt").read_text().splitlines()
+    row = text[5].split()
+    assert row[0] == "2"
+    row[6] = "200.00"
+    text[5] = "  ".join(row)
+    return write(tmp_path, "card.txt", "\n".join(text) + "\n")
+
+
+def _check_json(capsys, *argv: str) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = main(["check", *argv, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _failing(report: dict) -> set[str]:
+    return {i["id"] for i in report["items"] if i["status"] == "FAIL"}
+
+
+def test_check_of_a_card_import_judges_its_card_rows(tmp_path, capsys):
+    run = imported(tmp_path, "card", "dmi", str(_card_capture(tmp_path)), "--size", "256MiB",
+                   "--card")
+    crit = tmp_path / "a3.toml"
+    assert main(["criteria", "--preset", "atlas800t-a3", "--size", "256MiB", "--out",
+                 str(crit)]) == 0
+    for argv in (["--criteria", str(crit)], ["--preset", "atlas800t-a3"]):
+        code, report = _check_json(capsys, "--run", str(run), *argv)
+        assert code == 1 and _failing(report) == {"aggregate card cards 4,5->10,11"}, argv
+        cards = [i for i in report["items"] if i["name"] == "aggregate card"]
+        assert len(cards) == 56 and sum(i["status"] == "PASS" for i in cards) == 55
+
+
+def test_check_run_takes_the_runs_own_preset(tmp_path, capsys):
+    """An A3 run judged without --preset: against the A3's criteria, not the A2's."""
+    from ascend_p2p_lab import open_runtime
+    from ascend_p2p_lab.measure import sweep_run
+    from ascend_p2p_lab.run.folder import save
+
+    with open_runtime("sim", preset="atlas800t-a3") as rt:
+        run = sweep_run(rt, pairs="0-1,1-0,0-2", sizes=["64MiB"], samples=2, progress=False)
+    assert run.meta.device_count == 16
+    save(run, tmp_path / "a3")
+    code, report = _check_json(capsys, "--run", str(tmp_path / "a3"))
+    assert code == 0, report
+    judged = {(i["src"], i["dst"], i["link"]) for i in report["items"]
+              if i["kind"] == "bandwidth" and i["status"] == "PASS"}
+    assert judged == {(0, 1, "SIO"), (1, 0, "SIO"), (0, 2, "HCCS_SW")}
+    card = imported(tmp_path, "card", "dmi", str(_card_capture(tmp_path)), "--size",
+                    "256MiB", "--card", "--preset", "atlas800t-a3")
+    code, report = _check_json(capsys, "--run", str(card))
+    assert code == 1 and _failing(report) == {"aggregate card cards 4,5->10,11"}

@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..schema import PAIR_PATTERN
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from ..vocab import DEFAULT_PRESET
 from .parser import EXIT_USAGE, UsageError, past_input_checks
@@ -201,15 +200,15 @@ def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
     fraction = _check_fraction(args.fraction)
     if args.criteria is not None:
         return load_criteria(args.criteria)
-    if args.run is not None:  # the model at the size the run measured its pairs
-        rows = run.samples
-        sizes = rows.loc[rows["pattern"] == PAIR_PATTERN, "size_bytes"]
-        if not len(sizes):
-            raise UsageError(f"--run {args.run}: no pair rows to judge; give --criteria")
+    if args.run is not None:  # the model at the size the run measured its copies at
+        from ..check.imported import judged_size
+
+        size = judged_size(run.samples)
         topo = (load_topology(args.topology) if args.topology is not None else
-                load_preset(args.preset or DEFAULT_PRESET))
+                load_preset(args.preset) if args.preset is not None else
+                _own_server(run, args.run))
         return criteria_from_preset(topo.name, fraction=fraction, topology=topo,
-                                    size=int(sizes.max()))
+                                    **({} if size is None else {"size": size}))
     if args.backend == "acl" and args.preset is None:
         raise UsageError("--backend acl: give --criteria FILE (or --preset NAME for its "
                          "model's numbers)")
@@ -218,6 +217,24 @@ def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
         return criteria_from_preset(topo.name, fraction=fraction, topology=topo)
     return criteria_from_preset(load_preset(args.preset or DEFAULT_PRESET).name,
                                 fraction=fraction)
+
+
+def _own_server(run: Any, folder: Path) -> Any:
+    """The preset a run names (``preset``, else a ``topology`` that is a preset's name),
+    else the default preset when the run's device count fits it: the server a ``check
+    --run`` without --preset/--topology judges the run on."""
+    from ..topology import list_presets, load_preset
+
+    meta = run.meta
+    named = next((p for p in (meta.preset, meta.topology) if p in list_presets()), None)
+    if named is not None:
+        return load_preset(named)
+    default = load_preset(DEFAULT_PRESET)
+    if meta.device_count not in (None, default.device_count):
+        raise UsageError(f"--run {folder}: the run names no preset and has "
+                         f"{meta.device_count} devices ({DEFAULT_PRESET} has "
+                         f"{default.device_count}); give --preset or --topology")
+    return default
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -25,11 +25,14 @@ import datetime as _dt
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
 
 from .._version import __version__
+from ..patterns.cards import cards_of
+from ..results import place_cards
 from ..run import Run, RunMeta
 from ..schema import (
     CARD_PATTERNS,
@@ -106,6 +109,12 @@ def _params(frame: pd.DataFrame) -> dict[str, Any]:
     return {"plans": plans} if plans else {}
 
 
+def link_names(topology: Any) -> Any:
+    """A topology as :func:`~ascend_p2p_lab.patterns.cards.cards_of` reads a server: its
+    device count and each pair's link class by name."""
+    return SimpleNamespace(device_count=topology.device_count, link_class=topology.link)
+
+
 def _server(topology: Any, preset: str | None, sources: list[dict[str, Any]]
             ) -> dict[str, Any]:
     """What run.json says of the server: its device count, SoC, topology and where the
@@ -141,6 +150,8 @@ def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[s
                 and row.get("src") is not None and row.get("dst") is not None:
             row["link"] = topology.link(int(row["src"]), int(row["dst"]))
     frame = to_frame(rows)
+    if topology is not None:  # a card matrix's ids on the server's cards
+        frame = place_cards(frame, cards_of(link_names(topology))).samples
     meta: dict[str, Any] = {
         "run_id": run_id, "backend": tool, "command": command, "package_version": __version__,
         "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
