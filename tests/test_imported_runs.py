@@ -277,3 +277,18 @@ def test_check_run_takes_the_runs_own_preset(tmp_path, capsys):
                     "256MiB", "--card", "--preset", "atlas800t-a3")
     code, report = _check_json(capsys, "--run", str(card))
     assert code == 1 and _failing(report) == {"aggregate card cards 4,5->10,11"}
+
+
+# ---------------------------------------------------------------- item 6: a card matrix as pairs
+def test_a_card_matrix_imported_as_device_pairs_is_named(tmp_path, capsys):
+    text = (DATA / "dmi-a3-p2p-card.txt").read_text().splitlines()
+    cap = write(tmp_path, "p2p.txt", "\n".join(text[1:]) + "\n")  # no "-m card" line
+    run = load(imported(tmp_path, "r", "dmi", str(cap), "--size", "256MiB"))
+    err = capsys.readouterr().err
+    assert "329.61 GB/s" in err and "--card" in err and "p2p.txt:" in err
+    assert len(err.strip().splitlines()) == 1
+    assert run.meta.warnings == (err.strip().removeprefix("ascend-p2p-lab: warning: "),)
+    # an A2 matrix says nothing
+    run = load(imported(tmp_path, "a2", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size",
+                        "256MiB"))
+    assert capsys.readouterr().err == "" and run.meta.warnings == ()

@@ -101,6 +101,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     except ToolReportedError as exc:
         print(f"ascend-p2p-lab: {exc} (nothing written)", file=sys.stderr)
         return EXIT_FAILED
+    for line in run.meta.warnings:
+        print(f"ascend-p2p-lab: warning: {line}", file=sys.stderr)
     with past_input_checks():
         save(run, args.out, replace=True)
         _print_summary(run, args.out)

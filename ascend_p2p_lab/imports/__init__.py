@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..schema import CARD_PATTERNS
+from ..schema import CARD_PATTERNS, PAIR_PATTERNS
 from . import dmi_json, dmi_text, hccl_test
 from .common import Capture, ImportInputError, Parsed, ToolReportedError, read_capture
 from .hccl_test import BUS_FACTORS, bus_factor
@@ -137,7 +137,37 @@ def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
     if topology is not None:
         _check_devices(rows, topology, preset or sources[-1]["path"])
     return to_run(rows, tool=_tool(DMI_TOOL, parsed), sources=sources, command="import dmi",
-                  topology=topology, host=_host(parsed), preset=preset).frame()
+                  topology=topology, host=_host(parsed), preset=preset,
+                  warnings=_card_like(rows, topology)).frame()
+
+
+def _fastest_link(topology: Any) -> tuple[float, str]:
+    """The fastest device link's rate on paper and its name: the server's, else that of
+    any packaged preset."""
+    from ..topology import list_presets, load_preset
+
+    servers = [topology] if topology is not None else [load_preset(p) for p in list_presets()]
+    return max((c.nominal_GBps, f"{name} on {t.name}") for t in servers
+               for name, c in t.link_classes.items())
+
+
+def _card_like(rows: list[dict[str, Any]], topology: Any) -> list[str]:
+    """A warning when device pairs read faster than the fastest device link's rate on
+    paper (a total, twice it): an ``ascend-dmi -m card`` matrix imported without --card
+    would read so."""
+    pairs = [r for r in rows if r.get("pattern") == PAIR_PATTERNS[0]]
+    rate, link = _fastest_link(topology)
+    over = [(r.get("bandwidth_GBps") or (r.get("bidir_total_GBps") or 0) / 2, r)
+            for r in pairs]
+    over = [(v, r) for v, r in over if v > rate]
+    if not over:
+        return []
+    row = max(over, key=lambda x: x[0])[1]
+    shown = row.get("bandwidth_GBps") or row.get("bidir_total_GBps")
+    return [f"{row['source_file']}:{row['source_line']}: device pair {row['src']}->{row['dst']} "
+            f"reads {shown} GB/s, above the fastest device link ({link}, {rate:g} GB/s per "
+            "direction on paper): a card x card matrix (ascend-dmi -m card)? import it with "
+            "--card"]
 
 
 def _check_devices(rows: list[dict[str, Any]], topology: Any, whose: str) -> None:

@@ -131,13 +131,14 @@ def _server(topology: Any, preset: str | None, sources: list[dict[str, Any]]
 
 def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[str, Any]],
            command: str, topology: Any = None, host: str | None = None,
-           preset: str | None = None) -> Run:
+           preset: str | None = None, warnings: Iterable[str] = ()) -> Run:
     """The rows as a run: typed rows and their metadata.
 
     ``tool`` is the backend ("ascend-dmi 26.1"); ``sources`` the captures (path, sha256,
     version, command line); ``topology`` (from an npu-smi / ascend-dmi --topo capture, or
     the preset ``preset``) names the server's device count and the link class of each
-    pair row; ``host`` the server a prompt in a capture named. Without a topology the
+    pair row; ``host`` the server a prompt in a capture named; ``warnings`` what the
+    importer found doubtful (kept in run.json). Without a topology the
     device count is unknown (None): the highest device id of a capture of some pairs is
     not the server's."""
     rows = [dict(r) for r in rows]
@@ -155,7 +156,7 @@ def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[s
     meta: dict[str, Any] = {
         "run_id": run_id, "backend": tool, "command": command, "package_version": __version__,
         "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "imported": True, "sources": sources, "hostname": host,
+        "imported": True, "sources": sources, "hostname": host, "warnings": list(warnings),
         **_server(topology, preset, sources),
     }
     meta["params"] = _params(frame)
