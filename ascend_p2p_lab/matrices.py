@@ -286,33 +286,43 @@ def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
     per card pair, at the largest size measured: median over samples, the nominal rate,
     and for a value that is missing the reason (``kind``: the rows' ``error_kind``).
 
-    Columns: ``pattern, test, transfer, what, direction, initiator, link, size_bytes,
-    samples, median_GBps, nominal_GBps, kind, reason``; ``what`` names the copy
-    (``0->1``, ``host->4``, ``all`` for a test's aggregate, the group pair).
+    Columns: ``pattern, test, transfer, what, senders, receivers, direction, initiator,
+    link, size_bytes, samples, median_GBps, total_GBps, nominal_GBps, kind, reason``;
+    ``what`` names the copy for people (``0->1``, ``host->4``, ``all`` for a test's
+    aggregate, the group pair), ``senders``/``receivers`` a group or card pair's devices;
+    ``total_GBps`` is a bidirectional point's both directions together (an import that
+    gives only that, ascend-dmi's, has a value there and none per direction).
     """
-    cols = ["pattern", "test", "transfer", "what", "direction", "initiator", "link",
-            "size_bytes", "samples", "median_GBps", "nominal_GBps", "kind", "reason"]
+    cols = ["pattern", "test", "transfer", "what", "senders", "receivers", "direction",
+            "initiator", "link", "size_bytes", "samples", "median_GBps", "total_GBps",
+            "nominal_GBps", "kind", "reason"]
     run = samples_of(run)
     rows = run[run["pattern"].isin(LISTED_PATTERNS)]
     out = []
     keys = ["pattern", "test", "transfer", "group", "direction", "src", "dst"]
     for key, part in rows.groupby(keys, dropna=False, sort=False):
-        good = part[part["bandwidth_GBps"].notna() & part["error_kind"].isna()]
+        fine = part["error_kind"].isna()
+        good = part[(part["bandwidth_GBps"].notna() | part["bidir_total_GBps"].notna()) & fine]
         size = int((good if len(good) else part)["size_bytes"].max())
         at = part[part["size_bytes"] == size]
         good = at[at["bandwidth_GBps"].notna() & at["error_kind"].isna()]
+        totals = at.loc[at["bidir_total_GBps"].notna() & at["error_kind"].isna(),
+                        "bidir_total_GBps"]
         first = at.iloc[0]
         kind = reason = None
-        if not len(good):
+        if not len(good) and not len(totals):
             failed = at[at["error_kind"].notna()]
             kind = str(failed.iloc[0]["error_kind"]) if len(failed) else NOT_MEASURED_KIND
             reason = str(failed.iloc[0]["error"]) if len(failed) else NOT_MEASURED
         out.append({
             "pattern": key[0], "test": first["test"],
             "transfer": first["transfer"], "what": _what(first),
+            "senders": first["senders"], "receivers": first["receivers"],
             "direction": key[4], "initiator": first["initiator"], "link": first["link"],
-            "size_bytes": size, "samples": len(good),
+            "size_bytes": size, "samples": max(len(good), len(totals)),
             "median_GBps": float(good["bandwidth_GBps"].median()) if len(good) else math.nan,
+            # both directions together: a tool that gives only that (ascend-dmi) has it
+            "total_GBps": float(totals.median()) if len(totals) else math.nan,
             "nominal_GBps": float(first["nominal_GBps"]), "kind": kind, "reason": reason})
     return pd.DataFrame(out, columns=cols)
 
@@ -331,7 +341,8 @@ def _what(row: pd.Series) -> str:
 def values_json(run: Run | pd.DataFrame) -> list[dict[str, Any]]:
     """:func:`aggregate_values` as plain JSON records (null where no value)."""
     frame = aggregate_values(run)
-    return [{k: (None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+    return [{k: (list(map(int, v)) if isinstance(v, tuple) else
+                 None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
                  else int(v) if k in ("transfer", "size_bytes", "samples") else
                  round(float(v), 4) if k.endswith("GBps") else v)
              for k, v in rec.items()} for rec in frame.to_dict("records")]

@@ -49,8 +49,11 @@ def _print_values(run: Any) -> None:
                          test=table["test"].astype("string").fillna("-"),
                          why=table["reason"].fillna(""))
     tests = bool(table["pattern"].eq(TEST_PATTERN).any())
+    # a total without a per-direction value (an import's bi cell): its own column
+    total = bool((table["total_GBps"].notna() & table["median_GBps"].isna()).any())
     shown = ["pattern", *(["test", "transfer"] if tests else []), "what", "direction",
-             "initiator", "link", "size", "samples", "median_GBps", "nominal_GBps", "why"]
+             "initiator", "link", "size", "samples", "median_GBps",
+             *(["total_GBps"] if total else []), "nominal_GBps", "why"]
     note = "; transfer '-' is the aggregate of all over one window" if tests else ""
     print(f"\nvalues of each copy set (median over samples at the largest size measured"
           f"{note}):")
@@ -208,10 +211,14 @@ def _print_header(meta: RunMeta, rows: int) -> None:
 
 
 def _origin(meta: RunMeta) -> str:
-    """``ID on 8 x SOC (simulated PRESET)``: a run and where its numbers come from."""
+    """``ID on 8 x SOC (simulated PRESET)``: a run and where its numbers come from (an
+    import that names no server: ``on a server it does not name``)."""
     where = (f"simulated {meta.preset}" if meta.backend == "sim" else
              f"imported from {meta.backend}" if meta.imported else "pyACL")
-    return f"{meta.run_id} on {meta.device_count} x {meta.soc_name} ({where})"
+    n, soc = meta.device_count, meta.soc_name
+    server = (f"{n} x {soc}" if n and soc else f"{n} devices" if n else soc if soc else
+              "a server it does not name")
+    return f"{meta.run_id} on {server} ({where})"
 
 
 def _or_unknown(count: int | None) -> Any:

@@ -292,3 +292,71 @@ def test_a_card_matrix_imported_as_device_pairs_is_named(tmp_path, capsys):
     run = load(imported(tmp_path, "a2", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size",
                         "256MiB"))
     assert capsys.readouterr().err == "" and run.meta.warnings == ()
+
+
+# ---------------------------------------------------------------- item 7: report of an import
+def _report(tmp_path: Path, run: Path, capsys) -> tuple[str, list[str]]:
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 0
+    out = capsys.readouterr().out
+    return out, json.loads((run / "report.json").read_text())["files"]
+
+
+def test_report_of_an_import_names_the_server_as_far_as_it_is_known(tmp_path, capsys):
+    bare = imported(tmp_path, "bare", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB")
+    out, _ = _report(tmp_path, bare, capsys)
+    head = out.splitlines()[0]
+    assert "None" not in head and "imported from ascend-dmi" in head
+    named = imported(tmp_path, "named", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size",
+                     "256MiB", "--preset", "atlas800t-a2")
+    out, _ = _report(tmp_path, named, capsys)
+    assert "on 8 x Ascend910B3" in out.splitlines()[0]
+
+
+def test_report_draws_no_curve_of_one_size_and_no_link_matrix_of_no_class(tmp_path, capsys):
+    one = imported(tmp_path, "one", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB")
+    _, files = _report(tmp_path, one, capsys)
+    assert not [f for f in files if "_vs_size" in f or f == "link_matrix.png"], files
+    steps = imported(tmp_path, "steps", "dmi", str(DATA / "dmi-a2-p2p-pair-step.txt"), str(TOPO))
+    _, files = _report(tmp_path, steps, capsys)
+    assert {"bandwidth_vs_size_uni_on_p2p.png", "latency_vs_size_uni_on_p2p.png",
+            "link_matrix.png"} <= set(files)
+
+
+def test_the_link_legend_tells_an_unknown_class_from_a_pair_not_measured():
+    from ascend_p2p_lab.plots.cells import link_frame, link_legend, link_texts
+    from ascend_p2p_lab.schema import to_frame
+
+    rows = to_frame([{"pattern": "pair", "src": 0, "dst": 1, "link": "HCCS", "size_bytes": 4},
+                     {"pattern": "pair", "src": 1, "dst": 0, "size_bytes": 4}])
+    links, _ = link_frame(rows)
+    assert (links.loc[0, 1], links.loc[1, 0]) == ("HCCS", "?")
+    legend = dict(link_legend(links))
+    assert "class not named" in legend["?"] and "n/m" not in legend
+    rows = to_frame([{"pattern": "pair", "src": 0, "dst": 2, "link": "HCCS", "size_bytes": 4}])
+    links, _ = link_frame(rows)
+    _, texts, _ = link_texts(links)
+    assert texts.loc[1, 2] == "n/m" and "not in this table" in dict(link_legend(links))["n/m"]
+
+
+def test_the_values_of_a_card_import_give_its_bi_totals(tmp_path, capsys):
+    from ascend_p2p_lab.matrices import aggregate_values
+
+    run = imported(tmp_path, "card", "dmi", str(DATA / "dmi-a3-p2p-card.txt"), "--size",
+                   "256MiB")
+    values = aggregate_values(load(run))
+    bi = values[values["direction"] == "bi"]
+    assert len(bi) == 56 and bi["reason"].isna().all() and bi["kind"].isna().all()
+    one = bi[bi["what"] == "0->1"].iloc[0]
+    assert one["total_GBps"] == 542.11 and one["samples"] == 1
+    out, _ = _report(tmp_path, run, capsys)
+    assert "not measured" not in out.split("Card x card")[0]
+
+
+def test_aggregates_figure_draws_a_nominal_legend_only_with_a_nominal(tmp_path):
+    from ascend_p2p_lab.plots import aggregate_bars
+
+    run = load(imported(tmp_path, "card", "dmi", str(DATA / "dmi-a3-p2p-card.txt"),
+                        "--size", "256MiB"))
+    labels = [t.get_text() for t in aggregate_bars(run).axes[0].get_legend().get_texts()]
+    assert not any("nominal" in t for t in labels), labels

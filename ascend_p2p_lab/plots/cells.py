@@ -360,9 +360,14 @@ def diagonal_text(has_local: bool, direction: str) -> str:
 
 
 # ------------------------------------------------------------------------------ link / peer
+#: A link matrix's cell for a pair the rows name without a class, and for one not in them.
+UNNAMED, ABSENT = "?", "n/m"
+
+
 def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
-    """N x N link classes (``None`` where a pair is not in the table, ``X`` on the
-    diagonal) of a probe table, a run frame or a Topology, and a backend note."""
+    """N x N link classes (``None`` where a pair is not in the table, :data:`UNNAMED`
+    where its rows name no class, ``X`` on the diagonal) of a probe table, a run frame or
+    a Topology, and a backend note."""
     if hasattr(source, "links") and hasattr(source, "labels"):  # a Topology
         frame = pd.DataFrame([list(r) for r in source.links], dtype=object)
         return _labelled(frame), f"topology: {source.name}"
@@ -371,12 +376,17 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
     if "pattern" in df.columns:
         df = df[~eq(df["pattern"], LOCAL_PATTERN)]
     n = device_count(df)  # the pairs without a class count too (an import without one)
-    df = df.dropna(subset=["src", "dst", "link"])
+    ends = df.dropna(subset=["src", "dst"])
+    unnamed = ends[ends["link"].isna()]
+    df = ends.dropna(subset=["link"])
     n = max(n, int(max(df["src"].max(), df["dst"].max()) + 1) if len(df) else 0)
     rows = df[["src", "dst", "link"]].drop_duplicates()
     rows = rows[(rows["src"] != rows["dst"]) & rows["link"].astype(str).isin(LINK_MEANING)]
     rows = rows.drop_duplicates(["src", "dst"], keep="last")  # the last class named wins
     frame = pd.DataFrame(np.full((n, n), None, dtype=object))
+    for s, d in unnamed[["src", "dst"]].itertuples(index=False):  # in the rows, no class
+        if int(s) < n and int(d) < n:
+            frame.iat[int(s), int(d)] = UNNAMED
     for s, d, link in rows.itertuples(index=False):
         frame.iat[int(s), int(d)] = str(link)
     for i in range(n):
@@ -390,18 +400,22 @@ def link_texts(links: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
     n = len(links)
     index = links.apply(lambda c: c.map(lambda v: float(LINK_ORDER.index(v))
                                         if v in LINK_ORDER else np.nan)).astype(float)
-    texts = links.apply(lambda c: c.map(lambda v: "?" if v is None else v))
-    kinds = links.apply(lambda c: c.map(lambda v: "unknown" if v is None else
+    texts = links.apply(lambda c: c.map(lambda v: ABSENT if v is None else v))
+    kinds = links.apply(lambda c: c.map(lambda v: "unknown" if v in (None, UNNAMED) else
                                         "long" if len(v) > 5 and n > 8 else "value"))
     return index, texts, kinds
 
 
 def link_legend(links: pd.DataFrame) -> list[tuple[str, str]]:
-    """(class, text) per link class present, in npu-smi's order; ``?`` for missing pairs."""
+    """(class, text) per link class present, in npu-smi's order; ``?`` for pairs the rows
+    name without a class, ``n/m`` for pairs not in the table."""
     present = {v for v in links.to_numpy().ravel() if v is not None}
     out = [(c, f"{c}: {LINK_MEANING[c]}") for c in LINK_ORDER if c in present]
+    if UNNAMED in present:
+        out.append((UNNAMED, f"{UNNAMED}: class not named (the run gives none: an import "
+                             "without a topology capture or --preset)"))
     if links.isna().any().any():
-        out.append(("?", "?: pair not in this table"))
+        out.append((ABSENT, f"{ABSENT}: pair not in this table"))
     return out
 
 

@@ -21,7 +21,9 @@ from matplotlib.patches import Patch
 from ..run import Run
 from ..schema import PAIR_PATTERN
 from .cells import (
+    ABSENT,
     PEER_VALUES,
+    UNNAMED,
     diagonal_text,
     heatmap_data,
     heatmap_texts,
@@ -142,7 +144,7 @@ def link_matrix(table_or_topology: Any, ax: Axes | None = None, *,
     links, note = link_frame(table_or_topology)
     n = len(links)
     legend = link_legend(links)
-    classes = [c for c, _text in legend if c != "?"]
+    classes = [c for c, _text in legend if c not in (UNNAMED, ABSENT)]
     fig, ax = fig_ax(ax, matrix_size(n, legend_lines=len(classes), cbar=False), figsize)
     cell_fs, tick_fs = matrix_fonts(n)
     cmap = mcolors.ListedColormap([LINK_COLORS[c] for c in LINK_ORDER]).with_extremes(
@@ -151,7 +153,7 @@ def link_matrix(table_or_topology: Any, ax: Axes | None = None, *,
     index, texts, kinds = link_texts(links)
     im = draw_matrix(index, ax, cmap=cmap, norm=norm, kinds=kinds, fontsize=tick_fs)
     annotate_matrix(ax, texts, kinds=kinds, image=im, fontsize=cell_fs)
-    handles = [Patch(**MISSING_STYLE, label=text) if c == "?" else
+    handles = [Patch(**MISSING_STYLE, label=text) if c in (UNNAMED, ABSENT) else
                Patch(facecolor=LINK_COLORS[c], label=text) for c, text in legend]
     below_legend(ax, handles, fontsize=8, ncols=2 if len(handles) > 3 else 1)
     set_title(ax, title or "Link class per device pair (npu-smi words)", note)

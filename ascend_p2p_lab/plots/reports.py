@@ -124,7 +124,7 @@ def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
     if table is not None:
         jobs += [Job("link_matrix.png", link_matrix, frame="table"),
                  Job("peer_access.png", peer_access_matrix, frame="table")]
-    elif not pairs.empty:
+    elif pairs["link"].notna().any():  # an import without classes: no matrix of "?"
         jobs.append(Job("link_matrix.png", link_matrix))
     modes = combos(run)
     for direction, peer, path in modes:
@@ -162,12 +162,15 @@ def _curves(run: pd.DataFrame, pairs: pd.DataFrame,
     """Bandwidth and latency vs size, peer on/off and uni vs bi, where the run has them."""
     jobs: list[Job] = []
     numeric = [c for c in modes if mode_rows(pairs, *c)["bandwidth_GBps"].notna().any()]
-    by = "link" if pair_count(pairs) > 8 else "pair"
-    for direction, peer, path in numeric:
+    # a curve needs two sizes; by link class only where the rows name the classes
+    curves = [c for c in numeric if _sizes_with(mode_rows(pairs, *c), "bandwidth_GBps") > 1]
+    by = "link" if pair_count(pairs) > 8 and pairs["link"].notna().all() else "pair"
+    for direction, peer, path in curves:
         jobs.append(Job(f"bandwidth_vs_size_{direction}_{peer}_{path}.png", bandwidth_vs_size,
                         {"by": by, "direction": direction, "peer": peer, "path": path}))
-    if numeric:
-        direction, peer, path = numeric[0]
+    timed = [c for c in curves if _sizes_with(mode_rows(pairs, *c), "elapsed_us") > 1]
+    if timed:  # time per copy: the run's own window of its copies (an import may lack it)
+        direction, peer, path = timed[0]
         jobs.append(Job(f"latency_vs_size_{direction}_{peer}_{path}.png", latency_vs_size,
                         {"by": by, "direction": direction, "peer": peer, "path": path}))
     uni = pairs[eq(pairs["direction"], "uni")]
@@ -177,6 +180,11 @@ def _curves(run: pd.DataFrame, pairs: pd.DataFrame,
         if {"uni", "bi"} <= {c[0] for c in numeric if c[1] == peer}:
             jobs.append(Job(f"uni_vs_bi_{peer}.png", uni_vs_bi, {"peer": peer}))
     return jobs
+
+
+def _sizes_with(rows: pd.DataFrame, value: str) -> int:
+    """How many sizes the rows have a ``value`` at."""
+    return int(rows.loc[rows[value].notna(), "size_bytes"].nunique())
 
 
 def _cards(run: pd.DataFrame) -> list[Job]:
