@@ -360,3 +360,81 @@ def test_aggregates_figure_draws_a_nominal_legend_only_with_a_nominal(tmp_path):
                         "--size", "256MiB"))
     labels = [t.get_text() for t in aggregate_bars(run).axes[0].get_legend().get_texts()]
     assert not any("nominal" in t for t in labels), labels
+
+
+# ---------------------------------------------------------------- item 9: skips counted
+def test_check_failing_counts_the_skips_per_kind_and_reason(tmp_path, capsys):
+    run = imported(tmp_path, "low", "dmi", str(DATA / "dmi-a2-p2p-lowered-2to5.txt"),
+                   "--size", "256MiB")
+    capsys.readouterr()
+    assert main(["check", "--run", str(run), "--preset", "atlas800t-a2", "--failing"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    fails = [ln for ln in lines if ln.startswith("FAIL  ")]
+    skips = [ln for ln in lines if ln.startswith("SKIP  ")]
+    assert [f.split()[1:5] for f in fails] == [["bandwidth", "uni", "pull", "2->5"]]
+    assert 0 < len(skips) <= 8, skips  # one per kind and reason, not one per item
+    counted = sum(int(s.split()[1]) for s in skips)
+    total = next(ln for ln in lines if ln.split(" ")[0].isdigit())
+    assert f"{counted} skipped" in total
+    assert any("link_class items" in s and "link classes" in s for s in skips)
+    capsys.readouterr()
+    assert main(["check", "--run", str(run), "--preset", "atlas800t-a2"]) == 1
+    every = capsys.readouterr().out.splitlines()  # without --failing: every item, one line
+    assert sum(ln.startswith("SKIP  ") for ln in every) == counted
+
+
+# ---------------------------------------------------------------- item 22: nothing measured
+def _all_nan(tmp_path: Path) -> Path:
+    from ascend_p2p_lab import open_runtime
+    from ascend_p2p_lab.measure import sweep_run
+    from ascend_p2p_lab.run import Run
+    from ascend_p2p_lab.run.folder import save
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep_run(rt, pairs="0-1,1-0", sizes=["64MiB"], samples=2, progress=False)
+    rows = run.samples.copy()
+    for col in ("bandwidth_GBps", "elapsed_us", "bidir_total_GBps", "latency_us",
+                "nominal_GBps"):
+        rows[col] = float("nan")
+    save(Run(rows, run.meta), tmp_path / "nan")
+    return tmp_path / "nan"
+
+
+def test_a_run_with_no_measured_number_is_said_to_be_one(tmp_path, capsys):
+    run = _all_nan(tmp_path)
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 1
+    out = capsys.readouterr()
+    assert "no measured number" in out.out + out.err
+    code = main(["check", "--run", str(run), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1 and data["status"] == "FAIL"
+    bandwidth = [i for i in data["items"] if i["kind"] == "bandwidth" and i["src"] == 0
+                 and i["dst"] == 1 and i["direction"] == "uni"]
+    assert [(i["status"], i["reason"]) for i in bandwidth if i["initiator"] == "dst"] == [
+        ("FAIL", "no sample measured")]
+
+
+def test_a_check_that_judges_no_item_is_no_pass(tmp_path, capsys):
+    run = imported(tmp_path, "hccl", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"))
+    code, data = _check_json(capsys, "--run", str(run))
+    assert code == 1 and data["status"] == "FAIL" and data["judged_items"] == 0
+    capsys.readouterr()
+    assert main(["check", "--run", str(run)]) == 1
+    assert "no item judged" in capsys.readouterr().out.splitlines()[-1]
+
+
+def test_a_run_of_refusals_only_is_a_result_not_nothing(tmp_path, capsys):
+    """Pairs that cannot reach each other have no number, and that is a result."""
+    from ascend_p2p_lab import open_runtime
+    from ascend_p2p_lab.measure import sweep_run
+    from ascend_p2p_lab.run.folder import save
+
+    with open_runtime("sim", preset="atlas300i-310") as rt:
+        pairs = [(a, b) for a in range(rt.device_count) for b in range(rt.device_count)
+                 if a != b and not rt.can_access_peer(a, b)][:2]
+        run = sweep_run(rt, pairs=pairs, sizes=["1MiB"], samples=2, progress=False)
+    assert run.samples["bandwidth_GBps"].isna().all()
+    save(run, tmp_path / "r")
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "r")]) == 0
