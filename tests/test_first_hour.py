@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ascend_p2p_lab.cli import main
 
 DATA = Path(__file__).parent / "data" / "vendor"
@@ -30,3 +32,41 @@ def test_json_values_of_group_pairs_give_their_devices_as_lists(capsys):
     got = {(tuple(v["senders"]), tuple(v["receivers"])) for v in data["values"]
            if v["pattern"] == "group"}
     assert got == {((0, 1), (2, 3)), ((4,), (6, 7))}
+
+
+# ---------------------------------------------------------------- item 21: a device outside
+def _damaged(tmp_path: Path, column: str, value: int) -> Path:
+    """An 8-device A2 run whose one row names ``column`` = ``value``."""
+    import pandas as pd
+
+    from ascend_p2p_lab import open_runtime
+    from ascend_p2p_lab.measure import sweep_run
+    from ascend_p2p_lab.run.folder import save
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep_run(rt, pairs="0-1,1-0", sizes=["1MiB", "16MiB"], samples=2,
+                        progress=False)
+    folder = tmp_path / f"run-{column}"
+    save(run, folder)
+    for name in ("samples.parquet", "samples.csv"):
+        path = folder / name
+        rows = pd.read_parquet(path) if name.endswith("parquet") else pd.read_csv(path)
+        rows.loc[0, column] = value
+        rows.to_parquet(path) if name.endswith("parquet") else rows.to_csv(path, index=False)
+    return folder
+
+
+@pytest.mark.parametrize("column,value", [("src", 99), ("dst", -1)])
+@pytest.mark.parametrize("command", [
+    ["report"], ["calibrate", "--out", "{tmp}/t.toml"], ["check", "--run"],
+    ["compare", "--against-preset", "atlas800t-a2"]])
+def test_a_row_naming_a_device_outside_the_run_is_damage(tmp_path, capsys, column, value,
+                                                        command):
+    folder = _damaged(tmp_path, column, value)
+    argv = [a.format(tmp=tmp_path) for a in command]
+    capsys.readouterr()
+    assert main([*argv, str(folder)] if command[0] != "calibrate" else
+                [argv[0], str(folder), *argv[1:]]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{column}" in err and str(value) in err, err
+    assert "8 devices" in err and not (tmp_path / "t.toml").exists()
