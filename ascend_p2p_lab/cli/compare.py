@@ -95,8 +95,12 @@ def _plans(params: Any, folder: Path) -> list[Any]:
     if not copies:
         said = ", ".join(f"{p['operation']} on {p.get('ranks')} ranks" for p in plans
                          if isinstance(p, dict) and "operation" in p)
+        imported = isinstance(params, dict) and "plans" in params
         raise UsageError(f"{folder}: its plan is a collective ({said}), which --against-preset "
                          "does not re-run" if said else
+                         f"{folder}: the import holds no copy at a known size (an ascend-dmi "
+                         "--dg diagnosis gives values without one): nothing to re-run; judge "
+                         "it with criteria --from-dmi-diagnosis" if imported else
                          f"{folder}: run.json has no sweep parameters (params) to re-run")
     names = {f.name for f in dataclasses.fields(SweepSpec)}
     specs = []

@@ -103,10 +103,10 @@ def _collective_plans(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 def _params(frame: pd.DataFrame) -> dict[str, Any]:
     """The plan a re-run needs (``params``), one per family the rows measured: sweep
-    parameters for copies, the operation, ranks and sizes for collectives (empty when
+    parameters for copies, the operation, ranks and sizes for collectives (no plan when
     the capture holds neither, as a diagnosis alone)."""
     plans = _copy_plans(frame) + _collective_plans(frame)
-    return {"plans": plans} if plans else {}
+    return {"plans": plans}
 
 
 def link_names(topology: Any) -> Any:
