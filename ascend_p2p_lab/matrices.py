@@ -42,6 +42,7 @@ from .schema import (
     CARD_PATTERNS,
     GROUP_PATTERNS,
     LATENCY_PATTERN,
+    LOCAL_PATTERN,
     PAIR_PATTERNS,
     TEST_PATTERN,
     VOCABULARY,
@@ -81,6 +82,10 @@ class RunMatrix:
     kinds: list[list[str | None]]
     #: a card matrix's rows (and columns): the devices of each card
     card_devices: list[list[int]] = field(default_factory=list)
+    #: whose copies the cells are, where the run has both (pull "dst", push "src"), and
+    #: whether in one process or across processes (``sweep --processes``); else None
+    initiator: str | None = None
+    process_mode: str | None = None
 
     @property
     def devices(self) -> list[int]:
@@ -106,7 +111,8 @@ class RunMatrix:
         return {
             "title": self.title, "value": self.value, "unit": self.unit,
             "pattern": self.pattern, "direction": self.direction, "peer": self.peer,
-            "path": self.path, "size_bytes": self.size_bytes, "devices": self.devices,
+            "path": self.path, "initiator": self.initiator, "process_mode": self.process_mode,
+            "size_bytes": self.size_bytes, "devices": self.devices,
             **cards,
             "matrix": [[None if math.isnan(v) else round(float(v), 4) for v in row]
                        for row in self.frame.to_numpy(dtype=float)],
@@ -130,24 +136,51 @@ def run_matrices(run: Run | pd.DataFrame) -> list[RunMatrix]:
     out = []
     keys = ["pattern", "direction", "peer", "path"]
     groups = sorted(rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0]))
-    for (pattern, direction, peer, path), part in groups:
-        for value, unit in _values(pattern, direction, part):
-            size = _size(pattern, part, value)
-            if part[value].notna().any():  # the diagonal: device-local copies, if any
-                frame = results.matrix(run, size, value=value, pattern=pattern,
-                                       direction=direction, peer=peer, path=path,
-                                       device_count=n)
-            else:  # every cell refused or failed: nothing to take a median of
-                frame = pd.DataFrame(math.nan, index=pd.RangeIndex(n, name="src"),
-                                     columns=pd.RangeIndex(n, name="dst"))
-            if chosen:
-                frame = frame.loc[chosen, chosen]
-            out.append(RunMatrix(
-                title=_title(pattern, direction, peer, path, value, unit, size),
-                value=value, unit=unit, pattern=pattern, direction=direction, peer=peer,
-                path=path, size_bytes=size, frame=frame,
-                **_why(part[part["size_bytes"] == size], frame)))
+    for (pattern, direction, peer, path), whole in groups:
+        for apart, part in split_copies(whole):
+            sel = run[run.index.isin(part.index) | (run["pattern"] == LOCAL_PATTERN)]
+            for value, unit in _values(pattern, direction, part):
+                size = _size(pattern, part, value)
+                if part[value].notna().any():  # the diagonal: device-local copies, if any
+                    frame = results.matrix(sel, size, value=value, pattern=pattern,
+                                           direction=direction, peer=peer, path=path,
+                                           device_count=n)
+                else:  # every cell refused or failed: nothing to take a median of
+                    frame = pd.DataFrame(math.nan, index=pd.RangeIndex(n, name="src"),
+                                         columns=pd.RangeIndex(n, name="dst"))
+                if chosen:
+                    frame = frame.loc[chosen, chosen]
+                out.append(RunMatrix(
+                    title=_title(pattern, direction, peer, path, value, unit, size,
+                                 **apart),
+                    value=value, unit=unit, pattern=pattern, direction=direction, peer=peer,
+                    path=path, size_bytes=size, frame=frame, **apart,
+                    **_why(part[part["size_bytes"] == size], frame)))
     return out + _card_matrices(run)
+
+
+#: Columns whose values are kept apart in matrices when a run has more than one of them.
+APART = ("process_mode", "initiator")
+
+
+def split_copies(part: pd.DataFrame) -> list[tuple[dict[str, Any], pd.DataFrame]]:
+    """A case's rows, split where the run has copies of several initiators (pull and
+    push: ``sweep --processes``, a check's joined sweeps) or process modes: never a median
+    of both. Each part with what keeps it apart ({} when nothing needs to).
+
+    Example:
+        >>> rows = pd.DataFrame({"initiator": ["dst", "src"], "process_mode": ["in_process"] * 2})
+        >>> [(k, len(p)) for k, p in split_copies(rows)]
+        [({'initiator': 'dst'}, 1), ({'initiator': 'src'}, 1)]
+    """
+    keys = [c for c in APART if part[c].dropna().nunique() > 1]
+    if not keys:
+        return [({}, part)]
+    out = []
+    for key, sub in part.groupby(keys, sort=True):
+        values = key if isinstance(key, tuple) else (key,)
+        out.append(({k: str(v) for k, v in zip(keys, values)}, sub))
+    return out
 
 
 def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
@@ -236,14 +269,22 @@ def _size(pattern: str, part: pd.DataFrame, value: str) -> int:
     return int(sizes.min() if pattern == LATENCY_PATTERN else sizes.max())
 
 
+#: How a matrix kept apart by initiator or process mode says so in its title.
+APART_TEXT = {"dst": "pulled by the destination (a read)", "src": "pushed by the source "
+              "(a write)", "third": "issued by a third device", "in_process": "in one process",
+              "ipc": "across processes (IPC memory)"}
+
+
 def _title(pattern: str, direction: str, peer: str, path: str, value: str, unit: str,
-           size: int) -> str:
+           size: int, *, initiator: str | None = None, process_mode: str | None = None
+           ) -> str:
     if pattern == LATENCY_PATTERN:
         what = f"Latency per copy ({unit}) at {format_size(size)}"
     else:
         what = (f"{PATH_TEXT.get(path, path)} bandwidth ({unit}) at {format_size(size)}, "
                 f"{DIRECTION_TEXT.get((direction, value), direction)}")
-    return f"{what}, peer access {peer}, row = source -> column = destination"
+    apart = "".join(f", {APART_TEXT.get(v, v)}" for v in (process_mode, initiator) if v)
+    return f"{what}{apart}, peer access {peer}, row = source -> column = destination"
 
 
 def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False

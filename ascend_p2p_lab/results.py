@@ -166,6 +166,7 @@ def matrix(
     peer: str | None = None,
     path: str | Iterable[str] | None = None,
     device_count: int | None = None,
+    initiator: str | None = None,
 ) -> pd.DataFrame:
     """N x N matrix (rows = src, columns = dst) of one statistic at one size.
 
@@ -175,7 +176,8 @@ def matrix(
     has one. ``pattern`` None is inferred from ``value`` (``latency_us``: the latency
     pattern, else ``pair``), so ``matrix(run, value="latency_us")`` is the latency matrix;
     a pattern none of whose rows has ``value`` while others do raises ValueError naming
-    them, never a matrix of nothing.
+    them, never a matrix of nothing. ``initiator`` keeps the copies one side issued (a
+    run with pulls and pushes; the diagonal's local copies stay).
     """
     run = Run.of(frame)
     frame = run.samples
@@ -184,6 +186,8 @@ def matrix(
                & (frame["direction"] == direction)]
     if peer is not None:
         df = df[(df["peer"] == peer) | (df["pattern"] == LOCAL_PATTERN)]
+    if initiator is not None:
+        df = df[(df["initiator"] == initiator).fillna(False) | (df["pattern"] == LOCAL_PATTERN)]
     if path is not None:
         paths = [path] if isinstance(path, str) else list(path)
         df = df[df["path"].isin(paths) | (df["pattern"] == LOCAL_PATTERN)]

@@ -180,6 +180,9 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
         summ = summarize(good[good["size_bytes"] == top])
         fits = fit_latency_bandwidth(good)
         keys = ["pattern", "direction", "peer", "path", "link"]
+        # pulls apart from pushes, one process apart from IPC, where a case has both
+        keys += [c for c in ("process_mode", "initiator")
+                 if good.groupby(keys, dropna=False)[c].nunique().gt(1).any()]
         agg = summ.groupby(keys, dropna=False).agg(
             pairs=("bandwidth_GBps_median", "size"),
             median_GBps=("bandwidth_GBps_median", "median"),

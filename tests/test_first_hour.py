@@ -70,3 +70,41 @@ def test_a_row_naming_a_device_outside_the_run_is_damage(tmp_path, capsys, colum
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"{column}" in err and str(value) in err, err
     assert "8 devices" in err and not (tmp_path / "t.toml").exists()
+
+
+# ---------------------------------------------------------------- item 10: pull apart from push
+@pytest.fixture(scope="module")
+def processes_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ipc") / "run"
+    assert main(["sweep", "--backend", "sim", "--preset", "atlas800t-a2", "--pairs",
+                 "0-1,1-0", "--sizes", "1MiB,64MiB", "--samples", "2", "--processes",
+                 "--no-progress", "--out", str(folder)]) == 0
+    return folder
+
+
+def test_processes_matrices_keep_pull_and_push_apart(processes_run, capsys):
+    from ascend_p2p_lab.matrices import run_matrices
+    from ascend_p2p_lab.run.folder import load
+
+    run = load(processes_run)
+    rows = run.samples
+    med = rows[rows["size_bytes"] == 64 << 20].groupby(
+        ["process_mode", "initiator", "src", "dst"])["bandwidth_GBps"].median()
+    got = {(m.process_mode, m.initiator): m.frame.loc[0, 1] for m in run_matrices(run)}
+    assert set(got) == {(mode, ini) for mode in ("in_process", "ipc") for ini in ("dst", "src")}
+    for (mode, ini), value in got.items():
+        assert value == pytest.approx(med[(mode, ini, 0, 1)])
+    assert got[("in_process", "src")] < 0.8 * got[("in_process", "dst")]  # a push is slower
+    code, data = run_json(capsys, ["report", str(processes_run), "--format", "json"])
+    titles = [m["title"] for m in data["matrices"]]
+    assert any("pulled by the destination" in t and "across processes" in t for t in titles)
+    assert {(m["process_mode"], m["initiator"]) for m in data["matrices"]} == set(got)
+
+
+def test_processes_curves_are_drawn_per_initiator(processes_run):
+    assert main(["report", str(processes_run)]) == 0
+    files = json.loads((processes_run / "report.json").read_text())["files"]
+    curves = sorted(f for f in files if f.startswith("bandwidth_vs_size"))
+    assert curves == ["bandwidth_vs_size_uni_on_p2p_pull.png",
+                      "bandwidth_vs_size_uni_on_p2p_push.png"]
+    assert {"heatmap_uni_on_p2p_pull.png", "heatmap_uni_on_p2p_push.png"} <= set(files)

@@ -182,19 +182,22 @@ class HeatmapData:
 
 def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
                  value: str = "bandwidth_GBps", direction: str = "uni", peer: str | None = "on",
-                 path: Any = None, pattern: str = PAIR_PATTERN) -> HeatmapData:
+                 path: Any = None, pattern: str = PAIR_PATTERN,
+                 initiator: str | None = None) -> HeatmapData:
     """The cells of :func:`~ascend_p2p_lab.plots.heatmap` (same arguments, same errors)."""
     if value == "bidir_total_GBps" and direction != "bi":
         raise ValueError("value='bidir_total_GBps' needs direction='bi'")
     if value not in run.columns:
         raise ValueError(f"unknown value column {value!r}")
     size_b = size_bytes(size)
-    sel, path = select(run, direction=direction, peer=peer, path=path, pattern=pattern)
+    sel, path = select(run, direction=direction, peer=peer, path=path, pattern=pattern,
+                       initiator=initiator)
     check_size(sel, size_b)
     n = device_count(run)
     shown = chosen_devices(run, n)  # --devices: the chosen ones, as the terminal shows
     values = results.matrix(run, size_b, value=value, pattern=pattern, direction=direction,
-                            peer=peer, path=path, device_count=n).loc[shown, shown]
+                            peer=peer, path=path, device_count=n,
+                            initiator=initiator).loc[shown, shown]
     values = values.mask(np.eye(len(shown), dtype=bool))
     # the diagonal's local copy is a one-direction bandwidth: on unidirectional maps of
     # the bandwidth of a device-to-device path only
@@ -376,17 +379,12 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
     if "pattern" in df.columns:
         df = df[~eq(df["pattern"], LOCAL_PATTERN)]
     n = device_count(df)  # the pairs without a class count too (an import without one)
-    ends = df.dropna(subset=["src", "dst"])
-    unnamed = ends[ends["link"].isna()]
-    df = ends.dropna(subset=["link"])
-    n = max(n, int(max(df["src"].max(), df["dst"].max()) + 1) if len(df) else 0)
+    df = df.dropna(subset=["src", "dst"])
     rows = df[["src", "dst", "link"]].drop_duplicates()
-    rows = rows[(rows["src"] != rows["dst"]) & rows["link"].astype(str).isin(LINK_MEANING)]
-    rows = rows.drop_duplicates(["src", "dst"], keep="last")  # the last class named wins
+    known = rows["link"].astype(str).isin(LINK_MEANING)  # the last class named wins:
+    rows = pd.concat([rows[rows["link"].isna()].assign(link=UNNAMED), rows[known]])
+    rows = rows[rows["src"] != rows["dst"]].drop_duplicates(["src", "dst"], keep="last")
     frame = pd.DataFrame(np.full((n, n), None, dtype=object))
-    for s, d in unnamed[["src", "dst"]].itertuples(index=False):  # in the rows, no class
-        if int(s) < n and int(d) < n:
-            frame.iat[int(s), int(d)] = UNNAMED
     for s, d, link in rows.itertuples(index=False):
         frame.iat[int(s), int(d)] = str(link)
     for i in range(n):

@@ -63,6 +63,7 @@ def heatmap(
     peer: str | None = "on",
     path: str | Sequence[str] | None = None,
     pattern: str = PAIR_PATTERN,
+    initiator: str | None = None,
     ax: Axes | None = None,
     title: str | None = None,
     annotate: bool = True,
@@ -87,6 +88,8 @@ def heatmap(
     copy (``latency_us``) is drawn with the colour scale reversed, so that the better
     cells are bright on every map, and the colour bar says lower is better.
     ``pattern="latency"`` with ``value="latency_us"`` is the latency matrix.
+    ``initiator`` (``"dst"`` pulls, ``"src"`` pushes) keeps one side's copies of a run
+    that has both.
 
     Example:
         >>> fig = heatmap(run, size="64MiB")                            # doctest: +SKIP
@@ -95,7 +98,7 @@ def heatmap(
     """
     run = frame_of(run)
     data = heatmap_data(run, size=size, value=value, direction=direction, peer=peer,
-                        path=path, pattern=pattern)
+                        path=path, pattern=pattern, initiator=initiator)
     n = len(data.values)
     finite = data.values.to_numpy()[np.isfinite(data.values.to_numpy())]
     legend_lines = 1 + sum(1 + len(text) // 70 for _code, text in data.legend)
@@ -123,7 +126,8 @@ def heatmap(
         style = VERIFY_STYLE if code == "V" else MISSING_STYLE
         handles.append(Patch(**style, label=wrap(text, width)))
     below_legend(ax, handles, fontsize=8)
-    main = title or f"{what}, {mode_text(direction, peer, data.path)}\n{data.size_text}"
+    main = title or (f"{what}, {mode_text(direction, peer, data.path, initiator)}\n"
+                     f"{data.size_text}")
     set_title(ax, main, data.note)
     return finish(fig)
 
