@@ -96,6 +96,7 @@ def test_processes_matrices_keep_pull_and_push_apart(processes_run, capsys):
         assert value == pytest.approx(med[(mode, ini, 0, 1)])
     assert got[("in_process", "src")] < 0.8 * got[("in_process", "dst")]  # a push is slower
     code, data = run_json(capsys, ["report", str(processes_run), "--format", "json"])
+    assert code == 0
     titles = [m["title"] for m in data["matrices"]]
     assert any("pulled by the destination" in t and "across processes" in t for t in titles)
     assert {(m["process_mode"], m["initiator"]) for m in data["matrices"]} == set(got)
