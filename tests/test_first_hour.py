@@ -109,3 +109,27 @@ def test_processes_curves_are_drawn_per_initiator(processes_run):
     assert curves == ["bandwidth_vs_size_uni_on_p2p_pull.png",
                       "bandwidth_vs_size_uni_on_p2p_push.png"]
     assert {"heatmap_uni_on_p2p_pull.png", "heatmap_uni_on_p2p_push.png"} <= set(files)
+
+
+# ---------------------------------------------------------------- item 11: rows kept
+@pytest.mark.keeps_ledger  # disabling fails every time: the device reset drops the enables
+def test_check_keeps_its_rows_when_peer_access_cannot_be_taken_back(tmp_path, capsys):
+    topo = tmp_path / "a2-disable.toml"
+    preset = Path(__file__).parent.parent / "ascend_p2p_lab/topology/presets/atlas800t-a2.toml"
+    topo.write_text(preset.read_text() + '\n[[fault]]\nkind = "error"\n'
+                    'call = "rt.device_disable_peer_access"\ncode = 507899\n')
+    crit = tmp_path / "c.toml"
+    assert main(["criteria", "--preset", "atlas800t-a2", "--out", str(crit)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "chk"
+    assert main(["check", "--criteria", str(crit), "--backend", "sim", "--topology", str(topo),
+                 "--devices", "0-3", "--out", str(out), "--failing"]) == 1
+    captured = capsys.readouterr()
+    assert "device_disable_peer_access" in captured.err
+    from ascend_p2p_lab.run.folder import load
+
+    run = load(out)  # the rows measured before the teardown failed
+    assert len(run.samples) and run.samples["bandwidth_GBps"].notna().any()
+    assert run.meta.failed and "peer access" in run.meta.failed
+    assert json.loads((out / "check.json").read_text())["status"] == "FAIL"
+    assert "FAIL" in captured.out.splitlines()[-1]

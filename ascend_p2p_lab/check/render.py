@@ -66,9 +66,11 @@ def item_line(item: pd.Series) -> str:
     return line
 
 
-def summary_line(items: pd.DataFrame, points_lost: int = 0) -> str:
-    """``PASS``, or ``FAIL (n items)`` (or the samples lost, when no item failed; or
-    ``FAIL (no item judged: ...)`` when every item was skipped)."""
+def summary_line(items: pd.DataFrame, points_lost: int = 0, failed: str | None = None
+                 ) -> str:
+    """``PASS``, or ``FAIL (n items)`` (or the samples lost, or the measurements stopped
+    early, when no item failed; or ``FAIL (no item judged: ...)`` when every item was
+    skipped)."""
     status, n = overall(items)
     text = "PASS" if status == "PASS" else f"FAIL ({n} item{'s' if n != 1 else ''})"
     if status == "FAIL" and not n:
@@ -76,6 +78,8 @@ def summary_line(items: pd.DataFrame, points_lost: int = 0) -> str:
         text = f"FAIL (no item judged{skipped}; the run holds nothing these criteria bound)"
     if points_lost and status == "PASS":
         text = f"FAIL ({points_lost} samples lost)"
+    if failed and text == "PASS":
+        text = "FAIL (the measurements stopped early)"
     return text
 
 
@@ -101,10 +105,10 @@ def skip_lines(items: pd.DataFrame) -> list[str]:
     return out
 
 
-def table_text(items: pd.DataFrame, points_lost: int = 0, *, only_failing: bool = False
-               ) -> str:
+def table_text(items: pd.DataFrame, points_lost: int = 0, *, only_failing: bool = False,
+               failed: str | None = None) -> str:
     """Every item's line (or only the failing ones, and the skipped ones counted per kind
-    and reason), then the summary."""
+    and reason), why the measurements stopped early (``failed``), then the summary."""
     shown = items[items["status"] == FAIL] if only_failing else items
     lines = [item_line(row) for _, row in shown.iterrows()]
     if only_failing:
@@ -112,7 +116,10 @@ def table_text(items: pd.DataFrame, points_lost: int = 0, *, only_failing: bool 
     lines.append(f"{len(items)} items: {int((items['status'] == 'PASS').sum())} passed, "
                  f"{int((items['status'] == FAIL).sum())} failed, "
                  f"{int((items['status'] == SKIP).sum())} skipped")
-    lines.append(summary_line(items, points_lost))
+    if failed:
+        lines.append(f"the measurements stopped early: {failed} (the rows until then are "
+                     "judged)")
+    lines.append(summary_line(items, points_lost, failed))
     return "\n".join(lines)
 
 
@@ -131,14 +138,16 @@ def records(items: pd.DataFrame) -> list[dict[str, Any]]:
             for row in items[keys].itertuples(index=False, name=None)]
 
 
-def to_json(items: pd.DataFrame, points_lost: int = 0, **extra: Any) -> dict[str, Any]:
-    """``{"status": "PASS"|"FAIL", "items": [...], ...}``: every item."""
+def to_json(items: pd.DataFrame, points_lost: int = 0, failed: str | None = None,
+            **extra: Any) -> dict[str, Any]:
+    """``{"status": "PASS"|"FAIL", "items": [...], ...}``: every item (``failed``: why the
+    measurements stopped early, which fails the check)."""
     status, n = overall(items)
-    if points_lost:
+    if points_lost or failed:
         status = "FAIL"
     judged = int(items["status"].isin([PASS, FAIL]).sum())
     return {"status": status, "failed_items": n, "judged_items": judged,
-            "points_lost": points_lost, "items": records(items), **extra}
+            "points_lost": points_lost, "failed": failed, "items": records(items), **extra}
 
 
 def junit_xml(items: pd.DataFrame, *, suite: str = SUITE) -> str:

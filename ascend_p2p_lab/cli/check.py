@@ -281,11 +281,12 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
 
     items, lost = result.items, result.points_lost
     extra = {"criteria": criteria.meta.get("path") or criteria.name,
-             "interrupted": result.measured.interrupted}
+             "interrupted": result.measured.interrupted, "failed": result.measured.failed}
     if args.format == "json":
         print(json.dumps(to_json(items, lost, **extra), indent=2))
     else:
-        print(table_text(items, lost, only_failing=args.failing))
+        print(table_text(items, lost, only_failing=args.failing,
+                         failed=result.measured.failed))
     if args.junit_xml is not None:
         args.junit_xml.write_text(junit_xml(items))
     if args.out is not None:
