@@ -133,3 +133,16 @@ def test_check_keeps_its_rows_when_peer_access_cannot_be_taken_back(tmp_path, ca
     assert run.meta.failed and "peer access" in run.meta.failed
     assert json.loads((out / "check.json").read_text())["status"] == "FAIL"
     assert "FAIL" in captured.out.splitlines()[-1]
+
+
+# ---------------------------------------------------------------- item 12: a progress bar
+def test_check_shows_progress_unless_told_not_to(tmp_path, capsys):
+    argv = ["check", "--backend", "sim", "--preset", "atlas800t-a2", "--devices", "0-1",
+            "--format", "json"]
+    capsys.readouterr()
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "pt/s" in err or " pt" in err, err  # tqdm's bar, on stderr (stdout holds JSON)
+    assert main([*argv, "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert " pt" not in captured.err and json.loads(captured.out)["status"] == "PASS"

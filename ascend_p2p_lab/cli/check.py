@@ -90,6 +90,8 @@ def add_check_args(sub: Any, make: Any) -> None:
                    help="table: print only failing and skipped items (default: every item)")
     p.add_argument("--junit-xml", type=Path, default=None, metavar="FILE",
                    help="write JUnit XML: one test case per item (default: none)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write items.csv, check.json and peer.csv beside a run folder of the "
                         "rows judged (run.json, samples.parquet, samples.csv: report, compare "
@@ -254,7 +256,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise UsageError(f"the criteria describe {criteria.device_count} devices; this "
                              f"server has {rt.device_count}")
         devices = parse_devices(args.devices or "all", rt.device_count)
-        result = run_check(rt, criteria, devices)
+        result = run_check(rt, criteria, devices, progress=not args.no_progress)
         with past_input_checks():
             return _emit(result, args, criteria)
 
