@@ -350,8 +350,8 @@ def _records(frame: pd.DataFrame, cols: list[str]) -> list[dict[str, Any]]:
 
 
 #: The fields of each point below the threshold in :func:`to_dict`.
-BELOW_FIELDS = ["src", "dst", "direction", "peer", "path", "pattern", "size_bytes", "ratio",
-                "baseline_GBps", "run_GBps", "run_error_kind", "value"]
+BELOW_FIELDS = ["src", "dst", "group", "direction", "peer", "path", "pattern", "size_bytes",
+                "ratio", "baseline_GBps", "run_GBps", "run_error_kind", "value"]
 
 
 def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> dict[str, Any]:

@@ -42,6 +42,7 @@ from .schema import (
     CARD_PATTERNS,
     GROUP_PATTERNS,
     LATENCY_PATTERN,
+    LOCAL_PATTERN,
     PAIR_PATTERNS,
     TEST_PATTERN,
     VOCABULARY,
@@ -81,6 +82,10 @@ class RunMatrix:
     kinds: list[list[str | None]]
     #: a card matrix's rows (and columns): the devices of each card
     card_devices: list[list[int]] = field(default_factory=list)
+    #: whose copies the cells are, where the run has both (pull "dst", push "src"), and
+    #: whether in one process or across processes (``sweep --processes``); else None
+    initiator: str | None = None
+    process_mode: str | None = None
 
     @property
     def devices(self) -> list[int]:
@@ -106,7 +111,8 @@ class RunMatrix:
         return {
             "title": self.title, "value": self.value, "unit": self.unit,
             "pattern": self.pattern, "direction": self.direction, "peer": self.peer,
-            "path": self.path, "size_bytes": self.size_bytes, "devices": self.devices,
+            "path": self.path, "initiator": self.initiator, "process_mode": self.process_mode,
+            "size_bytes": self.size_bytes, "devices": self.devices,
             **cards,
             "matrix": [[None if math.isnan(v) else round(float(v), 4) for v in row]
                        for row in self.frame.to_numpy(dtype=float)],
@@ -130,24 +136,51 @@ def run_matrices(run: Run | pd.DataFrame) -> list[RunMatrix]:
     out = []
     keys = ["pattern", "direction", "peer", "path"]
     groups = sorted(rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0]))
-    for (pattern, direction, peer, path), part in groups:
-        for value, unit in _values(pattern, direction, part):
-            size = _size(pattern, part, value)
-            if part[value].notna().any():  # the diagonal: device-local copies, if any
-                frame = results.matrix(run, size, value=value, pattern=pattern,
-                                       direction=direction, peer=peer, path=path,
-                                       device_count=n)
-            else:  # every cell refused or failed: nothing to take a median of
-                frame = pd.DataFrame(math.nan, index=pd.RangeIndex(n, name="src"),
-                                     columns=pd.RangeIndex(n, name="dst"))
-            if chosen:
-                frame = frame.loc[chosen, chosen]
-            out.append(RunMatrix(
-                title=_title(pattern, direction, peer, path, value, unit, size),
-                value=value, unit=unit, pattern=pattern, direction=direction, peer=peer,
-                path=path, size_bytes=size, frame=frame,
-                **_why(part[part["size_bytes"] == size], frame)))
+    for (pattern, direction, peer, path), whole in groups:
+        for apart, part in split_copies(whole):
+            sel = run[run.index.isin(part.index) | (run["pattern"] == LOCAL_PATTERN)]
+            for value, unit in _values(pattern, direction, part):
+                size = _size(pattern, part, value)
+                if part[value].notna().any():  # the diagonal: device-local copies, if any
+                    frame = results.matrix(sel, size, value=value, pattern=pattern,
+                                           direction=direction, peer=peer, path=path,
+                                           device_count=n)
+                else:  # every cell refused or failed: nothing to take a median of
+                    frame = pd.DataFrame(math.nan, index=pd.RangeIndex(n, name="src"),
+                                         columns=pd.RangeIndex(n, name="dst"))
+                if chosen:
+                    frame = frame.loc[chosen, chosen]
+                out.append(RunMatrix(
+                    title=_title(pattern, direction, peer, path, value, unit, size,
+                                 **apart),
+                    value=value, unit=unit, pattern=pattern, direction=direction, peer=peer,
+                    path=path, size_bytes=size, frame=frame, **apart,
+                    **_why(part[part["size_bytes"] == size], frame)))
     return out + _card_matrices(run)
+
+
+#: Columns whose values are kept apart in matrices when a run has more than one of them.
+APART = ("process_mode", "initiator")
+
+
+def split_copies(part: pd.DataFrame) -> list[tuple[dict[str, Any], pd.DataFrame]]:
+    """A case's rows, split where the run has copies of several initiators (pull and
+    push: ``sweep --processes``, a check's joined sweeps) or process modes: never a median
+    of both. Each part with what keeps it apart ({} when nothing needs to).
+
+    Example:
+        >>> rows = pd.DataFrame({"initiator": ["dst", "src"], "process_mode": ["in_process"] * 2})
+        >>> [(k, len(p)) for k, p in split_copies(rows)]
+        [({'initiator': 'dst'}, 1), ({'initiator': 'src'}, 1)]
+    """
+    keys = [c for c in APART if part[c].dropna().nunique() > 1]
+    if not keys:
+        return [({}, part)]
+    out = []
+    for key, sub in part.groupby(keys, sort=True):
+        values = key if isinstance(key, tuple) else (key,)
+        out.append(({k: str(v) for k, v in zip(keys, values)}, sub))
+    return out
 
 
 def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
@@ -236,14 +269,22 @@ def _size(pattern: str, part: pd.DataFrame, value: str) -> int:
     return int(sizes.min() if pattern == LATENCY_PATTERN else sizes.max())
 
 
+#: How a matrix kept apart by initiator or process mode says so in its title.
+APART_TEXT = {"dst": "pulled by the destination (a read)", "src": "pushed by the source "
+              "(a write)", "third": "issued by a third device", "in_process": "in one process",
+              "ipc": "across processes (IPC memory)"}
+
+
 def _title(pattern: str, direction: str, peer: str, path: str, value: str, unit: str,
-           size: int) -> str:
+           size: int, *, initiator: str | None = None, process_mode: str | None = None
+           ) -> str:
     if pattern == LATENCY_PATTERN:
         what = f"Latency per copy ({unit}) at {format_size(size)}"
     else:
         what = (f"{PATH_TEXT.get(path, path)} bandwidth ({unit}) at {format_size(size)}, "
                 f"{DIRECTION_TEXT.get((direction, value), direction)}")
-    return f"{what}, peer access {peer}, row = source -> column = destination"
+    apart = "".join(f", {APART_TEXT.get(v, v)}" for v in (process_mode, initiator) if v)
+    return f"{what}{apart}, peer access {peer}, row = source -> column = destination"
 
 
 def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
@@ -286,33 +327,43 @@ def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
     per card pair, at the largest size measured: median over samples, the nominal rate,
     and for a value that is missing the reason (``kind``: the rows' ``error_kind``).
 
-    Columns: ``pattern, test, transfer, what, direction, initiator, link, size_bytes,
-    samples, median_GBps, nominal_GBps, kind, reason``; ``what`` names the copy
-    (``0->1``, ``host->4``, ``all`` for a test's aggregate, the group pair).
+    Columns: ``pattern, test, transfer, what, senders, receivers, direction, initiator,
+    link, size_bytes, samples, median_GBps, total_GBps, nominal_GBps, kind, reason``;
+    ``what`` names the copy for people (``0->1``, ``host->4``, ``all`` for a test's
+    aggregate, the group pair), ``senders``/``receivers`` a group or card pair's devices;
+    ``total_GBps`` is a bidirectional point's both directions together (an import that
+    gives only that, ascend-dmi's, has a value there and none per direction).
     """
-    cols = ["pattern", "test", "transfer", "what", "direction", "initiator", "link",
-            "size_bytes", "samples", "median_GBps", "nominal_GBps", "kind", "reason"]
+    cols = ["pattern", "test", "transfer", "what", "senders", "receivers", "direction",
+            "initiator", "link", "size_bytes", "samples", "median_GBps", "total_GBps",
+            "nominal_GBps", "kind", "reason"]
     run = samples_of(run)
     rows = run[run["pattern"].isin(LISTED_PATTERNS)]
     out = []
     keys = ["pattern", "test", "transfer", "group", "direction", "src", "dst"]
     for key, part in rows.groupby(keys, dropna=False, sort=False):
-        good = part[part["bandwidth_GBps"].notna() & part["error_kind"].isna()]
+        fine = part["error_kind"].isna()
+        good = part[(part["bandwidth_GBps"].notna() | part["bidir_total_GBps"].notna()) & fine]
         size = int((good if len(good) else part)["size_bytes"].max())
         at = part[part["size_bytes"] == size]
         good = at[at["bandwidth_GBps"].notna() & at["error_kind"].isna()]
+        totals = at.loc[at["bidir_total_GBps"].notna() & at["error_kind"].isna(),
+                        "bidir_total_GBps"]
         first = at.iloc[0]
         kind = reason = None
-        if not len(good):
+        if not len(good) and not len(totals):
             failed = at[at["error_kind"].notna()]
             kind = str(failed.iloc[0]["error_kind"]) if len(failed) else NOT_MEASURED_KIND
             reason = str(failed.iloc[0]["error"]) if len(failed) else NOT_MEASURED
         out.append({
             "pattern": key[0], "test": first["test"],
             "transfer": first["transfer"], "what": _what(first),
+            "senders": first["senders"], "receivers": first["receivers"],
             "direction": key[4], "initiator": first["initiator"], "link": first["link"],
-            "size_bytes": size, "samples": len(good),
+            "size_bytes": size, "samples": max(len(good), len(totals)),
             "median_GBps": float(good["bandwidth_GBps"].median()) if len(good) else math.nan,
+            # both directions together: a tool that gives only that (ascend-dmi) has it
+            "total_GBps": float(totals.median()) if len(totals) else math.nan,
             "nominal_GBps": float(first["nominal_GBps"]), "kind": kind, "reason": reason})
     return pd.DataFrame(out, columns=cols)
 
@@ -331,7 +382,8 @@ def _what(row: pd.Series) -> str:
 def values_json(run: Run | pd.DataFrame) -> list[dict[str, Any]]:
     """:func:`aggregate_values` as plain JSON records (null where no value)."""
     frame = aggregate_values(run)
-    return [{k: (None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+    return [{k: (list(map(int, v)) if isinstance(v, tuple) else
+                 None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
                  else int(v) if k in ("transfer", "size_bytes", "samples") else
                  round(float(v), 4) if k.endswith("GBps") else v)
              for k, v in rec.items()} for rec in frame.to_dict("records")]

@@ -18,19 +18,21 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .patterns.cards import group_name
 from .run import Run, RunMeta, samples_of
 from .run import folder as run_folder
 from .run.folder import ResultsError
 from .run.meta import RUN_SCHEMA_VERSION
 from .schema import (
     ADDED_COLUMNS,
+    CARD_PATTERNS,
     COLUMNS,
     ERROR_KINDS,
     FAILURE_KINDS,
@@ -164,6 +166,7 @@ def matrix(
     peer: str | None = None,
     path: str | Iterable[str] | None = None,
     device_count: int | None = None,
+    initiator: str | None = None,
 ) -> pd.DataFrame:
     """N x N matrix (rows = src, columns = dst) of one statistic at one size.
 
@@ -173,7 +176,8 @@ def matrix(
     has one. ``pattern`` None is inferred from ``value`` (``latency_us``: the latency
     pattern, else ``pair``), so ``matrix(run, value="latency_us")`` is the latency matrix;
     a pattern none of whose rows has ``value`` while others do raises ValueError naming
-    them, never a matrix of nothing.
+    them, never a matrix of nothing. ``initiator`` keeps the copies one side issued (a
+    run with pulls and pushes; the diagonal's local copies stay).
     """
     run = Run.of(frame)
     frame = run.samples
@@ -182,6 +186,8 @@ def matrix(
                & (frame["direction"] == direction)]
     if peer is not None:
         df = df[(df["peer"] == peer) | (df["pattern"] == LOCAL_PATTERN)]
+    if initiator is not None:
+        df = df[(df["initiator"] == initiator).fillna(False) | (df["pattern"] == LOCAL_PATTERN)]
     if path is not None:
         paths = [path] if isinstance(path, str) else list(path)
         df = df[df["path"].isin(paths) | (df["pattern"] == LOCAL_PATTERN)]
@@ -342,3 +348,36 @@ def card_keys(rows: pd.DataFrame) -> pd.DataFrame:
     out.loc[missing, "receivers"] = pd.Series([(int(d),) for d in out.loc[missing, "dst"]],
                                               index=out.index[missing], dtype=object)
     return out[out["senders"].notna()]
+
+
+def place_cards(frame: pd.DataFrame | Run, cards: Sequence[Sequence[int]]) -> Run:
+    """The run with each card row that names card ids (ascend-dmi's ``-m card`` matrix,
+    imported without its server) placed on the server's cards: card ``k`` is
+    ``cards[k]``, its devices in ``senders``/``receivers``, ``src``/``dst`` empty as in a
+    sweep's card rows, ``group`` their label. Rows that hold their devices stay as they
+    are. ValueError for a card id the server does not have.
+
+    Example:
+        >>> rows = to_frame([{"pattern": "card", "src": 1, "dst": 0, "size_bytes": 4}])
+        >>> placed = place_cards(rows, [(0, 1), (2, 3)]).samples
+        >>> placed[["senders", "receivers", "group"]].values.tolist()
+        [[(2, 3), (0, 1), '2,3->0,1']]
+    """
+    run = Run.of(frame)
+    rows = run.samples
+    ids = (rows["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool)
+           & rows["senders"].isna() & rows["src"].notna() & rows["dst"].notna())
+    if not ids.any():
+        return run
+    named = [int(c) for c in pd.concat([rows.loc[ids, "src"], rows.loc[ids, "dst"]])]
+    if max(named) >= len(cards):
+        raise ValueError(f"the run names card {max(named)}; the server has {len(cards)} "
+                         "cards")
+    out = rows.copy()
+    senders = [tuple(cards[int(s)]) for s in out.loc[ids, "src"]]
+    receivers = [tuple(cards[int(d)]) for d in out.loc[ids, "dst"]]
+    out.loc[ids, "senders"] = pd.Series(senders, index=out.index[ids], dtype=object)
+    out.loc[ids, "receivers"] = pd.Series(receivers, index=out.index[ids], dtype=object)
+    out.loc[ids, "group"] = [group_name(a, b) for a, b in zip(senders, receivers)]
+    out.loc[ids, ["src", "dst"]] = pd.NA
+    return Run(out, run.meta)

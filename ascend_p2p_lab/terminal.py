@@ -4,9 +4,11 @@ Each function takes a :class:`~ascend_p2p_lab.run.Run` or a run frame (its metad
 the convenience copy, ``Run.of``).
 
 Example:
-    >>> from ascend_p2p_lab.results import empty_frame
-    >>> run_status(empty_frame())
+    >>> from ascend_p2p_lab.results import empty_frame, to_frame
+    >>> run_status(to_frame([{"src": 0, "dst": 1, "size_bytes": 4096, "bandwidth_GBps": 26.0}]))
     0
+    >>> run_status(empty_frame())  # a run of nothing is no result
+    1
 """
 
 from __future__ import annotations
@@ -49,8 +51,11 @@ def _print_values(run: Any) -> None:
                          test=table["test"].astype("string").fillna("-"),
                          why=table["reason"].fillna(""))
     tests = bool(table["pattern"].eq(TEST_PATTERN).any())
+    # a total without a per-direction value (an import's bi cell): its own column
+    total = bool((table["total_GBps"].notna() & table["median_GBps"].isna()).any())
     shown = ["pattern", *(["test", "transfer"] if tests else []), "what", "direction",
-             "initiator", "link", "size", "samples", "median_GBps", "nominal_GBps", "why"]
+             "initiator", "link", "size", "samples", "median_GBps",
+             *(["total_GBps"] if total else []), "nominal_GBps", "why"]
     note = "; transfer '-' is the aggregate of all over one window" if tests else ""
     print(f"\nvalues of each copy set (median over samples at the largest size measured"
           f"{note}):")
@@ -95,15 +100,35 @@ def print_matrices(run: Any) -> None:
             print(f"  {tag}: {reason} [{counts[reason]} cell{'s' if counts[reason] != 1 else ''}]")
 
 
+#: The columns that hold what a run measured: a rate, a time, a collective's bandwidth.
+NUMBER_COLUMNS = ("bandwidth_GBps", "bidir_total_GBps", "latency_us", "elapsed_us",
+                  "algbw_GBps", "time_us")
+
+
+def measured_nothing(rows: Any) -> bool:
+    """Whether a run's rows hold no measured number and no outcome either (no failure, no
+    refusal): a run of nothing, which no reader may present as a result. A run whose
+    pairs all refused or could not reach each other holds results, not nothing.
+
+    Example:
+        >>> import pandas as pd
+        >>> measured_nothing(pd.DataFrame({"bandwidth_GBps": [float("nan")],
+        ...                                "error_kind": [None]}))
+        True
+    """
+    numbers = [c for c in NUMBER_COLUMNS if c in rows]
+    return not (rows[numbers].notna().any().any() or rows["error_kind"].notna().any())
+
+
 def run_status(run: Any) -> int:
     """The exit status a run earns: 130 interrupted, 1 when failures cost data points (or
-    the sweep stopped on an error), else 0."""
+    the sweep stopped on an error, or the run holds no measured number), else 0."""
     from .results import failures
 
     run = Run.of(run)
     if run.meta.interrupted:
         return EXIT_INTERRUPTED
-    if run.meta.failed or len(failures(run.samples)):
+    if run.meta.failed or len(failures(run.samples)) or measured_nothing(run.samples):
         return EXIT_FAILED
     return EXIT_OK
 
@@ -155,6 +180,9 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
         summ = summarize(good[good["size_bytes"] == top])
         fits = fit_latency_bandwidth(good)
         keys = ["pattern", "direction", "peer", "path", "link"]
+        # pulls apart from pushes, one process apart from IPC, where a case has both
+        keys += [c for c in ("process_mode", "initiator")
+                 if good.groupby(keys, dropna=False)[c].nunique().gt(1).any()]
         agg = summ.groupby(keys, dropna=False).agg(
             pairs=("bandwidth_GBps_median", "size"),
             median_GBps=("bandwidth_GBps_median", "median"),
@@ -175,6 +203,9 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
     if matrices:
         print_matrices(run)
     _print_refusals_and_failures(rows)
+    if measured_nothing(rows):
+        print(f"\nno measured number: the run's {len(rows)} rows hold no bandwidth, time or "
+              "rate, and no failure or refusal either (FAILED: nothing to report)")
     _print_stop(meta)
     for what in meta.fallbacks.values():
         print(f"\nnote: {what}")
@@ -220,10 +251,14 @@ def _print_header(meta: RunMeta, rows: int) -> None:
 
 
 def _origin(meta: RunMeta) -> str:
-    """``ID on 8 x SOC (simulated PRESET)``: a run and where its numbers come from."""
+    """``ID on 8 x SOC (simulated PRESET)``: a run and where its numbers come from (an
+    import that names no server: ``on a server it does not name``)."""
     where = (f"simulated {meta.preset}" if meta.backend == "sim" else
              f"imported from {meta.backend}" if meta.imported else "pyACL")
-    return f"{meta.run_id} on {meta.device_count} x {meta.soc_name} ({where})"
+    n, soc = meta.device_count, meta.soc_name
+    server = (f"{n} x {soc}" if n and soc else f"{n} devices" if n else soc if soc else
+              "a server it does not name")
+    return f"{meta.run_id} on {server} ({where})"
 
 
 def _or_unknown(count: int | None) -> Any:

@@ -633,6 +633,8 @@ def result_rows(draw: st.DrawFn) -> list[dict[str, Any]]:
         for col, dtype in SCHEMA.items():
             if col in VOCABULARY:
                 row[col] = draw(st.one_of(st.none(), st.sampled_from(VOCABULARY[col])))
+            elif col in ("src", "dst"):  # a device id: 0 or more (a run of no device count)
+                row[col] = draw(st.one_of(st.none(), st.integers(0, 1 << 40)))
             else:
                 row[col] = draw(_COLUMN[dtype])
         rows.append(row)

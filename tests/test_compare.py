@@ -285,7 +285,7 @@ def test_cli_against_the_same_preset_gives_ratios_near_1(runs, capsys) -> None:
 def test_against_preset_ratios_are_1_point_by_point(runs, capsys) -> None:
     from ascend_p2p_lab.cli.compare import _predict
 
-    predicted = _predict(runs["clean"][0], runs["clean"][1], PRESET)
+    predicted, _ = _predict(runs["clean"][0], runs["clean"][1], PRESET)
     assert predicted.meta.params == runs["clean"][0].attrs["run"]["params"]
     cmp = compare(predicted, runs["clean"][0])
     assert cmp["ratio"].to_numpy() == pytest.approx([1.0, 1.0], abs=0.02)

@@ -364,7 +364,9 @@ def test_imported_run_folder_holds_its_provenance(tmp_path):
     assert meta["backend"] == "ascend-dmi" and set(run["backend"]) == {"ascend-dmi"}
     assert set(run["link"]) == {"HCCS"} and meta["device_count"] == 8
     assert run["source_line"].notna().all() and set(run["source_file"]) == {"dmi-a2-p2p.txt"}
-    assert meta["params"]["sizes"] == [256 * MIB] and len(meta["params"]["pairs"]) == 56
+    uni, bi = meta["params"]["plans"]  # one plan per direction, each at its sizes
+    assert (uni["directions"], bi["directions"]) == (["uni"], ["bi"])
+    assert uni["sizes"] == [256 * MIB] and len(uni["pairs"]) == 56 == len(bi["pairs"])
     assert math.isnan(run["latency_us"].iloc[0])
     # again into the same folder: refused without --overwrite
     assert main(["import", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB",

@@ -59,8 +59,8 @@ def test_against_the_preset_bi_cells_are_compared_on_the_total(tmp_path, capsys)
     low.write_text(head + "Bidirectional Peer to Peer Test" + "\n".join(rows) + "\n")
     assert main(["import", "dmi", str(low), "--size", "256MiB", "--out",
                  str(tmp_path / "run")]) == 0
-    assert json.loads((tmp_path / "run" / "run.json").read_text())["params"][
-        "directions"] == ["uni", "bi"]
+    plans = json.loads((tmp_path / "run" / "run.json").read_text())["params"]["plans"]
+    assert [p["directions"] for p in plans] == [["uni"], ["bi"]]
     capsys.readouterr()
     code = main(["compare", "--against-preset", "atlas800t-a2", "--format", "json",
                  str(tmp_path / "run")])

@@ -153,7 +153,7 @@ def test_link_and_peer_frames_keep_rows_as_sources():
     links, note = cells.link_frame(table)
     assert links.loc[0, 1] == "PIX" and links.loc[1, 0] == "HCCS"
     assert links.loc[1, 2] is None and links.loc[2, 2] == "X"
-    assert [c for c, _text in cells.link_legend(links)] == ["HCCS", "PIX", "SYS", "X", "?"]
+    assert [c for c, _text in cells.link_legend(links)] == ["HCCS", "PIX", "SYS", "X", "n/m"]
     assert note == prepare.backend_note(table)
     peer = cells.peer_frame(table, "can_access_peer")
     assert peer.loc[0, 1] == 1.0 and peer.loc[1, 0] == 0.0 and np.isnan(peer.loc[1, 2])

@@ -20,6 +20,27 @@ def _expected() -> dict:
     return json.loads((V1 / "expected.json").read_text())
 
 
+#: Keys the JSON gained after a fixture's release (issue 30: a matrix kept apart by
+#: initiator or process mode says which; a value names its devices and a total): the
+#: older release's keys must read the same, and the new ones say nothing of one side.
+ADDED_MATRIX_KEYS = {"initiator": None, "process_mode": None}
+ADDED_VALUE_KEYS = ("senders", "receivers", "total_GBps")
+
+
+def _as_before(matrix: dict) -> dict:
+    for key, value in ADDED_MATRIX_KEYS.items():
+        assert matrix.pop(key) == value
+    return matrix
+
+
+def _report_as_before(report: dict) -> dict:
+    report["matrices"] = [_as_before(m) for m in report["matrices"]]
+    for value in report["values"]:
+        for key in ADDED_VALUE_KEYS:
+            value.pop(key)
+    return report
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
 def test_a_version_1_run_loads_with_its_device_lists(fmt, tmp_path):
     folder = tmp_path / "run"
@@ -42,7 +63,7 @@ def test_a_version_1_run_draws_the_same():
 
     run = load_run(V1)
     expected = _expected()
-    assert [m.to_json() for m in run_matrices(run)] == expected["matrices"]
+    assert [_as_before(m.to_json()) for m in run_matrices(run)] == expected["matrices"]
     stats = json.loads(aggregate_stats(run).to_json(orient="records"))
     assert stats == expected["aggregates"]
 
@@ -97,7 +118,7 @@ def test_a_version_2_run_reports_as_the_release_before_did(capsys):
 
     run = load_run(V2)
     expected = _v2_expected()
-    assert matrices_json(run) == expected["report"]
+    assert _report_as_before(matrices_json(run)) == expected["report"]
     assert run_status(run) == expected["exit_status"] == 0
     print_summary(run, None, matrices=True, read_from=Path("run_v2"))
     assert capsys.readouterr().out.splitlines() == expected["summary_text"]

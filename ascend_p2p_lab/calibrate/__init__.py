@@ -41,7 +41,7 @@ from ..schema import HOST_PATTERNS, HOST_TO_DEVICE
 from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
-from .links import class_fits, link_matrix, pair_outliers
+from .links import class_fits, has_pair_copies, link_matrix, pair_outliers, with_links
 from .model import (
     DEFAULT_LOCAL_COPY_GBPS,
     DEFAULT_MEMORY_GIB,
@@ -151,6 +151,21 @@ def _cpu_affinity(frame: pd.DataFrame, n: int, topology: Topology | None) -> tup
     return tuple(found.get(i, "") for i in range(n)) if found else ()
 
 
+def _check_fittable(frame: pd.DataFrame, host: dict[str, Fit],
+                    topology: Topology | None) -> None:
+    """CalibrationError when the run gives nothing to fit, or host copies alone and no
+    server to take the link classes' figures from."""
+    if has_pair_copies(frame):
+        return
+    if not host:
+        raise CalibrationError("the run has no successful copies to fit (device-to-device "
+                               "pairs, latency, h2d or d2h)")
+    if topology is None:
+        raise CalibrationError("the run has host copies but no successful device-to-device "
+                               "pair copies: give the server's --preset or --topology for "
+                               "its link classes' figures")
+
+
 def calibrate(frame: pd.DataFrame | Run, *, topology: Topology | None = None,
               name: str = "calibrated") -> Calibration:
     """Fit a :class:`Calibration` from a run (a Run or a run frame; its metadata for
@@ -158,20 +173,18 @@ def calibrate(frame: pd.DataFrame | Run, *, topology: Topology | None = None,
 
     ``topology`` (a preset or parsed npu-smi text) fills the link classes of pairs the run
     did not measure and every figure it did not measure; each figure says which.
-    Raises :class:`CalibrationError` when the run has no successful pair copy or the link
-    matrix is incomplete.
+    Raises :class:`CalibrationError` when the run has nothing to fit (or host copies alone
+    and no topology), or the link matrix is incomplete.
     """
     run = Run.of(frame)
     frame = run.samples
     run_id, host, stamp = _provenance(run)
     origin = f"run {run_id} on {host} at {stamp}"
-    links, links_how = link_matrix(run, topology)
-    fitted = class_fits(frame, origin)
-    if not any("bandwidth_GBps" in f for f in fitted.values()):
-        raise CalibrationError("the run has no successful device-to-device pair copies "
-                               "(patterns pair or latency) to fit")
-    classes = _classes(fitted, links, topology, origin)
     host_fits = {**figures.host_copies(frame, origin), **figures.api_cost(frame, origin)}
+    _check_fittable(frame, host_fits, topology)
+    links, links_how = link_matrix(run, topology)
+    frame = with_links(frame, links)
+    classes = _classes(class_fits(frame, origin), links, topology, origin)
     host_figs = _fill(host_fits, _HOST_KEYS, topology.host if topology else None, HostSpec(),
                       topology.name if topology else "", origin)
     soc = (Fit(run.meta.soc_name, f"reported by {origin}", fitted=False) if run.meta.soc_name

@@ -57,7 +57,7 @@ def link_matrix(frame: pd.DataFrame | Run, topology: Topology | None = None
             raise CalibrationError(f"pair {s}->{d} has several link classes {classes} in the run")
         seen[(int(s), int(d))] = classes[0]
     cells = [[SELF] * n for _ in range(n)]
-    missing = []
+    missing: list[str] = []
     for i in range(n):
         for j in range(n):
             if i == j:
@@ -71,13 +71,42 @@ def link_matrix(frame: pd.DataFrame | Run, topology: Topology | None = None
             if not cells[i][j]:
                 missing.append(f"{i}->{j}")
     if missing:
-        raise CalibrationError(f"the run does not measure every ordered pair ({len(missing)} "
-                               f"missing, e.g. {missing[0]}); give --topology")
+        raise CalibrationError(_missing_classes(frame, missing))
     from_run = len(seen) == n * (n - 1)
     how = ("link column of every ordered pair in the run" if from_run else
            f"{len(seen)} ordered pairs from the run's link column, the rest from "
            f"topology {topology.name if topology else '?'}")
     return tuple(tuple(r) for r in cells), how
+
+
+def _missing_classes(frame: pd.DataFrame, missing: list[str]) -> str:
+    """Why the link matrix is incomplete: pairs the run measured without naming their
+    class (an import without a topology capture), or pairs it did not measure."""
+    pairs = frame[frame["pattern"].isin(PAIR_PATTERNS) & frame["src"].notna()
+                  & frame["dst"].notna()]
+    measured = {f"{int(s)}->{int(d)}" for s, d in zip(pairs["src"], pairs["dst"])}
+    unnamed = [p for p in missing if p in measured]
+    absent = [p for p in missing if p not in measured]
+    said = []
+    if unnamed:
+        said.append(f"{len(unnamed)} measured pairs have no link class (e.g. {unnamed[0]}: "
+                    "an import without a topology capture)")
+    if absent:
+        said.append(f"{len(absent)} ordered pairs are not in the run (e.g. {absent[0]})")
+    return "; ".join(said) + ": give the server's --preset or --topology for their classes"
+
+
+def with_links(frame: pd.DataFrame, links: tuple[tuple[str, ...], ...]) -> pd.DataFrame:
+    """The rows with the link class of the matrix on every pair row that names none (an
+    import's, whose classes come from --preset/--topology), so that they are fitted."""
+    pairs = (frame["pattern"].isin(PAIR_PATTERNS) & frame["src"].notna()
+             & frame["dst"].notna() & frame["link"].isna())
+    if not pairs.any():
+        return frame
+    out = frame.copy()
+    out.loc[pairs, "link"] = [links[int(s)][int(d)] for s, d in
+                              zip(out.loc[pairs, "src"], out.loc[pairs, "dst"])]
+    return out
 
 
 # ---- per link class -----------------------------------------------------------------------
@@ -93,6 +122,12 @@ def _pair_rows(frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
     # a run with both initiators: the read (dst pulls) is the link's rate in the model,
     # writes give push_efficiency (see push_fits)
     return rows[rows["initiator"] == "dst"] if (rows["initiator"] == "dst").any() else rows
+
+
+def has_pair_copies(frame: pd.DataFrame) -> bool:
+    """Whether the run has a successful copy of a pair (or latency) pattern to fit."""
+    return not (_pair_rows(frame, PAIR_PATTERN).empty
+                and _pair_rows(frame, LATENCY_PATTERN).empty)
 
 
 def push_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:

@@ -56,8 +56,10 @@ class CheckResult:
 
     @property
     def status(self) -> str:
-        """PASS when no item failed and no sample was lost, else FAIL."""
-        return "FAIL" if self.points_lost or overall(self.items)[0] == "FAIL" else "PASS"
+        """PASS when no item failed, no sample was lost and the measurements ran to their
+        end, else FAIL."""
+        failed = self.points_lost or self.measured.failed
+        return "FAIL" if failed or overall(self.items)[0] == "FAIL" else "PASS"
 
 
 def run_check(rt: Runtime, criteria: Criteria, devices: Sequence[int] | None = None, *,

@@ -243,8 +243,11 @@ def criteria_from_run(rows: pd.DataFrame | Run, *, fraction: float = DEFAULT_FRA
     from ``topology``."""
     run = Run.of(rows)
     meta, rows = run.meta, run.samples
-    n = meta.device_count or 0
     pairs = rows[rows["pattern"] == PAIR_PATTERN]
+    # an import that names no server: the topology's count, else the devices of its pairs
+    ends = pd.concat([pairs["src"], pairs["dst"]]).dropna()
+    n = meta.device_count or getattr(topology, "device_count", 0) or (
+        int(ends.max()) + 1 if len(ends) else 0)
     if not n or not len(pairs):
         raise ValueError("the run has no pair-pattern rows (or no device_count): "
                          "criteria need a sweep of every ordered pair")

@@ -19,14 +19,18 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["check_run", "criteria_from_thresholds", "judgeable"]
+__all__ = ["check_run", "criteria_from_thresholds", "judgeable", "judged_size", "run_devices"]
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
 
+from ..patterns.cards import cards_of
+from ..results import place_cards
 from ..run import Run
+from ..schema import CARD_PATTERNS, FANOUT_PATTERNS, HOST_PATTERNS, PAIR_PATTERN
 from ..units import format_size
 from .criteria import DEFAULT_SIZE_BYTES, Criteria, make_table
 from .derive import (
@@ -113,17 +117,66 @@ NO_LINKS = "the run does not name link classes (an import without a topology cap
 NOT_VERIFIED = "the run's copies were not verified (an imported tool's figures)"
 
 
+#: The row patterns each kind of numeric criterion judges at the criteria's size.
+_FAMILIES = {"bandwidth": (PAIR_PATTERN,), "host": HOST_PATTERNS,
+             "aggregate": (*FANOUT_PATTERNS, *CARD_PATTERNS)}
+
+
+def judged_size(rows: pd.DataFrame) -> int | None:
+    """The size ``check --run`` judges a run at without criteria: the largest of its pair
+    rows, else of its fan-out or card rows, else of its host copies (None: no such rows).
+
+    Example:
+        >>> judged_size(pd.DataFrame({"pattern": ["h2d", "card"], "size_bytes": [8, 4]}))
+        4
+    """
+    for patterns in (_FAMILIES["bandwidth"], _FAMILIES["aggregate"], _FAMILIES["host"]):
+        sizes = rows.loc[rows["pattern"].isin(patterns).fillna(False).astype(bool),
+                         "size_bytes"].dropna()
+        if len(sizes):
+            return int(sizes.max())
+    return None
+
+
 def _sizes_match(rows: pd.DataFrame, criteria: Criteria) -> None:
-    """ValueError when the criteria bound bandwidth at a size the run has no pair rows
-    at (every bandwidth item would be skipped, and the check would pass on nothing)."""
-    if not criteria.table["kind"].eq("bandwidth").any():
-        return
-    sizes = rows.loc[rows["pattern"].astype(object).eq("pair"), "size_bytes"].dropna()
-    if not sizes.eq(criteria.size_bytes).any():
-        have = ", ".join(format_size(int(v)) for v in sorted(sizes.unique())) or "none"
+    """ValueError when the run has rows of a kind the criteria bound (pair, host, fan-out
+    or card copies) but none of them at the criteria's size (every such item would be
+    skipped, and the check would pass on nothing)."""
+    kinds = set(criteria.table["kind"])
+    patterns = [p for kind, pats in _FAMILIES.items() if kind in kinds for p in pats]
+    judged = rows[rows["pattern"].isin(patterns).fillna(False).astype(bool)]
+    sizes = judged["size_bytes"].dropna()
+    if len(sizes) and not sizes.eq(criteria.size_bytes).any():
+        have = ", ".join(format_size(int(v)) for v in sorted(sizes.unique()))
         raise ValueError(f"the criteria's bandwidth size is {format_size(criteria.size_bytes)}; "
-                         f"the run's pair rows are at {have}: write criteria for the run's "
-                         "size (criteria --size, or --from a run at it)")
+                         f"the run's {', '.join(sorted(set(judged['pattern'].astype(str))))} "
+                         f"rows are at {have}: write criteria for the run's size (criteria "
+                         "--size, or --from a run at it)")
+
+
+def _on_cards(run: Run, criteria: Criteria) -> Run:
+    """The run with an import's card ids placed on the cards the criteria's link matrix
+    joins (SIO between a card's dies)."""
+    n = criteria.device_count
+    server = SimpleNamespace(device_count=n, link_class=lambda a, b: criteria.links[a][b])
+    return place_cards(run, cards_of(server))
+
+
+def run_devices(rows: pd.DataFrame) -> list[int]:
+    """The devices a run's rows name (either end, or a group's), in order: what ``check
+    --run`` judges unless ``--devices`` says otherwise (a capture of some pairs of a
+    server is judged on those pairs).
+
+    Example:
+        >>> run_devices(pd.DataFrame({"pattern": ["pair", "h2d"], "src": [2, None],
+        ...                           "dst": [3, 5], "senders": [None, None],
+        ...                           "receivers": [None, None]}))
+        [2, 3, 5]
+    """
+    own = rows[~rows["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool)]
+    ends = pd.concat([own["src"], own["dst"]]).dropna()  # a card row's ends are card ids
+    groups = [d for col in ("senders", "receivers") for g in rows[col].dropna() for d in g]
+    return sorted({int(d) for d in ends} | {int(d) for d in groups})
 
 
 def check_run(rows: pd.DataFrame | Run, criteria: Criteria,
@@ -131,10 +184,11 @@ def check_run(rows: pd.DataFrame | Run, criteria: Criteria,
     """Judge a run (a Run or a run frame) against criteria, measuring nothing (``check
     --run``): the run's pair rows give the peer table, imported rows are made judgeable
     (:func:`judgeable`); what the run cannot say (link classes, verified bytes) is SKIP
-    with the reason. ``measured.run`` is the run as given."""
+    with the reason. ``devices`` (default: those the run's rows name) are judged.
+    ``measured.run`` is the run as given."""
     from . import CheckResult
 
-    run = Run.of(rows)
+    run = _on_cards(Run.of(rows), criteria)
     rows = run.samples
     n = run.meta.device_count
     if n is not None and int(n) != criteria.device_count:
@@ -144,7 +198,11 @@ def check_run(rows: pd.DataFrame | Run, criteria: Criteria,
     rows = judgeable(rows)
     peer = peer_from_rows(rows).assign(reason=None)
     peer["link"] = peer["link"].astype(object).where(peer["link"].notna(), None)
-    devs = list(range(criteria.device_count)) if devices is None else sorted(set(devices))
+    devs = run_devices(rows) if devices is None else sorted(set(devices))
+    outside = [d for d in devs if d >= criteria.device_count]
+    if outside:
+        raise ValueError(f"the run names device {outside[0]}; the criteria describe "
+                         f"{criteria.device_count} devices")
     items = evaluate(criteria, peer, rows, devs)
     no_link = items["kind"].eq("link_class") & items["measured"].isna() \
         & items["status"].ne(SKIP)

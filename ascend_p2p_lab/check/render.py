@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from .verdict import FAIL, SKIP, overall
+from .verdict import FAIL, PASS, SKIP, overall
 
 #: the JUnit test suite's name, and the prefix of every test case's class name
 SUITE = "ascend-p2p-lab check"
@@ -66,24 +66,60 @@ def item_line(item: pd.Series) -> str:
     return line
 
 
-def summary_line(items: pd.DataFrame, points_lost: int = 0) -> str:
-    """``PASS``, or ``FAIL (n items)`` (or the samples lost, when no item failed)."""
+def summary_line(items: pd.DataFrame, points_lost: int = 0, failed: str | None = None
+                 ) -> str:
+    """``PASS``, or ``FAIL (n items)`` (or the samples lost, or the measurements stopped
+    early, when no item failed; or ``FAIL (no item judged: ...)`` when every item was
+    skipped)."""
     status, n = overall(items)
     text = "PASS" if status == "PASS" else f"FAIL ({n} item{'s' if n != 1 else ''})"
+    if status == "FAIL" and not n:
+        skipped = f": all {len(items)} skipped" if len(items) else ""
+        text = f"FAIL (no item judged{skipped}; the run holds nothing these criteria bound)"
     if points_lost and status == "PASS":
         text = f"FAIL ({points_lost} samples lost)"
+    if failed and text == "PASS":
+        text = "FAIL (the measurements stopped early)"
     return text
 
 
-def table_text(items: pd.DataFrame, points_lost: int = 0, *, only_failing: bool = False
-               ) -> str:
-    """Every item's line (or only the failing and skipped ones), then the summary."""
-    shown = items[items["status"] != "PASS"] if only_failing else items
+def skip_lines(items: pd.DataFrame) -> list[str]:
+    """The skipped items counted: one line per kind and reason (and host), in the order
+    they first appear.
+
+    Example:
+        >>> skips = pd.DataFrame({"status": ["SKIP"] * 3, "kind": ["latency"] * 3,
+        ...                       "reason": ["not in the run"] * 3})
+        >>> skip_lines(skips)
+        ['SKIP  3 latency items: not in the run']
+    """
+    skipped = items[items["status"] == SKIP]
+    keys = [k for k in ("host", "kind", "reason") if k in skipped]
+    out = []
+    for key, part in skipped.groupby(keys, dropna=False, sort=False):
+        got = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        host = f"{got['host']:12s}  " if isinstance(got.get("host"), str) else ""
+        reason = got["reason"] if isinstance(got.get("reason"), str) else "no reason given"
+        noun = "item" if len(part) == 1 else "items"
+        out.append(f"{host}SKIP  {len(part)} {got['kind']} {noun}: {reason}")
+    return out
+
+
+def table_text(items: pd.DataFrame, points_lost: int = 0, *, only_failing: bool = False,
+               failed: str | None = None) -> str:
+    """Every item's line (or only the failing ones, and the skipped ones counted per kind
+    and reason), why the measurements stopped early (``failed``), then the summary."""
+    shown = items[items["status"] == FAIL] if only_failing else items
     lines = [item_line(row) for _, row in shown.iterrows()]
+    if only_failing:
+        lines += skip_lines(items)
     lines.append(f"{len(items)} items: {int((items['status'] == 'PASS').sum())} passed, "
                  f"{int((items['status'] == FAIL).sum())} failed, "
                  f"{int((items['status'] == SKIP).sum())} skipped")
-    lines.append(summary_line(items, points_lost))
+    if failed:
+        lines.append(f"the measurements stopped early: {failed} (the rows until then are "
+                     "judged)")
+    lines.append(summary_line(items, points_lost, failed))
     return "\n".join(lines)
 
 
@@ -102,13 +138,16 @@ def records(items: pd.DataFrame) -> list[dict[str, Any]]:
             for row in items[keys].itertuples(index=False, name=None)]
 
 
-def to_json(items: pd.DataFrame, points_lost: int = 0, **extra: Any) -> dict[str, Any]:
-    """``{"status": "PASS"|"FAIL", "items": [...], ...}``: every item."""
+def to_json(items: pd.DataFrame, points_lost: int = 0, failed: str | None = None,
+            **extra: Any) -> dict[str, Any]:
+    """``{"status": "PASS"|"FAIL", "items": [...], ...}``: every item (``failed``: why the
+    measurements stopped early, which fails the check)."""
     status, n = overall(items)
-    if points_lost:
+    if points_lost or failed:
         status = "FAIL"
-    return {"status": status, "failed_items": n, "points_lost": points_lost,
-            "items": records(items), **extra}
+    judged = int(items["status"].isin([PASS, FAIL]).sum())
+    return {"status": status, "failed_items": n, "judged_items": judged,
+            "points_lost": points_lost, "failed": failed, "items": records(items), **extra}
 
 
 def junit_xml(items: pd.DataFrame, *, suite: str = SUITE) -> str:

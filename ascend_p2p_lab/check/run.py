@@ -31,7 +31,9 @@ PEER_COLUMNS = ("src", "dst", "link", "can_access_peer", "peer_ok", "reason", "e
 class Measured:
     """What a check measured: the peer table, the run of every sweep (one
     :class:`~ascend_p2p_lab.run.Run`: ``Run.concat`` of them; a run frame is taken as
-    ``Run.of`` takes it), and whether Ctrl-C stopped it."""
+    ``Run.of`` takes it), and whether Ctrl-C stopped it. ``failed`` says why the
+    measurements stopped early (peer access that could not be taken back), as the run's
+    ``meta.failed`` does: the rows measured until then are kept."""
 
     peer: pd.DataFrame
     run: Run
@@ -41,32 +43,44 @@ class Measured:
         self.run = Run.of(self.run)
 
     @property
+    def failed(self) -> str | None:
+        """Why the measurements stopped before the end (None: they did not)."""
+        return self.run.meta.failed
+
+    @property
     def rows(self) -> pd.DataFrame:
         """The samples of every sweep, one after another."""
         return self.run.samples
 
 
-def _enable_once(rt: Runtime, src: int, dst: int) -> AclError | None:
-    """Enable src -> dst and take it back; the refusal, or None."""
+def _enable_once(rt: Runtime, src: int, dst: int, kept: list[AclError]) -> AclError | None:
+    """Enable src -> dst and take it back; the refusal, or None. A take-back that fails
+    is no refusal (the enable worked): it goes to ``kept`` (the runtime holds the enable
+    and its teardown tries again)."""
     try:
         rt.enable_peer(src, dst)
     except AclError as exc:
         return exc
-    rt.disable_peer(src, dst)
+    try:
+        rt.disable_peer(src, dst)
+    except AclError as exc:
+        kept.append(exc)
     return None
 
 
-def peer_table(rt: Runtime, devices: tuple[int, ...]) -> pd.DataFrame:
+def peer_table(rt: Runtime, devices: tuple[int, ...],
+               kept: list[AclError] | None = None) -> pd.DataFrame:
     """Per ordered pair among devices: the link class the runtime reports,
     aclrtDeviceCanAccessPeer, and ``peer_ok`` (it says 1 and enabling src -> dst works;
-    the enable is taken back at once)."""
+    the enable is taken back at once; a take-back that fails goes to ``kept``)."""
+    kept = [] if kept is None else kept
     records = []
     for src in devices:
         for dst in devices:
             if src == dst:
                 continue
             can = rt.can_access_peer(src, dst)
-            refusal = _enable_once(rt, src, dst) if can else None
+            refusal = _enable_once(rt, src, dst, kept) if can else None
             reason = (None if can and refusal is None else
                       f"aclrtDeviceCanAccessPeer({src}, {dst}) = 0" if not can else
                       f"enabling peer access {src}->{dst} refused: {refusal}")
@@ -83,14 +97,27 @@ def run_measurements(rt: Runtime, work: list[Work], devices: tuple[int, ...], *,
                      progress: bool = False,
                      on_work: Callable[[Work], None] | None = None) -> Measured:
     """The peer table, then each sweep of ``work`` (one run of them all, made by the
-    command ``check``); stops after an interrupted sweep."""
-    peer = peer_table(rt, devices)
-    runs = []
+    command ``check``); stops after an interrupted sweep, or after one that stopped on an
+    error no row can carry (peer access it could not restore): the rows measured until
+    then are kept, and the run's ``meta.failed`` says why."""
+    kept: list[AclError] = []
+    peer = peer_table(rt, devices, kept)
+    runs, failed = [], None
     for item in work:
         if on_work is not None:
             on_work(item)
-        runs.append(sweep_run(rt, progress=progress, **item.options))
+        try:
+            runs.append(sweep_run(rt, progress=progress, **item.options))
+        except AclError as exc:
+            partial = getattr(exc, "partial_run", None)
+            if partial is None:
+                raise
+            runs.append(partial)
+            failed = partial.meta.failed or f"{type(exc).__name__}: {exc}"
+            break
         if runs[-1].meta.interrupted:
             break
-    run = Run.concat(runs).replace(command="check")
+    if failed is None and kept:
+        failed = f"taking peer access back after the peer table failed: {kept[0]}"
+    run = Run.concat(runs).replace(command="check", failed=failed)
     return Measured(peer, run, run.meta.interrupted)

@@ -377,6 +377,9 @@ def points_lost(rows: pd.DataFrame | None) -> int:
 
 
 def overall(items: pd.DataFrame) -> tuple[str, int]:
-    """``("PASS", 0)`` or ``("FAIL", n failing items)``."""
+    """``("PASS", 0)`` or ``("FAIL", n failing items)``; a check that judged no item (every
+    one skipped: a run with nothing the criteria bound) is ``("FAIL", 0)``, never a pass
+    on nothing."""
     n = int((items["status"] == FAIL).sum())
-    return ("FAIL" if n else "PASS"), n
+    judged = int(items["status"].isin([PASS, FAIL]).sum())
+    return ("FAIL" if n or not judged else "PASS"), n

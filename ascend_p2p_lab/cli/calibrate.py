@@ -1,11 +1,12 @@
 """The ``calibrate`` command: a digital twin (a preset TOML) fitted from a run folder.
 
-``calibrate RUN_DIR --out my-server.toml [--topology npu-smi.txt]`` fits the link classes,
-their latency and bandwidth, the host copy rates and, where fan-outs were measured, the
-shared port limit from the run, and writes a preset whose every number says it was fitted
-from that run (or that the run did not measure it). ``--topology my-server.toml`` then
-simulates that server. Exit status: 0 written, 2 bad input (a missing or unreadable run
-folder, a run without pair copies, a link matrix neither the run nor --topology gives
+``calibrate RUN_DIR --out my-server.toml [--topology npu-smi.txt | --preset NAME]``
+fits the link classes, their latency and bandwidth, the host copy rates and, where
+fan-outs were measured, the shared port limit from the run, and writes a preset whose
+every number says it was fitted from that run (or that the run did not measure it).
+``--topology my-server.toml`` then simulates that server. Exit status: 0 written, 2 bad
+input (a missing or unreadable run folder, a run with nothing to fit, host copies alone
+without --preset/--topology, a link matrix neither the run nor --preset/--topology gives
 completely, --out existing without --overwrite).
 
 Example:
@@ -26,7 +27,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     """Fit a preset from RUN_DIR, check that it loads, write it to --out."""
     from ..calibrate import calibrate, to_toml
     from ..run.folder import check_out_file, load
-    from ..topology import topology_from_toml_text
+    from ..topology import load_preset, topology_from_toml_text
     from .session import load_topology
 
     out: Path = args.out
@@ -37,7 +38,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                          "suffix)")
     check_out_file(out, "--out")
     run = load(args.run_dir)
-    topology = load_topology(args.topology)
+    topology = (load_preset(args.preset) if args.preset is not None
+                else load_topology(args.topology))
     cal = calibrate(run, topology=topology, name=args.name or out.stem)
     with past_input_checks():
         text = to_toml(cal)

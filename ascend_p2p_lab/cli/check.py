@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..schema import PAIR_PATTERN
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from ..vocab import DEFAULT_PRESET
 from .parser import EXIT_USAGE, UsageError, past_input_checks
@@ -91,14 +90,17 @@ def add_check_args(sub: Any, make: Any) -> None:
                         "without --criteria, the preset's model at the run's pair size")
     p.add_argument("--fraction", type=float, default=0.9,
                    help="without --criteria: the preset's model x this (default 0.9)")
-    p.add_argument("--devices", default="all", help="all (default) or the devices to check, "
-                                                     "e.g. 0-3 or 0,2,5")
+    p.add_argument("--devices", default=None,
+                   help="all or the devices to check, e.g. 0-3 or 0,2,5 (default: all; with "
+                        "--run, the devices the run's rows name)")
     p.add_argument("--format", choices=["table", "json"], default="table",
                    help="table (default): one line per item and the verdict; json: every item")
     p.add_argument("--failing", action="store_true",
                    help="table: print only failing and skipped items (default: every item)")
     p.add_argument("--junit-xml", type=Path, default=None, metavar="FILE",
                    help="write JUnit XML: one test case per item (default: none)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write items.csv, check.json and peer.csv beside a run folder of the "
                         "rows judged (run.json, samples.parquet, samples.csv: report, compare "
@@ -233,15 +235,15 @@ def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
     fraction = _check_fraction(args.fraction)
     if args.criteria is not None:
         return load_criteria(args.criteria)
-    if args.run is not None:  # the model at the size the run measured its pairs
-        rows = run.samples
-        sizes = rows.loc[rows["pattern"] == PAIR_PATTERN, "size_bytes"]
-        if not len(sizes):
-            raise UsageError(f"--run {args.run}: no pair rows to judge; give --criteria")
+    if args.run is not None:  # the model at the size the run measured its copies at
+        from ..check.imported import judged_size
+
+        size = judged_size(run.samples)
         topo = (load_topology(args.topology) if args.topology is not None else
-                load_preset(args.preset or DEFAULT_PRESET))
+                load_preset(args.preset) if args.preset is not None else
+                _own_server(run, args.run))
         return criteria_from_preset(topo.name, fraction=fraction, topology=topo,
-                                    size=int(sizes.max()))
+                                    **({} if size is None else {"size": size}))
     if args.backend == "acl" and args.preset is None:
         raise UsageError("--backend acl: give --criteria FILE (or --preset NAME for its "
                          "model's numbers)")
@@ -250,6 +252,24 @@ def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
         return criteria_from_preset(topo.name, fraction=fraction, topology=topo)
     return criteria_from_preset(load_preset(args.preset or DEFAULT_PRESET).name,
                                 fraction=fraction)
+
+
+def _own_server(run: Any, folder: Path) -> Any:
+    """The preset a run names (``preset``, else a ``topology`` that is a preset's name),
+    else the default preset when the run's device count fits it: the server a ``check
+    --run`` without --preset/--topology judges the run on."""
+    from ..topology import list_presets, load_preset
+
+    meta = run.meta
+    named = next((p for p in (meta.preset, meta.topology) if p in list_presets()), None)
+    if named is not None:
+        return load_preset(named)
+    default = load_preset(DEFAULT_PRESET)
+    if meta.device_count not in (None, default.device_count):
+        raise UsageError(f"--run {folder}: the run names no preset and has "
+                         f"{meta.device_count} devices ({DEFAULT_PRESET} has "
+                         f"{default.device_count}); give --preset or --topology")
+    return default
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -268,8 +288,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         if criteria.device_count != rt.device_count:
             raise UsageError(f"the criteria describe {criteria.device_count} devices; this "
                              f"server has {rt.device_count}")
-        devices = parse_devices(args.devices, rt.device_count)
-        result = run_check(rt, criteria, devices)
+        devices = parse_devices(args.devices or "all", rt.device_count)
+        result = run_check(rt, criteria, devices, progress=not args.no_progress)
         with past_input_checks():
             return _emit(result, args, criteria)
 
@@ -284,7 +304,8 @@ def _check_run(args: argparse.Namespace) -> int:
 
     run = load(args.run)
     criteria = _criteria(args, run)
-    devices = parse_devices(args.devices, criteria.device_count)
+    devices = (None if args.devices is None else
+               parse_devices(args.devices, criteria.device_count))
     result = check_run(run, criteria, devices)
     with past_input_checks():
         return _emit(result, args, criteria)
@@ -295,11 +316,12 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
 
     items, lost = result.items, result.points_lost
     extra = {"criteria": criteria.meta.get("path") or criteria.name,
-             "interrupted": result.measured.interrupted}
+             "interrupted": result.measured.interrupted, "failed": result.measured.failed}
     if args.format == "json":
         print(json.dumps(to_json(items, lost, **extra), indent=2))
     else:
-        print(table_text(items, lost, only_failing=args.failing))
+        print(table_text(items, lost, only_failing=args.failing,
+                         failed=result.measured.failed))
     if args.junit_xml is not None:
         args.junit_xml.write_text(junit_xml(items))
     if args.out is not None:

@@ -57,8 +57,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if has_collectives(run):  # HCCL's (or the toolkit's) collectives against their links
         return compare_collectives_cmd(args, run, base_dir, threshold)
-    baseline = (_predict(run, run_dir, args.against_preset) if base_dir is None
-                else load(base_dir))
+    if base_dir is None:
+        baseline, run = _predict(run, run_dir, args.against_preset)
+    else:
+        baseline = load(base_dir)
     result = compare(baseline, run, threshold=threshold)
     missing = unmatched(baseline, run)
     if result.empty:
@@ -87,39 +89,62 @@ def _folders(args: argparse.Namespace) -> tuple[Path | None, Path]:
     return folders[0], folders[1]
 
 
-def _spec_from(params: Any, folder: Path) -> Any:
-    """The SweepSpec a run's ``params`` describe (lists back to tuples)."""
+def _plans(params: Any, folder: Path) -> list[Any]:
+    """The SweepSpecs a run's ``params`` describe: an import's ``plans`` (one per family
+    of copies), else the one sweep's parameters (lists back to tuples)."""
     from ..measure import SweepSpec
 
-    if not isinstance(params, dict) or not params.get("sizes"):
-        raise UsageError(f"{folder}: run.json has no sweep parameters (params) to re-run")
+    plans = params.get("plans", [params]) if isinstance(params, dict) else []
+    copies = [p for p in plans if isinstance(p, dict) and p.get("sizes") and "patterns" in p]
+    if not copies:
+        said = ", ".join(f"{p['operation']} on {p.get('ranks')} ranks" for p in plans
+                         if isinstance(p, dict) and "operation" in p)
+        imported = isinstance(params, dict) and "plans" in params
+        raise UsageError(f"{folder}: its plan is a collective ({said}), which --against-preset "
+                         "does not re-run" if said else
+                         f"{folder}: the import holds no copy at a known size (an ascend-dmi "
+                         "--dg diagnosis gives values without one): nothing to re-run; judge "
+                         "it with criteria --from-dmi-diagnosis" if imported else
+                         f"{folder}: run.json has no sweep parameters (params) to re-run")
     names = {f.name for f in dataclasses.fields(SweepSpec)}
-    kwargs = {k: v for k, v in params.items() if k in names}
-    for key in ("sizes", "directions", "peers", "patterns"):
-        if key in kwargs:
-            kwargs[key] = tuple(kwargs[key])
-    if kwargs.get("pairs") is not None:
-        kwargs["pairs"] = tuple(tuple(int(d) for d in p) for p in kwargs["pairs"])
-    try:
-        return SweepSpec(**kwargs)
-    except TypeError as exc:
-        raise UsageError(f"{folder}: run.json's params do not make a sweep ({exc})") from None
+    specs = []
+    for plan in copies:
+        kwargs = {k: v for k, v in plan.items() if k in names}
+        for key in ("sizes", "directions", "peers", "patterns", "devices"):
+            if kwargs.get(key) is not None:
+                kwargs[key] = tuple(kwargs[key])
+        if kwargs.get("pairs") is not None:
+            kwargs["pairs"] = tuple(tuple(int(d) for d in p) for p in kwargs["pairs"])
+        try:
+            specs.append(SweepSpec(**kwargs))
+        except TypeError as exc:
+            raise UsageError(f"{folder}: run.json's params do not make a sweep ({exc})") \
+                from None
+    return specs
 
 
-def _predict(run: Any, folder: Path, preset: str) -> Any:
-    """RUN's plan measured on the simulated ``preset`` with RUN's seed: the baseline run."""
+def _predict(run: Any, folder: Path, preset: str) -> tuple[Any, Any]:
+    """RUN's plan measured on the simulated ``preset`` with RUN's seed: (the baseline
+    run, RUN with card ids placed on the preset's cards)."""
     from ..measure import sweep_run
+    from ..patterns.cards import cards_of
+    from ..results import place_cards
     from ..run import Run
     from ..runtime import open_runtime
 
     meta = Run.of(run).meta
-    spec = _spec_from(meta.params, folder)
+    specs = _plans(meta.params, folder)
     seed = meta.seed if meta.backend == "sim" else None
     with open_runtime("sim", preset=preset, seed=seed) as rt:
         whose = "" if seed is not None else ", the simulator's: the run has none"
         print(f"simulating {folder}'s plan on {preset} (seed {rt.seed}{whose})",
               file=sys.stderr)
-        return sweep_run(rt, spec=spec, progress=sys.stderr.isatty())
+        try:
+            run = place_cards(run, cards_of(rt))
+        except ValueError as exc:
+            raise UsageError(f"{folder}: {exc} ({preset})") from None
+        parts = [sweep_run(rt, spec=spec, progress=sys.stderr.isatty()) for spec in specs]
+    return Run.concat(parts), run
 
 
 def _reasons(missing: pd.DataFrame) -> str:

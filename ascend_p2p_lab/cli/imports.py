@@ -69,6 +69,10 @@ def add_import_args(p: argparse.ArgumentParser, sub_parser: Any) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", default=None,
+                   help="the server the captures come from (a preset name): run.json records "
+                        "its device count, and its link classes name each pair's (default: "
+                        "a topology capture among the files, else unknown)")
     p.add_argument("--out", type=Path, required=True, help="the run folder to write")
     p.add_argument("--overwrite", action="store_true", help="replace the run in --out")
 
@@ -89,12 +93,16 @@ def cmd_import(args: argparse.Namespace) -> int:
                     size = parse_size(args.size)
                 except ValueError as exc:
                     raise UsageError(f"--size: {exc}") from None
-            run = Run.of(import_dmi(args.files, size=size, kind=args.kind, card=args.card))
+            run = Run.of(import_dmi(args.files, size=size, kind=args.kind, card=args.card,
+                                    preset=args.preset))
         else:
-            run = Run.of(import_hccl_test(args.files, ranks=args.ranks, op=args.op))
+            run = Run.of(import_hccl_test(args.files, ranks=args.ranks, op=args.op,
+                                          preset=args.preset))
     except ToolReportedError as exc:
         print(f"ascend-p2p-lab: {exc} (nothing written)", file=sys.stderr)
         return EXIT_FAILED
+    for line in run.meta.warnings:
+        print(f"ascend-p2p-lab: warning: {line}", file=sys.stderr)
     with past_input_checks():
         save(run, args.out, replace=True)
         _print_summary(run, args.out)

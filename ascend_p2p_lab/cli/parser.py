@@ -185,10 +185,13 @@ def _add_calibrate(sub: Any) -> None:
     p = _sub(sub, "calibrate", "fit a digital twin (a preset TOML) from a run folder")
     p.add_argument("run_dir", type=Path, help="a run folder, as `sweep --out` writes it")
     p.add_argument("--out", type=Path, required=True, help="the preset file to write (.toml)")
-    p.add_argument("--topology", type=Path, default=None,
-                   help="npu-smi info -t topo text or a preset TOML: link classes of pairs "
-                        "the run did not measure, and figures it did not measure "
-                        "(default: none)")
+    server = p.add_mutually_exclusive_group()
+    server.add_argument("--topology", type=Path, default=None,
+                        help="npu-smi info -t topo text or a preset TOML: link classes of "
+                             "pairs the run did not measure or name, and figures it did not "
+                             "measure (default: none)")
+    server.add_argument("--preset", default=None,
+                        help="the same from a packaged preset (default: none)")
     p.add_argument("--name", default=None, help="the preset's name (default: --out's stem)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
 

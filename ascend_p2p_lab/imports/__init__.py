@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..schema import CARD_PATTERNS
+from ..schema import CARD_PATTERNS, PAIR_PATTERNS
 from . import dmi_json, dmi_text, hccl_test
 from .common import Capture, ImportInputError, Parsed, ToolReportedError, read_capture
 from .hccl_test import BUS_FACTORS, bus_factor
@@ -89,19 +89,37 @@ def _tag(parsed: Parsed, capture: Capture) -> Parsed:
     return parsed
 
 
+def _preset(name: str | None) -> Any:
+    """The packaged preset ``name`` as the server of an import (None: not named)."""
+    if name is None:
+        return None
+    from ..topology import TopologyError, load_preset
+
+    try:
+        return load_preset(name)
+    except TopologyError as exc:
+        raise ValueError(f"--preset: {exc}") from None
+
+
 def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
-               kind: str | None = None, card: bool | None = None) -> pd.DataFrame:
+               kind: str | None = None, card: bool | None = None,
+               preset: str | None = None) -> pd.DataFrame:
     """A run frame (the samples of :func:`~.runs.to_run`'s Run, its metadata in
     ``attrs["run"]``) from ascend-dmi captures (text or JSON; a topology capture among them
     names the link classes). ``size``: the copy size of p2p matrices that do not state it;
     ``kind``: the direction of tables that do not say it; ``card``: the matrices are card
-    x card (else from ``-m card`` on the capture's command line)."""
+    x card (else from ``-m card`` on the capture's command line); ``preset``: the server
+    the captures come from, when no topology capture names it (its device count and link
+    classes; without either the device count stays unknown)."""
     if kind is not None and kind not in DMI_KINDS:
         raise ValueError(f"--type must be one of {', '.join(DMI_KINDS)}; got {kind!r}")
-    parsed, sources, topology = [], [], None
+    parsed, sources, topology = [], [], _preset(preset)
     for path in files:
         capture = read_capture(path)
         if _is_topology(capture):
+            if preset is not None:
+                raise ValueError(f"--preset {preset}: {capture.path} is a topology capture "
+                                 "too; give one of them")
             topology = _topology(capture)
             sources.append(_source(capture, None, "topology"))
             continue
@@ -117,13 +135,42 @@ def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
                                "among the files (only a topology)")
     rows = [r for p in parsed for r in p.rows]
     if topology is not None:
-        _check_devices(rows, topology, sources)
+        _check_devices(rows, topology, preset or sources[-1]["path"])
     return to_run(rows, tool=_tool(DMI_TOOL, parsed), sources=sources, command="import dmi",
-                  topology=topology, host=_host(parsed)).frame()
+                  topology=topology, host=_host(parsed), preset=preset,
+                  warnings=_card_like(rows, topology)).frame()
 
 
-def _check_devices(rows: list[dict[str, Any]], topology: Any,
-                   sources: list[dict[str, Any]]) -> None:
+def _fastest_link(topology: Any) -> tuple[float, str]:
+    """The fastest device link's rate on paper and its name: the server's, else that of
+    any packaged preset."""
+    from ..topology import list_presets, load_preset
+
+    servers = [topology] if topology is not None else [load_preset(p) for p in list_presets()]
+    return max((c.nominal_GBps, f"{name} on {t.name}") for t in servers
+               for name, c in t.link_classes.items())
+
+
+def _card_like(rows: list[dict[str, Any]], topology: Any) -> list[str]:
+    """A warning when device pairs read faster than the fastest device link's rate on
+    paper (a total, twice it): an ``ascend-dmi -m card`` matrix imported without --card
+    would read so."""
+    pairs = [r for r in rows if r.get("pattern") == PAIR_PATTERNS[0]]
+    rate, link = _fastest_link(topology)
+    over = [(r.get("bandwidth_GBps") or (r.get("bidir_total_GBps") or 0) / 2, r)
+            for r in pairs]
+    over = [(v, r) for v, r in over if v > rate]
+    if not over:
+        return []
+    row = max(over, key=lambda x: x[0])[1]
+    shown = row.get("bandwidth_GBps") or row.get("bidir_total_GBps")
+    return [f"{row['source_file']}:{row['source_line']}: device pair {row['src']}->{row['dst']} "
+            f"reads {shown} GB/s, above the fastest device link ({link}, {rate:g} GB/s per "
+            "direction on paper): a card x card matrix (ascend-dmi -m card)? import it with "
+            "--card"]
+
+
+def _check_devices(rows: list[dict[str, Any]], topology: Any, whose: str) -> None:
     n = topology.device_count
     for row in rows:
         for end in ("src", "dst"):
@@ -131,16 +178,17 @@ def _check_devices(rows: list[dict[str, Any]], topology: Any,
             card = row.get("pattern") in CARD_PATTERNS  # a card id, not a device
             if not card and dev is not None and not 0 <= int(dev) < n:
                 raise ImportInputError(f"{row['source_file']}:{row['source_line']}",
-                                       f"device {dev} is not among the topology's {n} "
-                                       f"devices ({sources[-1]['path']})")
+                                       f"device {dev} is not among the {n} devices of "
+                                       f"{whose}")
 
 
 def import_hccl_test(files: Sequence[str | Path], *, ranks: int | None = None,
-                     op: str | None = None) -> pd.DataFrame:
+                     op: str | None = None, preset: str | None = None) -> pd.DataFrame:
     """A run frame of collective rows from hccl_test captures (see :mod:`.hccl_test`; as
-    :func:`import_dmi`, the frame of a Run)."""
+    :func:`import_dmi`, the frame of a Run; ``preset`` the server they ran on)."""
     if ranks is not None and ranks < 1:
         raise ValueError(f"--ranks must be at least 1; got {ranks}")
+    topology = _preset(preset)
     parsed, sources = [], []
     for path in files:
         capture = read_capture(path)
@@ -148,4 +196,5 @@ def import_hccl_test(files: Sequence[str | Path], *, ranks: int | None = None,
         parsed.append(one)
         sources.append(_source(capture, one, "text"))
     return to_run([r for p in parsed for r in p.rows], tool=_tool(HCCL_TOOL, parsed),
-                  sources=sources, command="import hccl-test", host=_host(parsed)).frame()
+                  sources=sources, command="import hccl-test", host=_host(parsed),
+                  topology=topology, preset=preset).frame()

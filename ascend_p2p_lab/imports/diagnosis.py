@@ -34,8 +34,9 @@ DIAG_LINE = re.compile(
 
 def device_ends(kind: str, dev: int) -> dict[str, Any]:
     """The columns naming one device's end of a host copy (or its memory, d2d)."""
-    return {"h2d": {"pattern": HOST_TO_DEVICE, "path": "host", "dst": dev},  # the tool's
-            "d2h": {"pattern": DEVICE_TO_HOST, "path": "host", "src": dev},  # words -> ours
+    # the tool's words -> ours; a host copy is no peer access (peer "off", as a sweep's)
+    return {"h2d": {"pattern": HOST_TO_DEVICE, "path": "host", "peer": "off", "dst": dev},
+            "d2h": {"pattern": DEVICE_TO_HOST, "path": "host", "peer": "off", "src": dev},
             "d2d": {"src": dev, "dst": dev}}[kind]
 
 

@@ -146,12 +146,14 @@ def _latency_rows(data: dict[str, Any], capture: Capture, lines: LineFinder
             if "size" in entry else None
         if size is None:
             raise ImportInputError(where, "a Latency entry without size")
+        latency = quantity(entry["latency"], "time", where=where)
         yield {"operation": "p2p", "pattern": LATENCY_PATTERN, "direction": "uni", "peer": "on",
                "path": "p2p", "src": _device(entry.get("src_device_id"), where, "src_device_id"),
                "dst": _device(entry.get("dst_device_id"), where, "dst_device_id"),
-               "size_bytes": int(size), "latency_us": quantity(entry["latency"], "time",
-                                                               where=where),
-               "sample": 0, "source_line": line}
+               "size_bytes": int(size), "latency_us": latency,
+               # the rate of those copies, as the toolkit's latency rows carry it
+               "bandwidth_GBps": size / latency / 1e3 if latency > 0 else None,
+               "copies": 1, "sample": 0, "source_line": line}
 
 
 def _items(node: Any) -> Iterator[dict[str, Any]]:

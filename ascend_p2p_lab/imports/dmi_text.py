@@ -11,7 +11,9 @@ A3 fixtures for DMI 26.1 show, ``base/toolkits/_common/ascend/A3/tests/fixtures/
 - a table led by a header naming ``Size(Bytes)``, ``Bandwidth(GB/s)`` and optionally
   ``ID``, ``Execute Times``, ``Elapsed Time(us)`` in any order (step mode: one row per
   size, 2 B to 32 MB; fixed mode: one size); its direction (h2d, d2h, d2d or p2p) and
-  device come from the lines above it, the command line in the capture, or ``kind=``.
+  device come from the lines above it, the command line in the capture, or ``kind=``;
+  a host table no line names a device for (``-s N`` without ``-d``: every device, one
+  row each) takes each row's ``ID`` as its device.
 
 Chinese-localised titles and headers are read through the aliases below (单向/双向 with
 点对点 or P2P; 大小, 带宽, 执行次数, 耗时). They are our reading of the localised builds:
@@ -29,6 +31,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import shlex
@@ -36,8 +39,6 @@ from dataclasses import dataclass, field
 
 from ..schema import (
     CARD_PATTERNS,
-    DEVICE_TO_HOST,
-    HOST_TO_DEVICE,
     PAIR_PATTERN,
     PAIR_PATTERNS,
 )
@@ -50,7 +51,7 @@ from .common import (
     number,
     quantity,
 )
-from .diagnosis import DIAG_LINE, diagnosis_row
+from .diagnosis import DIAG_LINE, device_ends, diagnosis_row
 
 #: Matrix titles -> direction.
 TITLES: dict[str, re.Pattern[str]] = {
@@ -276,12 +277,24 @@ def _table_rows(lines: list[str], head: int, cols: dict[str, tuple[int, str | No
         elapsed = quantity(cell["elapsed"], "time", where=where,
                            default_unit=cols["elapsed"][1]) if "elapsed" in cell else None
         window, copies = rate_window(size, gbps, cell["bandwidth"], elapsed, times)
-        rows.append(_table_row(table, int(size), gbps, window, copies, i + 1))
+        rows.append(_table_row(_row_device(table, cell, where), int(size), gbps, window,
+                               copies, i + 1))
         i += 1
     if not rows:
         raise ImportInputError(f"{name}:{head + 1}", "a bandwidth table header with no rows "
                                "under it (truncated?)")
     return rows, i
+
+
+def _row_device(table: _Table, cell: dict[str, str], where: str) -> _Table:
+    """The table as one row sees it: a host or d2d table whose device no line names
+    (``ascend-dmi --bw -t h2d -s N`` without ``-d`` tests every device, one row each) has
+    the row's ``ID`` as its device; where a device is named, ``ID`` counts the rows."""
+    if table.device is not None or table.kind == "p2p" or "id" not in cell:
+        return table
+    if not cell["id"].isdigit():
+        raise ImportInputError(where, f"ID {cell['id']!r} is not a device number")
+    return dataclasses.replace(table, device=int(cell["id"]))
 
 
 def _table_row(table: _Table, size: int, gbps: float, elapsed: float, copies: int | None,
@@ -292,13 +305,8 @@ def _table_row(table: _Table, size: int, gbps: float, elapsed: float, copies: in
     row: dict[str, object] = {"operation": table.kind, "direction": table.direction,
                               "size_bytes": size, value: gbps, "elapsed_us": elapsed,
                               "copies": copies, "sample": 0, "source_line": line}
-    dev = table.device
-    if table.kind == "h2d":
-        row.update(pattern=HOST_TO_DEVICE, path="host", dst=dev)
-    elif table.kind == "d2h":
-        row.update(pattern=DEVICE_TO_HOST, path="host", src=dev)
-    elif table.kind == "d2d":  # DMI's memory bandwidth of one device: no toolkit pattern
-        row.update(src=dev, dst=dev)
+    if table.kind in ("h2d", "d2h", "d2d"):  # d2d: DMI's memory bandwidth of one device
+        row.update(device_ends(table.kind, table.device))
     else:
         assert table.pair is not None
         row.update(pattern=PAIR_PATTERN, src=table.pair[0], dst=table.pair[1], peer="on",

@@ -3,8 +3,10 @@ their metadata (its ``run.json``).
 
 Every row keeps the file and line it came from (``source_file``, ``source_line``); the
 run's ``backend`` names the tool (with its version when the capture prints one);
-``run.json`` lists each capture with its sha256, and, for p2p pairs, sweep parameters
-(``params``) that ``compare --against-preset`` re-runs on the simulator. Columns the
+``run.json`` lists each capture with its sha256, and the plan a re-run needs
+(``params["plans"]``: one per family of copies, at its own sizes, which ``compare
+--against-preset`` re-runs on the simulator; an hccl_test capture's operation, ranks and
+sizes). Columns the
 tool does not give stay empty.
 
 Example:
@@ -13,7 +15,7 @@ Example:
     ...                "size_bytes": 1 << 28, "bandwidth_GBps": 26.2, "sample": 0,
     ...                "source_file": "p2p.txt", "source_line": 3}],
     ...              tool="ascend-dmi", sources=[], command="import dmi")
-    >>> run.meta.backend, run.meta.imported, run.meta.params["pairs"]
+    >>> run.meta.backend, run.meta.imported, run.meta.params["plans"][0]["pairs"]
     ('ascend-dmi', True, [[0, 1]])
 """
 
@@ -23,13 +25,24 @@ import datetime as _dt
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
 
 from .._version import __version__
+from ..patterns.cards import cards_of
+from ..results import place_cards
 from ..run import Run, RunMeta
-from ..schema import CARD_PATTERNS, PAIR_PATTERN, PAIR_PATTERNS, to_frame
+from ..schema import (
+    CARD_PATTERNS,
+    HOST_PATTERNS,
+    HOST_TO_DEVICE,
+    LATENCY_PATTERN,
+    PAIR_PATTERN,
+    PAIR_PATTERNS,
+    to_frame,
+)
 
 #: Sample numbers restart per point: rows of one point from several captures are samples.
 _POINT = ("operation", "pattern", "direction", "src", "dst", "size_bytes", "ranks")
@@ -43,39 +56,91 @@ def _number_samples(rows: list[dict[str, Any]]) -> None:
         seen[key] = row["sample"] + 1
 
 
-def _params(frame: pd.DataFrame) -> dict[str, Any] | None:
-    """Sweep parameters for the measured pair cells, uni and bi (a bidirectional total),
-    so that ``compare --against-preset`` re-runs both directions."""
-    value = frame["bandwidth_GBps"].where(frame["direction"] == "uni",
-                                          frame["bidir_total_GBps"])
-    cells = frame[(frame["pattern"] == PAIR_PATTERN) & value.notna() & (frame["size_bytes"] > 0)
+def _values(frame: pd.DataFrame) -> pd.Series:
+    """Each row's figure: its bandwidth, a bidirectional total, or a time per copy."""
+    value = frame["bandwidth_GBps"].where(frame["direction"] != "bi", frame["bidir_total_GBps"])
+    return value.where(frame["pattern"] != LATENCY_PATTERN, frame["latency_us"])
+
+
+def _sizes(rows: pd.DataFrame) -> list[int]:
+    return sorted(int(s) for s in rows["size_bytes"].unique())
+
+
+def _copy_plans(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """One plan per family of copies the rows measured (a pair or latency pattern on its
+    pairs, the card pattern, each one way or both ways; each host direction on its
+    devices), at that family's own sizes: what ``compare --against-preset`` re-runs on
+    the simulator."""
+    cells = frame[frame["pattern"].notna() & _values(frame).notna() & (frame["size_bytes"] > 0)
                   & frame["threshold_GBps"].isna()]  # not a diagnosis line
-    if cells.empty:
-        return None
-    pairs = sorted({(int(s), int(d)) for s, d in zip(cells["src"], cells["dst"])})
-    present = set(cells["direction"].dropna())
-    return {"sizes": sorted(int(s) for s in cells["size_bytes"].unique()),
-            "pairs": [list(p) for p in pairs],
-            "directions": [d for d in ("uni", "bi") if d in present], "peers": ["on"],
-            "patterns": [PAIR_PATTERN], "samples": 1}
+    plans: list[dict[str, Any]] = []
+    for pattern in (PAIR_PATTERN, LATENCY_PATTERN, CARD_PATTERNS[0]):
+        for direction in ("uni", "bi"):
+            part = cells[(cells["pattern"] == pattern) & (cells["direction"] == direction)]
+            if part.empty:
+                continue
+            plan: dict[str, Any] = {"patterns": [pattern], "sizes": _sizes(part),
+                                    "directions": [direction], "peers": ["on"], "samples": 1}
+            if pattern in PAIR_PATTERNS:
+                pairs = sorted({(int(s), int(d)) for s, d in zip(part["src"], part["dst"])})
+                plan["pairs"] = [list(p) for p in pairs]
+            plans.append(plan)
+    for pattern in HOST_PATTERNS:
+        part = cells[cells["pattern"] == pattern]
+        if len(part):
+            end = part["dst"] if pattern == HOST_TO_DEVICE else part["src"]
+            plans.append({"patterns": [pattern], "sizes": _sizes(part),
+                          "devices": sorted({int(d) for d in end.dropna()}), "samples": 1})
+    return plans
 
 
-def _device_count(frame: pd.DataFrame, topology: Any) -> int | None:
-    if topology is not None:
-        return int(topology.device_count)
-    devs = pd.concat([frame.loc[~frame["pattern"].isin(CARD_PATTERNS), c] for c in ("src", "dst")])
-    devs = devs.dropna()
-    return int(devs.max()) + 1 if len(devs) else None
+def _collective_plans(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """One plan per collective and rank count an hccl_test capture ran, at its sizes."""
+    rows = frame[frame["algbw_GBps"].notna()]
+    return [{"operation": str(op), "ranks": int(n), "sizes": _sizes(part)}
+            for (op, n), part in rows.groupby(["operation", "ranks"], sort=True)]
+
+
+def _params(frame: pd.DataFrame) -> dict[str, Any]:
+    """The plan a re-run needs (``params``), one per family the rows measured: sweep
+    parameters for copies, the operation, ranks and sizes for collectives (no plan when
+    the capture holds neither, as a diagnosis alone)."""
+    plans = _copy_plans(frame) + _collective_plans(frame)
+    return {"plans": plans}
+
+
+def link_names(topology: Any) -> Any:
+    """A topology as :func:`~ascend_p2p_lab.patterns.cards.cards_of` reads a server: its
+    device count and each pair's link class by name."""
+    return SimpleNamespace(device_count=topology.device_count, link_class=topology.link)
+
+
+def _server(topology: Any, preset: str | None, sources: list[dict[str, Any]]
+            ) -> dict[str, Any]:
+    """What run.json says of the server: its device count, SoC, topology and where the
+    link classes came from, when a topology capture or a preset names it; else nothing
+    (a capture of some devices does not say how many the server has)."""
+    if topology is None:
+        return {}
+    captured = [s["path"] for s in sources if s.get("kind") == "topology"]
+    return {"device_count": int(topology.device_count), "topology": topology.name,
+            "soc_name": topology.soc_name, "preset": preset,
+            "link_classes_from": f"preset {preset}" if preset else
+            f"topology capture {captured[0] if captured else topology.name}"}
 
 
 def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[str, Any]],
-           command: str, topology: Any = None, host: str | None = None) -> Run:
+           command: str, topology: Any = None, host: str | None = None,
+           preset: str | None = None, warnings: Iterable[str] = ()) -> Run:
     """The rows as a run: typed rows and their metadata.
 
     ``tool`` is the backend ("ascend-dmi 26.1"); ``sources`` the captures (path, sha256,
-    version, command line); ``topology`` (from an npu-smi / ascend-dmi --topo capture)
-    names the link class of each pair row; ``host`` the server a prompt in a capture
-    named."""
+    version, command line); ``topology`` (from an npu-smi / ascend-dmi --topo capture, or
+    the preset ``preset``) names the server's device count and the link class of each
+    pair row; ``host`` the server a prompt in a capture named; ``warnings`` what the
+    importer found doubtful (kept in run.json). Without a topology the
+    device count is unknown (None): the highest device id of a capture of some pairs is
+    not the server's."""
     rows = [dict(r) for r in rows]
     _number_samples(rows)
     digest = hashlib.sha256(json.dumps([s.get("sha256") for s in sources]).encode())
@@ -86,16 +151,13 @@ def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[s
                 and row.get("src") is not None and row.get("dst") is not None:
             row["link"] = topology.link(int(row["src"]), int(row["dst"]))
     frame = to_frame(rows)
+    if topology is not None:  # a card matrix's ids on the server's cards
+        frame = place_cards(frame, cards_of(link_names(topology))).samples
     meta: dict[str, Any] = {
         "run_id": run_id, "backend": tool, "command": command, "package_version": __version__,
         "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "imported": True, "sources": sources, "hostname": host,
-        "device_count": _device_count(frame, topology),
+        "imported": True, "sources": sources, "hostname": host, "warnings": list(warnings),
+        **_server(topology, preset, sources),
     }
-    if topology is not None:
-        meta["topology"] = topology.name
-        meta["soc_name"] = topology.soc_name
-    params = _params(frame)
-    if params is not None:
-        meta["params"] = params
+    meta["params"] = _params(frame)
     return Run(frame, RunMeta.from_dict(meta))

@@ -125,8 +125,10 @@ def aggregate_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
     ax.set_xlabel("bandwidth (GB/s); bi: both directions together")
     ax.grid(axis="x", alpha=0.3)
     handles = [Patch(color=AGGREGATE_COLORS[p], label=p) for p in dict.fromkeys(st["pattern"])]
-    handles.append(Line2D([], [], marker="|", ls="", ms=12, color="black",
-                          label="nominal: sum of the\nlinks used (switched\nlinks share a port)"))
+    if st["nominal_GBps"].notna().any():  # an import's aggregates have no rate on paper
+        handles.append(Line2D([], [], marker="|", ls="", ms=12, color="black",
+                              label="nominal: sum of the\nlinks used (switched\nlinks share "
+                                    "a port)"))
     side_legend(ax, handles)
     size = int(st["size_bytes"].iloc[0])
     set_title(ax, f"Copies on several links at once, at {format_size(size)}\n"

@@ -182,19 +182,22 @@ class HeatmapData:
 
 def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
                  value: str = "bandwidth_GBps", direction: str = "uni", peer: str | None = "on",
-                 path: Any = None, pattern: str = PAIR_PATTERN) -> HeatmapData:
+                 path: Any = None, pattern: str = PAIR_PATTERN,
+                 initiator: str | None = None) -> HeatmapData:
     """The cells of :func:`~ascend_p2p_lab.plots.heatmap` (same arguments, same errors)."""
     if value == "bidir_total_GBps" and direction != "bi":
         raise ValueError("value='bidir_total_GBps' needs direction='bi'")
     if value not in run.columns:
         raise ValueError(f"unknown value column {value!r}")
     size_b = size_bytes(size)
-    sel, path = select(run, direction=direction, peer=peer, path=path, pattern=pattern)
+    sel, path = select(run, direction=direction, peer=peer, path=path, pattern=pattern,
+                       initiator=initiator)
     check_size(sel, size_b)
     n = device_count(run)
     shown = chosen_devices(run, n)  # --devices: the chosen ones, as the terminal shows
     values = results.matrix(run, size_b, value=value, pattern=pattern, direction=direction,
-                            peer=peer, path=path, device_count=n).loc[shown, shown]
+                            peer=peer, path=path, device_count=n,
+                            initiator=initiator).loc[shown, shown]
     values = values.mask(np.eye(len(shown), dtype=bool))
     # the diagonal's local copy is a one-direction bandwidth: on unidirectional maps of
     # the bandwidth of a device-to-device path only
@@ -360,9 +363,14 @@ def diagonal_text(has_local: bool, direction: str) -> str:
 
 
 # ------------------------------------------------------------------------------ link / peer
+#: A link matrix's cell for a pair the rows name without a class, and for one not in them.
+UNNAMED, ABSENT = "?", "n/m"
+
+
 def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
-    """N x N link classes (``None`` where a pair is not in the table, ``X`` on the
-    diagonal) of a probe table, a run frame or a Topology, and a backend note."""
+    """N x N link classes (``None`` where a pair is not in the table, :data:`UNNAMED`
+    where its rows name no class, ``X`` on the diagonal) of a probe table, a run frame or
+    a Topology, and a backend note."""
     if hasattr(source, "links") and hasattr(source, "labels"):  # a Topology
         frame = pd.DataFrame([list(r) for r in source.links], dtype=object)
         return _labelled(frame), f"topology: {source.name}"
@@ -370,12 +378,12 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
     df: pd.DataFrame = source
     if "pattern" in df.columns:
         df = df[~eq(df["pattern"], LOCAL_PATTERN)]
-    df = df.dropna(subset=["src", "dst", "link"])
-    n = device_count(df)
-    n = max(n, int(max(df["src"].max(), df["dst"].max()) + 1) if len(df) else 0)
+    n = device_count(df)  # the pairs without a class count too (an import without one)
+    df = df.dropna(subset=["src", "dst"])
     rows = df[["src", "dst", "link"]].drop_duplicates()
-    rows = rows[(rows["src"] != rows["dst"]) & rows["link"].astype(str).isin(LINK_MEANING)]
-    rows = rows.drop_duplicates(["src", "dst"], keep="last")  # the last class named wins
+    known = rows["link"].astype(str).isin(LINK_MEANING)  # the last class named wins:
+    rows = pd.concat([rows[rows["link"].isna()].assign(link=UNNAMED), rows[known]])
+    rows = rows[rows["src"] != rows["dst"]].drop_duplicates(["src", "dst"], keep="last")
     frame = pd.DataFrame(np.full((n, n), None, dtype=object))
     for s, d, link in rows.itertuples(index=False):
         frame.iat[int(s), int(d)] = str(link)
@@ -390,18 +398,22 @@ def link_texts(links: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
     n = len(links)
     index = links.apply(lambda c: c.map(lambda v: float(LINK_ORDER.index(v))
                                         if v in LINK_ORDER else np.nan)).astype(float)
-    texts = links.apply(lambda c: c.map(lambda v: "?" if v is None else v))
-    kinds = links.apply(lambda c: c.map(lambda v: "unknown" if v is None else
+    texts = links.apply(lambda c: c.map(lambda v: ABSENT if v is None else v))
+    kinds = links.apply(lambda c: c.map(lambda v: "unknown" if v in (None, UNNAMED) else
                                         "long" if len(v) > 5 and n > 8 else "value"))
     return index, texts, kinds
 
 
 def link_legend(links: pd.DataFrame) -> list[tuple[str, str]]:
-    """(class, text) per link class present, in npu-smi's order; ``?`` for missing pairs."""
+    """(class, text) per link class present, in npu-smi's order; ``?`` for pairs the rows
+    name without a class, ``n/m`` for pairs not in the table."""
     present = {v for v in links.to_numpy().ravel() if v is not None}
     out = [(c, f"{c}: {LINK_MEANING[c]}") for c in LINK_ORDER if c in present]
+    if UNNAMED in present:
+        out.append((UNNAMED, f"{UNNAMED}: class not named (the run gives none: an import "
+                             "without a topology capture or --preset)"))
     if links.isna().any().any():
-        out.append(("?", "?: pair not in this table"))
+        out.append((ABSENT, f"{ABSENT}: pair not in this table"))
     return out
 
 

@@ -193,6 +193,7 @@ def bandwidth_vs_size(
     direction: str = "uni",
     peer: str | None = "on",
     path: str | None = None,
+    initiator: str | None = None,
     ax: Axes | None = None,
     show_nominal: bool = True,
     max_legend: int = 8,
@@ -204,7 +205,8 @@ def bandwidth_vs_size(
     ``by="pair"`` draws one line per (src, dst); above ``max_legend`` pairs the lines are
     thin, coloured by link class, without bands, and the legend has one entry per class.
     ``by="link"`` aggregates every sample of every pair of a link class. The link's
-    nominal per-direction rate is a dashed line.
+    nominal per-direction rate is a dashed line. ``initiator`` keeps one side's copies
+    of a run that has pulls and pushes.
 
     Example:
         >>> fig = bandwidth_vs_size(run, by="link", peer="off")  # doctest: +SKIP
@@ -212,7 +214,7 @@ def bandwidth_vs_size(
     run = frame_of(run)
     if by not in ("pair", "link"):
         raise ValueError(f"by must be 'pair' or 'link'; got {by!r}")
-    sel, path = select(run, direction=direction, peer=peer, path=path)
+    sel, path = select(run, direction=direction, peer=peer, path=path, initiator=initiator)
     fig, ax = fig_ax(ax, CURVE_SIZE, figsize)
     many = False
     if by == "link":
@@ -231,7 +233,7 @@ def bandwidth_vs_size(
     side_legend(ax, handles)
     band = ("median, p10-p90 band" if by == "link" or not many
             else f"median per pair (no bands above {max_legend} pairs)")
-    main = title or (f"Copy bandwidth vs size, {mode_text(direction, peer, path)}\n"
+    main = title or (f"Copy bandwidth vs size, {mode_text(direction, peer, path, initiator)}\n"
                      f"{'per link class' if by == 'link' else 'per pair'}, {band}")
     set_title(ax, main, backend_note(run))
     return finish(fig)
@@ -275,6 +277,7 @@ def latency_vs_size(
     direction: str = "uni",
     peer: str | None = "on",
     path: str | None = None,
+    initiator: str | None = None,
     ax: Axes | None = None,
     fit: bool = True,
     max_legend: int = 8,
@@ -293,7 +296,7 @@ def latency_vs_size(
     run = frame_of(run)
     if by not in ("pair", "link"):
         raise ValueError(f"by must be 'pair' or 'link'; got {by!r}")
-    sel, path = select(run, direction=direction, peer=peer, path=path)
+    sel, path = select(run, direction=direction, peer=peer, path=path, initiator=initiator)
     df = time_per_copy(sel)
     keys = ["link"] if by == "link" else ["src", "dst", "link"]
     st = pooled_stats(df, keys, "us_per_copy")
@@ -318,7 +321,7 @@ def latency_vs_size(
     side_legend(ax, handles)
     band = (f"median per pair (no bands above {max_legend} pairs)" if many
             else "median, p10-p90 band")
-    main = title or (f"Time per copy vs size, {mode_text(direction, peer, path)}\n"
+    main = title or (f"Time per copy vs size, {mode_text(direction, peer, path, initiator)}\n"
                      f"{'per link class' if by == 'link' else 'per pair'}, {band}")
     set_title(ax, main, backend_note(run))
     return finish(fig)

@@ -21,7 +21,9 @@ from matplotlib.patches import Patch
 from ..run import Run
 from ..schema import PAIR_PATTERN
 from .cells import (
+    ABSENT,
     PEER_VALUES,
+    UNNAMED,
     diagonal_text,
     heatmap_data,
     heatmap_texts,
@@ -61,6 +63,7 @@ def heatmap(
     peer: str | None = "on",
     path: str | Sequence[str] | None = None,
     pattern: str = PAIR_PATTERN,
+    initiator: str | None = None,
     ax: Axes | None = None,
     title: str | None = None,
     annotate: bool = True,
@@ -85,6 +88,8 @@ def heatmap(
     copy (``latency_us``) is drawn with the colour scale reversed, so that the better
     cells are bright on every map, and the colour bar says lower is better.
     ``pattern="latency"`` with ``value="latency_us"`` is the latency matrix.
+    ``initiator`` (``"dst"`` pulls, ``"src"`` pushes) keeps one side's copies of a run
+    that has both.
 
     Example:
         >>> fig = heatmap(run, size="64MiB")                            # doctest: +SKIP
@@ -93,7 +98,7 @@ def heatmap(
     """
     run = frame_of(run)
     data = heatmap_data(run, size=size, value=value, direction=direction, peer=peer,
-                        path=path, pattern=pattern)
+                        path=path, pattern=pattern, initiator=initiator)
     n = len(data.values)
     finite = data.values.to_numpy()[np.isfinite(data.values.to_numpy())]
     legend_lines = 1 + sum(1 + len(text) // 70 for _code, text in data.legend)
@@ -121,7 +126,8 @@ def heatmap(
         style = VERIFY_STYLE if code == "V" else MISSING_STYLE
         handles.append(Patch(**style, label=wrap(text, width)))
     below_legend(ax, handles, fontsize=8)
-    main = title or f"{what}, {mode_text(direction, peer, data.path)}\n{data.size_text}"
+    main = title or (f"{what}, {mode_text(direction, peer, data.path, initiator)}\n"
+                     f"{data.size_text}")
     set_title(ax, main, data.note)
     return finish(fig)
 
@@ -142,7 +148,7 @@ def link_matrix(table_or_topology: Any, ax: Axes | None = None, *,
     links, note = link_frame(table_or_topology)
     n = len(links)
     legend = link_legend(links)
-    classes = [c for c, _text in legend if c != "?"]
+    classes = [c for c, _text in legend if c not in (UNNAMED, ABSENT)]
     fig, ax = fig_ax(ax, matrix_size(n, legend_lines=len(classes), cbar=False), figsize)
     cell_fs, tick_fs = matrix_fonts(n)
     cmap = mcolors.ListedColormap([LINK_COLORS[c] for c in LINK_ORDER]).with_extremes(
@@ -151,7 +157,7 @@ def link_matrix(table_or_topology: Any, ax: Axes | None = None, *,
     index, texts, kinds = link_texts(links)
     im = draw_matrix(index, ax, cmap=cmap, norm=norm, kinds=kinds, fontsize=tick_fs)
     annotate_matrix(ax, texts, kinds=kinds, image=im, fontsize=cell_fs)
-    handles = [Patch(**MISSING_STYLE, label=text) if c == "?" else
+    handles = [Patch(**MISSING_STYLE, label=text) if c in (UNNAMED, ABSENT) else
                Patch(facecolor=LINK_COLORS[c], label=text) for c, text in legend]
     below_legend(ax, handles, fontsize=8, ncols=2 if len(handles) > 3 else 1)
     set_title(ax, title or "Link class per device pair (npu-smi words)", note)

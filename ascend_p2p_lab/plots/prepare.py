@@ -26,6 +26,7 @@ from .. import results
 from ..run import Run, RunMeta
 from ..schema import LOCAL_PATTERN, PAIR_PATTERN
 from ..units import format_size, parse_size
+from ..vocab import INITIATOR_TEXT
 
 #: npu-smi's link classes in the order every figure lists them, with the legend's words.
 LINK_MEANING: dict[str, str] = {
@@ -187,12 +188,15 @@ def combos(frame: pd.DataFrame, pattern: str = PAIR_PATTERN) -> list[tuple[str, 
 
 
 def select(frame: pd.DataFrame, *, direction: str, peer: str | None,
-           path: str | Sequence[str] | None, pattern: str = PAIR_PATTERN
-           ) -> tuple[pd.DataFrame, Any]:
+           path: str | Sequence[str] | None, pattern: str = PAIR_PATTERN,
+           initiator: str | None = None) -> tuple[pd.DataFrame, Any]:
     """Rows of one mode and the path they were taken on. ``path`` may name several paths,
     e.g. ("p2p", "direct") for a run that measured each pair with the peer state it found
-    (``peer="current"``); None picks one (:func:`pick_path`)."""
+    (``peer="current"``); None picks one (:func:`pick_path`). ``initiator`` keeps the
+    copies one side issued (a run with pulls and pushes: never a median of both)."""
     df = frame[eq(frame["pattern"], pattern) & eq(frame["direction"], direction)]
+    if initiator is not None:
+        df = df[eq(df["initiator"], initiator)]
     if peer is not None:
         df = df[eq(df["peer"], peer)]
     if path is None:
@@ -210,12 +214,15 @@ def select(frame: pd.DataFrame, *, direction: str, peer: str | None,
     return df, path
 
 
-def mode_text(direction: str, peer: str | None, path: str | Sequence[str]) -> str:
-    """``"unidirectional, peer on (p2p)"``."""
+def mode_text(direction: str, peer: str | None, path: str | Sequence[str],
+              initiator: str | None = None) -> str:
+    """``"unidirectional, peer on (p2p)"`` (and ``, pull`` or ``, push`` for one
+    initiator's copies of a run that has both)."""
     d = "unidirectional" if direction == "uni" else "bidirectional"
     p = "" if peer is None else f", peer {peer}"
     paths = path if isinstance(path, str) else " or ".join(path)
-    return f"{d}{p} ({paths})"
+    who = "" if initiator is None else f", {INITIATOR_TEXT.get(initiator, initiator)}"
+    return f"{d}{p} ({paths}){who}"
 
 
 def at_size(df: pd.DataFrame, size: int | None = None,

@@ -20,6 +20,7 @@ import pandas as pd
 from ..forking import idle_workers
 from ..run import Run
 from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
+from ..vocab import INITIATOR_WORDS, PAIR_INITIATORS
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
 from .collectives import collective_bandwidth, collective_links
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
@@ -124,16 +125,18 @@ def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
     if table is not None:
         jobs += [Job("link_matrix.png", link_matrix, frame="table"),
                  Job("peer_access.png", peer_access_matrix, frame="table")]
-    elif not pairs.empty:
+    elif pairs["link"].notna().any():  # an import without classes: no matrix of "?"
         jobs.append(Job("link_matrix.png", link_matrix))
     modes = combos(run)
     for direction, peer, path in modes:
-        stem = f"heatmap_{direction}_{peer}_{path}"
-        kw = {"size": size, "direction": direction, "peer": peer, "path": path}
-        jobs.append(Job(f"{stem}.png", heatmap, kw))
-        if direction == "bi" and mode_rows(pairs, direction, peer, path)[
-                "bidir_total_GBps"].notna().any():
-            jobs.append(Job(f"{stem}_total.png", heatmap, {**kw, "value": "bidir_total_GBps"}))
+        rows = mode_rows(pairs, direction, peer, path)
+        for suffix, who in initiators_apart(rows):
+            stem = f"heatmap_{direction}_{peer}_{path}"
+            kw = {"size": size, "direction": direction, "peer": peer, "path": path, **who}
+            jobs.append(Job(f"{stem}{suffix}.png", heatmap, kw))
+            if direction == "bi" and rows["bidir_total_GBps"].notna().any():
+                jobs.append(Job(f"{stem}_total{suffix}.png", heatmap,
+                                {**kw, "value": "bidir_total_GBps"}))
     jobs += _curves(run, pairs, modes)
     latency = run[eq(run["pattern"], LATENCY_PATTERN) & run["latency_us"].notna()]
     for peer, path in sorted(set(zip(latency["peer"], latency["path"]))):
@@ -164,14 +167,21 @@ def _curves(run: pd.DataFrame, pairs: pd.DataFrame,
     """Bandwidth and latency vs size, peer on/off and uni vs bi, where the run has them."""
     jobs: list[Job] = []
     numeric = [c for c in modes if mode_rows(pairs, *c)["bandwidth_GBps"].notna().any()]
-    by = "link" if pair_count(pairs) > 8 else "pair"
-    for direction, peer, path in numeric:
-        jobs.append(Job(f"bandwidth_vs_size_{direction}_{peer}_{path}.png", bandwidth_vs_size,
-                        {"by": by, "direction": direction, "peer": peer, "path": path}))
-    if numeric:
-        direction, peer, path = numeric[0]
-        jobs.append(Job(f"latency_vs_size_{direction}_{peer}_{path}.png", latency_vs_size,
-                        {"by": by, "direction": direction, "peer": peer, "path": path}))
+    # a curve needs two sizes; by link class only where the rows name the classes
+    curves = [c for c in numeric if _sizes_with(mode_rows(pairs, *c), "bandwidth_GBps") > 1]
+    by = "link" if pair_count(pairs) > 8 and pairs["link"].notna().all() else "pair"
+    for direction, peer, path in curves:
+        for suffix, who in initiators_apart(mode_rows(pairs, direction, peer, path)):
+            jobs.append(Job(f"bandwidth_vs_size_{direction}_{peer}_{path}{suffix}.png",
+                            bandwidth_vs_size, {"by": by, "direction": direction,
+                                                "peer": peer, "path": path, **who}))
+    timed = [c for c in curves if _sizes_with(mode_rows(pairs, *c), "elapsed_us") > 1]
+    if timed:  # time per copy: the run's own window of its copies (an import may lack it)
+        direction, peer, path = timed[0]
+        for suffix, who in initiators_apart(mode_rows(pairs, direction, peer, path)):
+            jobs.append(Job(f"latency_vs_size_{direction}_{peer}_{path}{suffix}.png",
+                            latency_vs_size, {"by": by, "direction": direction,
+                                              "peer": peer, "path": path, **who}))
     uni = pairs[eq(pairs["direction"], "uni")]
     if {"on", "off"} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():
         jobs.append(Job("peer_on_off.png", peer_on_off))
@@ -179,6 +189,25 @@ def _curves(run: pd.DataFrame, pairs: pd.DataFrame,
         if {"uni", "bi"} <= {c[0] for c in numeric if c[1] == peer}:
             jobs.append(Job(f"uni_vs_bi_{peer}.png", uni_vs_bi, {"peer": peer}))
     return jobs
+
+
+def initiators_apart(rows: pd.DataFrame) -> list[tuple[str, dict[str, str]]]:
+    """(file name suffix, keyword) per initiator of a mode's rows when they have several
+    (``_pull``, ``_push``: a figure each, never a median of both), else one figure.
+
+    Example:
+        >>> initiators_apart(pd.DataFrame({"initiator": ["dst", "src", "dst"]}))
+        [('_pull', {'initiator': 'dst'}), ('_push', {'initiator': 'src'})]
+    """
+    found = [i for i in PAIR_INITIATORS if i in set(rows["initiator"].dropna())]
+    if len(found) < 2:
+        return [("", {})]
+    return [(f"_{INITIATOR_WORDS[i]}", {"initiator": i}) for i in found]
+
+
+def _sizes_with(rows: pd.DataFrame, value: str) -> int:
+    """How many sizes the rows have a ``value`` at."""
+    return int(rows.loc[rows[value].notna(), "size_bytes"].nunique())
 
 
 def _cards(run: pd.DataFrame) -> list[Job]:

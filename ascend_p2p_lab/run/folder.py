@@ -187,7 +187,7 @@ def load(folder: str | os.PathLike[str]) -> Run:
     except ValueError as exc:
         raise ResultsError(f"{meta_path}: {exc}") from None
     try:
-        data = read_samples(folder, meta.schema_version, stored["rows"])
+        data = read_samples(folder, meta.schema_version, stored["rows"], meta.device_count)
     except SamplesError as exc:
         raise ResultsError(str(exc)) from None
     return Run(data, meta)

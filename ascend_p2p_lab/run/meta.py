@@ -139,6 +139,8 @@ class RunMeta:
     workers_clean: dict[str, Any] | None = field(default=None, metadata=MAYBE_OBJECT)
     metadata_error: str | None = field(default=None, metadata=TEXT)  # a probe's, failing
     sources: tuple[dict[str, Any], ...] = field(default=(), metadata=OBJECTS)
+    #: what an import found doubtful in its captures (one line each), said when it was made
+    warnings: tuple[str, ...] = field(default=(), metadata=TEXTS)
     #: the metadata of each run a concatenated run joins (:func:`merged`), else empty
     parts: tuple[dict[str, Any], ...] = field(default=(), metadata=OBJECTS)
     #: the checkpoint file that holds every block of this run: saving the run removes it
@@ -279,7 +281,8 @@ def merged(metas: Iterable[RunMeta]) -> RunMeta:
     are the largest; ``interrupted`` is any part's, ``failed`` the first part's failure
     and ``imported`` every part's; the counts of :data:`_SUMMED` are added up; the objects
     (fallbacks, lost devices, inferred behaviours, notes) are united, as are the process
-    modes and the sources; ``timestamp`` is the earliest and ``schema_version`` the oldest.
+    modes, the sources and the warnings; ``timestamp`` is the earliest and
+    ``schema_version`` the oldest.
     ``parts`` lists each part's own metadata, so nothing a part said is lost.
 
     Example:
@@ -317,7 +320,8 @@ def merged(metas: Iterable[RunMeta]) -> RunMeta:
         process_modes=tuple(dict.fromkeys(p for m in metas for p in m.process_modes)),
         workers_clean={k: v for c in cleans for k, v in c.items()} if cleans else None,
         metadata_error=next((m.metadata_error for m in metas if m.metadata_error), None),
-        sources=_unique(s for m in metas for s in m.sources), parts=parts)
+        sources=_unique(s for m in metas for s in m.sources),
+        warnings=tuple(dict.fromkeys(w for m in metas for w in m.warnings)), parts=parts)
 
 
 def _own(meta: RunMeta) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..schema import ADDED_COLUMNS, COLUMNS, LIST_COLUMNS, SCHEMA, VOCABULARY
+from ..schema import ADDED_COLUMNS, CARD_PATTERNS, COLUMNS, LIST_COLUMNS, SCHEMA, VOCABULARY
 from .meta import RUN_SCHEMA_VERSION
 
 #: The run schema that first saved ``senders`` and ``receivers``.
@@ -105,14 +105,16 @@ class SamplesError(ValueError):
     """A samples file that cannot be read as this schema's rows (the folder's loader
     names the file)."""
 
-    def __init__(self, where: Path, message: str) -> None:
+    def __init__(self, where: Any, message: str) -> None:
         super().__init__(f"{where}: {message}")
 
 
-def read_samples(folder: Path, run_schema: int, rows: int | None) -> pd.DataFrame:
+def read_samples(folder: Path, run_schema: int, rows: int | None,
+                 device_count: int | None = None) -> pd.DataFrame:
     """The samples of a run folder (Parquet preferred, CSV otherwise), typed and checked:
     size, readable, every column there (those added since the run was saved empty), no
-    text in number columns, ``rows`` of them (what run.json says), known words only.
+    text in number columns, ``rows`` of them (what run.json says), known words only, no
+    device outside the run's ``device_count`` devices (none below 0 when it is unknown).
     :class:`SamplesError` names the file and what is wrong."""
     pq, csv = folder / "samples.parquet", folder / "samples.csv"
     for path in (pq, csv):
@@ -134,7 +136,39 @@ def read_samples(folder: Path, run_schema: int, rows: int | None) -> pd.DataFram
     except Exception as exc:  # pyarrow/pandas raise many types for truncated files
         raise SamplesError(folder, f"cannot read samples ({type(exc).__name__}: {exc})"
                            ) from None
-    return _checked(data, source, run_schema, rows)
+    data = _checked(data, source, run_schema, rows)
+    check_devices(data, device_count, source)
+    return data
+
+
+def check_devices(data: pd.DataFrame, device_count: int | None, source: Any) -> None:
+    """SamplesError naming the column and the value of a row whose device is not one of
+    the run's ``device_count`` (a negative id whatever the count). An import's card rows
+    that name card ids, not devices (no ``senders``), are held to no count.
+
+    Example:
+        >>> rows = pd.DataFrame({"pattern": ["pair"], "src": [9], "dst": [1],
+        ...                      "senders": [None], "receivers": [None]})
+        >>> try:
+        ...     check_devices(rows, 8, "samples.csv")
+        ... except SamplesError as exc:
+        ...     print(exc)
+        samples.csv: column src holds device 9; the run has 8 devices (0..7)
+    """
+    cards = data["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool) \
+        & data["senders"].isna()
+    for col in ("src", "dst", "senders", "receivers"):
+        values = data[col].dropna()
+        ids = ([d for g in values for d in g] if col in LIST_COLUMNS else
+               [int(v) for v in values])
+        bound = [int(v) for v in data.loc[~cards, col].dropna()] if col in ("src", "dst") \
+            else ids
+        bad = [d for d in ids if d < 0] or (
+            [d for d in bound if d >= device_count] if device_count else [])
+        if bad:
+            have = (f"the run has {device_count} devices (0..{device_count - 1})"
+                    if device_count else "a device id is 0 or more")
+            raise SamplesError(source, f"column {col} holds device {bad[0]}; {have}")
 
 
 def _checked(data: pd.DataFrame, source: Path, run_schema: int, rows: int | None
