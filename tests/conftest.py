@@ -12,9 +12,14 @@ empty ledger.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+# the tests' shared helpers (helpers.py, browserapp.py) import by name from any test folder
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ascend_p2p_lab.sim import drain_tracked, track
 
