@@ -266,9 +266,8 @@ class Copies(Part):
                 run = pending[-1] if pending else None
                 if (run.__class__ is CopyRun and run.resources is res and run.nbytes == nbytes
                         and run.latency == latency):  # extends a run: append_copy, inlined
-                    scale = 1.0 + engine.jitter * engine._normal() if engine.jitter else 1.0
                     run.enqs.append(engine.host_us)  # type: ignore[union-attr]
-                    run.scales.append(scale if scale > 0.5 else 0.5)  # type: ignore[union-attr]
+                    run.scales.append(engine.next_factor())  # type: ignore[union-attr]
                 else:
                     append_copy(s, nbytes, res, latency)
                 return 0
