@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import repeat, starmap
 from typing import Any
 
 from ..codes import EventFlag, MallocPolicy, MemcpyKind
@@ -91,7 +91,9 @@ class Transfers:
                        count: int, stream: Stream, copies: int) -> int:
         """Enqueue ``copies`` identical async copies; return the host time it took (ns).
 
-        The pyACL call is bound once; per copy the loop does the call and a ret check.
+        The pyACL call is bound once; per copy the loop does the call and a ret check
+        (``filter`` over ``starmap``: the loop runs in C, and stops at the first non-zero
+        ret, which is raised).
         """
         assert stream.device is not None
         self.use(stream.device)
@@ -99,10 +101,8 @@ class Transfers:
         args = (dst.ptr, dst.size, src.ptr, count, self._kind(dst, src), stream.handle)
         clock = self.host_time_ns
         t0 = clock()
-        for _ in repeat(None, copies):
-            ret = memcpy_async(*args)
-            if ret:
-                raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())
+        for ret in filter(None, starmap(memcpy_async, repeat(args, copies))):
+            raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())
         return clock() - t0
 
     def enqueue_staged(self, dst: DeviceBuffer, host: HostBuffer, src: DeviceBuffer,
