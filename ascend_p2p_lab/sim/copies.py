@@ -175,7 +175,6 @@ class Copies(Part):
         if type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) \
                 is type(stream):  # bools are valid arguments but are not kept
             self.plans[(dst, dest_max, src, count, kind, stream)] = AsyncCopy(cur, s, route)
-            self.forget_last()  # it may have been the kept copy of these arguments
         self.engine.append_copy(s, route.nbytes, route.resources, route.latency_us)
         return 0
 
@@ -231,7 +230,9 @@ class Copies(Part):
         api_us = self.topology.host.api_us
         name = _ASYNC
         # the arguments of the last repeat and its kept copy: a call whose arguments are
-        # the same objects is that copy again (equal, and plain ints), without the lookup
+        # the same objects is that copy again (equal, and plain ints), without the lookup.
+        # A kept copy stays right for its current device until all are dropped
+        # (Copies.clear, which forgets this one too).
         a0 = a1 = a2 = a3 = a4 = a5 = last = None
 
         def forget() -> None:
@@ -251,7 +252,6 @@ class Copies(Part):
                 try:
                     dst, dest_max, src, count, kind, stream = args
                 except ValueError:  # another number of arguments: the checks report it
-                    last = None
                     return checked(*args)
                 if (dst is a0 and dest_max is a1 and src is a2 and count is a3 and kind is a4
                         and stream is a5 and last is not None):
@@ -259,13 +259,11 @@ class Copies(Part):
                 else:
                     hit = _kept(plans, args)
                     if hit is None:
-                        last = None
                         return checked(*args)
                     a0, a1, a2, a3, a4, a5, last = (dst, dest_max, src, count, kind, stream,
                                                     hit)
                 cur, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency, seen = hit.parts
                 if cur != tls.device:
-                    last = None
                     return checked(*args)
                 if faults:
                     return faulted(hit)

@@ -52,22 +52,8 @@ class Stream:
 class Op:
     """One unit of device work: a copy, an event record, or a wait on an event."""
 
-    __slots__ = (
-        "bw",
-        "dep",
-        "end",
-        "enq",
-        "event",
-        "kind",
-        "lat_end",
-        "latency",
-        "nbytes",
-        "remaining",
-        "resources",
-        "scale",
-        "start",
-        "stream",
-    )
+    __slots__ = ("bw", "dep", "end", "enq", "event", "kind", "lat_end", "latency", "nbytes",
+                 "remaining", "resources", "scale", "start", "stream")
 
     def __init__(
         self,
@@ -276,8 +262,26 @@ class Engine:
 
     def run_blocking_copy(
         self, device: int, nbytes: int, resources: tuple[Resource, ...], latency_us: float
-    ) -> Op:
-        """A synchronous copy: runs on its own, now; the host waits for its end."""
+    ) -> Op | None:
+        """A synchronous copy: runs on its own, now; the host waits for its end.
+
+        With no other stream busy (the common case: a verification read, a memset) the
+        copy's end is what :meth:`_run_alone` would give it, computed here (no Op is made:
+        None is returned); otherwise it is resolved with the others (it may share a link
+        with their copies) and its Op returned.
+        """
+        if not self._busy:
+            scale = self.next_factor()  # the draw enqueue_copy would make
+            bw = self._bottleneck.get(resources)
+            if bw is None:
+                rate = self.rate
+                bw = self._bottleneck[resources] = (min(rate(r) for r in resources)
+                                                    if resources else INF)
+            t = self.host_us
+            end = t + (latency_us + nbytes / bw) * scale  # _run_alone's arithmetic
+            if end > t:  # max(host_us, end)
+                self.host_us = end
+            return None
         s = Stream(0, device)
         s.last_end = self.host_us
         op = self.enqueue_copy(s, nbytes, resources, latency_us)
