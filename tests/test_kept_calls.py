@@ -318,3 +318,34 @@ def test_blocking_copies_take_the_times_the_engine_resolve_gives():
     # general path does: the direct path is only for an engine with nothing pending
     queued = [i for i, step in enumerate(direct) if step[0] == "memcpy_async"]
     assert [direct[i][3] for i in queued] == [1] and direct[queued[0] + 1][3] == 0
+
+
+# ------------------------------------------------------------------ calls without faults
+def _timed_calls(faults: list) -> list:
+    """The calls a sample makes, with the host clock after each: with ``faults``, every
+    call takes its faults branch (fault(), host() with the slow_host factor)."""
+    acl = simulated_acl("atlas800t-a2", seed=4, faults=faults)
+    rt, sim = acl.rt, acl.simulator
+    acl.init(), rt.set_device(0)
+    (a, _), (b, _), (h, _) = rt.malloc(CHUNK, 0), rt.malloc(CHUNK, 0), rt.malloc_host(CHUNK)
+    (s, _), (e0, _), (e1, _) = rt.create_stream(), rt.create_event(), rt.create_event()
+    out = []
+    for n in (1, 5, 40):
+        steps = [(rt.record_event, e0, s), *[(rt.memcpy_async, b, CHUNK, a, 4096 * n, 3, s)]
+                 * n, (rt.record_event, e1, s), (rt.synchronize_event, e1),
+                 (rt.event_elapsed_time, e0, e1), (rt.memcpy_async, b, CHUNK, a, 64, 3, s),
+                 (rt.synchronize_stream, s), (rt.memcpy, h, CHUNK, b, 4096, 2),
+                 (rt.memset, b, CHUNK, 0, 4096 * n), (rt.synchronize_device,)]
+        for fn, *args in steps:
+            out.append((fn.__name__, fn(*args), sim.host_time_us))
+    rt.destroy_event(e0), rt.destroy_event(e1), rt.destroy_stream(s)
+    rt.free(a), rt.free(b), rt.free_host(h), rt.reset_device(0), acl.finalize()
+    return out
+
+
+def test_calls_without_faults_charge_what_their_faults_branch_charges():
+    """A slow_host fault of factor 1.0 sends every call through fault() and host() and
+    changes nothing: the shortcuts taken without faults must give the same clock."""
+    plain = _timed_calls([])
+    assert plain == _timed_calls([{"kind": "slow_host", "factor": 1.0}])
+    assert all(step[1] in (0, (0, 0)) or step[1][1] == 0 for step in plain)

@@ -116,11 +116,24 @@ class Runtime(Transfers, IpcCalls):
 
         Example: ``count = rt.call("rt.get_device_count")``.
         """
-        out = self._fn(name)(*args)
+        group, _, call = name.partition(".")  # _fn, inlined: every checked call is here
+        try:
+            fn = getattr(self.acl, group)
+            if call:
+                fn = getattr(fn, call)
+        except AttributeError:
+            raise MissingCall(f"acl.{name}") from None
+        out = fn(*args)
         if isinstance(out, tuple):
+            if len(out) == 2:  # (value, ret): the common case
+                if out[1]:
+                    raise AclError(f"acl.{name}", args, out[1], self._recent_error())
+                return out[0]
             *values, ret = out
+        elif out:  # a ret alone
+            raise AclError(f"acl.{name}", args, out, self._recent_error())
         else:
-            values, ret = [], out
+            return None
         if ret:
             raise AclError(f"acl.{name}", args, ret, self._recent_error())
         if not values:
