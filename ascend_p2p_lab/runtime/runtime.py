@@ -140,6 +140,32 @@ class Runtime(Transfers, IpcCalls):
             return None
         return values[0] if len(values) == 1 else tuple(values)
 
+    def _call_ret(self, name: str, *args: Any) -> None:
+        """``call("rt.<name>", *args)`` of a call whose reply is a ret alone (a record, a
+        synchronize): the same checks, without call()'s parsing of the name.
+
+        Example: ``rt._call_ret("synchronize_stream", handle)``.
+        """
+        try:
+            fn = getattr(self.acl.rt, name)
+        except AttributeError:
+            raise MissingCall(f"acl.rt.{name}") from None
+        out = fn(*args)
+        if out:  # a ret (or out-values): what call() makes of it
+            self._outcome(f"rt.{name}", args, out)
+
+    def _outcome(self, name: str, args: tuple, out: Any) -> Any:
+        """What :meth:`call` makes of what ``acl.<name>(*args)`` returned."""
+        if isinstance(out, tuple):
+            *values, ret = out
+        else:
+            values, ret = [], out
+        if ret:
+            raise AclError(f"acl.{name}", args, ret, self._recent_error())
+        if not values:
+            return None
+        return values[0] if len(values) == 1 else tuple(values)
+
     def _recent_error(self) -> str:
         try:
             msg = self.acl.get_recent_err_msg()
@@ -272,8 +298,14 @@ class Runtime(Transfers, IpcCalls):
         if getattr(self._tls, "current", None) == dev:
             return
         ctx = self._contexts.get(dev)
-        if ctx is not None:
-            self.call("rt.set_context", ctx)
+        if ctx is not None:  # call("rt.set_context", ctx), inlined: a sweep switches often
+            try:
+                set_context = self.acl.rt.set_context
+            except AttributeError:
+                raise MissingCall("acl.rt.set_context") from None
+            out = set_context(ctx)
+            if out:  # a ret (or out-values): what call() makes of it
+                self._outcome("rt.set_context", (ctx,), out)
         else:
             self.call("rt.set_device", dev)
             with self._lock:
