@@ -235,4 +235,16 @@ MUTANTS: list[Mutant] = [
       "",
       "a checked call with too few or too many arguments reaches its handler",
       ("tests/test_sim_acl.py", "tests/test_sim_parts.py")),
+    M("speed.call_ret_ignored", "runtime/runtime.py",
+      "        if out:  # a ret (or out-values): what call() makes of it\n"
+      "            self._outcome(f\"rt.{name}\", args, out)\n",
+      "        pass\n",
+      "a failed record_event or synchronize is not raised",
+      ("tests/test_reliability.py", "tests/test_runtime.py")),
+    M("speed.switch_ret_ignored", "runtime/runtime.py",
+      "            if out:  # a ret (or out-values): what call() makes of it\n"
+      "                self._outcome(\"rt.set_context\", (ctx,), out)\n",
+      "            pass\n",
+      "a failed device switch (aclrtSetCurrentContext) is not raised",
+      ("tests/test_reliability.py", "tests/test_runtime.py")),
 ]
