@@ -255,7 +255,7 @@ def _factors(acl, key: str | None, before: int) -> list[float]:
     """The time factors of 4 copies after ``before`` others (and a reseed to key)."""
     eng = acl._engine
     for _ in range(before):
-        eng._normal()
+        eng._factor()  # one draw each
     if key is not None:
         acl.simulator.reseed_jitter(key)
     return [eng._factor() for _ in range(4)]
