@@ -1,0 +1,56 @@
+"""Every example output of README.md and docs/*.md is what the simulator prints today.
+
+The examples are the ``console`` blocks (commands after ``$``, their stdout below, ``...``
+for what is left out) and the ``<!-- json keys: COMMAND -->`` paragraphs; the rules are in
+``tools/docs_examples.py``, which ``--write`` rewrites them with. Each distinct command
+runs once, in-process, in one scratch folder for the whole module.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tools import docs_examples as de
+
+DOCS = de.documents()
+EXAMPLES = [e for path in DOCS for e in de.examples(path)]
+CLAIMS = [c for path in DOCS for c in de.json_claims(path)]
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory):
+    return de.Runner(tmp_path_factory.mktemp("docs_examples"))
+
+
+def test_the_docs_hold_examples():
+    """The mechanism finds what it checks (a renamed fence would check nothing)."""
+    assert len(EXAMPLES) >= 5 and len(CLAIMS) >= 3
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.where for e in EXAMPLES])
+def test_an_example_prints_what_it_shows(example, runner):
+    # The blocks of one file run in order (a block may read what an earlier one wrote):
+    # the earlier ones of its file run first, from the cache when they already did.
+    for before in EXAMPLES:
+        if before is example:
+            break
+        if before.path == example.path:
+            for step in before.steps:
+                runner.run(step.command)
+    problems = de.check(example, runner)
+    assert not problems, "\n".join(problems) + "\n(python tools/docs_examples.py --write)"
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=[c.where for c in CLAIMS])
+def test_a_json_shape_is_the_printed_one(claim, runner):
+    problems = de.check_json(claim, runner)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_elisions_match_as_documented():
+    assert de.matches(["a", "...", "d"], ["a", "b", "c", "d"])
+    assert de.matches(["a", "...", "b"], ["a", "b"])
+    assert de.matches(["run ... (simulated)"], ["run 2026-x (simulated)"])
+    assert not de.matches(["a", "b"], ["a", "c"])
+    assert not de.matches(["a"], ["a", "extra"])
+    assert de.rewrite(["...", "x 1.0"], ["head", "x 2.0"]) == ["...", "x 2.0"]
