@@ -21,6 +21,9 @@ before a paragraph says that the paragraph's first ``{"key", ...}`` lists the to
 keys of COMMAND's JSON, exactly, and each later one the keys of the first item of one of
 its lists (``matrices``, ...).
 
+A ``toml`` block after a paragraph that names TOML files of the repository
+(`` `examples/topologies/a2-faulty.toml` ``) must be a part of one of them, as written.
+
 ``--write`` keeps the elisions where they are and replaces the lines that changed;
 ``tests/acceptance/test_docs_examples.py`` is the check in the test suite.
 """
@@ -201,6 +204,50 @@ def check_json(claim: JsonClaim, runner: Runner) -> list[str]:
     return problems
 
 
+@dataclass
+class Quote:
+    """A ``toml`` block after a paragraph naming TOML files: it quotes one of them."""
+
+    path: Path
+    line: int
+    text: str
+    files: list[str]
+
+    @property
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line + 1}"
+
+
+def quotes(path: Path) -> list[Quote]:
+    """The ``toml`` blocks of one file whose paragraph before names a file of the repo."""
+    lines = path.read_text().splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if line.strip() != "```toml":
+            continue
+        end = i + 1
+        while end < len(lines) and lines[end].strip() != "```":
+            end += 1
+        para, j = [], i - 1
+        while j >= 0 and not lines[j].strip():
+            j -= 1
+        while j >= 0 and lines[j].strip():
+            para.insert(0, lines[j])
+            j -= 1
+        files = [f for f in re.findall(r"`([\w./-]+\.toml)`", " ".join(para))
+                 if (ROOT / f).is_file()]
+        if files:
+            found.append(Quote(path, i, "\n".join(lines[i + 1:end]), files))
+    return found
+
+
+def check_quote(quote: Quote) -> list[str]:
+    """Empty when the block is a part of one of the files it names, as written there."""
+    if any(quote.text in (ROOT / f).read_text() for f in quote.files):
+        return []
+    return [f"{quote.where}: the block is not a part of {' or '.join(quote.files)}"]
+
+
 def check(example: Example, runner: Runner) -> list[str]:
     """What is wrong with one example (empty: nothing), as unified diffs."""
     problems = []
@@ -278,6 +325,9 @@ def main(argv: list[str] | None = None) -> int:
             for example in examples(path):
                 count += 1
                 problems += check(example, runner)
+            for quote in quotes(path):
+                count += 1
+                problems += check_quote(quote)
             for claim in json_claims(path):
                 count += 1
                 problems += check_json(claim, runner)

@@ -1,7 +1,7 @@
 """Every example output of README.md and docs/*.md is what the simulator prints today.
 
 The examples are the ``console`` blocks (commands after ``$``, their stdout below, ``...``
-for what is left out) and the ``<!-- json keys: COMMAND -->`` paragraphs; the rules are in
+for what is left out) and the ``<!-- json keys: COMMAND -->`` paragraphs, and the ``toml`` blocks that quote a file; the rules are in
 ``tools/docs_examples.py``, which ``--write`` rewrites them with. Each distinct command
 runs once, in-process, in one scratch folder for the whole module.
 """
@@ -15,6 +15,7 @@ from tools import docs_examples as de
 DOCS = de.documents()
 EXAMPLES = [e for path in DOCS for e in de.examples(path)]
 CLAIMS = [c for path in DOCS for c in de.json_claims(path)]
+QUOTES = [q for path in DOCS for q in de.quotes(path)]
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,7 @@ def runner(tmp_path_factory):
 
 def test_the_docs_hold_examples():
     """The mechanism finds what it checks (a renamed fence would check nothing)."""
-    assert len(EXAMPLES) >= 5 and len(CLAIMS) >= 3
+    assert len(EXAMPLES) >= 5 and len(CLAIMS) >= 3 and len(QUOTES) >= 2
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.where for e in EXAMPLES])
@@ -44,6 +45,13 @@ def test_an_example_prints_what_it_shows(example, runner):
 @pytest.mark.parametrize("claim", CLAIMS, ids=[c.where for c in CLAIMS])
 def test_a_json_shape_is_the_printed_one(claim, runner):
     problems = de.check_json(claim, runner)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("quote", QUOTES, ids=[q.where for q in QUOTES])
+def test_a_quoted_file_says_what_the_docs_quote(quote):
+    """The [[fault]] examples are the ends of the topology files they name."""
+    problems = de.check_quote(quote)
     assert not problems, "\n".join(problems)
 
 
