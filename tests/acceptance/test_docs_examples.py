@@ -1,12 +1,16 @@
 """Every example output of README.md and docs/*.md is what the simulator prints today.
 
 The examples are the ``console`` blocks (commands after ``$``, their stdout below, ``...``
-for what is left out) and the ``<!-- json keys: COMMAND -->`` paragraphs, and the ``toml`` blocks that quote a file; the rules are in
-``tools/docs_examples.py``, which ``--write`` rewrites them with. Each distinct command
-runs once, in-process, in one scratch folder for the whole module.
+for what is left out), the ``<!-- json keys: COMMAND -->`` paragraphs and the ``toml``
+blocks that quote a file; the rules are in ``tools/docs_examples.py``, which ``--write``
+rewrites them with. Each distinct command runs once, in-process, in one scratch folder
+for the whole module. Beside them: the README names every notebook and links every page,
+and every link between the pages arrives.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -62,3 +66,38 @@ def test_the_elisions_match_as_documented():
     assert not de.matches(["a", "b"], ["a", "c"])
     assert not de.matches(["a"], ["a", "extra"])
     assert de.rewrite(["...", "x 1.0"], ["head", "x 2.0"]) == ["...", "x 2.0"]
+
+
+def _slug(title: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+
+
+def test_the_readme_names_every_notebook_and_links_every_page():
+    readme = (de.ROOT / "README.md").read_text()
+    notebooks = sorted(p.name for p in (de.ROOT / "notebooks").glob("*.ipynb"))
+    assert len(notebooks) >= 12
+    assert [n for n in notebooks if f"`{n}`" not in readme] == []
+    pages = sorted(p.name for p in (de.ROOT / "docs").glob("*.md"))
+    assert [p for p in pages if f"(docs/{p}" not in readme] == []
+
+
+def test_every_link_between_the_pages_arrives():
+    """Relative links of README.md and docs/*.md name a file that exists, and an anchor
+    one of its headings makes."""
+    broken = []
+    for path in DOCS:
+        text = path.read_text()
+        for target in re.findall(r"\]\(([^)\s]+)\)|<img src=\"([^\"]+)\"", text):
+            target = "".join(target)
+            if re.match(r"[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            dest = (path.parent / file).resolve() if file else path
+            if not dest.exists():
+                broken.append(f"{path.name}: {target}")
+            elif anchor and dest.suffix == ".md":
+                heads = [_slug(h) for h in re.findall(r"^#+ (.+)$", dest.read_text(), re.M)]
+                if anchor not in heads:
+                    broken.append(f"{path.name}: {target}")
+    assert broken == []
