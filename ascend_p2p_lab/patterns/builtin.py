@@ -213,7 +213,9 @@ def _fanout(pattern: str, pushes: bool) -> Generator:
             peers = [p for p in scope.devices if p != d and can(d, p) and can(p, d)]
             ways = [(d, p) if pushes else (p, d) for p in peers]
             end: End = (d, None, None, None) if pushes else (None, d, None, None)
-            waived = None if peers else Failure(
+            failed = [f for p in scope.devices if p != d
+                      for f in (refusal(scope.server, d, p),) if f.kind != "unreachable"]
+            waived = None if peers else failed[0] if failed else Failure(
                 "unreachable", f"device {d} has no peer it can access both ways", None,
                 CAN_ACCESS_PEER_CALL)
             out.append(Test(f"{d}-" if pushes else f"-{d}",
