@@ -209,8 +209,7 @@ def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
     cells, legend = assign_codes(cells)
     text = size_text(numeric, size_b)
     if numeric.empty and size_b is None and local.notna().any():  # numbers on the diagonal
-        text = ("no pair measured at any size; the diagonal: device-local copies at "
-                "their largest size")
+        text = "no pair measured at any size; the diagonal: device-local copies, largest size"
     return HeatmapData(values, cells, legend, path, text, backend_note(run))
 
 

@@ -82,14 +82,13 @@ def _class_handles(counts: dict[str, int], via: str = "") -> list[Line2D]:
 
 
 def via_words(path: Any) -> str:
-    """What a curve's label adds for a path that is not the pair's link: the staged copy
-    goes through host memory, so its line is not the link class's.
+    """What a curve's label adds for the staged path (through host memory, not the link).
 
     Example:
         >>> via_words("staged"), via_words("p2p")
-        (' via host memory', '')
+        (', via host memory', '')
     """
-    return " via host memory" if path == "staged" else ""
+    return ", via host memory" if path == "staged" else ""
 
 
 def _failure_handles(ax: Axes, sel: pd.DataFrame, col: str, *, unmeasured: bool = True,
@@ -142,9 +141,7 @@ def _link_lines(ax: Axes, sel: pd.DataFrame, via: str = "") -> list[Any]:
     for link in sorted(set(st["link"].astype(str)), key=link_rank):
         g = st[st["link"] == link].sort_values("size_bytes")
         handles.append(_band_line(ax, g, color=link_color(link), band_alpha=0.2,
-                                  label=(f"{link} pairs{via} ({int(npairs.get(link, 0))})"
-                                         if via else
-                                         f"{link} ({int(npairs.get(link, 0))} pairs)")))
+                                  label=f"{link} ({int(npairs.get(link, 0))} pairs{via})"))
     return handles
 
 
@@ -163,8 +160,7 @@ def _pair_lines(ax: Axes, sel: pd.DataFrame, max_legend: int, via: str = ""
                     alpha=0.6)
         else:
             handles.append(_band_line(ax, g, color=f"C{k % 10}", band_alpha=0.15,
-                                      label=(f"{s} → {d}{via} ({link} pair)" if via
-                                             else f"{s} → {d} ({link})")))
+                                      label=f"{s} → {d} ({link}{via})"))
     if many:
         handles = _class_handles(count_by_link(pairs["link"]), via)
     return handles, many
