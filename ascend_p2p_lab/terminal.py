@@ -93,11 +93,26 @@ def print_matrices(run: Any) -> None:
                   for v, k, r in zip(vrow, krow, rrow)]
                  for vrow, krow, rrow in zip(values, m.kinds, m.reasons)]
         print_grid(f"\n{m.title}", m.labels, cells, align=">")
+        if _local_diagonal(m):
+            print(f"  {LOCAL_DIAGONAL}")
         shown = sorted({k for k, _ in empty if k in TAGS}, key=list(TAGS).index)
         for kind in shown:
             print(f"  {TAGS[kind]}: {explain(kind)}")
         for reason, tag in sorted(numbered.items(), key=lambda kv: int(kv[1][1:])):
             print(f"  {tag}: {reason} [{counts[reason]} cell{'s' if counts[reason] != 1 else ''}]")
+
+
+#: The line under a matrix whose diagonal holds numbers: they are not a pair's.
+LOCAL_DIAGONAL = "diagonal: a copy within each device (device-local), not a link between two"
+
+
+def _local_diagonal(m: Any) -> bool:
+    """Whether a device matrix's diagonal holds numbers (the run's local copies)."""
+    if m.cards:
+        return False
+    values = m.frame.to_numpy(dtype=float)
+    return any(m.kinds[i][i] is None and values[i, i] == values[i, i]
+               for i in range(min(values.shape)))
 
 
 #: The columns that hold what a run measured: a rate, a time, a collective's bandwidth.

@@ -446,7 +446,7 @@ CLI_CASES = [
     (("sweep", *SIM, "--preset", "atlas9999"), "unknown preset 'atlas9999'"),
     (("sweep", *SIM, "--topology", "{bad_toml}"), "malformed TOML"),
     (("sweep", *SIM, "--topology", "{faulty_toml}"), "fault code 1 is not a known"),
-    (("probe", *SIM, "--topology", "{binary_txt}"), "line 1: expected the header line"),
+    (("probe", *SIM, "--topology", "{binary_txt}"), "line 1: not text (byte 0xff"),
     (("probe", *SIM, "--topology", "{short_txt}"), "line 3: matrix ends before"),
     (("probe", *SIM, "--topology", "{dir}"), "is a folder; give the topology file"),
     (("topo", "{dir}"), "is a folder"),

@@ -408,9 +408,8 @@ FAULTS: dict[str, FaultCase] = {
     "free_host#1": FaultCase(_err("rt.free_host", 207002, 1), "EE207002: injected"),
     "can_access_peer#3": FaultCase(
         _err("rt.device_can_access_peer", 200002, 3), "EE200002: injected",
-        recorded=("panel", "dashboard"),
-        raised=("probe", "enable_all", "sweep_uni", "sweep_bi", "sweep_peer_off",
-                "sweep_fanout", "save")),
+        recorded=("panel", "dashboard"),  # the sweeps: a failed probe costs its pair only
+        raised=("probe", "enable_all")),
     # a sweep sets its devices while checking the sizes against their memory
     "set_device#2": FaultCase(
         _err("rt.set_device", 507033, 2), "EE507033: injected",
@@ -425,9 +424,8 @@ FAULTS: dict[str, FaultCase] = {
     # every call that concerns device 1 fails (can_access_peer(0, 1) included)
     "device1:any": FaultCase(
         _err(None, 500004, device=1), "EE500004: injected",
-        recorded=("toggle", "panel"),
-        raised=("probe", "enable_all", "sweep_uni", "sweep_bi", "sweep_peer_off",
-                "sweep_fanout", "dashboard", "save")),
+        recorded=("toggle", "panel", "sweep_uni", "sweep_bi", "sweep_fanout", "save"),
+        raised=("probe", "enable_all", "sweep_peer_off", "dashboard")),
     "device1:memcpy_async": FaultCase(
         _err("rt.memcpy_async", 500004, device=1), "EE500004: injected",
         recorded=SWEEPS),

@@ -61,6 +61,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         baseline, run = _predict(run, run_dir, args.against_preset)
     else:
         baseline = load(base_dir)
+        same = same_run(baseline, run, base_dir, run_dir)
+        if same:
+            print(f"ascend-p2p-lab: note: {same}", file=sys.stderr)
     result = compare(baseline, run, threshold=threshold)
     missing = unmatched(baseline, run)
     if result.empty:
@@ -74,6 +77,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
             _write_figures(result, args.out, quiet=args.format == "json")
         sys.stdout.flush()
         return EXIT_FAILED if result["below"].any() else EXIT_OK
+
+
+def same_run(baseline: Any, run: Any, base_dir: Path, run_dir: Path) -> str | None:
+    """The words saying BASELINE and RUN are one run (one folder, or one run id), whose
+    ratios are 1 by construction; None when they are two runs.
+
+    Example:
+        >>> same_run(None, None, Path("r"), Path("./r"))
+        'BASELINE and RUN are one run (the folder r): every ratio is 1 by construction'
+    """
+    if Path(base_dir).resolve() == Path(run_dir).resolve():
+        what = f"the folder {run_dir}"
+    elif baseline.meta.run_id is not None and baseline.meta.run_id == run.meta.run_id:
+        what = f"run id {run.meta.run_id}, in {base_dir} and {run_dir}"
+    else:
+        return None
+    return f"BASELINE and RUN are one run ({what}): every ratio is 1 by construction"
 
 
 def _folders(args: argparse.Namespace) -> tuple[Path | None, Path]:

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .._version import __version__
+from ..measure.spec import MAX_SAMPLE_US
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from ..vocab import US_PER_MS
 
 EXIT_USAGE = 2
 
@@ -41,6 +43,33 @@ class UsageError(Exception):
 
 class InternalError(Exception):
     """An unexpected error once the input was accepted: a bug, exit code 1."""
+
+
+#: The longest sample --min-sample-ms may ask for (the sweep's own limit, in ms).
+MAX_SAMPLE_MS = MAX_SAMPLE_US / US_PER_MS
+
+
+def sample_ms(text: str) -> float:
+    """``--min-sample-ms``: milliseconds above 0 and at most a minute, refused in the
+    option's own words (not the sweep's ``min_sample_us``).
+
+    Example:
+        >>> sample_ms("2.5")
+        2.5
+        >>> sample_ms("0")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be a number of milliseconds above 0 ...; got '0'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_SAMPLE_MS:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of milliseconds above 0 and at most {MAX_SAMPLE_MS:g}; "
+            f"got {text!r}")
+    return value
 
 
 @contextmanager
@@ -216,7 +245,7 @@ def add_sample_args(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
     p.add_argument("--warmup", type=int, default=2,
                    help="untimed windows before each point's samples (default 2)")
-    p.add_argument("--min-sample-ms", type=float, default=1.0,
+    p.add_argument("--min-sample-ms", type=sample_ms, default=1.0,
                    help=f"each sample repeats the {what} until it lasts at least this long "
                         "(default 1.0 ms)")
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..patterns.builtin import DECLARATIONS
-from ..patterns.model import Test
+from ..patterns.model import Failure, Test
 from ..patterns.scope import Scope, ServerView
-from ..runtime import Runtime
+from ..runtime import AclError, Runtime
 from ..units import format_size
 from .spec import SweepSpec, devices_of
 
@@ -32,7 +32,8 @@ def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Tes
     """Every test the sweep will run, in order; unreachable ones carry their reason.
     ``check``: also refuse (ValueError) a plan whose buffers the devices have no room for
     (:func:`check_memory`), before anything is allocated."""
-    server = ServerView(rt, ask_all=True)  # every ordered pair asked first, in order
+    # every ordered pair asked first, in order; a pair whose probe fails carries why
+    server = ServerView(rt, ask_all=True, failure_of=_probe_failure)
     devices = tuple(devices_of(rt, spec))
     scope = Scope(server, devices,
                   spec.pairs if spec.pairs is not None else server.pairs,
@@ -42,6 +43,13 @@ def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Tes
     if check:
         check_memory(rt, spec, tests)
     return tests
+
+
+def _probe_failure(exc: Exception) -> Failure | None:
+    """A pair's failed ``aclrtDeviceCanAccessPeer``: that pair's failure (None: raise)."""
+    from .outcomes import from_exception
+
+    return from_exception(exc) if isinstance(exc, AclError) else None
 
 
 def _collectives(rt: Runtime, spec: SweepSpec, devices: tuple[int, ...]

@@ -139,7 +139,7 @@ def sweep_run(
         bar.close()
     meta["points"] = len(blocks) * len(spec.sizes)  # those asked for, and those left
     meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in blocks)
-    meta["fallbacks"] = dict(ctx.fallbacks)
+    meta["fallbacks"] = {**rt.fallbacks, **ctx.fallbacks}  # the runtime's and the sweep's
     meta["lost_devices"] = {str(d): f.message for d, f in sorted(ctx.lost.items())}
     release_failure = _release(pool, meta)  # always, also after a failure
     failure = failure or release_failure

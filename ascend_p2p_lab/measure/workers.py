@@ -141,7 +141,7 @@ def _work(k: int, ctx: Context, todo: Sequence[Test],
             completed = run_test(ctx, todo[i])
             results.put(("block", i, completed, ctx.rows[start:], ctx.emitted(todo[i])))
         ctx.pool.close()
-        results.put(("done", k, dict(ctx.fallbacks), dict(ctx.lost)))
+        results.put(("done", k, {**ctx.rt.fallbacks, **ctx.fallbacks}, dict(ctx.lost)))
     except BaseException as exc:  # sent to the sweep's process, which raises it
         rows = ctx.rows[start:] if 0 <= i < len(todo) else []
         sizes = ctx.emitted(todo[i]) if 0 <= i < len(todo) else []

@@ -73,10 +73,9 @@ from .model import (
     Failure,
     Test,
     Transfer,
-    unreachable,
 )
 from .model import STAGED as STAGED_TIMING
-from .scope import Scope, ServerView
+from .scope import Planning, Scope, ServerView
 
 #: The copy size of a built-in run by name (``run NAME``), or printed as a test file.
 BUILT_IN_SIZE = "256MiB"
@@ -157,6 +156,19 @@ def one_pair(src: int, dst: int, initiator: str = DST) -> Test:
     return _one_pair(src, dst, initiator, PAIR, EACH, UNI)
 
 
+def refusal(server: Planning, x: int, y: int) -> Failure:
+    """Why the pair x, y cannot copy both ways: the direction that cannot reach the other
+    (its probe's answer 0, or the probe's failure).
+
+    Example:
+        >>> from ascend_p2p_lab.runtime import open_runtime
+        >>> with open_runtime("sim", "atlas300i-duo") as rt:
+        ...     refusal(ServerView(rt), 1, 2).message
+        'cannot access peer: aclrtDeviceCanAccessPeer(1, 2) = 0 (link SYS)'
+    """
+    return server.refusal(x, y) if not server.can(x, y) else server.refusal(y, x)
+
+
 def _pair_tests(scope: Scope, pattern: str, values: str, peer: str, direction: str,
                 a: int, b: int) -> list[Test]:
     """One pair in one peer mode: P2P (waived when the pair cannot reach each other),
@@ -171,8 +183,7 @@ def _pair_tests(scope: Scope, pattern: str, values: str, peer: str, direction: s
     if peer == ON:
         if server.can(a, b) and (direction == UNI or server.can(b, a)):
             return [base]
-        who = (a, b) if not server.can(a, b) else (b, a)
-        return [base.at(waived=unreachable(*who, server.link_class(a, b)))]
+        return [base.at(waived=refusal(server, a, b))]
     out = [base.at(peer=OFF, path=DIRECT)]
     if direction == UNI:
         out.append(base.at(peer=OFF, path=STAGED, timing=STAGED_TIMING))
@@ -202,7 +213,9 @@ def _fanout(pattern: str, pushes: bool) -> Generator:
             peers = [p for p in scope.devices if p != d and can(d, p) and can(p, d)]
             ways = [(d, p) if pushes else (p, d) for p in peers]
             end: End = (d, None, None, None) if pushes else (None, d, None, None)
-            waived = None if peers else Failure(
+            failed = [f for p in scope.devices if p != d
+                      for f in (refusal(scope.server, d, p),) if f.kind != "unreachable"]
+            waived = None if peers else failed[0] if failed else Failure(
                 "unreachable", f"device {d} has no peer it can access both ways", None,
                 CAN_ACCESS_PEER_CALL)
             out.append(Test(f"{d}-" if pushes else f"-{d}",
@@ -231,11 +244,7 @@ def _group_test(scope: Scope, pattern: str, direction: str, a: tuple[int, ...],
     transfers = tuple(Transfer(x, y, y if pull else x) for send, recv in ways
                       for x in send for y in recv)
     cut = [(x, y) for x in a for y in b if not (server.can(x, y) and server.can(y, x))]
-    waived = None
-    if cut:
-        x, y = cut[0]
-        who = (x, y) if not server.can(x, y) else (y, x)
-        waived = unreachable(who[0], who[1], server.link_class(x, y))
+    waived = refusal(server, *cut[0]) if cut else None
     return Test(group_name(a, b), transfers, pattern=pattern, direction=direction,
                 values=SUM_PER_DIRECTION if direction == BI else SUM,
                 ends=tuple((None, None, s, r) for s, r in ways), waived=waived)
@@ -264,11 +273,7 @@ def transfer_tests(scope: Scope, tests: Sequence[Test]) -> list[Test]:
         flows = test.flows
         held = all(server.held(x, y) and server.held(y, x) for x, y in flows)
         cut = [(x, y) for x, y in flows if not (server.can(x, y) and server.can(y, x))]
-        waived = None
-        if cut and not keep:
-            x, y = cut[0]
-            who = (x, y) if not server.can(x, y) else (y, x)
-            waived = unreachable(who[0], who[1], server.link_class(x, y))
+        waived = refusal(server, *cut[0]) if cut and not keep else None
         peer, path = (ON, P2P) if held or not keep else (OFF, DIRECT)
         out.append(test.at(pattern=TEST, values=TRANSFERS, timing=WINDOW, peer=peer,
                            path=path, keep_peer_state=keep, waived=waived))
@@ -286,7 +291,7 @@ def _collectives(scope: Scope) -> list[Test]:
     for test in scope.collectives or ():
         cut = [(x, y) for x, y in test.flows
                if not (scope.server.can(x, y) and scope.server.can(y, x))]
-        waived = unreachable(*cut[0], scope.server.link_class(*cut[0])) if cut else None
+        waived = refusal(scope.server, *cut[0]) if cut else None
         out.append(test.at(pattern=COLLECTIVE, timing=PHASES, values=PER_PHASE,
                            waived=waived))
     return out

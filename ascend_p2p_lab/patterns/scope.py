@@ -14,12 +14,13 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..vocab import DST, ON, UNI
 from .cards import GroupPair
-from .model import Test
+from .model import Failure, Test, unreachable
 
 
 class Planning(Protocol):
@@ -34,6 +35,10 @@ class Planning(Protocol):
     def can(self, src: int, dst: int) -> bool: ...
 
     def held(self, src: int, dst: int) -> bool: ...
+
+    def refusal(self, src: int, dst: int) -> Failure:
+        """Why ``src`` cannot reach ``dst``: the probe said no, or the probe failed."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,9 @@ class ServerView:
     """A runtime as the generators see it (:class:`Planning`): its link classes and the
     peer access it holds now, read from it, and whether each ordered pair can reach the
     other, asked once per pair. ``ask_all``: ask every ordered pair at once, first (a
-    sweep's plan does, so that its calls come in one known order).
+    sweep's plan does, so that its calls come in one known order). ``failure_of``: turns
+    what a pair's probe raised into that pair's :class:`Failure` (None: raise it), so
+    that a failed ``aclrtDeviceCanAccessPeer`` costs that pair, not the sweep.
 
     Example:
         >>> from ascend_p2p_lab.runtime import open_runtime
@@ -71,9 +78,12 @@ class ServerView:
         (True, False, 56)
     """
 
-    def __init__(self, rt: Any, *, ask_all: bool = False) -> None:
+    def __init__(self, rt: Any, *, ask_all: bool = False,
+                 failure_of: Callable[[Exception], Failure | None] | None = None) -> None:
         self.rt = rt
         self._can: dict[tuple[int, int], bool] = {}
+        self._failed: dict[tuple[int, int], Failure] = {}
+        self._failure_of = failure_of
         if ask_all:
             for a, b in self.pairs:
                 self.can(a, b)
@@ -93,8 +103,26 @@ class ServerView:
 
     def can(self, src: int, dst: int) -> bool:
         if (src, dst) not in self._can:
-            self._can[(src, dst)] = bool(self.rt.can_access_peer(src, dst))
+            try:
+                self._can[(src, dst)] = bool(self.rt.can_access_peer(src, dst))
+            except Exception as exc:
+                failure = self._failure_of(exc) if self._failure_of else None
+                if failure is None:
+                    raise
+                self._failed[(src, dst)] = failure
+                self._can[(src, dst)] = False
         return self._can[(src, dst)]
+
+    def refusal(self, src: int, dst: int) -> Failure:
+        """The probe's failure for the pair if it failed, else its answer 0.
+
+        Example:
+            >>> from ascend_p2p_lab.runtime import open_runtime
+            >>> with open_runtime("sim", "atlas300i-duo") as rt:
+            ...     ServerView(rt).refusal(1, 2).kind
+            'unreachable'
+        """
+        return self._failed.get((src, dst)) or unreachable(src, dst, self.link_class(src, dst))
 
     def held(self, src: int, dst: int) -> bool:
         return bool(self.rt.peer_enabled(src, dst))

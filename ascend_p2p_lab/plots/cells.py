@@ -207,8 +207,10 @@ def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
     numeric = sel[sel[value].notna()]
     cells = cell_states(sel, values, local, size=size_b, value=value)
     cells, legend = assign_codes(cells)
-    return HeatmapData(values, cells, legend, path, size_text(numeric, size_b),
-                       backend_note(run))
+    text = size_text(numeric, size_b)
+    if numeric.empty and size_b is None and local.notna().any():  # numbers on the diagonal
+        text = "no pair measured at any size; the diagonal: device-local copies, largest size"
+    return HeatmapData(values, cells, legend, path, text, backend_note(run))
 
 
 def local_by_device(frame: pd.DataFrame, size: int | None) -> pd.Series:

@@ -74,10 +74,21 @@ def _band_line(ax: Axes, g: pd.DataFrame, *, band_alpha: float = 0.18, **kw: Any
     return line
 
 
-def _class_handles(counts: dict[str, int]) -> list[Line2D]:
+def _class_handles(counts: dict[str, int], via: str = "") -> list[Line2D]:
     """One legend entry per link class when the pairs are too many to name."""
-    return [Line2D([], [], color=link_color(link), lw=1.5, label=f"{link}: {n} pairs (medians)")
+    return [Line2D([], [], color=link_color(link), lw=1.5,
+                   label=f"{link}: {n} pairs{via} (medians)")
             for link, n in counts.items()]
+
+
+def via_words(path: Any) -> str:
+    """What a curve's label adds for the staged path (through host memory, not the link).
+
+    Example:
+        >>> via_words("staged"), via_words("p2p")
+        (', via host memory', '')
+    """
+    return ", via host memory" if path == "staged" else ""
 
 
 def _failure_handles(ax: Axes, sel: pd.DataFrame, col: str, *, unmeasured: bool = True,
@@ -120,8 +131,9 @@ def _no_line(label: str, color: str | None = None) -> Line2D:
 
 
 # ------------------------------------------------------------------------------ bandwidth
-def _link_lines(ax: Axes, sel: pd.DataFrame) -> list[Any]:
-    """One median line and band per link class, over every sample of its pairs."""
+def _link_lines(ax: Axes, sel: pd.DataFrame, via: str = "") -> list[Any]:
+    """One median line and band per link class, over every sample of its pairs (``via``:
+    the path's words when it is not the link, :func:`via_words`)."""
     st = pooled_stats(sel, ["link"], "bandwidth_GBps")
     npairs = sel[sel["bandwidth_GBps"].notna()].groupby("link")[["src", "dst"]].apply(
         lambda g: len(g.drop_duplicates()))
@@ -129,11 +141,12 @@ def _link_lines(ax: Axes, sel: pd.DataFrame) -> list[Any]:
     for link in sorted(set(st["link"].astype(str)), key=link_rank):
         g = st[st["link"] == link].sort_values("size_bytes")
         handles.append(_band_line(ax, g, color=link_color(link), band_alpha=0.2,
-                                  label=f"{link} ({int(npairs.get(link, 0))} pairs)"))
+                                  label=f"{link} ({int(npairs.get(link, 0))} pairs{via})"))
     return handles
 
 
-def _pair_lines(ax: Axes, sel: pd.DataFrame, max_legend: int) -> tuple[list[Any], bool]:
+def _pair_lines(ax: Axes, sel: pd.DataFrame, max_legend: int, via: str = ""
+                ) -> tuple[list[Any], bool]:
     """One line per pair: with bands and names up to ``max_legend`` pairs, else thin and
     coloured by link class. Returns the legend handles and whether there were many."""
     st = point_stats(sel)
@@ -147,9 +160,9 @@ def _pair_lines(ax: Axes, sel: pd.DataFrame, max_legend: int) -> tuple[list[Any]
                     alpha=0.6)
         else:
             handles.append(_band_line(ax, g, color=f"C{k % 10}", band_alpha=0.15,
-                                      label=f"{s} → {d} ({link})"))
+                                      label=f"{s} → {d} ({link}{via})"))
     if many:
-        handles = _class_handles(count_by_link(pairs["link"]))
+        handles = _class_handles(count_by_link(pairs["link"]), via)
     return handles, many
 
 
@@ -216,11 +229,11 @@ def bandwidth_vs_size(
         raise ValueError(f"by must be 'pair' or 'link'; got {by!r}")
     sel, path = select(run, direction=direction, peer=peer, path=path, initiator=initiator)
     fig, ax = fig_ax(ax, CURVE_SIZE, figsize)
-    many = False
+    many, via = False, via_words(path)
     if by == "link":
-        handles = _link_lines(ax, sel)
+        handles = _link_lines(ax, sel, via)
     else:
-        handles, many = _pair_lines(ax, sel, max_legend)
+        handles, many = _pair_lines(ax, sel, max_legend, via)
     name_hidden_lines(handles)
     handles += _failure_handles(ax, sel, "bandwidth_GBps")
     handles += _host_bound_handles(ax, sel, ["link"] if by == "link" else ["src", "dst"],

@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -82,11 +84,36 @@ def test_stats(run: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=cols)
 
 
+def scaling_family(st: pd.DataFrame) -> list[str]:
+    """The tests of a scaling family among :func:`test_stats`' rows: the longest chain in
+    which each test holds the transfers of the one before and more (``run scaling``: one
+    device to 1, 2, ... peers), in order; unrelated tests are no family (at most one).
+
+    Example:
+        >>> st = pd.DataFrame({"test": ["a", "b", "b", "c", "c", "c", "u", "u"],
+        ...                    "what": ["0->1", "0->1", "0->2", "0->1", "0->2", "0->3",
+        ...                             "4->5", "6->7"]})
+        >>> scaling_family(st.assign(transfer=1))
+        ['a', 'b', 'c']
+    """
+    rows = st[st["transfer"].notna()]
+    sets = {t: Counter(g["what"].astype(str)) for t, g in rows.groupby("test", sort=False)}
+    order = sorted(sets, key=lambda t: sets[t].total())
+    best: dict[str, list[str]] = {}
+    for t in order:
+        before = [best[u] for u in order if u in best and sets[u].total() < sets[t].total()
+                  and not sets[u] - sets[t]]
+        best[t] = [*max(before, key=len, default=[]), t]
+    chain = max(best.values(), key=len, default=[])
+    return chain if len(chain) > 1 else []
+
+
 def scaling_stats(run: pd.DataFrame) -> pd.DataFrame:
-    """Each test's aggregate against its number of transfers, at the largest size
-    measured: ``test, transfers, size_bytes, median, p10, p90, nominal_GBps``, sorted by
-    the number of transfers."""
+    """The aggregate of each test of the run's scaling family (:func:`scaling_family`)
+    against its number of transfers, at the largest size measured: ``test, transfers,
+    size_bytes, median, p10, p90, nominal_GBps``, sorted by the number of transfers."""
     st = test_stats(run)
+    st = st[st["test"].isin(scaling_family(st))]
     count = st[st["transfer"].notna()].groupby("test").size().rename("transfers")
     agg = st[st["transfer"].isna()].merge(count.reset_index(), on="test")
     return agg[["test", "transfers", "size_bytes", "median", "p10", "p90",

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..topology import TopologyError
 from .errors import BackendUnavailable
 
 ENV_BACKEND = "ASCEND_P2P_LAB_BACKEND"
@@ -116,7 +117,14 @@ def load_acl(
 
     name = preset or os.environ.get(ENV_PRESET) or DEFAULT_PRESET
     source = topology if topology is not None else name
-    module = simulated_acl(source, seed=seed or 0, faults=faults, api_level=api_level)
+    from_env = topology is None and not preset and name != DEFAULT_PRESET
+    try:
+        module = simulated_acl(source, seed=seed or 0, faults=faults, api_level=api_level)
+    except TopologyError as exc:  # a preset nobody typed here: say where it came from
+        if from_env and str(exc).startswith("unknown preset"):
+            raise TopologyError(f"{exc} (the preset came from the environment: "
+                                f"{ENV_PRESET}={name!r})") from None
+        raise
     if notice and announce:
         print(notice, file=sys.stderr)
     label = getattr(topology, "name", None) if topology is not None else name

@@ -38,6 +38,15 @@ CAPABILITIES: dict[str, tuple[Need, ...]] = {
 }
 
 
+#: A call the runtime does without, as run.json's ``fallbacks`` key -> what it does instead.
+FALLBACKS: dict[str, str] = {
+    "acl.rt.create_event_with_flag": (
+        "the installed pyACL has no aclrtCreateEventWithFlag: timing events are made with "
+        "aclrtCreateEvent (no ACL_EVENT_TIME_LINE flag; CANN's default event records "
+        "time)"),
+}
+
+
 def calls_of(capabilities: Iterable[str]) -> tuple[Need, ...]:
     """The calls behind the capabilities, each once, in order."""
     out: dict[Need, None] = {}

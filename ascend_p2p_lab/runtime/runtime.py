@@ -48,6 +48,9 @@ class Runtime(Transfers, IpcCalls):
         self._contexts: dict[int, int] = {}
         self._peer_refs: dict[tuple[int, int], int] = {}
         self._link_source: LinkSource | None = None
+        #: every fallback this runtime took: missing call -> what it did instead
+        #: (:data:`.capabilities.FALLBACKS`; a sweep puts them in run.json)
+        self.fallbacks: dict[str, str] = {}
         self._owns_init = False
         self.closed = True
         self._device_count: int | None = None

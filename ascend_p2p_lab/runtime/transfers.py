@@ -17,6 +17,7 @@ from time import perf_counter_ns
 from typing import Any
 
 from ..codes import EventFlag, MallocPolicy, MemcpyKind
+from .capabilities import FALLBACKS
 from .errors import AclError
 from .resources import DeviceBuffer, Event, HostBuffer, Resource, Stream
 
@@ -34,6 +35,7 @@ class Transfers:
     _recent_error: Any
     _tls: Any
     _contexts: dict[int, int]
+    fallbacks: dict[str, str]
     _sim: Any
 
     # ------------------------------------------------------------------ memory
@@ -224,8 +226,22 @@ class Transfers:
         if flags and self.has("create_event_with_flag"):
             handle = self.call("rt.create_event_with_flag", int(flags))
         else:
+            if flags:  # the call asked for is missing: say so where the run is recorded
+                self.fell_back("acl.rt.create_event_with_flag")
             handle = self.call("rt.create_event")
         return Event(self, int(handle), dev)
+
+    def fell_back(self, call: str) -> None:
+        """Record that the runtime did without ``call`` (:data:`.capabilities.FALLBACKS`).
+
+        Example:
+            >>> from ascend_p2p_lab.runtime import open_runtime
+            >>> with open_runtime("sim") as rt:
+            ...     rt.fell_back("acl.rt.create_event_with_flag")
+            ...     list(rt.fallbacks)
+            ['acl.rt.create_event_with_flag']
+        """
+        self.fallbacks[call] = FALLBACKS[call]
 
     def wait_event(self, stream: Stream, event: Event) -> None:
         """Make stream wait for event (``aclrtStreamWaitEvent``)."""

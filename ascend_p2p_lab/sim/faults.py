@@ -5,7 +5,13 @@ topology file) or per run (``simulated_acl(..., faults=[...])``):
 
 - ``error``: a pyACL call returns ``code`` (at its ``nth`` matching use, or every use),
   optionally only when it concerns ``device`` or the copy ``link`` (src, dst).
-- ``degrade``: the directed link ``link`` runs at ``factor`` of its bandwidth.
+- ``degrade``: the directed link ``link`` runs at ``factor`` of its bandwidth. The choice:
+  only the link's own rate is scaled, not the ceilings of one side's copies over it
+  (``push_efficiency``, ``pull_efficiency``, at the healthy link's rate), so a link
+  degraded below its push ceiling gives push = pull (both the degraded link's rate: an A2
+  HCCS link at 0.5 gives 13 GB/s either way), while a healthy link's push is 0.755 of its
+  pull: a degrade models a link that carries less whoever issues the copy, not a slower
+  engine.
 - ``device_lost``: from the ``nth`` call that concerns ``device`` on, every call on it
   fails with ``code`` (default ACL_ERROR_RT_LOST_HEARTBEAT); freeing and resetting
   still release what the process held, as the driver does.
