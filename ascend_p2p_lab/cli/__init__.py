@@ -25,7 +25,9 @@ import tempfile
 import traceback
 from collections.abc import Sequence
 
-from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED
+from ..results import ResultsError
+from ..run.folder import OutputPathError
+from ..runtime import AclError, BackendUnavailable, MissingCall
 from .calibrate import cmd_calibrate
 from .check import cmd_check, cmd_criteria
 from .collectives import cmd_collectives
@@ -34,8 +36,16 @@ from .dashboard import cmd_dashboard
 from .fleet import cmd_fleet
 from .imports import cmd_import
 from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
-from .parser import EXIT_STATUS, EXIT_USAGE, InternalError, UsageError, build_parser
+from .parser import build_parser
 from .runs import cmd_demo, cmd_report, cmd_sweep
+from .status import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_STATUS,
+    EXIT_USAGE,
+    InternalError,
+    UsageError,
+)
 from .testruns import cmd_patterns, cmd_run
 
 __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
@@ -51,10 +61,6 @@ COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (see ``EXIT_STATUS``)."""
-    from ..results import ResultsError
-    from ..run.folder import OutputPathError
-    from ..runtime import AclError, BackendUnavailable, MissingCall
-
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
