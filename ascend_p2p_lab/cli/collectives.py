@@ -34,7 +34,7 @@ from ..topology import list_presets, load_preset
 from ..units import parse_sizes
 from ..vocab import US_PER_MS
 from .options import add_progress, subcommand
-from .runs import _sweep_kept, keep
+from .runs import keep, sweep_kept
 from .session import load_topology, run_session
 from .status import UsageError, past_input_checks
 
@@ -106,7 +106,7 @@ def cmd_collectives(args: argparse.Namespace) -> int:
     ops, sizes, links = _checked(args)
 
     def work(rt: Any) -> int:
-        run = _sweep_kept(rt, operations=ops, sizes=sizes, devices=args.devices,
+        run = sweep_kept(rt, operations=ops, sizes=sizes, devices=args.devices,
                           algorithm=args.algorithm, samples=args.samples, warmup=args.warmup,
                           max_copies=args.iters, min_sample_us=args.min_sample_ms * US_PER_MS,
                           verify=not args.no_verify, progress=not args.no_progress,

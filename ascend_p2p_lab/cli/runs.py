@@ -68,7 +68,7 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
     return {k: v for k, v in kwargs.items() if k not in drop}
 
 
-def _sweep_out(args: argparse.Namespace) -> None:
+def check_sweep_out(args: argparse.Namespace) -> None:
     """Every output path of a sweep, checked before any device work (``run/folder.py``:
     resuming into the run the checkpoint continues needs no --overwrite)."""
     if args.out is not None:
@@ -78,7 +78,7 @@ def _sweep_out(args: argparse.Namespace) -> None:
         check_out_file(args.checkpoint, "--checkpoint")
 
 
-def _sweep_kept(rt: Any, **kwargs: Any) -> Run:
+def sweep_kept(rt: Any, **kwargs: Any) -> Run:
     """sweep_run(), or the run it kept when it stopped on an error after it had started
     (its metadata then says why, and the exit status is 1)."""
     try:
@@ -98,7 +98,7 @@ def keep(run: Run, out: Path | None) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    _sweep_out(args)
+    check_sweep_out(args)
     kwargs = _sweep_kwargs(args)
 
     if getattr(args, "processes", False):
@@ -109,8 +109,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             run = sweep_processes_run(rt, **kwargs)
             emit = emit_processes
         else:
-            run = _sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
-            emit = _emit
+            run = sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
+            emit = emit_run
         with past_input_checks():
             keep(run, args.out)
             return emit(run, args.format, args.out)
@@ -118,7 +118,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return run_session(args, work)
 
 
-def _emit(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None) -> int:
+def emit_run(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None) -> int:
     """The run on stdout (the summary and its matrices, or JSON); its exit status.
 
     ``read_from``: the run was loaded from that folder (``report``), not measured: an
@@ -153,7 +153,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
     run = load(args.run_dir)
     with past_input_checks():
-        status = _emit(run, args.format, None, read_from=args.run_dir)
+        status = emit_run(run, args.format, None, read_from=args.run_dir)
         _write_report(run, out, quiet=args.format == "json")
         return status
 
@@ -208,7 +208,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print("3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged"
               + (f" (simulated in {workers} processes, one per idle core)" if workers > 1
                  else ""))
-        run = _sweep_kept(rt, **options, progress=not args.no_progress, workers=workers)
+        run = sweep_kept(rt, **options, progress=not args.no_progress, workers=workers)
         run = run.replace(command="demo")  # a later demo may replace it
         keep(run, out)
         table.to_csv(out / "probe.csv", index=False)

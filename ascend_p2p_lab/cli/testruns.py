@@ -24,7 +24,7 @@ from ..patterns.testfile import TestFileError, read_tests, to_toml
 from ..units import parse_sizes
 from ..vocab import US_PER_MS
 from .options import add_backend, add_format, add_progress, add_samples, subcommand
-from .runs import _emit, _sweep_kept, _sweep_out, keep
+from .runs import check_sweep_out, emit_run, keep, sweep_kept
 from .session import run_session
 from .status import past_input_checks
 
@@ -106,7 +106,7 @@ def _source(file: str) -> tuple[str, Path | None]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     name, path = _source(args.file)
-    _sweep_out(args)
+    check_sweep_out(args)
 
     def work(rt: Any) -> int:
         if path is not None:  # unknown devices: file and line
@@ -114,12 +114,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:  # a built-in: its tests over the devices, as sweep --patterns NAME
             what = {"patterns": [name], "devices": args.devices,
                     "sizes": args.sizes or BUILT_IN_SIZE}
-        run = _sweep_kept(rt, **what, samples=args.samples, peer=args.peer,
+        run = sweep_kept(rt, **what, samples=args.samples, peer=args.peer,
                           warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
                           verify=not args.no_verify, progress=not args.no_progress,
                           checkpoint=args.checkpoint)
         with past_input_checks():
             keep(run, args.out)
-            return _emit(run, args.format, args.out)
+            return emit_run(run, args.format, args.out)
 
     return run_session(args, work)
