@@ -102,7 +102,7 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
 
 def analyse(frame: pd.DataFrame, probe: pd.DataFrame, criteria: Any) -> dict[str, Any]:
     """Time the fleet analysis and the check summaries; their findings."""
-    from ascend_p2p_lab.check.fleet import failing_by_host, fleet_items
+    from ascend_p2p_lab.check.fleetitems import failing_by_host, fleet_items
     from ascend_p2p_lab.fleet.analysis import host_table, link_fractions, outliers
 
     def fleet() -> pd.DataFrame:

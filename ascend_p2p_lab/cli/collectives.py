@@ -23,9 +23,9 @@ from typing import Any
 
 from ..collectives.algorithms import ALGORITHMS
 from ..collectives.busbw import OPERATIONS
-from ..collectives.compare import compare_collectives, compare_text, links_model, predicted_on
 from ..collectives.rates import LinkModel
 from ..collectives.table import op_rows, summary, table_text
+from ..collectives.versuslinks import compare_collectives, compare_text, links_model, predicted_on
 from ..forking import idle_workers
 from ..measure.spec import COLLECTIVE_PATTERN, check_operations
 from ..run.folder import check_out_dir, load

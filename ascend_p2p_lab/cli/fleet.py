@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..check import load_criteria
-from ..check.fleet import failing_by_host, fleet_items, fleet_options
+from ..check.fleetitems import failing_by_host, fleet_items, fleet_options
 from ..comparison import check_threshold
 from ..fleet import SimulatedFleet, analyse, survey
 from ..fleet.simulated import fleet_targets, parse_degrade
@@ -200,7 +200,7 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
 
 
 def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
-    """With --criteria: the failing items' ids per host (check/fleet.py), else None."""
+    """With --criteria: the failing items' ids per host (check/fleetitems.py), else None."""
     if getattr(args, "criteria", None) is None:
         return None
 

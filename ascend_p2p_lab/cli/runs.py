@@ -31,8 +31,8 @@ from ..run.folder import (
 from ..schema import LOCAL_PATTERN, PAIR_PATTERN
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
 from ..vocab import DEFAULT_PRESET, US_PER_MS
+from .ipcsummary import emit_processes
 from .options import add_backend, add_format, add_progress, add_samples, subcommand
-from .processes import emit_processes
 from .session import run_session
 from .status import UsageError, past_input_checks
 
