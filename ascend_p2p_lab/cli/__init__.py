@@ -1,16 +1,20 @@
-"""The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, compare, demo,
-sim-path, calibrate, dashboard, fleet, import, criteria, check.
+"""The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, demo, compare,
+sim-path, calibrate, dashboard, fleet, import, criteria, check, patterns, run, collectives.
 
 Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for was
 measured, 1 when a failure cost data points, 2 for bad input (before any device work),
 130 after Ctrl-C. Never a bare traceback.
 
-Inside: :mod:`.parser` (the grammar and the exit-status text), :mod:`.session` (open,
-work, close), :mod:`.info` (presets, probe, topo, sim-path), :mod:`.runs` (sweep, report,
-demo), :mod:`.compare` (run vs run, or vs a preset), :mod:`.calibrate` (a twin from a
-run), :mod:`.dashboard` (the web app), :mod:`.fleet` (many servers on Dask), :mod:`.imports`
-(ascend-dmi and hccl_test output in), :mod:`.collectives` (HCCL's collectives as copies);
-:func:`main` maps each error to its one line and exit status.
+Inside: :mod:`.parser` (the grammar: every subcommand, added by its command's module),
+:mod:`.options` (the option groups commands share), :mod:`.status` (the exit statuses
+and their text, the errors that choose them), :mod:`.session` (open, work, close); the
+commands, each module owning its options and its run: :mod:`.info` (presets, probe, topo,
+sim-path), :mod:`.runs` (sweep, report, demo; :mod:`.ipcsummary` prints ``sweep
+--processes``), :mod:`.compare` (run vs run, or vs a preset), :mod:`.calibrate` (a twin
+from a run), :mod:`.dashboard` (the web app), :mod:`.fleet` (many servers on Dask),
+:mod:`.imports` (ascend-dmi and hccl_test output in), :mod:`.check` (criteria, check),
+:mod:`.testruns` (patterns, run: tests as data), :mod:`.collectives` (HCCL's collectives
+as copies); :func:`main` maps each error to its one line and exit status.
 
 Example:
     $ ascend-p2p-lab probe --backend sim --preset atlas800t-a3 --format json
