@@ -33,7 +33,7 @@ from ..terminal import run_status
 from ..topology import list_presets, load_preset
 from ..units import parse_sizes
 from ..vocab import US_PER_MS
-from .options import add_progress, subcommand
+from .options import add_progress, add_samples, subcommand
 from .runs import keep, sweep_kept
 from .session import load_topology, run_session
 from .status import UsageError, past_input_checks
@@ -66,15 +66,13 @@ def add_collectives(sub: Any) -> None:
                         f"{DEFAULT_SIZES})")
     p.add_argument("--algorithm", choices=list(ALGORITHMS), default=None,
                    help="force one algorithm (default: the one HCCL would run, per size)")
-    p.add_argument("--samples", type=int, default=3, help="samples per op and size (default 3)")
-    p.add_argument("--warmup", type=int, default=1,
-                   help="untimed runs before the samples (default 1; at least one run sizes "
-                        "the gate that holds the ranks until every copy is enqueued)")
-    p.add_argument("--iters", type=int, default=1,
-                   help="runs of an op per sample, at most, back to back (hccl_test's -n; "
-                        "default 1)")
-    p.add_argument("--min-sample-ms", type=float, default=1.0,
-                   help="with --iters above 1: repeat the op until a sample lasts this long")
+    add_samples(p, "op and size", samples=3, warmup=1,
+                warmup_help="untimed runs before the samples (default 1; at least one run "
+                            "sizes the gate that holds the ranks until every copy is enqueued)",
+                iters_help="runs of an op per sample, at most, back to back (hccl_test's -n; "
+                           "default 1)",
+                min_sample_help="with --iters above 1: repeat the op until a sample lasts "
+                                "this long")
     p.add_argument("--links", type=Path, default=None, metavar="RUN",
                    help="predict from this P2P run's measured links (its pair pattern and "
                         "latency) instead of the server's preset")
@@ -107,10 +105,10 @@ def cmd_collectives(args: argparse.Namespace) -> int:
 
     def work(rt: Any) -> int:
         run = sweep_kept(rt, operations=ops, sizes=sizes, devices=args.devices,
-                          algorithm=args.algorithm, samples=args.samples, warmup=args.warmup,
-                          max_copies=args.iters, min_sample_us=args.min_sample_ms * US_PER_MS,
-                          verify=not args.no_verify, progress=not args.no_progress,
-                          workers=idle_workers(WORKERS) if rt.forkable else 1)
+                         algorithm=args.algorithm, samples=args.samples, warmup=args.warmup,
+                         max_copies=args.iters, min_sample_us=args.min_sample_ms * US_PER_MS,
+                         verify=not args.no_verify, progress=not args.no_progress,
+                         workers=idle_workers(WORKERS) if rt.forkable else 1)
         with past_input_checks():
             source = "preset" if rt.topology is None else f"links of {rt.topology.name}"
             if links is not None:

@@ -53,16 +53,19 @@ def add_format(p: argparse.ArgumentParser, table: str, note: str = "") -> None:
 
 
 def add_samples(p: argparse.ArgumentParser, what: str, *, samples: int = 5,
-                warmup: int = 2, warmup_help: str | None = None,
+                warmup: int = 2, warmup_help: str | None = None, iters_help: str | None = None,
                 min_sample_help: str | None = None) -> None:
     """The timing loop's options, the same for every command that measures: samples per
-    point, untimed warm-up windows, the shortest sample (``what`` repeats within one)."""
+    point, untimed warm-up windows, the shortest sample (``what`` repeats within one);
+    ``iters_help``: also ``--iters`` (runs per sample, at most; ``collectives``)."""
     per = "point" if what in ("copy", "copies") else what
     p.add_argument("--samples", type=int, default=samples,
                    help=f"samples per {per} (default {samples})")
     p.add_argument("--warmup", type=int, default=warmup,
                    help=warmup_help or f"untimed windows before each point's samples "
                                        f"(default {warmup})")
+    if iters_help is not None:
+        p.add_argument("--iters", type=int, default=1, help=iters_help)
     p.add_argument("--min-sample-ms", type=float, default=1.0,
                    help=min_sample_help or f"each sample repeats the {what} until it lasts "
                                            "at least this long (default 1.0 ms)")

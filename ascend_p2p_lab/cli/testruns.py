@@ -20,6 +20,7 @@ from ..patterns.builtin import (
     DECLARATIONS,
     as_file,
 )
+from ..patterns.model import Test
 from ..patterns.testfile import TestFileError, read_tests, to_toml
 from ..units import parse_sizes
 from ..vocab import US_PER_MS
@@ -89,35 +90,35 @@ def cmd_patterns(args: argparse.Namespace) -> int:
     return run_session(args, work)
 
 
-
-
-def _source(file: str) -> tuple[str, Path | None]:
-    """A built-in test's name, or a test file's path (checked: exit 2 on a bad file,
-    before the runtime is open)."""
+def _source(file: str) -> tuple[str, Path | None, list[Test]]:
+    """A built-in test's name, or a test file's path and its tests (read once, checked:
+    exit 2 on a bad file, before the runtime is open)."""
     path = Path(file)
     if path.exists() or path.suffix == ".toml" or file not in BY_NAME:
         if not path.exists():
             raise TestFileError(f"{file}: no such test file, and no built-in test of that "
                                 f"name (built-in: {', '.join(BY_NAME)})")
-        read_tests(path, None)  # syntax, fields, sizes, schema: before any device work
-        return file, path
-    return file, None
+        # syntax, fields, sizes, schema: before any device work; devices once it is open
+        return file, path, read_tests(path, None)
+    return file, None, []
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    name, path = _source(args.file)
+    name, path, tests = _source(args.file)
     check_sweep_out(args)
 
     def work(rt: Any) -> int:
-        if path is not None:  # unknown devices: file and line
-            what = {"tests": read_tests(path, rt.device_count), "sizes": args.sizes}
+        if path is not None:
+            if any(d >= rt.device_count for t in tests for d in t.devices):
+                read_tests(path, rt.device_count)  # raises: the unknown device's FILE:LINE
+            what = {"tests": tests, "sizes": args.sizes}
         else:  # a built-in: its tests over the devices, as sweep --patterns NAME
             what = {"patterns": [name], "devices": args.devices,
                     "sizes": args.sizes or BUILT_IN_SIZE}
         run = sweep_kept(rt, **what, samples=args.samples, peer=args.peer,
-                          warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
-                          verify=not args.no_verify, progress=not args.no_progress,
-                          checkpoint=args.checkpoint)
+                         warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
+                         verify=not args.no_verify, progress=not args.no_progress,
+                         checkpoint=args.checkpoint)
         with past_input_checks():
             keep(run, args.out)
             return emit_run(run, args.format, args.out)
