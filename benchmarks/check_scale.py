@@ -13,7 +13,7 @@ Then, timed separately (wall clock and CPU of this process):
 
 - the fleet analysis (``fleet.analysis``): link fractions against each class's fleet
   median, the host table (points lost, host-bound share per host), the outliers;
-- the check summaries (``check.fleet.fleet_items``): every host judged against the
+- the check summaries (``check.fleetitems.fleet_items``): every host judged against the
   criteria of the preset's model x 0.9 (one row per host and item), the failing items
   per host.
 
@@ -102,7 +102,7 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
 
 def analyse(frame: pd.DataFrame, probe: pd.DataFrame, criteria: Any) -> dict[str, Any]:
     """Time the fleet analysis and the check summaries; their findings."""
-    from ascend_p2p_lab.check.fleet import failing_by_host, fleet_items
+    from ascend_p2p_lab.check.fleetitems import failing_by_host, fleet_items
     from ascend_p2p_lab.fleet.analysis import host_table, link_fractions, outliers
 
     def fleet() -> pd.DataFrame:

@@ -183,3 +183,50 @@ def test_every_code_name_used_is_defined_with_its_header_value(path: Path) -> No
             if value is None or codes.ERROR_CODES.get(node.attr, value) != value:
                 wrong.append(f"line {node.lineno}: {node.attr} = {value!r}")
     assert not wrong, wrong
+
+
+# ---------------------------------------------------------------- surfaces (issue 32)
+#: Relative imports inside functions allowed in cli/ (imports that stay lazy on purpose).
+MAX_CLI_FUNCTION_IMPORTS = 10
+#: Private names (``_x``) imported from a sibling module, in the whole package.
+MAX_PRIVATE_IMPORTS = 2
+
+
+def _function_imports(path: Path) -> set[tuple[int, str]]:
+    """Relative ``from`` imports inside any function of path: (line, module)."""
+    found: set[tuple[int, str]] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found |= {(n.lineno, n.module or "") for n in ast.walk(node)
+                      if isinstance(n, ast.ImportFrom) and n.level > 0}
+    return found
+
+
+def test_cli_imports_at_the_top_not_inside_functions() -> None:
+    found = [f"{p.relative_to(PACKAGE)}:{line} {module}" for p in _modules()
+             if _part(p) == "cli" for line, module in sorted(_function_imports(p))]
+    assert len(found) <= MAX_CLI_FUNCTION_IMPORTS, "\n".join(found)
+
+
+def test_private_names_stay_in_their_module() -> None:
+    found = [f"{p.relative_to(PACKAGE)}:{n.lineno} {a.name}" for p in _modules()
+             for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+             if isinstance(n, ast.ImportFrom) and n.level > 0
+             for a in n.names if a.name.startswith("_") and not a.name.startswith("__")]
+    assert len(found) <= MAX_PRIVATE_IMPORTS, "\n".join(found)
+
+
+def test_no_module_name_is_used_three_times() -> None:
+    names: dict[str, list[str]] = {}
+    for p in _modules():
+        if p.name not in {"__init__.py", "__main__.py"}:
+            names.setdefault(p.name, []).append(str(p.relative_to(PACKAGE)))
+    assert not {n: ps for n, ps in names.items() if len(ps) >= 3}
+
+
+def test_no_package_function_is_named_like_a_test() -> None:
+    found = [f"{p.relative_to(PACKAGE)}:{n.lineno} {n.name}" for p in _modules()
+             for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and n.name.startswith("test_")]
+    assert not found

@@ -9,7 +9,7 @@ import pytest
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.check import criteria_from_preset, to_toml
-from ascend_p2p_lab.check.fleet import failing_by_host, fleet_items, fleet_options
+from ascend_p2p_lab.check.fleetitems import failing_by_host, fleet_items, fleet_options
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.fleet.task import tag_host
 from ascend_p2p_lab.measure import probe, sweep

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ascend_p2p_lab.collectives.algorithms import ALGORITHMS, build, ring_order
-from ascend_p2p_lab.collectives.model import (
+from ascend_p2p_lab.collectives.phases import (
     CollectiveError,
     convention,
     missing,

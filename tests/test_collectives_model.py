@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ascend_p2p_lab.collectives.model import (
+from ascend_p2p_lab.collectives.phases import (
     Collective,
     CollectiveError,
     Move,

@@ -13,7 +13,7 @@ import pytest
 
 from ascend_p2p_lab.collectives.algorithms import ALGORITHMS, build
 from ascend_p2p_lab.collectives.layout import checked, held, layout, origins
-from ascend_p2p_lab.collectives.model import convention
+from ascend_p2p_lab.collectives.phases import convention
 from ascend_p2p_lab.collectives.predict import predict
 from ascend_p2p_lab.collectives.rates import LinkModel
 from ascend_p2p_lab.collectives.schedule import (

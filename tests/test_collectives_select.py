@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ascend_p2p_lab.collectives import CollectiveError, choose, collective, family, plan
-from ascend_p2p_lab.collectives.model import pairs_used
+from ascend_p2p_lab.collectives.phases import pairs_used
 from ascend_p2p_lab.topology import load_preset
 
 KIB = 1024

@@ -163,7 +163,7 @@ def test_json_has_the_documented_keys_and_null_for_nan(runs) -> None:
 def test_ratio_heatmap_marks_exactly_cell_0_1(runs) -> None:
     pytest.importorskip("matplotlib")
     from ascend_p2p_lab.plots import ratio_heatmap
-    from ascend_p2p_lab.plots.ratio import marked_cells
+    from ascend_p2p_lab.plots.ratiomap import marked_cells
 
     fig = ratio_heatmap(compare(runs["clean"][0], runs["degraded"][0]))
     ax = fig.axes[0]
@@ -183,7 +183,7 @@ def test_ratio_heatmap_marks_exactly_cell_0_1(runs) -> None:
 def test_ratio_heatmap_marks_a_lost_point(runs) -> None:
     pytest.importorskip("matplotlib")
     from ascend_p2p_lab.plots import ratio_heatmap
-    from ascend_p2p_lab.plots.ratio import LOST_TEXT, marked_cells
+    from ascend_p2p_lab.plots.ratiomap import LOST_TEXT, marked_cells
 
     fig = ratio_heatmap(compare(runs["clean"][0], runs["failing"][0]))
     assert marked_cells(fig.axes[0]) == [(0, 1)]

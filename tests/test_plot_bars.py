@@ -1,4 +1,4 @@
-"""plots.style.median_bars: the bars under test_bars and aggregate_bars (one draws)."""
+"""plots.style.median_bars: the bars under transfer_bars and aggregate_bars (one draws)."""
 
 from __future__ import annotations
 

@@ -229,13 +229,13 @@ def test_figures_of_tests(tmp_path):
     writes them, and the scaling curve for a family of tests."""
     pytest.importorskip("matplotlib")
     from ascend_p2p_lab.plots import report
-    from ascend_p2p_lab.plots.transfers import scaling_stats, test_stats
+    from ascend_p2p_lab.plots.testbars import bars_stats, scaling_stats
 
     with open_runtime("sim", "atlas800t-a2", seed=2) as rt:
         run = sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8),
                                *expand(rt, "scaling", [0, 1, 2, 3])],
                     sizes="64MiB", samples=2, progress=False)
-    st = test_stats(run)
+    st = bars_stats(run)
     first = st[st["test"] == "t"]
     assert list(first["what"]) == ["0->1", "2->3", "host->4", "all"]
     agg = run[(run["test"] == "t") & run["transfer"].isna()]
@@ -248,9 +248,9 @@ def test_figures_of_tests(tmp_path):
     assert {"tests.png", "scaling.png"} <= written
     from matplotlib.colors import to_hex
 
-    from ascend_p2p_lab.plots.transfers import AGGREGATE_COLOR, test_bars
+    from ascend_p2p_lab.plots.testbars import AGGREGATE_COLOR, transfer_bars
 
-    fig = test_bars(run[run["test"] == "t"])  # the aggregate: the row of no transfer
+    fig = transfer_bars(run[run["test"] == "t"])  # the aggregate: the row of no transfer
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[0] == "  0->1" and labels[-1] == "t: all"

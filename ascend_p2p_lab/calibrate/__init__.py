@@ -9,7 +9,7 @@ reads, with a comment on every number saying which run it was fitted from and ho
 the run did not measure it and where the number came from instead.
 
 Inside: :mod:`.links` (the link matrix, per-class figures), :mod:`.figures` (host, local,
-port, jitter), :mod:`.writer` (the TOML text), :mod:`.model` (the data).
+port, jitter), :mod:`.writer` (the TOML text), :mod:`.fits` (the data).
 
 Example:
     >>> from ascend_p2p_lab.run import Run, RunMeta
@@ -41,14 +41,14 @@ from ..schema import HOST_PATTERNS, HOST_TO_DEVICE
 from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
-from .links import class_fits, has_pair_copies, link_matrix, pair_outliers, with_links
-from .model import (
+from .fits import (
     DEFAULT_LOCAL_COPY_GBPS,
     DEFAULT_MEMORY_GIB,
     Calibration,
     CalibrationError,
     Fit,
 )
+from .links import class_fits, has_pair_copies, link_matrix, pair_outliers, with_links
 from .writer import to_toml
 
 __all__ = ["Calibration", "CalibrationError", "Fit", "calibrate", "link_matrix", "to_toml"]

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
 from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE, LOCAL_PATTERN, POINT_KEYS, PUSH_FANOUT
-from .model import FAN_PATTERNS, MIN_SAMPLES_FOR_JITTER, Fit
+from .fits import FAN_PATTERNS, MIN_SAMPLES_FOR_JITTER, Fit
 
 
 def _ok(frame: pd.DataFrame) -> pd.DataFrame:

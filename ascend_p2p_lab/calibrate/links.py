@@ -20,7 +20,7 @@ from ..run import Run
 from ..schema import LATENCY_PATTERN, PAIR_PATTERN, PAIR_PATTERNS
 from ..topology import Topology
 from ..topology.model import SELF
-from .model import OUTLIER_FRACTION, CalibrationError, Fit, PairOutlier
+from .fits import OUTLIER_FRACTION, CalibrationError, Fit, PairOutlier
 
 _GB_PER_US = 1e3  # bytes per microsecond in one GB/s
 

@@ -5,7 +5,7 @@ reads (``schema_version = 1``); each figure's comment is its :class:`~.model.Fit
 ``how``: "fitted from run <id> on <host> at <time>: <how>" or "not measured in run ...".
 
 Example:
-    >>> from ascend_p2p_lab.calibrate.model import Fit
+    >>> from ascend_p2p_lab.calibrate.fits import Fit
     >>> _line("jitter", Fit(0.01234567, "fitted from run r1: spread"))
     'jitter = 0.0123457  # fitted from run r1: spread'
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .model import OUTLIER_FRACTION, Calibration, Fit
+from .fits import OUTLIER_FRACTION, Calibration, Fit
 
 _GIB = 1 << 30
 #: Significant digits written for fitted figures (well below the fits' own noise).

@@ -125,8 +125,9 @@ def _device_records(rows: pd.DataFrame, size: int, fraction: float,
     return out
 
 
-def _matrices(peer: pd.DataFrame, n: int
-              ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[bool, ...], ...]]:
+def link_matrices(peer: pd.DataFrame, n: int
+                  ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[bool, ...], ...]]:
+    """The N x N link classes ("X" where unknown) and peer access of a peer frame."""
     links = [["X"] * n for _ in range(n)]
     access = [[False] * n for _ in range(n)]
     for src, dst, link, ok in zip(peer["src"], peer["dst"], peer["link"], peer["peer_ok"]):
@@ -145,7 +146,7 @@ def criteria_from_measured(measured: Measured, *, n: int, fraction: float, origi
                            topology_basis: str | None = None) -> Criteria:
     """Criteria from what a known-good server measured (see the module docstring)."""
     fraction = check_fraction(fraction)
-    links, access = _matrices(measured.peer, n)
+    links, access = link_matrices(measured.peer, n)
     link_of = measured.peer[["src", "dst", "link"]].astype({"src": "Int64", "dst": "Int64"})
     rows = measured.rows
     records = [*_pair_records(rows, link_of, size, latency_size, fraction, origin),
@@ -184,7 +185,7 @@ def criteria_from_preset(preset: str, *, fraction: float = DEFAULT_FRACTION,
     what = "preset" if topology is None else "topology"
     origin = f"model of {what} {name} (simulator, jitter 0)"
     if devices is not None:  # the matrices need every pair: fill them from the topology
-        measured.peer = _topology_peer(topo)
+        measured.peer = topology_peer(topo)
     return criteria_from_measured(
         measured, n=topo.device_count, fraction=fraction, origin=origin,  # type: ignore[attr-defined]
         size=size, samples=samples, name=f"{name} x {fraction:g}",
@@ -192,7 +193,8 @@ def criteria_from_preset(preset: str, *, fraction: float = DEFAULT_FRACTION,
                        "aclrtDeviceCanAccessPeer says 1")
 
 
-def _topology_peer(topo: object) -> pd.DataFrame:
+def topology_peer(topo: object) -> pd.DataFrame:
+    """The peer frame (src, dst, link, peer_ok) a topology describes."""
     n = topo.device_count  # type: ignore[attr-defined]
     recs = [{"src": a, "dst": b, "link": topo.link(a, b),  # type: ignore[attr-defined]
              "peer_ok": topo.can_access_peer(a, b)}  # type: ignore[attr-defined]
@@ -261,7 +263,7 @@ def criteria_from_run(rows: pd.DataFrame | Run, *, fraction: float = DEFAULT_FRA
         if topology is None:
             raise ValueError("the run does not name every pair's link class (an import "
                              "without a topology capture): give the server's topology")
-        named = _topology_peer(topology)[["src", "dst", "link"]]
+        named = topology_peer(topology)[["src", "dst", "link"]]
         peer = peer.drop(columns="link").merge(named, on=["src", "dst"], how="left")
     rows = judgeable(rows)
     return criteria_from_measured(

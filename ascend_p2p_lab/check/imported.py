@@ -36,10 +36,10 @@ from .criteria import DEFAULT_SIZE_BYTES, Criteria, make_table
 from .derive import (
     IMPORTED_INITIATOR,
     IMPORTED_NOTE,
-    _matrices,
-    _topology_peer,
     judgeable,
+    link_matrices,
     peer_from_rows,
+    topology_peer,
 )
 from .run import Measured
 from .verdict import SKIP, evaluate, points_lost
@@ -96,7 +96,7 @@ def criteria_from_thresholds(rows: pd.DataFrame, topology: Any, *,
             raise ValueError(f"{rec['_where']}: threshold {rec['value']:g} differs from "
                              f"{first['value']:g} at {first['_where']} for the same item")
     recs = [{k: v for k, v in r.items() if k != "_where"} for r in records.values()]
-    links, access = _matrices(_topology_peer(topology), n)
+    links, access = link_matrices(topology_peer(topology), n)
     for r in recs:
         if r["kind"] == "bandwidth":
             r["link"] = links[r["src"]][r["dst"]]

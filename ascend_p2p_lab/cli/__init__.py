@@ -1,16 +1,20 @@
-"""The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, compare, demo,
-sim-path, calibrate, dashboard, fleet, import, criteria, check.
+"""The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, demo, compare,
+sim-path, calibrate, dashboard, fleet, import, criteria, check, patterns, run, collectives.
 
 Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for was
 measured, 1 when a failure cost data points, 2 for bad input (before any device work),
 130 after Ctrl-C. Never a bare traceback.
 
-Inside: :mod:`.parser` (the grammar and the exit-status text), :mod:`.session` (open,
-work, close), :mod:`.info` (presets, probe, topo, sim-path), :mod:`.runs` (sweep, report,
-demo), :mod:`.compare` (run vs run, or vs a preset), :mod:`.calibrate` (a twin from a
-run), :mod:`.dashboard` (the web app), :mod:`.fleet` (many servers on Dask), :mod:`.imports`
-(ascend-dmi and hccl_test output in), :mod:`.collectives` (HCCL's collectives as copies);
-:func:`main` maps each error to its one line and exit status.
+Inside: :mod:`.parser` (the grammar: every subcommand, added by its command's module),
+:mod:`.options` (the option groups commands share), :mod:`.status` (the exit statuses
+and their text, the errors that choose them), :mod:`.session` (open, work, close); the
+commands, each module owning its options and its run: :mod:`.info` (presets, probe, topo,
+sim-path), :mod:`.runs` (sweep, report, demo; :mod:`.ipcsummary` prints ``sweep
+--processes``), :mod:`.compare` (run vs run, or vs a preset), :mod:`.calibrate` (a twin
+from a run), :mod:`.dashboard` (the web app), :mod:`.fleet` (many servers on Dask),
+:mod:`.imports` (ascend-dmi and hccl_test output in), :mod:`.check` (criteria, check),
+:mod:`.testruns` (patterns, run: tests as data), :mod:`.collectives` (HCCL's collectives
+as copies); :func:`main` maps each error to its one line and exit status.
 
 Example:
     $ ascend-p2p-lab probe --backend sim --preset atlas800t-a3 --format json
@@ -25,7 +29,9 @@ import tempfile
 import traceback
 from collections.abc import Sequence
 
-from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED
+from ..results import ResultsError
+from ..run.folder import OutputPathError
+from ..runtime import AclError, BackendUnavailable, MissingCall
 from .calibrate import cmd_calibrate
 from .check import cmd_check, cmd_criteria
 from .collectives import cmd_collectives
@@ -34,8 +40,16 @@ from .dashboard import cmd_dashboard
 from .fleet import cmd_fleet
 from .imports import cmd_import
 from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
-from .parser import EXIT_STATUS, EXIT_USAGE, InternalError, UsageError, build_parser
+from .parser import build_parser
 from .runs import cmd_demo, cmd_report, cmd_sweep
+from .status import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_STATUS,
+    EXIT_USAGE,
+    InternalError,
+    UsageError,
+)
 from .testruns import cmd_patterns, cmd_run
 
 __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
@@ -51,10 +65,6 @@ COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (see ``EXIT_STATUS``)."""
-    from ..results import ResultsError
-    from ..run.folder import OutputPathError
-    from ..runtime import AclError, BackendUnavailable, MissingCall
-
     try:
         args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)

@@ -18,18 +18,19 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
+from ..calibrate import calibrate, to_toml
+from ..run.folder import check_out_file, load
 from ..terminal import EXIT_OK
-from .parser import UsageError, past_input_checks
+from ..topology import load_preset, topology_from_toml_text
+from .options import subcommand
+from .session import load_topology
+from .status import UsageError, past_input_checks
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Fit a preset from RUN_DIR, check that it loads, write it to --out."""
-    from ..calibrate import calibrate, to_toml
-    from ..run.folder import check_out_file, load
-    from ..topology import load_preset, topology_from_toml_text
-    from .session import load_topology
-
     out: Path = args.out
     if out.exists() and not args.overwrite:
         raise UsageError(f"--out {out}: exists; pass --overwrite to replace it")
@@ -61,3 +62,19 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             print(f"  {o.text()}")
     print(f"simulate it: ascend-p2p-lab sweep --backend sim --topology {out}")
     return EXIT_OK
+
+
+def add_calibrate(sub: Any) -> None:
+    """``calibrate``: a twin (a preset TOML) from a run folder."""
+    p = subcommand(sub, "calibrate", "fit a digital twin (a preset TOML) from a run folder")
+    p.add_argument("run_dir", type=Path, help="a run folder, as `sweep --out` writes it")
+    p.add_argument("--out", type=Path, required=True, help="the preset file to write (.toml)")
+    server = p.add_mutually_exclusive_group()
+    server.add_argument("--topology", type=Path, default=None,
+                        help="npu-smi info -t topo text or a preset TOML: link classes of "
+                             "pairs the run did not measure or name, and figures it did not "
+                             "measure (default: none)")
+    server.add_argument("--preset", default=None,
+                        help="the same from a packaged preset (default: none)")
+    p.add_argument("--name", default=None, help="the preset's name (default: --out's stem)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")

@@ -22,9 +22,29 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..check import (
+    criteria_from_preset,
+    junit_xml,
+    load_criteria,
+    run_check,
+    table_text,
+    to_json,
+    to_toml,
+)
+from ..check.collective import records
+from ..check.criteria import criteria_from_text, make_table
+from ..check.derive import check_fraction, criteria_from_run
+from ..check.imported import check_run, criteria_from_thresholds, judged_size
+from ..imports import ToolReportedError, import_dmi
+from ..measure.spec import COLLECTIVE_PATTERN, check_operations, parse_devices
+from ..run.folder import check_out_dir, check_out_file, load, save
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from ..topology import list_presets, load_preset
+from ..units import parse_size, parse_sizes
 from ..vocab import DEFAULT_PRESET
-from .parser import EXIT_USAGE, UsageError, past_input_checks
+from .options import add_backend, add_progress, subcommand
+from .session import load_topology, run_session
+from .status import EXIT_USAGE, UsageError, past_input_checks
 
 CHECK_HELP = ("check the interconnect against written criteria: PASS/FAIL per item "
               "(peer access, link class, bandwidth, latency, host copies, aggregates, "
@@ -42,11 +62,9 @@ exit status:
 """
 
 
-def add_check_args(sub: Any, make: Any) -> None:
-    """The ``criteria`` and ``check`` subcommands (``make`` is parser._sub)."""
-    from .parser import _add_backend
-
-    p = make(sub, "criteria", CRITERIA_HELP)
+def add_criteria(sub: Any) -> None:
+    """``criteria``: its options."""
+    p = subcommand(sub, "criteria", CRITERIA_HELP)
     server = p.add_mutually_exclusive_group()
     server.add_argument("--preset", default=None, help="the preset's model (the simulator on "
                                                        "it, jitter 0)")
@@ -80,9 +98,13 @@ def add_check_args(sub: Any, make: Any) -> None:
     p.add_argument("--out", type=Path, required=True, help="the criteria file to write (.toml)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
 
-    p = make(sub, "check", CHECK_HELP)
+
+
+def add_check(sub: Any) -> None:
+    """``check``: its options."""
+    p = subcommand(sub, "check", CHECK_HELP)
     p.epilog = CHECK_EPILOG
-    _add_backend(p)
+    add_backend(p)
     p.add_argument("--criteria", type=Path, default=None,
                    help="a criteria file (default: the server's preset's model x --fraction)")
     p.add_argument("--run", type=Path, default=None, metavar="DIR",
@@ -99,8 +121,7 @@ def add_check_args(sub: Any, make: Any) -> None:
                    help="table: print only failing and skipped items (default: every item)")
     p.add_argument("--junit-xml", type=Path, default=None, metavar="FILE",
                    help="write JUnit XML: one test case per item (default: none)")
-    p.add_argument("--no-progress", action="store_true",
-                   help="no progress bar (default: one per sweep the check runs, on stderr)")
+    add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write items.csv, check.json and peer.csv beside a run folder of the "
                         "rows judged (run.json, samples.parquet, samples.csv: report, compare "
@@ -109,8 +130,6 @@ def add_check_args(sub: Any, make: Any) -> None:
 
 
 def _check_fraction(value: float) -> float:
-    from ..check.derive import check_fraction
-
     try:
         return check_fraction(value)
     except ValueError as exc:
@@ -119,14 +138,6 @@ def _check_fraction(value: float) -> float:
 
 def cmd_criteria(args: argparse.Namespace) -> int:
     """Write criteria from a preset's model, a topology file's, or a golden run."""
-    from ..check import criteria_from_preset, to_toml
-    from ..check.criteria import criteria_from_text
-    from ..check.derive import criteria_from_run
-    from ..run.folder import check_out_file, load
-    from ..topology import load_preset
-    from ..units import parse_size
-    from .session import load_topology
-
     if args.from_dg is not None and args.fraction is not None:
         raise UsageError("--fraction: --from-dmi-diagnosis takes the tool's thresholds as "
                          "written")
@@ -173,10 +184,6 @@ def _with_collectives(criteria: Any, args: argparse.Namespace, server: Any,
     """The criteria and [[collective]] items for --collectives on the server's links."""
     import dataclasses
 
-    from ..check.collective import records
-    from ..check.criteria import make_table
-    from ..measure.spec import COLLECTIVE_PATTERN, check_operations
-    from ..units import parse_sizes
 
     if server is None:
         raise UsageError("--collectives: give the server's --preset or --topology")
@@ -192,9 +199,6 @@ def _with_collectives(criteria: Any, args: argparse.Namespace, server: Any,
 
 def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
     """Criteria from ascend-dmi --dg captures' thresholds on ``server``'s topology."""
-    from ..check.imported import criteria_from_thresholds
-    from ..imports import ToolReportedError, import_dmi
-
     if server is None:
         raise UsageError("--from-dmi-diagnosis: give the server's --preset or --topology "
                          "(the link classes and peer access the diagnosis does not state)")
@@ -213,8 +217,6 @@ def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
 def _outputs(args: argparse.Namespace) -> None:
     """Every output path, checked before any device work (--out: a folder that can take
     the check's files and its run folder)."""
-    from ..run.folder import check_out_dir, check_out_file
-
     if args.junit_xml is not None:
         check_out_file(args.junit_xml, "--junit-xml")
     if args.out is not None:
@@ -228,15 +230,10 @@ def _outputs(args: argparse.Namespace) -> None:
 
 def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
     """The criteria file, or the server's preset's model x --fraction (before device work)."""
-    from ..check import criteria_from_preset, load_criteria
-    from ..topology import load_preset
-    from .session import load_topology
-
     fraction = _check_fraction(args.fraction)
     if args.criteria is not None:
         return load_criteria(args.criteria)
     if args.run is not None:  # the model at the size the run measured its copies at
-        from ..check.imported import judged_size
 
         size = judged_size(run.samples)
         topo = (load_topology(args.topology) if args.topology is not None else
@@ -258,8 +255,6 @@ def _own_server(run: Any, folder: Path) -> Any:
     """The preset a run names (``preset``, else a ``topology`` that is a preset's name),
     else the default preset when the run's device count fits it: the server a ``check
     --run`` without --preset/--topology judges the run on."""
-    from ..topology import list_presets, load_preset
-
     meta = run.meta
     named = next((p for p in (meta.preset, meta.topology) if p in list_presets()), None)
     if named is not None:
@@ -274,20 +269,12 @@ def _own_server(run: Any, folder: Path) -> Any:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Check a server against criteria; print, write and exit as CHECK_EPILOG says."""
-    from .session import run_session
-
     _outputs(args)
     if args.run is not None:
         return _check_run(args)
     criteria = _criteria(args)
 
-    def work(rt: Any) -> int:
-        from ..check import run_check
-        from ..measure.spec import parse_devices
-
-        if criteria.device_count != rt.device_count:
-            raise UsageError(f"the criteria describe {criteria.device_count} devices; this "
-                             f"server has {rt.device_count}")
+    def work(rt: Any) -> int:  # run_check refuses criteria for another device count (2)
         devices = parse_devices(args.devices or "all", rt.device_count)
         result = run_check(rt, criteria, devices, progress=not args.no_progress)
         with past_input_checks():
@@ -298,10 +285,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _check_run(args: argparse.Namespace) -> int:
     """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
-    from ..check.imported import check_run
-    from ..measure.spec import parse_devices
-    from ..run.folder import load
-
     run = load(args.run)
     criteria = _criteria(args, run)
     devices = (None if args.devices is None else
@@ -312,8 +295,6 @@ def _check_run(args: argparse.Namespace) -> int:
 
 
 def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
-    from ..check import junit_xml, table_text, to_json
-
     items, lost = result.items, result.points_lost
     extra = {"criteria": criteria.meta.get("path") or criteria.name,
              "interrupted": result.measured.interrupted, "failed": result.measured.failed}
@@ -335,8 +316,6 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
 
 def _save(result: Any, out: Path, summary: dict[str, Any]) -> None:
     """The check's files beside the run folder of what it judged (``run/folder.py``)."""
-    from ..run.folder import save
-
     save(result.measured.run, out, replace=True)
     (out / "check.json").write_text(json.dumps(summary, indent=2))
     result.items.to_csv(out / "items.csv", index=False)

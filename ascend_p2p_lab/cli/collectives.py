@@ -21,8 +21,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..collectives.algorithms import ALGORITHMS
+from ..collectives.busbw import OPERATIONS
+from ..collectives.rates import LinkModel
+from ..collectives.table import op_rows, summary, table_text
+from ..collectives.versuslinks import compare_collectives, compare_text, links_model, predicted_on
+from ..forking import idle_workers
+from ..measure.spec import COLLECTIVE_PATTERN, check_operations
+from ..run.folder import check_out_dir, load
+from ..terminal import run_status
+from ..topology import list_presets, load_preset
+from ..units import parse_sizes
 from ..vocab import US_PER_MS
-from .parser import UsageError, past_input_checks
+from .options import add_progress, add_samples, subcommand
+from .runs import keep, sweep_kept
+from .session import load_topology, run_session
+from .status import UsageError, past_input_checks
 
 HELP = ("run HCCL's collectives as phases of copies (mesh, ring, double ring, as HCCL "
         "chooses them): time, algbw and busbw per op and size, the prediction from links "
@@ -32,13 +46,9 @@ DEFAULT_SIZES = "8KiB,256KiB,8MiB,256MiB"
 WORKERS = 4
 
 
-def add_collectives_args(sub: Any, make: Any) -> None:
-    """The ``collectives`` subcommand and its options (``make`` is the parser's
-    subcommand maker, which gives every command its exit-status epilog)."""
-    from ..collectives.algorithms import ALGORITHMS
-    from ..collectives.busbw import OPERATIONS
-
-    p = make(sub, "collectives", HELP)
+def add_collectives(sub: Any) -> None:
+    """``collectives``: its options."""
+    p = subcommand(sub, "collectives", HELP)
     p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
                    help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim")
     server = p.add_mutually_exclusive_group()
@@ -56,15 +66,13 @@ def add_collectives_args(sub: Any, make: Any) -> None:
                         f"{DEFAULT_SIZES})")
     p.add_argument("--algorithm", choices=list(ALGORITHMS), default=None,
                    help="force one algorithm (default: the one HCCL would run, per size)")
-    p.add_argument("--samples", type=int, default=3, help="samples per op and size (default 3)")
-    p.add_argument("--warmup", type=int, default=1,
-                   help="untimed runs before the samples (default 1; at least one run sizes "
-                        "the gate that holds the ranks until every copy is enqueued)")
-    p.add_argument("--iters", type=int, default=1,
-                   help="runs of an op per sample, at most, back to back (hccl_test's -n; "
-                        "default 1)")
-    p.add_argument("--min-sample-ms", type=float, default=1.0,
-                   help="with --iters above 1: repeat the op until a sample lasts this long")
+    add_samples(p, "op and size", samples=3, warmup=1,
+                warmup_help="untimed runs before the samples (default 1; at least one run "
+                            "sizes the gate that holds the ranks until every copy is enqueued)",
+                iters_help="runs of an op per sample, at most, back to back (hccl_test's -n; "
+                           "default 1)",
+                min_sample_help="with --iters above 1: repeat the op until a sample lasts "
+                                "this long")
     p.add_argument("--links", type=Path, default=None, metavar="RUN",
                    help="predict from this P2P run's measured links (its pair pattern and "
                         "latency) instead of the server's preset")
@@ -74,15 +82,11 @@ def add_collectives_args(sub: Any, make: Any) -> None:
     p.add_argument("--overwrite", action="store_true", help="replace the run in --out")
     p.add_argument("--no-verify", action="store_true",
                    help="skip checking what each rank ends with (default: verified)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_progress(p)
 
 
 def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]:
     """The ops, sizes and the links run, checked before any device work."""
-    from ..measure.spec import COLLECTIVE_PATTERN, check_operations
-    from ..run.folder import check_out_dir, load
-    from ..units import parse_sizes
-
     ops = check_operations(args.ops, args.algorithm, (COLLECTIVE_PATTERN,))
     assert ops is not None
     try:
@@ -97,20 +101,14 @@ def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]
 
 def cmd_collectives(args: argparse.Namespace) -> int:
     """Run the collectives; print them; save the run; exit with the run's status."""
-    from .runs import _sweep_kept, keep
-    from .session import run_session
-
     ops, sizes, links = _checked(args)
 
     def work(rt: Any) -> int:
-        from ..forking import idle_workers
-        from ..terminal import run_status
-
-        run = _sweep_kept(rt, operations=ops, sizes=sizes, devices=args.devices,
-                          algorithm=args.algorithm, samples=args.samples, warmup=args.warmup,
-                          max_copies=args.iters, min_sample_us=args.min_sample_ms * US_PER_MS,
-                          verify=not args.no_verify, progress=not args.no_progress,
-                          workers=idle_workers(WORKERS) if rt.forkable else 1)
+        run = sweep_kept(rt, operations=ops, sizes=sizes, devices=args.devices,
+                         algorithm=args.algorithm, samples=args.samples, warmup=args.warmup,
+                         max_copies=args.iters, min_sample_us=args.min_sample_ms * US_PER_MS,
+                         verify=not args.no_verify, progress=not args.no_progress,
+                         workers=idle_workers(WORKERS) if rt.forkable else 1)
         with past_input_checks():
             source = "preset" if rt.topology is None else f"links of {rt.topology.name}"
             if links is not None:
@@ -126,16 +124,12 @@ def cmd_collectives(args: argparse.Namespace) -> int:
 
 def _predicted_from(run: Any, links: Any, topology: Any) -> Any:
     """The run with its predictions from a P2P run's measured links."""
-    from ..collectives.compare import links_model, predicted_on
-
     return run.replace(samples=predicted_on(run.samples, topology,
                                             links_model(links.samples, topology)))
 
 
 def json_rows(run: Any) -> list[dict[str, Any]]:
     """The documented JSON rows: one per op and size (medians over samples)."""
-    from ..collectives.table import summary
-
     out = []
     for r in summary(run.samples).to_dict("records"):
         neck = None if r["bottleneck_src"] is None or r["bottleneck_src"] != \
@@ -152,8 +146,6 @@ def json_rows(run: Any) -> list[dict[str, Any]]:
 
 
 def _emit(run: Any, fmt: str, status: int, out: Path | None, source: str) -> None:
-    from ..collectives.table import summary, table_text
-
     if fmt == "json":
         data = {"collectives": json_rows(run), "exit_status": status,
                 "predicted_from": source, "saved_to": None if out is None else str(out)}
@@ -187,23 +179,15 @@ def _plain(value: Any) -> Any:
 def has_collectives(run: Any) -> bool:
     """Whether a run holds collective ops (the toolkit's, or an hccl_test import): then
     ``compare`` sets them against their links."""
-    from ..collectives.table import op_rows
-
     return bool(len(op_rows(run.samples)))
 
 
 def _links_of(args: argparse.Namespace, base_dir: Path | None) -> tuple[Any, Any, str]:
     """The server's topology, the link model to predict on, and where it comes from: a
     preset (--against-preset), or a P2P run of the server (BASELINE)."""
-    from ..collectives.compare import links_model
-    from ..collectives.rates import LinkModel
-    from ..run.folder import load
-    from ..topology import list_presets, load_preset
-
     if base_dir is None:
         topo = load_preset(args.against_preset)
         return topo, LinkModel.from_topology(topo), f"preset {args.against_preset}"
-    from .session import load_topology
 
     baseline = load(base_dir)
     name = baseline.meta.preset or baseline.meta.topology
@@ -226,8 +210,6 @@ def compare_collectives_cmd(args: argparse.Namespace, run: Any, base_dir: Path |
     """``compare`` of a run with collectives: per op and size, busbw against the
     prediction and the link bound; exit 1 when a point is below threshold x the
     prediction."""
-    from ..collectives.compare import compare_collectives, compare_text, predicted_on
-
     topo, model, source = _links_of(args, base_dir)
     try:
         table = compare_collectives(run.samples, topo, model)
@@ -257,7 +239,7 @@ def _compare_figure(run: Any, out: Path, *, quiet: bool) -> None:
     """collectives_vs_links.png into out (the run with the prediction it was set against)."""
     stream = sys.stderr if quiet else sys.stdout
     try:
-        from ..plots import collective_links
+        from ..plots import collective_links  # the plot extra: optional
         from ..plots.style import save_png
     except ImportError as exc:
         print(f"\nno figure: {exc} (pip install 'ascend-p2p-lab[plot]')", file=stream)

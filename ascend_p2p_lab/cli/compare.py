@@ -22,9 +22,20 @@ from typing import Any
 
 import pandas as pd
 
+from ..comparison import KEYS, REASONS, check_threshold, compare, ratio_grid, to_json, unmatched
+from ..measure import SweepSpec, sweep_run
+from ..patterns.cards import cards_of
+from ..results import place_cards
+from ..run import Run
+from ..run.folder import check_out_dir, load
+from ..runtime import open_runtime
 from ..schema import PAIR_PATTERN
 from ..terminal import EXIT_FAILED, EXIT_OK, print_grid
-from .parser import UsageError, past_input_checks
+from ..topology import list_presets
+from ..units import format_size
+from .collectives import compare_collectives_cmd, has_collectives
+from .options import subcommand
+from .status import EXIT_USAGE, UsageError, past_input_checks
 
 #: At most this many points below the threshold (and unmatched points) in the table;
 #: ``--format json`` lists them all.
@@ -38,10 +49,6 @@ BELOW_MARK = "*"
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare two runs (or a run and a preset's prediction); print, write, exit."""
-    from ..comparison import check_threshold, compare, to_json, unmatched
-    from ..run.folder import check_out_dir, load
-    from ..topology import list_presets
-
     try:
         threshold = check_threshold(args.threshold)
     except ValueError as exc:
@@ -53,7 +60,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UsageError(f"--against-preset {args.against_preset}: no such preset (known: "
                          f"{', '.join(list_presets())})")
     run = load(run_dir)
-    from .collectives import compare_collectives_cmd, has_collectives
 
     if has_collectives(run):  # HCCL's (or the toolkit's) collectives against their links
         return compare_collectives_cmd(args, run, base_dir, threshold)
@@ -112,8 +118,6 @@ def _folders(args: argparse.Namespace) -> tuple[Path | None, Path]:
 def _plans(params: Any, folder: Path) -> list[Any]:
     """The SweepSpecs a run's ``params`` describe: an import's ``plans`` (one per family
     of copies), else the one sweep's parameters (lists back to tuples)."""
-    from ..measure import SweepSpec
-
     plans = params.get("plans", [params]) if isinstance(params, dict) else []
     copies = [p for p in plans if isinstance(p, dict) and p.get("sizes") and "patterns" in p]
     if not copies:
@@ -146,12 +150,6 @@ def _plans(params: Any, folder: Path) -> list[Any]:
 def _predict(run: Any, folder: Path, preset: str) -> tuple[Any, Any]:
     """RUN's plan measured on the simulated ``preset`` with RUN's seed: (the baseline
     run, RUN with card ids placed on the preset's cards)."""
-    from ..measure import sweep_run
-    from ..patterns.cards import cards_of
-    from ..results import place_cards
-    from ..run import Run
-    from ..runtime import open_runtime
-
     meta = Run.of(run).meta
     specs = _plans(meta.params, folder)
     seed = meta.seed if meta.backend == "sim" else None
@@ -170,8 +168,6 @@ def _predict(run: Any, folder: Path, preset: str) -> tuple[Any, Any]:
 def _reasons(missing: pd.DataFrame) -> str:
     """``3 points only in baseline, 2 points only in run``, and a hint when the same
     points differ only in their link class (runs of two different servers)."""
-    from ..comparison import KEYS
-
     if missing.empty:
         return "neither run has a measured point"
     counts = missing["reason"].value_counts(sort=False)
@@ -204,8 +200,6 @@ def _grid_text(grid: Any, i: int, j: int) -> str:
 
 def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
     """The ratio matrix of each case at its largest size, the points below, the verdict."""
-    from ..comparison import ratio_grid
-
     meta = result.attrs["comparison"]
     threshold = meta["threshold"]
     pairs = len(result[["src", "dst"]].drop_duplicates())
@@ -232,8 +226,6 @@ def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
 
 
 def _print_below(result: pd.DataFrame, threshold: float) -> None:
-    from ..units import format_size
-
     below = result[result["below"]].sort_values(["ratio", "src", "dst", "size_bytes"])
     if below.empty:
         return
@@ -250,9 +242,6 @@ def _print_below(result: pd.DataFrame, threshold: float) -> None:
 
 
 def _print_unmatched(missing: pd.DataFrame) -> None:
-    from ..comparison import REASONS
-    from ..units import format_size
-
     if missing.empty:
         return
     print(f"\n{len(missing)} points not compared: {_reasons(missing)}")
@@ -269,7 +258,7 @@ def _write_figures(result: pd.DataFrame, out: Path, *, quiet: bool) -> list[Path
     """One ratio heatmap per case into out (messages to stderr when ``quiet``)."""
     stream = sys.stderr if quiet else sys.stdout
     try:
-        from ..plots import ratio_heatmap
+        from ..plots import ratio_heatmap  # the plot extra: optional
     except ImportError as exc:
         print(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')", file=stream)
         return []
@@ -284,3 +273,36 @@ def _write_figures(result: pd.DataFrame, out: Path, *, quiet: bool) -> list[Path
     for p in paths:
         print(f"  {p}", file=stream)
     return paths
+
+
+def add_compare(sub: Any) -> None:
+    """``compare``: RUN against BASELINE, or against a simulated preset."""
+    p = subcommand(sub, "compare", "bandwidth of RUN relative to BASELINE, point by point (or to "
+                             "what a simulated preset predicts for RUN's plan)")
+    p.usage = ("%(prog)s [options] BASELINE RUN\n"
+               "       %(prog)s [options] --against-preset NAME RUN")
+    p.epilog = f"""\
+exit status:
+  {EXIT_OK}    no compared point is below the threshold
+  {EXIT_FAILED}    a point is below it (listed: src -> dst, direction, peer, size, ratio); a
+       point BASELINE measured and RUN lost (failed, refused) counts as below, ratio 0
+  {EXIT_USAGE}    bad input: a missing or unreadable run folder, a bad threshold, runs with
+       no measured point in common
+"""
+    p.add_argument("folders", nargs="+", type=Path, metavar="RUN_DIR",
+                   help="BASELINE then RUN (run folders, as `sweep --out` writes them); "
+                        "with --against-preset only RUN")
+    p.add_argument("--threshold", type=float, default=0.9, metavar="RATIO",  # its default:
+                   # comparison.DEFAULT_THRESHOLD
+                   help="a point is below when RUN / BASELINE < this; 0 < RATIO <= 1 "
+                        "(default 0.9)")
+    p.add_argument("--format", choices=["table", "json"], default="table",
+                   help="table (default): ratio matrix, points below and verdict; json")
+    p.add_argument("--against-preset", default=None, metavar="NAME",
+                   help="no BASELINE folder: re-run RUN's sweep parameters (and seed) on the "
+                        "simulated preset NAME and compare with that (default: off)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="write a ratio heatmap PNG per case into DIR (default: none)")
+    p.add_argument("--topology", type=Path, default=None, metavar="FILE",
+                   help="collectives against a P2P run (BASELINE) of a server that is no "
+                        "preset: its topology file (default: the preset BASELINE names)")

@@ -22,9 +22,12 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..terminal import EXIT_INTERRUPTED
-from .parser import UsageError
+from ..topology import list_presets
+from .options import subcommand
+from .status import UsageError
 
 #: The notebook Voilà serves.
 APP_NOTEBOOK = Path(__file__).resolve().parent.parent / "widgets" / "dashboard_app.ipynb"
@@ -76,12 +79,9 @@ def check_args(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("voila") is None:
         raise UsageError("the dashboard app needs Voilà, which is not installed: "
                          "pip install 'ascend-p2p-lab[app]'")
-    if args.preset is not None and args.backend != "acl":
-        from ..topology import list_presets
-
-        if args.preset not in list_presets():
-            raise UsageError(f"unknown preset {args.preset!r}; choose from "
-                             f"{', '.join(list_presets())}")
+    if args.preset is not None and args.backend != "acl" and args.preset not in list_presets():
+        raise UsageError(f"unknown preset {args.preset!r}; choose from "
+                         f"{', '.join(list_presets())}")
     if not 0 <= args.port <= MAX_PORT:
         raise UsageError(f"--port must be between 0 and {MAX_PORT}, got {args.port}")
     if args.port and not port_is_free(args.port):
@@ -153,3 +153,17 @@ def _kill_session(pid: int) -> None:
     """SIGKILL to the process group the server leads (its kernels, if they share it)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
+
+
+def add_dashboard(sub: Any) -> None:
+    """``dashboard``: the sweep dashboard as a web app (cli/dashboard.py)."""
+    p = subcommand(sub, "dashboard", "serve the sweep dashboard as a web app (Voilà, live kernel) "
+                               "on 127.0.0.1")
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
+                   help="the kernel's runtime: auto (default; also ASCEND_P2P_LAB_BACKEND), "
+                        "acl or sim")
+    p.add_argument("--preset", default=None,
+                   help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET)")
+    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
+    p.add_argument("--port", type=int, default=0,
+                   help="TCP port on 127.0.0.1 (default 0: a free one)")

@@ -21,8 +21,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..check import load_criteria
+from ..check.fleetitems import failing_by_host, fleet_items, fleet_options
+from ..comparison import check_threshold
+from ..fleet import SimulatedFleet, analyse, survey
+from ..fleet.simulated import fleet_targets, parse_degrade
+from ..fleet.survey import check_fleet_out
+from ..topology.presets import list_presets
+from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES
-from .parser import UsageError, past_input_checks
+from .options import subcommand
+from .status import UsageError, past_input_checks
 
 FLEET_HELP = "probe and sweep many servers at once on Dask (or a simulated fleet)"
 FLEET_EXIT = """\
@@ -37,8 +46,9 @@ exit status:
 NO_DASK = "the fleet command needs Dask distributed: pip install 'ascend-p2p-lab[fleet]'"
 
 
-def add_fleet_args(p: argparse.ArgumentParser) -> None:
-    """The fleet command's options (called by :func:`~.parser.build_parser`)."""
+def add_fleet(sub: Any) -> None:
+    """``fleet``: its options."""
+    p = subcommand(sub, "fleet", FLEET_HELP)
     p.epilog = FLEET_EXIT
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -79,10 +89,6 @@ def add_fleet_args(p: argparse.ArgumentParser) -> None:
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     """Every input checked before a cluster starts: (sweep options, targets or hosts)."""
-    from ..comparison import check_threshold
-    from ..fleet.survey import check_fleet_out
-    from ..units import parse_sizes
-
     if importlib.util.find_spec("distributed") is None:
         raise UsageError(NO_DASK)
     try:
@@ -96,8 +102,6 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         check_fleet_out(args.out, overwrite=args.overwrite)
     options = {"sizes": args.sizes, "samples": args.samples}
     if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
-        from ..check import load_criteria
-        from ..check.fleet import fleet_options
 
         args.criteria_data = load_criteria(args.criteria)
         options.update(fleet_options(args.criteria_data, args.sizes))
@@ -112,9 +116,6 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
 
 
 def _local_targets(args: argparse.Namespace) -> Any:
-    from ..fleet.simulated import fleet_targets, parse_degrade
-    from ..topology.presets import list_presets
-
     if args.preset not in list_presets():
         raise UsageError(f"--preset {args.preset!r}: not a preset ({', '.join(list_presets())})")
     faults: dict[str, list[dict[str, Any]]] = {}
@@ -129,7 +130,6 @@ def _local_targets(args: argparse.Namespace) -> Any:
 
 def cmd_fleet(args: argparse.Namespace) -> int:
     options, hosts = _check(args)
-    from ..fleet import survey
 
     def run(client: Any, targets: Any) -> int:
         result = survey(client, targets, out=args.out, overwrite=args.overwrite,
@@ -139,8 +139,6 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             return _emit(result, args)
 
     if args.local is not None:
-        from ..fleet import SimulatedFleet
-
         with SimulatedFleet(hosts) as fleet:
             return run(fleet.client, fleet.targets)
     from distributed import Client
@@ -179,8 +177,6 @@ def _loopback(address: str) -> bool:
 
 def _emit(result: Any, args: argparse.Namespace) -> int:
     """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
-    from ..fleet import analyse
-
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
     failing = _criteria_failing(result, args)
@@ -204,10 +200,9 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
 
 
 def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
-    """With --criteria: the failing items' ids per host (check/fleet.py), else None."""
+    """With --criteria: the failing items' ids per host (check/fleetitems.py), else None."""
     if getattr(args, "criteria", None) is None:
         return None
-    from ..check.fleet import failing_by_host, fleet_items
 
     criteria = args.criteria_data
     probes = {r.host: r.probe for r in result.results.values()}
@@ -219,7 +214,6 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[s
 def _print_table(analysis: Any, result: Any, status: int) -> None:
     import pandas as pd
 
-    from ..units import format_size
 
     v = analysis.verdict
     measured = ("no link measured" if v["size_bytes"] is None
@@ -244,7 +238,7 @@ def _print_table(analysis: Any, result: Any, status: int) -> None:
 
 def _figure(analysis: Any, out: Path, *, quiet: bool) -> None:
     try:
-        from ..plots import fleet_heatmaps
+        from ..plots import fleet_heatmaps  # the plot extra: optional
     except ImportError as exc:
         print(f"no figure: {exc} (pip install 'ascend-p2p-lab[plot]')", file=sys.stderr)
         return

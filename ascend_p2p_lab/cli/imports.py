@@ -20,8 +20,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..imports import ToolReportedError, import_dmi, import_hccl_test
+from ..run import Run
+from ..run.folder import check_out_dir, save
 from ..terminal import EXIT_FAILED, EXIT_OK
-from .parser import EXIT_USAGE, UsageError, past_input_checks
+from ..units import parse_size
+from .options import Parser, subcommand
+from .status import EXIT_USAGE, UsageError, past_input_checks
 
 IMPORT_HELP = "bring ascend-dmi or hccl_test output in as a run folder"
 IMPORT_EPILOG = f"""\
@@ -34,9 +39,11 @@ exit status:
 """
 
 
-def add_import_args(p: argparse.ArgumentParser, sub_parser: Any) -> None:
+def add_import(sub: Any) -> None:
     """``import dmi`` and ``import hccl-test`` with their options."""
-    kinds = p.add_subparsers(dest="tool", required=True, parser_class=sub_parser)
+    p = subcommand(sub, "import", IMPORT_HELP)
+    p.epilog = IMPORT_EPILOG
+    kinds = p.add_subparsers(dest="tool", required=True, parser_class=Parser)
     d = kinds.add_parser("dmi", help="ascend-dmi --bw text or JSON, --dg JSON, and a --topo "
                                      "(npu-smi info -t topo) capture for link classes",
                          epilog=IMPORT_EPILOG,
@@ -79,11 +86,6 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Parse every file, then write the run folder (nothing on any error)."""
-    from ..imports import ToolReportedError, import_dmi, import_hccl_test
-    from ..run import Run
-    from ..run.folder import check_out_dir, save
-    from ..units import parse_size
-
     check_out_dir(args.out, overwrite=args.overwrite)
     try:
         if args.tool == "dmi":

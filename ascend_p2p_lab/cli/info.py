@@ -9,17 +9,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from .. import measure  # measure.probe read when called (tests plant faults in it)
+from ..measure.probe import device_naming
 from ..run import Run
+from ..sim import shim_path
 from ..terminal import EXIT_INTERRUPTED, EXIT_OK, print_grid
-from .parser import past_input_checks
+from ..topology import preset_summary
+from .options import add_backend, add_format, subcommand
 from .session import load_topology, run_session
+from .status import past_input_checks
 
 
 def cmd_presets(args: argparse.Namespace) -> int:
-    from ..topology import preset_summary
-
     rows = preset_summary()
     w = max(len(r["name"]) for r in rows)
     print(f"{'preset':<{w}}  devices  {'SoC':<15} links                 description")
@@ -74,18 +78,15 @@ def _matrix(data: dict[str, Any], value: str) -> list[list[Any]]:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from ..measure import device_labels, probe
-    from ..measure.probe import device_naming
-
     def work(rt: Any) -> int:
         with past_input_checks():
-            return _probe_output(rt, probe(rt))
+            return _probe_output(rt, measure.probe(rt))
 
     def _probe_output(rt: Any, table: Any) -> int:
         if Run.of(table).meta.interrupted:
             print(f"ascend-p2p-lab: interrupted after {len(table)} pairs", file=sys.stderr)
             return EXIT_INTERRUPTED
-        labels = device_labels(rt)
+        labels = measure.device_labels(rt)
         n = rt.device_count
         data = {"backend": rt.backend, "preset": rt.preset, "soc_name": rt.soc_name,
                 "labels": labels, **probe_json(table, n)}
@@ -122,7 +123,30 @@ def cmd_topo(args: argparse.Namespace) -> int:
 
 
 def cmd_sim_path(args: argparse.Namespace) -> int:
-    from ..sim import shim_path
-
     print(shim_path())
     return 0
+
+
+def add_presets(sub: Any) -> None:
+    """``presets``: no options."""
+    subcommand(sub, "presets", "list the simulated servers")
+
+
+def add_probe(sub: Any) -> None:
+    """``probe``: the server and the output format."""
+    p = subcommand(sub, "probe", "peer-access matrix and link classes of all devices")
+    add_backend(p)
+    add_format(p, "the link-class and aclrtDeviceCanAccessPeer matrices")
+
+
+def add_topo(sub: Any) -> None:
+    """``topo FILE``: the file and the output format."""
+    p = subcommand(sub, "topo", "parse npu-smi info -t topo text")
+    p.add_argument("file", type=Path, help="a file of `npu-smi info -t topo` output, or a "
+                                           "preset-schema TOML")
+    add_format(p, "the link-class matrix")
+
+
+def add_sim_path(sub: Any) -> None:
+    """``sim-path``: no options."""
+    subcommand(sub, "sim-path", "print a folder whose `acl` package is the simulator")

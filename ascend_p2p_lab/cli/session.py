@@ -14,14 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..runtime import open_runtime
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED
-from .parser import UsageError
+from ..topology import load_topology_file, parse_npu_smi_topo
+from .status import UsageError
 
 
 def load_topology(path: Path | None) -> Any:
     if path is None:
         return None
-    from ..topology import load_topology_file, parse_npu_smi_topo
 
     if path.is_dir():
         raise UsageError(f"{path}: is a folder; give the topology file (TOML or npu-smi "
@@ -42,8 +43,6 @@ def run_session(args: argparse.Namespace, work: Callable[[Any], int], *,
     The results are out before teardown: a failed release, reset or aclFinalize is
     reported after them, and makes the exit status 1.
     """
-    from ..runtime import open_runtime
-
     rt = open_runtime(backend or args.backend, preset or args.preset, seed=args.seed,
                       topology=load_topology(getattr(args, "topology", None)))
     try:

@@ -12,19 +12,29 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..patterns.builtin import BUILT_IN_SIZE  # a built-in test's size by default
+from ..measure.spec import parse_devices
+from ..patterns.builtin import (
+    AS_FILES,
+    BUILT_IN_SIZE,  # a built-in test's size by default
+    BY_NAME,
+    DECLARATIONS,
+    as_file,
+)
+from ..patterns.model import Test
+from ..patterns.testfile import TestFileError, read_tests, to_toml
+from ..units import parse_sizes
 from ..vocab import US_PER_MS
-from .parser import past_input_checks
+from .options import add_backend, add_format, add_progress, add_samples, subcommand
+from .runs import check_sweep_out, emit_run, keep, sweep_kept
 from .session import run_session
+from .status import past_input_checks
 
 RUN_HELP = "run the tests of a TOML test file, or a built-in test by name (see `patterns`)"
 
 
-def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any,
-                 add_samples: Any) -> None:
-    """The ``run`` and ``patterns`` subcommands (their options live here; the shared ones
-    come from cli/parser.py as functions, which this module cannot import back)."""
-    p = make(sub, "patterns", "list the built-in tests, one per line, name first; with a "
+def add_patterns(sub: Any) -> None:
+    """``patterns [NAME]``: its options."""
+    p = subcommand(sub, "patterns", "list the built-in tests, one per line, name first; with a "
                               "NAME, print that test as a test file for the server")
     p.add_argument("name", nargs="?", default=None, metavar="NAME",
                    help="a built-in test made of transfers: print it as TOML for the server "
@@ -32,7 +42,11 @@ def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any,
     add_backend(p)
     p.add_argument("--devices", default="all", help="the devices it expands over (default all)")
     p.add_argument("--sizes", default=None, help=f"its sizes (default {BUILT_IN_SIZE})")
-    p = make(sub, "run", RUN_HELP)
+
+
+def add_run(sub: Any) -> None:
+    """``run FILE|NAME``: its options."""
+    p = subcommand(sub, "run", RUN_HELP)
     p.add_argument("file", metavar="FILE", help="a test file (TOML: schema_version = 1, "
                    "[[test]] tables with name, sizes, transfers) or a built-in test's name")
     add_backend(p)
@@ -54,16 +68,11 @@ def add_run_args(sub: Any, add_backend: Any, add_format: Any, make: Any,
                    help="resume file: finished tests are kept there and skipped on a rerun")
     p.add_argument("--no-verify", action="store_true",
                    help="skip checking the copied bytes (default: verified)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_progress(p)
     add_format(p, "the summary, every transfer's value and each test's aggregate")
 
 
 def cmd_patterns(args: argparse.Namespace) -> int:
-    from ..measure.spec import parse_devices
-    from ..patterns.builtin import AS_FILES, DECLARATIONS, as_file
-    from ..patterns.testfile import to_toml
-    from ..units import parse_sizes
-
     if args.name is None:
         for decl in DECLARATIONS.values():
             print(decl.line())
@@ -81,43 +90,37 @@ def cmd_patterns(args: argparse.Namespace) -> int:
     return run_session(args, work)
 
 
-
-
-def _source(file: str) -> tuple[str, Path | None]:
-    """A built-in test's name, or a test file's path (checked: exit 2 on a bad file,
-    before the runtime is open)."""
-    from ..patterns.builtin import BY_NAME
-    from ..patterns.testfile import TestFileError, read_tests
-
+def _source(file: str) -> tuple[str, Path | None, list[Test]]:
+    """A built-in test's name, or a test file's path and its tests (read once, checked:
+    exit 2 on a bad file, before the runtime is open)."""
     path = Path(file)
     if path.exists() or path.suffix == ".toml" or file not in BY_NAME:
         if not path.exists():
             raise TestFileError(f"{file}: no such test file, and no built-in test of that "
                                 f"name (built-in: {', '.join(BY_NAME)})")
-        read_tests(path, None)  # syntax, fields, sizes, schema: before any device work
-        return file, path
-    return file, None
+        # syntax, fields, sizes, schema: before any device work; devices once it is open
+        return file, path, read_tests(path, None)
+    return file, None, []
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..patterns.testfile import read_tests
-    from .runs import _emit, _sweep_kept, _sweep_out, keep
-
-    name, path = _source(args.file)
-    _sweep_out(args)
+    name, path, tests = _source(args.file)
+    check_sweep_out(args)
 
     def work(rt: Any) -> int:
-        if path is not None:  # unknown devices: file and line
-            what = {"tests": read_tests(path, rt.device_count), "sizes": args.sizes}
+        if path is not None:
+            if any(d >= rt.device_count for t in tests for d in t.devices):
+                read_tests(path, rt.device_count)  # raises: the unknown device's FILE:LINE
+            what = {"tests": tests, "sizes": args.sizes}
         else:  # a built-in: its tests over the devices, as sweep --patterns NAME
             what = {"patterns": [name], "devices": args.devices,
                     "sizes": args.sizes or BUILT_IN_SIZE}
-        run = _sweep_kept(rt, **what, samples=args.samples, peer=args.peer,
-                          warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
-                          verify=not args.no_verify, progress=not args.no_progress,
-                          checkpoint=args.checkpoint)
+        run = sweep_kept(rt, **what, samples=args.samples, peer=args.peer,
+                         warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
+                         verify=not args.no_verify, progress=not args.no_progress,
+                         checkpoint=args.checkpoint)
         with past_input_checks():
             keep(run, args.out)
-            return _emit(run, args.format, args.out)
+            return emit_run(run, args.format, args.out)
 
     return run_session(args, work)

@@ -1,7 +1,7 @@
 """Collectives from links: HCCL's intra-server algorithms as phases of copies, bus
 bandwidth the nccl-tests way, and the link (or shared budget) that holds each one back.
 
-Pure Python (imports vocab, units, topology, numpy and pandas only): :mod:`.model` (a
+Pure Python (imports vocab, units, topology, numpy and pandas only): :mod:`.phases` (a
 collective as phases of moves, hccl_test's byte conventions), :mod:`.algorithms` (mesh,
 ring, double ring, small-count variants), :mod:`.select` (which one HCCL runs),
 :mod:`.rates` (a server's links from a preset or a measured matrix), :mod:`.predict`
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .algorithms import ALGORITHMS, build, ring_order
 from .busbw import BUS_FACTORS, OPERATIONS, bus_bandwidth, bus_factor
-from .model import (
+from .phases import (
     Collective,
     CollectiveError,
     Convention,

@@ -44,7 +44,7 @@ and HCCL's CCL buffers, and the loops HCCL cuts an op into when it exceeds the C
 buffer (``HCCL_BUFFSIZE``, 200 MB by default): one loop.
 
 Example:
-    >>> from ascend_p2p_lab.collectives.model import convention
+    >>> from ascend_p2p_lab.collectives.phases import convention
     >>> c = build("all_gather", "mesh", convention("all_gather", 1 << 20, 4), (0, 1, 2, 3))
     >>> len(c.phases), c.moves, str(c.phases[0].moves[0])
     (1, 12, '1->0')
@@ -56,7 +56,7 @@ from collections.abc import Callable, Sequence
 
 from ..topology import Topology
 from .busbw import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, BROADCAST, REDUCE_SCATTER
-from .model import Collective, CollectiveError, Convention, Move, Phase, Piece, split
+from .phases import Collective, CollectiveError, Convention, Move, Phase, Piece, split
 
 MESH, RING, DOUBLE_RING, REDUCE_BCAST, HD = "mesh", "ring", "double_ring", "reduce_bcast", "hd"
 #: Copies the direct full-mesh all-to-all runs at once (alltoall_utils_pub.h:63).
@@ -292,7 +292,7 @@ def build(operation: str, algorithm: str, conv: Convention, ranks: Sequence[int]
     rank).
 
     Example:
-        >>> from ascend_p2p_lab.collectives.model import convention
+        >>> from ascend_p2p_lab.collectives.phases import convention
         >>> c = build("all_reduce", "ring", convention("all_reduce", 4096, 4), (0, 1, 2, 3))
         >>> [p.label for p in c.phases][:2], len(c.phases)
         (['reduce-scatter step 1', 'reduce-scatter step 2'], 6)

@@ -5,7 +5,7 @@ factor(n)`` so that a collective's figure compares with the rate of the slowest 
 whatever the rank count: all-reduce 2(n-1)/n; all-gather, reduce-scatter and all-to-all
 (n-1)/n; broadcast, reduce and scatter 1. hccl_test (``hicann/oam-tools``
 ``src/hccl_test``) prints only the algorithm bandwidth, with the same byte counts as
-nccl-tests (see :mod:`.model`, ``convention``), so the same factors apply to it.
+nccl-tests (see :mod:`.phases`, ``convention``), so the same factors apply to it.
 ``imports/hccl_test.py`` takes its factors from here: one table.
 
 Example:

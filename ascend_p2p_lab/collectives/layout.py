@@ -17,7 +17,7 @@ destination's piece as it was (the sum is not computed). :func:`origins` runs th
 moves on origins: what each rank's pieces and slots must hold after a run.
 
 Example:
-    >>> from ascend_p2p_lab.collectives.model import convention
+    >>> from ascend_p2p_lab.collectives.phases import convention
     >>> from ascend_p2p_lab.collectives.algorithms import build
     >>> c = build("all_gather", "mesh", convention("all_gather", 1024, 2), (3, 5))
     >>> lay = layout(c)
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import SLICE_ALIGN, Collective, expected
+from .phases import SLICE_ALIGN, Collective, expected
 
 #: (device, piece) -> (origin device, piece)
 Origins = dict[tuple[int, int], tuple[int, int]]

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .busbw import bus_factor
-from .model import Collective, CollectiveError, Phase
+from .phases import Collective, CollectiveError, Phase
 from .rates import BYTES_PER_US, LinkModel
 from .schedule import lands_on
 
@@ -217,7 +217,7 @@ def measured(coll: Collective, phase_us: Sequence[float],
     bottleneck).
 
     Example:
-        >>> from ascend_p2p_lab.collectives.model import convention
+        >>> from ascend_p2p_lab.collectives.phases import convention
         >>> from ascend_p2p_lab.collectives.algorithms import build
         >>> c = build("all_gather", "mesh", convention("all_gather", 4096, 2), (0, 1))
         >>> str(measured(c, [10.0], [[3.0, 9.0]]).bottleneck)

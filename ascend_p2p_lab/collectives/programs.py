@@ -22,7 +22,7 @@ from ..patterns.model import PER_PHASE, PHASES, Test, Transfer
 from ..topology import Topology
 from ..vocab import COLLECTIVE
 from .layout import Layout, layout
-from .model import Collective
+from .phases import Collective
 from .predict import Timing, bound, predict
 from .rates import LinkModel
 from .schedule import Schedule, closed, repeat, schedule

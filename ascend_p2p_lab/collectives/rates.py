@@ -33,7 +33,7 @@ import pandas as pd
 from ..topology import Topology
 from ..topology.model import SharedLimit
 from ..vocab import DST
-from .model import CollectiveError, Move
+from .phases import CollectiveError, Move
 
 #: B per us in one GB/s (decimal GB, as units.py and hccl_test count them).
 BYTES_PER_US = 1e3

@@ -19,7 +19,7 @@ same device, and every write after a read or a write, must be ordered by the wai
 (program order on a stream, waits across streams); it lists what is not.
 
 Example:
-    >>> from ascend_p2p_lab.collectives.model import convention
+    >>> from ascend_p2p_lab.collectives.phases import convention
     >>> from ascend_p2p_lab.collectives.algorithms import build
     >>> c = build("all_reduce", "ring", convention("all_reduce", 4096, 3), (0, 1, 2))
     >>> s = schedule(c)
@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .model import Collective, Move, Phase
+from .phases import Collective, Move, Phase
 
 START, END, DONE, LAND = "start", "end", "done", "land"
 
@@ -179,7 +179,7 @@ def closes(coll: Collective) -> bool:
     land for its reductions (then a run that another follows costs one barrier more).
 
     Example:
-        >>> from ascend_p2p_lab.collectives.model import convention
+        >>> from ascend_p2p_lab.collectives.phases import convention
         >>> from ascend_p2p_lab.collectives.algorithms import build
         >>> closes(build("all_gather", "mesh", convention("all_gather", 4096, 4), range(4)))
         True

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from ..topology import Topology
 from .algorithms import DOUBLE_RING, HD, MESH, REDUCE_BCAST, RING, build, ring_order
 from .busbw import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, BROADCAST, OPERATIONS, REDUCE_SCATTER
-from .model import DTYPE_BYTES, Collective, CollectiveError, Convention, convention, pairs_used
+from .phases import DTYPE_BYTES, Collective, CollectiveError, Convention, convention, pairs_used
 
 A2, A3, OTHER = "A2", "A3", "other"
 #: HCCL_SMALL_COUNT_256_KB (cann-hccl algorithm/pub_inc/common.h:159).

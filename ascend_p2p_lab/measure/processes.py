@@ -44,7 +44,7 @@ from .ipcworker import CLOSED, serve
 from .meta import new_run_id, run_metadata
 from .rows import Context
 from .spec import SweepSpec, devices_of, make_spec
-from .sweep import _nominal_rates, _row_base, sweep_run
+from .sweep import nominal_rates, row_base, sweep_run
 from .timing import Sample
 
 #: Seconds to wait for a worker's answer to one command (a point takes well under it).
@@ -178,7 +178,7 @@ def sweep_processes_run(
                 if part.meta.interrupted:  # Ctrl-C inside sweep(): stop here
                     raise KeyboardInterrupt
         meta["process_modes"].append("ipc")
-        _ipc_rows(rt, spec, rows, on_point, _row_base(rt, meta), meta)
+        _ipc_rows(rt, spec, rows, on_point, row_base(rt, meta), meta)
     except KeyboardInterrupt:
         meta["interrupted"] = True
     for row in rows:
@@ -203,7 +203,7 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
             for who in ("dst", "src"):
                 block = one_pair(s, d, who)
                 sink = Context(rt, replace(spec, initiator=who), None,  # type: ignore[arg-type]
-                               {**base, "process_mode": "ipc"}, _nominal_rates(rt))
+                               {**base, "process_mode": "ipc"}, nominal_rates(rt))
                 sink.error_rows(block, list(spec.sizes), failure, tick=False)
                 rows += sink.rows
         return
@@ -220,7 +220,7 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
         for w in workers.values():
             _try(w, "allow", pids)
         sinks = {who: Context(rt, replace(spec, initiator=who), None,  # type: ignore[arg-type]
-                              {**base, "process_mode": "ipc"}, _nominal_rates(rt))
+                              {**base, "process_mode": "ipc"}, nominal_rates(rt))
                  for who in ("dst", "src")}
         for s, d in pair_list:
             for who in ("dst", "src"):

@@ -129,7 +129,7 @@ def sweep_run(
     meta.update(run_id=new_run_id(), interrupted=False, failed=None, blocks=len(blocks))
     ckpt, done_blocks, resumed = _resume(rt, spec, checkpoint, meta)
     pool = BufferPool(rt, max(spec.sizes))
-    ctx = Context(rt, spec, pool, _row_base(rt, meta), _nominal_rates(rt), _cpu_affinity(rt))
+    ctx = Context(rt, spec, pool, row_base(rt, meta), nominal_rates(rt), _cpu_affinity(rt))
     ctx.done = {(k, s) for k in done_blocks for s in spec.sizes}
     todo = [b for b in blocks if b.key not in done_blocks]
     bar = _progress(progress, len(todo) * len(spec.sizes))
@@ -237,13 +237,13 @@ def _resume(rt: Runtime, spec: SweepSpec, checkpoint: str | os.PathLike[str] | N
     return ckpt, done_blocks, resumed
 
 
-def _row_base(rt: Runtime, meta: dict[str, Any]) -> dict[str, Any]:
+def row_base(rt: Runtime, meta: dict[str, Any]) -> dict[str, Any]:
     """The columns every row of the run shares: which run, backend, server, host."""
     return {"run_id": meta["run_id"], "backend": rt.backend, "preset": rt.preset,
             "host": meta["hostname"]}
 
 
-def _nominal_rates(rt: Runtime) -> dict[str, float]:
+def nominal_rates(rt: Runtime) -> dict[str, float]:
     """Nominal GB/s per link class, from the topology the runtime knows (if any)."""
     topo = rt.topology
     return ({name: lc.nominal_GBps for name, lc in topo.link_classes.items()}

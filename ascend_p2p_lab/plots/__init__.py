@@ -11,11 +11,14 @@ package imports neither the runtime nor the measurement code.
 Inside: :mod:`.prepare` and :mod:`.cells` work out what a figure shows, in pure pandas
 (no matplotlib); :mod:`.style` holds colours, sizes and the figure helpers;
 :mod:`.matrix` draws and annotates a matrix; :mod:`.heatmaps` (heatmap, link and
-peer-access matrices), :mod:`.curves` (vs size), :mod:`.compare` (presets side by side),
-:mod:`.aggregates` (fan-outs, groups and cards beside their nominal rates),
+peer-access matrices), :mod:`.curves` (vs size), :mod:`.host` (host copies),
+:mod:`.classbars` (each link class's bandwidth, presets or runs side by side),
+:mod:`.ratiomap` (run against run: the ratio of every pair), :mod:`.testbars` (a test's
+transfers beside its aggregate, the scaling curve), :mod:`.aggregates` (fan-outs, groups
+and cards beside their nominal rates), :mod:`.processmodes` (in-process against IPC),
 :mod:`.collectives` (algbw and busbw vs size, own or imported from hccl_test; busbw
-against the prediction from links and the link bound), :mod:`.fleet`
-(a heatmap per host of a fleet survey) and :mod:`.reports` (PNG files) make the figures.
+against the prediction from links and the link bound), :mod:`.fleetmaps` (a heatmap per
+host of a fleet survey) and :mod:`.reports` (PNG files) make the figures.
 
 Example:
     >>> from ascend_p2p_lab import open_runtime
@@ -31,22 +34,22 @@ Example:
 from __future__ import annotations
 
 from .aggregates import aggregate_bars, card_heatmap
+from .classbars import compare_presets
 from .collectives import collective_bandwidth, collective_links
-from .compare import compare_presets
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
-from .fleet import fleet_heatmaps, fleet_marked
+from .fleetmaps import fleet_heatmaps, fleet_marked
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import host_bandwidth_vs_size
 from .prepare import LINK_MEANING as LINK_MEANING
 from .prepare import LINK_ORDER as LINK_ORDER
 from .prepare import backend_note
-from .processes import process_modes
-from .ratio import ratio_heatmap
+from .processmodes import process_modes
+from .ratiomap import ratio_heatmap
 from .reports import default_workers, report
 from .style import DPI as DPI
 from .style import LINK_COLORS
 from .style import LabFigure as LabFigure
-from .transfers import scaling_curve, test_bars
+from .testbars import scaling_curve, transfer_bars
 
 __all__ = [
     "LINK_COLORS",
@@ -70,6 +73,6 @@ __all__ = [
     "ratio_heatmap",
     "report",
     "scaling_curve",
-    "test_bars",
+    "transfer_bars",
     "uni_vs_bi",
 ]

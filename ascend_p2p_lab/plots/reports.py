@@ -27,9 +27,9 @@ from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
 from .prepare import combos, distinct, eq, frame_of, mode_rows, pair_count
-from .processes import process_modes
+from .processmodes import process_modes
 from .style import save_png
-from .transfers import CURVE_POINTS, scaling_curve, scaling_stats, test_bars, test_stats
+from .testbars import CURVE_POINTS, bars_stats, scaling_curve, scaling_stats, transfer_bars
 
 #: At most this many drawing processes (a report has about 15 figures).
 MAX_WORKERS = 4
@@ -155,8 +155,8 @@ def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
         jobs.append(Job("collective_bandwidth.png", collective_bandwidth))
         if run[["predicted_busbw_GBps", "bound_busbw_GBps"]].notna().any(axis=None):
             jobs.append(Job("collectives_vs_links.png", collective_links))
-    if not test_stats(run).empty:  # tests: each transfer beside the aggregate
-        jobs.append(Job("tests.png", test_bars))
+    if not bars_stats(run).empty:  # tests: each transfer beside the aggregate
+        jobs.append(Job("tests.png", transfer_bars))
         if scaling_stats(run)["transfers"].nunique() >= CURVE_POINTS:
             jobs.append(Job("scaling.png", scaling_curve))
     return jobs

@@ -2,7 +2,7 @@
 in one line what is wrong (a :class:`TopologyError` naming the source and the key).
 
 Example:
-    >>> _positive(26.2)
+    >>> as_positive(26.2)
     26.2
 """
 
@@ -43,77 +43,77 @@ def _number(value: Any) -> float:
     return float(value)
 
 
-def _positive(value: Any) -> float:
+def as_positive(value: Any) -> float:
     x = _number(value)
     if x <= 0:
         raise ValueError(f"must be > 0, got {value!r}")
     return x
 
 
-def _non_negative(value: Any) -> float:
+def as_non_negative(value: Any) -> float:
     x = _number(value)
     if x < 0:
         raise ValueError(f"must be >= 0, got {value!r}")
     return x
 
 
-def _integer(value: Any) -> int:
+def as_integer(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {type(value).__name__}")
     return value
 
 
-def _text(value: Any) -> str:
+def as_text(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {type(value).__name__}")
     return value
 
 
-def _flag(value: Any) -> bool:
+def as_flag(value: Any) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"expected true or false, got {type(value).__name__}")
     return value
 
 
-def _table(value: Any) -> Mapping[str, Any]:
+def as_table(value: Any) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise TypeError(f"expected a table, got {type(value).__name__}")
     return value
 
 
-def _array(value: Any) -> list[Any]:
+def as_array(value: Any) -> list[Any]:
     if not isinstance(value, list):
         raise TypeError(f"expected an array, got {type(value).__name__}")
     return value
 
 
-def _text_list(value: Any) -> tuple[str, ...]:
+def as_text_list(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise TypeError(f"expected an array of strings, got {type(value).__name__}")
     for item in value:
-        _text(item)
+        as_text(item)
     return tuple(value)
 
 
-def _max_peers(value: Any) -> int | None:
+def as_max_peers(value: Any) -> int | None:
     if value == "none":
         return None
     if isinstance(value, str):
         raise ValueError(f'expected an integer >= 1 or "none", got {value!r}')
-    n = _integer(value)
+    n = as_integer(value)
     if n < 1:
         raise ValueError(f'expected an integer >= 1 or "none", got {n}')
     return n
 
 
-def _peer_mode(value: Any) -> str:
-    mode = _text(value)
+def as_peer_mode(value: Any) -> str:
+    mode = as_text(value)
     if mode not in PEER_OFF_MODES:
         raise ValueError(f"expected one of {list(PEER_OFF_MODES)}, got {mode!r}")
     return mode
 
 
-def _get(
+def checked_key(
     table: Mapping[str, Any],
     key: str,
     src: str,
@@ -131,7 +131,8 @@ def _get(
         raise TopologyError(f"{src}: key {key!r}: {exc}") from None
 
 
-def _reject_unknown(table: Mapping[str, Any], allowed: frozenset[str], src: str) -> None:
+def reject_unknown(table: Mapping[str, Any], allowed: frozenset[str], src: str) -> None:
+    """A :class:`TopologyError` naming the first key of table not in allowed."""
     unknown = sorted(set(table) - allowed)
     if unknown:
         raise TopologyError(

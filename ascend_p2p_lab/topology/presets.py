@@ -46,14 +46,14 @@ except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 from .._version import schema_version_problem
-from .checks import TopologyError, _array, _get, _reject_unknown, _text, _text_list
+from .checks import TopologyError, as_array, as_text, as_text_list, checked_key, reject_unknown
 from .model import LINK_CLASSES, SELF, LinkClass, Topology
 from .tables import (
-    _SERVER_KEYS,
-    _inferred,
-    _shared_limits,
+    SERVER_KEYS,
+    inferred_table,
     link_tables,
     server_fields,
+    shared_limits,
 )
 
 __all__ = [
@@ -71,7 +71,7 @@ MAX_INPUT_BYTES = 1 << 20
 _PRESET_DIR = "presets"
 
 #: Every top-level key of a topology file.
-_TOP_KEYS = _SERVER_KEYS | {"name", "labels", "cpu_affinity", "links", "link", "fault",
+_TOP_KEYS = SERVER_KEYS | {"name", "labels", "cpu_affinity", "links", "link", "fault",
                             "schema_version", "shared", "inferred"}
 #: The preset schema this toolkit reads; files say which they were written for
 #: (``schema_version``; a file without it is taken as version 1).
@@ -81,7 +81,7 @@ PRESET_SCHEMA_VERSION = 1
 def _labels(data: Mapping[str, Any], src: str, n_rows: int) -> tuple[str, ...]:
     if "labels" not in data:
         return tuple(f"NPU{i}" for i in range(n_rows))
-    labels = _get(data, "labels", src, _text_list)
+    labels = checked_key(data, "labels", src, as_text_list)
     seen: set[str] = set()
     for i, label in enumerate(labels):
         if not label or label.split() != [label]:
@@ -101,7 +101,7 @@ def _matrix_row(row: Any, i: int, src: str) -> tuple[str, ...]:
 
 
 def _links(data: Mapping[str, Any], src: str) -> tuple[tuple[str, ...], ...]:
-    rows = _get(data, "links", src, _array)
+    rows = checked_key(data, "links", src, as_array)
     if not rows:
         raise TopologyError(f"{src}: key 'links': needs at least one row")
     return tuple(_matrix_row(row, i, src) for i, row in enumerate(rows))
@@ -130,7 +130,7 @@ def _check_matrix(
 def _cpu_affinity(data: Mapping[str, Any], src: str, n: int) -> tuple[str | None, ...]:
     if "cpu_affinity" not in data:
         return ()
-    values = _get(data, "cpu_affinity", src, _text_list)
+    values = checked_key(data, "cpu_affinity", src, as_text_list)
     if len(values) != n:
         raise TopologyError(f"{src}: key 'cpu_affinity': expected {n} entries, got {len(values)}")
     return tuple(v.strip() or None for v in values)
@@ -138,7 +138,7 @@ def _cpu_affinity(data: Mapping[str, Any], src: str, n: int) -> tuple[str | None
 
 def _faults(data: Mapping[str, Any], src: str) -> tuple[dict[str, Any], ...]:
     """``[[fault]]`` tables, checked for shape only (``sim.faults`` checks their contents)."""
-    items = _get(data, "fault", src, _array, [])
+    items = checked_key(data, "fault", src, as_array, [])
     for i, item in enumerate(items):
         if not isinstance(item, Mapping) or not isinstance(item.get("kind"), str):
             raise TopologyError(f"{src}: fault[{i}]: expected a table with a string 'kind'")
@@ -170,9 +170,9 @@ def topology_from_mapping(
         ('NPU0', 'NPU1')
     """
     src = source
-    _reject_unknown(data, _TOP_KEYS, src)
+    reject_unknown(data, _TOP_KEYS, src)
     _check_schema_version(data, src)
-    toml_name = _get(data, "name", src, _text, None)
+    toml_name = checked_key(data, "name", src, as_text, None)
     links = _links(data, src)
     labels = _labels(data, src, len(links))
     classes = link_tables(data, src)
@@ -186,8 +186,8 @@ def topology_from_mapping(
             links=links,
             link_classes=classes,
             cpu_affinity=_cpu_affinity(data, src, len(labels)),
-            shared=_shared_limits(data, src),
-            inferred=_inferred(data, src),
+            shared=shared_limits(data, src),
+            inferred=inferred_table(data, src),
             **kwargs,
         )
     except ValueError as exc:  # the model's own checks, should the ones above miss one

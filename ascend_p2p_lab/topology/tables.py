@@ -16,25 +16,25 @@ from typing import Any
 
 from .checks import (
     TopologyError,
-    _array,
-    _flag,
-    _get,
-    _integer,
-    _max_peers,
-    _non_negative,
-    _peer_mode,
-    _positive,
-    _reject_unknown,
-    _table,
-    _text,
-    _text_list,
+    as_array,
+    as_flag,
+    as_integer,
+    as_max_peers,
+    as_non_negative,
+    as_peer_mode,
+    as_positive,
+    as_table,
+    as_text,
+    as_text_list,
+    checked_key,
+    reject_unknown,
 )
 from .model import LINK_CLASSES, HostSpec, LinkClass, SharedLimit
 
 _GIB = 1 << 30
 
 #: Server-level keys: everything but the device list (labels, links, cpu_affinity, [link.*]).
-_SERVER_KEYS = frozenset(
+SERVER_KEYS = frozenset(
     {
         "description",
         "soc_name",
@@ -65,16 +65,16 @@ _SHARED_KEYS = frozenset({"name", "groups", "classes", "egress_GBps", "ingress_G
 
 def _host_spec(table: Mapping[str, Any], src: str) -> HostSpec:
     """A :class:`HostSpec` from a ``[host]`` table; missing keys keep the defaults."""
-    _reject_unknown(table, _HOST_KEYS, src)
+    reject_unknown(table, _HOST_KEYS, src)
     kwargs: dict[str, Any] = {}
     for key in ("h2d_GBps", "d2h_GBps"):
         if key in table:
-            kwargs[key] = _get(table, key, src, _positive)
+            kwargs[key] = checked_key(table, key, src, as_positive)
     for key in ("latency_us", "api_us", "sync_return_us"):
         if key in table:
-            kwargs[key] = _get(table, key, src, _non_negative)
+            kwargs[key] = checked_key(table, key, src, as_non_negative)
     if "basis" in table:
-        kwargs["basis"] = _get(table, "basis", src, _text)
+        kwargs["basis"] = checked_key(table, "basis", src, as_text)
     return HostSpec(**kwargs)
 
 
@@ -84,23 +84,23 @@ def _link_class(name: str, table: Mapping[str, Any], src: str) -> LinkClass:
         raise TopologyError(
             f"{src}: unknown link class {name!r} (known: {', '.join(LINK_CLASSES)})"
         )
-    _reject_unknown(table, _LINK_KEYS, src)
+    reject_unknown(table, _LINK_KEYS, src)
     return LinkClass(
         name=name,
-        bandwidth_GBps=_get(table, "bandwidth_GBps", src, _positive),
-        nominal_GBps=_get(table, "nominal_GBps", src, _positive),
-        latency_us=_get(table, "latency_us", src, _non_negative),
-        p2p=_get(table, "p2p", src, _flag),
-        switched=_get(table, "switched", src, _flag, False),
-        basis=_get(table, "basis", src, _text, ""),
-        push_efficiency=_get(table, "push_efficiency", src, _fraction, 1.0),
-        pull_efficiency=_get(table, "pull_efficiency", src, _fraction, 1.0),
+        bandwidth_GBps=checked_key(table, "bandwidth_GBps", src, as_positive),
+        nominal_GBps=checked_key(table, "nominal_GBps", src, as_positive),
+        latency_us=checked_key(table, "latency_us", src, as_non_negative),
+        p2p=checked_key(table, "p2p", src, as_flag),
+        switched=checked_key(table, "switched", src, as_flag, False),
+        basis=checked_key(table, "basis", src, as_text, ""),
+        push_efficiency=checked_key(table, "push_efficiency", src, _fraction, 1.0),
+        pull_efficiency=checked_key(table, "pull_efficiency", src, _fraction, 1.0),
     )
 
 
 def _fraction(value: Any) -> float:
     """A number in (0, 1]."""
-    number = _positive(value)
+    number = as_positive(value)
     if number > 1:
         raise ValueError(f"expected a fraction in (0, 1], got {value!r}")
     return number
@@ -108,10 +108,10 @@ def _fraction(value: Any) -> float:
 
 def _groups(value: Any) -> tuple[tuple[int, ...], ...]:
     """A list of device groups, each a non-empty list of device ids, no device twice."""
-    groups = _array(value)
+    groups = as_array(value)
     out = []
     for group in groups:
-        ids = tuple(_integer(d) for d in _array(group))
+        ids = tuple(as_integer(d) for d in as_array(group))
         if not ids:
             raise ValueError("a group is empty")
         out.append(ids)
@@ -121,41 +121,42 @@ def _groups(value: Any) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
-def _shared_limits(data: Mapping[str, Any], src: str) -> tuple[SharedLimit, ...]:
+def shared_limits(data: Mapping[str, Any], src: str) -> tuple[SharedLimit, ...]:
     """``[[shared]]`` tables as :class:`SharedLimit` s."""
     out = []
-    for i, table in enumerate(_get(data, "shared", src, _array, [])):
+    for i, table in enumerate(checked_key(data, "shared", src, as_array, [])):
         where = f"{src} shared[{i}]"
         if not isinstance(table, Mapping):
             raise TopologyError(f"{where}: expected a table")
-        _reject_unknown(table, _SHARED_KEYS, where)
-        classes = _get(table, "classes", where, _text_list)
+        reject_unknown(table, _SHARED_KEYS, where)
+        classes = checked_key(table, "classes", where, as_text_list)
         unknown = [c for c in classes if c not in LINK_CLASSES]
         if unknown:
             raise TopologyError(f"{where}: unknown link class {unknown[0]!r}")
-        budgets = {k: _get(table, k, where, _positive, None)
+        budgets = {k: checked_key(table, k, where, as_positive, None)
                    for k in ("egress_GBps", "ingress_GBps", "both_GBps")}
         if all(v is None for v in budgets.values()):
             raise TopologyError(f"{where}: give egress_GBps, ingress_GBps or both_GBps")
-        out.append(SharedLimit(name=_get(table, "name", where, _text),
-                               groups=_get(table, "groups", where, _groups),
-                               classes=tuple(classes), basis=_get(table, "basis", where,
-                                                                  _text, ""), **budgets))
+        out.append(SharedLimit(name=checked_key(table, "name", where, as_text),
+                               groups=checked_key(table, "groups", where, _groups),
+                               classes=tuple(classes), basis=checked_key(table, "basis", where,
+                                                                  as_text, ""), **budgets))
     return tuple(out)
 
 
-def _inferred(data: Mapping[str, Any], src: str) -> dict[str, str]:
+def inferred_table(data: Mapping[str, Any], src: str) -> dict[str, str]:
     """The ``[inferred]`` table: preset key -> why the behaviour was chosen."""
-    table = _get(data, "inferred", src, _table, {})
-    return {str(k): _get(table, k, f"{src} [inferred]", _text) for k in table}
+    table = checked_key(data, "inferred", src, as_table, {})
+    return {str(k): checked_key(table, k, f"{src} [inferred]", as_text) for k in table}
 
 
 def link_tables(data: Mapping[str, Any], src: str) -> dict[str, LinkClass]:
     """All ``[link.*]`` tables of ``data`` as ``{class: LinkClass}`` (internal helper)."""
-    tables = _get(data, "link", src, _table, {})
+    tables = checked_key(data, "link", src, as_table, {})
     return {
         name: _link_class(
-            name, _get(tables, name, f"{src} [link.{name}]", _table), f"{src} [link.{name}]"
+            name, checked_key(tables, name, f"{src} [link.{name}]", as_table),
+            f"{src} [link.{name}]",
         )
         for name in tables
     }
@@ -170,29 +171,29 @@ def server_fields(
     ``cpu_affinity``; keys absent from ``data`` are absent from the result. Keys outside
     the server-level set and ``also_allowed`` are errors (internal helper).
     """
-    _reject_unknown(data, _SERVER_KEYS | also_allowed, src)
+    reject_unknown(data, SERVER_KEYS | also_allowed, src)
     kw: dict[str, Any] = {
-        "soc_name": _get(data, "soc_name", src, _text),
-        "memory_bytes": round(_get(data, "memory_GiB", src, _positive) * _GIB),
-        "local_copy_GBps": _get(data, "local_copy_GBps", src, _positive),
+        "soc_name": checked_key(data, "soc_name", src, as_text),
+        "memory_bytes": round(checked_key(data, "memory_GiB", src, as_positive) * _GIB),
+        "local_copy_GBps": checked_key(data, "local_copy_GBps", src, as_positive),
     }
     optional: dict[str, Callable[[Any], Any]] = {
-        "description": _text,
-        "local_latency_us": _non_negative,
-        "npu_arch": _integer,
-        "cross_device_wait_us": _non_negative,
-        "max_peers": _max_peers,
-        "peer_off_copy": _peer_mode,
-        "peer_off_error": _integer,
-        "peer_needs_both": _flag,
-        "jitter": _non_negative,
-        "port_GBps": _positive,
+        "description": as_text,
+        "local_latency_us": as_non_negative,
+        "npu_arch": as_integer,
+        "cross_device_wait_us": as_non_negative,
+        "max_peers": as_max_peers,
+        "peer_off_copy": as_peer_mode,
+        "peer_off_error": as_integer,
+        "peer_needs_both": as_flag,
+        "jitter": as_non_negative,
+        "port_GBps": as_positive,
     }
     for key, check in optional.items():
         if key in data:
-            kw[key] = _get(data, key, src, check)
+            kw[key] = checked_key(data, key, src, check)
     if "sources" in data:
-        kw["sources"] = _get(data, "sources", src, _text_list)
+        kw["sources"] = checked_key(data, "sources", src, as_text_list)
     if "host" in data:
-        kw["host"] = _host_spec(_get(data, "host", src, _table), f"{src} [host]")
+        kw["host"] = _host_spec(checked_key(data, "host", src, as_table), f"{src} [host]")
     return kw

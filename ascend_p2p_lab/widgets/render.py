@@ -68,8 +68,8 @@ def make_figures(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> dict
     if mode == COLLECTIVES_MODE:
         return {"collectives": plots.collective_links(frame)}
     if mode == TESTS_MODE:  # each transfer beside its test's aggregate; a scaling curve
-        figures = {"tests": plots.test_bars(frame)}
-        from ..plots.transfers import CURVE_POINTS, scaling_stats
+        figures = {"tests": plots.transfer_bars(frame)}
+        from ..plots.testbars import CURVE_POINTS, scaling_stats
 
         if scaling_stats(frame)["transfers"].nunique() >= CURVE_POINTS:
             figures["scaling"] = plots.scaling_curve(frame)
@@ -115,10 +115,10 @@ def heatmap_caption(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> s
 def tests_caption(frame: pd.DataFrame) -> str:
     """The tests' bars in words: each transfer's value and each test's aggregate, and the
     reason where a value is missing."""
-    from ..plots.transfers import test_values
+    from ..plots.testbars import bars_values
 
     lines = []
-    for rec in test_values(frame).to_dict("records"):
+    for rec in bars_values(frame).to_dict("records"):
         value = f"{rec['median_GBps']:.1f} GB/s" if rec["reason"] is None else rec["reason"]
         lines.append(f"{rec['test']}: {rec['what']} {value}")
     return "\n".join(lines)

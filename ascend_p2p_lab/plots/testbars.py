@@ -1,7 +1,7 @@
 """Figures of tests (sets of transfers at once): each transfer's bar beside the test's
 aggregate and its nominal rate, and the aggregate against the number of transfers (the
-scaling curve). :func:`test_stats` and :func:`scaling_stats` prepare the data (pure
-pandas); :func:`test_bars` and :func:`scaling_curve` draw it.
+scaling curve). :func:`bars_stats` and :func:`scaling_stats` prepare the data (pure
+pandas); :func:`transfer_bars` and :func:`scaling_curve` draw it.
 
 Example:
     >>> from ascend_p2p_lab import open_runtime
@@ -10,7 +10,7 @@ Example:
     >>> with open_runtime("sim", "atlas800t-a2") as rt:
     ...     run = sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2"], 8)],
     ...                 sizes="16MiB", samples=2, progress=False)
-    >>> test_stats(run)[["test", "what", "nominal_GBps"]].values.tolist()
+    >>> bars_stats(run)[["test", "what", "nominal_GBps"]].values.tolist()
     [['t', '0->1', 28.0], ['t', '2->3', 28.0], ['t', 'all', 56.0]]
 """
 
@@ -40,7 +40,7 @@ from .style import (
     side_legend,
 )
 
-#: Inches per bar of :func:`test_bars`.
+#: Inches per bar of :func:`transfer_bars`.
 
 AGGREGATE_COLOR = "#333333"
 NOMINAL_COLOR = "#b00020"
@@ -50,21 +50,21 @@ PUSH = {"src": " (push)", "third": " (by a third device)"}
 CURVE_POINTS = 3
 
 
-def test_values(run: pd.DataFrame) -> pd.DataFrame:
+def bars_values(run: pd.DataFrame) -> pd.DataFrame:
     """Every transfer's and every aggregate's value of the run's tests, with the reason
     for each missing one (:func:`~ascend_p2p_lab.matrices.aggregate_values`)."""
     table = aggregate_values(run)
     return table[table["pattern"] == TEST].reset_index(drop=True)
 
 
-def test_stats(run: pd.DataFrame) -> pd.DataFrame:
+def bars_stats(run: pd.DataFrame) -> pd.DataFrame:
     """One row per transfer of each test and one for its aggregate, at the largest size
     measured: ``test, transfer, what, link, size_bytes, median, p10, p90, nominal_GBps``
     (what: ``0->1``, ``host->4``, ``all``); tests in run order, transfers in file order.
     """
     cols = ["test", "transfer", "what", "initiator", "link", "size_bytes", "median", "p10",
             "p90", "nominal_GBps"]
-    listed = test_values(run)
+    listed = bars_values(run)
     listed = listed[listed["median_GBps"].notna()]
     if listed.empty:
         return pd.DataFrame(columns=cols)
@@ -85,7 +85,7 @@ def test_stats(run: pd.DataFrame) -> pd.DataFrame:
 
 
 def scaling_family(st: pd.DataFrame) -> list[str]:
-    """The tests of a scaling family among :func:`test_stats`' rows: the longest chain in
+    """The tests of a scaling family among :func:`bars_stats`' rows: the longest chain in
     which each test holds the transfers of the one before and more (``run scaling``: one
     device to 1, 2, ... peers), in order; unrelated tests are no family (at most one).
 
@@ -112,7 +112,7 @@ def scaling_stats(run: pd.DataFrame) -> pd.DataFrame:
     """The aggregate of each test of the run's scaling family (:func:`scaling_family`)
     against its number of transfers, at the largest size measured: ``test, transfers,
     size_bytes, median, p10, p90, nominal_GBps``, sorted by the number of transfers."""
-    st = test_stats(run)
+    st = bars_stats(run)
     st = st[st["test"].isin(scaling_family(st))]
     count = st[st["transfer"].notna()].groupby("test").size().rename("transfers")
     agg = st[st["transfer"].isna()].merge(count.reset_index(), on="test")
@@ -120,16 +120,16 @@ def scaling_stats(run: pd.DataFrame) -> pd.DataFrame:
                 "nominal_GBps"]].sort_values("transfers", kind="stable").reset_index(drop=True)
 
 
-def test_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
+def transfer_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
               figsize: tuple[float, float] | None = None) -> Figure:
     """Horizontal bars: each transfer of each test (coloured by its link) and the test's
     aggregate (dark), median with a p10-p90 whisker, the nominal rate as a red tick.
 
     Example:
-        >>> fig = test_bars(run)  # doctest: +SKIP
+        >>> fig = transfer_bars(run)  # doctest: +SKIP
     """
     run = frame_of(run)
-    st = test_stats(run)
+    st = bars_stats(run)
     if st.empty:
         raise ValueError("the run has no measured test rows")
     width, _ = CURVE_SIZE

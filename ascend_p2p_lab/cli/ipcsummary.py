@@ -12,8 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..comparison import compare, split_process_modes
+from ..matrices import matrices_json
+from ..results import failures
 from ..run import Run
 from ..terminal import print_summary, run_status
+from ..units import format_size
 from ..vocab import INITIATOR_WORDS
 
 #: Sizes from which the two modes are set against each other (smaller copies are
@@ -29,8 +33,6 @@ def mode_ratios(run: Run | pd.DataFrame) -> pd.DataFrame:
         >>> mode_ratios(run)  # doctest: +SKIP
            link initiator  size_bytes  ratio  pairs
     """
-    from ..comparison import compare, split_process_modes
-
     cmp = compare(*split_process_modes(run))
     cmp = cmp[cmp["size_bytes"] >= MIN_COMPARED_BYTES]
     out = (cmp.groupby(["link", "initiator", "size_bytes"])["ratio"]
@@ -50,9 +52,6 @@ def emit_processes(run: Run | pd.DataFrame, fmt: str, saved: Path | None) -> int
     except ValueError:  # one mode only (interrupted before the other)
         ratios = pd.DataFrame(columns=["link", "initiator", "size_bytes", "ratio", "pairs"])
     if fmt == "json":
-        from ..matrices import matrices_json
-        from ..results import failures
-
         data = {**matrices_json(inside), "exit_status": status,
                 "saved_to": None if saved is None else str(saved),
                 "failures": json.loads(failures(run).to_json(orient="records")),
@@ -68,7 +67,6 @@ def emit_processes(run: Run | pd.DataFrame, fmt: str, saved: Path | None) -> int
         table = ratios.assign(initiator=words)
         wide = table.pivot_table(index=["link", "initiator"], columns="size_bytes",
                                  values="ratio")
-        from ..units import format_size
 
         wide.columns = [format_size(int(c)) for c in wide.columns]
         print(wide.round(3).to_string())

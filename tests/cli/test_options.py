@@ -1,4 +1,4 @@
-"""The command line's options (``cli/parser.py``): ``--min-sample-ms`` refused in its own
+"""The command line's shared options (``cli/options.py``): ``--min-sample-ms`` refused in its own
 words (issue 30 item 18)."""
 
 from __future__ import annotations
@@ -22,6 +22,6 @@ def test_a_bad_min_sample_ms_names_the_option_not_the_sweeps_field(
 
 
 def test_a_good_min_sample_ms_is_taken_in_milliseconds() -> None:
-    from ascend_p2p_lab.cli.parser import sample_ms
+    from ascend_p2p_lab.cli.options import sample_ms
 
     assert sample_ms("2.5") == 2.5 and sample_ms("60000") == 60000.0

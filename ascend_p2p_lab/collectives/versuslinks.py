@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..topology import Topology
 from ..vocab import COLLECTIVE
-from .model import Collective, CollectiveError
+from .phases import Collective, CollectiveError
 from .predict import bound, predict
 from .rates import LinkModel
 from .select import collective

@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .matrix import draw_matrix
-from .ratio import BELOW_EDGE, BELOW_GID, BELOW_LINEWIDTH, LOST_TEXT, RATIO_CMAP, marked_cells
+from .ratiomap import BELOW_EDGE, BELOW_GID, BELOW_LINEWIDTH, LOST_TEXT, RATIO_CMAP, marked_cells
 from .style import DIAG_COLOR, MISSING_FACE, new_figure, text_color
 
 #: Panels per row when not given; each panel's size in inches.

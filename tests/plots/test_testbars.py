@@ -1,4 +1,4 @@
-"""Tests' figures (``plots/transfers.py``): a scaling curve only for a scaling family
+"""Tests' figures (``plots/testbars.py``): a scaling curve only for a scaling family
 (issue 30 item 15)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.patterns import expand, make_test
 from ascend_p2p_lab.plots.reports import plan
-from ascend_p2p_lab.plots.transfers import scaling_family, scaling_stats
+from ascend_p2p_lab.plots.testbars import scaling_family, scaling_stats
 
 #: unrelated tests of 1, 2 and 3 transfers: no one holds another's transfers
 _UNRELATED = [make_test("one", ["0->1"], 8), make_test("two", ["2->3", "4->5"], 8),

@@ -1,0 +1,110 @@
+"""The option groups several commands share, each defined once: the subcommand maker
+(every command's help ends with the exit status), the backend and preset, the output
+format, the timing loop's sampling, the progress bar, the output folder.
+
+Example:
+    >>> p = Parser(prog="x")
+    >>> add_progress(p)
+    >>> p.parse_args(["--no-progress"]).no_progress
+    True
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ..measure.spec import MAX_SAMPLE_US
+from ..vocab import US_PER_MS
+from .status import EXIT_STATUS, UsageError
+
+#: The longest sample --min-sample-ms may ask for (the sweep's own limit, in ms).
+MAX_SAMPLE_MS = MAX_SAMPLE_US / US_PER_MS
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are :class:`UsageError` (one line, exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def subcommand(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
+    """A subcommand whose description is its help and whose epilog the exit status."""
+    return sub.add_parser(name, help=help, description=help, epilog=EXIT_STATUS,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def add_backend(p: argparse.ArgumentParser) -> None:
+    """``--backend``, ``--preset``, ``--topology``, ``--seed``: the server to open."""
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
+                   help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim")
+    p.add_argument("--preset", default=None,
+                   help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET); "
+                        "see `presets`")
+    p.add_argument("--topology", type=Path, default=None,
+                   help="a topology file to simulate instead of a preset: TOML of the preset "
+                        "schema, or npu-smi info -t topo text (default: none)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="simulator jitter seed (default 0; also ASCEND_P2P_LAB_SEED)")
+
+
+def add_format(p: argparse.ArgumentParser, table: str, note: str = "") -> None:
+    """``--format table|json``: ``table`` says what the table shows."""
+    p.add_argument("--format", choices=["table", "json"], default="table",
+                   help=f"table (default): {table}; json: the same as numbers, null where not "
+                        f"measured, with the reason per cell{note}")
+
+
+def sample_ms(text: str) -> float:
+    """``--min-sample-ms``: milliseconds above 0 and at most a minute, refused in the
+    option's own words (not the sweep's ``min_sample_us``).
+
+    Example:
+        >>> sample_ms("2.5")
+        2.5
+        >>> sample_ms("0")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be a number of milliseconds above 0 ...; got '0'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_SAMPLE_MS:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of milliseconds above 0 and at most {MAX_SAMPLE_MS:g}; "
+            f"got {text!r}")
+    return value
+
+
+def add_samples(p: argparse.ArgumentParser, what: str, *, samples: int = 5,
+                warmup: int = 2, warmup_help: str | None = None, iters_help: str | None = None,
+                min_sample_help: str | None = None) -> None:
+    """The timing loop's options, the same for every command that measures: samples per
+    point, untimed warm-up windows, the shortest sample (``what`` repeats within one);
+    ``iters_help``: also ``--iters`` (runs per sample, at most; ``collectives``)."""
+    per = "point" if what in ("copy", "copies") else what
+    p.add_argument("--samples", type=int, default=samples,
+                   help=f"samples per {per} (default {samples})")
+    p.add_argument("--warmup", type=int, default=warmup,
+                   help=warmup_help or f"untimed windows before each point's samples "
+                                       f"(default {warmup})")
+    if iters_help is not None:
+        p.add_argument("--iters", type=int, default=1, help=iters_help)
+    p.add_argument("--min-sample-ms", type=sample_ms, default=1.0,
+                   help=min_sample_help or f"each sample repeats the {what} until it lasts "
+                                           "at least this long (default 1.0 ms)")
+
+
+def add_progress(p: argparse.ArgumentParser, help: str = "no progress bar") -> None:
+    """``--no-progress``: no progress bar on stderr."""
+    p.add_argument("--no-progress", action="store_true", help=help)
+
+
+def add_out(p: argparse.ArgumentParser, help: str, overwrite: str, **kwargs: Any) -> None:
+    """``--out DIR`` (default: not written) and ``--overwrite``."""
+    p.add_argument("--out", type=Path, default=None, help=help, **kwargs)
+    p.add_argument("--overwrite", action="store_true", help=overwrite)
