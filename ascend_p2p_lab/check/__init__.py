@@ -63,14 +63,19 @@ class CheckResult:
 
 
 def run_check(rt: Runtime, criteria: Criteria, devices: Sequence[int] | None = None, *,
-              progress: bool = False) -> CheckResult:
-    """Measure what the criteria need on rt and judge every item."""
+              progress: bool = False, samples: int | None = None, warmup: int | None = None,
+              min_sample_us: float | None = None) -> CheckResult:
+    """Measure what the criteria need on rt and judge every item. ``samples`` (default:
+    the criteria's), ``warmup`` (default 1) and ``min_sample_us`` (default: the sweep's)
+    set the timing loop of every sweep the check runs."""
     n = rt.device_count
     if criteria.device_count != n:
         raise ValueError(f"the criteria describe {criteria.device_count} devices; this server "
                          f"has {n}")
     devs = tuple(range(n)) if devices is None else tuple(sorted(set(devices)))
     needs = needs_of(criteria)
+    sampling = {"samples": samples, "warmup": warmup, "min_sample_us": min_sample_us}
+    needs = dataclasses.replace(needs, **{k: v for k, v in sampling.items() if v is not None})
     if len(devs) < n:  # a fan-out over fewer devices is not what its criterion measured
         needs = dataclasses.replace(needs, aggregates=needs.aggregates - set(FANOUTS))
     measured = run_measurements(rt, measurements(needs, devs), devs, progress=progress)

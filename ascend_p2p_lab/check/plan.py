@@ -45,6 +45,9 @@ class Needs:
     size_bytes: int = DEFAULT_SIZE_BYTES
     latency_size_bytes: int = DEFAULT_LATENCY_SIZE_BYTES
     samples: int = DEFAULT_SAMPLES
+    warmup: int = CHECK_WARMUP
+    #: the shortest sample (None: the sweep's own, 1 ms)
+    min_sample_us: float | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -85,8 +88,10 @@ class Work:
 
 def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[Work]:
     """The sweeps that measure what ``needs`` asks for, on ``devices`` (None: all)."""
-    common = {"samples": needs.samples, "warmup": CHECK_WARMUP, "peer": "on",
+    common = {"samples": needs.samples, "warmup": needs.warmup, "peer": "on",
               "devices": None if devices is None else list(devices)}
+    if needs.min_sample_us is not None:
+        common["min_sample_us"] = needs.min_sample_us
     work = []
     for initiator in PAIR_INITIATORS:
         directions = sorted(d for d, i in needs.bandwidth if i == initiator)

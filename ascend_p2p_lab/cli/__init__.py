@@ -6,7 +6,7 @@ measured, 1 when a failure cost data points, 2 for bad input (before any device 
 130 after Ctrl-C. Never a bare traceback.
 
 Inside: :mod:`.parser` (the grammar: every subcommand, added by its command's module),
-:mod:`.options` (the option groups commands share), :mod:`.status` (the exit statuses
+:mod:`.options` (the option groups commands share), :mod:`.exitstatus` (the exit statuses
 and their text, the errors that choose them), :mod:`.session` (open, work, close); the
 commands, each module owning its options and its run: :mod:`.info` (presets, probe, topo,
 sim-path), :mod:`.runs` (sweep, report, demo; :mod:`.ipcsummary` prints ``sweep
@@ -37,12 +37,7 @@ from .check import cmd_check, cmd_criteria
 from .collectives import cmd_collectives
 from .compare import cmd_compare
 from .dashboard import cmd_dashboard
-from .fleet import cmd_fleet
-from .imports import cmd_import
-from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
-from .parser import build_parser
-from .runs import cmd_demo, cmd_report, cmd_sweep
-from .status import (
+from .exitstatus import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_STATUS,
@@ -50,6 +45,11 @@ from .status import (
     InternalError,
     UsageError,
 )
+from .fleet import cmd_fleet
+from .imports import cmd_import
+from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
+from .parser import build_parser
+from .runs import cmd_demo, cmd_report, cmd_sweep
 from .testruns import cmd_patterns, cmd_run
 
 __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]

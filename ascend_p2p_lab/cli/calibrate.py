@@ -24,9 +24,9 @@ from ..calibrate import calibrate, to_toml
 from ..run.folder import check_out_file, load
 from ..terminal import EXIT_OK
 from ..topology import load_preset, topology_from_toml_text
+from .exitstatus import UsageError, past_input_checks
 from .options import subcommand
 from .session import load_topology
-from .status import UsageError, past_input_checks
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

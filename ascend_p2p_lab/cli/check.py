@@ -32,19 +32,20 @@ from ..check import (
     to_toml,
 )
 from ..check.collective import records
-from ..check.criteria import criteria_from_text, make_table
+from ..check.criteria import DEFAULT_SAMPLES, criteria_from_text, make_table
 from ..check.derive import check_fraction, criteria_from_run
 from ..check.imported import check_run, criteria_from_thresholds, judged_size
+from ..check.plan import CHECK_WARMUP
 from ..imports import ToolReportedError, import_dmi
 from ..measure.spec import COLLECTIVE_PATTERN, check_operations, parse_devices
 from ..run.folder import check_out_dir, check_out_file, load, save
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from ..topology import list_presets, load_preset
 from ..units import parse_size, parse_sizes
-from ..vocab import DEFAULT_PRESET
-from .options import add_backend, add_progress, subcommand
+from ..vocab import DEFAULT_PRESET, US_PER_MS
+from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
+from .options import add_backend, add_progress, add_samples, subcommand
 from .session import load_topology, run_session
-from .status import EXIT_USAGE, UsageError, past_input_checks
 
 CHECK_HELP = ("check the interconnect against written criteria: PASS/FAIL per item "
               "(peer access, link class, bandwidth, latency, host copies, aggregates, "
@@ -121,6 +122,8 @@ def add_check(sub: Any) -> None:
                    help="table: print only failing and skipped items (default: every item)")
     p.add_argument("--junit-xml", type=Path, default=None, metavar="FILE",
                    help="write JUnit XML: one test case per item (default: none)")
+    add_samples(p, "copy", samples=None, warmup=CHECK_WARMUP,
+                samples_default=f"the criteria's samples, {DEFAULT_SAMPLES} in derived ones")
     add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write items.csv, check.json and peer.csv beside a run folder of the "
@@ -271,12 +274,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Check a server against criteria; print, write and exit as CHECK_EPILOG says."""
     _outputs(args)
     if args.run is not None:
+        if args.samples is not None or args.warmup != CHECK_WARMUP or args.min_sample_ms != 1.0:
+            raise UsageError("--samples, --warmup and --min-sample-ms time a measurement; "
+                             "check --run measures nothing")
         return _check_run(args)
     criteria = _criteria(args)
 
     def work(rt: Any) -> int:  # run_check refuses criteria for another device count (2)
         devices = parse_devices(args.devices or "all", rt.device_count)
-        result = run_check(rt, criteria, devices, progress=not args.no_progress)
+        result = run_check(rt, criteria, devices, progress=not args.no_progress,
+                           samples=args.samples, warmup=args.warmup,
+                           min_sample_us=args.min_sample_ms * US_PER_MS)
         with past_input_checks():
             return _emit(result, args, criteria)
 

@@ -33,10 +33,10 @@ from ..terminal import run_status
 from ..topology import list_presets, load_preset
 from ..units import parse_sizes
 from ..vocab import US_PER_MS
+from .exitstatus import UsageError, past_input_checks
 from .options import add_progress, add_samples, subcommand
 from .runs import keep, sweep_kept
 from .session import load_topology, run_session
-from .status import UsageError, past_input_checks
 
 HELP = ("run HCCL's collectives as phases of copies (mesh, ring, double ring, as HCCL "
         "chooses them): time, algbw and busbw per op and size, the prediction from links "

@@ -34,8 +34,8 @@ from ..terminal import EXIT_FAILED, EXIT_OK, print_grid
 from ..topology import list_presets
 from ..units import format_size
 from .collectives import compare_collectives_cmd, has_collectives
+from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import subcommand
-from .status import EXIT_USAGE, UsageError, past_input_checks
 
 #: At most this many points below the threshold (and unmatched points) in the table;
 #: ``--format json`` lists them all.

@@ -26,8 +26,8 @@ from typing import Any
 
 from ..terminal import EXIT_INTERRUPTED
 from ..topology import list_presets
+from .exitstatus import UsageError
 from .options import subcommand
-from .status import UsageError
 
 #: The notebook Voilà serves.
 APP_NOTEBOOK = Path(__file__).resolve().parent.parent / "widgets" / "dashboard_app.ipynb"

@@ -30,8 +30,8 @@ from ..fleet.survey import check_fleet_out
 from ..topology.presets import list_presets
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES
+from .exitstatus import UsageError, past_input_checks
 from .options import subcommand
-from .status import UsageError, past_input_checks
 
 FLEET_HELP = "probe and sweep many servers at once on Dask (or a simulated fleet)"
 FLEET_EXIT = """\

@@ -25,8 +25,8 @@ from ..run import Run
 from ..run.folder import check_out_dir, save
 from ..terminal import EXIT_FAILED, EXIT_OK
 from ..units import parse_size
+from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import Parser, subcommand
-from .status import EXIT_USAGE, UsageError, past_input_checks
 
 IMPORT_HELP = "bring ascend-dmi or hccl_test output in as a run folder"
 IMPORT_EPILOG = f"""\

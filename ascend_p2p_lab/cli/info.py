@@ -18,9 +18,9 @@ from ..run import Run
 from ..sim import shim_path
 from ..terminal import EXIT_INTERRUPTED, EXIT_OK, print_grid
 from ..topology import preset_summary
+from .exitstatus import past_input_checks
 from .options import add_backend, add_format, subcommand
 from .session import load_topology, run_session
-from .status import past_input_checks
 
 
 def cmd_presets(args: argparse.Namespace) -> int:

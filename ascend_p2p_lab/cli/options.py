@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from ..measure.spec import MAX_SAMPLE_US
 from ..vocab import US_PER_MS
-from .status import EXIT_STATUS, UsageError
+from .exitstatus import EXIT_STATUS, UsageError
 
 #: The longest sample --min-sample-ms may ask for (the sweep's own limit, in ms).
 MAX_SAMPLE_MS = MAX_SAMPLE_US / US_PER_MS
@@ -80,15 +80,17 @@ def sample_ms(text: str) -> float:
     return value
 
 
-def add_samples(p: argparse.ArgumentParser, what: str, *, samples: int = 5,
+def add_samples(p: argparse.ArgumentParser, what: str, *, samples: int | None = 5,
                 warmup: int = 2, warmup_help: str | None = None, iters_help: str | None = None,
-                min_sample_help: str | None = None) -> None:
+                min_sample_help: str | None = None, samples_default: str | None = None
+                ) -> None:
     """The timing loop's options, the same for every command that measures: samples per
     point, untimed warm-up windows, the shortest sample (``what`` repeats within one);
-    ``iters_help``: also ``--iters`` (runs per sample, at most; ``collectives``)."""
+    ``iters_help``: also ``--iters`` (runs per sample, at most; ``collectives``);
+    ``samples=None``: the default comes from elsewhere (``samples_default`` says where)."""
     per = "point" if what in ("copy", "copies") else what
     p.add_argument("--samples", type=int, default=samples,
-                   help=f"samples per {per} (default {samples})")
+                   help=f"samples per {per} (default {samples_default or samples})")
     p.add_argument("--warmup", type=int, default=warmup,
                    help=warmup_help or f"untimed windows before each point's samples "
                                        f"(default {warmup})")

@@ -16,12 +16,12 @@ from .check import add_check, add_criteria
 from .collectives import add_collectives
 from .compare import add_compare
 from .dashboard import add_dashboard
+from .exitstatus import EXIT_STATUS
 from .fleet import add_fleet
 from .imports import add_import
 from .info import add_presets, add_probe, add_sim_path, add_topo
 from .options import Parser
 from .runs import add_demo, add_report, add_sweep
-from .status import EXIT_STATUS
 from .testruns import add_patterns, add_run
 
 #: Every subcommand's adder, in the order ``--help`` lists them.

@@ -31,10 +31,10 @@ from ..run.folder import (
 from ..schema import LOCAL_PATTERN, PAIR_PATTERN
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
 from ..vocab import DEFAULT_PRESET, US_PER_MS
+from .exitstatus import UsageError, past_input_checks
 from .ipcsummary import emit_processes
 from .options import add_backend, add_format, add_progress, add_samples, subcommand
 from .session import run_session
-from .status import UsageError, past_input_checks
 
 DEMO_OUT = "ascend-p2p-demo"
 
@@ -189,7 +189,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     check_out_dir(out, overwrite=args.overwrite, replaces="demo")
     parse_sizes(args.sizes)  # bad sizes: exit 2 before any device work
     options = {"sizes": args.sizes, "direction": "both", "peer": "both",
-               "patterns": (PAIR_PATTERN, LOCAL_PATTERN), "samples": 3}
+               "patterns": (PAIR_PATTERN, LOCAL_PATTERN), "samples": args.samples,
+               "warmup": args.warmup, "min_sample_us": args.min_sample_ms * US_PER_MS}
     state: dict[str, Any] = {}
 
     def work(rt: Any) -> int:
@@ -256,6 +257,7 @@ def add_demo(sub: Any) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="replace a run of another command in --out")
     p.add_argument("--sizes", default="4KiB:1GiB", help="copy sizes (default 4KiB:1GiB)")
+    add_samples(p, "copy", samples=3)
     add_progress(p)
 
 

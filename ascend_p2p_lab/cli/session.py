@@ -17,7 +17,7 @@ from typing import Any
 from ..runtime import open_runtime
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED
 from ..topology import load_topology_file, parse_npu_smi_topo
-from .status import UsageError
+from .exitstatus import UsageError
 
 
 def load_topology(path: Path | None) -> Any:

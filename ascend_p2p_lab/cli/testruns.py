@@ -24,10 +24,10 @@ from ..patterns.model import Test
 from ..patterns.testfile import TestFileError, read_tests, to_toml
 from ..units import parse_sizes
 from ..vocab import US_PER_MS
+from .exitstatus import past_input_checks
 from .options import add_backend, add_format, add_progress, add_samples, subcommand
 from .runs import check_sweep_out, emit_run, keep, sweep_kept
 from .session import run_session
-from .status import past_input_checks
 
 RUN_HELP = "run the tests of a TOML test file, or a built-in test by name (see `patterns`)"
 

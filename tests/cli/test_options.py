@@ -25,3 +25,53 @@ def test_a_good_min_sample_ms_is_taken_in_milliseconds() -> None:
     from ascend_p2p_lab.cli.options import sample_ms
 
     assert sample_ms("2.5") == 2.5 and sample_ms("60000") == 60000.0
+
+
+# ------------------------------------------- the same sampling and progress options (issue 32)
+MEASURING = {"sweep": ["--pairs", "0-1"], "run": ["scaling"], "demo": [],
+             "check": [], "collectives": []}
+
+
+@pytest.mark.parametrize("command", sorted(MEASURING))
+def test_every_command_that_measures_takes_the_sampling_and_progress_options(
+        command: str) -> None:
+    from ascend_p2p_lab.cli.parser import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    flags = {f for a in sub.choices[command]._actions for f in a.option_strings}
+    assert {"--samples", "--warmup", "--min-sample-ms", "--no-progress"} <= flags
+
+
+def _samples_per_point(folder) -> set[int]:
+    from ascend_p2p_lab.run.folder import load
+
+    rows = load(folder).samples
+    rows = rows[rows["bandwidth_GBps"].notna()]
+    keys = ["pattern", "direction", "peer", "path", "src", "dst", "size_bytes", "initiator"]
+    return set(rows.groupby(keys, dropna=False).size())
+
+
+def test_check_times_its_sweeps_as_told(tmp_path, capsys) -> None:
+    argv = ["check", "--backend", "sim", "--devices", "0-1", "--no-progress", "--format",
+            "json"]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert main([*argv, "--samples", "2", "--warmup", "0", "--min-sample-ms", "0.5",
+                 "--out", str(tmp_path / "b")]) == 0
+    assert _samples_per_point(tmp_path / "a") == {3}  # the derived criteria's samples
+    assert _samples_per_point(tmp_path / "b") == {2}
+    capsys.readouterr()
+
+
+def test_check_run_refuses_sampling_options(tmp_path, capsys) -> None:
+    assert main(["check", "--run", str(tmp_path), "--samples", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--samples" in err[0] and "measures nothing" in err[0]
+
+
+def test_demo_times_its_sweep_as_told(tmp_path, capsys) -> None:
+    argv = ["demo", "--sizes", "4KiB", "--no-progress", "--preset", "atlas300i-duo"]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert main([*argv, "--samples", "2", "--out", str(tmp_path / "b")]) == 0
+    assert _samples_per_point(tmp_path / "a") == {3}
+    assert _samples_per_point(tmp_path / "b") == {2}
+    capsys.readouterr()
