@@ -23,7 +23,7 @@ from ascend_p2p_lab.sim.contexts import EXPLICIT_BASE
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
 from ascend_p2p_lab.sim.facade import NotSimulated
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KIB = 1024
 H2D, D2H, D2D = 1, 2, 3
 

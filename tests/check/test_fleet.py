@@ -78,7 +78,7 @@ def test_scale_benchmark_finds_exactly_the_degraded_hosts(capsys):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "check_scale.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "check_scale.py"
     spec = importlib.util.spec_from_file_location("check_scale", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)

@@ -14,7 +14,7 @@ from typing import Any
 import nbformat
 import pytest
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "05_dashboard.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "05_dashboard.ipynb"
 STATE = "application/vnd.jupyter.widget-state+json"
 VIEW = "application/vnd.jupyter.widget-view+json"
 REF = re.compile(r"IPY_MODEL_([0-9a-f]+)")

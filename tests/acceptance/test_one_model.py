@@ -12,7 +12,7 @@ import pytest
 
 from ascend_p2p_lab.patterns.builtin import DECLARATIONS
 
-PACKAGE = Path(__file__).resolve().parent.parent / "ascend_p2p_lab"
+PACKAGE = Path(__file__).resolve().parents[2] / "ascend_p2p_lab"
 #: Where a built-in's name may be written: the vocabulary and the declarations.
 NAMED_IN = {"vocab.py", "patterns/builtin.py"}
 #: Below the measurement model (pyACL's layer and the simulator): no pattern there.

@@ -100,7 +100,7 @@ def test_the_app_notebook_builds_one_dashboard_from_the_environment(
 
 
 def test_the_app_notebook_ships_with_the_package() -> None:
-    pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert '"ascend_p2p_lab.widgets" = ["dashboard_app.ipynb"]' in pyproject
     assert D.APP_NOTEBOOK.is_file()
 

@@ -15,7 +15,7 @@ from ascend_p2p_lab.patterns.testfile import read_tests
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology.presets import list_presets
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILTIN = ROOT / "examples" / "tests" / "builtin"
 
 

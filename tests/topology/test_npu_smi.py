@@ -24,7 +24,7 @@ from ascend_p2p_lab.topology import (
 )
 from ascend_p2p_lab.topology.model import SELF
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 SAMPLE = DATA / "npu-smi-topo-910b3-8npu.txt"
 
 # A3 (910_93): Phy-ID labels, no CPU Affinity column, SIO/HCCS_SW cells and legend lines.

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: a bandwidth, a bidirectional total, a host copy and a per-copy time: quick sweeps
 SUBSET = ("910b3-dmi-p2p-uni", "910b3-dmi-p2p-bi", "910b3-dmi-d2h", "a2-small-d2h-memcpy-4b")
 

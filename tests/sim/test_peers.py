@@ -19,7 +19,7 @@ from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.sim import shim_path, simulated_acl
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "data" / "ipc" / "cann_sample_a.py"
 MIB = 1 << 20
 
