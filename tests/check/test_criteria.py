@@ -1,5 +1,9 @@
 """Criteria files: a good one loads and round-trips; each kind of bad one is refused with
-its file and line (exit status 2 from the command line), before any device work."""
+its file and line (exit status 2 from the command line), before any device work.
+
+The verdict alone, on hand-made rows: bounds (at least / at most, equality passes),
+a pair's own criterion before its class's, asymmetric peer matrices, skips and losses,
+and rendering (lines, JSON, JUnit)."""
 
 from __future__ import annotations
 
@@ -171,7 +175,6 @@ def test_rows_are_sources_in_the_file_written():
     assert links.splitlines()[4].replace(" ", "") == '["PIX","SIO","X"],#2'
 
 
-
 def test_duplicate_criterion_names_the_second_and_the_first():
     text = GOOD + '\n[[latency]]\nlink = "HCCS"\nmax_us = 9\nbasis = "again"\n'
     err = _bad(text)
@@ -201,3 +204,29 @@ def test_files_that_cannot_be_read(tmp_path: Path):
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(CriteriaError, match="not UTF-8"):
         load_criteria(binary)
+
+
+def test_a_group_that_is_not_two_sets_of_devices_is_refused_with_its_line():
+    import pytest
+
+    from ascend_p2p_lab.check.criteria import CriteriaError
+
+    with pytest.raises(CriteriaError, match=r"cards.toml:15: cannot read group"):
+        criteria_from_text("""\
+schema_version = 1
+size_bytes = 1024
+[topology]
+links = [["X", "SIO", "HCCS_SW", "HCCS_SW"], ["SIO", "X", "HCCS_SW", "HCCS_SW"],
+         ["HCCS_SW", "HCCS_SW", "X", "SIO"], ["HCCS_SW", "HCCS_SW", "SIO", "X"]]
+peer_access = [["X", 1, 1, 1], [1, "X", 1, 1], [1, 1, "X", 1], [1, 1, 1, "X"]]
+basis = "hand-written"
+[[aggregate]]
+pattern = "card"
+min_GBps = 100
+basis = "every card pair"
+[[aggregate]]
+pattern = "card"
+basis = "a misspelt pair"
+group = "2,3 to 0,1"
+min_GBps = 300
+""", "cards.toml")

@@ -1,5 +1,10 @@
 """The one table of nccl-tests bus-bandwidth factors, and busbw = algbw x factor on every
-op the collectives predict."""
+op the collectives predict.
+
+The importers on captures written in the tools' formats (tests/data/vendor, README there).
+
+Fixtures are asymmetric (2->5 lowered, 5->2 not; every row of a matrix different), so a
+parser that swaps rows and columns, drops a unit or reads by position fails here."""
 
 from __future__ import annotations
 
@@ -7,7 +12,10 @@ import pytest
 
 from ascend_p2p_lab.collectives import OPERATIONS, LinkModel, collective, predict
 from ascend_p2p_lab.collectives import busbw as B
-from ascend_p2p_lab.imports import hccl_test
+from ascend_p2p_lab.imports import (
+    bus_factor,
+    hccl_test,
+)
 from ascend_p2p_lab.topology import load_preset
 
 #: nccl-tests doc/PERFORMANCE.md, written out per op (not through the table under test).
@@ -56,3 +64,12 @@ def test_algbw_times_factor_is_busbw_for_every_op(preset: str, ranks: int, size:
         # algbw is hccl_test's bytes over the time
         assert t.algbw_GBps == pytest.approx(
             t.collective.convention.algbw_bytes / t.time_us / 1e3, rel=1e-12)
+
+
+@pytest.mark.parametrize("op,n,factor", [
+    ("all_reduce", 8, 1.75), ("all_reduce", 2, 1.0), ("all_gather", 8, 0.875),
+    ("reduce_scatter", 4, 0.75), ("all_to_all", 16, 15 / 16), ("broadcast", 8, 1.0),
+    ("reduce", 8, 1.0), ("scatter", 4, 1.0),
+])
+def test_bus_factors_of_nccl_tests(op, n, factor):
+    assert bus_factor(op, n) == pytest.approx(factor)

@@ -1,11 +1,26 @@
 """Which algorithm HCCL runs for an op, a size and a server (cann-hccl's selectors, at
-their thresholds), forcing one, and servers outside A2 and A3."""
+their thresholds), forcing one, and servers outside A2 and A3.
+
+The prediction from links: uniform links give the textbook busbw, one slow pair halves
+every mesh op and is named, a ring slows only if it passes through it, shared budgets
+bind where the preset says, and the small-size floor is steps x alpha. Fixtures are
+asymmetric: the slow pair is slow one way only."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from ascend_p2p_lab.collectives import CollectiveError, choose, collective, family, plan
+from ascend_p2p_lab.collectives import (
+    CollectiveError,
+    LinkModel,
+    choose,
+    collective,
+    family,
+    plan,
+    predict,
+)
 from ascend_p2p_lab.collectives.model import pairs_used
 from ascend_p2p_lab.topology import load_preset
 
@@ -111,3 +126,16 @@ def test_devices_checked(a2) -> None:
 def test_plan_orders_operations_then_sizes(a2) -> None:
     got = [(c.operation, c.size_bytes) for c in plan(a2, ["broadcast", "all_gather"], [8, 4])]
     assert got == [("broadcast", 8), ("broadcast", 4), ("all_gather", 8), ("all_gather", 4)]
+
+
+MIB = 1 << 20
+
+
+def test_a3_port_budget_binds_one_die_per_card(a3) -> None:
+    """A mesh on one die of each card: each die takes 7 copies in over its port (196)."""
+    devs = list(range(0, 16, 2))
+    c = collective("all_gather", 64 * MIB, a3, devs, algorithm="mesh")
+    t = predict(c, LinkModel.from_topology(a3))
+    assert re.fullmatch(r"port\[\d+\]:(egress|ingress)", str(t.bottleneck))
+    assert t.bottleneck.ties == 16    # every die's port, both ways
+    assert t.phases[0].transfer_us == pytest.approx(7 * c.convention.chunk_bytes / 196e3)

@@ -1,5 +1,21 @@
 """The simulator's ``corrupt`` fault: silent data corruption of device-to-device copies over
-one directed link, caught by the toolkit's verification and nowhere else."""
+one directed link, caught by the toolkit's verification and nowhere else.
+
+The h2d and d2h patterns: pinned host memory to and from each device.
+
+The fixtures are asymmetric so that swapped ends or swapped directions cannot pass: the
+simulator's faults cannot slow a host link (``degrade`` takes a device pair), so the
+server itself is made lopsided. On atlas800t-a2 with its host link set to h2d 10 GB/s
+and d2h 40 GB/s (a factor of four between the directions), devices 0 and 2 have
+different CPU affinities ("144-167" and "96-119"); every expected number is read from
+the topology, not written here.
+
+Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
+
+Each test pins a number, a label or an orientation a user sees, on an asymmetric
+fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
+that swapping src and dst, two quantiles or two directions cannot pass unnoticed.
+See docs/testing.md."""
 
 from __future__ import annotations
 
@@ -11,15 +27,23 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.measure import (
+    buffers,
+    sweep,
+)
 from ascend_p2p_lab.measure.buffers import BufferPool, pattern_block
-from ascend_p2p_lab.runtime import DeviceBuffer, Runtime, Stream, open_runtime
+from ascend_p2p_lab.runtime import DeviceBuffer, Runtime, Stream
 from ascend_p2p_lab.sim import simulated_acl
 from ascend_p2p_lab.topology import load_topology_file
 from ascend_p2p_lab.topology.presets import read_packaged
 
 KiB, MiB = 1 << 10, 1 << 20
+
+
 PAGE = 4 * KiB
+
+
 PAIRS = [(0, 1), (1, 0), (0, 2), (2, 0)]
 
 
@@ -313,3 +337,54 @@ def test_a_sweep_flags_the_corrupt_direction_only() -> None:
     assert len(fwd) == len(rev) == 4
     assert (fwd.verified == False).all()  # noqa: E712 (a column of bools)
     assert (rev.verified == True).all()  # noqa: E712
+
+
+PRESET = "atlas800t-a2"
+
+
+SMALL = 64 << 10
+
+
+def test_verification_catches_bytes_that_differ_from_the_host_pattern(monkeypatch) -> None:
+    # The simulator's corrupt fault takes a device pair; no fault can corrupt a host copy.
+    # So the host buffer is garbled after its fill: what h2d delivers then differs from
+    # the host pattern, and only h2d may say so.
+    fill = buffers.BufferPool.host_send
+
+    def garbled(self):
+        buf = fill(self)
+        self.rt.write(buf, bytes(b ^ 0xFF for b in buffers.pattern_block(buffers.HOST)[:64]))
+        return buf
+
+    monkeypatch.setattr(buffers.BufferPool, "host_send", garbled)
+    with open_runtime("sim", preset=PRESET) as rt:
+        run = sweep(rt, patterns=("h2d", "d2h"), devices=[0], sizes=[SMALL], samples=2,
+                    progress=False)
+    h2d, d2h = run[run["pattern"] == "h2d"], run[run["pattern"] == "d2h"]
+    assert (h2d["verified"] == False).all()  # noqa: E712 (a nullable boolean column)
+    assert set(h2d["error_kind"]) == {"verification"}
+    assert h2d["error"].str.contains("host buffer's pattern").all()
+    assert d2h["verified"].all() and d2h["error_kind"].isna().all()
+
+
+MIB = 1 << 20
+
+
+def test_each_device_sends_its_own_pattern_and_every_byte_counts() -> None:
+    """A copy from the wrong device, or one damaged at its head or its last byte, does
+    not verify, below and above the 1 MiB pattern block."""
+    with open_runtime("sim", preset="atlas800t-a2") as rt, BufferPool(rt, 4 * MIB) as pool:
+        assert buffers.pattern_block(0) != buffers.pattern_block(1)
+        buf = pool.send(0)
+        for size in (64 << 10, 4 * MIB):
+            assert pool.verify(buf, 0, size)
+            assert not pool.verify(buf, 1, size)
+        dst = pool.recv(0)
+        rt.memcpy(dst, buf, 4 * MIB)
+        assert pool.verify(dst, 0, 4 * MIB)
+        window = (7 * (4 * MIB // 15)) // 4096 * 4096  # the eighth of 16 checked windows
+        for size, offset in ((64 << 10, 0), (64 << 10, (64 << 10) - 1), (4 * MIB, 0),
+                             (4 * MIB, window + 100), (4 * MIB, 4 * MIB - 1)):
+            rt.memcpy(dst, buf, 4 * MIB)
+            rt.write(dst, b"\x00", offset=offset)
+            assert not pool.verify(dst, 0, size), (size, offset)

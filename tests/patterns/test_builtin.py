@@ -1,5 +1,8 @@
 """The built-in tests ship as test files (examples/tests/builtin/<preset>/<name>.toml),
-written from the declarations and kept current; each runs as its built-in does."""
+written from the declarations and kept current; each runs as its built-in does.
+
+Tests as data: transfers in the compact form, test files, the run and patterns
+commands, and what the model says a set of simultaneous copies measures."""
 
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology.presets import list_presets
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
 BUILTIN = ROOT / "examples" / "tests" / "builtin"
 
 
@@ -64,3 +69,10 @@ def test_running_a_shipped_file_gives_the_built_ins_rows() -> None:
     pd.testing.assert_frame_equal(runs[0], runs[1])
     ring = runs[0][runs[0]["transfer"].notna()]
     assert sorted(zip(ring["src"], ring["dst"]))[:2] == [(0, 1), (0, 1)]
+
+
+def test_the_readme_table_is_the_declarations():
+    from ascend_p2p_lab.patterns.builtin import markdown_table
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert markdown_table() in readme

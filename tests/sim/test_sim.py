@@ -3,10 +3,87 @@
 Every test talks to the simulator directly, in plain pyACL calls, and ends with the
 simulator's ledger empty (tests/conftest.py checks that too): what a test sets, enables,
 allocates or creates, it resets, disables, frees or destroys, then finalizes.
-"""
+
+Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+
+Through the library, the command line (in process, and once as a real process) and the
+widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
+save/load round trip. The npu-smi text format -> parse round trip of random topologies is
+in tests/test_npu_smi.py and is not repeated here.
+
+The simulator's kept calls give what the checked calls give, exactly.
+
+``acl.rt.set_context``, ``record_event`` and ``stream_wait_event`` (like
+``memcpy_async``) skip their checks when they repeat a successful call; every call not in
+``facade.KEEPS_PLANS`` drops what they keep. A script of good and bad calls (repeats,
+the wrong current device, a destroyed event, a reset device, equal non-int arguments,
+unhashable ones, faults) must give the same return values, messages, call counts, host
+clock and device times as the same script with everything kept dropped before each call
+(so that every call takes the checked path).
+
+``memory.copy_bytes`` of whole chunks takes a shortcut past the general loop; it must leave
+the same chunks (values and their sharing), versions and memo.
+
+Reliability: injected faults against every operation, Ctrl-C at chosen points, resumable
+sweeps, and a second sweep or a second thread at the same time.
+
+The guarantees under test (docs/reliability.md has the table):
+
+- after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
+  operation made is released, peer access is as it was before, and the runtime then
+  closes to an empty simulator ledger (tests/conftest.py checks that last part too);
+- the rows measured before a failure are returned (in ``exc.partial_frame`` when the
+  operation raises) and, when ``out=`` was given, saved;
+- every error names the ACL call, the code, its symbolic name and the runtime's message.
+
+Faults are injected by the simulator (``open_runtime(..., faults=[...])``); interrupts by
+wrapping one ``acl.rt`` function so that its Nth call raises KeyboardInterrupt *before*
+reaching the simulator.
+
+The runtime layer (ascend_p2p_lab.runtime) on the simulator, plus a hardware group.
+
+The simulated tests pick the backend explicitly or steer ``import acl`` through
+``sys.modules``, so they behave the same on a machine that has CANN. The hardware group
+(``-m hardware``) runs the same acceptance checks on real pyACL and is skipped unless
+``import acl`` is CANN's pyACL reporting at least two devices.
+
+The simulator is deterministic, and its shortcuts do not change what it computes.
+
+- The same seed gives the same frame (all but run_id and host; timestamps live in attrs);
+  another seed gives other times when the preset has jitter.
+- The copy memo (a repeated copy with nothing changed is skipped) never leaves stale
+  bytes: a copy after the source, the destination or the buffers changed moves them again.
+- The memoized copy plans are dropped when what they depend on changes (peer access,
+  streams), and arguments that only compare equal to ints still fail as pyACL fails.
+- The engine's batched queue (CopyRun) and its N(0, 1) generator give exactly what one
+  Op per copy and ``random.gauss`` give; sparse memory equals a flat bytearray model.
+
+IPC memory across processes on the simulator (issue 23): pyACL's documented two-process
+flow runs unchanged, each misuse returns its code, sweep --processes matches in-process
+bandwidth with verified bytes, and nothing stays exported after a kill or an interrupt.
+
+Every test that starts processes stops them itself, with timeouts.
+
+The simulator's parts: declared argument formats, the shared Route cache, the
+``acl.simulator`` interface, and the size of the sim modules.
+
+The wrong-type messages below are the ones the simulator gave before its calls declared
+formats (each call checked its own arguments then); they are written out here, not read
+from :mod:`ascend_p2p_lab.sim.formats`, so that a change of wording is noticed.
+
+Verdicts a CI job can trust: exit statuses, errors as data, honest verification,
+feature detection, teardown that finishes, run folders that are never mixed.
+
+Each test fails when its behaviour breaks: the faults are asymmetric (one device, one
+link, one call), and the assertions name the exact rows, columns and exit status."""
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import dataclasses
+import importlib
+import importlib.util
 import os
 import random
 import struct
@@ -15,17 +92,48 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from types import MappingProxyType, ModuleType, SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 
+import ascend_p2p_lab.sim as sim_pkg
 from ascend_p2p_lab import codes as C
-from ascend_p2p_lab.sim import NEWER_CALLS, Fault, shim_path, simulated_acl
-from ascend_p2p_lab.topology import load_preset
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.results import (
+    load_run,
+)
+from ascend_p2p_lab.runtime import ENV_BACKEND, ENV_PRESET, ENV_SEED, BackendInfo, Runtime
+from ascend_p2p_lab.sim import (
+    LIVE,
+    NEWER_CALLS,
+    Fault,
+    SimulatedACL,
+    Simulator,
+    drain_tracked,
+    shim_path,
+    simulated_acl,
+)
+from ascend_p2p_lab.sim.devices import CONTEXT_BASE
+from ascend_p2p_lab.sim.routes import Route
+from ascend_p2p_lab.topology import (
+    TopologyError,
+    load_preset,
+)
+from ascend_p2p_lab.topology.presets import read_packaged
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+
+
 H2H, H2D, D2H, D2D = 0, 1, 2, 3
+
+
 P2P = C.ACL_MEM_MALLOC_HUGE_FIRST_P2P
+
+
 HBM, DDR = C.MemAttr.HBM_MEM, C.MemAttr.DDR_MEM
 
 
@@ -840,8 +948,6 @@ def test_get_mem_info_needs_a_current_device_and_reports_hbm_only() -> None:
     finish(acl)
 
 
-
-
 @pytest.mark.parametrize(
     ("policy", "size", "charged"),
     [
@@ -1290,3 +1396,878 @@ def test_the_shim_runs_the_official_p2p_sample(tmp_path: Any) -> None:
     assert lines["data"] == "07" * 10
     assert "P2P copy success" in proc.stdout
     assert lines["ledger_empty"] == "True"
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc)
+    assert text and "\n" not in text and "Traceback" not in text, text
+    return text
+
+
+# ---------------------------------------------------------------- presets and topologies
+def test_unknown_presets_make_no_simulator() -> None:
+    before = list(LIVE)  # strong references: none of them is collected meanwhile
+    for name in ("atlas9999", "Atlas800T-A2 ", "../atlas800t-a2"):
+        with pytest.raises(TopologyError) as info:
+            open_runtime("sim", name)
+        assert "unknown preset" in one_line(info.value)
+        assert "atlas800t-a2" in str(info.value)  # lists the known ones
+    with pytest.raises(ValueError, match="unknown backend"):
+        open_runtime("cuda")
+    assert [sim for sim in LIVE if not any(sim is old for old in before)] == []
+
+
+FAULTS = {
+    "none": [],
+    "record_error": [{"kind": "error", "call": "rt.record_event", "nth": 4}],
+    "wait_error": [{"kind": "error", "call": "rt.stream_wait_event", "nth": 3}],
+    "slow_host": [{"kind": "slow_host", "factor": 1.5}],
+    "device_lost": [{"kind": "device_lost", "device": 1, "nth": 9}],
+}
+
+
+def _script(faults: list, plain: bool) -> list:
+    """Run the script; with ``plain``, drop every kept call before each call."""
+    acl = simulated_acl("atlas800t-a2", seed=3, faults=faults)
+    rt, sim = acl.rt, acl.simulator
+    out: list = []
+
+    def do(fn, *args):
+        if plain:  # each table by hand (Copies.clear is under test too)
+            for kept in (acl._copies.plans, acl._devices.kept, acl._streams.kept_records,
+                         acl._streams.kept_waits):
+                kept.clear()
+        try:
+            got = fn(*args)
+        except TypeError as exc:
+            got = f"TypeError: {exc}"
+        out.append((fn.__name__, args, got, acl.get_recent_err_msg(), sim.host_time_us))
+        return got
+
+    ctx0, ctx1 = CONTEXT_BASE, CONTEXT_BASE + 1
+    do(acl.init)
+    do(rt.set_device, 0)
+    (s0, _), (e0, _), (e_end, _) = do(rt.create_stream), do(rt.create_event), \
+        do(rt.create_event)
+    do(rt.set_device, 1)
+    (s1, _), (e1, _) = do(rt.create_stream), do(rt.create_event)
+    for _ in range(4):  # the staged copy's pattern, repeated
+        do(rt.set_context, ctx0)
+        do(rt.record_event, e0, s0)
+        do(rt.record_event, e0, 0)  # device 0's default stream
+        do(rt.set_context, ctx1)
+        do(rt.stream_wait_event, s1, e0)  # across devices
+        do(rt.stream_wait_event, s1, e1)  # within one
+        do(rt.record_event, e1, s1)
+        do(rt.record_event, e0, s0)  # the stream of another device
+        do(rt.stream_wait_event, s0, e0)
+    for bad in (float(ctx0), True, ctx0 + 99, [ctx0]):
+        do(rt.set_context, bad)
+    do(rt.set_context, ctx0, 1)
+    do(rt.set_context, ctx0)
+    for args in ((e0, float(s0)), (e0, [s0]), (e0,), (e1, s0), (e0 + 99, s0)):
+        do(rt.record_event, *args)
+        do(rt.stream_wait_event, *args[::-1])
+    do(rt.record_event, e_end, s0)
+    do(rt.synchronize_stream, s0)
+    do(rt.set_context, ctx1)
+    do(rt.synchronize_stream, s1)
+    do(rt.event_elapsed_time, e0, e1)
+    do(rt.destroy_event, e1)  # keeps the plans: the kept calls must see it gone
+    do(rt.record_event, e1, s1)
+    do(rt.stream_wait_event, s1, e1)
+    do(rt.set_context, ctx0)
+    do(rt.event_elapsed_time, e0, e_end)
+    for e in (e0, e_end):
+        do(rt.destroy_event, e)
+    do(rt.destroy_stream, s0)
+    do(rt.set_context, ctx1)
+    do(rt.destroy_stream, s1)
+    do(rt.reset_device, 1)
+    do(rt.set_context, ctx1)  # its device was reset
+    do(rt.reset_device, 0)
+    do(acl.finalize)
+    do(rt.set_context, ctx0)  # after finalize
+    out.append(dict(sim.call_counts))
+    assert not acl._streams.events and not acl._streams.streams
+    return out
+
+
+@pytest.mark.parametrize("faults", FAULTS.values(), ids=FAULTS.keys())
+def test_kept_calls_give_what_the_checked_calls_give(faults):
+    kept, plain = _script(faults, plain=False), _script(faults, plain=True)
+    assert kept == plain
+    times = [step[-1] for step in kept[:-1]]
+    assert len(set(times)) > 20  # the clock moved, call by call
+
+
+def test_the_script_repeats_kept_calls():
+    """The fast path really runs: after the first round, repeats find their kept call."""
+    acl = simulated_acl("atlas800t-a2")
+    rt = acl.rt
+    acl.init(), rt.set_device(0), rt.set_device(1)
+    (s1, _), (e1, _) = rt.create_stream(), rt.create_event()
+    rt.set_context(CONTEXT_BASE + 1), rt.record_event(e1, s1), rt.stream_wait_event(s1, e1)
+    assert acl._devices.kept == {CONTEXT_BASE + 1: 1}
+    assert acl._streams.kept_records[(e1, s1)] == (acl._streams.events[e1],
+                                                   acl._streams.streams[s1])
+    assert (s1, e1) in acl._streams.kept_waits
+    rt.synchronize_stream(s1), rt.destroy_event(e1), rt.destroy_stream(s1)
+    assert not acl._streams.kept_records and not acl._devices.kept  # destroy_stream dropped them
+    rt.reset_device(0), rt.reset_device(1), acl.finalize()
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, RuntimeError])
+def test_a_preset_switch_that_fails_half_way_keeps_the_old_runtime(
+        exc: type[BaseException], monkeypatch: pytest.MonkeyPatch) -> None:
+    widgets = pytest.importorskip("ascend_p2p_lab.widgets")
+    dash = widgets.SweepDashboard(backend="sim", preset="atlas800t-a2")
+    old = dash.rt
+    real = widgets.PeerLinkPanel
+
+    def broken(rt: Runtime) -> Any:
+        if rt is not old:
+            raise exc("while building the new link panel")
+        return real(rt)
+
+    monkeypatch.setattr(widgets, "PeerLinkPanel", broken)
+    before = list(LIVE)  # strong references: no id of theirs can be reused meanwhile
+    if exc is KeyboardInterrupt:
+        with pytest.raises(KeyboardInterrupt):
+            dash.preset.value = "atlas300i-duo"
+        assert "interrupted; still on atlas800t-a2" in dash.message
+    else:
+        dash.preset.value = "atlas300i-duo"
+        assert dash.message.startswith("cannot switch to 'atlas300i-duo': RuntimeError")
+    assert dash.rt is old and not old.closed and dash.preset.value == "atlas800t-a2"
+    assert dash.links is not None and dash.links.rt is old
+    newest = [sim for sim in LIVE if not any(sim is old for old in before)]
+    # the new one was closed
+    assert newest and all(sim.simulator.ledger_is_empty() for sim in newest)
+    dash.close()
+    assert old.closed
+
+
+# ------------------------------------------------------------------------------------ helpers
+@pytest.fixture(autouse=True)
+def _no_backend_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start every test without the backend variables (the root conftest sets some)."""
+    for name in (ENV_BACKEND, ENV_PRESET, ENV_SEED):
+        monkeypatch.delenv(name, raising=False)
+
+
+def as_real_acl(sim: Any) -> SimpleNamespace:
+    """A simulator dressed as CANN's pyACL: same calls, no ``__simulated__`` mark."""
+    return SimpleNamespace(
+        rt=sim.rt, util=sim.util, init=sim.init, finalize=sim.finalize,
+        get_soc_name=sim.get_soc_name, get_version=sim.get_version,
+        get_recent_err_msg=sim.get_recent_err_msg,
+    )
+
+
+def load_shim(monkeypatch: pytest.MonkeyPatch, preset: str) -> ModuleType:
+    """A fresh copy of the shim package, installed as ``acl`` for this test."""
+    monkeypatch.setenv(ENV_PRESET, preset)
+    spec = importlib.util.spec_from_file_location("acl", shim_path() / "acl" / "__init__.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.delenv(ENV_PRESET)
+    monkeypatch.setitem(sys.modules, "acl", module)
+    return module
+
+
+def all_released(sim: Any) -> bool:
+    return sim.simulator.ledger_is_empty() and not sim.simulator.ledger()["devices_set"]
+
+
+@pytest.mark.parametrize("backend", ["auto", "acl"])
+def test_a_shim_acl_on_the_path_is_reported_as_sim(
+    backend: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shim = load_shim(monkeypatch, "atlas800t-a3")
+    with open_runtime(backend) as rt:
+        assert rt.backend == "sim" and rt.simulated
+        assert rt.preset == "atlas800t-a3"
+        assert rt.acl is shim
+        assert rt.device_count == 16
+        with rt.device_buffer(1, MIB) as buf:
+            rt.write(buf, b"shim")
+            assert rt.read(buf, 4) == b"shim"
+        assert rt.ledger() is not None
+    assert capsys.readouterr().err == ""  # no fallback notice: it is what was asked for
+    assert all_released(shim.__simulator__)
+
+
+def test_auto_takes_real_pyacl_when_it_reports_devices(monkeypatch: pytest.MonkeyPatch) -> None:
+    sim = simulated_acl("atlas800t-a2")
+    monkeypatch.setitem(sys.modules, "acl", as_real_acl(sim))
+    with open_runtime("auto") as rt:
+        assert rt.backend == "acl" and not rt.simulated
+        assert rt.preset is None and rt.ledger() is None
+        assert rt.device_count == 8
+    assert all_released(sim)
+
+
+@pytest.mark.keeps_ledger
+def test_auto_probe_keeps_an_acl_session_opened_by_someone_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sim = simulated_acl("atlas800t-a2")
+    monkeypatch.setitem(sys.modules, "acl", as_real_acl(sim))
+    assert sim.init() == 0 and sim.rt.set_device(0) == 0  # the caller's own session
+    try:
+        with open_runtime("auto") as rt:
+            assert rt.backend == "acl"
+            assert sim.simulator.ledger()["initialized"]
+            # the caller's device is still set
+            assert sim.simulator.ledger()["devices_set"].get(0) == 1
+        assert sim.simulator.ledger()["initialized"]  # and the runtime did not finalize it on close
+    finally:
+        if sim.simulator.ledger()["initialized"]:
+            sim.rt.reset_device_force(0)
+            sim.finalize()
+
+
+def test_a_runtime_over_an_initialized_acl_leaves_it_initialized() -> None:
+    sim = simulated_acl("atlas800t-a2")
+    assert sim.init() == 0 and sim.rt.set_device(0) == 0  # someone else's session
+    with Runtime(sim, BackendInfo("sim", "atlas800t-a2", 0)).open() as rt:
+        rt.use(0)
+        rt.use(1)
+        rt.peer_links([(0, 1), (1, 0)])
+        rt.device_buffer(1, MIB)
+        assert sim.simulator.ledger()["devices_set"] == {0: 2, 1: 1}
+    assert sim.simulator.ledger()["initialized"]  # not finalized: the runtime did not initialize it
+    # only its own references were reset
+    assert sim.simulator.ledger()["devices_set"] == {0: 1}
+    ledger = sim.simulator.ledger()
+    assert ledger["peer_refs"] == {} and ledger["device_buffers"] == 0
+    assert sim.rt.reset_device(0) == 0 and sim.finalize() == 0
+    assert sim.simulator.ledger_is_empty()
+
+
+# ---------------------------------------------------------------------- links and status
+def test_link_class_from_get_devices_topo() -> None:
+    sim = simulated_acl("atlas800t-a3")
+    with Runtime(as_real_acl(sim), BackendInfo("acl", None, None)).open() as rt:
+        assert rt.topology is None and not rt.simulated
+        assert rt.link_class(0, 1) == "SIO"
+        assert rt.link_class(0, 2) == "HCCS_SW"
+        assert rt.link_class(4, 4) == "X"
+        assert sim.call_counts["rt.get_devices_topo"] == 2
+    old = simulated_acl("atlas800t-a3", api_level="old")
+    with Runtime(as_real_acl(old), BackendInfo("acl", None, None)).open() as rt:
+        assert not rt.has("get_devices_topo")
+        assert rt.link_class(0, 1) == "NA"
+    assert all_released(sim) and all_released(old)
+
+
+def test_memoized_copy_still_checks_its_arguments():
+    acl = simulated_acl("atlas800t-a2")
+    assert acl.init() == 0
+    ctx = {}
+    for dev in (1, 0):
+        assert acl.rt.set_device(dev) == 0
+        ctx[dev], _ = acl.rt.get_context()
+    acl.rt.set_context(ctx[1])
+    dst, _ = acl.rt.malloc(1 << 20, 0)
+    assert acl.rt.device_enable_peer_access(0, 0) == 0
+    acl.rt.set_context(ctx[0])
+    src, _ = acl.rt.malloc(1 << 20, 0)
+    assert acl.rt.device_enable_peer_access(1, 0) == 0
+    stream, _ = acl.rt.create_stream()
+    args = (dst, 1 << 20, src, 4096, 3, stream)
+    for _ in range(3):
+        assert acl.rt.memcpy_async(*args) == 0
+    with pytest.raises(TypeError):
+        acl.rt.memcpy_async(float(dst), 1 << 20, src, 4096, 3, stream)
+    with pytest.raises(TypeError):
+        acl.rt.memcpy_async(dst, 1 << 20, src, 4096.0, 3, stream)
+    with pytest.raises(TypeError, match="an integer is required"):
+        acl.rt.memcpy_async(dst, 1 << 20, [src], 4096, 3, stream)
+    acl.rt.set_context(ctx[1])  # another current device: the stream belongs to device 0
+    assert acl.rt.memcpy_async(*args) == C.ACL_ERROR_RT_STREAM_CONTEXT
+    acl.rt.set_context(ctx[0])
+    assert acl.rt.memcpy_async(*args) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    assert acl.rt.destroy_stream(stream) == 0
+    assert acl.rt.memcpy_async(*args) == C.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.free(dst) == 0
+    assert acl.rt.memcpy_async(dst, 1 << 20, src, 4096, 3, 0) == C.ACL_ERROR_RT_PARAM_INVALID
+    assert acl.call_counts["rt.memcpy_async"] == 10
+    # leave nothing behind
+    assert acl.rt.free(src) == 0
+    assert acl.rt.device_disable_peer_access(1) == 0
+    acl.rt.set_context(ctx[1])
+    assert acl.rt.device_disable_peer_access(0) == 0
+    assert acl.rt.reset_device(0) == 0
+    assert acl.rt.reset_device(1) == 0
+    assert acl.finalize() == 0
+    assert acl.simulator.ledger_is_empty()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+FLOW = ROOT / "tests" / "data" / "ipc"
+
+
+MIB_2 = 1 << 20
+
+
+P2P_2 = 3
+
+
+TIMEOUT_S = 60
+
+
+def _script_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(shim_path()), str(ROOT)])
+    env["ASCEND_P2P_LAB_PRESET"] = "atlas800t-a2"
+    env.update(extra)
+    return env
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-pid"]], ids=["whitelist", "no-pid-validation"])
+def test_the_documented_two_process_flow_runs_unchanged(flags: list[str]) -> None:
+    done = subprocess.run([sys.executable, str(FLOW / "exporter.py"), *flags],
+                          env=_script_env(), capture_output=True, text=True,
+                          timeout=TIMEOUT_S, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "verified"
+
+
+def test_an_unrelated_process_joins_through_the_environment_variable(tmp_path: Path) -> None:
+    folder = str(tmp_path / "ipc")
+    done = subprocess.run([sys.executable, str(FLOW / "exporter.py"), "--no-pid"],
+                          env=_script_env(ASCEND_P2P_LAB_IPC_DIR=folder),
+                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    assert done.returncode == 0 and "verified" in done.stdout
+    assert (Path(folder) / "registry.sqlite").exists()  # the named folder was the one used
+
+
+# ------------------------------------------------------------------------- misuse, in-process
+class Pair:
+    """An exporter on device 0 and an importer on device 1 (two simulators: one pid)."""
+
+    def __init__(self, preset: str = "atlas800t-a2") -> None:
+        self.a, self.b = simulated_acl(preset), simulated_acl(preset)
+        for acl, dev in ((self.a, 0), (self.b, 1)):
+            assert acl.init() == 0 and acl.rt.set_device(dev) == 0
+        self.ptr, ret = self.a.rt.malloc(4 * MIB_2, P2P_2)
+        assert ret == 0
+        self.mine, ret = self.b.rt.malloc(4 * MIB_2, P2P_2)
+        assert ret == 0
+
+    def export(self, flags: int = 1) -> str:
+        key, ret = self.a.rt.ipc_mem_get_export_key(self.ptr, 4 * MIB_2, 65, flags)
+        assert ret == 0
+        return key
+
+    def finish(self) -> None:
+        assert self.b.rt.free(self.mine) == 0 and self.b.rt.reset_device(1) == 0
+        assert self.a.rt.free(self.ptr) == 0 and self.a.rt.reset_device(0) == 0
+        assert self.a.finalize() == 0 and self.b.finalize() == 0
+
+
+def test_import_reads_and_writes_the_exporters_bytes() -> None:
+    p = Pair()
+    data = bytes(range(256)) * (4 * MIB_2 // 256)
+    assert p.a.rt.memcpy(p.ptr, 4 * MIB_2, p.a.util.bytes_to_ptr(data), 4 * MIB_2, 1) == 0
+    key = p.export()
+    peer, ret = p.b.rt.ipc_mem_import_by_key(key, 1)
+    assert ret == 0 and peer  # the importer's own address for the same memory
+    stream, _ = p.b.rt.create_stream()
+    assert p.b.rt.memcpy_async(p.mine, 4 * MIB_2, peer, 4 * MIB_2, 3, stream) == 0
+    assert p.b.rt.synchronize_stream(stream) == 0
+    back = bytearray(4 * MIB_2)
+    assert p.b.rt.memcpy(p.b.util.bytes_to_ptr(back), 4 * MIB_2, p.mine, 4 * MIB_2, 2) == 0
+    assert bytes(back) == data
+    # a write through the import lands in the exporter's buffer
+    assert p.b.rt.memset(peer, 4 * MIB_2, 0xAB, 4096) == 0
+    got = bytearray(4096)
+    assert p.a.rt.memcpy(p.a.util.bytes_to_ptr(got), 4096, p.ptr, 4096, 2) == 0
+    assert bytes(got) == b"\xab" * 4096
+    assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
+    assert p.b.rt.destroy_stream(stream) == 0
+    p.finish()
+
+
+def test_import_without_being_whitelisted_returns_507899() -> None:
+    p = Pair()
+    key = p.export(flags=0)
+    assert p.a.rt.ipc_mem_set_import_pid(key, [os.getppid()]) == 0  # someone else
+    assert p.b.rt.ipc_mem_import_by_key(key, 1) == (0, C.ACL_ERROR_RT_DRV_INTERNAL_ERROR)
+    assert p.a.rt.ipc_mem_set_import_pid(key, [os.getpid()]) == 0
+    ptr, ret = p.b.rt.ipc_mem_import_by_key(key, 1)
+    assert ret == 0 and ptr
+    assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
+    p.finish()
+
+
+def test_the_container_trap_returns_507899(monkeypatch: pytest.MonkeyPatch) -> None:
+    p = Pair()
+    key = p.export(flags=1)
+    monkeypatch.setenv("ASCEND_P2P_LAB_SIM_PID_HOST", "0")
+    assert p.b.rt.ipc_mem_import_by_key(key, 1)[1] == 507899
+    assert p.a.rt.ipc_mem_close(key) == 0
+    p.finish()
+
+
+def test_the_exporter_closing_before_its_importer_returns_507022() -> None:
+    p = Pair()
+    key = p.export()
+    assert p.b.rt.ipc_mem_import_by_key(key, 1)[1] == 0
+    assert p.a.rt.ipc_mem_close(key) == C.ACL_ERROR_RT_IPC_ERROR == 507022
+    assert p.b.rt.ipc_mem_close(key) == 0
+    assert p.a.rt.ipc_mem_close(key) == 0
+    assert p.b.rt.ipc_mem_import_by_key(key, 1)[1] == 107000  # closed: no new imports
+    p.finish()
+
+
+def test_an_unaligned_address_returns_107008() -> None:
+    p = Pair()
+    assert p.a.rt.ipc_mem_get_export_key(p.ptr + 4096, MIB_2, 65, 1) == ("", 107008)
+    small, _ = p.a.rt.malloc(64 * 1024, 2)  # normal pages: 4 KiB is a page boundary
+    key, ret = p.a.rt.ipc_mem_get_export_key(small + 4096, 4096, 65, 1)
+    assert ret == 0
+    assert p.a.rt.ipc_mem_get_export_key(small + 64, 4096, 65, 1) == ("", 107008)
+    assert p.a.rt.ipc_mem_close(key) == 0 and p.a.rt.free(small) == 0
+    p.finish()
+
+
+def test_host_copies_and_inferred_directions_through_an_import_return_207000() -> None:
+    p = Pair()
+    key = p.export()
+    peer, _ = p.b.rt.ipc_mem_import_by_key(key, 1)
+    host = bytearray(4096)
+    hp = p.b.util.bytes_to_ptr(host)
+    assert p.b.rt.memcpy(hp, 4096, peer, 4096, 2) == 207000  # device to host
+    assert p.b.rt.memcpy(peer, 4096, hp, 4096, 1) == 207000  # host to device
+    assert p.b.rt.memcpy(p.mine, 4096, peer, 4096, 4) == 207000  # ACL_MEMCPY_DEFAULT
+    assert p.b.rt.memcpy(p.mine, 4096, peer, 4096, 3) == 0  # explicit device to device
+    stream, _ = p.b.rt.create_stream()  # asynchronous host copies are refused too
+    assert p.b.rt.memcpy_async(hp, 4096, peer, 4096, 2, stream) == 207000
+    assert p.b.rt.memcpy_async(peer, 4096, hp, 4096, 1, stream) == 207000
+    assert p.b.rt.memcpy_async(p.mine, 4096, peer, 4096, 4, stream) == 207000
+    assert p.b.rt.destroy_stream(stream) == 0
+    assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
+    p.finish()
+
+
+def test_a_synchronous_copy_within_one_device_through_an_import_returns_207000() -> None:
+    p = Pair()
+    key = p.export()
+    peer, _ = p.b.rt.ipc_mem_import_by_key(key, 1)
+    assert p.b.rt.set_device(0) == 0  # the importer also uses the exporter's device
+    local, _ = p.b.rt.malloc(4096, 2)
+    assert p.b.rt.memcpy(local, 4096, peer, 4096, 3) == 207000
+    stream, _ = p.b.rt.create_stream()
+    assert p.b.rt.memcpy_async(local, 4096, peer, 4096, 3, stream) == 0  # async: allowed
+    assert p.b.rt.synchronize_stream(stream) == 0 and p.b.rt.destroy_stream(stream) == 0
+    assert p.b.rt.free(local) == 0 and p.b.rt.reset_device(0) == 0
+    assert p.b.rt.set_device(1) == 0 and p.b.rt.reset_device(1) == 0
+    assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
+    p.finish()
+
+
+def test_pyacl_argument_checks() -> None:
+    acl = simulated_acl("atlas800t-a2")
+    with pytest.raises(ValueError, match="less than 1024"):
+        acl.rt.ipc_mem_get_export_key(1, 4096, 1024, 0)
+    with pytest.raises(ValueError, match="list"):
+        acl.rt.ipc_mem_set_import_pid("k", (1,))
+    with pytest.raises(TypeError):
+        acl.rt.ipc_mem_import_by_key(5, 0)
+    with pytest.raises(TypeError):
+        acl.rt.ipc_mem_get_export_key(1, 4096, 65, 1.0)
+
+
+def test_a_repeated_copy_sees_the_other_processs_new_bytes() -> None:
+    p = Pair()
+    key = p.export()
+    peer, _ = p.b.rt.ipc_mem_import_by_key(key, 1)
+    stream, _ = p.b.rt.create_stream()
+    back = bytearray(4096)
+    for value in (0x11, 0x11, 0x22):  # the repeat may be skipped; a new write may not
+        assert p.a.rt.memset(p.ptr, 4 * MIB_2, value, 4 * MIB_2) == 0  # the exporter writes
+        for _ in range(2):
+            assert p.b.rt.memcpy_async(p.mine, 4 * MIB_2, peer, 4 * MIB_2, 3, stream) == 0
+        assert p.b.rt.synchronize_stream(stream) == 0
+        assert p.b.rt.memcpy(p.b.util.bytes_to_ptr(back), 4096, p.mine, 4096, 2) == 0
+        assert bytes(back) == bytes([value]) * 4096
+    route, _ = p.b._router.resolve(p.mine, 4 * MIB_2, peer, 4 * MIB_2, 3, 1)
+    assert route.memo_able  # repeats are cheap, as in one process
+    assert p.b.rt.destroy_stream(stream) == 0
+    assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
+    p.finish()
+
+
+def test_import_flag_0_needs_peer_access_as_in_one_process() -> None:
+    p = Pair()
+    key = p.export()
+    peer, ret = p.b.rt.ipc_mem_import_by_key(key, 0)  # peer access left to the importer
+    assert ret == 0
+    stream, _ = p.b.rt.create_stream()
+    # the A2 preset refuses a copy between devices without peer access (inferred: 507899)
+    assert p.b.rt.memcpy_async(p.mine, 4096, peer, 4096, 3, stream) == 507899
+    assert p.b.rt.device_enable_peer_access(0, 0) == 0  # 1 -> 0 from the current device
+    assert p.b.rt.set_device(0) == 0 and p.b.rt.device_enable_peer_access(1, 0) == 0
+    assert p.b.rt.set_device(1) == 0  # both directions on: the A2 driver programs the link
+    assert p.b.rt.memcpy_async(p.mine, 4096, peer, 4096, 3, stream) == 0
+    assert p.b.rt.synchronize_stream(stream) == 0 and p.b.rt.destroy_stream(stream) == 0
+    assert p.b.rt.device_disable_peer_access(0) == 0
+    assert p.b.rt.set_device(0) == 0 and p.b.rt.device_disable_peer_access(1) == 0
+    assert p.b.rt.reset_device(0) == 0 and p.b.rt.reset_device(0) == 0
+    assert p.b.rt.reset_device(1) == 0  # the second set_device(1)
+    assert p.b.rt.ipc_mem_close(key) == 0 and p.a.rt.ipc_mem_close(key) == 0
+    p.finish()
+
+
+KIB_2 = 1024
+
+
+D2D_2 = 3
+
+
+#: Every acl.rt call, its number of arguments, and the label its wrong-type TypeError
+#: starts with at each position (the call's own name, except device_enable_peer_access's
+#: flags).
+RT_ARGS: dict[str, tuple[str, ...]] = {
+    "set_device": ("set_device",),
+    "reset_device": ("reset_device",),
+    "reset_device_force": ("reset_device_force",),
+    "get_device": (),
+    "get_device_count": (),
+    "get_context": (),
+    "set_context": ("set_context",),
+    "create_context": ("create_context",),
+    "destroy_context": ("destroy_context",),
+    "get_run_mode": (),
+    "get_devices_topo": ("get_devices_topo",) * 2,
+    "get_device_info": ("get_device_info",) * 2,
+    "device_can_access_peer": ("device_can_access_peer",) * 2,
+    "device_enable_peer_access": ("device_enable_peer_access", "flags"),
+    "device_disable_peer_access": ("device_disable_peer_access",),
+    "device_peer_access_status": ("device_peer_access_status",) * 2,
+    "malloc": ("malloc",) * 2,
+    "free": ("free",),
+    "malloc_host": ("malloc_host",),
+    "free_host": ("free_host",),
+    "memset": ("memset",) * 4,
+    "memset_async": ("memset_async",) * 5,
+    "memcpy": ("memcpy",) * 5,
+    "memcpy_async": ("memcpy_async",) * 6,
+    "get_mem_info": ("get_mem_info",),
+    "create_stream": (),
+    "destroy_stream": ("destroy_stream",),
+    "synchronize_stream": ("synchronize_stream",),
+    "synchronize_device": (),
+    "create_event": (),
+    "create_event_with_flag": ("create_event_with_flag",),
+    "create_event_ex_with_flag": ("create_event_ex_with_flag",),
+    "destroy_event": ("destroy_event",),
+    "record_event": ("record_event",) * 2,
+    "stream_wait_event": ("stream_wait_event",) * 2,
+    "synchronize_event": ("synchronize_event",),
+    "event_elapsed_time": ("event_elapsed_time",) * 2,
+    "event_get_timestamp": ("event_get_timestamp",),
+    "ipc_mem_get_export_key": ("ipc_mem_get_export_key",) * 4,
+    "device_get_bare_tgid": (),
+}
+
+
+WRONG = [(1.0, "float"), ("1", "str"), (None, "NoneType"), (np.int64(1), "int64"),
+         ([1], "list")]
+
+
+POSITIONS = [(name, pos) for name, labels in RT_ARGS.items() for pos in range(len(labels))]
+
+
+# ------------------------------------------------------------------ declared formats
+@pytest.mark.parametrize(("name", "pos"), POSITIONS)
+@pytest.mark.parametrize(("bad", "type_name"), WRONG)
+def test_a_wrong_type_raises_the_same_type_error_as_before(
+        name: str, pos: int, bad: object, type_name: str) -> None:
+    acl = simulated_acl("atlas800t-a2")  # not even initialized: the type check comes first
+    args: list[Any] = [0] * len(RT_ARGS[name])
+    args[pos] = bad
+    with pytest.raises(TypeError) as info:
+        getattr(acl.rt, name)(*args)
+    assert str(info.value) == f"{RT_ARGS[name][pos]}: an integer is required (got type {type_name})"
+    assert acl.call_counts == {f"rt.{name}": 1}  # counted, as every call was
+    assert acl.simulator.ledger_is_empty() and acl.simulator.host_time_us == 0.0
+
+
+def test_the_first_wrong_argument_is_the_one_reported() -> None:
+    acl = simulated_acl("atlas800t-a2")
+    with pytest.raises(TypeError, match=r"^device_enable_peer_access: .* \(got type str\)$"):
+        acl.rt.device_enable_peer_access("1", 0.5)
+    with pytest.raises(TypeError, match=r"^flags: .* \(got type float\)$"):
+        acl.rt.device_enable_peer_access(1, 0.5)
+
+
+def test_top_level_and_util_calls_keep_their_messages() -> None:
+    acl = simulated_acl("atlas800t-a2")
+    with pytest.raises(TypeError, match=r"^init\(\): argument 1 must be str$"):
+        acl.init(5)
+    for fn in (acl.util.bytes_to_ptr, acl.util.numpy_to_ptr):
+        with pytest.raises(TypeError, match=r"^bytes_to_ptr\(\): a bytes-like object is required$"):
+            fn(12)
+    with pytest.raises(TypeError, match=r"^ptr_to_bytes: an integer is .* \(got type float\)$"):
+        acl.util.ptr_to_bytes(1.0, 4)
+    # top level and util: not counted
+    assert acl.call_counts == {} and not acl.simulator.ledger()["initialized"]
+    assert acl.init(None) == 0 and acl.finalize() == 0
+
+
+@pytest.mark.parametrize(("call", "args", "message"), [
+    ("set_device", (0, 1), "set_device() takes exactly 1 argument (2 given)"),
+    ("memcpy", (1, 2), "memcpy() takes exactly 5 arguments (2 given)"),
+    ("get_device", (0,), "get_device() takes no arguments (1 given)"),
+])
+def test_a_wrong_number_of_arguments_is_a_type_error(
+        call: str, args: tuple[int, ...], message: str) -> None:
+    acl = simulated_acl("atlas800t-a2")
+    with pytest.raises(TypeError) as info:
+        getattr(acl.rt, call)(*args)
+    assert str(info.value) == message
+    with pytest.raises(TypeError, match=r"^init\(\) takes at most 1 argument \(2 given\)$"):
+        acl.init("a", "b")
+
+
+# ------------------------------------------------------------------ routes
+@contextlib.contextmanager
+def copy_setup(acl: SimulatedACL) -> Iterator[tuple[int, int, int]]:
+    """Devices 0 and 1 set with peer access both ways, a buffer on each, a stream on
+    device 0 (current); (src, dst, stream), all released afterwards."""
+    rt = acl.rt
+    assert acl.init() == 0
+    for dev, peer in ((1, 0), (0, 1)):
+        assert rt.set_device(dev) == 0 and rt.device_enable_peer_access(peer, 0) == 0
+    (src, _), (dst, _) = rt.malloc(64 * KIB_2, 0), rt.malloc(64 * KIB_2, 0)
+    stream, _ = rt.create_stream()
+    yield src, dst, stream
+    assert rt.synchronize_device() == 0 and rt.destroy_stream(stream) == 0
+    assert rt.free(src) == 0 and rt.free(dst) == 0
+    for dev, peer in ((0, 1), (1, 0)):
+        assert rt.set_device(dev) == 0 and rt.device_disable_peer_access(peer) == 0
+        assert rt.reset_device(dev) == 0 and rt.reset_device(dev) == 0
+    assert acl.finalize() == 0 and acl.simulator.ledger_is_empty(), acl.simulator.ledger()
+
+
+def test_the_fast_path_and_the_checked_paths_share_one_route() -> None:
+    acl = simulated_acl("atlas800t-a2")
+    with copy_setup(acl) as (src, dst, stream):
+        args = (dst, 64 * KIB_2, src, 4 * KIB_2, D2D_2, stream)
+        key = (dst, 64 * KIB_2, src, 4 * KIB_2, D2D_2, 0)  # ... and the current device
+        assert acl.rt.memcpy_async(*args) == 0  # the checked path: routes, keeps the copy
+        route = acl._router.cache[key]
+        assert isinstance(route, Route) and acl._copies.plans[args].route is route
+        for _ in range(5):
+            assert acl.rt.memcpy_async(*args) == 0  # the fast path
+        assert acl._copies.plans[args].route is route and acl._router.cache[key] is route
+        assert acl.rt.memcpy(*args[:5]) == 0  # the synchronous copy resolves to it too
+        assert acl._router.resolve(*key) == (route, 0)
+        assert (route.devices, route.link, route.resources, route.staged, route.count,
+                route.nbytes, route.memo_able) == (
+            (0, 0), None, (("hbm", 0),), False, 4 * KIB_2, 4 * KIB_2, True)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            route.count = 1  # type: ignore[misc]
+        assert acl.rt.memcpy_async(*args[:5], 0) == 0  # the default stream: another copy
+        assert acl._copies.plans[(*args[:5], 0)].route is route  # ... over the same route
+
+
+def test_a_device_to_device_route_names_its_link() -> None:
+    acl = simulated_acl("atlas800t-a3")
+    with copy_setup(acl) as (src, _dst, stream):
+        assert acl.rt.set_context(CONTEXT_BASE + 1) == 0
+        (far, _), _ = acl.rt.malloc(64 * KIB_2, 0), acl.rt.set_context(CONTEXT_BASE + 0)
+        args = (far, 64 * KIB_2, src, 8 * KIB_2, D2D_2, stream)
+        assert acl.rt.memcpy_async(*args) == 0 and acl.rt.memcpy_async(*args) == 0
+        route = acl._copies.plans[args].route
+        assert route.link == (0, 1) and route.devices == (0, 1) and route.device == 0
+        assert route.resources[0] == ("link", 0, 1) and not route.staged
+        assert acl.rt.free(far) == 0
+
+
+# ------------------------------------------------------------------ acl.simulator
+DOCUMENTED = {"topology", "seed", "host_time_us", "ledger", "ledger_is_empty",
+              "call_counts", "implicit_releases", "shared_ledger", "reseed_jitter",
+              "host_time_ns", "begin_point", "faults", "app_log_path"}
+
+
+def _factors(acl, key: str | None, before: int) -> list[float]:
+    """The time factors of 4 copies after ``before`` others (and a reseed to key)."""
+    eng = acl._engine
+    for _ in range(before):
+        eng._normal()
+    if key is not None:
+        acl.simulator.reseed_jitter(key)
+    return [eng._factor() for _ in range(4)]
+
+
+def test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only() -> None:
+    def fresh(seed: int = 3):
+        return simulated_acl("atlas800t-a2", seed=seed, jitter=0.05)
+
+    a = _factors(fresh(), "pair/uni/on/p2p/0-1/4096", before=0)
+    assert a == _factors(fresh(), "pair/uni/on/p2p/0-1/4096", before=7)  # history ignored
+    assert len(set(a)) == 4 and a != _factors(fresh(), "pair/uni/on/p2p/0-1/8192", before=0)
+    assert a != _factors(fresh(seed=4), "pair/uni/on/p2p/0-1/4096", before=0)
+    assert _factors(fresh(), None, 0) != _factors(fresh(), None, 7)  # without: call order
+
+
+def test_the_simulator_interface_is_what_is_documented() -> None:
+    acl = simulated_acl("atlas800t-a3", seed=7)
+    sim = acl.simulator
+    assert isinstance(sim, Simulator)
+    assert {name for name in dir(sim) if not name.startswith("_")} == DOCUMENTED
+    for name in DOCUMENTED:
+        assert f"``{name}" in sim_pkg.__doc__, name  # documented in the package docstring
+    assert sim.topology is acl.topology and sim.topology.name == "atlas800t-a3"
+    assert sim.seed == 7 and sim.host_time_us == 0.0 and sim.ledger_is_empty()
+    assert isinstance(sim.call_counts, MappingProxyType) and dict(sim.call_counts) == {}
+    assert acl.init() == 0 and acl.rt.set_device(0) == 0 and acl.rt.set_device(0) == 0
+    assert dict(sim.call_counts) == {"rt.set_device": 2}  # a live view
+    with pytest.raises(TypeError):
+        sim.call_counts["rt.set_device"] = 0  # type: ignore[index]
+    assert sim.host_time_us > 200_000.0
+    assert sim.ledger()["devices_set"] == {0: 2}
+    assert not sim.ledger_is_empty()
+    assert acl.finalize() == 0
+    assert sim.implicit_releases == ["device 0 reset by aclFinalize"] == acl.implicit_releases
+    sim.implicit_releases.clear()  # a copy: the simulator's own list is untouched
+    assert sim.ledger()["implicit_releases"] == ["device 0 reset by aclFinalize"]
+    for name in DOCUMENTED:
+        with pytest.raises(AttributeError):
+            setattr(sim, name, None)  # read-only
+    acl.implicit_releases.clear()  # (the test suite checks every simulator's ledger)
+
+
+def test_the_compatibility_names_are_gone() -> None:
+    """A 0.x package keeps one way to each extra: ``acl.simulator`` (no ``sim.runtime``
+    module, no ledger or clock directly on the ``acl`` object)."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("ascend_p2p_lab.sim.runtime")
+    acl = simulated_acl("atlas800t-a2", seed=2)
+    for name in ("ledger", "ledger_is_empty", "initialized", "device_refs", "host_time_us",
+                 "faults", "resident_bytes"):
+        assert not hasattr(acl, name), name
+    assert (acl.seed, acl.call_counts) == (2, {})
+    assert SimulatedACL._device_can_access_peer(acl, 0, 1) == (0, C.ACL_ERROR_UNINITIALIZE)
+
+
+def test_the_shim_exposes_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(shim_path()))
+    monkeypatch.setenv("ASCEND_P2P_LAB_PRESET", "atlas300i-duo")
+    monkeypatch.setenv("ASCEND_P2P_LAB_SEED", "4")
+    monkeypatch.delitem(sys.modules, "acl", raising=False)
+    try:
+        acl = importlib.import_module("acl")
+        assert acl.__simulated__ is True and acl.simulator is acl.__simulator__.simulator
+        assert (acl.simulator.topology.name, acl.simulator.seed) == ("atlas300i-duo", 4)
+    finally:
+        sys.modules.pop("acl", None)
+
+
+# ------------------------------------------------------------------ size
+SIM = Path(sim_pkg.__file__).parent
+
+
+MODULES = sorted(SIM.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(SIM)) for p in MODULES])
+def test_sim_modules_and_functions_stay_small(path: Path) -> None:
+    """No sim module over 500 lines, no function over 80 (the formats table is data)."""
+    text = path.read_text()
+    assert text.count("\n") <= 500
+    long = [(node.name, node.end_lineno - node.lineno + 1)  # type: ignore[operator]
+            for node in ast.walk(ast.parse(text))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > 80]  # type: ignore[operator]
+    assert not long
+
+
+# ---------------------------------------------------------------------- the fluid model
+FLUID_LATE = """
+from ascend_p2p_lab.sim.engine import Engine
+eng = Engine(capacity={("link", 0, 1): 26000.0})
+eng.host_us = 1e13  # ~116 virtual days: a 1-byte copy ends within the clock's rounding
+a, b = eng.new_stream(0), eng.new_stream(0)
+x = eng.enqueue_copy(a, 1, (("link", 0, 1),), latency_us=0.0)
+y = eng.enqueue_copy(b, 1 << 20, (("link", 0, 1),), latency_us=0.0)
+eng.resolve()
+print(x.end - 1e13, y.end - 1e13)
+"""
+
+
+def test_the_fluid_model_ends_a_tiny_copy_late_in_virtual_time() -> None:
+    """A copy whose remaining time is below the clock's resolution finished; the loop
+    used to spin for ever (run in a child so that a regression fails, not hangs)."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", FLUID_LATE], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.split()
+    tiny, big = map(float, out)
+    assert tiny == 0.0
+    assert big == pytest.approx((1 << 20) / 26000.0, rel=1e-4)  # the link alone afterwards
+
+
+CLI_QUICK = ["--sizes", "4KiB,64KiB", "--samples", "2", "--no-progress"]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def topology_with(tmp_path: Path, *faults: str, preset: str = "atlas800t-a2") -> str:
+    """A copy of a preset with ``[[fault]]`` tables (TOML body lines) appended."""
+    text = read_packaged(f"{preset}.toml")
+    for body in faults:
+        text += f"\n[[fault]]\n{body}\n"
+    path = tmp_path / "topo.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_the_command_line_reports_a_missing_call_with_exit_1(capsys, monkeypatch) -> None:
+    import ascend_p2p_lab.sim as sim
+
+    made = sim.simulated_acl
+
+    def old_pyacl(*args: Any, **kwargs: Any) -> Any:
+        acl = made(*args, **kwargs)
+        delattr(acl.rt, "stream_wait_event")
+        return acl
+
+    monkeypatch.setattr(sim, "simulated_acl", old_pyacl)
+    code, out, err = run_cli(capsys, "sweep", "--backend", "sim", "--patterns", "all_to_one",
+                             *CLI_QUICK)
+    assert code == 1 and "missing_call" in out and "Traceback" not in err
+    code, out, err = run_cli(capsys, "sweep", "--backend", "sim", "--pairs", "0-1",
+                             "--peer", "off", *CLI_QUICK)
+    assert code == 0 and "legs do not overlap" in out, out
+
+
+# ----------------------------------------------------------------------- teardown
+@pytest.mark.keeps_ledger  # aclFinalize fails for good: the simulated session stays initialized
+def test_results_come_before_a_failed_finalize(capsys, tmp_path) -> None:
+    topo = topology_with(tmp_path, 'kind = "error"\ncall = "finalize"')
+    code, out, err = run_cli(capsys, "probe", "--backend", "sim", "--topology", topo)
+    assert code == 1 and "aclrtDeviceCanAccessPeer (row -> column)" in out
+    assert err.strip().startswith("ascend-p2p-lab: teardown failed after the results above: "
+                                  "acl.finalize() returned 507899")
+    code, out, err = run_cli(capsys, "sweep", "--backend", "sim", "--topology", topo,
+                             "--pairs", "0-1", *CLI_QUICK, "--out", str(tmp_path / "r"))
+    assert code == 1 and "saved to" in out and "teardown failed" in err
+    assert load_run(tmp_path / "r").error_kind.isna().all()
+    for sim in drain_tracked():  # everything but the session itself was released
+        ledger = sim.simulator.ledger()
+        assert ledger["initialized"] and not ledger["devices_set"]
+        assert not (ledger["device_buffers"] or ledger["streams"] or ledger["peer_refs"])

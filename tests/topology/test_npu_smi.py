@@ -1,16 +1,36 @@
-"""Parsing and printing ``npu-smi info -t topo`` text."""
+"""Parsing and printing ``npu-smi info -t topo`` text.
+
+Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+
+Through the library, the command line (in process, and once as a real process) and the
+widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
+save/load round trip. The npu-smi text format -> parse round trip of random topologies is
+in tests/test_npu_smi.py and is not repeated here.
+
+The runtime layer (ascend_p2p_lab.runtime) on the simulator, plus a hardware group.
+
+The simulated tests pick the backend explicitly or steer ``import acl`` through
+``sys.modules``, so they behave the same on a machine that has CANN. The hardware group
+(``-m hardware``) runs the same acceptance checks on real pyACL and is skipped unless
+``import acl`` is CANN's pyACL reporting at least two devices."""
 
 from __future__ import annotations
 
 import contextlib
 import itertools
 import re
+import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.runtime import ENV_BACKEND, ENV_PRESET, ENV_SEED
+from ascend_p2p_lab.sim import simulated_acl
 from ascend_p2p_lab.topology import (
     LINK_CLASSES,
     LinkClass,
@@ -25,7 +45,10 @@ from ascend_p2p_lab.topology import (
 from ascend_p2p_lab.topology.model import SELF
 
 DATA = Path(__file__).resolve().parents[2] / "data"
+
+
 SAMPLE = DATA / "npu-smi-topo-910b3-8npu.txt"
+
 
 # A3 (910_93): Phy-ID labels, no CPU Affinity column, SIO/HCCS_SW cells and legend lines.
 # Columns padded as the driver's "Phy-ID%-5d" / "%-11s" leave them (trailing spaces kept).
@@ -50,6 +73,7 @@ A3_TEXT = (
     "  NA   = Unknown relationship.\n"
 )
 
+
 # Older npu-smi 23.0.rc2 on 910B1: no NA legend line, "multipul" typo, stripped trailing space.
 NO_NA_TEXT = """\t   NPU0       NPU1       NPU2       NPU3       CPU Affinity
 NPU0       X          HCCS       HCCS       HCCS       0-23
@@ -66,6 +90,7 @@ Legend:
   PXB  = Path traversing multipul PCIe switches
   HCCS = Connection traversing HCCS
 """
+
 
 # Current driver source: NIC0..NIC3 columns and rows, then "NICn: <ifname>" lines.
 NIC_TEXT = """\t   NPU0       NPU1       NIC0       NIC1       NIC2       NIC3       CPU Affinity
@@ -91,6 +116,7 @@ NIC Legend:
   NIC3: eth3
 """
 
+
 # Chinese-localised build: XLink / XLink_SW for HCCS / HCCS_SW, localised legend.
 XLINK_TEXT = (
     "\t   NPU0       NPU1       NPU2       CPU Affinity\n"
@@ -104,6 +130,7 @@ XLINK_TEXT = (
     "  XLink = 通过XLink连接。\n"
     "  XLink_SW = 通过交换芯片的XLink连接。\n"
 )
+
 
 # Atlas 350: UB cells and a UB legend line.
 UB_TEXT = """\t   NPU0       NPU1       NPU2       NPU3       CPU Affinity
@@ -121,12 +148,14 @@ Legend:
   NA   = Unknown relationship.
 """
 
+
 PCIE_TEXT = """\t   NPU0       NPU1       NPU2       NPU3       CPU Affinity
 NPU0       X          PIX        SYS        NA         0-23
 NPU1       PIX        X          SYS        NA         0-23
 NPU2       SYS        SYS        X          PHB        24-47
 NPU3       NA         NA         PHB        X          24-47
 """
+
 
 MIXED_910A_TEXT = """\t   NPU0       NPU1       NPU2       NPU3       CPU Affinity
 NPU0       X          HCCS       SYS        SYS        0-23
@@ -135,7 +164,10 @@ NPU2       SYS        SYS        X          HCCS       24-47
 NPU3       SYS        SYS        HCCS       X          24-47
 """
 
+
 TWO = "\t   NPU0       NPU1       CPU Affinity\n"
+
+
 TWO_ROWS = "NPU0       X          HCCS       0-23\nNPU1       HCCS       X          0-23\n"
 
 
@@ -143,9 +175,6 @@ def error_of(text: str) -> NpuSmiParseError:
     with pytest.raises(NpuSmiParseError) as info:
         parse_npu_smi_topo(text)
     return info.value
-
-
-# ---- the real capture -----------------------------------------------------------------------
 
 
 def test_sample_is_whitespace_exact() -> None:
@@ -195,9 +224,6 @@ def test_header_without_leading_tab() -> None:
     text = SAMPLE.read_text(encoding="utf-8").replace("\t   NPU0", "           NPU0", 1)
     assert parse_npu_smi_topo(text).device_count == 8
     assert parse_npu_smi_topo(text.lstrip()).device_count == 8
-
-
-# ---- printed variants -------------------------------------------------------------------------
 
 
 def test_a3_phy_id_labels_without_affinity() -> None:
@@ -299,9 +325,6 @@ def test_parse_error_is_a_topology_error_and_value_error() -> None:
     assert isinstance(err, TopologyError) and isinstance(err, ValueError)
 
 
-# ---- malformed text -------------------------------------------------------------------------
-
-
 @pytest.mark.parametrize(
     ("text", "line", "reason"),
     [
@@ -355,9 +378,6 @@ def test_long_lines_are_shortened_in_messages() -> None:
     assert len(message) < 250 and message.endswith("...'")
 
 
-# ---- formatting -------------------------------------------------------------------------------
-
-
 @pytest.mark.parametrize("name", list_presets())
 def test_format_parse_round_trip_for_presets(name: str) -> None:
     preset = load_preset(name)
@@ -396,8 +416,6 @@ def test_format_keeps_columns_apart_for_long_labels() -> None:
     parsed = parse_npu_smi_topo(text, defaults=topo.link_classes)
     assert parsed.labels == topo.labels and parsed.cpu_affinity == (None, "0-3")
 
-
-# ---- property tests ---------------------------------------------------------------------------
 
 _AFFINITY = st.from_regex(r"[0-9]{1,3}-[0-9]{1,3}(,[0-9]{1,3}-[0-9]{1,3})?", fullmatch=True)
 
@@ -449,6 +467,8 @@ _TOKENS = [
     "0-23", "N/A", "Legend:", "=", "Self", "NIC0:", "eth0", "\t", "  ", "图例：", "does not",
     "support querying topo", "",
 ]  # fmt: skip
+
+
 _LINE = st.one_of(
     st.text(max_size=60),
     st.lists(st.sampled_from(_TOKENS), max_size=10).map(" ".join),
@@ -477,3 +497,61 @@ def test_mutated_capture_only_raises_parse_errors(data: st.DataObject) -> None:
         words[i] = data.draw(st.sampled_from([*_TOKENS, "\n", "HCCS\nNPU3"]))
     with contextlib.suppress(NpuSmiParseError):
         parse_npu_smi_topo(" ".join(words))
+
+
+DATA_2 = Path(__file__).resolve().parents[1] / "data"
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc)
+    assert text and "\n" not in text and "Traceback" not in text, text
+    return text
+
+
+@pytest.mark.parametrize("cut", [0.1, 0.3, 0.5])
+def test_truncated_npu_smi_text_names_the_line(cut: float) -> None:
+    text = (DATA_2 / "npu-smi-topo-910b3-8npu.txt").read_text()
+    with pytest.raises(TopologyError) as info:
+        parse_npu_smi_topo(text[: int(len(text) * cut)], name="capture")
+    assert one_line(info.value).startswith("capture: line ")
+
+
+DATA_3 = Path(__file__).resolve().parents[1] / "data"
+
+
+# ------------------------------------------------------------------------------------ helpers
+@pytest.fixture(autouse=True)
+def _no_backend_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start every test without the backend variables (the root conftest sets some)."""
+    for name in (ENV_BACKEND, ENV_PRESET, ENV_SEED):
+        monkeypatch.delenv(name, raising=False)
+
+
+def as_real_acl(sim: Any) -> SimpleNamespace:
+    """A simulator dressed as CANN's pyACL: same calls, no ``__simulated__`` mark."""
+    return SimpleNamespace(
+        rt=sim.rt, util=sim.util, init=sim.init, finalize=sim.finalize,
+        get_soc_name=sim.get_soc_name, get_version=sim.get_version,
+        get_recent_err_msg=sim.get_recent_err_msg,
+    )
+
+
+def all_released(sim: Any) -> bool:
+    return sim.simulator.ledger_is_empty() and not sim.simulator.ledger()["devices_set"]
+
+
+def test_link_class_from_a_given_topology(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = parse_npu_smi_topo((DATA_3 / "npu-smi-topo-910b3-8npu.txt").read_text())
+    with open_runtime("sim", topology=parsed) as rt:  # the simulator runs the parsed server
+        assert rt.preset == "npu-smi" and rt.topology is parsed
+        assert rt.device_count == 8 and rt.soc_name == "Ascend910B3"
+        assert rt.link_class(0, 7) == "HCCS"
+    sim = simulated_acl("atlas800t-a2")  # "hardware" whose get_devices_topo says HCCS
+    monkeypatch.setitem(sys.modules, "acl", as_real_acl(sim))
+    given = load_preset("atlas800t-a3")
+    with open_runtime("acl", topology=given) as rt:
+        assert rt.backend == "acl" and rt.topology is given
+        assert rt.link_class(0, 1) == "SIO"  # read from the given topology
+        assert rt.link_class(0, 2) == "HCCS_SW"
+    assert "rt.get_devices_topo" not in sim.call_counts
+    assert all_released(sim)
