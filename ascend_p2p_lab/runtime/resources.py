@@ -166,7 +166,7 @@ class Stream(Resource):
 
     def synchronize(self) -> None:
         """Block until everything enqueued so far has finished."""
-        self.rt.call("rt.synchronize_stream", self.handle)
+        self.rt._call_ret("synchronize_stream", self.handle)
 
     def _release(self) -> None:
         assert self.device is not None
@@ -182,10 +182,10 @@ class Event(Resource):
     def record(self, stream: Stream) -> None:
         assert stream.device is not None
         self.rt.use(stream.device)
-        self.rt.call("rt.record_event", self.handle, stream.handle)
+        self.rt._call_ret("record_event", self.handle, stream.handle)
 
     def synchronize(self) -> None:
-        self.rt.call("rt.synchronize_event", self.handle)
+        self.rt._call_ret("synchronize_event", self.handle)
 
     def _release(self) -> None:
         assert self.device is not None

@@ -116,7 +116,46 @@ class Runtime(Transfers, IpcCalls):
 
         Example: ``count = rt.call("rt.get_device_count")``.
         """
-        out = self._fn(name)(*args)
+        group, _, call = name.partition(".")  # _fn, inlined: every checked call is here
+        try:
+            fn = getattr(self.acl, group)
+            if call:
+                fn = getattr(fn, call)
+        except AttributeError:
+            raise MissingCall(f"acl.{name}") from None
+        out = fn(*args)
+        if isinstance(out, tuple):
+            if len(out) == 2:  # (value, ret): the common case
+                if out[1]:
+                    raise AclError(f"acl.{name}", args, out[1], self._recent_error())
+                return out[0]
+            *values, ret = out
+        elif out:  # a ret alone
+            raise AclError(f"acl.{name}", args, out, self._recent_error())
+        else:
+            return None
+        if ret:
+            raise AclError(f"acl.{name}", args, ret, self._recent_error())
+        if not values:
+            return None
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def _call_ret(self, name: str, *args: Any) -> None:
+        """``call("rt.<name>", *args)`` of a call whose reply is a ret alone (a record, a
+        synchronize): the same checks, without call()'s parsing of the name.
+
+        Example: ``rt._call_ret("synchronize_stream", handle)``.
+        """
+        try:
+            fn = getattr(self.acl.rt, name)
+        except AttributeError:
+            raise MissingCall(f"acl.rt.{name}") from None
+        out = fn(*args)
+        if out:  # a ret (or out-values): what call() makes of it
+            self._outcome(f"rt.{name}", args, out)
+
+    def _outcome(self, name: str, args: tuple, out: Any) -> Any:
+        """What :meth:`call` makes of what ``acl.<name>(*args)`` returned."""
         if isinstance(out, tuple):
             *values, ret = out
         else:
@@ -259,8 +298,14 @@ class Runtime(Transfers, IpcCalls):
         if getattr(self._tls, "current", None) == dev:
             return
         ctx = self._contexts.get(dev)
-        if ctx is not None:
-            self.call("rt.set_context", ctx)
+        if ctx is not None:  # call("rt.set_context", ctx), inlined: a sweep switches often
+            try:
+                set_context = self.acl.rt.set_context
+            except AttributeError:
+                raise MissingCall("acl.rt.set_context") from None
+            out = set_context(ctx)
+            if out:  # a ret (or out-values): what call() makes of it
+                self._outcome("rt.set_context", (ctx,), out)
         else:
             self.call("rt.set_device", dev)
             with self._lock:

@@ -39,8 +39,8 @@ from typing import Any
 
 from .. import codes as C
 from .devices import Devices
-from .engine import CopyRun, Stream
-from .memory import copy_bytes, move_bytes
+from .engine import Stream
+from .memory import Region, copy_bytes, move_bytes
 from .part import Part, Shared
 from .routes import Route, Router
 from .streams import Streams
@@ -60,14 +60,21 @@ class AsyncCopy:
     stream: Stream
     route: Route
     #: (current, stream, and the route's dst_region, dst_offset, src_region, src_offset,
-    #: memo_able, resources, nbytes, latency_us): what a repeat reads, in one tuple
+    #: memo_able, resources, nbytes, latency_us, then :attr:`seen`): what a repeat reads,
+    #: in one tuple
     parts: tuple = field(init=False, repr=False, compare=False)
+    #: what the last repeat found, so that the next one can tell by identity that nothing
+    #: changed: [the destination's ``last_copy`` that was this copy's memo, the source's
+    #: version in it, the CopyRun the copy was appended to]
+    seen: list = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         r = self.route
+        seen = [None, None, None]
+        object.__setattr__(self, "seen", seen)
         object.__setattr__(self, "parts", (
             self.current, self.stream, r.dst_region, r.dst_offset, r.src_region, r.src_offset,
-            r.memo_able, r.resources, r.nbytes, r.latency_us))
+            r.memo_able, r.resources, r.nbytes, r.latency_us, seen))
 
 
 class Copies(Part):
@@ -79,12 +86,15 @@ class Copies(Part):
         self.devices, self.streams, self.router = devices, streams, router
         #: successful memcpy_async calls by their argument tuple (plain ints only)
         self.plans: dict[tuple[int, ...], AsyncCopy] = {}
+        #: drops the fast path's last repeat (set by :meth:`fast_memcpy_async`)
+        self.forget_last: Callable[[], None] = lambda: None
 
     def clear(self) -> None:
         """Forget the kept copies and routes, and the kept contexts, records and waits
         (memory, streams, devices or peers changed)."""
         self.router.clear()
         self.plans.clear()
+        self.forget_last()
         self.devices.kept.clear()
         self.streams.kept_records.clear()
         self.streams.kept_waits.clear()
@@ -135,12 +145,21 @@ class Copies(Part):
         if route.link is None and _imported_cross(route):
             return self.fail(C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                              "no synchronous copy within one device through an imported pointer")
-        code = self._fault_and_move("rt.memcpy", route)  # the route resolved once
-        if code:
-            return code
-        self.engine.run_blocking_copy(route.device, route.nbytes, route.resources,
-                                      route.latency_us)
-        self.injector.host(self.topology.host.sync_return_us)
+        injector, engine, host = self.injector, self.engine, self.topology.host
+        if injector.faults or injector.lost:
+            code = self._fault_and_move("rt.memcpy", route)  # the route resolved once
+            if code:
+                return code
+            engine.run_blocking_copy(route.device, route.nbytes, route.resources,
+                                     route.latency_us)
+            injector.host(host.sync_return_us)
+            return 0
+        # no fault can act: _fault_and_move's bytes and host(), without their calls
+        copy_bytes(route.dst_region, route.dst_offset, route.src_region, route.src_offset,
+                   route.count)
+        engine.host_us += host.api_us
+        engine.run_blocking_copy(route.device, route.nbytes, route.resources, route.latency_us)
+        engine.host_us += host.sync_return_us
         return 0
 
     def memcpy_async(
@@ -208,19 +227,31 @@ class Copies(Part):
         ``checked`` (the format check, then :meth:`memcpy_async`).
 
         Under ``lock``, counting the call in ``counts`` as every wrapped call is. A repeat
-        does what the checked path would: the fault check (when faults are configured),
-        moving the bytes (corrupted under a ``corrupt`` fault; skipped when copy_bytes' own
-        memo says they are already there), advancing the host clock, queueing the copy.
+        does what the checked path would: the fault check (when faults are configured:
+        :meth:`_faulted_repeat`), moving the bytes (skipped when copy_bytes' own memo says
+        they are already there: :attr:`AsyncCopy.seen` tells it by identity, else
+        :func:`_move_kept` decides as copy_bytes would), advancing the host clock, queueing
+        the copy (on the run it extended last, found by identity, else as
+        ``Engine.append_copy`` decides).
         """
         plans, tls, engine, injector = self.plans, self.devices.tls, self.engine, self.injector
-        faults, corrupt_faults = injector.faults, injector.corrupt_faults
-        fault, corrupts, copy_corrupted = (injector.fault, injector.corrupts,
-                                           injector.copy_corrupted)
-        host, append_copy = injector.host, engine.append_copy
+        faults, append_copy, faulted = injector.faults, engine.append_copy, self._faulted_repeat
         api_us = self.topology.host.api_us
         name = _ASYNC
+        # the arguments of the last repeat and its kept copy: a call whose arguments are
+        # the same objects is that copy again (equal, and plain ints), without the lookup.
+        # A kept copy stays right for its current device until all are dropped
+        # (Copies.clear, which forgets this one too).
+        a0 = a1 = a2 = a3 = a4 = a5 = last = None
+
+        def forget() -> None:
+            nonlocal last
+            last = None
+
+        self.forget_last = forget
 
         def memcpy_async(*args: Any) -> int:
+            nonlocal a0, a1, a2, a3, a4, a5, last
             lock.acquire()  # acquire/release: cheaper than `with lock` per call
             try:
                 try:
@@ -228,54 +259,92 @@ class Copies(Part):
                 except KeyError:  # the first call
                     counts[name] = 1
                 try:
-                    hit = plans.get(args)  # keyed by the argument tuple itself
-                except TypeError:  # an unhashable argument: the checks report it
-                    hit = None
-                if hit is None:
+                    dst, dest_max, src, count, kind, stream = args
+                except ValueError:  # another number of arguments: the checks report it
                     return checked(*args)
-                dst, dest_max, src, count, kind, stream = args
-                if not (type(dst) is int is type(dest_max) is type(src) is type(count)
-                        is type(kind) is type(stream)):
-                    return checked(*args)  # equal but not int (1.0, numpy ints): the checks decide
-                cur, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency = hit.parts
+                if (dst is a0 and dest_max is a1 and src is a2 and count is a3 and kind is a4
+                        and stream is a5 and last is not None):
+                    hit = last
+                else:
+                    hit = _kept(plans, args)
+                    if hit is None:
+                        return checked(*args)
+                    a0, a1, a2, a3, a4, a5, last = (dst, dest_max, src, count, kind, stream,
+                                                    hit)
+                cur, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency, seen = hit.parts
                 if cur != tls.device:
                     return checked(*args)
-                corrupt = False
                 if faults:
-                    route = hit.route
-                    code = fault(name, route.devices, route.link)
-                    if code:
-                        return code
-                    corrupt = corrupt_faults and corrupts(name, route.devices, route.link)
-                if corrupt:
-                    copy_corrupted(dreg, doff, sreg, soff, count)
-                elif memo_able:  # copy_bytes (count > 0, regions memoizable), inlined
-                    memo = (sreg.base, soff, doff, count, sreg.version)
-                    last = dreg.last_copy
-                    if last is None or last[1] != dreg.version or last[0] != memo:
-                        move_bytes(dreg, doff, sreg, soff, count)
-                        dreg.version += 1
-                        dreg.last_copy = (memo, dreg.version)
+                    return faulted(hit)
+                if memo_able:  # copy_bytes' memo (count > 0, regions memoizable), inlined
+                    last_copy = dreg.last_copy
+                    if (last_copy is not seen[0] or last_copy[1] != dreg.version
+                            or seen[1] != sreg.version):
+                        _move_kept(dreg, doff, sreg, soff, count, seen)
                 else:
                     copy_bytes(dreg, doff, sreg, soff, count)
-                if faults:
-                    host(api_us)
-                else:
-                    engine.host_us += api_us  # what host() does without faults
+                now = engine.host_us + api_us  # what host() does without faults
+                engine.host_us = now
                 pending = s.pending
-                run = pending[-1] if pending else None
-                if (run.__class__ is CopyRun and run.resources is res and run.nbytes == nbytes
-                        and run.latency == latency):  # extends a run: append_copy, inlined
-                    scale = 1.0 + engine.jitter * engine._normal() if engine.jitter else 1.0
-                    run.enqs.append(engine.host_us)  # type: ignore[union-attr]
-                    run.scales.append(scale if scale > 0.5 else 0.5)  # type: ignore[union-attr]
+                run = seen[2]
+                if pending and pending[-1] is run:  # extends its run: append_copy, inlined
+                    run.enqs.append(now)
+                    run.scales.append(engine.next_factor())
                 else:
-                    append_copy(s, nbytes, res, latency)
+                    seen[2] = append_copy(s, nbytes, res, latency)
                 return 0
             finally:
                 lock.release()
 
         return memcpy_async
+
+    def _faulted_repeat(self, hit: AsyncCopy) -> int:
+        """A kept copy repeated while faults are configured: what the checked path does
+        after its checks (the fault check, the bytes, corrupted or not, the host clock
+        with any slow_host factor, the queued copy)."""
+        route, injector = hit.route, self.injector
+        code = injector.fault(_ASYNC, route.devices, route.link)
+        if code:
+            return code
+        _, s, dreg, doff, sreg, soff, _, res, nbytes, latency, seen = hit.parts
+        if injector.corrupt_faults and injector.corrupts(_ASYNC, route.devices, route.link):
+            injector.copy_corrupted(dreg, doff, sreg, soff, route.count)
+        else:
+            copy_bytes(dreg, doff, sreg, soff, route.count)
+        injector.host(self.topology.host.api_us)
+        seen[2] = self.engine.append_copy(s, nbytes, res, latency)
+        return 0
+
+
+def _kept(plans: dict[tuple[int, ...], AsyncCopy], args: tuple) -> AsyncCopy | None:
+    """The kept copy of these arguments (keyed by the argument tuple itself), if they are
+    plain ints: an equal 1.0 or numpy integer is left to the checks, and so is an
+    unhashable argument."""
+    try:
+        hit = plans.get(args)
+    except TypeError:
+        return None
+    if hit is None:
+        return None
+    dst, dest_max, src, count, kind, stream = args
+    if type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) \
+            is type(stream):
+        return hit
+    return None
+
+
+def _move_kept(dreg: Region, doff: int, sreg: Region, soff: int, count: int,
+               seen: list) -> None:
+    """:func:`copy_bytes` of a kept copy (memoizable, distinct regions, count > 0) whose
+    :attr:`AsyncCopy.seen` did not vouch for the destination: the memo compared part by
+    part, the bytes moved when it differs; then ``seen`` holds the memo now in place."""
+    memo = (sreg.base, soff, doff, count, sreg.version)
+    last = dreg.last_copy
+    if last is None or last[1] != dreg.version or last[0] != memo:
+        move_bytes(dreg, doff, sreg, soff, count)
+        dreg.version += 1
+        dreg.last_copy = last = (memo, dreg.version)
+    seen[0], seen[1] = last, memo[4]
 
 
 def _imported_cross(route: Route) -> bool:

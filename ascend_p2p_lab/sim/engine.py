@@ -28,8 +28,7 @@ from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 
 from .fluid import run_fluid
-from .jitter import normals as _normals
-from .jitter import point_seed
+from .jitter import factors, point_seed
 
 Resource = Hashable
 INF = float("inf")
@@ -53,22 +52,8 @@ class Stream:
 class Op:
     """One unit of device work: a copy, an event record, or a wait on an event."""
 
-    __slots__ = (
-        "bw",
-        "dep",
-        "end",
-        "enq",
-        "event",
-        "kind",
-        "lat_end",
-        "latency",
-        "nbytes",
-        "remaining",
-        "resources",
-        "scale",
-        "start",
-        "stream",
-    )
+    __slots__ = ("bw", "dep", "end", "enq", "event", "kind", "lat_end", "latency", "nbytes",
+                 "remaining", "resources", "scale", "start", "stream")
 
     def __init__(
         self,
@@ -149,7 +134,9 @@ class Engine:
         self.epoch_ns = 0
         self.jitter = jitter
         self.seed = seed
-        self._normal: Callable[[], float] = _normals(random.Random(seed))
+        #: the next copy's time factor, 1 + jitter * N(0, 1) at least 0.5 (1.0 without
+        #: jitter): what :meth:`_factor` gives, bound for the kept copies' fast path
+        self.next_factor: Callable[[], float] = factors(random.Random(seed), jitter)
         self._streams: list[Stream] = []
         self._busy: set[Stream] = set()
         self._next_id = 1
@@ -161,7 +148,8 @@ class Engine:
         names each point gets the same draws for it whatever ran first (a resumed sweep
         equals an uninterrupted one).
         """
-        self._normal = _normals(random.Random(point_seed(self.seed, key)))
+        if self.jitter:  # without jitter nothing is drawn: no generator to restart
+            self.next_factor = factors(random.Random(point_seed(self.seed, key)), self.jitter)
 
     def rebase(self, events: Iterable[SimEvent] = ()) -> bool:
         """Move the clock's origin to the host's now, when no stream has work pending or
@@ -211,10 +199,7 @@ class Engine:
     # --- enqueue ----------------------------------------------------------------------
     def _factor(self) -> float:
         """A copy's time factor: 1 + jitter * N(0, 1), at least 0.5 (1.0 without jitter)."""
-        if not self.jitter:
-            return 1.0
-        f = 1.0 + self.jitter * self._normal()
-        return f if f > 0.5 else 0.5  # max(0.5, f), without the call
+        return self.next_factor()
 
     def enqueue_copy(
         self, s: Stream, nbytes: int, resources: tuple[Resource, ...], latency_us: float
@@ -227,21 +212,16 @@ class Engine:
 
     def append_copy(
         self, s: Stream, nbytes: int, resources: tuple[Resource, ...], latency_us: float
-    ) -> None:
+    ) -> CopyRun | None:
         """:meth:`enqueue_copy` for a caller that does not need the Op (an async copy).
 
         Consecutive copies on a stream with the same size, latency and resources object
         are stored as one :class:`CopyRun`; a copy right after an Op unlike it (a record,
         a wait, another kind of copy) is stored as its own Op. The jitter draw and the
-        times are the same as enqueue_copy gives.
+        times are the same as enqueue_copy gives. Returns the CopyRun the copy is in
+        (None: an Op), which the next such copy extends.
         """
-        jitter = self.jitter  # _factor inlined: a sweep calls this once per copy
-        if jitter:
-            scale = 1.0 + jitter * self._normal()
-            if not scale > 0.5:
-                scale = 0.5
-        else:
-            scale = 1.0
+        scale = self.next_factor()  # _factor inlined: a sweep calls this once per copy
         pending = s.pending
         run = pending[-1] if pending else None
         if (run is None or run.__class__ is not CopyRun or run.resources is not resources
@@ -254,7 +234,7 @@ class Engine:
                 pending.append(Op("copy", s, self.host_us, nbytes, resources, latency_us,
                                   scale))
                 self._busy.add(s)
-                return
+                return None
             run = CopyRun(s, nbytes, resources, latency_us)
             pending.append(run)
             # extending a run needs no mark: resolve() runs or expands every CopyRun of
@@ -262,6 +242,7 @@ class Engine:
             self._busy.add(s)
         run.enqs.append(self.host_us)  # type: ignore[union-attr]
         run.scales.append(scale)  # type: ignore[union-attr]
+        return run  # type: ignore[return-value]
 
     def enqueue_record(self, s: Stream, ev: SimEvent) -> Op:
         op = Op("record", s, self.host_us)
@@ -281,8 +262,26 @@ class Engine:
 
     def run_blocking_copy(
         self, device: int, nbytes: int, resources: tuple[Resource, ...], latency_us: float
-    ) -> Op:
-        """A synchronous copy: runs on its own, now; the host waits for its end."""
+    ) -> Op | None:
+        """A synchronous copy: runs on its own, now; the host waits for its end.
+
+        With no other stream busy (the common case: a verification read, a memset) the
+        copy's end is what :meth:`_run_alone` would give it, computed here (no Op is made:
+        None is returned); otherwise it is resolved with the others (it may share a link
+        with their copies) and its Op returned.
+        """
+        if not self._busy:
+            scale = self.next_factor()  # the draw enqueue_copy would make
+            bw = self._bottleneck.get(resources)
+            if bw is None:
+                rate = self.rate
+                bw = self._bottleneck[resources] = (min(rate(r) for r in resources)
+                                                    if resources else INF)
+            t = self.host_us
+            end = t + (latency_us + nbytes / bw) * scale  # _run_alone's arithmetic
+            if end > t:  # max(host_us, end)
+                self.host_us = end
+            return None
         s = Stream(0, device)
         s.last_end = self.host_us
         op = self.enqueue_copy(s, nbytes, resources, latency_us)

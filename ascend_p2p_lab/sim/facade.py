@@ -54,7 +54,7 @@ from .engine import Engine
 from .errors import ErrorLog
 from .extras import Simulator
 from .faults import Fault
-from .formats import NAMESPACES, NEWER_CALLS, RT_CALLS, TOP_CALLS, Check, checker
+from .formats import NAMESPACES, NEWER_CALLS, RT_CALLS, TOP_CALLS, Check, checker, int_arity
 from .injector import FaultInjector
 from .ipc import Ipc
 from .part import Shared
@@ -352,6 +352,10 @@ def _counted(name: str, check: Check, handler: Callable[..., Any], lock: Any,
              counts: dict[str, int], clear: Callable[[], None] | None) -> Callable[..., Any]:
     """An ``acl.rt`` call: under the lock, counted; ``clear`` after it (None: keeps plans)."""
     if clear is None:
+        arity = int_arity(check)
+        if arity is not None:
+            return _counted_ints(name, arity, check, handler, lock, counts)
+
         def call(*args: Any) -> Any:
             lock.acquire()  # acquire/release: cheaper than `with lock` per call
             try:
@@ -374,6 +378,30 @@ def _counted(name: str, check: Check, handler: Callable[..., Any], lock: Any,
             lock.release()
 
     return call_and_clear
+
+
+def _counted_ints(name: str, arity: int, check: Check, handler: Callable[..., Any],
+                  lock: Any, counts: dict[str, int]) -> Callable[..., Any]:
+    """:func:`_counted` of a call whose arguments are all C integers: ``arity`` plain ints
+    need no call of the check (anything else gets it: it raises, or passes a bool)."""
+    def call(*args: Any) -> Any:
+        lock.acquire()
+        try:
+            try:
+                counts[name] += 1
+            except KeyError:  # the first call
+                counts[name] = 1
+            if len(args) != arity:
+                check(args)  # raises the arity error
+            for value in args:
+                if type(value) is not int:
+                    check(args)
+                    break
+            return handler(*args)
+        finally:
+            lock.release()
+
+    return call
 
 
 def _locked(check: Check, handler: Callable[..., Any], lock: Any,

@@ -182,6 +182,13 @@ def _not_int(label: str, value: object) -> TypeError:
     return TypeError(f"{label}: an integer is required (got type {type(value).__name__})")
 
 
+def int_arity(check: Check) -> int | None:
+    """How many arguments a check made by :func:`checker` wants when they are all C
+    integers (every ``i``, ``I``, ``k``, ``K``, none optional), else None: a caller may
+    then pass exactly that many plain ints without calling it."""
+    return getattr(check, "int_arity", None)
+
+
 def checker(call: str) -> Check:
     """The argument check of ``call`` (a key of :data:`FORMATS`): raises TypeError or
     returns None."""
@@ -202,6 +209,7 @@ def checker(call: str) -> Check:
                             raise _not_int(label, other)
                     return
 
+        check_ints.int_arity = most  # type: ignore[attr-defined]  # see int_arity()
         return check_ints
 
     def check(args: tuple) -> None:

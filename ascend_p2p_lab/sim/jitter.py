@@ -1,10 +1,13 @@
-"""The simulator's jitter draws: N(0, 1) values as ``random.gauss`` gives them, and a
-stable seed per measured point.
+"""The simulator's jitter draws: N(0, 1) values as ``random.gauss`` gives them, the time
+factors made of them, and a stable seed per measured point.
 
 Example:
     >>> import random
     >>> draw = normals(random.Random(0))
     >>> draw() == random.Random(0).gauss(0.0, 1.0)
+    True
+    >>> factor = factors(random.Random(0), 0.02)
+    >>> factor() == 1.0 + 0.02 * random.Random(0).gauss(0.0, 1.0)
     True
 """
 
@@ -14,6 +17,7 @@ import hashlib
 import random
 from collections.abc import Callable, Iterator
 from functools import partial
+from itertools import repeat
 from math import cos, log, sin, sqrt, tau
 
 
@@ -33,6 +37,19 @@ def _standard_normals(rng: random.Random) -> Iterator[float]:
         yield sin(x2pi) * g2rad
 
 
+def _scaled_normals(rng: random.Random, jitter: float) -> Iterator[float]:
+    """``1 + jitter * rng.gauss(0.0, 1.0)``, at least 0.5: :func:`_standard_normals` with
+    each value turned into a copy's time factor as it is drawn (the same arithmetic)."""
+    rand = rng.random
+    while True:
+        x2pi = rand() * tau
+        g2rad = sqrt(-2.0 * log(1.0 - rand()))
+        f = 1.0 + jitter * (cos(x2pi) * g2rad)
+        yield f if f > 0.5 else 0.5
+        f = 1.0 + jitter * (sin(x2pi) * g2rad)
+        yield f if f > 0.5 else 0.5
+
+
 def _gauss_matches() -> bool:
     a, b = random.Random(0x5EED), random.Random(0x5EED)
     nxt = _standard_normals(b).__next__
@@ -46,6 +63,22 @@ def normals(rng: random.Random) -> Callable[[], float]:
     """N(0, 1) draws for the jitter: the values rng.gauss(0.0, 1.0) gives, in order."""
     return (_standard_normals(rng).__next__ if _GAUSS_MATCHES
             else partial(rng.gauss, 0.0, 1.0))
+
+
+def factors(rng: random.Random, jitter: float) -> Callable[[], float]:
+    """Each copy's time factor in turn: ``1 + jitter * N(0, 1)`` (the draws of
+    :func:`normals`), at least 0.5; always 1.0 without jitter (and no draw)."""
+    if not jitter:
+        return repeat(1.0).__next__
+    if _GAUSS_MATCHES:
+        return _scaled_normals(rng, jitter).__next__
+    normal = normals(rng)
+
+    def factor() -> float:
+        f = 1.0 + jitter * normal()
+        return f if f > 0.5 else 0.5
+
+    return factor
 
 
 def point_seed(seed: int, key: str) -> int:

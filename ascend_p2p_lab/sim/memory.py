@@ -74,6 +74,7 @@ class ChunkedRegion:
                     return entry
                 return bytes(memoryview(entry)[a : a + n])
         out = bytearray(n)
+        view = memoryview(out)  # slices assigned through a view are copied once
         pos = 0
         while pos < n:
             k, a = divmod(off + pos, CHUNK)
@@ -81,10 +82,11 @@ class ChunkedRegion:
             entry = self.chunks.get(k, 0)
             if isinstance(entry, int):
                 if entry:
-                    out[pos : pos + seg] = bytes((entry,)) * seg
+                    view[pos : pos + seg] = bytes((entry,)) * seg
             else:
-                out[pos : pos + seg] = memoryview(entry)[a : a + seg]
+                view[pos : pos + seg] = memoryview(entry)[a : a + seg]
             pos += seg
+        view.release()
         return bytes(out)
 
     def write(self, off: int, data: bytes | bytearray | memoryview) -> None:
@@ -100,7 +102,7 @@ class ChunkedRegion:
             if a == 0 and seg == clen:
                 self.chunks[k] = bytes(mv[pos : pos + seg])
             else:
-                self._private(k)[a : a + seg] = mv[pos : pos + seg]
+                memoryview(self._private(k))[a : a + seg] = mv[pos : pos + seg]
             pos += seg
 
     def fill(self, off: int, n: int, value: int) -> None:
@@ -124,7 +126,7 @@ class ChunkedRegion:
                     continue
                 chunks[k] = value
             else:
-                self._private(k)[a : a + seg] = bytes((value,)) * seg
+                memoryview(self._private(k))[a : a + seg] = bytes((value,)) * seg
             pos += seg
 
     @property
@@ -261,7 +263,7 @@ def move_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
                 if isinstance(entry, int):
                     dst.fill(doff + pos, seg, entry)
                 else:
-                    dst._private(kd)[a : a + seg] = entry[a : a + seg]
+                    memoryview(dst._private(kd))[a : a + seg] = memoryview(entry)[a : a + seg]
             pos += seg
         return
     pos = 0

@@ -34,10 +34,12 @@ from .devices import Devices
 from .engine import NS_PER_US, SimEvent, Stream
 from .part import Part, Shared
 
+_F32 = struct.Struct("f")
+
 
 def f32(x: float) -> float:
     """Round to a C float, as pyACL's ``Py_BuildValue("f", ...)`` does."""
-    return struct.unpack("f", struct.pack("f", x))[0]
+    return _F32.unpack(_F32.pack(x))[0]
 
 
 class Streams(Part):
@@ -135,19 +137,26 @@ class Streams(Part):
         return 0
 
     def synchronize_stream(self, handle: int) -> int:
-        code = self.devices.check_init()
-        if code:
-            return code
+        devices, injector, engine = self.devices, self.injector, self.engine
+        if not devices.initialized:
+            return devices.check_init()
         s = (self.streams.get(handle) if handle
-             else self.devices.default_stream(self.devices.tls.device or 0))
+             else devices.default_stream(devices.tls.device or 0))
         if s is None:
             return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"stream {handle} does not exist")
-        code = self.injector.fault("rt.synchronize_stream", (s.device,))
-        if code:
-            return code
-        self.injector.host(1.0)
-        self.engine.wait_host_until(self.engine.stream_done_at(s))
-        self.injector.host(self.topology.host.sync_return_us)
+        if injector.faults or injector.lost:  # fault() and host(), called only when they act
+            code = injector.fault("rt.synchronize_stream", (s.device,))
+            if code:
+                return code
+            injector.host(1.0)
+            engine.wait_host_until(engine.stream_done_at(s))
+            injector.host(self.topology.host.sync_return_us)
+            return 0
+        engine.host_us += 1.0
+        done = engine.stream_done_at(s)
+        if done > engine.host_us:  # wait_host_until
+            engine.host_us = done
+        engine.host_us += self.topology.host.sync_return_us
         return 0
 
     def synchronize_device(self) -> int:
@@ -299,41 +308,57 @@ class Streams(Part):
         return event_call
 
     def synchronize_event(self, event: int) -> int:
-        code = self.devices.check_init()
-        if code:
-            return code
+        devices, injector, engine = self.devices, self.injector, self.engine
+        if not devices.initialized:
+            return devices.check_init()
         e = self.events.get(event)
         if e is None:
             return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"event {event} does not exist")
-        code = self.injector.fault("rt.synchronize_event", (e.device,))
-        if code:
-            return code
-        self.injector.host(1.0)
+        faults = injector.faults or injector.lost  # fault() and host() act only then
+        if faults:
+            code = injector.fault("rt.synchronize_event", (e.device,))
+            if code:
+                return code
+            injector.host(1.0)
+        else:
+            engine.host_us += 1.0
         if e.record_op is not None:
-            self.engine.resolve()
-            self.engine.wait_host_until(e.record_op.end or 0.0)
-            self.injector.host(self.topology.host.sync_return_us)
+            engine.resolve()
+            if faults:
+                engine.wait_host_until(e.record_op.end or 0.0)
+                injector.host(self.topology.host.sync_return_us)
+            else:
+                done = e.record_op.end or 0.0
+                if done > engine.host_us:  # wait_host_until
+                    engine.host_us = done
+                engine.host_us += self.topology.host.sync_return_us
         return 0
 
     def event_elapsed_time(self, start: int, end: int) -> tuple[float, int]:
-        code = self.devices.check_init()
-        if code:
-            return 0.0, code
-        a, b = self.events.get(start), self.events.get(end)
+        devices, injector = self.devices, self.injector
+        if not devices.initialized:
+            return 0.0, devices.check_init()
+        events = self.events
+        a, b = events.get(start), events.get(end)
         if a is None or b is None:
             return 0.0, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, "event does not exist")
         if a.record_op is None or b.record_op is None:
             return 0.0, self.fail(
                 C.ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "event was never recorded"
             )
-        code = self.injector.fault("rt.event_elapsed_time", (a.device, b.device))
-        if code:
-            return 0.0, code
+        faults = injector.faults or injector.lost  # fault() and host() act only then
+        if faults:
+            code = injector.fault("rt.event_elapsed_time", (a.device, b.device))
+            if code:
+                return 0.0, code
         self.engine.resolve()
         if a.ts is None or b.ts is None:
             return 0.0, self.fail(C.ACL_ERROR_RT_EVENT_NOT_COMPLETE, "event not complete")
-        self.injector.host(1.0)
-        return f32((b.ts - a.ts) / 1000.0), 0
+        if faults:
+            injector.host(1.0)
+        else:
+            self.engine.host_us += 1.0
+        return _F32.unpack(_F32.pack((b.ts - a.ts) / 1000.0))[0], 0  # f32, without its call
 
     def event_get_timestamp(self, event: int) -> tuple[int, int]:
         code = self.devices.check_init()

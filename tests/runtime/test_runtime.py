@@ -45,6 +45,7 @@ from typing import Any
 import matplotlib
 import pytest
 
+from ascend_p2p_lab import codes as C
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.runtime import AclError, Runtime
 
@@ -623,3 +624,18 @@ def test_a_failed_finalize_is_retried() -> None:
     rt.close()  # the first aclFinalize fails, the retry succeeds: nothing raised
     assert len(codes) == 2 and codes[0] != 0 and codes[1] == 0
     assert rt.acl.simulator.ledger_is_empty()
+
+
+def test_a_failed_device_switch_is_raised_and_leaves_the_device() -> None:
+    """use() switches with aclrtSetCurrentContext after the first aclrtSetDevice; its ret
+    is checked as call() checks it (here: the device was reset behind the runtime's back,
+    so its default context is gone)."""
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        rt.use(0), rt.use(1)  # aclrtSetDevice each
+        assert rt.acl.rt.reset_device(0) == 0
+        with pytest.raises(AclError) as err:
+            rt.use(0)
+        assert (err.value.call, err.value.call_args, err.value.code) == (
+            "acl.rt.set_context", (rt._contexts[0],), C.ACL_ERROR_RT_PARAM_INVALID)
+        assert rt.current_device() == 1
+        assert rt.acl.rt.set_device(0) == 0  # given back, for the runtime's close

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import random
 
-from ascend_p2p_lab.sim.jitter import _standard_normals
+import pytest
+
+from ascend_p2p_lab.sim.jitter import _standard_normals, factors
 
 
 # --------------------------------------------------------------------------- engine
@@ -21,3 +23,16 @@ def test_normals_match_random_gauss():
     for seed in (0, 1, 12345):
         rng, mine = random.Random(seed), _standard_normals(random.Random(seed))
         assert [rng.gauss(0.0, 1.0) for _ in range(2001)] == [next(mine) for _ in range(2001)]
+
+
+@pytest.mark.parametrize("jitter", [0.0, 0.02, 0.9])
+def test_factors_are_the_gauss_draws_scaled_and_clamped(jitter):
+    """Each copy's time factor, as the engine used to make it from a gauss draw (0.9:
+    a third of them clamped at 0.5; 0.0: 1.0 and no draw)."""
+    for seed in (0, 7):
+        rng, draw = random.Random(seed), factors(random.Random(seed), jitter)
+        want = [1.0] * 2001 if not jitter else [
+            f if f > 0.5 else 0.5 for f in (1.0 + jitter * rng.gauss(0.0, 1.0)
+                                           for _ in range(2001))]
+        assert [draw() for _ in range(2001)] == want
+        assert (want.count(0.5) > 500) == (jitter == 0.9)

@@ -30,6 +30,7 @@ import pytest
 
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.sim import memory, simulated_acl
+from ascend_p2p_lab.sim.devices import CONTEXT_BASE
 from ascend_p2p_lab.sim.memory import CHUNK, AddressSpace, ChunkedRegion, copy_bytes
 
 
@@ -104,6 +105,7 @@ def _staged_regions(plain: bool) -> list:
                          *[(h2, size, h, size, 0, s)] * 3, (h2, size, h, CHUNK, 0, s)):
                 if plain:
                     acl._copies.plans.clear()
+                    acl._copies.forget_last()  # the same argument objects: no shortcut either
                 assert rt.memcpy_async(*args) == 0
         rt.synchronize_stream(s)  # the host waits for the stream: its clock tells the times
         states.append([acl.simulator.host_time_us,
@@ -113,6 +115,68 @@ def _staged_regions(plain: bool) -> list:
     rt.free(a), rt.free(b), rt.free_host(h), rt.free_host(h2)
     rt.reset_device(0), acl.finalize()
     return states
+
+
+def _repeats(plain: bool) -> list:
+    """One memcpy_async repeated with the very same argument objects (as enqueue_copies
+    makes it), around what must stop a repeat from reusing what it kept: the destination
+    memset, the source written, peer access disabled and enabled again, another device
+    current, copies of another size and records on the same stream. With ``plain`` every
+    call takes the checked path. What each call returns, the host clock, the bytes and
+    the device times (events) must be the same."""
+    acl = simulated_acl("atlas800t-a2", seed=9)
+    rt, sim = acl.rt, acl.simulator
+    acl.init(), rt.set_device(1), rt.set_device(0)
+    rt.device_enable_peer_access(1, 0), rt.set_context(CONTEXT_BASE + 1)
+    rt.device_enable_peer_access(0, 0), rt.set_context(CONTEXT_BASE + 0)
+    (a, _), (s, _), (e0, _), (e1, _) = (rt.malloc(CHUNK, 0), rt.create_stream(),
+                                        rt.create_event(), rt.create_event())
+    rt.set_context(CONTEXT_BASE + 1)
+    (b, _), (h, _) = rt.malloc(CHUNK, 0), rt.malloc_host(CHUNK)  # b on device 1
+    rt.set_context(CONTEXT_BASE + 0)
+    rt.memset(a, CHUNK, 7, CHUNK)
+    args, other = (b, CHUNK, a, 4096, 3, s), (b, CHUNK, a, 8192, 3, s)
+    out: list = []
+
+    def do(fn, *call):
+        if plain:
+            acl._copies.plans.clear()
+            acl._copies.forget_last()
+        out.append((fn.__name__, fn(*call), sim.host_time_us))
+
+    between = [lambda: rt.memset(b, CHUNK, 1, 4096),  # the destination changed
+               lambda: acl._memory.space.find(a, 1)[0].write(0, b"new"),  # the source
+               lambda: (rt.device_disable_peer_access(1), rt.memcpy_async(*args),  # refused
+                        rt.device_enable_peer_access(1, 0)),
+               lambda: (rt.set_context(CONTEXT_BASE + 1), rt.memcpy_async(*args),
+                        rt.set_context(CONTEXT_BASE + 0)),  # refused: another device
+               lambda: rt.memcpy_async(*other), lambda: rt.record_event(e1, s)]
+    for step in [None, *between, None]:
+        rt.record_event(e0, s)
+        for _ in range(3):
+            do(rt.memcpy_async, *args)
+        if step is not None:
+            out.append(("between", step(), sim.host_time_us))
+        do(rt.memcpy_async, *args)
+        rt.record_event(e1, s), rt.synchronize_stream(s)
+        out.append((rt.event_elapsed_time(e0, e1), sim.host_time_us))
+        rt.memcpy(h, CHUNK, b, 4096, 2)
+        out.append(acl.util.ptr_to_bytes(h, 4096))
+    out.append(dict(sim.call_counts))
+    rt.destroy_event(e0), rt.destroy_event(e1), rt.destroy_stream(s)
+    rt.free(a), rt.free(b), rt.free_host(h), rt.device_disable_peer_access(1)
+    rt.set_context(CONTEXT_BASE + 1), rt.device_disable_peer_access(0)
+    rt.reset_device(0), rt.reset_device(1), acl.finalize()
+    return out
+
+
+def test_repeats_with_the_same_objects_give_what_the_checked_calls_give():
+    kept, plain = _repeats(False), _repeats(True)
+    assert kept == plain
+    assert kept[-2][:3] == b"new"  # the written source arrived
+    between = [step[1] for step in kept if isinstance(step, tuple) and step[0] == "between"]
+    assert between[2][1] != 0  # peer access off: the same call is refused
+    assert between[3][1] != 0  # on another device the same call is refused (its stream's)
 
 
 def test_kept_copies_leave_the_regions_the_checked_copies_leave():

@@ -118,6 +118,7 @@ from ascend_p2p_lab.sim import (
     simulated_acl,
 )
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
+from ascend_p2p_lab.sim.memory import CHUNK
 from ascend_p2p_lab.sim.routes import Route
 from ascend_p2p_lab.topology import (
     TopologyError,
@@ -2103,7 +2104,7 @@ def _factors(acl, key: str | None, before: int) -> list[float]:
     """The time factors of 4 copies after ``before`` others (and a reseed to key)."""
     eng = acl._engine
     for _ in range(before):
-        eng._normal()
+        eng._factor()  # one draw each
     if key is not None:
         acl.simulator.reseed_jitter(key)
     return [eng._factor() for _ in range(4)]
@@ -2271,3 +2272,83 @@ def test_results_come_before_a_failed_finalize(capsys, tmp_path) -> None:
         ledger = sim.simulator.ledger()
         assert ledger["initialized"] and not ledger["devices_set"]
         assert not (ledger["device_buffers"] or ledger["streams"] or ledger["peer_refs"])
+
+
+# ------------------------------------------------------------------ blocking copies
+def _blocking_script(general: bool) -> list:
+    """Synchronous copies and memsets (verification reads, clears), some while async work
+    is pending; with ``general``, an idle stream stays marked busy so that every blocking
+    copy goes through the engine's resolve instead of its direct path."""
+    acl = simulated_acl("atlas800t-a2", seed=11)
+    rt, sim, eng = acl.rt, acl.simulator, acl._engine
+    acl.init(), rt.set_device(0), rt.set_device(1)
+    rt.device_enable_peer_access(0, 0)
+    rt.set_context(CONTEXT_BASE + 0), rt.device_enable_peer_access(1, 0)
+    size = 2 * CHUNK
+    (a, _), (h, _), (s, _) = rt.malloc(size, 0), rt.malloc_host(size), rt.create_stream()
+    rt.set_context(CONTEXT_BASE + 1)
+    (b, _) = rt.malloc(size, 0)
+    idle = eng.new_stream(0)
+    out = []
+    for r in range(3):
+        rt.set_context(CONTEXT_BASE + r % 2)
+        if general:
+            eng._busy.add(idle)
+        steps = [(rt.memcpy, h, size, a, 4096 << r, 2), (rt.memcpy, a + 8192, size - 8192, h,
+                 100 + r, 1), (rt.memcpy, b, size, a, CHUNK, 3), (rt.memcpy, h, size, h + 7,
+                 999, 0), (rt.memset, a, size, r, 3 * 4096), (rt.memset, h, size, 9, CHUNK)]
+        if r == 1:  # async work pending: both runs resolve it with the blocking copy
+            rt.set_context(CONTEXT_BASE + 0)
+            steps.insert(2, (rt.memcpy_async, b, size, a, size, 3, s))
+        for fn, *args in steps:
+            out.append((fn.__name__, fn(*args), sim.host_time_us,
+                        len(acl._streams.streams[s].pending)))
+    rt.set_context(CONTEXT_BASE + 0)
+    out.append((rt.synchronize_stream(s), sim.host_time_us, acl.util.ptr_to_bytes(h, 64)))
+    eng._busy.discard(idle)
+    eng.drop_stream(idle)
+    rt.destroy_stream(s), rt.free(a), rt.free(b), rt.free_host(h)
+    rt.device_disable_peer_access(1), rt.set_context(CONTEXT_BASE + 1)
+    rt.device_disable_peer_access(0), rt.reset_device(0), rt.reset_device(1), acl.finalize()
+    return out
+
+
+def test_blocking_copies_take_the_times_the_engine_resolve_gives():
+    direct, general = _blocking_script(False), _blocking_script(True)
+    assert direct == general
+    assert len({step[2] for step in direct[:-1]}) == len(direct) - 1  # each copy took time
+    # the blocking copy after the async one resolved it (they share the link), as the
+    # general path does: the direct path is only for an engine with nothing pending
+    queued = [i for i, step in enumerate(direct) if step[0] == "memcpy_async"]
+    assert [direct[i][3] for i in queued] == [1] and direct[queued[0] + 1][3] == 0
+
+
+# ------------------------------------------------------------------ calls without faults
+def _timed_calls(faults: list) -> list:
+    """The calls a sample makes, with the host clock after each: with ``faults``, every
+    call takes its faults branch (fault(), host() with the slow_host factor)."""
+    acl = simulated_acl("atlas800t-a2", seed=4, faults=faults)
+    rt, sim = acl.rt, acl.simulator
+    acl.init(), rt.set_device(0)
+    (a, _), (b, _), (h, _) = rt.malloc(CHUNK, 0), rt.malloc(CHUNK, 0), rt.malloc_host(CHUNK)
+    (s, _), (e0, _), (e1, _) = rt.create_stream(), rt.create_event(), rt.create_event()
+    out = []
+    for n in (1, 5, 40):
+        steps = [(rt.record_event, e0, s), *[(rt.memcpy_async, b, CHUNK, a, 4096 * n, 3, s)]
+                 * n, (rt.record_event, e1, s), (rt.synchronize_event, e1),
+                 (rt.event_elapsed_time, e0, e1), (rt.memcpy_async, b, CHUNK, a, 64, 3, s),
+                 (rt.synchronize_stream, s), (rt.memcpy, h, CHUNK, b, 4096, 2),
+                 (rt.memset, b, CHUNK, 0, 4096 * n), (rt.synchronize_device,)]
+        for fn, *args in steps:
+            out.append((fn.__name__, fn(*args), sim.host_time_us))
+    rt.destroy_event(e0), rt.destroy_event(e1), rt.destroy_stream(s)
+    rt.free(a), rt.free(b), rt.free_host(h), rt.reset_device(0), acl.finalize()
+    return out
+
+
+def test_calls_without_faults_charge_what_their_faults_branch_charges():
+    """A slow_host fault of factor 1.0 sends every call through fault() and host() and
+    changes nothing: the shortcuts taken without faults must give the same clock."""
+    plain = _timed_calls([])
+    assert plain == _timed_calls([{"kind": "slow_host", "factor": 1.0}])
+    assert all(step[1] in (0, (0, 0)) or step[1][1] == 0 for step in plain)

@@ -4,6 +4,23 @@ from __future__ import annotations
 
 from tools.mutant_catalog.base import M, Mutant
 
+#: the tests that should catch them
+TESTS = (
+    'tests/measure/test_sweep.py',
+    'tests/runtime/test_errors.py',
+    'tests/measure/test_links.py',
+    'tests/cli/test_cli.py',
+    'tests/cli/test_runs.py',
+    'tests/measure/test_checkpoint.py',
+    'tests/measure/test_probe.py',
+    'tests/sim/test_facade.py',
+    'tests/sim/test_sim.py',
+    'tests/runtime/test_runtime.py',
+    'tests/hardware/test_runtime.py',
+    'tests/runtime/test_resources.py',
+    'tests/topology/test_npu_smi.py',
+)
+
 MUTANTS: list[Mutant] = [
     M('runtime.runtime.npu_smi_gives_na', 'runtime/runtime.py',
       '        return self.link_source().link(src, dst) or "NA"',
@@ -31,4 +48,20 @@ MUTANTS: list[Mutant] = [
       'blocks run in workers while faults are injected',
       (
        'tests/measure/test_workers.py',)),
+    M('runtime.runtime.call_ret_ignored', 'runtime/runtime.py',
+      ('        if out:  # a ret (or out-values): what call() makes '
+       'of it\n'
+       '            self._outcome(f"rt.{name}", args, out)\n'),
+      '        pass\n',
+      'a failed record_event or synchronize is not raised',
+      TESTS),
+    M('runtime.runtime.switch_ret_ignored', 'runtime/runtime.py',
+      ('            if out:  # a ret (or out-values): what call() '
+       'makes of it\n'
+       '                self._outcome("rt.set_context", (ctx,), '
+       'out)\n'),
+      '            pass\n',
+      ('a failed device switch (aclrtSetCurrentContext) is not '
+       'raised'),
+      TESTS),
 ]

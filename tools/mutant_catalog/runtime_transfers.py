@@ -39,4 +39,22 @@ MUTANTS: list[Mutant] = [
       ('the staged fast path switches devices even when the device '
        'is current'),
       TESTS),
+    M('runtime.transfers.enqueue_ignores_ret', 'runtime/transfers.py',
+      ('for ret in filter(None, starmap(memcpy_async, repeat(args, '
+       'copies))):'),
+      ('for ret in filter(None, map((0).__mul__, '
+       'starmap(memcpy_async, repeat(args, copies)))):'),
+      ('enqueue_copies takes every copy for a success (a refused '
+       'copy is not raised)'),
+      (
+       'tests/runtime/test_runtime.py',
+       'tests/runtime/test_errors.py',
+       'tests/sim/test_sim.py',
+       'tests/hardware/test_runtime.py',
+       'tests/runtime/test_resources.py',
+       'tests/topology/test_npu_smi.py',
+       'tests/measure/test_sweep.py',
+       'tests/cli/test_cli.py',
+       'tests/test_results.py',
+       'tests/topology/test_presets.py',)),
 ]

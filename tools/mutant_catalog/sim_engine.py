@@ -75,4 +75,29 @@ MUTANTS: list[Mutant] = [
       '',
       'the origin moves while a stream still has work ending later',
       TESTS),
+    M('sim.engine.blocking_direct_while_busy', 'sim/engine.py',
+      ('        if not self._busy:\n'
+       '            scale = self.next_factor()'),
+      ('        if True:\n'
+       '            scale = self.next_factor()'),
+      ('a blocking copy runs alone while async copies that share '
+       'its link are pending'),
+      (
+       'tests/sim/test_memory.py',
+       'tests/sim/test_sim.py',)),
+    M('sim.engine.blocking_direct_unjittered', 'sim/engine.py',
+      ('            scale = self.next_factor()  # the draw '
+       'enqueue_copy would make\n'),
+      '            scale = 1.0\n',
+      'a blocking copy on an idle engine loses its jitter draw',
+      (
+       'tests/sim/test_memory.py',
+       'tests/sim/test_sim.py',)),
+    M('sim.engine.blocking_direct_no_latency', 'sim/engine.py',
+      'end = t + (latency_us + nbytes / bw) * scale',
+      'end = t + (nbytes / bw) * scale',
+      'a blocking copy on an idle engine skips its latency',
+      (
+       'tests/sim/test_memory.py',
+       'tests/sim/test_sim.py',)),
 ]

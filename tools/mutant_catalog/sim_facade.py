@@ -26,4 +26,25 @@ MUTANTS: list[Mutant] = [
        '                    cap['),
       "a group's egress budget left out of the engine",
       TESTS),
+    M('sim.facade.ints_unchecked', 'sim/facade.py',
+      ('                if type(value) is not int:\n'
+       '                    check(args)\n'),
+      ('                if False:\n'
+       '                    check(args)\n'),
+      ('a checked call takes a float or a string for an int (no '
+       'TypeError)'),
+      (
+       'tests/sim/test_sim.py',
+       'tests/sim/test_facade.py',
+       'tests/sim/test_formats.py',)),
+    M('sim.facade.ints_arity_unchecked', 'sim/facade.py',
+      ('            if len(args) != arity:\n'
+       '                check(args)  # raises the arity error\n'),
+      '',
+      ('a checked call with too few or too many arguments reaches '
+       'its handler'),
+      (
+       'tests/sim/test_sim.py',
+       'tests/sim/test_facade.py',
+       'tests/sim/test_formats.py',)),
 ]

@@ -52,4 +52,55 @@ MUTANTS: list[Mutant] = [
       ('a kept record or wait takes equal non-int arguments for the '
        'kept ones'),
       TESTS),
+    M('sim.streams.sync_event_no_return_cost', 'sim/streams.py',
+      ('                    engine.host_us = done\n'
+       '                engine.host_us += '
+       'self.topology.host.sync_return_us\n'
+       '        return 0\n'),
+      ('                    engine.host_us = done\n'
+       '        return 0\n'),
+      ("synchronize_event without faults skips the host's return "
+       'from the wait'),
+      (
+       'tests/acceptance/test_golden_rows.py',
+       'tests/sim/test_memory.py',
+       'tests/sim/test_sim.py',)),
+    M('sim.streams.sync_event_faults_ignored', 'sim/streams.py',
+      ('        if faults:\n'
+       '            code = injector.fault("rt.synchronize_event"'),
+      ('        if False:\n'
+       '            code = injector.fault("rt.synchronize_event"'),
+      'synchronize_event ignores the configured faults',
+      (
+       'tests/measure/test_sweep.py',
+       'tests/runtime/test_errors.py',
+       'tests/measure/test_links.py',
+       'tests/cli/test_cli.py',
+       'tests/cli/test_runs.py',
+       'tests/measure/test_checkpoint.py',
+       'tests/measure/test_probe.py',
+       'tests/sim/test_facade.py',
+       'tests/sim/test_sim.py',
+       'tests/sim/test_memory.py',)),
+    M('sim.streams.elapsed_no_host_cost', 'sim/streams.py',
+      ('        else:\n'
+       '            self.engine.host_us += 1.0\n'),
+      '',
+      ('event_elapsed_time without faults leaves the host clock '
+       'where it was'),
+      (
+       'tests/acceptance/test_golden_rows.py',
+       'tests/sim/test_memory.py',
+       'tests/sim/test_sim.py',)),
+    M('sim.streams.sync_stream_no_wait', 'sim/streams.py',
+      ('        if done > engine.host_us:  # wait_host_until\n'
+       '            engine.host_us = done\n'
+       '        engine.host_us += self.topology.host.sync_return_us\n'),
+      '        engine.host_us += self.topology.host.sync_return_us\n',
+      ('synchronize_stream without faults returns before the '
+       "stream's work is done"),
+      (
+       'tests/acceptance/test_golden_rows.py',
+       'tests/sim/test_memory.py',
+       'tests/sim/test_sim.py',)),
 ]
