@@ -22,7 +22,7 @@ from ascend_p2p_lab.collectives.select import collective
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology import load_preset, load_topology_file
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 SLOW = DATA / "a2-slow-2to5.toml"
 MIB = 1 << 20
 TOP = '''schema_version = 1

@@ -19,7 +19,7 @@ from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.results import save_run
 from ascend_p2p_lab.topology.presets import read_packaged
 
-VENDOR = Path(__file__).resolve().parents[2] / "data" / "vendor"
+VENDOR = Path(__file__).resolve().parents[1] / "data" / "vendor"
 N = 8
 ODD = (3, 6)  # the one pair whose diagnosis threshold differs (not 6 -> 3)
 A, B = 2, 5  # the degraded (or lowered) direction

@@ -21,7 +21,7 @@ from ascend_p2p_lab.runtime.linksource import NPU_SMI, QUERY, UNKNOWN, find_link
 from ascend_p2p_lab.runtime.runtime import Runtime
 from ascend_p2p_lab.sim import simulated_acl
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 CAPTURE = DATA / "npu-smi-topo-910b3-8npu.txt"
 
 

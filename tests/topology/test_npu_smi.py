@@ -44,7 +44,7 @@ from ascend_p2p_lab.topology import (
 )
 from ascend_p2p_lab.topology.model import SELF
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 SAMPLE = DATA / "npu-smi-topo-910b3-8npu.txt"
