@@ -26,4 +26,9 @@ MUTANTS: list[Mutant] = [
        '            pos = text.find("\\n", pos)'),
       'a [ in a comment inside the matrix counts as a row',
       TESTS),
+    M('check.lines.index_ignored', 'check/lines.py',
+      '        k = index or 0\n',
+      '        k = 0\n',
+      'a key of the second [[table]] is reported at the first',
+      ('tests/check/test_lines.py',)),
 ]

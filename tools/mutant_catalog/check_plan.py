@@ -15,4 +15,9 @@ MUTANTS: list[Mutant] = [
        'tests/cli/test_check.py',
        'tests/check/test_derive.py',
        'tests/check/test_writer.py',)),
+    M('check.plan.both_directions_as_uni', 'check/plan.py',
+      'direction = "both" if len(directions) == 2 else directions[0]',
+      'direction = directions[0]',
+      'a check with criteria in both directions measures one',
+      ('tests/check/test_plan.py',)),
 ]

@@ -35,4 +35,11 @@ MUTANTS: list[Mutant] = [
       'DEVICE_LOST_CODES = frozenset({ACL_ERROR_RT_LOST_HEARTBEAT})',
       'ACL_ERROR_RT_NO_DEVICE does not mark a device lost',
       TESTS),
+    M('codes.topology_weakest_wins', 'codes.py',
+      ('    for name in ("SIO", "HCCS", "HCCS_SW", "PIX", "PHB", "SYS"):\n'
+       '        if bits & TOPOLOGY_BITS[name]:'),
+      ('    for name in ("SYS", "PHB", "PIX", "HCCS_SW", "HCCS", "SIO"):\n'
+       '        if bits & TOPOLOGY_BITS[name]:'),
+      'a bitmask of several link classes is named after its weakest',
+      ('tests/test_codes.py',)),
 ]

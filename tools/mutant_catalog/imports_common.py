@@ -15,4 +15,9 @@ MUTANTS: list[Mutant] = [
        'tests/imports/test_dmi_text.py',
        'tests/cli/test_cli.py',
        'tests/collectives/test_busbw.py',)),
+    M('imports.common.unit_case_sensitive', 'imports/common.py',
+      'scale = UNITS[kind].get(unit.strip().lower())',
+      'scale = UNITS[kind].get(unit.strip())',
+      'a unit written in capitals (GB/s, KiB) is unknown',
+      ('tests/imports/test_common.py',)),
 ]

@@ -28,4 +28,14 @@ MUTANTS: list[Mutant] = [
       ('a size whose check failed on some ranks not marked as a '
        'verification failure'),
       TESTS),
+    M('imports.hccl_test.allgather_unnamed', 'imports/hccl_test.py',
+      '"allgather": "all_gather",',
+      '"allgather": "allgather",',
+      'an allgather capture is not named all_gather',
+      ('tests/imports/test_hccl_test.py',)),
+    M('imports.hccl_test.failed_rank_is_size', 'imports/hccl_test.py',
+      'out.setdefault(size, []).append(int(m.group(1)))',
+      'out.setdefault(size, []).append(size)',
+      'a failed rank is recorded as its data size',
+      ('tests/imports/test_hccl_test.py',)),
 ]

@@ -13,4 +13,9 @@ MUTANTS: list[Mutant] = [
       "every op's busbw takes the broadcast's factor (1)",
       (
        'tests/collectives/test_collectives.py',)),
+    M('measure.phaserows.busbw_is_algbw', 'measure/phaserows.py',
+      '"busbw_GBps": algbw * bus_factor(operation, ranks)}',
+      '"busbw_GBps": algbw}',
+      "a collective's bus bandwidth is its algorithm bandwidth",
+      ('tests/measure/test_phaserows.py',)),
 ]

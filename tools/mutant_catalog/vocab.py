@@ -18,4 +18,9 @@ MUTANTS: list[Mutant] = [
        'tests/test_matrices.py',
        'tests/measure/test_rows.py',
        'tests/measure/test_spec.py',)),
+    M('vocab.refused_is_a_failure', 'vocab.py',
+      'RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")',
+      'RESULT_KINDS: tuple[str, ...] = ("unreachable",)',
+      'a refused copy counts as a failure (exit status 1)',
+      ('tests/test_vocab.py',)),
 ]
