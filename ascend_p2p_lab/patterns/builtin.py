@@ -425,7 +425,7 @@ def as_file(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Te
 
 
 def markdown_table() -> str:
-    """The README's table of built-ins (a test checks that the README holds it)."""
+    """The table of built-ins in docs/tests-as-data.md (a test checks that the page holds it)."""
     lines = ["| name | what it measures | values |", "|---|---|---|"]
     lines += [f"| `{d.name}` | {d.description} | {d.values} |" for d in _BUILT_IN]
     return "\n".join(lines)

@@ -1,0 +1,103 @@
+"""Every example output of README.md and docs/*.md is what the simulator prints today.
+
+The examples are the ``console`` blocks (commands after ``$``, their stdout below, ``...``
+for what is left out), the ``<!-- json keys: COMMAND -->`` paragraphs and the ``toml``
+blocks that quote a file; the rules are in ``tools/docs_examples.py``, which ``--write``
+rewrites them with. Each distinct command runs once, in-process, in one scratch folder
+for the whole module. Beside them: the README names every notebook and links every page,
+and every link between the pages arrives.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tools import docs_examples as de
+
+DOCS = de.documents()
+EXAMPLES = [e for path in DOCS for e in de.examples(path)]
+CLAIMS = [c for path in DOCS for c in de.json_claims(path)]
+QUOTES = [q for path in DOCS for q in de.quotes(path)]
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory):
+    return de.Runner(tmp_path_factory.mktemp("docs_examples"))
+
+
+def test_the_docs_hold_examples():
+    """The mechanism finds what it checks (a renamed fence would check nothing)."""
+    assert len(EXAMPLES) >= 5 and len(CLAIMS) >= 3 and len(QUOTES) >= 2
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.where for e in EXAMPLES])
+def test_an_example_prints_what_it_shows(example, runner):
+    # The blocks of one file run in order (a block may read what an earlier one wrote):
+    # the earlier ones of its file run first, from the cache when they already did.
+    for before in EXAMPLES:
+        if before is example:
+            break
+        if before.path == example.path:
+            for step in before.steps:
+                runner.run(step.command)
+    problems = de.check(example, runner)
+    assert not problems, "\n".join(problems) + "\n(python tools/docs_examples.py --write)"
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=[c.where for c in CLAIMS])
+def test_a_json_shape_is_the_printed_one(claim, runner):
+    problems = de.check_json(claim, runner)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("quote", QUOTES, ids=[q.where for q in QUOTES])
+def test_a_quoted_file_says_what_the_docs_quote(quote):
+    """The [[fault]] examples are the ends of the topology files they name."""
+    problems = de.check_quote(quote)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_elisions_match_as_documented():
+    assert de.matches(["a", "...", "d"], ["a", "b", "c", "d"])
+    assert de.matches(["a", "...", "b"], ["a", "b"])
+    assert de.matches(["run ... (simulated)"], ["run 2026-x (simulated)"])
+    assert not de.matches(["a", "b"], ["a", "c"])
+    assert not de.matches(["a"], ["a", "extra"])
+    assert de.rewrite(["...", "x 1.0"], ["head", "x 2.0"]) == ["...", "x 2.0"]
+
+
+def _slug(title: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+
+
+def test_the_readme_names_every_notebook_and_links_every_page():
+    readme = (de.ROOT / "README.md").read_text()
+    notebooks = sorted(p.name for p in (de.ROOT / "notebooks").glob("*.ipynb"))
+    assert len(notebooks) >= 12
+    assert [n for n in notebooks if f"`{n}`" not in readme] == []
+    pages = sorted(p.name for p in (de.ROOT / "docs").glob("*.md"))
+    assert [p for p in pages if f"(docs/{p}" not in readme] == []
+
+
+def test_every_link_between_the_pages_arrives():
+    """Relative links of README.md and docs/*.md name a file that exists, and an anchor
+    one of its headings makes."""
+    broken = []
+    for path in DOCS:
+        text = path.read_text()
+        for target in re.findall(r"\]\(([^)\s]+)\)|<img src=\"([^\"]+)\"", text):
+            target = "".join(target)
+            if re.match(r"[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            dest = (path.parent / file).resolve() if file else path
+            if not dest.exists():
+                broken.append(f"{path.name}: {target}")
+            elif anchor and dest.suffix == ".md":
+                heads = [_slug(h) for h in re.findall(r"^#+ (.+)$", dest.read_text(), re.M)]
+                if anchor not in heads:
+                    broken.append(f"{path.name}: {target}")
+    assert broken == []
