@@ -9,7 +9,7 @@ Writes:
   simulated all-pairs sweep at 256 MiB with the device-local pattern, on the
   ``atlas800t-a2`` (8 NPUs) and ``atlas800t-a3`` (16 NPUs) presets.
 * ``docs/img/dashboard.png``: the browser test's screenshot of the live app. It runs
-  ``tests/test_browser.py::test_run_measures_the_enabled_pairs_and_marks_the_refusals``,
+  ``tests/acceptance/test_browser.py::test_run_measures_the_enabled_pairs_and_marks_the_refusals``,
   which serves the dashboard with ``ascend-p2p-lab dashboard`` (Voilà, a live kernel on
   the simulator), clicks the peer links, peer mode "current" and Run in headless
   Chromium, checks what the page shows and screenshots the dashboard; the picture is that
@@ -65,7 +65,7 @@ def make_heatmaps() -> list[Path]:
 
 # ---------------------------------------------------------------------- dashboard
 #: The browser test whose screenshot is the README picture, and the file it writes.
-BROWSER_TEST = ("tests/test_browser.py::"
+BROWSER_TEST = ("tests/acceptance/test_browser.py::"
                 "test_run_measures_the_enabled_pairs_and_marks_the_refusals")
 SCREENSHOT = "dashboard-after-run.png"
 

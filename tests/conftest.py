@@ -13,6 +13,7 @@ empty ledger.
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,22 @@ def _check_outside_tests(where: str) -> list[str]:
     found = [*_OUTSIDE_TESTS, *((sim, where) for sim in drain_tracked())]
     _OUTSIDE_TESTS.clear()
     return _leaks(found)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_dask_offload_thread_after_a_module():
+    """Once a Dask client has run, distributed keeps a thread (``Dask-Offload``), and a
+    later test in the same worker that asks whether the process may fork
+    (``measure.workers.may_fork``, ``forking.can_fork``) would see it. A module that
+    started the thread stops it; distributed's executor is replaced by a fresh one, which
+    starts its thread only when used."""
+    yield
+    utils = sys.modules.get("distributed.utils")
+    executor = getattr(utils, "_offload_executor", None)
+    if executor is not None and getattr(executor, "_threads", None):
+        executor.shutdown(wait=True)
+        utils._offload_executor = ThreadPoolExecutor(max_workers=1,
+                                                     thread_name_prefix="Dask-Offload")
 
 
 @pytest.fixture(scope="session", autouse=True)

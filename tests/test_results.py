@@ -1,23 +1,73 @@
-"""Saving and loading runs, and the schema."""
+"""Saving and loading runs, and the schema.
+
+Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+
+Through the library, the command line (in process, and once as a real process) and the
+widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
+save/load round trip. The npu-smi text format -> parse round trip of random topologies is
+in tests/test_npu_smi.py and is not repeated here.
+
+The h2d and d2h patterns: pinned host memory to and from each device.
+
+The fixtures are asymmetric so that swapped ends or swapped directions cannot pass: the
+simulator's faults cannot slow a host link (``degrade`` takes a device pair), so the
+server itself is made lopsided. On atlas800t-a2 with its host link set to h2d 10 GB/s
+and d2h 40 GB/s (a factor of four between the directions), devices 0 and 2 have
+different CPU affinities ("144-167" and "96-119"); every expected number is read from
+the topology, not written here.
+
+The latency pattern: time per copy of back-to-back copies per ordered pair.
+
+The fixture is asymmetric by construction, so that a transposed matrix or a swapped
+src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
+measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
+0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
+64 KiB the degraded direction adds four times the transfer time of the healthy one.
+
+Runs saved by an older release load and draw the same (tests/data/run_v1: saved by
+the release before tests-as-data, run schema 1, group labels and no device lists).
+
+Verdicts a CI job can trust: exit statuses, errors as data, honest verification,
+feature detection, teardown that finishes, run folders that are never mixed.
+
+Each test fails when its behaviour breaks: the faults are asymmetric (one device, one
+link, one call), and the assertions name the exact rows, columns and exit status."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab import open_runtime, results
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.measure import (
+    sweep,
+)
 from ascend_p2p_lab.results import (
     COLUMNS,
+    ERROR_KINDS,
+    FAILURE_KINDS,
+    RUN_SCHEMA_VERSION,
     SCHEMA,
     ResultsError,
     empty_frame,
+    failures,
     load_run,
     save_run,
     summarize,
 )
+from ascend_p2p_lab.topology import (
+    load_preset,
+)
+from ascend_p2p_lab.topology.presets import read_packaged
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +148,315 @@ def test_no_pickle_anywhere() -> None:
         text = path.read_text()
         for banned in ("import pickle", "pickle.load", "eval(", "exec("):
             assert banned not in text, f"{banned} in {path}"
+
+
+QUICK: dict[str, Any] = {"samples": 1, "warmup": 1, "min_sample_us": 20.0, "max_copies": 2,
+                         "progress": False}
+
+
+# ------------------------------------------------------------------------- result files
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    with open_runtime("sim", "atlas300i-duo") as rt:
+        frame = sweep(rt, pairs="0-1,0-2", sizes="4KiB,1MiB", **QUICK)
+    return save_run(frame, tmp_path_factory.mktemp("runs") / "run")
+
+
+def test_bad_input_to_save_run(saved_run: Path, tmp_path: Path) -> None:
+    frame = load_run(saved_run)
+    with pytest.raises(TypeError, match="needs a DataFrame or a Run, got list"):
+        save_run([1, 2], tmp_path / "a")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"lacks the result columns \['bidir_total_GBps'\]"):
+        save_run(frame.drop(columns="bidir_total_GBps"), tmp_path / "b")
+    bad = frame.astype({"size_bytes": object})
+    bad.loc[0, "size_bytes"] = "big"
+    with pytest.raises(ValueError, match="wrong type"):
+        save_run(bad, tmp_path / "c")
+    (tmp_path / "d").write_text("x")
+    with pytest.raises(ValueError, match="exists and is not a folder"):
+        save_run(frame, tmp_path / "d")
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert not (tmp_path / "c").exists()
+
+
+def test_column_order_and_dtypes_survive(saved_run: Path) -> None:
+    back = load_run(saved_run)
+    assert tuple(back.columns) == COLUMNS
+    assert {c: str(t) for c, t in back.dtypes.items()} == {
+        c: str(pd.Series(dtype=t).dtype) for c, t in SCHEMA.items()}
+
+
+PRESET = "atlas800t-a2"
+
+
+DEVICES = [0, 2]
+
+
+LARGE = 64 << 20
+
+
+SMALL = 64 << 10
+
+
+def _lopsided():
+    """atlas800t-a2 with a host link four times faster device -> host than host ->
+    device (the preset's own figures are 24.8 and 27.6: too close to tell apart)."""
+    topo = load_preset(PRESET)
+    host = dataclasses.replace(topo.host, h2d_GBps=10.0, d2h_GBps=40.0)
+    return dataclasses.replace(topo, host=host)
+
+
+@pytest.fixture(scope="module")
+def lab() -> tuple[pd.DataFrame, object]:
+    """h2d and d2h of devices 0 and 2, and the pair 0 -> 2 staged (peer off)."""
+    topo = _lopsided()
+    with open_runtime("sim", topology=topo) as rt:
+        run = sweep(rt, pairs="0-2", patterns=("h2d", "d2h", "pair"), devices=DEVICES,
+                    peer="off", sizes=[SMALL, LARGE], samples=2, progress=False)
+    return run, topo
+
+
+def test_old_runs_without_cpu_affinity_load(lab, tmp_path) -> None:
+    run, _ = lab
+    folder = results.save_run(run, tmp_path / "run")
+    data = pd.read_parquet(folder / "samples.parquet").drop(columns=["cpu_affinity"])
+    data.to_parquet(folder / "samples.parquet", index=False)
+    loaded = results.load_run(folder)
+    assert loaded["cpu_affinity"].isna().all() and str(loaded["cpu_affinity"].dtype) == "string"
+    (folder / "samples.parquet").unlink()
+    csv = pd.read_csv(folder / "samples.csv").drop(columns=["cpu_affinity"])
+    csv.to_csv(folder / "samples.csv", index=False)
+    assert results.load_run(folder)["cpu_affinity"].isna().all()
+
+
+def test_a_saved_run_keeps_the_host_rows(lab, tmp_path) -> None:
+    run, _ = lab
+    loaded = results.load_run(results.save_run(run, tmp_path / "run"))
+    host = loaded[loaded["pattern"] == "h2d"]
+    assert host["src"].isna().all() and list(host["cpu_affinity"]) == list(
+        run.loc[run["pattern"] == "h2d", "cpu_affinity"])
+
+
+PRESET_2 = "atlas800-9000"
+
+
+DEGRADE = 0.25
+
+
+FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": DEGRADE}]
+
+
+SIZES = [4, 65536]
+
+
+PAIRS = "0-1,1-0,0-4"
+
+
+@pytest.fixture(scope="module")
+def lab_2() -> tuple[pd.DataFrame, dict[tuple[int, int], tuple[float, float]]]:
+    """The run and, per measured pair, the preset's (latency_us, bandwidth_GBps)."""
+    with open_runtime("sim", preset=PRESET_2, faults=FAULTS) as rt:
+        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2,
+                    progress=False)
+        topo = rt.topology
+        model = {}
+        for a, b in [(0, 1), (1, 0), (0, 4)]:
+            lc = topo.link_classes[rt.link_class(a, b)]
+            model[(a, b)] = (lc.latency_us, lc.bandwidth_GBps)
+    return run, model
+
+
+def modelled_us(model: dict, pair: tuple[int, int], size: int) -> float:
+    """What the simulator charges per copy: the link's latency plus the transfer."""
+    lat, bw = model[pair]
+    factor = DEGRADE if pair == (0, 1) else 1.0
+    return lat + size / (bw * factor * 1e3)
+
+
+def test_latency_matrix_matches_the_modelled_links(lab_2) -> None:
+    run, model = lab_2
+    for size in SIZES:
+        mat = results.matrix(run, size, value="latency_us", pattern="latency")
+        assert mat.index.name == "src" and mat.columns.name == "dst"
+        for pair in model:
+            assert mat.loc[pair] == pytest.approx(modelled_us(model, pair, size), rel=0.03), \
+                (size, pair)
+        assert math.isnan(mat.loc[4, 0])  # never measured: a transposed matrix has it
+    small = results.matrix(run, 4, value="latency_us", pattern="latency")
+    assert small.loc[0, 4] > 1.3 * small.loc[0, 1]  # SYS 15 us, HCCS 10 us
+    big = results.matrix(run, 65536, value="latency_us", pattern="latency")
+    assert big.loc[0, 1] > 1.4 * big.loc[1, 0]  # the degraded direction is slower
+
+
+def test_matrix_refuses_a_size_the_rows_lack(lab_2) -> None:
+    run, _ = lab_2
+    with pytest.raises(ValueError) as err:
+        results.matrix(run, 8, value="latency_us", pattern="latency")
+    text = str(err.value)
+    assert "\n" not in text and "8" in text and "4, 65536" in text
+    with pytest.raises(ValueError, match="4, 65536"):
+        results.matrix(run, 4096, value="latency_us", pattern="latency")
+
+
+def test_the_latency_matrix_is_inferred_or_refused_never_empty(lab_2) -> None:
+    run, _ = lab_2
+    inferred = results.matrix(run, 4, value="latency_us")  # the latency pattern
+    pd.testing.assert_frame_equal(
+        inferred, results.matrix(run, 4, value="latency_us", pattern="latency"))
+    assert inferred.notna().sum().sum() > 0
+    with pytest.raises(ValueError, match=r"no 'pair' row has latency_us.*'latency'"):
+        results.matrix(run, 4, value="latency_us", pattern="pair")
+
+
+def test_runs_saved_before_latency_load(lab_2, tmp_path) -> None:
+    run, _ = lab_2
+    folder = results.save_run(run, tmp_path / "run")
+    (folder / "samples.parquet").unlink()
+    csv = pd.read_csv(folder / "samples.csv", keep_default_na=False, na_values=[""])
+    csv.drop(columns=["latency_us"]).to_csv(folder / "samples.csv", index=False)
+    back = results.load_run(folder)
+    assert back["latency_us"].dtype == "float64" and back["latency_us"].isna().all()
+    assert list(back.columns) == list(results.COLUMNS)
+    folder = results.save_run(run, tmp_path / "again")
+    again = results.load_run(folder)
+    np.testing.assert_allclose(again["latency_us"], run["latency_us"])
+
+
+def host_bound_run() -> pd.DataFrame:
+    """A slow host on an A2: enqueueing small copies takes most of each window."""
+    with open_runtime("sim", preset="atlas800t-a2",
+                      faults=[{"kind": "slow_host", "factor": 3.0}]) as rt:
+        return sweep(rt, pairs="0-1", sizes="4KiB,64KiB,1MiB,4MiB", samples=2,
+                     progress=False)
+
+
+def test_fit_leaves_out_host_bound_samples_and_says_so() -> None:
+    run = host_bound_run()
+    bound = run["host_bound"].fillna(False).astype(bool)
+    assert 0 < bound.sum() < len(run)
+    fit = results.fit_latency_bandwidth(run)
+    assert len(fit) == 1
+    assert fit["host_bound_left_out"].iloc[0] == bound.sum()
+    assert fit["sizes"].iloc[0] == run.loc[~bound, "size_bytes"].nunique()
+    kept = results.fit_latency_bandwidth(run, keep_host_bound=True)
+    assert kept["host_bound_left_out"].iloc[0] == 0 and kept["sizes"].iloc[0] == 4
+    only_bound = results.fit_latency_bandwidth(run[bound])
+    assert only_bound["host_bound_left_out"].iloc[0] == bound.sum()
+    assert math.isnan(only_bound["latency_us"].iloc[0])
+    # a group whose key has a missing device (a fan-out's dst) is counted once, too
+    fanout = run.assign(pattern="one_to_all", dst=pd.Series(pd.NA, index=run.index,
+                                                              dtype="Int64"))
+    for frame in (fanout, fanout[bound]):
+        fit = results.fit_latency_bandwidth(frame)
+        assert len(fit) == 1 and fit["host_bound_left_out"].iloc[0] == bound.sum()
+
+
+V1 = Path(__file__).parent / "data" / "run_v1"
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_version_1_run_loads_with_its_device_lists(fmt, tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(V1, folder)
+    if fmt == "csv":
+        (folder / "samples.parquet").unlink()
+    run = load_run(folder)
+    assert json.loads((V1 / "run.json").read_text()).get("schema_version", 1) == 1
+    card = run[run["pattern"] == "card"]
+    first = card.iloc[0]
+    assert isinstance(first["senders"], tuple) and isinstance(first["receivers"], tuple)
+    assert set(card["senders"]) == {(0, 1), (2, 3), (4, 5)}
+    group = run[run["pattern"] == "group"]
+    assert set(zip(group["senders"], group["receivers"])) >= {((0, 1), (2, 3)), ((4,), (0, 5))}
+    assert run.loc[run["pattern"] == "pair", "senders"].isna().all()
+
+
+def test_saved_again_it_is_the_current_version_and_keeps_the_lists(tmp_path):
+    run = load_run(V1)
+    save_run(run, tmp_path / "again")
+    meta = json.loads((tmp_path / "again" / "run.json").read_text())
+    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 3
+    again = load_run(tmp_path / "again")
+    pd.testing.assert_series_equal(again["senders"], run["senders"])
+    (tmp_path / "again" / "samples.parquet").unlink()  # the CSV's JSON lists
+    from_csv = load_run(tmp_path / "again")
+    assert list(from_csv["receivers"]) == list(run["receivers"])
+    csv = (tmp_path / "again" / "samples.csv").read_text()
+    assert '"[0, 1]"' in csv  # device lists as JSON, not a label to split
+
+
+# ---- run schema 2, saved by the release before the run became a value (3732bd0) ----
+V2 = Path(__file__).parent / "data" / "run_v2"
+
+
+def _v2_expected() -> dict:
+    return json.loads((V2 / "expected.json").read_text())
+
+
+def _as_stored(frame: pd.DataFrame) -> dict:
+    """frame as expected.json stores it (orient split, 15 significant digits)."""
+    return json.loads(frame.to_json(orient="split", index=False, double_precision=15))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_version_2_run_loads_and_gives_the_same_numbers(fmt, tmp_path):
+    from ascend_p2p_lab.results import fit_latency_bandwidth, summarize
+
+    folder = tmp_path / "run"
+    shutil.copytree(V2, folder)
+    if fmt == "csv":
+        (folder / "samples.parquet").unlink()
+    assert json.loads((V2 / "run.json").read_text())["schema_version"] == 2
+    run = load_run(folder)
+    expected = _v2_expected()
+    summary = summarize(run)[expected["summary"]["columns"]]
+    assert _as_stored(summary) == expected["summary"]
+    fits = fit_latency_bandwidth(run)[expected["fits"]["columns"]]
+    assert _as_stored(fits) == expected["fits"]
+
+
+def test_parquet_and_csv_of_the_version_2_run_are_the_same_rows(tmp_path):
+    folder = tmp_path / "run"
+    shutil.copytree(V2, folder)
+    from_parquet = load_run(folder)
+    (folder / "samples.parquet").unlink()
+    pd.testing.assert_frame_equal(load_run(folder), from_parquet)
+
+
+CLI_QUICK = ["--sizes", "4KiB,64KiB", "--samples", "2", "--no-progress"]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def topology_with(tmp_path: Path, *faults: str, preset: str = "atlas800t-a2") -> str:
+    """A copy of a preset with ``[[fault]]`` tables (TOML body lines) appended."""
+    text = read_packaged(f"{preset}.toml")
+    for body in faults:
+        text += f"\n[[fault]]\n{body}\n"
+    path = tmp_path / "topo.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_the_error_vocabulary_is_closed() -> None:
+    assert set(FAILURE_KINDS) == set(ERROR_KINDS) - {"unreachable", "refused"}
+
+
+# --------------------------------------------------------------------- corruption
+def test_a_corrupted_link_is_a_verification_failure_and_exit_1(capsys, tmp_path) -> None:
+    """Only 0->1 corrupts: its points are verified=False, kind ``verification``, timing
+    kept; 1->0 verifies; the command exits 1 and says so."""
+    topo = topology_with(tmp_path, 'kind = "corrupt"\nlink = [0, 1]')
+    code, out, _ = run_cli(capsys, "sweep", "--backend", "sim", "--topology", topo,
+                           "--pairs", "0-1,1-0", *CLI_QUICK, "--out", str(tmp_path / "r"))
+    assert code == 1 and "verification" in out
+    run = load_run(tmp_path / "r")
+    bad, good = run[run.src == 0], run[run.src == 1]
+    assert (bad.verified == False).all() and set(bad.error_kind) == {"verification"}  # noqa: E712
+    assert bad.bandwidth_GBps.notna().all() and bad.error_code.isna().all()
+    assert good.verified.all() and good.error_kind.isna().all()
+    assert failures(run)[["kind", "points"]].values.tolist() == [["verification", 2]]

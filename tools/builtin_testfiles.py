@@ -5,7 +5,7 @@ which tests a server cannot have and why.
 The declarations (``ascend_p2p_lab/patterns/builtin.py``) stay the one source: this
 script prints each built-in over a preset's devices as ``ascend-p2p-lab patterns NAME
 --preset P`` does, with a header saying where it came from. ``--check`` compares the
-shipped files with what the declarations give now (``tests/test_builtin_testfiles.py``
+shipped files with what the declarations give now (``tests/patterns/test_builtin.py``
 runs it), so a changed declaration cannot leave stale files behind.
 
 Example:

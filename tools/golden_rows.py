@@ -1,11 +1,12 @@
 """The golden rows: every built-in pattern on every preset, one seed, saved as a fixture.
 
 ``python tools/golden_rows.py`` rewrites ``tests/data/golden_rows/rows.csv``;
-``tests/test_golden_rows.py`` reruns :func:`golden_rows` and compares. The fixture pins the
-numbers of the measurement path: a refactoring of how patterns are declared, planned and
-turned into rows must leave every number where it was. It uses only the public API
-(``open_runtime`` and ``measure.sweep``) so that the same script runs before and after
-such a change; columns that moved are mapped back here (:func:`_ends`).
+``tests/acceptance/test_golden_rows.py`` reruns :func:`golden_rows` and compares. The
+fixture pins the numbers of the measurement path: a refactoring of how patterns are
+declared, planned and turned into rows must leave every number where it was. It uses
+only the public API (``open_runtime`` and ``measure.sweep``) so that the same script
+runs before and after such a change; columns that moved are mapped back here
+(:func:`_ends`).
 
 Regenerate it only when the numbers are meant to move (a change of the simulator's model
 or of its jitter stream), and say so in the commit.

@@ -14,19 +14,21 @@ baseline run and deselected, so they cannot "kill" a mutant.
 Usage::
 
     python tools/mutants.py                 # every mutant
-    python tools/mutants.py --only sweep.   # names containing "sweep."
+    python tools/mutants.py --only measure.plan.   # the mutants of measure/plan.py
     python tools/mutants.py --list          # names and descriptions, run nothing
     python tools/mutants.py --check         # does every snippet still apply?
     python tools/mutants.py --markdown      # the result table as Markdown too
-    python tools/mutants.py --only results. --tests tests/test_mutants.py  # other tests
+    python tools/mutants.py --only results. --tests tests/test_results.py  # other tests
 
 Exit status: 0 when every mutant is killed or listed as harmless (``harmless=...``),
 1 when one survives that is not, 2 on a mutant that no longer applies (its original
 snippet is not found exactly once in the package: update the list after a refactor; a
 snippet that moved to another file is found there and noted).
 
-The mutants themselves live in ``tools/mutant_catalog/``, one module per area, each with a
-``MUTANTS`` list of :class:`~tools.mutant_catalog.base.Mutant`; a new area is a new module.
+The mutants themselves live in ``tools/mutant_catalog/``, one file per package module
+(``measure_plan.py`` holds the mutants of ``ascend_p2p_lab/measure/plan.py``, each named
+``measure.plan.<what>``), each with a ``MUTANTS`` list of
+:class:`~tools.mutant_catalog.base.Mutant`.
 """
 
 from __future__ import annotations
@@ -70,8 +72,10 @@ def _existing(copy: Path, tests: tuple[str, ...]) -> list[str]:
 
 def _pytest(copy: Path, args: list[str], timeout: float, junit: Path | None = None
             ) -> tuple[int, str]:
+    # addopts cleared (no nbval, no workers); the tests import by path, as pyproject says,
+    # since one test basename lives in two folders (tests/check/, tests/cli/)
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-           *args]
+           "--import-mode=importlib", *args]
     if junit is not None:
         cmd.append(f"--junitxml={junit}")
     try:
@@ -161,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the scratch copy")
     ap.add_argument("--tests", action="append", default=[],
                     help="run the mutants against these tests instead of their own "
-                         "(repeatable; e.g. --tests tests/test_mutants.py)")
+                         "(repeatable; e.g. --tests tests/test_results.py)")
     opts = ap.parse_args(argv)
     chosen = [m for m in MUTANTS if not opts.only or any(s in m.name for s in opts.only)]
     if opts.tests:

@@ -3,7 +3,7 @@
 A simulated server is a Python object: a forked worker holds its own copy, and since
 every point starts at the clock's origin with its own jitter draws
 (``Runtime.begin_point``), a test gives the same rows in a worker as in the sweep's own
-process, to the bit (``tests/test_sweep_workers.py`` checks it). So ``sweep(workers=2)``
+process, to the bit (``tests/measure/test_workers.py`` checks it). So ``sweep(workers=2)``
 on a 2-core machine simulates two tests at a time. On hardware copies that run at once
 disturb each other, and with injected faults a worker cannot see what another's faults
 did (a lost device, the n-th call), so :func:`may_fork` says no there.

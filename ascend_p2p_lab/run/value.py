@@ -10,7 +10,7 @@ For scripts written against frames, :meth:`Run.frame` gives the samples with a
 *convenience copy* of the metadata in ``frame.attrs["run"]`` (a plain dict, so
 ``frame.attrs["run"]["interrupted"]`` keeps working), and :meth:`Run.of` reads it back:
 these two are the only places that touch ``attrs`` for run metadata
-(``tests/test_run_value.py`` counts them). Every reader takes a Run or such a frame and
+(``tests/run/test_value.py`` counts them). Every reader takes a Run or such a frame and
 calls :meth:`Run.of` once, at its entry.
 
 Example:

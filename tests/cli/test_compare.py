@@ -1,15 +1,120 @@
-"""``compare`` (``cli/compare.py``): BASELINE and RUN that are one run are said to be
-(issue 30 item 18)."""
+"""compare: run-vs-run bandwidth ratios, the points below a threshold, the verdict.
+
+The degraded run halves one direction only (0 -> 1; 1 -> 0 stays clean), so a
+comparison, a terminal matrix or a heatmap that swaps source and destination cannot pass.
+
+Imported runs are ordinary runs: report, compare and calibrate work on them.
+
+The A2 capture has one cell lowered (2->5 only, not 5->2): compare must name exactly that
+cell, against the preset and against the toolkit's own sweep; a twin calibrated from the
+capture alone (its matrices and the topology capture) must reproduce the imported numbers."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.comparison import (
+    compare,
+)
+from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.results import save_run
 
+PRESET = "atlas800t-a2"
+
+
+SEED = 0
+
+
+SIZE = 16 << 20
+
+
+PAIRS = "0-1,1-0"
+
+
+#: 0 -> 1 at half speed; 1 -> 0 untouched
+DEGRADE = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
+
+
+#: every copy 0 -> 1 fails with ACL_ERROR_RT_SYS_DMA
+FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507013}]
+
+
+#: the bytes 0 -> 1 arrive wrong (at full speed: the rows have a bandwidth)
+CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
+
+
+def _run(faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,),
+         preset: str = PRESET) -> pd.DataFrame:
+    with open_runtime("sim", preset=preset, seed=SEED, faults=faults or []) as rt:
+        return sweep(rt, pairs=pairs, sizes=list(sizes), samples=2, progress=False)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pd.DataFrame, Path]]:
+    """clean, clean2 (another clean run), degraded, failing, corrupt, other (2-3, 3-2),
+    wider (0-1, 1-0, 2-3): each frame with its saved folder."""
+    root = tmp_path_factory.mktemp("runs")
+    frames = {"clean": _run(), "clean2": _run(), "degraded": _run(DEGRADE),
+              "failing": _run(FAIL), "corrupt": _run(CORRUPT), "other": _run(pairs="2-3,3-2"),
+              "wider": _run(pairs="0-1,1-0,2-3")}
+    return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
+
+
+def test_against_preset_ratios_are_1_point_by_point(runs, capsys) -> None:
+    from ascend_p2p_lab.cli.compare import _predict
+
+    predicted, _ = _predict(runs["clean"][0], runs["clean"][1], PRESET)
+    assert predicted.meta.params == runs["clean"][0].attrs["run"]["params"]
+    cmp = compare(predicted, runs["clean"][0])
+    assert cmp["ratio"].to_numpy() == pytest.approx([1.0, 1.0], abs=0.02)
+
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
+
+
+def below(capsys, argv: list[str]) -> tuple[int, list[tuple[int, int]], dict]:
+    capsys.readouterr()  # what came before (an import's summary)
+    code = main(argv)
+    data = json.loads(capsys.readouterr().out)
+    return code, [(p["src"], p["dst"]) for p in data["below"]], data
+
+
+def test_against_the_preset_bi_cells_are_compared_on_the_total(tmp_path, capsys):
+    """The imported run's params plan both directions; a bi cell (a total) lowered in one
+    direction only (3 -> 6, not 6 -> 3) is the one bi point below, compared on totals."""
+    text = (DATA / "dmi-a2-p2p.txt").read_text()
+    head, bi = text.split("Bidirectional Peer to Peer Test")
+    rows = bi.splitlines()
+    cells = rows[5].split()  # the row of source 3
+    assert cells[0] == "3" and cells[7] == "51.0"
+    cells[7] = "30.0"  # 3 -> 6 only; 6 -> 3 keeps its 51.0
+    rows[5] = "".join(c.ljust(8) for c in cells)
+    low = tmp_path / "dmi-bi-3to6.txt"
+    low.write_text(head + "Bidirectional Peer to Peer Test" + "\n".join(rows) + "\n")
+    assert main(["import", "dmi", str(low), "--size", "256MiB", "--out",
+                 str(tmp_path / "run")]) == 0
+    plans = json.loads((tmp_path / "run" / "run.json").read_text())["params"]["plans"]
+    assert [p["directions"] for p in plans] == [["uni"], ["bi"]]
+    capsys.readouterr()
+    code = main(["compare", "--against-preset", "atlas800t-a2", "--format", "json",
+                 str(tmp_path / "run")])
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert code == 1 and data["points_compared"] == 112 and data["unmatched"] == []
+    below = [(p["src"], p["dst"], p["direction"], p["value"]) for p in data["below"]]
+    assert below == [(3, 6, "bi", "bidir_total_GBps")]
+    assert data["below"][0]["run_GBps"] == 30.0 and data["below"][0]["baseline_GBps"] > 45
+    assert "(seed 0, the simulator's: the run has none)" in captured.err
+
+
+# ------------------------------------------------------------------ issue 30 (its last items)
 _NOTE = "every ratio is 1 by construction"
 
 

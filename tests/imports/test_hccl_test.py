@@ -1,5 +1,5 @@
-"""hccl_test's output (``imports/hccl_test.py``): every row's ``source_line`` is the line
-it was read from (issue 30 item 24)."""
+"""ascend_p2p_lab.imports.hccl_test: hccl_test's tables (data_size | aveg_time |
+alg_bandwidth | check_result), on the captures of tests/data/vendor."""
 
 from __future__ import annotations
 
@@ -7,8 +7,45 @@ from pathlib import Path
 
 import pytest
 
-from ascend_p2p_lab.imports import import_hccl_test
+from ascend_p2p_lab.imports import hccl_test, import_hccl_test
+from ascend_p2p_lab.imports.common import read_capture
 
+VENDOR = Path(__file__).resolve().parents[1] / "data" / "vendor"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("./bin/all_reduce_test", "all_reduce"), ("allgather_4ranks.log", "all_gather"),
+    ("reducescatter", "reduce_scatter"), ("alltoall_test", "all_to_all"),
+    ("broadcast_test", "broadcast"), ("nothing here", None),
+])
+def test_the_operation_is_read_from_a_name(text: str, expected: str | None) -> None:
+    assert hccl_test.operation_name(text) == expected
+
+
+def test_an_all_reduce_table_gives_a_row_per_size_with_its_bus_bandwidth() -> None:
+    parsed = hccl_test.parse(read_capture(VENDOR / "hccl-all_reduce-8p.txt"))
+    assert parsed.command.startswith("mpirun -n 8 ./bin/all_reduce_test")
+    sizes = [r["size_bytes"] for r in parsed.rows]
+    assert sizes == [8192 << k for k in range(14)]
+    first = parsed.rows[0]
+    assert (first["operation"], first["ranks"], first["check_result"]) == (
+        "all_reduce", 8, "success")
+    assert first["time_us"] == pytest.approx(28.12)
+    assert first["algbw_GBps"] == pytest.approx(0.29132)
+    # all_reduce moves 2 (n - 1) / n of the data over the bus
+    assert first["busbw_GBps"] == pytest.approx(0.29132 * 2 * 7 / 8)
+    assert first["source_line"] == 4
+
+
+def test_failed_ranks_are_kept_by_size() -> None:
+    lines = ["local rank_id 3, check result failed, 8192 | x",
+             "all fine",
+             "local rank_id 5 , check result failed , 8192 |",
+             "local rank_id 1, check result failed, 16384 |"]
+    assert hccl_test.failed_ranks(lines, "cap.txt") == {8192: [3, 5], 16384: [1]}
+
+
+# ------------------------------------------------------------------ issue 30 (its last items)
 DATA = Path(__file__).parent.parent / "data" / "vendor"
 
 

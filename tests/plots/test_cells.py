@@ -1,15 +1,262 @@
-"""A heatmap's cells and title words (``plots/cells.py``): a map whose pairs were refused
-but whose diagonal holds local copies does not say "no numbers" (issue 30 item 14)."""
+"""An imported run is an ordinary run for every reader (issue 30, part 1): what each
+capture layout gives report, compare, calibrate and check, and the import's own record
+of the server (device count, preset, card devices) and of the plan a re-run needs.
+
+Fixtures are asymmetric (each device or pair its own figure), so an import that swaps
+ends or keys a row by its position cannot pass.
+
+plots.prepare and plots.cells: what the figures show, as data, without drawing.
+
+Asymmetric on purpose (a symmetric fixture passes with rows and columns swapped): only
+the link 0->1 is degraded, only the copy 2->3 fails.
+
+Gaps the suite let through (issue 20): the warm-up asked for is the warm-up issued, and
+the two directions of a bidirectional sample are enqueued interleaved."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
 import pytest
+from helpers import asymmetric_a2_run
 
-from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab import open_runtime, results
+from ascend_p2p_lab.measure import sweep, sweep_run
+from ascend_p2p_lab.plots import cells, prepare
 from ascend_p2p_lab.plots.cells import heatmap_data
+from ascend_p2p_lab.run import Run, RunMeta
 
 
+def test_the_link_legend_tells_an_unknown_class_from_a_pair_not_measured():
+    from ascend_p2p_lab.plots.cells import link_frame, link_legend, link_texts
+    from ascend_p2p_lab.schema import to_frame
+
+    rows = to_frame([{"pattern": "pair", "src": 0, "dst": 1, "link": "HCCS", "size_bytes": 4},
+                     {"pattern": "pair", "src": 1, "dst": 0, "size_bytes": 4}])
+    links, _ = link_frame(rows)
+    assert (links.loc[0, 1], links.loc[1, 0]) == ("HCCS", "?")
+    legend = dict(link_legend(links))
+    assert "class not named" in legend["?"] and "n/m" not in legend
+    rows = to_frame([{"pattern": "pair", "src": 0, "dst": 2, "link": "HCCS", "size_bytes": 4}])
+    links, _ = link_frame(rows)
+    _, texts, _ = link_texts(links)
+    assert texts.loc[1, 2] == "n/m" and "not in this table" in dict(link_legend(links))["n/m"]
+
+
+PACKAGE = Path(prepare.__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def run():
+    """The asymmetric run (0->1 at half speed, 2->3 failing), the pairs 0<->1 and 2<->3
+    only."""
+    return asymmetric_a2_run(pairs="0-1,1-0,2-3,3-2")
+
+
+def _rows(points: list[tuple[int, int, int, float]]) -> pd.DataFrame:
+    """A run frame of unidirectional P2P rows (src, dst, size, bandwidth), 4 devices."""
+    return Run(results.to_frame(
+        [{"backend": "sim", "preset": "test", "src": s, "dst": d, "link": "HCCS",
+          "pattern": "pair", "direction": "uni", "peer": "on", "path": "p2p",
+          "initiator": "src", "size_bytes": size, "copies": 1, "sample": k,
+          "elapsed_us": size / (bw * 1e3), "bandwidth_GBps": bw, "verified": True}
+         for k, (s, d, size, bw) in enumerate(points)]), RunMeta(device_count=4)).frame()
+
+
+# ------------------------------------------------------------------------------ cell states
+def test_cell_states_keep_rows_as_sources(run):
+    data = cells.heatmap_data(run)
+    states = data.cells
+    assert states.index.names == ["src", "dst"] and len(states) == 8 * 8
+    slow, fast = states.loc[(0, 1)], states.loc[(1, 0)]
+    assert slow["state"] == fast["state"] == "value" and slow["code"] == fast["code"] == ""
+    assert slow["value"] == pytest.approx(fast["value"] / 2, rel=0.1)
+    failed, fine = states.loc[(2, 3)], states.loc[(3, 2)]
+    assert (failed["state"], failed["code"]) == ("failed", "E1")
+    assert (failed["error_kind"], failed["error_code"], failed["error_call"]) == (
+        "runtime", 507013, "acl.rt.memcpy_async")
+    assert np.isnan(failed["value"])
+    assert (fine["state"], fine["code"]) == ("value", "") and np.isfinite(fine["value"])
+    assert pd.isna(fine["error_kind"]) and pd.isna(fine["error_code"])
+    assert states.loc[(4, 5), "code"] == "n/m"  # not in this run
+    assert states.loc[(0, 0), "state"] == "diagonal"
+    assert data.legend[0] == ("n/m", "n/m: not measured in this run [52 cells]")
+    assert data.legend[1] == ("E1", "E1 runtime: ACL_ERROR_RT_SYS_DMA (507013) from "
+                                     "acl.rt.memcpy_async [1 cell]")
+
+
+def test_cell_values_are_the_results_matrix(run):
+    data = cells.heatmap_data(run)
+    expected = results.matrix(run, value="bandwidth_GBps", direction="uni", peer="on",
+                              path="p2p", device_count=8)
+    off = ~np.eye(8, dtype=bool)
+    assert data.values.index.name == "src" and data.values.columns.name == "dst"
+    np.testing.assert_array_equal(data.values.to_numpy()[off], expected.to_numpy()[off])
+    assert data.values.loc[0, 1] == data.cells.loc[(0, 1), "value"]
+    assert data.path == "p2p" and data.size_text == "at 16 MiB (largest size)"
+    assert data.note == "simulated: atlas800t-a2"
+
+
+def test_bidirectional_failure_marks_both_cells(run):
+    states = cells.heatmap_data(run, direction="bi").cells
+    assert states.loc[(2, 3), "code"] == states.loc[(3, 2), "code"] == "E1"
+    assert states.loc[(0, 1), "value"] < states.loc[(1, 0), "value"]
+    total = cells.heatmap_data(run, direction="bi", value="bidir_total_GBps").values
+    assert total.loc[0, 1] == total.loc[1, 0]
+
+
+def test_cell_texts_and_kinds(run):
+    data = cells.heatmap_data(run)
+    texts, kinds = cells.heatmap_texts(data.cells, 8)
+    assert texts.shape == kinds.shape == (8, 8)
+    assert (texts.loc[2, 3], kinds.loc[2, 3]) == ("E1", "code")
+    assert kinds.loc[3, 2] == "value"
+    assert float(texts.loc[0, 1]) == pytest.approx(data.values.loc[0, 1], abs=0.051)
+    assert (texts.loc[0, 0], kinds.loc[0, 0]) == ("—", "self")
+    texts, _kinds = cells.heatmap_texts(data.cells, 8, annotate=False)
+    assert texts.loc[0, 1] == "" and texts.loc[2, 3] == "E1"
+
+
+def test_untrusted_number_and_unverified_points():
+    frame = _rows([(0, 1, 4096, 10.0), (0, 1, 65536, 20.0), (1, 0, 65536, 21.0)])
+    frame.loc[1, "verified"] = False  # 0->1 at 64 KiB: the bytes arrived wrong
+    states = cells.heatmap_data(frame).cells
+    assert (states.loc[(0, 1), "state"], states.loc[(0, 1), "code"]) == ("unverified", "V")
+    assert states.loc[(0, 1), "value"] == 20.0
+    assert states.loc[(1, 0), "state"] == "value"
+    points = cells.unverified_points(frame, "bandwidth_GBps")
+    assert points[["src", "dst", "size_bytes"]].to_numpy().tolist() == [[0, 1, 65536]]
+    assert cells.unverified_text(points) == ("verification: bytes differ at 1 point "
+                                             "(drawn, not trusted)")
+    assert states.loc[(0, 1), "value"] == cells.heatmap_data(frame, size=65536).values.loc[0, 1]
+    assert cells.heatmap_data(frame, size=4096).cells.loc[(0, 1), "state"] == "value"
+
+
+# ------------------------------------------------------------------------------ link / peer
+def test_link_and_peer_frames_keep_rows_as_sources():
+    table = pd.DataFrame({"src": [0, 1, 0, 2], "dst": [1, 0, 2, 0],
+                          "link": ["PIX", "HCCS", "SYS", "SYS"],
+                          "can_access_peer": [True, False, True, True]})
+    links, note = cells.link_frame(table)
+    assert links.loc[0, 1] == "PIX" and links.loc[1, 0] == "HCCS"
+    assert links.loc[1, 2] is None and links.loc[2, 2] == "X"
+    assert [c for c, _text in cells.link_legend(links)] == ["HCCS", "PIX", "SYS", "X", "n/m"]
+    assert note == prepare.backend_note(table)
+    peer = cells.peer_frame(table, "can_access_peer")
+    assert peer.loc[0, 1] == 1.0 and peer.loc[1, 0] == 0.0 and np.isnan(peer.loc[1, 2])
+    texts, kinds = cells.peer_texts(peer)
+    assert (texts.loc[0, 1], texts.loc[1, 0], texts.loc[1, 1]) == ("yes", "no", "X")
+    assert (kinds.loc[1, 2], kinds.loc[1, 1]) == ("unknown", "self")
+    legend = dict(cells.peer_legend(table, peer, "can_access_peer"))
+    assert legend["no"] == "no (1 of 6): aclrtDeviceCanAccessPeer = 0 (link HCCS)"
+
+
+# ------------------------------------------------------------------------------ imports
+_FORBIDDEN = ("ascend_p2p_lab.runtime", "ascend_p2p_lab.measure", "ascend_p2p_lab.sim")
+
+
+_BARE_PACKAGES = """
+import sys, types
+for name, path in {packages!r}:
+    module = types.ModuleType(name)  # the package without running its __init__
+    module.__path__ = [path]
+    sys.modules[name] = module
+"""
+
+
+def _forbidden_after(code: str) -> list[str]:
+    """The runtime, measurement and simulator modules loaded after running ``code`` in a
+    fresh interpreter."""
+    code += ("\nimport json, sys\nprint(json.dumps(sorted(m for m in sys.modules "
+             f"if m.startswith({_FORBIDDEN!r}))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_plots_imports_no_runtime_measure_or_simulator():
+    """The plots package's own imports: the parent package's __init__ left out."""
+    code = _BARE_PACKAGES.format(packages=[("ascend_p2p_lab", str(PACKAGE))])
+    assert _forbidden_after(code + "import ascend_p2p_lab.plots") == []
+
+
+def test_import_plots_in_a_fresh_interpreter():
+    assert _forbidden_after("import ascend_p2p_lab.plots") == []
+    assert _forbidden_after("import ascend_p2p_lab") == []  # open_runtime is lazy
+
+
+def test_data_preparation_needs_no_matplotlib():
+    packages = [("ascend_p2p_lab", str(PACKAGE)),
+                ("ascend_p2p_lab.plots", str(PACKAGE / "plots"))]
+    code = (_BARE_PACKAGES.format(packages=packages)
+            + "sys.modules['matplotlib'] = None  # importing it raises ImportError\n"
+            + "import ascend_p2p_lab.plots.prepare, ascend_p2p_lab.plots.cells")
+    assert _forbidden_after(code) == []
+
+
+def test_a_failure_without_call_or_code_is_named_by_what_it_has():
+    frame = _rows([(0, 1, 4096, 10.0), (1, 0, 4096, 10.0), (2, 3, 4096, 10.0)])
+    frame.loc[0, ["bandwidth_GBps", "error", "error_kind", "error_code"]] = [
+        np.nan, "text", "runtime", 507899]
+    frame.loc[2, ["bandwidth_GBps", "error", "error_kind"]] = [np.nan, "text", "missing_call"]
+    data = cells.heatmap_data(frame)
+    assert data.cells.loc[(0, 1), "code"] == "E1" and data.cells.loc[(2, 3), "code"] == "E2"
+    assert [text for _code, text in data.legend[1:]] == [
+        "E1 runtime: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) [1 cell]",
+        "E2 missing_call: the installed pyACL lacks a call this point needs [1 cell]"]
+
+
+def test_the_local_copy_sits_on_the_diagonal_of_device_paths_only() -> None:
+    """p2p and direct copies go device to device: their matrices show the device-local
+    copy on the diagonal; the host-staged path does not (620 GB/s beside 20 says nothing)."""
+    from ascend_p2p_lab.matrices import run_matrices
+    from ascend_p2p_lab.results import matrix
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, pairs="0-1", peer="both", patterns=("pair", "local"),
+                    sizes="16MiB", samples=1, progress=False)
+    local = run[run["pattern"] == "local"].set_index("src")["bandwidth_GBps"]
+    by_path = {m.path: m.frame for m in run_matrices(run) if m.pattern == "pair"}
+    assert set(by_path) == {"p2p", "direct", "staged"}
+    assert by_path["p2p"].loc[0, 0] == pytest.approx(local[0])  # (direct: refused on A2)
+    assert pd.isna(by_path["staged"].to_numpy().diagonal()).all()
+    assert pd.isna(matrix(run, path="staged", peer="off").to_numpy().diagonal()).all()
+    assert matrix(run, path="p2p", peer="on").loc[1, 1] == pytest.approx(local[1])
+    assert by_path["staged"].loc[0, 1] > 0
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.plots.cells import heatmap_data
+
+    staged = heatmap_data(run, peer="off", path="staged")
+    p2p = heatmap_data(run, peer="on", path="p2p")
+    assert staged.cells.iat[0, 0] != p2p.cells.iat[0, 0]
+
+
+def test_figures_show_the_devices_asked_for_as_the_terminal_does() -> None:
+    """--devices 1,3,6 on an 8-device server: the heatmap and the link matrix are 3 x 3,
+    labelled 1, 3, 6, like the terminal's matrices, not 8 x 8 with 58 empty cells."""
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab import plots
+    from ascend_p2p_lab.matrices import run_matrices
+    from ascend_p2p_lab.plots.cells import heatmap_data, link_frame
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, devices="1,3,6", sizes="1MiB", samples=1, progress=False)
+    assert run_matrices(run)[0].devices == [1, 3, 6]
+    data = heatmap_data(run)
+    assert list(data.values.index) == list(data.values.columns) == [1, 3, 6]
+    assert data.values.loc[3, 6] > 0 and pd.isna(data.values.loc[3, 3])
+    assert list(link_frame(run)[0].index) == [1, 3, 6]
+    ax = plots.heatmap(run).axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "3", "6"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "3", "6"]
+
+
+# ------------------------------------------------------------------ issue 30 (its last items)
 def _run(patterns: tuple[str, ...]):
     with open_runtime("sim", preset="atlas800t-a2", announce=False) as rt:
         return sweep_run(rt, pairs="0-1,2-3", sizes=["1MiB", "16MiB"], samples=2,

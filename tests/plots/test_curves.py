@@ -1,15 +1,238 @@
-"""Bandwidth vs size (``plots/curves.py``): the staged path's curves say they go through
-host memory, not the link (issue 30 item 14)."""
+"""The latency pattern: time per copy of back-to-back copies per ordered pair.
+
+The fixture is asymmetric by construction, so that a transposed matrix or a swapped
+src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
+measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
+0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
+64 KiB the degraded direction adds four times the transfer time of the healthy one.
+
+plots.py: artists, labels and files, not pixels. Small simulated sweeps only.
+
+Gaps the suite let through (issue 20): the warm-up asked for is the warm-up issued, and
+the two directions of a bidirectional sample are enqueued interleaved."""
 
 from __future__ import annotations
 
+import matplotlib
+import pandas as pd
 import pytest
 
 from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.measure import sweep
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+from matplotlib.ticker import FuncFormatter
+
+from ascend_p2p_lab import plots
+from ascend_p2p_lab.measure import probe, sweep_run
 from ascend_p2p_lab.plots import bandwidth_vs_size
 
 
+def host_bound_run() -> pd.DataFrame:
+    """A slow host on an A2: enqueueing small copies takes most of each window."""
+    with open_runtime("sim", preset="atlas800t-a2",
+                      faults=[{"kind": "slow_host", "factor": 3.0}]) as rt:
+        return sweep(rt, pairs="0-1", sizes="4KiB,64KiB,1MiB,4MiB", samples=2,
+                     progress=False)
+
+
+def test_curves_ring_the_host_bound_points() -> None:
+    from ascend_p2p_lab import plots
+
+    run = host_bound_run()
+    bound_sizes = sorted(run.loc[run["host_bound"].fillna(False).astype(bool),
+                                 "size_bytes"].unique())
+    for fig in (plots.latency_vs_size(run, by="pair"), plots.bandwidth_vs_size(run)):
+        ax = fig.axes[0]
+        rings = [ln for ln in ax.lines if "host-bound" in str(ln.get_label())]
+        assert len(rings) == 1
+        assert sorted(rings[0].get_xdata()) == bound_sizes
+        assert rings[0].get_markerfacecolor() == "none"
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert any("host-bound" in t for t in labels)
+
+
+def _measure(preset: str, **kw):
+    """Probe and sweep on a fresh simulated runtime; the ledger must be empty after close."""
+    kw.setdefault("samples", 2)
+    kw.setdefault("warmup", 0)
+    kw.setdefault("progress", False)
+    with open_runtime("sim", preset=preset) as rt:
+        table = probe(rt)
+        run = sweep(rt, **kw)
+    assert rt.acl.simulator.ledger_is_empty()
+    return table, run
+
+
+@pytest.fixture(scope="module")
+def a2():
+    """8 devices, uni+bi, peer on+off (direct fails with an ACL code), local copies."""
+    return _measure("atlas800t-a2", sizes="64KiB,4MiB", direction="both", peer="both",
+                    patterns=("pair", "local"))
+
+
+@pytest.fixture(scope="module")
+def duo():
+    """atlas300i-duo: only the PIX pairs can access each other."""
+    return _measure("atlas300i-duo", sizes="64KiB,4MiB", direction="both", peer="on",
+                    patterns=("pair", "local"))
+
+
+@pytest.fixture(scope="module")
+def a3():
+    """16 devices, 240 pairs."""
+    return _measure("atlas800t-a3", sizes="64KiB,4MiB", patterns=("pair",))
+
+
+@pytest.fixture(scope="module")
+def wide():
+    """One pair at 4 KiB, 1 MiB and 1 GiB, for the size axis."""
+    return _measure("atlas800t-a2", pairs="0-1,1-0", sizes="4KiB,1MiB,1GiB")[1]
+
+
+#: faulty: two runtime errors that differ only in their code, one degraded link, and the
+#: bytes copied 4->5 arrive wrong (verification fails, the numbers stay)
+FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
+          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+          {"kind": "error", "call": "rt.memcpy_async", "link": [6, 7], "code": 507899},
+          {"kind": "error", "call": "rt.memcpy_async", "link": [7, 6], "code": 507899},
+          {"kind": "corrupt", "link": [4, 5]}]
+
+
+@pytest.fixture(scope="module")
+def faulty():
+    """atlas800t-a2, peer on, uni and bi at 64 KiB and 16 MiB, with FAULTS."""
+    with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS) as rt:
+        run = sweep(rt, sizes="64KiB,16MiB", direction="both", samples=2, progress=False)
+    assert rt.acl.simulator.ledger_is_empty()
+    assert set(run.loc[run["error_kind"].eq("verification").fillna(False), "src"]) == {4}
+    return run
+
+
+def _legend_text(ax) -> str:
+    leg = ax.get_legend()
+    return "\n".join(t.get_text() for t in leg.get_texts()) if leg else ""
+
+
+def _legend_entries(ax) -> list[str]:
+    """The legend's entries, each on one line (long ones are wrapped in the figure)."""
+    leg = ax.get_legend()
+    return [" ".join(t.get_text().split()) for t in leg.get_texts()] if leg else []
+
+
+def _no_pyplot_figures() -> None:
+    assert plt.get_fignums() == []
+
+
+def test_line_plots_mark_points_whose_bytes_arrived_wrong(faulty):
+    ax = plots.bandwidth_vs_size(faulty).axes[0]
+    legend = _legend_entries(ax)
+    assert "verification: bytes differ at 2 points (drawn, not trusted)" in legend
+    assert ("3 pairs without numbers: runtime: ACL_ERROR_RT_SYS_DMA (507013) from "
+            "acl.rt.memcpy_async runtime: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
+            "acl.rt.memcpy_async") in legend  # 2->3; 6->7 and 7->6, a reason a line
+    (marks,) = [ln for ln in ax.get_lines() if ln.get_marker() == "X"]
+    assert sorted(marks.get_xdata()) == [64 << 10, 16 << 20]
+    ax = plots.uni_vs_bi(faulty, src=4, dst=5).axes[0]
+    legend = "\n".join(_legend_entries(ax))
+    assert "uni 4 → 5: verification: bytes differ at 2 points" in legend
+    assert "uni 5 → 4: verification" not in legend
+    ax = plots.uni_vs_bi(faulty, src=2, dst=3).axes[0]
+    assert ("uni 2 → 3: no numbers, runtime: ACL_ERROR_RT_SYS_DMA (507013) from "
+            "acl.rt.memcpy_async") in _legend_entries(ax)
+
+
+# ------------------------------------------------------------------------------ vs size
+def test_bandwidth_vs_size_binary_log_axis(wide):
+    fig = plots.bandwidth_vs_size(wide, figsize=(6.0, 4.0))
+    assert tuple(fig.get_size_inches()) == (6.0, 4.0)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    assert ax.xaxis.get_transform().base == 2
+    assert isinstance(ax.xaxis.get_major_formatter(), FuncFormatter)
+    fig.draw_without_rendering()
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert labels == ["4 KiB", "1 MiB", "1 GiB"]
+    legend = _legend_text(ax)
+    assert "0 → 1 (HCCS)" in legend and "1 → 0 (HCCS)" in legend
+    nominal = [ln for ln in ax.get_lines() if "nominal" in ln.get_label()]
+    assert nominal and nominal[0].get_linestyle() == "--"
+    assert "GB/s" in ax.get_ylabel()
+    assert "simulated: atlas800t-a2" in ax.get_title()
+    assert ax.collections  # the p10-p90 bands
+    _no_pyplot_figures()
+
+
+def test_bandwidth_vs_size_caps_the_legend(a3):
+    _table, run = a3
+    ax = plots.bandwidth_vs_size(run, by="pair").axes[0]
+    labels = _legend_text(ax).splitlines()
+    assert len(labels) <= 6
+    assert any("HCCS_SW: 224 pairs" in t for t in labels)
+    assert len(ax.get_lines()) >= 240  # still one line per pair
+    ax = plots.bandwidth_vs_size(run, by="link").axes[0]
+    labels = _legend_text(ax).splitlines()
+    assert "HCCS_SW (224 pairs)" in labels and "SIO (16 pairs)" in labels
+
+
+def test_bandwidth_vs_size_names_pairs_without_numbers(duo):
+    _table, run = duo
+    ax = plots.bandwidth_vs_size(run, by="link").axes[0]
+    assert ("48 pairs without numbers: cannot access peer (aclrtDeviceCanAccessPeer = 0)"
+            in _legend_entries(ax))
+
+
+def test_latency_vs_size_with_fit(wide):
+    ax = plots.latency_vs_size(wide, by="pair").axes[0]
+    assert ax.get_xscale() == "log" and ax.xaxis.get_transform().base == 2
+    assert ax.get_yscale() == "log"
+    fits = [ln for ln in ax.get_lines() if " fit: " in ln.get_label()]
+    assert len(fits) == 2 and "GB/s" in fits[0].get_label() and "µs" in fits[0].get_label()
+    ax = plots.latency_vs_size(wide, fit=False).axes[0]
+    assert not [ln for ln in ax.get_lines() if "fit" in ln.get_label()]
+
+
+def test_peer_on_off_says_when_direct_failed(a2):
+    _table, run = a2
+    ax = plots.peer_on_off(run, src=2, dst=5).axes[0]
+    legend = "\n".join(_legend_entries(ax))
+    assert "peer on: P2P copy" in legend
+    assert "staged through host memory" in legend
+    assert ("direct device-to-device copy: failed, refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR "
+            "(507899) from acl.rt.memcpy_async") in legend
+    assert "device 2 → 5" in ax.get_title()
+
+
+def test_uni_vs_bi(a2):
+    _table, run = a2
+    ax = plots.uni_vs_bi(run).axes[0]
+    legend = _legend_text(ax)
+    for label in ("uni 0 → 1", "uni 1 → 0", "bi 0 → 1", "bi 1 → 0", "bi total 0 ↔ 1"):
+        assert label in legend
+    assert "2 × nominal" in legend
+
+
+def test_every_legend_symbol_of_the_curves_appears_on_the_plot() -> None:
+    """peer_on_off on the A2 (direct copies refused): the refused path has a legend entry
+    with text only; every entry with a symbol (line or marker) matches something drawn."""
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab import plots
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, pairs="0-1,2-3", peer="both", sizes="64KiB,1MiB", samples=1,
+                    progress=False)
+    for fig in (plots.peer_on_off(run), plots.bandwidth_vs_size(run, peer="off",
+                                                               path="direct")):
+        ax = fig.axes[0]
+        drawn = {line.get_marker() for line in ax.get_lines() if len(line.get_xdata())}
+        symbols = [h.get_marker() for h in ax.get_legend().legend_handles
+                   if hasattr(h, "get_marker") and h.get_marker() not in ("", "None", " ")]
+        assert set(symbols) <= drawn, (symbols, drawn)
+
+
+# ------------------------------------------------------------------ issue 30 (its last items)
 @pytest.fixture(scope="module")
 def both_run():
     """Pairs with peer access on (P2P) and off (direct and staged), over HCCS."""

@@ -1,5 +1,5 @@
-"""Tests' figures (``plots/testbars.py``): a scaling curve only for a scaling family
-(issue 30 item 15)."""
+"""Tests' figures (``plots/testbars.py``): each transfer beside its aggregate, the report's
+figures of tests, and a scaling curve only for a scaling family (issue 30 item 15)."""
 
 from __future__ import annotations
 
@@ -49,3 +49,37 @@ def test_a_test_that_drops_a_transfer_breaks_the_chain() -> None:
     st = pd.DataFrame({"test": ["a", "b", "b", "c", "c", "c"], "transfer": 1,
                        "what": ["0->1", "0->1", "0->2", "0->1", "0->3", "0->4"]})
     assert scaling_family(st) == ["a", "b"]  # c lacks b's 0->2
+
+
+def test_figures_of_tests(tmp_path):
+    """The bars list every transfer and the aggregate with their own values; the report
+    writes them, and the scaling curve for a family of tests."""
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.plots import report
+    from ascend_p2p_lab.plots.testbars import bars_stats, scaling_stats
+
+    with open_runtime("sim", "atlas800t-a2", seed=2) as rt:
+        run = sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8),
+                               *expand(rt, "scaling", [0, 1, 2, 3])],
+                    sizes="64MiB", samples=2, progress=False)
+    st = bars_stats(run)
+    first = st[st["test"] == "t"]
+    assert list(first["what"]) == ["0->1", "2->3", "host->4", "all"]
+    agg = run[(run["test"] == "t") & run["transfer"].isna()]
+    assert first["median"].iloc[-1] == pytest.approx(agg["bandwidth_GBps"].median())
+    assert first["median"].iloc[1] < first["median"].iloc[0]  # the push's own value
+    curve = scaling_stats(run[run["test"].str.startswith("scaling")])
+    assert list(curve["transfers"]) == [1, 2, 3]
+    assert curve["median"].is_monotonic_increasing
+    written = {p.name for p in report(run, tmp_path)}
+    assert {"tests.png", "scaling.png"} <= written
+    from matplotlib.colors import to_hex
+
+    from ascend_p2p_lab.plots.testbars import AGGREGATE_COLOR, transfer_bars
+
+    fig = transfer_bars(run[run["test"] == "t"])  # the aggregate: the row of no transfer
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[0] == "  0->1" and labels[-1] == "t: all"
+    colors = [to_hex(b.get_facecolor()) for b in ax.patches]
+    assert colors[-1] == to_hex(AGGREGATE_COLOR) and AGGREGATE_COLOR not in colors[:-1]

@@ -1,15 +1,60 @@
-"""Faults as data (``sim/faults.py``): a degraded link's push and pull are what the
-documentation of the fault says (issue 30 item 17)."""
+"""ascend_p2p_lab.sim.faults: injected faults, checked where they are made."""
 
 from __future__ import annotations
 
 import pytest
 
-from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab import codes, open_runtime
 from ascend_p2p_lab.measure import sweep_run
 from ascend_p2p_lab.sim import faults
+from ascend_p2p_lab.sim.faults import FAULT_KINDS, Fault, as_faults
 
 
+def test_faults_come_from_dicts_or_as_they_are() -> None:
+    made = Fault("degrade", link=(0, 1), factor=0.5)
+    faults = as_faults([{"kind": "error", "call": "rt.memcpy_async", "code": 507013,
+                         "link": [2, 3]}, made])
+    assert faults[1] is made
+    error = faults[0]
+    assert (error.kind, error.call, error.code, error.link) == (
+        "error", "rt.memcpy_async", 507013, (2, 3))
+    assert as_faults(None) == []
+
+
+def test_a_lost_device_defaults_to_the_heartbeat_code() -> None:
+    assert Fault("device_lost", device=1).code == codes.ACL_ERROR_RT_LOST_HEARTBEAT
+    assert Fault("error").code == codes.ACL_ERROR_RT_DRV_INTERNAL_ERROR
+
+
+def test_a_fault_concerns_its_device_and_link_only() -> None:
+    fault = Fault("error", device=1, link=(1, 2))
+    assert fault.concerns((1, 2), (1, 2))
+    assert not fault.concerns((1, 2), (2, 1))
+    assert not fault.concerns((0, 2), (1, 2))
+    assert Fault("error").concerns((5,), None)
+
+
+@pytest.mark.parametrize(("data", "error", "match"), [
+    ({"kind": "melt"}, ValueError, "unknown fault kind 'melt'"),
+    ({"kind": "error", "code": 42}, ValueError, "fault code 42 is not a known"),
+    ({"kind": "error", "code": 0}, ValueError, "fault code 0"),
+    ({"kind": "error", "nth": 0}, ValueError, "counts uses from 1"),
+    ({"kind": "error", "link": [1]}, TypeError, "two device ids"),
+    ({"kind": "error", "device": True}, TypeError, "fault device has the wrong type"),
+    ({"kind": "degrade", "factor": 0}, ValueError, "factor"),
+    ({"kind": "error", "when": 3}, ValueError, r"unknown fault keys: \['when'\]"),
+])
+def test_a_bad_fault_is_refused_with_what_is_wrong(data, error, match) -> None:
+    with pytest.raises(error, match=match):
+        as_faults([data])
+
+
+def test_the_kinds_are_the_documented_ones() -> None:
+    assert {"error", "degrade", "device_lost", "memory_exhausted", "slow_host"} <= set(
+        FAULT_KINDS)
+
+
+# ------------------------------------------------------------------ issue 30 (its last items)
 def _pull_push(link_faults: list[dict]) -> dict[tuple[int, int], tuple[float, float]]:
     """Median pull and push GB/s of 2 -> 5 (degraded below) and 5 -> 2 (healthy)."""
     out = {}

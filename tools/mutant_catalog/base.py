@@ -1,7 +1,10 @@
-"""What a mutant is, and the test selections the catalog names.
+"""What a mutant is, and how the catalog is gathered.
 
-Every other module of this folder holds one area's ``MUTANTS`` list; :func:`load`
-gathers them all, so a new area is a new file here and nothing else.
+Every other module of this folder holds the ``MUTANTS`` of one package module, named
+after it (``measure_plan.py`` for ``ascend_p2p_lab/measure/plan.py``, ``check.py`` for
+``ascend_p2p_lab/check/__init__.py``), each mutant named ``measure.plan.<what>``;
+:func:`load` gathers them all, so the mutants of a module not listed yet are a new file
+here and nothing else.
 """
 
 from __future__ import annotations
@@ -14,25 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PKG = "ascend_p2p_lab"
 
-# Test selections (pytest arguments); test_mutants.py first: it is fast and aimed.
-MUT = "tests/test_mutants.py"
-MEASURE = (MUT, "tests/test_measure.py", "tests/test_verdicts.py")
-TRUST = ("tests/test_trust.py",)
-RESULTS = (MUT, "tests/test_results.py", "tests/test_measure.py")
-PLOT_MUT = "tests/test_plot_mutants.py"
-PLOTS = (PLOT_MUT, "tests/test_plot_orientation.py", "tests/test_plot_data.py")
-REPORT = (f"{PLOT_MUT}::test_report_writes_every_figure_the_run_has",
-          "tests/test_plots.py::test_report_covers_what_the_run_has")
-
-
-MATRICES = ("tests/test_matrices.py",)
-COMPARE = ("tests/test_compare.py",)
-GROUPS = ("tests/test_groups.py",)
-MODEL = ("tests/test_model.py",)
-
-
 def doctests(module: str) -> str:
-    return f"tests/test_doctests.py::test_docstring_examples[{PKG}.{module}]"
+    return f"tests/acceptance/test_doctests.py::test_docstring_examples[{PKG}.{module}]"
 
 
 @dataclass(frozen=True)

@@ -1,48 +1,81 @@
-"""Mutants of terminal matrices and run comparison."""
+"""Mutants of ``ascend_p2p_lab/matrices.py`` (see tools/mutants.py)."""
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import (
-    COMPARE,
-    MATRICES,
-    M,
-    Mutant,
+from tools.mutant_catalog.base import M, Mutant
+
+#: the tests that should catch them
+TESTS = (
+    'tests/test_matrices.py',
+    'tests/test_terminal.py',
+    'tests/measure/test_sweep.py',
+    'tests/test_emptycells.py',
 )
 
 MUTANTS: list[Mutant] = [
-    # ------------------------------------------------------------------ matrices, compare
-    M("matrices.transposed", "matrices.py",
-      "                                       device_count=n)\n",
-      "                                       device_count=n).T\n",
-      "a terminal/JSON matrix with rows and columns swapped", MATRICES),
-    M("matrices.reason_transposed", "matrices.py",
-      "else why.get((a, b), same if i == j and not by_group",
-      "else why.get((b, a), same if i == j and not by_group",
-      "an empty cell's reason taken from the opposite direction", MATRICES),
-    M("matrices.smallest_size", "matrices.py",
-      'return int(sizes.min() if pattern == LATENCY_PATTERN else sizes.max())',
+    M('matrices.card_matrix_transposed', 'matrices.py',
+      'frame.loc[card_label(a), card_label(b)] = float(v)',
+      'frame.loc[card_label(b), card_label(a)] = float(v)',
+      'a card matrix with sending cards as columns',
+      (
+       'tests/test_matrices.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_cards.py',
+       'tests/measure/test_plan.py',
+       'tests/cli/test_runs.py',
+       'tests/plots/test_aggregates.py',
+       'tests/measure/test_rows.py',
+       'tests/measure/test_spec.py',)),
+    M('matrices.transposed', 'matrices.py',
+      '                                       device_count=n)\n',
+      '                                       device_count=n).T\n',
+      'a terminal/JSON matrix with rows and columns swapped',
+      TESTS),
+    M('matrices.reason_transposed', 'matrices.py',
+      'else why.get((a, b), same if i == j and not by_group',
+      'else why.get((b, a), same if i == j and not by_group',
+      "an empty cell's reason taken from the opposite direction",
+      TESTS),
+    M('matrices.smallest_size', 'matrices.py',
+      ('return int(sizes.min() if pattern == LATENCY_PATTERN else '
+       'sizes.max())'),
       'return int(sizes.min())',
-      "bandwidth matrices at the smallest size instead of the largest", MATRICES),
-    M("matrices.no_total", "matrices.py",
-      'if direction == "bi" and part["bidir_total_GBps"].notna().any():',
-      'if direction == "both" and part["bidir_total_GBps"].notna().any():',
-      "a bidirectional run without its both-directions matrix", MATRICES),
-    M("matrices.devices_ignored", "matrices.py",
-      "                frame = frame.loc[chosen, chosen]",
-      "                pass",
-      "a --devices sweep shows every device", MATRICES),
-    M("compare.ratio_inverted", "comparison.py",
-      'out["ratio"] = (out["run_GBps"] / out["baseline_GBps"])',
-      'out["ratio"] = (out["baseline_GBps"] / out["run_GBps"])',
-      "ratio = baseline / run", COMPARE),
-    M("compare.below_reversed", "comparison.py",
-      'out["below"] = (out["ratio"] < threshold) | lost',
-      'out["below"] = (out["ratio"] > threshold) | lost',
-      "below means above the threshold", COMPARE),
-    M("compare.lost_not_below", "comparison.py",
-      'out["below"] = (out["ratio"] < threshold) | lost',
-      'out["below"] = out["ratio"] < threshold',
-      "a lost point is not counted as below", COMPARE,
-      harmless="a lost point's ratio is 0.0 (LOST_RATIO), below any threshold > 0 "
-               "(check_threshold refuses <= 0), so the or is redundant"),
+      ('bandwidth matrices at the smallest size instead of the '
+       'largest'),
+      TESTS),
+    M('matrices.no_total', 'matrices.py',
+      ('if direction == "bi" and '
+       'part["bidir_total_GBps"].notna().any():'),
+      ('if direction == "both" and '
+       'part["bidir_total_GBps"].notna().any():'),
+      'a bidirectional run without its both-directions matrix',
+      TESTS),
+    M('matrices.devices_ignored', 'matrices.py',
+      '                frame = frame.loc[chosen, chosen]',
+      '                pass',
+      'a --devices sweep shows every device',
+      TESTS),
+    M('matrices.matrix_reason_own_text', 'matrices.py',
+      ('        text = emptycells.explain(kind, None if '
+       'pd.isna(code) else int(code),'),
+      ('        text = kind + str(code) or emptycells.explain(kind, '
+       'None if pd.isna(code) else int(code),'),
+      ("the terminal's reasons are its own text, not "
+       'emptycells.explain'),
+      (
+       'tests/test_emptycells.py::test_empty_cells_say_why',)),
+    M('matrices.reason_dropped', 'matrices.py',
+      ('kind = str(failed.iloc[0]["error_kind"]) if len(failed) '
+       'else NOT_MEASURED_KIND'),
+      'kind = NOT_MEASURED_KIND',
+      "a missing value says 'not measured' although a row says why",
+      (
+       'tests/cli/test_testruns.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_testfile.py',
+       'tests/patterns/test_model.py',
+       'tests/cli/test_cli.py',
+       'tests/patterns/test_builtin.py',
+       'tests/plots/test_testbars.py',
+       'tests/widgets/test_dashboard.py',)),
 ]

@@ -1,0 +1,86 @@
+"""benchmarks/: choosing measurements, the sameness checks, and results.md from numbers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import firstrun  # noqa: E402
+import run  # noqa: E402
+import writeup  # noqa: E402
+
+
+def test_only_picks_names_and_groups_in_order():
+    assert run.selected("report,demo") == ["demo_a2", "demo_a3", "report"]
+    assert run.selected("sweeps") == ["a2", "a3"]
+    assert run.selected(None) == list(run.ALL)
+    with pytest.raises(SystemExit, match="unknown measurement 'demos'"):
+        run.selected("demos")
+
+
+def _png(path: Path, value: float) -> None:
+    from matplotlib.image import imsave
+
+    img = np.zeros((4, 5, 3))
+    img[1, 2] = value
+    imsave(path, img)
+
+
+def test_same_figures_finds_one_changed_pixel(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    for d in (a, b):
+        _png(d / "x.png", 0.5)
+    _png(a / "y.png", 0.5)
+    _png(b / "y.png", 0.6)
+    assert firstrun.same_figures(a, b) == "1 of 2 differ: ['y.png']"
+    _png(b / "y.png", 0.5)
+    assert firstrun.same_figures(a, b).startswith("identical (2 PNGs")
+    (b / "z.png").write_bytes((b / "y.png").read_bytes())
+    assert "different files" in firstrun.same_figures(a, b)
+
+
+def test_same_rows_ignores_only_run_id_and_host(tmp_path):
+    from ascend_p2p_lab import open_runtime
+    from ascend_p2p_lab.measure import sweep
+    from ascend_p2p_lab.results import save_run
+
+    runs = []
+    for _ in range(2):
+        with open_runtime("sim", preset="atlas800t-a2", seed=3) as rt:
+            runs.append(sweep(rt, pairs="0-1", sizes="4KiB", samples=2, progress=False))
+    save_run(runs[0], tmp_path / "a")
+    save_run(runs[1], tmp_path / "b")
+    assert firstrun.same_rows(tmp_path / "a", tmp_path / "b") == "identical (2 rows)"
+    other = runs[1].copy()
+    other.loc[1, "elapsed_us"] += 1.0
+    save_run(other, tmp_path / "c")
+    assert firstrun.same_rows(tmp_path / "a", tmp_path / "c") == "different in ['elapsed_us']"
+
+
+def _first(wall: float, cpu: float) -> dict:
+    return {"after": {"wall_s": wall, "cpu_s": cpu, "report_s": 1.0}, "when": "2026-12-01T15:00",
+            "commit": "abc", "load": (0.1, 0.2)}
+
+
+def test_results_md_puts_each_number_beside_its_target():
+    res = {"machine": {"cpu": "x", "cores": 2, "ram_gib": 1, "platform": "p", "python": "3",
+                       "numpy": "1", "pandas": "2"},
+           "demo_a2": _first(7.5, 7.0), "demo_a3": _first(30.0, 29.0),
+           "report": {**_first(2.0, 1.5), "before": {"wall_s": 4.0, "cpu_s": 4.0},
+                      "ratio": 0.5, "same_figures": "identical (13 PNGs, pixel for pixel)"}}
+    text = writeup.render(res)
+    rows = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| ")}
+    assert rows["| `demo` on the A2 (sweep, report; same rows and figures)"].endswith("PASS |")
+    assert rows["| `demo --preset atlas800t-a3`"].endswith("FAIL |")
+    assert "30.00 s" in rows["| `demo --preset atlas800t-a3`"]
+    assert rows["| Dashboard re-run on the A2, default controls (Python side)"].endswith(
+        "not measured | n/a |")
+    report = rows["| report"]
+    assert "4.00 s (4.00 s)" in report and "| 0.50 |" in report and "identical (13" in report

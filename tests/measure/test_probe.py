@@ -1,0 +1,239 @@
+"""The measurement engine on the simulator: probes, peer links and sweeps.
+
+Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
+
+Each test pins a number, a label or an orientation a user sees, on an asymmetric
+fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
+that swapping src and dst, two quantiles or two directions cannot pass unnoticed.
+See docs/testing.md.
+
+Reliability: injected faults against every operation, Ctrl-C at chosen points, resumable
+sweeps, and a second sweep or a second thread at the same time.
+
+The guarantees under test (docs/reliability.md has the table):
+
+- after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
+  operation made is released, peer access is as it was before, and the runtime then
+  closes to an empty simulator ledger (tests/conftest.py checks that last part too);
+- the rows measured before a failure are returned (in ``exc.partial_frame`` when the
+  operation raises) and, when ``out=`` was given, saved;
+- every error names the ACL call, the code, its symbolic name and the runtime's message.
+
+Faults are injected by the simulator (``open_runtime(..., faults=[...])``); interrupts by
+wrapping one ``acl.rt`` function so that its Nth call raises KeyboardInterrupt *before*
+reaching the simulator.
+
+The widgets package on the measure API: one sweep per Run, progress per block, the link
+panel on probe() and the peer-link helpers, and the package's own shape.
+
+Example:
+    python -m pytest tests/test_widget_parts.py -q"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.codes import error_name
+from ascend_p2p_lab.measure import (
+    access_matrix,
+    link_matrix,
+    make_spec,
+    peer_matrix,
+    plan_tests,
+    probe,
+    sweep,
+    try_enable,
+)
+from ascend_p2p_lab.runtime import AclError, Runtime
+from ascend_p2p_lab.topology import Topology, load_preset
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("matplotlib")
+from ascend_p2p_lab import measure
+from ascend_p2p_lab.widgets import PeerLinkPanel
+
+
+@pytest.fixture
+def a2():
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        yield rt
+
+
+# ---------------------------------------------------------------------------- probe, links
+def test_probe_lists_every_ordered_pair(a2) -> None:
+    table = probe(a2)
+    assert len(table) == 8 * 7
+    assert set(table["link"]) == {"HCCS"}
+    assert table["can_access_peer"].all() and not table["peer_enabled"].any()
+    assert table.attrs["run"]["backend"] == "sim"
+    assert table.attrs["run"]["device_count"] == 8
+
+
+def test_probe_gives_reasons_on_a_duo_server() -> None:
+    with open_runtime("sim", "atlas300i-duo") as rt:
+        table = probe(rt)
+    same_card = table[(table.src // 2) == (table.dst // 2)]
+    cross = table[(table.src // 2) != (table.dst // 2)]
+    assert same_card["can_access_peer"].all() and (same_card["link"] == "PIX").all()
+    assert not cross["can_access_peer"].any()
+    assert cross["reason"].str.contains("aclrtDeviceCanAccessPeer").all()
+
+
+QUICK: dict[str, Any] = {"samples": 2, "warmup": 1, "min_sample_us": 200.0, "progress": False}
+
+
+def _one_way(rt, blocked: tuple[int, int] = (1, 0)) -> None:
+    """Make aclrtDeviceCanAccessPeer report 0 for one direction only (this runtime)."""
+    real = rt.can_access_peer
+    rt.can_access_peer = lambda a, b: (a, b) != blocked and real(a, b)
+
+
+def test_a_one_way_pair_names_the_direction_that_cannot_reach() -> None:
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        _one_way(rt)
+        table = probe(rt)
+        run = sweep(rt, pairs=[(0, 1)], sizes="64KiB", direction="bi", **QUICK)
+        spec = make_spec(rt, sizes="64KiB", patterns="one_to_all")
+        tests = {t.ends[0][0]: t for t in plan_tests(rt, spec)}
+        peers = {d: {t.dst for t in test.transfers} for d, test in tests.items()}
+    rows = table.set_index(["src", "dst"])
+    assert bool(rows.loc[(0, 1), "can_access_peer"]) is True
+    assert bool(rows.loc[(1, 0), "can_access_peer"]) is False
+    assert rows.loc[(1, 0), "reason"].startswith("aclrtDeviceCanAccessPeer(1, 0) = 0")
+    access = access_matrix(table)
+    assert access.loc[0, 1] == 1 and access.loc[1, 0] == 0
+    assert set(run["error_kind"]) == {"unreachable"}
+    assert run["error"].str.contains(r"aclrtDeviceCanAccessPeer\(1, 0\) = 0").all()
+    # a fan-out uses only the peers reachable both ways
+    assert 1 not in peers[0] and 0 not in peers[1]
+    assert {0, 1} <= peers[2] and 2 in peers[0]
+
+
+def test_probe_matrices_are_rows_src_columns_dst() -> None:
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        real = rt.link_class
+        rt.link_class = lambda a, b: "PIX" if (a, b) == (0, 1) else real(a, b)
+        assert try_enable(rt, 0, 1) is None
+        table = probe(rt)
+        peers = peer_matrix(rt)
+        rt.disable_peer(0, 1)
+    rows = table.set_index(["src", "dst"])
+    assert bool(rows.loc[(0, 1), "peer_enabled"]) is True
+    assert bool(rows.loc[(1, 0), "peer_enabled"]) is False
+    assert peers.loc[0, 1] == 1 and peers.loc[1, 0] == 0
+    links = link_matrix(table)
+    assert links.loc[0, 1] == "PIX" and links.loc[1, 0] == "HCCS"
+
+
+# ------------------------------------------------------------------------------ the server
+def _cut(preset: str, n: int, **overrides: Any) -> Topology:
+    """The first n devices of a preset (a smaller server runs the matrix faster)."""
+    full = load_preset(preset)
+    return dataclasses.replace(full, name=f"{preset}-{n}", labels=full.labels[:n],
+                               links=tuple(row[:n] for row in full.links[:n]),
+                               cpu_affinity=full.cpu_affinity[:n], **overrides)
+
+
+A2x4 = _cut("atlas800t-a2", 4)
+
+
+def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
+    return open_runtime("sim", topology=topology, faults=faults)
+
+
+# ------------------------------------------------------------------------------- checks
+#: "acl.rt.malloc(4096, 3) returned 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION): EE207001: ..."
+_ACL_TEXT = re.compile(r"acl\.[\w.]+\(.*?\) returned (\d+) \((ACL_[A-Z0-9_]+)\): EE(\d+): \S")
+
+
+#: a failed direct copy: "ACL_ERROR_RT_... (507899) from acl.rt.memcpy_async: EE507899: ..."
+_DIRECT_TEXT = re.compile(r"(ACL_[A-Z0-9_]+) \((\d+)\) from acl\.[\w.]+: EE(\d+): \S")
+
+
+def assert_names_the_call(text: str) -> None:
+    """An error text names the ACL call, the code, its symbolic name and the runtime's
+    message (pyACL's ``EE<code>: ...`` text)."""
+    m = _ACL_TEXT.search(text)
+    if m:
+        code, name, ee = m.groups()
+    else:
+        m = _DIRECT_TEXT.search(text)
+        assert m, f"error text does not name an ACL call, code and name: {text!r}"
+        name, code, ee = m.groups()
+    assert error_name(int(code)) == name and ee == code, text
+
+
+def assert_acl_error(exc: BaseException) -> None:
+    assert isinstance(exc, AclError), f"{type(exc).__name__}: {exc}"
+    assert exc.call.startswith("acl.") and exc.call in str(exc)
+    assert exc.name == error_name(exc.code) and exc.name in str(exc)
+    assert str(exc.code) in str(exc)
+    assert exc.message.startswith(f"EE{exc.code}: ") and exc.message in str(exc)
+    assert_names_the_call(str(exc))
+
+
+def _err(call: str | None, code: int, nth: int | None = None, **kw: Any) -> dict[str, Any]:
+    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected",
+            **kw}
+
+
+def test_a_failing_device_count_is_one_clear_error() -> None:
+    with _open([_err("rt.get_device_count", 500002, 1)]) as rt:
+        with pytest.raises(AclError) as info:
+            probe(rt)
+        assert_acl_error(info.value)
+        assert len(info.value.partial_frame) == 0  # type: ignore[attr-defined]
+        assert probe(rt)["can_access_peer"].all()  # the next call works
+
+
+@pytest.fixture
+def a2_2() -> Iterator[Runtime]:
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        yield rt
+
+
+# ---------------------------------------------------------------------- the link panel
+def test_the_panel_matrix_is_probes_peer_enabled_in_an_asymmetric_state(a2_2: Runtime) -> None:
+    panel = PeerLinkPanel(a2_2)
+    panel.toggles[0][1].value = True  # 0 -> 1 on, 1 -> 0 stays off
+    panel.set(2, 3, True)
+    panel.set(3, 2, True)
+    panel.toggles[3][2].value = False
+    assert a2_2.peer_refs() == {(0, 1): 1, (2, 3): 1}
+    enabled = access_matrix(probe(a2_2), "peer_enabled").to_numpy().astype(bool)
+    np.testing.assert_array_equal(panel.state, enabled)
+    assert panel.state[0, 1] and not panel.state[1, 0]
+    assert [[bool(t.value) if t else False for t in row] for row in panel.toggles] == \
+        enabled.tolist()
+    assert repr(panel) == "PeerLinkPanel(8 devices, sim atlas800t-a2, 2/56 enabled)"
+
+
+def test_the_panel_reads_reachability_from_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[Runtime] = []
+    real = measure.probe
+
+    def counting(rt: Runtime) -> Any:
+        calls.append(rt)
+        return real(rt)
+
+    monkeypatch.setattr(measure, "probe", counting)
+    with open_runtime("sim", preset="atlas300i-duo") as rt:
+        panel = PeerLinkPanel(rt)
+        table = real(rt)
+    assert calls == [rt]
+    np.testing.assert_array_equal(
+        panel.reachable, access_matrix(table).to_numpy().astype(bool))
+    assert panel.link_classes[0, 2] == "SYS" and panel.link_classes[0, 0] == "X"
+    assert panel.reasons[(0, 2)] == ("0 cannot access 2: "
+                                     "aclrtDeviceCanAccessPeer(0, 2) = 0 (link SYS)")
+    # one naming: pyACL's device ids on the grid, npu-smi's names said once under it
+    assert panel.labels == [str(i) for i in range(8)]
+    assert panel.naming == ("devices are pyACL device ids 0-7 everywhere; npu-smi names "
+                            "them NPU0 .. NPU7")

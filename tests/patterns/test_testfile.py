@@ -1,0 +1,84 @@
+"""Tests as data: transfers in the compact form, test files, the run and patterns
+commands, and what the model says a set of simultaneous copies measures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.patterns.builtin import AS_FILES, expand
+from ascend_p2p_lab.patterns.model import parse_transfer
+from ascend_p2p_lab.patterns.testfile import TestFileError, read_tests, read_tests_text
+from ascend_p2p_lab.runtime import open_runtime
+
+GOOD = """\
+schema_version = 1
+
+[[test]]
+name = "three"
+sizes = ["64MiB", "256MiB"]
+transfers = ["0->1", "2->3 by 2", "host->4"]
+"""
+
+
+def test_a_file_reads_into_tests():
+    (t,) = read_tests_text(GOOD, 8)
+    assert t.name == "three" and t.sizes == (64 << 20, 256 << 20)
+    assert [str(x) for x in t.transfers] == ["0->1", "2->3 by 2", "host->4"]
+
+
+BAD_FILES = {  # name -> (text, line, words in the error)
+    "unknown device": (GOOD.replace('"host->4"', '"host->9"'), 6, "unknown device 9"),
+    "twice": (GOOD.replace('"0->1", ', '"0->1", "0->1", '), 6, "appears twice"),
+    "size 0": (GOOD.replace('"64MiB"', '"0"'), 5, "size '0'"),
+    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3,
+                      "missing 'sizes'"),
+    "newer schema": (GOOD.replace("schema_version = 1", "schema_version = 2"), 1,
+                     "newer than this release"),
+    "TOML syntax": (GOOD.replace('name = "three"', 'name = "three'), 4, "not valid TOML"),
+    "no schema": (GOOD.replace("schema_version = 1", ""), 1, "schema_version is missing"),
+    "unknown key": (GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'), 5,
+                    "unknown key 'speed'"),
+}
+
+
+def test_a_file_is_checked_before_the_runtime_opens(tmp_path, monkeypatch):
+    """Syntax and schema errors come before open_runtime; device numbers after."""
+    path = tmp_path / "bad.toml"
+    path.write_text(BAD_FILES["size 0"][0])
+    opened = []
+    import ascend_p2p_lab.runtime as runtime
+
+    monkeypatch.setattr(runtime, "open_runtime", lambda *a, **k: opened.append(1))
+    assert main(["run", str(path), "--preset", "atlas800t-a2"]) == 2
+    assert not opened
+    with pytest.raises(TestFileError, match="no such test file"):
+        read_tests(tmp_path / "none.toml", 8)
+
+
+def test_example_files_read():
+    for path in sorted(Path("examples/tests").glob("*.toml")):
+        assert read_tests(path, 8), path
+
+
+def test_built_in_tests_print_as_files_that_read_back(capsys):
+    """patterns NAME prints a test file for the server; it reads back as the same tests."""
+    with open_runtime("sim", "atlas800t-a3") as rt:
+        devices = [0, 1, 2, 3, 4, 5]
+        for name in AS_FILES:
+            tests = expand(rt, name, devices)
+            from ascend_p2p_lab.patterns.testfile import to_toml
+
+            back = read_tests_text(to_toml(tests, [1 << 20]), rt.device_count)
+            assert [(t.name, t.transfers) for t in back] == \
+                [(t.name, t.transfers) for t in tests], name
+            assert all(t.sizes == (1 << 20,) for t in back)
+    assert main(["patterns", "ring", "--preset", "atlas800t-a2", "--devices", "0-2"]) == 0
+    text = capsys.readouterr().out
+    assert read_tests_text(text, 8)[0].transfers == expand_ring_0_2()
+
+
+def expand_ring_0_2():
+    return tuple(parse_transfer(t, 8) for t in ("0->1", "1->2", "2->0"))

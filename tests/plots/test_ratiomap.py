@@ -1,0 +1,89 @@
+"""compare: run-vs-run bandwidth ratios, the points below a threshold, the verdict.
+
+The degraded run halves one direction only (0 -> 1; 1 -> 0 stays clean), so a
+comparison, a terminal matrix or a heatmap that swaps source and destination cannot pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.comparison import (
+    compare,
+)
+from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.results import save_run
+
+PRESET = "atlas800t-a2"
+
+
+SEED = 0
+
+
+SIZE = 16 << 20
+
+
+PAIRS = "0-1,1-0"
+
+
+#: 0 -> 1 at half speed; 1 -> 0 untouched
+DEGRADE = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
+
+
+#: every copy 0 -> 1 fails with ACL_ERROR_RT_SYS_DMA
+FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507013}]
+
+
+#: the bytes 0 -> 1 arrive wrong (at full speed: the rows have a bandwidth)
+CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
+
+
+def _run(faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,),
+         preset: str = PRESET) -> pd.DataFrame:
+    with open_runtime("sim", preset=preset, seed=SEED, faults=faults or []) as rt:
+        return sweep(rt, pairs=pairs, sizes=list(sizes), samples=2, progress=False)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pd.DataFrame, Path]]:
+    """clean, clean2 (another clean run), degraded, failing, corrupt, other (2-3, 3-2),
+    wider (0-1, 1-0, 2-3): each frame with its saved folder."""
+    root = tmp_path_factory.mktemp("runs")
+    frames = {"clean": _run(), "clean2": _run(), "degraded": _run(DEGRADE),
+              "failing": _run(FAIL), "corrupt": _run(CORRUPT), "other": _run(pairs="2-3,3-2"),
+              "wider": _run(pairs="0-1,1-0,2-3")}
+    return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
+
+
+# ----------------------------------------------------------------------- the figure
+def test_ratio_heatmap_marks_exactly_cell_0_1(runs) -> None:
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.plots import ratio_heatmap
+    from ascend_p2p_lab.plots.ratiomap import marked_cells
+
+    fig = ratio_heatmap(compare(runs["clean"][0], runs["degraded"][0]))
+    ax = fig.axes[0]
+    assert marked_cells(ax) == [(0, 1)]
+    image = ax.images[0].get_array()
+    assert image[0, 1] == pytest.approx(0.5, abs=0.05)
+    assert image[1, 0] == pytest.approx(1.0, abs=0.05)
+    assert ax.images[0].norm.vcenter == 1.0
+    bold = [(t.get_position(), t.get_text()) for t in ax.texts if t.get_fontweight() == "bold"]
+    assert [pos for pos, _text in bold] == [(1, 0)]  # text at x = column 1, y = row 0
+    assert float(bold[0][1]) == pytest.approx(0.5, abs=0.05)
+    assert "row -> column" in ax.get_title()
+    fig = ratio_heatmap(compare(runs["clean"][0], runs["degraded"][0]), threshold=0.3)
+    assert marked_cells(fig.axes[0]) == []
+
+
+def test_ratio_heatmap_marks_a_lost_point(runs) -> None:
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab.plots import ratio_heatmap
+    from ascend_p2p_lab.plots.ratiomap import LOST_TEXT, marked_cells
+
+    fig = ratio_heatmap(compare(runs["clean"][0], runs["failing"][0]))
+    assert marked_cells(fig.axes[0]) == [(0, 1)]
+    assert [t.get_position() for t in fig.axes[0].texts if t.get_text() == LOST_TEXT] == [(1, 0)]

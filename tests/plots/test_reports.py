@@ -1,0 +1,215 @@
+"""The fast paths of issue 24 give what the plain paths give, exactly.
+
+- ``Runtime.enqueue_staged``: the same pyACL calls, in the same order, with the same
+  virtual clock and bytes, as the per-call loop it replaces (memcpy_async, record,
+  wait_event, memcpy_async per chunk, device switches included);
+- ``sim.engine.Engine._run_linked``: the same start and end times, to 1e-12, as the
+  fluid model's loop on streams that share no resource (waits across streams, jitter);
+- ``plots.style.save_png`` and ``plots.report(workers=2)``: the same PNG bytes as
+  ``savefig`` and as drawing in this process.
+
+The latency pattern: time per copy of back-to-back copies per ordered pair.
+
+The fixture is asymmetric by construction, so that a transposed matrix or a swapped
+src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
+measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
+0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
+64 KiB the degraded direction adds four times the transfer time of the healthy one.
+
+plots.py: artists, labels and files, not pixels. Small simulated sweeps only.
+
+sweep --processes runs in the report (the process-mode figure) and in compare (IPC
+against in-process), and the table behind the figure."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import threading
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from ascend_p2p_lab import forking, open_runtime, plots
+from ascend_p2p_lab.measure import probe, sweep
+from ascend_p2p_lab.measure.processes import sweep_processes
+from ascend_p2p_lab.plots import reports
+from ascend_p2p_lab.results import load_run, save_run
+
+
+# ------------------------------------------------------------------ figures
+@pytest.fixture(scope="module")
+def small_run():
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        table = probe(rt)
+        run = sweep(rt, pairs="0-1,1-0,2-5", sizes="64KiB,4MiB", direction="both",
+                    peer="both", samples=2, warmup=0, progress=False)
+    return table, run
+
+
+def test_report_in_two_processes_writes_the_same_files_in_order(small_run, tmp_path):
+    table, run = small_run
+    run = run[run["direction"].eq("uni") & run["peer"].eq("on")]  # five figures are enough
+    one = plots.report(run, tmp_path / "one", table=table)
+    two = plots.report(run, tmp_path / "two", table=table, workers=2)
+    assert [p.name for p in two] == [p.name for p in one]
+    assert len(one) == 5 and all(p.parent == tmp_path / "two" for p in two)
+    for a, b in zip(one, two):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_default_workers_is_one_while_another_thread_runs(monkeypatch):
+    monkeypatch.setattr(forking, "busy_cores", lambda: 0.0)  # idle cores: only the thread
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait, name="busy")
+    t.start()
+    try:
+        assert not forking.can_fork()
+        assert reports.default_workers() == 1
+    finally:
+        stop.set()
+        t.join()
+    monitor = threading.Thread(target=lambda: None, name="tqdm_monitor", daemon=True)
+    monkeypatch.setattr(threading, "enumerate",
+                        lambda: [threading.current_thread(), monitor])
+    monkeypatch.setattr(forking.os, "sched_getaffinity", lambda pid: {0, 1},
+                        raising=False)
+    monkeypatch.setattr(forking, "busy_cores", lambda: 0.3)
+    assert reports.default_workers() == 2
+    monkeypatch.setattr(forking, "busy_cores", lambda: 0.8)
+    assert reports.default_workers() == 1  # most of the other core is busy: draw here
+    monkeypatch.setattr(forking, "busy_cores", lambda: 1.4)
+    assert reports.default_workers() == 1
+
+
+PRESET = "atlas800-9000"
+
+
+DEGRADE = 0.25
+
+
+FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": DEGRADE}]
+
+
+SIZES = [4, 65536]
+
+
+PAIRS = "0-1,1-0,0-4"
+
+
+@pytest.fixture(scope="module")
+def lab() -> tuple[pd.DataFrame, dict[tuple[int, int], tuple[float, float]]]:
+    """The run and, per measured pair, the preset's (latency_us, bandwidth_GBps)."""
+    with open_runtime("sim", preset=PRESET, faults=FAULTS) as rt:
+        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2,
+                    progress=False)
+        topo = rt.topology
+        model = {}
+        for a, b in [(0, 1), (1, 0), (0, 4)]:
+            lc = topo.link_classes[rt.link_class(a, b)]
+            model[(a, b)] = (lc.latency_us, lc.bandwidth_GBps)
+    return run, model
+
+
+def test_report_draws_the_latency_matrix_at_the_smallest_size(lab, tmp_path,
+                                                              monkeypatch) -> None:
+    from ascend_p2p_lab import plots
+    from ascend_p2p_lab.plots import reports
+
+    run, _model = lab
+    asked: list[dict] = []
+    real = reports.heatmap
+
+    def spy(frame, **kwargs):
+        asked.append(kwargs)
+        return real(frame, **kwargs)
+
+    monkeypatch.setattr(reports, "heatmap", spy)
+    paths = plots.report(run, tmp_path)
+    latency = [p for p in paths if p.name.startswith("latency_on_")]
+    assert [p.name for p in latency] == ["latency_on_p2p.png"]
+    drawn = [k for k in asked if k.get("value") == "latency_us"]
+    assert len(drawn) == 1 and drawn[0]["size"] == min(SIZES)
+    assert drawn[0]["pattern"] == "latency"
+
+
+def _measure(preset: str, **kw):
+    """Probe and sweep on a fresh simulated runtime; the ledger must be empty after close."""
+    kw.setdefault("samples", 2)
+    kw.setdefault("warmup", 0)
+    kw.setdefault("progress", False)
+    with open_runtime("sim", preset=preset) as rt:
+        table = probe(rt)
+        run = sweep(rt, **kw)
+    assert rt.acl.simulator.ledger_is_empty()
+    return table, run
+
+
+@pytest.fixture(scope="module")
+def a2():
+    """8 devices, uni+bi, peer on+off (direct fails with an ACL code), local copies."""
+    return _measure("atlas800t-a2", sizes="64KiB,4MiB", direction="both", peer="both",
+                    patterns=("pair", "local"))
+
+
+def _no_pyplot_figures() -> None:
+    assert plt.get_fignums() == []
+
+
+# ------------------------------------------------------------------------------ report
+def test_report_writes_pngs(tmp_path):
+    table, run = _measure("atlas800t-a2", pairs="0-1,1-0", sizes="64KiB,4MiB")
+    paths = plots.report(run, tmp_path / "figs", table=table)
+    assert [p.name for p in paths] == [
+        "link_matrix.png", "peer_access.png", "heatmap_uni_on_p2p.png",
+        "bandwidth_vs_size_uni_on_p2p.png", "latency_vs_size_uni_on_p2p.png"]
+    for p in paths:
+        assert p.parent == tmp_path / "figs"
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _no_pyplot_figures()
+
+
+def test_report_covers_what_the_run_has(a2, tmp_path, monkeypatch):
+    table, run = a2
+    saved: list[tuple[str, int]] = []
+
+    def fake_savefig(self, path, **kw):  # the choice of figures, without rendering PNGs
+        saved.append((Path(path).name, kw.get("dpi")))
+        Path(path).write_bytes(b"")
+
+    monkeypatch.setattr(Figure, "savefig", fake_savefig)
+    paths = plots.report(run, tmp_path, table=table)
+    names = {p.name for p in paths}
+    assert names == {name for name, _ in saved}
+    assert {dpi for _, dpi in saved} == {100}
+    assert {"heatmap_uni_on_p2p.png", "heatmap_uni_off_direct.png",
+            "heatmap_uni_off_staged.png", "heatmap_bi_on_p2p.png",
+            "heatmap_bi_on_p2p_total.png", "heatmap_bi_off_direct.png",
+            "bandwidth_vs_size_uni_off_staged.png", "peer_on_off.png",
+            "uni_vs_bi_on.png"} <= names
+    # peer-off direct copies all failed on A2: a heatmap of the failure, no curve
+    assert "bandwidth_vs_size_uni_off_direct.png" not in names
+    assert all(p.exists() for p in paths)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    out = tmp_path_factory.mktemp("proc") / "run"
+    with open_runtime("sim", "atlas800t-a3") as rt:
+        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2),
+                 out)
+    return load_run(out)
+
+
+def test_report_draws_the_process_modes_figure(run: pd.DataFrame, tmp_path: Path) -> None:
+    from ascend_p2p_lab.plots import report
+
+    written = report(run, tmp_path)
+    assert tmp_path / "process_modes.png" in written
+    # the other figures keep to the in-process rows: the same files as without IPC rows
+    inside = report(run[run["process_mode"] == "in_process"], tmp_path / "inside")
+    assert {p.name for p in written} - {"process_modes.png"} == {p.name for p in inside}

@@ -1,0 +1,67 @@
+"""The run as a value (issue 28 item 3): typed metadata checked where it is made, a Run
+that selection, concatenation and pickling cannot strip of it, one module of run
+folders, sweep() writing nothing, and DataFrame.attrs holding at most a convenience copy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.results import save_run
+from ascend_p2p_lab.run import RUN_SCHEMA_VERSION, Run, RunMeta
+from ascend_p2p_lab.run.meta import FIELDS
+from ascend_p2p_lab.schema import to_frame
+
+QUICK = {"samples": 2, "warmup": 1, "progress": False}
+
+
+@pytest.fixture(scope="module")
+def two_sweeps() -> tuple[Run, Run]:
+    """Two sweeps of one server: pairs, then host copies and local copies."""
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        pairs = sweep_run(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK)
+        host = sweep_run(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB",
+                         **QUICK)
+    return pairs, host
+
+
+# ------------------------------------------------------------------------ RunMeta
+#: A value of the wrong type for every kind of field.
+WRONG = {"text or null": 5, "true or false": "yes", "true, false or null": 1,
+         "an object": [1], "an object or null": "x", "a list of texts": [1],
+         "a list of objects": ["x"], "an object (the sweep's parameters)": "x"}
+
+
+@pytest.mark.parametrize("field", [f for f in FIELDS], ids=lambda f: f.name)
+def test_run_meta_refuses_a_wrong_type_where_it_is_made(field) -> None:
+    what = field.metadata["what"]
+    bad = WRONG.get(what, "eight")  # the counts and whole numbers: text
+    with pytest.raises(ValueError) as info:
+        RunMeta(**{field.name: bad})
+    message = str(info.value)
+    assert message.startswith(f"{field.name} must be {what}; got ") and "\n" not in message
+    with pytest.raises(ValueError, match=f"^{field.name} must be"):
+        RunMeta.from_dict({field.name: bad})  # the same check on the way in from run.json
+
+
+def test_run_json_holds_every_field_of_this_schema(tmp_path: Path) -> None:
+    run = Run(to_frame([{"size_bytes": 4096, "pattern": "pair"}]), RunMeta(run_id="r1"))
+    stored = json.loads((save_run(run, tmp_path / "r") / "run.json").read_text())
+    assert stored["schema_version"] == RUN_SCHEMA_VERSION and stored["rows"] == 1
+    assert {f.name for f in FIELDS} <= set(stored)
+
+
+# ---------------------------------------------------------------------------- Run
+def test_the_convenience_copy_goes_out_and_comes_back(two_sweeps) -> None:
+    pairs, _ = two_sweeps
+    frame = pairs.frame()
+    assert frame.attrs["run"]["run_id"] == pairs.meta.run_id  # what old scripts read
+    assert frame.attrs["run"]["interrupted"] is False and frame.attrs["run"]["rows"] == len(pairs)
+    back = Run.of(frame)
+    assert back.meta == pairs.meta and back.samples.equals(pairs.samples)
+    assert "run" not in back.samples.attrs  # the Run's samples carry no copy of their own
+    assert Run.of(to_frame([])).meta == RunMeta()  # a bare frame: empty metadata

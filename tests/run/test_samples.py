@@ -1,0 +1,46 @@
+"""ascend_p2p_lab.run.samples: the samples table of a run folder, its list columns and
+its types."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ascend_p2p_lab.run.samples import (
+    LIST_COLUMNS,
+    check_column_types,
+    lists_for_csv,
+    lists_loaded,
+)
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame({"senders": [(0, 1), None], "receivers": [(2,), None],
+                         "bandwidth_GBps": [1.5, 2.0]})
+
+
+def test_list_columns_go_to_csv_as_json_and_come_back_as_tuples() -> None:
+    assert LIST_COLUMNS == ("senders", "receivers")
+    csv = lists_for_csv(_frame())
+    assert csv["senders"].iloc[0] == "[0, 1]" and pd.isna(csv["senders"].iloc[1])
+    back = lists_loaded(csv)
+    assert list(back["senders"]) == [(0, 1), None]
+    assert list(back["receivers"]) == [(2,), None]
+    assert lists_loaded(_frame().assign(senders=[[0, 1], float("nan")]))["senders"].tolist() \
+        == [(0, 1), None]
+
+
+def test_a_schema_1_run_gets_its_devices_from_the_group_label() -> None:
+    old = pd.DataFrame({"group": ["0,1->2,3", None], "senders": [None, None],
+                        "receivers": [None, None]})
+    loaded = lists_loaded(old, run_schema=1)
+    assert loaded["senders"].tolist() == [(0, 1), None]
+    assert loaded["receivers"].tolist() == [(2, 3), None]
+    # a newer run's group label is only a label
+    assert lists_loaded(old, run_schema=2)["senders"].tolist() == [None, None]
+
+
+def test_a_numeric_column_of_text_is_named() -> None:
+    check_column_types(pd.DataFrame({"bandwidth_GBps": [1.0, None]}))
+    with pytest.raises(ValueError, match="column bandwidth_GBps holds text, not numbers"):
+        check_column_types(pd.DataFrame({"bandwidth_GBps": ["fast", None]}))

@@ -1,0 +1,186 @@
+"""Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+
+Through the library, the command line (in process, and once as a real process) and the
+widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
+save/load round trip. The npu-smi text format -> parse round trip of random topologies is
+in tests/test_npu_smi.py and is not repeated here.
+
+Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
+
+Each test pins a number, a label or an orientation a user sees, on an asymmetric
+fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
+that swapping src and dst, two quantiles or two directions cannot pass unnoticed.
+See docs/testing.md.
+
+The run as a value (issue 28 item 3): typed metadata checked where it is made, a Run
+that selection, concatenation and pickling cannot strip of it, one module of run
+folders, sweep() writing nothing, and DataFrame.attrs holding at most a convenience copy."""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.results import (
+    COLUMNS,
+    SCHEMA,
+    VOCABULARY,
+    ResultsError,
+    load_run,
+    save_run,
+    to_frame,
+)
+from ascend_p2p_lab.run import Run, RunMeta
+from ascend_p2p_lab.run import folder as run_folder
+
+# A frame of the schema, value by value: vocabulary words, odd strings (commas, quotes,
+# newlines, "NA"), big and missing numbers.
+_TEXT = st.one_of(st.none(), st.sampled_from(["NA", "nan", "None", "a,b", 'say "hi"',
+                                              "two\nlines", "ünïcode", " pad "]),
+                  st.text(min_size=1, max_size=12))
+
+
+_FLOAT = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False,
+                                        width=64), st.just(math.nan))
+
+
+_INT = st.one_of(st.none(), st.integers(-(1 << 40), 1 << 40))
+
+
+_COLUMN: dict[str, Any] = {
+    "string": _TEXT, "Int64": _INT, "int64": st.integers(0, 1 << 40), "float64": _FLOAT,
+    "boolean": st.one_of(st.none(), st.booleans()),
+    "object": st.one_of(st.none(), st.lists(st.integers(0, 15), min_size=1,
+                                            max_size=4).map(tuple)),  # device lists
+}
+
+
+@st.composite
+def result_rows(draw: st.DrawFn) -> list[dict[str, Any]]:
+    rows = []
+    for _ in range(draw(st.integers(0, 6))):
+        row = {}
+        for col, dtype in SCHEMA.items():
+            if col in VOCABULARY:
+                row[col] = draw(st.one_of(st.none(), st.sampled_from(VOCABULARY[col])))
+            elif col in ("src", "dst"):  # a device id: 0 or more (a run of no device count)
+                row[col] = draw(st.one_of(st.none(), st.integers(0, 1 << 40)))
+            else:
+                row[col] = draw(_COLUMN[dtype])
+        rows.append(row)
+    return rows
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(result_rows(), st.dictionaries(st.text(max_size=5),
+                                      st.one_of(st.integers(), st.text(max_size=5),
+                                                st.none(), st.booleans()), max_size=3))
+def test_save_then_load_gives_the_same_frame(rows: list[dict[str, Any]],
+                                             extra: dict[str, Any]) -> None:
+    meta = RunMeta.from_dict({"run_id": "r1", "params": {"sizes": [4096]}, "extra": extra})
+    frame = Run(to_frame(rows), meta).frame()  # a note called "extra" too
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = save_run(frame, Path(tmp) / "run")
+        back = load_run(folder)
+        pd.testing.assert_frame_equal(back, frame)
+        meta = json.loads((folder / "run.json").read_text())
+        assert back.attrs["run"] == meta and meta["rows"] == len(frame)
+        assert meta["extra"] == extra and meta["params"] == {"sizes": [4096]}
+        (folder / "samples.parquet").unlink()  # the CSV alone reads back the same
+        csv_back = load_run(folder)
+    # CSV has one way to write a missing and an empty string: "" reads back as missing
+    expected = frame.copy()
+    for col, dtype in SCHEMA.items():
+        if dtype == "string":
+            expected[col] = expected[col].mask(expected[col] == "")
+    pd.testing.assert_frame_equal(csv_back, expected)
+
+
+MIB = 1 << 20
+
+
+# ------------------------------------------------------------------- results tables
+def _row(**values: Any) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(COLUMNS)
+    row.update(run_id="r", backend="sim", preset="p", host="h", src=0, dst=1, link="HCCS",
+               pattern="pair", direction="uni", peer="on", path="p2p", initiator="src",
+               size_bytes=MIB, copies=10, timing="events", nominal_GBps=25.0,
+               elapsed_us=math.nan, bandwidth_GBps=math.nan, host_enqueue_us=math.nan,
+               bidir_total_GBps=math.nan)
+    row.update(values)
+    return row
+
+
+def test_a_csv_only_run_keeps_text_as_text(tmp_path) -> None:
+    """Without samples.parquet the CSV is read: the link class "NA" stays a link class
+    and a run id "0012" keeps its zeros."""
+    frame = Run(to_frame([_row(link="NA", run_id="0012", sample=0, bandwidth_GBps=20.0,
+                               elapsed_us=500.0)]), RunMeta(device_count=2)).frame()
+    save_run(frame, tmp_path / "run")
+    (tmp_path / "run" / "samples.parquet").unlink()
+    back = load_run(tmp_path / "run")
+    assert back["link"].tolist() == ["NA"] and back["run_id"].tolist() == ["0012"]
+
+
+PACKAGE = Path(__file__).resolve().parents[2] / "ascend_p2p_lab"
+
+
+def test_unknown_keys_are_kept_and_written_back(tmp_path: Path) -> None:
+    meta = RunMeta.from_dict({"run_id": "r1", "note": "cables reseated", "extra": {"a": 1}})
+    assert meta.extra == {"note": "cables reseated", "extra": {"a": 1}}
+    run = Run(to_frame([{"size_bytes": 4096, "pattern": "pair"}]), meta)
+    stored = json.loads((save_run(run, tmp_path / "r") / "run.json").read_text())
+    assert stored["note"] == "cables reseated" and stored["extra"] == {"a": 1}
+    assert run_folder.load(tmp_path / "r").meta.extra == meta.extra
+
+
+def test_a_damaged_new_field_is_one_line_naming_it(tmp_path: Path, capsys) -> None:
+    run = Run(to_frame([{"size_bytes": 4096, "pattern": "pair"}]), RunMeta(run_id="r1"))
+    folder = save_run(run, tmp_path / "r")
+    stored = json.loads((folder / "run.json").read_text())
+    (folder / "run.json").write_text(json.dumps({**stored, "process_modes": "ipc"}))
+    with pytest.raises(ResultsError, match=r"run\.json: process_modes must be a list of "
+                                           r"texts; got 'ipc'$"):
+        load_run(folder)
+    assert main(["report", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "process_modes" in err
+
+
+# ------------------------------------------------------------------------ attrs
+def _attrs_uses(tree: ast.AST) -> list[int]:
+    """Lines of code (docstrings and comments aside) that touch a frame's ``attrs``:
+    ``x.attrs[...]``, ``x.attrs.get(...)``, ``x.attrs = ...``, ``getattr(x, "attrs")``."""
+    def touches(node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute):
+            return node.attr == "attrs"
+        return (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr"
+                and any(isinstance(a, ast.Constant) and a.value == "attrs" for a in node.args))
+
+    return sorted({node.lineno for node in ast.walk(tree) if touches(node)})
+
+
+def test_attrs_carry_run_metadata_in_at_most_three_places() -> None:
+    """Only run/value.py (Run.of reads the convenience copy, Run.frame writes it) touches
+    a frame's attrs for run metadata; comparison's own attrs["comparison"] is not run
+    metadata."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        for line in _attrs_uses(ast.parse(text)):
+            code = text.splitlines()[line - 1]
+            if '"comparison"' in code:
+                continue
+            found[f"{path.relative_to(PACKAGE)}:{line}"] = code.strip()
+    assert len(found) <= 3, found
+    assert {where.split(":")[0] for where in found} == {"run/value.py"}, found

@@ -1,0 +1,776 @@
+"""Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+
+Through the library, the command line (in process, and once as a real process) and the
+widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
+save/load round trip. The npu-smi text format -> parse round trip of random topologies is
+in tests/test_npu_smi.py and is not repeated here.
+
+Reliability: injected faults against every operation, Ctrl-C at chosen points, resumable
+sweeps, and a second sweep or a second thread at the same time.
+
+The guarantees under test (docs/reliability.md has the table):
+
+- after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
+  operation made is released, peer access is as it was before, and the runtime then
+  closes to an empty simulator ledger (tests/conftest.py checks that last part too);
+- the rows measured before a failure are returned (in ``exc.partial_frame`` when the
+  operation raises) and, when ``out=`` was given, saved;
+- every error names the ACL call, the code, its symbolic name and the runtime's message.
+
+Faults are injected by the simulator (``open_runtime(..., faults=[...])``); interrupts by
+wrapping one ``acl.rt`` function so that its Nth call raises KeyboardInterrupt *before*
+reaching the simulator.
+
+The runtime layer (ascend_p2p_lab.runtime) on the simulator, plus a hardware group.
+
+The simulated tests pick the backend explicitly or steer ``import acl`` through
+``sys.modules``, so they behave the same on a machine that has CANN. The hardware group
+(``-m hardware``) runs the same acceptance checks on real pyACL and is skipped unless
+``import acl`` is CANN's pyACL reporting at least two devices.
+
+The simulator is deterministic, and its shortcuts do not change what it computes.
+
+- The same seed gives the same frame (all but run_id and host; timestamps live in attrs);
+  another seed gives other times when the preset has jitter.
+- The copy memo (a repeated copy with nothing changed is skipped) never leaves stale
+  bytes: a copy after the source, the destination or the buffers changed moves them again.
+- The memoized copy plans are dropped when what they depend on changes (peer access,
+  streams), and arguments that only compare equal to ints still fail as pyACL fails.
+- The engine's batched queue (CopyRun) and its N(0, 1) generator give exactly what one
+  Op per copy and ``random.gauss`` give; sparse memory equals a flat bytearray model."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from ascend_p2p_lab import codes as C
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.codes import error_name
+from ascend_p2p_lab.measure import (
+    disable,
+    disable_all,
+    enable_all,
+    probe,
+    sweep,
+    sweep_run,
+    try_enable,
+)
+from ascend_p2p_lab.results import (
+    ERROR_KINDS,
+    load_run,
+    save_run,
+)
+from ascend_p2p_lab.runtime import (
+    ENV_BACKEND,
+    ENV_PRESET,
+    ENV_SEED,
+    AclError,
+    BackendUnavailable,
+    Runtime,
+)
+from ascend_p2p_lab.topology import (
+    Topology,
+    load_preset,
+)
+
+KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+
+
+@pytest.fixture
+def a2() -> Iterator[Runtime]:
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        yield rt
+
+
+def nothing_allocated(rt: Runtime) -> None:
+    """No buffer, stream, event or peer enable is held (devices may have been set)."""
+    assert rt.open_resources() == [] and rt.peer_refs() == {}
+    ledger = rt.ledger()
+    assert ledger is not None
+    assert (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
+            ledger["events"], ledger["peer_refs"]) == (0, 0, 0, 0, {})
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc)
+    assert text and "\n" not in text and "Traceback" not in text, text
+    return text
+
+
+def test_device_ids_out_of_range_in_the_runtime_layer_name_the_call(a2: Runtime) -> None:
+    with pytest.raises(AclError) as info:
+        a2.device_buffer(8, 4096)
+    assert info.value.call == "acl.rt.set_device" and "8" in info.value.message
+    with pytest.raises(AclError) as info:
+        a2.device_buffer(-1, 4096)
+    assert info.value.name == "ACL_ERROR_RT_PARAM_INVALID"
+    nothing_allocated(a2)
+
+
+def test_a_buffer_larger_than_device_memory_names_the_call(a2: Runtime) -> None:
+    with pytest.raises(AclError) as info:
+        a2.device_buffer(0, 65 * GIB)
+    assert info.value.call == "acl.rt.malloc" and info.value.code == 207001
+    assert "out of device memory" in one_line(info.value)
+    nothing_allocated(a2)
+
+
+# ------------------------------------------------------------------------------ the server
+def _cut(preset: str, n: int, **overrides: Any) -> Topology:
+    """The first n devices of a preset (a smaller server runs the matrix faster)."""
+    full = load_preset(preset)
+    return dataclasses.replace(full, name=f"{preset}-{n}", labels=full.labels[:n],
+                               links=tuple(row[:n] for row in full.links[:n]),
+                               cpu_affinity=full.cpu_affinity[:n], **overrides)
+
+
+A2x4 = _cut("atlas800t-a2", 4)
+
+
+#: A sweep that takes a few milliseconds of host time.
+QUICK: dict[str, Any] = {"sizes": "4KiB,64KiB", "samples": 2, "warmup": 1,
+                         "min_sample_us": 20.0, "max_copies": 4, "progress": False}
+
+
+def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
+    return open_runtime("sim", topology=topology, faults=faults)
+
+
+# ------------------------------------------------------------------------------- checks
+#: "acl.rt.malloc(4096, 3) returned 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION): EE207001: ..."
+_ACL_TEXT = re.compile(r"acl\.[\w.]+\(.*?\) returned (\d+) \((ACL_[A-Z0-9_]+)\): EE(\d+): \S")
+
+
+#: a failed direct copy: "ACL_ERROR_RT_... (507899) from acl.rt.memcpy_async: EE507899: ..."
+_DIRECT_TEXT = re.compile(r"(ACL_[A-Z0-9_]+) \((\d+)\) from acl\.[\w.]+: EE(\d+): \S")
+
+
+def assert_names_the_call(text: str) -> None:
+    """An error text names the ACL call, the code, its symbolic name and the runtime's
+    message (pyACL's ``EE<code>: ...`` text)."""
+    m = _ACL_TEXT.search(text)
+    if m:
+        code, name, ee = m.groups()
+    else:
+        m = _DIRECT_TEXT.search(text)
+        assert m, f"error text does not name an ACL call, code and name: {text!r}"
+        name, code, ee = m.groups()
+    assert error_name(int(code)) == name and ee == code, text
+
+
+def assert_acl_error(exc: BaseException) -> None:
+    assert isinstance(exc, AclError), f"{type(exc).__name__}: {exc}"
+    assert exc.call.startswith("acl.") and exc.call in str(exc)
+    assert exc.name == error_name(exc.code) and exc.name in str(exc)
+    assert str(exc.code) in str(exc)
+    assert exc.message.startswith(f"EE{exc.code}: ") and exc.message in str(exc)
+    assert_names_the_call(str(exc))
+
+
+def _error_texts(frame: pd.DataFrame | None) -> list[str]:
+    if frame is None or "error" not in frame:
+        return []
+    return [str(e) for e in frame["error"].dropna().unique()]
+
+
+def assert_error_columns(frame: pd.DataFrame | None) -> None:
+    """Every row that has an error text has it as data too: a known kind, and for the
+    kinds that come from a failed call the ACL code and the call, which the text names."""
+    if frame is None or "error_kind" not in frame:
+        return
+    bad = frame[frame["error"].notna()]
+    assert bad["error_kind"].notna().all(), bad[["error", "error_kind"]]
+    assert set(bad["error_kind"]) <= set(ERROR_KINDS)
+    assert frame.loc[frame["error"].isna(), "error_kind"].isna().all()
+    from_calls = bad[bad["error_kind"].isin(["runtime", "refused", "device_lost"])
+                     & bad["error_code"].notna()]
+    for row in from_calls.itertuples(index=False):
+        assert row.error_call.startswith("acl.") and row.error_call in row.error, row
+        assert str(row.error_code) in row.error and error_name(row.error_code) in row.error
+
+
+def _is_reason(text: str) -> bool:
+    """An unreachable pair's reason, not a failed call."""
+    return "cannot access peer" in text or "= 0 (link" in text
+
+
+def assert_released(rt: Runtime, refs_before: dict[tuple[int, int], int]) -> None:
+    """Nothing the operation made is still held; peer access is as it was before."""
+    assert rt.open_resources() == []
+    assert rt.peer_refs() == refs_before
+    ledger = rt.ledger()
+    assert ledger is not None
+    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
+            ledger["events"])
+    assert held == (0, 0, 0, 0), ledger
+    assert ledger["peer_refs"] == {f"{a}->{b}": n for (a, b), n in refs_before.items()}
+    assert ledger["implicit_releases"] == []
+
+
+# ---------------------------------------------------------------------------- operations
+@dataclass
+class Outcome:
+    """What an operation gave back: a frame, an exception, and every error text it showed."""
+
+    frame: pd.DataFrame | None = None
+    raised: BaseException | None = None
+    texts: list[str] = field(default_factory=list)
+    refs_before: dict[tuple[int, int], int] = field(default_factory=dict)
+
+
+def op_probe(rt: Runtime, tmp: Path) -> Outcome:
+    out = Outcome()
+    try:
+        out.frame = probe(rt)
+    except AclError as exc:
+        out.raised, out.frame = exc, exc.partial_frame  # type: ignore[attr-defined]
+        assert len(out.frame) < 4 * 3 and "failed" in out.frame.attrs["run"]
+    return out
+
+
+def op_toggle(rt: Runtime, tmp: Path) -> Outcome:
+    """Enable 0->1 and 1->0 one by one, then disable them; a failed call changes nothing."""
+    out = Outcome()
+    for src, dst in ((0, 1), (1, 0)):
+        reason = links_try_enable(rt, src, dst)
+        if reason:
+            out.texts.append(reason)
+            assert not rt.peer_enabled(src, dst)
+    for src, dst in ((0, 1), (1, 0)):
+        if not rt.peer_enabled(src, dst):
+            continue
+        before = rt.peer_refs()
+        try:
+            disable(rt, src, dst)
+        except AclError as exc:
+            assert_acl_error(exc)
+            out.texts.append(str(exc))
+            assert rt.peer_refs() == before  # the failed disable changed nothing
+            disable(rt, src, dst)  # as a user would: again
+    return out
+
+
+def links_try_enable(rt: Runtime, src: int, dst: int) -> str | None:
+
+    return try_enable(rt, src, dst)
+
+
+def op_enable_all(rt: Runtime, tmp: Path) -> Outcome:
+    out = Outcome()
+    try:
+        refused = enable_all(rt)
+    except AclError as exc:  # while finding the reachable pairs: nothing was enabled
+        out.raised = exc
+        assert rt.peer_refs() == {}
+        return out
+    out.texts += list(refused.values())
+    assert all(not rt.peer_enabled(*pair) for pair in refused)
+    before = rt.peer_refs()
+    try:
+        disable_all(rt)
+    except AclError as exc:
+        assert_acl_error(exc)
+        out.texts.append(str(exc))
+        assert rt.peer_refs() == before  # taken back
+        disable_all(rt)
+    return out
+
+
+def _sweep_op(**kwargs: Any) -> Callable[[Runtime, Path], Outcome]:
+    def op(rt: Runtime, tmp: Path) -> Outcome:
+        out = Outcome()
+        folder = tmp / "run"
+        try:
+            run = sweep_run(rt, **{**QUICK, **kwargs})
+        except AclError as exc:
+            out.raised = exc
+            run = exc.partial_run  # type: ignore[attr-defined]
+            assert run.meta.failed and exc.partial_frame.attrs["run"]["failed"]  # type: ignore[attr-defined]
+        out.frame = run.frame()
+        if not run.meta.run_id:
+            assert len(run) == 0  # failed before the first point: nothing to save
+        else:  # saved as the command saves it, also after a failure
+            save_run(run, folder)
+            pd.testing.assert_frame_equal(load_run(folder), out.frame)
+            assert not list(folder.glob(".*.tmp"))
+        return out
+
+    return op
+
+
+def op_save_and_resume(rt: Runtime, tmp: Path) -> Outcome:
+    """A sweep with out= and a checkpoint under the fault, then the same sweep again on a
+    healthy server: it measures only what the first one did not complete."""
+    kwargs = {**QUICK, "pairs": "0-1,1-0,2-3", "checkpoint": tmp / "ckpt.jsonl"}
+    out = Outcome()
+    try:
+        out.frame = sweep(rt, **kwargs)
+    except AclError as exc:
+        out.raised, out.frame = exc, exc.partial_frame  # type: ignore[attr-defined]
+    if out.frame is not None and len(out.frame):
+        save_run(out.frame, tmp / "run")
+        pd.testing.assert_frame_equal(load_run(tmp / "run"), out.frame)
+    with _open(topology=A2x4) as healthy:
+        resumed = sweep(healthy, **kwargs)
+        save_run(resumed, tmp / "resumed")
+    assert not any("injected" in t or "lost" in t for t in _error_texts(resumed))
+    assert resumed["bandwidth_GBps"].notna().all()  # every point measured once
+    keys = ["src", "dst", "size_bytes", "sample"]
+    assert not resumed.duplicated(keys).any() and len(resumed) == 3 * 2 * 2
+    return out
+
+
+def op_dashboard(rt: Runtime, tmp: Path) -> Outcome:
+    widgets = pytest.importorskip("ascend_p2p_lab.widgets")
+    out = Outcome()
+    try:
+        dash = widgets.SweepDashboard(rt)
+    except AclError as exc:
+        out.raised = exc
+        return out
+    out.texts += list(dash.probe_errors.values())
+    if dash.probe_errors:  # shown, not swallowed
+        assert dash.message.startswith(f"ready, but probing {len(dash.probe_errors)} pair(s) "
+                                       "failed, e.g. ")
+    dash.chunk_pairs = 1
+    dash.pairs_mode.value = "selected"
+    dash.pairs.value = ("0-1", "1-0", "2-3")
+    dash.sizes.value = (4096, 8192)
+    dash.samples.value = 1
+    dash.peer.value = "both"
+    dash.plots.value = False
+    out.frame = dash.run()
+    assert not dash.busy and dash.links is not None and dash.links.locked is None
+    assert_panel_mirrors_runtime(dash.links)
+    if dash.message.startswith(("sweep failed", "cannot run")):
+        out.texts.append(dash.message)
+        out.raised = RuntimeError(dash.message)  # the dashboard reports, never raises
+    out.texts += list(dash.links.reasons.values())
+    dash.close()
+    return out
+
+
+def assert_panel_mirrors_runtime(panel: Any) -> None:
+    rt = panel.rt
+    for i, row in enumerate(panel.toggles):
+        for j, toggle in enumerate(row):
+            if toggle is None:
+                continue
+            assert panel.state[i, j] == rt.peer_enabled(i, j), (i, j)
+            assert toggle.value == bool(panel.state[i, j]), (i, j)
+
+
+def op_panel(rt: Runtime, tmp: Path) -> Outcome:
+    widgets = pytest.importorskip("ascend_p2p_lab.widgets")
+    out = Outcome()
+    panel = widgets.PeerLinkPanel(rt)
+    out.texts += [r for r in panel.reasons.values() if "failed" in r]
+    steps: list[Callable[[], Any]] = [
+        lambda: setattr(panel.toggles[0][1], "value", True),
+        lambda: setattr(panel.toggles[1][0], "value", True),
+        lambda: setattr(panel.toggles[0][1], "value", False),
+        lambda: setattr(panel.toggles[1][0], "value", False),
+        panel.enable_all_button.click,
+        panel.disable_all_button.click,
+        panel.disable_all_button.click,  # again, should the first one have been refused
+    ]
+    for step in steps:
+        if panel.toggles[0][1] is None or panel.toggles[0][1].disabled:
+            break  # unreachable after a failed probe: the reason says why
+        step()
+        assert_panel_mirrors_runtime(panel)
+        if panel.last_error:
+            out.texts.append(panel.last_error)
+            assert "p2p-status-error" in panel.status.value
+    panel.close()
+    return out
+
+
+OPERATIONS: dict[str, Callable[[Runtime, Path], Outcome]] = {
+    "probe": op_probe,
+    "toggle": op_toggle,
+    "enable_all": op_enable_all,
+    "sweep_uni": _sweep_op(pairs="0-1,1-0,2-3"),
+    "sweep_bi": _sweep_op(pairs="0-1,2-3", direction="bi"),
+    "sweep_peer_off": _sweep_op(pairs="0-1,2-3", peer="off"),  # direct and staged blocks
+    "sweep_fanout": _sweep_op(pairs="0-1", patterns=("one_to_all", "all_to_one")),
+    "dashboard": op_dashboard,
+    "panel": op_panel,
+    "save": op_save_and_resume,
+}
+
+
+SWEEPS = ("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save")
+
+
+PEER_OPS = ("toggle", "enable_all", "panel")
+
+
+# -------------------------------------------------------------------------------- faults
+@dataclass(frozen=True)
+class FaultCase:
+    """A fault, the text its errors carry, and the operations it shows in.
+
+    ``recorded``: the operation completes and its error is in the rows, a refusal, a
+    reason or a status line. ``raised``: the operation raises it (sweeps: with the rows so
+    far). Every other operation is unaffected (its result has no error of this fault).
+    """
+
+    fault: dict[str, Any]
+    marker: str | None
+    recorded: tuple[str, ...] = ()
+    raised: tuple[str, ...] = ()
+
+
+def _err(call: str | None, code: int, nth: int | None = None, **kw: Any) -> dict[str, Any]:
+    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected",
+            **kw}
+
+
+FAULTS: dict[str, FaultCase] = {
+    "malloc#2": FaultCase(_err("rt.malloc", 207001, 2), "EE207001: injected",
+                          recorded=SWEEPS),
+    "malloc_host#1": FaultCase(_err("rt.malloc_host", 207005, 1), "EE207005: injected",
+                               recorded=SWEEPS),
+    "memcpy#3": FaultCase(_err("rt.memcpy", 507013, 3), "EE507013: injected",
+                          recorded=SWEEPS),
+    "memcpy_async#9": FaultCase(_err("rt.memcpy_async", 507013, 9), "EE507013: injected",
+                                recorded=SWEEPS),
+    "memset#2": FaultCase(_err("rt.memset", 507000, 2), "EE507000: injected",
+                          recorded=SWEEPS),
+    "create_stream#2": FaultCase(_err("rt.create_stream", 207008, 2), "EE207008: injected",
+                                 recorded=SWEEPS),
+    "create_event#3": FaultCase(_err("rt.create_event_with_flag", 207007, 3), "EE207007: injected",
+                                recorded=SWEEPS),
+    "record_event#3": FaultCase(_err("rt.record_event", 507001, 3), "EE507001: injected",
+                                recorded=SWEEPS),
+    # peer off: the direct copies fail before timing, the staged path syncs its stream
+    "synchronize_event#2": FaultCase(_err("rt.synchronize_event", 507012, 2),
+                                     "EE507012: injected",
+                                     recorded=tuple(o for o in SWEEPS if o != "sweep_peer_off")),
+    "synchronize_stream#1": FaultCase(_err("rt.synchronize_stream", 507004, 1),
+                                      "EE507004: injected",
+                                      recorded=("sweep_bi", "sweep_peer_off", "dashboard")),
+    "enable_peer#2": FaultCase(_err("rt.device_enable_peer_access", 207012, 2),
+                               "EE207012: injected",
+                               recorded=(*PEER_OPS, "sweep_uni", "sweep_bi", "sweep_fanout",
+                                         "dashboard", "save")),
+    # a failed disable is retried once: the restore succeeds, nothing is recorded
+    "disable_peer#1": FaultCase(_err("rt.device_disable_peer_access", 207006, 1),
+                                "EE207006: injected", recorded=PEER_OPS),
+    # a failed release is retried once: everything is freed, nothing is recorded
+    "free#1": FaultCase(_err("rt.free", 207002, 1), "EE207002: injected"),
+    "free_host#1": FaultCase(_err("rt.free_host", 207002, 1), "EE207002: injected"),
+    "can_access_peer#3": FaultCase(
+        _err("rt.device_can_access_peer", 200002, 3), "EE200002: injected",
+        recorded=("panel", "dashboard"),  # the sweeps: a failed probe costs its pair only
+        raised=("probe", "enable_all")),
+    # a sweep sets its devices while checking the sizes against their memory
+    "set_device#2": FaultCase(
+        _err("rt.set_device", 507033, 2), "EE507033: injected",
+        recorded=("toggle", "enable_all", "panel"),
+        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard",
+                "save")),
+    "device1:set_device": FaultCase(
+        _err("rt.set_device", 500004, device=1), "EE500004: injected",
+        recorded=("toggle", "enable_all", "panel"),
+        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard",
+                "save")),
+    # every call that concerns device 1 fails (can_access_peer(0, 1) included)
+    "device1:any": FaultCase(
+        _err(None, 500004, device=1), "EE500004: injected",
+        recorded=("toggle", "panel", "sweep_uni", "sweep_bi", "sweep_fanout", "save"),
+        raised=("probe", "enable_all", "sweep_peer_off", "dashboard")),
+    "device1:memcpy_async": FaultCase(
+        _err("rt.memcpy_async", 500004, device=1), "EE500004: injected",
+        recorded=SWEEPS),
+    # peer off: 0->1 copies are refused (507899) before the link is used
+    "link0-1:memcpy_async": FaultCase(
+        _err("rt.memcpy_async", 500003, link=[0, 1]), "EE500003: injected",
+        recorded=("sweep_uni", "sweep_bi", "sweep_fanout", "dashboard", "save")),
+    "degrade0-1": FaultCase({"kind": "degrade", "link": [0, 1], "factor": 0.25}, None),
+    # lost while the operation checks who can reach whom
+    "device_lost1#6": FaultCase(
+        {"kind": "device_lost", "device": 1, "nth": 6}, "EE507010: device 1 is lost",
+        recorded=("panel",),
+        raised=("probe", "enable_all", "sweep_uni", "sweep_bi", "sweep_peer_off",
+                "sweep_fanout", "dashboard", "save")),
+    # lost in the middle of measuring: at the 3rd copy that touches it (the dashboard's
+    # next chunk then fails while planning)
+    "device_lost1@copy#3": FaultCase(
+        {"kind": "device_lost", "device": 1, "call": "rt.memcpy_async", "nth": 3},
+        "EE507010: device 1 is lost",
+        recorded=SWEEPS),  # the dashboard's one sweep records the lost device, as any sweep
+    "memory_exhausted1": FaultCase({"kind": "memory_exhausted", "device": 1},
+                                   "out of device memory on device 1", recorded=SWEEPS),
+    "slow_host": FaultCase({"kind": "slow_host", "factor": 20.0}, None),
+}
+
+
+_POINT = ["pattern", "direction", "peer", "path", "src", "dst", "size_bytes"]
+
+
+_BASELINES: dict[str, Outcome] = {}
+
+
+def _baseline(op_name: str, tmp: Path) -> Outcome:
+    """The operation on a healthy server (computed once per operation)."""
+    if op_name not in _BASELINES:
+        with _open() as rt:
+            _BASELINES[op_name] = OPERATIONS[op_name](rt, tmp / "baseline")
+    return _BASELINES[op_name]
+
+
+def _points(frame: pd.DataFrame) -> set[tuple[Any, ...]]:
+    return set(frame[_POINT].astype(object).itertuples(index=False, name=None))
+
+
+def _expected(case: FaultCase, op: str) -> str:
+    if op in case.raised:
+        return "raised"
+    return "recorded" if op in case.recorded else "unaffected"
+
+
+@pytest.mark.parametrize("op_name", list(OPERATIONS))
+@pytest.mark.parametrize("fault_name", list(FAULTS))
+def test_fault_matrix(fault_name: str, op_name: str, tmp_path: Path) -> None:
+    case = FAULTS[fault_name]
+    rt = _open([case.fault])
+    refs_before = rt.peer_refs()
+    try:
+        outcome = OPERATIONS[op_name](rt, tmp_path)
+        texts = [*outcome.texts, *_error_texts(outcome.frame)]
+        if isinstance(outcome.raised, AclError):
+            assert_acl_error(outcome.raised)
+            texts.append(str(outcome.raised))
+        for text in texts:
+            if not _is_reason(text) or "failed" in text:
+                assert_names_the_call(text)
+        assert_error_columns(outcome.frame)
+        mine = [t for t in texts if case.marker and case.marker in t]
+        if outcome.raised is not None:
+            got = "raised"
+            assert mine, texts
+        else:
+            got = "recorded" if mine else "unaffected"
+        assert got == _expected(case, op_name), (got, texts)
+        base = _baseline(op_name, tmp_path)
+        if outcome.frame is not None and base.frame is not None and op_name != "probe":
+            # no silent gaps: every point has its rows, measured or carrying the error
+            if got == "raised":
+                assert _points(outcome.frame) <= _points(base.frame)
+            else:
+                assert _points(outcome.frame) == _points(base.frame)
+            if got == "unaffected":
+                keep = [*_POINT, "sample"]
+                pd.testing.assert_frame_equal(
+                    outcome.frame[keep].reset_index(drop=True),
+                    base.frame[keep].reset_index(drop=True))
+                assert outcome.frame["error"].isna().equals(base.frame["error"].isna())
+        if op_name == "probe" and got == "unaffected":
+            pd.testing.assert_frame_equal(outcome.frame, base.frame)
+        assert_released(rt, refs_before)
+    finally:
+        rt.close()
+    assert rt.acl.simulator.ledger_is_empty(), rt.acl.simulator.ledger()
+
+
+# ------------------------------------------------------------- faults the matrix cannot hold
+def test_a_failing_init_raises_and_leaves_nothing() -> None:
+    with pytest.raises(AclError) as info:
+        _open([_err("init", 500001, 1)])
+    assert_acl_error(info.value)
+    assert info.value.call == "acl.init"
+
+
+def _touch_every_call(rt: Runtime) -> None:
+    """Make each call of a timed copy window once on device 0."""
+    with rt.stream(0) as stream:
+        start, end = rt.event(0), rt.event(0)
+        start.record(stream)
+        rt.wait_event(stream, start)
+        end.record(stream)
+        rt.elapsed_ms(start, end)
+        rt.mem_info(0)
+        start.close()
+        end.close()
+
+
+@pytest.mark.parametrize("call", [
+    "destroy_stream", "destroy_event", "event_elapsed_time", "stream_wait_event", "get_mem_info",
+    "create_event_with_flag", "create_stream", "record_event", "synchronize_event",
+])
+def test_an_error_fault_fires_on_the_call_it_names(call: str) -> None:
+    with _open([_err(f"rt.{call}", 507000, 1)]) as rt:
+        with pytest.raises(AclError) as info:
+            _touch_every_call(rt)
+        assert info.value.call == f"acl.rt.{call}" and info.value.code == 507000
+
+
+@pytest.mark.parametrize("call", [
+    "get_mem_info", "stream_wait_event", "event_elapsed_time", "record_event", "synchronize_event",
+])
+def test_a_lost_device_fails_every_later_call(call: str) -> None:
+    lost = {"kind": "device_lost", "device": 1, "call": "rt.create_stream", "nth": 2}
+    with _open([lost]) as rt:
+        stream = rt.stream(1)
+        start, end = rt.event(1), rt.event(1)
+        start.record(stream)
+        end.record(stream)
+        with pytest.raises(AclError):
+            rt.stream(1)  # the device is lost from here on
+        calls = {
+            "get_mem_info": lambda: rt.mem_info(1),
+            "stream_wait_event": lambda: rt.wait_event(stream, start),
+            "event_elapsed_time": lambda: rt.call("rt.event_elapsed_time", start.handle,
+                                                  end.handle),
+            "record_event": lambda: start.record(stream),
+            "synchronize_event": end.synchronize,
+        }
+        with pytest.raises(AclError) as info:
+            calls[call]()
+        assert info.value.code == 507010
+
+
+# ------------------------------------------------------------------------------------ helpers
+@pytest.fixture(autouse=True)
+def _no_backend_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start every test without the backend variables (the root conftest sets some)."""
+    for name in (ENV_BACKEND, ENV_PRESET, ENV_SEED):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def no_pyacl(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``import acl`` fail, whatever is installed."""
+    monkeypatch.setitem(sys.modules, "acl", None)
+
+
+def all_released(sim: Any) -> bool:
+    return sim.simulator.ledger_is_empty() and not sim.simulator.ledger()["devices_set"]
+
+
+def test_acl_backend_without_pyacl_says_how_to_get_it(no_pyacl: None) -> None:
+    with pytest.raises(BackendUnavailable) as info:
+        open_runtime("acl")
+    text = str(info.value)
+    assert "CANN" in text and "set_env.sh" in text
+
+
+# ------------------------------------------------------------------------------- AclError
+def test_a_nonzero_ret_raises_acl_error_with_everything_known() -> None:
+    with open_runtime("sim") as rt:
+        with pytest.raises(AclError) as info:
+            rt.call("rt.set_device", 64)
+        e = info.value
+        assert e.call == "acl.rt.set_device" and e.call_args == (64,)
+        assert e.code == C.ACL_ERROR_RT_PARAM_INVALID == 107000
+        assert e.name == "ACL_ERROR_RT_PARAM_INVALID"
+        assert "out of range" in e.message  # acl.get_recent_err_msg()
+        assert str(e).startswith(
+            "acl.rt.set_device(64) returned 107000 (ACL_ERROR_RT_PARAM_INVALID): ")
+        assert not rt.acl.get_recent_err_msg()  # the message was consumed
+
+        rt.use(0)
+        with pytest.raises(AclError) as info:
+            rt.call("rt.device_enable_peer_access", 1, 4)
+        assert (info.value.code, info.value.name) == (200006, "ACL_ERROR_FEATURE_UNSUPPORTED")
+        assert info.value.call_args == (1, 4) and "flags" in info.value.message
+
+        assert rt.call("rt.get_device_count") == 8  # one out-value: unwrapped
+        assert rt.call("rt.get_mem_info", C.MemAttr.HBM_MEM)[1] == 64 * GIB  # several: a tuple
+        assert rt.call("rt.synchronize_device") is None  # only ret
+
+
+def test_runtime_methods_raise_acl_error() -> None:
+    with open_runtime("sim", "atlas300i-310") as rt:
+        assert not rt.can_access_peer(0, 1)
+        assert not rt.can_access_peer(2, 2)  # equal ids: False without asking ACL
+        with pytest.raises(AclError) as info:
+            rt.enable_peer(0, 1)
+        assert info.value.code == C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        assert info.value.call == "acl.rt.device_enable_peer_access"
+        assert "cannot access" in info.value.message
+        assert rt.peer_refs() == {}
+        with pytest.raises(AclError) as info:
+            rt.device_buffer(0, 1 << 40)
+        assert info.value.code == C.ACL_ERROR_RT_MEMORY_ALLOCATION
+        with pytest.raises(ValueError, match="not enabled by this runtime"):
+            rt.disable_peer(0, 1)
+        with pytest.raises(ValueError, match="out of range"):
+            rt.check_device(8)
+        with pytest.raises(TypeError):
+            rt.check_device(True)
+
+
+def test_acl_error_survives_pickling() -> None:
+    e = AclError("acl.rt.memcpy", (1 << 44, 4096), 507899, "driver said no")
+    back = pickle.loads(pickle.dumps(e))
+    assert (back.call, back.call_args, back.code, back.name, back.message) == (
+        e.call, e.call_args, 507899, "ACL_ERROR_RT_DRV_INTERNAL_ERROR", "driver said no")
+    assert "0x100000000000" in str(back)
+
+
+def test_peer_links_failing_half_way_disable_what_they_enabled() -> None:
+    with open_runtime("sim", "atlas300i-duo") as rt:
+        with pytest.raises(AclError) as info:
+            rt.peer_links([(0, 1), (1, 0), (0, 2)])  # 0 -> 2 crosses cards
+        assert info.value.code == C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        assert rt.peer_refs() == {}
+        assert rt.acl.simulator.ledger()["peer_refs"] == {}
+        assert rt.open_resources() == []
+
+
+def test_close_after_a_device_is_lost_still_releases_everything() -> None:
+    lost = {"kind": "device_lost", "device": 1, "call": "rt.create_stream"}
+    with open_runtime("sim", faults=[lost]) as rt:
+        sim = rt.acl
+        rt.peer_links([(0, 1), (1, 0)])
+        rt.device_buffer(1, MIB)
+        rt.device_buffer(0, MIB)
+        with pytest.raises(AclError) as info:
+            rt.stream(1)
+        assert info.value.code == C.ACL_ERROR_RT_LOST_HEARTBEAT
+        with pytest.raises(AclError):
+            rt.device_buffer(1, MIB)
+    assert all_released(sim)
+
+
+# ------------------------------------------------------- memoized plans are invalidated
+def test_disabling_peer_access_fails_the_same_copy_again():
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        src, dst = rt.device_buffer(0, 1 << 20), rt.device_buffer(1, 1 << 20)
+        stream = rt.stream(0)
+        links = rt.peer_links([(0, 1), (1, 0)])
+        rt.enqueue_copies(dst, src, 4096, stream, 5)
+        links.close()
+        with pytest.raises(AclError) as err:
+            rt.enqueue_copies(dst, src, 4096, stream, 5)
+        assert err.value.code == rt.topology.peer_off_error
+        with rt.peer_links([(0, 1), (1, 0)]):
+            rt.enqueue_copies(dst, src, 4096, stream, 5)
+        stream.synchronize()
+
+
+def test_faults_still_fire_on_memoized_copies():
+    fault = {"kind": "error", "call": "rt.memcpy_async", "nth": 4, "code": 507013}
+    with open_runtime("sim", preset="atlas800t-a2", faults=[fault]) as rt:
+        src, dst = rt.device_buffer(0, 1 << 20), rt.device_buffer(1, 1 << 20)
+        stream = rt.stream(0)
+        with rt.peer_links([(0, 1), (1, 0)]):
+            rt.enqueue_copies(dst, src, 4096, stream, 3)
+            with pytest.raises(AclError) as err:
+                rt.enqueue_copies(dst, src, 4096, stream, 3)
+            assert err.value.code == 507013
+            rt.enqueue_copies(dst, src, 4096, stream, 3)  # nth=4 fires once
+            stream.synchronize()

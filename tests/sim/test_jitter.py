@@ -1,0 +1,38 @@
+"""The simulator is deterministic, and its shortcuts do not change what it computes.
+
+- The same seed gives the same frame (all but run_id and host; timestamps live in attrs);
+  another seed gives other times when the preset has jitter.
+- The copy memo (a repeated copy with nothing changed is skipped) never leaves stale
+  bytes: a copy after the source, the destination or the buffers changed moves them again.
+- The memoized copy plans are dropped when what they depend on changes (peer access,
+  streams), and arguments that only compare equal to ints still fail as pyACL fails.
+- The engine's batched queue (CopyRun) and its N(0, 1) generator give exactly what one
+  Op per copy and ``random.gauss`` give; sparse memory equals a flat bytearray model."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ascend_p2p_lab.sim.jitter import _standard_normals, factors
+
+
+# --------------------------------------------------------------------------- engine
+def test_normals_match_random_gauss():
+    for seed in (0, 1, 12345):
+        rng, mine = random.Random(seed), _standard_normals(random.Random(seed))
+        assert [rng.gauss(0.0, 1.0) for _ in range(2001)] == [next(mine) for _ in range(2001)]
+
+
+@pytest.mark.parametrize("jitter", [0.0, 0.02, 0.9])
+def test_factors_are_the_gauss_draws_scaled_and_clamped(jitter):
+    """Each copy's time factor, as the engine used to make it from a gauss draw (0.9:
+    a third of them clamped at 0.5; 0.0: 1.0 and no draw)."""
+    for seed in (0, 7):
+        rng, draw = random.Random(seed), factors(random.Random(seed), jitter)
+        want = [1.0] * 2001 if not jitter else [
+            f if f > 0.5 else 0.5 for f in (1.0 + jitter * rng.gauss(0.0, 1.0)
+                                           for _ in range(2001))]
+        assert [draw() for _ in range(2001)] == want
+        assert (want.count(0.5) > 500) == (jitter == 0.9)

@@ -1,0 +1,227 @@
+"""compare: run-vs-run bandwidth ratios, the points below a threshold, the verdict.
+
+The degraded run halves one direction only (0 -> 1; 1 -> 0 stays clean), so a
+comparison, a terminal matrix or a heatmap that swaps source and destination cannot pass.
+
+Imported runs are ordinary runs: report, compare and calibrate work on them.
+
+The A2 capture has one cell lowered (2->5 only, not 5->2): compare must name exactly that
+cell, against the preset and against the toolkit's own sweep; a twin calibrated from the
+capture alone (its matrices and the topology capture) must reproduce the imported numbers.
+
+sweep --processes runs in the report (the process-mode figure) and in compare (IPC
+against in-process), and the table behind the figure."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.comparison import (
+    DEFAULT_THRESHOLD,
+    LOST_RATIO,
+    check_threshold,
+    compare,
+    ratio_grid,
+    split_process_modes,
+    to_dict,
+    to_json,
+    unmatched,
+)
+from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.measure.processes import sweep_processes
+from ascend_p2p_lab.results import load_run, save_run
+
+PRESET = "atlas800t-a2"
+
+
+SEED = 0
+
+
+SIZE = 16 << 20
+
+
+PAIRS = "0-1,1-0"
+
+
+#: 0 -> 1 at half speed; 1 -> 0 untouched
+DEGRADE = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
+
+
+#: every copy 0 -> 1 fails with ACL_ERROR_RT_SYS_DMA
+FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507013}]
+
+
+#: the bytes 0 -> 1 arrive wrong (at full speed: the rows have a bandwidth)
+CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
+
+
+def _run(faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,),
+         preset: str = PRESET) -> pd.DataFrame:
+    with open_runtime("sim", preset=preset, seed=SEED, faults=faults or []) as rt:
+        return sweep(rt, pairs=pairs, sizes=list(sizes), samples=2, progress=False)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pd.DataFrame, Path]]:
+    """clean, clean2 (another clean run), degraded, failing, corrupt, other (2-3, 3-2),
+    wider (0-1, 1-0, 2-3): each frame with its saved folder."""
+    root = tmp_path_factory.mktemp("runs")
+    frames = {"clean": _run(), "clean2": _run(), "degraded": _run(DEGRADE),
+              "failing": _run(FAIL), "corrupt": _run(CORRUPT), "other": _run(pairs="2-3,3-2"),
+              "wider": _run(pairs="0-1,1-0,2-3")}
+    return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
+
+
+# ----------------------------------------------------------------------- the library
+def test_compare_names_exactly_the_degraded_direction(runs) -> None:
+    cmp = compare(runs["clean"][0], runs["degraded"][0])
+    assert len(cmp) == 2
+    below = cmp[cmp["below"]]
+    assert list(zip(below["src"], below["dst"])) == [(0, 1)]
+    by_pair = cmp.set_index(["src", "dst"])["ratio"]
+    assert by_pair[(0, 1)] == pytest.approx(0.5, abs=0.05)
+    assert by_pair[(1, 0)] == pytest.approx(1.0, abs=0.05)
+    assert not cmp.set_index(["src", "dst"]).loc[(1, 0), "below"]
+    row = cmp.set_index(["src", "dst"]).loc[(0, 1)]
+    assert row["ratio"] == pytest.approx(row["run_GBps"] / row["baseline_GBps"])
+
+
+def test_clean_against_clean_has_nothing_below(runs) -> None:
+    cmp = compare(runs["clean"][0], runs["clean2"][0])
+    assert len(cmp) == 2 and not cmp["below"].any()
+    assert cmp["ratio"].to_numpy() == pytest.approx([1.0, 1.0], abs=0.05)
+
+
+def test_below_is_strictly_less_than_the_threshold(runs) -> None:
+    same = compare(runs["clean"][0], runs["clean"][0], threshold=1.0)
+    assert (same["ratio"] == 1.0).all() and not same["below"].any()
+    strict = compare(runs["clean"][0], runs["degraded"][0], threshold=0.3)
+    assert not strict["below"].any()
+
+
+def test_a_point_lost_in_the_run_counts_as_below(runs) -> None:
+    cmp = compare(runs["clean"][0], runs["failing"][0]).set_index(["src", "dst"])
+    lost = cmp.loc[(0, 1)]
+    assert lost["below"] and lost["ratio"] == LOST_RATIO and math.isnan(lost["run_GBps"])
+    assert lost["run_error_kind"] == "runtime"
+    assert not cmp.loc[(1, 0), "below"]
+    # the other way round (the baseline failed) is no regression: listed, not compared
+    back = compare(runs["failing"][0], runs["clean"][0])
+    assert list(zip(back["src"], back["dst"])) == [(1, 0)]
+    missing = unmatched(runs["failing"][0], runs["clean"][0])
+    assert missing[["src", "dst", "reason"]].values.tolist() == [
+        [0, 1, "not_measured_in_baseline"]]
+
+
+def test_rows_with_an_error_kind_are_not_measurements(runs) -> None:
+    corrupt = runs["corrupt"][0]
+    assert corrupt[corrupt["src"] == 0]["bandwidth_GBps"].notna().all()  # fast, but wrong
+    cmp = compare(runs["clean"][0], corrupt).set_index(["src", "dst"])
+    assert cmp.loc[(0, 1), "below"] and cmp.loc[(0, 1), "ratio"] == LOST_RATIO
+    assert cmp.loc[(0, 1), "run_error_kind"] == "verification"
+    assert not cmp.loc[(1, 0), "below"]
+
+
+def test_points_in_one_run_only_are_listed_not_dropped(runs) -> None:
+    cmp = compare(runs["clean"][0], runs["wider"][0])
+    assert len(cmp) == 2
+    missing = unmatched(runs["clean"][0], runs["wider"][0])
+    assert missing[["src", "dst", "reason"]].values.tolist() == [[2, 3, "only_in_run"]]
+    missing = unmatched(runs["wider"][0], runs["clean"][0])
+    assert missing[["src", "dst", "reason"]].values.tolist() == [[2, 3, "only_in_baseline"]]
+    assert compare(runs["clean"][0], runs["other"][0]).empty
+
+
+@pytest.mark.parametrize("bad", [0, -0.5, 1.0001, 2, math.nan, math.inf, "0.9", True, None])
+def test_threshold_outside_zero_to_one_is_refused(bad) -> None:
+    with pytest.raises(ValueError, match="threshold") as info:
+        check_threshold(bad)
+    assert "\n" not in str(info.value)
+
+
+def test_threshold_is_checked_by_compare(runs) -> None:
+    with pytest.raises(ValueError, match="threshold"):
+        compare(runs["clean"][0], runs["clean"][0], threshold=0)
+
+
+def test_ratio_grid_rows_are_sources(runs) -> None:
+    grid = ratio_grid(compare(runs["clean"][0], runs["degraded"][0]))
+    assert grid.ratios.shape == (8, 8) and grid.size == SIZE and grid.path == "p2p"
+    assert grid.ratios.loc[0, 1] == pytest.approx(0.5, abs=0.05)
+    assert grid.ratios.loc[1, 0] == pytest.approx(1.0, abs=0.05)
+    assert grid.below.to_numpy().sum() == 1 and grid.below.loc[0, 1]
+    assert math.isnan(grid.ratios.loc[2, 3])
+
+
+def test_json_has_the_documented_keys_and_null_for_nan(runs) -> None:
+    cmp = compare(runs["clean"][0], runs["failing"][0])
+    text = to_json(cmp, unmatched(runs["clean"][0], runs["failing"][0]))
+    data = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
+    assert {"below", "pairs_compared", "threshold", "baseline_run_id", "run_id"} <= set(data)
+    assert data["threshold"] == DEFAULT_THRESHOLD and data["pairs_compared"] == 2
+    assert data["baseline_run_id"] == runs["clean"][0].attrs["run"]["run_id"]
+    assert data["run_id"] == runs["failing"][0].attrs["run"]["run_id"]
+    (point,) = data["below"]
+    assert {"src", "dst", "direction", "peer", "size_bytes", "ratio"} <= set(point)
+    assert (point["src"], point["dst"], point["size_bytes"]) == (0, 1, SIZE)
+    assert point["ratio"] == 0.0 and point["run_GBps"] is None
+    assert to_dict(compare(runs["clean"][0], runs["clean2"][0]))["below"] == []
+
+
+def below(capsys, argv: list[str]) -> tuple[int, list[tuple[int, int]], dict]:
+    capsys.readouterr()  # what came before (an import's summary)
+    code = main(argv)
+    data = json.loads(capsys.readouterr().out)
+    return code, [(p["src"], p["dst"]) for p in data["below"]], data
+
+
+def _bi(src: int, dst: int, gbps: float | None, total: float | None) -> dict:
+    return {"src": src, "dst": dst, "pattern": "pair", "direction": "bi", "peer": "on",
+            "path": "p2p", "size_bytes": 1 << 28, "bandwidth_GBps": gbps,
+            "bidir_total_GBps": total}
+
+
+def test_a_total_is_compared_only_with_a_total():
+    """Run side gives only totals (DMI): with the baseline's totals they are compared (the
+    ratio of totals, 0 -> 1 lowered, not 1 -> 0); a baseline without totals leaves them
+    unmatched, neither compared with a per-direction figure nor counted lost."""
+    from ascend_p2p_lab.comparison import compare, unmatched
+    from ascend_p2p_lab.schema import to_frame
+
+    run = to_frame([_bi(0, 1, None, 40.0), _bi(1, 0, None, 50.0)])
+    base = to_frame([_bi(0, 1, 25.0, 50.0), _bi(1, 0, 25.0, 50.0)])
+    got = compare(base, run)
+    assert got[["src", "dst", "ratio", "below", "value"]].values.tolist() == [
+        [0, 1, 0.8, True, "bidir_total_GBps"], [1, 0, 1.0, False, "bidir_total_GBps"]]
+    assert unmatched(base, run).empty
+    per_direction = to_frame([_bi(0, 1, 25.0, None), _bi(1, 0, 25.0, None)])
+    assert compare(per_direction, run).empty
+    assert set(unmatched(per_direction, run)["reason"]) == {"not_measured_in_run"}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    out = tmp_path_factory.mktemp("proc") / "run"
+    with open_runtime("sim", "atlas800t-a3") as rt:
+        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2),
+                 out)
+    return load_run(out)
+
+
+def test_compare_sets_ipc_against_in_process(run: pd.DataFrame) -> None:
+    cmp = compare(*split_process_modes(run))
+    # both links of the A3 die pair (SIO) and across cards (HCCS_SW), pulled and pushed
+    assert len(cmp) == 2 * 2 * 2
+    assert ((cmp["ratio"] - 1).abs() < 0.05).all() and not cmp["below"].any()
+
+
+def test_a_run_with_one_mode_cannot_be_split(run: pd.DataFrame) -> None:
+    with pytest.raises(ValueError, match="both process modes"):
+        split_process_modes(run[run["process_mode"] == "in_process"])

@@ -1,0 +1,307 @@
+"""The collectives command and what reads its runs: the JSON scripts rely on, bad input
+before device work, the run folder, ``report`` (the hccl_test table and figures, for an
+import too: issue 30 item 8), ``compare`` of an hccl_test import against a preset or a
+P2P run of the server, and predictions from a P2P run's links (``--links``).
+
+Packaged presets and the TOML topology schema.
+
+Verdicts a CI job can trust: exit statuses, errors as data, honest verification,
+feature detection, teardown that finishes, run folders that are never mixed.
+
+Each test fails when its behaviour breaks: the faults are asymmetric (one device, one
+link, one call), and the assertions name the exact rows, columns and exit status."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from ascend_p2p_lab.topology import (
+    LINK_CLASSES,
+    Topology,
+    TopologyError,
+    list_presets,
+    load_preset,
+    load_topology_file,
+    preset_summary,
+)
+from ascend_p2p_lab.topology.presets import read_packaged, topology_from_toml_text
+
+
+def test_the_slow_topology_file_is_the_preset_with_a_fault() -> None:
+    from ascend_p2p_lab.topology import load_preset, load_topology_file
+
+    a2 = load_preset("atlas800t-a2")
+    slow = load_topology_file(Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml")
+    assert dataclasses.replace(slow, name=a2.name, faults=(), description=a2.description,
+                               sources=a2.sources) == a2
+    assert [dict(f) for f in slow.faults] == [{"kind": "degrade", "link": [2, 5],
+                                               "factor": 0.5}]
+
+
+REQUIRED = {
+    "atlas800-9000",
+    "atlas800t-a2",
+    "atlas800t-a3",
+    "atlas800i-a2-pcie",
+    "atlas300i-duo",
+    "atlas300i-310",
+}
+
+
+GIB = 1 << 30
+
+
+NUMBER_LINE = re.compile(r"\s*[A-Za-z_]+\s*=\s*-?[0-9]")
+
+
+MINIMAL = """
+name = "pair"
+soc_name = "Ascend910B3"
+memory_GiB = 64
+local_copy_GBps = 620
+links = ["X     HCCS", "HCCS  X"]
+[link.HCCS]
+bandwidth_GBps = 26.2
+nominal_GBps = 28.0
+latency_us = 8.0
+p2p = true
+"""
+
+
+def pairs(topo: Topology) -> list[tuple[int, int]]:
+    """All ordered pairs of distinct devices."""
+    return list(itertools.permutations(range(topo.device_count), 2))
+
+
+def test_required_presets_are_listed() -> None:
+    names = list_presets()
+    assert set(names) >= REQUIRED
+    assert names == sorted(names)
+    assert not any(n.startswith("_") for n in names)
+
+
+@pytest.mark.parametrize("name", sorted(REQUIRED))
+def test_every_preset_loads_and_is_consistent(name: str) -> None:
+    topo = load_preset(name)
+    assert topo.name == name
+    assert topo.description and topo.sources
+    assert set(topo.link_classes) == set(topo.classes_present())
+    for cls, lc in topo.link_classes.items():
+        assert lc.name == cls
+        assert 0 < lc.bandwidth_GBps <= lc.nominal_GBps
+        assert lc.latency_us > 0
+        assert lc.basis
+    assert topo.host.h2d_GBps > 0 and topo.host.d2h_GBps > 0
+    assert topo.jitter == pytest.approx(0.01)
+
+
+@pytest.mark.parametrize("name", sorted(REQUIRED))
+def test_every_preset_number_has_a_basis_comment(name: str) -> None:
+    text = resources.files("ascend_p2p_lab.topology").joinpath(f"presets/{name}.toml").read_text()
+    numbers = [line for line in text.splitlines() if NUMBER_LINE.match(line)]
+    assert len(numbers) >= 10
+    for line in numbers:
+        assert "#" in line, f"{name}: number without a basis comment: {line!r}"
+
+
+def test_atlas800_9000_two_hccs_groups_joined_by_sys() -> None:
+    topo = load_preset("atlas800-9000")
+    assert topo.device_count == 8 and topo.soc_name == "Ascend910A"
+    for s, d in pairs(topo):
+        assert topo.link(s, d) == ("HCCS" if s // 4 == d // 4 else "SYS")
+        assert topo.can_access_peer(s, d)  # AI server: cross-switch P2P allowed
+    assert topo.link_classes["HCCS"].bandwidth_GBps == 28.0
+    assert topo.link_classes["HCCS"].nominal_GBps == 30.0
+    assert topo.link_classes["SYS"].bandwidth_GBps == 22.0
+    assert topo.link_classes["SYS"].nominal_GBps == 31.5
+    assert topo.memory_bytes == 32 * GIB and topo.local_copy_GBps == 480
+    assert (topo.npu_arch, topo.max_peers, topo.peer_off_copy) == (1001, 8, "error")
+
+
+def test_atlas800t_a3_sio_pairs_and_switched_hccs() -> None:
+    topo = load_preset("atlas800t-a3")
+    assert topo.device_count == 16
+    assert topo.labels == tuple(f"Phy-ID{i}" for i in range(16))
+    for s, d in pairs(topo):
+        assert topo.link(s, d) == ("SIO" if s // 2 == d // 2 else "HCCS_SW")
+        assert topo.can_access_peer(s, d)
+    assert topo.link_classes["HCCS_SW"].switched and not topo.link_classes["SIO"].switched
+    assert topo.link_classes["SIO"].bandwidth_GBps == 190.0
+    assert topo.link_classes["HCCS_SW"].bandwidth_GBps == 165.0
+    assert topo.link_classes["HCCS_SW"].nominal_GBps == 196.0
+    assert topo.port_GBps == 196
+    assert topo.max_peers is None and topo.peer_off_copy == "direct"
+    assert (topo.host.h2d_GBps, topo.host.d2h_GBps) == (34.0, 43.0)
+    assert topo.cpu_affinity == ()
+
+
+def test_atlas800i_a2_pcie_layout() -> None:
+    topo = load_preset("atlas800i-a2-pcie")
+    assert topo.soc_name == "Ascend910B4" and topo.memory_bytes == 32 * GIB
+    for s, d in pairs(topo):
+        expected = "PIX" if s // 2 == d // 2 else "PHB" if s // 4 == d // 4 else "SYS"
+        assert topo.link(s, d) == expected
+        assert topo.can_access_peer(s, d)
+    bw = {c: lc.bandwidth_GBps for c, lc in topo.link_classes.items()}
+    assert bw == {"PIX": 24.0, "PHB": 22.0, "SYS": 20.0}
+    assert topo.local_copy_GBps == 320
+
+
+def test_atlas300i_duo_p2p_only_inside_a_card() -> None:
+    topo = load_preset("atlas300i-duo")
+    assert topo.device_count == 8 and topo.soc_name == "Ascend310P3"
+    for s, d in pairs(topo):
+        same_card = s // 2 == d // 2
+        assert topo.link(s, d) == ("PIX" if same_card else "SYS")
+        assert topo.can_access_peer(s, d) == same_card
+    assert topo.link_classes["PIX"].bandwidth_GBps == 20.0
+    assert (topo.npu_arch, topo.max_peers) == (2002, 8)
+    assert topo.memory_bytes == 44 * GIB and topo.local_copy_GBps == 80
+
+
+def test_atlas300i_310_has_no_p2p() -> None:
+    topo = load_preset("atlas300i-310")
+    assert topo.soc_name == "Ascend310" and topo.memory_bytes == 8 * GIB
+    assert topo.npu_arch != 1001
+    assert not any(topo.can_access_peer(s, d) for s, d in pairs(topo))
+    assert set(topo.classes_present()) <= {"PIX", "PXB", "PHB", "SYS"}
+
+
+def test_overrides_replace_fields() -> None:
+    topo = load_preset("atlas800t-a2", jitter=0.0, max_peers=None, peer_off_copy="staged")
+    assert (topo.jitter, topo.max_peers, topo.peer_off_copy) == (0.0, None, "staged")
+    assert load_preset("atlas800t-a2").jitter == pytest.approx(0.01)
+
+
+def test_overrides_are_validated() -> None:
+    with pytest.raises(TypeError, match="unknown Topology field"):
+        load_preset("atlas800t-a2", jiter=0.0)
+    with pytest.raises(ValueError, match="peer_off_copy"):
+        load_preset("atlas800t-a2", peer_off_copy="maybe")
+
+
+def test_preset_summary_rows() -> None:
+    rows = {r["name"]: r for r in preset_summary()}
+    assert set(rows) >= REQUIRED
+    a3 = rows["atlas800t-a3"]
+    assert (a3["device_count"], a3["soc_name"]) == (16, "Ascend910_9382")
+    assert a3["link_classes"] == ["HCCS_SW", "SIO"]
+    assert rows["atlas300i-310"]["p2p_classes"] == []
+    assert rows["atlas300i-duo"]["p2p_classes"] == ["PIX"]
+    assert all(r["description"] for r in rows.values())
+
+
+def test_links_may_be_arrays_and_labels_given() -> None:
+    text = MINIMAL.replace(
+        'links = ["X     HCCS", "HCCS  X"]',
+        'labels = ["Phy-ID4", "Phy-ID5"]\nlinks = [["X", "HCCS"], ["HCCS", "X"]]\n'
+        'cpu_affinity = ["0-23", ""]\nmax_peers = "none"\nport_GBps = 100',
+    )
+    topo = topology_from_toml_text(text)
+    assert topo.labels == ("Phy-ID4", "Phy-ID5")
+    assert topo.cpu_affinity == ("0-23", None)
+    assert topo.max_peers is None and topo.port_GBps == 100
+
+
+def test_load_topology_file(tmp_path: Path) -> None:
+    path = tmp_path / "my-server.toml"
+    path.write_text(MINIMAL.replace('name = "pair"\n', ""), encoding="utf-8")
+    topo = load_topology_file(path)
+    assert topo.name == "my-server" and topo.device_count == 2
+    assert load_topology_file(str(path)).link(0, 1) == "HCCS"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('soc_name = "Ascend910B3"\n', "", "missing key 'soc_name'"),
+        ("memory_GiB = 64", 'memory_GiB = "64"', "key 'memory_GiB': expected a number, got str"),
+        ("memory_GiB = 64", "memory_GiB = true", "key 'memory_GiB': expected a number, got bool"),
+        ("memory_GiB = 64", "memory_GiB = nan", "expected a finite number"),
+        ("local_copy_GBps = 620", "local_copy_GBps = 0", "key 'local_copy_GBps': must be > 0"),
+        ("bandwidth_GBps = 26.2", "bandwidth_GBps = -1", r"\[link.HCCS\]: key 'bandwidth_GBps'"),
+        ("nominal_GBps = 28.0", "nominal_GBps = 0", "key 'nominal_GBps': must be > 0"),
+        ("latency_us = 8.0", "latency_us = -0.5", "key 'latency_us': must be >= 0"),
+        ("p2p = true", 'p2p = "yes"', "key 'p2p': expected true or false"),
+        ("p2p = true\n", "", r"\[link.HCCS\]: missing key 'p2p'"),
+        ("p2p = true", "p2p = true\nspeed = 3", "unknown key 'speed'"),
+        ("[link.HCCS]", "jitter = 0.1\n[link.HCCS]", ""),  # valid: sanity check of the table
+        ('name = "pair"', 'name = "pair"\ncolour = "red"', "unknown key 'colour'"),
+        ('"HCCS  X"]', '"HCCS  FOO"]', r"links\[1\] cell 1: the diagonal must be 'X'"),
+        ('"HCCS  X"]', '"BOGUS X"]', r"links\[1\] cell 0: unknown link class 'BOGUS'"),
+        ('"HCCS  X"]', '"X  X"]', r"links\[1\] cell 0: 'X' is only allowed on the diagonal"),
+        ('"HCCS  X"]', '"SYS  X"]', r"class 'SYS' has no \[link.SYS\] table"),
+        ('"HCCS  X"]', '"HCCS"]', r"links\[1\]: expected 2 cells, got 1"),
+        ('"HCCS  X"]', '"HCCS  X", "HCCS HCCS"]', r"links\[0\]: expected 3 cells, got 2"),
+        ('links = ["X     HCCS", "HCCS  X"]', "links = []", "needs at least one row"),
+        ('links = ["X     HCCS", "HCCS  X"]', 'links = "X"', "key 'links': expected an array"),
+        ('links = ["X     HCCS", "HCCS  X"]', "links = [1]", r"links\[0\]: expected a string"),
+        ("[link.HCCS]", "[link.NVLINK]\nx = 1\n[link.HCCS]", "unknown link class 'NVLINK'"),
+        ('name = "pair"', 'name = "pair"\nlabels = ["NPU0"]', "expected 1 rows"),
+        ('name = "pair"', 'name = "pair"\nlabels = ["NPU0", "NPU0"]', "duplicate label"),
+        ('name = "pair"', 'name = "pair"\nlabels = ["NPU 0", "NPU1"]', "must be one word"),
+        ('name = "pair"', 'name = "pair"\ncpu_affinity = ["0-23"]', "expected 2 entries"),
+        ('name = "pair"', 'name = "pair"\nmax_peers = 0', "key 'max_peers'"),
+        ('name = "pair"', 'name = "pair"\nmax_peers = "many"', "key 'max_peers'"),
+        ('name = "pair"', 'name = "pair"\npeer_off_copy = "maybe"', "key 'peer_off_copy'"),
+        ('name = "pair"', 'name = "pair"\nnpu_arch = 22.01', "key 'npu_arch': expected an integer"),
+        ('name = "pair"', 'name = "pair"\nhost = 3', "key 'host': expected a table"),
+        ("p2p = true\n", "p2p = true\n[host]\nh2d_GBps = 0\n", r"\[host\]: key 'h2d_GBps'"),
+        ("p2p = true\n", "p2p = true\n[host]\nnic = 1\n", r"\[host\]: unknown key 'nic'"),
+        ('name = "pair"', 'name = "pair"\nsources = "x"', "key 'sources': expected an array"),
+        ('name = "pair"', 'name = "pair"\njitter = -0.1', "key 'jitter': must be >= 0"),
+    ],
+)
+def test_schema_errors_are_one_line_and_name_the_key(old: str, new: str, message: str) -> None:
+    assert old in MINIMAL
+    text = MINIMAL.replace(old, new, 1)
+    if not message:
+        topology_from_toml_text(text, source="user.toml")
+        return
+    with pytest.raises(TopologyError, match=message) as info:
+        topology_from_toml_text(text, source="user.toml")
+    assert str(info.value).startswith("user.toml")
+    assert "\n" not in str(info.value)
+
+
+def test_non_text_is_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        topology_from_toml_text(b"name = 'x'")  # type: ignore[arg-type]
+
+
+def test_presets_round_trip_through_the_schema(tmp_path: Path) -> None:
+    """Every packaged file parses with the same code a user's file goes through."""
+    for name in REQUIRED:
+        text = resources.files("ascend_p2p_lab.topology").joinpath(f"presets/{name}.toml")
+        path = tmp_path / f"{name}.toml"
+        path.write_text(text.read_text(encoding="utf-8"), encoding="utf-8")
+        assert load_topology_file(path) == load_preset(name)
+        assert set(load_preset(name).link_classes) <= set(LINK_CLASSES)
+
+
+def test_fault_tables_are_kept_for_the_simulator() -> None:
+    text = MINIMAL + '\n[[fault]]\nkind = "degrade"\nlink = [0, 1]\nfactor = 0.5\n'
+    topo = topology_from_toml_text(text)
+    assert topo.faults == ({"kind": "degrade", "link": [0, 1], "factor": 0.5},)
+    assert topology_from_toml_text(MINIMAL).faults == ()
+    with pytest.raises(TopologyError, match=r"fault\[0\]: expected a table with a string 'kind'"):
+        topology_from_toml_text(MINIMAL + "\n[[fault]]\ncall = 'rt.malloc'\n")
+    with pytest.raises(TopologyError, match="key 'fault': expected an array"):
+        topology_from_toml_text(MINIMAL.replace('name = "pair"', 'name = "pair"\nfault = 3'))
+
+
+def test_presets_carry_a_schema_version_that_the_loader_checks() -> None:
+    from ascend_p2p_lab.topology import TopologyError, list_presets, topology_from_toml_text
+    from ascend_p2p_lab.topology.presets import PRESET_SCHEMA_VERSION
+
+    for name in list_presets():
+        assert f"\nschema_version = {PRESET_SCHEMA_VERSION} " in read_packaged(f"{name}.toml")
+    text = read_packaged("atlas800t-a2.toml").replace("schema_version = 1", "schema_version = 9")
+    with pytest.raises(TopologyError, match="preset schema version 9 is newer"):
+        topology_from_toml_text(text)

@@ -1,0 +1,80 @@
+"""Mutants of ``ascend_p2p_lab/check/derive.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+#: the tests that should catch them
+TESTS = ('tests/check/test_imported.py',)
+
+MUTANTS: list[Mutant] = [
+    M('check.derive.fraction_ignored', 'check/derive.py',
+      '"value": round(med * fraction, 3),',
+      '"value": round(med, 3),',
+      "bandwidth criteria are the model's numbers, not x fraction",
+      (
+       'tests/check/test_derive.py',
+       'tests/check/test_check.py',
+       'tests/cli/test_check.py',
+       'tests/check/test_writer.py',)),
+    M('check.derive.latency_fraction_wrong_way', 'check/derive.py',
+      '"value": round(med / fraction, 3),',
+      '"value": round(med * fraction, 3),',
+      ('a latency ceiling is tightened by the fraction instead of '
+       'loosened'),
+      (
+       'tests/check/test_derive.py',
+       'tests/check/test_check.py',
+       'tests/cli/test_check.py',
+       'tests/check/test_writer.py',)),
+    M('check.derive.golden_links_transposed', 'check/derive.py',
+      'links[int(src)][int(dst)] = str(link)',
+      'links[int(dst)][int(src)] = str(link)',
+      "a golden run's link matrix is written by column",
+      (
+       'tests/check/test_derive.py',
+       'tests/check/test_verdict.py',
+       'tests/check/test_render.py',
+       'tests/check/test_criteria.py',
+       'tests/check/test_check.py',
+       'tests/cli/test_check.py',
+       'tests/check/test_writer.py',)),
+    M('check.derive.golden_access_transposed', 'check/derive.py',
+      'access[int(src)][int(dst)] = bool(ok)',
+      'access[int(dst)][int(src)] = bool(ok)',
+      "a golden run's peer-access matrix is written by column",
+      (
+       'tests/check/test_derive.py',
+       'tests/check/test_verdict.py',
+       'tests/check/test_render.py',
+       'tests/check/test_criteria.py',
+       'tests/check/test_check.py',
+       'tests/cli/test_check.py',
+       'tests/check/test_writer.py',)),
+    M('check.derive.dg_as_pushes', 'check/derive.py',
+      'IMPORTED_INITIATOR = "dst"',
+      'IMPORTED_INITIATOR = "src"',
+      ("ascend-dmi's copies taken as pushes, against the presets' "
+       'reading'),
+      TESTS),
+    M('check.derive.imported_bi_total_whole', 'check/derive.py',
+      'out.loc[half, "bidir_total_GBps"] / 2',
+      'out.loc[half, "bidir_total_GBps"] / 1',
+      ("an imported bidirectional total judged as one direction's "
+       'bandwidth'),
+      TESTS),
+    M('check.derive.imported_initiator_left_empty', 'check/derive.py',
+      'none = pair & out["initiator"].isna()',
+      'none = pair & False',
+      ("an imported run's copies have no initiator, so no bandwidth "
+       'criterion matches'),
+      TESTS),
+    M('check.derive.imported_links_not_taken', 'check/derive.py',
+      ('    if peer["link"].isna().any():\n'
+       '        if topology is None:'),
+      ('    if False:\n'
+       '        if topology is None:'),
+      ('criteria from an import without link classes ignore '
+       '--preset/--topology'),
+      TESTS),
+]

@@ -1,0 +1,14 @@
+"""Mutants of ``ascend_p2p_lab/measure/checkpoint.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+MUTANTS: list[Mutant] = [
+    M('measure.checkpoint.checkpoint_uncompressed', 'measure/checkpoint.py',
+      'zlib.compress(json.dumps(rows).encode(), 6)',
+      'zlib.compress(json.dumps(rows).encode(), 0)',
+      "the checkpoint's rows are not compressed",
+      (
+       'tests/measure/test_sweep.py::test_a_checkpoint_is_compact',)),
+]

@@ -1,0 +1,19 @@
+"""Mutants of ``ascend_p2p_lab/measure/processes.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+MUTANTS: list[Mutant] = [
+    M('measure.processes.push_unverified', 'measure/processes.py',
+      ('got["verified"] = _ok(other.ask("verify", issuer.device, '
+       'size))'),
+      'got["verified"] = None',
+      'a push across processes is never verified by the exporter',
+      (
+       'tests/measure/test_processes.py',
+       'tests/sim/test_sim.py',
+       'tests/measure/test_ipcworker.py',
+       'tests/runtime/test_runtime.py',
+       'tests/sim/test_ipcstate.py',)),
+]

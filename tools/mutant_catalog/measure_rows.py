@@ -1,0 +1,220 @@
+"""Mutants of ``ascend_p2p_lab/measure/rows.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+#: the tests that should catch them
+TESTS = (
+    'tests/measure/test_sweep.py',
+    'tests/test_schema.py',
+    'tests/measure/test_probe.py',
+    'tests/measure/test_buffers.py',
+    'tests/measure/test_outcomes.py',
+    'tests/measure/test_spec.py',
+    'tests/measure/test_timing.py',
+    'tests/run/test_value.py',
+    'tests/test_units.py',
+    'tests/measure/test_links.py',
+    'tests/measure/test_pairs.py',
+    'tests/acceptance/test_verdicts.py',
+)
+
+MUTANTS: list[Mutant] = [
+    M('measure.rows.no_port_cap', 'measure/rows.py',
+      ('port = topo.port_GBps if topo.port_GBps is not None else '
+       'math.inf'),
+      'port = math.inf',
+      ("switched links of a group are not capped by the device's "
+       'port'),
+      (
+       'tests/measure/test_rows.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_cards.py',
+       'tests/measure/test_plan.py',
+       'tests/cli/test_runs.py',
+       'tests/plots/test_aggregates.py',
+       'tests/test_matrices.py',
+       'tests/measure/test_spec.py',)),
+    M('measure.rows.bw_units', 'measure/rows.py',
+      'nbytes / (elapsed_us * 1e3)',
+      'nbytes / (elapsed_us * 1.024e3)',
+      'bandwidth in binary instead of decimal GB/s',
+      (
+       'tests/measure/test_sweep.py',
+       'tests/test_schema.py',
+       'tests/measure/test_probe.py',
+       'tests/measure/test_buffers.py',
+       'tests/measure/test_outcomes.py',
+       'tests/measure/test_spec.py',
+       'tests/measure/test_timing.py',
+       'tests/run/test_value.py',
+       'tests/test_units.py',
+       'tests/measure/test_links.py',
+       'tests/measure/test_pairs.py',
+       'tests/acceptance/test_verdicts.py',
+       'tests/acceptance/test_doctests.py::test_docstring_examples[ascend_p2p_lab.measure.sweep]',)),
+    M('measure.rows.host_bound_flipped', 'measure/rows.py',
+      ('t.host_enqueue_us >= self.spec.host_bound_ratio * '
+       't.elapsed_us'),
+      ('t.host_enqueue_us <= self.spec.host_bound_ratio * '
+       't.elapsed_us'),
+      'host_bound comparison reversed',
+      TESTS),
+    M('measure.rows.host_bound_fixed_ratio', 'measure/rows.py',
+      ('t.host_enqueue_us >= self.spec.host_bound_ratio * '
+       't.elapsed_us'),
+      't.host_enqueue_us >= 0.5 * t.elapsed_us',
+      'host_bound_ratio ignored',
+      TESTS),
+    M('measure.rows.one_flow_counted', 'measure/rows.py',
+      '1 if own is not None else len(s["_members"])',
+      '1 if own is not None else 1',
+      ("an aggregate's value counts one copy's bytes, not all of "
+       'them'),
+      (
+       'tests/measure/test_rows.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_cards.py',
+       'tests/measure/test_plan.py',
+       'tests/cli/test_runs.py',
+       'tests/plots/test_aggregates.py',
+       'tests/test_matrices.py',
+       'tests/measure/test_spec.py',)),
+    M('measure.rows.fanout_count_one', 'measure/rows.py',
+      '1 if own is not None else len(s["_members"])',
+      '1 if own is not None else len(s["_members"][:1])',
+      'fan-out bandwidth counts one stream',
+      TESTS),
+    M('measure.rows.bw_no_fanout', 'measure/rows.py',
+      'bw = bandwidth(size * t.copies * transfers, t.elapsed_us)',
+      'bw = bandwidth(size * t.copies, t.elapsed_us)',
+      "an aggregate's bandwidth counts one transfer's bytes only",
+      TESTS),
+    M('measure.rows.bw_no_copies', 'measure/rows.py',
+      'bw = bandwidth(size * t.copies * transfers, t.elapsed_us)',
+      'bw = bandwidth(size * transfers, t.elapsed_us)',
+      'bandwidth counts one copy per sample',
+      TESTS),
+    M('measure.rows.aggregate_one_transfer', 'measure/rows.py',
+      ('members = tuple(k for k in range(len(test.transfers)) if '
+       'test.direction_of(k) == i)'),
+      'members = (0,)',
+      "the aggregate counts one transfer's bytes",
+      (
+       'tests/cli/test_testruns.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_testfile.py',
+       'tests/patterns/test_model.py',
+       'tests/cli/test_cli.py',
+       'tests/patterns/test_builtin.py',
+       'tests/plots/test_testbars.py',
+       'tests/widgets/test_dashboard.py',)),
+    M('measure.rows.bidir_twice_one_way', 'measure/rows.py',
+      'return math.fsum(directions_GBps)',
+      'return 2 * directions_GBps[0]',
+      'bidirectional total is twice the first direction',
+      TESTS),
+    M('measure.rows.bidir_max', 'measure/rows.py',
+      'return math.fsum(directions_GBps)',
+      'return max(directions_GBps)',
+      'bidirectional total is the faster direction',
+      TESTS),
+    M('measure.rows.host_bound_host_timing', 'measure/rows.py',
+      'if timing == EVENTS else None)',
+      'if timing == HOST_CLOCK else None)',
+      ('host_bound set for host-timed rows and left empty for '
+       'event-timed ones'),
+      TESTS),
+    M('measure.rows.bi_verified_swapped', 'measure/rows.py',
+      'for s, v, ok, b in zip(slots, values, checks, bad):',
+      'for s, v, ok, b in zip(slots, values, checks[::-1], bad):',
+      "a->b row carries b->a's verification",
+      TESTS),
+    M('measure.rows.bi_rows_same_values', 'measure/rows.py',
+      'for s, v, ok, b in zip(slots, values, checks, bad):',
+      ('for s, v, ok, b in zip(slots, [values[0]] * len(values), '
+       'checks, bad):'),
+      "b->a row carries a->b's bandwidth",
+      TESTS),
+    M('measure.rows.bi_verification_names', 'measure/rows.py',
+      ('bad = [_verification(ok, test, s) for ok, s in zip(checks, '
+       'slots)]'),
+      ('bad = [_verification(ok, test, s) for ok, s in zip(checks, '
+       '[slots[0]] * len(slots))]'),
+      'b->a verification failure names the wrong direction',
+      TESTS),
+    M('measure.rows.staged_nominal_kept', 'measure/rows.py',
+      'math.nan if test.timing == STAGED',
+      "math.nan if test.timing == 'never'",
+      ("host-staged rows compared with the device link's nominal "
+       'rate'),
+      TESTS),
+    M('measure.rows.fanout_initiator_label', 'measure/rows.py',
+      ('initiator = who.pop() if len(who) == 1 and test.values != '
+       'TRANSFERS else None'),
+      'initiator = SRC',
+      ('all_to_one (and group pull) aggregate rows labelled '
+       'initiator=src'),
+      TESTS),
+    M('measure.rows.point_not_announced', 'measure/rows.py',
+      '            self.rt.begin_point(f"{test.key}/{size}")\n',
+      '',
+      ('a point does not restart the jitter draws: resumed runs '
+       'differ'),
+      (
+       'tests/measure/test_sweep.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one',
+       'tests/sim/test_sim.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only',)),
+    M('measure.rows.transfer_index_off', 'measure/rows.py',
+      '"transfer": k if test.values == TRANSFERS else None,',
+      '"transfer": k + 1 if test.values == TRANSFERS else None,',
+      'transfers are numbered from 1',
+      (
+       'tests/cli/test_testruns.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_testfile.py',
+       'tests/patterns/test_model.py',
+       'tests/cli/test_cli.py',
+       'tests/patterns/test_builtin.py',
+       'tests/plots/test_testbars.py',
+       'tests/widgets/test_dashboard.py',)),
+    M('measure.rows.host_rates_swapped', 'measure/rows.py',
+      ('    if any(t.host_end for t in transfers):\n'
+       '        return math.nan\n'),
+      '',
+      ("an aggregate with a host copy gets its device copies' paper "
+       'rate as if complete'),
+      (
+       'tests/cli/test_testruns.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_testfile.py',
+       'tests/patterns/test_model.py',
+       'tests/cli/test_cli.py',
+       'tests/patterns/test_builtin.py',
+       'tests/plots/test_testbars.py',
+       'tests/widgets/test_dashboard.py',)),
+    M('measure.rows.failure_not_per_transfer', 'measure/rows.py',
+      ('            for s in self.slots(test):\n'
+       '                self.rows.append(self._row(test, size, s, '
+       '**columns))'),
+      ('            for s in self.slots(test)[-1:]:\n'
+       '                self.rows.append(self._row(test, size, s, '
+       '**columns))'),
+      ('a failed test gives its transfers no rows (no reason per '
+       'transfer)'),
+      (
+       'tests/cli/test_testruns.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_testfile.py',
+       'tests/patterns/test_model.py',
+       'tests/cli/test_cli.py',
+       'tests/patterns/test_builtin.py',
+       'tests/plots/test_testbars.py',
+       'tests/widgets/test_dashboard.py',)),
+    M('measure.rows.senders_are_receivers', 'measure/rows.py',
+      '"senders": senders, "receivers": receivers,',
+      '"senders": receivers, "receivers": receivers,',
+      "a group row's senders are its receivers",
+      (
+       'tests/acceptance/test_golden_rows.py',)),
+]

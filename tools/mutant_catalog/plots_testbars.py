@@ -1,0 +1,36 @@
+"""Mutants of ``ascend_p2p_lab/plots/testbars.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+MUTANTS: list[Mutant] = [
+    M('plots.testbars.aggregate_by_label', 'plots/testbars.py',
+      'agg = st["transfer"].isna().to_numpy()',
+      'agg = st["transfer"].notna().to_numpy()',
+      ('the test bars colour each transfer as the aggregate and the '
+       'aggregate as a transfer'),
+      (
+       'tests/plots/test_style.py',
+       'tests/plots/test_testbars.py',
+       'tests/cli/test_testruns.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_testfile.py',
+       'tests/patterns/test_model.py',
+       'tests/cli/test_cli.py',
+       'tests/patterns/test_builtin.py',
+       'tests/widgets/test_dashboard.py',)),
+    M('plots.testbars.scaling_counts_aggregate', 'plots/testbars.py',
+      'count = st[st["transfer"].notna()].groupby("test").size()',
+      'count = st.groupby("test").size()',
+      'the scaling curve counts the aggregate as a transfer',
+      (
+       'tests/plots/test_testbars.py',
+       'tests/cli/test_testruns.py',
+       'tests/measure/test_sweep.py',
+       'tests/patterns/test_testfile.py',
+       'tests/patterns/test_model.py',
+       'tests/cli/test_cli.py',
+       'tests/patterns/test_builtin.py',
+       'tests/widgets/test_dashboard.py',)),
+]

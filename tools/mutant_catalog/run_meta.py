@@ -1,0 +1,67 @@
+"""Mutants of ``ascend_p2p_lab/run/meta.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+#: the tests that should catch them
+TESTS = (
+    'tests/run/test_meta.py',
+    'tests/measure/test_sweep.py',
+    'tests/run/test_value.py',
+    'tests/cli/test_check.py',
+    'tests/run/test_folder.py',
+    'tests/test_terminal.py',
+)
+
+MUTANTS: list[Mutant] = [
+    M('run.meta.run_meta_unchecked', 'run/meta.py',
+      '            if not f.metadata["test"](value):',
+      '            if False:',
+      ('a damaged run.json reaches the readers (no field of RunMeta '
+       'is checked)'),
+      (
+       'tests/measure/test_sweep.py',
+       'tests/cli/test_cli.py',
+       'tests/plots/test_cells.py',
+       'tests/plots/test_curves.py',
+       'tests/plots/test_fleetmaps.py',
+       'tests/test_emptycells.py',
+       'tests/widgets/test_dashboard.py',)),
+    M('run.meta.params_optional', 'run/meta.py',
+      'STORED_REQUIRED = ("schema_version", "rows", "params")',
+      'STORED_REQUIRED = ("schema_version", "rows")',
+      'a run.json without params is accepted',
+      (
+       'tests/measure/test_sweep.py',
+       'tests/cli/test_cli.py',
+       'tests/plots/test_cells.py',
+       'tests/plots/test_curves.py',
+       'tests/plots/test_fleetmaps.py',
+       'tests/test_emptycells.py',
+       'tests/widgets/test_dashboard.py',)),
+    M('run.meta.merge_interrupted_all', 'run/meta.py',
+      '        interrupted=any(m.interrupted for m in metas),',
+      '        interrupted=all(m.interrupted for m in metas),',
+      'a joined run with one interrupted part is not interrupted',
+      TESTS),
+    M('run.meta.merge_first_device_count', 'run/meta.py',
+      ('        device_count=_largest(m.device_count for m in '
+       'metas),'),
+      '        device_count=metas[0].device_count,',
+      ("a joined run has its first part's device count, not the "
+       'largest'),
+      TESTS),
+    M('run.meta.merge_no_parts', 'run/meta.py',
+      'for w in m.warnings)), parts=parts)',
+      'for w in m.warnings)), parts=())',
+      ('a joined run forgets the runs it joins (their ids, their '
+       'parameters)'),
+      TESTS),
+    M('run.meta.extra_not_written', 'run/meta.py',
+      '        out.update(copy.deepcopy(self.extra))',
+      '        out.update({})',
+      ("a user's note in run.json is lost when the run is saved "
+       'again'),
+      TESTS),
+]
