@@ -378,12 +378,12 @@ def _nominal_note(row: pd.Series, hosted: bool) -> str | None:
     (vocab.REFERENCE), so it and a window with one have none; or the shared budget that
     holds an aggregate's nominal below its links' rates (``bottleneck_budget``)."""
     nominal = float(row["nominal_GBps"])
-    if math.isnan(nominal) and (row["link"] == HOST_LINK or
+    if math.isnan(nominal) and (str(row["link"]) == HOST_LINK or
                                 (pd.isna(row["transfer"]) and hosted)):
-        return f"no nominal: the host link's figure is a {REFERENCE}, not a rate on paper"
+        return f"no nominal: the host link's figure is a {REFERENCE}"
     budget = row.get("bottleneck_budget")
     if not math.isnan(nominal) and isinstance(budget, str):
-        return f"nominal held to {nominal:g} GB/s by the shared budget {budget}"
+        return f"nominal bound by the shared budget {budget}"
     return None
 
 

@@ -59,7 +59,7 @@ def test_a_window_names_its_binding_budget_and_a_host_end_has_no_nominal() -> No
     values = aggregate_values(run).set_index(["test", "what"])
     a2a = values.loc[("a2a", "all")]
     assert a2a["nominal_GBps"] == pytest.approx(4 * 200.0 + 542.0)
-    assert a2a["reason"] == "nominal held to 1342 GB/s by the shared budget card[0,1]:both"
+    assert a2a["reason"] == "nominal bound by the shared budget card[0,1]:both"
     assert pd.isna(values.loc[("a2a", "0->2"), "reason"])  # a link's own rate: no note
     host = values.loc[("beside-h2d", "host->5")]
     assert math.isnan(host["nominal_GBps"]) and REFERENCE in host["reason"]
