@@ -41,9 +41,11 @@ from .run import Run, samples_of
 from .schema import (
     CARD_PATTERNS,
     GROUP_PATTERNS,
+    HOST_LINK,
     LATENCY_PATTERN,
     LOCAL_PATTERN,
     PAIR_PATTERNS,
+    REFERENCE,
     TEST_PATTERN,
     VOCABULARY,
 )
@@ -341,6 +343,7 @@ def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
     rows = run[run["pattern"].isin(LISTED_PATTERNS)]
     out = []
     keys = ["pattern", "test", "transfer", "group", "direction", "src", "dst"]
+    hosted = set(rows.loc[rows["link"].eq(HOST_LINK).fillna(False).astype(bool), "test"])
     for key, part in rows.groupby(keys, dropna=False, sort=False):
         fine = part["error_kind"].isna()
         good = part[(part["bandwidth_GBps"].notna() | part["bidir_total_GBps"].notna()) & fine]
@@ -355,6 +358,8 @@ def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
             failed = at[at["error_kind"].notna()]
             kind = str(failed.iloc[0]["error_kind"]) if len(failed) else NOT_MEASURED_KIND
             reason = str(failed.iloc[0]["error"]) if len(failed) else NOT_MEASURED
+        else:
+            reason = _nominal_note(first, first["test"] in hosted)
         out.append({
             "pattern": key[0], "test": first["test"],
             "transfer": first["transfer"], "what": _what(first),
@@ -366,6 +371,20 @@ def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
             "total_GBps": float(totals.median()) if len(totals) else math.nan,
             "nominal_GBps": float(first["nominal_GBps"]), "kind": kind, "reason": reason})
     return pd.DataFrame(out, columns=cols)
+
+
+def _nominal_note(row: pd.Series, hosted: bool) -> str | None:
+    """What a measured value's nominal rate is not: a host copy's figure is a reference
+    (vocab.REFERENCE), so it and a window with one have none; or the shared budget that
+    holds an aggregate's nominal below its links' rates (``bottleneck_budget``)."""
+    nominal = float(row["nominal_GBps"])
+    if math.isnan(nominal) and (str(row["link"]) == HOST_LINK or
+                                (pd.isna(row["transfer"]) and hosted)):
+        return f"no nominal: the host link's figure is a {REFERENCE}"
+    budget = row.get("bottleneck_budget")
+    if not math.isnan(nominal) and isinstance(budget, str):
+        return f"nominal bound by the shared budget {budget}"
+    return None
 
 
 def _what(row: pd.Series) -> str:

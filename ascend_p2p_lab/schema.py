@@ -37,15 +37,18 @@ from .vocab import (
     DIRECTIONS,
     ERROR_KINDS,
     FAILURE_KINDS,
+    HOST_LINK,
     INITIATORS,
     PATHS,
     PEERS,
     PROCESS_MODES,
+    REFERENCE,
     RESULT_KINDS,
     TIMINGS,
 )
 
-__all__ = ["DEFAULT_PROCESS_MODE", "ERROR_KINDS", "FAILURE_KINDS", "RESULT_KINDS"]
+__all__ = ["DEFAULT_PROCESS_MODE", "ERROR_KINDS", "FAILURE_KINDS", "HOST_LINK", "REFERENCE",
+           "RESULT_KINDS"]
 
 
 def _named(keep: Any) -> tuple[str, ...]:

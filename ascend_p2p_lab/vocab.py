@@ -91,6 +91,14 @@ HOST_LINK = "PCIe"
 #: How a transfer names pinned host memory in the compact form (``host->4``).
 HOST_WORD = "host"
 
+# ---- figures: on paper or measured (one scheme, for every reader)
+#: A rate on paper is *nominal* (a link class's spec rate, ``nominal_GBps``; an
+#: aggregate's, from its links' within the shared budgets the preset declares). A figure a
+#: tool measured (a preset's host link h2d/d2h, ascend-dmi's or HIXL's) is a *reference*,
+#: never called nominal: a host copy, and a window with one, has no nominal rate.
+NOMINAL = "nominal (a rate on paper)"
+REFERENCE = "reference (measured)"
+
 # ---- defaults
 #: The preset the simulator, the demo, the fleet and the health check use when none is
 #: given.

@@ -428,7 +428,7 @@ def _collective(entry: dict[str, Any], r: _Reader, at: Any) -> dict[str, Any]:
         try:
             size = parse_size(r.text_value(entry["size"], "size", at("size")))
         except ValueError as exc:
-            raise r.fail(f"size: {exc}", *at("size")) from None
+            raise r.fail(str(exc), *at("size")) from None
     return {"operation": op, "size_bytes": size, "pattern": COLLECTIVE_PATTERN}
 
 

@@ -18,7 +18,8 @@ _HEADER = re.compile(r"^\s*\[\[?\s*[A-Za-z_][\w.-]*\s*\]\]?\s*(#.*)?$")
 def locate(text: str, table: str | None, index: int | None, key: str | None) -> int | None:
     """The 1-based line of ``key`` in the ``index``-th ``[[table]]`` (or in ``[table]``,
     or at the top level when table is None); the table's header line when the key is
-    absent; None when not found.
+    absent (or the header of a table named ``key``, ``[[key]]`` or ``[table.key]``);
+    None when not found.
 
     Example:
         >>> locate("a = 1\\n[[b]]\\nx = 1\\n[[b]]\\nx = 2\\n", "b", 1, "x")
@@ -42,6 +43,12 @@ def locate(text: str, table: str | None, index: int | None, key: str | None) -> 
             break
         if want is not None and want.match(lines[i]):
             return i + 1
+    if key:  # a table of that name (a misspelt [[pairr]], [topology.extra]): its header
+        name = re.escape(key if table is None else f"{table}.{key}")
+        opens = re.compile(rf"^\s*\[\[?\s*{name}\s*(\]|\.)")
+        for i, line in enumerate(lines):
+            if opens.match(line):
+                return i + 1
     return None if header is None else header + 1
 
 

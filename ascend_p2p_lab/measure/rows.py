@@ -215,7 +215,7 @@ def _slots(ctx: Context, test: Test) -> list[dict[str, Any]]:
         grouped = senders is not None and receivers is not None
         out.append({
             "src": src, "dst": dst, "link": link, "initiator": initiator,
-            "nominal_GBps": _window_nominal(ctx.rt, [test.transfers[k] for k in members]),
+            **_window_nominal(ctx.rt, test.transfers, members),
             "group": group_name(senders, receivers) if grouped else None,
             "senders": senders, "receivers": receivers,
             "_transfer": None, "_members": members})
@@ -243,14 +243,22 @@ def _verification(ok: bool | None, test: Test, slot: dict[str, Any]) -> dict[str
                             f"{what} holds bytes other than its source's").columns()
 
 
-def _window_nominal(rt: Runtime, transfers: Sequence[Transfer]) -> float:
-    """The paper rate of transfers at once over one window: :func:`aggregate_nominal` of
-    their device pairs; NaN when one has no paper rate (a host end: the host link's figure
-    in a preset is a measurement, not a rate on paper)."""
-    if any(t.host_end for t in transfers):
-        return math.nan
-    flows = [f for t in transfers if (f := t.peer_flow) is not None]
-    return aggregate_nominal(rt, flows) if flows else math.nan
+def _window_nominal(rt: Runtime, transfers: Sequence[Transfer], members: Sequence[int]
+                    ) -> dict[str, Any]:
+    """The paper rate of the transfers ``members`` while all ``transfers`` run at once
+    over one window (:func:`aggregate_bound`: the other direction of a bidirectional
+    window shares the both-ways budgets), and the budget that holds it
+    (``bottleneck_budget``); no rate when one has no paper rate (a host end: the host
+    link's figure in a preset is a reference, measured, not a rate on paper:
+    vocab.REFERENCE)."""
+    picked = [transfers[k] for k in members]
+    if any(t.host_end for t in transfers) or not any(t.peer_flow for t in picked):
+        return {"nominal_GBps": math.nan, "bottleneck_budget": None}
+    copying = [k for k, t in enumerate(transfers) if t.peer_flow is not None]
+    flows = [f for k in copying if (f := transfers[k].peer_flow) is not None]
+    chosen = set(members)
+    rate, budget = aggregate_bound(rt, flows, [i for i, k in enumerate(copying) if k in chosen])
+    return {"nominal_GBps": rate, "bottleneck_budget": budget}
 
 
 def bandwidth(nbytes: int, elapsed_us: float) -> float:
@@ -275,10 +283,7 @@ def latency(elapsed_us: float, copies: int) -> float:
 
 
 def aggregate_nominal(rt: Runtime, flows: list[tuple[int, int]]) -> float:
-    """The paper rate of copies on several links at once: the sum of their links' rates,
-    where links through a switch share each device's one port (the topology's
-    ``port_GBps``, for what leaves a sender and what enters a receiver); NaN when a link
-    has no rate or the topology is unknown.
+    """The paper rate of copies on several links at once (:func:`aggregate_bound`'s rate).
 
     Example:
         >>> from ascend_p2p_lab.runtime import open_runtime
@@ -286,25 +291,74 @@ def aggregate_nominal(rt: Runtime, flows: list[tuple[int, int]]) -> float:
         ...     aggregate_nominal(rt, [(0, 2), (0, 3), (1, 2), (1, 3)])
         112.0
     """
+    return aggregate_bound(rt, flows)[0]
+
+
+def aggregate_bound(rt: Runtime, flows: list[tuple[int, int]],
+                    members: Sequence[int] | None = None) -> tuple[float, str | None]:
+    """The paper rate of copies on several links at once (of the flows ``members`` of
+    them while all run; default all), and the shared budget that holds it below the sum
+    of its links' rates (None: none does). Each copy runs at most
+    at its link class's nominal rate; the budgets the preset declares (a switched link's
+    port each way, ``port_GBps``; each ``[[shared]]`` group's egress, ingress and
+    both-ways budget: the simulator's resources, :func:`.collectives.rates.topology_budgets`)
+    are shared max-min fairly, as the simulator shares them; the rate is the sum. NaN
+    when a link has no rate or the topology is unknown.
+
+    Example:
+        >>> from ascend_p2p_lab.runtime import open_runtime
+        >>> with open_runtime("sim", "atlas800t-a3") as rt:  # card 0,1 -> card 2,3
+        ...     aggregate_bound(rt, [(0, 2), (0, 3), (1, 2), (1, 3)])
+        (329.0, 'card[0,1]:egress')
+    """
+    from ..collectives.rates import topology_budgets
+
     topo = rt.topology
     if topo is None or not flows:
-        return math.nan
-    direct: list[float] = []
-    out: dict[int, list[float]] = {}
-    into: dict[int, list[float]] = {}
-    for a, b in flows:
+        return math.nan, None
+    caps: list[float] = []
+    budgets: dict[str, tuple[float, list[int]]] = {}
+    for k, (a, b) in enumerate(flows):
         lc = topo.link_classes.get(rt.link_class(a, b))
         if lc is None:
-            return math.nan
-        if lc.switched:
-            out.setdefault(a, []).append(lc.nominal_GBps)
-            into.setdefault(b, []).append(lc.nominal_GBps)
-        else:
-            direct.append(lc.nominal_GBps)
-    port = topo.port_GBps if topo.port_GBps is not None else math.inf
-    switched = min(math.fsum(min(port, math.fsum(r)) for r in side.values())
-                   for side in (out, into)) if out else 0.0
-    return math.fsum(direct) + switched
+            return math.nan, None
+        caps.append(lc.nominal_GBps)
+        for budget in topology_budgets(topo, a, b):
+            budgets.setdefault(budget.name, (budget.capacity_GBps, []))[1].append(k)
+    rates, binding = fair_share(caps, budgets)
+    picked = range(len(flows)) if members is None else members
+    return math.fsum(rates[k] for k in picked), binding
+
+
+def fair_share(caps: Sequence[float], budgets: dict[str, tuple[float, list[int]]]
+               ) -> tuple[list[float], str | None]:
+    """Progressive filling: every flow's rate rises together until its own cap or a
+    budget it crosses (capacity, member flows) is used up; the rates, and the first
+    budget used up (declaration order breaks a tie; None: only caps were reached).
+
+    Example:
+        >>> fair_share([10.0, 10.0, 4.0], {"port": (12.0, [0, 1])})
+        ([6.0, 6.0, 4.0], 'port')
+    """
+    rate = [0.0] * len(caps)
+    live = set(range(len(caps)))
+    left = {name: cap for name, (cap, _) in budgets.items()}
+    binding: str | None = None
+    while live:
+        step, full = min(caps[k] - rate[k] for k in live), None
+        for name, (_, members) in budgets.items():
+            moving = [k for k in members if k in live]
+            if moving and left[name] / len(moving) < step - 1e-12:
+                step, full = left[name] / len(moving), name
+        for k in live:
+            rate[k] += step
+        for name, (_, members) in budgets.items():
+            left[name] -= step * sum(1 for k in members if k in live)
+        spent = {name for name in budgets if left[name] <= 1e-9}
+        binding = binding or full or next(iter(sorted(spent, key=list(budgets).index)), None)
+        live = {k for k in live if caps[k] - rate[k] > 1e-9
+                and not any(k in budgets[name][1] for name in spent)}
+    return rate, binding
 
 
 def bidirectional_total(*directions_GBps: float) -> float:

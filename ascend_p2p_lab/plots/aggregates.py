@@ -107,7 +107,7 @@ def aggregate_stats(run: pd.DataFrame) -> pd.DataFrame:
 def aggregate_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
                    figsize: tuple[float, float] | None = None) -> Figure:
     """Horizontal bars of aggregate bandwidth (median, p10-p90 whisker), each with the
-    sum of its links' nominal rates as a black tick.
+    nominal rate (its links' rates within the preset's shared budgets) as a black tick.
 
     Example:
         >>> fig = aggregate_bars(run)  # doctest: +SKIP
@@ -127,8 +127,8 @@ def aggregate_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
     handles = [Patch(color=AGGREGATE_COLORS[p], label=p) for p in dict.fromkeys(st["pattern"])]
     if st["nominal_GBps"].notna().any():  # an import's aggregates have no rate on paper
         handles.append(Line2D([], [], marker="|", ls="", ms=12, color="black",
-                              label="nominal: sum of the\nlinks used (switched\nlinks share "
-                                    "a port)"))
+                              label="nominal: the links\nused, within the\nshared budgets "
+                                    "(ports,\ncards)"))
     side_legend(ax, handles)
     size = int(st["size_bytes"].iloc[0])
     set_title(ax, f"Copies on several links at once, at {format_size(size)}\n"

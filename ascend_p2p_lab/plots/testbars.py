@@ -160,7 +160,7 @@ def transfer_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
 def scaling_curve(run: pd.DataFrame | Run, *, ax: Axes | None = None,
                   figsize: tuple[float, float] | None = None) -> Figure:
     """A test family's aggregate against its number of transfers (``run scaling``), with
-    the nominal rate of the links used (capped at a shared port where the preset has one).
+    the nominal rate of the links used (within the shared budgets the preset declares).
 
     Example:
         >>> fig = scaling_curve(run)  # doctest: +SKIP
@@ -174,7 +174,7 @@ def scaling_curve(run: pd.DataFrame | Run, *, ax: Axes | None = None,
     ax.fill_between(x, st["p10"], st["p90"], color=AGGREGATE_COLOR, alpha=0.15, lw=0)
     ax.plot(x, st["median"], marker="o", color=AGGREGATE_COLOR, label="measured (median)")
     ax.plot(x, st["nominal_GBps"], ls="--", color=NOMINAL_COLOR,
-            label="nominal: sum of the links,\ncapped at a shared port")
+            label="nominal: the links used, within\nthe shared budgets (ports, cards)")
     ax.set_xlabel("transfers at once (peers)")
     ax.set_ylabel("aggregate bandwidth (GB/s)")
     ax.set_xticks(x)

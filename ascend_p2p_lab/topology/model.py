@@ -90,6 +90,11 @@ class SharedLimit:
 class HostSpec:
     """The host side of a server: PCIe rates to and from devices, and host call costs.
 
+    ``h2d_GBps`` and ``d2h_GBps`` are what the simulator runs host copies at; in the
+    presets they are measurements (ascend-dmi, HIXL, FlagPerf), so a reader calls them a
+    reference (measured), never a nominal rate: a host copy's row has no
+    ``nominal_GBps`` (``vocab.NOMINAL`` and ``vocab.REFERENCE``: the one scheme).
+
     ``api_us`` is the host time one runtime call (e.g. ``memcpy_async``) takes from
     Python; ``sync_return_us`` the extra host time a blocking call needs to return after
     the device finished. ``latency_us`` is the device-side fixed cost of one

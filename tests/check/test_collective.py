@@ -55,7 +55,7 @@ def test_a_collective_criterion_reads_its_op_and_size() -> None:
     ({"operation": "all_gather", "size_bytes": 4096, "size": "4KiB", "min_busbw_GBps": 1,
       "basis": "x"}, "size_bytes (a number) or size", 9),
     ({"operation": "all_gather", "size": "four", "min_busbw_GBps": 1, "basis": "x"},
-     "size:", 8),
+     "cannot read size 'four'", 8),
     ({"operation": "all_gather", "size_bytes": 4096, "basis": "x"}, "needs min_busbw_GBps",
      6),
 ])

@@ -1,18 +1,91 @@
-"""Groups of devices copying at once (``--groups 0,1:2,3``) and card pairs (``card``):
-parsing, planning, peer state, the measured value, the nominal rate, card matrices, CLI.
-
-The fixtures are asymmetric: one direction of one link is degraded or corrupt, so a
-group or card named the wrong way round, or a matrix transposed, cannot pass.
-
-The sweep in named parts: a spec object, the on_block callback, the formulas."""
+"""measure/rows.py: an aggregate's nominal rate counts the shared budgets the preset
+declares (ports, card budgets), and names the one that binds (issue 30 item 16)."""
 
 from __future__ import annotations
 
 import math
 
-from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.measure.rows import aggregate_nominal, bandwidth, bidirectional_total
+import pandas as pd
+import pytest
 
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.matrices import aggregate_values
+from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.measure.rows import (
+    aggregate_bound,
+    aggregate_nominal,
+    bandwidth,
+    bidirectional_total,
+    fair_share,
+)
+from ascend_p2p_lab.patterns.testfile import read_tests_text
+from ascend_p2p_lab.vocab import REFERENCE
+
+A3 = "atlas800t-a3"
+A2A = [(i, j) for i in range(4) for j in range(4) if i != j]  # 4 dies of 2 cards
+
+
+def test_fair_share_fills_every_flow_until_its_cap_or_a_budget() -> None:
+    # flow 3 stops at its cap 1.5, flow 2 at "a" (its own budget, used up first), flow 0
+    # at its cap 3; flow 1 takes what "b" has left
+    assert fair_share([3.0, 9.0, 9.0, 1.5], {"a": (2.0, [2]), "b": (10.0, [0, 1, 2])}) \
+        == ([3.0, 5.0, 2.0, 1.5], "a")
+    # without "a", "b" is the one that fills: flows 1 and 2 share what 0 and 3 leave
+    assert fair_share([3.0, 9.0, 9.0, 1.5], {"b": (10.0, [0, 1, 2])}) \
+        == ([3.0, 3.5, 3.5, 1.5], "b")
+    assert fair_share([2.0, 5.0], {"x": (100.0, [0, 1])}) == ([2.0, 5.0], None)
+
+
+def test_an_a2a_of_two_cards_is_bound_by_the_cards_both_ways_budget() -> None:
+    with open_runtime("sim", A3) as rt:
+        topo = rt.topology
+        sio = topo.link_classes["SIO"].nominal_GBps
+        both = topo.shared[0].both_GBps
+        rate, binding = aggregate_bound(rt, A2A)
+        # the 4 SIO copies at their rate; the 8 switched ones share each card's 542 both
+        # ways (4 out + 4 in per card): below the ports' 4 x 196 and the links' 8 x 196
+        assert rate == pytest.approx(4 * sio + both)
+        assert binding == "card[0,1]:both"
+        card = [(0, 2), (0, 3), (1, 2), (1, 3)]
+        back = [(b, a) for a, b in card]
+        assert aggregate_bound(rt, card) == (topo.shared[0].egress_GBps, "card[0,1]:egress")
+        # one direction of a bidirectional card pair: half of the both-ways budget
+        assert aggregate_bound(rt, card + back, range(4)) == (both / 2, "card[0,1]:both")
+        assert aggregate_bound(rt, [(0, 1)]) == (sio, None)
+
+
+def test_a_window_names_its_binding_budget_and_a_host_end_has_no_nominal() -> None:
+    text = ('schema_version = 1\n[[test]]\nname = "a2a"\nsizes = ["16MiB"]\ntransfers = ['
+            + ", ".join(f'"{a}->{b}"' for a, b in A2A) + ']\n'
+            '[[test]]\nname = "beside-h2d"\nsizes = ["16MiB"]\n'
+            'transfers = ["0->2", "1->3", "host->5"]\n')
+    with open_runtime("sim", A3) as rt:
+        run = sweep(rt, tests=read_tests_text(text, rt.device_count), samples=1,
+                    warmup=0, progress=False)
+    values = aggregate_values(run).set_index(["test", "what"])
+    a2a = values.loc[("a2a", "all")]
+    assert a2a["nominal_GBps"] == pytest.approx(4 * 200.0 + 542.0)
+    assert a2a["reason"] == "nominal bound by the shared budget card[0,1]:both"
+    assert pd.isna(values.loc[("a2a", "0->2"), "reason"])  # a link's own rate: no note
+    host = values.loc[("beside-h2d", "host->5")]
+    assert math.isnan(host["nominal_GBps"]) and REFERENCE in host["reason"]
+    window = values.loc[("beside-h2d", "all")]
+    assert math.isnan(window["nominal_GBps"]) and REFERENCE in window["reason"]
+    assert "nominal" not in str(values.loc[("beside-h2d", "0->2"), "reason"])
+
+
+def test_each_direction_of_a_bidirectional_card_pair_shares_the_both_ways_budget() -> None:
+    with open_runtime("sim", A3) as rt:
+        run = sweep(rt, patterns="card", direction="bi", devices="0-3", sizes=["16MiB"],
+                    samples=1, warmup=0, progress=False)
+        both = rt.topology.shared[0].both_GBps
+    rows = run[run["pattern"].eq("card")]
+    assert set(rows["direction"]) == {"bi"}
+    assert rows["nominal_GBps"].tolist() == [both / 2] * len(rows)  # 271, not 329
+    assert set(rows["bottleneck_budget"]) == {"card[0,1]:both"}  # a tie: the first named
+
+
+# ------------------------------------------------ the tests moved beside the module
 A2, A3 = "atlas800t-a2", "atlas800t-a3"
 
 
@@ -27,7 +100,8 @@ def test_nominal_rate_of_a_group_sums_links_and_caps_switched_ones_at_the_port()
                          topo.link_classes["SIO"].nominal_GBps, topo.port_GBps)
         assert 2 * sw > port  # the cap matters for the card below
         card = [(0, 2), (0, 3), (1, 2), (1, 3)]
-        assert aggregate_nominal(rt, card) == 2 * min(port, 2 * sw)
+        egress = topo.shared[0].egress_GBps  # the card's budget binds below the ports
+        assert aggregate_nominal(rt, card) == min(2 * min(port, 2 * sw), egress) == egress
         # fan-in: two senders into one die share its port on the way in
         assert aggregate_nominal(rt, [(2, 0), (3, 0)]) == min(port, 2 * sw)
         assert aggregate_nominal(rt, [(0, 1), (0, 2)]) == sio + min(port, sw)

@@ -28,4 +28,9 @@ MUTANTS: list[Mutant] = [
       "a criterion's card pair is read receivers first",
       (
        'tests/check/test_verdict.py::test_card_items_are_keyed_by_their_devices_not_their_label',)),
+    M('check.criteria.collective_size_named_twice', 'check/criteria.py',
+      'r.fail(str(exc), *at("size"))',
+      'r.fail(f"size: {exc}", *at("size"))',
+      "a collective's bad size is named twice",
+      ('tests/check/test_criteria.py',)),
 ]

@@ -9,8 +9,8 @@ TESTS = ('tests/check/test_criteria.py',)
 
 MUTANTS: list[Mutant] = [
     M('check.lines.line_off_by_one', 'check/lines.py',
-      '            return i + 1',
-      '            return i',
+      '            return i + 1\n    if key:',
+      '            return i\n    if key:',
       'a semantic error names the line before its key',
       TESTS),
     M('check.lines.row_line_is_key_line', 'check/lines.py',
@@ -30,5 +30,10 @@ MUTANTS: list[Mutant] = [
       '        k = index or 0\n',
       '        k = 0\n',
       'a key of the second [[table]] is reported at the first',
+      ('tests/check/test_lines.py',)),
+    M('check.lines.subtable_header_undotted', 'check/lines.py',
+      're.escape(key if table is None else f"{table}.{key}")',
+      're.escape(key)',
+      "a misspelt sub-table's header is looked for without its table",
       ('tests/check/test_lines.py',)),
 ]

@@ -38,4 +38,9 @@ MUTANTS: list[Mutant] = [
       'out.setdefault(size, []).append(size)',
       'a failed rank is recorded as its data size',
       ('tests/imports/test_hccl_test.py',)),
+    M('imports.hccl_test.source_line_early', 'imports/hccl_test.py',
+      '"source_line": i + 1})',
+      '"source_line": i})',
+      'hccl_test rows name the line before the one they were read from',
+      ('tests/imports/test_hccl_test.py',)),
 ]

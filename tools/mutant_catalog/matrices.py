@@ -78,4 +78,9 @@ MUTANTS: list[Mutant] = [
        'tests/patterns/test_builtin.py',
        'tests/plots/test_testbars.py',
        'tests/widgets/test_dashboard.py',)),
+    M('matrices.host_reference_inverted', 'matrices.py',
+      'str(row["link"]) == HOST_LINK',
+      'str(row["link"]) != HOST_LINK',
+      "a host copy's missing nominal is not said to be a reference",
+      ('tests/measure/test_rows.py',)),
 ]

@@ -11,4 +11,9 @@ MUTANTS: list[Mutant] = [
       "the checkpoint's rows are not compressed",
       (
        'tests/measure/test_sweep.py::test_a_checkpoint_is_compact',)),
+    M('measure.checkpoint.block_twice', 'measure/checkpoint.py',
+      '            if rec["block"] in keys:\n                continue\n',
+      '',
+      'a checkpoint holding a block twice loads its rows twice',
+      ('tests/measure/test_checkpoint.py',)),
 ]

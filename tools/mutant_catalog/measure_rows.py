@@ -22,11 +22,10 @@ TESTS = (
 
 MUTANTS: list[Mutant] = [
     M('measure.rows.no_port_cap', 'measure/rows.py',
-      ('port = topo.port_GBps if topo.port_GBps is not None else '
-       'math.inf'),
-      'port = math.inf',
-      ("switched links of a group are not capped by the device's "
-       'port'),
+      'for budget in topology_budgets(topo, a, b):',
+      'for budget in ():',
+      ("an aggregate's nominal is capped by no shared budget, not even a switched "
+       "link's port"),
       (
        'tests/measure/test_rows.py',
        'tests/measure/test_sweep.py',
@@ -179,9 +178,8 @@ MUTANTS: list[Mutant] = [
        'tests/plots/test_testbars.py',
        'tests/widgets/test_dashboard.py',)),
     M('measure.rows.host_rates_swapped', 'measure/rows.py',
-      ('    if any(t.host_end for t in transfers):\n'
-       '        return math.nan\n'),
-      '',
+      'if any(t.host_end for t in transfers) or not any(t.peer_flow for t in picked):',
+      'if not any(t.peer_flow for t in picked):',
       ("an aggregate with a host copy gets its device copies' paper "
        'rate as if complete'),
       (
@@ -217,4 +215,19 @@ MUTANTS: list[Mutant] = [
       "a group row's senders are its receivers",
       (
        'tests/acceptance/test_golden_rows.py',)),
+    M('measure.rows.budgets_ports_only', 'measure/rows.py',
+      'for budget in topology_budgets(topo, a, b):',
+      'for budget in [x for x in topology_budgets(topo, a, b) if x.name.startswith("port")]:',
+      "an aggregate's nominal counts the ports but not the cards' budgets",
+      ('tests/measure/test_rows.py',)),
+    M('measure.rows.bi_window_own_direction_only', 'measure/rows.py',
+      'copying = [k for k, t in enumerate(transfers) if t.peer_flow is not None]',
+      'copying = [k for k, t in enumerate(transfers) if t.peer_flow is not None and k in set(members)]',
+      'a direction of a bidirectional window does not share the both-ways budget with the other',
+      ('tests/measure/test_rows.py',)),
+    M('measure.rows.binding_full_first', 'measure/rows.py',
+      'binding = binding or full or',
+      'binding = full or binding or',
+      'the budget named as binding is not the first one that filled',
+      ('tests/measure/test_rows.py',)),
 ]

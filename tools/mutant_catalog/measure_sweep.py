@@ -21,4 +21,9 @@ MUTANTS: list[Mutant] = [
       (
        'tests/cli/test_cli.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint',
        'tests/measure/test_sweep.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped',)),
+    M('measure.sweep.runtime_fallbacks_dropped', 'measure/sweep.py',
+      '{**rt.fallbacks, **ctx.fallbacks}',
+      'dict(ctx.fallbacks)',
+      "the runtime's fallbacks (aclrtCreateEvent for a missing ...WithFlag) are not in run.json",
+      ('tests/measure/test_sweep.py',)),
 ]

@@ -33,4 +33,9 @@ MUTANTS: list[Mutant] = [
        'tests/cli/test_cli.py',
        'tests/patterns/test_builtin.py',
        'tests/widgets/test_dashboard.py',)),
+    M('plots.testbars.scaling_of_unrelated_tests', 'plots/testbars.py',
+      '    st = st[st["test"].isin(scaling_family(st))]\n',
+      '',
+      'the scaling curve is drawn through unrelated tests',
+      ('tests/plots/test_testbars.py',)),
 ]
