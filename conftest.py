@@ -18,7 +18,8 @@ import matplotlib
 # worktree) would point them at another copy of the package.
 if os.environ.get("PYTHONPATH"):
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        os.path.abspath(p) for p in os.environ["PYTHONPATH"].split(os.pathsep) if p)
+        os.path.abspath(p) for p in os.environ["PYTHONPATH"].split(os.pathsep) if p
+    )
 os.environ.setdefault("ASCEND_P2P_LAB_BACKEND", "sim")
 os.environ.setdefault("ASCEND_P2P_LAB_PRESET", "atlas800t-a2")
 matplotlib.use("Agg")

@@ -16,6 +16,8 @@ def schema_version_problem(version: object, *, supported: int, what: str) -> str
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         return f"schema_version must be a positive integer, got {version!r}"
     if version > supported:
-        return (f"{what} schema version {version} is newer than this toolkit reads "
-                f"({supported}); upgrade ascend-p2p-lab")
+        return (
+            f"{what} schema version {version} is newer than this toolkit reads "
+            f"({supported}); upgrade ascend-p2p-lab"
+        )
     return None

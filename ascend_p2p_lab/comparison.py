@@ -48,8 +48,18 @@ from .schema import LOCAL_PATTERN, PAIR_PATTERN, POINT_KEYS, SCHEMA
 from .units import format_size
 
 __all__ = [
-    "COLUMNS", "DEFAULT_THRESHOLD", "KEYS", "LOST_RATIO", "REASONS", "RatioGrid",
-    "check_threshold", "compare", "match_keys", "ratio_grid", "to_dict", "to_json",
+    "COLUMNS",
+    "DEFAULT_THRESHOLD",
+    "KEYS",
+    "LOST_RATIO",
+    "REASONS",
+    "RatioGrid",
+    "check_threshold",
+    "compare",
+    "match_keys",
+    "ratio_grid",
+    "to_dict",
+    "to_json",
     "unmatched",
 ]
 
@@ -62,17 +72,24 @@ LOST_RATIO = 0.0
 #: The columns :func:`compare` returns, in order. ``value`` names what baseline_GBps and
 #: run_GBps hold: ``bandwidth_GBps`` (per direction), or ``bidir_total_GBps`` for a
 #: bidirectional point one run gives only as the pair's total (an imported ascend-dmi run).
-COLUMNS: list[str] = [*KEYS, "baseline_GBps", "run_GBps", "ratio", "below", "run_error_kind",
-                      "value"]
+COLUMNS: list[str] = [
+    *KEYS,
+    "baseline_GBps",
+    "run_GBps",
+    "ratio",
+    "below",
+    "run_error_kind",
+    "value",
+]
 #: Why :func:`unmatched` lists a point instead of comparing it.
 REASONS: dict[str, str] = {
     "only_in_baseline": "the run did not plan this point",
     "only_in_run": "the baseline did not plan this point",
     "not_measured_in_baseline": "the baseline has the point without a bandwidth; the run "
-                                "measured it",
+    "measured it",
     "measured_in_neither": "neither run has a bandwidth for the point",
     "not_measured_in_run": "the run has the point without a bandwidth or a failure (an "
-                           "imported bidirectional total, say)",
+    "imported bidirectional total, say)",
 }
 _GBPS = "bandwidth_GBps_median"
 _TOTAL = "bidir_total_GBps_median"
@@ -94,11 +111,16 @@ def check_threshold(threshold: Any) -> float:
         ...
         ValueError: threshold must be a number above 0 and at most 1; got 2
     """
-    ok = (not isinstance(threshold, bool) and isinstance(threshold, (int, float, np.number))
-          and math.isfinite(threshold) and 0 < threshold <= MAX_THRESHOLD)
+    ok = (
+        not isinstance(threshold, bool)
+        and isinstance(threshold, (int, float, np.number))
+        and math.isfinite(threshold)
+        and 0 < threshold <= MAX_THRESHOLD
+    )
     if not ok:
-        raise ValueError(f"threshold must be a number above 0 and at most {MAX_THRESHOLD:g}; "
-                         f"got {threshold!r}")
+        raise ValueError(
+            f"threshold must be a number above 0 and at most {MAX_THRESHOLD:g}; got {threshold!r}"
+        )
     return float(threshold)
 
 
@@ -119,8 +141,11 @@ def _points(frame: pd.DataFrame) -> pd.DataFrame:
         out = out.assign(error_kind=pd.Series(pd.NA, index=out.index, dtype="string"))
     fine = frame[frame["error_kind"].isna() & frame["bidir_total_GBps"].notna()]
     totals = fine.groupby(KEYS, dropna=False, sort=False)["bidir_total_GBps"].median()
-    out = out.merge(totals.rename(_TOTAL).reset_index(), on=KEYS, how="left") if len(fine) \
+    out = (
+        out.merge(totals.rename(_TOTAL).reset_index(), on=KEYS, how="left")
+        if len(fine)
         else out.assign(**{_TOTAL: np.nan})
+    )
     for col in (_GBPS, _TOTAL):  # a zero or negative median is no measurement
         measured = out[col].astype("float64")
         out[col] = measured.where(measured > 0)
@@ -131,8 +156,11 @@ def _on_totals(both: pd.DataFrame) -> pd.Series:
     """Points compared on the pair's bidirectional total: both runs have it and one of
     them has no per-direction bandwidth (ascend-dmi gives only the total). Their
     bandwidth medians are replaced by the totals, in place; the mask is returned."""
-    mask = (both[f"{_GBPS}_b"].isna() | both[f"{_GBPS}_r"].isna()) \
-        & both[f"{_TOTAL}_b"].notna() & both[f"{_TOTAL}_r"].notna()
+    mask = (
+        (both[f"{_GBPS}_b"].isna() | both[f"{_GBPS}_r"].isna())
+        & both[f"{_TOTAL}_b"].notna()
+        & both[f"{_TOTAL}_r"].notna()
+    )
     for side in ("b", "r"):
         both.loc[mask, f"{_GBPS}_{side}"] = both.loc[mask, f"{_TOTAL}_{side}"]
     return mask
@@ -154,8 +182,9 @@ def match_keys(baseline: pd.DataFrame, run: pd.DataFrame) -> list[str]:
     return [k for k in KEYS if baseline[k].notna().any() == run[k].notna().any()]
 
 
-def _merged(base: pd.DataFrame, new: pd.DataFrame, keys: list[str], how: str,
-            **kwargs: Any) -> pd.DataFrame:
+def _merged(
+    base: pd.DataFrame, new: pd.DataFrame, keys: list[str], how: str, **kwargs: Any
+) -> pd.DataFrame:
     """base and new merged on ``keys``, with every key of :data:`KEYS` as one column
     (a key left out of the match takes whichever side has it)."""
     both = base.merge(new, on=keys, how=how, suffixes=("_b", "_r"), **kwargs)
@@ -172,8 +201,9 @@ def _source(run: Run) -> dict[str, Any]:
     run_id = meta.run_id
     if run_id is None and "run_id" in frame and frame["run_id"].notna().any():
         run_id = str(frame["run_id"].dropna().iloc[0])
-    backend = meta.backend or (str(frame["backend"].dropna().iloc[0])
-                               if frame["backend"].notna().any() else "unknown")
+    backend = meta.backend or (
+        str(frame["backend"].dropna().iloc[0]) if frame["backend"].notna().any() else "unknown"
+    )
     if backend == "sim":
         where = f"simulated {meta.preset or meta.topology or '?'}"
     else:
@@ -181,8 +211,9 @@ def _source(run: Run) -> dict[str, Any]:
     return {"run_id": run_id, "source": where, "device_count": meta.device_count}
 
 
-def compare(baseline: pd.DataFrame | Run, run: pd.DataFrame | Run, *,
-            threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+def compare(
+    baseline: pd.DataFrame | Run, run: pd.DataFrame | Run, *, threshold: float = DEFAULT_THRESHOLD
+) -> pd.DataFrame:
     """Per-point bandwidth of ``run`` relative to ``baseline``: one row per point both runs
     planned and the baseline measured (columns :data:`COLUMNS`), sorted by the keys.
 
@@ -224,8 +255,11 @@ def compare(baseline: pd.DataFrame | Run, run: pd.DataFrame | Run, *,
     b, r = _source(b_run), _source(r_run)
     counts = [int(c) for c in (b["device_count"], r["device_count"]) if c]
     out.attrs["comparison"] = {
-        "threshold": threshold, "baseline_run_id": b["run_id"], "run_id": r["run_id"],
-        "baseline_source": b["source"], "run_source": r["source"],
+        "threshold": threshold,
+        "baseline_run_id": b["run_id"],
+        "run_id": r["run_id"],
+        "baseline_source": b["source"],
+        "run_source": r["source"],
         "device_count": max(counts) if counts else None,
     }
     return out[COLUMNS]
@@ -251,8 +285,7 @@ def unmatched(baseline: pd.DataFrame | Run, run: pd.DataFrame | Run) -> pd.DataF
     in_both = both["_merge"] == "both"
     reason[in_both & ~measured_b & measured_r] = "not_measured_in_baseline"
     reason[in_both & ~measured_b & ~measured_r] = "measured_in_neither"
-    reason[in_both & measured_b & ~measured_r & both["error_kind_r"].isna()] = \
-        "not_measured_in_run"
+    reason[in_both & measured_b & ~measured_r & both["error_kind_r"].isna()] = "not_measured_in_run"
     out = both.loc[reason.notna(), KEYS].copy()
     out["reason"] = reason[reason.notna()]
     out = out.astype({k: SCHEMA[k] for k in KEYS})
@@ -277,9 +310,16 @@ class RatioGrid:
         return f"at {format_size(self.size)}"
 
 
-def ratio_grid(comparison: pd.DataFrame, *, size: int | None = None, direction: str = "uni",
-               peer: str | None = "on", path: str | None = None, pattern: str = PAIR_PATTERN,
-               device_count: int | None = None) -> RatioGrid:
+def ratio_grid(
+    comparison: pd.DataFrame,
+    *,
+    size: int | None = None,
+    direction: str = "uni",
+    peer: str | None = "on",
+    path: str | None = None,
+    pattern: str = PAIR_PATTERN,
+    device_count: int | None = None,
+) -> RatioGrid:
     """The ratios of one case (``pattern``, ``direction``, ``peer``, ``path``) at one size
     as a :class:`RatioGrid`; the diagonal holds the device-local copy if compared.
 
@@ -296,15 +336,20 @@ def ratio_grid(comparison: pd.DataFrame, *, size: int | None = None, direction: 
         sel = sel[sel["peer"] == peer]
     paths = sorted(set(sel["path"].dropna()))
     if path is None and len(paths) > 1:
-        raise ValueError(f"the comparison has several paths {paths} for direction="
-                         f"{direction!r}, peer={peer!r}; choose one with path=")
+        raise ValueError(
+            f"the comparison has several paths {paths} for direction="
+            f"{direction!r}, peer={peer!r}; choose one with path="
+        )
     path = path if path is not None else (paths[0] if paths else "")
     sel = sel[sel["path"] == path] if path else sel
     if sel.empty:
-        raise ValueError(f"nothing compared for pattern={pattern!r}, direction={direction!r}, "
-                         f"peer={peer!r}, path={path or None!r}")
-    local = comparison[(comparison["pattern"] == LOCAL_PATTERN)
-                       & (comparison["direction"] == direction)]
+        raise ValueError(
+            f"nothing compared for pattern={pattern!r}, direction={direction!r}, "
+            f"peer={peer!r}, path={path or None!r}"
+        )
+    local = comparison[
+        (comparison["pattern"] == LOCAL_PATTERN) & (comparison["direction"] == direction)
+    ]
     size = _grid_size(sel, size)
     cells = pd.concat([sel, local])
     cells = cells[cells["size_bytes"] == size]
@@ -313,7 +358,8 @@ def ratio_grid(comparison: pd.DataFrame, *, size: int | None = None, direction: 
     frames = {}
     for col, fill in (("ratio", np.nan), ("below", False), ("lost", False)):
         values = cells.assign(lost=cells["run_GBps"].isna()).pivot_table(
-            index="src", columns="dst", values=col, aggfunc="first")
+            index="src", columns="dst", values=col, aggfunc="first"
+        )
         mat = values.reindex(index=range(n), columns=range(n))
         mat = mat.astype("float64") if col == "ratio" else mat.fillna(fill).astype(bool)
         mat.index.name, mat.columns.name = "src", "dst"
@@ -345,13 +391,28 @@ def _plain(value: Any) -> Any:
 
 
 def _records(frame: pd.DataFrame, cols: list[str]) -> list[dict[str, Any]]:
-    return [{c: _plain(v) for c, v in zip(cols, row)}
-            for row in frame[cols].itertuples(index=False, name=None)]
+    return [
+        {c: _plain(v) for c, v in zip(cols, row)}
+        for row in frame[cols].itertuples(index=False, name=None)
+    ]
 
 
 #: The fields of each point below the threshold in :func:`to_dict`.
-BELOW_FIELDS = ["src", "dst", "group", "direction", "peer", "path", "pattern", "size_bytes",
-                "ratio", "baseline_GBps", "run_GBps", "run_error_kind", "value"]
+BELOW_FIELDS = [
+    "src",
+    "dst",
+    "group",
+    "direction",
+    "peer",
+    "path",
+    "pattern",
+    "size_bytes",
+    "ratio",
+    "baseline_GBps",
+    "run_GBps",
+    "run_error_kind",
+    "value",
+]
 
 
 def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> dict[str, Any]:
@@ -378,13 +439,15 @@ def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> di
         "below": _records(below, BELOW_FIELDS),
     }
     if missing is not None:
-        out["unmatched"] = _records(missing, ["src", "dst", "direction", "peer", "path",
-                                              "pattern", "size_bytes", "reason"])
+        out["unmatched"] = _records(
+            missing, ["src", "dst", "direction", "peer", "path", "pattern", "size_bytes", "reason"]
+        )
     return out
 
 
-def to_json(comparison: pd.DataFrame, missing: pd.DataFrame | None = None, *,
-            indent: int | None = 2) -> str:
+def to_json(
+    comparison: pd.DataFrame, missing: pd.DataFrame | None = None, *, indent: int | None = 2
+) -> str:
     """:func:`to_dict` as strict JSON text (``null`` for NaN, never ``NaN``).
 
     Example:

@@ -29,8 +29,12 @@ NOT_MEASURED = "not_measured"
 SAME_DEVICE = "same_device"
 #: The short tag of an empty cell by its kind; every other kind (a failure, a refusal) is
 #: tagged ``E1``, ``E2``, ... with its explanation listed under the matrix.
-TAGS: dict[str, str] = {NOT_MEASURED: "n/m", "unreachable": "n/a", "verification": "V",
-                        SAME_DEVICE: "—"}
+TAGS: dict[str, str] = {
+    NOT_MEASURED: "n/m",
+    "unreachable": "n/a",
+    "verification": "V",
+    SAME_DEVICE: "—",
+}
 
 
 def explain(kind: str, code: int | None = None, call: str | None = None) -> str:
@@ -48,8 +52,13 @@ def explain(kind: str, code: int | None = None, call: str | None = None) -> str:
         return "error without error_kind (a run saved before error kinds)"
     what = f"{error_name(code)} ({code})" if code is not None else ""
     if call:
-        what = f"{what} from {call}" if what else (
-            f"{call} is not in the installed pyACL" if kind == "missing_call" else f"in {call}")
+        what = (
+            f"{what} from {call}"
+            if what
+            else (
+                f"{call} is not in the installed pyACL" if kind == "missing_call" else f"in {call}"
+            )
+        )
     if kind == "device_lost":
         what = "a device was lost earlier in the run" + (f", {what}" if what else "")
     return f"{kind}: {what or ERROR_KINDS.get(kind, 'error')}"

@@ -40,8 +40,9 @@ def idle_workers(most: int) -> int:
     """
     if not can_fork():
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        (os.cpu_count() or 1)
+    cores = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    )
     return max(1, min(most, cores, int(cores - busy_cores() + 0.5)))
 
 

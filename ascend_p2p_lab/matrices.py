@@ -60,9 +60,11 @@ MATRIX_PATTERNS = PAIR_PATTERNS
 #: Between the source and the destination of a copy, in text for people.
 ARROW = "->"
 #: What a bandwidth matrix shows, by direction and value.
-DIRECTION_TEXT = {("uni", "bandwidth_GBps"): "one direction at a time",
-                  ("bi", "bandwidth_GBps"): "each direction while both run",
-                  ("bi", "bidir_total_GBps"): "both directions together"}
+DIRECTION_TEXT = {
+    ("uni", "bandwidth_GBps"): "one direction at a time",
+    ("bi", "bandwidth_GBps"): "each direction while both run",
+    ("bi", "bidir_total_GBps"): "both directions together",
+}
 PATH_TEXT = {"p2p": "P2P", "direct": "Direct copy", "staged": "Host-staged"}
 
 
@@ -111,14 +113,24 @@ class RunMatrix:
         """The matrix as plain JSON values (null where not measured)."""
         cards = {"cards": self.cards} if self.pattern in CARD_PATTERNS else {}
         return {
-            "title": self.title, "value": self.value, "unit": self.unit,
-            "pattern": self.pattern, "direction": self.direction, "peer": self.peer,
-            "path": self.path, "initiator": self.initiator, "process_mode": self.process_mode,
-            "size_bytes": self.size_bytes, "devices": self.devices,
+            "title": self.title,
+            "value": self.value,
+            "unit": self.unit,
+            "pattern": self.pattern,
+            "direction": self.direction,
+            "peer": self.peer,
+            "path": self.path,
+            "initiator": self.initiator,
+            "process_mode": self.process_mode,
+            "size_bytes": self.size_bytes,
+            "devices": self.devices,
             **cards,
-            "matrix": [[None if math.isnan(v) else round(float(v), 4) for v in row]
-                       for row in self.frame.to_numpy(dtype=float)],
-            "reasons": self.reasons, "kinds": self.kinds,
+            "matrix": [
+                [None if math.isnan(v) else round(float(v), 4) for v in row]
+                for row in self.frame.to_numpy(dtype=float)
+            ],
+            "reasons": self.reasons,
+            "kinds": self.kinds,
         }
 
 
@@ -144,20 +156,39 @@ def run_matrices(run: Run | pd.DataFrame) -> list[RunMatrix]:
             for value, unit in _values(pattern, direction, part):
                 size = _size(pattern, part, value)
                 if part[value].notna().any():  # the diagonal: device-local copies, if any
-                    frame = results.matrix(sel, size, value=value, pattern=pattern,
-                                           direction=direction, peer=peer, path=path,
-                                           device_count=n)
+                    frame = results.matrix(
+                        sel,
+                        size,
+                        value=value,
+                        pattern=pattern,
+                        direction=direction,
+                        peer=peer,
+                        path=path,
+                        device_count=n,
+                    )
                 else:  # every cell refused or failed: nothing to take a median of
-                    frame = pd.DataFrame(math.nan, index=pd.RangeIndex(n, name="src"),
-                                         columns=pd.RangeIndex(n, name="dst"))
+                    frame = pd.DataFrame(
+                        math.nan,
+                        index=pd.RangeIndex(n, name="src"),
+                        columns=pd.RangeIndex(n, name="dst"),
+                    )
                 if chosen:
                     frame = frame.loc[chosen, chosen]
-                out.append(RunMatrix(
-                    title=_title(pattern, direction, peer, path, value, unit, size,
-                                 **apart),
-                    value=value, unit=unit, pattern=pattern, direction=direction, peer=peer,
-                    path=path, size_bytes=size, frame=frame, **apart,
-                    **_why(part[part["size_bytes"] == size], frame)))
+                out.append(
+                    RunMatrix(
+                        title=_title(pattern, direction, peer, path, value, unit, size, **apart),
+                        value=value,
+                        unit=unit,
+                        pattern=pattern,
+                        direction=direction,
+                        peer=peer,
+                        path=path,
+                        size_bytes=size,
+                        frame=frame,
+                        **apart,
+                        **_why(part[part["size_bytes"] == size], frame),
+                    )
+                )
     return out + _card_matrices(run)
 
 
@@ -192,23 +223,38 @@ def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
     out = []
     keys = ["pattern", "direction", "peer", "path"]
     for (pattern, direction, peer, path), part in sorted(
-            rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0])):
+        rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0])
+    ):
         cards = sorted({*part["senders"], *part["receivers"]})
         labels = [card_label(c) for c in cards]
         for value, unit in _values(pattern, direction, part):
             size = _size(pattern, part, value)
             at = part[(part["size_bytes"] == size) & part[value].notna()]
-            frame = pd.DataFrame(math.nan, index=pd.Index(labels, name="src card"),
-                                 columns=pd.Index(labels, name="dst card"))
+            frame = pd.DataFrame(
+                math.nan,
+                index=pd.Index(labels, name="src card"),
+                columns=pd.Index(labels, name="dst card"),
+            )
             for (a, b), v in at.groupby(["senders", "receivers"])[value].median().items():
                 frame.loc[card_label(a), card_label(b)] = float(v)
             title = _title(pattern, direction, peer, path, value, unit, size).replace(
-                "source -> column = destination", "source card -> column = destination card")
-            out.append(RunMatrix(
-                title=f"Card x card: {title}", value=value, unit=unit,
-                pattern=pattern, direction=direction, peer=peer, path=path, size_bytes=size,
-                frame=frame, card_devices=[list(c) for c in cards],
-                **_why(part[part["size_bytes"] == size], frame, by_group=True)))
+                "source -> column = destination", "source card -> column = destination card"
+            )
+            out.append(
+                RunMatrix(
+                    title=f"Card x card: {title}",
+                    value=value,
+                    unit=unit,
+                    pattern=pattern,
+                    direction=direction,
+                    peer=peer,
+                    path=path,
+                    size_bytes=size,
+                    frame=frame,
+                    card_devices=[list(c) for c in cards],
+                    **_why(part[part["size_bytes"] == size], frame, by_group=True),
+                )
+            )
     return out
 
 
@@ -241,16 +287,22 @@ def matrices_json(run: Run | pd.DataFrame) -> dict[str, Any]:
     """``{"run_id", "device_count", "matrices": [...]}`` for ``--format json``."""
     run = Run.of(run)
     meta = run.meta
-    return {"run_id": meta.run_id, "backend": meta.backend, "preset": meta.preset,
-            "device_count": meta.device_count,
-            "matrices": [m.to_json() for m in run_matrices(run)],
-            "values": values_json(run.samples)}
+    return {
+        "run_id": meta.run_id,
+        "backend": meta.backend,
+        "preset": meta.preset,
+        "device_count": meta.device_count,
+        "matrices": [m.to_json() for m in run_matrices(run)],
+        "values": values_json(run.samples),
+    }
 
 
 def _order(keys: list[str], values: tuple[Any, ...]) -> tuple[int, ...]:
     """Sort key: the schema's order of each vocabulary (uni before bi, on before off)."""
-    return tuple(VOCABULARY[k].index(v) if v in VOCABULARY[k] else len(VOCABULARY[k])
-                 for k, v in zip(keys, values))
+    return tuple(
+        VOCABULARY[k].index(v) if v in VOCABULARY[k] else len(VOCABULARY[k])
+        for k, v in zip(keys, values)
+    )
 
 
 def _values(pattern: str, direction: str, part: pd.DataFrame) -> list[tuple[str, str]]:
@@ -272,25 +324,41 @@ def _size(pattern: str, part: pd.DataFrame, value: str) -> int:
 
 
 #: How a matrix kept apart by initiator or process mode says so in its title.
-APART_TEXT = {"dst": "pulled by the destination (a read)", "src": "pushed by the source "
-              "(a write)", "third": "issued by a third device", "in_process": "in one process",
-              "ipc": "across processes (IPC memory)"}
+APART_TEXT = {
+    "dst": "pulled by the destination (a read)",
+    "src": "pushed by the source (a write)",
+    "third": "issued by a third device",
+    "in_process": "in one process",
+    "ipc": "across processes (IPC memory)",
+}
 
 
-def _title(pattern: str, direction: str, peer: str, path: str, value: str, unit: str,
-           size: int, *, initiator: str | None = None, process_mode: str | None = None
-           ) -> str:
+def _title(
+    pattern: str,
+    direction: str,
+    peer: str,
+    path: str,
+    value: str,
+    unit: str,
+    size: int,
+    *,
+    initiator: str | None = None,
+    process_mode: str | None = None,
+) -> str:
     if pattern == LATENCY_PATTERN:
         what = f"Latency per copy ({unit}) at {format_size(size)}"
     else:
-        what = (f"{PATH_TEXT.get(path, path)} bandwidth ({unit}) at {format_size(size)}, "
-                f"{DIRECTION_TEXT.get((direction, value), direction)}")
+        what = (
+            f"{PATH_TEXT.get(path, path)} bandwidth ({unit}) at {format_size(size)}, "
+            f"{DIRECTION_TEXT.get((direction, value), direction)}"
+        )
     apart = "".join(f", {APART_TEXT.get(v, v)}" for v in (process_mode, initiator) if v)
     return f"{what}{apart}, peer access {peer}, row = source -> column = destination"
 
 
-def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
-         ) -> dict[str, list[list[str | None]]]:
+def _why(
+    rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
+) -> dict[str, list[list[str | None]]]:
     """Why each empty cell is empty, as ``kinds`` (data) and ``reasons`` (text); None
     for a cell with a number. Cells are (src, dst) devices, or ``by_group`` the two
     groups of the ``senders`` and ``receivers`` columns."""
@@ -300,8 +368,9 @@ def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
         first = cell.iloc[0]
         code, call = first["error_code"], first["error_call"]
         kind = str(first["error_kind"])
-        text = emptycells.explain(kind, None if pd.isna(code) else int(code),
-                                  None if pd.isna(call) else str(call))
+        text = emptycells.explain(
+            kind, None if pd.isna(code) else int(code), None if pd.isna(call) else str(call)
+        )
         if by_group:
             why[(card_label(key[0]), card_label(key[1]))] = (kind, text)
         else:
@@ -309,12 +378,21 @@ def _why(rows: pd.DataFrame, frame: pd.DataFrame, *, by_group: bool = False
     values = frame.to_numpy(dtype=float)
     ids = [str(c) for c in frame.index] if by_group else [int(d) for d in frame.index]
     same = (emptycells.SAME_DEVICE, emptycells.explain(emptycells.SAME_DEVICE))
-    cells = [[None if not math.isnan(values[i][j])
-              else why.get((a, b), same if i == j and not by_group
-                           else (NOT_MEASURED_KIND, NOT_MEASURED))
-              for j, b in enumerate(ids)] for i, a in enumerate(ids)]
-    return {"kinds": [[c and c[0] for c in row] for row in cells],
-            "reasons": [[c and c[1] for c in row] for row in cells]}
+    cells = [
+        [
+            None
+            if not math.isnan(values[i][j])
+            else why.get(
+                (a, b), same if i == j and not by_group else (NOT_MEASURED_KIND, NOT_MEASURED)
+            )
+            for j, b in enumerate(ids)
+        ]
+        for i, a in enumerate(ids)
+    ]
+    return {
+        "kinds": [[c and c[0] for c in row] for row in cells],
+        "reasons": [[c and c[1] for c in row] for row in cells],
+    }
 
 
 #: Patterns whose values are listed one per copy set (``aggregate_values``), not drawn as
@@ -336,9 +414,24 @@ def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
     ``total_GBps`` is a bidirectional point's both directions together (an import that
     gives only that, ascend-dmi's, has a value there and none per direction).
     """
-    cols = ["pattern", "test", "transfer", "what", "senders", "receivers", "direction",
-            "initiator", "link", "size_bytes", "samples", "median_GBps", "total_GBps",
-            "nominal_GBps", "kind", "reason"]
+    cols = [
+        "pattern",
+        "test",
+        "transfer",
+        "what",
+        "senders",
+        "receivers",
+        "direction",
+        "initiator",
+        "link",
+        "size_bytes",
+        "samples",
+        "median_GBps",
+        "total_GBps",
+        "nominal_GBps",
+        "kind",
+        "reason",
+    ]
     run = samples_of(run)
     rows = run[run["pattern"].isin(LISTED_PATTERNS)]
     out = []
@@ -350,8 +443,9 @@ def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
         size = int((good if len(good) else part)["size_bytes"].max())
         at = part[part["size_bytes"] == size]
         good = at[at["bandwidth_GBps"].notna() & at["error_kind"].isna()]
-        totals = at.loc[at["bidir_total_GBps"].notna() & at["error_kind"].isna(),
-                        "bidir_total_GBps"]
+        totals = at.loc[
+            at["bidir_total_GBps"].notna() & at["error_kind"].isna(), "bidir_total_GBps"
+        ]
         first = at.iloc[0]
         kind = reason = None
         if not len(good) and not len(totals):
@@ -360,16 +454,27 @@ def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
             reason = str(failed.iloc[0]["error"]) if len(failed) else NOT_MEASURED
         else:
             reason = _nominal_note(first, first["test"] in hosted)
-        out.append({
-            "pattern": key[0], "test": first["test"],
-            "transfer": first["transfer"], "what": _what(first),
-            "senders": first["senders"], "receivers": first["receivers"],
-            "direction": key[4], "initiator": first["initiator"], "link": first["link"],
-            "size_bytes": size, "samples": max(len(good), len(totals)),
-            "median_GBps": float(good["bandwidth_GBps"].median()) if len(good) else math.nan,
-            # both directions together: a tool that gives only that (ascend-dmi) has it
-            "total_GBps": float(totals.median()) if len(totals) else math.nan,
-            "nominal_GBps": float(first["nominal_GBps"]), "kind": kind, "reason": reason})
+        out.append(
+            {
+                "pattern": key[0],
+                "test": first["test"],
+                "transfer": first["transfer"],
+                "what": _what(first),
+                "senders": first["senders"],
+                "receivers": first["receivers"],
+                "direction": key[4],
+                "initiator": first["initiator"],
+                "link": first["link"],
+                "size_bytes": size,
+                "samples": max(len(good), len(totals)),
+                "median_GBps": float(good["bandwidth_GBps"].median()) if len(good) else math.nan,
+                # both directions together: a tool that gives only that (ascend-dmi) has it
+                "total_GBps": float(totals.median()) if len(totals) else math.nan,
+                "nominal_GBps": float(first["nominal_GBps"]),
+                "kind": kind,
+                "reason": reason,
+            }
+        )
     return pd.DataFrame(out, columns=cols)
 
 
@@ -378,8 +483,9 @@ def _nominal_note(row: pd.Series, hosted: bool) -> str | None:
     (vocab.REFERENCE), so it and a window with one have none; or the shared budget that
     holds an aggregate's nominal below its links' rates (``bottleneck_budget``)."""
     nominal = float(row["nominal_GBps"])
-    if math.isnan(nominal) and (str(row["link"]) == HOST_LINK or
-                                (pd.isna(row["transfer"]) and hosted)):
+    if math.isnan(nominal) and (
+        str(row["link"]) == HOST_LINK or (pd.isna(row["transfer"]) and hosted)
+    ):
         return f"no nominal: the host link's figure is a {REFERENCE}"
     budget = row.get("bottleneck_budget")
     if not math.isnan(nominal) and isinstance(budget, str):
@@ -401,8 +507,20 @@ def _what(row: pd.Series) -> str:
 def values_json(run: Run | pd.DataFrame) -> list[dict[str, Any]]:
     """:func:`aggregate_values` as plain JSON records (null where no value)."""
     frame = aggregate_values(run)
-    return [{k: (list(map(int, v)) if isinstance(v, tuple) else
-                 None if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
-                 else int(v) if k in ("transfer", "size_bytes", "samples") else
-                 round(float(v), 4) if k.endswith("GBps") else v)
-             for k, v in rec.items()} for rec in frame.to_dict("records")]
+    return [
+        {
+            k: (
+                list(map(int, v))
+                if isinstance(v, tuple)
+                else None
+                if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+                else int(v)
+                if k in ("transfer", "size_bytes", "samples")
+                else round(float(v), 4)
+                if k.endswith("GBps")
+                else v
+            )
+            for k, v in rec.items()
+        }
+        for rec in frame.to_dict("records")
+    ]

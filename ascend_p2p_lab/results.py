@@ -49,14 +49,35 @@ from .schema import (
 )
 
 __all__ = [
-    "ADDED_COLUMNS", "COLUMNS", "ERROR_KINDS", "FAILURE_KINDS", "POINT_KEYS", "RESULT_KINDS",
-    "RUN_SCHEMA_VERSION", "SCHEMA", "VOCABULARY", "ResultsError", "empty_frame", "failures",
-    "fit_latency_bandwidth", "load_run", "matrix", "save_run", "summarize", "to_frame",
+    "ADDED_COLUMNS",
+    "COLUMNS",
+    "ERROR_KINDS",
+    "FAILURE_KINDS",
+    "POINT_KEYS",
+    "RESULT_KINDS",
+    "RUN_SCHEMA_VERSION",
+    "SCHEMA",
+    "VOCABULARY",
+    "ResultsError",
+    "empty_frame",
+    "failures",
+    "fit_latency_bandwidth",
+    "load_run",
+    "matrix",
+    "save_run",
+    "summarize",
+    "to_frame",
 ]
 
 #: What :func:`fit_latency_bandwidth` gives per group, after the group's keys.
-FIT_COLUMNS = ["latency_us", "bandwidth_GBps", "nominal_GBps", "efficiency", "sizes",
-               "host_bound_left_out"]
+FIT_COLUMNS = [
+    "latency_us",
+    "bandwidth_GBps",
+    "nominal_GBps",
+    "efficiency",
+    "sizes",
+    "host_bound_left_out",
+]
 
 
 def summarize(frame: pd.DataFrame | Run) -> pd.DataFrame:
@@ -89,8 +110,19 @@ def summarize(frame: pd.DataFrame | Run) -> pd.DataFrame:
     out.insert(2, "bandwidth_GBps_p10", quantiles[0.10].to_numpy())
     out.insert(3, "bandwidth_GBps_p90", quantiles[0.90].to_numpy())
     out["verified"] = out.pop("_verified").map({1.0: True, 0.0: False}).astype("boolean")
-    out = out[["samples", "bandwidth_GBps_median", "bandwidth_GBps_p10", "bandwidth_GBps_p90",
-               "us_per_copy_median", "host_bound", "verified", "nominal_GBps", "error"]]
+    out = out[
+        [
+            "samples",
+            "bandwidth_GBps_median",
+            "bandwidth_GBps_p10",
+            "bandwidth_GBps_p90",
+            "us_per_copy_median",
+            "host_bound",
+            "verified",
+            "nominal_GBps",
+            "error",
+        ]
+    ]
     out = out.reset_index()
     return out
 
@@ -112,8 +144,11 @@ def failures(frame: pd.DataFrame | Run) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     keys = ["error_kind", "error_code", "error_call"]
     points = bad.drop_duplicates([*POINT_KEYS, *keys])
-    out = bad.groupby(keys, dropna=False, sort=True).agg(
-        rows=("error_kind", "size"), example=("error", "first")).reset_index()
+    out = (
+        bad.groupby(keys, dropna=False, sort=True)
+        .agg(rows=("error_kind", "size"), example=("error", "first"))
+        .reset_index()
+    )
     npoints = points.groupby(keys, dropna=False, sort=True).size().rename("points")
     out = out.merge(npoints.reset_index(), on=keys, how="left")
     out = out.rename(columns={"error_kind": "kind", "error_code": "code", "error_call": "call"})
@@ -150,8 +185,10 @@ def _pattern_for(frame: pd.DataFrame, value: str, pattern: str | None) -> str:
     if len(has) and not (has == pattern).any():
         others = sorted(set(has) - {"local"})
         if others:
-            raise ValueError(f"no {pattern!r} row has {value}; the run has it for pattern "
-                             f"{', '.join(map(repr, others))}: pass pattern=")
+            raise ValueError(
+                f"no {pattern!r} row has {value}; the run has it for pattern "
+                f"{', '.join(map(repr, others))}: pass pattern="
+            )
     return pattern
 
 
@@ -182,8 +219,9 @@ def matrix(
     run = Run.of(frame)
     frame = run.samples
     pattern = _pattern_for(frame, value, pattern)
-    df = frame[(frame["pattern"].isin([pattern, LOCAL_PATTERN]))
-               & (frame["direction"] == direction)]
+    df = frame[
+        (frame["pattern"].isin([pattern, LOCAL_PATTERN])) & (frame["direction"] == direction)
+    ]
     if peer is not None:
         df = df[(df["peer"] == peer) | (df["pattern"] == LOCAL_PATTERN)]
     if initiator is not None:
@@ -194,13 +232,16 @@ def matrix(
     else:
         paths = sorted(set(df.loc[df["pattern"] != LOCAL_PATTERN, "path"].dropna()))
         if len(paths) > 1:
-            raise ValueError(f"the run has several paths {paths} for direction={direction!r}, "
-                             f"peer={peer!r}; choose one with path= (or peer=)")
+            raise ValueError(
+                f"the run has several paths {paths} for direction={direction!r}, "
+                f"peer={peer!r}; choose one with path= (or peer=)"
+            )
     if not all(shows_local(p) for p in paths):  # through the host: no local copy beside it
         df = df[df["pattern"] != LOCAL_PATTERN]
     if size is not None:
-        _check_size(df[df["pattern"] == pattern] if (df["pattern"] == pattern).any() else df,
-                    size, pattern)
+        _check_size(
+            df[df["pattern"] == pattern] if (df["pattern"] == pattern).any() else df, size, pattern
+        )
     df = df[df[value].notna()]
     if size is not None:
         df = df[df["size_bytes"] == size]
@@ -220,8 +261,10 @@ def _check_size(rows: pd.DataFrame, size: int, pattern: str) -> None:
     """Refuse a size the rows were not measured at (one line naming the sizes they have)."""
     have = sorted(int(v) for v in rows["size_bytes"].dropna().unique())
     if size not in have:
-        raise ValueError(f"size {size} bytes is not among the selected {pattern} rows' sizes "
-                         f"{have or 'none'} (bytes)")
+        raise ValueError(
+            f"size {size} bytes is not among the selected {pattern} rows' sizes "
+            f"{have or 'none'} (bytes)"
+        )
 
 
 def _group_id(key: tuple[Any, ...]) -> tuple[str, ...]:
@@ -229,8 +272,9 @@ def _group_id(key: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple("<NA>" if pd.isna(v) else str(v) for v in key)
 
 
-def fit_latency_bandwidth(frame: pd.DataFrame | Run, *, keep_host_bound: bool = False
-                          ) -> pd.DataFrame:
+def fit_latency_bandwidth(
+    frame: pd.DataFrame | Run, *, keep_host_bound: bool = False
+) -> pd.DataFrame:
     """Fit ``t = latency + size / bandwidth`` per (pattern, direction, peer, path, pair).
 
     Uses the median time per copy at each size, weighted by 1/t so that small and large
@@ -245,12 +289,15 @@ def fit_latency_bandwidth(frame: pd.DataFrame | Run, *, keep_host_bound: bool = 
     frame = samples_of(frame)
     numeric = frame[frame["bandwidth_GBps"].notna()]
     bound = numeric["host_bound"].fillna(False).astype(bool) & (not keep_host_bound)
-    left_out = {_group_id(k): (k, int(n)) for k, n in
-                numeric[bound].groupby(keys, dropna=False, sort=True).size().items()}
+    left_out = {
+        _group_id(k): (k, int(n))
+        for k, n in numeric[bound].groupby(keys, dropna=False, sort=True).size().items()
+    }
     summary = summarize(numeric[~bound])
     groups: dict[tuple[str, ...], tuple[Any, pd.DataFrame]] = {
-        _group_id(k): (k, g) for k, g in
-        (summary.groupby(keys, dropna=False, sort=True) if len(summary) else [])}
+        _group_id(k): (k, g)
+        for k, g in (summary.groupby(keys, dropna=False, sort=True) if len(summary) else [])
+    }
     for gid, (key, _n) in left_out.items():
         groups.setdefault(gid, (key, summary.iloc[:0]))
     rows = []
@@ -259,10 +306,17 @@ def fit_latency_bandwidth(frame: pd.DataFrame | Run, *, keep_host_bound: bool = 
         dropped = left_out.get(gid, (key, 0))[1]
         if len(grp) < 2:
             if dropped:
-                rows.append({**dict(zip(keys, key)), "latency_us": math.nan,
-                             "bandwidth_GBps": math.nan, "nominal_GBps": math.nan,
-                             "efficiency": math.nan, "sizes": len(grp),
-                             "host_bound_left_out": dropped})
+                rows.append(
+                    {
+                        **dict(zip(keys, key)),
+                        "latency_us": math.nan,
+                        "bandwidth_GBps": math.nan,
+                        "nominal_GBps": math.nan,
+                        "efficiency": math.nan,
+                        "sizes": len(grp),
+                        "host_bound_left_out": dropped,
+                    }
+                )
             continue
         x = grp["size_bytes"].to_numpy(float)
         y = grp["us_per_copy_median"].to_numpy(float)
@@ -271,9 +325,17 @@ def fit_latency_bandwidth(frame: pd.DataFrame | Run, *, keep_host_bound: bool = 
         (lat, slope), *_ = np.linalg.lstsq(a, y * w, rcond=None)
         bw = 1.0 / slope / 1e3 if slope > 0 else math.nan
         nominal = float(grp["nominal_GBps"].iloc[0]) if "nominal_GBps" in grp else math.nan
-        rows.append({**dict(zip(keys, key)), "latency_us": float(lat), "bandwidth_GBps": bw,
-                     "nominal_GBps": nominal, "efficiency": bw / nominal if nominal else math.nan,
-                     "sizes": len(grp), "host_bound_left_out": dropped})
+        rows.append(
+            {
+                **dict(zip(keys, key)),
+                "latency_us": float(lat),
+                "bandwidth_GBps": bw,
+                "nominal_GBps": nominal,
+                "efficiency": bw / nominal if nominal else math.nan,
+                "sizes": len(grp),
+                "host_bound_left_out": dropped,
+            }
+        )
     return pd.DataFrame(rows, columns=[*keys, *FIT_COLUMNS])
 
 
@@ -310,8 +372,9 @@ def inferred_notes(frame: pd.DataFrame | Run) -> dict[str, str]:
     return out
 
 
-def save_run(frame: pd.DataFrame | Run, out: str | Path,
-             meta: Mapping[str, Any] | RunMeta | None = None) -> Path:
+def save_run(
+    frame: pd.DataFrame | Run, out: str | Path, meta: Mapping[str, Any] | RunMeta | None = None
+) -> Path:
     """Write ``samples.parquet``, ``samples.csv`` and ``run.json`` into the folder out:
     a :class:`~ascend_p2p_lab.run.Run`, or a run frame with its metadata in its
     convenience copy (``attrs["run"]``) or given as ``meta``.
@@ -343,10 +406,12 @@ def card_keys(rows: pd.DataFrame) -> pd.DataFrame:
     if not missing.any():
         return rows[rows["senders"].notna()]
     out = rows.copy()
-    out.loc[missing, "senders"] = pd.Series([(int(s),) for s in out.loc[missing, "src"]],
-                                            index=out.index[missing], dtype=object)
-    out.loc[missing, "receivers"] = pd.Series([(int(d),) for d in out.loc[missing, "dst"]],
-                                              index=out.index[missing], dtype=object)
+    out.loc[missing, "senders"] = pd.Series(
+        [(int(s),) for s in out.loc[missing, "src"]], index=out.index[missing], dtype=object
+    )
+    out.loc[missing, "receivers"] = pd.Series(
+        [(int(d),) for d in out.loc[missing, "dst"]], index=out.index[missing], dtype=object
+    )
     return out[out["senders"].notna()]
 
 
@@ -365,14 +430,17 @@ def place_cards(frame: pd.DataFrame | Run, cards: Sequence[Sequence[int]]) -> Ru
     """
     run = Run.of(frame)
     rows = run.samples
-    ids = (rows["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool)
-           & rows["senders"].isna() & rows["src"].notna() & rows["dst"].notna())
+    ids = (
+        rows["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool)
+        & rows["senders"].isna()
+        & rows["src"].notna()
+        & rows["dst"].notna()
+    )
     if not ids.any():
         return run
     named = [int(c) for c in pd.concat([rows.loc[ids, "src"], rows.loc[ids, "dst"]])]
     if max(named) >= len(cards):
-        raise ValueError(f"the run names card {max(named)}; the server has {len(cards)} "
-                         "cards")
+        raise ValueError(f"the run names card {max(named)}; the server has {len(cards)} cards")
     out = rows.copy()
     senders = [tuple(cards[int(s)]) for s in out.loc[ids, "src"]]
     receivers = [tuple(cards[int(d)]) for d in out.loc[ids, "dst"]]

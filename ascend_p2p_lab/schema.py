@@ -47,8 +47,14 @@ from .vocab import (
     TIMINGS,
 )
 
-__all__ = ["DEFAULT_PROCESS_MODE", "ERROR_KINDS", "FAILURE_KINDS", "HOST_LINK", "REFERENCE",
-           "RESULT_KINDS"]
+__all__ = [
+    "DEFAULT_PROCESS_MODE",
+    "ERROR_KINDS",
+    "FAILURE_KINDS",
+    "HOST_LINK",
+    "REFERENCE",
+    "RESULT_KINDS",
+]
 
 
 def _named(keep: Any) -> tuple[str, ...]:
@@ -64,12 +70,16 @@ PAIR_PATTERNS = _named(lambda p: p.on_pairs)
 PAIR_PATTERN = _named(lambda p: p.on_pairs and not p.per_copy)[0]
 #: A fan-out: one device with all its peers at once; the one that pushes, the one that pulls.
 FANOUT_PATTERNS = _named(lambda p: p.center is not None)
-PUSH_FANOUT, PULL_FANOUT = _named(lambda p: p.center == "src")[0], \
-    _named(lambda p: p.center == "dst")[0]
+PUSH_FANOUT, PULL_FANOUT = (
+    _named(lambda p: p.center == "src")[0],
+    _named(lambda p: p.center == "dst")[0],
+)
 #: Host copies; the one whose source is the host (h2d), the one whose destination is.
 HOST_PATTERNS = _named(lambda p: p.host_end is not None)
-HOST_TO_DEVICE, DEVICE_TO_HOST = _named(lambda p: p.host_end == "src")[0], \
-    _named(lambda p: p.host_end == "dst")[0]
+HOST_TO_DEVICE, DEVICE_TO_HOST = (
+    _named(lambda p: p.host_end == "src")[0],
+    _named(lambda p: p.host_end == "dst")[0],
+)
 #: Sets of devices to sets at once (senders and receivers); the one of ``--groups``.
 GROUP_PATTERNS = _named(lambda p: p.grouped)
 GIVEN_GROUPS = _named(lambda p: p.needs_groups)[0]
@@ -173,12 +183,37 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "process_mode": PROCESS_MODES,
 }
 #: What identifies one measured point (all samples of it share these).
-POINT_KEYS = ["pattern", "direction", "peer", "path", "initiator", "src", "dst", "group",
-              "test", "transfer", "link", "size_bytes", "process_mode"]
+POINT_KEYS = [
+    "pattern",
+    "direction",
+    "peer",
+    "path",
+    "initiator",
+    "src",
+    "dst",
+    "group",
+    "test",
+    "transfer",
+    "link",
+    "size_bytes",
+    "process_mode",
+]
 #: Columns added after the first release; a run saved without them loads with them empty.
-ADDED_COLUMNS = ("error_kind", "error_code", "error_call", "latency_us", "cpu_affinity",
-                 "group", "test", "transfer", "senders", "receivers", "process_mode",
-                 *IMPORT_COLUMNS, *COLLECTIVE_COLUMNS)
+ADDED_COLUMNS = (
+    "error_kind",
+    "error_code",
+    "error_call",
+    "latency_us",
+    "cpu_affinity",
+    "group",
+    "test",
+    "transfer",
+    "senders",
+    "receivers",
+    "process_mode",
+    *IMPORT_COLUMNS,
+    *COLLECTIVE_COLUMNS,
+)
 #: Columns whose values are tuples of device ids (lists in Parquet, JSON in CSV:
 #: ``run/samples.py``).
 LIST_COLUMNS = ("senders", "receivers")
@@ -203,8 +238,9 @@ def to_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     data = {c: [r.get(c) for r in rows] for c in COLUMNS}
     for col in LIST_COLUMNS:  # a list (from JSON) or a tuple: a tuple, hashable
         data[col] = [None if _missing(v) else tuple(int(d) for d in v) for v in data[col]]
-    data["process_mode"] = [DEFAULT_PROCESS_MODE if _missing(v) else v
-                            for v in data["process_mode"]]
+    data["process_mode"] = [
+        DEFAULT_PROCESS_MODE if _missing(v) else v for v in data["process_mode"]
+    ]
     return pd.DataFrame({c: pd.Series(v, dtype=SCHEMA[c]) for c, v in data.items()})
 
 

@@ -26,8 +26,7 @@ EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
 
 
-def print_grid(title: str, labels: list[str], cells: list[list[str]], align: str = "<"
-               ) -> None:
+def print_grid(title: str, labels: list[str], cells: list[list[str]], align: str = "<") -> None:
     """A labelled N x N grid of short texts (rows = source, columns = destination);
     ``align=">"`` right-aligns the cells (numbers)."""
     width = max(6, *(len(x) + 1 for x in labels), *(len(c) + 1 for row in cells for c in row))
@@ -46,21 +45,32 @@ def _print_values(run: Any) -> None:
     table = aggregate_values(run)
     if not len(table):
         return
-    table = table.assign(size=[format_size(int(s)) for s in table["size_bytes"]],
-                         transfer=table["transfer"].astype("string").fillna("-"),
-                         test=table["test"].astype("string").fillna("-"),
-                         why=table["reason"].fillna(""))
+    table = table.assign(
+        size=[format_size(int(s)) for s in table["size_bytes"]],
+        transfer=table["transfer"].astype("string").fillna("-"),
+        test=table["test"].astype("string").fillna("-"),
+        why=table["reason"].fillna(""),
+    )
     tests = bool(table["pattern"].eq(TEST_PATTERN).any())
     # a total without a per-direction value (an import's bi cell): its own column
     total = bool((table["total_GBps"].notna() & table["median_GBps"].isna()).any())
-    shown = ["pattern", *(["test", "transfer"] if tests else []), "what", "direction",
-             "initiator", "link", "size", "samples", "median_GBps",
-             *(["total_GBps"] if total else []), "nominal_GBps", "why"]
+    shown = [
+        "pattern",
+        *(["test", "transfer"] if tests else []),
+        "what",
+        "direction",
+        "initiator",
+        "link",
+        "size",
+        "samples",
+        "median_GBps",
+        *(["total_GBps"] if total else []),
+        "nominal_GBps",
+        "why",
+    ]
     note = "; transfer '-' is the aggregate of all over one window" if tests else ""
-    print(f"\nvalues of each copy set (median over samples at the largest size measured"
-          f"{note}):")
-    print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.1f}",
-                                 na_rep="-"))
+    print(f"\nvalues of each copy set (median over samples at the largest size measured{note}):")
+    print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.1f}", na_rep="-"))
 
 
 def print_matrices(run: Any) -> None:
@@ -77,8 +87,12 @@ def print_matrices(run: Any) -> None:
     _print_values(run.samples)
     for m in run_matrices(run):
         values = m.frame.to_numpy(dtype=float)
-        empty = [(k, r) for krow, rrow in zip(m.kinds, m.reasons) for k, r in zip(krow, rrow)
-                 if k is not None]
+        empty = [
+            (k, r)
+            for krow, rrow in zip(m.kinds, m.reasons)
+            for k, r in zip(krow, rrow)
+            if k is not None
+        ]
         if len(empty) == values.size:
             why = sorted({r for k, r in empty if k not in (NOT_MEASURED, SAME_DEVICE)})
             print(f"\n{m.title}: no cell measured ({'; '.join(why) or explain(NOT_MEASURED)})")
@@ -89,9 +103,13 @@ def print_matrices(run: Any) -> None:
                 counts[r] = counts.get(r, 0) + 1
         numbered = number_failures(counts)
         digits = 1 if m.unit == "GB/s" and np.nanmax(values) >= 100 else 2
-        cells = [[f"{v:.{digits}f}" if k is None else TAGS.get(k) or numbered[r]
-                  for v, k, r in zip(vrow, krow, rrow)]
-                 for vrow, krow, rrow in zip(values, m.kinds, m.reasons)]
+        cells = [
+            [
+                f"{v:.{digits}f}" if k is None else TAGS.get(k) or numbered[r]
+                for v, k, r in zip(vrow, krow, rrow)
+            ]
+            for vrow, krow, rrow in zip(values, m.kinds, m.reasons)
+        ]
         print_grid(f"\n{m.title}", m.labels, cells, align=">")
         if _local_diagonal(m):
             print(f"  {LOCAL_DIAGONAL}")
@@ -111,13 +129,20 @@ def _local_diagonal(m: Any) -> bool:
     if m.cards:
         return False
     values = m.frame.to_numpy(dtype=float)
-    return any(m.kinds[i][i] is None and values[i, i] == values[i, i]
-               for i in range(min(values.shape)))
+    return any(
+        m.kinds[i][i] is None and values[i, i] == values[i, i] for i in range(min(values.shape))
+    )
 
 
 #: The columns that hold what a run measured: a rate, a time, a collective's bandwidth.
-NUMBER_COLUMNS = ("bandwidth_GBps", "bidir_total_GBps", "latency_us", "elapsed_us",
-                  "algbw_GBps", "time_us")
+NUMBER_COLUMNS = (
+    "bandwidth_GBps",
+    "bidir_total_GBps",
+    "latency_us",
+    "elapsed_us",
+    "algbw_GBps",
+    "time_us",
+)
 
 
 def measured_nothing(rows: Any) -> bool:
@@ -161,22 +186,27 @@ def _print_refusals_and_failures(run: Any) -> None:
 
     results = run[run["error_kind"].isin(RESULT_KINDS).fillna(False).astype(bool)]
     if len(results):
-        print(f"\n{len(results)} rows the server answered with a refusal (results, not "
-              "failures):")
+        print(f"\n{len(results)} rows the server answered with a refusal (results, not failures):")
         for (kind, code, call), part in results.groupby(
-                ["error_kind", "error_code", "error_call"], dropna=False):
+            ["error_kind", "error_code", "error_call"], dropna=False
+        ):
             print(f"  {len(part):>5} x {kind}: {_code_text(code)}{_text(call)}")
     failed = failures(run)
     if len(failed):
-        print(f"\nFAILED: {int(failed['points'].sum())} points lost data "
-              f"({int(failed['rows'].sum())} rows):")
+        print(
+            f"\nFAILED: {int(failed['points'].sum())} points lost data "
+            f"({int(failed['rows'].sum())} rows):"
+        )
         for row in failed.itertuples(index=False):
-            print(f"  {row.points:>5} points x {row.kind}: {_code_text(row.code)}"
-                  f"{_text(row.call)}\n          e.g. {row.example}")
+            print(
+                f"  {row.points:>5} points x {row.kind}: {_code_text(row.code)}"
+                f"{_text(row.call)}\n          e.g. {row.example}"
+            )
 
 
-def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
-                  read_from: Path | None = None) -> None:
+def print_summary(
+    run: Any, out: Path | None = None, *, matrices: bool = False, read_from: Path | None = None
+) -> None:
     """A compact terminal summary of a run: bandwidth per case and link class at the largest
     size (with ``matrices``, then every N x N matrix: :func:`print_matrices`), what was
     refused (results), what failed (lost data) and the verdict."""
@@ -196,17 +226,26 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
         fits = fit_latency_bandwidth(good)
         keys = ["pattern", "direction", "peer", "path", "link"]
         # pulls apart from pushes, one process apart from IPC, where a case has both
-        keys += [c for c in ("process_mode", "initiator")
-                 if good.groupby(keys, dropna=False)[c].nunique().gt(1).any()]
-        agg = summ.groupby(keys, dropna=False).agg(
-            pairs=("bandwidth_GBps_median", "size"),
-            median_GBps=("bandwidth_GBps_median", "median"),
-            min_GBps=("bandwidth_GBps_median", "min"),
-            nominal_GBps=("nominal_GBps", "first")).reset_index()
+        keys += [
+            c
+            for c in ("process_mode", "initiator")
+            if good.groupby(keys, dropna=False)[c].nunique().gt(1).any()
+        ]
+        agg = (
+            summ.groupby(keys, dropna=False)
+            .agg(
+                pairs=("bandwidth_GBps_median", "size"),
+                median_GBps=("bandwidth_GBps_median", "median"),
+                min_GBps=("bandwidth_GBps_median", "min"),
+                nominal_GBps=("nominal_GBps", "first"),
+            )
+            .reset_index()
+        )
         at_top = good[(good["size_bytes"] == top) & good["bidir_total_GBps"].notna()]
         if len(at_top):  # bidirectional: both directions together, median per pair first
             per_pair = at_top.groupby([*keys, "src", "dst", "group"], dropna=False)[
-                "bidir_total_GBps"].median()
+                "bidir_total_GBps"
+            ].median()
             both = per_pair.groupby(keys, dropna=False).median().rename("both_dirs_GBps")
             agg = agg.merge(_keyed(both, agg, keys), on=keys, how="left")
         if len(fits):
@@ -219,22 +258,29 @@ def print_summary(run: Any, out: Path | None = None, *, matrices: bool = False,
         print_matrices(run)
     _print_refusals_and_failures(rows)
     if measured_nothing(rows):
-        print(f"\nno measured number: the run's {len(rows)} rows hold no bandwidth, time or "
-              "rate, and no failure or refusal either (FAILED: nothing to report)")
+        print(
+            f"\nno measured number: the run's {len(rows)} rows hold no bandwidth, time or "
+            "rate, and no failure or refusal either (FAILED: nothing to report)"
+        )
     _print_stop(meta)
     for what in meta.fallbacks.values():
         print(f"\nnote: {what}")
     inferred = inferred_notes(run)
     if inferred:
-        print("\nnote: these numbers rest on behaviours of the simulated preset that no "
-              "source states:")
+        print(
+            "\nnote: these numbers rest on behaviours of the simulated preset that no "
+            "source states:"
+        )
         for key, why in inferred.items():
             print(f"  {key}: {why}")
     if read_from is not None:  # a saved run, read back (report): nothing new to save
         print(f"\nread from {read_from}")
     else:
-        print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to "
-              "keep the run)")
+        print(
+            f"\nsaved to {out}"
+            if out is not None
+            else "\nnot saved (use --out DIR to keep the run)"
+        )
     sys.stdout.flush()
 
 
@@ -259,8 +305,10 @@ def _print_header(meta: RunMeta, rows: int) -> None:
     else:
         print(f"run {_origin(meta)}, {rows} rows")
     if meta.resumed_blocks:
-        print(f"resumed {meta.resumed_blocks} of {_or_unknown(meta.blocks)} blocks from the "
-              "checkpoint")
+        print(
+            f"resumed {meta.resumed_blocks} of {_or_unknown(meta.blocks)} blocks from the "
+            "checkpoint"
+        )
     if meta.interrupted:
         print("interrupted: the rows measured so far are kept")
 
@@ -268,11 +316,23 @@ def _print_header(meta: RunMeta, rows: int) -> None:
 def _origin(meta: RunMeta) -> str:
     """``ID on 8 x SOC (simulated PRESET)``: a run and where its numbers come from (an
     import that names no server: ``on a server it does not name``)."""
-    where = (f"simulated {meta.preset}" if meta.backend == "sim" else
-             f"imported from {meta.backend}" if meta.imported else "pyACL")
+    where = (
+        f"simulated {meta.preset}"
+        if meta.backend == "sim"
+        else f"imported from {meta.backend}"
+        if meta.imported
+        else "pyACL"
+    )
     n, soc = meta.device_count, meta.soc_name
-    server = (f"{n} x {soc}" if n and soc else f"{n} devices" if n else soc if soc else
-              "a server it does not name")
+    server = (
+        f"{n} x {soc}"
+        if n and soc
+        else f"{n} devices"
+        if n
+        else soc
+        if soc
+        else "a server it does not name"
+    )
     return f"{meta.run_id} on {server} ({where})"
 
 
@@ -285,9 +345,11 @@ def _print_stop(meta: RunMeta) -> None:
     if meta.failed:
         print(f"\nFAILED: the run stopped early: {meta.failed}")
     if meta.points_not_reached:
-        print(f"\n{meta.points_not_reached} of {_or_unknown(meta.points)} points not "
-              "reached: the run stopped before them (their cells are empty, although asked "
-              "for)")
+        print(
+            f"\n{meta.points_not_reached} of {_or_unknown(meta.points)} points not "
+            "reached: the run stopped before them (their cells are empty, although asked "
+            "for)"
+        )
 
 
 def _print_latency(rows: Any) -> None:
@@ -300,10 +362,12 @@ def _print_latency(rows: Any) -> None:
     at = rows[rows["size_bytes"] == small]
     keys = ["peer", "path", "link"]
     per_pair = at.groupby([*keys, "src", "dst"], dropna=False)["latency_us"].median()
-    table = per_pair.groupby(keys, dropna=False).agg(
-        pairs="size", median_us="median", max_us="max").reset_index()
-    print(f"\nlatency per copy at {format_size(small)} (median over samples, then over "
-          "pairs):")
+    table = (
+        per_pair.groupby(keys, dropna=False)
+        .agg(pairs="size", median_us="median", max_us="max")
+        .reset_index()
+    )
+    print(f"\nlatency per copy at {format_size(small)} (median over samples, then over pairs):")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
 
 

@@ -20,11 +20,20 @@ from collections.abc import Iterable, Mapping
 from .vocab import DEFAULT_SIZES
 
 _UNITS = {
-    "": 1, "b": 1,
-    "k": 1 << 10, "kb": 1000, "kib": 1 << 10,
-    "m": 1 << 20, "mb": 1000**2, "mib": 1 << 20,
-    "g": 1 << 30, "gb": 1000**3, "gib": 1 << 30,
-    "t": 1 << 40, "tb": 1000**4, "tib": 1 << 40,
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kb": 1000,
+    "kib": 1 << 10,
+    "m": 1 << 20,
+    "mb": 1000**2,
+    "mib": 1 << 20,
+    "g": 1 << 30,
+    "gb": 1000**3,
+    "gib": 1 << 30,
+    "t": 1 << 40,
+    "tb": 1000**4,
+    "tib": 1 << 40,
 }
 _SIZE_RE = re.compile(r"^\s*([0-9]+)\s*([a-zA-Z]*)\s*$", re.ASCII)
 MAX_SIZE = 1 << 40  # no device has a terabyte; bounds what a typo can ask for
@@ -76,8 +85,10 @@ def parse_sizes(spec: str | int | Iterable[str | int] | None = None) -> list[int
     elif isinstance(spec, numbers.Integral) and not isinstance(spec, bool):
         sizes = [parse_size(spec)]
     elif isinstance(spec, (bytes, bytearray, Mapping)) or not isinstance(spec, Iterable):
-        raise TypeError("sizes must be a string such as '4KiB:1MiB', an int or a list of "
-                        f"them, not {type(spec).__name__}")
+        raise TypeError(
+            "sizes must be a string such as '4KiB:1MiB', an int or a list of "
+            f"them, not {type(spec).__name__}"
+        )
     else:
         sizes = [parse_size(s) for s in itertools.islice(spec, MAX_SIZES + 1)]
         if len(sizes) > MAX_SIZES:

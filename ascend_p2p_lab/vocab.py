@@ -31,8 +31,19 @@ TEST = "test"
 #: copies; the operation names are ``collectives.busbw.OPERATIONS``.
 COLLECTIVE = "collective"
 #: Every pattern, in the order of ``sweep --patterns`` help and ``patterns``.
-PATTERN_NAMES: tuple[str, ...] = (PAIR, LATENCY, LOCAL, ONE_TO_ALL, ALL_TO_ONE, H2D, D2H,
-                                  GROUP, CARD, TEST, COLLECTIVE)
+PATTERN_NAMES: tuple[str, ...] = (
+    PAIR,
+    LATENCY,
+    LOCAL,
+    ONE_TO_ALL,
+    ALL_TO_ONE,
+    H2D,
+    D2H,
+    GROUP,
+    CARD,
+    TEST,
+    COLLECTIVE,
+)
 
 # ---- initiators: whose stream issues a copy (the ``initiator`` column)
 SRC = "src"  # the source pushes (a write)
@@ -45,9 +56,11 @@ PAIR_INITIATORS: tuple[str, ...] = (DST, SRC)
 #: What people call each initiator (item names, tables, figure legends).
 INITIATOR_WORDS: dict[str, str] = {DST: "pull", SRC: "push", THIRD: "third"}
 #: The longer form figures use.
-INITIATOR_TEXT: dict[str, str] = {DST: "pull (destination issues)",
-                                  SRC: "push (source issues)",
-                                  THIRD: "third (a device that is neither end issues)"}
+INITIATOR_TEXT: dict[str, str] = {
+    DST: "pull (destination issues)",
+    SRC: "push (source issues)",
+    THIRD: "third (a device that is neither end issues)",
+}
 
 # ---- directions, peer modes, paths, timings, process modes
 UNI, BI = "uni", "bi"

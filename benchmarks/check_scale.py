@@ -62,8 +62,9 @@ def degraded_link(k: int) -> tuple[int, int]:
     return k % DEVICES, (k + 3) % DEVICES
 
 
-def synthesize(base: pd.DataFrame, hosts: int, degraded: int, seed: int
-               ) -> tuple[pd.DataFrame, dict[str, tuple[int, int]]]:
+def synthesize(
+    base: pd.DataFrame, hosts: int, degraded: int, seed: int
+) -> tuple[pd.DataFrame, dict[str, tuple[int, int]]]:
     """``hosts`` hosts' rows, each resampled from ``base`` (see the module docstring)."""
     rng = np.random.default_rng(seed)
     base = base.reset_index(drop=True)
@@ -72,8 +73,13 @@ def synthesize(base: pd.DataFrame, hosts: int, degraded: int, seed: int
     order = np.argsort(point, kind="stable")
     starts = np.searchsorted(point[order], point)  # each row's point's first row in order
     counts = np.bincount(point)[point]
-    base = base.astype({c: "category" for c in base.columns
-                        if base[c].dtype == object or str(base[c].dtype) in ("string", "str")})
+    base = base.astype(
+        {
+            c: "category"
+            for c in base.columns
+            if base[c].dtype == object or str(base[c].dtype) in ("string", "str")
+        }
+    )
     n = len(base)
     pick = starts + (rng.random((hosts, n)) * counts).astype(np.int64)
     source = order[pick].ravel()  # the base row each synthetic row copies its sample from
@@ -87,8 +93,7 @@ def synthesize(base: pd.DataFrame, hosts: int, degraded: int, seed: int
         name = names[(k * hosts) // max(degraded, 1)]
         src, dst = degraded_link(k)
         bad[name] = (src, dst)
-        hit = ((frame["host"] == name) & (frame["src"] == src) & (frame["dst"] == dst)
-               ).to_numpy()
+        hit = ((frame["host"] == name) & (frame["src"] == src) & (frame["dst"] == dst)).to_numpy()
         frame.loc[hit, "bandwidth_GBps"] *= SLOW
         frame.loc[hit, "elapsed_us"] /= SLOW
     return frame, bad
@@ -119,8 +124,15 @@ def analyse(frame: pd.DataFrame, probe: pd.DataFrame, criteria: Any) -> dict[str
 
     found, fleet_s, fleet_cpu = _timed(fleet)
     (items, failing), check_s, check_cpu = _timed(check)
-    return {"outliers": found, "items": items, "failing": failing, "fleet_s": fleet_s,
-            "fleet_cpu_s": fleet_cpu, "check_s": check_s, "check_cpu_s": check_cpu}
+    return {
+        "outliers": found,
+        "items": items,
+        "failing": failing,
+        "fleet_s": fleet_s,
+        "fleet_cpu_s": fleet_cpu,
+        "check_s": check_s,
+        "check_cpu_s": check_cpu,
+    }
 
 
 def _load() -> str:
@@ -141,8 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     load_before = _load()
     (base, probe), run_s, _ = _timed(lambda: one_run(args.seed))
     criteria = criteria_from_preset(PRESET, fraction=0.9)
-    (frame, bad), synth_s, _ = _timed(lambda: synthesize(base, args.hosts, args.degraded,
-                                                          args.seed))
+    (frame, bad), synth_s, _ = _timed(
+        lambda: synthesize(base, args.hosts, args.degraded, args.seed)
+    )
     result = analyse(frame, probe, criteria)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     found = {(r.host, r.src, r.dst) for r in result["outliers"].itertuples()}
@@ -162,15 +175,15 @@ pandas {pd.__version__}, {os.cpu_count()} cores; load average before {load_befor
 - input: {args.hosts} synthetic hosts x {len(base):,} rows (one default {PRESET} sweep,
   {run_s:.1f} s, resampled per point; {synth_s:.1f} s to make) = {len(frame):,} rows;
   {len(bad)} hosts with one link at {SLOW}
-- fleet analysis (link fractions, host table, outliers): {result['fleet_s']:.2f} s wall,
-  {result['fleet_cpu_s']:.2f} s CPU; {len(result['outliers'])} outliers, the degraded links
-- check summaries (criteria of the preset's model x 0.9): {result['check_s']:.2f} s wall,
-  {result['check_cpu_s']:.2f} s CPU; {len(items):,} items ({args.hosts} hosts x
-  {len(items) // max(args.hosts, 1)}), {int((items['status'] == 'FAIL').sum())} failing, on the
+- fleet analysis (link fractions, host table, outliers): {result["fleet_s"]:.2f} s wall,
+  {result["fleet_cpu_s"]:.2f} s CPU; {len(result["outliers"])} outliers, the degraded links
+- check summaries (criteria of the preset's model x 0.9): {result["check_s"]:.2f} s wall,
+  {result["check_cpu_s"]:.2f} s CPU; {len(items):,} items ({args.hosts} hosts x
+  {len(items) // max(args.hosts, 1)}), {int((items["status"] == "FAIL").sum())} failing, on the
   degraded hosts only
 - together {total:.2f} s (target {TARGET_S:.0f} s); peak RSS {peak / 2**30:.2f} GiB
   (target {TARGET_BYTES / 2**30:.0f} GiB, the synthetic rows included):
-  **{'met' if ok else 'NOT met'}**
+  **{"met" if ok else "NOT met"}**
 """)
     return 0 if ok else 1
 

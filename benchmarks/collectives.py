@@ -59,10 +59,15 @@ def measure_collectives(repeats: int = 1) -> dict[str, Any]:
         report, _rss = run_child(CHILD, [OPS, SIZES, ",".join(PRESETS), json.dumps(OPTIONS)])
         runs.append(report)
     last = runs[-1]
-    return {"wall_s": med(runs, "wall_s"),
-            "cpu_s": statistics.median(sum(r[p]["cpu_s"] for p in PRESETS) for r in runs),
-            "presets": {p: last[p] for p in PRESETS}, "ops": OPS, "sizes": SIZES,
-            "options": OPTIONS, "runs": runs}
+    return {
+        "wall_s": med(runs, "wall_s"),
+        "cpu_s": statistics.median(sum(r[p]["cpu_s"] for p in PRESETS) for r in runs),
+        "presets": {p: last[p] for p in PRESETS},
+        "ops": OPS,
+        "sizes": SIZES,
+        "options": OPTIONS,
+        "runs": runs,
+    }
 
 
 if __name__ == "__main__":

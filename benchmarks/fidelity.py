@@ -43,8 +43,19 @@ SEED = 0
 SAMPLES = 3
 VALUES = ("bandwidth", "bidir_total", "us_per_copy", "ratio")
 SWEEP_KEYS = ("pattern", "direction", "pairs", "groups", "devices", "initiator", "timing")
-REQUIRED = ("id", "figure", "platform", "source", "published", "unit", "preset", "pattern",
-            "sizes", "value", "how")
+REQUIRED = (
+    "id",
+    "figure",
+    "platform",
+    "source",
+    "published",
+    "unit",
+    "preset",
+    "pattern",
+    "sizes",
+    "value",
+    "how",
+)
 OK, EXPLAINED, UNEXPLAINED = "within 10%", "outside: known limit", "OUTSIDE, NO EXPLANATION"
 
 
@@ -121,8 +132,15 @@ def evaluate(figures: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         limit = str(fig.get("known_limit", "")).strip()
         within = abs(diff) <= TOLERANCE
         verdict = OK if within else (EXPLAINED if limit else UNEXPLAINED)
-        rows.append({**fig, "simulated": value, "difference": diff, "verdict": verdict,
-                     "known_limit": limit})
+        rows.append(
+            {
+                **fig,
+                "simulated": value,
+                "difference": diff,
+                "verdict": verdict,
+                "known_limit": limit,
+            }
+        )
     return rows
 
 
@@ -137,8 +155,11 @@ def _simulated(value: float) -> str:
 
 def _note(row: Mapping[str, Any]) -> str:
     if row["verdict"] == OK:
-        return ("within 10% (a known limit is on file: " + row["known_limit"] + ")"
-                if row["known_limit"] else "within 10%")
+        return (
+            "within 10% (a known limit is on file: " + row["known_limit"] + ")"
+            if row["known_limit"]
+            else "within 10%"
+        )
     return row["known_limit"] or "**no explanation on file**"
 
 
@@ -146,10 +167,19 @@ def _header() -> list[str]:
     import ascend_p2p_lab
 
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
-                                capture_output=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=ROOT, text=True, capture_output=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            text=True,
+            capture_output=True,
+        ).stdout.strip()
         commit += " (with uncommitted changes)" if dirty else ""
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown (not a git checkout)"
@@ -170,23 +200,41 @@ def _header() -> list[str]:
     ]
 
 
-def render(rows: Sequence[Mapping[str, Any]], not_measurable: Sequence[Mapping[str, Any]]
-           ) -> str:
+def render(rows: Sequence[Mapping[str, Any]], not_measurable: Sequence[Mapping[str, Any]]) -> str:
     """The Markdown of docs/fidelity.md."""
     lines = _header()
     counts = {v: sum(r["verdict"] == v for r in rows) for v in (OK, EXPLAINED, UNEXPLAINED)}
-    lines.append(f"**{len(rows)} figures measured: {counts[OK]} within 10%, "
-                 f"{counts[EXPLAINED]} outside with a known limit, {counts[UNEXPLAINED]} "
-                 f"outside without one; {len(not_measurable)} not measurable.**")
-    lines += ["", "| Figure | Platform | Source | Published | Simulated | Difference | Preset "
-              "| How measured | Verdict |", "|---|---|---|---|---|---|---|---|---|"]
+    lines.append(
+        f"**{len(rows)} figures measured: {counts[OK]} within 10%, "
+        f"{counts[EXPLAINED]} outside with a known limit, {counts[UNEXPLAINED]} "
+        f"outside without one; {len(not_measurable)} not measurable.**"
+    )
+    lines += [
+        "",
+        "| Figure | Platform | Source | Published | Simulated | Difference | Preset "
+        "| How measured | Verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        cells = [r["figure"], r["platform"], r["source"], f"{_published(r)} {r['unit']}",
-                 f"{_simulated(r['simulated'])} {r['unit']}", f"{r['difference']:+.1%}",
-                 f"`{r['preset']}`", r["how"], _note(r)]
+        cells = [
+            r["figure"],
+            r["platform"],
+            r["source"],
+            f"{_published(r)} {r['unit']}",
+            f"{_simulated(r['simulated'])} {r['unit']}",
+            f"{r['difference']:+.1%}",
+            f"`{r['preset']}`",
+            r["how"],
+            _note(r),
+        ]
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
-    lines += ["", "## Figures the toolkit cannot measure", "", "| Figure | Platform | Source "
-              "| Why not |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "## Figures the toolkit cannot measure",
+        "",
+        "| Figure | Platform | Source | Why not |",
+        "|---|---|---|---|",
+    ]
     for f in not_measurable:
         lines.append(f"| {f['figure']} | {f['platform']} | {f['source']} | {f['reason']} |")
     return "\n".join(lines) + "\n"
@@ -196,13 +244,17 @@ def summary(rows: Sequence[Mapping[str, Any]]) -> tuple[str, int]:
     """The lines printed to the terminal, and the exit status (1: unexplained rows)."""
     out = []
     for r in rows:
-        out.append(f"{r['verdict']:24s} {r['difference']:+7.1%}  {r['id']}: simulated "
-                   f"{_simulated(r['simulated'])} {r['unit']}, published {_published(r)}")
+        out.append(
+            f"{r['verdict']:24s} {r['difference']:+7.1%}  {r['id']}: simulated "
+            f"{_simulated(r['simulated'])} {r['unit']}, published {_published(r)}"
+        )
     bad = [r["id"] for r in rows if r["verdict"] == UNEXPLAINED]
     stale = [r["id"] for r in rows if r["verdict"] == OK and r["known_limit"]]
-    out.append(f"{len(rows)} figures: {sum(r['verdict'] == OK for r in rows)} within 10%, "
-               f"{sum(r['verdict'] == EXPLAINED for r in rows)} outside with a known limit, "
-               f"{len(bad)} outside without one" + (f": {', '.join(bad)}" if bad else ""))
+    out.append(
+        f"{len(rows)} figures: {sum(r['verdict'] == OK for r in rows)} within 10%, "
+        f"{sum(r['verdict'] == EXPLAINED for r in rows)} outside with a known limit, "
+        f"{len(bad)} outside without one" + (f": {', '.join(bad)}" if bad else "")
+    )
     if stale:
         out.append(f"within 10% but a known limit is on file (still true?): {', '.join(stale)}")
     return "\n".join(out), 1 if bad else 0

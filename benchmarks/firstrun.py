@@ -112,6 +112,7 @@ def _figures(label: str, pair: dict[str, Any]) -> dict[str, Any]:
 def measure_report(run_dir: str, repeats: int, baseline: str | None) -> dict[str, Any]:
     """``report`` of one run folder, alternately with the baseline."""
     with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
+
         def once(path: str | None) -> dict[str, Any]:
             out = Path(tmp) / ("before" if path else "after")
             report, _ = run_child(DEMO_CHILD, ["report", run_dir, "--out", str(out)], path)
@@ -155,10 +156,17 @@ def same_figures(before: Path, after: Path) -> str:
     names_b = sorted(p.name for p in after.glob("*.png"))
     if names_a != names_b:
         return f"different files: {sorted(set(names_a) ^ set(names_b))}"
-    differ = [n for n in names_a if imread(before / n).shape != imread(after / n).shape
-              or not np.array_equal(imread(before / n), imread(after / n))]
-    return (f"identical ({len(names_a)} PNGs, pixel for pixel)" if not differ
-            else f"{len(differ)} of {len(names_a)} differ: {differ}")
+    differ = [
+        n
+        for n in names_a
+        if imread(before / n).shape != imread(after / n).shape
+        or not np.array_equal(imread(before / n), imread(after / n))
+    ]
+    return (
+        f"identical ({len(names_a)} PNGs, pixel for pixel)"
+        if not differ
+        else f"{len(differ)} of {len(names_a)} differ: {differ}"
+    )
 
 
 if __name__ == "__main__":  # a quick look: python benchmarks/firstrun.py

@@ -34,7 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this tree's package, not whichever one is installed
 os.environ["PYTHONPATH"] = os.pathsep.join(  # and the workers' too
-    [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+)
 TARGET_S = 60.0
 PRESET = "atlas800t-a2"
 BEGIN, END = "<!-- fleet benchmark: begin -->", "<!-- fleet benchmark: end -->"
@@ -42,11 +43,18 @@ BEGIN, END = "<!-- fleet benchmark: begin -->", "<!-- fleet benchmark: end -->"
 
 def _commit() -> str:
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               check=True).stdout.strip()
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         return out + (" (with uncommitted changes)" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -77,9 +85,17 @@ def measure(n: int) -> dict[str, Any]:
     finally:
         fleet.close()
     t3 = time.perf_counter()
-    return {"start_s": t1 - t0, "survey_s": t2 - t1, "close_s": t3 - t2, "total_s": t3 - t0,
-            "worker_cpu_s": worker_cpu, "result": result,
-            "verdict": analyse(result).verdict, "load0": load0, "load1": os.getloadavg()[0]}
+    return {
+        "start_s": t1 - t0,
+        "survey_s": t2 - t1,
+        "close_s": t3 - t2,
+        "total_s": t3 - t0,
+        "worker_cpu_s": worker_cpu,
+        "result": result,
+        "verdict": analyse(result).verdict,
+        "load0": load0,
+        "load1": os.getloadavg()[0],
+    }
 
 
 def _process_cpu() -> float:
@@ -105,7 +121,8 @@ def identity(result: Any) -> tuple[int, list[str]]:
         try:
             pd.testing.assert_frame_equal(
                 r.frame.drop(columns=drop).reset_index(drop=True),
-                alone.drop(columns=drop).reset_index(drop=True))
+                alone.drop(columns=drop).reset_index(drop=True),
+            )
         except (AssertionError, AttributeError):
             differ.append(host)
     return rows, differ
@@ -122,34 +139,47 @@ def section(m: dict[str, Any], ident: tuple[int, list[str]] | None) -> str:
     if ident is None:
         same = "not checked (--no-identity)"
     else:
-        same = (f"identical for all {len(res.results)} hosts ({ident[0]:,} rows)"
-                if not ident[1] else f"DIFFERENT for {', '.join(ident[1])}")
+        same = (
+            f"identical for all {len(res.results)} hosts ({ident[0]:,} rows)"
+            if not ident[1]
+            else f"DIFFERENT for {', '.join(ident[1])}"
+        )
     v = m["verdict"]
-    return "\n".join([
-        BEGIN, "## Fleet survey", "",
-        f"Written by `python benchmarks/fleet.py` on "
-        f"{_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')}, commit "
-        f"{_commit()}; see `benchmarks/README.md`.", "",
-        f"Machine: {_cpu_name()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"pandas {pd.__version__}, distributed {_version('distributed')}. Load average (1 min)"
-        f" at start / end: {m['load0']:.2f} / {m['load1']:.2f}.", "",
-        "| What | Target | Measured | |", "|---|---|---|---|",
-        f"| {len(res.results)} simulated {PRESET} hosts, default sweep (4 KiB-1 GiB, 56 "
-        f"pairs, uni, peer on, 5 samples): start the LocalCluster, survey, close | <= "
-        f"{TARGET_S:.0f} s wall | {m['total_s']:.1f} s | {'PASS' if ok else 'FAIL'} |",
-        f"| Per-host rows vs the host swept alone with the same seed | identical | {same} | "
-        f"{'PASS' if ident is not None and not ident[1] else '-'} |", "",
-        f"Split: cluster start {m['start_s']:.1f} s ({len(res.results)} worker processes, "
-        f"forkserver), survey {m['survey_s']:.1f} s, close {m['close_s']:.1f} s. Per host: "
-        f"wall {statistics.median(walls):.1f} s median ({min(walls):.1f}-{max(walls):.1f}), "
-        f"CPU of the task {statistics.median(cpus):.2f} s median, {sum(cpus):.1f} s in all "
-        f"(on {os.cpu_count()} cores the survey cannot take less than "
-        f"{sum(cpus) / (os.cpu_count() or 1):.1f} s); the {len(res.results)} worker "
-        f"processes used {m['worker_cpu_s']:.1f} s of CPU in all, start-up and Dask's own "
-        f"work included. Rows gathered: {rows:,}. Verdict: "
-        f"{len(v['outliers'])} outliers, {len(v['failed_hosts'])} failed hosts, exit "
-        f"{v['exit_status']}.",
-        END, ""])
+    return "\n".join(
+        [
+            BEGIN,
+            "## Fleet survey",
+            "",
+            f"Written by `python benchmarks/fleet.py` on "
+            f"{_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')}, commit "
+            f"{_commit()}; see `benchmarks/README.md`.",
+            "",
+            f"Machine: {_cpu_name()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"pandas {pd.__version__}, distributed {_version('distributed')}. Load average (1 min)"
+            f" at start / end: {m['load0']:.2f} / {m['load1']:.2f}.",
+            "",
+            "| What | Target | Measured | |",
+            "|---|---|---|---|",
+            f"| {len(res.results)} simulated {PRESET} hosts, default sweep (4 KiB-1 GiB, 56 "
+            f"pairs, uni, peer on, 5 samples): start the LocalCluster, survey, close | <= "
+            f"{TARGET_S:.0f} s wall | {m['total_s']:.1f} s | {'PASS' if ok else 'FAIL'} |",
+            f"| Per-host rows vs the host swept alone with the same seed | identical | {same} | "
+            f"{'PASS' if ident is not None and not ident[1] else '-'} |",
+            "",
+            f"Split: cluster start {m['start_s']:.1f} s ({len(res.results)} worker processes, "
+            f"forkserver), survey {m['survey_s']:.1f} s, close {m['close_s']:.1f} s. Per host: "
+            f"wall {statistics.median(walls):.1f} s median ({min(walls):.1f}-{max(walls):.1f}), "
+            f"CPU of the task {statistics.median(cpus):.2f} s median, {sum(cpus):.1f} s in all "
+            f"(on {os.cpu_count()} cores the survey cannot take less than "
+            f"{sum(cpus) / (os.cpu_count() or 1):.1f} s); the {len(res.results)} worker "
+            f"processes used {m['worker_cpu_s']:.1f} s of CPU in all, start-up and Dask's own "
+            f"work included. Rows gathered: {rows:,}. Verdict: "
+            f"{len(v['outliers'])} outliers, {len(v['failed_hosts'])} failed hosts, exit "
+            f"{v['exit_status']}.",
+            END,
+            "",
+        ]
+    )
 
 
 def _version(name: str) -> str:
@@ -180,8 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
     m = measure(args.hosts)
-    print(f"total {m['total_s']:.1f} s (start {m['start_s']:.1f}, survey {m['survey_s']:.1f},"
-          f" close {m['close_s']:.1f}); load {m['load0']:.2f} -> {m['load1']:.2f}", flush=True)
+    print(
+        f"total {m['total_s']:.1f} s (start {m['start_s']:.1f}, survey {m['survey_s']:.1f},"
+        f" close {m['close_s']:.1f}); load {m['load0']:.2f} -> {m['load1']:.2f}",
+        flush=True,
+    )
     ident = None if args.no_identity else identity(m["result"])
     text = section(m, ident)
     print(text)

@@ -39,15 +39,24 @@ def env(pythonpath: str | None = None) -> dict[str, str]:
     return out
 
 
-def run_child(code: str, args: list[str], pythonpath: str | None = None,
-              timeout: float = 1800.0) -> tuple[dict[str, Any], int | None]:
+def run_child(
+    code: str, args: list[str], pythonpath: str | None = None, timeout: float = 1800.0
+) -> tuple[dict[str, Any], int | None]:
     """Run ``python -c code args`` in an empty folder (so that only this tree's package
     or ``pythonpath`` can be imported); return its last JSON line and its peak RSS in KiB
     (from ``os.wait4``; None where there is no wait4)."""
-    with tempfile.TemporaryDirectory() as cwd, tempfile.TemporaryFile() as err, \
-            tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen([sys.executable, "-c", code, *args], stdout=out,
-                                stderr=err, env=env(pythonpath), cwd=cwd)
+    with (
+        tempfile.TemporaryDirectory() as cwd,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryFile() as out,
+    ):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, *args],
+            stdout=out,
+            stderr=err,
+            env=env(pythonpath),
+            cwd=cwd,
+        )
         maxrss = None
         if hasattr(os, "wait4"):
             _pid, status, usage = os.wait4(proc.pid, 0)
@@ -57,8 +66,9 @@ def run_child(code: str, args: list[str], pythonpath: str | None = None,
             proc.wait(timeout)
         if proc.returncode:
             err.seek(0)
-            raise RuntimeError(f"child failed ({proc.returncode}): "
-                               f"{err.read().decode(errors='replace')[-2000:]}")
+            raise RuntimeError(
+                f"child failed ({proc.returncode}): {err.read().decode(errors='replace')[-2000:]}"
+            )
         out.seek(0)
         lines = out.read().decode().strip().splitlines()
     return json.loads(lines[-1]), maxrss
@@ -67,8 +77,10 @@ def run_child(code: str, args: list[str], pythonpath: str | None = None,
 def machine() -> dict[str, Any]:
     """CPU, cores, RAM, OS, Python, numpy/pandas versions and the commit of this tree."""
     info: dict[str, Any] = {
-        "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-        "ram_gib": None, "python": platform.python_version(),
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "ram_gib": None,
+        "python": platform.python_version(),
         "platform": platform.platform(),
     }
     try:
@@ -94,12 +106,28 @@ def machine() -> dict[str, Any]:
 def commit_of(tree: Path) -> str:
     """The short commit of a git tree (with a note when it has uncommitted changes)."""
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tree,
-                                capture_output=True, text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         dirty = subprocess.run(  # the results files this run writes do not count
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-             ":!benchmarks/results.md", ":!benchmarks/results.json"],
-            cwd=tree, capture_output=True, text=True).stdout.strip()
+            [
+                "git",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":!benchmarks/results.md",
+                ":!benchmarks/results.json",
+            ],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return commit + (" (with uncommitted changes)" if dirty else "")
@@ -116,14 +144,22 @@ def baseline_tree(spec: str, keep: list[tempfile.TemporaryDirectory]) -> tuple[s
     ``keep``)."""
     if Path(spec).is_dir():
         return str(Path(spec).resolve()), f"the package in {spec}"
-    full = subprocess.run(["git", "rev-parse", "--verify", f"{spec}^{{commit}}"], cwd=ROOT,
-                          capture_output=True, text=True)
+    full = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{spec}^{{commit}}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     if full.returncode:
         raise SystemExit(f"--baseline {spec}: neither a folder nor a commit of this repository")
     tmp = tempfile.TemporaryDirectory(prefix="bench-baseline-")
     keep.append(tmp)
-    archive = subprocess.run(["git", "archive", "--format=tar", full.stdout.strip()],
-                             cwd=ROOT, capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", full.stdout.strip()],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
     with tempfile.TemporaryFile() as fh:
         fh.write(archive)
         fh.seek(0)
@@ -132,8 +168,12 @@ def baseline_tree(spec: str, keep: list[tempfile.TemporaryDirectory]) -> tuple[s
     return tmp.name, f"commit {spec[:12]}"
 
 
-def alternate(measure: Callable[[str | None], dict[str, Any]], repeats: int,
-              baseline: str | None, key: str = "wall_s") -> dict[str, Any]:
+def alternate(
+    measure: Callable[[str | None], dict[str, Any]],
+    repeats: int,
+    baseline: str | None,
+    key: str = "wall_s",
+) -> dict[str, Any]:
     """``measure(pythonpath)`` ``repeats`` times for this tree (None) and, when given, as
     often for the baseline, alternately (before, after, before, ...); the runs, and with
     a baseline the median of the per-round ratios after / before of ``key``."""

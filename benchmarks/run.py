@@ -39,10 +39,24 @@ import sweeps
 from harness import ROOT, baseline_tree, commit_of, load, machine
 from writeup import render
 
-ALL = ("a2", "a3", "overhead", "import", "demo_a2", "demo_a3", "report", "dashboard",
-       "notebooks", "suite", "collectives")
-GROUPS = {"demo": ("demo_a2", "demo_a3"), "sweeps": ("a2", "a3"),
-          "render": ()}  # nothing measured: results.md rewritten from results.json
+ALL = (
+    "a2",
+    "a3",
+    "overhead",
+    "import",
+    "demo_a2",
+    "demo_a3",
+    "report",
+    "dashboard",
+    "notebooks",
+    "suite",
+    "collectives",
+)
+GROUPS = {
+    "demo": ("demo_a2", "demo_a3"),
+    "sweeps": ("a2", "a3"),
+    "render": (),
+}  # nothing measured: results.md rewritten from results.json
 #: Sections other benchmarks write into the same file (benchmarks/fleet.py), kept as they are.
 KEPT_SECTIONS = (("<!-- fleet benchmark: begin -->", "<!-- fleet benchmark: end -->"),)
 
@@ -56,7 +70,7 @@ def kept_sections(path: Path) -> str:
     for begin, end in KEPT_SECTIONS:
         i, j = old.find(begin), old.find(end)
         if i >= 0 and j > i:
-            out.append("\n" + old[i:j + len(end)] + "\n")
+            out.append("\n" + old[i : j + len(end)] + "\n")
     return "".join(out)
 
 
@@ -68,20 +82,21 @@ def selected(only: str | None) -> list[str]:
     for word in only.split(","):
         word = word.strip()
         if word not in ALL and word not in GROUPS:
-            raise SystemExit(f"--only: unknown measurement {word!r}; choose from "
-                             f"{', '.join([*ALL, *GROUPS])}")
+            raise SystemExit(
+                f"--only: unknown measurement {word!r}; choose from {', '.join([*ALL, *GROUPS])}"
+            )
         names.update(GROUPS.get(word, (word,)))
     return [n for n in ALL if n in names]
 
 
-def measurements(args: argparse.Namespace, base: str | None,
-                 state: dict[str, Any]) -> dict[str, Callable[[], dict[str, Any]]]:
+def measurements(
+    args: argparse.Namespace, base: str | None, state: dict[str, Any]
+) -> dict[str, Callable[[], dict[str, Any]]]:
     """Each measurement's call (``state`` carries the A2 demo run to the report)."""
     r = args.repeats
 
     def report() -> dict[str, Any]:
-        run_dir = state.get("run_dir") or firstrun.measure_demo(
-            "atlas800t-a2", 1, None)["run_dir"]
+        run_dir = state.get("run_dir") or firstrun.measure_demo("atlas800t-a2", 1, None)["run_dir"]
         return firstrun.measure_report(run_dir, r, base)
 
     return {
@@ -104,11 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help=f"comma-separated: {', '.join([*ALL, *GROUPS])}")
     ap.add_argument("--repeats", type=int, default=3, help="runs per measurement (median)")
     ap.add_argument("--a3-repeats", type=int, default=1, help="runs of the A3 demo")
-    ap.add_argument("--baseline", metavar="DIR_OR_COMMIT",
-                    help="another tree to measure alternately as 'before'")
+    ap.add_argument(
+        "--baseline",
+        metavar="DIR_OR_COMMIT",
+        help="another tree to measure alternately as 'before'",
+    )
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results.md"))
-    ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results.json"),
-                    help="the raw numbers, merged across runs")
+    ap.add_argument(
+        "--json",
+        default=str(ROOT / "benchmarks" / "results.json"),
+        help="the raw numbers, merged across runs",
+    )
     args = ap.parse_args(argv)
     names = selected(args.only)
     keep: list[tempfile.TemporaryDirectory] = []
@@ -123,13 +144,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name} ...", flush=True)
         out = calls[name]()
         state.update({k: out[k] for k in ("run_dir",) if k in out})
-        out.update(when=_dt.datetime.now().astimezone().isoformat(timespec="seconds"),
-                   commit=commit_of(ROOT), load=(before, load()),
-                   baseline=label or None)
+        out.update(
+            when=_dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+            commit=commit_of(ROOT),
+            load=(before, load()),
+            baseline=label or None,
+        )
         res[name] = out
         raw.write_text(json.dumps(res, indent=1, default=str) + "\n")
-        print(f"  {json.dumps({k: v for k, v in out.items() if k != 'runs'}, default=str)}",
-              flush=True)
+        print(
+            f"  {json.dumps({k: v for k, v in out.items() if k != 'runs'}, default=str)}",
+            flush=True,
+        )
     Path(args.out).write_text(render(res) + kept_sections(Path(args.out)))
     print(f"wrote {args.out} and {raw}")
     return 0

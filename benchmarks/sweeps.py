@@ -52,18 +52,23 @@ print(json.dumps({{"ns": t, "loaded": [m for m in ("matplotlib", "ipywidgets", "
 
 def _sweep_once(preset: str, pythonpath: str | None) -> dict[str, Any]:
     report, maxrss = run_child(SWEEP_CHILD, [preset, json.dumps(SWEEP_ARGS)], pythonpath)
-    report["maxrss_mib"] = (maxrss if maxrss is not None
-                            else report["self_maxrss_kib"]) / 1024
+    report["maxrss_mib"] = (maxrss if maxrss is not None else report["self_maxrss_kib"]) / 1024
     return report
 
 
 def _summary(preset: str, runs: list[dict[str, Any]]) -> dict[str, Any]:
     walls = [r["wall_s"] for r in runs]
     return {
-        "preset": preset, "runs": runs,
-        "wall_s": statistics.median(walls), "wall_min_s": min(walls), "wall_max_s": max(walls),
-        "cpu_s": med(runs, "cpu_s"), "maxrss_mib": max(r["maxrss_mib"] for r in runs),
-        "copies": runs[0]["copies"], "rows": runs[0]["rows"], "pairs": runs[0]["pairs"],
+        "preset": preset,
+        "runs": runs,
+        "wall_s": statistics.median(walls),
+        "wall_min_s": min(walls),
+        "wall_max_s": max(walls),
+        "cpu_s": med(runs, "cpu_s"),
+        "maxrss_mib": max(r["maxrss_mib"] for r in runs),
+        "copies": runs[0]["copies"],
+        "rows": runs[0]["rows"],
+        "pairs": runs[0]["pairs"],
     }
 
 
@@ -108,10 +113,14 @@ def measure_overhead(copies: int = 20_000, rounds: int = 15) -> dict[str, Any]:
         dst.close()
     ratios = [x / y for x, y in zip(loop, bare)]
     return {
-        "copies": copies, "rounds": rounds,
-        "bare_ns": statistics.median(bare), "loop_ns": statistics.median(loop),
-        "bare_min_ns": min(bare), "loop_min_ns": min(loop),
-        "ratio": statistics.median(ratios), "ratio_of_minima": min(loop) / min(bare),
+        "copies": copies,
+        "rounds": rounds,
+        "bare_ns": statistics.median(bare),
+        "loop_ns": statistics.median(loop),
+        "bare_min_ns": min(bare),
+        "loop_min_ns": min(loop),
+        "ratio": statistics.median(ratios),
+        "ratio_of_minima": min(loop) / min(bare),
     }
 
 
@@ -128,8 +137,13 @@ def measure_import(repeats: int = 9) -> dict[str, Any]:
             if module == "ascend_p2p_lab":
                 loaded.update(report["loaded"])
     lab, pd_ = statistics.median(times["ascend_p2p_lab"]), statistics.median(times["pandas"])
-    return {"lab_ms": lab, "pandas_ms": pd_, "ratio": lab / pd_, "repeats": repeats,
-            "loaded": sorted(loaded)}
+    return {
+        "lab_ms": lab,
+        "pandas_ms": pd_,
+        "ratio": lab / pd_,
+        "repeats": repeats,
+        "loaded": sorted(loaded),
+    }
 
 
 def _pytest(args: list[str]) -> dict[str, Any]:
@@ -140,11 +154,15 @@ def _pytest(args: list[str]) -> dict[str, Any]:
     wall = time.perf_counter() - t
     lines = [ln for ln in proc.stdout.strip().splitlines() if ln.strip()]
     summary = lines[-1].strip("= ") if lines else ""
-    counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped|errors?)",
-                                               summary)}
-    return {"status": "measured", "wall_s": wall, "returncode": proc.returncode,
-            "summary": summary, "counts": counts,
-            "command": "python -m pytest " + " ".join(args)}
+    counts = {k: int(v) for v, k in re.findall(r"(\d+) (passed|failed|skipped|errors?)", summary)}
+    return {
+        "status": "measured",
+        "wall_s": wall,
+        "returncode": proc.returncode,
+        "summary": summary,
+        "counts": counts,
+        "command": "python -m pytest " + " ".join(args),
+    }
 
 
 def measure_notebooks() -> dict[str, Any]:

@@ -13,17 +13,17 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 
 TARGETS = {
-    "a2": 5.0,            # s, atlas800t-a2 full sweep
-    "a3": 20.0,           # s, atlas800t-a3 full sweep
-    "rss_mib": 500.0,     # MiB, peak RSS of a sweep's process
-    "overhead": 1.2,      # enqueue_copies / bare memcpy_async loop, per copy
-    "import": 1.3,        # import ascend_p2p_lab / import pandas
-    "notebooks": 180.0,   # s, nbval over notebooks/
-    "demo_a2": 8.0,       # s, `demo` on the A2
-    "demo_a3": 25.0,      # s, `demo --preset atlas800t-a3`
-    "report": 3.0,        # s, `report` of the A2 demo run
-    "dashboard": 2.0,     # s, the dashboard's re-run on the A2
-    "suite": 240.0,       # s, the README's `python -m pytest`
+    "a2": 5.0,  # s, atlas800t-a2 full sweep
+    "a3": 20.0,  # s, atlas800t-a3 full sweep
+    "rss_mib": 500.0,  # MiB, peak RSS of a sweep's process
+    "overhead": 1.2,  # enqueue_copies / bare memcpy_async loop, per copy
+    "import": 1.3,  # import ascend_p2p_lab / import pandas
+    "notebooks": 180.0,  # s, nbval over notebooks/
+    "demo_a2": 8.0,  # s, `demo` on the A2
+    "demo_a3": 25.0,  # s, `demo --preset atlas800t-a3`
+    "report": 3.0,  # s, `report` of the A2 demo run
+    "dashboard": 2.0,  # s, the dashboard's re-run on the A2
+    "suite": 240.0,  # s, the README's `python -m pytest`
     "collectives": 15.0,  # s, five collectives at eight sizes on the A2 and the A3
 }
 
@@ -33,16 +33,20 @@ def _ok(flag: bool | None) -> str:
 
 
 def _when(r: dict[str, Any]) -> str:
-    return (f"{r['when'][:16].replace('T', ' ')}, commit {r['commit']}, load "
-            f"{r['load'][0]:.1f}/{r['load'][1]:.1f}")
+    return (
+        f"{r['when'][:16].replace('T', ' ')}, commit {r['commit']}, load "
+        f"{r['load'][0]:.1f}/{r['load'][1]:.1f}"
+    )
 
 
 def _first_run_rows(res: dict[str, Any]) -> list[tuple[str, str, str, bool | None]]:
     rows = []
-    for key, what in (("demo_a2", "`demo` on the A2 (sweep, report; same rows and figures)"),
-                      ("demo_a3", "`demo --preset atlas800t-a3`"),
-                      ("report", "`report` of the A2 demo run (14 figures)"),
-                      ("dashboard", "Dashboard re-run on the A2, default controls (Python side)")):
+    for key, what in (
+        ("demo_a2", "`demo` on the A2 (sweep, report; same rows and figures)"),
+        ("demo_a3", "`demo --preset atlas800t-a3`"),
+        ("report", "`report` of the A2 demo run (14 figures)"),
+        ("dashboard", "Dashboard re-run on the A2, default controls (Python side)"),
+    ):
         r = res.get(key)
         if not r:
             rows.append((what, f"<= {TARGETS[key]:g} s", "not measured", None))
@@ -56,67 +60,111 @@ def _first_run_rows(res: dict[str, Any]) -> list[tuple[str, str, str, bool | Non
 def target_rows(res: dict[str, Any]) -> list[tuple[str, str, str, bool | None]]:
     """(what, target, measured, pass) for every measurement present."""
     rows: list[tuple[str, str, str, bool | None]] = []
-    for key, what in (("a2", "Full sweep, atlas800t-a2 (56 pairs, 4 KiB-1 GiB, 5 samples, "
-                             "uni+bi)"), ("a3", "Full sweep, atlas800t-a3 (240 pairs, same)")):
+    for key, what in (
+        ("a2", "Full sweep, atlas800t-a2 (56 pairs, 4 KiB-1 GiB, 5 samples, uni+bi)"),
+        ("a3", "Full sweep, atlas800t-a3 (240 pairs, same)"),
+    ):
         s = res.get(key)
-        rows.append((what, f"<= {TARGETS[key]:g} s wall",
-                     f"{s['wall_s']:.2f} s" if s else "not measured",
-                     s["wall_s"] <= TARGETS[key] if s else None))
+        rows.append(
+            (
+                what,
+                f"<= {TARGETS[key]:g} s wall",
+                f"{s['wall_s']:.2f} s" if s else "not measured",
+                s["wall_s"] <= TARGETS[key] if s else None,
+            )
+        )
     if "a2" in res and "a3" in res:
         rss = max(res["a2"]["maxrss_mib"], res["a3"]["maxrss_mib"])
-        rows.append(("Peak memory of a sweep's process (a2 / a3)",
-                     f"<= {TARGETS['rss_mib']:g} MiB", f"{res['a2']['maxrss_mib']:.0f} / "
-                     f"{res['a3']['maxrss_mib']:.0f} MiB", rss <= TARGETS["rss_mib"]))
+        rows.append(
+            (
+                "Peak memory of a sweep's process (a2 / a3)",
+                f"<= {TARGETS['rss_mib']:g} MiB",
+                f"{res['a2']['maxrss_mib']:.0f} / {res['a3']['maxrss_mib']:.0f} MiB",
+                rss <= TARGETS["rss_mib"],
+            )
+        )
     if ov := res.get("overhead"):
-        rows.append(("Harness overhead: enqueue_copies / bare memcpy_async loop, per copy",
-                     f"<= {TARGETS['overhead']:g}", f"{ov['ratio']:.3f}",
-                     ov["ratio"] <= TARGETS["overhead"]))
+        rows.append(
+            (
+                "Harness overhead: enqueue_copies / bare memcpy_async loop, per copy",
+                f"<= {TARGETS['overhead']:g}",
+                f"{ov['ratio']:.3f}",
+                ov["ratio"] <= TARGETS["overhead"],
+            )
+        )
     if im := res.get("import"):
-        rows.append(("`import ascend_p2p_lab` / `import pandas` (median of fresh interpreters)",
-                     f"<= {TARGETS['import']:g}, no matplotlib/ipywidgets",
-                     f"{im['ratio']:.3f} ({im['lab_ms']:.1f} / {im['pandas_ms']:.1f} ms); "
-                     f"pulled in: {', '.join(im['loaded']) or 'nothing of those'}",
-                     im["ratio"] <= TARGETS["import"]
-                     and not set(im["loaded"]) & {"matplotlib", "ipywidgets"}))
+        rows.append(
+            (
+                "`import ascend_p2p_lab` / `import pandas` (median of fresh interpreters)",
+                f"<= {TARGETS['import']:g}, no matplotlib/ipywidgets",
+                f"{im['ratio']:.3f} ({im['lab_ms']:.1f} / {im['pandas_ms']:.1f} ms); "
+                f"pulled in: {', '.join(im['loaded']) or 'nothing of those'}",
+                im["ratio"] <= TARGETS["import"]
+                and not set(im["loaded"]) & {"matplotlib", "ipywidgets"},
+            )
+        )
     rows += _first_run_rows(res)
     if co := res.get("collectives"):
         a2, a3 = (co["presets"][p] for p in ("atlas800t-a2", "atlas800t-a3"))
         ratios = [r for p in (a2, a3) for r in (p["ratio_min"], p["ratio_max"])]
-        rows.append(("Collectives: 5 ops x 8 sizes on the A2 and the A3 (1 sample each, "
-                     "verified)", f"<= {TARGETS['collectives']:g} s",
-                     f"{co['wall_s']:.2f} s (A2 {a2['wall_s']:.1f}, A3 {a3['wall_s']:.1f}; "
-                     f"CPU {co['cpu_s']:.1f} s); busbw / predicted "
-                     f"{min(ratios):.3f}-{max(ratios):.3f}",
-                     co["wall_s"] <= TARGETS["collectives"] and a2["verified"]
-                     and a3["verified"]))
-    for key, what in (("notebooks", "Notebook suite under nbval"),
-                      ("suite", "The README's test command (`python -m pytest`)")):
+        rows.append(
+            (
+                "Collectives: 5 ops x 8 sizes on the A2 and the A3 (1 sample each, verified)",
+                f"<= {TARGETS['collectives']:g} s",
+                f"{co['wall_s']:.2f} s (A2 {a2['wall_s']:.1f}, A3 {a3['wall_s']:.1f}; "
+                f"CPU {co['cpu_s']:.1f} s); busbw / predicted "
+                f"{min(ratios):.3f}-{max(ratios):.3f}",
+                co["wall_s"] <= TARGETS["collectives"] and a2["verified"] and a3["verified"],
+            )
+        )
+    for key, what in (
+        ("notebooks", "Notebook suite under nbval"),
+        ("suite", "The README's test command (`python -m pytest`)"),
+    ):
         nb = res.get(key)
         if nb and nb.get("status") == "measured":
-            rows.append((what, f"<= {TARGETS[key]:g} s",
-                         f"{nb['wall_s']:.1f} s ({nb['summary']})",
-                         nb["wall_s"] <= TARGETS[key] and nb["returncode"] == 0))
+            rows.append(
+                (
+                    what,
+                    f"<= {TARGETS[key]:g} s",
+                    f"{nb['wall_s']:.1f} s ({nb['summary']})",
+                    nb["wall_s"] <= TARGETS[key] and nb["returncode"] == 0,
+                )
+            )
         else:
             rows.append((what, f"<= {TARGETS[key]:g} s", "not measured", None))
     return rows
 
 
 def machine_lines(m: dict[str, Any]) -> list[str]:
-    return ["## Machine", "", "| | |", "|---|---|", f"| CPU | {m['cpu']} |",
-            f"| Cores (os.cpu_count) | {m['cores']} |", f"| RAM | {m['ram_gib']} GiB |",
-            f"| OS | {m['platform']} |", f"| Python | {m['python']} |",
-            f"| numpy / pandas / matplotlib | {m['numpy']} / {m['pandas']} / "
-            f"{m.get('matplotlib', '?')} |", ""]
+    return [
+        "## Machine",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| CPU | {m['cpu']} |",
+        f"| Cores (os.cpu_count) | {m['cores']} |",
+        f"| RAM | {m['ram_gib']} GiB |",
+        f"| OS | {m['platform']} |",
+        f"| Python | {m['python']} |",
+        f"| numpy / pandas / matplotlib | {m['numpy']} / {m['pandas']} / "
+        f"{m.get('matplotlib', '?')} |",
+        "",
+    ]
 
 
 def sweep_lines(res: dict[str, Any]) -> list[str]:
-    out = ["### Sweeps", "",
-           "`sweep(rt, sizes=\"4KiB:1GiB\", direction=\"both\", samples=5, progress=False)` "
-           "on the simulator, each in a fresh child process; the median wall time of the "
-           "`sweep(...)` call alone. Peak memory: the child's `ru_maxrss` from `os.wait4`.",
-           "", "| Preset | Taken | Wall (median, min-max) | CPU | Copies enqueued | Rows | "
-           "Peak RSS | Before: wall (CPU) | After / before |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        "### Sweeps",
+        "",
+        '`sweep(rt, sizes="4KiB:1GiB", direction="both", samples=5, progress=False)` '
+        "on the simulator, each in a fresh child process; the median wall time of the "
+        "`sweep(...)` call alone. Peak memory: the child's `ru_maxrss` from `os.wait4`.",
+        "",
+        "| Preset | Taken | Wall (median, min-max) | CPU | Copies enqueued | Rows | "
+        "Peak RSS | Before: wall (CPU) | After / before |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for key in ("a2", "a3"):
         s = res.get(key)
         if not s:
@@ -124,28 +172,41 @@ def sweep_lines(res: dict[str, Any]) -> list[str]:
         b = s.get("before")
         before = f"{b['wall_s']:.2f} s ({b['cpu_s']:.2f} s)" if b else "-"
         ratio = f"{s['ratio']:.2f}" if "ratio" in s else "-"
-        out.append(f"| {s['preset']} | {_when(s)} | {s['wall_s']:.2f} s ({s['wall_min_s']:.2f}"
-                   f"-{s['wall_max_s']:.2f}) | {s['cpu_s']:.2f} s | {s['copies']:,} | "
-                   f"{s['rows']:,} | {s['maxrss_mib']:.0f} MiB | {before} | {ratio} |")
+        out.append(
+            f"| {s['preset']} | {_when(s)} | {s['wall_s']:.2f} s ({s['wall_min_s']:.2f}"
+            f"-{s['wall_max_s']:.2f}) | {s['cpu_s']:.2f} s | {s['copies']:,} | "
+            f"{s['rows']:,} | {s['maxrss_mib']:.0f} MiB | {before} | {ratio} |"
+        )
     if ov := res.get("overhead"):
-        out += ["", f"Harness overhead ({_when(ov)}): {ov['rounds']} alternating rounds of "
-                f"{ov['copies']:,} copies of 4 KiB; median per copy: bare {ov['bare_ns']:.0f} "
-                f"ns, enqueue_copies {ov['loop_ns']:.0f} ns; ratio {ov['ratio']:.3f} (of the "
-                f"minima {ov['ratio_of_minima']:.3f})."]
+        out += [
+            "",
+            f"Harness overhead ({_when(ov)}): {ov['rounds']} alternating rounds of "
+            f"{ov['copies']:,} copies of 4 KiB; median per copy: bare {ov['bare_ns']:.0f} "
+            f"ns, enqueue_copies {ov['loop_ns']:.0f} ns; ratio {ov['ratio']:.3f} (of the "
+            f"minima {ov['ratio_of_minima']:.3f}).",
+        ]
     if im := res.get("import"):
-        out += ["", f"Import ({_when(im)}): `import X` in {im['repeats']} fresh interpreters "
-                "per module, interleaved, after one warm-up each; median."]
+        out += [
+            "",
+            f"Import ({_when(im)}): `import X` in {im['repeats']} fresh interpreters "
+            "per module, interleaved, after one warm-up each; median.",
+        ]
     return [*out, ""]
 
 
 def first_run_lines(res: dict[str, Any]) -> list[str]:
-    out = ["### The first run: demo, report, dashboard", "",
-           "Each in a fresh process; wall and CPU (the child's and its drawing workers') of "
-           "`cli.main(...)` after importing the package and pandas; with a baseline, the "
-           "two trees ran alternately and after / before is the median of the per-round "
-           "ratios of wall time.", "",
-           "| What | Taken | After: wall (CPU) | Report step | Before: wall (CPU) | After / "
-           "before | Same rows | Same figures |", "|---|---|---|---|---|---|---|---|"]
+    out = [
+        "### The first run: demo, report, dashboard",
+        "",
+        "Each in a fresh process; wall and CPU (the child's and its drawing workers') of "
+        "`cli.main(...)` after importing the package and pandas; with a baseline, the "
+        "two trees ran alternately and after / before is the median of the per-round "
+        "ratios of wall time.",
+        "",
+        "| What | Taken | After: wall (CPU) | Report step | Before: wall (CPU) | After / "
+        "before | Same rows | Same figures |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for key in ("demo_a2", "demo_a3", "report", "dashboard"):
         r = res.get(key)
         if not r:
@@ -156,9 +217,11 @@ def first_run_lines(res: dict[str, Any]) -> list[str]:
             step = f"{a['draws']:.0f} draw(s), {a['draw_cpu_s']:.2f} s CPU"
         before = f"{b['wall_s']:.2f} s ({b['cpu_s']:.2f} s)" if b else "-"
         ratio = f"{r['ratio']:.2f}" if "ratio" in r else "-"
-        out.append(f"| {key} | {_when(r)} | {a['wall_s']:.2f} s ({a['cpu_s']:.2f} s) | {step} "
-                   f"| {before} | {ratio} | {r.get('same_rows', '-')} | "
-                   f"{r.get('same_figures', '-')} |")
+        out.append(
+            f"| {key} | {_when(r)} | {a['wall_s']:.2f} s ({a['cpu_s']:.2f} s) | {step} "
+            f"| {before} | {ratio} | {r.get('same_rows', '-')} | "
+            f"{r.get('same_figures', '-')} |"
+        )
     return [*out, ""]
 
 
@@ -167,21 +230,36 @@ def tests_lines(res: dict[str, Any]) -> list[str]:
     for key in ("notebooks", "suite"):
         nb = res.get(key)
         if nb and nb.get("status") == "measured":
-            out += [f"`{nb['command']}` ({_when(nb)}): exit code {nb['returncode']}, "
-                    f"{nb['wall_s']:.1f} s: {nb['summary']}.", ""]
+            out += [
+                f"`{nb['command']}` ({_when(nb)}): exit code {nb['returncode']}, "
+                f"{nb['wall_s']:.1f} s: {nb['summary']}.",
+                "",
+            ]
     return out
 
 
 def render(res: dict[str, Any]) -> str:
     """The whole results.md."""
-    out = ["# Benchmark results", "",
-           "Written by `python benchmarks/run.py` (see `benchmarks/README.md`); each "
-           "measurement says when it was taken, at which commit and the 1-minute load "
-           "average before/after it (2 cores: a load above ~1 means other work shared them).",
-           "", *machine_lines(res["machine"]), "## Targets", "",
-           "| What | Target | Measured | |", "|---|---|---|---|",
-           *[f"| {w} | {t} | {v} | {_ok(p)} |" for w, t, v, p in target_rows(res)], "",
-           "## Details", "", *sweep_lines(res), *first_run_lines(res), *tests_lines(res)]
+    out = [
+        "# Benchmark results",
+        "",
+        "Written by `python benchmarks/run.py` (see `benchmarks/README.md`); each "
+        "measurement says when it was taken, at which commit and the 1-minute load "
+        "average before/after it (2 cores: a load above ~1 means other work shared them).",
+        "",
+        *machine_lines(res["machine"]),
+        "## Targets",
+        "",
+        "| What | Target | Measured | |",
+        "|---|---|---|---|",
+        *[f"| {w} | {t} | {v} | {_ok(p)} |" for w, t, v, p in target_rows(res)],
+        "",
+        "## Details",
+        "",
+        *sweep_lines(res),
+        *first_run_lines(res),
+        *tests_lines(res),
+    ]
     findings = HERE / "findings.md"
     if findings.exists():
         out.append(findings.read_text())

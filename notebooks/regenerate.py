@@ -34,8 +34,12 @@ def keep_shown_widgets(nb: nbformat.NotebookNode) -> int:
     to; drop the rest (all of it when no output shows a widget). Returns models kept."""
     widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE)
     state = widgets["state"] if widgets else {}
-    todo = [out["data"][WIDGET_VIEW]["model_id"] for cell in nb.cells
-            for out in cell.get("outputs", []) if WIDGET_VIEW in out.get("data", {})]
+    todo = [
+        out["data"][WIDGET_VIEW]["model_id"]
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if WIDGET_VIEW in out.get("data", {})
+    ]
     keep: set[str] = set()
     while todo:
         model = todo.pop()
@@ -55,8 +59,12 @@ def merge_streams(outputs: list) -> list:
     merged: list = []
     for out in outputs:
         last = merged[-1] if merged else None
-        if (out.get("output_type") == "stream" and last is not None
-                and last.get("output_type") == "stream" and last.get("name") == out.get("name")):
+        if (
+            out.get("output_type") == "stream"
+            and last is not None
+            and last.get("output_type") == "stream"
+            and last.get("name") == out.get("name")
+        ):
             last["text"] += out["text"]
         else:
             merged.append(out)
@@ -75,8 +83,10 @@ def progress_text(state: dict, model_id: str) -> str | None:
         return None
     value, top = bar["state"].get("value", 0), bar["state"].get("max", 0) or 1
     filled = int(10 * min(1.0, value / top))
-    return (f"{html.unescape(left['state'].get('value', ''))}|{'█' * filled}"
-            f"{' ' * (10 - filled)}|{html.unescape(right['state'].get('value', ''))}")
+    return (
+        f"{html.unescape(left['state'].get('value', ''))}|{'█' * filled}"
+        f"{' ' * (10 - filled)}|{html.unescape(right['state'].get('value', ''))}"
+    )
 
 
 def refresh_progress_text(nb: nbformat.NotebookNode) -> int:
@@ -97,8 +107,12 @@ def refresh_progress_text(nb: nbformat.NotebookNode) -> int:
 def regenerate(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}},
-        store_widget_state=True, record_timing=False,
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(HERE)}},
+        store_widget_state=True,
+        record_timing=False,
     )
     client.execute()
     for cell in nb.cells:

@@ -30,9 +30,16 @@ from ascend_p2p_lab.cli.dashboard import HOST, free_port
 #: Debian's Chromium (`apt-get install chromium`); ASCEND_P2P_LAB_CHROMIUM overrides it.
 CHROMIUM = "/usr/bin/chromium"
 #: Flags known to work headless as root in a container.
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 #: Set by .ci/run: a missing browser stack fails the tests instead of skipping them.
 REQUIRE_ENV = "ASCEND_P2P_REQUIRE_BROWSER"
 #: Seconds for the server to answer (Voilà imports JupyterLab's server on a 2-core machine).
@@ -48,8 +55,11 @@ def chromium_or_skip() -> str:
     """Chromium's path when Chromium, Playwright and Voilà are all there; otherwise skip
     with the reason, or fail when ASCEND_P2P_REQUIRE_BROWSER=1."""
     chromium = os.environ.get("ASCEND_P2P_LAB_CHROMIUM", CHROMIUM)
-    missing = [f"Python package {m!r}" for m in ("playwright", "voila")
-               if importlib.util.find_spec(m) is None]
+    missing = [
+        f"Python package {m!r}"
+        for m in ("playwright", "voila")
+        if importlib.util.find_spec(m) is None
+    ]
     if not (os.path.isfile(chromium) and os.access(chromium, os.X_OK)):
         missing.append(f"Chromium at {chromium} (Debian: apt-get install chromium)")
     if missing:
@@ -90,8 +100,10 @@ def _wait_until_serving(proc: subprocess.Popen[bytes], url: str, log: Path) -> N
     deadline = time.monotonic() + SERVER_START_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the dashboard server exited ({proc.returncode}):\n"
-                               f"{log.read_text(errors='replace')[-3000:]}")
+            raise RuntimeError(
+                f"the dashboard server exited ({proc.returncode}):\n"
+                f"{log.read_text(errors='replace')[-3000:]}"
+            )
         try:
             with urllib.request.urlopen(f"{url}{PROBE_PATH}", timeout=5):
                 return
@@ -99,8 +111,10 @@ def _wait_until_serving(proc: subprocess.Popen[bytes], url: str, log: Path) -> N
             return  # an HTTP answer, whatever its status: the server is up
         except (urllib.error.URLError, OSError):
             time.sleep(0.25)
-    raise RuntimeError(f"the dashboard server did not answer at {url} within "
-                       f"{SERVER_START_S} s:\n{log.read_text(errors='replace')[-3000:]}")
+    raise RuntimeError(
+        f"the dashboard server did not answer at {url} within "
+        f"{SERVER_START_S} s:\n{log.read_text(errors='replace')[-3000:]}"
+    )
 
 
 @contextlib.contextmanager
@@ -109,14 +123,26 @@ def serve_dashboard(log: Path, preset: str = "atlas800t-a2") -> Iterator[str]:
     this checkout's package first on PYTHONPATH; yields its URL; always stops it."""
     port = free_port()
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, env.get(
-        "PYTHONPATH", "").split(os.pathsep))])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    )
     env.pop("MPLBACKEND", None)  # the kernel keeps the inline backend
-    cmd = [sys.executable, "-m", "ascend_p2p_lab.cli", "dashboard", "--backend", "sim",
-           "--preset", preset, "--port", str(port)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ascend_p2p_lab.cli",
+        "dashboard",
+        "--backend",
+        "sim",
+        "--preset",
+        preset,
+        "--port",
+        str(port),
+    ]
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                cwd=ROOT, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT, start_new_session=True
+        )
     try:
         url = f"http://{HOST}:{port}/"
         _wait_until_serving(proc, url, log)

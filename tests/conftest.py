@@ -32,8 +32,11 @@ _OUTSIDE_TESTS: list[tuple[Any, str]] = []
 
 
 def _leaks(found: list[tuple[Any, str]]) -> list[str]:
-    return [f"{sim!r} ({where}): {sim.simulator.ledger()}"
-            for sim, where in found if not sim.simulator.ledger_is_empty()]
+    return [
+        f"{sim!r} ({where}): {sim.simulator.ledger()}"
+        for sim, where in found
+        if not sim.simulator.ledger_is_empty()
+    ]
 
 
 def _check_outside_tests(where: str) -> list[str]:
@@ -55,8 +58,9 @@ def _no_dask_offload_thread_after_a_module():
     executor = getattr(utils, "_offload_executor", None)
     if executor is not None and getattr(executor, "_threads", None):
         executor.shutdown(wait=True)
-        utils._offload_executor = ThreadPoolExecutor(max_workers=1,
-                                                     thread_name_prefix="Dask-Offload")
+        utils._offload_executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="Dask-Offload"
+        )
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -65,20 +69,25 @@ def _empty_ledgers_at_session_end():
     leaks = _check_outside_tests("made after the last test's setup")
     assert not leaks, (
         "simulator ledger not empty at the end of the session, for simulators made by "
-        "module- or session-scoped fixtures (or outside any test):\n  " + "\n  ".join(leaks))
+        "module- or session-scoped fixtures (or outside any test):\n  " + "\n  ".join(leaks)
+    )
 
 
 @pytest.fixture(autouse=True)
 def _empty_ledger_after_each_test(request: pytest.FixtureRequest):
     # Made before this test's setup (wider-scoped fixtures run first): checked at the end.
-    _OUTSIDE_TESTS.extend((sim, f"found at the setup of {request.node.nodeid}")
-                          for sim in drain_tracked())
+    _OUTSIDE_TESTS.extend(
+        (sim, f"found at the setup of {request.node.nodeid}") for sim in drain_tracked()
+    )
     yield
     made = drain_tracked()
     if request.node.get_closest_marker("keeps_ledger"):
         return
-    leaks = {f"{sim!r} #{i}": sim.simulator.ledger() for i, sim in enumerate(made)
-             if not sim.simulator.ledger_is_empty()}
+    leaks = {
+        f"{sim!r} #{i}": sim.simulator.ledger()
+        for i, sim in enumerate(made)
+        if not sim.simulator.ledger_is_empty()
+    }
     assert not leaks, f"simulator ledger not empty after the test: {leaks}"
 
 
@@ -101,8 +110,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     leaks = [*_check_outside_tests("made after the session-level check"), *_WORKER_LEAKS]
     if not leaks:
         return
-    message = ("simulator ledger not empty at the end of the session:\n  "
-               + "\n  ".join(leaks))
+    message = "simulator ledger not empty at the end of the session:\n  " + "\n  ".join(leaks)
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: the controller reports and fails
         workeroutput["ledger_leaks"] = message

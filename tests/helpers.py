@@ -20,8 +20,10 @@ from ascend_p2p_lab.measure import sweep
 #: large enough that the copy time is the link's, not the latency
 SIZE = 16 << 20
 #: 0 -> 1 at half speed; every copy 2 -> 3 fails with ACL_ERROR_RT_SYS_DMA
-FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013}]
+FAULTS = [
+    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+]
 
 
 def asymmetric_a2_run(**kwargs: Any) -> pd.DataFrame:

@@ -36,33 +36,133 @@ ALLOWED: dict[str, set[str]] = {
     "results": {"vocab", "patterns", "_version", "schema", "units", "run"},
     "comparison": {"vocab", "patterns", "schema", "units", "run", "results"},
     "calibrate": {"vocab", "patterns", "schema", "units", "run", "results", "topology"},
-    "imports": {"vocab", "patterns", "_version", "schema", "units", "run", "results",
-                "topology", "collectives"},
-    "matrices": {"vocab", "patterns", "codes", "schema", "units", "run", "results",
-                 "emptycells"},
+    "imports": {
+        "vocab",
+        "patterns",
+        "_version",
+        "schema",
+        "units",
+        "run",
+        "results",
+        "topology",
+        "collectives",
+    },
+    "matrices": {"vocab", "patterns", "codes", "schema", "units", "run", "results", "emptycells"},
     "sim": {"vocab", "codes", "topology"},
     # collectives as phases of copies, their prediction from links: pure, no runtime
     "collectives": {"vocab", "units", "topology", "patterns", "schema"},
     "runtime": {"vocab", "codes", "topology", "sim"},  # sim only when the simulator is asked
-    "measure": {"vocab", "patterns", "_version", "codes", "units", "schema", "run",
-                "results", "topology", "runtime", "forking", "collectives"},
-    "plots": {"vocab", "patterns", "codes", "units", "schema", "run", "results", "comparison",
-              "matrices", "emptycells", "forking", "collectives"},
-    "terminal": {"vocab", "patterns", "codes", "units", "schema", "run", "results",
-                 "matrices", "emptycells", "collectives"},
-    "widgets": {"vocab", "patterns", "codes", "units", "schema", "run", "results",
-                "comparison", "topology", "runtime", "emptycells", "forking", "measure",
-                "plots", "collectives"},
-    "cli": {"vocab", "patterns", "_version", "codes", "units", "schema", "run", "results",
-            "comparison", "matrices", "emptycells", "topology", "runtime", "measure",
-            "plots", "terminal", "sim", "calibrate", "fleet", "imports", "check", "forking",
-            "collectives"},
+    "measure": {
+        "vocab",
+        "patterns",
+        "_version",
+        "codes",
+        "units",
+        "schema",
+        "run",
+        "results",
+        "topology",
+        "runtime",
+        "forking",
+        "collectives",
+    },
+    "plots": {
+        "vocab",
+        "patterns",
+        "codes",
+        "units",
+        "schema",
+        "run",
+        "results",
+        "comparison",
+        "matrices",
+        "emptycells",
+        "forking",
+        "collectives",
+    },
+    "terminal": {
+        "vocab",
+        "patterns",
+        "codes",
+        "units",
+        "schema",
+        "run",
+        "results",
+        "matrices",
+        "emptycells",
+        "collectives",
+    },
+    "widgets": {
+        "vocab",
+        "patterns",
+        "codes",
+        "units",
+        "schema",
+        "run",
+        "results",
+        "comparison",
+        "topology",
+        "runtime",
+        "emptycells",
+        "forking",
+        "measure",
+        "plots",
+        "collectives",
+    },
+    "cli": {
+        "vocab",
+        "patterns",
+        "_version",
+        "codes",
+        "units",
+        "schema",
+        "run",
+        "results",
+        "comparison",
+        "matrices",
+        "emptycells",
+        "topology",
+        "runtime",
+        "measure",
+        "plots",
+        "terminal",
+        "sim",
+        "calibrate",
+        "fleet",
+        "imports",
+        "check",
+        "forking",
+        "collectives",
+    },
     # the health check: criteria, the sweeps they need, the verdict; never plots or cli
-    "check": {"vocab", "patterns", "_version", "codes", "units", "schema", "run", "results",
-              "topology", "runtime", "measure", "collectives"},
+    "check": {
+        "vocab",
+        "patterns",
+        "_version",
+        "codes",
+        "units",
+        "schema",
+        "run",
+        "results",
+        "topology",
+        "runtime",
+        "measure",
+        "collectives",
+    },
     # Dask only inside functions of fleet/ (survey, simulated): importing it loads no Dask
-    "fleet": {"vocab", "patterns", "codes", "units", "schema", "run", "results",
-              "comparison", "sim", "runtime", "measure"},
+    "fleet": {
+        "vocab",
+        "patterns",
+        "codes",
+        "units",
+        "schema",
+        "run",
+        "results",
+        "comparison",
+        "sim",
+        "runtime",
+        "measure",
+    },
     "__init__": {"vocab", "_version", "runtime"},
 }
 #: Where pyACL may be named and its return codes compared.
@@ -117,10 +217,12 @@ def test_modules_and_functions_stay_small(path: Path) -> None:
         return
     text = path.read_text()
     assert len(text.splitlines()) <= MAX_MODULE_LINES, f"{path.name} is over {MAX_MODULE_LINES}"
-    long = [f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
-            for node in ast.walk(ast.parse(text))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+    long = [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
     assert not long, f"{path.name}: {long}"
 
 
@@ -133,42 +235,63 @@ def test_pyacl_stays_in_the_runtime_layer(path: Path) -> None:
     """Outside runtime/ and sim/: no pyACL call named in code, no `.call(...)`, no `.acl`
     reach-through, no comparison with an ACL return code."""
     tree = ast.parse(path.read_text())
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
-                  and node.body and isinstance(node.body[0], ast.Expr)
-                  and isinstance(node.body[0].value, ast.Constant)}
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
     problems = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
-                and id(node) not in docstrings and CALL_NAME.match(node.value)):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and CALL_NAME.match(node.value)
+        ):
             problems.append(f"line {node.lineno}: names the pyACL call {node.value!r}")
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "call"):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "call"
+        ):
             problems.append(f"line {node.lineno}: calls pyACL through .call(...)")
         if isinstance(node, ast.Attribute) and node.attr == "acl":
             problems.append(f"line {node.lineno}: reaches the pyACL module (.acl)")
         if isinstance(node, ast.Compare):
             for side in (node.left, *node.comparators):
-                if (isinstance(side, ast.Constant) and isinstance(side.value, int)
-                        and side.value >= 100_000):
+                if (
+                    isinstance(side, ast.Constant)
+                    and isinstance(side.value, int)
+                    and side.value >= 100_000
+                ):
                     problems.append(f"line {node.lineno}: compares with code {side.value}")
     assert not problems, problems
 
 
-@pytest.mark.parametrize("path", [p for p in _modules() if _part(p) != "sim"],
-                         ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize(
+    "path", [p for p in _modules() if _part(p) != "sim"], ids=lambda p: str(p.relative_to(PACKAGE))
+)
 def test_the_simulator_is_reached_through_its_documented_extras(path: Path) -> None:
     """Outside sim/: the simulator's extras through ``acl.simulator`` only, never its
     private attributes (``__simulator__``, the engine, its parts)."""
     tree = ast.parse(path.read_text())
-    private = [f"line {node.lineno}: .{node.attr}" for node in ast.walk(tree)
-               if isinstance(node, ast.Attribute)
-               and node.attr in ("__simulator__", "engine", "_devices", "_streams")]
+    private = [
+        f"line {node.lineno}: .{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr in ("__simulator__", "engine", "_devices", "_streams")
+    ]
     assert not private, private
 
 
-@pytest.mark.parametrize("path", [p for p in _modules() if _part(p) != "codes"],
-                         ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _modules() if _part(p) != "codes"],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
 def test_every_code_name_used_is_defined_with_its_header_value(path: Path) -> None:
     """``C.ACL_...`` / ``codes.ACL_...`` exist in codes.py and equal the header table
     (a name missing there is an AttributeError on the error path only)."""
@@ -177,8 +300,12 @@ def test_every_code_name_used_is_defined_with_its_header_value(path: Path) -> No
     tree = ast.parse(path.read_text())
     wrong = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.value.id in ("C", "codes") and node.attr.startswith("ACL_ERROR")):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("C", "codes")
+            and node.attr.startswith("ACL_ERROR")
+        ):
             value = getattr(codes, node.attr, None)
             if value is None or codes.ERROR_CODES.get(node.attr, value) != value:
                 wrong.append(f"line {node.lineno}: {node.attr} = {value!r}")
@@ -197,22 +324,33 @@ def _function_imports(path: Path) -> set[tuple[int, str]]:
     found: set[tuple[int, str]] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found |= {(n.lineno, n.module or "") for n in ast.walk(node)
-                      if isinstance(n, ast.ImportFrom) and n.level > 0}
+            found |= {
+                (n.lineno, n.module or "")
+                for n in ast.walk(node)
+                if isinstance(n, ast.ImportFrom) and n.level > 0
+            }
     return found
 
 
 def test_cli_imports_at_the_top_not_inside_functions() -> None:
-    found = [f"{p.relative_to(PACKAGE)}:{line} {module}" for p in _modules()
-             if _part(p) == "cli" for line, module in sorted(_function_imports(p))]
+    found = [
+        f"{p.relative_to(PACKAGE)}:{line} {module}"
+        for p in _modules()
+        if _part(p) == "cli"
+        for line, module in sorted(_function_imports(p))
+    ]
     assert len(found) <= MAX_CLI_FUNCTION_IMPORTS, "\n".join(found)
 
 
 def test_private_names_stay_in_their_module() -> None:
-    found = [f"{p.relative_to(PACKAGE)}:{n.lineno} {a.name}" for p in _modules()
-             for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
-             if isinstance(n, ast.ImportFrom) and n.level > 0
-             for a in n.names if a.name.startswith("_") and not a.name.startswith("__")]
+    found = [
+        f"{p.relative_to(PACKAGE)}:{n.lineno} {a.name}"
+        for p in _modules()
+        for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(n, ast.ImportFrom) and n.level > 0
+        for a in n.names
+        if a.name.startswith("_") and not a.name.startswith("__")
+    ]
     assert len(found) <= MAX_PRIVATE_IMPORTS, "\n".join(found)
 
 
@@ -225,8 +363,10 @@ def test_no_module_name_is_used_three_times() -> None:
 
 
 def test_no_package_function_is_named_like_a_test() -> None:
-    found = [f"{p.relative_to(PACKAGE)}:{n.lineno} {n.name}" for p in _modules()
-             for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
-             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-             and n.name.startswith("test_")]
+    found = [
+        f"{p.relative_to(PACKAGE)}:{n.lineno} {n.name}"
+        for p in _modules()
+        for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test_")
+    ]
     assert not found

@@ -23,10 +23,18 @@ def test_an_unknown_code_is_named_by_its_number() -> None:
     assert codes.error_name(12345) == "UNKNOWN_ERROR_12345"
 
 
-@pytest.mark.parametrize(("names", "expected"), [
-    ((), "NA"), (("SIO",), "SIO"), (("HCCS",), "HCCS"), (("SYS", "PIX"), "PIX"),
-    (("HCCS", "SIO", "SYS"), "SIO"), (("PHB", "SYS"), "PHB"), (("HCCS_SW", "PHB"), "HCCS_SW"),
-])
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        ((), "NA"),
+        (("SIO",), "SIO"),
+        (("HCCS",), "HCCS"),
+        (("SYS", "PIX"), "PIX"),
+        (("HCCS", "SIO", "SYS"), "SIO"),
+        (("PHB", "SYS"), "PHB"),
+        (("HCCS_SW", "PHB"), "HCCS_SW"),
+    ],
+)
 def test_the_strongest_link_bit_names_the_class(names: tuple[str, ...], expected: str) -> None:
     bits = 0
     for name in names:

@@ -62,8 +62,9 @@ FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507
 CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
 
 
-def _run(faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,),
-         preset: str = PRESET) -> pd.DataFrame:
+def _run(
+    faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,), preset: str = PRESET
+) -> pd.DataFrame:
     with open_runtime("sim", preset=preset, seed=SEED, faults=faults or []) as rt:
         return sweep(rt, pairs=pairs, sizes=list(sizes), samples=2, progress=False)
 
@@ -73,9 +74,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pd.DataFra
     """clean, clean2 (another clean run), degraded, failing, corrupt, other (2-3, 3-2),
     wider (0-1, 1-0, 2-3): each frame with its saved folder."""
     root = tmp_path_factory.mktemp("runs")
-    frames = {"clean": _run(), "clean2": _run(), "degraded": _run(DEGRADE),
-              "failing": _run(FAIL), "corrupt": _run(CORRUPT), "other": _run(pairs="2-3,3-2"),
-              "wider": _run(pairs="0-1,1-0,2-3")}
+    frames = {
+        "clean": _run(),
+        "clean2": _run(),
+        "degraded": _run(DEGRADE),
+        "failing": _run(FAIL),
+        "corrupt": _run(CORRUPT),
+        "other": _run(pairs="2-3,3-2"),
+        "wider": _run(pairs="0-1,1-0,2-3"),
+    }
     return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
 
 
@@ -116,8 +123,7 @@ def test_a_point_lost_in_the_run_counts_as_below(runs) -> None:
     back = compare(runs["failing"][0], runs["clean"][0])
     assert list(zip(back["src"], back["dst"])) == [(1, 0)]
     missing = unmatched(runs["failing"][0], runs["clean"][0])
-    assert missing[["src", "dst", "reason"]].values.tolist() == [
-        [0, 1, "not_measured_in_baseline"]]
+    assert missing[["src", "dst", "reason"]].values.tolist() == [[0, 1, "not_measured_in_baseline"]]
 
 
 def test_rows_with_an_error_kind_are_not_measurements(runs) -> None:
@@ -183,9 +189,17 @@ def below(capsys, argv: list[str]) -> tuple[int, list[tuple[int, int]], dict]:
 
 
 def _bi(src: int, dst: int, gbps: float | None, total: float | None) -> dict:
-    return {"src": src, "dst": dst, "pattern": "pair", "direction": "bi", "peer": "on",
-            "path": "p2p", "size_bytes": 1 << 28, "bandwidth_GBps": gbps,
-            "bidir_total_GBps": total}
+    return {
+        "src": src,
+        "dst": dst,
+        "pattern": "pair",
+        "direction": "bi",
+        "peer": "on",
+        "path": "p2p",
+        "size_bytes": 1 << 28,
+        "bandwidth_GBps": gbps,
+        "bidir_total_GBps": total,
+    }
 
 
 def test_a_total_is_compared_only_with_a_total():
@@ -199,7 +213,9 @@ def test_a_total_is_compared_only_with_a_total():
     base = to_frame([_bi(0, 1, 25.0, 50.0), _bi(1, 0, 25.0, 50.0)])
     got = compare(base, run)
     assert got[["src", "dst", "ratio", "below", "value"]].values.tolist() == [
-        [0, 1, 0.8, True, "bidir_total_GBps"], [1, 0, 1.0, False, "bidir_total_GBps"]]
+        [0, 1, 0.8, True, "bidir_total_GBps"],
+        [1, 0, 1.0, False, "bidir_total_GBps"],
+    ]
     assert unmatched(base, run).empty
     per_direction = to_frame([_bi(0, 1, 25.0, None), _bi(1, 0, 25.0, None)])
     assert compare(per_direction, run).empty
@@ -210,8 +226,7 @@ def test_a_total_is_compared_only_with_a_total():
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"
     with open_runtime("sim", "atlas800t-a3") as rt:
-        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2),
-                 out)
+        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2), out)
     return load_run(out)
 
 

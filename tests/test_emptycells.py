@@ -55,14 +55,16 @@ def test_terminal_figures_and_dashboard_explain_an_empty_cell_alike(capsys) -> N
     assert (m.kinds[0][2], m.kinds[0][3]) == ("unreachable", NOT_MEASURED)
     print_matrices(run)
     out = capsys.readouterr().out
-    rows = {ln.split()[0]: ln.split()[1:] for ln in out.splitlines()
-            if ln[:1].isdigit() and len(ln.split()) == 9}
+    rows = {
+        ln.split()[0]: ln.split()[1:]
+        for ln in out.splitlines()
+        if ln[:1].isdigit() and len(ln.split()) == 9
+    }
     data = heatmap_data(run)
     for (src, dst), kind in (((0, 2), "unreachable"), ((0, 3), NOT_MEASURED)):
         assert rows[str(src)][dst] == data.cells.loc[(src, dst), "code"] == TAGS[kind]
         assert f"{TAGS[kind]}: {explain(kind)}" in out
-        assert any(text.startswith(f"{TAGS[kind]}: {explain(kind)}")
-                   for _code, text in data.legend)
+        assert any(text.startswith(f"{TAGS[kind]}: {explain(kind)}") for _code, text in data.legend)
     widgets = pytest.importorskip("ascend_p2p_lab.widgets.render")
     caption = widgets.heatmap_caption(run, ("uni", "on", None))
     assert explain("unreachable") in caption and explain(NOT_MEASURED) in caption

@@ -87,8 +87,7 @@ def _report(tmp_path: Path, run: Path, capsys) -> tuple[str, list[str]]:
 def test_the_values_of_a_card_import_give_its_bi_totals(tmp_path, capsys):
     from ascend_p2p_lab.matrices import aggregate_values
 
-    run = imported(tmp_path, "card", "dmi", str(DATA / "dmi-a3-p2p-card.txt"), "--size",
-                   "256MiB")
+    run = imported(tmp_path, "card", "dmi", str(DATA / "dmi-a3-p2p-card.txt"), "--size", "256MiB")
     values = aggregate_values(load(run))
     bi = values[values["direction"] == "bi"]
     assert len(bi) == 56 and bi["reason"].isna().all() and bi["kind"].isna().all()
@@ -138,8 +137,17 @@ def test_json_is_numbers_with_null_and_reasons(run) -> None:
     data = json.loads(json.dumps(matrices_json(run)))
     assert data["device_count"] == 8 and data["run_id"] == run.attrs["run"]["run_id"]
     first = data["matrices"][0]
-    assert {"title", "value", "unit", "pattern", "direction", "peer", "size_bytes",
-            "matrix", "reasons"} <= set(first)
+    assert {
+        "title",
+        "value",
+        "unit",
+        "pattern",
+        "direction",
+        "peer",
+        "size_bytes",
+        "matrix",
+        "reasons",
+    } <= set(first)
     assert first["unit"] == "GB/s" and first["size_bytes"] == SIZE
     assert first["matrix"][2][3] is None and first["reasons"][2][3].startswith("runtime")
     assert first["matrix"][0][1] < first["matrix"][1][0]

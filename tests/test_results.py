@@ -73,8 +73,9 @@ from ascend_p2p_lab.topology.presets import read_packaged
 @pytest.fixture(scope="module")
 def run() -> pd.DataFrame:
     with open_runtime("sim", "atlas300i-duo") as rt:
-        frame = sweep(rt, pairs=[(0, 1), (0, 2)], sizes="4KiB,1MiB", samples=2, peer="both",
-                      progress=False)
+        frame = sweep(
+            rt, pairs=[(0, 1), (0, 2)], sizes="4KiB,1MiB", samples=2, peer="both", progress=False
+        )
     assert rt.ledger() is not None
     return frame
 
@@ -82,7 +83,10 @@ def run() -> pd.DataFrame:
 def test_round_trip_keeps_every_value_and_type(run, tmp_path) -> None:
     save_run(run, tmp_path / "r")
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [
-        "run.json", "samples.csv", "samples.parquet"]
+        "run.json",
+        "samples.csv",
+        "samples.parquet",
+    ]
     back = load_run(tmp_path / "r")
     pd.testing.assert_frame_equal(back, run)
     assert back.attrs["run"]["run_id"] == run.attrs["run"]["run_id"]
@@ -103,17 +107,36 @@ def test_errors_and_reasons_survive(run, tmp_path) -> None:
     assert cross["error"].str.contains("cannot access peer").all()
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda d: (d / "run.json").write_text("{not json"), "not valid JSON"),
-    (lambda d: (d / "run.json").write_text("[1, 2]"), "expected a JSON object"),
-    (lambda d: (d / "run.json").unlink(), "missing"),
-    (lambda d: (d / "samples.parquet").write_bytes(
-        (d / "samples.parquet").read_bytes()[:200]), "cannot read samples"),
-    (lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").write_text(
-        "\n".join((d / "samples.csv").read_text().splitlines()[:3]))), "truncated"),
-    (lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").write_text(
-        "a,b\n1,2\n")), "missing columns"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda d: (d / "run.json").write_text("{not json"), "not valid JSON"),
+        (lambda d: (d / "run.json").write_text("[1, 2]"), "expected a JSON object"),
+        (lambda d: (d / "run.json").unlink(), "missing"),
+        (
+            lambda d: (d / "samples.parquet").write_bytes(
+                (d / "samples.parquet").read_bytes()[:200]
+            ),
+            "cannot read samples",
+        ),
+        (
+            lambda d: (
+                (d / "samples.parquet").unlink(),
+                (d / "samples.csv").write_text(
+                    "\n".join((d / "samples.csv").read_text().splitlines()[:3])
+                ),
+            ),
+            "truncated",
+        ),
+        (
+            lambda d: (
+                (d / "samples.parquet").unlink(),
+                (d / "samples.csv").write_text("a,b\n1,2\n"),
+            ),
+            "missing columns",
+        ),
+    ],
+)
 def test_damaged_files_are_rejected_clearly(run, tmp_path, damage, message) -> None:
     folder = save_run(run, tmp_path / "r")
     damage(folder)
@@ -133,8 +156,9 @@ def test_unknown_vocabulary_is_rejected(run, tmp_path) -> None:
 def test_schema_and_empty_frame() -> None:
     frame = empty_frame()
     assert tuple(frame.columns) == COLUMNS
-    assert dict(frame.dtypes.astype(str)) == {c: str(pd.Series(dtype=t).dtype)
-                                              for c, t in SCHEMA.items()}
+    assert dict(frame.dtypes.astype(str)) == {
+        c: str(pd.Series(dtype=t).dtype) for c, t in SCHEMA.items()
+    }
     assert summarize(frame).empty
 
 
@@ -150,8 +174,13 @@ def test_no_pickle_anywhere() -> None:
             assert banned not in text, f"{banned} in {path}"
 
 
-QUICK: dict[str, Any] = {"samples": 1, "warmup": 1, "min_sample_us": 20.0, "max_copies": 2,
-                         "progress": False}
+QUICK: dict[str, Any] = {
+    "samples": 1,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 2,
+    "progress": False,
+}
 
 
 # ------------------------------------------------------------------------- result files
@@ -183,7 +212,8 @@ def test_column_order_and_dtypes_survive(saved_run: Path) -> None:
     back = load_run(saved_run)
     assert tuple(back.columns) == COLUMNS
     assert {c: str(t) for c, t in back.dtypes.items()} == {
-        c: str(pd.Series(dtype=t).dtype) for c, t in SCHEMA.items()}
+        c: str(pd.Series(dtype=t).dtype) for c, t in SCHEMA.items()
+    }
 
 
 PRESET = "atlas800t-a2"
@@ -211,8 +241,16 @@ def lab() -> tuple[pd.DataFrame, object]:
     """h2d and d2h of devices 0 and 2, and the pair 0 -> 2 staged (peer off)."""
     topo = _lopsided()
     with open_runtime("sim", topology=topo) as rt:
-        run = sweep(rt, pairs="0-2", patterns=("h2d", "d2h", "pair"), devices=DEVICES,
-                    peer="off", sizes=[SMALL, LARGE], samples=2, progress=False)
+        run = sweep(
+            rt,
+            pairs="0-2",
+            patterns=("h2d", "d2h", "pair"),
+            devices=DEVICES,
+            peer="off",
+            sizes=[SMALL, LARGE],
+            samples=2,
+            progress=False,
+        )
     return run, topo
 
 
@@ -234,7 +272,8 @@ def test_a_saved_run_keeps_the_host_rows(lab, tmp_path) -> None:
     loaded = results.load_run(results.save_run(run, tmp_path / "run"))
     host = loaded[loaded["pattern"] == "h2d"]
     assert host["src"].isna().all() and list(host["cpu_affinity"]) == list(
-        run.loc[run["pattern"] == "h2d", "cpu_affinity"])
+        run.loc[run["pattern"] == "h2d", "cpu_affinity"]
+    )
 
 
 PRESET_2 = "atlas800-9000"
@@ -256,8 +295,7 @@ PAIRS = "0-1,1-0,0-4"
 def lab_2() -> tuple[pd.DataFrame, dict[tuple[int, int], tuple[float, float]]]:
     """The run and, per measured pair, the preset's (latency_us, bandwidth_GBps)."""
     with open_runtime("sim", preset=PRESET_2, faults=FAULTS) as rt:
-        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2,
-                    progress=False)
+        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2, progress=False)
         topo = rt.topology
         model = {}
         for a, b in [(0, 1), (1, 0), (0, 4)]:
@@ -279,8 +317,10 @@ def test_latency_matrix_matches_the_modelled_links(lab_2) -> None:
         mat = results.matrix(run, size, value="latency_us", pattern="latency")
         assert mat.index.name == "src" and mat.columns.name == "dst"
         for pair in model:
-            assert mat.loc[pair] == pytest.approx(modelled_us(model, pair, size), rel=0.03), \
-                (size, pair)
+            assert mat.loc[pair] == pytest.approx(modelled_us(model, pair, size), rel=0.03), (
+                size,
+                pair,
+            )
         assert math.isnan(mat.loc[4, 0])  # never measured: a transposed matrix has it
     small = results.matrix(run, 4, value="latency_us", pattern="latency")
     assert small.loc[0, 4] > 1.3 * small.loc[0, 1]  # SYS 15 us, HCCS 10 us
@@ -302,7 +342,8 @@ def test_the_latency_matrix_is_inferred_or_refused_never_empty(lab_2) -> None:
     run, _ = lab_2
     inferred = results.matrix(run, 4, value="latency_us")  # the latency pattern
     pd.testing.assert_frame_equal(
-        inferred, results.matrix(run, 4, value="latency_us", pattern="latency"))
+        inferred, results.matrix(run, 4, value="latency_us", pattern="latency")
+    )
     assert inferred.notna().sum().sum() > 0
     with pytest.raises(ValueError, match=r"no 'pair' row has latency_us.*'latency'"):
         results.matrix(run, 4, value="latency_us", pattern="pair")
@@ -324,10 +365,10 @@ def test_runs_saved_before_latency_load(lab_2, tmp_path) -> None:
 
 def host_bound_run() -> pd.DataFrame:
     """A slow host on an A2: enqueueing small copies takes most of each window."""
-    with open_runtime("sim", preset="atlas800t-a2",
-                      faults=[{"kind": "slow_host", "factor": 3.0}]) as rt:
-        return sweep(rt, pairs="0-1", sizes="4KiB,64KiB,1MiB,4MiB", samples=2,
-                     progress=False)
+    with open_runtime(
+        "sim", preset="atlas800t-a2", faults=[{"kind": "slow_host", "factor": 3.0}]
+    ) as rt:
+        return sweep(rt, pairs="0-1", sizes="4KiB,64KiB,1MiB,4MiB", samples=2, progress=False)
 
 
 def test_fit_leaves_out_host_bound_samples_and_says_so() -> None:
@@ -344,8 +385,7 @@ def test_fit_leaves_out_host_bound_samples_and_says_so() -> None:
     assert only_bound["host_bound_left_out"].iloc[0] == bound.sum()
     assert math.isnan(only_bound["latency_us"].iloc[0])
     # a group whose key has a missing device (a fan-out's dst) is counted once, too
-    fanout = run.assign(pattern="one_to_all", dst=pd.Series(pd.NA, index=run.index,
-                                                              dtype="Int64"))
+    fanout = run.assign(pattern="one_to_all", dst=pd.Series(pd.NA, index=run.index, dtype="Int64"))
     for frame in (fanout, fanout[bound]):
         fit = results.fit_latency_bandwidth(frame)
         assert len(fit) == 1 and fit["host_bound_left_out"].iloc[0] == bound.sum()
@@ -451,8 +491,19 @@ def test_a_corrupted_link_is_a_verification_failure_and_exit_1(capsys, tmp_path)
     """Only 0->1 corrupts: its points are verified=False, kind ``verification``, timing
     kept; 1->0 verifies; the command exits 1 and says so."""
     topo = topology_with(tmp_path, 'kind = "corrupt"\nlink = [0, 1]')
-    code, out, _ = run_cli(capsys, "sweep", "--backend", "sim", "--topology", topo,
-                           "--pairs", "0-1,1-0", *CLI_QUICK, "--out", str(tmp_path / "r"))
+    code, out, _ = run_cli(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--topology",
+        topo,
+        "--pairs",
+        "0-1,1-0",
+        *CLI_QUICK,
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert code == 1 and "verification" in out
     run = load_run(tmp_path / "r")
     bad, good = run[run.src == 0], run[run.src == 1]

@@ -28,19 +28,45 @@ MIB = 1 << 20
 # ------------------------------------------------------------------- results tables
 def _row(**values: Any) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(COLUMNS)
-    row.update(run_id="r", backend="sim", preset="p", host="h", src=0, dst=1, link="HCCS",
-               pattern="pair", direction="uni", peer="on", path="p2p", initiator="src",
-               size_bytes=MIB, copies=10, timing="events", nominal_GBps=25.0,
-               elapsed_us=math.nan, bandwidth_GBps=math.nan, host_enqueue_us=math.nan,
-               bidir_total_GBps=math.nan)
+    row.update(
+        run_id="r",
+        backend="sim",
+        preset="p",
+        host="h",
+        src=0,
+        dst=1,
+        link="HCCS",
+        pattern="pair",
+        direction="uni",
+        peer="on",
+        path="p2p",
+        initiator="src",
+        size_bytes=MIB,
+        copies=10,
+        timing="events",
+        nominal_GBps=25.0,
+        elapsed_us=math.nan,
+        bandwidth_GBps=math.nan,
+        host_enqueue_us=math.nan,
+        bidir_total_GBps=math.nan,
+    )
     row.update(values)
     return row
 
 
 def _samples(bws: list[float], **values: Any) -> list[dict[str, Any]]:
     size = values.get("size_bytes", MIB)
-    return [_row(sample=i, bandwidth_GBps=bw, elapsed_us=size * 10 / (bw * 1e3),
-                 host_bound=i == 0, verified=i != 1, **values) for i, bw in enumerate(bws)]
+    return [
+        _row(
+            sample=i,
+            bandwidth_GBps=bw,
+            elapsed_us=size * 10 / (bw * 1e3),
+            host_bound=i == 0,
+            verified=i != 1,
+            **values,
+        )
+        for i, bw in enumerate(bws)
+    ]
 
 
 def test_summary_statistics_of_skewed_samples() -> None:
@@ -59,8 +85,7 @@ def test_summary_statistics_of_skewed_samples() -> None:
 
 
 def test_matrix_statistic_and_size() -> None:
-    frame = to_frame([*_samples([10.0, 20.0, 60.0]),
-                      *_samples([1.0, 2.0], size_bytes=4096)])
+    frame = to_frame([*_samples([10.0, 20.0, 60.0]), *_samples([1.0, 2.0], size_bytes=4096)])
     assert matrix(frame, device_count=2).loc[0, 1] == pytest.approx(20.0)
     assert matrix(frame, stat="max", device_count=2).loc[0, 1] == pytest.approx(60.0)
     assert matrix(frame, stat="mean", device_count=2).loc[0, 1] == pytest.approx(30.0)
@@ -70,16 +95,20 @@ def test_fit_recovers_latency_bandwidth_and_efficiency() -> None:
     """Exact data t = 5 us + size / 20 GB/s; then noisy data against numpy's own
     1/t-weighted fit."""
     sizes = [4096 << k for k in range(10)]
-    exact = [_row(size_bytes=s, sample=0, elapsed_us=(5.0 + s / 20e3) * 10,
-                  bandwidth_GBps=1.0) for s in sizes]
+    exact = [
+        _row(size_bytes=s, sample=0, elapsed_us=(5.0 + s / 20e3) * 10, bandwidth_GBps=1.0)
+        for s in sizes
+    ]
     fit = fit_latency_bandwidth(to_frame(exact)).iloc[0]
     assert fit["latency_us"] == pytest.approx(5.0, rel=1e-6)
     assert fit["bandwidth_GBps"] == pytest.approx(20.0, rel=1e-6)
     assert fit["efficiency"] == pytest.approx(0.8, rel=1e-6)
     noise = [1.0, 1.3, 0.8, 1.1, 0.9, 1.0, 1.2, 0.95, 1.05, 1.15]
     t = np.array([(5.0 + s / 20e3) * f for s, f in zip(sizes, noise)])
-    noisy = [_row(size_bytes=s, sample=0, elapsed_us=ti * 10, bandwidth_GBps=1.0)
-             for s, ti in zip(sizes, t)]
+    noisy = [
+        _row(size_bytes=s, sample=0, elapsed_us=ti * 10, bandwidth_GBps=1.0)
+        for s, ti in zip(sizes, t)
+    ]
     fit = fit_latency_bandwidth(to_frame(noisy)).iloc[0]
     slope, lat = np.polyfit(np.array(sizes, float), t, 1, w=1.0 / t)
     assert fit["latency_us"] == pytest.approx(lat, rel=1e-6)
@@ -87,11 +116,14 @@ def test_fit_recovers_latency_bandwidth_and_efficiency() -> None:
 
 
 def test_failures_count_points_and_leave_results_out() -> None:
-    bad = {"error": "boom", "error_kind": "runtime", "error_code": 507013,
-           "error_call": "acl.rt.memcpy_async"}
+    bad = {
+        "error": "boom",
+        "error_kind": "runtime",
+        "error_code": 507013,
+        "error_call": "acl.rt.memcpy_async",
+    }
     rows = [_row(sample=i, **bad) for i in range(3)]
     rows += [_row(dst=2, sample=i, error="no", error_kind="refused") for i in range(3)]
     rows += [_row(dst=3, error="no", error_kind="unreachable")]
     table = failures(to_frame(rows))
-    assert table[["kind", "code", "rows", "points"]].values.tolist() == [
-        ["runtime", 507013, 3, 1]]
+    assert table[["kind", "code", "rows", "points"]].values.tolist() == [["runtime", 507013, 3, 1]]

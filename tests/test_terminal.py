@@ -77,8 +77,16 @@ def lab() -> tuple[pd.DataFrame, object]:
     """h2d and d2h of devices 0 and 2, and the pair 0 -> 2 staged (peer off)."""
     topo = _lopsided()
     with open_runtime("sim", topology=topo) as rt:
-        run = sweep(rt, pairs="0-2", patterns=("h2d", "d2h", "pair"), devices=DEVICES,
-                    peer="off", sizes=[SMALL, LARGE], samples=2, progress=False)
+        run = sweep(
+            rt,
+            pairs="0-2",
+            patterns=("h2d", "d2h", "pair"),
+            devices=DEVICES,
+            peer="off",
+            sizes=[SMALL, LARGE],
+            samples=2,
+            progress=False,
+        )
     return run, topo
 
 
@@ -175,13 +183,11 @@ def two_sweeps() -> tuple[Run, Run]:
     """Two sweeps of one server: pairs, then host copies and local copies."""
     with open_runtime("sim", "atlas800t-a2") as rt:
         pairs = sweep_run(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK)
-        host = sweep_run(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB",
-                         **QUICK)
+        host = sweep_run(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK)
     return pairs, host
 
 
-def test_two_runs_joined_are_one_run_that_reports(two_sweeps, tmp_path: Path,
-                                                  capsys) -> None:
+def test_two_runs_joined_are_one_run_that_reports(two_sweeps, tmp_path: Path, capsys) -> None:
     pytest.importorskip("matplotlib")
     from ascend_p2p_lab import plots
 
@@ -256,8 +262,15 @@ def test_a_version_2_run_reports_as_the_release_before_did(capsys):
 # ------------------------------------------------------------------ issue 30 (its last items)
 def _printed(patterns: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> str:
     with open_runtime("sim", preset="atlas800t-a2", announce=False) as rt:
-        run = sweep_run(rt, pairs="0-1,2-3", sizes=["1MiB"], samples=2, patterns=patterns,
-                        devices=(0, 1, 2, 3), progress=False)
+        run = sweep_run(
+            rt,
+            pairs="0-1,2-3",
+            sizes=["1MiB"],
+            samples=2,
+            patterns=patterns,
+            devices=(0, 1, 2, 3),
+            progress=False,
+        )
     capsys.readouterr()
     print_matrices(run)
     return capsys.readouterr().out

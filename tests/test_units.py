@@ -42,10 +42,10 @@ _UNIT_NAMES = sorted(_UNITS)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(0, 1 << 22), st.sampled_from(_UNIT_NAMES), st.sampled_from(["", " "]),
-       st.booleans())
-def test_size_text_means_number_times_unit(n: int, unit: str, space: str, upper: bool
-                                           ) -> None:
+@given(
+    st.integers(0, 1 << 22), st.sampled_from(_UNIT_NAMES), st.sampled_from(["", " "]), st.booleans()
+)
+def test_size_text_means_number_times_unit(n: int, unit: str, space: str, upper: bool) -> None:
     text = f"{n}{space}{unit.upper() if upper else unit}"
     value = n * _UNITS[unit]
     if 0 < value <= MAX_SIZE:
@@ -58,8 +58,15 @@ def test_size_text_means_number_times_unit(n: int, unit: str, space: str, upper:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(max_size=30), st.integers(-(1 << 45), 1 << 45),
-                 st.floats(allow_nan=True), st.none(), st.binary(max_size=8)))
+@given(
+    st.one_of(
+        st.text(max_size=30),
+        st.integers(-(1 << 45), 1 << 45),
+        st.floats(allow_nan=True),
+        st.none(),
+        st.binary(max_size=8),
+    )
+)
 def test_any_size_input_gives_a_size_or_one_clear_error(value: Any) -> None:
     try:
         size = parse_size(value)
@@ -81,8 +88,11 @@ def test_a_size_range_is_every_power_of_two_between(a: int, b: int) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(st.integers(-5, 1 << 41), st.sampled_from(["4KiB", "1MiB", "x"])),
-                max_size=70))
+@given(
+    st.lists(
+        st.one_of(st.integers(-5, 1 << 41), st.sampled_from(["4KiB", "1MiB", "x"])), max_size=70
+    )
+)
 def test_size_lists_are_sorted_unique_or_refused(items: list[Any]) -> None:
     try:
         sizes = parse_sizes(items)
@@ -97,18 +107,22 @@ KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 
 
 # ---------------------------------------------------------------------------- parsing
-@pytest.mark.parametrize("spec, expected", [
-    ("4KiB:16KiB", [4096, 8192, 16384]),
-    ("1MiB,4KiB,1MiB", [4096, MIB]),
-    ([4096, "2MiB"], [4096, 2 * MIB]),
-    ("1GB", [10**9]),
-])
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("4KiB:16KiB", [4096, 8192, 16384]),
+        ("1MiB,4KiB,1MiB", [4096, MIB]),
+        ([4096, "2MiB"], [4096, 2 * MIB]),
+        ("1GB", [10**9]),
+    ],
+)
 def test_parse_sizes(spec, expected) -> None:
     assert parse_sizes(spec) == expected
 
 
-@pytest.mark.parametrize("spec", ["0", "-4KiB", "4KiB:3KiB", "3KiB:8KiB", "4XB", "", "2TiB",
-                                  "1.5MiB", [], [True]])
+@pytest.mark.parametrize(
+    "spec", ["0", "-4KiB", "4KiB:3KiB", "3KiB:8KiB", "4XB", "", "2TiB", "1.5MiB", [], [True]]
+)
 def test_parse_sizes_rejects(spec) -> None:
     with pytest.raises((ValueError, TypeError)):
         parse_sizes(spec)
@@ -118,5 +132,4 @@ def test_decimal_and_binary_units_and_labels() -> None:
     assert parse_sizes("4KB,4KiB,1MB,1MiB,1GB") == [4000, 4096, 10**6, 1 << 20, 10**9]
     assert parse_sizes("4KiB:16KiB") == [4096, 8192, 16384]
     assert parse_pairs("2-5", device_count=8) == [(2, 5)]
-    assert [format_size(n) for n in (1 << 20, 3 << 19, 1023)] == ["1 MiB", "1.5 MiB",
-                                                                  "1023 B"]
+    assert [format_size(n) for n in (1 << 20, 3 << 19, 1023)] == ["1 MiB", "1.5 MiB", "1023 B"]

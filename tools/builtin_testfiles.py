@@ -52,38 +52,56 @@ def render_all() -> dict[Path, str]:
                 except ValueError as exc:  # the server cannot have this test
                     missing.append(f"| {preset} | `{name}` | {exc} |")
                     continue
-                head = HEADER.format(name=name, preset=preset, count=rt.device_count,
-                                     soc=rt.soc_name)
+                head = HEADER.format(
+                    name=name, preset=preset, count=rt.device_count, soc=rt.soc_name
+                )
                 files[OUT / preset / f"{name}.toml"] = head + to_toml(tests, sizes)
     files[OUT / "README.md"] = _index(sorted(p for p in files), missing)
     return files
 
 
 def _index(paths: list[Path], missing: list[str]) -> str:
-    lines = ["# The built-in tests as test files", "",
-             "Written by `python tools/builtin_testfiles.py` from the declarations in",
-             "`ascend_p2p_lab/patterns/builtin.py`; a test checks they are current.",
-             "Copy one, edit it, and run it: `ascend-p2p-lab run FILE --preset PRESET`.", "",
-             "| server | tests |", "|---|---|"]
+    lines = [
+        "# The built-in tests as test files",
+        "",
+        "Written by `python tools/builtin_testfiles.py` from the declarations in",
+        "`ascend_p2p_lab/patterns/builtin.py`; a test checks they are current.",
+        "Copy one, edit it, and run it: `ascend-p2p-lab run FILE --preset PRESET`.",
+        "",
+        "| server | tests |",
+        "|---|---|",
+    ]
     by_preset: dict[str, list[str]] = {}
     for p in paths:
         by_preset.setdefault(p.parent.name, []).append(f"[`{p.stem}`]({p.parent.name}/{p.name})")
     lines += [f"| {preset} | {', '.join(names)} |" for preset, names in by_preset.items()]
     if missing:
-        lines += ["", "Not written, because the server cannot have them:", "",
-                  "| server | test | why |", "|---|---|---|", *missing]
+        lines += [
+            "",
+            "Not written, because the server cannot have them:",
+            "",
+            "| server | test | why |",
+            "|---|---|---|",
+            *missing,
+        ]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="compare the shipped files with the declarations; write nothing")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="compare the shipped files with the declarations; write nothing",
+    )
     args = parser.parse_args(argv)
     files = render_all()
     shipped = {p for p in OUT.rglob("*") if p.is_file()} if OUT.exists() else set()
-    stale = sorted(str(p.relative_to(ROOT)) for p, text in files.items()
-                   if not p.exists() or p.read_text() != text)
+    stale = sorted(
+        str(p.relative_to(ROOT))
+        for p, text in files.items()
+        if not p.exists() or p.read_text() != text
+    )
     extra = sorted(str(p.relative_to(ROOT)) for p in shipped - set(files))
     if args.check:
         for p in stale:
@@ -96,8 +114,10 @@ def main(argv: list[str] | None = None) -> int:
         p.write_text(text)
     for p in extra:
         (ROOT / p).unlink()
-    print(f"wrote {len(files)} files under {OUT.relative_to(ROOT)} ({len(stale)} changed, "
-          f"{len(extra)} removed)")
+    print(
+        f"wrote {len(files)} files under {OUT.relative_to(ROOT)} ({len(stale)} changed, "
+        f"{len(extra)} removed)"
+    )
     return 0
 
 

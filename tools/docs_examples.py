@@ -90,8 +90,9 @@ def examples(path: Path) -> list[Example]:
                 if line.startswith(f"$ {PROGRAM} ") or line == f"$ {PROGRAM}":
                     steps.append(Step(line[2:], []))
                 elif not steps:
-                    raise ValueError(f"{path}:{start + 1}: a console block starts with "
-                                     f"`$ {PROGRAM} ...`")
+                    raise ValueError(
+                        f"{path}:{start + 1}: a console block starts with `$ {PROGRAM} ...`"
+                    )
                 else:
                     steps[-1].expected.append(line.rstrip())
             found.append(Example(path, start, end, steps))
@@ -169,9 +170,9 @@ def json_claims(path: Path) -> list[JsonClaim]:
     lines = path.read_text().splitlines()
     found = []
     for i, line in enumerate(lines):
-        if (m := _CLAIM.fullmatch(line.strip())):
+        if m := _CLAIM.fullmatch(line.strip()):
             para = []
-            for after in lines[i + 1:]:
+            for after in lines[i + 1 :]:
                 if not after.strip():
                     break
                 para.append(after)
@@ -190,17 +191,22 @@ def check_json(claim: JsonClaim, runner: Runner) -> list[str]:
         return [f"{claim.where}: `{claim.command}` exited {status}"]
     data = json.loads("\n".join(out))
     if not claim.key_sets:
-        return [f"{claim.where}: no {{\"key\", ...}} list after the comment"]
+        return [f'{claim.where}: no {{"key", ...}} list after the comment']
     problems = []
     if claim.key_sets[0] != set(data):
-        problems.append(f"{claim.where}: top-level keys documented {sorted(claim.key_sets[0])}"
-                        f", printed {sorted(data)}")
-    items = [set(v[0]) for v in data.values() if isinstance(v, list) and v
-             and isinstance(v[0], dict)]
+        problems.append(
+            f"{claim.where}: top-level keys documented {sorted(claim.key_sets[0])}"
+            f", printed {sorted(data)}"
+        )
+    items = [
+        set(v[0]) for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)
+    ]
     for documented in claim.key_sets[1:]:
         if documented not in items:
-            problems.append(f"{claim.where}: no list of {sorted(documented)} in the JSON; "
-                            f"its lists hold {[sorted(k) for k in items]}")
+            problems.append(
+                f"{claim.where}: no list of {sorted(documented)} in the JSON; "
+                f"its lists hold {[sorted(k) for k in items]}"
+            )
     return problems
 
 
@@ -234,10 +240,11 @@ def quotes(path: Path) -> list[Quote]:
         while j >= 0 and lines[j].strip():
             para.insert(0, lines[j])
             j -= 1
-        files = [f for f in re.findall(r"`([\w./-]+\.toml)`", " ".join(para))
-                 if (ROOT / f).is_file()]
+        files = [
+            f for f in re.findall(r"`([\w./-]+\.toml)`", " ".join(para)) if (ROOT / f).is_file()
+        ]
         if files:
-            found.append(Quote(path, i, "\n".join(lines[i + 1:end]), files))
+            found.append(Quote(path, i, "\n".join(lines[i + 1 : end]), files))
     return found
 
 
@@ -256,10 +263,10 @@ def check(example: Example, runner: Runner) -> list[str]:
         if status not in (0, 1):
             problems.append(f"{example.where}: `{step.command}` exited {status}")
         elif not matches(step.expected, actual):
-            diff = difflib.unified_diff(step.expected, actual, "documented", "printed",
-                                        lineterm="")
-            problems.append(f"{example.where}: `{step.command}` prints otherwise:\n"
-                            + "\n".join(diff))
+            diff = difflib.unified_diff(step.expected, actual, "documented", "printed", lineterm="")
+            problems.append(
+                f"{example.where}: `{step.command}` prints otherwise:\n" + "\n".join(diff)
+            )
     return problems
 
 
@@ -281,7 +288,7 @@ def rewrite(expected: list[str], actual: list[str]) -> list[str]:
         elif ELLIPSIS in [x.strip() for x in old]:
             k = [x.strip() for x in old].index(ELLIPSIS)
             tail = len(old) - k - 1
-            out += new[:k] + [ELLIPSIS] + (new[len(new) - tail:] if tail else [])
+            out += new[:k] + [ELLIPSIS] + (new[len(new) - tail :] if tail else [])
         elif tag == "insert" and out and out[-1].strip() == ELLIPSIS:
             continue
         else:
@@ -301,8 +308,8 @@ def write(path: Path, runner: Runner) -> int:
             body += rewrite(step.expected, actual)
         bodies.append((example, body))
     for example, body in reversed(bodies):
-        if body != lines[example.start:example.end]:
-            lines[example.start:example.end] = body
+        if body != lines[example.start : example.end]:
+            lines[example.start : example.end] = body
             changed += 1
     if changed:
         path.write_text("\n".join(lines) + "\n")
@@ -311,14 +318,17 @@ def write(path: Path, runner: Runner) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true",
-                        help="rewrite the blocks from today's outputs, elisions kept")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="rewrite the blocks from today's outputs, elisions kept",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         runner = Runner(Path(scratch))
         if args.write:
             for path in documents():
-                if (n := write(path, runner)):
+                if n := write(path, runner):
                     print(f"{path.relative_to(ROOT)}: {n} block(s) rewritten")
         problems, count = [], 0
         for path in documents():

@@ -33,10 +33,15 @@ from ascend_p2p_lab.measure import sweep  # noqa: E402
 from ascend_p2p_lab.runtime import open_runtime  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "data" / "golden_rows" / "rows.csv"
-PRESETS = ("atlas300i-310", "atlas300i-duo", "atlas800-9000", "atlas800i-a2-pcie",
-           "atlas800t-a2", "atlas800t-a3")
-PATTERNS = ("pair", "latency", "local", "one_to_all", "all_to_one", "h2d", "d2h", "group",
-            "card")
+PRESETS = (
+    "atlas300i-310",
+    "atlas300i-duo",
+    "atlas800-9000",
+    "atlas800i-a2-pcie",
+    "atlas800t-a2",
+    "atlas800t-a3",
+)
+PATTERNS = ("pair", "latency", "local", "one_to_all", "all_to_one", "h2d", "d2h", "group", "card")
 SEED = 7
 SIZES = "4KiB,1MiB,64MiB"
 #: Four devices: two cards of the A3 (0,1 and 2,3), enough for every pattern, and small.
@@ -44,16 +49,49 @@ DEVICES = "0-3"
 #: Asymmetric pairs, so that a swapped source and destination cannot pass.
 PAIRS = [(0, 1), (0, 3), (2, 1)]
 GROUPS = "0:2,3;1,2:3"
-OPTIONS = {"samples": 2, "warmup": 1, "min_sample_us": 50.0, "max_copies": 20,
-           "direction": "both", "peer": "both"}
+OPTIONS = {
+    "samples": 2,
+    "warmup": 1,
+    "min_sample_us": 50.0,
+    "max_copies": 20,
+    "direction": "both",
+    "peer": "both",
+}
 #: Runs besides the defaults: pushes instead of pulls, and the host clock.
-VARIANTS = (("atlas800t-a2", "initiator=src"), ("atlas800t-a3", "initiator=src"),
-            ("atlas800t-a2", "timing=host"))
+VARIANTS = (
+    ("atlas800t-a2", "initiator=src"),
+    ("atlas800t-a3", "initiator=src"),
+    ("atlas800t-a2", "timing=host"),
+)
 #: The columns the fixture keeps: what identifies a row and every number it carries.
-KEYS = ["preset", "variant", "pattern", "direction", "peer", "path", "initiator", "src",
-        "dst", "ends", "link", "size_bytes", "sample"]
-VALUES = ["copies", "elapsed_us", "bandwidth_GBps", "bidir_total_GBps", "latency_us",
-          "nominal_GBps", "host_bound", "verified", "error_kind", "error_code", "error_call"]
+KEYS = [
+    "preset",
+    "variant",
+    "pattern",
+    "direction",
+    "peer",
+    "path",
+    "initiator",
+    "src",
+    "dst",
+    "ends",
+    "link",
+    "size_bytes",
+    "sample",
+]
+VALUES = [
+    "copies",
+    "elapsed_us",
+    "bandwidth_GBps",
+    "bidir_total_GBps",
+    "latency_us",
+    "nominal_GBps",
+    "host_bound",
+    "verified",
+    "error_kind",
+    "error_code",
+    "error_call",
+]
 COLUMNS = KEYS + VALUES
 
 
@@ -64,17 +102,20 @@ def _ends(frame: pd.DataFrame) -> pd.Series:
     ``receivers`` list columns (formatted here, never parsed).
     """
     if "senders" in frame.columns:
+
         def fmt(row: pd.Series) -> str:
             s, r = row["senders"], row["receivers"]
             if s is None or r is None or (not len(s) and not len(r)):
                 return ""
             return f"{','.join(map(str, s))}->{','.join(map(str, r))}"
+
         return frame.apply(fmt, axis=1) if len(frame) else pd.Series([], dtype=object)
     return frame["group"].astype(object).where(frame["group"].notna(), "")
 
 
-def golden_rows(presets: Sequence[str] = PRESETS, patterns: Sequence[str] = PATTERNS
-                ) -> pd.DataFrame:
+def golden_rows(
+    presets: Sequence[str] = PRESETS, patterns: Sequence[str] = PATTERNS
+) -> pd.DataFrame:
     """The fixture's rows: each pattern on each preset, in the sweep's own order."""
     frames = []
     runs = [(p, "") for p in presets] + [v for v in VARIANTS if v[0] in presets]
@@ -88,8 +129,15 @@ def golden_rows(presets: Sequence[str] = PRESETS, patterns: Sequence[str] = PATT
             if "group" in pats:
                 kwargs["groups"] = GROUPS
             pair_like = {"pair", "latency"} & set(pats)
-            run = sweep(rt, pairs=PAIRS if pair_like else None, sizes=SIZES,
-                        devices=DEVICES, patterns=pats, progress=False, **kwargs)
+            run = sweep(
+                rt,
+                pairs=PAIRS if pair_like else None,
+                sizes=SIZES,
+                devices=DEVICES,
+                patterns=pats,
+                progress=False,
+                **kwargs,
+            )
         run = run.assign(ends=_ends(run), variant=variant)
         frames.append(run[COLUMNS].reset_index(drop=True))  # new columns kept out
     frame = pd.concat(frames, ignore_index=True)
@@ -104,11 +152,21 @@ def normalize(frame: pd.DataFrame) -> pd.DataFrame:
         out[col] = out[col].astype("Int64")
     for col in ("host_bound", "verified"):
         out[col] = out[col].astype("boolean")
-    for col in ("elapsed_us", "bandwidth_GBps", "bidir_total_GBps", "latency_us",
-                "nominal_GBps"):
+    for col in ("elapsed_us", "bandwidth_GBps", "bidir_total_GBps", "latency_us", "nominal_GBps"):
         out[col] = out[col].astype("float64")
-    for col in ("preset", "variant", "pattern", "direction", "peer", "path", "initiator", "ends",
-                "link", "error_kind", "error_call"):
+    for col in (
+        "preset",
+        "variant",
+        "pattern",
+        "direction",
+        "peer",
+        "path",
+        "initiator",
+        "ends",
+        "link",
+        "error_kind",
+        "error_call",
+    ):
         out[col] = out[col].astype("string").replace("", pd.NA)
     return out.reset_index(drop=True)
 
@@ -123,8 +181,9 @@ def main() -> int:
     frame = golden_rows()
     FIXTURE.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(FIXTURE, index=False)
-    print(f"{len(frame)} rows -> {FIXTURE.relative_to(ROOT)} "
-          f"({FIXTURE.stat().st_size // 1024} KiB)")
+    print(
+        f"{len(frame)} rows -> {FIXTURE.relative_to(ROOT)} ({FIXTURE.stat().st_size // 1024} KiB)"
+    )
     return 0
 
 

@@ -50,17 +50,24 @@ from tools.mutant_catalog.base import PKG, ROOT, Mutant, load
 
 MUTANTS = load()
 
+
 # ---------------------------------------------------------------------------- running
 def _copy_repo(dest: Path) -> None:
-    ignore = shutil.ignore_patterns(".git", "__pycache__", ".ipynb_checkpoints", "mutants",
-                                    "*.pyc", ".ruff_cache", ".pytest_cache")
+    ignore = shutil.ignore_patterns(
+        ".git",
+        "__pycache__",
+        ".ipynb_checkpoints",
+        "mutants",
+        "*.pyc",
+        ".ruff_cache",
+        ".pytest_cache",
+    )
     shutil.copytree(ROOT, dest, ignore=ignore, symlinks=True, dirs_exist_ok=True)
 
 
 def _env(copy: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(copy), env.get("PYTHONPATH", "")]).rstrip(
-        os.pathsep)
+    env["PYTHONPATH"] = os.pathsep.join([str(copy), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # a stale .pyc must never hide a mutant
     env.setdefault("MPLBACKEND", "Agg")
     return env
@@ -70,17 +77,29 @@ def _existing(copy: Path, tests: tuple[str, ...]) -> list[str]:
     return [t for t in tests if (copy / t.split("::")[0]).exists()]
 
 
-def _pytest(copy: Path, args: list[str], timeout: float, junit: Path | None = None
-            ) -> tuple[int, str]:
+def _pytest(
+    copy: Path, args: list[str], timeout: float, junit: Path | None = None
+) -> tuple[int, str]:
     # addopts cleared (no nbval, no workers); the tests import by path, as pyproject says,
     # since one test basename lives in two folders (tests/check/, tests/cli/)
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-           "--import-mode=importlib", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "--import-mode=importlib",
+        *args,
+    ]
     if junit is not None:
         cmd.append(f"--junitxml={junit}")
     try:
-        proc = subprocess.run(cmd, cwd=copy, env=_env(copy), capture_output=True, text=True,
-                              timeout=timeout)
+        proc = subprocess.run(
+            cmd, cwd=copy, env=_env(copy), capture_output=True, text=True, timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         return -1, "timeout"
     return proc.returncode, proc.stdout + proc.stderr
@@ -111,8 +130,9 @@ def locate(copy: Path, mutant: Mutant) -> Path:
     if len(hits) == 1 and hits[0][1] == 1:
         return hits[0][0]
     where = ", ".join(f"{p.relative_to(copy / PKG)} x{n}" for p, n in hits) or "nowhere"
-    raise LookupError(f"{mutant.name}: original snippet must occur once in the package; "
-                      f"found in {where}")
+    raise LookupError(
+        f"{mutant.name}: original snippet must occur once in the package; found in {where}"
+    )
 
 
 def apply(copy: Path, mutant: Mutant) -> tuple[Path, str]:
@@ -125,8 +145,9 @@ def apply(copy: Path, mutant: Mutant) -> tuple[Path, str]:
     return path, text
 
 
-def run_mutant(copy: Path, mutant: Mutant, deselect: list[str], timeout: float
-               ) -> tuple[str, float, str]:
+def run_mutant(
+    copy: Path, mutant: Mutant, deselect: list[str], timeout: float
+) -> tuple[str, float, str]:
     tests = _existing(copy, mutant.tests)
     if not tests:
         return "no tests", 0.0, ""
@@ -155,17 +176,28 @@ def run_mutant(copy: Path, mutant: Mutant, deselect: list[str], timeout: float
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", action="append", default=[],
-                    help="run mutants whose name contains this text (repeatable)")
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="run mutants whose name contains this text (repeatable)",
+    )
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("--markdown", action="store_true", help="also print a Markdown table")
-    ap.add_argument("--check", action="store_true",
-                    help="only check that every mutant still applies; run no tests")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="only check that every mutant still applies; run no tests",
+    )
     ap.add_argument("--timeout", type=float, default=600, help="seconds per pytest run")
     ap.add_argument("--keep", action="store_true", help="keep the scratch copy")
-    ap.add_argument("--tests", action="append", default=[],
-                    help="run the mutants against these tests instead of their own "
-                         "(repeatable; e.g. --tests tests/test_results.py)")
+    ap.add_argument(
+        "--tests",
+        action="append",
+        default=[],
+        help="run the mutants against these tests instead of their own "
+        "(repeatable; e.g. --tests tests/test_results.py)",
+    )
     opts = ap.parse_args(argv)
     chosen = [m for m in MUTANTS if not opts.only or any(s in m.name for s in opts.only)]
     if opts.tests:
@@ -208,8 +240,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"baseline: {' '.join(all_tests)}", flush=True)
         deselect = baseline_failures(copy, all_tests, opts.timeout)
         if deselect:
-            print("failing before any mutation (deselected):\n  " + "\n  ".join(deselect),
-                  flush=True)
+            print(
+                "failing before any mutation (deselected):\n  " + "\n  ".join(deselect), flush=True
+            )
         results = []
         for m in chosen:
             status, took, killer = run_mutant(copy, m, deselect, opts.timeout)

@@ -11,6 +11,7 @@ Run it whenever the formatter's output changes (a new ruff version in pyproject'
 extra): a mutant's snippet quotes the package's lines verbatim, so a reformatted line
 would no longer match it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -25,15 +26,24 @@ from tools.mutant_catalog.base import PKG, load  # noqa: E402
 
 
 def fmt(path: Path, text: str) -> str:
-    out = subprocess.run(["ruff", "format", "--stdin-filename", str(path), "-"], input=text,
-                         capture_output=True, text=True, cwd=ROOT, check=True)
+    out = subprocess.run(
+        ["ruff", "format", "--stdin-filename", str(path), "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     return out.stdout
 
 
 def snippets(a: str, b: str) -> tuple[str, str]:
     al, bl = a.splitlines(keepends=True), b.splitlines(keepends=True)
-    ops = [op for op in difflib.SequenceMatcher(None, al, bl, autojunk=False).get_opcodes()
-           if op[0] != "equal"]
+    ops = [
+        op
+        for op in difflib.SequenceMatcher(None, al, bl, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
     i1, i2, j1, j2 = ops[0][1], ops[-1][2], ops[0][3], ops[-1][4]
     while True:
         orig, mut = "".join(al[i1:i2]).rstrip("\n"), "".join(bl[j1:j2]).rstrip("\n")
@@ -62,8 +72,7 @@ def main() -> int:
     for m in load():
         path = ROOT / PKG / m.file
         if not (path.is_file() and path.read_text().count(m.original) == 1):
-            hits = [p for p in (ROOT / PKG).rglob("*.py")
-                    if p.read_text().count(m.original) == 1]
+            hits = [p for p in (ROOT / PKG).rglob("*.py") if p.read_text().count(m.original) == 1]
             path = hits[0]
         text = path.read_text()
         if path not in cache:
@@ -78,8 +87,12 @@ def main() -> int:
         tree = ast.parse(src)
         edits = []
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and len(node.args) >= 4 and \
-                    isinstance(node.args[0], ast.Constant) and node.args[0].value in new:
+            if (
+                isinstance(node, ast.Call)
+                and len(node.args) >= 4
+                and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value in new
+            ):
                 o, mu = new[node.args[0].value]
                 edits += [(node.args[2], o), (node.args[3], mu)]
         if not edits:
@@ -93,8 +106,9 @@ def main() -> int:
             """ast's byte column of a line -> the text's offset."""
             return offs[line - 1] + len(lines[line - 1].encode()[:col].decode())
 
-        for node, value in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset),
-                                  reverse=True):
+        for node, value in sorted(
+            edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True
+        ):
             a = at(node.lineno, node.col_offset)
             b = at(node.end_lineno or node.lineno, node.end_col_offset or 0)
             src = src[:a] + literal(value) + src[b:]

@@ -30,20 +30,32 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "05_dashboard.ipynb"
 BUILD = Path(tempfile.gettempdir()) / "ascend-p2p-lab-static"
 #: The html-manager matching ipywidgets 8 (widget state version 2.0), and require.js.
-PACKAGES = {"html-manager": "@jupyter-widgets/html-manager@1.0.15",
-            "requirejs": "requirejs@2.3.7"}
+PACKAGES = {"html-manager": "@jupyter-widgets/html-manager@1.0.15", "requirejs": "requirejs@2.3.7"}
 #: What the nbconvert page asks the CDNs for -> the file inside the unpacked package.
-CDN = {"/dist/embed-amd.js": ("html-manager", "dist/embed-amd.js"),
-       "/require.min.js": ("requirejs", "require.js")}
+CDN = {
+    "/dist/embed-amd.js": ("html-manager", "dist/embed-amd.js"),
+    "/require.min.js": ("requirejs", "require.js"),
+}
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 #: Milliseconds for the widgets to draw.
 RENDER_MS = 60_000
 #: What must be on the page: (what, CSS selector, how many at least).
-EXPECTED = [("the dashboard", ".p2p-sweep-dashboard", 1), ("its Run button", ".p2p-run", 1),
-            ("the link grid's toggles", ".p2p-grid button", 56),
-            ("the figures", ".p2p-output img", 2)]
+EXPECTED = [
+    ("the dashboard", ".p2p-sweep-dashboard", 1),
+    ("its Run button", ".p2p-run", 1),
+    ("the link grid's toggles", ".p2p-grid button", 56),
+    ("the figures", ".p2p-output img", 2),
+]
 
 
 def unpack(name: str) -> Path:
@@ -51,8 +63,12 @@ def unpack(name: str) -> Path:
     dest = BUILD / name
     if not (dest / "package").is_dir():
         dest.mkdir(parents=True, exist_ok=True)
-        out = subprocess.run(["npm", "pack", PACKAGES[name], "--pack-destination", str(dest)],
-                             check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(
+            ["npm", "pack", PACKAGES[name], "--pack-destination", str(dest)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         with tarfile.open(dest / out.strip().splitlines()[-1]) as tar:
             tar.extractall(dest, filter="data")
     return dest / "package"
@@ -60,9 +76,21 @@ def unpack(name: str) -> Path:
 
 def to_html(notebook: Path) -> Path:
     BUILD.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html",
-                    "--output-dir", str(BUILD), str(notebook)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "nbconvert",
+            "--to",
+            "html",
+            "--output-dir",
+            str(BUILD),
+            str(notebook),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return BUILD / f"{notebook.stem}.html"
 
 
@@ -91,8 +119,11 @@ def render(page_file: Path, out: Path | None) -> list[str]:
             page.goto(page_file.as_uri())
             with contextlib.suppress(Exception):  # what is missing is said below
                 page.locator(".p2p-output img").first.wait_for(timeout=RENDER_MS)
-            missing = [f"{what} ({css}: {page.locator(css).count()} < {least})"
-                       for what, css, least in EXPECTED if page.locator(css).count() < least]
+            missing = [
+                f"{what} ({css}: {page.locator(css).count()} < {least})"
+                for what, css, least in EXPECTED
+                if page.locator(css).count() < least
+            ]
             if out is not None and not missing:
                 page.locator(".p2p-sweep-dashboard").first.screenshot(path=str(out))
         finally:
@@ -110,8 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"render_static: not drawn: {'; '.join(missing)}", file=sys.stderr)
         return 1
-    print(f"render_static: {args.notebook.name} draws its widgets without a kernel"
-          + (f"; screenshot {args.out}" if args.out else ""))
+    print(
+        f"render_static: {args.notebook.name} draws its widgets without a kernel"
+        + (f"; screenshot {args.out}" if args.out else "")
+    )
     return 0
 
 

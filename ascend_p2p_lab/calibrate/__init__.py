@@ -53,12 +53,23 @@ from .writer import to_toml
 
 __all__ = ["Calibration", "CalibrationError", "Fit", "calibrate", "link_matrix", "to_toml"]
 
-_LINK_KEYS = ("bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched",
-              "push_efficiency", "pull_efficiency")
+_LINK_KEYS = (
+    "bandwidth_GBps",
+    "nominal_GBps",
+    "latency_us",
+    "p2p",
+    "switched",
+    "push_efficiency",
+    "pull_efficiency",
+)
 #: The defaults :class:`Topology` gives a field a preset file leaves out.
-_TOPOLOGY_DEFAULTS = SimpleNamespace(**{
-    f.name: f.default for f in dataclasses.fields(Topology)
-    if f.default is not dataclasses.MISSING})
+_TOPOLOGY_DEFAULTS = SimpleNamespace(
+    **{
+        f.name: f.default
+        for f in dataclasses.fields(Topology)
+        if f.default is not dataclasses.MISSING
+    }
+)
 _HOST_KEYS = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
@@ -69,73 +80,148 @@ def _provenance(run: Run) -> tuple[str, str, str]:
         vals = frame[col].dropna() if col in frame else []
         return str(vals.iloc[0]) if len(vals) else "?"
 
-    return (str(meta.run_id or first("run_id")), str(meta.hostname or first("host")),
-            str(meta.timestamp or "?"))
+    return (
+        str(meta.run_id or first("run_id")),
+        str(meta.hostname or first("host")),
+        str(meta.timestamp or "?"),
+    )
 
 
-def _fill(fits: dict[str, Fit], keys: tuple[str, ...], base: Any, default: Any,
-          base_name: str, origin: str) -> dict[str, Fit]:
+def _fill(
+    fits: dict[str, Fit],
+    keys: tuple[str, ...],
+    base: Any,
+    default: Any,
+    base_name: str,
+    origin: str,
+) -> dict[str, Fit]:
     """fits, with every key of ``keys`` it lacks taken from base (else default), said so."""
     out = dict(fits)
     for key in keys:
         if key in out:
             continue
         if base is not None and hasattr(base, key):
-            out[key] = Fit(getattr(base, key), f"not measured in {origin}: taken from "
-                           f"topology {base_name}", fitted=False)
+            out[key] = Fit(
+                getattr(base, key),
+                f"not measured in {origin}: taken from topology {base_name}",
+                fitted=False,
+            )
         elif default is not None and hasattr(default, key):
-            out[key] = Fit(getattr(default, key), f"not measured in {origin}: the toolkit's "
-                           "default", fitted=False)
+            out[key] = Fit(
+                getattr(default, key),
+                f"not measured in {origin}: the toolkit's default",
+                fitted=False,
+            )
     return out
 
 
-def _classes(fitted: dict[str, dict[str, Fit]], links: tuple[tuple[str, ...], ...],
-             topology: Topology | None, origin: str) -> dict[str, dict[str, Fit]]:
+def _classes(
+    fitted: dict[str, dict[str, Fit]],
+    links: tuple[tuple[str, ...], ...],
+    topology: Topology | None,
+    origin: str,
+) -> dict[str, dict[str, Fit]]:
     present = sorted({c for i, row in enumerate(links) for j, c in enumerate(row) if i != j})
     out = {}
     for cls in present:
         base = topology.link_classes.get(cls) if topology is not None else None
         figs = fitted.get(cls, {})
         if "bandwidth_GBps" not in figs and base is None:
-            raise CalibrationError(f"link class {cls}: no copy over it succeeded in the run and "
-                                   "no --topology gives its figures")
+            raise CalibrationError(
+                f"link class {cls}: no copy over it succeeded in the run and "
+                "no --topology gives its figures"
+            )
         figs = _fill(figs, _LINK_KEYS, base, None, topology.name if topology else "", origin)
         if "nominal_GBps" not in figs:
-            figs["nominal_GBps"] = Fit(figs["bandwidth_GBps"].value, f"not measured in "
-                                       f"{origin}: no rate on paper known; the fitted rate",
-                                       fitted=False)
+            figs["nominal_GBps"] = Fit(
+                figs["bandwidth_GBps"].value,
+                f"not measured in {origin}: no rate on paper known; the fitted rate",
+                fitted=False,
+            )
         if "latency_us" not in figs:
-            figs["latency_us"] = Fit(0.0, f"not measured in {origin}: one size only and no "
-                                     "latency pattern; 0", fitted=False)
-        figs.setdefault("switched", Fit(False, f"not measured in {origin}: not switched "
-                                        "(no topology says otherwise)", fitted=False))
+            figs["latency_us"] = Fit(
+                0.0,
+                f"not measured in {origin}: one size only and no latency pattern; 0",
+                fitted=False,
+            )
+        figs.setdefault(
+            "switched",
+            Fit(
+                False,
+                f"not measured in {origin}: not switched (no topology says otherwise)",
+                fitted=False,
+            ),
+        )
         for key in ("push_efficiency", "pull_efficiency"):
-            figs.setdefault(key, Fit(1.0, f"not measured in {origin} (copies issued one "
-                                     "way only): writes and reads alike", fitted=False))
+            figs.setdefault(
+                key,
+                Fit(
+                    1.0,
+                    f"not measured in {origin} (copies issued one "
+                    "way only): writes and reads alike",
+                    fitted=False,
+                ),
+            )
         out[cls] = figs
     return out
 
 
-def _server(run: Run, classes: dict[str, dict[str, Fit]],
-            links: tuple[tuple[str, ...], ...], topology: Topology | None,
-            origin: str) -> dict[str, Fit]:
-    rates = {(i, j): (classes[c]["bandwidth_GBps"].value, bool(classes[c]["switched"].value))
-             for i, row in enumerate(links) for j, c in enumerate(row) if i != j}
+def _server(
+    run: Run,
+    classes: dict[str, dict[str, Fit]],
+    links: tuple[tuple[str, ...], ...],
+    topology: Topology | None,
+    origin: str,
+) -> dict[str, Fit]:
+    rates = {
+        (i, j): (classes[c]["bandwidth_GBps"].value, bool(classes[c]["switched"].value))
+        for i, row in enumerate(links)
+        for j, c in enumerate(row)
+        if i != j
+    }
     frame = run.samples
-    fits = {**figures.local_copies(frame, origin), **figures.jitter(frame, origin),
-            **figures.port_limit(frame, rates, len(links), origin,
-                                 devices=run.meta.params.get("devices"))}
+    fits = {
+        **figures.local_copies(frame, origin),
+        **figures.jitter(frame, origin),
+        **figures.port_limit(
+            frame, rates, len(links), origin, devices=run.meta.params.get("devices")
+        ),
+    }
     name = topology.name if topology is not None else ""
-    keys = ("local_copy_GBps", "local_latency_us", "jitter", "memory_bytes", "npu_arch",
-            "max_peers", "peer_off_copy", "peer_needs_both", "cross_device_wait_us")
+    keys = (
+        "local_copy_GBps",
+        "local_latency_us",
+        "jitter",
+        "memory_bytes",
+        "npu_arch",
+        "max_peers",
+        "peer_off_copy",
+        "peer_needs_both",
+        "cross_device_wait_us",
+    )
     out = _fill(fits, keys, topology, _TOPOLOGY_DEFAULTS, name, origin)
-    out.setdefault("local_copy_GBps", Fit(DEFAULT_LOCAL_COPY_GBPS, f"not measured in "
-                                          f"{origin}: the toolkit's default", fitted=False))
-    out.setdefault("memory_bytes", Fit(DEFAULT_MEMORY_GIB << 30, f"not measured in {origin}: "
-                                       "default; set your device's memory", fitted=False))
+    out.setdefault(
+        "local_copy_GBps",
+        Fit(
+            DEFAULT_LOCAL_COPY_GBPS,
+            f"not measured in {origin}: the toolkit's default",
+            fitted=False,
+        ),
+    )
+    out.setdefault(
+        "memory_bytes",
+        Fit(
+            DEFAULT_MEMORY_GIB << 30,
+            f"not measured in {origin}: default; set your device's memory",
+            fitted=False,
+        ),
+    )
     if "port_GBps" not in out and topology is not None and topology.port_GBps:
-        out["port_GBps"] = Fit(topology.port_GBps, f"not measured in {origin} (no fan-out met "
-                               f"a shared limit): taken from topology {name}", fitted=False)
+        out["port_GBps"] = Fit(
+            topology.port_GBps,
+            f"not measured in {origin} (no fan-out met a shared limit): taken from topology {name}",
+            fitted=False,
+        )
     return out
 
 
@@ -151,23 +237,26 @@ def _cpu_affinity(frame: pd.DataFrame, n: int, topology: Topology | None) -> tup
     return tuple(found.get(i, "") for i in range(n)) if found else ()
 
 
-def _check_fittable(frame: pd.DataFrame, host: dict[str, Fit],
-                    topology: Topology | None) -> None:
+def _check_fittable(frame: pd.DataFrame, host: dict[str, Fit], topology: Topology | None) -> None:
     """CalibrationError when the run gives nothing to fit, or host copies alone and no
     server to take the link classes' figures from."""
     if has_pair_copies(frame):
         return
     if not host:
-        raise CalibrationError("the run has no successful copies to fit (device-to-device "
-                               "pairs, latency, h2d or d2h)")
+        raise CalibrationError(
+            "the run has no successful copies to fit (device-to-device pairs, latency, h2d or d2h)"
+        )
     if topology is None:
-        raise CalibrationError("the run has host copies but no successful device-to-device "
-                               "pair copies: give the server's --preset or --topology for "
-                               "its link classes' figures")
+        raise CalibrationError(
+            "the run has host copies but no successful device-to-device "
+            "pair copies: give the server's --preset or --topology for "
+            "its link classes' figures"
+        )
 
 
-def calibrate(frame: pd.DataFrame | Run, *, topology: Topology | None = None,
-              name: str = "calibrated") -> Calibration:
+def calibrate(
+    frame: pd.DataFrame | Run, *, topology: Topology | None = None, name: str = "calibrated"
+) -> Calibration:
     """Fit a :class:`Calibration` from a run (a Run or a run frame; its metadata for
     provenance).
 
@@ -185,19 +274,41 @@ def calibrate(frame: pd.DataFrame | Run, *, topology: Topology | None = None,
     links, links_how = link_matrix(run, topology)
     frame = with_links(frame, links)
     classes = _classes(class_fits(frame, origin), links, topology, origin)
-    host_figs = _fill(host_fits, _HOST_KEYS, topology.host if topology else None, HostSpec(),
-                      topology.name if topology else "", origin)
-    soc = (Fit(run.meta.soc_name, f"reported by {origin}", fitted=False) if run.meta.soc_name
-           else Fit(topology.soc_name if topology else "unknown",
-                    f"not reported by {origin}", fitted=False))
+    host_figs = _fill(
+        host_fits,
+        _HOST_KEYS,
+        topology.host if topology else None,
+        HostSpec(),
+        topology.name if topology else "",
+        origin,
+    )
+    soc = (
+        Fit(run.meta.soc_name, f"reported by {origin}", fitted=False)
+        if run.meta.soc_name
+        else Fit(
+            topology.soc_name if topology else "unknown", f"not reported by {origin}", fitted=False
+        )
+    )
     n = len(links)
     labels = topology.labels if topology is not None else tuple(f"NPU{i}" for i in range(n))
     return Calibration(
-        name=name, run_id=run_id, host=host, timestamp=stamp, soc_name=soc, labels=labels,
-        links=links, links_how=links_how, classes=classes,
-        server=_server(run, classes, links, topology, origin), host_figures=host_figs,
+        name=name,
+        run_id=run_id,
+        host=host,
+        timestamp=stamp,
+        soc_name=soc,
+        labels=labels,
+        links=links,
+        links_how=links_how,
+        classes=classes,
+        server=_server(run, classes, links, topology, origin),
+        host_figures=host_figs,
         cpu_affinity=_cpu_affinity(frame, n, topology),
         shared=list(topology.shared) if topology is not None else [],
         outliers=pair_outliers(frame),
-        shared_how=(f"not measured in {origin}: taken from topology {topology.name}"
-                    if topology is not None and topology.shared else ""))
+        shared_how=(
+            f"not measured in {origin}: taken from topology {topology.name}"
+            if topology is not None and topology.shared
+            else ""
+        ),
+    )

@@ -39,8 +39,11 @@ def _fit_pattern(frame: pd.DataFrame, pattern: str) -> tuple[float, float | None
         return None
     fit = fit_latency_bandwidth(rows).dropna(subset=["bandwidth_GBps"])
     if len(fit):
-        return (float(fit["bandwidth_GBps"].median()),
-                max(0.0, float(fit["latency_us"].median())), len(fit))
+        return (
+            float(fit["bandwidth_GBps"].median()),
+            max(0.0, float(fit["latency_us"].median())),
+            len(fit),
+        )
     s = summarize(rows[~rows["host_bound"].fillna(False).astype(bool)])
     if s.empty:
         return None
@@ -58,16 +61,22 @@ def host_copies(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
         if got is None:
             continue
         bw, lat, n = got
-        how = ("t = latency + size/bandwidth" if lat is not None else
-               "median rate at the largest size not host-bound (one size: no fit)")
-        out[key] = Fit(bw, f"fitted from {origin}: {pattern} pattern, {how}, "
-                                     f"median over {n} devices")
+        how = (
+            "t = latency + size/bandwidth"
+            if lat is not None
+            else "median rate at the largest size not host-bound (one size: no fit)"
+        )
+        out[key] = Fit(
+            bw, f"fitted from {origin}: {pattern} pattern, {how}, median over {n} devices"
+        )
         if lat is not None:
             latencies.append(lat)
     if latencies:
-        out["latency_us"] = Fit(sum(latencies) / len(latencies),
-                                f"fitted from {origin}: mean of the h2d/d2h fits' intercepts "
-                                "(host-bound samples left out)")
+        out["latency_us"] = Fit(
+            sum(latencies) / len(latencies),
+            f"fitted from {origin}: mean of the h2d/d2h fits' intercepts "
+            "(host-bound samples left out)",
+        )
     return out
 
 
@@ -78,25 +87,37 @@ def local_copies(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
         return {}
     bw, lat, n = got
     if lat is None:
-        return {"local_copy_GBps": Fit(bw, f"fitted from {origin}: local pattern's median rate "
-                                       f"at its largest size not host-bound, over {n} devices "
-                                       "(smaller copies were host-bound: no latency fit)"),
-                "local_latency_us": Fit(0.0, f"fitted from {origin}: folded into the rate "
-                                        "above (one size not host-bound)")}
+        return {
+            "local_copy_GBps": Fit(
+                bw,
+                f"fitted from {origin}: local pattern's median rate "
+                f"at its largest size not host-bound, over {n} devices "
+                "(smaller copies were host-bound: no latency fit)",
+            ),
+            "local_latency_us": Fit(
+                0.0, f"fitted from {origin}: folded into the rate above (one size not host-bound)"
+            ),
+        }
     how = f"local pattern, t = latency + size/bandwidth, median over {n} devices"
-    return {"local_copy_GBps": Fit(bw, f"fitted from {origin}: {how}"),
-            "local_latency_us": Fit(lat, f"fitted from {origin}: intercept of the same fit")}
+    return {
+        "local_copy_GBps": Fit(bw, f"fitted from {origin}: {how}"),
+        "local_latency_us": Fit(lat, f"fitted from {origin}: intercept of the same fit"),
+    }
 
 
 def api_cost(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
     """``api_us``: the host time per enqueued copy (host_enqueue_us / copies, median)."""
-    rows = frame[frame["host_enqueue_us"].notna() & frame["copies"].notna()
-                 & (frame["copies"] > 0)]
+    rows = frame[frame["host_enqueue_us"].notna() & frame["copies"].notna() & (frame["copies"] > 0)]
     if rows.empty:
         return {}
     per = rows["host_enqueue_us"] / rows["copies"].astype("float64")
-    return {"api_us": Fit(float(per.median()), f"fitted from {origin}: median host time per "
-                          f"enqueued copy (host_enqueue_us / copies over {len(rows)} samples)")}
+    return {
+        "api_us": Fit(
+            float(per.median()),
+            f"fitted from {origin}: median host time per "
+            f"enqueued copy (host_enqueue_us / copies over {len(rows)} samples)",
+        )
+    }
 
 
 def _fan_peers(devices: Sequence[int] | None, center: int, n: int) -> list[int]:
@@ -121,14 +142,18 @@ def _per_leg_rates(rows: pd.DataFrame) -> list[tuple[str, int, float, str]]:
     for _, r in s.iterrows():
         center = int(r["src"] if r["pattern"] == PUSH_FANOUT else r["dst"])
         if (r["pattern"], center) not in done:
-            out.append((str(r["pattern"]), center, float(r["bandwidth_GBps_median"]),
-                        "aggregate"))
+            out.append((str(r["pattern"]), center, float(r["bandwidth_GBps_median"]), "aggregate"))
     return out
 
 
-def port_limit(frame: pd.DataFrame, links: Mapping[tuple[int, int], tuple[float, bool]],
-               n: int, origin: str, *, devices: Sequence[int] | None = None
-               ) -> dict[str, Fit]:
+def port_limit(
+    frame: pd.DataFrame,
+    links: Mapping[tuple[int, int], tuple[float, bool]],
+    n: int,
+    origin: str,
+    *,
+    devices: Sequence[int] | None = None,
+) -> dict[str, Fit]:
     """``port_GBps`` from fan-outs, where the shared port bound them (``devices``: the
     devices the sweep measured, its ``params["devices"]``; all n when None).
 
@@ -143,20 +168,27 @@ def port_limit(frame: pd.DataFrame, links: Mapping[tuple[int, int], tuple[float,
     found = []
     for pattern, center, rate, kind in _per_leg_rates(rows):
         out = pattern == PUSH_FANOUT
-        legs = [links[(center, p) if out else (p, center)]
-                for p in _fan_peers(devices, center, n)]
+        legs = [links[(center, p) if out else (p, center)] for p in _fan_peers(devices, center, n)]
         switched = [bw for bw, sw in legs if sw]
         plain = [bw for bw, sw in legs if not sw]
         per_leg = rate / len(legs) if kind == "aggregate" else rate
-        if (switched and per_leg < PORT_BINDS * min(switched)
-                and (not plain or per_leg <= min(plain))):
+        if (
+            switched
+            and per_leg < PORT_BINDS * min(switched)
+            and (not plain or per_leg <= min(plain))
+        ):
             found.append(float(per_leg * len(switched)))
     if not found:
         return {}
-    return {"port_GBps": Fit(float(pd.Series(found).median()), f"fitted from {origin}: "
-                             f"median over {len(found)} fan-outs of switched legs x the rate of "
-                             "the slowest leg (t = fixed + size/rate over the window; it was a "
-                             "switched leg below its link's rate: the shared port bound)")}
+    return {
+        "port_GBps": Fit(
+            float(pd.Series(found).median()),
+            f"fitted from {origin}: "
+            f"median over {len(found)} fan-outs of switched legs x the rate of "
+            "the slowest leg (t = fixed + size/rate over the window; it was a "
+            "switched leg below its link's rate: the shared port bound)",
+        )
+    }
 
 
 #: A fan-out whose switched links carried less than this share of their sum met a limit.
@@ -178,9 +210,16 @@ def jitter(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
     copies = rows["copies"].astype("float64")
     per = rows["elapsed_us"] / copies
     keys = [rows[k].astype("string").fillna("-") for k in POINT_KEYS]  # one point each
-    stats = pd.DataFrame({"per": per, "copies": copies}).groupby(keys).agg(
-        count=("per", "count"), std=("per", "std"), mean=("per", "mean"),
-        copies=("copies", "median"))
+    stats = (
+        pd.DataFrame({"per": per, "copies": copies})
+        .groupby(keys)
+        .agg(
+            count=("per", "count"),
+            std=("per", "std"),
+            mean=("per", "mean"),
+            copies=("copies", "median"),
+        )
+    )
     stats = stats[stats["count"] >= MIN_SAMPLES_FOR_JITTER]
     if stats.empty:
         return {}
@@ -188,6 +227,11 @@ def jitter(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
     value = math.sqrt(float(rel2.mean()))
     if not math.isfinite(value):
         return {}
-    return {"jitter": Fit(value, f"fitted from {origin}: root mean square over {len(stats)} "
-                          "points of std/mean of time per copy x sqrt(copies per sample) "
-                          "(copies taken as varying independently)")}
+    return {
+        "jitter": Fit(
+            value,
+            f"fitted from {origin}: root mean square over {len(stats)} "
+            "points of std/mean of time per copy x sqrt(copies per sample) "
+            "(copies taken as varying independently)",
+        )
+    }

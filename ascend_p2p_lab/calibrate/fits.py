@@ -54,8 +54,10 @@ class PairOutlier:
 
     def text(self) -> str:
         """``2->5 HCCS 13.10 GB/s, 0.50 of the class median (26.20 GB/s)``."""
-        return (f"{self.src}->{self.dst} {self.link} {self.bandwidth_GBps:.2f} GB/s, "
-                f"{self.fraction:.2f} of the class median ({self.class_median_GBps:.2f} GB/s)")
+        return (
+            f"{self.src}->{self.dst} {self.link} {self.bandwidth_GBps:.2f} GB/s, "
+            f"{self.fraction:.2f} of the class median ({self.class_median_GBps:.2f} GB/s)"
+        )
 
 
 @dataclass
@@ -84,5 +86,3 @@ class Calibration:
     def origin(self) -> str:
         """``run <id> on <host> at <timestamp>``: the words every comment starts with."""
         return f"run {self.run_id} on {self.host} at {self.timestamp}"
-
-

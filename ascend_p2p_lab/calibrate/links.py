@@ -38,8 +38,9 @@ def _device_count(run: Run, topology: Topology | None) -> int:
     return int(devs.max()) + 1 if len(devs) else 0
 
 
-def link_matrix(frame: pd.DataFrame | Run, topology: Topology | None = None
-                ) -> tuple[tuple[tuple[str, ...], ...], str]:
+def link_matrix(
+    frame: pd.DataFrame | Run, topology: Topology | None = None
+) -> tuple[tuple[tuple[str, ...], ...], str]:
     """The N x N link classes: from the run's ``link`` column per ordered pair, the rest
     from ``topology``. Returns (matrix, how); raises :class:`CalibrationError` when
     neither gives every pair, or when they disagree on a pair."""
@@ -48,8 +49,12 @@ def link_matrix(frame: pd.DataFrame | Run, topology: Topology | None = None
     n = _device_count(run, topology)
     if topology is not None and topology.device_count != n:
         raise CalibrationError(f"the run has {n} devices, the topology {topology.device_count}")
-    rows = frame[frame["pattern"].isin(PAIR_PATTERNS) & frame["src"].notna()
-                 & frame["dst"].notna() & frame["link"].notna()]
+    rows = frame[
+        frame["pattern"].isin(PAIR_PATTERNS)
+        & frame["src"].notna()
+        & frame["dst"].notna()
+        & frame["link"].notna()
+    ]
     seen: dict[tuple[int, int], str] = {}
     for (s, d), links in rows.groupby(["src", "dst"])["link"]:
         classes = sorted(set(links))
@@ -65,32 +70,37 @@ def link_matrix(frame: pd.DataFrame | Run, topology: Topology | None = None
             theirs = topology.link(i, j) if topology is not None else None
             ours = seen.get((i, j))
             if ours and theirs and ours != theirs:
-                raise CalibrationError(f"pair {i}->{j}: the run says {ours}, the topology "
-                                       f"{theirs}")
+                raise CalibrationError(f"pair {i}->{j}: the run says {ours}, the topology {theirs}")
             cells[i][j] = ours or theirs or ""
             if not cells[i][j]:
                 missing.append(f"{i}->{j}")
     if missing:
         raise CalibrationError(_missing_classes(frame, missing))
     from_run = len(seen) == n * (n - 1)
-    how = ("link column of every ordered pair in the run" if from_run else
-           f"{len(seen)} ordered pairs from the run's link column, the rest from "
-           f"topology {topology.name if topology else '?'}")
+    how = (
+        "link column of every ordered pair in the run"
+        if from_run
+        else f"{len(seen)} ordered pairs from the run's link column, the rest from "
+        f"topology {topology.name if topology else '?'}"
+    )
     return tuple(tuple(r) for r in cells), how
 
 
 def _missing_classes(frame: pd.DataFrame, missing: list[str]) -> str:
     """Why the link matrix is incomplete: pairs the run measured without naming their
     class (an import without a topology capture), or pairs it did not measure."""
-    pairs = frame[frame["pattern"].isin(PAIR_PATTERNS) & frame["src"].notna()
-                  & frame["dst"].notna()]
+    pairs = frame[
+        frame["pattern"].isin(PAIR_PATTERNS) & frame["src"].notna() & frame["dst"].notna()
+    ]
     measured = {f"{int(s)}->{int(d)}" for s, d in zip(pairs["src"], pairs["dst"])}
     unnamed = [p for p in missing if p in measured]
     absent = [p for p in missing if p not in measured]
     said = []
     if unnamed:
-        said.append(f"{len(unnamed)} measured pairs have no link class (e.g. {unnamed[0]}: "
-                    "an import without a topology capture)")
+        said.append(
+            f"{len(unnamed)} measured pairs have no link class (e.g. {unnamed[0]}: "
+            "an import without a topology capture)"
+        )
     if absent:
         said.append(f"{len(absent)} ordered pairs are not in the run (e.g. {absent[0]})")
     return "; ".join(said) + ": give the server's --preset or --topology for their classes"
@@ -99,13 +109,18 @@ def _missing_classes(frame: pd.DataFrame, missing: list[str]) -> str:
 def with_links(frame: pd.DataFrame, links: tuple[tuple[str, ...], ...]) -> pd.DataFrame:
     """The rows with the link class of the matrix on every pair row that names none (an
     import's, whose classes come from --preset/--topology), so that they are fitted."""
-    pairs = (frame["pattern"].isin(PAIR_PATTERNS) & frame["src"].notna()
-             & frame["dst"].notna() & frame["link"].isna())
+    pairs = (
+        frame["pattern"].isin(PAIR_PATTERNS)
+        & frame["src"].notna()
+        & frame["dst"].notna()
+        & frame["link"].isna()
+    )
     if not pairs.any():
         return frame
     out = frame.copy()
-    out.loc[pairs, "link"] = [links[int(s)][int(d)] for s, d in
-                              zip(out.loc[pairs, "src"], out.loc[pairs, "dst"])]
+    out.loc[pairs, "link"] = [
+        links[int(s)][int(d)] for s, d in zip(out.loc[pairs, "src"], out.loc[pairs, "dst"])
+    ]
     return out
 
 
@@ -115,8 +130,13 @@ def with_links(frame: pd.DataFrame, links: tuple[tuple[str, ...], ...]) -> pd.Da
 def _pair_rows(frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
     """Successful one-direction copies with peer access on over the direct link."""
     ok = frame["error_kind"].isna() & frame["bandwidth_GBps"].notna()
-    rows = frame[ok & (frame["pattern"] == pattern) & (frame["direction"] == "uni")
-                 & (frame["peer"] == "on") & (frame["path"] == "p2p")]
+    rows = frame[
+        ok
+        & (frame["pattern"] == pattern)
+        & (frame["direction"] == "uni")
+        & (frame["peer"] == "on")
+        & (frame["path"] == "p2p")
+    ]
     if rows.empty:
         return rows
     # a run with both initiators: the read (dst pulls) is the link's rate in the model,
@@ -126,27 +146,39 @@ def _pair_rows(frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
 
 def has_pair_copies(frame: pd.DataFrame) -> bool:
     """Whether the run has a successful copy of a pair (or latency) pattern to fit."""
-    return not (_pair_rows(frame, PAIR_PATTERN).empty
-                and _pair_rows(frame, LATENCY_PATTERN).empty)
+    return not (_pair_rows(frame, PAIR_PATTERN).empty and _pair_rows(frame, LATENCY_PATTERN).empty)
 
 
 def push_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
     """Per class, ``push_efficiency``: the write rate over the read rate, where the run
     (or runs concatenated) has pair copies both ways of issuing them; {} otherwise."""
     ok = frame["error_kind"].isna() & frame["bandwidth_GBps"].notna()
-    rows = frame[ok & (frame["pattern"] == PAIR_PATTERN) & (frame["direction"] == "uni")
-                 & (frame["peer"] == "on") & (frame["path"] == "p2p")]
+    rows = frame[
+        ok
+        & (frame["pattern"] == PAIR_PATTERN)
+        & (frame["direction"] == "uni")
+        & (frame["peer"] == "on")
+        & (frame["path"] == "p2p")
+    ]
     if set(rows["initiator"].dropna()) != {"src", "dst"}:
         return {}
-    rates = {ini: _pair_figures(rows[rows["initiator"] == ini]).groupby("link")[
-        "bandwidth_GBps"].median() for ini in ("src", "dst")}
+    rates = {
+        ini: _pair_figures(rows[rows["initiator"] == ini])
+        .groupby("link")["bandwidth_GBps"]
+        .median()
+        for ini in ("src", "dst")
+    }
     out = {}
     for cls in rates["src"].index.intersection(rates["dst"].index):
         ratio = float(rates["src"][cls] / rates["dst"][cls])
-        how = (f"fitted from {origin}: median write rate over median read rate of the "
-               f"class's pairs ({ratio:.3f})")
-        out[str(cls)] = {"push_efficiency": Fit(min(1.0, ratio), how),
-                         "pull_efficiency": Fit(min(1.0, 1.0 / ratio), how)}
+        how = (
+            f"fitted from {origin}: median write rate over median read rate of the "
+            f"class's pairs ({ratio:.3f})"
+        )
+        out[str(cls)] = {
+            "push_efficiency": Fit(min(1.0, ratio), how),
+            "pull_efficiency": Fit(min(1.0, 1.0 / ratio), how),
+        }
     return out
 
 
@@ -158,11 +190,18 @@ def _pair_figures(rows: pd.DataFrame) -> pd.DataFrame:
     largest = summary.loc[summary.groupby(["src", "dst"])["size_bytes"].idxmax()]
     done = set(zip(fit["src"], fit["dst"]))
     single = largest[[(s, d) not in done for s, d in zip(largest["src"], largest["dst"])]]
-    one = pd.DataFrame({"src": single["src"], "dst": single["dst"], "link": single["link"],
-                        "latency_us": math.nan,
-                        "bandwidth_GBps": single["bandwidth_GBps_median"], "sizes": 1,
-                        "size_bytes": single["size_bytes"],
-                        "us_per_copy": single["us_per_copy_median"]})
+    one = pd.DataFrame(
+        {
+            "src": single["src"],
+            "dst": single["dst"],
+            "link": single["link"],
+            "latency_us": math.nan,
+            "bandwidth_GBps": single["bandwidth_GBps_median"],
+            "sizes": 1,
+            "size_bytes": single["size_bytes"],
+            "us_per_copy": single["us_per_copy_median"],
+        }
+    )
     return pd.concat([fit, one], ignore_index=True) if len(one) else fit
 
 
@@ -182,21 +221,24 @@ def _latency_pattern(frame: pd.DataFrame, bw: Mapping[str, float]) -> dict[str, 
     return out
 
 
-def _class_figures(cls: str, part: pd.DataFrame, pattern: str, origin: str
-                   ) -> dict[str, Fit]:
+def _class_figures(cls: str, part: pd.DataFrame, pattern: str, origin: str) -> dict[str, Fit]:
     """Bandwidth, and latency when the pairs had several sizes, of one class."""
     n, sizes = len(part), int(part["sizes"].max())
     bw = float(part["bandwidth_GBps"].median())
-    how = (f"median over {n} ordered pairs of t = latency + size/bandwidth fitted to the "
-           f"{pattern} pattern's median time per copy at {sizes} sizes" if sizes > 1 else
-           f"median over {n} ordered pairs of the {pattern} pattern's median rate at one "
-           "size (latency folded into the rate)")
+    how = (
+        f"median over {n} ordered pairs of t = latency + size/bandwidth fitted to the "
+        f"{pattern} pattern's median time per copy at {sizes} sizes"
+        if sizes > 1
+        else f"median over {n} ordered pairs of the {pattern} pattern's median rate at one "
+        "size (latency folded into the rate)"
+    )
     figs = {"bandwidth_GBps": Fit(bw, f"fitted from {origin}: {how}")}
     lat = part["latency_us"].dropna()
     if len(lat):
-        figs["latency_us"] = Fit(max(0.0, float(lat.median())),
-                                 f"fitted from {origin}: intercept of the same fit "
-                                 f"(median over {len(lat)} pairs)")
+        figs["latency_us"] = Fit(
+            max(0.0, float(lat.median())),
+            f"fitted from {origin}: intercept of the same fit (median over {len(lat)} pairs)",
+        )
     figs["p2p"] = Fit(True, f"fitted from {origin}: direct copies succeeded")
     return figs
 
@@ -215,30 +257,41 @@ def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
     if rows.empty:
         return {}
     per_pair = _pair_figures(rows)
-    out = {str(cls): _class_figures(str(cls), part, pattern, origin)
-           for cls, part in per_pair.groupby("link")}
+    out = {
+        str(cls): _class_figures(str(cls), part, pattern, origin)
+        for cls, part in per_pair.groupby("link")
+    }
     for cls, figs in out.items():
         nominal = frame.loc[frame["link"] == cls, "nominal_GBps"].dropna()
         if len(nominal):
-            figs["nominal_GBps"] = Fit(float(nominal.median()),
-                                       f"not fitted: the link's rate on paper as {origin} "
-                                       "recorded it (nominal_GBps column)", fitted=False)
+            figs["nominal_GBps"] = Fit(
+                float(nominal.median()),
+                f"not fitted: the link's rate on paper as {origin} "
+                "recorded it (nominal_GBps column)",
+                fitted=False,
+            )
     lats = _latency_pattern(frame, {c: f["bandwidth_GBps"].value for c, f in out.items()})
     for cls, lat in lats.items():
-        out[cls]["latency_us"] = Fit(lat, f"fitted from {origin}: latency pattern's median "
-                                     "time per copy at its smallest size less size/bandwidth "
-                                     "(median over the class's pairs)")
+        out[cls]["latency_us"] = Fit(
+            lat,
+            f"fitted from {origin}: latency pattern's median "
+            "time per copy at its smallest size less size/bandwidth "
+            "(median over the class's pairs)",
+        )
         part = per_pair[per_pair["link"] == cls]
         if int(part["sizes"].max()) == 1 and pattern == PAIR_PATTERN:
             out[cls]["bandwidth_GBps"] = Fit(
-                _one_size_rate(part, lat), f"fitted from {origin}: median over {len(part)} "
+                _one_size_rate(part, lat),
+                f"fitted from {origin}: median over {len(part)} "
                 "ordered pairs of size / (time per copy - latency) at the pair pattern's one "
-                "size")
+                "size",
+            )
     for cls, figs in push_fits(frame, origin).items():
         out.setdefault(cls, {}).update(figs)
     for cls in _unreachable_classes(frame):
-        out.setdefault(cls, {})["p2p"] = Fit(False, f"fitted from {origin}: the run found "
-                                             "the pairs of this class unreachable")
+        out.setdefault(cls, {})["p2p"] = Fit(
+            False, f"fitted from {origin}: the run found the pairs of this class unreachable"
+        )
     return out
 
 
@@ -254,8 +307,10 @@ def pair_outliers(frame: pd.DataFrame) -> list[PairOutlier]:
     median = per_pair.groupby("link")["bandwidth_GBps"].transform("median")
     fraction = per_pair["bandwidth_GBps"] / median
     far = per_pair[(fraction < OUTLIER_FRACTION) | (fraction > 1 / OUTLIER_FRACTION)]
-    out = [PairOutlier(int(r.src), int(r.dst), str(r.link), float(r.bandwidth_GBps),
-                       float(m)) for r, m in zip(far.itertuples(index=False), median[far.index])]
+    out = [
+        PairOutlier(int(r.src), int(r.dst), str(r.link), float(r.bandwidth_GBps), float(m))
+        for r, m in zip(far.itertuples(index=False), median[far.index])
+    ]
     return sorted(out, key=lambda o: (abs(1 - o.fraction) * -1, o.src, o.dst))
 
 
@@ -267,4 +322,3 @@ def _unreachable_classes(frame: pd.DataFrame) -> list[str]:
         if (part["error_kind"] == "unreachable").fillna(False).all():
             out.append(str(cls))
     return out
-

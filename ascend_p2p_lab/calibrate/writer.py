@@ -20,10 +20,26 @@ from .fits import OUTLIER_FRACTION, Calibration, Fit
 _GIB = 1 << 30
 #: Significant digits written for fitted figures (well below the fits' own noise).
 DIGITS = 6
-_SERVER_ORDER = ("local_copy_GBps", "local_latency_us", "npu_arch", "cross_device_wait_us",
-                 "max_peers", "peer_off_copy", "peer_needs_both", "jitter", "port_GBps")
-_LINK_ORDER = ("bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched",
-               "push_efficiency", "pull_efficiency")
+_SERVER_ORDER = (
+    "local_copy_GBps",
+    "local_latency_us",
+    "npu_arch",
+    "cross_device_wait_us",
+    "max_peers",
+    "peer_off_copy",
+    "peer_needs_both",
+    "jitter",
+    "port_GBps",
+)
+_LINK_ORDER = (
+    "bandwidth_GBps",
+    "nominal_GBps",
+    "latency_us",
+    "p2p",
+    "switched",
+    "push_efficiency",
+    "pull_efficiency",
+)
 _HOST_ORDER = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
@@ -46,8 +62,11 @@ def _line(key: str, fit: Fit) -> str:
 
 
 def _header(cal: Calibration) -> list[str]:
-    fitted = sum(f.fitted for figs in (cal.server, cal.host_figures, *cal.classes.values())
-                 for f in figs.values())
+    fitted = sum(
+        f.fitted
+        for figs in (cal.server, cal.host_figures, *cal.classes.values())
+        for f in figs.values()
+    )
     return [
         f"# {cal.name}: a digital twin fitted from {cal.origin}",
         "# by `ascend-p2p-lab calibrate`. Every number says whether it was fitted from that run",
@@ -67,11 +86,13 @@ def _server_lines(cal: Calibration) -> list[str]:
     lines = [f"memory_GiB = {_value(int(gib) if gib == int(gib) else gib)}  # {mem.how}"]
     lines += [_line(k, cal.server[k]) for k in _SERVER_ORDER if k in cal.server]
     if "port_GBps" not in cal.server:
-        lines.append(f"# port_GBps: not measured in {cal.origin} (no fan-out met a shared "
-                     "limit) and no topology gives one: omitted, no shared port limit")
+        lines.append(
+            f"# port_GBps: not measured in {cal.origin} (no fan-out met a shared "
+            "limit) and no topology gives one: omitted, no shared port limit"
+        )
     lines.append(f"labels = {json.dumps(list(cal.labels))}")
     if cal.cpu_affinity:
-        lines.append("# CPU affinity as the run's h2d/d2h rows recorded it (\"\" = unknown)")
+        lines.append('# CPU affinity as the run\'s h2d/d2h rows recorded it ("" = unknown)')
         lines.append(f"cpu_affinity = {json.dumps(list(cal.cpu_affinity))}")
     lines.append(f"sources = {json.dumps(['ascend-p2p-lab calibrate: ' + cal.origin])}")
     width = max(len(c) for row in cal.links for c in row) + 2
@@ -86,10 +107,13 @@ def _outlier_lines(cal: Calibration) -> list[str]:
     """Comments naming the pairs far from their class (the class figures are medians)."""
     if not cal.outliers:
         return []
-    return ["", f"# {len(cal.outliers)} ordered pair(s) far from their class's median "
-                f"(below {OUTLIER_FRACTION:g} or above {1 / OUTLIER_FRACTION:.3g} of it); "
-                "each class figure is a median over its pairs, so they move it little:",
-            *(f"#   {o.text()}" for o in cal.outliers)]
+    return [
+        "",
+        f"# {len(cal.outliers)} ordered pair(s) far from their class's median "
+        f"(below {OUTLIER_FRACTION:g} or above {1 / OUTLIER_FRACTION:.3g} of it); "
+        "each class figure is a median over its pairs, so they move it little:",
+        *(f"#   {o.text()}" for o in cal.outliers),
+    ]
 
 
 def to_toml(cal: Calibration) -> str:
@@ -109,13 +133,19 @@ def _shared_lines(cal: Calibration) -> list[str]:
     """``[[shared]]`` tables: the topology's budgets, said to be not measured (no run
     fits them yet); a comment when there are none."""
     if not cal.shared:
-        return ["", f"# [[shared]] budgets: not measured in {cal.origin} and no topology "
-                "gives any: none"]
+        return [
+            "",
+            f"# [[shared]] budgets: not measured in {cal.origin} and no topology gives any: none",
+        ]
     lines = []
     for limit in cal.shared:
-        lines += ["", "[[shared]]", f"name = {_value(limit.name)}",
-                  f"classes = {json.dumps(list(limit.classes))}",
-                  f"groups = {json.dumps([list(g) for g in limit.groups])}"]
+        lines += [
+            "",
+            "[[shared]]",
+            f"name = {_value(limit.name)}",
+            f"classes = {json.dumps(list(limit.classes))}",
+            f"groups = {json.dumps([list(g) for g in limit.groups])}",
+        ]
         for key in ("egress_GBps", "ingress_GBps", "both_GBps"):
             value = getattr(limit, key)
             if value is not None:

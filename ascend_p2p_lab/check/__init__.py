@@ -39,10 +39,28 @@ from .writer import to_toml
 FANOUTS = FANOUT_PATTERNS
 
 __all__ = [
-    "CheckResult", "Criteria", "CriteriaError", "Measured", "Needs", "Work",
-    "criteria_from_measured", "criteria_from_preset", "criteria_from_text", "evaluate",
-    "junit_xml", "load_criteria", "measurements", "needs_of", "overall", "peer_table",
-    "points_lost", "run_check", "run_measurements", "table_text", "to_json", "to_toml",
+    "CheckResult",
+    "Criteria",
+    "CriteriaError",
+    "Measured",
+    "Needs",
+    "Work",
+    "criteria_from_measured",
+    "criteria_from_preset",
+    "criteria_from_text",
+    "evaluate",
+    "junit_xml",
+    "load_criteria",
+    "measurements",
+    "needs_of",
+    "overall",
+    "peer_table",
+    "points_lost",
+    "run_check",
+    "run_measurements",
+    "table_text",
+    "to_json",
+    "to_toml",
 ]
 
 
@@ -62,16 +80,24 @@ class CheckResult:
         return "FAIL" if failed or overall(self.items)[0] == "FAIL" else "PASS"
 
 
-def run_check(rt: Runtime, criteria: Criteria, devices: Sequence[int] | None = None, *,
-              progress: bool = False, samples: int | None = None, warmup: int | None = None,
-              min_sample_us: float | None = None) -> CheckResult:
+def run_check(
+    rt: Runtime,
+    criteria: Criteria,
+    devices: Sequence[int] | None = None,
+    *,
+    progress: bool = False,
+    samples: int | None = None,
+    warmup: int | None = None,
+    min_sample_us: float | None = None,
+) -> CheckResult:
     """Measure what the criteria need on rt and judge every item. ``samples`` (default:
     the criteria's), ``warmup`` (default 1) and ``min_sample_us`` (default: the sweep's)
     set the timing loop of every sweep the check runs."""
     n = rt.device_count
     if criteria.device_count != n:
-        raise ValueError(f"the criteria describe {criteria.device_count} devices; this server "
-                         f"has {n}")
+        raise ValueError(
+            f"the criteria describe {criteria.device_count} devices; this server has {n}"
+        )
     devs = tuple(range(n)) if devices is None else tuple(sorted(set(devices)))
     needs = needs_of(criteria)
     sampling = {"samples": samples, "warmup": warmup, "min_sample_us": min_sample_us}
@@ -83,6 +109,7 @@ def run_check(rt: Runtime, criteria: Criteria, devices: Sequence[int] | None = N
     if len(devs) < n:
         fan = items["kind"].eq("aggregate") & items["pattern"].isin(FANOUTS)
         items.loc[fan, "status"] = "SKIP"
-        items.loc[fan, "reason"] = (f"a fan-out criterion holds for all {n} devices; "
-                                    f"--devices chose {len(devs)}")
+        items.loc[fan, "reason"] = (
+            f"a fan-out criterion holds for all {n} devices; --devices chose {len(devs)}"
+        )
     return CheckResult(items, measured, points_lost(measured.rows))

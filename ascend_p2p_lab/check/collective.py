@@ -42,36 +42,62 @@ BASES = ("model", "bound")
 
 
 def _record(op: str, size: int, value: float, fraction: float, what: str) -> dict[str, Any]:
-    return {"kind": "collective", "operation": op, "size_bytes": int(size),
-            "pattern": COLLECTIVE_PATTERN, "bound": "min", "unit": "GB/s",
-            "value": round(value * fraction, 3),
-            "basis": f"{what}, {value:.3f} GB/s busbw at {format_size(int(size))}, "
-                     f"x {fraction:g}"}
+    return {
+        "kind": "collective",
+        "operation": op,
+        "size_bytes": int(size),
+        "pattern": COLLECTIVE_PATTERN,
+        "bound": "min",
+        "unit": "GB/s",
+        "value": round(value * fraction, 3),
+        "basis": f"{what}, {value:.3f} GB/s busbw at {format_size(int(size))}, x {fraction:g}",
+    }
 
 
-def records(topology: Any, operations: Sequence[str], sizes: Sequence[int], *,
-            fraction: float, basis: str = "model",
-            devices: Sequence[int] | None = None) -> list[dict[str, Any]]:
+def records(
+    topology: Any,
+    operations: Sequence[str],
+    sizes: Sequence[int],
+    *,
+    fraction: float,
+    basis: str = "model",
+    devices: Sequence[int] | None = None,
+) -> list[dict[str, Any]]:
     """Criteria records of each op at each size from a server's links (see the module
     doc); ``devices``: the ranks (all by default)."""
     if basis not in BASES:
         raise ValueError(f"a collective's basis is one of {', '.join(BASES)}; got {basis!r}")
     if basis == "bound":
         model = LinkModel.from_topology(topology)
-        return [_record(op, size, bound(collective(op, size, topology, devices),
-                                        model).busbw_GBps, fraction,
-                        f"link bound of {topology.name} (what its links alone allow)")
-                for op in operations for size in sizes]
+        return [
+            _record(
+                op,
+                size,
+                bound(collective(op, size, topology, devices), model).busbw_GBps,
+                fraction,
+                f"link bound of {topology.name} (what its links alone allow)",
+            )
+            for op in operations
+            for size in sizes
+        ]
     from ..measure import sweep_run
     from ..runtime import open_runtime
 
     quiet = dataclasses.replace(topology, jitter=0.0, faults=())
     with open_runtime("sim", topology=quiet) as rt:
-        run = sweep_run(rt, operations=list(operations), sizes=list(sizes), samples=1,
-                        warmup=1, max_copies=1, devices=None if devices is None
-                        else list(devices), progress=False)
-    return from_rows(run.samples, fraction,
-                     f"model of {topology.name} (its collectives simulated, jitter 0)")
+        run = sweep_run(
+            rt,
+            operations=list(operations),
+            sizes=list(sizes),
+            samples=1,
+            warmup=1,
+            max_copies=1,
+            devices=None if devices is None else list(devices),
+            progress=False,
+        )
+    return from_rows(
+        run.samples, fraction, f"model of {topology.name} (its collectives simulated, jitter 0)"
+    )
 
 
 def from_rows(rows: pd.DataFrame, fraction: float, origin: str) -> list[dict[str, Any]]:
@@ -80,12 +106,12 @@ def from_rows(rows: pd.DataFrame, fraction: float, origin: str) -> list[dict[str
     ops = op_rows(rows)
     ops = ops[ops["busbw_GBps"].notna() & ops["error_kind"].isna()]
     med = ops.groupby(["operation", "size_bytes"], sort=False)["busbw_GBps"].median()
-    return [_record(str(op), int(size), float(v), fraction, origin)
-            for (op, size), v in med.items()]
+    return [
+        _record(str(op), int(size), float(v), fraction, origin) for (op, size), v in med.items()
+    ]
 
 
-def items(criteria: Any, rows: pd.DataFrame, hosts: pd.DataFrame | None = None
-          ) -> pd.DataFrame:
+def items(criteria: Any, rows: pd.DataFrame, hosts: pd.DataFrame | None = None) -> pd.DataFrame:
     """One item per ``[[collective]]`` criterion (and host of ``hosts``)."""
     t = criteria.table
     want = t[t["kind"] == "collective"]
@@ -95,30 +121,51 @@ def items(criteria: Any, rows: pd.DataFrame, hosts: pd.DataFrame | None = None
     ops = op_rows(rows)
     kind = ops["error_kind"].astype(object)
     good = kind.isna() | kind.eq("verification")
-    pts = ops.assign(_v=ops["busbw_GBps"].where(good.to_numpy()),
-                     _lost=kind.isin(FAILURE_KINDS).to_numpy() & ~kind.eq("verification"),
-                     _bad=kind.eq("verification").fillna(False).to_numpy())
+    pts = ops.assign(
+        _v=ops["busbw_GBps"].where(good.to_numpy()),
+        _lost=kind.isin(FAILURE_KINDS).to_numpy() & ~kind.eq("verification"),
+        _bad=kind.eq("verification").fillna(False).to_numpy(),
+    )
     on = [*keys, "operation", "size_bytes"]
-    got = pts.groupby(on, sort=False, dropna=False).agg(
-        measured=("_v", "median"), n=("_v", "size"), lost=("_lost", "sum"),
-        bad=("_bad", "sum")).reset_index().astype({"size_bytes": "int64"})
-    exp = want.drop(columns=["src", "dst", "device", "group"]).astype(
-        {"size_bytes": "int64"})
+    got = (
+        pts.groupby(on, sort=False, dropna=False)
+        .agg(
+            measured=("_v", "median"), n=("_v", "size"), lost=("_lost", "sum"), bad=("_bad", "sum")
+        )
+        .reset_index()
+        .astype({"size_bytes": "int64"})
+    )
+    exp = want.drop(columns=["src", "dst", "device", "group"]).astype({"size_bytes": "int64"})
     if hosts is not None:
         exp = hosts.merge(exp, how="cross")
     m = exp.merge(got, on=on, how="left")
     measured = m["measured"].astype(float)
     unseen, lost, bad = m["n"].isna(), m["lost"].fillna(0) > 0, m["bad"].fillna(0) > 0
-    status = np.select([unseen, lost | bad, measured >= m["value"]],
-                       ["SKIP", "FAIL", "PASS"], "FAIL")
+    status = np.select(
+        [unseen, lost | bad, measured >= m["value"]], ["SKIP", "FAIL", "PASS"], "FAIL"
+    )
     reason = np.select(
         [unseen, lost, bad, measured.isna()],
-        ["not measured", "lost " + m["lost"].fillna(0).astype(int).astype(str) + " of "
-         + m["n"].fillna(0).astype(int).astype(str) + " samples",
-         "bytes arrived wrong in " + m["bad"].fillna(0).astype(int).astype(str) + " of "
-         + m["n"].fillna(0).astype(int).astype(str) + " samples", "no sample measured"],
-        None)
-    names = ["collective " + str(o) + " " + format_size(int(s))
-             for o, s in zip(m["operation"], m["size_bytes"])]
-    return m.assign(name=names, status=status, reason=reason, criterion=m["value"],
-                    measured=measured.round(4))
+        [
+            "not measured",
+            "lost "
+            + m["lost"].fillna(0).astype(int).astype(str)
+            + " of "
+            + m["n"].fillna(0).astype(int).astype(str)
+            + " samples",
+            "bytes arrived wrong in "
+            + m["bad"].fillna(0).astype(int).astype(str)
+            + " of "
+            + m["n"].fillna(0).astype(int).astype(str)
+            + " samples",
+            "no sample measured",
+        ],
+        None,
+    )
+    names = [
+        "collective " + str(o) + " " + format_size(int(s))
+        for o, s in zip(m["operation"], m["size_bytes"])
+    ]
+    return m.assign(
+        name=names, status=status, reason=reason, criterion=m["value"], measured=measured.round(4)
+    )

@@ -86,22 +86,61 @@ HOST_DIRECTIONS = HOST_PATTERNS
 JUDGED_AGGREGATES = (*FANOUT_PATTERNS, *CARD_PATTERNS)
 
 #: Columns of :attr:`Criteria.table`: one row per numeric criterion.
-TABLE_COLUMNS = ("kind", "link", "src", "dst", "device", "group", "senders", "receivers",
-                 "pattern", "direction", "initiator", "bound", "value", "unit", "basis",
-                 "line", "operation", "size_bytes")
+TABLE_COLUMNS = (
+    "kind",
+    "link",
+    "src",
+    "dst",
+    "device",
+    "group",
+    "senders",
+    "receivers",
+    "pattern",
+    "direction",
+    "initiator",
+    "bound",
+    "value",
+    "unit",
+    "basis",
+    "line",
+    "operation",
+    "size_bytes",
+)
 
-_TOP_KEYS = {"schema_version", "name", "description", "fraction", "size_bytes",
-             "latency_size_bytes", "samples", "source", "topology", "bandwidth", "latency",
-             "host", "aggregate", "collective", "verification"}
+_TOP_KEYS = {
+    "schema_version",
+    "name",
+    "description",
+    "fraction",
+    "size_bytes",
+    "latency_size_bytes",
+    "samples",
+    "source",
+    "topology",
+    "bandwidth",
+    "latency",
+    "host",
+    "aggregate",
+    "collective",
+    "verification",
+}
 #: per array of tables: its keys (required ones first), the bound key and its unit
 _TABLES: dict[str, tuple[set[str], set[str], str, str]] = {
-    "bandwidth": ({"direction", "initiator", "min_GBps", "basis"}, {"link", "pair"},
-                  "min_GBps", "GB/s"),
+    "bandwidth": (
+        {"direction", "initiator", "min_GBps", "basis"},
+        {"link", "pair"},
+        "min_GBps",
+        "GB/s",
+    ),
     "latency": ({"max_us", "basis"}, {"link", "pair"}, "max_us", "us"),
     "host": ({"direction", "min_GBps", "basis"}, {"device"}, "min_GBps", "GB/s"),
     "aggregate": ({"pattern", "min_GBps", "basis"}, {"device", "group"}, "min_GBps", "GB/s"),
-    "collective": ({"operation", "min_busbw_GBps", "basis"}, {"size_bytes", "size"},
-                   "min_busbw_GBps", "GB/s"),
+    "collective": (
+        {"operation", "min_busbw_GBps", "basis"},
+        {"size_bytes", "size"},
+        "min_busbw_GBps",
+        "GB/s",
+    ),
 }
 
 
@@ -176,27 +215,41 @@ class _Reader:
     def __init__(self, text: str, source: str) -> None:
         self.text, self.source = text, source
 
-    def fail(self, message: str, table: str | None = None, index: int | None = None,
-             key: str | None = None) -> CriteriaError:
+    def fail(
+        self,
+        message: str,
+        table: str | None = None,
+        index: int | None = None,
+        key: str | None = None,
+    ) -> CriteriaError:
         return CriteriaError(self.source, locate(self.text, table, index, key), message)
 
     def fail_row(self, message: str, key: str, row: int) -> CriteriaError:
         """An error at the line of row ``row`` of ``topology.<key>``."""
-        return CriteriaError(self.source, locate_row(self.text, "topology", key, row),
-                             message)
+        return CriteriaError(self.source, locate_row(self.text, "topology", key, row), message)
 
-    def number(self, value: Any, what: str, where: tuple[Any, ...], *, positive: bool = True
-               ) -> float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
-            and math.isfinite(value) and (value > 0 or not positive)
+    def number(
+        self, value: Any, what: str, where: tuple[Any, ...], *, positive: bool = True
+    ) -> float:
+        ok = (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and (value > 0 or not positive)
+        )
         if not ok:
             raise self.fail(f"{what} must be a positive number, got {value!r}", *where)
         return float(value)
 
-    def integer(self, value: Any, what: str, where: tuple[Any, ...], low: int = 1,
-                high: int | None = None) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low \
-                or (high is not None and value > high):
+    def integer(
+        self, value: Any, what: str, where: tuple[Any, ...], low: int = 1, high: int | None = None
+    ) -> int:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < low
+            or (high is not None and value > high)
+        ):
             span = f"{low}..{high}" if high is not None else f">= {low}"
             raise self.fail(f"{what} must be an integer {span}, got {value!r}", *where)
         return value
@@ -206,11 +259,11 @@ class _Reader:
             raise self.fail(f"{what} must be a non-empty string, got {value!r}", *where)
         return value
 
-    def choice(self, value: Any, what: str, allowed: tuple[str, ...],
-               where: tuple[Any, ...]) -> str:
+    def choice(
+        self, value: Any, what: str, allowed: tuple[str, ...], where: tuple[Any, ...]
+    ) -> str:
         if value not in allowed:
-            raise self.fail(f"{what} must be one of {', '.join(allowed)}; got {value!r}",
-                            *where)
+            raise self.fail(f"{what} must be one of {', '.join(allowed)}; got {value!r}", *where)
         return value
 
 
@@ -232,8 +285,9 @@ def load_criteria(path: str | os.PathLike[str]) -> Criteria:
     try:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise CriteriaError(str(p), None, f"not UTF-8 text ({exc.reason} at byte "
-                                          f"{exc.start})") from None
+        raise CriteriaError(
+            str(p), None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     return criteria_from_text(text, str(p))
 
 
@@ -259,20 +313,33 @@ def criteria_from_text(text: str, source: str = "<text>") -> Criteria:
     _no_duplicates(records, r)
     verification, v_basis = _verification(data, r)
     return Criteria(
-        links=links, peer_access=peer, table=make_table(records), topology_basis=topo_basis,
-        name=str(data.get("name", "")), source=str(data.get("source", "")),
+        links=links,
+        peer_access=peer,
+        table=make_table(records),
+        topology_basis=topo_basis,
+        name=str(data.get("name", "")),
+        source=str(data.get("source", "")),
         description=str(data.get("description", "")),
-        size_bytes=r.integer(data.get("size_bytes", DEFAULT_SIZE_BYTES), "size_bytes",
-                             (None, None, "size_bytes")),
-        latency_size_bytes=r.integer(data.get("latency_size_bytes",
-                                              DEFAULT_LATENCY_SIZE_BYTES),
-                                     "latency_size_bytes", (None, None, "latency_size_bytes")),
-        samples=r.integer(data.get("samples", DEFAULT_SAMPLES), "samples",
-                          (None, None, "samples"), 1, 1000),
-        fraction=(None if "fraction" not in data else
-                  r.number(data["fraction"], "fraction", (None, None, "fraction"))),
-        verification=verification, verification_basis=v_basis,
-        meta={"path": source})
+        size_bytes=r.integer(
+            data.get("size_bytes", DEFAULT_SIZE_BYTES), "size_bytes", (None, None, "size_bytes")
+        ),
+        latency_size_bytes=r.integer(
+            data.get("latency_size_bytes", DEFAULT_LATENCY_SIZE_BYTES),
+            "latency_size_bytes",
+            (None, None, "latency_size_bytes"),
+        ),
+        samples=r.integer(
+            data.get("samples", DEFAULT_SAMPLES), "samples", (None, None, "samples"), 1, 1000
+        ),
+        fraction=(
+            None
+            if "fraction" not in data
+            else r.number(data["fraction"], "fraction", (None, None, "fraction"))
+        ),
+        verification=verification,
+        verification_basis=v_basis,
+        meta={"path": source},
+    )
 
 
 def _line_of(message: str) -> int | None:
@@ -282,16 +349,20 @@ def _line_of(message: str) -> int | None:
 
 def _check_top(data: dict[str, Any], r: _Reader) -> None:
     if "schema_version" not in data:
-        raise r.fail("no schema_version; criteria files start with schema_version = "
-                     f"{CRITERIA_SCHEMA_VERSION}")
-    problem = schema_version_problem(data["schema_version"],
-                                     supported=CRITERIA_SCHEMA_VERSION, what="criteria")
+        raise r.fail(
+            "no schema_version; criteria files start with schema_version = "
+            f"{CRITERIA_SCHEMA_VERSION}"
+        )
+    problem = schema_version_problem(
+        data["schema_version"], supported=CRITERIA_SCHEMA_VERSION, what="criteria"
+    )
     if problem:
         raise r.fail(problem, None, None, "schema_version")
     for key in data:
         if key not in _TOP_KEYS:
-            raise r.fail(f"unknown key {key!r}; known: {', '.join(sorted(_TOP_KEYS))}",
-                         None, None, key)
+            raise r.fail(
+                f"unknown key {key!r}; known: {', '.join(sorted(_TOP_KEYS))}", None, None, key
+            )
     for key in ("name", "description", "source"):
         if key in data and not isinstance(data[key], str):
             raise r.fail(f"{key} must be a string", None, None, key)
@@ -310,27 +381,45 @@ def _peer_cell(value: Any) -> str | None:
     return None if ok else f"must be 0 or 1, got {value!r}"
 
 
-def _matrix(rows: Any, key: str, r: _Reader, n: int | None,
-            cell: Any) -> list[list[Any]]:
+def _matrix(rows: Any, key: str, r: _Reader, n: int | None, cell: Any) -> list[list[Any]]:
     """A square array of arrays, rows = source device, "X" on the diagonal; ``cell``
     says why an off-diagonal value is refused. Errors name the row's line."""
     if not isinstance(rows, list) or not rows or not all(isinstance(x, list) for x in rows):
-        hint = (" (a row is an array of cells, e.g. [\"X\", \"HCCS\"], not a string)"
-                if isinstance(rows, list) and any(isinstance(x, str) for x in rows) else "")
-        raise r.fail(f"topology.{key} must be an array of rows, one per source device, "
-                     f"each an array of cells{hint}", "topology", None, key)
+        hint = (
+            ' (a row is an array of cells, e.g. ["X", "HCCS"], not a string)'
+            if isinstance(rows, list) and any(isinstance(x, str) for x in rows)
+            else ""
+        )
+        raise r.fail(
+            f"topology.{key} must be an array of rows, one per source device, "
+            f"each an array of cells{hint}",
+            "topology",
+            None,
+            key,
+        )
     size = n or len(rows)
     widths = {len(row) for row in rows}
     if len(rows) != size or (n is None and len(widths) == 1 and widths != {size}):
-        raise r.fail(f"topology.{key} must be {size} x {size} (rows = source device); it "
-                     f"has {len(rows)} rows of {max(widths)} cells", "topology", None, key)
+        raise r.fail(
+            f"topology.{key} must be {size} x {size} (rows = source device); it "
+            f"has {len(rows)} rows of {max(widths)} cells",
+            "topology",
+            None,
+            key,
+        )
     for i, row in enumerate(rows):
         if len(row) != size:
-            raise r.fail_row(f"topology.{key} row {i} has {len(row)} cells; the matrix is "
-                             f"{size} x {size}", key, i)
+            raise r.fail_row(
+                f"topology.{key} row {i} has {len(row)} cells; the matrix is {size} x {size}",
+                key,
+                i,
+            )
         if row[i] != SELF:
-            raise r.fail_row(f"topology.{key} row {i}: the diagonal cell must be "
-                             f"{SELF!r}, got {row[i]!r}", key, i)
+            raise r.fail_row(
+                f"topology.{key} row {i}: the diagonal cell must be {SELF!r}, got {row[i]!r}",
+                key,
+                i,
+            )
         for j, value in enumerate(row):
             why = None if i == j else cell(value)
             if why:
@@ -338,8 +427,9 @@ def _matrix(rows: Any, key: str, r: _Reader, n: int | None,
     return rows
 
 
-def _topology(data: dict[str, Any], r: _Reader
-              ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[bool, ...], ...], str]:
+def _topology(
+    data: dict[str, Any], r: _Reader
+) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[bool, ...], ...], str]:
     topo = data.get("topology")
     if not isinstance(topo, dict):
         raise r.fail("no [topology] table: give links, peer_access and basis")
@@ -352,49 +442,68 @@ def _topology(data: dict[str, Any], r: _Reader
     links = _matrix(topo["links"], "links", r, None, _link_cell)
     peer = _matrix(topo["peer_access"], "peer_access", r, len(links), _peer_cell)
     basis = r.text_value(topo["basis"], "topology.basis", ("topology", None, "basis"))
-    return (tuple(tuple(row) for row in links),
-            tuple(tuple(v == 1 for v in row) for row in peer), basis)
+    return (
+        tuple(tuple(row) for row in links),
+        tuple(tuple(v == 1 for v in row) for row in peer),
+        basis,
+    )
 
 
 def _pair(value: Any, n: int, where: tuple[Any, ...], r: _Reader) -> tuple[int, int]:
-    ok = isinstance(value, list) and len(value) == 2 and all(
-        isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in value)
+    ok = (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in value)
+    )
     if not ok or value[0] == value[1]:
-        raise r.fail(f"pair must be two different device ids below {n}, got {value!r}",
-                     *where)
+        raise r.fail(f"pair must be two different device ids below {n}, got {value!r}", *where)
     return int(value[0]), int(value[1])
 
 
-def _entry(table: str, k: int, entry: dict[str, Any], n: int,
-           links: tuple[tuple[str, ...], ...], r: _Reader) -> dict[str, Any]:
+def _entry(
+    table: str,
+    k: int,
+    entry: dict[str, Any],
+    n: int,
+    links: tuple[tuple[str, ...], ...],
+    r: _Reader,
+) -> dict[str, Any]:
     """One [[table]] entry as a criteria record (checked)."""
     required, optional, bound_key, unit = _TABLES[table]
     for key in entry:
         if key not in required | optional:
-            raise r.fail(f"unknown key {key!r} in [[{table}]]; known: "
-                         f"{', '.join(sorted(required | optional))}", table, k, key)
+            raise r.fail(
+                f"unknown key {key!r} in [[{table}]]; known: "
+                f"{', '.join(sorted(required | optional))}",
+                table,
+                k,
+                key,
+            )
     for key in sorted(required):
         if key not in entry:
             raise r.fail(f"[[{table}]] needs {key}", table, k, None)
     at = lambda key: (table, k, key)  # noqa: E731
     rec: dict[str, Any] = {
-        "kind": table, "bound": "min" if bound_key.startswith("min") else "max",
-        "value": r.number(entry[bound_key], bound_key, at(bound_key)), "unit": unit,
+        "kind": table,
+        "bound": "min" if bound_key.startswith("min") else "max",
+        "value": r.number(entry[bound_key], bound_key, at(bound_key)),
+        "unit": unit,
         "basis": r.text_value(entry["basis"], "basis", at("basis")),
-        "line": locate(r.text, table, k, None)}
+        "line": locate(r.text, table, k, None),
+    }
     if table in ("bandwidth", "latency"):
         rec.update(_link_or_pair(table, entry, n, links, r, at))
     if table == "bandwidth":
-        rec["direction"] = r.choice(entry["direction"], "direction", DIRECTIONS,
-                                    at("direction"))
-        rec["initiator"] = r.choice(entry["initiator"], "initiator", PAIR_INITIATORS,
-                                    at("initiator"))
+        rec["direction"] = r.choice(entry["direction"], "direction", DIRECTIONS, at("direction"))
+        rec["initiator"] = r.choice(
+            entry["initiator"], "initiator", PAIR_INITIATORS, at("initiator")
+        )
     if table == "host":
-        rec["direction"] = r.choice(entry["direction"], "direction", HOST_DIRECTIONS,
-                                    at("direction"))
+        rec["direction"] = r.choice(
+            entry["direction"], "direction", HOST_DIRECTIONS, at("direction")
+        )
     if table == "aggregate":
-        rec["pattern"] = r.choice(entry["pattern"], "pattern", JUDGED_AGGREGATES,
-                                  at("pattern"))
+        rec["pattern"] = r.choice(entry["pattern"], "pattern", JUDGED_AGGREGATES, at("pattern"))
         if "group" in entry:
             if rec["pattern"] not in CARD_PATTERNS:
                 raise r.fail("group is for the card pattern; fan-outs take device", *at("group"))
@@ -420,8 +529,10 @@ def _collective(entry: dict[str, Any], r: _Reader, at: Any) -> dict[str, Any]:
 
     op = r.choice(entry["operation"], "operation", OPERATIONS, at("operation"))
     if ("size_bytes" in entry) == ("size" in entry):
-        raise r.fail("[[collective]] needs size_bytes (a number) or size (\"256MiB\"), not "
-                     "both", *at("size" if "size" in entry else "operation"))
+        raise r.fail(
+            '[[collective]] needs size_bytes (a number) or size ("256MiB"), not both',
+            *at("size" if "size" in entry else "operation"),
+        )
     if "size_bytes" in entry:
         size = r.integer(entry["size_bytes"], "size_bytes", at("size_bytes"))
     else:
@@ -432,11 +543,19 @@ def _collective(entry: dict[str, Any], r: _Reader, at: Any) -> dict[str, Any]:
     return {"operation": op, "size_bytes": size, "pattern": COLLECTIVE_PATTERN}
 
 
-def _link_or_pair(table: str, entry: dict[str, Any], n: int,
-                  links: tuple[tuple[str, ...], ...], r: _Reader, at: Any) -> dict[str, Any]:
+def _link_or_pair(
+    table: str,
+    entry: dict[str, Any],
+    n: int,
+    links: tuple[tuple[str, ...], ...],
+    r: _Reader,
+    at: Any,
+) -> dict[str, Any]:
     if ("link" in entry) == ("pair" in entry):
-        raise r.fail(f"[[{table}]] needs link (a class) or pair ([src, dst]), not both",
-                     *at("link" if "link" in entry else "basis"))
+        raise r.fail(
+            f"[[{table}]] needs link (a class) or pair ([src, dst]), not both",
+            *at("link" if "link" in entry else "basis"),
+        )
     if "pair" in entry:
         src, dst = _pair(entry["pair"], n, at("pair"), r)
         return {"src": src, "dst": dst, "link": links[src][dst]}
@@ -450,27 +569,43 @@ def _link_or_pair(table: str, entry: dict[str, Any], n: int,
 def _no_duplicates(records: list[dict[str, Any]], r: _Reader) -> None:
     seen: dict[tuple[Any, ...], int | None] = {}
     for rec in records:
-        key = tuple(rec.get(c) for c in ("kind", "link", "src", "dst", "device", "senders",
-                                         "receivers", "pattern", "direction", "initiator",
-                                         "operation", "size_bytes"))
+        key = tuple(
+            rec.get(c)
+            for c in (
+                "kind",
+                "link",
+                "src",
+                "dst",
+                "device",
+                "senders",
+                "receivers",
+                "pattern",
+                "direction",
+                "initiator",
+                "operation",
+                "size_bytes",
+            )
+        )
         if key in seen:
-            raise CriteriaError(r.source, rec["line"], f"a second [[{rec['kind']}]] for the "
-                                f"same item (the first is at line {seen[key]})")
+            raise CriteriaError(
+                r.source,
+                rec["line"],
+                f"a second [[{rec['kind']}]] for the same item (the first is at line {seen[key]})",
+            )
         seen[key] = rec["line"]
 
 
 def _verification(data: dict[str, Any], r: _Reader) -> tuple[bool, str]:
     table = data.get("verification", {"required": True})
     if not isinstance(table, dict):
-        raise r.fail("verification must be a table ([verification])", None, None,
-                     "verification")
+        raise r.fail("verification must be a table ([verification])", None, None, "verification")
     for key in table:
         if key not in ("required", "basis"):
             raise r.fail(f"unknown key verification.{key}", "verification", None, key)
     required = table.get("required", True)
     if not isinstance(required, bool):
-        raise r.fail("verification.required must be true or false", "verification", None,
-                     "required")
+        raise r.fail(
+            "verification.required must be true or false", "verification", None, "required"
+        )
     basis = table.get("basis", "every copy's bytes must arrive intact")
-    return required, r.text_value(basis, "verification.basis",
-                                  ("verification", None, "basis"))
+    return required, r.text_value(basis, "verification.basis", ("verification", None, "basis"))

@@ -67,66 +67,106 @@ def _good(rows: pd.DataFrame, pattern: str | tuple[str, ...], size: int) -> pd.D
 
 def check_fraction(fraction: float) -> float:
     """A fraction in (0, 1] (ValueError otherwise)."""
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) \
-            or not math.isfinite(fraction) or not 0 < fraction <= 1:
+    if (
+        isinstance(fraction, bool)
+        or not isinstance(fraction, (int, float))
+        or not math.isfinite(fraction)
+        or not 0 < fraction <= 1
+    ):
         raise ValueError(f"fraction must be a number in (0, 1], got {fraction!r}")
     return float(fraction)
 
 
-def _pair_records(rows: pd.DataFrame, links: pd.DataFrame, size: int, lat_size: int,
-                  fraction: float, origin: str) -> list[dict[str, object]]:
+def _pair_records(
+    rows: pd.DataFrame, links: pd.DataFrame, size: int, lat_size: int, fraction: float, origin: str
+) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     bw = _good(rows, PAIR_PATTERN, size).merge(links, on=["src", "dst"], suffixes=("_row", ""))
-    per_pair = bw.groupby(["link", "direction", "initiator", "src", "dst"],
-                          observed=True)["bandwidth_GBps"].median()
+    per_pair = bw.groupby(["link", "direction", "initiator", "src", "dst"], observed=True)[
+        "bandwidth_GBps"
+    ].median()
     for (cls, direction, initiator), s in per_pair.groupby(level=[0, 1, 2], observed=True):
         med = float(s.median())
-        out.append({"kind": "bandwidth", "link": cls, "direction": direction,
-                    "initiator": initiator, "bound": "min", "unit": "GB/s",
-                    "value": round(med * fraction, 3),
-                    "basis": f"{origin}: median over {len(s)} {cls} pairs of each pair's "
-                             f"median, {med:.3f} GB/s at {format_size(size)}, x {fraction:g}"})
-    lat = _good(rows, LATENCY_PATTERN, lat_size).merge(links, on=["src", "dst"],
-                                                  suffixes=("_row", ""))
+        out.append(
+            {
+                "kind": "bandwidth",
+                "link": cls,
+                "direction": direction,
+                "initiator": initiator,
+                "bound": "min",
+                "unit": "GB/s",
+                "value": round(med * fraction, 3),
+                "basis": f"{origin}: median over {len(s)} {cls} pairs of each pair's "
+                f"median, {med:.3f} GB/s at {format_size(size)}, x {fraction:g}",
+            }
+        )
+    lat = _good(rows, LATENCY_PATTERN, lat_size).merge(
+        links, on=["src", "dst"], suffixes=("_row", "")
+    )
     per_pair = lat.groupby(["link", "src", "dst"], observed=True)["latency_us"].median()
     for cls, s in per_pair.groupby(level=0, observed=True):
         med = float(s.median())
-        out.append({"kind": "latency", "link": cls, "bound": "max", "unit": "us",
-                    "value": round(med / fraction, 3),
-                    "basis": f"{origin}: median over {len(s)} {cls} pairs of each pair's "
-                             f"median, {med:.3f} us per {lat_size}-byte copy, / {fraction:g}"})
+        out.append(
+            {
+                "kind": "latency",
+                "link": cls,
+                "bound": "max",
+                "unit": "us",
+                "value": round(med / fraction, 3),
+                "basis": f"{origin}: median over {len(s)} {cls} pairs of each pair's "
+                f"median, {med:.3f} us per {lat_size}-byte copy, / {fraction:g}",
+            }
+        )
     return out
 
 
-def _device_records(rows: pd.DataFrame, size: int, fraction: float,
-                    origin: str) -> list[dict[str, object]]:
+def _device_records(
+    rows: pd.DataFrame, size: int, fraction: float, origin: str
+) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     r = _good(rows, (*HOST_PATTERNS, *FANOUT_PATTERNS), size)
     device = r["dst"].where(r["pattern"].isin((HOST_TO_DEVICE, PULL_FANOUT)), r["src"])
-    med = r.assign(device=device).groupby(["pattern", "device"], observed=True)[
-        "bandwidth_GBps"].median()
+    med = (
+        r.assign(device=device)
+        .groupby(["pattern", "device"], observed=True)["bandwidth_GBps"]
+        .median()
+    )
     for (pattern, device), value in med.items():
         kind = "host" if pattern in HOST_PATTERNS else "aggregate"
-        rec = {"kind": kind, "device": int(device), "bound": "min", "unit": "GB/s",
-               "value": round(float(value) * fraction, 3),
-               "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
-                        f"on device {device}, x {fraction:g}"}
+        rec = {
+            "kind": kind,
+            "device": int(device),
+            "bound": "min",
+            "unit": "GB/s",
+            "value": round(float(value) * fraction, 3),
+            "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
+            f"on device {device}, x {fraction:g}",
+        }
         rec["direction" if kind == "host" else "pattern"] = pattern
         out.append(rec)
     cards = card_keys(_good(rows, CARD_PATTERNS, size))
-    for (senders, receivers), s in cards.groupby(["senders", "receivers"])[
-            "bandwidth_GBps"]:
+    for (senders, receivers), s in cards.groupby(["senders", "receivers"])["bandwidth_GBps"]:
         value, group = float(s.median()), group_name(senders, receivers)
-        out.append({"kind": "aggregate", "pattern": CARD, "senders": senders,
-                    "receivers": receivers, "group": group, "bound": "min",
-                    "unit": "GB/s", "value": round(value * fraction, 3),
-                    "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
-                             f"for cards {group}, x {fraction:g}"})
+        out.append(
+            {
+                "kind": "aggregate",
+                "pattern": CARD,
+                "senders": senders,
+                "receivers": receivers,
+                "group": group,
+                "bound": "min",
+                "unit": "GB/s",
+                "value": round(value * fraction, 3),
+                "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
+                f"for cards {group}, x {fraction:g}",
+            }
+        )
     return out
 
 
-def link_matrices(peer: pd.DataFrame, n: int
-                  ) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[bool, ...], ...]]:
+def link_matrices(
+    peer: pd.DataFrame, n: int
+) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[bool, ...], ...]]:
     """The N x N link classes ("X" where unknown) and peer access of a peer frame."""
     links = [["X"] * n for _ in range(n)]
     access = [[False] * n for _ in range(n)]
@@ -135,35 +175,59 @@ def link_matrices(peer: pd.DataFrame, n: int
         access[int(src)][int(dst)] = bool(ok)
     missing = [(a, b) for a in range(n) for b in range(n) if a != b and links[a][b] == "X"]
     if missing:
-        raise ValueError(f"the link class of {len(missing)} ordered pairs is unknown (first "
-                         f"{missing[0][0]}->{missing[0][1]}): measure every ordered pair")
+        raise ValueError(
+            f"the link class of {len(missing)} ordered pairs is unknown (first "
+            f"{missing[0][0]}->{missing[0][1]}): measure every ordered pair"
+        )
     return tuple(map(tuple, links)), tuple(map(tuple, access))
 
 
-def criteria_from_measured(measured: Measured, *, n: int, fraction: float, origin: str,
-                           size: int, latency_size: int = DEFAULT_LATENCY_SIZE_BYTES,
-                           samples: int = DEFAULT_SAMPLES, name: str = "",
-                           topology_basis: str | None = None) -> Criteria:
+def criteria_from_measured(
+    measured: Measured,
+    *,
+    n: int,
+    fraction: float,
+    origin: str,
+    size: int,
+    latency_size: int = DEFAULT_LATENCY_SIZE_BYTES,
+    samples: int = DEFAULT_SAMPLES,
+    name: str = "",
+    topology_basis: str | None = None,
+) -> Criteria:
     """Criteria from what a known-good server measured (see the module docstring)."""
     fraction = check_fraction(fraction)
     links, access = link_matrices(measured.peer, n)
     link_of = measured.peer[["src", "dst", "link"]].astype({"src": "Int64", "dst": "Int64"})
     rows = measured.rows
-    records = [*_pair_records(rows, link_of, size, latency_size, fraction, origin),
-               *_device_records(rows, size, fraction, origin),
-               *collective.from_rows(rows, fraction, origin)]
+    records = [
+        *_pair_records(rows, link_of, size, latency_size, fraction, origin),
+        *_device_records(rows, size, fraction, origin),
+        *collective.from_rows(rows, fraction, origin),
+    ]
     return Criteria(
-        links=links, peer_access=access, table=make_table(records),
+        links=links,
+        peer_access=access,
+        table=make_table(records),
         topology_basis=topology_basis or f"{origin}: link classes and peer access measured",
-        name=name, source=origin, size_bytes=size, latency_size_bytes=latency_size,
-        samples=samples, fraction=fraction,
-        verification_basis="every copy's bytes must arrive intact (no tolerance)")
+        name=name,
+        source=origin,
+        size_bytes=size,
+        latency_size_bytes=latency_size,
+        samples=samples,
+        fraction=fraction,
+        verification_basis="every copy's bytes must arrive intact (no tolerance)",
+    )
 
 
-def criteria_from_preset(preset: str, *, fraction: float = DEFAULT_FRACTION,
-                         size: int = DEFAULT_SIZE_BYTES, samples: int = DEFAULT_SAMPLES,
-                         devices: Sequence[int] | None = None,
-                         topology: object = None) -> Criteria:
+def criteria_from_preset(
+    preset: str,
+    *,
+    fraction: float = DEFAULT_FRACTION,
+    size: int = DEFAULT_SIZE_BYTES,
+    samples: int = DEFAULT_SAMPLES,
+    devices: Sequence[int] | None = None,
+    topology: object = None,
+) -> Criteria:
     """The preset's model x fraction: the check's measurements run on the simulated
     preset (or ``topology``) with jitter 0."""
     import dataclasses
@@ -187,18 +251,32 @@ def criteria_from_preset(preset: str, *, fraction: float = DEFAULT_FRACTION,
     if devices is not None:  # the matrices need every pair: fill them from the topology
         measured.peer = topology_peer(topo)
     return criteria_from_measured(
-        measured, n=topo.device_count, fraction=fraction, origin=origin,  # type: ignore[attr-defined]
-        size=size, samples=samples, name=f"{name} x {fraction:g}",
+        measured,
+        n=topo.device_count,
+        fraction=fraction,
+        origin=origin,  # type: ignore[attr-defined]
+        size=size,
+        samples=samples,
+        name=f"{name} x {fraction:g}",
         topology_basis=f"{what} {name}: its link matrix, and peer access where "
-                       "aclrtDeviceCanAccessPeer says 1")
+        "aclrtDeviceCanAccessPeer says 1",
+    )
 
 
 def topology_peer(topo: object) -> pd.DataFrame:
     """The peer frame (src, dst, link, peer_ok) a topology describes."""
     n = topo.device_count  # type: ignore[attr-defined]
-    recs = [{"src": a, "dst": b, "link": topo.link(a, b),  # type: ignore[attr-defined]
-             "peer_ok": topo.can_access_peer(a, b)}  # type: ignore[attr-defined]
-            for a in range(n) for b in range(n) if a != b]
+    recs = [
+        {
+            "src": a,
+            "dst": b,
+            "link": topo.link(a, b),  # type: ignore[attr-defined]
+            "peer_ok": topo.can_access_peer(a, b),
+        }  # type: ignore[attr-defined]
+        for a in range(n)
+        for b in range(n)
+        if a != b
+    ]
     return pd.DataFrame(recs)
 
 
@@ -206,8 +284,7 @@ def peer_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
     """A peer table from a run's pair rows: the ``link`` column per ordered pair, and
     ``peer_ok`` unless every sample of the pair was unreachable (a golden run is one whose
     peer enables worked)."""
-    r = rows[rows["pattern"].isin(PAIR_PATTERNS) & rows["src"].notna()
-             & rows["dst"].notna()]
+    r = rows[rows["pattern"].isin(PAIR_PATTERNS) & rows["src"].notna() & rows["dst"].notna()]
     bad = r["error_kind"].astype(object) == "unreachable"
     g = r.assign(_bad=bad).groupby(["src", "dst"], observed=True)
     out = g.agg(link=("link", "first"), _bad=("_bad", "all")).reset_index()
@@ -217,8 +294,10 @@ def peer_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
 #: The initiator an imported p2p copy is taken to have (the tool does not say).
 IMPORTED_INITIATOR = "dst"
 #: Why: said in every basis and skip reason that depends on it.
-IMPORTED_NOTE = ("ascend-dmi does not say which device initiates its copies: taken as reads "
-                 "(dst pulls), as the presets take its figures")
+IMPORTED_NOTE = (
+    "ascend-dmi does not say which device initiates its copies: taken as reads "
+    "(dst pulls), as the presets take its figures"
+)
 
 
 def judgeable(rows: pd.DataFrame) -> pd.DataFrame:
@@ -230,14 +309,23 @@ def judgeable(rows: pd.DataFrame) -> pd.DataFrame:
         none = pair & out["initiator"].isna()
         out["initiator"] = out["initiator"].astype(object).where(~none, IMPORTED_INITIATOR)
     if "bidir_total_GBps" in out:
-        half = pair & out["direction"].astype(object).eq("bi") \
-            & out["bandwidth_GBps"].isna() & out["bidir_total_GBps"].notna()
+        half = (
+            pair
+            & out["direction"].astype(object).eq("bi")
+            & out["bandwidth_GBps"].isna()
+            & out["bidir_total_GBps"].notna()
+        )
         out.loc[half, "bandwidth_GBps"] = out.loc[half, "bidir_total_GBps"] / 2
     return out
 
 
-def criteria_from_run(rows: pd.DataFrame | Run, *, fraction: float = DEFAULT_FRACTION,
-                      origin: str | None = None, topology: object = None) -> Criteria:
+def criteria_from_run(
+    rows: pd.DataFrame | Run,
+    *,
+    fraction: float = DEFAULT_FRACTION,
+    origin: str | None = None,
+    topology: object = None,
+) -> Criteria:
     """A golden run's medians x fraction (``criteria --from RUN``): bandwidth at the
     largest size the run's pair pattern measured, latency at the latency pattern's
     smallest size; every ordered pair must be in the run (for the link matrix). An
@@ -248,26 +336,39 @@ def criteria_from_run(rows: pd.DataFrame | Run, *, fraction: float = DEFAULT_FRA
     pairs = rows[rows["pattern"] == PAIR_PATTERN]
     # an import that names no server: the topology's count, else the devices of its pairs
     ends = pd.concat([pairs["src"], pairs["dst"]]).dropna()
-    n = meta.device_count or getattr(topology, "device_count", 0) or (
-        int(ends.max()) + 1 if len(ends) else 0)
+    n = (
+        meta.device_count
+        or getattr(topology, "device_count", 0)
+        or (int(ends.max()) + 1 if len(ends) else 0)
+    )
     if not n or not len(pairs):
-        raise ValueError("the run has no pair-pattern rows (or no device_count): "
-                         "criteria need a sweep of every ordered pair")
+        raise ValueError(
+            "the run has no pair-pattern rows (or no device_count): "
+            "criteria need a sweep of every ordered pair"
+        )
     lat = rows.loc[rows["pattern"] == LATENCY_PATTERN, "size_bytes"]
-    origin = origin or (f"golden run {meta.run_id or '?'} on "
-                        f"{meta.hostname or '?'} ({meta.backend or '?'}"
-                        + ("; " + IMPORTED_NOTE + "; bi: half the pair's total"
-                           if meta.imported else "") + ")")
+    origin = origin or (
+        f"golden run {meta.run_id or '?'} on "
+        f"{meta.hostname or '?'} ({meta.backend or '?'}"
+        + ("; " + IMPORTED_NOTE + "; bi: half the pair's total" if meta.imported else "")
+        + ")"
+    )
     peer = peer_from_rows(rows)
     if peer["link"].isna().any():
         if topology is None:
-            raise ValueError("the run does not name every pair's link class (an import "
-                             "without a topology capture): give the server's topology")
+            raise ValueError(
+                "the run does not name every pair's link class (an import "
+                "without a topology capture): give the server's topology"
+            )
         named = topology_peer(topology)[["src", "dst", "link"]]
         peer = peer.drop(columns="link").merge(named, on=["src", "dst"], how="left")
     rows = judgeable(rows)
     return criteria_from_measured(
-        Measured(peer, rows), n=n, fraction=fraction, origin=origin,
+        Measured(peer, rows),
+        n=n,
+        fraction=fraction,
+        origin=origin,
         size=int(pairs["size_bytes"].max()),
         latency_size=int(lat.min()) if len(lat) else DEFAULT_LATENCY_SIZE_BYTES,
-        name=f"{origin} x {fraction:g}")
+        name=f"{origin} x {fraction:g}",
+    )

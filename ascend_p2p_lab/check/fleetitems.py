@@ -42,8 +42,11 @@ def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
     needs = needs_of(criteria)
     directions = {d for d, i in needs.bandwidth if i == "dst"}
     patterns = [PAIR, *sorted(needs.host), *sorted(needs.aggregates - set(CARD_PATTERNS))]
-    return {"sizes": sorted(set(parse_sizes(sizes)) | {criteria.size_bytes}),
-            "direction": "both" if "bi" in directions else "uni", "patterns": patterns}
+    return {
+        "sizes": sorted(set(parse_sizes(sizes)) | {criteria.size_bytes}),
+        "direction": "both" if "bi" in directions else "uni",
+        "patterns": patterns,
+    }
 
 
 def fleet_peer(probes: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None:
@@ -52,16 +55,22 @@ def fleet_peer(probes: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None
     kept = {host: p for host, p in probes.items() if p is not None and len(p)}
     if not kept:
         return None
-    out = pd.concat(kept.values(), keys=list(kept), names=["host", None]).reset_index(
-        level=0).reset_index(drop=True)
+    out = (
+        pd.concat(kept.values(), keys=list(kept), names=["host", None])
+        .reset_index(level=0)
+        .reset_index(drop=True)
+    )
     out["peer_ok"] = out["can_access_peer"].astype(bool)
     if "reason" not in out:
         out["reason"] = None
     return out
 
 
-def fleet_items(criteria: Criteria, frame: pd.DataFrame | Run | None,
-                probes: Mapping[str, pd.DataFrame | None] | None = None) -> pd.DataFrame:
+def fleet_items(
+    criteria: Criteria,
+    frame: pd.DataFrame | Run | None,
+    probes: Mapping[str, pd.DataFrame | None] | None = None,
+) -> pd.DataFrame:
     """One row per host and item (:func:`.verdict.evaluate` with ``by_host``) of the
     fleet's run (a Run or its frame)."""
     peer = fleet_peer(probes or {})
@@ -70,8 +79,9 @@ def fleet_items(criteria: Criteria, frame: pd.DataFrame | Run | None,
     return evaluate(criteria, peer, rows, by_host=True)
 
 
-def failing_by_host(items: pd.DataFrame, device_counts: Mapping[str, Any] | None = None,
-                    expected: int | None = None) -> dict[str, list[str]]:
+def failing_by_host(
+    items: pd.DataFrame, device_counts: Mapping[str, Any] | None = None, expected: int | None = None
+) -> dict[str, list[str]]:
     """The failing items' ids per host (hosts with none left out); a host whose device
     count (``device_counts``, from each run's metadata) is not the criteria's
     (``expected``) fails ``device_count``, since its items would compare other devices."""

@@ -57,21 +57,43 @@ def _threshold_record(row: Any, n: int) -> dict[str, Any] | None:
     said = f"ascend-dmi --dg threshold {t:g} GB/s ({where})"
     if op == "p2p" and len(ends) == 2:
         bi = row.direction == "bi"
-        return {"kind": "bandwidth", "src": ends[0], "dst": ends[1],
-                "link": None, "direction": "bi" if bi else "uni",
-                "initiator": IMPORTED_INITIATOR, "bound": "min", "unit": "GB/s",
-                "value": t / 2 if bi else t, "_where": where,
-                "basis": said + (": the pair's total both ways, half per direction"
-                                 if bi else "") + "; " + IMPORTED_NOTE}
+        return {
+            "kind": "bandwidth",
+            "src": ends[0],
+            "dst": ends[1],
+            "link": None,
+            "direction": "bi" if bi else "uni",
+            "initiator": IMPORTED_INITIATOR,
+            "bound": "min",
+            "unit": "GB/s",
+            "value": t / 2 if bi else t,
+            "_where": where,
+            "basis": said
+            + (": the pair's total both ways, half per direction" if bi else "")
+            + "; "
+            + IMPORTED_NOTE,
+        }
     if op in ("h2d", "d2h") and ends:
-        return {"kind": "host", "direction": op, "device": ends[0], "bound": "min",
-                "unit": "GB/s", "value": t, "basis": said, "_where": where}
+        return {
+            "kind": "host",
+            "direction": op,
+            "device": ends[0],
+            "bound": "min",
+            "unit": "GB/s",
+            "value": t,
+            "basis": said,
+            "_where": where,
+        }
     return None
 
 
-def criteria_from_thresholds(rows: pd.DataFrame, topology: Any, *,
-                             size: int = DEFAULT_SIZE_BYTES, origin: str = "ascend-dmi --dg"
-                             ) -> tuple[Criteria, list[str]]:
+def criteria_from_thresholds(
+    rows: pd.DataFrame,
+    topology: Any,
+    *,
+    size: int = DEFAULT_SIZE_BYTES,
+    origin: str = "ascend-dmi --dg",
+) -> tuple[Criteria, list[str]]:
     """Criteria whose numbers are a diagnosis's thresholds (``threshold_GBps`` rows of an
     imported ``ascend-dmi --dg`` capture), one per line: p2p per pair, h2d/d2h per
     device; the link classes and peer access are ``topology``'s. Returns the criteria and
@@ -80,21 +102,26 @@ def criteria_from_thresholds(rows: pd.DataFrame, topology: Any, *,
     n = topology.device_count
     diag = rows[rows["threshold_GBps"].notna()] if "threshold_GBps" in rows else rows[:0]
     if diag.empty:
-        raise ValueError("no diagnosis thresholds in the capture (ascend-dmi --dg lines such "
-                         "as 'p2p unidirectional bandwidth diagnosis ... 26.21 / 20')")
+        raise ValueError(
+            "no diagnosis thresholds in the capture (ascend-dmi --dg lines such "
+            "as 'p2p unidirectional bandwidth diagnosis ... 26.21 / 20')"
+        )
     records: dict[tuple[Any, ...], dict[str, Any]] = {}
     left_out = []
     for row in diag.itertuples(index=False):
         rec = _threshold_record(row, n)
         if rec is None:
-            left_out.append(f"{row.source_file}:{int(row.source_line)} ({row.operation}: "
-                            "no criterion kind)")
+            left_out.append(
+                f"{row.source_file}:{int(row.source_line)} ({row.operation}: no criterion kind)"
+            )
             continue
         key = tuple(rec.get(k) for k in ("kind", "src", "dst", "device", "direction"))
         first = records.setdefault(key, rec)
         if first["value"] != rec["value"]:
-            raise ValueError(f"{rec['_where']}: threshold {rec['value']:g} differs from "
-                             f"{first['value']:g} at {first['_where']} for the same item")
+            raise ValueError(
+                f"{rec['_where']}: threshold {rec['value']:g} differs from "
+                f"{first['value']:g} at {first['_where']} for the same item"
+            )
     recs = [{k: v for k, v in r.items() if k != "_where"} for r in records.values()]
     links, access = link_matrices(topology_peer(topology), n)
     for r in recs:
@@ -102,12 +129,17 @@ def criteria_from_thresholds(rows: pd.DataFrame, topology: Any, *,
             r["link"] = links[r["src"]][r["dst"]]
     name = getattr(topology, "name", "?")
     return Criteria(
-        links=links, peer_access=access, table=make_table(recs),
+        links=links,
+        peer_access=access,
+        table=make_table(recs),
         topology_basis=f"{name}: its link matrix, and peer access where "
-                       "aclrtDeviceCanAccessPeer says 1",
-        name=f"{origin} thresholds on {name}", source=origin, size_bytes=size,
+        "aclrtDeviceCanAccessPeer says 1",
+        name=f"{origin} thresholds on {name}",
+        source=origin,
+        size_bytes=size,
         description="ascend-dmi's diagnosis prints no copy size: the bandwidth criteria hold "
-                    f"at {size} bytes, past the saturation point"), left_out
+        f"at {size} bytes, past the saturation point",
+    ), left_out
 
 
 # ---- an existing run judged --------------------------------------------------------------
@@ -118,8 +150,11 @@ NOT_VERIFIED = "the run's copies were not verified (an imported tool's figures)"
 
 
 #: The row patterns each kind of numeric criterion judges at the criteria's size.
-_FAMILIES = {"bandwidth": (PAIR_PATTERN,), "host": HOST_PATTERNS,
-             "aggregate": (*FANOUT_PATTERNS, *CARD_PATTERNS)}
+_FAMILIES = {
+    "bandwidth": (PAIR_PATTERN,),
+    "host": HOST_PATTERNS,
+    "aggregate": (*FANOUT_PATTERNS, *CARD_PATTERNS),
+}
 
 
 def judged_size(rows: pd.DataFrame) -> int | None:
@@ -131,8 +166,9 @@ def judged_size(rows: pd.DataFrame) -> int | None:
         4
     """
     for patterns in (_FAMILIES["bandwidth"], _FAMILIES["aggregate"], _FAMILIES["host"]):
-        sizes = rows.loc[rows["pattern"].isin(patterns).fillna(False).astype(bool),
-                         "size_bytes"].dropna()
+        sizes = rows.loc[
+            rows["pattern"].isin(patterns).fillna(False).astype(bool), "size_bytes"
+        ].dropna()
         if len(sizes):
             return int(sizes.max())
     return None
@@ -148,10 +184,12 @@ def _sizes_match(rows: pd.DataFrame, criteria: Criteria) -> None:
     sizes = judged["size_bytes"].dropna()
     if len(sizes) and not sizes.eq(criteria.size_bytes).any():
         have = ", ".join(format_size(int(v)) for v in sorted(sizes.unique()))
-        raise ValueError(f"the criteria's bandwidth size is {format_size(criteria.size_bytes)}; "
-                         f"the run's {', '.join(sorted(set(judged['pattern'].astype(str))))} "
-                         f"rows are at {have}: write criteria for the run's size (criteria "
-                         "--size, or --from a run at it)")
+        raise ValueError(
+            f"the criteria's bandwidth size is {format_size(criteria.size_bytes)}; "
+            f"the run's {', '.join(sorted(set(judged['pattern'].astype(str))))} "
+            f"rows are at {have}: write criteria for the run's size (criteria "
+            "--size, or --from a run at it)"
+        )
 
 
 def _on_cards(run: Run, criteria: Criteria) -> Run:
@@ -179,8 +217,9 @@ def run_devices(rows: pd.DataFrame) -> list[int]:
     return sorted({int(d) for d in ends} | {int(d) for d in groups})
 
 
-def check_run(rows: pd.DataFrame | Run, criteria: Criteria,
-              devices: Sequence[int] | None = None) -> Any:
+def check_run(
+    rows: pd.DataFrame | Run, criteria: Criteria, devices: Sequence[int] | None = None
+) -> Any:
     """Judge a run (a Run or a run frame) against criteria, measuring nothing (``check
     --run``): the run's pair rows give the peer table, imported rows are made judgeable
     (:func:`judgeable`); what the run cannot say (link classes, verified bytes) is SKIP
@@ -192,8 +231,7 @@ def check_run(rows: pd.DataFrame | Run, criteria: Criteria,
     rows = run.samples
     n = run.meta.device_count
     if n is not None and int(n) != criteria.device_count:
-        raise ValueError(f"the criteria describe {criteria.device_count} devices; the run "
-                         f"has {n}")
+        raise ValueError(f"the criteria describe {criteria.device_count} devices; the run has {n}")
     _sizes_match(rows, criteria)
     rows = judgeable(rows)
     peer = peer_from_rows(rows).assign(reason=None)
@@ -201,11 +239,12 @@ def check_run(rows: pd.DataFrame | Run, criteria: Criteria,
     devs = run_devices(rows) if devices is None else sorted(set(devices))
     outside = [d for d in devs if d >= criteria.device_count]
     if outside:
-        raise ValueError(f"the run names device {outside[0]}; the criteria describe "
-                         f"{criteria.device_count} devices")
+        raise ValueError(
+            f"the run names device {outside[0]}; the criteria describe "
+            f"{criteria.device_count} devices"
+        )
     items = evaluate(criteria, peer, rows, devs)
-    no_link = items["kind"].eq("link_class") & items["measured"].isna() \
-        & items["status"].ne(SKIP)
+    no_link = items["kind"].eq("link_class") & items["measured"].isna() & items["status"].ne(SKIP)
     items.loc[no_link, ["status", "reason"]] = [SKIP, NO_LINKS]
     items.loc[items["reason"].eq("not measured"), "reason"] = "not in the run"
     if "verified" in rows and rows["verified"].isna().all():

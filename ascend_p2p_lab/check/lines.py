@@ -29,8 +29,11 @@ def locate(text: str, table: str | None, index: int | None, key: str | None) -> 
     if table is None:
         start, header = 0, None
     else:
-        pattern = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]" if index is not None
-                             else rf"^\s*\[\s*{re.escape(table)}\s*\]")
+        pattern = re.compile(
+            rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]"
+            if index is not None
+            else rf"^\s*\[\s*{re.escape(table)}\s*\]"
+        )
         hits = [i for i, line in enumerate(lines) if pattern.match(line)]
         k = index or 0
         if k >= len(hits):

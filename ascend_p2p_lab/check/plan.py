@@ -54,10 +54,13 @@ class Needs:
     def everything(cls, *, cards: bool, **kwargs: Any) -> Needs:
         """Every kind of measurement a check knows (what deriving criteria runs)."""
         aggs = set(JUDGED_AGGREGATES) - (set() if cards else set(CARD_PATTERNS))
-        return cls(bandwidth=frozenset((d, i) for d in DIRECTIONS
-                                       for i in PAIR_INITIATORS),
-                   latency=True, host=frozenset(HOST_DIRECTIONS), aggregates=frozenset(aggs),
-                   **kwargs)
+        return cls(
+            bandwidth=frozenset((d, i) for d in DIRECTIONS for i in PAIR_INITIATORS),
+            latency=True,
+            host=frozenset(HOST_DIRECTIONS),
+            aggregates=frozenset(aggs),
+            **kwargs,
+        )
 
 
 def needs_of(criteria: Criteria) -> Needs:
@@ -71,11 +74,17 @@ def needs_of(criteria: Criteria) -> Needs:
         latency=bool((t["kind"] == "latency").any()),
         host=frozenset(t.loc[t["kind"] == "host", "direction"]),
         aggregates=frozenset(t.loc[t["kind"] == "aggregate", "pattern"]),
-        collectives=frozenset((str(o), int(s)) for o, s in zip(
-            t.loc[t["kind"] == "collective", "operation"],
-            t.loc[t["kind"] == "collective", "size_bytes"])),
-        size_bytes=criteria.size_bytes, latency_size_bytes=criteria.latency_size_bytes,
-        samples=criteria.samples)
+        collectives=frozenset(
+            (str(o), int(s))
+            for o, s in zip(
+                t.loc[t["kind"] == "collective", "operation"],
+                t.loc[t["kind"] == "collective", "size_bytes"],
+            )
+        ),
+        size_bytes=criteria.size_bytes,
+        latency_size_bytes=criteria.latency_size_bytes,
+        samples=criteria.samples,
+    )
 
 
 @dataclass(frozen=True)
@@ -88,8 +97,12 @@ class Work:
 
 def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[Work]:
     """The sweeps that measure what ``needs`` asks for, on ``devices`` (None: all)."""
-    common = {"samples": needs.samples, "warmup": needs.warmup, "peer": "on",
-              "devices": None if devices is None else list(devices)}
+    common = {
+        "samples": needs.samples,
+        "warmup": needs.warmup,
+        "peer": "on",
+        "devices": None if devices is None else list(devices),
+    }
     if needs.min_sample_us is not None:
         common["min_sample_us"] = needs.min_sample_us
     work = []
@@ -97,22 +110,60 @@ def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[W
         directions = sorted(d for d, i in needs.bandwidth if i == initiator)
         if directions:
             direction = "both" if len(directions) == 2 else directions[0]
-            work.append(Work(f"pair {INITIATOR_WORDS[initiator]}", {
-                **common, "patterns": [PAIR_PATTERN], "sizes": [needs.size_bytes],
-                "direction": direction, "initiator": initiator}))
+            work.append(
+                Work(
+                    f"pair {INITIATOR_WORDS[initiator]}",
+                    {
+                        **common,
+                        "patterns": [PAIR_PATTERN],
+                        "sizes": [needs.size_bytes],
+                        "direction": direction,
+                        "initiator": initiator,
+                    },
+                )
+            )
     if needs.latency:
-        work.append(Work(LATENCY_PATTERN, {**common, "patterns": [LATENCY_PATTERN],
-                                     "sizes": [needs.latency_size_bytes], "direction": "uni",
-                                     "initiator": "dst"}))
-    others = [p for p in (*HOST_DIRECTIONS, *JUDGED_AGGREGATES)
-              if p in needs.host or p in needs.aggregates]
+        work.append(
+            Work(
+                LATENCY_PATTERN,
+                {
+                    **common,
+                    "patterns": [LATENCY_PATTERN],
+                    "sizes": [needs.latency_size_bytes],
+                    "direction": "uni",
+                    "initiator": "dst",
+                },
+            )
+        )
+    others = [
+        p
+        for p in (*HOST_DIRECTIONS, *JUDGED_AGGREGATES)
+        if p in needs.host or p in needs.aggregates
+    ]
     if others:
-        work.append(Work("host and aggregates", {
-            **common, "patterns": others, "sizes": [needs.size_bytes], "direction": "uni",
-            "initiator": "dst"}))
+        work.append(
+            Work(
+                "host and aggregates",
+                {
+                    **common,
+                    "patterns": others,
+                    "sizes": [needs.size_bytes],
+                    "direction": "uni",
+                    "initiator": "dst",
+                },
+            )
+        )
     if needs.collectives:  # each op at every size asked of any: one sweep of them all
         ops = [o for o in OPERATIONS if o in {op for op, _ in needs.collectives}]
-        work.append(Work("collectives", {
-            **common, "operations": ops, "sizes": sorted({s for _, s in needs.collectives}),
-            "max_copies": 1}))
+        work.append(
+            Work(
+                "collectives",
+                {
+                    **common,
+                    "operations": ops,
+                    "sizes": sorted({s for _, s in needs.collectives}),
+                    "max_copies": 1,
+                },
+            )
+        )
     return work

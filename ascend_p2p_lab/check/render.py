@@ -27,9 +27,29 @@ from .verdict import FAIL, PASS, SKIP, overall
 #: the JUnit test suite's name, and the prefix of every test case's class name
 SUITE = "ascend-p2p-lab check"
 #: item keys of the JSON output (when present), in order
-JSON_KEYS = ("host", "id", "name", "kind", "pattern", "status", "measured", "criterion",
-             "bound", "unit", "src", "dst", "device", "group", "link", "direction",
-             "initiator", "size_bytes", "reason", "basis", "criteria_line")
+JSON_KEYS = (
+    "host",
+    "id",
+    "name",
+    "kind",
+    "pattern",
+    "status",
+    "measured",
+    "criterion",
+    "bound",
+    "unit",
+    "src",
+    "dst",
+    "device",
+    "group",
+    "link",
+    "direction",
+    "initiator",
+    "size_bytes",
+    "reason",
+    "basis",
+    "criteria_line",
+)
 _BOUND_WORD = {"min": "at least", "max": "at most", "eq": "equal to"}
 
 
@@ -66,8 +86,7 @@ def item_line(item: pd.Series) -> str:
     return line
 
 
-def summary_line(items: pd.DataFrame, points_lost: int = 0, failed: str | None = None
-                 ) -> str:
+def summary_line(items: pd.DataFrame, points_lost: int = 0, failed: str | None = None) -> str:
     """``PASS``, or ``FAIL (n items)`` (or the samples lost, or the measurements stopped
     early, when no item failed; or ``FAIL (no item judged: ...)`` when every item was
     skipped)."""
@@ -105,20 +124,26 @@ def skip_lines(items: pd.DataFrame) -> list[str]:
     return out
 
 
-def table_text(items: pd.DataFrame, points_lost: int = 0, *, only_failing: bool = False,
-               failed: str | None = None) -> str:
+def table_text(
+    items: pd.DataFrame,
+    points_lost: int = 0,
+    *,
+    only_failing: bool = False,
+    failed: str | None = None,
+) -> str:
     """Every item's line (or only the failing ones, and the skipped ones counted per kind
     and reason), why the measurements stopped early (``failed``), then the summary."""
     shown = items[items["status"] == FAIL] if only_failing else items
     lines = [item_line(row) for _, row in shown.iterrows()]
     if only_failing:
         lines += skip_lines(items)
-    lines.append(f"{len(items)} items: {int((items['status'] == 'PASS').sum())} passed, "
-                 f"{int((items['status'] == FAIL).sum())} failed, "
-                 f"{int((items['status'] == SKIP).sum())} skipped")
+    lines.append(
+        f"{len(items)} items: {int((items['status'] == 'PASS').sum())} passed, "
+        f"{int((items['status'] == FAIL).sum())} failed, "
+        f"{int((items['status'] == SKIP).sum())} skipped"
+    )
     if failed:
-        lines.append(f"the measurements stopped early: {failed} (the rows until then are "
-                     "judged)")
+        lines.append(f"the measurements stopped early: {failed} (the rows until then are judged)")
     lines.append(summary_line(items, points_lost, failed))
     return "\n".join(lines)
 
@@ -134,20 +159,30 @@ def _plain(v: Any) -> Any:
 def records(items: pd.DataFrame) -> list[dict[str, Any]]:
     """The items as plain dicts (numbers, strings, None) with :data:`JSON_KEYS`."""
     keys = [k for k in JSON_KEYS if k in items]
-    return [{k: _plain(v) for k, v in zip(keys, row)}
-            for row in items[keys].itertuples(index=False, name=None)]
+    return [
+        {k: _plain(v) for k, v in zip(keys, row)}
+        for row in items[keys].itertuples(index=False, name=None)
+    ]
 
 
-def to_json(items: pd.DataFrame, points_lost: int = 0, failed: str | None = None,
-            **extra: Any) -> dict[str, Any]:
+def to_json(
+    items: pd.DataFrame, points_lost: int = 0, failed: str | None = None, **extra: Any
+) -> dict[str, Any]:
     """``{"status": "PASS"|"FAIL", "items": [...], ...}``: every item (``failed``: why the
     measurements stopped early, which fails the check)."""
     status, n = overall(items)
     if points_lost or failed:
         status = "FAIL"
     judged = int(items["status"].isin([PASS, FAIL]).sum())
-    return {"status": status, "failed_items": n, "judged_items": judged,
-            "points_lost": points_lost, "failed": failed, "items": records(items), **extra}
+    return {
+        "status": status,
+        "failed_items": n,
+        "judged_items": judged,
+        "points_lost": points_lost,
+        "failed": failed,
+        "items": records(items),
+        **extra,
+    }
 
 
 def junit_xml(items: pd.DataFrame, *, suite: str = SUITE) -> str:
@@ -155,22 +190,37 @@ def junit_xml(items: pd.DataFrame, *, suite: str = SUITE) -> str:
     ``<skipped>`` inside a skipped one (what Jenkins, GitLab and GitHub read)."""
     n_fail = int((items["status"] == FAIL).sum())
     n_skip = int((items["status"] == SKIP).sum())
-    root = ET.Element("testsuites", tests=str(len(items)), failures=str(n_fail),
-                      errors="0", skipped=str(n_skip))
-    ts = ET.SubElement(root, "testsuite", name=suite, tests=str(len(items)),
-                       failures=str(n_fail), errors="0", skipped=str(n_skip))
+    root = ET.Element(
+        "testsuites", tests=str(len(items)), failures=str(n_fail), errors="0", skipped=str(n_skip)
+    )
+    ts = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite,
+        tests=str(len(items)),
+        failures=str(n_fail),
+        errors="0",
+        skipped=str(n_skip),
+    )
     for _, item in items.iterrows():
         host = item.get("host")
         prefix = f"{host}." if isinstance(host, str) else ""
-        case = ET.SubElement(ts, "testcase", name=str(item["id"]),
-                             classname=f"{prefix}check.{item['kind']}")
-        text = (f"{item['id']}: {measured_text(item)} "
-                f"(criterion: {_BOUND_WORD.get(item.get('bound'), '')} "
-                f"{_text(item['criterion'], item.get('unit'))}; basis: {_text(item.get('basis'))})")
+        case = ET.SubElement(
+            ts, "testcase", name=str(item["id"]), classname=f"{prefix}check.{item['kind']}"
+        )
+        text = (
+            f"{item['id']}: {measured_text(item)} "
+            f"(criterion: {_BOUND_WORD.get(item.get('bound'), '')} "
+            f"{_text(item['criterion'], item.get('unit'))}; basis: {_text(item.get('basis'))})"
+        )
         if item["status"] == FAIL:
             reason = item.get("reason")
-            failure = ET.SubElement(case, "failure", message=f"{item['id']}: "
-                                    f"{measured_text(item)}", type=str(item["kind"]))
+            failure = ET.SubElement(
+                case,
+                "failure",
+                message=f"{item['id']}: {measured_text(item)}",
+                type=str(item["kind"]),
+            )
             failure.text = text + (f"\n{reason}" if isinstance(reason, str) else "")
         elif item["status"] == SKIP:
             ET.SubElement(case, "skipped", message=str(item.get("reason") or "skipped"))

@@ -23,8 +23,16 @@ from ..runtime import AclError, Runtime
 from .plan import Work
 
 #: Columns of the peer table: one row per ordered pair the check looked at.
-PEER_COLUMNS = ("src", "dst", "link", "can_access_peer", "peer_ok", "reason", "error_code",
-                "error_call")
+PEER_COLUMNS = (
+    "src",
+    "dst",
+    "link",
+    "can_access_peer",
+    "peer_ok",
+    "reason",
+    "error_code",
+    "error_call",
+)
 
 
 @dataclass
@@ -68,8 +76,9 @@ def _enable_once(rt: Runtime, src: int, dst: int, kept: list[AclError]) -> AclEr
     return None
 
 
-def peer_table(rt: Runtime, devices: tuple[int, ...],
-               kept: list[AclError] | None = None) -> pd.DataFrame:
+def peer_table(
+    rt: Runtime, devices: tuple[int, ...], kept: list[AclError] | None = None
+) -> pd.DataFrame:
     """Per ordered pair among devices: the link class the runtime reports,
     aclrtDeviceCanAccessPeer, and ``peer_ok`` (it says 1 and enabling src -> dst works;
     the enable is taken back at once; a take-back that fails goes to ``kept``)."""
@@ -81,21 +90,37 @@ def peer_table(rt: Runtime, devices: tuple[int, ...],
                 continue
             can = rt.can_access_peer(src, dst)
             refusal = _enable_once(rt, src, dst, kept) if can else None
-            reason = (None if can and refusal is None else
-                      f"aclrtDeviceCanAccessPeer({src}, {dst}) = 0" if not can else
-                      f"enabling peer access {src}->{dst} refused: {refusal}")
-            records.append({
-                "src": src, "dst": dst, "link": rt.link_class(src, dst),
-                "can_access_peer": can, "peer_ok": bool(can and refusal is None),
-                "reason": reason, "error_code": None if refusal is None else refusal.code,
-                "error_call": None if refusal is None else refusal.call})
+            reason = (
+                None
+                if can and refusal is None
+                else f"aclrtDeviceCanAccessPeer({src}, {dst}) = 0"
+                if not can
+                else f"enabling peer access {src}->{dst} refused: {refusal}"
+            )
+            records.append(
+                {
+                    "src": src,
+                    "dst": dst,
+                    "link": rt.link_class(src, dst),
+                    "can_access_peer": can,
+                    "peer_ok": bool(can and refusal is None),
+                    "reason": reason,
+                    "error_code": None if refusal is None else refusal.code,
+                    "error_call": None if refusal is None else refusal.call,
+                }
+            )
     frame = pd.DataFrame.from_records(records, columns=list(PEER_COLUMNS))
     return frame.astype({"src": "Int64", "dst": "Int64", "error_code": "Int64"})
 
 
-def run_measurements(rt: Runtime, work: list[Work], devices: tuple[int, ...], *,
-                     progress: bool = False,
-                     on_work: Callable[[Work], None] | None = None) -> Measured:
+def run_measurements(
+    rt: Runtime,
+    work: list[Work],
+    devices: tuple[int, ...],
+    *,
+    progress: bool = False,
+    on_work: Callable[[Work], None] | None = None,
+) -> Measured:
     """The peer table, then each sweep of ``work`` (one run of them all, made by the
     command ``check``); stops after an interrupted sweep, or after one that stopped on an
     error no row can carry (peer access it could not restore): the rows measured until

@@ -64,22 +64,52 @@ CARD_KEYS = ("senders", "receivers")
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 #: Columns of the items table, in order (``host`` first when judging a fleet).
 #: ``pattern``: the row pattern a measured item judges (empty for the topology's items).
-ITEM_COLUMNS = ("name", "id", "kind", "pattern", "status", "measured", "criterion", "bound",
-                "unit", "src", "dst", "device", "group", "senders", "receivers", "link",
-                "direction", "initiator", "size_bytes", "reason", "basis", "criteria_line")
+ITEM_COLUMNS = (
+    "name",
+    "id",
+    "kind",
+    "pattern",
+    "status",
+    "measured",
+    "criterion",
+    "bound",
+    "unit",
+    "src",
+    "dst",
+    "device",
+    "group",
+    "senders",
+    "receivers",
+    "link",
+    "direction",
+    "initiator",
+    "size_bytes",
+    "reason",
+    "basis",
+    "criteria_line",
+)
 #: Row patterns whose verification an item family covers
 PAIR, CARD = PAIR_PATTERNS[0], CARD_PATTERNS[0]
-VERIFY_FAMILIES = {PAIR: PAIR_PATTERNS, HOST_TO_DEVICE: (HOST_TO_DEVICE,),
-                   DEVICE_TO_HOST: (DEVICE_TO_HOST,), PUSH_FANOUT: (PUSH_FANOUT,),
-                   PULL_FANOUT: (PULL_FANOUT,), CARD: CARD_PATTERNS}
+VERIFY_FAMILIES = {
+    PAIR: PAIR_PATTERNS,
+    HOST_TO_DEVICE: (HOST_TO_DEVICE,),
+    DEVICE_TO_HOST: (DEVICE_TO_HOST,),
+    PUSH_FANOUT: (PUSH_FANOUT,),
+    PULL_FANOUT: (PULL_FANOUT,),
+    CARD: CARD_PATTERNS,
+}
 _OK_KINDS = ("verification",)  # samples whose timing stands (their bytes are judged apart)
 
 
 def _pairs(criteria: Criteria, devices: Sequence[int] | None) -> pd.DataFrame:
     """Every ordered pair among devices with its expected link class and peer access."""
     devs = range(criteria.device_count) if devices is None else devices
-    recs = [(a, b, criteria.links[a][b], criteria.peer_access[a][b])
-            for a in devs for b in devs if a != b]
+    recs = [
+        (a, b, criteria.links[a][b], criteria.peer_access[a][b])
+        for a in devs
+        for b in devs
+        if a != b
+    ]
     return pd.DataFrame(recs, columns=["src", "dst", "expected_link", "expected_peer"])
 
 
@@ -92,41 +122,64 @@ def _error_text(kind: object, code: object, call: object) -> str:
     return " ".join(parts)
 
 
-def topology_items(criteria: Criteria, peer: pd.DataFrame,
-                   devices: Sequence[int] | None = None, keys: Sequence[str] = ()
-                   ) -> pd.DataFrame:
+def topology_items(
+    criteria: Criteria,
+    peer: pd.DataFrame,
+    devices: Sequence[int] | None = None,
+    keys: Sequence[str] = (),
+) -> pd.DataFrame:
     """``peer_access`` and ``link_class`` items, one per ordered pair (and host: keys)."""
     keys = list(keys)
     pairs = _pairs(criteria, devices)
     got = peer[[*keys, "src", "dst", "link", "peer_ok", "reason"]].astype(
-        {"src": "Int64", "dst": "Int64"})
-    m = pairs.astype({"src": "Int64", "dst": "Int64"}).merge(got, on=["src", "dst"],
-                                                             how="inner" if keys else "left")
+        {"src": "Int64", "dst": "Int64"}
+    )
+    m = pairs.astype({"src": "Int64", "dst": "Int64"}).merge(
+        got, on=["src", "dst"], how="inner" if keys else "left"
+    )
     seen = m["peer_ok"].notna()
     access = m.assign(
-        name="peer_access", kind="peer_access", unit="bool", bound="eq",
+        name="peer_access",
+        kind="peer_access",
+        unit="bool",
+        bound="eq",
         measured=m["peer_ok"].map(lambda v: None if pd.isna(v) else int(bool(v))),
         criterion=m["expected_peer"].astype(int),
-        status=np.where(~seen, SKIP, np.where(
-            m["peer_ok"].fillna(False).astype(bool) == m["expected_peer"], PASS, FAIL)),
+        status=np.where(
+            ~seen,
+            SKIP,
+            np.where(m["peer_ok"].fillna(False).astype(bool) == m["expected_peer"], PASS, FAIL),
+        ),
         reason=m["reason"].where(seen, "not measured"),
-        basis=criteria.topology_basis)
+        basis=criteria.topology_basis,
+    )
     unreported = seen & m["link"].eq("NA") & m["expected_link"].ne("NA")
     link = m.assign(
-        name="link_class", kind="link_class", unit="class", bound="eq",
-        measured=m["link"], criterion=m["expected_link"],
-        status=np.where(~seen | unreported, SKIP,
-                        np.where(m["link"] == m["expected_link"], PASS, FAIL)),
-        reason=np.where(~seen, "not measured", np.where(
-            unreported, "no link class reported: the runtime has no topology query, and "
-            "neither npu-smi info -t topo nor --topology gave one", None)),
-        basis=criteria.topology_basis)
-    return pd.concat([access, link], ignore_index=True).assign(link=m["expected_link"]
-                                                              .tolist() * 2)
+        name="link_class",
+        kind="link_class",
+        unit="class",
+        bound="eq",
+        measured=m["link"],
+        criterion=m["expected_link"],
+        status=np.where(
+            ~seen | unreported, SKIP, np.where(m["link"] == m["expected_link"], PASS, FAIL)
+        ),
+        reason=np.where(
+            ~seen,
+            "not measured",
+            np.where(
+                unreported,
+                "no link class reported: the runtime has no topology query, and "
+                "neither npu-smi info -t topo nor --topology gave one",
+                None,
+            ),
+        ),
+        basis=criteria.topology_basis,
+    )
+    return pd.concat([access, link], ignore_index=True).assign(link=m["expected_link"].tolist() * 2)
 
 
-def _expected_pairs(criteria: Criteria, devices: Sequence[int] | None,
-                    kind: str) -> pd.DataFrame:
+def _expected_pairs(criteria: Criteria, devices: Sequence[int] | None, kind: str) -> pd.DataFrame:
     """The criterion of every ordered pair for a per-pair kind: the pair's own, else
     that of its expected link class."""
     t = criteria.table[criteria.table["kind"] == kind]
@@ -144,34 +197,49 @@ def _expected_pairs(criteria: Criteria, devices: Sequence[int] | None,
     return out.astype({"src": "Int64", "dst": "Int64"})
 
 
-def _points(rows: pd.DataFrame, patterns: Sequence[str], size: int, keys: list[str],
-            value: str) -> pd.DataFrame:
+def _points(
+    rows: pd.DataFrame, patterns: Sequence[str], size: int, keys: list[str], value: str
+) -> pd.DataFrame:
     """Per point (keys): the median of the samples whose timing stands, how many samples
     were lost, the first loss as text, and whether a pyACL call was missing."""
     r = rows[rows["pattern"].isin(patterns) & (rows["size_bytes"] == size)]
     kind = r["error_kind"].astype(object)
     good = kind.isna() | kind.isin(_OK_KINDS)
     lost = ~good & ~kind.eq("missing_call").fillna(False)
-    r = r.assign(_v=r[value].where(good), _lost=lost,
-                 _missing=kind.eq("missing_call").fillna(False).astype(bool))
+    r = r.assign(
+        _v=r[value].where(good),
+        _lost=lost,
+        _missing=kind.eq("missing_call").fillna(False).astype(bool),
+    )
     g = r.groupby(keys, dropna=False, observed=True, sort=False)
-    out = g.agg(measured=("_v", "median"), n=("_v", "size"), lost=("_lost", "sum"),
-                missing=("_missing", "any")).reset_index()
+    out = g.agg(
+        measured=("_v", "median"),
+        n=("_v", "size"),
+        lost=("_lost", "sum"),
+        missing=("_missing", "any"),
+    ).reset_index()
     first = r[r["_lost"] | r["_missing"]].drop_duplicates(keys)
-    why = first[keys].assign(why=[
-        _error_text(k, c, call) for k, c, call in
-        zip(first["error_kind"], first["error_code"], first["error_call"])])
+    why = first[keys].assign(
+        why=[
+            _error_text(k, c, call)
+            for k, c, call in zip(first["error_kind"], first["error_code"], first["error_call"])
+        ]
+    )
     return out.merge(why, on=keys, how="left")
 
 
-def _judge(expected: pd.DataFrame, points: pd.DataFrame, on: list[str],
-           hosts: pd.DataFrame | None = None) -> pd.DataFrame:
+def _judge(
+    expected: pd.DataFrame, points: pd.DataFrame, on: list[str], hosts: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Merge criteria with measured points and decide each item's status (per host of
     ``hosts``, a one-column frame, when judging a fleet)."""
     if hosts is not None:
         expected = hosts.merge(expected, how="cross")
-    m = expected.merge(points, on=on, how="left") if len(points) else expected.assign(
-        measured=np.nan, n=np.nan, lost=np.nan, missing=np.nan, why=None)
+    m = (
+        expected.merge(points, on=on, how="left")
+        if len(points)
+        else expected.assign(measured=np.nan, n=np.nan, lost=np.nan, missing=np.nan, why=None)
+    )
     measured = m["measured"].astype(float)
     why = m["why"].astype(object).where(m["why"].notna(), "")
     ok = np.where(m["bound"] == "min", measured >= m["value"], measured <= m["value"])
@@ -188,30 +256,53 @@ def _judge(expected: pd.DataFrame, points: pd.DataFrame, on: list[str],
         reason[sel] = part.where(lost_n < n, "lost: ") + why[sel]
     reason[missing.to_numpy()] = "cannot measure: " + why[missing.to_numpy()]
     reason[unseen.to_numpy()] = "not measured"
-    return m.assign(status=status, reason=reason, criterion=m["value"],
-                    measured=measured.round(4))
+    return m.assign(status=status, reason=reason, criterion=m["value"], measured=measured.round(4))
 
 
-def pair_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int] | None,
-               hosts: pd.DataFrame | None = None) -> pd.DataFrame:
+def pair_items(
+    criteria: Criteria,
+    rows: pd.DataFrame,
+    devices: Sequence[int] | None,
+    hosts: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """``bandwidth`` and ``latency`` items per ordered pair (and host of ``hosts``)."""
     keys = [] if hosts is None else ["host"]
     out = []
     bw = _expected_pairs(criteria, devices, "bandwidth")
     if len(bw):
-        pts = _points(rows, (PAIR,), criteria.size_bytes,
-                      [*keys, "src", "dst", "direction", "initiator"], "bandwidth_GBps")
+        pts = _points(
+            rows,
+            (PAIR,),
+            criteria.size_bytes,
+            [*keys, "src", "dst", "direction", "initiator"],
+            "bandwidth_GBps",
+        )
         j = _judge(bw, pts, [*keys, "src", "dst", "direction", "initiator"], hosts)
-        out.append(j.assign(kind="bandwidth", pattern=PAIR, size_bytes=criteria.size_bytes,
-                            name="bandwidth " + j["direction"] + " "
-                            + j["initiator"].map(INITIATOR_WORDS)))
+        out.append(
+            j.assign(
+                kind="bandwidth",
+                pattern=PAIR,
+                size_bytes=criteria.size_bytes,
+                name="bandwidth " + j["direction"] + " " + j["initiator"].map(INITIATOR_WORDS),
+            )
+        )
     lat = _expected_pairs(criteria, devices, "latency")
     if len(lat):
-        pts = _points(rows, (LATENCY_PATTERN,), criteria.latency_size_bytes,
-                      [*keys, "src", "dst"], "latency_us")
-        out.append(_judge(lat, pts, [*keys, "src", "dst"], hosts).assign(
-            kind="latency", name="latency", pattern=LATENCY_PATTERN,
-            size_bytes=criteria.latency_size_bytes))
+        pts = _points(
+            rows,
+            (LATENCY_PATTERN,),
+            criteria.latency_size_bytes,
+            [*keys, "src", "dst"],
+            "latency_us",
+        )
+        out.append(
+            _judge(lat, pts, [*keys, "src", "dst"], hosts).assign(
+                kind="latency",
+                name="latency",
+                pattern=LATENCY_PATTERN,
+                size_bytes=criteria.latency_size_bytes,
+            )
+        )
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
@@ -224,38 +315,52 @@ def _device_criteria(t: pd.DataFrame, devices: Sequence[int], key: str) -> pd.Da
     return out.astype({"device": "Int64"})
 
 
-def device_items(criteria: Criteria, rows: pd.DataFrame, devices: Sequence[int],
-                 hosts: pd.DataFrame | None = None) -> pd.DataFrame:
+def device_items(
+    criteria: Criteria,
+    rows: pd.DataFrame,
+    devices: Sequence[int],
+    hosts: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """``host`` items per device and direction, fan-out ``aggregate`` items per device."""
     keys = [] if hosts is None else ["host"]
     t = criteria.table
     out = []
-    host = _device_criteria(t[t["kind"] == "host"].drop(columns=["src", "dst"]), devices,
-                            "direction")
+    host = _device_criteria(
+        t[t["kind"] == "host"].drop(columns=["src", "dst"]), devices, "direction"
+    )
     if len(host):
         r = rows[rows["pattern"].isin(HOST_PATTERNS).fillna(False).to_numpy(dtype=bool)]
-        r = r.assign(device=r["dst"].where(r["pattern"] == HOST_TO_DEVICE, r["src"]),
-                     direction=r["pattern"].astype(object))
-        pts = _points(r, HOST_PATTERNS, criteria.size_bytes, [*keys, "device", "direction"],
-                      "bandwidth_GBps")
+        r = r.assign(
+            device=r["dst"].where(r["pattern"] == HOST_TO_DEVICE, r["src"]),
+            direction=r["pattern"].astype(object),
+        )
+        pts = _points(
+            r, HOST_PATTERNS, criteria.size_bytes, [*keys, "device", "direction"], "bandwidth_GBps"
+        )
         j = _judge(host, pts, [*keys, "device", "direction"], hosts)
-        out.append(j.assign(name="host " + j["direction"], pattern=j["direction"],
-                            size_bytes=criteria.size_bytes))
+        out.append(
+            j.assign(
+                name="host " + j["direction"],
+                pattern=j["direction"],
+                size_bytes=criteria.size_bytes,
+            )
+        )
     agg = t[(t["kind"] == "aggregate") & ~t["pattern"].isin(CARD_PATTERNS)]
     fan = _device_criteria(agg.drop(columns=["src", "dst"]), devices, "pattern")
     if len(fan):
-        r = rows[rows["pattern"].isin(FANOUT_PATTERNS).fillna(False)
-                 .to_numpy(dtype=bool)]
+        r = rows[rows["pattern"].isin(FANOUT_PATTERNS).fillna(False).to_numpy(dtype=bool)]
         r = r.assign(device=r["src"].where(r["pattern"] == PUSH_FANOUT, r["dst"]))
-        pts = _points(r, FANOUT_PATTERNS, criteria.size_bytes,
-                      [*keys, "device", "pattern"], "bandwidth_GBps")
+        pts = _points(
+            r, FANOUT_PATTERNS, criteria.size_bytes, [*keys, "device", "pattern"], "bandwidth_GBps"
+        )
         j = _judge(fan, pts, [*keys, "device", "pattern"], hosts)
         out.append(j.assign(name="aggregate " + j["pattern"], size_bytes=criteria.size_bytes))
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
-def card_items(criteria: Criteria, rows: pd.DataFrame, hosts: pd.DataFrame | None = None
-               ) -> pd.DataFrame:
+def card_items(
+    criteria: Criteria, rows: pd.DataFrame, hosts: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """``aggregate card`` items per card pair measured (or named by a criterion)."""
     keys = [] if hosts is None else ["host"]
     t = criteria.table
@@ -263,19 +368,26 @@ def card_items(criteria: Criteria, rows: pd.DataFrame, hosts: pd.DataFrame | Non
     if not len(card):
         return pd.DataFrame()
     on = [*keys, *CARD_KEYS]
-    pts = _points(card_keys(rows[rows["pattern"].isin(CARD_PATTERNS)]), CARD_PATTERNS,
-                  criteria.size_bytes, on, "bandwidth_GBps")
+    pts = _points(
+        card_keys(rows[rows["pattern"].isin(CARD_PATTERNS)]),
+        CARD_PATTERNS,
+        criteria.size_bytes,
+        on,
+        "bandwidth_GBps",
+    )
     pairs = pts[list(CARD_KEYS)].drop_duplicates()
     unnamed = card[card["senders"].isna()].drop(columns=[*CARD_KEYS, "group"])
-    exp = pd.concat([card[card["senders"].notna()], pairs.merge(unnamed, how="cross")],
-                    ignore_index=True).drop_duplicates(list(CARD_KEYS))
+    exp = pd.concat(
+        [card[card["senders"].notna()], pairs.merge(unnamed, how="cross")], ignore_index=True
+    ).drop_duplicates(list(CARD_KEYS))
     exp["group"] = [group_name(s, r) for s, r in zip(exp["senders"], exp["receivers"])]
     j = _judge(exp, pts, on, hosts)
     return j.assign(name=f"aggregate {CARD}", size_bytes=criteria.size_bytes)
 
 
-def _family_groups(r: pd.DataFrame, family: str, devices: Sequence[int],
-                   keys: list[str]) -> pd.DataFrame:
+def _family_groups(
+    r: pd.DataFrame, family: str, devices: Sequence[int], keys: list[str]
+) -> pd.DataFrame:
     """Bad (``_bad``) and all samples per item of one verification family."""
     if family == PAIR:
         by = ["src", "dst"]
@@ -289,8 +401,9 @@ def _family_groups(r: pd.DataFrame, family: str, devices: Sequence[int],
     return g.agg(measured="sum", n="size").reset_index().assign(family=family)
 
 
-def verification_items(rows: pd.DataFrame, devices: Sequence[int], keys: list[str],
-                       basis: str) -> pd.DataFrame:
+def verification_items(
+    rows: pd.DataFrame, devices: Sequence[int], keys: list[str], basis: str
+) -> pd.DataFrame:
     """``verification`` items: per ordered pair (pair and latency copies), per device
     and host direction, per fan-out device, per card pair; measured = bad samples."""
     r = rows[[*keys, "pattern", "src", "dst", *CARD_KEYS, "error_kind"]]
@@ -304,17 +417,31 @@ def verification_items(rows: pd.DataFrame, devices: Sequence[int], keys: list[st
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
     if "senders" in out:  # the card pair as people read it, beside its devices
-        out["group"] = [group_name(s, q) if isinstance(s, tuple) else None
-                        for s, q in zip(out["senders"], out["receivers"])]
+        out["group"] = [
+            group_name(s, q) if isinstance(s, tuple) else None
+            for s, q in zip(out["senders"], out["receivers"])
+        ]
     failed = out["measured"].to_numpy() > 0
     reason = pd.Series(None, index=out.index, dtype=object)
-    reason[failed] = ("bytes arrived wrong in " + out.loc[failed, "measured"].astype(str)
-                      + " of " + out.loc[failed, "n"].astype(str) + " samples")
+    reason[failed] = (
+        "bytes arrived wrong in "
+        + out.loc[failed, "measured"].astype(str)
+        + " of "
+        + out.loc[failed, "n"].astype(str)
+        + " samples"
+    )
     return out.assign(
-        kind="verification", name="verification " + out["family"], pattern=out["family"],
+        kind="verification",
+        name="verification " + out["family"],
+        pattern=out["family"],
         unit="bad samples",
-        bound="max", criterion=0.0, measured=out["measured"].astype(float),
-        status=np.where(failed, FAIL, PASS), reason=reason, basis=basis)
+        bound="max",
+        criterion=0.0,
+        measured=out["measured"].astype(float),
+        status=np.where(failed, FAIL, PASS),
+        reason=reason,
+        basis=basis,
+    )
 
 
 def _ids(items: pd.DataFrame) -> pd.Series:
@@ -323,11 +450,18 @@ def _ids(items: pd.DataFrame) -> pd.Series:
     code = items.groupby(cols, dropna=False, sort=False).ngroup().to_numpy()
     first = items[cols].iloc[np.unique(code, return_index=True)[1]]
     where = np.select(
-        [first["src"].notna() & first["dst"].notna(), first["device"].notna(),
-         first["group"].notna()],
-        [first["src"].astype(str) + "->" + first["dst"].astype(str),
-         "device " + first["device"].astype(str), "cards " + first["group"].astype(str)],
-        "")
+        [
+            first["src"].notna() & first["dst"].notna(),
+            first["device"].notna(),
+            first["group"].notna(),
+        ],
+        [
+            first["src"].astype(str) + "->" + first["dst"].astype(str),
+            "device " + first["device"].astype(str),
+            "cards " + first["group"].astype(str),
+        ],
+        "",
+    )
     ids = (first["name"] + " " + pd.Series(where, index=first.index)).str.strip()
     return pd.Series(ids.to_numpy()[code], index=items.index)
 
@@ -338,9 +472,14 @@ def _host_frame(*frames: pd.DataFrame | None) -> pd.DataFrame:
     return pd.DataFrame({"host": list(dict.fromkeys(str(h) for h in names))})
 
 
-def evaluate(criteria: Criteria, peer: pd.DataFrame | None, rows: pd.DataFrame | None,
-             devices: Sequence[int] | None = None, *, by_host: bool = False
-             ) -> pd.DataFrame:
+def evaluate(
+    criteria: Criteria,
+    peer: pd.DataFrame | None,
+    rows: pd.DataFrame | None,
+    devices: Sequence[int] | None = None,
+    *,
+    by_host: bool = False,
+) -> pd.DataFrame:
     """Every item of the criteria, judged (see the module docstring); one row per item,
     columns :data:`ITEM_COLUMNS` (``by_host``: per item and ``host``, for a fleet)."""
     devs = list(range(criteria.device_count)) if devices is None else list(devices)
@@ -350,9 +489,12 @@ def evaluate(criteria: Criteria, peer: pd.DataFrame | None, rows: pd.DataFrame |
     if peer is not None:
         parts.append(topology_items(criteria, peer, devs, keys))
     if rows is not None and len(rows):
-        parts += [pair_items(criteria, rows, devs, hosts),
-                  device_items(criteria, rows, devs, hosts), card_items(criteria, rows, hosts),
-                  collective.items(criteria, rows, hosts)]
+        parts += [
+            pair_items(criteria, rows, devs, hosts),
+            device_items(criteria, rows, devs, hosts),
+            card_items(criteria, rows, hosts),
+            collective.items(criteria, rows, hosts),
+        ]
         if criteria.verification:
             parts.append(verification_items(rows, devs, keys, criteria.verification_basis))
     parts = [p for p in parts if len(p)]
@@ -364,8 +506,15 @@ def evaluate(criteria: Criteria, peer: pd.DataFrame | None, rows: pd.DataFrame |
             items[c] = None
     items["criteria_line"] = items.get("line", None)
     items["id"] = _ids(items)
-    items = items.astype({"src": "Int64", "dst": "Int64", "device": "Int64",
-                          "size_bytes": "Int64", "criteria_line": "Int64"})
+    items = items.astype(
+        {
+            "src": "Int64",
+            "dst": "Int64",
+            "device": "Int64",
+            "size_bytes": "Int64",
+            "criteria_line": "Int64",
+        }
+    )
     return items[[*keys, *ITEM_COLUMNS]].reset_index(drop=True)
 
 

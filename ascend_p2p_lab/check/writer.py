@@ -35,8 +35,13 @@ _KEYS = {
     "aggregate": ("pattern", "device", "group"),
     "collective": ("operation", "size_bytes"),
 }
-_BOUND = {"bandwidth": "min_GBps", "latency": "max_us", "host": "min_GBps",
-          "aggregate": "min_GBps", "collective": "min_busbw_GBps"}
+_BOUND = {
+    "bandwidth": "min_GBps",
+    "latency": "max_us",
+    "host": "min_GBps",
+    "aggregate": "min_GBps",
+    "collective": "min_busbw_GBps",
+}
 
 
 def _value(v: Any) -> str:
@@ -91,18 +96,27 @@ def to_toml(criteria: Criteria) -> str:
     if criteria.description:
         lines.append(f"description = {_value(criteria.description)}")
     if criteria.fraction is not None:
-        lines.append(f"fraction = {_value(float(criteria.fraction))}  # criteria = "
-                     "measured x fraction (latency: / fraction)")
+        lines.append(
+            f"fraction = {_value(float(criteria.fraction))}  # criteria = "
+            "measured x fraction (latency: / fraction)"
+        )
     lines += [
         f"size_bytes = {criteria.size_bytes}  # bandwidth criteria hold at this copy size",
         f"latency_size_bytes = {criteria.latency_size_bytes}  # latency: time per copy",
         f"samples = {criteria.samples}  # samples per point the check measures",
-        "", "[topology]  # rows = source device, columns = destination",
+        "",
+        "[topology]  # rows = source device, columns = destination",
         "links = " + _matrix([list(r) for r in criteria.links]),
-        "peer_access = " + _matrix([["X" if i == j else int(v) for j, v in enumerate(r)]
-                                    for i, r in enumerate(criteria.peer_access)]),
+        "peer_access = "
+        + _matrix(
+            [
+                ["X" if i == j else int(v) for j, v in enumerate(r)]
+                for i, r in enumerate(criteria.peer_access)
+            ]
+        ),
         f"basis = {_value(criteria.topology_basis)}",
-        "", "[verification]",
+        "",
+        "[verification]",
         f"required = {_value(criteria.verification)}",
         f"basis = {_value(criteria.verification_basis)}",
     ]

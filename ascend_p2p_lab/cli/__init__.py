@@ -55,12 +55,25 @@ from .testruns import cmd_patterns, cmd_run
 __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
 
 
-COMMANDS = {"presets": cmd_presets, "probe": cmd_probe, "topo": cmd_topo, "sweep": cmd_sweep,
-            "report": cmd_report, "demo": cmd_demo, "sim-path": cmd_sim_path,
-            "compare": cmd_compare, "calibrate": cmd_calibrate,
-            "dashboard": cmd_dashboard, "fleet": cmd_fleet, "import": cmd_import,
-            "criteria": cmd_criteria, "check": cmd_check, "run": cmd_run,
-            "patterns": cmd_patterns, "collectives": cmd_collectives}
+COMMANDS = {
+    "presets": cmd_presets,
+    "probe": cmd_probe,
+    "topo": cmd_topo,
+    "sweep": cmd_sweep,
+    "report": cmd_report,
+    "demo": cmd_demo,
+    "sim-path": cmd_sim_path,
+    "compare": cmd_compare,
+    "calibrate": cmd_calibrate,
+    "dashboard": cmd_dashboard,
+    "fleet": cmd_fleet,
+    "import": cmd_import,
+    "criteria": cmd_criteria,
+    "check": cmd_check,
+    "run": cmd_run,
+    "patterns": cmd_patterns,
+    "collectives": cmd_collectives,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -47,11 +47,15 @@ from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import add_backend, add_progress, add_samples, subcommand
 from .session import load_topology, run_session
 
-CHECK_HELP = ("check the interconnect against written criteria: PASS/FAIL per item "
-              "(peer access, link class, bandwidth, latency, host copies, aggregates, "
-              "verification)")
-CRITERIA_HELP = ("write health-check criteria: a preset's model or a golden run (own or "
-                 "imported), x a fraction; or ascend-dmi --dg thresholds")
+CHECK_HELP = (
+    "check the interconnect against written criteria: PASS/FAIL per item "
+    "(peer access, link class, bandwidth, latency, host copies, aggregates, "
+    "verification)"
+)
+CRITERIA_HELP = (
+    "write health-check criteria: a preset's model or a golden run (own or "
+    "imported), x a fraction; or ascend-dmi --dg thresholds"
+)
 CHECK_EPILOG = f"""\
 exit status:
   {EXIT_OK}    every item passed (skipped items say why)
@@ -67,38 +71,71 @@ def add_criteria(sub: Any) -> None:
     """``criteria``: its options."""
     p = subcommand(sub, "criteria", CRITERIA_HELP)
     server = p.add_mutually_exclusive_group()
-    server.add_argument("--preset", default=None, help="the preset's model (the simulator on "
-                                                       "it, jitter 0)")
-    server.add_argument("--topology", type=Path, default=None,
-                        help="the model of a topology file (TOML, or npu-smi info -t topo "
-                             "text)")
+    server.add_argument(
+        "--preset", default=None, help="the preset's model (the simulator on it, jitter 0)"
+    )
+    server.add_argument(
+        "--topology",
+        type=Path,
+        default=None,
+        help="the model of a topology file (TOML, or npu-smi info -t topo text)",
+    )
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--from", dest="from_run", type=Path, default=None, metavar="RUN",
-                     help="a golden run folder of a known-good server (its medians), own or "
-                          "imported (import dmi); with --preset/--topology for link classes "
-                          "an import does not name")
-    src.add_argument("--from-dmi-diagnosis", dest="from_dg", type=Path, nargs="+",
-                     default=None, metavar="FILE",
-                     help="ascend-dmi --dg captures (JSON or text): their thresholds as the "
-                          "criteria (as written: no --fraction); the link classes and peer "
-                          "access from --preset/--topology")
-    p.add_argument("--fraction", type=float, default=None,
-                   help="criteria = numbers x this (latency: / this); default 0.9")
-    p.add_argument("--size", default=None,
-                   help="bandwidth size for --preset/--topology/--from-dmi-diagnosis "
-                        "(default 64MiB)")
-    p.add_argument("--collectives", default=None, metavar="OP,...",
-                   help="also [[collective]] criteria for these ops (all_reduce, ...) on "
-                        "--preset/--topology: busbw x --fraction (default: none; a golden "
-                        "run's collectives always give theirs)")
-    p.add_argument("--collective-sizes", default="256MiB", metavar="SIZES",
-                   help="their hccl_test data sizes (default 256MiB)")
-    p.add_argument("--collective-basis", choices=["model", "bound"], default="model",
-                   help="model (default): the preset's collectives simulated, jitter 0; "
-                        "bound: what its links alone allow")
+    src.add_argument(
+        "--from",
+        dest="from_run",
+        type=Path,
+        default=None,
+        metavar="RUN",
+        help="a golden run folder of a known-good server (its medians), own or "
+        "imported (import dmi); with --preset/--topology for link classes "
+        "an import does not name",
+    )
+    src.add_argument(
+        "--from-dmi-diagnosis",
+        dest="from_dg",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="ascend-dmi --dg captures (JSON or text): their thresholds as the "
+        "criteria (as written: no --fraction); the link classes and peer "
+        "access from --preset/--topology",
+    )
+    p.add_argument(
+        "--fraction",
+        type=float,
+        default=None,
+        help="criteria = numbers x this (latency: / this); default 0.9",
+    )
+    p.add_argument(
+        "--size",
+        default=None,
+        help="bandwidth size for --preset/--topology/--from-dmi-diagnosis (default 64MiB)",
+    )
+    p.add_argument(
+        "--collectives",
+        default=None,
+        metavar="OP,...",
+        help="also [[collective]] criteria for these ops (all_reduce, ...) on "
+        "--preset/--topology: busbw x --fraction (default: none; a golden "
+        "run's collectives always give theirs)",
+    )
+    p.add_argument(
+        "--collective-sizes",
+        default="256MiB",
+        metavar="SIZES",
+        help="their hccl_test data sizes (default 256MiB)",
+    )
+    p.add_argument(
+        "--collective-basis",
+        choices=["model", "bound"],
+        default="model",
+        help="model (default): the preset's collectives simulated, jitter 0; "
+        "bound: what its links alone allow",
+    )
     p.add_argument("--out", type=Path, required=True, help="the criteria file to write (.toml)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-
 
 
 def add_check(sub: Any) -> None:
@@ -106,29 +143,67 @@ def add_check(sub: Any) -> None:
     p = subcommand(sub, "check", CHECK_HELP)
     p.epilog = CHECK_EPILOG
     add_backend(p)
-    p.add_argument("--criteria", type=Path, default=None,
-                   help="a criteria file (default: the server's preset's model x --fraction)")
-    p.add_argument("--run", type=Path, default=None, metavar="DIR",
-                   help="judge this run folder (own or imported) instead of measuring; "
-                        "without --criteria, the preset's model at the run's pair size")
-    p.add_argument("--fraction", type=float, default=0.9,
-                   help="without --criteria: the preset's model x this (default 0.9)")
-    p.add_argument("--devices", default=None,
-                   help="all or the devices to check, e.g. 0-3 or 0,2,5 (default: all; with "
-                        "--run, the devices the run's rows name)")
-    p.add_argument("--format", choices=["table", "json"], default="table",
-                   help="table (default): one line per item and the verdict; json: every item")
-    p.add_argument("--failing", action="store_true",
-                   help="table: print only failing and skipped items (default: every item)")
-    p.add_argument("--junit-xml", type=Path, default=None, metavar="FILE",
-                   help="write JUnit XML: one test case per item (default: none)")
-    add_samples(p, "copy", samples=None, warmup=CHECK_WARMUP,
-                samples_default=f"the criteria's samples, {DEFAULT_SAMPLES} in derived ones")
+    p.add_argument(
+        "--criteria",
+        type=Path,
+        default=None,
+        help="a criteria file (default: the server's preset's model x --fraction)",
+    )
+    p.add_argument(
+        "--run",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="judge this run folder (own or imported) instead of measuring; "
+        "without --criteria, the preset's model at the run's pair size",
+    )
+    p.add_argument(
+        "--fraction",
+        type=float,
+        default=0.9,
+        help="without --criteria: the preset's model x this (default 0.9)",
+    )
+    p.add_argument(
+        "--devices",
+        default=None,
+        help="all or the devices to check, e.g. 0-3 or 0,2,5 (default: all; with "
+        "--run, the devices the run's rows name)",
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default): one line per item and the verdict; json: every item",
+    )
+    p.add_argument(
+        "--failing",
+        action="store_true",
+        help="table: print only failing and skipped items (default: every item)",
+    )
+    p.add_argument(
+        "--junit-xml",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write JUnit XML: one test case per item (default: none)",
+    )
+    add_samples(
+        p,
+        "copy",
+        samples=None,
+        warmup=CHECK_WARMUP,
+        samples_default=f"the criteria's samples, {DEFAULT_SAMPLES} in derived ones",
+    )
     add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="write items.csv, check.json and peer.csv beside a run folder of the "
-                        "rows judged (run.json, samples.parquet, samples.csv: report, compare "
-                        "and check --run read it) (default: none)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write items.csv, check.json and peer.csv beside a run folder of the "
+        "rows judged (run.json, samples.parquet, samples.csv: report, compare "
+        "and check --run read it) (default: none)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace an earlier check in --out")
 
 
@@ -142,25 +217,33 @@ def _check_fraction(value: float) -> float:
 def cmd_criteria(args: argparse.Namespace) -> int:
     """Write criteria from a preset's model, a topology file's, or a golden run."""
     if args.from_dg is not None and args.fraction is not None:
-        raise UsageError("--fraction: --from-dmi-diagnosis takes the tool's thresholds as "
-                         "written")
-    if args.preset is None and args.topology is None and args.from_run is None \
-            and args.from_dg is None:
-        raise UsageError("give --preset NAME, --topology FILE, --from RUN or "
-                         "--from-dmi-diagnosis FILE")
+        raise UsageError("--fraction: --from-dmi-diagnosis takes the tool's thresholds as written")
+    if (
+        args.preset is None
+        and args.topology is None
+        and args.from_run is None
+        and args.from_dg is None
+    ):
+        raise UsageError(
+            "give --preset NAME, --topology FILE, --from RUN or --from-dmi-diagnosis FILE"
+        )
     fraction = _check_fraction(0.9 if args.fraction is None else args.fraction)
     out: Path = args.out
     if out.exists() and not args.overwrite:
         raise UsageError(f"--out {out}: exists; pass --overwrite to replace it")
     check_out_file(out, "--out")
     size = parse_size(args.size) if args.size else None
-    server = (load_topology(args.topology) if args.topology is not None else
-              load_preset(args.preset) if args.preset is not None else None)
+    server = (
+        load_topology(args.topology)
+        if args.topology is not None
+        else load_preset(args.preset)
+        if args.preset is not None
+        else None
+    )
     if args.from_dg is not None:
         criteria = _from_diagnosis(args.from_dg, server, size)
     elif args.from_run is not None:
-        criteria = criteria_from_run(load(args.from_run), fraction=fraction,
-                                     topology=server)
+        criteria = criteria_from_run(load(args.from_run), fraction=fraction, topology=server)
     else:
         extra: dict[str, Any] = {} if size is None else {"size": size}
         if args.topology is not None:
@@ -174,19 +257,19 @@ def cmd_criteria(args: argparse.Namespace) -> int:
         out.write_text(text)
     kinds = criteria.table["kind"].value_counts().to_dict()
     times = "" if criteria.fraction is None else f" x {criteria.fraction:g}"
-    print(f"wrote {out}: {criteria.device_count} devices, "
-          + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
-          + f" criteria; {criteria.source}{times}")
+    print(
+        f"wrote {out}: {criteria.device_count} devices, "
+        + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items()))
+        + f" criteria; {criteria.source}{times}"
+    )
     for line in criteria.meta.get("left_out", ()):
         print(f"  left out {line}")
     return EXIT_OK
 
 
-def _with_collectives(criteria: Any, args: argparse.Namespace, server: Any,
-                      fraction: float) -> Any:
+def _with_collectives(criteria: Any, args: argparse.Namespace, server: Any, fraction: float) -> Any:
     """The criteria and [[collective]] items for --collectives on the server's links."""
     import dataclasses
-
 
     if server is None:
         raise UsageError("--collectives: give the server's --preset or --topology")
@@ -196,15 +279,18 @@ def _with_collectives(criteria: Any, args: argparse.Namespace, server: Any,
     except ValueError as exc:
         raise UsageError(f"--collective-sizes: {exc}") from None
     new = records(server, ops, sizes, fraction=fraction, basis=args.collective_basis)
-    return dataclasses.replace(criteria, table=make_table(
-        [*criteria.table.to_dict("records"), *new]))
+    return dataclasses.replace(
+        criteria, table=make_table([*criteria.table.to_dict("records"), *new])
+    )
 
 
 def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
     """Criteria from ascend-dmi --dg captures' thresholds on ``server``'s topology."""
     if server is None:
-        raise UsageError("--from-dmi-diagnosis: give the server's --preset or --topology "
-                         "(the link classes and peer access the diagnosis does not state)")
+        raise UsageError(
+            "--from-dmi-diagnosis: give the server's --preset or --topology "
+            "(the link classes and peer access the diagnosis does not state)"
+        )
     try:
         rows = import_dmi(files, size=size)
     except ToolReportedError as exc:
@@ -212,7 +298,8 @@ def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
     names = ", ".join(f.name for f in files)
     extra = {} if size is None else {"size": size}
     criteria, left_out = criteria_from_thresholds(
-        rows, server, origin=f"ascend-dmi --dg capture {names}", **extra)
+        rows, server, origin=f"ascend-dmi --dg capture {names}", **extra
+    )
     criteria.meta["left_out"] = left_out
     return criteria
 
@@ -237,21 +324,25 @@ def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
     if args.criteria is not None:
         return load_criteria(args.criteria)
     if args.run is not None:  # the model at the size the run measured its copies at
-
         size = judged_size(run.samples)
-        topo = (load_topology(args.topology) if args.topology is not None else
-                load_preset(args.preset) if args.preset is not None else
-                _own_server(run, args.run))
-        return criteria_from_preset(topo.name, fraction=fraction, topology=topo,
-                                    **({} if size is None else {"size": size}))
+        topo = (
+            load_topology(args.topology)
+            if args.topology is not None
+            else load_preset(args.preset)
+            if args.preset is not None
+            else _own_server(run, args.run)
+        )
+        return criteria_from_preset(
+            topo.name, fraction=fraction, topology=topo, **({} if size is None else {"size": size})
+        )
     if args.backend == "acl" and args.preset is None:
-        raise UsageError("--backend acl: give --criteria FILE (or --preset NAME for its "
-                         "model's numbers)")
+        raise UsageError(
+            "--backend acl: give --criteria FILE (or --preset NAME for its model's numbers)"
+        )
     if args.topology is not None:
         topo = load_topology(args.topology)
         return criteria_from_preset(topo.name, fraction=fraction, topology=topo)
-    return criteria_from_preset(load_preset(args.preset or DEFAULT_PRESET).name,
-                                fraction=fraction)
+    return criteria_from_preset(load_preset(args.preset or DEFAULT_PRESET).name, fraction=fraction)
 
 
 def _own_server(run: Any, folder: Path) -> Any:
@@ -264,9 +355,11 @@ def _own_server(run: Any, folder: Path) -> Any:
         return load_preset(named)
     default = load_preset(DEFAULT_PRESET)
     if meta.device_count not in (None, default.device_count):
-        raise UsageError(f"--run {folder}: the run names no preset and has "
-                         f"{meta.device_count} devices ({DEFAULT_PRESET} has "
-                         f"{default.device_count}); give --preset or --topology")
+        raise UsageError(
+            f"--run {folder}: the run names no preset and has "
+            f"{meta.device_count} devices ({DEFAULT_PRESET} has "
+            f"{default.device_count}); give --preset or --topology"
+        )
     return default
 
 
@@ -275,16 +368,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     _outputs(args)
     if args.run is not None:
         if args.samples is not None or args.warmup != CHECK_WARMUP or args.min_sample_ms != 1.0:
-            raise UsageError("--samples, --warmup and --min-sample-ms time a measurement; "
-                             "check --run measures nothing")
+            raise UsageError(
+                "--samples, --warmup and --min-sample-ms time a measurement; "
+                "check --run measures nothing"
+            )
         return _check_run(args)
     criteria = _criteria(args)
 
     def work(rt: Any) -> int:  # run_check refuses criteria for another device count (2)
         devices = parse_devices(args.devices or "all", rt.device_count)
-        result = run_check(rt, criteria, devices, progress=not args.no_progress,
-                           samples=args.samples, warmup=args.warmup,
-                           min_sample_us=args.min_sample_ms * US_PER_MS)
+        result = run_check(
+            rt,
+            criteria,
+            devices,
+            progress=not args.no_progress,
+            samples=args.samples,
+            warmup=args.warmup,
+            min_sample_us=args.min_sample_ms * US_PER_MS,
+        )
         with past_input_checks():
             return _emit(result, args, criteria)
 
@@ -295,8 +396,7 @@ def _check_run(args: argparse.Namespace) -> int:
     """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
     run = load(args.run)
     criteria = _criteria(args, run)
-    devices = (None if args.devices is None else
-               parse_devices(args.devices, criteria.device_count))
+    devices = None if args.devices is None else parse_devices(args.devices, criteria.device_count)
     result = check_run(run, criteria, devices)
     with past_input_checks():
         return _emit(result, args, criteria)
@@ -304,20 +404,23 @@ def _check_run(args: argparse.Namespace) -> int:
 
 def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
     items, lost = result.items, result.points_lost
-    extra = {"criteria": criteria.meta.get("path") or criteria.name,
-             "interrupted": result.measured.interrupted, "failed": result.measured.failed}
+    extra = {
+        "criteria": criteria.meta.get("path") or criteria.name,
+        "interrupted": result.measured.interrupted,
+        "failed": result.measured.failed,
+    }
     if args.format == "json":
         print(json.dumps(to_json(items, lost, **extra), indent=2))
     else:
-        print(table_text(items, lost, only_failing=args.failing,
-                         failed=result.measured.failed))
+        print(table_text(items, lost, only_failing=args.failing, failed=result.measured.failed))
     if args.junit_xml is not None:
         args.junit_xml.write_text(junit_xml(items))
     if args.out is not None:
         _save(result, args.out, to_json(items, lost, **extra))
     if result.measured.interrupted:
-        print("ascend-p2p-lab: interrupted; the items above are those judged so far",
-              file=sys.stderr)
+        print(
+            "ascend-p2p-lab: interrupted; the items above are those judged so far", file=sys.stderr
+        )
         return EXIT_INTERRUPTED
     return EXIT_FAILED if result.status == "FAIL" else EXIT_OK
 

@@ -38,9 +38,11 @@ from .options import add_progress, add_samples, subcommand
 from .runs import keep, sweep_kept
 from .session import load_topology, run_session
 
-HELP = ("run HCCL's collectives as phases of copies (mesh, ring, double ring, as HCCL "
-        "chooses them): time, algbw and busbw per op and size, the prediction from links "
-        "and the link that holds each back")
+HELP = (
+    "run HCCL's collectives as phases of copies (mesh, ring, double ring, as HCCL "
+    "chooses them): time, algbw and busbw per op and size, the prediction from links "
+    "and the link that holds each back"
+)
 DEFAULT_SIZES = "8KiB,256KiB,8MiB,256MiB"
 #: Processes a simulated run's ops and sizes are spread over, at most (one per idle core).
 WORKERS = 4
@@ -49,39 +51,72 @@ WORKERS = 4
 def add_collectives(sub: Any) -> None:
     """``collectives``: its options."""
     p = subcommand(sub, "collectives", HELP)
-    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
-                   help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim")
+    p.add_argument(
+        "--backend",
+        choices=["auto", "acl", "sim"],
+        default=None,
+        help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim",
+    )
     server = p.add_mutually_exclusive_group()
-    server.add_argument("--preset", default=None,
-                        help="simulated server (default atlas800t-a2); see `presets`")
-    server.add_argument("--topology", type=Path, default=None,
-                        help="a topology file to simulate (TOML of the preset schema, with "
-                             "its [[fault]] tables, or npu-smi info -t topo text)")
+    server.add_argument(
+        "--preset", default=None, help="simulated server (default atlas800t-a2); see `presets`"
+    )
+    server.add_argument(
+        "--topology",
+        type=Path,
+        default=None,
+        help="a topology file to simulate (TOML of the preset schema, with "
+        "its [[fault]] tables, or npu-smi info -t topo text)",
+    )
     p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
-    p.add_argument("--ops", default=",".join(OPERATIONS),
-                   help=f"comma list of {', '.join(OPERATIONS)} (default: all five)")
+    p.add_argument(
+        "--ops",
+        default=",".join(OPERATIONS),
+        help=f"comma list of {', '.join(OPERATIONS)} (default: all five)",
+    )
     p.add_argument("--devices", default="all", help="the ranks' devices (default all)")
-    p.add_argument("--sizes", default=DEFAULT_SIZES,
-                   help="hccl_test's data_size of each op: LO:HI or a comma list (default "
-                        f"{DEFAULT_SIZES})")
-    p.add_argument("--algorithm", choices=list(ALGORITHMS), default=None,
-                   help="force one algorithm (default: the one HCCL would run, per size)")
-    add_samples(p, "op and size", samples=3, warmup=1,
-                warmup_help="untimed runs before the samples (default 1; at least one run "
-                            "sizes the gate that holds the ranks until every copy is enqueued)",
-                iters_help="runs of an op per sample, at most, back to back (hccl_test's -n; "
-                           "default 1)",
-                min_sample_help="with --iters above 1: repeat the op until a sample lasts "
-                                "this long")
-    p.add_argument("--links", type=Path, default=None, metavar="RUN",
-                   help="predict from this P2P run's measured links (its pair pattern and "
-                        "latency) instead of the server's preset")
-    p.add_argument("--format", choices=["table", "json"], default="table",
-                   help="table (default): hccl_test's columns with the prediction; json")
+    p.add_argument(
+        "--sizes",
+        default=DEFAULT_SIZES,
+        help=f"hccl_test's data_size of each op: LO:HI or a comma list (default {DEFAULT_SIZES})",
+    )
+    p.add_argument(
+        "--algorithm",
+        choices=list(ALGORITHMS),
+        default=None,
+        help="force one algorithm (default: the one HCCL would run, per size)",
+    )
+    add_samples(
+        p,
+        "op and size",
+        samples=3,
+        warmup=1,
+        warmup_help="untimed runs before the samples (default 1; at least one run "
+        "sizes the gate that holds the ranks until every copy is enqueued)",
+        iters_help="runs of an op per sample, at most, back to back (hccl_test's -n; default 1)",
+        min_sample_help="with --iters above 1: repeat the op until a sample lasts this long",
+    )
+    p.add_argument(
+        "--links",
+        type=Path,
+        default=None,
+        metavar="RUN",
+        help="predict from this P2P run's measured links (its pair pattern and "
+        "latency) instead of the server's preset",
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default): hccl_test's columns with the prediction; json",
+    )
     p.add_argument("--out", type=Path, default=None, help="run folder to write (default: none)")
     p.add_argument("--overwrite", action="store_true", help="replace the run in --out")
-    p.add_argument("--no-verify", action="store_true",
-                   help="skip checking what each rank ends with (default: verified)")
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip checking what each rank ends with (default: verified)",
+    )
     add_progress(p)
 
 
@@ -104,11 +139,20 @@ def cmd_collectives(args: argparse.Namespace) -> int:
     ops, sizes, links = _checked(args)
 
     def work(rt: Any) -> int:
-        run = sweep_kept(rt, operations=ops, sizes=sizes, devices=args.devices,
-                         algorithm=args.algorithm, samples=args.samples, warmup=args.warmup,
-                         max_copies=args.iters, min_sample_us=args.min_sample_ms * US_PER_MS,
-                         verify=not args.no_verify, progress=not args.no_progress,
-                         workers=idle_workers(WORKERS) if rt.forkable else 1)
+        run = sweep_kept(
+            rt,
+            operations=ops,
+            sizes=sizes,
+            devices=args.devices,
+            algorithm=args.algorithm,
+            samples=args.samples,
+            warmup=args.warmup,
+            max_copies=args.iters,
+            min_sample_us=args.min_sample_ms * US_PER_MS,
+            verify=not args.no_verify,
+            progress=not args.no_progress,
+            workers=idle_workers(WORKERS) if rt.forkable else 1,
+        )
         with past_input_checks():
             source = "preset" if rt.topology is None else f"links of {rt.topology.name}"
             if links is not None:
@@ -124,43 +168,61 @@ def cmd_collectives(args: argparse.Namespace) -> int:
 
 def _predicted_from(run: Any, links: Any, topology: Any) -> Any:
     """The run with its predictions from a P2P run's measured links."""
-    return run.replace(samples=predicted_on(run.samples, topology,
-                                            links_model(links.samples, topology)))
+    return run.replace(
+        samples=predicted_on(run.samples, topology, links_model(links.samples, topology))
+    )
 
 
 def json_rows(run: Any) -> list[dict[str, Any]]:
     """The documented JSON rows: one per op and size (medians over samples)."""
     out = []
     for r in summary(run.samples).to_dict("records"):
-        neck = None if r["bottleneck_src"] is None or r["bottleneck_src"] != \
-            r["bottleneck_src"] else [int(r["bottleneck_src"]), int(r["bottleneck_dst"])]
-        out.append({"operation": r["operation"], "ranks": int(r["ranks"]),
-                    "algorithm": r["algorithm"] or None, "size_bytes": int(r["size_bytes"]),
-                    "time_us": r["time_us"], "algbw_GBps": r["algbw_GBps"],
-                    "busbw_GBps": r["busbw_GBps"],
-                    "predicted_busbw_GBps": r["predicted_busbw_GBps"], "bottleneck": neck,
-                    "bottleneck_budget": r["bottleneck_budget"] or None,
-                    "devices": r["devices"] or None, "check_result": r["check_result"],
-                    "samples": int(r["samples"])})
+        neck = (
+            None
+            if r["bottleneck_src"] is None or r["bottleneck_src"] != r["bottleneck_src"]
+            else [int(r["bottleneck_src"]), int(r["bottleneck_dst"])]
+        )
+        out.append(
+            {
+                "operation": r["operation"],
+                "ranks": int(r["ranks"]),
+                "algorithm": r["algorithm"] or None,
+                "size_bytes": int(r["size_bytes"]),
+                "time_us": r["time_us"],
+                "algbw_GBps": r["algbw_GBps"],
+                "busbw_GBps": r["busbw_GBps"],
+                "predicted_busbw_GBps": r["predicted_busbw_GBps"],
+                "bottleneck": neck,
+                "bottleneck_budget": r["bottleneck_budget"] or None,
+                "devices": r["devices"] or None,
+                "check_result": r["check_result"],
+                "samples": int(r["samples"]),
+            }
+        )
     return out
 
 
 def _emit(run: Any, fmt: str, status: int, out: Path | None, source: str) -> None:
     if fmt == "json":
-        data = {"collectives": json_rows(run), "exit_status": status,
-                "predicted_from": source, "saved_to": None if out is None else str(out)}
+        data = {
+            "collectives": json_rows(run),
+            "exit_status": status,
+            "predicted_from": source,
+            "saved_to": None if out is None else str(out),
+        }
         print(json.dumps(_plain(data), indent=1), flush=True)
         return
     meta = run.meta
-    print(f"run {meta.run_id} on {meta.device_count} x {meta.soc_name} "
-          f"({'simulated ' + str(meta.preset) if meta.backend == 'sim' else meta.backend}); "
-          f"predicted from {source}")
+    print(
+        f"run {meta.run_id} on {meta.device_count} x {meta.soc_name} "
+        f"({'simulated ' + str(meta.preset) if meta.backend == 'sim' else meta.backend}); "
+        f"predicted from {source}"
+    )
     print(table_text(summary(run.samples)))
     lost = run.samples["error"].dropna()
     if len(lost):
         print(f"\nFAILED: {lost.iloc[0]} ({len(lost)} rows)")
-    print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep "
-          "the run)")
+    print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep the run)")
     sys.stdout.flush()
 
 
@@ -196,8 +258,10 @@ def _links_of(args: argparse.Namespace, base_dir: Path | None) -> tuple[Any, Any
     elif name in list_presets():
         topo = load_preset(str(name))
     else:
-        raise UsageError(f"{base_dir}: names no preset for the server's topology ({name}); "
-                         "give its --topology FILE, or compare with --against-preset NAME")
+        raise UsageError(
+            f"{base_dir}: names no preset for the server's topology ({name}); "
+            "give its --topology FILE, or compare with --against-preset NAME"
+        )
     try:
         model = links_model(baseline.samples, topo)
     except ValueError as exc:
@@ -205,8 +269,9 @@ def _links_of(args: argparse.Namespace, base_dir: Path | None) -> tuple[Any, Any
     return topo, model, f"links measured in {base_dir}"
 
 
-def compare_collectives_cmd(args: argparse.Namespace, run: Any, base_dir: Path | None,
-                            threshold: float) -> int:
+def compare_collectives_cmd(
+    args: argparse.Namespace, run: Any, base_dir: Path | None, threshold: float
+) -> int:
     """``compare`` of a run with collectives: per op and size, busbw against the
     prediction and the link bound; exit 1 when a point is below threshold x the
     prediction."""
@@ -220,17 +285,31 @@ def compare_collectives_cmd(args: argparse.Namespace, run: Any, base_dir: Path |
         status = 1 if below.any() else 0
         if args.format == "json":
             rows = json.loads(table.to_json(orient="records"))
-            print(json.dumps({"collectives": rows, "predicted_from": source,
-                              "threshold": threshold, "below": int(below.sum()),
-                              "exit_status": status}, indent=1))
+            print(
+                json.dumps(
+                    {
+                        "collectives": rows,
+                        "predicted_from": source,
+                        "threshold": threshold,
+                        "below": int(below.sum()),
+                        "exit_status": status,
+                    },
+                    indent=1,
+                )
+            )
         else:
             print(f"{run.meta.run_id} ({run.meta.backend}) against the {source}")
             print(compare_text(table, threshold))
-            print(f"\n{'BELOW' if status else 'OK'}: {int(below.sum())} of {len(table)} "
-                  f"points below {threshold:g} x the prediction")
+            print(
+                f"\n{'BELOW' if status else 'OK'}: {int(below.sum())} of {len(table)} "
+                f"points below {threshold:g} x the prediction"
+            )
         if args.out is not None:
-            _compare_figure(run.replace(samples=predicted_on(run.samples, topo, model)),
-                            args.out, quiet=args.format == "json")
+            _compare_figure(
+                run.replace(samples=predicted_on(run.samples, topo, model)),
+                args.out,
+                quiet=args.format == "json",
+            )
         sys.stdout.flush()
         return status
 

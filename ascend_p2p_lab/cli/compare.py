@@ -57,8 +57,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.out is not None:  # before any work: a verdict is never lost to the figures
         check_out_dir(args.out, overwrite=True)
     if args.against_preset is not None and args.against_preset not in list_presets():
-        raise UsageError(f"--against-preset {args.against_preset}: no such preset (known: "
-                         f"{', '.join(list_presets())})")
+        raise UsageError(
+            f"--against-preset {args.against_preset}: no such preset (known: "
+            f"{', '.join(list_presets())})"
+        )
     run = load(run_dir)
 
     if has_collectives(run):  # HCCL's (or the toolkit's) collectives against their links
@@ -110,8 +112,10 @@ def _folders(args: argparse.Namespace) -> tuple[Path | None, Path]:
             raise UsageError(f"with --against-preset give one RUN folder, not {len(folders)}")
         return None, folders[0]
     if len(folders) != 2:
-        raise UsageError(f"give two run folders, BASELINE and RUN (got {len(folders)}), or "
-                         "--against-preset NAME and one RUN")
+        raise UsageError(
+            f"give two run folders, BASELINE and RUN (got {len(folders)}), or "
+            "--against-preset NAME and one RUN"
+        )
     return folders[0], folders[1]
 
 
@@ -121,15 +125,21 @@ def _plans(params: Any, folder: Path) -> list[Any]:
     plans = params.get("plans", [params]) if isinstance(params, dict) else []
     copies = [p for p in plans if isinstance(p, dict) and p.get("sizes") and "patterns" in p]
     if not copies:
-        said = ", ".join(f"{p['operation']} on {p.get('ranks')} ranks" for p in plans
-                         if isinstance(p, dict) and "operation" in p)
+        said = ", ".join(
+            f"{p['operation']} on {p.get('ranks')} ranks"
+            for p in plans
+            if isinstance(p, dict) and "operation" in p
+        )
         imported = isinstance(params, dict) and "plans" in params
-        raise UsageError(f"{folder}: its plan is a collective ({said}), which --against-preset "
-                         "does not re-run" if said else
-                         f"{folder}: the import holds no copy at a known size (an ascend-dmi "
-                         "--dg diagnosis gives values without one): nothing to re-run; judge "
-                         "it with criteria --from-dmi-diagnosis" if imported else
-                         f"{folder}: run.json has no sweep parameters (params) to re-run")
+        raise UsageError(
+            f"{folder}: its plan is a collective ({said}), which --against-preset does not re-run"
+            if said
+            else f"{folder}: the import holds no copy at a known size (an ascend-dmi "
+            "--dg diagnosis gives values without one): nothing to re-run; judge "
+            "it with criteria --from-dmi-diagnosis"
+            if imported
+            else f"{folder}: run.json has no sweep parameters (params) to re-run"
+        )
     names = {f.name for f in dataclasses.fields(SweepSpec)}
     specs = []
     for plan in copies:
@@ -142,8 +152,7 @@ def _plans(params: Any, folder: Path) -> list[Any]:
         try:
             specs.append(SweepSpec(**kwargs))
         except TypeError as exc:
-            raise UsageError(f"{folder}: run.json's params do not make a sweep ({exc})") \
-                from None
+            raise UsageError(f"{folder}: run.json's params do not make a sweep ({exc})") from None
     return specs
 
 
@@ -155,8 +164,7 @@ def _predict(run: Any, folder: Path, preset: str) -> tuple[Any, Any]:
     seed = meta.seed if meta.backend == "sim" else None
     with open_runtime("sim", preset=preset, seed=seed) as rt:
         whose = "" if seed is not None else ", the simulator's: the run has none"
-        print(f"simulating {folder}'s plan on {preset} (seed {rt.seed}{whose})",
-              file=sys.stderr)
+        print(f"simulating {folder}'s plan on {preset} (seed {rt.seed}{whose})", file=sys.stderr)
         try:
             run = place_cards(run, cards_of(rt))
         except ValueError as exc:
@@ -177,16 +185,22 @@ def _reasons(missing: pd.DataFrame) -> str:
     same = sides[0].merge(sides[1], on=keys, suffixes=("_b", "_r"))
     if len(same):
         r = same.iloc[0]
-        text += (f"; the same points have other link classes (e.g. {r['src']} -> {r['dst']}: "
-                 f"{r['link_b']} in BASELINE, {r['link_r']} in RUN): another server?")
+        text += (
+            f"; the same points have other link classes (e.g. {r['src']} -> {r['dst']}: "
+            f"{r['link_b']} in BASELINE, {r['link_r']} in RUN): another server?"
+        )
     return text
 
 
 def _cases(result: pd.DataFrame) -> list[tuple[str, str, str]]:
     """The (direction, peer, path) cases of the pair pattern, in order."""
     pairs = result[result["pattern"] == PAIR_PATTERN]
-    return sorted({(str(d), str(p), str(q)) for d, p, q in
-                   pairs[["direction", "peer", "path"]].itertuples(index=False)})
+    return sorted(
+        {
+            (str(d), str(p), str(q))
+            for d, p, q in pairs[["direction", "peer", "path"]].itertuples(index=False)
+        }
+    )
 
 
 def _grid_text(grid: Any, i: int, j: int) -> str:
@@ -203,24 +217,34 @@ def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
     meta = result.attrs["comparison"]
     threshold = meta["threshold"]
     pairs = len(result[["src", "dst"]].drop_duplicates())
-    print(f"run      {meta['run_id']} ({meta['run_source']})\n"
-          f"baseline {meta['baseline_run_id']} ({meta['baseline_source']})\n"
-          f"{len(result)} points compared on {pairs} pairs, threshold {threshold:g}")
+    print(
+        f"run      {meta['run_id']} ({meta['run_source']})\n"
+        f"baseline {meta['baseline_run_id']} ({meta['baseline_source']})\n"
+        f"{len(result)} points compared on {pairs} pairs, threshold {threshold:g}"
+    )
     for direction, peer, path in _cases(result):
         grid = ratio_grid(result, direction=direction, peer=peer, path=path)
         n = len(grid.ratios)
         print()
-        print_grid(f"ratio run / baseline, {direction} peer {peer} ({path}), {grid.title} "
-                   "(rows = source, columns = destination):", [str(i) for i in range(n)],
-                   [[_grid_text(grid, i, j) for j in range(n)] for i in range(n)], align=">")
-    print(f"({BELOW_MARK} below {threshold:g}; lost: measured in the baseline, not in the "
-          f"run; {NOT_COMPARED} not compared)")
+        print_grid(
+            f"ratio run / baseline, {direction} peer {peer} ({path}), {grid.title} "
+            "(rows = source, columns = destination):",
+            [str(i) for i in range(n)],
+            [[_grid_text(grid, i, j) for j in range(n)] for i in range(n)],
+            align=">",
+        )
+    print(
+        f"({BELOW_MARK} below {threshold:g}; lost: measured in the baseline, not in the "
+        f"run; {NOT_COMPARED} not compared)"
+    )
     _print_below(result, threshold)
     _print_unmatched(missing)
     below = int(result["below"].sum())
-    verdict = (f"BELOW: {below} of {len(result)} points below {threshold:g} x baseline"
-               if below else
-               f"OK: all {len(result)} points at or above {threshold:g} x baseline")
+    verdict = (
+        f"BELOW: {below} of {len(result)} points below {threshold:g} x baseline"
+        if below
+        else f"OK: all {len(result)} points at or above {threshold:g} x baseline"
+    )
     extra = f" ({len(missing)} points not compared, above)" if len(missing) else ""
     print(f"\n{verdict}{extra}")
 
@@ -229,14 +253,18 @@ def _print_below(result: pd.DataFrame, threshold: float) -> None:
     below = result[result["below"]].sort_values(["ratio", "src", "dst", "size_bytes"])
     if below.empty:
         return
-    print(f"\n{len(below)} points below {threshold:g} (src -> dst, direction, peer, size, "
-          "ratio):")
+    print(f"\n{len(below)} points below {threshold:g} (src -> dst, direction, peer, size, ratio):")
     for r in below.head(MAX_LISTED).itertuples(index=False):
-        what = (f"lost ({r.run_error_kind})" if pd.isna(r.run_GBps) else
-                f"{r.ratio:.2f} ({r.baseline_GBps:.1f} -> {r.run_GBps:.1f} GB/s)")
+        what = (
+            f"lost ({r.run_error_kind})"
+            if pd.isna(r.run_GBps)
+            else f"{r.ratio:.2f} ({r.baseline_GBps:.1f} -> {r.run_GBps:.1f} GB/s)"
+        )
         case = "" if r.pattern == PAIR_PATTERN else f"  {r.pattern}"
-        print(f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
-              f"{format_size(int(r.size_bytes))}  {what}{case}")
+        print(
+            f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
+            f"{format_size(int(r.size_bytes))}  {what}{case}"
+        )
     if len(below) > MAX_LISTED:
         print(f"  ... and {len(below) - MAX_LISTED} more (--format json lists them all)")
 
@@ -248,8 +276,10 @@ def _print_unmatched(missing: pd.DataFrame) -> None:
     # both sides without a bandwidth (refused with peer access off, say): counted only
     missing = missing[missing["reason"] != "measured_in_neither"]
     for r in missing.head(MAX_LISTED).itertuples(index=False):
-        print(f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
-              f"{format_size(int(r.size_bytes))}  {REASONS[r.reason]}")
+        print(
+            f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
+            f"{format_size(int(r.size_bytes))}  {REASONS[r.reason]}"
+        )
     if len(missing) > MAX_LISTED:
         print(f"  ... and {len(missing) - MAX_LISTED} more (--format json lists them all)")
 
@@ -277,10 +307,13 @@ def _write_figures(result: pd.DataFrame, out: Path, *, quiet: bool) -> list[Path
 
 def add_compare(sub: Any) -> None:
     """``compare``: RUN against BASELINE, or against a simulated preset."""
-    p = subcommand(sub, "compare", "bandwidth of RUN relative to BASELINE, point by point (or to "
-                             "what a simulated preset predicts for RUN's plan)")
-    p.usage = ("%(prog)s [options] BASELINE RUN\n"
-               "       %(prog)s [options] --against-preset NAME RUN")
+    p = subcommand(
+        sub,
+        "compare",
+        "bandwidth of RUN relative to BASELINE, point by point (or to "
+        "what a simulated preset predicts for RUN's plan)",
+    )
+    p.usage = "%(prog)s [options] BASELINE RUN\n       %(prog)s [options] --against-preset NAME RUN"
     p.epilog = f"""\
 exit status:
   {EXIT_OK}    no compared point is below the threshold
@@ -289,20 +322,47 @@ exit status:
   {EXIT_USAGE}    bad input: a missing or unreadable run folder, a bad threshold, runs with
        no measured point in common
 """
-    p.add_argument("folders", nargs="+", type=Path, metavar="RUN_DIR",
-                   help="BASELINE then RUN (run folders, as `sweep --out` writes them); "
-                        "with --against-preset only RUN")
-    p.add_argument("--threshold", type=float, default=0.9, metavar="RATIO",  # its default:
-                   # comparison.DEFAULT_THRESHOLD
-                   help="a point is below when RUN / BASELINE < this; 0 < RATIO <= 1 "
-                        "(default 0.9)")
-    p.add_argument("--format", choices=["table", "json"], default="table",
-                   help="table (default): ratio matrix, points below and verdict; json")
-    p.add_argument("--against-preset", default=None, metavar="NAME",
-                   help="no BASELINE folder: re-run RUN's sweep parameters (and seed) on the "
-                        "simulated preset NAME and compare with that (default: off)")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="write a ratio heatmap PNG per case into DIR (default: none)")
-    p.add_argument("--topology", type=Path, default=None, metavar="FILE",
-                   help="collectives against a P2P run (BASELINE) of a server that is no "
-                        "preset: its topology file (default: the preset BASELINE names)")
+    p.add_argument(
+        "folders",
+        nargs="+",
+        type=Path,
+        metavar="RUN_DIR",
+        help="BASELINE then RUN (run folders, as `sweep --out` writes them); "
+        "with --against-preset only RUN",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.9,
+        metavar="RATIO",  # its default:
+        # comparison.DEFAULT_THRESHOLD
+        help="a point is below when RUN / BASELINE < this; 0 < RATIO <= 1 (default 0.9)",
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default): ratio matrix, points below and verdict; json",
+    )
+    p.add_argument(
+        "--against-preset",
+        default=None,
+        metavar="NAME",
+        help="no BASELINE folder: re-run RUN's sweep parameters (and seed) on the "
+        "simulated preset NAME and compare with that (default: off)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write a ratio heatmap PNG per case into DIR (default: none)",
+    )
+    p.add_argument(
+        "--topology",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="collectives against a P2P run (BASELINE) of a server that is no "
+        "preset: its topology file (default: the preset BASELINE names)",
+    )

@@ -51,20 +51,32 @@ def free_port(host: str = HOST) -> int:
 
 def voila_command(port: int, python: str = sys.executable) -> list[str]:
     """The Voilà command line serving the dashboard app on HOST:port."""
-    return [python, "-m", "voila", str(APP_NOTEBOOK), "--no-browser", f"--Voila.ip={HOST}",
-            f"--Voila.port={port}", "--Voila.port_retries=0",
-            "--VoilaConfiguration.show_tracebacks=True",
-            f"--VoilaExecutor.startup_timeout={KERNEL_STARTUP_S}"]
+    return [
+        python,
+        "-m",
+        "voila",
+        str(APP_NOTEBOOK),
+        "--no-browser",
+        f"--Voila.ip={HOST}",
+        f"--Voila.port={port}",
+        "--Voila.port_retries=0",
+        "--VoilaConfiguration.show_tracebacks=True",
+        f"--VoilaExecutor.startup_timeout={KERNEL_STARTUP_S}",
+    ]
 
 
-def server_env(backend: str | None, preset: str | None, seed: int | None,
-               base: dict[str, str] | None = None) -> dict[str, str]:
+def server_env(
+    backend: str | None, preset: str | None, seed: int | None, base: dict[str, str] | None = None
+) -> dict[str, str]:
     """The server's environment (the kernels inherit it): the runtime choice, and this
     package first on PYTHONPATH unless it is installed in site-packages, so that the
     kernel imports the same ascend_p2p_lab as this command."""
     env = dict(os.environ if base is None else base)
-    for name, value in (("ASCEND_P2P_LAB_BACKEND", backend), ("ASCEND_P2P_LAB_PRESET", preset),
-                        ("ASCEND_P2P_LAB_SEED", None if seed is None else str(seed))):
+    for name, value in (
+        ("ASCEND_P2P_LAB_BACKEND", backend),
+        ("ASCEND_P2P_LAB_PRESET", preset),
+        ("ASCEND_P2P_LAB_SEED", None if seed is None else str(seed)),
+    ):
         if value is not None:
             env[name] = value
     root = APP_NOTEBOOK.parent.parent.parent
@@ -77,16 +89,19 @@ def server_env(backend: str | None, preset: str | None, seed: int | None,
 def check_args(args: argparse.Namespace) -> int:
     """Bad input as UsageError (exit 2) before anything starts; returns the port."""
     if importlib.util.find_spec("voila") is None:
-        raise UsageError("the dashboard app needs Voilà, which is not installed: "
-                         "pip install 'ascend-p2p-lab[app]'")
+        raise UsageError(
+            "the dashboard app needs Voilà, which is not installed: "
+            "pip install 'ascend-p2p-lab[app]'"
+        )
     if args.preset is not None and args.backend != "acl" and args.preset not in list_presets():
-        raise UsageError(f"unknown preset {args.preset!r}; choose from "
-                         f"{', '.join(list_presets())}")
+        raise UsageError(f"unknown preset {args.preset!r}; choose from {', '.join(list_presets())}")
     if not 0 <= args.port <= MAX_PORT:
         raise UsageError(f"--port must be between 0 and {MAX_PORT}, got {args.port}")
     if args.port and not port_is_free(args.port):
-        raise UsageError(f"--port {args.port}: already in use on {HOST}; choose another "
-                         "port, or --port 0 for a free one")
+        raise UsageError(
+            f"--port {args.port}: already in use on {HOST}; choose another "
+            "port, or --port 0 for a free one"
+        )
     return args.port or free_port()
 
 
@@ -117,8 +132,10 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         proc = subprocess.Popen(voila_command(port), env=env, start_new_session=True)
-        print(f"ascend-p2p-lab: serving the dashboard at http://{HOST}:{port}/ "
-              "(Ctrl-C stops it)", flush=True)
+        print(
+            f"ascend-p2p-lab: serving the dashboard at http://{HOST}:{port}/ (Ctrl-C stops it)",
+            flush=True,
+        )
         try:
             return proc.wait()
         except KeyboardInterrupt:
@@ -157,13 +174,21 @@ def _kill_session(pid: int) -> None:
 
 def add_dashboard(sub: Any) -> None:
     """``dashboard``: the sweep dashboard as a web app (cli/dashboard.py)."""
-    p = subcommand(sub, "dashboard", "serve the sweep dashboard as a web app (Voilà, live kernel) "
-                               "on 127.0.0.1")
-    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
-                   help="the kernel's runtime: auto (default; also ASCEND_P2P_LAB_BACKEND), "
-                        "acl or sim")
-    p.add_argument("--preset", default=None,
-                   help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET)")
+    p = subcommand(
+        sub, "dashboard", "serve the sweep dashboard as a web app (Voilà, live kernel) on 127.0.0.1"
+    )
+    p.add_argument(
+        "--backend",
+        choices=["auto", "acl", "sim"],
+        default=None,
+        help="the kernel's runtime: auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim",
+    )
+    p.add_argument(
+        "--preset",
+        default=None,
+        help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET)",
+    )
     p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
-    p.add_argument("--port", type=int, default=0,
-                   help="TCP port on 127.0.0.1 (default 0: a free one)")
+    p.add_argument(
+        "--port", type=int, default=0, help="TCP port on 127.0.0.1 (default 0: a free one)"
+    )

@@ -14,8 +14,16 @@ from contextlib import contextmanager
 
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
-__all__ = ["EXIT_FAILED", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_STATUS", "EXIT_USAGE",
-           "InternalError", "UsageError", "past_input_checks"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_STATUS",
+    "EXIT_USAGE",
+    "InternalError",
+    "UsageError",
+    "past_input_checks",
+]
 
 EXIT_USAGE = 2
 

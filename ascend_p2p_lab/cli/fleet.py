@@ -51,40 +51,92 @@ def add_fleet(sub: Any) -> None:
     p = subcommand(sub, "fleet", FLEET_HELP)
     p.epilog = FLEET_EXIT
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                       help="a running Dask scheduler, one worker per server: tls://host:8786 "
-                            "(TLS from Dask's configuration; tcp:// only on loopback or a "
-                            "trusted network)")
-    where.add_argument("--local", type=int, default=None, metavar="N",
-                       help="a simulated fleet of N worker processes, sim-0 to sim-(N-1)")
-    p.add_argument("--hosts", nargs="+", default=None, metavar="HOST",
-                   help="with --scheduler: the servers to survey (default: every worker)")
-    p.add_argument("--preset", default=DEFAULT_PRESET,
-                   help=f"with --local: the simulated server (default {DEFAULT_PRESET})")
-    p.add_argument("--seed", type=int, default=0,
-                   help="with --local: sim-i runs with seed SEED + i (default 0)")
-    p.add_argument("--degrade", action="append", default=[], metavar="HOST:SRC-DST:FRACTION",
-                   help="with --local: the directed link SRC -> DST of HOST runs at FRACTION "
-                        "of its bandwidth (repeatable)")
-    p.add_argument("--sizes", default=DEFAULT_SIZES,
-                   help=f"copy sizes (default {DEFAULT_SIZES}); links are compared at the "
-                        "largest")
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="a running Dask scheduler, one worker per server: tls://host:8786 "
+        "(TLS from Dask's configuration; tcp:// only on loopback or a "
+        "trusted network)",
+    )
+    where.add_argument(
+        "--local",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a simulated fleet of N worker processes, sim-0 to sim-(N-1)",
+    )
+    p.add_argument(
+        "--hosts",
+        nargs="+",
+        default=None,
+        metavar="HOST",
+        help="with --scheduler: the servers to survey (default: every worker)",
+    )
+    p.add_argument(
+        "--preset",
+        default=DEFAULT_PRESET,
+        help=f"with --local: the simulated server (default {DEFAULT_PRESET})",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="with --local: sim-i runs with seed SEED + i (default 0)",
+    )
+    p.add_argument(
+        "--degrade",
+        action="append",
+        default=[],
+        metavar="HOST:SRC-DST:FRACTION",
+        help="with --local: the directed link SRC -> DST of HOST runs at FRACTION "
+        "of its bandwidth (repeatable)",
+    )
+    p.add_argument(
+        "--sizes",
+        default=DEFAULT_SIZES,
+        help=f"copy sizes (default {DEFAULT_SIZES}); links are compared at the largest",
+    )
     p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
-    p.add_argument("--threshold", type=float, default=0.9, metavar="FRACTION",
-                   help="a link is an outlier below this fraction of its class's fleet "
-                        "median; 0 < FRACTION <= 1 (default 0.9)")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="hosts not back after this long are failed hosts (default: none)")
-    p.add_argument("--format", choices=["table", "json"], default="table",
-                   help="table (default): hosts, outliers, failed hosts; json")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="a run folder per host plus fleet.json, fleet_links.csv, "
-                        "fleet_hosts.csv and fleet_heatmaps.png (default: none)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.9,
+        metavar="FRACTION",
+        help="a link is an outlier below this fraction of its class's fleet "
+        "median; 0 < FRACTION <= 1 (default 0.9)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="hosts not back after this long are failed hosts (default: none)",
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default): hosts, outliers, failed hosts; json",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a run folder per host plus fleet.json, fleet_links.csv, "
+        "fleet_hosts.csv and fleet_heatmaps.png (default: none)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace a fleet in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--criteria", type=Path, default=None, metavar="FILE",
-                   help="also check every host against a criteria file (see `check`): its "
-                        "failing items per host, beside the outliers (default: none)")
+    p.add_argument(
+        "--criteria",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also check every host against a criteria file (see `check`): its "
+        "failing items per host, beside the outliers (default: none)",
+    )
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
@@ -102,7 +154,6 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         check_fleet_out(args.out, overwrite=args.overwrite)
     options = {"sizes": args.sizes, "samples": args.samples}
     if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
-
         args.criteria_data = load_criteria(args.criteria)
         options.update(fleet_options(args.criteria_data, args.sizes))
     if args.scheduler is not None:
@@ -110,8 +161,9 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
             raise UsageError("--degrade simulates a fault: use it with --local")
         return options, args.hosts
     if args.hosts:
-        raise UsageError("--hosts chooses servers of --scheduler; --local names its hosts "
-                         "sim-0 to sim-(N-1)")
+        raise UsageError(
+            "--hosts chooses servers of --scheduler; --local names its hosts sim-0 to sim-(N-1)"
+        )
     return options, _local_targets(args)
 
 
@@ -132,9 +184,16 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     options, hosts = _check(args)
 
     def run(client: Any, targets: Any) -> int:
-        result = survey(client, targets, out=args.out, overwrite=args.overwrite,
-                        threshold=args.threshold, progress=not args.no_progress,
-                        timeout=args.timeout, **options)
+        result = survey(
+            client,
+            targets,
+            out=args.out,
+            overwrite=args.overwrite,
+            threshold=args.threshold,
+            progress=not args.no_progress,
+            timeout=args.timeout,
+            **options,
+        )
         with past_input_checks():
             return _emit(result, args)
 
@@ -157,15 +216,26 @@ def scheduler_security(address: str) -> Any:
 
     security = Security()
     if address.startswith("tls://"):
-        missing = [key for key, value in (("ca-file", security.tls_ca_file),
-                                          ("client.cert", security.tls_client_cert),
-                                          ("client.key", security.tls_client_key)) if not value]
+        missing = [
+            key
+            for key, value in (
+                ("ca-file", security.tls_ca_file),
+                ("client.cert", security.tls_client_cert),
+                ("client.key", security.tls_client_key),
+            )
+            if not value
+        ]
         if missing:
-            raise UsageError(f"--scheduler {address}: TLS needs Dask's distributed.comm.tls."
-                             f"{', '.join(missing)} (see docs/fleet.md, 'Security')")
+            raise UsageError(
+                f"--scheduler {address}: TLS needs Dask's distributed.comm.tls."
+                f"{', '.join(missing)} (see docs/fleet.md, 'Security')"
+            )
     elif not _loopback(address):
-        print(f"warning: --scheduler {address} is plain TCP: anyone who reaches it can run "
-              "code on every worker; use tls:// (docs/fleet.md, 'Security')", file=sys.stderr)
+        print(
+            f"warning: --scheduler {address} is plain TCP: anyone who reaches it can run "
+            "code on every worker; use tls:// (docs/fleet.md, 'Security')",
+            file=sys.stderr,
+        )
     return security
 
 
@@ -183,17 +253,27 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
     # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
     status = max(verdict["exit_status"], 1 if failing else 0)
     if args.format == "json":
-        data = {**verdict, "exit_status": status, "interrupted": result.interrupted,
-                "saved_to": None if args.out is None else str(args.out)}
+        data = {
+            **verdict,
+            "exit_status": status,
+            "interrupted": result.interrupted,
+            "saved_to": None if args.out is None else str(args.out),
+        }
         if failing is not None:
             data["criteria"] = {"file": str(args.criteria), "failing_items": failing}
         print(json.dumps(data, indent=1), flush=True)
     else:
         _print_table(analysis, result, status)
         if failing is not None:
-            print(f"\ncriteria {args.criteria}: " + ("every host passes" if not failing else
-                  "failing items per host:\n" + "\n".join(
-                      f"  {host}: {', '.join(ids)}" for host, ids in failing.items())))
+            print(
+                f"\ncriteria {args.criteria}: "
+                + (
+                    "every host passes"
+                    if not failing
+                    else "failing items per host:\n"
+                    + "\n".join(f"  {host}: {', '.join(ids)}" for host, ids in failing.items())
+                )
+            )
     if args.out is not None:
         _figure(analysis, args.out, quiet=args.format == "json")
     return status
@@ -207,33 +287,48 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[s
     criteria = args.criteria_data
     probes = {r.host: r.probe for r in result.results.values()}
     counts = {r.host: r.meta.device_count for r in result.results.values()}
-    return failing_by_host(fleet_items(criteria, result.frame, probes), counts,
-                           criteria.device_count)
+    return failing_by_host(
+        fleet_items(criteria, result.frame, probes), counts, criteria.device_count
+    )
 
 
 def _print_table(analysis: Any, result: Any, status: int) -> None:
     import pandas as pd
 
-
     v = analysis.verdict
-    measured = ("no link measured" if v["size_bytes"] is None
-                else f"at {format_size(v['size_bytes'])} per link")
+    measured = (
+        "no link measured"
+        if v["size_bytes"] is None
+        else f"at {format_size(v['size_bytes'])} per link"
+    )
     stopped = ", interrupted" if result.interrupted else ""
-    print(f"fleet: {len(result.hosts)} hosts{stopped}, unidirectional P2P {measured}, "
-          f"outliers below {v['threshold']:g} of the class median ({result.wall_s:.1f} s)\n")
+    print(
+        f"fleet: {len(result.hosts)} hosts{stopped}, unidirectional P2P {measured}, "
+        f"outliers below {v['threshold']:g} of the class median ({result.wall_s:.1f} s)\n"
+    )
     hosts = analysis.hosts.copy()
     hosts["host_bound_share"] = hosts["host_bound_share"].map(
-        lambda x: "-" if pd.isna(x) else f"{x:.0%}")
+        lambda x: "-" if pd.isna(x) else f"{x:.0%}"
+    )
     hosts["error"] = hosts["error"].str.slice(0, 60)
     print(hosts.to_string(index=False))
     if not analysis.outliers.empty:
         print("\noutliers:")
-        cols = ["host", "src", "dst", "link", "bandwidth_GBps", "class_median_GBps",
-                "fraction", "error_kind"]
+        cols = [
+            "host",
+            "src",
+            "dst",
+            "link",
+            "bandwidth_GBps",
+            "class_median_GBps",
+            "fraction",
+            "error_kind",
+        ]
         print(analysis.outliers[cols].to_string(index=False, float_format="{:.3f}".format))
     failed = len(v["failed_hosts"])
-    print(f"\nverdict: {len(v['outliers'])} outlier link(s), {failed} failed host(s)"
-          f" -> exit {status}")
+    print(
+        f"\nverdict: {len(v['outliers'])} outlier link(s), {failed} failed host(s) -> exit {status}"
+    )
 
 
 def _figure(analysis: Any, out: Path, *, quiet: bool) -> None:

@@ -44,42 +44,67 @@ def add_import(sub: Any) -> None:
     p = subcommand(sub, "import", IMPORT_HELP)
     p.epilog = IMPORT_EPILOG
     kinds = p.add_subparsers(dest="tool", required=True, parser_class=Parser)
-    d = kinds.add_parser("dmi", help="ascend-dmi --bw text or JSON, --dg JSON, and a --topo "
-                                     "(npu-smi info -t topo) capture for link classes",
-                         epilog=IMPORT_EPILOG,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    d = kinds.add_parser(
+        "dmi",
+        help="ascend-dmi --bw text or JSON, --dg JSON, and a --topo "
+        "(npu-smi info -t topo) capture for link classes",
+        epilog=IMPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     d.add_argument("files", nargs="+", type=Path, metavar="FILE", help="captured output")
-    d.add_argument("--size", default=None,
-                   help="copy size of p2p matrices that do not state it, e.g. 256MiB (DMI's "
-                        "full matrix runs at a fixed size it does not print; default: the "
-                        "capture's -s, else required for a matrix)")
-    d.add_argument("--type", dest="kind", choices=["h2d", "d2h", "d2d", "p2p"], default=None,
-                   help="direction of tables the capture does not name (default: from the "
-                        "capture)")
-    d.add_argument("--card", action="store_true", default=None,
-                   help="the matrices are card x card (-m card; default: from the "
-                        "capture's command line)")
+    d.add_argument(
+        "--size",
+        default=None,
+        help="copy size of p2p matrices that do not state it, e.g. 256MiB (DMI's "
+        "full matrix runs at a fixed size it does not print; default: the "
+        "capture's -s, else required for a matrix)",
+    )
+    d.add_argument(
+        "--type",
+        dest="kind",
+        choices=["h2d", "d2h", "d2d", "p2p"],
+        default=None,
+        help="direction of tables the capture does not name (default: from the capture)",
+    )
+    d.add_argument(
+        "--card",
+        action="store_true",
+        default=None,
+        help="the matrices are card x card (-m card; default: from the capture's command line)",
+    )
     _common(d)
-    h = kinds.add_parser("hccl-test", help="hccl_test tables (data_size | aveg_time | "
-                                           "alg_bandwidth | check_result)",
-                         epilog=IMPORT_EPILOG,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    h = kinds.add_parser(
+        "hccl-test",
+        help="hccl_test tables (data_size | aveg_time | alg_bandwidth | check_result)",
+        epilog=IMPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     h.add_argument("files", nargs="+", type=Path, metavar="FILE", help="captured output")
-    h.add_argument("--ranks", type=int, default=None,
-                   help="rank count (default: mpirun -n or -p on the capture's command "
-                        "line, else the file name, e.g. all_reduce_8p.txt)")
-    h.add_argument("--op", default=None,
-                   help="operation: all_reduce, all_gather, reduce_scatter, all_to_all, "
-                        "broadcast, reduce, scatter (default: from the command line or file "
-                        "name)")
+    h.add_argument(
+        "--ranks",
+        type=int,
+        default=None,
+        help="rank count (default: mpirun -n or -p on the capture's command "
+        "line, else the file name, e.g. all_reduce_8p.txt)",
+    )
+    h.add_argument(
+        "--op",
+        default=None,
+        help="operation: all_reduce, all_gather, reduce_scatter, all_to_all, "
+        "broadcast, reduce, scatter (default: from the command line or file "
+        "name)",
+    )
     _common(h)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--preset", default=None,
-                   help="the server the captures come from (a preset name): run.json records "
-                        "its device count, and its link classes name each pair's (default: "
-                        "a topology capture among the files, else unknown)")
+    p.add_argument(
+        "--preset",
+        default=None,
+        help="the server the captures come from (a preset name): run.json records "
+        "its device count, and its link classes name each pair's (default: "
+        "a topology capture among the files, else unknown)",
+    )
     p.add_argument("--out", type=Path, required=True, help="the run folder to write")
     p.add_argument("--overwrite", action="store_true", help="replace the run in --out")
 
@@ -95,11 +120,15 @@ def cmd_import(args: argparse.Namespace) -> int:
                     size = parse_size(args.size)
                 except ValueError as exc:
                     raise UsageError(f"--size: {exc}") from None
-            run = Run.of(import_dmi(args.files, size=size, kind=args.kind, card=args.card,
-                                    preset=args.preset))
+            run = Run.of(
+                import_dmi(
+                    args.files, size=size, kind=args.kind, card=args.card, preset=args.preset
+                )
+            )
         else:
-            run = Run.of(import_hccl_test(args.files, ranks=args.ranks, op=args.op,
-                                          preset=args.preset))
+            run = Run.of(
+                import_hccl_test(args.files, ranks=args.ranks, op=args.op, preset=args.preset)
+            )
     except ToolReportedError as exc:
         print(f"ascend-p2p-lab: {exc} (nothing written)", file=sys.stderr)
         return EXIT_FAILED
@@ -113,8 +142,10 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def _print_summary(run: Any, out: Path) -> None:
     meta, run = run.meta, run.samples
-    print(f"wrote {out}: {len(run)} rows from {len(meta.sources)} file"
-          f"{'s' if len(meta.sources) != 1 else ''} ({meta.backend})")
+    print(
+        f"wrote {out}: {len(run)} rows from {len(meta.sources)} file"
+        f"{'s' if len(meta.sources) != 1 else ''} ({meta.backend})"
+    )
     for op, part in run.groupby("operation", dropna=False, sort=True):
         what = ", ".join(sorted({str(p) for p in part["pattern"].dropna()})) or "-"
         print(f"  {op}: {len(part)} rows (pattern {what})")

@@ -29,8 +29,10 @@ def cmd_presets(args: argparse.Namespace) -> int:
     print(f"{'preset':<{w}}  devices  {'SoC':<15} links                 description")
     for r in rows:
         links = ",".join(r["link_classes"]) or "-"
-        print(f"{r['name']:<{w}}  {r['device_count']:>7}  {r['soc_name']:<15} {links:<21} "
-              f"{r['description']}")
+        print(
+            f"{r['name']:<{w}}  {r['device_count']:>7}  {r['soc_name']:<15} {links:<21} "
+            f"{r['description']}"
+        )
     return 0
 
 
@@ -66,11 +68,24 @@ def probe_json(table: Any, n: int) -> dict[str, Any]:
             matrix.append(row)
             reasons.append(why)
             kinds.append(kind)
-        matrices.append({"title": f"{title}, row = source -> column = destination",
-                         "value": value, "unit": None, "devices": list(range(n)),
-                         "matrix": matrix, "reasons": reasons, "kinds": kinds})
-    return {"run_id": meta.run_id, "device_count": n, "matrices": matrices,
-            "exit_status": EXIT_OK, "failures": []}
+        matrices.append(
+            {
+                "title": f"{title}, row = source -> column = destination",
+                "value": value,
+                "unit": None,
+                "devices": list(range(n)),
+                "matrix": matrix,
+                "reasons": reasons,
+                "kinds": kinds,
+            }
+        )
+    return {
+        "run_id": meta.run_id,
+        "device_count": n,
+        "matrices": matrices,
+        "exit_status": EXIT_OK,
+        "failures": [],
+    }
 
 
 def _matrix(data: dict[str, Any], value: str) -> list[list[Any]]:
@@ -88,8 +103,13 @@ def cmd_probe(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         labels = measure.device_labels(rt)
         n = rt.device_count
-        data = {"backend": rt.backend, "preset": rt.preset, "soc_name": rt.soc_name,
-                "labels": labels, **probe_json(table, n)}
+        data = {
+            "backend": rt.backend,
+            "preset": rt.preset,
+            "soc_name": rt.soc_name,
+            "labels": labels,
+            **probe_json(table, n),
+        }
         if args.format == "json":
             print(json.dumps(data, indent=2), flush=True)
             return EXIT_OK
@@ -97,11 +117,15 @@ def cmd_probe(args: argparse.Namespace) -> int:
         print(f"{n} x {data['soc_name']} ({where})")
         print(device_naming(labels))
         ids = [str(i) for i in range(n)]
-        grid = [["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
-                for i, row in enumerate(_matrix(data, "link"))]
+        grid = [
+            ["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
+            for i, row in enumerate(_matrix(data, "link"))
+        ]
         print_grid("\nLink classes", ids, grid)
-        acc = [["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
-               for i, row in enumerate(_matrix(data, "can_access_peer"))]
+        acc = [
+            ["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
+            for i, row in enumerate(_matrix(data, "can_access_peer"))
+        ]
         print_grid("\naclrtDeviceCanAccessPeer (row -> column)", ids, acc)
         sys.stdout.flush()
         return EXIT_OK
@@ -112,13 +136,26 @@ def cmd_probe(args: argparse.Namespace) -> int:
 def cmd_topo(args: argparse.Namespace) -> int:
     topo = load_topology(args.file)
     if args.format == "json":
-        print(json.dumps({"backend": None, "preset": None, "source": str(args.file),
-                          "device_count": topo.device_count, "devices": list(topo.labels),
-                          "links": [list(r) for r in topo.links],
-                          "cpu_affinity": list(topo.cpu_affinity) or None}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "backend": None,
+                    "preset": None,
+                    "source": str(args.file),
+                    "device_count": topo.device_count,
+                    "devices": list(topo.labels),
+                    "links": [list(r) for r in topo.links],
+                    "cpu_affinity": list(topo.cpu_affinity) or None,
+                },
+                indent=2,
+            )
+        )
         return 0
-    print_grid(f"{topo.device_count} devices from {args.file}", list(topo.labels),
-                [list(r) for r in topo.links])
+    print_grid(
+        f"{topo.device_count} devices from {args.file}",
+        list(topo.labels),
+        [list(r) for r in topo.links],
+    )
     return 0
 
 
@@ -142,8 +179,9 @@ def add_probe(sub: Any) -> None:
 def add_topo(sub: Any) -> None:
     """``topo FILE``: the file and the output format."""
     p = subcommand(sub, "topo", "parse npu-smi info -t topo text")
-    p.add_argument("file", type=Path, help="a file of `npu-smi info -t topo` output, or a "
-                                           "preset-schema TOML")
+    p.add_argument(
+        "file", type=Path, help="a file of `npu-smi info -t topo` output, or a preset-schema TOML"
+    )
     add_format(p, "the link-class matrix")
 
 

@@ -35,9 +35,12 @@ def mode_ratios(run: Run | pd.DataFrame) -> pd.DataFrame:
     """
     cmp = compare(*split_process_modes(run))
     cmp = cmp[cmp["size_bytes"] >= MIN_COMPARED_BYTES]
-    out = (cmp.groupby(["link", "initiator", "size_bytes"])["ratio"]
-           .agg(["median", "size"]).reset_index()
-           .rename(columns={"median": "ratio", "size": "pairs"}))
+    out = (
+        cmp.groupby(["link", "initiator", "size_bytes"])["ratio"]
+        .agg(["median", "size"])
+        .reset_index()
+        .rename(columns={"median": "ratio", "size": "pairs"})
+    )
     return out
 
 
@@ -52,10 +55,13 @@ def emit_processes(run: Run | pd.DataFrame, fmt: str, saved: Path | None) -> int
     except ValueError:  # one mode only (interrupted before the other)
         ratios = pd.DataFrame(columns=["link", "initiator", "size_bytes", "ratio", "pairs"])
     if fmt == "json":
-        data = {**matrices_json(inside), "exit_status": status,
-                "saved_to": None if saved is None else str(saved),
-                "failures": json.loads(failures(run).to_json(orient="records")),
-                "process_modes": json.loads(ratios.to_json(orient="records"))}
+        data = {
+            **matrices_json(inside),
+            "exit_status": status,
+            "saved_to": None if saved is None else str(saved),
+            "failures": json.loads(failures(run).to_json(orient="records")),
+            "process_modes": json.loads(ratios.to_json(orient="records")),
+        }
         print(json.dumps(data, indent=1), flush=True)
         return status
     print_summary(inside if len(inside) else run, saved, matrices=True)
@@ -65,13 +71,14 @@ def emit_processes(run: Run | pd.DataFrame, fmt: str, saved: Path | None) -> int
     else:
         words = ratios["initiator"].map(INITIATOR_WORDS).fillna(ratios["initiator"])
         table = ratios.assign(initiator=words)
-        wide = table.pivot_table(index=["link", "initiator"], columns="size_bytes",
-                                 values="ratio")
+        wide = table.pivot_table(index=["link", "initiator"], columns="size_bytes", values="ratio")
 
         wide.columns = [format_size(int(c)) for c in wide.columns]
         print(wide.round(3).to_string())
     lost = run.samples[run.samples["error_kind"] == "worker_lost"]
     if len(lost):
-        print(f"\n{len(lost)} rows lost with their worker process "
-              f"(error_kind worker_lost); the other workers' rows are kept")
+        print(
+            f"\n{len(lost)} rows lost with their worker process "
+            f"(error_kind worker_lost); the other workers' rows are kept"
+        )
     return status

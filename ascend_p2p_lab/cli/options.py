@@ -32,29 +32,52 @@ class Parser(argparse.ArgumentParser):
 
 def subcommand(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
     """A subcommand whose description is its help and whose epilog the exit status."""
-    return sub.add_parser(name, help=help, description=help, epilog=EXIT_STATUS,
-                          formatter_class=argparse.RawDescriptionHelpFormatter)
+    return sub.add_parser(
+        name,
+        help=help,
+        description=help,
+        epilog=EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def add_backend(p: argparse.ArgumentParser) -> None:
     """``--backend``, ``--preset``, ``--topology``, ``--seed``: the server to open."""
-    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None,
-                   help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim")
-    p.add_argument("--preset", default=None,
-                   help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET); "
-                        "see `presets`")
-    p.add_argument("--topology", type=Path, default=None,
-                   help="a topology file to simulate instead of a preset: TOML of the preset "
-                        "schema, or npu-smi info -t topo text (default: none)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="simulator jitter seed (default 0; also ASCEND_P2P_LAB_SEED)")
+    p.add_argument(
+        "--backend",
+        choices=["auto", "acl", "sim"],
+        default=None,
+        help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim",
+    )
+    p.add_argument(
+        "--preset",
+        default=None,
+        help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET); see `presets`",
+    )
+    p.add_argument(
+        "--topology",
+        type=Path,
+        default=None,
+        help="a topology file to simulate instead of a preset: TOML of the preset "
+        "schema, or npu-smi info -t topo text (default: none)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="simulator jitter seed (default 0; also ASCEND_P2P_LAB_SEED)",
+    )
 
 
 def add_format(p: argparse.ArgumentParser, table: str, note: str = "") -> None:
     """``--format table|json``: ``table`` says what the table shows."""
-    p.add_argument("--format", choices=["table", "json"], default="table",
-                   help=f"table (default): {table}; json: the same as numbers, null where not "
-                        f"measured, with the reason per cell{note}")
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help=f"table (default): {table}; json: the same as numbers, null where not "
+        f"measured, with the reason per cell{note}",
+    )
 
 
 def sample_ms(text: str) -> float:
@@ -75,30 +98,48 @@ def sample_ms(text: str) -> float:
         value = float("nan")
     if not 0 < value <= MAX_SAMPLE_MS:
         raise argparse.ArgumentTypeError(
-            f"must be a number of milliseconds above 0 and at most {MAX_SAMPLE_MS:g}; "
-            f"got {text!r}")
+            f"must be a number of milliseconds above 0 and at most {MAX_SAMPLE_MS:g}; got {text!r}"
+        )
     return value
 
 
-def add_samples(p: argparse.ArgumentParser, what: str, *, samples: int | None = 5,
-                warmup: int = 2, warmup_help: str | None = None, iters_help: str | None = None,
-                min_sample_help: str | None = None, samples_default: str | None = None
-                ) -> None:
+def add_samples(
+    p: argparse.ArgumentParser,
+    what: str,
+    *,
+    samples: int | None = 5,
+    warmup: int = 2,
+    warmup_help: str | None = None,
+    iters_help: str | None = None,
+    min_sample_help: str | None = None,
+    samples_default: str | None = None,
+) -> None:
     """The timing loop's options, the same for every command that measures: samples per
     point, untimed warm-up windows, the shortest sample (``what`` repeats within one);
     ``iters_help``: also ``--iters`` (runs per sample, at most; ``collectives``);
     ``samples=None``: the default comes from elsewhere (``samples_default`` says where)."""
     per = "point" if what in ("copy", "copies") else what
-    p.add_argument("--samples", type=int, default=samples,
-                   help=f"samples per {per} (default {samples_default or samples})")
-    p.add_argument("--warmup", type=int, default=warmup,
-                   help=warmup_help or f"untimed windows before each point's samples "
-                                       f"(default {warmup})")
+    p.add_argument(
+        "--samples",
+        type=int,
+        default=samples,
+        help=f"samples per {per} (default {samples_default or samples})",
+    )
+    p.add_argument(
+        "--warmup",
+        type=int,
+        default=warmup,
+        help=warmup_help or f"untimed windows before each point's samples (default {warmup})",
+    )
     if iters_help is not None:
         p.add_argument("--iters", type=int, default=1, help=iters_help)
-    p.add_argument("--min-sample-ms", type=sample_ms, default=1.0,
-                   help=min_sample_help or f"each sample repeats the {what} until it lasts "
-                                           "at least this long (default 1.0 ms)")
+    p.add_argument(
+        "--min-sample-ms",
+        type=sample_ms,
+        default=1.0,
+        help=min_sample_help
+        or f"each sample repeats the {what} until it lasts at least this long (default 1.0 ms)",
+    )
 
 
 def add_progress(p: argparse.ArgumentParser, help: str = "no progress bar") -> None:

@@ -25,16 +25,35 @@ from .runs import add_demo, add_report, add_sweep
 from .testruns import add_patterns, add_run
 
 #: Every subcommand's adder, in the order ``--help`` lists them.
-SUBCOMMANDS = (add_presets, add_probe, add_topo, add_sweep, add_report, add_demo,
-               add_compare, add_sim_path, add_calibrate, add_dashboard, add_fleet,
-               add_import, add_criteria, add_check, add_patterns, add_run, add_collectives)
+SUBCOMMANDS = (
+    add_presets,
+    add_probe,
+    add_topo,
+    add_sweep,
+    add_report,
+    add_demo,
+    add_compare,
+    add_sim_path,
+    add_calibrate,
+    add_dashboard,
+    add_fleet,
+    add_import,
+    add_criteria,
+    add_check,
+    add_patterns,
+    add_run,
+    add_collectives,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``ascend-p2p-lab`` parser with every subcommand."""
-    parser = Parser(prog="ascend-p2p-lab",
-                    description="Probe, toggle and measure P2P copies between Ascend NPUs.",
-                    epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(
+        prog="ascend-p2p-lab",
+        description="Probe, toggle and measure P2P copies between Ascend NPUs.",
+        epilog=EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for add in SUBCOMMANDS:

@@ -25,8 +25,9 @@ def load_topology(path: Path | None) -> Any:
         return None
 
     if path.is_dir():
-        raise UsageError(f"{path}: is a folder; give the topology file (TOML or npu-smi "
-                         "info -t topo text)")
+        raise UsageError(
+            f"{path}: is a folder; give the topology file (TOML or npu-smi info -t topo text)"
+        )
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
     if path.suffix == ".toml":
@@ -36,15 +37,24 @@ def load_topology(path: Path | None) -> Any:
     return parse_npu_smi_topo(path.read_bytes(), name=path.stem)
 
 
-def run_session(args: argparse.Namespace, work: Callable[[Any], int], *,
-             backend: str | None = None, preset: str | None = None) -> int:
+def run_session(
+    args: argparse.Namespace,
+    work: Callable[[Any], int],
+    *,
+    backend: str | None = None,
+    preset: str | None = None,
+) -> int:
     """Open the runtime, do the work (which prints and saves its results), then close.
 
     The results are out before teardown: a failed release, reset or aclFinalize is
     reported after them, and makes the exit status 1.
     """
-    rt = open_runtime(backend or args.backend, preset or args.preset, seed=args.seed,
-                      topology=load_topology(getattr(args, "topology", None)))
+    rt = open_runtime(
+        backend or args.backend,
+        preset or args.preset,
+        seed=args.seed,
+        topology=load_topology(getattr(args, "topology", None)),
+    )
     try:
         status = work(rt)
     except BaseException:
@@ -56,7 +66,6 @@ def run_session(args: argparse.Namespace, work: Callable[[Any], int], *,
     try:
         rt.close()
     except Exception as exc:
-        print(f"ascend-p2p-lab: teardown failed after the results above: {exc}",
-              file=sys.stderr)
+        print(f"ascend-p2p-lab: teardown failed after the results above: {exc}", file=sys.stderr)
         return status if status == EXIT_INTERRUPTED else max(status, EXIT_FAILED)
     return status

@@ -34,11 +34,20 @@ RUN_HELP = "run the tests of a TOML test file, or a built-in test by name (see `
 
 def add_patterns(sub: Any) -> None:
     """``patterns [NAME]``: its options."""
-    p = subcommand(sub, "patterns", "list the built-in tests, one per line, name first; with a "
-                              "NAME, print that test as a test file for the server")
-    p.add_argument("name", nargs="?", default=None, metavar="NAME",
-                   help="a built-in test made of transfers: print it as TOML for the server "
-                        "(--preset or --backend), ready to edit and `run`")
+    p = subcommand(
+        sub,
+        "patterns",
+        "list the built-in tests, one per line, name first; with a "
+        "NAME, print that test as a test file for the server",
+    )
+    p.add_argument(
+        "name",
+        nargs="?",
+        default=None,
+        metavar="NAME",
+        help="a built-in test made of transfers: print it as TOML for the server "
+        "(--preset or --backend), ready to edit and `run`",
+    )
     add_backend(p)
     p.add_argument("--devices", default="all", help="the devices it expands over (default all)")
     p.add_argument("--sizes", default=None, help=f"its sizes (default {BUILT_IN_SIZE})")
@@ -47,27 +56,48 @@ def add_patterns(sub: Any) -> None:
 def add_run(sub: Any) -> None:
     """``run FILE|NAME``: its options."""
     p = subcommand(sub, "run", RUN_HELP)
-    p.add_argument("file", metavar="FILE", help="a test file (TOML: schema_version = 1, "
-                   "[[test]] tables with name, sizes, transfers) or a built-in test's name")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="a test file (TOML: schema_version = 1, "
+        "[[test]] tables with name, sizes, transfers) or a built-in test's name",
+    )
     add_backend(p)
-    p.add_argument("--devices", default="all",
-                   help="a built-in test's devices, e.g. 0-3 (default all); a file names its "
-                        "own")
-    p.add_argument("--sizes", default=None,
-                   help="sizes for every test, replacing the file's (LO:HI or a comma list); "
-                        "a built-in test's default: 256MiB")
-    p.add_argument("--peer", choices=["on", "current"], default="on",
-                   help="on (default): peer access enabled both ways for every device pair "
-                        "of a test, and restored after; current: as the runtime holds it "
-                        "(a test whose pairs do not all hold it runs as direct copies)")
+    p.add_argument(
+        "--devices",
+        default="all",
+        help="a built-in test's devices, e.g. 0-3 (default all); a file names its own",
+    )
+    p.add_argument(
+        "--sizes",
+        default=None,
+        help="sizes for every test, replacing the file's (LO:HI or a comma list); "
+        "a built-in test's default: 256MiB",
+    )
+    p.add_argument(
+        "--peer",
+        choices=["on", "current"],
+        default="on",
+        help="on (default): peer access enabled both ways for every device pair "
+        "of a test, and restored after; current: as the runtime holds it "
+        "(a test whose pairs do not all hold it runs as direct copies)",
+    )
     add_samples(p, "copies")
-    p.add_argument("--out", type=Path, default=None,
-                   help="folder to write the run to (default: not saved)")
+    p.add_argument(
+        "--out", type=Path, default=None, help="folder to write the run to (default: not saved)"
+    )
     p.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
-    p.add_argument("--checkpoint", type=Path, default=None,
-                   help="resume file: finished tests are kept there and skipped on a rerun")
-    p.add_argument("--no-verify", action="store_true",
-                   help="skip checking the copied bytes (default: verified)")
+    p.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        help="resume file: finished tests are kept there and skipped on a rerun",
+    )
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip checking the copied bytes (default: verified)",
+    )
     add_progress(p)
     add_format(p, "the summary, every transfer's value and each test's aggregate")
 
@@ -78,8 +108,10 @@ def cmd_patterns(args: argparse.Namespace) -> int:
             print(decl.line())
         return 0
     if args.name not in AS_FILES:
-        raise ValueError(f"no built-in test {args.name!r} that prints as a test file; "
-                         f"built-in: {', '.join(AS_FILES)}")
+        raise ValueError(
+            f"no built-in test {args.name!r} that prints as a test file; "
+            f"built-in: {', '.join(AS_FILES)}"
+        )
     sizes = parse_sizes(args.sizes or BUILT_IN_SIZE)
 
     def work(rt: Any) -> int:
@@ -96,8 +128,10 @@ def _source(file: str) -> tuple[str, Path | None, list[Test]]:
     path = Path(file)
     if path.exists() or path.suffix == ".toml" or file not in BY_NAME:
         if not path.exists():
-            raise TestFileError(f"{file}: no such test file, and no built-in test of that "
-                                f"name (built-in: {', '.join(BY_NAME)})")
+            raise TestFileError(
+                f"{file}: no such test file, and no built-in test of that "
+                f"name (built-in: {', '.join(BY_NAME)})"
+            )
         # syntax, fields, sizes, schema: before any device work; devices once it is open
         return file, path, read_tests(path, None)
     return file, None, []
@@ -113,12 +147,22 @@ def cmd_run(args: argparse.Namespace) -> int:
                 read_tests(path, rt.device_count)  # raises: the unknown device's FILE:LINE
             what = {"tests": tests, "sizes": args.sizes}
         else:  # a built-in: its tests over the devices, as sweep --patterns NAME
-            what = {"patterns": [name], "devices": args.devices,
-                    "sizes": args.sizes or BUILT_IN_SIZE}
-        run = sweep_kept(rt, **what, samples=args.samples, peer=args.peer,
-                         warmup=args.warmup, min_sample_us=args.min_sample_ms * US_PER_MS,
-                         verify=not args.no_verify, progress=not args.no_progress,
-                         checkpoint=args.checkpoint)
+            what = {
+                "patterns": [name],
+                "devices": args.devices,
+                "sizes": args.sizes or BUILT_IN_SIZE,
+            }
+        run = sweep_kept(
+            rt,
+            **what,
+            samples=args.samples,
+            peer=args.peer,
+            warmup=args.warmup,
+            min_sample_us=args.min_sample_ms * US_PER_MS,
+            verify=not args.no_verify,
+            progress=not args.no_progress,
+            checkpoint=args.checkpoint,
+        )
         with past_input_checks():
             keep(run, args.out)
             return emit_run(run, args.format, args.out)

@@ -80,9 +80,11 @@ def ring_order(topology: Topology, devices: Sequence[int]) -> tuple[int, ...]:
     ring = [left.pop(0)]
     while left:
         here = ring[-1]
+
         def speed(d: int, here: int = here) -> tuple[float, int]:
             lc = topology.link_class(here, d)
             return (-(lc.bandwidth_GBps if lc is not None else 0.0), d)
+
         nxt = min(left, key=speed)
         left.remove(nxt)
         ring.append(nxt)
@@ -98,9 +100,19 @@ def _ag_steps(order: Sequence[int], piece_at: Sequence[int], size: Sequence[int]
     """Ring all-gather: at step s position j passes position (j - s)'s piece to j + 1,
     which reads it."""
     p = len(order)
-    return [[Move(order[j], order[(j + 1) % p], size[piece_at[(j - s) % p]],
-                  order[(j + 1) % p], piece_at[(j - s) % p]) for j in range(p)]
-            for s in range(p - 1)]
+    return [
+        [
+            Move(
+                order[j],
+                order[(j + 1) % p],
+                size[piece_at[(j - s) % p]],
+                order[(j + 1) % p],
+                piece_at[(j - s) % p],
+            )
+            for j in range(p)
+        ]
+        for s in range(p - 1)
+    ]
 
 
 def _rs_steps(order: Sequence[int], piece_at: Sequence[int], size: Sequence[int]) -> Steps:
@@ -108,13 +120,23 @@ def _rs_steps(order: Sequence[int], piece_at: Sequence[int], size: Sequence[int]
     (j - s - 1)'s piece to j + 1, which reads and reduces it; position j ends with its
     own piece complete."""
     p = len(order)
-    return [[Move(order[j], order[(j + 1) % p], size[piece_at[(j - s - 1) % p]],
-                  order[(j + 1) % p], piece_at[(j - s - 1) % p], True) for j in range(p)]
-            for s in range(p - 1)]
+    return [
+        [
+            Move(
+                order[j],
+                order[(j + 1) % p],
+                size[piece_at[(j - s - 1) % p]],
+                order[(j + 1) % p],
+                piece_at[(j - s - 1) % p],
+                True,
+            )
+            for j in range(p)
+        ]
+        for s in range(p - 1)
+    ]
 
 
-def _scatter_steps(order: Sequence[int], piece_at: Sequence[int],
-                   size: Sequence[int]) -> Steps:
+def _scatter_steps(order: Sequence[int], piece_at: Sequence[int], size: Sequence[int]) -> Steps:
     """Ring scatter from position 0: the farthest position's piece leaves first; at step
     s the pieces on their way each advance one hop."""
     p = len(order)
@@ -123,26 +145,27 @@ def _scatter_steps(order: Sequence[int], piece_at: Sequence[int],
         moves = []
         for k in range(p - 1 - s, p):
             h = s - (p - 1) + k
-            moves.append(Move(order[h], order[h + 1], size[piece_at[k]], order[h + 1],
-                              piece_at[k]))
+            moves.append(Move(order[h], order[h + 1], size[piece_at[k]], order[h + 1], piece_at[k]))
         steps.append(moves)
     return steps
 
 
 def _together(label: str, *rings: Steps) -> list[Phase]:
     """Step s of every ring in one phase."""
-    return [Phase.of([m for ring in rings for m in ring[s]], f"{label} step {s + 1}")
-            for s in range(len(rings[0]))]
+    return [
+        Phase.of([m for ring in rings for m in ring[s]], f"{label} step {s + 1}")
+        for s in range(len(rings[0]))
+    ]
 
 
-def _pieces(conv: Convention, ranks: Sequence[int], halves: int, root: int | None
-            ) -> tuple[tuple[Piece, ...], list[list[int]]]:
+def _pieces(
+    conv: Convention, ranks: Sequence[int], halves: int, root: int | None
+) -> tuple[tuple[Piece, ...], list[list[int]]]:
     """The op's pieces for ``halves`` rings and, per rank index, the piece of each half:
     all-reduce and broadcast cut the buffer in p slices (HCCL's split), all-gather and
     reduce-scatter give each rank a chunk; each slice is cut again per ring."""
     p, op = len(ranks), conv.operation
-    slices = (split(conv.chunk_bytes, p) if op in (ALL_REDUCE, BROADCAST)
-              else [conv.chunk_bytes] * p)
+    slices = split(conv.chunk_bytes, p) if op in (ALL_REDUCE, BROADCAST) else [conv.chunk_bytes] * p
     pieces: list[Piece] = []
     index: list[list[int]] = []
     for i, r in enumerate(ranks):
@@ -155,8 +178,9 @@ def _pieces(conv: Convention, ranks: Sequence[int], halves: int, root: int | Non
     return tuple(pieces), index
 
 
-def _ring_family(conv: Convention, ranks: Sequence[int], orders: Sequence[Sequence[int]],
-                 root: int | None) -> tuple[tuple[Piece, ...], list[Phase]]:
+def _ring_family(
+    conv: Convention, ranks: Sequence[int], orders: Sequence[Sequence[int]], root: int | None
+) -> tuple[tuple[Piece, ...], list[Phase]]:
     """Phases of the op over rings (one: ring; two: double ring), ring h carrying half h."""
     op = conv.operation
     pieces, index = _pieces(conv, ranks, len(orders), root)
@@ -169,13 +193,18 @@ def _ring_family(conv: Convention, ranks: Sequence[int], orders: Sequence[Sequen
     if op == REDUCE_SCATTER:
         return pieces, _together("reduce-scatter", *[_rs_steps(o, a, size) for o, a in rings])
     if op == ALL_REDUCE:
-        return pieces, (_together("reduce-scatter", *[_rs_steps(o, a, size) for o, a in rings])
-                        + _together("all-gather", *[_ag_steps(o, a, size) for o, a in rings]))
+        return pieces, (
+            _together("reduce-scatter", *[_rs_steps(o, a, size) for o, a in rings])
+            + _together("all-gather", *[_ag_steps(o, a, size) for o, a in rings])
+        )
     if op == BROADCAST:
-        return pieces, (_together("scatter", *[_scatter_steps(o, a, size) for o, a in rings])
-                        + _together("all-gather", *[_ag_steps(o, a, size) for o, a in rings]))
-    raise CollectiveError(f"{op} has no ring algorithm inside a server (HCCL runs it on the "
-                          "full mesh)")
+        return pieces, (
+            _together("scatter", *[_scatter_steps(o, a, size) for o, a in rings])
+            + _together("all-gather", *[_ag_steps(o, a, size) for o, a in rings])
+        )
+    raise CollectiveError(
+        f"{op} has no ring algorithm inside a server (HCCL runs it on the full mesh)"
+    )
 
 
 def _rooted(order: Sequence[int], root: int | None) -> tuple[int, ...]:
@@ -186,21 +215,30 @@ def _rooted(order: Sequence[int], root: int | None) -> tuple[int, ...]:
     return (*order[k:], *order[:k])
 
 
-def ring(conv: Convention, ranks: Sequence[int], root: int | None = None,
-         order: Sequence[int] | None = None) -> tuple[tuple[Piece, ...], list[Phase]]:
+def ring(
+    conv: Convention,
+    ranks: Sequence[int],
+    root: int | None = None,
+    order: Sequence[int] | None = None,
+) -> tuple[tuple[Piece, ...], list[Phase]]:
     """One ring over ``order`` (default: the ranks as given)."""
     return _ring_family(conv, ranks, [_rooted(order or ranks, root)], root)
 
 
-def double_ring(conv: Convention, ranks: Sequence[int], root: int | None = None,
-                order: Sequence[int] | None = None) -> tuple[tuple[Piece, ...], list[Phase]]:
+def double_ring(
+    conv: Convention,
+    ranks: Sequence[int],
+    root: int | None = None,
+    order: Sequence[int] | None = None,
+) -> tuple[tuple[Piece, ...], list[Phase]]:
     """The ring over ``order`` and its reverse at once, each with half of every slice."""
     first = _rooted(order or ranks, root)
     return _ring_family(conv, ranks, [first, _reversed_ring(first)], root)
 
 
-def _mesh_all_to_all(conv: Convention, ranks: Sequence[int]
-                     ) -> tuple[tuple[Piece, ...], list[Phase]]:
+def _mesh_all_to_all(
+    conv: Convention, ranks: Sequence[int]
+) -> tuple[tuple[Piece, ...], list[Phase]]:
     p, blk = len(ranks), conv.chunk_bytes
     pieces, key = [], {}
     for s in ranks:
@@ -214,15 +252,22 @@ def _mesh_all_to_all(conv: Convention, ranks: Sequence[int]
     for k in range(0, len(distances), per_round):
         moves = []
         for i, d in enumerate(ranks):
-            peers = dict.fromkeys(ranks[(i + sign * dist) % p] for dist in
-                                  distances[k:k + per_round] for sign in (-1, 1))
+            peers = dict.fromkeys(
+                ranks[(i + sign * dist) % p]
+                for dist in distances[k : k + per_round]
+                for sign in (-1, 1)
+            )
             moves += [Move(s, d, blk, d, key[(s, d)]) for s in peers]
         phases.append(Phase.of(moves, f"round {k // per_round + 1}"))
     return tuple(pieces), phases
 
 
-def mesh(conv: Convention, ranks: Sequence[int], root: int | None = None,
-         order: Sequence[int] | None = None) -> tuple[tuple[Piece, ...], list[Phase]]:
+def mesh(
+    conv: Convention,
+    ranks: Sequence[int],
+    root: int | None = None,
+    order: Sequence[int] | None = None,
+) -> tuple[tuple[Piece, ...], list[Phase]]:
     """Every peer at once: one phase per half (all-to-all: rounds of 8 copies)."""
     op = conv.operation
     if op == ALL_TO_ALL:
@@ -244,8 +289,12 @@ def mesh(conv: Convention, ranks: Sequence[int], root: int | None = None,
     return pieces, [Phase.of(scatter, "scatter"), Phase.of(pull, "all-gather")]
 
 
-def reduce_bcast(conv: Convention, ranks: Sequence[int], root: int | None = None,
-                 order: Sequence[int] | None = None) -> tuple[tuple[Piece, ...], list[Phase]]:
+def reduce_bcast(
+    conv: Convention,
+    ranks: Sequence[int],
+    root: int | None = None,
+    order: Sequence[int] | None = None,
+) -> tuple[tuple[Piece, ...], list[Phase]]:
     """All-reduce through rank 0: every rank writes its buffer into it, reducing; then
     every rank reads the result."""
     hub, n = ranks[0], conv.chunk_bytes
@@ -254,22 +303,37 @@ def reduce_bcast(conv: Convention, ranks: Sequence[int], root: int | None = None
     return (Piece(n),), [Phase.of(reduce, "reduce"), Phase.of(bcast, "broadcast")]
 
 
-def hd(conv: Convention, ranks: Sequence[int], root: int | None = None,
-       order: Sequence[int] | None = None) -> tuple[tuple[Piece, ...], list[Phase]]:
+def hd(
+    conv: Convention,
+    ranks: Sequence[int],
+    root: int | None = None,
+    order: Sequence[int] | None = None,
+) -> tuple[tuple[Piece, ...], list[Phase]]:
     """All-reduce by recursive doubling on the whole buffer (see the module doc)."""
     p, n = len(ranks), conv.chunk_bytes
     steps = p.bit_length() - 1
     top = 1 << steps
     phases = []
     if top != p:
-        phases.append(Phase.of([Move(ranks[i], ranks[i - top], n, ranks[i], 0, True)
-                                for i in range(top, p)], "fold in"))
+        phases.append(
+            Phase.of(
+                [Move(ranks[i], ranks[i - top], n, ranks[i], 0, True) for i in range(top, p)],
+                "fold in",
+            )
+        )
     for k in range(steps):
-        phases.append(Phase.of([Move(ranks[i ^ (1 << k)], ranks[i], n, ranks[i], 0, True)
-                                for i in range(top)], f"exchange {k + 1}"))
+        phases.append(
+            Phase.of(
+                [Move(ranks[i ^ (1 << k)], ranks[i], n, ranks[i], 0, True) for i in range(top)],
+                f"exchange {k + 1}",
+            )
+        )
     if top != p:
-        phases.append(Phase.of([Move(ranks[i - top], ranks[i], n, ranks[i], 0)
-                                for i in range(top, p)], "fold out"))
+        phases.append(
+            Phase.of(
+                [Move(ranks[i - top], ranks[i], n, ranks[i], 0) for i in range(top, p)], "fold out"
+            )
+        )
     return (Piece(n),), phases
 
 
@@ -284,9 +348,17 @@ ALGORITHMS: dict[str, tuple[Builder, tuple[str, ...]]] = {
 }
 
 
-def build(operation: str, algorithm: str, conv: Convention, ranks: Sequence[int], *,
-          root: int | None = None, order: Sequence[int] | None = None,
-          executor: str = "", notes: tuple[str, ...] = ()) -> Collective:
+def build(
+    operation: str,
+    algorithm: str,
+    conv: Convention,
+    ranks: Sequence[int],
+    *,
+    root: int | None = None,
+    order: Sequence[int] | None = None,
+    executor: str = "",
+    notes: tuple[str, ...] = (),
+) -> Collective:
     """The collective ``operation`` on ``ranks`` by ``algorithm`` (``order``: the ring's
     order for ring and double ring; ``root``: the broadcast's root, default the first
     rank).
@@ -301,8 +373,7 @@ def build(operation: str, algorithm: str, conv: Convention, ranks: Sequence[int]
         raise CollectiveError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
     builder, ops = ALGORITHMS[algorithm]
     if operation not in ops:
-        raise CollectiveError(f"{algorithm} does not build {operation}; it builds "
-                              f"{', '.join(ops)}")
+        raise CollectiveError(f"{algorithm} does not build {operation}; it builds {', '.join(ops)}")
     ranks = tuple(ranks)
     if len(set(ranks)) != len(ranks) or len(ranks) != conv.ranks:
         raise CollectiveError(f"ranks {ranks} must be {conv.ranks} distinct devices")

@@ -48,8 +48,9 @@ def bus_factor(operation: str, ranks: int) -> float:
         (1.0, 0.75)
     """
     if operation not in BUS_FACTORS:
-        raise ValueError(f"no bus-bandwidth factor for {operation!r}; known: "
-                         f"{', '.join(BUS_FACTORS)}")
+        raise ValueError(
+            f"no bus-bandwidth factor for {operation!r}; known: {', '.join(BUS_FACTORS)}"
+        )
     if ranks < 1:
         raise ValueError(f"ranks must be at least 1; got {ranks}")
     return BUS_FACTORS[operation](ranks)

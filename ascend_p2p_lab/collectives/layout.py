@@ -51,8 +51,7 @@ class Layout:
 
     def device_bytes(self, device: int) -> int:
         """What the device's three buffers take."""
-        return (self.data_bytes[device] + self.slot_bytes[device]
-                + self.scratch_bytes[device])
+        return self.data_bytes[device] + self.slot_bytes[device] + self.scratch_bytes[device]
 
 
 def _align(n: int) -> int:
@@ -102,8 +101,9 @@ def layout(coll: Collective) -> Layout:
     return Layout(offsets, data, slots, fill, passes, scratch)
 
 
-def origins(coll: Collective, runs: int = 1
-            ) -> tuple[Origins, dict[tuple[int, int], tuple[int, int]]]:
+def origins(
+    coll: Collective, runs: int = 1
+) -> tuple[Origins, dict[tuple[int, int], tuple[int, int]]]:
     """After ``runs`` runs from the first fill: the origin of every piece a rank holds,
     and of every receive slot ((phase, move) -> origin, as the last run left it). A
     reducing op's second run sends what its first one gathered, so the count matters;
@@ -124,5 +124,9 @@ def origins(coll: Collective, runs: int = 1
 def checked(coll: Collective) -> list[tuple[int, int]]:
     """The (device, piece) a verification reads: every non-empty piece a rank must end
     with (:func:`.model.expected`), in rank order."""
-    return [(r, k) for r, pieces in expected(coll).items() for k in sorted(pieces)
-            if coll.pieces[k].nbytes]
+    return [
+        (r, k)
+        for r, pieces in expected(coll).items()
+        for k in sorted(pieces)
+        if coll.pieces[k].nbytes
+    ]

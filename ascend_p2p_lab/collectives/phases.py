@@ -87,8 +87,9 @@ class Convention:
     dtype_bytes: int = DTYPE_BYTES
 
 
-def convention(operation: str, size_bytes: int, ranks: int,
-               dtype_bytes: int = DTYPE_BYTES) -> Convention:
+def convention(
+    operation: str, size_bytes: int, ranks: int, dtype_bytes: int = DTYPE_BYTES
+) -> Convention:
     """hccl_test's byte convention (hicann/oam-tools ``src/hccl_test``): the element count
     is ceil(size / dtype) (``hccl_opbase_rootinfo_base.cc:51``); all-gather and
     reduce-scatter give each rank ceil(count / p) elements and report count x p bytes
@@ -248,8 +249,9 @@ def outcome(coll: Collective) -> Holdings:
         for m in phase.moves:
             data = before[m.src].get(m.piece)
             if data is None:
-                raise CollectiveError(f"phase {i}: {m} moves piece {m.piece}, which device "
-                                      f"{m.src} does not hold")
+                raise CollectiveError(
+                    f"phase {i}: {m} moves piece {m.piece}, which device {m.src} does not hold"
+                )
             old = held[m.dst].get(m.piece, frozenset()) if m.reduce else frozenset()
             held[m.dst][m.piece] = old | data
     return held

@@ -143,8 +143,9 @@ def _reductions(phase: Phase, model: LinkModel) -> tuple[float, float]:
     it, reads of what it reduces)."""
     if not phase.reduces:
         return 0.0, 0.0
-    longest = max(model.local_latency_us + r.nbytes / (model.local_GBps * BYTES_PER_US)
-                  for r in phase.reduces)
+    longest = max(
+        model.local_latency_us + r.nbytes / (model.local_GBps * BYTES_PER_US) for r in phase.reduces
+    )
     return (model.barrier_us if lands_on(phase) else 0.0), longest
 
 
@@ -155,9 +156,18 @@ def phase_time(phase: Phase, model: LinkModel, index: int = 0) -> PhaseTime:
     latency, transfer, neck = _transfer(phase, model, index)
     wait, reduce_us = _reductions(phase, model)
     barrier = model.barrier_us + wait
-    return PhaseTime(index, phase.label, len(phase.moves), phase.nbytes,
-                     barrier + latency + transfer + reduce_us, neck, barrier, latency,
-                     transfer, reduce_us)
+    return PhaseTime(
+        index,
+        phase.label,
+        len(phase.moves),
+        phase.nbytes,
+        barrier + latency + transfer + reduce_us,
+        neck,
+        barrier,
+        latency,
+        transfer,
+        reduce_us,
+    )
 
 
 def predict(coll: Collective, model: LinkModel) -> Timing:
@@ -205,13 +215,18 @@ def bound(coll: Collective, model: LinkModel) -> Timing:
     out = []
     for i, p in enumerate(coll.phases):
         _lat, transfer, neck = _transfer(p, model, i)
-        out.append(PhaseTime(i, p.label, len(p.moves), p.nbytes, transfer, neck,
-                             transfer_us=transfer))
+        out.append(
+            PhaseTime(i, p.label, len(p.moves), p.nbytes, transfer, neck, transfer_us=transfer)
+        )
     return Timing(coll, tuple(out), 0.0, PREDICTED)
 
 
-def measured(coll: Collective, phase_us: Sequence[float],
-             move_us: Sequence[Sequence[float]] | None = None, op_us: float = 0.0) -> Timing:
+def measured(
+    coll: Collective,
+    phase_us: Sequence[float],
+    move_us: Sequence[Sequence[float]] | None = None,
+    op_us: float = 0.0,
+) -> Timing:
     """A timing from measured phase times (and, when given, each move's time in the
     order of the phase's moves: the slowest move of the longest phase is the
     bottleneck).
@@ -231,8 +246,9 @@ def measured(coll: Collective, phase_us: Sequence[float],
         if move_us is not None:
             times = list(move_us[i])
             if len(times) != len(phase.moves):
-                raise CollectiveError(f"phase {i}: {len(times)} move times for "
-                                      f"{len(phase.moves)} moves")
+                raise CollectiveError(
+                    f"phase {i}: {len(times)} move times for {len(phase.moves)} moves"
+                )
             slow = phase.moves[max(range(len(times)), key=times.__getitem__)]
             neck = Bottleneck(i, slow.src, slow.dst)
         out.append(PhaseTime(i, phase.label, len(phase.moves), phase.nbytes, float(t), neck))

@@ -63,24 +63,36 @@ def program(coll: Collective, model: LinkModel | None = None) -> Program:
     one, last = schedule(coll), closed(coll)
     if model is None:
         return Program(coll, one, last, layout(coll))
-    return Program(coll, one, last, layout(coll), model, predict(coll, model),
-                   bound(coll, model))
+    return Program(coll, one, last, layout(coll), model, predict(coll, model), bound(coll, model))
 
 
 def as_test(prog: Program) -> Test:
     """The test that runs a program: every device pair and initiator it copies with
     (peer access is set for each pair), at its one size."""
     c = prog.collective
-    transfers = tuple(dict.fromkeys(Transfer(m.src, m.dst, m.by) for p in c.phases
-                                    for m in p.moves))
-    return Test(prog.name, transfers, (c.size_bytes,),
-                f"{c.operation} by {c.algorithm} on devices {','.join(map(str, c.ranks))}",
-                pattern=COLLECTIVE, timing=PHASES, values=PER_PHASE, program=prog)
+    transfers = tuple(
+        dict.fromkeys(Transfer(m.src, m.dst, m.by) for p in c.phases for m in p.moves)
+    )
+    return Test(
+        prog.name,
+        transfers,
+        (c.size_bytes,),
+        f"{c.operation} by {c.algorithm} on devices {','.join(map(str, c.ranks))}",
+        pattern=COLLECTIVE,
+        timing=PHASES,
+        values=PER_PHASE,
+        program=prog,
+    )
 
 
-def collective_tests(topology: Topology, operations: Iterable[str], sizes: Iterable[int],
-                     devices: Sequence[int] | None = None, algorithm: str | None = None,
-                     model: LinkModel | None = None) -> list[Test]:
+def collective_tests(
+    topology: Topology,
+    operations: Iterable[str],
+    sizes: Iterable[int],
+    devices: Sequence[int] | None = None,
+    algorithm: str | None = None,
+    model: LinkModel | None = None,
+) -> list[Test]:
     """One test per operation and size (operations outer): the algorithm HCCL would run
     on ``devices`` (all by default), or ``algorithm``'s; predicted on ``model`` (default
     the topology's links: :meth:`.LinkModel.from_topology`). A collective the server
@@ -88,6 +100,8 @@ def collective_tests(topology: Topology, operations: Iterable[str], sizes: Itera
     :class:`~.model.CollectiveError`."""
     model = LinkModel.from_topology(topology) if model is None else model
     sizes = list(sizes)
-    return [as_test(program(collective(op, size, topology, devices, algorithm=algorithm),
-                            model))
-            for op in operations for size in sizes]
+    return [
+        as_test(program(collective(op, size, topology, devices, algorithm=algorithm), model))
+        for op in operations
+        for size in sizes
+    ]

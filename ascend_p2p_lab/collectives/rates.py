@@ -57,8 +57,10 @@ def topology_budgets(topo: Topology, src: int, dst: int) -> tuple[Budget, ...]:
         return ()
     out: list[Budget] = []
     if lc.switched and topo.port_GBps:
-        out += [Budget(f"port[{src}]:egress", topo.port_GBps),
-                Budget(f"port[{dst}]:ingress", topo.port_GBps)]
+        out += [
+            Budget(f"port[{src}]:egress", topo.port_GBps),
+            Budget(f"port[{dst}]:ingress", topo.port_GBps),
+        ]
     for limit in topo.shared:
         if lc.name not in limit.classes:
             continue
@@ -68,8 +70,11 @@ def topology_budgets(topo: Topology, src: int, dst: int) -> tuple[Budget, ...]:
         if gd is not None and limit.ingress_GBps is not None:
             out.append(Budget(f"{_group(limit, gd)}:ingress", limit.ingress_GBps))
         if limit.both_GBps is not None:
-            out += [Budget(f"{_group(limit, g)}:both", limit.both_GBps)
-                    for g in dict.fromkeys((gs, gd)) if g is not None]
+            out += [
+                Budget(f"{_group(limit, g)}:both", limit.both_GBps)
+                for g in dict.fromkeys((gs, gd))
+                if g is not None
+            ]
     return tuple(out)
 
 
@@ -123,11 +128,13 @@ class LinkModel:
 
         def rate(src: int, dst: int, nbytes: int, initiator: str) -> float:
             return base(src, dst, nbytes, initiator) * scale.get((src, dst), 1.0)
+
         return replace(self, rate=rate, source=f"{self.source}, degraded {sorted(scale)}")
 
     @classmethod
     def from_topology(cls, topo: Topology) -> LinkModel:
         """Rates and latencies of a preset's link classes (see the module doc)."""
+
         def rate(src: int, dst: int, nbytes: int, initiator: str) -> float:
             return _class_rate(topo, src, dst, initiator == DST)
 
@@ -136,14 +143,26 @@ class LinkModel:
             if lc is None:
                 raise CollectiveError(f"{src}->{dst}: no link between a device and itself")
             return lc.latency_us
-        return cls(topo.device_count, rate, latency, _budget_cache(topo),
-                   topo.local_copy_GBps, topo.local_latency_us, topo.cross_device_wait_us,
-                   source=f"preset {topo.name}")
+
+        return cls(
+            topo.device_count,
+            rate,
+            latency,
+            _budget_cache(topo),
+            topo.local_copy_GBps,
+            topo.local_latency_us,
+            topo.cross_device_wait_us,
+            source=f"preset {topo.name}",
+        )
 
     @classmethod
-    def from_measured(cls, links: pd.DataFrame, topo: Topology,
-                      latency: pd.DataFrame | None = None,
-                      local_GBps: float | None = None) -> LinkModel:
+    def from_measured(
+        cls,
+        links: pd.DataFrame,
+        topo: Topology,
+        latency: pd.DataFrame | None = None,
+        local_GBps: float | None = None,
+    ) -> LinkModel:
         """Rates from a measured link matrix: ``links`` has ``src``, ``dst``,
         ``size_bytes``, ``bandwidth_GBps`` (and optionally ``initiator``, ``dst`` or
         ``src``); ``latency`` has ``src``, ``dst``, ``latency_us`` (the latency
@@ -167,17 +186,25 @@ class LinkModel:
             total_us = nbytes / (bw * BYTES_PER_US)
             stream_us = max(total_us - lat_of(src, dst), 0.0)
             return nbytes / (stream_us * BYTES_PER_US) if stream_us > 0 else float("inf")
-        return cls(topo.device_count, rate, lat_of, budgets,
-                   topo.local_copy_GBps if local_GBps is None else local_GBps,
-                   topo.local_latency_us, topo.cross_device_wait_us,
-                   source=f"measured links on {topo.name}")
+
+        return cls(
+            topo.device_count,
+            rate,
+            lat_of,
+            budgets,
+            topo.local_copy_GBps if local_GBps is None else local_GBps,
+            topo.local_latency_us,
+            topo.cross_device_wait_us,
+            source=f"measured links on {topo.name}",
+        )
 
 
 def _class_rate(topo: Topology, src: int, dst: int, pull: bool) -> float:
     lc = topo.link_class(src, dst)
     if lc is None or not lc.p2p:
-        raise CollectiveError(f"{src}->{dst}: {topo.link(src, dst)} gives no peer-to-peer "
-                              f"copy on {topo.name}")
+        raise CollectiveError(
+            f"{src}->{dst}: {topo.link(src, dst)} gives no peer-to-peer copy on {topo.name}"
+        )
     return lc.bandwidth_GBps * (lc.pull_efficiency if pull else lc.push_efficiency)
 
 
@@ -185,6 +212,7 @@ def _budget_cache(topo: Topology) -> Callable[[int, int], tuple[Budget, ...]]:
     @cache
     def budgets(src: int, dst: int) -> tuple[Budget, ...]:
         return topology_budgets(topo, src, dst)
+
     return budgets
 
 
@@ -195,8 +223,9 @@ def _curves(links: pd.DataFrame) -> Curves:
     """{(src, dst, initiator or None): (log sizes, log bandwidths)}, medians per size."""
     need = {"src", "dst", "size_bytes", "bandwidth_GBps"}
     if not need <= set(links.columns):
-        raise CollectiveError(f"a link matrix needs columns {sorted(need)}; it has "
-                              f"{sorted(links.columns)}")
+        raise CollectiveError(
+            f"a link matrix needs columns {sorted(need)}; it has {sorted(links.columns)}"
+        )
     df = links[links["bandwidth_GBps"].notna() & (links["bandwidth_GBps"] > 0)].copy()
     df["initiator"] = df["initiator"] if "initiator" in df.columns else None
     df["initiator"] = df["initiator"].astype(object).where(df["initiator"].notna(), None)
@@ -206,8 +235,10 @@ def _curves(links: pd.DataFrame) -> Curves:
     for (s, d, who), g in med.groupby(["src", "dst", "initiator"], dropna=False):
         g = g.sort_values("size_bytes")
         key = (int(s), int(d), None if pd.isna(who) else str(who))
-        out[key] = (np.log(g["size_bytes"].to_numpy(float)),
-                    np.log(g["bandwidth_GBps"].to_numpy(float)))
+        out[key] = (
+            np.log(g["size_bytes"].to_numpy(float)),
+            np.log(g["bandwidth_GBps"].to_numpy(float)),
+        )
     return out
 
 

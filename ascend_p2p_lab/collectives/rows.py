@@ -34,20 +34,60 @@ from .predict import PREDICTED, Timing, predict
 from .rates import LinkModel
 from .select import plan
 
-ROW_COLUMNS = ["operation", "ranks", "devices", "algorithm", "executor", "size_bytes",
-               "time_us", "algbw_GBps", "busbw_GBps", "predicted_time_us",
-               "predicted_busbw_GBps", "bottleneck_src", "bottleneck_dst",
-               "bottleneck_budget", "bottleneck_phase", "bottleneck_ties", "phases",
-               "reduction", "source"]
-PHASE_COLUMNS = ["operation", "ranks", "devices", "algorithm", "size_bytes", "source",
-                 "phase", "label", "moves", "phase_bytes", "time_us", "barrier_us",
-                 "latency_us", "transfer_us", "reduce_us", "bottleneck_src",
-                 "bottleneck_dst", "bottleneck_budget"]
+ROW_COLUMNS = [
+    "operation",
+    "ranks",
+    "devices",
+    "algorithm",
+    "executor",
+    "size_bytes",
+    "time_us",
+    "algbw_GBps",
+    "busbw_GBps",
+    "predicted_time_us",
+    "predicted_busbw_GBps",
+    "bottleneck_src",
+    "bottleneck_dst",
+    "bottleneck_budget",
+    "bottleneck_phase",
+    "bottleneck_ties",
+    "phases",
+    "reduction",
+    "source",
+]
+PHASE_COLUMNS = [
+    "operation",
+    "ranks",
+    "devices",
+    "algorithm",
+    "size_bytes",
+    "source",
+    "phase",
+    "label",
+    "moves",
+    "phase_bytes",
+    "time_us",
+    "barrier_us",
+    "latency_us",
+    "transfer_us",
+    "reduce_us",
+    "bottleneck_src",
+    "bottleneck_dst",
+    "bottleneck_budget",
+]
 #: How a reduction is modelled, on the rows of the ops that reduce.
 LOCAL_PASS = "local pass"
-_TYPES = {"ranks": "int64", "size_bytes": "int64", "bottleneck_src": "Int64",
-          "bottleneck_dst": "Int64", "bottleneck_phase": "Int64", "bottleneck_ties": "Int64",
-          "bottleneck_budget": "string", "reduction": "string", "executor": "string"}
+_TYPES = {
+    "ranks": "int64",
+    "size_bytes": "int64",
+    "bottleneck_src": "Int64",
+    "bottleneck_dst": "Int64",
+    "bottleneck_phase": "Int64",
+    "bottleneck_ties": "Int64",
+    "bottleneck_budget": "string",
+    "reduction": "string",
+    "executor": "string",
+}
 
 
 def _key(t: Timing) -> tuple[str, tuple[int, ...], str, int]:
@@ -63,16 +103,25 @@ def _row(t: Timing, predicted: Timing | None) -> dict[str, object]:
     c, neck = t.collective, t.bottleneck
     link = neck.budget is None and neck.src is not None
     return {
-        "operation": c.operation, "ranks": len(c.ranks), "devices": _devices(c.ranks),
-        "algorithm": c.algorithm, "executor": c.executor, "size_bytes": c.size_bytes,
-        "time_us": t.time_us, "algbw_GBps": t.algbw_GBps, "busbw_GBps": t.busbw_GBps,
+        "operation": c.operation,
+        "ranks": len(c.ranks),
+        "devices": _devices(c.ranks),
+        "algorithm": c.algorithm,
+        "executor": c.executor,
+        "size_bytes": c.size_bytes,
+        "time_us": t.time_us,
+        "algbw_GBps": t.algbw_GBps,
+        "busbw_GBps": t.busbw_GBps,
         "predicted_time_us": predicted.time_us if predicted else float("nan"),
         "predicted_busbw_GBps": predicted.busbw_GBps if predicted else float("nan"),
         "bottleneck_src": neck.src if link else None,
         "bottleneck_dst": neck.dst if link else None,
-        "bottleneck_budget": neck.budget, "bottleneck_phase": neck.phase,
-        "bottleneck_ties": neck.ties, "phases": len(t.phases),
-        "reduction": LOCAL_PASS if c.operation in REDUCING else None, "source": t.source,
+        "bottleneck_budget": neck.budget,
+        "bottleneck_phase": neck.phase,
+        "bottleneck_ties": neck.ties,
+        "phases": len(t.phases),
+        "reduction": LOCAL_PASS if c.operation in REDUCING else None,
+        "source": t.source,
     }
 
 
@@ -81,8 +130,9 @@ def _typed(rows: list[dict[str, object]], columns: list[str]) -> pd.DataFrame:
     return df.astype({k: v for k, v in _TYPES.items() if k in df.columns})
 
 
-def collective_rows(timings: Iterable[Timing],
-                    predicted: Iterable[Timing] | None = None) -> pd.DataFrame:
+def collective_rows(
+    timings: Iterable[Timing], predicted: Iterable[Timing] | None = None
+) -> pd.DataFrame:
     """One row per timing (a predicted timing is its own prediction).
 
     Example:
@@ -107,24 +157,42 @@ def phase_rows(timings: Iterable[Timing]) -> pd.DataFrame:
         c = t.collective
         for p in t.phases:
             link = p.bottleneck.budget is None and p.bottleneck.src is not None
-            rows.append({
-                "operation": c.operation, "ranks": len(c.ranks), "devices": _devices(c.ranks),
-                "algorithm": c.algorithm, "size_bytes": c.size_bytes, "source": t.source,
-                "phase": p.index, "label": p.label, "moves": p.moves, "phase_bytes": p.nbytes,
-                "time_us": p.time_us, "barrier_us": p.barrier_us, "latency_us": p.latency_us,
-                "transfer_us": p.transfer_us, "reduce_us": p.reduce_us,
-                "bottleneck_src": p.bottleneck.src if link else None,
-                "bottleneck_dst": p.bottleneck.dst if link else None,
-                "bottleneck_budget": p.bottleneck.budget,
-            })
+            rows.append(
+                {
+                    "operation": c.operation,
+                    "ranks": len(c.ranks),
+                    "devices": _devices(c.ranks),
+                    "algorithm": c.algorithm,
+                    "size_bytes": c.size_bytes,
+                    "source": t.source,
+                    "phase": p.index,
+                    "label": p.label,
+                    "moves": p.moves,
+                    "phase_bytes": p.nbytes,
+                    "time_us": p.time_us,
+                    "barrier_us": p.barrier_us,
+                    "latency_us": p.latency_us,
+                    "transfer_us": p.transfer_us,
+                    "reduce_us": p.reduce_us,
+                    "bottleneck_src": p.bottleneck.src if link else None,
+                    "bottleneck_dst": p.bottleneck.dst if link else None,
+                    "bottleneck_budget": p.bottleneck.budget,
+                }
+            )
     return _typed(rows, PHASE_COLUMNS)
 
 
-def predicted_rows(topology: Topology, operations: Iterable[str], sizes: Iterable[int],
-                   devices: Iterable[int] | None = None, algorithm: str | None = None,
-                   model: LinkModel | None = None) -> pd.DataFrame:
+def predicted_rows(
+    topology: Topology,
+    operations: Iterable[str],
+    sizes: Iterable[int],
+    devices: Iterable[int] | None = None,
+    algorithm: str | None = None,
+    model: LinkModel | None = None,
+) -> pd.DataFrame:
     """The prediction of each op at each size on a server (its preset's links unless
     ``model`` gives measured ones)."""
     model = LinkModel.from_topology(topology) if model is None else model
-    return collective_rows(predict(c, model)
-                           for c in plan(topology, operations, sizes, devices, algorithm))
+    return collective_rows(
+        predict(c, model) for c in plan(topology, operations, sizes, devices, algorithm)
+    )

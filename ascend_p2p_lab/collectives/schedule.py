@@ -123,8 +123,9 @@ def _peer(m: Move) -> int:
     return m.src if m.by == m.dst else m.dst
 
 
-def _phase(coll: Collective, k: int, lands: list[tuple[int, int, int]]
-           ) -> tuple[tuple[Step, ...], tuple[Landing, ...], dict[int, tuple[Ref, ...]]]:
+def _phase(
+    coll: Collective, k: int, lands: list[tuple[int, int, int]]
+) -> tuple[tuple[Step, ...], tuple[Landing, ...], dict[int, tuple[Ref, ...]]]:
     """Phase k's steps, its landings ((device, phase, move) each) and each rank's marks."""
     used: dict[int, int] = {}
     last: dict[tuple[int, int], Ref] = {}  # (device, slot) -> its last event
@@ -159,18 +160,31 @@ def _one_run(coll: Collective, closing: bool = False) -> Schedule:
             index, before = _ancestors(_program(draft))
             for d in coll.ranks:
                 seen = before[Ref(END, k, d)]
-                lands += [(d, kk, j) for kk, ph in enumerate(coll.phases)
-                          for j, m in enumerate(ph.moves)
-                          if d in (m.src, m.dst) and m.by != d
-                          and not seen >> index[Ref(DONE, kk, j)] & 1]
+                lands += [
+                    (d, kk, j)
+                    for kk, ph in enumerate(coll.phases)
+                    for j, m in enumerate(ph.moves)
+                    if d in (m.src, m.dst) and m.by != d and not seen >> index[Ref(DONE, kk, j)] & 1
+                ]
             st, la, ma = _phase(coll, k, lands)
         steps.append(st)
         landings.append(la)
         marks.append(ma)
-    slots = {d: max([1, *(s.slot + 1 for ph, st in zip(coll.phases, steps) for s in st
-                          if ph.moves[s.index].by == d),
-                     *(la.slot + 1 for lands in landings for la in lands if la.device == d)])
-             for d in coll.ranks}
+    slots = {
+        d: max(
+            [
+                1,
+                *(
+                    s.slot + 1
+                    for ph, st in zip(coll.phases, steps)
+                    for s in st
+                    if ph.moves[s.index].by == d
+                ),
+                *(la.slot + 1 for lands in landings for la in lands if la.device == d),
+            ]
+        )
+        for d in coll.ranks
+    }
     return Schedule(coll, 1, tuple(steps), tuple(landings), tuple(marks), slots)
 
 
@@ -221,14 +235,23 @@ def repeat(one: Schedule, runs: int, closing: Schedule | None = None) -> Schedul
     for i in range(runs):
         off = i * count
         this = closing if i < runs - 1 else one
-        steps += [tuple(Step(s.phase + off, s.index, s.slot,
-                             tuple(_shift(w, off) for w in s.waits)) for s in st)
-                  for st in this.steps]
-        landings += [tuple(Landing(la.phase + off, la.device, la.slot, la.move,
-                                   la.of_phase + off) for la in lands)
-                     for lands in this.landings]
-        marks += [{d: tuple(_shift(r, off) for r in refs) for d, refs in ma.items()}
-                  for ma in this.marks]
+        steps += [
+            tuple(
+                Step(s.phase + off, s.index, s.slot, tuple(_shift(w, off) for w in s.waits))
+                for s in st
+            )
+            for st in this.steps
+        ]
+        landings += [
+            tuple(
+                Landing(la.phase + off, la.device, la.slot, la.move, la.of_phase + off)
+                for la in lands
+            )
+            for lands in this.landings
+        ]
+        marks += [
+            {d: tuple(_shift(r, off) for r in refs) for d, refs in ma.items()} for ma in this.marks
+        ]
     slots = {d: max(one.slots[d], closing.slots[d]) for d in one.slots}
     return Schedule(coll, runs, tuple(steps), tuple(landings), tuple(marks), slots)
 
@@ -242,8 +265,13 @@ def _program(s: Schedule) -> list[tuple[Ref, tuple[str, int, int], tuple[Ref, ..
             by = phase.moves[st.index].by
             out.append((Ref(DONE, k, st.index), ("slot", by, st.slot), st.waits))
         for i, land in enumerate(s.landings[k]):
-            out.append((Ref(LAND, k, i), ("slot", land.device, land.slot),
-                        (Ref(DONE, land.of_phase, land.move),)))
+            out.append(
+                (
+                    Ref(LAND, k, i),
+                    ("slot", land.device, land.slot),
+                    (Ref(DONE, land.of_phase, land.move),),
+                )
+            )
         for d in s.collective.ranks:
             out.append((Ref(END, k, d), ("rank", d, 0), s.marks[k][d]))
     return out
@@ -267,8 +295,9 @@ def _accesses(s: Schedule) -> Iterable[tuple[Ref, tuple[object, ...], bool]]:
                     yield end, (d, m.piece), True
 
 
-def _ancestors(program: list[tuple[Ref, tuple[str, int, int], tuple[Ref, ...]]]
-               ) -> tuple[dict[Ref, int], dict[Ref, int]]:
+def _ancestors(
+    program: list[tuple[Ref, tuple[str, int, int], tuple[Ref, ...]]],
+) -> tuple[dict[Ref, int], dict[Ref, int]]:
     """Each event's position, and the events it follows (program order on its stream,
     the waits across streams, transitively) as a bitset of positions."""
     before: dict[Ref, int] = {}
@@ -291,12 +320,15 @@ def hazards(s: Schedule) -> list[str]:
     writer: dict[object, Ref] = {}
     readers: dict[object, list[Ref]] = {}
     for ev, where, writes in _accesses(s):
-        earlier = ([writer[where]] if where in writer else []) + \
-            (readers.get(where, []) if writes else [])
+        earlier = ([writer[where]] if where in writer else []) + (
+            readers.get(where, []) if writes else []
+        )
         for e in earlier:
             if e != ev and not before[ev] >> index[e] & 1:
-                problems.append(f"{ev.kind} {ev.phase}/{ev.who} is not ordered after "
-                                f"{e.kind} {e.phase}/{e.who} on {where}")
+                problems.append(
+                    f"{ev.kind} {ev.phase}/{ev.who} is not ordered after "
+                    f"{e.kind} {e.phase}/{e.who} on {where}"
+                )
         if writes:
             writer[where] = ev
             readers[where] = []

@@ -96,13 +96,18 @@ def family(topology: Topology, devices: Sequence[int]) -> str:
 
 def _a2(op: str, conv: Convention) -> Choice:
     if op == ALL_REDUCE and conv.chunk_bytes <= A2_SMALL_ALL_REDUCE:
-        return Choice(REDUCE_BCAST, "AllReduceMeshSmallCountExecutor",
-                      "A2 all-reduce <= 256 KiB (all_reduce_operator.cc:476-478)")
-    executor = {ALL_REDUCE: "AllReduceMeshOpbaseLoopExecutor",
-                ALL_GATHER: "AllGatherMeshOpbaseExecutor",
-                REDUCE_SCATTER: "ReduceScatterMeshDmaEliminationExecutor",
-                ALL_TO_ALL: "RunAlltoAllDirectFullmesh",
-                BROADCAST: "BroadCastMeshExecutor"}[op]
+        return Choice(
+            REDUCE_BCAST,
+            "AllReduceMeshSmallCountExecutor",
+            "A2 all-reduce <= 256 KiB (all_reduce_operator.cc:476-478)",
+        )
+    executor = {
+        ALL_REDUCE: "AllReduceMeshOpbaseLoopExecutor",
+        ALL_GATHER: "AllGatherMeshOpbaseExecutor",
+        REDUCE_SCATTER: "ReduceScatterMeshDmaEliminationExecutor",
+        ALL_TO_ALL: "RunAlltoAllDirectFullmesh",
+        BROADCAST: "BroadCastMeshExecutor",
+    }[op]
     return Choice(MESH, executor, "A2: HCCS full mesh (910B selectors)")
 
 
@@ -110,20 +115,27 @@ def _a3(op: str, conv: Convention) -> Choice:
     p = conv.ranks
     if op == ALL_TO_ALL:
         return Choice(MESH, "RunAlltoAllDirectFullmesh", "alltoall_operator.cc:246")
-    small = p > 2 and (conv.chunk_bytes <= A3_SMALL * p if op in (ALL_REDUCE, BROADCAST)
-                       else conv.chunk_bytes <= A3_SMALL)
+    small = p > 2 and (
+        conv.chunk_bytes <= A3_SMALL * p
+        if op in (ALL_REDUCE, BROADCAST)
+        else conv.chunk_bytes <= A3_SMALL
+    )
     if small:
         algorithm = HD if op == ALL_REDUCE else MESH
-        executor = {ALL_REDUCE: "AllReduceMeshSmallCountExecutor",
-                    ALL_GATHER: "AllGatherSmallCount",
-                    REDUCE_SCATTER: "ReduceScatterDeterExecutor",
-                    BROADCAST: "BroadCastSmallCountExecutor"}[op]
+        executor = {
+            ALL_REDUCE: "AllReduceMeshSmallCountExecutor",
+            ALL_GATHER: "AllGatherSmallCount",
+            REDUCE_SCATTER: "ReduceScatterDeterExecutor",
+            BROADCAST: "BroadCastSmallCountExecutor",
+        }[op]
         limit = "512 KiB x p" if op in (ALL_REDUCE, BROADCAST) else "512 KiB per rank"
         return Choice(algorithm, executor, f"A3 small count <= {limit} (910_93 selectors)")
-    executor = {ALL_REDUCE: "AllReduceFastDoubleRingFor91093Executor",
-                ALL_GATHER: "AlignedAllGatherDoubleRingFor91093Executor",
-                REDUCE_SCATTER: "ReduceScatterFastDoubleRingFor91093Executor",
-                BROADCAST: "BroadCastRingFor91093Executor"}[op]
+    executor = {
+        ALL_REDUCE: "AllReduceFastDoubleRingFor91093Executor",
+        ALL_GATHER: "AlignedAllGatherDoubleRingFor91093Executor",
+        REDUCE_SCATTER: "ReduceScatterFastDoubleRingFor91093Executor",
+        BROADCAST: "BroadCastRingFor91093Executor",
+    }[op]
     return Choice(DOUBLE_RING, executor, "A3: double ring over the dies in order")
 
 
@@ -137,8 +149,13 @@ def _other(op: str, topology: Topology, devices: Sequence[int]) -> Choice:
     return Choice(RING, "", "inferred: mixed links, a ring over the fastest ones")
 
 
-def choose(operation: str, size_bytes: int, topology: Topology, devices: Iterable[int],
-           dtype_bytes: int = DTYPE_BYTES) -> Choice:
+def choose(
+    operation: str,
+    size_bytes: int,
+    topology: Topology,
+    devices: Iterable[int],
+    dtype_bytes: int = DTYPE_BYTES,
+) -> Choice:
     """The algorithm HCCL would run (see the module doc for the rules and sources)."""
     devs = tuple(devices)
     conv = convention(operation, size_bytes, len(devs), dtype_bytes)
@@ -154,17 +171,25 @@ def _devices(topology: Topology, devices: Iterable[int] | None) -> tuple[int, ..
     devs = tuple(range(topology.device_count)) if devices is None else tuple(devices)
     bad = [d for d in devs if not 0 <= d < topology.device_count]
     if bad:
-        raise CollectiveError(f"unknown device {bad[0]}: {topology.name} has devices "
-                              f"0..{topology.device_count - 1}")
+        raise CollectiveError(
+            f"unknown device {bad[0]}: {topology.name} has devices 0..{topology.device_count - 1}"
+        )
     if len(set(devs)) != len(devs) or len(devs) < 2:
         raise CollectiveError(f"a collective needs at least 2 distinct devices; got {devs}")
     return devs
 
 
-def collective(operation: str, size_bytes: int, topology: Topology,
-               devices: Iterable[int] | None = None, *, algorithm: str | None = None,
-               root: int | None = None, order: Sequence[int] | None = None,
-               dtype_bytes: int = DTYPE_BYTES) -> Collective:
+def collective(
+    operation: str,
+    size_bytes: int,
+    topology: Topology,
+    devices: Iterable[int] | None = None,
+    *,
+    algorithm: str | None = None,
+    root: int | None = None,
+    order: Sequence[int] | None = None,
+    dtype_bytes: int = DTYPE_BYTES,
+) -> Collective:
     """The collective HCCL would run (or ``algorithm``'s) on ``devices`` (default: all),
     at hccl_test's ``size_bytes``; rings go over ``order`` (default :func:`ring_order`).
 
@@ -179,26 +204,44 @@ def collective(operation: str, size_bytes: int, topology: Topology,
     if operation not in OPERATIONS:
         raise CollectiveError(f"unknown operation {operation!r}; known: {', '.join(OPERATIONS)}")
     conv = convention(operation, size_bytes, len(devs), dtype_bytes)
-    choice = (choose(operation, size_bytes, topology, devs, dtype_bytes) if algorithm is None
-              else Choice(algorithm, "", f"{algorithm} asked for"))
+    choice = (
+        choose(operation, size_bytes, topology, devs, dtype_bytes)
+        if algorithm is None
+        else Choice(algorithm, "", f"{algorithm} asked for")
+    )
     if order is None and choice.algorithm in (RING, DOUBLE_RING):
         order = ring_order(topology, devs)
-    coll = build(operation, choice.algorithm, conv, devs, root=root, order=order,
-                 executor=choice.executor, notes=(choice.basis,))
+    coll = build(
+        operation,
+        choice.algorithm,
+        conv,
+        devs,
+        root=root,
+        order=order,
+        executor=choice.executor,
+        notes=(choice.basis,),
+    )
     blocked = sorted(pr for pr in pairs_used(coll) if not topology.can_access_peer(*pr))
     if blocked:
         a, b = blocked[0]
-        raise CollectiveError(f"{operation} by {choice.algorithm} copies {a}->{b}, which "
-                              f"{topology.name} cannot reach peer to peer "
-                              f"({topology.link(a, b)})")
+        raise CollectiveError(
+            f"{operation} by {choice.algorithm} copies {a}->{b}, which "
+            f"{topology.name} cannot reach peer to peer "
+            f"({topology.link(a, b)})"
+        )
     return coll
 
 
-def plan(topology: Topology, operations: Iterable[str], sizes: Iterable[int],
-         devices: Iterable[int] | None = None, algorithm: str | None = None
-         ) -> list[Collective]:
+def plan(
+    topology: Topology,
+    operations: Iterable[str],
+    sizes: Iterable[int],
+    devices: Iterable[int] | None = None,
+    algorithm: str | None = None,
+) -> list[Collective]:
     """One collective per operation and size (operations outer)."""
     devs = _devices(topology, devices)
     sizes = list(sizes)
-    return [collective(op, s, topology, devs, algorithm=algorithm)
-            for op in operations for s in sizes]
+    return [
+        collective(op, s, topology, devs, algorithm=algorithm) for op in operations for s in sizes
+    ]

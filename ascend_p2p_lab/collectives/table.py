@@ -23,13 +23,37 @@ import pandas as pd
 from .busbw import OPERATIONS
 
 #: Columns of :func:`summary`, one row per operation, devices, algorithm and size.
-SUMMARY_COLUMNS = ["operation", "ranks", "devices", "algorithm", "size_bytes", "samples",
-                   "time_us", "algbw_GBps", "busbw_GBps", "check_result",
-                   "predicted_busbw_GBps", "ratio", "bottleneck_src", "bottleneck_dst",
-                   "bottleneck_budget", "bottleneck_samples", "error"]
+SUMMARY_COLUMNS = [
+    "operation",
+    "ranks",
+    "devices",
+    "algorithm",
+    "size_bytes",
+    "samples",
+    "time_us",
+    "algbw_GBps",
+    "busbw_GBps",
+    "check_result",
+    "predicted_busbw_GBps",
+    "ratio",
+    "bottleneck_src",
+    "bottleneck_dst",
+    "bottleneck_budget",
+    "bottleneck_samples",
+    "error",
+]
 _KEYS = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
-_OPTIONAL = ("devices", "algorithm", "predicted_busbw_GBps", "bottleneck_src",
-             "bottleneck_dst", "bottleneck_budget", "phase", "error", "check_result")
+_OPTIONAL = (
+    "devices",
+    "algorithm",
+    "predicted_busbw_GBps",
+    "bottleneck_src",
+    "bottleneck_dst",
+    "bottleneck_budget",
+    "phase",
+    "error",
+    "check_result",
+)
 
 
 def op_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -77,15 +101,29 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
         neck = g[["bottleneck_src", "bottleneck_dst", "bottleneck_budget"]].astype(object)
         names = [(s, d, b) for s, d, b in neck.itertuples(index=False, name=None)]
         top = max(set(names), key=names.count) if names else (None, None, None)
-        med = {c: float(g[c].median()) for c in ("time_us", "algbw_GBps", "busbw_GBps",
-                                                   "predicted_busbw_GBps")}
-        ratio = med["busbw_GBps"] / med["predicted_busbw_GBps"] \
-            if med["predicted_busbw_GBps"] > 0 else math.nan
-        out.append({**dict(zip(_KEYS, key)), "samples": len(g), **med,
-                    "check_result": _check(g["check_result"]), "ratio": ratio,
-                    "bottleneck_src": top[0], "bottleneck_dst": top[1],
-                    "bottleneck_budget": top[2], "bottleneck_samples": names.count(top),
-                    "error": _mode(g["error"])})
+        med = {
+            c: float(g[c].median())
+            for c in ("time_us", "algbw_GBps", "busbw_GBps", "predicted_busbw_GBps")
+        }
+        ratio = (
+            med["busbw_GBps"] / med["predicted_busbw_GBps"]
+            if med["predicted_busbw_GBps"] > 0
+            else math.nan
+        )
+        out.append(
+            {
+                **dict(zip(_KEYS, key)),
+                "samples": len(g),
+                **med,
+                "check_result": _check(g["check_result"]),
+                "ratio": ratio,
+                "bottleneck_src": top[0],
+                "bottleneck_dst": top[1],
+                "bottleneck_budget": top[2],
+                "bottleneck_samples": names.count(top),
+                "error": _mode(g["error"]),
+            }
+        )
     table = pd.DataFrame(out, columns=SUMMARY_COLUMNS)
     order = {op: i for i, op in enumerate(OPERATIONS)}
     table["_order"] = table["operation"].map(order)
@@ -105,8 +143,11 @@ def bottleneck_text(src: object, dst: object, budget: object) -> str:
 def _neck(r: object) -> str:
     """The bottleneck most samples name; ``varies`` when no one link or budget is named by
     more than half of them (even links: the slowest copy is a matter of jitter)."""
-    text = bottleneck_text(r.bottleneck_src, r.bottleneck_dst,  # type: ignore[attr-defined]
-                           r.bottleneck_budget)  # type: ignore[attr-defined]
+    text = bottleneck_text(
+        r.bottleneck_src,
+        r.bottleneck_dst,  # type: ignore[attr-defined]
+        r.bottleneck_budget,
+    )  # type: ignore[attr-defined]
     named, samples = r.bottleneck_samples, r.samples  # type: ignore[attr-defined]
     return text if text == "-" or samples < 2 or named > samples / 2 else "varies"
 
@@ -132,26 +173,31 @@ def table_text(table: pd.DataFrame) -> str:
         ("aveg_time(us)", 13, lambda r: _num(r.time_us, ".2f")),
         ("alg_bandwidth(GB/s)", 19, lambda r: _num(r.algbw_GBps, ".4f")),
         ("bus_bandwidth(GB/s)", 19, lambda r: _num(r.busbw_GBps, ".4f")),
-        ("check_result", 12, lambda r: r.check_result)]
+        ("check_result", 12, lambda r: r.check_result),
+    ]
     if table["predicted_busbw_GBps"].notna().any():
-        cols += [("predicted_busbw", 15, lambda r: _num(r.predicted_busbw_GBps, ".4f")),
-                 ("ratio", 5, lambda r: _num(r.ratio, ".2f"))]
+        cols += [
+            ("predicted_busbw", 15, lambda r: _num(r.predicted_busbw_GBps, ".4f")),
+            ("ratio", 5, lambda r: _num(r.ratio, ".2f")),
+        ]
     if _present(table["algorithm"]):
         cols.append(("algorithm", -12, lambda r: r.algorithm or "-"))
     if table["bottleneck_src"].notna().any() or _present(table["bottleneck_budget"]):
         cols.append(("bottleneck", -10, _neck))
     head = " | ".join(f"{name:>{w}}" if w > 0 else f"{name:<{-w}}" for name, w, _ in cols)
     blocks = []
-    for (op, ranks, devices), g in table.groupby(["operation", "ranks", "devices"],
-                                                 sort=False):
+    for (op, ranks, devices), g in table.groupby(["operation", "ranks", "devices"], sort=False):
         where = f" (devices {devices})" if devices else ""
         lines = [f"{op} on {int(ranks)} ranks{where}:", head]
         for r in g.itertuples(index=False):
-            cells = [f"{fn(r):>{w}}" if w > 0 else f"{fn(r):<{-w}}"  # type: ignore[operator]
-                     for _, w, fn in cols]
+            cells = [
+                f"{fn(r):>{w}}" if w > 0 else f"{fn(r):<{-w}}"  # type: ignore[operator]
+                for _, w, fn in cols
+            ]
             why = f"  ({r.error})" if isinstance(r.error, str) and r.error else ""
             lines.append(" | ".join(cells).rstrip() + why)
         blocks.append("\n".join(lines))
     extra = "; ratio = busbw / predicted" if len(cols) > 5 else ""
-    return "\n\n".join(blocks) + ("\n(medians over samples; busbw = algbw x the nccl-tests "
-                                  f"factor{extra})")
+    return "\n\n".join(blocks) + (
+        f"\n(medians over samples; busbw = algbw x the nccl-tests factor{extra})"
+    )

@@ -36,9 +36,23 @@ from .select import collective
 from .table import op_rows, summary
 
 #: Columns of :func:`compare_collectives`.
-COMPARE_COLUMNS = ["operation", "ranks", "devices", "algorithm", "size_bytes", "samples",
-                   "time_us", "busbw_GBps", "predicted_busbw_GBps", "bound_busbw_GBps",
-                   "of_bound", "ratio", "limit", "check_result", "imported"]
+COMPARE_COLUMNS = [
+    "operation",
+    "ranks",
+    "devices",
+    "algorithm",
+    "size_bytes",
+    "samples",
+    "time_us",
+    "busbw_GBps",
+    "predicted_busbw_GBps",
+    "bound_busbw_GBps",
+    "of_bound",
+    "ratio",
+    "limit",
+    "check_result",
+    "imported",
+]
 
 
 def _devices(row: pd.Series, topology: Topology) -> list[int]:
@@ -47,8 +61,9 @@ def _devices(row: pd.Series, topology: Topology) -> list[int]:
         return [int(d) for d in devices.split(",")]
     n = int(row["ranks"])
     if n > topology.device_count:
-        raise CollectiveError(f"{row['operation']} on {n} ranks: {topology.name} has "
-                              f"{topology.device_count} devices")
+        raise CollectiveError(
+            f"{row['operation']} on {n} ranks: {topology.name} has {topology.device_count} devices"
+        )
     return list(range(n))
 
 
@@ -59,25 +74,37 @@ def links_model(run: pd.DataFrame, topology: Topology) -> LinkModel:
     from ..schema import LATENCY_PATTERN, PAIR_PATTERN  # the pattern words, by trait
 
     good = run[run["error_kind"].isna()] if "error_kind" in run else run
-    pairs = good[(good["pattern"] == PAIR_PATTERN) & good["bandwidth_GBps"].notna()
-                 & good["direction"].eq("uni")]
+    pairs = good[
+        (good["pattern"] == PAIR_PATTERN)
+        & good["bandwidth_GBps"].notna()
+        & good["direction"].eq("uni")
+    ]
     if pairs.empty:
         raise CollectiveError("the run has no measured pair rows to take links from")
     latency = good[(good["pattern"] == LATENCY_PATTERN) & good["latency_us"].notna()]
-    latency = latency[latency["size_bytes"] == latency.groupby(["src", "dst"])[
-        "size_bytes"].transform("min")]
-    return LinkModel.from_measured(pairs[["src", "dst", "size_bytes", "bandwidth_GBps",
-                                          "initiator"]].astype({"src": int, "dst": int}),
-                                   topology, latency if len(latency) else None)
+    latency = latency[
+        latency["size_bytes"] == latency.groupby(["src", "dst"])["size_bytes"].transform("min")
+    ]
+    return LinkModel.from_measured(
+        pairs[["src", "dst", "size_bytes", "bandwidth_GBps", "initiator"]].astype(
+            {"src": int, "dst": int}
+        ),
+        topology,
+        latency if len(latency) else None,
+    )
 
 
-def _built(r: dict[str, object] | pd.Series, topology: Topology, imported: bool
-           ) -> Collective:
+def _built(r: dict[str, object] | pd.Series, topology: Topology, imported: bool) -> Collective:
     """The collective a row ran: its devices and algorithm, or (an import) HCCL's."""
     row = pd.Series(r)
     algorithm = None if imported or not row.get("algorithm") else str(row["algorithm"])
-    return collective(str(row["operation"]), int(row["size_bytes"]), topology,
-                      _devices(row, topology), algorithm=algorithm)
+    return collective(
+        str(row["operation"]),
+        int(row["size_bytes"]),
+        topology,
+        _devices(row, topology),
+        algorithm=algorithm,
+    )
 
 
 def _own(rows: pd.DataFrame) -> pd.Series:
@@ -87,8 +114,7 @@ def _own(rows: pd.DataFrame) -> pd.Series:
     return rows["pattern"].eq(COLLECTIVE).fillna(False).astype(bool)
 
 
-def predicted_on(frame: pd.DataFrame, topology: Topology, model: LinkModel
-                 ) -> pd.DataFrame:
+def predicted_on(frame: pd.DataFrame, topology: Topology, model: LinkModel) -> pd.DataFrame:
     """A copy of a run's rows whose collective op rows carry the prediction and the link
     bound of ``model`` (the toolkit's phase rows each phase's)."""
     out = frame.copy()
@@ -99,8 +125,7 @@ def predicted_on(frame: pd.DataFrame, topology: Topology, model: LinkModel
     own = _own(rows)
     keys = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
     filled = rows[keys].astype(object).where(rows[keys].notna(), "")
-    for key, part in filled.assign(_imported=~own).groupby([*keys, "_imported"],
-                                                            sort=False):
+    for key, part in filled.assign(_imported=~own).groupby([*keys, "_imported"], sort=False):
         r, imported = dict(zip(keys, key[:-1])), bool(key[-1])
         coll = _built(r, topology, imported)
         pred = predict(coll, model)
@@ -108,16 +133,17 @@ def predicted_on(frame: pd.DataFrame, topology: Topology, model: LinkModel
         out.loc[part.index, "predicted_busbw_GBps"] = pred.busbw_GBps
         out.loc[part.index, "bound_busbw_GBps"] = bound(coll, model).busbw_GBps
         if not imported and "phase" in out:
-            same = (out[keys].astype(object).where(out[keys].notna(), "")
-                    == pd.Series(r)).all(axis=1)
+            same = (out[keys].astype(object).where(out[keys].notna(), "") == pd.Series(r)).all(
+                axis=1
+            )
             for k, phase in enumerate(pred.phases):
-                out.loc[same & out["phase"].eq(k).fillna(False), "predicted_time_us"] = \
+                out.loc[same & out["phase"].eq(k).fillna(False), "predicted_time_us"] = (
                     phase.time_us
+                )
     return out
 
 
-def compare_collectives(frame: pd.DataFrame, topology: Topology, model: LinkModel
-                        ) -> pd.DataFrame:
+def compare_collectives(frame: pd.DataFrame, topology: Topology, model: LinkModel) -> pd.DataFrame:
     """Per operation and size: the measured medians, the prediction on ``model``, the
     link bound, their ratios (``of_bound``: busbw / bound; ``ratio``: busbw /
     predicted) and what the prediction says limits the op (a link ``2->5`` or a
@@ -133,20 +159,36 @@ def compare_collectives(frame: pd.DataFrame, topology: Topology, model: LinkMode
     return pd.DataFrame(out, columns=COMPARE_COLUMNS)
 
 
-def _compared(r: dict[str, object], topology: Topology, model: LinkModel,
-              imported: bool) -> dict[str, object]:
+def _compared(
+    r: dict[str, object], topology: Topology, model: LinkModel, imported: bool
+) -> dict[str, object]:
     coll = _built(r, topology, imported)
     devices = coll.ranks
     pred = predict(coll, model)
     links = bound(coll, model)
     busbw = float(r["busbw_GBps"])  # type: ignore[arg-type]
-    return {**{k: r.get(k) for k in ("operation", "ranks", "size_bytes", "samples",
-                                      "time_us", "busbw_GBps", "check_result")},
-            "devices": ",".join(map(str, devices)), "algorithm": coll.algorithm,
-            "predicted_busbw_GBps": pred.busbw_GBps, "bound_busbw_GBps": links.busbw_GBps,
-            "of_bound": busbw / links.busbw_GBps if links.busbw_GBps > 0 else math.nan,
-            "ratio": busbw / pred.busbw_GBps if pred.busbw_GBps > 0 else math.nan,
-            "limit": _limit(pred.bottleneck), "imported": imported}
+    return {
+        **{
+            k: r.get(k)
+            for k in (
+                "operation",
+                "ranks",
+                "size_bytes",
+                "samples",
+                "time_us",
+                "busbw_GBps",
+                "check_result",
+            )
+        },
+        "devices": ",".join(map(str, devices)),
+        "algorithm": coll.algorithm,
+        "predicted_busbw_GBps": pred.busbw_GBps,
+        "bound_busbw_GBps": links.busbw_GBps,
+        "of_bound": busbw / links.busbw_GBps if links.busbw_GBps > 0 else math.nan,
+        "ratio": busbw / pred.busbw_GBps if pred.busbw_GBps > 0 else math.nan,
+        "limit": _limit(pred.bottleneck),
+        "imported": imported,
+    }
 
 
 def _limit(neck: object) -> str:
@@ -163,20 +205,25 @@ def _limit(neck: object) -> str:
 
 def compare_text(table: pd.DataFrame, threshold: float) -> str:
     """The comparison as a table, one block per operation and rank count."""
-    head = (f"{'data_size(Bytes)':>18} | {'aveg_time(us)':>13} | {'busbw(GB/s)':>11} | "
-            f"{'predicted':>9} | {'ratio':>5} | {'link bound':>10} | {'of bound':>8} | "
-            f"{'algorithm':<12} | limited by")
+    head = (
+        f"{'data_size(Bytes)':>18} | {'aveg_time(us)':>13} | {'busbw(GB/s)':>11} | "
+        f"{'predicted':>9} | {'ratio':>5} | {'link bound':>10} | {'of bound':>8} | "
+        f"{'algorithm':<12} | limited by"
+    )
     blocks = []
-    for (op, ranks, imported), g in table.groupby(["operation", "ranks", "imported"],
-                                                  sort=False):
+    for (op, ranks, imported), g in table.groupby(["operation", "ranks", "imported"], sort=False):
         what = "hccl_test" if imported else "measured"
         lines = [f"{op} on {int(ranks)} ranks ({what}):", head]  # type: ignore[call-overload]
         for r in g.itertuples(index=False):
             mark = "*" if r.ratio < threshold else " "
-            lines.append(f"{int(r.size_bytes):>18} | {r.time_us:>13.2f} | "
-                         f"{r.busbw_GBps:>11.3f} | {r.predicted_busbw_GBps:>9.3f} | "
-                         f"{r.ratio:>5.2f}{mark}| {r.bound_busbw_GBps:>10.2f} | "
-                         f"{r.of_bound:>8.3f} | {r.algorithm:<12} | {r.limit}")
+            lines.append(
+                f"{int(r.size_bytes):>18} | {r.time_us:>13.2f} | "
+                f"{r.busbw_GBps:>11.3f} | {r.predicted_busbw_GBps:>9.3f} | "
+                f"{r.ratio:>5.2f}{mark}| {r.bound_busbw_GBps:>10.2f} | "
+                f"{r.of_bound:>8.3f} | {r.algorithm:<12} | {r.limit}"
+            )
         blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + (f"\n(* ratio below {threshold:g}: busbw / predicted; of "
-                                  "bound: busbw / what the links alone allow)")
+    return "\n\n".join(blocks) + (
+        f"\n(* ratio below {threshold:g}: busbw / predicted; of "
+        "bound: busbw / what the links alone allow)"
+    )

@@ -39,11 +39,28 @@ from ..schema import PAIR_PATTERN, POINT_KEYS
 #: The rows a link's bandwidth is read from.
 LINK_CASE = {"pattern": PAIR_PATTERN, "direction": "uni", "peer": "on"}
 #: :func:`link_fractions`' columns, in order.
-FRACTION_COLUMNS = ["host", "src", "dst", "link", "size_bytes", "bandwidth_GBps",
-                    "class_median_GBps", "fraction", "error_kind"]
+FRACTION_COLUMNS = [
+    "host",
+    "src",
+    "dst",
+    "link",
+    "size_bytes",
+    "bandwidth_GBps",
+    "class_median_GBps",
+    "fraction",
+    "error_kind",
+]
 #: :func:`host_table`'s columns, in order.
-HOST_COLUMNS = ["host", "status", "links", "outliers", "host_bound_share", "errors",
-                "error_kind", "error"]
+HOST_COLUMNS = [
+    "host",
+    "status",
+    "links",
+    "outliers",
+    "host_bound_share",
+    "errors",
+    "error_kind",
+    "error",
+]
 EXIT_HEALTHY, EXIT_FINDING, EXIT_INTERRUPTED = 0, 1, 130
 
 
@@ -71,7 +88,7 @@ def link_table(frame: pd.DataFrame | Run, size: int | None = None) -> pd.DataFra
     failed = rows[kinds.isin(FAILURE_KINDS).fillna(False).astype(bool)]
     keys = ["host", "src", "dst", "link"]
     measured = good.groupby(keys, sort=True)["bandwidth_GBps"].median().reset_index()
-    lost = (failed.groupby(keys, sort=True)["error_kind"].first().reset_index())
+    lost = failed.groupby(keys, sort=True)["error_kind"].first().reset_index()
     out = measured.merge(lost, on=keys, how="outer")
     out.loc[out["bandwidth_GBps"].notna(), "error_kind"] = pd.NA
     out.insert(4, "size_bytes", size)
@@ -79,8 +96,12 @@ def link_table(frame: pd.DataFrame | Run, size: int | None = None) -> pd.DataFra
     return out.sort_values(["host", "src", "dst"], ignore_index=True)[cols]
 
 
-def link_fractions(frame: pd.DataFrame | Run, reference: pd.DataFrame | Run | None = None, *,
-                   size: int | None = None) -> pd.DataFrame:
+def link_fractions(
+    frame: pd.DataFrame | Run,
+    reference: pd.DataFrame | Run | None = None,
+    *,
+    size: int | None = None,
+) -> pd.DataFrame:
     """Each link's bandwidth as a fraction of its link class's median bandwidth, across
     the fleet (``frame``) or across ``reference`` (a baseline run or a preset's run, at
     the same size); a link that was lost has fraction 0.0. Columns
@@ -113,23 +134,30 @@ def _host_rows(frame: pd.DataFrame) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(columns=cols)
     keys = ["host", *POINT_KEYS]
-    points = frame.groupby(keys, dropna=False, observed=True, sort=False).agg(
-        bw=("bandwidth_GBps", "median"), hb=("host_bound", "any")).reset_index()
+    points = (
+        frame.groupby(keys, dropna=False, observed=True, sort=False)
+        .agg(bw=("bandwidth_GBps", "median"), hb=("host_bound", "any"))
+        .reset_index()
+    )
     share = points[points["bw"].notna()].groupby("host", observed=True)["hb"].mean()
     bad = frame[frame["error_kind"].isin(FAILURE_KINDS).fillna(False).astype(bool)]
     lost = bad.drop_duplicates([*keys, "error_kind", "error_code", "error_call"])
     errors = lost.groupby("host", observed=True).size()
     kinds = bad.groupby("host", observed=True)["error_kind"].agg(
-        lambda k: ",".join(sorted(set(k.astype(str)))))
+        lambda k: ",".join(sorted(set(k.astype(str))))
+    )
     parts = {"host_bound_share": share.astype(float), "errors": errors, "row_kinds": kinds}
     for part in parts.values():
         part.index = part.index.astype(str)  # categorical hosts: plain names
     return pd.DataFrame(parts)
 
 
-def host_table(frame: pd.DataFrame | Run, fractions: pd.DataFrame,
-               statuses: Iterable[Mapping[str, Any]], threshold: float = DEFAULT_THRESHOLD
-               ) -> pd.DataFrame:
+def host_table(
+    frame: pd.DataFrame | Run,
+    fractions: pd.DataFrame,
+    statuses: Iterable[Mapping[str, Any]],
+    threshold: float = DEFAULT_THRESHOLD,
+) -> pd.DataFrame:
     """One row per host (``statuses``: each host's ``host``, ``status``, ``error_kind``,
     ``error``): links measured, outliers, share of measured points that were host-bound,
     points lost to errors (``errors``), and the error kinds. Columns
@@ -145,13 +173,18 @@ def host_table(frame: pd.DataFrame | Run, fractions: pd.DataFrame,
         share, errors = extra.get("host_bound_share", np.nan), extra.get("errors", 0)
         row_kinds = extra.get("row_kinds", "")
         kinds = [k for k in (st.get("error_kind"), row_kinds) if isinstance(k, str) and k]
-        rows.append({"host": host, "status": st["status"],
-                     "links": int(links.get(host, 0)),
-                     "outliers": int(n_below.get(host, 0)),
-                     "host_bound_share": share,
-                     "errors": 0 if pd.isna(errors) else int(errors),
-                     "error_kind": ",".join(kinds),
-                     "error": st.get("error") or ""})
+        rows.append(
+            {
+                "host": host,
+                "status": st["status"],
+                "links": int(links.get(host, 0)),
+                "outliers": int(n_below.get(host, 0)),
+                "host_bound_share": share,
+                "errors": 0 if pd.isna(errors) else int(errors),
+                "error_kind": ",".join(kinds),
+                "error": st.get("error") or "",
+            }
+        )
     return pd.DataFrame(rows, columns=HOST_COLUMNS)
 
 
@@ -169,9 +202,13 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [{k: _plain(v) for k, v in rec.items()} for rec in frame.to_dict("records")]
 
 
-def verdict(fractions: pd.DataFrame, hosts: pd.DataFrame,
-            threshold: float = DEFAULT_THRESHOLD, *, interrupted: bool = False
-            ) -> dict[str, Any]:
+def verdict(
+    fractions: pd.DataFrame,
+    hosts: pd.DataFrame,
+    threshold: float = DEFAULT_THRESHOLD,
+    *,
+    interrupted: bool = False,
+) -> dict[str, Any]:
     """The fleet's result as plain data: ``hosts`` (the host table), ``outliers`` (host,
     src, dst, link, fraction, ...), ``failed_hosts`` and ``exit_status``: 130 when the
     survey was interrupted, 1 when a link is below the threshold, a host failed or a host
@@ -181,10 +218,12 @@ def verdict(fractions: pd.DataFrame, hosts: pd.DataFrame,
     finding = not below.empty or not failed.empty or bool((hosts["errors"] > 0).any())
     size = None if fractions.empty else int(fractions["size_bytes"].iloc[0])
     return {
-        "threshold": threshold, "size_bytes": size,
+        "threshold": threshold,
+        "size_bytes": size,
         "hosts": _records(hosts),
         "outliers": _records(below),
         "failed_hosts": _records(failed[["host", "error_kind", "error"]]),
-        "exit_status": (EXIT_INTERRUPTED if interrupted
-                        else EXIT_FINDING if finding else EXIT_HEALTHY),
+        "exit_status": (
+            EXIT_INTERRUPTED if interrupted else EXIT_FINDING if finding else EXIT_HEALTHY
+        ),
     }

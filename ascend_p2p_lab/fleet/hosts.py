@@ -45,6 +45,7 @@ HOST_ERROR_KINDS: dict[str, str] = {
     "interrupted": "the survey was interrupted before this host finished",
 }
 
+
 def resource_name(host: str) -> str:
     """The worker resource that marks the worker of ``host``."""
     return f"{RESOURCE_PREFIX}{host}"
@@ -53,8 +54,10 @@ def resource_name(host: str) -> str:
 def check_host_name(name: Any) -> str:
     """A host name usable as a folder name, or ValueError."""
     if not isinstance(name, str) or not HOST_NAME.match(name) or name in (".", ".."):
-        raise ValueError(f"host name {name!r} must be letters, digits, '.', '_' or '-' "
-                         "(it names the host's run folder)")
+        raise ValueError(
+            f"host name {name!r} must be letters, digits, '.', '_' or '-' "
+            "(it names the host's run folder)"
+        )
     return name
 
 
@@ -119,15 +122,22 @@ class HostResult:
 
     def error_record(self) -> dict[str, Any]:
         """The host and its error as plain data (the ``failed_hosts`` entries)."""
-        return {"host": self.host, "status": self.status, "error_kind": self.error_kind,
-                "error_code": self.error_code, "error_call": self.error_call,
-                "error": self.error}
+        return {
+            "host": self.host,
+            "status": self.status,
+            "error_kind": self.error_kind,
+            "error_code": self.error_code,
+            "error_call": self.error_call,
+            "error": self.error,
+        }
 
 
-def failed_host(host: str, kind: str, message: str, *, code: int | None = None,
-                call: str | None = None) -> HostResult:
+def failed_host(
+    host: str, kind: str, message: str, *, code: int | None = None, call: str | None = None
+) -> HostResult:
     """A host without results: its error as data."""
     if kind not in HOST_ERROR_KINDS:
         raise ValueError(f"unknown host error kind {kind!r}")
-    return HostResult(host, "failed", error_kind=kind, error_code=code, error_call=call,
-                      error=message)
+    return HostResult(
+        host, "failed", error_kind=kind, error_code=code, error_call=call, error=message
+    )

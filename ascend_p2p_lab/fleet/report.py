@@ -36,33 +36,56 @@ class FleetAnalysis:
     verdict: dict[str, Any]
 
 
-def analyse(fleet: Any, *, threshold: float = DEFAULT_THRESHOLD,
-            reference: pd.DataFrame | None = None, size: int | None = None
-            ) -> FleetAnalysis:
+def analyse(
+    fleet: Any,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    reference: pd.DataFrame | None = None,
+    size: int | None = None,
+) -> FleetAnalysis:
     """Analyse a FleetSurvey (see :mod:`.analysis` for what the numbers mean)."""
     threshold = check_threshold(threshold)
     frame = fleet.frame
     fractions = link_fractions(frame, reference, size=size)
     hosts = host_table(frame, fractions, fleet.host_status(), threshold)
-    return FleetAnalysis(fractions, outliers(fractions, threshold), hosts,
-                         verdict(fractions, hosts, threshold,
-                                 interrupted=bool(getattr(fleet, "interrupted", False))))
+    return FleetAnalysis(
+        fractions,
+        outliers(fractions, threshold),
+        hosts,
+        verdict(
+            fractions, hosts, threshold, interrupted=bool(getattr(fleet, "interrupted", False))
+        ),
+    )
 
 
 def summary_json(fleet: Any, result: FleetAnalysis) -> dict[str, Any]:
     """The verdict plus what the fleet did: the sweep options, whether it was
     interrupted, the wall time and each host's run id and status."""
-    return {**result.verdict, "interrupted": fleet.interrupted,
-            "wall_s": round(fleet.wall_s, 3),
-            "sweep_options": fleet.options,
-            "runs": {r.host: {"run_id": r.meta.run_id, "status": r.status,
-                              "hostname": r.meta.hostname,
-                              "seed": r.meta.seed, "preset": r.meta.preset}
-                     for r in fleet.results.values()}}
+    return {
+        **result.verdict,
+        "interrupted": fleet.interrupted,
+        "wall_s": round(fleet.wall_s, 3),
+        "sweep_options": fleet.options,
+        "runs": {
+            r.host: {
+                "run_id": r.meta.run_id,
+                "status": r.status,
+                "hostname": r.meta.hostname,
+                "seed": r.meta.seed,
+                "preset": r.meta.preset,
+            }
+            for r in fleet.results.values()
+        },
+    }
 
 
-def save_summary(fleet: Any, out: Path, *, threshold: float = DEFAULT_THRESHOLD,
-                 reference: pd.DataFrame | None = None) -> FleetAnalysis:
+def save_summary(
+    fleet: Any,
+    out: Path,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    reference: pd.DataFrame | None = None,
+) -> FleetAnalysis:
     """Write fleet.json, fleet_links.csv and fleet_hosts.csv into out; the analysis."""
     from .survey import HOSTS_CSV, LINKS_CSV, SUMMARY_JSON
 

@@ -82,13 +82,15 @@ def parse_degrade(text: str, n: int) -> tuple[str, dict[str, Any]]:
         raise ValueError(f"--degrade {text!r}: use HOST:SRC-DST:FRACTION, e.g. sim-1:2-5:0.5")
     host = m["host"]
     if host not in host_names(n):
-        raise ValueError(f"--degrade {text!r}: no host {host} in a fleet of {n} "
-                         f"(sim-0 to sim-{n - 1})")
+        raise ValueError(
+            f"--degrade {text!r}: no host {host} in a fleet of {n} (sim-0 to sim-{n - 1})"
+        )
     try:
         fraction = float(m["fraction"])
     except ValueError:
-        raise ValueError(f"--degrade {text!r}: fraction {m['fraction']!r} is not a "
-                         "number") from None
+        raise ValueError(
+            f"--degrade {text!r}: fraction {m['fraction']!r} is not a number"
+        ) from None
     if not 0 < fraction <= 1:
         raise ValueError(f"--degrade {text!r}: fraction must be above 0 and at most 1")
     src, dst = int(m["src"]), int(m["dst"])
@@ -97,9 +99,13 @@ def parse_degrade(text: str, n: int) -> tuple[str, dict[str, Any]]:
     return host, degraded_link(src, dst, fraction)
 
 
-def fleet_targets(n: int, *, preset: str = DEFAULT_PRESET, seed: int = 0,
-                  faults: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
-                  ) -> list[HostTarget]:
+def fleet_targets(
+    n: int,
+    *,
+    preset: str = DEFAULT_PRESET,
+    seed: int = 0,
+    faults: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+) -> list[HostTarget]:
     """The hosts of a simulated fleet: ``sim-i`` runs ``preset`` with seed ``seed + i``
     and the faults given for it; the faults are checked here (ValueError, TypeError)."""
     from ..sim.faults import as_faults
@@ -110,21 +116,32 @@ def fleet_targets(n: int, *, preset: str = DEFAULT_PRESET, seed: int = 0,
     faults = dict(faults or {})
     unknown = sorted(set(faults) - set(names))
     if unknown:
-        raise ValueError(f"faults for hosts not in the fleet: {', '.join(unknown)} "
-                         f"(hosts are sim-0 to sim-{n - 1})")
+        raise ValueError(
+            f"faults for hosts not in the fleet: {', '.join(unknown)} "
+            f"(hosts are sim-0 to sim-{n - 1})"
+        )
     for items in faults.values():
         as_faults(items)  # bad fault data fails here, not on a worker
-    return [HostTarget(name, backend="sim", preset=preset, seed=seed + i,
-                       faults=tuple(faults.get(name, ())))
-            for i, name in enumerate(names)]
+    return [
+        HostTarget(
+            name, backend="sim", preset=preset, seed=seed + i, faults=tuple(faults.get(name, ()))
+        )
+        for i, name in enumerate(names)
+    ]
 
 
 class SimulatedFleet:
     """A LocalCluster whose worker processes are simulated servers; ``client`` talks to
     it, ``targets`` are what :func:`~.survey.survey` takes. Close it (or use ``with``)."""
 
-    def __init__(self, targets: list[HostTarget], *, dashboard_address: str = f"{LOOPBACK}:0",
-                 memory_limit: str | int = "auto", security: Any = None) -> None:
+    def __init__(
+        self,
+        targets: list[HostTarget],
+        *,
+        dashboard_address: str = f"{LOOPBACK}:0",
+        memory_limit: str | int = "auto",
+        security: Any = None,
+    ) -> None:
         """``security``: a ``distributed.Security`` (``Security.temporary()``): the
         scheduler, workers and client then speak TLS (``tls://``) to each other. The
         simulated fleet always listens on the loopback interface only."""
@@ -135,21 +152,33 @@ class SimulatedFleet:
         with dask.config.set({MP_METHOD: "forkserver", **QUIET_WORKERS}):
             self._start(targets, dashboard_address, memory_limit, security)
 
-    def _start(self, targets: list[HostTarget], dashboard_address: str,
-               memory_limit: str | int, security: Any) -> None:
+    def _start(
+        self,
+        targets: list[HostTarget],
+        dashboard_address: str,
+        memory_limit: str | int,
+        security: Any,
+    ) -> None:
         from distributed import Client, LocalCluster
 
         self.cluster = LocalCluster(
-            n_workers=0, threads_per_worker=1, processes=True, host=LOOPBACK,
-            protocol="tls://" if security is not None else "tcp://", security=security,
-            dashboard_address=dashboard_address, silence_logs=logging.ERROR,
-            memory_limit=memory_limit)
+            n_workers=0,
+            threads_per_worker=1,
+            processes=True,
+            host=LOOPBACK,
+            protocol="tls://" if security is not None else "tcp://",
+            security=security,
+            dashboard_address=dashboard_address,
+            silence_logs=logging.ERROR,
+            memory_limit=memory_limit,
+        )
         try:
             base = self.cluster.new_spec  # the worker LocalCluster would start
             for t in targets:
                 self.cluster.worker_spec[t.name] = {
                     "cls": base["cls"],
-                    "options": {**base["options"], "resources": {resource_name(t.name): 1}}}
+                    "options": {**base["options"], "resources": {resource_name(t.name): 1}},
+                }
             self.cluster.scale(len(targets))
             self.client = Client(self.cluster, security=security)
             self.client.wait_for_workers(len(targets))
@@ -178,10 +207,15 @@ class SimulatedFleet:
         return f"<SimulatedFleet {len(self.targets)} hosts: {', '.join(self.hosts)}>"
 
 
-def simulated_fleet(n: int, *, preset: str = DEFAULT_PRESET, seed: int = 0,
-                    faults: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                    dashboard_address: str = f"{LOOPBACK}:0", security: Any = None
-                    ) -> SimulatedFleet:
+def simulated_fleet(
+    n: int,
+    *,
+    preset: str = DEFAULT_PRESET,
+    seed: int = 0,
+    faults: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    dashboard_address: str = f"{LOOPBACK}:0",
+    security: Any = None,
+) -> SimulatedFleet:
     """Start a simulated fleet of n hosts (``sim-0`` ...), one worker process each.
 
     ``faults`` maps a host to its fault dicts (:func:`degraded_link`,
@@ -191,5 +225,8 @@ def simulated_fleet(n: int, *, preset: str = DEFAULT_PRESET, seed: int = 0,
     ``fleet.client.dashboard_link``. ``security`` (``distributed.Security.temporary()``)
     makes every connection TLS.
     """
-    return SimulatedFleet(fleet_targets(n, preset=preset, seed=seed, faults=faults),
-                          dashboard_address=dashboard_address, security=security)
+    return SimulatedFleet(
+        fleet_targets(n, preset=preset, seed=seed, faults=faults),
+        dashboard_address=dashboard_address,
+        security=security,
+    )

@@ -84,8 +84,7 @@ class FleetSurvey:
         return [r.error_record() for r in self.results.values()]
 
 
-def as_targets(hosts: Iterable[HostTarget | str] | None, client: Any = None
-               ) -> list[HostTarget]:
+def as_targets(hosts: Iterable[HostTarget | str] | None, client: Any = None) -> list[HostTarget]:
     """HostTargets from names (real servers: ``backend="acl"``) or targets; None: one
     per worker of the cluster, named by its ``host-<name>`` resource, else its name."""
     if hosts is None:
@@ -95,8 +94,7 @@ def as_targets(hosts: Iterable[HostTarget | str] | None, client: Any = None
         hosts = sorted(_worker_host(w) for w in workers)
     if isinstance(hosts, (str, HostTarget)):
         hosts = [hosts]
-    targets = [h if isinstance(h, HostTarget) else HostTarget(check_host_name(h))
-               for h in hosts]
+    targets = [h if isinstance(h, HostTarget) else HostTarget(check_host_name(h)) for h in hosts]
     names = [t.name for t in targets]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -122,8 +120,7 @@ def _address(host: str) -> str | None:
         return None
 
 
-def placement(workers: Mapping[str, Mapping[str, Any]], host: str
-              ) -> dict[str, Any] | str:
+def placement(workers: Mapping[str, Mapping[str, Any]], host: str) -> dict[str, Any] | str:
     """How to pin a host's task (``client.submit`` keywords), or why it cannot be.
 
     ``workers`` is ``client.scheduler_info()["workers"]``. A worker with the resource
@@ -141,8 +138,10 @@ def placement(workers: Mapping[str, Mapping[str, Any]], host: str
         return {"workers": named, "allow_other_workers": False}
     if not named:
         return f"no Dask worker is named {host!r}, runs on it or has the resource {resource}"
-    return (f"{len(named)} Dask workers serve {host!r}; start one worker per server "
-            "(the devices belong to the server)")
+    return (
+        f"{len(named)} Dask workers serve {host!r}; start one worker per server "
+        "(the devices belong to the server)"
+    )
 
 
 def _from_future(fut: Any, host: str) -> HostResult:
@@ -164,10 +163,13 @@ def _bar(progress: bool, total: int) -> Any:
     return tqdm(total=total, desc="fleet", unit="host", leave=True)
 
 
-def collect(futures: Mapping[Any, str], *, progress: bool = True,
-            timeout: float | None = None,
-            on_result: Callable[[HostResult], None] | None = None
-            ) -> tuple[dict[str, HostResult], bool]:
+def collect(
+    futures: Mapping[Any, str],
+    *,
+    progress: bool = True,
+    timeout: float | None = None,
+    on_result: Callable[[HostResult], None] | None = None,
+) -> tuple[dict[str, HostResult], bool]:
     """Gather futures (future -> host) as they finish; (host -> result, interrupted).
 
     A failed future is a failed host; after a KeyboardInterrupt or the ``timeout`` the
@@ -197,8 +199,9 @@ def collect(futures: Mapping[Any, str], *, progress: bool = True,
     for fut, host in futures.items():
         if host not in results:
             fut.cancel()
-            results[host] = failed_host(host, stopped or "interrupted",
-                                        f"no result after the survey was {stopped}")
+            results[host] = failed_host(
+                host, stopped or "interrupted", f"no result after the survey was {stopped}"
+            )
     return results, stopped == "interrupted"
 
 
@@ -228,14 +231,23 @@ def check_fleet_out(out: Path, *, overwrite: bool = False, option: str = "--out"
     if overwrite or not out.is_dir():
         return
     if (out / SUMMARY_JSON).exists() or any(p.is_dir() and holds_run(p) for p in out.iterdir()):
-        raise OutputPathError(f"{option} {out}: holds a fleet survey already; pass "
-                              "--overwrite to replace it, or choose another folder")
+        raise OutputPathError(
+            f"{option} {out}: holds a fleet survey already; pass "
+            "--overwrite to replace it, or choose another folder"
+        )
 
 
-def survey(client: Any, hosts: Iterable[HostTarget | str] | None = None, *,
-           out: str | Path | None = None, overwrite: bool = False,
-           threshold: float = DEFAULT_THRESHOLD, progress: bool = True,
-           timeout: float | None = None, **sweep_options: Any) -> FleetSurvey:
+def survey(
+    client: Any,
+    hosts: Iterable[HostTarget | str] | None = None,
+    *,
+    out: str | Path | None = None,
+    overwrite: bool = False,
+    threshold: float = DEFAULT_THRESHOLD,
+    progress: bool = True,
+    timeout: float | None = None,
+    **sweep_options: Any,
+) -> FleetSurvey:
     """Probe and sweep every host at once, one Dask task per host; a :class:`FleetSurvey`.
 
     Args:
@@ -264,15 +276,21 @@ def survey(client: Any, hosts: Iterable[HostTarget | str] | None = None, *,
         if isinstance(where, str):
             early[target.name] = failed_host(target.name, "no_worker", where)
             continue
-        fut = client.submit(survey_host, target, dict(sweep_options), pure=False,
-                            key=f"survey-{target.name}-{token}", **where)
+        fut = client.submit(
+            survey_host,
+            target,
+            dict(sweep_options),
+            pure=False,
+            key=f"survey-{target.name}-{token}",
+            **where,
+        )
         futures[fut] = target.name
-    results, interrupted = collect(futures, progress=progress, timeout=timeout,
-                                   on_result=save)
+    results, interrupted = collect(futures, progress=progress, timeout=timeout, on_result=save)
     results.update(early)
     ordered = {t.name: results[t.name] for t in targets}
-    fleet = FleetSurvey(ordered, interrupted, time.perf_counter() - start, folder,
-                        dict(sweep_options))
+    fleet = FleetSurvey(
+        ordered, interrupted, time.perf_counter() - start, folder, dict(sweep_options)
+    )
     if folder is not None:
         from .report import save_summary
 

@@ -58,8 +58,9 @@ def _status(run: Run | None, error: dict[str, Any] | None) -> str:
     return "partial" if bool(kinds.any()) else "ok"
 
 
-def _measure(rt: Any, options: Mapping[str, Any]
-             ) -> tuple[Run | None, pd.DataFrame | None, dict[str, Any] | None]:
+def _measure(
+    rt: Any, options: Mapping[str, Any]
+) -> tuple[Run | None, pd.DataFrame | None, dict[str, Any] | None]:
     """Probe, then sweep; (run, probe table, error fields or None). A failed probe does
     not stop the sweep; a sweep that stops on an error after it started gives the rows
     it kept."""
@@ -93,12 +94,14 @@ def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
     keywords of :func:`ascend_p2p_lab.measure.sweep`), close; a :class:`HostResult`."""
     start, cpu = time.perf_counter(), time.thread_time()
     try:
-        rt = open_runtime(target.backend, target.preset, seed=target.seed,
-                          faults=list(target.faults) or None)
+        rt = open_runtime(
+            target.backend, target.preset, seed=target.seed, faults=list(target.faults) or None
+        )
     except Exception as exc:
         e = _error_fields(exc)
-        return failed_host(target.name, e["kind"], e["message"], code=e.get("code"),
-                           call=e.get("call"))
+        return failed_host(
+            target.name, e["kind"], e["message"], code=e.get("code"), call=e.get("call")
+        )
     try:
         run, table, error = _measure(rt, options)
     finally:
@@ -111,9 +114,15 @@ def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
     error = error or teardown
     if run is not None:
         run = tag_host(run, target.name)
-    result = HostResult(target.name, _status(run, error), run=run, probe=table,
-                        wall_s=time.perf_counter() - start,
-                        cpu_s=time.thread_time() - cpu, worker=_worker_address())
+    result = HostResult(
+        target.name,
+        _status(run, error),
+        run=run,
+        probe=table,
+        wall_s=time.perf_counter() - start,
+        cpu_s=time.thread_time() - cpu,
+        worker=_worker_address(),
+    )
     if error is not None:
         result.error_kind, result.error = error["kind"], error["message"]
         result.error_code, result.error_call = error.get("code"), error.get("call")

@@ -38,8 +38,16 @@ from .common import Capture, ImportInputError, Parsed, ToolReportedError, read_c
 from .hccl_test import BUS_FACTORS, bus_factor
 from .runs import to_run
 
-__all__ = ["BUS_FACTORS", "DMI_TOOL", "HCCL_TOOL", "ImportInputError", "ToolReportedError",
-           "bus_factor", "import_dmi", "import_hccl_test"]
+__all__ = [
+    "BUS_FACTORS",
+    "DMI_TOOL",
+    "HCCL_TOOL",
+    "ImportInputError",
+    "ToolReportedError",
+    "bus_factor",
+    "import_dmi",
+    "import_hccl_test",
+]
 
 DMI_TOOL = "ascend-dmi"
 HCCL_TOOL = "hccl_test"
@@ -66,11 +74,15 @@ def _topology(capture: Capture) -> Any:
 
 
 def _source(capture: Capture, parsed: Parsed | None, kind: str) -> dict[str, Any]:
-    return {"path": str(capture.path), "sha256": capture.sha256, "kind": kind,
-            "lines": len(capture.lines),
-            "version": parsed.version if parsed else None,
-            "command_line": parsed.command if parsed else None,
-            "rows": len(parsed.rows) if parsed else 0}
+    return {
+        "path": str(capture.path),
+        "sha256": capture.sha256,
+        "kind": kind,
+        "lines": len(capture.lines),
+        "version": parsed.version if parsed else None,
+        "command_line": parsed.command if parsed else None,
+        "rows": len(parsed.rows) if parsed else 0,
+    }
 
 
 def _tool(name: str, parsed: list[Parsed]) -> str:
@@ -101,9 +113,14 @@ def _preset(name: str | None) -> Any:
         raise ValueError(f"--preset: {exc}") from None
 
 
-def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
-               kind: str | None = None, card: bool | None = None,
-               preset: str | None = None) -> pd.DataFrame:
+def import_dmi(
+    files: Sequence[str | Path],
+    *,
+    size: int | None = None,
+    kind: str | None = None,
+    card: bool | None = None,
+    preset: str | None = None,
+) -> pd.DataFrame:
     """A run frame (the samples of :func:`~.runs.to_run`'s Run, its metadata in
     ``attrs["run"]``) from ascend-dmi captures (text or JSON; a topology capture among them
     names the link classes). ``size``: the copy size of p2p matrices that do not state it;
@@ -118,8 +135,9 @@ def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
         capture = read_capture(path)
         if _is_topology(capture):
             if preset is not None:
-                raise ValueError(f"--preset {preset}: {capture.path} is a topology capture "
-                                 "too; give one of them")
+                raise ValueError(
+                    f"--preset {preset}: {capture.path} is a topology capture too; give one of them"
+                )
             topology = _topology(capture)
             sources.append(_source(capture, None, "topology"))
             continue
@@ -128,17 +146,27 @@ def import_dmi(files: Sequence[str | Path], *, size: int | None = None,
         else:
             one = dmi_text.parse(capture, size=size, kind=kind, card=card)
         parsed.append(_tag(one, capture))
-        sources.append(_source(capture, one, "json" if dmi_json.looks_like_json(
-            capture.text) else "text"))
+        sources.append(
+            _source(capture, one, "json" if dmi_json.looks_like_json(capture.text) else "text")
+        )
     if not parsed:
-        raise ImportInputError(str(files[0]) if files else "FILE", "no bandwidth capture "
-                               "among the files (only a topology)")
+        raise ImportInputError(
+            str(files[0]) if files else "FILE",
+            "no bandwidth capture among the files (only a topology)",
+        )
     rows = [r for p in parsed for r in p.rows]
     if topology is not None:
         _check_devices(rows, topology, preset or sources[-1]["path"])
-    return to_run(rows, tool=_tool(DMI_TOOL, parsed), sources=sources, command="import dmi",
-                  topology=topology, host=_host(parsed), preset=preset,
-                  warnings=_card_like(rows, topology)).frame()
+    return to_run(
+        rows,
+        tool=_tool(DMI_TOOL, parsed),
+        sources=sources,
+        command="import dmi",
+        topology=topology,
+        host=_host(parsed),
+        preset=preset,
+        warnings=_card_like(rows, topology),
+    ).frame()
 
 
 def _fastest_link(topology: Any) -> tuple[float, str]:
@@ -147,8 +175,11 @@ def _fastest_link(topology: Any) -> tuple[float, str]:
     from ..topology import list_presets, load_preset
 
     servers = [topology] if topology is not None else [load_preset(p) for p in list_presets()]
-    return max((c.nominal_GBps, f"{name} on {t.name}") for t in servers
-               for name, c in t.link_classes.items())
+    return max(
+        (c.nominal_GBps, f"{name} on {t.name}")
+        for t in servers
+        for name, c in t.link_classes.items()
+    )
 
 
 def _card_like(rows: list[dict[str, Any]], topology: Any) -> list[str]:
@@ -157,17 +188,18 @@ def _card_like(rows: list[dict[str, Any]], topology: Any) -> list[str]:
     would read so."""
     pairs = [r for r in rows if r.get("pattern") == PAIR_PATTERNS[0]]
     rate, link = _fastest_link(topology)
-    over = [(r.get("bandwidth_GBps") or (r.get("bidir_total_GBps") or 0) / 2, r)
-            for r in pairs]
+    over = [(r.get("bandwidth_GBps") or (r.get("bidir_total_GBps") or 0) / 2, r) for r in pairs]
     over = [(v, r) for v, r in over if v > rate]
     if not over:
         return []
     row = max(over, key=lambda x: x[0])[1]
     shown = row.get("bandwidth_GBps") or row.get("bidir_total_GBps")
-    return [f"{row['source_file']}:{row['source_line']}: device pair {row['src']}->{row['dst']} "
-            f"reads {shown} GB/s, above the fastest device link ({link}, {rate:g} GB/s per "
-            "direction on paper): a card x card matrix (ascend-dmi -m card)? import it with "
-            "--card"]
+    return [
+        f"{row['source_file']}:{row['source_line']}: device pair {row['src']}->{row['dst']} "
+        f"reads {shown} GB/s, above the fastest device link ({link}, {rate:g} GB/s per "
+        "direction on paper): a card x card matrix (ascend-dmi -m card)? import it with "
+        "--card"
+    ]
 
 
 def _check_devices(rows: list[dict[str, Any]], topology: Any, whose: str) -> None:
@@ -177,13 +209,19 @@ def _check_devices(rows: list[dict[str, Any]], topology: Any, whose: str) -> Non
             dev = row.get(end)
             card = row.get("pattern") in CARD_PATTERNS  # a card id, not a device
             if not card and dev is not None and not 0 <= int(dev) < n:
-                raise ImportInputError(f"{row['source_file']}:{row['source_line']}",
-                                       f"device {dev} is not among the {n} devices of "
-                                       f"{whose}")
+                raise ImportInputError(
+                    f"{row['source_file']}:{row['source_line']}",
+                    f"device {dev} is not among the {n} devices of {whose}",
+                )
 
 
-def import_hccl_test(files: Sequence[str | Path], *, ranks: int | None = None,
-                     op: str | None = None, preset: str | None = None) -> pd.DataFrame:
+def import_hccl_test(
+    files: Sequence[str | Path],
+    *,
+    ranks: int | None = None,
+    op: str | None = None,
+    preset: str | None = None,
+) -> pd.DataFrame:
     """A run frame of collective rows from hccl_test captures (see :mod:`.hccl_test`; as
     :func:`import_dmi`, the frame of a Run; ``preset`` the server they ran on)."""
     if ranks is not None and ranks < 1:
@@ -195,6 +233,12 @@ def import_hccl_test(files: Sequence[str | Path], *, ranks: int | None = None,
         one = _tag(hccl_test.parse(capture, ranks=ranks, op=op), capture)
         parsed.append(one)
         sources.append(_source(capture, one, "text"))
-    return to_run([r for p in parsed for r in p.rows], tool=_tool(HCCL_TOOL, parsed),
-                  sources=sources, command="import hccl-test", host=_host(parsed),
-                  topology=topology, preset=preset).frame()
+    return to_run(
+        [r for p in parsed for r in p.rows],
+        tool=_tool(HCCL_TOOL, parsed),
+        sources=sources,
+        command="import hccl-test",
+        host=_host(parsed),
+        topology=topology,
+        preset=preset,
+    ).frame()

@@ -25,11 +25,21 @@ MAX_CAPTURE_BYTES = 16 << 20
 #: Units the tools print, to the toolkit's unit of each kind (bytes, GB/s, microseconds).
 #: Sizes: DMI prints "Bytes"; K/M/G as DMI's -s and hccl_test's -b/-e are binary.
 UNITS: dict[str, dict[str, float]] = {
-    "size": {"b": 1, "byte": 1, "bytes": 1, "kb": 1 << 10, "k": 1 << 10, "kib": 1 << 10,
-             "mb": 1 << 20, "m": 1 << 20, "mib": 1 << 20, "gb": 1 << 30, "g": 1 << 30,
-             "gib": 1 << 30},
-    "bandwidth": {"gb/s": 1.0, "gbps": 1.0, "mb/s": 1e-3, "kb/s": 1e-6, "b/s": 1e-9,
-                  "tb/s": 1e3},
+    "size": {
+        "b": 1,
+        "byte": 1,
+        "bytes": 1,
+        "kb": 1 << 10,
+        "k": 1 << 10,
+        "kib": 1 << 10,
+        "mb": 1 << 20,
+        "m": 1 << 20,
+        "mib": 1 << 20,
+        "gb": 1 << 30,
+        "g": 1 << 30,
+        "gib": 1 << 30,
+    },
+    "bandwidth": {"gb/s": 1.0, "gbps": 1.0, "mb/s": 1e-3, "kb/s": 1e-6, "b/s": 1e-9, "tb/s": 1e3},
     "time": {"us": 1.0, "μs": 1.0, "µs": 1.0, "ns": 1e-3, "ms": 1e3, "s": 1e6},
 }
 _NUMBER_UNIT = re.compile(r"^\s*([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*([^\d\s].*?)?\s*$")
@@ -82,8 +92,9 @@ def read_capture(path: str | Path) -> Capture:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ImportInputError(str(path), f"not UTF-8 text ({exc.reason} at byte "
-                               f"{exc.start})") from None
+        raise ImportInputError(
+            str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     if not text.strip():
         raise ImportInputError(f"{path}:1", "empty file")
     return Capture(path, text, hashlib.sha256(data).hexdigest())

@@ -29,15 +29,18 @@ DIAG_LINE = re.compile(
     r"\s+diagnosis\s+(?P<verdict>failed|passed|succeeded|success|pass|fail)\w*"
     r"(?:\s+from\s+device\s+(?P<src>\d+)\s+to\s+device\s+(?P<dst>\d+)|"
     r"\s+(?:on|of)\s+device\s+(?P<dev>\d+))?"
-    r"\s+with\s+bandwidth\s+(?P<value>[\d.]+)\s*(?P<unit>[a-zA-Z/]*)\s*/\s*(?P<threshold>[\d.]+)")
+    r"\s+with\s+bandwidth\s+(?P<value>[\d.]+)\s*(?P<unit>[a-zA-Z/]*)\s*/\s*(?P<threshold>[\d.]+)"
+)
 
 
 def device_ends(kind: str, dev: int) -> dict[str, Any]:
     """The columns naming one device's end of a host copy (or its memory, d2d)."""
     # the tool's words -> ours; a host copy is no peer access (peer "off", as a sweep's)
-    return {"h2d": {"pattern": HOST_TO_DEVICE, "path": "host", "peer": "off", "dst": dev},
-            "d2h": {"pattern": DEVICE_TO_HOST, "path": "host", "peer": "off", "src": dev},
-            "d2d": {"src": dev, "dst": dev}}[kind]
+    return {
+        "h2d": {"pattern": HOST_TO_DEVICE, "path": "host", "peer": "off", "dst": dev},
+        "d2h": {"pattern": DEVICE_TO_HOST, "path": "host", "peer": "off", "src": dev},
+        "d2d": {"src": dev, "dst": dev},
+    }[kind]
 
 
 def diagnosis_row(m: re.Match[str], where: str, line: int | None) -> dict[str, Any]:
@@ -45,12 +48,17 @@ def diagnosis_row(m: re.Match[str], where: str, line: int | None) -> dict[str, A
     unit = m["unit"] or "GB/s"
     bi = (m["dir"] or "").lower().startswith("bi")
     row: dict[str, Any] = {
-        "operation": m["kind"].lower(), "direction": "bi" if bi else "uni", "size_bytes": 0,
-        "bidir_total_GBps" if bi else "bandwidth_GBps":
-            quantity(m["value"], "bandwidth", where=where, default_unit=unit),
+        "operation": m["kind"].lower(),
+        "direction": "bi" if bi else "uni",
+        "size_bytes": 0,
+        "bidir_total_GBps" if bi else "bandwidth_GBps": quantity(
+            m["value"], "bandwidth", where=where, default_unit=unit
+        ),
         "threshold_GBps": quantity(m["threshold"], "bandwidth", where=where, default_unit=unit),
         "check_result": "failed" if m["verdict"].lower().startswith("fail") else "success",
-        "sample": 0, "source_line": line}
+        "sample": 0,
+        "source_line": line,
+    }
     if m["src"] is not None:
         row.update(src=int(m["src"]), dst=int(m["dst"]))
     elif m["dev"] is not None:

@@ -62,8 +62,9 @@ def _load(capture: Capture) -> Any:
     try:
         return json.loads(capture.text)
     except json.JSONDecodeError as exc:
-        raise ImportInputError(capture.at(exc.lineno), f"not valid JSON ({exc.msg}; "
-                               "truncated?)") from None
+        raise ImportInputError(
+            capture.at(exc.lineno), f"not valid JSON ({exc.msg}; truncated?)"
+        ) from None
 
 
 def _device(value: Any, where: str, what: str) -> int:
@@ -82,13 +83,15 @@ def _kind(entry: dict[str, Any], where: str, kind: str | None) -> tuple[str, str
         found = "p2p" if text else None
     found = found or kind
     if found is None:
-        raise ImportInputError(where, f"a bandwidths entry of type {text or 'none'!r}: "
-                               "name its direction with --type")
+        raise ImportInputError(
+            where, f"a bandwidths entry of type {text or 'none'!r}: name its direction with --type"
+        )
     return found, direction
 
 
-def _bandwidth_rows(data: dict[str, Any], capture: Capture, lines: LineFinder,
-                    kind: str | None) -> Iterator[dict[str, Any]]:
+def _bandwidth_rows(
+    data: dict[str, Any], capture: Capture, lines: LineFinder, kind: str | None
+) -> Iterator[dict[str, Any]]:
     entries = data["bandwidths"]
     if not isinstance(entries, list):
         raise ImportInputError(capture.at(lines.after('"bandwidths"')), "bandwidths is not a list")
@@ -113,47 +116,62 @@ def _bandwidth_rows(data: dict[str, Any], capture: Capture, lines: LineFinder,
             yield _result_row(res, capture, lines, what, direction, ends)
 
 
-def _result_row(res: Any, capture: Capture, lines: LineFinder, what: str, direction: str,
-                ends: dict[str, Any]) -> dict[str, Any]:
+def _result_row(
+    res: Any, capture: Capture, lines: LineFinder, what: str, direction: str, ends: dict[str, Any]
+) -> dict[str, Any]:
     if not isinstance(res, dict) or "size" not in res or "bandwidth" not in res:
-        raise ImportInputError(capture.at(lines.after("{")), "a result without size and "
-                               "bandwidth")
+        raise ImportInputError(capture.at(lines.after("{")), "a result without size and bandwidth")
     line = lines.after(json.dumps(res["size"]))
     where = capture.at(line)
     size = quantity(res["size"], "size", where=where)
     gbps = quantity(res["bandwidth"], "bandwidth", where=where)
     times = res.get("execute_times")
-    times = int(times) if isinstance(times, (int, float)) and not isinstance(times, bool) \
-        else None
-    elapsed = quantity(res["elapsed_time"], "time", where=where) \
-        if "elapsed_time" in res else None
+    times = int(times) if isinstance(times, (int, float)) and not isinstance(times, bool) else None
+    elapsed = quantity(res["elapsed_time"], "time", where=where) if "elapsed_time" in res else None
     token = str(res["bandwidth"]).split()[0]
     window, copies = rate_window(size, gbps, token, elapsed, times)
     value = "bandwidth_GBps" if direction == "uni" else "bidir_total_GBps"
-    return {"operation": what, "direction": direction, "size_bytes": int(size), value: gbps,
-            "elapsed_us": window, "copies": copies, "sample": 0, "source_line": line,
-            **ends}
+    return {
+        "operation": what,
+        "direction": direction,
+        "size_bytes": int(size),
+        value: gbps,
+        "elapsed_us": window,
+        "copies": copies,
+        "sample": 0,
+        "source_line": line,
+        **ends,
+    }
 
 
-def _latency_rows(data: dict[str, Any], capture: Capture, lines: LineFinder
-                  ) -> Iterator[dict[str, Any]]:
+def _latency_rows(
+    data: dict[str, Any], capture: Capture, lines: LineFinder
+) -> Iterator[dict[str, Any]]:
     for entry in data["Latency"] if isinstance(data["Latency"], list) else [data["Latency"]]:
         line = lines.after('"latency"')
         where = capture.at(line)
         if not isinstance(entry, dict) or "latency" not in entry:
             raise ImportInputError(where, "a Latency entry without latency")
-        size = quantity(entry.get("size", "nan"), "size", where=where) \
-            if "size" in entry else None
+        size = quantity(entry.get("size", "nan"), "size", where=where) if "size" in entry else None
         if size is None:
             raise ImportInputError(where, "a Latency entry without size")
         latency = quantity(entry["latency"], "time", where=where)
-        yield {"operation": "p2p", "pattern": LATENCY_PATTERN, "direction": "uni", "peer": "on",
-               "path": "p2p", "src": _device(entry.get("src_device_id"), where, "src_device_id"),
-               "dst": _device(entry.get("dst_device_id"), where, "dst_device_id"),
-               "size_bytes": int(size), "latency_us": latency,
-               # the rate of those copies, as the toolkit's latency rows carry it
-               "bandwidth_GBps": size / latency / 1e3 if latency > 0 else None,
-               "copies": 1, "sample": 0, "source_line": line}
+        yield {
+            "operation": "p2p",
+            "pattern": LATENCY_PATTERN,
+            "direction": "uni",
+            "peer": "on",
+            "path": "p2p",
+            "src": _device(entry.get("src_device_id"), where, "src_device_id"),
+            "dst": _device(entry.get("dst_device_id"), where, "dst_device_id"),
+            "size_bytes": int(size),
+            "latency_us": latency,
+            # the rate of those copies, as the toolkit's latency rows carry it
+            "bandwidth_GBps": size / latency / 1e3 if latency > 0 else None,
+            "copies": 1,
+            "sample": 0,
+            "source_line": line,
+        }
 
 
 def _items(node: Any) -> Iterator[dict[str, Any]]:
@@ -172,8 +190,12 @@ def _diagnosis_rows(data: Any, capture: Capture, lines: LineFinder) -> Iterator[
     for item in _items(data):
         name = str(item["item_name"])
         line = lines.after(json.dumps(name))
-        yield {"operation": f"diagnosis:{name}", "check_result": str(item["item_result"]),
-               "size_bytes": 0, "source_line": line}
+        yield {
+            "operation": f"diagnosis:{name}",
+            "check_result": str(item["item_result"]),
+            "size_bytes": 0,
+            "source_line": line,
+        }
         info = item.get("item_info") or []
         for text in [info] if isinstance(info, str) else info:
             m = DIAG_LINE.search(str(text))
@@ -189,8 +211,11 @@ def parse(capture: Capture, *, kind: str | None = None) -> Parsed:
     lines = LineFinder(capture.text)
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
         err = data["error"]
-        raise ToolReportedError(capture.at(lines.after('"error"')), err.get("code"),
-                                str(err.get("description") or "no description"))
+        raise ToolReportedError(
+            capture.at(lines.after('"error"')),
+            err.get("code"),
+            str(err.get("description") or "no description"),
+        )
     if isinstance(data, dict) and "bandwidths" in data:
         rows = list(_bandwidth_rows(data, capture, lines, kind))
     elif isinstance(data, dict) and "Latency" in data:
@@ -199,8 +224,11 @@ def parse(capture: Capture, *, kind: str | None = None) -> Parsed:
         rows = list(_diagnosis_rows(data, capture, lines))
         if not rows:
             keys = sorted(data)[:5] if isinstance(data, dict) else type(data).__name__
-            raise ImportInputError(capture.at(1), f"JSON without bandwidths, Latency, error "
-                                   f"or diagnosis items (keys {keys}): not ascend-dmi output?")
+            raise ImportInputError(
+                capture.at(1),
+                f"JSON without bandwidths, Latency, error "
+                f"or diagnosis items (keys {keys}): not ascend-dmi output?",
+            )
     if not rows:
         raise ImportInputError(capture.at(1), "no results in the JSON")
     return Parsed(rows)

@@ -102,9 +102,9 @@ def read_command(lines: list[str], name: str) -> Command:
         if "ascend-dmi" not in line:
             continue
         try:
-            words = shlex.split(line[line.index("ascend-dmi"):])
+            words = shlex.split(line[line.index("ascend-dmi") :])
         except ValueError:
-            words = line[line.index("ascend-dmi"):].split()
+            words = line[line.index("ascend-dmi") :].split()
         opts: dict[str, str] = {}
         for k, word in enumerate(words[1:], 1):
             if word.startswith("-") and k + 1 < len(words) and not words[k + 1].startswith("-"):
@@ -114,8 +114,9 @@ def read_command(lines: list[str], name: str) -> Command:
         cmd.kind = (opts.get("t") or opts.get("type") or "").lower() or None
         cmd.card = (opts.get("m") or opts.get("mode") or "").lower() == "card"
         if "s" in opts or "size" in opts:
-            cmd.size = int(quantity(opts.get("s") or opts["size"], "size", where=where,
-                                    default_unit="bytes"))
+            cmd.size = int(
+                quantity(opts.get("s") or opts["size"], "size", where=where, default_unit="bytes")
+            )
         dev = opts.get("d") or opts.get("device")
         cmd.device = int(dev) if dev and dev.isdigit() else None
         if opts.get("ds", "").isdigit() and opts.get("dd", "").isdigit():
@@ -136,11 +137,15 @@ def _matrix_header(lines: list[str], start: int, name: str) -> tuple[int, list[i
             continue
         cols = _ints(tokens) or _ints(tokens[1:])  # a leading label ("src\\dst") allowed
         if cols is None or len(set(cols)) != len(cols):
-            raise ImportInputError(f"{name}:{i + 1}", "expected the matrix's header row of "
-                                   f"device numbers after the title, got {lines[i].strip()!r}")
+            raise ImportInputError(
+                f"{name}:{i + 1}",
+                "expected the matrix's header row of "
+                f"device numbers after the title, got {lines[i].strip()!r}",
+            )
         return i, cols
-    raise ImportInputError(f"{name}:{start + 1}", "a matrix title with no matrix after it "
-                           "(truncated?)")
+    raise ImportInputError(
+        f"{name}:{start + 1}", "a matrix title with no matrix after it (truncated?)"
+    )
 
 
 def _cell(token: str, where: str) -> float | None:
@@ -149,8 +154,9 @@ def _cell(token: str, where: str) -> float | None:
     return number(token, where=where, what="matrix cell")
 
 
-def parse_matrix(lines: list[str], start: int, name: str
-                 ) -> tuple[dict[tuple[int, int], tuple[float, int]], int]:
+def parse_matrix(
+    lines: list[str], start: int, name: str
+) -> tuple[dict[tuple[int, int], tuple[float, int]], int]:
     """The cells {(src, dst): (GB/s, line)} of the matrix titled at ``start`` (off the
     diagonal; "N/A" cells left out), and the index of the line after it."""
     head, cols = _matrix_header(lines, start, name)
@@ -166,11 +172,13 @@ def parse_matrix(lines: list[str], start: int, name: str
         if src in seen:
             raise ImportInputError(where, f"source row {src} again (first on line {seen[src]})")
         if src not in cols:
-            raise ImportInputError(where, f"source row {src} is not among the header's "
-                                   f"columns {cols}")
+            raise ImportInputError(
+                where, f"source row {src} is not among the header's columns {cols}"
+            )
         if len(tokens) - 1 != len(cols):
-            raise ImportInputError(where, f"row {src} has {len(tokens) - 1} cells, the header "
-                                   f"{len(cols)} columns")
+            raise ImportInputError(
+                where, f"row {src} has {len(tokens) - 1} cells, the header {len(cols)} columns"
+            )
         seen[src] = i + 1
         for dst, token in zip(cols, tokens[1:]):
             value = _cell(token, where)
@@ -179,8 +187,11 @@ def parse_matrix(lines: list[str], start: int, name: str
         i += 1
     missing = [c for c in cols if c not in seen]
     if missing:
-        raise ImportInputError(f"{name}:{head + 1}", f"the matrix has no row for source "
-                               f"{missing[0]} ({len(seen)} of {len(cols)} rows; truncated?)")
+        raise ImportInputError(
+            f"{name}:{head + 1}",
+            f"the matrix has no row for source "
+            f"{missing[0]} ({len(seen)} of {len(cols)} rows; truncated?)",
+        )
     return cells, i
 
 
@@ -195,8 +206,9 @@ def _header_columns(line: str) -> dict[str, tuple[int, str | None]] | None:
     return found if "size" in found and "bandwidth" in found else None
 
 
-def _context(lines: list[str], upto: int, stop: int) -> tuple[str | None, int | None,
-                                                             tuple[int, int] | None]:
+def _context(
+    lines: list[str], upto: int, stop: int
+) -> tuple[str | None, int | None, tuple[int, int] | None]:
     """(kind, device, pair) named by the lines between ``stop`` and ``upto`` (nearest
     first)."""
     kind = device = pair = None
@@ -210,8 +222,9 @@ def _context(lines: list[str], upto: int, stop: int) -> tuple[str | None, int | 
     return kind, device, pair
 
 
-def rate_window(size: float, gbps: float, token: str, elapsed: float | None,
-                times: int | None) -> tuple[float, int | None]:
+def rate_window(
+    size: float, gbps: float, token: str, elapsed: float | None, times: int | None
+) -> tuple[float, int | None]:
     """(elapsed_us, copies) such that size * copies / elapsed_us is the printed rate: the
     tool's time is the window of all ``times`` copies, or of one; NaN when neither fits
     (the rate is kept, the time is not read as something it is not).
@@ -223,7 +236,7 @@ def rate_window(size: float, gbps: float, token: str, elapsed: float | None,
     if elapsed is None or elapsed <= 0 or gbps <= 0:
         return math.nan, times
     decimals = len(token.split(".")[1]) if "." in token else 0
-    tol = max(RATE_TOLERANCE * gbps, 0.5 * 10 ** -decimals)
+    tol = max(RATE_TOLERANCE * gbps, 0.5 * 10**-decimals)
     for copies in ([times] if times else []) + [1]:
         if abs(size * copies / elapsed / 1e3 - gbps) <= tol:
             return elapsed, copies
@@ -238,25 +251,32 @@ class _Table:
     direction: str = "uni"
 
 
-def _table_kind(lines: list[str], head: int, stop: int, cmd: Command, kind: str | None,
-                name: str) -> _Table:
+def _table_kind(
+    lines: list[str], head: int, stop: int, cmd: Command, kind: str | None, name: str
+) -> _Table:
     found, device, pair = _context(lines, head, stop)
     what = found or cmd.kind or kind
     if what not in KIND_WORDS:
-        raise ImportInputError(f"{name}:{head + 1}", "a bandwidth table whose direction "
-                               "(h2d, d2h, d2d, p2p) neither the lines above it nor a "
-                               "command line says; name it with --type")
+        raise ImportInputError(
+            f"{name}:{head + 1}",
+            "a bandwidth table whose direction "
+            "(h2d, d2h, d2d, p2p) neither the lines above it nor a "
+            "command line says; name it with --type",
+        )
     if what == "p2p" and (pair or cmd.pair) is None:
-        raise ImportInputError(f"{name}:{head + 1}", "a p2p bandwidth table without its "
-                               "pair (\"from device S to device D\" or -ds/-dd)")
-    titled = (d for line in reversed(lines[stop:head]) for d, p in TITLES.items()
-              if p.search(line))
-    return _Table(what, device if device is not None else cmd.device, pair or cmd.pair,
-                  next(titled, "uni"))
+        raise ImportInputError(
+            f"{name}:{head + 1}",
+            'a p2p bandwidth table without its pair ("from device S to device D" or -ds/-dd)',
+        )
+    titled = (d for line in reversed(lines[stop:head]) for d, p in TITLES.items() if p.search(line))
+    return _Table(
+        what, device if device is not None else cmd.device, pair or cmd.pair, next(titled, "uni")
+    )
 
 
-def _table_rows(lines: list[str], head: int, cols: dict[str, tuple[int, str | None]],
-                table: _Table, name: str) -> tuple[list[dict[str, object]], int]:
+def _table_rows(
+    lines: list[str], head: int, cols: dict[str, tuple[int, str | None]], table: _Table, name: str
+) -> tuple[list[dict[str, object]], int]:
     order = sorted(cols, key=lambda c: cols[c][0])
     rows: list[dict[str, object]] = []
     i = head + 1
@@ -266,23 +286,34 @@ def _table_rows(lines: list[str], head: int, cols: dict[str, tuple[int, str | No
             break
         where = f"{name}:{i + 1}"
         if len(tokens) != len(order):
-            raise ImportInputError(where, f"{len(tokens)} cells under a header of "
-                                   f"{len(order)} columns ({', '.join(order)})")
+            raise ImportInputError(
+                where,
+                f"{len(tokens)} cells under a header of {len(order)} columns ({', '.join(order)})",
+            )
         cell = dict(zip(order, tokens))
         size = quantity(cell["size"], "size", where=where, default_unit=cols["size"][1])
-        gbps = quantity(cell["bandwidth"], "bandwidth", where=where,
-                        default_unit=cols["bandwidth"][1])
-        times = int(number(cell["times"], where=where, what="execute times")) \
-            if "times" in cell else None
-        elapsed = quantity(cell["elapsed"], "time", where=where,
-                           default_unit=cols["elapsed"][1]) if "elapsed" in cell else None
+        gbps = quantity(
+            cell["bandwidth"], "bandwidth", where=where, default_unit=cols["bandwidth"][1]
+        )
+        times = (
+            int(number(cell["times"], where=where, what="execute times"))
+            if "times" in cell
+            else None
+        )
+        elapsed = (
+            quantity(cell["elapsed"], "time", where=where, default_unit=cols["elapsed"][1])
+            if "elapsed" in cell
+            else None
+        )
         window, copies = rate_window(size, gbps, cell["bandwidth"], elapsed, times)
-        rows.append(_table_row(_row_device(table, cell, where), int(size), gbps, window,
-                               copies, i + 1))
+        rows.append(
+            _table_row(_row_device(table, cell, where), int(size), gbps, window, copies, i + 1)
+        )
         i += 1
     if not rows:
-        raise ImportInputError(f"{name}:{head + 1}", "a bandwidth table header with no rows "
-                               "under it (truncated?)")
+        raise ImportInputError(
+            f"{name}:{head + 1}", "a bandwidth table header with no rows under it (truncated?)"
+        )
     return rows, i
 
 
@@ -297,26 +328,35 @@ def _row_device(table: _Table, cell: dict[str, str], where: str) -> _Table:
     return dataclasses.replace(table, device=int(cell["id"]))
 
 
-def _table_row(table: _Table, size: int, gbps: float, elapsed: float, copies: int | None,
-               line: int) -> dict[str, object]:
+def _table_row(
+    table: _Table, size: int, gbps: float, elapsed: float, copies: int | None, line: int
+) -> dict[str, object]:
     # a pair's bidirectional test (-ds/-dd under "Bidirectional Peer to Peer Test"): the
     # pair's total, as in the matrix
     value = "bidir_total_GBps" if table.direction == "bi" else "bandwidth_GBps"
-    row: dict[str, object] = {"operation": table.kind, "direction": table.direction,
-                              "size_bytes": size, value: gbps, "elapsed_us": elapsed,
-                              "copies": copies, "sample": 0, "source_line": line}
+    row: dict[str, object] = {
+        "operation": table.kind,
+        "direction": table.direction,
+        "size_bytes": size,
+        value: gbps,
+        "elapsed_us": elapsed,
+        "copies": copies,
+        "sample": 0,
+        "source_line": line,
+    }
     if table.kind in ("h2d", "d2h", "d2d"):  # d2d: DMI's memory bandwidth of one device
         row.update(device_ends(table.kind, table.device))
     else:
         assert table.pair is not None
-        row.update(pattern=PAIR_PATTERN, src=table.pair[0], dst=table.pair[1], peer="on",
-                   path="p2p")
+        row.update(
+            pattern=PAIR_PATTERN, src=table.pair[0], dst=table.pair[1], peer="on", path="p2p"
+        )
     return row
 
 
 def _table_follows(lines: list[str], title: int) -> bool:
     """Whether the first non-blank line after a title is a bandwidth table's header."""
-    nxt = next((ln for ln in lines[title + 1:] if ln.strip()), "")
+    nxt = next((ln for ln in lines[title + 1 :] if ln.strip()), "")
     return _header_columns(nxt) is not None
 
 
@@ -324,25 +364,39 @@ def _size_stated(lines: list[str], upto: int, stop: int, name: str) -> int | Non
     for i in range(upto - 1, stop - 1, -1):
         m = _SIZE_LINE.search(lines[i])
         if m:
-            return int(quantity(m.group(1), "size", where=f"{name}:{i + 1}",
-                                default_unit="bytes"))
+            return int(quantity(m.group(1), "size", where=f"{name}:{i + 1}", default_unit="bytes"))
     return None
 
 
-def _matrix_rows(cells: dict[tuple[int, int], tuple[float, int]], direction: str, card: bool,
-                 size: int) -> list[dict[str, object]]:
+def _matrix_rows(
+    cells: dict[tuple[int, int], tuple[float, int]], direction: str, card: bool, size: int
+) -> list[dict[str, object]]:
     value = "bandwidth_GBps" if direction == "uni" else "bidir_total_GBps"
     # card rows: src/dst and the group name card ids (the capture does not say which
     # devices form each card)
     pattern = CARD_PATTERNS[0] if card else PAIR_PATTERNS[0]
-    return [{"operation": "p2p", "pattern": pattern, "src": s, "dst": d,
-             "group": f"{s}->{d}" if card else None, "direction": direction, "peer": "on",
-             "path": "p2p", "size_bytes": size, value: gbps, "sample": 0, "source_line": line}
-            for (s, d), (gbps, line) in sorted(cells.items())]
+    return [
+        {
+            "operation": "p2p",
+            "pattern": pattern,
+            "src": s,
+            "dst": d,
+            "group": f"{s}->{d}" if card else None,
+            "direction": direction,
+            "peer": "on",
+            "path": "p2p",
+            "size_bytes": size,
+            value: gbps,
+            "sample": 0,
+            "source_line": line,
+        }
+        for (s, d), (gbps, line) in sorted(cells.items())
+    ]
 
 
-def parse(capture: Capture, *, size: int | None = None, kind: str | None = None,
-          card: bool | None = None) -> Parsed:
+def parse(
+    capture: Capture, *, size: int | None = None, kind: str | None = None, card: bool | None = None
+) -> Parsed:
     """Every p2p matrix and bandwidth table of a DMI text capture, as rows.
 
     A matrix's copy size comes from a ``size: N`` line above it, the command line's
@@ -365,9 +419,12 @@ def parse(capture: Capture, *, size: int | None = None, kind: str | None = None,
             cells, end = parse_matrix(lines, i, name)
             n = _size_stated(lines, i, last, name) or cmd.size or size
             if n is None:
-                raise ImportInputError(f"{name}:{i + 1}", "the p2p matrix does not say its "
-                                       "copy size (DMI's full matrix runs at a fixed size it "
-                                       "does not print); give it with --size")
+                raise ImportInputError(
+                    f"{name}:{i + 1}",
+                    "the p2p matrix does not say its "
+                    "copy size (DMI's full matrix runs at a fixed size it "
+                    "does not print); give it with --size",
+                )
             rows += _matrix_rows(cells, direction, card, n)
             i = last = end
         elif cols:
@@ -381,8 +438,11 @@ def parse(capture: Capture, *, size: int | None = None, kind: str | None = None,
                 rows.append(diagnosis_row(m, f"{name}:{i + 1}", i + 1))
             i += 1
     if not rows:
-        raise ImportInputError(f"{name}:1", "no p2p matrix (\"Unidirectional Peer to Peer "
-                               "Test\") and no bandwidth table (Size(Bytes) ... "
-                               "Bandwidth(GB/s)) and no --dg bandwidth line found: not "
-                               "ascend-dmi --bw output?")
+        raise ImportInputError(
+            f"{name}:1",
+            'no p2p matrix ("Unidirectional Peer to Peer '
+            'Test") and no bandwidth table (Size(Bytes) ... '
+            "Bandwidth(GB/s)) and no --dg bandwidth line found: not "
+            "ascend-dmi --bw output?",
+        )
     return Parsed(rows, find_version(lines), cmd.text, find_host(lines))

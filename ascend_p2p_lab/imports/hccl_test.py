@@ -44,8 +44,10 @@ from .common import (
 
 #: How names are spelled (binaries all_reduce_test, alltoallv_test; -o NAME; file names):
 #: the v variants count as their operation.
-_OP_NAME = re.compile(r"(?i)(all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|"
-                      r"broadcast|scatter|reduce)(v|vc)?(?:_test)?")
+_OP_NAME = re.compile(
+    r"(?i)(all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|"
+    r"broadcast|scatter|reduce)(v|vc)?(?:_test)?"
+)
 #: Header cells -> column (either spelling of the time).
 HEADER: dict[str, re.Pattern[str]] = {
     "size": re.compile(r"(?i)^data_size\s*\(([^)]*)\)"),
@@ -54,8 +56,10 @@ HEADER: dict[str, re.Pattern[str]] = {
     "check": re.compile(r"(?i)^check_result"),
 }
 CHECK_WORDS = ("success", "failed", "NULL")
-_RANK_FAIL = re.compile(r"(?i)local\s+rank_id\s+(\d+)\s*,\s*check\s+result\s+failed\s*,"
-                        r"\s*(\d+)\s*\|")
+_RANK_FAIL = re.compile(
+    r"(?i)local\s+rank_id\s+(\d+)\s*,\s*check\s+result\s+failed\s*,"
+    r"\s*(\d+)\s*\|"
+)
 #: mpirun's -n/-np (every rank, all nodes) before the binary; the test's -p (NPUs per node)
 #: after it, used when mpirun's count is not there. The test's own -n is its iterations.
 _MPI_RANKS = re.compile(r"(?:^|\s)-(?:n|np)\s+(\d+)")
@@ -71,8 +75,12 @@ def operation_name(text: str) -> str | None:
     if not m:
         return None
     word = m.group(1).lower().replace("_", "")
-    return {"allreduce": "all_reduce", "allgather": "all_gather",
-            "reducescatter": "reduce_scatter", "alltoall": "all_to_all"}.get(word, word)
+    return {
+        "allreduce": "all_reduce",
+        "allgather": "all_gather",
+        "reducescatter": "reduce_scatter",
+        "alltoall": "all_to_all",
+    }.get(word, word)
 
 
 def _command(lines: list[str]) -> str | None:
@@ -84,19 +92,21 @@ def _command_ranks(command: str | None) -> int | None:
     if not command:
         return None
     m = _COMMAND.search(command)
-    before, after = (command[:m.start()], command[m.end():]) if m else ("", command)
+    before, after = (command[: m.start()], command[m.end() :]) if m else ("", command)
     found = _MPI_RANKS.search(before) or _NODE_NPUS.search(after)
     return int(found.group(1)) if found else None
 
 
-def _setting(given: object, from_command: object, from_name: object, what: str,
-             name: str) -> object:
+def _setting(
+    given: object, from_command: object, from_name: object, what: str, name: str
+) -> object:
     for value in (given, from_command, from_name):
         if value is not None:
             return value
     option = "--ranks N" if what == "rank count" else "--op NAME"
-    raise ImportInputError(name, f"the {what} is not in the capture's command line or file "
-                           f"name; give it with {option}")
+    raise ImportInputError(
+        name, f"the {what} is not in the capture's command line or file name; give it with {option}"
+    )
 
 
 def _header(line: str) -> dict[str, tuple[int, str | None]] | None:
@@ -110,8 +120,14 @@ def _header(line: str) -> dict[str, tuple[int, str | None]] | None:
     return found if {"size", "time", "algbw"} <= set(found) else None
 
 
-def _rows(lines: list[str], head: int, cols: dict[str, tuple[int, str | None]], name: str,
-          operation: str, ranks: int) -> list[dict[str, object]]:
+def _rows(
+    lines: list[str],
+    head: int,
+    cols: dict[str, tuple[int, str | None]],
+    name: str,
+    operation: str,
+    ranks: int,
+) -> list[dict[str, object]]:
     factor = bus_factor(operation, ranks)
     rows = []
     for i in range(head + 1, len(lines)):
@@ -125,21 +141,37 @@ def _rows(lines: list[str], head: int, cols: dict[str, tuple[int, str | None]], 
             continue
         where = f"{name}:{i + 1}"
         if len(cells) != len(lines[head].split("|")):
-            raise ImportInputError(where, f"{len(cells)} cells under a header of "
-                                   f"{len(lines[head].split('|'))} (truncated?)")
-        size = int(quantity(cells[cols["size"][0]], "size", where=where,
-                            default_unit=cols["size"][1]))
-        time_us = quantity(cells[cols["time"][0]], "time", where=where,
-                           default_unit=cols["time"][1])
-        algbw = quantity(cells[cols["algbw"][0]], "bandwidth", where=where,
-                         default_unit=cols["algbw"][1])
+            raise ImportInputError(
+                where,
+                f"{len(cells)} cells under a header of {len(lines[head].split('|'))} (truncated?)",
+            )
+        size = int(
+            quantity(cells[cols["size"][0]], "size", where=where, default_unit=cols["size"][1])
+        )
+        time_us = quantity(
+            cells[cols["time"][0]], "time", where=where, default_unit=cols["time"][1]
+        )
+        algbw = quantity(
+            cells[cols["algbw"][0]], "bandwidth", where=where, default_unit=cols["algbw"][1]
+        )
         check = cells[cols["check"][0]] if "check" in cols else None
         if check is not None and check not in CHECK_WORDS:
-            raise ImportInputError(where, f"check_result {check!r} is not one of "
-                                   f"{', '.join(CHECK_WORDS)}")
-        rows.append({"operation": operation, "ranks": ranks, "size_bytes": size,
-                     "time_us": time_us, "algbw_GBps": algbw, "busbw_GBps": algbw * factor,
-                     "check_result": check, "sample": 0, "source_line": i + 1})
+            raise ImportInputError(
+                where, f"check_result {check!r} is not one of {', '.join(CHECK_WORDS)}"
+            )
+        rows.append(
+            {
+                "operation": operation,
+                "ranks": ranks,
+                "size_bytes": size,
+                "time_us": time_us,
+                "algbw_GBps": algbw,
+                "busbw_GBps": algbw * factor,
+                "check_result": check,
+                "sample": 0,
+                "source_line": i + 1,
+            }
+        )
     return rows
 
 
@@ -160,22 +192,37 @@ def parse(capture: Capture, *, ranks: int | None = None, op: str | None = None) 
     command = _command(lines)
     head = next((i for i, ln in enumerate(lines) if _header(ln)), None)
     if head is None:
-        raise ImportInputError(f"{name}:1", "no hccl_test table (data_size(Bytes) | "
-                               "aveg_time(us) | alg_bandwidth(GB/s)) found: not hccl_test "
-                               "output?")
+        raise ImportInputError(
+            f"{name}:1",
+            "no hccl_test table (data_size(Bytes) | "
+            "aveg_time(us) | alg_bandwidth(GB/s)) found: not hccl_test "
+            "output?",
+        )
     stem = Path(name).name
     name_ranks = _RANKS_IN_NAME.search(stem)
-    n = int(_setting(ranks, _command_ranks(command),
-                     int(name_ranks.group(1)) if name_ranks else None, "rank count", name))
-    operation = _setting(operation_name(op) if op else None,
-                         operation_name(command) if command else None,
-                         operation_name(stem), "operation", name)
+    n = int(
+        _setting(
+            ranks,
+            _command_ranks(command),
+            int(name_ranks.group(1)) if name_ranks else None,
+            "rank count",
+            name,
+        )
+    )
+    operation = _setting(
+        operation_name(op) if op else None,
+        operation_name(command) if command else None,
+        operation_name(stem),
+        "operation",
+        name,
+    )
     if op and operation_name(op) is None:
         raise ImportInputError(name, f"--op {op!r}: unknown; known: {', '.join(BUS_FACTORS)}")
     rows = _rows(lines, head, _header(lines[head]) or {}, name, str(operation), n)
     if not rows:
-        raise ImportInputError(f"{name}:{head + 1}", "the hccl_test header has no rows under "
-                               "it (truncated?)")
+        raise ImportInputError(
+            f"{name}:{head + 1}", "the hccl_test header has no rows under it (truncated?)"
+        )
     fails = failed_ranks(lines, name)
     for row in rows:
         bad = fails.get(int(row["size_bytes"]))  # type: ignore[arg-type]

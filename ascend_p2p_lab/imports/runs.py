@@ -71,16 +71,25 @@ def _copy_plans(frame: pd.DataFrame) -> list[dict[str, Any]]:
     pairs, the card pattern, each one way or both ways; each host direction on its
     devices), at that family's own sizes: what ``compare --against-preset`` re-runs on
     the simulator."""
-    cells = frame[frame["pattern"].notna() & _values(frame).notna() & (frame["size_bytes"] > 0)
-                  & frame["threshold_GBps"].isna()]  # not a diagnosis line
+    cells = frame[
+        frame["pattern"].notna()
+        & _values(frame).notna()
+        & (frame["size_bytes"] > 0)
+        & frame["threshold_GBps"].isna()
+    ]  # not a diagnosis line
     plans: list[dict[str, Any]] = []
     for pattern in (PAIR_PATTERN, LATENCY_PATTERN, CARD_PATTERNS[0]):
         for direction in ("uni", "bi"):
             part = cells[(cells["pattern"] == pattern) & (cells["direction"] == direction)]
             if part.empty:
                 continue
-            plan: dict[str, Any] = {"patterns": [pattern], "sizes": _sizes(part),
-                                    "directions": [direction], "peers": ["on"], "samples": 1}
+            plan: dict[str, Any] = {
+                "patterns": [pattern],
+                "sizes": _sizes(part),
+                "directions": [direction],
+                "peers": ["on"],
+                "samples": 1,
+            }
             if pattern in PAIR_PATTERNS:
                 pairs = sorted({(int(s), int(d)) for s, d in zip(part["src"], part["dst"])})
                 plan["pairs"] = [list(p) for p in pairs]
@@ -89,16 +98,24 @@ def _copy_plans(frame: pd.DataFrame) -> list[dict[str, Any]]:
         part = cells[cells["pattern"] == pattern]
         if len(part):
             end = part["dst"] if pattern == HOST_TO_DEVICE else part["src"]
-            plans.append({"patterns": [pattern], "sizes": _sizes(part),
-                          "devices": sorted({int(d) for d in end.dropna()}), "samples": 1})
+            plans.append(
+                {
+                    "patterns": [pattern],
+                    "sizes": _sizes(part),
+                    "devices": sorted({int(d) for d in end.dropna()}),
+                    "samples": 1,
+                }
+            )
     return plans
 
 
 def _collective_plans(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """One plan per collective and rank count an hccl_test capture ran, at its sizes."""
     rows = frame[frame["algbw_GBps"].notna()]
-    return [{"operation": str(op), "ranks": int(n), "sizes": _sizes(part)}
-            for (op, n), part in rows.groupby(["operation", "ranks"], sort=True)]
+    return [
+        {"operation": str(op), "ranks": int(n), "sizes": _sizes(part)}
+        for (op, n), part in rows.groupby(["operation", "ranks"], sort=True)
+    ]
 
 
 def _params(frame: pd.DataFrame) -> dict[str, Any]:
@@ -115,23 +132,35 @@ def link_names(topology: Any) -> Any:
     return SimpleNamespace(device_count=topology.device_count, link_class=topology.link)
 
 
-def _server(topology: Any, preset: str | None, sources: list[dict[str, Any]]
-            ) -> dict[str, Any]:
+def _server(topology: Any, preset: str | None, sources: list[dict[str, Any]]) -> dict[str, Any]:
     """What run.json says of the server: its device count, SoC, topology and where the
     link classes came from, when a topology capture or a preset names it; else nothing
     (a capture of some devices does not say how many the server has)."""
     if topology is None:
         return {}
     captured = [s["path"] for s in sources if s.get("kind") == "topology"]
-    return {"device_count": int(topology.device_count), "topology": topology.name,
-            "soc_name": topology.soc_name, "preset": preset,
-            "link_classes_from": f"preset {preset}" if preset else
-            f"topology capture {captured[0] if captured else topology.name}"}
+    return {
+        "device_count": int(topology.device_count),
+        "topology": topology.name,
+        "soc_name": topology.soc_name,
+        "preset": preset,
+        "link_classes_from": f"preset {preset}"
+        if preset
+        else f"topology capture {captured[0] if captured else topology.name}",
+    }
 
 
-def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[str, Any]],
-           command: str, topology: Any = None, host: str | None = None,
-           preset: str | None = None, warnings: Iterable[str] = ()) -> Run:
+def to_run(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    tool: str,
+    sources: list[dict[str, Any]],
+    command: str,
+    topology: Any = None,
+    host: str | None = None,
+    preset: str | None = None,
+    warnings: Iterable[str] = (),
+) -> Run:
     """The rows as a run: typed rows and their metadata.
 
     ``tool`` is the backend ("ascend-dmi 26.1"); ``sources`` the captures (path, sha256,
@@ -147,16 +176,26 @@ def to_run(rows: Iterable[Mapping[str, Any]], *, tool: str, sources: list[dict[s
     run_id = f"import-{digest.hexdigest()[:12]}"
     for row in rows:
         row.update(run_id=run_id, backend=tool, host=host)
-        if topology is not None and row.get("pattern") in PAIR_PATTERNS \
-                and row.get("src") is not None and row.get("dst") is not None:
+        if (
+            topology is not None
+            and row.get("pattern") in PAIR_PATTERNS
+            and row.get("src") is not None
+            and row.get("dst") is not None
+        ):
             row["link"] = topology.link(int(row["src"]), int(row["dst"]))
     frame = to_frame(rows)
     if topology is not None:  # a card matrix's ids on the server's cards
         frame = place_cards(frame, cards_of(link_names(topology))).samples
     meta: dict[str, Any] = {
-        "run_id": run_id, "backend": tool, "command": command, "package_version": __version__,
+        "run_id": run_id,
+        "backend": tool,
+        "command": command,
+        "package_version": __version__,
         "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "imported": True, "sources": sources, "hostname": host, "warnings": list(warnings),
+        "imported": True,
+        "sources": sources,
+        "hostname": host,
+        "warnings": list(warnings),
         **_server(topology, preset, sources),
     }
     meta["params"] = _params(frame)

@@ -125,7 +125,7 @@ class BufferPool:
         for off, n in checked_ranges(size):
             got = self.rt.read(dst, n, offset=off, staging=self._check)
             pos = off % PATTERN_BYTES
-            if got != block[pos:pos + n]:
+            if got != block[pos : pos + n]:
                 return False
         return True
 
@@ -133,8 +133,14 @@ class BufferPool:
         """Free every buffer (also those of a failed run); a failed free is retried once,
         then the first error is raised (a buffer still not freed stays with the runtime,
         which frees it when it closes)."""
-        bufs = [*self._send.values(), *self._recv.values(), self._staging, self._check,
-                self._host_send, self._host_recv]
+        bufs = [
+            *self._send.values(),
+            *self._recv.values(),
+            self._staging,
+            self._check,
+            self._host_send,
+            self._host_recv,
+        ]
         self._send.clear()
         self._recv.clear()
         self._staging = self._check = self._host_send = self._host_recv = None
@@ -160,6 +166,10 @@ def checked_ranges(size: int) -> list[tuple[int, int]]:
     if size <= PATTERN_BYTES:
         return [(0, size)]
     step = size // (CHECK_WINDOWS - 1)
-    offsets = sorted({min((k * step) // CHECK_WINDOW * CHECK_WINDOW, size - CHECK_WINDOW)
-                      for k in range(CHECK_WINDOWS)})
+    offsets = sorted(
+        {
+            min((k * step) // CHECK_WINDOW * CHECK_WINDOW, size - CHECK_WINDOW)
+            for k in range(CHECK_WINDOWS)
+        }
+    )
     return [(off, CHECK_WINDOW) for off in offsets]

@@ -67,12 +67,16 @@ class Checkpoint:
             if self._header_line().startswith(torn):
                 path.write_bytes(self._header_line())
                 return set(), []
-            raise ValueError(f"{path} is not an ascend-p2p-lab checkpoint (no complete line); "
-                             "give another file name")
+            raise ValueError(
+                f"{path} is not an ascend-p2p-lab checkpoint (no complete line); "
+                "give another file name"
+            )
         head = _json_line(lines[0])
         if not isinstance(head, dict) or head.get("checkpoint") != CHECKPOINT_VERSION:
-            raise ValueError(f"{path} is not an ascend-p2p-lab checkpoint (version "
-                             f"{CHECKPOINT_VERSION}); give another file name")
+            raise ValueError(
+                f"{path} is not an ascend-p2p-lab checkpoint (version "
+                f"{CHECKPOINT_VERSION}); give another file name"
+            )
         if head != self.header:
             raise ValueError(
                 f"checkpoint {path} was written by a sweep with different parameters "
@@ -106,7 +110,6 @@ class Checkpoint:
             os.fsync(fh.fileno())
         self.keys.add(block.key)
 
-
     def remove(self) -> None:
         """Delete the file (the run it resumes is saved whole)."""
         self.path.unlink(missing_ok=True)
@@ -132,8 +135,11 @@ def unpack_rows(text: str) -> Any:
 
 def _block_rows(rec: Any) -> list[dict[str, Any]] | None:
     """The rows of a test line, or None when the line is damaged."""
-    if not (isinstance(rec, dict) and isinstance(rec.get("block"), str)
-            and isinstance(rec.get("z"), str)):
+    if not (
+        isinstance(rec, dict)
+        and isinstance(rec.get("block"), str)
+        and isinstance(rec.get("z"), str)
+    ):
         return None
     rows = unpack_rows(rec["z"])
     if not (isinstance(rows, list) and all(isinstance(r, dict) for r in rows)):
@@ -173,8 +179,11 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
         if a == b:
             continue
         if key == "params" and isinstance(a, dict) and isinstance(b, dict):
-            out.extend(f"{k}: {a.get(k)!r} in the file, {b.get(k)!r} now"
-                       for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k))
+            out.extend(
+                f"{k}: {a.get(k)!r} in the file, {b.get(k)!r} now"
+                for k in sorted(set(a) | set(b))
+                if a.get(k) != b.get(k)
+            )
         else:
             out.append(f"{key}: {a!r} in the file, {b!r} now")
     return "; ".join(out)
@@ -183,11 +192,17 @@ def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
 def jsonable_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for row in rows:
-        out.append({k: (None if isinstance(v, float) and math.isnan(v) else v)
-                    for k, v in row.items()})
+        out.append(
+            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+        )
     return out
 
 
 def restore_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{c: (math.nan if r.get(c) is None and c.endswith(("_us", "_GBps")) else r.get(c))
-             for c in COLUMNS} for r in rows]
+    return [
+        {
+            c: (math.nan if r.get(c) is None and c.endswith(("_us", "_GBps")) else r.get(c))
+            for c in COLUMNS
+        }
+        for r in rows
+    ]

@@ -95,8 +95,7 @@ def measure_test(ctx: Context, test: Test) -> None:
                 return streams.sample(plans, size, n)
 
             try:
-                copies = calibrate(measure, spec.warmup, spec.min_sample_us,
-                                   spec.max_copies)
+                copies = calibrate(measure, spec.warmup, spec.min_sample_us, spec.max_copies)
                 samples = [measure(copies) for _ in range(spec.samples)]
             except AclError as exc:  # peer access off: what the runtime does is data
                 refused = outcomes.direct_copy_failure(exc)
@@ -104,9 +103,11 @@ def measure_test(ctx: Context, test: Test) -> None:
                     raise
                 ctx.error_rows(test, [size], refused, tick=False)
                 continue
-            verified = ([bufs.verify(streams.phases.runs) if spec.verify else None]
-                        if isinstance(bufs, PhaseBuffers) and streams.phases is not None
-                        else _verify(ctx, test, plans, size))
+            verified = (
+                [bufs.verify(streams.phases.runs) if spec.verify else None]
+                if isinstance(bufs, PhaseBuffers) and streams.phases is not None
+                else _verify(ctx, test, plans, size)
+            )
             ctx.emit(test, size, samples, verified)
     finally:
         streams.close()
@@ -151,8 +152,7 @@ class _Buffers:
         self.extra = []
 
 
-def _verify(ctx: Context, test: Test, plans: list[tuple[Any, Any]], size: int
-            ) -> list[bool | None]:
+def _verify(ctx: Context, test: Test, plans: list[tuple[Any, Any]], size: int) -> list[bool | None]:
     """Whether each transfer's destination holds its source's bytes (None: not checked).
     For a test whose rows are aggregates, a direction stops at its first bad transfer:
     its verdict is known."""

@@ -38,21 +38,29 @@ CLOSED = -1
 class Worker:
     """One device's buffers, exports and imports in one process."""
 
-    def __init__(self, device: int, backend: str, preset: str | None, seed: int | None,
-                 max_size: int, spec: Any) -> None:
+    def __init__(
+        self,
+        device: int,
+        backend: str,
+        preset: str | None,
+        seed: int | None,
+        max_size: int,
+        spec: Any,
+    ) -> None:
         self.device, self.spec = device, spec
         self.rt = open_runtime(backend, preset, seed=seed)
         self.pool = BufferPool(self.rt, max_size)
         self.send = self.pool.send(device)
         self.recv = self.pool.recv(device)
-        self.exports = {"send": self.rt.export_buffer(self.send),
-                        "recv": self.rt.export_buffer(self.recv)}
+        self.exports = {
+            "send": self.rt.export_buffer(self.send),
+            "recv": self.rt.export_buffer(self.recv),
+        }
         self.imports: dict[str, Any] = {}
         self.timer = Timer(self.rt, self.rt.stream(device))
 
     def hello(self) -> dict[str, Any]:
-        return {"pid": self.rt.bare_pid(),
-                **{name: exp.key for name, exp in self.exports.items()}}
+        return {"pid": self.rt.bare_pid(), **{name: exp.key for name, exp in self.exports.items()}}
 
     def allow(self, pids: list[int]) -> None:
         for exp in self.exports.values():
@@ -60,8 +68,9 @@ class Worker:
 
     def _import(self, key: str, device: int) -> Any:
         if key not in self.imports:
-            self.imports[key] = self.rt.import_key(key, on=self.device, device=device,
-                                                   size=self.send.size)
+            self.imports[key] = self.rt.import_key(
+                key, on=self.device, device=device, size=self.send.size
+            )
         return self.imports[key]
 
     def measure(self, role: str, peer: int, key: str, size: int) -> dict[str, Any]:
@@ -75,11 +84,13 @@ class Worker:
             return self.timer.sample(dst, src, size, n)
 
         spec = self.spec
-        copies = calibrate(lambda n: Sample(sample(n), ()), spec.warmup, spec.min_sample_us,
-                           spec.max_copies)
+        copies = calibrate(
+            lambda n: Sample(sample(n), ()), spec.warmup, spec.min_sample_us, spec.max_copies
+        )
         timings = [sample(copies) for _ in range(spec.samples)]
-        verified = (self.pool.verify(self.recv, peer, size)
-                    if role == "pull" and self.spec.verify else None)
+        verified = (
+            self.pool.verify(self.recv, peer, size) if role == "pull" and self.spec.verify else None
+        )
         return {"timings": timings, "verified": verified}
 
     def clear(self, size: int) -> None:
@@ -133,8 +144,15 @@ def _held(ledger: dict[str, Any]) -> bool:
     return any(v for k, v in ledger.items() if k != "initialized")
 
 
-def serve(conn: Any, device: int, backend: str, preset: str | None, seed: int | None,
-          max_size: int, spec: Any) -> None:
+def serve(
+    conn: Any,
+    device: int,
+    backend: str,
+    preset: str | None,
+    seed: int | None,
+    max_size: int,
+    spec: Any,
+) -> None:
     """The worker's loop (a process target): ``(seq, command, *args)`` in, ``(seq, status,
     value)`` out, teardown always."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -39,8 +39,10 @@ def disable(rt: Runtime, src: int, dst: int) -> None:
     rt.check_device(src, "source")
     rt.check_device(dst, "destination")
     if src == dst:
-        raise ValueError(f"source and destination are the same device ({src}): a device has "
-                         "no peer access to itself")
+        raise ValueError(
+            f"source and destination are the same device ({src}): a device has "
+            "no peer access to itself"
+        )
     rt.disable_peer(src, dst)
 
 
@@ -105,8 +107,9 @@ def peer_matrix(rt: Runtime) -> pd.DataFrame:
     """N x N of 0/1: whether this runtime holds peer access src -> dst (rows = src)."""
     n = rt.device_count
     data = [[int(a != b and rt.peer_enabled(a, b)) for b in range(n)] for a in range(n)]
-    frame = pd.DataFrame(data, index=pd.RangeIndex(n, name="src"),
-                         columns=pd.RangeIndex(n, name="dst"))
+    frame = pd.DataFrame(
+        data, index=pd.RangeIndex(n, name="src"), columns=pd.RangeIndex(n, name="dst")
+    )
     return frame
 
 

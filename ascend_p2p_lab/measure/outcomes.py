@@ -17,8 +17,16 @@ from __future__ import annotations
 from ..patterns.model import Failure, unreachable
 from ..runtime import AclError, MissingCall
 
-__all__ = ["Failure", "device_lost", "direct_copy_failure", "from_exception",
-           "missing_calls", "unreachable", "verification_failed", "worker_lost"]
+__all__ = [
+    "Failure",
+    "device_lost",
+    "direct_copy_failure",
+    "from_exception",
+    "missing_calls",
+    "unreachable",
+    "verification_failed",
+    "worker_lost",
+]
 
 
 def from_exception(exc: BaseException, kind: str = "runtime") -> Failure:
@@ -35,14 +43,14 @@ def direct_copy_failure(exc: AclError) -> Failure:
     result this case measures), unless the code says the device is broken. The text names
     no pointers or devices, so that the pairs refused alike read alike."""
     kind = "refused" if exc.from_copy and not exc.device_fault else "runtime"
-    return Failure(kind, f"{exc.name} ({exc.code}) from {exc.call}: {exc.message}",
-                   exc.code, exc.call)
+    return Failure(
+        kind, f"{exc.name} ({exc.code}) from {exc.call}: {exc.message}", exc.code, exc.call
+    )
 
 
 def missing_calls(calls: list[str]) -> Failure:
     """The point needs calls the installed pyACL lacks."""
-    return Failure("missing_call", "the installed pyACL has no " + ", ".join(calls), None,
-                   calls[0])
+    return Failure("missing_call", "the installed pyACL has no " + ", ".join(calls), None, calls[0])
 
 
 def verification_failed(src: int | None, dst: int | None) -> Failure:
@@ -54,14 +62,19 @@ def verification_failed(src: int | None, dst: int | None) -> Failure:
     """
     at = "pinned host memory" if dst is None else f"device {dst}"
     of = "the host buffer's" if src is None else f"device {src}'s"
-    return Failure("verification",
-                   f"data verification failed: the bytes at {at} differ from {of} pattern")
+    return Failure(
+        "verification", f"data verification failed: the bytes at {at} differ from {of} pattern"
+    )
 
 
 def device_lost(dev: int, cause: Failure) -> Failure:
     """A point skipped because one of its devices was lost earlier in the run."""
-    return Failure("device_lost", f"not measured: device {dev} was lost earlier in this run "
-                   f"({cause.message})", cause.code, cause.call)
+    return Failure(
+        "device_lost",
+        f"not measured: device {dev} was lost earlier in this run ({cause.message})",
+        cause.code,
+        cause.call,
+    )
 
 
 def worker_lost(message: str) -> Failure:

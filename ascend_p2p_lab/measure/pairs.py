@@ -38,9 +38,12 @@ def parse_pairs(
     for src, dst in items:
         for dev in (src, dst):
             if not 0 <= dev < device_count:
-                raise ValueError(f"device {dev} in pair {src}-{dst} is out of range "
-                                 f"0..{device_count - 1}")
+                raise ValueError(
+                    f"device {dev} in pair {src}-{dst} is out of range 0..{device_count - 1}"
+                )
         if src == dst:
-            raise ValueError(f"pair {src}-{dst}: source and destination are the same device "
-                             "(device-local copies are the 'local' pattern)")
+            raise ValueError(
+                f"pair {src}-{dst}: source and destination are the same device "
+                "(device-local copies are the 'local' pattern)"
+            )
     return list(dict.fromkeys(items))

@@ -38,8 +38,9 @@ def _set_refs(rt: Runtime, pair: tuple[int, int], target: int) -> None:
         rt.enable_peer(*pair)
 
 
-def _restore(rt: Runtime, before: dict[tuple[int, int], int]
-             ) -> tuple[BaseException | None, BaseException | None]:
+def _restore(
+    rt: Runtime, before: dict[tuple[int, int], int]
+) -> tuple[BaseException | None, BaseException | None]:
     """Put each direction back to its enables in before, trying each twice; returns
     (a KeyboardInterrupt that arrived meanwhile, the error that remains)."""
     interrupt: BaseException | None = None

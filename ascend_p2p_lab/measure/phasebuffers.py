@@ -51,9 +51,9 @@ def piece_bytes(device: int, piece: int, at: int, n: int) -> bytes:
     """
     block = pattern_block(device)
     start = (piece * ROTATION + at) % PATTERN_BYTES
-    out = block[start:start + n]
+    out = block[start : start + n]
     while len(out) < n:
-        out += block[:n - len(out)]
+        out += block[: n - len(out)]
     return out
 
 
@@ -117,7 +117,8 @@ class PhaseBuffers:
         pieces, slots = origins(coll, runs)
         for d, k in checked(coll):
             if (d, k) not in pieces or not self._holds(
-                    self.data[d], lay.offsets[d][k], coll.pieces[k].nbytes, pieces[(d, k)]):
+                self.data[d], lay.offsets[d][k], coll.pieces[k].nbytes, pieces[(d, k)]
+            ):
                 return False
         for (k, j), origin in slots.items():
             m = coll.phases[k].moves[j]

@@ -33,18 +33,30 @@ CHECK_WORDS = {True: "success", False: "failed", None: "NULL"}
 def slot(test: Test, link: str) -> dict[str, Any]:
     """The columns every row of the collective holds."""
     c = test.program.collective
-    return {"src": None, "dst": None, "link": link, "initiator": None,
-            "nominal_GBps": math.nan, "operation": c.operation, "ranks": len(c.ranks),
-            "algorithm": c.algorithm, "devices": ",".join(map(str, c.ranks)),
-            "reduction": LOCAL_PASS if c.operation in REDUCING else None}
+    return {
+        "src": None,
+        "dst": None,
+        "link": link,
+        "initiator": None,
+        "nominal_GBps": math.nan,
+        "operation": c.operation,
+        "ranks": len(c.ranks),
+        "algorithm": c.algorithm,
+        "devices": ",".join(map(str, c.ranks)),
+        "reduction": LOCAL_PASS if c.operation in REDUCING else None,
+    }
 
 
-def op_values(size_bytes: int, algbw_bytes: int, operation: str, ranks: int,
-              time_us: float) -> dict[str, float]:
+def op_values(
+    size_bytes: int, algbw_bytes: int, operation: str, ranks: int, time_us: float
+) -> dict[str, float]:
     """time, algbw (hccl_test's bytes over the time) and busbw of one op."""
     algbw = algbw_bytes / (time_us * 1e3) if time_us > 0 else math.nan
-    return {"time_us": time_us, "algbw_GBps": algbw,
-            "busbw_GBps": algbw * bus_factor(operation, ranks)}
+    return {
+        "time_us": time_us,
+        "algbw_GBps": algbw,
+        "busbw_GBps": algbw * bus_factor(operation, ranks),
+    }
 
 
 def _neck(test: Test, timing: Timing, k: int) -> dict[str, Any]:
@@ -55,12 +67,14 @@ def _neck(test: Test, timing: Timing, k: int) -> dict[str, Any]:
         said = prog.predicted.phases[k].bottleneck.budget
         crossed = {b.name for b in prog.model.budgets(neck.src, neck.dst)}
         budget = said if said in crossed else None
-    return {"bottleneck_src": None if budget else neck.src,
-            "bottleneck_dst": None if budget else neck.dst, "bottleneck_budget": budget}
+    return {
+        "bottleneck_src": None if budget else neck.src,
+        "bottleneck_dst": None if budget else neck.dst,
+        "bottleneck_budget": budget,
+    }
 
 
-def sample_values(test: Test, sample: PhaseSample, verified: bool | None
-                  ) -> list[dict[str, Any]]:
+def sample_values(test: Test, sample: PhaseSample, verified: bool | None) -> list[dict[str, Any]]:
     """The op's values, then each phase's, for one sample."""
     prog = test.program
     c, pred = prog.collective, prog.predicted
@@ -68,20 +82,35 @@ def sample_values(test: Test, sample: PhaseSample, verified: bool | None
     window = sample.window
     assert window is not None
     time_us = window.elapsed_us / window.copies
-    common = {"copies": window.copies, "host_enqueue_us": window.host_enqueue_us,
-              "host_bound": sample.host_bound, "verified": verified, "timing": "events"}
+    common = {
+        "copies": window.copies,
+        "host_enqueue_us": window.host_enqueue_us,
+        "host_bound": sample.host_bound,
+        "verified": verified,
+        "timing": "events",
+    }
     longest = timing.bottleneck.phase
-    op = {**common, "elapsed_us": window.elapsed_us,
-          **op_values(c.size_bytes, c.convention.algbw_bytes, c.operation, len(c.ranks),
-                      time_us),
-          "predicted_time_us": pred.time_us if pred else math.nan,
-          "predicted_busbw_GBps": pred.busbw_GBps if pred else math.nan,
-          "bound_busbw_GBps": prog.bound.busbw_GBps if prog.bound else math.nan,
-          "check_result": CHECK_WORDS[verified], **_neck(test, timing, longest)}
+    op = {
+        **common,
+        "elapsed_us": window.elapsed_us,
+        **op_values(c.size_bytes, c.convention.algbw_bytes, c.operation, len(c.ranks), time_us),
+        "predicted_time_us": pred.time_us if pred else math.nan,
+        "predicted_busbw_GBps": pred.busbw_GBps if pred else math.nan,
+        "bound_busbw_GBps": prog.bound.busbw_GBps if prog.bound else math.nan,
+        "check_result": CHECK_WORDS[verified],
+        **_neck(test, timing, longest),
+    }
     out = [op]
     for k, phase in enumerate(timing.phases):
-        out.append({**common, "elapsed_us": phase.time_us, "time_us": phase.time_us,
-                    "phase": k, "phase_label": phase.label,
-                    "predicted_time_us": pred.phases[k].time_us if pred else math.nan,
-                    **_neck(test, timing, k)})
+        out.append(
+            {
+                **common,
+                "elapsed_us": phase.time_us,
+                "time_us": phase.time_us,
+                "phase": k,
+                "phase_label": phase.label,
+                "predicted_time_us": pred.phases[k].time_us if pred else math.nan,
+                **_neck(test, timing, k),
+            }
+        )
     return out

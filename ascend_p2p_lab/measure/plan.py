@@ -35,10 +35,18 @@ def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Tes
     # every ordered pair asked first, in order; a pair whose probe fails carries why
     server = ServerView(rt, ask_all=True, failure_of=_probe_failure)
     devices = tuple(devices_of(rt, spec))
-    scope = Scope(server, devices,
-                  spec.pairs if spec.pairs is not None else server.pairs,
-                  spec.directions, spec.peers, spec.initiator, spec.groups, spec.tests,
-                  spec.devices, _collectives(rt, spec, devices))
+    scope = Scope(
+        server,
+        devices,
+        spec.pairs if spec.pairs is not None else server.pairs,
+        spec.directions,
+        spec.peers,
+        spec.initiator,
+        spec.groups,
+        spec.tests,
+        spec.devices,
+        _collectives(rt, spec, devices),
+    )
     tests = [t for name in spec.patterns for t in DECLARATIONS[name].generate(scope)]
     if check:
         check_memory(rt, spec, tests)
@@ -52,8 +60,7 @@ def _probe_failure(exc: Exception) -> Failure | None:
     return from_exception(exc) if isinstance(exc, AclError) else None
 
 
-def _collectives(rt: Runtime, spec: SweepSpec, devices: tuple[int, ...]
-                 ) -> tuple[Test, ...] | None:
+def _collectives(rt: Runtime, spec: SweepSpec, devices: tuple[int, ...]) -> tuple[Test, ...] | None:
     """The spec's collectives on the devices, built from the runtime's topology (the
     phases HCCL would run there, or the spec's algorithm): ValueError when the server's
     links are unknown or an op cannot run there."""
@@ -62,10 +69,13 @@ def _collectives(rt: Runtime, spec: SweepSpec, devices: tuple[int, ...]
     from ..collectives.programs import collective_tests
 
     if rt.topology is None:
-        raise ValueError("collectives are built from the server's links: give a topology "
-                         "(--topology FILE or a preset), none is known for this runtime")
-    return tuple(collective_tests(rt.topology, spec.operations, spec.sizes, devices,
-                                  spec.algorithm))
+        raise ValueError(
+            "collectives are built from the server's links: give a topology "
+            "(--topology FILE or a preset), none is known for this runtime"
+        )
+    return tuple(
+        collective_tests(rt.topology, spec.operations, spec.sizes, devices, spec.algorithm)
+    )
 
 
 def buffers_on(tests: Sequence[Test]) -> dict[int, int]:
@@ -103,14 +113,18 @@ def check_memory(rt: Runtime, spec: SweepSpec, tests: Sequence[Test]) -> None:
         need = max(p.layout.device_bytes(dev) for p in programs if dev in p.collective.ranks)
         free, _total = rt.mem_info(dev)
         if need > free:
-            raise ValueError(f"the collectives at {format_size(size)} need "
-                             f"{format_size(need)} on device {dev}; it has "
-                             f"{format_size(free)} free")
+            raise ValueError(
+                f"the collectives at {format_size(size)} need "
+                f"{format_size(need)} on device {dev}; it has "
+                f"{format_size(free)} free"
+            )
     plain = [t for t in tests if t.waived is None and t.program is None]
     for dev, buffers in buffers_on(plain).items():
         need = buffers * size
         free, _total = rt.mem_info(dev)
         if need > free:
-            raise ValueError(f"size {format_size(size)} needs {format_size(need)} on each "
-                             f"device ({buffers} buffer{'s' if buffers > 1 else ''}); device "
-                             f"{dev} has {format_size(free)} free")
+            raise ValueError(
+                f"size {format_size(size)} needs {format_size(need)} on each "
+                f"device ({buffers} buffer{'s' if buffers > 1 else ''}); device "
+                f"{dev} has {format_size(free)} free"
+            )

@@ -17,9 +17,16 @@ from ..runtime import Runtime
 from .meta import new_run_id, run_metadata
 
 _PROBE_DTYPES = {
-    "backend": "string", "preset": "string", "src": "int64", "dst": "int64",
-    "src_label": "string", "dst_label": "string", "link": "string",
-    "can_access_peer": "bool", "peer_enabled": "bool", "peer_status": "Int64",
+    "backend": "string",
+    "preset": "string",
+    "src": "int64",
+    "dst": "int64",
+    "src_label": "string",
+    "dst_label": "string",
+    "link": "string",
+    "can_access_peer": "bool",
+    "peer_enabled": "bool",
+    "peer_status": "Int64",
     "reason": "string",
 }
 
@@ -45,20 +52,23 @@ def probe(rt: Runtime) -> pd.DataFrame:
                     continue
                 link = rt.link_class(src, dst)
                 can = rt.can_access_peer(src, dst)
-                rows.append({
-                    "backend": rt.backend,
-                    "preset": rt.preset,
-                    "src": src,
-                    "dst": dst,
-                    "src_label": labels[src],
-                    "dst_label": labels[dst],
-                    "link": link,
-                    "can_access_peer": can,
-                    "peer_enabled": rt.peer_enabled(src, dst),
-                    "peer_status": rt.peer_status(src, dst),
-                    "reason": None if can else f"aclrtDeviceCanAccessPeer({src}, {dst}) = 0 "
-                                               f"(link {link})",
-                })
+                rows.append(
+                    {
+                        "backend": rt.backend,
+                        "preset": rt.preset,
+                        "src": src,
+                        "dst": dst,
+                        "src_label": labels[src],
+                        "dst_label": labels[dst],
+                        "link": link,
+                        "can_access_peer": can,
+                        "peer_enabled": rt.peer_enabled(src, dst),
+                        "peer_status": rt.peer_status(src, dst),
+                        "reason": None
+                        if can
+                        else f"aclrtDeviceCanAccessPeer({src}, {dst}) = 0 (link {link})",
+                    }
+                )
     except KeyboardInterrupt:
         return _probe_frame(rt, rows, interrupted=True)
     except Exception as exc:
@@ -74,8 +84,7 @@ def _probe_frame(rt: Runtime, rows: list[dict[str, object]], **flags: object) ->
     try:
         meta = run_metadata(rt, {"kind": "probe"})
     except Exception as exc:  # a failing runtime: keep the rows, say why the rest is missing
-        meta = RunMeta(params={"kind": "probe"},
-                       metadata_error=f"{type(exc).__name__}: {exc}")
+        meta = RunMeta(params={"kind": "probe"}, metadata_error=f"{type(exc).__name__}: {exc}")
     return Run(frame, meta.replace(**flags, run_id=new_run_id())).frame()
 
 
@@ -106,15 +115,19 @@ def access_matrix(table: pd.DataFrame, value: str = "can_access_peer") -> pd.Dat
     """A probe table as an N x N 0/1 matrix (rows = src, columns = dst), 0 on the diagonal."""
     n = int(max(table["src"].max(), table["dst"].max()) + 1) if len(table) else 0
     mat = table.pivot(index="src", columns="dst", values=value).reindex(
-        index=range(n), columns=range(n))
+        index=range(n), columns=range(n)
+    )
     return mat.fillna(False).astype(int)
 
 
 def link_matrix(table: pd.DataFrame) -> pd.DataFrame:
     """A probe table as an N x N matrix of link classes, 'X' on the diagonal."""
     n = int(max(table["src"].max(), table["dst"].max()) + 1) if len(table) else 0
-    mat = table.pivot(index="src", columns="dst", values="link").reindex(
-        index=range(n), columns=range(n)).astype(object)
+    mat = (
+        table.pivot(index="src", columns="dst", values="link")
+        .reindex(index=range(n), columns=range(n))
+        .astype(object)
+    )
     for i in range(n):
         mat.iat[i, i] = "X"
     return mat

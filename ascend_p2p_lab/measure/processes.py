@@ -66,8 +66,11 @@ class _Worker:
         self.device = device
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(
-            target=serve, name=f"ascend-p2p-lab worker {device}", daemon=True,
-            args=(child, device, rt.backend, rt.preset, rt.seed, max(spec.sizes), spec))
+            target=serve,
+            name=f"ascend-p2p-lab worker {device}",
+            daemon=True,
+            args=(child, device, rt.backend, rt.preset, rt.seed, max(spec.sizes), spec),
+        )
         self.proc.start()
         child.close()
         self.lost: str | None = None
@@ -92,8 +95,7 @@ class _Worker:
                 if seq == self.seq or seq == CLOSED:
                     break
         except (EOFError, OSError, BrokenPipeError):
-            self.lost = (f"worker of device {self.device} died "
-                         f"(exit code {self.proc.exitcode})")
+            self.lost = f"worker of device {self.device} died (exit code {self.proc.exitcode})"
             raise WorkerLost(self.lost) from None
         except WorkerLost as exc:
             self.lost = str(exc)
@@ -131,8 +133,12 @@ class _Worker:
         return clean
 
 
-def sweep_processes(rt: Runtime, pairs: str | Sequence[tuple[int, int]] | None = None,
-                    sizes: Any = None, **options: Any) -> pd.DataFrame:
+def sweep_processes(
+    rt: Runtime,
+    pairs: str | Sequence[tuple[int, int]] | None = None,
+    sizes: Any = None,
+    **options: Any,
+) -> pd.DataFrame:
     """:func:`sweep_processes_run`'s samples, its metadata in ``attrs["run"]``; nothing is
     written (save the run with :func:`ascend_p2p_lab.results.save_run`)."""
     return sweep_processes_run(rt, pairs, sizes, **options).frame()
@@ -160,8 +166,10 @@ def sweep_processes_run(
             it to kill a worker).
     """
     if "out" in options:
-        raise TypeError("sweep_processes() saves nothing (no out=): save its run with "
-                        "ascend_p2p_lab.results.save_run(run, folder)")
+        raise TypeError(
+            "sweep_processes() saves nothing (no out=): save its run with "
+            "ascend_p2p_lab.results.save_run(run, folder)"
+        )
     for name, value in OPTIONS.items():
         if options.get(name, value) != value:
             raise ValueError(f"sweep --processes measures {name}={value} only")
@@ -186,14 +194,20 @@ def sweep_processes_run(
     return Run(to_frame(rows), RunMeta.from_dict(meta))
 
 
-def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
-              on_point: Callable[[dict[int, Any]], None] | None,
-              base: dict[str, Any], meta: dict[str, Any]) -> None:
+def _ipc_rows(
+    rt: Runtime,
+    spec: SweepSpec,
+    rows: list[dict[str, Any]],
+    on_point: Callable[[dict[int, Any]], None] | None,
+    base: dict[str, Any],
+    meta: dict[str, Any],
+) -> None:
     """Start the workers, measure every pair both ways, stop them; rows go to ``rows``
     as they are measured (an interrupt keeps them), and whether each worker's ledger ended
     empty to ``meta["workers_clean"]`` (None: it died)."""
-    pair_list = list(spec.pairs or [(a, b) for a in devices_of(rt, spec)
-                                     for b in devices_of(rt, spec) if a != b])
+    pair_list = list(
+        spec.pairs or [(a, b) for a in devices_of(rt, spec) for b in devices_of(rt, spec) if a != b]
+    )
     devices = sorted({d for p in pair_list for d in p})
     missing = rt.lacks(["ipc_memory"])
     if missing:  # an older CANN: every IPC point says so, no worker is started
@@ -202,8 +216,13 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
         for s, d in pair_list:
             for who in ("dst", "src"):
                 block = one_pair(s, d, who)
-                sink = Context(rt, replace(spec, initiator=who), None,  # type: ignore[arg-type]
-                               {**base, "process_mode": "ipc"}, nominal_rates(rt))
+                sink = Context(
+                    rt,
+                    replace(spec, initiator=who),
+                    None,  # type: ignore[arg-type]
+                    {**base, "process_mode": "ipc"},
+                    nominal_rates(rt),
+                )
                 sink.error_rows(block, list(spec.sizes), failure, tick=False)
                 rows += sink.rows
         return
@@ -219,9 +238,16 @@ def _ipc_rows(rt: Runtime, spec: SweepSpec, rows: list[dict[str, Any]],
         pids = [w.hello["pid"] for w in workers.values() if w.hello]
         for w in workers.values():
             _try(w, "allow", pids)
-        sinks = {who: Context(rt, replace(spec, initiator=who), None,  # type: ignore[arg-type]
-                              {**base, "process_mode": "ipc"}, nominal_rates(rt))
-                 for who in ("dst", "src")}
+        sinks = {
+            who: Context(
+                rt,
+                replace(spec, initiator=who),
+                None,  # type: ignore[arg-type]
+                {**base, "process_mode": "ipc"},
+                nominal_rates(rt),
+            )
+            for who in ("dst", "src")
+        }
         for s, d in pair_list:
             for who in ("dst", "src"):
                 _pair(sinks[who], workers, s, d, who, spec, rt)
@@ -255,8 +281,15 @@ def _try(w: _Worker, cmd: str, *args: Any) -> Any:
         return ("lost", str(exc))
 
 
-def _pair(sink: Context, workers: dict[int, _Worker], s: int, d: int, who: str,
-          spec: SweepSpec, rt: Runtime) -> None:
+def _pair(
+    sink: Context,
+    workers: dict[int, _Worker],
+    s: int,
+    d: int,
+    who: str,
+    spec: SweepSpec,
+    rt: Runtime,
+) -> None:
     """Every size of one ordered pair, pulled (who == "dst") or pushed, across processes."""
     block = one_pair(s, d, who)
     issuer, other = (workers[d], workers[s]) if who == "dst" else (workers[s], workers[d])
@@ -269,8 +302,15 @@ def _pair(sink: Context, workers: dict[int, _Worker], s: int, d: int, who: str,
             row["process_mode"] = "ipc"
 
 
-def _point(sink: Context, block: Test, issuer: _Worker, other: _Worker, who: str,
-           size: int, spec: SweepSpec) -> outcomes.Failure | None:
+def _point(
+    sink: Context,
+    block: Test,
+    issuer: _Worker,
+    other: _Worker,
+    who: str,
+    size: int,
+    spec: SweepSpec,
+) -> outcomes.Failure | None:
     """One size of one pair; the failure that replaces its samples, or None."""
     for w in (issuer, other):
         if w.lost or not w.hello:
@@ -307,6 +347,9 @@ def _ok(answer: Any) -> Any:
 
 def _columns_failure(answer: Any) -> outcomes.Failure:
     cols = answer[1] if isinstance(answer, tuple) else {}
-    return outcomes.Failure(cols.get("error_kind") or "runtime", cols.get("error") or "",
-                            cols.get("error_code"), cols.get("error_call"))
-
+    return outcomes.Failure(
+        cols.get("error_kind") or "runtime",
+        cols.get("error") or "",
+        cols.get("error_code"),
+        cols.get("error_call"),
+    )

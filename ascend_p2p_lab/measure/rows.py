@@ -78,8 +78,11 @@ class Context:
                 self.bar.update(1)
 
     def remaining(self, test: Test) -> list[int]:
-        return [s for s in test.sizes or self.spec.sizes
-                if (test.key, s) not in self.done and (test.key, s) not in self._emitted]
+        return [
+            s
+            for s in test.sizes or self.spec.sizes
+            if (test.key, s) not in self.done and (test.key, s) not in self._emitted
+        ]
 
     def emitted(self, test: Test) -> list[int]:
         """The test's sizes whose rows this context emitted."""
@@ -108,20 +111,36 @@ class Context:
 
     def _values(self, t: Timing, size: int, timing: str, transfers: int) -> dict[str, Any]:
         bw = bandwidth(size * t.copies * transfers, t.elapsed_us)
-        bound = (t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us
-                 if timing == EVENTS else None)
-        return {"copies": t.copies, "elapsed_us": t.elapsed_us, "bandwidth_GBps": bw,
-                "host_enqueue_us": t.host_enqueue_us, "host_bound": bound, "timing": timing}
+        bound = (
+            t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us
+            if timing == EVENTS
+            else None
+        )
+        return {
+            "copies": t.copies,
+            "elapsed_us": t.elapsed_us,
+            "bandwidth_GBps": bw,
+            "host_enqueue_us": t.host_enqueue_us,
+            "host_bound": bound,
+            "timing": timing,
+        }
 
-    def emit(self, test: Test, size: int, samples: Sequence[Sample],
-             verified: Sequence[bool | None]) -> None:
+    def emit(
+        self, test: Test, size: int, samples: Sequence[Sample], verified: Sequence[bool | None]
+    ) -> None:
         """A test's samples at one size: per sample, its rows in slot order (a
         collective: the op's row and a row per phase, :mod:`.phaserows`)."""
         if test.values == PER_PHASE:
             slot, ok = self.slots(test)[0], verified[0]
-            bad = {} if ok is not False else outcomes.Failure(
-                "verification", f"data verification failed: a piece of {test.name} holds "
-                "bytes other than its origin's").columns()
+            bad = (
+                {}
+                if ok is not False
+                else outcomes.Failure(
+                    "verification",
+                    f"data verification failed: a piece of {test.name} holds "
+                    "bytes other than its origin's",
+                ).columns()
+            )
             for i, sample in enumerate(samples):
                 for v in phaserows.sample_values(test, sample, ok):  # type: ignore[arg-type]
                     self.rows.append(self._row(test, size, slot, sample=i, **v, **bad))
@@ -148,8 +167,9 @@ class Context:
                 self.rows.append(self._row(test, size, s, sample=i, verified=ok, **v, **b))
         self._emitted.add((test.key, size))
 
-    def error_rows(self, test: Test, sizes: list[int], failure: Failure, *,
-                   tick: bool = True) -> None:
+    def error_rows(
+        self, test: Test, sizes: list[int], failure: Failure, *, tick: bool = True
+    ) -> None:
         """Rows that carry a failure instead of a number; ``tick=False`` inside a
         ``sizes_todo`` loop, which moves the progress bar itself."""
         columns = failure.columns()
@@ -160,12 +180,18 @@ class Context:
             if tick and self.bar is not None:
                 self.bar.update(1)
 
-    def _row(self, test: Test, size: int, slot: dict[str, Any], **values: Any
-             ) -> dict[str, Any]:
-        row = {**self.base, **_EMPTY, "pattern": test.pattern, "direction": test.direction,
-               "peer": test.peer, "path": test.path, "size_bytes": size,
-               "timing": self._timing(test),
-               "test": test.name if test.values == TRANSFERS else None}
+    def _row(self, test: Test, size: int, slot: dict[str, Any], **values: Any) -> dict[str, Any]:
+        row = {
+            **self.base,
+            **_EMPTY,
+            "pattern": test.pattern,
+            "direction": test.direction,
+            "peer": test.peer,
+            "path": test.path,
+            "size_bytes": size,
+            "timing": self._timing(test),
+            "test": test.name if test.values == TRANSFERS else None,
+        }
         row.update((k, v) for k, v in slot.items() if not k.startswith("_"))
         row.update(values)
         return row
@@ -173,11 +199,24 @@ class Context:
 
 #: The columns a row starts from (a failure or a sample fills them in).
 _EMPTY: dict[str, Any] = {
-    "copies": None, "sample": None, "elapsed_us": math.nan, "bandwidth_GBps": math.nan,
-    "host_enqueue_us": math.nan, "host_bound": None, "verified": None, "error": None,
-    "bidir_total_GBps": math.nan, "error_kind": None, "error_code": None, "error_call": None,
-    "latency_us": math.nan, "cpu_affinity": None, "transfer": None, "group": None,
-    "senders": None, "receivers": None,
+    "copies": None,
+    "sample": None,
+    "elapsed_us": math.nan,
+    "bandwidth_GBps": math.nan,
+    "host_enqueue_us": math.nan,
+    "host_bound": None,
+    "verified": None,
+    "error": None,
+    "bidir_total_GBps": math.nan,
+    "error_kind": None,
+    "error_code": None,
+    "error_call": None,
+    "latency_us": math.nan,
+    "cpu_affinity": None,
+    "transfer": None,
+    "group": None,
+    "senders": None,
+    "receivers": None,
 }
 
 
@@ -187,38 +226,60 @@ def _slots(ctx: Context, test: Test) -> list[dict[str, Any]]:
     test of transfers the aggregate last. ``_transfer``: whose own timing the slot shows
     (None: the window); ``_members``: the transfers it covers."""
     if test.values == PER_PHASE:  # a collective: its op's row (the phase rows follow it)
-        return [{**phaserows.slot(test, link_of(test, ctx.rt.link_class)),
-                 "_transfer": None, "_members": ()}]
+        return [
+            {
+                **phaserows.slot(test, link_of(test, ctx.rt.link_class)),
+                "_transfer": None,
+                "_members": (),
+            }
+        ]
     links = [transfer_link(t, ctx.rt.link_class) for t in test.transfers]
     out = []
     if test.values in PER_TRANSFER:
         for k, (t, link) in enumerate(zip(test.transfers, links)):
             end = t.dst if t.src is None else t.src
-            out.append({
-                "src": t.src, "dst": t.dst, "link": link, "initiator": t.initiator,
-                "nominal_GBps": math.nan if test.timing == STAGED
-                else ctx.nominal.get(link, math.nan),
-                "cpu_affinity": ctx.affinity.get(end) if t.host_end else None,
-                "transfer": k if test.values == TRANSFERS else None,
-                "_transfer": k, "_members": (k,)})
+            out.append(
+                {
+                    "src": t.src,
+                    "dst": t.dst,
+                    "link": link,
+                    "initiator": t.initiator,
+                    "nominal_GBps": math.nan
+                    if test.timing == STAGED
+                    else ctx.nominal.get(link, math.nan),
+                    "cpu_affinity": ctx.affinity.get(end) if t.host_end else None,
+                    "transfer": k if test.values == TRANSFERS else None,
+                    "_transfer": k,
+                    "_members": (k,),
+                }
+            )
     if test.values in (EACH, PER_COPY):
         return out
     link = link_of(test, ctx.rt.link_class)
     ends = test.ends or ((None, None, None, None),)
     # an aggregate names its transfers' one initiator (a fan-out with no peer to copy
     # to: its centre's side); a test of transfers names none (each transfer's row does)
-    who = {t.initiator for t in test.transfers} or \
-        {SRC if end[0] is not None else DST for end in ends if end[0] != end[1]}
+    who = {t.initiator for t in test.transfers} or {
+        SRC if end[0] is not None else DST for end in ends if end[0] != end[1]
+    }
     initiator = who.pop() if len(who) == 1 and test.values != TRANSFERS else None
     for i, (src, dst, senders, receivers) in enumerate(ends):
         members = tuple(k for k in range(len(test.transfers)) if test.direction_of(k) == i)
         grouped = senders is not None and receivers is not None
-        out.append({
-            "src": src, "dst": dst, "link": link, "initiator": initiator,
-            **_window_nominal(ctx.rt, test.transfers, members),
-            "group": group_name(senders, receivers) if grouped else None,
-            "senders": senders, "receivers": receivers,
-            "_transfer": None, "_members": members})
+        out.append(
+            {
+                "src": src,
+                "dst": dst,
+                "link": link,
+                "initiator": initiator,
+                **_window_nominal(ctx.rt, test.transfers, members),
+                "group": group_name(senders, receivers) if grouped else None,
+                "senders": senders,
+                "receivers": receivers,
+                "_transfer": None,
+                "_members": members,
+            }
+        )
     return out
 
 
@@ -237,14 +298,18 @@ def _verification(ok: bool | None, test: Test, slot: dict[str, Any]) -> dict[str
         return {}
     if slot["_transfer"] is not None:
         return outcomes.verification_failed(slot["src"], slot["dst"]).columns()
-    what = slot["group"] or (f"test {test.name}" if test.values == TRANSFERS
-                             else f"{test.pattern} {test.name}")
-    return outcomes.Failure("verification", f"data verification failed: a transfer of "
-                            f"{what} holds bytes other than its source's").columns()
+    what = slot["group"] or (
+        f"test {test.name}" if test.values == TRANSFERS else f"{test.pattern} {test.name}"
+    )
+    return outcomes.Failure(
+        "verification",
+        f"data verification failed: a transfer of {what} holds bytes other than its source's",
+    ).columns()
 
 
-def _window_nominal(rt: Runtime, transfers: Sequence[Transfer], members: Sequence[int]
-                    ) -> dict[str, Any]:
+def _window_nominal(
+    rt: Runtime, transfers: Sequence[Transfer], members: Sequence[int]
+) -> dict[str, Any]:
     """The paper rate of the transfers ``members`` while all ``transfers`` run at once
     over one window (:func:`aggregate_bound`: the other direction of a bidirectional
     window shares the both-ways budgets), and the budget that holds it
@@ -294,8 +359,9 @@ def aggregate_nominal(rt: Runtime, flows: list[tuple[int, int]]) -> float:
     return aggregate_bound(rt, flows)[0]
 
 
-def aggregate_bound(rt: Runtime, flows: list[tuple[int, int]],
-                    members: Sequence[int] | None = None) -> tuple[float, str | None]:
+def aggregate_bound(
+    rt: Runtime, flows: list[tuple[int, int]], members: Sequence[int] | None = None
+) -> tuple[float, str | None]:
     """The paper rate of copies on several links at once (of the flows ``members`` of
     them while all run; default all), and the shared budget that holds it below the sum
     of its links' rates (None: none does). Each copy runs at most
@@ -330,8 +396,9 @@ def aggregate_bound(rt: Runtime, flows: list[tuple[int, int]],
     return math.fsum(rates[k] for k in picked), binding
 
 
-def fair_share(caps: Sequence[float], budgets: dict[str, tuple[float, list[int]]]
-               ) -> tuple[list[float], str | None]:
+def fair_share(
+    caps: Sequence[float], budgets: dict[str, tuple[float, list[int]]]
+) -> tuple[list[float], str | None]:
     """Progressive filling: every flow's rate rises together until its own cap or a
     budget it crosses (capacity, member flows) is used up; the rates, and the first
     budget used up (declaration order breaks a tie; None: only caps were reached).
@@ -356,8 +423,11 @@ def fair_share(caps: Sequence[float], budgets: dict[str, tuple[float, list[int]]
             left[name] -= step * sum(1 for k in members if k in live)
         spent = {name for name in budgets if left[name] <= 1e-9}
         binding = binding or full or next(iter(sorted(spent, key=list(budgets).index)), None)
-        live = {k for k in live if caps[k] - rate[k] > 1e-9
-                and not any(k in budgets[name][1] for name in spent)}
+        live = {
+            k
+            for k in live
+            if caps[k] - rate[k] > 1e-9 and not any(k in budgets[name][1] for name in spent)
+        }
     return rate, binding
 
 

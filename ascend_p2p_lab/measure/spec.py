@@ -82,8 +82,7 @@ class SweepSpec:
         d = asdict(self)
         d["pairs"] = None if self.pairs is None else [list(p) for p in self.pairs]
         d["devices"] = None if self.devices is None else list(self.devices)
-        d["groups"] = None if self.groups is None else \
-            [[list(a), list(b)] for a, b in self.groups]
+        d["groups"] = None if self.groups is None else [[list(a), list(b)] for a, b in self.groups]
         d["tests"] = None if self.tests is None else [t.to_dict() for t in self.tests]
         if self.operations is None:  # a sweep of no collective: its params as before
             del d["operations"], d["algorithm"]
@@ -94,8 +93,9 @@ class SweepSpec:
         return d
 
 
-def _choice(name: str, value: str, allowed: Sequence[str], both: bool = True,
-            also: Sequence[str] = ()) -> tuple[str, ...]:
+def _choice(
+    name: str, value: str, allowed: Sequence[str], both: bool = True, also: Sequence[str] = ()
+) -> tuple[str, ...]:
     """The values ``value`` stands for; ``also`` names other values the caller accepts
     (so that the error lists every valid one)."""
     if not isinstance(value, str):
@@ -144,17 +144,19 @@ def make_spec(
     ops = check_operations(operations, algorithm, pats)
     test_list = _tests(tests, pats, rt.device_count, sizes)
     size_list = _sizes(sizes, pats, test_list)
-    for name, value, lo, hi in (("samples", samples, 1, MAX_SAMPLES),
-                                ("warmup", warmup, 0, MAX_SAMPLES),
-                                ("max_copies", max_copies, 1, MAX_COPIES)):
+    for name, value, lo, hi in (
+        ("samples", samples, 1, MAX_SAMPLES),
+        ("warmup", warmup, 0, MAX_SAMPLES),
+        ("max_copies", max_copies, 1, MAX_COPIES),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise ValueError(f"{name} must be an integer from {lo} to {hi}; got {value!r}")
-    for name, value, hi in (("min_sample_us", min_sample_us, MAX_SAMPLE_US),
-                            ("host_bound_ratio", host_bound_ratio, 1e6)):
-        if (isinstance(value, bool) or not isinstance(value, (int, float))
-                or not 0 < value <= hi):
-            raise ValueError(f"{name} must be a number above 0 and at most {hi:g}; "
-                             f"got {value!r}")
+    for name, value, hi in (
+        ("min_sample_us", min_sample_us, MAX_SAMPLE_US),
+        ("host_bound_ratio", host_bound_ratio, 1e6),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= hi:
+            raise ValueError(f"{name} must be a number above 0 and at most {hi:g}; got {value!r}")
     n = rt.device_count
     pair_list = parse_pairs(pairs, n)
     device_list = parse_devices(devices, n)
@@ -171,12 +173,14 @@ def make_spec(
         pairs=None if pair_list is None else tuple(pair_list),
         devices=None if device_list is None else tuple(device_list),
         directions=_choice("direction", direction, ("uni", "bi")),
-        peers=("current",) if peer == "current" else _choice("peer", peer, ("on", "off"),
-                                                             also=("current",)),
+        peers=("current",)
+        if peer == "current"
+        else _choice("peer", peer, ("on", "off"), also=("current",)),
         patterns=pats,
         groups=None if group_list is None else tuple(group_list),
         tests=None if test_list is None else tuple(test_list),
-        operations=ops, algorithm=algorithm,
+        operations=ops,
+        algorithm=algorithm,
         initiator=_choice("initiator", initiator, ("src", "dst"), both=False)[0],
         samples=samples,
         warmup=warmup,
@@ -188,43 +192,55 @@ def make_spec(
     )
 
 
-def _groups(groups: Any, pats: tuple[str, ...], n: int, devices: list[int] | None
-            ) -> list[GroupPair] | None:
+def _groups(
+    groups: Any, pats: tuple[str, ...], n: int, devices: list[int] | None
+) -> list[GroupPair] | None:
     """The group pairs, checked: given exactly when the group pattern is asked for, and
     among the sweep's devices."""
     group_list = parse_groups(groups, n)
     if group_list is None and GIVEN_GROUPS in pats:
-        raise ValueError(f"the {GIVEN_GROUPS} pattern needs groups, e.g. groups='0,1:2,3' "
-                         "(--groups 0,1:2,3)")
+        raise ValueError(
+            f"the {GIVEN_GROUPS} pattern needs groups, e.g. groups='0,1:2,3' (--groups 0,1:2,3)"
+        )
     if group_list is not None and GIVEN_GROUPS not in pats:
-        raise ValueError(f"groups are measured by the {GIVEN_GROUPS} pattern; add "
-                         f"{GIVEN_GROUPS} to patterns")
+        raise ValueError(
+            f"groups are measured by the {GIVEN_GROUPS} pattern; add {GIVEN_GROUPS} to patterns"
+        )
     if group_list is not None and devices is not None:
         outside = sorted({d for a, b in group_list for d in (*a, *b)} - set(devices))
         if outside:
-            raise ValueError(f"groups use devices {','.join(map(str, outside))} outside "
-                             f"--devices {','.join(map(str, devices))}")
+            raise ValueError(
+                f"groups use devices {','.join(map(str, outside))} outside "
+                f"--devices {','.join(map(str, devices))}"
+            )
     return group_list
 
 
-def _patterns(patterns: Sequence[str] | str | None, groups: Any, tests: Any
-              ) -> tuple[str, ...]:
+def _patterns(patterns: Sequence[str] | str | None, groups: Any, tests: Any) -> tuple[str, ...]:
     """The patterns asked for, checked; by default the group pattern with groups, the
     test pattern with tests, else the pair pattern."""
     if patterns is None:
-        patterns = (GIVEN_GROUPS,) if groups is not None else (TEST_PATTERN,) if tests \
+        patterns = (
+            (GIVEN_GROUPS,)
+            if groups is not None
+            else (TEST_PATTERN,)
+            if tests
             else (DEFAULT_PATTERN,)
+        )
     if isinstance(patterns, str):
         patterns = (patterns,)
     pats = tuple(dict.fromkeys(patterns))
     if not pats or any(p not in PATTERNS for p in pats):
-        raise ValueError(f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}"
-                         " (tests made of transfers run with: ascend-p2p-lab run NAME)")
+        raise ValueError(
+            f"patterns must be among {', '.join(PATTERNS)}; got {list(patterns)}"
+            " (tests made of transfers run with: ascend-p2p-lab run NAME)"
+        )
     return pats
 
 
-def check_operations(operations: Sequence[str] | str | None, algorithm: str | None,
-                     pats: tuple[str, ...]) -> tuple[str, ...] | None:
+def check_operations(
+    operations: Sequence[str] | str | None, algorithm: str | None, pats: tuple[str, ...]
+) -> tuple[str, ...] | None:
     """The collectives asked for, checked: given exactly when the collective pattern is,
     each a known operation, once; ``algorithm`` one that builds them all.
 
@@ -237,29 +253,35 @@ def check_operations(operations: Sequence[str] | str | None, algorithm: str | No
 
     if operations is None:
         if COLLECTIVE_PATTERN in pats:
-            raise ValueError(f"the {COLLECTIVE_PATTERN} pattern needs operations, e.g. "
-                             "operations=['all_reduce'] (ascend-p2p-lab collectives)")
+            raise ValueError(
+                f"the {COLLECTIVE_PATTERN} pattern needs operations, e.g. "
+                "operations=['all_reduce'] (ascend-p2p-lab collectives)"
+            )
         if algorithm is not None:
             raise ValueError("algorithm is for collectives; give operations too")
         return None
     if COLLECTIVE_PATTERN not in pats:
-        raise ValueError(f"operations are measured by the {COLLECTIVE_PATTERN} pattern; add "
-                         "it to patterns")
+        raise ValueError(
+            f"operations are measured by the {COLLECTIVE_PATTERN} pattern; add it to patterns"
+        )
     if isinstance(operations, str):
         operations = [o.strip() for o in operations.split(",") if o.strip()]
     ops = tuple(dict.fromkeys(operations))
     unknown = [o for o in ops if o not in OPERATIONS]
     if unknown or not ops:
-        raise ValueError(f"unknown operation {unknown[0] if unknown else '(none)'!r}; "
-                         f"known: {', '.join(OPERATIONS)}")
+        raise ValueError(
+            f"unknown operation {unknown[0] if unknown else '(none)'!r}; "
+            f"known: {', '.join(OPERATIONS)}"
+        )
     if algorithm is not None:
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
         builds = ALGORITHMS[algorithm][1]
         cannot = [o for o in ops if o not in builds]
         if cannot:
-            raise ValueError(f"{algorithm} does not build {cannot[0]}; it builds "
-                             f"{', '.join(builds)}")
+            raise ValueError(
+                f"{algorithm} does not build {cannot[0]}; it builds {', '.join(builds)}"
+            )
     return ops
 
 
@@ -273,8 +295,9 @@ def _sizes(sizes: Any, pats: tuple[str, ...], tests: list[Test] | None) -> list[
     return parse_sizes(sizes)
 
 
-def _tests(tests: Sequence[Test] | None, pats: tuple[str, ...], n: int, sizes: Any
-           ) -> list[Test] | None:
+def _tests(
+    tests: Sequence[Test] | None, pats: tuple[str, ...], n: int, sizes: Any
+) -> list[Test] | None:
     """The tests, checked: given exactly when the test pattern is asked for, on devices
     of this server, each with sizes unless the sweep gives them (which then replace
     the tests' own)."""
@@ -290,8 +313,9 @@ def _tests(tests: Sequence[Test] | None, pats: tuple[str, ...], n: int, sizes: A
             raise TypeError(f"tests must be Test objects, got {type(t).__name__}")
         outside = [d for d in t.devices if not 0 <= d < n]
         if outside:
-            raise ValueError(f"test {t.name!r} uses device {outside[0]}; the server has "
-                             f"devices 0..{n - 1}")
+            raise ValueError(
+                f"test {t.name!r} uses device {outside[0]}; the server has devices 0..{n - 1}"
+            )
         if sizes is not None:
             t = Test(t.name, t.transfers, None, t.description)
         elif not t.sizes:
@@ -325,8 +349,7 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> SweepSpec:
         spec = replace(spec, operations=ops)
     if spec.tests is not None:
         try:
-            tests = tuple(t if isinstance(t, Test) else Test.from_dict(t, n)
-                          for t in spec.tests)
+            tests = tuple(t if isinstance(t, Test) else Test.from_dict(t, n) for t in spec.tests)
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"a test of the spec cannot be read ({exc!r})") from None
         _tests(tests, spec.patterns, n, None if all(t.sizes for t in tests) else spec.sizes)
@@ -364,15 +387,16 @@ def parse_devices(spec: str | Sequence[int] | None, device_count: int) -> list[i
     return list(dict.fromkeys(ids))
 
 
-def _pairs_among(devices: list[int], pairs: list[tuple[int, int]] | None
-                 ) -> list[tuple[int, int]]:
+def _pairs_among(devices: list[int], pairs: list[tuple[int, int]] | None) -> list[tuple[int, int]]:
     """Every ordered pair among devices, or the given pairs checked to stay among them."""
     if pairs is None:
         return [(a, b) for a in devices for b in devices if a != b]
     outside = [f"{a}-{b}" for a, b in pairs if a not in devices or b not in devices]
     if outside:
-        raise ValueError(f"pairs {', '.join(outside)} use devices outside --devices "
-                         f"{','.join(map(str, devices))}")
+        raise ValueError(
+            f"pairs {', '.join(outside)} use devices outside --devices "
+            f"{','.join(map(str, devices))}"
+        )
     return pairs
 
 

@@ -67,8 +67,17 @@ def sweep(
     metadata in ``attrs["run"]`` (``Run.of(frame).meta``); the arguments are the same.
     Nothing is written: save the run with :func:`ascend_p2p_lab.results.save_run`.
     """
-    return sweep_run(rt, pairs, sizes, spec=spec, progress=progress, checkpoint=checkpoint,
-                     on_block=on_block, workers=workers, **options).frame()
+    return sweep_run(
+        rt,
+        pairs,
+        sizes,
+        spec=spec,
+        progress=progress,
+        checkpoint=checkpoint,
+        on_block=on_block,
+        workers=workers,
+        **options,
+    ).frame()
 
 
 def sweep_run(
@@ -114,8 +123,10 @@ def sweep_run(
     arguments, planning) raises with an empty partial run; an interrupt there propagates.
     """
     if "out" in options:
-        raise TypeError("sweep() saves nothing (no out=): save its run with "
-                        "ascend_p2p_lab.results.save_run(run, folder)")
+        raise TypeError(
+            "sweep() saves nothing (no out=): save its run with "
+            "ascend_p2p_lab.results.save_run(run, folder)"
+        )
     if checkpoint is not None and Path(checkpoint).is_dir():
         raise ValueError(f"checkpoint {checkpoint} is a folder; give a file name")
     try:  # bad arguments raise ValueError/TypeError here, before anything is allocated
@@ -159,8 +170,9 @@ def _attach(exc: BaseException, run: Run) -> None:
     exc.partial_frame = run.frame()  # type: ignore[attr-defined]
 
 
-def _with_meta(on_block: Callable[[BlockDone], None] | None, meta: dict[str, Any]
-               ) -> Callable[[BlockDone], None] | None:
+def _with_meta(
+    on_block: Callable[[BlockDone], None] | None, meta: dict[str, Any]
+) -> Callable[[BlockDone], None] | None:
     """on_block, given each block's rows with the run's metadata as far as it is known."""
     if on_block is None:
         return None
@@ -185,9 +197,14 @@ def _release(pool: BufferPool, meta: dict[str, Any]) -> BaseException | None:
     return None
 
 
-def _run_blocks(ctx: Context, todo: list[Test], ckpt: Checkpoint | None,
-                on_block: Callable[[BlockDone], None] | None,
-                meta: dict[str, Any], workers: int = 1) -> BaseException | None:
+def _run_blocks(
+    ctx: Context,
+    todo: list[Test],
+    ckpt: Checkpoint | None,
+    on_block: Callable[[BlockDone], None] | None,
+    meta: dict[str, Any],
+    workers: int = 1,
+) -> BaseException | None:
     """Run the blocks in order (or in ``workers`` forked processes on the simulator,
     where :func:`.workers.may_fork` allows); an interrupt or an error no row can carry
     stops them (it is noted in meta; the error is returned)."""
@@ -204,8 +221,13 @@ def _run_blocks(ctx: Context, todo: list[Test], ckpt: Checkpoint | None,
     try:
         if may_fork(ctx.rt, workers) and len(todo) > 1:
             meta["workers"] = min(workers, len(todo))
-            run_in_workers(ctx, todo, workers, run_test,
-                           lambda i, completed, rows: finished(todo[i], completed, rows))
+            run_in_workers(
+                ctx,
+                todo,
+                workers,
+                run_test,
+                lambda i, completed, rows: finished(todo[i], completed, rows),
+            )
             return None
         for block in todo:
             start = len(ctx.rows)
@@ -219,35 +241,51 @@ def _run_blocks(ctx: Context, todo: list[Test], ckpt: Checkpoint | None,
     return None
 
 
-def _resume(rt: Runtime, spec: SweepSpec, checkpoint: str | os.PathLike[str] | None,
-            meta: dict[str, Any]) -> tuple[Checkpoint | None, set[str], list[dict[str, Any]]]:
+def _resume(
+    rt: Runtime, spec: SweepSpec, checkpoint: str | os.PathLike[str] | None, meta: dict[str, Any]
+) -> tuple[Checkpoint | None, set[str], list[dict[str, Any]]]:
     """The checkpoint (None without one), the blocks it holds and their rows."""
     if checkpoint is None:
         return None, set(), []
-    ckpt = Checkpoint(checkpoint, {"params": spec.to_dict(), "backend": rt.backend,
-                                   "preset": rt.preset, "seed": rt.info.seed})
+    ckpt = Checkpoint(
+        checkpoint,
+        {
+            "params": spec.to_dict(),
+            "backend": rt.backend,
+            "preset": rt.preset,
+            "seed": rt.info.seed,
+        },
+    )
     done_blocks, rows = ckpt.load()
     resumed = restore_rows(rows)
     try:
         to_frame(resumed)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"checkpoint {checkpoint}: its rows do not fit the schema "
-                         f"({exc})") from None
+        raise ValueError(
+            f"checkpoint {checkpoint}: its rows do not fit the schema ({exc})"
+        ) from None
     meta["resumed_blocks"] = len(done_blocks)
     return ckpt, done_blocks, resumed
 
 
 def row_base(rt: Runtime, meta: dict[str, Any]) -> dict[str, Any]:
     """The columns every row of the run shares: which run, backend, server, host."""
-    return {"run_id": meta["run_id"], "backend": rt.backend, "preset": rt.preset,
-            "host": meta["hostname"]}
+    return {
+        "run_id": meta["run_id"],
+        "backend": rt.backend,
+        "preset": rt.preset,
+        "host": meta["hostname"],
+    }
 
 
 def nominal_rates(rt: Runtime) -> dict[str, float]:
     """Nominal GB/s per link class, from the topology the runtime knows (if any)."""
     topo = rt.topology
-    return ({name: lc.nominal_GBps for name, lc in topo.link_classes.items()}
-            if topo is not None else {})
+    return (
+        {name: lc.nominal_GBps for name, lc in topo.link_classes.items()}
+        if topo is not None
+        else {}
+    )
 
 
 def _cpu_affinity(rt: Runtime) -> dict[int, str]:
@@ -258,8 +296,9 @@ def _cpu_affinity(rt: Runtime) -> dict[int, str]:
     return {dev: cpus for dev, cpus in enumerate(found) if cpus}
 
 
-def _spec(rt: Runtime, spec: SweepSpec | None, pairs: Any, sizes: Any,
-          options: Mapping[str, Any]) -> SweepSpec:
+def _spec(
+    rt: Runtime, spec: SweepSpec | None, pairs: Any, sizes: Any, options: Mapping[str, Any]
+) -> SweepSpec:
     """The sweep's spec: the one given (checked against rt), or one made from arguments."""
     if spec is None:
         return make_spec(rt, pairs, sizes, **options)
@@ -276,5 +315,3 @@ def _progress(enabled: bool, total: int) -> Any:
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc="sweep", unit="pt", leave=True)
-
-

@@ -57,9 +57,11 @@ from ..runtime.resources import close_all
 #: The host-staged path moves a copy in pieces of this size.
 STAGE_CHUNK = 4 << 20
 #: What the host-staged path does without a stream that waits on an event.
-STAGED_FALLBACK = ("the installed pyACL cannot make a stream wait on an event "
-                   "(aclrtStreamWaitEvent): each chunk's second leg waits for its first on "
-                   "the host (aclrtSynchronizeStream), so the legs do not overlap")
+STAGED_FALLBACK = (
+    "the installed pyACL cannot make a stream wait on an event "
+    "(aclrtStreamWaitEvent): each chunk's second leg waits for its first on "
+    "the host (aclrtSynchronizeStream), so the legs do not overlap"
+)
 
 
 @dataclass(frozen=True)
@@ -214,8 +216,14 @@ class Streams:
             rt.wait_event(lead.stream, timer.end)
         lead.end.record(lead.stream)
         window_us = rt.elapsed_ms(lead.start, lead.end) * 1000.0
-        each = tuple(Timing(n, rt.elapsed_ms(t.start, t.end) * 1000.0, ns / 1000.0)
-                     for t, ns in zip(self.timers, host_ns)) if self.own else ()
+        each = (
+            tuple(
+                Timing(n, rt.elapsed_ms(t.start, t.end) * 1000.0, ns / 1000.0)
+                for t, ns in zip(self.timers, host_ns)
+            )
+            if self.own
+            else ()
+        )
         return Sample(Timing(n, window_us, sum(host_ns) / 1000.0), each)
 
     def _interleaved(self, plans: Plans, size: int, n: int) -> Sample:
@@ -246,8 +254,17 @@ class Streams:
         host = self.staging
         chunk = min(size, STAGE_CHUNK)
         t0 = rt.host_time_ns()
-        rt.enqueue_staged(dst, host, src, size, (s_src, s_dst), relay, n, chunk=chunk,
-                          wait_on_device=self.wait_on_device)
+        rt.enqueue_staged(
+            dst,
+            host,
+            src,
+            size,
+            (s_src, s_dst),
+            relay,
+            n,
+            chunk=chunk,
+            wait_on_device=self.wait_on_device,
+        )
         s_dst.synchronize()
         elapsed = (rt.host_time_ns() - t0) / 1000.0
         t = Timing(n, elapsed, elapsed)
@@ -257,8 +274,14 @@ class Streams:
     staging: Any = None
 
     def close(self) -> None:
-        close_all([*([self.lead] if self.lead else []), *self.timers, *self.made,
-                   *([self.phases] if self.phases else [])])
+        close_all(
+            [
+                *([self.lead] if self.lead else []),
+                *self.timers,
+                *self.made,
+                *([self.phases] if self.phases else []),
+            ]
+        )
         self.timers, self.made, self.lead, self.phases = [], [], None, None
 
 
@@ -298,8 +321,9 @@ def copies_for(per_copy_us: float, min_sample_us: float, max_copies: int) -> int
     return max(1, min(max_copies, math.ceil(min_sample_us / per_copy_us)))
 
 
-def calibrate(measure: Callable[[int], Sample], warmup: int, min_sample_us: float,
-              max_copies: int) -> int:
+def calibrate(
+    measure: Callable[[int], Sample], warmup: int, min_sample_us: float, max_copies: int
+) -> int:
     """Warm up, then size a sample so that it spans at least ``min_sample_us``.
 
     A few warm-up copies give a first estimate of the time per copy (pessimistic: the
@@ -369,11 +393,14 @@ class Phases:
         self.pre = {d: made(rt.event(d)) for d in self.ranks}  # the last run's start
         self.end = [{d: made(rt.event(d)) for d in self.ranks} for _ in phases]
         self.done = [[made(rt.event(m.by)) for m in p.moves] for p in phases]
-        self.land = [[made(rt.event(la.device)) for la in lands]
-                     for lands in self.prog.closed.landings]  # the closing run's: more
+        self.land = [
+            [made(rt.event(la.device)) for la in lands] for lands in self.prog.closed.landings
+        ]  # the closing run's: more
         order = {d: i for i, d in enumerate(self.ranks)}  # a device's calls together
-        self.order = [sorted(st, key=lambda s, p=p: order[p.moves[s.index].by])
-                      for st, p in zip(one.steps, phases)]
+        self.order = [
+            sorted(st, key=lambda s, p=p: order[p.moves[s.index].by])
+            for st, p in zip(one.steps, phases)
+        ]
 
     def _event(self, ref: Ref, run: int) -> Event:
         if ref.kind == START:
@@ -386,12 +413,18 @@ class Phases:
         """n runs behind the gate, then their times (see :class:`PhaseSample`)."""
         rt, bufs = self.rt, self.buffers
         if self.per_gate_us and self.host_per_run_us:  # outlast this sample's enqueue
-            self.gate_copies = max(1, min(MAX_GATE_COPIES, math.ceil(
-                GATE_MARGIN * self.host_per_run_us * n / self.per_gate_us) + 1))
+            self.gate_copies = max(
+                1,
+                min(
+                    MAX_GATE_COPIES,
+                    math.ceil(GATE_MARGIN * self.host_per_run_us * n / self.per_gate_us) + 1,
+                ),
+            )
         t0 = rt.host_time_ns()
         self.gate0.record(self.gate)
-        rt.enqueue_copies(bufs.gate_dst, bufs.gate_src, bufs.gate_bytes, self.gate,
-                          self.gate_copies)
+        rt.enqueue_copies(
+            bufs.gate_dst, bufs.gate_src, bufs.gate_bytes, self.gate, self.gate_copies
+        )
         self.rel.record(self.gate)
         for d in self.ranks:
             rt.wait_event(self.rank[d], self.rel)
@@ -419,10 +452,19 @@ class Phases:
             stream = self.slot[m.by][st.slot]
             for ref in st.waits:
                 rt.wait_event(stream, self._event(ref, run))
-            into = (bufs.recv[m.dst], lay.slots[(k, st.index)]) if m.reduce else \
-                (bufs.data[m.dst], lay.offsets[m.dst][m.piece])
-            rt.memcpy_async(into[0], bufs.data[m.src], m.nbytes, stream, dst_offset=into[1],
-                            src_offset=lay.offsets[m.src][m.piece])
+            into = (
+                (bufs.recv[m.dst], lay.slots[(k, st.index)])
+                if m.reduce
+                else (bufs.data[m.dst], lay.offsets[m.dst][m.piece])
+            )
+            rt.memcpy_async(
+                into[0],
+                bufs.data[m.src],
+                m.nbytes,
+                stream,
+                dst_offset=into[1],
+                src_offset=lay.offsets[m.src][m.piece],
+            )
             self.done[k][st.index].record(stream)
         for i, la in enumerate(one.landings[k]):
             stream = self.slot[la.device][la.slot]
@@ -434,8 +476,7 @@ class Phases:
                 rt.wait_event(stream, self._event(ref, run))
             if (k, d) in lay.passes:  # the reduction: a local copy of what it reduces
                 at, nbytes = lay.passes[(k, d)]
-                rt.memcpy_async(bufs.scratch[d], bufs.recv[d], nbytes, stream,
-                                src_offset=at)
+                rt.memcpy_async(bufs.scratch[d], bufs.recv[d], nbytes, stream, src_offset=at)
             self.end[k][d].record(stream)
 
     def _times(self, n: int, host_us: float) -> PhaseSample:
@@ -449,16 +490,26 @@ class Phases:
             return rt.elapsed_ms(self.start[d], ev) * 1000.0 + (hop if d != self.lead else 0.0)
 
         first = hop  # every rank but the lead released, one hop after the release
-        bounds = [max(at(d, self.pre[d]) for d in self.ranks) if n > 1 else first,
-                  *(max(at(d, ends[d]) for d in self.ranks) for ends in self.end)]
+        bounds = [
+            max(at(d, self.pre[d]) for d in self.ranks) if n > 1 else first,
+            *(max(at(d, ends[d]) for d in self.ranks) for ends in self.end),
+        ]
         phase_us = tuple(b - a for a, b in itertools.pairwise(bounds))
         moves = [p.moves for p in self.prog.collective.phases]
-        move_us = tuple(tuple(at(m.by, e) for m, e in zip(ms, es))
-                        for ms, es in zip(moves, self.done))
+        move_us = tuple(
+            tuple(at(m.by, e) for m, e in zip(ms, es)) for ms, es in zip(moves, self.done)
+        )
         self.per_gate_us = gate_us / self.gate_copies
         self.host_per_run_us = host_us / n
-        return PhaseSample(Timing(n, bounds[-1] - first, host_us), (), phase_us, move_us,
-                           hop, gate_us, gate_us < host_us)
+        return PhaseSample(
+            Timing(n, bounds[-1] - first, host_us),
+            (),
+            phase_us,
+            move_us,
+            hop,
+            gate_us,
+            gate_us < host_us,
+        )
 
     def close(self) -> None:
         made, self.made = self.made, []

@@ -62,9 +62,13 @@ def check_workers(workers: Any) -> int:
     return workers
 
 
-def run_in_workers(ctx: Context, todo: Sequence[Test], workers: int,
-                   run_test: Callable[[Context, Test], bool],
-                   arrived: Arrived) -> None:
+def run_in_workers(
+    ctx: Context,
+    todo: Sequence[Test],
+    workers: int,
+    run_test: Callable[[Context, Test], bool],
+    arrived: Arrived,
+) -> None:
     """Run ``todo`` in ``workers`` forked processes; ``arrived(i, completed, rows)`` for
     each test as it comes back; ctx.rows gets every test's rows in todo's order.
 
@@ -73,8 +77,10 @@ def run_in_workers(ctx: Context, todo: Sequence[Test], workers: int,
     """
     fork = multiprocessing.get_context("fork")
     counter, results = fork.Value("i", 0), fork.Queue()
-    procs = [fork.Process(target=_work, args=(k, ctx, todo, run_test, counter, results),
-                          daemon=True) for k in range(min(workers, len(todo)))]
+    procs = [
+        fork.Process(target=_work, args=(k, ctx, todo, run_test, counter, results), daemon=True)
+        for k in range(min(workers, len(todo)))
+    ]
     got: dict[int, list[dict[str, Any]]] = {}
     try:
         for p in procs:
@@ -88,8 +94,14 @@ def run_in_workers(ctx: Context, todo: Sequence[Test], workers: int,
         ctx.rows.extend(row for i in sorted(got) for row in got[i])
 
 
-def _collect(procs: list[Any], results: Any, got: dict[int, list[dict[str, Any]]],
-             ctx: Context, todo: Sequence[Test], arrived: Arrived) -> None:
+def _collect(
+    procs: list[Any],
+    results: Any,
+    got: dict[int, list[dict[str, Any]]],
+    ctx: Context,
+    todo: Sequence[Test],
+    arrived: Arrived,
+) -> None:
     """Take the workers' messages until each has said it is done; raise what one raised,
     and WorkerDied for a worker that ended without saying so."""
     finished: set[int] = set()
@@ -103,8 +115,9 @@ def _collect(procs: list[Any], results: Any, got: dict[int, list[dict[str, Any]]
             dead = {k for k, p in enumerate(procs) if k not in finished and not p.is_alive()}
             if dead & suspects:
                 code = procs[min(dead & suspects)].exitcode
-                raise WorkerDied(f"a simulator worker ended (exit code {code}) before its "
-                                 "tests were done") from None
+                raise WorkerDied(
+                    f"a simulator worker ended (exit code {code}) before its tests were done"
+                ) from None
             suspects = dead
             continue
         if kind == "block":
@@ -125,8 +138,14 @@ def _collect(procs: list[Any], results: Any, got: dict[int, list[dict[str, Any]]
             raise exc
 
 
-def _work(k: int, ctx: Context, todo: Sequence[Test],
-          run_test: Callable[[Context, Test], bool], counter: Any, results: Any) -> None:
+def _work(
+    k: int,
+    ctx: Context,
+    todo: Sequence[Test],
+    run_test: Callable[[Context, Test], bool],
+    counter: Any,
+    results: Any,
+) -> None:
     """A worker: take the next block, run it, send its rows; finally say done."""
     ctx.bar = None  # the sweep's process keeps the bar
     i, start = -1, len(ctx.rows)

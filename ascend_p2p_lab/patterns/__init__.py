@@ -17,5 +17,17 @@ from .builtin import BUILT_IN_SIZE, DECLARATIONS, ROW_PATTERNS, Declaration, exp
 from .model import Failure, Test, Transfer, TransferError, make_test, parse_transfer
 from .scope import Scope
 
-__all__ = ["BUILT_IN_SIZE", "DECLARATIONS", "ROW_PATTERNS", "Declaration", "Failure", "Scope",
-           "Test", "Transfer", "TransferError", "expand", "make_test", "parse_transfer"]
+__all__ = [
+    "BUILT_IN_SIZE",
+    "DECLARATIONS",
+    "ROW_PATTERNS",
+    "Declaration",
+    "Failure",
+    "Scope",
+    "Test",
+    "Transfer",
+    "TransferError",
+    "expand",
+    "make_test",
+    "parse_transfer",
+]

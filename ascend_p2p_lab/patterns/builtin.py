@@ -137,12 +137,17 @@ def _unordered(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     return list(dict.fromkeys((min(a, b), max(a, b)) for a, b in pairs))
 
 
-def _one_pair(a: int, b: int, initiator: str, pattern: str, values: str, direction: str
-              ) -> Test:
+def _one_pair(a: int, b: int, initiator: str, pattern: str, values: str, direction: str) -> Test:
     ways = [(a, b)] if direction == UNI else [(a, b), (b, a)]
     transfers = tuple(Transfer(x, y, y if initiator == DST else x) for x, y in ways)
-    return Test(f"{a}-{b}", transfers, pattern=pattern, values=values, direction=direction,
-                timing=WINDOW if direction == UNI else INTERLEAVED)
+    return Test(
+        f"{a}-{b}",
+        transfers,
+        pattern=pattern,
+        values=values,
+        direction=direction,
+        timing=WINDOW if direction == UNI else INTERLEAVED,
+    )
 
 
 def one_pair(src: int, dst: int, initiator: str = DST) -> Test:
@@ -169,8 +174,9 @@ def refusal(server: Planning, x: int, y: int) -> Failure:
     return server.refusal(x, y) if not server.can(x, y) else server.refusal(y, x)
 
 
-def _pair_tests(scope: Scope, pattern: str, values: str, peer: str, direction: str,
-                a: int, b: int) -> list[Test]:
+def _pair_tests(
+    scope: Scope, pattern: str, values: str, peer: str, direction: str, a: int, b: int
+) -> list[Test]:
     """One pair in one peer mode: P2P (waived when the pair cannot reach each other),
     with peer access off a direct copy and (one way) the host-staged path, or as the
     runtime holds it (``current``)."""
@@ -178,8 +184,9 @@ def _pair_tests(scope: Scope, pattern: str, values: str, peer: str, direction: s
     base = _one_pair(a, b, scope.initiator, pattern, values, direction)
     if peer == CURRENT:
         held = server.held(a, b) and server.held(b, a)
-        return [base.at(peer=ON if held else OFF, path=P2P if held else DIRECT,
-                        keep_peer_state=True)]
+        return [
+            base.at(peer=ON if held else OFF, path=P2P if held else DIRECT, keep_peer_state=True)
+        ]
     if peer == ON:
         if server.can(a, b) and (direction == UNI or server.can(b, a)):
             return [base]
@@ -191,19 +198,31 @@ def _pair_tests(scope: Scope, pattern: str, values: str, peer: str, direction: s
 
 
 def _pair(scope: Scope) -> list[Test]:
-    return [t for peer in scope.peers for direction in scope.directions
-            for a, b in (scope.pairs if direction == UNI else _unordered(scope.pairs))
-            for t in _pair_tests(scope, PAIR, EACH, peer, direction, a, b)]
+    return [
+        t
+        for peer in scope.peers
+        for direction in scope.directions
+        for a, b in (scope.pairs if direction == UNI else _unordered(scope.pairs))
+        for t in _pair_tests(scope, PAIR, EACH, peer, direction, a, b)
+    ]
 
 
 def _latency(scope: Scope) -> list[Test]:
-    return [t for peer in scope.peers for a, b in scope.pairs
-            for t in _pair_tests(scope, LATENCY, PER_COPY, peer, UNI, a, b)]
+    return [
+        t
+        for peer in scope.peers
+        for a, b in scope.pairs
+        for t in _pair_tests(scope, LATENCY, PER_COPY, peer, UNI, a, b)
+    ]
 
 
 def _local(scope: Scope) -> list[Test]:
-    return [Test(f"{d}-{d}", (Transfer(d, d, d),), pattern=LOCAL, values=EACH, peer=OFF,
-                 path=LOCAL_PATH) for d in scope.devices]
+    return [
+        Test(
+            f"{d}-{d}", (Transfer(d, d, d),), pattern=LOCAL, values=EACH, peer=OFF, path=LOCAL_PATH
+        )
+        for d in scope.devices
+    ]
 
 
 def _fanout(pattern: str, pushes: bool) -> Generator:
@@ -213,52 +232,96 @@ def _fanout(pattern: str, pushes: bool) -> Generator:
             peers = [p for p in scope.devices if p != d and can(d, p) and can(p, d)]
             ways = [(d, p) if pushes else (p, d) for p in peers]
             end: End = (d, None, None, None) if pushes else (None, d, None, None)
-            failed = [f for p in scope.devices if p != d
-                      for f in (refusal(scope.server, d, p),) if f.kind != "unreachable"]
-            waived = None if peers else failed[0] if failed else Failure(
-                "unreachable", f"device {d} has no peer it can access both ways", None,
-                CAN_ACCESS_PEER_CALL)
-            out.append(Test(f"{d}-" if pushes else f"-{d}",
-                            tuple(Transfer(x, y, d) for x, y in ways), pattern=pattern,
-                            values=SUM, ends=(end,), waived=waived))
+            failed = [
+                f
+                for p in scope.devices
+                if p != d
+                for f in (refusal(scope.server, d, p),)
+                if f.kind != "unreachable"
+            ]
+            waived = (
+                None
+                if peers
+                else failed[0]
+                if failed
+                else Failure(
+                    "unreachable",
+                    f"device {d} has no peer it can access both ways",
+                    None,
+                    CAN_ACCESS_PEER_CALL,
+                )
+            )
+            out.append(
+                Test(
+                    f"{d}-" if pushes else f"-{d}",
+                    tuple(Transfer(x, y, d) for x, y in ways),
+                    pattern=pattern,
+                    values=SUM,
+                    ends=(end,),
+                    waived=waived,
+                )
+            )
         return out
+
     return tests
 
 
 def _host(pattern: str, to_device: bool) -> Generator:
     def tests(scope: Scope) -> list[Test]:
-        return [Test(f"-{d}" if to_device else f"{d}-",
-                     (Transfer(None, d, d) if to_device else Transfer(d, None, d),),
-                     pattern=pattern, values=EACH, peer=OFF, path=HOST_PATH)
-                for d in scope.devices]
+        return [
+            Test(
+                f"-{d}" if to_device else f"{d}-",
+                (Transfer(None, d, d) if to_device else Transfer(d, None, d),),
+                pattern=pattern,
+                values=EACH,
+                peer=OFF,
+                path=HOST_PATH,
+            )
+            for d in scope.devices
+        ]
+
     return tests
 
 
-def _group_test(scope: Scope, pattern: str, direction: str, a: tuple[int, ...],
-                b: tuple[int, ...]) -> Test:
+def _group_test(
+    scope: Scope, pattern: str, direction: str, a: tuple[int, ...], b: tuple[int, ...]
+) -> Test:
     """Every device of a copies to every device of b at once (bi: b to a as well, in the
     same window), each copy on its initiator's stream; waived when a device cannot reach
     another both ways."""
     server, pull = scope.server, scope.initiator == DST
     ways = [(a, b), (b, a)] if direction == BI else [(a, b)]
-    transfers = tuple(Transfer(x, y, y if pull else x) for send, recv in ways
-                      for x in send for y in recv)
+    transfers = tuple(
+        Transfer(x, y, y if pull else x) for send, recv in ways for x in send for y in recv
+    )
     cut = [(x, y) for x in a for y in b if not (server.can(x, y) and server.can(y, x))]
     waived = refusal(server, *cut[0]) if cut else None
-    return Test(group_name(a, b), transfers, pattern=pattern, direction=direction,
-                values=SUM_PER_DIRECTION if direction == BI else SUM,
-                ends=tuple((None, None, s, r) for s, r in ways), waived=waived)
+    return Test(
+        group_name(a, b),
+        transfers,
+        pattern=pattern,
+        direction=direction,
+        values=SUM_PER_DIRECTION if direction == BI else SUM,
+        ends=tuple((None, None, s, r) for s, r in ways),
+        waived=waived,
+    )
 
 
 def _group(scope: Scope) -> list[Test]:
-    return [_group_test(scope, GROUP, direction, a, b) for direction in scope.directions
-            for a, b in scope.groups or ()]
+    return [
+        _group_test(scope, GROUP, direction, a, b)
+        for direction in scope.directions
+        for a, b in scope.groups or ()
+    ]
 
 
 def _card(scope: Scope) -> list[Test]:
     cards = cards_of(scope.server, scope.chosen)
-    return [_group_test(scope, CARD, direction, a, b) for direction in scope.directions
-            for a, b in card_pairs(cards, direction)]
+    return [
+        _group_test(scope, CARD, direction, a, b)
+        for direction in scope.directions
+        for a, b in card_pairs(cards, direction)
+    ]
 
 
 def transfer_tests(scope: Scope, tests: Sequence[Test]) -> list[Test]:
@@ -275,8 +338,17 @@ def transfer_tests(scope: Scope, tests: Sequence[Test]) -> list[Test]:
         cut = [(x, y) for x, y in flows if not (server.can(x, y) and server.can(y, x))]
         waived = refusal(server, *cut[0]) if cut and not keep else None
         peer, path = (ON, P2P) if held or not keep else (OFF, DIRECT)
-        out.append(test.at(pattern=TEST, values=TRANSFERS, timing=WINDOW, peer=peer,
-                           path=path, keep_peer_state=keep, waived=waived))
+        out.append(
+            test.at(
+                pattern=TEST,
+                values=TRANSFERS,
+                timing=WINDOW,
+                peer=peer,
+                path=path,
+                keep_peer_state=keep,
+                waived=waived,
+            )
+        )
     return out
 
 
@@ -289,11 +361,11 @@ def _collectives(scope: Scope) -> list[Test]:
     one whose pairs cannot all reach each other is waived."""
     out = []
     for test in scope.collectives or ():
-        cut = [(x, y) for x, y in test.flows
-               if not (scope.server.can(x, y) and scope.server.can(y, x))]
+        cut = [
+            (x, y) for x, y in test.flows if not (scope.server.can(x, y) and scope.server.can(y, x))
+        ]
         waived = refusal(scope.server, *cut[0]) if cut else None
-        out.append(test.at(pattern=COLLECTIVE, timing=PHASES, values=PER_PHASE,
-                           waived=waived))
+        out.append(test.at(pattern=COLLECTIVE, timing=PHASES, values=PER_PHASE, waived=waived))
     return out
 
 
@@ -308,8 +380,17 @@ def _ring(both: bool) -> Generator:
             ways += [(b, a) for a, b in ways]
         ways = list(dict.fromkeys(ways))
         name = "ring-bi" if both else "ring"
-        return transfer_tests(scope, [Test(name, tuple(Transfer(a, b, b) for a, b in ways),
-                                           description=DECLARATIONS[name].description)])
+        return transfer_tests(
+            scope,
+            [
+                Test(
+                    name,
+                    tuple(Transfer(a, b, b) for a, b in ways),
+                    description=DECLARATIONS[name].description,
+                )
+            ],
+        )
+
     return tests
 
 
@@ -317,9 +398,16 @@ def _a2a(scope: Scope) -> list[Test]:
     devices = scope.devices
     if len(devices) < 2:
         raise ValueError("all-to-all needs at least two devices")
-    return transfer_tests(scope, [Test("a2a", tuple(Transfer(a, b, b) for a in devices
-                                                    for b in devices if a != b),
-                                       description=DECLARATIONS["a2a"].description)])
+    return transfer_tests(
+        scope,
+        [
+            Test(
+                "a2a",
+                tuple(Transfer(a, b, b) for a in devices for b in devices if a != b),
+                description=DECLARATIONS["a2a"].description,
+            )
+        ],
+    )
 
 
 def _scaling(scope: Scope) -> list[Test]:
@@ -332,46 +420,127 @@ def _scaling(scope: Scope) -> list[Test]:
     center = devices[0]
     card = next((c for c in cards_of(scope.server, devices) if center in c), (center,))
     peers = [d for d in devices[1:] if d not in card] + [d for d in devices[1:] if d in card]
-    return transfer_tests(scope, [
-        Test(f"scaling-{k}", tuple(Transfer(center, p, p) for p in peers[:k]),
-             description=f"device {center} to {k} peer{'s' if k > 1 else ''} at once")
-        for k in range(1, len(peers) + 1)])
+    return transfer_tests(
+        scope,
+        [
+            Test(
+                f"scaling-{k}",
+                tuple(Transfer(center, p, p) for p in peers[:k]),
+                description=f"device {center} to {k} peer{'s' if k > 1 else ''} at once",
+            )
+            for k in range(1, len(peers) + 1)
+        ],
+    )
 
 
 _BUILT_IN = (
-    Declaration(PAIR, "one ordered pair alone (peer on: P2P; off: direct and staged)",
-                EACH, "device", _pair, on_pairs=True),
-    Declaration(LATENCY, "time per copy of back-to-back small copies of one pair",
-                PER_COPY, "device", _latency, on_pairs=True, as_file=False),
-    Declaration(LOCAL, "a copy within one device (the diagonal)", EACH, "device", _local,
-                within=True),
-    Declaration(ONE_TO_ALL, "a device pushes to all its peers at once", SUM, "device",
-                _fanout(ONE_TO_ALL, True), center=SRC),
-    Declaration(ALL_TO_ONE, "a device pulls from all its peers at once", SUM, "device",
-                _fanout(ALL_TO_ONE, False), center=DST),
-    Declaration(H2D, "pinned host memory to each device", EACH, "none", _host(H2D, True),
-                host_end=SRC),
-    Declaration(D2H, "each device to pinned host memory", EACH, "none", _host(D2H, False),
-                host_end=DST),
-    Declaration(GROUP, "every device of one group to every device of another (--groups)",
-                SUM_PER_DIRECTION, "none", _group, grouped=True, needs_groups=True,
-                as_file=False),
-    Declaration(CARD, "the devices of one card to those of another, every pair of cards",
-                SUM_PER_DIRECTION, "card", _card, grouped=True),
-    Declaration(TEST, "transfers at once, one window: the tests of a test file (run FILE)",
-                TRANSFERS, "none", _files, needs_tests=True, as_file=False),
-    Declaration(COLLECTIVE, "HCCL's collectives as phases of copies, busbw the nccl-tests "
-                "way (the collectives command)", PER_PHASE, "none", _collectives,
-                timing=PHASES, needs_collectives=True, as_file=False),
-    Declaration("a2a", "every device to every other at once", TRANSFERS, "none", _a2a,
-                row_pattern=TEST),
-    Declaration("ring", "each device to its next at once (one way round)", TRANSFERS,
-                "none", _ring(False), row_pattern=TEST),
-    Declaration("ring-bi", "each device to its next and its previous at once (both ways)",
-                TRANSFERS, "none", _ring(True), row_pattern=TEST),
-    Declaration("scaling", "one device to 1, 2, ... N-1 peers at once: the aggregate "
-                "against the number of peers", TRANSFERS, "none", _scaling,
-                row_pattern=TEST),
+    Declaration(
+        PAIR,
+        "one ordered pair alone (peer on: P2P; off: direct and staged)",
+        EACH,
+        "device",
+        _pair,
+        on_pairs=True,
+    ),
+    Declaration(
+        LATENCY,
+        "time per copy of back-to-back small copies of one pair",
+        PER_COPY,
+        "device",
+        _latency,
+        on_pairs=True,
+        as_file=False,
+    ),
+    Declaration(
+        LOCAL, "a copy within one device (the diagonal)", EACH, "device", _local, within=True
+    ),
+    Declaration(
+        ONE_TO_ALL,
+        "a device pushes to all its peers at once",
+        SUM,
+        "device",
+        _fanout(ONE_TO_ALL, True),
+        center=SRC,
+    ),
+    Declaration(
+        ALL_TO_ONE,
+        "a device pulls from all its peers at once",
+        SUM,
+        "device",
+        _fanout(ALL_TO_ONE, False),
+        center=DST,
+    ),
+    Declaration(
+        H2D, "pinned host memory to each device", EACH, "none", _host(H2D, True), host_end=SRC
+    ),
+    Declaration(
+        D2H, "each device to pinned host memory", EACH, "none", _host(D2H, False), host_end=DST
+    ),
+    Declaration(
+        GROUP,
+        "every device of one group to every device of another (--groups)",
+        SUM_PER_DIRECTION,
+        "none",
+        _group,
+        grouped=True,
+        needs_groups=True,
+        as_file=False,
+    ),
+    Declaration(
+        CARD,
+        "the devices of one card to those of another, every pair of cards",
+        SUM_PER_DIRECTION,
+        "card",
+        _card,
+        grouped=True,
+    ),
+    Declaration(
+        TEST,
+        "transfers at once, one window: the tests of a test file (run FILE)",
+        TRANSFERS,
+        "none",
+        _files,
+        needs_tests=True,
+        as_file=False,
+    ),
+    Declaration(
+        COLLECTIVE,
+        "HCCL's collectives as phases of copies, busbw the nccl-tests "
+        "way (the collectives command)",
+        PER_PHASE,
+        "none",
+        _collectives,
+        timing=PHASES,
+        needs_collectives=True,
+        as_file=False,
+    ),
+    Declaration(
+        "a2a", "every device to every other at once", TRANSFERS, "none", _a2a, row_pattern=TEST
+    ),
+    Declaration(
+        "ring",
+        "each device to its next at once (one way round)",
+        TRANSFERS,
+        "none",
+        _ring(False),
+        row_pattern=TEST,
+    ),
+    Declaration(
+        "ring-bi",
+        "each device to its next and its previous at once (both ways)",
+        TRANSFERS,
+        "none",
+        _ring(True),
+        row_pattern=TEST,
+    ),
+    Declaration(
+        "scaling",
+        "one device to 1, 2, ... N-1 peers at once: the aggregate against the number of peers",
+        TRANSFERS,
+        "none",
+        _scaling,
+        row_pattern=TEST,
+    ),
 )
 #: Every built-in by name, in the order of ``patterns`` and the help.
 DECLARATIONS: dict[str, Declaration] = {d.name: d for d in _BUILT_IN}
@@ -382,8 +551,9 @@ ROW_PATTERNS: dict[str, Declaration] = {d.pattern: d for d in _BUILT_IN if not d
 AS_FILES = tuple(d.name for d in _BUILT_IN if d.as_file)
 #: The built-ins ``run NAME`` and the dashboard run by name: those that expand over the
 #: server's devices alone (not the group pattern, which needs groups, nor test files).
-BY_NAME = tuple(d.name for d in _BUILT_IN
-                if not (d.needs_groups or d.needs_tests or d.needs_collectives))
+BY_NAME = tuple(
+    d.name for d in _BUILT_IN if not (d.needs_groups or d.needs_tests or d.needs_collectives)
+)
 
 
 def declaration_of(pattern: str) -> Declaration:
@@ -402,11 +572,15 @@ def expand(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Tes
     NAME`` runs them: peer access on, one way, pulls, every ordered pair among them."""
     decl = DECLARATIONS.get(name)
     if decl is None or name not in BY_NAME:
-        raise ValueError(f"no built-in test {name!r} that expands over devices; built-in: "
-                         f"{', '.join(BY_NAME)}")
+        raise ValueError(
+            f"no built-in test {name!r} that expands over devices; built-in: {', '.join(BY_NAME)}"
+        )
     used = tuple(range(rt.device_count)) if devices is None else tuple(devices)
-    return decl.generate(Scope(ServerView(rt), used, tuple((a, b) for a in used for b in used
-                                                       if a != b), chosen=used))
+    return decl.generate(
+        Scope(
+            ServerView(rt), used, tuple((a, b) for a in used for b in used if a != b), chosen=used
+        )
+    )
 
 
 def as_file(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Test]:
@@ -423,8 +597,7 @@ def as_file(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Te
     decl = DECLARATIONS[name]
     out = []
     for t in expand(rt, name, devices):
-        own = t.name if decl.row_pattern else \
-            f"{decl.name}-{t.name.strip('-').replace('->', '-')}"
+        own = t.name if decl.row_pattern else f"{decl.name}-{t.name.strip('-').replace('->', '-')}"
         out.append(Test(own, t.transfers, t.sizes, t.description or decl.description))
     return out
 
@@ -438,5 +611,8 @@ def markdown_table() -> str:
 
 def pattern_help() -> str:
     """The ``--patterns`` help text, from the declarations."""
-    return "comma list of: " + "; ".join(f"{d.name} ({d.description})" for d in _BUILT_IN
-                                         if not (d.needs_tests or d.needs_collectives))
+    return "comma list of: " + "; ".join(
+        f"{d.name} ({d.description})"
+        for d in _BUILT_IN
+        if not (d.needs_tests or d.needs_collectives)
+    )

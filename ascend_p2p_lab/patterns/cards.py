@@ -64,8 +64,9 @@ def parse_group_name(text: str, device_count: int) -> GroupPair:
     """
     halves = str(text).split("->")
     if len(halves) != 2:
-        raise ValueError(f"cannot read group {text!r}: write the senders, ->, the receivers "
-                         "(e.g. 0,1->2,3)")
+        raise ValueError(
+            f"cannot read group {text!r}: write the senders, ->, the receivers (e.g. 0,1->2,3)"
+        )
     a, b = (_group(h, device_count, str(text)) for h in halves)
     return a, b
 
@@ -75,8 +76,10 @@ def _group(text: str, device_count: int, whole: str) -> Group:
     for part in (p.strip() for p in text.split(",")):
         m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
         if not m or (m.group(2) is not None and int(m.group(2)) < int(m.group(1))):
-            raise ValueError(f"cannot read groups {whole!r}: use e.g. 0,1:2,3 (devices 0 and 1 "
-                             "send to 2 and 3 at once), several separated by ;")
+            raise ValueError(
+                f"cannot read groups {whole!r}: use e.g. 0,1:2,3 (devices 0 and 1 "
+                "send to 2 and 3 at once), several separated by ;"
+            )
         ids += range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1)
     return _checked(ids, device_count, whole)
 
@@ -86,15 +89,15 @@ def _checked(ids: Sequence[Any], device_count: int, whole: str) -> Group:
         if isinstance(d, bool) or not isinstance(d, int):
             raise TypeError(f"device {d!r} in groups {whole} must be an int")
         if not 0 <= d < device_count:
-            raise ValueError(f"device {d} in groups {whole} is out of range "
-                             f"0..{device_count - 1}")
+            raise ValueError(f"device {d} in groups {whole} is out of range 0..{device_count - 1}")
     if not ids:
         raise ValueError(f"a group in {whole} is empty")
     return tuple(dict.fromkeys(ids))
 
 
-def parse_groups(spec: str | Sequence[Sequence[Sequence[int]]] | None, device_count: int
-                 ) -> list[GroupPair] | None:
+def parse_groups(
+    spec: str | Sequence[Sequence[Sequence[int]]] | None, device_count: int
+) -> list[GroupPair] | None:
     """Group pairs from ``"0,1:2,3"`` (several separated by ``;``, ranges as ``0-3``) or
     from ``[((0, 1), (2, 3))]``; the two groups of a pair share no device.
 
@@ -109,23 +112,31 @@ def parse_groups(spec: str | Sequence[Sequence[Sequence[int]]] | None, device_co
         for item in (s.strip() for s in spec.split(PAIR_SEPARATOR) if s.strip()):
             halves = item.split(":")
             if len(halves) != 2:
-                raise ValueError(f"cannot read groups {item!r}: give two groups separated by "
-                                 ":, e.g. 0,1:2,3")
-            pairs.append((_group(halves[0], device_count, item),
-                          _group(halves[1], device_count, item)))
+                raise ValueError(
+                    f"cannot read groups {item!r}: give two groups separated by :, e.g. 0,1:2,3"
+                )
+            pairs.append(
+                (_group(halves[0], device_count, item), _group(halves[1], device_count, item))
+            )
     else:
         for item in spec:
             if len(item) != 2:
                 raise ValueError(f"a group pair has two groups; got {item!r}")
-            pairs.append((_checked(list(item[0]), device_count, str(item)),
-                          _checked(list(item[1]), device_count, str(item))))
+            pairs.append(
+                (
+                    _checked(list(item[0]), device_count, str(item)),
+                    _checked(list(item[1]), device_count, str(item)),
+                )
+            )
     if not pairs:
         raise ValueError("the group list is empty")
     for a, b in pairs:
         shared = sorted(set(a) & set(b))
         if shared:
-            raise ValueError(f"groups {group_name(a, b)} share device "
-                             f"{','.join(map(str, shared))}; a device sends or receives")
+            raise ValueError(
+                f"groups {group_name(a, b)} share device "
+                f"{','.join(map(str, shared))}; a device sends or receives"
+            )
     return list(dict.fromkeys(pairs))
 
 
@@ -159,5 +170,9 @@ def card_pairs(cards: Sequence[Group], direction: str) -> list[GroupPair]:
         >>> card_pairs([(0, 1), (2, 3), (4, 5)], "bi")
         [((0, 1), (2, 3)), ((0, 1), (4, 5)), ((2, 3), (4, 5))]
     """
-    return [(a, b) for i, a in enumerate(cards) for j, b in enumerate(cards)
-            if i != j and (direction == "uni" or i < j)]
+    return [
+        (a, b)
+        for i, a in enumerate(cards)
+        for j, b in enumerate(cards)
+        if i != j and (direction == "uni" or i < j)
+    ]

@@ -63,7 +63,13 @@ WINDOW, INTERLEAVED, STAGED, PHASES = "window", "interleaved", "staged", "phases
 TIMING_MODES = (WINDOW, INTERLEAVED, STAGED, PHASES)
 # ---- how its values add up
 EACH, PER_COPY, SUM, SUM_PER_DIRECTION, TRANSFERS, PER_PHASE = (
-    "each", "per_copy", "sum", "sum_per_direction", "transfers", "per_phase")
+    "each",
+    "per_copy",
+    "sum",
+    "sum_per_direction",
+    "transfers",
+    "per_phase",
+)
 VALUES = (EACH, PER_COPY, SUM, SUM_PER_DIRECTION, TRANSFERS, PER_PHASE)
 #: Values that give one row per transfer (each its own time).
 PER_TRANSFER = (EACH, PER_COPY, TRANSFERS)
@@ -91,8 +97,12 @@ class Failure:
 
     def columns(self) -> dict[str, Any]:
         """The row columns this failure fills."""
-        return {"error": self.message, "error_kind": self.kind, "error_code": self.code,
-                "error_call": self.call}
+        return {
+            "error": self.message,
+            "error_kind": self.kind,
+            "error_code": self.code,
+            "error_call": self.call,
+        }
 
 
 def unreachable(src: int, dst: int, link: str) -> Failure:
@@ -102,9 +112,12 @@ def unreachable(src: int, dst: int, link: str) -> Failure:
         >>> unreachable(2, 5, "SYS").kind
         'unreachable'
     """
-    return Failure("unreachable",
-                   f"cannot access peer: aclrtDeviceCanAccessPeer({src}, {dst}) = 0 "
-                   f"(link {link})", None, CAN_ACCESS_PEER_CALL)
+    return Failure(
+        "unreachable",
+        f"cannot access peer: aclrtDeviceCanAccessPeer({src}, {dst}) = 0 (link {link})",
+        None,
+        CAN_ACCESS_PEER_CALL,
+    )
 
 
 @dataclass(frozen=True)
@@ -145,6 +158,7 @@ class Transfer:
     def __str__(self) -> str:
         def end(d: int | None) -> str:
             return HOST_WORD if d is None else str(d)
+
         pulled = self.by == self.dst or (self.dst is None and self.by == self.src)
         return f"{end(self.src)}->{end(self.dst)}" + ("" if pulled else f" by {self.by}")
 
@@ -202,8 +216,9 @@ class Test:
         if self.ends and self.ends[0][2] is not None and self.ends[0][3] is not None:
             a, b = (",".join(map(str, g)) for g in self.ends[0][2:])  # type: ignore[arg-type]
         else:
-            src, dst = self.ends[0][:2] if self.ends else \
-                (self.transfers[0].src, self.transfers[0].dst)
+            src, dst = (
+                self.ends[0][:2] if self.ends else (self.transfers[0].src, self.transfers[0].dst)
+            )
             nobody = "host" if any(t.host_end for t in self.transfers) else "all"
             a = nobody if src is None else str(src)
             b = nobody if dst is None else str(dst)
@@ -224,23 +239,33 @@ class Test:
             return 0
         t = self.transfers[k]
         for i, (_s, _d, senders, receivers) in enumerate(self.ends):
-            if senders is not None and t.src in senders and receivers is not None \
-                    and t.dst in receivers:
+            if (
+                senders is not None
+                and t.src in senders
+                and receivers is not None
+                and t.dst in receivers
+            ):
                 return i
         raise ValueError(f"transfer {t} of test {self.name!r} is in none of its directions")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description,
-                "sizes": None if self.sizes is None else list(self.sizes),
-                "transfers": [str(t) for t in self.transfers]}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "sizes": None if self.sizes is None else list(self.sizes),
+            "transfers": [str(t) for t in self.transfers],
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], device_count: int) -> Test:
         """A test from :meth:`to_dict` (a run's params, a checkpoint)."""
         sizes = None if d.get("sizes") is None else tuple(int(s) for s in d["sizes"])
-        return cls(str(d["name"]), tuple(parse_transfer(t, device_count)
-                                         for t in d["transfers"]),
-                   sizes, str(d.get("description", "")))
+        return cls(
+            str(d["name"]),
+            tuple(parse_transfer(t, device_count) for t in d["transfers"]),
+            sizes,
+            str(d.get("description", "")),
+        )
 
     def at(self, **changes: Any) -> Test:
         """A copy with some fields changed (``test.at(peer="off", path="direct")``)."""
@@ -271,12 +296,15 @@ def _end(word: str, device_count: int | None, text: str) -> int | None:
     if word == HOST_WORD:
         return None
     if not word.isdigit():
-        raise TransferError(f"transfer {text!r}: {word!r} is neither a device number nor "
-                            f"{HOST_WORD!r}")
+        raise TransferError(
+            f"transfer {text!r}: {word!r} is neither a device number nor {HOST_WORD!r}"
+        )
     dev = int(word)
     if device_count is not None and dev >= device_count:
-        raise TransferError(f"transfer {text!r}: unknown device {dev} (the server has "
-                            f"devices 0..{device_count - 1})")
+        raise TransferError(
+            f"transfer {text!r}: unknown device {dev} (the server has "
+            f"devices 0..{device_count - 1})"
+        )
     return dev
 
 
@@ -293,11 +321,12 @@ def parse_transfer(text: str, device_count: int | None) -> Transfer:
         ascend_p2p_lab.patterns.model.TransferError: cannot read transfer '1 to 9': ...
     """
     if not isinstance(text, str):
-        raise TransferError(f"a transfer is a string such as \"0->1\"; got {text!r}")
+        raise TransferError(f'a transfer is a string such as "0->1"; got {text!r}')
     m = _COMPACT.fullmatch(text)
     if not m:
-        raise TransferError(f"cannot read transfer {text!r}: use SRC->DST or SRC->DST by N "
-                            f"(devices or {HOST_WORD})")
+        raise TransferError(
+            f"cannot read transfer {text!r}: use SRC->DST or SRC->DST by N (devices or {HOST_WORD})"
+        )
     src = _end(m.group(1), device_count, text)
     dst = _end(m.group(2), device_count, text)
     if src is None and dst is None:
@@ -309,13 +338,18 @@ def parse_transfer(text: str, device_count: int | None) -> Transfer:
     if by is None:
         raise TransferError(f"transfer {text!r}: the host issues no copy; name a device")
     if (src is None or dst is None) and by != device_end:
-        raise TransferError(f"transfer {text!r}: a host copy is issued by its device "
-                            f"({device_end})")
+        raise TransferError(
+            f"transfer {text!r}: a host copy is issued by its device ({device_end})"
+        )
     return Transfer(src, dst, by)
 
 
-def make_test(name: str, transfers: Sequence[str | Transfer], device_count: int | None,
-              sizes: Sequence[int] | None = None, description: str = "",
+def make_test(
+    name: str,
+    transfers: Sequence[str | Transfer],
+    device_count: int | None,
+    sizes: Sequence[int] | None = None,
+    description: str = "",
 ) -> Test:
     """A checked test: a name, at least one transfer, no transfer twice.
 
@@ -325,8 +359,9 @@ def make_test(name: str, transfers: Sequence[str | Transfer], device_count: int 
     """
     if not isinstance(name, str) or not name.strip():
         raise TransferError("a test needs a name")
-    parsed = tuple(t if isinstance(t, Transfer) else parse_transfer(t, device_count)
-                   for t in transfers)
+    parsed = tuple(
+        t if isinstance(t, Transfer) else parse_transfer(t, device_count) for t in transfers
+    )
     if not parsed:
         raise TransferError(f"test {name!r} has no transfers")
     seen: set[tuple[int | None, int | None]] = set()
@@ -334,8 +369,7 @@ def make_test(name: str, transfers: Sequence[str | Transfer], device_count: int 
         if (t.src, t.dst) in seen:
             raise TransferError(f"test {name!r}: transfer {t} appears twice")
         seen.add((t.src, t.dst))
-    return Test(name.strip(), parsed, None if sizes is None else tuple(sizes),
-                description)
+    return Test(name.strip(), parsed, None if sizes is None else tuple(sizes), description)
 
 
 def blocking(test: Test, timing: str) -> bool:
@@ -347,8 +381,12 @@ def blocking(test: Test, timing: str) -> bool:
         >>> blocking(make_test("t", ["0->1"], 8).at(values=EACH), "host")
         True
     """
-    return (timing == "host" and len(test.transfers) == 1 and test.timing == WINDOW
-            and test.values in (EACH, PER_COPY))
+    return (
+        timing == "host"
+        and len(test.transfers) == 1
+        and test.timing == WINDOW
+        and test.values in (EACH, PER_COPY)
+    )
 
 
 def needs(test: Test, timing: str, verify: bool) -> tuple[str, ...]:
@@ -369,8 +407,13 @@ def needs(test: Test, timing: str, verify: bool) -> tuple[str, ...]:
     if test.timing == STAGED:
         return ("async_copy", "events", "pinned_host", "memset")
     if test.timing == PHASES:
-        return ("async_copy", "event_timing", "stream_wait", "memset",
-                *(("pinned_host",) if verify else ()))
+        return (
+            "async_copy",
+            "event_timing",
+            "stream_wait",
+            "memset",
+            *(("pinned_host",) if verify else ()),
+        )
     out: list[str] = [] if blocking(test, timing) else ["async_copy", "event_timing"]
     out.append("memset")
     if verify:

@@ -78,8 +78,13 @@ class ServerView:
         (True, False, 56)
     """
 
-    def __init__(self, rt: Any, *, ask_all: bool = False,
-                 failure_of: Callable[[Exception], Failure | None] | None = None) -> None:
+    def __init__(
+        self,
+        rt: Any,
+        *,
+        ask_all: bool = False,
+        failure_of: Callable[[Exception], Failure | None] | None = None,
+    ) -> None:
         self.rt = rt
         self._can: dict[tuple[int, int], bool] = {}
         self._failed: dict[tuple[int, int], Failure] = {}

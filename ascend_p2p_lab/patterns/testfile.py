@@ -75,18 +75,25 @@ def read_tests_text(text: str, device_count: int | None, where: str = "<tests>")
     version = data.get("schema_version")
     vline = _line_of(lines, r"^\s*schema_version\s*=", 0, len(lines)) or 1
     if version is None:
-        raise fail(1, "schema_version is missing (write schema_version = "
-                      f"{TEST_FILE_SCHEMA_VERSION} at the top)")
+        raise fail(
+            1,
+            "schema_version is missing (write schema_version = "
+            f"{TEST_FILE_SCHEMA_VERSION} at the top)",
+        )
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise fail(vline, f"schema_version must be a positive integer; got {version!r}")
     if version > TEST_FILE_SCHEMA_VERSION:
-        raise fail(vline, f"schema_version {version} is newer than this release reads "
-                          f"({TEST_FILE_SCHEMA_VERSION}); upgrade ascend-p2p-lab")
+        raise fail(
+            vline,
+            f"schema_version {version} is newer than this release reads "
+            f"({TEST_FILE_SCHEMA_VERSION}); upgrade ascend-p2p-lab",
+        )
     unknown = sorted(set(data) - {"schema_version", "test"})
     if unknown:
-        raise fail(_line_of(lines, rf"^\s*{re.escape(unknown[0])}\b", 0, len(lines)) or 1,
-                   f"unknown key {unknown[0]!r} (a file holds schema_version and [[test]] "
-                   "tables)")
+        raise fail(
+            _line_of(lines, rf"^\s*{re.escape(unknown[0])}\b", 0, len(lines)) or 1,
+            f"unknown key {unknown[0]!r} (a file holds schema_version and [[test]] tables)",
+        )
     tables = data.get("test")
     if not isinstance(tables, list) or not tables:
         raise fail(1, "no [[test]] table: a file holds at least one test")
@@ -112,16 +119,20 @@ def _line_of(lines: list[str], pattern: str, first: int, last: int) -> int | Non
     return None
 
 
-def _test(table: Any, device_count: int | None, lines: list[str], first: int, last: int,
-          fail: Any) -> Test:
+def _test(
+    table: Any, device_count: int | None, lines: list[str], first: int, last: int, fail: Any
+) -> Test:
     """One [[test]] table (lines first..last of the file), checked."""
+
     def line(key: str) -> int:
         return _line_of(lines, rf"^\s*{key}\s*=", first, last) or first
 
     unknown = sorted(set(table) - set(TEST_KEYS))
     if unknown:
-        raise fail(line(unknown[0]), f"unknown key {unknown[0]!r} in [[test]] (keys: "
-                                     f"{', '.join(TEST_KEYS)})")
+        raise fail(
+            line(unknown[0]),
+            f"unknown key {unknown[0]!r} in [[test]] (keys: {', '.join(TEST_KEYS)})",
+        )
     for key in ("name", "sizes", "transfers"):
         if key not in table:
             raise fail(first, f"[[test]] is missing {key!r}")
@@ -130,27 +141,45 @@ def _test(table: Any, device_count: int | None, lines: list[str], first: int, la
         raise fail(line("name"), f"name must be a non-empty string; got {name!r}")
     sizes = table["sizes"]
     if not isinstance(sizes, list) or not sizes:
-        raise fail(line("sizes"), f"test {name!r}: sizes must be a list of sizes such as "
-                                  "[\"256MiB\"]")
+        raise fail(
+            line("sizes"), f'test {name!r}: sizes must be a list of sizes such as ["256MiB"]'
+        )
     parsed_sizes = []
     for s in sizes:
         try:
             parsed_sizes.append(parse_size(s))  # refuses 0 and negative sizes
         except (ValueError, TypeError) as exc:
-            raise fail(_where(lines, s, first, last, line("sizes")),
-                       f"test {name!r}: size {s!r}: {exc}") from None
+            raise fail(
+                _where(lines, s, first, last, line("sizes")), f"test {name!r}: size {s!r}: {exc}"
+            ) from None
     transfers = table["transfers"]
     if not isinstance(transfers, list) or not transfers:
-        raise fail(line("transfers"), f"test {name!r}: transfers must be a non-empty list "
-                                      "such as [\"0->1\", \"host->2\"]")
+        raise fail(
+            line("transfers"),
+            f'test {name!r}: transfers must be a non-empty list such as ["0->1", "host->2"]',
+        )
     try:
-        return make_test(name, transfers, device_count, sorted(set(parsed_sizes)),
-                         str(table.get("description", "")))
+        return make_test(
+            name,
+            transfers,
+            device_count,
+            sorted(set(parsed_sizes)),
+            str(table.get("description", "")),
+        )
     except TransferError as exc:
-        bad = next((t for t in transfers if (isinstance(t, str) and repr(t) in str(exc))
-                    or str(t) in str(exc)), None)
-        at = _where(lines, bad, first, last, line("transfers")) if bad is not None \
+        bad = next(
+            (
+                t
+                for t in transfers
+                if (isinstance(t, str) and repr(t) in str(exc)) or str(t) in str(exc)
+            ),
+            None,
+        )
+        at = (
+            _where(lines, bad, first, last, line("transfers"))
+            if bad is not None
             else line("transfers")
+        )
         raise fail(at, f"test {name!r}: {exc}") from None
 
 
@@ -158,8 +187,10 @@ def _where(lines: list[str], value: Any, first: int, last: int, default: int) ->
     """The line in first..last where a string value is written (else default)."""
     if not isinstance(value, str):
         return default
-    return _line_of(lines, re.escape(f'"{value}"') + "|" + re.escape(f"'{value}'"),
-                    first, last) or default
+    return (
+        _line_of(lines, re.escape(f'"{value}"') + "|" + re.escape(f"'{value}'"), first, last)
+        or default
+    )
 
 
 def to_toml(tests: Sequence[Test], sizes: Sequence[int]) -> str:
@@ -183,9 +214,9 @@ def to_toml(tests: Sequence[Test], sizes: Sequence[int]) -> str:
         if t.description:
             lines.append(f"description = {json.dumps(t.description)}")
         own = t.sizes or tuple(sizes)
-        lines.append("sizes = [" + ", ".join(json.dumps(format_size(s).replace(" ", ""))
-                                             for s in own) + "]")
-        lines.append("transfers = [" + ", ".join(json.dumps(str(x)) for x in t.transfers)
-                     + "]")
+        lines.append(
+            "sizes = [" + ", ".join(json.dumps(format_size(s).replace(" ", "")) for s in own) + "]"
+        )
+        lines.append("transfers = [" + ", ".join(json.dumps(str(x)) for x in t.transfers) + "]")
         lines.append("")
     return "\n".join(lines)

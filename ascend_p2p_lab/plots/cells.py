@@ -52,9 +52,14 @@ _KIND_ORDER = {k: i for i, k in enumerate((*results.ERROR_KINDS, "unclassified")
 SPECIAL_CODES = (TAGS["verification"], TAGS["unreachable"], TAGS[NOT_MEASURED])
 #: Cell states of a heatmap and the code each shows (failed cells get ``E1``, ``E2``, ...),
 #: the tags of :mod:`ascend_p2p_lab.emptycells` the terminal prints too.
-STATE_CODES = {"diagonal": "", "value": "", "unverified": TAGS["verification"],
-               "unreachable": TAGS["unreachable"], "not_measured": TAGS[NOT_MEASURED],
-               "failed": None}
+STATE_CODES = {
+    "diagonal": "",
+    "value": "",
+    "unverified": TAGS["verification"],
+    "unreachable": TAGS["unreachable"],
+    "not_measured": TAGS[NOT_MEASURED],
+    "failed": None,
+}
 CELL_COLUMNS = ["value", "link", "state", "error_kind", "error_code", "error_call", "code"]
 VALUE_LABELS = {
     "bandwidth_GBps": ("Copy bandwidth", "bandwidth per direction (GB/s)"),
@@ -98,6 +103,8 @@ def value_labels(value: str) -> tuple[str, str]:
     unit = value_unit(value)
     label = f"{value} ({unit})" if unit else value
     return value, label + (", lower is better" if lower_is_better(value) else "")
+
+
 PEER_VALUES = {
     "can_access_peer": "aclrtDeviceCanAccessPeer(src, dst)",
     "peer_enabled": "Peer access enabled src → dst (held by this runtime)",
@@ -111,6 +118,7 @@ def failure_keys(df: pd.DataFrame) -> pd.Series:
     A row with ``error`` text but no ``error_kind`` (a run saved before error kinds)
     is ``("unclassified", None, None)``: its text is shown nowhere and decides nothing.
     """
+
     def col(name: str) -> pd.Series:
         if name in df.columns:
             return df[name]
@@ -118,10 +126,14 @@ def failure_keys(df: pd.DataFrame) -> pd.Series:
 
     kind, code, call = col("error_kind"), col("error_code"), col("error_call")
     has = (kind.notna() | col("error").notna()).to_numpy(dtype=bool)
-    keys = [(str(k) if pd.notna(k) else "unclassified",
-             int(c) if pd.notna(c) else None,
-             str(f) if pd.notna(f) else None)
-            for k, c, f in zip(kind[has], code[has], call[has])]
+    keys = [
+        (
+            str(k) if pd.notna(k) else "unclassified",
+            int(c) if pd.notna(c) else None,
+            str(f) if pd.notna(f) else None,
+        )
+        for k, c, f in zip(kind[has], code[has], call[has])
+    ]
     return pd.Series(keys, index=df.index[has], dtype="object")
 
 
@@ -180,30 +192,48 @@ class HeatmapData:
     note: str = ""
 
 
-def heatmap_data(run: pd.DataFrame, *, size: int | str | None = None,
-                 value: str = "bandwidth_GBps", direction: str = "uni", peer: str | None = "on",
-                 path: Any = None, pattern: str = PAIR_PATTERN,
-                 initiator: str | None = None) -> HeatmapData:
+def heatmap_data(
+    run: pd.DataFrame,
+    *,
+    size: int | str | None = None,
+    value: str = "bandwidth_GBps",
+    direction: str = "uni",
+    peer: str | None = "on",
+    path: Any = None,
+    pattern: str = PAIR_PATTERN,
+    initiator: str | None = None,
+) -> HeatmapData:
     """The cells of :func:`~ascend_p2p_lab.plots.heatmap` (same arguments, same errors)."""
     if value == "bidir_total_GBps" and direction != "bi":
         raise ValueError("value='bidir_total_GBps' needs direction='bi'")
     if value not in run.columns:
         raise ValueError(f"unknown value column {value!r}")
     size_b = size_bytes(size)
-    sel, path = select(run, direction=direction, peer=peer, path=path, pattern=pattern,
-                       initiator=initiator)
+    sel, path = select(
+        run, direction=direction, peer=peer, path=path, pattern=pattern, initiator=initiator
+    )
     check_size(sel, size_b)
     n = device_count(run)
     shown = chosen_devices(run, n)  # --devices: the chosen ones, as the terminal shows
-    values = results.matrix(run, size_b, value=value, pattern=pattern, direction=direction,
-                            peer=peer, path=path, device_count=n,
-                            initiator=initiator).loc[shown, shown]
+    values = results.matrix(
+        run,
+        size_b,
+        value=value,
+        pattern=pattern,
+        direction=direction,
+        peer=peer,
+        path=path,
+        device_count=n,
+        initiator=initiator,
+    ).loc[shown, shown]
     values = values.mask(np.eye(len(shown), dtype=bool))
     # the diagonal's local copy is a one-direction bandwidth: on unidirectional maps of
     # the bandwidth of a device-to-device path only
-    local = (local_by_device(run, size_b)
-             if direction == "uni" and value == "bandwidth_GBps" and results.shows_local(str(path))
-             else pd.Series(dtype=float))
+    local = (
+        local_by_device(run, size_b)
+        if direction == "uni" and value == "bandwidth_GBps" and results.shows_local(str(path))
+        else pd.Series(dtype=float)
+    )
     numeric = sel[sel[value].notna()]
     cells = cell_states(sel, values, local, size=size_b, value=value)
     cells, legend = assign_codes(cells)
@@ -226,31 +256,43 @@ def _cell_failures(sel: pd.DataFrame, size: int | None) -> dict[tuple[int, int],
     fails = sel.loc[keys.index, ["src", "dst", "size_bytes"]].assign(key=keys)
     if size is not None:
         fails = fails[fails["size_bytes"] == size]
-    fails = fails.dropna(subset=["src", "dst"]).sort_values("size_bytes", ascending=False,
-                                                             kind="stable")
-    return {(int(s), int(d)): key for s, d, key in
-            fails.drop_duplicates(["src", "dst"])[["src", "dst", "key"]].itertuples(index=False)}
+    fails = fails.dropna(subset=["src", "dst"]).sort_values(
+        "size_bytes", ascending=False, kind="stable"
+    )
+    return {
+        (int(s), int(d)): key
+        for s, d, key in fails.drop_duplicates(["src", "dst"])[["src", "dst", "key"]].itertuples(
+            index=False
+        )
+    }
 
 
 def _untrusted(sel: pd.DataFrame, size: int | None, value: str) -> set[tuple[int, int]]:
     """Cells whose number's bytes arrived wrong, at the size the cell shows."""
     shown = at_size(sel[sel[value].notna()], size)
-    bad = {(int(s), int(d)) for s, d in shown.loc[verification_failed(shown),
-                                                  ["src", "dst"]].itertuples(index=False)}
+    bad = {
+        (int(s), int(d))
+        for s, d in shown.loc[verification_failed(shown), ["src", "dst"]].itertuples(index=False)
+    }
     if value == "bidir_total_GBps":  # a total holds both directions' bytes
         bad |= {(d, s) for s, d in bad}
     return bad
 
 
-def cell_states(sel: pd.DataFrame, values: pd.DataFrame, local: pd.Series, *,
-                size: int | None, value: str) -> pd.DataFrame:
+def cell_states(
+    sel: pd.DataFrame, values: pd.DataFrame, local: pd.Series, *, size: int | None, value: str
+) -> pd.DataFrame:
     """One row per cell of ``values``: what it holds and why (see :class:`HeatmapData`);
     ``code`` is left empty for failed cells (:func:`assign_codes` numbers them)."""
     fails = _cell_failures(sel, size)
     untrusted = _untrusted(sel, size, value)
-    links = {(int(s), int(d)): str(v) for (s, d), v in
-             sel.dropna(subset=["src", "dst", "link"]).groupby(["src", "dst"])["link"]
-             .first().items()}
+    links = {
+        (int(s), int(d)): str(v)
+        for (s, d), v in sel.dropna(subset=["src", "dst", "link"])
+        .groupby(["src", "dst"])["link"]
+        .first()
+        .items()
+    }
     rows = []
     for i, src in enumerate(values.index):
         for j, dst in enumerate(values.columns):
@@ -263,12 +305,19 @@ def cell_states(sel: pd.DataFrame, values: pd.DataFrame, local: pd.Series, *,
                 key = ("verification", None, None) if state == "unverified" else None
             else:
                 key = fails.get((src, dst))
-                state = ("not_measured" if key is None else "unreachable"
-                         if key[0] == "unreachable" else "unverified"
-                         if key[0] == "verification" else "failed")
+                state = (
+                    "not_measured"
+                    if key is None
+                    else "unreachable"
+                    if key[0] == "unreachable"
+                    else "unverified"
+                    if key[0] == "verification"
+                    else "failed"
+                )
             kind, code, call = key or (None, None, None)
-            rows.append((src, dst, v, links.get((src, dst)), state, kind, code, call,
-                         STATE_CODES[state]))
+            rows.append(
+                (src, dst, v, links.get((src, dst)), state, kind, code, call, STATE_CODES[state])
+            )
     cells = pd.DataFrame.from_records(rows, columns=["src", "dst", *CELL_COLUMNS])
     cells = cells.astype({"error_code": "Int64", "link": "object"}).set_index(["src", "dst"])
     return cells
@@ -277,8 +326,11 @@ def cell_states(sel: pd.DataFrame, values: pd.DataFrame, local: pd.Series, *,
 def _group(row: Any) -> Any:
     """What a cell is counted and coded with: its special code, or its failure key."""
     if row.state == "failed":
-        return (str(row.error_kind), None if pd.isna(row.error_code) else int(row.error_code),
-                None if pd.isna(row.error_call) else str(row.error_call))
+        return (
+            str(row.error_kind),
+            None if pd.isna(row.error_code) else int(row.error_code),
+            None if pd.isna(row.error_call) else str(row.error_call),
+        )
     return row.code
 
 
@@ -290,14 +342,21 @@ def assign_codes(cells: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str
     count: dict[Any, int] = {}
     for g in groups:
         count[g] = count.get(g, 0) + 1
-    errors = sorted((g for g in count if g not in SPECIAL_CODES),
-                    key=lambda g: (-count[g], key_order(g)))
+    errors = sorted(
+        (g for g in count if g not in SPECIAL_CODES), key=lambda g: (-count[g], key_order(g))
+    )
     codes: dict[Any, str] = {g: f"E{k}" for k, g in enumerate(errors, 1)}
     codes.update({g: g for g in SPECIAL_CODES if g in count})
     cells = cells.copy()
     cells.loc[marked.index, "code"] = [codes[g] for g in groups]
-    order = sorted(codes, key=lambda g: (-count[g], g in SPECIAL_CODES,
-                                         SPECIAL_CODES.index(g) if g in SPECIAL_CODES else 0))
+    order = sorted(
+        codes,
+        key=lambda g: (
+            -count[g],
+            g in SPECIAL_CODES,
+            SPECIAL_CODES.index(g) if g in SPECIAL_CODES else 0,
+        ),
+    )
     legend = []
     for g in order:
         if g == TAGS["unreachable"]:
@@ -306,8 +365,10 @@ def assign_codes(cells: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str
             if len(links):
                 what += f", link {', '.join(sorted(set(links), key=link_rank))}"
         elif g == TAGS["verification"]:
-            what = (f"{g} {failure_text(('verification', None, None))} "
-                    "(bandwidth measured, not trusted)")
+            what = (
+                f"{g} {failure_text(('verification', None, None))} "
+                "(bandwidth measured, not trusted)"
+            )
         elif g == TAGS[NOT_MEASURED]:
             what = f"{g}: {explain(NOT_MEASURED)}"
         else:
@@ -323,8 +384,9 @@ def digits(largest: float, n: int) -> int:
     return 1 if largest >= 10 or n > 8 else 2
 
 
-def heatmap_texts(cells: pd.DataFrame, n: int, annotate: bool = True
-                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def heatmap_texts(
+    cells: pd.DataFrame, n: int, annotate: bool = True
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each cell's text and kind (N x N frames) for :func:`~.matrix.annotate_matrix`."""
     off = cells[cells["state"] != "diagonal"]["value"]
     diag = cells[cells["state"] == "diagonal"]["value"]
@@ -359,8 +421,10 @@ def diagonal_text(has_local: bool, direction: str) -> str:
     if has_local:
         return "diagonal: device-local copy, GB/s (not on the colour scale)"
     if direction == "bi":
-        return (f"diagonal ({TAGS[SAME_DEVICE]}): same device (local copies are on the "
-                "unidirectional map)")
+        return (
+            f"diagonal ({TAGS[SAME_DEVICE]}): same device (local copies are on the "
+            "unidirectional map)"
+        )
     return f"diagonal ({TAGS[SAME_DEVICE]}): {explain(SAME_DEVICE)}"
 
 
@@ -398,11 +462,17 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
 def link_texts(links: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """A link matrix's colour index (position in npu-smi's order), texts and kinds."""
     n = len(links)
-    index = links.apply(lambda c: c.map(lambda v: float(LINK_ORDER.index(v))
-                                        if v in LINK_ORDER else np.nan)).astype(float)
+    index = links.apply(
+        lambda c: c.map(lambda v: float(LINK_ORDER.index(v)) if v in LINK_ORDER else np.nan)
+    ).astype(float)
     texts = links.apply(lambda c: c.map(lambda v: ABSENT if v is None else v))
-    kinds = links.apply(lambda c: c.map(lambda v: "unknown" if v in (None, UNNAMED) else
-                                        "long" if len(v) > 5 and n > 8 else "value"))
+    kinds = links.apply(
+        lambda c: c.map(
+            lambda v: (
+                "unknown" if v in (None, UNNAMED) else "long" if len(v) > 5 and n > 8 else "value"
+            )
+        )
+    )
     return index, texts, kinds
 
 
@@ -412,8 +482,13 @@ def link_legend(links: pd.DataFrame) -> list[tuple[str, str]]:
     present = {v for v in links.to_numpy().ravel() if v is not None}
     out = [(c, f"{c}: {LINK_MEANING[c]}") for c in LINK_ORDER if c in present]
     if UNNAMED in present:
-        out.append((UNNAMED, f"{UNNAMED}: class not named (the run gives none: an import "
-                             "without a topology capture or --preset)"))
+        out.append(
+            (
+                UNNAMED,
+                f"{UNNAMED}: class not named (the run gives none: an import "
+                "without a topology capture or --preset)",
+            )
+        )
     if links.isna().any().any():
         out.append((ABSENT, f"{ABSENT}: pair not in this table"))
     return out
@@ -454,8 +529,7 @@ def peer_legend(table: pd.DataFrame, peer: pd.DataFrame, value: str) -> list[tup
         links = sorted(set(table.loc[~table[value].astype(bool), "link"].dropna().astype(str)))
         if links:
             no_label += f": aclrtDeviceCanAccessPeer = 0 (link {', '.join(links)})"
-    out = [("yes", f"yes ({n_yes} of {n * (n - 1)})"), ("no", no_label),
-           ("self", "X: same device")]
+    out = [("yes", f"yes ({n_yes} of {n * (n - 1)})"), ("no", no_label), ("self", "X: same device")]
     if np.isnan(mat[off]).any():
         out.append(("unknown", "?: pair not in this table"))
     return out
@@ -496,5 +570,4 @@ def unverified_text(points: pd.DataFrame, prefix: str = "") -> str:
     where = f"{len(points)} point{'s' if len(points) > 1 else ''}"
     if pairs > 1:
         where += f" of {pairs} pairs"
-    return (f"{prefix}{failure_text(('verification', None, None))} at {where} "
-            "(drawn, not trusted)")
+    return f"{prefix}{failure_text(('verification', None, None))} at {where} (drawn, not trusted)"

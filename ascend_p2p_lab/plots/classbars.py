@@ -32,22 +32,37 @@ def _bar(ax: Axes, x: float, r: Any, top: float) -> Line2D | None:
     ax.bar(x, r.GBps, width=0.8, color=color, edgecolor="white")
     text = f"{r.GBps:.0f}" if r.GBps >= 100 else f"{r.GBps:.1f}"
     if r.GBps >= 0.08 * top:  # inside the bar, under its top edge
-        ax.annotate(text, (x, r.GBps), xytext=(0, -3), textcoords="offset points",
-                    ha="center", va="top", fontsize=8, fontweight="bold",
-                    color=text_color(mcolors.to_rgba(color)))
+        ax.annotate(
+            text,
+            (x, r.GBps),
+            xytext=(0, -3),
+            textcoords="offset points",
+            ha="center",
+            va="top",
+            fontsize=8,
+            fontweight="bold",
+            color=text_color(mcolors.to_rgba(color)),
+        )
     else:  # a short bar: above the bar and its nominal tick
         above = max(r.GBps, r.nominal if np.isfinite(r.nominal) else 0.0)
-        ax.annotate(text, (x, above), xytext=(0, 3), textcoords="offset points",
-                    ha="center", va="bottom", fontsize=8)
+        ax.annotate(
+            text,
+            (x, above),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=8,
+        )
     if not np.isfinite(r.nominal):
         return None
-    (tick,) = ax.plot([x - 0.4, x + 0.4], [r.nominal, r.nominal], color="black", ls="--",
-                      lw=1.2)
+    (tick,) = ax.plot([x - 0.4, x + 0.4], [r.nominal, r.nominal], color="black", ls="--", lw=1.2)
     return tick
 
 
-def _groups(ax: Axes, table: pd.DataFrame, names: list[str], top: float
-            ) -> tuple[list[float], list[str], bool]:
+def _groups(
+    ax: Axes, table: pd.DataFrame, names: list[str], top: float
+) -> tuple[list[float], list[str], bool]:
     """The bars of each run, in groups: tick positions, tick labels, any nominal tick."""
     x = 0.0
     centers, labels = [], []
@@ -91,10 +106,10 @@ def compare_presets(
     """
     size_b = size_bytes(size)
     frames = split_runs(runs)
-    table = preset_table(frames, size=size_b, direction=direction, peer=peer, path=path,
-                         include_local=include_local)
-    fig, ax = fig_ax(ax, (max(7.5, 1.6 + 0.75 * len(table) + 0.5 * len(frames)), 5.0),
-                     figsize)
+    table = preset_table(
+        frames, size=size_b, direction=direction, peer=peer, path=path, include_local=include_local
+    )
+    fig, ax = fig_ax(ax, (max(7.5, 1.6 + 0.75 * len(table) + 0.5 * len(frames)), 5.0), figsize)
     top = float(np.nanmax(np.r_[table["GBps"].to_numpy(), table["nominal"].to_numpy()]))
     centers, labels, nominal = _groups(ax, table, list(frames), top)
     ax.set_xticks(centers, labels=labels, fontsize=9)
@@ -104,14 +119,20 @@ def compare_presets(
     ax.set_ylim(0, top * 1.12)
     handles: list[Any] = [
         Patch(facecolor=link_color(c), label=f"{c}: {LINK_MEANING.get(c, c)}")
-        for c in sorted(set(table["link"]), key=link_rank)]
+        for c in sorted(set(table["link"]), key=link_rank)
+    ]
     if nominal:
         handles.append(Line2D([], [], color="black", ls="--", lw=1.2, label="nominal rate"))
     side_legend(ax, handles)
-    size_text = (f"at {format_size(size_b)}" if size_b is not None else
-                 f"largest size ({', '.join(format_size(s) for s in sorted(set(table['size'])))})")
+    size_text = (
+        f"at {format_size(size_b)}"
+        if size_b is not None
+        else f"largest size ({', '.join(format_size(s) for s in sorted(set(table['size'])))})"
+    )
     paths = ", ".join(dict.fromkeys(table["path"]))
-    main = title or (f"Bandwidth per link class and preset, "
-                     f"{mode_text(direction, peer, paths)}\n{size_text}, median over pairs")
+    main = title or (
+        f"Bandwidth per link class and preset, "
+        f"{mode_text(direction, peer, paths)}\n{size_text}, median over pairs"
+    )
     set_title(ax, main, backend_note(*frames.values()))
     return finish(fig)

@@ -67,8 +67,9 @@ IDENTICAL_RTOL = 0.02
 # ------------------------------------------------------------------------------ helpers
 def _band_line(ax: Axes, g: pd.DataFrame, *, band_alpha: float = 0.18, **kw: Any) -> Line2D:
     """A median line with its p10-p90 band."""
-    ax.fill_between(g["size_bytes"], g["p10"], g["p90"], color=kw.get("color"),
-                    alpha=band_alpha, lw=0)
+    ax.fill_between(
+        g["size_bytes"], g["p10"], g["p90"], color=kw.get("color"), alpha=band_alpha, lw=0
+    )
     kw.setdefault("ms", 3)
     (line,) = ax.plot(g["size_bytes"], g["median"], marker="o", **kw)
     return line
@@ -76,9 +77,10 @@ def _band_line(ax: Axes, g: pd.DataFrame, *, band_alpha: float = 0.18, **kw: Any
 
 def _class_handles(counts: dict[str, int], via: str = "") -> list[Line2D]:
     """One legend entry per link class when the pairs are too many to name."""
-    return [Line2D([], [], color=link_color(link), lw=1.5,
-                   label=f"{link}: {n} pairs{via} (medians)")
-            for link, n in counts.items()]
+    return [
+        Line2D([], [], color=link_color(link), lw=1.5, label=f"{link}: {n} pairs{via} (medians)")
+        for link, n in counts.items()
+    ]
 
 
 def via_words(path: Any) -> str:
@@ -91,8 +93,9 @@ def via_words(path: Any) -> str:
     return ", via host memory" if path == "staged" else ""
 
 
-def _failure_handles(ax: Axes, sel: pd.DataFrame, col: str, *, unmeasured: bool = True,
-                     prefix: str = "") -> list[Line2D]:
+def _failure_handles(
+    ax: Axes, sel: pd.DataFrame, col: str, *, unmeasured: bool = True, prefix: str = ""
+) -> list[Line2D]:
     """Legend entries for the pairs without numbers, and red crosses (with their entry)
     on the points whose bytes arrived wrong."""
     out = []
@@ -101,26 +104,46 @@ def _failure_handles(ax: Axes, sel: pd.DataFrame, col: str, *, unmeasured: bool 
         out.append(_no_line(text))
     pts = unverified_points(sel, col)
     if not pts.empty:
-        (mark,) = ax.plot(pts["size_bytes"], pts[col], ls="none", marker="X", ms=9, mew=1.2,
-                          markerfacecolor="none", markeredgecolor=VERIFY_EDGE, zorder=5)
+        (mark,) = ax.plot(
+            pts["size_bytes"],
+            pts[col],
+            ls="none",
+            marker="X",
+            ms=9,
+            mew=1.2,
+            markerfacecolor="none",
+            markeredgecolor=VERIFY_EDGE,
+            zorder=5,
+        )
         mark.set_label(unverified_text(pts, prefix))
         out.append(mark)
     return out
 
 
-def _host_bound_handles(ax: Axes, sel: pd.DataFrame, keys: list[str], col: str, *,
-                        fitted: bool = False) -> list[Line2D]:
+def _host_bound_handles(
+    ax: Axes, sel: pd.DataFrame, keys: list[str], col: str, *, fitted: bool = False
+) -> list[Line2D]:
     """Hollow rings (and their legend entry) on the points that have a host-bound sample
     (``host_bound``: enqueueing took at least ``host_bound_ratio`` of the window, so the
     host may have set the pace; the fit leaves them out)."""
     pts = host_bound_points(sel, keys, col)
     if pts.empty:
         return []
-    (ring,) = ax.plot(pts["size_bytes"], pts[col], ls="none", marker="o", ms=9, mew=1.2,
-                      markerfacecolor="none", markeredgecolor="#333333", zorder=4)
+    (ring,) = ax.plot(
+        pts["size_bytes"],
+        pts[col],
+        ls="none",
+        marker="o",
+        ms=9,
+        mew=1.2,
+        markerfacecolor="none",
+        markeredgecolor="#333333",
+        zorder=4,
+    )
     n = len(pts)
-    ring.set_label(f"host-bound ({n} point{'s' if n != 1 else ''})"
-                   + (", not fitted" if fitted else ""))
+    ring.set_label(
+        f"host-bound ({n} point{'s' if n != 1 else ''})" + (", not fitted" if fitted else "")
+    )
     return [ring]
 
 
@@ -135,18 +158,29 @@ def _link_lines(ax: Axes, sel: pd.DataFrame, via: str = "") -> list[Any]:
     """One median line and band per link class, over every sample of its pairs (``via``:
     the path's words when it is not the link, :func:`via_words`)."""
     st = pooled_stats(sel, ["link"], "bandwidth_GBps")
-    npairs = sel[sel["bandwidth_GBps"].notna()].groupby("link")[["src", "dst"]].apply(
-        lambda g: len(g.drop_duplicates()))
+    npairs = (
+        sel[sel["bandwidth_GBps"].notna()]
+        .groupby("link")[["src", "dst"]]
+        .apply(lambda g: len(g.drop_duplicates()))
+    )
     handles = []
     for link in sorted(set(st["link"].astype(str)), key=link_rank):
         g = st[st["link"] == link].sort_values("size_bytes")
-        handles.append(_band_line(ax, g, color=link_color(link), band_alpha=0.2,
-                                  label=f"{link} ({int(npairs.get(link, 0))} pairs{via})"))
+        handles.append(
+            _band_line(
+                ax,
+                g,
+                color=link_color(link),
+                band_alpha=0.2,
+                label=f"{link} ({int(npairs.get(link, 0))} pairs{via})",
+            )
+        )
     return handles
 
 
-def _pair_lines(ax: Axes, sel: pd.DataFrame, max_legend: int, via: str = ""
-                ) -> tuple[list[Any], bool]:
+def _pair_lines(
+    ax: Axes, sel: pd.DataFrame, max_legend: int, via: str = ""
+) -> tuple[list[Any], bool]:
     """One line per pair: with bands and names up to ``max_legend`` pairs, else thin and
     coloured by link class. Returns the legend handles and whether there were many."""
     st = point_stats(sel)
@@ -156,11 +190,13 @@ def _pair_lines(ax: Axes, sel: pd.DataFrame, max_legend: int, via: str = ""
     for k, (s, d, link) in enumerate(pairs.itertuples(index=False)):
         g = st[(st["src"] == s) & (st["dst"] == d)].sort_values("size_bytes")
         if many:
-            ax.plot(g["size_bytes"], g["median"], color=link_color(str(link)), lw=0.8,
-                    alpha=0.6)
+            ax.plot(g["size_bytes"], g["median"], color=link_color(str(link)), lw=0.8, alpha=0.6)
         else:
-            handles.append(_band_line(ax, g, color=f"C{k % 10}", band_alpha=0.15,
-                                      label=f"{s} → {d} ({link}{via})"))
+            handles.append(
+                _band_line(
+                    ax, g, color=f"C{k % 10}", band_alpha=0.15, label=f"{s} → {d} ({link}{via})"
+                )
+            )
     if many:
         handles = _class_handles(count_by_link(pairs["link"]), via)
     return handles, many
@@ -176,8 +212,16 @@ def name_hidden_lines(handles: list[Any]) -> list[str]:
         if not isinstance(h, Line2D) or not len(h.get_xdata()):
             continue
         x, y = np.asarray(h.get_xdata(), float), np.asarray(h.get_ydata(), float)
-        under = next((o for o, ox, oy in seen if ox.shape == x.shape and np.array_equal(ox, x)
-                      and np.allclose(oy, y, rtol=IDENTICAL_RTOL, equal_nan=True)), None)
+        under = next(
+            (
+                o
+                for o, ox, oy in seen
+                if ox.shape == x.shape
+                and np.array_equal(ox, x)
+                and np.allclose(oy, y, rtol=IDENTICAL_RTOL, equal_nan=True)
+            ),
+            None,
+        )
         if under is None:
             seen.append((h, x, y))
             continue
@@ -193,8 +237,15 @@ def _nominal_lines(ax: Axes, sel: pd.DataFrame, top: float) -> tuple[list[Any], 
     handles = []
     for link, nom in nominal_by_link(sel).items():
         if link in shown:
-            handles.append(ax.axhline(nom, color=link_color(link), ls="--", lw=1.0,
-                                      label=f"{link} nominal {nom:g} GB/s"))
+            handles.append(
+                ax.axhline(
+                    nom,
+                    color=link_color(link),
+                    ls="--",
+                    lw=1.0,
+                    label=f"{link} nominal {nom:g} GB/s",
+                )
+            )
             top = max(top, nom)
     return handles, top
 
@@ -236,30 +287,44 @@ def bandwidth_vs_size(
         handles, many = _pair_lines(ax, sel, max_legend, via)
     name_hidden_lines(handles)
     handles += _failure_handles(ax, sel, "bandwidth_GBps")
-    handles += _host_bound_handles(ax, sel, ["link"] if by == "link" else ["src", "dst"],
-                                   "bandwidth_GBps")
+    handles += _host_bound_handles(
+        ax, sel, ["link"] if by == "link" else ["src", "dst"], "bandwidth_GBps"
+    )
     top = float(sel["bandwidth_GBps"].max()) if sel["bandwidth_GBps"].notna().any() else 1.0
     if show_nominal:
         nominal, top = _nominal_lines(ax, sel, top)
         handles += nominal
     bandwidth_axes(ax, sel["size_bytes"].unique(), top, "bandwidth per direction (GB/s)")
     side_legend(ax, handles)
-    band = ("median, p10-p90 band" if by == "link" or not many
-            else f"median per pair (no bands above {max_legend} pairs)")
-    main = title or (f"Copy bandwidth vs size, {mode_text(direction, peer, path, initiator)}\n"
-                     f"{'per link class' if by == 'link' else 'per pair'}, {band}")
+    band = (
+        "median, p10-p90 band"
+        if by == "link" or not many
+        else f"median per pair (no bands above {max_legend} pairs)"
+    )
+    main = title or (
+        f"Copy bandwidth vs size, {mode_text(direction, peer, path, initiator)}\n"
+        f"{'per link class' if by == 'link' else 'per pair'}, {band}"
+    )
     set_title(ax, main, backend_note(run))
     return finish(fig)
 
 
 # ------------------------------------------------------------------------------ latency
-def _time_lines(ax: Axes, st: pd.DataFrame, fits: pd.DataFrame, keys: list[str], *,
-                by: str, many: bool, fit: bool, xs: np.ndarray) -> list[Any]:
+def _time_lines(
+    ax: Axes,
+    st: pd.DataFrame,
+    fits: pd.DataFrame,
+    keys: list[str],
+    *,
+    by: str,
+    many: bool,
+    fit: bool,
+    xs: np.ndarray,
+) -> list[Any]:
     """Per group: the median time per copy (markers only under a fit), its band, and the
     fitted ``latency + size / bandwidth`` dashed; thin lines without names if ``many``."""
     handles = []
-    for k, row in enumerate(st[keys].drop_duplicates().sort_values(keys).itertuples(
-            index=False)):
+    for k, row in enumerate(st[keys].drop_duplicates().sort_values(keys).itertuples(index=False)):
         key = dict(zip(keys, row))
         g = st[np.logical_and.reduce([st[c] == v for c, v in key.items()])]
         g = g.sort_values("size_bytes")
@@ -269,15 +334,33 @@ def _time_lines(ax: Axes, st: pd.DataFrame, fits: pd.DataFrame, keys: list[str],
         if many:
             ax.plot(g["size_bytes"], g["median"], color=color, lw=0.8, alpha=0.6)
         else:
-            handles.append(_band_line(ax, g, color=color, band_alpha=0.2, ms=4,
-                                      ls="none" if fit else "-", label=f"{label} median"))
-        f = fits[np.logical_and.reduce([fits[c] == v for c, v in key.items()])] \
-            if fit and not fits.empty else fits.iloc[:0]
+            handles.append(
+                _band_line(
+                    ax,
+                    g,
+                    color=color,
+                    band_alpha=0.2,
+                    ms=4,
+                    ls="none" if fit else "-",
+                    label=f"{label} median",
+                )
+            )
+        f = (
+            fits[np.logical_and.reduce([fits[c] == v for c, v in key.items()])]
+            if fit and not fits.empty
+            else fits.iloc[:0]
+        )
         if len(f) and np.isfinite(f["bandwidth_GBps"].iloc[0]):
             lat, bw = float(f["latency_us"].iloc[0]), float(f["bandwidth_GBps"].iloc[0])
-            (fl,) = ax.plot(xs, lat + xs / (bw * 1e3), color=color, ls="--",
-                            lw=1.0 if many else 1.4, alpha=0.5 if many else 0.9,
-                            label=f"{label} fit: {lat:.1f} µs + size / {bw:.1f} GB/s")
+            (fl,) = ax.plot(
+                xs,
+                lat + xs / (bw * 1e3),
+                color=color,
+                ls="--",
+                lw=1.0 if many else 1.4,
+                alpha=0.5 if many else 0.9,
+                label=f"{label} fit: {lat:.1f} µs + size / {bw:.1f} GB/s",
+            )
             if not many:
                 handles.append(fl)
     return handles
@@ -318,13 +401,22 @@ def latency_vs_size(
     sizes = np.array(sorted(sel["size_bytes"].unique()), dtype=float)
     xs = np.geomspace(sizes.min(), sizes.max(), 64) if len(sizes) else sizes
     fig, ax = fig_ax(ax, CURVE_SIZE, figsize)
-    handles = _time_lines(ax, st, fits_by(sel, by) if fit else pd.DataFrame(), keys, by=by,
-                          many=many, fit=fit, xs=xs)
+    handles = _time_lines(
+        ax, st, fits_by(sel, by) if fit else pd.DataFrame(), keys, by=by, many=many, fit=fit, xs=xs
+    )
     if many:
         handles += _class_handles(count_by_link(groups["link"]))
         if fit:
-            handles.append(Line2D([], [], color="#555555", ls="--", lw=1.0,
-                                  label="fit: t = latency + size / bandwidth"))
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color="#555555",
+                    ls="--",
+                    lw=1.0,
+                    label="fit: t = latency + size / bandwidth",
+                )
+            )
     handles += _failure_handles(ax, df, "us_per_copy")
     handles += _host_bound_handles(ax, df, keys, "us_per_copy", fitted=fit)
     size_axis(ax, sizes)
@@ -332,21 +424,26 @@ def latency_vs_size(
     ax.set_ylabel("time per copy (median)")
     ax.grid(True, which="major", alpha=0.3)
     side_legend(ax, handles)
-    band = (f"median per pair (no bands above {max_legend} pairs)" if many
-            else "median, p10-p90 band")
-    main = title or (f"Time per copy vs size, {mode_text(direction, peer, path, initiator)}\n"
-                     f"{'per link class' if by == 'link' else 'per pair'}, {band}")
+    band = (
+        f"median per pair (no bands above {max_legend} pairs)" if many else "median, p10-p90 band"
+    )
+    main = title or (
+        f"Time per copy vs size, {mode_text(direction, peer, path, initiator)}\n"
+        f"{'per link class' if by == 'link' else 'per pair'}, {band}"
+    )
     set_title(ax, main, backend_note(run))
     return finish(fig)
 
 
 # ------------------------------------------------------------------------------ one pair
-_ON_OFF_STYLES = [("on", "p2p", "#1f77b4", "-", 3.0), ("off", "direct", "#d62728", "--", 1.5),
-                  ("off", "staged", "#ff7f0e", "-.", 1.5)]
+_ON_OFF_STYLES = [
+    ("on", "p2p", "#1f77b4", "-", 3.0),
+    ("off", "direct", "#d62728", "--", 1.5),
+    ("off", "staged", "#ff7f0e", "-.", 1.5),
+]
 
 
-def _on_off_series(ax: Axes, part: pd.DataFrame, label: str, **kw: Any
-                   ) -> tuple[list[Any], float]:
+def _on_off_series(ax: Axes, part: pd.DataFrame, label: str, **kw: Any) -> tuple[list[Any], float]:
     """One path of peer_on_off: its line, its failures; the legend handles and top."""
     handles: list[Any] = []
     top = 0.0
@@ -360,8 +457,7 @@ def _on_off_series(ax: Axes, part: pd.DataFrame, label: str, **kw: Any
         why = failure_texts(failed)
         what = "failed" if st.empty else f"failed at {failed['size_bytes'].nunique()} sizes"
         handles.append(_no_line(wrap(f"{label}: {what}, {'; '.join(why)}", 100), kw["color"]))
-    handles += _failure_handles(ax, part, "bandwidth_GBps", unmeasured=False,
-                                prefix=f"{label}: ")
+    handles += _failure_handles(ax, part, "bandwidth_GBps", unmeasured=False, prefix=f"{label}: ")
     return handles, top
 
 
@@ -405,15 +501,24 @@ def peer_on_off(
         top = max(top, part_top)
     nominal = nominal_by_link(one)
     if link in nominal:
-        handles.append(ax.axhline(nominal[link], color="#555555", ls="--", lw=1.0,
-                                  label=f"{link} nominal {nominal[link]:g} GB/s"))
+        handles.append(
+            ax.axhline(
+                nominal[link],
+                color="#555555",
+                ls="--",
+                lw=1.0,
+                label=f"{link} nominal {nominal[link]:g} GB/s",
+            )
+        )
         top = max(top, nominal[link])
     bandwidth_axes(ax, one["size_bytes"].unique(), top, "bandwidth (GB/s)")
     below_plot_legend(ax, handles)
     arrow = "→" if direction == "uni" else "↔"
-    main = title or (f"Peer access on vs off: device {s} {arrow} {d} ({link}), "
-                     f"{'unidirectional' if direction == 'uni' else 'bidirectional'}\n"
-                     "median, p10-p90 band")
+    main = title or (
+        f"Peer access on vs off: device {s} {arrow} {d} ({link}), "
+        f"{'unidirectional' if direction == 'uni' else 'bidirectional'}\n"
+        "median, p10-p90 band"
+    )
     set_title(ax, main, backend_note(run))
     return finish(fig)
 
@@ -421,6 +526,7 @@ def peer_on_off(
 def _uni_bi_series(uni: pd.DataFrame, bi: pd.DataFrame, s: int, d: int) -> list[tuple]:
     """(rows, column, label, colour, line style, width, alpha) of uni_vs_bi's lines: uni
     wide and light; bi per direction thin and dashed on top; the total black."""
+
     def one(df: pd.DataFrame, a: int, b: int) -> pd.DataFrame:
         return df[(df["src"] == a) & (df["dst"] == b)]
 
@@ -440,10 +546,16 @@ def _nominal_pair(ax: Axes, link: str, nominal: dict[str, float]) -> tuple[list[
     if link not in nominal:
         return [], 0.0
     nom = nominal[link]
-    return [ax.axhline(nom, color="#555555", ls="--", lw=1.0,
-                       label=f"{link} nominal per direction {nom:g} GB/s"),
-            ax.axhline(2 * nom, color="#555555", ls=":", lw=1.0,
-                       label=f"2 × nominal {2 * nom:g} GB/s")], 2 * nom
+    return [
+        ax.axhline(
+            nom,
+            color="#555555",
+            ls="--",
+            lw=1.0,
+            label=f"{link} nominal per direction {nom:g} GB/s",
+        ),
+        ax.axhline(2 * nom, color="#555555", ls=":", lw=1.0, label=f"2 × nominal {2 * nom:g} GB/s"),
+    ], 2 * nom
 
 
 def uni_vs_bi(
@@ -475,26 +587,32 @@ def uni_vs_bi(
     for part, col, label, color, ls, lw, alpha in series:
         if part.empty:
             continue
-        st = (point_stats(part) if col == "bandwidth_GBps"
-              else pooled_stats(part, [], col)).sort_values("size_bytes")
+        st = (
+            point_stats(part) if col == "bandwidth_GBps" else pooled_stats(part, [], col)
+        ).sort_values("size_bytes")
         if st.empty:
             why = failure_texts(part)
             text = f"{label}: no numbers" + (f", {'; '.join(why)}" if why else "")
             handles.append(_no_line(wrap(text, 64), color))
             continue
-        handles.append(_band_line(ax, st, color=color, ls=ls, lw=lw, alpha=alpha,
-                                  label=label, ms=0 if lw > 3 else 3))
+        handles.append(
+            _band_line(
+                ax, st, color=color, ls=ls, lw=lw, alpha=alpha, label=label, ms=0 if lw > 3 else 3
+            )
+        )
         top = max(top, float(st["p90"].max()))
         handles += _failure_handles(ax, part, col, unmeasured=False, prefix=f"{label}: ")
     nominal, nominal_top = _nominal_pair(ax, link, nominal_by_link(series[-1][0]))
     handles += nominal
     top = max(top, nominal_top)
-    bandwidth_axes(ax, pd.concat([uni["size_bytes"], bi["size_bytes"]]).unique(), top,
-                   "bandwidth (GB/s)")
+    bandwidth_axes(
+        ax, pd.concat([uni["size_bytes"], bi["size_bytes"]]).unique(), top, "bandwidth (GB/s)"
+    )
     side_legend(ax, handles)
     paths = upath if upath == bpath else f"uni {upath}, bi {bpath}"
-    main = title or (f"Unidirectional vs bidirectional: devices {s} and {d} ({link}), "
-                     f"peer {peer} ({paths})\nmedian, p10-p90 band")
+    main = title or (
+        f"Unidirectional vs bidirectional: devices {s} and {d} ({link}), "
+        f"peer {peer} ({paths})\nmedian, p10-p90 band"
+    )
     set_title(ax, main, backend_note(run))
     return finish(fig)
-

@@ -62,12 +62,18 @@ def _norm(fractions: pd.DataFrame, threshold: float) -> mcolors.Normalize:
     values = pd.to_numeric(fractions["fraction"], errors="coerce").to_numpy(dtype=float)
     finite = values[np.isfinite(values) & (values > 0)]
     spread = float(np.abs(finite - 1.0).max()) if finite.size else 0.0
-    return mcolors.CenteredNorm(vcenter=1.0, halfrange=max(MIN_HALF_RANGE, spread,
-                                                           abs(1.0 - threshold) * 1.1))
+    return mcolors.CenteredNorm(
+        vcenter=1.0, halfrange=max(MIN_HALF_RANGE, spread, abs(1.0 - threshold) * 1.1)
+    )
 
 
-def _panel(ax: object, grid: pd.DataFrame, threshold: float, norm: mcolors.Normalize,
-           lost: set[tuple[int, int]]) -> object:
+def _panel(
+    ax: object,
+    grid: pd.DataFrame,
+    threshold: float,
+    norm: mcolors.Normalize,
+    lost: set[tuple[int, int]],
+) -> object:
     n = len(grid)
     values = grid.to_numpy(dtype=float)
     ax.set_facecolor(MISSING_FACE)
@@ -78,28 +84,54 @@ def _panel(ax: object, grid: pd.DataFrame, threshold: float, norm: mcolors.Norma
         for j in range(n):
             v = values[i, j]
             if (i, j) in lost or (np.isfinite(v) and v < threshold):
-                ax.add_patch(Rectangle((j - 0.45, i - 0.45), 0.9, 0.9, fill=False,
-                                       edgecolor=BELOW_EDGE, linewidth=BELOW_LINEWIDTH,
-                                       zorder=2.7, gid=BELOW_GID))
+                ax.add_patch(
+                    Rectangle(
+                        (j - 0.45, i - 0.45),
+                        0.9,
+                        0.9,
+                        fill=False,
+                        edgecolor=BELOW_EDGE,
+                        linewidth=BELOW_LINEWIDTH,
+                        zorder=2.7,
+                        gid=BELOW_GID,
+                    )
+                )
                 text = LOST_TEXT if (i, j) in lost else f"{v:.2f}"
                 face = cmap(norm(v)) if np.isfinite(v) else mcolors.to_rgba(MISSING_FACE)
-                ax.text(j, i, text, ha="center", va="center", fontsize=6.5,
-                        fontweight="bold", color=text_color(face), zorder=3)
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    fontweight="bold",
+                    color=text_color(face),
+                    zorder=3,
+                )
     return image
 
 
-def fleet_heatmaps(fractions: pd.DataFrame, *, threshold: float = 0.9,
-                   hosts: Sequence[str] | None = None,
-                   failed: Mapping[str, str] | None = None, ncols: int | None = None,
-                   title: str | None = None) -> Figure:
+def fleet_heatmaps(
+    fractions: pd.DataFrame,
+    *,
+    threshold: float = 0.9,
+    hosts: Sequence[str] | None = None,
+    failed: Mapping[str, str] | None = None,
+    ncols: int | None = None,
+    title: str | None = None,
+) -> Figure:
     """A grid of per-host matrices of link fractions (see the module docstring).
 
     ``hosts`` orders the panels (default: the hosts in ``fractions``); ``failed`` maps a
     host without links to the reason written in its panel.
     """
     failed = dict(failed or {})
-    names = list(hosts) if hosts is not None else sorted(
-        set(fractions["host"].astype(str)) | set(failed))
+    names = (
+        list(hosts)
+        if hosts is not None
+        else sorted(set(fractions["host"].astype(str)) | set(failed))
+    )
     if not names:
         raise ValueError("no hosts to draw")
     ends = pd.concat([fractions["src"], fractions["dst"]]).dropna()
@@ -123,23 +155,42 @@ def fleet_heatmaps(fractions: pd.DataFrame, *, threshold: float = 0.9,
             ax.set_box_aspect(1)
             ax.set_xticks([])
             ax.set_yticks([])
-            ax.text(0.5, 0.5, f"no links\n{failed.get(host, '')}", ha="center", va="center",
-                    fontsize=7, wrap=True, transform=ax.transAxes)
+            ax.text(
+                0.5,
+                0.5,
+                f"no links\n{failed.get(host, '')}",
+                ha="center",
+                va="center",
+                fontsize=7,
+                wrap=True,
+                transform=ax.transAxes,
+            )
             continue
-        lost = {(int(s), int(d)) for s, d, f, b in zip(
-            mine["src"], mine["dst"], mine["fraction"],
-            mine.get("bandwidth_GBps", mine["fraction"])) if f == 0 and pd.isna(b)}
+        lost = {
+            (int(s), int(d))
+            for s, d, f, b in zip(
+                mine["src"],
+                mine["dst"],
+                mine["fraction"],
+                mine.get("bandwidth_GBps", mine["fraction"]),
+            )
+            if f == 0 and pd.isna(b)
+        }
         image = _panel(ax, fraction_grid(fractions, host, n), threshold, norm, lost)
     if image is not None:
         bar = fig.colorbar(image, ax=axes, shrink=0.6, label="fraction of class median")
         bar.ax.axhline(threshold, color=BELOW_EDGE, linewidth=1.2)
     fig.supxlabel("destination device", fontsize=8.5)
     fig.supylabel("source device", fontsize=8.5)
-    text = title or (f"links by host: fraction of their class's fleet median (rows = "
-                     f"source; framed: below {threshold:g})")
+    text = title or (
+        f"links by host: fraction of their class's fleet median (rows = "
+        f"source; framed: below {threshold:g})"
+    )
     width_in = fig.get_size_inches()[0]  # a title as wide as the figure, at most
-    fig.suptitle(textwrap.fill(text, max(20, int(width_in * 72 / (TITLE_POINTS * 0.6)))),
-                 fontsize=TITLE_POINTS)
+    fig.suptitle(
+        textwrap.fill(text, max(20, int(width_in * 72 / (TITLE_POINTS * 0.6)))),
+        fontsize=TITLE_POINTS,
+    )
     return fig
 
 

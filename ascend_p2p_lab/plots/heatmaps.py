@@ -97,8 +97,16 @@ def heatmap(
         >>> fig = heatmap(run, value="latency_us", pattern="latency")   # doctest: +SKIP
     """
     run = frame_of(run)
-    data = heatmap_data(run, size=size, value=value, direction=direction, peer=peer,
-                        path=path, pattern=pattern, initiator=initiator)
+    data = heatmap_data(
+        run,
+        size=size,
+        value=value,
+        direction=direction,
+        peer=peer,
+        path=path,
+        pattern=pattern,
+        initiator=initiator,
+    )
     n = len(data.values)
     finite = data.values.to_numpy()[np.isfinite(data.values.to_numpy())]
     legend_lines = 1 + sum(1 + len(text) // 70 for _code, text in data.legend)
@@ -111,8 +119,14 @@ def heatmap(
     cmap = mpl.colormaps["viridis_r" if lower_is_better(value) else "viridis"]
     cmap = cmap.with_extremes(bad=MISSING_FACE)
     texts, kinds = heatmap_texts(data.cells, n, annotate)
-    im = draw_matrix(data.values, ax, cmap=cmap, norm=mcolors.Normalize(vmin=lo, vmax=hi),
-                     kinds=kinds, fontsize=tick_fs)
+    im = draw_matrix(
+        data.values,
+        ax,
+        cmap=cmap,
+        norm=mcolors.Normalize(vmin=lo, vmax=hi),
+        kinds=kinds,
+        fontsize=tick_fs,
+    )
     annotate_matrix(ax, texts, kinds=kinds, image=im, fontsize=cell_fs)
     what, cbar_label = value_labels(value)
     if finite.size:
@@ -126,15 +140,20 @@ def heatmap(
         style = VERIFY_STYLE if code == "V" else MISSING_STYLE
         handles.append(Patch(**style, label=wrap(text, width)))
     below_legend(ax, handles, fontsize=8)
-    main = title or (f"{what}, {mode_text(direction, peer, data.path, initiator)}\n"
-                     f"{data.size_text}")
+    main = title or (
+        f"{what}, {mode_text(direction, peer, data.path, initiator)}\n{data.size_text}"
+    )
     set_title(ax, main, data.note)
     return finish(fig)
 
 
-def link_matrix(table_or_topology: Any, ax: Axes | None = None, *,
-                title: str | None = None,
-                figsize: tuple[float, float] | None = None) -> Figure:
+def link_matrix(
+    table_or_topology: Any,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    figsize: tuple[float, float] | None = None,
+) -> Figure:
     """N x N link classes in npu-smi's words, one categorical colour per class.
 
     Takes a probe table, a run frame or a :class:`~ascend_p2p_lab.topology.model.Topology`.
@@ -152,40 +171,56 @@ def link_matrix(table_or_topology: Any, ax: Axes | None = None, *,
     fig, ax = fig_ax(ax, matrix_size(n, legend_lines=len(classes), cbar=False), figsize)
     cell_fs, tick_fs = matrix_fonts(n)
     cmap = mcolors.ListedColormap([LINK_COLORS[c] for c in LINK_ORDER]).with_extremes(
-        bad=MISSING_FACE)
+        bad=MISSING_FACE
+    )
     norm = mcolors.BoundaryNorm(np.arange(len(LINK_ORDER) + 1) - 0.5, len(LINK_ORDER))
     index, texts, kinds = link_texts(links)
     im = draw_matrix(index, ax, cmap=cmap, norm=norm, kinds=kinds, fontsize=tick_fs)
     annotate_matrix(ax, texts, kinds=kinds, image=im, fontsize=cell_fs)
-    handles = [Patch(**MISSING_STYLE, label=text) if c in (UNNAMED, ABSENT) else
-               Patch(facecolor=LINK_COLORS[c], label=text) for c, text in legend]
+    handles = [
+        Patch(**MISSING_STYLE, label=text)
+        if c in (UNNAMED, ABSENT)
+        else Patch(facecolor=LINK_COLORS[c], label=text)
+        for c, text in legend
+    ]
     below_legend(ax, handles, fontsize=8, ncols=2 if len(handles) > 3 else 1)
     set_title(ax, title or "Link class per device pair (npu-smi words)", note)
     return finish(fig)
 
 
-def peer_access_matrix(table: pd.DataFrame, value: str = "can_access_peer",
-                       ax: Axes | None = None, *, title: str | None = None,
-                       figsize: tuple[float, float] | None = None) -> Figure:
+def peer_access_matrix(
+    table: pd.DataFrame,
+    value: str = "can_access_peer",
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    figsize: tuple[float, float] | None = None,
+) -> Figure:
     """Yes/no matrix of a probe table column: ``can_access_peer`` or ``peer_enabled``.
 
     Example:
         >>> fig = peer_access_matrix(probe(rt), value="peer_enabled")  # doctest: +SKIP
     """
     peer = peer_frame(table, value)
-    colours = {"yes": "#4daf4a", "no": "#f4a582" if value == "can_access_peer"
-               else "#c8c8c8", "self": DIAG_COLOR}  # a peer link that is off is no fault
+    colours = {
+        "yes": "#4daf4a",
+        "no": "#f4a582" if value == "can_access_peer" else "#c8c8c8",
+        "self": DIAG_COLOR,
+    }  # a peer link that is off is no fault
     fig, ax = fig_ax(ax, matrix_size(len(peer), legend_lines=4, cbar=False), figsize)
     cell_fs, tick_fs = matrix_fonts(len(peer))
-    cmap = mcolors.ListedColormap([colours["no"], colours["yes"]]).with_extremes(
-        bad=MISSING_FACE)
+    cmap = mcolors.ListedColormap([colours["no"], colours["yes"]]).with_extremes(bad=MISSING_FACE)
     texts, kinds = peer_texts(peer)
-    im = draw_matrix(peer, ax, cmap=cmap, norm=mcolors.Normalize(vmin=0, vmax=1),
-                     kinds=kinds, fontsize=tick_fs)
+    im = draw_matrix(
+        peer, ax, cmap=cmap, norm=mcolors.Normalize(vmin=0, vmax=1), kinds=kinds, fontsize=tick_fs
+    )
     annotate_matrix(ax, texts, kinds=kinds, image=im, fontsize=cell_fs)
-    handles = [Patch(**MISSING_STYLE, label=text) if kind == "unknown" else
-               Patch(facecolor=colours[kind], label=text)
-               for kind, text in peer_legend(table, peer, value)]
+    handles = [
+        Patch(**MISSING_STYLE, label=text)
+        if kind == "unknown"
+        else Patch(facecolor=colours[kind], label=text)
+        for kind, text in peer_legend(table, peer, value)
+    ]
     below_legend(ax, handles, fontsize=8)
     set_title(ax, title or PEER_VALUES[value], backend_note(table))
     return finish(fig)

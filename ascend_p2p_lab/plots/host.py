@@ -19,8 +19,10 @@ from .prepare import backend_note, eq, frame_of, pooled_stats
 from .style import CURVE_SIZE, bandwidth_axes, fig_ax, finish, set_title, side_legend
 
 #: Colour and words per direction of a host copy.
-HOST_DIRECTIONS = {HOST_TO_DEVICE: ("#1f77b4", f"{HOST_TO_DEVICE}: host -> device"),
-                   DEVICE_TO_HOST: ("#d62728", f"{DEVICE_TO_HOST}: device -> host")}
+HOST_DIRECTIONS = {
+    HOST_TO_DEVICE: ("#1f77b4", f"{HOST_TO_DEVICE}: host -> device"),
+    DEVICE_TO_HOST: ("#d62728", f"{DEVICE_TO_HOST}: device -> host"),
+}
 #: Above this many devices, lines are thin and unnamed (one legend entry per direction);
 #: up to it, each device has its marker.
 MAX_NAMED = 4
@@ -42,8 +44,9 @@ def host_stats(run: pd.DataFrame) -> pd.DataFrame:
     return pooled_stats(rows, ["pattern", "device"], "bandwidth_GBps")
 
 
-def host_bandwidth_vs_size(run: pd.DataFrame | Run, *, ax: Axes | None = None,
-                           figsize: tuple[float, float] | None = None) -> Figure:
+def host_bandwidth_vs_size(
+    run: pd.DataFrame | Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
+) -> Figure:
     """h2d and d2h bandwidth vs copy size, one line per device and direction.
 
     Example:
@@ -64,21 +67,36 @@ def host_bandwidth_vs_size(run: pd.DataFrame | Run, *, ax: Axes | None = None,
             if g.empty:
                 continue
             if named:
-                ax.fill_between(g["size_bytes"], g["p10"], g["p90"], color=color,
-                                alpha=0.15, lw=0)
-            (line,) = ax.plot(g["size_bytes"], g["median"], color=color,
-                              marker=MARKERS[k] if named else "o", ms=4 if named else 3,
-                              lw=1.5 if named else 0.8, label=f"{words}, device {dev}")
+                ax.fill_between(g["size_bytes"], g["p10"], g["p90"], color=color, alpha=0.15, lw=0)
+            (line,) = ax.plot(
+                g["size_bytes"],
+                g["median"],
+                color=color,
+                marker=MARKERS[k] if named else "o",
+                ms=4 if named else 3,
+                lw=1.5 if named else 0.8,
+                label=f"{words}, device {dev}",
+            )
             if named:
                 handles.append(line)
         if not named and not part.empty:
-            handles.append(Line2D([], [], color=color, marker="o", ms=3,
-                                  label=f"{words} ({part['device'].nunique()} devices)"))
-    bandwidth_axes(ax, st["size_bytes"].unique(), float(st["p90"].max()),
-                   "bandwidth (GB/s)")
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    color=color,
+                    marker="o",
+                    ms=3,
+                    label=f"{words} ({part['device'].nunique()} devices)",
+                )
+            )
+    bandwidth_axes(ax, st["size_bytes"].unique(), float(st["p90"].max()), "bandwidth (GB/s)")
     side_legend(ax, handles)
-    set_title(ax, "Pinned host memory <-> device: bandwidth vs size\n"
-              "median per device, p10-p90 band" if named else
-              "Pinned host memory <-> device: bandwidth vs size\nmedian per device",
-              backend_note(run))
+    set_title(
+        ax,
+        "Pinned host memory <-> device: bandwidth vs size\nmedian per device, p10-p90 band"
+        if named
+        else "Pinned host memory <-> device: bandwidth vs size\nmedian per device",
+        backend_note(run),
+    )
     return finish(fig)

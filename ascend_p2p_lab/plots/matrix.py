@@ -35,14 +35,27 @@ from .style import DIAG_COLOR, MISSING_FACE, MISSING_STYLE, VERIFY_EDGE, VERIFY_
 
 #: A text colour that contrasts with the cell's colour in the image.
 CONTRAST = "contrast"
-_DIAGONAL = {"xy": (-0.5, -0.5), "width": 1.0, "facecolor": DIAG_COLOR, "edgecolor": "white",
-             "linewidth": 1.0}
+_DIAGONAL = {
+    "xy": (-0.5, -0.5),
+    "width": 1.0,
+    "facecolor": DIAG_COLOR,
+    "edgecolor": "white",
+    "linewidth": 1.0,
+}
 _MISSING = {"xy": (-0.5, -0.5), "width": 1.0, **MISSING_STYLE, "linewidth": 0.0}
-_UNTRUSTED = {"xy": (-0.45, -0.45), "width": 0.9, **VERIFY_STYLE, "linewidth": 1.5,
-              "zorder": 2.6}  # over the grid lines; the cell's colour shows through faintly
+_UNTRUSTED = {
+    "xy": (-0.45, -0.45),
+    "width": 0.9,
+    **VERIFY_STYLE,
+    "linewidth": 1.5,
+    "zorder": 2.6,
+}  # over the grid lines; the cell's colour shows through faintly
 #: The patch over a cell of each kind (offset from the cell's centre); other kinds get none.
 CELL_PATCHES: dict[str, dict[str, Any]] = {
-    "local": _DIAGONAL, "self": _DIAGONAL, "code": _MISSING, "unknown": _MISSING,
+    "local": _DIAGONAL,
+    "self": _DIAGONAL,
+    "code": _MISSING,
+    "unknown": _MISSING,
     "untrusted": _UNTRUSTED,
 }
 #: Text style of a cell of each kind: ``scale`` and ``offset`` change the base font size,
@@ -53,28 +66,45 @@ CELL_TEXTS: dict[str, dict[str, Any]] = {
     "plain": {"color": "black"},
     "local": {"color": "white", "fontstyle": "italic"},
     "self": {"color": "white", "fontstyle": "normal"},
-    "code": {"offset": -0.5, "color": "black",
-             "bbox": {"boxstyle": "square,pad=0.1", "facecolor": MISSING_FACE,
-                      "edgecolor": "none"}},
-    "untrusted": {"offset": -1.0, "color": VERIFY_EDGE, "fontweight": "bold",
-                  "linespacing": 1.0,
-                  "bbox": {"boxstyle": "square,pad=0.1", "facecolor": "white",
-                           "edgecolor": "none"}},
+    "code": {
+        "offset": -0.5,
+        "color": "black",
+        "bbox": {"boxstyle": "square,pad=0.1", "facecolor": MISSING_FACE, "edgecolor": "none"},
+    },
+    "untrusted": {
+        "offset": -1.0,
+        "color": VERIFY_EDGE,
+        "fontweight": "bold",
+        "linespacing": 1.0,
+        "bbox": {"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"},
+    },
     "unknown": {},
 }
 
 
-def draw_matrix(frame: pd.DataFrame, ax: Axes, *, cmap: Any, norm: Any,
-                kinds: pd.DataFrame | None = None, fontsize: float = 9.0,
-                xlabel: str = "destination device (column)",
-                ylabel: str = "source device (row)") -> AxesImage:
+def draw_matrix(
+    frame: pd.DataFrame,
+    ax: Axes,
+    *,
+    cmap: Any,
+    norm: Any,
+    kinds: pd.DataFrame | None = None,
+    fontsize: float = 9.0,
+    xlabel: str = "destination device (column)",
+    ylabel: str = "source device (row)",
+) -> AxesImage:
     """Draw ``frame`` as an image, row 0 at the top, labelled from its index and columns.
 
     NaN cells take ``cmap``'s "bad" colour. White lines part the cells; ``kinds`` (a
     frame of the same shape) puts a patch over the cells whose kind has one.
     """
-    image = ax.imshow(np.ma.masked_invalid(frame.to_numpy(dtype=float)), cmap=cmap,
-                      norm=norm, aspect="equal", interpolation="nearest")
+    image = ax.imshow(
+        np.ma.masked_invalid(frame.to_numpy(dtype=float)),
+        cmap=cmap,
+        norm=norm,
+        aspect="equal",
+        interpolation="nearest",
+    )
     _matrix_axes(ax, frame, fontsize, xlabel, ylabel)
     if kinds is not None:
         for i in range(kinds.shape[0]):
@@ -85,13 +115,13 @@ def draw_matrix(frame: pd.DataFrame, ax: Axes, *, cmap: Any, norm: Any,
     return image
 
 
-def _add_patch(ax: Axes, x: float, y: float, *, xy: tuple[float, float], width: float,
-               **kw: Any) -> None:
+def _add_patch(
+    ax: Axes, x: float, y: float, *, xy: tuple[float, float], width: float, **kw: Any
+) -> None:
     ax.add_patch(Rectangle((x + xy[0], y + xy[1]), width, width, in_layout=False, **kw))
 
 
-def _matrix_axes(ax: Axes, frame: pd.DataFrame, fontsize: float, xlabel: str,
-                 ylabel: str) -> None:
+def _matrix_axes(ax: Axes, frame: pd.DataFrame, fontsize: float, xlabel: str, ylabel: str) -> None:
     rows, cols = frame.shape
     ax.set_xticks(np.arange(cols), labels=[str(c) for c in frame.columns], fontsize=fontsize)
     ax.set_yticks(np.arange(rows), labels=[str(r) for r in frame.index], fontsize=fontsize)
@@ -101,8 +131,10 @@ def _matrix_axes(ax: Axes, frame: pd.DataFrame, fontsize: float, xlabel: str,
     ax.set_ylabel(ylabel)
     ax.xaxis.set_minor_locator(ticker.NullLocator())
     ax.yaxis.set_minor_locator(ticker.NullLocator())
-    for lines in (ax.vlines(np.arange(cols + 1) - 0.5, -0.5, rows - 0.5),
-                  ax.hlines(np.arange(rows + 1) - 0.5, -0.5, cols - 0.5)):
+    for lines in (
+        ax.vlines(np.arange(cols + 1) - 0.5, -0.5, rows - 0.5),
+        ax.hlines(np.arange(rows + 1) - 0.5, -0.5, cols - 0.5),
+    ):
         lines.set(color="white", linewidth=1.0, in_layout=False, zorder=2.5)
     ax.tick_params(which="major", length=2)
     ax.set_xlim(-0.5, cols - 0.5)
@@ -111,9 +143,15 @@ def _matrix_axes(ax: Axes, frame: pd.DataFrame, fontsize: float, xlabel: str,
         spine.set_visible(False)
 
 
-def annotate_matrix(ax: Axes, texts: pd.DataFrame, *, kinds: pd.DataFrame | None = None,
-                    image: AxesImage | None = None, fontsize: float = 9.0,
-                    styles: Mapping[str, Mapping[str, Any]] = CELL_TEXTS) -> list[Text]:
+def annotate_matrix(
+    ax: Axes,
+    texts: pd.DataFrame,
+    *,
+    kinds: pd.DataFrame | None = None,
+    image: AxesImage | None = None,
+    fontsize: float = 9.0,
+    styles: Mapping[str, Mapping[str, Any]] = CELL_TEXTS,
+) -> list[Text]:
     """Write each cell's text (empty or missing texts are skipped) at its centre.
 
     The style is the cell's kind's in ``styles`` (kind ``value`` without ``kinds``); a
@@ -134,6 +172,16 @@ def annotate_matrix(ax: Axes, texts: pd.DataFrame, *, kinds: pd.DataFrame | None
                     del style["color"]
                 else:
                     style["color"] = text_color(image.cmap(image.norm(values[i, j])))
-            out.append(ax.text(j, i, str(text), ha="center", va="center", in_layout=False,
-                               fontsize=size, **style))
+            out.append(
+                ax.text(
+                    j,
+                    i,
+                    str(text),
+                    ha="center",
+                    va="center",
+                    in_layout=False,
+                    fontsize=size,
+                    **style,
+                )
+            )
     return out

@@ -120,8 +120,18 @@ def wrap(text: str, width: int) -> str:
             /a/very/long/path/to/run.json
             here
     """
-    return "\n".join(textwrap.wrap(text, width=width, subsequent_indent="    ",
-                                    break_long_words=False, break_on_hyphens=False)) or text
+    return (
+        "\n".join(
+            textwrap.wrap(
+                text,
+                width=width,
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
+        or text
+    )
 
 
 def link_rank(link: str) -> tuple[int, str]:
@@ -164,8 +174,9 @@ def backend_note(*frames: pd.DataFrame) -> str:
 # ------------------------------------------------------------------------------ rows
 def mode_rows(frame: pd.DataFrame, direction: str, peer: str, path: str) -> pd.DataFrame:
     """The rows of one direction, peer state and path."""
-    return frame[eq(frame["direction"], direction) & eq(frame["peer"], peer)
-                 & eq(frame["path"], path)]
+    return frame[
+        eq(frame["direction"], direction) & eq(frame["peer"], peer) & eq(frame["path"], path)
+    ]
 
 
 def pick_path(df: pd.DataFrame) -> str | None:
@@ -187,9 +198,15 @@ def combos(frame: pd.DataFrame, pattern: str = PAIR_PATTERN) -> list[tuple[str, 
     return sorted(out, key=lambda c: tuple(order.get(v, 99) for v in c))  # type: ignore[misc]
 
 
-def select(frame: pd.DataFrame, *, direction: str, peer: str | None,
-           path: str | Sequence[str] | None, pattern: str = PAIR_PATTERN,
-           initiator: str | None = None) -> tuple[pd.DataFrame, Any]:
+def select(
+    frame: pd.DataFrame,
+    *,
+    direction: str,
+    peer: str | None,
+    path: str | Sequence[str] | None,
+    pattern: str = PAIR_PATTERN,
+    initiator: str | None = None,
+) -> tuple[pd.DataFrame, Any]:
     """Rows of one mode and the path they were taken on. ``path`` may name several paths,
     e.g. ("p2p", "direct") for a run that measured each pair with the peer state it found
     (``peer="current"``); None picks one (:func:`pick_path`). ``initiator`` keeps the
@@ -210,12 +227,14 @@ def select(frame: pd.DataFrame, *, direction: str, peer: str | None,
         have = ", ".join(f"{d}/{p}/{q}" for d, p, q in combos(frame, pattern)) or "none"
         raise ValueError(
             f"no {pattern} rows with direction={direction!r}, peer={peer!r}, path={path!r}; "
-            f"this run has (direction/peer/path): {have}")
+            f"this run has (direction/peer/path): {have}"
+        )
     return df, path
 
 
-def mode_text(direction: str, peer: str | None, path: str | Sequence[str],
-              initiator: str | None = None) -> str:
+def mode_text(
+    direction: str, peer: str | None, path: str | Sequence[str], initiator: str | None = None
+) -> str:
     """``"unidirectional, peer on (p2p)"`` (and ``, pull`` or ``, push`` for one
     initiator's copies of a run that has both)."""
     d = "unidirectional" if direction == "uni" else "bidirectional"
@@ -225,8 +244,9 @@ def mode_text(direction: str, peer: str | None, path: str | Sequence[str],
     return f"{d}{p} ({paths}){who}"
 
 
-def at_size(df: pd.DataFrame, size: int | None = None,
-            keys: Sequence[str] = ("src", "dst")) -> pd.DataFrame:
+def at_size(
+    df: pd.DataFrame, size: int | None = None, keys: Sequence[str] = ("src", "dst")
+) -> pd.DataFrame:
     """The rows at ``size``, or (``size=None``) at each pair's (each ``keys``') largest size.
 
     Every figure that shows "the largest size" takes it from here, as
@@ -256,8 +276,9 @@ def check_size(sel: pd.DataFrame, size: int | None) -> None:
         raise ValueError(f"size {format_size(size)} is not in this run (sizes: {have})")
 
 
-def choose_pair(df: pd.DataFrame, src: int | None, dst: int | None,
-                prefer: pd.DataFrame | None = None) -> tuple[int, int]:
+def choose_pair(
+    df: pd.DataFrame, src: int | None, dst: int | None, prefer: pd.DataFrame | None = None
+) -> tuple[int, int]:
     """The pair to show: the first (by src, dst) that matches, has numbers and is in
     ``prefer``, else the first that matches."""
     cand = df.dropna(subset=["src", "dst"])
@@ -300,8 +321,13 @@ def point_stats(df: pd.DataFrame) -> pd.DataFrame:
     summary = summary.dropna(subset=[*keys, "bandwidth_GBps_median"])
     if summary.empty or summary.duplicated([*keys, "size_bytes"]).any():
         return pooled_stats(df, keys, "bandwidth_GBps")
-    summary = summary.rename(columns={"bandwidth_GBps_median": "median",
-                                      "bandwidth_GBps_p10": "p10", "bandwidth_GBps_p90": "p90"})
+    summary = summary.rename(
+        columns={
+            "bandwidth_GBps_median": "median",
+            "bandwidth_GBps_p10": "p10",
+            "bandwidth_GBps_p90": "p90",
+        }
+    )
     return summary[[*keys, *STAT_COLUMNS]].reset_index(drop=True)
 
 
@@ -316,8 +342,9 @@ def pooled_stats(df: pd.DataFrame, keys: list[str], col: str) -> pd.DataFrame:
     if df.empty:
         return pd.DataFrame(columns=[*keys, *STAT_COLUMNS])
     g = df.groupby([*keys, "size_bytes"])[col]
-    return pd.DataFrame({"median": g.median(), "p10": g.quantile(0.10),
-                         "p90": g.quantile(0.90)}).reset_index()
+    return pd.DataFrame(
+        {"median": g.median(), "p10": g.quantile(0.10), "p90": g.quantile(0.90)}
+    ).reset_index()
 
 
 def time_per_copy(sel: pd.DataFrame) -> pd.DataFrame:
@@ -376,23 +403,35 @@ def count_by_link(links: pd.Series) -> dict[str, int]:
 
 
 # ------------------------------------------------------------------------------ presets
-def split_runs(runs: Mapping[str, Run | pd.DataFrame] | Run | pd.DataFrame
-               ) -> dict[str, pd.DataFrame]:
+def split_runs(
+    runs: Mapping[str, Run | pd.DataFrame] | Run | pd.DataFrame,
+) -> dict[str, pd.DataFrame]:
     """Name -> run frame: as given, or one run cut by its ``preset`` column (each part
     keeps the run's metadata)."""
     if isinstance(runs, (Run, pd.DataFrame)):
         run = Run.of(runs)
         rows = run.samples
         names = distinct(rows, "preset") or ["run"]
-        return {name: (run.select(eq(rows["preset"], name)) if "preset" in rows.columns
-                       else run).frame() for name in names}
+        return {
+            name: (
+                run.select(eq(rows["preset"], name)) if "preset" in rows.columns else run
+            ).frame()
+            for name in names
+        }
     if not runs:
         raise ValueError("no runs given")
     return {name: frame_of(run) for name, run in runs.items()}
 
 
-def preset_table(frames: Mapping[str, pd.DataFrame], *, size: int | None, direction: str,
-                 peer: str | None, path: str | None, include_local: bool) -> pd.DataFrame:
+def preset_table(
+    frames: Mapping[str, pd.DataFrame],
+    *,
+    size: int | None,
+    direction: str,
+    peer: str | None,
+    path: str | None,
+    include_local: bool,
+) -> pd.DataFrame:
     """One row per run and link class: the median bandwidth over all samples of the class
     at ``size`` (else each pair's largest size), its nominal rate, pairs and size:
     ``name, soc, link, path, GBps, nominal, pairs, size``."""
@@ -407,10 +446,18 @@ def preset_table(frames: Mapping[str, pd.DataFrame], *, size: int | None, direct
         soc = run_meta(frame).soc_name or ""
         for link, g in df.groupby("link"):
             nom = g["nominal_GBps"].dropna()
-            rows.append({"name": name, "soc": soc, "link": str(link), "path": used_path,
-                         "GBps": float(g["bandwidth_GBps"].median()),
-                         "nominal": float(nom.iloc[0]) if len(nom) else math.nan,
-                         "pairs": pair_count(g), "size": int(g["size_bytes"].max())})
+            rows.append(
+                {
+                    "name": name,
+                    "soc": soc,
+                    "link": str(link),
+                    "path": used_path,
+                    "GBps": float(g["bandwidth_GBps"].median()),
+                    "nominal": float(nom.iloc[0]) if len(nom) else math.nan,
+                    "pairs": pair_count(g),
+                    "size": int(g["size_bytes"].max()),
+                }
+            )
     table = pd.DataFrame(rows)
     if table.empty:
         raise ValueError("none of the runs has numbers for this selection")
@@ -435,8 +482,11 @@ def process_mode_table(frame: pd.DataFrame) -> pd.DataFrame:
         [['in_process', 20.0], ['ipc', 22.0]]
     """
     keys = ["link", "process_mode", "initiator", "size_bytes"]
-    ok = frame[eq(frame["pattern"], PAIR_PATTERN) & eq(frame["direction"], "uni")
-               & frame["bandwidth_GBps"].notna()]
+    ok = frame[
+        eq(frame["pattern"], PAIR_PATTERN)
+        & eq(frame["direction"], "uni")
+        & frame["bandwidth_GBps"].notna()
+    ]
     if ok.empty or "process_mode" not in ok:
         return pd.DataFrame(columns=[*keys, "GBps", "pairs"])
     per_point = ok.groupby([*keys, "src", "dst"], dropna=False)["bandwidth_GBps"].median()

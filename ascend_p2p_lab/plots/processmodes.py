@@ -24,14 +24,21 @@ from .prepare import (
 from .style import finish, new_figure, side_legend
 
 _COLORS = {"dst": "#1f77b4", "src": "#ff7f0e"}
-_STYLE = {"in_process": {"ls": "-", "marker": "o"},
-          "ipc": {"ls": "--", "marker": "s", "mfc": "white"}}
+_STYLE = {
+    "in_process": {"ls": "-", "marker": "o"},
+    "ipc": {"ls": "--", "marker": "s", "mfc": "white"},
+}
 _MODE_TEXT = {"in_process": "in one process", "ipc": "across processes (IPC)"}
 _PANEL = (5.2, 4.4)
 
 
-def process_modes(run: pd.DataFrame | Run, *, link: str | None = None, ax: Axes | None = None,
-                  figsize: tuple[float, float] | None = None) -> Figure:
+def process_modes(
+    run: pd.DataFrame | Run,
+    *,
+    link: str | None = None,
+    ax: Axes | None = None,
+    figsize: tuple[float, float] | None = None,
+) -> Figure:
     """Bandwidth vs size, one line per process mode and initiator (median over the pairs
     of a link class), one panel per link class (or only ``link``; with ``ax``, one link
     class must be chosen or be the only one). The legend gives each initiator's ratio
@@ -41,8 +48,9 @@ def process_modes(run: pd.DataFrame | Run, *, link: str | None = None, ax: Axes 
     if link is not None:
         table = table[table["link"] == link]
     if table.empty:
-        raise ValueError("the run has no one-way pair bandwidth to compare"
-                         + (f" on {link}" if link else ""))
+        raise ValueError(
+            "the run has no one-way pair bandwidth to compare" + (f" on {link}" if link else "")
+        )
     links = sorted(table["link"].unique(), key=link_rank)
     if ax is not None:
         if len(links) > 1:
@@ -55,9 +63,12 @@ def process_modes(run: pd.DataFrame | Run, *, link: str | None = None, ax: Axes 
     for one, name in zip(axes, links):
         _panel(one, table[table["link"] == name], name)
     axes[0].set_ylabel("bandwidth (GB/s), median over pairs")
-    fig.suptitle("One device pair, one way: in one process vs across processes\n"
-                 f"{backend_note(run)}; solid: one process, dashed: the other process's "
-                 "buffer imported by key", fontsize=10.5)
+    fig.suptitle(
+        "One device pair, one way: in one process vs across processes\n"
+        f"{backend_note(run)}; solid: one process, dashed: the other process's "
+        "buffer imported by key",
+        fontsize=10.5,
+    )
     side_legend(axes[-1])
     return finish(fig)
 
@@ -69,10 +80,19 @@ def _panel(ax: Axes, table: pd.DataFrame, link: str) -> None:
             part = table[(table["initiator"] == who) & (table["process_mode"] == mode)]
             if part.empty:
                 continue
-            ax.plot(part["size_bytes"], part["GBps"], color=_COLORS[who], lw=1.6,
-                    label=f"{INITIATOR_TEXT[who]}, {_MODE_TEXT[mode]}", **_STYLE[mode])
-    ratios = [f"{INITIATOR_TEXT[who].split()[0]} {r:.3f}" for who in ("dst", "src")
-              if (r := _ratio(table, who)) is not None]
+            ax.plot(
+                part["size_bytes"],
+                part["GBps"],
+                color=_COLORS[who],
+                lw=1.6,
+                label=f"{INITIATOR_TEXT[who]}, {_MODE_TEXT[mode]}",
+                **_STYLE[mode],
+            )
+    ratios = [
+        f"{INITIATOR_TEXT[who].split()[0]} {r:.3f}"
+        for who in ("dst", "src")
+        if (r := _ratio(table, who)) is not None
+    ]
     sizes = sorted(table["size_bytes"].unique())
     ax.set_xscale("log", base=2)
     ax.set_xticks(sizes, [format_size(int(s)) for s in sizes], rotation=30, fontsize=8)
@@ -81,14 +101,14 @@ def _panel(ax: Axes, table: pd.DataFrame, link: str) -> None:
     ax.grid(True, alpha=0.3)
     pairs = int(table["pairs"].max())
     note = f"IPC / in-process at {format_size(int(sizes[-1]))}: " + ", ".join(ratios)
-    ax.set_title(f"{link} ({pairs} ordered pair{'s' if pairs != 1 else ''})\n{note}",
-                 fontsize=9.5)
+    ax.set_title(f"{link} ({pairs} ordered pair{'s' if pairs != 1 else ''})\n{note}", fontsize=9.5)
 
 
 def _ratio(table: pd.DataFrame, who: str) -> float | None:
     """IPC / in-process of one initiator at the largest size both modes have."""
     part = table[table["initiator"] == who].pivot_table(
-        index="size_bytes", columns="process_mode", values="GBps")
+        index="size_bytes", columns="process_mode", values="GBps"
+    )
     if not set(PROCESS_MODES) <= set(part.columns):
         return None
     both = part.dropna()

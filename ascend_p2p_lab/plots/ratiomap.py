@@ -76,8 +76,9 @@ def _cells(grid: Any, below: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     self (diagonal without one) or unknown (not compared)."""
     n = len(grid.ratios)
     texts = pd.DataFrame("", index=grid.ratios.index, columns=grid.ratios.columns, dtype=object)
-    kinds = pd.DataFrame("value", index=grid.ratios.index, columns=grid.ratios.columns,
-                         dtype=object)
+    kinds = pd.DataFrame(
+        "value", index=grid.ratios.index, columns=grid.ratios.columns, dtype=object
+    )
     for i in range(n):
         for j in range(n):
             ratio = grid.ratios.iat[i, j]
@@ -104,23 +105,43 @@ def _mark_below(ax: Axes, below: pd.DataFrame, lost: pd.DataFrame) -> int:
     """A black frame over every cell below the threshold or lost; how many."""
     marked = below.to_numpy(dtype=bool) | lost.to_numpy(dtype=bool)
     for i, j in zip(*np.nonzero(marked)):
-        ax.add_patch(Rectangle((int(j) - 0.45, int(i) - 0.45), 0.9, 0.9, fill=False,
-                               edgecolor=BELOW_EDGE, linewidth=BELOW_LINEWIDTH, zorder=2.7,
-                               in_layout=False, gid=BELOW_GID))
+        ax.add_patch(
+            Rectangle(
+                (int(j) - 0.45, int(i) - 0.45),
+                0.9,
+                0.9,
+                fill=False,
+                edgecolor=BELOW_EDGE,
+                linewidth=BELOW_LINEWIDTH,
+                zorder=2.7,
+                in_layout=False,
+                gid=BELOW_GID,
+            )
+        )
     return int(marked.sum())
 
 
 def marked_cells(ax: Axes) -> list[tuple[int, int]]:
     """The (row, column) of every cell framed as below the threshold on ``ax``."""
-    return sorted((round(p.get_y() + p.get_height() / 2), round(p.get_x() + p.get_width() / 2))
-                  for p in ax.patches if p.get_gid() == BELOW_GID)
+    return sorted(
+        (round(p.get_y() + p.get_height() / 2), round(p.get_x() + p.get_width() / 2))
+        for p in ax.patches
+        if p.get_gid() == BELOW_GID
+    )
 
 
-def ratio_heatmap(comparison: pd.DataFrame, *, size: int | None = None, direction: str = "uni",
-                  peer: str | None = "on", ax: Axes | None = None,
-                  threshold: float | None = None, path: str | None = None,
-                  title: str | None = None,
-                  figsize: tuple[float, float] | None = None) -> Figure:
+def ratio_heatmap(
+    comparison: pd.DataFrame,
+    *,
+    size: int | None = None,
+    direction: str = "uni",
+    peer: str | None = "on",
+    ax: Axes | None = None,
+    threshold: float | None = None,
+    path: str | None = None,
+    title: str | None = None,
+    figsize: tuple[float, float] | None = None,
+) -> Figure:
     """N x N bandwidth ratios ``run / baseline`` of a comparison, rows = source, columns =
     destination, at one size (``size=None``: the largest the case has).
 
@@ -146,8 +167,14 @@ def ratio_heatmap(comparison: pd.DataFrame, *, size: int | None = None, directio
     cell_fs, tick_fs = matrix_fonts(n)
     cmap = mpl.colormaps[RATIO_CMAP].with_extremes(bad=MISSING_FACE)
     texts, kinds = _cells(grid, below)
-    im = draw_matrix(grid.ratios, ax, cmap=cmap, norm=_norm(grid.ratios, threshold),
-                     kinds=kinds, fontsize=tick_fs)
+    im = draw_matrix(
+        grid.ratios,
+        ax,
+        cmap=cmap,
+        norm=_norm(grid.ratios, threshold),
+        kinds=kinds,
+        fontsize=tick_fs,
+    )
     annotate_matrix(ax, texts, kinds=kinds, image=im, fontsize=cell_fs, styles=RATIO_TEXTS)
     marked = _mark_below(ax, below, grid.lost)
     cbar = fig.colorbar(im, ax=ax, shrink=0.85, pad=0.02)
@@ -156,17 +183,27 @@ def ratio_heatmap(comparison: pd.DataFrame, *, size: int | None = None, directio
     if threshold > 0:
         cbar.ax.axhline(threshold, color=BELOW_EDGE, linewidth=1.5)
     width = int(root(ax).get_figwidth() * 12)
-    handles = [Patch(facecolor="white", edgecolor=BELOW_EDGE, linewidth=BELOW_LINEWIDTH,
-                     label=f"below {threshold:g} x baseline ({marked} cells); 'lost': "
-                           "measured in the baseline, failed in the run"),
-               Patch(**MISSING_STYLE, label="not compared (in one run only, or unmeasured)"),
-               Patch(facecolor=DIAG_COLOR, label="diagonal: device-local copy when compared")]
+    handles = [
+        Patch(
+            facecolor="white",
+            edgecolor=BELOW_EDGE,
+            linewidth=BELOW_LINEWIDTH,
+            label=f"below {threshold:g} x baseline ({marked} cells); 'lost': "
+            "measured in the baseline, failed in the run",
+        ),
+        Patch(**MISSING_STYLE, label="not compared (in one run only, or unmeasured)"),
+        Patch(facecolor=DIAG_COLOR, label="diagonal: device-local copy when compared"),
+    ]
     for handle in handles:
         handle.set_label(wrap(handle.get_label(), width))
     below_legend(ax, handles, fontsize=8)
-    main = title or (f"Bandwidth ratio run / baseline (row -> column)\n"
-                     f"{mode_text(direction, peer, grid.path)}, {grid.title}")
-    note = (f"run {meta.get('run_id')} ({meta.get('run_source')})\n"
-            f"baseline {meta.get('baseline_run_id')} ({meta.get('baseline_source')})")
+    main = title or (
+        f"Bandwidth ratio run / baseline (row -> column)\n"
+        f"{mode_text(direction, peer, grid.path)}, {grid.title}"
+    )
+    note = (
+        f"run {meta.get('run_id')} ({meta.get('run_source')})\n"
+        f"baseline {meta.get('baseline_run_id')} ({meta.get('baseline_source')})"
+    )
     set_title(ax, main, note)
     return finish(fig)

@@ -47,8 +47,14 @@ class Job:
     frame: str = "run"
 
 
-def report(run: pd.DataFrame | Run, out_dir: str | Path, *, table: pd.DataFrame | None = None,
-           size: int | str | None = None, workers: int = 1) -> list[Path]:
+def report(
+    run: pd.DataFrame | Run,
+    out_dir: str | Path,
+    *,
+    table: pd.DataFrame | None = None,
+    size: int | str | None = None,
+    workers: int = 1,
+) -> list[Path]:
     """Write the figures that fit this run as PNGs into out_dir; return their paths.
 
     Heatmaps for every direction / peer / path present (plus the bidirectional total),
@@ -114,8 +120,9 @@ def in_process(run: pd.DataFrame) -> pd.DataFrame:
     return run[~eq(run["process_mode"], "ipc")]
 
 
-def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
-         size: int | str | None = None) -> list[Job]:
+def plan(
+    run: pd.DataFrame, *, table: pd.DataFrame | None = None, size: int | str | None = None
+) -> list[Job]:
     """The figures :func:`report` draws for this run, in order (no drawing here)."""
     jobs: list[Job] = []
     if "process_mode" in run and eq(run["process_mode"], "ipc").any():  # sweep --processes
@@ -123,8 +130,10 @@ def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
         run = in_process(run)
     pairs = run[eq(run["pattern"], PAIR_PATTERN)]
     if table is not None:
-        jobs += [Job("link_matrix.png", link_matrix, frame="table"),
-                 Job("peer_access.png", peer_access_matrix, frame="table")]
+        jobs += [
+            Job("link_matrix.png", link_matrix, frame="table"),
+            Job("peer_access.png", peer_access_matrix, frame="table"),
+        ]
     elif pairs["link"].notna().any():  # an import without classes: no matrix of "?"
         jobs.append(Job("link_matrix.png", link_matrix))
     modes = combos(run)
@@ -135,16 +144,27 @@ def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
             kw = {"size": size, "direction": direction, "peer": peer, "path": path, **who}
             jobs.append(Job(f"{stem}{suffix}.png", heatmap, kw))
             if direction == "bi" and rows["bidir_total_GBps"].notna().any():
-                jobs.append(Job(f"{stem}_total{suffix}.png", heatmap,
-                                {**kw, "value": "bidir_total_GBps"}))
+                jobs.append(
+                    Job(f"{stem}_total{suffix}.png", heatmap, {**kw, "value": "bidir_total_GBps"})
+                )
     jobs += _curves(run, pairs, modes)
     latency = run[eq(run["pattern"], LATENCY_PATTERN) & run["latency_us"].notna()]
     for peer, path in sorted(set(zip(latency["peer"], latency["path"]))):
         part = latency[(latency["peer"] == peer) & (latency["path"] == path)]
         smallest = int(part["size_bytes"].min())  # a copy's fixed cost, as in notebook 6
-        jobs.append(Job(f"latency_{peer}_{path}.png", heatmap,
-                        {"size": smallest, "value": "latency_us", "pattern": LATENCY_PATTERN,
-                         "peer": peer, "path": path}))
+        jobs.append(
+            Job(
+                f"latency_{peer}_{path}.png",
+                heatmap,
+                {
+                    "size": smallest,
+                    "value": "latency_us",
+                    "pattern": LATENCY_PATTERN,
+                    "peer": peer,
+                    "path": path,
+                },
+            )
+        )
     host = run[run["pattern"].isin(list(HOST_DIRECTIONS)).fillna(False).astype(bool)]
     if host["bandwidth_GBps"].notna().any():
         jobs.append(Job("host_bandwidth_vs_size.png", host_bandwidth_vs_size))
@@ -162,8 +182,7 @@ def plan(run: pd.DataFrame, *, table: pd.DataFrame | None = None,
     return jobs
 
 
-def _curves(run: pd.DataFrame, pairs: pd.DataFrame,
-            modes: list[tuple[str, str, str]]) -> list[Job]:
+def _curves(run: pd.DataFrame, pairs: pd.DataFrame, modes: list[tuple[str, str, str]]) -> list[Job]:
     """Bandwidth and latency vs size, peer on/off and uni vs bi, where the run has them."""
     jobs: list[Job] = []
     numeric = [c for c in modes if mode_rows(pairs, *c)["bandwidth_GBps"].notna().any()]
@@ -172,16 +191,24 @@ def _curves(run: pd.DataFrame, pairs: pd.DataFrame,
     by = "link" if pair_count(pairs) > 8 and pairs["link"].notna().all() else "pair"
     for direction, peer, path in curves:
         for suffix, who in initiators_apart(mode_rows(pairs, direction, peer, path)):
-            jobs.append(Job(f"bandwidth_vs_size_{direction}_{peer}_{path}{suffix}.png",
-                            bandwidth_vs_size, {"by": by, "direction": direction,
-                                                "peer": peer, "path": path, **who}))
+            jobs.append(
+                Job(
+                    f"bandwidth_vs_size_{direction}_{peer}_{path}{suffix}.png",
+                    bandwidth_vs_size,
+                    {"by": by, "direction": direction, "peer": peer, "path": path, **who},
+                )
+            )
     timed = [c for c in curves if _sizes_with(mode_rows(pairs, *c), "elapsed_us") > 1]
     if timed:  # time per copy: the run's own window of its copies (an import may lack it)
         direction, peer, path = timed[0]
         for suffix, who in initiators_apart(mode_rows(pairs, direction, peer, path)):
-            jobs.append(Job(f"latency_vs_size_{direction}_{peer}_{path}{suffix}.png",
-                            latency_vs_size, {"by": by, "direction": direction,
-                                              "peer": peer, "path": path, **who}))
+            jobs.append(
+                Job(
+                    f"latency_vs_size_{direction}_{peer}_{path}{suffix}.png",
+                    latency_vs_size,
+                    {"by": by, "direction": direction, "peer": peer, "path": path, **who},
+                )
+            )
     uni = pairs[eq(pairs["direction"], "uni")]
     if {"on", "off"} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():
         jobs.append(Job("peer_on_off.png", peer_on_off))
@@ -219,6 +246,11 @@ def _cards(run: pd.DataFrame) -> list[Job]:
         if part["bandwidth_GBps"].notna().any():  # an imported DMI card matrix: bi total only
             jobs.append(Job(f"card_{direction}.png", card_heatmap, {"direction": direction}))
         if direction == "bi" and part["bidir_total_GBps"].notna().any():
-            jobs.append(Job("card_bi_total.png", card_heatmap,
-                            {"direction": "bi", "value": "bidir_total_GBps"}))
+            jobs.append(
+                Job(
+                    "card_bi_total.png",
+                    card_heatmap,
+                    {"direction": "bi", "value": "bidir_total_GBps"},
+                )
+            )
     return jobs

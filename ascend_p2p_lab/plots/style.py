@@ -43,11 +43,17 @@ HATCH = "///"
 VERIFY_EDGE = "#b00020"
 VERIFY_HATCH = "xx"
 #: A cell without a number: hatched grey.
-MISSING_STYLE: dict[str, Any] = {"facecolor": MISSING_FACE, "edgecolor": MISSING_EDGE,
-                                 "hatch": HATCH}
+MISSING_STYLE: dict[str, Any] = {
+    "facecolor": MISSING_FACE,
+    "edgecolor": MISSING_EDGE,
+    "hatch": HATCH,
+}
 #: A cell whose bytes arrived wrong: its colour washed out, hatched and framed in red.
-VERIFY_STYLE: dict[str, Any] = {"facecolor": (1.0, 1.0, 1.0, 0.65),
-                                "edgecolor": VERIFY_EDGE, "hatch": VERIFY_HATCH}
+VERIFY_STYLE: dict[str, Any] = {
+    "facecolor": (1.0, 1.0, 1.0, 0.65),
+    "edgecolor": VERIFY_EDGE,
+    "hatch": VERIFY_HATCH,
+}
 #: Size of a line figure (bandwidth or time vs size) drawn on its own.
 CURVE_SIZE = (8.0, 4.6)
 
@@ -70,8 +76,9 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     return LabFigure(figsize=figsize, dpi=DPI, layout="constrained")
 
 
-def fig_ax(ax: Axes | None, auto: tuple[float, float],
-           figsize: tuple[float, float] | None = None) -> tuple[Figure, Axes]:
+def fig_ax(
+    ax: Axes | None, auto: tuple[float, float], figsize: tuple[float, float] | None = None
+) -> tuple[Figure, Axes]:
     """The axes to draw on: ``ax``, or a new figure of ``figsize`` (else ``auto``)."""
     if ax is None:
         fig = new_figure(figsize or auto)
@@ -113,8 +120,12 @@ def save_png(fig: Figure, path: Any, dpi: float = DPI) -> None:
     layout-only pass. Anything else is saved by savefig as it is."""
     engine = fig.get_layout_engine()
     laid_out = getattr(fig, "_p2p_laid_out", None)
-    if (engine is None or laid_out is None or dpi != fig.dpi
-            or laid_out != tuple(fig.get_size_inches())):
+    if (
+        engine is None
+        or laid_out is None
+        or dpi != fig.dpi
+        or laid_out != tuple(fig.get_size_inches())
+    ):
         fig.savefig(path, dpi=dpi, format="png")
         return
     engine.execute(fig)
@@ -172,21 +183,40 @@ def matrix_size(n: int, legend_lines: int = 0, cbar: bool = True) -> tuple[float
 def below_legend(ax: Axes, handles: list[Any], fontsize: float, ncols: int = 1) -> None:
     """Legend under a matrix."""
     if handles:
-        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.02),
-                  fontsize=fontsize, frameon=False, ncols=ncols, handlelength=1.6,
-                  borderaxespad=0.0)
+        ax.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.02),
+            fontsize=fontsize,
+            frameon=False,
+            ncols=ncols,
+            handlelength=1.6,
+            borderaxespad=0.0,
+        )
 
 
 def below_plot_legend(ax: Axes, handles: list[Any]) -> None:
     """Legend under a line plot (below its x label)."""
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=8,
-              frameon=False, ncols=1, borderaxespad=0.0)
+    ax.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.16),
+        fontsize=8,
+        frameon=False,
+        ncols=1,
+        borderaxespad=0.0,
+    )
 
 
 def side_legend(ax: Axes, handles: list[Any] | None = None, fontsize: float = 8) -> None:
     """Legend to the right of the axes."""
-    kw: dict[str, Any] = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0),
-                          "fontsize": fontsize, "frameon": False, "borderaxespad": 0.0}
+    kw: dict[str, Any] = {
+        "loc": "upper left",
+        "bbox_to_anchor": (1.01, 1.0),
+        "fontsize": fontsize,
+        "frameon": False,
+        "borderaxespad": 0.0,
+    }
     if handles is not None:
         kw["handles"] = handles
     ax.legend(**kw)
@@ -257,9 +287,17 @@ def bandwidth_axes(ax: Axes, sizes: Iterable[int], top: float, ylabel: str) -> N
 BAR_ROW_IN = 0.32
 
 
-def median_bars(ax: Axes, st: pd.DataFrame, colors: list[Any], *, ecolor: str,
-                tick_color: str, unit: str = "", of_nominal: str = "",
-                room: float = 1.25) -> None:
+def median_bars(
+    ax: Axes,
+    st: pd.DataFrame,
+    colors: list[Any],
+    *,
+    ecolor: str,
+    tick_color: str,
+    unit: str = "",
+    of_nominal: str = "",
+    room: float = 1.25,
+) -> None:
     """Draw one bar per row of ``st`` (columns ``median``, ``p10``, ``p90``,
     ``nominal_GBps``): its median with a p10-p90 whisker, the nominal rate as a tick,
     and its value (with its share of the nominal rate) past the whisker and the tick;
@@ -271,13 +309,25 @@ def median_bars(ax: Axes, st: pd.DataFrame, colors: list[Any], *, ecolor: str,
     """
     y = np.arange(len(st))
     err = np.vstack([st["median"] - st["p10"], st["p90"] - st["median"]]).clip(min=0)
-    ax.barh(y, st["median"], color=colors, height=0.7, xerr=err,
-            error_kw={"ecolor": ecolor, "lw": 0.8, "capsize": 2})
+    ax.barh(
+        y,
+        st["median"],
+        color=colors,
+        height=0.7,
+        xerr=err,
+        error_kw={"ecolor": ecolor, "lw": 0.8, "capsize": 2},
+    )
     ax.scatter(st["nominal_GBps"], y, marker="|", s=220, color=tick_color, zorder=3)
     right = float(np.nanmax([st["p90"].max(), st["nominal_GBps"].max()]))
     for k, (med, nom, p90) in enumerate(zip(st["median"], st["nominal_GBps"], st["p90"])):
         share = f" ({med / nom:.0%}{of_nominal})" if nom and math.isfinite(nom) else ""
-        ax.text(np.nanmax([p90, nom]) + 0.01 * right, k, f"{med:.1f}{unit}{share}",
-                va="center", ha="left", fontsize=7.5)
+        ax.text(
+            np.nanmax([p90, nom]) + 0.01 * right,
+            k,
+            f"{med:.1f}{unit}{share}",
+            va="center",
+            ha="left",
+            fontsize=7.5,
+        )
     ax.set_xlim(0, right * room)
     ax.set_ylim(len(st) - 0.5, -0.5)

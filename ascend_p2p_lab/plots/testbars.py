@@ -62,25 +62,46 @@ def bars_stats(run: pd.DataFrame) -> pd.DataFrame:
     measured: ``test, transfer, what, link, size_bytes, median, p10, p90, nominal_GBps``
     (what: ``0->1``, ``host->4``, ``all``); tests in run order, transfers in file order.
     """
-    cols = ["test", "transfer", "what", "initiator", "link", "size_bytes", "median", "p10",
-            "p90", "nominal_GBps"]
+    cols = [
+        "test",
+        "transfer",
+        "what",
+        "initiator",
+        "link",
+        "size_bytes",
+        "median",
+        "p10",
+        "p90",
+        "nominal_GBps",
+    ]
     listed = bars_values(run)
     listed = listed[listed["median_GBps"].notna()]
     if listed.empty:
         return pd.DataFrame(columns=cols)
-    good = run[(run["pattern"] == TEST) & run["bandwidth_GBps"].notna()
-               & run["error_kind"].isna()]
+    good = run[(run["pattern"] == TEST) & run["bandwidth_GBps"].notna() & run["error_kind"].isna()]
     out = []
     for rec in listed.to_dict("records"):
         rows = good[(good["test"] == rec["test"]) & (good["size_bytes"] == rec["size_bytes"])]
-        rows = rows[rows["transfer"].isna()] if pd.isna(rec["transfer"]) else \
-            rows[rows["transfer"] == rec["transfer"]]
+        rows = (
+            rows[rows["transfer"].isna()]
+            if pd.isna(rec["transfer"])
+            else rows[rows["transfer"] == rec["transfer"]]
+        )
         bw = rows["bandwidth_GBps"]
-        out.append({"test": rec["test"], "transfer": rec["transfer"], "what": rec["what"],
-                    "initiator": rec["initiator"], "link": rec["link"],
-                    "size_bytes": rec["size_bytes"],
-                    "median": float(bw.median()), "p10": float(bw.quantile(0.1)),
-                    "p90": float(bw.quantile(0.9)), "nominal_GBps": rec["nominal_GBps"]})
+        out.append(
+            {
+                "test": rec["test"],
+                "transfer": rec["transfer"],
+                "what": rec["what"],
+                "initiator": rec["initiator"],
+                "link": rec["link"],
+                "size_bytes": rec["size_bytes"],
+                "median": float(bw.median()),
+                "p10": float(bw.quantile(0.1)),
+                "p90": float(bw.quantile(0.9)),
+                "nominal_GBps": rec["nominal_GBps"],
+            }
+        )
     return pd.DataFrame(out, columns=cols)
 
 
@@ -101,8 +122,11 @@ def scaling_family(st: pd.DataFrame) -> list[str]:
     order = sorted(sets, key=lambda t: sets[t].total())
     best: dict[str, list[str]] = {}
     for t in order:
-        before = [best[u] for u in order if u in best and sets[u].total() < sets[t].total()
-                  and not sets[u] - sets[t]]
+        before = [
+            best[u]
+            for u in order
+            if u in best and sets[u].total() < sets[t].total() and not sets[u] - sets[t]
+        ]
         best[t] = [*max(before, key=len, default=[]), t]
     chain = max(best.values(), key=len, default=[])
     return chain if len(chain) > 1 else []
@@ -116,12 +140,16 @@ def scaling_stats(run: pd.DataFrame) -> pd.DataFrame:
     st = st[st["test"].isin(scaling_family(st))]
     count = st[st["transfer"].notna()].groupby("test").size().rename("transfers")
     agg = st[st["transfer"].isna()].merge(count.reset_index(), on="test")
-    return agg[["test", "transfers", "size_bytes", "median", "p10", "p90",
-                "nominal_GBps"]].sort_values("transfers", kind="stable").reset_index(drop=True)
+    return (
+        agg[["test", "transfers", "size_bytes", "median", "p10", "p90", "nominal_GBps"]]
+        .sort_values("transfers", kind="stable")
+        .reset_index(drop=True)
+    )
 
 
-def transfer_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
-              figsize: tuple[float, float] | None = None) -> Figure:
+def transfer_bars(
+    run: pd.DataFrame | Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
+) -> Figure:
     """Horizontal bars: each transfer of each test (coloured by its link) and the test's
     aggregate (dark), median with a p10-p90 whisker, the nominal rate as a red tick.
 
@@ -137,28 +165,39 @@ def transfer_bars(run: pd.DataFrame | Run, *, ax: Axes | None = None,
     agg = st["transfer"].isna().to_numpy()  # the aggregate: the row of no transfer
     colors = [AGGREGATE_COLOR if a else link_color(str(lk)) for a, lk in zip(agg, st["link"])]
     median_bars(ax, st, colors, ecolor="#777777", tick_color=NOMINAL_COLOR)
-    labels = [f"{t}: {w}" if a else f"  {w}" + PUSH.get(str(i), "")
-              for t, w, i, a in zip(st["test"], st["what"], st["initiator"], agg)]
+    labels = [
+        f"{t}: {w}" if a else f"  {w}" + PUSH.get(str(i), "")
+        for t, w, i, a in zip(st["test"], st["what"], st["initiator"], agg)
+    ]
     ax.set_yticks(np.arange(len(st)), labels=labels, fontsize=8)
     for k in np.flatnonzero(agg)[:-1]:  # a line between tests
         ax.axhline(k + 0.5, color="#bbbbbb", lw=0.6)
-    ax.set_xlabel("bandwidth (GB/s): a transfer's bytes over its own time; "
-                  "'all': every byte over the window")
+    ax.set_xlabel(
+        "bandwidth (GB/s): a transfer's bytes over its own time; 'all': every byte over the window"
+    )
     ax.grid(axis="x", alpha=0.3)
-    handles = [Patch(color=link_color(str(lk)), label=str(lk))
-               for lk in dict.fromkeys(st.loc[~agg, "link"])]
-    handles += [Patch(color=AGGREGATE_COLOR, label="aggregate (all)"),
-                Line2D([], [], marker="|", ls="", ms=12, color=NOMINAL_COLOR,
-                       label="nominal")]
+    handles = [
+        Patch(color=link_color(str(lk)), label=str(lk))
+        for lk in dict.fromkeys(st.loc[~agg, "link"])
+    ]
+    handles += [
+        Patch(color=AGGREGATE_COLOR, label="aggregate (all)"),
+        Line2D([], [], marker="|", ls="", ms=12, color=NOMINAL_COLOR, label="nominal"),
+    ]
     side_legend(ax, handles)
     size = int(st["size_bytes"].max())
-    set_title(ax, f"Transfers at once and their aggregate, at {size / (1 << 20):g} MiB"
-              "\nmedian over samples, p10-p90 whisker", backend_note(run))
+    set_title(
+        ax,
+        f"Transfers at once and their aggregate, at {size / (1 << 20):g} MiB"
+        "\nmedian over samples, p10-p90 whisker",
+        backend_note(run),
+    )
     return finish(fig)
 
 
-def scaling_curve(run: pd.DataFrame | Run, *, ax: Axes | None = None,
-                  figsize: tuple[float, float] | None = None) -> Figure:
+def scaling_curve(
+    run: pd.DataFrame | Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
+) -> Figure:
     """A test family's aggregate against its number of transfers (``run scaling``), with
     the nominal rate of the links used (within the shared budgets the preset declares).
 
@@ -173,8 +212,13 @@ def scaling_curve(run: pd.DataFrame | Run, *, ax: Axes | None = None,
     x = st["transfers"].to_numpy()
     ax.fill_between(x, st["p10"], st["p90"], color=AGGREGATE_COLOR, alpha=0.15, lw=0)
     ax.plot(x, st["median"], marker="o", color=AGGREGATE_COLOR, label="measured (median)")
-    ax.plot(x, st["nominal_GBps"], ls="--", color=NOMINAL_COLOR,
-            label="nominal: the links used, within\nthe shared budgets (ports, cards)")
+    ax.plot(
+        x,
+        st["nominal_GBps"],
+        ls="--",
+        color=NOMINAL_COLOR,
+        label="nominal: the links used, within\nthe shared budgets (ports, cards)",
+    )
     ax.set_xlabel("transfers at once (peers)")
     ax.set_ylabel("aggregate bandwidth (GB/s)")
     ax.set_xticks(x)
@@ -182,6 +226,9 @@ def scaling_curve(run: pd.DataFrame | Run, *, ax: Axes | None = None,
     ax.grid(alpha=0.3)
     side_legend(ax)
     size = int(st["size_bytes"].max())
-    set_title(ax, f"Aggregate against the number of transfers, at {size / (1 << 20):g} MiB",
-              backend_note(run))
+    set_title(
+        ax,
+        f"Aggregate against the number of transfers, at {size / (1 << 20):g} MiB",
+        backend_note(run),
+    )
     return finish(fig)

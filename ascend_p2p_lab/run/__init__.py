@@ -23,5 +23,14 @@ from .folder import OutputPathError, ResultsError, load, save
 from .meta import RUN_SCHEMA_VERSION, RunMeta, merged
 from .value import Run, samples_of
 
-__all__ = ["RUN_SCHEMA_VERSION", "OutputPathError", "ResultsError", "Run", "RunMeta", "load",
-           "merged", "samples_of", "save"]
+__all__ = [
+    "RUN_SCHEMA_VERSION",
+    "OutputPathError",
+    "ResultsError",
+    "Run",
+    "RunMeta",
+    "load",
+    "merged",
+    "samples_of",
+    "save",
+]

@@ -34,8 +34,14 @@ from .samples import SamplesError, lists_for_csv, read_samples, typed
 from .value import Run
 
 #: Files of a run and of its report; replacing a run removes them.
-RUN_FILES = ("run.json", "samples.parquet", "samples.csv", "probe.csv", "summary.csv",
-             "report.json")
+RUN_FILES = (
+    "run.json",
+    "samples.parquet",
+    "samples.csv",
+    "probe.csv",
+    "summary.csv",
+    "report.json",
+)
 #: What saving a run writes (and so replaces).
 NEW_RUN_FILES = ("run.json", "samples.parquet", "samples.csv")
 MANIFEST = "report.json"
@@ -78,8 +84,14 @@ def _writable(path: Path) -> bool:
     return probe.is_dir() and os.access(probe, os.W_OK | os.X_OK)
 
 
-def check_out_dir(folder: Path, *, overwrite: bool = False, replaces: str | None = None,
-                  continues: Iterable[str] = (), option: str = "--out") -> None:
+def check_out_dir(
+    folder: Path,
+    *,
+    overwrite: bool = False,
+    replaces: str | None = None,
+    continues: Iterable[str] = (),
+    option: str = "--out",
+) -> None:
     """Raise :class:`OutputPathError` unless folder can take a new run.
 
     A folder holding a run is refused unless ``overwrite``, unless its run was made by
@@ -98,8 +110,10 @@ def check_out_dir(folder: Path, *, overwrite: bool = False, replaces: str | None
         if isinstance(run_id, str) and run_id in set(continues):
             return
         if replaces is None or made_by != replaces:
-            raise OutputPathError(f"{option} {folder}: holds a run already; pass --overwrite "
-                                  "to replace it, or choose another folder")
+            raise OutputPathError(
+                f"{option} {folder}: holds a run already; pass --overwrite "
+                "to replace it, or choose another folder"
+            )
 
 
 def check_out_file(path: Path, option: str) -> None:
@@ -129,18 +143,26 @@ def save(run: Run, folder: str | os.PathLike[str], *, replace: bool = False) -> 
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{folder} exists and is not a folder")
-    stored = {**run.meta.to_dict(), "rows": len(data), "schema_version": RUN_SCHEMA_VERSION,
-              "finished_checkpoint": None}
+    stored = {
+        **run.meta.to_dict(),
+        "rows": len(data),
+        "schema_version": RUN_SCHEMA_VERSION,
+        "finished_checkpoint": None,
+    }
     RunMeta.from_dict(stored, stored=True)  # never write what load would refuse
     text = json.dumps(stored, indent=2, sort_keys=True, default=str) + "\n"
     folder.mkdir(parents=True, exist_ok=True)
-    _write_atomically(folder, {
-        "samples.parquet": lambda p: data.to_parquet(p, index=False, engine="pyarrow"),
-        # CRLF rows (RFC 4180): a field holding a lone "\r" is quoted too; lists as JSON
-        "samples.csv": lambda p: lists_for_csv(data).to_csv(p, index=False,
-                                                            lineterminator="\r\n"),
-        "run.json": lambda p: p.write_text(text),
-    })
+    _write_atomically(
+        folder,
+        {
+            "samples.parquet": lambda p: data.to_parquet(p, index=False, engine="pyarrow"),
+            # CRLF rows (RFC 4180): a field holding a lone "\r" is quoted too; lists as JSON
+            "samples.csv": lambda p: lists_for_csv(data).to_csv(
+                p, index=False, lineterminator="\r\n"
+            ),
+            "run.json": lambda p: p.write_text(text),
+        },
+    )
     if replace:
         clear_stale(folder)
     if run.meta.finished_checkpoint:
@@ -214,8 +236,10 @@ def clear_stale(folder: Path) -> list[Path]:
     folder = Path(folder)
     if not folder.is_dir():
         return []
-    doomed = [*report_files(folder),
-              *(folder / name for name in RUN_FILES if name not in NEW_RUN_FILES)]
+    doomed = [
+        *report_files(folder),
+        *(folder / name for name in RUN_FILES if name not in NEW_RUN_FILES),
+    ]
     removed = []
     for path in dict.fromkeys(doomed):
         if path.is_file():

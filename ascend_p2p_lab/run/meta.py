@@ -46,7 +46,9 @@ Check = Callable[[Any], bool]
 def _whole(minimum: int, *, null: bool = True) -> Check:
     def test(v: Any) -> bool:
         return (null and v is None) or (
-            isinstance(v, int) and not isinstance(v, bool) and v >= minimum)
+            isinstance(v, int) and not isinstance(v, bool) and v >= minimum
+        )
+
     return test
 
 
@@ -155,13 +157,16 @@ class RunMeta:
             object.__setattr__(self, f.name, value)
             if not f.metadata["test"](value):
                 raise ValueError(f"{f.name} must be {f.metadata['what']}; got {value!r}")
-        problem = schema_version_problem(self.schema_version, supported=RUN_SCHEMA_VERSION,
-                                         what="run")
+        problem = schema_version_problem(
+            self.schema_version, supported=RUN_SCHEMA_VERSION, what="run"
+        )
         if problem:
             raise ValueError(problem)
         if not self.imported and self.backend not in MEASURING_BACKENDS:
-            raise ValueError(f'backend must be "sim", "acl" or null (or the tool of an '
-                             f"imported run); got {self.backend!r}")
+            raise ValueError(
+                f'backend must be "sim", "acl" or null (or the tool of an '
+                f"imported run); got {self.backend!r}"
+            )
         extra = _plain(self.extra)
         if not isinstance(extra, dict) or set(extra) & (NAMES | {"rows"}):
             raise ValueError("extra must be an object of keys no field declares")
@@ -180,8 +185,11 @@ class RunMeta:
         if not isinstance(data, Mapping):
             raise ValueError(f"expected a JSON object, got {type(data).__name__}")
         if stored:
-            problem = schema_version_problem(data.get("schema_version", RUN_SCHEMA_VERSION),
-                                             supported=RUN_SCHEMA_VERSION, what="run")
+            problem = schema_version_problem(
+                data.get("schema_version", RUN_SCHEMA_VERSION),
+                supported=RUN_SCHEMA_VERSION,
+                what="run",
+            )
             if problem:
                 raise ValueError(problem)
             for key in STORED_REQUIRED:
@@ -202,8 +210,11 @@ class RunMeta:
 
     def __repr__(self) -> str:
         """Only the fields that differ from a new RunMeta's (the rest are unknown)."""
-        shown = [f"{f.name}={getattr(self, f.name)!r}" for f in FIELDS
-                 if getattr(self, f.name) != _DEFAULTS[f.name]]
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in FIELDS
+            if getattr(self, f.name) != _DEFAULTS[f.name]
+        ]
         if self.extra:
             shown.append(f"extra={self.extra!r}")
         return f"RunMeta({', '.join(shown)})"
@@ -262,9 +273,22 @@ _DEFAULTS = {f.name: getattr(RunMeta(), f.name) for f in FIELDS}
 
 # ------------------------------------------------------------------------ concatenation
 #: Fields a joined run has when every part agrees on them (else None).
-_SHARED = ("command", "source", "fleet_host", "backend", "preset", "topology", "soc_name",
-           "seed", "simulated", "acl_version", "package", "package_version", "python",
-           "hostname")
+_SHARED = (
+    "command",
+    "source",
+    "fleet_host",
+    "backend",
+    "preset",
+    "topology",
+    "soc_name",
+    "seed",
+    "simulated",
+    "acl_version",
+    "package",
+    "package_version",
+    "python",
+    "hostname",
+)
 #: Counts a joined run adds up.
 _SUMMED = ("blocks", "resumed_blocks", "points", "points_not_reached")
 #: Objects a joined run unites (a later part's key wins).
@@ -308,7 +332,8 @@ def merged(metas: Iterable[RunMeta]) -> RunMeta:
         change[name] = {k: v for m in metas for k, v in getattr(m, name).items()}
     cleans = [m.workers_clean for m in metas if m.workers_clean is not None]
     return RunMeta(
-        **change, run_id=ids[0] if len(ids) == 1 else _joined_id(ids) if ids else None,
+        **change,
+        run_id=ids[0] if len(ids) == 1 else _joined_id(ids) if ids else None,
         params=_common(m.params for m in metas),
         device_count=_largest(m.device_count for m in metas),
         workers=_largest(m.workers for m in metas),
@@ -321,7 +346,9 @@ def merged(metas: Iterable[RunMeta]) -> RunMeta:
         workers_clean={k: v for c in cleans for k, v in c.items()} if cleans else None,
         metadata_error=next((m.metadata_error for m in metas if m.metadata_error), None),
         sources=_unique(s for m in metas for s in m.sources),
-        warnings=tuple(dict.fromkeys(w for m in metas for w in m.warnings)), parts=parts)
+        warnings=tuple(dict.fromkeys(w for m in metas for w in m.warnings)),
+        parts=parts,
+    )
 
 
 def _own(meta: RunMeta) -> dict[str, Any]:

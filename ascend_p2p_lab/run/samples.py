@@ -32,8 +32,12 @@ from .meta import RUN_SCHEMA_VERSION
 LISTS_SINCE = 2
 MAX_SAMPLES_BYTES = 1 << 30
 
-_KIND = {"float64": "numbers", "int64": "whole numbers", "Int64": "whole numbers",
-         "boolean": "true/false values"}
+_KIND = {
+    "float64": "numbers",
+    "int64": "whole numbers",
+    "Int64": "whole numbers",
+    "boolean": "true/false values",
+}
 
 
 def check_column_types(data: pd.DataFrame) -> None:
@@ -81,9 +85,12 @@ def lists_loaded(data: pd.DataFrame, run_schema: int = RUN_SCHEMA_VERSION) -> pd
         out["senders"] = [p and p[0] for p in pairs]
         out["receivers"] = [p and p[1] for p in pairs]
     for col in LIST_COLUMNS:
-        out[col] = [None if v is None or (isinstance(v, float) and v != v)
-                    else tuple(int(d) for d in (json.loads(v) if isinstance(v, str) else v))
-                    for v in out[col]]
+        out[col] = [
+            None
+            if v is None or (isinstance(v, float) and v != v)
+            else tuple(int(d) for d in (json.loads(v) if isinstance(v, str) else v))
+            for v in out[col]
+        ]
     return out
 
 
@@ -109,8 +116,9 @@ class SamplesError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-def read_samples(folder: Path, run_schema: int, rows: int | None,
-                 device_count: int | None = None) -> pd.DataFrame:
+def read_samples(
+    folder: Path, run_schema: int, rows: int | None, device_count: int | None = None
+) -> pd.DataFrame:
     """The samples of a run folder (Parquet preferred, CSV otherwise), typed and checked:
     size, readable, every column there (those added since the run was saved empty), no
     text in number columns, ``rows`` of them (what run.json says), known words only, no
@@ -126,16 +134,19 @@ def read_samples(folder: Path, run_schema: int, rows: int | None,
         elif csv.is_file():
             # only an empty field is missing: "NA" is a link class, "nan" may be a label
             # text stays text ("0" is a string in a string column)
-            data = pd.read_csv(csv, keep_default_na=False, na_values=[""],
-                               dtype={c: "string" for c, t in SCHEMA.items() if t == "string"})
+            data = pd.read_csv(
+                csv,
+                keep_default_na=False,
+                na_values=[""],
+                dtype={c: "string" for c, t in SCHEMA.items() if t == "string"},
+            )
             source = csv
         else:
             raise SamplesError(folder, "no samples.parquet or samples.csv")
     except SamplesError:
         raise
     except Exception as exc:  # pyarrow/pandas raise many types for truncated files
-        raise SamplesError(folder, f"cannot read samples ({type(exc).__name__}: {exc})"
-                           ) from None
+        raise SamplesError(folder, f"cannot read samples ({type(exc).__name__}: {exc})") from None
     data = _checked(data, source, run_schema, rows)
     check_devices(data, device_count, source)
     return data
@@ -155,24 +166,24 @@ def check_devices(data: pd.DataFrame, device_count: int | None, source: Any) -> 
         ...     print(exc)
         samples.csv: column src holds device 9; the run has 8 devices (0..7)
     """
-    cards = data["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool) \
-        & data["senders"].isna()
+    cards = data["pattern"].isin(CARD_PATTERNS).fillna(False).astype(bool) & data["senders"].isna()
     for col in ("src", "dst", "senders", "receivers"):
         values = data[col].dropna()
-        ids = ([d for g in values for d in g] if col in LIST_COLUMNS else
-               [int(v) for v in values])
-        bound = [int(v) for v in data.loc[~cards, col].dropna()] if col in ("src", "dst") \
-            else ids
+        ids = [d for g in values for d in g] if col in LIST_COLUMNS else [int(v) for v in values]
+        bound = [int(v) for v in data.loc[~cards, col].dropna()] if col in ("src", "dst") else ids
         bad = [d for d in ids if d < 0] or (
-            [d for d in bound if d >= device_count] if device_count else [])
+            [d for d in bound if d >= device_count] if device_count else []
+        )
         if bad:
-            have = (f"the run has {device_count} devices (0..{device_count - 1})"
-                    if device_count else "a device id is 0 or more")
+            have = (
+                f"the run has {device_count} devices (0..{device_count - 1})"
+                if device_count
+                else "a device id is 0 or more"
+            )
             raise SamplesError(source, f"column {col} holds device {bad[0]}; {have}")
 
 
-def _checked(data: pd.DataFrame, source: Path, run_schema: int, rows: int | None
-             ) -> pd.DataFrame:
+def _checked(data: pd.DataFrame, source: Path, run_schema: int, rows: int | None) -> pd.DataFrame:
     for col in ADDED_COLUMNS:  # runs saved before these columns existed
         if col not in data.columns:
             data[col] = pd.Series(index=data.index, dtype=SCHEMA[col])  # all missing

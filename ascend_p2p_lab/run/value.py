@@ -49,11 +49,12 @@ class Run:
 
     def __post_init__(self) -> None:
         if not isinstance(self.samples, pd.DataFrame):
-            raise TypeError(f"a Run's samples are a DataFrame, got "
-                            f"{type(self.samples).__name__}")
+            raise TypeError(f"a Run's samples are a DataFrame, got {type(self.samples).__name__}")
         if not isinstance(self.meta, RunMeta):
-            raise TypeError(f"a Run's meta is a RunMeta (RunMeta.from_dict makes one), got "
-                            f"{type(self.meta).__name__}")
+            raise TypeError(
+                f"a Run's meta is a RunMeta (RunMeta.from_dict makes one), got "
+                f"{type(self.meta).__name__}"
+            )
 
     @classmethod
     def of(cls, obj: Run | pd.DataFrame) -> Run:
@@ -68,11 +69,15 @@ class Run:
         if isinstance(obj, Run):
             return obj
         if not isinstance(obj, pd.DataFrame):
-            raise TypeError(f"expected a Run or a DataFrame of run rows, got "
-                            f"{type(obj).__name__}")
+            raise TypeError(f"expected a Run or a DataFrame of run rows, got {type(obj).__name__}")
         copied = obj.attrs.get(ATTRS_KEY)
-        meta = (RunMeta() if copied is None else copied if isinstance(copied, RunMeta)
-                else RunMeta.from_dict(copied))
+        meta = (
+            RunMeta()
+            if copied is None
+            else copied
+            if isinstance(copied, RunMeta)
+            else RunMeta.from_dict(copied)
+        )
         samples = obj.copy(deep=False)
         samples.attrs = {k: v for k, v in obj.attrs.items() if k != ATTRS_KEY}
         return cls(samples, meta)
@@ -104,8 +109,11 @@ class Run:
         if not parts:
             return cls()
         frames = [p.samples for p in parts if len(p.samples)] or [parts[0].samples]
-        samples = (pd.concat(frames, ignore_index=True) if len(frames) > 1
-                   else frames[0].reset_index(drop=True))
+        samples = (
+            pd.concat(frames, ignore_index=True)
+            if len(frames) > 1
+            else frames[0].reset_index(drop=True)
+        )
         return cls(samples, merged(p.meta for p in parts))
 
     def select(self, rows: Any) -> Run:
@@ -141,8 +149,10 @@ class Run:
 
     def __repr__(self) -> str:
         m = self.meta
-        return (f"Run({m.run_id!r}, {len(self.samples)} rows, backend={m.backend!r}, "
-                f"device_count={m.device_count!r})")
+        return (
+            f"Run({m.run_id!r}, {len(self.samples)} rows, backend={m.backend!r}, "
+            f"device_count={m.device_count!r})"
+        )
 
 
 def samples_of(obj: Run | pd.DataFrame) -> pd.DataFrame:
@@ -157,4 +167,3 @@ def samples_of(obj: Run | pd.DataFrame) -> pd.DataFrame:
     if isinstance(obj, pd.DataFrame):
         return obj
     raise TypeError(f"expected a Run or a DataFrame of run rows, got {type(obj).__name__}")
-

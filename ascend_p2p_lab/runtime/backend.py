@@ -106,8 +106,7 @@ def load_acl(
             notice = "ascend_p2p_lab: pyACL not found; using the simulated CANN runtime"
         if module is not None and is_simulated(module):  # the shim on PYTHONPATH
             extras = module.simulator  # the simulator's documented extras
-            return module, BackendInfo("sim", getattr(extras.topology, "name", None),
-                                       extras.seed)
+            return module, BackendInfo("sim", getattr(extras.topology, "name", None), extras.seed)
         if module is not None:
             count = _real_device_count(module) if choice == "auto" else 1
             if count >= 1:
@@ -122,8 +121,9 @@ def load_acl(
         module = simulated_acl(source, seed=seed or 0, faults=faults, api_level=api_level)
     except TopologyError as exc:  # a preset nobody typed here: say where it came from
         if from_env and str(exc).startswith("unknown preset"):
-            raise TopologyError(f"{exc} (the preset came from the environment: "
-                                f"{ENV_PRESET}={name!r})") from None
+            raise TopologyError(
+                f"{exc} (the preset came from the environment: {ENV_PRESET}={name!r})"
+            ) from None
         raise
     if notice and announce:
         print(notice, file=sys.stderr)

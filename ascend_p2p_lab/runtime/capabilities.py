@@ -20,8 +20,13 @@ CAPABILITIES: dict[str, tuple[Need, ...]] = {
     # copies queued on a stream of a device
     "async_copy": ("memcpy_async", "create_stream", "destroy_stream", "synchronize_stream"),
     # device time between two events recorded on a stream
-    "event_timing": (("create_event_with_flag", "create_event"), "destroy_event",
-                     "record_event", "synchronize_event", "event_elapsed_time"),
+    "event_timing": (
+        ("create_event_with_flag", "create_event"),
+        "destroy_event",
+        "record_event",
+        "synchronize_event",
+        "event_elapsed_time",
+    ),
     # a stream waits on an event (of another stream or device) without the host
     "stream_wait": ("stream_wait_event",),
     # events recorded on a stream, without timing them
@@ -33,8 +38,13 @@ CAPABILITIES: dict[str, tuple[Need, ...]] = {
     # free and total device memory
     "mem_info": ("get_mem_info",),
     # device memory shared with other processes (pyACL documents it from 8.3.RC1.alpha002)
-    "ipc_memory": ("ipc_mem_get_export_key", "ipc_mem_set_import_pid",
-                   "ipc_mem_import_by_key", "ipc_mem_close", "device_get_bare_tgid"),
+    "ipc_memory": (
+        "ipc_mem_get_export_key",
+        "ipc_mem_set_import_pid",
+        "ipc_mem_import_by_key",
+        "ipc_mem_close",
+        "device_get_bare_tgid",
+    ),
 }
 
 
@@ -43,7 +53,8 @@ FALLBACKS: dict[str, str] = {
     "acl.rt.create_event_with_flag": (
         "the installed pyACL has no aclrtCreateEventWithFlag: timing events are made with "
         "aclrtCreateEvent (no ACL_EVENT_TIME_LINE flag; CANN's default event records "
-        "time)"),
+        "time)"
+    ),
 }
 
 
@@ -54,7 +65,8 @@ def calls_of(capabilities: Iterable[str]) -> tuple[Need, ...]:
         try:
             needs = CAPABILITIES[name]
         except KeyError:
-            raise ValueError(f"unknown capability {name!r}; known: "
-                             f"{', '.join(CAPABILITIES)}") from None
+            raise ValueError(
+                f"unknown capability {name!r}; known: {', '.join(CAPABILITIES)}"
+            ) from None
         out.update(dict.fromkeys(needs))
     return tuple(out)

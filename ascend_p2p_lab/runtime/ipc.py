@@ -37,8 +37,9 @@ class IpcCalls:
         exporter puts on its whitelist."""
         return int(self.call("rt.device_get_bare_tgid"))
 
-    def export_buffer(self, buf: DeviceBuffer, *, whitelist: bool = True,
-                      size: int | None = None) -> IpcExport:
+    def export_buffer(
+        self, buf: DeviceBuffer, *, whitelist: bool = True, size: int | None = None
+    ) -> IpcExport:
         """Export buf (``aclrtIpcMemGetExportKey``); with ``whitelist`` only the pids given
         to :meth:`IpcExport.allow` may import it, else anyone (flag 0x1)."""
         assert buf.device is not None
@@ -52,8 +53,9 @@ class IpcCalls:
         """Put pids on export's whitelist (``aclrtIpcMemSetImportPid``)."""
         self.call("rt.ipc_mem_set_import_pid", export.key, [int(p) for p in pids])
 
-    def import_key(self, key: str, *, on: int, device: int, size: int,
-                   peer: bool = True) -> ImportedBuffer:
+    def import_key(
+        self, key: str, *, on: int, device: int, size: int, peer: bool = True
+    ) -> ImportedBuffer:
         """Import another process's buffer of ``device`` (``aclrtIpcMemImportByKey``) with
         device ``on`` current; ``peer`` asks the import to enable peer access (flag 0x1),
         else the caller must have enabled it."""

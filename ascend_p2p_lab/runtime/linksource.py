@@ -27,7 +27,12 @@ from ..topology import TopologyError, parse_npu_smi_topo
 NPU_SMI_TIMEOUT_S = 15.0
 NPU_SMI_ARGS = ("info", "-t", "topo")
 GIVEN, SIMULATED, QUERY, NPU_SMI, UNKNOWN = (
-    "given topology", "simulator", "topology query", "npu-smi", "unknown")
+    "given topology",
+    "simulator",
+    "topology query",
+    "npu-smi",
+    "unknown",
+)
 
 
 @dataclass(frozen=True)
@@ -56,8 +61,12 @@ class LinkSource:
         return self.detail
 
 
-def find_link_source(rt: Any, *, which: Callable[[str], str | None] = shutil.which,
-                     timeout: float = NPU_SMI_TIMEOUT_S) -> LinkSource:
+def find_link_source(
+    rt: Any,
+    *,
+    which: Callable[[str], str | None] = shutil.which,
+    timeout: float = NPU_SMI_TIMEOUT_S,
+) -> LinkSource:
     """The source of rt's link classes (see the module docstring)."""
     topo = rt.topology
     if topo is not None:
@@ -68,8 +77,11 @@ def find_link_source(rt: Any, *, which: Callable[[str], str | None] = shutil.whi
         return LinkSource(QUERY, "the runtime's topology query (aclrtGetDevicesTopo)")
     exe = which("npu-smi")
     if exe is None:
-        return LinkSource(UNKNOWN, "nobody: pyACL has no topology query (aclrtGetDevicesTopo), "
-                                   "npu-smi is not on PATH and no --topology was given")
+        return LinkSource(
+            UNKNOWN,
+            "nobody: pyACL has no topology query (aclrtGetDevicesTopo), "
+            "npu-smi is not on PATH and no --topology was given",
+        )
     return _from_npu_smi(exe, timeout)
 
 
@@ -77,16 +89,19 @@ def _from_npu_smi(exe: str, timeout: float) -> LinkSource:
     """``npu-smi info -t topo``, parsed; an unusable answer is UNKNOWN, saying why."""
     command = f"{exe} {' '.join(NPU_SMI_ARGS)}"
     try:
-        done = subprocess.run([exe, *NPU_SMI_ARGS], capture_output=True, text=True,
-                              timeout=timeout, check=False)
+        done = subprocess.run(
+            [exe, *NPU_SMI_ARGS], capture_output=True, text=True, timeout=timeout, check=False
+        )
     except subprocess.TimeoutExpired:
         return LinkSource(UNKNOWN, f"nobody: `{command}` did not answer in {timeout:g} s")
     except OSError as exc:
         return LinkSource(UNKNOWN, f"nobody: `{command}` could not run ({exc})")
     if done.returncode != 0:
         first = (done.stderr or done.stdout).strip().splitlines()[:1]
-        return LinkSource(UNKNOWN, f"nobody: `{command}` exited {done.returncode}"
-                                   + (f" ({first[0]})" if first else ""))
+        return LinkSource(
+            UNKNOWN,
+            f"nobody: `{command}` exited {done.returncode}" + (f" ({first[0]})" if first else ""),
+        )
     try:
         topo = parse_npu_smi_topo(done.stdout, name="npu-smi")
     except (TopologyError, ValueError) as exc:

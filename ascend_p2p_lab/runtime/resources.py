@@ -132,8 +132,7 @@ class ImportedBuffer(DeviceBuffer):
 
     kind = "imported buffer"
 
-    def __init__(self, rt: Runtime, ptr: int, size: int, device: int, key: str,
-                 on: int) -> None:
+    def __init__(self, rt: Runtime, ptr: int, size: int, device: int, key: str, on: int) -> None:
         self.key, self.on = key, on
         super().__init__(rt, ptr, size, device, -1)
 
@@ -217,8 +216,9 @@ class PeerLinks(Resource):
                 self.rt.disable_peer(src, dst)
             except BaseException as exc:  # keep disabling the others (also on Ctrl-C)
                 failed.insert(0, (src, dst))
-                if first is None or (isinstance(exc, KeyboardInterrupt)
-                                     and not isinstance(first, KeyboardInterrupt)):
+                if first is None or (
+                    isinstance(exc, KeyboardInterrupt) and not isinstance(first, KeyboardInterrupt)
+                ):
                     first = exc
         self.pairs = failed  # what a retry still has to disable
         if first is not None:

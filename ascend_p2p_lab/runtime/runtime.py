@@ -467,8 +467,13 @@ def open_runtime(
     False keeps a fallback's notice in ``rt.info.notice`` instead of printing it.
     """
     acl, info = load_acl(
-        backend, preset, seed=seed, faults=faults, api_level=api_level,
-        topology=topology if backend != "acl" else None, announce=announce,
+        backend,
+        preset,
+        seed=seed,
+        faults=faults,
+        api_level=api_level,
+        topology=topology if backend != "acl" else None,
+        announce=announce,
     )
     rt = Runtime(acl, info, topology if info.backend == "acl" else None)
     return rt.open()

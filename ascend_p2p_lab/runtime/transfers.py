@@ -65,34 +65,70 @@ class Transfers:
         d_dev, s_dev = isinstance(dst, DeviceBuffer), isinstance(src, DeviceBuffer)
         return _KINDS[(d_dev, s_dev)]
 
-    def memcpy(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
-               count: int, *, on: int | None = None, dst_offset: int = 0) -> None:
+    def memcpy(
+        self,
+        dst: DeviceBuffer | HostBuffer,
+        src: DeviceBuffer | HostBuffer,
+        count: int,
+        *,
+        on: int | None = None,
+        dst_offset: int = 0,
+    ) -> None:
         """Blocking ``aclrtMemcpy`` of count bytes (kind from the buffers), issued from
         device ``on`` (default: the destination's device, as the official sample does),
         optionally at a byte offset into the destination."""
         if dst_offset < 0 or dst_offset + count > dst.size or count > src.size:
-            raise ValueError(f"{count} bytes at offset {dst_offset} do not fit a {dst.size}-"
-                             f"byte destination from a {src.size}-byte source")
+            raise ValueError(
+                f"{count} bytes at offset {dst_offset} do not fit a {dst.size}-"
+                f"byte destination from a {src.size}-byte source"
+            )
         dev = on if on is not None else (dst.device if dst.device is not None else src.device)
         self.use(dev if dev is not None else 0)
-        self.call("rt.memcpy", dst.ptr + dst_offset, dst.size - dst_offset, src.ptr, count,
-                  self._kind(dst, src))
+        self.call(
+            "rt.memcpy",
+            dst.ptr + dst_offset,
+            dst.size - dst_offset,
+            src.ptr,
+            count,
+            self._kind(dst, src),
+        )
 
-    def memcpy_async(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
-                     count: int, stream: Stream, *, dst_offset: int = 0,
-                     src_offset: int = 0) -> None:
+    def memcpy_async(
+        self,
+        dst: DeviceBuffer | HostBuffer,
+        src: DeviceBuffer | HostBuffer,
+        count: int,
+        stream: Stream,
+        *,
+        dst_offset: int = 0,
+        src_offset: int = 0,
+    ) -> None:
         """``aclrtMemcpyAsync`` of count bytes on a stream (the stream's device becomes
         current), optionally at byte offsets into the two buffers."""
         assert stream.device is not None
         if min(dst_offset, src_offset) < 0 or src_offset + count > src.size:
-            raise ValueError(f"{count} bytes at offset {src_offset} exceed the {src.size}-byte "
-                             "source")
+            raise ValueError(
+                f"{count} bytes at offset {src_offset} exceed the {src.size}-byte source"
+            )
         self.use(stream.device)
-        self.call("rt.memcpy_async", dst.ptr + dst_offset, dst.size - dst_offset,
-                  src.ptr + src_offset, count, self._kind(dst, src), stream.handle)
+        self.call(
+            "rt.memcpy_async",
+            dst.ptr + dst_offset,
+            dst.size - dst_offset,
+            src.ptr + src_offset,
+            count,
+            self._kind(dst, src),
+            stream.handle,
+        )
 
-    def enqueue_copies(self, dst: DeviceBuffer | HostBuffer, src: DeviceBuffer | HostBuffer,
-                       count: int, stream: Stream, copies: int) -> int:
+    def enqueue_copies(
+        self,
+        dst: DeviceBuffer | HostBuffer,
+        src: DeviceBuffer | HostBuffer,
+        count: int,
+        stream: Stream,
+        copies: int,
+    ) -> int:
         """Enqueue ``copies`` identical async copies; return the host time it took (ns).
 
         The pyACL call is bound once; per copy the loop does the call and a ret check
@@ -102,18 +138,33 @@ class Transfers:
         assert stream.device is not None
         self.use(stream.device)
         memcpy_async = self._fn("rt.memcpy_async")
-        args = (dst.ptr, dst.size, src.ptr, count,
-                _KINDS[(isinstance(dst, DeviceBuffer), isinstance(src, DeviceBuffer))],
-                stream.handle)
+        args = (
+            dst.ptr,
+            dst.size,
+            src.ptr,
+            count,
+            _KINDS[(isinstance(dst, DeviceBuffer), isinstance(src, DeviceBuffer))],
+            stream.handle,
+        )
         sim = self._sim  # host_time_ns, inlined: the simulator's clock, or perf_counter_ns
         t0 = sim.host_time_ns if sim is not None else perf_counter_ns()
         for ret in filter(None, starmap(memcpy_async, repeat(args, copies))):
             raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())
         return (sim.host_time_ns if sim is not None else perf_counter_ns()) - t0
 
-    def enqueue_staged(self, dst: DeviceBuffer, host: HostBuffer, src: DeviceBuffer,
-                       count: int, streams: tuple[Stream, Stream], relay: Event, copies: int,
-                       *, chunk: int, wait_on_device: bool = True) -> None:
+    def enqueue_staged(
+        self,
+        dst: DeviceBuffer,
+        host: HostBuffer,
+        src: DeviceBuffer,
+        count: int,
+        streams: tuple[Stream, Stream],
+        relay: Event,
+        copies: int,
+        *,
+        chunk: int,
+        wait_on_device: bool = True,
+    ) -> None:
         """Enqueue ``copies`` host-staged copies of count bytes: per chunk of at most
         ``chunk`` bytes, device -> pinned host on the source's stream, then pinned host ->
         device on the destination's, after the relay event (``wait_on_device=False``:
@@ -130,19 +181,47 @@ class Transfers:
             raise ValueError(f"{count} bytes in chunks of {chunk} do not fit the buffers")
         copy = self._fn("rt.memcpy_async")
         d2h, h2d = _KINDS[(False, True)], _KINDS[(True, False)]
-        middle = ([(self._fn("rt.record_event"), "rt.record_event",
-                    (relay.handle, s_src.handle), None), s_dst.device,
-                   (self._fn("rt.stream_wait_event"), "rt.stream_wait_event",
-                    (s_dst.handle, relay.handle), None)] if wait_on_device else
-                  [(self._fn("rt.synchronize_stream"), "rt.synchronize_stream",
-                    (s_src.handle,), None), s_dst.device])
+        middle = (
+            [
+                (
+                    self._fn("rt.record_event"),
+                    "rt.record_event",
+                    (relay.handle, s_src.handle),
+                    None,
+                ),
+                s_dst.device,
+                (
+                    self._fn("rt.stream_wait_event"),
+                    "rt.stream_wait_event",
+                    (s_dst.handle, relay.handle),
+                    None,
+                ),
+            ]
+            if wait_on_device
+            else [
+                (self._fn("rt.synchronize_stream"), "rt.synchronize_stream", (s_src.handle,), None),
+                s_dst.device,
+            ]
+        )
         program: list[Any] = []  # a call (fn, name, args, None), or a device to switch to
         for off in range(0, count, chunk):
             m = min(chunk, count - off)
-            program += [s_src.device, (copy, "rt.memcpy_async", (
-                host.ptr + off, host.size - off, src.ptr + off, m, d2h, s_src.handle), None),
-                *middle, (copy, "rt.memcpy_async", (
-                    dst.ptr + off, dst.size - off, host.ptr + off, m, h2d, s_dst.handle), None)]
+            program += [
+                s_src.device,
+                (
+                    copy,
+                    "rt.memcpy_async",
+                    (host.ptr + off, host.size - off, src.ptr + off, m, d2h, s_src.handle),
+                    None,
+                ),
+                *middle,
+                (
+                    copy,
+                    "rt.memcpy_async",
+                    (dst.ptr + off, dst.size - off, host.ptr + off, m, h2d, s_dst.handle),
+                    None,
+                ),
+            ]
         self._run_program(program, copies)
 
     def _run_program(self, program: list[Any], copies: int) -> None:
@@ -155,8 +234,9 @@ class Transfers:
             if ctx is None or not self.has("set_context"):
                 return self._run_slowly(program, copies)
             switch[dev] = (self._fn("rt.set_context"), "rt.set_context", (ctx,), dev)
-        steps = [switch.get(step, step) if isinstance(step, int) else step
-                 for step in program] * copies
+        steps = [
+            switch.get(step, step) if isinstance(step, int) else step for step in program
+        ] * copies
         tls = self._tls
         current = getattr(tls, "current", None)
         for fn, name, args, dev in steps:
@@ -194,8 +274,13 @@ class Transfers:
             self.use(0)
         self.call("rt.memcpy", buf.ptr + offset, buf.size - offset, ptr, len(data), kind)
 
-    def read(self, buf: DeviceBuffer | HostBuffer, count: int | None = None,
-             offset: int = 0, staging: HostBuffer | None = None) -> bytes:
+    def read(
+        self,
+        buf: DeviceBuffer | HostBuffer,
+        count: int | None = None,
+        offset: int = 0,
+        staging: HostBuffer | None = None,
+    ) -> bytes:
         """Bytes of a buffer; a device buffer is copied to pinned host memory first."""
         n = buf.size - offset if count is None else count
         if offset < 0 or offset + n > buf.size:
@@ -206,12 +291,10 @@ class Transfers:
         self.use(buf.device)
         if staging is not None and staging.size >= n:
             host = staging
-            self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n,
-                      _KINDS[(False, True)])
+            self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n, _KINDS[(False, True)])
             return self.acl.util.ptr_to_bytes(host.ptr, n)
         with self.host_buffer(n) as host:
-            self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n,
-                      _KINDS[(False, True)])
+            self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n, _KINDS[(False, True)])
             return self.acl.util.ptr_to_bytes(host.ptr, n)
 
     # ------------------------------------------------------------------ streams, events

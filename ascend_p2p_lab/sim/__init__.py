@@ -84,9 +84,18 @@ def drain_tracked() -> list[SimulatedACL]:
     _TRACKED.clear()
     return made
 
+
 __all__ = [
-    "DEFAULT_PRESET", "LIVE", "NEWER_CALLS", "Fault", "SimulatedACL", "Simulator",
-    "drain_tracked", "shim_path", "simulated_acl", "track",
+    "DEFAULT_PRESET",
+    "LIVE",
+    "NEWER_CALLS",
+    "Fault",
+    "SimulatedACL",
+    "Simulator",
+    "drain_tracked",
+    "shim_path",
+    "simulated_acl",
+    "track",
 ]
 
 
@@ -109,7 +118,10 @@ def simulated_acl(
 
         topo = load_preset(preset)
     sim = SimulatedACL(
-        topo, seed=seed, faults=[*topo.faults, *(faults or ())], api_level=api_level,
+        topo,
+        seed=seed,
+        faults=[*topo.faults, *(faults or ())],
+        api_level=api_level,
         jitter=jitter,
     )
     LIVE.add(sim)

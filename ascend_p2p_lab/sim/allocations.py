@@ -110,8 +110,10 @@ class Allocations(Part):
         if code:
             return code
         if ptr not in self.dvpp:
-            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID,
-                             f"0x{ptr:x} is not DVPP memory (acl.media.dvpp_malloc)")
+            return self.fail(
+                C.ACL_ERROR_RT_PARAM_INVALID,
+                f"0x{ptr:x} is not DVPP memory (acl.media.dvpp_malloc)",
+            )
         return self.free(ptr)
 
     def _drop_device_alloc(self, base: int, why: str = "aclrtFree") -> None:
@@ -246,6 +248,4 @@ class Allocations(Part):
 
     def resident_bytes(self) -> int:
         """Host RAM spent on simulated memory contents."""
-        return sum(
-            r.resident_bytes for r in self.space.regions() if isinstance(r, ChunkedRegion)
-        )
+        return sum(r.resident_bytes for r in self.space.regions() if isinstance(r, ChunkedRegion))

@@ -67,8 +67,10 @@ class AppLog:
         stamp = time.strftime("%Y-%m-%d-%H:%M:%S", time.localtime(now))
         micros = int(now * 1e6) % 1_000_000
         program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
-        line = (f"[{LEVELS[level]}] APP({os.getpid()},{program}):{stamp}."
-                f"{micros // 1000:03d}.{micros % 1000:03d} {message}\n")
+        line = (
+            f"[{LEVELS[level]}] APP({os.getpid()},{program}):{stamp}."
+            f"{micros // 1000:03d}.{micros % 1000:03d} {message}\n"
+        )
         if os.environ.get("ASCEND_LOG_PRINT_TO_STDOUT") == "1":
             sys.stdout.write(line)
             return None

@@ -62,9 +62,11 @@ class Contexts(Part):
         if code:
             return 0, code
         if not 0 <= dev < self.topology.device_count:
-            return 0, self.fail(C.ACL_ERROR_RT_INVALID_DEVICEID,
-                                f"device id {dev} is invalid for a context; "
-                                f"{self.topology.device_count} devices visible")
+            return 0, self.fail(
+                C.ACL_ERROR_RT_INVALID_DEVICEID,
+                f"device id {dev} is invalid for a context; "
+                f"{self.topology.device_count} devices visible",
+            )
         code = self.injector.fault("rt.create_context", (dev,))
         if code:
             return 0, code
@@ -85,8 +87,11 @@ class Contexts(Part):
             return self.fail(C.ACL_ERROR_INVALID_PARAM, "context is a null pointer")
         held = devices.explicit.get(ctx)
         if held is None:
-            what = ("a default context cannot be destroyed explicitly"
-                    if self._is_default(ctx) else "not a live context")
+            what = (
+                "a default context cannot be destroyed explicitly"
+                if self._is_default(ctx)
+                else "not a live context"
+            )
             return self.fail(C.ACL_ERROR_RT_CONTEXT_NULL, f"context {ctx:#x}: {what}")
         dev, stream = held
         for hook in self.teardown_hooks:
@@ -140,8 +145,9 @@ class Contexts(Part):
         for hook in self.on_switch:
             hook()
 
-    def fast_set_context(self, lock: Any, counts: dict[str, int],
-                         checked: Callable[..., int]) -> Callable[..., int]:
+    def fast_set_context(
+        self, lock: Any, counts: dict[str, int], checked: Callable[..., int]
+    ) -> Callable[..., int]:
         """``acl.rt.set_context``: a default context a successful call named
         (``Devices.kept``) made current without the checks, else ``checked`` (the format
         check, then :meth:`set_context`). Under ``lock`` and counted, as every wrapped call

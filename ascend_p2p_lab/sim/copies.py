@@ -72,16 +72,29 @@ class AsyncCopy:
         r = self.route
         seen = [None, None, None]
         object.__setattr__(self, "seen", seen)
-        object.__setattr__(self, "parts", (
-            self.current, self.stream, r.dst_region, r.dst_offset, r.src_region, r.src_offset,
-            r.memo_able, r.resources, r.nbytes, r.latency_us, seen))
+        object.__setattr__(
+            self,
+            "parts",
+            (
+                self.current,
+                self.stream,
+                r.dst_region,
+                r.dst_offset,
+                r.src_region,
+                r.src_offset,
+                r.memo_able,
+                r.resources,
+                r.nbytes,
+                r.latency_us,
+                seen,
+            ),
+        )
 
 
 class Copies(Part):
     """The copy calls and the kept asynchronous copies."""
 
-    def __init__(self, shared: Shared, devices: Devices, streams: Streams,
-                 router: Router) -> None:
+    def __init__(self, shared: Shared, devices: Devices, streams: Streams, router: Router) -> None:
         super().__init__(shared)
         self.devices, self.streams, self.router = devices, streams, router
         #: successful memcpy_async calls by their argument tuple (plain ints only)
@@ -101,8 +114,12 @@ class Copies(Part):
 
     def _move(self, call: str, route: Route) -> None:
         """The bytes of a routed copy (corrupted when a ``corrupt`` fault says so)."""
-        dreg, doff, sreg, soff = (route.dst_region, route.dst_offset, route.src_region,
-                                  route.src_offset)
+        dreg, doff, sreg, soff = (
+            route.dst_region,
+            route.dst_offset,
+            route.src_region,
+            route.src_offset,
+        )
         injector = self.injector
         if injector.corrupt_faults and injector.corrupts(call, route.devices, route.link):
             injector.copy_corrupted(dreg, doff, sreg, soff, route.count)
@@ -143,20 +160,22 @@ class Copies(Part):
         if code or route is None:
             return code
         if route.link is None and _imported_cross(route):
-            return self.fail(C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                             "no synchronous copy within one device through an imported pointer")
+            return self.fail(
+                C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "no synchronous copy within one device through an imported pointer",
+            )
         injector, engine, host = self.injector, self.engine, self.topology.host
         if injector.faults or injector.lost:
             code = self._fault_and_move("rt.memcpy", route)  # the route resolved once
             if code:
                 return code
-            engine.run_blocking_copy(route.device, route.nbytes, route.resources,
-                                     route.latency_us)
+            engine.run_blocking_copy(route.device, route.nbytes, route.resources, route.latency_us)
             injector.host(host.sync_return_us)
             return 0
         # no fault can act: _fault_and_move's bytes and host(), without their calls
-        copy_bytes(route.dst_region, route.dst_offset, route.src_region, route.src_offset,
-                   route.count)
+        copy_bytes(
+            route.dst_region, route.dst_offset, route.src_region, route.src_offset, route.count
+        )
         engine.host_us += host.api_us
         engine.run_blocking_copy(route.device, route.nbytes, route.resources, route.latency_us)
         engine.host_us += host.sync_return_us
@@ -181,14 +200,20 @@ class Copies(Part):
         route, code = self._route_and_move(_ASYNC, dst, dest_max, src, count, kind, cur)
         if code or route is None:
             return code
-        if type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) \
-                is type(stream):  # bools are valid arguments but are not kept
+        if (
+            type(dst)
+            is int
+            is type(dest_max)
+            is type(src)
+            is type(count)
+            is type(kind)
+            is type(stream)
+        ):  # bools are valid arguments but are not kept
             self.plans[(dst, dest_max, src, count, kind, stream)] = AsyncCopy(cur, s, route)
         self.engine.append_copy(s, route.nbytes, route.resources, route.latency_us)
         return 0
 
-    def memset_async(self, ptr: int, max_count: int, value: int, count: int,
-                     stream: int) -> int:
+    def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: int) -> int:
         """``acl.rt.memset_async``: what ``memset`` checks, on a stream of the current
         context; the bytes are set when the call is made, the device time queued on the
         stream (as ``memcpy_async`` moves its bytes). The order of the checks is the
@@ -262,15 +287,21 @@ class Copies(Part):
                     dst, dest_max, src, count, kind, stream = args
                 except ValueError:  # another number of arguments: the checks report it
                     return checked(*args)
-                if (dst is a0 and dest_max is a1 and src is a2 and count is a3 and kind is a4
-                        and stream is a5 and last is not None):
+                if (
+                    dst is a0
+                    and dest_max is a1
+                    and src is a2
+                    and count is a3
+                    and kind is a4
+                    and stream is a5
+                    and last is not None
+                ):
                     hit = last
                 else:
                     hit = _kept(plans, args)
                     if hit is None:
                         return checked(*args)
-                    a0, a1, a2, a3, a4, a5, last = (dst, dest_max, src, count, kind, stream,
-                                                    hit)
+                    a0, a1, a2, a3, a4, a5, last = (dst, dest_max, src, count, kind, stream, hit)
                 cur, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency, seen = hit.parts
                 if cur != tls.device:
                     return checked(*args)
@@ -278,8 +309,11 @@ class Copies(Part):
                     return faulted(hit)
                 if memo_able:  # copy_bytes' memo (count > 0, regions memoizable), inlined
                     last_copy = dreg.last_copy
-                    if (last_copy is not seen[0] or last_copy[1] != dreg.version
-                            or seen[1] != sreg.version):
+                    if (
+                        last_copy is not seen[0]
+                        or last_copy[1] != dreg.version
+                        or seen[1] != sreg.version
+                    ):
                         _move_kept(dreg, doff, sreg, soff, count, seen)
                 else:
                     copy_bytes(dreg, doff, sreg, soff, count)
@@ -327,14 +361,12 @@ def _kept(plans: dict[tuple[int, ...], AsyncCopy], args: tuple) -> AsyncCopy | N
     if hit is None:
         return None
     dst, dest_max, src, count, kind, stream = args
-    if type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) \
-            is type(stream):
+    if type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) is type(stream):
         return hit
     return None
 
 
-def _move_kept(dreg: Region, doff: int, sreg: Region, soff: int, count: int,
-               seen: list) -> None:
+def _move_kept(dreg: Region, doff: int, sreg: Region, soff: int, count: int, seen: list) -> None:
     """:func:`copy_bytes` of a kept copy (memoizable, distinct regions, count > 0) whose
     :attr:`AsyncCopy.seen` did not vouch for the destination: the memo compared part by
     part, the bytes moved when it differs; then ``seen`` holds the memo now in place."""
@@ -349,5 +381,6 @@ def _move_kept(dreg: Region, doff: int, sreg: Region, soff: int, count: int,
 
 def _imported_cross(route: Route) -> bool:
     """The copy reads or writes memory imported from another device's process."""
-    return (getattr(route.src_region, "cross_device", False)
-            or getattr(route.dst_region, "cross_device", False))
+    return getattr(route.src_region, "cross_device", False) or getattr(
+        route.dst_region, "cross_device", False
+    )

@@ -173,8 +173,9 @@ class Devices(Part):
 
     # ------------------------------------------------------------------ devices
     def set_device(self, dev: int) -> int:
-        code = self.check_init() or self.check_dev(dev) or self.injector.fault(
-            "rt.set_device", (dev,))
+        code = (
+            self.check_init() or self.check_dev(dev) or self.injector.fault("rt.set_device", (dev,))
+        )
         if code:
             return code
         self.open_device(dev)
@@ -184,8 +185,11 @@ class Devices(Part):
         return 0
 
     def reset_device(self, dev: int) -> int:
-        code = self.check_init() or self.check_dev(dev) or self.injector.fault(
-            "rt.reset_device", (dev,))
+        code = (
+            self.check_init()
+            or self.check_dev(dev)
+            or self.injector.fault("rt.reset_device", (dev,))
+        )
         if code:
             return code
         if self.refs.get(dev, 0) == 0:

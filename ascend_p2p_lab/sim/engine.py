@@ -52,8 +52,22 @@ class Stream:
 class Op:
     """One unit of device work: a copy, an event record, or a wait on an event."""
 
-    __slots__ = ("bw", "dep", "end", "enq", "event", "kind", "lat_end", "latency", "nbytes",
-                 "remaining", "resources", "scale", "start", "stream")
+    __slots__ = (
+        "bw",
+        "dep",
+        "end",
+        "enq",
+        "event",
+        "kind",
+        "lat_end",
+        "latency",
+        "nbytes",
+        "remaining",
+        "resources",
+        "scale",
+        "start",
+        "stream",
+    )
 
     def __init__(
         self,
@@ -224,15 +238,26 @@ class Engine:
         scale = self.next_factor()  # _factor inlined: a sweep calls this once per copy
         pending = s.pending
         run = pending[-1] if pending else None
-        if (run is None or run.__class__ is not CopyRun or run.resources is not resources
-                or run.nbytes != nbytes or run.latency != latency_us):
-            if run is not None and run.__class__ is Op and (
-                    run.kind != "copy" or run.resources is not resources
-                    or run.nbytes != nbytes or run.latency != latency_us):
+        if (
+            run is None
+            or run.__class__ is not CopyRun
+            or run.resources is not resources
+            or run.nbytes != nbytes
+            or run.latency != latency_us
+        ):
+            if (
+                run is not None
+                and run.__class__ is Op
+                and (
+                    run.kind != "copy"
+                    or run.resources is not resources
+                    or run.nbytes != nbytes
+                    or run.latency != latency_us
+                )
+            ):
                 # after a record, a wait or another copy: one Op, as the CopyRun would
                 # expand to (copies between events, as the staged legs are, stay Ops)
-                pending.append(Op("copy", s, self.host_us, nbytes, resources, latency_us,
-                                  scale))
+                pending.append(Op("copy", s, self.host_us, nbytes, resources, latency_us, scale))
                 self._busy.add(s)
                 return None
             run = CopyRun(s, nbytes, resources, latency_us)
@@ -275,8 +300,9 @@ class Engine:
             bw = self._bottleneck.get(resources)
             if bw is None:
                 rate = self.rate
-                bw = self._bottleneck[resources] = (min(rate(r) for r in resources)
-                                                    if resources else INF)
+                bw = self._bottleneck[resources] = (
+                    min(rate(r) for r in resources) if resources else INF
+                )
             t = self.host_us
             end = t + (latency_us + nbytes / bw) * scale  # _run_alone's arithmetic
             if end > t:  # max(host_us, end)
@@ -364,8 +390,10 @@ class Engine:
                 overlap = True
             seen |= mine
         if overlap:
-            key = tuple(tuple(dict.fromkeys(op.resources for op in s.pending
-                                            if op.kind != "wait")) for s in streams)
+            key = tuple(
+                tuple(dict.fromkeys(op.resources for op in s.pending if op.kind != "wait"))
+                for s in streams
+            )
             alone = self._slack.get(key)
             if alone is None:
                 alone = self._slack[key] = self._cannot_bind(key)

@@ -58,13 +58,36 @@ if TYPE_CHECKING:  # the parts, for annotations only
 class Simulator:
     """The simulator's extra abilities (see the module docstring); ``acl.simulator``."""
 
-    __slots__ = ("_applog", "_counts", "_devices", "_engine", "_ipc", "_lock", "_memory", "_peers",
-                 "_released", "_seed", "_streams", "_topology")
+    __slots__ = (
+        "_applog",
+        "_counts",
+        "_devices",
+        "_engine",
+        "_ipc",
+        "_lock",
+        "_memory",
+        "_peers",
+        "_released",
+        "_seed",
+        "_streams",
+        "_topology",
+    )
 
     def __init__(
-        self, *, topology: Topology, seed: int, engine: Engine, lock: threading.RLock,
-        counts: dict[str, int], released: list[str], devices: Devices, memory: Allocations,
-        streams: Streams, peers: Peers, ipc: Any = None, applog: Any = None,
+        self,
+        *,
+        topology: Topology,
+        seed: int,
+        engine: Engine,
+        lock: threading.RLock,
+        counts: dict[str, int],
+        released: list[str],
+        devices: Devices,
+        memory: Allocations,
+        streams: Streams,
+        peers: Peers,
+        ipc: Any = None,
+        applog: Any = None,
     ) -> None:
         self._ipc, self._applog = ipc, applog
         self._topology, self._seed, self._counts = topology, seed, MappingProxyType(counts)
@@ -155,9 +178,17 @@ class Simulator:
         """True when nothing is outstanding and nothing had to be released implicitly."""
         led = self.ledger()
         return not (
-            led["initialized"] or led["devices_set"] or led["contexts"] or led["device_buffers"]
-            or led["host_buffers"] or led["streams"] or led["events"] or led["peer_refs"]
-            or led["ipc_exports"] or led["ipc_imports"] or led["implicit_releases"]
+            led["initialized"]
+            or led["devices_set"]
+            or led["contexts"]
+            or led["device_buffers"]
+            or led["host_buffers"]
+            or led["streams"]
+            or led["events"]
+            or led["peer_refs"]
+            or led["ipc_exports"]
+            or led["ipc_imports"]
+            or led["implicit_releases"]
         )
 
     def shared_ledger(self) -> dict[str, int]:

@@ -73,27 +73,67 @@ DISPATCH: dict[str, tuple[str, str]] = {
     "get_version": ("_devices", "get_version"),
     "get_recent_err_msg": ("_errors", "recent"),
     "app_log": ("_applog", "app_log"),
-    **{f"rt.{name}": ("_devices", name) for name in (
-        "set_device", "reset_device", "reset_device_force", "get_device", "get_device_count",
-        "get_run_mode", "get_devices_topo", "get_device_info")},
-    **{f"rt.{name}": ("_contexts", name) for name in (
-        "create_context", "destroy_context", "get_context", "set_context")},
-    **{f"rt.{name}": ("_peers", name) for name in (
-        "device_can_access_peer", "device_enable_peer_access", "device_disable_peer_access",
-        "device_peer_access_status")},
-    **{f"rt.{name}": ("_memory", name) for name in (
-        "malloc", "free", "malloc_host", "free_host", "memset", "get_mem_info")},
+    **{
+        f"rt.{name}": ("_devices", name)
+        for name in (
+            "set_device",
+            "reset_device",
+            "reset_device_force",
+            "get_device",
+            "get_device_count",
+            "get_run_mode",
+            "get_devices_topo",
+            "get_device_info",
+        )
+    },
+    **{
+        f"rt.{name}": ("_contexts", name)
+        for name in ("create_context", "destroy_context", "get_context", "set_context")
+    },
+    **{
+        f"rt.{name}": ("_peers", name)
+        for name in (
+            "device_can_access_peer",
+            "device_enable_peer_access",
+            "device_disable_peer_access",
+            "device_peer_access_status",
+        )
+    },
+    **{
+        f"rt.{name}": ("_memory", name)
+        for name in ("malloc", "free", "malloc_host", "free_host", "memset", "get_mem_info")
+    },
     "rt.memcpy": ("_copies", "memcpy"),
     "rt.memset_async": ("_copies", "memset_async"),
     "rt.memcpy_async": ("_copies", "memcpy_async"),
-    **{f"rt.{name}": ("_streams", name) for name in (
-        "create_stream", "destroy_stream", "synchronize_stream", "synchronize_device",
-        "create_event", "create_event_with_flag", "create_event_ex_with_flag",
-        "destroy_event", "record_event", "stream_wait_event", "synchronize_event",
-        "event_elapsed_time", "event_get_timestamp")},
-    **{f"rt.{name}": ("_ipc", name) for name in (
-        "ipc_mem_get_export_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key",
-        "ipc_mem_close", "device_get_bare_tgid")},
+    **{
+        f"rt.{name}": ("_streams", name)
+        for name in (
+            "create_stream",
+            "destroy_stream",
+            "synchronize_stream",
+            "synchronize_device",
+            "create_event",
+            "create_event_with_flag",
+            "create_event_ex_with_flag",
+            "destroy_event",
+            "record_event",
+            "stream_wait_event",
+            "synchronize_event",
+            "event_elapsed_time",
+            "event_get_timestamp",
+        )
+    },
+    **{
+        f"rt.{name}": ("_ipc", name)
+        for name in (
+            "ipc_mem_get_export_key",
+            "ipc_mem_set_import_pid",
+            "ipc_mem_import_by_key",
+            "ipc_mem_close",
+            "device_get_bare_tgid",
+        )
+    },
     "util.bytes_to_ptr": ("_memory", "bytes_to_ptr"),
     "util.numpy_to_ptr": ("_memory", "bytes_to_ptr"),
     "util.ptr_to_bytes": ("_memory", "ptr_to_bytes"),
@@ -102,21 +142,41 @@ DISPATCH: dict[str, tuple[str, str]] = {
 }
 #: Calls whose repeats of a successful call skip the checks (each kept by its part,
 #: keyed by the argument tuple, and dropped by every call not in :data:`KEEPS_PLANS`).
-FAST_CALLS = frozenset({"rt.memcpy_async", "rt.set_context", "rt.record_event",
-                        "rt.stream_wait_event"})
+FAST_CALLS = frozenset(
+    {"rt.memcpy_async", "rt.set_context", "rt.record_event", "rt.stream_wait_event"}
+)
 #: Calls that run without the lock and are not counted (they read, and change nothing).
 UNLOCKED = frozenset({"get_soc_name", "get_version", "get_recent_err_msg", "app_log"})
 #: Calls that cannot change what a copy resolves to (its regions, its stream, whether the
 #: device is set, peer access). Every other call drops the cached routes and kept copies.
 KEEPS_PLANS = frozenset(
-    {"rt.memcpy", "rt.memcpy_async", "rt.memset", "rt.set_context", "rt.get_device",
-     "rt.get_context", "rt.get_run_mode", "rt.get_device_count", "rt.get_devices_topo",
-     "rt.get_device_info",
-     "rt.device_can_access_peer", "rt.device_peer_access_status", "rt.get_mem_info",
-     "rt.synchronize_stream", "rt.synchronize_device", "rt.create_event",
-     "rt.create_event_with_flag", "rt.create_event_ex_with_flag", "rt.destroy_event",
-     "rt.record_event", "rt.stream_wait_event", "rt.synchronize_event",
-     "rt.event_elapsed_time", "rt.event_get_timestamp", "util.ptr_to_bytes"}
+    {
+        "rt.memcpy",
+        "rt.memcpy_async",
+        "rt.memset",
+        "rt.set_context",
+        "rt.get_device",
+        "rt.get_context",
+        "rt.get_run_mode",
+        "rt.get_device_count",
+        "rt.get_devices_topo",
+        "rt.get_device_info",
+        "rt.device_can_access_peer",
+        "rt.device_peer_access_status",
+        "rt.get_mem_info",
+        "rt.synchronize_stream",
+        "rt.synchronize_device",
+        "rt.create_event",
+        "rt.create_event_with_flag",
+        "rt.create_event_ex_with_flag",
+        "rt.destroy_event",
+        "rt.record_event",
+        "rt.stream_wait_event",
+        "rt.synchronize_event",
+        "rt.event_elapsed_time",
+        "rt.event_get_timestamp",
+        "util.ptr_to_bytes",
+    }
 )
 
 
@@ -166,8 +226,11 @@ def engine_for(topology: Topology, *, jitter: float, seed: int) -> Engine:
                 cap[("pull", i, j)] = lc.bandwidth_GBps * lc.pull_efficiency * _GB
     for k, limit in enumerate(topology.shared):  # see routes.shared_resources
         for g in range(len(limit.groups)):
-            for kind, budget in (("out", limit.egress_GBps), ("in", limit.ingress_GBps),
-                                 ("both", limit.both_GBps)):
+            for kind, budget in (
+                ("out", limit.egress_GBps),
+                ("in", limit.ingress_GBps),
+                ("both", limit.both_GBps),
+            ):
                 if budget is not None:
                     cap[("shared", k, kind, g)] = budget * _GB
     cap[("h2h",)] = _HOST_H2H_GBPS * _GB
@@ -204,9 +267,17 @@ class SimulatedACL:
         #: calls made per pyACL name (also ``simulator.call_counts``, read-only)
         self.call_counts: dict[str, int] = {}
         self.simulator = Simulator(
-            topology=topology, seed=seed, engine=self._engine, lock=self._lock,
-            counts=self.call_counts, released=self.implicit_releases, devices=self._devices,
-            memory=self._memory, streams=self._streams, peers=self._peers, ipc=self._ipc,
+            topology=topology,
+            seed=seed,
+            engine=self._engine,
+            lock=self._lock,
+            counts=self.call_counts,
+            released=self.implicit_releases,
+            devices=self._devices,
+            memory=self._memory,
+            streams=self._streams,
+            peers=self._peers,
+            ipc=self._ipc,
             applog=self._applog,
         )
         for name in TOP_CALLS:
@@ -218,10 +289,12 @@ class SimulatedACL:
     def _namespace(self, space: str, calls: tuple[str, ...]) -> Namespace:
         """``acl.<space>``: its bound calls (an old api_level hides the newer ones)."""
         hidden = NEWER_CALLS if self.api_level == "old" and space == "rt" else ()
-        kind = type(space, (Namespace,), {"_path": f"acl.{space}", "_hidden": hidden,
-                                          "_server": self.topology.name})
-        return kind(**{name: self._bind(f"{space}.{name}") for name in calls
-                       if name not in hidden})
+        kind = type(
+            space,
+            (Namespace,),
+            {"_path": f"acl.{space}", "_hidden": hidden, "_server": self.topology.name},
+        )
+        return kind(**{name: self._bind(f"{space}.{name}") for name in calls if name not in hidden})
 
     def __getattr__(self, name: str) -> NoReturn:
         """A top-level pyACL name (or submodule, ``acl.mdl``) the simulator lacks."""
@@ -229,8 +302,9 @@ class SimulatedACL:
             raise AttributeError(name)
         raise NotSimulated(f"acl.{name}", self.topology.name)
 
-    def _build_parts(self, faults: Iterable[Fault | Mapping[str, object]] | None,
-                     jitter: float) -> None:
+    def _build_parts(
+        self, faults: Iterable[Fault | Mapping[str, object]] | None, jitter: float
+    ) -> None:
         """Make the parts and wire them together."""
         topo = self.topology
         self._errors = errors = ErrorLog()
@@ -254,8 +328,11 @@ class SimulatedACL:
         contexts.teardown_hooks.append(streams.release_context)
         contexts.on_switch.append(self._copies.clear)
         # what a device's last reset frees, in the driver's order
-        devices.release_hooks += [memory.release_device, streams.release_device,
-                                  peers.release_device]
+        devices.release_hooks += [
+            memory.release_device,
+            streams.release_device,
+            peers.release_device,
+        ]
         devices.finalize_hooks += [memory.release_host_buffers, ipc.release_all]
 
     # ------------------------------------------------------------------ dispatch
@@ -266,17 +343,25 @@ class SimulatedACL:
         if call in UNLOCKED:
             fn = _unlocked(check, handler)
         elif call in FAST_CALLS:
+
             def checked(*args: Any) -> Any:
                 check(args)
                 return handler(*args)
 
             fn = self._fast(call, checked)
         elif call.startswith("rt."):
-            fn = _counted(call, check, handler, self._lock, self.call_counts,
-                          None if call in KEEPS_PLANS else self._copies.clear)
+            fn = _counted(
+                call,
+                check,
+                handler,
+                self._lock,
+                self.call_counts,
+                None if call in KEEPS_PLANS else self._copies.clear,
+            )
         else:
-            fn = _locked(check, handler, self._lock,
-                         None if call in KEEPS_PLANS else self._copies.clear)
+            fn = _locked(
+                check, handler, self._lock, None if call in KEEPS_PLANS else self._copies.clear
+            )
         fn.__name__ = call.rsplit(".", 1)[-1]
         fn.__qualname__ = call
         fn.__doc__ = getattr(handler, "__doc__", None)
@@ -313,9 +398,11 @@ class NotSimulated(AttributeError):
 
     def __init__(self, call: str, server: str, why: str = "") -> None:
         self.call = call
-        why = why or ("is not implemented by the ascend_p2p_lab simulator "
-                      f"({server}); docs/reference/simulator-calls.md lists the calls it "
-                      "implements")
+        why = why or (
+            "is not implemented by the ascend_p2p_lab simulator "
+            f"({server}); docs/reference/simulator-calls.md lists the calls it "
+            "implements"
+        )
         super().__init__(f"{call} {why}")
 
 
@@ -330,8 +417,11 @@ class Namespace(SimpleNamespace):
     def __getattr__(self, name: str) -> NoReturn:
         if name.startswith("__"):
             raise AttributeError(name)
-        why = ("is not in this simulated pyACL: api_level='old' models a CANN release "
-               "without it" if name in self._hidden else "")
+        why = (
+            "is not in this simulated pyACL: api_level='old' models a CANN release without it"
+            if name in self._hidden
+            else ""
+        )
         raise NotSimulated(f"{self._path}.{name}", self._server, why)
 
 
@@ -348,8 +438,14 @@ def _unlocked(check: Check, handler: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _counted(name: str, check: Check, handler: Callable[..., Any], lock: Any,
-             counts: dict[str, int], clear: Callable[[], None] | None) -> Callable[..., Any]:
+def _counted(
+    name: str,
+    check: Check,
+    handler: Callable[..., Any],
+    lock: Any,
+    counts: dict[str, int],
+    clear: Callable[[], None] | None,
+) -> Callable[..., Any]:
     """An ``acl.rt`` call: under the lock, counted; ``clear`` after it (None: keeps plans)."""
     if clear is None:
         arity = int_arity(check)
@@ -380,10 +476,17 @@ def _counted(name: str, check: Check, handler: Callable[..., Any], lock: Any,
     return call_and_clear
 
 
-def _counted_ints(name: str, arity: int, check: Check, handler: Callable[..., Any],
-                  lock: Any, counts: dict[str, int]) -> Callable[..., Any]:
+def _counted_ints(
+    name: str,
+    arity: int,
+    check: Check,
+    handler: Callable[..., Any],
+    lock: Any,
+    counts: dict[str, int],
+) -> Callable[..., Any]:
     """:func:`_counted` of a call whose arguments are all C integers: ``arity`` plain ints
     need no call of the check (anything else gets it: it raises, or passes a bool)."""
+
     def call(*args: Any) -> Any:
         lock.acquire()
         try:
@@ -404,9 +507,11 @@ def _counted_ints(name: str, arity: int, check: Check, handler: Callable[..., An
     return call
 
 
-def _locked(check: Check, handler: Callable[..., Any], lock: Any,
-            clear: Callable[[], None] | None) -> Callable[..., Any]:
+def _locked(
+    check: Check, handler: Callable[..., Any], lock: Any, clear: Callable[[], None] | None
+) -> Callable[..., Any]:
     """A top-level or ``acl.util`` call: under the lock, not counted."""
+
     def call(*args: Any) -> Any:
         with lock:
             try:

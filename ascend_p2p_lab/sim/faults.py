@@ -44,8 +44,7 @@ from ..codes import (
     ERROR_NAMES,
 )
 
-FAULT_KINDS = ("error", "degrade", "device_lost", "memory_exhausted", "slow_host",
-               "corrupt")
+FAULT_KINDS = ("error", "degrade", "device_lost", "memory_exhausted", "slow_host", "corrupt")
 
 
 @dataclass
@@ -63,15 +62,23 @@ class Fault:
     seen: int = field(default=0, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        for key, types in (("kind", str), ("call", (str, type(None))), ("code", int),
-                           ("nth", (int, type(None))), ("device", (int, type(None))),
-                           ("factor", (int, float)), ("message", str)):
+        for key, types in (
+            ("kind", str),
+            ("call", (str, type(None))),
+            ("code", int),
+            ("nth", (int, type(None))),
+            ("device", (int, type(None))),
+            ("factor", (int, float)),
+            ("message", str),
+        ):
             value = getattr(self, key)
             if not isinstance(value, types) or isinstance(value, bool):
                 raise TypeError(f"fault {key} has the wrong type: {value!r}")
         if self.link is not None and (
-                not isinstance(self.link, (list, tuple)) or len(self.link) != 2
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in self.link)):
+            not isinstance(self.link, (list, tuple))
+            or len(self.link) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in self.link)
+        ):
             raise TypeError(f"fault link must be two device ids [src, dst], got {self.link!r}")
         if self.kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {self.kind!r}; choose one of {FAULT_KINDS}")
@@ -88,11 +95,14 @@ class Fault:
         if self.kind == "degrade" and self.link is None:
             raise ValueError("a degrade fault needs link = [src, dst]")
         if self.kind == "corrupt" and self.link is None:
-            raise ValueError("a corrupt fault needs link = [src, dst] (the directed device "
-                             "link whose copies it corrupts)")
+            raise ValueError(
+                "a corrupt fault needs link = [src, dst] (the directed device "
+                "link whose copies it corrupts)"
+            )
         if self.kind == "corrupt" and self.link is not None and self.link[0] == self.link[1]:
-            raise ValueError(f"a corrupt fault's link joins two different devices, "
-                             f"got {list(self.link)}")
+            raise ValueError(
+                f"a corrupt fault's link joins two different devices, got {list(self.link)}"
+            )
         if self.kind in ("device_lost", "memory_exhausted") and self.device is None:
             raise ValueError(f"a {self.kind} fault needs a device")
 
@@ -119,10 +129,13 @@ def as_faults(items: Iterable[Fault | Mapping[str, object]] | None) -> list[Faul
     return out
 
 
-def peer_access_refused(message: str = "peer access disabled by the driver"
-                        ) -> dict[str, object]:
+def peer_access_refused(message: str = "peer access disabled by the driver") -> dict[str, object]:
     """A fault record: the driver refuses every aclrtDeviceEnablePeerAccess with
     ACL_ERROR_RT_FEATURE_NOT_SUPPORT (a node with P2P disabled), as data for
     ``simulated_acl(..., faults=[...])``."""
-    return {"kind": "error", "call": "rt.device_enable_peer_access",
-            "code": ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "message": message}
+    return {
+        "kind": "error",
+        "call": "rt.device_enable_peer_access",
+        "code": ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+        "message": message,
+    }

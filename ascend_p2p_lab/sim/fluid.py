@@ -123,8 +123,9 @@ def _start_ready(live: list[Stream], active: list[Op], t: float) -> list[Stream]
     return live
 
 
-def _share(moving: list[Op], rate: Callable[[Resource], float],
-           rate_cache: dict[Resource, float]) -> list[float]:
+def _share(
+    moving: list[Op], rate: Callable[[Resource], float], rate_cache: dict[Resource, float]
+) -> list[float]:
     """Each moving copy's rate, max-min fair: where no resource is shared, its slowest
     resource's rate; else by progressive filling (:func:`_max_min`). A copy's jitter
     factor (``scale``) then slows it on its own."""
@@ -154,8 +155,9 @@ def _share(moving: list[Op], rate: Callable[[Resource], float],
     return rates
 
 
-def _max_min(moving: list[Op], counts: dict[Resource, int],
-             capacity: dict[Resource, float]) -> list[float]:
+def _max_min(
+    moving: list[Op], counts: dict[Resource, int], capacity: dict[Resource, float]
+) -> list[float]:
     """Max-min fair rates by progressive filling: the resource whose remaining capacity
     per unfixed copy is smallest fixes its copies at that share; repeat with what is left.
 
@@ -226,8 +228,9 @@ def _next_ready(live: list[Stream], teps: float, nxt: float) -> float:
     return nxt
 
 
-def _advance(active: list[Op], moving: list[Op], rates: list[float], t: float,
-             nxt: float) -> list[Op]:
+def _advance(
+    active: list[Op], moving: list[Op], rates: list[float], t: float, nxt: float
+) -> list[Op]:
     """Move the bytes from t to nxt; retire the copies that finished; returns the rest."""
     dt = nxt - t
     if dt <= 0.0:  # t so large that a copy's last bytes end within its rounding: done

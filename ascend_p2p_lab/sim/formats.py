@@ -40,21 +40,54 @@ from collections.abc import Callable
 
 #: The ``acl.rt`` calls the simulator implements, in the order of pyACL's method tables.
 RT_CALLS = (
-    "set_device", "reset_device", "reset_device_force", "get_device", "get_device_count",
-    "get_context", "set_context", "create_context", "destroy_context", "get_run_mode",
-    "get_devices_topo", "get_device_info", "device_can_access_peer", "device_enable_peer_access",
-    "device_disable_peer_access", "device_peer_access_status", "malloc", "free", "malloc_host",
-    "free_host", "memset", "memset_async", "memcpy", "memcpy_async", "get_mem_info",
+    "set_device",
+    "reset_device",
+    "reset_device_force",
+    "get_device",
+    "get_device_count",
+    "get_context",
+    "set_context",
+    "create_context",
+    "destroy_context",
+    "get_run_mode",
+    "get_devices_topo",
+    "get_device_info",
+    "device_can_access_peer",
+    "device_enable_peer_access",
+    "device_disable_peer_access",
+    "device_peer_access_status",
+    "malloc",
+    "free",
+    "malloc_host",
+    "free_host",
+    "memset",
+    "memset_async",
+    "memcpy",
+    "memcpy_async",
+    "get_mem_info",
     "create_stream",
-    "destroy_stream", "synchronize_stream", "synchronize_device", "create_event",
-    "create_event_with_flag", "create_event_ex_with_flag", "destroy_event", "record_event",
-    "stream_wait_event", "synchronize_event", "event_elapsed_time", "event_get_timestamp",
-    *("ipc_mem_get_export_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key",
-      "ipc_mem_close", "device_get_bare_tgid"),
+    "destroy_stream",
+    "synchronize_stream",
+    "synchronize_device",
+    "create_event",
+    "create_event_with_flag",
+    "create_event_ex_with_flag",
+    "destroy_event",
+    "record_event",
+    "stream_wait_event",
+    "synchronize_event",
+    "event_elapsed_time",
+    "event_get_timestamp",
+    *(
+        "ipc_mem_get_export_key",
+        "ipc_mem_set_import_pid",
+        "ipc_mem_import_by_key",
+        "ipc_mem_close",
+        "device_get_bare_tgid",
+    ),
 )
 #: The top-level ``acl`` calls.
-TOP_CALLS = ("init", "finalize", "get_soc_name", "get_version", "get_recent_err_msg",
-             "app_log")
+TOP_CALLS = ("init", "finalize", "get_soc_name", "get_version", "get_recent_err_msg", "app_log")
 #: The ``acl.util`` calls.
 UTIL_CALLS = ("bytes_to_ptr", "ptr_to_bytes", "numpy_to_ptr")
 #: The ``acl.media`` calls (DVPP memory only: the media processing itself is not simulated).
@@ -69,8 +102,11 @@ NEWER_CALLS = (
     "create_event_ex_with_flag",
     "event_get_timestamp",
     # IPC memory: pyACL documents them from CANN 8.3.RC1.alpha002
-    "ipc_mem_get_export_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key",
-    "ipc_mem_close", "device_get_bare_tgid",
+    "ipc_mem_get_export_key",
+    "ipc_mem_set_import_pid",
+    "ipc_mem_import_by_key",
+    "ipc_mem_close",
+    "device_get_bare_tgid",
 )
 
 #: The declared argument format of every call (see the module docstring).
@@ -174,8 +210,9 @@ def _arity_error(func: str, need: int, most: int, given: int) -> TypeError:
         how = "exactly"
     else:
         how, most = ("at least", need) if given < need else ("at most", most)
-    return TypeError(f"{func}() takes {how} {most} argument{'s' if most != 1 else ''} "
-                     f"({given} given)")
+    return TypeError(
+        f"{func}() takes {how} {most} argument{'s' if most != 1 else ''} ({given} given)"
+    )
 
 
 def _not_int(label: str, value: object) -> TypeError:
@@ -199,6 +236,7 @@ def checker(call: str) -> Check:
     most = len(unit_list)
 
     if all(u in _INT_UNITS for u in unit_list) and need == most:
+
         def check_ints(args: tuple) -> None:
             if len(args) != most:
                 raise _arity_error(func, need, most, len(args))

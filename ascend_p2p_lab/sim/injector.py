@@ -28,8 +28,16 @@ from .memory import ChunkedRegion, Region, copy_bytes, flip_pages
 
 #: Calls that still release what the process holds on a lost device.
 TEARDOWN = frozenset(
-    {"rt.free", "rt.free_host", "rt.destroy_stream", "rt.destroy_event", "rt.reset_device",
-     "rt.reset_device_force", "rt.device_disable_peer_access", "finalize"}
+    {
+        "rt.free",
+        "rt.free_host",
+        "rt.destroy_stream",
+        "rt.destroy_event",
+        "rt.reset_device",
+        "rt.reset_device_force",
+        "rt.device_disable_peer_access",
+        "finalize",
+    }
 )
 
 
@@ -58,7 +66,8 @@ class FaultInjector:
                 if f.call is not None and f.call not in known:
                     raise ValueError(
                         f"fault call {f.call!r} is not a simulated pyACL call; use "
-                        "'init', 'finalize' or 'rt.<name>', e.g. 'rt.memcpy_async'")
+                        "'init', 'finalize' or 'rt.<name>', e.g. 'rt.memcpy_async'"
+                    )
         #: the ``corrupt`` faults (read at every copy while there are any)
         self.corrupt_faults = [f for f in self.faults if f.kind == "corrupt"]
         #: devices a ``device_lost`` fault has taken
@@ -114,8 +123,7 @@ class FaultInjector:
                 return self._fail(f.code, f.message or f"injected fault in {call}")
         return 0
 
-    def corrupts(self, call: str, devices: tuple[int, ...], link: tuple[int, int] | None
-                 ) -> bool:
+    def corrupts(self, call: str, devices: tuple[int, ...], link: tuple[int, int] | None) -> bool:
         """Whether a ``corrupt`` fault corrupts this copy (counting it for their nth).
 
         Called only for a copy that is about to happen (after the error faults passed).
@@ -133,17 +141,14 @@ class FaultInjector:
                 hit = True  # several faults on one copy still corrupt it once
         return hit
 
-    def copy_corrupted(
-        self, dreg: Region, doff: int, sreg: Region, soff: int, count: int
-    ) -> None:
+    def copy_corrupted(self, dreg: Region, doff: int, sreg: Region, soff: int, count: int) -> None:
         """A copy whose written bytes are corrupted (see :func:`.memory.flip_pages`).
 
         Repeating the corrupted copy that last wrote dst, neither side changed since, is a
         no-op (the bytes would be the same); a clean copy never takes it for one.
         """
         memo = None
-        if isinstance(dreg, ChunkedRegion) and isinstance(sreg, ChunkedRegion) \
-                and dreg is not sreg:
+        if isinstance(dreg, ChunkedRegion) and isinstance(sreg, ChunkedRegion) and dreg is not sreg:
             memo = ("corrupt", sreg.base, soff, doff, count, sreg.version)
             last = dreg.last_copy
             if last is not None and last[1] == dreg.version and last[0] == memo:

@@ -79,14 +79,33 @@ _CALL_US = 20.0  # host time of one IPC call (a driver round trip): a guess, not
 class SharedRegion:
     """Device memory backed by a shared buffer file (an exported or an imported region)."""
 
-    __slots__ = ("base", "buffer", "device", "imported", "importer_device", "kind",
-                 "last_copy", "offset", "peer", "size")
+    __slots__ = (
+        "base",
+        "buffer",
+        "device",
+        "imported",
+        "importer_device",
+        "kind",
+        "last_copy",
+        "offset",
+        "peer",
+        "size",
+    )
     #: its version lives in the shared file: a write by any process changes it
     memoizable = True
 
-    def __init__(self, base: int, size: int, device: int, buffer: SharedBuffer, offset: int,
-                 *, imported: bool = False, importer_device: int | None = None,
-                 peer: bool = False) -> None:
+    def __init__(
+        self,
+        base: int,
+        size: int,
+        device: int,
+        buffer: SharedBuffer,
+        offset: int,
+        *,
+        imported: bool = False,
+        importer_device: int | None = None,
+        peer: bool = False,
+    ) -> None:
         self.base, self.size, self.device, self.kind = base, size, device, "device"
         self.buffer, self.offset = buffer, offset
         self.imported, self.importer_device, self.peer = imported, importer_device, peer
@@ -124,15 +143,16 @@ class SharedRegion:
 class Ipc(Part):
     """The IPC calls of one simulated process over the shared registry."""
 
-    def __init__(self, shared: Shared, devices: Devices, memory: Allocations,
-                 peers: Peers | None = None) -> None:
+    def __init__(
+        self, shared: Shared, devices: Devices, memory: Allocations, peers: Peers | None = None
+    ) -> None:
         super().__init__(shared)
         self.devices, self.memory, self.peers = devices, memory, peers
         self.owner = f"{os.getpid()}:{secrets.token_hex(4)}"  # this simulated process
         self.folder = Path(ensure_env())
         self._registry: Registry | None = None
-        self.exported: dict[str, int] = {}   # key -> base of the exporter's allocation
-        self.imported: dict[str, int] = {}   # key -> base of the imported region
+        self.exported: dict[str, int] = {}  # key -> base of the exporter's allocation
+        self.imported: dict[str, int] = {}  # key -> base of the imported region
         self.buffers: dict[int, SharedBuffer] = {}  # allocation base -> its shared file
         memory.drop_hooks.append(self._dropped)
 
@@ -154,33 +174,48 @@ class Ipc(Part):
         return self._registry
 
     # ------------------------------------------------------------------ export
-    def ipc_mem_get_export_key(self, ptr: int, size: int, key_len: int,
-                               flags: int) -> tuple[str, int]:
+    def ipc_mem_get_export_key(
+        self, ptr: int, size: int, key_len: int, flags: int
+    ) -> tuple[str, int]:
         if key_len >= MAX_KEY_LEN:
             raise ValueError("key len should be less than 1024")
         dev, code = self.devices.init_and_current()
         if code or dev is None:
             return "", code
         found = self.memory.space.find(ptr, size)
-        if found is None or found[0].base not in self.memory.device_allocs \
-                or getattr(found[0], "imported", False):
-            return "", self.fail(C.ACL_ERROR_RT_PARAM_INVALID,
-                                 f"0x{ptr:x}+{size} is not a device allocation of this process")
+        if (
+            found is None
+            or found[0].base not in self.memory.device_allocs
+            or getattr(found[0], "imported", False)
+        ):
+            return "", self.fail(
+                C.ACL_ERROR_RT_PARAM_INVALID,
+                f"0x{ptr:x}+{size} is not a device allocation of this process",
+            )
         region, off = found
         page = self.memory.page_size(region.base)
         if size <= 0 or off % page:
-            return "", self.fail(C.ACL_ERROR_RT_ADDR_UNALIGNED,
-                                 f"0x{ptr:x} is not aligned to its {page}-byte pages")
+            return "", self.fail(
+                C.ACL_ERROR_RT_ADDR_UNALIGNED, f"0x{ptr:x} is not aligned to its {page}-byte pages"
+            )
         if key_len < KEY_CHARS + 1:
-            return "", self.fail(C.ACL_ERROR_RT_PARAM_INVALID,
-                                 f"key len {key_len} < {KEY_CHARS + 1}")
+            return "", self.fail(
+                C.ACL_ERROR_RT_PARAM_INVALID, f"key len {key_len} < {KEY_CHARS + 1}"
+            )
         code = self.injector.fault("rt.ipc_mem_get_export_key", (region.device,))
         if code:
             return "", code
         shared = self._share(region)
         key = "ascsim" + secrets.token_hex((KEY_CHARS - 6) // 2)
-        self.registry.add_export(key, pid=os.getpid(), device=shared.device, size=size,
-                                 path=shared.buffer.name, offset=off, flags=flags)
+        self.registry.add_export(
+            key,
+            pid=os.getpid(),
+            device=shared.device,
+            size=size,
+            path=shared.buffer.name,
+            offset=off,
+            flags=flags,
+        )
         self.exported[key] = shared.base
         self._join()
         self.injector.host(_CALL_US)
@@ -191,8 +226,12 @@ class Ipc(Part):
         if isinstance(region, SharedRegion):
             return region
         assert isinstance(region, ChunkedRegion) and region.device is not None
-        buf = SharedBuffer(self.folder, f"buf_{os.getpid()}_{region.base:x}_"
-                           f"{secrets.token_hex(3)}", region.size, create=True)
+        buf = SharedBuffer(
+            self.folder,
+            f"buf_{os.getpid()}_{region.base:x}_{secrets.token_hex(3)}",
+            region.size,
+            create=True,
+        )
         pos = 0
         while pos < region.size:  # untouched zero chunks stay holes in the file
             n = min(1 << 20, region.size - pos)
@@ -227,28 +266,40 @@ class Ipc(Part):
         if code or cur is None:
             return 0, code
         if flags > IMPORT_ENABLE_PEER_ACCESS:  # ApiErrorDecorator::IpcOpenMemory
-            return 0, self.fail(C.ACL_ERROR_RT_PARAM_INVALID,
-                                f"import flags {flags} out of range [0, 1]")
+            return 0, self.fail(
+                C.ACL_ERROR_RT_PARAM_INVALID, f"import flags {flags} out of range [0, 1]"
+            )
         reg = self.registry
         reg.prune()
         row = reg.export_row(key)
         if row is None or row["closed"] or key in self.exported:
             return 0, self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"no open export {key!r}")
         if os.environ.get(ENV_PID_HOST) == "0":
-            return 0, self.fail(C.ACL_ERROR_RT_DRV_INTERNAL_ERROR, "the driver cannot see "
-                                "this process (a container without --pid=host)")
+            return 0, self.fail(
+                C.ACL_ERROR_RT_DRV_INTERNAL_ERROR,
+                "the driver cannot see this process (a container without --pid=host)",
+            )
         checked = not row["flags"] & EXPORT_DISABLE_PID_VALIDATION
         if checked and os.getpid() not in reg.whitelist(key):
-            return 0, self.fail(C.ACL_ERROR_RT_DRV_INTERNAL_ERROR,
-                                f"pid {os.getpid()} is not on the whitelist of {key!r}")
+            return 0, self.fail(
+                C.ACL_ERROR_RT_DRV_INTERNAL_ERROR,
+                f"pid {os.getpid()} is not on the whitelist of {key!r}",
+            )
         code = self.injector.fault("rt.ipc_mem_import_by_key", (row["device"], cur))
         if code:
             return 0, code
         buf = SharedBuffer(self.folder, row["path"], row["offset"] + row["size"], create=False)
         base = self.memory.space.next_base("device", row["device"], row["size"])
-        region = SharedRegion(base, row["size"], row["device"], buf, row["offset"],
-                              imported=True, importer_device=cur,
-                              peer=bool(flags & IMPORT_ENABLE_PEER_ACCESS))
+        region = SharedRegion(
+            base,
+            row["size"],
+            row["device"],
+            buf,
+            row["offset"],
+            imported=True,
+            importer_device=cur,
+            peer=bool(flags & IMPORT_ENABLE_PEER_ACCESS),
+        )
         self.memory.space.add(region)
         reg.add_import(key, os.getpid())
         self.imported[key] = base
@@ -271,9 +322,10 @@ class Ipc(Part):
         reg.prune()
         still = reg.importers(key)
         if still:
-            return self.fail(C.ACL_ERROR_RT_IPC_ERROR,
-                             f"key {key!r} is still imported by pid {sorted(set(still))}; "
-                             "importers close first")
+            return self.fail(
+                C.ACL_ERROR_RT_IPC_ERROR,
+                f"key {key!r} is still imported by pid {sorted(set(still))}; importers close first",
+            )
         reg.close_export(key)
         del self.exported[key]
         self.injector.host(_CALL_US)

@@ -87,7 +87,7 @@ def collect_stale(min_age_s: float = STALE_S) -> list[str]:
     now = time.time()
     for path in Path(_base_dir()).glob(f"{_PREFIX}*"):
         try:
-            owner = int(path.name[len(_PREFIX):].split("_")[0])
+            owner = int(path.name[len(_PREFIX) :].split("_")[0])
             idle = now - max(p.stat().st_mtime for p in [path, *path.iterdir()])
         except (ValueError, OSError):
             continue
@@ -142,8 +142,12 @@ class Registry:
     def _conn(self) -> sqlite3.Connection:
         if self._db is None or self._db_pid != os.getpid():  # a forked child reconnects
             self.folder.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.folder / "registry.sqlite", timeout=_TIMEOUT_S,
-                                       isolation_level=None, check_same_thread=False)
+            self._db = sqlite3.connect(
+                self.folder / "registry.sqlite",
+                timeout=_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,
+            )
             self._db_pid = os.getpid()
             self._db.executescript(_SCHEMA)
             self._db.row_factory = sqlite3.Row
@@ -173,14 +177,22 @@ class Registry:
         """Drop what dead processes held; unlink a dead exporter's buffer files. Returns
         what was dropped, in words."""
         dropped: list[str] = []
-        pids = {r["pid"] for r in self._rows(
-            "SELECT pid FROM exports UNION SELECT pid FROM imports UNION SELECT pid FROM peers")}
+        pids = {
+            r["pid"]
+            for r in self._rows(
+                "SELECT pid FROM exports UNION SELECT pid FROM imports UNION SELECT pid FROM peers"
+            )
+        }
         for pid in sorted(p for p in pids if not alive(p)):
             exports = self._rows("SELECT key, path FROM exports WHERE pid=?", (pid,))
-            self._tx([("DELETE FROM imports WHERE pid=?", (pid,)),
-                      ("DELETE FROM peers WHERE pid=?", (pid,)),  # the driver's flush
-                      *(("DELETE FROM whitelist WHERE key=?", (e["key"],)) for e in exports),
-                      ("DELETE FROM exports WHERE pid=?", (pid,))])
+            self._tx(
+                [
+                    ("DELETE FROM imports WHERE pid=?", (pid,)),
+                    ("DELETE FROM peers WHERE pid=?", (pid,)),  # the driver's flush
+                    *(("DELETE FROM whitelist WHERE key=?", (e["key"],)) for e in exports),
+                    ("DELETE FROM exports WHERE pid=?", (pid,)),
+                ]
+            )
             for path in {e["path"] for e in exports}:
                 (self.folder / path).unlink(missing_ok=True)
             dropped += [f"export {e['key']} of dead pid {pid}" for e in exports]
@@ -195,10 +207,18 @@ class Registry:
         return {"exports": ex, "imports": im}
 
     # ------------------------------------------------------------------ rows
-    def add_export(self, key: str, *, pid: int, device: int, size: int, path: str,
-                   offset: int, flags: int) -> None:
-        self._tx([("INSERT INTO exports (key, pid, device, size, path, offset, flags) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?)", (key, pid, device, size, path, offset, flags))])
+    def add_export(
+        self, key: str, *, pid: int, device: int, size: int, path: str, offset: int, flags: int
+    ) -> None:
+        self._tx(
+            [
+                (
+                    "INSERT INTO exports (key, pid, device, size, path, offset, flags) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (key, pid, device, size, path, offset, flags),
+                )
+            ]
+        )
 
     def export_row(self, key: str) -> dict[str, Any] | None:
         rows = self._rows("SELECT * FROM exports WHERE key=?", (key,))
@@ -217,31 +237,58 @@ class Registry:
         self._tx([("INSERT INTO imports (key, pid) VALUES (?, ?)", (key, pid))])
 
     def drop_import(self, key: str, pid: int) -> None:
-        self._tx([("DELETE FROM imports WHERE rowid IN (SELECT rowid FROM imports "
-                   "WHERE key=? AND pid=? LIMIT 1)", (key, pid))])
+        self._tx(
+            [
+                (
+                    "DELETE FROM imports WHERE rowid IN (SELECT rowid FROM imports "
+                    "WHERE key=? AND pid=? LIMIT 1)",
+                    (key, pid),
+                )
+            ]
+        )
 
     def close_export(self, key: str) -> None:
-        self._tx([("UPDATE exports SET closed=1 WHERE key=?", (key,)),
-                  ("DELETE FROM whitelist WHERE key=?", (key,))])
+        self._tx(
+            [
+                ("UPDATE exports SET closed=1 WHERE key=?", (key,)),
+                ("DELETE FROM whitelist WHERE key=?", (key,)),
+            ]
+        )
 
     def set_peer_refs(self, pid: int, owner: str, refs: dict[tuple[int, int], int]) -> None:
         """What one simulated process holds of peer access now (its enables per direction),
         as the driver keeps it per process (``proc_ref``) beside the pair's total."""
-        self._tx([("DELETE FROM peers WHERE owner=?", (owner,)),
-                  *(("INSERT INTO peers (pid, owner, a, b, refs) VALUES (?, ?, ?, ?, ?)",
-                     (pid, owner, a, b, n)) for (a, b), n in refs.items() if n > 0)])
+        self._tx(
+            [
+                ("DELETE FROM peers WHERE owner=?", (owner,)),
+                *(
+                    (
+                        "INSERT INTO peers (pid, owner, a, b, refs) VALUES (?, ?, ?, ?, ?)",
+                        (pid, owner, a, b, n),
+                    )
+                    for (a, b), n in refs.items()
+                    if n > 0
+                ),
+            ]
+        )
 
     def peer_directions(self, exclude: str) -> set[tuple[int, int]]:
         """The directions other live processes hold enabled (after a prune)."""
         self.prune()
-        return {(r["a"], r["b"]) for r in self._rows(
-            "SELECT a, b FROM peers WHERE owner<>? AND refs>0", (exclude,))}
+        return {
+            (r["a"], r["b"])
+            for r in self._rows("SELECT a, b FROM peers WHERE owner<>? AND refs>0", (exclude,))
+        }
 
     def delete_buffer(self, path: str) -> None:
         """The exporter freed the allocation behind path: its keys go, and its file."""
         keys = [r["key"] for r in self._rows("SELECT key FROM exports WHERE path=?", (path,))]
-        self._tx([*(("DELETE FROM whitelist WHERE key=?", (k,)) for k in keys),
-                  ("DELETE FROM exports WHERE path=?", (path,))])
+        self._tx(
+            [
+                *(("DELETE FROM whitelist WHERE key=?", (k,)) for k in keys),
+                ("DELETE FROM exports WHERE path=?", (path,)),
+            ]
+        )
         (self.folder / path).unlink(missing_ok=True)
 
 
@@ -266,7 +313,7 @@ class SharedBuffer:
         finally:
             os.close(fd)
         self._all = memoryview(self.map)
-        self.view = self._all[self.HEADER:]
+        self.view = self._all[self.HEADER :]
         self._stamp = (os.getpid() & 0xFFFF_FFFF) << 32
         if create:
             self.bump()

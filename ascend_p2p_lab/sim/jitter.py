@@ -61,8 +61,7 @@ _GAUSS_MATCHES = _gauss_matches()
 
 def normals(rng: random.Random) -> Callable[[], float]:
     """N(0, 1) draws for the jitter: the values rng.gauss(0.0, 1.0) gives, in order."""
-    return (_standard_normals(rng).__next__ if _GAUSS_MATCHES
-            else partial(rng.gauss, 0.0, 1.0))
+    return _standard_normals(rng).__next__ if _GAUSS_MATCHES else partial(rng.gauss, 0.0, 1.0)
 
 
 def factors(rng: random.Random, jitter: float) -> Callable[[], float]:

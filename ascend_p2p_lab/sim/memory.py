@@ -150,8 +150,7 @@ class ViewRegion:
     CPython shares those between every user of the same character.
     """
 
-    __slots__ = ("address", "base", "device", "kind", "last_copy", "obj", "size", "version",
-                 "view")
+    __slots__ = ("address", "base", "device", "kind", "last_copy", "obj", "size", "version", "view")
     memoizable = False  # the caller may change its object at any time
     imported = cross_device = False  # not IPC memory (see ChunkedRegion)
 
@@ -161,8 +160,11 @@ class ViewRegion:
         self.base, self.size, self.kind, self.device = base, self.view.nbytes, "view", None
         self.version, self.last_copy = 0, None  # a caller may change the object: never memoized
         #: where a read-only bytes object keeps its characters (None: write the view)
-        self.address = (_BYTES_DATA(obj) if self.view.readonly and isinstance(obj, bytes)
-                        and len(obj) > 1 else None)
+        self.address = (
+            _BYTES_DATA(obj)
+            if self.view.readonly and isinstance(obj, bytes) and len(obj) > 1
+            else None
+        )
 
     def read(self, off: int, n: int) -> bytes:
         return bytes(self.view[off : off + n])
@@ -172,8 +174,10 @@ class ViewRegion:
             self.view[off : off + len(data)] = memoryview(data).cast("B")
             return
         if self.address is None:
-            raise PermissionError("the object behind this pointer is read-only "
-                                  f"({type(self.obj).__name__} of {self.size} byte(s))")
+            raise PermissionError(
+                "the object behind this pointer is read-only "
+                f"({type(self.obj).__name__} of {self.size} byte(s))"
+            )
         chunk = bytes(memoryview(data).cast("B"))
         if off < 0 or off + len(chunk) > self.size:
             raise ValueError(f"{len(chunk)} bytes at offset {off} overrun {self.size}")
@@ -211,8 +215,11 @@ def copy_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
 def move_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
     """Copy n bytes between regions, always (no memo; what :func:`copy_bytes` does when
     its memo misses, before it records the copy)."""
-    if not (doff | soff | n) & _IN_CHUNK and isinstance(dst, ChunkedRegion) \
-            and isinstance(src, ChunkedRegion):
+    if (
+        not (doff | soff | n) & _IN_CHUNK
+        and isinstance(dst, ChunkedRegion)
+        and isinstance(src, ChunkedRegion)
+    ):
         # whole chunks on both sides (a staged copy's chunks; full-size ones, as the range
         # lies inside both regions): what the loop below does for them, without its
         # per-piece arithmetic

@@ -85,7 +85,8 @@ class Peers(Part):
 
     def device_can_access_peer(self, dev: int, peer: int) -> tuple[int, int]:
         code = self._pair(dev, peer) or self.injector.fault(
-            "rt.device_can_access_peer", (dev, peer), (dev, peer))
+            "rt.device_can_access_peer", (dev, peer), (dev, peer)
+        )
         if code:
             return 0, code
         self.injector.host(2.0)
@@ -101,8 +102,9 @@ class Peers(Part):
         if code:
             return -1, code
         if dev == peer:
-            return -1, self.fail(C.ACL_ERROR_INVALID_PARAM,
-                                 "peerDeviceId equals the current device")
+            return -1, self.fail(
+                C.ACL_ERROR_INVALID_PARAM, "peerDeviceId equals the current device"
+            )
         return dev, self.injector.fault(call, (dev, peer), (dev, peer))
 
     def device_enable_peer_access(self, peer: int, flags: int) -> int:

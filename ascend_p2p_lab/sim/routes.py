@@ -84,8 +84,9 @@ class Route:
     inferred: bool = False
 
 
-def shared_resources(topo: Topology, link_class: str, s_dev: int, d_dev: int
-                     ) -> tuple[Resource, ...]:
+def shared_resources(
+    topo: Topology, link_class: str, s_dev: int, d_dev: int
+) -> tuple[Resource, ...]:
     """The shared budgets (``topo.shared``) a copy over link_class from s_dev to d_dev
     crosses: the egress of the source's group, the ingress of the destination's, and
     the both-directions budget of each (once when they are one group).
@@ -106,8 +107,7 @@ def shared_resources(topo: Topology, link_class: str, s_dev: int, d_dev: int
         if gd is not None and limit.ingress_GBps is not None:
             res.append(("shared", k, "in", gd))
         if limit.both_GBps is not None:
-            res.extend(("shared", k, "both", g) for g in dict.fromkeys((gs, gd))
-                       if g is not None)
+            res.extend(("shared", k, "both", g) for g in dict.fromkeys((gs, gd)) if g is not None)
     return tuple(res)
 
 
@@ -122,8 +122,15 @@ class Router(Part):
         self.clear = self.cache.clear
 
     def resolve(
-        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int,
-        *, infer: bool = False,
+        self,
+        dst: int,
+        dest_max: int,
+        src: int,
+        count: int,
+        kind: int,
+        current: int,
+        *,
+        infer: bool = False,
     ) -> tuple[Route | None, int]:
         """Check a copy and route it: (route, 0) or (None, code). Cached when it succeeds.
         ``infer``: the direction comes from the addresses whatever (valid) kind was given,
@@ -140,7 +147,13 @@ class Router(Part):
         return route, code
 
     def _resolve(
-        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int,
+        self,
+        dst: int,
+        dest_max: int,
+        src: int,
+        count: int,
+        kind: int,
+        current: int,
         infer: bool = False,
     ) -> tuple[Route | None, int]:
         if dst == 0 or src == 0:
@@ -193,16 +206,29 @@ class Router(Part):
         assert dev is not None
         scale = self._staged_scale(link) if staged else 1.0
         return Route(
-            dst_region=dreg, dst_offset=doff, src_region=sreg, src_offset=soff, count=count,
+            dst_region=dreg,
+            dst_offset=doff,
+            src_region=sreg,
+            src_offset=soff,
+            count=count,
             devices=tuple(d for d in (s_dev, d_dev) if d is not None) or (current,),
-            link=link, device=dev, resources=res, latency_us=lat, staged=staged,
+            link=link,
+            device=dev,
+            resources=res,
+            latency_us=lat,
+            staged=staged,
             nbytes=int(count * scale),
             memo_able=dreg.memoizable and sreg.memoizable and dreg is not sreg,
             inferred=inferred,
         ), 0
 
     def _device_path(
-        self, s_dev: int, d_dev: int, current: int, *, peer: bool = False,
+        self,
+        s_dev: int,
+        d_dev: int,
+        current: int,
+        *,
+        peer: bool = False,
         shared: bool = False,
     ) -> tuple[tuple[tuple[Resource, ...], float, bool] | None, int]:
         """How a copy between two devices goes: ((resources, latency, staged), 0) or
@@ -212,8 +238,9 @@ class Router(Part):
         efficiency below 1 for it (see ``engine_for``)."""
         topo = self.topology
         lc = topo.link_class(s_dev, d_dev)
-        direct = lc is not None and lc.p2p and (
-            peer or self.peers.pair_active(s_dev, d_dev, shared))
+        direct = (
+            lc is not None and lc.p2p and (peer or self.peers.pair_active(s_dev, d_dev, shared))
+        )
         mode = topo.peer_off_copy
         if not direct and mode == "direct" and lc is not None and lc.p2p:
             direct = True
@@ -252,9 +279,13 @@ def _ipc_rules(part: Part, sreg: Region, dreg: Region, kind: int, actual: int) -
     if not (getattr(sreg, "cross_device", False) or getattr(dreg, "cross_device", False)):
         return 0
     if kind == 4:
-        return part.fail(C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "a copy through an imported pointer cannot infer its direction")
+        return part.fail(
+            C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "a copy through an imported pointer cannot infer its direction",
+        )
     if actual in (1, 2):
-        return part.fail(C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                         "no host-to-device or device-to-host copy through an imported pointer")
+        return part.fail(
+            C.ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "no host-to-device or device-to-host copy through an imported pointer",
+        )
     return 0

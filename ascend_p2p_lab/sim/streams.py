@@ -140,8 +140,7 @@ class Streams(Part):
         devices, injector, engine = self.devices, self.injector, self.engine
         if not devices.initialized:
             return devices.check_init()
-        s = (self.streams.get(handle) if handle
-             else devices.default_stream(devices.tls.device or 0))
+        s = self.streams.get(handle) if handle else devices.default_stream(devices.tls.device or 0)
         if s is None:
             return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"stream {handle} does not exist")
         if injector.faults or injector.lost:  # fault() and host(), called only when they act
@@ -199,16 +198,20 @@ class Streams(Part):
         self.injector.host(2.0)
         return 0
 
-    def _event_and_stream(self, event: int, stream: int
-                          ) -> tuple[SimEvent | None, Stream | None, int]:
+    def _event_and_stream(
+        self, event: int, stream: int
+    ) -> tuple[SimEvent | None, Stream | None, int]:
         """An event and a stream of the current device, checked as both calls need them."""
         cur, code = self.devices.init_and_current()
         if code or cur is None:
             return None, None, code
         e = self.events.get(event)
         if e is None:
-            return None, None, self.fail(C.ACL_ERROR_RT_PARAM_INVALID,
-                                         f"event {event} does not exist")
+            return (
+                None,
+                None,
+                self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"event {event} does not exist"),
+            )
         s, code = self.stream_of(stream, cur)
         return e, s, code
 
@@ -246,8 +249,9 @@ class Streams(Part):
             self.kept_waits[(stream, event)] = (e, s)
         return 0
 
-    def fast_event_call(self, call: str, lock: Any, counts: dict[str, int],
-                        checked: Callable[..., int]) -> Callable[..., int]:
+    def fast_event_call(
+        self, call: str, lock: Any, counts: dict[str, int], checked: Callable[..., int]
+    ) -> Callable[..., int]:
         """``acl.rt.record_event`` or ``acl.rt.stream_wait_event``: a repeat of a
         successful call (:attr:`kept_records`, :attr:`kept_waits`: the same plain-int
         arguments, its stream's device still current, its event not destroyed) skips the
@@ -260,8 +264,11 @@ class Streams(Part):
         kept = self.kept_records if record else self.kept_waits
         events, tls, engine, injector = self.events, self.devices.tls, self.engine, self.injector
         faults, lost, fault, host = injector.faults, injector.lost, injector.fault, injector.host
-        enqueue_record, enqueue_wait, enqueue_copy = (engine.enqueue_record, engine.enqueue_wait,
-                                                      engine.enqueue_copy)
+        enqueue_record, enqueue_wait, enqueue_copy = (
+            engine.enqueue_record,
+            engine.enqueue_wait,
+            engine.enqueue_copy,
+        )
         cross_us = self.topology.cross_device_wait_us
 
         def event_call(*args: Any) -> int:
@@ -279,8 +286,12 @@ class Streams(Part):
                     return checked(*args)
                 a, b = args
                 e, s = hit
-                if (a.__class__ is not int or b.__class__ is not int  # equal but not int
-                        or s.device != tls.device or events.get(e.id) is not e):
+                if (
+                    a.__class__ is not int
+                    or b.__class__ is not int  # equal but not int
+                    or s.device != tls.device
+                    or events.get(e.id) is not e
+                ):
                     return checked(*args)
                 if record:
                     if faults:

@@ -133,8 +133,10 @@ def _binary(name: str, lineno: int, why: str) -> NpuSmiParseError:
         >>> str(_binary("picture.png", 1, "a NUL byte")).split(";")[0]
         'picture.png: line 1: not text (a NUL byte)'
     """
-    return NpuSmiParseError(f"{name}: line {lineno}: not text ({why}); give npu-smi info -t "
-                            "topo output or a TOML topology")
+    return NpuSmiParseError(
+        f"{name}: line {lineno}: not text ({why}); give npu-smi info -t "
+        "topo output or a TOML topology"
+    )
 
 
 def _split_lines(text: str | bytes, name: str) -> list[str]:
@@ -142,11 +144,13 @@ def _split_lines(text: str | bytes, name: str) -> list[str]:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise _binary(name, text[:exc.start].count(b"\n") + 1,
-                          f"byte 0x{text[exc.start]:02x} at offset {exc.start} is not UTF-8"
-                          ) from None
+            raise _binary(
+                name,
+                text[: exc.start].count(b"\n") + 1,
+                f"byte 0x{text[exc.start]:02x} at offset {exc.start} is not UTF-8",
+            ) from None
     if "\x00" in text:
-        raise _binary(name, text[:text.index("\x00")].count("\n") + 1, "a NUL byte")
+        raise _binary(name, text[: text.index("\x00")].count("\n") + 1, "a NUL byte")
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}")
     if len(text) > MAX_INPUT_BYTES:

@@ -71,8 +71,17 @@ MAX_INPUT_BYTES = 1 << 20
 _PRESET_DIR = "presets"
 
 #: Every top-level key of a topology file.
-_TOP_KEYS = SERVER_KEYS | {"name", "labels", "cpu_affinity", "links", "link", "fault",
-                            "schema_version", "shared", "inferred"}
+_TOP_KEYS = SERVER_KEYS | {
+    "name",
+    "labels",
+    "cpu_affinity",
+    "links",
+    "link",
+    "fault",
+    "schema_version",
+    "shared",
+    "inferred",
+}
 #: The preset schema this toolkit reads; files say which they were written for
 #: (``schema_version``; a file without it is taken as version 1).
 PRESET_SCHEMA_VERSION = 1
@@ -146,8 +155,11 @@ def _faults(data: Mapping[str, Any], src: str) -> tuple[dict[str, Any], ...]:
 
 
 def _check_schema_version(data: Mapping[str, Any], src: str) -> None:
-    problem = schema_version_problem(data.get("schema_version", PRESET_SCHEMA_VERSION),
-                                     supported=PRESET_SCHEMA_VERSION, what="preset")
+    problem = schema_version_problem(
+        data.get("schema_version", PRESET_SCHEMA_VERSION),
+        supported=PRESET_SCHEMA_VERSION,
+        what="preset",
+    )
     if problem:
         raise TopologyError(f"{src}: {problem}")
 
@@ -195,8 +207,10 @@ def topology_from_mapping(
     for i, limit in enumerate(topo.shared):
         outside = sorted(d for g in limit.groups for d in g if not 0 <= d < len(labels))
         if outside:
-            raise TopologyError(f"{src}: shared[{i}] ({limit.name}): device {outside[0]} is "
-                                f"out of range 0..{len(labels) - 1}")
+            raise TopologyError(
+                f"{src}: shared[{i}] ({limit.name}): device {outside[0]} is "
+                f"out of range 0..{len(labels) - 1}"
+            )
     return _with_faults(topo, faults)
 
 

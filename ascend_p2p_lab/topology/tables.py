@@ -54,10 +54,21 @@ SERVER_KEYS = frozenset(
     }
 )
 _HOST_KEYS = frozenset({"h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us", "basis"})
-_LINK_KEYS = frozenset({"bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched", "basis",
-                        "push_efficiency", "pull_efficiency"})
-_SHARED_KEYS = frozenset({"name", "groups", "classes", "egress_GBps", "ingress_GBps",
-                          "both_GBps", "basis"})
+_LINK_KEYS = frozenset(
+    {
+        "bandwidth_GBps",
+        "nominal_GBps",
+        "latency_us",
+        "p2p",
+        "switched",
+        "basis",
+        "push_efficiency",
+        "pull_efficiency",
+    }
+)
+_SHARED_KEYS = frozenset(
+    {"name", "groups", "classes", "egress_GBps", "ingress_GBps", "both_GBps", "basis"}
+)
 
 
 # ---- tables -> model objects -----------------------------------------------------------------
@@ -133,14 +144,21 @@ def shared_limits(data: Mapping[str, Any], src: str) -> tuple[SharedLimit, ...]:
         unknown = [c for c in classes if c not in LINK_CLASSES]
         if unknown:
             raise TopologyError(f"{where}: unknown link class {unknown[0]!r}")
-        budgets = {k: checked_key(table, k, where, as_positive, None)
-                   for k in ("egress_GBps", "ingress_GBps", "both_GBps")}
+        budgets = {
+            k: checked_key(table, k, where, as_positive, None)
+            for k in ("egress_GBps", "ingress_GBps", "both_GBps")
+        }
         if all(v is None for v in budgets.values()):
             raise TopologyError(f"{where}: give egress_GBps, ingress_GBps or both_GBps")
-        out.append(SharedLimit(name=checked_key(table, "name", where, as_text),
-                               groups=checked_key(table, "groups", where, _groups),
-                               classes=tuple(classes), basis=checked_key(table, "basis", where,
-                                                                  as_text, ""), **budgets))
+        out.append(
+            SharedLimit(
+                name=checked_key(table, "name", where, as_text),
+                groups=checked_key(table, "groups", where, _groups),
+                classes=tuple(classes),
+                basis=checked_key(table, "basis", where, as_text, ""),
+                **budgets,
+            )
+        )
     return tuple(out)
 
 
@@ -155,7 +173,8 @@ def link_tables(data: Mapping[str, Any], src: str) -> dict[str, LinkClass]:
     tables = checked_key(data, "link", src, as_table, {})
     return {
         name: _link_class(
-            name, checked_key(tables, name, f"{src} [link.{name}]", as_table),
+            name,
+            checked_key(tables, name, f"{src} [link.{name}]", as_table),
             f"{src} [link.{name}]",
         )
         for name in tables

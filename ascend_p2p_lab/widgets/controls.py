@@ -27,12 +27,23 @@ DEFAULT_SIZE_RANGE = (4 << 10, 64 << 20)
 HARDWARE = "(hardware)"
 #: The CSS class of each control (browser tests and the README picture find them so).
 CSS_CLASSES = {
-    "preset": "p2p-preset", "pairs_mode": "p2p-pairs-mode", "pairs": "p2p-pairs",
-    "sizes": "p2p-sizes", "direction": "p2p-direction", "peer": "p2p-peer",
-    "samples": "p2p-samples", "plots": "p2p-plots", "live": "p2p-live",
-    "run_button": "p2p-run", "progress": "p2p-progress", "status": "p2p-status",
-    "out": "p2p-output", "links_box": "p2p-links", "test": "p2p-test",
-    "test_file": "p2p-test-file", "collective": "p2p-collective",
+    "preset": "p2p-preset",
+    "pairs_mode": "p2p-pairs-mode",
+    "pairs": "p2p-pairs",
+    "sizes": "p2p-sizes",
+    "direction": "p2p-direction",
+    "peer": "p2p-peer",
+    "samples": "p2p-samples",
+    "plots": "p2p-plots",
+    "live": "p2p-live",
+    "run_button": "p2p-run",
+    "progress": "p2p-progress",
+    "status": "p2p-status",
+    "out": "p2p-output",
+    "links_box": "p2p-links",
+    "test": "p2p-test",
+    "test_file": "p2p-test-file",
+    "collective": "p2p-collective",
 }
 #: The test control's choice that measures the pairs (the sweep), not a test.
 PAIRS_CHOICE = "pairs"
@@ -65,17 +76,19 @@ class Controls:
 
     def root(self) -> ipw.VBox:
         """The dashboard's layout: header, controls, status, figures, link panel."""
-        controls = ipw.VBox([
-            self.preset,
-            ipw.HBox([self.test, self.test_file]),
-            self.collective,
-            ipw.HBox([self.pairs_mode, self.pairs]),
-            self.sizes,
-            self.direction,
-            self.peer,
-            ipw.HBox([self.samples, self.plots, self.live]),
-            ipw.HBox([self.run_button, self.progress]),
-        ])
+        controls = ipw.VBox(
+            [
+                self.preset,
+                ipw.HBox([self.test, self.test_file]),
+                self.collective,
+                ipw.HBox([self.pairs_mode, self.pairs]),
+                self.sizes,
+                self.direction,
+                self.peer,
+                ipw.HBox([self.samples, self.plots, self.live]),
+                ipw.HBox([self.run_button, self.progress]),
+            ]
+        )
         root = ipw.VBox([self.header, controls, self.status, self.out, self.links_box])
         root.add_class("p2p-sweep-dashboard")
         return root
@@ -91,40 +104,65 @@ def make_controls() -> Controls:
     c = Controls(
         header=ipw.HTML(),
         preset=ipw.Dropdown(description="preset", layout=ipw.Layout(width="20em")),
-        pairs_mode=ipw.ToggleButtons(options=["all", "selected"], value="all",
-                                     description="pairs",
-                                     tooltips=["every ordered pair", "the pairs picked"]),
-        pairs=ipw.SelectMultiple(options=[], rows=6, description="",
-                                 layout=ipw.Layout(width="16em")),
-        sizes=ipw.SelectionRangeSlider(options=size_options(), value=DEFAULT_SIZE_RANGE,
-                                       description="sizes", continuous_update=False,
-                                       layout=ipw.Layout(width="36em")),
-        direction=ipw.ToggleButtons(options=["uni", "bi", "both"], value="uni",
-                                    description="direction"),
-        peer=ipw.ToggleButtons(options=["on", "off", "both", "current"], value="on",
-                               description="peer",
-                               tooltips=["each pair enables P2P for its own test",
-                                         "peer access off: direct copy and staged path",
-                                         "both of the above",
-                                         "as the link panel set it"]),
+        pairs_mode=ipw.ToggleButtons(
+            options=["all", "selected"],
+            value="all",
+            description="pairs",
+            tooltips=["every ordered pair", "the pairs picked"],
+        ),
+        pairs=ipw.SelectMultiple(
+            options=[], rows=6, description="", layout=ipw.Layout(width="16em")
+        ),
+        sizes=ipw.SelectionRangeSlider(
+            options=size_options(),
+            value=DEFAULT_SIZE_RANGE,
+            description="sizes",
+            continuous_update=False,
+            layout=ipw.Layout(width="36em"),
+        ),
+        direction=ipw.ToggleButtons(
+            options=["uni", "bi", "both"], value="uni", description="direction"
+        ),
+        peer=ipw.ToggleButtons(
+            options=["on", "off", "both", "current"],
+            value="on",
+            description="peer",
+            tooltips=[
+                "each pair enables P2P for its own test",
+                "peer access off: direct copy and staged path",
+                "both of the above",
+                "as the link panel set it",
+            ],
+        ),
         samples=ipw.IntText(value=5, description="samples", layout=ipw.Layout(width="12em")),
-        plots=ipw.Checkbox(value=True, description="plots", indent=False,
-                           layout=ipw.Layout(width="6em")),
-        live=ipw.Checkbox(value=True, description="live", indent=False,
-                          layout=ipw.Layout(width="6em")),
+        plots=ipw.Checkbox(
+            value=True, description="plots", indent=False, layout=ipw.Layout(width="6em")
+        ),
+        live=ipw.Checkbox(
+            value=True, description="live", indent=False, layout=ipw.Layout(width="6em")
+        ),
         run_button=ipw.Button(description="Run", icon="play", button_style="primary"),
         progress=ipw.IntProgress(value=0, min=0, max=1, description="progress"),
         status=ipw.HTML(),
         out=ipw.Output(layout=ipw.Layout(min_height="2em")),
         links_box=ipw.VBox(),
-        test=ipw.Dropdown(options=[PAIRS_CHOICE, *BY_NAME], value=PAIRS_CHOICE,
-                          description="test", layout=ipw.Layout(width="20em")),
-        test_file=ipw.Text(value="", placeholder="or a test file (TOML path)",
-                           layout=ipw.Layout(width="24em")),
-        collective=ipw.Dropdown(options=[NO_COLLECTIVE, *OPERATIONS], value=NO_COLLECTIVE,
-                                description="collective", layout=ipw.Layout(width="20em"),
-                                tooltip="run one of HCCL's collectives as copies at the "
-                                        "slider's sizes (busbw against the links)"),
+        test=ipw.Dropdown(
+            options=[PAIRS_CHOICE, *BY_NAME],
+            value=PAIRS_CHOICE,
+            description="test",
+            layout=ipw.Layout(width="20em"),
+        ),
+        test_file=ipw.Text(
+            value="", placeholder="or a test file (TOML path)", layout=ipw.Layout(width="24em")
+        ),
+        collective=ipw.Dropdown(
+            options=[NO_COLLECTIVE, *OPERATIONS],
+            value=NO_COLLECTIVE,
+            description="collective",
+            layout=ipw.Layout(width="20em"),
+            tooltip="run one of HCCL's collectives as copies at the "
+            "slider's sizes (busbw against the links)",
+        ),
     )
     for name, css in CSS_CLASSES.items():
         getattr(c, name).add_class(css)
@@ -134,9 +172,16 @@ def make_controls() -> Controls:
 def pair_options(table: ProbeTable) -> list[tuple[str, str]]:
     """The pair list's choices: ("0 → 1 (HCCS)", "0-1"), ", no P2P" for a pair that cannot
     reach the other, link NA and ", unknown" for a pair the probe did not answer for."""
-    answered = {(int(s), int(d)): (str(link), bool(can)) for s, d, link, can in zip(
-        table.rows["src"], table.rows["dst"], table.rows["link"],
-        table.rows["can_access_peer"], strict=True)}
+    answered = {
+        (int(s), int(d)): (str(link), bool(can))
+        for s, d, link, can in zip(
+            table.rows["src"],
+            table.rows["dst"],
+            table.rows["link"],
+            table.rows["can_access_peer"],
+            strict=True,
+        )
+    }
     n = len(table.labels)
     options = []
     for a in range(n):

@@ -83,15 +83,24 @@ class SweepDashboard:
     #: share of the run time).
     live_draw_factor = 3.0
 
-    def __init__(self, rt: Runtime | None = None, *, preset: str | None = None,
-                 backend: str | None = None, links: bool = True) -> None:
+    def __init__(
+        self,
+        rt: Runtime | None = None,
+        *,
+        preset: str | None = None,
+        backend: str | None = None,
+        links: bool = True,
+    ) -> None:
         if rt is not None and (preset is not None or backend is not None):
             raise ValueError("give either a runtime or preset/backend to open one, not both")
         if rt is not None:
             check_runtime(rt, "SweepDashboard")
         self.owns_runtime = rt is None
-        self.rt: Runtime = (rt if rt is not None  # a fallback's notice: shown as info below
-                            else open_runtime(backend, preset, announce=False))
+        self.rt: Runtime = (
+            rt
+            if rt is not None  # a fallback's notice: shown as info below
+            else open_runtime(backend, preset, announce=False)
+        )
         try:
             self._build(links)
         except BaseException:
@@ -117,11 +126,23 @@ class SweepDashboard:
 
         c = make_controls()
         self.header, self.preset, self.pairs_mode, self.pairs = (
-            c.header, c.preset, c.pairs_mode, c.pairs)
+            c.header,
+            c.preset,
+            c.pairs_mode,
+            c.pairs,
+        )
         self.sizes, self.direction, self.peer, self.samples = (
-            c.sizes, c.direction, c.peer, c.samples)
+            c.sizes,
+            c.direction,
+            c.peer,
+            c.samples,
+        )
         self.plots, self.live, self.run_button, self.progress = (
-            c.plots, c.live, c.run_button, c.progress)
+            c.plots,
+            c.live,
+            c.run_button,
+            c.progress,
+        )
         self.status, self.out, self.links_box = c.status, c.out, c.links_box
         self.test, self.test_file, self.collective = c.test, c.test_file, c.collective
         self.preset.observe(self._on_preset, names="value")
@@ -133,8 +154,10 @@ class SweepDashboard:
     def _status_ready(self) -> None:
         if self.probe_errors:
             (a, b), why = next(iter(self.probe_errors.items()))
-            self._set_status(f"ready, but probing {len(self.probe_errors)} pair(s) failed, "
-                             f"e.g. {a}->{b}: {why}", "error")
+            self._set_status(
+                f"ready, but probing {len(self.probe_errors)} pair(s) failed, e.g. {a}->{b}: {why}",
+                "error",
+            )
         else:
             notice = (self.rt.info.notice or "").removeprefix("ascend_p2p_lab: ")
             self._set_status(f"ready; {notice}" if notice else "ready", "info")
@@ -161,8 +184,9 @@ class SweepDashboard:
 
             self.links = panel_class(rt)
             self.links_box.children = (ipw.HTML("<b>Peer links</b>"), self.links.widget)
-        self.header.value = (f"<b>P2P copy sweep</b>: {html.escape(backend_label(rt))}, "
-                             f"{rt.device_count} devices")
+        self.header.value = (
+            f"<b>P2P copy sweep</b>: {html.escape(backend_label(rt))}, {rt.device_count} devices"
+        )
 
     def _on_preset(self, change: dict[str, Any]) -> None:
         if self._syncing:
@@ -213,8 +237,10 @@ class SweepDashboard:
         else:
             note = f"; the runtime you passed in ({old.preset}) is still open"
         last = "" if self.frame is None else "; the last results are from the old preset"
-        self._set_status(f"switched to preset {name} ({new.device_count} devices){last}{note}",
-                         "error" if note.startswith("; closing") else "ok")
+        self._set_status(
+            f"switched to preset {name} ({new.device_count} devices){last}{note}",
+            "error" if note.startswith("; closing") else "ok",
+        )
         return True
 
     def _switch(self, name: str, new: Runtime, old: Runtime, owned: bool) -> bool:
@@ -230,8 +256,7 @@ class SweepDashboard:
             self._attach(old)
             self._revert_preset()
             if not isinstance(exc, Exception):
-                self._set_status(f"switch to {name!r} interrupted; still on {old.preset}",
-                                 "error")
+                self._set_status(f"switch to {name!r} interrupted; still on {old.preset}", "error")
                 raise
             self._set_status(f"cannot switch to {name!r}: {error_text(exc)}", "error")
             return False
@@ -249,8 +274,18 @@ class SweepDashboard:
             self._set_status("close requested: the runtime closes when the sweep ends", "busy")
             return
         self.closed = True
-        for w in (self.run_button, self.preset, self.pairs_mode, self.pairs, self.sizes,
-                  self.direction, self.peer, self.samples, self.plots, self.live):
+        for w in (
+            self.run_button,
+            self.preset,
+            self.pairs_mode,
+            self.pairs,
+            self.sizes,
+            self.direction,
+            self.peer,
+            self.samples,
+            self.plots,
+            self.live,
+        ):
             w.disabled = True
         if self.links is not None:
             self.links.locked = "the dashboard is closed"
@@ -259,8 +294,9 @@ class SweepDashboard:
             try:
                 self.rt.close()
             except Exception as exc:
-                self._set_status(f"closed; releasing the runtime failed: {error_text(exc)}",
-                                 "error")
+                self._set_status(
+                    f"closed; releasing the runtime failed: {error_text(exc)}", "error"
+                )
                 raise
 
     def __enter__(self) -> SweepDashboard:
@@ -307,12 +343,18 @@ class SweepDashboard:
             raise ValueError(f"samples must be between 1 and {MAX_SAMPLES}, got {samples}")
         what = self.selected_tests()
         if what is not None:  # a test file or a built-in, at the slider's sizes
-            spec = measure.make_spec(self.rt, sizes=self.selected_sizes(), **what,
-                                     peer=self.peer.value, samples=samples)
+            spec = measure.make_spec(
+                self.rt, sizes=self.selected_sizes(), **what, peer=self.peer.value, samples=samples
+            )
         else:
-            spec = measure.make_spec(self.rt, self.selected_pairs(), self.selected_sizes(),
-                                     direction=self.direction.value, peer=self.peer.value,
-                                     samples=samples)
+            spec = measure.make_spec(
+                self.rt,
+                self.selected_pairs(),
+                self.selected_sizes(),
+                direction=self.direction.value,
+                peer=self.peer.value,
+                samples=samples,
+            )
         measure.plan_tests(self.rt, spec, check=True)
         return spec
 
@@ -327,8 +369,9 @@ class SweepDashboard:
         if not path and name == PAIRS_CHOICE and op == NO_COLLECTIVE:
             return None
         if self.peer.value not in ("on", "current"):
-            raise ValueError("a test runs with peer access on or as the link panel set it "
-                             "(peer on or current)")
+            raise ValueError(
+                "a test runs with peer access on or as the link panel set it (peer on or current)"
+            )
         if path:
             return {"tests": read_tests(path, self.rt.device_count)}
         if name == PAIRS_CHOICE:  # a collective: the op as HCCL runs it on every device
@@ -372,8 +415,9 @@ class SweepDashboard:
 
     def _refuse_busy(self) -> None:
         self.refused_runs += 1
-        self._set_status("Run refused: a sweep is already running (no second sweep "
-                         "started)", "error")
+        self._set_status(
+            "Run refused: a sweep is already running (no second sweep started)", "error"
+        )
 
     def _run(self) -> pd.DataFrame | None:
         if self.busy:
@@ -402,8 +446,9 @@ class SweepDashboard:
         finally:
             self.last_run = _last_run(run, live.parts, interrupted, failure)
             self._finish()
-        interrupted = interrupted or bool(self.last_run is not None
-                                          and self.last_run.meta.interrupted)
+        interrupted = interrupted or bool(
+            self.last_run is not None and self.last_run.meta.interrupted
+        )
         live.finish()
         self._report(time.perf_counter() - t0, failure, interrupted)
         if self._close_pending:
@@ -461,20 +506,26 @@ class SweepDashboard:
     def __repr__(self) -> str:
         state = "closed" if self.closed else ("running" if self.busy else "idle")
         last = "no run yet" if self.frame is None else f"last run: {len(self.frame)} rows"
-        return (f"SweepDashboard({backend_label(self.rt)}, {self.rt.device_count} devices, "
-                f"{state}, {last})")
+        return (
+            f"SweepDashboard({backend_label(self.rt)}, {self.rt.device_count} devices, "
+            f"{state}, {last})"
+        )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         return mimebundle(self.widget, repr(self), kwargs)
 
 
-def _last_run(run: Run | None, parts: list[Run], interrupted: bool,
-              failure: str | None) -> Run | None:
+def _last_run(
+    run: Run | None, parts: list[Run], interrupted: bool, failure: str | None
+) -> Run | None:
     """A click's run: the sweep's own (rows, run id and metadata as it made them), else
     the blocks it reported before it failed; None without a row after a failure."""
     if run is None or (failure and not len(run)):
         run = so_far(parts) if parts else None
     if run is None or (failure and not len(run)):
         return None
-    return run.replace(source=SOURCE, interrupted=run.meta.interrupted or interrupted,
-                       failed=run.meta.failed or failure)
+    return run.replace(
+        source=SOURCE,
+        interrupted=run.meta.interrupted or interrupted,
+        failed=run.meta.failed or failure,
+    )

@@ -49,8 +49,7 @@ class LiveRun:
     ``say(message, kind)`` sets the dashboard's status line.
     """
 
-    def __init__(self, dash: SweepDashboard, n_sizes: int,
-                 say: Callable[[str, str], None]) -> None:
+    def __init__(self, dash: SweepDashboard, n_sizes: int, say: Callable[[str, str], None]) -> None:
         self.dash = dash
         self.n_sizes = n_sizes
         self.say = say
@@ -66,8 +65,7 @@ class LiveRun:
         progress = self.dash.progress
         progress.max = max(1, event.total * self.n_sizes)
         progress.value = min(progress.max, event.done * self.n_sizes)
-        self.say(f"measured {event.block.label}: {progress.value}/{progress.max} points",
-                 "busy")
+        self.say(f"measured {event.block.label}: {progress.value}/{progress.max} points", "busy")
         if self._due():
             self._show()
 
@@ -78,8 +76,12 @@ class LiveRun:
     def finish(self) -> None:
         """Draw the run's final frame unless the last live drawing already shows it."""
         dash = self.dash
-        if dash.plots.value and dash.frame is not None and len(dash.frame) \
-                and self.drawn_rows != len(dash.frame):
+        if (
+            dash.plots.value
+            and dash.frame is not None
+            and len(dash.frame)
+            and self.drawn_rows != len(dash.frame)
+        ):
             self._draw()
 
     def _due(self) -> bool:
@@ -120,8 +122,10 @@ def draw(dash: SweepDashboard) -> None:
         return
     dash.figures = figures
     try:
-        dash.out.outputs = (*png_outputs(figures.values()),
-                            text_output(heatmap_caption(frame, mode)))
+        dash.out.outputs = (
+            *png_outputs(figures.values()),
+            text_output(heatmap_caption(frame, mode)),
+        )
     except Exception as exc:
         dash.plot_error = f"cannot render the figures: {error_text(exc)}"
         return

@@ -64,9 +64,13 @@ class PeerLinkPanel:
         self.state = np.zeros((n, n), dtype=bool)
         self.reachable = np.zeros((n, n), dtype=bool)
         self.link_classes = np.full((n, n), "X", dtype=object)
-        for src, dst, link, can in zip(table.rows["src"], table.rows["dst"],
-                                       table.rows["link"], table.rows["can_access_peer"],
-                                       strict=True):
+        for src, dst, link, can in zip(
+            table.rows["src"],
+            table.rows["dst"],
+            table.rows["link"],
+            table.rows["can_access_peer"],
+            strict=True,
+        ):
             self.link_classes[src, dst] = link
             self.reachable[src, dst] = bool(can)
         for src, dst in table.unprobed:
@@ -95,9 +99,12 @@ class PeerLinkPanel:
                 cells.append(cell)
                 row.append(cell if isinstance(cell, ipw.ToggleButton) else None)
             toggles.append(row)
-        grid = ipw.GridBox(cells, layout=ipw.Layout(
-            grid_template_columns=f"auto repeat({self.n}, minmax(3em, auto))",
-            grid_gap="2px"))
+        grid = ipw.GridBox(
+            cells,
+            layout=ipw.Layout(
+                grid_template_columns=f"auto repeat({self.n}, minmax(3em, auto))", grid_gap="2px"
+            ),
+        )
         grid.add_class("p2p-grid")
         return grid, toggles
 
@@ -109,36 +116,52 @@ class PeerLinkPanel:
             blank.add_class("p2p-diagonal")
             return blank
         reachable = bool(self.reachable[i, j])
-        toggle = ipw.ToggleButton(value=False, disabled=not reachable,
-                                  layout=ipw.Layout(width="auto", min_width="3em"))
+        toggle = ipw.ToggleButton(
+            value=False, disabled=not reachable, layout=ipw.Layout(width="auto", min_width="3em")
+        )
         toggle.add_class(f"p2p-cell-{i}-{j}")
         toggle.add_class("p2p-toggle" if reachable else "p2p-unreachable")
         toggle.observe(partial(self._on_toggle, i, j), names="value")
         return toggle
 
     def _build_buttons(self) -> None:
-        def button(label: str, icon: str, tooltip: str, css: str,
-                   action: Callable[[], Any]) -> ipw.Button:
+        def button(
+            label: str, icon: str, tooltip: str, css: str, action: Callable[[], Any]
+        ) -> ipw.Button:
             b = ipw.Button(description=label, icon=icon, tooltip=tooltip)
             b.add_class(css)
             b.on_click(lambda _b: action())
             return b
 
-        self.enable_all_button = button("Enable all", "link", "enable every reachable "
-                                        "direction", "p2p-enable-all", self.enable_all)
-        self.disable_all_button = button("Disable all", "unlink", "disable every enable this "
-                                         "runtime holds", "p2p-disable-all", self.disable_all)
-        self.refresh_button = button("Refresh", "refresh", "re-read the runtime's peer state",
-                                     "p2p-refresh", self.refresh)
+        self.enable_all_button = button(
+            "Enable all",
+            "link",
+            "enable every reachable direction",
+            "p2p-enable-all",
+            self.enable_all,
+        )
+        self.disable_all_button = button(
+            "Disable all",
+            "unlink",
+            "disable every enable this runtime holds",
+            "p2p-disable-all",
+            self.disable_all,
+        )
+        self.refresh_button = button(
+            "Refresh", "refresh", "re-read the runtime's peer state", "p2p-refresh", self.refresh
+        )
         self.status = ipw.HTML()
         self.status.add_class("p2p-status")
         self.naming_html = ipw.HTML(f"<small>{html.escape(self.naming)}</small>")
         self.naming_html.add_class("p2p-naming")
-        self.widget = ipw.VBox([
-            self.grid, self.naming_html,
-            ipw.HBox([self.enable_all_button, self.disable_all_button, self.refresh_button]),
-            self.status,
-        ])
+        self.widget = ipw.VBox(
+            [
+                self.grid,
+                self.naming_html,
+                ipw.HBox([self.enable_all_button, self.disable_all_button, self.refresh_button]),
+                self.status,
+            ]
+        )
         self.widget.add_class("p2p-peer-link-panel")
 
     # ------------------------------------------------------------------ state
@@ -244,8 +267,7 @@ class PeerLinkPanel:
         if not self.reachable[src, dst]:
             return self.reasons.get((src, dst), "unreachable")
         if enabled:
-            return None if self.rt.peer_enabled(src, dst) else \
-                links.try_enable(self.rt, src, dst)
+            return None if self.rt.peer_enabled(src, dst) else links.try_enable(self.rt, src, dst)
         while self.rt.peer_enabled(src, dst):
             links.disable(self.rt, src, dst)
         return None
@@ -272,12 +294,15 @@ class PeerLinkPanel:
             if not refused:
                 return None
             (src, dst), why = next(iter(refused.items()))
-            return (f"enable all: {len(refused)} direction(s) refused, "
-                    f"e.g. {src}->{dst}: {why}")
+            return f"enable all: {len(refused)} direction(s) refused, e.g. {src}->{dst}: {why}"
 
-        self._all("enable all", action, done="enabled all reachable directions",
-                  failed="enable all failed",
-                  interrupted="the enables it made were taken back")
+        self._all(
+            "enable all",
+            action,
+            done="enabled all reachable directions",
+            failed="enable all failed",
+            interrupted="the enables it made were taken back",
+        )
         return refused
 
     def disable_all(self) -> int:
@@ -288,13 +313,24 @@ class PeerLinkPanel:
             nonlocal calls
             calls = links.disable_all(self.rt)
 
-        self._all("disable all", action, done="disabled all directions",
-                  failed="disable all failed (the disables it made were taken back)",
-                  interrupted="the disables it made were taken back")
+        self._all(
+            "disable all",
+            action,
+            done="disabled all directions",
+            failed="disable all failed (the disables it made were taken back)",
+            interrupted="the disables it made were taken back",
+        )
         return calls
 
-    def _all(self, what: str, action: Callable[[], str | None], *, done: str, failed: str,
-             interrupted: str) -> None:
+    def _all(
+        self,
+        what: str,
+        action: Callable[[], str | None],
+        *,
+        done: str,
+        failed: str,
+        interrupted: str,
+    ) -> None:
         """Run an all-directions change: ``action`` returns a refusal (or None) for
         ``last_error``, an error is shown as ``failed: ...``; the grid is re-read after
         it, and a KeyboardInterrupt propagates after that."""
@@ -318,15 +354,24 @@ class PeerLinkPanel:
 
     def close(self) -> None:
         """Close the widgets (the runtime belongs to the caller and stays open)."""
-        for w in [self.grid, *self.grid.children, self.enable_all_button,
-                  self.disable_all_button, self.refresh_button, self.status, self.naming_html,
-                  self.widget]:
+        for w in [
+            self.grid,
+            *self.grid.children,
+            self.enable_all_button,
+            self.disable_all_button,
+            self.refresh_button,
+            self.status,
+            self.naming_html,
+            self.widget,
+        ]:
             w.close()
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
-        return (f"PeerLinkPanel({self.n} devices, {backend_label(self.rt)}, "
-                f"{self.enabled_count}/{self.reachable_count} enabled)")
+        return (
+            f"PeerLinkPanel({self.n} devices, {backend_label(self.rt)}, "
+            f"{self.enabled_count}/{self.reachable_count} enabled)"
+        )
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         return mimebundle(self.widget, repr(self), kwargs)

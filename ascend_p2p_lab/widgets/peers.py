@@ -41,17 +41,23 @@ class ProbeTable:
     def reasons(self) -> dict[tuple[int, int], str]:
         """Why each pair cannot be used: unreachable, or not probed."""
         out: dict[tuple[int, int], str] = {}
-        for src, dst, can, why in zip(self.rows["src"], self.rows["dst"],
-                                      self.rows["can_access_peer"], self.rows["reason"],
-                                      strict=True):
+        for src, dst, can, why in zip(
+            self.rows["src"],
+            self.rows["dst"],
+            self.rows["can_access_peer"],
+            self.rows["reason"],
+            strict=True,
+        ):
             if not can:
-                out[(int(src), int(dst))] = (f"{self.labels[src]} cannot access "
-                                             f"{self.labels[dst]}: {why}")
+                out[(int(src), int(dst))] = (
+                    f"{self.labels[src]} cannot access {self.labels[dst]}: {why}"
+                )
         if self.unprobed:
             (a, b), *rest = self.unprobed
             out[(a, b)] = f"probing failed: {self.failure}"
-            out.update({p: f"not probed (probing failed at {a}->{b}): {self.failure}"
-                        for p in rest})
+            out.update(
+                {p: f"not probed (probing failed at {a}->{b}): {self.failure}" for p in rest}
+            )
         return out
 
     def errors(self) -> dict[tuple[int, int], str]:
@@ -76,5 +82,4 @@ def probe_table(rt: Runtime) -> ProbeTable:
     if unprobed and failure is None:
         failure = "the probe returned no row for these pairs"
     names = measure.device_labels(rt)  # npu-smi's: explained once, in ``naming``
-    return ProbeTable(rows, [str(i) for i in range(n)], unprobed, failure,
-                      device_naming(names))
+    return ProbeTable(rows, [str(i) for i in range(n)], unprobed, failure, device_naming(names))

@@ -79,8 +79,11 @@ def make_figures(frame: pd.DataFrame, mode: tuple[str, str | None, Any]) -> dict
     if frame["bandwidth_GBps"].notna().any():
         n_pairs = len(frame[["src", "dst"]].drop_duplicates())
         figures["bandwidth_vs_size"] = plots.bandwidth_vs_size(
-            frame, by="pair" if n_pairs <= CURVES_PER_PAIR else "link", direction=direction,
-            peer=peer if path is None else "on")
+            frame,
+            by="pair" if n_pairs <= CURVES_PER_PAIR else "link",
+            direction=direction,
+            peer=peer if path is None else "on",
+        )
     return figures
 
 
@@ -132,9 +135,14 @@ def text_output(text: str) -> dict[str, Any]:
 def png_outputs(figures: Iterable[Any]) -> tuple[dict[str, Any], ...]:
     """Output-widget entries showing each figure as a PNG (set as ``Output.outputs``:
     widget state, so no ``clear_output`` is needed)."""
-    return tuple({"output_type": "display_data",
-                  "data": {"image/png": _png_base64(fig), "text/plain": repr(fig)},
-                  "metadata": {}} for fig in figures)
+    return tuple(
+        {
+            "output_type": "display_data",
+            "data": {"image/png": _png_base64(fig), "text/plain": repr(fig)},
+            "metadata": {},
+        }
+        for fig in figures
+    )
 
 
 def _png_base64(fig: Any) -> str:

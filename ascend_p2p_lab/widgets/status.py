@@ -30,8 +30,7 @@ _COLOURS = {"error": "#b00020", "ok": "#1b5e20", "busy": "#8a5a00"}
 def status_html(message: str, kind: str = "info") -> str:
     """A status line: ``kind`` is error, ok, busy or info (its CSS class and colour)."""
     colour = _COLOURS.get(kind, "#333")
-    return (f'<span class="p2p-status-{kind}" style="color:{colour}">'
-            f"{html.escape(message)}</span>")
+    return f'<span class="p2p-status-{kind}" style="color:{colour}">{html.escape(message)}</span>'
 
 
 def error_text(exc: BaseException) -> str:
@@ -47,8 +46,7 @@ def backend_label(rt: Runtime) -> str:
 def check_runtime(rt: object, who: str) -> None:
     """TypeError unless rt is a Runtime, ValueError if it is closed."""
     if not isinstance(rt, Runtime):
-        raise TypeError(f"{who} needs a Runtime from open_runtime(...), got "
-                        f"{type(rt).__name__}")
+        raise TypeError(f"{who} needs a Runtime from open_runtime(...), got {type(rt).__name__}")
     if rt.closed:
         raise ValueError(f"{who}: the runtime is closed")
 
@@ -77,16 +75,21 @@ def error_counts(frame: pd.DataFrame) -> pd.DataFrame:
         >>> list(error_counts(empty_frame()).columns)
         ['kind', 'code', 'call', 'rows', 'points', 'failure']
     """
-    kind = frame["error_kind"] if "error_kind" in frame.columns else \
-        pd.Series(pd.NA, index=frame.index, dtype="string")
+    kind = (
+        frame["error_kind"]
+        if "error_kind" in frame.columns
+        else pd.Series(pd.NA, index=frame.index, dtype="string")
+    )
     has = (kind.notna() | frame["error"].notna()).to_numpy(dtype=bool)
     if not has.any():
         return empty_error_counts()
-    df = pd.DataFrame({
-        "kind": kind[has].astype("string").fillna("unclassified"),
-        "code": _column(frame, "error_code", has).astype("Int64"),
-        "call": _column(frame, "error_call", has).astype("string"),
-    })
+    df = pd.DataFrame(
+        {
+            "kind": kind[has].astype("string").fillna("unclassified"),
+            "code": _column(frame, "error_code", has).astype("Int64"),
+            "call": _column(frame, "error_call", has).astype("string"),
+        }
+    )
     keys = ["kind", "code", "call"]
     point = [c for c in _POINT if c in frame.columns]
     df = df.join(frame.loc[has, point])
@@ -135,8 +138,10 @@ def error_summary(counts: pd.DataFrame) -> tuple[str, int]:
     if counts.empty:
         return "", 0
     total = int(counts["rows"].sum())
-    named = [f"{r.rows} {error_label(r.kind, r.code, r.call)}"
-             for r in counts.head(STATUS_ERROR_GROUPS).itertuples(index=False)]
+    named = [
+        f"{r.rows} {error_label(r.kind, r.code, r.call)}"
+        for r in counts.head(STATUS_ERROR_GROUPS).itertuples(index=False)
+    ]
     more = len(counts) - STATUS_ERROR_GROUPS
     if more > 0:
         named.append(f"{more} more kind{'s' if more > 1 else ''} of error")

@@ -65,22 +65,41 @@ def test_same_rows_ignores_only_run_id_and_host(tmp_path):
 
 
 def _first(wall: float, cpu: float) -> dict:
-    return {"after": {"wall_s": wall, "cpu_s": cpu, "report_s": 1.0}, "when": "2026-12-01T15:00",
-            "commit": "abc", "load": (0.1, 0.2)}
+    return {
+        "after": {"wall_s": wall, "cpu_s": cpu, "report_s": 1.0},
+        "when": "2026-12-01T15:00",
+        "commit": "abc",
+        "load": (0.1, 0.2),
+    }
 
 
 def test_results_md_puts_each_number_beside_its_target():
-    res = {"machine": {"cpu": "x", "cores": 2, "ram_gib": 1, "platform": "p", "python": "3",
-                       "numpy": "1", "pandas": "2"},
-           "demo_a2": _first(7.5, 7.0), "demo_a3": _first(30.0, 29.0),
-           "report": {**_first(2.0, 1.5), "before": {"wall_s": 4.0, "cpu_s": 4.0},
-                      "ratio": 0.5, "same_figures": "identical (13 PNGs, pixel for pixel)"}}
+    res = {
+        "machine": {
+            "cpu": "x",
+            "cores": 2,
+            "ram_gib": 1,
+            "platform": "p",
+            "python": "3",
+            "numpy": "1",
+            "pandas": "2",
+        },
+        "demo_a2": _first(7.5, 7.0),
+        "demo_a3": _first(30.0, 29.0),
+        "report": {
+            **_first(2.0, 1.5),
+            "before": {"wall_s": 4.0, "cpu_s": 4.0},
+            "ratio": 0.5,
+            "same_figures": "identical (13 PNGs, pixel for pixel)",
+        },
+    }
     text = writeup.render(res)
     rows = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| ")}
     assert rows["| `demo` on the A2 (sweep, report; same rows and figures)"].endswith("PASS |")
     assert rows["| `demo --preset atlas800t-a3`"].endswith("FAIL |")
     assert "30.00 s" in rows["| `demo --preset atlas800t-a3`"]
     assert rows["| Dashboard re-run on the A2, default controls (Python side)"].endswith(
-        "not measured | n/a |")
+        "not measured | n/a |"
+    )
     report = rows["| report"]
     assert "4.00 s (4.00 s)" in report and "| 0.50 |" in report and "identical (13" in report

@@ -105,9 +105,12 @@ def _shoot(page: Any, folder: Path, name: str) -> Path:
     dashboard = page.locator(DASHBOARD)
     box = dashboard.bounding_box()
     viewport = page.viewport_size
-    page.set_viewport_size({"width": viewport["width"],
-                            "height": max(viewport["height"],
-                                          int(box["y"] + box["height"]) + SHOT_MARGIN)})
+    page.set_viewport_size(
+        {
+            "width": viewport["width"],
+            "height": max(viewport["height"], int(box["y"] + box["height"]) + SHOT_MARGIN),
+        }
+    )
     try:
         dashboard.screenshot(path=str(path))
     finally:
@@ -124,7 +127,8 @@ def test_a_toggle_click_changes_the_runtime(page: Any, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
     expect(page.locator(f"{DASHBOARD} .widget-html-content").first).to_have_text(
-        "P2P copy sweep: sim atlas800t-a2, 8 devices")
+        "P2P copy sweep: sim atlas800t-a2, 8 devices"
+    )
     expect(page.locator(".p2p-preset select")).to_have_value("atlas800t-a2")
     expect(page.locator(CELLS)).to_have_count(PAIRS)
     expect(page.locator(PANEL_STATUS)).to_have_text(f"0/{PAIRS} directions enabled")
@@ -138,22 +142,22 @@ def test_a_toggle_click_changes_the_runtime(page: Any, tmp_path: Path) -> None:
     expect(cell).to_have_text("on", timeout=CLICK_MS)
     expect(cell).to_have_class(re.compile(r"\bmod-active\b"))
     expect(cell).to_have_attribute("title", "0 → 1 (HCCS): peer access on; click to toggle")
-    expect(page.locator(PANEL_STATUS)).to_have_text(f"0->1 enabled; 1/{PAIRS} directions "
-                                                    "enabled")
+    expect(page.locator(PANEL_STATUS)).to_have_text(f"0->1 enabled; 1/{PAIRS} directions enabled")
     expect(back).to_have_text("off")
     back.click()
-    expect(page.locator(PANEL_STATUS)).to_have_text(f"1->0 enabled; 2/{PAIRS} directions "
-                                                    "enabled", timeout=CLICK_MS)
+    expect(page.locator(PANEL_STATUS)).to_have_text(
+        f"1->0 enabled; 2/{PAIRS} directions enabled", timeout=CLICK_MS
+    )
     _shoot(page, tmp_path, "dashboard-toggled.png")
     page.locator(".p2p-disable-all").click()
     expect(page.locator(PANEL_STATUS)).to_have_text(
-        f"disabled all directions; 0/{PAIRS} directions enabled", timeout=CLICK_MS)
+        f"disabled all directions; 0/{PAIRS} directions enabled", timeout=CLICK_MS
+    )
     expect(cell).to_have_text("off")
     expect(back).to_have_text("off")
 
 
-def test_run_measures_the_enabled_pairs_and_marks_the_refusals(
-        page: Any, tmp_path: Path) -> None:
+def test_run_measures_the_enabled_pairs_and_marks_the_refusals(page: Any, tmp_path: Path) -> None:
     """With 0 <-> 1, 2 <-> 3 and 4 <-> 5 enabled both ways and 0 -> 4 and 6 -> 7 one way
     only, a Run in peer mode "current" moves the progress bar, then shows the heatmap with
     the six directions of the three pairs measured and the other 50 (the one-way ones too:
@@ -165,7 +169,8 @@ def test_run_measures_the_enabled_pairs_and_marks_the_refusals(
         page.locator(f".p2p-cell-{src}-{dst}").click()
         expect(page.locator(f".p2p-cell-{src}-{dst}")).to_have_text("on", timeout=CLICK_MS)
     expect(page.locator(PANEL_STATUS)).to_have_text(
-        f"6->7 enabled; {len(LINKS)}/{PAIRS} directions enabled")
+        f"6->7 enabled; {len(LINKS)}/{PAIRS} directions enabled"
+    )
     current = page.locator(".p2p-peer button[data-value='current']")
     current.click()
     expect(current).to_have_class(re.compile(r"\bmod-active\b"), timeout=CLICK_MS)
@@ -178,26 +183,33 @@ def test_run_measures_the_enabled_pairs_and_marks_the_refusals(
     expect(status).to_contain_text("done:", timeout=RUN_MS)
     both_ways = 6  # a row per sample (2) where measured, one per refused point
     measured, refused = both_ways * SIZES * 2, (PAIRS - both_ways) * SIZES
-    expect(status).to_have_text(re.compile(
-        rf"done: {measured + refused} rows in [\d.]+ s; {refused} rows carry an error: "
-        rf"{refused} refused ACL_ERROR_RT_DRV_INTERNAL_ERROR \(507899\) from "
-        r"acl\.rt\.memcpy_async$"))
+    expect(status).to_have_text(
+        re.compile(
+            rf"done: {measured + refused} rows in [\d.]+ s; {refused} rows carry an error: "
+            rf"{refused} refused ACL_ERROR_RT_DRV_INTERNAL_ERROR \(507899\) from "
+            r"acl\.rt\.memcpy_async$"
+        )
+    )
     widths = [float(w.rstrip("%")) for w in page.evaluate("window.p2pProgress") if w]
     assert any(0 < w < 100 for w in widths), f"the progress bar never moved: {widths}"
     assert widths[-1] == 100, widths
     expect(page.locator(".p2p-progress .progress-bar")).to_have_class(
-        re.compile(r"progress-bar-success"))
+        re.compile(r"progress-bar-success")
+    )
 
     pictures = page.locator(".p2p-output img")
     expect(pictures).to_have_count(2)  # the heatmap and the curves
     assert page.evaluate("document.querySelector('.p2p-output img').naturalWidth") > 300
     caption = page.locator(".p2p-output pre").last
-    expect(caption).to_have_text(re.compile(
-        r"^heatmap at 64 MiB \(largest size\), row = source: 6 cells measured "
-        r"\(0→1 \d+\.\d GB/s, 1→0 \d+\.\d GB/s, 2→3 \d+\.\d GB/s, 3→2 \d+\.\d GB/s, "
-        r"4→5 \d+\.\d GB/s, 5→4 \d+\.\d GB/s\)\s+E1 refused: "
-        r"ACL_ERROR_RT_DRV_INTERNAL_ERROR \(507899\) from acl\.rt\.memcpy_async "
-        rf"\[{PAIRS - both_ways} cells\]$"))
+    expect(caption).to_have_text(
+        re.compile(
+            r"^heatmap at 64 MiB \(largest size\), row = source: 6 cells measured "
+            r"\(0→1 \d+\.\d GB/s, 1→0 \d+\.\d GB/s, 2→3 \d+\.\d GB/s, 3→2 \d+\.\d GB/s, "
+            r"4→5 \d+\.\d GB/s, 5→4 \d+\.\d GB/s\)\s+E1 refused: "
+            r"ACL_ERROR_RT_DRV_INTERNAL_ERROR \(507899\) from acl\.rt\.memcpy_async "
+            rf"\[{PAIRS - both_ways} cells\]$"
+        )
+    )
     _shoot(page, tmp_path, "dashboard-after-run.png")
 
 
@@ -208,14 +220,17 @@ def test_switching_the_preset_resizes_the_grid(page: Any, tmp_path: Path) -> Non
 
     expect(page.locator(CELLS)).to_have_count(PAIRS)
     page.locator(".p2p-preset select").select_option("atlas800t-a3")
-    expect(page.locator(STATUS)).to_have_text("switched to preset atlas800t-a3 (16 devices)",
-                                              timeout=CLICK_MS)
+    expect(page.locator(STATUS)).to_have_text(
+        "switched to preset atlas800t-a3 (16 devices)", timeout=CLICK_MS
+    )
     expect(page.locator(CELLS)).to_have_count(PAIRS_A3)
     expect(page.locator(".p2p-grid .p2p-row-15")).to_have_text("15")
     expect(page.locator(".p2p-naming").first).to_have_text(
-        "devices are pyACL device ids 0-15 everywhere; npu-smi names them Phy-ID0 .. Phy-ID15")
+        "devices are pyACL device ids 0-15 everywhere; npu-smi names them Phy-ID0 .. Phy-ID15"
+    )
     expect(page.locator(".p2p-pairs option")).to_have_count(PAIRS_A3)
     expect(page.locator(f"{DASHBOARD} .widget-html-content").first).to_have_text(
-        "P2P copy sweep: sim atlas800t-a3, 16 devices")
+        "P2P copy sweep: sim atlas800t-a3, 16 devices"
+    )
     expect(page.locator(PANEL_STATUS)).to_have_text(f"0/{PAIRS_A3} directions enabled")
     _shoot(page, tmp_path, "dashboard-atlas800t-a3.png")

@@ -43,8 +43,10 @@ def test_the_dashboard_runs_the_collective_chosen() -> None:
 def test_the_benchmark_child_reports_each_preset() -> None:
     from harness import run_child
 
-    report, _ = run_child(bench.CHILD, ["all_gather", "4KiB", "atlas800t-a2",
-                                        json.dumps({**bench.OPTIONS, "workers": 1})])
+    report, _ = run_child(
+        bench.CHILD,
+        ["all_gather", "4KiB", "atlas800t-a2", json.dumps({**bench.OPTIONS, "workers": 1})],
+    )
     a2 = report["atlas800t-a2"]
     assert a2["points"] == 1 and a2["verified"] and a2["errors"] == 0
     assert 0.8 < a2["ratio_min"] <= a2["ratio_max"] < 1.2
@@ -52,12 +54,32 @@ def test_the_benchmark_child_reports_each_preset() -> None:
 
 
 def test_results_md_has_the_collectives_line() -> None:
-    preset = {"wall_s": 1.0, "cpu_s": 1.0, "points": 40, "verified": True, "errors": 0,
-              "ratio_min": 0.97, "ratio_max": 1.01, "host_bound": 0}
-    res = {"machine": {"cpu": "x", "cores": 2, "ram_gib": 1, "platform": "p", "python": "3",
-                       "numpy": "1", "pandas": "2"},
-           "collectives": {"wall_s": 12.5, "cpu_s": 20.0, "presets": {
-               "atlas800t-a2": preset, "atlas800t-a3": {**preset, "wall_s": 11.0}}}}
+    preset = {
+        "wall_s": 1.0,
+        "cpu_s": 1.0,
+        "points": 40,
+        "verified": True,
+        "errors": 0,
+        "ratio_min": 0.97,
+        "ratio_max": 1.01,
+        "host_bound": 0,
+    }
+    res = {
+        "machine": {
+            "cpu": "x",
+            "cores": 2,
+            "ram_gib": 1,
+            "platform": "p",
+            "python": "3",
+            "numpy": "1",
+            "pandas": "2",
+        },
+        "collectives": {
+            "wall_s": 12.5,
+            "cpu_s": 20.0,
+            "presets": {"atlas800t-a2": preset, "atlas800t-a3": {**preset, "wall_s": 11.0}},
+        },
+    }
     line = next(ln for ln in writeup.render(res).splitlines() if ln.startswith("| Collectives"))
     assert "12.50 s" in line and "0.970-1.010" in line and line.endswith("PASS |")
     res["collectives"]["wall_s"] = 15.5

@@ -11,7 +11,8 @@ import pytest
 import ascend_p2p_lab
 
 MODULES = sorted(
-    m.name for m in pkgutil.walk_packages(ascend_p2p_lab.__path__, "ascend_p2p_lab.")
+    m.name
+    for m in pkgutil.walk_packages(ascend_p2p_lab.__path__, "ascend_p2p_lab.")
     if ".shim" not in m.name and not m.name.endswith(".__main__")  # __main__ runs the CLI
 )
 

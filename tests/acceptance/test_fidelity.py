@@ -70,8 +70,7 @@ def test_subset_rows_and_table(fid: ModuleType, figures: Any) -> None:
     assert status == 0
 
 
-def test_a_wrong_published_value_is_flagged(fid: ModuleType, figures: Any,
-                                            tmp_path: Path) -> None:
+def test_a_wrong_published_value_is_flagged(fid: ModuleType, figures: Any, tmp_path: Path) -> None:
     wrong = _pick(figures[0], "910b3-dmi-p2p-uni")[0]
     wrong["published"] = 40.0  # the simulator gives ~26.2: -34%
     row = fid.evaluate([wrong])[0]

@@ -44,5 +44,6 @@ def test_the_comparison_sees_a_moved_number(fresh):
     i = moved["bandwidth_GBps"].first_valid_index()
     moved.loc[i, "bandwidth_GBps"] *= 1 + 1e-6
     with pytest.raises(AssertionError):
-        pd.testing.assert_frame_equal(moved[["bandwidth_GBps"]], saved[["bandwidth_GBps"]],
-                                      rtol=1e-9, atol=0)
+        pd.testing.assert_frame_equal(
+            moved[["bandwidth_GBps"]], saved[["bandwidth_GBps"]], rtol=1e-9, atol=0
+        )

@@ -36,8 +36,12 @@ def _test_file_of(module: Path) -> Path | None:
 
 
 def _modules() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts
-                  and len(p.read_text(encoding="utf-8").splitlines()) >= MIN_LINES)
+    return sorted(
+        p
+        for p in PACKAGE.rglob("*.py")
+        if "__pycache__" not in p.parts
+        and len(p.read_text(encoding="utf-8").splitlines()) >= MIN_LINES
+    )
 
 
 def test_most_modules_have_a_test_file_named_after_them() -> None:
@@ -48,7 +52,8 @@ def test_most_modules_have_a_test_file_named_after_them() -> None:
     assert covered >= SHARE * len(modules), (
         f"{covered} of {len(modules)} modules of {MIN_LINES} lines or more have a test file "
         f"named after them (at least {SHARE:.0%} must); without one: "
-        + ", ".join(m.relative_to(PACKAGE).as_posix() for m in missing))
+        + ", ".join(m.relative_to(PACKAGE).as_posix() for m in missing)
+    )
 
 
 def test_every_test_file_is_named_after_a_module_or_is_acceptance_or_hardware() -> None:
@@ -65,11 +70,13 @@ def test_every_test_file_is_named_after_a_module_or_is_acceptance_or_hardware() 
         if not rel.name.startswith("test_"):
             stray.append(rel.as_posix())
             continue
-        name = rel.name[len("test_"):]
+        name = rel.name[len("test_") :]
         folder = PACKAGE.joinpath(*rel.parts[:-1])
         named = (folder / name).is_file() or (
-            len(rel.parts) > 1 and name == f"{rel.parts[-2]}.py"
-            and (folder / "__init__.py").is_file())
+            len(rel.parts) > 1
+            and name == f"{rel.parts[-2]}.py"
+            and (folder / "__init__.py").is_file()
+        )
         if not named:
             stray.append(rel.as_posix())
     assert not stray, f"test files named after no module of the package: {stray}"

@@ -20,8 +20,9 @@ def _failing_kinds(server: str) -> set[str]:
     for cell in _cells():
         for out in cell.get("outputs", []):
             text = "".join(out.get("text", ""))
-            m = re.search(rf"^--- {server}: FAIL \((\d+) items\)\n(.*?)(?=^--- |\Z)", text,
-                          re.S | re.M)
+            m = re.search(
+                rf"^--- {server}: FAIL \((\d+) items\)\n(.*?)(?=^--- |\Z)", text, re.S | re.M
+            )
             if m:
                 rows = m.group(2).strip().splitlines()[1:]  # under the header line
                 assert len(rows) == int(m.group(1)), rows
@@ -35,8 +36,9 @@ def _bullet(server: str) -> str:
     for cell in reversed(_cells()):
         if cell["cell_type"] != "markdown":
             continue
-        m = re.search(rf"^- \*\*{server}\*\*:(.*?)(?=^- \*\*|\Z)", "".join(cell["source"]),
-                      re.S | re.M)
+        m = re.search(
+            rf"^- \*\*{server}\*\*:(.*?)(?=^- \*\*|\Z)", "".join(cell["source"]), re.S | re.M
+        )
         if m:
             return " ".join(m.group(1).split())
     raise AssertionError(f"the notebook's text says nothing of the {server} server")
@@ -44,8 +46,11 @@ def _bullet(server: str) -> str:
 
 def test_the_pix_servers_text_says_what_its_output_shows() -> None:
     failing, text = _failing_kinds("PIX"), _bullet("PIX")
-    said = {"link_class": "`link_class` items" in text, "latency": "the latency" in text,
-            "bandwidth": "bandwidth items pass" not in text}
+    said = {
+        "link_class": "`link_class` items" in text,
+        "latency": "the latency" in text,
+        "bandwidth": "bandwidth items pass" not in text,
+    }
     assert said == {kind: kind in failing for kind in said}, (failing, text)
     assert failing <= set(said), failing  # a kind the text does not speak of
     assert "happens to pass" not in text

@@ -33,8 +33,12 @@ def _state(nb: Any) -> dict[str, Any]:
 
 
 def _views(nb: Any) -> list[str]:
-    return [out["data"][VIEW]["model_id"] for cell in nb.cells
-            for out in cell.get("outputs", []) if VIEW in out.get("data", {})]
+    return [
+        out["data"][VIEW]["model_id"]
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if VIEW in out.get("data", {})
+    ]
 
 
 def _with_class(state: dict[str, Any], css: str) -> list[dict[str, Any]]:
@@ -45,8 +49,12 @@ def test_every_shown_widget_and_every_model_it_refers_to_is_stored(nb: Any) -> N
     state = _state(nb)
     views = _views(nb)
     assert views, "no output shows a widget"
-    dangling = {(mid, ref) for mid, model in state.items()
-                for ref in REF.findall(json.dumps(model["state"])) if ref not in state}
+    dangling = {
+        (mid, ref)
+        for mid, model in state.items()
+        for ref in REF.findall(json.dumps(model["state"]))
+        if ref not in state
+    }
     assert set(views) <= set(state) and not dangling, (set(views) - set(state), dangling)
     for model in state.values():
         assert model["model_name"] == model["state"]["_model_name"]
@@ -64,11 +72,11 @@ def test_the_stored_dashboard_is_the_one_the_notebook_built(nb: Any) -> None:
     kinds = [sorted(o["data"]) for o in out["state"]["outputs"]]
     assert kinds == [["image/png", "text/plain"]] * 2 + [["text/plain"]], kinds
     assert out["state"]["outputs"][-1]["data"]["text/plain"].startswith(
-        "heatmap at 64 MiB (largest size), row = source: 56 cells measured")
+        "heatmap at 64 MiB (largest size), row = source: 56 cells measured"
+    )
     (grid,) = _with_class(state, "p2p-grid")
     assert len(grid["state"]["children"]) == 1 + 8 + 8 * (1 + 8)
-    (header,) = [m for m in state.values()
-                 if "P2P copy sweep" in str(m["state"].get("value", ""))]
+    (header,) = [m for m in state.values() if "P2P copy sweep" in str(m["state"].get("value", ""))]
     assert "sim atlas300i-duo, 8 devices" in header["state"]["value"]
 
 
@@ -81,11 +89,13 @@ def _tqdm_bars(nb: Any) -> list[tuple[str, float, float]]:
             view = out.get("data", {}).get(VIEW)
             box = state.get(view["model_id"], {}) if view else {}
             kids = [REF.fullmatch(str(c)) for c in box.get("state", {}).get("children", [])]
-            progress = [state[k.group(1)]["state"] for k in kids if k
-                        and state[k.group(1)]["model_name"] == "FloatProgressModel"]
+            progress = [
+                state[k.group(1)]["state"]
+                for k in kids
+                if k and state[k.group(1)]["model_name"] == "FloatProgressModel"
+            ]
             if progress:
-                bars.append((out["data"]["text/plain"], progress[0]["value"],
-                             progress[0]["max"]))
+                bars.append((out["data"]["text/plain"], progress[0]["value"], progress[0]["max"]))
     return bars
 
 

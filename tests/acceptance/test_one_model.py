@@ -22,8 +22,9 @@ KEYS = ("pattern", "patterns")
 
 
 def _modules() -> list[Path]:
-    return sorted(p for p in PACKAGE.rglob("*.py")
-                  if not str(p.relative_to(PACKAGE)).startswith(BELOW))
+    return sorted(
+        p for p in PACKAGE.rglob("*.py") if not str(p.relative_to(PACKAGE)).startswith(BELOW)
+    )
 
 
 def _names(node: ast.AST) -> list[str]:
@@ -49,15 +50,21 @@ def pattern_keys(tree: ast.AST) -> list[tuple[int, str]]:
         [(1, 'pair'), (1, 'card')]
     """
     found: list[tuple[int, str]] = []
-    params = {f.name: [a.arg for a in (*f.args.posonlyargs, *f.args.args)]
-              for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)}
+    params = {
+        f.name: [a.arg for a in (*f.args.posonlyargs, *f.args.args)]
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef)
+    }
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):  # pattern = "pair"
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if node.value is not None and any(_mentions_pattern(t) for t in targets):
                 found += [(node.lineno, n) for n in _names(node.value)]
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in params:  # f(frame, "pair") where f's parameter is pattern
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in params
+        ):  # f(frame, "pair") where f's parameter is pattern
             for arg, name in zip(node.args, params[node.func.id]):
                 if name in KEYS:
                     found += [(node.lineno, n) for n in _names(arg)]
@@ -75,7 +82,7 @@ def pattern_keys(tree: ast.AST) -> list[tuple[int, str]]:
                     found += [(v.lineno, n) for n in _names(v)]
         elif isinstance(node, ast.arguments):
             args = [*node.posonlyargs, *node.args]
-            for a, d in zip(args[len(args) - len(node.defaults):], node.defaults):
+            for a, d in zip(args[len(args) - len(node.defaults) :], node.defaults):
                 if a.arg in KEYS:
                     found += [(d.lineno, n) for n in _names(d)]
             for a, d in zip(node.kwonlyargs, node.kw_defaults):
@@ -84,10 +91,14 @@ def pattern_keys(tree: ast.AST) -> list[tuple[int, str]]:
         elif isinstance(node, ast.Call):
             fn = node.func
             called = ast.unparse(fn)
-            if (called.endswith(".isin") and _mentions_pattern(fn)) or (called in ("eq",) \
-                    and node.args and _mentions_pattern(node.args[0])):
-                found += [(node.lineno, n) for arg in node.args[1:] + (
-                    node.args if called.endswith(".isin") else []) for n in _names(arg)]
+            if (called.endswith(".isin") and _mentions_pattern(fn)) or (
+                called in ("eq",) and node.args and _mentions_pattern(node.args[0])
+            ):
+                found += [
+                    (node.lineno, n)
+                    for arg in node.args[1:] + (node.args if called.endswith(".isin") else [])
+                    for n in _names(arg)
+                ]
     return found
 
 
@@ -97,17 +108,25 @@ def test_a_built_in_is_named_only_in_its_declaration(path: Path) -> None:
     if where in NAMED_IN:
         return
     keys = pattern_keys(ast.parse(path.read_text()))
-    assert not keys, (f"{where} compares or passes built-in names as pattern keys "
-                      f"(read the declaration's traits instead): {keys}")
+    assert not keys, (
+        f"{where} compares or passes built-in names as pattern keys "
+        f"(read the declaration's traits instead): {keys}"
+    )
 
 
 def test_the_scan_sees_what_it_is_meant_to_see() -> None:
     """The scan is not blind: each form of a pattern key is found."""
-    forms = ['x = f(rows["pattern"] == "latency")', 'sweep(rt, patterns=("pair", "local"))',
-             'row = {"pattern": "h2d"}', 'def g(frame, pattern="pair"): ...',
-             'frame["pattern"].isin(("group", "card"))', 'eq(frame["pattern"], "pair")',
-             'if pattern in ("one_to_all", "all_to_one"): ...', 'pattern = "local"',
-             'def rows(frame, pattern): ...\nrows(frame, "latency")']
+    forms = [
+        'x = f(rows["pattern"] == "latency")',
+        'sweep(rt, patterns=("pair", "local"))',
+        'row = {"pattern": "h2d"}',
+        'def g(frame, pattern="pair"): ...',
+        'frame["pattern"].isin(("group", "card"))',
+        'eq(frame["pattern"], "pair")',
+        'if pattern in ("one_to_all", "all_to_one"): ...',
+        'pattern = "local"',
+        'def rows(frame, pattern): ...\nrows(frame, "latency")',
+    ]
     for text in forms:
         assert pattern_keys(ast.parse(text)), text
     assert not pattern_keys(ast.parse('path == "local"; by = "pair"; kind = "test"'))

@@ -78,13 +78,16 @@ class CopyLog:
 # ----------------------------------------------------------------------------- initiator
 @pytest.mark.parametrize("initiator, device", [("src", 0), ("dst", 1)])
 def test_unidirectional_copies_run_on_the_initiating_devices_stream(
-    initiator: str, device: int, monkeypatch: pytest.MonkeyPatch,
+    initiator: str,
+    device: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """initiator="src" pushes from the source's stream, "dst" pulls from the destination's."""
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         log = CopyLog(rt, monkeypatch)
-        run = sweep(rt, pairs=[(0, 1)], sizes="64KiB", samples=2, initiator=initiator,
-                    progress=False)
+        run = sweep(
+            rt, pairs=[(0, 1)], sizes="64KiB", samples=2, initiator=initiator, progress=False
+        )
     assert run["error"].isna().all()
     assert set(run["initiator"]) == {initiator}
     assert set(log.copies) == {(0, 1)}
@@ -93,14 +96,24 @@ def test_unidirectional_copies_run_on_the_initiating_devices_stream(
 
 @pytest.mark.parametrize("initiator, forward, backward", [("src", 0, 1), ("dst", 1, 0)])
 def test_bidirectional_copies_run_on_each_directions_initiator(
-    initiator: str, forward: int, backward: int, monkeypatch: pytest.MonkeyPatch,
+    initiator: str,
+    forward: int,
+    backward: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """With both directions at once, each direction's copies run on its own initiator:
     for "dst", 0->1 on device 1's stream and 1->0 on device 0's."""
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         log = CopyLog(rt, monkeypatch)
-        run = sweep(rt, pairs=[(0, 1)], sizes="64KiB", samples=2, direction="bi",
-                    initiator=initiator, progress=False)
+        run = sweep(
+            rt,
+            pairs=[(0, 1)],
+            sizes="64KiB",
+            samples=2,
+            direction="bi",
+            initiator=initiator,
+            progress=False,
+        )
     assert run["error"].isna().all()
     assert set(run["initiator"]) == {initiator}
     assert set(log.copies) == {(0, 1), (1, 0)}
@@ -114,8 +127,7 @@ def test_bidirectional_total_is_the_sum_of_two_unequal_directions() -> None:
     carries its own direction (0->1 is degraded to half speed, so the two differ)."""
     degraded = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
     with open_runtime("sim", preset="atlas800t-a2", faults=degraded) as rt:
-        run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=3,
-                    progress=False)
+        run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=3, progress=False)
     assert run["error"].isna().all() and run["verified"].all()
     assert len(run) == 2 * 3
     for sample, rows in run.groupby("sample"):
@@ -157,15 +169,15 @@ CALIBRATION_REL = 0.02
 def _calibration_run(preset: str, pairs: list[tuple[int, int]]) -> pd.DataFrame:
     with open_runtime("sim", preset=preset, seed=0) as rt:
         assert rt.topology.jitter == pytest.approx(0.01)
-        run = sweep(rt, pairs=pairs, sizes="1GiB", direction="both", samples=5,
-                    progress=False)
+        run = sweep(rt, pairs=pairs, sizes="1GiB", direction="both", samples=5, progress=False)
     assert run["error"].isna().all() and run["verified"].all()
     return run
 
 
 def _median(summary: pd.DataFrame, src: int, dst: int, direction: str) -> float:
-    sel = summary[(summary["src"] == src) & (summary["dst"] == dst)
-                  & (summary["direction"] == direction)]
+    sel = summary[
+        (summary["src"] == src) & (summary["dst"] == dst) & (summary["direction"] == direction)
+    ]
     assert len(sel) == 1, f"{src}->{dst} {direction}: {len(sel)} points"
     assert int(sel["samples"].iloc[0]) == 5
     return float(sel["bandwidth_GBps_median"].iloc[0])
@@ -175,14 +187,12 @@ def test_a2_calibration_matches_the_readme() -> None:
     """atlas800t-a2, 1 GiB over HCCS: docs/simulator.md's one-way and both-ways figures."""
     run = _calibration_run("atlas800t-a2", [(0, 1)])
     summary = summarize(run)
-    assert _median(summary, 0, 1, "uni") == pytest.approx(README_A2_UNI_GBPS,
-                                                          rel=CALIBRATION_REL)
+    assert _median(summary, 0, 1, "uni") == pytest.approx(README_A2_UNI_GBPS, rel=CALIBRATION_REL)
     both = _median(summary, 0, 1, "bi") + _median(summary, 1, 0, "bi")
     assert both == pytest.approx(README_A2_BIDIR_TOTAL_GBPS, rel=CALIBRATION_REL)
     total = run.loc[(run["direction"] == "bi") & (run["src"] == 0), "bidir_total_GBps"]
     assert len(total) == 5
-    assert float(total.median()) == pytest.approx(README_A2_BIDIR_TOTAL_GBPS,
-                                                  rel=CALIBRATION_REL)
+    assert float(total.median()) == pytest.approx(README_A2_BIDIR_TOTAL_GBPS, rel=CALIBRATION_REL)
 
 
 def test_a3_calibration_matches_the_readme() -> None:
@@ -192,25 +202,34 @@ def test_a3_calibration_matches_the_readme() -> None:
         links = {rt.link_class(0, d): d for d in range(rt.device_count - 1, 0, -1)}
     sio, switched = links["SIO"], links["HCCS_SW"]
     summary = summarize(_calibration_run("atlas800t-a3", [(0, sio), (0, switched)]))
-    assert _median(summary, 0, sio, "uni") == pytest.approx(README_A3_SIO_GBPS,
-                                                            rel=CALIBRATION_REL)
-    assert _median(summary, 0, switched, "uni") == pytest.approx(README_A3_HCCS_SW_GBPS,
-                                                                 rel=CALIBRATION_REL)
+    assert _median(summary, 0, sio, "uni") == pytest.approx(README_A3_SIO_GBPS, rel=CALIBRATION_REL)
+    assert _median(summary, 0, switched, "uni") == pytest.approx(
+        README_A3_HCCS_SW_GBPS, rel=CALIBRATION_REL
+    )
 
 
 # -------------------------------------------------------------------------- host bound
 @pytest.mark.parametrize("ratio, local_flagged", [(0.5, True), (2.0, False)])
 def test_host_bound_flag_follows_the_device_time_per_copy(
-    ratio: float, local_flagged: bool,
+    ratio: float,
+    local_flagged: bool,
 ) -> None:
     """README: with 4 us of host time per copy, copies under about 8 us of device time are
     flagged host_bound (4 KiB within a device: ~4 us) and longer ones are not (1 MiB over
     HCCS: ~48 us); host_bound_ratio moves the threshold."""
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        local = sweep(rt, pairs=[(0, 1)], sizes="4KiB", samples=2, patterns="local",
-                      host_bound_ratio=ratio, progress=False)
-        pair = sweep(rt, pairs=[(0, 1)], sizes="1MiB", samples=2, host_bound_ratio=ratio,
-                     progress=False)
+        local = sweep(
+            rt,
+            pairs=[(0, 1)],
+            sizes="4KiB",
+            samples=2,
+            patterns="local",
+            host_bound_ratio=ratio,
+            progress=False,
+        )
+        pair = sweep(
+            rt, pairs=[(0, 1)], sizes="1MiB", samples=2, host_bound_ratio=ratio, progress=False
+        )
     per_copy_us = local["elapsed_us"] / local["copies"].astype(float)
     assert (per_copy_us < 8).all()
     assert (local["host_bound"] == local_flagged).all()

@@ -40,8 +40,9 @@ POINT = ["pattern", "src", "dst", "size_bytes"]
 NUMBER_LINE = re.compile(r"^\s*[A-Za-z_]+\s*=\s*-?[0-9]")
 
 
-def _measure(topology: Topology | None = None, preset: str | None = None, seed: int = 0,
-             **kw: Any) -> pd.DataFrame:
+def _measure(
+    topology: Topology | None = None, preset: str | None = None, seed: int = 0, **kw: Any
+) -> pd.DataFrame:
     spec = {"sizes": SIZES, "patterns": PATTERNS, "samples": 5, "progress": False, **kw}
     with open_runtime("sim", preset=preset, topology=topology, seed=seed) as rt:
         return sweep(rt, **spec)
@@ -97,8 +98,11 @@ def test_every_number_says_where_it_came_from(a2: dict[str, Any]) -> None:
     for line in numbers:
         if line.startswith("schema_version"):
             continue
-        assert f"fitted from {origin}" in line or f"not measured in {origin}" in line \
-            or f"as {origin} recorded it" in line, line
+        assert (
+            f"fitted from {origin}" in line
+            or f"not measured in {origin}" in line
+            or f"as {origin} recorded it" in line
+        ), line
     # what the run did not measure is said, not passed off as fitted
     sync = next(ln for ln in numbers if ln.startswith("sync_return_us"))
     assert "not measured in" in sync
@@ -114,16 +118,26 @@ ODD_CLASSES = {"HCCS": (33.0, 6.0), "SYS": (12.5, 21.0)}  # bandwidth GB/s, late
 @pytest.fixture(scope="module")
 def odd(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     base = load_preset("atlas800-9000")
-    classes = {c: dataclasses.replace(base.link_classes[c], bandwidth_GBps=bw, latency_us=lat,
-                                      nominal_GBps=40.0) for c, (bw, lat) in ODD_CLASSES.items()}
+    classes = {
+        c: dataclasses.replace(
+            base.link_classes[c], bandwidth_GBps=bw, latency_us=lat, nominal_GBps=40.0
+        )
+        for c, (bw, lat) in ODD_CLASSES.items()
+    }
     server = dataclasses.replace(base, link_classes=classes, jitter=0.01)
     kw = {"pairs": "0-1,1-0,2-3,0-4,4-0,6-1", "patterns": ("pair", "latency")}
     run = _measure(server, **kw)
     npu_smi = parse_npu_smi_topo(format_npu_smi_topo(base), name="npu-smi")
     tmp = tmp_path_factory.mktemp("odd")
     _text, twin = _twin(run, tmp, topology=npu_smi)
-    return {"run": run, "twin": twin, "again": _measure(twin, seed=2, **kw),
-            "npu_smi": npu_smi, "server": server, "tmp": tmp}
+    return {
+        "run": run,
+        "twin": twin,
+        "again": _measure(twin, seed=2, **kw),
+        "npu_smi": npu_smi,
+        "server": server,
+        "tmp": tmp,
+    }
 
 
 def test_each_class_gets_its_own_figures(odd: dict[str, Any]) -> None:
@@ -163,8 +177,12 @@ def test_the_shared_port_is_fitted_from_fan_outs(tmp_path: Path) -> None:
     base = load_preset("atlas800t-a3")
     # 250 GB/s per die port: above one HCCS_SW link (165), below two (330), not 196
     server = dataclasses.replace(base, port_GBps=250.0)
-    kw = {"devices": (0, 1, 2, 3), "sizes": [4 << 20, 16 << 20, 64 << 20], "samples": 5,
-          "patterns": ("pair", "one_to_all", "all_to_one")}
+    kw = {
+        "devices": (0, 1, 2, 3),
+        "sizes": [4 << 20, 16 << 20, 64 << 20],
+        "samples": 5,
+        "patterns": ("pair", "one_to_all", "all_to_one"),
+    }
     run = _measure(server, **kw)
     npu_smi = parse_npu_smi_topo(format_npu_smi_topo(base))  # classes; port 196, switched
     cal = calibrate(run, topology=npu_smi)
@@ -202,27 +220,70 @@ def test_cli_writes_a_preset_the_simulator_runs(odd: dict[str, Any], capsys: Any
     save_run(odd["run"], tmp / "run")
     (tmp / "topo.txt").write_text(format_npu_smi_topo(odd["npu_smi"]))
     out = tmp / "cli-twin.toml"
-    assert main(["calibrate", str(tmp / "run"), "--topology", str(tmp / "topo.txt"),
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            ["calibrate", str(tmp / "run"), "--topology", str(tmp / "topo.txt"), "--out", str(out)]
+        )
+        == 0
+    )
     assert "figures fitted from run" in capsys.readouterr().out
     assert load_topology_file(out).link_classes["SYS"].bandwidth_GBps == pytest.approx(
-        ODD_CLASSES["SYS"][0], rel=0.02)
-    assert main(["sweep", "--backend", "sim", "--topology", str(out), "--pairs", "0-4",
-                 "--sizes", "1MiB", "--samples", "2", "--no-progress"]) == 0
+        ODD_CLASSES["SYS"][0], rel=0.02
+    )
+    assert (
+        main(
+            [
+                "sweep",
+                "--backend",
+                "sim",
+                "--topology",
+                str(out),
+                "--pairs",
+                "0-4",
+                "--sizes",
+                "1MiB",
+                "--samples",
+                "2",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     # exists: refused without --overwrite, replaced with it
-    assert main(["calibrate", str(tmp / "run"), "--topology", str(tmp / "topo.txt"),
-                 "--out", str(out)]) == 2
-    assert main(["calibrate", str(tmp / "run"), "--topology", str(tmp / "topo.txt"),
-                 "--out", str(out), "--overwrite"]) == 0
+    assert (
+        main(
+            ["calibrate", str(tmp / "run"), "--topology", str(tmp / "topo.txt"), "--out", str(out)]
+        )
+        == 2
+    )
+    assert (
+        main(
+            [
+                "calibrate",
+                str(tmp / "run"),
+                "--topology",
+                str(tmp / "topo.txt"),
+                "--out",
+                str(out),
+                "--overwrite",
+            ]
+        )
+        == 0
+    )
 
 
 @pytest.mark.parametrize("case", ["missing", "no-pairs", "incomplete", "not-toml"])
-def test_cli_bad_input_exits_2_with_one_line(case: str, odd: dict[str, Any], tmp_path: Path,
-                                            capsys: Any) -> None:
+def test_cli_bad_input_exits_2_with_one_line(
+    case: str, odd: dict[str, Any], tmp_path: Path, capsys: Any
+) -> None:
     run_dir = tmp_path / "run"
     if case == "no-pairs":
-        save_run(_measure(preset="atlas800t-a2", patterns=("h2d",), sizes=[1 << 20],
-                          samples=2, devices=(0, 1)), run_dir)
+        save_run(
+            _measure(
+                preset="atlas800t-a2", patterns=("h2d",), sizes=[1 << 20], samples=2, devices=(0, 1)
+            ),
+            run_dir,
+        )
     elif case != "missing":
         save_run(odd["run"], run_dir)
     out = tmp_path / ("twin.txt" if case == "not-toml" else "twin.toml")
@@ -231,9 +292,12 @@ def test_cli_bad_input_exits_2_with_one_line(case: str, odd: dict[str, Any], tmp
     err = capsys.readouterr().err
     assert err.startswith("ascend-p2p-lab: error: ") and err.count("\n") == 1, err
     assert not out.exists()
-    expected = {"missing": "not a run folder",
-                "no-pairs": "no successful device-to-device pair copies",
-                "incomplete": "ordered pairs are not in the run", "not-toml": ".toml"}
+    expected = {
+        "missing": "not a run folder",
+        "no-pairs": "no successful device-to-device pair copies",
+        "incomplete": "ordered pairs are not in the run",
+        "not-toml": ".toml",
+    }
     assert expected[case] in err
 
 
@@ -241,7 +305,8 @@ def test_cli_bad_input_exits_2_with_one_line(case: str, odd: dict[str, Any], tmp
 
 
 def test_writes_and_reads_give_the_push_efficiency_and_the_twin_reproduces_both(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     kw = {"pairs": "0-1,1-0,2-3", "sizes": [1 << 20, 64 << 20], "patterns": ("pair",)}
     reads = _measure(preset="atlas800t-a2", initiator="dst", **kw)
     writes = _measure(preset="atlas800t-a2", initiator="src", **kw)
@@ -253,52 +318,71 @@ def test_writes_and_reads_give_the_push_efficiency_and_the_twin_reproduces_both(
     assert hccs["push_efficiency"].value == pytest.approx(0.755, rel=0.02)
     assert hccs["bandwidth_GBps"].value == pytest.approx(26.2, rel=0.02)  # the read rate
     _text, twin = _twin(run, tmp_path, topology=load_preset("atlas800t-a2"))
-    again = pd.concat([_measure(twin, seed=3, initiator=i, **kw) for i in ("dst", "src")],
-                      ignore_index=True)
+    again = pd.concat(
+        [_measure(twin, seed=3, initiator=i, **kw) for i in ("dst", "src")], ignore_index=True
+    )
     point = ["initiator", "src", "dst", "size_bytes"]
     a = summarize(run).set_index(point)["us_per_copy_median"]
     b = summarize(again).set_index(point)["us_per_copy_median"]
     assert ((b / a - 1).abs() <= ROUND_TRIP).all()
 
 
-def test_reads_alone_leave_the_push_efficiency_to_the_topology_and_say_so(
-        tmp_path: Path) -> None:
-    run = _measure(preset="atlas800t-a3", pairs="0-1,0-2", sizes=[64 << 20],
-                   patterns=("pair",))
+def test_reads_alone_leave_the_push_efficiency_to_the_topology_and_say_so(tmp_path: Path) -> None:
+    run = _measure(preset="atlas800t-a3", pairs="0-1,0-2", sizes=[64 << 20], patterns=("pair",))
     cal = calibrate(run, topology=load_preset("atlas800t-a3"))
     push = cal.classes["HCCS_SW"]["push_efficiency"]
     assert not push.fitted and push.value == 0.84 and "taken from topology" in push.how
     text, twin = _twin(run, tmp_path, topology=load_preset("atlas800t-a3"))
     preset = load_preset("atlas800t-a3").shared
     # carried, not fitted: the same budgets, their basis saying where they came from
-    assert [dataclasses.replace(limit, basis="") for limit in twin.shared] == \
-        [dataclasses.replace(limit, basis="") for limit in preset]
+    assert [dataclasses.replace(limit, basis="") for limit in twin.shared] == [
+        dataclasses.replace(limit, basis="") for limit in preset
+    ]
     assert "taken from topology atlas800t-a3" in twin.shared[0].basis
     assert "egress_GBps = 329.0  # not measured in run" in text
 
 
 def test_a_degraded_pair_is_named_not_averaged_in_silently(
-        a2: dict[str, Any], tmp_path: Path, capsys: Any) -> None:
+    a2: dict[str, Any], tmp_path: Path, capsys: Any
+) -> None:
     """One directed link at half speed: the class figure stays the median of the healthy
     pairs, and the pair is named (direction kept) in the file and on screen; a healthy
     run names none."""
     assert calibrate(a2["run"]).outliers == []
     fault = {"kind": "degrade", "link": [2, 5], "factor": 0.5}
     with open_runtime("sim", preset="atlas800t-a2", faults=[fault]) as rt:
-        run = sweep(rt, pairs="0-1,1-0,2-5,5-2,3-4,4-3", sizes=[1 << 20, 16 << 20],
-                    samples=3, progress=False)
+        run = sweep(
+            rt,
+            pairs="0-1,1-0,2-5,5-2,3-4,4-3",
+            sizes=[1 << 20, 16 << 20],
+            samples=3,
+            progress=False,
+        )
     cal = calibrate(run, topology=load_preset("atlas800t-a2"))
     assert [(o.src, o.dst, o.link) for o in cal.outliers] == [(2, 5, "HCCS")]
     assert cal.outliers[0].fraction == pytest.approx(0.5, abs=0.05)
     assert cal.classes["HCCS"]["bandwidth_GBps"].value == pytest.approx(
-        cal.outliers[0].class_median_GBps)
+        cal.outliers[0].class_median_GBps
+    )
     text = to_toml(cal)
     assert "#   2->5 HCCS" in text and "0.50 of the class median" in text
     save_run(run, tmp_path / "run")
     out = tmp_path / "twin.toml"
-    assert main(["calibrate", str(tmp_path / "run"), "--topology",
-                 str(Path(load_preset.__code__.co_filename).parent / "presets" /
-                     "atlas800t-a2.toml"), "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                str(tmp_path / "run"),
+                "--topology",
+                str(
+                    Path(load_preset.__code__.co_filename).parent / "presets" / "atlas800t-a2.toml"
+                ),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out
     assert "1 ordered pair(s) far from their class's median" in shown
     assert "  2->5 HCCS" in shown and "5->2" not in shown

@@ -21,15 +21,16 @@ A, B = 2, 5  # the faulty directed link is A -> B; B -> A stays healthy unless s
 
 def a2_file(folder: Path, name: str, faults: list[str] = (), pix: bool = False) -> Path:
     """atlas800t-a2 as a topology file, plus [[fault]] tables or a PIX pair A <-> B."""
-    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"',
-                                                      f'name = "{name}"')
+    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"', f'name = "{name}"')
     if pix:
         rows = [["X" if i == j else "HCCS" for j in range(8)] for i in range(8)]
         rows[A][B] = rows[B][A] = "PIX"
         links = "links = [\n" + "".join(f'  "{" ".join(r)}",\n' for r in rows) + "]\n"
         text = re.sub(r"links = \[\n.*?\n\]\n", links, text, flags=re.S)
-        text += ("\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
-                 "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n")
+        text += (
+            "\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
+            "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n"
+        )
     for fault in faults:
         text += f"\n[[fault]]\n{fault}\n"
     path = folder / f"{name}.toml"
@@ -99,10 +100,12 @@ def test_a_check_of_some_devices_skips_the_fan_outs_its_criteria_hold_for_all(cr
 
 def test_degraded_link_fails_that_link_only(criteria, files):
     items = check_file(criteria, files["degrade"])
-    assert failing(items) == set(items.loc[crosses(items, {(A, B)}) & items["kind"].isin(
-        ["bandwidth", "aggregate"]), "id"])
-    assert {f"bandwidth {d} {i} {A}->{B}" for d in ("uni", "bi")
-            for i in ("pull", "push")} <= failing(items)
+    assert failing(items) == set(
+        items.loc[crosses(items, {(A, B)}) & items["kind"].isin(["bandwidth", "aggregate"]), "id"]
+    )
+    assert {
+        f"bandwidth {d} {i} {A}->{B}" for d in ("uni", "bi") for i in ("pull", "push")
+    } <= failing(items)
     back = items[(items["src"] == B) & (items["dst"] == A)]
     assert set(back["status"]) == {"PASS"}  # the other direction is healthy
     slow = items[items["id"] == f"bandwidth uni pull {A}->{B}"].iloc[0]
@@ -123,9 +126,11 @@ def test_refused_peer_direction_fails_that_pair(criteria, files):
 
 def test_corrupting_link_fails_verification_of_that_link(criteria, files):
     items = check_file(criteria, files["corrupt"])
-    assert failing(items) == {f"verification pair {A}->{B}",
-                              f"verification one_to_all device {A}",
-                              f"verification all_to_one device {B}"}
+    assert failing(items) == {
+        f"verification pair {A}->{B}",
+        f"verification one_to_all device {A}",
+        f"verification all_to_one device {B}",
+    }
     row = items[items["id"] == f"verification pair {A}->{B}"].iloc[0]
     assert row["measured"] == 15 and row["criterion"] == 0  # 3 samples x 5 cases
     assert items[items["id"] == f"verification pair {B}->{A}"]["status"].tolist() == ["PASS"]

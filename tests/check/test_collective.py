@@ -25,12 +25,12 @@ from ascend_p2p_lab.topology import load_preset, load_topology_file
 DATA = Path(__file__).resolve().parents[1] / "data"
 SLOW = DATA / "a2-slow-2to5.toml"
 MIB = 1 << 20
-TOP = '''schema_version = 1
+TOP = """schema_version = 1
 [topology]
 links = [["X", "HCCS"], ["HCCS", "X"]]
 peer_access = [["X", 1], [1, "X"]]
 basis = "doc"
-'''
+"""
 
 
 def _entry(**keys: object) -> str:
@@ -39,26 +39,49 @@ def _entry(**keys: object) -> str:
 
 
 def test_a_collective_criterion_reads_its_op_and_size() -> None:
-    c = criteria_from_text(_entry(operation="all_gather", size="256MiB", min_busbw_GBps=150,
-                                  basis="hand"), "c.toml")
+    c = criteria_from_text(
+        _entry(operation="all_gather", size="256MiB", min_busbw_GBps=150, basis="hand"), "c.toml"
+    )
     row = c.table.iloc[0]
     assert (row["kind"], row["operation"], row["size_bytes"], row["value"]) == (
-        "collective", "all_gather", 256 * MIB, 150.0)
+        "collective",
+        "all_gather",
+        256 * MIB,
+        150.0,
+    )
     again = criteria_from_text(to_toml(c))
     assert again.table[["kind", "operation", "size_bytes", "value"]].equals(
-        c.table[["kind", "operation", "size_bytes", "value"]])
+        c.table[["kind", "operation", "size_bytes", "value"]]
+    )
 
 
-@pytest.mark.parametrize("keys,what,line", [
-    ({"operation": "allgather", "size_bytes": 4096, "min_busbw_GBps": 1, "basis": "x"},
-     "operation must be one of", 7),
-    ({"operation": "all_gather", "size_bytes": 4096, "size": "4KiB", "min_busbw_GBps": 1,
-      "basis": "x"}, "size_bytes (a number) or size", 9),
-    ({"operation": "all_gather", "size": "four", "min_busbw_GBps": 1, "basis": "x"},
-     "cannot read size 'four'", 8),
-    ({"operation": "all_gather", "size_bytes": 4096, "basis": "x"}, "needs min_busbw_GBps",
-     6),
-])
+@pytest.mark.parametrize(
+    "keys,what,line",
+    [
+        (
+            {"operation": "allgather", "size_bytes": 4096, "min_busbw_GBps": 1, "basis": "x"},
+            "operation must be one of",
+            7,
+        ),
+        (
+            {
+                "operation": "all_gather",
+                "size_bytes": 4096,
+                "size": "4KiB",
+                "min_busbw_GBps": 1,
+                "basis": "x",
+            },
+            "size_bytes (a number) or size",
+            9,
+        ),
+        (
+            {"operation": "all_gather", "size": "four", "min_busbw_GBps": 1, "basis": "x"},
+            "cannot read size 'four'",
+            8,
+        ),
+        ({"operation": "all_gather", "size_bytes": 4096, "basis": "x"}, "needs min_busbw_GBps", 6),
+    ],
+)
 def test_a_bad_collective_criterion_is_refused_at_its_line(keys, what, line) -> None:
     with pytest.raises(CriteriaError) as err:
         criteria_from_text(_entry(**keys), "c.toml")
@@ -71,8 +94,9 @@ def _criteria(sizes: list[int]):
 
     base = criteria_from_preset("atlas800t-a2", fraction=0.9, devices=(0, 1))
     extra = records(a2, list(OPERATIONS), sizes, fraction=0.9, basis="model")
-    table = make_table([r for r in base.table.to_dict("records")
-                        if r["kind"] == "bandwidth"] + extra)
+    table = make_table(
+        [r for r in base.table.to_dict("records") if r["kind"] == "bandwidth"] + extra
+    )
     return dataclasses.replace(base, table=table)
 
 
@@ -98,8 +122,7 @@ def test_the_healthy_a2_passes_and_the_slow_one_fails_what_the_link_limits(crite
         slow = run_check(rt, criteria)
     coll = lambda items: items[items["kind"] == "collective"]  # noqa: E731
     assert set(coll(healthy.items)["status"]) == {"PASS"} and len(coll(healthy.items)) == 10
-    got = {(r.name.split()[1], int(r.size_bytes)): r.status
-           for r in coll(slow.items).itertuples()}
+    got = {(r.name.split()[1], int(r.size_bytes)): r.status for r in coll(slow.items).itertuples()}
     want = {key: "FAIL" if _limited(*key) else "PASS" for key in got}
     assert got == want
     assert {k for k, v in got.items() if v == "FAIL"} == {(op, 256 * MIB) for op in OPERATIONS}
@@ -116,8 +139,9 @@ def test_criteria_from_the_link_bound_and_from_a_run() -> None:
     with open_runtime("sim", "atlas800t-a2") as rt:
         from ascend_p2p_lab.measure import sweep_run
 
-        run = sweep_run(rt, operations=["broadcast"], sizes=[MIB], samples=3,
-                        max_copies=1, progress=False)
+        run = sweep_run(
+            rt, operations=["broadcast"], sizes=[MIB], samples=3, max_copies=1, progress=False
+        )
     [bc] = from_rows(run.samples, 0.8, "golden run")
     ops = run.samples[run.samples["phase"].isna()]
     assert bc["value"] == pytest.approx(0.8 * ops["busbw_GBps"].median(), abs=1e-3)
@@ -125,18 +149,37 @@ def test_criteria_from_the_link_bound_and_from_a_run() -> None:
 
 def test_check_run_judges_an_hccl_import(tmp_path, capsys) -> None:
     run = tmp_path / "hccl"
-    assert main(["import", "hccl-test", str(DATA / "vendor" / "hccl-all_reduce-8p.txt"),
-                 "--out", str(run)]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "hccl-test",
+                str(DATA / "vendor" / "hccl-all_reduce-8p.txt"),
+                "--out",
+                str(run),
+            ]
+        )
+        == 0
+    )
     crit = tmp_path / "c.toml"
-    crit.write_text(TOP.replace('["X", "HCCS"], ["HCCS", "X"]', ", ".join(
-        "[" + ", ".join('"X"' if i == j else '"HCCS"' for j in range(8)) + "]"
-        for i in range(8))).replace('["X", 1], [1, "X"]', ", ".join(
-            "[" + ", ".join('"X"' if i == j else "1" for j in range(8)) + "]"
-            for i in range(8)))
+    crit.write_text(
+        TOP.replace(
+            '["X", "HCCS"], ["HCCS", "X"]',
+            ", ".join(
+                "[" + ", ".join('"X"' if i == j else '"HCCS"' for j in range(8)) + "]"
+                for i in range(8)
+            ),
+        ).replace(
+            '["X", 1], [1, "X"]',
+            ", ".join(
+                "[" + ", ".join('"X"' if i == j else "1" for j in range(8)) + "]" for i in range(8)
+            ),
+        )
         + '[[collective]]\noperation = "all_reduce"\nsize = "64MiB"\n'
-          'min_busbw_GBps = 120\nbasis = "hand"\n'
+        'min_busbw_GBps = 120\nbasis = "hand"\n'
         + '[[collective]]\noperation = "all_reduce"\nsize = "8MiB"\n'
-          'min_busbw_GBps = 90\nbasis = "hand"\n')
+        'min_busbw_GBps = 90\nbasis = "hand"\n'
+    )
     capsys.readouterr()
     assert main(["check", "--run", str(run), "--criteria", str(crit), "--failing"]) == 1
     text = capsys.readouterr().out
@@ -146,13 +189,40 @@ def test_check_run_judges_an_hccl_import(tmp_path, capsys) -> None:
 
 def test_criteria_command_writes_collective_items(tmp_path, capsys) -> None:
     out = tmp_path / "c.toml"
-    assert main(["criteria", "--preset", "atlas800t-a2", "--collectives",
-                 "all_gather,broadcast", "--collective-sizes", "1MiB", "--collective-basis",
-                 "bound", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "criteria",
+                "--preset",
+                "atlas800t-a2",
+                "--collectives",
+                "all_gather,broadcast",
+                "--collective-sizes",
+                "1MiB",
+                "--collective-basis",
+                "bound",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     c = criteria_from_text(out.read_text())
     got = c.table[c.table["kind"] == "collective"]
     assert sorted(got["operation"]) == ["all_gather", "broadcast"]
     assert set(got["size_bytes"]) == {MIB}
-    assert main(["criteria", "--preset", "atlas800t-a2", "--collectives", "gather",
-                 "--out", str(tmp_path / "d.toml")]) == 2
+    assert (
+        main(
+            [
+                "criteria",
+                "--preset",
+                "atlas800t-a2",
+                "--collectives",
+                "gather",
+                "--out",
+                str(tmp_path / "d.toml"),
+            ]
+        )
+        == 2
+    )
     assert "unknown operation 'gather'" in capsys.readouterr().err

@@ -30,8 +30,9 @@ basis = "test"
 """
 
 
-@pytest.mark.parametrize(("size", "said"), [("0", "size '0' must be positive"),
-                                             ("0B", "size '0B' must be positive")])
+@pytest.mark.parametrize(
+    ("size", "said"), [("0", "size '0' must be positive"), ("0B", "size '0B' must be positive")]
+)
 def test_a_zero_collective_size_is_named_once(size: str, said: str) -> None:
     with pytest.raises(CriteriaError) as err:
         criteria_from_text(_TEXT.replace("{size}", size), "c.toml")
@@ -107,8 +108,19 @@ def test_written_criteria_load_back_the_same():
     c = criteria_from_text(GOOD, "good.toml")
     again = criteria_from_text(to_toml(c), "again.toml")
     assert again.links == c.links and again.peer_access == c.peer_access
-    cols = ["kind", "link", "src", "dst", "device", "direction", "initiator", "pattern",
-            "bound", "value", "basis"]
+    cols = [
+        "kind",
+        "link",
+        "src",
+        "dst",
+        "device",
+        "direction",
+        "initiator",
+        "pattern",
+        "bound",
+        "value",
+        "basis",
+    ]
     a = c.table[cols].sort_values(cols[:9]).reset_index(drop=True)
     b = again.table[cols].sort_values(cols[:9]).reset_index(drop=True)
     assert a.astype(str).equals(b.astype(str))
@@ -125,49 +137,103 @@ def _line_of(text: str, needle: str) -> int:
 
 
 BAD_EDITS = [  # (what, old, new, the text of the line the error must name, words in it)
-    ("syntax", 'min_GBps = 5.5', 'min_GBps = = 5.5', "min_GBps = = 5.5", "malformed TOML"),
-    ("newer schema", "schema_version = 1", "schema_version = 2", "schema_version = 2",
-     "newer"),
+    ("syntax", "min_GBps = 5.5", "min_GBps = = 5.5", "min_GBps = = 5.5", "malformed TOML"),
+    ("newer schema", "schema_version = 1", "schema_version = 2", "schema_version = 2", "newer"),
     ("unknown top key", 'name = "three devices"', 'nmae = "x"', 'nmae = "x"', "unknown key"),
-    ("negative bandwidth", "min_GBps = 5.5", "min_GBps = -5.5", "min_GBps = -5.5",
-     "positive number"),
+    (
+        "negative bandwidth",
+        "min_GBps = 5.5",
+        "min_GBps = -5.5",
+        "min_GBps = -5.5",
+        "positive number",
+    ),
     ("bool as number", "max_us = 12", "max_us = true", "max_us = true", "positive number"),
-    ("bad direction", 'direction = "h2d"', 'direction = "sideways"', 'direction = "sideways"',
-     "h2d, d2h"),
-    ("bad initiator", 'initiator = "dst"\nmin_GBps = 5.5', 'initiator = "me"\nmin_GBps = 5.5',
-     'initiator = "me"', "dst, src"),
+    (
+        "bad direction",
+        'direction = "h2d"',
+        'direction = "sideways"',
+        'direction = "sideways"',
+        "h2d, d2h",
+    ),
+    (
+        "bad initiator",
+        'initiator = "dst"\nmin_GBps = 5.5',
+        'initiator = "me"\nmin_GBps = 5.5',
+        'initiator = "me"',
+        "dst, src",
+    ),
     ("pair out of range", "pair = [0, 2]", "pair = [0, 7]", "pair = [0, 7]", "below 3"),
     ("pair of one device", "pair = [0, 2]", "pair = [2, 2]", "pair = [2, 2]", "different"),
-    ("class not in the matrix", 'link = "HCCS"\nmax_us', 'link = "UB"\nmax_us',
-     'link = "UB"', "occurs in no pair"),
-    ("unknown key in a table", "max_us = 12", "max_us = 12\nmax_ms = 1", "max_ms = 1",
-     "unknown key"),
+    (
+        "class not in the matrix",
+        'link = "HCCS"\nmax_us',
+        'link = "UB"\nmax_us',
+        'link = "UB"',
+        "occurs in no pair",
+    ),
+    (
+        "unknown key in a table",
+        "max_us = 12",
+        "max_us = 12\nmax_ms = 1",
+        "max_ms = 1",
+        "unknown key",
+    ),
     ("no basis", 'basis = "ascend-dmi"\n', "", "[[host]]", "needs basis"),
     ("device out of range", "device = 1", "device = 3", "device = 3", "integer 0..2"),
-    ("row too short", '["PIX",  "SIO",  "X"   ],', '["PIX",  "SIO"],', '["PIX",  "SIO"],',
-     "3 x 3"),
+    ("row too short", '["PIX",  "SIO",  "X"   ],', '["PIX",  "SIO"],', '["PIX",  "SIO"],', "3 x 3"),
     ("row too long", '["X", 1,   0  ],', '["X", 1,   0,  1],', '["X", 1,   0,  1],', "3 x 3"),
     ("a row missing", '    ["PIX",  "SIO",  "X"   ],\n', "", "links = [", "has 2 rows"),
-    ("diagonal", '["HCCS", "X",    "HCCS"],', '["HCCS", "HCCS", "HCCS"],',
-     '["HCCS", "HCCS", "HCCS"],', "diagonal"),
-    ("unknown class", '["X",    "HCCS", "PIX" ],', '["X",    "HCCS", "PCI" ],',
-     '["X",    "HCCS", "PCI" ],', "(0,2): unknown link class 'PCI'"),
-    ("class not a string", '["PIX",  "SIO",  "X"   ],', '["PIX",  3,      "X"   ],',
-     '["PIX",  3,      "X"   ],', "(2,1): unknown link class 3"),
-    ("peer value", '[1,   "X", 1  ],', '[1,   "X", "yes"],', '[1,   "X", "yes"],',
-     "(1,2): must be 0 or 1"),
+    (
+        "diagonal",
+        '["HCCS", "X",    "HCCS"],',
+        '["HCCS", "HCCS", "HCCS"],',
+        '["HCCS", "HCCS", "HCCS"],',
+        "diagonal",
+    ),
+    (
+        "unknown class",
+        '["X",    "HCCS", "PIX" ],',
+        '["X",    "HCCS", "PCI" ],',
+        '["X",    "HCCS", "PCI" ],',
+        "(0,2): unknown link class 'PCI'",
+    ),
+    (
+        "class not a string",
+        '["PIX",  "SIO",  "X"   ],',
+        '["PIX",  3,      "X"   ],',
+        '["PIX",  3,      "X"   ],',
+        "(2,1): unknown link class 3",
+    ),
+    (
+        "peer value",
+        '[1,   "X", 1  ],',
+        '[1,   "X", "yes"],',
+        '[1,   "X", "yes"],',
+        "(1,2): must be 0 or 1",
+    ),
     ("peer bool", '[1,   1,   "X"],', '[true, 1,  "X"],', '[true, 1,  "X"],', "0 or 1"),
-    ("peer diagonal", '[1,   1,   "X"],', '[1,   1,   1  ],', '[1,   1,   1  ],', "diagonal"),
-    ("rows as text", '["X",    "HCCS", "PIX" ],\n    ["HCCS", "X",    "HCCS"],  # a comment '
-     'with a [ bracket\n    ["PIX",  "SIO",  "X"   ],', '"X HCCS PIX", "HCCS X HCCS", '
-     '"PIX HCCS X"', "links = [", "not a string"),
-    ("card with device", 'pattern = "one_to_all"', 'pattern = "card"\ndevice = 2',
-     "device = 2", "group"),
+    ("peer diagonal", '[1,   1,   "X"],', "[1,   1,   1  ],", "[1,   1,   1  ],", "diagonal"),
+    (
+        "rows as text",
+        '["X",    "HCCS", "PIX" ],\n    ["HCCS", "X",    "HCCS"],  # a comment '
+        'with a [ bracket\n    ["PIX",  "SIO",  "X"   ],',
+        '"X HCCS PIX", "HCCS X HCCS", "PIX HCCS X"',
+        "links = [",
+        "not a string",
+    ),
+    (
+        "card with device",
+        'pattern = "one_to_all"',
+        'pattern = "card"\ndevice = 2',
+        "device = 2",
+        "group",
+    ),
 ]
 
 
-@pytest.mark.parametrize("what, old, new, line_text, words", BAD_EDITS,
-                         ids=[b[0] for b in BAD_EDITS])
+@pytest.mark.parametrize(
+    "what, old, new, line_text, words", BAD_EDITS, ids=[b[0] for b in BAD_EDITS]
+)
 def test_each_bad_file_names_its_line(what, old, new, line_text, words):
     assert old in GOOD, what
     text = GOOD.replace(old, new, 1)
@@ -178,11 +244,14 @@ def test_each_bad_file_names_its_line(what, old, new, line_text, words):
 
 
 def test_a_one_line_matrix_names_its_line():
-    text = GOOD.replace('''links = [  # rows = source
+    text = GOOD.replace(
+        """links = [  # rows = source
     ["X",    "HCCS", "PIX" ],
     ["HCCS", "X",    "HCCS"],  # a comment with a [ bracket
     ["PIX",  "SIO",  "X"   ],
-]''', 'links = [["X", "HCCS", "PIX"], ["HCCS", "X", "HCCS"], ["PIX", "HCCS", "SIO"]]')
+]""",
+        'links = [["X", "HCCS", "PIX"], ["HCCS", "X", "HCCS"], ["PIX", "HCCS", "SIO"]]',
+    )
     err = _bad(text)
     assert err.line == _line_of(text, "links = [[") and "(2,2)" not in str(err)
     assert "row 2: the diagonal cell must be 'X', got 'SIO'" in str(err)
@@ -192,12 +261,12 @@ def test_rows_are_sources_in_the_file_written():
     """The writer puts row i = source i: the asymmetric peer access (0 -> 2 refused,
     2 -> 0 allowed) is on the lines the comments name."""
     text = to_toml(criteria_from_text(GOOD, "good.toml"))
-    peer = text[text.index("peer_access = ["):]
+    peer = text[text.index("peer_access = [") :]
     rows = [line for line in peer.splitlines()[2:5]]
     assert rows[0].replace(" ", "") == '["X",1,0],#0', rows
     assert rows[2].replace(" ", "") == '[1,1,"X"],#2', rows
     assert criteria_from_text(text).peer_access[0][2] is False
-    links = text[text.index("links = ["):]
+    links = text[text.index("links = [") :]
     assert links.splitlines()[4].replace(" ", "") == '["PIX","SIO","X"],#2'
 
 
@@ -238,7 +307,8 @@ def test_a_group_that_is_not_two_sets_of_devices_is_refused_with_its_line():
     from ascend_p2p_lab.check.criteria import CriteriaError
 
     with pytest.raises(CriteriaError, match=r"cards.toml:15: cannot read group"):
-        criteria_from_text("""\
+        criteria_from_text(
+            """\
 schema_version = 1
 size_bytes = 1024
 [topology]
@@ -255,4 +325,6 @@ pattern = "card"
 basis = "a misspelt pair"
 group = "2,3 to 0,1"
 min_GBps = 300
-""", "cards.toml")
+""",
+            "cards.toml",
+        )

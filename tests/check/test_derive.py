@@ -29,15 +29,16 @@ A, B = 2, 5  # the faulty directed link is A -> B; B -> A stays healthy unless s
 
 def a2_file(folder: Path, name: str, faults: list[str] = (), pix: bool = False) -> Path:
     """atlas800t-a2 as a topology file, plus [[fault]] tables or a PIX pair A <-> B."""
-    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"',
-                                                      f'name = "{name}"')
+    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"', f'name = "{name}"')
     if pix:
         rows = [["X" if i == j else "HCCS" for j in range(8)] for i in range(8)]
         rows[A][B] = rows[B][A] = "PIX"
         links = "links = [\n" + "".join(f'  "{" ".join(r)}",\n' for r in rows) + "]\n"
         text = re.sub(r"links = \[\n.*?\n\]\n", links, text, flags=re.S)
-        text += ("\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
-                 "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n")
+        text += (
+            "\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
+            "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n"
+        )
     for fault in faults:
         text += f"\n[[fault]]\n{fault}\n"
     path = folder / f"{name}.toml"
@@ -78,14 +79,19 @@ def failing(items: pd.DataFrame) -> set[str]:
 @pytest.fixture(scope="module")
 def golden():
     with open_runtime("sim", preset="atlas800t-a2", seed=7) as rt:
-        rows = sweep(rt, sizes=[1 << 20, 64 << 20], direction="both", samples=3,
-                     patterns=["pair", "h2d", "d2h"], progress=False)
+        rows = sweep(
+            rt,
+            sizes=[1 << 20, 64 << 20],
+            direction="both",
+            samples=3,
+            patterns=["pair", "h2d", "d2h"],
+            progress=False,
+        )
     return criteria_from_run(rows, fraction=0.9)
 
 
 def test_golden_run_criteria_pass_on_the_same_server(golden, files):
-    assert golden.size_bytes == 64 << 20 and set(golden.table["kind"]) == {"bandwidth",
-                                                                           "host"}
+    assert golden.size_bytes == 64 << 20 and set(golden.table["kind"]) == {"bandwidth", "host"}
     items = check_file(golden, files["clean"])
     assert set(items["status"]) == {"PASS"} and len(items) == 56 * 2 + 56 * 2 + 16 + 56 + 16
 
@@ -99,13 +105,14 @@ def test_fraction_scales_the_criteria():
     half = criteria_from_preset("atlas800t-a2", fraction=0.45, devices=(0, 1))
     most = criteria_from_preset("atlas800t-a2", fraction=0.9, devices=(0, 1))
     keys = ["kind", "link", "device", "direction", "initiator", "pattern"]
-    ratio = (half.table.set_index(keys)["value"] / most.table.set_index(keys)["value"])
+    ratio = half.table.set_index(keys)["value"] / most.table.set_index(keys)["value"]
     kinds = ratio.index.get_level_values("kind")
     assert ratio[kinds != "latency"].between(0.499, 0.501).all()
     assert ratio[kinds == "latency"].between(1.99, 2.01).all()  # a ceiling: / fraction
 
 
-CRITERIA = criteria_from_text("""\
+CRITERIA = criteria_from_text(
+    """\
 schema_version = 1
 size_bytes = 1024
 [topology]
@@ -128,13 +135,24 @@ basis = "the pair's own"
 link = "HCCS"
 max_us = 10
 basis = "class"
-""", "c.toml")
+""",
+    "c.toml",
+)
 
 
 def peer(ok=None):
-    recs = [{"src": a, "dst": b, "link": CRITERIA.links[a][b],
-             "peer_ok": CRITERIA.peer_access[a][b], "reason": None}
-            for a in range(3) for b in range(3) if a != b]
+    recs = [
+        {
+            "src": a,
+            "dst": b,
+            "link": CRITERIA.links[a][b],
+            "peer_ok": CRITERIA.peer_access[a][b],
+            "reason": None,
+        }
+        for a in range(3)
+        for b in range(3)
+        if a != b
+    ]
     out = pd.DataFrame(recs)
     for (a, b), value in (ok or {}).items():
         out.loc[(out["src"] == a) & (out["dst"] == b), "peer_ok"] = value
@@ -147,7 +165,8 @@ def test_derived_matrices_are_read_by_source_row():
 
     table = peer({(0, 2): False, (2, 0): True})
     table.loc[(table["src"] == 0) & (table["dst"] == 2), "link"] = "PXB"  # asymmetric
-    c = criteria_from_measured(Measured(table, to_frame([])), n=3, fraction=0.9,
-                               origin="hand-made", size=1024)
+    c = criteria_from_measured(
+        Measured(table, to_frame([])), n=3, fraction=0.9, origin="hand-made", size=1024
+    )
     assert c.links[0][2] == "PXB" and c.links[2][0] == "PIX"
     assert c.peer_access[0][2] is False and c.peer_access[2][0] is True

@@ -34,16 +34,23 @@ def test_fleet_items_fail_only_the_degraded_host_and_link(criteria):
     assert options["sizes"] == [1 << 20, criteria.size_bytes]
     assert options["direction"] == "both" and "h2d" in options["patterns"]
     frames, probes = [], {}
-    for name, faults in (("good", []), ("bad", [{"kind": "degrade", "link": [5, 2],
-                                                  "factor": 0.5}])):
+    for name, faults in (
+        ("good", []),
+        ("bad", [{"kind": "degrade", "link": [5, 2], "factor": 0.5}]),
+    ):
         rows, table = _host(name, faults, options)
         frames.append(rows)
         probes[name] = table
     items = fleet_items(criteria, Run.concat(frames), probes)
     assert set(items["host"]) == {"good", "bad"}
-    assert failing_by_host(items) == {"bad": [
-        "bandwidth bi pull 5->2", "bandwidth uni pull 5->2",
-        "aggregate all_to_one device 2", "aggregate one_to_all device 5"]}
+    assert failing_by_host(items) == {
+        "bad": [
+            "bandwidth bi pull 5->2",
+            "bandwidth uni pull 5->2",
+            "aggregate all_to_one device 2",
+            "aggregate one_to_all device 5",
+        ]
+    }
     # push and latency need sweeps of their own: skipped on a fleet, per host, with why
     skipped = items[items["status"] == "SKIP"]
     assert set(skipped["kind"]) == {"bandwidth", "latency"}
@@ -55,9 +62,24 @@ def test_cli_fleet_with_criteria(criteria, tmp_path, capsys):
     pytest.importorskip("distributed")
     crit = tmp_path / "a2.toml"
     crit.write_text(to_toml(criteria))
-    status = main(["fleet", "--local", "2", "--degrade", "sim-1:2-5:0.5", "--criteria",
-                   str(crit), "--sizes", "1MiB", "--samples", "2", "--no-progress",
-                   "--format", "json"])
+    status = main(
+        [
+            "fleet",
+            "--local",
+            "2",
+            "--degrade",
+            "sim-1:2-5:0.5",
+            "--criteria",
+            str(crit),
+            "--sizes",
+            "1MiB",
+            "--samples",
+            "2",
+            "--no-progress",
+            "--format",
+            "json",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 1
     failing = data["criteria"]["failing_items"]
@@ -97,4 +119,6 @@ def test_a_host_with_another_device_count_fails_device_count():
 
     items = pd.DataFrame({"host": ["a"], "status": ["FAIL"], "id": ["peer_access 0->1"]})
     assert failing_by_host(items, {"a": 8, "b": 16, "c": None}, 8) == {
-        "a": ["peer_access 0->1"], "b": ["device_count 16 / 8"]}
+        "a": ["peer_access 0->1"],
+        "b": ["device_count 16 / 8"],
+    }

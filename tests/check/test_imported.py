@@ -33,23 +33,32 @@ def dg_capture(folder: Path) -> Path:
         for d in range(N):
             if s != d:
                 t = 21.5 if (s, d) == ODD else 20
-                info.append(f"p2p unidirectional bandwidth diagnosis passed from device {s} "
-                            f"to device {d} with bandwidth 26.{s}{d} / {t}")
-    info += ["p2p bidirectional bandwidth diagnosis passed from device 1 to device 4 with "
-             "bandwidth 50.80 / 42",
-             "h2d bandwidth diagnosis passed on device 7 with bandwidth 24.61 / 18",
-             "d2h bandwidth diagnosis passed on device 0 with bandwidth 27.60 / 19",
-             "d2d bandwidth diagnosis passed on device 2 with bandwidth 1538.0 / 900"]
-    data = {"DiagnosisItems": [{"group_name": "hardware", "sub_items": [
-        {"item_name": "bandwidth", "item_result": "PASS", "item_info": info}]}]}
+                info.append(
+                    f"p2p unidirectional bandwidth diagnosis passed from device {s} "
+                    f"to device {d} with bandwidth 26.{s}{d} / {t}"
+                )
+    info += [
+        "p2p bidirectional bandwidth diagnosis passed from device 1 to device 4 with "
+        "bandwidth 50.80 / 42",
+        "h2d bandwidth diagnosis passed on device 7 with bandwidth 24.61 / 18",
+        "d2h bandwidth diagnosis passed on device 0 with bandwidth 27.60 / 19",
+        "d2d bandwidth diagnosis passed on device 2 with bandwidth 1538.0 / 900",
+    ]
+    data = {
+        "DiagnosisItems": [
+            {
+                "group_name": "hardware",
+                "sub_items": [{"item_name": "bandwidth", "item_result": "PASS", "item_info": info}],
+            }
+        ]
+    }
     path = folder / "a2-dg.json"
     path.write_text(json.dumps(data, indent=2))
     return path
 
 
 def a2_file(folder: Path, name: str, faults: tuple[str, ...] = ()) -> Path:
-    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"',
-                                                      f'name = "{name}"')
+    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"', f'name = "{name}"')
     text += "".join(f"\n[[fault]]\n{f}\n" for f in faults)
     path = folder / f"{name}.toml"
     path.write_text(text)
@@ -57,8 +66,7 @@ def a2_file(folder: Path, name: str, faults: tuple[str, ...] = ()) -> Path:
 
 
 def degraded(folder: Path, a: int = A, b: int = B) -> Path:
-    return a2_file(folder, "a2-degraded", (f'kind = "degrade"\nlink = [{a}, {b}]\n'
-                                           "factor = 0.5",))
+    return a2_file(folder, "a2-degraded", (f'kind = "degrade"\nlink = [{a}, {b}]\nfactor = 0.5',))
 
 
 def run_json(argv: list[str], capsys) -> tuple[int, dict]:
@@ -79,28 +87,69 @@ def dg(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dg")
     capture = dg_capture(folder)
     out = folder / "dg.toml"
-    assert main(["criteria", "--from-dmi-diagnosis", str(capture), "--preset", "atlas800t-a2",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "criteria",
+                "--from-dmi-diagnosis",
+                str(capture),
+                "--preset",
+                "atlas800t-a2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return capture, load_criteria(out), folder
 
 
 def test_a_diagnosis_kind_without_a_criterion_is_named_as_left_out(tmp_path, capsys):
     capture = dg_capture(tmp_path)
     line = next(i for i, t in enumerate(capture.read_text().splitlines(), 1) if "d2d" in t)
-    assert main(["criteria", "--from-dmi-diagnosis", str(capture), "--preset", "atlas800t-a2",
-                 "--out", str(tmp_path / "c.toml")]) == 0
+    assert (
+        main(
+            [
+                "criteria",
+                "--from-dmi-diagnosis",
+                str(capture),
+                "--preset",
+                "atlas800t-a2",
+                "--out",
+                str(tmp_path / "c.toml"),
+            ]
+        )
+        == 0
+    )
     assert f"left out a2-dg.json:{line} (d2d: no criterion kind)" in capsys.readouterr().out
 
 
 def test_two_thresholds_for_one_item_are_bad_input(tmp_path, capsys):
     one, two = tmp_path / "one.txt", tmp_path / "two.txt"
-    one.write_text("bandwidth PASS\n  p2p unidirectional bandwidth diagnosis passed from "
-                   "device 1 to device 2 with bandwidth 26.1 / 20\n")
-    two.write_text("\nbandwidth PASS\n  p2p unidirectional bandwidth diagnosis passed from "
-                   "device 1 to device 2 with bandwidth 26.1 / 22\n")
+    one.write_text(
+        "bandwidth PASS\n  p2p unidirectional bandwidth diagnosis passed from "
+        "device 1 to device 2 with bandwidth 26.1 / 20\n"
+    )
+    two.write_text(
+        "\nbandwidth PASS\n  p2p unidirectional bandwidth diagnosis passed from "
+        "device 1 to device 2 with bandwidth 26.1 / 22\n"
+    )
     out = tmp_path / "c.toml"
-    assert main(["criteria", "--from-dmi-diagnosis", str(one), str(two), "--preset",
-                 "atlas800t-a2", "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "criteria",
+                "--from-dmi-diagnosis",
+                str(one),
+                str(two),
+                "--preset",
+                "atlas800t-a2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "two.txt:3: threshold 22 differs from 20 at one.txt:2" in capsys.readouterr().err
     assert not out.exists()
 
@@ -130,9 +179,20 @@ def test_diagnosis_thresholds_are_the_criteria(dg):
 
 def test_a2_with_one_degraded_link_fails_exactly_that_pair_against_them(dg, capsys):
     _, _, folder = dg
-    code, report = run_json(["check", "--criteria", str(folder / "dg.toml"), "--backend",
-                             "sim", "--topology", str(degraded(folder)), "--format", "json"],
-                            capsys)
+    code, report = run_json(
+        [
+            "check",
+            "--criteria",
+            str(folder / "dg.toml"),
+            "--backend",
+            "sim",
+            "--topology",
+            str(degraded(folder)),
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
     assert code == 1 and failing(report) == {f"bandwidth uni pull {A}->{B}"}
     judged = {i["id"]: i for i in report["items"]}
     assert judged[f"bandwidth uni pull {B}->{A}"]["status"] == "PASS"
@@ -144,20 +204,62 @@ def test_diagnosis_criteria_need_the_servers_topology_and_no_fraction(dg, tmp_pa
     out = tmp_path / "c.toml"
     assert main(["criteria", "--from-dmi-diagnosis", str(capture), "--out", str(out)]) == 2
     assert "--preset or --topology" in capsys.readouterr().err
-    assert main(["criteria", "--from-dmi-diagnosis", str(capture), "--preset", "atlas800t-a2",
-                 "--fraction", "0.8", "--out", str(out)]) == 2
-    assert main(["criteria", "--from-dmi-diagnosis", str(VENDOR / "dmi-a2-p2p.txt"),
-                 "--preset", "atlas800t-a2", "--size", "256MiB", "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "criteria",
+                "--from-dmi-diagnosis",
+                str(capture),
+                "--preset",
+                "atlas800t-a2",
+                "--fraction",
+                "0.8",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
+    assert (
+        main(
+            [
+                "criteria",
+                "--from-dmi-diagnosis",
+                str(VENDOR / "dmi-a2-p2p.txt"),
+                "--preset",
+                "atlas800t-a2",
+                "--size",
+                "256MiB",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "no diagnosis thresholds" in capsys.readouterr().err
     assert not out.exists()
 
 
 def test_a_diagnosis_device_the_server_lacks_names_its_line(tmp_path, capsys):
     capture = tmp_path / "dg.txt"
-    capture.write_text("bandwidth FAIL\n  p2p unidirectional bandwidth diagnosis failed from "
-                       "device 0 to device 9 with bandwidth 18.40 / 20\n")
-    assert main(["criteria", "--from-dmi-diagnosis", str(capture), "--preset", "atlas800t-a2",
-                 "--out", str(tmp_path / "c.toml")]) == 2
+    capture.write_text(
+        "bandwidth FAIL\n  p2p unidirectional bandwidth diagnosis failed from "
+        "device 0 to device 9 with bandwidth 18.40 / 20\n"
+    )
+    assert (
+        main(
+            [
+                "criteria",
+                "--from-dmi-diagnosis",
+                str(capture),
+                "--preset",
+                "atlas800t-a2",
+                "--out",
+                str(tmp_path / "c.toml"),
+            ]
+        )
+        == 2
+    )
     assert "dg.txt:2: device 9 is not among the server's 8 devices" in capsys.readouterr().err
 
 
@@ -168,8 +270,20 @@ def test_a_diagnosis_device_the_server_lacks_names_its_line(tmp_path, capsys):
 def imported(tmp_path_factory):
     folder = tmp_path_factory.mktemp("imp")
     for name, capture in (("clean", "dmi-a2-p2p.txt"), ("low", "dmi-a2-p2p-lowered-2to5.txt")):
-        assert main(["import", "dmi", str(VENDOR / capture), "--size", "256MiB", "--out",
-                     str(folder / name)]) == 0
+        assert (
+            main(
+                [
+                    "import",
+                    "dmi",
+                    str(VENDOR / capture),
+                    "--size",
+                    "256MiB",
+                    "--out",
+                    str(folder / name),
+                ]
+            )
+            == 0
+        )
     return folder
 
 
@@ -178,8 +292,20 @@ def test_criteria_from_an_imported_run_need_link_classes(imported, tmp_path, cap
     out = tmp_path / "c.toml"
     assert main(["criteria", "--from", str(imported / "clean"), "--out", str(out)]) == 2
     assert "link class" in capsys.readouterr().err and not out.exists()
-    assert main(["criteria", "--from", str(imported / "clean"), "--preset", "atlas800t-a2",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "criteria",
+                "--from",
+                str(imported / "clean"),
+                "--preset",
+                "atlas800t-a2",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     c = load_criteria(out)
     t = c.table.set_index("direction")
     assert c.size_bytes == 256 << 20 and set(c.table["initiator"]) == {"dst"}
@@ -190,16 +316,33 @@ def test_criteria_from_an_imported_run_need_link_classes(imported, tmp_path, cap
 
 
 def test_check_run_of_an_imported_capture_fails_exactly_the_lowered_cell(
-        imported, tmp_path, capsys):
+    imported, tmp_path, capsys
+):
     crit = tmp_path / "c.toml"
-    assert main(["criteria", "--from", str(imported / "clean"), "--preset", "atlas800t-a2",
-                 "--out", str(crit)]) == 0
+    assert (
+        main(
+            [
+                "criteria",
+                "--from",
+                str(imported / "clean"),
+                "--preset",
+                "atlas800t-a2",
+                "--out",
+                str(crit),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    code, clean = run_json(["check", "--run", str(imported / "clean"), "--criteria",
-                            str(crit), "--format", "json"], capsys)
+    code, clean = run_json(
+        ["check", "--run", str(imported / "clean"), "--criteria", str(crit), "--format", "json"],
+        capsys,
+    )
     assert code == 0 and failing(clean) == set()
-    code, low = run_json(["check", "--run", str(imported / "low"), "--criteria", str(crit),
-                          "--format", "json"], capsys)
+    code, low = run_json(
+        ["check", "--run", str(imported / "low"), "--criteria", str(crit), "--format", "json"],
+        capsys,
+    )
     assert code == 1 and failing(low) == {f"bandwidth uni pull {A}->{B}"}
     items = {i["id"]: i for i in low["items"]}
     assert items[f"bandwidth uni pull {A}->{B}"]["measured"] == 18.4
@@ -216,10 +359,23 @@ def test_check_run_measures_nothing(imported, tmp_path, capsys, monkeypatch):
 
     def refuse(*args, **kwargs):
         raise AssertionError("the runtime was opened")
+
     monkeypatch.setattr(runtime, "open_runtime", refuse)
     crit = tmp_path / "c.toml"
-    assert main(["criteria", "--from", str(imported / "clean"), "--preset", "atlas800t-a2",
-                 "--out", str(crit)]) == 0
+    assert (
+        main(
+            [
+                "criteria",
+                "--from",
+                str(imported / "clean"),
+                "--preset",
+                "atlas800t-a2",
+                "--out",
+                str(crit),
+            ]
+        )
+        == 0
+    )
     assert main(["check", "--run", str(imported / "low"), "--criteria", str(crit)]) == 1
     assert "FAIL (1 item)\n" in capsys.readouterr().out
 
@@ -231,8 +387,10 @@ def test_check_run_of_an_own_sweep_fails_the_degraded_direction(tmp_path, capsys
     with open_runtime("sim", topology=topo, seed=3) as rt:
         rows = sweep(rt, sizes=[64 << 20], samples=2, patterns=["pair"], progress=False)
     save_run(rows, tmp_path / "run")
-    code, report = run_json(["check", "--run", str(tmp_path / "run"), "--preset",
-                             "atlas800t-a2", "--format", "json"], capsys)
+    code, report = run_json(
+        ["check", "--run", str(tmp_path / "run"), "--preset", "atlas800t-a2", "--format", "json"],
+        capsys,
+    )
     assert code == 1 and failing(report) == {f"bandwidth uni pull {B}->{A}"}
     statuses = {i["id"]: i["status"] for i in report["items"]}
     assert statuses[f"link_class {B}->{A}"] == "PASS"  # an own run names its links
@@ -243,17 +401,46 @@ def test_check_run_at_a_size_the_run_lacks_is_bad_input(imported, tmp_path, caps
     """Criteria at 64 MiB against a 256 MiB capture would skip every bandwidth item and
     pass on nothing: refused, exit 2, naming both sizes."""
     crit = tmp_path / "c.toml"
-    assert main(["criteria", "--from-dmi-diagnosis", str(dg_capture(tmp_path)), "--preset",
-                 "atlas800t-a2", "--out", str(crit)]) == 0
+    assert (
+        main(
+            [
+                "criteria",
+                "--from-dmi-diagnosis",
+                str(dg_capture(tmp_path)),
+                "--preset",
+                "atlas800t-a2",
+                "--out",
+                str(crit),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["check", "--run", str(imported / "low"), "--criteria", str(crit)]) == 2
     err = capsys.readouterr().err
     assert "64 MiB" in err and "256 MiB" in err
-    assert main(["criteria", "--from-dmi-diagnosis", str(dg_capture(tmp_path)), "--preset",
-                 "atlas800t-a2", "--size", "256MiB", "--out", str(crit), "--overwrite"]) == 0
+    assert (
+        main(
+            [
+                "criteria",
+                "--from-dmi-diagnosis",
+                str(dg_capture(tmp_path)),
+                "--preset",
+                "atlas800t-a2",
+                "--size",
+                "256MiB",
+                "--out",
+                str(crit),
+                "--overwrite",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    code, report = run_json(["check", "--run", str(imported / "low"), "--criteria", str(crit),
-                             "--format", "json"], capsys)
+    code, report = run_json(
+        ["check", "--run", str(imported / "low"), "--criteria", str(crit), "--format", "json"],
+        capsys,
+    )
     assert code == 1 and failing(report) == {f"bandwidth uni pull {A}->{B}"}
     host = [i for i in report["items"] if i["kind"] == "host"]
     assert host and {i["reason"] for i in host} == {"not in the run"}
@@ -262,5 +449,17 @@ def test_check_run_at_a_size_the_run_lacks_is_bad_input(imported, tmp_path, caps
 def test_criteria_need_a_source(tmp_path, capsys):
     assert main(["criteria", "--out", str(tmp_path / "c.toml")]) == 2
     assert "--from-dmi-diagnosis" in capsys.readouterr().err
-    assert main(["criteria", "--preset", "atlas800t-a2", "--topology", "x.toml", "--out",
-                 str(tmp_path / "c.toml")]) == 2
+    assert (
+        main(
+            [
+                "criteria",
+                "--preset",
+                "atlas800t-a2",
+                "--topology",
+                "x.toml",
+                "--out",
+                str(tmp_path / "c.toml"),
+            ]
+        )
+        == 2
+    )

@@ -22,12 +22,18 @@ basis = "test"
 """
 
 
-@pytest.mark.parametrize(("tail", "line", "word"), [
-    ('\n[[pairr]]\nmin_GBps = 1.0\n', 13, "'pairr'"),
-    ('\n[verificaton]\nrequired = true\n', 13, "'verificaton'"),
-    ('\n[[host]]\ndevice = 0\nmin_GBps = 1.0\nbasis = "t"\n\n[[latencyy]]\nmax_us = 9.0\n',
-     18, "'latencyy'"),
-])
+@pytest.mark.parametrize(
+    ("tail", "line", "word"),
+    [
+        ("\n[[pairr]]\nmin_GBps = 1.0\n", 13, "'pairr'"),
+        ("\n[verificaton]\nrequired = true\n", 13, "'verificaton'"),
+        (
+            '\n[[host]]\ndevice = 0\nmin_GBps = 1.0\nbasis = "t"\n\n[[latencyy]]\nmax_us = 9.0\n',
+            18,
+            "'latencyy'",
+        ),
+    ],
+)
 def test_a_misspelt_table_names_its_header_line(tail: str, line: int, word: str) -> None:
     with pytest.raises(CriteriaError) as err:
         criteria_from_text(_TOP + tail, "c.toml")

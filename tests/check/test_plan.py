@@ -14,8 +14,11 @@ def test_nothing_needed_is_no_sweep() -> None:
 
 
 def test_one_pair_sweep_per_initiator_with_its_directions() -> None:
-    needs = Needs(bandwidth=frozenset({("uni", "dst"), ("bi", "dst"), ("uni", "src")}),
-                  size_bytes=1 << 26, samples=3)
+    needs = Needs(
+        bandwidth=frozenset({("uni", "dst"), ("bi", "dst"), ("uni", "src")}),
+        size_bytes=1 << 26,
+        samples=3,
+    )
     work = _by_label(needs, devices=(0, 1))
     assert list(work) == ["pair pull", "pair push"]
     pull, push = work["pair pull"], work["pair push"]
@@ -28,9 +31,13 @@ def test_one_pair_sweep_per_initiator_with_its_directions() -> None:
 
 
 def test_latency_host_aggregates_and_collectives_have_their_sweeps() -> None:
-    needs = Needs(latency=True, latency_size_bytes=512, host=frozenset({"d2h"}),
-                  aggregates=frozenset({"one_to_all"}),
-                  collectives=frozenset({("all_reduce", 1 << 20), ("all_gather", 4096)}))
+    needs = Needs(
+        latency=True,
+        latency_size_bytes=512,
+        host=frozenset({"d2h"}),
+        aggregates=frozenset({"one_to_all"}),
+        collectives=frozenset({("all_reduce", 1 << 20), ("all_gather", 4096)}),
+    )
     work = _by_label(needs)
     assert list(work) == ["latency", "host and aggregates", "collectives"]
     assert work["latency"]["sizes"] == [512] and work["latency"]["patterns"] == ["latency"]

@@ -13,7 +13,8 @@ from ascend_p2p_lab.check.render import junit_xml, summary_line, to_json
 from ascend_p2p_lab.check.verdict import evaluate
 from ascend_p2p_lab.schema import to_frame
 
-CRITERIA = criteria_from_text("""\
+CRITERIA = criteria_from_text(
+    """\
 schema_version = 1
 size_bytes = 1024
 [topology]
@@ -36,20 +37,43 @@ basis = "the pair's own"
 link = "HCCS"
 max_us = 10
 basis = "class"
-""", "c.toml")
+""",
+    "c.toml",
+)
 
 
 def row(src, dst, gbps, *, pattern="pair", size=1024, kind=None, lat=None, verified=True):
-    return {"src": src, "dst": dst, "link": "HCCS", "pattern": pattern, "direction": "uni",
-            "peer": "on", "path": "p2p", "initiator": "dst", "size_bytes": size,
-            "bandwidth_GBps": gbps, "latency_us": lat, "error_kind": kind,
-            "verified": verified, "sample": 0}
+    return {
+        "src": src,
+        "dst": dst,
+        "link": "HCCS",
+        "pattern": pattern,
+        "direction": "uni",
+        "peer": "on",
+        "path": "p2p",
+        "initiator": "dst",
+        "size_bytes": size,
+        "bandwidth_GBps": gbps,
+        "latency_us": lat,
+        "error_kind": kind,
+        "verified": verified,
+        "sample": 0,
+    }
 
 
 def peer(ok=None):
-    recs = [{"src": a, "dst": b, "link": CRITERIA.links[a][b],
-             "peer_ok": CRITERIA.peer_access[a][b], "reason": None}
-            for a in range(3) for b in range(3) if a != b]
+    recs = [
+        {
+            "src": a,
+            "dst": b,
+            "link": CRITERIA.links[a][b],
+            "peer_ok": CRITERIA.peer_access[a][b],
+            "reason": None,
+        }
+        for a in range(3)
+        for b in range(3)
+        if a != b
+    ]
     out = pd.DataFrame(recs)
     for (a, b), value in (ok or {}).items():
         out.loc[(out["src"] == a) & (out["dst"] == b), "peer_ok"] = value
@@ -62,8 +86,7 @@ def judge(rows, peer_table=None):
 
 
 def test_rendering_json_and_junit_agree_with_the_items():
-    items = evaluate(CRITERIA, peer({(2, 1): False}),
-                     to_frame([row(0, 1, 10.0), row(1, 0, 25.0)]))
+    items = evaluate(CRITERIA, peer({(2, 1): False}), to_frame([row(0, 1, 10.0), row(1, 0, 25.0)]))
     data = to_json(items)
     assert data["status"] == "FAIL" and summary_line(items) == "FAIL (2 items)"
     bad = {(i["name"], i["src"], i["dst"]) for i in data["items"] if i["status"] == "FAIL"}
@@ -79,8 +102,12 @@ def test_rendering_json_and_junit_agree_with_the_items():
 
 
 def test_every_measured_item_names_its_row_pattern_as_a_column():
-    rows = [row(0, 1, 25.0), row(1, 0, 25.0), row(1, 2, 31.0),
-            row(0, 1, None, pattern="latency", lat=8.0, size=4)]
+    rows = [
+        row(0, 1, 25.0),
+        row(1, 0, 25.0),
+        row(1, 2, 31.0),
+        row(0, 1, None, pattern="latency", lat=8.0, size=4),
+    ]
     items = judge(rows, peer())
     by_kind = items.groupby("kind")["pattern"].agg(lambda s: set(s.dropna()))
     assert by_kind["bandwidth"] == {"pair"} and by_kind["latency"] == {"latency"}

@@ -10,7 +10,8 @@ from ascend_p2p_lab.check.criteria import criteria_from_text
 from ascend_p2p_lab.check.verdict import evaluate
 from ascend_p2p_lab.schema import to_frame
 
-CRITERIA = criteria_from_text("""\
+CRITERIA = criteria_from_text(
+    """\
 schema_version = 1
 size_bytes = 1024
 [topology]
@@ -33,20 +34,43 @@ basis = "the pair's own"
 link = "HCCS"
 max_us = 10
 basis = "class"
-""", "c.toml")
+""",
+    "c.toml",
+)
 
 
 def row(src, dst, gbps, *, pattern="pair", size=1024, kind=None, lat=None, verified=True):
-    return {"src": src, "dst": dst, "link": "HCCS", "pattern": pattern, "direction": "uni",
-            "peer": "on", "path": "p2p", "initiator": "dst", "size_bytes": size,
-            "bandwidth_GBps": gbps, "latency_us": lat, "error_kind": kind,
-            "verified": verified, "sample": 0}
+    return {
+        "src": src,
+        "dst": dst,
+        "link": "HCCS",
+        "pattern": pattern,
+        "direction": "uni",
+        "peer": "on",
+        "path": "p2p",
+        "initiator": "dst",
+        "size_bytes": size,
+        "bandwidth_GBps": gbps,
+        "latency_us": lat,
+        "error_kind": kind,
+        "verified": verified,
+        "sample": 0,
+    }
 
 
 def peer(ok=None):
-    recs = [{"src": a, "dst": b, "link": CRITERIA.links[a][b],
-             "peer_ok": CRITERIA.peer_access[a][b], "reason": None}
-            for a in range(3) for b in range(3) if a != b]
+    recs = [
+        {
+            "src": a,
+            "dst": b,
+            "link": CRITERIA.links[a][b],
+            "peer_ok": CRITERIA.peer_access[a][b],
+            "reason": None,
+        }
+        for a in range(3)
+        for b in range(3)
+        if a != b
+    ]
     out = pd.DataFrame(recs)
     for (a, b), value in (ok or {}).items():
         out.loc[(out["src"] == a) & (out["dst"] == b), "peer_ok"] = value
@@ -59,9 +83,14 @@ def judge(rows, peer_table=None):
 
 
 def test_at_least_and_at_most_pass_on_equality():
-    items = judge([row(0, 1, 20.0), row(1, 0, 19.99),
-                   row(0, 1, None, pattern="latency", size=4, lat=10.0),
-                   row(1, 0, None, pattern="latency", size=4, lat=10.01)])
+    items = judge(
+        [
+            row(0, 1, 20.0),
+            row(1, 0, 19.99),
+            row(0, 1, None, pattern="latency", size=4, lat=10.0),
+            row(1, 0, None, pattern="latency", size=4, lat=10.01),
+        ]
+    )
     assert items.loc["bandwidth uni pull 0->1", "status"] == "PASS"
     assert items.loc["bandwidth uni pull 1->0", "status"] == "FAIL"
     assert CRITERIA.latency_size_bytes == 4
@@ -71,19 +100,23 @@ def test_at_least_and_at_most_pass_on_equality():
 
 def test_a_pairs_own_criterion_wins_over_its_class():
     items = judge([row(1, 2, 25.0), row(2, 1, 25.0)])
-    assert items.loc["bandwidth uni pull 1->2", ["criterion", "status"]].tolist() == [30.0,
-                                                                                    "FAIL"]
-    assert items.loc["bandwidth uni pull 2->1", ["criterion", "status"]].tolist() == [20.0,
-                                                                                    "PASS"]
+    assert items.loc["bandwidth uni pull 1->2", ["criterion", "status"]].tolist() == [30.0, "FAIL"]
+    assert items.loc["bandwidth uni pull 2->1", ["criterion", "status"]].tolist() == [20.0, "PASS"]
     assert "bandwidth uni pull 0->2" not in items.index  # PIX: no criterion for its class
 
 
 def test_peer_matrix_is_read_by_source_row():
     items = judge([], peer())
     assert items.loc["peer_access 0->2", ["measured", "criterion", "status"]].tolist() == [
-        0, 0, "PASS"]
+        0,
+        0,
+        "PASS",
+    ]
     assert items.loc["peer_access 2->0", ["measured", "criterion", "status"]].tolist() == [
-        1, 1, "PASS"]
+        1,
+        1,
+        "PASS",
+    ]
     swapped = judge([], peer({(0, 2): True, (2, 0): False}))
     assert swapped.loc["peer_access 0->2", "status"] == "FAIL"
     assert swapped.loc["peer_access 2->0", "status"] == "FAIL"
@@ -92,27 +125,36 @@ def test_peer_matrix_is_read_by_source_row():
 
 
 def test_lost_missing_and_unmeasured_points():
-    items = judge([row(0, 1, 25.0), row(0, 1, None, kind="runtime"),
-                   row(1, 0, None, kind="missing_call"), row(1, 2, None, kind="unreachable")])
+    items = judge(
+        [
+            row(0, 1, 25.0),
+            row(0, 1, None, kind="runtime"),
+            row(1, 0, None, kind="missing_call"),
+            row(1, 2, None, kind="unreachable"),
+        ]
+    )
     lost = items.loc["bandwidth uni pull 0->1"]
     assert lost["status"] == "FAIL" and lost["reason"].startswith("lost 1 of 2 samples")
     assert items.loc["bandwidth uni pull 1->0", "status"] == "SKIP"
     assert items.loc["bandwidth uni pull 1->0", "reason"].startswith("cannot measure")
     assert items.loc["bandwidth uni pull 1->2", "status"] == "FAIL"
     assert items.loc["bandwidth uni pull 2->1", ["status", "reason"]].tolist() == [
-        "SKIP", "not measured"]
+        "SKIP",
+        "not measured",
+    ]
 
 
 def test_verification_counts_bad_samples_per_direction():
-    items = judge([row(0, 1, 25.0, kind="verification", verified=False), row(0, 1, 25.0),
-                   row(1, 0, 25.0)])
-    assert items.loc["verification pair 0->1", ["measured", "status"]].tolist() == [1.0,
-                                                                                  "FAIL"]
+    items = judge(
+        [row(0, 1, 25.0, kind="verification", verified=False), row(0, 1, 25.0), row(1, 0, 25.0)]
+    )
+    assert items.loc["verification pair 0->1", ["measured", "status"]].tolist() == [1.0, "FAIL"]
     assert items.loc["verification pair 1->0", "status"] == "PASS"
     assert items.loc["bandwidth uni pull 0->1", "status"] == "PASS"  # its timing stands
 
 
-CARDS = criteria_from_text("""\
+CARDS = criteria_from_text(
+    """\
 schema_version = 1
 size_bytes = 1024
 [topology]
@@ -129,15 +171,28 @@ pattern = "card"
 group = " 2,3 -> 0,1 "
 min_GBps = 300
 basis = "this card pair's own"
-""", "cards.toml")
+""",
+    "cards.toml",
+)
 
 
 def card_row(senders, receivers, gbps, label):
     """A card row; ``label`` is its ``group`` text, which nothing may read as a key."""
-    return {"pattern": "card", "direction": "uni", "peer": "on", "path": "p2p",
-            "initiator": "dst", "size_bytes": 1024, "bandwidth_GBps": gbps,
-            "senders": senders, "receivers": receivers, "group": label, "sample": 0,
-            "link": "HCCS_SW", "verified": True}
+    return {
+        "pattern": "card",
+        "direction": "uni",
+        "peer": "on",
+        "path": "p2p",
+        "initiator": "dst",
+        "size_bytes": 1024,
+        "bandwidth_GBps": gbps,
+        "senders": senders,
+        "receivers": receivers,
+        "group": label,
+        "sample": 0,
+        "link": "HCCS_SW",
+        "verified": True,
+    }
 
 
 def test_card_items_are_keyed_by_their_devices_not_their_label():
@@ -147,8 +202,12 @@ def test_card_items_are_keyed_by_their_devices_not_their_label():
     items = evaluate(CARDS, None, to_frame(rows))
     cards = items[items["name"] == "aggregate card"].set_index("id")
     assert set(cards.index) == {"aggregate card cards 0,1->2,3", "aggregate card cards 2,3->0,1"}
-    assert cards.loc["aggregate card cards 0,1->2,3", ["status", "criterion"]].tolist() == \
-        ["PASS", 100.0]
-    assert cards.loc["aggregate card cards 2,3->0,1", ["status", "criterion"]].tolist() == \
-        ["FAIL", 300.0]  # its own criterion, not the one for every pair
+    assert cards.loc["aggregate card cards 0,1->2,3", ["status", "criterion"]].tolist() == [
+        "PASS",
+        100.0,
+    ]
+    assert cards.loc["aggregate card cards 2,3->0,1", ["status", "criterion"]].tolist() == [
+        "FAIL",
+        300.0,
+    ]  # its own criterion, not the one for every pair
     assert cards.loc["aggregate card cards 2,3->0,1", "senders"] == (2, 3)

@@ -27,9 +27,24 @@ def test_cli_interrupted_check_exits_130(criteria, tmp_path, monkeypatch, capsys
 
     def interrupted(*args, **kwargs):
         return real(*args, **kwargs).replace(interrupted=True)
+
     monkeypatch.setattr(run, "sweep_run", interrupted)
-    assert main(["check", "--criteria", str(crit), "--backend", "sim", "--devices", "0-1",
-                 "--format", "json"]) == 130
+    assert (
+        main(
+            [
+                "check",
+                "--criteria",
+                str(crit),
+                "--backend",
+                "sim",
+                "--devices",
+                "0-1",
+                "--format",
+                "json",
+            ]
+        )
+        == 130
+    )
     data = json.loads(capsys.readouterr().out)
     skipped = {i["kind"] for i in data["items"] if i["status"] == "SKIP"}
     assert data["interrupted"] and {"latency", "host"} <= skipped

@@ -51,8 +51,7 @@ def test_calibrate_takes_the_classes_an_import_lacks_from_the_server(tmp_path, s
     assert "fitted from run import-" in out.read_text()
 
 
-def test_calibrate_without_classes_says_the_classes_are_missing_not_the_pairs(
-        tmp_path, capsys):
+def test_calibrate_without_classes_says_the_classes_are_missing_not_the_pairs(tmp_path, capsys):
     run = imported(tmp_path, "p2p", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB")
     capsys.readouterr()
     assert main(["calibrate", str(run), "--out", str(tmp_path / "t.toml")]) == 2
@@ -62,8 +61,16 @@ def test_calibrate_without_classes_says_the_classes_are_missing_not_the_pairs(
 
 
 def test_calibrate_of_an_import_with_its_preset_needs_nothing_more(tmp_path):
-    run = imported(tmp_path, "p2p", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB",
-                   "--preset", "atlas800t-a2")
+    run = imported(
+        tmp_path,
+        "p2p",
+        "dmi",
+        str(DATA / "dmi-a2-p2p.txt"),
+        "--size",
+        "256MiB",
+        "--preset",
+        "atlas800t-a2",
+    )
     out = tmp_path / "twin.toml"
     assert main(["calibrate", str(run), "--out", str(out)]) == 0
     assert _fitted_hccs(out) == pytest.approx(26.15, abs=0.01)
@@ -89,8 +96,12 @@ SIZE = 256 << 20
 
 def imported_2(tmp_path: Path, capture: str, name: str = "dmi") -> Path:
     out = tmp_path / name
-    assert main(["import", "dmi", str(DATA / capture), str(TOPO), "--size", "256MiB",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            ["import", "dmi", str(DATA / capture), str(TOPO), "--size", "256MiB", "--out", str(out)]
+        )
+        == 0
+    )
     return out
 
 
@@ -102,8 +113,9 @@ def _twin_matrix(toml: Path) -> object:
     return matrix(run, SIZE)
 
 
-@pytest.mark.parametrize("capture,off", [("dmi-a2-p2p.txt", set()),
-                                         ("dmi-a2-p2p-lowered-2to5.txt", {(2, 5)})])
+@pytest.mark.parametrize(
+    "capture,off", [("dmi-a2-p2p.txt", set()), ("dmi-a2-p2p-lowered-2to5.txt", {(2, 5)})]
+)
 def test_calibrate_from_the_capture_round_trips_within_3_percent(tmp_path, capture, off):
     run_dir = imported_2(tmp_path, capture)
     toml = tmp_path / "twin.toml"
@@ -111,7 +123,11 @@ def test_calibrate_from_the_capture_round_trips_within_3_percent(tmp_path, captu
     assert "fitted from run import-" in toml.read_text()
     twin = _twin_matrix(toml)
     mine = matrix(load_run(run_dir), SIZE)
-    far = {(i, j) for i in range(8) for j in range(8) if i != j
-           and abs(twin.iat[i, j] / mine.iat[i, j] - 1) > 0.03}
+    far = {
+        (i, j)
+        for i in range(8)
+        for j in range(8)
+        if i != j and abs(twin.iat[i, j] / mine.iat[i, j] - 1) > 0.03
+    }
     # a twin has one rate per link class (the median): the lowered cell is not in it
     assert far == off

@@ -42,15 +42,16 @@ A, B = 2, 5  # the faulty directed link is A -> B; B -> A stays healthy unless s
 
 def a2_file(folder: Path, name: str, faults: list[str] = (), pix: bool = False) -> Path:
     """atlas800t-a2 as a topology file, plus [[fault]] tables or a PIX pair A <-> B."""
-    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"',
-                                                      f'name = "{name}"')
+    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"', f'name = "{name}"')
     if pix:
         rows = [["X" if i == j else "HCCS" for j in range(8)] for i in range(8)]
         rows[A][B] = rows[B][A] = "PIX"
         links = "links = [\n" + "".join(f'  "{" ".join(r)}",\n' for r in rows) + "]\n"
         text = re.sub(r"links = \[\n.*?\n\]\n", links, text, flags=re.S)
-        text += ("\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
-                 "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n")
+        text += (
+            "\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
+            "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n"
+        )
     for fault in faults:
         text += f"\n[[fault]]\n{fault}\n"
     path = folder / f"{name}.toml"
@@ -83,9 +84,23 @@ def test_cli_json_and_junit_for_a_degraded_server(criteria, files, tmp_path, cap
     crit = tmp_path / "c.toml"
     crit.write_text(to_toml(criteria))
     junit = tmp_path / "j.xml"
-    status = main(["check", "--criteria", str(crit), "--backend", "sim", "--topology",
-                   str(files["degrade"]), "--format", "json", "--junit-xml", str(junit),
-                   "--out", str(tmp_path / "out")])
+    status = main(
+        [
+            "check",
+            "--criteria",
+            str(crit),
+            "--backend",
+            "sim",
+            "--topology",
+            str(files["degrade"]),
+            "--format",
+            "json",
+            "--junit-xml",
+            str(junit),
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 1 and data["status"] == "FAIL"
     bad = [i for i in data["items"] if i["status"] == "FAIL"]
@@ -108,8 +123,7 @@ def test_cli_check_preset_on_a_clean_a2_passes_all(capsys):
 
 
 def test_cli_clean_preset_passes_and_prints_measured_over_criterion(capsys):
-    status = main(["check", "--backend", "sim", "--preset", "atlas800t-a2", "--devices",
-                   "0-2"])
+    status = main(["check", "--backend", "sim", "--preset", "atlas800t-a2", "--devices", "0-2"])
     out = capsys.readouterr().out.splitlines()
     assert status == 0 and out[-1] == "PASS"
     line = next(x for x in out if x.startswith("PASS  bandwidth uni pull 1->2"))
@@ -122,13 +136,26 @@ def test_cli_clean_preset_passes_and_prints_measured_over_criterion(capsys):
 
 def test_cli_criteria_then_check_round_trip(tmp_path, capsys):
     out = tmp_path / "a2.toml"
-    assert main(["criteria", "--preset", "atlas800t-a2", "--fraction", "0.8", "--out",
-                 str(out)]) == 0
+    assert (
+        main(["criteria", "--preset", "atlas800t-a2", "--fraction", "0.8", "--out", str(out)]) == 0
+    )
     c = load_criteria(out)
     assert c.fraction == 0.8 and "x 0.8" in c.table["basis"].iloc[0]
     assert main(["criteria", "--preset", "atlas800t-a2", "--out", str(out)]) == 2  # exists
-    assert main(["criteria", "--preset", "atlas800t-a2", "--fraction", "1.5", "--out",
-                 str(tmp_path / "x.toml")]) == 2
+    assert (
+        main(
+            [
+                "criteria",
+                "--preset",
+                "atlas800t-a2",
+                "--fraction",
+                "1.5",
+                "--out",
+                str(tmp_path / "x.toml"),
+            ]
+        )
+        == 2
+    )
 
 
 def _no_device_work(monkeypatch):
@@ -136,16 +163,20 @@ def _no_device_work(monkeypatch):
 
     def refuse(*args, **kwargs):
         raise AssertionError("the runtime was opened")
+
     monkeypatch.setattr(runtime, "open_runtime", refuse)
 
 
 def test_cli_bad_criteria_exit_2_with_file_and_line_before_device_work(
-        tmp_path, capsys, monkeypatch):
+    tmp_path, capsys, monkeypatch
+):
     bad = tmp_path / "bad.toml"
-    bad.write_text("schema_version = 1\n[topology]\n"
-                   "links = [[\"X\", \"HCCS\"], [\"HCCS\", \"X\"]]\n"
-                   "peer_access = [[\"X\", 1], [1, \"X\"]]\nbasis = \"x\"\n[[latency]]\n"
-                   "link = \"HCCS\"\nmax_us = -1\nbasis = \"x\"\n")
+    bad.write_text(
+        "schema_version = 1\n[topology]\n"
+        'links = [["X", "HCCS"], ["HCCS", "X"]]\n'
+        'peer_access = [["X", 1], [1, "X"]]\nbasis = "x"\n[[latency]]\n'
+        'link = "HCCS"\nmax_us = -1\nbasis = "x"\n'
+    )
     _no_device_work(monkeypatch)
     assert main(["check", "--criteria", str(bad), "--backend", "sim"]) == 2
     assert f"{bad}:8: max_us must be a positive number" in capsys.readouterr().err
@@ -156,9 +187,11 @@ def test_cli_bad_criteria_exit_2_with_file_and_line_before_device_work(
 
 def test_cli_criteria_for_another_server_is_bad_input(tmp_path, capsys):
     small = tmp_path / "two.toml"
-    small.write_text("schema_version = 1\n[topology]\n"
-                     "links = [[\"X\", \"HCCS\"], [\"HCCS\", \"X\"]]\n"
-                     "peer_access = [[\"X\", 1], [1, \"X\"]]\nbasis = \"x\"\n")
+    small.write_text(
+        "schema_version = 1\n[topology]\n"
+        'links = [["X", "HCCS"], ["HCCS", "X"]]\n'
+        'peer_access = [["X", 1], [1, "X"]]\nbasis = "x"\n'
+    )
     assert main(["check", "--criteria", str(small), "--backend", "sim"]) == 2
     assert "describe 2 devices; this server has 8" in capsys.readouterr().err
 
@@ -169,14 +202,33 @@ def test_check_keeps_its_rows_when_peer_access_cannot_be_taken_back(tmp_path, ca
     topo = tmp_path / "a2-disable.toml"
     root = Path(__file__).resolve().parents[2]
     preset = root / "ascend_p2p_lab/topology/presets/atlas800t-a2.toml"
-    topo.write_text(preset.read_text() + '\n[[fault]]\nkind = "error"\n'
-                    'call = "rt.device_disable_peer_access"\ncode = 507899\n')
+    topo.write_text(
+        preset.read_text() + '\n[[fault]]\nkind = "error"\n'
+        'call = "rt.device_disable_peer_access"\ncode = 507899\n'
+    )
     crit = tmp_path / "c.toml"
     assert main(["criteria", "--preset", "atlas800t-a2", "--out", str(crit)]) == 0
     capsys.readouterr()
     out = tmp_path / "chk"
-    assert main(["check", "--criteria", str(crit), "--backend", "sim", "--topology", str(topo),
-                 "--devices", "0-3", "--out", str(out), "--failing"]) == 1
+    assert (
+        main(
+            [
+                "check",
+                "--criteria",
+                str(crit),
+                "--backend",
+                "sim",
+                "--topology",
+                str(topo),
+                "--devices",
+                "0-3",
+                "--out",
+                str(out),
+                "--failing",
+            ]
+        )
+        == 1
+    )
     captured = capsys.readouterr()
     assert "device_disable_peer_access" in captured.err
 
@@ -218,8 +270,7 @@ def test_check_of_a_one_pair_a3_import_judges_that_pair(tmp_path, capsys):
     for argv in ([], ["--preset", "atlas800t-a3"]):
         run = imported(tmp_path, f"pair{len(argv)}", "dmi", str(cap), *argv)
         capsys.readouterr()
-        code = main(["check", "--run", str(run), "--preset", "atlas800t-a3", "--format",
-                     "json"])
+        code = main(["check", "--run", str(run), "--preset", "atlas800t-a3", "--format", "json"])
         report = json.loads(capsys.readouterr().out)
         judged = [i for i in report["items"] if i["status"] != "SKIP"]
         assert code == 0, report
@@ -250,11 +301,13 @@ def _failing(report: dict) -> set[str]:
 
 
 def test_check_of_a_card_import_judges_its_card_rows(tmp_path, capsys):
-    run = imported(tmp_path, "card", "dmi", str(_card_capture(tmp_path)), "--size", "256MiB",
-                   "--card")
+    run = imported(
+        tmp_path, "card", "dmi", str(_card_capture(tmp_path)), "--size", "256MiB", "--card"
+    )
     crit = tmp_path / "a3.toml"
-    assert main(["criteria", "--preset", "atlas800t-a3", "--size", "256MiB", "--out",
-                 str(crit)]) == 0
+    assert (
+        main(["criteria", "--preset", "atlas800t-a3", "--size", "256MiB", "--out", str(crit)]) == 0
+    )
     for argv in (["--criteria", str(crit)], ["--preset", "atlas800t-a3"]):
         code, report = _check_json(capsys, "--run", str(run), *argv)
         assert code == 1 and _failing(report) == {"aggregate card cards 4,5->10,11"}, argv
@@ -264,8 +317,9 @@ def test_check_of_a_card_import_judges_its_card_rows(tmp_path, capsys):
 
 # ---------------------------------------------------------------- item 9: skips counted
 def test_check_failing_counts_the_skips_per_kind_and_reason(tmp_path, capsys):
-    run = imported(tmp_path, "low", "dmi", str(DATA / "dmi-a2-p2p-lowered-2to5.txt"),
-                   "--size", "256MiB")
+    run = imported(
+        tmp_path, "low", "dmi", str(DATA / "dmi-a2-p2p-lowered-2to5.txt"), "--size", "256MiB"
+    )
     capsys.readouterr()
     assert main(["check", "--run", str(run), "--preset", "atlas800t-a2", "--failing"]) == 1
     lines = capsys.readouterr().out.splitlines()
@@ -290,8 +344,7 @@ def _all_nan(tmp_path: Path) -> Path:
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         run = sweep_run(rt, pairs="0-1,1-0", sizes=["64MiB"], samples=2, progress=False)
     rows = run.samples.copy()
-    for col in ("bandwidth_GBps", "elapsed_us", "bidir_total_GBps", "latency_us",
-                "nominal_GBps"):
+    for col in ("bandwidth_GBps", "elapsed_us", "bidir_total_GBps", "latency_us", "nominal_GBps"):
         rows[col] = float("nan")
     save(Run(rows, run.meta), tmp_path / "nan")
     return tmp_path / "nan"
@@ -306,10 +359,14 @@ def test_a_run_with_no_measured_number_is_said_to_be_one(tmp_path, capsys):
     code = main(["check", "--run", str(run), "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1 and data["status"] == "FAIL"
-    bandwidth = [i for i in data["items"] if i["kind"] == "bandwidth" and i["src"] == 0
-                 and i["dst"] == 1 and i["direction"] == "uni"]
+    bandwidth = [
+        i
+        for i in data["items"]
+        if i["kind"] == "bandwidth" and i["src"] == 0 and i["dst"] == 1 and i["direction"] == "uni"
+    ]
     assert [(i["status"], i["reason"]) for i in bandwidth if i["initiator"] == "dst"] == [
-        ("FAIL", "no sample measured")]
+        ("FAIL", "no sample measured")
+    ]
 
 
 def test_a_check_that_judges_no_item_is_no_pass(tmp_path, capsys):
@@ -322,17 +379,38 @@ def test_a_check_that_judges_no_item_is_no_pass(tmp_path, capsys):
 
 
 # --------------------------------------------------------------- check --out
-def test_check_out_writes_a_run_folder_that_report_and_check_run_read(tmp_path: Path,
-                                                                    capsys) -> None:
+def test_check_out_writes_a_run_folder_that_report_and_check_run_read(
+    tmp_path: Path, capsys
+) -> None:
     from ascend_p2p_lab.check import criteria_from_preset, to_toml
 
     crit = tmp_path / "c.toml"
     crit.write_text(to_toml(criteria_from_preset("atlas800t-a2", devices=(0, 1))))
     out = tmp_path / "check"
-    assert main(["check", "--criteria", str(crit), "--backend", "sim", "--devices", "0-1",
-                 "--out", str(out)]) == 0
-    assert {"check.json", "items.csv", "peer.csv", "run.json", "samples.parquet",
-            "samples.csv"} <= {p.name for p in out.iterdir()}
+    assert (
+        main(
+            [
+                "check",
+                "--criteria",
+                str(crit),
+                "--backend",
+                "sim",
+                "--devices",
+                "0-1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert {
+        "check.json",
+        "items.csv",
+        "peer.csv",
+        "run.json",
+        "samples.parquet",
+        "samples.csv",
+    } <= {p.name for p in out.iterdir()}
     run = run_folder.load(out)
     assert run.meta.command == "check" and len(run.meta.parts) >= 2  # its sweeps, joined
     assert set(run.samples["run_id"]) == set(run.run_ids)
@@ -340,5 +418,19 @@ def test_check_out_writes_a_run_folder_that_report_and_check_run_read(tmp_path: 
     capsys.readouterr()
     assert main(["report", str(out), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["run_id"] == run.meta.run_id
-    assert main(["check", "--criteria", str(crit), "--backend", "sim", "--devices", "0-1",
-                 "--out", str(out)]) == 2  # a check there already: --overwrite
+    assert (
+        main(
+            [
+                "check",
+                "--criteria",
+                str(crit),
+                "--backend",
+                "sim",
+                "--devices",
+                "0-1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )  # a check there already: --overwrite

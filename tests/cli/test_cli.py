@@ -105,10 +105,15 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, str]:
-    paths = {"bad_toml": tmp_path / "bad.toml", "binary_txt": tmp_path / "binary.txt",
-             "short_txt": tmp_path / "short.txt", "file": tmp_path / "file",
-             "emptydir": tmp_path / "emptydir", "faulty_toml": tmp_path / "faulty.toml",
-             "dir": tmp_path}
+    paths = {
+        "bad_toml": tmp_path / "bad.toml",
+        "binary_txt": tmp_path / "binary.txt",
+        "short_txt": tmp_path / "short.txt",
+        "file": tmp_path / "file",
+        "emptydir": tmp_path / "emptydir",
+        "faulty_toml": tmp_path / "faulty.toml",
+        "dir": tmp_path,
+    }
     paths["bad_toml"].write_text("soc_name = \n")
     paths["binary_txt"].write_bytes(b"\x00\xff\xfe garbage")
     paths["short_txt"].write_text("\tNPU0\tNPU1\nNPU0\tX\tHCCS\n")
@@ -143,24 +148,27 @@ CLI_CASES = [
     (("topo", "{dir}"), "is a folder"),
     (("topo", "{short_txt}"), "line 3"),
     (("topo", "{bad_toml}"), "malformed TOML"),
-    (("sweep", *SIM, "--pairs", "0-1", "--sizes", "4KiB", "--out", "{file}"),
-     "exists and is not a folder"),
-    (("sweep", *SIM, "--pairs", "0-1", "--sizes", "4KiB", "--checkpoint", "{dir}"),
-     "is a folder"),
-    (("sweep", *SIM, "--pairs", "0-1", "--sizes", "4KiB", "--checkpoint", "{file}"),
-     "not an ascend-p2p-lab checkpoint"),
+    (
+        ("sweep", *SIM, "--pairs", "0-1", "--sizes", "4KiB", "--out", "{file}"),
+        "exists and is not a folder",
+    ),
+    (("sweep", *SIM, "--pairs", "0-1", "--sizes", "4KiB", "--checkpoint", "{dir}"), "is a folder"),
+    (
+        ("sweep", *SIM, "--pairs", "0-1", "--sizes", "4KiB", "--checkpoint", "{file}"),
+        "not an ascend-p2p-lab checkpoint",
+    ),
     (("report", "{emptydir}"), "run.json: missing"),
     (("report", "{file}"), "not a run folder"),
     (("sweep", "--backend", "gpu"), "invalid choice: 'gpu'"),
 ]
 
 
-@pytest.mark.parametrize("argv, match", CLI_CASES, ids=[" ".join(a[:1] + a[3:])[:40]
-                                                        for a, _ in CLI_CASES])
-def test_command_line_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str],
-                                                      files: dict[str, str],
-                                                      argv: tuple[str, ...],
-                                                      match: str) -> None:
+@pytest.mark.parametrize(
+    "argv, match", CLI_CASES, ids=[" ".join(a[:1] + a[3:])[:40] for a, _ in CLI_CASES]
+)
+def test_command_line_bad_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], argv: tuple[str, ...], match: str
+) -> None:
     code, err = run_cli(capsys, *(a.format(**files) for a in argv))
     assert code == 2, err
     lines = err.strip().splitlines()
@@ -169,15 +177,20 @@ def test_command_line_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixt
 
 
 def test_command_line_runtime_failure_exits_1_and_keeps_the_rows(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """A failing call is not bad input: exit 1, the error names the call, rows are saved."""
     topo = tmp_path / "pair.toml"
-    topo.write_text(_TOPO_OK + '\n[[fault]]\nkind = "error"\ncall = "rt.device_can_access_peer"'
-                               '\nnth = 1\ncode = 507899\n')
+    topo.write_text(
+        _TOPO_OK + '\n[[fault]]\nkind = "error"\ncall = "rt.device_can_access_peer"'
+        "\nnth = 1\ncode = 507899\n"
+    )
     code, err = run_cli(capsys, "probe", *SIM, "--topology", str(topo))
     assert code == 1 and "Traceback" not in err
-    assert err.startswith("ascend-p2p-lab: acl.rt.device_can_access_peer(0, 1) returned 507899 "
-                          "(ACL_ERROR_RT_DRV_INTERNAL_ERROR): EE507899: injected fault")
+    assert err.startswith(
+        "ascend-p2p-lab: acl.rt.device_can_access_peer(0, 1) returned 507899 "
+        "(ACL_ERROR_RT_DRV_INTERNAL_ERROR): EE507899: injected fault"
+    )
 
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -192,14 +205,21 @@ def run_cli_2(capsys, *argv: str) -> tuple[int, str, str]:
 def test_presets_lists_every_preset(capsys) -> None:
     code, out, _ = run_cli_2(capsys, "presets")
     assert code == 0
-    for name in ("atlas800-9000", "atlas800t-a2", "atlas800t-a3", "atlas800i-a2-pcie",
-                 "atlas300i-duo", "atlas300i-310"):
+    for name in (
+        "atlas800-9000",
+        "atlas800t-a2",
+        "atlas800t-a3",
+        "atlas800i-a2-pcie",
+        "atlas300i-duo",
+        "atlas300i-310",
+    ):
         assert name in out
 
 
 def test_probe_json_has_the_documented_keys(capsys) -> None:
-    code, out, _ = run_cli_2(capsys, "probe", "--backend", "sim", "--preset", "atlas300i-duo",
-                           "--format", "json")
+    code, out, _ = run_cli_2(
+        capsys, "probe", "--backend", "sim", "--preset", "atlas300i-duo", "--format", "json"
+    )
     assert code == 0
     data = json.loads(out)
     assert {"run_id", "device_count", "matrices", "exit_status", "failures"} <= set(data)
@@ -209,8 +229,9 @@ def test_probe_json_has_the_documented_keys(capsys) -> None:
     assert list(by_value) == ["can_access_peer", "peer_enabled", "link"]
     for m in data["matrices"]:
         assert {"title", "value", "unit", "devices", "matrix", "reasons", "kinds"} <= set(m)
-        assert all(m["matrix"][i][i] is None and m["reasons"][i][i] == "same device"
-                   for i in range(8))
+        assert all(
+            m["matrix"][i][i] is None and m["reasons"][i][i] == "same device" for i in range(8)
+        )
     acc, links = by_value["can_access_peer"]["matrix"], by_value["link"]["matrix"]
     assert acc[0][1] == 1 and acc[0][2] == 0 and links[0][1] == "PIX"
     assert by_value["can_access_peer"]["reasons"][0][2] is None  # a 0 is a value
@@ -220,23 +241,35 @@ def test_probe_table_on_a3(capsys) -> None:
     code, out, _ = run_cli_2(capsys, "probe", "--backend", "sim", "--preset", "atlas800t-a3")
     assert code == 0 and "SIO" in out and "HCCS_SW" in out
     # one naming (pyACL's device ids, as every matrix and figure), npu-smi's explained once
-    assert out.count("Phy-ID") == 2 and ("devices are pyACL device ids 0-15 everywhere; "
-                                          "npu-smi names them Phy-ID0 .. Phy-ID15") in out
+    assert (
+        out.count("Phy-ID") == 2
+        and ("devices are pyACL device ids 0-15 everywhere; npu-smi names them Phy-ID0 .. Phy-ID15")
+        in out
+    )
     header = next(line for line in out.splitlines() if line.split()[:2] == ["0", "1"])
     assert header.split() == [str(i) for i in range(16)]
 
 
 def test_probe_with_an_npu_smi_topology(capsys) -> None:
-    code, out, _ = run_cli_2(capsys, "probe", "--backend", "sim", "--topology",
-                           str(DATA / "npu-smi-topo-910b3-8npu.txt"), "--format", "json")
+    code, out, _ = run_cli_2(
+        capsys,
+        "probe",
+        "--backend",
+        "sim",
+        "--topology",
+        str(DATA / "npu-smi-topo-910b3-8npu.txt"),
+        "--format",
+        "json",
+    )
     assert code == 0
     links = next(m for m in json.loads(out)["matrices"] if m["value"] == "link")
     assert links["matrix"][0][7] == "HCCS"
 
 
 def test_topo_parses_npu_smi_text(capsys) -> None:
-    code, out, _ = run_cli_2(capsys, "topo", str(DATA / "npu-smi-topo-910b3-8npu.txt"),
-                           "--format", "json")
+    code, out, _ = run_cli_2(
+        capsys, "topo", str(DATA / "npu-smi-topo-910b3-8npu.txt"), "--format", "json"
+    )
     assert code == 0
     data = json.loads(out)
     assert data["device_count"] == 8 and "can_access_peer" not in data
@@ -245,9 +278,21 @@ def test_topo_parses_npu_smi_text(capsys) -> None:
 
 def test_sweep_writes_a_run_and_report_reads_it(capsys, tmp_path) -> None:
     out_dir = tmp_path / "run"
-    code, out, _ = run_cli_2(capsys, "sweep", "--backend", "sim", "--pairs", "0-1,1-0",
-                           "--sizes", "4KiB:64KiB", "--samples", "2", "--no-progress",
-                           "--out", str(out_dir))
+    code, out, _ = run_cli_2(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--pairs",
+        "0-1,1-0",
+        "--sizes",
+        "4KiB:64KiB",
+        "--samples",
+        "2",
+        "--no-progress",
+        "--out",
+        str(out_dir),
+    )
     assert code == 0 and "at 64 KiB" in out and "HCCS" in out
     run = load_run(out_dir)
     assert len(run) == 2 * 5 * 2
@@ -255,20 +300,23 @@ def test_sweep_writes_a_run_and_report_reads_it(capsys, tmp_path) -> None:
     assert code == 0 and (tmp_path / "rep" / "summary.csv").is_file()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["sweep", "--sizes", "0"], "must be positive"),
-    (["sweep", "--sizes", "4KiB:3KiB"], "powers of two"),
-    (["sweep", "--pairs", "0-0"], "same device"),
-    (["sweep", "--pairs", "0-99"], "out of range"),
-    (["sweep", "--samples", "0"], "samples"),
-    (["sweep", "--samples", "x"], "invalid int"),
-    (["sweep", "--direction", "up"], "invalid choice"),
-    (["probe", "--preset", "atlas9999"], "unknown preset"),
-    (["probe", "--topology", "/nonexistent/topo.txt"], "no such file"),
-    (["topo", "/nonexistent/topo.txt"], "no such file"),
-    (["report", "/nonexistent/run"], "not a run folder"),
-    (["frobnicate"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["sweep", "--sizes", "0"], "must be positive"),
+        (["sweep", "--sizes", "4KiB:3KiB"], "powers of two"),
+        (["sweep", "--pairs", "0-0"], "same device"),
+        (["sweep", "--pairs", "0-99"], "out of range"),
+        (["sweep", "--samples", "0"], "samples"),
+        (["sweep", "--samples", "x"], "invalid int"),
+        (["sweep", "--direction", "up"], "invalid choice"),
+        (["probe", "--preset", "atlas9999"], "unknown preset"),
+        (["probe", "--topology", "/nonexistent/topo.txt"], "no such file"),
+        (["topo", "/nonexistent/topo.txt"], "no such file"),
+        (["report", "/nonexistent/run"], "not a run folder"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
 def test_bad_arguments_give_one_line_and_exit_2(capsys, argv, message) -> None:
     code, _out, err = run_cli_2(capsys, *argv)
     assert code == 2
@@ -285,19 +333,29 @@ def test_malformed_npu_smi_text_is_a_usage_error(capsys, tmp_path) -> None:
 
 
 def test_sim_path_gives_a_working_acl_package(tmp_path) -> None:
-    path = subprocess.run([sys.executable, "-m", "ascend_p2p_lab.cli", "sim-path"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    script = ("import acl; print(acl.init(), acl.rt.get_device_count(), acl.get_soc_name(), "
-              "acl.__simulated__); acl.finalize()")
+    path = subprocess.run(
+        [sys.executable, "-m", "ascend_p2p_lab.cli", "sim-path"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    script = (
+        "import acl; print(acl.init(), acl.rt.get_device_count(), acl.get_soc_name(), "
+        "acl.__simulated__); acl.finalize()"
+    )
     env = {"PYTHONPATH": path, "ASCEND_P2P_LAB_PRESET": "atlas800t-a3", "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=env, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    ).stdout
     assert out.strip() == "0 (16, 0) Ascend910_9382 True"
 
 
 def test_console_script_exits_2_without_traceback() -> None:
-    proc = subprocess.run([sys.executable, "-m", "ascend_p2p_lab.cli", "sweep", "--sizes", "-1"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ascend_p2p_lab.cli", "sweep", "--sizes", "-1"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
 
 
@@ -306,8 +364,18 @@ SIM_A2 = ("--backend", "sim", "--preset", "atlas800t-a2")
 
 
 def test_sweep_prints_the_matrix_rows_as_sources(capsys) -> None:
-    code, out, _ = run_cli_2(capsys, "sweep", *SIM_A2, "--pairs", "0-1,2-0", "--sizes", "16MiB",
-                           "--samples", "2", "--no-progress")
+    code, out, _ = run_cli_2(
+        capsys,
+        "sweep",
+        *SIM_A2,
+        "--pairs",
+        "0-1,2-0",
+        "--sizes",
+        "16MiB",
+        "--samples",
+        "2",
+        "--no-progress",
+    )
     assert code == 0
     grid = out.split("P2P bandwidth (GB/s) at 16 MiB, one direction at a time")[1]
     rows = {ln.split()[0]: ln.split()[1:] for ln in grid.splitlines()[2:10]}
@@ -319,16 +387,40 @@ def test_sweep_prints_the_matrix_rows_as_sources(capsys) -> None:
 
 def test_sweep_and_report_json_have_the_documented_keys(capsys, tmp_path: Path) -> None:
     out_dir = tmp_path / "run"
-    code, out, err = run_cli_2(capsys, "sweep", *SIM_A2, "--pairs", "1-0", "--sizes",
-                             "64KiB,16MiB", "--samples", "2", "--warmup", "0",
-                             "--min-sample-ms", "0.25", "--no-progress", "--format", "json",
-                             "--out", str(out_dir))
+    code, out, err = run_cli_2(
+        capsys,
+        "sweep",
+        *SIM_A2,
+        "--pairs",
+        "1-0",
+        "--sizes",
+        "64KiB,16MiB",
+        "--samples",
+        "2",
+        "--warmup",
+        "0",
+        "--min-sample-ms",
+        "0.25",
+        "--no-progress",
+        "--format",
+        "json",
+        "--out",
+        str(out_dir),
+    )
     assert code == 0
     data = json.loads(out)  # stdout is the JSON and nothing else
     assert {"run_id", "device_count", "matrices", "exit_status", "failures"} <= set(data)
     first = data["matrices"][0]
-    assert {"title", "value", "unit", "pattern", "direction", "peer", "size_bytes",
-            "matrix"} <= set(first)
+    assert {
+        "title",
+        "value",
+        "unit",
+        "pattern",
+        "direction",
+        "peer",
+        "size_bytes",
+        "matrix",
+    } <= set(first)
     assert first["size_bytes"] == 16 << 20 and first["matrix"][1][0] > 20
     assert first["matrix"][0][1] is None and first["kinds"][0][1] == "not_measured"
     params = load_run(out_dir).attrs["run"]["params"]
@@ -342,11 +434,27 @@ def test_json_failures_and_exit_status_agree(capsys, tmp_path: Path) -> None:
     faults = tmp_path / "faulty.toml"
     src = Path(__file__).resolve().parents[2] / "ascend_p2p_lab/topology/presets"
     text = (src / "atlas800t-a2.toml").read_text()
-    faults.write_text(text + '\n[[fault]]\nkind = "error"\ncall = "rt.memcpy_async"\n'
-                             'link = [2, 3]\ncode = 507013\n')
-    code, out, _ = run_cli_2(capsys, "sweep", "--backend", "sim", "--topology", str(faults),
-                           "--pairs", "2-3,3-2", "--sizes", "1MiB", "--samples", "1",
-                           "--no-progress", "--format", "json")
+    faults.write_text(
+        text + '\n[[fault]]\nkind = "error"\ncall = "rt.memcpy_async"\n'
+        "link = [2, 3]\ncode = 507013\n"
+    )
+    code, out, _ = run_cli_2(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--topology",
+        str(faults),
+        "--pairs",
+        "2-3,3-2",
+        "--sizes",
+        "1MiB",
+        "--samples",
+        "1",
+        "--no-progress",
+        "--format",
+        "json",
+    )
     data = json.loads(out)
     assert code == 1 == data["exit_status"]
     assert data["failures"][0]["code"] == 507013 and data["failures"][0]["kind"] == "runtime"
@@ -356,21 +464,37 @@ def test_json_failures_and_exit_status_agree(capsys, tmp_path: Path) -> None:
 
 
 def test_devices_and_a_latency_sweep_of_four_bytes(capsys, tmp_path: Path) -> None:
-    code, out, _ = run_cli_2(capsys, "sweep", "--backend", "sim", "--preset", "atlas800-9000",
-                           "--patterns", "latency", "--devices", "0,1,4", "--samples", "1",
-                           "--no-progress", "--out", str(tmp_path / "lat"))
+    code, out, _ = run_cli_2(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--preset",
+        "atlas800-9000",
+        "--patterns",
+        "latency",
+        "--devices",
+        "0,1,4",
+        "--samples",
+        "1",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "lat"),
+    )
     assert code == 0
     run = load_run(tmp_path / "lat")
     assert set(run["size_bytes"]) == {4}  # the latency pattern alone: one 4-byte copy
-    assert set(zip(run["src"], run["dst"])) == {(a, b) for a in (0, 1, 4) for b in (0, 1, 4)
-                                                if a != b}
+    assert set(zip(run["src"], run["dst"])) == {
+        (a, b) for a in (0, 1, 4) for b in (0, 1, 4) if a != b
+    }
     table = out.split("latency per copy at 4 B")[1].split("\n\n")[0]
     hccs = next(ln.split() for ln in table.splitlines() if " HCCS " in ln)
     sys_ = next(ln.split() for ln in table.splitlines() if " SYS " in ln)
     assert hccs[3] == "2" and sys_[3] == "4"  # 0<->1 over HCCS; 0,1 <-> 4 across sockets
     assert float(hccs[4]) < float(sys_[4])
-    code, _, err = run_cli_2(capsys, "sweep", "--backend", "sim", "--devices", "0-1",
-                           "--pairs", "0-2")
+    code, _, err = run_cli_2(
+        capsys, "sweep", "--backend", "sim", "--devices", "0-1", "--pairs", "0-2"
+    )
     assert code == 2 and "pairs 0-2 use devices outside --devices 0,1" in err
 
 
@@ -387,9 +511,27 @@ def p2p_slow(tmp_path_factory) -> Path:
     """A P2P run of an A2 whose link 2 -> 5 runs at half speed: pairs and latency."""
     out = tmp_path_factory.mktemp("p2p") / "run"
     a2 = Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml"
-    assert main(["sweep", *SIM_2, "--topology", str(a2), "--patterns", "pair,latency",
-                 "--devices", "0-5", "--sizes", "64KiB,4MiB,64MiB", "--samples", "1",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                *SIM_2,
+                "--topology",
+                str(a2),
+                "--patterns",
+                "pair,latency",
+                "--devices",
+                "0-5",
+                "--sizes",
+                "64KiB,4MiB,64MiB",
+                "--samples",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -397,10 +539,27 @@ def test_links_from_a_p2p_run_predict_the_slow_link(capsys, p2p_slow) -> None:
     """Predicted from a P2P run that saw 2 -> 5 at half speed, the mesh all-gather's
     prediction halves with it, and the prediction matches what the simulator does."""
     a2 = Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml"
-    _, data = _json(capsys, ["collectives", *SIM_2, "--topology", str(a2), "--ops",
-                                  "all_gather", "--devices", "0-5", "--sizes", "64MiB",
-                                  "--samples", "1", "--links", str(p2p_slow),
-                                  "--format", "json"])
+    _, data = _json(
+        capsys,
+        [
+            "collectives",
+            *SIM_2,
+            "--topology",
+            str(a2),
+            "--ops",
+            "all_gather",
+            "--devices",
+            "0-5",
+            "--sizes",
+            "64MiB",
+            "--samples",
+            "1",
+            "--links",
+            str(p2p_slow),
+            "--format",
+            "json",
+        ],
+    )
     [row] = data["collectives"]
     assert data["predicted_from"].startswith("run ")
     assert row["busbw_GBps"] == pytest.approx(row["predicted_busbw_GBps"], rel=0.1)
@@ -432,8 +591,9 @@ FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507
 CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
 
 
-def _run(faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,),
-         preset: str = PRESET) -> pd.DataFrame:
+def _run(
+    faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,), preset: str = PRESET
+) -> pd.DataFrame:
     with open_runtime("sim", preset=preset, seed=SEED, faults=faults or []) as rt:
         return sweep(rt, pairs=pairs, sizes=list(sizes), samples=2, progress=False)
 
@@ -443,9 +603,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pd.DataFra
     """clean, clean2 (another clean run), degraded, failing, corrupt, other (2-3, 3-2),
     wider (0-1, 1-0, 2-3): each frame with its saved folder."""
     root = tmp_path_factory.mktemp("runs")
-    frames = {"clean": _run(), "clean2": _run(), "degraded": _run(DEGRADE),
-              "failing": _run(FAIL), "corrupt": _run(CORRUPT), "other": _run(pairs="2-3,3-2"),
-              "wider": _run(pairs="0-1,1-0,2-3")}
+    frames = {
+        "clean": _run(),
+        "clean2": _run(),
+        "degraded": _run(DEGRADE),
+        "failing": _run(FAIL),
+        "corrupt": _run(CORRUPT),
+        "other": _run(pairs="2-3,3-2"),
+        "wider": _run(pairs="0-1,1-0,2-3"),
+    }
     return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
 
 
@@ -462,8 +628,11 @@ def test_cli_exits_1_naming_exactly_the_degraded_direction(runs, capsys) -> None
     listed = [line.split() for line in out.splitlines() if " -> " in line and "GB/s" in line]
     assert [(w[0], w[2]) for w in listed] == [("0", "1")]
     assert "BELOW: 1 of 2 points below 0.9 x baseline" in out
-    grid = {line.split()[0]: line.split()[1:] for line in out.splitlines()
-            if line[:1].isdigit() and len(line.split()) == 9}
+    grid = {
+        line.split()[0]: line.split()[1:]
+        for line in out.splitlines()
+        if line[:1].isdigit() and len(line.split()) == 9
+    }
     assert grid["0"][1].endswith("*") and not grid["1"][0].endswith("*")
     assert float(grid["0"][1][:-1]) == pytest.approx(0.5, abs=0.05)
     assert float(grid["1"][0]) == pytest.approx(1.0, abs=0.05)
@@ -476,12 +645,14 @@ def test_cli_exits_0_for_clean_against_clean(runs, capsys) -> None:
 
 
 def test_cli_json_parses_and_names_the_link(runs, capsys) -> None:
-    code, out, _ = _cli(capsys, "compare", runs["clean"][1], runs["degraded"][1],
-                        "--format", "json")
+    code, out, _ = _cli(
+        capsys, "compare", runs["clean"][1], runs["degraded"][1], "--format", "json"
+    )
     assert code == 1
     data = json.loads(out)
     assert [(p["src"], p["dst"], p["direction"], p["peer"]) for p in data["below"]] == [
-        (0, 1, "uni", "on")]
+        (0, 1, "uni", "on")
+    ]
     assert data["pairs_compared"] == 2 and data["threshold"] == 0.9
 
 
@@ -493,8 +664,9 @@ def test_cli_lost_point_exits_1(runs, capsys) -> None:
 
 @pytest.mark.parametrize("threshold", ["0", "-1", "2", "nan", "inf", "abc"])
 def test_cli_bad_threshold_exits_2(runs, capsys, threshold) -> None:
-    code, out, err = _cli(capsys, "compare", runs["clean"][1], runs["degraded"][1],
-                          f"--threshold={threshold}")
+    code, out, err = _cli(
+        capsys, "compare", runs["clean"][1], runs["degraded"][1], f"--threshold={threshold}"
+    )
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "threshold" in err
 
@@ -510,11 +682,16 @@ def test_cli_bad_input_exits_2(runs, capsys, tmp_path) -> None:
     assert _cli(capsys, "compare", clean, clean, "--out", tmp_path / "file")[0] == 2
 
 
-def test_cli_checks_its_output_folder_and_preset_before_any_work(runs, capsys,
-                                                                 tmp_path) -> None:
+def test_cli_checks_its_output_folder_and_preset_before_any_work(runs, capsys, tmp_path) -> None:
     (tmp_path / "file").write_text("x")  # a folder inside a file can never be written
-    code, out, err = _cli(capsys, "compare", runs["clean"][1], runs["degraded"][1],
-                          "--out", tmp_path / "file" / "figs")
+    code, out, err = _cli(
+        capsys,
+        "compare",
+        runs["clean"][1],
+        runs["degraded"][1],
+        "--out",
+        tmp_path / "file" / "figs",
+    )
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "--out" in err and "cannot write there" in err
     code, out, err = _cli(capsys, "compare", "--against-preset", "nosuch", runs["clean"][1])
@@ -524,24 +701,27 @@ def test_cli_checks_its_output_folder_and_preset_before_any_work(runs, capsys,
 
 def test_cli_writes_the_ratio_heatmap(runs, capsys, tmp_path) -> None:
     pytest.importorskip("matplotlib")
-    code, out, _ = _cli(capsys, "compare", runs["clean"][1], runs["degraded"][1],
-                        "--out", tmp_path / "figs")
+    code, out, _ = _cli(
+        capsys, "compare", runs["clean"][1], runs["degraded"][1], "--out", tmp_path / "figs"
+    )
     assert code == 1
     png = tmp_path / "figs" / "ratio_uni_on_p2p.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and str(png) in out
 
 
 def test_cli_against_the_same_preset_gives_ratios_near_1(runs, capsys) -> None:
-    code, out, err = _cli(capsys, "compare", "--against-preset", PRESET, runs["clean"][1],
-                          "--format", "json")
+    code, out, err = _cli(
+        capsys, "compare", "--against-preset", PRESET, runs["clean"][1], "--format", "json"
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["run_id"] == runs["clean"][0].attrs["run"]["run_id"]
     assert data["baseline_source"] == f"simulated {PRESET}"
     assert data["points_compared"] == 2 and data["below"] == []
     # the prediction measured the run's plan: below lists the degraded direction only
-    code, out, _ = _cli(capsys, "compare", "--against-preset", PRESET, runs["degraded"][1],
-                        "--format", "json")
+    code, out, _ = _cli(
+        capsys, "compare", "--against-preset", PRESET, runs["degraded"][1], "--format", "json"
+    )
     data = json.loads(out)
     assert code == 1 and [(p["src"], p["dst"]) for p in data["below"]] == [(0, 1)]
     assert data["below"][0]["ratio"] == pytest.approx(0.5, abs=0.05)
@@ -562,12 +742,31 @@ def run_json(capsys, argv: list[str]) -> tuple[int, dict]:
 
 # ---------------------------------------------------------------- item 13: devices as lists
 def test_json_values_of_group_pairs_give_their_devices_as_lists(capsys):
-    code, data = run_json(capsys, ["sweep", "--backend", "sim", "--preset", "atlas800t-a3",
-                                   "--groups", "0,1:2,3;4:6,7", "--sizes", "64MiB",
-                                   "--samples", "2", "--no-progress", "--format", "json"])
+    code, data = run_json(
+        capsys,
+        [
+            "sweep",
+            "--backend",
+            "sim",
+            "--preset",
+            "atlas800t-a3",
+            "--groups",
+            "0,1:2,3;4:6,7",
+            "--sizes",
+            "64MiB",
+            "--samples",
+            "2",
+            "--no-progress",
+            "--format",
+            "json",
+        ],
+    )
     assert code == 0
-    got = {(tuple(v["senders"]), tuple(v["receivers"])) for v in data["values"]
-           if v["pattern"] == "group"}
+    got = {
+        (tuple(v["senders"]), tuple(v["receivers"]))
+        for v in data["values"]
+        if v["pattern"] == "group"
+    }
     assert got == {((0, 1), (2, 3)), ((4,), (6, 7))}
 
 
@@ -580,8 +779,7 @@ def _damaged(tmp_path: Path, column: str, value: int) -> Path:
     from ascend_p2p_lab.run.folder import save
 
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        run = sweep_run(rt, pairs="0-1,1-0", sizes=["1MiB", "16MiB"], samples=2,
-                        progress=False)
+        run = sweep_run(rt, pairs="0-1,1-0", sizes=["1MiB", "16MiB"], samples=2, progress=False)
     folder = tmp_path / f"run-{column}"
     save(run, folder)
     for name in ("samples.parquet", "samples.csv"):
@@ -593,16 +791,25 @@ def _damaged(tmp_path: Path, column: str, value: int) -> Path:
 
 
 @pytest.mark.parametrize("column,value", [("src", 99), ("dst", -1)])
-@pytest.mark.parametrize("command", [
-    ["report"], ["calibrate", "--out", "{tmp}/t.toml"], ["check", "--run"],
-    ["compare", "--against-preset", "atlas800t-a2"]])
-def test_a_row_naming_a_device_outside_the_run_is_damage(tmp_path, capsys, column, value,
-                                                        command):
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["report"],
+        ["calibrate", "--out", "{tmp}/t.toml"],
+        ["check", "--run"],
+        ["compare", "--against-preset", "atlas800t-a2"],
+    ],
+)
+def test_a_row_naming_a_device_outside_the_run_is_damage(tmp_path, capsys, column, value, command):
     folder = _damaged(tmp_path, column, value)
     argv = [a.format(tmp=tmp_path) for a in command]
     capsys.readouterr()
-    assert main([*argv, str(folder)] if command[0] != "calibrate" else
-                [argv[0], str(folder), *argv[1:]]) == 2
+    assert (
+        main(
+            [*argv, str(folder)] if command[0] != "calibrate" else [argv[0], str(folder), *argv[1:]]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and f"{column}" in err and str(value) in err, err
     assert "8 devices" in err and not (tmp_path / "t.toml").exists()
@@ -610,8 +817,17 @@ def test_a_row_naming_a_device_outside_the_run_is_damage(tmp_path, capsys, colum
 
 # ---------------------------------------------------------------- item 12: a progress bar
 def test_check_shows_progress_unless_told_not_to(tmp_path, capsys):
-    argv = ["check", "--backend", "sim", "--preset", "atlas800t-a2", "--devices", "0-1",
-            "--format", "json"]
+    argv = [
+        "check",
+        "--backend",
+        "sim",
+        "--preset",
+        "atlas800t-a2",
+        "--devices",
+        "0-1",
+        "--format",
+        "json",
+    ]
     capsys.readouterr()
     assert main(argv) == 0
     err = capsys.readouterr().err
@@ -622,22 +838,44 @@ def test_check_shows_progress_unless_told_not_to(tmp_path, capsys):
 
 
 def cells(run, direction="uni", value="bandwidth_GBps"):
-    part = run[(run["direction"] == direction) & run[value].notna() & run["src"].notna()
-               & run["dst"].notna()]
+    part = run[
+        (run["direction"] == direction)
+        & run[value].notna()
+        & run["src"].notna()
+        & run["dst"].notna()
+    ]
     return {(int(s), int(d)): float(v) for s, d, v in zip(part["src"], part["dst"], part[value])}
 
 
-@pytest.mark.parametrize("text,where,what", [
-    ("data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
-     "8192 | 1.0 | 8.192 | success\n", "x.txt", "--ranks"),
-    ("data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
-     "8192 | 1.0 | 8.192 | maybe\n", "x.txt:2", "check_result"),
-    ("data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
-     "8192 | 1.0\n", "x.txt:2", "cells"),
-    ("data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n",
-     "x.txt:1", "no rows"),
-    ("nothing here\n", "x.txt:1", "not hccl_test"),
-])
+@pytest.mark.parametrize(
+    "text,where,what",
+    [
+        (
+            "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
+            "8192 | 1.0 | 8.192 | success\n",
+            "x.txt",
+            "--ranks",
+        ),
+        (
+            "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
+            "8192 | 1.0 | 8.192 | maybe\n",
+            "x.txt:2",
+            "check_result",
+        ),
+        (
+            "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
+            "8192 | 1.0\n",
+            "x.txt:2",
+            "cells",
+        ),
+        (
+            "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n",
+            "x.txt:1",
+            "no rows",
+        ),
+        ("nothing here\n", "x.txt:1", "not hccl_test"),
+    ],
+)
 def test_bad_hccl_input_exits_2(text, where, what, tmp_path, capsys):
     f = tmp_path / "x.txt"
     f.write_text(text)
@@ -658,35 +896,72 @@ def _cli_2(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_sweep_processes_on_the_command_line(capsys: pytest.CaptureFixture,
-                                             tmp_path: Path) -> None:
+def test_sweep_processes_on_the_command_line(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     import json
 
-    code, out, _ = _cli_2(capsys, "sweep", "--backend", "sim", "--preset", "atlas800t-a2",
-                        "--pairs", "0-1", "--sizes", "1MiB", "--samples", "2",
-                        "--processes", "--format", "json", "--out", str(tmp_path / "r"))
+    code, out, _ = _cli_2(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--preset",
+        "atlas800t-a2",
+        "--pairs",
+        "0-1",
+        "--sizes",
+        "1MiB",
+        "--samples",
+        "2",
+        "--processes",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert code == 0
     data = json.loads(out)
     assert {(r["initiator"], r["link"]) for r in data["process_modes"]} == {
-        ("dst", "HCCS"), ("src", "HCCS")}
+        ("dst", "HCCS"),
+        ("src", "HCCS"),
+    }
     assert all(abs(r["ratio"] - 1) < 0.05 for r in data["process_modes"])
     assert set(load_run(tmp_path / "r")["process_mode"]) == {"in_process", "ipc"}
-    code, out, _ = _cli_2(capsys, "sweep", "--backend", "sim", "--pairs", "0-1", "--sizes",
-                        "1MiB", "--samples", "2", "--processes", "--no-progress")
+    code, out, _ = _cli_2(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--pairs",
+        "0-1",
+        "--sizes",
+        "1MiB",
+        "--samples",
+        "2",
+        "--processes",
+        "--no-progress",
+    )
     assert code == 0 and "across processes (IPC) / in one process" in out
 
 
-@pytest.mark.parametrize("extra", [["--direction", "bi"], ["--peer", "off"],
-                                   ["--patterns", "local"], ["--checkpoint", "ck.json"]])
-def test_sweep_processes_refuses_options_with_exit_2(capsys: pytest.CaptureFixture,
-                                                     extra: list[str]) -> None:
-    code, _, err = _cli_2(capsys, "sweep", "--backend", "sim", "--pairs", "0-1", "--processes",
-                        *extra)
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--direction", "bi"],
+        ["--peer", "off"],
+        ["--patterns", "local"],
+        ["--checkpoint", "ck.json"],
+    ],
+)
+def test_sweep_processes_refuses_options_with_exit_2(
+    capsys: pytest.CaptureFixture, extra: list[str]
+) -> None:
+    code, _, err = _cli_2(
+        capsys, "sweep", "--backend", "sim", "--pairs", "0-1", "--processes", *extra
+    )
     assert code == 2 and "--processes" in err and len(err.strip().splitlines()) == 1
 
 
-def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None
-                  ) -> list[str]:
+def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None) -> list[str]:
     """Record the blocks a sweep runs; optionally press Ctrl-C as block stop_after+1 starts."""
     ran: list[str] = []
 
@@ -701,16 +976,30 @@ def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None
 
 
 def test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The same interrupted sweep rerun with the same --checkpoint and --out is a resume,
     not an overwrite: it says so, saves the whole run and removes the checkpoint; another
     run in --out is still refused without --overwrite."""
     from ascend_p2p_lab.cli import main
 
     ckpt, out = tmp_path / "sweep.ckpt", tmp_path / "run"
-    argv = ["sweep", "--backend", "sim", "--pairs", "0-1,1-0,2-3", "--sizes", "4KiB,64KiB",
-            "--samples", "1", "--no-progress", "--out", str(out), "--checkpoint", str(ckpt)]
+    argv = [
+        "sweep",
+        "--backend",
+        "sim",
+        "--pairs",
+        "0-1,1-0,2-3",
+        "--sizes",
+        "4KiB,64KiB",
+        "--samples",
+        "1",
+        "--no-progress",
+        "--out",
+        str(out),
+        "--checkpoint",
+        str(ckpt),
+    ]
     _count_blocks(monkeypatch, stop_after=1)  # Ctrl-C as the second block starts
     assert main(argv) == 130
     first_id = json.loads((out / "run.json").read_text())["run_id"]
@@ -745,6 +1034,7 @@ def _meta(**change):
         for key in [k for k, v in change.items() if v is DROP]:
             del meta[key]
         (folder / "run.json").write_text(json.dumps(meta))
+
     return damage
 
 
@@ -757,17 +1047,21 @@ def _text_bandwidth(folder) -> None:
 DROP = object()
 
 
-@pytest.mark.parametrize("damage, named", [
-    (_meta(params="pairs=0-1"), "run.json: params must be an object"),
-    (_meta(device_count="eight"), "run.json: device_count must be a whole number"),
-    (_meta(schema_version=DROP), "run.json: schema_version is missing"),
-    (_meta(params=DROP), "run.json: params is missing"),
-    (_meta(rows="4"), "run.json: rows must be a whole number"),
-    (_meta(interrupted="no"), "run.json: interrupted must be true or false"),
-    (_text_bandwidth, "samples.parquet: column bandwidth_GBps holds text, not numbers"),
-])
+@pytest.mark.parametrize(
+    "damage, named",
+    [
+        (_meta(params="pairs=0-1"), "run.json: params must be an object"),
+        (_meta(device_count="eight"), "run.json: device_count must be a whole number"),
+        (_meta(schema_version=DROP), "run.json: schema_version is missing"),
+        (_meta(params=DROP), "run.json: params is missing"),
+        (_meta(rows="4"), "run.json: rows must be a whole number"),
+        (_meta(interrupted="no"), "run.json: interrupted must be true or false"),
+        (_text_bandwidth, "samples.parquet: column bandwidth_GBps holds text, not numbers"),
+    ],
+)
 def test_every_reader_refuses_a_damaged_run_with_one_line_naming_the_field(
-        saved, tmp_path, capsys, damage, named) -> None:
+    saved, tmp_path, capsys, damage, named
+) -> None:
     import shutil
 
     from ascend_p2p_lab.cli import main
@@ -775,10 +1069,12 @@ def test_every_reader_refuses_a_damaged_run_with_one_line_naming_the_field(
     folder = tmp_path / "run"
     shutil.copytree(saved, folder)
     damage(folder)
-    commands = [["report", str(folder), "--out", str(tmp_path / "rep")],
-                ["compare", str(saved), str(folder)],
-                ["compare", str(folder), str(saved)],
-                ["calibrate", str(folder), "--out", str(tmp_path / "twin.toml")]]
+    commands = [
+        ["report", str(folder), "--out", str(tmp_path / "rep")],
+        ["compare", str(saved), str(folder)],
+        ["compare", str(folder), str(saved)],
+        ["calibrate", str(folder), "--out", str(tmp_path / "twin.toml")],
+    ]
     for argv in commands:
         code = main(argv)
         err = capsys.readouterr().err
@@ -788,7 +1084,8 @@ def test_every_reader_refuses_a_damaged_run_with_one_line_naming_the_field(
 
 
 def test_a_run_that_stops_early_counts_the_points_it_never_reached(
-        capsys, tmp_path, monkeypatch) -> None:
+    capsys, tmp_path, monkeypatch
+) -> None:
     """3 blocks x 2 sizes; the second block stops the sweep (an error no row can carry):
     2 points measured, 4 never reached, and the summary and the JSON say so."""
     from ascend_p2p_lab.cli import main
@@ -804,8 +1101,20 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
         return fn(ctx, test)
 
     monkeypatch.setattr(execute, "measure_test", stopping)
-    argv = ["sweep", "--backend", "sim", "--pairs", "0-1,1-0,2-3", "--sizes", "4KiB,64KiB",
-            "--samples", "1", "--no-progress", "--out", str(tmp_path / "run")]
+    argv = [
+        "sweep",
+        "--backend",
+        "sim",
+        "--pairs",
+        "0-1,1-0,2-3",
+        "--sizes",
+        "4KiB,64KiB",
+        "--samples",
+        "1",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "run"),
+    ]
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "4 of 6 points not reached" in out
@@ -828,12 +1137,24 @@ transfers = ["0->1", "2->3 by 2", "host->4"]
 
 def test_group_values_in_json_and_table_one_per_group_pair(capsys):
     """Issue 20 item 1: sweep --groups shows each group pair's value (JSON and table)."""
-    args = ["sweep", "--preset", "atlas800t-a3", "--groups", "0,1:2,3;4,5:6,7",
-            "--sizes", "16MiB", "--samples", "2", "--no-progress"]
+    args = [
+        "sweep",
+        "--preset",
+        "atlas800t-a3",
+        "--groups",
+        "0,1:2,3;4,5:6,7",
+        "--sizes",
+        "16MiB",
+        "--samples",
+        "2",
+        "--no-progress",
+    ]
     assert main([*args, "--format", "json"]) == 0
     values = json.loads(capsys.readouterr().out)["values"]
-    assert [(v["pattern"], v["what"]) for v in values] == [("group", "0,1->2,3"),
-                                                           ("group", "4,5->6,7")]
+    assert [(v["pattern"], v["what"]) for v in values] == [
+        ("group", "0,1->2,3"),
+        ("group", "4,5->6,7"),
+    ]
     assert all(v["median_GBps"] > 100 and v["nominal_GBps"] == 329.0 for v in values)  # card budget
     assert main(args) == 0
     table = capsys.readouterr().out
@@ -848,8 +1169,19 @@ def test_a_rerun_with_the_checkpoint_resumes_every_test(tmp_path, monkeypatch):
     path = tmp_path / "t.toml"
     path.write_text(GOOD + GOOD.split("\n", 2)[2].replace('"three"', '"again"'))
     ckpt = tmp_path / "ck"
-    common = ["run", str(path), "--preset", "atlas800t-a2", "--samples", "1", "--sizes",
-              "1MiB", "--no-progress", "--format", "json"]
+    common = [
+        "run",
+        str(path),
+        "--preset",
+        "atlas800t-a2",
+        "--samples",
+        "1",
+        "--sizes",
+        "1MiB",
+        "--no-progress",
+        "--format",
+        "json",
+    ]
     assert main([*common, "--out", str(tmp_path / "a")]) == 0
     ran: list[str] = []
 
@@ -907,8 +1239,19 @@ def no_device(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_refusals_that_are_the_data_exit_0(capsys, tmp_path) -> None:
     """A2 refuses direct copies with peer access off (507899): results, exit 0; the rows
     carry kind ``refused`` with the code and the copy call."""
-    code, out, _ = run_cli_3(capsys, "sweep", "--backend", "sim", "--pairs", "0-1,1-0",
-                           "--peer", "off", *CLI_QUICK, "--out", str(tmp_path / "r"))
+    code, out, _ = run_cli_3(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--pairs",
+        "0-1,1-0",
+        "--peer",
+        "off",
+        *CLI_QUICK,
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert code == 0, out
     run = load_run(tmp_path / "r")
     direct = run[run.path == "direct"]
@@ -921,26 +1264,57 @@ def test_refusals_that_are_the_data_exit_0(capsys, tmp_path) -> None:
 
 def test_unreachable_pairs_exit_0(capsys) -> None:
     """On a 300I Duo most pairs cannot reach each other: results, not failures."""
-    code, out, _ = run_cli_3(capsys, "sweep", "--backend", "sim", "--preset", "atlas300i-duo",
-                           "--pairs", "0-1,0-2", *CLI_QUICK)
+    code, out, _ = run_cli_3(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--preset",
+        "atlas300i-duo",
+        "--pairs",
+        "0-1,0-2",
+        *CLI_QUICK,
+    )
     assert code == 0 and "unreachable" in out and "FAILED" not in out
 
 
-@pytest.mark.parametrize("fault, kind, code, call", [
-    ('kind = "error"\ncall = "rt.record_event"', "runtime", 507899, "acl.rt.record_event"),
-    ('kind = "error"\ncall = "rt.memcpy_async"\nnth = 40\ncode = 507013', "runtime", 507013,
-     "acl.rt.memcpy_async"),
-    ('kind = "device_lost"\ndevice = 2\ncall = "rt.memcpy_async"\nnth = 10', "runtime", 507010,
-     "acl.rt.memcpy_async"),
-])
-def test_a_failure_that_costs_data_exits_1_and_is_saved(capsys, tmp_path, fault, kind, code,
-                                                        call) -> None:
+@pytest.mark.parametrize(
+    "fault, kind, code, call",
+    [
+        ('kind = "error"\ncall = "rt.record_event"', "runtime", 507899, "acl.rt.record_event"),
+        (
+            'kind = "error"\ncall = "rt.memcpy_async"\nnth = 40\ncode = 507013',
+            "runtime",
+            507013,
+            "acl.rt.memcpy_async",
+        ),
+        (
+            'kind = "device_lost"\ndevice = 2\ncall = "rt.memcpy_async"\nnth = 10',
+            "runtime",
+            507010,
+            "acl.rt.memcpy_async",
+        ),
+    ],
+)
+def test_a_failure_that_costs_data_exits_1_and_is_saved(
+    capsys, tmp_path, fault, kind, code, call
+) -> None:
     """Every copy failing, one SDMA error, a lost device: exit 1, rows saved, the summary
     says how many points failed and why."""
     topo = topology_with(tmp_path, fault)
-    status, out, err = run_cli_3(capsys, "sweep", "--backend", "sim", "--topology", topo,
-                               "--pairs", "0-1,1-2,2-3,3-0", *CLI_QUICK,
-                               "--out", str(tmp_path / "r"))
+    status, out, err = run_cli_3(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--topology",
+        topo,
+        "--pairs",
+        "0-1,1-2,2-3,3-0",
+        *CLI_QUICK,
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert status == 1, (out, err)
     assert "Traceback" not in err
     run = load_run(tmp_path / "r")
@@ -950,8 +1324,9 @@ def test_a_failure_that_costs_data_exits_1_and_is_saved(capsys, tmp_path, fault,
 
 
 @pytest.mark.parametrize("error", [ZeroDivisionError, ValueError, TypeError])
-def test_an_unexpected_exception_is_one_line_and_a_traceback_file(capsys, monkeypatch,
-                                                                  error) -> None:
+def test_an_unexpected_exception_is_one_line_and_a_traceback_file(
+    capsys, monkeypatch, error
+) -> None:
     """Also a ValueError or TypeError once the input was accepted: a bug, exit 1, not 2."""
     import ascend_p2p_lab.measure as measure
 
@@ -990,23 +1365,32 @@ def test_sweep_refuses_a_folder_holding_a_run_unless_overwrite(capsys, tmp_path)
 
 def test_overwrite_with_bad_input_loses_nothing(capsys, tmp_path) -> None:
     out = tmp_path / "r"
-    assert run_cli_3(capsys, "sweep", "--backend", "sim", "--pairs", "0-1", *CLI_QUICK,
-                   "--out", str(out))[0] == 0
+    assert (
+        run_cli_3(
+            capsys, "sweep", "--backend", "sim", "--pairs", "0-1", *CLI_QUICK, "--out", str(out)
+        )[0]
+        == 0
+    )
     before = (out / "run.json").read_text()
-    code, _, err = run_cli_3(capsys, "sweep", "--backend", "sim", "--sizes", "512GiB",
-                           "--out", str(out), "--overwrite")
+    code, _, err = run_cli_3(
+        capsys, "sweep", "--backend", "sim", "--sizes", "512GiB", "--out", str(out), "--overwrite"
+    )
     assert code == 2 and "needs" in err and (out / "run.json").read_text() == before
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["demo", "--out", "{file}"], "exists and is not a folder"),
-    (["sweep", "--out", "{file}"], "exists and is not a folder"),
-    (["sweep", "--checkpoint", "{dir}"], "is a folder"),
-    (["report", "{run}", "--out", "{file}"], "exists and is not a folder"),
-    (["demo", "--out", "{run}"], "holds a run already"),
-])
-def test_output_paths_are_checked_before_any_device_work(capsys, tmp_path, no_device, argv,
-                                                         message) -> None:
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["demo", "--out", "{file}"], "exists and is not a folder"),
+        (["sweep", "--out", "{file}"], "exists and is not a folder"),
+        (["sweep", "--checkpoint", "{dir}"], "is a folder"),
+        (["report", "{run}", "--out", "{file}"], "exists and is not a folder"),
+        (["demo", "--out", "{run}"], "holds a run already"),
+    ],
+)
+def test_output_paths_are_checked_before_any_device_work(
+    capsys, tmp_path, no_device, argv, message
+) -> None:
     run = tmp_path / "run"
     run.mkdir()
     (run / "run.json").write_text(json.dumps({"run_id": "x", "command": "sweep"}))
@@ -1018,8 +1402,18 @@ def test_output_paths_are_checked_before_any_device_work(capsys, tmp_path, no_de
 
 def test_demo_replaces_an_earlier_demo_and_takes_a_backend(capsys, tmp_path) -> None:
     out = tmp_path / "demo"
-    argv = ["demo", "--backend", "sim", "--preset", "atlas300i-duo", "--sizes", "4KiB,64KiB",
-            "--no-progress", "--out", str(out)]
+    argv = [
+        "demo",
+        "--backend",
+        "sim",
+        "--preset",
+        "atlas300i-duo",
+        "--sizes",
+        "4KiB,64KiB",
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
     code, text, _ = run_cli_3(capsys, *argv)
     assert code == 0 and "simulated atlas300i-duo" in text
     first = json.loads((out / "run.json").read_text())

@@ -14,11 +14,14 @@ from ascend_p2p_lab.cli import main
 SIM = ["--backend", "sim", "--no-progress"]
 
 
-@pytest.mark.parametrize("args,what", [
-    (["--ops", "all_gather,allgather"], "unknown operation 'allgather'"),
-    (["--sizes", "1 KiB-ish"], "--sizes"),
-    (["--algorithm", "ring", "--ops", "all_to_all"], "ring does not build all_to_all"),
-])
+@pytest.mark.parametrize(
+    "args,what",
+    [
+        (["--ops", "all_gather,allgather"], "unknown operation 'allgather'"),
+        (["--sizes", "1 KiB-ish"], "--sizes"),
+        (["--algorithm", "ring", "--ops", "all_to_all"], "ring does not build all_to_all"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, args, what) -> None:
     out = tmp_path / "run"
     assert main(["collectives", *SIM, "--out", str(out), *args]) == 2
@@ -29,13 +32,32 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, args, what) -> None:
 
 def test_a_slow_link_shows_in_the_table(capsys) -> None:
     a2 = Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml"
-    assert main(["collectives", *SIM, "--topology", str(a2), "--ops", "all_gather",
-                 "--sizes", "256MiB", "--samples", "3"]) == 0
+    assert (
+        main(
+            [
+                "collectives",
+                *SIM,
+                "--topology",
+                str(a2),
+                "--ops",
+                "all_gather",
+                "--sizes",
+                "256MiB",
+                "--samples",
+                "3",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     head = next(ln for ln in text.splitlines() if "data_size(Bytes)" in ln)
     assert [c.strip() for c in head.split("|")][:5] == [
-        "data_size(Bytes)", "aveg_time(us)", "alg_bandwidth(GB/s)", "bus_bandwidth(GB/s)",
-        "check_result"]
+        "data_size(Bytes)",
+        "aveg_time(us)",
+        "alg_bandwidth(GB/s)",
+        "bus_bandwidth(GB/s)",
+        "check_result",
+    ]
     row = next(ln for ln in text.splitlines() if ln.strip().startswith("268435456"))
     assert row.rstrip().endswith("2->5")
     assert float(row.split("|")[6]) < 0.6  # the ratio: half the healthy links' prediction
@@ -43,8 +65,24 @@ def test_a_slow_link_shows_in_the_table(capsys) -> None:
 
 def test_report_draws_busbw_against_the_links(tmp_path) -> None:
     out = tmp_path / "run"
-    assert main(["collectives", *SIM, "--ops", "all_gather,reduce_scatter", "--sizes",
-                 "8KiB,8MiB", "--samples", "1", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "collectives",
+                *SIM,
+                "--ops",
+                "all_gather,reduce_scatter",
+                "--sizes",
+                "8KiB,8MiB",
+                "--samples",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert main(["report", str(out)]) == 0
-    assert {"collective_bandwidth.png", "collectives_vs_links.png"} <= \
-        {p.name for p in out.iterdir()}
+    assert {"collective_bandwidth.png", "collectives_vs_links.png"} <= {
+        p.name for p in out.iterdir()
+    }

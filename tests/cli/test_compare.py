@@ -50,8 +50,9 @@ FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507
 CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
 
 
-def _run(faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,),
-         preset: str = PRESET) -> pd.DataFrame:
+def _run(
+    faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,), preset: str = PRESET
+) -> pd.DataFrame:
     with open_runtime("sim", preset=preset, seed=SEED, faults=faults or []) as rt:
         return sweep(rt, pairs=pairs, sizes=list(sizes), samples=2, progress=False)
 
@@ -61,9 +62,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pd.DataFra
     """clean, clean2 (another clean run), degraded, failing, corrupt, other (2-3, 3-2),
     wider (0-1, 1-0, 2-3): each frame with its saved folder."""
     root = tmp_path_factory.mktemp("runs")
-    frames = {"clean": _run(), "clean2": _run(), "degraded": _run(DEGRADE),
-              "failing": _run(FAIL), "corrupt": _run(CORRUPT), "other": _run(pairs="2-3,3-2"),
-              "wider": _run(pairs="0-1,1-0,2-3")}
+    frames = {
+        "clean": _run(),
+        "clean2": _run(),
+        "degraded": _run(DEGRADE),
+        "failing": _run(FAIL),
+        "corrupt": _run(CORRUPT),
+        "other": _run(pairs="2-3,3-2"),
+        "wider": _run(pairs="0-1,1-0,2-3"),
+    }
     return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
 
 
@@ -98,13 +105,15 @@ def test_against_the_preset_bi_cells_are_compared_on_the_total(tmp_path, capsys)
     rows[5] = "".join(c.ljust(8) for c in cells)
     low = tmp_path / "dmi-bi-3to6.txt"
     low.write_text(head + "Bidirectional Peer to Peer Test" + "\n".join(rows) + "\n")
-    assert main(["import", "dmi", str(low), "--size", "256MiB", "--out",
-                 str(tmp_path / "run")]) == 0
+    assert (
+        main(["import", "dmi", str(low), "--size", "256MiB", "--out", str(tmp_path / "run")]) == 0
+    )
     plans = json.loads((tmp_path / "run" / "run.json").read_text())["params"]["plans"]
     assert [p["directions"] for p in plans] == [["uni"], ["bi"]]
     capsys.readouterr()
-    code = main(["compare", "--against-preset", "atlas800t-a2", "--format", "json",
-                 str(tmp_path / "run")])
+    code = main(
+        ["compare", "--against-preset", "atlas800t-a2", "--format", "json", str(tmp_path / "run")]
+    )
     captured = capsys.readouterr()
     data = json.loads(captured.out)
     assert code == 1 and data["points_compared"] == 112 and data["unmatched"] == []
@@ -121,8 +130,25 @@ _NOTE = "every ratio is 1 by construction"
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("cmp") / "base"
-    assert main(["sweep", "--backend", "sim", "--pairs", "0-1,1-0", "--sizes", "1MiB",
-                 "--samples", "2", "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "--backend",
+                "sim",
+                "--pairs",
+                "0-1,1-0",
+                "--sizes",
+                "1MiB",
+                "--samples",
+                "2",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -145,8 +171,27 @@ def test_a_copy_of_the_folder_is_the_same_run_by_its_id(base, tmp_path, capsys) 
 
 def test_two_runs_are_compared_without_the_note(base, tmp_path, capsys) -> None:
     other = tmp_path / "other"
-    assert main(["sweep", "--backend", "sim", "--pairs", "0-1,1-0", "--sizes", "1MiB",
-                 "--samples", "2", "--no-progress", "--seed", "5", "--out", str(other)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "--backend",
+                "sim",
+                "--pairs",
+                "0-1,1-0",
+                "--sizes",
+                "1MiB",
+                "--samples",
+                "2",
+                "--no-progress",
+                "--seed",
+                "5",
+                "--out",
+                str(other),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     main(["compare", str(base), str(other)])
     assert _NOTE not in capsys.readouterr().err

@@ -25,26 +25,33 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 
 
 def test_without_voila_the_command_exits_2_with_one_line(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "voila" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "voila" else real(name, *a)
+    )
     started: list[Any] = []
     monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a))
     code, err = _run(capsys, "dashboard")
     assert code == 2 and not started
-    assert err == ("ascend-p2p-lab: error: the dashboard app needs Voilà, which is not "
-                   "installed: pip install 'ascend-p2p-lab[app]'\n")
+    assert err == (
+        "ascend-p2p-lab: error: the dashboard app needs Voilà, which is not "
+        "installed: pip install 'ascend-p2p-lab[app]'\n"
+    )
 
 
-@pytest.mark.parametrize(("argv", "says"), [
-    (["--preset", "atlas9000"], "unknown preset 'atlas9000'; choose from atlas300i-310"),
-    (["--port", "70000"], "--port must be between 0 and 65535, got 70000"),
-    (["--port", "-1"], "--port must be between 0 and 65535, got -1"),
-])
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--preset", "atlas9000"], "unknown preset 'atlas9000'; choose from atlas300i-310"),
+        (["--port", "70000"], "--port must be between 0 and 65535, got 70000"),
+        (["--port", "-1"], "--port must be between 0 and 65535, got -1"),
+    ],
+)
 def test_bad_input_exits_2_before_starting_anything(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-        argv: list[str], says: str) -> None:
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str], says: str
+) -> None:
     if importlib.util.find_spec("voila") is None:
         pytest.skip("voila is not installed (its absence is checked first)")
     started: list[Any] = []
@@ -57,8 +64,12 @@ def test_bad_input_exits_2_before_starting_anything(
 def test_the_server_listens_on_localhost_only_on_the_port_asked() -> None:
     cmd = D.voila_command(8123, python="/venv/bin/python")
     assert cmd[:4] == ["/venv/bin/python", "-m", "voila", str(D.APP_NOTEBOOK)]
-    assert {"--Voila.ip=127.0.0.1", "--Voila.port=8123", "--Voila.port_retries=0",
-            "--no-browser"} <= set(cmd)
+    assert {
+        "--Voila.ip=127.0.0.1",
+        "--Voila.port=8123",
+        "--Voila.port_retries=0",
+        "--no-browser",
+    } <= set(cmd)
     assert f"--VoilaExecutor.startup_timeout={D.KERNEL_STARTUP_S}" in cmd
 
 
@@ -69,10 +80,14 @@ def test_a_free_port_is_free() -> None:
 
 
 def test_the_kernel_gets_the_runtime_choice_and_this_package_first() -> None:
-    env = D.server_env("sim", "atlas800t-a3", 7, base={"PYTHONPATH": "/elsewhere",
-                                                        "ASCEND_P2P_LAB_PRESET": "x"})
-    assert (env["ASCEND_P2P_LAB_BACKEND"], env["ASCEND_P2P_LAB_PRESET"],
-            env["ASCEND_P2P_LAB_SEED"]) == ("sim", "atlas800t-a3", "7")
+    env = D.server_env(
+        "sim", "atlas800t-a3", 7, base={"PYTHONPATH": "/elsewhere", "ASCEND_P2P_LAB_PRESET": "x"}
+    )
+    assert (
+        env["ASCEND_P2P_LAB_BACKEND"],
+        env["ASCEND_P2P_LAB_PRESET"],
+        env["ASCEND_P2P_LAB_SEED"],
+    ) == ("sim", "atlas800t-a3", "7")
     root = D.APP_NOTEBOOK.parent.parent.parent
     assert env["PYTHONPATH"].split(os.pathsep) == [str(root), "/elsewhere"]
     kept = D.server_env(None, None, None, base={"ASCEND_P2P_LAB_PRESET": "atlas300i-duo"})
@@ -81,7 +96,8 @@ def test_the_kernel_gets_the_runtime_choice_and_this_package_first() -> None:
 
 
 def test_the_app_notebook_builds_one_dashboard_from_the_environment(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The served notebook's code, run here: the dashboard of the preset the environment
     names (what `dashboard --preset` sets), shown as the cell's value."""
     nb = nbformat.read(D.APP_NOTEBOOK, as_version=4)
@@ -106,7 +122,8 @@ def test_the_app_notebook_ships_with_the_package() -> None:
 
 
 def test_a_port_in_use_exits_2_before_serving(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     if importlib.util.find_spec("voila") is None:
         pytest.skip("voila is not installed (its absence is checked first)")
     started: list[Any] = []
@@ -118,8 +135,10 @@ def test_a_port_in_use_exits_2_before_serving(
         code = main(["dashboard", "--port", str(port)])
     out, err = capsys.readouterr()
     assert code == 2 and not started and "serving" not in out
-    assert err == (f"ascend-p2p-lab: error: --port {port}: already in use on 127.0.0.1; "
-                   "choose another port, or --port 0 for a free one\n")
+    assert err == (
+        f"ascend-p2p-lab: error: --port {port}: already in use on 127.0.0.1; "
+        "choose another port, or --port 0 for a free one\n"
+    )
 
 
 def _listening(port: int) -> bool:
@@ -130,10 +149,12 @@ def _listening(port: int) -> bool:
     return True
 
 
-@pytest.mark.parametrize(("signame", "status", "open_page"), [
-    ("SIGTERM", 143, True), ("SIGINT", 130, False)])
+@pytest.mark.parametrize(
+    ("signame", "status", "open_page"), [("SIGTERM", 143, True), ("SIGINT", 130, False)]
+)
 def test_the_server_and_its_kernels_go_down_with_the_command(
-        signame: str, status: int, open_page: bool) -> None:
+    signame: str, status: int, open_page: bool
+) -> None:
     """The real command and the real Voilà: a signal to the command's process stops the
     server and every kernel it started; nothing is left listening or running."""
     import signal
@@ -146,11 +167,16 @@ def test_the_server_and_its_kernels_go_down_with_the_command(
         pytest.skip("voila is not installed")
     port = D.free_port()
     root = Path(D.__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get(
-        "PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "ascend_p2p_lab.cli", "dashboard",
-                             "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ascend_p2p_lab.cli", "dashboard", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     spawned: list[Any] = []
     try:
         deadline = time.monotonic() + D.KERNEL_STARTUP_S

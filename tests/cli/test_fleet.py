@@ -23,20 +23,38 @@ def fleet():
     import dask
 
     # a task whose worker dies fails at once (KilledWorker) instead of being retried
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            simulated_fleet(3) as f:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), simulated_fleet(3) as f:
         yield f
 
 
 def test_cli_json_names_the_degraded_link(tmp_path, capsys):
-    status = main(["fleet", "--local", "2", "--degrade", "sim-0:5-2:0.6",
-                   "--degrade", "sim-1:1-0:0.85", "--sizes", "64MiB",
-                   "--samples", "2", "--threshold", "0.8", "--format", "json",
-                   "--no-progress", "--out", str(tmp_path / "f")])
+    status = main(
+        [
+            "fleet",
+            "--local",
+            "2",
+            "--degrade",
+            "sim-0:5-2:0.6",
+            "--degrade",
+            "sim-1:1-0:0.85",
+            "--sizes",
+            "64MiB",
+            "--samples",
+            "2",
+            "--threshold",
+            "0.8",
+            "--format",
+            "json",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "f"),
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 1
     assert [(o["host"], o["src"], o["dst"], o["link"]) for o in data["outliers"]] == [
-        ("sim-0", 5, 2, "HCCS")]
+        ("sim-0", 5, 2, "HCCS")
+    ]
     assert [h["host"] for h in data["hosts"]] == ["sim-0", "sim-1"]
     assert data["failed_hosts"] == []
     assert (tmp_path / "f" / "sim-1" / "run.json").is_file()
@@ -74,9 +92,13 @@ def test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp(capsys)
     assert main(["fleet", "--scheduler", "tls://127.0.0.1:1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "TLS needs Dask's distributed.comm.tls.ca-file" in err
-    with dask.config.set({"distributed.comm.tls.ca-file": "ca.pem",
-                          "distributed.comm.tls.client.cert": "me.pem",
-                          "distributed.comm.tls.client.key": "me.key"}):
+    with dask.config.set(
+        {
+            "distributed.comm.tls.ca-file": "ca.pem",
+            "distributed.comm.tls.client.cert": "me.pem",
+            "distributed.comm.tls.client.key": "me.key",
+        }
+    ):
         security = scheduler_security("tls://login01:8786")
     assert (security.tls_ca_file, security.tls_client_cert) == ("ca.pem", "me.pem")
     assert capsys.readouterr().err == ""
@@ -88,17 +110,20 @@ def test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp(capsys)
     assert err.startswith("warning: --scheduler tcp://login01:8786 is plain TCP")
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--local", "3", "--degrade", "sim-9:0-1:0.5"], "no host sim-9"),
-    (["--local", "3", "--degrade", "sim-1:0-1:half"], "is not a number"),
-    (["--local", "3", "--degrade", "sim-1:0-1:1.5"], "at most 1"),
-    (["--local", "3", "--degrade", "sim-1:01:0.5"], "HOST:SRC-DST:FRACTION"),
-    (["--local", "3", "--threshold", "-1"], "threshold"),
-    (["--local", "0"], "1 to 256 hosts"),
-    (["--local", "3", "--preset", "nope"], "not a preset"),
-    (["--scheduler", "tcp://x:1", "--degrade", "sim-1:0-1:0.5"], "with --local"),
-    (["--local", "2", "--scheduler", "tcp://x:1"], "not allowed with"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--local", "3", "--degrade", "sim-9:0-1:0.5"], "no host sim-9"),
+        (["--local", "3", "--degrade", "sim-1:0-1:half"], "is not a number"),
+        (["--local", "3", "--degrade", "sim-1:0-1:1.5"], "at most 1"),
+        (["--local", "3", "--degrade", "sim-1:01:0.5"], "HOST:SRC-DST:FRACTION"),
+        (["--local", "3", "--threshold", "-1"], "threshold"),
+        (["--local", "0"], "1 to 256 hosts"),
+        (["--local", "3", "--preset", "nope"], "not a preset"),
+        (["--scheduler", "tcp://x:1", "--degrade", "sim-1:0-1:0.5"], "with --local"),
+        (["--local", "2", "--scheduler", "tcp://x:1"], "not allowed with"),
+    ],
+)
 def test_cli_bad_input_exits_2_with_one_line(argv, words, capsys):
     assert main(["fleet", *argv]) == 2
     err = capsys.readouterr().err
@@ -116,7 +141,10 @@ def test_cli_without_distributed_exits_2(monkeypatch, capsys):
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "distributed" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "distributed" else real(name, *a),
+    )
     assert main(["fleet", "--local", "2"]) == 2
     assert "pip install 'ascend-p2p-lab[fleet]'" in capsys.readouterr().err

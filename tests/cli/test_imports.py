@@ -66,8 +66,9 @@ def test_compare_an_hccl_import_with_the_preset(capsys, tmp_path) -> None:
     out = tmp_path / "hccl"
     assert main(["import", "hccl-test", str(HCCL), "--out", str(out)]) == 0
     capsys.readouterr()
-    status, data = _json(capsys, ["compare", "--against-preset", "atlas800t-a2", str(out),
-                                  "--format", "json"])
+    status, data = _json(
+        capsys, ["compare", "--against-preset", "atlas800t-a2", str(out), "--format", "json"]
+    )
     rows = pd.DataFrame(data["collectives"])
     assert len(rows) == 14 and rows["imported"].all()
     top = rows[rows["size_bytes"] == 64 << 20].iloc[0]
@@ -75,8 +76,19 @@ def test_compare_an_hccl_import_with_the_preset(capsys, tmp_path) -> None:
     assert top["of_bound"] == pytest.approx(top["busbw_GBps"] / top["bound_busbw_GBps"])
     assert 0 < top["of_bound"] < 1 and top["algorithm"] == "mesh"
     assert status == data["exit_status"] == int((rows["ratio"] < 0.9).any())
-    assert main(["compare", "--against-preset", "atlas800t-a2", str(out), "--out",
-                 str(tmp_path / "fig")]) == status
+    assert (
+        main(
+            [
+                "compare",
+                "--against-preset",
+                "atlas800t-a2",
+                str(out),
+                "--out",
+                str(tmp_path / "fig"),
+            ]
+        )
+        == status
+    )
     assert (tmp_path / "fig" / "collectives_vs_links.png").is_file()
 
 
@@ -85,22 +97,51 @@ def p2p_slow(tmp_path_factory) -> Path:
     """A P2P run of an A2 whose link 2 -> 5 runs at half speed: pairs and latency."""
     out = tmp_path_factory.mktemp("p2p") / "run"
     a2 = Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml"
-    assert main(["sweep", *SIM, "--topology", str(a2), "--patterns", "pair,latency",
-                 "--devices", "0-5", "--sizes", "64KiB,4MiB,64MiB", "--samples", "1",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                *SIM,
+                "--topology",
+                str(a2),
+                "--patterns",
+                "pair,latency",
+                "--devices",
+                "0-5",
+                "--sizes",
+                "64KiB,4MiB,64MiB",
+                "--samples",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 
 def test_compare_an_import_with_a_p2p_run_of_its_server(capsys, tmp_path, p2p_slow) -> None:
     out = tmp_path / "hccl"
-    assert main(["import", "hccl-test", str(DATA / "hccl-allgather_4ranks_doc-spelling.log"),
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "hccl-test",
+                str(DATA / "hccl-allgather_4ranks_doc-spelling.log"),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     a2 = Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml"
     assert main(["compare", str(p2p_slow), str(out)]) == 2  # which server? not a preset
     assert "--topology" in capsys.readouterr().err
-    _, data = _json(capsys, ["compare", str(p2p_slow), str(out), "--topology", str(a2),
-                             "--format", "json"])
+    _, data = _json(
+        capsys, ["compare", str(p2p_slow), str(out), "--topology", str(a2), "--format", "json"]
+    )
     assert data["predicted_from"] == f"links measured in {p2p_slow}"
     assert {r["ranks"] for r in data["collectives"]} == {4}
 
@@ -133,8 +174,10 @@ def imported(tmp_path: Path, name: str, *argv: str) -> Path:
 
 def test_an_import_naming_a_device_the_preset_lacks_is_bad_input(tmp_path, capsys):
     cap = write(tmp_path, "pair.txt", A3_PAIR.replace("-dd 3", "-dd 13"))
-    assert main(["import", "dmi", str(cap), "--preset", "atlas800t-a2", "--out",
-                 str(tmp_path / "r")]) == 2
+    assert (
+        main(["import", "dmi", str(cap), "--preset", "atlas800t-a2", "--out", str(tmp_path / "r")])
+        == 2
+    )
     err = capsys.readouterr().err
     assert "device 13" in err and "8 devices" in err and not (tmp_path / "r").exists()
 
@@ -172,8 +215,16 @@ def test_report_of_an_import_names_the_server_as_far_as_it_is_known(tmp_path, ca
     out, _ = _report(tmp_path, bare, capsys)
     head = out.splitlines()[0]
     assert "None" not in head and "imported from ascend-dmi" in head
-    named = imported(tmp_path, "named", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size",
-                     "256MiB", "--preset", "atlas800t-a2")
+    named = imported(
+        tmp_path,
+        "named",
+        "dmi",
+        str(DATA / "dmi-a2-p2p.txt"),
+        "--size",
+        "256MiB",
+        "--preset",
+        "atlas800t-a2",
+    )
     out, _ = _report(tmp_path, named, capsys)
     assert "on 8 x Ascend910B3" in out.splitlines()[0]
 
@@ -184,8 +235,11 @@ def test_report_draws_no_curve_of_one_size_and_no_link_matrix_of_no_class(tmp_pa
     assert not [f for f in files if "_vs_size" in f or f == "link_matrix.png"], files
     steps = imported(tmp_path, "steps", "dmi", str(DATA / "dmi-a2-p2p-pair-step.txt"), str(TOPO))
     _, files = _report(tmp_path, steps, capsys)
-    assert {"bandwidth_vs_size_uni_on_p2p.png", "latency_vs_size_uni_on_p2p.png",
-            "link_matrix.png"} <= set(files)
+    assert {
+        "bandwidth_vs_size_uni_on_p2p.png",
+        "latency_vs_size_uni_on_p2p.png",
+        "link_matrix.png",
+    } <= set(files)
 
 
 MIB = 1 << 20
@@ -200,16 +254,27 @@ BAD = {
     "unknown.txt": ("hello\nthis is not a tool's output\n", "unknown.txt:1"),
     "truncated.txt": (cut(DATA / "dmi-a2-p2p.txt", 6), "truncated.txt:3"),
     "missing-row.txt": (
-        "\n".join(ln for k, ln in enumerate((DATA / "dmi-a2-p2p.txt").read_text().splitlines())
-                  if k != 5) + "\n", "missing-row.txt:3"),
-    "short-row.txt": ("Unidirectional Peer to Peer Test\n 0 1 2\n0 0 1 2\n1 1 0\n2 1 2 0\n",
-                      "short-row.txt:4"),
-    "units.json": ('{"bandwidths": [{"type": "h2d", "device_id": 0, "results": [\n'
-                   '  {"size": "4096 Bytes", "bandwidth": "19.9 GiB/h"}]}]}\n', "units.json:2"),
+        "\n".join(
+            ln for k, ln in enumerate((DATA / "dmi-a2-p2p.txt").read_text().splitlines()) if k != 5
+        )
+        + "\n",
+        "missing-row.txt:3",
+    ),
+    "short-row.txt": (
+        "Unidirectional Peer to Peer Test\n 0 1 2\n0 0 1 2\n1 1 0\n2 1 2 0\n",
+        "short-row.txt:4",
+    ),
+    "units.json": (
+        '{"bandwidths": [{"type": "h2d", "device_id": 0, "results": [\n'
+        '  {"size": "4096 Bytes", "bandwidth": "19.9 GiB/h"}]}]}\n',
+        "units.json:2",
+    ),
     "cut.json": ((DATA / "dmi-json-bandwidths.json").read_text()[:300], "cut.json:"),
     "empty.txt": ("\n\n", "empty.txt:1"),
-    "table-no-kind.txt": ("ID  Size(Bytes)  Bandwidth(GB/s)\n0  4096  1.0\n",
-                          "table-no-kind.txt:1"),
+    "table-no-kind.txt": (
+        "ID  Size(Bytes)  Bandwidth(GB/s)\n0  4096  1.0\n",
+        "table-no-kind.txt:1",
+    ),
     "cell.txt": ("Unidirectional Peer to Peer Test\n 0 1\n0 0 fast\n1 2.0 0\n", "cell.txt:3"),
 }
 
@@ -236,8 +301,21 @@ def test_a_bad_file_after_a_good_one_writes_nothing(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text(BAD["truncated.txt"][0])
     out = tmp_path / "run"
-    assert main(["import", "dmi", str(DATA / "dmi-a2-h2d-step.txt"), str(bad), "--size",
-                 "1MiB", "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "import",
+                "dmi",
+                str(DATA / "dmi-a2-h2d-step.txt"),
+                str(bad),
+                "--size",
+                "1MiB",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert not out.exists()
 
 
@@ -251,15 +329,29 @@ def test_binary_and_missing_files(tmp_path, capsys):
 
 def test_imported_run_folder_holds_its_provenance(tmp_path):
     out = tmp_path / "run"
-    assert main(["import", "dmi", str(DATA / "dmi-a2-p2p.txt"), str(TOPO), "--size", "256MiB",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "dmi",
+                str(DATA / "dmi-a2-p2p.txt"),
+                str(TOPO),
+                "--size",
+                "256MiB",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     run = load_run(out)
     meta = json.loads((out / "run.json").read_text())
     import hashlib
 
     shas = {Path(s["path"]).name: s["sha256"] for s in meta["sources"]}
-    assert shas["dmi-a2-p2p.txt"] == hashlib.sha256(
-        (DATA / "dmi-a2-p2p.txt").read_bytes()).hexdigest()
+    assert (
+        shas["dmi-a2-p2p.txt"] == hashlib.sha256((DATA / "dmi-a2-p2p.txt").read_bytes()).hexdigest()
+    )
     assert meta["backend"] == "ascend-dmi" and set(run["backend"]) == {"ascend-dmi"}
     assert set(run["link"]) == {"HCCS"} and meta["device_count"] == 8
     assert run["source_line"].notna().all() and set(run["source_file"]) == {"dmi-a2-p2p.txt"}
@@ -268,8 +360,10 @@ def test_imported_run_folder_holds_its_provenance(tmp_path):
     assert uni["sizes"] == [256 * MIB] and len(uni["pairs"]) == 56 == len(bi["pairs"])
     assert math.isnan(run["latency_us"].iloc[0])
     # again into the same folder: refused without --overwrite
-    assert main(["import", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB",
-                 "--out", str(out)]) == 2
+    assert (
+        main(["import", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB", "--out", str(out)])
+        == 2
+    )
 
 
 def test_collective_figure_draws_into_a_given_axes_and_hccl_folder_loads(tmp_path):
@@ -278,11 +372,19 @@ def test_collective_figure_draws_into_a_given_axes_and_hccl_folder_loads(tmp_pat
     from ascend_p2p_lab.plots import collective_bandwidth
 
     out = tmp_path / "hccl"
-    assert main(["import", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"),
-                 "--out", str(out)]) == 0
+    assert (
+        main(["import", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"), "--out", str(out)]) == 0
+    )
     run = load_run(out)
-    assert {"operation", "ranks", "size_bytes", "time_us", "algbw_GBps", "busbw_GBps",
-            "check_result"} <= set(run.columns)
+    assert {
+        "operation",
+        "ranks",
+        "size_bytes",
+        "time_us",
+        "algbw_GBps",
+        "busbw_GBps",
+        "check_result",
+    } <= set(run.columns)
     assert str(run["ranks"].dtype) == "Int64" and run["busbw_GBps"].notna().all()
     fig = Figure()
     ax = fig.add_subplot(1, 2, 2)
@@ -291,8 +393,12 @@ def test_collective_figure_draws_into_a_given_axes_and_hccl_folder_loads(tmp_pat
 
 def imported_2(tmp_path: Path, capture: str, name: str = "dmi") -> Path:
     out = tmp_path / name
-    assert main(["import", "dmi", str(DATA / capture), str(TOPO), "--size", "256MiB",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            ["import", "dmi", str(DATA / capture), str(TOPO), "--size", "256MiB", "--out", str(out)]
+        )
+        == 0
+    )
     return out
 
 
@@ -305,8 +411,9 @@ def below(capsys, argv: list[str]) -> tuple[int, list[tuple[int, int]], dict]:
 
 def test_compare_against_the_preset_names_exactly_the_lowered_cell(tmp_path, capsys):
     run = imported_2(tmp_path, "dmi-a2-p2p-lowered-2to5.txt")
-    code, cells, data = below(capsys, ["compare", "--against-preset", "atlas800t-a2",
-                                       "--format", "json", str(run)])
+    code, cells, data = below(
+        capsys, ["compare", "--against-preset", "atlas800t-a2", "--format", "json", str(run)]
+    )
     assert code == 1 and cells == [(2, 5)]
     assert data["points_compared"] == 56 * 2 and data["below"][0]["run_GBps"] == 18.4
     assert data["unmatched"] == []  # the 56 bi totals are compared, not left out
@@ -314,23 +421,38 @@ def test_compare_against_the_preset_names_exactly_the_lowered_cell(tmp_path, cap
 
 def test_the_unlowered_capture_matches_the_preset(tmp_path, capsys):
     run = imported_2(tmp_path, "dmi-a2-p2p.txt")
-    code, cells, _ = below(capsys, ["compare", "--against-preset", "atlas800t-a2",
-                                    "--format", "json", str(run)])
+    code, cells, _ = below(
+        capsys, ["compare", "--against-preset", "atlas800t-a2", "--format", "json", str(run)]
+    )
     assert code == 0 and cells == []
 
 
 def test_calibrate_needs_link_classes_from_a_topology_capture(tmp_path, capsys):
     out = tmp_path / "alone"
-    assert main(["import", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB",
-                 "--out", str(out)]) == 0
+    assert (
+        main(["import", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB", "--out", str(out)])
+        == 0
+    )
     assert main(["calibrate", str(out), "--out", str(tmp_path / "t.toml")]) == 2
     assert "--topology" in capsys.readouterr().err
 
 
 def test_report_draws_an_imported_card_matrix_with_its_bi_total(tmp_path):
     card = tmp_path / "card"
-    assert main(["import", "dmi", str(DATA / "dmi-a3-p2p-card.txt"), "--size", "256MiB",
-                 "--out", str(card)]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "dmi",
+                str(DATA / "dmi-a3-p2p-card.txt"),
+                "--size",
+                "256MiB",
+                "--out",
+                str(card),
+            ]
+        )
+        == 0
+    )
     assert main(["report", str(card)]) == 0
     files = json.loads((card / "report.json").read_text())["files"]
     assert "card_uni.png" in files and "card_bi_total.png" in files

@@ -8,9 +8,15 @@ def test_probe_json_rows_are_sources_and_unprobed_pairs_say_so() -> None:
 
     from ascend_p2p_lab.cli.info import probe_json
 
-    table = pd.DataFrame({"src": [0, 1, 1], "dst": [1, 0, 2], "link": ["HCCS", "HCCS", "SYS"],
-                          "can_access_peer": [True, False, True],
-                          "peer_enabled": [False, False, True]})
+    table = pd.DataFrame(
+        {
+            "src": [0, 1, 1],
+            "dst": [1, 0, 2],
+            "link": ["HCCS", "HCCS", "SYS"],
+            "can_access_peer": [True, False, True],
+            "peer_enabled": [False, False, True],
+        }
+    )
     table.attrs["run"] = {"run_id": "r1"}
     data = probe_json(table, 3)
     acc, enabled, links = (m["matrix"] for m in data["matrices"])

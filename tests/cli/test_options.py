@@ -11,7 +11,8 @@ from ascend_p2p_lab.cli import main
 @pytest.mark.parametrize("command", ["sweep", "run"])
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "1e9", "soon"])
 def test_a_bad_min_sample_ms_names_the_option_not_the_sweeps_field(
-        command: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    command: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     extra = ["--pairs", "0-1"] if command == "sweep" else ["scaling"]
     assert main([command, "--backend", "sim", *extra, "--min-sample-ms", value]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -28,13 +29,17 @@ def test_a_good_min_sample_ms_is_taken_in_milliseconds() -> None:
 
 
 # ------------------------------------------- the same sampling and progress options (issue 32)
-MEASURING = {"sweep": ["--pairs", "0-1"], "run": ["scaling"], "demo": [],
-             "check": [], "collectives": []}
+MEASURING = {
+    "sweep": ["--pairs", "0-1"],
+    "run": ["scaling"],
+    "demo": [],
+    "check": [],
+    "collectives": [],
+}
 
 
 @pytest.mark.parametrize("command", sorted(MEASURING))
-def test_every_command_that_measures_takes_the_sampling_and_progress_options(
-        command: str) -> None:
+def test_every_command_that_measures_takes_the_sampling_and_progress_options(command: str) -> None:
     from ascend_p2p_lab.cli.parser import build_parser
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
@@ -52,11 +57,24 @@ def _samples_per_point(folder) -> set[int]:
 
 
 def test_check_times_its_sweeps_as_told(tmp_path, capsys) -> None:
-    argv = ["check", "--backend", "sim", "--devices", "0-1", "--no-progress", "--format",
-            "json"]
+    argv = ["check", "--backend", "sim", "--devices", "0-1", "--no-progress", "--format", "json"]
     assert main([*argv, "--out", str(tmp_path / "a")]) == 0
-    assert main([*argv, "--samples", "2", "--warmup", "0", "--min-sample-ms", "0.5",
-                 "--out", str(tmp_path / "b")]) == 0
+    assert (
+        main(
+            [
+                *argv,
+                "--samples",
+                "2",
+                "--warmup",
+                "0",
+                "--min-sample-ms",
+                "0.5",
+                "--out",
+                str(tmp_path / "b"),
+            ]
+        )
+        == 0
+    )
     assert _samples_per_point(tmp_path / "a") == {3}  # the derived criteria's samples
     assert _samples_per_point(tmp_path / "b") == {2}
     capsys.readouterr()

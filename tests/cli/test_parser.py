@@ -21,13 +21,30 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_report_of_an_interrupted_run_is_not_itself_interrupted(capsys, tmp_path,
-                                                                monkeypatch) -> None:
+def test_report_of_an_interrupted_run_is_not_itself_interrupted(
+    capsys, tmp_path, monkeypatch
+) -> None:
     """An interrupted run, reported: exit 1 (an incomplete run), never 130; no "saved to"
     (report saves no run); "1 figure", not "1 figures"; a --format help that reads."""
     out_dir = tmp_path / "run"
-    assert run_cli(capsys, "sweep", "--backend", "sim", "--pairs", "0-1", "--sizes", "4KiB",
-                   "--samples", "1", "--no-progress", "--out", str(out_dir))[0] == 0
+    assert (
+        run_cli(
+            capsys,
+            "sweep",
+            "--backend",
+            "sim",
+            "--pairs",
+            "0-1",
+            "--sizes",
+            "4KiB",
+            "--samples",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out_dir),
+        )[0]
+        == 0
+    )
     meta = json.loads((out_dir / "run.json").read_text())
     (out_dir / "run.json").write_text(json.dumps({**meta, "interrupted": True}))
     import ascend_p2p_lab.plots as plots

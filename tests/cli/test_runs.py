@@ -68,8 +68,13 @@ from ascend_p2p_lab.results import (
 )
 from ascend_p2p_lab.sim import LIVE
 
-QUICK: dict[str, Any] = {"samples": 1, "warmup": 1, "min_sample_us": 20.0, "max_copies": 2,
-                         "progress": False}
+QUICK: dict[str, Any] = {
+    "samples": 1,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 2,
+    "progress": False,
+}
 
 
 def one_line(exc: BaseException) -> str:
@@ -93,27 +98,58 @@ def _copy_run(src: Path, dst: Path) -> Path:
     return dst
 
 
-@pytest.mark.parametrize("damage, match", [
-    (lambda d: (d / "samples.parquet").write_bytes((d / "samples.parquet").read_bytes()[:-9]),
-     "cannot read samples"),
-    (lambda d: (d / "samples.parquet").write_bytes(b""), "cannot read samples"),
-    (lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").write_text(
-        "".join((d / "samples.csv").read_text().splitlines(keepends=True)[:-2]))),
-     "truncated?"),
-    (lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").write_bytes(
-        (d / "samples.csv").read_bytes()[:-300])), "samples"),
-    (lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").write_text(
-        (d / "samples.csv").read_text().replace(",4096,", ",four,", 1))),
-     "column size_bytes holds text, not whole numbers"),
-    (lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").unlink()),
-     "no samples.parquet or samples.csv"),
-    (lambda d: (d / "run.json").write_text('{"rows": 3'), "not valid JSON"),
-    (lambda d: (d / "run.json").write_bytes(b"\xff\xfe"), "not valid JSON"),
-    (lambda d: (d / "run.json").write_text(json.dumps(
-        {**json.loads((d / "run.json").read_text()), "rows": 3})), "run.json says 3"),
-])
-def test_damaged_result_files(saved_run: Path, tmp_path: Path, damage: Any, match: str,
-                              capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "damage, match",
+    [
+        (
+            lambda d: (d / "samples.parquet").write_bytes(
+                (d / "samples.parquet").read_bytes()[:-9]
+            ),
+            "cannot read samples",
+        ),
+        (lambda d: (d / "samples.parquet").write_bytes(b""), "cannot read samples"),
+        (
+            lambda d: (
+                (d / "samples.parquet").unlink(),
+                (d / "samples.csv").write_text(
+                    "".join((d / "samples.csv").read_text().splitlines(keepends=True)[:-2])
+                ),
+            ),
+            "truncated?",
+        ),
+        (
+            lambda d: (
+                (d / "samples.parquet").unlink(),
+                (d / "samples.csv").write_bytes((d / "samples.csv").read_bytes()[:-300]),
+            ),
+            "samples",
+        ),
+        (
+            lambda d: (
+                (d / "samples.parquet").unlink(),
+                (d / "samples.csv").write_text(
+                    (d / "samples.csv").read_text().replace(",4096,", ",four,", 1)
+                ),
+            ),
+            "column size_bytes holds text, not whole numbers",
+        ),
+        (
+            lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").unlink()),
+            "no samples.parquet or samples.csv",
+        ),
+        (lambda d: (d / "run.json").write_text('{"rows": 3'), "not valid JSON"),
+        (lambda d: (d / "run.json").write_bytes(b"\xff\xfe"), "not valid JSON"),
+        (
+            lambda d: (d / "run.json").write_text(
+                json.dumps({**json.loads((d / "run.json").read_text()), "rows": 3})
+            ),
+            "run.json says 3",
+        ),
+    ],
+)
+def test_damaged_result_files(
+    saved_run: Path, tmp_path: Path, damage: Any, match: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = _copy_run(saved_run, tmp_path / "run")
     damage(folder)
     with pytest.raises(ResultsError) as info:
@@ -128,9 +164,28 @@ def test_damaged_result_files(saved_run: Path, tmp_path: Path, damage: Any, matc
 @pytest.fixture(scope="module")
 def processes_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("ipc") / "run"
-    assert main(["sweep", "--backend", "sim", "--preset", "atlas800t-a2", "--pairs",
-                 "0-1,1-0", "--sizes", "1MiB,64MiB", "--samples", "2", "--processes",
-                 "--no-progress", "--out", str(folder)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "--backend",
+                "sim",
+                "--preset",
+                "atlas800t-a2",
+                "--pairs",
+                "0-1,1-0",
+                "--sizes",
+                "1MiB,64MiB",
+                "--samples",
+                "2",
+                "--processes",
+                "--no-progress",
+                "--out",
+                str(folder),
+            ]
+        )
+        == 0
+    )
     return folder
 
 
@@ -138,8 +193,10 @@ def test_processes_curves_are_drawn_per_initiator(processes_run):
     assert main(["report", str(processes_run)]) == 0
     files = json.loads((processes_run / "report.json").read_text())["files"]
     curves = sorted(f for f in files if f.startswith("bandwidth_vs_size"))
-    assert curves == ["bandwidth_vs_size_uni_on_p2p_pull.png",
-                      "bandwidth_vs_size_uni_on_p2p_push.png"]
+    assert curves == [
+        "bandwidth_vs_size_uni_on_p2p_pull.png",
+        "bandwidth_vs_size_uni_on_p2p_push.png",
+    ]
     assert {"heatmap_uni_on_p2p_pull.png", "heatmap_uni_on_p2p_push.png"} <= set(files)
 
 
@@ -148,24 +205,55 @@ A2, A3 = "atlas800t-a2", "atlas800t-a3"
 
 # ------------------------------------------------------------------ command line
 def test_cli_sweep_measures_groups_and_prints_the_card_matrix(capsys) -> None:
-    code = main(["sweep", "--preset", A3, "--devices", "0-3", "--patterns", "card",
-                 "--sizes", "16MiB", "--samples", "1", "--no-progress", "--format", "json"])
+    code = main(
+        [
+            "sweep",
+            "--preset",
+            A3,
+            "--devices",
+            "0-3",
+            "--patterns",
+            "card",
+            "--sizes",
+            "16MiB",
+            "--samples",
+            "1",
+            "--no-progress",
+            "--format",
+            "json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     (m,) = out["matrices"]
     assert m["pattern"] == "card" and m["cards"] == [[0, 1], [2, 3]]
     assert m["matrix"][0][1] > 0 and m["matrix"][1][0] > 0 and m["matrix"][0][0] is None
-    code = main(["sweep", "--preset", A2, "--groups", "0,1:2,3", "--sizes", "16MiB",
-                 "--samples", "1", "--no-progress"])
+    code = main(
+        [
+            "sweep",
+            "--preset",
+            A2,
+            "--groups",
+            "0,1:2,3",
+            "--sizes",
+            "16MiB",
+            "--samples",
+            "1",
+            "--no-progress",
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0 and "group" in text and "112.0" in text  # 4 HCCS links' nominal
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--groups", "0,1:1,2"], "share device 1"),
-    (["--patterns", "group"], "needs groups"),
-    (["--groups", "0:1", "--patterns", "pair"], "add group to patterns"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--groups", "0,1:1,2"], "share device 1"),
+        (["--patterns", "group"], "needs groups"),
+        (["--groups", "0:1", "--patterns", "pair"], "add group to patterns"),
+    ],
+)
 def test_cli_refuses_bad_groups_with_status_2(argv: list[str], message: str, capsys) -> None:
     code = main(["sweep", "--preset", A2, "--sizes", "1MiB", "--no-progress", *argv])
     err = capsys.readouterr().err
@@ -178,8 +266,24 @@ PRESET = "atlas800t-a2"
 
 def test_the_cli_passes_host_patterns_through(tmp_path, capsys) -> None:
     out = tmp_path / "run"
-    status = main(["sweep", "--preset", PRESET, "--patterns", "h2d,d2h", "--devices", "1",
-                   "--sizes", "1MiB", "--samples", "2", "--out", str(out), "--no-progress"])
+    status = main(
+        [
+            "sweep",
+            "--preset",
+            PRESET,
+            "--patterns",
+            "h2d,d2h",
+            "--devices",
+            "1",
+            "--sizes",
+            "1MiB",
+            "--samples",
+            "2",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
     assert status == 0, capsys.readouterr()
     run = results.load_run(out)
     assert set(run["pattern"]) == {"h2d", "d2h"}
@@ -194,8 +298,12 @@ TOPO = Path(__file__).resolve().parents[1] / "data" / "npu-smi-topo-910b3-8npu.t
 
 def imported(tmp_path: Path, capture: str, name: str = "dmi") -> Path:
     out = tmp_path / name
-    assert main(["import", "dmi", str(DATA / capture), str(TOPO), "--size", "256MiB",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            ["import", "dmi", str(DATA / capture), str(TOPO), "--size", "256MiB", "--out", str(out)]
+        )
+        == 0
+    )
     return out
 
 
@@ -205,45 +313,86 @@ def test_report_on_imported_runs_writes_their_figures(tmp_path):
     listed = json.loads((run / "report.json").read_text())["files"]
     assert "heatmap_uni_on_p2p.png" in listed and "heatmap_bi_on_p2p_total.png" in listed
     hccl = tmp_path / "hccl"
-    assert main(["import", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"),
-                 "--out", str(hccl)]) == 0
+    assert (
+        main(["import", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"), "--out", str(hccl)]) == 0
+    )
     assert main(["report", str(hccl)]) == 0
     assert json.loads((hccl / "report.json").read_text())["files"] == [
-        "summary.csv", "collective_bandwidth.png"]
+        "summary.csv",
+        "collective_bandwidth.png",
+    ]
     misc = tmp_path / "misc"
-    assert main(["import", "dmi", *(str(DATA / f) for f in (
-        "dmi-a2-h2d-step.txt", "dmi-a2-d2h-fixed.txt", "dmi-json-bandwidths.json",
-        "dmi-json-latency.json", "dmi-dg.json")), "--out", str(misc)]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "dmi",
+                *(
+                    str(DATA / f)
+                    for f in (
+                        "dmi-a2-h2d-step.txt",
+                        "dmi-a2-d2h-fixed.txt",
+                        "dmi-json-bandwidths.json",
+                        "dmi-json-latency.json",
+                        "dmi-dg.json",
+                    )
+                ),
+                "--out",
+                str(misc),
+            ]
+        )
+        == 0
+    )
     assert main(["report", str(misc)]) == 0
-    assert "host_bandwidth_vs_size.png" in json.loads((misc / "report.json").read_text())[
-        "files"]
+    assert "host_bandwidth_vs_size.png" in json.loads((misc / "report.json").read_text())["files"]
 
 
 @pytest.mark.keeps_ledger
 def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from ascend_p2p_lab.cli import main
 
     topo = tmp_path / "a2x4.toml"
     from ascend_p2p_lab.topology.presets import read_packaged
 
     preset_text = read_packaged("atlas800t-a2.toml")
-    topo.write_text(preset_text + '\n[[fault]]\nkind = "error"\n'
-                    'call = "rt.device_disable_peer_access"\ncode = 207006\n')
+    topo.write_text(
+        preset_text + '\n[[fault]]\nkind = "error"\n'
+        'call = "rt.device_disable_peer_access"\ncode = 207006\n'
+    )
     before = list(LIVE)  # strong references: no id of theirs can be reused meanwhile
-    code = main(["sweep", "--backend", "sim", "--topology", str(topo), "--pairs", "0-1,2-3",
-                 "--sizes", "4KiB", "--samples", "1", "--no-progress",
-                 "--out", str(tmp_path / "run")])
+    code = main(
+        [
+            "sweep",
+            "--backend",
+            "sim",
+            "--topology",
+            str(topo),
+            "--pairs",
+            "0-1,2-3",
+            "--sizes",
+            "4KiB",
+            "--samples",
+            "1",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "run"),
+        ]
+    )
     captured = capsys.readouterr()
     out, err = captured.out, captured.err.strip().splitlines()
     assert code == 1 and "Traceback" not in "".join(err)
     # the rows measured before the failure are summarized and saved, then teardown is told
-    assert "FAILED: the run stopped early: PeerRestoreError: cannot restore peer access " \
-           "after the test: acl.rt.device_disable_peer_access(" in out
+    assert (
+        "FAILED: the run stopped early: PeerRestoreError: cannot restore peer access "
+        "after the test: acl.rt.device_disable_peer_access(" in out
+    )
     assert f"saved to {tmp_path / 'run'}" in out
     assert len(err) == 1 and err[0].startswith(
         "ascend-p2p-lab: teardown failed after the results above: "
-        "acl.rt.device_disable_peer_access(")
+        "acl.rt.device_disable_peer_access("
+    )
     assert len(load_run(tmp_path / "run")) == 1
     made = [sim for sim in LIVE if not any(sim is old for old in before)]
     ledgers = [sim.simulator.ledger() for sim in made]

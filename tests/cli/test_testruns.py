@@ -28,14 +28,19 @@ BAD_FILES = {  # name -> (text, line, words in the error)
     "unknown device": (GOOD.replace('"host->4"', '"host->9"'), 6, "unknown device 9"),
     "twice": (GOOD.replace('"0->1", ', '"0->1", "0->1", '), 6, "appears twice"),
     "size 0": (GOOD.replace('"64MiB"', '"0"'), 5, "size '0'"),
-    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3,
-                      "missing 'sizes'"),
-    "newer schema": (GOOD.replace("schema_version = 1", "schema_version = 2"), 1,
-                     "newer than this release"),
+    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3, "missing 'sizes'"),
+    "newer schema": (
+        GOOD.replace("schema_version = 1", "schema_version = 2"),
+        1,
+        "newer than this release",
+    ),
     "TOML syntax": (GOOD.replace('name = "three"', 'name = "three'), 4, "not valid TOML"),
     "no schema": (GOOD.replace("schema_version = 1", ""), 1, "schema_version is missing"),
-    "unknown key": (GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'), 5,
-                    "unknown key 'speed'"),
+    "unknown key": (
+        GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'),
+        5,
+        "unknown key 'speed'",
+    ),
 }
 
 
@@ -45,8 +50,19 @@ def test_bad_files_exit_2_with_file_and_line(case, tmp_path, capsys):
     path = tmp_path / "bad.toml"
     path.write_text(text)
     out = tmp_path / "run"
-    status = main(["run", str(path), "--preset", "atlas800t-a2", "--samples", "1",
-                   "--no-progress", "--out", str(out)])
+    status = main(
+        [
+            "run",
+            str(path),
+            "--preset",
+            "atlas800t-a2",
+            "--samples",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2
     assert len([e for e in err if "error" in e]) == 1
@@ -60,8 +76,21 @@ def test_three_transfers_at_once_on_a2(tmp_path, capsys):
     path = tmp_path / "t.toml"
     path.write_text(GOOD)
     out = tmp_path / "run"
-    status = main(["run", str(path), "--preset", "atlas800t-a2", "--samples", "3",
-                   "--no-progress", "--out", str(out), "--format", "json"])
+    status = main(
+        [
+            "run",
+            str(path),
+            "--preset",
+            "atlas800t-a2",
+            "--samples",
+            "3",
+            "--no-progress",
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        ]
+    )
     assert status == 0
     data = json.loads(capsys.readouterr().out)
     from ascend_p2p_lab.results import load_run
@@ -79,8 +108,7 @@ def test_three_transfers_at_once_on_a2(tmp_path, capsys):
     for sample, rows in each.groupby("sample"):
         window = agg[agg["sample"] == sample].iloc[0]
         moved = (rows["bandwidth_GBps"] * rows["elapsed_us"]).sum()  # bytes * 1e-3
-        assert math.isclose(window["bandwidth_GBps"] * window["elapsed_us"], moved,
-                            rel_tol=1e-9)
+        assert math.isclose(window["bandwidth_GBps"] * window["elapsed_us"], moved, rel_tol=1e-9)
         assert window["elapsed_us"] >= rows["elapsed_us"].max()
     # HCCS's paper rate for the device copies; the host link's figure in the preset is a
     # measurement (ascend-dmi), not a paper rate: no nominal for the host copy nor for
@@ -100,10 +128,8 @@ def _alone(preset: str) -> list[float]:
     """The pull 0->1, the push 2->3 and host->4 each measured alone (pair, h2d)."""
     with open_runtime("sim", preset, seed=5) as rt:
         pull = sweep(rt, pairs=[(0, 1)], sizes="256MiB", samples=3, progress=False)
-        push = sweep(rt, pairs=[(2, 3)], sizes="256MiB", samples=3, initiator="src",
-                     progress=False)
-        host = sweep(rt, patterns=["h2d"], devices=[4], sizes="256MiB", samples=3,
-                     progress=False)
+        push = sweep(rt, pairs=[(2, 3)], sizes="256MiB", samples=3, initiator="src", progress=False)
+        host = sweep(rt, patterns=["h2d"], devices=[4], sizes="256MiB", samples=3, progress=False)
     return [float(r["bandwidth_GBps"].median()) for r in (pull, push, host)]
 
 
@@ -114,9 +140,26 @@ def test_patterns_lists_every_declaration(capsys):
 
 
 def test_a_built_in_test_runs_by_name(capsys):
-    assert main(["run", "ring", "--preset", "atlas800t-a2", "--devices", "0-3",
-                 "--sizes", "4MiB", "--samples", "1", "--no-progress", "--format",
-                 "json"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "ring",
+                "--preset",
+                "atlas800t-a2",
+                "--devices",
+                "0-3",
+                "--sizes",
+                "4MiB",
+                "--samples",
+                "1",
+                "--no-progress",
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
     values = json.loads(capsys.readouterr().out)["values"]
     assert [v["what"] for v in values] == ["0->1", "1->2", "2->3", "3->0", "all"]
     assert set(AS_FILES) >= {"a2a", "ring", "ring-bi", "scaling"}
@@ -127,13 +170,28 @@ def test_a_failing_test_gives_every_transfer_its_reason_and_exit_1(capsys, tmp_p
     failure as data, the values list says why for each, and the exit status is 1."""
     src = Path(__file__).resolve().parents[2] / "ascend_p2p_lab/topology/presets"
     topo = tmp_path / "faulty.toml"
-    topo.write_text((src / "atlas800t-a2.toml").read_text()
-                    + '\n[[fault]]\nkind = "error"\ncall = "rt.memcpy_async"\n'
-                      'link = [2, 3]\ncode = 507013\n')
+    topo.write_text(
+        (src / "atlas800t-a2.toml").read_text()
+        + '\n[[fault]]\nkind = "error"\ncall = "rt.memcpy_async"\n'
+        "link = [2, 3]\ncode = 507013\n"
+    )
     path = tmp_path / "t.toml"
     path.write_text(GOOD)
-    status = main(["run", str(path), "--backend", "sim", "--topology", str(topo),
-                   "--samples", "1", "--no-progress", "--format", "json"])
+    status = main(
+        [
+            "run",
+            str(path),
+            "--backend",
+            "sim",
+            "--topology",
+            str(topo),
+            "--samples",
+            "1",
+            "--no-progress",
+            "--format",
+            "json",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 1 == data["exit_status"]
     values = [v for v in data["values"] if v["size_bytes"] == 256 << 20]
@@ -147,8 +205,24 @@ def test_compare_against_a_preset_reruns_a_test_file(tmp_path, capsys):
     path = tmp_path / "t.toml"
     path.write_text(GOOD)
     out = tmp_path / "run"
-    assert main(["run", str(path), "--preset", "atlas800t-a2", "--samples", "2", "--sizes",
-                 "4MiB", "--no-progress", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(path),
+                "--preset",
+                "atlas800t-a2",
+                "--samples",
+                "2",
+                "--sizes",
+                "4MiB",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["compare", "--against-preset", "atlas800t-a2", str(out)]) == 0
     text = capsys.readouterr().out

@@ -30,8 +30,8 @@ def test_phase_counts() -> None:
     assert len(_build("all_reduce", "double_ring", 4096, 16).phases) == 30
     assert len(_build("broadcast", "double_ring", 4096, 16).phases) == 30
     assert len(_build("all_reduce", "reduce_bcast", 4096, 8).phases) == 2
-    assert len(_build("all_reduce", "hd", 4096, 16).phases) == 4     # log2 16 exchanges
-    assert len(_build("all_reduce", "hd", 4096, 12).phases) == 5     # fold in, 3, fold out
+    assert len(_build("all_reduce", "hd", 4096, 16).phases) == 4  # log2 16 exchanges
+    assert len(_build("all_reduce", "hd", 4096, 12).phases) == 5  # fold in, 3, fold out
 
 
 def test_who_issues_each_copy() -> None:

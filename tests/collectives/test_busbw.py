@@ -52,8 +52,9 @@ def test_bad_operation_and_ranks() -> None:
         B.bus_factor("all_reduce", 0)
 
 
-@pytest.mark.parametrize("preset,ranks", [("atlas800t-a2", 8), ("atlas800t-a3", 16),
-                                          ("atlas800t-a3", 5)])
+@pytest.mark.parametrize(
+    "preset,ranks", [("atlas800t-a2", 8), ("atlas800t-a3", 16), ("atlas800t-a3", 5)]
+)
 @pytest.mark.parametrize("size", [4096, 3 << 20, 256 << 20])
 def test_algbw_times_factor_is_busbw_for_every_op(preset: str, ranks: int, size: int) -> None:
     topo = load_preset(preset)
@@ -63,13 +64,22 @@ def test_algbw_times_factor_is_busbw_for_every_op(preset: str, ranks: int, size:
         assert t.busbw_GBps == pytest.approx(t.algbw_GBps * NCCL_TESTS[op](ranks), rel=1e-12)
         # algbw is hccl_test's bytes over the time
         assert t.algbw_GBps == pytest.approx(
-            t.collective.convention.algbw_bytes / t.time_us / 1e3, rel=1e-12)
+            t.collective.convention.algbw_bytes / t.time_us / 1e3, rel=1e-12
+        )
 
 
-@pytest.mark.parametrize("op,n,factor", [
-    ("all_reduce", 8, 1.75), ("all_reduce", 2, 1.0), ("all_gather", 8, 0.875),
-    ("reduce_scatter", 4, 0.75), ("all_to_all", 16, 15 / 16), ("broadcast", 8, 1.0),
-    ("reduce", 8, 1.0), ("scatter", 4, 1.0),
-])
+@pytest.mark.parametrize(
+    "op,n,factor",
+    [
+        ("all_reduce", 8, 1.75),
+        ("all_reduce", 2, 1.0),
+        ("all_gather", 8, 0.875),
+        ("reduce_scatter", 4, 0.75),
+        ("all_to_all", 16, 15 / 16),
+        ("broadcast", 8, 1.0),
+        ("reduce", 8, 1.0),
+        ("scatter", 4, 1.0),
+    ],
+)
 def test_bus_factors_of_nccl_tests(op, n, factor):
     assert bus_factor(op, n) == pytest.approx(factor)

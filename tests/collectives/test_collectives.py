@@ -40,12 +40,12 @@ def a2_large() -> pd.DataFrame:
 
 def _degraded(factor: float = 0.5):
     a2 = load_preset("atlas800t-a2")
-    return dataclasses.replace(a2, faults=({"kind": "degrade", "link": [2, 5],
-                                             "factor": factor},))
+    return dataclasses.replace(a2, faults=({"kind": "degrade", "link": [2, 5], "factor": factor},))
 
 
-@pytest.mark.parametrize("op,low", [("all_gather", 0.9), ("reduce_scatter", 0.59),
-                                    ("all_to_all", 0.9)])
+@pytest.mark.parametrize(
+    "op,low", [("all_gather", 0.9), ("reduce_scatter", 0.59), ("all_to_all", 0.9)]
+)
 def test_a2_busbw_meets_the_prediction_within_the_links_bound(a2_large, op, low) -> None:
     """Within 10% of the prediction and below 7 x the HCCS rate. The reads of the
     all-gather and all-to-all reach 0.97 of it; the reduce-scatter writes (0.755 of the
@@ -61,7 +61,8 @@ def test_busbw_is_algbw_times_the_nccl_tests_factor(a2_large) -> None:
     for op, part in a2_large.groupby("operation"):
         factor = bus_factor(str(op), 8)
         assert part["busbw_GBps"].tolist() == pytest.approx(
-            (part["algbw_GBps"] * factor).tolist()), op
+            (part["algbw_GBps"] * factor).tolist()
+        ), op
         assert part["ranks"].eq(8).all() and part["verified"].all()
         assert part["check_result"].eq("success").all()
 
@@ -80,8 +81,12 @@ def test_a_slow_link_halves_a_mesh_and_is_named() -> None:
 def test_a_ring_slows_only_when_it_passes_the_slow_link(devices, through) -> None:
     """The ring over 0..7 never copies 2 -> 5; over 0,1,2,5,6,7 it does (2 is followed by
     5): only that one falls, and it names the link."""
-    kw = {"operations": ["all_gather"], "sizes": [256 * MIB], "algorithm": "ring",
-          "devices": devices}
+    kw = {
+        "operations": ["all_gather"],
+        "sizes": [256 * MIB],
+        "algorithm": "ring",
+        "devices": devices,
+    }
     healthy = _ops("atlas800t-a2", **kw)
     slow = _ops(topology=_degraded(), **kw)
     ratio = _median(slow, "all_gather") / _median(healthy, "all_gather")
@@ -97,7 +102,8 @@ def test_a3_double_ring_all_reduce_meets_the_prediction() -> None:
     rows = _ops("atlas800t-a3", operations=["all_reduce"], sizes=[256 * MIB], samples=1)
     assert rows["algorithm"].eq("double_ring").all() and rows["ranks"].eq(16).all()
     assert _median(rows, "all_reduce") == pytest.approx(
-        _median(rows, "all_reduce", "predicted_busbw_GBps"), rel=0.10)
+        _median(rows, "all_reduce", "predicted_busbw_GBps"), rel=0.10
+    )
     assert rows["reduction"].eq("local pass").all()
 
 
@@ -129,10 +135,8 @@ def test_a_corrupt_link_fails_verification() -> None:
     verification: its rows carry the failure, and the run's exit status is 1."""
     from ascend_p2p_lab.terminal import run_status
 
-    with open_runtime("sim", "atlas800t-a2", faults=[{"kind": "corrupt", "link": [3, 6]}]
-                      ) as rt:
-        run = sweep_run(rt, operations=["all_gather", "reduce_scatter"], sizes=[MIB],
-                        **OPTIONS)
+    with open_runtime("sim", "atlas800t-a2", faults=[{"kind": "corrupt", "link": [3, 6]}]) as rt:
+        run = sweep_run(rt, operations=["all_gather", "reduce_scatter"], sizes=[MIB], **OPTIONS)
     op = run.samples[run.samples["phase"].isna()]
     assert op["verified"].eq(False).all() and op["check_result"].eq("failed").all()
     assert op["error_kind"].eq("verification").all()
@@ -144,8 +148,7 @@ def test_bad_operations_are_refused_before_any_device_work() -> None:
         with pytest.raises(ValueError, match="unknown operation 'allreduce'"):
             sweep_run(rt, operations=["allreduce"], sizes=[MIB], progress=False)
         with pytest.raises(ValueError, match="ring does not build all_to_all"):
-            sweep_run(rt, operations=["all_to_all"], algorithm="ring", sizes=[MIB],
-                      progress=False)
+            sweep_run(rt, operations=["all_to_all"], algorithm="ring", sizes=[MIB], progress=False)
         held = rt.acl.simulator.ledger()
         assert held["device_buffers"] == 0 and held["streams"] == 0
 
@@ -154,10 +157,10 @@ def test_runs_back_to_back_close_between_them() -> None:
     """Three runs per sample: the gate is sized for all three (no sample host-bound),
     each run but the last closes (every rank waits for the reads of its memory), so a run
     takes the prediction plus 2/3 of a barrier; the bytes still verify."""
-    rows = _ops("atlas800t-a2", operations=["all_gather"], sizes=[MIB], samples=3,
-                max_copies=3)
+    rows = _ops("atlas800t-a2", operations=["all_gather"], sizes=[MIB], samples=3, max_copies=3)
     assert rows["copies"].eq(3).all() and not rows["host_bound"].any()
     closing = 2 / 3 * load_preset("atlas800t-a2").cross_device_wait_us
     assert rows["time_us"].median() == pytest.approx(
-        rows["predicted_time_us"].median() + closing, rel=0.05)
+        rows["predicted_time_us"].median() + closing, rel=0.05
+    )
     assert rows["verified"].all()

@@ -45,8 +45,9 @@ def test_origins_of_an_all_gather_and_a_reduce_scatter() -> None:
     reduce-scatter's slots hold each sender's own contribution, its piece its own."""
     ag = _build("all_gather", "mesh", 1 << 20, 4)
     pieces, _ = origins(ag)
-    assert {pieces[(d, k)] for d in ag.ranks for k in range(4)} == \
-        {(ag.ranks[k], k) for k in range(4)}
+    assert {pieces[(d, k)] for d in ag.ranks for k in range(4)} == {
+        (ag.ranks[k], k) for k in range(4)
+    }
     rs = _build("reduce_scatter", "mesh", 1 << 20, 4)
     pieces, slots = origins(rs)
     for (k, j), origin in slots.items():
@@ -67,8 +68,11 @@ def test_layout_keeps_pieces_apart(algorithm: str, op: str) -> None:
     for k, phase in enumerate(coll.phases):  # a pass reduces its phase's slots, in a row
         for red in phase.reduces:
             at, nbytes = lay.passes[(k, red.device)]
-            mine = sorted(lay.slots[(k, j)] for j, m in enumerate(phase.moves)
-                          if m.reduce and m.dst == red.device)
+            mine = sorted(
+                lay.slots[(k, j)]
+                for j, m in enumerate(phase.moves)
+                if m.reduce and m.dst == red.device
+            )
             assert nbytes == red.nbytes and mine[0] == at
             assert at + nbytes <= lay.slot_bytes[red.device]
             assert nbytes <= lay.scratch_bytes[red.device]

@@ -56,9 +56,9 @@ def test_split_is_hccls_slicing(n: int, parts: int, align: int) -> None:
     per = -(-n // parts)
     per = -(-per // align) * align
     full = [s for s in out if s == per]
-    assert out[:len(full)] == full
-    assert all(s < per for s in out[len(full):])
-    assert sum(1 for s in out[len(full):] if s) <= 1
+    assert out[: len(full)] == full
+    assert all(s < per for s in out[len(full) :])
+    assert sum(1 for s in out[len(full) :] if s) <= 1
 
 
 def test_split_examples() -> None:
@@ -69,16 +69,22 @@ def test_split_examples() -> None:
         split(10, 0)
 
 
-@pytest.mark.parametrize("op,size,p,chunk,total", [
-    # all-reduce, broadcast: the buffer, rounded to whole fp32 elements
-    ("all_reduce", 1000, 3, 1000, 1000), ("all_reduce", 1001, 3, 1004, 1004),
-    ("broadcast", 6, 4, 8, 8),
-    # all-gather, reduce-scatter: ceil(count / p) elements per rank, count x p reported
-    ("all_gather", 1000, 3, 336, 1008), ("reduce_scatter", 1000, 3, 336, 1008),
-    ("all_gather", 1 << 20, 8, 1 << 17, 1 << 20),
-    # all-to-all: the count rounded up to a multiple of p, a p-th to each peer
-    ("all_to_all", 1000, 3, 336, 1008), ("all_to_all", 4096, 16, 256, 4096),
-])
+@pytest.mark.parametrize(
+    "op,size,p,chunk,total",
+    [
+        # all-reduce, broadcast: the buffer, rounded to whole fp32 elements
+        ("all_reduce", 1000, 3, 1000, 1000),
+        ("all_reduce", 1001, 3, 1004, 1004),
+        ("broadcast", 6, 4, 8, 8),
+        # all-gather, reduce-scatter: ceil(count / p) elements per rank, count x p reported
+        ("all_gather", 1000, 3, 336, 1008),
+        ("reduce_scatter", 1000, 3, 336, 1008),
+        ("all_gather", 1 << 20, 8, 1 << 17, 1 << 20),
+        # all-to-all: the count rounded up to a multiple of p, a p-th to each peer
+        ("all_to_all", 1000, 3, 336, 1008),
+        ("all_to_all", 4096, 16, 256, 4096),
+    ],
+)
 def test_convention_is_hccl_tests(op: str, size: int, p: int, chunk: int, total: int) -> None:
     c = convention(op, size, p)
     assert (c.chunk_bytes, c.algbw_bytes, c.size_bytes) == (chunk, total, size)
@@ -101,15 +107,29 @@ def test_move_initiator_and_text() -> None:
 
 
 def test_phase_reductions_follow_its_reducing_moves() -> None:
-    phase = Phase.of([Move(1, 0, 8, 1, 0, True), Move(2, 0, 4, 2, 1, True),
-                      Move(0, 3, 16, 3, 2), Move(2, 3, 0, 3, 3, True)], "rs")
+    phase = Phase.of(
+        [
+            Move(1, 0, 8, 1, 0, True),
+            Move(2, 0, 4, 2, 1, True),
+            Move(0, 3, 16, 3, 2),
+            Move(2, 3, 0, 3, 3, True),
+        ],
+        "rs",
+    )
     assert phase.reduces == (Reduce(0, 12),)  # the copy to 3 reduces nothing; empty dropped
     assert len(phase.moves) == 3 and phase.nbytes == 28 and phase.label == "rs"
 
 
 def _bcast(moves: list[list[Move]]) -> Collective:
-    return Collective("broadcast", (0, 1, 2), "test", convention("broadcast", 4, 3),
-                      (Piece(4, src=0),), tuple(Phase.of(m) for m in moves), root=0)
+    return Collective(
+        "broadcast",
+        (0, 1, 2),
+        "test",
+        convention("broadcast", 4, 3),
+        (Piece(4, src=0),),
+        tuple(Phase.of(m) for m in moves),
+        root=0,
+    )
 
 
 def test_outcome_runs_phases_in_order_and_moves_at_once() -> None:
@@ -124,13 +144,27 @@ def test_outcome_runs_phases_in_order_and_moves_at_once() -> None:
 def test_reduce_combines_a_copy_overwrites() -> None:
     pieces = (Piece(4),)
     conv = convention("all_reduce", 4, 2)
-    add = Collective("all_reduce", (0, 1), "t", conv, pieces,
-                     (Phase.of([Move(1, 0, 4, 0, 0, True)]), Phase.of([Move(0, 1, 4, 1, 0)])))
+    add = Collective(
+        "all_reduce",
+        (0, 1),
+        "t",
+        conv,
+        pieces,
+        (Phase.of([Move(1, 0, 4, 0, 0, True)]), Phase.of([Move(0, 1, 4, 1, 0)])),
+    )
     assert missing(add) == []
-    copy = Collective("all_reduce", (0, 1), "t", conv, pieces,
-                      (Phase.of([Move(1, 0, 4, 0, 0)]), Phase.of([Move(0, 1, 4, 1, 0)])))
-    assert missing(copy) == ["device 0 piece 0 has [1], needs [0, 1]",
-                             "device 1 piece 0 has [1], needs [0, 1]"]
+    copy = Collective(
+        "all_reduce",
+        (0, 1),
+        "t",
+        conv,
+        pieces,
+        (Phase.of([Move(1, 0, 4, 0, 0)]), Phase.of([Move(0, 1, 4, 1, 0)])),
+    )
+    assert missing(copy) == [
+        "device 0 piece 0 has [1], needs [0, 1]",
+        "device 1 piece 0 has [1], needs [0, 1]",
+    ]
 
 
 def test_bytes_in_and_out() -> None:
@@ -167,9 +201,12 @@ def test_every_rank_ends_with_what_the_op_defines(algorithm: str, op: str, p: in
 
 
 @settings(max_examples=120, deadline=None)
-@given(p=st.integers(2, 16), size=st.integers(1, 1 << 24),
-       algorithm=st.sampled_from(FAMILIES),
-       op=st.sampled_from(["all_gather", "reduce_scatter", "all_reduce"]))
+@given(
+    p=st.integers(2, 16),
+    size=st.integers(1, 1 << 24),
+    algorithm=st.sampled_from(FAMILIES),
+    op=st.sampled_from(["all_gather", "reduce_scatter", "all_reduce"]),
+)
 def test_bytes_each_rank_receives(p: int, size: int, algorithm: str, op: str) -> None:
     """All-gather: the p - 1 chunks of the others; reduce-scatter: p - 1 contributions to
     its own chunk; all-reduce: the two together, 2 (p - 1) S over all ranks (per rank
@@ -268,27 +305,28 @@ def a3():
 
 def test_preset_rates_by_initiator(a2_2, a3) -> None:
     m = LinkModel.from_topology(a2_2)
-    assert m.rate(2, 5, MIB, "dst") == pytest.approx(26.2)            # a read
-    assert m.rate(2, 5, MIB, "src") == pytest.approx(26.2 * 0.755)    # a write
+    assert m.rate(2, 5, MIB, "dst") == pytest.approx(26.2)  # a read
+    assert m.rate(2, 5, MIB, "src") == pytest.approx(26.2 * 0.755)  # a write
     assert m.latency(2, 5) == 8.0 and m.barrier_us == 5.0
     assert (m.local_GBps, m.local_latency_us) == (620, 2)
     lat, stream = m.cost(Move(2, 5, 262_000, 5, 0))
     assert (lat, stream) == (8.0, pytest.approx(10.0))
     m3 = LinkModel.from_topology(a3)
-    assert m3.rate(0, 1, MIB, "src") == pytest.approx(190.0)          # SIO writes at full rate
+    assert m3.rate(0, 1, MIB, "src") == pytest.approx(190.0)  # SIO writes at full rate
     assert m3.rate(1, 2, MIB, "src") == pytest.approx(165.0 * 0.84)
 
 
 def _links() -> pd.DataFrame:
     rows = []
     for size, bw in ((MIB, 10.0), (4 * MIB, 20.0)):
-        rows += [{"src": 2, "dst": 5, "size_bytes": size, "bandwidth_GBps": bw, "initiator": "dst"},
-                 {"src": 2, "dst": 5, "size_bytes": size, "bandwidth_GBps": bw / 2,
-                  "initiator": "src"},
-                 {"src": 5, "dst": 2, "size_bytes": size, "bandwidth_GBps": 3 * bw,
-                  "initiator": "dst"}]
-    rows.append({"src": 2, "dst": 5, "size_bytes": MIB, "bandwidth_GBps": 30.0,
-                 "initiator": "dst"})  # a second sample: the median (20) counts
+        rows += [
+            {"src": 2, "dst": 5, "size_bytes": size, "bandwidth_GBps": bw, "initiator": "dst"},
+            {"src": 2, "dst": 5, "size_bytes": size, "bandwidth_GBps": bw / 2, "initiator": "src"},
+            {"src": 5, "dst": 2, "size_bytes": size, "bandwidth_GBps": 3 * bw, "initiator": "dst"},
+        ]
+    rows.append(
+        {"src": 2, "dst": 5, "size_bytes": MIB, "bandwidth_GBps": 30.0, "initiator": "dst"}
+    )  # a second sample: the median (20) counts
     return pd.DataFrame(rows)
 
 
@@ -306,14 +344,14 @@ def test_measured_rates_interpolate_log_log(a2_2) -> None:
     lat_us, stream = m.cost(Move(2, 5, 64 * MIB, 2, 0))
     assert lat_us + stream == pytest.approx(64 * MIB / (10.0 * 1e3))
     lat_us, stream = m.cost(Move(2, 5, 1024, 5, 0))
-    assert stream == 0.0 and lat_us == 4.0   # measured faster than the latency: latency holds
+    assert stream == 0.0 and lat_us == 4.0  # measured faster than the latency: latency holds
 
 
 def test_measured_without_initiator_or_latency(a2_2) -> None:
     links = _links()
     links = links[links["initiator"] == "dst"].drop(columns="initiator")
     m = LinkModel.from_measured(links, a2_2)
-    assert m.latency(5, 2) == 8.0          # the preset's class latency
+    assert m.latency(5, 2) == 8.0  # the preset's class latency
     lat_us, stream = m.cost(Move(5, 2, 4 * MIB, 5, 0))  # a write, measured only as reads
     assert lat_us + stream == pytest.approx(4 * MIB / (60.0 * 1e3))
 

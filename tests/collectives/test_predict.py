@@ -36,8 +36,15 @@ def uniform(n: int, bw: float, slow: dict[tuple[int, int], float] | None = None)
     """Links at bw both ways (some ordered pairs scaled), no latency, no barrier, free
     reductions: the bandwidth terms alone."""
     factors = slow or {}
-    return LinkModel(n, lambda s, d, nb, who: bw * factors.get((s, d), 1.0),
-                     lambda s, d: 0.0, lambda s, d: (), math.inf, 0.0, 0.0)
+    return LinkModel(
+        n,
+        lambda s, d, nb, who: bw * factors.get((s, d), 1.0),
+        lambda s, d: 0.0,
+        lambda s, d: (),
+        math.inf,
+        0.0,
+        0.0,
+    )
 
 
 def _op(op: str, algorithm: str, size: int, p: int, order=None):
@@ -47,7 +54,7 @@ def _op(op: str, algorithm: str, size: int, p: int, order=None):
 @settings(max_examples=80, deadline=None)
 @given(p=st.integers(2, 16), bw=st.floats(1.0, 500.0), k=st.integers(1, 64))
 def test_uniform_mesh_busbw_is_p_minus_1_links(p: int, bw: float, k: int) -> None:
-    size = k * 128 * p * 4   # even slices for the all-reduce
+    size = k * 128 * p * 4  # even slices for the all-reduce
     model = uniform(p, bw)
     for op in ("all_gather", "reduce_scatter", "all_reduce"):
         assert predict(_op(op, "mesh", size, p), model).busbw_GBps == pytest.approx((p - 1) * bw)
@@ -87,8 +94,8 @@ def test_one_slow_pair_halves_every_mesh_op_and_is_named(p: int, data) -> None:
 @pytest.mark.parametrize("p", [4, 8, 16])
 def test_a_ring_slows_only_through_the_slow_pair(p: int) -> None:
     size = 256 * p * 8
-    forward = (1, 2)    # the ring 0 -> 1 -> ... passes it
-    backward = (2, 1)   # the ring does not; its reverse does
+    forward = (1, 2)  # the ring 0 -> 1 -> ... passes it
+    backward = (2, 1)  # the ring does not; its reverse does
     healthy = predict(_op("all_gather", "ring", size, p), uniform(p, 50.0)).busbw_GBps
     for op in ("all_gather", "reduce_scatter", "all_reduce", "broadcast"):
         ring = _op(op, "ring", size, p)
@@ -99,10 +106,10 @@ def test_a_ring_slows_only_through_the_slow_pair(p: int) -> None:
         assert (through.bottleneck.src, through.bottleneck.dst) == forward
         both = _op(op, "double_ring", size, p)
         slowed = predict(both, uniform(p, 50.0, {backward: 0.5})).time_us
-        if op == "broadcast":   # the scatter's first step leaves the root only
+        if op == "broadcast":  # the scatter's first step leaves the root only
             assert through.time_us > 1.5 * base.time_us
             assert slowed > 1.5 * predict(both, uniform(p, 50.0)).time_us
-        else:                   # every step crosses every hop
+        else:  # every step crosses every hop
             assert through.time_us == pytest.approx(2 * base.time_us)
             assert slowed == pytest.approx(2 * predict(both, uniform(p, 50.0)).time_us)
     assert healthy == pytest.approx(50.0)
@@ -124,8 +131,10 @@ def test_a2_mesh_ops_within_the_links_bounds(a2) -> None:
     0.755 of it, reductions add a local pass)."""
     model = LinkModel.from_topology(a2)
     bound = 7 * 26.2
-    got = {op: predict(collective(op, 256 * MIB, a2), model).busbw_GBps
-           for op in ("all_gather", "reduce_scatter", "all_to_all")}
+    got = {
+        op: predict(collective(op, 256 * MIB, a2), model).busbw_GBps
+        for op in ("all_gather", "reduce_scatter", "all_to_all")
+    }
     assert all(0.6 * bound <= v <= bound for v in got.values()), got
     assert got["all_gather"] == pytest.approx(got["all_to_all"])
     assert got["all_gather"] > 0.98 * bound > got["reduce_scatter"]
@@ -138,10 +147,11 @@ def test_a2_degraded_link_2_to_5(a2) -> None:
     t, t0 = predict(ag, slow), predict(ag, model)
     assert 0.45 <= t.busbw_GBps / t0.busbw_GBps <= 0.6
     assert (t.bottleneck.src, t.bottleneck.dst) == (2, 5)
-    ring = collective("all_gather", 256 * MIB, a2, algorithm="ring")      # 0 -> 1 -> ... -> 7
+    ring = collective("all_gather", 256 * MIB, a2, algorithm="ring")  # 0 -> 1 -> ... -> 7
     assert predict(ring, slow).busbw_GBps == pytest.approx(predict(ring, model).busbw_GBps)
-    through = collective("all_gather", 256 * MIB, a2, algorithm="ring",
-                         order=(0, 1, 2, 5, 3, 4, 6, 7))
+    through = collective(
+        "all_gather", 256 * MIB, a2, algorithm="ring", order=(0, 1, 2, 5, 3, 4, 6, 7)
+    )
     ratio = predict(through, slow).busbw_GBps / predict(through, model).busbw_GBps
     assert 0.45 <= ratio <= 0.6
     assert str(predict(through, slow).bottleneck) == "2->5"
@@ -177,26 +187,28 @@ def test_small_size_floor_is_steps_times_alpha(preset: str) -> None:
             floor += alpha
             if phase.reduces:
                 waits = any(m.by != m.dst for m in phase.moves if m.reduce) or any(
-                    m.by != m.src and (m.src, m.piece) in {(r.dst, r.piece) for r in
-                                                         phase.moves if r.reduce}
-                    for m in phase.moves)
+                    m.by != m.src
+                    and (m.src, m.piece) in {(r.dst, r.piece) for r in phase.moves if r.reduce}
+                    for m in phase.moves
+                )
                 floor += topo.local_latency_us + topo.cross_device_wait_us * waits
         assert t.time_us == pytest.approx(floor, abs=0.05), op
 
 
 def test_writers_reduce_after_a_barrier(a2) -> None:
     model = LinkModel.from_topology(a2)
-    mesh = predict(collective("reduce_scatter", MIB, a2), model)       # pushes
+    mesh = predict(collective("reduce_scatter", MIB, a2), model)  # pushes
     ring = predict(collective("reduce_scatter", MIB, a2, algorithm="ring"), model)  # reads
     assert mesh.phases[0].barrier_us == 2 * a2.cross_device_wait_us
     assert {p.barrier_us for p in ring.phases} == {a2.cross_device_wait_us}
     assert mesh.phases[0].reduce_us == pytest.approx(
-        a2.local_latency_us + 7 * mesh.collective.convention.chunk_bytes / 620e3)
+        a2.local_latency_us + 7 * mesh.collective.convention.chunk_bytes / 620e3
+    )
 
 
 def test_the_longest_phase_names_the_bottleneck(a2) -> None:
     t = predict(collective("all_reduce", 64 * MIB, a2), LinkModel.from_topology(a2))
-    assert t.phases[0].time_us > t.phases[1].time_us   # writes and the reduction
+    assert t.phases[0].time_us > t.phases[1].time_us  # writes and the reduction
     assert t.bottleneck.phase == 0
     assert t.time_us == pytest.approx(sum(p.time_us for p in t.phases))
 

@@ -13,13 +13,18 @@ MIB = 1 << 20
 
 @pytest.fixture(scope="module")
 def tests():
-    return collective_tests(load_preset("atlas800t-a2"), ["all_reduce", "all_gather"],
-                            [MIB, 4 * MIB], devices=[0, 1, 2, 3])
+    return collective_tests(
+        load_preset("atlas800t-a2"),
+        ["all_reduce", "all_gather"],
+        [MIB, 4 * MIB],
+        devices=[0, 1, 2, 3],
+    )
 
 
 def test_one_test_per_operation_and_size_operations_outer(tests) -> None:
-    assert [t.name for t in tests] == [f"{op}-{size}" for op in ("all_reduce", "all_gather")
-                                       for size in (MIB, 4 * MIB)]
+    assert [t.name for t in tests] == [
+        f"{op}-{size}" for op in ("all_reduce", "all_gather") for size in (MIB, 4 * MIB)
+    ]
     assert [t.sizes for t in tests] == [(MIB,), (4 * MIB,)] * 2
 
 
@@ -32,8 +37,7 @@ def test_a_collective_test_copies_every_pair_of_its_ranks_once(tests) -> None:
     assert set(pairs) == {(a, b) for a in range(4) for b in range(4) if a != b}
 
 
-def test_the_program_is_predicted_on_the_servers_links_and_repeats_once_per_count(
-        tests) -> None:
+def test_the_program_is_predicted_on_the_servers_links_and_repeats_once_per_count(tests) -> None:
     prog = tests[0].program
     assert prog.name == "all_reduce-1048576"
     assert prog.model is not None and prog.predicted is not None and prog.bound is not None

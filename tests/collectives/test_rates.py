@@ -27,9 +27,14 @@ def test_a3_budgets_are_the_simulators(a3) -> None:
     """A die to another card's die crosses its port out, the other's port in, its card's
     egress, the other card's ingress and both cards' both-ways budgets; SIO none."""
     got = {b.name: b.capacity_GBps for b in topology_budgets(a3, 2, 0)}
-    assert got == {"port[2]:egress": 196.0, "port[0]:ingress": 196.0,
-                   "card[2,3]:egress": 329.0, "card[0,1]:ingress": 329.0,
-                   "card[2,3]:both": 542.0, "card[0,1]:both": 542.0}
+    assert got == {
+        "port[2]:egress": 196.0,
+        "port[0]:ingress": 196.0,
+        "card[2,3]:egress": 329.0,
+        "card[0,1]:ingress": 329.0,
+        "card[2,3]:both": 542.0,
+        "card[0,1]:both": 542.0,
+    }
     assert topology_budgets(a3, 0, 1) == () and topology_budgets(a3, 3, 3) == ()
 
 

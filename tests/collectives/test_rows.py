@@ -41,8 +41,11 @@ def test_columns_and_types(a2) -> None:
 
 def test_reduction_is_said_on_the_rows_that_reduce(a2) -> None:
     rows = predicted_rows(a2, OPERATIONS, [MIB]).set_index("operation")
-    assert rows.loc["all_reduce", "reduction"] == rows.loc["reduce_scatter", "reduction"] == \
-        "local pass"
+    assert (
+        rows.loc["all_reduce", "reduction"]
+        == rows.loc["reduce_scatter", "reduction"]
+        == "local pass"
+    )
     assert rows.loc[["all_gather", "all_to_all", "broadcast"], "reduction"].isna().all()
 
 

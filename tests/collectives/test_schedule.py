@@ -55,8 +55,9 @@ def test_every_conflict_is_ordered(algorithm: str, op: str, p: int) -> None:
 
 
 def _without_peer_waits(s):
-    steps = tuple(tuple(dataclasses.replace(st, waits=st.waits[:1]) for st in phase)
-                  for phase in s.steps)
+    steps = tuple(
+        tuple(dataclasses.replace(st, waits=st.waits[:1]) for st in phase) for phase in s.steps
+    )
     return dataclasses.replace(s, steps=steps)
 
 
@@ -70,8 +71,11 @@ def test_the_checker_sees_a_dropped_handshake() -> None:
 def test_the_checker_sees_a_missing_landing() -> None:
     """A mesh reduce-scatter whose ranks reduce without waiting for the writes into them."""
     s = schedule(_build("reduce_scatter", "mesh", 1 << 20, 4))
-    bare = dataclasses.replace(s, landings=((),), marks=({d: tuple(
-        r for r in refs if r.kind == DONE) for d, refs in s.marks[0].items()},))
+    bare = dataclasses.replace(
+        s,
+        landings=((),),
+        marks=({d: tuple(r for r in refs if r.kind == DONE) for d, refs in s.marks[0].items()},),
+    )
     assert any("end 0/" in h for h in hazards(bare))
 
 
@@ -107,8 +111,7 @@ def test_slots_are_the_moves_a_rank_issues_at_once() -> None:
     ring two; a ring one, but the closing barrier between two runs lands the p - 1 reads
     of each rank, one stream each."""
     assert set(schedule(_build("all_gather", "mesh", 1 << 20, 8)).slots.values()) == {7}
-    assert set(schedule(_build("all_reduce", "double_ring", 1 << 20, 8)).slots.values()) \
-        == {2}
+    assert set(schedule(_build("all_reduce", "double_ring", 1 << 20, 8)).slots.values()) == {2}
     ring = _build("all_gather", "ring", 1 << 20, 8)
     assert set(schedule(ring).slots.values()) == {1}
     assert set(closed(ring).slots.values()) == {7}

@@ -45,10 +45,15 @@ def test_a2_all_reduce_small_count_up_to_256_kib(a2) -> None:
     assert choose("all_reduce", 16, a2, [3, 6]).algorithm == "reduce_bcast"
 
 
-@pytest.mark.parametrize("op,executor", [
-    ("all_gather", "AllGatherMeshOpbaseExecutor"),
-    ("reduce_scatter", "ReduceScatterMeshDmaEliminationExecutor"),
-    ("all_to_all", "RunAlltoAllDirectFullmesh"), ("broadcast", "BroadCastMeshExecutor")])
+@pytest.mark.parametrize(
+    "op,executor",
+    [
+        ("all_gather", "AllGatherMeshOpbaseExecutor"),
+        ("reduce_scatter", "ReduceScatterMeshDmaEliminationExecutor"),
+        ("all_to_all", "RunAlltoAllDirectFullmesh"),
+        ("broadcast", "BroadCastMeshExecutor"),
+    ],
+)
 def test_a2_runs_the_rest_on_the_mesh(a2, op: str, executor: str) -> None:
     for size in (4, 64 * KIB, 256 << 20):
         got = choose(op, size, a2, range(8))
@@ -58,20 +63,30 @@ def test_a2_runs_the_rest_on_the_mesh(a2, op: str, executor: str) -> None:
 def test_a3_all_reduce_small_count_up_to_512_kib_per_rank(a3) -> None:
     assert choose("all_reduce", 512 * KIB * 16, a3, range(16)).algorithm == "hd"
     big = choose("all_reduce", 512 * KIB * 16 + 4, a3, range(16))
-    assert (big.algorithm, big.executor) == ("double_ring",
-                                             "AllReduceFastDoubleRingFor91093Executor")
+    assert (big.algorithm, big.executor) == (
+        "double_ring",
+        "AllReduceFastDoubleRingFor91093Executor",
+    )
     # the limit scales with the rank count; two ranks never take the small-count path
     assert choose("all_reduce", 512 * KIB * 4, a3, range(4)).algorithm == "hd"
     assert choose("all_reduce", 512 * KIB * 4 + 4, a3, range(4)).algorithm == "double_ring"
     assert choose("all_reduce", 4, a3, [0, 1]).algorithm == "double_ring"
 
 
-@pytest.mark.parametrize("op,small,large", [
-    ("all_gather", "AllGatherSmallCount", "AlignedAllGatherDoubleRingFor91093Executor"),
-    ("reduce_scatter", "ReduceScatterDeterExecutor",
-     "ReduceScatterFastDoubleRingFor91093Executor")])
-def test_a3_gather_and_scatter_by_the_chunk_of_each_rank(a3, op: str, small: str,
-                                                         large: str) -> None:
+@pytest.mark.parametrize(
+    "op,small,large",
+    [
+        ("all_gather", "AllGatherSmallCount", "AlignedAllGatherDoubleRingFor91093Executor"),
+        (
+            "reduce_scatter",
+            "ReduceScatterDeterExecutor",
+            "ReduceScatterFastDoubleRingFor91093Executor",
+        ),
+    ],
+)
+def test_a3_gather_and_scatter_by_the_chunk_of_each_rank(
+    a3, op: str, small: str, large: str
+) -> None:
     """The limit is each rank's chunk, 512 KiB: hccl_test's size / p."""
     at = choose(op, 512 * KIB * 16, a3, range(16))
     assert (at.algorithm, at.executor) == ("mesh", small)
@@ -81,8 +96,10 @@ def test_a3_gather_and_scatter_by_the_chunk_of_each_rank(a3, op: str, small: str
 
 def test_a3_broadcast_and_all_to_all(a3) -> None:
     assert choose("broadcast", 512 * KIB * 16, a3, range(16)).algorithm == "mesh"
-    assert choose("broadcast", 512 * KIB * 16 + 4, a3, range(16)).executor == \
-        "BroadCastRingFor91093Executor"
+    assert (
+        choose("broadcast", 512 * KIB * 16 + 4, a3, range(16)).executor
+        == "BroadCastRingFor91093Executor"
+    )
     for size in (4, 256 << 20):
         assert choose("all_to_all", size, a3, range(16)).algorithm == "mesh"
 
@@ -137,5 +154,5 @@ def test_a3_port_budget_binds_one_die_per_card(a3) -> None:
     c = collective("all_gather", 64 * MIB, a3, devs, algorithm="mesh")
     t = predict(c, LinkModel.from_topology(a3))
     assert re.fullmatch(r"port\[\d+\]:(egress|ingress)", str(t.bottleneck))
-    assert t.bottleneck.ties == 16    # every die's port, both ways
+    assert t.bottleneck.ties == 16  # every die's port, both ways
     assert t.phases[0].transfer_us == pytest.approx(7 * c.convention.chunk_bytes / 196e3)

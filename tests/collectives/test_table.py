@@ -13,9 +13,15 @@ def test_the_table_says_what_the_samples_checks_said() -> None:
     every one passed, NULL when none was checked (hccl_test's words)."""
     from ascend_p2p_lab.collectives.table import summary
 
-    rows = pd.DataFrame({"operation": "all_gather", "ranks": 8,
-                         "size_bytes": [1, 1, 2, 2, 3, 3], "time_us": 10.0,
-                         "algbw_GBps": 1.0, "busbw_GBps": 0.875,
-                         "check_result": ["success", "failed", "success", "success", None,
-                                          None]})
+    rows = pd.DataFrame(
+        {
+            "operation": "all_gather",
+            "ranks": 8,
+            "size_bytes": [1, 1, 2, 2, 3, 3],
+            "time_us": 10.0,
+            "algbw_GBps": 1.0,
+            "busbw_GBps": 0.875,
+            "check_result": ["success", "failed", "success", "success", None, None],
+        }
+    )
     assert summary(rows)["check_result"].tolist() == ["failed", "success", "NULL"]

@@ -18,12 +18,26 @@ from ascend_p2p_lab.fleet import (
 from ascend_p2p_lab.schema import to_frame
 
 
-def _link_rows(values: dict[tuple[str, int, int], float],
-               links: dict[tuple[int, int], str] | None = None) -> pd.DataFrame:
+def _link_rows(
+    values: dict[tuple[str, int, int], float], links: dict[tuple[int, int], str] | None = None
+) -> pd.DataFrame:
     links = links or {}
-    rows = [{"host": h, "src": s, "dst": d, "link": links.get((s, d), "HCCS"), "pattern": "pair",
-             "direction": "uni", "peer": "on", "path": "p2p", "initiator": "src",
-             "size_bytes": 1 << 26, "bandwidth_GBps": v} for (h, s, d), v in values.items()]
+    rows = [
+        {
+            "host": h,
+            "src": s,
+            "dst": d,
+            "link": links.get((s, d), "HCCS"),
+            "pattern": "pair",
+            "direction": "uni",
+            "peer": "on",
+            "path": "p2p",
+            "initiator": "src",
+            "size_bytes": 1 << 26,
+            "bandwidth_GBps": v,
+        }
+        for (h, s, d), v in values.items()
+    ]
     return to_frame(rows)
 
 
@@ -42,15 +56,16 @@ def test_fractions_are_per_link_class_with_two_classes():
     """A3-like hosts: SIO pairs (40 GB/s) and HCCS pairs (30 GB/s); one SIO link at 0.85.
     Against the fleet-wide median (32) it would read 1.06 and every healthy SIO 1.25."""
     sio = {(0, 1): "SIO", (1, 0): "SIO"}
-    values = {(h, s, d): (40.0 if (s, d) in sio else 30.0)
-              for h in ("a", "b", "c") for s, d in ((0, 1), (1, 0), (0, 2), (2, 0))}
+    values = {
+        (h, s, d): (40.0 if (s, d) in sio else 30.0)
+        for h in ("a", "b", "c")
+        for s, d in ((0, 1), (1, 0), (0, 2), (2, 0))
+    }
     values[("b", 1, 0)] = 34.0
     fr = link_fractions(_link_rows(values, sio))
     medians = fr.groupby("link")["class_median_GBps"].unique().to_dict()
     assert {k: list(v) for k, v in medians.items()} == {"HCCS": [30.0], "SIO": [40.0]}
-    assert outliers(fr, 0.9)[["host", "src", "dst", "link"]].values.tolist() == [
-        ["b", 1, 0, "SIO"]]
-    assert fr.set_index(["host", "src", "dst"]).loc[("b", 1, 0), "fraction"] == \
-        pytest.approx(0.85)
+    assert outliers(fr, 0.9)[["host", "src", "dst", "link"]].values.tolist() == [["b", 1, 0, "SIO"]]
+    assert fr.set_index(["host", "src", "dst"]).loc[("b", 1, 0), "fraction"] == pytest.approx(0.85)
     healthy = fr[~((fr.host == "b") & (fr.src == 1) & (fr.dst == 0))]
     assert healthy["fraction"].tolist() == pytest.approx([1.0] * 11)

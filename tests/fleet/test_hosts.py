@@ -22,8 +22,7 @@ def fleet():
     import dask
 
     # a task whose worker dies fails at once (KilledWorker) instead of being retried
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            simulated_fleet(3) as f:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), simulated_fleet(3) as f:
         yield f
 
 
@@ -34,8 +33,9 @@ def test_a_host_interrupted_on_its_server_keeps_what_it_measured():
         raise KeyboardInterrupt
 
     target = HostTarget("sim-0", backend="sim", seed=0)
-    r = survey_host(target, {"pairs": "0-1,1-0", "sizes": "1MiB", "samples": 2,
-                             "on_block": stop_after_first})
+    r = survey_host(
+        target, {"pairs": "0-1,1-0", "sizes": "1MiB", "samples": 2, "on_block": stop_after_first}
+    )
     assert (r.status, r.interrupted) == ("partial", True)
     assert r.frame[["src", "dst"]].drop_duplicates().values.tolist() == [[0, 1]]
 
@@ -54,16 +54,21 @@ def test_an_interrupt_while_gathering_keeps_the_hosts_back(fleet):
 
     name = f"hold-{uuid.uuid4().hex}"
     slow = fleet.client.submit(held, name, resources={"host-sim-1": 1}, pure=False)
-    quick = fleet.client.submit(survey_host, HostTarget("sim-0", backend="sim"),
-                                {"pairs": "0-1", "sizes": "1MiB", "samples": 1},
-                                resources={"host-sim-0": 1}, pure=False)
+    quick = fleet.client.submit(
+        survey_host,
+        HostTarget("sim-0", backend="sim"),
+        {"pairs": "0-1", "sizes": "1MiB", "samples": 1},
+        resources={"host-sim-0": 1},
+        pure=False,
+    )
 
     def interrupt(result) -> None:
         raise KeyboardInterrupt
 
     try:
-        results, interrupted = collect({quick: "sim-0", slow: "sim-1"}, progress=False,
-                                       on_result=interrupt)
+        results, interrupted = collect(
+            {quick: "sim-0", slow: "sim-1"}, progress=False, on_result=interrupt
+        )
     finally:
         Event(name, client=fleet.client).set()
     assert interrupted

@@ -29,8 +29,7 @@ def fleet():
     import dask
 
     # a task whose worker dies fails at once (KilledWorker) instead of being retried
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            simulated_fleet(3) as f:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), simulated_fleet(3) as f:
         yield f
 
 
@@ -49,4 +48,7 @@ def test_a_degraded_link_is_the_one_outlier(degraded):
     assert result.verdict["failed_hosts"] == []
     assert result.verdict["exit_status"] == 1
     assert result.hosts.set_index("host")["outliers"].to_dict() == {
-        "sim-0": 0, "sim-1": 1, "sim-2": 0}
+        "sim-0": 0,
+        "sim-1": 1,
+        "sim-2": 0,
+    }

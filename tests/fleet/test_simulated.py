@@ -36,8 +36,7 @@ def fleet():
     import dask
 
     # a task whose worker dies fails at once (KilledWorker) instead of being retried
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            simulated_fleet(3) as f:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), simulated_fleet(3) as f:
         yield f
 
 
@@ -70,8 +69,7 @@ def test_each_task_ran_on_its_hosts_worker(fleet, degraded):
 
 
 def test_a_failing_host_keeps_the_other_two(fleet):
-    targets = fleet_targets(3, faults={"sim-2": [failing_host()],
-                                       "sim-0": [failing_device(3)]})
+    targets = fleet_targets(3, faults={"sim-2": [failing_host()], "sim-0": [failing_device(3)]})
     targets.append(HostTarget("sim-9", backend="sim"))  # no worker serves it
     result = survey(fleet.client, targets, progress=False, **SWEEP)
     status = {h: r.status for h, r in result.results.items()}
@@ -98,8 +96,9 @@ def test_a_survey_over_tls_on_loopback():
     pytest.importorskip("cryptography")
     from distributed import Security
 
-    with simulated_fleet(2, faults={"sim-1": [degraded_link(0, 1, 0.5)]},
-                         security=Security.temporary()) as f:
+    with simulated_fleet(
+        2, faults={"sim-1": [degraded_link(0, 1, 0.5)]}, security=Security.temporary()
+    ) as f:
         address = f.client.scheduler.address
         assert address.startswith("tls://127.0.0.1:")
         workers = f.client.scheduler_info()["workers"]

@@ -25,8 +25,7 @@ def fleet():
     import dask
 
     # a task whose worker dies fails at once (KilledWorker) instead of being retried
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            simulated_fleet(3) as f:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), simulated_fleet(3) as f:
         yield f
 
 
@@ -41,11 +40,18 @@ def test_a_worker_that_dies_is_a_failed_host(fleet):
 
 
 def test_importing_the_package_loads_no_dask():
-    code = ("import sys, ascend_p2p_lab, ascend_p2p_lab.fleet, ascend_p2p_lab.plots, "
-            "ascend_p2p_lab.cli; print(sorted(m for m in ('dask', 'distributed') "
-            "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    code = (
+        "import sys, ascend_p2p_lab, ascend_p2p_lab.fleet, ascend_p2p_lab.plots, "
+        "ascend_p2p_lab.cli; print(sorted(m for m in ('dask', 'distributed') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -54,7 +60,10 @@ def test_without_hosts_every_worker_is_a_host(fleet):
 
     targets = as_targets(None, fleet.client)
     assert [(t.name, t.backend) for t in targets] == [
-        ("sim-0", "acl"), ("sim-1", "acl"), ("sim-2", "acl")]
+        ("sim-0", "acl"),
+        ("sim-1", "acl"),
+        ("sim-2", "acl"),
+    ]
 
 
 def test_placement_prefers_the_resource_then_the_name_then_the_address():
@@ -62,13 +71,14 @@ def test_placement_prefers_the_resource_then_the_name_then_the_address():
 
     workers = {
         "tcp://10.0.0.1:1": {"name": "atlas01", "host": "10.0.0.1", "resources": {}},
-        "tcp://10.0.0.2:1": {"name": "w2", "host": "10.0.0.2",
-                             "resources": {"host-atlas02": 1}},
+        "tcp://10.0.0.2:1": {"name": "w2", "host": "10.0.0.2", "resources": {"host-atlas02": 1}},
         "tcp://10.0.0.3:1": {"name": "w3", "host": "10.0.0.3", "resources": {}},
         "tcp://10.0.0.3:2": {"name": "w4", "host": "10.0.0.3", "resources": {}},
     }
     assert placement(workers, "atlas02") == {"resources": {"host-atlas02": 1}}
-    assert placement(workers, "atlas01") == {"workers": ["tcp://10.0.0.1:1"],
-                                             "allow_other_workers": False}
+    assert placement(workers, "atlas01") == {
+        "workers": ["tcp://10.0.0.1:1"],
+        "allow_other_workers": False,
+    }
     assert "2 Dask workers" in placement(workers, "10.0.0.3")
     assert "no Dask worker" in placement(workers, "atlas09.invalid")

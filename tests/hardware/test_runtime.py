@@ -98,8 +98,9 @@ def test_hw_errors_carry_the_documented_codes(hw: Runtime) -> None:
         hw.call("rt.device_enable_peer_access", 1, 1)
     assert info.value.code == C.ACL_ERROR_FEATURE_UNSUPPORTED
     box: dict[str, int] = {}
-    t = threading.Thread(target=lambda: box.update(
-        ret=hw.acl.rt.device_enable_peer_access(1, 0)))  # a thread with no device
+    t = threading.Thread(
+        target=lambda: box.update(ret=hw.acl.rt.device_enable_peer_access(1, 0))
+    )  # a thread with no device
     t.start()
     t.join(30)
     assert box["ret"] == C.ACL_ERROR_RT_CONTEXT_NULL

@@ -8,12 +8,19 @@ import pytest
 from ascend_p2p_lab.imports.common import ImportInputError, number, quantity, read_capture
 
 
-@pytest.mark.parametrize(("text", "kind", "expected"), [
-    ("198.9 GB/s", "bandwidth", 198.9), ("1 KiB", "size", 1024), ("512 B", "size", 512),
-    # the tools print binary sizes as KB, MB
-    ("4KB", "size", 4096), ("2 MB", "size", 2 << 20),
-    ("12 us", "time", 12.0), ("1.5 ms", "time", 1500.0),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    [
+        ("198.9 GB/s", "bandwidth", 198.9),
+        ("1 KiB", "size", 1024),
+        ("512 B", "size", 512),
+        # the tools print binary sizes as KB, MB
+        ("4KB", "size", 4096),
+        ("2 MB", "size", 2 << 20),
+        ("12 us", "time", 12.0),
+        ("1.5 ms", "time", 1500.0),
+    ],
+)
 def test_a_quantity_is_read_in_the_toolkits_unit(text: str, kind: str, expected: float) -> None:
     assert quantity(text, kind, where="x") == pytest.approx(expected)
 

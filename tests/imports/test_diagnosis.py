@@ -15,8 +15,10 @@ def _row(line: str) -> dict:
 
 
 def test_a_failed_pair_line_keeps_value_threshold_and_ends() -> None:
-    row = _row("  p2p unidirectional bandwidth diagnosis failed from device 2 to device 5 "
-               "with bandwidth 18.40 / 20")
+    row = _row(
+        "  p2p unidirectional bandwidth diagnosis failed from device 2 to device 5 "
+        "with bandwidth 18.40 / 20"
+    )
     assert (row["src"], row["dst"], row["direction"], row["operation"]) == (2, 5, "uni", "p2p")
     assert row["bandwidth_GBps"] == pytest.approx(18.4)
     assert row["threshold_GBps"] == pytest.approx(20.0)
@@ -31,8 +33,10 @@ def test_a_passed_host_line_names_its_device_end() -> None:
 
 
 def test_a_bidirectional_line_is_a_total() -> None:
-    row = _row("p2p bidirectional bandwidth diagnosis passed from device 0 to device 1 "
-               "with bandwidth 50.0 / 40")
+    row = _row(
+        "p2p bidirectional bandwidth diagnosis passed from device 0 to device 1 "
+        "with bandwidth 50.0 / 40"
+    )
     assert row["direction"] == "bi" and row["bidir_total_GBps"] == pytest.approx(50.0)
     assert "bandwidth_GBps" not in row
 

@@ -28,7 +28,11 @@ def test_bandwidth_rows_carry_their_pair_size_and_line() -> None:
     assert row["bandwidth_GBps"] == pytest.approx(0.0004)
     assert row["elapsed_us"] == pytest.approx(4.8)
     assert (row["pattern"], row["direction"], row["path"], row["source_line"]) == (
-        "pair", "uni", "p2p", 9)
+        "pair",
+        "uni",
+        "p2p",
+        9,
+    )
 
 
 def test_a_latency_row_gives_the_bandwidth_of_its_size() -> None:

@@ -25,48 +25,74 @@ def capture(text: str, name: str = "cap.txt") -> Capture:
 MATRIX = [[0, 26.1, 24.3], [25.2, 0, 26.8], [23.4, 22.5, 0]]
 
 
-@pytest.mark.parametrize("sep,eol,label", [
-    ("  ", "\n", ""), ("\t", "\r\n", ""), ("      ", "\n", "src\\dst "), (" ", "  \n", ""),
-])
+@pytest.mark.parametrize(
+    "sep,eol,label",
+    [
+        ("  ", "\n", ""),
+        ("\t", "\r\n", ""),
+        ("      ", "\n", "src\\dst "),
+        (" ", "  \n", ""),
+    ],
+)
 def test_matrix_whitespace_variants_read_the_same(sep, eol, label):
     head = label + sep.join(str(j) for j in range(3))
     body = eol.join(sep.join([str(i), *map(str, row)]) for i, row in enumerate(MATRIX))
     text = f"Unidirectional Peer to Peer Test{eol}{head}{eol}{body}{eol}"
-    got = {(r["src"], r["dst"]): r["bandwidth_GBps"]
-           for r in parse_dmi_text(capture(text), size=4096).rows}
+    got = {
+        (r["src"], r["dst"]): r["bandwidth_GBps"]
+        for r in parse_dmi_text(capture(text), size=4096).rows
+    }
     assert got == {(i, j): MATRIX[i][j] for i in range(3) for j in range(3) if i != j}
 
 
 def test_header_order_decides_the_columns_not_the_position():
     text = "Unidirectional Peer to Peer Test\n  1    0\n1  0  11.0\n0  22.0  0\n"
-    got = {(r["src"], r["dst"]): r["bandwidth_GBps"]
-           for r in parse_dmi_text(capture(text), size=4096).rows}
+    got = {
+        (r["src"], r["dst"]): r["bandwidth_GBps"]
+        for r in parse_dmi_text(capture(text), size=4096).rows
+    }
     assert got == {(1, 0): 11.0, (0, 1): 22.0}
 
 
 def test_table_columns_found_by_name_in_any_order():
-    text = ("h2d device 1\nBandwidth(MB/s)  ID  Elapsed Time(us)  Size(Bytes)  Execute Times\n"
-            "1000.0  0  20.0  1000  20\n")
+    text = (
+        "h2d device 1\nBandwidth(MB/s)  ID  Elapsed Time(us)  Size(Bytes)  Execute Times\n"
+        "1000.0  0  20.0  1000  20\n"
+    )
     row = parse_dmi_text(capture(text)).rows[0]
-    assert (row["bandwidth_GBps"], row["size_bytes"], row["copies"], row["dst"]) == \
-        (1.0, 1000, 20, 1)  # MB/s read as MB/s, not GB/s
+    assert (row["bandwidth_GBps"], row["size_bytes"], row["copies"], row["dst"]) == (
+        1.0,
+        1000,
+        20,
+        1,
+    )  # MB/s read as MB/s, not GB/s
 
 
 # ---------------------------------------------------------------- property
 @settings(max_examples=60, deadline=None)
-@given(st.integers(2, 9).flatmap(lambda n: st.tuples(
-    st.just(n),
-    st.lists(st.lists(st.integers(1, 99999), min_size=n, max_size=n), min_size=n, max_size=n),
-    st.sampled_from([" ", "  ", "\t", "     "]), st.sampled_from(["\n", "\r\n"]),
-    st.permutations(list(range(n))))))
+@given(
+    st.integers(2, 9).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(
+                st.lists(st.integers(1, 99999), min_size=n, max_size=n), min_size=n, max_size=n
+            ),
+            st.sampled_from([" ", "  ", "\t", "     "]),
+            st.sampled_from(["\n", "\r\n"]),
+            st.permutations(list(range(n))),
+        )
+    )
+)
 def test_a_matrix_written_in_the_dmi_layout_reads_back_the_same(case):
     n, raw, sep, eol, order = case
     values = [[0.0 if i == j else raw[i][j] / 100 for j in range(n)] for i in range(n)]
     head = sep + sep.join(str(j) for j in order)
     rows = [sep.join([str(i), *(f"{values[i][j]:g}" for j in order)]) for i in order]
     text = eol.join(["Bidirectional Peer to Peer Test", head, *rows]) + eol
-    got = {(r["src"], r["dst"]): r["bidir_total_GBps"]
-           for r in parse_dmi_text(capture(text), size=1 << 20).rows}
+    got = {
+        (r["src"], r["dst"]): r["bidir_total_GBps"]
+        for r in parse_dmi_text(capture(text), size=1 << 20).rows
+    }
     assert got == {(i, j): values[i][j] for i in range(n) for j in range(n) if i != j}
 
 

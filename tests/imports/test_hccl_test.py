@@ -13,11 +13,17 @@ from ascend_p2p_lab.imports.common import read_capture
 VENDOR = Path(__file__).resolve().parents[1] / "data" / "vendor"
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("./bin/all_reduce_test", "all_reduce"), ("allgather_4ranks.log", "all_gather"),
-    ("reducescatter", "reduce_scatter"), ("alltoall_test", "all_to_all"),
-    ("broadcast_test", "broadcast"), ("nothing here", None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("./bin/all_reduce_test", "all_reduce"),
+        ("allgather_4ranks.log", "all_gather"),
+        ("reducescatter", "reduce_scatter"),
+        ("alltoall_test", "all_to_all"),
+        ("broadcast_test", "broadcast"),
+        ("nothing here", None),
+    ],
+)
 def test_the_operation_is_read_from_a_name(text: str, expected: str | None) -> None:
     assert hccl_test.operation_name(text) == expected
 
@@ -29,7 +35,10 @@ def test_an_all_reduce_table_gives_a_row_per_size_with_its_bus_bandwidth() -> No
     assert sizes == [8192 << k for k in range(14)]
     first = parsed.rows[0]
     assert (first["operation"], first["ranks"], first["check_result"]) == (
-        "all_reduce", 8, "success")
+        "all_reduce",
+        8,
+        "success",
+    )
     assert first["time_us"] == pytest.approx(28.12)
     assert first["algbw_GBps"] == pytest.approx(0.29132)
     # all_reduce moves 2 (n - 1) / n of the data over the bus
@@ -38,10 +47,12 @@ def test_an_all_reduce_table_gives_a_row_per_size_with_its_bus_bandwidth() -> No
 
 
 def test_failed_ranks_are_kept_by_size() -> None:
-    lines = ["local rank_id 3, check result failed, 8192 | x",
-             "all fine",
-             "local rank_id 5 , check result failed , 8192 |",
-             "local rank_id 1, check result failed, 16384 |"]
+    lines = [
+        "local rank_id 3, check result failed, 8192 | x",
+        "all fine",
+        "local rank_id 5 , check result failed , 8192 |",
+        "local rank_id 1, check result failed, 16384 |",
+    ]
     assert hccl_test.failed_ranks(lines, "cap.txt") == {8192: [3, 5], 16384: [1]}
 
 
@@ -53,9 +64,14 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.split("|")]
 
 
-@pytest.mark.parametrize("name", ["hccl-all_reduce-8p.txt",
-                                  "hccl-allgather_4ranks_doc-spelling.log",
-                                  "hccl-broadcast-nocheck.txt"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "hccl-all_reduce-8p.txt",
+        "hccl-allgather_4ranks_doc-spelling.log",
+        "hccl-broadcast-nocheck.txt",
+    ],
+)
 def test_each_row_names_the_line_it_was_read_from(name: str) -> None:
     lines = (DATA / name).read_text().splitlines()
     run = import_hccl_test([DATA / name])
@@ -77,7 +93,8 @@ def test_a_row_after_blank_and_per_rank_lines_keeps_its_own_line(tmp_path: Path)
         "\n"
         "local rank_id 2, check result failed, 16384 | 30.00 | 0.54613 | failed\n"
         "16384             | 30.00          | 0.54613              | failed\n"
-        "32768             | 31.50          | 1.04025              | success\n")
+        "32768             | 31.50          | 1.04025              | success\n"
+    )
     run = import_hccl_test([capture])
     assert list(run["size_bytes"]) == [8192, 16384, 32768]
     assert list(run["source_line"]) == [3, 6, 7]

@@ -31,8 +31,10 @@ from ascend_p2p_lab.imports import (
 
 def test_the_hccl_test_import_has_the_same_measure_columns(tmp_path) -> None:
     capture = tmp_path / "all_gather_8p.txt"
-    capture.write_text("data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | "
-                       "check_result:\n1048576 | 100.00 | 10.48576 | success\n")
+    capture.write_text(
+        "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | "
+        "check_result:\n1048576 | 100.00 | 10.48576 | success\n"
+    )
     imported = import_hccl_test([capture])
     shared = ["operation", "ranks", "size_bytes", "time_us", "algbw_GBps", "busbw_GBps"]
     assert set(shared) <= set(imported.columns) and set(shared) <= set(ROW_COLUMNS)
@@ -53,8 +55,12 @@ MIB = 1 << 20
 
 
 def cells(run, direction="uni", value="bandwidth_GBps"):
-    part = run[(run["direction"] == direction) & run[value].notna() & run["src"].notna()
-               & run["dst"].notna()]
+    part = run[
+        (run["direction"] == direction)
+        & run[value].notna()
+        & run["src"].notna()
+        & run["dst"].notna()
+    ]
     return {(int(s), int(d)): float(v) for s, d, v in zip(part["src"], part["dst"], part[value])}
 
 
@@ -89,8 +95,10 @@ def test_card_matrix_rows_are_card_pairs():
     run = import_dmi([DATA / "dmi-a3-p2p-card.txt"], size=256 * MIB)
     assert set(run["pattern"]) == {"card"}
     uni = run[run["direction"] == "uni"]
-    assert len(uni) == 56 and uni["group"].eq(uni["src"].astype(str) + "->"
-                                              + uni["dst"].astype(str)).all()
+    assert (
+        len(uni) == 56
+        and uni["group"].eq(uni["src"].astype(str) + "->" + uni["dst"].astype(str)).all()
+    )
     assert uni["bandwidth_GBps"].between(328.98, 329.63).all()
     assert run.loc[run["direction"] == "bi", "bidir_total_GBps"].between(539.95, 545.03).all()
     assert run.attrs["run"]["device_count"] is None  # card ids are not device ids
@@ -106,15 +114,18 @@ def test_step_mode_table_keeps_sizes_times_and_version():
     big = run.iloc[-1]
     assert big["bandwidth_GBps"] == pytest.approx(24.6271) and int(big["copies"]) == 5
     # the time is the window of all 5 copies: 9.5 us each plus the bytes at 24.8 GB/s
-    assert big["elapsed_us"] / big["copies"] == pytest.approx(9.5 + (32 * MIB) / 24.8e3,
-                                                              rel=1e-3)
+    assert big["elapsed_us"] / big["copies"] == pytest.approx(9.5 + (32 * MIB) / 24.8e3, rel=1e-3)
 
 
 def test_fixed_mode_tab_table_with_its_device():
     run = import_dmi([DATA / "dmi-a2-d2h-fixed.txt"])
     row = run.iloc[0]
-    assert (row["pattern"], int(row["src"]), int(row["size_bytes"]), int(row["copies"])) == \
-        ("d2h", 3, 536870912, 40)
+    assert (row["pattern"], int(row["src"]), int(row["size_bytes"]), int(row["copies"])) == (
+        "d2h",
+        3,
+        536870912,
+        40,
+    )
     assert pd_isna(row["dst"]) and row["bandwidth_GBps"] == 27.6
 
 
@@ -160,21 +171,32 @@ def test_json_latency_units():
 def test_diagnosis_values_and_thresholds_as_rows():
     run = import_dmi([DATA / "dmi-dg.json"])
     values = run[run["threshold_GBps"].notna()]
-    got = {(r.operation, r.src, r.dst): (r.bandwidth_GBps, r.threshold_GBps, r.check_result)
-           for r in values.itertuples()}
+    got = {
+        (r.operation, r.src, r.dst): (r.bandwidth_GBps, r.threshold_GBps, r.check_result)
+        for r in values.itertuples()
+    }
     assert got[("p2p", 0, 1)] == (18.42, 20.0, "failed")
     assert got[("p2p", 1, 0)] == (26.21, 20.0, "success")
     assert values["pattern"].isna().all()  # no copy size: no point of a pattern
     items = run[run["operation"].str.startswith("diagnosis:")]
     assert dict(zip(items["operation"], items["check_result"])) == {
-        "diagnosis:bandwidth": "FAIL", "diagnosis:hbm": "PASS"}
+        "diagnosis:bandwidth": "FAIL",
+        "diagnosis:hbm": "PASS",
+    }
 
 
 def test_diagnosis_lines_in_text_output():
     run = import_dmi([DATA / "dmi-dg.txt"])
     pairs = run[run["operation"] == "p2p"]
-    got = {(int(r.src), int(r.dst)): (r.bandwidth_GBps, r.threshold_GBps, r.check_result,
-                                      r.source_line) for r in pairs.itertuples()}
+    got = {
+        (int(r.src), int(r.dst)): (
+            r.bandwidth_GBps,
+            r.threshold_GBps,
+            r.check_result,
+            r.source_line,
+        )
+        for r in pairs.itertuples()
+    }
     assert got == {(2, 5): (18.4, 20.0, "failed", 4), (5, 2): (26.3, 20.0, "success", 5)}
     d2h = run[run["operation"] == "d2h"].iloc[0]
     assert int(d2h["src"]) == 3 and pd_isna(d2h["dst"]) and d2h["bandwidth_GBps"] == 27.6
@@ -231,8 +253,9 @@ def test_options_win_over_the_capture():
 def test_collective_figure_draws_algbw_and_busbw_of_the_rows():
     from ascend_p2p_lab.plots import collective_bandwidth
 
-    run = import_hccl_test([DATA / "hccl-all_reduce-8p.txt",
-                            DATA / "hccl-allgather_4ranks_doc-spelling.log"])
+    run = import_hccl_test(
+        [DATA / "hccl-all_reduce-8p.txt", DATA / "hccl-allgather_4ranks_doc-spelling.log"]
+    )
     fig = collective_bandwidth(run)
     lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
     alg, bus = lines["all_reduce, 8 ranks: algbw"], lines["all_reduce, 8 ranks: busbw"]

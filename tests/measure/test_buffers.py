@@ -64,8 +64,16 @@ class Lab:
     def read(self, buf: DeviceBuffer, size: int | None = None, offset: int = 0) -> bytes:
         return self.rt.read(buf, size, offset=offset, staging=self.staging)
 
-    def copy(self, src: int, dst: int, size: int, *, sync: bool = False, clear: bool = True,
-             dst_offset: int = 0) -> bytes:
+    def copy(
+        self,
+        src: int,
+        dst: int,
+        size: int,
+        *,
+        sync: bool = False,
+        clear: bool = True,
+        dst_offset: int = 0,
+    ) -> bytes:
         """Copy size bytes of src's pattern to dst's receive buffer; return what it wrote."""
         s, d = self.pool.send(src), self.pool.recv(dst)
         if clear:
@@ -80,13 +88,18 @@ class Lab:
 
 
 @contextmanager
-def lab(faults: list[dict[str, Any]] | None, max_size: int = 64 * KiB, *,
-        topology: Any = None) -> Iterator[Lab]:
+def lab(
+    faults: list[dict[str, Any]] | None, max_size: int = 64 * KiB, *, topology: Any = None
+) -> Iterator[Lab]:
     """A :class:`Lab`; everything is closed after (the ledger fixture checks it)."""
-    kwargs: dict[str, Any] = {"topology": topology} if topology is not None else {
-        "preset": "atlas800t-a2"}
-    with open_runtime("sim", faults=faults, **kwargs) as rt, BufferPool(rt, max_size) as pool, \
-            rt.peer_links(PAIRS):
+    kwargs: dict[str, Any] = (
+        {"topology": topology} if topology is not None else {"preset": "atlas800t-a2"}
+    )
+    with (
+        open_runtime("sim", faults=faults, **kwargs) as rt,
+        BufferPool(rt, max_size) as pool,
+        rt.peer_links(PAIRS),
+    ):
         box = Lab(rt, pool, max_size)
         try:
             yield box
@@ -186,14 +199,20 @@ def test_nth_corrupts_only_that_copy_over_the_link() -> None:
 def test_nth_counts_sync_and_async_copies_alike() -> None:
     size = 8 * KiB
     with lab([{"kind": "corrupt", "link": [0, 1], "nth": 3}], size) as lb:
-        got = [lb.copy(0, 1, size, sync=True), lb.copy(0, 1, size),
-               lb.copy(0, 1, size, sync=True), lb.copy(0, 1, size)]
+        got = [
+            lb.copy(0, 1, size, sync=True),
+            lb.copy(0, 1, size),
+            lb.copy(0, 1, size, sync=True),
+            lb.copy(0, 1, size),
+        ]
         assert [g == expected(0, size) for g in got] == [True, True, False, True]
         assert got[2] == corrupted(0, size)
 
 
-@pytest.mark.parametrize(("call", "sync_bad", "async_bad"),
-                         [("rt.memcpy", True, False), ("rt.memcpy_async", False, True)])
+@pytest.mark.parametrize(
+    ("call", "sync_bad", "async_bad"),
+    [("rt.memcpy", True, False), ("rt.memcpy_async", False, True)],
+)
 def test_call_limits_the_fault(call: str, sync_bad: bool, async_bad: bool) -> None:
     size = 8 * KiB
     with lab([{"kind": "corrupt", "link": [0, 1], "call": call}], size) as lb:
@@ -221,13 +240,13 @@ def test_pages_count_from_the_destination_offset() -> None:
         lb.copy(0, 1, size, dst_offset=off)
         whole = lb.read(lb.pool.recv(1))
         assert whole[:off] == bytes(off)  # before and after the range: untouched
-        assert whole[off + size:] == bytes(len(whole) - off - size)
-        got = whole[off:off + size]
+        assert whole[off + size :] == bytes(len(whole) - off - size)
+        got = whole[off : off + size]
         assert got == corrupted(0, size)
         # any 4096 consecutive bytes of the range hold a flipped byte
         want = expected(0, size)
         for start in range(0, size - PAGE + 1, 512):
-            assert got[start:start + PAGE] != want[start:start + PAGE], start
+            assert got[start : start + PAGE] != want[start : start + PAGE], start
 
 
 def test_a_copy_that_is_not_chunk_aligned_is_corrupted_in_every_page() -> None:
@@ -287,8 +306,10 @@ def test_corruption_is_deterministic() -> None:
 # ---------------------------------------------------------------- definitions, files
 def test_a_topology_file_fault_table_corrupts(tmp_path: Path) -> None:
     path = tmp_path / "a2-corrupt.toml"
-    path.write_text(read_packaged("atlas800t-a2.toml")
-                    + '\n[[fault]]\nkind = "corrupt"\nlink = [2, 0]\n', encoding="utf-8")
+    path.write_text(
+        read_packaged("atlas800t-a2.toml") + '\n[[fault]]\nkind = "corrupt"\nlink = [2, 0]\n',
+        encoding="utf-8",
+    )
     topo = load_topology_file(path)
     size = 12 * KiB
     with lab(None, size, topology=topo) as lb:
@@ -300,26 +321,34 @@ def test_a_topology_file_fault_table_corrupts(tmp_path: Path) -> None:
 
 def test_a_bad_fault_in_a_topology_file_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.toml"
-    path.write_text(read_packaged("atlas800t-a2.toml") + '\n[[fault]]\nkind = "corrupt"\n',
-                    encoding="utf-8")
+    path.write_text(
+        read_packaged("atlas800t-a2.toml") + '\n[[fault]]\nkind = "corrupt"\n', encoding="utf-8"
+    )
     topo = load_topology_file(path)
     with pytest.raises(ValueError, match=r"corrupt fault needs link = \[src, dst\]") as info:
         simulated_acl(topo)
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize(("fault", "error", "message"), [
-    ({"kind": "corrupt"}, ValueError, r"^a corrupt fault needs link = \[src, dst\]"),
-    ({"kind": "corrupt", "nth": 2}, ValueError, r"^a corrupt fault needs link"),
-    ({"kind": "corrupt", "link": [1]}, TypeError,
-     r"^fault link must be two device ids \[src, dst\], got \[1\]$"),
-    ({"kind": "corrupt", "link": 1}, TypeError, r"^fault link must be two device ids"),
-    ({"kind": "corrupt", "link": [0, 1, 2]}, TypeError, r"^fault link must be two device ids"),
-    ({"kind": "corrupt", "link": [3, 3]}, ValueError, r"two different devices, got \[3, 3\]"),
-    ({"kind": "corrupt", "link": [0, 1], "nth": 0}, ValueError, r"nth counts uses from 1"),
-])
+@pytest.mark.parametrize(
+    ("fault", "error", "message"),
+    [
+        ({"kind": "corrupt"}, ValueError, r"^a corrupt fault needs link = \[src, dst\]"),
+        ({"kind": "corrupt", "nth": 2}, ValueError, r"^a corrupt fault needs link"),
+        (
+            {"kind": "corrupt", "link": [1]},
+            TypeError,
+            r"^fault link must be two device ids \[src, dst\], got \[1\]$",
+        ),
+        ({"kind": "corrupt", "link": 1}, TypeError, r"^fault link must be two device ids"),
+        ({"kind": "corrupt", "link": [0, 1, 2]}, TypeError, r"^fault link must be two device ids"),
+        ({"kind": "corrupt", "link": [3, 3]}, ValueError, r"two different devices, got \[3, 3\]"),
+        ({"kind": "corrupt", "link": [0, 1], "nth": 0}, ValueError, r"nth counts uses from 1"),
+    ],
+)
 def test_bad_definitions_give_one_line_errors(
-        fault: dict[str, Any], error: type[Exception], message: str) -> None:
+    fault: dict[str, Any], error: type[Exception], message: str
+) -> None:
     with pytest.raises(error, match=message) as info:
         simulated_acl("atlas800t-a2", faults=[fault])
     assert "\n" not in str(info.value)
@@ -327,10 +356,10 @@ def test_bad_definitions_give_one_line_errors(
 
 # ----------------------------------------------------------------------- end to end
 def test_a_sweep_flags_the_corrupt_direction_only() -> None:
-    with open_runtime("sim", preset="atlas800t-a2",
-                      faults=[{"kind": "corrupt", "link": [0, 1]}]) as rt:
-        run = sweep(rt, pairs=[(0, 1), (1, 0)], sizes="4KiB,4MiB", samples=2,
-                    progress=False)
+    with open_runtime(
+        "sim", preset="atlas800t-a2", faults=[{"kind": "corrupt", "link": [0, 1]}]
+    ) as rt:
+        run = sweep(rt, pairs=[(0, 1), (1, 0)], sizes="4KiB,4MiB", samples=2, progress=False)
     assert len(run) == 8
     fwd = run[(run.src == 0) & (run.dst == 1)]
     rev = run[(run.src == 1) & (run.dst == 0)]
@@ -358,8 +387,9 @@ def test_verification_catches_bytes_that_differ_from_the_host_pattern(monkeypatc
 
     monkeypatch.setattr(buffers.BufferPool, "host_send", garbled)
     with open_runtime("sim", preset=PRESET) as rt:
-        run = sweep(rt, patterns=("h2d", "d2h"), devices=[0], sizes=[SMALL], samples=2,
-                    progress=False)
+        run = sweep(
+            rt, patterns=("h2d", "d2h"), devices=[0], sizes=[SMALL], samples=2, progress=False
+        )
     h2d, d2h = run[run["pattern"] == "h2d"], run[run["pattern"] == "d2h"]
     assert (h2d["verified"] == False).all()  # noqa: E712 (a nullable boolean column)
     assert set(h2d["error_kind"]) == {"verification"}
@@ -383,8 +413,13 @@ def test_each_device_sends_its_own_pattern_and_every_byte_counts() -> None:
         rt.memcpy(dst, buf, 4 * MIB)
         assert pool.verify(dst, 0, 4 * MIB)
         window = (7 * (4 * MIB // 15)) // 4096 * 4096  # the eighth of 16 checked windows
-        for size, offset in ((64 << 10, 0), (64 << 10, (64 << 10) - 1), (4 * MIB, 0),
-                             (4 * MIB, window + 100), (4 * MIB, 4 * MIB - 1)):
+        for size, offset in (
+            (64 << 10, 0),
+            (64 << 10, (64 << 10) - 1),
+            (4 * MIB, 0),
+            (4 * MIB, window + 100),
+            (4 * MIB, 4 * MIB - 1),
+        ):
             rt.memcpy(dst, buf, 4 * MIB)
             rt.write(dst, b"\x00", offset=offset)
             assert not pool.verify(dst, 0, size), (size, offset)

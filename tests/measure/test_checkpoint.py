@@ -37,17 +37,28 @@ from ascend_p2p_lab.topology import Topology, load_preset
 def _cut(preset: str, n: int, **overrides: Any) -> Topology:
     """The first n devices of a preset (a smaller server runs the matrix faster)."""
     full = load_preset(preset)
-    return dataclasses.replace(full, name=f"{preset}-{n}", labels=full.labels[:n],
-                               links=tuple(row[:n] for row in full.links[:n]),
-                               cpu_affinity=full.cpu_affinity[:n], **overrides)
+    return dataclasses.replace(
+        full,
+        name=f"{preset}-{n}",
+        labels=full.labels[:n],
+        links=tuple(row[:n] for row in full.links[:n]),
+        cpu_affinity=full.cpu_affinity[:n],
+        **overrides,
+    )
 
 
 A2x4 = _cut("atlas800t-a2", 4)
 
 
 #: A sweep that takes a few milliseconds of host time.
-QUICK: dict[str, Any] = {"sizes": "4KiB,64KiB", "samples": 2, "warmup": 1,
-                         "min_sample_us": 20.0, "max_copies": 4, "progress": False}
+QUICK: dict[str, Any] = {
+    "sizes": "4KiB,64KiB",
+    "samples": 2,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 4,
+    "progress": False,
+}
 
 
 def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
@@ -63,7 +74,8 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def test_checkpoint_rows_that_do_not_fit_the_schema_are_refused_before_measuring(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     ckpt = tmp_path / "sweep.ckpt"
     with _open() as rt:
         sweep(rt, checkpoint=ckpt, **RESUME)

@@ -25,8 +25,7 @@ def test_a_failing_point_costs_only_itself(monkeypatch: pytest.MonkeyPatch) -> N
 
     monkeypatch.setattr(ipcworker.Worker, "measure", failing)
     with open_runtime("sim", "atlas800t-a2") as rt:
-        run = sweep_processes(rt, pairs=[(0, 1), (1, 0)], sizes="1MiB", samples=2,
-                              in_process=False)
+        run = sweep_processes(rt, pairs=[(0, 1), (1, 0)], sizes="1MiB", samples=2, in_process=False)
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
     bad = run[run.error_kind.notna()]
     assert set(zip(bad.src, bad.dst, bad.initiator)) == {(0, 1, "dst")}
@@ -36,8 +35,7 @@ def test_a_failing_point_costs_only_itself(monkeypatch: pytest.MonkeyPatch) -> N
     assert all(run.attrs["run"]["workers_clean"].values())
 
 
-def test_a_worker_that_cannot_start_costs_only_its_pairs(monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_a_worker_that_cannot_start_costs_only_its_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
     from ascend_p2p_lab.measure import ipcworker
     from ascend_p2p_lab.runtime import AclError
 
@@ -50,8 +48,7 @@ def test_a_worker_that_cannot_start_costs_only_its_pairs(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(ipcworker.Worker, "hello", no_pid)
     with open_runtime("sim", "atlas800t-a2") as rt:
-        run = sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB", samples=2,
-                              in_process=False)
+        run = sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB", samples=2, in_process=False)
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
     lost = run[run.error_kind == "worker_lost"]
     assert set(zip(lost.src, lost.dst)) == {(0, 2)}

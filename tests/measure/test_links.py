@@ -70,8 +70,13 @@ def nothing_allocated(rt: Runtime) -> None:
     assert rt.open_resources() == [] and rt.peer_refs() == {}
     ledger = rt.ledger()
     assert ledger is not None
-    assert (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
-            ledger["events"], ledger["peer_refs"]) == (0, 0, 0, 0, {})
+    assert (
+        ledger["device_buffers"],
+        ledger["host_buffers"],
+        ledger["streams"],
+        ledger["events"],
+        ledger["peer_refs"],
+    ) == (0, 0, 0, 0, {})
 
 
 def one_line(exc: BaseException) -> str:
@@ -80,8 +85,7 @@ def one_line(exc: BaseException) -> str:
     return text
 
 
-def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException],
-            match: str) -> str:
+def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException], match: str) -> str:
     with pytest.raises(types or (ValueError, TypeError)) as info:
         call()
     text = one_line(info.value)
@@ -91,14 +95,17 @@ def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException],
 
 
 # --------------------------------------------------------------------------- device ids
-@pytest.mark.parametrize("src, dst, match", [
-    (8, 1, "source id 8 is out of range: 0..7"),
-    (-1, 1, "source id -1 is out of range"),
-    (0, 99, "destination id 99 is out of range"),
-    ("0", 1, "source id must be an int, got str"),
-    (0, 1.0, "destination id must be an int, got float"),
-    (True, 1, "source id must be an int, got bool"),
-])
+@pytest.mark.parametrize(
+    "src, dst, match",
+    [
+        (8, 1, "source id 8 is out of range: 0..7"),
+        (-1, 1, "source id -1 is out of range"),
+        (0, 99, "destination id 99 is out of range"),
+        ("0", 1, "source id must be an int, got str"),
+        (0, 1.0, "destination id must be an int, got float"),
+        (True, 1, "source id must be an int, got bool"),
+    ],
+)
 def test_bad_device_ids_for_peer_changes(a2: Runtime, src: Any, dst: Any, match: str) -> None:
     refused(a2, lambda: try_enable(a2, src, dst), match=match)
     refused(a2, lambda: disable(a2, src, dst), match=match)
@@ -150,17 +157,28 @@ def test_peer_access_block_restores_previous_state(a2_2) -> None:
 def _cut(preset: str, n: int, **overrides: Any) -> Topology:
     """The first n devices of a preset (a smaller server runs the matrix faster)."""
     full = load_preset(preset)
-    return dataclasses.replace(full, name=f"{preset}-{n}", labels=full.labels[:n],
-                               links=tuple(row[:n] for row in full.links[:n]),
-                               cpu_affinity=full.cpu_affinity[:n], **overrides)
+    return dataclasses.replace(
+        full,
+        name=f"{preset}-{n}",
+        labels=full.labels[:n],
+        links=tuple(row[:n] for row in full.links[:n]),
+        cpu_affinity=full.cpu_affinity[:n],
+        **overrides,
+    )
 
 
 A2x4 = _cut("atlas800t-a2", 4)
 
 
 #: A sweep that takes a few milliseconds of host time.
-QUICK: dict[str, Any] = {"sizes": "4KiB,64KiB", "samples": 2, "warmup": 1,
-                         "min_sample_us": 20.0, "max_copies": 4, "progress": False}
+QUICK: dict[str, Any] = {
+    "sizes": "4KiB,64KiB",
+    "samples": 2,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 4,
+    "progress": False,
+}
 
 
 def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
@@ -210,8 +228,7 @@ def assert_released(rt: Runtime, refs_before: dict[tuple[int, int], int]) -> Non
     assert rt.peer_refs() == refs_before
     ledger = rt.ledger()
     assert ledger is not None
-    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
-            ledger["events"])
+    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"], ledger["events"])
     assert held == (0, 0, 0, 0), ledger
     assert ledger["peer_refs"] == {f"{a}->{b}": n for (a, b), n in refs_before.items()}
     assert ledger["implicit_releases"] == []
@@ -341,8 +358,9 @@ def op_dashboard(rt: Runtime, tmp: Path) -> Outcome:
         return out
     out.texts += list(dash.probe_errors.values())
     if dash.probe_errors:  # shown, not swallowed
-        assert dash.message.startswith(f"ready, but probing {len(dash.probe_errors)} pair(s) "
-                                       "failed, e.g. ")
+        assert dash.message.startswith(
+            f"ready, but probing {len(dash.probe_errors)} pair(s) failed, e.g. "
+        )
     dash.chunk_pairs = 1
     dash.pairs_mode.value = "selected"
     dash.pairs.value = ("0-1", "1-0", "2-3")
@@ -444,8 +462,17 @@ INTERRUPT_POINTS = {
 #: not that often), "interrupted" (it returns what was done, marked interrupted) or
 #: "raised" (KeyboardInterrupt propagates after the operation undid its change; a sweep
 #: or a dashboard only does so while planning, before anything is measured).
-INTERRUPT_OPS = ("probe", "toggle", "enable_all", "sweep_uni", "sweep_bi", "sweep_peer_off",
-                 "sweep_fanout", "dashboard", "panel")
+INTERRUPT_OPS = (
+    "probe",
+    "toggle",
+    "enable_all",
+    "sweep_uni",
+    "sweep_bi",
+    "sweep_peer_off",
+    "sweep_fanout",
+    "dashboard",
+    "panel",
+)
 
 
 _D, _I, _R = "done", "interrupted", "raised"
@@ -502,18 +529,25 @@ def _interrupted_peer_steps(op: str, rt: Runtime) -> tuple[str, Any]:
 
     panel = None
     if op == "toggle":
-        steps = [lambda: try_enable(rt, 0, 1), lambda: try_enable(rt, 1, 0),
-                 lambda: disable(rt, 0, 1), lambda: disable(rt, 1, 0)]
+        steps = [
+            lambda: try_enable(rt, 0, 1),
+            lambda: try_enable(rt, 1, 0),
+            lambda: disable(rt, 0, 1),
+            lambda: disable(rt, 1, 0),
+        ]
     elif op == "enable_all":
         steps = [lambda: enable_all(rt), lambda: disable_all(rt)]
     else:
         widgets = pytest.importorskip("ascend_p2p_lab.widgets")
         panel = widgets.PeerLinkPanel(rt)
         toggles = panel.toggles
-        steps = [lambda: setattr(toggles[0][1], "value", True),
-                 lambda: setattr(toggles[1][0], "value", True),
-                 lambda: setattr(toggles[0][1], "value", False),
-                 panel.enable_all_button.click, panel.disable_all_button.click]
+        steps = [
+            lambda: setattr(toggles[0][1], "value", True),
+            lambda: setattr(toggles[1][0], "value", True),
+            lambda: setattr(toggles[0][1], "value", False),
+            panel.enable_all_button.click,
+            panel.disable_all_button.click,
+        ]
     try:
         for step in steps:
             before = rt.peer_refs()
@@ -534,8 +568,9 @@ def _interrupted_peer_steps(op: str, rt: Runtime) -> tuple[str, Any]:
 
 @pytest.mark.parametrize("op", INTERRUPT_OPS)
 @pytest.mark.parametrize("point", list(INTERRUPT_POINTS))
-def test_interrupt_matrix(point: str, op: str, tmp_path: Path,
-                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_interrupt_matrix(
+    point: str, op: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rt = _open()
     interrupt_at(monkeypatch, rt, *INTERRUPT_POINTS[point])
     refs_before = rt.peer_refs()
@@ -552,8 +587,7 @@ def test_interrupt_matrix(point: str, op: str, tmp_path: Path,
     assert rt.acl.simulator.ledger_is_empty(), rt.acl.simulator.ledger()
 
 
-def test_interrupted_enable_all_takes_its_enables_back(monkeypatch: pytest.MonkeyPatch
-                                                       ) -> None:
+def test_interrupted_enable_all_takes_its_enables_back(monkeypatch: pytest.MonkeyPatch) -> None:
     with _open() as rt:
         rt.enable_peer(2, 3)  # the user's
         interrupt_at(monkeypatch, rt, "device_enable_peer_access", 5)

@@ -19,7 +19,11 @@ def test_metadata_names_the_backend_the_server_and_the_params() -> None:
         meta = run_metadata(rt, {"sizes": [4096]})
     assert meta.params == {"sizes": [4096]}
     assert (meta.backend, meta.preset, meta.device_count, meta.simulated) == (
-        "sim", "atlas800t-a2", 8, True)
+        "sim",
+        "atlas800t-a2",
+        8,
+        True,
+    )
     assert meta.soc_name == "Ascend910B3" and meta.package == "ascend-p2p-lab"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", meta.timestamp)
     assert meta.inferred  # the preset's unstated behaviours are named

@@ -17,18 +17,30 @@ from ascend_p2p_lab.runtime import AclError
 
 
 # ------------------------------------------------------------------ outcomes
-@pytest.mark.parametrize("name", [
-    "ACL_ERROR_RT_LOST_HEARTBEAT", "ACL_ERROR_RT_NO_DEVICE", "ACL_ERROR_RT_SYS_DMA",
-    "ACL_ERROR_RT_DEVICE_TASK_ABORT", "ACL_ERROR_RT_STREAM_ABORT", "ACL_ERROR_RT_TS_ERROR",
-    "ACL_ERROR_RT_COPY_DATA", "ACL_ERROR_RT_DEVICE_MEM_ERROR",
-    "ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR", "ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR",
-    "ACL_ERROR_RT_LINK_ERROR", "ACL_ERROR_RT_SUSPECT_REMOTE_ERROR", "ACL_ERROR_RT_SOCKET_CLOSE",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ACL_ERROR_RT_LOST_HEARTBEAT",
+        "ACL_ERROR_RT_NO_DEVICE",
+        "ACL_ERROR_RT_SYS_DMA",
+        "ACL_ERROR_RT_DEVICE_TASK_ABORT",
+        "ACL_ERROR_RT_STREAM_ABORT",
+        "ACL_ERROR_RT_TS_ERROR",
+        "ACL_ERROR_RT_COPY_DATA",
+        "ACL_ERROR_RT_DEVICE_MEM_ERROR",
+        "ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR",
+        "ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR",
+        "ACL_ERROR_RT_LINK_ERROR",
+        "ACL_ERROR_RT_SUSPECT_REMOTE_ERROR",
+        "ACL_ERROR_RT_SOCKET_CLOSE",
+    ],
+)
 def test_a_broken_device_on_a_direct_copy_is_not_a_refusal(name: str) -> None:
     code = C.ERROR_CODES[name]
     for call in ("acl.rt.memcpy", "acl.rt.memcpy_async"):
         assert outcomes.direct_copy_failure(AclError(call, (), code, "x")).kind == "runtime"
     refused = outcomes.direct_copy_failure(AclError("acl.rt.memcpy", (), 507899, "x"))
     assert refused.kind == "refused"
-    assert outcomes.direct_copy_failure(AclError("acl.rt.malloc", (), 507899, "x")).kind \
-        == "runtime"
+    assert (
+        outcomes.direct_copy_failure(AclError("acl.rt.malloc", (), 507899, "x")).kind == "runtime"
+    )

@@ -21,8 +21,13 @@ from ascend_p2p_lab.measure import (
 )
 from ascend_p2p_lab.runtime import Runtime
 
-QUICK: dict[str, Any] = {"samples": 1, "warmup": 1, "min_sample_us": 20.0, "max_copies": 2,
-                         "progress": False}
+QUICK: dict[str, Any] = {
+    "samples": 1,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 2,
+    "progress": False,
+}
 
 
 @pytest.fixture
@@ -36,8 +41,13 @@ def nothing_allocated(rt: Runtime) -> None:
     assert rt.open_resources() == [] and rt.peer_refs() == {}
     ledger = rt.ledger()
     assert ledger is not None
-    assert (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
-            ledger["events"], ledger["peer_refs"]) == (0, 0, 0, 0, {})
+    assert (
+        ledger["device_buffers"],
+        ledger["host_buffers"],
+        ledger["streams"],
+        ledger["events"],
+        ledger["peer_refs"],
+    ) == (0, 0, 0, 0, {})
 
 
 def one_line(exc: BaseException) -> str:
@@ -46,8 +56,7 @@ def one_line(exc: BaseException) -> str:
     return text
 
 
-def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException],
-            match: str) -> str:
+def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException], match: str) -> str:
     with pytest.raises(types or (ValueError, TypeError)) as info:
         call()
     text = one_line(info.value)
@@ -56,20 +65,24 @@ def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException],
     return text
 
 
-@pytest.mark.parametrize("pairs, match", [
-    ("0-0", "same device"),
-    ([(2, 2)], "same device"),
-    ("0-8", "out of range 0..7"),
-    ([(0, -1)], "out of range"),
-    ("0:1", "cannot read pair '0:1'"),
-    ("0-1,", "cannot read pair ''"),
-    ([(0, 1, 2)], "must be two ints"),
-    ([("0", "1")], "must be two ints"),
-    ([], "the pair list is empty"),
-    ("", "cannot read pair ''"),
-])
-def test_bad_pairs_are_refused_before_anything_is_allocated(a2: Runtime, pairs: Any,
-                                                            match: str) -> None:
+@pytest.mark.parametrize(
+    "pairs, match",
+    [
+        ("0-0", "same device"),
+        ([(2, 2)], "same device"),
+        ("0-8", "out of range 0..7"),
+        ([(0, -1)], "out of range"),
+        ("0:1", "cannot read pair '0:1'"),
+        ("0-1,", "cannot read pair ''"),
+        ([(0, 1, 2)], "must be two ints"),
+        ([("0", "1")], "must be two ints"),
+        ([], "the pair list is empty"),
+        ("", "cannot read pair ''"),
+    ],
+)
+def test_bad_pairs_are_refused_before_anything_is_allocated(
+    a2: Runtime, pairs: Any, match: str
+) -> None:
     refused(a2, lambda: sweep(a2, pairs=pairs, sizes="4KiB", **QUICK), match=match)
     with pytest.raises((ValueError, TypeError)):
         parse_pairs(pairs, 8)

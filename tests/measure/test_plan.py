@@ -21,8 +21,7 @@ A2, A3 = "atlas800t-a2", "atlas800t-a3"
 
 def test_plan_has_one_test_per_group_pair_and_direction() -> None:
     with open_runtime("sim", A3) as rt:
-        tests = plan_tests(rt, make_spec(rt, sizes="1MiB", patterns="card",
-                                         direction="both"))
+        tests = plan_tests(rt, make_spec(rt, sizes="1MiB", patterns="card", direction="both"))
         uni = [t for t in tests if t.direction == "uni"]
         bi = [t for t in tests if t.direction == "bi"]
         assert len(uni) == 8 * 7 and len(bi) == 8 * 7 // 2  # FlagPerf's 56 card pairs
@@ -63,14 +62,14 @@ def test_an_unreachable_device_in_a_group_is_a_block_with_its_reason() -> None:
 
 # ------------------------------------------------------------------ issue 30 (its last items)
 #: aclrtDeviceCanAccessPeer fails for 3 -> 7 only (7 -> 3 answers)
-_PROBE_FAILS = [{"kind": "error", "call": "rt.device_can_access_peer", "link": [3, 7],
-                 "code": 507899}]
+_PROBE_FAILS = [
+    {"kind": "error", "call": "rt.device_can_access_peer", "link": [3, 7], "code": 507899}
+]
 
 
 def test_a_failed_probe_costs_its_pair_and_the_others_are_measured() -> None:
     with open_runtime("sim", preset="atlas800t-a2", faults=_PROBE_FAILS) as rt:
-        run = sweep_run(rt, pairs="0-1,3-7,7-3,2-5", sizes=["1MiB"], samples=2,
-                        progress=False)
+        run = sweep_run(rt, pairs="0-1,3-7,7-3,2-5", sizes=["1MiB"], samples=2, progress=False)
     rows = run.samples
     by_pair = {(int(s), int(d)): g for (s, d), g in rows.groupby(["src", "dst"])}
     assert set(by_pair) == {(0, 1), (3, 7), (7, 3), (2, 5)}

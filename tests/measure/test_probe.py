@@ -136,9 +136,14 @@ def test_probe_matrices_are_rows_src_columns_dst() -> None:
 def _cut(preset: str, n: int, **overrides: Any) -> Topology:
     """The first n devices of a preset (a smaller server runs the matrix faster)."""
     full = load_preset(preset)
-    return dataclasses.replace(full, name=f"{preset}-{n}", labels=full.labels[:n],
-                               links=tuple(row[:n] for row in full.links[:n]),
-                               cpu_affinity=full.cpu_affinity[:n], **overrides)
+    return dataclasses.replace(
+        full,
+        name=f"{preset}-{n}",
+        labels=full.labels[:n],
+        links=tuple(row[:n] for row in full.links[:n]),
+        cpu_affinity=full.cpu_affinity[:n],
+        **overrides,
+    )
 
 
 A2x4 = _cut("atlas800t-a2", 4)
@@ -180,8 +185,7 @@ def assert_acl_error(exc: BaseException) -> None:
 
 
 def _err(call: str | None, code: int, nth: int | None = None, **kw: Any) -> dict[str, Any]:
-    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected",
-            **kw}
+    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected", **kw}
 
 
 def test_a_failing_device_count_is_one_clear_error() -> None:
@@ -210,8 +214,9 @@ def test_the_panel_matrix_is_probes_peer_enabled_in_an_asymmetric_state(a2_2: Ru
     enabled = access_matrix(probe(a2_2), "peer_enabled").to_numpy().astype(bool)
     np.testing.assert_array_equal(panel.state, enabled)
     assert panel.state[0, 1] and not panel.state[1, 0]
-    assert [[bool(t.value) if t else False for t in row] for row in panel.toggles] == \
-        enabled.tolist()
+    assert [
+        [bool(t.value) if t else False for t in row] for row in panel.toggles
+    ] == enabled.tolist()
     assert repr(panel) == "PeerLinkPanel(8 devices, sim atlas800t-a2, 2/56 enabled)"
 
 
@@ -228,12 +233,13 @@ def test_the_panel_reads_reachability_from_probe(monkeypatch: pytest.MonkeyPatch
         panel = PeerLinkPanel(rt)
         table = real(rt)
     assert calls == [rt]
-    np.testing.assert_array_equal(
-        panel.reachable, access_matrix(table).to_numpy().astype(bool))
+    np.testing.assert_array_equal(panel.reachable, access_matrix(table).to_numpy().astype(bool))
     assert panel.link_classes[0, 2] == "SYS" and panel.link_classes[0, 0] == "X"
-    assert panel.reasons[(0, 2)] == ("0 cannot access 2: "
-                                     "aclrtDeviceCanAccessPeer(0, 2) = 0 (link SYS)")
+    assert panel.reasons[(0, 2)] == (
+        "0 cannot access 2: aclrtDeviceCanAccessPeer(0, 2) = 0 (link SYS)"
+    )
     # one naming: pyACL's device ids on the grid, npu-smi's names said once under it
     assert panel.labels == [str(i) for i in range(8)]
-    assert panel.naming == ("devices are pyACL device ids 0-7 everywhere; npu-smi names "
-                            "them NPU0 .. NPU7")
+    assert panel.naming == (
+        "devices are pyACL device ids 0-7 everywhere; npu-smi names them NPU0 .. NPU7"
+    )

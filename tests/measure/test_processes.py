@@ -24,8 +24,7 @@ from ascend_p2p_lab.runtime import open_runtime
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"
     with open_runtime("sim", "atlas800t-a3") as rt:
-        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2),
-                 out)
+        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2), out)
     return load_run(out)
 
 
@@ -47,13 +46,15 @@ def test_sweep_processes_refuses_what_it_does_not_measure() -> None:
 # ------------------------------------------------------------------------- sweep --processes
 def test_sweep_processes_matches_in_process_within_5_percent() -> None:
     with open_runtime("sim", "atlas800t-a2") as rt:
-        run = sweep_processes(rt, pairs=[(0, 1), (1, 0), (2, 5)], sizes="1MiB,16MiB",
-                              samples=3)
+        run = sweep_processes(rt, pairs=[(0, 1), (1, 0), (2, 5)], sizes="1MiB,16MiB", samples=3)
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
     assert run.attrs["run"]["workers_clean"] == {"0": True, "1": True, "2": True, "5": True}
     assert run.verified.notna().all() and run.verified.all() and run.error_kind.isna().all()
-    med = run.groupby(["process_mode", "initiator", "src", "dst", "size_bytes"]
-                      ).bandwidth_GBps.median().unstack("process_mode")
+    med = (
+        run.groupby(["process_mode", "initiator", "src", "dst", "size_bytes"])
+        .bandwidth_GBps.median()
+        .unstack("process_mode")
+    )
     assert len(med) == 3 * 2 * 2  # pairs x initiators x sizes, both modes each
     ratio = med["ipc"] / med["in_process"]
     assert ((ratio - 1).abs() < 0.05).all(), ratio
@@ -69,8 +70,14 @@ def test_a_killed_worker_costs_only_its_points_and_leaves_nothing_exported() -> 
             killed.append(procs[2].pid)
 
     with open_runtime("sim", "atlas800t-a2") as rt:
-        run = sweep_processes(rt, pairs=[(0, 2), (0, 1), (1, 0)], sizes="1MiB", samples=2,
-                              in_process=False, on_point=kill_device_2)
+        run = sweep_processes(
+            rt,
+            pairs=[(0, 2), (0, 1), (1, 0)],
+            sizes="1MiB",
+            samples=2,
+            in_process=False,
+            on_point=kill_device_2,
+        )
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
     lost = run[run.error_kind == "worker_lost"]
     assert set(zip(lost.src, lost.dst)) == {(0, 2)}
@@ -89,8 +96,14 @@ def test_an_interrupted_parent_keeps_its_rows_and_releases_everything() -> None:
             raise KeyboardInterrupt
 
     with open_runtime("sim", "atlas800t-a2") as rt:
-        run = sweep_processes(rt, pairs=[(0, 1), (1, 0)], sizes="1MiB", samples=2,
-                              in_process=False, on_point=interrupt)
+        run = sweep_processes(
+            rt,
+            pairs=[(0, 1), (1, 0)],
+            sizes="1MiB",
+            samples=2,
+            in_process=False,
+            on_point=interrupt,
+        )
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
     assert run.attrs["run"]["interrupted"] is True
     assert len(run) == 2 * 2 and run.verified.all()  # (0,1) pulled and pushed, kept
@@ -108,8 +121,14 @@ def test_ctrl_c_while_a_worker_measures_releases_everything() -> None:
             timers[0].start()
 
     with open_runtime("sim", "atlas800t-a2") as rt:
-        run = sweep_processes(rt, pairs=[(0, 1), (1, 0), (0, 2), (2, 0)], sizes="1MiB,64MiB",
-                              samples=5, in_process=False, on_point=sigint_soon)
+        run = sweep_processes(
+            rt,
+            pairs=[(0, 1), (1, 0), (0, 2), (2, 0)],
+            sizes="1MiB,64MiB",
+            samples=5,
+            in_process=False,
+            on_point=sigint_soon,
+        )
         timers[0].join(TIMEOUT_S)
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
     assert run.attrs["run"]["interrupted"] is True

@@ -28,11 +28,12 @@ A2A = [(i, j) for i in range(4) for j in range(4) if i != j]  # 4 dies of 2 card
 def test_fair_share_fills_every_flow_until_its_cap_or_a_budget() -> None:
     # flow 3 stops at its cap 1.5, flow 2 at "a" (its own budget, used up first), flow 0
     # at its cap 3; flow 1 takes what "b" has left
-    assert fair_share([3.0, 9.0, 9.0, 1.5], {"a": (2.0, [2]), "b": (10.0, [0, 1, 2])}) \
-        == ([3.0, 5.0, 2.0, 1.5], "a")
+    assert fair_share([3.0, 9.0, 9.0, 1.5], {"a": (2.0, [2]), "b": (10.0, [0, 1, 2])}) == (
+        [3.0, 5.0, 2.0, 1.5],
+        "a",
+    )
     # without "a", "b" is the one that fills: flows 1 and 2 share what 0 and 3 leave
-    assert fair_share([3.0, 9.0, 9.0, 1.5], {"b": (10.0, [0, 1, 2])}) \
-        == ([3.0, 3.5, 3.5, 1.5], "b")
+    assert fair_share([3.0, 9.0, 9.0, 1.5], {"b": (10.0, [0, 1, 2])}) == ([3.0, 3.5, 3.5, 1.5], "b")
     assert fair_share([2.0, 5.0], {"x": (100.0, [0, 1])}) == ([2.0, 5.0], None)
 
 
@@ -55,13 +56,17 @@ def test_an_a2a_of_two_cards_is_bound_by_the_cards_both_ways_budget() -> None:
 
 
 def test_a_window_names_its_binding_budget_and_a_host_end_has_no_nominal() -> None:
-    text = ('schema_version = 1\n[[test]]\nname = "a2a"\nsizes = ["16MiB"]\ntransfers = ['
-            + ", ".join(f'"{a}->{b}"' for a, b in A2A) + ']\n'
-            '[[test]]\nname = "beside-h2d"\nsizes = ["16MiB"]\n'
-            'transfers = ["0->2", "1->3", "host->5"]\n')
+    text = (
+        'schema_version = 1\n[[test]]\nname = "a2a"\nsizes = ["16MiB"]\ntransfers = ['
+        + ", ".join(f'"{a}->{b}"' for a, b in A2A)
+        + "]\n"
+        '[[test]]\nname = "beside-h2d"\nsizes = ["16MiB"]\n'
+        'transfers = ["0->2", "1->3", "host->5"]\n'
+    )
     with open_runtime("sim", A3) as rt:
-        run = sweep(rt, tests=read_tests_text(text, rt.device_count), samples=1,
-                    warmup=0, progress=False)
+        run = sweep(
+            rt, tests=read_tests_text(text, rt.device_count), samples=1, warmup=0, progress=False
+        )
     values = aggregate_values(run).set_index(["test", "what"])
     a2a = values.loc[("a2a", "all")]
     assert a2a["nominal_GBps"] == pytest.approx(4 * 200.0 + 542.0)
@@ -76,8 +81,16 @@ def test_a_window_names_its_binding_budget_and_a_host_end_has_no_nominal() -> No
 
 def test_each_direction_of_a_bidirectional_card_pair_shares_the_both_ways_budget() -> None:
     with open_runtime("sim", A3) as rt:
-        run = sweep(rt, patterns="card", direction="bi", devices="0-3", sizes=["16MiB"],
-                    samples=1, warmup=0, progress=False)
+        run = sweep(
+            rt,
+            patterns="card",
+            direction="bi",
+            devices="0-3",
+            sizes=["16MiB"],
+            samples=1,
+            warmup=0,
+            progress=False,
+        )
         both = rt.topology.shared[0].both_GBps
     rows = run[run["pattern"].eq("card")]
     assert set(rows["direction"]) == {"bi"}
@@ -96,8 +109,11 @@ def test_nominal_rate_of_a_group_sums_links_and_caps_switched_ones_at_the_port()
         assert aggregate_nominal(rt, [(0, 2), (0, 3), (1, 2), (1, 3)]) == 4 * hccs
     with open_runtime("sim", A3) as rt:
         topo = rt.topology
-        sw, sio, port = (topo.link_classes["HCCS_SW"].nominal_GBps,
-                         topo.link_classes["SIO"].nominal_GBps, topo.port_GBps)
+        sw, sio, port = (
+            topo.link_classes["HCCS_SW"].nominal_GBps,
+            topo.link_classes["SIO"].nominal_GBps,
+            topo.port_GBps,
+        )
         assert 2 * sw > port  # the cap matters for the card below
         card = [(0, 2), (0, 3), (1, 2), (1, 3)]
         egress = topo.shared[0].egress_GBps  # the card's budget binds below the ports

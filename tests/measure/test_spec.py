@@ -70,8 +70,10 @@ def test_both_directions_plan_a_test_per_device_that_needs_pinned_memory() -> No
     with open_runtime("sim", preset=PRESET) as rt:
         spec = make_spec(rt, sizes=[4096], patterns=("h2d", "d2h"), verify=False)
         tests = plan_tests(rt, spec)
-    assert [(t.pattern, str(t.transfers[0])) for t in tests[:2]] == [("h2d", "host->0"),
-                                                                  ("h2d", "host->1")]
+    assert [(t.pattern, str(t.transfers[0])) for t in tests[:2]] == [
+        ("h2d", "host->0"),
+        ("h2d", "host->1"),
+    ]
     assert [str(t.transfers[0]) for t in tests if t.pattern == "d2h"][:1] == ["0->host"]
     for t in tests:
         assert "pinned_host" in needs(t, spec.timing, spec.verify)  # also without verifying
@@ -98,8 +100,10 @@ def test_a3_fanout_over_two_link_classes_is_mixed() -> None:
 def test_a_spec_from_a_larger_server_is_checked_against_this_one() -> None:
     with open_runtime("sim", preset="atlas800t-a3") as rt:
         spec = make_spec(rt, "0-12", "4KiB")
-    with open_runtime("sim", preset="atlas800t-a2") as rt, \
-            pytest.raises(ValueError, match=r"device 12 in pair 0-12 is out of range 0\.\.7"):
+    with (
+        open_runtime("sim", preset="atlas800t-a2") as rt,
+        pytest.raises(ValueError, match=r"device 12 in pair 0-12 is out of range 0\.\.7"),
+    ):
         sweep(rt, spec=spec, progress=False)
 
 
@@ -113,8 +117,12 @@ def test_devices_restrict_every_pattern_to_them() -> None:
         with pytest.raises(ValueError):
             parse_devices(bad, 8)
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        spec = make_spec(rt, sizes=[4096], devices="1,3,6",
-                         patterns=("pair", "local", "one_to_all", "all_to_one"))
+        spec = make_spec(
+            rt,
+            sizes=[4096],
+            devices="1,3,6",
+            patterns=("pair", "local", "one_to_all", "all_to_one"),
+        )
         assert spec.pairs == ((1, 3), (1, 6), (3, 1), (3, 6), (6, 1), (6, 3))
         for test in plan_tests(rt, spec):
             assert set(test.devices) <= {1, 3, 6}, test.label
@@ -128,6 +136,8 @@ def test_devices_restrict_every_pattern_to_them() -> None:
 
 
 def test_the_peer_error_lists_every_accepted_value() -> None:
-    with (open_runtime("sim", preset="atlas800t-a2") as rt,
-          pytest.raises(ValueError, match=r"peer must be one of on, off, both, current;")):
+    with (
+        open_runtime("sim", preset="atlas800t-a2") as rt,
+        pytest.raises(ValueError, match=r"peer must be one of on, off, both, current;"),
+    ):
         make_spec(rt, sizes=[4096], peer="maybe")

@@ -211,8 +211,13 @@ from ascend_p2p_lab import measure
 from ascend_p2p_lab.run import folder
 from ascend_p2p_lab.widgets import SweepDashboard
 
-QUICK: dict[str, Any] = {"samples": 1, "warmup": 1, "min_sample_us": 20.0, "max_copies": 2,
-                         "progress": False}
+QUICK: dict[str, Any] = {
+    "samples": 1,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 2,
+    "progress": False,
+}
 
 
 @pytest.fixture
@@ -226,8 +231,13 @@ def nothing_allocated(rt: Runtime) -> None:
     assert rt.open_resources() == [] and rt.peer_refs() == {}
     ledger = rt.ledger()
     assert ledger is not None
-    assert (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
-            ledger["events"], ledger["peer_refs"]) == (0, 0, 0, 0, {})
+    assert (
+        ledger["device_buffers"],
+        ledger["host_buffers"],
+        ledger["streams"],
+        ledger["events"],
+        ledger["peer_refs"],
+    ) == (0, 0, 0, 0, {})
 
 
 def one_line(exc: BaseException) -> str:
@@ -236,8 +246,7 @@ def one_line(exc: BaseException) -> str:
     return text
 
 
-def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException],
-            match: str) -> str:
+def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException], match: str) -> str:
     with pytest.raises(types or (ValueError, TypeError)) as info:
         call()
     text = one_line(info.value)
@@ -247,51 +256,61 @@ def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException],
 
 
 # -------------------------------------------------------------------------------- sizes
-@pytest.mark.parametrize("sizes, match", [
-    ("0", "must be positive"),
-    (0, "must be positive"),
-    (-4096, "must be positive"),
-    ([4096, -1], "must be positive"),
-    ("1.5MiB", "cannot read size '1.5MiB'"),
-    (4096.0, "not float"),
-    ([4096.0], "not float"),
-    (b"4KiB", "not bytes"),
-    ({"4KiB": 1}, "not dict"),
-    ([True], "must be an int or a string"),
-    ("4 XB", "cannot read size"),
-    ("", "no sizes given"),
-    ([], "no sizes given"),
-    ("3KiB:8KiB", "powers of two"),
-    ("8KiB:4KiB", "start is larger than the end"),
-    ("2TiB", "larger than 1024 GiB"),
-    ("48GiB", "needs 96 GiB on each device (2 buffers); device 0 has 64 GiB free"),
-    ("9" * 80, "longer than 64 characters"),
-    (list(range(1, 100)), "at most 64 per sweep"),
-])
-def test_bad_sizes_are_refused_before_anything_is_allocated(a2: Runtime, sizes: Any,
-                                                            match: str) -> None:
+@pytest.mark.parametrize(
+    "sizes, match",
+    [
+        ("0", "must be positive"),
+        (0, "must be positive"),
+        (-4096, "must be positive"),
+        ([4096, -1], "must be positive"),
+        ("1.5MiB", "cannot read size '1.5MiB'"),
+        (4096.0, "not float"),
+        ([4096.0], "not float"),
+        (b"4KiB", "not bytes"),
+        ({"4KiB": 1}, "not dict"),
+        ([True], "must be an int or a string"),
+        ("4 XB", "cannot read size"),
+        ("", "no sizes given"),
+        ([], "no sizes given"),
+        ("3KiB:8KiB", "powers of two"),
+        ("8KiB:4KiB", "start is larger than the end"),
+        ("2TiB", "larger than 1024 GiB"),
+        ("48GiB", "needs 96 GiB on each device (2 buffers); device 0 has 64 GiB free"),
+        ("9" * 80, "longer than 64 characters"),
+        (list(range(1, 100)), "at most 64 per sweep"),
+    ],
+)
+def test_bad_sizes_are_refused_before_anything_is_allocated(
+    a2: Runtime, sizes: Any, match: str
+) -> None:
     # both ways: each device of the pair holds a send and a receive buffer
-    refused(a2, lambda: sweep(a2, pairs="0-1", sizes=sizes, **{**QUICK, "direction": "both"}),
-            match=match)
+    refused(
+        a2,
+        lambda: sweep(a2, pairs="0-1", sizes=sizes, **{**QUICK, "direction": "both"}),
+        match=match,
+    )
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"samples": 0}, "samples must be an integer from 1 to 1000"),
-    ({"samples": 10**11}, "samples must be an integer from 1 to 1000"),
-    ({"samples": 2.5}, "samples must be an integer"),
-    ({"warmup": -1}, "warmup must be an integer from 0"),
-    ({"max_copies": 0}, "max_copies must be an integer from 1"),
-    ({"min_sample_us": math.inf}, "min_sample_us must be a number above 0"),
-    ({"min_sample_us": math.nan}, "min_sample_us must be a number above 0"),
-    ({"min_sample_us": "1ms"}, "min_sample_us must be a number"),
-    ({"host_bound_ratio": -1}, "host_bound_ratio must be a number above 0"),
-    ({"direction": "sideways"}, "direction must be one of uni, bi, both"),
-    ({"peer": 1}, "peer must be a string"),
-    ({"patterns": ("spiral",)}, "patterns must be among"),
-    ({"patterns": ()}, "patterns must be among"),
-    ({"timing": "wall"}, "timing must be one of events, host"),
-    ({"initiator": "both"}, "initiator must be one of src, dst"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"samples": 0}, "samples must be an integer from 1 to 1000"),
+        ({"samples": 10**11}, "samples must be an integer from 1 to 1000"),
+        ({"samples": 2.5}, "samples must be an integer"),
+        ({"warmup": -1}, "warmup must be an integer from 0"),
+        ({"max_copies": 0}, "max_copies must be an integer from 1"),
+        ({"min_sample_us": math.inf}, "min_sample_us must be a number above 0"),
+        ({"min_sample_us": math.nan}, "min_sample_us must be a number above 0"),
+        ({"min_sample_us": "1ms"}, "min_sample_us must be a number"),
+        ({"host_bound_ratio": -1}, "host_bound_ratio must be a number above 0"),
+        ({"direction": "sideways"}, "direction must be one of uni, bi, both"),
+        ({"peer": 1}, "peer must be a string"),
+        ({"patterns": ("spiral",)}, "patterns must be among"),
+        ({"patterns": ()}, "patterns must be among"),
+        ({"timing": "wall"}, "timing must be one of events, host"),
+        ({"initiator": "both"}, "initiator must be one of src, dst"),
+    ],
+)
 def test_bad_sweep_parameters(a2: Runtime, kwargs: dict[str, Any], match: str) -> None:
     args = {**QUICK, "pairs": "0-1", "sizes": "4KiB", **kwargs}
     refused(a2, lambda: sweep(a2, **args), match=match)
@@ -300,12 +319,21 @@ def test_bad_sweep_parameters(a2: Runtime, kwargs: dict[str, Any], match: str) -
 def test_bad_output_and_checkpoint_paths(a2: Runtime, tmp_path: Path) -> None:
     a_file = tmp_path / "file.txt"
     a_file.write_text("hello\n")
-    refused(a2, lambda: sweep(a2, pairs="0-1", sizes="4KiB", out=a_file, **QUICK),
-            match="sweep() saves nothing (no out=)")  # save_run saves
-    refused(a2, lambda: sweep(a2, pairs="0-1", sizes="4KiB", checkpoint=tmp_path, **QUICK),
-            match="is a folder; give a file name")
-    refused(a2, lambda: sweep(a2, pairs="0-1", sizes="4KiB", checkpoint=a_file, **QUICK),
-            match="is not an ascend-p2p-lab checkpoint")
+    refused(
+        a2,
+        lambda: sweep(a2, pairs="0-1", sizes="4KiB", out=a_file, **QUICK),
+        match="sweep() saves nothing (no out=)",
+    )  # save_run saves
+    refused(
+        a2,
+        lambda: sweep(a2, pairs="0-1", sizes="4KiB", checkpoint=tmp_path, **QUICK),
+        match="is a folder; give a file name",
+    )
+    refused(
+        a2,
+        lambda: sweep(a2, pairs="0-1", sizes="4KiB", checkpoint=a_file, **QUICK),
+        match="is not an ascend-p2p-lab checkpoint",
+    )
     assert a_file.read_text() == "hello\n"
 
 
@@ -320,8 +348,7 @@ def fleet():
     import dask
 
     # a task whose worker dies fails at once (KilledWorker) instead of being retried
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            simulated_fleet(3) as f:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), simulated_fleet(3) as f:
         yield f
 
 
@@ -338,13 +365,16 @@ def test_a_host_matches_the_same_host_run_alone(degraded):
         solo = sweep(rt, progress=False, **SWEEP)
     fleet_rows = degraded.results["sim-1"].frame
     drop = ["run_id", "host"]
-    pd.testing.assert_frame_equal(fleet_rows.drop(columns=drop).reset_index(drop=True),
-                                  solo.drop(columns=drop).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        fleet_rows.drop(columns=drop).reset_index(drop=True),
+        solo.drop(columns=drop).reset_index(drop=True),
+    )
     other = degraded.results["sim-0"].frame  # another seed: other jitter
-    assert not other["elapsed_us"].reset_index(drop=True).equals(
-        solo["elapsed_us"].reset_index(drop=True))
-
-
+    assert (
+        not other["elapsed_us"]
+        .reset_index(drop=True)
+        .equals(solo["elapsed_us"].reset_index(drop=True))
+    )
 
 
 A2, A3 = "atlas800t-a2", "atlas800t-a3"
@@ -362,8 +392,9 @@ def _run(preset: str, faults: list | None = None, **kwargs) -> pd.DataFrame:
     return run
 
 
-def _median(run: pd.DataFrame, group: str, value: str = "bandwidth_GBps",
-            direction: str = "uni") -> float:
+def _median(
+    run: pd.DataFrame, group: str, value: str = "bandwidth_GBps", direction: str = "uni"
+) -> float:
     rows = run[(run["group"] == group) & (run["direction"] == direction)]
     assert len(rows), f"no rows for {group} {direction}"
     return float(rows[value].median())
@@ -402,7 +433,8 @@ def test_bidirectional_groups_give_each_direction_and_their_total() -> None:
     uni = _run(A2, groups="0,1:2,3")
     # eight independent links (four each way): twice the one-way aggregate
     assert float(fwd["bidir_total_GBps"].median()) == pytest.approx(
-        2 * _median(uni, "0,1->2,3"), rel=0.05)
+        2 * _median(uni, "0,1->2,3"), rel=0.05
+    )
 
 
 def test_corrupt_bytes_on_one_link_fail_only_its_group() -> None:
@@ -424,8 +456,10 @@ def test_initiator_dst_puts_the_copies_on_the_receivers() -> None:
 def test_summary_keeps_each_group_its_own_point() -> None:
     run = _run(A2, SLOW_1_TO_3, groups="0,1:2,3;2,3:0,1")
     summ = summarize(run).set_index("group")
-    assert summ.loc["0,1->2,3", "bandwidth_GBps_median"] < \
-        0.5 * summ.loc["2,3->0,1", "bandwidth_GBps_median"]
+    assert (
+        summ.loc["0,1->2,3", "bandwidth_GBps_median"]
+        < 0.5 * summ.loc["2,3->0,1", "bandwidth_GBps_median"]
+    )
     assert (summ["samples"] == 2).all()
 
 
@@ -454,8 +488,16 @@ def lab() -> tuple[pd.DataFrame, object]:
     """h2d and d2h of devices 0 and 2, and the pair 0 -> 2 staged (peer off)."""
     topo = _lopsided()
     with open_runtime("sim", topology=topo) as rt:
-        run = sweep(rt, pairs="0-2", patterns=("h2d", "d2h", "pair"), devices=DEVICES,
-                    peer="off", sizes=[SMALL, LARGE], samples=2, progress=False)
+        run = sweep(
+            rt,
+            pairs="0-2",
+            patterns=("h2d", "d2h", "pair"),
+            devices=DEVICES,
+            peer="off",
+            sizes=[SMALL, LARGE],
+            samples=2,
+            progress=False,
+        )
     return run, topo
 
 
@@ -518,8 +560,15 @@ def test_staged_copy_is_no_faster_than_its_slower_leg(lab) -> None:
 def test_host_timing_measures_the_same_rates() -> None:
     topo = _lopsided()
     with open_runtime("sim", topology=topo) as rt:
-        run = sweep(rt, patterns=("d2h", "h2d"), devices=[1], sizes=[LARGE], samples=2,
-                    timing="host", progress=False)
+        run = sweep(
+            rt,
+            patterns=("d2h", "h2d"),
+            devices=[1],
+            sizes=[LARGE],
+            samples=2,
+            timing="host",
+            progress=False,
+        )
     assert set(run["timing"]) == {"host"}
     assert _median_2(run, "h2d", LARGE, dst=1) == pytest.approx(topo.host.h2d_GBps, rel=0.05)
     assert _median_2(run, "d2h", LARGE, src=1) == pytest.approx(topo.host.d2h_GBps, rel=0.05)
@@ -527,8 +576,15 @@ def test_host_timing_measures_the_same_rates() -> None:
 
 def test_no_verification_means_verified_is_empty() -> None:
     with open_runtime("sim", preset=PRESET) as rt:
-        run = sweep(rt, patterns=("d2h",), devices=[0], sizes=[SMALL], samples=2,
-                    verify=False, progress=False)
+        run = sweep(
+            rt,
+            patterns=("d2h",),
+            devices=[0],
+            sizes=[SMALL],
+            samples=2,
+            verify=False,
+            progress=False,
+        )
     assert run["verified"].isna().all() and run["bandwidth_GBps"].notna().all()
 
 
@@ -536,18 +592,31 @@ def test_unknown_affinity_is_missing() -> None:
     topo = load_preset("atlas800t-a3")
     assert not topo.cpu_affinity
     with open_runtime("sim", preset="atlas800t-a3") as rt:
-        run = sweep(rt, patterns=("h2d",), devices=[0], sizes=[SMALL], samples=2,
-                    progress=False)
+        run = sweep(rt, patterns=("h2d",), devices=[0], sizes=[SMALL], samples=2, progress=False)
     assert run["cpu_affinity"].isna().all() and run["bandwidth_GBps"].notna().all()
 
 
 def test_a_checkpointed_sweep_resumes_host_blocks(tmp_path) -> None:
     ckpt = tmp_path / "ckpt.jsonl"
     with open_runtime("sim", preset=PRESET) as rt:
-        first = sweep(rt, patterns=("h2d",), devices=[0], sizes=[SMALL], samples=2,
-                      checkpoint=ckpt, progress=False)
-        again = sweep(rt, patterns=("h2d",), devices=[0], sizes=[SMALL], samples=2,
-                      checkpoint=ckpt, progress=False)
+        first = sweep(
+            rt,
+            patterns=("h2d",),
+            devices=[0],
+            sizes=[SMALL],
+            samples=2,
+            checkpoint=ckpt,
+            progress=False,
+        )
+        again = sweep(
+            rt,
+            patterns=("h2d",),
+            devices=[0],
+            sizes=[SMALL],
+            samples=2,
+            checkpoint=ckpt,
+            progress=False,
+        )
     assert again.attrs["run"]["resumed_blocks"] == 1
     assert again["src"].isna().all() and list(again["dst"]) == list(first["dst"])
     assert list(again["cpu_affinity"]) == list(first["cpu_affinity"])
@@ -561,8 +630,12 @@ TOPO = Path(__file__).resolve().parents[1] / "data" / "npu-smi-topo-910b3-8npu.t
 
 def imported(tmp_path: Path, capture: str, name: str = "dmi") -> Path:
     out = tmp_path / name
-    assert main(["import", "dmi", str(DATA / capture), str(TOPO), "--size", "256MiB",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            ["import", "dmi", str(DATA / capture), str(TOPO), "--size", "256MiB", "--out", str(out)]
+        )
+        == 0
+    )
     return out
 
 
@@ -578,14 +651,17 @@ def test_compare_with_the_toolkits_own_sweep(tmp_path, capsys):
         own = sweep(rt, sizes="256MiB", samples=2, direction="both", progress=False)
     save_run(own, tmp_path / "own")
     run = imported(tmp_path, "dmi-a2-p2p-lowered-2to5.txt")
-    code, cells, data = below(capsys, ["compare", "--format", "json", str(tmp_path / "own"),
-                                       str(run)])
+    code, cells, data = below(
+        capsys, ["compare", "--format", "json", str(tmp_path / "own"), str(run)]
+    )
     assert code == 1 and cells == [(2, 5)]
     # DMI's bi cells are totals: compared on the sweep's totals, none left unmatched
     assert data["points_compared"] == 112 and data["unmatched"] == []
     # the other way round: the imported run as the baseline, the sweep as the run
-    code, cells, _ = below(capsys, ["compare", "--format", "json", "--threshold", "0.9",
-                                    str(run), str(tmp_path / "own")])
+    code, cells, _ = below(
+        capsys,
+        ["compare", "--format", "json", "--threshold", "0.9", str(run), str(tmp_path / "own")],
+    )
     assert code == 0 and cells == []  # the sweep is above the lowered cell
 
 
@@ -608,8 +684,7 @@ PAIRS = "0-1,1-0,0-4"
 def lab_2() -> tuple[pd.DataFrame, dict[tuple[int, int], tuple[float, float]]]:
     """The run and, per measured pair, the preset's (latency_us, bandwidth_GBps)."""
     with open_runtime("sim", preset=PRESET_2, faults=FAULTS) as rt:
-        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2,
-                    progress=False)
+        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2, progress=False)
         topo = rt.topology
         model = {}
         for a, b in [(0, 1), (1, 0), (0, 4)]:
@@ -634,16 +709,18 @@ def test_host_timing_and_peer_off() -> None:
     """Host timing: blocking copies (call + link + return); peer off on an A2, whose
     direct copies are refused: a refused row and a staged latency row, as for pairs."""
     with open_runtime("sim", preset=PRESET_2) as rt:
-        run = sweep(rt, pairs="0-4", patterns="latency", sizes=[4], samples=2,
-                    timing="host", progress=False)
+        run = sweep(
+            rt, pairs="0-4", patterns="latency", sizes=[4], samples=2, timing="host", progress=False
+        )
         host = rt.topology.host
         lat = rt.topology.link_classes["SYS"].latency_us
     assert (run["timing"] == "host").all() and run["host_bound"].isna().all()
     want = host.api_us + lat + host.sync_return_us
     assert run["latency_us"].median() == pytest.approx(want, rel=0.03)
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        off = sweep(rt, pairs="0-1", patterns="latency", sizes=[4], samples=2, peer="off",
-                    progress=False)
+        off = sweep(
+            rt, pairs="0-1", patterns="latency", sizes=[4], samples=2, peer="off", progress=False
+        )
     direct = off[off["path"] == "direct"]
     staged = off[off["path"] == "staged"]
     assert (direct["error_kind"] == "refused").all() and direct["latency_us"].isna().all()
@@ -665,11 +742,12 @@ def _by_title(run, words):
 
 def test_a_matrix_refused_everywhere_is_one_line() -> None:
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        run = sweep(rt, pairs="0-1,1-0", sizes=[SMALL], peer="off", samples=1,
-                    progress=False)
+        run = sweep(rt, pairs="0-1,1-0", sizes=[SMALL], peer="off", samples=1, progress=False)
     direct = _by_title(run, ["Direct copy"])
-    assert all(r is not None and r.startswith("refused") for r in
-               (direct.reasons[0][1], direct.reasons[1][0]))
+    assert all(
+        r is not None and r.startswith("refused")
+        for r in (direct.reasons[0][1], direct.reasons[1][0])
+    )
     staged = _by_title(run, ["Host-staged"])
     assert staged.frame.loc[0, 1] > 0 and staged.frame.loc[1, 0] > 0
 
@@ -736,8 +814,7 @@ def test_bidirectional_total_is_twice_unidirectional(a2_2) -> None:
 
 
 def test_peer_off_records_the_error_and_measures_the_staged_path(a2_2) -> None:
-    run = sweep(a2_2, pairs=[(0, 1)], sizes="1MiB,64MiB", peer="both", samples=2,
-                progress=False)
+    run = sweep(a2_2, pairs=[(0, 1)], sizes="1MiB,64MiB", peer="both", samples=2, progress=False)
     direct = run[run.path == "direct"]
     assert direct["bandwidth_GBps"].isna().all()
     assert direct["error"].str.contains("507899").all()
@@ -777,8 +854,14 @@ def test_unreachable_pairs_carry_a_reason_not_a_gap() -> None:
 
 
 def test_patterns_local_and_fanout(a2_2) -> None:
-    run = sweep(a2_2, pairs=[(0, 1)], sizes="64MiB", samples=2,
-                patterns=("pair", "local", "one_to_all", "all_to_one"), progress=False)
+    run = sweep(
+        a2_2,
+        pairs=[(0, 1)],
+        sizes="64MiB",
+        samples=2,
+        patterns=("pair", "local", "one_to_all", "all_to_one"),
+        progress=False,
+    )
     local = run[run.pattern == "local"]
     assert set(local.src) == set(range(8)) and (local.link == "X").all()
     assert _median_3(local) == pytest.approx(620, rel=0.1)
@@ -802,8 +885,7 @@ def test_a3_fanout_is_capped_by_the_switch_port() -> None:
 
 
 def test_host_timing_mode_uses_blocking_memcpy(a2_2) -> None:
-    run = sweep(a2_2, pairs=[(0, 1)], sizes="4KiB,256MiB", timing="host", samples=2,
-                progress=False)
+    run = sweep(a2_2, pairs=[(0, 1)], sizes="4KiB,256MiB", timing="host", samples=2, progress=False)
     assert set(run.timing) == {"host"} and run["host_bound"].isna().all()
     small = run[run.size_bytes == 4 * KIB]
     per_copy = (small.elapsed_us / small.copies).median()
@@ -840,8 +922,7 @@ def test_sweep_is_deterministic_for_a_seed() -> None:
     frames = []
     for _ in range(2):
         with open_runtime("sim", "atlas800t-a2", seed=7) as rt:
-            frames.append(sweep(rt, pairs=[(0, 1)], sizes="4KiB,1MiB", samples=2,
-                                progress=False))
+            frames.append(sweep(rt, pairs=[(0, 1)], sizes="4KiB,1MiB", samples=2, progress=False))
     cols = ["src", "dst", "size_bytes", "copies", "elapsed_us", "bandwidth_GBps"]
     pd.testing.assert_frame_equal(frames[0][cols], frames[1][cols])
 
@@ -867,9 +948,16 @@ def test_interrupt_returns_what_was_measured(a2_2, monkeypatch) -> None:
 
 
 def test_bad_sweep_arguments_allocate_nothing(a2_2) -> None:
-    for kwargs in ({"sizes": "0"}, {"pairs": [(0, 0)]}, {"direction": "sideways"},
-                   {"samples": 0}, {"sizes": "1TiB"}, {"patterns": ("spiral",)},
-                   {"pairs": [(0, 9)]}, {"samples": 2.5}):
+    for kwargs in (
+        {"sizes": "0"},
+        {"pairs": [(0, 0)]},
+        {"direction": "sideways"},
+        {"samples": 0},
+        {"sizes": "1TiB"},
+        {"patterns": ("spiral",)},
+        {"pairs": [(0, 9)]},
+        {"samples": 2.5},
+    ):
         with pytest.raises((ValueError, TypeError)):
             sweep(a2_2, progress=False, **kwargs)
         assert a2_2.open_resources() == []
@@ -880,11 +968,20 @@ def test_peer_current_measures_the_links_as_the_user_left_them(a2_2) -> None:
     a2_2.enable_peer(0, 1)
     a2_2.enable_peer(1, 0)
     a2_2.enable_peer(0, 2)  # one direction only: the driver needs both
-    run = sweep(a2_2, pairs=[(0, 1), (0, 2), (0, 3)], sizes="1MiB", peer="current", samples=2,
-                progress=False)
+    run = sweep(
+        a2_2,
+        pairs=[(0, 1), (0, 2), (0, 3)],
+        sizes="1MiB",
+        peer="current",
+        samples=2,
+        progress=False,
+    )
     by_pair = run.groupby(["src", "dst"])
     assert set(by_pair["path"].first().items()) == {
-        ((0, 1), "p2p"), ((0, 2), "direct"), ((0, 3), "direct")}
+        ((0, 1), "p2p"),
+        ((0, 2), "direct"),
+        ((0, 3), "direct"),
+    }
     assert run.loc[run.dst == 1, "bandwidth_GBps"].notna().all()
     assert run.loc[run.dst != 1, "error"].str.contains("507899").all()
     assert a2_2.peer_refs() == {(0, 1): 1, (1, 0): 1, (0, 2): 1}  # untouched
@@ -896,8 +993,9 @@ def test_peer_current_measures_the_links_as_the_user_left_them(a2_2) -> None:
 GIB_2 = 1 << 30
 
 
-def _median_4(preset: str, value: str = "bandwidth_GBps", faults: list | None = None,
-            **kwargs) -> float:
+def _median_4(
+    preset: str, value: str = "bandwidth_GBps", faults: list | None = None, **kwargs
+) -> float:
     spec = {"sizes": [GIB_2], "samples": 2, "progress": False, **kwargs}
     with open_runtime("sim", preset, faults=faults) as rt:
         run = sweep(rt, **spec)
@@ -928,10 +1026,12 @@ def test_a3_fan_in_to_one_die_stays_at_its_port() -> None:
 
 
 # ------------------------------------------------------------------ push and pull (HIXL)
-@pytest.mark.parametrize("preset, pair, ratio", [(A2, "0-1", 0.755), (A3, "0-2", 0.84),
-                                                 (A3, "0-1", 1.0)])
-def test_writes_run_at_the_link_classs_push_efficiency(preset: str, pair: str,
-                                                       ratio: float) -> None:
+@pytest.mark.parametrize(
+    "preset, pair, ratio", [(A2, "0-1", 0.755), (A3, "0-2", 0.84), (A3, "0-1", 1.0)]
+)
+def test_writes_run_at_the_link_classs_push_efficiency(
+    preset: str, pair: str, ratio: float
+) -> None:
     read = _median_4(preset, pairs=pair, initiator="dst")
     write = _median_4(preset, pairs=pair, initiator="src")
     assert write / read == pytest.approx(ratio, rel=0.02)
@@ -967,8 +1067,10 @@ switched = true
 
 
 def test_a_users_shared_budget_limits_what_leaves_a_group() -> None:
-    text = BASE + ('push_efficiency = 1.0\n[[shared]]\nname = "tray"\nclasses = ["HCCS_SW"]\n'
-                   'groups = [[0, 1]]\negress_GBps = 60.0  # our figure\n')
+    text = BASE + (
+        'push_efficiency = 1.0\n[[shared]]\nname = "tray"\nclasses = ["HCCS_SW"]\n'
+        "groups = [[0, 1]]\negress_GBps = 60.0  # our figure\n"
+    )
     topo = topology_from_toml_text(text, name="tray")
     assert topo.shared[0].egress_GBps == 60.0 and topo.shared[0].group_of(1) == 0
     with open_runtime("sim", topology=topo) as rt:
@@ -992,11 +1094,20 @@ MIB_2 = 1 << 20
 
 def test_samples_span_the_minimum_device_time() -> None:
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        run = sweep(rt, pairs=[(0, 1)], sizes="4KiB,64KiB", samples=2, warmup=1,
-                    min_sample_us=500.0, patterns=("pair", "local"), progress=False)
+        run = sweep(
+            rt,
+            pairs=[(0, 1)],
+            sizes="4KiB,64KiB",
+            samples=2,
+            warmup=1,
+            min_sample_us=500.0,
+            patterns=("pair", "local"),
+            progress=False,
+        )
         # one copy takes about 160 us: between half the minimum and the minimum
-        big = sweep(rt, pairs=[(0, 1)], sizes="4MiB", samples=2, min_sample_us=250.0,
-                    progress=False)
+        big = sweep(
+            rt, pairs=[(0, 1)], sizes="4MiB", samples=2, min_sample_us=250.0, progress=False
+        )
     assert run["error"].isna().all() and big["error"].isna().all()
     assert (run["elapsed_us"] >= 500.0).all()
     assert (run["copies"] < 1000).all()
@@ -1008,8 +1119,19 @@ def test_bidirectional_samples_count_the_copies_they_timed() -> None:
     out): each direction still reads about the one-way rate, not 5/8 of it."""
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         uni = sweep(rt, pairs=[(0, 1)], sizes="1MiB", **QUICK_2)["bandwidth_GBps"].median()
-        runs = [sweep(rt, pairs=[(0, 1)], sizes="1MiB", direction="bi", samples=2,
-                      warmup=1, min_sample_us=us, progress=False) for us in (230, 280, 430)]
+        runs = [
+            sweep(
+                rt,
+                pairs=[(0, 1)],
+                sizes="1MiB",
+                direction="bi",
+                samples=2,
+                warmup=1,
+                min_sample_us=us,
+                progress=False,
+            )
+            for us in (230, 280, 430)
+        ]
     for run in runs:
         assert run["error"].isna().all()
         assert run["bandwidth_GBps"].to_numpy() == pytest.approx(uni, rel=0.08)
@@ -1030,10 +1152,12 @@ def test_bidirectional_rows_carry_their_own_verification(monkeypatch) -> None:
     fwd, back = run[run.src == 0], run[run.src == 1]
     assert fwd["verified"].all() and fwd["error"].isna().all()
     assert (~back["verified"]).all() and set(back["error_kind"]) == {"verification"}
-    assert set(back["error"]) == {"data verification failed: the bytes at device 0 differ "
-                                  "from device 1's pattern"}
+    assert set(back["error"]) == {
+        "data verification failed: the bytes at device 0 differ from device 1's pattern"
+    }
     assert outcomes.verification_failed(2, 5).message.endswith(
-        "bytes at device 5 differ from device 2's pattern")
+        "bytes at device 5 differ from device 2's pattern"
+    )
 
 
 def test_degraded_direction_lands_in_its_own_cell() -> None:
@@ -1071,8 +1195,13 @@ def test_labels_of_fanout_host_timing_and_staged_rows() -> None:
 
 
 def test_a_device_gone_with_no_device_is_skipped_afterwards() -> None:
-    fault = {"kind": "device_lost", "device": 2, "call": "rt.memcpy_async", "nth": 10,
-             "code": C.ACL_ERROR_RT_NO_DEVICE}
+    fault = {
+        "kind": "device_lost",
+        "device": 2,
+        "call": "rt.memcpy_async",
+        "nth": 10,
+        "code": C.ACL_ERROR_RT_NO_DEVICE,
+    }
     with open_runtime("sim", faults=[fault]) as rt:
         run = sweep(rt, pairs="1-2,0-1,2-3", sizes="4KiB,64KiB", **QUICK_2)
     later = run[(run.src == 2) & (run.dst == 3)]
@@ -1080,9 +1209,11 @@ def test_a_device_gone_with_no_device_is_skipped_afterwards() -> None:
     assert run.loc[run.src == 0, "error_kind"].isna().all()
 
 
-FAULTS_2 = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
-          {"kind": "corrupt", "link": [4, 5]}]
+FAULTS_2 = [
+    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+    {"kind": "corrupt", "link": [4, 5]},
+]
 
 
 @pytest.fixture(scope="module")
@@ -1090,8 +1221,16 @@ def run_2():
     """atlas800t-a2 (8 devices), pairs 0<->1, 2<->3, 4<->5 at 4 KiB and 16 MiB, uni and
     bi, peer on and off, three samples: 0->1 at half speed, 2->3 fails, 4->5 corrupt."""
     with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS_2) as rt:
-        return sweep(rt, pairs="0-1,1-0,2-3,3-2,4-5,5-4", sizes="4KiB,16MiB",
-                     direction="both", peer="both", samples=3, warmup=0, progress=False)
+        return sweep(
+            rt,
+            pairs="0-1,1-0,2-3,3-2,4-5,5-4",
+            sizes="4KiB,16MiB",
+            direction="both",
+            peer="both",
+            samples=3,
+            warmup=0,
+            progress=False,
+        )
 
 
 # ------------------------------------------------------------------------------ report
@@ -1099,8 +1238,16 @@ def test_report_writes_every_figure_the_run_has(tmp_path, monkeypatch):
     """atlas800t-a3 copies directly with peer access off: both directions have numbers
     on every path, so every figure report() can write applies."""
     with open_runtime("sim", preset="atlas800t-a3") as rt:
-        run_2 = sweep(rt, pairs="0-1,1-0", sizes="4KiB,1MiB", direction="both", peer="both",
-                    samples=2, warmup=0, progress=False)
+        run_2 = sweep(
+            rt,
+            pairs="0-1,1-0",
+            sizes="4KiB,1MiB",
+            direction="both",
+            peer="both",
+            samples=2,
+            warmup=0,
+            progress=False,
+        )
     saved: list[str] = []
 
     def fake_savefig(self, path, **kw):  # the choice of figures, without rendering PNGs
@@ -1111,23 +1258,42 @@ def test_report_writes_every_figure_the_run_has(tmp_path, monkeypatch):
         return Figure()
 
     monkeypatch.setattr(Figure, "savefig", fake_savefig)
-    for name in ("heatmap", "link_matrix", "peer_access_matrix", "bandwidth_vs_size",
-                 "latency_vs_size", "peer_on_off", "uni_vs_bi"):
+    for name in (
+        "heatmap",
+        "link_matrix",
+        "peer_access_matrix",
+        "bandwidth_vs_size",
+        "latency_vs_size",
+        "peer_on_off",
+        "uni_vs_bi",
+    ):
         monkeypatch.setattr(plots.reports, name, no_drawing)
     names = {p.name for p in plots.report(run_2, tmp_path)}
     assert names == set(saved)
-    assert {"heatmap_uni_on_p2p.png", "heatmap_bi_on_p2p.png", "heatmap_bi_on_p2p_total.png",
-            "heatmap_bi_off_direct.png", "heatmap_bi_off_direct_total.png",
-            "peer_on_off.png", "uni_vs_bi_on.png", "uni_vs_bi_off.png"} <= names
+    assert {
+        "heatmap_uni_on_p2p.png",
+        "heatmap_bi_on_p2p.png",
+        "heatmap_bi_on_p2p_total.png",
+        "heatmap_bi_off_direct.png",
+        "heatmap_bi_off_direct_total.png",
+        "peer_on_off.png",
+        "uni_vs_bi_on.png",
+        "uni_vs_bi_off.png",
+    } <= names
 
 
 # ------------------------------------------------------------------------------ the server
 def _cut(preset: str, n: int, **overrides: Any) -> Topology:
     """The first n devices of a preset (a smaller server runs the matrix faster)."""
     full = load_preset(preset)
-    return dataclasses.replace(full, name=f"{preset}-{n}", labels=full.labels[:n],
-                               links=tuple(row[:n] for row in full.links[:n]),
-                               cpu_affinity=full.cpu_affinity[:n], **overrides)
+    return dataclasses.replace(
+        full,
+        name=f"{preset}-{n}",
+        labels=full.labels[:n],
+        links=tuple(row[:n] for row in full.links[:n]),
+        cpu_affinity=full.cpu_affinity[:n],
+        **overrides,
+    )
 
 
 checkpoint_module = importlib.import_module("ascend_p2p_lab.measure.checkpoint")
@@ -1140,8 +1306,14 @@ A2x4_EXACT = _cut("atlas800t-a2", 4, jitter=0.0)  # for frames compared number b
 
 
 #: A sweep that takes a few milliseconds of host time.
-QUICK_3: dict[str, Any] = {"sizes": "4KiB,64KiB", "samples": 2, "warmup": 1,
-                         "min_sample_us": 20.0, "max_copies": 4, "progress": False}
+QUICK_3: dict[str, Any] = {
+    "sizes": "4KiB,64KiB",
+    "samples": 2,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 4,
+    "progress": False,
+}
 
 
 def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
@@ -1185,8 +1357,7 @@ def assert_released(rt: Runtime, refs_before: dict[tuple[int, int], int]) -> Non
     assert rt.peer_refs() == refs_before
     ledger = rt.ledger()
     assert ledger is not None
-    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
-            ledger["events"])
+    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"], ledger["events"])
     assert held == (0, 0, 0, 0), ledger
     assert ledger["peer_refs"] == {f"{a}->{b}": n for (a, b), n in refs_before.items()}
     assert ledger["implicit_releases"] == []
@@ -1196,8 +1367,9 @@ def _same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
     """Equal but for run ids, to the bit (each point starts at the clock's origin)."""
     assert list(a.columns) == list(b.columns) and len(a) == len(b)
     rest = [c for c in a.columns if c != "run_id"]
-    pd.testing.assert_frame_equal(a[rest].reset_index(drop=True),
-                                  b[rest].reset_index(drop=True), check_exact=True)
+    pd.testing.assert_frame_equal(
+        a[rest].reset_index(drop=True), b[rest].reset_index(drop=True), check_exact=True
+    )
 
 
 SWEEPS = ("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save")
@@ -1223,86 +1395,115 @@ class FaultCase:
 
 
 def _err(call: str | None, code: int, nth: int | None = None, **kw: Any) -> dict[str, Any]:
-    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected",
-            **kw}
+    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected", **kw}
 
 
 FAULTS_3: dict[str, FaultCase] = {
-    "malloc#2": FaultCase(_err("rt.malloc", 207001, 2), "EE207001: injected",
-                          recorded=SWEEPS),
-    "malloc_host#1": FaultCase(_err("rt.malloc_host", 207005, 1), "EE207005: injected",
-                               recorded=SWEEPS),
-    "memcpy#3": FaultCase(_err("rt.memcpy", 507013, 3), "EE507013: injected",
-                          recorded=SWEEPS),
-    "memcpy_async#9": FaultCase(_err("rt.memcpy_async", 507013, 9), "EE507013: injected",
-                                recorded=SWEEPS),
-    "memset#2": FaultCase(_err("rt.memset", 507000, 2), "EE507000: injected",
-                          recorded=SWEEPS),
-    "create_stream#2": FaultCase(_err("rt.create_stream", 207008, 2), "EE207008: injected",
-                                 recorded=SWEEPS),
-    "create_event#3": FaultCase(_err("rt.create_event_with_flag", 207007, 3), "EE207007: injected",
-                                recorded=SWEEPS),
-    "record_event#3": FaultCase(_err("rt.record_event", 507001, 3), "EE507001: injected",
-                                recorded=SWEEPS),
+    "malloc#2": FaultCase(_err("rt.malloc", 207001, 2), "EE207001: injected", recorded=SWEEPS),
+    "malloc_host#1": FaultCase(
+        _err("rt.malloc_host", 207005, 1), "EE207005: injected", recorded=SWEEPS
+    ),
+    "memcpy#3": FaultCase(_err("rt.memcpy", 507013, 3), "EE507013: injected", recorded=SWEEPS),
+    "memcpy_async#9": FaultCase(
+        _err("rt.memcpy_async", 507013, 9), "EE507013: injected", recorded=SWEEPS
+    ),
+    "memset#2": FaultCase(_err("rt.memset", 507000, 2), "EE507000: injected", recorded=SWEEPS),
+    "create_stream#2": FaultCase(
+        _err("rt.create_stream", 207008, 2), "EE207008: injected", recorded=SWEEPS
+    ),
+    "create_event#3": FaultCase(
+        _err("rt.create_event_with_flag", 207007, 3), "EE207007: injected", recorded=SWEEPS
+    ),
+    "record_event#3": FaultCase(
+        _err("rt.record_event", 507001, 3), "EE507001: injected", recorded=SWEEPS
+    ),
     # peer off: the direct copies fail before timing, the staged path syncs its stream
-    "synchronize_event#2": FaultCase(_err("rt.synchronize_event", 507012, 2),
-                                     "EE507012: injected",
-                                     recorded=tuple(o for o in SWEEPS if o != "sweep_peer_off")),
-    "synchronize_stream#1": FaultCase(_err("rt.synchronize_stream", 507004, 1),
-                                      "EE507004: injected",
-                                      recorded=("sweep_bi", "sweep_peer_off", "dashboard")),
-    "enable_peer#2": FaultCase(_err("rt.device_enable_peer_access", 207012, 2),
-                               "EE207012: injected",
-                               recorded=(*PEER_OPS, "sweep_uni", "sweep_bi", "sweep_fanout",
-                                         "dashboard", "save")),
+    "synchronize_event#2": FaultCase(
+        _err("rt.synchronize_event", 507012, 2),
+        "EE507012: injected",
+        recorded=tuple(o for o in SWEEPS if o != "sweep_peer_off"),
+    ),
+    "synchronize_stream#1": FaultCase(
+        _err("rt.synchronize_stream", 507004, 1),
+        "EE507004: injected",
+        recorded=("sweep_bi", "sweep_peer_off", "dashboard"),
+    ),
+    "enable_peer#2": FaultCase(
+        _err("rt.device_enable_peer_access", 207012, 2),
+        "EE207012: injected",
+        recorded=(*PEER_OPS, "sweep_uni", "sweep_bi", "sweep_fanout", "dashboard", "save"),
+    ),
     # a failed disable is retried once: the restore succeeds, nothing is recorded
-    "disable_peer#1": FaultCase(_err("rt.device_disable_peer_access", 207006, 1),
-                                "EE207006: injected", recorded=PEER_OPS),
+    "disable_peer#1": FaultCase(
+        _err("rt.device_disable_peer_access", 207006, 1), "EE207006: injected", recorded=PEER_OPS
+    ),
     # a failed release is retried once: everything is freed, nothing is recorded
     "free#1": FaultCase(_err("rt.free", 207002, 1), "EE207002: injected"),
     "free_host#1": FaultCase(_err("rt.free_host", 207002, 1), "EE207002: injected"),
     "can_access_peer#3": FaultCase(
-        _err("rt.device_can_access_peer", 200002, 3), "EE200002: injected",
+        _err("rt.device_can_access_peer", 200002, 3),
+        "EE200002: injected",
         recorded=("panel", "dashboard"),  # the sweeps: a failed probe costs its pair only
-        raised=("probe", "enable_all")),
+        raised=("probe", "enable_all"),
+    ),
     # a sweep sets its devices while checking the sizes against their memory
     "set_device#2": FaultCase(
-        _err("rt.set_device", 507033, 2), "EE507033: injected",
+        _err("rt.set_device", 507033, 2),
+        "EE507033: injected",
         recorded=("toggle", "enable_all", "panel"),
-        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard",
-                "save")),
+        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save"),
+    ),
     "device1:set_device": FaultCase(
-        _err("rt.set_device", 500004, device=1), "EE500004: injected",
+        _err("rt.set_device", 500004, device=1),
+        "EE500004: injected",
         recorded=("toggle", "enable_all", "panel"),
-        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard",
-                "save")),
+        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save"),
+    ),
     # every call that concerns device 1 fails (can_access_peer(0, 1) included)
     "device1:any": FaultCase(
-        _err(None, 500004, device=1), "EE500004: injected",
+        _err(None, 500004, device=1),
+        "EE500004: injected",
         recorded=("toggle", "panel", "sweep_uni", "sweep_bi", "sweep_fanout", "save"),
-        raised=("probe", "enable_all", "sweep_peer_off", "dashboard")),
+        raised=("probe", "enable_all", "sweep_peer_off", "dashboard"),
+    ),
     "device1:memcpy_async": FaultCase(
-        _err("rt.memcpy_async", 500004, device=1), "EE500004: injected",
-        recorded=SWEEPS),
+        _err("rt.memcpy_async", 500004, device=1), "EE500004: injected", recorded=SWEEPS
+    ),
     # peer off: 0->1 copies are refused (507899) before the link is used
     "link0-1:memcpy_async": FaultCase(
-        _err("rt.memcpy_async", 500003, link=[0, 1]), "EE500003: injected",
-        recorded=("sweep_uni", "sweep_bi", "sweep_fanout", "dashboard", "save")),
+        _err("rt.memcpy_async", 500003, link=[0, 1]),
+        "EE500003: injected",
+        recorded=("sweep_uni", "sweep_bi", "sweep_fanout", "dashboard", "save"),
+    ),
     "degrade0-1": FaultCase({"kind": "degrade", "link": [0, 1], "factor": 0.25}, None),
     # lost while the operation checks who can reach whom
     "device_lost1#6": FaultCase(
-        {"kind": "device_lost", "device": 1, "nth": 6}, "EE507010: device 1 is lost",
+        {"kind": "device_lost", "device": 1, "nth": 6},
+        "EE507010: device 1 is lost",
         recorded=("panel",),
-        raised=("probe", "enable_all", "sweep_uni", "sweep_bi", "sweep_peer_off",
-                "sweep_fanout", "dashboard", "save")),
+        raised=(
+            "probe",
+            "enable_all",
+            "sweep_uni",
+            "sweep_bi",
+            "sweep_peer_off",
+            "sweep_fanout",
+            "dashboard",
+            "save",
+        ),
+    ),
     # lost in the middle of measuring: at the 3rd copy that touches it (the dashboard's
     # next chunk then fails while planning)
     "device_lost1@copy#3": FaultCase(
         {"kind": "device_lost", "device": 1, "call": "rt.memcpy_async", "nth": 3},
         "EE507010: device 1 is lost",
-        recorded=SWEEPS),  # the dashboard's one sweep records the lost device, as any sweep
-    "memory_exhausted1": FaultCase({"kind": "memory_exhausted", "device": 1},
-                                   "out of device memory on device 1", recorded=SWEEPS),
+        recorded=SWEEPS,
+    ),  # the dashboard's one sweep records the lost device, as any sweep
+    "memory_exhausted1": FaultCase(
+        {"kind": "memory_exhausted", "device": 1},
+        "out of device memory on device 1",
+        recorded=SWEEPS,
+    ),
     "slow_host": FaultCase({"kind": "slow_host", "factor": 20.0}, None),
 }
 
@@ -1324,8 +1525,7 @@ def test_degraded_link_is_slower_and_only_that_one() -> None:
     ratio = _median_bw(degraded, 0, 1) / _median_bw(healthy, 0, 1)
     assert ratio == pytest.approx(0.25, rel=0.1)
     for pair in ((1, 0), (2, 3)):
-        assert _median_bw(degraded, *pair) == pytest.approx(_median_bw(healthy, *pair),
-                                                            rel=0.01)
+        assert _median_bw(degraded, *pair) == pytest.approx(_median_bw(healthy, *pair), rel=0.01)
 
 
 def test_slow_host_shows_in_the_host_time_and_flags_small_copies() -> None:
@@ -1343,8 +1543,7 @@ def test_slow_host_shows_in_the_host_time_and_flags_small_copies() -> None:
 
 
 @pytest.mark.keeps_ledger
-def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path: Path
-                                                                       ) -> None:
+def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path: Path) -> None:
     rt = _open([_err("rt.free", 207002)])
     with pytest.raises(AclError) as info:
         sweep(rt, pairs="0-1", **QUICK_3)
@@ -1361,7 +1560,8 @@ def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path:
     assert not ledger["initialized"] and ledger["devices_set"] == {}
     assert ledger["device_buffers"] == 0 and rt.open_resources() == []
     assert ledger["implicit_releases"] and all(
-        "device buffer" in r and "aclrtResetDevice" in r for r in ledger["implicit_releases"])
+        "device buffer" in r and "aclrtResetDevice" in r for r in ledger["implicit_releases"]
+    )
 
 
 @pytest.mark.keeps_ledger
@@ -1371,8 +1571,9 @@ def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> 
         sweep(rt, pairs="0-1,2-3", **QUICK_3)
     exc = info.value
     assert_acl_error(exc)
-    assert str(exc).startswith("cannot restore peer access after the test: "
-                               "acl.rt.device_disable_peer_access(")
+    assert str(exc).startswith(
+        "cannot restore peer access after the test: acl.rt.device_disable_peer_access("
+    )
     frame = exc.partial_frame  # type: ignore[attr-defined]
     assert set(zip(frame.src, frame.dst)) == {(0, 1)}  # 2-3 never ran on a wrong state
     assert frame.attrs["run"]["failed"].startswith("PeerRestoreError")
@@ -1388,8 +1589,9 @@ def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> 
 
 
 def test_a_users_peer_links_survive_failing_peer_off_blocks() -> None:
-    with _open([_err("rt.memcpy_async", 507013, 3, link=[2, 3])],
-               topology=_cut("atlas800t-a3", 4)) as rt:
+    with _open(
+        [_err("rt.memcpy_async", 507013, 3, link=[2, 3])], topology=_cut("atlas800t-a3", 4)
+    ) as rt:
         rt.enable_peer(0, 1)
         rt.enable_peer(1, 0)
         rt.enable_peer(2, 3)
@@ -1428,11 +1630,12 @@ INTERRUPT_POINTS = {
 }
 
 
-@pytest.mark.parametrize("point", ["malloc#2", "memcpy_async#9", "enable_peer#2",
-                                   "synchronize_event#2"])
-def test_an_interrupted_sweep_keeps_the_points_before_it(point: str, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+@pytest.mark.parametrize(
+    "point", ["malloc#2", "memcpy_async#9", "enable_peer#2", "synchronize_event#2"]
+)
+def test_an_interrupted_sweep_keeps_the_points_before_it(
+    point: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with _open(topology=A2x4_EXACT) as rt:
         full = sweep(rt, pairs="0-1,1-0,2-3", **QUICK_3)
     with _open(topology=A2x4_EXACT) as rt:
@@ -1440,12 +1643,12 @@ def test_an_interrupted_sweep_keeps_the_points_before_it(point: str, tmp_path: P
         part = sweep(rt, pairs="0-1,1-0,2-3", **QUICK_3)
     assert part.attrs["run"]["interrupted"] is True and len(part) < len(full)
     assert part["error"].isna().all() and part["bandwidth_GBps"].notna().all()
-    _same_frames(part, full.iloc[:len(part)])  # a prefix of the uninterrupted run
+    _same_frames(part, full.iloc[: len(part)])  # a prefix of the uninterrupted run
 
 
-def test_interrupt_while_saving_leaves_no_half_written_run(tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch
-                                                           ) -> None:
+def test_interrupt_while_saving_leaves_no_half_written_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with _open() as rt:
         first = sweep(rt, pairs="0-1", **QUICK_3)
         save_run(first, tmp_path / "run")
@@ -1465,9 +1668,9 @@ def test_interrupt_while_saving_leaves_no_half_written_run(tmp_path: Path,
     pd.testing.assert_frame_equal(load_run(tmp_path / "run"), first)  # the old run, whole
 
 
-def test_interrupt_between_renames_leaves_no_mixed_run(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch
-                                                       ) -> None:
+def test_interrupt_between_renames_leaves_no_mixed_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with _open() as rt:
         first = sweep(rt, pairs="0-1", **QUICK_3)
         second = sweep(rt, pairs="2-3", **QUICK_3)
@@ -1497,8 +1700,7 @@ def test_interrupt_between_renames_leaves_no_mixed_run(tmp_path: Path,
 RESUME = {**QUICK_3, "pairs": "0-1,1-0,2-3,3-2", "peer": "both"}
 
 
-def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None
-                  ) -> list[str]:
+def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None) -> list[str]:
     """Record the blocks a sweep runs; optionally press Ctrl-C as block stop_after+1 starts."""
     ran: list[str] = []
 
@@ -1524,8 +1726,8 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("k", [0, 1, 5, 11])
 def test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped(
-        k: int, uninterrupted: pd.DataFrame, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    k: int, uninterrupted: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ckpt = tmp_path / "sweep.ckpt"
     total = len(uninterrupted.groupby(["pattern", "direction", "peer", "path", "src", "dst"]))
     assert total == 12  # 4 pairs x (p2p, direct, staged)
@@ -1558,7 +1760,8 @@ def test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped(
 
 
 def test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The jitter draws depend on the point (rt.begin_point), not on the calls before it:
     the same seed gives the same numbers whether or not the sweep was interrupted."""
     assert A2x4.jitter > 0
@@ -1585,14 +1788,13 @@ def test_a_checkpoint_is_compact(tmp_path: Path) -> None:
     ckpt = tmp_path / "sweep.ckpt"
     with _open(topology=A2x4_EXACT) as rt:
         run = sweep(rt, checkpoint=ckpt, **{**RESUME, "sizes": "4KiB:1MiB", "samples": 4})
-    as_json = len(json.dumps(checkpoint_module.jsonable_rows(run.to_dict("records")),
-                             default=str))
+    as_json = len(json.dumps(checkpoint_module.jsonable_rows(run.to_dict("records")), default=str))
     assert ckpt.stat().st_size * 5 < as_json
 
 
 def test_a_torn_last_line_is_discarded_and_its_block_measured_again(
-        uninterrupted: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-        ) -> None:
+    uninterrupted: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ckpt = tmp_path / "sweep.ckpt"
     real_append = Checkpoint.append
     appended = {"n": 0}
@@ -1641,8 +1843,11 @@ def test_damage_before_the_last_line_is_an_error_that_names_the_line(tmp_path: P
     with _open() as rt:
         sweep(rt, checkpoint=ckpt, **RESUME)
     lines = ckpt.read_text().splitlines(keepends=True)
-    for damaged, line_no in ((lines[2][:30] + "\n", 3), ('{"block": 3, "rows": []}\n', 3),
-                             ('{"block": "x", "rows": [1]}\n', 3)):
+    for damaged, line_no in (
+        (lines[2][:30] + "\n", 3),
+        ('{"block": 3, "rows": []}\n', 3),
+        ('{"block": "x", "rows": [1]}\n', 3),
+    ):
         text = "".join([*lines[:2], damaged, *lines[3:]])
         ckpt.write_text(text)
         with _open() as rt:
@@ -1652,15 +1857,19 @@ def test_damage_before_the_last_line_is_an_error_that_names_the_line(tmp_path: P
         assert ckpt.read_text() == text
 
 
-@pytest.mark.parametrize("change, named", [
-    ({"samples": 3}, "samples: 2 in the file, 3 now"),
-    ({"sizes": "4KiB"}, "sizes: [4096, 65536] in the file, [4096] now"),
-    ({"pairs": "0-1"}, "pairs:"),
-    ({"peer": "on"}, "peers: ['on', 'off'] in the file, ['on'] now"),
-    ({"verify": False}, "verify: True in the file, False now"),
-])
-def test_different_parameters_are_refused_and_the_file_kept(change: dict[str, Any], named: str,
-                                                            tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        ({"samples": 3}, "samples: 2 in the file, 3 now"),
+        ({"sizes": "4KiB"}, "sizes: [4096, 65536] in the file, [4096] now"),
+        ({"pairs": "0-1"}, "pairs:"),
+        ({"peer": "on"}, "peers: ['on', 'off'] in the file, ['on'] now"),
+        ({"verify": False}, "verify: True in the file, False now"),
+    ],
+)
+def test_different_parameters_are_refused_and_the_file_kept(
+    change: dict[str, Any], named: str, tmp_path: Path
+) -> None:
     ckpt = tmp_path / "sweep.ckpt"
     with _open() as rt:
         sweep(rt, checkpoint=ckpt, **RESUME)
@@ -1677,11 +1886,15 @@ def test_another_server_or_seed_is_refused(tmp_path: Path) -> None:
     ckpt = tmp_path / "sweep.ckpt"
     with _open() as rt:
         sweep(rt, checkpoint=ckpt, **RESUME)
-    with open_runtime("sim", topology=A2x4, seed=7) as rt, \
-            pytest.raises(ValueError, match="seed: 0 in the file, 7 now"):
+    with (
+        open_runtime("sim", topology=A2x4, seed=7) as rt,
+        pytest.raises(ValueError, match="seed: 0 in the file, 7 now"),
+    ):
         sweep(rt, checkpoint=ckpt, **RESUME)
-    with open_runtime("sim", "atlas800t-a2") as rt, \
-            pytest.raises(ValueError, match="preset: 'atlas800t-a2-4' in the file"):
+    with (
+        open_runtime("sim", "atlas800t-a2") as rt,
+        pytest.raises(ValueError, match="preset: 'atlas800t-a2-4' in the file"),
+    ):
         sweep(rt, checkpoint=ckpt, **RESUME)
 
 
@@ -1702,8 +1915,9 @@ def test_a_failed_block_is_not_recorded_and_is_measured_on_resume(tmp_path: Path
     assert p2p["bandwidth_GBps"].notna().all() and len(p2p) == 4 * 2 * 2
 
 
-def test_an_oversized_checkpoint_is_refused(tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_oversized_checkpoint_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ckpt = tmp_path / "sweep.ckpt"
     with _open() as rt:
         sweep(rt, checkpoint=ckpt, **RESUME)
@@ -1763,8 +1977,7 @@ def test_concurrent_sweeps_on_one_runtime_keep_their_own_current_device() -> Non
         def work(pair: tuple[int, int]) -> None:
             barrier.wait(5)
             try:
-                results[pair] = sweep(rt, pairs=[pair], peer="both", direction="both",
-                                      **QUICK_3)
+                results[pair] = sweep(rt, pairs=[pair], peer="both", direction="both", **QUICK_3)
                 current[pair] = (rt.current_device(), rt.acl.rt.get_device())
             except BaseException as exc:  # reported below
                 results[pair] = exc
@@ -1791,14 +2004,28 @@ def test_no_unsafe_deserialisation_anywhere() -> None:
     import ascend_p2p_lab
 
     root = Path(ascend_p2p_lab.__file__).parent
-    banned = ("pickle", "marshal", "shelve", "eval(", "exec(", "yaml.load", "read_pickle",
-              "allow_pickle=True", "literal_eval", "__import__(")
+    banned = (
+        "pickle",
+        "marshal",
+        "shelve",
+        "eval(",
+        "exec(",
+        "yaml.load",
+        "read_pickle",
+        "allow_pickle=True",
+        "literal_eval",
+        "__import__(",
+    )
     for path in root.rglob("*.py"):
         text = path.read_text()
         for word in banned:
-            found = [line for line in text.splitlines()
-                     if word in line and not line.lstrip().startswith("#")
-                     and "keep it picklable" not in line]
+            found = [
+                line
+                for line in text.splitlines()
+                if word in line
+                and not line.lstrip().startswith("#")
+                and "keep it picklable" not in line
+            ]
             assert not found, f"{word} in {path}: {found}"
 
 
@@ -1836,15 +2063,24 @@ def test_bidirectional_copies_are_enqueued_interleaved() -> None:
             return real(dst, src, size, stream, copies)
 
         rt.enqueue_copies = spy
-        run = sweep(rt, pairs="0-1", sizes="1MiB", direction="bi", samples=2, warmup=3,
-                    min_sample_us=2000.0, max_copies=8, progress=False)
+        run = sweep(
+            rt,
+            pairs="0-1",
+            sizes="1MiB",
+            direction="bi",
+            samples=2,
+            warmup=3,
+            min_sample_us=2000.0,
+            max_copies=8,
+            progress=False,
+        )
     n = int(run["copies"].iloc[0])
     assert n == 8 and (run["copies"] == n).all()
     devices = [dev for dev, _ in trace]
     assert all(a != b for a, b in itertools.pairwise(devices))  # strictly alternating
     # the warm-up is a sample of its own (3 copies: pre, 3 rounds of one, post), sized
     # as the samples are; max_copies is reached, so no trial follows
-    warm, timed = trace[:2 * (1 + 3 + 1)], trace[2 * (1 + 3 + 1):]
+    warm, timed = trace[: 2 * (1 + 3 + 1)], trace[2 * (1 + 3 + 1) :]
     assert {copies for _, copies in warm} == {1}
     assert len(timed) == 2 * 2 * (1 + 4 + 1)  # samples x directions x (pre, 4 rounds, post)
     assert all(copies <= math.ceil(n / 4) for _, copies in timed)
@@ -1858,8 +2094,9 @@ def test_verification_sees_the_bytes_of_the_points_last_copy(nth: int, seen: boo
     README, Verification); one of the last copy is found."""
     fault = {"kind": "corrupt", "link": [0, 1], "nth": nth}
     with open_runtime("sim", preset="atlas800t-a2", faults=[fault]) as rt:
-        run = sweep(rt, pairs="0-1", sizes="4KiB", samples=2, warmup=1, max_copies=1,
-                    progress=False)
+        run = sweep(
+            rt, pairs="0-1", sizes="4KiB", samples=2, warmup=1, max_copies=1, progress=False
+        )
         assert rt.acl.simulator.call_counts["rt.memcpy_async"] == 3
     assert run["verified"].eq(not seen).all()
     assert run["error_kind"].eq("verification").all() if seen else run["error_kind"].isna().all()
@@ -1882,8 +2119,9 @@ def test_curves_that_coincide_say_so_instead_of_hiding() -> None:
     from ascend_p2p_lab import plots
 
     with open_runtime("sim", preset="atlas300i-310") as rt:
-        run = sweep(rt, pairs="0-1,0-4", peer="off", sizes="64KiB,1MiB,16MiB", samples=2,
-                    progress=False)
+        run = sweep(
+            rt, pairs="0-1,0-4", peer="off", sizes="64KiB,1MiB,16MiB", samples=2, progress=False
+        )
     ax = plots.bandwidth_vs_size(run, peer="off", path="staged", by="link").axes[0]
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     phb, sys_ = "PHB (1 pairs, via host memory)", "SYS (1 pairs, via host memory) = PHB, on top"
@@ -1892,8 +2130,10 @@ def test_curves_that_coincide_say_so_instead_of_hiding() -> None:
     assert styles[sys_] == "--" and styles[phb] == "-"
     with open_runtime("sim", preset="atlas800t-a3") as rt:  # SIO and HCCS_SW differ
         run = sweep(rt, pairs="0-1,0-2", sizes="1MiB,16MiB", samples=2, progress=False)
-    texts = [t.get_text() for t in plots.bandwidth_vs_size(run, by="link").axes[0]
-             .get_legend().get_texts()]
+    texts = [
+        t.get_text()
+        for t in plots.bandwidth_vs_size(run, by="link").axes[0].get_legend().get_texts()
+    ]
     assert not any("on top" in t for t in texts)
 
 
@@ -1905,8 +2145,9 @@ def two_sweeps() -> tuple[Run, Run]:
     """Two sweeps of one server: pairs, then host copies and local copies."""
     with open_runtime("sim", "atlas800t-a2") as rt:
         pairs = sweep_run(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK_4)
-        host = sweep_run(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB",
-                         **QUICK_4)
+        host = sweep_run(
+            rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK_4
+        )
     return pairs, host
 
 
@@ -1956,8 +2197,7 @@ def test_sweep_writes_nothing_and_refuses_out(tmp_path: Path) -> None:
     with open_runtime("sim", "atlas800t-a2") as rt:
         with pytest.raises(TypeError, match=r"saves nothing \(no out=\)"):
             sweep(rt, pairs="0-1", sizes="4KiB", out=tmp_path / "r", **QUICK_4)
-        run = sweep_run(rt, pairs="0-1", sizes="4KiB", checkpoint=tmp_path / "c.ckpt",
-                        **QUICK_4)
+        run = sweep_run(rt, pairs="0-1", sizes="4KiB", checkpoint=tmp_path / "c.ckpt", **QUICK_4)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.ckpt"]  # only the checkpoint
     assert run.meta.finished_checkpoint == str(tmp_path / "c.ckpt")
 
@@ -1982,8 +2222,14 @@ def test_same_seed_same_frame():
 def test_same_seed_same_frame_with_shared_links():
     # fan-out patterns share ports and links: the fluid model resolves them op by op
     # six dies (three cards): SIO and switched peers, ports shared, as on all sixteen
-    kw = dict(pairs="0-1", devices="0-5", sizes="4KiB:1MiB", samples=2, direction="uni",
-              patterns=("pair", "local", "one_to_all", "all_to_one"))
+    kw = dict(
+        pairs="0-1",
+        devices="0-5",
+        sizes="4KiB:1MiB",
+        samples=2,
+        direction="uni",
+        patterns=("pair", "local", "one_to_all", "all_to_one"),
+    )
     a, b = _run_2(3, "atlas800t-a3", **kw), _run_2(3, "atlas800t-a3", **kw)
     pd.testing.assert_frame_equal(a, b, check_exact=True)
 
@@ -1992,12 +2238,28 @@ def test_other_seed_other_times_when_jittered():
     assert load_preset("atlas800t-a2").jitter > 0
     a, b = _run_2(1), _run_2(2)
     assert (a["elapsed_us"].to_numpy() != b["elapsed_us"].to_numpy()).any()
-    pd.testing.assert_frame_equal(a.drop(columns=["elapsed_us", "bandwidth_GBps",
-                                                  "bidir_total_GBps", "copies",
-                                                  "host_enqueue_us", "host_bound"]),
-                                  b.drop(columns=["elapsed_us", "bandwidth_GBps",
-                                                  "bidir_total_GBps", "copies",
-                                                  "host_enqueue_us", "host_bound"]))
+    pd.testing.assert_frame_equal(
+        a.drop(
+            columns=[
+                "elapsed_us",
+                "bandwidth_GBps",
+                "bidir_total_GBps",
+                "copies",
+                "host_enqueue_us",
+                "host_bound",
+            ]
+        ),
+        b.drop(
+            columns=[
+                "elapsed_us",
+                "bandwidth_GBps",
+                "bidir_total_GBps",
+                "copies",
+                "host_enqueue_us",
+                "host_bound",
+            ]
+        ),
+    )
 
 
 def test_seed_does_not_matter_without_jitter():
@@ -2005,8 +2267,11 @@ def test_seed_does_not_matter_without_jitter():
     frames = []
     for seed in (1, 2):
         with open_runtime("sim", seed=seed, topology=topo) as rt:
-            frames.append(sweep(rt, pairs="0-1", sizes="4KiB:64KiB", samples=2,
-                                progress=False).drop(columns=VOLATILE))
+            frames.append(
+                sweep(rt, pairs="0-1", sizes="4KiB:64KiB", samples=2, progress=False).drop(
+                    columns=VOLATILE
+                )
+            )
     pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)
 
 
@@ -2025,8 +2290,7 @@ QUICK_5 = {"samples": 2, "warmup": 1, "min_sample_us": 20.0, "max_copies": 4}
 
 def test_a_spec_object_runs_the_same_sweep_as_its_keywords() -> None:
     with open_runtime("sim", seed=3) as rt:
-        by_words = sweep(rt, "0-1,2-1", "4KiB,64KiB", direction="both", progress=False,
-                         **QUICK_5)
+        by_words = sweep(rt, "0-1,2-1", "4KiB,64KiB", direction="both", progress=False, **QUICK_5)
     with open_runtime("sim", seed=3) as rt:
         spec = make_spec(rt, "0-1,2-1", "4KiB,64KiB", direction="both", **QUICK_5)
         by_spec = sweep(rt, spec=spec, progress=False)
@@ -2047,12 +2311,22 @@ def test_a_spec_and_keywords_together_are_refused() -> None:
 def test_on_block_sees_every_block_with_its_rows_in_order() -> None:
     seen: list[BlockDone] = []
     with open_runtime("sim") as rt:
-        run = sweep(rt, "0-1,1-0", "4KiB,64KiB", peer="both", progress=False,
-                    on_block=seen.append, **QUICK_5)
+        run = sweep(
+            rt,
+            "0-1,1-0",
+            "4KiB,64KiB",
+            peer="both",
+            progress=False,
+            on_block=seen.append,
+            **QUICK_5,
+        )
     assert [b.done for b in seen] == list(range(1, len(seen) + 1))
     assert {b.total for b in seen} == {len(seen)} and len(seen) == 6  # p2p, direct, staged x2
-    assert [b.block.key for b in seen][:3] == ["pair/uni/on/p2p/0-1", "pair/uni/on/p2p/1-0",
-                                              "pair/uni/off/direct/0-1"]
+    assert [b.block.key for b in seen][:3] == [
+        "pair/uni/on/p2p/0-1",
+        "pair/uni/on/p2p/1-0",
+        "pair/uni/off/direct/0-1",
+    ]
     assert sum(len(b.rows) for b in seen) == len(run)
     first = seen[0].rows
     assert set(zip(first.src, first.dst)) == {(0, 1)} and first.run_id.nunique() == 1
@@ -2065,8 +2339,13 @@ def test_a_fan_out_is_compared_with_the_links_it_uses() -> None:
     expected = {}
     for preset in ("atlas800t-a2", "atlas800t-a3"):
         with open_runtime("sim", preset=preset) as rt:
-            run = sweep(rt, sizes=[1 << 20], patterns=("one_to_all", "all_to_one"),
-                        samples=1, progress=False)
+            run = sweep(
+                rt,
+                sizes=[1 << 20],
+                patterns=("one_to_all", "all_to_one"),
+                samples=1,
+                progress=False,
+            )
             topo = rt.topology
             lc = topo.link_classes
             if preset == "atlas800t-a2":  # full mesh: 7 HCCS links of its own
@@ -2107,8 +2386,13 @@ def test_scaling_rises_on_a2_and_flattens_at_the_port_on_a3():
 def test_an_unreachable_transfer_is_a_reason_not_a_crash(capsys):
     """On the 310 no pair reaches another: the test's rows say unreachable (exit 0)."""
     with open_runtime("sim", "atlas300i-310") as rt:
-        run = sweep(rt, tests=[make_test("t", ["0->1", "host->2"], 8)], sizes="1MiB",
-                    samples=1, progress=False)
+        run = sweep(
+            rt,
+            tests=[make_test("t", ["0->1", "host->2"], 8)],
+            sizes="1MiB",
+            samples=1,
+            progress=False,
+        )
     assert set(run["error_kind"]) == {"unreachable"}
 
 
@@ -2124,8 +2408,13 @@ def test_each_transfer_runs_on_its_initiators_stream():
             return real(dev, *a, **k)
 
         rt.stream = stream  # type: ignore[method-assign]
-        sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8)],
-              sizes="1MiB", samples=1, progress=False)
+        sweep(
+            rt,
+            tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8)],
+            sizes="1MiB",
+            samples=1,
+            progress=False,
+        )
     assert asked == [1, 1, 2, 4]
 
 
@@ -2136,13 +2425,11 @@ def test_peer_mode_current_touches_no_peer_state():
 
     test = make_test("t", ["0->1", "host->2"], 8)
     with open_runtime("sim", "atlas800t-a2") as rt:
-        off = sweep(rt, tests=[test], sizes="1MiB", samples=1, peer="current",
-                    progress=False)
+        off = sweep(rt, tests=[test], sizes="1MiB", samples=1, peer="current", progress=False)
         assert rt.peer_refs() == {} or not any(rt.peer_refs().values())
         enable_all(rt)
         held = dict(rt.peer_refs())
-        on = sweep(rt, tests=[test], sizes="1MiB", samples=1, peer="current",
-                   progress=False)
+        on = sweep(rt, tests=[test], sizes="1MiB", samples=1, peer="current", progress=False)
         assert dict(rt.peer_refs()) == held
         disable_all(rt)
     assert set(off["error_kind"]) == {"refused"} and set(off["path"]) == {"direct"}
@@ -2150,29 +2437,44 @@ def test_peer_mode_current_touches_no_peer_state():
     assert on["verified"].all()
 
 
-@pytest.mark.parametrize("preset, devices, pattern", [
-    ("atlas800t-a2", [0, 1, 2, 3], "one_to_all"), ("atlas800t-a2", [0, 1, 2, 3], "all_to_one"),
-    ("atlas800t-a3", [0, 1, 2, 3, 4, 5], "card"), ("atlas800t-a3", [0, 1, 2], "pair"),
-    ("atlas800t-a3", [0, 3], "d2h")])
+@pytest.mark.parametrize(
+    "preset, devices, pattern",
+    [
+        ("atlas800t-a2", [0, 1, 2, 3], "one_to_all"),
+        ("atlas800t-a2", [0, 1, 2, 3], "all_to_one"),
+        ("atlas800t-a3", [0, 1, 2, 3, 4, 5], "card"),
+        ("atlas800t-a3", [0, 1, 2], "pair"),
+        ("atlas800t-a3", [0, 3], "d2h"),
+    ],
+)
 def test_a_sweep_pattern_as_transfers_measures_the_same(preset, devices, pattern):
     """One model: a sweep pattern's form as tests of transfers (run NAME) gives the same
     aggregate (within 3%) and the same nominal rate as the sweep's own loop."""
     with open_runtime("sim", preset, seed=1) as rt:
-        swept = sweep(rt, patterns=[pattern], devices=devices, sizes="64MiB", samples=3,
-                      progress=False)
+        swept = sweep(
+            rt, patterns=[pattern], devices=devices, sizes="64MiB", samples=3, progress=False
+        )
         tests = expand(rt, pattern, devices)
         run = sweep(rt, tests=tests, sizes="64MiB", samples=3, progress=False)
     agg = run[run["transfer"].isna()]
     assert len(tests) == swept.groupby(["src", "dst", "group"], dropna=False).ngroups
     assert agg["bandwidth_GBps"].median() == pytest.approx(
-        swept["bandwidth_GBps"].median(), rel=0.03)
+        swept["bandwidth_GBps"].median(), rel=0.03
+    )
     if swept["nominal_GBps"].notna().any():
         assert sorted(agg.groupby("test")["nominal_GBps"].first()) == sorted(
-            swept.groupby(["src", "dst", "group"], dropna=False)["nominal_GBps"].first())
+            swept.groupby(["src", "dst", "group"], dropna=False)["nominal_GBps"].first()
+        )
 
 
-QUICK_6: dict[str, Any] = {"sizes": "4KiB,64KiB", "samples": 2, "warmup": 1,
-                         "min_sample_us": 20.0, "max_copies": 4, "progress": False}
+QUICK_6: dict[str, Any] = {
+    "sizes": "4KiB,64KiB",
+    "samples": 2,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 4,
+    "progress": False,
+}
 
 
 def test_a_lost_device_stops_its_work_and_the_others_go_on() -> None:
@@ -2202,7 +2504,8 @@ def test_failures_counts_points_not_samples() -> None:
         run = sweep(rt, pairs="0-1,2-3", **QUICK_6)
     table = failures(run)
     assert table[["kind", "code", "call", "points"]].values.tolist() == [
-        ["runtime", 507013, "acl.rt.memcpy_async", 2]]
+        ["runtime", 507013, "acl.rt.memcpy_async", 2]
+    ]
 
 
 # --------------------------------------------------------------- honest verification
@@ -2262,7 +2565,8 @@ def test_old_runs_without_error_columns_still_load(tmp_path) -> None:
 
     save_run(run, tmp_path)
     old = pd.read_parquet(tmp_path / "samples.parquet").drop(
-        columns=["error_kind", "error_code", "error_call"])
+        columns=["error_kind", "error_code", "error_call"]
+    )
     old.to_parquet(tmp_path / "samples.parquet", index=False)
     back = load_run(tmp_path)
     assert back.error_kind.isna().all() and str(back.error_code.dtype) == "Int64"
@@ -2271,8 +2575,7 @@ def test_old_runs_without_error_columns_still_load(tmp_path) -> None:
 def test_both_windows_of_a_bidirectional_sample_reach_the_minimum() -> None:
     """With 0->1 at half speed, the faster 1->0 window must still span min_sample_us."""
     with open_runtime("sim", faults=[{"kind": "degrade", "link": [0, 1], "factor": 0.5}]) as rt:
-        run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=2,
-                    progress=False)
+        run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=2, progress=False)
     assert (run.elapsed_us >= 1000.0).all(), run[["src", "dst", "elapsed_us"]]
 
 
@@ -2308,8 +2611,9 @@ def a2_3() -> Iterator[Runtime]:
         yield rt
 
 
-def _dashboard(rt: Runtime, pairs: tuple[str, ...], sizes: tuple[int, int] = (4096, 16384),
-               **values: Any) -> SweepDashboard:
+def _dashboard(
+    rt: Runtime, pairs: tuple[str, ...], sizes: tuple[int, int] = (4096, 16384), **values: Any
+) -> SweepDashboard:
     dash = SweepDashboard(rt)
     dash.pairs_mode.value = "selected"
     dash.pairs.value = pairs
@@ -2322,7 +2626,8 @@ def _dashboard(rt: Runtime, pairs: tuple[str, ...], sizes: tuple[int, int] = (40
 
 
 def test_a_failing_sweep_keeps_its_rows_and_says_why(
-        a2_3: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    a2_3: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dash = _dashboard(a2_3, ("0-1", "2-3"))
     real = measure.sweep_run
 

@@ -16,8 +16,9 @@ from ascend_p2p_lab.measure import workers as workers_mod
 from ascend_p2p_lab.runtime import AclError, open_runtime
 
 sweep_mod = importlib.import_module("ascend_p2p_lab.measure.sweep")
-pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
-                                reason="needs fork")
+pytestmark = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="needs fork"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -26,8 +27,16 @@ def _fork_beside_the_runners_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     tests fork anyway (the forked workers touch nothing of those threads)."""
     monkeypatch.setattr(workers_mod, "can_fork", lambda: True)
 
-KW = dict(devices="0,1,2,3", sizes="4KiB,16MiB", direction="both", peer="both", samples=2,
-          progress=False, patterns=["pair", "local", "one_to_all", "h2d"])
+
+KW = dict(
+    devices="0,1,2,3",
+    sizes="4KiB,16MiB",
+    direction="both",
+    peer="both",
+    samples=2,
+    progress=False,
+    patterns=["pair", "local", "one_to_all", "h2d"],
+)
 
 
 def _run(workers: int, **extra) -> pd.DataFrame:
@@ -65,7 +74,9 @@ def test_on_block_and_the_checkpoint_see_every_block(tmp_path: Path, alone) -> N
     key = ["pattern", "direction", "peer", "path", "src", "dst", "size_bytes", "sample"]
     pd.testing.assert_frame_equal(
         alone[_cols(alone)].sort_values(key).reset_index(drop=True),
-        resumed[_cols(resumed)].sort_values(key).reset_index(drop=True), check_exact=True)
+        resumed[_cols(resumed)].sort_values(key).reset_index(drop=True),
+        check_exact=True,
+    )
 
 
 def _failing_block(monkeypatch: pytest.MonkeyPatch, exc: BaseException, nth: int) -> None:
@@ -77,8 +88,12 @@ def _failing_block(monkeypatch: pytest.MonkeyPatch, exc: BaseException, nth: int
         return real(ctx, test)
 
     with open_runtime("sim", "atlas800t-a2", seed=4, announce=False) as rt:
-        ctx_keys = [t.key for t in plan_tests(rt, make_spec(rt, **{
-            k: v for k, v in KW.items() if k != "progress"}))]
+        ctx_keys = [
+            t.key
+            for t in plan_tests(
+                rt, make_spec(rt, **{k: v for k, v in KW.items() if k != "progress"})
+            )
+        ]
     monkeypatch.setattr(sweep_mod, "run_test", run_test)
 
 
@@ -88,9 +103,15 @@ def test_an_interrupt_in_a_worker_keeps_the_other_blocks(monkeypatch, alone) -> 
     assert run.attrs["run"]["interrupted"] is True
     assert 0 < len(run) < len(alone)
     assert run.attrs["run"]["points_not_reached"] > 0
-    kept = run.merge(alone, on=[c for c in _cols(alone) if c not in (
-        "elapsed_us", "bandwidth_GBps", "host_enqueue_us", "bidir_total_GBps")],
-        suffixes=("", "_alone"))
+    kept = run.merge(
+        alone,
+        on=[
+            c
+            for c in _cols(alone)
+            if c not in ("elapsed_us", "bandwidth_GBps", "host_enqueue_us", "bidir_total_GBps")
+        ],
+        suffixes=("", "_alone"),
+    )
     assert len(kept) == len(run)  # every row kept is a row of the whole run
 
 
@@ -137,8 +158,9 @@ def test_a_bad_workers_value_is_refused_before_any_device_work(bad) -> None:
 def test_what_a_worker_did_instead_of_a_missing_call_is_said() -> None:
     with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
         delattr(rt.acl.rt, "stream_wait_event")  # an older pyACL: staged legs wait on the host
-        run = sweep(rt, pairs="0-1,2-3,4-5", peer="off", sizes="64KiB", samples=1,
-                    workers=2, progress=False)
+        run = sweep(
+            rt, pairs="0-1,2-3,4-5", peer="off", sizes="64KiB", samples=1, workers=2, progress=False
+        )
     assert run.attrs["run"]["workers"] == 2
     assert "acl.rt.stream_wait_event" in run.attrs["run"]["fallbacks"]
 
@@ -159,16 +181,18 @@ def test_the_demo_simulates_in_one_process_per_idle_core(monkeypatch, tmp_path, 
 
 
 # ------------------------------------------------------------------ issue 30 (its last items)
-pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
-                                reason="needs fork")
+pytestmark = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="needs fork"
+)
 
 
 def test_a_workers_event_fallback_is_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(workers_mod, "can_fork", lambda: True)  # xdist's threads aside
     with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
         delattr(rt.acl.rt, "create_event_with_flag")
-        run = sweep_run(rt, pairs="0-1,2-3,4-5", sizes="64KiB", samples=1, workers=2,
-                        progress=False)
+        run = sweep_run(
+            rt, pairs="0-1,2-3,4-5", sizes="64KiB", samples=1, workers=2, progress=False
+        )
         assert rt.fallbacks == {}  # the parent made no event: the workers did
     assert run.meta.workers == 2
     assert list(run.meta.fallbacks) == ["acl.rt.create_event_with_flag"]

@@ -25,8 +25,9 @@ BUILTIN = ROOT / "examples" / "tests" / "builtin"
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("builtin_testfiles",
-                                                  ROOT / "tools" / "builtin_testfiles.py")
+    spec = importlib.util.spec_from_file_location(
+        "builtin_testfiles", ROOT / "tools" / "builtin_testfiles.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -44,9 +45,10 @@ def test_every_server_ships_every_test_it_can_have() -> None:
             assert path.exists() or f"| {preset} | `{name}` |" in index, path
 
 
-@pytest.mark.parametrize(("preset", "name"), [("atlas800t-a2", "ring-bi"),
-                                              ("atlas800t-a3", "scaling"),
-                                              ("atlas800t-a3", "card")])
+@pytest.mark.parametrize(
+    ("preset", "name"),
+    [("atlas800t-a2", "ring-bi"), ("atlas800t-a3", "scaling"), ("atlas800t-a3", "card")],
+)
 def test_a_shipped_file_holds_the_built_ins_tests(preset: str, name: str) -> None:
     with open_runtime("sim", preset, announce=False) as rt:
         shipped = read_tests(BUILTIN / preset / f"{name}.toml", rt.device_count)
@@ -56,14 +58,25 @@ def test_a_shipped_file_holds_the_built_ins_tests(preset: str, name: str) -> Non
 
 
 def test_running_a_shipped_file_gives_the_built_ins_rows() -> None:
-    kept = ["test", "transfer", "src", "dst", "initiator", "size_bytes", "sample",
-            "bandwidth_GBps", "verified"]
+    kept = [
+        "test",
+        "transfer",
+        "src",
+        "dst",
+        "initiator",
+        "size_bytes",
+        "sample",
+        "bandwidth_GBps",
+        "verified",
+    ]
     runs = []
     for tests in ("file", "built-in"):  # run FILE, and run ring (sweep --patterns ring)
         with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
-            what = ({"tests": read_tests(BUILTIN / "atlas800t-a2" / "ring.toml",
-                                         rt.device_count)} if tests == "file"
-                    else {"patterns": "ring"})
+            what = (
+                {"tests": read_tests(BUILTIN / "atlas800t-a2" / "ring.toml", rt.device_count)}
+                if tests == "file"
+                else {"patterns": "ring"}
+            )
             run = sweep(rt, **what, sizes="16MiB", samples=2, progress=False)
         runs.append(run[kept].reset_index(drop=True))
     pd.testing.assert_frame_equal(runs[0], runs[1])

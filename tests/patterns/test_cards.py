@@ -22,14 +22,17 @@ def test_parse_groups_reads_lists_ranges_and_several_pairs() -> None:
     assert parse_groups(None, 8) is None
 
 
-@pytest.mark.parametrize("text, message", [
-    ("0,1:1,2", "share device 1"),
-    ("0,1:2,9", "out of range 0..7"),
-    ("0,1-2,3", "two groups"),
-    ("0,1:x", "cannot read groups"),
-    ("0,1:", "cannot read groups"),
-    (";", "empty"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("0,1:1,2", "share device 1"),
+        ("0,1:2,9", "out of range 0..7"),
+        ("0,1-2,3", "two groups"),
+        ("0,1:x", "cannot read groups"),
+        ("0,1:", "cannot read groups"),
+        (";", "empty"),
+    ],
+)
 def test_parse_groups_refuses_bad_text_in_one_line(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message) as info:
         parse_groups(text, 8)

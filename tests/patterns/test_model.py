@@ -36,21 +36,27 @@ def test_the_declaration_gives_its_value_and_needs() -> None:
 
 
 def test_the_compact_form():
-    pull, push, host, back = (parse_transfer(t, 8) for t in
-                              ("0->1", "2->3 by 2", "host->4", "5->host"))
+    pull, push, host, back = (
+        parse_transfer(t, 8) for t in ("0->1", "2->3 by 2", "host->4", "5->host")
+    )
     assert (pull.src, pull.dst, pull.by, pull.initiator) == (0, 1, 1, "dst")
     assert (push.src, push.dst, push.by, push.initiator) == (2, 3, 2, "src")
     assert (host.src, host.dst, host.by) == (None, 4, 4)
     assert (back.src, back.dst, back.by, back.initiator) == (5, None, 5, "src")
     assert parse_transfer("2->3 by 6", 8).initiator == "third"
-    assert [str(t) for t in (pull, push, host, back)] == ["0->1", "2->3 by 2", "host->4",
-                                                          "5->host"]
+    assert [str(t) for t in (pull, push, host, back)] == ["0->1", "2->3 by 2", "host->4", "5->host"]
 
 
-@pytest.mark.parametrize("text, why", [
-    ("0->8", "unknown device 8"), ("host->host", "host to host"),
-    ("0=>1", "cannot read"), ("host->2 by 3", "issued by its device"),
-    ("0->1 by host", "host issues no copy")])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("0->8", "unknown device 8"),
+        ("host->host", "host to host"),
+        ("0=>1", "cannot read"),
+        ("host->2 by 3", "issued by its device"),
+        ("0->1 by host", "host issues no copy"),
+    ],
+)
 def test_bad_transfers(text, why):
     with pytest.raises(TransferError, match=why):
         parse_transfer(text, 8)

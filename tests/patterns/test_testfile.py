@@ -33,14 +33,19 @@ BAD_FILES = {  # name -> (text, line, words in the error)
     "unknown device": (GOOD.replace('"host->4"', '"host->9"'), 6, "unknown device 9"),
     "twice": (GOOD.replace('"0->1", ', '"0->1", "0->1", '), 6, "appears twice"),
     "size 0": (GOOD.replace('"64MiB"', '"0"'), 5, "size '0'"),
-    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3,
-                      "missing 'sizes'"),
-    "newer schema": (GOOD.replace("schema_version = 1", "schema_version = 2"), 1,
-                     "newer than this release"),
+    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3, "missing 'sizes'"),
+    "newer schema": (
+        GOOD.replace("schema_version = 1", "schema_version = 2"),
+        1,
+        "newer than this release",
+    ),
     "TOML syntax": (GOOD.replace('name = "three"', 'name = "three'), 4, "not valid TOML"),
     "no schema": (GOOD.replace("schema_version = 1", ""), 1, "schema_version is missing"),
-    "unknown key": (GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'), 5,
-                    "unknown key 'speed'"),
+    "unknown key": (
+        GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'),
+        5,
+        "unknown key 'speed'",
+    ),
 }
 
 
@@ -72,8 +77,9 @@ def test_built_in_tests_print_as_files_that_read_back(capsys):
             from ascend_p2p_lab.patterns.testfile import to_toml
 
             back = read_tests_text(to_toml(tests, [1 << 20]), rt.device_count)
-            assert [(t.name, t.transfers) for t in back] == \
-                [(t.name, t.transfers) for t in tests], name
+            assert [(t.name, t.transfers) for t in back] == [
+                (t.name, t.transfers) for t in tests
+            ], name
             assert all(t.sizes == (1 << 20,) for t in back)
     assert main(["patterns", "ring", "--preset", "atlas800t-a2", "--devices", "0-2"]) == 0
     text = capsys.readouterr().out

@@ -30,8 +30,9 @@ def _run(preset: str, faults: list | None = None, **kwargs) -> pd.DataFrame:
     return run
 
 
-def _median(run: pd.DataFrame, group: str, value: str = "bandwidth_GBps",
-            direction: str = "uni") -> float:
+def _median(
+    run: pd.DataFrame, group: str, value: str = "bandwidth_GBps", direction: str = "uni"
+) -> float:
     rows = run[(run["group"] == group) & (run["direction"] == direction)]
     assert len(rows), f"no rows for {group} {direction}"
     return float(rows[value].median())
@@ -48,7 +49,8 @@ def test_aggregate_bars_hold_each_group_its_value_and_nominal() -> None:
     assert st.loc["group 2,3->0,1", "median"] == pytest.approx(_median(run, "2,3->0,1"))
     both = run[(run["direction"] == "bi") & (run["group"] == "0,1->2,3")]
     assert st.loc["group 0,1<->2,3", "median"] == pytest.approx(
-        float(both["bidir_total_GBps"].median()))
+        float(both["bidir_total_GBps"].median())
+    )
     nominal = float(run["nominal_GBps"].iloc[0])
     assert st.loc["group 0,1<->2,3", "nominal_GBps"] == 2 * nominal
     fig = aggregate_bars(run)

@@ -36,8 +36,12 @@ def test_the_link_legend_tells_an_unknown_class_from_a_pair_not_measured():
     from ascend_p2p_lab.plots.cells import link_frame, link_legend, link_texts
     from ascend_p2p_lab.schema import to_frame
 
-    rows = to_frame([{"pattern": "pair", "src": 0, "dst": 1, "link": "HCCS", "size_bytes": 4},
-                     {"pattern": "pair", "src": 1, "dst": 0, "size_bytes": 4}])
+    rows = to_frame(
+        [
+            {"pattern": "pair", "src": 0, "dst": 1, "link": "HCCS", "size_bytes": 4},
+            {"pattern": "pair", "src": 1, "dst": 0, "size_bytes": 4},
+        ]
+    )
     links, _ = link_frame(rows)
     assert (links.loc[0, 1], links.loc[1, 0]) == ("HCCS", "?")
     legend = dict(link_legend(links))
@@ -60,12 +64,32 @@ def run():
 
 def _rows(points: list[tuple[int, int, int, float]]) -> pd.DataFrame:
     """A run frame of unidirectional P2P rows (src, dst, size, bandwidth), 4 devices."""
-    return Run(results.to_frame(
-        [{"backend": "sim", "preset": "test", "src": s, "dst": d, "link": "HCCS",
-          "pattern": "pair", "direction": "uni", "peer": "on", "path": "p2p",
-          "initiator": "src", "size_bytes": size, "copies": 1, "sample": k,
-          "elapsed_us": size / (bw * 1e3), "bandwidth_GBps": bw, "verified": True}
-         for k, (s, d, size, bw) in enumerate(points)]), RunMeta(device_count=4)).frame()
+    return Run(
+        results.to_frame(
+            [
+                {
+                    "backend": "sim",
+                    "preset": "test",
+                    "src": s,
+                    "dst": d,
+                    "link": "HCCS",
+                    "pattern": "pair",
+                    "direction": "uni",
+                    "peer": "on",
+                    "path": "p2p",
+                    "initiator": "src",
+                    "size_bytes": size,
+                    "copies": 1,
+                    "sample": k,
+                    "elapsed_us": size / (bw * 1e3),
+                    "bandwidth_GBps": bw,
+                    "verified": True,
+                }
+                for k, (s, d, size, bw) in enumerate(points)
+            ]
+        ),
+        RunMeta(device_count=4),
+    ).frame()
 
 
 # ------------------------------------------------------------------------------ cell states
@@ -79,21 +103,27 @@ def test_cell_states_keep_rows_as_sources(run):
     failed, fine = states.loc[(2, 3)], states.loc[(3, 2)]
     assert (failed["state"], failed["code"]) == ("failed", "E1")
     assert (failed["error_kind"], failed["error_code"], failed["error_call"]) == (
-        "runtime", 507013, "acl.rt.memcpy_async")
+        "runtime",
+        507013,
+        "acl.rt.memcpy_async",
+    )
     assert np.isnan(failed["value"])
     assert (fine["state"], fine["code"]) == ("value", "") and np.isfinite(fine["value"])
     assert pd.isna(fine["error_kind"]) and pd.isna(fine["error_code"])
     assert states.loc[(4, 5), "code"] == "n/m"  # not in this run
     assert states.loc[(0, 0), "state"] == "diagonal"
     assert data.legend[0] == ("n/m", "n/m: not measured in this run [52 cells]")
-    assert data.legend[1] == ("E1", "E1 runtime: ACL_ERROR_RT_SYS_DMA (507013) from "
-                                     "acl.rt.memcpy_async [1 cell]")
+    assert data.legend[1] == (
+        "E1",
+        "E1 runtime: ACL_ERROR_RT_SYS_DMA (507013) from acl.rt.memcpy_async [1 cell]",
+    )
 
 
 def test_cell_values_are_the_results_matrix(run):
     data = cells.heatmap_data(run)
-    expected = results.matrix(run, value="bandwidth_GBps", direction="uni", peer="on",
-                              path="p2p", device_count=8)
+    expected = results.matrix(
+        run, value="bandwidth_GBps", direction="uni", peer="on", path="p2p", device_count=8
+    )
     off = ~np.eye(8, dtype=bool)
     assert data.values.index.name == "src" and data.values.columns.name == "dst"
     np.testing.assert_array_equal(data.values.to_numpy()[off], expected.to_numpy()[off])
@@ -131,17 +161,23 @@ def test_untrusted_number_and_unverified_points():
     assert states.loc[(1, 0), "state"] == "value"
     points = cells.unverified_points(frame, "bandwidth_GBps")
     assert points[["src", "dst", "size_bytes"]].to_numpy().tolist() == [[0, 1, 65536]]
-    assert cells.unverified_text(points) == ("verification: bytes differ at 1 point "
-                                             "(drawn, not trusted)")
+    assert cells.unverified_text(points) == (
+        "verification: bytes differ at 1 point (drawn, not trusted)"
+    )
     assert states.loc[(0, 1), "value"] == cells.heatmap_data(frame, size=65536).values.loc[0, 1]
     assert cells.heatmap_data(frame, size=4096).cells.loc[(0, 1), "state"] == "value"
 
 
 # ------------------------------------------------------------------------------ link / peer
 def test_link_and_peer_frames_keep_rows_as_sources():
-    table = pd.DataFrame({"src": [0, 1, 0, 2], "dst": [1, 0, 2, 0],
-                          "link": ["PIX", "HCCS", "SYS", "SYS"],
-                          "can_access_peer": [True, False, True, True]})
+    table = pd.DataFrame(
+        {
+            "src": [0, 1, 0, 2],
+            "dst": [1, 0, 2, 0],
+            "link": ["PIX", "HCCS", "SYS", "SYS"],
+            "can_access_peer": [True, False, True, True],
+        }
+    )
     links, note = cells.link_frame(table)
     assert links.loc[0, 1] == "PIX" and links.loc[1, 0] == "HCCS"
     assert links.loc[1, 2] is None and links.loc[2, 2] == "X"
@@ -172,10 +208,11 @@ for name, path in {packages!r}:
 def _forbidden_after(code: str) -> list[str]:
     """The runtime, measurement and simulator modules loaded after running ``code`` in a
     fresh interpreter."""
-    code += ("\nimport json, sys\nprint(json.dumps(sorted(m for m in sys.modules "
-             f"if m.startswith({_FORBIDDEN!r}))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code += (
+        "\nimport json, sys\nprint(json.dumps(sorted(m for m in sys.modules "
+        f"if m.startswith({_FORBIDDEN!r}))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -191,24 +228,30 @@ def test_import_plots_in_a_fresh_interpreter():
 
 
 def test_data_preparation_needs_no_matplotlib():
-    packages = [("ascend_p2p_lab", str(PACKAGE)),
-                ("ascend_p2p_lab.plots", str(PACKAGE / "plots"))]
-    code = (_BARE_PACKAGES.format(packages=packages)
-            + "sys.modules['matplotlib'] = None  # importing it raises ImportError\n"
-            + "import ascend_p2p_lab.plots.prepare, ascend_p2p_lab.plots.cells")
+    packages = [("ascend_p2p_lab", str(PACKAGE)), ("ascend_p2p_lab.plots", str(PACKAGE / "plots"))]
+    code = (
+        _BARE_PACKAGES.format(packages=packages)
+        + "sys.modules['matplotlib'] = None  # importing it raises ImportError\n"
+        + "import ascend_p2p_lab.plots.prepare, ascend_p2p_lab.plots.cells"
+    )
     assert _forbidden_after(code) == []
 
 
 def test_a_failure_without_call_or_code_is_named_by_what_it_has():
     frame = _rows([(0, 1, 4096, 10.0), (1, 0, 4096, 10.0), (2, 3, 4096, 10.0)])
     frame.loc[0, ["bandwidth_GBps", "error", "error_kind", "error_code"]] = [
-        np.nan, "text", "runtime", 507899]
+        np.nan,
+        "text",
+        "runtime",
+        507899,
+    ]
     frame.loc[2, ["bandwidth_GBps", "error", "error_kind"]] = [np.nan, "text", "missing_call"]
     data = cells.heatmap_data(frame)
     assert data.cells.loc[(0, 1), "code"] == "E1" and data.cells.loc[(2, 3), "code"] == "E2"
     assert [text for _code, text in data.legend[1:]] == [
         "E1 runtime: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) [1 cell]",
-        "E2 missing_call: the installed pyACL lacks a call this point needs [1 cell]"]
+        "E2 missing_call: the installed pyACL lacks a call this point needs [1 cell]",
+    ]
 
 
 def test_the_local_copy_sits_on_the_diagonal_of_device_paths_only() -> None:
@@ -218,8 +261,15 @@ def test_the_local_copy_sits_on_the_diagonal_of_device_paths_only() -> None:
     from ascend_p2p_lab.results import matrix
 
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        run = sweep(rt, pairs="0-1", peer="both", patterns=("pair", "local"),
-                    sizes="16MiB", samples=1, progress=False)
+        run = sweep(
+            rt,
+            pairs="0-1",
+            peer="both",
+            patterns=("pair", "local"),
+            sizes="16MiB",
+            samples=1,
+            progress=False,
+        )
     local = run[run["pattern"] == "local"].set_index("src")["bandwidth_GBps"]
     by_path = {m.path: m.frame for m in run_matrices(run) if m.pattern == "pair"}
     assert set(by_path) == {"p2p", "direct", "staged"}
@@ -259,9 +309,16 @@ def test_figures_show_the_devices_asked_for_as_the_terminal_does() -> None:
 # ------------------------------------------------------------------ issue 30 (its last items)
 def _run(patterns: tuple[str, ...]):
     with open_runtime("sim", preset="atlas800t-a2", announce=False) as rt:
-        return sweep_run(rt, pairs="0-1,2-3", sizes=["1MiB", "16MiB"], samples=2,
-                         peer="both", patterns=patterns, devices=(0, 1, 2, 3),
-                         progress=False).frame()
+        return sweep_run(
+            rt,
+            pairs="0-1,2-3",
+            sizes=["1MiB", "16MiB"],
+            samples=2,
+            peer="both",
+            patterns=patterns,
+            devices=(0, 1, 2, 3),
+            progress=False,
+        ).frame()
 
 
 @pytest.fixture(scope="module")

@@ -26,15 +26,21 @@ def _measure(preset: str, **kw):
 @pytest.fixture(scope="module")
 def a2():
     """8 devices, uni+bi, peer on+off (direct fails with an ACL code), local copies."""
-    return _measure("atlas800t-a2", sizes="64KiB,4MiB", direction="both", peer="both",
-                    patterns=("pair", "local"))
+    return _measure(
+        "atlas800t-a2",
+        sizes="64KiB,4MiB",
+        direction="both",
+        peer="both",
+        patterns=("pair", "local"),
+    )
 
 
 @pytest.fixture(scope="module")
 def duo():
     """atlas300i-duo: only the PIX pairs can access each other."""
-    return _measure("atlas300i-duo", sizes="64KiB,4MiB", direction="both", peer="on",
-                    patterns=("pair", "local"))
+    return _measure(
+        "atlas300i-duo", sizes="64KiB,4MiB", direction="both", peer="on", patterns=("pair", "local")
+    )
 
 
 @pytest.fixture(scope="module")

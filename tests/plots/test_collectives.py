@@ -16,8 +16,9 @@ def _overlapping(ax) -> list[tuple[str, str]]:
     r = canvas.get_renderer()
     labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
     boxes = [(t.get_text(), t.get_window_extent(r)) for t in labels]
-    return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:]
-            if ba.overlaps(bb)]
+    return [
+        (a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1 :] if ba.overlaps(bb)
+    ]
 
 
 def test_size_ticks_do_not_overlap() -> None:
@@ -26,11 +27,18 @@ def test_size_ticks_do_not_overlap() -> None:
     from ascend_p2p_lab.plots import collective_bandwidth
 
     sizes = [8 << 10, 16 << 10, 32 << 20, 64 << 20]
-    rows = pd.DataFrame({"operation": "all_gather", "ranks": 4, "size_bytes": sizes,
-                         "time_us": [30.0, 31.0, 700.0, 1400.0],
-                         "algbw_GBps": [0.3, 0.5, 48.0, 48.0],
-                         "busbw_GBps": [0.2, 0.4, 36.0, 36.0], "check_result": "success",
-                         "backend": "hccl_test"})
+    rows = pd.DataFrame(
+        {
+            "operation": "all_gather",
+            "ranks": 4,
+            "size_bytes": sizes,
+            "time_us": [30.0, 31.0, 700.0, 1400.0],
+            "algbw_GBps": [0.3, 0.5, 48.0, 48.0],
+            "busbw_GBps": [0.2, 0.4, 36.0, 36.0],
+            "check_result": "success",
+            "backend": "hccl_test",
+        }
+    )
     fig = collective_bandwidth(rows)
     assert _overlapping(fig.axes[0]) == []
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()][:1] == ["8 KiB"]

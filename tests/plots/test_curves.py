@@ -32,18 +32,19 @@ from ascend_p2p_lab.plots import bandwidth_vs_size
 
 def host_bound_run() -> pd.DataFrame:
     """A slow host on an A2: enqueueing small copies takes most of each window."""
-    with open_runtime("sim", preset="atlas800t-a2",
-                      faults=[{"kind": "slow_host", "factor": 3.0}]) as rt:
-        return sweep(rt, pairs="0-1", sizes="4KiB,64KiB,1MiB,4MiB", samples=2,
-                     progress=False)
+    with open_runtime(
+        "sim", preset="atlas800t-a2", faults=[{"kind": "slow_host", "factor": 3.0}]
+    ) as rt:
+        return sweep(rt, pairs="0-1", sizes="4KiB,64KiB,1MiB,4MiB", samples=2, progress=False)
 
 
 def test_curves_ring_the_host_bound_points() -> None:
     from ascend_p2p_lab import plots
 
     run = host_bound_run()
-    bound_sizes = sorted(run.loc[run["host_bound"].fillna(False).astype(bool),
-                                 "size_bytes"].unique())
+    bound_sizes = sorted(
+        run.loc[run["host_bound"].fillna(False).astype(bool), "size_bytes"].unique()
+    )
     for fig in (plots.latency_vs_size(run, by="pair"), plots.bandwidth_vs_size(run)):
         ax = fig.axes[0]
         rings = [ln for ln in ax.lines if "host-bound" in str(ln.get_label())]
@@ -69,15 +70,21 @@ def _measure(preset: str, **kw):
 @pytest.fixture(scope="module")
 def a2():
     """8 devices, uni+bi, peer on+off (direct fails with an ACL code), local copies."""
-    return _measure("atlas800t-a2", sizes="64KiB,4MiB", direction="both", peer="both",
-                    patterns=("pair", "local"))
+    return _measure(
+        "atlas800t-a2",
+        sizes="64KiB,4MiB",
+        direction="both",
+        peer="both",
+        patterns=("pair", "local"),
+    )
 
 
 @pytest.fixture(scope="module")
 def duo():
     """atlas300i-duo: only the PIX pairs can access each other."""
-    return _measure("atlas300i-duo", sizes="64KiB,4MiB", direction="both", peer="on",
-                    patterns=("pair", "local"))
+    return _measure(
+        "atlas300i-duo", sizes="64KiB,4MiB", direction="both", peer="on", patterns=("pair", "local")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -94,11 +101,13 @@ def wide():
 
 #: faulty: two runtime errors that differ only in their code, one degraded link, and the
 #: bytes copied 4->5 arrive wrong (verification fails, the numbers stay)
-FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [6, 7], "code": 507899},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [7, 6], "code": 507899},
-          {"kind": "corrupt", "link": [4, 5]}]
+FAULTS = [
+    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [6, 7], "code": 507899},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [7, 6], "code": 507899},
+    {"kind": "corrupt", "link": [4, 5]},
+]
 
 
 @pytest.fixture(scope="module")
@@ -130,9 +139,11 @@ def test_line_plots_mark_points_whose_bytes_arrived_wrong(faulty):
     ax = plots.bandwidth_vs_size(faulty).axes[0]
     legend = _legend_entries(ax)
     assert "verification: bytes differ at 2 points (drawn, not trusted)" in legend
-    assert ("3 pairs without numbers: runtime: ACL_ERROR_RT_SYS_DMA (507013) from "
-            "acl.rt.memcpy_async runtime: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
-            "acl.rt.memcpy_async") in legend  # 2->3; 6->7 and 7->6, a reason a line
+    assert (
+        "3 pairs without numbers: runtime: ACL_ERROR_RT_SYS_DMA (507013) from "
+        "acl.rt.memcpy_async runtime: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
+        "acl.rt.memcpy_async"
+    ) in legend  # 2->3; 6->7 and 7->6, a reason a line
     (marks,) = [ln for ln in ax.get_lines() if ln.get_marker() == "X"]
     assert sorted(marks.get_xdata()) == [64 << 10, 16 << 20]
     ax = plots.uni_vs_bi(faulty, src=4, dst=5).axes[0]
@@ -140,8 +151,9 @@ def test_line_plots_mark_points_whose_bytes_arrived_wrong(faulty):
     assert "uni 4 → 5: verification: bytes differ at 2 points" in legend
     assert "uni 5 → 4: verification" not in legend
     ax = plots.uni_vs_bi(faulty, src=2, dst=3).axes[0]
-    assert ("uni 2 → 3: no numbers, runtime: ACL_ERROR_RT_SYS_DMA (507013) from "
-            "acl.rt.memcpy_async") in _legend_entries(ax)
+    assert (
+        "uni 2 → 3: no numbers, runtime: ACL_ERROR_RT_SYS_DMA (507013) from acl.rt.memcpy_async"
+    ) in _legend_entries(ax)
 
 
 # ------------------------------------------------------------------------------ vs size
@@ -180,8 +192,10 @@ def test_bandwidth_vs_size_caps_the_legend(a3):
 def test_bandwidth_vs_size_names_pairs_without_numbers(duo):
     _table, run = duo
     ax = plots.bandwidth_vs_size(run, by="link").axes[0]
-    assert ("48 pairs without numbers: cannot access peer (aclrtDeviceCanAccessPeer = 0)"
-            in _legend_entries(ax))
+    assert (
+        "48 pairs without numbers: cannot access peer (aclrtDeviceCanAccessPeer = 0)"
+        in _legend_entries(ax)
+    )
 
 
 def test_latency_vs_size_with_fit(wide):
@@ -200,8 +214,10 @@ def test_peer_on_off_says_when_direct_failed(a2):
     legend = "\n".join(_legend_entries(ax))
     assert "peer on: P2P copy" in legend
     assert "staged through host memory" in legend
-    assert ("direct device-to-device copy: failed, refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR "
-            "(507899) from acl.rt.memcpy_async") in legend
+    assert (
+        "direct device-to-device copy: failed, refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR "
+        "(507899) from acl.rt.memcpy_async"
+    ) in legend
     assert "device 2 → 5" in ax.get_title()
 
 
@@ -221,14 +237,15 @@ def test_every_legend_symbol_of_the_curves_appears_on_the_plot() -> None:
     from ascend_p2p_lab import plots
 
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        run = sweep(rt, pairs="0-1,2-3", peer="both", sizes="64KiB,1MiB", samples=1,
-                    progress=False)
-    for fig in (plots.peer_on_off(run), plots.bandwidth_vs_size(run, peer="off",
-                                                               path="direct")):
+        run = sweep(rt, pairs="0-1,2-3", peer="both", sizes="64KiB,1MiB", samples=1, progress=False)
+    for fig in (plots.peer_on_off(run), plots.bandwidth_vs_size(run, peer="off", path="direct")):
         ax = fig.axes[0]
         drawn = {line.get_marker() for line in ax.get_lines() if len(line.get_xdata())}
-        symbols = [h.get_marker() for h in ax.get_legend().legend_handles
-                   if hasattr(h, "get_marker") and h.get_marker() not in ("", "None", " ")]
+        symbols = [
+            h.get_marker()
+            for h in ax.get_legend().legend_handles
+            if hasattr(h, "get_marker") and h.get_marker() not in ("", "None", " ")
+        ]
         assert set(symbols) <= drawn, (symbols, drawn)
 
 
@@ -237,8 +254,9 @@ def test_every_legend_symbol_of_the_curves_appears_on_the_plot() -> None:
 def both_run():
     """Pairs with peer access on (P2P) and off (direct and staged), over HCCS."""
     with open_runtime("sim", preset="atlas800t-a2", announce=False) as rt:
-        return sweep_run(rt, pairs="0-1,1-0,2-3", sizes=["1MiB", "16MiB"], samples=2,
-                         peer="both", progress=False)
+        return sweep_run(
+            rt, pairs="0-1,1-0,2-3", sizes=["1MiB", "16MiB"], samples=2, peer="both", progress=False
+        )
 
 
 def _labels(fig) -> list[str]:
@@ -247,8 +265,9 @@ def _labels(fig) -> list[str]:
 
 @pytest.mark.parametrize("by,max_legend", [("link", 8), ("pair", 8), ("pair", 1)])
 def test_the_staged_curve_says_it_goes_through_host_memory(both_run, by, max_legend) -> None:
-    labels = _labels(bandwidth_vs_size(both_run, by=by, peer="off", path="staged",
-                                       max_legend=max_legend))
+    labels = _labels(
+        bandwidth_vs_size(both_run, by=by, peer="off", path="staged", max_legend=max_legend)
+    )
     lines = [t for t in labels if "→" in t or "pairs" in t]
     assert lines and all("via host memory" in t for t in lines), labels
     assert "HCCS (3 pairs)" not in labels and not any("nominal" in t for t in labels), labels

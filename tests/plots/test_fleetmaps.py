@@ -34,8 +34,7 @@ def fleet():
     import dask
 
     # a task whose worker dies fails at once (KilledWorker) instead of being retried
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            simulated_fleet(3) as f:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), simulated_fleet(3) as f:
         yield f
 
 
@@ -59,9 +58,20 @@ def test_the_fleet_figure_fits_its_title_for_any_number_of_hosts(hosts: int) -> 
     pytest.importorskip("matplotlib")
     from ascend_p2p_lab.plots import fleet_heatmaps, fleet_marked
 
-    rows = [{"host": f"atlas{h:02d}", "src": s, "dst": d, "link": "HCCS",
-             "fraction": 0.5 if (h, s, d) == (0, 2, 5) else 1.0, "bandwidth_GBps": 20.0}
-            for h in range(hosts) for s in range(8) for d in range(8) if s != d]
+    rows = [
+        {
+            "host": f"atlas{h:02d}",
+            "src": s,
+            "dst": d,
+            "link": "HCCS",
+            "fraction": 0.5 if (h, s, d) == (0, 2, 5) else 1.0,
+            "bandwidth_GBps": 20.0,
+        }
+        for h in range(hosts)
+        for s in range(8)
+        for d in range(8)
+        if s != d
+    ]
     fig = fleet_heatmaps(pd.DataFrame(rows), threshold=0.9)
     fig.canvas.draw()
     title = fig._suptitle.get_window_extent()

@@ -61,15 +61,26 @@ from ascend_p2p_lab.topology import load_preset
 def small_run():
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         table = probe(rt)
-        run = sweep(rt, pairs="0-1,1-0,2-5", sizes="64KiB,4MiB", direction="both",
-                    peer="both", samples=2, warmup=0, progress=False)
+        run = sweep(
+            rt,
+            pairs="0-1,1-0,2-5",
+            sizes="64KiB,4MiB",
+            direction="both",
+            peer="both",
+            samples=2,
+            warmup=0,
+            progress=False,
+        )
     return table, run
 
 
 def test_save_png_gives_the_bytes_savefig_gives(small_run):
     table, run = small_run
-    for draw in (lambda: plots.heatmap(run, direction="bi"), lambda: plots.link_matrix(table),
-                 lambda: plots.bandwidth_vs_size(run)):
+    for draw in (
+        lambda: plots.heatmap(run, direction="bi"),
+        lambda: plots.link_matrix(table),
+        lambda: plots.bandwidth_vs_size(run),
+    ):
         plain, fast = io.BytesIO(), io.BytesIO()
         draw().savefig(plain, dpi=DPI)
         save_png(draw(), fast)
@@ -116,8 +127,7 @@ PAIRS = "0-1,1-0,0-4"
 def lab() -> tuple[pd.DataFrame, dict[tuple[int, int], tuple[float, float]]]:
     """The run and, per measured pair, the preset's (latency_us, bandwidth_GBps)."""
     with open_runtime("sim", preset=PRESET, faults=FAULTS) as rt:
-        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2,
-                    progress=False)
+        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2, progress=False)
         topo = rt.topology
         model = {}
         for a, b in [(0, 1), (1, 0), (0, 4)]:
@@ -156,9 +166,11 @@ def test_heatmap_in_microseconds(lab) -> None:
 BIG = 16 << 20
 
 
-FAULTS_2 = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
-          {"kind": "corrupt", "link": [4, 5]}]
+FAULTS_2 = [
+    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+    {"kind": "corrupt", "link": [4, 5]},
+]
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +178,16 @@ def run():
     """atlas800t-a2 (8 devices), pairs 0<->1, 2<->3, 4<->5 at 4 KiB and 16 MiB, uni and
     bi, peer on and off, three samples: 0->1 at half speed, 2->3 fails, 4->5 corrupt."""
     with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS_2) as rt:
-        return sweep(rt, pairs="0-1,1-0,2-3,3-2,4-5,5-4", sizes="4KiB,16MiB",
-                     direction="both", peer="both", samples=3, warmup=0, progress=False)
+        return sweep(
+            rt,
+            pairs="0-1,1-0,2-3,3-2,4-5,5-4",
+            sizes="4KiB,16MiB",
+            direction="both",
+            peer="both",
+            samples=3,
+            warmup=0,
+            progress=False,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -180,8 +200,12 @@ def duo():
 
 
 def _rows(run, src=None, dst=None, *, direction="uni", peer="on", path="p2p", size=None):
-    df = run[prepare.eq(run["pattern"], "pair") & prepare.eq(run["direction"], direction)
-             & prepare.eq(run["peer"], peer) & prepare.eq(run["path"], path)]
+    df = run[
+        prepare.eq(run["pattern"], "pair")
+        & prepare.eq(run["direction"], direction)
+        & prepare.eq(run["peer"], peer)
+        & prepare.eq(run["path"], path)
+    ]
     if src is not None:
         df = df[(df["src"] == src) & (df["dst"] == dst)]
     if size is not None:
@@ -210,8 +234,9 @@ def test_heatmap_colour_scale(run):
 def test_heatmap_titles_and_legend_counts(run):
     ax = plots.heatmap(run).axes[0]
     title = ax.get_title()
-    assert title.startswith("Copy bandwidth, unidirectional, peer on (p2p)\n"
-                            "at 16 MiB (largest size)")
+    assert title.startswith(
+        "Copy bandwidth, unidirectional, peer on (p2p)\nat 16 MiB (largest size)"
+    )
     legend = _legend(ax)
     assert any(e.startswith("n/m: not measured") and e.endswith("[50 cells]") for e in legend)
     assert any(e.startswith("E1 runtime:") and e.endswith("[1 cell]") for e in legend)
@@ -219,7 +244,8 @@ def test_heatmap_titles_and_legend_counts(run):
     small = plots.heatmap(run, size="4KiB").axes[0]
     assert "\nat 4 KiB\n" in small.get_title()
     assert small.images[0].get_array()[0, 1] == pytest.approx(
-        float(_rows(run, 0, 1, size=4096)["bandwidth_GBps"].median()))
+        float(_rows(run, 0, 1, size=4096)["bandwidth_GBps"].median())
+    )
 
 
 def test_bidirectional_total_heatmap(run):
@@ -266,8 +292,10 @@ def test_link_matrix_colours_match_the_legend(duo):
         assert mcolors.to_hex(im.cmap(im.norm(img[s, d]))) == LINK_COLORS[link]
         checked += 1
     assert checked
-    legend = {h.get_label().split(":")[0]: mcolors.to_hex(h.get_facecolor())
-              for h in ax.get_legend().legend_handles}
+    legend = {
+        h.get_label().split(":")[0]: mcolors.to_hex(h.get_facecolor())
+        for h in ax.get_legend().legend_handles
+    }
     assert all(legend[c] == LINK_COLORS[c] for c in legend if c in LINK_COLORS)
 
 
@@ -295,10 +323,15 @@ def one_way_table():
         return probe(rt)
 
 
-def _median(run_2, src: int, dst: int, direction: str = "uni",
-            col: str = "bandwidth_GBps") -> float:
-    rows = run_2[(run_2["src"] == src) & (run_2["dst"] == dst) & (run_2["direction"] == direction)
-               & (run_2["pattern"] == "pair")]
+def _median(
+    run_2, src: int, dst: int, direction: str = "uni", col: str = "bandwidth_GBps"
+) -> float:
+    rows = run_2[
+        (run_2["src"] == src)
+        & (run_2["dst"] == dst)
+        & (run_2["direction"] == direction)
+        & (run_2["pattern"] == "pair")
+    ]
     return float(rows[col].median())
 
 
@@ -331,8 +364,7 @@ def _check_texts_match_colours(ax, n: int) -> None:
         for j in range(n):
             if i == j or img.mask[i, j]:
                 continue
-            assert float(_text_at_2(ax, j, i)) == pytest.approx(float(img[i, j]), abs=0.051), \
-                (i, j)
+            assert float(_text_at_2(ax, j, i)) == pytest.approx(float(img[i, j]), abs=0.051), (i, j)
             checked += 1
     assert checked > n
 
@@ -369,8 +401,9 @@ def test_bidirectional_heatmaps(run_2):
     total = _image(ax)
     assert total[0, 1] == total[1, 0]  # one total per pair, shown in both cells
     assert total[0, 1] == pytest.approx(slow + fast, rel=0.02)
-    assert total[0, 2] == pytest.approx(_median(run_2, 0, 2, "bi") + _median(run_2, 2, 0, "bi"),
-                                        rel=0.02)
+    assert total[0, 2] == pytest.approx(
+        _median(run_2, 0, 2, "bi") + _median(run_2, 2, 0, "bi"), rel=0.02
+    )
     assert total[0, 1] < 0.85 * total[0, 2]  # the degraded pair's total is the smaller
     assert _text_at_2(ax, 1, 0) == _text_at_2(ax, 0, 1)
     _check_texts_match_colours(ax, 8)
@@ -418,15 +451,21 @@ def _measure(preset: str, **kw):
 @pytest.fixture(scope="module")
 def a2():
     """8 devices, uni+bi, peer on+off (direct fails with an ACL code), local copies."""
-    return _measure("atlas800t-a2", sizes="64KiB,4MiB", direction="both", peer="both",
-                    patterns=("pair", "local"))
+    return _measure(
+        "atlas800t-a2",
+        sizes="64KiB,4MiB",
+        direction="both",
+        peer="both",
+        patterns=("pair", "local"),
+    )
 
 
 @pytest.fixture(scope="module")
 def duo_2():
     """atlas300i-duo: only the PIX pairs can access each other."""
-    return _measure("atlas300i-duo", sizes="64KiB,4MiB", direction="both", peer="on",
-                    patterns=("pair", "local"))
+    return _measure(
+        "atlas300i-duo", sizes="64KiB,4MiB", direction="both", peer="on", patterns=("pair", "local")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -437,11 +476,13 @@ def a3():
 
 #: faulty: two runtime errors that differ only in their code, one degraded link, and the
 #: bytes copied 4->5 arrive wrong (verification fails, the numbers stay)
-FAULTS_3 = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [6, 7], "code": 507899},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [7, 6], "code": 507899},
-          {"kind": "corrupt", "link": [4, 5]}]
+FAULTS_3 = [
+    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [6, 7], "code": 507899},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [7, 6], "code": 507899},
+    {"kind": "corrupt", "link": [4, 5]},
+]
 
 
 @pytest.fixture(scope="module")
@@ -529,8 +570,10 @@ def test_heatmap_marks_unreachable_pairs(duo_2):
     assert len(texts) == 64
     assert texts.count("n/a") == 48
     assert _hatched(ax) == 48
-    assert "n/a: cannot access peer (aclrtDeviceCanAccessPeer = 0), link SYS [48 cells]" \
+    assert (
+        "n/a: cannot access peer (aclrtDeviceCanAccessPeer = 0), link SYS [48 cells]"
         in _legend_entries(ax)
+    )
     _no_pyplot_figures()
 
 
@@ -540,8 +583,9 @@ def test_heatmap_link_classes_of_unreachable_cells_come_from_the_link_column(duo
     unreachable = run["error_kind"].eq("unreachable").fillna(False)
     run.loc[unreachable & (run["src"] < 2), "link"] = "PHB"  # the text still says SYS
     legend = _legend_entries(plots.heatmap(run).axes[0])
-    assert "n/a: cannot access peer (aclrtDeviceCanAccessPeer = 0), link PHB, SYS [48 cells]" \
-        in legend
+    assert (
+        "n/a: cannot access peer (aclrtDeviceCanAccessPeer = 0), link PHB, SYS [48 cells]" in legend
+    )
 
 
 def test_heatmap_names_acl_error_when_direct_copies_fail(a2):
@@ -550,8 +594,9 @@ def test_heatmap_names_acl_error_when_direct_copies_fail(a2):
     ax = fig.axes[0]
     assert _texts(ax).count("E1") == 56
     assert _hatched(ax) == 56
-    assert ("E1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from acl.rt.memcpy_async "
-            "[56 cells]") in _legend_entries(ax)
+    assert (
+        "E1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from acl.rt.memcpy_async [56 cells]"
+    ) in _legend_entries(ax)
     assert "no pair measured at any size" in ax.get_title()  # its diagonal: local copies
     assert len(fig.axes) == 1  # no colour bar without numbers
 
@@ -560,10 +605,12 @@ def test_heatmap_one_code_per_kind_code_and_call(faulty):
     ax = plots.heatmap(faulty).axes[0]
     legend = _legend_entries(ax)
     # more cells first: 6->7 and 7->6 (507899), then 2->3 (507013)
-    assert legend[1] == ("E1 runtime: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
-                         "acl.rt.memcpy_async [2 cells]")
-    assert legend[2] == ("E2 runtime: ACL_ERROR_RT_SYS_DMA (507013) from acl.rt.memcpy_async "
-                         "[1 cell]")
+    assert legend[1] == (
+        "E1 runtime: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from acl.rt.memcpy_async [2 cells]"
+    )
+    assert legend[2] == (
+        "E2 runtime: ACL_ERROR_RT_SYS_DMA (507013) from acl.rt.memcpy_async [1 cell]"
+    )
     assert _text_at_3(ax, 7, 6) == _text_at_3(ax, 6, 7) == "E1"
     assert _text_at_3(ax, 3, 2) == "E2"
     assert _texts(ax).count("E1") == 2 and _texts(ax).count("E2") == 1
@@ -579,14 +626,18 @@ def test_heatmap_marks_a_number_whose_bytes_arrived_wrong(faulty):
     framed = [p for p in ax.patches if p.get_hatch() == VERIFY_HATCH]
     assert [tuple(p.get_xy()) for p in framed] == [(5 - 0.45, 4 - 0.45)]  # ... but marked
     assert float(_text_at_3(ax, 4, 5)) == pytest.approx(img[5, 4], abs=0.051)  # 5->4 is fine
-    assert ("V verification: bytes differ (bandwidth measured, not trusted) [1 cell]"
-            in _legend_entries(ax))
+    assert (
+        "V verification: bytes differ (bandwidth measured, not trusted) [1 cell]"
+        in _legend_entries(ax)
+    )
     assert _text_at_3(plots.heatmap(faulty, annotate=False).axes[0], 5, 4) == "V"
     # a bidirectional total holds both directions' bytes: both cells of the pair
     ax = plots.heatmap(faulty, direction="bi", value="bidir_total_GBps").axes[0]
     assert _text_at_3(ax, 5, 4).startswith("V\n") and _text_at_3(ax, 4, 5).startswith("V\n")
-    assert ("V verification: bytes differ (bandwidth measured, not trusted) [2 cells]"
-            in _legend_entries(ax))
+    assert (
+        "V verification: bytes differ (bandwidth measured, not trusted) [2 cells]"
+        in _legend_entries(ax)
+    )
 
 
 def test_heatmap_without_error_kinds_reads_no_text(faulty):
@@ -595,8 +646,10 @@ def test_heatmap_without_error_kinds_reads_no_text(faulty):
         run[col] = pd.NA
     ax = plots.heatmap(run).axes[0]
     assert _text_at_3(ax, 3, 2) == _text_at_3(ax, 7, 6) == "E1"
-    assert "E1 error without error_kind (a run saved before error kinds) [3 cells]" \
+    assert (
+        "E1 error without error_kind (a run saved before error kinds) [3 cells]"
         in _legend_entries(ax)
+    )
 
 
 def test_rewording_errors_changes_no_figure(a2, duo_2, faulty):
@@ -680,8 +733,7 @@ def test_link_matrix_from_topology_and_table(a2, duo_2):
     assert _texts(ax).count("PIX") == 8
     assert "simulated: atlas300i-duo" in ax.get_title()
     colours = {k: v for k, v in plots.LINK_COLORS.items()}
-    assert set(colours) >= {"HCCS", "HCCS_SW", "SIO", "PIX", "PXB", "PHB", "SYS", "UB", "NA",
-                            "X"}
+    assert set(colours) >= {"HCCS", "HCCS_SW", "SIO", "PIX", "PXB", "PHB", "SYS", "UB", "NA", "X"}
     assert len(set(colours.values())) == len(colours)
 
 
@@ -706,8 +758,9 @@ def test_figures_are_deterministic_in_size(duo_2):
 
 
 def test_core_package_does_not_import_matplotlib():
-    code = ("import sys, ascend_p2p_lab, ascend_p2p_lab.measure, ascend_p2p_lab.results; "
-            "print('matplotlib' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, ascend_p2p_lab, ascend_p2p_lab.measure, ascend_p2p_lab.results; "
+        "print('matplotlib' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -44,8 +44,16 @@ def lab() -> tuple[pd.DataFrame, object]:
     """h2d and d2h of devices 0 and 2, and the pair 0 -> 2 staged (peer off)."""
     topo = _lopsided()
     with open_runtime("sim", topology=topo) as rt:
-        run = sweep(rt, pairs="0-2", patterns=("h2d", "d2h", "pair"), devices=DEVICES,
-                    peer="off", sizes=[SMALL, LARGE], samples=2, progress=False)
+        run = sweep(
+            rt,
+            pairs="0-2",
+            patterns=("h2d", "d2h", "pair"),
+            devices=DEVICES,
+            peer="off",
+            sizes=[SMALL, LARGE],
+            samples=2,
+            progress=False,
+        )
     return run, topo
 
 

@@ -17,9 +17,11 @@ from matplotlib import colors as mcolors
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import sweep
 
-FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
-          {"kind": "corrupt", "link": [4, 5]}]
+FAULTS = [
+    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+    {"kind": "corrupt", "link": [4, 5]},
+]
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +29,16 @@ def run():
     """atlas800t-a2 (8 devices), pairs 0<->1, 2<->3, 4<->5 at 4 KiB and 16 MiB, uni and
     bi, peer on and off, three samples: 0->1 at half speed, 2->3 fails, 4->5 corrupt."""
     with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS) as rt:
-        return sweep(rt, pairs="0-1,1-0,2-3,3-2,4-5,5-4", sizes="4KiB,16MiB",
-                     direction="both", peer="both", samples=3, warmup=0, progress=False)
+        return sweep(
+            rt,
+            pairs="0-1,1-0,2-3,3-2,4-5,5-4",
+            sizes="4KiB,16MiB",
+            direction="both",
+            peer="both",
+            samples=3,
+            warmup=0,
+            progress=False,
+        )
 
 
 def test_heatmap_tick_labels_come_from_the_frame(run):

@@ -42,21 +42,45 @@ def run():
 
 def _rows(points: list[tuple[int, int, int, float]]) -> pd.DataFrame:
     """A run frame of unidirectional P2P rows (src, dst, size, bandwidth), 4 devices."""
-    return Run(results.to_frame(
-        [{"backend": "sim", "preset": "test", "src": s, "dst": d, "link": "HCCS",
-          "pattern": "pair", "direction": "uni", "peer": "on", "path": "p2p",
-          "initiator": "src", "size_bytes": size, "copies": 1, "sample": k,
-          "elapsed_us": size / (bw * 1e3), "bandwidth_GBps": bw, "verified": True}
-         for k, (s, d, size, bw) in enumerate(points)]), RunMeta(device_count=4)).frame()
+    return Run(
+        results.to_frame(
+            [
+                {
+                    "backend": "sim",
+                    "preset": "test",
+                    "src": s,
+                    "dst": d,
+                    "link": "HCCS",
+                    "pattern": "pair",
+                    "direction": "uni",
+                    "peer": "on",
+                    "path": "p2p",
+                    "initiator": "src",
+                    "size_bytes": size,
+                    "copies": 1,
+                    "sample": k,
+                    "elapsed_us": size / (bw * 1e3),
+                    "bandwidth_GBps": bw,
+                    "verified": True,
+                }
+                for k, (s, d, size, bw) in enumerate(points)
+            ]
+        ),
+        RunMeta(device_count=4),
+    ).frame()
 
 
 # ------------------------------------------------------------------------------ sizes
 def test_largest_size_per_pair():
-    frame = _rows([(0, 1, 4096, 10.0), (0, 1, 65536, 20.0), (0, 1, 65536, 22.0),
-                   (1, 0, 4096, 11.0)])
+    frame = _rows(
+        [(0, 1, 4096, 10.0), (0, 1, 65536, 20.0), (0, 1, 65536, 22.0), (1, 0, 4096, 11.0)]
+    )
     largest = prepare.at_size(frame)
     assert largest[["src", "dst", "size_bytes"]].to_numpy().tolist() == [
-        [0, 1, 65536], [0, 1, 65536], [1, 0, 4096]]
+        [0, 1, 65536],
+        [0, 1, 65536],
+        [1, 0, 4096],
+    ]
     assert prepare.at_size(frame, 4096)["bandwidth_GBps"].tolist() == [10.0, 11.0]
     assert prepare.at_size(frame, keys=["src"])["size_bytes"].tolist() == [65536, 65536, 4096]
     assert prepare.size_text(frame, None) == "at each pair's largest size"
@@ -65,10 +89,12 @@ def test_largest_size_per_pair():
     # the heatmap shows what results.matrix takes as each pair's largest size
     values = cells.heatmap_data(frame).values
     assert values.loc[0, 1] == 21.0 and values.loc[1, 0] == 11.0
-    table = prepare.preset_table({"t": frame}, size=None, direction="uni", peer="on",
-                                 path=None, include_local=False)
+    table = prepare.preset_table(
+        {"t": frame}, size=None, direction="uni", peer="on", path=None, include_local=False
+    )
     assert table[["link", "GBps", "pairs", "size"]].to_numpy().tolist() == [
-        ["HCCS", 20.0, 2, 65536]]  # median over 22, 20 (0->1) and 11 (1->0)
+        ["HCCS", 20.0, 2, 65536]
+    ]  # median over 22, 20 (0->1) and 11 (1->0)
 
 
 def test_point_stats_are_results_summarize(run):
@@ -89,9 +115,11 @@ def test_select_explains_what_the_run_has(run):
 BIG = 16 << 20
 
 
-FAULTS = [{"kind": "degrade", "link": [0, 1], "factor": 0.5},
-          {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
-          {"kind": "corrupt", "link": [4, 5]}]
+FAULTS = [
+    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+    {"kind": "corrupt", "link": [4, 5]},
+]
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +127,16 @@ def run_2():
     """atlas800t-a2 (8 devices), pairs 0<->1, 2<->3, 4<->5 at 4 KiB and 16 MiB, uni and
     bi, peer on and off, three samples: 0->1 at half speed, 2->3 fails, 4->5 corrupt."""
     with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS) as rt:
-        return sweep(rt, pairs="0-1,1-0,2-3,3-2,4-5,5-4", sizes="4KiB,16MiB",
-                     direction="both", peer="both", samples=3, warmup=0, progress=False)
+        return sweep(
+            rt,
+            pairs="0-1,1-0,2-3,3-2,4-5,5-4",
+            sizes="4KiB,16MiB",
+            direction="both",
+            peer="both",
+            samples=3,
+            warmup=0,
+            progress=False,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -113,8 +149,12 @@ def duo():
 
 
 def _rows_2(run_2, src=None, dst=None, *, direction="uni", peer="on", path="p2p", size=None):
-    df = run_2[prepare.eq(run_2["pattern"], "pair") & prepare.eq(run_2["direction"], direction)
-             & prepare.eq(run_2["peer"], peer) & prepare.eq(run_2["path"], path)]
+    df = run_2[
+        prepare.eq(run_2["pattern"], "pair")
+        & prepare.eq(run_2["direction"], direction)
+        & prepare.eq(run_2["peer"], peer)
+        & prepare.eq(run_2["path"], path)
+    ]
     if src is not None:
         df = df[(df["src"] == src) & (df["dst"] == dst)]
     if size is not None:
@@ -176,7 +216,8 @@ def test_pooled_bands_run_from_p10_to_p90(run_2):
     sel = _rows_2(run_2, direction="bi")
     st = prepare.pooled_stats(sel, ["src", "dst"], "bidir_total_GBps")
     g = sel[sel["bidir_total_GBps"].notna()].groupby(["src", "dst", "size_bytes"])[
-        "bidir_total_GBps"]
+        "bidir_total_GBps"
+    ]
     np.testing.assert_allclose(st["p10"], g.quantile(0.10).to_numpy())
     np.testing.assert_allclose(st["p90"], g.quantile(0.90).to_numpy())
     assert (st["p10"] <= st["median"]).all() and (st["median"] <= st["p90"]).all()
@@ -193,8 +234,9 @@ def test_bandwidth_per_pair_names_each_line_by_its_direction(run_2):
 
 def test_latency_fit_line_and_time_labels(run_2):
     ax = plots.latency_vs_size(run_2, by="pair", fit=True).axes[0]
-    fits = results.fit_latency_bandwidth(prepare.select(run_2, direction="uni", peer="on",
-                                                        path="p2p")[0])
+    fits = results.fit_latency_bandwidth(
+        prepare.select(run_2, direction="uni", peer="on", path="p2p")[0]
+    )
     f = fits[(fits["src"] == 1) & (fits["dst"] == 0)].iloc[0]
     lat, bw = float(f["latency_us"]), float(f["bandwidth_GBps"])
     link = prepare.first_link(_rows_2(run_2, 1, 0))
@@ -211,20 +253,26 @@ def test_latency_fit_line_and_time_labels(run_2):
 def test_peer_on_off_title_names_the_pair(run_2):
     ax = plots.peer_on_off(run_2, src=0, dst=1).axes[0]
     link = prepare.first_link(_rows_2(run_2, 0, 1))
-    assert ax.get_title().startswith(f"Peer access on vs off: device 0 → 1 ({link}), "
-                                     "unidirectional")
+    assert ax.get_title().startswith(
+        f"Peer access on vs off: device 0 → 1 ({link}), unidirectional"
+    )
     line = _line(ax, "peer on: P2P copy")
     assert line.get_xydata()[-1, 1] == pytest.approx(
-        float(_rows_2(run_2, 0, 1, size=BIG)["bandwidth_GBps"].median()))
+        float(_rows_2(run_2, 0, 1, size=BIG)["bandwidth_GBps"].median())
+    )
 
 
 def test_uni_vs_bi_labels_each_direction(run_2):
     ax = plots.uni_vs_bi(run_2, src=0, dst=1).axes[0]
-    for label, s, d, direction in (("uni 0 → 1", 0, 1, "uni"), ("uni 1 → 0", 1, 0, "uni"),
-                                   ("bi 0 → 1 (while 1 → 0 runs)", 0, 1, "bi")):
+    for label, s, d, direction in (
+        ("uni 0 → 1", 0, 1, "uni"),
+        ("uni 1 → 0", 1, 0, "uni"),
+        ("bi 0 → 1 (while 1 → 0 runs)", 0, 1, "bi"),
+    ):
         y = _line(ax, label).get_xydata()[-1, 1]
-        assert y == pytest.approx(float(_rows_2(run_2, s, d, direction=direction,
-                                              size=BIG)["bandwidth_GBps"].median())), label
+        assert y == pytest.approx(
+            float(_rows_2(run_2, s, d, direction=direction, size=BIG)["bandwidth_GBps"].median())
+        ), label
 
 
 # ------------------------------------------------------------------------------ compare
@@ -232,8 +280,9 @@ def test_compare_presets_bars_sit_over_their_names(run_2, duo):
     _table, frame = duo
     frames = {"a2": run_2, "duo": frame}
     ax = plots.compare_presets(frames).axes[0]
-    table = prepare.preset_table(frames, size=None, direction="uni", peer="on", path=None,
-                                 include_local=False)
+    table = prepare.preset_table(
+        frames, size=None, direction="uni", peer="on", path=None, include_local=False
+    )
     heights = [p.get_height() for p in ax.patches]
     want = []
     for name in frames:
@@ -244,19 +293,36 @@ def test_compare_presets_bars_sit_over_their_names(run_2, duo):
     assert labels == ["a2", "duo"]
     at4k = plots.compare_presets({"a2": run_2}, size="4KiB").axes[0]
     assert at4k.patches[0].get_height() == pytest.approx(
-        float(_rows_2(run_2, size=4096)["bandwidth_GBps"].median()))
+        float(_rows_2(run_2, size=4096)["bandwidth_GBps"].median())
+    )
     assert re.search(r"\nat 4 KiB, median over pairs\n", at4k.get_title())
 
 
 def test_the_table_separates_modes_and_initiators() -> None:
-    rows = [dict(pattern="pair", direction="uni", src=s, dst=d, initiator=who, link="HCCS",
-                 size_bytes=1 << 20, bandwidth_GBps=gbps, process_mode=mode)
-            for s, d, who, mode, gbps in [(0, 1, "dst", "in_process", 10.0),
-                                         (0, 2, "dst", "in_process", 30.0),
-                                         (0, 1, "dst", "ipc", 12.0),
-                                         (0, 1, "src", "ipc", 5.0)]]
+    rows = [
+        dict(
+            pattern="pair",
+            direction="uni",
+            src=s,
+            dst=d,
+            initiator=who,
+            link="HCCS",
+            size_bytes=1 << 20,
+            bandwidth_GBps=gbps,
+            process_mode=mode,
+        )
+        for s, d, who, mode, gbps in [
+            (0, 1, "dst", "in_process", 10.0),
+            (0, 2, "dst", "in_process", 30.0),
+            (0, 1, "dst", "ipc", 12.0),
+            (0, 1, "src", "ipc", 5.0),
+        ]
+    ]
     table = process_mode_table(pd.DataFrame(rows))
     got = {(r.process_mode, r.initiator): (r.GBps, r.pairs) for r in table.itertuples()}
     assert set(table["link"]) == {"HCCS"}
-    assert got == {("in_process", "dst"): (20.0, 2), ("ipc", "dst"): (12.0, 1),
-                   ("ipc", "src"): (5.0, 1)}
+    assert got == {
+        ("in_process", "dst"): (20.0, 2),
+        ("ipc", "dst"): (12.0, 1),
+        ("ipc", "src"): (5.0, 1),
+    }

@@ -15,8 +15,7 @@ from ascend_p2p_lab.runtime import open_runtime
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"
     with open_runtime("sim", "atlas800t-a3") as rt:
-        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2),
-                 out)
+        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2), out)
     return load_run(out)
 
 

@@ -41,8 +41,9 @@ FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507
 CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
 
 
-def _run(faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,),
-         preset: str = PRESET) -> pd.DataFrame:
+def _run(
+    faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,), preset: str = PRESET
+) -> pd.DataFrame:
     with open_runtime("sim", preset=preset, seed=SEED, faults=faults or []) as rt:
         return sweep(rt, pairs=pairs, sizes=list(sizes), samples=2, progress=False)
 
@@ -52,9 +53,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pd.DataFra
     """clean, clean2 (another clean run), degraded, failing, corrupt, other (2-3, 3-2),
     wider (0-1, 1-0, 2-3): each frame with its saved folder."""
     root = tmp_path_factory.mktemp("runs")
-    frames = {"clean": _run(), "clean2": _run(), "degraded": _run(DEGRADE),
-              "failing": _run(FAIL), "corrupt": _run(CORRUPT), "other": _run(pairs="2-3,3-2"),
-              "wider": _run(pairs="0-1,1-0,2-3")}
+    frames = {
+        "clean": _run(),
+        "clean2": _run(),
+        "degraded": _run(DEGRADE),
+        "failing": _run(FAIL),
+        "corrupt": _run(CORRUPT),
+        "other": _run(pairs="2-3,3-2"),
+        "wider": _run(pairs="0-1,1-0,2-3"),
+    }
     return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
 
 

@@ -46,8 +46,16 @@ from ascend_p2p_lab.results import load_run, save_run
 def small_run():
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         table = probe(rt)
-        run = sweep(rt, pairs="0-1,1-0,2-5", sizes="64KiB,4MiB", direction="both",
-                    peer="both", samples=2, warmup=0, progress=False)
+        run = sweep(
+            rt,
+            pairs="0-1,1-0,2-5",
+            sizes="64KiB,4MiB",
+            direction="both",
+            peer="both",
+            samples=2,
+            warmup=0,
+            progress=False,
+        )
     return table, run
 
 
@@ -74,10 +82,8 @@ def test_default_workers_is_one_while_another_thread_runs(monkeypatch):
         stop.set()
         t.join()
     monitor = threading.Thread(target=lambda: None, name="tqdm_monitor", daemon=True)
-    monkeypatch.setattr(threading, "enumerate",
-                        lambda: [threading.current_thread(), monitor])
-    monkeypatch.setattr(forking.os, "sched_getaffinity", lambda pid: {0, 1},
-                        raising=False)
+    monkeypatch.setattr(threading, "enumerate", lambda: [threading.current_thread(), monitor])
+    monkeypatch.setattr(forking.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(forking, "busy_cores", lambda: 0.3)
     assert reports.default_workers() == 2
     monkeypatch.setattr(forking, "busy_cores", lambda: 0.8)
@@ -105,8 +111,7 @@ PAIRS = "0-1,1-0,0-4"
 def lab() -> tuple[pd.DataFrame, dict[tuple[int, int], tuple[float, float]]]:
     """The run and, per measured pair, the preset's (latency_us, bandwidth_GBps)."""
     with open_runtime("sim", preset=PRESET, faults=FAULTS) as rt:
-        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2,
-                    progress=False)
+        run = sweep(rt, pairs=PAIRS, patterns=("latency",), sizes=SIZES, samples=2, progress=False)
         topo = rt.topology
         model = {}
         for a, b in [(0, 1), (1, 0), (0, 4)]:
@@ -115,8 +120,7 @@ def lab() -> tuple[pd.DataFrame, dict[tuple[int, int], tuple[float, float]]]:
     return run, model
 
 
-def test_report_draws_the_latency_matrix_at_the_smallest_size(lab, tmp_path,
-                                                              monkeypatch) -> None:
+def test_report_draws_the_latency_matrix_at_the_smallest_size(lab, tmp_path, monkeypatch) -> None:
     from ascend_p2p_lab import plots
     from ascend_p2p_lab.plots import reports
 
@@ -152,8 +156,13 @@ def _measure(preset: str, **kw):
 @pytest.fixture(scope="module")
 def a2():
     """8 devices, uni+bi, peer on+off (direct fails with an ACL code), local copies."""
-    return _measure("atlas800t-a2", sizes="64KiB,4MiB", direction="both", peer="both",
-                    patterns=("pair", "local"))
+    return _measure(
+        "atlas800t-a2",
+        sizes="64KiB,4MiB",
+        direction="both",
+        peer="both",
+        patterns=("pair", "local"),
+    )
 
 
 def _no_pyplot_figures() -> None:
@@ -165,8 +174,12 @@ def test_report_writes_pngs(tmp_path):
     table, run = _measure("atlas800t-a2", pairs="0-1,1-0", sizes="64KiB,4MiB")
     paths = plots.report(run, tmp_path / "figs", table=table)
     assert [p.name for p in paths] == [
-        "link_matrix.png", "peer_access.png", "heatmap_uni_on_p2p.png",
-        "bandwidth_vs_size_uni_on_p2p.png", "latency_vs_size_uni_on_p2p.png"]
+        "link_matrix.png",
+        "peer_access.png",
+        "heatmap_uni_on_p2p.png",
+        "bandwidth_vs_size_uni_on_p2p.png",
+        "latency_vs_size_uni_on_p2p.png",
+    ]
     for p in paths:
         assert p.parent == tmp_path / "figs"
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -186,11 +199,17 @@ def test_report_covers_what_the_run_has(a2, tmp_path, monkeypatch):
     names = {p.name for p in paths}
     assert names == {name for name, _ in saved}
     assert {dpi for _, dpi in saved} == {100}
-    assert {"heatmap_uni_on_p2p.png", "heatmap_uni_off_direct.png",
-            "heatmap_uni_off_staged.png", "heatmap_bi_on_p2p.png",
-            "heatmap_bi_on_p2p_total.png", "heatmap_bi_off_direct.png",
-            "bandwidth_vs_size_uni_off_staged.png", "peer_on_off.png",
-            "uni_vs_bi_on.png"} <= names
+    assert {
+        "heatmap_uni_on_p2p.png",
+        "heatmap_uni_off_direct.png",
+        "heatmap_uni_off_staged.png",
+        "heatmap_bi_on_p2p.png",
+        "heatmap_bi_on_p2p_total.png",
+        "heatmap_bi_off_direct.png",
+        "bandwidth_vs_size_uni_off_staged.png",
+        "peer_on_off.png",
+        "uni_vs_bi_on.png",
+    } <= names
     # peer-off direct copies all failed on A2: a heatmap of the failure, no curve
     assert "bandwidth_vs_size_uni_off_direct.png" not in names
     assert all(p.exists() for p in paths)
@@ -200,8 +219,7 @@ def test_report_covers_what_the_run_has(a2, tmp_path, monkeypatch):
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"
     with open_runtime("sim", "atlas800t-a3") as rt:
-        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2),
-                 out)
+        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2), out)
     return load_run(out)
 
 

@@ -12,21 +12,33 @@ from ascend_p2p_lab.plots.reports import plan
 from ascend_p2p_lab.plots.testbars import scaling_family, scaling_stats
 
 #: unrelated tests of 1, 2 and 3 transfers: no one holds another's transfers
-_UNRELATED = [make_test("one", ["0->1"], 8), make_test("two", ["2->3", "4->5"], 8),
-              make_test("three", ["6->7", "1->0", "3->2"], 8)]
+_UNRELATED = [
+    make_test("one", ["0->1"], 8),
+    make_test("two", ["2->3", "4->5"], 8),
+    make_test("three", ["6->7", "1->0", "3->2"], 8),
+]
 
 
 def _sweep(tests):
     with open_runtime("sim", "atlas800t-a2", seed=2, announce=False) as rt:
-        return sweep(rt, tests=tests(rt) if callable(tests) else tests, sizes="16MiB",
-                     samples=2, progress=False)
+        return sweep(
+            rt,
+            tests=tests(rt) if callable(tests) else tests,
+            sizes="16MiB",
+            samples=2,
+            progress=False,
+        )
 
 
 @pytest.fixture(scope="module")
 def mixed():
     """The scaling family 0 -> 1..3 and an unrelated test of three transfers."""
-    return _sweep(lambda rt: [make_test("t", ["4->5", "5->6", "host->7"], 8),
-                              *expand(rt, "scaling", [0, 1, 2, 3])])
+    return _sweep(
+        lambda rt: [
+            make_test("t", ["4->5", "5->6", "host->7"], 8),
+            *expand(rt, "scaling", [0, 1, 2, 3]),
+        ]
+    )
 
 
 def test_unrelated_tests_draw_no_scaling_curve() -> None:
@@ -46,8 +58,13 @@ def test_the_family_is_drawn_without_the_unrelated_test(mixed) -> None:
 def test_a_test_that_drops_a_transfer_breaks_the_chain() -> None:
     import pandas as pd
 
-    st = pd.DataFrame({"test": ["a", "b", "b", "c", "c", "c"], "transfer": 1,
-                       "what": ["0->1", "0->1", "0->2", "0->1", "0->3", "0->4"]})
+    st = pd.DataFrame(
+        {
+            "test": ["a", "b", "b", "c", "c", "c"],
+            "transfer": 1,
+            "what": ["0->1", "0->1", "0->2", "0->1", "0->3", "0->4"],
+        }
+    )
     assert scaling_family(st) == ["a", "b"]  # c lacks b's 0->2
 
 
@@ -59,9 +76,16 @@ def test_figures_of_tests(tmp_path):
     from ascend_p2p_lab.plots.testbars import bars_stats, scaling_stats
 
     with open_runtime("sim", "atlas800t-a2", seed=2) as rt:
-        run = sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8),
-                               *expand(rt, "scaling", [0, 1, 2, 3])],
-                    sizes="64MiB", samples=2, progress=False)
+        run = sweep(
+            rt,
+            tests=[
+                make_test("t", ["0->1", "2->3 by 2", "host->4"], 8),
+                *expand(rt, "scaling", [0, 1, 2, 3]),
+            ],
+            sizes="64MiB",
+            samples=2,
+            progress=False,
+        )
     st = bars_stats(run)
     first = st[st["test"] == "t"]
     assert list(first["what"]) == ["0->1", "2->3", "host->4", "all"]

@@ -54,8 +54,13 @@ from ascend_p2p_lab.results import (
 from ascend_p2p_lab.run import folder as run_folder
 from ascend_p2p_lab.run.folder import load
 
-QUICK: dict[str, Any] = {"samples": 1, "warmup": 1, "min_sample_us": 20.0, "max_copies": 2,
-                         "progress": False}
+QUICK: dict[str, Any] = {
+    "samples": 1,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 2,
+    "progress": False,
+}
 
 
 # ------------------------------------------------------------------------- result files
@@ -73,8 +78,9 @@ def _copy_run(src: Path, dst: Path) -> Path:
     return dst
 
 
-def test_oversized_result_files_are_refused(saved_run: Path, tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_oversized_result_files_are_refused(
+    saved_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import ascend_p2p_lab.run.folder as F
     import ascend_p2p_lab.run.samples as S
 
@@ -90,8 +96,17 @@ def test_oversized_result_files_are_refused(saved_run: Path, tmp_path: Path,
 SIM = ["--backend", "sim", "--no-progress"]
 
 
-JSON_KEYS = {"operation", "ranks", "algorithm", "size_bytes", "time_us", "algbw_GBps",
-             "busbw_GBps", "predicted_busbw_GBps", "bottleneck"}
+JSON_KEYS = {
+    "operation",
+    "ranks",
+    "algorithm",
+    "size_bytes",
+    "time_us",
+    "algbw_GBps",
+    "busbw_GBps",
+    "predicted_busbw_GBps",
+    "bottleneck",
+}
 
 
 def _json(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, dict]:
@@ -100,26 +115,49 @@ def _json(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, dic
 
 
 def test_json_rows_are_the_documented_ones(capsys, tmp_path) -> None:
-    status, data = _json(capsys, ["collectives", *SIM, "--preset", "atlas800t-a2",
-                                  "--sizes", "8KiB,64MiB", "--samples", "1",
-                                  "--format", "json", "--out", str(tmp_path / "run")])
+    status, data = _json(
+        capsys,
+        [
+            "collectives",
+            *SIM,
+            "--preset",
+            "atlas800t-a2",
+            "--sizes",
+            "8KiB,64MiB",
+            "--samples",
+            "1",
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+    )
     assert status == 0
     assert data["exit_status"] == 0
     rows = data["collectives"]
     assert len(rows) == 10
     assert set(rows[0]) >= JSON_KEYS
-    assert [r["operation"] for r in rows[::2]] == ["all_reduce", "all_gather",
-                                                   "reduce_scatter", "all_to_all", "broadcast"]
+    assert [r["operation"] for r in rows[::2]] == [
+        "all_reduce",
+        "all_gather",
+        "reduce_scatter",
+        "all_to_all",
+        "broadcast",
+    ]
     for r in rows:
-        assert r["bottleneck"] is None or (len(r["bottleneck"]) == 2
-                                           and all(isinstance(d, int) for d in r["bottleneck"]))
+        assert r["bottleneck"] is None or (
+            len(r["bottleneck"]) == 2 and all(isinstance(d, int) for d in r["bottleneck"])
+        )
         assert r["busbw_GBps"] == pytest.approx(r["predicted_busbw_GBps"], rel=0.1)
-    assert {r["algorithm"] for r in rows if r["operation"] == "all_reduce"} == \
-        {"reduce_bcast", "mesh"}  # HCCL's rule on the A2: reduce-broadcast up to 256 KiB
+    assert {r["algorithm"] for r in rows if r["operation"] == "all_reduce"} == {
+        "reduce_bcast",
+        "mesh",
+    }  # HCCL's rule on the A2: reduce-broadcast up to 256 KiB
     saved = load(tmp_path / "run").samples
     ops = saved[saved["phase"].isna()]
-    assert set(JSON_KEYS - {"bottleneck"}) | {"bottleneck_src", "bottleneck_dst"} <= \
-        set(saved.columns)
+    assert set(JSON_KEYS - {"bottleneck"}) | {"bottleneck_src", "bottleneck_dst"} <= set(
+        saved.columns
+    )
     assert ops["predicted_busbw_GBps"].notna().all() and len(ops) == 10
 
 
@@ -133,9 +171,28 @@ def run_json(capsys, argv: list[str]) -> tuple[int, dict]:
 @pytest.fixture(scope="module")
 def processes_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("ipc") / "run"
-    assert main(["sweep", "--backend", "sim", "--preset", "atlas800t-a2", "--pairs",
-                 "0-1,1-0", "--sizes", "1MiB,64MiB", "--samples", "2", "--processes",
-                 "--no-progress", "--out", str(folder)]) == 0
+    assert (
+        main(
+            [
+                "sweep",
+                "--backend",
+                "sim",
+                "--preset",
+                "atlas800t-a2",
+                "--pairs",
+                "0-1,1-0",
+                "--sizes",
+                "1MiB,64MiB",
+                "--samples",
+                "2",
+                "--processes",
+                "--no-progress",
+                "--out",
+                str(folder),
+            ]
+        )
+        == 0
+    )
     return folder
 
 
@@ -144,8 +201,11 @@ def test_processes_matrices_keep_pull_and_push_apart(processes_run, capsys):
 
     run = load(processes_run)
     rows = run.samples
-    med = rows[rows["size_bytes"] == 64 << 20].groupby(
-        ["process_mode", "initiator", "src", "dst"])["bandwidth_GBps"].median()
+    med = (
+        rows[rows["size_bytes"] == 64 << 20]
+        .groupby(["process_mode", "initiator", "src", "dst"])["bandwidth_GBps"]
+        .median()
+    )
     got = {(m.process_mode, m.initiator): m.frame.loc[0, 1] for m in run_matrices(run)}
     assert set(got) == {(mode, ini) for mode in ("in_process", "ipc") for ini in ("dst", "src")}
     for (mode, ini), value in got.items():
@@ -225,8 +285,7 @@ def test_an_import_with_a_preset_records_the_server(tmp_path):
 
 
 def test_an_import_with_a_topology_capture_records_its_device_count(tmp_path):
-    run = load(imported(tmp_path, "p2p", "dmi", str(DATA / "dmi-a2-p2p-pair-step.txt"),
-                        str(TOPO)))
+    run = load(imported(tmp_path, "p2p", "dmi", str(DATA / "dmi-a2-p2p-pair-step.txt"), str(TOPO)))
     assert run.meta.device_count == 8
 
 
@@ -240,8 +299,7 @@ def _compare_json(capsys, run: Path, preset: str) -> tuple[int, dict]:
 def test_a_host_table_import_is_compared_device_by_device(tmp_path, capsys):
     run = imported(tmp_path, "h2d", "dmi", str(DATA / "dmi-a2-h2d-step.txt"))
     plans = load(run).meta.params["plans"]
-    assert [(p["patterns"], p["devices"], len(p["sizes"])) for p in plans] == [
-        (["h2d"], [0], 25)]
+    assert [(p["patterns"], p["devices"], len(p["sizes"])) for p in plans] == [(["h2d"], [0], 25)]
     code, data = _compare_json(capsys, run, "atlas800t-a2")
     assert code in (0, 1) and data["points_compared"] == 25 and data["unmatched"] == []
 
@@ -255,14 +313,22 @@ def test_a_latency_import_is_compared_on_its_time_per_copy(tmp_path, capsys):
 
 
 def test_a_mixed_import_plans_each_family_at_its_own_sizes(tmp_path, capsys):
-    run = imported(tmp_path, "mix", "dmi", str(DATA / "dmi-a2-p2p-pair-step.txt"),
-                   str(DATA / "dmi-a2-d2h-fixed.txt"))
+    run = imported(
+        tmp_path,
+        "mix",
+        "dmi",
+        str(DATA / "dmi-a2-p2p-pair-step.txt"),
+        str(DATA / "dmi-a2-d2h-fixed.txt"),
+    )
     plans = load(run).meta.params["plans"]
-    assert [(p["patterns"], p.get("directions"), p.get("pairs"), p.get("devices"), p["sizes"])
-            for p in plans] == [
+    assert [
+        (p["patterns"], p.get("directions"), p.get("pairs"), p.get("devices"), p["sizes"])
+        for p in plans
+    ] == [
         (["pair"], ["uni"], [[7, 6]], None, [2, 2097152, 33554432]),
         (["pair"], ["bi"], [[7, 6]], None, [33554432]),
-        (["d2h"], None, None, [3], [536870912])]
+        (["d2h"], None, None, [3], [536870912]),
+    ]
     code, data = _compare_json(capsys, run, "atlas800t-a2")
     assert code in (0, 1) and data["points_compared"] == 5  # 3 uni, the bi total, the d2h
     # the simulator's other direction of the bi pair: DMI's total covers both
@@ -273,7 +339,11 @@ def test_an_hccl_import_records_its_collective_plan(tmp_path):
     run = load(imported(tmp_path, "hccl", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt")))
     (plan,) = run.meta.params["plans"]
     assert (plan["operation"], plan["ranks"], plan["sizes"][0], len(plan["sizes"])) == (
-        "all_reduce", 8, 8192, 14)
+        "all_reduce",
+        8,
+        8192,
+        14,
+    )
 
 
 # ---------------------------------------------------------------- items 4, 23: check --run
@@ -309,11 +379,23 @@ def test_check_run_takes_the_runs_own_preset(tmp_path, capsys):
     save(run, tmp_path / "a3")
     code, report = _check_json(capsys, "--run", str(tmp_path / "a3"))
     assert code == 0, report
-    judged = {(i["src"], i["dst"], i["link"]) for i in report["items"]
-              if i["kind"] == "bandwidth" and i["status"] == "PASS"}
+    judged = {
+        (i["src"], i["dst"], i["link"])
+        for i in report["items"]
+        if i["kind"] == "bandwidth" and i["status"] == "PASS"
+    }
     assert judged == {(0, 1, "SIO"), (1, 0, "SIO"), (0, 2, "HCCS_SW")}
-    card = imported(tmp_path, "card", "dmi", str(_card_capture(tmp_path)), "--size",
-                    "256MiB", "--card", "--preset", "atlas800t-a3")
+    card = imported(
+        tmp_path,
+        "card",
+        "dmi",
+        str(_card_capture(tmp_path)),
+        "--size",
+        "256MiB",
+        "--card",
+        "--preset",
+        "atlas800t-a3",
+    )
     code, report = _check_json(capsys, "--run", str(card))
     assert code == 1 and _failing(report) == {"aggregate card cards 4,5->10,11"}
 
@@ -328,16 +410,16 @@ def test_a_card_matrix_imported_as_device_pairs_is_named(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
     assert run.meta.warnings == (err.strip().removeprefix("ascend-p2p-lab: warning: "),)
     # an A2 matrix says nothing
-    run = load(imported(tmp_path, "a2", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size",
-                        "256MiB"))
+    run = load(imported(tmp_path, "a2", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB"))
     assert capsys.readouterr().err == "" and run.meta.warnings == ()
 
 
 def test_aggregates_figure_draws_a_nominal_legend_only_with_a_nominal(tmp_path):
     from ascend_p2p_lab.plots import aggregate_bars
 
-    run = load(imported(tmp_path, "card", "dmi", str(DATA / "dmi-a3-p2p-card.txt"),
-                        "--size", "256MiB"))
+    run = load(
+        imported(tmp_path, "card", "dmi", str(DATA / "dmi-a3-p2p-card.txt"), "--size", "256MiB")
+    )
     labels = [t.get_text() for t in aggregate_bars(run).axes[0].get_legend().get_texts()]
     assert not any("nominal" in t for t in labels), labels
 
@@ -349,8 +431,12 @@ def test_a_run_of_refusals_only_is_a_result_not_nothing(tmp_path, capsys):
     from ascend_p2p_lab.run.folder import save
 
     with open_runtime("sim", preset="atlas300i-310") as rt:
-        pairs = [(a, b) for a in range(rt.device_count) for b in range(rt.device_count)
-                 if a != b and not rt.can_access_peer(a, b)][:2]
+        pairs = [
+            (a, b)
+            for a in range(rt.device_count)
+            for b in range(rt.device_count)
+            if a != b and not rt.can_access_peer(a, b)
+        ][:2]
         run = sweep_run(rt, pairs=pairs, sizes=["1MiB"], samples=2, progress=False)
     assert run.samples["bandwidth_GBps"].isna().all()
     save(run, tmp_path / "r")
@@ -394,5 +480,6 @@ def test_the_report_command_reads_every_older_run(fixture, tmp_path, capsys):
     assert any(name.endswith(".png") for name in manifest["files"])
     run = run_folder.load(folder)  # the folder's run is untouched by its report
     assert run.meta.schema_version == json.loads((fixture / "run.json").read_text()).get(
-        "schema_version", 1)
+        "schema_version", 1
+    )
     assert len(run) == json.loads((fixture / "run.json").read_text())["rows"]

@@ -24,16 +24,22 @@ def two_sweeps() -> tuple[Run, Run]:
     """Two sweeps of one server: pairs, then host copies and local copies."""
     with open_runtime("sim", "atlas800t-a2") as rt:
         pairs = sweep_run(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK)
-        host = sweep_run(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB",
-                         **QUICK)
+        host = sweep_run(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK)
     return pairs, host
 
 
 # ------------------------------------------------------------------------ RunMeta
 #: A value of the wrong type for every kind of field.
-WRONG = {"text or null": 5, "true or false": "yes", "true, false or null": 1,
-         "an object": [1], "an object or null": "x", "a list of texts": [1],
-         "a list of objects": ["x"], "an object (the sweep's parameters)": "x"}
+WRONG = {
+    "text or null": 5,
+    "true or false": "yes",
+    "true, false or null": 1,
+    "an object": [1],
+    "an object or null": "x",
+    "a list of texts": [1],
+    "a list of objects": ["x"],
+    "an object (the sweep's parameters)": "x",
+}
 
 
 @pytest.mark.parametrize("field", [f for f in FIELDS], ids=lambda f: f.name)

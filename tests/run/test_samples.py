@@ -15,8 +15,9 @@ from ascend_p2p_lab.run.samples import (
 
 
 def _frame() -> pd.DataFrame:
-    return pd.DataFrame({"senders": [(0, 1), None], "receivers": [(2,), None],
-                         "bandwidth_GBps": [1.5, 2.0]})
+    return pd.DataFrame(
+        {"senders": [(0, 1), None], "receivers": [(2,), None], "bandwidth_GBps": [1.5, 2.0]}
+    )
 
 
 def test_list_columns_go_to_csv_as_json_and_come_back_as_tuples() -> None:
@@ -26,13 +27,16 @@ def test_list_columns_go_to_csv_as_json_and_come_back_as_tuples() -> None:
     back = lists_loaded(csv)
     assert list(back["senders"]) == [(0, 1), None]
     assert list(back["receivers"]) == [(2,), None]
-    assert lists_loaded(_frame().assign(senders=[[0, 1], float("nan")]))["senders"].tolist() \
-        == [(0, 1), None]
+    assert lists_loaded(_frame().assign(senders=[[0, 1], float("nan")]))["senders"].tolist() == [
+        (0, 1),
+        None,
+    ]
 
 
 def test_a_schema_1_run_gets_its_devices_from_the_group_label() -> None:
-    old = pd.DataFrame({"group": ["0,1->2,3", None], "senders": [None, None],
-                        "receivers": [None, None]})
+    old = pd.DataFrame(
+        {"group": ["0,1->2,3", None], "senders": [None, None], "receivers": [None, None]}
+    )
     loaded = lists_loaded(old, run_schema=1)
     assert loaded["senders"].tolist() == [(0, 1), None]
     assert loaded["receivers"].tolist() == [(2, 3), None]

@@ -45,23 +45,30 @@ from ascend_p2p_lab.run import folder as run_folder
 
 # A frame of the schema, value by value: vocabulary words, odd strings (commas, quotes,
 # newlines, "NA"), big and missing numbers.
-_TEXT = st.one_of(st.none(), st.sampled_from(["NA", "nan", "None", "a,b", 'say "hi"',
-                                              "two\nlines", "ünïcode", " pad "]),
-                  st.text(min_size=1, max_size=12))
+_TEXT = st.one_of(
+    st.none(),
+    st.sampled_from(["NA", "nan", "None", "a,b", 'say "hi"', "two\nlines", "ünïcode", " pad "]),
+    st.text(min_size=1, max_size=12),
+)
 
 
-_FLOAT = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False,
-                                        width=64), st.just(math.nan))
+_FLOAT = st.one_of(
+    st.none(), st.floats(allow_nan=False, allow_infinity=False, width=64), st.just(math.nan)
+)
 
 
 _INT = st.one_of(st.none(), st.integers(-(1 << 40), 1 << 40))
 
 
 _COLUMN: dict[str, Any] = {
-    "string": _TEXT, "Int64": _INT, "int64": st.integers(0, 1 << 40), "float64": _FLOAT,
+    "string": _TEXT,
+    "Int64": _INT,
+    "int64": st.integers(0, 1 << 40),
+    "float64": _FLOAT,
     "boolean": st.one_of(st.none(), st.booleans()),
-    "object": st.one_of(st.none(), st.lists(st.integers(0, 15), min_size=1,
-                                            max_size=4).map(tuple)),  # device lists
+    "object": st.one_of(
+        st.none(), st.lists(st.integers(0, 15), min_size=1, max_size=4).map(tuple)
+    ),  # device lists
 }
 
 
@@ -82,11 +89,17 @@ def result_rows(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(result_rows(), st.dictionaries(st.text(max_size=5),
-                                      st.one_of(st.integers(), st.text(max_size=5),
-                                                st.none(), st.booleans()), max_size=3))
-def test_save_then_load_gives_the_same_frame(rows: list[dict[str, Any]],
-                                             extra: dict[str, Any]) -> None:
+@given(
+    result_rows(),
+    st.dictionaries(
+        st.text(max_size=5),
+        st.one_of(st.integers(), st.text(max_size=5), st.none(), st.booleans()),
+        max_size=3,
+    ),
+)
+def test_save_then_load_gives_the_same_frame(
+    rows: list[dict[str, Any]], extra: dict[str, Any]
+) -> None:
     meta = RunMeta.from_dict({"run_id": "r1", "params": {"sizes": [4096]}, "extra": extra})
     frame = Run(to_frame(rows), meta).frame()  # a note called "extra" too
     with tempfile.TemporaryDirectory() as tmp:
@@ -112,11 +125,28 @@ MIB = 1 << 20
 # ------------------------------------------------------------------- results tables
 def _row(**values: Any) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(COLUMNS)
-    row.update(run_id="r", backend="sim", preset="p", host="h", src=0, dst=1, link="HCCS",
-               pattern="pair", direction="uni", peer="on", path="p2p", initiator="src",
-               size_bytes=MIB, copies=10, timing="events", nominal_GBps=25.0,
-               elapsed_us=math.nan, bandwidth_GBps=math.nan, host_enqueue_us=math.nan,
-               bidir_total_GBps=math.nan)
+    row.update(
+        run_id="r",
+        backend="sim",
+        preset="p",
+        host="h",
+        src=0,
+        dst=1,
+        link="HCCS",
+        pattern="pair",
+        direction="uni",
+        peer="on",
+        path="p2p",
+        initiator="src",
+        size_bytes=MIB,
+        copies=10,
+        timing="events",
+        nominal_GBps=25.0,
+        elapsed_us=math.nan,
+        bandwidth_GBps=math.nan,
+        host_enqueue_us=math.nan,
+        bidir_total_GBps=math.nan,
+    )
     row.update(values)
     return row
 
@@ -124,8 +154,10 @@ def _row(**values: Any) -> dict[str, Any]:
 def test_a_csv_only_run_keeps_text_as_text(tmp_path) -> None:
     """Without samples.parquet the CSV is read: the link class "NA" stays a link class
     and a run id "0012" keeps its zeros."""
-    frame = Run(to_frame([_row(link="NA", run_id="0012", sample=0, bandwidth_GBps=20.0,
-                               elapsed_us=500.0)]), RunMeta(device_count=2)).frame()
+    frame = Run(
+        to_frame([_row(link="NA", run_id="0012", sample=0, bandwidth_GBps=20.0, elapsed_us=500.0)]),
+        RunMeta(device_count=2),
+    ).frame()
     save_run(frame, tmp_path / "run")
     (tmp_path / "run" / "samples.parquet").unlink()
     back = load_run(tmp_path / "run")
@@ -149,8 +181,11 @@ def test_a_damaged_new_field_is_one_line_naming_it(tmp_path: Path, capsys) -> No
     folder = save_run(run, tmp_path / "r")
     stored = json.loads((folder / "run.json").read_text())
     (folder / "run.json").write_text(json.dumps({**stored, "process_modes": "ipc"}))
-    with pytest.raises(ResultsError, match=r"run\.json: process_modes must be a list of "
-                                           r"texts; got 'ipc'$"):
+    with pytest.raises(
+        ResultsError,
+        match=r"run\.json: process_modes must be a list of "
+        r"texts; got 'ipc'$",
+    ):
         load_run(folder)
     assert main(["report", str(folder)]) == 2
     err = capsys.readouterr().err
@@ -161,11 +196,15 @@ def test_a_damaged_new_field_is_one_line_naming_it(tmp_path: Path, capsys) -> No
 def _attrs_uses(tree: ast.AST) -> list[int]:
     """Lines of code (docstrings and comments aside) that touch a frame's ``attrs``:
     ``x.attrs[...]``, ``x.attrs.get(...)``, ``x.attrs = ...``, ``getattr(x, "attrs")``."""
+
     def touches(node: ast.AST) -> bool:
         if isinstance(node, ast.Attribute):
             return node.attr == "attrs"
-        return (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "getattr"
-                and any(isinstance(a, ast.Constant) and a.value == "attrs" for a in node.args))
+        return (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "getattr"
+            and any(isinstance(a, ast.Constant) and a.value == "attrs" for a in node.args)
+        )
 
     return sorted({node.lineno for node in ast.walk(tree) if touches(node)})
 

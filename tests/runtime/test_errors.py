@@ -97,8 +97,13 @@ def nothing_allocated(rt: Runtime) -> None:
     assert rt.open_resources() == [] and rt.peer_refs() == {}
     ledger = rt.ledger()
     assert ledger is not None
-    assert (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
-            ledger["events"], ledger["peer_refs"]) == (0, 0, 0, 0, {})
+    assert (
+        ledger["device_buffers"],
+        ledger["host_buffers"],
+        ledger["streams"],
+        ledger["events"],
+        ledger["peer_refs"],
+    ) == (0, 0, 0, 0, {})
 
 
 def one_line(exc: BaseException) -> str:
@@ -129,17 +134,28 @@ def test_a_buffer_larger_than_device_memory_names_the_call(a2: Runtime) -> None:
 def _cut(preset: str, n: int, **overrides: Any) -> Topology:
     """The first n devices of a preset (a smaller server runs the matrix faster)."""
     full = load_preset(preset)
-    return dataclasses.replace(full, name=f"{preset}-{n}", labels=full.labels[:n],
-                               links=tuple(row[:n] for row in full.links[:n]),
-                               cpu_affinity=full.cpu_affinity[:n], **overrides)
+    return dataclasses.replace(
+        full,
+        name=f"{preset}-{n}",
+        labels=full.labels[:n],
+        links=tuple(row[:n] for row in full.links[:n]),
+        cpu_affinity=full.cpu_affinity[:n],
+        **overrides,
+    )
 
 
 A2x4 = _cut("atlas800t-a2", 4)
 
 
 #: A sweep that takes a few milliseconds of host time.
-QUICK: dict[str, Any] = {"sizes": "4KiB,64KiB", "samples": 2, "warmup": 1,
-                         "min_sample_us": 20.0, "max_copies": 4, "progress": False}
+QUICK: dict[str, Any] = {
+    "sizes": "4KiB,64KiB",
+    "samples": 2,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 4,
+    "progress": False,
+}
 
 
 def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
@@ -192,8 +208,9 @@ def assert_error_columns(frame: pd.DataFrame | None) -> None:
     assert bad["error_kind"].notna().all(), bad[["error", "error_kind"]]
     assert set(bad["error_kind"]) <= set(ERROR_KINDS)
     assert frame.loc[frame["error"].isna(), "error_kind"].isna().all()
-    from_calls = bad[bad["error_kind"].isin(["runtime", "refused", "device_lost"])
-                     & bad["error_code"].notna()]
+    from_calls = bad[
+        bad["error_kind"].isin(["runtime", "refused", "device_lost"]) & bad["error_code"].notna()
+    ]
     for row in from_calls.itertuples(index=False):
         assert row.error_call.startswith("acl.") and row.error_call in row.error, row
         assert str(row.error_code) in row.error and error_name(row.error_code) in row.error
@@ -210,8 +227,7 @@ def assert_released(rt: Runtime, refs_before: dict[tuple[int, int], int]) -> Non
     assert rt.peer_refs() == refs_before
     ledger = rt.ledger()
     assert ledger is not None
-    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
-            ledger["events"])
+    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"], ledger["events"])
     assert held == (0, 0, 0, 0), ledger
     assert ledger["peer_refs"] == {f"{a}->{b}": n for (a, b), n in refs_before.items()}
     assert ledger["implicit_releases"] == []
@@ -340,8 +356,9 @@ def op_dashboard(rt: Runtime, tmp: Path) -> Outcome:
         return out
     out.texts += list(dash.probe_errors.values())
     if dash.probe_errors:  # shown, not swallowed
-        assert dash.message.startswith(f"ready, but probing {len(dash.probe_errors)} pair(s) "
-                                       "failed, e.g. ")
+        assert dash.message.startswith(
+            f"ready, but probing {len(dash.probe_errors)} pair(s) failed, e.g. "
+        )
     dash.chunk_pairs = 1
     dash.pairs_mode.value = "selected"
     dash.pairs.value = ("0-1", "1-0", "2-3")
@@ -433,86 +450,115 @@ class FaultCase:
 
 
 def _err(call: str | None, code: int, nth: int | None = None, **kw: Any) -> dict[str, Any]:
-    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected",
-            **kw}
+    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected", **kw}
 
 
 FAULTS: dict[str, FaultCase] = {
-    "malloc#2": FaultCase(_err("rt.malloc", 207001, 2), "EE207001: injected",
-                          recorded=SWEEPS),
-    "malloc_host#1": FaultCase(_err("rt.malloc_host", 207005, 1), "EE207005: injected",
-                               recorded=SWEEPS),
-    "memcpy#3": FaultCase(_err("rt.memcpy", 507013, 3), "EE507013: injected",
-                          recorded=SWEEPS),
-    "memcpy_async#9": FaultCase(_err("rt.memcpy_async", 507013, 9), "EE507013: injected",
-                                recorded=SWEEPS),
-    "memset#2": FaultCase(_err("rt.memset", 507000, 2), "EE507000: injected",
-                          recorded=SWEEPS),
-    "create_stream#2": FaultCase(_err("rt.create_stream", 207008, 2), "EE207008: injected",
-                                 recorded=SWEEPS),
-    "create_event#3": FaultCase(_err("rt.create_event_with_flag", 207007, 3), "EE207007: injected",
-                                recorded=SWEEPS),
-    "record_event#3": FaultCase(_err("rt.record_event", 507001, 3), "EE507001: injected",
-                                recorded=SWEEPS),
+    "malloc#2": FaultCase(_err("rt.malloc", 207001, 2), "EE207001: injected", recorded=SWEEPS),
+    "malloc_host#1": FaultCase(
+        _err("rt.malloc_host", 207005, 1), "EE207005: injected", recorded=SWEEPS
+    ),
+    "memcpy#3": FaultCase(_err("rt.memcpy", 507013, 3), "EE507013: injected", recorded=SWEEPS),
+    "memcpy_async#9": FaultCase(
+        _err("rt.memcpy_async", 507013, 9), "EE507013: injected", recorded=SWEEPS
+    ),
+    "memset#2": FaultCase(_err("rt.memset", 507000, 2), "EE507000: injected", recorded=SWEEPS),
+    "create_stream#2": FaultCase(
+        _err("rt.create_stream", 207008, 2), "EE207008: injected", recorded=SWEEPS
+    ),
+    "create_event#3": FaultCase(
+        _err("rt.create_event_with_flag", 207007, 3), "EE207007: injected", recorded=SWEEPS
+    ),
+    "record_event#3": FaultCase(
+        _err("rt.record_event", 507001, 3), "EE507001: injected", recorded=SWEEPS
+    ),
     # peer off: the direct copies fail before timing, the staged path syncs its stream
-    "synchronize_event#2": FaultCase(_err("rt.synchronize_event", 507012, 2),
-                                     "EE507012: injected",
-                                     recorded=tuple(o for o in SWEEPS if o != "sweep_peer_off")),
-    "synchronize_stream#1": FaultCase(_err("rt.synchronize_stream", 507004, 1),
-                                      "EE507004: injected",
-                                      recorded=("sweep_bi", "sweep_peer_off", "dashboard")),
-    "enable_peer#2": FaultCase(_err("rt.device_enable_peer_access", 207012, 2),
-                               "EE207012: injected",
-                               recorded=(*PEER_OPS, "sweep_uni", "sweep_bi", "sweep_fanout",
-                                         "dashboard", "save")),
+    "synchronize_event#2": FaultCase(
+        _err("rt.synchronize_event", 507012, 2),
+        "EE507012: injected",
+        recorded=tuple(o for o in SWEEPS if o != "sweep_peer_off"),
+    ),
+    "synchronize_stream#1": FaultCase(
+        _err("rt.synchronize_stream", 507004, 1),
+        "EE507004: injected",
+        recorded=("sweep_bi", "sweep_peer_off", "dashboard"),
+    ),
+    "enable_peer#2": FaultCase(
+        _err("rt.device_enable_peer_access", 207012, 2),
+        "EE207012: injected",
+        recorded=(*PEER_OPS, "sweep_uni", "sweep_bi", "sweep_fanout", "dashboard", "save"),
+    ),
     # a failed disable is retried once: the restore succeeds, nothing is recorded
-    "disable_peer#1": FaultCase(_err("rt.device_disable_peer_access", 207006, 1),
-                                "EE207006: injected", recorded=PEER_OPS),
+    "disable_peer#1": FaultCase(
+        _err("rt.device_disable_peer_access", 207006, 1), "EE207006: injected", recorded=PEER_OPS
+    ),
     # a failed release is retried once: everything is freed, nothing is recorded
     "free#1": FaultCase(_err("rt.free", 207002, 1), "EE207002: injected"),
     "free_host#1": FaultCase(_err("rt.free_host", 207002, 1), "EE207002: injected"),
     "can_access_peer#3": FaultCase(
-        _err("rt.device_can_access_peer", 200002, 3), "EE200002: injected",
+        _err("rt.device_can_access_peer", 200002, 3),
+        "EE200002: injected",
         recorded=("panel", "dashboard"),  # the sweeps: a failed probe costs its pair only
-        raised=("probe", "enable_all")),
+        raised=("probe", "enable_all"),
+    ),
     # a sweep sets its devices while checking the sizes against their memory
     "set_device#2": FaultCase(
-        _err("rt.set_device", 507033, 2), "EE507033: injected",
+        _err("rt.set_device", 507033, 2),
+        "EE507033: injected",
         recorded=("toggle", "enable_all", "panel"),
-        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard",
-                "save")),
+        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save"),
+    ),
     "device1:set_device": FaultCase(
-        _err("rt.set_device", 500004, device=1), "EE500004: injected",
+        _err("rt.set_device", 500004, device=1),
+        "EE500004: injected",
         recorded=("toggle", "enable_all", "panel"),
-        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard",
-                "save")),
+        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save"),
+    ),
     # every call that concerns device 1 fails (can_access_peer(0, 1) included)
     "device1:any": FaultCase(
-        _err(None, 500004, device=1), "EE500004: injected",
+        _err(None, 500004, device=1),
+        "EE500004: injected",
         recorded=("toggle", "panel", "sweep_uni", "sweep_bi", "sweep_fanout", "save"),
-        raised=("probe", "enable_all", "sweep_peer_off", "dashboard")),
+        raised=("probe", "enable_all", "sweep_peer_off", "dashboard"),
+    ),
     "device1:memcpy_async": FaultCase(
-        _err("rt.memcpy_async", 500004, device=1), "EE500004: injected",
-        recorded=SWEEPS),
+        _err("rt.memcpy_async", 500004, device=1), "EE500004: injected", recorded=SWEEPS
+    ),
     # peer off: 0->1 copies are refused (507899) before the link is used
     "link0-1:memcpy_async": FaultCase(
-        _err("rt.memcpy_async", 500003, link=[0, 1]), "EE500003: injected",
-        recorded=("sweep_uni", "sweep_bi", "sweep_fanout", "dashboard", "save")),
+        _err("rt.memcpy_async", 500003, link=[0, 1]),
+        "EE500003: injected",
+        recorded=("sweep_uni", "sweep_bi", "sweep_fanout", "dashboard", "save"),
+    ),
     "degrade0-1": FaultCase({"kind": "degrade", "link": [0, 1], "factor": 0.25}, None),
     # lost while the operation checks who can reach whom
     "device_lost1#6": FaultCase(
-        {"kind": "device_lost", "device": 1, "nth": 6}, "EE507010: device 1 is lost",
+        {"kind": "device_lost", "device": 1, "nth": 6},
+        "EE507010: device 1 is lost",
         recorded=("panel",),
-        raised=("probe", "enable_all", "sweep_uni", "sweep_bi", "sweep_peer_off",
-                "sweep_fanout", "dashboard", "save")),
+        raised=(
+            "probe",
+            "enable_all",
+            "sweep_uni",
+            "sweep_bi",
+            "sweep_peer_off",
+            "sweep_fanout",
+            "dashboard",
+            "save",
+        ),
+    ),
     # lost in the middle of measuring: at the 3rd copy that touches it (the dashboard's
     # next chunk then fails while planning)
     "device_lost1@copy#3": FaultCase(
         {"kind": "device_lost", "device": 1, "call": "rt.memcpy_async", "nth": 3},
         "EE507010: device 1 is lost",
-        recorded=SWEEPS),  # the dashboard's one sweep records the lost device, as any sweep
-    "memory_exhausted1": FaultCase({"kind": "memory_exhausted", "device": 1},
-                                   "out of device memory on device 1", recorded=SWEEPS),
+        recorded=SWEEPS,
+    ),  # the dashboard's one sweep records the lost device, as any sweep
+    "memory_exhausted1": FaultCase(
+        {"kind": "memory_exhausted", "device": 1},
+        "out of device memory on device 1",
+        recorded=SWEEPS,
+    ),
     "slow_host": FaultCase({"kind": "slow_host", "factor": 20.0}, None),
 }
 
@@ -575,7 +621,8 @@ def test_fault_matrix(fault_name: str, op_name: str, tmp_path: Path) -> None:
                 keep = [*_POINT, "sample"]
                 pd.testing.assert_frame_equal(
                     outcome.frame[keep].reset_index(drop=True),
-                    base.frame[keep].reset_index(drop=True))
+                    base.frame[keep].reset_index(drop=True),
+                )
                 assert outcome.frame["error"].isna().equals(base.frame["error"].isna())
         if op_name == "probe" and got == "unaffected":
             pd.testing.assert_frame_equal(outcome.frame, base.frame)
@@ -606,10 +653,20 @@ def _touch_every_call(rt: Runtime) -> None:
         end.close()
 
 
-@pytest.mark.parametrize("call", [
-    "destroy_stream", "destroy_event", "event_elapsed_time", "stream_wait_event", "get_mem_info",
-    "create_event_with_flag", "create_stream", "record_event", "synchronize_event",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "destroy_stream",
+        "destroy_event",
+        "event_elapsed_time",
+        "stream_wait_event",
+        "get_mem_info",
+        "create_event_with_flag",
+        "create_stream",
+        "record_event",
+        "synchronize_event",
+    ],
+)
 def test_an_error_fault_fires_on_the_call_it_names(call: str) -> None:
     with _open([_err(f"rt.{call}", 507000, 1)]) as rt:
         with pytest.raises(AclError) as info:
@@ -617,9 +674,16 @@ def test_an_error_fault_fires_on_the_call_it_names(call: str) -> None:
         assert info.value.call == f"acl.rt.{call}" and info.value.code == 507000
 
 
-@pytest.mark.parametrize("call", [
-    "get_mem_info", "stream_wait_event", "event_elapsed_time", "record_event", "synchronize_event",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "get_mem_info",
+        "stream_wait_event",
+        "event_elapsed_time",
+        "record_event",
+        "synchronize_event",
+    ],
+)
 def test_a_lost_device_fails_every_later_call(call: str) -> None:
     lost = {"kind": "device_lost", "device": 1, "call": "rt.create_stream", "nth": 2}
     with _open([lost]) as rt:
@@ -632,8 +696,9 @@ def test_a_lost_device_fails_every_later_call(call: str) -> None:
         calls = {
             "get_mem_info": lambda: rt.mem_info(1),
             "stream_wait_event": lambda: rt.wait_event(stream, start),
-            "event_elapsed_time": lambda: rt.call("rt.event_elapsed_time", start.handle,
-                                                  end.handle),
+            "event_elapsed_time": lambda: rt.call(
+                "rt.event_elapsed_time", start.handle, end.handle
+            ),
             "record_event": lambda: start.record(stream),
             "synchronize_event": end.synchronize,
         }
@@ -678,7 +743,8 @@ def test_a_nonzero_ret_raises_acl_error_with_everything_known() -> None:
         assert e.name == "ACL_ERROR_RT_PARAM_INVALID"
         assert "out of range" in e.message  # acl.get_recent_err_msg()
         assert str(e).startswith(
-            "acl.rt.set_device(64) returned 107000 (ACL_ERROR_RT_PARAM_INVALID): ")
+            "acl.rt.set_device(64) returned 107000 (ACL_ERROR_RT_PARAM_INVALID): "
+        )
         assert not rt.acl.get_recent_err_msg()  # the message was consumed
 
         rt.use(0)
@@ -717,7 +783,12 @@ def test_acl_error_survives_pickling() -> None:
     e = AclError("acl.rt.memcpy", (1 << 44, 4096), 507899, "driver said no")
     back = pickle.loads(pickle.dumps(e))
     assert (back.call, back.call_args, back.code, back.name, back.message) == (
-        e.call, e.call_args, 507899, "ACL_ERROR_RT_DRV_INTERNAL_ERROR", "driver said no")
+        e.call,
+        e.call_args,
+        507899,
+        "ACL_ERROR_RT_DRV_INTERNAL_ERROR",
+        "driver said no",
+    )
     assert "0x100000000000" in str(back)
 
 

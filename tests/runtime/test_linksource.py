@@ -28,9 +28,15 @@ CAPTURE = DATA / "npu-smi-topo-910b3-8npu.txt"
 def older_cann(preset: str = "atlas800t-a2") -> tuple[Runtime, object]:
     """A pyACL double without the newer calls (no get_devices_topo), dressed as CANN's."""
     sim = simulated_acl(preset, api_level="old")
-    acl = SimpleNamespace(rt=sim.rt, util=sim.util, init=sim.init, finalize=sim.finalize,
-                          get_soc_name=sim.get_soc_name, get_version=sim.get_version,
-                          get_recent_err_msg=sim.get_recent_err_msg)
+    acl = SimpleNamespace(
+        rt=sim.rt,
+        util=sim.util,
+        init=sim.init,
+        finalize=sim.finalize,
+        get_soc_name=sim.get_soc_name,
+        get_version=sim.get_version,
+        get_recent_err_msg=sim.get_recent_err_msg,
+    )
     return Runtime(acl, BackendInfo("acl", None, None)), sim
 
 
@@ -48,6 +54,7 @@ def path_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         exe = stand_in_npu_smi(tmp_path, body)
         monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}")
         return exe
+
     return put
 
 
@@ -66,8 +73,10 @@ def test_check_on_older_cann_takes_the_classes_from_npu_smi(path_with, tmp_path)
         frame = sweep(rt, pairs=[(0, 1)], sizes="1MiB", samples=2)
         save_run(frame, tmp_path / "run")
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert "npu-smi info -t topo" in meta["link_classes_from"] and str(exe) in \
-        meta["link_classes_from"]
+    assert (
+        "npu-smi info -t topo" in meta["link_classes_from"]
+        and str(exe) in meta["link_classes_from"]
+    )
     assert frame.attrs["run"]["link_classes_from"] == meta["link_classes_from"]
     assert sim.simulator.ledger_is_empty()
 
@@ -77,19 +86,21 @@ def test_without_any_source_link_items_are_skip_not_fail(monkeypatch, tmp_path) 
     rt, sim = older_cann()
     with rt.open():
         assert rt.link_source().kind == UNKNOWN and rt.link_class(0, 1) == "NA"
-        result = run_check(rt, criteria_from_preset("atlas800t-a2", fraction=0.5),
-                           devices=[0, 1])
+        result = run_check(rt, criteria_from_preset("atlas800t-a2", fraction=0.5), devices=[0, 1])
     links = result.items[result.items["kind"] == "link_class"]
     assert set(links["status"]) == {"SKIP"} and "FAIL" not in set(result.items["status"])
     assert links["reason"].str.contains("no link class reported").all()
     assert sim.simulator.ledger_is_empty()
 
 
-@pytest.mark.parametrize(("body", "why"), [
-    ("sleep 5", "did not answer"),
-    ("echo 'npu-smi: no device' >&2; exit 3", "exited 3"),
-    ("echo 'This device does not support querying topo.'", "no topology we read"),
-])
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ("sleep 5", "did not answer"),
+        ("echo 'npu-smi: no device' >&2; exit 3", "exited 3"),
+        ("echo 'This device does not support querying topo.'", "no topology we read"),
+    ],
+)
 def test_an_npu_smi_that_fails_is_no_source_and_says_why(path_with, body, why) -> None:
     exe = path_with(body)
     rt, _ = older_cann()
@@ -101,9 +112,15 @@ def test_an_npu_smi_that_fails_is_no_source_and_says_why(path_with, body, why) -
 def test_the_query_comes_before_npu_smi(path_with) -> None:
     path_with("echo should not run; exit 9")
     sim = simulated_acl("atlas800t-a3")
-    acl = SimpleNamespace(rt=sim.rt, util=sim.util, init=sim.init, finalize=sim.finalize,
-                          get_soc_name=sim.get_soc_name, get_version=sim.get_version,
-                          get_recent_err_msg=sim.get_recent_err_msg)
+    acl = SimpleNamespace(
+        rt=sim.rt,
+        util=sim.util,
+        init=sim.init,
+        finalize=sim.finalize,
+        get_soc_name=sim.get_soc_name,
+        get_version=sim.get_version,
+        get_recent_err_msg=sim.get_recent_err_msg,
+    )
     with Runtime(acl, BackendInfo("acl", None, None)).open() as rt:
         assert rt.link_source().kind == QUERY and rt.link_class(0, 1) == "SIO"
 

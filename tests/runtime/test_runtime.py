@@ -74,8 +74,13 @@ def nothing_allocated(rt: Runtime) -> None:
     assert rt.open_resources() == [] and rt.peer_refs() == {}
     ledger = rt.ledger()
     assert ledger is not None
-    assert (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
-            ledger["events"], ledger["peer_refs"]) == (0, 0, 0, 0, {})
+    assert (
+        ledger["device_buffers"],
+        ledger["host_buffers"],
+        ledger["streams"],
+        ledger["events"],
+        ledger["peer_refs"],
+    ) == (0, 0, 0, 0, {})
 
 
 def one_line(exc: BaseException) -> str:
@@ -84,8 +89,7 @@ def one_line(exc: BaseException) -> str:
     return text
 
 
-def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException],
-            match: str) -> str:
+def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException], match: str) -> str:
     with pytest.raises(types or (ValueError, TypeError)) as info:
         call()
     text = one_line(info.value)
@@ -94,15 +98,19 @@ def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException],
     return text
 
 
-@pytest.mark.parametrize("size, kind, match", [
-    (0, ValueError, "must be positive"),
-    (-1, ValueError, "must be positive"),
-    (1.5, TypeError, "must be an int, got float"),
-    ("4096", TypeError, "must be an int, got str"),
-    (True, TypeError, "must be an int, got bool"),
-])
-def test_bad_buffer_sizes_in_the_runtime_layer(a2: Runtime, size: Any, kind: type,
-                                               match: str) -> None:
+@pytest.mark.parametrize(
+    "size, kind, match",
+    [
+        (0, ValueError, "must be positive"),
+        (-1, ValueError, "must be positive"),
+        (1.5, TypeError, "must be an int, got float"),
+        ("4096", TypeError, "must be an int, got str"),
+        (True, TypeError, "must be an int, got bool"),
+    ],
+)
+def test_bad_buffer_sizes_in_the_runtime_layer(
+    a2: Runtime, size: Any, kind: type, match: str
+) -> None:
     refused(a2, lambda: a2.device_buffer(0, size), kind, match=match)
     refused(a2, lambda: a2.host_buffer(size), kind, match=match)
 
@@ -142,9 +150,13 @@ def test_wrong_values_through_the_dashboard(a2: Runtime) -> None:
     import traitlets
 
     dash = widgets.SweepDashboard(a2)
-    for control, value in ((dash.direction, "sideways"), (dash.peer, "maybe"),
-                           (dash.sizes, (3000, 5000)), (dash.pairs, ("0-0",)),
-                           (dash.pairs_mode, "some")):
+    for control, value in (
+        (dash.direction, "sideways"),
+        (dash.peer, "maybe"),
+        (dash.sizes, (3000, 5000)),
+        (dash.pairs, ("0-0",)),
+        (dash.pairs_mode, "some"),
+    ):
         with pytest.raises(traitlets.TraitError):
             control.value = value
     dash.samples.value = -3
@@ -166,13 +178,30 @@ def test_the_installed_command_exits_2_without_traceback(tmp_path: Path) -> None
     ckpt = tmp_path / "notes.txt"
     ckpt.write_text("my notes\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "ascend_p2p_lab.cli", "sweep", "--backend", "sim", "--pairs",
-         "0-1", "--sizes", "4KiB", "--no-progress", "--checkpoint", str(ckpt)],
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "ascend_p2p_lab.cli",
+            "sweep",
+            "--backend",
+            "sim",
+            "--pairs",
+            "0-1",
+            "--sizes",
+            "4KiB",
+            "--no-progress",
+            "--checkpoint",
+            str(ckpt),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
         f"ascend-p2p-lab: error: {ckpt} is not an ascend-p2p-lab checkpoint (version 2); "
-        "give another file name"]
+        "give another file name"
+    ]
     assert ckpt.read_text() == "my notes\n"
 
 
@@ -206,8 +235,11 @@ def _staged_trace(fast: bool, size: int, chunk: int, start: int, n: int = 3):
         sim = rt.acl.simulator
         s_src, s_dst = rt.stream(2), rt.stream(5)
         relay = rt.event(2)
-        with rt.device_buffer(2, size) as src, rt.device_buffer(5, size) as dst, \
-                rt.host_buffer(size) as host:
+        with (
+            rt.device_buffer(2, size) as src,
+            rt.device_buffer(5, size) as dst,
+            rt.host_buffer(size) as host,
+        ):
             rt.write(src, bytes(range(251)) * (size // 251) + bytes(size % 251))
             rt.use(start)  # the destination: the first chunk switches devices
             before = dict(sim.call_counts)
@@ -216,16 +248,19 @@ def _staged_trace(fast: bool, size: int, chunk: int, start: int, n: int = 3):
             else:
                 _per_call(rt, dst, host, src, size, (s_src, s_dst), relay, n, chunk)
             s_dst.synchronize()
-            calls = {k: v - before.get(k, 0) for k, v in sim.call_counts.items()
-                     if v != before.get(k, 0)}
+            calls = {
+                k: v - before.get(k, 0) for k, v in sim.call_counts.items() if v != before.get(k, 0)
+            }
             clock, data = sim.host_time_us, rt.read(dst)
         for r in (relay, s_src, s_dst):
             r.close()
     return calls, clock, data
 
 
-@pytest.mark.parametrize("size,chunk,start", [(4096, 4096, 5), (10 << 10, 4096, 5),
-                                              (1 << 20, 1 << 18, 5), (4096, 4096, 2)])
+@pytest.mark.parametrize(
+    "size,chunk,start",
+    [(4096, 4096, 5), (10 << 10, 4096, 5), (1 << 20, 1 << 18, 5), (4096, 4096, 2)],
+)
 def test_enqueue_staged_makes_the_calls_of_the_per_call_loop(size, chunk, start):
     fast, slow = _staged_trace(True, size, chunk, start), _staged_trace(False, size, chunk, start)
     assert fast[0] == slow[0]
@@ -241,8 +276,12 @@ def test_enqueue_staged_refuses_a_size_beyond_the_buffers():
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         s0, s1 = rt.stream(0), rt.stream(1)
         relay = rt.event(0)
-        with rt.device_buffer(0, 4096) as a, rt.device_buffer(1, 8192) as b, \
-                rt.host_buffer(8192) as h, pytest.raises(ValueError, match="do not fit"):
+        with (
+            rt.device_buffer(0, 4096) as a,
+            rt.device_buffer(1, 8192) as b,
+            rt.host_buffer(8192) as h,
+            pytest.raises(ValueError, match="do not fit"),
+        ):
             rt.enqueue_staged(b, h, a, 8192, (s0, s1), relay, 1, chunk=4096)
         for r in (relay, s0, s1):
             r.close()
@@ -571,8 +610,10 @@ def test_the_runtime_layer_feature_detects_and_releases_in_order() -> None:
         assert rt.lacks(["ipc_memory"])
         with pytest.raises(MissingCall):
             rt.bare_pid()
-    with open_runtime("sim", "atlas800t-a2") as exporter, \
-            open_runtime("sim", "atlas800t-a2") as importer:
+    with (
+        open_runtime("sim", "atlas800t-a2") as exporter,
+        open_runtime("sim", "atlas800t-a2") as importer,
+    ):
         assert not exporter.lacks(["ipc_memory"])
         buf = exporter.device_buffer(0, MIB_2)
         exp = exporter.export_buffer(buf)
@@ -636,6 +677,9 @@ def test_a_failed_device_switch_is_raised_and_leaves_the_device() -> None:
         with pytest.raises(AclError) as err:
             rt.use(0)
         assert (err.value.call, err.value.call_args, err.value.code) == (
-            "acl.rt.set_context", (rt._contexts[0],), C.ACL_ERROR_RT_PARAM_INVALID)
+            "acl.rt.set_context",
+            (rt._contexts[0],),
+            C.ACL_ERROR_RT_PARAM_INVALID,
+        )
         assert rt.current_device() == 1
         assert rt.acl.rt.set_device(0) == 0  # given back, for the runtime's close

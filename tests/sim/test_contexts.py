@@ -90,13 +90,13 @@ def test_a_stream_belongs_to_its_context():
     b = ok(acl.rt.malloc(4 * KIB, 0))
     ok(acl.rt.memcpy_async(b, 4 * KIB, a, 4 * KIB, D2D, s_ctx))
     ok(acl.rt.memcpy_async(b, 4 * KIB, a, 4 * KIB, D2D, 0))  # the context's default stream
-    assert acl.rt.memcpy_async(b, 4 * KIB, a, 4 * KIB, D2D, s_default) == \
-        C.ACL_ERROR_RT_STREAM_CONTEXT  # made in the default context, not the current one
+    assert (
+        acl.rt.memcpy_async(b, 4 * KIB, a, 4 * KIB, D2D, s_default) == C.ACL_ERROR_RT_STREAM_CONTEXT
+    )  # made in the default context, not the current one
     assert "belongs to context" in acl.get_recent_err_msg()
     ok(acl.rt.synchronize_stream(s_ctx))
     ok(acl.rt.set_context(CONTEXT_BASE))
-    assert acl.rt.memcpy_async(b, 4 * KIB, a, 4 * KIB, D2D, s_ctx) == \
-        C.ACL_ERROR_RT_STREAM_CONTEXT
+    assert acl.rt.memcpy_async(b, 4 * KIB, a, 4 * KIB, D2D, s_ctx) == C.ACL_ERROR_RT_STREAM_CONTEXT
     ok(acl.rt.memcpy_async(b, 4 * KIB, a, 4 * KIB, D2D, s_default))
     ok(acl.rt.synchronize_stream(s_default))
     ok(acl.rt.destroy_stream(s_default))
@@ -104,8 +104,10 @@ def test_a_stream_belongs_to_its_context():
         ok(acl.rt.free(p))
     ok(acl.rt.destroy_context(ctx))  # its stream goes with it
     assert acl.simulator.ledger()["streams"] == 0
-    assert any(f"stream {s_ctx} destroyed by aclrtDestroyContext" in r
-               for r in acl.simulator.implicit_releases)
+    assert any(
+        f"stream {s_ctx} destroyed by aclrtDestroyContext" in r
+        for r in acl.simulator.implicit_releases
+    )
     ok(acl.rt.reset_device(0))
     ok(acl.finalize())
 
@@ -123,8 +125,7 @@ def test_an_explicit_context_holds_its_device_and_finalize_releases_it():
     ok(acl.finalize())
     led = acl.simulator.ledger()
     assert led["contexts"] == 0 and led["device_buffers"] == 0
-    assert any(f"context {ctx:#x} destroyed by aclFinalize" in r
-               for r in led["implicit_releases"])
+    assert any(f"context {ctx:#x} destroyed by aclFinalize" in r for r in led["implicit_releases"])
 
 
 def test_each_thread_has_its_own_current_context():
@@ -132,9 +133,13 @@ def test_each_thread_has_its_own_current_context():
     ok(acl.rt.set_device(0))
     ctx = ok(acl.rt.create_context(1))
     seen: list = []
-    thread = threading.Thread(target=lambda: (seen.append(acl.rt.get_context()),
-                                              seen.append(acl.rt.set_context(ctx)),
-                                              seen.append(acl.rt.get_device())))
+    thread = threading.Thread(
+        target=lambda: (
+            seen.append(acl.rt.get_context()),
+            seen.append(acl.rt.set_context(ctx)),
+            seen.append(acl.rt.get_device()),
+        )
+    )
     thread.start()
     thread.join(10)
     assert seen == [(0, C.ACL_ERROR_RT_CONTEXT_NULL), 0, (1, 0)]  # shared once it is set
@@ -159,8 +164,9 @@ def test_memset_async_sets_the_bytes_on_the_stream_in_the_runtimes_order():
     assert acl.rt.memset_async(0, 0, 7, 0, stream) == 0  # count 0: done before any check
     assert acl.rt.memset_async(0, 16, 7, 16, stream) == C.ACL_ERROR_INVALID_PARAM  # null
     assert acl.rt.memset_async(host, 8, 7, 16, stream) == C.ACL_ERROR_RT_PARAM_INVALID
-    assert acl.rt.memset_async(host, 4 * KIB, 7, 4 * KIB, stream + 99) == \
-        C.ACL_ERROR_RT_PARAM_INVALID  # no such stream
+    assert (
+        acl.rt.memset_async(host, 4 * KIB, 7, 4 * KIB, stream + 99) == C.ACL_ERROR_RT_PARAM_INVALID
+    )  # no such stream
     t0 = acl.simulator.host_time_us
     ok(acl.rt.memset_async(host, 4 * KIB, 7, 4 * KIB, stream))  # what the async sample does
     ok(acl.rt.synchronize_stream(stream))
@@ -235,7 +241,8 @@ def test_app_log_writes_cann_plog_lines_at_the_level_asked(tmp_path, monkeypatch
     acl.app_log(1, "now kept")
     path = acl.simulator.app_log_path
     assert path.parent == tmp_path / "debug" / "plog" and path.name.startswith(
-        f"plog-{os.getpid()}_")
+        f"plog-{os.getpid()}_"
+    )
     lines = path.read_text().splitlines()
     assert len(lines) == 2 and lines[0].startswith(f"[ERROR] APP({os.getpid()},")
     assert lines[0].endswith("Copy failed") and lines[1].startswith("[INFO]")
@@ -254,8 +261,12 @@ def test_app_log_prints_when_asked_to(monkeypatch, capsys, tmp_path):
 # ------------------------------------------------------------------------- what is missing
 def test_a_call_the_simulator_lacks_says_so_in_one_line():
     acl = simulated_acl("atlas800t-a2")
-    for get in (lambda: acl.rt.memcpy2d, lambda: acl.mdl, lambda: acl.media.dvpp_vpc_resize,
-                lambda: acl.util.ptr_to_numpy):
+    for get in (
+        lambda: acl.rt.memcpy2d,
+        lambda: acl.mdl,
+        lambda: acl.media.dvpp_vpc_resize,
+        lambda: acl.util.ptr_to_numpy,
+    ):
         with pytest.raises(NotSimulated) as info:
             get()
         text = str(info.value)
@@ -270,15 +281,25 @@ def test_a_call_the_simulator_lacks_says_so_in_one_line():
 def test_the_shim_module_reports_missing_names_too():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(shim_path()), str(ROOT)]))
     code = "import acl\ntry:\n    acl.op.execute\nexcept AttributeError as e:\n    print(e)"
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert done.stdout.startswith("acl.op is not implemented by the ascend_p2p_lab simulator")
 
 
 def test_the_documented_list_is_the_simulators():
     from ascend_p2p_lab.sim.formats import NAMESPACES
+
     doc = (ROOT / "docs" / "reference" / "simulator-calls.md").read_text()
     listed = {line.split("`")[1] for line in doc.splitlines() if line.startswith("| `acl.")}
-    implemented = {f"acl.{space}.{name}" if space else f"acl.{name}"
-                   for space, calls in NAMESPACES.items() for name in calls}
+    implemented = {
+        f"acl.{space}.{name}" if space else f"acl.{name}"
+        for space, calls in NAMESPACES.items()
+        for name in calls
+    }
     assert listed == implemented

@@ -52,8 +52,9 @@ CAPACITY = {("link", 0): 100.0, ("link", 1): 37.0, ("link", 2): 250.0}
 
 # a step: (stream, what, amount): a copy of amount bytes, a record of event amount,
 # a wait on event amount, or the host moving on by amount microseconds
-step = st.tuples(st.integers(0, 2), st.sampled_from(["copy", "record", "wait", "host"]),
-                 st.integers(1, 5000))
+step = st.tuples(
+    st.integers(0, 2), st.sampled_from(["copy", "record", "wait", "host"]), st.integers(1, 5000)
+)
 
 
 def _play(steps: list[tuple[int, str, int]], *, fluid: bool, jitter: float) -> list[float]:
@@ -105,8 +106,7 @@ def test_the_staged_copy_runs_without_the_fluid_model(monkeypatch) -> None:
 
     monkeypatch.setattr(engine_mod, "run_fluid", refuse)
     with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
-        run = sweep(rt, pairs="0-1", peer="off", sizes="64KiB,16MiB", samples=2,
-                    progress=False)
+        run = sweep(rt, pairs="0-1", peer="off", sizes="64KiB,16MiB", samples=2, progress=False)
     staged = run[run["path"] == "staged"]
     assert len(staged) == 4 and staged["bandwidth_GBps"].gt(0).all()
     assert staged["verified"].all()
@@ -158,9 +158,15 @@ def test_rebase_refuses_while_a_stream_is_busy_and_shifts_events_when_idle() -> 
 def test_a_points_rows_do_not_depend_on_what_ran_before_it() -> None:
     """Every pattern's rows, to the bit, whether the sweep runs first in a fresh
     simulator or after another sweep (a point starts at the clock's origin)."""
-    kw = dict(devices="0,1,2,3", sizes="4KiB,16MiB", direction="both", peer="both",
-              samples=2, progress=False,
-              patterns=["pair", "local", "latency", "one_to_all", "all_to_one", "h2d", "d2h"])
+    kw = dict(
+        devices="0,1,2,3",
+        sizes="4KiB,16MiB",
+        direction="both",
+        peer="both",
+        samples=2,
+        progress=False,
+        patterns=["pair", "local", "latency", "one_to_all", "all_to_one", "h2d", "d2h"],
+    )
     with open_runtime("sim", "atlas800t-a2", seed=3, announce=False) as rt:
         first = sweep(rt, **kw)
     with open_runtime("sim", "atlas800t-a2", seed=3, announce=False) as rt:
@@ -187,8 +193,11 @@ def _random_engine(seed: int, shared: bool) -> tuple[Engine, list]:
         what = rng.random()
         if what < 0.6:
             r = res[rng.randrange(3)] if shared else res[k]
-            ops.append(eng.enqueue_copy(s, rng.choice([0, 4096, 1 << 20, 3 << 20]), (r,),
-                                        rng.uniform(0.0, 9.0)))
+            ops.append(
+                eng.enqueue_copy(
+                    s, rng.choice([0, 4096, 1 << 20, 3 << 20]), (r,), rng.uniform(0.0, 9.0)
+                )
+            )
         elif what < 0.8:
             ops.append(eng.enqueue_record(s, events[k]))
         else:
@@ -210,15 +219,19 @@ def test_unshared_streams_get_the_fluid_models_times(seed, monkeypatch):
     # the rounding of those steps
     assert [k for k, _, _ in fast] == [k for k, _, _ in slow]
     assert [t for _, s, e in fast for t in (s, e)] == pytest.approx(
-        [t for _, s, e in slow for t in (s, e)], rel=1e-12, abs=0)
+        [t for _, s, e in slow for t in (s, e)], rel=1e-12, abs=0
+    )
     assert any(k == "wait" for k, _, _ in fast) and all(e is not None for _, _, e in fast)
 
 
 def test_only_streams_that_share_a_resource_take_the_fluid_model(monkeypatch):
     taken: list[int] = []
     real = engine_mod.run_fluid
-    monkeypatch.setattr(engine_mod, "run_fluid",
-                        lambda streams, rate: (taken.append(len(streams)), real(streams, rate)))
+    monkeypatch.setattr(
+        engine_mod,
+        "run_fluid",
+        lambda streams, rate: (taken.append(len(streams)), real(streams, rate)),
+    )
     eng, _ = _random_engine(3, shared=False)
     eng.resolve()
     assert taken == []
@@ -242,8 +255,10 @@ def test_a_shared_budget_that_cannot_bind_lets_streams_run_alone_with_the_same_t
     def run(budget: float, force_fluid: bool) -> tuple[list[float], bool]:
         eng = Engine(capacity={("link", 0, 1): 100.0, ("link", 1, 0): 100.0, "both": budget})
         a, b = eng.new_stream(0), eng.new_stream(1)
-        ops = [eng.enqueue_copy(a, 5000, (("link", 0, 1), "both"), latency_us=2.0),
-               eng.enqueue_copy(b, 3000, (("link", 1, 0), "both"), latency_us=2.0)]
+        ops = [
+            eng.enqueue_copy(a, 5000, (("link", 0, 1), "both"), latency_us=2.0),
+            eng.enqueue_copy(b, 3000, (("link", 1, 0), "both"), latency_us=2.0),
+        ]
         alone = eng._independent([a, b])
         if force_fluid:
             eng._independent = lambda streams: False  # type: ignore[method-assign]
@@ -258,8 +273,12 @@ def test_a_shared_budget_that_cannot_bind_lets_streams_run_alone_with_the_same_t
     assert not alone and tight[1] == pytest.approx(2.0 + 3000 / 75.0)
 
 
-CAP = {("link", 0, 1): 26_200.0, ("link", 1, 0): 26_200.0, ("hbm", 0): 620_000.0,
-       ("egress", 0): 30_000.0}
+CAP = {
+    ("link", 0, 1): 26_200.0,
+    ("link", 1, 0): 26_200.0,
+    ("hbm", 0): 620_000.0,
+    ("egress", 0): 30_000.0,
+}
 
 
 def _engine_times(batched: bool, shared: bool) -> list[float]:

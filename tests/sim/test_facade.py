@@ -41,8 +41,8 @@ from ascend_p2p_lab.sim.devices import CONTEXT_BASE
 
 
 def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ascend_p2p_lab.cli import main
     from ascend_p2p_lab.sim.facade import SimulatedACL
 
@@ -61,8 +61,22 @@ def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
     monkeypatch.undo()
 
     _count_blocks(monkeypatch, stop_after=1)  # Ctrl-C as the second block starts
-    code = main(["sweep", "--backend", "sim", "--pairs", "0-1,1-0,2-3", "--sizes", "4KiB",
-                 "--samples", "1", "--no-progress", "--out", str(tmp_path / "run")])
+    code = main(
+        [
+            "sweep",
+            "--backend",
+            "sim",
+            "--pairs",
+            "0-1,1-0,2-3",
+            "--sizes",
+            "4KiB",
+            "--samples",
+            "1",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "run"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 130 and "interrupted: the rows measured so far are kept" in out
     saved = load_run(tmp_path / "run")
@@ -70,8 +84,7 @@ def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
     assert set(zip(saved.src, saved.dst)) == {(0, 1)}
 
 
-def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None
-                  ) -> list[str]:
+def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None) -> list[str]:
     """Record the blocks a sweep runs; optionally press Ctrl-C as block stop_after+1 starts."""
     ran: list[str] = []
 
@@ -112,7 +125,8 @@ def copy_setup(acl: SimulatedACL) -> Iterator[tuple[int, int, int]]:
 
 
 def test_the_fast_path_skips_the_checks_until_something_changes(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     checked: list[tuple[int, ...]] = []
     real = SimulatedACL._memcpy_async  # the class says which part serves each call
 

@@ -12,12 +12,17 @@ from ascend_p2p_lab.sim.faults import FAULT_KINDS, Fault, as_faults
 
 def test_faults_come_from_dicts_or_as_they_are() -> None:
     made = Fault("degrade", link=(0, 1), factor=0.5)
-    faults = as_faults([{"kind": "error", "call": "rt.memcpy_async", "code": 507013,
-                         "link": [2, 3]}, made])
+    faults = as_faults(
+        [{"kind": "error", "call": "rt.memcpy_async", "code": 507013, "link": [2, 3]}, made]
+    )
     assert faults[1] is made
     error = faults[0]
     assert (error.kind, error.call, error.code, error.link) == (
-        "error", "rt.memcpy_async", 507013, (2, 3))
+        "error",
+        "rt.memcpy_async",
+        507013,
+        (2, 3),
+    )
     assert as_faults(None) == []
 
 
@@ -34,24 +39,26 @@ def test_a_fault_concerns_its_device_and_link_only() -> None:
     assert Fault("error").concerns((5,), None)
 
 
-@pytest.mark.parametrize(("data", "error", "match"), [
-    ({"kind": "melt"}, ValueError, "unknown fault kind 'melt'"),
-    ({"kind": "error", "code": 42}, ValueError, "fault code 42 is not a known"),
-    ({"kind": "error", "code": 0}, ValueError, "fault code 0"),
-    ({"kind": "error", "nth": 0}, ValueError, "counts uses from 1"),
-    ({"kind": "error", "link": [1]}, TypeError, "two device ids"),
-    ({"kind": "error", "device": True}, TypeError, "fault device has the wrong type"),
-    ({"kind": "degrade", "factor": 0}, ValueError, "factor"),
-    ({"kind": "error", "when": 3}, ValueError, r"unknown fault keys: \['when'\]"),
-])
+@pytest.mark.parametrize(
+    ("data", "error", "match"),
+    [
+        ({"kind": "melt"}, ValueError, "unknown fault kind 'melt'"),
+        ({"kind": "error", "code": 42}, ValueError, "fault code 42 is not a known"),
+        ({"kind": "error", "code": 0}, ValueError, "fault code 0"),
+        ({"kind": "error", "nth": 0}, ValueError, "counts uses from 1"),
+        ({"kind": "error", "link": [1]}, TypeError, "two device ids"),
+        ({"kind": "error", "device": True}, TypeError, "fault device has the wrong type"),
+        ({"kind": "degrade", "factor": 0}, ValueError, "factor"),
+        ({"kind": "error", "when": 3}, ValueError, r"unknown fault keys: \['when'\]"),
+    ],
+)
 def test_a_bad_fault_is_refused_with_what_is_wrong(data, error, match) -> None:
     with pytest.raises(error, match=match):
         as_faults([data])
 
 
 def test_the_kinds_are_the_documented_ones() -> None:
-    assert {"error", "degrade", "device_lost", "memory_exhausted", "slow_host"} <= set(
-        FAULT_KINDS)
+    assert {"error", "degrade", "device_lost", "memory_exhausted", "slow_host"} <= set(FAULT_KINDS)
 
 
 # ------------------------------------------------------------------ issue 30 (its last items)
@@ -60,8 +67,9 @@ def _pull_push(link_faults: list[dict]) -> dict[tuple[int, int], tuple[float, fl
     out = {}
     for initiator in ("dst", "src"):
         with open_runtime("sim", "atlas800t-a2", faults=link_faults, announce=False) as rt:
-            rows = sweep_run(rt, pairs="2-5,5-2", sizes="64MiB", samples=2,
-                             initiator=initiator, progress=False).samples
+            rows = sweep_run(
+                rt, pairs="2-5,5-2", sizes="64MiB", samples=2, initiator=initiator, progress=False
+            ).samples
         for (s, d), g in rows.groupby(["src", "dst"]):
             out.setdefault((int(s), int(d)), {})[initiator] = float(g["bandwidth_GBps"].median())
     return {k: (v["dst"], v["src"]) for k, v in out.items()}

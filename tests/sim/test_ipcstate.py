@@ -16,14 +16,18 @@ import pytest
 TIMEOUT_S = 60
 
 
-def test_a_dead_processs_folder_is_collected_but_not_one_in_use(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch
-                                                                 ) -> None:
+def test_a_dead_processs_folder_is_collected_but_not_one_in_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ascend_p2p_lab.sim import ipcstate
 
     monkeypatch.setattr(ipcstate, "_base_dir", lambda: str(tmp_path))
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, timeout=TIMEOUT_S).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    ).stdout.strip()
     stale = tmp_path / f"ascend_p2p_lab_ipc_{dead}_aa"
     busy = tmp_path / f"ascend_p2p_lab_ipc_{dead}_bb"
     for folder, holder in ((stale, int(dead)), (busy, os.getpid())):

@@ -31,8 +31,13 @@ def test_factors_are_the_gauss_draws_scaled_and_clamped(jitter):
     a third of them clamped at 0.5; 0.0: 1.0 and no draw)."""
     for seed in (0, 7):
         rng, draw = random.Random(seed), factors(random.Random(seed), jitter)
-        want = [1.0] * 2001 if not jitter else [
-            f if f > 0.5 else 0.5 for f in (1.0 + jitter * rng.gauss(0.0, 1.0)
-                                           for _ in range(2001))]
+        want = (
+            [1.0] * 2001
+            if not jitter
+            else [
+                f if f > 0.5 else 0.5
+                for f in (1.0 + jitter * rng.gauss(0.0, 1.0) for _ in range(2001))
+            ]
+        )
         assert [draw() for _ in range(2001)] == want
         assert (want.count(0.5) > 500) == (jitter == 0.9)

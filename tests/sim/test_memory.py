@@ -48,15 +48,29 @@ def _regions(sizes: tuple[int, ...]) -> list[ChunkedRegion]:
 
 
 def _state(regions) -> list:
-    return [(r.version, r.last_copy,
-             {k: (type(v).__name__, v if isinstance(v, int) else bytes(v))
-              for k, v in r.chunks.items()},
-             [id(v) for v in r.chunks.values() if isinstance(v, bytes)]) for r in regions]
+    return [
+        (
+            r.version,
+            r.last_copy,
+            {
+                k: (type(v).__name__, v if isinstance(v, int) else bytes(v))
+                for k, v in r.chunks.items()
+            },
+            [id(v) for v in r.chunks.values() if isinstance(v, bytes)],
+        )
+        for r in regions
+    ]
 
 
-COPIES = [(1, 0, 0, 0, 4 * CHUNK), (1, CHUNK, 0, 0, 2 * CHUNK), (0, 0, 0, 2 * CHUNK, CHUNK),
-          (0, 3 * CHUNK, 0, 0, 2 * CHUNK),  # one buffer, overlapping: in order
-          (1, 0, 1, 0, CHUNK), (1, 4 * CHUNK, 0, 0, CHUNK), (0, 2 * CHUNK, 1, 2 * CHUNK, CHUNK)]
+COPIES = [
+    (1, 0, 0, 0, 4 * CHUNK),
+    (1, CHUNK, 0, 0, 2 * CHUNK),
+    (0, 0, 0, 2 * CHUNK, CHUNK),
+    (0, 3 * CHUNK, 0, 0, 2 * CHUNK),  # one buffer, overlapping: in order
+    (1, 0, 1, 0, CHUNK),
+    (1, 4 * CHUNK, 0, 0, CHUNK),
+    (0, 2 * CHUNK, 1, 2 * CHUNK, CHUNK),
+]
 
 
 def _copies(general: bool, monkeypatch) -> list:
@@ -97,19 +111,27 @@ def _staged_regions(plain: bool) -> list:
         if r == 2:  # the source changes: the kept copies must move the new bytes
             regions[0].write(5, b"changed")
         for off in (0, CHUNK, 2 * CHUNK):
-            for args in ((h + off, size - off, a + off, CHUNK, 2, s),
-                         (b + off, size - off, h + off, CHUNK, 1, s),
-                         *[(b, size, a, size, 3, s)] * 4, (b, size, a, CHUNK, 3, s),
-                         (b + CHUNK, size - CHUNK, a + 2 * CHUNK, CHUNK, 3, s),  # offsets
-                         # runs; host-to-host copies of any size share one resources tuple
-                         *[(h2, size, h, size, 0, s)] * 3, (h2, size, h, CHUNK, 0, s)):
+            for args in (
+                (h + off, size - off, a + off, CHUNK, 2, s),
+                (b + off, size - off, h + off, CHUNK, 1, s),
+                *[(b, size, a, size, 3, s)] * 4,
+                (b, size, a, CHUNK, 3, s),
+                (b + CHUNK, size - CHUNK, a + 2 * CHUNK, CHUNK, 3, s),  # offsets
+                # runs; host-to-host copies of any size share one resources tuple
+                *[(h2, size, h, size, 0, s)] * 3,
+                (h2, size, h, CHUNK, 0, s),
+            ):
                 if plain:
                     acl._copies.plans.clear()
                     acl._copies.forget_last()  # the same argument objects: no shortcut either
                 assert rt.memcpy_async(*args) == 0
         rt.synchronize_stream(s)  # the host waits for the stream: its clock tells the times
-        states.append([acl.simulator.host_time_us,
-                       *((x.version, x.last_copy, x.read(0, size)) for x in regions)])
+        states.append(
+            [
+                acl.simulator.host_time_us,
+                *((x.version, x.last_copy, x.read(0, size)) for x in regions),
+            ]
+        )
     assert plain or (h, size, a, CHUNK, 2, s) in acl._copies.plans
     rt.synchronize_stream(s), rt.destroy_stream(s)
     rt.free(a), rt.free(b), rt.free_host(h), rt.free_host(h2)
@@ -129,8 +151,12 @@ def _repeats(plain: bool) -> list:
     acl.init(), rt.set_device(1), rt.set_device(0)
     rt.device_enable_peer_access(1, 0), rt.set_context(CONTEXT_BASE + 1)
     rt.device_enable_peer_access(0, 0), rt.set_context(CONTEXT_BASE + 0)
-    (a, _), (s, _), (e0, _), (e1, _) = (rt.malloc(CHUNK, 0), rt.create_stream(),
-                                        rt.create_event(), rt.create_event())
+    (a, _), (s, _), (e0, _), (e1, _) = (
+        rt.malloc(CHUNK, 0),
+        rt.create_stream(),
+        rt.create_event(),
+        rt.create_event(),
+    )
     rt.set_context(CONTEXT_BASE + 1)
     (b, _), (h, _) = rt.malloc(CHUNK, 0), rt.malloc_host(CHUNK)  # b on device 1
     rt.set_context(CONTEXT_BASE + 0)
@@ -144,13 +170,22 @@ def _repeats(plain: bool) -> list:
             acl._copies.forget_last()
         out.append((fn.__name__, fn(*call), sim.host_time_us))
 
-    between = [lambda: rt.memset(b, CHUNK, 1, 4096),  # the destination changed
-               lambda: acl._memory.space.find(a, 1)[0].write(0, b"new"),  # the source
-               lambda: (rt.device_disable_peer_access(1), rt.memcpy_async(*args),  # refused
-                        rt.device_enable_peer_access(1, 0)),
-               lambda: (rt.set_context(CONTEXT_BASE + 1), rt.memcpy_async(*args),
-                        rt.set_context(CONTEXT_BASE + 0)),  # refused: another device
-               lambda: rt.memcpy_async(*other), lambda: rt.record_event(e1, s)]
+    between = [
+        lambda: rt.memset(b, CHUNK, 1, 4096),  # the destination changed
+        lambda: acl._memory.space.find(a, 1)[0].write(0, b"new"),  # the source
+        lambda: (
+            rt.device_disable_peer_access(1),
+            rt.memcpy_async(*args),  # refused
+            rt.device_enable_peer_access(1, 0),
+        ),
+        lambda: (
+            rt.set_context(CONTEXT_BASE + 1),
+            rt.memcpy_async(*args),
+            rt.set_context(CONTEXT_BASE + 0),
+        ),  # refused: another device
+        lambda: rt.memcpy_async(*other),
+        lambda: rt.record_event(e1, s),
+    ]
     for step in [None, *between, None]:
         rt.record_event(e0, s)
         for _ in range(3):
@@ -216,7 +251,7 @@ def test_repeated_copy_after_source_changes(pair):
     assert rt.read(dst) == second
     rt.write(src, b"\x5a" * 100, offset=CHUNK + 7)  # a few bytes inside one chunk
     _copy(rt, dst, src, size, stream)
-    assert rt.read(dst) == second[:CHUNK + 7] + b"\x5a" * 100 + second[CHUNK + 107:]
+    assert rt.read(dst) == second[: CHUNK + 7] + b"\x5a" * 100 + second[CHUNK + 107 :]
 
 
 def test_repeated_copy_after_destination_changes(pair):
@@ -244,12 +279,12 @@ def test_partial_and_unaligned_copies(pair):
     stream.synchronize()
     got = rt.read(dst)
     assert got[:100] == b"\xee" * 100
-    assert got[100:100 + n] == data[3:3 + n]
-    assert got[100 + n:] == b"\xee" * (size - 100 - n)
+    assert got[100 : 100 + n] == data[3 : 3 + n]
+    assert got[100 + n :] == b"\xee" * (size - 100 - n)
     rt.write(src, b"\x00" * 50, offset=10)
     rt.memcpy_async(dst, src, n, stream, dst_offset=100, src_offset=3)
     stream.synchronize()
-    assert rt.read(dst, n, offset=100) == data[3:10] + b"\x00" * 50 + data[60:3 + n]
+    assert rt.read(dst, n, offset=100) == data[3:10] + b"\x00" * 50 + data[60 : 3 + n]
 
 
 def test_copy_into_a_new_buffer(pair):
@@ -268,8 +303,10 @@ def test_chunked_memory_matches_a_flat_model():
     rng = random.Random(2024)
     size = 5 * CHUNK + 777
     space = AddressSpace()
-    regions = [space.add(ChunkedRegion(space.next_base("device", 0, size), size, "device", 0))
-               for _ in range(2)]
+    regions = [
+        space.add(ChunkedRegion(space.next_base("device", 0, size), size, "device", 0))
+        for _ in range(2)
+    ]
     flat = [bytearray(size) for _ in regions]
 
     def span():
@@ -288,21 +325,21 @@ def test_chunked_memory_matches_a_flat_model():
             off, n = span()
             data = rng.randbytes(min(n, 3 * CHUNK))
             regions[i].write(off, data)
-            flat[i][off:off + len(data)] = data
+            flat[i][off : off + len(data)] = data
         elif op == "fill":
             off, n = span()
             v = rng.randrange(256)
             regions[i].fill(off, n, v)
-            flat[i][off:off + n] = bytes([v]) * n
+            flat[i][off : off + n] = bytes([v]) * n
         elif op == "copy":
             off, n = span()
             soff = off if rng.random() < 0.5 else rng.randrange(0, size - n + 1)
             j = 1 - i
             for _ in range(rng.choice([1, 2])):  # a repeat may be skipped by the memo
                 copy_bytes(regions[i], off, regions[j], soff, n)
-            flat[i][off:off + n] = flat[j][soff:soff + n]
+            flat[i][off : off + n] = flat[j][soff : soff + n]
         else:
             off, n = span()
-            assert regions[i].read(off, n) == bytes(flat[i][off:off + n])
+            assert regions[i].read(off, n) == bytes(flat[i][off : off + n])
     for region, ref in zip(regions, flat):
         assert region.read(0, size) == bytes(ref)

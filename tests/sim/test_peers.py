@@ -25,10 +25,19 @@ MIB = 1 << 20
 
 
 def run_sample(preset: str, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, ASCEND_P2P_LAB_PRESET=preset,
-               PYTHONPATH=os.pathsep.join([str(shim_path()), str(ROOT)]))
-    return subprocess.run([sys.executable, str(SAMPLE), *args], env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    env = dict(
+        os.environ,
+        ASCEND_P2P_LAB_PRESET=preset,
+        PYTHONPATH=os.pathsep.join([str(shim_path()), str(ROOT)]),
+    )
+    return subprocess.run(
+        [sys.executable, str(SAMPLE), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("preset", ["atlas800t-a2", "atlas800t-a3"])
@@ -107,9 +116,15 @@ def test_import_flags_above_one_are_invalid() -> None:
 def test_a_dead_process_enables_are_flushed(tmp_path: Path) -> None:
     """devdrv_flush_p2p: the driver drops an exited process's references."""
     from ascend_p2p_lab.sim.ipcstate import Registry
+
     reg = Registry(str(tmp_path))
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True, timeout=30)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    )
     reg.set_peer_refs(int(dead.stdout), "gone:1", {(0, 1): 1})
     reg.set_peer_refs(os.getpid(), "me:1", {(1, 0): 2})
     assert reg.peer_directions("other") == {(1, 0)}

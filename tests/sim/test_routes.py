@@ -18,6 +18,9 @@ def test_card_budgets_are_crossed_by_switched_copies_only() -> None:
     assert shared_resources(topo, "SIO", 0, 1) == ()
     # 0 -> 3: out of card 0, into card 1, and the both-ways budget of each
     assert shared_resources(topo, "HCCS_SW", 0, 3) == (
-        ("shared", 0, "out", 0), ("shared", 0, "in", 1), ("shared", 0, "both", 0),
-        ("shared", 0, "both", 1))
+        ("shared", 0, "out", 0),
+        ("shared", 0, "in", 1),
+        ("shared", 0, "both", 0),
+        ("shared", 0, "both", 1),
+    )
     assert shared_resources(load_preset(A2), "HCCS", 0, 3) == ()

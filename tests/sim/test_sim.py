@@ -317,22 +317,48 @@ def test_init_with_a_non_string_config_raises_type_error() -> None:
 # ------------------------------------------------------------------------- init / finalize
 #: Arguments for every acl.rt call; only the arity matters before aclInit.
 PRE_INIT_ARGS: dict[str, tuple[int, ...]] = {
-    "set_device": (0,), "reset_device": (0,), "reset_device_force": (0,), "get_device": (),
-    "get_device_count": (), "get_context": (), "set_context": (1,), "create_context": (0,),
-    "destroy_context": (1,), "get_devices_topo": (0, 1),
-    "get_device_info": (0, 301), "device_can_access_peer": (0, 1),
-    "device_enable_peer_access": (1, 0), "device_disable_peer_access": (1,),
-    "device_peer_access_status": (0, 1), "malloc": (1024, 0), "free": (1,),
-    "malloc_host": (1024,), "free_host": (1,), "memset": (1, 8, 0, 8),
+    "set_device": (0,),
+    "reset_device": (0,),
+    "reset_device_force": (0,),
+    "get_device": (),
+    "get_device_count": (),
+    "get_context": (),
+    "set_context": (1,),
+    "create_context": (0,),
+    "destroy_context": (1,),
+    "get_devices_topo": (0, 1),
+    "get_device_info": (0, 301),
+    "device_can_access_peer": (0, 1),
+    "device_enable_peer_access": (1, 0),
+    "device_disable_peer_access": (1,),
+    "device_peer_access_status": (0, 1),
+    "malloc": (1024, 0),
+    "free": (1,),
+    "malloc_host": (1024,),
+    "free_host": (1,),
+    "memset": (1, 8, 0, 8),
     "memset_async": (1, 8, 0, 8, 0),
-    "memcpy": (1, 8, 2, 8, 1), "memcpy_async": (1, 8, 2, 8, 1, 0), "get_mem_info": (1,),
-    "create_stream": (), "destroy_stream": (1,), "synchronize_stream": (1,),
-    "synchronize_device": (), "create_event": (), "create_event_with_flag": (8,),
-    "create_event_ex_with_flag": (8,), "destroy_event": (1,), "record_event": (1, 0),
-    "stream_wait_event": (0, 1), "synchronize_event": (1,), "event_elapsed_time": (1, 2),
+    "memcpy": (1, 8, 2, 8, 1),
+    "memcpy_async": (1, 8, 2, 8, 1, 0),
+    "get_mem_info": (1,),
+    "create_stream": (),
+    "destroy_stream": (1,),
+    "synchronize_stream": (1,),
+    "synchronize_device": (),
+    "create_event": (),
+    "create_event_with_flag": (8,),
+    "create_event_ex_with_flag": (8,),
+    "destroy_event": (1,),
+    "record_event": (1, 0),
+    "stream_wait_event": (0, 1),
+    "synchronize_event": (1,),
+    "event_elapsed_time": (1, 2),
     "event_get_timestamp": (1,),
-    "ipc_mem_get_export_key": (1, 4096, 65, 0), "ipc_mem_set_import_pid": ("k", [1]),
-    "ipc_mem_import_by_key": ("k", 0), "ipc_mem_close": ("k",), "device_get_bare_tgid": (),
+    "ipc_mem_get_export_key": (1, 4096, 65, 0),
+    "ipc_mem_set_import_pid": ("k", [1]),
+    "ipc_mem_import_by_key": ("k", 0),
+    "ipc_mem_close": ("k",),
+    "device_get_bare_tgid": (),
 }
 
 
@@ -402,8 +428,14 @@ def test_finalize_releases_everything_and_records_the_implicit_releases() -> Non
     assert led["peer_refs"] == {}
     assert not acl.simulator.ledger()["devices_set"]
     text = "\n".join(led["implicit_releases"])
-    for what in (f"device buffer {ptr:#x}", f"host buffer {host:#x}", f"stream {stream}",
-                 f"event {event}", "peer access 0->1", "peer access 1->0"):
+    for what in (
+        f"device buffer {ptr:#x}",
+        f"host buffer {host:#x}",
+        f"stream {stream}",
+        f"event {event}",
+        "peer access 0->1",
+        "peer access 1->0",
+    ):
         assert what in text, what
     assert "aclFinalize" in text
     # Released, but not by the program: the ledger keeps saying so, even after a new session.
@@ -428,8 +460,10 @@ def test_last_reset_releases_the_device_resources_implicitly() -> None:
     ptr = ok(acl.rt.malloc(MIB, P2P))
     ok(acl.rt.reset_device(0))
     assert acl.simulator.ledger()["device_buffers"] == 0
-    assert any(f"{ptr:#x}" in r and "aclrtResetDevice" in r
-               for r in acl.simulator.ledger()["implicit_releases"])
+    assert any(
+        f"{ptr:#x}" in r and "aclrtResetDevice" in r
+        for r in acl.simulator.ledger()["implicit_releases"]
+    )
     assert acl.rt.free(ptr) != 0  # already gone
     ok(acl.finalize())
     assert not acl.simulator.ledger_is_empty()
@@ -1121,17 +1155,29 @@ def test_the_same_seed_gives_the_same_jittered_times() -> None:
 # -------------------------------------------------------------------------------- api level
 def test_old_api_level_hides_the_newer_calls() -> None:
     assert set(NEWER_CALLS) == {
-        "device_peer_access_status", "get_devices_topo", "reset_device_force",
-        "create_event_ex_with_flag", "event_get_timestamp",
-        "ipc_mem_get_export_key", "ipc_mem_set_import_pid", "ipc_mem_import_by_key",
-        "ipc_mem_close", "device_get_bare_tgid",
+        "device_peer_access_status",
+        "get_devices_topo",
+        "reset_device_force",
+        "create_event_ex_with_flag",
+        "event_get_timestamp",
+        "ipc_mem_get_export_key",
+        "ipc_mem_set_import_pid",
+        "ipc_mem_import_by_key",
+        "ipc_mem_close",
+        "device_get_bare_tgid",
     }
     old, new = simulated_acl(api_level="old"), simulated_acl(api_level="new")
     for name in NEWER_CALLS:
         assert not hasattr(old.rt, name), name
         assert hasattr(new.rt, name), name
-    for name in ("device_can_access_peer", "device_enable_peer_access", "memcpy_async",
-                 "create_event_with_flag", "event_elapsed_time", "get_mem_info"):
+    for name in (
+        "device_can_access_peer",
+        "device_enable_peer_access",
+        "memcpy_async",
+        "create_event_with_flag",
+        "event_elapsed_time",
+        "get_mem_info",
+    ):
         assert hasattr(old.rt, name), name
     with pytest.raises(ValueError):
         simulated_acl(api_level="ancient")
@@ -1216,8 +1262,13 @@ def test_error_fault_at_the_nth_memcpy_async() -> None:
 
 
 def test_error_fault_can_be_limited_to_one_link() -> None:
-    fault = Fault(kind="error", call="rt.memcpy", link=(1, 0), code=C.ACL_ERROR_RT_SYS_DMA,
-                  message="sdma error on 1->0")
+    fault = Fault(
+        kind="error",
+        call="rt.memcpy",
+        link=(1, 0),
+        code=C.ACL_ERROR_RT_SYS_DMA,
+        message="sdma error on 1->0",
+    )
     acl = new_acl(faults=[fault])
     with devices(acl, 0, 1, peer=True) as ctx, two_buffers(acl, ctx, 4 * KIB) as (a, b):
         ok(acl.rt.memcpy(b, 4 * KIB, a, 4 * KIB, D2D))  # 0 -> 1
@@ -1235,8 +1286,9 @@ def test_degrade_fault_halves_one_directed_link() -> None:
         ms_slow = finish_timed(acl, start_timed(acl, b, a, n, stream0))
         ms_fast = finish_timed(acl, start_timed(acl, a, b, n, stream0))  # 1 -> 0, issued on 0
         lc = acl.topology.link_class(0, 1)
-        assert ms_slow == pytest.approx((lc.latency_us + n / (lc.bandwidth_GBps * 500)) / 1e3,
-                                        rel=1e-3)
+        assert ms_slow == pytest.approx(
+            (lc.latency_us + n / (lc.bandwidth_GBps * 500)) / 1e3, rel=1e-3
+        )
         assert ms_fast == pytest.approx(link_ms(acl, 1, 0, n, on=0), rel=1e-3)  # a read
         ok(acl.rt.destroy_stream(stream0))
     finish(acl)
@@ -1381,8 +1433,13 @@ def test_the_shim_runs_the_official_p2p_sample(tmp_path: Any) -> None:
     )
     env["ASCEND_P2P_LAB_PRESET"] = "atlas800t-a3"
     proc = subprocess.run(
-        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-        timeout=60, check=False,
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines() if " " in line)
@@ -1390,9 +1447,27 @@ def test_the_shim_runs_the_official_p2p_sample(tmp_path: Any) -> None:
     assert lines["count"] == "16 0"  # atlas800t-a3: 16 dies
     assert lines["soc"] == "Ascend910_9382"
     assert lines["can"] == "1 0"
-    for key in ("init", "set0", "enable0->1", "malloc0", "memset0", "set1", "enable1->0",
-                "malloc1", "memcpy", "d2h", "sync", "disable1->0", "free_host", "free1",
-                "reset1", "disable0->1", "free0", "reset0", "finalize"):
+    for key in (
+        "init",
+        "set0",
+        "enable0->1",
+        "malloc0",
+        "memset0",
+        "set1",
+        "enable1->0",
+        "malloc1",
+        "memcpy",
+        "d2h",
+        "sync",
+        "disable1->0",
+        "free_host",
+        "free1",
+        "reset1",
+        "disable0->1",
+        "free0",
+        "reset0",
+        "finalize",
+    ):
         assert lines[key] == "0", (key, proc.stdout)
     assert lines["data"] == "07" * 10
     assert "P2P copy success" in proc.stdout
@@ -1435,8 +1510,12 @@ def _script(faults: list, plain: bool) -> list:
 
     def do(fn, *args):
         if plain:  # each table by hand (Copies.clear is under test too)
-            for kept in (acl._copies.plans, acl._devices.kept, acl._streams.kept_records,
-                         acl._streams.kept_waits):
+            for kept in (
+                acl._copies.plans,
+                acl._devices.kept,
+                acl._streams.kept_records,
+                acl._streams.kept_waits,
+            ):
                 kept.clear()
         try:
             got = fn(*args)
@@ -1448,8 +1527,7 @@ def _script(faults: list, plain: bool) -> list:
     ctx0, ctx1 = CONTEXT_BASE, CONTEXT_BASE + 1
     do(acl.init)
     do(rt.set_device, 0)
-    (s0, _), (e0, _), (e_end, _) = do(rt.create_stream), do(rt.create_event), \
-        do(rt.create_event)
+    (s0, _), (e0, _), (e_end, _) = do(rt.create_stream), do(rt.create_event), do(rt.create_event)
     do(rt.set_device, 1)
     (s1, _), (e1, _) = do(rt.create_stream), do(rt.create_event)
     for _ in range(4):  # the staged copy's pattern, repeated
@@ -1510,8 +1588,10 @@ def test_the_script_repeats_kept_calls():
     (s1, _), (e1, _) = rt.create_stream(), rt.create_event()
     rt.set_context(CONTEXT_BASE + 1), rt.record_event(e1, s1), rt.stream_wait_event(s1, e1)
     assert acl._devices.kept == {CONTEXT_BASE + 1: 1}
-    assert acl._streams.kept_records[(e1, s1)] == (acl._streams.events[e1],
-                                                   acl._streams.streams[s1])
+    assert acl._streams.kept_records[(e1, s1)] == (
+        acl._streams.events[e1],
+        acl._streams.streams[s1],
+    )
     assert (s1, e1) in acl._streams.kept_waits
     rt.synchronize_stream(s1), rt.destroy_event(e1), rt.destroy_stream(s1)
     assert not acl._streams.kept_records and not acl._devices.kept  # destroy_stream dropped them
@@ -1520,7 +1600,8 @@ def test_the_script_repeats_kept_calls():
 
 @pytest.mark.parametrize("exc", [KeyboardInterrupt, RuntimeError])
 def test_a_preset_switch_that_fails_half_way_keeps_the_old_runtime(
-        exc: type[BaseException], monkeypatch: pytest.MonkeyPatch) -> None:
+    exc: type[BaseException], monkeypatch: pytest.MonkeyPatch
+) -> None:
     widgets = pytest.importorskip("ascend_p2p_lab.widgets")
     dash = widgets.SweepDashboard(backend="sim", preset="atlas800t-a2")
     old = dash.rt
@@ -1560,8 +1641,12 @@ def _no_backend_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def as_real_acl(sim: Any) -> SimpleNamespace:
     """A simulator dressed as CANN's pyACL: same calls, no ``__simulated__`` mark."""
     return SimpleNamespace(
-        rt=sim.rt, util=sim.util, init=sim.init, finalize=sim.finalize,
-        get_soc_name=sim.get_soc_name, get_version=sim.get_version,
+        rt=sim.rt,
+        util=sim.util,
+        init=sim.init,
+        finalize=sim.finalize,
+        get_soc_name=sim.get_soc_name,
+        get_version=sim.get_version,
         get_recent_err_msg=sim.get_recent_err_msg,
     )
 
@@ -1733,18 +1818,28 @@ def _script_env(**extra: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("flags", [[], ["--no-pid"]], ids=["whitelist", "no-pid-validation"])
 def test_the_documented_two_process_flow_runs_unchanged(flags: list[str]) -> None:
-    done = subprocess.run([sys.executable, str(FLOW / "exporter.py"), *flags],
-                          env=_script_env(), capture_output=True, text=True,
-                          timeout=TIMEOUT_S, check=False)
+    done = subprocess.run(
+        [sys.executable, str(FLOW / "exporter.py"), *flags],
+        env=_script_env(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip().splitlines()[-1] == "verified"
 
 
 def test_an_unrelated_process_joins_through_the_environment_variable(tmp_path: Path) -> None:
     folder = str(tmp_path / "ipc")
-    done = subprocess.run([sys.executable, str(FLOW / "exporter.py"), "--no-pid"],
-                          env=_script_env(ASCEND_P2P_LAB_IPC_DIR=folder),
-                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    done = subprocess.run(
+        [sys.executable, str(FLOW / "exporter.py"), "--no-pid"],
+        env=_script_env(ASCEND_P2P_LAB_IPC_DIR=folder),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
     assert done.returncode == 0 and "verified" in done.stdout
     assert (Path(folder) / "registry.sqlite").exists()  # the named folder was the one used
 
@@ -1980,8 +2075,7 @@ RT_ARGS: dict[str, tuple[str, ...]] = {
 }
 
 
-WRONG = [(1.0, "float"), ("1", "str"), (None, "NoneType"), (np.int64(1), "int64"),
-         ([1], "list")]
+WRONG = [(1.0, "float"), ("1", "str"), (None, "NoneType"), (np.int64(1), "int64"), ([1], "list")]
 
 
 POSITIONS = [(name, pos) for name, labels in RT_ARGS.items() for pos in range(len(labels))]
@@ -1991,7 +2085,8 @@ POSITIONS = [(name, pos) for name, labels in RT_ARGS.items() for pos in range(le
 @pytest.mark.parametrize(("name", "pos"), POSITIONS)
 @pytest.mark.parametrize(("bad", "type_name"), WRONG)
 def test_a_wrong_type_raises_the_same_type_error_as_before(
-        name: str, pos: int, bad: object, type_name: str) -> None:
+    name: str, pos: int, bad: object, type_name: str
+) -> None:
     acl = simulated_acl("atlas800t-a2")  # not even initialized: the type check comes first
     args: list[Any] = [0] * len(RT_ARGS[name])
     args[pos] = bad
@@ -2024,13 +2119,17 @@ def test_top_level_and_util_calls_keep_their_messages() -> None:
     assert acl.init(None) == 0 and acl.finalize() == 0
 
 
-@pytest.mark.parametrize(("call", "args", "message"), [
-    ("set_device", (0, 1), "set_device() takes exactly 1 argument (2 given)"),
-    ("memcpy", (1, 2), "memcpy() takes exactly 5 arguments (2 given)"),
-    ("get_device", (0,), "get_device() takes no arguments (1 given)"),
-])
+@pytest.mark.parametrize(
+    ("call", "args", "message"),
+    [
+        ("set_device", (0, 1), "set_device() takes exactly 1 argument (2 given)"),
+        ("memcpy", (1, 2), "memcpy() takes exactly 5 arguments (2 given)"),
+        ("get_device", (0,), "get_device() takes no arguments (1 given)"),
+    ],
+)
 def test_a_wrong_number_of_arguments_is_a_type_error(
-        call: str, args: tuple[int, ...], message: str) -> None:
+    call: str, args: tuple[int, ...], message: str
+) -> None:
     acl = simulated_acl("atlas800t-a2")
     with pytest.raises(TypeError) as info:
         getattr(acl.rt, call)(*args)
@@ -2072,9 +2171,15 @@ def test_the_fast_path_and_the_checked_paths_share_one_route() -> None:
         assert acl._copies.plans[args].route is route and acl._router.cache[key] is route
         assert acl.rt.memcpy(*args[:5]) == 0  # the synchronous copy resolves to it too
         assert acl._router.resolve(*key) == (route, 0)
-        assert (route.devices, route.link, route.resources, route.staged, route.count,
-                route.nbytes, route.memo_able) == (
-            (0, 0), None, (("hbm", 0),), False, 4 * KIB_2, 4 * KIB_2, True)
+        assert (
+            route.devices,
+            route.link,
+            route.resources,
+            route.staged,
+            route.count,
+            route.nbytes,
+            route.memo_able,
+        ) == ((0, 0), None, (("hbm", 0),), False, 4 * KIB_2, 4 * KIB_2, True)
         with pytest.raises(dataclasses.FrozenInstanceError):
             route.count = 1  # type: ignore[misc]
         assert acl.rt.memcpy_async(*args[:5], 0) == 0  # the default stream: another copy
@@ -2095,9 +2200,21 @@ def test_a_device_to_device_route_names_its_link() -> None:
 
 
 # ------------------------------------------------------------------ acl.simulator
-DOCUMENTED = {"topology", "seed", "host_time_us", "ledger", "ledger_is_empty",
-              "call_counts", "implicit_releases", "shared_ledger", "reseed_jitter",
-              "host_time_ns", "begin_point", "faults", "app_log_path"}
+DOCUMENTED = {
+    "topology",
+    "seed",
+    "host_time_us",
+    "ledger",
+    "ledger_is_empty",
+    "call_counts",
+    "implicit_releases",
+    "shared_ledger",
+    "reseed_jitter",
+    "host_time_ns",
+    "begin_point",
+    "faults",
+    "app_log_path",
+}
 
 
 def _factors(acl, key: str | None, before: int) -> list[float]:
@@ -2154,8 +2271,15 @@ def test_the_compatibility_names_are_gone() -> None:
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("ascend_p2p_lab.sim.runtime")
     acl = simulated_acl("atlas800t-a2", seed=2)
-    for name in ("ledger", "ledger_is_empty", "initialized", "device_refs", "host_time_us",
-                 "faults", "resident_bytes"):
+    for name in (
+        "ledger",
+        "ledger_is_empty",
+        "initialized",
+        "device_refs",
+        "host_time_us",
+        "faults",
+        "resident_bytes",
+    ):
         assert not hasattr(acl, name), name
     assert (acl.seed, acl.call_counts) == (2, {})
     assert SimulatedACL._device_can_access_peer(acl, 0, 1) == (0, C.ACL_ERROR_UNINITIALIZE)
@@ -2186,10 +2310,12 @@ def test_sim_modules_and_functions_stay_small(path: Path) -> None:
     """No sim module over 500 lines, no function over 80 (the formats table is data)."""
     text = path.read_text()
     assert text.count("\n") <= 500
-    long = [(node.name, node.end_lineno - node.lineno + 1)  # type: ignore[operator]
-            for node in ast.walk(ast.parse(text))
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and node.end_lineno - node.lineno + 1 > 80]  # type: ignore[operator]
+    long = [
+        (node.name, node.end_lineno - node.lineno + 1)  # type: ignore[operator]
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno - node.lineno + 1 > 80
+    ]  # type: ignore[operator]
     assert not long
 
 
@@ -2211,8 +2337,9 @@ def test_the_fluid_model_ends_a_tiny_copy_late_in_virtual_time() -> None:
     used to spin for ever (run in a child so that a regression fails, not hangs)."""
     import subprocess
 
-    out = subprocess.run([sys.executable, "-c", FLUID_LATE], capture_output=True, text=True,
-                         timeout=60, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", FLUID_LATE], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()
     tiny, big = map(float, out)
     assert tiny == 0.0
     assert big == pytest.approx((1 << 20) / 26000.0, rel=1e-4)  # the link alone afterwards
@@ -2248,11 +2375,13 @@ def test_the_command_line_reports_a_missing_call_with_exit_1(capsys, monkeypatch
         return acl
 
     monkeypatch.setattr(sim, "simulated_acl", old_pyacl)
-    code, out, err = run_cli(capsys, "sweep", "--backend", "sim", "--patterns", "all_to_one",
-                             *CLI_QUICK)
+    code, out, err = run_cli(
+        capsys, "sweep", "--backend", "sim", "--patterns", "all_to_one", *CLI_QUICK
+    )
     assert code == 1 and "missing_call" in out and "Traceback" not in err
-    code, out, err = run_cli(capsys, "sweep", "--backend", "sim", "--pairs", "0-1",
-                             "--peer", "off", *CLI_QUICK)
+    code, out, err = run_cli(
+        capsys, "sweep", "--backend", "sim", "--pairs", "0-1", "--peer", "off", *CLI_QUICK
+    )
     assert code == 0 and "legs do not overlap" in out, out
 
 
@@ -2262,10 +2391,22 @@ def test_results_come_before_a_failed_finalize(capsys, tmp_path) -> None:
     topo = topology_with(tmp_path, 'kind = "error"\ncall = "finalize"')
     code, out, err = run_cli(capsys, "probe", "--backend", "sim", "--topology", topo)
     assert code == 1 and "aclrtDeviceCanAccessPeer (row -> column)" in out
-    assert err.strip().startswith("ascend-p2p-lab: teardown failed after the results above: "
-                                  "acl.finalize() returned 507899")
-    code, out, err = run_cli(capsys, "sweep", "--backend", "sim", "--topology", topo,
-                             "--pairs", "0-1", *CLI_QUICK, "--out", str(tmp_path / "r"))
+    assert err.strip().startswith(
+        "ascend-p2p-lab: teardown failed after the results above: acl.finalize() returned 507899"
+    )
+    code, out, err = run_cli(
+        capsys,
+        "sweep",
+        "--backend",
+        "sim",
+        "--topology",
+        topo,
+        "--pairs",
+        "0-1",
+        *CLI_QUICK,
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert code == 1 and "saved to" in out and "teardown failed" in err
     assert load_run(tmp_path / "r").error_kind.isna().all()
     for sim in drain_tracked():  # everything but the session itself was released
@@ -2294,15 +2435,21 @@ def _blocking_script(general: bool) -> list:
         rt.set_context(CONTEXT_BASE + r % 2)
         if general:
             eng._busy.add(idle)
-        steps = [(rt.memcpy, h, size, a, 4096 << r, 2), (rt.memcpy, a + 8192, size - 8192, h,
-                 100 + r, 1), (rt.memcpy, b, size, a, CHUNK, 3), (rt.memcpy, h, size, h + 7,
-                 999, 0), (rt.memset, a, size, r, 3 * 4096), (rt.memset, h, size, 9, CHUNK)]
+        steps = [
+            (rt.memcpy, h, size, a, 4096 << r, 2),
+            (rt.memcpy, a + 8192, size - 8192, h, 100 + r, 1),
+            (rt.memcpy, b, size, a, CHUNK, 3),
+            (rt.memcpy, h, size, h + 7, 999, 0),
+            (rt.memset, a, size, r, 3 * 4096),
+            (rt.memset, h, size, 9, CHUNK),
+        ]
         if r == 1:  # async work pending: both runs resolve it with the blocking copy
             rt.set_context(CONTEXT_BASE + 0)
             steps.insert(2, (rt.memcpy_async, b, size, a, size, 3, s))
         for fn, *args in steps:
-            out.append((fn.__name__, fn(*args), sim.host_time_us,
-                        len(acl._streams.streams[s].pending)))
+            out.append(
+                (fn.__name__, fn(*args), sim.host_time_us, len(acl._streams.streams[s].pending))
+            )
     rt.set_context(CONTEXT_BASE + 0)
     out.append((rt.synchronize_stream(s), sim.host_time_us, acl.util.ptr_to_bytes(h, 64)))
     eng._busy.discard(idle)
@@ -2334,11 +2481,18 @@ def _timed_calls(faults: list) -> list:
     (s, _), (e0, _), (e1, _) = rt.create_stream(), rt.create_event(), rt.create_event()
     out = []
     for n in (1, 5, 40):
-        steps = [(rt.record_event, e0, s), *[(rt.memcpy_async, b, CHUNK, a, 4096 * n, 3, s)]
-                 * n, (rt.record_event, e1, s), (rt.synchronize_event, e1),
-                 (rt.event_elapsed_time, e0, e1), (rt.memcpy_async, b, CHUNK, a, 64, 3, s),
-                 (rt.synchronize_stream, s), (rt.memcpy, h, CHUNK, b, 4096, 2),
-                 (rt.memset, b, CHUNK, 0, 4096 * n), (rt.synchronize_device,)]
+        steps = [
+            (rt.record_event, e0, s),
+            *[(rt.memcpy_async, b, CHUNK, a, 4096 * n, 3, s)] * n,
+            (rt.record_event, e1, s),
+            (rt.synchronize_event, e1),
+            (rt.event_elapsed_time, e0, e1),
+            (rt.memcpy_async, b, CHUNK, a, 64, 3, s),
+            (rt.synchronize_stream, s),
+            (rt.memcpy, h, CHUNK, b, 4096, 2),
+            (rt.memset, b, CHUNK, 0, 4096 * n),
+            (rt.synchronize_device,),
+        ]
         for fn, *args in steps:
             out.append((fn.__name__, fn(*args), sim.host_time_us))
     rt.destroy_event(e0), rt.destroy_event(e1), rt.destroy_stream(s)

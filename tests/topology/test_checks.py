@@ -51,13 +51,16 @@ p2p = true
 """
 
 
-@pytest.mark.parametrize("text, match", [
-    ("soc_name = ", "malformed TOML"),
-    (_TOPO_OK.replace('"X HCCS"', '"X FAST"'), "unknown link class 'FAST'"),
-    (_TOPO_OK.replace("memory_GiB = 64", "memory_GiB = -1"), "key 'memory_GiB'"),
-    (_TOPO_OK.replace('links = ["X HCCS", "HCCS X"]', 'links = ["X HCCS"]'), "expected"),
-    ("\x00\x01binary", "malformed TOML"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("soc_name = ", "malformed TOML"),
+        (_TOPO_OK.replace('"X HCCS"', '"X FAST"'), "unknown link class 'FAST'"),
+        (_TOPO_OK.replace("memory_GiB = 64", "memory_GiB = -1"), "key 'memory_GiB'"),
+        (_TOPO_OK.replace('links = ["X HCCS", "HCCS X"]', 'links = ["X HCCS"]'), "expected"),
+        ("\x00\x01binary", "malformed TOML"),
+    ],
+)
 def test_malformed_topology_files(tmp_path: Path, text: str, match: str) -> None:
     path = tmp_path / "server.toml"
     path.write_text(text)
@@ -66,26 +69,48 @@ def test_malformed_topology_files(tmp_path: Path, text: str, match: str) -> None
     assert match in one_line(info.value) and str(info.value).startswith(str(path))
 
 
-_PRESET_TEXT = _TOPO_OK + """
+_PRESET_TEXT = (
+    _TOPO_OK
+    + """
 labels = ["NPU0", "NPU1"]
 cpu_affinity = ["0-23", "24-47"]
 max_peers = 4
 [host]
 h2d_GBps = 20.0
 """
+)
 
 
 _PRESET_LINES = _PRESET_TEXT.strip().splitlines()
 
 
-_TOML_BITS = ["=", "[", "]", '"', "X", "HCCS", "-1", "0", "nan", "inf", "true", "[link.SYS]",
-              "[[fault]]", 'kind = "error"', "links = []", "\\", "#", "é", "1e999", "{}"]
+_TOML_BITS = [
+    "=",
+    "[",
+    "]",
+    '"',
+    "X",
+    "HCCS",
+    "-1",
+    "0",
+    "nan",
+    "inf",
+    "true",
+    "[link.SYS]",
+    "[[fault]]",
+    'kind = "error"',
+    "links = []",
+    "\\",
+    "#",
+    "é",
+    "1e999",
+    "{}",
+]
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
-def test_mutated_topology_toml_gives_a_topology_or_one_clear_error(data: st.DataObject
-                                                                    ) -> None:
+def test_mutated_topology_toml_gives_a_topology_or_one_clear_error(data: st.DataObject) -> None:
     lines = list(_PRESET_LINES)
     for _ in range(data.draw(st.integers(1, 3))):
         i = data.draw(st.integers(0, len(lines) - 1))
@@ -124,18 +149,30 @@ switched = true
 """
 
 
-@pytest.mark.parametrize("extra, message", [
-    ('[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0, 1]]\n', "give egress"),
-    ('[[shared]]\nname = "c"\nclasses = ["NVLINK"]\ngroups = [[0]]\negress_GBps = 1.0\n',
-     "unknown link class"),
-    ('[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0, 5]]\negress_GBps = 1.0\n',
-     "device 5 is out of range"),
-    ('[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0, 1], [1]]\n'
-     'egress_GBps = 1.0\n', "two groups"),
-    ('[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0]]\nspeed = 1.0\n',
-     "unknown key"),
-    ("[inferred]\npeer_off_copy = 3\n", "inferred"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ('[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0, 1]]\n', "give egress"),
+        (
+            '[[shared]]\nname = "c"\nclasses = ["NVLINK"]\ngroups = [[0]]\negress_GBps = 1.0\n',
+            "unknown link class",
+        ),
+        (
+            '[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0, 5]]\negress_GBps = 1.0\n',
+            "device 5 is out of range",
+        ),
+        (
+            '[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0, 1], [1]]\n'
+            "egress_GBps = 1.0\n",
+            "two groups",
+        ),
+        (
+            '[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0]]\nspeed = 1.0\n',
+            "unknown key",
+        ),
+        ("[inferred]\npeer_off_copy = 3\n", "inferred"),
+    ],
+)
 def test_bad_shared_or_inferred_tables_are_one_line_errors(extra: str, message: str) -> None:
     with pytest.raises(TopologyError, match=message) as info:
         topology_from_toml_text(BASE + extra)

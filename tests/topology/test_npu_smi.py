@@ -531,8 +531,12 @@ def _no_backend_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def as_real_acl(sim: Any) -> SimpleNamespace:
     """A simulator dressed as CANN's pyACL: same calls, no ``__simulated__`` mark."""
     return SimpleNamespace(
-        rt=sim.rt, util=sim.util, init=sim.init, finalize=sim.finalize,
-        get_soc_name=sim.get_soc_name, get_version=sim.get_version,
+        rt=sim.rt,
+        util=sim.util,
+        init=sim.init,
+        finalize=sim.finalize,
+        get_soc_name=sim.get_soc_name,
+        get_version=sim.get_version,
         get_recent_err_msg=sim.get_recent_err_msg,
     )
 
@@ -563,7 +567,8 @@ _PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00"
 
 
 def test_a_picture_given_as_topology_is_one_line_without_its_bytes(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     picture = tmp_path / "picture.png"
     picture.write_bytes(_PNG)
     assert main(["probe", "--backend", "sim", "--topology", str(picture)]) == 2
@@ -573,10 +578,13 @@ def test_a_picture_given_as_topology_is_one_line_without_its_bytes(
     assert "PNG" not in err[0] and "\ufffd" not in err[0] and err[0].isprintable()
 
 
-@pytest.mark.parametrize("data,where", [
-    (b"NPU0 NPU1\nNPU0 X HCCS\n\xff\xfe", "line 3: not text (byte 0xff at offset 22"),
-    (b"NPU0\tNPU1\n\x00", "line 2: not text (a NUL byte)"),
-])
+@pytest.mark.parametrize(
+    "data,where",
+    [
+        (b"NPU0 NPU1\nNPU0 X HCCS\n\xff\xfe", "line 3: not text (byte 0xff at offset 22"),
+        (b"NPU0\tNPU1\n\x00", "line 2: not text (a NUL byte)"),
+    ],
+)
 def test_the_first_byte_that_is_not_text_is_located(data: bytes, where: str) -> None:
     with pytest.raises(NpuSmiParseError, match=re.escape(where)):
         parse_npu_smi_topo(data, name="capture")

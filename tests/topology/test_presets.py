@@ -38,10 +38,13 @@ def test_the_slow_topology_file_is_the_preset_with_a_fault() -> None:
 
     a2 = load_preset("atlas800t-a2")
     slow = load_topology_file(Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml")
-    assert dataclasses.replace(slow, name=a2.name, faults=(), description=a2.description,
-                               sources=a2.sources) == a2
-    assert [dict(f) for f in slow.faults] == [{"kind": "degrade", "link": [2, 5],
-                                               "factor": 0.5}]
+    assert (
+        dataclasses.replace(
+            slow, name=a2.name, faults=(), description=a2.description, sources=a2.sources
+        )
+        == a2
+    )
+    assert [dict(f) for f in slow.faults] == [{"kind": "degrade", "link": [2, 5], "factor": 0.5}]
 
 
 REQUIRED = {

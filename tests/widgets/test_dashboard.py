@@ -40,8 +40,7 @@ from ascend_p2p_lab.topology import load_preset
 from ascend_p2p_lab.widgets import PeerLinkPanel, SweepDashboard
 
 
-def test_the_dashboard_shows_the_simulator_fallback_as_information(
-        capsys, monkeypatch) -> None:
+def test_the_dashboard_shows_the_simulator_fallback_as_information(capsys, monkeypatch) -> None:
     """Without pyACL the dashboard falls back to the simulator and says so in its own
     status line, as information: nothing on stderr (a kernel shows stderr as a pink
     error box)."""
@@ -130,8 +129,9 @@ class SweepSpy:
         return self.real(*args, **{**kwargs, "on_block": recording})
 
 
-def _dashboard(rt: Runtime, pairs: tuple[str, ...], sizes: tuple[int, int] = (4096, 16384),
-               **values: Any) -> SweepDashboard:
+def _dashboard(
+    rt: Runtime, pairs: tuple[str, ...], sizes: tuple[int, int] = (4096, 16384), **values: Any
+) -> SweepDashboard:
     dash = SweepDashboard(rt)
     dash.pairs_mode.value = "selected"
     dash.pairs.value = pairs
@@ -145,7 +145,8 @@ def _dashboard(rt: Runtime, pairs: tuple[str, ...], sizes: tuple[int, int] = (40
 
 # ------------------------------------------------------------------------ the dashboard
 def test_one_sweep_per_run_and_the_runs_own_run_id(
-        a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    a2: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dash = _dashboard(a2, ("0-1", "1-0", "2-3"), direction="both", peer="both")
     spy = SweepSpy(dash)
     monkeypatch.setattr(measure, "sweep_run", spy)
@@ -166,7 +167,8 @@ def test_one_sweep_per_run_and_the_runs_own_run_id(
 
 
 def test_the_progress_bar_moves_per_block_and_reaches_the_total(
-        a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    a2: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dash = _dashboard(a2, ("0-1", "1-0", "2-3"))  # 3 blocks of 3 sizes
     spy = SweepSpy(dash)
     monkeypatch.setattr(measure, "sweep_run", spy)
@@ -177,7 +179,8 @@ def test_the_progress_bar_moves_per_block_and_reaches_the_total(
 
 
 def test_make_spec_checks_once_and_wrong_values_never_reach_sweep(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     checks: list[Any] = []
     real = measure.make_spec
 
@@ -201,7 +204,8 @@ def test_make_spec_checks_once_and_wrong_values_never_reach_sweep(
 
 
 def test_live_figures_are_throttled_to_one_final_drawing(
-        a2: Runtime, fake_plots: list[int]) -> None:
+    a2: Runtime, fake_plots: list[int]
+) -> None:
     drawn = fake_plots
     dash = _dashboard(a2, ("0-1", "1-0", "2-3"), plots=True)
     dash.live_interval = 3600.0  # no live drawing can be due during this run
@@ -214,8 +218,10 @@ def test_the_dashboard_names_the_pairs_it_could_not_probe() -> None:
     with open_runtime("sim", preset="atlas800t-a2", faults=fault) as rt:
         dash = SweepDashboard(rt)
         assert len(dash.probe_errors) == 54
-        assert dash.message.startswith("ready, but probing 54 pair(s) failed, e.g. 0->3: "
-                                       "AclError: acl.rt.device_can_access_peer(0, 3)")
+        assert dash.message.startswith(
+            "ready, but probing 54 pair(s) failed, e.g. 0->3: "
+            "AclError: acl.rt.device_can_access_peer(0, 3)"
+        )
         labels = dict((v, k) for k, v in dash.pairs.options)
         assert labels["0-2"] == "0 → 2 (HCCS)" and labels["0-3"] == "0 → 3 (NA, unknown)"
         assert dash.links is not None and dash.links.reachable_count == 56  # probed anew
@@ -224,10 +230,12 @@ def test_the_dashboard_names_the_pairs_it_could_not_probe() -> None:
 
 # ------------------------------------------------------------------- the package itself
 def test_importing_the_widgets_loads_neither_the_simulator_nor_matplotlib() -> None:
-    code = ("import sys, ascend_p2p_lab.widgets; "
-            "bad = [m for m in sys.modules if m.startswith(('ascend_p2p_lab.sim', "
-            "'matplotlib', 'ascend_p2p_lab.plots'))]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, ascend_p2p_lab.widgets; "
+        "bad = [m for m in sys.modules if m.startswith(('ascend_p2p_lab.sim', "
+        "'matplotlib', 'ascend_p2p_lab.plots'))]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -249,15 +257,20 @@ def test_modules_and_functions_stay_small_and_call_no_acl() -> None:
             if isinstance(node, ast.Attribute):
                 assert node.attr != "acl", f"{path.name}:{node.lineno}"
             if isinstance(node, ast.ImportFrom) and node.level == 2:
-                assert node.module not in ("sim", "cli") and \
-                    not (node.module or "").startswith("sim."), f"{path.name}:{node.lineno}"
+                assert node.module not in ("sim", "cli") and not (node.module or "").startswith(
+                    "sim."
+                ), f"{path.name}:{node.lineno}"
 
 
 TINY = (4 << 10, 64 << 10)  # 4 KiB .. 64 KiB: 5 sizes
 
 
-def _tiny(dash: SweepDashboard, pairs: tuple[str, ...] = ("0-1",),
-          sizes: tuple[int, int] = TINY, plots_on: bool = False) -> None:
+def _tiny(
+    dash: SweepDashboard,
+    pairs: tuple[str, ...] = ("0-1",),
+    sizes: tuple[int, int] = TINY,
+    plots_on: bool = False,
+) -> None:
     dash.pairs_mode.value = "selected"
     dash.pairs.value = pairs
     dash.sizes.value = sizes
@@ -268,8 +281,13 @@ def _tiny(dash: SweepDashboard, pairs: tuple[str, ...] = ("0-1",),
 def _allocated(rt: Runtime) -> tuple[Any, ...]:
     ledger = rt.ledger()
     assert ledger is not None
-    return (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"],
-            ledger["events"], dict(ledger["peer_refs"]))
+    return (
+        ledger["device_buffers"],
+        ledger["host_buffers"],
+        ledger["streams"],
+        ledger["events"],
+        dict(ledger["peer_refs"]),
+    )
 
 
 # ---------------------------------------------------------------------- SweepDashboard
@@ -315,7 +333,8 @@ def test_dashboard_both_directions_and_peer_modes() -> None:
 
 
 def test_progress_moves_and_a_second_run_is_refused(
-        a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    a2: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dash = SweepDashboard(a2)
     _tiny(dash, pairs=("0-1", "2-3"), sizes=(4096, 8192))
     sweeps: list[Any] = []
@@ -376,7 +395,8 @@ def test_wrong_values_give_a_status_message_and_allocate_nothing(a2: Runtime) ->
 
 
 def test_callback_errors_are_reported_and_state_stays_consistent(
-        a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    a2: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dash = SweepDashboard(a2)
     _tiny(dash)
     dash.links.toggles[0][1].value = True
@@ -403,7 +423,8 @@ def test_dashboard_plots_figures_into_the_output(a2: Runtime) -> None:
     *pictures, caption = dash.out.outputs
     assert len(pictures) == 2 and all(o["data"]["image/png"] for o in pictures)
     assert caption["data"]["text/plain"].startswith(
-        "heatmap at 16 KiB (largest size), row = source: 2 cells measured (0→1 ")
+        "heatmap at 16 KiB (largest size), row = source: 2 cells measured (0→1 "
+    )
 
 
 def test_dashboard_caption_names_the_measured_cells_and_the_refusals(a2: Runtime) -> None:
@@ -417,11 +438,14 @@ def test_dashboard_caption_names_the_measured_cells_and_the_refusals(a2: Runtime
     dash.pairs_mode.value, dash.peer.value, dash.live.value = "all", "current", False
     dash.run()
     caption = dash.out.outputs[-1]["data"]["text/plain"]
-    assert caption.startswith("heatmap at 8 KiB (largest size), row = source: 2 cells "
-                              "measured (0→2 "), caption
+    assert caption.startswith(
+        "heatmap at 8 KiB (largest size), row = source: 2 cells measured (0→2 "
+    ), caption
     assert ", 2→0 " in caption and "3→1" not in caption and "0→1" not in caption
-    assert caption.endswith(" GB/s)\nE1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
-                            "acl.rt.memcpy_async [54 cells]"), caption
+    assert caption.endswith(
+        " GB/s)\nE1 refused: ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
+        "acl.rt.memcpy_async [54 cells]"
+    ), caption
 
 
 def test_live_plots_follow_each_block(a2: Runtime, fake_plots: list[int]) -> None:
@@ -461,8 +485,7 @@ def test_preset_switch_reopens_and_releases(monkeypatch: pytest.MonkeyPatch) -> 
     assert dash.rt.closed and repr(dash).endswith("closed, no run yet)")
 
 
-def test_preset_switch_keeps_a_passed_runtime_and_is_refused_while_running(
-        a2: Runtime) -> None:
+def test_preset_switch_keeps_a_passed_runtime_and_is_refused_while_running(a2: Runtime) -> None:
     dash = SweepDashboard(a2)
     _tiny(dash, sizes=(4096, 4096))
     tried: list[bool] = []
@@ -506,9 +529,11 @@ def test_constructor_arguments_are_checked(a2: Runtime) -> None:
 
 
 def test_core_package_does_not_import_ipywidgets() -> None:
-    code = ("import sys, ascend_p2p_lab, ascend_p2p_lab.measure, ascend_p2p_lab.results, "
-            "ascend_p2p_lab.plots, ascend_p2p_lab.cli; "
-            "assert 'ipywidgets' not in sys.modules, 'ipywidgets imported'")
+    code = (
+        "import sys, ascend_p2p_lab, ascend_p2p_lab.measure, ascend_p2p_lab.results, "
+        "ascend_p2p_lab.plots, ascend_p2p_lab.cli; "
+        "assert 'ipywidgets' not in sys.modules, 'ipywidgets imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -518,10 +543,13 @@ def test_dashboard_counts_refusals_by_kind_code_and_call(a2: Runtime) -> None:
     dash.peer.value = "off"
     frame = dash.run()
     assert frame is not None
-    assert dash.message.endswith("; 2 rows carry an error: 2 refused "
-                                 "ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
-                                 "acl.rt.memcpy_async"), dash.message
+    assert dash.message.endswith(
+        "; 2 rows carry an error: 2 refused "
+        "ACL_ERROR_RT_DRV_INTERNAL_ERROR (507899) from "
+        "acl.rt.memcpy_async"
+    ), dash.message
     assert "p2p-status-ok" in dash.status.value  # refusals are results, not failures
     errors = dash.errors
     assert errors[["kind", "code", "call", "rows", "points", "failure"]].values.tolist() == [
-        ["refused", 507899, "acl.rt.memcpy_async", 2, 2, False]]
+        ["refused", 507899, "acl.rt.memcpy_async", 2, 2, False]
+    ]

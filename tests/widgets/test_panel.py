@@ -32,8 +32,9 @@ def test_a_probe_that_stops_leaves_the_rest_unprobed_and_says_why() -> None:
         panel = PeerLinkPanel(rt)
     assert panel.reachable[0, 1] and panel.reachable[0, 2] and not panel.reachable[0, 3]
     assert panel.toggles[0][3].disabled and panel.link_classes[0, 3] == "NA"
-    assert panel.reasons[(0, 3)].startswith("probing failed: AclError: "
-                                            "acl.rt.device_can_access_peer(0, 3) returned")
+    assert panel.reasons[(0, 3)].startswith(
+        "probing failed: AclError: acl.rt.device_can_access_peer(0, 3) returned"
+    )
     assert panel.reasons[(7, 6)].startswith("not probed (probing failed at 0->3): AclError")
     assert len(panel.reasons) == 56 - 2
 
@@ -55,8 +56,7 @@ def test_a_ctrl_c_while_probing_propagates(monkeypatch: pytest.MonkeyPatch) -> N
         assert rt.peer_refs() == {}
 
 
-ENABLE_FAULT = [{"kind": "error", "call": "rt.device_enable_peer_access", "nth": 1,
-                 "code": 507899}]
+ENABLE_FAULT = [{"kind": "error", "call": "rt.device_enable_peer_access", "nth": 1, "code": 507899}]
 
 
 @pytest.fixture
@@ -124,8 +124,7 @@ def test_unreachable_pairs_are_disabled_with_the_reason(duo: Runtime) -> None:
 
     panel.enable_all_button.click()
     assert panel.last_error is None
-    assert set(duo.peer_refs()) == {(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4), (6, 7),
-                                    (7, 6)}
+    assert set(duo.peer_refs()) == {(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4), (6, 7), (7, 6)}
     assert repr(panel) == "PeerLinkPanel(8 devices, sim atlas300i-duo, 8/8 enabled)"
     assert not cross.value
 
@@ -146,7 +145,8 @@ def test_refused_enable_flips_back_and_shows_the_error(faulty: Runtime) -> None:
 
 
 def test_enable_all_and_disable_all_make_no_observer_storm(
-        a2: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    a2: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
     panel = PeerLinkPanel(a2)
     calls = {"enable": 0, "disable": 0}
     enable, disable = a2.enable_peer, a2.disable_peer
@@ -216,5 +216,4 @@ def test_panel_repr_mimebundle(a2: Runtime) -> None:
     panel = PeerLinkPanel(a2)
     bundle = panel._repr_mimebundle_()
     assert bundle["text/plain"] == repr(panel)
-    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == \
-        panel.widget.model_id
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.widget.model_id

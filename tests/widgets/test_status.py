@@ -19,8 +19,12 @@ from ascend_p2p_lab.widgets.status import error_summary
 TINY = (4 << 10, 64 << 10)  # 4 KiB .. 64 KiB: 5 sizes
 
 
-def _tiny(dash: SweepDashboard, pairs: tuple[str, ...] = ("0-1",),
-          sizes: tuple[int, int] = TINY, plots_on: bool = False) -> None:
+def _tiny(
+    dash: SweepDashboard,
+    pairs: tuple[str, ...] = ("0-1",),
+    sizes: tuple[int, int] = TINY,
+    plots_on: bool = False,
+) -> None:
     dash.pairs_mode.value = "selected"
     dash.pairs.value = pairs
     dash.sizes.value = sizes
@@ -44,15 +48,16 @@ def test_dashboard_failures_are_named_and_turn_the_status_red() -> None:
         message, status, errors = dash.message, dash.status.value, dash.errors
         dash.close()
     assert frame is not None
-    assert ("; 2 rows carry an error: 2 runtime ACL_ERROR_RT_SYS_DMA (507013) from "
-            "acl.rt.memcpy_async (2 of them failures that cost data)") in message
+    assert (
+        "; 2 rows carry an error: 2 runtime ACL_ERROR_RT_SYS_DMA (507013) from "
+        "acl.rt.memcpy_async (2 of them failures that cost data)"
+    ) in message
     assert "p2p-status-error" in status
     assert errors["failure"].tolist() == [True]
 
     # the counts and the status line come from error_kind, error_code and error_call only
     assert W.error_counts(_reworded(frame)).equals(W.error_counts(frame))
-    assert error_summary(W.error_counts(_reworded(frame))) == \
-        error_summary(W.error_counts(frame))
+    assert error_summary(W.error_counts(_reworded(frame))) == error_summary(W.error_counts(frame))
     legacy = frame.copy()  # a run saved before error kinds: text only
     legacy[["error_kind", "error_code", "error_call"]] = None
     counts = W.error_counts(legacy)

@@ -17,6 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PKG = "ascend_p2p_lab"
 
+
 def doctests(module: str) -> str:
     return f"tests/acceptance/test_doctests.py::test_docstring_examples[{PKG}.{module}]"
 
@@ -38,8 +39,7 @@ M = Mutant
 def load() -> list[Mutant]:
     """Every mutant of every catalog module, in module-name order."""
     out: list[Mutant] = []
-    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]),
-                       key=lambda i: i.name):
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda i: i.name):
         if info.name != "base":
             out += importlib.import_module(f"{__package__}.{info.name}").MUTANTS
     return out

@@ -5,19 +5,22 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('calibrate.links.push_not_fitted', 'calibrate/links.py',
-      ('out[str(cls)] = {"push_efficiency": Fit(min(1.0, ratio), '
-       'how),'),
-      'out[str(cls)] = {"push_efficiency": Fit(1.0, how),',
-      ("a twin's writes run at the read rate although the run "
-       'measured both'),
-      (
-       'tests/calibrate/test_calibrate.py',)),
-    M('calibrate.links.calibrate_outliers_silent', 'calibrate/links.py',
-      ('    far = per_pair[(fraction < OUTLIER_FRACTION) | '
-       '(fraction > 1 / OUTLIER_FRACTION)]'),
-      '    far = per_pair[fraction < 0]',
-      'a degraded pair is averaged into its class without a word',
-      (
-       'tests/calibrate/test_calibrate.py::test_a_degraded_pair_is_named_not_averaged_in_silently',)),
+    M(
+        "calibrate.links.push_not_fitted",
+        "calibrate/links.py",
+        ('            "push_efficiency": Fit(min(1.0, ratio), how),'),
+        '            "push_efficiency": Fit(1.0, how),',
+        ("a twin's writes run at the read rate although the run measured both"),
+        ("tests/calibrate/test_calibrate.py",),
+    ),
+    M(
+        "calibrate.links.calibrate_outliers_silent",
+        "calibrate/links.py",
+        ("    far = per_pair[(fraction < OUTLIER_FRACTION) | (fraction > 1 / OUTLIER_FRACTION)]"),
+        "    far = per_pair[fraction < 0]",
+        "a degraded pair is averaged into its class without a word",
+        (
+            "tests/calibrate/test_calibrate.py::test_a_degraded_pair_is_named_not_averaged_in_silently",
+        ),
+    ),
 ]

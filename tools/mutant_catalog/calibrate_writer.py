@@ -5,10 +5,14 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('calibrate.writer.calibrate_outliers_not_written', 'calibrate/writer.py',
-      '    return lines + _outlier_lines(cal)',
-      '    return lines',
-      'the written preset does not name the outlier pairs',
-      (
-       'tests/calibrate/test_calibrate.py::test_a_degraded_pair_is_named_not_averaged_in_silently',)),
+    M(
+        "calibrate.writer.calibrate_outliers_not_written",
+        "calibrate/writer.py",
+        "    return lines + _outlier_lines(cal)",
+        "    return lines",
+        "the written preset does not name the outlier pairs",
+        (
+            "tests/calibrate/test_calibrate.py::test_a_degraded_pair_is_named_not_averaged_in_silently",
+        ),
+    ),
 ]

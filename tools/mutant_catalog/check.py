@@ -6,25 +6,27 @@ from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    'tests/check/test_check.py',
-    'tests/cli/test_check.py',
-    'tests/check/test_derive.py',
-    'tests/check/test_writer.py',
+    "tests/check/test_check.py",
+    "tests/cli/test_check.py",
+    "tests/check/test_derive.py",
+    "tests/check/test_writer.py",
 )
 
 MUTANTS: list[Mutant] = [
-    M('check.devices_ignored', 'check/__init__.py',
-      ('devs = tuple(range(n)) if devices is None else '
-       'tuple(sorted(set(devices)))'),
-      'devs = tuple(range(n))',
-      '--devices is ignored',
-      TESTS),
-    M('check.fanout_skip_by_name', 'check/__init__.py',
-      ('fan = items["kind"].eq("aggregate") & '
-       'items["pattern"].isin(FANOUTS)'),
-      ('fan = items["kind"].eq("aggregate") & '
-       'items["pattern"].isin(())'),
-      ('a fan-out judged over fewer devices than its criterion is '
-       'not skipped'),
-      TESTS),
+    M(
+        "check.devices_ignored",
+        "check/__init__.py",
+        ("devs = tuple(range(n)) if devices is None else tuple(sorted(set(devices)))"),
+        "devs = tuple(range(n))",
+        "--devices is ignored",
+        TESTS,
+    ),
+    M(
+        "check.fanout_skip_by_name",
+        "check/__init__.py",
+        ('fan = items["kind"].eq("aggregate") & items["pattern"].isin(FANOUTS)'),
+        ('fan = items["kind"].eq("aggregate") & items["pattern"].isin(())'),
+        ("a fan-out judged over fewer devices than its criterion is not skipped"),
+        TESTS,
+    ),
 ]

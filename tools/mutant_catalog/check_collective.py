@@ -5,19 +5,23 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
-TESTS = ('tests/check/test_collective.py',)
+TESTS = ("tests/check/test_collective.py",)
 
 MUTANTS: list[Mutant] = [
-    M('check.collective.criterion_of_any_op', 'check/collective.py',
-      '    on = [*keys, "operation", "size_bytes"]',
-      '    on = [*keys, "size_bytes"]',
-      'a collective criterion is judged on every op at its size',
-      TESTS),
-    M('check.collective.criterion_bound_inverted', 'check/collective.py',
-      ('    status = np.select([unseen, lost | bad, measured >= '
-       'm["value"]],'),
-      ('    status = np.select([unseen, lost | bad, measured <= '
-       'm["value"]],'),
-      'a collective item passes below its minimum',
-      TESTS),
+    M(
+        "check.collective.criterion_of_any_op",
+        "check/collective.py",
+        '    on = [*keys, "operation", "size_bytes"]',
+        '    on = [*keys, "size_bytes"]',
+        "a collective criterion is judged on every op at its size",
+        TESTS,
+    ),
+    M(
+        "check.collective.criterion_bound_inverted",
+        "check/collective.py",
+        ('        [unseen, lost | bad, measured >= m["value"]], ["SKIP", "FAIL", "PASS"], "FAIL"'),
+        ('        [unseen, lost | bad, measured <= m["value"]], ["SKIP", "FAIL", "PASS"], "FAIL"'),
+        "a collective item passes below its minimum",
+        TESTS,
+    ),
 ]

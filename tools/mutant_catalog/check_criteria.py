@@ -5,32 +5,41 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
-TESTS = ('tests/check/test_criteria.py',)
+TESTS = ("tests/check/test_criteria.py",)
 
 MUTANTS: list[Mutant] = [
-    M('check.criteria.link_cell_any_string', 'check/criteria.py',
-      ('    if value in LINK_CLASSES:\n'
-       '        return None'),
-      ('    if isinstance(value, str):\n'
-       '        return None'),
-      'an unknown link class in the matrix is accepted',
-      TESTS),
-    M('check.criteria.peer_cell_bool', 'check/criteria.py',
-      ('ok = isinstance(value, int) and not isinstance(value, bool) '
-       'and value in (0, 1)'),
-      'ok = value in (0, 1)',
-      ('true/false (or 0.0) accepted in the peer-access matrix for '
-       '1/0'),
-      TESTS),
-    M('check.criteria.card_key_reversed', 'check/criteria.py',
-      'rec["senders"], rec["receivers"] = parse_group_name(text, n)',
-      'rec["receivers"], rec["senders"] = parse_group_name(text, n)',
-      "a criterion's card pair is read receivers first",
-      (
-       'tests/check/test_verdict.py::test_card_items_are_keyed_by_their_devices_not_their_label',)),
-    M('check.criteria.collective_size_named_twice', 'check/criteria.py',
-      'r.fail(str(exc), *at("size"))',
-      'r.fail(f"size: {exc}", *at("size"))',
-      "a collective's bad size is named twice",
-      ('tests/check/test_criteria.py',)),
+    M(
+        "check.criteria.link_cell_any_string",
+        "check/criteria.py",
+        ("    if value in LINK_CLASSES:\n        return None"),
+        ("    if isinstance(value, str):\n        return None"),
+        "an unknown link class in the matrix is accepted",
+        TESTS,
+    ),
+    M(
+        "check.criteria.peer_cell_bool",
+        "check/criteria.py",
+        ("ok = isinstance(value, int) and not isinstance(value, bool) and value in (0, 1)"),
+        "ok = value in (0, 1)",
+        ("true/false (or 0.0) accepted in the peer-access matrix for 1/0"),
+        TESTS,
+    ),
+    M(
+        "check.criteria.card_key_reversed",
+        "check/criteria.py",
+        'rec["senders"], rec["receivers"] = parse_group_name(text, n)',
+        'rec["receivers"], rec["senders"] = parse_group_name(text, n)',
+        "a criterion's card pair is read receivers first",
+        (
+            "tests/check/test_verdict.py::test_card_items_are_keyed_by_their_devices_not_their_label",
+        ),
+    ),
+    M(
+        "check.criteria.collective_size_named_twice",
+        "check/criteria.py",
+        'r.fail(str(exc), *at("size"))',
+        'r.fail(f"size: {exc}", *at("size"))',
+        "a collective's bad size is named twice",
+        ("tests/check/test_criteria.py",),
+    ),
 ]

@@ -5,19 +5,25 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('check.plan.no_push', 'check/plan.py',
-      'for initiator in PAIR_INITIATORS:',
-      'for initiator in PAIR_INITIATORS[:1]:',
-      ('the check never measures pushes, so push criteria are never '
-       'judged'),
-      (
-       'tests/check/test_check.py',
-       'tests/cli/test_check.py',
-       'tests/check/test_derive.py',
-       'tests/check/test_writer.py',)),
-    M('check.plan.both_directions_as_uni', 'check/plan.py',
-      'direction = "both" if len(directions) == 2 else directions[0]',
-      'direction = directions[0]',
-      'a check with criteria in both directions measures one',
-      ('tests/check/test_plan.py',)),
+    M(
+        "check.plan.no_push",
+        "check/plan.py",
+        "for initiator in PAIR_INITIATORS:",
+        "for initiator in PAIR_INITIATORS[:1]:",
+        ("the check never measures pushes, so push criteria are never judged"),
+        (
+            "tests/check/test_check.py",
+            "tests/cli/test_check.py",
+            "tests/check/test_derive.py",
+            "tests/check/test_writer.py",
+        ),
+    ),
+    M(
+        "check.plan.both_directions_as_uni",
+        "check/plan.py",
+        'direction = "both" if len(directions) == 2 else directions[0]',
+        "direction = directions[0]",
+        "a check with criteria in both directions measures one",
+        ("tests/check/test_plan.py",),
+    ),
 ]

@@ -5,20 +5,22 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('check.run.check_sweeps_not_joined', 'check/run.py',
-      ('    run = Run.concat(runs).replace(command="check", '
-       'failed=failed)'),
-      ('    run = (runs[0] if runs else '
-       'Run()).replace(command="check", failed=failed)'),
-      "a check keeps only its first sweep's rows",
-      (
-       'tests/measure/test_sweep.py',
-       'tests/run/test_meta.py',
-       'tests/run/test_value.py',
-       'tests/cli/test_check.py',
-       'tests/run/test_folder.py',
-       'tests/test_terminal.py',
-       'tests/check/test_check.py',
-       'tests/check/test_derive.py',
-       'tests/check/test_writer.py',)),
+    M(
+        "check.run.check_sweeps_not_joined",
+        "check/run.py",
+        ('    run = Run.concat(runs).replace(command="check", failed=failed)'),
+        ('    run = (runs[0] if runs else Run()).replace(command="check", failed=failed)'),
+        "a check keeps only its first sweep's rows",
+        (
+            "tests/measure/test_sweep.py",
+            "tests/run/test_meta.py",
+            "tests/run/test_value.py",
+            "tests/cli/test_check.py",
+            "tests/run/test_folder.py",
+            "tests/test_terminal.py",
+            "tests/check/test_check.py",
+            "tests/check/test_derive.py",
+            "tests/check/test_writer.py",
+        ),
+    ),
 ]

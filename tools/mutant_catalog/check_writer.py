@@ -5,22 +5,23 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
-TESTS = ('tests/check/test_criteria.py',)
+TESTS = ("tests/check/test_criteria.py",)
 
 MUTANTS: list[Mutant] = [
-    M('check.writer.writer_links_transposed', 'check/writer.py',
-      '"links = " + _matrix([list(r) for r in criteria.links]),',
-      ('"links = " + _matrix([list(r) for r in '
-       'zip(*criteria.links)]),'),
-      'the written link matrix has destinations as rows',
-      TESTS),
-    M('check.writer.writer_peer_transposed', 'check/writer.py',
-      ('for j, v in enumerate(r)]\n'
-       '                                    for i, r in '
-       'enumerate(criteria.peer_access)]),'),
-      ('for j, v in enumerate(r)]\n'
-       '                                    for i, r in '
-       'enumerate(zip(*criteria.peer_access))]),'),
-      'the written peer-access matrix has destinations as rows',
-      TESTS),
+    M(
+        "check.writer.writer_links_transposed",
+        "check/writer.py",
+        '"links = " + _matrix([list(r) for r in criteria.links]),',
+        ('"links = " + _matrix([list(r) for r in zip(*criteria.links)]),'),
+        "the written link matrix has destinations as rows",
+        TESTS,
+    ),
+    M(
+        "check.writer.writer_peer_transposed",
+        "check/writer.py",
+        ("                for i, r in enumerate(criteria.peer_access)"),
+        ("                for i, r in enumerate(zip(*criteria.peer_access))"),
+        "the written peer-access matrix has destinations as rows",
+        TESTS,
+    ),
 ]

@@ -5,10 +5,12 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('cli.compare.compare_out_late', 'cli/compare.py',
-      '        check_out_dir(args.out, overwrite=True)',
-      '        pass',
-      'compare checks --out only when it writes the figures',
-      (
-       'tests/cli/test_cli.py::test_cli_checks_its_output_folder_and_preset_before_any_work',)),
+    M(
+        "cli.compare.compare_out_late",
+        "cli/compare.py",
+        "        check_out_dir(args.out, overwrite=True)",
+        "        pass",
+        "compare checks --out only when it writes the figures",
+        ("tests/cli/test_cli.py::test_cli_checks_its_output_folder_and_preset_before_any_work",),
+    ),
 ]

@@ -5,13 +5,14 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('cli.fleet.fleet_tls_unchecked', 'cli/fleet.py',
-      ('        if missing:\n'
-       '            raise UsageError'),
-      ('        if False:\n'
-       '            raise UsageError'),
-      ("a tls:// scheduler without the client's certificates goes "
-       'on to connect'),
-      (
-       'tests/cli/test_fleet.py::test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp',)),
+    M(
+        "cli.fleet.fleet_tls_unchecked",
+        "cli/fleet.py",
+        ("        if missing:\n            raise UsageError"),
+        ("        if False:\n            raise UsageError"),
+        ("a tls:// scheduler without the client's certificates goes on to connect"),
+        (
+            "tests/cli/test_fleet.py::test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp",
+        ),
+    ),
 ]

@@ -5,17 +5,20 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('cli.info.probe_json_transposed', 'cli/info.py',
-      '                cell = cells.get((i, j))',
-      '                cell = cells.get((j, i))',
-      'probe JSON rows are destinations',
-      (
-       'tests/cli/test_info.py::test_probe_json_rows_are_sources_and_unprobed_pairs_say_so',)),
-    M('cli.info.probe_json_diagonal_zero', 'cli/info.py',
-      ('empty = SAME_DEVICE if i == j else None if cell is not None '
-       'else NOT_PROBED'),
-      'empty = None if cell is not None else NOT_PROBED',
-      'probe JSON diagonal is a value, not null with a reason',
-      (
-       'tests/cli/test_cli.py::test_probe_json_has_the_documented_keys',)),
+    M(
+        "cli.info.probe_json_transposed",
+        "cli/info.py",
+        "                cell = cells.get((i, j))",
+        "                cell = cells.get((j, i))",
+        "probe JSON rows are destinations",
+        ("tests/cli/test_info.py::test_probe_json_rows_are_sources_and_unprobed_pairs_say_so",),
+    ),
+    M(
+        "cli.info.probe_json_diagonal_zero",
+        "cli/info.py",
+        ("empty = SAME_DEVICE if i == j else None if cell is not None else NOT_PROBED"),
+        "empty = None if cell is not None else NOT_PROBED",
+        "probe JSON diagonal is a value, not null with a reason",
+        ("tests/cli/test_cli.py::test_probe_json_has_the_documented_keys",),
+    ),
 ]

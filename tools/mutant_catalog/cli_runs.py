@@ -5,12 +5,16 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('cli.runs.report_exits_130', 'cli/runs.py',
-      ('    if read_from is not None and status == '
-       'EXIT_INTERRUPTED:\n'
-       '        status = EXIT_FAILED\n'),
-      '',
-      'report of an interrupted run exits 130',
-      (
-       'tests/cli/test_parser.py::test_report_of_an_interrupted_run_is_not_itself_interrupted',)),
+    M(
+        "cli.runs.report_exits_130",
+        "cli/runs.py",
+        (
+            "    if read_from is not None and status == "
+            "EXIT_INTERRUPTED:\n"
+            "        status = EXIT_FAILED\n"
+        ),
+        "",
+        "report of an interrupted run exits 130",
+        ("tests/cli/test_parser.py::test_report_of_an_interrupted_run_is_not_itself_interrupted",),
+    ),
 ]

@@ -6,22 +6,28 @@ from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    'tests/collectives/test_busbw.py',
-    'tests/imports/test_imports.py',
-    'tests/cli/test_imports.py',
-    'tests/imports/test_dmi_text.py',
-    'tests/cli/test_cli.py',
+    "tests/collectives/test_busbw.py",
+    "tests/imports/test_imports.py",
+    "tests/cli/test_imports.py",
+    "tests/imports/test_dmi_text.py",
+    "tests/cli/test_cli.py",
 )
 
 MUTANTS: list[Mutant] = [
-    M('collectives.busbw.allreduce_factor_halved', 'collectives/busbw.py',
-      '"all_reduce": lambda n: 2 * (n - 1) / n,',
-      '"all_reduce": lambda n: (n - 1) / n,',
-      'all-reduce busbw with the all-gather factor (n-1)/n',
-      TESTS),
-    M('collectives.busbw.allgather_factor_one', 'collectives/busbw.py',
-      '"all_gather": lambda n: (n - 1) / n,',
-      '"all_gather": lambda n: 1.0,',
-      'all-gather busbw = algbw',
-      TESTS),
+    M(
+        "collectives.busbw.allreduce_factor_halved",
+        "collectives/busbw.py",
+        '"all_reduce": lambda n: 2 * (n - 1) / n,',
+        '"all_reduce": lambda n: (n - 1) / n,',
+        "all-reduce busbw with the all-gather factor (n-1)/n",
+        TESTS,
+    ),
+    M(
+        "collectives.busbw.allgather_factor_one",
+        "collectives/busbw.py",
+        '"all_gather": lambda n: (n - 1) / n,',
+        '"all_gather": lambda n: 1.0,',
+        "all-gather busbw = algbw",
+        TESTS,
+    ),
 ]

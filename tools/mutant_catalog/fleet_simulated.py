@@ -5,10 +5,12 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('fleet.simulated.fleet_tls_ignored', 'fleet/simulated.py',
-      'protocol="tls://" if security is not None else "tcp://"',
-      'protocol="tcp://"',
-      'the simulated fleet ignores the security it is given',
-      (
-       'tests/fleet/test_simulated.py::test_a_survey_over_tls_on_loopback',)),
+    M(
+        "fleet.simulated.fleet_tls_ignored",
+        "fleet/simulated.py",
+        'protocol="tls://" if security is not None else "tcp://"',
+        'protocol="tcp://"',
+        "the simulated fleet ignores the security it is given",
+        ("tests/fleet/test_simulated.py::test_a_survey_over_tls_on_loopback",),
+    ),
 ]

@@ -5,19 +5,26 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('imports.common.unit_ignored', 'imports/common.py',
-      '    return value * scale\n',
-      '    return value\n',
-      "a value's unit ignored (ns read as us, MB/s as GB/s)",
-      (
-       'tests/imports/test_imports.py',
-       'tests/cli/test_imports.py',
-       'tests/imports/test_dmi_text.py',
-       'tests/cli/test_cli.py',
-       'tests/collectives/test_busbw.py',)),
-    M('imports.common.unit_case_sensitive', 'imports/common.py',
-      'scale = UNITS[kind].get(unit.strip().lower())',
-      'scale = UNITS[kind].get(unit.strip())',
-      'a unit written in capitals (GB/s, KiB) is unknown',
-      ('tests/imports/test_common.py',)),
+    M(
+        "imports.common.unit_ignored",
+        "imports/common.py",
+        "    return value * scale\n",
+        "    return value\n",
+        "a value's unit ignored (ns read as us, MB/s as GB/s)",
+        (
+            "tests/imports/test_imports.py",
+            "tests/cli/test_imports.py",
+            "tests/imports/test_dmi_text.py",
+            "tests/cli/test_cli.py",
+            "tests/collectives/test_busbw.py",
+        ),
+    ),
+    M(
+        "imports.common.unit_case_sensitive",
+        "imports/common.py",
+        "scale = UNITS[kind].get(unit.strip().lower())",
+        "scale = UNITS[kind].get(unit.strip())",
+        "a unit written in capitals (GB/s, KiB) is unknown",
+        ("tests/imports/test_common.py",),
+    ),
 ]

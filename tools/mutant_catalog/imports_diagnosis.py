@@ -5,14 +5,18 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('imports.diagnosis.diag_threshold_swapped', 'imports/diagnosis.py',
-      '"threshold_GBps": quantity(m["threshold"], "bandwidth"',
-      '"threshold_GBps": quantity(m["value"], "bandwidth"',
-      "a diagnosis line's threshold taken from its measured value",
-      (
-       'tests/imports/test_imports.py',
-       'tests/cli/test_imports.py',
-       'tests/imports/test_dmi_text.py',
-       'tests/cli/test_cli.py',
-       'tests/collectives/test_busbw.py',)),
+    M(
+        "imports.diagnosis.diag_threshold_swapped",
+        "imports/diagnosis.py",
+        '"threshold_GBps": quantity(m["threshold"], "bandwidth"',
+        '"threshold_GBps": quantity(m["value"], "bandwidth"',
+        "a diagnosis line's threshold taken from its measured value",
+        (
+            "tests/imports/test_imports.py",
+            "tests/cli/test_imports.py",
+            "tests/imports/test_dmi_text.py",
+            "tests/cli/test_cli.py",
+            "tests/collectives/test_busbw.py",
+        ),
+    ),
 ]

@@ -5,15 +5,18 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('imports.dmi_json.json_error_ignored', 'imports/dmi_json.py',
-      ('if isinstance(data, dict) and isinstance(data.get("error"), '
-       'dict):'),
-      'if False:',
-      "DMI's error object not reported as the tool's error (exit 1)",
-      (
-       'tests/imports/test_imports.py',
-       'tests/cli/test_imports.py',
-       'tests/imports/test_dmi_text.py',
-       'tests/cli/test_cli.py',
-       'tests/collectives/test_busbw.py',)),
+    M(
+        "imports.dmi_json.json_error_ignored",
+        "imports/dmi_json.py",
+        ('if isinstance(data, dict) and isinstance(data.get("error"), dict):'),
+        "if False:",
+        "DMI's error object not reported as the tool's error (exit 1)",
+        (
+            "tests/imports/test_imports.py",
+            "tests/cli/test_imports.py",
+            "tests/imports/test_dmi_text.py",
+            "tests/cli/test_cli.py",
+            "tests/collectives/test_busbw.py",
+        ),
+    ),
 ]

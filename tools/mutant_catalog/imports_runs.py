@@ -5,18 +5,19 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('imports.runs.params_uni_only', 'imports/runs.py',
-      ('        for direction in ("uni", "bi"):\n'
-       '            part = cells[(cells["pattern"]'),
-      ('        for direction in ("uni",):\n'
-       '            part = cells[(cells["pattern"]'),
-      ("an imported run's params plan only uni: its bi totals are "
-       'never re-run'),
-      (
-       'tests/cli/test_imports.py',
-       'tests/cli/test_calibrate.py',
-       'tests/cli/test_compare.py',
-       'tests/cli/test_runs.py',
-       'tests/measure/test_sweep.py',
-       'tests/test_comparison.py',)),
+    M(
+        "imports.runs.params_uni_only",
+        "imports/runs.py",
+        ('        for direction in ("uni", "bi"):\n            part = cells[(cells["pattern"]'),
+        ('        for direction in ("uni",):\n            part = cells[(cells["pattern"]'),
+        ("an imported run's params plan only uni: its bi totals are never re-run"),
+        (
+            "tests/cli/test_imports.py",
+            "tests/cli/test_calibrate.py",
+            "tests/cli/test_compare.py",
+            "tests/cli/test_runs.py",
+            "tests/measure/test_sweep.py",
+            "tests/test_comparison.py",
+        ),
+    ),
 ]

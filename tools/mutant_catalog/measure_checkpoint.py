@@ -5,15 +5,20 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('measure.checkpoint.checkpoint_uncompressed', 'measure/checkpoint.py',
-      'zlib.compress(json.dumps(rows).encode(), 6)',
-      'zlib.compress(json.dumps(rows).encode(), 0)',
-      "the checkpoint's rows are not compressed",
-      (
-       'tests/measure/test_sweep.py::test_a_checkpoint_is_compact',)),
-    M('measure.checkpoint.block_twice', 'measure/checkpoint.py',
-      '            if rec["block"] in keys:\n                continue\n',
-      '',
-      'a checkpoint holding a block twice loads its rows twice',
-      ('tests/measure/test_checkpoint.py',)),
+    M(
+        "measure.checkpoint.checkpoint_uncompressed",
+        "measure/checkpoint.py",
+        "zlib.compress(json.dumps(rows).encode(), 6)",
+        "zlib.compress(json.dumps(rows).encode(), 0)",
+        "the checkpoint's rows are not compressed",
+        ("tests/measure/test_sweep.py::test_a_checkpoint_is_compact",),
+    ),
+    M(
+        "measure.checkpoint.block_twice",
+        "measure/checkpoint.py",
+        '            if rec["block"] in keys:\n                continue\n',
+        "",
+        "a checkpoint holding a block twice loads its rows twice",
+        ("tests/measure/test_checkpoint.py",),
+    ),
 ]

@@ -5,9 +5,12 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('measure.meta.local_time_stamp', 'measure/meta.py',
-      'stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")',
-      'stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")',
-      'a run id stamped in local time without its Z',
-      ('tests/measure/test_meta.py',)),
+    M(
+        "measure.meta.local_time_stamp",
+        "measure/meta.py",
+        'stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")',
+        'stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")',
+        "a run id stamped in local time without its Z",
+        ("tests/measure/test_meta.py",),
+    ),
 ]

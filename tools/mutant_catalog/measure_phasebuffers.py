@@ -5,12 +5,12 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('measure.phasebuffers.verification_blind', 'measure/phasebuffers.py',
-      ('            if got != piece_bytes(*origin, w, n):\n'
-       '                return False'),
-      ('            if got is None:\n'
-       '                return False'),
-      'the verification reads the bytes and never compares them',
-      (
-       'tests/collectives/test_collectives.py',)),
+    M(
+        "measure.phasebuffers.verification_blind",
+        "measure/phasebuffers.py",
+        ("            if got != piece_bytes(*origin, w, n):\n                return False"),
+        ("            if got is None:\n                return False"),
+        "the verification reads the bytes and never compares them",
+        ("tests/collectives/test_collectives.py",),
+    ),
 ]

@@ -5,17 +5,26 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('measure.phaserows.busbw_of_the_wrong_op', 'measure/phaserows.py',
-      ('            "busbw_GBps": algbw * bus_factor(operation, '
-       'ranks)}'),
-      ('            "busbw_GBps": algbw * bus_factor("broadcast", '
-       'ranks)}'),
-      "every op's busbw takes the broadcast's factor (1)",
-      (
-       'tests/collectives/test_collectives.py',)),
-    M('measure.phaserows.busbw_is_algbw', 'measure/phaserows.py',
-      '"busbw_GBps": algbw * bus_factor(operation, ranks)}',
-      '"busbw_GBps": algbw}',
-      "a collective's bus bandwidth is its algorithm bandwidth",
-      ('tests/measure/test_phaserows.py',)),
+    M(
+        "measure.phaserows.busbw_of_the_wrong_op",
+        "measure/phaserows.py",
+        ('        "busbw_GBps": algbw * bus_factor(operation, ranks),'),
+        ('        "busbw_GBps": algbw * bus_factor("broadcast", ranks),'),
+        "every op's busbw takes the broadcast's factor (1)",
+        ("tests/collectives/test_collectives.py",),
+    ),
+    M(
+        "measure.phaserows.busbw_is_algbw",
+        "measure/phaserows.py",
+        (
+            "    return {\n"
+            '        "time_us": time_us,\n'
+            '        "algbw_GBps": algbw,\n'
+            '        "busbw_GBps": algbw * bus_factor(operation, ranks),\n'
+            "    }"
+        ),
+        '    return {"time_us": time_us, "algbw_GBps": algbw, "busbw_GBps": algbw}',
+        "a collective's bus bandwidth is its algorithm bandwidth",
+        ("tests/measure/test_phaserows.py",),
+    ),
 ]

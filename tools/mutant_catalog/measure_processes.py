@@ -5,15 +5,18 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('measure.processes.push_unverified', 'measure/processes.py',
-      ('got["verified"] = _ok(other.ask("verify", issuer.device, '
-       'size))'),
-      'got["verified"] = None',
-      'a push across processes is never verified by the exporter',
-      (
-       'tests/measure/test_processes.py',
-       'tests/sim/test_sim.py',
-       'tests/measure/test_ipcworker.py',
-       'tests/runtime/test_runtime.py',
-       'tests/sim/test_ipcstate.py',)),
+    M(
+        "measure.processes.push_unverified",
+        "measure/processes.py",
+        ('got["verified"] = _ok(other.ask("verify", issuer.device, size))'),
+        'got["verified"] = None',
+        "a push across processes is never verified by the exporter",
+        (
+            "tests/measure/test_processes.py",
+            "tests/sim/test_sim.py",
+            "tests/measure/test_ipcworker.py",
+            "tests/runtime/test_runtime.py",
+            "tests/sim/test_ipcstate.py",
+        ),
+    ),
 ]

@@ -6,25 +6,31 @@ from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    'tests/patterns/test_testfile.py',
-    'tests/cli/test_testruns.py',
-    'tests/measure/test_sweep.py',
-    'tests/patterns/test_model.py',
-    'tests/cli/test_cli.py',
-    'tests/patterns/test_builtin.py',
-    'tests/plots/test_testbars.py',
-    'tests/widgets/test_dashboard.py',
+    "tests/patterns/test_testfile.py",
+    "tests/cli/test_testruns.py",
+    "tests/measure/test_sweep.py",
+    "tests/patterns/test_model.py",
+    "tests/cli/test_cli.py",
+    "tests/patterns/test_builtin.py",
+    "tests/plots/test_testbars.py",
+    "tests/widgets/test_dashboard.py",
 )
 
 MUTANTS: list[Mutant] = [
-    M('patterns.testfile.newer_schema_read', 'patterns/testfile.py',
-      'if version > TEST_FILE_SCHEMA_VERSION:',
-      'if version > TEST_FILE_SCHEMA_VERSION + 1:',
-      'a newer test file is read as if this release knew it',
-      TESTS),
-    M('patterns.testfile.wrong_line', 'patterns/testfile.py',
-      'first = starts[k] if k < len(starts) else 1',
-      'first = 1',
-      'errors point at the top of the file, not the test',
-      TESTS),
+    M(
+        "patterns.testfile.newer_schema_read",
+        "patterns/testfile.py",
+        "if version > TEST_FILE_SCHEMA_VERSION:",
+        "if version > TEST_FILE_SCHEMA_VERSION + 1:",
+        "a newer test file is read as if this release knew it",
+        TESTS,
+    ),
+    M(
+        "patterns.testfile.wrong_line",
+        "patterns/testfile.py",
+        "first = starts[k] if k < len(starts) else 1",
+        "first = 1",
+        "errors point at the top of the file, not the test",
+        TESTS,
+    ),
 ]

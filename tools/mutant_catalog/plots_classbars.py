@@ -5,15 +5,19 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('plots.classbars.preset_names_mixed', 'plots/classbars.py',
-      'g = table[table["name"] == name]',
-      'g = table[table["name"] == names[-1 - names.index(name)]]',
-      "compare_presets draws one preset's bars over another's name",
-      (
-       'tests/plots/test_prepare.py',
-       'tests/plots/test_heatmaps.py',
-       'tests/measure/test_sweep.py',
-       'tests/plots/test_matrix.py',
-       'tests/plots/test_plots.py',
-       'tests/plots/test_cells.py',)),
+    M(
+        "plots.classbars.preset_names_mixed",
+        "plots/classbars.py",
+        'g = table[table["name"] == name]',
+        'g = table[table["name"] == names[-1 - names.index(name)]]',
+        "compare_presets draws one preset's bars over another's name",
+        (
+            "tests/plots/test_prepare.py",
+            "tests/plots/test_heatmaps.py",
+            "tests/measure/test_sweep.py",
+            "tests/plots/test_matrix.py",
+            "tests/plots/test_plots.py",
+            "tests/plots/test_cells.py",
+        ),
+    ),
 ]

@@ -5,14 +5,18 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('plots.collectives.busbw_drawn_as_algbw', 'plots/collectives.py',
-      '(bus,) = ax.plot(g["size_bytes"], g["busbw_GBps"]',
-      '(bus,) = ax.plot(g["size_bytes"], g["algbw_GBps"]',
-      'the busbw line draws algbw',
-      (
-       'tests/imports/test_imports.py',
-       'tests/cli/test_imports.py',
-       'tests/imports/test_dmi_text.py',
-       'tests/cli/test_cli.py',
-       'tests/collectives/test_busbw.py',)),
+    M(
+        "plots.collectives.busbw_drawn_as_algbw",
+        "plots/collectives.py",
+        ('        (bus,) = ax.plot(\n            g["size_bytes"],\n            g["busbw_GBps"],'),
+        ('        (bus,) = ax.plot(\n            g["size_bytes"],\n            g["algbw_GBps"],'),
+        "the busbw line draws algbw",
+        (
+            "tests/imports/test_imports.py",
+            "tests/cli/test_imports.py",
+            "tests/imports/test_dmi_text.py",
+            "tests/cli/test_cli.py",
+            "tests/collectives/test_busbw.py",
+        ),
+    ),
 ]

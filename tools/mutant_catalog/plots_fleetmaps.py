@@ -5,11 +5,19 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('plots.fleetmaps.fleet_title_unwrapped', 'plots/fleetmaps.py',
-      ('    fig.suptitle(textwrap.fill(text, max(20, int(width_in * '
-       '72 / (TITLE_POINTS * 0.6)))),'),
-      '    fig.suptitle(text,',
-      "the fleet figure's title is cut off for two hosts",
-      (
-       'tests/plots/test_fleetmaps.py::test_the_fleet_figure_fits_its_title_for_any_number_of_hosts',)),
+    M(
+        "plots.fleetmaps.fleet_title_unwrapped",
+        "plots/fleetmaps.py",
+        (
+            "    fig.suptitle(\n"
+            "        textwrap.fill(text, max(20, int(width_in * 72 / (TITLE_POINTS * 0.6)))),\n"
+            "        fontsize=TITLE_POINTS,\n"
+            "    )"
+        ),
+        "    fig.suptitle(text, fontsize=TITLE_POINTS)",
+        "the fleet figure's title is cut off for two hosts",
+        (
+            "tests/plots/test_fleetmaps.py::test_the_fleet_figure_fits_its_title_for_any_number_of_hosts",
+        ),
+    ),
 ]

@@ -6,47 +6,62 @@ from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    'tests/run/test_value.py',
-    'tests/measure/test_sweep.py',
-    'tests/run/test_meta.py',
-    'tests/cli/test_check.py',
-    'tests/run/test_folder.py',
-    'tests/test_terminal.py',
+    "tests/run/test_value.py",
+    "tests/measure/test_sweep.py",
+    "tests/run/test_meta.py",
+    "tests/cli/test_check.py",
+    "tests/run/test_folder.py",
+    "tests/test_terminal.py",
 )
 
 MUTANTS: list[Mutant] = [
-    M('run.value.concat_drops_meta', 'run/value.py',
-      '        return cls(samples, merged(p.meta for p in parts))',
-      '        return cls(samples, RunMeta())',
-      ('Run.concat keeps the rows and drops the metadata (as '
-       'pd.concat does)'),
-      TESTS),
-    M('run.value.of_ignores_attrs', 'run/value.py',
-      ('        meta = (RunMeta() if copied is None else copied if '
-       'isinstance(copied, RunMeta)\n'
-       '                else RunMeta.from_dict(copied))'),
-      '        meta = RunMeta()',
-      ("Run.of ignores a frame's convenience copy: a sweep's frame "
-       'loses its metadata'),
-      (
-       'tests/run/test_value.py',
-       'tests/measure/test_sweep.py',
-       'tests/run/test_meta.py',
-       'tests/cli/test_check.py',
-       'tests/run/test_folder.py',
-       'tests/test_terminal.py',
-       'tests/test_results.py',
-       'tests/test_matrices.py',)),
-    M('run.value.frame_without_copy', 'run/value.py',
-      ('        out.attrs = {**self.samples.attrs, ATTRS_KEY: '
-       'self.stored()}'),
-      '        out.attrs = dict(self.samples.attrs)',
-      ("Run.frame gives no attrs['run']: old scripts reading it "
-       'break'),
-      TESTS),
-    M('run.value.select_drops_meta', 'run/value.py',
-      '        return Run(self.samples.loc[rows], self.meta)',
-      '        return Run(self.samples.loc[rows])',
-      'a selection of a run loses its metadata',
-      TESTS),
+    M(
+        "run.value.concat_drops_meta",
+        "run/value.py",
+        "        return cls(samples, merged(p.meta for p in parts))",
+        "        return cls(samples, RunMeta())",
+        ("Run.concat keeps the rows and drops the metadata (as pd.concat does)"),
+        TESTS,
+    ),
+    M(
+        "run.value.of_ignores_attrs",
+        "run/value.py",
+        (
+            "        meta = (\n"
+            "            RunMeta()\n"
+            "            if copied is None\n"
+            "            else copied\n"
+            "            if isinstance(copied, RunMeta)\n"
+            "            else RunMeta.from_dict(copied)\n"
+            "        )"
+        ),
+        "        meta = RunMeta()",
+        ("Run.of ignores a frame's convenience copy: a sweep's frame loses its metadata"),
+        (
+            "tests/run/test_value.py",
+            "tests/measure/test_sweep.py",
+            "tests/run/test_meta.py",
+            "tests/cli/test_check.py",
+            "tests/run/test_folder.py",
+            "tests/test_terminal.py",
+            "tests/test_results.py",
+            "tests/test_matrices.py",
+        ),
+    ),
+    M(
+        "run.value.frame_without_copy",
+        "run/value.py",
+        ("        out.attrs = {**self.samples.attrs, ATTRS_KEY: self.stored()}"),
+        "        out.attrs = dict(self.samples.attrs)",
+        ("Run.frame gives no attrs['run']: old scripts reading it break"),
+        TESTS,
+    ),
+    M(
+        "run.value.select_drops_meta",
+        "run/value.py",
+        "        return Run(self.samples.loc[rows], self.meta)",
+        "        return Run(self.samples.loc[rows])",
+        "a selection of a run loses its metadata",
+        TESTS,
+    ),
 ]

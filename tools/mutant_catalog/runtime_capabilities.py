@@ -5,9 +5,12 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('runtime.capabilities.unknown_ignored', 'runtime/capabilities.py',
-      '            needs = CAPABILITIES[name]\n',
-      '            needs = CAPABILITIES.get(name, ())\n',
-      'an unknown capability asks for no call instead of being refused',
-      ('tests/runtime/test_capabilities.py',)),
+    M(
+        "runtime.capabilities.unknown_ignored",
+        "runtime/capabilities.py",
+        "            needs = CAPABILITIES[name]\n",
+        "            needs = CAPABILITIES.get(name, ())\n",
+        "an unknown capability asks for no call instead of being refused",
+        ("tests/runtime/test_capabilities.py",),
+    ),
 ]

@@ -6,55 +6,70 @@ from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    'tests/plots/test_heatmaps.py',
-    'tests/plots/test_reports.py',
-    'tests/runtime/test_runtime.py',
-    'tests/sim/test_engine.py',
-    'tests/test_forking.py',
+    "tests/plots/test_heatmaps.py",
+    "tests/plots/test_reports.py",
+    "tests/runtime/test_runtime.py",
+    "tests/sim/test_engine.py",
+    "tests/test_forking.py",
 )
 
 MUTANTS: list[Mutant] = [
-    M('runtime.transfers.staged_no_record', 'runtime/transfers.py',
-      ('        middle = ([(self._fn("rt.record_event"), '
-       '"rt.record_event",\n'
-       '                    (relay.handle, s_src.handle), None), '
-       's_dst.device,\n'),
-      '        middle = ([s_dst.device,\n',
-      "the staged fast path skips the relay event's record",
-      TESTS),
-    M('runtime.transfers.staged_no_switch', 'runtime/transfers.py',
-      ('                if dev == current:\n'
-       '                    continue\n'),
-      '                continue\n',
-      "the staged fast path never makes the stream's device current",
-      TESTS),
-    M('runtime.transfers.staged_one_chunk', 'runtime/transfers.py',
-      '        for off in range(0, count, chunk):\n',
-      '        for off in range(0, chunk, chunk):\n',
-      'the staged fast path moves only the first chunk of each copy',
-      TESTS),
-    M('runtime.transfers.staged_switch_always', 'runtime/transfers.py',
-      '                if dev == current:\n',
-      '                if dev == current and False:\n',
-      ('the staged fast path switches devices even when the device '
-       'is current'),
-      TESTS),
-    M('runtime.transfers.enqueue_ignores_ret', 'runtime/transfers.py',
-      ('for ret in filter(None, starmap(memcpy_async, repeat(args, '
-       'copies))):'),
-      ('for ret in filter(None, map((0).__mul__, '
-       'starmap(memcpy_async, repeat(args, copies)))):'),
-      ('enqueue_copies takes every copy for a success (a refused '
-       'copy is not raised)'),
-      (
-       'tests/runtime/test_runtime.py',
-       'tests/runtime/test_errors.py',
-       'tests/sim/test_sim.py',
-       'tests/hardware/test_runtime.py',
-       'tests/runtime/test_resources.py',
-       'tests/topology/test_npu_smi.py',
-       'tests/measure/test_sweep.py',
-       'tests/cli/test_cli.py',
-       'tests/test_results.py',
-       'tests/topology/test_presets.py',)),
+    M(
+        "runtime.transfers.staged_no_record",
+        "runtime/transfers.py",
+        (
+            "                (\n"
+            '                    self._fn("rt.record_event"),\n'
+            '                    "rt.record_event",\n'
+            "                    (relay.handle, s_src.handle),\n"
+            "                    None,\n"
+            "                ),"
+        ),
+        "",
+        "the staged fast path skips the relay event's record",
+        TESTS,
+    ),
+    M(
+        "runtime.transfers.staged_no_switch",
+        "runtime/transfers.py",
+        ("                if dev == current:\n                    continue\n"),
+        "                continue\n",
+        "the staged fast path never makes the stream's device current",
+        TESTS,
+    ),
+    M(
+        "runtime.transfers.staged_one_chunk",
+        "runtime/transfers.py",
+        "        for off in range(0, count, chunk):\n",
+        "        for off in range(0, chunk, chunk):\n",
+        "the staged fast path moves only the first chunk of each copy",
+        TESTS,
+    ),
+    M(
+        "runtime.transfers.staged_switch_always",
+        "runtime/transfers.py",
+        "                if dev == current:\n",
+        "                if dev == current and False:\n",
+        ("the staged fast path switches devices even when the device is current"),
+        TESTS,
+    ),
+    M(
+        "runtime.transfers.enqueue_ignores_ret",
+        "runtime/transfers.py",
+        ("for ret in filter(None, starmap(memcpy_async, repeat(args, copies))):"),
+        ("for ret in filter(None, map((0).__mul__, starmap(memcpy_async, repeat(args, copies)))):"),
+        ("enqueue_copies takes every copy for a success (a refused copy is not raised)"),
+        (
+            "tests/runtime/test_runtime.py",
+            "tests/runtime/test_errors.py",
+            "tests/sim/test_sim.py",
+            "tests/hardware/test_runtime.py",
+            "tests/runtime/test_resources.py",
+            "tests/topology/test_npu_smi.py",
+            "tests/measure/test_sweep.py",
+            "tests/cli/test_cli.py",
+            "tests/test_results.py",
+            "tests/topology/test_presets.py",
+        ),
+    ),
 ]

@@ -5,19 +5,21 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('schema.summary_key_lost', 'schema.py',
-      ('"src", "dst", "group",\n'
-       '              "test"'),
-      ('"src", "dst",\n'
-       '              "test"'),
-      'every group pair summarized as one point',
-      (
-       'tests/measure/test_sweep.py',
-       'tests/patterns/test_cards.py',
-       'tests/measure/test_plan.py',
-       'tests/cli/test_runs.py',
-       'tests/plots/test_aggregates.py',
-       'tests/test_matrices.py',
-       'tests/measure/test_rows.py',
-       'tests/measure/test_spec.py',)),
+    M(
+        "schema.summary_key_lost",
+        "schema.py",
+        ('    "dst",\n    "group",'),
+        ('    "dst",'),
+        "every group pair summarized as one point",
+        (
+            "tests/measure/test_sweep.py",
+            "tests/patterns/test_cards.py",
+            "tests/measure/test_plan.py",
+            "tests/cli/test_runs.py",
+            "tests/plots/test_aggregates.py",
+            "tests/test_matrices.py",
+            "tests/measure/test_rows.py",
+            "tests/measure/test_spec.py",
+        ),
+    ),
 ]

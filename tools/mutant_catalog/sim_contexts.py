@@ -5,30 +5,38 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
-TESTS = ('tests/sim/test_contexts.py',)
+TESTS = ("tests/sim/test_contexts.py",)
 
 MUTANTS: list[Mutant] = [
-    M('sim.contexts.context_not_current', 'sim/contexts.py',
-      ('        devices.tls.context = handle  # tls.device stays '
-       'the device the thread set'),
-      '        pass',
-      "a created context does not become the thread's current one",
-      TESTS),
-    M('sim.contexts.default_context_destroyable', 'sim/contexts.py',
-      ('        held = devices.explicit.get(ctx)\n'
-       '        if held is None:\n'
-       '            what'),
-      ('        held = devices.explicit.get(ctx) or (0, None)\n'
-       '        if held is None:\n'
-       '            what'),
-      'destroying a default context is not refused',
-      TESTS),
-    M('sim.contexts.kept_context_no_clock', 'sim/contexts.py',
-      ('                            engine.host_us += 0.5  # what '
-       'host() does without faults\n'),
-      '                            pass\n',
-      'a kept set_context leaves the host clock where it was',
-      (
-       'tests/sim/test_memory.py',
-       'tests/sim/test_sim.py',)),
+    M(
+        "sim.contexts.context_not_current",
+        "sim/contexts.py",
+        ("        devices.tls.context = handle  # tls.device stays the device the thread set"),
+        "        pass",
+        "a created context does not become the thread's current one",
+        TESTS,
+    ),
+    M(
+        "sim.contexts.default_context_destroyable",
+        "sim/contexts.py",
+        ("        held = devices.explicit.get(ctx)\n        if held is None:\n            what"),
+        (
+            "        held = devices.explicit.get(ctx) or (0, None)\n"
+            "        if held is None:\n"
+            "            what"
+        ),
+        "destroying a default context is not refused",
+        TESTS,
+    ),
+    M(
+        "sim.contexts.kept_context_no_clock",
+        "sim/contexts.py",
+        ("                            engine.host_us += 0.5  # what host() does without faults\n"),
+        "                            pass\n",
+        "a kept set_context leaves the host clock where it was",
+        (
+            "tests/sim/test_memory.py",
+            "tests/sim/test_sim.py",
+        ),
+    ),
 ]

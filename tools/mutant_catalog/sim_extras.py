@@ -5,24 +5,26 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('sim.extras.point_keeps_old_origin', 'sim/extras.py',
-      ('            return self._engine.rebase(self._streams.events.'
-       'values())'),
-      '            return True',
-      ('a point starts wherever the clock stands (its rows depend '
-       'on what ran before)'),
-      (
-       'tests/sim/test_engine.py',
-       'tests/measure/test_sweep.py',
-       'tests/topology/test_checks.py',
-       'tests/sim/test_routes.py',
-       'tests/test_terminal.py',
-       'tests/runtime/test_errors.py',
-       'tests/measure/test_links.py',
-       'tests/cli/test_cli.py',
-       'tests/cli/test_runs.py',
-       'tests/measure/test_checkpoint.py',
-       'tests/measure/test_probe.py',
-       'tests/sim/test_facade.py',
-       'tests/sim/test_sim.py',)),
+    M(
+        "sim.extras.point_keeps_old_origin",
+        "sim/extras.py",
+        ("            return self._engine.rebase(self._streams.events.values())"),
+        "            return True",
+        ("a point starts wherever the clock stands (its rows depend on what ran before)"),
+        (
+            "tests/sim/test_engine.py",
+            "tests/measure/test_sweep.py",
+            "tests/topology/test_checks.py",
+            "tests/sim/test_routes.py",
+            "tests/test_terminal.py",
+            "tests/runtime/test_errors.py",
+            "tests/measure/test_links.py",
+            "tests/cli/test_cli.py",
+            "tests/cli/test_runs.py",
+            "tests/measure/test_checkpoint.py",
+            "tests/measure/test_probe.py",
+            "tests/sim/test_facade.py",
+            "tests/sim/test_sim.py",
+        ),
+    ),
 ]

@@ -5,14 +5,18 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('sim.ipcstate.dead_pid_kept', 'sim/ipcstate.py',
-      'for pid in sorted(p for p in pids if not alive(p)):',
-      'for pid in sorted(p for p in pids if False):',
-      'what a dead process held stays in the shared state',
-      (
-       'tests/sim/test_ipcstate.py',
-       'tests/sim/test_sim.py',
-       'tests/measure/test_processes.py',
-       'tests/measure/test_ipcworker.py',
-       'tests/runtime/test_runtime.py',)),
+    M(
+        "sim.ipcstate.dead_pid_kept",
+        "sim/ipcstate.py",
+        "for pid in sorted(p for p in pids if not alive(p)):",
+        "for pid in sorted(p for p in pids if False):",
+        "what a dead process held stays in the shared state",
+        (
+            "tests/sim/test_ipcstate.py",
+            "tests/sim/test_sim.py",
+            "tests/measure/test_processes.py",
+            "tests/measure/test_ipcworker.py",
+            "tests/runtime/test_runtime.py",
+        ),
+    ),
 ]

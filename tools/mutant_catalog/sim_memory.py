@@ -5,29 +5,31 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
-TESTS = ('tests/sim/test_memory.py', 'tests/sim/test_sim.py')
+TESTS = ("tests/sim/test_memory.py", "tests/sim/test_sim.py")
 
 MUTANTS: list[Mutant] = [
-    M('sim.memory.bytes_to_ptr_copies', 'sim/memory.py',
-      ('        ctypes.memmove(self.address + off, chunk, '
-       'len(chunk))'),
-      ("        self.obj = bytes(self.obj)  # a copy: the caller's "
-       'bytes stay as they were'),
-      ('bytes_to_ptr copies instead of pointing into the bytes '
-       'object'),
-      (
-       'tests/sim/test_contexts.py',)),
-    M('sim.memory.whole_chunks_unfrozen', 'sim/memory.py',
-      '                entry = schunks[ks + j] = bytes(entry)\n',
-      '                pass\n',
-      ('a whole-chunk copy shares a private (mutable) chunk instead '
-       'of freezing it'),
-      TESTS),
-    M('sim.memory.whole_chunks_one_bump', 'sim/memory.py',
-      ('        dst.version += m  # one bump per chunk, as the loop '
-       'below\n'),
-      '        dst.version += 1\n',
-      ("a whole-chunk copy bumps the destination's version once, "
-       'not per chunk'),
-      TESTS),
+    M(
+        "sim.memory.bytes_to_ptr_copies",
+        "sim/memory.py",
+        ("        ctypes.memmove(self.address + off, chunk, len(chunk))"),
+        ("        self.obj = bytes(self.obj)  # a copy: the caller's bytes stay as they were"),
+        ("bytes_to_ptr copies instead of pointing into the bytes object"),
+        ("tests/sim/test_contexts.py",),
+    ),
+    M(
+        "sim.memory.whole_chunks_unfrozen",
+        "sim/memory.py",
+        "                entry = schunks[ks + j] = bytes(entry)\n",
+        "                pass\n",
+        ("a whole-chunk copy shares a private (mutable) chunk instead of freezing it"),
+        TESTS,
+    ),
+    M(
+        "sim.memory.whole_chunks_one_bump",
+        "sim/memory.py",
+        ("        dst.version += m  # one bump per chunk, as the loop below\n"),
+        "        dst.version += 1\n",
+        ("a whole-chunk copy bumps the destination's version once, not per chunk"),
+        TESTS,
+    ),
 ]

@@ -5,12 +5,12 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('sim.peers.peer_rule_per_process', 'sim/peers.py',
-      ('        return mine | self.others() if shared and '
-       'self.others is not None else mine'),
-      '        return mine',
-      ("IPC copies see only the importer's own enables (the "
-       'per-process rule again)'),
-      (
-       'tests/sim/test_peers.py',)),
+    M(
+        "sim.peers.peer_rule_per_process",
+        "sim/peers.py",
+        ("        return mine | self.others() if shared and self.others is not None else mine"),
+        "        return mine",
+        ("IPC copies see only the importer's own enables (the per-process rule again)"),
+        ("tests/sim/test_peers.py",),
+    ),
 ]

@@ -6,41 +6,50 @@ from tools.mutant_catalog.base import M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    'tests/sim/test_routes.py',
-    'tests/measure/test_sweep.py',
-    'tests/sim/test_engine.py',
-    'tests/topology/test_checks.py',
-    'tests/test_terminal.py',
+    "tests/sim/test_routes.py",
+    "tests/measure/test_sweep.py",
+    "tests/sim/test_engine.py",
+    "tests/topology/test_checks.py",
+    "tests/test_terminal.py",
 )
 
 MUTANTS: list[Mutant] = [
-    M('sim.routes.host_copy_allowed', 'sim/routes.py',
-      ('    if actual in (1, 2):\n'
-       '        return part.fail('),
-      ('    if False:\n'
-       '        return part.fail('),
-      'host copies through an imported pointer are allowed',
-      (
-       'tests/sim/test_sim.py',
-       'tests/measure/test_processes.py',
-       'tests/measure/test_ipcworker.py',
-       'tests/runtime/test_runtime.py',
-       'tests/sim/test_ipcstate.py',)),
-    M('sim.routes.pull_is_source', 'sim/routes.py',
-      'pull = current == d_dev',
-      'pull = current == s_dev',
-      'a copy issued by its source counted as a read',
-      TESTS),
-    M('sim.routes.no_both_budget', 'sim/routes.py',
-      ('        if limit.both_GBps is not None:\n'
-       '            res.extend('),
-      ('        if False:\n'
-       '            res.extend('),
-      'the both-directions budget of a card is never crossed',
-      TESTS),
-    M('sim.routes.groups_swapped', 'sim/routes.py',
-      'gs, gd = limit.group_of(s_dev), limit.group_of(d_dev)',
-      'gs, gd = limit.group_of(d_dev), limit.group_of(s_dev)',
-      "a copy leaves the receiver's group and enters the sender's",
-      TESTS),
+    M(
+        "sim.routes.host_copy_allowed",
+        "sim/routes.py",
+        ("    if actual in (1, 2):\n        return part.fail("),
+        ("    if False:\n        return part.fail("),
+        "host copies through an imported pointer are allowed",
+        (
+            "tests/sim/test_sim.py",
+            "tests/measure/test_processes.py",
+            "tests/measure/test_ipcworker.py",
+            "tests/runtime/test_runtime.py",
+            "tests/sim/test_ipcstate.py",
+        ),
+    ),
+    M(
+        "sim.routes.pull_is_source",
+        "sim/routes.py",
+        "pull = current == d_dev",
+        "pull = current == s_dev",
+        "a copy issued by its source counted as a read",
+        TESTS,
+    ),
+    M(
+        "sim.routes.no_both_budget",
+        "sim/routes.py",
+        ("        if limit.both_GBps is not None:\n            res.extend("),
+        ("        if False:\n            res.extend("),
+        "the both-directions budget of a card is never crossed",
+        TESTS,
+    ),
+    M(
+        "sim.routes.groups_swapped",
+        "sim/routes.py",
+        "gs, gd = limit.group_of(s_dev), limit.group_of(d_dev)",
+        "gs, gd = limit.group_of(d_dev), limit.group_of(s_dev)",
+        "a copy leaves the receiver's group and enters the sender's",
+        TESTS,
+    ),
 ]

@@ -5,24 +5,30 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('terminal.report_without_the_table', 'terminal.py',
-      ('    ops = op_rows(rows)\n'
-       '    if len(ops):'),
-      ('    ops = op_rows(rows)\n'
-       '    if False:'),
-      'report prints no collectives table (issue 30 item 8)',
-      (
-       'tests/cli/test_collectives.py',
-       'tests/cli/test_imports.py',
-       'tests/cli/test_cli.py',
-       'tests/collectives/test_table.py',
-       'tests/plots/test_collectives.py',
-       'tests/run/test_folder.py',
-       'tests/topology/test_presets.py',)),
-    M('terminal.terminal_own_tags', 'terminal.py',
-      'TAGS.get(k) or numbered[r]',
-      "{'not_measured': '-'}.get(k) or 'FAIL'",
-      'the terminal keeps its own tags for empty cells',
-      (
-       'tests/test_emptycells.py::test_terminal_figures_and_dashboard_explain_an_empty_cell_alike',)),
+    M(
+        "terminal.report_without_the_table",
+        "terminal.py",
+        ("    ops = op_rows(rows)\n    if len(ops):"),
+        ("    ops = op_rows(rows)\n    if False:"),
+        "report prints no collectives table (issue 30 item 8)",
+        (
+            "tests/cli/test_collectives.py",
+            "tests/cli/test_imports.py",
+            "tests/cli/test_cli.py",
+            "tests/collectives/test_table.py",
+            "tests/plots/test_collectives.py",
+            "tests/run/test_folder.py",
+            "tests/topology/test_presets.py",
+        ),
+    ),
+    M(
+        "terminal.terminal_own_tags",
+        "terminal.py",
+        '                f"{v:.{digits}f}" if k is None else TAGS.get(k) or numbered[r]',
+        '                f"{v:.{digits}f}" if k is None else {"not_measured": "-"}.get(k) or "FAIL"',
+        "the terminal keeps its own tags for empty cells",
+        (
+            "tests/test_emptycells.py::test_terminal_figures_and_dashboard_explain_an_empty_cell_alike",
+        ),
+    ),
 ]

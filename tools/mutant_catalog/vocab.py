@@ -5,22 +5,29 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('vocab.cards_ignore_sio', 'vocab.py',
-      'CARD_LINKS: tuple[str, ...] = ("SIO",)',
-      'CARD_LINKS: tuple[str, ...] = ("HCCS_SW",)',
-      'cards found from the wrong link class',
-      (
-       'tests/measure/test_sweep.py',
-       'tests/patterns/test_cards.py',
-       'tests/measure/test_plan.py',
-       'tests/cli/test_runs.py',
-       'tests/plots/test_aggregates.py',
-       'tests/test_matrices.py',
-       'tests/measure/test_rows.py',
-       'tests/measure/test_spec.py',)),
-    M('vocab.refused_is_a_failure', 'vocab.py',
-      'RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")',
-      'RESULT_KINDS: tuple[str, ...] = ("unreachable",)',
-      'a refused copy counts as a failure (exit status 1)',
-      ('tests/test_vocab.py',)),
+    M(
+        "vocab.cards_ignore_sio",
+        "vocab.py",
+        'CARD_LINKS: tuple[str, ...] = ("SIO",)',
+        'CARD_LINKS: tuple[str, ...] = ("HCCS_SW",)',
+        "cards found from the wrong link class",
+        (
+            "tests/measure/test_sweep.py",
+            "tests/patterns/test_cards.py",
+            "tests/measure/test_plan.py",
+            "tests/cli/test_runs.py",
+            "tests/plots/test_aggregates.py",
+            "tests/test_matrices.py",
+            "tests/measure/test_rows.py",
+            "tests/measure/test_spec.py",
+        ),
+    ),
+    M(
+        "vocab.refused_is_a_failure",
+        "vocab.py",
+        'RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")',
+        'RESULT_KINDS: tuple[str, ...] = ("unreachable",)',
+        "a refused copy counts as a failure (exit status 1)",
+        ("tests/test_vocab.py",),
+    ),
 ]

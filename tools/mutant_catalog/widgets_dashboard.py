@@ -5,11 +5,14 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('widgets.dashboard.dashboard_notice_on_stderr', 'widgets/dashboard.py',
-      'open_runtime(backend, preset, announce=False))',
-      'open_runtime(backend, preset))',
-      ("the dashboard's simulator notice goes to stderr (a pink "
-       'error box in a kernel)'),
-      (
-       'tests/widgets/test_dashboard.py::test_the_dashboard_shows_the_simulator_fallback_as_information',)),
+    M(
+        "widgets.dashboard.dashboard_notice_on_stderr",
+        "widgets/dashboard.py",
+        "            else open_runtime(backend, preset, announce=False)",
+        "            else open_runtime(backend, preset)",
+        ("the dashboard's simulator notice goes to stderr (a pink error box in a kernel)"),
+        (
+            "tests/widgets/test_dashboard.py::test_the_dashboard_shows_the_simulator_fallback_as_information",
+        ),
+    ),
 ]

@@ -5,15 +5,17 @@ from __future__ import annotations
 from tools.mutant_catalog.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
-    M('widgets.peers.widget_npu_smi_labels', 'widgets/peers.py',
-      ('    return ProbeTable(rows, [str(i) for i in range(n)], '
-       'unprobed, failure,'),
-      '    return ProbeTable(rows, names, unprobed, failure,',
-      ('the link grid names devices as npu-smi does while every '
-       'matrix uses device ids'),
-      (
-       'tests/widgets/test_dashboard.py',
-       'tests/measure/test_probe.py',
-       'tests/widgets/test_panel.py',
-       'tests/measure/test_sweep.py',)),
+    M(
+        "widgets.peers.widget_npu_smi_labels",
+        "widgets/peers.py",
+        ("    return ProbeTable(rows, [str(i) for i in range(n)], unprobed, failure,"),
+        "    return ProbeTable(rows, names, unprobed, failure,",
+        ("the link grid names devices as npu-smi does while every matrix uses device ids"),
+        (
+            "tests/widgets/test_dashboard.py",
+            "tests/measure/test_probe.py",
+            "tests/widgets/test_panel.py",
+            "tests/measure/test_sweep.py",
+        ),
+    ),
 ]

@@ -47,9 +47,12 @@ def main():
     check(acl.rt.memcpy(dev_ptr, SIZE, acl.util.bytes_to_ptr(PATTERN), SIZE, 1), "memcpy")
     key, ret = acl.rt.ipc_mem_get_export_key(dev_ptr, SIZE, 65, 0 if withpid else 1)
     check(ret, "ipc_mem_get_export_key")
-    child = subprocess.Popen([sys.executable, str(Path(__file__).with_name("cann_sample_b.py")),
-                              str(peer), str(device)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("cann_sample_b.py")), str(peer), str(device)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         pid = int(child.stdout.readline())
         if withpid:

@@ -36,9 +36,12 @@ def main():
     check(acl.rt.memcpy(dev_ptr, SIZE, acl.util.bytes_to_ptr(host), SIZE, 1), "memcpy h2d")
     key, ret = acl.rt.ipc_mem_get_export_key(dev_ptr, SIZE, 65, 1 if no_pid else 0)
     check(ret, "ipc_mem_get_export_key")
-    child = subprocess.Popen([sys.executable, str(Path(__file__).with_name("importer.py")),
-                              str(peer_dev)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             text=True)
+    child = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("importer.py")), str(peer_dev)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         pid = int(child.stdout.readline())
         if not no_pid:
