@@ -79,7 +79,6 @@ link, one call), and the assertions name the exact rows, columns and exit status
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import dataclasses
 import importlib
@@ -98,6 +97,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import too_long
 
 import ascend_p2p_lab.sim as sim_pkg
 from ascend_p2p_lab import codes as C
@@ -2307,16 +2307,9 @@ MODULES = sorted(SIM.rglob("*.py"))
 
 @pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(SIM)) for p in MODULES])
 def test_sim_modules_and_functions_stay_small(path: Path) -> None:
-    """No sim module over 500 lines, no function over 80 (the formats table is data)."""
-    text = path.read_text()
-    assert text.count("\n") <= 500
-    long = [
-        (node.name, node.end_lineno - node.lineno + 1)  # type: ignore[operator]
-        for node in ast.walk(ast.parse(text))
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.end_lineno - node.lineno + 1 > 80
-    ]  # type: ignore[operator]
-    assert not long
+    """No sim module or function over the size limits (helpers.too_long; the formats
+    table is data)."""
+    assert not too_long(path.read_text())
 
 
 # ---------------------------------------------------------------------- the fluid model
