@@ -85,13 +85,20 @@ def measure_demo(preset: str, repeats: int, baseline: str | None) -> dict[str, A
         if baseline:
             out["same_rows"] = same_rows(dirs[baseline], dirs[None])
             out["same_figures"] = same_figures(dirs[baseline], dirs[None])
-        if preset == "atlas800t-a2":  # the input of the report benchmark
-            keep = Path(tempfile.mkdtemp(prefix="bench-a2-demo-"))
-            for f in dirs[None].iterdir():
-                if f.is_file() and f.suffix != ".png":
-                    (keep / f.name).write_bytes(f.read_bytes())
-            out["run_dir"] = str(keep)
+        if preset == "atlas800t-a2":  # the input of the report benchmark: each tree's own
+            out["run_dir"] = _keep_run(dirs[None])  # run (an older release may not read a
+            if baseline:  # newer run.json: its report would time an exit 2)
+                out["baseline_run_dir"] = _keep_run(dirs[baseline])
     return out
+
+
+def _keep_run(folder: Path) -> str:
+    """A copy of a demo's run folder without its figures, kept for the report benchmark."""
+    keep = Path(tempfile.mkdtemp(prefix="bench-a2-demo-"))
+    for f in folder.iterdir():
+        if f.is_file() and f.suffix != ".png":
+            (keep / f.name).write_bytes(f.read_bytes())
+    return str(keep)
 
 
 def _figures(label: str, pair: dict[str, Any]) -> dict[str, Any]:
@@ -109,16 +116,23 @@ def _figures(label: str, pair: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def measure_report(run_dir: str, repeats: int, baseline: str | None) -> dict[str, Any]:
-    """``report`` of one run folder, alternately with the baseline."""
+def measure_report(
+    run_dir: str, repeats: int, baseline: str | None, baseline_run_dir: str | None = None
+) -> dict[str, Any]:
+    """``report`` of a demo's run folder, alternately with the baseline (which reports
+    ``baseline_run_dir``, its own demo's run, when given); a side whose report did not exit
+    0 gives no ratio."""
     with tempfile.TemporaryDirectory(prefix="bench-report-") as tmp:
 
         def once(path: str | None) -> dict[str, Any]:
             out = Path(tmp) / ("before" if path else "after")
-            report, _ = run_child(DEMO_CHILD, ["report", run_dir, "--out", str(out)], path)
+            folder = baseline_run_dir if path and baseline_run_dir else run_dir
+            report, _ = run_child(DEMO_CHILD, ["report", folder, "--out", str(out)], path)
             return report
 
         pair = alternate(once, repeats, baseline)
+        if any(r.get("exit") for side in ("after", "before") for r in pair.get(side, [])):
+            pair.pop("ratio", None)  # a report that failed measures nothing
         out = _figures("report", pair)
         if baseline:
             out["same_figures"] = same_figures(Path(tmp) / "before", Path(tmp) / "after")

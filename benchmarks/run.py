@@ -96,8 +96,9 @@ def measurements(
     r = args.repeats
 
     def report() -> dict[str, Any]:
-        run_dir = state.get("run_dir") or firstrun.measure_demo("atlas800t-a2", 1, None)["run_dir"]
-        return firstrun.measure_report(run_dir, r, base)
+        if "run_dir" not in state:
+            state.update(firstrun.measure_demo("atlas800t-a2", 1, base))
+        return firstrun.measure_report(state["run_dir"], r, base, state.get("baseline_run_dir"))
 
     return {
         "a2": lambda: sweeps.measure_sweep("atlas800t-a2", r, base),
@@ -143,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         before = load()
         print(f"{name} ...", flush=True)
         out = calls[name]()
-        state.update({k: out[k] for k in ("run_dir",) if k in out})
+        state.update({k: out[k] for k in ("run_dir", "baseline_run_dir") if k in out})
         out.update(
             when=_dt.datetime.now().astimezone().isoformat(timespec="seconds"),
             commit=commit_of(ROOT),
