@@ -11,14 +11,50 @@ Example:
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
+import itertools
+import json
+import math
+import re
 import tokenize
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
+import pytest
 
-from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab import open_runtime, results
+from ascend_p2p_lab.check.criteria import criteria_from_text
+from ascend_p2p_lab.check.verdict import evaluate
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.codes import error_name
+from ascend_p2p_lab.collectives.algorithms import ALGORITHMS
+from ascend_p2p_lab.fleet import (
+    degraded_link,
+)
+from ascend_p2p_lab.measure import (
+    disable_all,
+    enable_all,
+    execute,
+    probe,
+    sweep,
+)
+from ascend_p2p_lab.results import COLUMNS
+from ascend_p2p_lab.run import Run, RunMeta
+from ascend_p2p_lab.runtime import AclError, Runtime
+from ascend_p2p_lab.schema import to_frame
+from ascend_p2p_lab.topology import (
+    Topology,
+    load_preset,
+)
+from ascend_p2p_lab.topology.presets import read_packaged
+from ascend_p2p_lab.widgets import SweepDashboard
 
 #: large enough that the copy time is the link's, not the latency
 SIZE = 16 << 20
@@ -88,3 +124,789 @@ def too_long(text: str) -> list[str]:
             if n > MAX_FUNCTION_LINES:
                 found.append(f"{node.name} ({n} lines)")
     return found
+
+
+# ---------------------------------------------- shared by several test files (moved here from them)
+def failing(items: pd.DataFrame) -> set[str]:
+    return set(items.loc[items["status"] == "FAIL", "id"])
+
+
+MIB = 1 << 20
+
+
+CRITERIA = criteria_from_text(
+    """\
+schema_version = 1
+size_bytes = 1024
+[topology]
+links = [["X", "HCCS", "PIX"], ["HCCS", "X", "HCCS"], ["PIX", "HCCS", "X"]]
+peer_access = [["X", 1, 0], [1, "X", 1], [1, 1, "X"]]
+basis = "hand-written"
+[[bandwidth]]
+link = "HCCS"
+direction = "uni"
+initiator = "dst"
+min_GBps = 20
+basis = "class"
+[[bandwidth]]
+pair = [1, 2]
+direction = "uni"
+initiator = "dst"
+min_GBps = 30
+basis = "the pair's own"
+[[latency]]
+link = "HCCS"
+max_us = 10
+basis = "class"
+""",
+    "c.toml",
+)
+
+
+def peer(ok=None):
+    recs = [
+        {
+            "src": a,
+            "dst": b,
+            "link": CRITERIA.links[a][b],
+            "peer_ok": CRITERIA.peer_access[a][b],
+            "reason": None,
+        }
+        for a in range(3)
+        for b in range(3)
+        if a != b
+    ]
+    out = pd.DataFrame(recs)
+    for (a, b), value in (ok or {}).items():
+        out.loc[(out["src"] == a) & (out["dst"] == b), "peer_ok"] = value
+    return out
+
+
+def row(src, dst, gbps, *, pattern="pair", size=1024, kind=None, lat=None, verified=True):
+    return {
+        "src": src,
+        "dst": dst,
+        "link": "HCCS",
+        "pattern": pattern,
+        "direction": "uni",
+        "peer": "on",
+        "path": "p2p",
+        "initiator": "dst",
+        "size_bytes": size,
+        "bandwidth_GBps": gbps,
+        "latency_us": lat,
+        "error_kind": kind,
+        "verified": verified,
+        "sample": 0,
+    }
+
+
+def judge(rows, peer_table=None):
+    items = evaluate(CRITERIA, peer_table, to_frame(rows))
+    return items.set_index("id")
+
+
+#: A one-pair capture of an A3 (-ds 2 -dd 3: the two dies of card 1, over SIO).
+A3_PAIR = """\
+[root@a3 ~]# ascend-dmi --bw -t p2p -ds 2 -dd 3 -et 5 -q
+Unidirectional Peer to Peer Test
+ID    Size(Bytes)    Execute Times    Bandwidth(GB/s)    Elapsed Time(us)
+0     2097152        5                150.2              69.8
+1     33554432       5                186.4              900.1
+2     268435456      5                190.1              7060.6
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _check_json(capsys, *argv: str) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = main(["check", *argv, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _failing(report: dict) -> set[str]:
+    return {i["id"] for i in report["items"] if i["status"] == "FAIL"}
+
+
+_TOPO_OK = """
+name = "pair"
+soc_name = "Ascend910B3"
+memory_GiB = 64
+local_copy_GBps = 620
+links = ["X HCCS", "HCCS X"]
+[link.HCCS]
+bandwidth_GBps = 26.2
+nominal_GBps = 28.0
+latency_us = 8.0
+p2p = true
+"""
+
+
+def _json(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, dict]:
+    status = main(args)
+    return status, json.loads(capsys.readouterr().out)
+
+
+SEED = 0
+
+
+#: every copy 0 -> 1 fails with ACL_ERROR_RT_SYS_DMA
+FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507013}]
+
+
+#: the bytes 0 -> 1 arrive wrong (at full speed: the rows have a bandwidth)
+CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
+
+
+def run_json(capsys, argv: list[str]) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = main(argv)
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None) -> list[str]:
+    """Record the blocks a sweep runs; optionally press Ctrl-C as block stop_after+1 starts."""
+    ran: list[str] = []
+
+    def counted(ctx: Any, test: Any, fn: Any = execute.measure_test) -> Any:
+        if stop_after is not None and len(ran) == stop_after:
+            raise KeyboardInterrupt
+        ran.append(test.key)
+        return fn(ctx, test)
+
+    monkeypatch.setattr(execute, "measure_test", counted)
+    return ran
+
+
+GOOD = """\
+schema_version = 1
+
+[[test]]
+name = "three"
+sizes = ["64MiB", "256MiB"]
+transfers = ["0->1", "2->3 by 2", "host->4"]
+"""
+
+
+CLI_QUICK = ["--sizes", "4KiB,64KiB", "--samples", "2", "--no-progress"]
+
+
+def topology_with(tmp_path: Path, *faults: str, preset: str = "atlas800t-a2") -> str:
+    """A copy of a preset with ``[[fault]]`` tables (TOML body lines) appended."""
+    text = read_packaged(f"{preset}.toml")
+    for body in faults:
+        text += f"\n[[fault]]\n{body}\n"
+    path = tmp_path / "topo.toml"
+    path.write_text(text)
+    return str(path)
+
+
+SIM = ["--backend", "sim", "--no-progress"]
+
+
+def below(capsys, argv: list[str]) -> tuple[int, list[tuple[int, int]], dict]:
+    capsys.readouterr()  # what came before (an import's summary)
+    code = main(argv)
+    data = json.loads(capsys.readouterr().out)
+    return code, [(p["src"], p["dst"]) for p in data["below"]], data
+
+
+# ---------------------------------------------------------------- item 3: the plan to re-run
+def _compare_json(capsys, run: Path, preset: str) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = main(["compare", "--against-preset", preset, "--format", "json", str(run)])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc)
+    assert text and "\n" not in text and "Traceback" not in text, text
+    return text
+
+
+def _copy_run(src: Path, dst: Path) -> Path:
+    dst.mkdir()
+    for p in src.iterdir():
+        (dst / p.name).write_bytes(p.read_bytes())
+    return dst
+
+
+BAD_FILES = {  # name -> (text, line, words in the error)
+    "unknown device": (GOOD.replace('"host->4"', '"host->9"'), 6, "unknown device 9"),
+    "twice": (GOOD.replace('"0->1", ', '"0->1", "0->1", '), 6, "appears twice"),
+    "size 0": (GOOD.replace('"64MiB"', '"0"'), 5, "size '0'"),
+    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3, "missing 'sizes'"),
+    "newer schema": (
+        GOOD.replace("schema_version = 1", "schema_version = 2"),
+        1,
+        "newer than this release",
+    ),
+    "TOML syntax": (GOOD.replace('name = "three"', 'name = "three'), 4, "not valid TOML"),
+    "no schema": (GOOD.replace("schema_version = 1", ""), 1, "schema_version is missing"),
+    "unknown key": (
+        GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'),
+        5,
+        "unknown key 'speed'",
+    ),
+}
+
+
+def _cases() -> list[tuple[str, str]]:
+    return [(alg, op) for alg, (_, ops) in ALGORITHMS.items() for op in ops]
+
+
+KIB = 1024
+
+
+SWEEP = {"sizes": "64MiB", "samples": 3}
+
+
+DEGRADED = {"sim-1": [degraded_link(2, 5, 0.5)]}
+
+
+SMALL = 64 << 10
+
+
+# ------------------------------------------------------------------------------ the server
+def _cut(preset: str, n: int, **overrides: Any) -> Topology:
+    """The first n devices of a preset (a smaller server runs the matrix faster)."""
+    full = load_preset(preset)
+    return dataclasses.replace(
+        full,
+        name=f"{preset}-{n}",
+        labels=full.labels[:n],
+        links=tuple(row[:n] for row in full.links[:n]),
+        cpu_affinity=full.cpu_affinity[:n],
+        **overrides,
+    )
+
+
+A2x4 = _cut("atlas800t-a2", 4)
+
+
+def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
+    return open_runtime("sim", topology=topology, faults=faults)
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def nothing_allocated(rt: Runtime) -> None:
+    """No buffer, stream, event or peer enable is held (devices may have been set)."""
+    assert rt.open_resources() == [] and rt.peer_refs() == {}
+    ledger = rt.ledger()
+    assert ledger is not None
+    assert (
+        ledger["device_buffers"],
+        ledger["host_buffers"],
+        ledger["streams"],
+        ledger["events"],
+        ledger["peer_refs"],
+    ) == (0, 0, 0, 0, {})
+
+
+def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException], match: str) -> str:
+    with pytest.raises(types or (ValueError, TypeError)) as info:
+        call()
+    text = one_line(info.value)
+    assert match in text, text
+    nothing_allocated(rt)
+    return text
+
+
+# ------------------------------------------------------------------------------- checks
+#: "acl.rt.malloc(4096, 3) returned 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION): EE207001: ..."
+_ACL_TEXT = re.compile(r"acl\.[\w.]+\(.*?\) returned (\d+) \((ACL_[A-Z0-9_]+)\): EE(\d+): \S")
+
+
+#: a failed direct copy: "ACL_ERROR_RT_... (507899) from acl.rt.memcpy_async: EE507899: ..."
+_DIRECT_TEXT = re.compile(r"(ACL_[A-Z0-9_]+) \((\d+)\) from acl\.[\w.]+: EE(\d+): \S")
+
+
+def assert_names_the_call(text: str) -> None:
+    """An error text names the ACL call, the code, its symbolic name and the runtime's
+    message (pyACL's ``EE<code>: ...`` text)."""
+    m = _ACL_TEXT.search(text)
+    if m:
+        code, name, ee = m.groups()
+    else:
+        m = _DIRECT_TEXT.search(text)
+        assert m, f"error text does not name an ACL call, code and name: {text!r}"
+        name, code, ee = m.groups()
+    assert error_name(int(code)) == name and ee == code, text
+
+
+def assert_acl_error(exc: BaseException) -> None:
+    assert isinstance(exc, AclError), f"{type(exc).__name__}: {exc}"
+    assert exc.call.startswith("acl.") and exc.call in str(exc)
+    assert exc.name == error_name(exc.code) and exc.name in str(exc)
+    assert str(exc.code) in str(exc)
+    assert exc.message.startswith(f"EE{exc.code}: ") and exc.message in str(exc)
+    assert_names_the_call(str(exc))
+
+
+def _error_texts(frame: pd.DataFrame | None) -> list[str]:
+    if frame is None or "error" not in frame:
+        return []
+    return [str(e) for e in frame["error"].dropna().unique()]
+
+
+def assert_released(rt: Runtime, refs_before: dict[tuple[int, int], int]) -> None:
+    """Nothing the operation made is still held; peer access is as it was before."""
+    assert rt.open_resources() == []
+    assert rt.peer_refs() == refs_before
+    ledger = rt.ledger()
+    assert ledger is not None
+    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"], ledger["events"])
+    assert held == (0, 0, 0, 0), ledger
+    assert ledger["peer_refs"] == {f"{a}->{b}": n for (a, b), n in refs_before.items()}
+    assert ledger["implicit_releases"] == []
+
+
+# ---------------------------------------------------------------------------- operations
+@dataclass
+class Outcome:
+    """What an operation gave back: a frame, an exception, and every error text it showed."""
+
+    frame: pd.DataFrame | None = None
+    raised: BaseException | None = None
+    texts: list[str] = field(default_factory=list)
+    refs_before: dict[tuple[int, int], int] = field(default_factory=dict)
+
+
+def op_probe(rt: Runtime, tmp: Path) -> Outcome:
+    out = Outcome()
+    try:
+        out.frame = probe(rt)
+    except AclError as exc:
+        out.raised, out.frame = exc, exc.partial_frame  # type: ignore[attr-defined]
+        assert len(out.frame) < 4 * 3 and "failed" in out.frame.attrs["run"]
+    return out
+
+
+def op_enable_all(rt: Runtime, tmp: Path) -> Outcome:
+    out = Outcome()
+    try:
+        refused = enable_all(rt)
+    except AclError as exc:  # while finding the reachable pairs: nothing was enabled
+        out.raised = exc
+        assert rt.peer_refs() == {}
+        return out
+    out.texts += list(refused.values())
+    assert all(not rt.peer_enabled(*pair) for pair in refused)
+    before = rt.peer_refs()
+    try:
+        disable_all(rt)
+    except AclError as exc:
+        assert_acl_error(exc)
+        out.texts.append(str(exc))
+        assert rt.peer_refs() == before  # taken back
+        disable_all(rt)
+    return out
+
+
+def assert_panel_mirrors_runtime(panel: Any) -> None:
+    rt = panel.rt
+    for i, row in enumerate(panel.toggles):
+        for j, toggle in enumerate(row):
+            if toggle is None:
+                continue
+            assert panel.state[i, j] == rt.peer_enabled(i, j), (i, j)
+            assert toggle.value == bool(panel.state[i, j]), (i, j)
+
+
+def pairs(topo: Topology) -> list[tuple[int, int]]:
+    """All ordered pairs of distinct devices."""
+    return list(itertools.permutations(range(topo.device_count), 2))
+
+
+def op_dashboard(rt: Runtime, tmp: Path) -> Outcome:
+    widgets = pytest.importorskip("ascend_p2p_lab.widgets")
+    out = Outcome()
+    try:
+        dash = widgets.SweepDashboard(rt)
+    except AclError as exc:
+        out.raised = exc
+        return out
+    out.texts += list(dash.probe_errors.values())
+    if dash.probe_errors:  # shown, not swallowed
+        assert dash.message.startswith(
+            f"ready, but probing {len(dash.probe_errors)} pair(s) failed, e.g. "
+        )
+    dash.chunk_pairs = 1
+    dash.pairs_mode.value = "selected"
+    dash.pairs.value = ("0-1", "1-0", "2-3")
+    dash.sizes.value = (4096, 8192)
+    dash.samples.value = 1
+    dash.peer.value = "both"
+    dash.plots.value = False
+    out.frame = dash.run()
+    assert not dash.busy and dash.links is not None and dash.links.locked is None
+    assert_panel_mirrors_runtime(dash.links)
+    if dash.message.startswith(("sweep failed", "cannot run")):
+        out.texts.append(dash.message)
+        out.raised = RuntimeError(dash.message)  # the dashboard reports, never raises
+    out.texts += list(dash.links.reasons.values())
+    dash.close()
+    return out
+
+
+def op_panel(rt: Runtime, tmp: Path) -> Outcome:
+    widgets = pytest.importorskip("ascend_p2p_lab.widgets")
+    out = Outcome()
+    panel = widgets.PeerLinkPanel(rt)
+    out.texts += [r for r in panel.reasons.values() if "failed" in r]
+    steps: list[Callable[[], Any]] = [
+        lambda: setattr(panel.toggles[0][1], "value", True),
+        lambda: setattr(panel.toggles[1][0], "value", True),
+        lambda: setattr(panel.toggles[0][1], "value", False),
+        lambda: setattr(panel.toggles[1][0], "value", False),
+        panel.enable_all_button.click,
+        panel.disable_all_button.click,
+        panel.disable_all_button.click,  # again, should the first one have been refused
+    ]
+    for step in steps:
+        if panel.toggles[0][1] is None or panel.toggles[0][1].disabled:
+            break  # unreachable after a failed probe: the reason says why
+        step()
+        assert_panel_mirrors_runtime(panel)
+        if panel.last_error:
+            out.texts.append(panel.last_error)
+            assert "p2p-status-error" in panel.status.value
+    panel.close()
+    return out
+
+
+# ------------------------------------------------------------------- KeyboardInterrupt
+def interrupt_at(monkeypatch: pytest.MonkeyPatch, rt: Runtime, call: str, nth: int) -> None:
+    """Make the nth call of ``acl.rt.<call>`` raise KeyboardInterrupt before it runs."""
+    namespace = rt.acl.rt
+    real = getattr(namespace, call)
+    seen = {"n": 0}
+
+    def hook(*args: Any) -> Any:
+        seen["n"] += 1
+        if seen["n"] == nth:
+            raise KeyboardInterrupt(f"Ctrl-C at acl.rt.{call} #{nth}")
+        return real(*args)
+
+    monkeypatch.setattr(namespace, call, hook)
+
+
+INTERRUPT_POINTS = {
+    "malloc#2": ("malloc", 2),
+    "memcpy_async#9": ("memcpy_async", 9),
+    "enable_peer#2": ("device_enable_peer_access", 2),
+    "disable_peer#1": ("device_disable_peer_access", 1),  # inside the restore / teardown
+    "create_event#3": ("create_event_with_flag", 3),
+    "synchronize_event#2": ("synchronize_event", 2),
+    "destroy_event#1": ("destroy_event", 1),  # inside a block's teardown
+    "free#1": ("free", 1),  # inside the buffer pool's teardown
+    "can_access_peer#3": ("device_can_access_peer", 3),
+}
+
+
+def _err(call: str | None, code: int, nth: int | None = None, **kw: Any) -> dict[str, Any]:
+    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected", **kw}
+
+
+TIMEOUT_S = 60
+
+
+PRESET_2 = "atlas800-9000"
+
+
+#: on A2, only 1 -> 3 runs at a quarter of its speed (3 -> 1 is healthy)
+SLOW_1_TO_3 = [{"kind": "degrade", "link": [1, 3], "factor": 0.25}]
+
+
+DEVICES = [0, 2]
+
+
+LARGE = 64 << 20
+
+
+# ------------------------------------------------------------------ preset data, checked
+BASE = """
+soc_name = "Ascend910B3"
+memory_GiB = 64
+local_copy_GBps = 620
+links = ["X HCCS_SW HCCS_SW", "HCCS_SW X HCCS_SW", "HCCS_SW HCCS_SW X"]
+[link.HCCS_SW]
+bandwidth_GBps = 100.0
+nominal_GBps = 120.0
+latency_us = 5.0
+p2p = true
+switched = true
+"""
+
+
+MIB_2 = 1 << 20
+
+
+FAULTS_2 = [
+    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
+    {"kind": "corrupt", "link": [4, 5]},
+]
+
+
+SWEEPS = ("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save")
+
+
+PEER_OPS = ("toggle", "enable_all", "panel")
+
+
+# -------------------------------------------------------------------------------- faults
+@dataclass(frozen=True)
+class FaultCase:
+    """A fault, the text its errors carry, and the operations it shows in.
+
+    ``recorded``: the operation completes and its error is in the rows, a refusal, a
+    reason or a status line. ``raised``: the operation raises it (sweeps: with the rows so
+    far). Every other operation is unaffected (its result has no error of this fault).
+    """
+
+    fault: dict[str, Any]
+    marker: str | None
+    recorded: tuple[str, ...] = ()
+    raised: tuple[str, ...] = ()
+
+
+def _dashboard(
+    rt: Runtime, pairs: tuple[str, ...], sizes: tuple[int, int] = (4096, 16384), **values: Any
+) -> SweepDashboard:
+    dash = SweepDashboard(rt)
+    dash.pairs_mode.value = "selected"
+    dash.pairs.value = pairs
+    dash.sizes.value = sizes
+    dash.samples.value = 1
+    dash.plots.value = False
+    for name, value in values.items():
+        getattr(dash, name).value = value
+    return dash
+
+
+def _rows(points: list[tuple[int, int, int, float]]) -> pd.DataFrame:
+    """A run frame of unidirectional P2P rows (src, dst, size, bandwidth), 4 devices."""
+    return Run(
+        results.to_frame(
+            [
+                {
+                    "backend": "sim",
+                    "preset": "test",
+                    "src": s,
+                    "dst": d,
+                    "link": "HCCS",
+                    "pattern": "pair",
+                    "direction": "uni",
+                    "peer": "on",
+                    "path": "p2p",
+                    "initiator": "src",
+                    "size_bytes": size,
+                    "copies": 1,
+                    "sample": k,
+                    "elapsed_us": size / (bw * 1e3),
+                    "bandwidth_GBps": bw,
+                    "verified": True,
+                }
+                for k, (s, d, size, bw) in enumerate(points)
+            ]
+        ),
+        RunMeta(device_count=4),
+    ).frame()
+
+
+def host_bound_run() -> pd.DataFrame:
+    """A slow host on an A2: enqueueing small copies takes most of each window."""
+    with open_runtime(
+        "sim", preset="atlas800t-a2", faults=[{"kind": "slow_host", "factor": 3.0}]
+    ) as rt:
+        return sweep(rt, pairs="0-1", sizes="4KiB,64KiB,1MiB,4MiB", samples=2, progress=False)
+
+
+def _legend_text(ax) -> str:
+    leg = ax.get_legend()
+    return "\n".join(t.get_text() for t in leg.get_texts()) if leg else ""
+
+
+def _legend_entries(ax) -> list[str]:
+    """The legend's entries, each on one line (long ones are wrapped in the figure)."""
+    leg = ax.get_legend()
+    return [" ".join(t.get_text().split()) for t in leg.get_texts()] if leg else []
+
+
+def _no_pyplot_figures() -> None:
+    assert plt.get_fignums() == []
+
+
+BIG = 16 << 20
+
+
+def _text_at(ax, x: int, y: int) -> str:
+    (text,) = [t.get_text() for t in ax.texts if tuple(t.get_position()) == (x, y)]
+    return text
+
+
+def _image(ax) -> np.ma.MaskedArray:
+    return np.ma.masked_invalid(ax.images[0].get_array())
+
+
+def _check_orientation_labels(ax, n: int) -> None:
+    assert ax.get_ylabel() == "source device (row)"
+    assert ax.get_xlabel() == "destination device (column)"
+    assert ax.get_ylim() == (n - 0.5, -0.5)  # row 0 at the top
+    assert ax.get_xlim() == (-0.5, n - 0.5)
+    ticks = [str(i) for i in range(n)]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ticks
+    assert [t.get_text() for t in ax.get_yticklabels()] == ticks
+
+
+# ------------------------------------------------------------------- results tables
+def _row(**values: Any) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(COLUMNS)
+    row.update(
+        run_id="r",
+        backend="sim",
+        preset="p",
+        host="h",
+        src=0,
+        dst=1,
+        link="HCCS",
+        pattern="pair",
+        direction="uni",
+        peer="on",
+        path="p2p",
+        initiator="src",
+        size_bytes=MIB,
+        copies=10,
+        timing="events",
+        nominal_GBps=25.0,
+        elapsed_us=math.nan,
+        bandwidth_GBps=math.nan,
+        host_enqueue_us=math.nan,
+        bidir_total_GBps=math.nan,
+    )
+    row.update(values)
+    return row
+
+
+def all_released(sim: Any) -> bool:
+    return sim.simulator.ledger_is_empty() and not sim.simulator.ledger()["devices_set"]
+
+
+#: Every acl.rt call, its number of arguments, and the label its wrong-type TypeError
+#: starts with at each position (the call's own name, except device_enable_peer_access's
+#: flags).
+RT_ARGS: dict[str, tuple[str, ...]] = {
+    "set_device": ("set_device",),
+    "reset_device": ("reset_device",),
+    "reset_device_force": ("reset_device_force",),
+    "get_device": (),
+    "get_device_count": (),
+    "get_context": (),
+    "set_context": ("set_context",),
+    "create_context": ("create_context",),
+    "destroy_context": ("destroy_context",),
+    "get_run_mode": (),
+    "get_devices_topo": ("get_devices_topo",) * 2,
+    "get_device_info": ("get_device_info",) * 2,
+    "device_can_access_peer": ("device_can_access_peer",) * 2,
+    "device_enable_peer_access": ("device_enable_peer_access", "flags"),
+    "device_disable_peer_access": ("device_disable_peer_access",),
+    "device_peer_access_status": ("device_peer_access_status",) * 2,
+    "malloc": ("malloc",) * 2,
+    "free": ("free",),
+    "malloc_host": ("malloc_host",),
+    "free_host": ("free_host",),
+    "memset": ("memset",) * 4,
+    "memset_async": ("memset_async",) * 5,
+    "memcpy": ("memcpy",) * 5,
+    "memcpy_async": ("memcpy_async",) * 6,
+    "get_mem_info": ("get_mem_info",),
+    "create_stream": (),
+    "destroy_stream": ("destroy_stream",),
+    "synchronize_stream": ("synchronize_stream",),
+    "synchronize_device": (),
+    "create_event": (),
+    "create_event_with_flag": ("create_event_with_flag",),
+    "create_event_ex_with_flag": ("create_event_ex_with_flag",),
+    "destroy_event": ("destroy_event",),
+    "record_event": ("record_event",) * 2,
+    "stream_wait_event": ("stream_wait_event",) * 2,
+    "synchronize_event": ("synchronize_event",),
+    "event_elapsed_time": ("event_elapsed_time",) * 2,
+    "event_get_timestamp": ("event_get_timestamp",),
+    "ipc_mem_get_export_key": ("ipc_mem_get_export_key",) * 4,
+    "device_get_bare_tgid": (),
+}
+
+
+def as_real_acl(sim: Any) -> SimpleNamespace:
+    """A simulator dressed as CANN's pyACL: same calls, no ``__simulated__`` mark."""
+    return SimpleNamespace(
+        rt=sim.rt,
+        util=sim.util,
+        init=sim.init,
+        finalize=sim.finalize,
+        get_soc_name=sim.get_soc_name,
+        get_version=sim.get_version,
+        get_recent_err_msg=sim.get_recent_err_msg,
+    )
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+#: Keys the JSON gained after a fixture's release (issue 30: a matrix kept apart by
+#: initiator or process mode says which; a value names its devices and a total): the
+#: older release's keys must read the same, and the new ones say nothing of one side.
+ADDED_MATRIX_KEYS = {"initiator": None, "process_mode": None}
+
+
+def _as_before(matrix: dict) -> dict:
+    for key, value in ADDED_MATRIX_KEYS.items():
+        assert matrix.pop(key) == value
+    return matrix
+
+
+MINIMAL = """
+name = "pair"
+soc_name = "Ascend910B3"
+memory_GiB = 64
+local_copy_GBps = 620
+links = ["X     HCCS", "HCCS  X"]
+[link.HCCS]
+bandwidth_GBps = 26.2
+nominal_GBps = 28.0
+latency_us = 8.0
+p2p = true
+"""
+
+
+GIB = 1 << 30
+
+
+TINY = (4 << 10, 64 << 10)  # 4 KiB .. 64 KiB: 5 sizes
+
+
+def _tiny(
+    dash: SweepDashboard,
+    pairs: tuple[str, ...] = ("0-1",),
+    sizes: tuple[int, int] = TINY,
+    plots_on: bool = False,
+) -> None:
+    dash.pairs_mode.value = "selected"
+    dash.pairs.value = pairs
+    dash.sizes.value = sizes
+    dash.samples.value = 2
+    dash.plots.value = plots_on

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import CORRUPT, FAIL, SEED
 
 from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.comparison import (
     DEFAULT_THRESHOLD,
     LOST_RATIO,
@@ -41,9 +41,6 @@ from ascend_p2p_lab.results import load_run, save_run
 PRESET = "atlas800t-a2"
 
 
-SEED = 0
-
-
 SIZE = 16 << 20
 
 
@@ -52,14 +49,6 @@ PAIRS = "0-1,1-0"
 
 #: 0 -> 1 at half speed; 1 -> 0 untouched
 DEGRADE = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
-
-
-#: every copy 0 -> 1 fails with ACL_ERROR_RT_SYS_DMA
-FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507013}]
-
-
-#: the bytes 0 -> 1 arrive wrong (at full speed: the rows have a bandwidth)
-CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
 
 
 def _run(
@@ -179,13 +168,6 @@ def test_json_has_the_documented_keys_and_null_for_nan(runs) -> None:
     assert (point["src"], point["dst"], point["size_bytes"]) == (0, 1, SIZE)
     assert point["ratio"] == 0.0 and point["run_GBps"] is None
     assert to_dict(compare(runs["clean"][0], runs["clean2"][0]))["below"] == []
-
-
-def below(capsys, argv: list[str]) -> tuple[int, list[tuple[int, int]], dict]:
-    capsys.readouterr()  # what came before (an import's summary)
-    code = main(argv)
-    data = json.loads(capsys.readouterr().out)
-    return code, [(p["src"], p["dst"]) for p in data["below"]], data
 
 
 def _bi(src: int, dst: int, gbps: float | None, total: float | None) -> dict:

@@ -8,15 +8,13 @@ the two directions of a bidirectional sample are enqueued interleaved."""
 from __future__ import annotations
 
 import pytest
-from helpers import SIZE, asymmetric_a2_run
+from helpers import SIZE, SMALL, asymmetric_a2_run
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.emptycells import explain
 from ascend_p2p_lab.matrices import run_matrices
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.terminal import print_matrices
-
-SMALL = 64 << 10
 
 
 @pytest.fixture(scope="module")

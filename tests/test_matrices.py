@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import SIZE, asymmetric_a2_run
+from helpers import SIZE, SMALL, _as_before, asymmetric_a2_run
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
@@ -97,9 +97,6 @@ def test_the_values_of_a_card_import_give_its_bi_totals(tmp_path, capsys):
     assert "not measured" not in out.split("Card x card")[0]
 
 
-SMALL = 64 << 10
-
-
 @pytest.fixture(scope="module")
 def run():
     """0->1 at half speed, 2->3 failing, at two sizes; 1->0 and 3->2 healthy."""
@@ -169,18 +166,6 @@ V1 = Path(__file__).parent / "data" / "run_v1"
 
 def _expected() -> dict:
     return json.loads((V1 / "expected.json").read_text())
-
-
-#: Keys the JSON gained after a fixture's release (issue 30: a matrix kept apart by
-#: initiator or process mode says which; a value names its devices and a total): the
-#: older release's keys must read the same, and the new ones say nothing of one side.
-ADDED_MATRIX_KEYS = {"initiator": None, "process_mode": None}
-
-
-def _as_before(matrix: dict) -> dict:
-    for key, value in ADDED_MATRIX_KEYS.items():
-        assert matrix.pop(key) == value
-    return matrix
 
 
 def test_a_version_1_run_draws_the_same():

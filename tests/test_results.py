@@ -45,9 +45,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import (
+    CLI_QUICK,
+    DEVICES,
+    LARGE,
+    PRESET_2,
+    SMALL,
+    host_bound_run,
+    run_cli,
+    topology_with,
+)
 
 from ascend_p2p_lab import open_runtime, results
-from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import (
     sweep,
 )
@@ -67,7 +76,6 @@ from ascend_p2p_lab.results import (
 from ascend_p2p_lab.topology import (
     load_preset,
 )
-from ascend_p2p_lab.topology.presets import read_packaged
 
 
 @pytest.fixture(scope="module")
@@ -219,15 +227,6 @@ def test_column_order_and_dtypes_survive(saved_run: Path) -> None:
 PRESET = "atlas800t-a2"
 
 
-DEVICES = [0, 2]
-
-
-LARGE = 64 << 20
-
-
-SMALL = 64 << 10
-
-
 def _lopsided():
     """atlas800t-a2 with a host link four times faster device -> host than host ->
     device (the preset's own figures are 24.8 and 27.6: too close to tell apart)."""
@@ -274,9 +273,6 @@ def test_a_saved_run_keeps_the_host_rows(lab, tmp_path) -> None:
     assert host["src"].isna().all() and list(host["cpu_affinity"]) == list(
         run.loc[run["pattern"] == "h2d", "cpu_affinity"]
     )
-
-
-PRESET_2 = "atlas800-9000"
 
 
 DEGRADE = 0.25
@@ -361,14 +357,6 @@ def test_runs_saved_before_latency_load(lab_2, tmp_path) -> None:
     folder = results.save_run(run, tmp_path / "again")
     again = results.load_run(folder)
     np.testing.assert_allclose(again["latency_us"], run["latency_us"])
-
-
-def host_bound_run() -> pd.DataFrame:
-    """A slow host on an A2: enqueueing small copies takes most of each window."""
-    with open_runtime(
-        "sim", preset="atlas800t-a2", faults=[{"kind": "slow_host", "factor": 3.0}]
-    ) as rt:
-        return sweep(rt, pairs="0-1", sizes="4KiB,64KiB,1MiB,4MiB", samples=2, progress=False)
 
 
 def test_fit_leaves_out_host_bound_samples_and_says_so() -> None:
@@ -461,25 +449,6 @@ def test_parquet_and_csv_of_the_version_2_run_are_the_same_rows(tmp_path):
     from_parquet = load_run(folder)
     (folder / "samples.parquet").unlink()
     pd.testing.assert_frame_equal(load_run(folder), from_parquet)
-
-
-CLI_QUICK = ["--sizes", "4KiB,64KiB", "--samples", "2", "--no-progress"]
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def topology_with(tmp_path: Path, *faults: str, preset: str = "atlas800t-a2") -> str:
-    """A copy of a preset with ``[[fault]]`` tables (TOML body lines) appended."""
-    text = read_packaged(f"{preset}.toml")
-    for body in faults:
-        text += f"\n[[fault]]\n{body}\n"
-    path = tmp_path / "topo.toml"
-    path.write_text(text)
-    return str(path)
 
 
 def test_the_error_vocabulary_is_closed() -> None:

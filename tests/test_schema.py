@@ -7,51 +7,19 @@ See docs/testing.md."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers import MIB, _row
 
 from ascend_p2p_lab.results import (
-    COLUMNS,
     failures,
     fit_latency_bandwidth,
     matrix,
     summarize,
     to_frame,
 )
-
-MIB = 1 << 20
-
-
-# ------------------------------------------------------------------- results tables
-def _row(**values: Any) -> dict[str, Any]:
-    row: dict[str, Any] = dict.fromkeys(COLUMNS)
-    row.update(
-        run_id="r",
-        backend="sim",
-        preset="p",
-        host="h",
-        src=0,
-        dst=1,
-        link="HCCS",
-        pattern="pair",
-        direction="uni",
-        peer="on",
-        path="p2p",
-        initiator="src",
-        size_bytes=MIB,
-        copies=10,
-        timing="events",
-        nominal_GBps=25.0,
-        elapsed_us=math.nan,
-        bandwidth_GBps=math.nan,
-        host_enqueue_us=math.nan,
-        bidir_total_GBps=math.nan,
-    )
-    row.update(values)
-    return row
 
 
 def _samples(bws: list[float], **values: Any) -> list[dict[str, Any]]:

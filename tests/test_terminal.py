@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import SIZE, asymmetric_a2_run
+from helpers import DEVICES, LARGE, SIZE, SMALL, _as_before, asymmetric_a2_run
 
 from ascend_p2p_lab import open_runtime, results
 from ascend_p2p_lab.emptycells import explain
@@ -53,15 +53,6 @@ from ascend_p2p_lab.terminal import LOCAL_DIAGONAL, print_matrices, print_summar
 from ascend_p2p_lab.topology import load_preset
 
 PRESET = "atlas800t-a2"
-
-
-DEVICES = [0, 2]
-
-
-LARGE = 64 << 20
-
-
-SMALL = 64 << 10
 
 
 def _lopsided():
@@ -217,19 +208,7 @@ def test_two_runs_joined_are_one_run_that_reports(two_sweeps, tmp_path: Path, ca
     assert "h2d" in out and "pair" in out and "interrupted" in out
 
 
-#: Keys the JSON gained after a fixture's release (issue 30: a matrix kept apart by
-#: initiator or process mode says which; a value names its devices and a total): the
-#: older release's keys must read the same, and the new ones say nothing of one side.
-ADDED_MATRIX_KEYS = {"initiator": None, "process_mode": None}
-
-
 ADDED_VALUE_KEYS = ("senders", "receivers", "total_GBps")
-
-
-def _as_before(matrix: dict) -> dict:
-    for key, value in ADDED_MATRIX_KEYS.items():
-        assert matrix.pop(key) == value
-    return matrix
 
 
 def _report_as_before(report: dict) -> dict:

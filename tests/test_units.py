@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from helpers import one_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,13 +30,6 @@ from ascend_p2p_lab.measure import (
     parse_sizes,
 )
 from ascend_p2p_lab.units import _UNITS, MAX_SIZE, MAX_SIZES
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc)
-    assert text and "\n" not in text and "Traceback" not in text, text
-    return text
-
 
 # ---------------------------------------------------------------------- property tests
 _UNIT_NAMES = sorted(_UNITS)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import failing
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.check import criteria_from_preset, run_check
@@ -71,10 +72,6 @@ def crosses(items: pd.DataFrame, links: set[tuple[int, int]]) -> pd.Series:
     out_of = items["pattern"].eq("one_to_all") & items["device"].isin({a for a, _ in links})
     into = items["pattern"].eq("all_to_one") & items["device"].isin({b for _, b in links})
     return pair | out_of | into
-
-
-def failing(items: pd.DataFrame) -> set[str]:
-    return set(items.loc[items["status"] == "FAIL", "id"])
 
 
 def test_clean_a2_passes_every_item(criteria, files):

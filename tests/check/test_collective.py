@@ -9,6 +9,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from helpers import MIB
 
 from ascend_p2p_lab.check import junit_xml, run_check
 from ascend_p2p_lab.check.collective import from_rows, records
@@ -24,7 +25,6 @@ from ascend_p2p_lab.topology import load_preset, load_topology_file
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SLOW = DATA / "a2-slow-2to5.toml"
-MIB = 1 << 20
 TOP = """schema_version = 1
 [topology]
 links = [["X", "HCCS"], ["HCCS", "X"]]

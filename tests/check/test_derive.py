@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import failing, peer
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.check import criteria_from_preset, run_check
-from ascend_p2p_lab.check.criteria import criteria_from_text
 from ascend_p2p_lab.check.derive import criteria_from_run
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.schema import to_frame
@@ -72,10 +72,6 @@ def check_file(criteria, path: Path) -> pd.DataFrame:
         return run_check(rt, criteria).items
 
 
-def failing(items: pd.DataFrame) -> set[str]:
-    return set(items.loc[items["status"] == "FAIL", "id"])
-
-
 @pytest.fixture(scope="module")
 def golden():
     with open_runtime("sim", preset="atlas800t-a2", seed=7) as rt:
@@ -109,54 +105,6 @@ def test_fraction_scales_the_criteria():
     kinds = ratio.index.get_level_values("kind")
     assert ratio[kinds != "latency"].between(0.499, 0.501).all()
     assert ratio[kinds == "latency"].between(1.99, 2.01).all()  # a ceiling: / fraction
-
-
-CRITERIA = criteria_from_text(
-    """\
-schema_version = 1
-size_bytes = 1024
-[topology]
-links = [["X", "HCCS", "PIX"], ["HCCS", "X", "HCCS"], ["PIX", "HCCS", "X"]]
-peer_access = [["X", 1, 0], [1, "X", 1], [1, 1, "X"]]
-basis = "hand-written"
-[[bandwidth]]
-link = "HCCS"
-direction = "uni"
-initiator = "dst"
-min_GBps = 20
-basis = "class"
-[[bandwidth]]
-pair = [1, 2]
-direction = "uni"
-initiator = "dst"
-min_GBps = 30
-basis = "the pair's own"
-[[latency]]
-link = "HCCS"
-max_us = 10
-basis = "class"
-""",
-    "c.toml",
-)
-
-
-def peer(ok=None):
-    recs = [
-        {
-            "src": a,
-            "dst": b,
-            "link": CRITERIA.links[a][b],
-            "peer_ok": CRITERIA.peer_access[a][b],
-            "reason": None,
-        }
-        for a in range(3)
-        for b in range(3)
-        if a != b
-    ]
-    out = pd.DataFrame(recs)
-    for (a, b), value in (ok or {}).items():
-        out.loc[(out["src"] == a) & (out["dst"] == b), "peer_ok"] = value
-    return out
 
 
 def test_derived_matrices_are_read_by_source_row():

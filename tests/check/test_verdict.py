@@ -4,82 +4,11 @@ and rendering (lines, JSON, JUnit)."""
 
 from __future__ import annotations
 
-import pandas as pd
+from helpers import CRITERIA, judge, peer, row
 
 from ascend_p2p_lab.check.criteria import criteria_from_text
 from ascend_p2p_lab.check.verdict import evaluate
 from ascend_p2p_lab.schema import to_frame
-
-CRITERIA = criteria_from_text(
-    """\
-schema_version = 1
-size_bytes = 1024
-[topology]
-links = [["X", "HCCS", "PIX"], ["HCCS", "X", "HCCS"], ["PIX", "HCCS", "X"]]
-peer_access = [["X", 1, 0], [1, "X", 1], [1, 1, "X"]]
-basis = "hand-written"
-[[bandwidth]]
-link = "HCCS"
-direction = "uni"
-initiator = "dst"
-min_GBps = 20
-basis = "class"
-[[bandwidth]]
-pair = [1, 2]
-direction = "uni"
-initiator = "dst"
-min_GBps = 30
-basis = "the pair's own"
-[[latency]]
-link = "HCCS"
-max_us = 10
-basis = "class"
-""",
-    "c.toml",
-)
-
-
-def row(src, dst, gbps, *, pattern="pair", size=1024, kind=None, lat=None, verified=True):
-    return {
-        "src": src,
-        "dst": dst,
-        "link": "HCCS",
-        "pattern": pattern,
-        "direction": "uni",
-        "peer": "on",
-        "path": "p2p",
-        "initiator": "dst",
-        "size_bytes": size,
-        "bandwidth_GBps": gbps,
-        "latency_us": lat,
-        "error_kind": kind,
-        "verified": verified,
-        "sample": 0,
-    }
-
-
-def peer(ok=None):
-    recs = [
-        {
-            "src": a,
-            "dst": b,
-            "link": CRITERIA.links[a][b],
-            "peer_ok": CRITERIA.peer_access[a][b],
-            "reason": None,
-        }
-        for a in range(3)
-        for b in range(3)
-        if a != b
-    ]
-    out = pd.DataFrame(recs)
-    for (a, b), value in (ok or {}).items():
-        out.loc[(out["src"] == a) & (out["dst"] == b), "peer_ok"] = value
-    return out
-
-
-def judge(rows, peer_table=None):
-    items = evaluate(CRITERIA, peer_table, to_frame(rows))
-    return items.set_index("id")
 
 
 def test_at_least_and_at_most_pass_on_equality():

@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import A3_PAIR, _check_json, _failing, write
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.check import criteria_from_preset, load_criteria, to_toml
@@ -242,23 +243,6 @@ def test_check_keeps_its_rows_when_peer_access_cannot_be_taken_back(tmp_path, ca
 DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
 
 
-#: A one-pair capture of an A3 (-ds 2 -dd 3: the two dies of card 1, over SIO).
-A3_PAIR = """\
-[root@a3 ~]# ascend-dmi --bw -t p2p -ds 2 -dd 3 -et 5 -q
-Unidirectional Peer to Peer Test
-ID    Size(Bytes)    Execute Times    Bandwidth(GB/s)    Elapsed Time(us)
-0     2097152        5                150.2              69.8
-1     33554432       5                186.4              900.1
-2     268435456      5                190.1              7060.6
-"""
-
-
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
 def imported(tmp_path: Path, name: str, *argv: str) -> Path:
     out = tmp_path / name
     assert main(["import", *argv, "--out", str(out)]) == 0
@@ -288,16 +272,6 @@ def _card_capture(tmp_path: Path) -> Path:
     row[6] = "200.00"
     text[5] = "  ".join(row)
     return write(tmp_path, "card.txt", "\n".join(text) + "\n")
-
-
-def _check_json(capsys, *argv: str) -> tuple[int, dict]:
-    capsys.readouterr()
-    code = main(["check", *argv, "--format", "json"])
-    return code, json.loads(capsys.readouterr().out)
-
-
-def _failing(report: dict) -> set[str]:
-    return {i["id"] for i in report["items"] if i["status"] == "FAIL"}
 
 
 def test_check_of_a_card_import_judges_its_card_rows(tmp_path, capsys):

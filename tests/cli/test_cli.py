@@ -69,6 +69,18 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from helpers import (
+    _TOPO_OK,
+    CLI_QUICK,
+    CORRUPT,
+    FAIL,
+    GOOD,
+    SEED,
+    _count_blocks,
+    _json,
+    run_json,
+    topology_with,
+)
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
@@ -81,20 +93,6 @@ from ascend_p2p_lab.results import (
     load_run,
     save_run,
 )
-from ascend_p2p_lab.topology.presets import read_packaged
-
-_TOPO_OK = """
-name = "pair"
-soc_name = "Ascend910B3"
-memory_GiB = 64
-local_copy_GBps = 620
-links = ["X HCCS", "HCCS X"]
-[link.HCCS]
-bandwidth_GBps = 26.2
-nominal_GBps = 28.0
-latency_us = 8.0
-p2p = true
-"""
 
 
 # --------------------------------------------------------------------------- command line
@@ -501,11 +499,6 @@ def test_devices_and_a_latency_sweep_of_four_bytes(capsys, tmp_path: Path) -> No
 SIM_2 = ["--backend", "sim", "--no-progress"]
 
 
-def _json(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, dict]:
-    status = main(args)
-    return status, json.loads(capsys.readouterr().out)
-
-
 @pytest.fixture(scope="module")
 def p2p_slow(tmp_path_factory) -> Path:
     """A P2P run of an A2 whose link 2 -> 5 runs at half speed: pairs and latency."""
@@ -570,9 +563,6 @@ def test_links_from_a_p2p_run_predict_the_slow_link(capsys, p2p_slow) -> None:
 PRESET = "atlas800t-a2"
 
 
-SEED = 0
-
-
 SIZE = 16 << 20
 
 
@@ -581,14 +571,6 @@ PAIRS = "0-1,1-0"
 
 #: 0 -> 1 at half speed; 1 -> 0 untouched
 DEGRADE = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
-
-
-#: every copy 0 -> 1 fails with ACL_ERROR_RT_SYS_DMA
-FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507013}]
-
-
-#: the bytes 0 -> 1 arrive wrong (at full speed: the rows have a bandwidth)
-CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
 
 
 def _run(
@@ -732,12 +714,6 @@ def test_cli_lists_points_one_run_lacks(runs, capsys) -> None:
     assert code == 0
     assert "2 -> 3  uni  peer on (p2p)  16 MiB  the baseline did not plan this point" in out
     assert "(1 points not compared, above)" in out
-
-
-def run_json(capsys, argv: list[str]) -> tuple[int, dict]:
-    capsys.readouterr()
-    code = main(argv)
-    return code, json.loads(capsys.readouterr().out)
 
 
 # ---------------------------------------------------------------- item 13: devices as lists
@@ -961,20 +937,6 @@ def test_sweep_processes_refuses_options_with_exit_2(
     assert code == 2 and "--processes" in err and len(err.strip().splitlines()) == 1
 
 
-def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None) -> list[str]:
-    """Record the blocks a sweep runs; optionally press Ctrl-C as block stop_after+1 starts."""
-    ran: list[str] = []
-
-    def counted(ctx: Any, test: Any, fn: Any = execute.measure_test) -> Any:
-        if stop_after is not None and len(ran) == stop_after:
-            raise KeyboardInterrupt
-        ran.append(test.key)
-        return fn(ctx, test)
-
-    monkeypatch.setattr(execute, "measure_test", counted)
-    return ran
-
-
 def test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1089,7 +1051,6 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
     """3 blocks x 2 sizes; the second block stops the sweep (an error no row can carry):
     2 points measured, 4 never reached, and the summary and the JSON say so."""
     from ascend_p2p_lab.cli import main
-    from ascend_p2p_lab.measure import execute
     from ascend_p2p_lab.results import load_run
 
     started: list[str] = []
@@ -1125,16 +1086,6 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
     assert json.loads(capsys.readouterr().out)["points_not_reached"] == 4
 
 
-GOOD = """\
-schema_version = 1
-
-[[test]]
-name = "three"
-sizes = ["64MiB", "256MiB"]
-transfers = ["0->1", "2->3 by 2", "host->4"]
-"""
-
-
 def test_group_values_in_json_and_table_one_per_group_pair(capsys):
     """Issue 20 item 1: sweep --groups shows each group pair's value (JSON and table)."""
     args = [
@@ -1164,7 +1115,6 @@ def test_group_values_in_json_and_table_one_per_group_pair(capsys):
 def test_a_rerun_with_the_checkpoint_resumes_every_test(tmp_path, monkeypatch):
     """A test file's run with --checkpoint, interrupted after its first test: the rerun
     into the same folder resumes it and gives the rows of an uninterrupted run."""
-    from ascend_p2p_lab.measure import execute
 
     path = tmp_path / "t.toml"
     path.write_text(GOOD + GOOD.split("\n", 2)[2].replace('"three"', '"again"'))
@@ -1205,23 +1155,10 @@ def test_a_rerun_with_the_checkpoint_resumes_every_test(tmp_path, monkeypatch):
     assert not ckpt.exists()  # removed once the whole run is saved
 
 
-CLI_QUICK = ["--sizes", "4KiB,64KiB", "--samples", "2", "--no-progress"]
-
-
 def run_cli_3(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def topology_with(tmp_path: Path, *faults: str, preset: str = "atlas800t-a2") -> str:
-    """A copy of a preset with ``[[fault]]`` tables (TOML body lines) appended."""
-    text = read_packaged(f"{preset}.toml")
-    for body in faults:
-        text += f"\n[[fault]]\n{body}\n"
-    path = tmp_path / "topo.toml"
-    path.write_text(text)
-    return str(path)
 
 
 @pytest.fixture

@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import SIM
 
 from ascend_p2p_lab.cli import main
-
-SIM = ["--backend", "sim", "--no-progress"]
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import CORRUPT, FAIL, SEED
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
@@ -29,9 +30,6 @@ from ascend_p2p_lab.results import save_run
 PRESET = "atlas800t-a2"
 
 
-SEED = 0
-
-
 SIZE = 16 << 20
 
 
@@ -40,14 +38,6 @@ PAIRS = "0-1,1-0"
 
 #: 0 -> 1 at half speed; 1 -> 0 untouched
 DEGRADE = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
-
-
-#: every copy 0 -> 1 fails with ACL_ERROR_RT_SYS_DMA
-FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507013}]
-
-
-#: the bytes 0 -> 1 arrive wrong (at full speed: the rows have a bandwidth)
-CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
 
 
 def _run(
@@ -84,13 +74,6 @@ def test_against_preset_ratios_are_1_point_by_point(runs, capsys) -> None:
 
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
-
-
-def below(capsys, argv: list[str]) -> tuple[int, list[tuple[int, int]], dict]:
-    capsys.readouterr()  # what came before (an import's summary)
-    code = main(argv)
-    data = json.loads(capsys.readouterr().out)
-    return code, [(p["src"], p["dst"]) for p in data["below"]], data
 
 
 def test_against_the_preset_bi_cells_are_compared_on_the_total(tmp_path, capsys):

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import A3_PAIR, MIB, SIM, _compare_json, _json, below, write
 
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.results import load_run
@@ -37,14 +38,6 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
 
 
 HCCL = DATA / "hccl-all_reduce-8p.txt"
-
-
-SIM = ["--backend", "sim", "--no-progress"]
-
-
-def _json(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, dict]:
-    status = main(args)
-    return status, json.loads(capsys.readouterr().out)
 
 
 def test_report_of_an_hccl_import_prints_its_table(capsys, tmp_path) -> None:
@@ -149,23 +142,6 @@ def test_compare_an_import_with_a_p2p_run_of_its_server(capsys, tmp_path, p2p_sl
 TOPO = Path(__file__).resolve().parents[1] / "data" / "npu-smi-topo-910b3-8npu.txt"
 
 
-#: A one-pair capture of an A3 (-ds 2 -dd 3: the two dies of card 1, over SIO).
-A3_PAIR = """\
-[root@a3 ~]# ascend-dmi --bw -t p2p -ds 2 -dd 3 -et 5 -q
-Unidirectional Peer to Peer Test
-ID    Size(Bytes)    Execute Times    Bandwidth(GB/s)    Elapsed Time(us)
-0     2097152        5                150.2              69.8
-1     33554432       5                186.4              900.1
-2     268435456      5                190.1              7060.6
-"""
-
-
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
 def imported(tmp_path: Path, name: str, *argv: str) -> Path:
     out = tmp_path / name
     assert main(["import", *argv, "--out", str(out)]) == 0
@@ -180,13 +156,6 @@ def test_an_import_naming_a_device_the_preset_lacks_is_bad_input(tmp_path, capsy
     )
     err = capsys.readouterr().err
     assert "device 13" in err and "8 devices" in err and not (tmp_path / "r").exists()
-
-
-# ---------------------------------------------------------------- item 3: the plan to re-run
-def _compare_json(capsys, run: Path, preset: str) -> tuple[int, dict]:
-    capsys.readouterr()
-    code = main(["compare", "--against-preset", preset, "--format", "json", str(run)])
-    return code, json.loads(capsys.readouterr().out)
 
 
 def test_a_card_import_is_compared_card_by_card_against_the_preset(tmp_path, capsys):
@@ -240,9 +209,6 @@ def test_report_draws_no_curve_of_one_size_and_no_link_matrix_of_no_class(tmp_pa
         "latency_vs_size_uni_on_p2p.png",
         "link_matrix.png",
     } <= set(files)
-
-
-MIB = 1 << 20
 
 
 # ---------------------------------------------------------------- bad input
@@ -400,13 +366,6 @@ def imported_2(tmp_path: Path, capture: str, name: str = "dmi") -> Path:
         == 0
     )
     return out
-
-
-def below(capsys, argv: list[str]) -> tuple[int, list[tuple[int, int]], dict]:
-    capsys.readouterr()  # what came before (an import's summary)
-    code = main(argv)
-    data = json.loads(capsys.readouterr().out)
-    return code, [(p["src"], p["dst"]) for p in data["below"]], data
 
 
 def test_compare_against_the_preset_names_exactly_the_lowered_cell(tmp_path, capsys):

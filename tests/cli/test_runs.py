@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import _copy_run, one_line
 
 from ascend_p2p_lab import open_runtime, results
 from ascend_p2p_lab.cli import main
@@ -77,25 +78,12 @@ QUICK: dict[str, Any] = {
 }
 
 
-def one_line(exc: BaseException) -> str:
-    text = str(exc)
-    assert text and "\n" not in text and "Traceback" not in text, text
-    return text
-
-
 # ------------------------------------------------------------------------- result files
 @pytest.fixture(scope="module")
 def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open_runtime("sim", "atlas300i-duo") as rt:
         frame = sweep(rt, pairs="0-1,0-2", sizes="4KiB,1MiB", **QUICK)
     return save_run(frame, tmp_path_factory.mktemp("runs") / "run")
-
-
-def _copy_run(src: Path, dst: Path) -> Path:
-    dst.mkdir()
-    for p in src.iterdir():
-        (dst / p.name).write_bytes(p.read_bytes())
-    return dst
 
 
 @pytest.mark.parametrize(

@@ -8,40 +8,12 @@ import math
 from pathlib import Path
 
 import pytest
+from helpers import BAD_FILES, GOOD
 
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.patterns.builtin import AS_FILES, DECLARATIONS
 from ascend_p2p_lab.runtime import open_runtime
-
-GOOD = """\
-schema_version = 1
-
-[[test]]
-name = "three"
-sizes = ["64MiB", "256MiB"]
-transfers = ["0->1", "2->3 by 2", "host->4"]
-"""
-
-
-BAD_FILES = {  # name -> (text, line, words in the error)
-    "unknown device": (GOOD.replace('"host->4"', '"host->9"'), 6, "unknown device 9"),
-    "twice": (GOOD.replace('"0->1", ', '"0->1", "0->1", '), 6, "appears twice"),
-    "size 0": (GOOD.replace('"64MiB"', '"0"'), 5, "size '0'"),
-    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3, "missing 'sizes'"),
-    "newer schema": (
-        GOOD.replace("schema_version = 1", "schema_version = 2"),
-        1,
-        "newer than this release",
-    ),
-    "TOML syntax": (GOOD.replace('name = "three"', 'name = "three'), 4, "not valid TOML"),
-    "no schema": (GOOD.replace("schema_version = 1", ""), 1, "schema_version is missing"),
-    "unknown key": (
-        GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'),
-        5,
-        "unknown key 'speed'",
-    ),
-}
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))

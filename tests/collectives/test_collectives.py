@@ -9,13 +9,13 @@ import dataclasses
 
 import pandas as pd
 import pytest
+from helpers import MIB
 
 from ascend_p2p_lab.collectives.busbw import OPERATIONS, bus_factor
 from ascend_p2p_lab.measure import sweep_run
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology import load_preset
 
-MIB = 1 << 20
 A2_HCCS = 26.2  # the A2 preset's HCCS rate (GB/s, reads)
 OPTIONS = {"samples": 2, "warmup": 1, "max_copies": 1, "progress": False}
 

@@ -19,6 +19,7 @@ import math
 
 import pandas as pd
 import pytest
+from helpers import MIB, _cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +31,7 @@ from ascend_p2p_lab.collectives import (
     convention,
     predict,
 )
-from ascend_p2p_lab.collectives.algorithms import ALGORITHMS, ring_order
+from ascend_p2p_lab.collectives.algorithms import ring_order
 from ascend_p2p_lab.collectives.phases import (
     Collective,
     Phase,
@@ -189,10 +190,6 @@ def _build(op: str, algorithm: str, size: int, p: int):
     return build(op, algorithm, convention(op, size, p), _ranks(p))
 
 
-def _cases() -> list[tuple[str, str]]:
-    return [(alg, op) for alg, (_, ops) in ALGORITHMS.items() for op in ops]
-
-
 @pytest.mark.parametrize("algorithm,op", _cases())
 @pytest.mark.parametrize("p", range(2, 17))
 def test_every_rank_ends_with_what_the_op_defines(algorithm: str, op: str, p: int) -> None:
@@ -288,9 +285,6 @@ def test_devices_must_exist_on_the_model(a2) -> None:
     c = build("all_gather", "mesh", convention("all_gather", 4096, 2), (0, 9))
     with pytest.raises(CollectiveError, match="device 9"):
         predict(c, LinkModel.from_topology(a2))
-
-
-MIB = 1 << 20
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import time
 
 import pandas as pd
 import pytest
+from helpers import MIB
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,8 +29,6 @@ from ascend_p2p_lab.collectives import (
     predict,
 )
 from ascend_p2p_lab.topology import load_preset
-
-MIB = 1 << 20
 
 
 def uniform(n: int, bw: float, slow: dict[tuple[int, int], float] | None = None) -> LinkModel:

@@ -4,11 +4,10 @@ pattern, its program and its prediction."""
 from __future__ import annotations
 
 import pytest
+from helpers import MIB
 
 from ascend_p2p_lab.collectives.programs import collective_tests
 from ascend_p2p_lab.topology import load_preset
-
-MIB = 1 << 20
 
 
 @pytest.fixture(scope="module")

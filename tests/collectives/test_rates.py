@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from helpers import MIB
 
 from ascend_p2p_lab.collectives import CollectiveError, LinkModel
 from ascend_p2p_lab.collectives.rates import topology_budgets
 from ascend_p2p_lab.topology import load_preset
-
-MIB = 1 << 20
 
 
 @pytest.fixture(scope="module")

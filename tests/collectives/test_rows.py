@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from helpers import MIB
 
 from ascend_p2p_lab.collectives import (
     OPERATIONS,
@@ -16,8 +17,6 @@ from ascend_p2p_lab.collectives import (
 )
 from ascend_p2p_lab.collectives.rows import PHASE_COLUMNS, ROW_COLUMNS
 from ascend_p2p_lab.topology import load_preset
-
-MIB = 1 << 20
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from helpers import _cases
 
-from ascend_p2p_lab.collectives.algorithms import ALGORITHMS, build
+from ascend_p2p_lab.collectives.algorithms import build
 from ascend_p2p_lab.collectives.phases import convention
 from ascend_p2p_lab.collectives.predict import predict
 from ascend_p2p_lab.collectives.rates import LinkModel
@@ -35,10 +36,6 @@ SIZES = (4, 1000, 1 << 20)
 def _ranks(p: int) -> tuple[int, ...]:
     """Devices that are not 0..p-1, out of order."""
     return tuple((3 * i + 1) % 17 for i in range(p))
-
-
-def _cases() -> list[tuple[str, str]]:
-    return [(alg, op) for alg, (_, ops) in ALGORITHMS.items() for op in ops]
 
 
 def _build(op: str, alg: str, size: int, p: int):

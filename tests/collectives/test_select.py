@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers import KIB, MIB
 
 from ascend_p2p_lab.collectives import (
     CollectiveError,
@@ -23,8 +24,6 @@ from ascend_p2p_lab.collectives import (
 )
 from ascend_p2p_lab.collectives.phases import pairs_used
 from ascend_p2p_lab.topology import load_preset
-
-KIB = 1024
 
 
 @pytest.fixture(scope="module")
@@ -143,9 +142,6 @@ def test_devices_checked(a2) -> None:
 def test_plan_orders_operations_then_sizes(a2) -> None:
     got = [(c.operation, c.size_bytes) for c in plan(a2, ["broadcast", "all_gather"], [8, 4])]
     assert got == [("broadcast", 8), ("broadcast", 4), ("all_gather", 8), ("all_gather", 4)]
-
-
-MIB = 1 << 20
 
 
 def test_a3_port_budget_binds_one_die_per_card(a3) -> None:

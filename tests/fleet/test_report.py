@@ -10,18 +10,14 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("distributed")
+from helpers import DEGRADED, SWEEP
+
 from ascend_p2p_lab.fleet import (
     analyse,
-    degraded_link,
     fleet_targets,
     simulated_fleet,
     survey,
 )
-
-SWEEP = {"sizes": "64MiB", "samples": 3}
-
-
-DEGRADED = {"sim-1": [degraded_link(2, 5, 0.5)]}
 
 
 @pytest.fixture(scope="module")

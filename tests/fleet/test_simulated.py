@@ -12,6 +12,8 @@ import json
 import pytest
 
 pytest.importorskip("distributed")
+from helpers import DEGRADED, SWEEP
+
 from ascend_p2p_lab.fleet import (
     HostTarget,
     analyse,
@@ -24,11 +26,6 @@ from ascend_p2p_lab.fleet import (
     survey,
 )
 from ascend_p2p_lab.results import load_run
-
-SWEEP = {"sizes": "64MiB", "samples": 3}
-
-
-DEGRADED = {"sim-1": [degraded_link(2, 5, 0.5)]}
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import MIB
 
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.collectives.rows import ROW_COLUMNS
@@ -49,9 +50,6 @@ def test_a_named_device_keeps_the_id_column_a_row_number():
 
     run = import_dmi([DATA / "dmi-a2-h2d-step.txt"])
     assert set(run["dst"]) == {0} and len(run) == 25
-
-
-MIB = 1 << 20
 
 
 def cells(run, direction="uni", value="bandwidth_GBps"):

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import MIB, SMALL
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import (
@@ -371,9 +372,6 @@ def test_a_sweep_flags_the_corrupt_direction_only() -> None:
 PRESET = "atlas800t-a2"
 
 
-SMALL = 64 << 10
-
-
 def test_verification_catches_bytes_that_differ_from_the_host_pattern(monkeypatch) -> None:
     # The simulator's corrupt fault takes a device pair; no fault can corrupt a host copy.
     # So the host buffer is garbled after its fill: what h2d delivers then differs from
@@ -395,9 +393,6 @@ def test_verification_catches_bytes_that_differ_from_the_host_pattern(monkeypatc
     assert set(h2d["error_kind"]) == {"verification"}
     assert h2d["error"].str.contains("host buffer's pattern").all()
     assert d2h["verified"].all() and d2h["error_kind"].isna().all()
-
-
-MIB = 1 << 20
 
 
 def test_each_device_sends_its_own_pattern_and_every_byte_counts() -> None:

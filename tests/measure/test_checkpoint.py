@@ -16,12 +16,12 @@ reaching the simulator."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import _lines, _open
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import (
@@ -29,26 +29,6 @@ from ascend_p2p_lab.measure import (
     sweep_run,
 )
 from ascend_p2p_lab.measure.checkpoint import Checkpoint, pack_rows, unpack_rows
-from ascend_p2p_lab.runtime import Runtime
-from ascend_p2p_lab.topology import Topology, load_preset
-
-
-# ------------------------------------------------------------------------------ the server
-def _cut(preset: str, n: int, **overrides: Any) -> Topology:
-    """The first n devices of a preset (a smaller server runs the matrix faster)."""
-    full = load_preset(preset)
-    return dataclasses.replace(
-        full,
-        name=f"{preset}-{n}",
-        labels=full.labels[:n],
-        links=tuple(row[:n] for row in full.links[:n]),
-        cpu_affinity=full.cpu_affinity[:n],
-        **overrides,
-    )
-
-
-A2x4 = _cut("atlas800t-a2", 4)
-
 
 #: A sweep that takes a few milliseconds of host time.
 QUICK: dict[str, Any] = {
@@ -61,16 +41,8 @@ QUICK: dict[str, Any] = {
 }
 
 
-def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
-    return open_runtime("sim", topology=topology, faults=faults)
-
-
 # -------------------------------------------------------------------- resumable sweeps
 RESUME = {**QUICK, "pairs": "0-1,1-0,2-3,3-2", "peer": "both"}
-
-
-def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def test_checkpoint_rows_that_do_not_fit_the_schema_are_refused_before_measuring(

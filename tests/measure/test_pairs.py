@@ -9,10 +9,11 @@ The measurement engine on the simulator: probes, peer links and sweeps."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from helpers import refused
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import (
@@ -34,35 +35,6 @@ QUICK: dict[str, Any] = {
 def a2() -> Iterator[Runtime]:
     with open_runtime("sim", "atlas800t-a2") as rt:
         yield rt
-
-
-def nothing_allocated(rt: Runtime) -> None:
-    """No buffer, stream, event or peer enable is held (devices may have been set)."""
-    assert rt.open_resources() == [] and rt.peer_refs() == {}
-    ledger = rt.ledger()
-    assert ledger is not None
-    assert (
-        ledger["device_buffers"],
-        ledger["host_buffers"],
-        ledger["streams"],
-        ledger["events"],
-        ledger["peer_refs"],
-    ) == (0, 0, 0, 0, {})
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc)
-    assert text and "\n" not in text and "Traceback" not in text, text
-    return text
-
-
-def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException], match: str) -> str:
-    with pytest.raises(types or (ValueError, TypeError)) as info:
-        call()
-    text = one_line(info.value)
-    assert match in text, text
-    nothing_allocated(rt)
-    return text
 
 
 @pytest.mark.parametrize(

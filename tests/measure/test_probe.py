@@ -31,8 +31,6 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,7 +38,6 @@ import numpy as np
 import pytest
 
 from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.codes import error_name
 from ascend_p2p_lab.measure import (
     access_matrix,
     link_matrix,
@@ -52,10 +49,15 @@ from ascend_p2p_lab.measure import (
     try_enable,
 )
 from ascend_p2p_lab.runtime import AclError, Runtime
-from ascend_p2p_lab.topology import Topology, load_preset
 
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
+from helpers import (
+    _err,
+    _open,
+    assert_acl_error,
+)
+
 from ascend_p2p_lab import measure
 from ascend_p2p_lab.widgets import PeerLinkPanel
 
@@ -130,62 +132,6 @@ def test_probe_matrices_are_rows_src_columns_dst() -> None:
     assert peers.loc[0, 1] == 1 and peers.loc[1, 0] == 0
     links = link_matrix(table)
     assert links.loc[0, 1] == "PIX" and links.loc[1, 0] == "HCCS"
-
-
-# ------------------------------------------------------------------------------ the server
-def _cut(preset: str, n: int, **overrides: Any) -> Topology:
-    """The first n devices of a preset (a smaller server runs the matrix faster)."""
-    full = load_preset(preset)
-    return dataclasses.replace(
-        full,
-        name=f"{preset}-{n}",
-        labels=full.labels[:n],
-        links=tuple(row[:n] for row in full.links[:n]),
-        cpu_affinity=full.cpu_affinity[:n],
-        **overrides,
-    )
-
-
-A2x4 = _cut("atlas800t-a2", 4)
-
-
-def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
-    return open_runtime("sim", topology=topology, faults=faults)
-
-
-# ------------------------------------------------------------------------------- checks
-#: "acl.rt.malloc(4096, 3) returned 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION): EE207001: ..."
-_ACL_TEXT = re.compile(r"acl\.[\w.]+\(.*?\) returned (\d+) \((ACL_[A-Z0-9_]+)\): EE(\d+): \S")
-
-
-#: a failed direct copy: "ACL_ERROR_RT_... (507899) from acl.rt.memcpy_async: EE507899: ..."
-_DIRECT_TEXT = re.compile(r"(ACL_[A-Z0-9_]+) \((\d+)\) from acl\.[\w.]+: EE(\d+): \S")
-
-
-def assert_names_the_call(text: str) -> None:
-    """An error text names the ACL call, the code, its symbolic name and the runtime's
-    message (pyACL's ``EE<code>: ...`` text)."""
-    m = _ACL_TEXT.search(text)
-    if m:
-        code, name, ee = m.groups()
-    else:
-        m = _DIRECT_TEXT.search(text)
-        assert m, f"error text does not name an ACL call, code and name: {text!r}"
-        name, code, ee = m.groups()
-    assert error_name(int(code)) == name and ee == code, text
-
-
-def assert_acl_error(exc: BaseException) -> None:
-    assert isinstance(exc, AclError), f"{type(exc).__name__}: {exc}"
-    assert exc.call.startswith("acl.") and exc.call in str(exc)
-    assert exc.name == error_name(exc.code) and exc.name in str(exc)
-    assert str(exc.code) in str(exc)
-    assert exc.message.startswith(f"EE{exc.code}: ") and exc.message in str(exc)
-    assert_names_the_call(str(exc))
-
-
-def _err(call: str | None, code: int, nth: int | None = None, **kw: Any) -> dict[str, Any]:
-    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected", **kw}
 
 
 def test_a_failing_device_count_is_one_clear_error() -> None:

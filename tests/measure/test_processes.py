@@ -14,6 +14,7 @@ import signal
 
 import pandas as pd
 import pytest
+from helpers import TIMEOUT_S
 
 from ascend_p2p_lab.measure.processes import sweep_processes
 from ascend_p2p_lab.results import load_run, save_run
@@ -31,9 +32,6 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
 def test_the_saved_run_keeps_both_modes(run: pd.DataFrame) -> None:
     assert set(run["process_mode"]) == {"in_process", "ipc"}
     assert not run["process_mode"].isna().any()
-
-
-TIMEOUT_S = 60
 
 
 def test_sweep_processes_refuses_what_it_does_not_measure() -> None:

@@ -33,6 +33,7 @@ The sweep in named parts: a spec object, the on_block callback, the formulas."""
 from __future__ import annotations
 
 import pytest
+from helpers import PRESET_2
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import (
@@ -77,9 +78,6 @@ def test_both_directions_plan_a_test_per_device_that_needs_pinned_memory() -> No
     assert [str(t.transfers[0]) for t in tests if t.pattern == "d2h"][:1] == ["0->host"]
     for t in tests:
         assert "pinned_host" in needs(t, spec.timing, spec.verify)  # also without verifying
-
-
-PRESET_2 = "atlas800-9000"
 
 
 def test_latency_alone_defaults_to_one_small_copy() -> None:

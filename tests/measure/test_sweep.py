@@ -123,7 +123,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +156,6 @@ from helpers import SIZE, asymmetric_a2_run
 
 from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.fleet import (
-    degraded_link,
     fleet_targets,
     simulated_fleet,
     survey,
@@ -183,14 +182,11 @@ import importlib
 import inspect
 import itertools
 import pickle
-import re
 import threading
-from dataclasses import dataclass
 
 from matplotlib.figure import Figure
 
 from ascend_p2p_lab import plots
-from ascend_p2p_lab.codes import error_name
 from ascend_p2p_lab.measure import (
     BlockDone,
     execute,
@@ -203,13 +199,40 @@ from ascend_p2p_lab.measure.peerstate import PeerRestoreError
 from ascend_p2p_lab.patterns.builtin import expand
 from ascend_p2p_lab.patterns.model import make_test
 from ascend_p2p_lab.sim.memory import CHUNK
-from ascend_p2p_lab.topology import Topology
 
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
+from helpers import (
+    BASE,
+    DEGRADED,
+    DEVICES,
+    FAULTS_2,
+    INTERRUPT_POINTS,
+    LARGE,
+    MIB_2,
+    PEER_OPS,
+    PRESET_2,
+    SLOW_1_TO_3,
+    SMALL,
+    SWEEP,
+    SWEEPS,
+    A2x4,
+    FaultCase,
+    _count_blocks,
+    _cut,
+    _dashboard,
+    _err,
+    _lines,
+    _open,
+    assert_acl_error,
+    assert_released,
+    below,
+    interrupt_at,
+    refused,
+)
+
 from ascend_p2p_lab import measure
 from ascend_p2p_lab.run import folder
-from ascend_p2p_lab.widgets import SweepDashboard
 
 QUICK: dict[str, Any] = {
     "samples": 1,
@@ -224,35 +247,6 @@ QUICK: dict[str, Any] = {
 def a2() -> Iterator[Runtime]:
     with open_runtime("sim", "atlas800t-a2") as rt:
         yield rt
-
-
-def nothing_allocated(rt: Runtime) -> None:
-    """No buffer, stream, event or peer enable is held (devices may have been set)."""
-    assert rt.open_resources() == [] and rt.peer_refs() == {}
-    ledger = rt.ledger()
-    assert ledger is not None
-    assert (
-        ledger["device_buffers"],
-        ledger["host_buffers"],
-        ledger["streams"],
-        ledger["events"],
-        ledger["peer_refs"],
-    ) == (0, 0, 0, 0, {})
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc)
-    assert text and "\n" not in text and "Traceback" not in text, text
-    return text
-
-
-def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException], match: str) -> str:
-    with pytest.raises(types or (ValueError, TypeError)) as info:
-        call()
-    text = one_line(info.value)
-    assert match in text, text
-    nothing_allocated(rt)
-    return text
 
 
 # -------------------------------------------------------------------------------- sizes
@@ -337,12 +331,6 @@ def test_bad_output_and_checkpoint_paths(a2: Runtime, tmp_path: Path) -> None:
     assert a_file.read_text() == "hello\n"
 
 
-SWEEP = {"sizes": "64MiB", "samples": 3}
-
-
-DEGRADED = {"sim-1": [degraded_link(2, 5, 0.5)]}
-
-
 @pytest.fixture(scope="module")
 def fleet():
     import dask
@@ -378,10 +366,6 @@ def test_a_host_matches_the_same_host_run_alone(degraded):
 
 
 A2, A3 = "atlas800t-a2", "atlas800t-a3"
-
-
-#: on A2, only 1 -> 3 runs at a quarter of its speed (3 -> 1 is healthy)
-SLOW_1_TO_3 = [{"kind": "degrade", "link": [1, 3], "factor": 0.25}]
 
 
 def _run(preset: str, faults: list | None = None, **kwargs) -> pd.DataFrame:
@@ -464,15 +448,6 @@ def test_summary_keeps_each_group_its_own_point() -> None:
 
 
 PRESET = "atlas800t-a2"
-
-
-DEVICES = [0, 2]
-
-
-LARGE = 64 << 20
-
-
-SMALL = 64 << 10
 
 
 def _lopsided():
@@ -639,13 +614,6 @@ def imported(tmp_path: Path, capture: str, name: str = "dmi") -> Path:
     return out
 
 
-def below(capsys, argv: list[str]) -> tuple[int, list[tuple[int, int]], dict]:
-    capsys.readouterr()  # what came before (an import's summary)
-    code = main(argv)
-    data = json.loads(capsys.readouterr().out)
-    return code, [(p["src"], p["dst"]) for p in data["below"]], data
-
-
 def test_compare_with_the_toolkits_own_sweep(tmp_path, capsys):
     with open_runtime("sim", "atlas800t-a2") as rt:
         own = sweep(rt, sizes="256MiB", samples=2, direction="both", progress=False)
@@ -663,9 +631,6 @@ def test_compare_with_the_toolkits_own_sweep(tmp_path, capsys):
         ["compare", "--format", "json", "--threshold", "0.9", str(run), str(tmp_path / "own")],
     )
     assert code == 0 and cells == []  # the sweep is above the lowered cell
-
-
-PRESET_2 = "atlas800-9000"
 
 
 DEGRADE = 0.25
@@ -928,7 +893,6 @@ def test_sweep_is_deterministic_for_a_seed() -> None:
 
 
 def test_interrupt_returns_what_was_measured(a2_2, monkeypatch) -> None:
-    from ascend_p2p_lab.measure import execute
 
     calls = {"n": 0}
     original = execute.measure_test
@@ -1051,21 +1015,6 @@ def test_a_degraded_direction_is_slow_whoever_issues_the_copy() -> None:
         assert slow < 0.7 * back
 
 
-# ------------------------------------------------------------------ preset data, checked
-BASE = """
-soc_name = "Ascend910B3"
-memory_GiB = 64
-local_copy_GBps = 620
-links = ["X HCCS_SW HCCS_SW", "HCCS_SW X HCCS_SW", "HCCS_SW HCCS_SW X"]
-[link.HCCS_SW]
-bandwidth_GBps = 100.0
-nominal_GBps = 120.0
-latency_us = 5.0
-p2p = true
-switched = true
-"""
-
-
 def test_a_users_shared_budget_limits_what_leaves_a_group() -> None:
     text = BASE + (
         'push_efficiency = 1.0\n[[shared]]\nname = "tray"\nclasses = ["HCCS_SW"]\n'
@@ -1087,9 +1036,6 @@ QUICK_2: dict[str, Any] = {"samples": 2, "warmup": 1, "min_sample_us": 200.0, "p
 
 
 DEGRADED_2 = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
-
-
-MIB_2 = 1 << 20
 
 
 def test_samples_span_the_minimum_device_time() -> None:
@@ -1209,13 +1155,6 @@ def test_a_device_gone_with_no_device_is_skipped_afterwards() -> None:
     assert run.loc[run.src == 0, "error_kind"].isna().all()
 
 
-FAULTS_2 = [
-    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
-    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
-    {"kind": "corrupt", "link": [4, 5]},
-]
-
-
 @pytest.fixture(scope="module")
 def run_2():
     """atlas800t-a2 (8 devices), pairs 0<->1, 2<->3, 4<->5 at 4 KiB and 16 MiB, uni and
@@ -1282,24 +1221,7 @@ def test_report_writes_every_figure_the_run_has(tmp_path, monkeypatch):
     } <= names
 
 
-# ------------------------------------------------------------------------------ the server
-def _cut(preset: str, n: int, **overrides: Any) -> Topology:
-    """The first n devices of a preset (a smaller server runs the matrix faster)."""
-    full = load_preset(preset)
-    return dataclasses.replace(
-        full,
-        name=f"{preset}-{n}",
-        labels=full.labels[:n],
-        links=tuple(row[:n] for row in full.links[:n]),
-        cpu_affinity=full.cpu_affinity[:n],
-        **overrides,
-    )
-
-
 checkpoint_module = importlib.import_module("ascend_p2p_lab.measure.checkpoint")
-
-
-A2x4 = _cut("atlas800t-a2", 4)
 
 
 A2x4_EXACT = _cut("atlas800t-a2", 4, jitter=0.0)  # for frames compared number by number
@@ -1316,53 +1238,6 @@ QUICK_3: dict[str, Any] = {
 }
 
 
-def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
-    return open_runtime("sim", topology=topology, faults=faults)
-
-
-# ------------------------------------------------------------------------------- checks
-#: "acl.rt.malloc(4096, 3) returned 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION): EE207001: ..."
-_ACL_TEXT = re.compile(r"acl\.[\w.]+\(.*?\) returned (\d+) \((ACL_[A-Z0-9_]+)\): EE(\d+): \S")
-
-
-#: a failed direct copy: "ACL_ERROR_RT_... (507899) from acl.rt.memcpy_async: EE507899: ..."
-_DIRECT_TEXT = re.compile(r"(ACL_[A-Z0-9_]+) \((\d+)\) from acl\.[\w.]+: EE(\d+): \S")
-
-
-def assert_names_the_call(text: str) -> None:
-    """An error text names the ACL call, the code, its symbolic name and the runtime's
-    message (pyACL's ``EE<code>: ...`` text)."""
-    m = _ACL_TEXT.search(text)
-    if m:
-        code, name, ee = m.groups()
-    else:
-        m = _DIRECT_TEXT.search(text)
-        assert m, f"error text does not name an ACL call, code and name: {text!r}"
-        name, code, ee = m.groups()
-    assert error_name(int(code)) == name and ee == code, text
-
-
-def assert_acl_error(exc: BaseException) -> None:
-    assert isinstance(exc, AclError), f"{type(exc).__name__}: {exc}"
-    assert exc.call.startswith("acl.") and exc.call in str(exc)
-    assert exc.name == error_name(exc.code) and exc.name in str(exc)
-    assert str(exc.code) in str(exc)
-    assert exc.message.startswith(f"EE{exc.code}: ") and exc.message in str(exc)
-    assert_names_the_call(str(exc))
-
-
-def assert_released(rt: Runtime, refs_before: dict[tuple[int, int], int]) -> None:
-    """Nothing the operation made is still held; peer access is as it was before."""
-    assert rt.open_resources() == []
-    assert rt.peer_refs() == refs_before
-    ledger = rt.ledger()
-    assert ledger is not None
-    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"], ledger["events"])
-    assert held == (0, 0, 0, 0), ledger
-    assert ledger["peer_refs"] == {f"{a}->{b}": n for (a, b), n in refs_before.items()}
-    assert ledger["implicit_releases"] == []
-
-
 def _same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
     """Equal but for run ids, to the bit (each point starts at the clock's origin)."""
     assert list(a.columns) == list(b.columns) and len(a) == len(b)
@@ -1370,32 +1245,6 @@ def _same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(
         a[rest].reset_index(drop=True), b[rest].reset_index(drop=True), check_exact=True
     )
-
-
-SWEEPS = ("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save")
-
-
-PEER_OPS = ("toggle", "enable_all", "panel")
-
-
-# -------------------------------------------------------------------------------- faults
-@dataclass(frozen=True)
-class FaultCase:
-    """A fault, the text its errors carry, and the operations it shows in.
-
-    ``recorded``: the operation completes and its error is in the rows, a refusal, a
-    reason or a status line. ``raised``: the operation raises it (sweeps: with the rows so
-    far). Every other operation is unaffected (its result has no error of this fault).
-    """
-
-    fault: dict[str, Any]
-    marker: str | None
-    recorded: tuple[str, ...] = ()
-    raised: tuple[str, ...] = ()
-
-
-def _err(call: str | None, code: int, nth: int | None = None, **kw: Any) -> dict[str, Any]:
-    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected", **kw}
 
 
 FAULTS_3: dict[str, FaultCase] = {
@@ -1601,35 +1450,6 @@ def test_a_users_peer_links_survive_failing_peer_off_blocks() -> None:
         disable_all(rt)
 
 
-# ------------------------------------------------------------------- KeyboardInterrupt
-def interrupt_at(monkeypatch: pytest.MonkeyPatch, rt: Runtime, call: str, nth: int) -> None:
-    """Make the nth call of ``acl.rt.<call>`` raise KeyboardInterrupt before it runs."""
-    namespace = rt.acl.rt
-    real = getattr(namespace, call)
-    seen = {"n": 0}
-
-    def hook(*args: Any) -> Any:
-        seen["n"] += 1
-        if seen["n"] == nth:
-            raise KeyboardInterrupt(f"Ctrl-C at acl.rt.{call} #{nth}")
-        return real(*args)
-
-    monkeypatch.setattr(namespace, call, hook)
-
-
-INTERRUPT_POINTS = {
-    "malloc#2": ("malloc", 2),
-    "memcpy_async#9": ("memcpy_async", 9),
-    "enable_peer#2": ("device_enable_peer_access", 2),
-    "disable_peer#1": ("device_disable_peer_access", 1),  # inside the restore / teardown
-    "create_event#3": ("create_event_with_flag", 3),
-    "synchronize_event#2": ("synchronize_event", 2),
-    "destroy_event#1": ("destroy_event", 1),  # inside a block's teardown
-    "free#1": ("free", 1),  # inside the buffer pool's teardown
-    "can_access_peer#3": ("device_can_access_peer", 3),
-}
-
-
 @pytest.mark.parametrize(
     "point", ["malloc#2", "memcpy_async#9", "enable_peer#2", "synchronize_event#2"]
 )
@@ -1700,28 +1520,10 @@ def test_interrupt_between_renames_leaves_no_mixed_run(
 RESUME = {**QUICK_3, "pairs": "0-1,1-0,2-3,3-2", "peer": "both"}
 
 
-def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None) -> list[str]:
-    """Record the blocks a sweep runs; optionally press Ctrl-C as block stop_after+1 starts."""
-    ran: list[str] = []
-
-    def counted(ctx: Any, test: Any, fn: Any = execute.measure_test) -> Any:
-        if stop_after is not None and len(ran) == stop_after:
-            raise KeyboardInterrupt
-        ran.append(test.key)
-        return fn(ctx, test)
-
-    monkeypatch.setattr(execute, "measure_test", counted)
-    return ran
-
-
 @pytest.fixture
 def uninterrupted() -> pd.DataFrame:
     with _open(topology=A2x4_EXACT) as rt:
         return sweep(rt, **RESUME)
-
-
-def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 @pytest.mark.parametrize("k", [0, 1, 5, 11])
@@ -2609,20 +2411,6 @@ def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> Non
 def a2_3() -> Iterator[Runtime]:
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         yield rt
-
-
-def _dashboard(
-    rt: Runtime, pairs: tuple[str, ...], sizes: tuple[int, int] = (4096, 16384), **values: Any
-) -> SweepDashboard:
-    dash = SweepDashboard(rt)
-    dash.pairs_mode.value = "selected"
-    dash.pairs.value = pairs
-    dash.sizes.value = sizes
-    dash.samples.value = 1
-    dash.plots.value = False
-    for name, value in values.items():
-        getattr(dash, name).value = value
-    return dash
 
 
 def test_a_failing_sweep_keeps_its_rows_and_says_why(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import BAD_FILES, GOOD
 
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.patterns.builtin import AS_FILES, expand
@@ -13,40 +14,11 @@ from ascend_p2p_lab.patterns.model import parse_transfer
 from ascend_p2p_lab.patterns.testfile import TestFileError, read_tests, read_tests_text
 from ascend_p2p_lab.runtime import open_runtime
 
-GOOD = """\
-schema_version = 1
-
-[[test]]
-name = "three"
-sizes = ["64MiB", "256MiB"]
-transfers = ["0->1", "2->3 by 2", "host->4"]
-"""
-
 
 def test_a_file_reads_into_tests():
     (t,) = read_tests_text(GOOD, 8)
     assert t.name == "three" and t.sizes == (64 << 20, 256 << 20)
     assert [str(x) for x in t.transfers] == ["0->1", "2->3 by 2", "host->4"]
-
-
-BAD_FILES = {  # name -> (text, line, words in the error)
-    "unknown device": (GOOD.replace('"host->4"', '"host->9"'), 6, "unknown device 9"),
-    "twice": (GOOD.replace('"0->1", ', '"0->1", "0->1", '), 6, "appears twice"),
-    "size 0": (GOOD.replace('"64MiB"', '"0"'), 5, "size '0'"),
-    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3, "missing 'sizes'"),
-    "newer schema": (
-        GOOD.replace("schema_version = 1", "schema_version = 2"),
-        1,
-        "newer than this release",
-    ),
-    "TOML syntax": (GOOD.replace('name = "three"', 'name = "three'), 4, "not valid TOML"),
-    "no schema": (GOOD.replace("schema_version = 1", ""), 1, "schema_version is missing"),
-    "unknown key": (
-        GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'),
-        5,
-        "unknown key 'speed'",
-    ),
-}
 
 
 def test_a_file_is_checked_before_the_runtime_opens(tmp_path, monkeypatch):

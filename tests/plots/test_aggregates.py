@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from helpers import SLOW_1_TO_3
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import sweep
@@ -16,10 +17,6 @@ SIZE = 16 << 20
 
 
 A2, A3 = "atlas800t-a2", "atlas800t-a3"
-
-
-#: on A2, only 1 -> 3 runs at a quarter of its speed (3 -> 1 is healthy)
-SLOW_1_TO_3 = [{"kind": "degrade", "link": [1, 3], "factor": 0.25}]
 
 
 def _run(preset: str, faults: list | None = None, **kwargs) -> pd.DataFrame:

@@ -23,13 +23,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import asymmetric_a2_run
+from helpers import _rows, asymmetric_a2_run
 
 from ascend_p2p_lab import open_runtime, results
 from ascend_p2p_lab.measure import sweep, sweep_run
 from ascend_p2p_lab.plots import cells, prepare
 from ascend_p2p_lab.plots.cells import heatmap_data
-from ascend_p2p_lab.run import Run, RunMeta
 
 
 def test_the_link_legend_tells_an_unknown_class_from_a_pair_not_measured():
@@ -60,36 +59,6 @@ def run():
     """The asymmetric run (0->1 at half speed, 2->3 failing), the pairs 0<->1 and 2<->3
     only."""
     return asymmetric_a2_run(pairs="0-1,1-0,2-3,3-2")
-
-
-def _rows(points: list[tuple[int, int, int, float]]) -> pd.DataFrame:
-    """A run frame of unidirectional P2P rows (src, dst, size, bandwidth), 4 devices."""
-    return Run(
-        results.to_frame(
-            [
-                {
-                    "backend": "sim",
-                    "preset": "test",
-                    "src": s,
-                    "dst": d,
-                    "link": "HCCS",
-                    "pattern": "pair",
-                    "direction": "uni",
-                    "peer": "on",
-                    "path": "p2p",
-                    "initiator": "src",
-                    "size_bytes": size,
-                    "copies": 1,
-                    "sample": k,
-                    "elapsed_us": size / (bw * 1e3),
-                    "bandwidth_GBps": bw,
-                    "verified": True,
-                }
-                for k, (s, d, size, bw) in enumerate(points)
-            ]
-        ),
-        RunMeta(device_count=4),
-    ).frame()
 
 
 # ------------------------------------------------------------------------------ cell states

@@ -14,7 +14,6 @@ the two directions of a bidirectional sample are enqueued interleaved."""
 from __future__ import annotations
 
 import matplotlib
-import pandas as pd
 import pytest
 
 from ascend_p2p_lab import open_runtime
@@ -22,20 +21,12 @@ from ascend_p2p_lab.measure import sweep
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
+from helpers import _legend_entries, _legend_text, _no_pyplot_figures, host_bound_run
 from matplotlib.ticker import FuncFormatter
 
 from ascend_p2p_lab import plots
 from ascend_p2p_lab.measure import probe, sweep_run
 from ascend_p2p_lab.plots import bandwidth_vs_size
-
-
-def host_bound_run() -> pd.DataFrame:
-    """A slow host on an A2: enqueueing small copies takes most of each window."""
-    with open_runtime(
-        "sim", preset="atlas800t-a2", faults=[{"kind": "slow_host", "factor": 3.0}]
-    ) as rt:
-        return sweep(rt, pairs="0-1", sizes="4KiB,64KiB,1MiB,4MiB", samples=2, progress=False)
 
 
 def test_curves_ring_the_host_bound_points() -> None:
@@ -118,21 +109,6 @@ def faulty():
     assert rt.acl.simulator.ledger_is_empty()
     assert set(run.loc[run["error_kind"].eq("verification").fillna(False), "src"]) == {4}
     return run
-
-
-def _legend_text(ax) -> str:
-    leg = ax.get_legend()
-    return "\n".join(t.get_text() for t in leg.get_texts()) if leg else ""
-
-
-def _legend_entries(ax) -> list[str]:
-    """The legend's entries, each on one line (long ones are wrapped in the figure)."""
-    leg = ax.get_legend()
-    return [" ".join(t.get_text().split()) for t in leg.get_texts()] if leg else []
-
-
-def _no_pyplot_figures() -> None:
-    assert plt.get_fignums() == []
 
 
 def test_line_plots_mark_points_whose_bytes_arrived_wrong(faulty):

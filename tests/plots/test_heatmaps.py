@@ -45,7 +45,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import asymmetric_a2_run
+from helpers import (
+    BIG,
+    FAULTS_2,
+    _check_orientation_labels,
+    _image,
+    _legend_entries,
+    _legend_text,
+    _no_pyplot_figures,
+    _text_at,
+    asymmetric_a2_run,
+)
 from matplotlib import colors as mcolors
 from matplotlib.figure import Figure
 
@@ -163,16 +173,6 @@ def test_heatmap_in_microseconds(lab) -> None:
     assert "(µs)" in elapsed.axes[1].get_ylabel()
 
 
-BIG = 16 << 20
-
-
-FAULTS_2 = [
-    {"kind": "degrade", "link": [0, 1], "factor": 0.5},
-    {"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013},
-    {"kind": "corrupt", "link": [4, 5]},
-]
-
-
 @pytest.fixture(scope="module")
 def run():
     """atlas800t-a2 (8 devices), pairs 0<->1, 2<->3, 4<->5 at 4 KiB and 16 MiB, uni and
@@ -211,11 +211,6 @@ def _rows(run, src=None, dst=None, *, direction="uni", peer="on", path="p2p", si
     if size is not None:
         df = df[df["size_bytes"] == size]
     return df
-
-
-def _text_at(ax, x: int, y: int) -> str:
-    (text,) = [t.get_text() for t in ax.texts if tuple(t.get_position()) == (x, y)]
-    return text
 
 
 def _legend(ax) -> list[str]:
@@ -340,20 +335,6 @@ def _text_at_2(ax, x: int, y: int) -> str:
     found = [t.get_text() for t in ax.texts if tuple(t.get_position()) == (x, y)]
     assert len(found) == 1, f"{len(found)} texts at x={x}, y={y}"
     return found[0]
-
-
-def _image(ax) -> np.ma.MaskedArray:
-    return np.ma.masked_invalid(ax.images[0].get_array())
-
-
-def _check_orientation_labels(ax, n: int) -> None:
-    assert ax.get_ylabel() == "source device (row)"
-    assert ax.get_xlabel() == "destination device (column)"
-    assert ax.get_ylim() == (n - 0.5, -0.5)  # row 0 at the top
-    assert ax.get_xlim() == (-0.5, n - 0.5)
-    ticks = [str(i) for i in range(n)]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ticks
-    assert [t.get_text() for t in ax.get_yticklabels()] == ticks
 
 
 def _check_texts_match_colours(ax, n: int) -> None:
@@ -499,17 +480,6 @@ def _texts(ax) -> list[str]:
     return [t.get_text() for t in ax.texts]
 
 
-def _legend_text(ax) -> str:
-    leg = ax.get_legend()
-    return "\n".join(t.get_text() for t in leg.get_texts()) if leg else ""
-
-
-def _legend_entries(ax) -> list[str]:
-    """The legend's entries, each on one line (long ones are wrapped in the figure)."""
-    leg = ax.get_legend()
-    return [" ".join(t.get_text().split()) for t in leg.get_texts()] if leg else []
-
-
 def _hatched(ax) -> int:
     return sum(1 for p in ax.patches if p.get_hatch())
 
@@ -533,10 +503,6 @@ def _reworded(run, unique: bool = False):
     new = ("reworded " + out.index.astype(str)) if unique else "reworded"
     out["error"] = out["error"].where(out["error"].isna(), new)
     return out
-
-
-def _no_pyplot_figures() -> None:
-    assert plt.get_fignums() == []
 
 
 # ------------------------------------------------------------------------------ heatmap

@@ -14,21 +14,13 @@ import math
 
 import pandas as pd
 import pytest
+from helpers import DEVICES, LARGE, SMALL
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.topology import load_preset
 
 PRESET = "atlas800t-a2"
-
-
-DEVICES = [0, 2]
-
-
-LARGE = 64 << 20
-
-
-SMALL = 64 << 10
 
 
 def _lopsided():

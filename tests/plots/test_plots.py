@@ -12,12 +12,13 @@ access is enabled 0->1 only, and one link class is changed in one direction."""
 from __future__ import annotations
 
 import matplotlib
-import numpy as np
 import pytest
 
 from ascend_p2p_lab.plots import prepare
 
 matplotlib.use("Agg")
+from helpers import _check_orientation_labels, _image
+
 from ascend_p2p_lab import open_runtime, plots
 from ascend_p2p_lab.measure import probe
 
@@ -41,20 +42,6 @@ def _text_at(ax, x: int, y: int) -> str:
     found = [t.get_text() for t in ax.texts if tuple(t.get_position()) == (x, y)]
     assert len(found) == 1, f"{len(found)} texts at x={x}, y={y}"
     return found[0]
-
-
-def _image(ax) -> np.ma.MaskedArray:
-    return np.ma.masked_invalid(ax.images[0].get_array())
-
-
-def _check_orientation_labels(ax, n: int) -> None:
-    assert ax.get_ylabel() == "source device (row)"
-    assert ax.get_xlabel() == "destination device (column)"
-    assert ax.get_ylim() == (n - 0.5, -0.5)  # row 0 at the top
-    assert ax.get_xlim() == (-0.5, n - 0.5)
-    ticks = [str(i) for i in range(n)]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ticks
-    assert [t.get_text() for t in ax.get_yticklabels()] == ticks
 
 
 # ------------------------------------------------------------------------------ link / peer

@@ -23,10 +23,11 @@ from helpers import asymmetric_a2_run
 
 from ascend_p2p_lab import results
 from ascend_p2p_lab.plots import cells, prepare
-from ascend_p2p_lab.run import Run, RunMeta
 
 matplotlib.use("Agg")
 import re
+
+from helpers import BIG, _rows, _text_at
 
 from ascend_p2p_lab import open_runtime, plots
 from ascend_p2p_lab.measure import probe, sweep
@@ -38,36 +39,6 @@ def run():
     """The asymmetric run (0->1 at half speed, 2->3 failing), the pairs 0<->1 and 2<->3
     only."""
     return asymmetric_a2_run(pairs="0-1,1-0,2-3,3-2")
-
-
-def _rows(points: list[tuple[int, int, int, float]]) -> pd.DataFrame:
-    """A run frame of unidirectional P2P rows (src, dst, size, bandwidth), 4 devices."""
-    return Run(
-        results.to_frame(
-            [
-                {
-                    "backend": "sim",
-                    "preset": "test",
-                    "src": s,
-                    "dst": d,
-                    "link": "HCCS",
-                    "pattern": "pair",
-                    "direction": "uni",
-                    "peer": "on",
-                    "path": "p2p",
-                    "initiator": "src",
-                    "size_bytes": size,
-                    "copies": 1,
-                    "sample": k,
-                    "elapsed_us": size / (bw * 1e3),
-                    "bandwidth_GBps": bw,
-                    "verified": True,
-                }
-                for k, (s, d, size, bw) in enumerate(points)
-            ]
-        ),
-        RunMeta(device_count=4),
-    ).frame()
 
 
 # ------------------------------------------------------------------------------ sizes
@@ -110,9 +81,6 @@ def test_select_explains_what_the_run_has(run):
     with pytest.raises(ValueError, match=r"this run has .*: uni/on/p2p, bi/on/p2p"):
         prepare.select(run, direction="uni", peer="off", path="direct")
     assert prepare.combos(run) == [("uni", "on", "p2p"), ("bi", "on", "p2p")]
-
-
-BIG = 16 << 20
 
 
 FAULTS = [
@@ -160,11 +128,6 @@ def _rows_2(run_2, src=None, dst=None, *, direction="uni", peer="on", path="p2p"
     if size is not None:
         df = df[df["size_bytes"] == size]
     return df
-
-
-def _text_at(ax, x: int, y: int) -> str:
-    (text,) = [t.get_text() for t in ax.texts if tuple(t.get_position()) == (x, y)]
-    return text
 
 
 def _line(ax, label: str):

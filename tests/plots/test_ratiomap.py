@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import CORRUPT, FAIL, SEED
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.comparison import (
@@ -20,9 +21,6 @@ from ascend_p2p_lab.results import save_run
 PRESET = "atlas800t-a2"
 
 
-SEED = 0
-
-
 SIZE = 16 << 20
 
 
@@ -31,14 +29,6 @@ PAIRS = "0-1,1-0"
 
 #: 0 -> 1 at half speed; 1 -> 0 untouched
 DEGRADE = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
-
-
-#: every copy 0 -> 1 fails with ACL_ERROR_RT_SYS_DMA
-FAIL = [{"kind": "error", "call": "rt.memcpy_async", "link": [0, 1], "code": 507013}]
-
-
-#: the bytes 0 -> 1 arrive wrong (at full speed: the rows have a bandwidth)
-CORRUPT = [{"kind": "corrupt", "link": [0, 1]}]
 
 
 def _run(

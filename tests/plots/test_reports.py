@@ -29,9 +29,9 @@ matplotlib.use("Agg")
 import threading
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
+from helpers import _no_pyplot_figures
 from matplotlib.figure import Figure
 
 from ascend_p2p_lab import forking, open_runtime, plots
@@ -163,10 +163,6 @@ def a2():
         peer="both",
         patterns=("pair", "local"),
     )
-
-
-def _no_pyplot_figures() -> None:
-    assert plt.get_fignums() == []
 
 
 # ------------------------------------------------------------------------------ report

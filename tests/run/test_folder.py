@@ -38,6 +38,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import (
+    A3_PAIR,
+    SIM,
+    _check_json,
+    _compare_json,
+    _copy_run,
+    _failing,
+    _json,
+    run_json,
+    write,
+)
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
@@ -71,13 +82,6 @@ def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return save_run(frame, tmp_path_factory.mktemp("runs") / "run")
 
 
-def _copy_run(src: Path, dst: Path) -> Path:
-    dst.mkdir()
-    for p in src.iterdir():
-        (dst / p.name).write_bytes(p.read_bytes())
-    return dst
-
-
 def test_oversized_result_files_are_refused(
     saved_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -93,9 +97,6 @@ def test_oversized_result_files_are_refused(
         load_run(folder)
 
 
-SIM = ["--backend", "sim", "--no-progress"]
-
-
 JSON_KEYS = {
     "operation",
     "ranks",
@@ -107,11 +108,6 @@ JSON_KEYS = {
     "predicted_busbw_GBps",
     "bottleneck",
 }
-
-
-def _json(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, dict]:
-    status = main(args)
-    return status, json.loads(capsys.readouterr().out)
 
 
 def test_json_rows_are_the_documented_ones(capsys, tmp_path) -> None:
@@ -159,12 +155,6 @@ def test_json_rows_are_the_documented_ones(capsys, tmp_path) -> None:
         saved.columns
     )
     assert ops["predicted_busbw_GBps"].notna().all() and len(ops) == 10
-
-
-def run_json(capsys, argv: list[str]) -> tuple[int, dict]:
-    capsys.readouterr()
-    code = main(argv)
-    return code, json.loads(capsys.readouterr().out)
 
 
 # ---------------------------------------------------------------- item 10: pull apart from push
@@ -234,23 +224,6 @@ ID    Size(Bytes)    Execute Times    Bandwidth(GB/s)    Elapsed Time(us)
 """
 
 
-#: A one-pair capture of an A3 (-ds 2 -dd 3: the two dies of card 1, over SIO).
-A3_PAIR = """\
-[root@a3 ~]# ascend-dmi --bw -t p2p -ds 2 -dd 3 -et 5 -q
-Unidirectional Peer to Peer Test
-ID    Size(Bytes)    Execute Times    Bandwidth(GB/s)    Elapsed Time(us)
-0     2097152        5                150.2              69.8
-1     33554432       5                186.4              900.1
-2     268435456      5                190.1              7060.6
-"""
-
-
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
 def imported(tmp_path: Path, name: str, *argv: str) -> Path:
     out = tmp_path / name
     assert main(["import", *argv, "--out", str(out)]) == 0
@@ -287,13 +260,6 @@ def test_an_import_with_a_preset_records_the_server(tmp_path):
 def test_an_import_with_a_topology_capture_records_its_device_count(tmp_path):
     run = load(imported(tmp_path, "p2p", "dmi", str(DATA / "dmi-a2-p2p-pair-step.txt"), str(TOPO)))
     assert run.meta.device_count == 8
-
-
-# ---------------------------------------------------------------- item 3: the plan to re-run
-def _compare_json(capsys, run: Path, preset: str) -> tuple[int, dict]:
-    capsys.readouterr()
-    code = main(["compare", "--against-preset", preset, "--format", "json", str(run)])
-    return code, json.loads(capsys.readouterr().out)
 
 
 def test_a_host_table_import_is_compared_device_by_device(tmp_path, capsys):
@@ -355,16 +321,6 @@ def _card_capture(tmp_path: Path) -> Path:
     row[6] = "200.00"
     text[5] = "  ".join(row)
     return write(tmp_path, "card.txt", "\n".join(text) + "\n")
-
-
-def _check_json(capsys, *argv: str) -> tuple[int, dict]:
-    capsys.readouterr()
-    code = main(["check", *argv, "--format", "json"])
-    return code, json.loads(capsys.readouterr().out)
-
-
-def _failing(report: dict) -> set[str]:
-    return {i["id"] for i in report["items"] if i["status"] == "FAIL"}
 
 
 def test_check_run_takes_the_runs_own_preset(tmp_path, capsys):

@@ -27,12 +27,12 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from helpers import _row
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.results import (
-    COLUMNS,
     SCHEMA,
     VOCABULARY,
     ResultsError,
@@ -117,38 +117,6 @@ def test_save_then_load_gives_the_same_frame(
         if dtype == "string":
             expected[col] = expected[col].mask(expected[col] == "")
     pd.testing.assert_frame_equal(csv_back, expected)
-
-
-MIB = 1 << 20
-
-
-# ------------------------------------------------------------------- results tables
-def _row(**values: Any) -> dict[str, Any]:
-    row: dict[str, Any] = dict.fromkeys(COLUMNS)
-    row.update(
-        run_id="r",
-        backend="sim",
-        preset="p",
-        host="h",
-        src=0,
-        dst=1,
-        link="HCCS",
-        pattern="pair",
-        direction="uni",
-        peer="on",
-        path="p2p",
-        initiator="src",
-        size_bytes=MIB,
-        copies=10,
-        timing="events",
-        nominal_GBps=25.0,
-        elapsed_us=math.nan,
-        bandwidth_GBps=math.nan,
-        host_enqueue_us=math.nan,
-        bidir_total_GBps=math.nan,
-    )
-    row.update(values)
-    return row
 
 
 def test_a_csv_only_run_keeps_text_as_text(tmp_path) -> None:

@@ -41,26 +41,40 @@ The simulator is deterministic, and its shortcuts do not change what it computes
 
 from __future__ import annotations
 
-import dataclasses
 import pickle
-import re
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+from helpers import (
+    PEER_OPS,
+    SWEEPS,
+    A2x4,
+    FaultCase,
+    Outcome,
+    _err,
+    _error_texts,
+    _open,
+    all_released,
+    assert_acl_error,
+    assert_names_the_call,
+    assert_released,
+    nothing_allocated,
+    one_line,
+    op_dashboard,
+    op_enable_all,
+    op_panel,
+    op_probe,
+)
 
 from ascend_p2p_lab import codes as C
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.codes import error_name
 from ascend_p2p_lab.measure import (
     disable,
-    disable_all,
-    enable_all,
-    probe,
     sweep,
     sweep_run,
     try_enable,
@@ -78,10 +92,6 @@ from ascend_p2p_lab.runtime import (
     BackendUnavailable,
     Runtime,
 )
-from ascend_p2p_lab.topology import (
-    Topology,
-    load_preset,
-)
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 
@@ -90,26 +100,6 @@ KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 def a2() -> Iterator[Runtime]:
     with open_runtime("sim", "atlas800t-a2") as rt:
         yield rt
-
-
-def nothing_allocated(rt: Runtime) -> None:
-    """No buffer, stream, event or peer enable is held (devices may have been set)."""
-    assert rt.open_resources() == [] and rt.peer_refs() == {}
-    ledger = rt.ledger()
-    assert ledger is not None
-    assert (
-        ledger["device_buffers"],
-        ledger["host_buffers"],
-        ledger["streams"],
-        ledger["events"],
-        ledger["peer_refs"],
-    ) == (0, 0, 0, 0, {})
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc)
-    assert text and "\n" not in text and "Traceback" not in text, text
-    return text
 
 
 def test_device_ids_out_of_range_in_the_runtime_layer_name_the_call(a2: Runtime) -> None:
@@ -130,23 +120,6 @@ def test_a_buffer_larger_than_device_memory_names_the_call(a2: Runtime) -> None:
     nothing_allocated(a2)
 
 
-# ------------------------------------------------------------------------------ the server
-def _cut(preset: str, n: int, **overrides: Any) -> Topology:
-    """The first n devices of a preset (a smaller server runs the matrix faster)."""
-    full = load_preset(preset)
-    return dataclasses.replace(
-        full,
-        name=f"{preset}-{n}",
-        labels=full.labels[:n],
-        links=tuple(row[:n] for row in full.links[:n]),
-        cpu_affinity=full.cpu_affinity[:n],
-        **overrides,
-    )
-
-
-A2x4 = _cut("atlas800t-a2", 4)
-
-
 #: A sweep that takes a few milliseconds of host time.
 QUICK: dict[str, Any] = {
     "sizes": "4KiB,64KiB",
@@ -156,47 +129,6 @@ QUICK: dict[str, Any] = {
     "max_copies": 4,
     "progress": False,
 }
-
-
-def _open(faults: list[dict[str, Any]] | None = None, topology: Topology = A2x4) -> Runtime:
-    return open_runtime("sim", topology=topology, faults=faults)
-
-
-# ------------------------------------------------------------------------------- checks
-#: "acl.rt.malloc(4096, 3) returned 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION): EE207001: ..."
-_ACL_TEXT = re.compile(r"acl\.[\w.]+\(.*?\) returned (\d+) \((ACL_[A-Z0-9_]+)\): EE(\d+): \S")
-
-
-#: a failed direct copy: "ACL_ERROR_RT_... (507899) from acl.rt.memcpy_async: EE507899: ..."
-_DIRECT_TEXT = re.compile(r"(ACL_[A-Z0-9_]+) \((\d+)\) from acl\.[\w.]+: EE(\d+): \S")
-
-
-def assert_names_the_call(text: str) -> None:
-    """An error text names the ACL call, the code, its symbolic name and the runtime's
-    message (pyACL's ``EE<code>: ...`` text)."""
-    m = _ACL_TEXT.search(text)
-    if m:
-        code, name, ee = m.groups()
-    else:
-        m = _DIRECT_TEXT.search(text)
-        assert m, f"error text does not name an ACL call, code and name: {text!r}"
-        name, code, ee = m.groups()
-    assert error_name(int(code)) == name and ee == code, text
-
-
-def assert_acl_error(exc: BaseException) -> None:
-    assert isinstance(exc, AclError), f"{type(exc).__name__}: {exc}"
-    assert exc.call.startswith("acl.") and exc.call in str(exc)
-    assert exc.name == error_name(exc.code) and exc.name in str(exc)
-    assert str(exc.code) in str(exc)
-    assert exc.message.startswith(f"EE{exc.code}: ") and exc.message in str(exc)
-    assert_names_the_call(str(exc))
-
-
-def _error_texts(frame: pd.DataFrame | None) -> list[str]:
-    if frame is None or "error" not in frame:
-        return []
-    return [str(e) for e in frame["error"].dropna().unique()]
 
 
 def assert_error_columns(frame: pd.DataFrame | None) -> None:
@@ -219,39 +151,6 @@ def assert_error_columns(frame: pd.DataFrame | None) -> None:
 def _is_reason(text: str) -> bool:
     """An unreachable pair's reason, not a failed call."""
     return "cannot access peer" in text or "= 0 (link" in text
-
-
-def assert_released(rt: Runtime, refs_before: dict[tuple[int, int], int]) -> None:
-    """Nothing the operation made is still held; peer access is as it was before."""
-    assert rt.open_resources() == []
-    assert rt.peer_refs() == refs_before
-    ledger = rt.ledger()
-    assert ledger is not None
-    held = (ledger["device_buffers"], ledger["host_buffers"], ledger["streams"], ledger["events"])
-    assert held == (0, 0, 0, 0), ledger
-    assert ledger["peer_refs"] == {f"{a}->{b}": n for (a, b), n in refs_before.items()}
-    assert ledger["implicit_releases"] == []
-
-
-# ---------------------------------------------------------------------------- operations
-@dataclass
-class Outcome:
-    """What an operation gave back: a frame, an exception, and every error text it showed."""
-
-    frame: pd.DataFrame | None = None
-    raised: BaseException | None = None
-    texts: list[str] = field(default_factory=list)
-    refs_before: dict[tuple[int, int], int] = field(default_factory=dict)
-
-
-def op_probe(rt: Runtime, tmp: Path) -> Outcome:
-    out = Outcome()
-    try:
-        out.frame = probe(rt)
-    except AclError as exc:
-        out.raised, out.frame = exc, exc.partial_frame  # type: ignore[attr-defined]
-        assert len(out.frame) < 4 * 3 and "failed" in out.frame.attrs["run"]
-    return out
 
 
 def op_toggle(rt: Runtime, tmp: Path) -> Outcome:
@@ -279,27 +178,6 @@ def op_toggle(rt: Runtime, tmp: Path) -> Outcome:
 def links_try_enable(rt: Runtime, src: int, dst: int) -> str | None:
 
     return try_enable(rt, src, dst)
-
-
-def op_enable_all(rt: Runtime, tmp: Path) -> Outcome:
-    out = Outcome()
-    try:
-        refused = enable_all(rt)
-    except AclError as exc:  # while finding the reachable pairs: nothing was enabled
-        out.raised = exc
-        assert rt.peer_refs() == {}
-        return out
-    out.texts += list(refused.values())
-    assert all(not rt.peer_enabled(*pair) for pair in refused)
-    before = rt.peer_refs()
-    try:
-        disable_all(rt)
-    except AclError as exc:
-        assert_acl_error(exc)
-        out.texts.append(str(exc))
-        assert rt.peer_refs() == before  # taken back
-        disable_all(rt)
-    return out
 
 
 def _sweep_op(**kwargs: Any) -> Callable[[Runtime, Path], Outcome]:
@@ -346,73 +224,6 @@ def op_save_and_resume(rt: Runtime, tmp: Path) -> Outcome:
     return out
 
 
-def op_dashboard(rt: Runtime, tmp: Path) -> Outcome:
-    widgets = pytest.importorskip("ascend_p2p_lab.widgets")
-    out = Outcome()
-    try:
-        dash = widgets.SweepDashboard(rt)
-    except AclError as exc:
-        out.raised = exc
-        return out
-    out.texts += list(dash.probe_errors.values())
-    if dash.probe_errors:  # shown, not swallowed
-        assert dash.message.startswith(
-            f"ready, but probing {len(dash.probe_errors)} pair(s) failed, e.g. "
-        )
-    dash.chunk_pairs = 1
-    dash.pairs_mode.value = "selected"
-    dash.pairs.value = ("0-1", "1-0", "2-3")
-    dash.sizes.value = (4096, 8192)
-    dash.samples.value = 1
-    dash.peer.value = "both"
-    dash.plots.value = False
-    out.frame = dash.run()
-    assert not dash.busy and dash.links is not None and dash.links.locked is None
-    assert_panel_mirrors_runtime(dash.links)
-    if dash.message.startswith(("sweep failed", "cannot run")):
-        out.texts.append(dash.message)
-        out.raised = RuntimeError(dash.message)  # the dashboard reports, never raises
-    out.texts += list(dash.links.reasons.values())
-    dash.close()
-    return out
-
-
-def assert_panel_mirrors_runtime(panel: Any) -> None:
-    rt = panel.rt
-    for i, row in enumerate(panel.toggles):
-        for j, toggle in enumerate(row):
-            if toggle is None:
-                continue
-            assert panel.state[i, j] == rt.peer_enabled(i, j), (i, j)
-            assert toggle.value == bool(panel.state[i, j]), (i, j)
-
-
-def op_panel(rt: Runtime, tmp: Path) -> Outcome:
-    widgets = pytest.importorskip("ascend_p2p_lab.widgets")
-    out = Outcome()
-    panel = widgets.PeerLinkPanel(rt)
-    out.texts += [r for r in panel.reasons.values() if "failed" in r]
-    steps: list[Callable[[], Any]] = [
-        lambda: setattr(panel.toggles[0][1], "value", True),
-        lambda: setattr(panel.toggles[1][0], "value", True),
-        lambda: setattr(panel.toggles[0][1], "value", False),
-        lambda: setattr(panel.toggles[1][0], "value", False),
-        panel.enable_all_button.click,
-        panel.disable_all_button.click,
-        panel.disable_all_button.click,  # again, should the first one have been refused
-    ]
-    for step in steps:
-        if panel.toggles[0][1] is None or panel.toggles[0][1].disabled:
-            break  # unreachable after a failed probe: the reason says why
-        step()
-        assert_panel_mirrors_runtime(panel)
-        if panel.last_error:
-            out.texts.append(panel.last_error)
-            assert "p2p-status-error" in panel.status.value
-    panel.close()
-    return out
-
-
 OPERATIONS: dict[str, Callable[[Runtime, Path], Outcome]] = {
     "probe": op_probe,
     "toggle": op_toggle,
@@ -425,32 +236,6 @@ OPERATIONS: dict[str, Callable[[Runtime, Path], Outcome]] = {
     "panel": op_panel,
     "save": op_save_and_resume,
 }
-
-
-SWEEPS = ("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save")
-
-
-PEER_OPS = ("toggle", "enable_all", "panel")
-
-
-# -------------------------------------------------------------------------------- faults
-@dataclass(frozen=True)
-class FaultCase:
-    """A fault, the text its errors carry, and the operations it shows in.
-
-    ``recorded``: the operation completes and its error is in the rows, a refusal, a
-    reason or a status line. ``raised``: the operation raises it (sweeps: with the rows so
-    far). Every other operation is unaffected (its result has no error of this fault).
-    """
-
-    fault: dict[str, Any]
-    marker: str | None
-    recorded: tuple[str, ...] = ()
-    raised: tuple[str, ...] = ()
-
-
-def _err(call: str | None, code: int, nth: int | None = None, **kw: Any) -> dict[str, Any]:
-    return {"kind": "error", "call": call, "code": code, "nth": nth, "message": "injected", **kw}
 
 
 FAULTS: dict[str, FaultCase] = {
@@ -719,10 +504,6 @@ def _no_backend_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def no_pyacl(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make ``import acl`` fail, whatever is installed."""
     monkeypatch.setitem(sys.modules, "acl", None)
-
-
-def all_released(sim: Any) -> bool:
-    return sim.simulator.ledger_is_empty() and not sim.simulator.ledger()["devices_set"]
 
 
 def test_acl_backend_without_pyacl_says_how_to_get_it(no_pyacl: None) -> None:

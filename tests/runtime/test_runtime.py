@@ -54,6 +54,8 @@ import random
 import threading
 from types import SimpleNamespace
 
+from helpers import MIB_2, all_released, nothing_allocated, one_line, refused
+
 from ascend_p2p_lab.runtime import (
     ENV_BACKEND,
     ENV_PRESET,
@@ -67,35 +69,6 @@ from ascend_p2p_lab.runtime import (
 def a2() -> Iterator[Runtime]:
     with open_runtime("sim", "atlas800t-a2") as rt:
         yield rt
-
-
-def nothing_allocated(rt: Runtime) -> None:
-    """No buffer, stream, event or peer enable is held (devices may have been set)."""
-    assert rt.open_resources() == [] and rt.peer_refs() == {}
-    ledger = rt.ledger()
-    assert ledger is not None
-    assert (
-        ledger["device_buffers"],
-        ledger["host_buffers"],
-        ledger["streams"],
-        ledger["events"],
-        ledger["peer_refs"],
-    ) == (0, 0, 0, 0, {})
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc)
-    assert text and "\n" not in text and "Traceback" not in text, text
-    return text
-
-
-def refused(rt: Runtime, call: Callable[[], Any], *types: type[BaseException], match: str) -> str:
-    with pytest.raises(types or (ValueError, TypeError)) as info:
-        call()
-    text = one_line(info.value)
-    assert match in text, text
-    nothing_allocated(rt)
-    return text
 
 
 @pytest.mark.parametrize(
@@ -321,10 +294,6 @@ def run_threads(fn: Callable[[int], None], args: list[int]) -> None:
         t.join(20)
     if errors:
         raise errors[0]
-
-
-def all_released(sim: Any) -> bool:
-    return sim.simulator.ledger_is_empty() and not sim.simulator.ledger()["devices_set"]
 
 
 # ---------------------------------------------------------------------- backend selection
@@ -600,9 +569,6 @@ def test_mem_info_reports_free_and_total_hbm() -> None:
             assert free0 - free1 == GIB
             assert rt.mem_info(1) == (total, total)
         assert rt.mem_info(0) == (free0, total)
-
-
-MIB_2 = 1 << 20
 
 
 def test_the_runtime_layer_feature_detects_and_releases_in_order() -> None:

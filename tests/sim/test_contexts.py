@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import KIB
 
 from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.sim import shim_path, simulated_acl
@@ -24,7 +25,6 @@ from ascend_p2p_lab.sim.devices import CONTEXT_BASE
 from ascend_p2p_lab.sim.facade import NotSimulated
 
 ROOT = Path(__file__).resolve().parents[2]
-KIB = 1024
 H2D, D2H, D2D = 1, 2, 3
 
 

@@ -30,11 +30,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import KIB, _count_blocks
 
 from ascend_p2p_lab import codes as C
-from ascend_p2p_lab.measure import (
-    execute,
-)
 from ascend_p2p_lab.results import load_run
 from ascend_p2p_lab.sim import SimulatedACL, simulated_acl
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
@@ -82,23 +80,6 @@ def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
     saved = load_run(tmp_path / "run")
     assert saved.attrs["run"]["interrupted"] is True
     assert set(zip(saved.src, saved.dst)) == {(0, 1)}
-
-
-def _count_blocks(monkeypatch: pytest.MonkeyPatch, stop_after: int | None = None) -> list[str]:
-    """Record the blocks a sweep runs; optionally press Ctrl-C as block stop_after+1 starts."""
-    ran: list[str] = []
-
-    def counted(ctx: Any, test: Any, fn: Any = execute.measure_test) -> Any:
-        if stop_after is not None and len(ran) == stop_after:
-            raise KeyboardInterrupt
-        ran.append(test.key)
-        return fn(ctx, test)
-
-    monkeypatch.setattr(execute, "measure_test", counted)
-    return ran
-
-
-KIB = 1024
 
 
 D2D = 3

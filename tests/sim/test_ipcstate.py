@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-TIMEOUT_S = 60
+from helpers import TIMEOUT_S
 
 
 def test_a_dead_processs_folder_is_collected_but_not_one_in_use(

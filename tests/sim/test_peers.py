@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import MIB
 
 from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.sim import shim_path, simulated_acl
@@ -21,7 +22,6 @@ from ascend_p2p_lab.sim.devices import CONTEXT_BASE
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "data" / "ipc" / "cann_sample_a.py"
-MIB = 1 << 20
 
 
 def run_sample(preset: str, *args: str) -> subprocess.CompletedProcess:

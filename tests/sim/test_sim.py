@@ -92,12 +92,23 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import MappingProxyType, ModuleType, SimpleNamespace
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
-from helpers import too_long
+from helpers import (
+    CLI_QUICK,
+    MIB_2,
+    RT_ARGS,
+    TIMEOUT_S,
+    all_released,
+    as_real_acl,
+    one_line,
+    run_cli,
+    too_long,
+    topology_with,
+)
 
 import ascend_p2p_lab.sim as sim_pkg
 from ascend_p2p_lab import codes as C
@@ -124,7 +135,6 @@ from ascend_p2p_lab.topology import (
     TopologyError,
     load_preset,
 )
-from ascend_p2p_lab.topology.presets import read_packaged
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 
@@ -1370,7 +1380,6 @@ def test_faults_reject_bad_definitions() -> None:
 
 # ------------------------------------------------------------------------------- the shim
 def test_sim_path_command_prints_the_shim_folder(capsys: pytest.CaptureFixture[str]) -> None:
-    from ascend_p2p_lab.cli import main
 
     assert main(["sim-path"]) == 0
     printed = capsys.readouterr().out.strip()
@@ -1472,12 +1481,6 @@ def test_the_shim_runs_the_official_p2p_sample(tmp_path: Any) -> None:
     assert lines["data"] == "07" * 10
     assert "P2P copy success" in proc.stdout
     assert lines["ledger_empty"] == "True"
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc)
-    assert text and "\n" not in text and "Traceback" not in text, text
-    return text
 
 
 # ---------------------------------------------------------------- presets and topologies
@@ -1638,19 +1641,6 @@ def _no_backend_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def as_real_acl(sim: Any) -> SimpleNamespace:
-    """A simulator dressed as CANN's pyACL: same calls, no ``__simulated__`` mark."""
-    return SimpleNamespace(
-        rt=sim.rt,
-        util=sim.util,
-        init=sim.init,
-        finalize=sim.finalize,
-        get_soc_name=sim.get_soc_name,
-        get_version=sim.get_version,
-        get_recent_err_msg=sim.get_recent_err_msg,
-    )
-
-
 def load_shim(monkeypatch: pytest.MonkeyPatch, preset: str) -> ModuleType:
     """A fresh copy of the shim package, installed as ``acl`` for this test."""
     monkeypatch.setenv(ENV_PRESET, preset)
@@ -1661,10 +1651,6 @@ def load_shim(monkeypatch: pytest.MonkeyPatch, preset: str) -> ModuleType:
     monkeypatch.delenv(ENV_PRESET)
     monkeypatch.setitem(sys.modules, "acl", module)
     return module
-
-
-def all_released(sim: Any) -> bool:
-    return sim.simulator.ledger_is_empty() and not sim.simulator.ledger()["devices_set"]
 
 
 @pytest.mark.parametrize("backend", ["auto", "acl"])
@@ -1799,13 +1785,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FLOW = ROOT / "tests" / "data" / "ipc"
 
 
-MIB_2 = 1 << 20
-
-
 P2P_2 = 3
-
-
-TIMEOUT_S = 60
 
 
 def _script_env(**extra: str) -> dict[str, str]:
@@ -2026,53 +2006,6 @@ KIB_2 = 1024
 
 
 D2D_2 = 3
-
-
-#: Every acl.rt call, its number of arguments, and the label its wrong-type TypeError
-#: starts with at each position (the call's own name, except device_enable_peer_access's
-#: flags).
-RT_ARGS: dict[str, tuple[str, ...]] = {
-    "set_device": ("set_device",),
-    "reset_device": ("reset_device",),
-    "reset_device_force": ("reset_device_force",),
-    "get_device": (),
-    "get_device_count": (),
-    "get_context": (),
-    "set_context": ("set_context",),
-    "create_context": ("create_context",),
-    "destroy_context": ("destroy_context",),
-    "get_run_mode": (),
-    "get_devices_topo": ("get_devices_topo",) * 2,
-    "get_device_info": ("get_device_info",) * 2,
-    "device_can_access_peer": ("device_can_access_peer",) * 2,
-    "device_enable_peer_access": ("device_enable_peer_access", "flags"),
-    "device_disable_peer_access": ("device_disable_peer_access",),
-    "device_peer_access_status": ("device_peer_access_status",) * 2,
-    "malloc": ("malloc",) * 2,
-    "free": ("free",),
-    "malloc_host": ("malloc_host",),
-    "free_host": ("free_host",),
-    "memset": ("memset",) * 4,
-    "memset_async": ("memset_async",) * 5,
-    "memcpy": ("memcpy",) * 5,
-    "memcpy_async": ("memcpy_async",) * 6,
-    "get_mem_info": ("get_mem_info",),
-    "create_stream": (),
-    "destroy_stream": ("destroy_stream",),
-    "synchronize_stream": ("synchronize_stream",),
-    "synchronize_device": (),
-    "create_event": (),
-    "create_event_with_flag": ("create_event_with_flag",),
-    "create_event_ex_with_flag": ("create_event_ex_with_flag",),
-    "destroy_event": ("destroy_event",),
-    "record_event": ("record_event",) * 2,
-    "stream_wait_event": ("stream_wait_event",) * 2,
-    "synchronize_event": ("synchronize_event",),
-    "event_elapsed_time": ("event_elapsed_time",) * 2,
-    "event_get_timestamp": ("event_get_timestamp",),
-    "ipc_mem_get_export_key": ("ipc_mem_get_export_key",) * 4,
-    "device_get_bare_tgid": (),
-}
 
 
 WRONG = [(1.0, "float"), ("1", "str"), (None, "NoneType"), (np.int64(1), "int64"), ([1], "list")]
@@ -2336,25 +2269,6 @@ def test_the_fluid_model_ends_a_tiny_copy_late_in_virtual_time() -> None:
     tiny, big = map(float, out)
     assert tiny == 0.0
     assert big == pytest.approx((1 << 20) / 26000.0, rel=1e-4)  # the link alone afterwards
-
-
-CLI_QUICK = ["--sizes", "4KiB,64KiB", "--samples", "2", "--no-progress"]
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def topology_with(tmp_path: Path, *faults: str, preset: str = "atlas800t-a2") -> str:
-    """A copy of a preset with ``[[fault]]`` tables (TOML body lines) appended."""
-    text = read_packaged(f"{preset}.toml")
-    for body in faults:
-        text += f"\n[[fault]]\n{body}\n"
-    path = tmp_path / "topo.toml"
-    path.write_text(text)
-    return str(path)
 
 
 def test_the_command_line_reports_a_missing_call_with_exit_1(capsys, monkeypatch) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import _TOPO_OK, BASE, MINIMAL, one_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,26 +30,6 @@ from ascend_p2p_lab.topology import (
     topology_from_toml_text,
 )
 from ascend_p2p_lab.topology.presets import MAX_INPUT_BYTES
-
-
-def one_line(exc: BaseException) -> str:
-    text = str(exc)
-    assert text and "\n" not in text and "Traceback" not in text, text
-    return text
-
-
-_TOPO_OK = """
-name = "pair"
-soc_name = "Ascend910B3"
-memory_GiB = 64
-local_copy_GBps = 620
-links = ["X HCCS", "HCCS X"]
-[link.HCCS]
-bandwidth_GBps = 26.2
-nominal_GBps = 28.0
-latency_us = 8.0
-p2p = true
-"""
 
 
 @pytest.mark.parametrize(
@@ -134,21 +115,6 @@ def test_mutated_topology_toml_gives_a_topology_or_one_clear_error(data: st.Data
         assert topo.device_count == len(topo.links) >= 1
 
 
-# ------------------------------------------------------------------ preset data, checked
-BASE = """
-soc_name = "Ascend910B3"
-memory_GiB = 64
-local_copy_GBps = 620
-links = ["X HCCS_SW HCCS_SW", "HCCS_SW X HCCS_SW", "HCCS_SW HCCS_SW X"]
-[link.HCCS_SW]
-bandwidth_GBps = 100.0
-nominal_GBps = 120.0
-latency_us = 5.0
-p2p = true
-switched = true
-"""
-
-
 @pytest.mark.parametrize(
     "extra, message",
     [
@@ -182,20 +148,6 @@ def test_bad_shared_or_inferred_tables_are_one_line_errors(extra: str, message: 
 def test_an_efficiency_above_one_is_refused() -> None:
     with pytest.raises(TopologyError, match="fraction"):
         topology_from_toml_text(BASE + "push_efficiency = 1.5\n")
-
-
-MINIMAL = """
-name = "pair"
-soc_name = "Ascend910B3"
-memory_GiB = 64
-local_copy_GBps = 620
-links = ["X     HCCS", "HCCS  X"]
-[link.HCCS]
-bandwidth_GBps = 26.2
-nominal_GBps = 28.0
-latency_us = 8.0
-p2p = true
-"""
 
 
 def test_unknown_preset_lists_known_names() -> None:

@@ -3,38 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 
 import pytest
+from helpers import GIB, MINIMAL, pairs
 
 from ascend_p2p_lab.topology import (
     HostSpec,
     LinkClass,
-    Topology,
     load_preset,
 )
 from ascend_p2p_lab.topology.presets import topology_from_toml_text
-
-GIB = 1 << 30
-
-
-MINIMAL = """
-name = "pair"
-soc_name = "Ascend910B3"
-memory_GiB = 64
-local_copy_GBps = 620
-links = ["X     HCCS", "HCCS  X"]
-[link.HCCS]
-bandwidth_GBps = 26.2
-nominal_GBps = 28.0
-latency_us = 8.0
-p2p = true
-"""
-
-
-def pairs(topo: Topology) -> list[tuple[int, int]]:
-    """All ordered pairs of distinct devices."""
-    return list(itertools.permutations(range(topo.device_count), 2))
 
 
 def test_atlas800t_a2() -> None:

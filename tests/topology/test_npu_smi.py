@@ -21,10 +21,9 @@ import itertools
 import re
 import sys
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 import pytest
+from helpers import all_released, as_real_acl, one_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -503,12 +502,6 @@ def test_mutated_capture_only_raises_parse_errors(data: st.DataObject) -> None:
 DATA_2 = Path(__file__).resolve().parents[1] / "data"
 
 
-def one_line(exc: BaseException) -> str:
-    text = str(exc)
-    assert text and "\n" not in text and "Traceback" not in text, text
-    return text
-
-
 @pytest.mark.parametrize("cut", [0.1, 0.3, 0.5])
 def test_truncated_npu_smi_text_names_the_line(cut: float) -> None:
     text = (DATA_2 / "npu-smi-topo-910b3-8npu.txt").read_text()
@@ -526,23 +519,6 @@ def _no_backend_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Start every test without the backend variables (the root conftest sets some)."""
     for name in (ENV_BACKEND, ENV_PRESET, ENV_SEED):
         monkeypatch.delenv(name, raising=False)
-
-
-def as_real_acl(sim: Any) -> SimpleNamespace:
-    """A simulator dressed as CANN's pyACL: same calls, no ``__simulated__`` mark."""
-    return SimpleNamespace(
-        rt=sim.rt,
-        util=sim.util,
-        init=sim.init,
-        finalize=sim.finalize,
-        get_soc_name=sim.get_soc_name,
-        get_version=sim.get_version,
-        get_recent_err_msg=sim.get_recent_err_msg,
-    )
-
-
-def all_released(sim: Any) -> bool:
-    return sim.simulator.ledger_is_empty() and not sim.simulator.ledger()["devices_set"]
 
 
 def test_link_class_from_a_given_topology(monkeypatch: pytest.MonkeyPatch) -> None:

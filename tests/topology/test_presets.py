@@ -14,16 +14,15 @@ link, one call), and the assertions name the exact rows, columns and exit status
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import re
 from importlib import resources
 from pathlib import Path
 
 import pytest
+from helpers import GIB, MINIMAL, pairs
 
 from ascend_p2p_lab.topology import (
     LINK_CLASSES,
-    Topology,
     TopologyError,
     list_presets,
     load_preset,
@@ -57,29 +56,7 @@ REQUIRED = {
 }
 
 
-GIB = 1 << 30
-
-
 NUMBER_LINE = re.compile(r"\s*[A-Za-z_]+\s*=\s*-?[0-9]")
-
-
-MINIMAL = """
-name = "pair"
-soc_name = "Ascend910B3"
-memory_GiB = 64
-local_copy_GBps = 620
-links = ["X     HCCS", "HCCS  X"]
-[link.HCCS]
-bandwidth_GBps = 26.2
-nominal_GBps = 28.0
-latency_us = 8.0
-p2p = true
-"""
-
-
-def pairs(topo: Topology) -> list[tuple[int, int]]:
-    """All ordered pairs of distinct devices."""
-    return list(itertools.permutations(range(topo.device_count), 2))
 
 
 def test_required_presets_are_listed() -> None:

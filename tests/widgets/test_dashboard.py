@@ -32,7 +32,7 @@ from ascend_p2p_lab.runtime import open_runtime
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 import traitlets
-from helpers import too_long
+from helpers import _dashboard, _tiny, too_long
 from matplotlib.figure import Figure
 
 from ascend_p2p_lab import measure
@@ -128,20 +128,6 @@ class SweepSpy:
             self.progress.append((bar.value, bar.max, event.done, event.total))
 
         return self.real(*args, **{**kwargs, "on_block": recording})
-
-
-def _dashboard(
-    rt: Runtime, pairs: tuple[str, ...], sizes: tuple[int, int] = (4096, 16384), **values: Any
-) -> SweepDashboard:
-    dash = SweepDashboard(rt)
-    dash.pairs_mode.value = "selected"
-    dash.pairs.value = pairs
-    dash.sizes.value = sizes
-    dash.samples.value = 1
-    dash.plots.value = False
-    for name, value in values.items():
-        getattr(dash, name).value = value
-    return dash
 
 
 # ------------------------------------------------------------------------ the dashboard
@@ -258,22 +244,6 @@ def test_modules_and_functions_stay_small_and_call_no_acl() -> None:
                 assert node.module not in ("sim", "cli") and not (node.module or "").startswith(
                     "sim."
                 ), f"{path.name}:{node.lineno}"
-
-
-TINY = (4 << 10, 64 << 10)  # 4 KiB .. 64 KiB: 5 sizes
-
-
-def _tiny(
-    dash: SweepDashboard,
-    pairs: tuple[str, ...] = ("0-1",),
-    sizes: tuple[int, int] = TINY,
-    plots_on: bool = False,
-) -> None:
-    dash.pairs_mode.value = "selected"
-    dash.pairs.value = pairs
-    dash.sizes.value = sizes
-    dash.samples.value = 2
-    dash.plots.value = plots_on
 
 
 def _allocated(rt: Runtime) -> tuple[Any, ...]:

@@ -11,25 +11,12 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
+from helpers import _tiny
+
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab import widgets as W
 from ascend_p2p_lab.widgets import SweepDashboard
 from ascend_p2p_lab.widgets.status import error_summary
-
-TINY = (4 << 10, 64 << 10)  # 4 KiB .. 64 KiB: 5 sizes
-
-
-def _tiny(
-    dash: SweepDashboard,
-    pairs: tuple[str, ...] = ("0-1",),
-    sizes: tuple[int, int] = TINY,
-    plots_on: bool = False,
-) -> None:
-    dash.pairs_mode.value = "selected"
-    dash.pairs.value = pairs
-    dash.sizes.value = sizes
-    dash.samples.value = 2
-    dash.plots.value = plots_on
 
 
 # ---------------------------------------------------------------------- errors as data
