@@ -152,7 +152,7 @@ import dataclasses
 
 import matplotlib
 import numpy as np
-from helpers import SIZE, asymmetric_a2_run
+from helpers import FAULT_CASES, SIZE, asymmetric_a2_run
 
 from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.fleet import (
@@ -210,14 +210,11 @@ from helpers import (
     INTERRUPT_POINTS,
     LARGE,
     MIB_2,
-    PEER_OPS,
     PRESET_2,
     SLOW_1_TO_3,
     SMALL,
     SWEEP,
-    SWEEPS,
     A2x4,
-    FaultCase,
     _count_blocks,
     _cut,
     _dashboard,
@@ -1247,116 +1244,6 @@ def _same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
     )
 
 
-FAULTS_3: dict[str, FaultCase] = {
-    "malloc#2": FaultCase(_err("rt.malloc", 207001, 2), "EE207001: injected", recorded=SWEEPS),
-    "malloc_host#1": FaultCase(
-        _err("rt.malloc_host", 207005, 1), "EE207005: injected", recorded=SWEEPS
-    ),
-    "memcpy#3": FaultCase(_err("rt.memcpy", 507013, 3), "EE507013: injected", recorded=SWEEPS),
-    "memcpy_async#9": FaultCase(
-        _err("rt.memcpy_async", 507013, 9), "EE507013: injected", recorded=SWEEPS
-    ),
-    "memset#2": FaultCase(_err("rt.memset", 507000, 2), "EE507000: injected", recorded=SWEEPS),
-    "create_stream#2": FaultCase(
-        _err("rt.create_stream", 207008, 2), "EE207008: injected", recorded=SWEEPS
-    ),
-    "create_event#3": FaultCase(
-        _err("rt.create_event_with_flag", 207007, 3), "EE207007: injected", recorded=SWEEPS
-    ),
-    "record_event#3": FaultCase(
-        _err("rt.record_event", 507001, 3), "EE507001: injected", recorded=SWEEPS
-    ),
-    # peer off: the direct copies fail before timing, the staged path syncs its stream
-    "synchronize_event#2": FaultCase(
-        _err("rt.synchronize_event", 507012, 2),
-        "EE507012: injected",
-        recorded=tuple(o for o in SWEEPS if o != "sweep_peer_off"),
-    ),
-    "synchronize_stream#1": FaultCase(
-        _err("rt.synchronize_stream", 507004, 1),
-        "EE507004: injected",
-        recorded=("sweep_bi", "sweep_peer_off", "dashboard"),
-    ),
-    "enable_peer#2": FaultCase(
-        _err("rt.device_enable_peer_access", 207012, 2),
-        "EE207012: injected",
-        recorded=(*PEER_OPS, "sweep_uni", "sweep_bi", "sweep_fanout", "dashboard", "save"),
-    ),
-    # a failed disable is retried once: the restore succeeds, nothing is recorded
-    "disable_peer#1": FaultCase(
-        _err("rt.device_disable_peer_access", 207006, 1), "EE207006: injected", recorded=PEER_OPS
-    ),
-    # a failed release is retried once: everything is freed, nothing is recorded
-    "free#1": FaultCase(_err("rt.free", 207002, 1), "EE207002: injected"),
-    "free_host#1": FaultCase(_err("rt.free_host", 207002, 1), "EE207002: injected"),
-    "can_access_peer#3": FaultCase(
-        _err("rt.device_can_access_peer", 200002, 3),
-        "EE200002: injected",
-        recorded=("panel", "dashboard"),  # the sweeps: a failed probe costs its pair only
-        raised=("probe", "enable_all"),
-    ),
-    # a sweep sets its devices while checking the sizes against their memory
-    "set_device#2": FaultCase(
-        _err("rt.set_device", 507033, 2),
-        "EE507033: injected",
-        recorded=("toggle", "enable_all", "panel"),
-        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save"),
-    ),
-    "device1:set_device": FaultCase(
-        _err("rt.set_device", 500004, device=1),
-        "EE500004: injected",
-        recorded=("toggle", "enable_all", "panel"),
-        raised=("sweep_uni", "sweep_bi", "sweep_peer_off", "sweep_fanout", "dashboard", "save"),
-    ),
-    # every call that concerns device 1 fails (can_access_peer(0, 1) included)
-    "device1:any": FaultCase(
-        _err(None, 500004, device=1),
-        "EE500004: injected",
-        recorded=("toggle", "panel", "sweep_uni", "sweep_bi", "sweep_fanout", "save"),
-        raised=("probe", "enable_all", "sweep_peer_off", "dashboard"),
-    ),
-    "device1:memcpy_async": FaultCase(
-        _err("rt.memcpy_async", 500004, device=1), "EE500004: injected", recorded=SWEEPS
-    ),
-    # peer off: 0->1 copies are refused (507899) before the link is used
-    "link0-1:memcpy_async": FaultCase(
-        _err("rt.memcpy_async", 500003, link=[0, 1]),
-        "EE500003: injected",
-        recorded=("sweep_uni", "sweep_bi", "sweep_fanout", "dashboard", "save"),
-    ),
-    "degrade0-1": FaultCase({"kind": "degrade", "link": [0, 1], "factor": 0.25}, None),
-    # lost while the operation checks who can reach whom
-    "device_lost1#6": FaultCase(
-        {"kind": "device_lost", "device": 1, "nth": 6},
-        "EE507010: device 1 is lost",
-        recorded=("panel",),
-        raised=(
-            "probe",
-            "enable_all",
-            "sweep_uni",
-            "sweep_bi",
-            "sweep_peer_off",
-            "sweep_fanout",
-            "dashboard",
-            "save",
-        ),
-    ),
-    # lost in the middle of measuring: at the 3rd copy that touches it (the dashboard's
-    # next chunk then fails while planning)
-    "device_lost1@copy#3": FaultCase(
-        {"kind": "device_lost", "device": 1, "call": "rt.memcpy_async", "nth": 3},
-        "EE507010: device 1 is lost",
-        recorded=SWEEPS,
-    ),  # the dashboard's one sweep records the lost device, as any sweep
-    "memory_exhausted1": FaultCase(
-        {"kind": "memory_exhausted", "device": 1},
-        "out of device memory on device 1",
-        recorded=SWEEPS,
-    ),
-    "slow_host": FaultCase({"kind": "slow_host", "factor": 20.0}, None),
-}
-
-
 # ---------------------------------------------------------------- what degraded links do
 def _median_bw(frame: pd.DataFrame, src: int, dst: int) -> float:
     top = frame.size_bytes == frame.size_bytes.max()
@@ -1368,7 +1255,7 @@ def test_degraded_link_is_slower_and_only_that_one() -> None:
     kwargs = {**QUICK_3, "sizes": "16MiB", "pairs": "0-1,1-0,2-3", "min_sample_us": 200.0}
     with _open(topology=A2x4_EXACT) as rt:
         healthy = sweep(rt, **kwargs)
-    with _open([FAULTS_3["degrade0-1"].fault], topology=A2x4_EXACT) as rt:
+    with _open([FAULT_CASES["degrade0-1"].fault], topology=A2x4_EXACT) as rt:
         degraded = sweep(rt, **kwargs)
     assert degraded["error"].isna().all()
     ratio = _median_bw(degraded, 0, 1) / _median_bw(healthy, 0, 1)
@@ -1381,7 +1268,7 @@ def test_slow_host_shows_in_the_host_time_and_flags_small_copies() -> None:
     kwargs = {**QUICK_3, "sizes": "4KiB", "pairs": "0-1"}
     with _open(topology=A2x4_EXACT) as rt:
         healthy = sweep(rt, **kwargs)
-    with _open([FAULTS_3["slow_host"].fault], topology=A2x4_EXACT) as rt:
+    with _open([FAULT_CASES["slow_host"].fault], topology=A2x4_EXACT) as rt:
         slow = sweep(rt, **kwargs)
 
     def per_copy(frame: pd.DataFrame) -> float:
