@@ -25,7 +25,7 @@ reaching the simulator."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,19 +33,12 @@ import pandas as pd
 import pytest
 from helpers import (
     INTERRUPT_POINTS,
-    A2x4,
-    Outcome,
-    _error_texts,
+    OPERATIONS,
     _open,
-    assert_acl_error,
     assert_panel_mirrors_runtime,
     assert_released,
     interrupt_at,
     nothing_allocated,
-    op_dashboard,
-    op_enable_all,
-    op_panel,
-    op_probe,
     refused,
 )
 
@@ -57,13 +50,10 @@ from ascend_p2p_lab.measure import (
     peer_access,
     peer_matrix,
     probe,
-    sweep,
-    sweep_run,
     try_enable,
 )
 from ascend_p2p_lab.results import (
     load_run,
-    save_run,
 )
 from ascend_p2p_lab.runtime import AclError, Runtime
 
@@ -131,103 +121,6 @@ def test_peer_access_block_restores_previous_state(a2_2) -> None:
         assert a2_2.peer_refs()[(0, 1)] == 2 and a2_2.peer_enabled(1, 0)
     assert a2_2.peer_refs() == {(0, 1): 1}
     a2_2.disable_peer(0, 1)
-
-
-#: A sweep that takes a few milliseconds of host time.
-QUICK: dict[str, Any] = {
-    "sizes": "4KiB,64KiB",
-    "samples": 2,
-    "warmup": 1,
-    "min_sample_us": 20.0,
-    "max_copies": 4,
-    "progress": False,
-}
-
-
-def op_toggle(rt: Runtime, tmp: Path) -> Outcome:
-    """Enable 0->1 and 1->0 one by one, then disable them; a failed call changes nothing."""
-    out = Outcome()
-    for src, dst in ((0, 1), (1, 0)):
-        reason = links_try_enable(rt, src, dst)
-        if reason:
-            out.texts.append(reason)
-            assert not rt.peer_enabled(src, dst)
-    for src, dst in ((0, 1), (1, 0)):
-        if not rt.peer_enabled(src, dst):
-            continue
-        before = rt.peer_refs()
-        try:
-            disable(rt, src, dst)
-        except AclError as exc:
-            assert_acl_error(exc)
-            out.texts.append(str(exc))
-            assert rt.peer_refs() == before  # the failed disable changed nothing
-            disable(rt, src, dst)  # as a user would: again
-    return out
-
-
-def links_try_enable(rt: Runtime, src: int, dst: int) -> str | None:
-    from ascend_p2p_lab.measure import try_enable
-
-    return try_enable(rt, src, dst)
-
-
-def _sweep_op(**kwargs: Any) -> Callable[[Runtime, Path], Outcome]:
-    def op(rt: Runtime, tmp: Path) -> Outcome:
-        out = Outcome()
-        folder = tmp / "run"
-        try:
-            run = sweep_run(rt, **{**QUICK, **kwargs})
-        except AclError as exc:
-            out.raised = exc
-            run = exc.partial_run  # type: ignore[attr-defined]
-            assert run.meta.failed and exc.partial_frame.attrs["run"]["failed"]  # type: ignore[attr-defined]
-        out.frame = run.frame()
-        if not run.meta.run_id:
-            assert len(run) == 0  # failed before the first point: nothing to save
-        else:  # saved as the command saves it, also after a failure
-            save_run(run, folder)
-            pd.testing.assert_frame_equal(load_run(folder), out.frame)
-            assert not list(folder.glob(".*.tmp"))
-        return out
-
-    return op
-
-
-def op_save_and_resume(rt: Runtime, tmp: Path) -> Outcome:
-    """A sweep with out= and a checkpoint under the fault, then the same sweep again on a
-    healthy server: it measures only what the first one did not complete."""
-    kwargs = {**QUICK, "pairs": "0-1,1-0,2-3", "checkpoint": tmp / "ckpt.jsonl"}
-    out = Outcome()
-    try:
-        out.frame = sweep(rt, **kwargs)
-    except AclError as exc:
-        out.raised, out.frame = exc, exc.partial_frame  # type: ignore[attr-defined]
-    if out.frame is not None and len(out.frame):
-        save_run(out.frame, tmp / "run")
-        pd.testing.assert_frame_equal(load_run(tmp / "run"), out.frame)
-    with _open(topology=A2x4) as healthy:
-        resumed = sweep(healthy, **kwargs)
-        save_run(resumed, tmp / "resumed")
-    assert not any("injected" in t or "lost" in t for t in _error_texts(resumed))
-    assert resumed["bandwidth_GBps"].notna().all()  # every point measured once
-    keys = ["src", "dst", "size_bytes", "sample"]
-    assert not resumed.duplicated(keys).any() and len(resumed) == 3 * 2 * 2
-    return out
-
-
-OPERATIONS: dict[str, Callable[[Runtime, Path], Outcome]] = {
-    "probe": op_probe,
-    "toggle": op_toggle,
-    "enable_all": op_enable_all,
-    "sweep_uni": _sweep_op(pairs="0-1,1-0,2-3"),
-    "sweep_bi": _sweep_op(pairs="0-1,2-3", direction="bi"),
-    "sweep_peer_off": _sweep_op(pairs="0-1,2-3", peer="off"),  # direct and staged blocks
-    "sweep_fanout": _sweep_op(pairs="0-1", patterns=("one_to_all", "all_to_one")),
-    "dashboard": op_dashboard,
-    "panel": op_panel,
-    "save": op_save_and_resume,
-}
 
 
 #: How each operation answers a Ctrl-C at each point: "done" (it never makes that call, or
