@@ -26,17 +26,23 @@ DEMO_CHILD = r"""
 import json, resource, sys, time
 w, c = time.perf_counter(), time.process_time()
 import pandas
-from ascend_p2p_lab.cli import runs, main
+from ascend_p2p_lab.cli import main
+try:  # the demo's report step: cli/cmd_demo.py, or cli/runs.py in older trees
+    from ascend_p2p_lab.cli import cmd_demo as where
+    name = "write_report"
+except ImportError:
+    from ascend_p2p_lab.cli import runs as where
+    name = "_write_report"
 base = (time.perf_counter(), time.process_time())
 report = [0.0]
-real = runs._write_report
+real = getattr(where, name)
 def timed(*a, **k):
     t = time.perf_counter()
     try:
         return real(*a, **k)
     finally:
         report[0] += time.perf_counter() - t
-runs._write_report = timed
+setattr(where, name, timed)
 code = main(sys.argv[1:])
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"wall_s": time.perf_counter() - base[0], "report_s": report[0],

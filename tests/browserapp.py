@@ -25,7 +25,7 @@ import psutil  # comes with ipykernel
 import pytest
 
 import ascend_p2p_lab
-from ascend_p2p_lab.cli.dashboard import HOST, free_port
+from ascend_p2p_lab.cli.cmd_dashboard import HOST, free_port
 
 #: Debian's Chromium (`apt-get install chromium`); ASCEND_P2P_LAB_CHROMIUM overrides it.
 CHROMIUM = "/usr/bin/chromium"

@@ -5,16 +5,20 @@ Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for wa
 measured, 1 when a failure cost data points, 2 for bad input (before any device work),
 130 after Ctrl-C. Never a bare traceback.
 
-Inside: :mod:`.parser` (the grammar: every subcommand, added by its command's module),
-:mod:`.options` (the option groups commands share), :mod:`.exitstatus` (the exit statuses
-and their text, the errors that choose them), :mod:`.session` (open, work, close); the
-commands, each module owning its options and its run: :mod:`.info` (presets, probe, topo,
-sim-path), :mod:`.runs` (sweep, report, demo; :mod:`.ipcsummary` prints ``sweep
---processes``), :mod:`.compare` (run vs run, or vs a preset), :mod:`.calibrate` (a twin
-from a run), :mod:`.dashboard` (the web app), :mod:`.fleet` (many servers on Dask),
-:mod:`.imports` (ascend-dmi and hccl_test output in), :mod:`.check` (criteria, check),
-:mod:`.testruns` (patterns, run: tests as data), :mod:`.collectives` (HCCL's collectives
-as copies); :func:`main` maps each error to its one line and exit status.
+Inside: :mod:`.parser` (the grammar: ``COMMANDS``, the table of commands, each added by
+its own module), :mod:`.options` (the option groups commands share), :mod:`.exitstatus`
+(the exit statuses and their text, the errors that choose them), :mod:`.session` (open,
+work, close), :mod:`.runoutput` (what the commands that measure do with their run: paths
+checked, the run kept, saved, printed), :mod:`.ipcsummary` (``sweep --processes``
+printed); then one module per command, ``cmd_<name>.py``, owning its options and its run:
+:mod:`.cmd_presets`, :mod:`.cmd_probe`, :mod:`.cmd_topo`, :mod:`.cmd_sim_path` (the
+server described), :mod:`.cmd_sweep`, :mod:`.cmd_report`, :mod:`.cmd_demo` (measured and
+reported), :mod:`.cmd_compare` (run vs run, or vs a preset), :mod:`.cmd_calibrate` (a twin
+from a run), :mod:`.cmd_dashboard` (the web app), :mod:`.cmd_fleet` (many servers on
+Dask), :mod:`.cmd_import` (ascend-dmi and hccl_test output in), :mod:`.cmd_criteria`,
+:mod:`.cmd_check` (the health check), :mod:`.cmd_patterns`, :mod:`.cmd_run` (tests as
+data), :mod:`.cmd_collectives` (HCCL's collectives as copies); :func:`main` maps each
+error to its one line and exit status.
 
 Example:
     $ ascend-p2p-lab probe --backend sim --preset atlas800t-a3 --format json
@@ -32,11 +36,6 @@ from collections.abc import Sequence
 from ..results import ResultsError
 from ..run.folder import OutputPathError
 from ..runtime import AclError, BackendUnavailable, MissingCall
-from .calibrate import cmd_calibrate
-from .check import cmd_check, cmd_criteria
-from .collectives import cmd_collectives
-from .compare import cmd_compare
-from .dashboard import cmd_dashboard
 from .exitstatus import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -45,42 +44,20 @@ from .exitstatus import (
     InternalError,
     UsageError,
 )
-from .fleet import cmd_fleet
-from .imports import cmd_import
-from .info import cmd_presets, cmd_probe, cmd_sim_path, cmd_topo
-from .parser import build_parser
-from .runs import cmd_demo, cmd_report, cmd_sweep
-from .testruns import cmd_patterns, cmd_run
+from .parser import COMMANDS, build_parser
 
 __all__ = ["COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
 
 
-COMMANDS = {
-    "presets": cmd_presets,
-    "probe": cmd_probe,
-    "topo": cmd_topo,
-    "sweep": cmd_sweep,
-    "report": cmd_report,
-    "demo": cmd_demo,
-    "sim-path": cmd_sim_path,
-    "compare": cmd_compare,
-    "calibrate": cmd_calibrate,
-    "dashboard": cmd_dashboard,
-    "fleet": cmd_fleet,
-    "import": cmd_import,
-    "criteria": cmd_criteria,
-    "check": cmd_check,
-    "run": cmd_run,
-    "patterns": cmd_patterns,
-    "collectives": cmd_collectives,
-}
+#: Each command's module by its name.
+BY_NAME = {command.NAME: command for command in COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (see ``EXIT_STATUS``)."""
     try:
         args = build_parser().parse_args(argv)
-        return COMMANDS[args.command](args)
+        return BY_NAME[args.command].run(args)
     except (UsageError, OutputPathError) as exc:
         print(f"ascend-p2p-lab: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -1,5 +1,5 @@
-"""The command line's grammar: every subcommand in the order ``--help`` lists them, each
-added by the module of its command (which owns its options and its run).
+"""The command line's grammar: the table of commands (one module each, ``cli/cmd_<name>.py``,
+which owns its options and its run), in the order ``--help`` lists them.
 
 Example:
     >>> build_parser().parse_args(["sweep", "--pairs", "0-1"]).pairs
@@ -11,38 +11,48 @@ from __future__ import annotations
 import argparse
 
 from .._version import __version__
-from .calibrate import add_calibrate
-from .check import add_check, add_criteria
-from .collectives import add_collectives
-from .compare import add_compare
-from .dashboard import add_dashboard
+from . import (
+    cmd_calibrate,
+    cmd_check,
+    cmd_collectives,
+    cmd_compare,
+    cmd_criteria,
+    cmd_dashboard,
+    cmd_demo,
+    cmd_fleet,
+    cmd_import,
+    cmd_patterns,
+    cmd_presets,
+    cmd_probe,
+    cmd_report,
+    cmd_run,
+    cmd_sim_path,
+    cmd_sweep,
+    cmd_topo,
+)
 from .exitstatus import EXIT_STATUS
-from .fleet import add_fleet
-from .imports import add_import
-from .info import add_presets, add_probe, add_sim_path, add_topo
 from .options import Parser
-from .runs import add_demo, add_report, add_sweep
-from .testruns import add_patterns, add_run
 
-#: Every subcommand's adder, in the order ``--help`` lists them.
-SUBCOMMANDS = (
-    add_presets,
-    add_probe,
-    add_topo,
-    add_sweep,
-    add_report,
-    add_demo,
-    add_compare,
-    add_sim_path,
-    add_calibrate,
-    add_dashboard,
-    add_fleet,
-    add_import,
-    add_criteria,
-    add_check,
-    add_patterns,
-    add_run,
-    add_collectives,
+#: Every command's module, in the order ``--help`` lists them: each names its command
+#: (``NAME``), adds its subcommand and options (``add``) and runs it (``run``).
+COMMANDS = (
+    cmd_presets,
+    cmd_probe,
+    cmd_topo,
+    cmd_sweep,
+    cmd_report,
+    cmd_demo,
+    cmd_compare,
+    cmd_sim_path,
+    cmd_calibrate,
+    cmd_dashboard,
+    cmd_fleet,
+    cmd_import,
+    cmd_criteria,
+    cmd_check,
+    cmd_patterns,
+    cmd_run,
+    cmd_collectives,
 )
 
 
@@ -56,6 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for add in SUBCOMMANDS:
-        add(sub)
+    for command in COMMANDS:
+        command.add(sub)
     return parser

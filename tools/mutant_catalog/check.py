@@ -7,7 +7,8 @@ from tools.mutant_catalog.base import M, Mutant
 #: the tests that should catch them
 TESTS = (
     "tests/check/test_check.py",
-    "tests/cli/test_check.py",
+    "tests/cli/test_cmd_check.py",
+    "tests/cli/test_cmd_criteria.py",
     "tests/check/test_derive.py",
     "tests/check/test_writer.py",
 )

@@ -13,7 +13,8 @@ MUTANTS: list[Mutant] = [
         ("the check never measures pushes, so push criteria are never judged"),
         (
             "tests/check/test_check.py",
-            "tests/cli/test_check.py",
+            "tests/cli/test_cmd_check.py",
+            "tests/cli/test_cmd_criteria.py",
             "tests/check/test_derive.py",
             "tests/check/test_writer.py",
         ),

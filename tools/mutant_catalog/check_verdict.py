@@ -11,7 +11,8 @@ TESTS = (
     "tests/check/test_criteria.py",
     "tests/check/test_derive.py",
     "tests/check/test_check.py",
-    "tests/cli/test_check.py",
+    "tests/cli/test_cmd_check.py",
+    "tests/cli/test_cmd_criteria.py",
     "tests/check/test_writer.py",
 )
 

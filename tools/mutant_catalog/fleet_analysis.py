@@ -23,6 +23,6 @@ MUTANTS: list[Mutant] = [
         ),
         '        "exit_status": (EXIT_INTERRUPTED if False else EXIT_FINDING if finding else EXIT_HEALTHY),',
         "an interrupted fleet's verdict says exit 1 or 0",
-        ("tests/cli/test_fleet.py::test_an_interrupted_fleet_says_130_in_its_text_and_json",),
+        ("tests/cli/test_cmd_fleet.py::test_an_interrupted_fleet_says_130_in_its_text_and_json",),
     ),
 ]

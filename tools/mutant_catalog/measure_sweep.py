@@ -11,7 +11,9 @@ MUTANTS: list[Mutant] = [
         ('meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in blocks)'),
         'meta["points_not_reached"] = 0',
         "points a stopped run never reached go uncounted",
-        ("tests/cli/test_cli.py::test_a_run_that_stops_early_counts_the_points_it_never_reached",),
+        (
+            "tests/cli/test_runoutput.py::test_a_run_that_stops_early_counts_the_points_it_never_reached",
+        ),
     ),
     M(
         "measure.sweep.checkpoint_whole_unchecked",
@@ -23,7 +25,7 @@ MUTANTS: list[Mutant] = [
             "finished: saving it removes what the rerun needs"
         ),
         (
-            "tests/cli/test_cli.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
+            "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
             "tests/measure/test_sweep.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped",
         ),
     ),

@@ -12,7 +12,7 @@ MUTANTS: list[Mutant] = [
         "        if False:",
         ("resuming into the run the checkpoint continues needs --overwrite"),
         (
-            "tests/cli/test_cli.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
+            "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
         ),
     ),
     M(
@@ -22,7 +22,7 @@ MUTANTS: list[Mutant] = [
         "        pass",
         "the checkpoint stays behind after the whole run is saved",
         (
-            "tests/cli/test_cli.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
+            "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
             "tests/measure/test_sweep.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped",
         ),
     ),
@@ -37,9 +37,10 @@ MUTANTS: list[Mutant] = [
             "tests/measure/test_sweep.py",
             "tests/run/test_meta.py",
             "tests/run/test_value.py",
-            "tests/cli/test_check.py",
+            "tests/cli/test_cmd_check.py",
+            "tests/cli/test_cmd_criteria.py",
             "tests/test_terminal.py",
-            "tests/cli/test_cli.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
+            "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
         ),
     ),
     M(
@@ -48,6 +49,8 @@ MUTANTS: list[Mutant] = [
         ("    if replace:\n        clear_stale(folder)"),
         ("    if False:\n        clear_stale(folder)"),
         "a new run saved over an old one keeps the old run's report",
-        ("tests/cli/test_cli.py::test_sweep_refuses_a_folder_holding_a_run_unless_overwrite",),
+        (
+            "tests/cli/test_runoutput.py::test_sweep_refuses_a_folder_holding_a_run_unless_overwrite",
+        ),
     ),
 ]

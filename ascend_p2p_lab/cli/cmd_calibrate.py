@@ -1,0 +1,95 @@
+"""The ``calibrate`` command: a digital twin (a preset TOML) fitted from a run folder.
+
+``calibrate RUN_DIR --out my-server.toml [--topology npu-smi.txt | --preset NAME]``
+fits the link classes, their latency and bandwidth, the host copy rates and, where
+fan-outs were measured, the shared port limit from the run, and writes a preset whose
+every number says it was fitted from that run (or that the run did not measure it).
+``--topology my-server.toml`` then simulates that server. Exit status: 0 written, 2 bad
+input (a missing or unreadable run folder, a run with nothing to fit, host copies alone
+without --preset/--topology, a link matrix neither the run nor --preset/--topology gives
+completely, --out existing without --overwrite).
+
+Example:
+    $ ascend-p2p-lab calibrate run1 --out my-server.toml
+    $ ascend-p2p-lab sweep --backend sim --topology my-server.toml --pairs 0-1
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..calibrate import calibrate, to_toml
+from ..run.folder import check_out_file, load
+from ..terminal import EXIT_OK
+from ..topology import load_preset, topology_from_toml_text
+from .exitstatus import UsageError, past_input_checks
+from .options import subcommand
+from .session import load_topology
+
+#: The command this module adds and runs.
+NAME = "calibrate"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fit a preset from RUN_DIR, check that it loads, write it to --out."""
+    out: Path = args.out
+    if out.exists() and not args.overwrite:
+        raise UsageError(f"--out {out}: exists; pass --overwrite to replace it")
+    if out.suffix != ".toml":
+        raise UsageError(
+            f"--out {out}: give a .toml file name (--topology reads TOML by its suffix)"
+        )
+    check_out_file(out, "--out")
+    run = load(args.run_dir)
+    topology = load_preset(args.preset) if args.preset is not None else load_topology(args.topology)
+    cal = calibrate(run, topology=topology, name=args.name or out.stem)
+    with past_input_checks():
+        text = to_toml(cal)
+        topology_from_toml_text(text, source=str(out))  # what we write must load
+        out.write_text(text)
+    fitted = [
+        f for figs in (cal.server, cal.host_figures, *cal.classes.values()) for f in figs.values()
+    ]
+    n_fit = sum(f.fitted for f in fitted)
+    print(
+        f"wrote {out}: {n_fit} figures fitted from {cal.origin}, "
+        f"{len(fitted) - n_fit} not measured there (each says so in its comment)"
+    )
+    for cls, figs in cal.classes.items():
+        bw, lat = figs["bandwidth_GBps"], figs["latency_us"]
+        print(
+            f"  {cls:8s} {bw.value:9.2f} GB/s{'' if bw.fitted else ' (not fitted)'}  "
+            f"{lat.value:7.2f} us{'' if lat.fitted else ' (not fitted)'}"
+        )
+    if cal.outliers:
+        print(
+            f"{len(cal.outliers)} ordered pair(s) far from their class's median (named "
+            f"in {out} too):"
+        )
+        for o in cal.outliers:
+            print(f"  {o.text()}")
+    print(f"simulate it: ascend-p2p-lab sweep --backend sim --topology {out}")
+    return EXIT_OK
+
+
+def add(sub: Any) -> None:
+    """``calibrate``: a twin (a preset TOML) from a run folder."""
+    p = subcommand(sub, NAME, "fit a digital twin (a preset TOML) from a run folder")
+    p.add_argument("run_dir", type=Path, help="a run folder, as `sweep --out` writes it")
+    p.add_argument("--out", type=Path, required=True, help="the preset file to write (.toml)")
+    server = p.add_mutually_exclusive_group()
+    server.add_argument(
+        "--topology",
+        type=Path,
+        default=None,
+        help="npu-smi info -t topo text or a preset TOML: link classes of "
+        "pairs the run did not measure or name, and figures it did not "
+        "measure (default: none)",
+    )
+    server.add_argument(
+        "--preset", default=None, help="the same from a packaged preset (default: none)"
+    )
+    p.add_argument("--name", default=None, help="the preset's name (default: --out's stem)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")

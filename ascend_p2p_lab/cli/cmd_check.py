@@ -1,0 +1,259 @@
+"""The ``check`` command: an interconnect health check against written criteria,
+PASS/FAIL per item, for people and for CI.
+
+``check [--criteria FILE] [--preset NAME | --topology FILE] ...`` measures only what the
+criteria need and judges every item; ``check --run DIR`` judges a run folder (own or
+imported) instead, measuring nothing. Exit status: 0 every item passed, 1 an item failed
+or a sample was lost, 2 bad input (before device work), 130 Ctrl-C.
+
+Example:
+    $ ascend-p2p-lab check --criteria a2.toml --backend sim --topology my-a2.toml --junit-xml j.xml
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..check import (
+    criteria_from_preset,
+    junit_xml,
+    load_criteria,
+    run_check,
+    table_text,
+    to_json,
+)
+from ..check.criteria import DEFAULT_SAMPLES
+from ..check.imported import check_run, judged_size
+from ..check.plan import CHECK_WARMUP
+from ..measure.spec import parse_devices
+from ..run.folder import check_out_dir, check_out_file, load, save
+from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from ..topology import list_presets, load_preset
+from ..vocab import DEFAULT_PRESET, US_PER_MS
+from .cmd_criteria import checked_fraction
+from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
+from .options import add_backend, add_progress, add_samples, subcommand
+from .session import load_topology, run_session
+
+#: The command this module adds and runs.
+NAME = "check"
+
+
+CHECK_HELP = (
+    "check the interconnect against written criteria: PASS/FAIL per item "
+    "(peer access, link class, bandwidth, latency, host copies, aggregates, "
+    "verification)"
+)
+
+
+CHECK_EPILOG = f"""\
+exit status:
+  {EXIT_OK}    every item passed (skipped items say why)
+  {EXIT_FAILED}    an item failed, or a sample was lost (a runtime failure, a lost device)
+  {EXIT_USAGE}    bad input, found before any device work: arguments, a bad criteria file
+       (FILE:LINE: why), criteria for another device count, output paths; with --run,
+       a folder that is no run, or criteria at a size the run has no pair rows at
+  {EXIT_INTERRUPTED}  interrupted with Ctrl-C (the items judged so far are printed)
+"""
+
+
+def add(sub: Any) -> None:
+    """``check``: its options."""
+    p = subcommand(sub, NAME, CHECK_HELP)
+    p.epilog = CHECK_EPILOG
+    add_backend(p)
+    p.add_argument(
+        "--criteria",
+        type=Path,
+        default=None,
+        help="a criteria file (default: the server's preset's model x --fraction)",
+    )
+    p.add_argument(
+        "--run",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="judge this run folder (own or imported) instead of measuring; "
+        "without --criteria, the preset's model at the run's pair size",
+    )
+    p.add_argument(
+        "--fraction",
+        type=float,
+        default=0.9,
+        help="without --criteria: the preset's model x this (default 0.9)",
+    )
+    p.add_argument(
+        "--devices",
+        default=None,
+        help="all or the devices to check, e.g. 0-3 or 0,2,5 (default: all; with "
+        "--run, the devices the run's rows name)",
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default): one line per item and the verdict; json: every item",
+    )
+    p.add_argument(
+        "--failing",
+        action="store_true",
+        help="table: print only failing and skipped items (default: every item)",
+    )
+    p.add_argument(
+        "--junit-xml",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write JUnit XML: one test case per item (default: none)",
+    )
+    add_samples(
+        p,
+        "copy",
+        samples=None,
+        warmup=CHECK_WARMUP,
+        samples_default=f"the criteria's samples, {DEFAULT_SAMPLES} in derived ones",
+    )
+    add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write items.csv, check.json and peer.csv beside a run folder of the "
+        "rows judged (run.json, samples.parquet, samples.csv: report, compare "
+        "and check --run read it) (default: none)",
+    )
+    p.add_argument("--overwrite", action="store_true", help="replace an earlier check in --out")
+
+
+def _outputs(args: argparse.Namespace) -> None:
+    """Every output path, checked before any device work (--out: a folder that can take
+    the check's files and its run folder)."""
+    if args.junit_xml is not None:
+        check_out_file(args.junit_xml, "--junit-xml")
+    if args.out is not None:
+        if args.out.exists() and not args.out.is_dir():
+            raise UsageError(f"--out {args.out}: exists and is not a folder")
+        if (args.out / "check.json").exists() and not args.overwrite:
+            raise UsageError(f"--out {args.out}: holds a check; pass --overwrite to replace it")
+        check_out_dir(args.out, overwrite=args.overwrite)
+        check_out_file(args.out / "check.json", "--out")
+
+
+def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
+    """The criteria file, or the server's preset's model x --fraction (before device work)."""
+    fraction = checked_fraction(args.fraction)
+    if args.criteria is not None:
+        return load_criteria(args.criteria)
+    if args.run is not None:  # the model at the size the run measured its copies at
+        size = judged_size(run.samples)
+        topo = (
+            load_topology(args.topology)
+            if args.topology is not None
+            else load_preset(args.preset)
+            if args.preset is not None
+            else _own_server(run, args.run)
+        )
+        return criteria_from_preset(
+            topo.name, fraction=fraction, topology=topo, **({} if size is None else {"size": size})
+        )
+    if args.backend == "acl" and args.preset is None:
+        raise UsageError(
+            "--backend acl: give --criteria FILE (or --preset NAME for its model's numbers)"
+        )
+    if args.topology is not None:
+        topo = load_topology(args.topology)
+        return criteria_from_preset(topo.name, fraction=fraction, topology=topo)
+    return criteria_from_preset(load_preset(args.preset or DEFAULT_PRESET).name, fraction=fraction)
+
+
+def _own_server(run: Any, folder: Path) -> Any:
+    """The preset a run names (``preset``, else a ``topology`` that is a preset's name),
+    else the default preset when the run's device count fits it: the server a ``check
+    --run`` without --preset/--topology judges the run on."""
+    meta = run.meta
+    named = next((p for p in (meta.preset, meta.topology) if p in list_presets()), None)
+    if named is not None:
+        return load_preset(named)
+    default = load_preset(DEFAULT_PRESET)
+    if meta.device_count not in (None, default.device_count):
+        raise UsageError(
+            f"--run {folder}: the run names no preset and has "
+            f"{meta.device_count} devices ({DEFAULT_PRESET} has "
+            f"{default.device_count}); give --preset or --topology"
+        )
+    return default
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check a server against criteria; print, write and exit as CHECK_EPILOG says."""
+    _outputs(args)
+    if args.run is not None:
+        if args.samples is not None or args.warmup != CHECK_WARMUP or args.min_sample_ms != 1.0:
+            raise UsageError(
+                "--samples, --warmup and --min-sample-ms time a measurement; "
+                "check --run measures nothing"
+            )
+        return _check_run(args)
+    criteria = _criteria(args)
+
+    def work(rt: Any) -> int:  # run_check refuses criteria for another device count (2)
+        devices = parse_devices(args.devices or "all", rt.device_count)
+        result = run_check(
+            rt,
+            criteria,
+            devices,
+            progress=not args.no_progress,
+            samples=args.samples,
+            warmup=args.warmup,
+            min_sample_us=args.min_sample_ms * US_PER_MS,
+        )
+        with past_input_checks():
+            return _emit(result, args, criteria)
+
+    return run_session(args, work)
+
+
+def _check_run(args: argparse.Namespace) -> int:
+    """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
+    run = load(args.run)
+    criteria = _criteria(args, run)
+    devices = None if args.devices is None else parse_devices(args.devices, criteria.device_count)
+    result = check_run(run, criteria, devices)
+    with past_input_checks():
+        return _emit(result, args, criteria)
+
+
+def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
+    items, lost = result.items, result.points_lost
+    extra = {
+        "criteria": criteria.meta.get("path") or criteria.name,
+        "interrupted": result.measured.interrupted,
+        "failed": result.measured.failed,
+    }
+    if args.format == "json":
+        print(json.dumps(to_json(items, lost, **extra), indent=2))
+    else:
+        print(table_text(items, lost, only_failing=args.failing, failed=result.measured.failed))
+    if args.junit_xml is not None:
+        args.junit_xml.write_text(junit_xml(items))
+    if args.out is not None:
+        _save(result, args.out, to_json(items, lost, **extra))
+    if result.measured.interrupted:
+        print(
+            "ascend-p2p-lab: interrupted; the items above are those judged so far", file=sys.stderr
+        )
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if result.status == "FAIL" else EXIT_OK
+
+
+def _save(result: Any, out: Path, summary: dict[str, Any]) -> None:
+    """The check's files beside the run folder of what it judged (``run/folder.py``)."""
+    save(result.measured.run, out, replace=True)
+    (out / "check.json").write_text(json.dumps(summary, indent=2))
+    result.items.to_csv(out / "items.csv", index=False)
+    result.measured.peer.to_csv(out / "peer.csv", index=False)

@@ -1,0 +1,332 @@
+"""The ``collectives`` command: HCCL's collectives as phases of copies on the server (the
+simulator or hardware), timed on the one executor, printed as hccl_test prints them with
+the prediction from links beside them.
+
+``collectives [--backend B] [--preset P | --topology FILE] [--ops OP,...] [--devices D]
+[--sizes S] [--algorithm A] [--samples N] [--links RUN] [--format table|json] [--out DIR]``:
+``--ops`` defaults to all five; an unknown op, size, algorithm or output folder is exit 2
+with one line, before any device work; the exit status is the run's (0, 1 when a
+failure or a verification cost data, 130 on Ctrl-C).
+
+Example:
+    $ ascend-p2p-lab collectives --preset atlas800t-a2 --ops all_gather --sizes 256MiB
+    $ ascend-p2p-lab collectives --preset atlas800t-a3 --format json --out coll-a3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..collectives.algorithms import ALGORITHMS
+from ..collectives.busbw import OPERATIONS
+from ..collectives.rates import LinkModel
+from ..collectives.table import op_rows, summary, table_text
+from ..collectives.versuslinks import compare_collectives, compare_text, links_model, predicted_on
+from ..forking import idle_workers
+from ..measure.spec import COLLECTIVE_PATTERN, check_operations
+from ..run.folder import check_out_dir, load
+from ..terminal import run_status
+from ..topology import list_presets, load_preset
+from ..units import parse_sizes
+from ..vocab import US_PER_MS
+from .exitstatus import UsageError, past_input_checks
+from .options import add_progress, add_samples, subcommand
+from .runoutput import keep, sweep_kept
+from .session import load_topology, run_session
+
+#: The command this module adds and runs.
+NAME = "collectives"
+
+HELP = (
+    "run HCCL's collectives as phases of copies (mesh, ring, double ring, as HCCL "
+    "chooses them): time, algbw and busbw per op and size, the prediction from links "
+    "and the link that holds each back"
+)
+DEFAULT_SIZES = "8KiB,256KiB,8MiB,256MiB"
+#: Processes a simulated run's ops and sizes are spread over, at most (one per idle core).
+WORKERS = 4
+
+
+def add(sub: Any) -> None:
+    """``collectives``: its options."""
+    p = subcommand(sub, NAME, HELP)
+    p.add_argument(
+        "--backend",
+        choices=["auto", "acl", "sim"],
+        default=None,
+        help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim",
+    )
+    server = p.add_mutually_exclusive_group()
+    server.add_argument(
+        "--preset", default=None, help="simulated server (default atlas800t-a2); see `presets`"
+    )
+    server.add_argument(
+        "--topology",
+        type=Path,
+        default=None,
+        help="a topology file to simulate (TOML of the preset schema, with "
+        "its [[fault]] tables, or npu-smi info -t topo text)",
+    )
+    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
+    p.add_argument(
+        "--ops",
+        default=",".join(OPERATIONS),
+        help=f"comma list of {', '.join(OPERATIONS)} (default: all five)",
+    )
+    p.add_argument("--devices", default="all", help="the ranks' devices (default all)")
+    p.add_argument(
+        "--sizes",
+        default=DEFAULT_SIZES,
+        help=f"hccl_test's data_size of each op: LO:HI or a comma list (default {DEFAULT_SIZES})",
+    )
+    p.add_argument(
+        "--algorithm",
+        choices=list(ALGORITHMS),
+        default=None,
+        help="force one algorithm (default: the one HCCL would run, per size)",
+    )
+    add_samples(
+        p,
+        "op and size",
+        samples=3,
+        warmup=1,
+        warmup_help="untimed runs before the samples (default 1; at least one run "
+        "sizes the gate that holds the ranks until every copy is enqueued)",
+        iters_help="runs of an op per sample, at most, back to back (hccl_test's -n; default 1)",
+        min_sample_help="with --iters above 1: repeat the op until a sample lasts this long",
+    )
+    p.add_argument(
+        "--links",
+        type=Path,
+        default=None,
+        metavar="RUN",
+        help="predict from this P2P run's measured links (its pair pattern and "
+        "latency) instead of the server's preset",
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default): hccl_test's columns with the prediction; json",
+    )
+    p.add_argument("--out", type=Path, default=None, help="run folder to write (default: none)")
+    p.add_argument("--overwrite", action="store_true", help="replace the run in --out")
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip checking what each rank ends with (default: verified)",
+    )
+    add_progress(p)
+
+
+def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]:
+    """The ops, sizes and the links run, checked before any device work."""
+    ops = check_operations(args.ops, args.algorithm, (COLLECTIVE_PATTERN,))
+    assert ops is not None
+    try:
+        sizes = parse_sizes(args.sizes)
+    except ValueError as exc:
+        raise UsageError(f"--sizes: {exc}") from None
+    if args.out is not None:
+        check_out_dir(args.out, overwrite=args.overwrite)
+    links = load(args.links) if args.links is not None else None
+    return ops, sizes, links
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the collectives; print them; save the run; exit with the run's status."""
+    ops, sizes, links = _checked(args)
+
+    def work(rt: Any) -> int:
+        run = sweep_kept(
+            rt,
+            operations=ops,
+            sizes=sizes,
+            devices=args.devices,
+            algorithm=args.algorithm,
+            samples=args.samples,
+            warmup=args.warmup,
+            max_copies=args.iters,
+            min_sample_us=args.min_sample_ms * US_PER_MS,
+            verify=not args.no_verify,
+            progress=not args.no_progress,
+            workers=idle_workers(WORKERS) if rt.forkable else 1,
+        )
+        with past_input_checks():
+            source = "preset" if rt.topology is None else f"links of {rt.topology.name}"
+            if links is not None:
+                run, source = _predicted_from(run, links, rt.topology), f"run {args.links}"
+            run = run.replace(command="collectives")
+            keep(run, args.out)
+            status = run_status(run)
+            _emit(run, args.format, status, args.out, source)
+            return status
+
+    return run_session(args, work)
+
+
+def _predicted_from(run: Any, links: Any, topology: Any) -> Any:
+    """The run with its predictions from a P2P run's measured links."""
+    return run.replace(
+        samples=predicted_on(run.samples, topology, links_model(links.samples, topology))
+    )
+
+
+def json_rows(run: Any) -> list[dict[str, Any]]:
+    """The documented JSON rows: one per op and size (medians over samples)."""
+    out = []
+    for r in summary(run.samples).to_dict("records"):
+        neck = (
+            None
+            if r["bottleneck_src"] is None or r["bottleneck_src"] != r["bottleneck_src"]
+            else [int(r["bottleneck_src"]), int(r["bottleneck_dst"])]
+        )
+        out.append(
+            {
+                "operation": r["operation"],
+                "ranks": int(r["ranks"]),
+                "algorithm": r["algorithm"] or None,
+                "size_bytes": int(r["size_bytes"]),
+                "time_us": r["time_us"],
+                "algbw_GBps": r["algbw_GBps"],
+                "busbw_GBps": r["busbw_GBps"],
+                "predicted_busbw_GBps": r["predicted_busbw_GBps"],
+                "bottleneck": neck,
+                "bottleneck_budget": r["bottleneck_budget"] or None,
+                "devices": r["devices"] or None,
+                "check_result": r["check_result"],
+                "samples": int(r["samples"]),
+            }
+        )
+    return out
+
+
+def _emit(run: Any, fmt: str, status: int, out: Path | None, source: str) -> None:
+    if fmt == "json":
+        data = {
+            "collectives": json_rows(run),
+            "exit_status": status,
+            "predicted_from": source,
+            "saved_to": None if out is None else str(out),
+        }
+        print(json.dumps(_plain(data), indent=1), flush=True)
+        return
+    meta = run.meta
+    print(
+        f"run {meta.run_id} on {meta.device_count} x {meta.soc_name} "
+        f"({'simulated ' + str(meta.preset) if meta.backend == 'sim' else meta.backend}); "
+        f"predicted from {source}"
+    )
+    print(table_text(summary(run.samples)))
+    lost = run.samples["error"].dropna()
+    if len(lost):
+        print(f"\nFAILED: {lost.iloc[0]} ({len(lost)} rows)")
+    print(f"\nsaved to {out}" if out is not None else "\nnot saved (use --out DIR to keep the run)")
+    sys.stdout.flush()
+
+
+def _plain(value: Any) -> Any:
+    """JSON's values: NaN as null (JSON has no NaN), numbers as numbers."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+# ---------------------------------------------------------------- compare
+def has_collectives(run: Any) -> bool:
+    """Whether a run holds collective ops (the toolkit's, or an hccl_test import): then
+    ``compare`` sets them against their links."""
+    return bool(len(op_rows(run.samples)))
+
+
+def _links_of(args: argparse.Namespace, base_dir: Path | None) -> tuple[Any, Any, str]:
+    """The server's topology, the link model to predict on, and where it comes from: a
+    preset (--against-preset), or a P2P run of the server (BASELINE)."""
+    if base_dir is None:
+        topo = load_preset(args.against_preset)
+        return topo, LinkModel.from_topology(topo), f"preset {args.against_preset}"
+
+    baseline = load(base_dir)
+    name = baseline.meta.preset or baseline.meta.topology
+    if getattr(args, "topology", None) is not None:
+        topo = load_topology(args.topology)
+    elif name in list_presets():
+        topo = load_preset(str(name))
+    else:
+        raise UsageError(
+            f"{base_dir}: names no preset for the server's topology ({name}); "
+            "give its --topology FILE, or compare with --against-preset NAME"
+        )
+    try:
+        model = links_model(baseline.samples, topo)
+    except ValueError as exc:
+        raise UsageError(f"{base_dir}: {exc}") from None
+    return topo, model, f"links measured in {base_dir}"
+
+
+def compare_collectives_cmd(
+    args: argparse.Namespace, run: Any, base_dir: Path | None, threshold: float
+) -> int:
+    """``compare`` of a run with collectives: per op and size, busbw against the
+    prediction and the link bound; exit 1 when a point is below threshold x the
+    prediction."""
+    topo, model, source = _links_of(args, base_dir)
+    try:
+        table = compare_collectives(run.samples, topo, model)
+    except ValueError as exc:
+        raise UsageError(f"{exc}") from None
+    with past_input_checks():
+        below = table["ratio"] < threshold
+        status = 1 if below.any() else 0
+        if args.format == "json":
+            rows = json.loads(table.to_json(orient="records"))
+            print(
+                json.dumps(
+                    {
+                        "collectives": rows,
+                        "predicted_from": source,
+                        "threshold": threshold,
+                        "below": int(below.sum()),
+                        "exit_status": status,
+                    },
+                    indent=1,
+                )
+            )
+        else:
+            print(f"{run.meta.run_id} ({run.meta.backend}) against the {source}")
+            print(compare_text(table, threshold))
+            print(
+                f"\n{'BELOW' if status else 'OK'}: {int(below.sum())} of {len(table)} "
+                f"points below {threshold:g} x the prediction"
+            )
+        if args.out is not None:
+            _compare_figure(
+                run.replace(samples=predicted_on(run.samples, topo, model)),
+                args.out,
+                quiet=args.format == "json",
+            )
+        sys.stdout.flush()
+        return status
+
+
+def _compare_figure(run: Any, out: Path, *, quiet: bool) -> None:
+    """collectives_vs_links.png into out (the run with the prediction it was set against)."""
+    stream = sys.stderr if quiet else sys.stdout
+    try:
+        from ..plots import collective_links  # the plot extra: optional
+        from ..plots.style import save_png
+    except ImportError as exc:
+        print(f"\nno figure: {exc} (pip install 'ascend-p2p-lab[plot]')", file=stream)
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "collectives_vs_links.png"
+    save_png(collective_links(run), path)
+    print(f"\nwrote {path}", file=stream)

@@ -1,0 +1,122 @@
+"""The ``demo`` command: probe, enable peer links, sweep and report, on the simulator
+by default or on a server with ``--backend acl``.
+
+Example:
+    $ ascend-p2p-lab demo --preset atlas800t-a3 --out demo-a3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from ..forking import idle_workers
+from ..measure import enable_all, parse_sizes, probe
+from ..run.folder import (
+    check_out_dir,
+)
+from ..schema import LOCAL_PATTERN, PAIR_PATTERN
+from ..terminal import EXIT_INTERRUPTED, print_summary, run_status
+from ..vocab import DEFAULT_PRESET, US_PER_MS
+from .cmd_report import write_report
+from .exitstatus import past_input_checks
+from .options import add_progress, add_samples, subcommand
+from .runoutput import keep, sweep_kept
+from .session import run_session
+
+#: The command this module adds and runs.
+NAME = "demo"
+
+
+DEMO_OUT = "ascend-p2p-demo"
+
+
+#: Processes the demo simulates its blocks in, at most (one per idle core; sweep(workers=)).
+DEMO_WORKERS = 4
+
+
+def run(args: argparse.Namespace) -> int:
+    out: Path = args.out
+    check_out_dir(out, overwrite=args.overwrite, replaces="demo")
+    parse_sizes(args.sizes)  # bad sizes: exit 2 before any device work
+    options = {
+        "sizes": args.sizes,
+        "direction": "both",
+        "peer": "both",
+        "patterns": (PAIR_PATTERN, LOCAL_PATTERN),
+        "samples": args.samples,
+        "warmup": args.warmup,
+        "min_sample_us": args.min_sample_ms * US_PER_MS,
+    }
+    state: dict[str, Any] = {}
+
+    def work(rt: Any) -> int:
+        with past_input_checks():
+            return _demo_steps(rt)
+
+    def _demo_steps(rt: Any) -> int:
+        where = f"simulated {rt.preset}" if rt.simulated else "pyACL"
+        print(f"1. probe: {rt.device_count} x {rt.soc_name} ({where})")
+        table = probe(rt)
+        print(
+            f"   {int(table['can_access_peer'].sum())} of {len(table)} ordered pairs can "
+            "access each other"
+        )
+        refused = enable_all(rt)
+        print(f"2. peer links: enabled {len(rt.peer_refs())} directions, {len(refused)} refused")
+        workers = idle_workers(DEMO_WORKERS) if rt.forkable else 1
+        print(
+            "3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged"
+            + (f" (simulated in {workers} processes, one per idle core)" if workers > 1 else "")
+        )
+        run = sweep_kept(rt, **options, progress=not args.no_progress, workers=workers)
+        run = run.replace(command="demo")  # a later demo may replace it
+        keep(run, out)
+        table.to_csv(out / "probe.csv", index=False)
+        state.update(run=run, table=table)
+        print_summary(run, out, matrices=True)
+        return run_status(run)
+
+    status = run_session(
+        args,
+        work,
+        backend=args.backend or os.environ.get("ASCEND_P2P_LAB_BACKEND") or "sim",
+        preset=args.preset or DEFAULT_PRESET,
+    )
+    if "run" in state and status != EXIT_INTERRUPTED:
+        print("\n4. report")
+        with past_input_checks():
+            write_report(state["run"], out, table=state["table"])
+    return status
+
+
+def add(sub: Any) -> None:
+    """``demo``: its options."""
+    p = subcommand(
+        sub,
+        NAME,
+        "probe, enable peer links, sweep and report: on the simulator, or "
+        "on a server with --backend acl",
+    )
+    p.add_argument(
+        "--backend",
+        choices=["auto", "acl", "sim"],
+        default=None,
+        help="sim (default; also ASCEND_P2P_LAB_BACKEND), acl or auto",
+    )
+    p.add_argument("--preset", default=None, help="simulated server (default atlas800t-a2)")
+    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path(DEMO_OUT),
+        help=f"folder to write to (default {DEMO_OUT}; an earlier demo there is replaced)",
+    )
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace a run of another command in --out"
+    )
+    p.add_argument("--sizes", default="4KiB:1GiB", help="copy sizes (default 4KiB:1GiB)")
+    add_samples(p, "copy", samples=3)
+    add_progress(p)

@@ -1,0 +1,348 @@
+"""The ``fleet`` command: the same probe and sweep on many servers at once, on Dask.
+
+``fleet --scheduler ADDRESS [--hosts H ...]`` surveys the servers of a running Dask
+cluster (one worker per server); ``fleet --local N`` starts a simulated fleet of N
+worker processes, ``sim-0`` to ``sim-(N-1)``, with ``--degrade HOST:SRC-DST:FRACTION``
+faults. The exit status is the fleet's health: 0 healthy, 1 a link below the threshold,
+a failed host or a host that lost points, 2 bad input (also: Dask distributed not
+installed), 130 interrupted (the hosts back by then are kept).
+
+Example:
+    $ ascend-p2p-lab fleet --local 4 --degrade sim-2:2-5:0.5 --format json
+    $ ascend-p2p-lab fleet --scheduler tls://login01:8786 --hosts atlas01 atlas02
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..check import load_criteria
+from ..check.fleetitems import failing_by_host, fleet_items, fleet_options
+from ..comparison import check_threshold
+from ..fleet import SimulatedFleet, analyse, survey
+from ..fleet.simulated import fleet_targets, parse_degrade
+from ..fleet.survey import check_fleet_out
+from ..topology.presets import list_presets
+from ..units import format_size, parse_sizes
+from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES
+from .exitstatus import UsageError, past_input_checks
+from .options import subcommand
+
+#: The command this module adds and runs.
+NAME = "fleet"
+
+FLEET_HELP = "probe and sweep many servers at once on Dask (or a simulated fleet)"
+FLEET_EXIT = """\
+exit status:
+  0    the fleet is healthy: every host answered, no link below the threshold
+  1    a link is below the threshold of its class's median (or lost), a host failed, or a
+       host lost points to errors (listed; --format json: outliers, failed_hosts)
+  2    bad input (e.g. --degrade naming a host outside --local N), or Dask distributed
+       not installed (pip install 'ascend-p2p-lab[fleet]')
+  130  interrupted with Ctrl-C (the hosts back by then are kept and saved)
+"""
+NO_DASK = "the fleet command needs Dask distributed: pip install 'ascend-p2p-lab[fleet]'"
+
+
+def add(sub: Any) -> None:
+    """``fleet``: its options."""
+    p = subcommand(sub, NAME, FLEET_HELP)
+    p.epilog = FLEET_EXIT
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="a running Dask scheduler, one worker per server: tls://host:8786 "
+        "(TLS from Dask's configuration; tcp:// only on loopback or a "
+        "trusted network)",
+    )
+    where.add_argument(
+        "--local",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a simulated fleet of N worker processes, sim-0 to sim-(N-1)",
+    )
+    p.add_argument(
+        "--hosts",
+        nargs="+",
+        default=None,
+        metavar="HOST",
+        help="with --scheduler: the servers to survey (default: every worker)",
+    )
+    p.add_argument(
+        "--preset",
+        default=DEFAULT_PRESET,
+        help=f"with --local: the simulated server (default {DEFAULT_PRESET})",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="with --local: sim-i runs with seed SEED + i (default 0)",
+    )
+    p.add_argument(
+        "--degrade",
+        action="append",
+        default=[],
+        metavar="HOST:SRC-DST:FRACTION",
+        help="with --local: the directed link SRC -> DST of HOST runs at FRACTION "
+        "of its bandwidth (repeatable)",
+    )
+    p.add_argument(
+        "--sizes",
+        default=DEFAULT_SIZES,
+        help=f"copy sizes (default {DEFAULT_SIZES}); links are compared at the largest",
+    )
+    p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.9,
+        metavar="FRACTION",
+        help="a link is an outlier below this fraction of its class's fleet "
+        "median; 0 < FRACTION <= 1 (default 0.9)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="hosts not back after this long are failed hosts (default: none)",
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default): hosts, outliers, failed hosts; json",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a run folder per host plus fleet.json, fleet_links.csv, "
+        "fleet_hosts.csv and fleet_heatmaps.png (default: none)",
+    )
+    p.add_argument("--overwrite", action="store_true", help="replace a fleet in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--criteria",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also check every host against a criteria file (see `check`): its "
+        "failing items per host, beside the outliers (default: none)",
+    )
+
+
+def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
+    """Every input checked before a cluster starts: (sweep options, targets or hosts)."""
+    if importlib.util.find_spec("distributed") is None:
+        raise UsageError(NO_DASK)
+    try:
+        args.threshold = check_threshold(args.threshold)
+        parse_sizes(args.sizes)
+    except ValueError as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+    if not 1 <= args.samples <= 1000:
+        raise UsageError(f"--samples must be from 1 to 1000; got {args.samples}")
+    if args.out is not None:
+        check_fleet_out(args.out, overwrite=args.overwrite)
+    options = {"sizes": args.sizes, "samples": args.samples}
+    if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
+        args.criteria_data = load_criteria(args.criteria)
+        options.update(fleet_options(args.criteria_data, args.sizes))
+    if args.scheduler is not None:
+        if args.degrade:
+            raise UsageError("--degrade simulates a fault: use it with --local")
+        return options, args.hosts
+    if args.hosts:
+        raise UsageError(
+            "--hosts chooses servers of --scheduler; --local names its hosts sim-0 to sim-(N-1)"
+        )
+    return options, _local_targets(args)
+
+
+def _local_targets(args: argparse.Namespace) -> Any:
+    if args.preset not in list_presets():
+        raise UsageError(f"--preset {args.preset!r}: not a preset ({', '.join(list_presets())})")
+    faults: dict[str, list[dict[str, Any]]] = {}
+    try:
+        for text in args.degrade:
+            host, fault = parse_degrade(text, args.local)
+            faults.setdefault(host, []).append(fault)
+        return fleet_targets(args.local, preset=args.preset, seed=args.seed, faults=faults)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    options, hosts = _check(args)
+
+    def on(client: Any, targets: Any) -> int:
+        result = survey(
+            client,
+            targets,
+            out=args.out,
+            overwrite=args.overwrite,
+            threshold=args.threshold,
+            progress=not args.no_progress,
+            timeout=args.timeout,
+            **options,
+        )
+        with past_input_checks():
+            return _emit(result, args)
+
+    if args.local is not None:
+        with SimulatedFleet(hosts) as fleet:
+            return on(fleet.client, fleet.targets)
+    from distributed import Client
+
+    security = scheduler_security(args.scheduler)
+    with Client(args.scheduler, timeout="30s", security=security) as client:
+        return on(client, hosts)
+
+
+def scheduler_security(address: str) -> Any:
+    """The client's ``distributed.Security`` from Dask's configuration
+    (``distributed.comm.tls.*``); a ``tls://`` scheduler without the client's CA file,
+    certificate and key is bad input, and plain TCP beyond the loopback interface gets
+    a one-line warning (whoever reaches the scheduler runs code on every worker)."""
+    from distributed import Security
+
+    security = Security()
+    if address.startswith("tls://"):
+        missing = [
+            key
+            for key, value in (
+                ("ca-file", security.tls_ca_file),
+                ("client.cert", security.tls_client_cert),
+                ("client.key", security.tls_client_key),
+            )
+            if not value
+        ]
+        if missing:
+            raise UsageError(
+                f"--scheduler {address}: TLS needs Dask's distributed.comm.tls."
+                f"{', '.join(missing)} (see docs/fleet.md, 'Security')"
+            )
+    elif not _loopback(address):
+        print(
+            f"warning: --scheduler {address} is plain TCP: anyone who reaches it can run "
+            "code on every worker; use tls:// (docs/fleet.md, 'Security')",
+            file=sys.stderr,
+        )
+    return security
+
+
+def _loopback(address: str) -> bool:
+    """Whether a scheduler address names this machine's loopback interface."""
+    host = address.split("://", 1)[-1].rsplit(":", 1)[0].strip("[]")
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def _emit(result: Any, args: argparse.Namespace) -> int:
+    """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
+    analysis = analyse(result, threshold=args.threshold)
+    verdict = analysis.verdict
+    failing = _criteria_failing(result, args)
+    # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
+    status = max(verdict["exit_status"], 1 if failing else 0)
+    if args.format == "json":
+        data = {
+            **verdict,
+            "exit_status": status,
+            "interrupted": result.interrupted,
+            "saved_to": None if args.out is None else str(args.out),
+        }
+        if failing is not None:
+            data["criteria"] = {"file": str(args.criteria), "failing_items": failing}
+        print(json.dumps(data, indent=1), flush=True)
+    else:
+        _print_table(analysis, result, status)
+        if failing is not None:
+            print(
+                f"\ncriteria {args.criteria}: "
+                + (
+                    "every host passes"
+                    if not failing
+                    else "failing items per host:\n"
+                    + "\n".join(f"  {host}: {', '.join(ids)}" for host, ids in failing.items())
+                )
+            )
+    if args.out is not None:
+        _figure(analysis, args.out, quiet=args.format == "json")
+    return status
+
+
+def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
+    """With --criteria: the failing items' ids per host (check/fleetitems.py), else None."""
+    if getattr(args, "criteria", None) is None:
+        return None
+
+    criteria = args.criteria_data
+    probes = {r.host: r.probe for r in result.results.values()}
+    counts = {r.host: r.meta.device_count for r in result.results.values()}
+    return failing_by_host(
+        fleet_items(criteria, result.frame, probes), counts, criteria.device_count
+    )
+
+
+def _print_table(analysis: Any, result: Any, status: int) -> None:
+    import pandas as pd
+
+    v = analysis.verdict
+    measured = (
+        "no link measured"
+        if v["size_bytes"] is None
+        else f"at {format_size(v['size_bytes'])} per link"
+    )
+    stopped = ", interrupted" if result.interrupted else ""
+    print(
+        f"fleet: {len(result.hosts)} hosts{stopped}, unidirectional P2P {measured}, "
+        f"outliers below {v['threshold']:g} of the class median ({result.wall_s:.1f} s)\n"
+    )
+    hosts = analysis.hosts.copy()
+    hosts["host_bound_share"] = hosts["host_bound_share"].map(
+        lambda x: "-" if pd.isna(x) else f"{x:.0%}"
+    )
+    hosts["error"] = hosts["error"].str.slice(0, 60)
+    print(hosts.to_string(index=False))
+    if not analysis.outliers.empty:
+        print("\noutliers:")
+        cols = [
+            "host",
+            "src",
+            "dst",
+            "link",
+            "bandwidth_GBps",
+            "class_median_GBps",
+            "fraction",
+            "error_kind",
+        ]
+        print(analysis.outliers[cols].to_string(index=False, float_format="{:.3f}".format))
+    failed = len(v["failed_hosts"])
+    print(
+        f"\nverdict: {len(v['outliers'])} outlier link(s), {failed} failed host(s) -> exit {status}"
+    )
+
+
+def _figure(analysis: Any, out: Path, *, quiet: bool) -> None:
+    try:
+        from ..plots import fleet_heatmaps  # the plot extra: optional
+    except ImportError as exc:
+        print(f"no figure: {exc} (pip install 'ascend-p2p-lab[plot]')", file=sys.stderr)
+        return
+    if analysis.fractions.empty:
+        return
+    fig = fleet_heatmaps(analysis.fractions, threshold=analysis.verdict["threshold"])
+    path = out / "fleet_heatmaps.png"
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}", file=sys.stderr if quiet else sys.stdout)

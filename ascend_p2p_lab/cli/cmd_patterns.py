@@ -1,0 +1,67 @@
+"""The ``patterns`` command: the built-in tests, one per line, name first (as
+``nvbandwidth -l``); with a name, that test as a test file for the server.
+
+Example:
+    $ ascend-p2p-lab patterns ring-bi --preset atlas800t-a2
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..measure.spec import parse_devices
+from ..patterns.builtin import (
+    AS_FILES,
+    BUILT_IN_SIZE,  # a built-in test's size by default
+    DECLARATIONS,
+    as_file,
+)
+from ..patterns.testfile import to_toml
+from ..units import parse_sizes
+from .options import add_backend, subcommand
+from .session import run_session
+
+#: The command this module adds and runs.
+NAME = "patterns"
+
+
+def add(sub: Any) -> None:
+    """``patterns [NAME]``: its options."""
+    p = subcommand(
+        sub,
+        NAME,
+        "list the built-in tests, one per line, name first; with a "
+        "NAME, print that test as a test file for the server",
+    )
+    p.add_argument(
+        "name",
+        nargs="?",
+        default=None,
+        metavar="NAME",
+        help="a built-in test made of transfers: print it as TOML for the server "
+        "(--preset or --backend), ready to edit and `run`",
+    )
+    add_backend(p)
+    p.add_argument("--devices", default="all", help="the devices it expands over (default all)")
+    p.add_argument("--sizes", default=None, help=f"its sizes (default {BUILT_IN_SIZE})")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.name is None:
+        for decl in DECLARATIONS.values():
+            print(decl.line())
+        return 0
+    if args.name not in AS_FILES:
+        raise ValueError(
+            f"no built-in test {args.name!r} that prints as a test file; "
+            f"built-in: {', '.join(AS_FILES)}"
+        )
+    sizes = parse_sizes(args.sizes or BUILT_IN_SIZE)
+
+    def work(rt: Any) -> int:
+        tests = as_file(rt, args.name, parse_devices(args.devices, rt.device_count))
+        print(to_toml(tests, sizes), end="")
+        return 0
+
+    return run_session(args, work)

@@ -1,0 +1,130 @@
+"""The ``probe`` command: peer access and link classes of every ordered pair, as
+matrices or JSON.
+
+Example:
+    $ ascend-p2p-lab probe --backend sim --preset atlas800t-a3 --format json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .. import measure  # measure.probe read when called (tests plant faults in it)
+from ..measure.probe import device_naming
+from ..run import Run
+from ..terminal import EXIT_INTERRUPTED, EXIT_OK, print_grid
+from .exitstatus import past_input_checks
+from .options import add_backend, add_format, subcommand
+from .session import run_session
+
+#: The command this module adds and runs.
+NAME = "probe"
+
+
+#: The probe's matrices: (value, title); rows = source, columns = destination.
+PROBE_MATRICES = (
+    ("can_access_peer", "aclrtDeviceCanAccessPeer: 1 when the row can access the column"),
+    ("peer_enabled", "peer access enabled (1) when probed"),
+    ("link", "link class"),
+)
+
+
+#: Why a probe cell is empty: the diagonal, or a pair the probe did not reach.
+SAME_DEVICE, NOT_PROBED = "same device", "not probed"
+
+
+def probe_json(table: Any, n: int) -> dict[str, Any]:
+    """The probe in the documented JSON shape (README: ``--format json``): ``run_id``,
+    ``device_count`` and ``matrices`` of ``{"title", "value", "unit", "devices",
+    "matrix", "reasons", "kinds"}``, null (with its reason) on the diagonal and where a
+    pair was not probed; ``exit_status`` and ``failures`` as a sweep has them."""
+    meta = Run.of(table).meta
+    cells = {(int(r.src), int(r.dst)): r for r in table.itertuples(index=False)}
+    matrices = []
+    for value, title in PROBE_MATRICES:
+        matrix, reasons, kinds = [], [], []
+        for i in range(n):
+            row, why, kind = [], [], []
+            for j in range(n):
+                cell = cells.get((i, j))
+                empty = SAME_DEVICE if i == j else None if cell is not None else NOT_PROBED
+                got = getattr(cell, value) if empty is None else None
+                row.append(got if value == "link" or got is None else int(bool(got)))
+                why.append(empty)
+                kind.append(None if empty is None else empty.replace(" ", "_"))
+            matrix.append(row)
+            reasons.append(why)
+            kinds.append(kind)
+        matrices.append(
+            {
+                "title": f"{title}, row = source -> column = destination",
+                "value": value,
+                "unit": None,
+                "devices": list(range(n)),
+                "matrix": matrix,
+                "reasons": reasons,
+                "kinds": kinds,
+            }
+        )
+    return {
+        "run_id": meta.run_id,
+        "device_count": n,
+        "matrices": matrices,
+        "exit_status": EXIT_OK,
+        "failures": [],
+    }
+
+
+def _matrix(data: dict[str, Any], value: str) -> list[list[Any]]:
+    return next(m["matrix"] for m in data["matrices"] if m["value"] == value)
+
+
+def run(args: argparse.Namespace) -> int:
+    def work(rt: Any) -> int:
+        with past_input_checks():
+            return _probe_output(rt, measure.probe(rt))
+
+    def _probe_output(rt: Any, table: Any) -> int:
+        if Run.of(table).meta.interrupted:
+            print(f"ascend-p2p-lab: interrupted after {len(table)} pairs", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        labels = measure.device_labels(rt)
+        n = rt.device_count
+        data = {
+            "backend": rt.backend,
+            "preset": rt.preset,
+            "soc_name": rt.soc_name,
+            "labels": labels,
+            **probe_json(table, n),
+        }
+        if args.format == "json":
+            print(json.dumps(data, indent=2), flush=True)
+            return EXIT_OK
+        where = f"simulated {data['preset']}" if data["backend"] == "sim" else "pyACL"
+        print(f"{n} x {data['soc_name']} ({where})")
+        print(device_naming(labels))
+        ids = [str(i) for i in range(n)]
+        grid = [
+            ["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
+            for i, row in enumerate(_matrix(data, "link"))
+        ]
+        print_grid("\nLink classes", ids, grid)
+        acc = [
+            ["X" if i == j else "-" if v is None else str(v) for j, v in enumerate(row)]
+            for i, row in enumerate(_matrix(data, "can_access_peer"))
+        ]
+        print_grid("\naclrtDeviceCanAccessPeer (row -> column)", ids, acc)
+        sys.stdout.flush()
+        return EXIT_OK
+
+    return run_session(args, work)
+
+
+def add(sub: Any) -> None:
+    """``probe``: the server and the output format."""
+    p = subcommand(sub, NAME, "peer-access matrix and link classes of all devices")
+    add_backend(p)
+    add_format(p, "the link-class and aclrtDeviceCanAccessPeer matrices")

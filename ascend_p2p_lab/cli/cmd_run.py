@@ -1,0 +1,128 @@
+"""The ``run`` command: the tests of a TOML test file, or a built-in test by name, run
+by the one executor (tests as data).
+
+Example:
+    $ ascend-p2p-lab run my-tests.toml --preset atlas800t-a2 --samples 3 --out run1
+    $ ascend-p2p-lab run ring-bi --preset atlas800t-a2 --sizes 256MiB
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..patterns.builtin import (
+    BUILT_IN_SIZE,  # a built-in test's size by default
+    BY_NAME,
+)
+from ..patterns.model import Test
+from ..patterns.testfile import TestFileError, read_tests
+from ..vocab import US_PER_MS
+from .exitstatus import past_input_checks
+from .options import add_backend, add_format, add_progress, add_samples, subcommand
+from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
+from .session import run_session
+
+#: The command this module adds and runs.
+NAME = "run"
+
+
+RUN_HELP = "run the tests of a TOML test file, or a built-in test by name (see `patterns`)"
+
+
+def add(sub: Any) -> None:
+    """``run FILE|NAME``: its options."""
+    p = subcommand(sub, NAME, RUN_HELP)
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="a test file (TOML: schema_version = 1, "
+        "[[test]] tables with name, sizes, transfers) or a built-in test's name",
+    )
+    add_backend(p)
+    p.add_argument(
+        "--devices",
+        default="all",
+        help="a built-in test's devices, e.g. 0-3 (default all); a file names its own",
+    )
+    p.add_argument(
+        "--sizes",
+        default=None,
+        help="sizes for every test, replacing the file's (LO:HI or a comma list); "
+        "a built-in test's default: 256MiB",
+    )
+    p.add_argument(
+        "--peer",
+        choices=["on", "current"],
+        default="on",
+        help="on (default): peer access enabled both ways for every device pair "
+        "of a test, and restored after; current: as the runtime holds it "
+        "(a test whose pairs do not all hold it runs as direct copies)",
+    )
+    add_samples(p, "copies")
+    p.add_argument(
+        "--out", type=Path, default=None, help="folder to write the run to (default: not saved)"
+    )
+    p.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
+    p.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        help="resume file: finished tests are kept there and skipped on a rerun",
+    )
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip checking the copied bytes (default: verified)",
+    )
+    add_progress(p)
+    add_format(p, "the summary, every transfer's value and each test's aggregate")
+
+
+def _source(file: str) -> tuple[str, Path | None, list[Test]]:
+    """A built-in test's name, or a test file's path and its tests (read once, checked:
+    exit 2 on a bad file, before the runtime is open)."""
+    path = Path(file)
+    if path.exists() or path.suffix == ".toml" or file not in BY_NAME:
+        if not path.exists():
+            raise TestFileError(
+                f"{file}: no such test file, and no built-in test of that "
+                f"name (built-in: {', '.join(BY_NAME)})"
+            )
+        # syntax, fields, sizes, schema: before any device work; devices once it is open
+        return file, path, read_tests(path, None)
+    return file, None, []
+
+
+def run(args: argparse.Namespace) -> int:
+    name, path, tests = _source(args.file)
+    check_sweep_out(args)
+
+    def work(rt: Any) -> int:
+        if path is not None:
+            if any(d >= rt.device_count for t in tests for d in t.devices):
+                read_tests(path, rt.device_count)  # raises: the unknown device's FILE:LINE
+            what = {"tests": tests, "sizes": args.sizes}
+        else:  # a built-in: its tests over the devices, as sweep --patterns NAME
+            what = {
+                "patterns": [name],
+                "devices": args.devices,
+                "sizes": args.sizes or BUILT_IN_SIZE,
+            }
+        run = sweep_kept(
+            rt,
+            **what,
+            samples=args.samples,
+            peer=args.peer,
+            warmup=args.warmup,
+            min_sample_us=args.min_sample_ms * US_PER_MS,
+            verify=not args.no_verify,
+            progress=not args.no_progress,
+            checkpoint=args.checkpoint,
+        )
+        with past_input_checks():
+            keep(run, args.out)
+            return emit_run(run, args.format, args.out)
+
+    return run_session(args, work)

@@ -1,0 +1,186 @@
+"""The ``sweep`` command: device-to-device copies over a range of sizes, per ordered
+pair (and the other patterns), in this process or across processes (``--processes``).
+
+Example:
+    $ ascend-p2p-lab sweep --backend sim --preset atlas800t-a2 --pairs 0-1 --out run1
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..measure.processes import sweep_processes_run
+from ..patterns.builtin import pattern_help
+from ..schema import PAIR_PATTERN
+from ..vocab import US_PER_MS
+from .exitstatus import UsageError, past_input_checks
+from .ipcsummary import emit_processes
+from .options import add_backend, add_format, add_progress, add_samples, subcommand
+from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
+from .session import run_session
+
+#: The command this module adds and runs.
+NAME = "sweep"
+
+
+def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "pairs": args.pairs,
+        "devices": args.devices,
+        "sizes": args.sizes,
+        "direction": args.direction,
+        "peer": args.peer,
+        "initiator": args.initiator,
+        "patterns": None
+        if args.patterns is None
+        else tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
+        "groups": args.groups,
+        "timing": args.timing,
+        "samples": args.samples,
+        "warmup": args.warmup,
+        "min_sample_us": args.min_sample_ms * US_PER_MS,
+        "verify": not args.no_verify,
+        "progress": not args.no_progress,
+        "checkpoint": args.checkpoint,
+    }
+
+
+def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """sweep --processes: one pair at a time, one way, peer access on, both initiators."""
+    if args.checkpoint is not None:
+        raise UsageError("--processes: --checkpoint is not supported")
+    if (
+        args.direction != "uni"
+        or args.peer != "on"
+        or args.groups
+        or (args.patterns not in (None, PAIR_PATTERN))
+    ):
+        raise UsageError(
+            "--processes measures pairs one way with peer access on: drop "
+            "--direction, --peer, --patterns and --groups"
+        )
+    drop = ("direction", "peer", "initiator", "patterns", "groups", "progress", "checkpoint")
+    return {k: v for k, v in kwargs.items() if k not in drop}
+
+
+def run(args: argparse.Namespace) -> int:
+    check_sweep_out(args)
+    kwargs = _sweep_kwargs(args)
+
+    if getattr(args, "processes", False):
+        kwargs = _processes_kwargs(args, kwargs)
+
+    def work(rt: Any) -> int:
+        if getattr(args, "processes", False):
+            run = sweep_processes_run(rt, **kwargs)
+            emit = emit_processes
+        else:
+            run = sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
+            emit = emit_run
+        with past_input_checks():
+            keep(run, args.out)
+            return emit(run, args.format, args.out)
+
+    return run_session(args, work)
+
+
+def add(sub: Any) -> None:
+    """``sweep``: its options."""
+    p = subcommand(sub, NAME, "measure device-to-device copies over a range of sizes")
+    add_backend(p)
+    _sweep_args(p)
+    _processes_arg(p)
+
+
+def _processes_arg(p: argparse.ArgumentParser) -> None:
+    """``sweep --processes`` (issue 23; measure/processes.py)."""
+    p.add_argument(
+        "--processes",
+        action="store_true",
+        help="also measure across processes: one worker per device exports its "
+        "buffers (IPC memory), each ordered pair pulled and pushed by the "
+        "other's process, beside the in-process rows (column process_mode)",
+    )
+
+
+def _sweep_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--pairs",
+        default="all",
+        help="all (default: every ordered pair) or a SRC-DST list, e.g. 0-1,1-0",
+    )
+    p.add_argument(
+        "--devices",
+        default="all",
+        help="all (default) or the devices to use, e.g. 0-3 or 0,2,5: every "
+        "ordered pair among them, and the other patterns keep to them",
+    )
+    p.add_argument(
+        "--sizes",
+        default=None,
+        help="LO:HI (every power of two between) or a comma list of any sizes "
+        "(default 4KiB:1GiB; 4 bytes for the latency pattern alone); KiB, "
+        "MiB, GiB are binary, KB, MB, GB decimal",
+    )
+    p.add_argument(
+        "--direction",
+        choices=["uni", "bi", "both"],
+        default="uni",
+        help="uni (default): one direction at a time; bi: both at once; both",
+    )
+    p.add_argument(
+        "--peer",
+        choices=["on", "off", "both"],
+        default="on",
+        help="peer access on (default), off (direct copy and host-staged path), or both",
+    )
+    p.add_argument(
+        "--initiator",
+        choices=["src", "dst"],
+        default="dst",
+        help="whose stream issues the copy: dst pulls, a read (default, as the "
+        "runtime guide's sample), src pushes, a write",
+    )
+    p.add_argument(
+        "--patterns",
+        default=None,
+        help=f"{pattern_help()}; default pair (group when --groups is given)",
+    )
+    p.add_argument(
+        "--groups",
+        default=None,
+        help="group pairs for the group pattern, e.g. 0,1:2,3 (devices 0 and 1 "
+        "copy to 2 and 3 at once, as ascend-dmi -m card); several separated "
+        "by ; (default: none)",
+    )
+    p.add_argument(
+        "--timing",
+        choices=["events", "host"],
+        default="events",
+        help="events (default: device event timestamps) or host (wall clock around a synchronize)",
+    )
+    add_samples(p, "copy")
+    p.add_argument(
+        "--out", type=Path, default=None, help="folder to write the run to (default: not saved)"
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the run already in --out (its samples, metadata, summary and "
+        "figures are removed first)",
+    )
+    p.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        help="resume file: finished blocks are kept there and skipped on a rerun (default: none)",
+    )
+    p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="skip checking the copied bytes (default: verified)",
+    )
+    add_progress(p)
+    add_format(p, "the summary and every N x N matrix")

@@ -1,0 +1,55 @@
+"""The ``topo`` command: the link-class matrix of ``npu-smi info -t topo`` text (or a
+preset-schema TOML), no device needed.
+
+Example:
+    $ ascend-p2p-lab topo topo.txt --format json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..terminal import print_grid
+from .options import add_format, subcommand
+from .session import load_topology
+
+#: The command this module adds and runs.
+NAME = "topo"
+
+
+def run(args: argparse.Namespace) -> int:
+    topo = load_topology(args.file)
+    if args.format == "json":
+        print(
+            json.dumps(
+                {
+                    "backend": None,
+                    "preset": None,
+                    "source": str(args.file),
+                    "device_count": topo.device_count,
+                    "devices": list(topo.labels),
+                    "links": [list(r) for r in topo.links],
+                    "cpu_affinity": list(topo.cpu_affinity) or None,
+                },
+                indent=2,
+            )
+        )
+        return 0
+    print_grid(
+        f"{topo.device_count} devices from {args.file}",
+        list(topo.labels),
+        [list(r) for r in topo.links],
+    )
+    return 0
+
+
+def add(sub: Any) -> None:
+    """``topo FILE``: the file and the output format."""
+    p = subcommand(sub, NAME, "parse npu-smi info -t topo text")
+    p.add_argument(
+        "file", type=Path, help="a file of `npu-smi info -t topo` output, or a preset-schema TOML"
+    )
+    add_format(p, "the link-class matrix")

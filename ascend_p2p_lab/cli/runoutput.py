@@ -1,0 +1,83 @@
+"""What the commands that measure a run (``sweep``, ``demo``, ``run``) do around it:
+output paths checked before any device work, the run kept when it stopped on an error,
+saved, and printed as a summary with matrices or as JSON.
+
+Example:
+    >>> from ascend_p2p_lab.cli.runoutput import keep
+    >>> keep(None, None)  # no --out: nothing saved
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..matrices import matrices_json
+from ..measure import sweep_run
+from ..measure.checkpoint import checkpoint_run_ids
+from ..results import failures
+from ..run import Run
+from ..run.folder import (
+    check_out_dir,
+    check_out_file,
+    save,
+)
+from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
+
+
+def check_sweep_out(args: argparse.Namespace) -> None:
+    """Every output path of a sweep, checked before any device work (``run/folder.py``:
+    resuming into the run the checkpoint continues needs no --overwrite)."""
+    if args.out is not None:
+        continues = checkpoint_run_ids(args.checkpoint) if args.checkpoint is not None else ()
+        check_out_dir(args.out, overwrite=args.overwrite, continues=continues)
+    if args.checkpoint is not None:
+        check_out_file(args.checkpoint, "--checkpoint")
+
+
+def sweep_kept(rt: Any, **kwargs: Any) -> Run:
+    """sweep_run(), or the run it kept when it stopped on an error after it had started
+    (its metadata then says why, and the exit status is 1)."""
+    try:
+        return sweep_run(rt, **kwargs)
+    except Exception as exc:
+        partial = getattr(exc, "partial_run", None)
+        if partial is None or not partial.meta.run_id:
+            raise
+        return partial
+
+
+def keep(run: Run, out: Path | None) -> None:
+    """The run saved into ``out`` (atomic; what described an earlier run there goes, and a
+    checkpoint that holds the whole run is removed): ``run/folder.py``."""
+    if out is not None:
+        save(run, out, replace=True)
+
+
+def emit_run(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None) -> int:
+    """The run on stdout (the summary and its matrices, or JSON); its exit status.
+
+    ``read_from``: the run was loaded from that folder (``report``), not measured: an
+    interrupted run is then an incomplete run (1), not an interrupted command (130).
+    """
+    run = Run.of(run)
+    status = run_status(run)
+    if read_from is not None and status == EXIT_INTERRUPTED:
+        status = EXIT_FAILED
+    if fmt == "json":
+        import json
+
+        lost = failures(run)
+        data = {
+            **matrices_json(run),
+            "exit_status": status,
+            "points_not_reached": run.meta.points_not_reached,
+            "saved_to": None if saved is None else str(saved),
+            **({} if read_from is None else {"read_from": str(read_from)}),
+            "failures": json.loads(lost.to_json(orient="records")),
+        }
+        print(json.dumps(data, indent=1), flush=True)
+    else:
+        print_summary(run, saved, matrices=True, read_from=read_from)
+    return status

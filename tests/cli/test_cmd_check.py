@@ -1,0 +1,400 @@
+"""``ascend-p2p-lab check`` (``cli/cmd_check.py``): a clean server passes, a degraded one
+fails exactly its link's items (table, JSON, JUnit), bad criteria exit 2 with FILE:LINE
+before device work, ``check --run`` judges a run folder, ``--out`` writes one.
+
+The degraded server halves one direction only, so a swapped row and column cannot pass.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from helpers import (
+    A3_PAIR,
+    _check_json,
+    _failing,
+    write,
+)
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.check import criteria_from_preset, to_toml
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.measure import (
+    sweep_run,
+)
+from ascend_p2p_lab.run import Run
+from ascend_p2p_lab.run import folder as run_folder
+from ascend_p2p_lab.run.folder import load
+from ascend_p2p_lab.topology.presets import read_packaged
+
+A, B = 2, 5  # the faulty directed link is A -> B; B -> A stays healthy unless said
+
+
+def a2_file(folder: Path, name: str, faults: list[str] = (), pix: bool = False) -> Path:
+    """atlas800t-a2 as a topology file, plus [[fault]] tables or a PIX pair A <-> B."""
+    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"', f'name = "{name}"')
+    if pix:
+        rows = [["X" if i == j else "HCCS" for j in range(8)] for i in range(8)]
+        rows[A][B] = rows[B][A] = "PIX"
+        links = "links = [\n" + "".join(f'  "{" ".join(r)}",\n' for r in rows) + "]\n"
+        text = re.sub(r"links = \[\n.*?\n\]\n", links, text, flags=re.S)
+        text += (
+            "\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
+            "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n"
+        )
+    for fault in faults:
+        text += f"\n[[fault]]\n{fault}\n"
+    path = folder / f"{name}.toml"
+    path.write_text(text)
+    return path
+
+
+FAULTS = {
+    "degrade": [f'kind = "degrade"\nlink = [{A}, {B}]\nfactor = 0.5'],
+    "refuse": [f'kind = "error"\ncall = "rt.device_enable_peer_access"\nlink = [{A}, {B}]'],
+    "corrupt": [f'kind = "corrupt"\nlink = [{A}, {B}]'],
+}
+
+
+@pytest.fixture(scope="module")
+def criteria():
+    return criteria_from_preset("atlas800t-a2", fraction=0.9)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("topologies")
+    out = {name: a2_file(folder, f"a2-{name}", faults) for name, faults in FAULTS.items()}
+    out["pix"] = a2_file(folder, "a2-pix", pix=True)
+    out["clean"] = a2_file(folder, "a2-clean")
+    return out
+
+
+def _no_device_work(monkeypatch):
+    import ascend_p2p_lab.runtime as runtime
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the runtime was opened")
+
+    monkeypatch.setattr(runtime, "open_runtime", refuse)
+
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
+
+
+def imported(tmp_path: Path, name: str, *argv: str) -> Path:
+    out = tmp_path / name
+    assert main(["import", *argv, "--out", str(out)]) == 0
+    return out
+
+
+# ---------------------------------------------------------------- items 4, 23: check --run
+def _card_capture(tmp_path: Path) -> Path:
+    """The A3 card matrix with card 2 -> 5 (uni) lowered to 200 GB/s; 5 -> 2 kept."""
+    text = (DATA / "dmi-a3-p2p-card.txt").read_text().splitlines()
+    row = text[5].split()
+    assert row[0] == "2"
+    row[6] = "200.00"
+    text[5] = "  ".join(row)
+    return write(tmp_path, "card.txt", "\n".join(text) + "\n")
+
+
+# ---------------------------------------------------------------- item 22: nothing measured
+def _all_nan(tmp_path: Path) -> Path:
+    from ascend_p2p_lab.run.folder import save
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep_run(rt, pairs="0-1,1-0", sizes=["64MiB"], samples=2, progress=False)
+    rows = run.samples.copy()
+    for col in ("bandwidth_GBps", "elapsed_us", "bidir_total_GBps", "latency_us", "nominal_GBps"):
+        rows[col] = float("nan")
+    save(Run(rows, run.meta), tmp_path / "nan")
+    return tmp_path / "nan"
+
+
+# ---------------------------------------------------------------- item 12: a progress bar
+def test_check_shows_progress_unless_told_not_to(tmp_path, capsys):
+    argv = [
+        "check",
+        "--backend",
+        "sim",
+        "--preset",
+        "atlas800t-a2",
+        "--devices",
+        "0-1",
+        "--format",
+        "json",
+    ]
+    capsys.readouterr()
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "pt/s" in err or " pt" in err, err  # tqdm's bar, on stderr (stdout holds JSON)
+    assert main([*argv, "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert " pt" not in captured.err and json.loads(captured.out)["status"] == "PASS"
+
+
+def test_cli_json_and_junit_for_a_degraded_server(criteria, files, tmp_path, capsys):
+    crit = tmp_path / "c.toml"
+    crit.write_text(to_toml(criteria))
+    junit = tmp_path / "j.xml"
+    status = main(
+        [
+            "check",
+            "--criteria",
+            str(crit),
+            "--backend",
+            "sim",
+            "--topology",
+            str(files["degrade"]),
+            "--format",
+            "json",
+            "--junit-xml",
+            str(junit),
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1 and data["status"] == "FAIL"
+    bad = [i for i in data["items"] if i["status"] == "FAIL"]
+    assert {"name", "status", "measured", "criterion", "unit", "src", "dst"} <= set(bad[0])
+    assert {(i["src"], i["dst"]) for i in bad if i["src"] is not None} == {(A, B)}
+    from junitparser import Failure, JUnitXml
+
+    suites = list(JUnitXml.fromfile(str(junit)))
+    cases = [c for s in suites for c in s]
+    assert len(cases) == len(data["items"])
+    failed = {c.name for c in cases if any(isinstance(r, Failure) for r in c.result)}
+    assert failed == {i["id"] for i in bad}
+    assert (tmp_path / "out" / "items.csv").is_file()
+
+
+def test_cli_check_preset_on_a_clean_a2_passes_all(capsys):
+    assert main(["check", "--backend", "sim", "--preset", "atlas800t-a2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == ["512 items: 512 passed, 0 failed, 0 skipped", "PASS"]
+
+
+def test_cli_clean_preset_passes_and_prints_measured_over_criterion(capsys):
+    status = main(["check", "--backend", "sim", "--preset", "atlas800t-a2", "--devices", "0-2"])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 0 and out[-1] == "PASS"
+    line = next(x for x in out if x.startswith("PASS  bandwidth uni pull 1->2"))
+    assert re.search(r"\d+\.\d\d / 23\.47 GB/s$", line)
+    ids = [x.split("  ")[1] for x in out if re.match(r"(PASS|FAIL|SKIP)  ", x)]
+    assert len(ids) == 6 * 8 + 3 * 2 * 2 + 6  # 8 per pair; host copies and their bytes; fans
+    assert not [i for i in ids if re.search(r"[3-7]->|->[3-7]|device [3-7]", i)]
+    assert sum(x.startswith("SKIP  aggregate") for x in out) == 6  # criteria: 8 devices
+
+
+def test_cli_bad_criteria_exit_2_with_file_and_line_before_device_work(
+    tmp_path, capsys, monkeypatch
+):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        "schema_version = 1\n[topology]\n"
+        'links = [["X", "HCCS"], ["HCCS", "X"]]\n'
+        'peer_access = [["X", 1], [1, "X"]]\nbasis = "x"\n[[latency]]\n'
+        'link = "HCCS"\nmax_us = -1\nbasis = "x"\n'
+    )
+    _no_device_work(monkeypatch)
+    assert main(["check", "--criteria", str(bad), "--backend", "sim"]) == 2
+    assert f"{bad}:8: max_us must be a positive number" in capsys.readouterr().err
+    assert main(["check", "--criteria", str(tmp_path / "none.toml"), "--backend", "sim"]) == 2
+    assert main(["check", "--backend", "sim", "--fraction", "0"]) == 2
+    assert main(["check", "--backend", "sim", "--junit-xml", str(tmp_path)]) == 2
+
+
+def test_cli_criteria_for_another_server_is_bad_input(tmp_path, capsys):
+    small = tmp_path / "two.toml"
+    small.write_text(
+        "schema_version = 1\n[topology]\n"
+        'links = [["X", "HCCS"], ["HCCS", "X"]]\n'
+        'peer_access = [["X", 1], [1, "X"]]\nbasis = "x"\n'
+    )
+    assert main(["check", "--criteria", str(small), "--backend", "sim"]) == 2
+    assert "describe 2 devices; this server has 8" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- item 11: rows kept
+@pytest.mark.keeps_ledger  # disabling fails every time: the device reset drops the enables
+def test_check_keeps_its_rows_when_peer_access_cannot_be_taken_back(tmp_path, capsys):
+    topo = tmp_path / "a2-disable.toml"
+    root = Path(__file__).resolve().parents[2]
+    preset = root / "ascend_p2p_lab/topology/presets/atlas800t-a2.toml"
+    topo.write_text(
+        preset.read_text() + '\n[[fault]]\nkind = "error"\n'
+        'call = "rt.device_disable_peer_access"\ncode = 507899\n'
+    )
+    crit = tmp_path / "c.toml"
+    assert main(["criteria", "--preset", "atlas800t-a2", "--out", str(crit)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "chk"
+    assert (
+        main(
+            [
+                "check",
+                "--criteria",
+                str(crit),
+                "--backend",
+                "sim",
+                "--topology",
+                str(topo),
+                "--devices",
+                "0-3",
+                "--out",
+                str(out),
+                "--failing",
+            ]
+        )
+        == 1
+    )
+    captured = capsys.readouterr()
+    assert "device_disable_peer_access" in captured.err
+
+    run = load(out)  # the rows measured before the teardown failed
+    assert len(run.samples) and run.samples["bandwidth_GBps"].notna().any()
+    assert run.meta.failed and "peer access" in run.meta.failed
+    assert json.loads((out / "check.json").read_text())["status"] == "FAIL"
+    assert "FAIL" in captured.out.splitlines()[-1]
+
+
+def test_check_of_a_one_pair_a3_import_judges_that_pair(tmp_path, capsys):
+    cap = write(tmp_path, "pair.txt", A3_PAIR)
+    for argv in ([], ["--preset", "atlas800t-a3"]):
+        run = imported(tmp_path, f"pair{len(argv)}", "dmi", str(cap), *argv)
+        capsys.readouterr()
+        code = main(["check", "--run", str(run), "--preset", "atlas800t-a3", "--format", "json"])
+        report = json.loads(capsys.readouterr().out)
+        judged = [i for i in report["items"] if i["status"] != "SKIP"]
+        assert code == 0, report
+        assert {(i["src"], i["dst"]) for i in judged if i["kind"] == "bandwidth"} == {(2, 3)}
+        ends = {i[k] for i in report["items"] for k in ("src", "dst", "device")}
+        assert ends - {None} == {2, 3}  # the pair's devices, not the other 14
+
+
+def test_check_of_a_card_import_judges_its_card_rows(tmp_path, capsys):
+    run = imported(
+        tmp_path, "card", "dmi", str(_card_capture(tmp_path)), "--size", "256MiB", "--card"
+    )
+    crit = tmp_path / "a3.toml"
+    assert (
+        main(["criteria", "--preset", "atlas800t-a3", "--size", "256MiB", "--out", str(crit)]) == 0
+    )
+    for argv in (["--criteria", str(crit)], ["--preset", "atlas800t-a3"]):
+        code, report = _check_json(capsys, "--run", str(run), *argv)
+        assert code == 1 and _failing(report) == {"aggregate card cards 4,5->10,11"}, argv
+        cards = [i for i in report["items"] if i["name"] == "aggregate card"]
+        assert len(cards) == 56 and sum(i["status"] == "PASS" for i in cards) == 55
+
+
+# ---------------------------------------------------------------- item 9: skips counted
+def test_check_failing_counts_the_skips_per_kind_and_reason(tmp_path, capsys):
+    run = imported(
+        tmp_path, "low", "dmi", str(DATA / "dmi-a2-p2p-lowered-2to5.txt"), "--size", "256MiB"
+    )
+    capsys.readouterr()
+    assert main(["check", "--run", str(run), "--preset", "atlas800t-a2", "--failing"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    fails = [ln for ln in lines if ln.startswith("FAIL  ")]
+    skips = [ln for ln in lines if ln.startswith("SKIP  ")]
+    assert [f.split()[1:5] for f in fails] == [["bandwidth", "uni", "pull", "2->5"]]
+    assert 0 < len(skips) <= 8, skips  # one per kind and reason, not one per item
+    counted = sum(int(s.split()[1]) for s in skips)
+    total = next(ln for ln in lines if ln.split(" ")[0].isdigit())
+    assert f"{counted} skipped" in total
+    assert any("link_class items" in s and "link classes" in s for s in skips)
+    capsys.readouterr()
+    assert main(["check", "--run", str(run), "--preset", "atlas800t-a2"]) == 1
+    every = capsys.readouterr().out.splitlines()  # without --failing: every item, one line
+    assert sum(ln.startswith("SKIP  ") for ln in every) == counted
+
+
+def test_a_run_with_no_measured_number_is_said_to_be_one(tmp_path, capsys):
+    run = _all_nan(tmp_path)
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 1
+    out = capsys.readouterr()
+    assert "no measured number" in out.out + out.err
+    code = main(["check", "--run", str(run), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1 and data["status"] == "FAIL"
+    bandwidth = [
+        i
+        for i in data["items"]
+        if i["kind"] == "bandwidth" and i["src"] == 0 and i["dst"] == 1 and i["direction"] == "uni"
+    ]
+    assert [(i["status"], i["reason"]) for i in bandwidth if i["initiator"] == "dst"] == [
+        ("FAIL", "no sample measured")
+    ]
+
+
+def test_a_check_that_judges_no_item_is_no_pass(tmp_path, capsys):
+    run = imported(tmp_path, "hccl", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"))
+    code, data = _check_json(capsys, "--run", str(run))
+    assert code == 1 and data["status"] == "FAIL" and data["judged_items"] == 0
+    capsys.readouterr()
+    assert main(["check", "--run", str(run)]) == 1
+    assert "no item judged" in capsys.readouterr().out.splitlines()[-1]
+
+
+# --------------------------------------------------------------- check --out
+def test_check_out_writes_a_run_folder_that_report_and_check_run_read(
+    tmp_path: Path, capsys
+) -> None:
+    from ascend_p2p_lab.check import criteria_from_preset, to_toml
+
+    crit = tmp_path / "c.toml"
+    crit.write_text(to_toml(criteria_from_preset("atlas800t-a2", devices=(0, 1))))
+    out = tmp_path / "check"
+    assert (
+        main(
+            [
+                "check",
+                "--criteria",
+                str(crit),
+                "--backend",
+                "sim",
+                "--devices",
+                "0-1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert {
+        "check.json",
+        "items.csv",
+        "peer.csv",
+        "run.json",
+        "samples.parquet",
+        "samples.csv",
+    } <= {p.name for p in out.iterdir()}
+    run = run_folder.load(out)
+    assert run.meta.command == "check" and len(run.meta.parts) >= 2  # its sweeps, joined
+    assert set(run.samples["run_id"]) == set(run.run_ids)
+    assert main(["check", "--criteria", str(crit), "--run", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["run_id"] == run.meta.run_id
+    assert (
+        main(
+            [
+                "check",
+                "--criteria",
+                str(crit),
+                "--backend",
+                "sim",
+                "--devices",
+                "0-1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )  # a check there already: --overwrite

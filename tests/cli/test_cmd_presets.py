@@ -1,0 +1,25 @@
+"""``ascend-p2p-lab presets`` (``cli/cmd_presets.py``): every preset, one per line."""
+
+from __future__ import annotations
+
+from ascend_p2p_lab.cli import main
+
+
+def run_cli_2(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_presets_lists_every_preset(capsys) -> None:
+    code, out, _ = run_cli_2(capsys, "presets")
+    assert code == 0
+    for name in (
+        "atlas800-9000",
+        "atlas800t-a2",
+        "atlas800t-a3",
+        "atlas800i-a2-pcie",
+        "atlas300i-duo",
+        "atlas300i-310",
+    ):
+        assert name in out

@@ -1,0 +1,254 @@
+"""``ascend-p2p-lab report`` (``cli/cmd_report.py``): the figures and summary of a saved
+run, its own or imported, and damaged result files refused in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import _copy_run, one_line
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.measure import (
+    sweep,
+)
+from ascend_p2p_lab.results import (
+    ResultsError,
+    load_run,
+    save_run,
+)
+
+QUICK: dict[str, Any] = {
+    "samples": 1,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 2,
+    "progress": False,
+}
+
+
+# ------------------------------------------------------------------------- result files
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    with open_runtime("sim", "atlas300i-duo") as rt:
+        frame = sweep(rt, pairs="0-1,0-2", sizes="4KiB,1MiB", **QUICK)
+    return save_run(frame, tmp_path_factory.mktemp("runs") / "run")
+
+
+# ---------------------------------------------------------------- item 10: pull apart from push
+@pytest.fixture(scope="module")
+def processes_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ipc") / "run"
+    assert (
+        main(
+            [
+                "sweep",
+                "--backend",
+                "sim",
+                "--preset",
+                "atlas800t-a2",
+                "--pairs",
+                "0-1,1-0",
+                "--sizes",
+                "1MiB,64MiB",
+                "--samples",
+                "2",
+                "--processes",
+                "--no-progress",
+                "--out",
+                str(folder),
+            ]
+        )
+        == 0
+    )
+    return folder
+
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
+
+
+TOPO = Path(__file__).resolve().parents[1] / "data" / "npu-smi-topo-910b3-8npu.txt"
+
+
+def imported(tmp_path: Path, capture: str, name: str = "dmi") -> Path:
+    out = tmp_path / name
+    assert (
+        main(
+            ["import", "dmi", str(DATA / capture), str(TOPO), "--size", "256MiB", "--out", str(out)]
+        )
+        == 0
+    )
+    return out
+
+
+@pytest.mark.parametrize(
+    "damage, match",
+    [
+        (
+            lambda d: (d / "samples.parquet").write_bytes(
+                (d / "samples.parquet").read_bytes()[:-9]
+            ),
+            "cannot read samples",
+        ),
+        (lambda d: (d / "samples.parquet").write_bytes(b""), "cannot read samples"),
+        (
+            lambda d: (
+                (d / "samples.parquet").unlink(),
+                (d / "samples.csv").write_text(
+                    "".join((d / "samples.csv").read_text().splitlines(keepends=True)[:-2])
+                ),
+            ),
+            "truncated?",
+        ),
+        (
+            lambda d: (
+                (d / "samples.parquet").unlink(),
+                (d / "samples.csv").write_bytes((d / "samples.csv").read_bytes()[:-300]),
+            ),
+            "samples",
+        ),
+        (
+            lambda d: (
+                (d / "samples.parquet").unlink(),
+                (d / "samples.csv").write_text(
+                    (d / "samples.csv").read_text().replace(",4096,", ",four,", 1)
+                ),
+            ),
+            "column size_bytes holds text, not whole numbers",
+        ),
+        (
+            lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").unlink()),
+            "no samples.parquet or samples.csv",
+        ),
+        (lambda d: (d / "run.json").write_text('{"rows": 3'), "not valid JSON"),
+        (lambda d: (d / "run.json").write_bytes(b"\xff\xfe"), "not valid JSON"),
+        (
+            lambda d: (d / "run.json").write_text(
+                json.dumps({**json.loads((d / "run.json").read_text()), "rows": 3})
+            ),
+            "run.json says 3",
+        ),
+    ],
+)
+def test_damaged_result_files(
+    saved_run: Path, tmp_path: Path, damage: Any, match: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _copy_run(saved_run, tmp_path / "run")
+    damage(folder)
+    with pytest.raises(ResultsError) as info:
+        load_run(folder)
+    assert match in one_line(info.value)
+    assert main(["report", str(folder), "--out", str(tmp_path / "rep")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err and "Traceback" not in err
+
+
+def test_processes_curves_are_drawn_per_initiator(processes_run):
+    assert main(["report", str(processes_run)]) == 0
+    files = json.loads((processes_run / "report.json").read_text())["files"]
+    curves = sorted(f for f in files if f.startswith("bandwidth_vs_size"))
+    assert curves == [
+        "bandwidth_vs_size_uni_on_p2p_pull.png",
+        "bandwidth_vs_size_uni_on_p2p_push.png",
+    ]
+    assert {"heatmap_uni_on_p2p_pull.png", "heatmap_uni_on_p2p_push.png"} <= set(files)
+
+
+def test_report_on_imported_runs_writes_their_figures(tmp_path):
+    run = imported(tmp_path, "dmi-a2-p2p-lowered-2to5.txt")
+    assert main(["report", str(run)]) == 0
+    listed = json.loads((run / "report.json").read_text())["files"]
+    assert "heatmap_uni_on_p2p.png" in listed and "heatmap_bi_on_p2p_total.png" in listed
+    hccl = tmp_path / "hccl"
+    assert (
+        main(["import", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"), "--out", str(hccl)]) == 0
+    )
+    assert main(["report", str(hccl)]) == 0
+    assert json.loads((hccl / "report.json").read_text())["files"] == [
+        "summary.csv",
+        "collective_bandwidth.png",
+    ]
+    misc = tmp_path / "misc"
+    assert (
+        main(
+            [
+                "import",
+                "dmi",
+                *(
+                    str(DATA / f)
+                    for f in (
+                        "dmi-a2-h2d-step.txt",
+                        "dmi-a2-d2h-fixed.txt",
+                        "dmi-json-bandwidths.json",
+                        "dmi-json-latency.json",
+                        "dmi-dg.json",
+                    )
+                ),
+                "--out",
+                str(misc),
+            ]
+        )
+        == 0
+    )
+    assert main(["report", str(misc)]) == 0
+    assert "host_bandwidth_vs_size.png" in json.loads((misc / "report.json").read_text())["files"]
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_report_of_an_interrupted_run_is_not_itself_interrupted(
+    capsys, tmp_path, monkeypatch
+) -> None:
+    """An interrupted run, reported: exit 1 (an incomplete run), never 130; no "saved to"
+    (report saves no run); "1 figure", not "1 figures"; a --format help that reads."""
+    out_dir = tmp_path / "run"
+    assert (
+        run_cli(
+            capsys,
+            "sweep",
+            "--backend",
+            "sim",
+            "--pairs",
+            "0-1",
+            "--sizes",
+            "4KiB",
+            "--samples",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out_dir),
+        )[0]
+        == 0
+    )
+    meta = json.loads((out_dir / "run.json").read_text())
+    (out_dir / "run.json").write_text(json.dumps({**meta, "interrupted": True}))
+    import ascend_p2p_lab.plots as plots
+
+    def one_figure(run, out, table=None, **_):
+        (out / "one.png").write_bytes(b"png")
+        return [out / "one.png"]
+
+    monkeypatch.setattr(plots, "report", one_figure)
+    code, out, _ = run_cli(capsys, "report", str(out_dir))
+    assert code == 1
+    assert "interrupted: the rows measured so far are kept" in out
+    assert "saved to" not in out and f"read from {out_dir}" in out
+    assert "and 1 figure:" in out and "1 figures" not in out
+    code, out, _ = run_cli(capsys, "report", str(out_dir), "--format", "json")
+    data = json.loads(out)
+    assert code == 1 == data["exit_status"] and data["saved_to"] is None
+    assert data["read_from"] == str(out_dir)
+    from ascend_p2p_lab.cli import build_parser
+
+    report = build_parser()._subparsers._group_actions[0].choices["report"]
+    text = next(a.help for a in report._actions if "--format" in a.option_strings)
+    assert text.startswith("table (default): the summary and every N x N matrix; json: ")
+    assert text.endswith("; the figures are written either way") and "(json" not in text

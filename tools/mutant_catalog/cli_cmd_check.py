@@ -1,0 +1,49 @@
+"""Mutants of ``ascend_p2p_lab/cli/cmd_check.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+#: the tests that should catch them
+TESTS = (
+    "tests/cli/test_cmd_check.py",
+    "tests/cli/test_cmd_criteria.py",
+    "tests/check/test_check.py",
+    "tests/check/test_derive.py",
+    "tests/check/test_writer.py",
+)
+
+MUTANTS: list[Mutant] = [
+    M(
+        "cli.cmd_check.run_measures",
+        "cli/cmd_check.py",
+        ("        return _check_run(args)"),
+        "",
+        ("check --run measures the server instead of judging the folder"),
+        ("tests/check/test_imported.py",),
+    ),
+    M(
+        "cli.cmd_check.exit_zero",
+        "cli/cmd_check.py",
+        'return EXIT_FAILED if result.status == "FAIL" else EXIT_OK',
+        "return EXIT_OK",
+        "check exits 0 when an item failed",
+        TESTS,
+    ),
+    M(
+        "cli.cmd_check.check_out_without_run",
+        "cli/cmd_check.py",
+        "    save(result.measured.run, out, replace=True)",
+        "    pass",
+        "check --out writes its items but no run folder",
+        (
+            "tests/cli/test_cmd_check.py",
+            "tests/cli/test_cmd_criteria.py",
+            "tests/measure/test_sweep.py",
+            "tests/run/test_meta.py",
+            "tests/run/test_value.py",
+            "tests/run/test_folder.py",
+            "tests/test_terminal.py",
+        ),
+    ),
+]
