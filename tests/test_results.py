@@ -440,7 +440,21 @@ def test_a_version_2_run_loads_and_gives_the_same_numbers(fmt, tmp_path):
     summary = summarize(run)[expected["summary"]["columns"]]
     assert _as_stored(summary) == expected["summary"]
     fits = fit_latency_bandwidth(run)[expected["fits"]["columns"]]
-    assert _as_stored(fits) == expected["fits"]
+    # a least-squares fit's last digit follows numpy's LAPACK build (seen: numpy 2.4.6
+    # differs from the stored fits by up to 2 ulp); labels, counts and NaNs stay exact
+    assert _close_to_stored(_as_stored(fits), expected["fits"], rel=1e-12)
+
+
+def _close_to_stored(got: dict, stored: dict, rel: float) -> bool:
+    """Whether two frames as stored agree: every label exactly, every float within rel."""
+    assert got["columns"] == stored["columns"] and len(got["data"]) == len(stored["data"])
+    for row, want in zip(got["data"], stored["data"], strict=True):
+        for column, a, b in zip(got["columns"], row, want, strict=True):
+            same = a == b or (
+                isinstance(a, float) and isinstance(b, float) and math.isclose(a, b, rel_tol=rel)
+            )
+            assert same, f"{column}: {a!r} != {b!r} (stored)"
+    return True
 
 
 def test_parquet_and_csv_of_the_version_2_run_are_the_same_rows(tmp_path):
