@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ..patterns.cards import group_name
-from ..results import card_keys
+from ..results import card_keys, failures
 from ..run import Run
 from ..schema import (
     CARD_PATTERNS,
@@ -232,7 +232,6 @@ def criteria_from_preset(
     preset (or ``topology``) with jitter 0."""
     import dataclasses
 
-    from ..runtime import open_runtime
     from ..topology import load_preset
 
     fraction = check_fraction(fraction)
@@ -243,9 +242,8 @@ def criteria_from_preset(
     if devices is not None:  # fan-outs over some devices are not the server's
         needs = dataclasses.replace(needs, aggregates=needs.aggregates & set(CARD_PATTERNS))
     name = topo.name  # type: ignore[attr-defined]
-    with open_runtime("sim", topology=topo) as rt:
-        devs = tuple(range(rt.device_count)) if devices is None else tuple(devices)
-        measured = run_measurements(rt, measurements(needs, devs), devs)
+    devs = tuple(range(topo.device_count)) if devices is None else tuple(devices)  # type: ignore[attr-defined]
+    measured = _model(topo, needs, devs)
     what = "preset" if topology is None else "topology"
     origin = f"model of {what} {name} (simulator, jitter 0)"
     if devices is not None:  # the matrices need every pair: fill them from the topology
@@ -261,6 +259,34 @@ def criteria_from_preset(
         topology_basis=f"{what} {name}: its link matrix, and peer access where "
         "aclrtDeviceCanAccessPeer says 1",
     )
+
+
+#: The models measured in this process, by what they were measured on (at most
+#: MODELS_KEPT): the simulator at jitter 0 gives the same rows for the same topology and
+#: measurements, so a second check of one preset (a notebook's faults, the dashboard)
+#: does not simulate its model again.
+_MODELS: dict[str, Measured] = {}
+MODELS_KEPT = 8
+
+
+def _model(topo: object, needs: Needs, devs: tuple[int, ...]) -> Measured:
+    """The check's measurements on ``topo`` (jitter 0, no faults) over ``devs``: a copy of
+    the one this process measured before, else measured now (and kept only when it is
+    whole: not interrupted, no point lost)."""
+    import copy
+
+    from ..runtime import open_runtime
+
+    key = repr((topo, needs, devs))  # every field of both is in its repr
+    if key in _MODELS:
+        return copy.deepcopy(_MODELS[key])
+    with open_runtime("sim", topology=topo) as rt:
+        measured = run_measurements(rt, measurements(needs, devs), devs)
+    if not measured.interrupted and failures(measured.run).empty:
+        _MODELS[key] = copy.deepcopy(measured)
+        while len(_MODELS) > MODELS_KEPT:
+            del _MODELS[next(iter(_MODELS))]
+    return measured
 
 
 def topology_peer(topo: object) -> pd.DataFrame:

@@ -118,3 +118,62 @@ def test_derived_matrices_are_read_by_source_row():
     )
     assert c.links[0][2] == "PXB" and c.links[2][0] == "PIX"
     assert c.peer_access[0][2] is False and c.peer_access[2][0] is True
+
+
+def test_a_presets_model_is_measured_once_per_process_and_handed_out_as_a_copy(monkeypatch):
+    """The second criteria of one topology reuse its model (no runtime opened) at their own
+    fraction (a caller that zeroes its criteria changes nothing the next one gets); a
+    topology that differs (a slower local copy) is measured anew."""
+    import dataclasses
+
+    import ascend_p2p_lab.runtime as runtime
+    from ascend_p2p_lab.check import derive
+    from ascend_p2p_lab.topology import load_preset
+
+    def uni(criteria):
+        rows = criteria.table.query(
+            "kind == 'bandwidth' and direction == 'uni' and initiator == 'dst'"
+        )
+        return float(rows["value"].iloc[0])
+
+    monkeypatch.setattr(derive, "_MODELS", {})
+    first = criteria_from_preset("atlas800t-a2", devices=(0, 1, 2))
+    assert round(uni(first), 1) == 23.5
+    first.table.loc[:, "value"] = 0.0  # the caller's own copy
+    real = runtime.open_runtime
+
+    def no_runtime(*a, **k):
+        raise AssertionError("the model was measured again")
+
+    monkeypatch.setattr(runtime, "open_runtime", no_runtime)
+    again = criteria_from_preset("atlas800t-a2", devices=(0, 1, 2), fraction=0.45)
+    assert round(uni(again) * 2, 1) == 23.5  # 0.45 of the model, not of the zeroed copy
+    monkeypatch.setattr(runtime, "open_runtime", real)
+    a2 = load_preset("atlas800t-a2")
+    other = dataclasses.replace(a2, local_copy_GBps=a2.local_copy_GBps / 2)
+    assert len(derive._MODELS) == 1
+    criteria_from_preset("atlas800t-a2", devices=(0, 1, 2), topology=other)
+    assert len(derive._MODELS) == 2  # another topology: another model
+
+
+def test_an_interrupted_model_is_not_kept(monkeypatch):
+    """A model whose measurement was interrupted gives its criteria once, and the next
+    criteria of that preset measure it again."""
+    import dataclasses
+
+    from ascend_p2p_lab.check import derive
+
+    monkeypatch.setattr(derive, "_MODELS", {})
+    real = derive.run_measurements
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        return dataclasses.replace(real(*args, **kwargs), interrupted=True)
+
+    monkeypatch.setattr(derive, "run_measurements", interrupted)
+    criteria_from_preset("atlas800t-a2", devices=(0, 1))
+    assert derive._MODELS == {}
+    monkeypatch.setattr(derive, "run_measurements", real)
+    criteria_from_preset("atlas800t-a2", devices=(0, 1))
+    assert len(calls) == 1 and len(derive._MODELS) == 1

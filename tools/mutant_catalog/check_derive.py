@@ -102,4 +102,34 @@ MUTANTS: list[Mutant] = [
         ("criteria from an import without link classes ignore --preset/--topology"),
         TESTS,
     ),
+    M(
+        "check.derive.model_measured_every_time",
+        "check/derive.py",
+        "    if key in _MODELS:\n        return copy.deepcopy(_MODELS[key])\n",
+        "",
+        "a preset's model is simulated again for every criteria of it",
+        (
+            "tests/check/test_derive.py::"
+            "test_a_presets_model_is_measured_once_per_process_and_handed_out_as_a_copy",
+        ),
+    ),
+    M(
+        "check.derive.model_key_without_topology",
+        "check/derive.py",
+        "    key = repr((topo, needs, devs))",
+        "    key = repr((needs, devs))",
+        "criteria of another topology reuse the first topology's model",
+        (
+            "tests/check/test_derive.py::"
+            "test_a_presets_model_is_measured_once_per_process_and_handed_out_as_a_copy",
+        ),
+    ),
+    M(
+        "check.derive.interrupted_model_kept",
+        "check/derive.py",
+        "    if not measured.interrupted and failures(measured.run).empty:",
+        "    if True:",
+        "an interrupted model is kept, and later criteria of the preset read it",
+        ("tests/check/test_derive.py::test_an_interrupted_model_is_not_kept",),
+    ),
 ]
