@@ -221,9 +221,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
 
 def test_report_draws_the_process_modes_figure(run: pd.DataFrame, tmp_path: Path) -> None:
     from ascend_p2p_lab.plots import report
+    from ascend_p2p_lab.plots.reports import plan
 
     written = report(run, tmp_path)
     assert tmp_path / "process_modes.png" in written
     # the other figures keep to the in-process rows: the same files as without IPC rows
-    inside = report(run[run["process_mode"] == "in_process"], tmp_path / "inside")
-    assert {p.name for p in written} - {"process_modes.png"} == {p.name for p in inside}
+    # (report draws exactly its plan's jobs: the plan of the in-process rows names them)
+    inside = plan(run[run["process_mode"] == "in_process"])
+    assert {p.name for p in written} - {"process_modes.png"} == {j.name for j in inside}
