@@ -12,6 +12,7 @@ empty ledger.
 
 from __future__ import annotations
 
+import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,6 +26,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ascend_p2p_lab.sim import drain_tracked, track
 
 track(True)  # keep every simulator a test makes alive until its ledger is checked
+
+# The Ctrl-C tests send SIGINT to this process and to the commands it starts. A suite
+# started as a background job of a non-interactive shell (`cmd &`) inherits SIGINT
+# ignored, and ignored it would stay in every command it starts: give it Python's own
+# handler, as an interactive start has it, so those tests test the code, not the shell.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: Simulators made outside any single test, each with where it was first seen; checked
 #: at the end of the session (see _empty_ledgers_at_session_end and pytest_sessionfinish).
