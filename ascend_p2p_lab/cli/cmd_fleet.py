@@ -27,11 +27,12 @@ from ..comparison import check_threshold
 from ..fleet import SimulatedFleet, analyse, survey
 from ..fleet.simulated import fleet_targets, parse_degrade
 from ..fleet.survey import check_fleet_out
+from ..measure.spec import check_sampling
 from ..topology.presets import list_presets
 from ..units import format_size, parse_sizes
-from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES
+from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
-from .options import subcommand
+from .options import add_progress, add_samples, subcommand
 
 #: The command this module adds and runs.
 NAME = "fleet"
@@ -100,7 +101,7 @@ def add(sub: Any) -> None:
         default=DEFAULT_SIZES,
         help=f"copy sizes (default {DEFAULT_SIZES}); links are compared at the largest",
     )
-    p.add_argument("--samples", type=int, default=5, help="samples per point (default 5)")
+    add_samples(p, "copy")
     p.add_argument(
         "--threshold",
         type=float,
@@ -131,7 +132,7 @@ def add(sub: Any) -> None:
         "fleet_hosts.csv and fleet_heatmaps.png (default: none)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace a fleet in --out")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_progress(p, "no progress bar (default: one over the hosts, on stderr)")
     p.add_argument(
         "--criteria",
         type=Path,
@@ -151,11 +152,18 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         parse_sizes(args.sizes)
     except ValueError as exc:
         raise UsageError(str(exc).splitlines()[0]) from None
-    if not 1 <= args.samples <= 1000:
-        raise UsageError(f"--samples must be from 1 to 1000; got {args.samples}")
+    sampling = {
+        "samples": args.samples,
+        "warmup": args.warmup,
+        "min_sample_us": args.min_sample_ms * US_PER_MS,
+    }
+    try:
+        check_sampling(**sampling)
+    except ValueError as exc:
+        raise UsageError(f"--{str(exc).replace('_', '-')}") from None
     if args.out is not None:
         check_fleet_out(args.out, overwrite=args.overwrite)
-    options = {"sizes": args.sizes, "samples": args.samples}
+    options = {"sizes": args.sizes, **sampling}
     if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
         args.criteria_data = load_criteria(args.criteria)
         options.update(fleet_options(args.criteria_data, args.sizes))

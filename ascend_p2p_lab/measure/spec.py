@@ -108,6 +108,38 @@ def _choice(
     return (value,)
 
 
+def check_sampling(
+    samples: int = 5,
+    warmup: int = 2,
+    min_sample_us: float = 1000.0,
+    max_copies: int = 1000,
+    host_bound_ratio: float = 0.5,
+) -> None:
+    """The timing loop's numbers checked (ValueError naming the first one out of bounds),
+    before any device work: by every sweep, and by a command that hands them to others
+    (``fleet``'s hosts).
+
+    Example:
+        >>> check_sampling(samples=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: samples must be an integer from 1 to 1000; got 0
+    """
+    for name, value, lo, hi in (
+        ("samples", samples, 1, MAX_SAMPLES),
+        ("warmup", warmup, 0, MAX_SAMPLES),
+        ("max_copies", max_copies, 1, MAX_COPIES),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ValueError(f"{name} must be an integer from {lo} to {hi}; got {value!r}")
+    for name, value, hi in (
+        ("min_sample_us", min_sample_us, MAX_SAMPLE_US),
+        ("host_bound_ratio", host_bound_ratio, 1e6),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= hi:
+            raise ValueError(f"{name} must be a number above 0 and at most {hi:g}; got {value!r}")
+
+
 def make_spec(
     rt: Runtime,
     pairs: str | Sequence[tuple[int, int]] | None = None,
@@ -144,19 +176,7 @@ def make_spec(
     ops = check_operations(operations, algorithm, pats)
     test_list = _tests(tests, pats, rt.device_count, sizes)
     size_list = _sizes(sizes, pats, test_list)
-    for name, value, lo, hi in (
-        ("samples", samples, 1, MAX_SAMPLES),
-        ("warmup", warmup, 0, MAX_SAMPLES),
-        ("max_copies", max_copies, 1, MAX_COPIES),
-    ):
-        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise ValueError(f"{name} must be an integer from {lo} to {hi}; got {value!r}")
-    for name, value, hi in (
-        ("min_sample_us", min_sample_us, MAX_SAMPLE_US),
-        ("host_bound_ratio", host_bound_ratio, 1e6),
-    ):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= hi:
-            raise ValueError(f"{name} must be a number above 0 and at most {hi:g}; got {value!r}")
+    check_sampling(samples, warmup, min_sample_us, max_copies, host_bound_ratio)
     n = rt.device_count
     pair_list = parse_pairs(pairs, n)
     device_list = parse_devices(devices, n)

@@ -41,6 +41,10 @@ def test_cli_json_names_the_degraded_link(tmp_path, capsys):
             "64MiB",
             "--samples",
             "2",
+            "--warmup",
+            "0",
+            "--min-sample-ms",
+            "0.5",
             "--threshold",
             "0.8",
             "--format",
@@ -57,7 +61,29 @@ def test_cli_json_names_the_degraded_link(tmp_path, capsys):
     ]
     assert [h["host"] for h in data["hosts"]] == ["sim-0", "sim-1"]
     assert data["failed_hosts"] == []
-    assert (tmp_path / "f" / "sim-1" / "run.json").is_file()
+    params = json.loads((tmp_path / "f" / "sim-1" / "run.json").read_text())["params"]
+    # every host timed its copies as told (the same sampling options as sweep)
+    assert (params["samples"], params["warmup"], params["min_sample_us"]) == (2, 0, 500.0)
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--samples", "0", "--samples must be an integer from 1 to 1000; got 0"),
+        ("--warmup", "-1", "--warmup must be an integer from 0 to 1000; got -1"),
+        ("--min-sample-ms", "0", "--min-sample-ms"),
+    ],
+)
+def test_bad_sampling_exits_2_before_any_cluster(capsys, monkeypatch, option, value, message):
+    import ascend_p2p_lab.cli.cmd_fleet as cmd
+
+    def no_cluster(*a, **k):
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr(cmd, "SimulatedFleet", no_cluster)
+    assert main(["fleet", "--local", "2", option, value, "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.splitlines()) == 1
 
 
 def test_an_interrupted_fleet_says_130_in_its_text_and_json(capsys, tmp_path):

@@ -15,4 +15,20 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_fleet.py::test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp",
         ),
     ),
+    M(
+        "cli.cmd_fleet.sampling_not_passed",
+        "cli/cmd_fleet.py",
+        '    options = {"sizes": args.sizes, **sampling}',
+        '    options = {"sizes": args.sizes, "samples": args.samples}',
+        "fleet --warmup and --min-sample-ms do not reach the hosts' sweeps",
+        ("tests/cli/test_cmd_fleet.py::test_cli_json_names_the_degraded_link",),
+    ),
+    M(
+        "cli.cmd_fleet.sampling_unchecked",
+        "cli/cmd_fleet.py",
+        "        check_sampling(**sampling)",
+        "        pass",
+        "bad sampling options start a cluster and fail on every host",
+        ("tests/cli/test_cmd_fleet.py::test_bad_sampling_exits_2_before_any_cluster",),
+    ),
 ]
