@@ -3,6 +3,8 @@ words (issue 30 item 18)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ascend_p2p_lab.cli import main
@@ -35,6 +37,7 @@ MEASURING = {
     "demo": [],
     "check": [],
     "collectives": [],
+    "fleet": ["--local", "2"],
 }
 
 
@@ -77,6 +80,10 @@ def test_check_times_its_sweeps_as_told(tmp_path, capsys) -> None:
     )
     assert _samples_per_point(tmp_path / "a") == {3}  # the derived criteria's samples
     assert _samples_per_point(tmp_path / "b") == {2}
+    # the warm-up and the shortest sample are not visible in the rows: run.json says them
+    params = json.loads((tmp_path / "b" / "run.json").read_text())["params"]
+    assert (params["warmup"], params["min_sample_us"]) == (0, 500.0)
+    assert json.loads((tmp_path / "a" / "run.json").read_text())["params"]["warmup"] == 1
     capsys.readouterr()
 
 

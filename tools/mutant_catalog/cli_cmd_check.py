@@ -46,4 +46,12 @@ MUTANTS: list[Mutant] = [
             "tests/test_terminal.py",
         ),
     ),
+    M(
+        "cli.cmd_check.warmup_ignored",
+        "cli/cmd_check.py",
+        "            warmup=args.warmup,",
+        "            warmup=CHECK_WARMUP,",
+        "check --warmup does not reach the sweeps it runs",
+        ("tests/cli/test_options.py::test_check_times_its_sweeps_as_told",),
+    ),
 ]
