@@ -1126,3 +1126,42 @@ OPERATIONS: dict[str, Callable[[Runtime, Path], Outcome]] = {
     "panel": op_panel,
     "save": op_save_and_resume,
 }
+
+
+# ------------------------------------- the health check's A2 topology files (asymmetric)
+A, B = 2, 5  # the faulty directed link is A -> B; B -> A stays healthy unless said
+
+
+def a2_file(folder: Path, name: str, faults: list[str] = (), pix: bool = False) -> Path:
+    """atlas800t-a2 as a topology file, plus [[fault]] tables or a PIX pair A <-> B."""
+    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"', f'name = "{name}"')
+    if pix:
+        rows = [["X" if i == j else "HCCS" for j in range(8)] for i in range(8)]
+        rows[A][B] = rows[B][A] = "PIX"
+        links = "links = [\n" + "".join(f'  "{" ".join(r)}",\n' for r in rows) + "]\n"
+        text = re.sub(r"links = \[\n.*?\n\]\n", links, text, flags=re.S)
+        text += (
+            "\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
+            "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n"
+        )
+    for fault in faults:
+        text += f"\n[[fault]]\n{fault}\n"
+    path = folder / f"{name}.toml"
+    path.write_text(text)
+    return path
+
+
+A2_FAULTS = {
+    "degrade": [f'kind = "degrade"\nlink = [{A}, {B}]\nfactor = 0.5'],
+    "refuse": [f'kind = "error"\ncall = "rt.device_enable_peer_access"\nlink = [{A}, {B}]'],
+    "corrupt": [f'kind = "corrupt"\nlink = [{A}, {B}]'],
+}
+
+
+def a2_files(folder: Path) -> dict[str, Path]:
+    """The A2 topology files of the health-check tests: one per fault of A2_FAULTS, a PIX
+    pair A <-> B, and a clean one."""
+    out = {name: a2_file(folder, f"a2-{name}", faults) for name, faults in A2_FAULTS.items()}
+    out["pix"] = a2_file(folder, "a2-pix", pix=True)
+    out["clean"] = a2_file(folder, "a2-clean")
+    return out

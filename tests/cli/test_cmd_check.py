@@ -14,8 +14,11 @@ from pathlib import Path
 import pytest
 from helpers import (
     A3_PAIR,
+    A,
+    B,
     _check_json,
     _failing,
+    a2_files,
     write,
 )
 
@@ -28,35 +31,6 @@ from ascend_p2p_lab.measure import (
 from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.run import folder as run_folder
 from ascend_p2p_lab.run.folder import load
-from ascend_p2p_lab.topology.presets import read_packaged
-
-A, B = 2, 5  # the faulty directed link is A -> B; B -> A stays healthy unless said
-
-
-def a2_file(folder: Path, name: str, faults: list[str] = (), pix: bool = False) -> Path:
-    """atlas800t-a2 as a topology file, plus [[fault]] tables or a PIX pair A <-> B."""
-    text = read_packaged("atlas800t-a2.toml").replace('name = "atlas800t-a2"', f'name = "{name}"')
-    if pix:
-        rows = [["X" if i == j else "HCCS" for j in range(8)] for i in range(8)]
-        rows[A][B] = rows[B][A] = "PIX"
-        links = "links = [\n" + "".join(f'  "{" ".join(r)}",\n' for r in rows) + "]\n"
-        text = re.sub(r"links = \[\n.*?\n\]\n", links, text, flags=re.S)
-        text += (
-            "\n[link.PIX]\nbandwidth_GBps = 24.0  # estimated, as _link_defaults\n"
-            "nominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n"
-        )
-    for fault in faults:
-        text += f"\n[[fault]]\n{fault}\n"
-    path = folder / f"{name}.toml"
-    path.write_text(text)
-    return path
-
-
-FAULTS = {
-    "degrade": [f'kind = "degrade"\nlink = [{A}, {B}]\nfactor = 0.5'],
-    "refuse": [f'kind = "error"\ncall = "rt.device_enable_peer_access"\nlink = [{A}, {B}]'],
-    "corrupt": [f'kind = "corrupt"\nlink = [{A}, {B}]'],
-}
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +40,7 @@ def criteria():
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("topologies")
-    out = {name: a2_file(folder, f"a2-{name}", faults) for name, faults in FAULTS.items()}
-    out["pix"] = a2_file(folder, "a2-pix", pix=True)
-    out["clean"] = a2_file(folder, "a2-clean")
-    return out
+    return a2_files(tmp_path_factory.mktemp("topologies"))
 
 
 def _no_device_work(monkeypatch):

@@ -35,6 +35,25 @@ class Mutant:
 
 M = Mutant
 
+#: The tests that run the commands end to end, each command's file and main's contract
+#: (a mutant that any command's output may show names them all).
+COMMAND_TESTS = (
+    "tests/cli/test_cli.py",
+    "tests/cli/test_cmd_check.py",
+    "tests/cli/test_cmd_collectives.py",
+    "tests/cli/test_cmd_compare.py",
+    "tests/cli/test_cmd_demo.py",
+    "tests/cli/test_cmd_import.py",
+    "tests/cli/test_cmd_presets.py",
+    "tests/cli/test_cmd_probe.py",
+    "tests/cli/test_cmd_run.py",
+    "tests/cli/test_cmd_sim_path.py",
+    "tests/cli/test_cmd_sweep.py",
+    "tests/cli/test_cmd_topo.py",
+    "tests/cli/test_exitstatus.py",
+    "tests/cli/test_runoutput.py",
+)
+
 
 def load() -> list[Mutant]:
     """Every mutant of every catalog module, in module-name order."""

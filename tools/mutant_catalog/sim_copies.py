@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = ("tests/sim/test_memory.py", "tests/sim/test_sim.py")
@@ -143,20 +143,7 @@ MUTANTS: list[Mutant] = [
             "tests/sim/test_jitter.py",
             "tests/sim/test_sim.py",
             "tests/measure/test_links.py",
-            "tests/cli/test_cli.py",
-            "tests/cli/test_cmd_check.py",
-            "tests/cli/test_cmd_collectives.py",
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_demo.py",
-            "tests/cli/test_cmd_import.py",
-            "tests/cli/test_cmd_presets.py",
-            "tests/cli/test_cmd_probe.py",
-            "tests/cli/test_cmd_run.py",
-            "tests/cli/test_cmd_sim_path.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_cmd_topo.py",
-            "tests/cli/test_exitstatus.py",
-            "tests/cli/test_runoutput.py",
+            *COMMAND_TESTS,
             "tests/cli/test_cmd_report.py",
             "tests/cli/test_cmd_sweep.py",
             "tests/cli/test_runoutput.py",
@@ -187,20 +174,7 @@ MUTANTS: list[Mutant] = [
             "tests/measure/test_sweep.py",
             "tests/runtime/test_errors.py",
             "tests/measure/test_links.py",
-            "tests/cli/test_cli.py",
-            "tests/cli/test_cmd_check.py",
-            "tests/cli/test_cmd_collectives.py",
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_demo.py",
-            "tests/cli/test_cmd_import.py",
-            "tests/cli/test_cmd_presets.py",
-            "tests/cli/test_cmd_probe.py",
-            "tests/cli/test_cmd_run.py",
-            "tests/cli/test_cmd_sim_path.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_cmd_topo.py",
-            "tests/cli/test_exitstatus.py",
-            "tests/cli/test_runoutput.py",
+            *COMMAND_TESTS,
             "tests/cli/test_cmd_report.py",
             "tests/cli/test_cmd_sweep.py",
             "tests/cli/test_runoutput.py",
