@@ -1165,3 +1165,62 @@ def a2_files(folder: Path) -> dict[str, Path]:
     out["pix"] = a2_file(folder, "a2-pix", pix=True)
     out["clean"] = a2_file(folder, "a2-clean")
     return out
+
+
+# ------------------------------------------- the comparison tests' runs (asymmetric)
+
+PRESET = "atlas800t-a2"
+PAIRS = "0-1,1-0"
+#: 0 -> 1 at half speed; 1 -> 0 untouched
+DEGRADE = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
+
+
+def compare_run(
+    faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,), preset: str = PRESET
+) -> pd.DataFrame:
+    with open_runtime("sim", preset=preset, seed=SEED, faults=faults or []) as rt:
+        return sweep(rt, pairs=pairs, sizes=list(sizes), samples=2, progress=False)
+
+
+def saved_compare_runs(root: Path) -> dict[str, tuple[pd.DataFrame, Path]]:
+    """The comparison tests' runs, each frame with its folder under root: clean, clean2
+    (another clean run), degraded (0 -> 1 at half speed), failing, corrupt, other (2-3,
+    3-2), wider (0-1, 1-0, 2-3)."""
+    frames = {
+        "clean": compare_run(),
+        "clean2": compare_run(),
+        "degraded": compare_run(DEGRADE),
+        "failing": compare_run(FAIL),
+        "corrupt": compare_run(CORRUPT),
+        "other": compare_run(pairs="2-3,3-2"),
+        "wider": compare_run(pairs="0-1,1-0,2-3"),
+    }
+    return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
+
+
+def saved_processes_run(folder: Path) -> Path:
+    """A2 pairs 0-1 and 1-0 at 1 MiB and 64 MiB, 2 samples, in process and across
+    processes (sweep --processes), saved into folder by the command line."""
+    assert (
+        main(
+            [
+                "sweep",
+                "--backend",
+                "sim",
+                "--preset",
+                "atlas800t-a2",
+                "--pairs",
+                "0-1,1-0",
+                "--sizes",
+                "1MiB,64MiB",
+                "--samples",
+                "2",
+                "--processes",
+                "--no-progress",
+                "--out",
+                str(folder),
+            ]
+        )
+        == 0
+    )
+    return folder

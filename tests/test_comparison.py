@@ -20,7 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import CORRUPT, FAIL, SEED
+from helpers import (
+    SIZE,
+    saved_compare_runs,
+)
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.comparison import (
@@ -34,45 +37,14 @@ from ascend_p2p_lab.comparison import (
     to_json,
     unmatched,
 )
-from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.measure.processes import sweep_processes
 from ascend_p2p_lab.results import load_run, save_run
-
-PRESET = "atlas800t-a2"
-
-
-SIZE = 16 << 20
-
-
-PAIRS = "0-1,1-0"
-
-
-#: 0 -> 1 at half speed; 1 -> 0 untouched
-DEGRADE = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
-
-
-def _run(
-    faults: list | None = None, pairs: str = PAIRS, sizes: object = (SIZE,), preset: str = PRESET
-) -> pd.DataFrame:
-    with open_runtime("sim", preset=preset, seed=SEED, faults=faults or []) as rt:
-        return sweep(rt, pairs=pairs, sizes=list(sizes), samples=2, progress=False)
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pd.DataFrame, Path]]:
-    """clean, clean2 (another clean run), degraded, failing, corrupt, other (2-3, 3-2),
-    wider (0-1, 1-0, 2-3): each frame with its saved folder."""
-    root = tmp_path_factory.mktemp("runs")
-    frames = {
-        "clean": _run(),
-        "clean2": _run(),
-        "degraded": _run(DEGRADE),
-        "failing": _run(FAIL),
-        "corrupt": _run(CORRUPT),
-        "other": _run(pairs="2-3,3-2"),
-        "wider": _run(pairs="0-1,1-0,2-3"),
-    }
-    return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
+    """clean, clean2, degraded, failing, corrupt, other, wider (helpers.saved_compare_runs)."""
+    return saved_compare_runs(tmp_path_factory.mktemp("runs"))
 
 
 # ----------------------------------------------------------------------- the library

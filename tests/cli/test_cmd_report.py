@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import _copy_run, one_line
+from helpers import _copy_run, one_line, saved_processes_run
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
@@ -42,30 +42,7 @@ def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # ---------------------------------------------------------------- item 10: pull apart from push
 @pytest.fixture(scope="module")
 def processes_run(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("ipc") / "run"
-    assert (
-        main(
-            [
-                "sweep",
-                "--backend",
-                "sim",
-                "--preset",
-                "atlas800t-a2",
-                "--pairs",
-                "0-1,1-0",
-                "--sizes",
-                "1MiB,64MiB",
-                "--samples",
-                "2",
-                "--processes",
-                "--no-progress",
-                "--out",
-                str(folder),
-            ]
-        )
-        == 0
-    )
-    return folder
+    return saved_processes_run(tmp_path_factory.mktemp("ipc") / "run")
 
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"

@@ -47,6 +47,7 @@ from helpers import (
     _failing,
     _json,
     run_json,
+    saved_processes_run,
     write,
 )
 
@@ -160,30 +161,7 @@ def test_json_rows_are_the_documented_ones(capsys, tmp_path) -> None:
 # ---------------------------------------------------------------- item 10: pull apart from push
 @pytest.fixture(scope="module")
 def processes_run(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("ipc") / "run"
-    assert (
-        main(
-            [
-                "sweep",
-                "--backend",
-                "sim",
-                "--preset",
-                "atlas800t-a2",
-                "--pairs",
-                "0-1,1-0",
-                "--sizes",
-                "1MiB,64MiB",
-                "--samples",
-                "2",
-                "--processes",
-                "--no-progress",
-                "--out",
-                str(folder),
-            ]
-        )
-        == 0
-    )
-    return folder
+    return saved_processes_run(tmp_path_factory.mktemp("ipc") / "run")
 
 
 def test_processes_matrices_keep_pull_and_push_apart(processes_run, capsys):
