@@ -1224,3 +1224,31 @@ def saved_processes_run(folder: Path) -> Path:
         == 0
     )
     return folder
+
+
+def saved_p2p_slow(out: Path) -> Path:
+    """A P2P run of an A2 whose link 2 -> 5 runs at half speed (pairs and latency, devices
+    0-5), saved into out by the command line."""
+    a2 = Path(__file__).resolve().parent / "data" / "a2-slow-2to5.toml"
+    assert (
+        main(
+            [
+                "sweep",
+                *SIM,
+                "--topology",
+                str(a2),
+                "--patterns",
+                "pair,latency",
+                "--devices",
+                "0-5",
+                "--sizes",
+                "64KiB,4MiB,64MiB",
+                "--samples",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    return out

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from helpers import run_cli
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
@@ -24,12 +25,6 @@ from ascend_p2p_lab.measure import (
 from ascend_p2p_lab.results import (
     save_run,
 )
-
-
-def run_cli_2(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # ---------------------------------------------------------------- item 21: a device outside
@@ -81,12 +76,6 @@ def _text_bandwidth(folder) -> None:
 DROP = object()
 
 
-def run_cli_3(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.fixture
 def no_device(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail the test if a command opens a runtime (bad input must be caught before)."""
@@ -116,7 +105,7 @@ def no_device(monkeypatch: pytest.MonkeyPatch) -> None:
     ],
 )
 def test_bad_arguments_give_one_line_and_exit_2(capsys, argv, message) -> None:
-    code, _out, err = run_cli_2(capsys, *argv)
+    code, _out, err = run_cli(capsys, *argv)
     assert code == 2
     assert message in err
     assert len(err.strip().splitlines()) == 1, err
@@ -204,7 +193,7 @@ def test_an_unexpected_exception_is_one_line_and_a_traceback_file(
         raise error("planted")
 
     monkeypatch.setattr(measure, "probe", broken)
-    code, _, err = run_cli_3(capsys, "probe", "--backend", "sim")
+    code, _, err = run_cli(capsys, "probe", "--backend", "sim")
     lines = err.strip().splitlines()
     name = error.__name__
     assert code == 1 and len(lines) == 1 and "Traceback" not in err
@@ -232,5 +221,5 @@ def test_output_paths_are_checked_before_any_device_work(
     (run / "run.json").write_text(json.dumps({"run_id": "x", "command": "sweep"}))
     (tmp_path / "file").write_text("")
     names = {"file": str(tmp_path / "file"), "dir": str(tmp_path), "run": str(run)}
-    code, _, err = run_cli_3(capsys, *(a.format(**names) for a in argv))
+    code, _, err = run_cli(capsys, *(a.format(**names) for a in argv))
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err

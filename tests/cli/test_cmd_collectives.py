@@ -11,6 +11,7 @@ import pytest
 from helpers import (
     SIM,
     _json,
+    saved_p2p_slow,
 )
 
 from ascend_p2p_lab.cli import main
@@ -95,31 +96,8 @@ SIM_2 = ["--backend", "sim", "--no-progress"]
 
 @pytest.fixture(scope="module")
 def p2p_slow(tmp_path_factory) -> Path:
-    """A P2P run of an A2 whose link 2 -> 5 runs at half speed: pairs and latency."""
-    out = tmp_path_factory.mktemp("p2p") / "run"
-    a2 = Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml"
-    assert (
-        main(
-            [
-                "sweep",
-                *SIM_2,
-                "--topology",
-                str(a2),
-                "--patterns",
-                "pair,latency",
-                "--devices",
-                "0-5",
-                "--sizes",
-                "64KiB,4MiB,64MiB",
-                "--samples",
-                "1",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
-    return out
+    """A P2P run of an A2 whose link 2 -> 5 runs at half speed (helpers.saved_p2p_slow)."""
+    return saved_p2p_slow(tmp_path_factory.mktemp("p2p") / "run")
 
 
 def test_links_from_a_p2p_run_predict_the_slow_link(capsys, p2p_slow) -> None:

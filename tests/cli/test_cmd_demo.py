@@ -4,15 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
-from ascend_p2p_lab.cli import main
-
-
-def run_cli_3(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from helpers import run_cli
 
 
 def test_demo_replaces_an_earlier_demo_and_takes_a_backend(capsys, tmp_path) -> None:
@@ -29,11 +21,11 @@ def test_demo_replaces_an_earlier_demo_and_takes_a_backend(capsys, tmp_path) -> 
         "--out",
         str(out),
     ]
-    code, text, _ = run_cli_3(capsys, *argv)
+    code, text, _ = run_cli(capsys, *argv)
     assert code == 0 and "simulated atlas300i-duo" in text
     first = json.loads((out / "run.json").read_text())
     assert first["command"] == "demo"
     manifest = json.loads((out / "report.json").read_text())
     assert manifest["run_id"] == first["run_id"] and "summary.csv" in manifest["files"]
-    assert run_cli_3(capsys, *argv)[0] == 0
+    assert run_cli(capsys, *argv)[0] == 0
     assert json.loads((out / "run.json").read_text())["run_id"] != first["run_id"]

@@ -32,10 +32,10 @@ import pytest
 from helpers import (
     A3_PAIR,
     MIB,
-    SIM,
     _compare_json,
     _json,
     below,
+    saved_p2p_slow,
     write,
 )
 
@@ -97,31 +97,8 @@ def test_compare_an_hccl_import_with_the_preset(capsys, tmp_path) -> None:
 
 @pytest.fixture(scope="module")
 def p2p_slow(tmp_path_factory) -> Path:
-    """A P2P run of an A2 whose link 2 -> 5 runs at half speed: pairs and latency."""
-    out = tmp_path_factory.mktemp("p2p") / "run"
-    a2 = Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml"
-    assert (
-        main(
-            [
-                "sweep",
-                *SIM,
-                "--topology",
-                str(a2),
-                "--patterns",
-                "pair,latency",
-                "--devices",
-                "0-5",
-                "--sizes",
-                "64KiB,4MiB,64MiB",
-                "--samples",
-                "1",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
-    return out
+    """A P2P run of an A2 whose link 2 -> 5 runs at half speed (helpers.saved_p2p_slow)."""
+    return saved_p2p_slow(tmp_path_factory.mktemp("p2p") / "run")
 
 
 def test_compare_an_import_with_a_p2p_run_of_its_server(capsys, tmp_path, p2p_slow) -> None:

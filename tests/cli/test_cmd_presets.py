@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from ascend_p2p_lab.cli import main
-
-
-def run_cli_2(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from helpers import run_cli
 
 
 def test_presets_lists_every_preset(capsys) -> None:
-    code, out, _ = run_cli_2(capsys, "presets")
+    code, out, _ = run_cli(capsys, "presets")
     assert code == 0
     for name in (
         "atlas800-9000",

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
-
-from ascend_p2p_lab.cli import main
+from helpers import run_cli
 
 
 def test_probe_json_rows_are_sources_and_unprobed_pairs_say_so() -> None:
@@ -36,14 +35,8 @@ def test_probe_json_rows_are_sources_and_unprobed_pairs_say_so() -> None:
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
-def run_cli_2(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_probe_json_has_the_documented_keys(capsys) -> None:
-    code, out, _ = run_cli_2(
+    code, out, _ = run_cli(
         capsys, "probe", "--backend", "sim", "--preset", "atlas300i-duo", "--format", "json"
     )
     assert code == 0
@@ -64,7 +57,7 @@ def test_probe_json_has_the_documented_keys(capsys) -> None:
 
 
 def test_probe_table_on_a3(capsys) -> None:
-    code, out, _ = run_cli_2(capsys, "probe", "--backend", "sim", "--preset", "atlas800t-a3")
+    code, out, _ = run_cli(capsys, "probe", "--backend", "sim", "--preset", "atlas800t-a3")
     assert code == 0 and "SIO" in out and "HCCS_SW" in out
     # one naming (pyACL's device ids, as every matrix and figure), npu-smi's explained once
     assert (
@@ -77,7 +70,7 @@ def test_probe_table_on_a3(capsys) -> None:
 
 
 def test_probe_with_an_npu_smi_topology(capsys) -> None:
-    code, out, _ = run_cli_2(
+    code, out, _ = run_cli(
         capsys,
         "probe",
         "--backend",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import _copy_run, one_line, saved_processes_run
+from helpers import _copy_run, one_line, run_cli, saved_processes_run
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
@@ -173,12 +173,6 @@ def test_report_on_imported_runs_writes_their_figures(tmp_path):
     )
     assert main(["report", str(misc)]) == 0
     assert "host_bandwidth_vs_size.png" in json.loads((misc / "report.json").read_text())["files"]
-
-
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_report_of_an_interrupted_run_is_not_itself_interrupted(

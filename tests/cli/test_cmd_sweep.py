@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import (
     _count_blocks,
+    run_cli,
     run_json,
 )
 
@@ -26,13 +27,6 @@ from ascend_p2p_lab.results import (
     load_run,
     save_run,
 )
-
-
-def run_cli_2(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
 
 # ------------------------------------------------------------------ matrices and JSON
 SIM_A2 = ("--backend", "sim", "--preset", "atlas800t-a2")
@@ -63,7 +57,7 @@ PRESET = "atlas800t-a2"
 
 def test_sweep_writes_a_run_and_report_reads_it(capsys, tmp_path) -> None:
     out_dir = tmp_path / "run"
-    code, out, _ = run_cli_2(
+    code, out, _ = run_cli(
         capsys,
         "sweep",
         "--backend",
@@ -81,12 +75,12 @@ def test_sweep_writes_a_run_and_report_reads_it(capsys, tmp_path) -> None:
     assert code == 0 and "at 64 KiB" in out and "HCCS" in out
     run = load_run(out_dir)
     assert len(run) == 2 * 5 * 2
-    code, out, _ = run_cli_2(capsys, "report", str(out_dir), "--out", str(tmp_path / "rep"))
+    code, out, _ = run_cli(capsys, "report", str(out_dir), "--out", str(tmp_path / "rep"))
     assert code == 0 and (tmp_path / "rep" / "summary.csv").is_file()
 
 
 def test_sweep_prints_the_matrix_rows_as_sources(capsys) -> None:
-    code, out, _ = run_cli_2(
+    code, out, _ = run_cli(
         capsys,
         "sweep",
         *SIM_A2,
@@ -109,7 +103,7 @@ def test_sweep_prints_the_matrix_rows_as_sources(capsys) -> None:
 
 def test_sweep_and_report_json_have_the_documented_keys(capsys, tmp_path: Path) -> None:
     out_dir = tmp_path / "run"
-    code, out, err = run_cli_2(
+    code, out, err = run_cli(
         capsys,
         "sweep",
         *SIM_A2,
@@ -147,13 +141,13 @@ def test_sweep_and_report_json_have_the_documented_keys(capsys, tmp_path: Path) 
     assert first["matrix"][0][1] is None and first["kinds"][0][1] == "not_measured"
     params = load_run(out_dir).attrs["run"]["params"]
     assert params["warmup"] == 0 and params["min_sample_us"] == 250.0
-    code, out, err = run_cli_2(capsys, "report", str(out_dir), "--format", "json")
+    code, out, err = run_cli(capsys, "report", str(out_dir), "--format", "json")
     assert code == 0 and json.loads(out)["run_id"] == data["run_id"]
     assert "figures:" in err and (out_dir / "summary.csv").exists()
 
 
 def test_devices_and_a_latency_sweep_of_four_bytes(capsys, tmp_path: Path) -> None:
-    code, out, _ = run_cli_2(
+    code, out, _ = run_cli(
         capsys,
         "sweep",
         "--backend",
@@ -181,7 +175,7 @@ def test_devices_and_a_latency_sweep_of_four_bytes(capsys, tmp_path: Path) -> No
     sys_ = next(ln.split() for ln in table.splitlines() if " SYS " in ln)
     assert hccs[3] == "2" and sys_[3] == "4"  # 0<->1 over HCCS; 0,1 <-> 4 across sockets
     assert float(hccs[4]) < float(sys_[4])
-    code, _, err = run_cli_2(
+    code, _, err = run_cli(
         capsys, "sweep", "--backend", "sim", "--devices", "0-1", "--pairs", "0-2"
     )
     assert code == 2 and "pairs 0-2 use devices outside --devices 0,1" in err

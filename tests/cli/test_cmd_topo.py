@@ -7,19 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ascend_p2p_lab.cli import main
+from helpers import run_cli
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
-def run_cli_2(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_topo_parses_npu_smi_text(capsys) -> None:
-    code, out, _ = run_cli_2(
+    code, out, _ = run_cli(
         capsys, "topo", str(DATA / "npu-smi-topo-910b3-8npu.txt"), "--format", "json"
     )
     assert code == 0
@@ -31,5 +25,5 @@ def test_topo_parses_npu_smi_text(capsys) -> None:
 def test_malformed_npu_smi_text_is_a_usage_error(capsys, tmp_path) -> None:
     bad = tmp_path / "topo.txt"
     bad.write_text("\t   NPU0       NPU1\nNPU0       X          HCCS\nNPU1       HCCS\n")
-    code, _, err = run_cli_2(capsys, "topo", str(bad))
+    code, _, err = run_cli(capsys, "topo", str(bad))
     assert code == 2 and "line" in err and len(err.strip().splitlines()) == 1

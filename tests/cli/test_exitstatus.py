@@ -13,6 +13,9 @@ from helpers import (
     CLI_QUICK,
     topology_with,
 )
+from helpers import (
+    run_cli as run_cli_3,
+)
 
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.results import (
@@ -84,12 +87,6 @@ CLI_CASES = [
     (("report", "{file}"), "not a run folder"),
     (("sweep", "--backend", "gpu"), "invalid choice: 'gpu'"),
 ]
-
-
-def run_cli_3(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(

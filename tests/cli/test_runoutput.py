@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import (
     CLI_QUICK,
+    run_cli,
 )
 
 from ascend_p2p_lab.cli import main
@@ -24,12 +25,6 @@ from ascend_p2p_lab.results import (
 from ascend_p2p_lab.sim import LIVE
 
 
-def run_cli_2(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def cells(run, direction="uni", value="bandwidth_GBps"):
     part = run[
         (run["direction"] == direction)
@@ -40,12 +35,6 @@ def cells(run, direction="uni", value="bandwidth_GBps"):
     return {(int(s), int(d)): float(v) for s, d, v in zip(part["src"], part["dst"], part[value])}
 
 
-def run_cli_3(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_json_failures_and_exit_status_agree(capsys, tmp_path: Path) -> None:
     faults = tmp_path / "faulty.toml"
     src = Path(__file__).resolve().parents[2] / "ascend_p2p_lab/topology/presets"
@@ -54,7 +43,7 @@ def test_json_failures_and_exit_status_agree(capsys, tmp_path: Path) -> None:
         text + '\n[[fault]]\nkind = "error"\ncall = "rt.memcpy_async"\n'
         "link = [2, 3]\ncode = 507013\n"
     )
-    code, out, _ = run_cli_2(
+    code, out, _ = run_cli(
         capsys,
         "sweep",
         "--backend",
@@ -84,7 +73,6 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
 ) -> None:
     """3 blocks x 2 sizes; the second block stops the sweep (an error no row can carry):
     2 points measured, 4 never reached, and the summary and the JSON say so."""
-    from ascend_p2p_lab.cli import main
     from ascend_p2p_lab.results import load_run
 
     started: list[str] = []
@@ -124,16 +112,16 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
 def test_sweep_refuses_a_folder_holding_a_run_unless_overwrite(capsys, tmp_path) -> None:
     out = tmp_path / "r"
     base = ["sweep", "--backend", "sim", "--pairs", "0-1", *CLI_QUICK, "--out", str(out)]
-    assert run_cli_3(capsys, *base)[0] == 0
-    assert run_cli_3(capsys, "report", str(out))[0] == 0
+    assert run_cli(capsys, *base)[0] == 0
+    assert run_cli(capsys, "report", str(out))[0] == 0
     figures = sorted(p.name for p in out.glob("*.png"))
     assert figures and (out / "summary.csv").is_file()
     first_id = json.loads((out / "run.json").read_text())["run_id"]
-    code, _, err = run_cli_3(capsys, *base)
+    code, _, err = run_cli(capsys, *base)
     assert code == 2 and "holds a run already; pass --overwrite" in err
     assert json.loads((out / "run.json").read_text())["run_id"] == first_id  # untouched
     (out / "notes.txt").write_text("mine")
-    assert run_cli_3(capsys, *base, "--overwrite")[0] == 0
+    assert run_cli(capsys, *base, "--overwrite")[0] == 0
     assert json.loads((out / "run.json").read_text())["run_id"] != first_id
     assert not list(out.glob("*.png")) and not (out / "summary.csv").exists()
     assert (out / "notes.txt").read_text() == "mine"  # not ours: kept
@@ -142,13 +130,13 @@ def test_sweep_refuses_a_folder_holding_a_run_unless_overwrite(capsys, tmp_path)
 def test_overwrite_with_bad_input_loses_nothing(capsys, tmp_path) -> None:
     out = tmp_path / "r"
     assert (
-        run_cli_3(
+        run_cli(
             capsys, "sweep", "--backend", "sim", "--pairs", "0-1", *CLI_QUICK, "--out", str(out)
         )[0]
         == 0
     )
     before = (out / "run.json").read_text()
-    code, _, err = run_cli_3(
+    code, _, err = run_cli(
         capsys, "sweep", "--backend", "sim", "--sizes", "512GiB", "--out", str(out), "--overwrite"
     )
     assert code == 2 and "needs" in err and (out / "run.json").read_text() == before
@@ -158,7 +146,6 @@ def test_overwrite_with_bad_input_loses_nothing(capsys, tmp_path) -> None:
 def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ascend_p2p_lab.cli import main
 
     topo = tmp_path / "a2x4.toml"
     from ascend_p2p_lab.topology.presets import read_packaged
