@@ -100,22 +100,24 @@ def _copies(
     """Per pair: what the destination holds after ``repeats`` copies of 4 KiB of the
     source's bytes (each source holds its own: byte = 0x10 + device) into it."""
     out = {}
-    with open_runtime("sim", "atlas800t-a2", faults=faults, announce=False) as rt:
-        with rt.peer_links({*pairs, *((d, s) for s, d in pairs)}):
-            for s, d in pairs:
-                src, dst = rt.device_buffer(s, 4 * KiB), rt.device_buffer(d, 4 * KiB)
-                rt.write(src, bytes([0x10 + s]) * 4 * KiB)
-                rt.write(dst, HELD)
-                stream = rt.stream(s)
-                for _ in range(repeats):
-                    if sync:
-                        rt.memcpy(dst, src, 4 * KiB, on=s)
-                    else:  # the same call repeated: the simulator's fast path from the 2nd
-                        rt.memcpy_async(dst, src, 4 * KiB, stream)
-                stream.synchronize()
-                out[(s, d)] = rt.read(dst)
-                for res in (stream, src, dst):
-                    res.close()
+    with (
+        open_runtime("sim", "atlas800t-a2", faults=faults, announce=False) as rt,
+        rt.peer_links({*pairs, *((d, s) for s, d in pairs)}),
+    ):
+        for s, d in pairs:
+            src, dst = rt.device_buffer(s, 4 * KiB), rt.device_buffer(d, 4 * KiB)
+            rt.write(src, bytes([0x10 + s]) * 4 * KiB)
+            rt.write(dst, HELD)
+            stream = rt.stream(s)
+            for _ in range(repeats):
+                if sync:
+                    rt.memcpy(dst, src, 4 * KiB, on=s)
+                else:  # the same call repeated: the simulator's fast path from the 2nd
+                    rt.memcpy_async(dst, src, 4 * KiB, stream)
+            stream.synchronize()
+            out[(s, d)] = rt.read(dst)
+            for res in (stream, src, dst):
+                res.close()
     return out
 
 
