@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ascend_p2p_lab import codes, open_runtime
@@ -59,6 +61,8 @@ def test_a_bad_fault_is_refused_with_what_is_wrong(data, error, match) -> None:
 
 def test_the_kinds_are_the_documented_ones() -> None:
     assert {"error", "degrade", "device_lost", "memory_exhausted", "slow_host"} <= set(FAULT_KINDS)
+    table = (Path(__file__).parents[2] / "docs" / "simulator.md").read_text(encoding="utf-8")
+    assert [k for k in FAULT_KINDS if f"\n| `{k}` | " not in table] == []  # each has its row
 
 
 # ------------------------------------------------------------------ issue 30 (its last items)
