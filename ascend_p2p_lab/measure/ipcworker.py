@@ -1,9 +1,9 @@
 """The worker process of ``sweep --processes``: one device, as a launcher starts one rank.
 
 A worker opens its own runtime (on the simulator: the parent's server, its faults
-included, each counted in the worker), allocates its send buffer (its device's pattern) and its
-receive buffer, exports both (whitelisted), and then answers the parent's commands over a
-pipe (:func:`serve`). It copies only through buffers other workers exported: a pull
+included, each counted in the worker), allocates its send buffer (its device's pattern)
+and its receive buffer, exports both (whitelisted), and then answers the parent's
+commands over a pipe (:func:`serve`). It copies only through buffers other workers exported: a pull
 imports the source's send buffer and copies it into its own receive buffer, timed on its
 own stream and verified there; a push imports the destination's receive buffer and copies
 into it, and the destination (the exporter) clears and verifies its own buffer.
@@ -160,7 +160,7 @@ def serve(
 ) -> None:
     """The worker's loop (a process target): ``(seq, command, *args)`` in, ``(seq, status,
     value)`` out, teardown always. On the simulator ``topology`` and ``faults`` are the
-    parent's server and faults (:meth:`.Runtime.server`)."""
+    parent's server and faults (:meth:`.Runtime.simulated_server`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker: Worker | None = None
     try:

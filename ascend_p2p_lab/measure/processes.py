@@ -77,7 +77,7 @@ class _Worker:
                 rt.seed,
                 max(spec.sizes),
                 spec,
-                *rt.server(),
+                *rt.simulated_server(),
             ),
         )
         self.proc.start()

@@ -79,7 +79,7 @@ class Runtime(Transfers, IpcCalls):
         state, say its n-th call, would be counted per process). Never on hardware."""
         return self._sim is not None and not self._sim.faults
 
-    def server(self) -> tuple[Any, list[Any]]:
+    def simulated_server(self) -> tuple[Any, list[Any]]:
         """What another process's simulator runs to be this one (``sweep --processes``'
         workers): the server, its ``[[fault]]`` tables included, and the faults given
         beside it, fresh (each process counts its own nth); ``(None, [])`` on hardware."""

@@ -30,7 +30,7 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.processes.workers_on_the_preset",
         "measure/processes.py",
-        "                *rt.server(),\n",
+        "                *rt.simulated_server(),\n",
         "",
         "the workers simulate the packaged preset, not the parent's server and its faults",
         ("tests/measure/test_ipcworker.py",),
