@@ -28,7 +28,7 @@ from ..schema import CARD_PATTERNS, PAIR_PATTERNS
 from ..units import parse_sizes
 from .criteria import Criteria
 from .plan import needs_of
-from .verdict import FAIL, evaluate
+from .verdict import FAIL, evaluate, overall
 
 #: the ordered pair alone, the pattern every host's sweep measures
 PAIR = PAIR_PATTERNS[0]
@@ -84,9 +84,14 @@ def failing_by_host(
 ) -> dict[str, list[str]]:
     """The failing items' ids per host (hosts with none left out); a host whose device
     count (``device_counts``, from each run's metadata) is not the criteria's
-    (``expected``) fails ``device_count``, since its items would compare other devices."""
+    (``expected``) fails ``device_count``, since its items would compare other devices,
+    and a host whose items were all skipped fails ``no item judged`` (as a check does:
+    :func:`.verdict.overall`)."""
     bad = items[items["status"] == FAIL]
     out = {str(h): list(g["id"]) for h, g in bad.groupby("host", sort=True)}
+    for host, g in items.groupby("host", sort=True):
+        if overall(g) == (FAIL, 0):
+            out[str(host)] = [f"no item judged: all {len(g)} skipped"]
     for host, n in (device_counts or {}).items():
         if expected is not None and n is not None and int(n) != expected:
             out.setdefault(str(host), []).insert(0, f"device_count {n} / {expected}")

@@ -185,20 +185,26 @@ def to_json(
     }
 
 
-def junit_xml(items: pd.DataFrame, *, suite: str = SUITE) -> str:
+def junit_xml(
+    items: pd.DataFrame, points_lost: int = 0, failed: str | None = None, *, suite: str = SUITE
+) -> str:
     """JUnit XML: one ``<testcase>`` per item, ``<failure>`` inside a failing one,
-    ``<skipped>`` inside a skipped one (what Jenkins, GitLab and GitHub read)."""
+    ``<skipped>`` inside a skipped one (what Jenkins, GitLab and GitHub read); and when
+    the check fails with no failing item (no item judged, samples lost, the measurements
+    stopped early), one more, ``verdict``, failing with the summary line: JUnit fails
+    where the table and the JSON do."""
+    verdict = summary_line(items, points_lost, failed)
     n_fail = int((items["status"] == FAIL).sum())
     n_skip = int((items["status"] == SKIP).sum())
-    root = ET.Element(
-        "testsuites", tests=str(len(items)), failures=str(n_fail), errors="0", skipped=str(n_skip)
-    )
+    alone = verdict != "PASS" and not n_fail  # the verdict's own test case
+    tests, failures = str(len(items) + alone), str(n_fail + alone)
+    root = ET.Element("testsuites", tests=tests, failures=failures, errors="0", skipped=str(n_skip))
     ts = ET.SubElement(
         root,
         "testsuite",
         name=suite,
-        tests=str(len(items)),
-        failures=str(n_fail),
+        tests=tests,
+        failures=failures,
         errors="0",
         skipped=str(n_skip),
     )
@@ -226,6 +232,9 @@ def junit_xml(items: pd.DataFrame, *, suite: str = SUITE) -> str:
             ET.SubElement(case, "skipped", message=str(item.get("reason") or "skipped"))
         else:
             ET.SubElement(case, "system-out").text = text
+    if alone:
+        case = ET.SubElement(ts, "testcase", name="verdict", classname="check.verdict")
+        ET.SubElement(case, "failure", message=verdict, type="verdict").text = verdict
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 

@@ -240,7 +240,7 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
     else:
         print(table_text(items, lost, only_failing=args.failing, failed=result.measured.failed))
     if args.junit_xml is not None:
-        args.junit_xml.write_text(junit_xml(items))
+        args.junit_xml.write_text(junit_xml(items, lost, result.measured.failed))
     if args.out is not None:
         _save(result, args.out, to_json(items, lost, **extra))
     if result.measured.interrupted:

@@ -1,8 +1,9 @@
 """The worker process of ``sweep --processes``: one device, as a launcher starts one rank.
 
-A worker opens its own runtime, allocates its send buffer (its device's pattern) and its
-receive buffer, exports both (whitelisted), and then answers the parent's commands over a
-pipe (:func:`serve`). It copies only through buffers other workers exported: a pull
+A worker opens its own runtime (on the simulator: the parent's server, its faults
+included, each counted in the worker), allocates its send buffer (its device's pattern)
+and its receive buffer, exports both (whitelisted), and then answers the parent's
+commands over a pipe (:func:`serve`). It copies only through buffers other workers exported: a pull
 imports the source's send buffer and copies it into its own receive buffer, timed on its
 own stream and verified there; a push imports the destination's receive buffer and copies
 into it, and the destination (the exporter) clears and verifies its own buffer.
@@ -46,9 +47,11 @@ class Worker:
         seed: int | None,
         max_size: int,
         spec: Any,
+        topology: Any = None,
+        faults: Any = (),
     ) -> None:
         self.device, self.spec = device, spec
-        self.rt = open_runtime(backend, preset, seed=seed)
+        self.rt = open_runtime(backend, preset, seed=seed, topology=topology, faults=faults)
         self.pool = BufferPool(self.rt, max_size)
         self.send = self.pool.send(device)
         self.recv = self.pool.recv(device)
@@ -152,13 +155,16 @@ def serve(
     seed: int | None,
     max_size: int,
     spec: Any,
+    topology: Any = None,
+    faults: Any = (),
 ) -> None:
     """The worker's loop (a process target): ``(seq, command, *args)`` in, ``(seq, status,
-    value)`` out, teardown always."""
+    value)`` out, teardown always. On the simulator ``topology`` and ``faults`` are the
+    parent's server and faults (:meth:`.Runtime.simulated_server`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker: Worker | None = None
     try:
-        worker = Worker(device, backend, preset, seed, max_size, spec)
+        worker = Worker(device, backend, preset, seed, max_size, spec, topology, faults)
         conn.send((0, "ok", worker.hello()))
         while True:
             try:

@@ -69,7 +69,16 @@ class _Worker:
             target=serve,
             name=f"ascend-p2p-lab worker {device}",
             daemon=True,
-            args=(child, device, rt.backend, rt.preset, rt.seed, max(spec.sizes), spec),
+            args=(
+                child,
+                device,
+                rt.backend,
+                rt.preset,
+                rt.seed,
+                max(spec.sizes),
+                spec,
+                *rt.simulated_server(),
+            ),
         )
         self.proc.start()
         child.close()

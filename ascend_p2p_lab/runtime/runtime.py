@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -77,6 +78,15 @@ class Runtime(Transfers, IpcCalls):
         numbers this process would: the simulator, with no faults injected (a fault's
         state, say its n-th call, would be counted per process). Never on hardware."""
         return self._sim is not None and not self._sim.faults
+
+    def simulated_server(self) -> tuple[Any, list[Any]]:
+        """What another process's simulator runs to be this one (``sweep --processes``'
+        workers): the server, its ``[[fault]]`` tables included, and the faults given
+        beside it, fresh (each process counts its own nth); ``(None, [])`` on hardware."""
+        if self._sim is None:
+            return None, []
+        beside = self._sim.faults[len(getattr(self.topology, "faults", ())) :]
+        return self.topology, [dataclasses.replace(f, seen=0) for f in beside]
 
     def has(self, name: str) -> bool:
         """Whether the installed pyACL has ``acl.rt.<name>`` (feature detection)."""

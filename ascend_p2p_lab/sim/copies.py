@@ -3,9 +3,9 @@
 
 Both calls check the session (init, current device, the stream), route the copy with
 :class:`~.routes.Router` (one cached :class:`~.routes.Route` per distinct copy), let the
-fault injector decide (an error, a corrupted copy), move the bytes and charge the
-time: a synchronous copy runs on its own and the host waits for it; an asynchronous one
-is queued on its stream.
+fault injector decide (an error, a corrupted or dropped copy), move the bytes and charge
+the time: a synchronous copy runs on its own and the host waits for it; an asynchronous
+one is queued on its stream.
 
 A sweep repeats one ``memcpy_async`` thousands of times. A successful one is kept in
 :attr:`Copies.plans`, keyed by its argument tuple, as an :class:`AsyncCopy` (the current
@@ -113,18 +113,14 @@ class Copies(Part):
         self.streams.kept_waits.clear()
 
     def _move(self, call: str, route: Route) -> None:
-        """The bytes of a routed copy (corrupted when a ``corrupt`` fault says so)."""
-        dreg, doff, sreg, soff = (
-            route.dst_region,
-            route.dst_offset,
-            route.src_region,
-            route.src_offset,
-        )
-        injector = self.injector
-        if injector.corrupt_faults and injector.corrupts(call, route.devices, route.link):
-            injector.copy_corrupted(dreg, doff, sreg, soff, route.count)
+        """The bytes of a routed copy (corrupted or dropped when a ``corrupt`` or ``drop``
+        fault says so: :meth:`.injector.FaultInjector.move`)."""
+        if self.injector.copy_faults:
+            self.injector.move(call, route)
         else:
-            copy_bytes(dreg, doff, sreg, soff, route.count)
+            copy_bytes(
+                route.dst_region, route.dst_offset, route.src_region, route.src_offset, route.count
+            )
 
     def _route_and_move(
         self, call: str, dst: int, dest_max: int, src: int, count: int, kind: int, cur: int
@@ -334,17 +330,14 @@ class Copies(Part):
 
     def _faulted_repeat(self, hit: AsyncCopy) -> int:
         """A kept copy repeated while faults are configured: what the checked path does
-        after its checks (the fault check, the bytes, corrupted or not, the host clock
-        with any slow_host factor, the queued copy)."""
+        after its checks (the fault check, the bytes, corrupted, dropped or not, the host
+        clock with any slow_host factor, the queued copy)."""
         route, injector = hit.route, self.injector
         code = injector.fault(_ASYNC, route.devices, route.link)
         if code:
             return code
-        _, s, dreg, doff, sreg, soff, _, res, nbytes, latency, seen = hit.parts
-        if injector.corrupt_faults and injector.corrupts(_ASYNC, route.devices, route.link):
-            injector.copy_corrupted(dreg, doff, sreg, soff, route.count)
-        else:
-            copy_bytes(dreg, doff, sreg, soff, route.count)
+        _, s, *_, res, nbytes, latency, seen = hit.parts
+        self._move(_ASYNC, route)
         injector.host(self.topology.host.api_us)
         seen[2] = self.engine.append_copy(s, nbytes, res, latency)
         return 0

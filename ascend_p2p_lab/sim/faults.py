@@ -30,6 +30,8 @@ Example:
     ('error', 'rt.memcpy_async', 3, 507013)
     >>> Fault.from_dict({"kind": "corrupt", "link": [0, 1], "nth": 2}).link
     (0, 1)
+    >>> Fault.from_dict({"kind": "drop", "link": [2, 5]}).kind
+    'drop'
 """
 
 from __future__ import annotations
@@ -44,7 +46,17 @@ from ..codes import (
     ERROR_NAMES,
 )
 
-FAULT_KINDS = ("error", "degrade", "device_lost", "memory_exhausted", "slow_host", "corrupt")
+FAULT_KINDS = (
+    "error",
+    "degrade",
+    "device_lost",
+    "memory_exhausted",
+    "slow_host",
+    "corrupt",
+    "drop",
+)
+#: The kinds that act on the bytes of copies over one directed link: what they do to them.
+COPY_FAULTS = {"corrupt": "corrupts", "drop": "drops"}
 
 
 @dataclass
@@ -94,14 +106,14 @@ class Fault:
             raise ValueError("fault factor must be positive")
         if self.kind == "degrade" and self.link is None:
             raise ValueError("a degrade fault needs link = [src, dst]")
-        if self.kind == "corrupt" and self.link is None:
+        if self.kind in COPY_FAULTS and self.link is None:
             raise ValueError(
-                "a corrupt fault needs link = [src, dst] (the directed device "
-                "link whose copies it corrupts)"
+                f"a {self.kind} fault needs link = [src, dst] (the directed device "
+                f"link whose copies it {COPY_FAULTS[self.kind]})"
             )
-        if self.kind == "corrupt" and self.link is not None and self.link[0] == self.link[1]:
+        if self.kind in COPY_FAULTS and self.link is not None and self.link[0] == self.link[1]:
             raise ValueError(
-                f"a corrupt fault's link joins two different devices, got {list(self.link)}"
+                f"a {self.kind} fault's link joins two different devices, got {list(self.link)}"
             )
         if self.kind in ("device_lost", "memory_exhausted") and self.device is None:
             raise ValueError(f"a {self.kind} fault needs a device")

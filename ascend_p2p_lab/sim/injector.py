@@ -1,10 +1,10 @@
 """The fault injector: every decision the configured faults (see :mod:`.faults`) make.
 
 Whether a call fails (``error``, ``device_lost`` and the devices already lost), whether a
-copy is corrupted and how (``corrupt``), how long host-side work takes (``slow_host``),
-whether an allocation finds its device's memory exhausted (``memory_exhausted``) and
-which links run slower (``degrade``, applied to the engine once). Without faults every
-decision returns at once.
+copy is corrupted and how (``corrupt``) or lands at all (``drop``), how long host-side
+work takes (``slow_host``), whether an allocation finds its device's memory exhausted
+(``memory_exhausted``) and which links run slower (``degrade``, applied to the engine
+once). Without faults every decision returns at once.
 
 Example:
     >>> from ascend_p2p_lab.sim.engine import Engine
@@ -70,6 +70,10 @@ class FaultInjector:
                     )
         #: the ``corrupt`` faults (read at every copy while there are any)
         self.corrupt_faults = [f for f in self.faults if f.kind == "corrupt"]
+        #: the ``drop`` faults (read at every copy while there are any)
+        self.drop_faults = [f for f in self.faults if f.kind == "drop"]
+        #: whether any fault acts on the bytes of copies (``corrupt``, ``drop``)
+        self.copy_faults = bool(self.corrupt_faults or self.drop_faults)
         #: devices a ``device_lost`` fault has taken
         self.lost: set[int] = set()
         self.engine = engine
@@ -123,23 +127,57 @@ class FaultInjector:
                 return self._fail(f.code, f.message or f"injected fault in {call}")
         return 0
 
-    def corrupts(self, call: str, devices: tuple[int, ...], link: tuple[int, int] | None) -> bool:
-        """Whether a ``corrupt`` fault corrupts this copy (counting it for their nth).
-
-        Called only for a copy that is about to happen (after the error faults passed).
-        """
+    def _hits(
+        self,
+        faults: list[Fault],
+        call: str,
+        devices: tuple[int, ...],
+        link: tuple[int, int] | None,
+    ) -> bool:
+        """Whether one of these copy faults acts on this copy (counting it for their nth)."""
         if link is None:  # host copies and copies within one device
             return False
         hit = False
-        for f in self.corrupt_faults:
+        for f in faults:
             if f.call not in (None, call) or f.link != link:
                 continue
             if f.device is not None and f.device not in devices:
                 continue
             f.seen += 1
             if f.nth is None or f.seen == f.nth:
-                hit = True  # several faults on one copy still corrupt it once
+                hit = True  # several faults on one copy still act on it once
         return hit
+
+    def corrupts(self, call: str, devices: tuple[int, ...], link: tuple[int, int] | None) -> bool:
+        """Whether a ``corrupt`` fault corrupts this copy (counting it for their nth).
+
+        Called only for a copy that is about to happen (after the error faults passed).
+        """
+        return self._hits(self.corrupt_faults, call, devices, link)
+
+    def drops(self, call: str, devices: tuple[int, ...], link: tuple[int, int] | None) -> bool:
+        """Whether a ``drop`` fault drops this copy (counting it for their nth), as
+        :meth:`corrupts` decides for ``corrupt``."""
+        return self._hits(self.drop_faults, call, devices, link)
+
+    def move(self, call: str, route: Any) -> None:
+        """The bytes of a routed copy while copy faults are configured: none when a
+        ``drop`` fault drops it, corrupted when a ``corrupt`` fault says so, else moved.
+        (Both kinds count the copy, whichever acts.)"""
+        dreg, doff, sreg, soff = (
+            route.dst_region,
+            route.dst_offset,
+            route.src_region,
+            route.src_offset,
+        )
+        dropped = bool(self.drop_faults) and self.drops(call, route.devices, route.link)
+        corrupted = bool(self.corrupt_faults) and self.corrupts(call, route.devices, route.link)
+        if dropped:
+            return  # the copy completes; the destination keeps what it held
+        if corrupted:
+            self.copy_corrupted(dreg, doff, sreg, soff, route.count)
+        else:
+            copy_bytes(dreg, doff, sreg, soff, route.count)
 
     def copy_corrupted(self, dreg: Region, doff: int, sreg: Region, soff: int, count: int) -> None:
         """A copy whose written bytes are corrupted (see :func:`.memory.flip_pages`).

@@ -122,3 +122,21 @@ def test_a_host_with_another_device_count_fails_device_count():
         "a": ["peer_access 0->1"],
         "b": ["device_count 16 / 8"],
     }
+
+
+def test_a_host_whose_items_were_all_skipped_fails_as_a_check_does():
+    """Nothing judged is no pass, per host too: ``a`` passes one item, ``b`` fails one,
+    ``c`` has three, all skipped."""
+    import pandas as pd
+
+    items = pd.DataFrame(
+        {
+            "host": ["a", "a", "b", "c", "c", "c"],
+            "status": ["PASS", "SKIP", "FAIL", "SKIP", "SKIP", "SKIP"],
+            "id": ["latency 0->1", "latency 1->0", "latency 0->1", "x", "y", "z"],
+        }
+    )
+    assert failing_by_host(items) == {
+        "b": ["latency 0->1"],
+        "c": ["no item judged: all 3 skipped"],
+    }

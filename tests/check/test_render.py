@@ -4,12 +4,15 @@ and rendering (lines, JSON, JUnit)."""
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
+import pandas as pd
+import pytest
 from helpers import CRITERIA, judge, peer, row
 
-from ascend_p2p_lab.check.render import junit_xml, summary_line, to_json
-from ascend_p2p_lab.check.verdict import evaluate
+from ascend_p2p_lab.check.render import junit_xml, summary_line, table_text, to_json
+from ascend_p2p_lab.check.verdict import evaluate, overall
 from ascend_p2p_lab.schema import to_frame
 
 
@@ -43,3 +46,79 @@ def test_every_measured_item_names_its_row_pattern_as_a_column():
     assert items.loc[items["kind"].isin(["peer_access", "link_class"]), "pattern"].isna().all()
     doc = to_json(items.reset_index())
     assert {i["pattern"] for i in doc["items"] if i["kind"] == "bandwidth"} == {"pair"}
+
+
+# ------------------------------------------------- issue 37: verdicts held by tests
+def _all_skipped() -> pd.DataFrame:
+    """The topology's 12 items with nothing reported: every one a SKIP."""
+    unseen = peer()
+    unseen["peer_ok"] = None
+    return evaluate(CRITERIA, unseen, None)
+
+
+def _junit(*args, **kwargs) -> ET.Element:
+    return ET.fromstring(junit_xml(*args, **kwargs).split("\n", 1)[1])
+
+
+def test_a_check_whose_items_are_all_skipped_fails_in_every_output():
+    """Nothing judged is no pass: the table, the JSON and JUnit all fail (JUnit with a
+    ``verdict`` case of its own, as no item failed)."""
+    items = _all_skipped()
+    assert len(items) == 12 and set(items["status"]) == {"SKIP"}
+    assert overall(items) == ("FAIL", 0)
+    line = "FAIL (no item judged: all 12 skipped; the run holds nothing these criteria bound)"
+    assert summary_line(items) == line and table_text(items).splitlines()[-1] == line
+    data = to_json(items)
+    assert (data["status"], data["failed_items"], data["judged_items"]) == ("FAIL", 0, 0)
+    root = _junit(items)
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("13", "1", "12")
+    (verdict,) = [c for c in root.iter("testcase") if c.find("failure") is not None]
+    assert verdict.get("name") == "verdict" and verdict.find("failure").get("message") == line
+    one = items.copy()
+    one.loc[3, "status"] = "PASS"  # one item judged: the check stands on it
+    assert overall(one) == ("PASS", 0) and to_json(one)["status"] == "PASS"
+    assert _junit(one).get("failures") == "0"
+
+
+def _mixed() -> pd.DataFrame:
+    return evaluate(CRITERIA, peer({(2, 1): False}), to_frame([row(0, 1, 10.0), row(1, 0, 25.0)]))
+
+
+def _passing() -> pd.DataFrame:
+    return evaluate(CRITERIA, peer(), to_frame([row(0, 1, 25.0), row(1, 0, 25.0)]))
+
+
+@pytest.mark.parametrize(
+    ("make", "lost", "failed", "counts", "verdict"),
+    [
+        (_mixed, 0, None, (22, 14, 2, 6), "FAIL"),
+        (_passing, 0, None, (22, 16, 0, 6), "PASS"),
+        (_passing, 3, None, (22, 16, 0, 6), "FAIL"),  # samples lost, no item failed
+        (_passing, 0, "device 1 lost", (22, 16, 0, 6), "FAIL"),
+        (_all_skipped, 0, None, (12, 0, 0, 12), "FAIL"),
+    ],
+)
+def test_the_table_json_and_junit_count_each_state_and_agree(
+    make, lost: int, failed: str | None, counts: tuple[int, ...], verdict: str
+):
+    """ "N items: P passed, F failed, S skipped" counts each state apart (the fixtures'
+    counts all differ), and the table, the JSON and JUnit give the same verdict."""
+    items = make()
+    lines = table_text(items, lost, failed=failed).splitlines()
+    (count,) = [ln for ln in lines if re.fullmatch(r"\d+ items: .*", ln)]
+    assert count == "{} items: {} passed, {} failed, {} skipped".format(*counts)
+    data = to_json(items, lost, failed)
+    states = [i["status"] for i in data["items"]]
+    assert (len(states), *map(states.count, ("PASS", "FAIL", "SKIP"))) == counts
+    assert lines[-1].split()[0] == data["status"] == verdict
+    root = _junit(items, lost, failed)
+    cases = root.findall("./testsuite/testcase")
+    assert (
+        root.get("skipped")
+        == str(counts[3])
+        == str(sum(c.find("skipped") is not None for c in cases))
+    )
+    failing = [c for c in cases if c.find("failure") is not None]
+    assert root.get("failures") == str(len(failing)) and root.get("tests") == str(len(cases))
+    assert (len(failing) > 0) == (verdict == "FAIL")
+    assert len(failing) == max(counts[2], verdict == "FAIL")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -308,8 +309,13 @@ def test_a_check_that_judges_no_item_is_no_pass(tmp_path, capsys):
     code, data = _check_json(capsys, "--run", str(run))
     assert code == 1 and data["status"] == "FAIL" and data["judged_items"] == 0
     capsys.readouterr()
-    assert main(["check", "--run", str(run)]) == 1
-    assert "no item judged" in capsys.readouterr().out.splitlines()[-1]
+    junit = tmp_path / "check.xml"
+    assert main(["check", "--run", str(run), "--junit-xml", str(junit)]) == 1
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert "no item judged" in last
+    root = ET.fromstring(junit.read_text().split("\n", 1)[1])  # JUnit fails as well
+    (case,) = [c for c in root.iter("testcase") if c.find("failure") is not None]
+    assert case.get("name") == "verdict" and case.find("failure").get("message") == last
 
 
 # --------------------------------------------------------------- check --out

@@ -6,6 +6,7 @@ Every test that starts processes stops them itself, with timeouts."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from ascend_p2p_lab.measure.processes import sweep_processes
@@ -54,3 +55,63 @@ def test_a_worker_that_cannot_start_costs_only_its_pairs(monkeypatch: pytest.Mon
     assert set(zip(lost.src, lost.dst)) == {(0, 2)}
     assert lost.error.str.contains("could not start: acl.rt.device_get_bare_tgid").all()
     assert run[run.error_kind.isna()].verified.all()
+
+
+# ------------------------------------------------ issue 37: a copy that never lands
+QUICK = {"samples": 1, "warmup": 1, "max_copies": 1}  # 2 copies a point: warm-up, sample
+
+
+def _ipc(run) -> dict[tuple[int, int, str, int], object]:
+    """verified of each IPC point: (src, dst, initiator, size) -> True/False/None."""
+    ipc = run[run.process_mode == "ipc"]
+    return {
+        (int(r.src), int(r.dst), r.initiator, int(r.size_bytes)): (
+            None if pd.isna(r.verified) else bool(r.verified)
+        )
+        for r in ipc.itertuples()
+    }
+
+
+def test_a_dropped_link_in_the_servers_file_fails_its_ipc_points(tmp_path) -> None:
+    """The workers simulate the parent's server, its [[fault]] tables included (before:
+    the packaged preset of the same name, where nothing was dropped): every copy over
+    0 -> 1 lands nothing, pulled or pushed, and only 0 -> 1 says so."""
+    from ascend_p2p_lab.topology import load_topology_file
+    from ascend_p2p_lab.topology.presets import read_packaged
+
+    path = tmp_path / "a2-drop.toml"
+    text = read_packaged("atlas800t-a2.toml") + '\n[[fault]]\nkind = "drop"\nlink = [0, 1]\n'
+    path.write_text(text, encoding="utf-8")
+    with open_runtime("sim", topology=load_topology_file(path), announce=False) as rt:
+        run = sweep_processes(rt, pairs=[(0, 1), (1, 0)], sizes="16KiB", in_process=False, **QUICK)
+    assert _ipc(run) == {
+        (0, 1, "dst", 16384): False,
+        (0, 1, "src", 16384): False,
+        (1, 0, "dst", 16384): True,
+        (1, 0, "src", 16384): True,
+    }
+    assert set(run.loc[run.verified.eq(False).fillna(False), "error_kind"]) == {"verification"}
+
+
+@pytest.mark.parametrize("verify", [True, False])
+def test_a_push_into_a_buffer_cleared_before_it_shows_a_drop(verify: bool) -> None:
+    """Faults given in Python reach the workers too, counted in each: the first two
+    copies over 0 -> 1 of each worker are dropped, that is the 16 KiB pull (worker 1
+    issues it) and the 16 KiB push (worker 0). The push comes after the 64 KiB pull
+    landed in the same receive buffer: only a buffer cleared before the push shows it.
+    Without verification, nothing is claimed."""
+    drops = [{"kind": "drop", "link": [0, 1], "nth": n} for n in (1, 2)]
+    with open_runtime("sim", "atlas800t-a2", faults=drops, announce=False) as rt:
+        run = sweep_processes(
+            rt, pairs=[(0, 1)], sizes="16KiB,64KiB", in_process=False, verify=verify, **QUICK
+        )
+    got = _ipc(run)
+    if not verify:
+        assert set(got.values()) == {None} and run.error_kind.isna().all()
+        return
+    assert got == {
+        (0, 1, "dst", 16384): False,
+        (0, 1, "dst", 65536): True,
+        (0, 1, "src", 16384): False,
+        (0, 1, "src", 65536): True,
+    }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ascend_p2p_lab import codes, open_runtime
@@ -59,6 +61,8 @@ def test_a_bad_fault_is_refused_with_what_is_wrong(data, error, match) -> None:
 
 def test_the_kinds_are_the_documented_ones() -> None:
     assert {"error", "degrade", "device_lost", "memory_exhausted", "slow_host"} <= set(FAULT_KINDS)
+    table = (Path(__file__).parents[2] / "docs" / "simulator.md").read_text(encoding="utf-8")
+    assert [k for k in FAULT_KINDS if f"\n| `{k}` | " not in table] == []  # each has its row
 
 
 # ------------------------------------------------------------------ issue 30 (its last items)
@@ -87,3 +91,103 @@ def test_a_degrade_scales_the_links_rate_and_its_push_meets_its_pull() -> None:
 def test_the_fault_documentation_states_the_choice() -> None:
     doc = " ".join(faults.__doc__.split())
     assert "gives push = pull" in doc and "0.755 of its pull" in doc
+
+
+# ------------------------------------------------------------- issue 37: a dropped copy
+KiB = 1 << 10
+HELD = bytes(range(256)) * 16  # what the destinations hold before the copies: 4 KiB
+
+
+def _copies(
+    faults: list[dict], pairs: list[tuple[int, int]], repeats: int = 1, sync: bool = False
+) -> dict[tuple[int, int], bytes]:
+    """Per pair: what the destination holds after ``repeats`` copies of 4 KiB of the
+    source's bytes (each source holds its own: byte = 0x10 + device) into it."""
+    out = {}
+    with (
+        open_runtime("sim", "atlas800t-a2", faults=faults, announce=False) as rt,
+        rt.peer_links({*pairs, *((d, s) for s, d in pairs)}),
+    ):
+        for s, d in pairs:
+            src, dst = rt.device_buffer(s, 4 * KiB), rt.device_buffer(d, 4 * KiB)
+            rt.write(src, bytes([0x10 + s]) * 4 * KiB)
+            rt.write(dst, HELD)
+            stream = rt.stream(s)
+            for _ in range(repeats):
+                if sync:
+                    rt.memcpy(dst, src, 4 * KiB, on=s)
+                else:  # the same call repeated: the simulator's fast path from the 2nd
+                    rt.memcpy_async(dst, src, 4 * KiB, stream)
+            stream.synchronize()
+            out[(s, d)] = rt.read(dst)
+            for res in (stream, src, dst):
+                res.close()
+    return out
+
+
+def test_a_dropped_copy_completes_and_nothing_lands_over_its_link_only() -> None:
+    pairs = [(0, 1), (1, 0), (0, 2)]
+    for repeats, sync in ((1, False), (3, False), (2, True)):
+        got = _copies([{"kind": "drop", "link": [0, 1]}], pairs, repeats, sync)
+        assert got[(0, 1)] == HELD, (repeats, sync)  # the destination keeps what it held
+        assert got[(1, 0)] == b"\x11" * 4 * KiB and got[(0, 2)] == b"\x10" * 4 * KiB
+
+
+def test_a_dropped_copy_times_as_a_copy_that_landed() -> None:
+    """ret 0, events and timing as usual: a sweep without verification gives the rows of a
+    healthy server, number for number; with it, the dropped direction fails only."""
+
+    def rows(faults: list[dict], verify: bool):
+        with open_runtime("sim", "atlas800t-a2", faults=faults, announce=False) as rt:
+            return sweep_run(
+                rt, pairs="0-1,1-0", sizes="64KiB", samples=2, verify=verify, progress=False
+            ).samples
+
+    drop = [{"kind": "drop", "link": [0, 1]}]
+    timing = ["src", "dst", "sample", "copies", "elapsed_us", "bandwidth_GBps"]
+    assert rows(drop, False)[timing].equals(rows([], False)[timing])
+    checked = rows(drop, True)
+    bad = checked[checked["error_kind"].eq("verification").fillna(False)]
+    assert set(zip(bad.src, bad.dst)) == {(0, 1)} and len(bad) == 2
+    assert checked.loc[checked.src == 1, "verified"].all()
+
+
+def test_drop_takes_the_nth_copy_only_and_wins_over_a_corruption() -> None:
+    """Three copies over 0 -> 1 into a destination holding HELD: dropping only the 3rd
+    leaves the 2nd's bytes; dropping the 1st and 2nd leaves the 3rd's; a copy both
+    dropped and corrupted lands nothing."""
+    link = [0, 1]
+    landed = b"\x10" * 4 * KiB
+    got = _copies([{"kind": "drop", "link": link, "nth": 3}], [(0, 1)], repeats=3)
+    assert got[(0, 1)] == landed
+    one, two = ({"kind": "drop", "link": link, "nth": n} for n in (1, 2))
+    assert _copies([one, two], [(0, 1)], repeats=2)[(0, 1)] == HELD
+    assert _copies([one, two], [(0, 1)], repeats=3)[(0, 1)] == landed
+    both = [{"kind": "drop", "link": link}, {"kind": "corrupt", "link": link}]
+    assert _copies(both, [(0, 1)])[(0, 1)] == HELD
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        ({"kind": "drop"}, r"^a drop fault needs link = \[src, dst\] \(the directed device "),
+        ({"kind": "drop", "link": [2, 2]}, r"^a drop fault's link joins two different devices"),
+    ],
+)
+def test_a_drop_needs_a_link_between_two_devices(data, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        as_faults([data])
+    assert "drop" in FAULT_KINDS
+
+
+def test_a_topology_file_declares_a_drop_as_any_fault(tmp_path) -> None:
+    from ascend_p2p_lab.topology import load_topology_file
+    from ascend_p2p_lab.topology.presets import read_packaged
+
+    path = tmp_path / "a2-drop.toml"
+    text = read_packaged("atlas800t-a2.toml") + '\n[[fault]]\nkind = "drop"\nlink = [2, 0]\n'
+    path.write_text(text, encoding="utf-8")
+    with open_runtime("sim", topology=load_topology_file(path), announce=False) as rt:
+        run = sweep_run(rt, pairs="2-0,0-2", sizes="64KiB", samples=2, progress=False).samples
+    bad = run[run["verified"].eq(False).fillna(False)]
+    assert set(zip(bad.src, bad.dst)) == {(2, 0)} and set(bad.error_kind) == {"verification"}

@@ -22,4 +22,20 @@ MUTANTS: list[Mutant] = [
             "tests/check/test_writer.py",
         ),
     ),
+    M(
+        "check.render.skips_counted_as_passed",
+        "check/render.py",
+        "{int((items['status'] == 'PASS').sum())} passed",
+        "{int((items['status'] != FAIL).sum())} passed",
+        "the summary's count of passed items includes the skipped ones",
+        ("tests/check/test_render.py", "tests/cli/test_cmd_check.py"),
+    ),
+    M(
+        "check.render.junit_no_verdict_case",
+        "check/render.py",
+        'alone = verdict != "PASS" and not n_fail',
+        "alone = False",
+        "JUnit passes a check that failed with no failing item (all skipped, samples lost)",
+        ("tests/check/test_render.py", "tests/cli/test_cmd_check.py"),
+    ),
 ]

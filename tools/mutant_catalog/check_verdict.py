@@ -134,4 +134,12 @@ MUTANTS: list[Mutant] = [
             "tests/check/test_verdict.py::test_card_items_are_keyed_by_their_devices_not_their_label",
         ),
     ),
+    M(
+        "check.verdict.all_skipped_passes",
+        "check/verdict.py",
+        'judged = int(items["status"].isin([PASS, FAIL]).sum())',
+        'judged = int(items["status"].isin([PASS, FAIL, SKIP]).sum())',
+        "a check whose items are all skipped passes (a skip counted as judged)",
+        ("tests/check/test_render.py", "tests/check/test_verdict.py"),
+    ),
 ]

@@ -92,4 +92,12 @@ MUTANTS: list[Mutant] = [
         "the last 4 KiB of a large copy is not checked",
         TESTS,
     ),
+    M(
+        "measure.buffers.device_clear_skipped",
+        "measure/buffers.py",
+        "        else:\n            self.rt.memset(buf, 0, size)",
+        "        else:\n            pass",
+        "a device receive buffer is never cleared before a point",
+        ("tests/measure/test_execute.py",),
+    ),
 ]

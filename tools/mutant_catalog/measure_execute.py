@@ -122,4 +122,28 @@ MUTANTS: list[Mutant] = [
         ("all_to_one checked against the centre's pattern (the stream's device)"),
         TESTS,
     ),
+    M(
+        "measure.execute.recv_not_cleared",
+        "measure/execute.py",
+        "            for dst_buf, _ in plans:\n                pool.clear(dst_buf, size)\n",
+        "",
+        "the receive buffers keep the previous point's bytes (a copy that never lands verifies)",
+        ("tests/measure/test_execute.py",),
+    ),
+    M(
+        "measure.execute.transfers_unverified",
+        "measure/execute.py",
+        "    if not ctx.spec.verify:\n        return [None] * len(test.transfers)",
+        "    if True:\n        return [None] * len(test.transfers)",
+        "no transfer's bytes are checked (pairs, test files, fan-outs)",
+        ("tests/measure/test_execute.py",),
+    ),
+    M(
+        "measure.execute.phases_unverified",
+        "measure/execute.py",
+        "[bufs.verify(streams.phases.runs) if spec.verify else None]",
+        "[None]",
+        "no collective's bytes are checked",
+        ("tests/measure/test_phasebuffers.py", "tests/collectives/test_collectives.py"),
+    ),
 ]

@@ -13,4 +13,12 @@ MUTANTS: list[Mutant] = [
         "the verification reads the bytes and never compares them",
         ("tests/collectives/test_collectives.py",),
     ),
+    M(
+        "measure.phasebuffers.not_zeroed",
+        "measure/phasebuffers.py",
+        "        for buf in self.made:\n            rt.memset(buf, 0)\n",
+        "",
+        "a collective's buffers keep what the memory held (a previous point's bytes)",
+        ("tests/measure/test_phasebuffers.py",),
+    ),
 ]

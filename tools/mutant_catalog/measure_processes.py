@@ -19,4 +19,20 @@ MUTANTS: list[Mutant] = [
             "tests/sim/test_ipcstate.py",
         ),
     ),
+    M(
+        "measure.processes.push_not_cleared",
+        "measure/processes.py",
+        '                _ok(other.ask("clear", size))',
+        "                pass",
+        "a push across processes lands in a receive buffer that holds the last point's bytes",
+        ("tests/measure/test_ipcworker.py",),
+    ),
+    M(
+        "measure.processes.workers_on_the_preset",
+        "measure/processes.py",
+        "                *rt.simulated_server(),\n",
+        "",
+        "the workers simulate the packaged preset, not the parent's server and its faults",
+        ("tests/measure/test_ipcworker.py",),
+    ),
 ]

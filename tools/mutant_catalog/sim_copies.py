@@ -188,4 +188,16 @@ MUTANTS: list[Mutant] = [
             "tests/topology/test_presets.py",
         ),
     ),
+    M(
+        "sim.copies.faulted_repeat_moves_plainly",
+        "sim/copies.py",
+        "        self._move(_ASYNC, route)\n",
+        (
+            "        copy_bytes(\n"
+            "            route.dst_region, route.dst_offset, route.src_region, route.src_offset, route.count\n"
+            "        )\n"
+        ),
+        "a repeated memcpy_async (the fast path) is never dropped nor corrupted",
+        ("tests/sim/test_faults.py", "tests/measure/test_buffers.py"),
+    ),
 ]

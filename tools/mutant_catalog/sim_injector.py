@@ -1,0 +1,24 @@
+"""Mutants of ``ascend_p2p_lab/sim/injector.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tools.mutant_catalog.base import M, Mutant
+
+MUTANTS: list[Mutant] = [
+    M(
+        "sim.injector.drop_lands",
+        "sim/injector.py",
+        "            return  # the copy completes; the destination keeps what it held",
+        "            pass  # the copy completes; the destination keeps what it held",
+        "a dropped copy lands all the same (the drop fault does nothing)",
+        ("tests/sim/test_faults.py", "tests/measure/test_execute.py"),
+    ),
+    M(
+        "sim.injector.drop_counts_every_link",
+        "sim/injector.py",
+        "            if f.call not in (None, call) or f.link != link:",
+        "            if f.call not in (None, call):",
+        "a drop (or corruption) over one link acts on the copies over every link",
+        ("tests/sim/test_faults.py", "tests/measure/test_buffers.py"),
+    ),
+]
