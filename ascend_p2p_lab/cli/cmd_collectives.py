@@ -185,23 +185,24 @@ def json_rows(run: Any) -> list[dict[str, Any]]:
             if r["bottleneck_src"] is None or r["bottleneck_src"] != r["bottleneck_src"]
             else [int(r["bottleneck_src"]), int(r["bottleneck_dst"])]
         )
-        out.append(
-            {
-                "operation": r["operation"],
-                "ranks": int(r["ranks"]),
-                "algorithm": r["algorithm"] or None,
-                "size_bytes": int(r["size_bytes"]),
-                "time_us": r["time_us"],
-                "algbw_GBps": r["algbw_GBps"],
-                "busbw_GBps": r["busbw_GBps"],
-                "predicted_busbw_GBps": r["predicted_busbw_GBps"],
-                "bottleneck": neck,
-                "bottleneck_budget": r["bottleneck_budget"] or None,
-                "devices": r["devices"] or None,
-                "check_result": r["check_result"],
-                "samples": int(r["samples"]),
-            }
-        )
+        row = {
+            "operation": r["operation"],
+            "ranks": int(r["ranks"]),
+            "algorithm": r["algorithm"] or None,
+            "size_bytes": int(r["size_bytes"]),
+            "time_us": r["time_us"],
+            "algbw_GBps": r["algbw_GBps"],
+            "busbw_GBps": r["busbw_GBps"],
+            "predicted_busbw_GBps": r["predicted_busbw_GBps"],
+            "bottleneck": neck,
+            "bottleneck_budget": r["bottleneck_budget"] or None,
+            "devices": r["devices"] or None,
+            "check_result": r["check_result"],
+            "samples": int(r["samples"]),
+        }
+        if r["bottleneck_candidates"]:  # the samples disagree: what each named
+            row["bottleneck_candidates"] = r["bottleneck_candidates"].split(";")
+        out.append(row)
     return out
 
 

@@ -130,3 +130,23 @@ def test_links_from_a_p2p_run_predict_the_slow_link(capsys, p2p_slow) -> None:
     assert row["busbw_GBps"] == pytest.approx(row["predicted_busbw_GBps"], rel=0.1)
     assert row["bottleneck"] == [2, 5]
     assert row["predicted_busbw_GBps"] < 0.6 * 5 * 26.2
+
+
+_LINKS = {f"{a}->{b}" for a in range(16) for b in range(16)}
+
+
+def test_the_a3_all_reduce_with_three_samples_runs_and_reports(capsys, tmp_path) -> None:
+    """Issue 38 item 1: ``collectives --preset atlas800t-a3 --ops all_reduce --sizes 256MiB
+    --samples 3`` crashed (a most-common over nullable bottleneck tuples), and so did
+    ``report`` of its run; both exit 0 now, and the JSON names one bottleneck or, where
+    the samples disagree, what each named (2.5 s: one 16-rank double ring)."""
+    out = tmp_path / "run"
+    args = ["--preset", "atlas800t-a3", "--ops", "all_reduce", "--sizes", "256MiB"]
+    assert main(["collectives", *SIM, *args, "--samples", "3", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    capsys.readouterr()
+    code, data = _json(capsys, ["collectives", *SIM, *args, "--samples", "3", "--format", "json"])
+    (row,) = data["collectives"]
+    assert code == 0
+    assert set(row.get("bottleneck_candidates", [])) <= {"card[0,1]:both", *_LINKS}
