@@ -132,9 +132,6 @@ def test_links_from_a_p2p_run_predict_the_slow_link(capsys, p2p_slow) -> None:
     assert row["predicted_busbw_GBps"] < 0.6 * 5 * 26.2
 
 
-_LINKS = {f"{a}->{b}" for a in range(16) for b in range(16)}
-
-
 def test_the_a3_all_reduce_with_three_samples_runs_and_reports(capsys, tmp_path) -> None:
     """Issue 38 item 1: ``collectives --preset atlas800t-a3 --ops all_reduce --sizes 256MiB
     --samples 3`` crashed (a most-common over nullable bottleneck tuples), and so did
@@ -149,4 +146,6 @@ def test_the_a3_all_reduce_with_three_samples_runs_and_reports(capsys, tmp_path)
     code, data = _json(capsys, ["collectives", *SIM, *args, "--samples", "3", "--format", "json"])
     (row,) = data["collectives"]
     assert code == 0
-    assert set(row.get("bottleneck_candidates", [])) <= {"card[0,1]:both", *_LINKS}
+    assert row["bottleneck_budget"] == "card[0,1]:both" and row["bottleneck"] is None
+    # the cards' budgets are all saturated: which ends last is jitter, never a link
+    assert not any("->" in c for c in row.get("bottleneck_candidates", []))
