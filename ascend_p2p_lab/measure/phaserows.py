@@ -31,7 +31,6 @@ from typing import Any
 
 from ..collectives.busbw import REDUCING, bus_factor
 from ..collectives.predict import Timing, measured
-from ..collectives.rows import LOCAL_PASS
 from ..patterns.model import Test
 from .timing import PhaseSample
 
@@ -52,7 +51,7 @@ def slot(test: Test, link: str) -> dict[str, Any]:
         "ranks": len(c.ranks),
         "algorithm": c.algorithm,
         "devices": ",".join(map(str, c.ranks)),
-        "reduction": LOCAL_PASS if c.operation in REDUCING else None,
+        "reduction": c.reduction if c.operation in REDUCING else None,
     }
 
 

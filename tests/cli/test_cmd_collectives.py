@@ -5,6 +5,7 @@ P2P run of the server, and predictions from a P2P run's links (``--links``)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -139,13 +140,13 @@ def test_the_a3_all_reduce_with_three_samples_runs_and_reports(capsys, tmp_path)
     the samples disagree, what each named (2.5 s: one 16-rank double ring)."""
     out = tmp_path / "run"
     args = ["--preset", "atlas800t-a3", "--ops", "all_reduce", "--sizes", "256MiB"]
-    assert main(["collectives", *SIM, *args, "--samples", "3", "--out", str(out)]) == 0
-    capsys.readouterr()
-    assert main(["report", str(out)]) == 0
-    capsys.readouterr()
-    code, data = _json(capsys, ["collectives", *SIM, *args, "--samples", "3", "--format", "json"])
+    code, data = _json(
+        capsys,
+        ["collectives", *SIM, *args, "--samples", "3", "--format", "json", "--out", str(out)],
+    )
+    assert code == 0 and main(["report", str(out)]) == 0
     (row,) = data["collectives"]
-    assert code == 0
-    assert row["bottleneck_budget"] == "card[0,1]:both" and row["bottleneck"] is None
+    assert re.fullmatch(r"card\[\d+,\d+\]:both", row["bottleneck_budget"])
+    assert row["bottleneck"] is None
     # the cards' budgets are all saturated: which ends last is jitter, never a link
     assert not any("->" in c for c in row.get("bottleneck_candidates", []))
