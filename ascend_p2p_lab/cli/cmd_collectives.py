@@ -29,7 +29,7 @@ from ..collectives.versuslinks import compare_collectives, compare_text, links_m
 from ..forking import idle_workers
 from ..measure.spec import COLLECTIVE_PATTERN, check_operations
 from ..run.folder import check_out_dir, load
-from ..terminal import run_status
+from ..terminal import guessed_soc, run_status
 from ..topology import list_presets, load_preset
 from ..units import parse_sizes
 from ..vocab import US_PER_MS
@@ -218,7 +218,7 @@ def _emit(run: Any, fmt: str, status: int, out: Path | None, source: str) -> Non
         return
     meta = run.meta
     print(
-        f"run {meta.run_id} on {meta.device_count} x {meta.soc_name} "
+        f"run {meta.run_id} on {meta.device_count} x {guessed_soc(meta)} "
         f"({'simulated ' + str(meta.preset) if meta.backend == 'sim' else meta.backend}); "
         f"predicted from {source}"
     )

@@ -119,6 +119,7 @@ def _bandwidth_bars(ax: Axes, st: pd.DataFrame) -> None:
         )
         handles.append(xs)
     ax.set_xticks(x, keys, fontsize=8)
+    ax.set_xlim(-0.9, len(st) - 0.1)  # one op: bars of a sensible width
     top = float(st[["algbw_GBps", "busbw_GBps"]].max().max())
     ax.set_ylim(0, top * 1.15 if top > 0 else 1)
     ax.set_ylabel("bandwidth (GB/s)")

@@ -150,3 +150,36 @@ def test_the_a3_all_reduce_with_three_samples_runs_and_reports(capsys, tmp_path)
     assert row["bottleneck"] is None
     # the cards' budgets are all saturated: which ends last is jitter, never a link
     assert not any("->" in c for c in row.get("bottleneck_candidates", []))
+
+
+def test_a_soc_and_link_rates_guessed_from_topology_text_are_marked(capsys, tmp_path) -> None:
+    """Issue 38 item 6: an npu-smi capture with PCIe links only runs as 8 x Ascend910B4,
+    a guess of the profile; run.json says what was guessed (``guessed``), the header
+    prints ``(guessed)`` after the SoC, the figures' note says so; a preset's run guesses
+    nothing, and a run.json written before the field loads (an empty ``guessed``)."""
+    import json
+
+    from ascend_p2p_lab.plots import collective_bandwidth
+    from ascend_p2p_lab.run import RunMeta
+    from ascend_p2p_lab.run.folder import load
+    from ascend_p2p_lab.topology import format_npu_smi_topo, load_preset
+
+    text = tmp_path / "topo.txt"
+    text.write_text(format_npu_smi_topo(load_preset("atlas800i-a2-pcie")))
+    out = tmp_path / "run"
+    one = ["--ops", "all_gather", "--sizes", "1MiB", "--samples", "1", "--devices", "0,1"]
+    assert main(["collectives", *SIM, "--topology", str(text), *one, "--out", str(out)]) == 0
+    assert "on 8 x Ascend910B4 (guessed) (simulated" in capsys.readouterr().out
+    meta = json.loads((out / "run.json").read_text())
+    assert set(meta["guessed"]) == {"soc_name", "link_rates"}
+    assert "'pcie' profile" in meta["guessed"]["soc_name"]
+    assert main(["report", str(out)]) == 0
+    assert "Ascend910B4 (guessed)" in capsys.readouterr().out
+    title = collective_bandwidth(load(out)).axes[0].get_title()
+    assert "(SoC and link rates guessed from topology text)" in title
+    plain = tmp_path / "plain"
+    assert main(["collectives", *SIM, *one, "--out", str(plain)]) == 0
+    assert "(guessed)" not in capsys.readouterr().out
+    old = json.loads((plain / "run.json").read_text())
+    assert old.pop("guessed") == {}
+    assert RunMeta.from_dict(old).guessed == {}
