@@ -183,3 +183,21 @@ def test_a_soc_and_link_rates_guessed_from_topology_text_are_marked(capsys, tmp_
     old = json.loads((plain / "run.json").read_text())
     assert old.pop("guessed") == {}
     assert RunMeta.from_dict(old).guessed == {}
+
+
+@pytest.mark.parametrize("preset", ["atlas800t-a2", "atlas800-9000", "atlas800i-a2-pcie"])
+def test_every_op_at_the_default_sizes_with_three_samples_runs_and_reports(
+    capsys, tmp_path, preset: str
+) -> None:
+    """Issue 38 item 1 on the presets whose devices all reach each other (the A3's is
+    its all-reduce above and the benchmark; the Atlas 300I presets have no peer-to-peer
+    between all their devices: exit 2, one line): every op at the default sizes with
+    three samples exits 0, its JSON summary too, and ``report`` of the A2's run (its
+    figures take the time: 2-4 s each under load, 5 ops x 4 sizes x 3 samples)."""
+    out = tmp_path / "run"
+    args = ["collectives", *SIM, "--preset", preset, "--samples", "3", "--format", "json"]
+    code, data = _json(capsys, [*args, "--out", str(out)])
+    assert code == 0 and len(data["collectives"]) == 5 * 4
+    assert {r["samples"] for r in data["collectives"]} == {3}
+    if preset == "atlas800t-a2":
+        assert main(["report", str(out)]) == 0
