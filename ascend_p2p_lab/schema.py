@@ -153,8 +153,10 @@ SCHEMA.update(IMPORT_COLUMNS)
 # their links): the algorithm, the devices (``0,1,2,3``), the phase of a phase row (empty on
 # the op's row) and its label, the prediction from links beside the measurement, the
 # the link bound (the busbw the links alone allow: each phase only its most loaded link or
-# budget), the bottleneck (the link of the slowest copy in the phase that sets the time, or
-# the shared budget that binds it, named), and how the reduction is modelled (``local pass``).
+# budget), the bottleneck (the link or the shared budget that binds the phase that sets the
+# time) and where that comes from (``bottleneck_basis``: the simulator's accounting of what
+# was saturated, or the prediction on hardware), and how the reduction is done (``inline``
+# in the DMA write, or a ``local pass``).
 COLLECTIVE_COLUMNS: dict[str, str] = {
     "algorithm": "string",
     "devices": "string",
@@ -166,6 +168,7 @@ COLLECTIVE_COLUMNS: dict[str, str] = {
     "bottleneck_src": "Int64",
     "bottleneck_dst": "Int64",
     "bottleneck_budget": "string",
+    "bottleneck_basis": "string",
     "reduction": "string",
 }
 SCHEMA.update(COLLECTIVE_COLUMNS)

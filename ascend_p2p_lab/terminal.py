@@ -323,7 +323,7 @@ def _origin(meta: RunMeta) -> str:
         if meta.imported
         else "pyACL"
     )
-    n, soc = meta.device_count, meta.soc_name
+    n, soc = meta.device_count, guessed_soc(meta)
     server = (
         f"{n} x {soc}"
         if n and soc
@@ -334,6 +334,13 @@ def _origin(meta: RunMeta) -> str:
         else "a server it does not name"
     )
     return f"{meta.run_id} on {server} ({where})"
+
+
+def guessed_soc(meta: RunMeta) -> str | None:
+    """The run's SoC as headers print it: ``(guessed)`` after one guessed from topology
+    text (``meta.guessed``), not reported by the device."""
+    soc = meta.soc_name
+    return f"{soc} (guessed)" if soc and "soc_name" in (meta.guessed or {}) else soc
 
 
 def _or_unknown(count: int | None) -> Any:

@@ -29,7 +29,7 @@ from ..collectives.versuslinks import compare_collectives, compare_text, links_m
 from ..forking import idle_workers
 from ..measure.spec import COLLECTIVE_PATTERN, check_operations
 from ..run.folder import check_out_dir, load
-from ..terminal import run_status
+from ..terminal import guessed_soc, run_status
 from ..topology import list_presets, load_preset
 from ..units import parse_sizes
 from ..vocab import US_PER_MS
@@ -185,23 +185,24 @@ def json_rows(run: Any) -> list[dict[str, Any]]:
             if r["bottleneck_src"] is None or r["bottleneck_src"] != r["bottleneck_src"]
             else [int(r["bottleneck_src"]), int(r["bottleneck_dst"])]
         )
-        out.append(
-            {
-                "operation": r["operation"],
-                "ranks": int(r["ranks"]),
-                "algorithm": r["algorithm"] or None,
-                "size_bytes": int(r["size_bytes"]),
-                "time_us": r["time_us"],
-                "algbw_GBps": r["algbw_GBps"],
-                "busbw_GBps": r["busbw_GBps"],
-                "predicted_busbw_GBps": r["predicted_busbw_GBps"],
-                "bottleneck": neck,
-                "bottleneck_budget": r["bottleneck_budget"] or None,
-                "devices": r["devices"] or None,
-                "check_result": r["check_result"],
-                "samples": int(r["samples"]),
-            }
-        )
+        row = {
+            "operation": r["operation"],
+            "ranks": int(r["ranks"]),
+            "algorithm": r["algorithm"] or None,
+            "size_bytes": int(r["size_bytes"]),
+            "time_us": r["time_us"],
+            "algbw_GBps": r["algbw_GBps"],
+            "busbw_GBps": r["busbw_GBps"],
+            "predicted_busbw_GBps": r["predicted_busbw_GBps"],
+            "bottleneck": neck,
+            "bottleneck_budget": r["bottleneck_budget"] or None,
+            "devices": r["devices"] or None,
+            "check_result": r["check_result"],
+            "samples": int(r["samples"]),
+        }
+        if r["bottleneck_candidates"]:  # the samples disagree: what each named
+            row["bottleneck_candidates"] = r["bottleneck_candidates"].split(";")
+        out.append(row)
     return out
 
 
@@ -217,7 +218,7 @@ def _emit(run: Any, fmt: str, status: int, out: Path | None, source: str) -> Non
         return
     meta = run.meta
     print(
-        f"run {meta.run_id} on {meta.device_count} x {meta.soc_name} "
+        f"run {meta.run_id} on {meta.device_count} x {guessed_soc(meta)} "
         f"({'simulated ' + str(meta.preset) if meta.backend == 'sim' else meta.backend}); "
         f"predicted from {source}"
     )

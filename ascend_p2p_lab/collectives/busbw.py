@@ -28,6 +28,17 @@ OPERATIONS: tuple[str, ...] = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_AL
 #: Operations that combine data (a reduction pass follows the copies that bring it).
 REDUCING: tuple[str, ...] = (ALL_REDUCE, REDUCE_SCATTER)
 
+#: What hccl_test's ``data_size`` counts for each operation (hicann/oam-tools
+#: ``src/hccl_test``, the ``*_rootinfo_test.cc`` files; :func:`.phases.convention`): the
+#: per-rank buffer, or for all-gather and reduce-scatter the total of the ranks' chunks.
+DATA_SIZE: dict[str, str] = {
+    ALL_REDUCE: "per-rank buffer",
+    ALL_GATHER: "total output: chunk x ranks",
+    REDUCE_SCATTER: "total input per rank: chunk x ranks",
+    ALL_TO_ALL: "per-rank send buffer",
+    BROADCAST: "the root's buffer",
+}
+
 #: busbw / algbw per operation, for n ranks (nccl-tests doc/PERFORMANCE.md).
 BUS_FACTORS: dict[str, Callable[[int], float]] = {
     "all_reduce": lambda n: 2 * (n - 1) / n,

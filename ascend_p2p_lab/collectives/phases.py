@@ -11,10 +11,9 @@ means the destination combines it with its own copy instead of overwriting it.
 The reduction is not a copy: a phase's reduction passes are derived from its reducing
 moves (each destination reduces the bytes it received) and are modelled as one pass over
 those bytes at the device's local rate (on hardware a device-local copy of that size
-stands in). HCCL on A2/A3 reduces inline in the SDMA write (``HcclReduceAsync`` with
-``INLINE_REDUCE``); HCCL's own cost model counts the reduction as a separate term
-(``D = alpha + n beta + n gamma``, hicann/hccl ``docs/zh/user_guide/coll_algo_intro/
-algo_intro.md``), and so does this model.
+stands in). Where HCCL reduces inline in the SDMA write (``HcclReduceAsync`` with
+``INLINE_REDUCE_BIT``: A2 and A3 for hccl_test's fp32 sum) there is no pass:
+:func:`.reduction.apply` drops them and the collective's ``reduction`` says ``inline``.
 
 Sizes follow hccl_test's convention for each op (:func:`convention`); a size not divisible
 by the rank count is cut as HCCL cuts it (:func:`split`). :func:`outcome` runs the moves on
@@ -43,6 +42,11 @@ SLICE_ALIGN = 128
 #: hccl_test's default data type, fp32 (``-d``, hicann/oam-tools
 #: ``docs/zh/hccl_test/cmdline_options_desc.md``).
 DTYPE_BYTES = 4
+
+
+#: A reduction done as a separate pass on the device after the copies (the ``reduction``
+#: column; :mod:`.reduction` says when HCCL does it instead inline in the DMA write).
+LOCAL_PASS = "local pass"
 
 
 class CollectiveError(ValueError):
@@ -208,6 +212,9 @@ class Collective:
     root: int | None = None
     executor: str = ""
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: how its reductions are done: :data:`LOCAL_PASS` (its phases' ``reduces``) or
+    #: ``inline`` in the DMA write (:func:`.reduction.apply`: no passes)
+    reduction: str = LOCAL_PASS
 
     @property
     def size_bytes(self) -> int:

@@ -138,15 +138,16 @@ def _transfer(phase: Phase, model: LinkModel, index: int) -> tuple[float, float,
 
 
 def _reductions(phase: Phase, model: LinkModel) -> tuple[float, float]:
-    """(extra barrier, longest reduction pass) of a phase: the barrier when a reducing
-    device must wait for moves other ranks issue (:func:`.schedule.lands_on`: writes into
-    it, reads of what it reduces)."""
+    """(extra barrier, longest reduction pass) of a phase: the barrier when a device must
+    wait for moves other ranks issue (:func:`.schedule.lands_on`: writes into it, reads of
+    what it reduces; also where the writes reduce inline and no pass follows)."""
+    wait = model.barrier_us if lands_on(phase) else 0.0
     if not phase.reduces:
-        return 0.0, 0.0
+        return wait, 0.0
     longest = max(
         model.local_latency_us + r.nbytes / (model.local_GBps * BYTES_PER_US) for r in phase.reduces
     )
-    return (model.barrier_us if lands_on(phase) else 0.0), longest
+    return wait, longest
 
 
 def phase_time(phase: Phase, model: LinkModel, index: int = 0) -> PhaseTime:

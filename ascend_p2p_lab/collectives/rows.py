@@ -9,7 +9,8 @@ models; empty when forced), ``size_bytes`` (hccl_test's data_size), ``time_us``,
 ``bottleneck_dst``: the link of the slowest transfer in the longest phase, empty when a
 shared budget binds, then named in ``bottleneck_budget``; ``bottleneck_phase``;
 ``bottleneck_ties``: how many links or budgets are that loaded), ``phases``,
-``reduction`` (how the reduction is modelled: ``local pass``, a device-local pass at the
+``reduction`` (how the reduction is done: ``inline`` in the DMA write where HCCL does that,
+else ``local pass``, a device-local pass at the
 local rate run as a local copy; empty for ops that do not reduce) and ``source``
 (``predicted`` or ``measured``). :func:`phase_rows` gives the time of each phase and its
 parts. A measured timing (:func:`.predict.measured`) gets its prediction from the
@@ -76,7 +77,6 @@ PHASE_COLUMNS = [
     "bottleneck_budget",
 ]
 #: How a reduction is modelled, on the rows of the ops that reduce.
-LOCAL_PASS = "local pass"
 _TYPES = {
     "ranks": "int64",
     "size_bytes": "int64",
@@ -120,7 +120,7 @@ def _row(t: Timing, predicted: Timing | None) -> dict[str, object]:
         "bottleneck_phase": neck.phase,
         "bottleneck_ties": neck.ties,
         "phases": len(t.phases),
-        "reduction": LOCAL_PASS if c.operation in REDUCING else None,
+        "reduction": c.reduction if c.operation in REDUCING else None,
         "source": t.source,
     }
 

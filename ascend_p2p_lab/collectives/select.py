@@ -56,9 +56,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..topology import Topology
+from . import reduction
 from .algorithms import DOUBLE_RING, HD, MESH, REDUCE_BCAST, RING, build, ring_order
 from .busbw import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, BROADCAST, OPERATIONS, REDUCE_SCATTER
 from .phases import DTYPE_BYTES, Collective, CollectiveError, Convention, convention, pairs_used
+from .reduction import DTYPE, OP
 
 A2, A3, OTHER = "A2", "A3", "other"
 #: HCCL_SMALL_COUNT_256_KB (cann-hccl algorithm/pub_inc/common.h:159).
@@ -189,9 +191,13 @@ def collective(
     root: int | None = None,
     order: Sequence[int] | None = None,
     dtype_bytes: int = DTYPE_BYTES,
+    dtype: str = DTYPE,
+    reduce_op: str = OP,
 ) -> Collective:
     """The collective HCCL would run (or ``algorithm``'s) on ``devices`` (default: all),
-    at hccl_test's ``size_bytes``; rings go over ``order`` (default :func:`ring_order`).
+    at hccl_test's ``size_bytes``; rings go over ``order`` (default :func:`ring_order`);
+    its reductions inline in the DMA write where HCCL's rule says so for the server's SoC,
+    ``dtype`` and ``reduce_op`` (:mod:`.reduction`; hccl_test's fp32 sum by default).
 
     Example:
         >>> from ascend_p2p_lab.topology import load_preset
@@ -229,7 +235,7 @@ def collective(
             f"{topology.name} cannot reach peer to peer "
             f"({topology.link(a, b)})"
         )
-    return coll
+    return reduction.apply(coll, topology.soc_name, dtype, reduce_op)
 
 
 def plan(

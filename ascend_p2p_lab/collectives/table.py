@@ -40,6 +40,7 @@ SUMMARY_COLUMNS = [
     "bottleneck_dst",
     "bottleneck_budget",
     "bottleneck_samples",
+    "bottleneck_candidates",
     "error",
 ]
 _KEYS = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
@@ -79,6 +80,26 @@ def _mode(values: pd.Series) -> object:
     return present.mode().iloc[0] if len(present) else None
 
 
+def _key(src: object, dst: object, budget: object) -> tuple[object, object, object]:
+    """One sample's bottleneck as a hashable key with no NA in it (a nullable column's
+    NA compares ambiguously): ``(src, dst, None)`` for a link, ``(None, None, name)``
+    for a budget, all None when the sample names nothing."""
+    if isinstance(budget, str) and budget:
+        return (None, None, budget)
+    if src is None or pd.isna(src):  # type: ignore[arg-type]
+        return (None, None, None)
+    return (int(src), int(dst), None)  # type: ignore[call-overload]
+
+
+def _candidates(names: list[tuple[object, object, object]]) -> str:
+    """What the samples name when they disagree (``;``-joined, most named first, then
+    in first-named order); empty when they agree."""
+    texts = [bottleneck_text(*n) for n in names if n != (None, None, None)]
+    if len(set(texts)) < 2:
+        return ""
+    return ";".join(sorted(dict.fromkeys(texts), key=lambda t: -texts.count(t)))
+
+
 def _check(words: pd.Series) -> str:
     """failed if any sample failed its check, success if every one passed, else NULL."""
     got = set(words.dropna())
@@ -99,8 +120,8 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     out = []
     for key, g in rows.groupby(_KEYS, sort=False, dropna=False):
         neck = g[["bottleneck_src", "bottleneck_dst", "bottleneck_budget"]].astype(object)
-        names = [(s, d, b) for s, d, b in neck.itertuples(index=False, name=None)]
-        top = max(set(names), key=names.count) if names else (None, None, None)
+        names = [_key(s, d, b) for s, d, b in neck.itertuples(index=False, name=None)]
+        top = max(dict.fromkeys(names), key=names.count) if names else (None, None, None)
         med = {
             c: float(g[c].median())
             for c in ("time_us", "algbw_GBps", "busbw_GBps", "predicted_busbw_GBps")
@@ -121,6 +142,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                 "bottleneck_dst": top[1],
                 "bottleneck_budget": top[2],
                 "bottleneck_samples": names.count(top),
+                "bottleneck_candidates": _candidates(names),
                 "error": _mode(g["error"]),
             }
         )
@@ -141,15 +163,15 @@ def bottleneck_text(src: object, dst: object, budget: object) -> str:
 
 
 def _neck(r: object) -> str:
-    """The bottleneck most samples name; ``varies`` when no one link or budget is named by
-    more than half of them (even links: the slowest copy is a matter of jitter)."""
-    text = bottleneck_text(
-        r.bottleneck_src,
+    """The bottleneck the samples name; ``varies`` when they disagree (the candidates are
+    in ``bottleneck_candidates``: even links, whose slowest copy is a matter of jitter)."""
+    if r.bottleneck_candidates:  # type: ignore[attr-defined]
+        return "varies"
+    return bottleneck_text(
+        r.bottleneck_src,  # type: ignore[attr-defined]
         r.bottleneck_dst,  # type: ignore[attr-defined]
-        r.bottleneck_budget,
-    )  # type: ignore[attr-defined]
-    named, samples = r.bottleneck_samples, r.samples  # type: ignore[attr-defined]
-    return text if text == "-" or samples < 2 or named > samples / 2 else "varies"
+        r.bottleneck_budget,  # type: ignore[attr-defined]
+    )
 
 
 def _present(texts: pd.Series) -> bool:

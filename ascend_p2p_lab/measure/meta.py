@@ -13,6 +13,7 @@ from typing import Any
 from .._version import __version__
 from ..run import RunMeta
 from ..runtime import Runtime
+from ..topology.npu_smi import guesses
 
 
 def new_run_id() -> str:
@@ -45,4 +46,6 @@ def run_metadata(rt: Runtime, params: Mapping[str, Any] | None = None) -> RunMet
     }
     if info.get("backend") == "sim" and rt.topology is not None:
         meta["inferred"] = dict(rt.topology.inferred)
+    if rt.topology is not None:  # a SoC or link rates guessed from npu-smi text
+        meta["guessed"] = guesses(rt.topology, info.get("backend") == "sim")
     return RunMeta.from_dict(meta)

@@ -4,9 +4,18 @@ op's row (``phase`` empty: hccl_test's ``size_bytes``, ``time_us`` per run, ``al
 bottleneck, ``check_result`` as hccl_test words it) and one row per phase (its time, its
 bottleneck, its predicted time).
 
-The bottleneck of a phase is the link of its slowest copy; when the prediction says a
-shared budget (a switch port, a card's budget) binds the phase and that copy crosses
-it, the budget is named instead and the link left empty. The op's is its longest phase's.
+The bottleneck of a phase (``bottleneck_basis`` says where it comes from):
+
+- ``simulator``: what the simulator's own accounting says bound the copy that ended last
+  (the one that set the phase's time): the link or the shared budget (a switch port, a
+  card's budget) whose capacity held it for most of its bytes (:meth:`.Runtime.copy_limit`);
+  a budget is named with the link left empty, so no link is named where a budget was
+  saturated;
+- ``predicted``: on hardware, which keeps no such accounting, the prediction's (the most
+  loaded link or budget of the phase in the model), marked so;
+- ``slowest copy``: with neither, the link of the copy that ended last.
+
+The op's is its longest phase's.
 
 Example:
     >>> from ascend_p2p_lab.collectives.busbw import bus_factor
@@ -22,7 +31,6 @@ from typing import Any
 
 from ..collectives.busbw import REDUCING, bus_factor
 from ..collectives.predict import Timing, measured
-from ..collectives.rows import LOCAL_PASS
 from ..patterns.model import Test
 from .timing import PhaseSample
 
@@ -43,7 +51,7 @@ def slot(test: Test, link: str) -> dict[str, Any]:
         "ranks": len(c.ranks),
         "algorithm": c.algorithm,
         "devices": ",".join(map(str, c.ranks)),
-        "reduction": LOCAL_PASS if c.operation in REDUCING else None,
+        "reduction": c.reduction if c.operation in REDUCING else None,
     }
 
 
@@ -59,18 +67,32 @@ def op_values(
     }
 
 
-def _neck(test: Test, timing: Timing, k: int) -> dict[str, Any]:
-    """The bottleneck columns of phase k of a measured timing."""
-    prog, neck = test.program, timing.phases[k].bottleneck
-    budget = None
-    if prog.predicted is not None and prog.model is not None and neck.src is not None:
-        said = prog.predicted.phases[k].bottleneck.budget
-        crossed = {b.name for b in prog.model.budgets(neck.src, neck.dst)}
-        budget = said if said in crossed else None
+#: Where a row's bottleneck comes from (``bottleneck_basis``; see the module doc).
+SIMULATOR, PREDICTED, SLOWEST = "simulator", "predicted", "slowest copy"
+
+
+def _neck(test: Test, timing: Timing, sample: PhaseSample, k: int) -> dict[str, Any]:
+    """The bottleneck columns of phase k of a measured sample (see the module doc)."""
+    prog = test.program
+    if sample.move_limits:
+        times = sample.move_us[k]
+        limit = sample.move_limits[k][max(range(len(times)), key=times.__getitem__)]
+        if limit is not None:
+            link = limit[0] == "link"
+            return {
+                "bottleneck_src": limit[1] if link else None,
+                "bottleneck_dst": limit[2] if link else None,
+                "bottleneck_budget": None if link else limit[1],
+                "bottleneck_basis": SIMULATOR,
+            }
+    neck, basis = timing.phases[k].bottleneck, SLOWEST
+    if prog.predicted is not None:
+        neck, basis = prog.predicted.phases[k].bottleneck, PREDICTED
     return {
-        "bottleneck_src": None if budget else neck.src,
-        "bottleneck_dst": None if budget else neck.dst,
-        "bottleneck_budget": budget,
+        "bottleneck_src": neck.src,
+        "bottleneck_dst": neck.dst,
+        "bottleneck_budget": neck.budget,
+        "bottleneck_basis": basis,
     }
 
 
@@ -98,7 +120,7 @@ def sample_values(test: Test, sample: PhaseSample, verified: bool | None) -> lis
         "predicted_busbw_GBps": pred.busbw_GBps if pred else math.nan,
         "bound_busbw_GBps": prog.bound.busbw_GBps if prog.bound else math.nan,
         "check_result": CHECK_WORDS[verified],
-        **_neck(test, timing, longest),
+        **_neck(test, timing, sample, longest),
     }
     out = [op]
     for k, phase in enumerate(timing.phases):
@@ -110,7 +132,7 @@ def sample_values(test: Test, sample: PhaseSample, verified: bool | None) -> lis
                 "phase": k,
                 "phase_label": phase.label,
                 "predicted_time_us": pred.phases[k].time_us if pred else math.nan,
-                **_neck(test, timing, k),
+                **_neck(test, timing, sample, k),
             }
         )
     return out

@@ -300,13 +300,16 @@ class PhaseSample(Sample):
     time, and when each move ended (since its rank's release, in the phase's order: the
     last to end is the one that set the phase's time); the cross-device hop the release
     measured; the gate's device time; ``host_bound``: the gate released the ranks before
-    the host had enqueued everything (the window then holds host time)."""
+    the host had enqueued everything (the window then holds host time); ``move_limits``:
+    on the simulator, what bound each move (:meth:`.Runtime.copy_limit`: a saturated link
+    or budget), empty on hardware."""
 
     phase_us: tuple[float, ...] = ()
     move_us: tuple[tuple[float, ...], ...] = ()
     hop_us: float = 0.0
     gate_us: float = 0.0
     host_bound: bool = False
+    move_limits: tuple[tuple[tuple | None, ...], ...] = ()
 
 
 def copies_for(per_copy_us: float, min_sample_us: float, max_copies: int) -> int:
@@ -501,6 +504,9 @@ class Phases:
         )
         self.per_gate_us = gate_us / self.gate_copies
         self.host_per_run_us = host_us / n
+        limits = (
+            tuple(tuple(rt.copy_limit(e) for e in es) for es in self.done) if rt.simulated else ()
+        )
         return PhaseSample(
             Timing(n, bounds[-1] - first, host_us),
             (),
@@ -509,6 +515,7 @@ class Phases:
             hop,
             gate_us,
             gate_us < host_us,
+            limits,
         )
 
     def close(self) -> None:

@@ -149,8 +149,10 @@ def backend_note(*frames: pd.DataFrame) -> str:
     """
     sim: list[str] = []
     hw: list[str] = []
+    guessed: list[str] = []
     for frame in frames:
         meta = run_meta(frame)
+        guessed += [g for g in _GUESSED if g in (meta.guessed or {}) and g not in guessed]
         backends = distinct(frame, "backend") or [str(meta.backend or "unknown")]
         presets = distinct(frame, "preset") or [str(meta.preset or meta.topology or "?")]
         for backend in backends:
@@ -168,7 +170,14 @@ def backend_note(*frames: pd.DataFrame) -> str:
         parts.append("simulated: " + ", ".join(sim))
     if hw:
         parts.append("hardware: " + "; ".join(hw))
-    return " | ".join(parts) or "unknown backend"
+    note = " | ".join(parts) or "unknown backend"
+    if guessed:  # run.json's ``guessed``: from topology text, not reported
+        note += f" ({' and '.join(_GUESSED[g] for g in guessed)} guessed from topology text)"
+    return note
+
+
+#: What ``meta.guessed`` may hold, as a figure's note names it.
+_GUESSED = {"soc_name": "SoC", "link_rates": "link rates"}
 
 
 # ------------------------------------------------------------------------------ rows

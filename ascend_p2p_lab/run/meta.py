@@ -137,6 +137,8 @@ class RunMeta:
     fallbacks: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
     lost_devices: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
     inferred: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
+    #: what was guessed, not reported (``soc_name``, ``link_rates`` -> how; issue 38)
+    guessed: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
     process_modes: tuple[str, ...] = field(default=(), metadata=TEXTS)
     workers_clean: dict[str, Any] | None = field(default=None, metadata=MAYBE_OBJECT)
     metadata_error: str | None = field(default=None, metadata=TEXT)  # a probe's, failing

@@ -25,6 +25,10 @@ simulator (the only way to them):
 - ``shared_ledger()``: what live processes hold in the IPC state this process shares with
   others (exports not yet freed, imports not yet closed; see :mod:`.ipc`), after dropping
   what dead processes held;
+- ``copy_limit(event)``: what bound the last copy recorded before the event on its
+  stream, from the engine's accounting of what was saturated (``("link", src, dst)`` or
+  ``("budget", name)``: a port, a ``[[shared]]`` group's budget; None when no copy ran);
+  the collectives name their bottleneck from it;
 - ``reseed_jitter(key)``: restart the jitter draws from (seed, key), so the copies after
   it get the same time factors whatever ran before;
 - ``begin_point(key)``: ``reseed_jitter(key)``, and with every stream idle the clock's

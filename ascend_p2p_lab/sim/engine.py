@@ -27,7 +27,7 @@ import random
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 
-from .fluid import run_fluid
+from .fluid import cannot_bind, run_fluid
 from .jitter import factors, point_seed
 
 Resource = Hashable
@@ -41,18 +41,21 @@ WAITS = "waits"
 class Stream:
     """An in-order queue of device work on one device."""
 
-    __slots__ = ("device", "id", "last_end", "pending")
+    __slots__ = ("device", "id", "last_end", "limit", "pending")
 
     def __init__(self, sid: int, device: int) -> None:
         self.id, self.device = sid, device
         self.pending: deque[Op | CopyRun] = deque()
         self.last_end = 0.0
+        #: what bound the last copy that ended on the stream (see :class:`SimEvent`)
+        self.limit: Resource | None = None
 
 
 class Op:
     """One unit of device work: a copy, an event record, or a wait on an event."""
 
     __slots__ = (
+        "bound",
         "bw",
         "dep",
         "end",
@@ -90,6 +93,8 @@ class Op:
         self.end: float | None = None
         self.lat_end = 0.0
         self.remaining = 0.0
+        #: bytes moved while each resource bound the copy (the fluid model's accounting)
+        self.bound: dict[Resource, float] | None = None
 
 
 class CopyRun:
@@ -116,14 +121,19 @@ class CopyRun:
 
 
 class SimEvent:
-    """An event's device timestamp (microseconds), set when its record op runs."""
+    """An event's device timestamp (microseconds), set when its record op runs, and
+    ``limit``: the resource that bound the last copy its stream ran before the record
+    (the one whose capacity the copy was held to for most of its bytes: a link, a port,
+    a shared budget; None when no copy ran): the simulator's own accounting of what was
+    saturated, which ``acl.simulator.copy_limit`` reports."""
 
-    __slots__ = ("device", "flags", "id", "record_op", "ts")
+    __slots__ = ("device", "flags", "id", "limit", "record_op", "ts")
 
     def __init__(self, eid: int, device: int, flags: int) -> None:
         self.id, self.device, self.flags = eid, device, flags
         self.ts: float | None = None
         self.record_op: Op | None = None
+        self.limit: Resource | None = None
 
 
 class Engine:
@@ -143,6 +153,8 @@ class Engine:
         self._slack: dict[tuple, bool] = {}
         #: the slowest rate of each resources tuple a stream running alone has crossed
         self._bottleneck: dict[tuple, float] = {}
+        #: and which resource of the tuple that is (the first of the slowest)
+        self._binding: dict[tuple, Resource] = {}
         self.host_us = 0.0
         #: the absolute clock at host_us == 0, in whole nanoseconds (see :meth:`rebase`)
         self.epoch_ns = 0
@@ -366,7 +378,7 @@ class Engine:
 
     def _independent(self, streams: list[Stream]) -> bool | str:
         """Whether each stream may run alone: no resource that two streams cross can
-        limit them (see :meth:`_cannot_bind`; decided once per combination of the
+        limit them (see :func:`.fluid.cannot_bind`; decided once per combination of the
         streams' resource tuples, which routes share). :data:`WAITS` (true) when they may,
         but a stream waits on an event (then :meth:`_run_linked` runs them)."""
         seen: set[Resource] = set()
@@ -396,30 +408,10 @@ class Engine:
             )
             alone = self._slack.get(key)
             if alone is None:
-                alone = self._slack[key] = self._cannot_bind(key)
+                alone = self._slack[key] = cannot_bind(key, self.rate)
             if not alone:
                 return False
         return WAITS if waits else True
-
-    def _cannot_bind(self, per_stream: tuple[tuple[tuple[Resource, ...], ...], ...]) -> bool:
-        """Whether no resource shared by several streams can limit them: for each, the
-        fastest each stream's copies could go elsewhere adds up to no more than its rate
-        (a both-directions budget that two copies of a pair never fill), so max-min
-        sharing gives every copy the rate it has alone."""
-        rate = self.rate
-        users: dict[Resource, int] = {}
-        demand: dict[Resource, float] = {}
-        for tuples in per_stream:
-            mine: dict[Resource, float] = {}
-            for res in tuples:
-                for r in res:
-                    other = min((rate(x) for x in res if x != r), default=float("inf"))
-                    if other > mine.get(r, 0.0):
-                        mine[r] = other
-            for r, most in mine.items():
-                users[r] = users.get(r, 0) + 1
-                demand[r] = demand.get(r, 0.0) + most
-        return all(demand[r] <= rate(r) for r, n in users.items() if n > 1)
 
     def _run_linked(self, streams: list[Stream]) -> list[Stream]:
         """Streams that share no resource that could limit them, tied only by waits: each
@@ -450,10 +442,12 @@ class Engine:
         t = s.last_end
         rate = self.rate
         bottleneck = self._bottleneck
+        binding = self._binding
         pending = s.pending
         popleft = pending.popleft
         last_res: tuple[Resource, ...] | None = None
         bw = float("inf")
+        lim = s.limit  # what bound the last copy (a copy with no resources keeps it)
         while pending:
             op = popleft()
             if op.__class__ is CopyRun:
@@ -463,6 +457,8 @@ class Engine:
                     if bw is None:
                         bw = bottleneck[res] = min(rate(r) for r in res) if res else INF
                     last_res = res
+                    if res:
+                        lim = binding.get(res) or self._bind(res)
                 per = op.latency + op.nbytes / bw
                 for enq, scale in zip(op.enqs, op.scales):  # type: ignore[union-attr]
                     if enq > t:
@@ -477,7 +473,7 @@ class Engine:
                 ready = op.dep.end  # type: ignore[union-attr]
                 if ready is None:
                     pending.appendleft(op)
-                    s.last_end = t
+                    s.last_end, s.limit = t, lim
                     return False
                 if ready > t:
                     t = ready
@@ -489,12 +485,21 @@ class Engine:
                     if bw is None:
                         bw = bottleneck[res] = min(rate(r) for r in res) if res else INF
                     last_res = res
+                    if res:
+                        lim = binding.get(res) or self._bind(res)
                 t = t + (op.latency + op.nbytes / bw) * op.scale  # type: ignore[union-attr]
             elif kind == "record" and op.event is not None:  # type: ignore[union-attr]
                 op.event.ts = t  # type: ignore[union-attr]
+                op.event.limit = lim  # type: ignore[union-attr]
             op.end = t  # type: ignore[union-attr]
-        s.last_end = t
+        s.last_end, s.limit = t, lim
         return True
+
+    def _bind(self, res: tuple[Resource, ...]) -> Resource:
+        """The resource of a copy running alone that sets its rate (the first slowest)."""
+        rate = self.rate
+        found = self._binding[res] = min(res, key=rate)
+        return found
 
     def _run_fluid(self, streams: list[Stream]) -> None:
         """Streams that share a resource that can limit them, event by event (see

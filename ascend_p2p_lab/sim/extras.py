@@ -22,6 +22,10 @@ need a few things more, and reach them here rather than through private attribut
                         it, nor on the process it runs in (the runtime's ``begin_point``)
 ``implicit_releases``   what ``aclrtResetDevice``/``aclFinalize`` freed that the process
                         had not released itself, oldest first (a copy)
+``copy_limit(event)``   what bound the last copy recorded before the event on its stream:
+                        ``("link", src, dst)`` or ``("budget", name)`` (a port, a
+                        ``[[shared]]`` group's budget, a device's HBM, PCIe), from the
+                        engine's own accounting of what was saturated; None if no copy
 ======================  =================================================================
 
 Example:
@@ -157,6 +161,22 @@ class Simulator:
             self._engine.reseed(str(key))
             return self._engine.rebase(self._streams.events.values())
 
+    def copy_limit(self, event: int) -> tuple[Any, ...] | None:
+        """What bound the last copy its stream ran before ``event`` was recorded: the
+        resource whose capacity held the copy for most of its bytes (a saturated link or
+        budget), ``("link", src, dst)`` or ``("budget", name)`` with the names of
+        :func:`~ascend_p2p_lab.collectives.rates.topology_budgets`; None when no copy
+        ran before it, or the event is unknown or not yet recorded.
+
+        Example: ``acl.simulator.copy_limit(done_event)`` -> ``("budget", "card[0,1]:both")``.
+        """
+        with self._lock:
+            found = self._streams.events.get(event)
+            if found is None:
+                return None
+            self._engine.resolve()
+            return None if found.limit is None else limit_name(self._topology, found.limit)
+
     def ledger(self) -> dict[str, Any]:
         """What the process still holds, plus anything released implicitly (by reset/finalize)."""
         with self._lock:
@@ -199,3 +219,29 @@ class Simulator:
 
     def __repr__(self) -> str:
         return f"<simulator of {self.topology.name}, seed={self.seed}>"
+
+
+#: the engine's directions of a shared budget as the collectives' budget names say them
+_WAYS = {"out": "egress", "in": "ingress"}
+
+
+def limit_name(topo: Topology, resource: Any) -> tuple[Any, ...]:
+    """An engine resource as :meth:`Simulator.copy_limit` names it.
+
+    Example:
+        >>> from ascend_p2p_lab.topology import load_preset
+        >>> a3 = load_preset("atlas800t-a3")
+        >>> limit_name(a3, ("push", 2, 5)), limit_name(a3, ("shared", 0, "both", 1))
+        (('link', 2, 5), ('budget', 'card[2,3]:both'))
+    """
+    kind = resource[0]
+    if kind in ("link", "push", "pull"):
+        return ("link", resource[1], resource[2])
+    if kind in ("egress", "ingress"):
+        return ("budget", f"port[{resource[1]}]:{kind}")
+    if kind == "shared":
+        _, k, way, g = resource
+        limit = topo.shared[k]
+        group = f"{limit.name}[{','.join(map(str, limit.groups[g]))}]"
+        return ("budget", f"{group}:{_WAYS.get(way, way)}")
+    return ("budget", f"{kind}[{','.join(map(str, resource[1:]))}]")

@@ -6,10 +6,13 @@ limit them (otherwise each stream runs alone, which is cheaper, waits on events 
 stream head that is ready at t (:func:`_start_ready`), share the resources max-min fairly
 among the copies moving over them (:func:`_share`), advance to the next event (a latency ending,
 a copy finishing, a head becoming ready: :func:`_next_event`), move the bytes and retire
-the copies that finished (:func:`_advance`). The arithmetic is the plain reading of that,
-step for step; only lookups are hoisted: ``max(a, b)`` is written ``b if b > a else a``
-and ``min(a, b)`` ``b if b < a else a`` (the same values), a head's ready time is
-inlined, and the rate of each resource is read once per call.
+the copies that finished (:func:`_advance`). Each copy keeps the bytes it moved while
+each resource bound it (the one max-min sharing fixed its rate at, or alone its slowest):
+when it ends, the one that held it for most bytes is its stream's ``limit``, which the
+next event record on the stream keeps (``SimEvent.limit``). The arithmetic is the plain
+reading of that, step for step; only lookups are hoisted: ``max(a, b)`` is written
+``b if b > a else a`` and ``min(a, b)`` ``b if b < a else a`` (the same values), a head's
+ready time is inlined, and the rate of each resource is read once per call.
 
 Example:
     >>> from ascend_p2p_lab.sim.engine import Engine
@@ -60,9 +63,9 @@ def run_fluid(streams: list[Stream], rate: Callable[[Resource], float]) -> None:
             continue
         teps = t + EPS
         moving = [op for op in active if op.lat_end <= teps]
-        rates = _share(moving, rate, rate_cache)  # per moving op, in order
+        rates, binds = _share(moving, rate, rate_cache)  # per moving op, in order
         nxt = _next_event(active, live, rates, t)
-        active = _advance(active, moving, rates, t, nxt)
+        active = _advance(active, moving, rates, binds, t, nxt)
         t = nxt
 
 
@@ -112,6 +115,7 @@ def _start_ready(live: list[Stream], active: list[Op], t: float) -> list[Stream]
                 op.end = t  # type: ignore[union-attr]
                 if kind == "record" and op.event is not None:  # type: ignore[union-attr]
                     op.event.ts = t  # type: ignore[union-attr]
+                    op.event.limit = s.limit  # type: ignore[union-attr]
                 s.last_end = t
                 pending.popleft()
                 started = True
@@ -125,10 +129,10 @@ def _start_ready(live: list[Stream], active: list[Op], t: float) -> list[Stream]
 
 def _share(
     moving: list[Op], rate: Callable[[Resource], float], rate_cache: dict[Resource, float]
-) -> list[float]:
-    """Each moving copy's rate, max-min fair: where no resource is shared, its slowest
-    resource's rate; else by progressive filling (:func:`_max_min`). A copy's jitter
-    factor (``scale``) then slows it on its own."""
+) -> tuple[list[float], list[Resource]]:
+    """Each moving copy's rate, max-min fair, and the resource that bound it: where no
+    resource is shared, its slowest resource; else by progressive filling
+    (:func:`_max_min`). A copy's jitter factor (``scale``) then slows it on its own."""
     counts: dict[Resource, int] = {}
     shared = False
     for op in moving:
@@ -141,25 +145,33 @@ def _share(
         if r not in rate_cache:
             rate_cache[r] = rate(r)
     if shared:
-        fair = _max_min(moving, counts, rate_cache)
-        return [v / op.scale for v, op in zip(fair, moving)]
+        binds: list[Resource] = []
+        fair = _max_min(moving, counts, rate_cache, binds)
+        return [v / op.scale for v, op in zip(fair, moving)], binds
     inf = float("inf")
     rates = []
+    binds = []
     for op in moving:
         m = inf
+        b = None
         for r in op.resources:
             rv = rate_cache[r]
             if rv < m:
-                m = rv
+                m, b = rv, r
         rates.append(m / op.scale)
-    return rates
+        binds.append(b)
+    return rates, binds
 
 
 def _max_min(
-    moving: list[Op], counts: dict[Resource, int], capacity: dict[Resource, float]
+    moving: list[Op],
+    counts: dict[Resource, int],
+    capacity: dict[Resource, float],
+    binds: list[Resource] | None = None,
 ) -> list[float]:
     """Max-min fair rates by progressive filling: the resource whose remaining capacity
     per unfixed copy is smallest fixes its copies at that share; repeat with what is left.
+    ``binds``, when given, receives the resource that fixed each copy (it is saturated).
 
     Example:
         >>> from types import SimpleNamespace as Op
@@ -171,17 +183,20 @@ def _max_min(
     left = {r: capacity[r] for r in counts}
     users = dict(counts)
     fixed: list[float | None] = [None] * len(moving)
+    why: list[Resource] = [None] * len(moving)
     todo = len(moving)
     while todo:
         bottleneck = min((r for r in users if users[r]), key=lambda r: left[r] / users[r])
         share = max(left[bottleneck], 0.0) / users[bottleneck]
         for i, op in enumerate(moving):
             if fixed[i] is None and bottleneck in op.resources:
-                fixed[i] = share
+                fixed[i], why[i] = share, bottleneck
                 todo -= 1
                 for r in op.resources:
                     left[r] -= share
                     users[r] -= 1
+    if binds is not None:
+        binds.extend(why)
     return [v if v is not None else 0.0 for v in fixed]
 
 
@@ -229,16 +244,28 @@ def _next_ready(live: list[Stream], teps: float, nxt: float) -> float:
 
 
 def _advance(
-    active: list[Op], moving: list[Op], rates: list[float], t: float, nxt: float
+    active: list[Op],
+    moving: list[Op],
+    rates: list[float],
+    binds: list[Resource],
+    t: float,
+    nxt: float,
 ) -> list[Op]:
-    """Move the bytes from t to nxt; retire the copies that finished; returns the rest."""
+    """Move the bytes from t to nxt (each copy's counted against what bound it); retire
+    the copies that finished, their streams keeping what bound each; returns the rest."""
     dt = nxt - t
     if dt <= 0.0:  # t so large that a copy's last bytes end within its rounding: done
         for op, rt in zip(moving, rates):
             if t + op.remaining / rt <= t:
                 op.remaining = 0.0
-    for op, rt in zip(moving, rates):
-        op.remaining -= rt * dt
+    for op, rt, b in zip(moving, rates, binds):
+        moved = rt * dt
+        op.remaining -= moved
+        bound = op.bound
+        if bound is None:
+            op.bound = {b: moved}
+        else:
+            bound[b] = bound.get(b, 0.0) + moved
     t = nxt
     teps = t + EPS
     still = []
@@ -246,8 +273,34 @@ def _advance(
         nb = op.nbytes
         if op.lat_end <= teps and op.remaining <= 1e-6 * (1 if nb < 1 else nb):
             op.end = t
-            op.stream.last_end = t
-            op.stream.pending.popleft()
+            stream = op.stream
+            stream.last_end = t
+            stream.pending.popleft()
+            bound = op.bound
+            if bound and op.resources:  # a copy with no resources keeps the last one's
+                stream.limit = max(bound, key=bound.__getitem__)
         else:
             still.append(op)
     return still
+
+
+def cannot_bind(
+    per_stream: tuple[tuple[tuple[Resource, ...], ...], ...], rate: Callable[[Resource], float]
+) -> bool:
+    """Whether no resource shared by several streams can limit them: for each, the
+    fastest each stream's copies could go elsewhere adds up to no more than its rate
+    (a both-directions budget that two copies of a pair never fill), so max-min
+    sharing gives every copy the rate it has alone (``Engine._independent`` asks)."""
+    users: dict[Resource, int] = {}
+    demand: dict[Resource, float] = {}
+    for tuples in per_stream:
+        mine: dict[Resource, float] = {}
+        for res in tuples:
+            for r in res:
+                other = min((rate(x) for x in res if x != r), default=float("inf"))
+                if other > mine.get(r, 0.0):
+                    mine[r] = other
+        for r, most in mine.items():
+            users[r] = users.get(r, 0) + 1
+            demand[r] = demand.get(r, 0.0) + most
+    return all(demand[r] <= rate(r) for r, n in users.items() if n > 1)

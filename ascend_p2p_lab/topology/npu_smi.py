@@ -324,6 +324,30 @@ def _guess_profile(classes: set[str], labels: tuple[str, ...]) -> str:
     return "pcie" if classes else "a2"
 
 
+#: The first of the ``sources`` of a topology parsed from ``npu-smi info -t topo`` text.
+NPU_SMI_SOURCE = "npu-smi info -t topo"
+
+
+def guesses(topo: Topology, simulated: bool) -> dict[str, str]:
+    """What a topology parsed from npu-smi text guessed rather than read (empty for any
+    other): the link rates (npu-smi gives the classes only; the rates are the guessed
+    profile's) and, where the simulator runs it (the device reports none), the SoC.
+
+    Example:
+        >>> from ascend_p2p_lab.topology import load_preset
+        >>> guesses(load_preset("atlas800t-a2"), True)
+        {}
+    """
+    if not topo.sources or topo.sources[0] != NPU_SMI_SOURCE:
+        return {}
+    profile = topo.sources[1].rpartition(" profile ")[2] if len(topo.sources) > 1 else "?"
+    why = f"npu-smi gives link classes only; the {profile} profile of {_DEFAULTS_FILE}"
+    out = {"link_rates": f"guessed: {why}"}
+    if simulated:
+        out["soc_name"] = f"guessed: {topo.soc_name}, {why}"
+    return out
+
+
 def _figures(
     classes: set[str], profile: _Profile, defaults: Mapping[str, LinkClass] | None
 ) -> dict[str, LinkClass]:
@@ -376,7 +400,7 @@ def parse_npu_smi_topo(
             cpu_affinity=tuple(matrix.affinity) if header.has_affinity else (),
             **{
                 **profile.fields,
-                "sources": ("npu-smi info -t topo", f"{_DEFAULTS_FILE} profile {pname!r}"),
+                "sources": (NPU_SMI_SOURCE, f"{_DEFAULTS_FILE} profile {pname!r}"),
             },
         )
     except ValueError as exc:  # pragma: no cover - the checks above should catch everything

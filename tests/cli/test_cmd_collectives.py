@@ -5,6 +5,7 @@ P2P run of the server, and predictions from a P2P run's links (``--links``)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,73 @@ def test_links_from_a_p2p_run_predict_the_slow_link(capsys, p2p_slow) -> None:
     assert row["busbw_GBps"] == pytest.approx(row["predicted_busbw_GBps"], rel=0.1)
     assert row["bottleneck"] == [2, 5]
     assert row["predicted_busbw_GBps"] < 0.6 * 5 * 26.2
+
+
+def test_the_a3_all_reduce_with_three_samples_runs_and_reports(capsys, tmp_path) -> None:
+    """Issue 38 item 1: ``collectives --preset atlas800t-a3 --ops all_reduce --sizes 256MiB
+    --samples 3`` crashed (a most-common over nullable bottleneck tuples), and so did
+    ``report`` of its run; both exit 0 now, and the JSON names one bottleneck or, where
+    the samples disagree, what each named (2.5 s: one 16-rank double ring)."""
+    out = tmp_path / "run"
+    args = ["--preset", "atlas800t-a3", "--ops", "all_reduce", "--sizes", "256MiB"]
+    code, data = _json(
+        capsys,
+        ["collectives", *SIM, *args, "--samples", "3", "--format", "json", "--out", str(out)],
+    )
+    assert code == 0 and main(["report", str(out)]) == 0
+    (row,) = data["collectives"]
+    assert re.fullmatch(r"card\[\d+,\d+\]:both", row["bottleneck_budget"])
+    assert row["bottleneck"] is None
+    # the cards' budgets are all saturated: which ends last is jitter, never a link
+    assert not any("->" in c for c in row.get("bottleneck_candidates", []))
+
+
+def test_a_soc_and_link_rates_guessed_from_topology_text_are_marked(capsys, tmp_path) -> None:
+    """Issue 38 item 6: an npu-smi capture with PCIe links only runs as 8 x Ascend910B4,
+    a guess of the profile; run.json says what was guessed (``guessed``), the header
+    prints ``(guessed)`` after the SoC, the figures' note says so; a preset's run guesses
+    nothing, and a run.json written before the field loads (an empty ``guessed``)."""
+    import json
+
+    from ascend_p2p_lab.plots import collective_bandwidth
+    from ascend_p2p_lab.run import RunMeta
+    from ascend_p2p_lab.run.folder import load
+    from ascend_p2p_lab.topology import format_npu_smi_topo, load_preset
+
+    text = tmp_path / "topo.txt"
+    text.write_text(format_npu_smi_topo(load_preset("atlas800i-a2-pcie")))
+    out = tmp_path / "run"
+    one = ["--ops", "all_gather", "--sizes", "1MiB", "--samples", "1", "--devices", "0,1"]
+    assert main(["collectives", *SIM, "--topology", str(text), *one, "--out", str(out)]) == 0
+    assert "on 8 x Ascend910B4 (guessed) (simulated" in capsys.readouterr().out
+    meta = json.loads((out / "run.json").read_text())
+    assert set(meta["guessed"]) == {"soc_name", "link_rates"}
+    assert "'pcie' profile" in meta["guessed"]["soc_name"]
+    assert main(["report", str(out)]) == 0
+    assert "Ascend910B4 (guessed)" in capsys.readouterr().out
+    title = collective_bandwidth(load(out)).axes[0].get_title()
+    assert "(SoC and link rates guessed from topology text)" in title
+    plain = tmp_path / "plain"
+    assert main(["collectives", *SIM, *one, "--out", str(plain)]) == 0
+    assert "(guessed)" not in capsys.readouterr().out
+    old = json.loads((plain / "run.json").read_text())
+    assert old.pop("guessed") == {}
+    assert RunMeta.from_dict(old).guessed == {}
+
+
+@pytest.mark.parametrize("preset", ["atlas800t-a2", "atlas800-9000", "atlas800i-a2-pcie"])
+def test_every_op_at_the_default_sizes_with_three_samples_runs_and_reports(
+    capsys, tmp_path, preset: str
+) -> None:
+    """Issue 38 item 1 on the presets whose devices all reach each other (the A3's is
+    its all-reduce above and the benchmark; the Atlas 300I presets have no peer-to-peer
+    between all their devices: exit 2, one line): every op at the default sizes with
+    three samples exits 0, its JSON summary too, and ``report`` of the A2's run (its
+    figures take the time: 2-4 s each under load, 5 ops x 4 sizes x 3 samples)."""
+    out = tmp_path / "run"
+    args = ["collectives", *SIM, "--preset", preset, "--samples", "3", "--format", "json"]
+    code, data = _json(capsys, [*args, "--out", str(out)])
+    assert code == 0 and len(data["collectives"]) == 5 * 4
+    assert {r["samples"] for r in data["collectives"]} == {3}
+    if preset == "atlas800t-a2":
+        assert main(["report", str(out)]) == 0

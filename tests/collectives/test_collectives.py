@@ -104,7 +104,7 @@ def test_a3_double_ring_all_reduce_meets_the_prediction() -> None:
     assert _median(rows, "all_reduce") == pytest.approx(
         _median(rows, "all_reduce", "predicted_busbw_GBps"), rel=0.10
     )
-    assert rows["reduction"].eq("local pass").all()
+    assert rows["reduction"].eq("inline").all()
 
 
 @pytest.mark.parametrize("preset", ["atlas800t-a2", "atlas800t-a3"])

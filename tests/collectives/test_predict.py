@@ -171,9 +171,10 @@ def test_a3_double_ring_is_held_by_the_card_budget(a3) -> None:
 
 @pytest.mark.parametrize("preset", ["atlas800t-a2", "atlas800t-a3"])
 def test_small_size_floor_is_steps_times_alpha(preset: str) -> None:
-    """At 4 bytes a phase costs its barrier and its copies' latency, and a reducing phase
-    a local pass more (after one more barrier when others wrote the reduced data, or read
-    what the rank reduces: recursive doubling's partner); the op is the sum."""
+    """At 4 bytes a phase costs its barrier and its copies' latency, one more barrier when
+    others wrote into a rank or read what it reduces (recursive doubling's partner), and
+    a local pass where one follows (none here: A2 and A3 reduce fp32 sums inline); the
+    op is the sum."""
     topo = load_preset(preset)
     model = LinkModel.from_topology(topo)
     lat = {lc.latency_us for lc in topo.link_classes.values()}
@@ -183,26 +184,32 @@ def test_small_size_floor_is_steps_times_alpha(preset: str) -> None:
         t = predict(collective(op, 4, topo), model)
         floor = 0.0
         for phase in t.collective.phases:
-            floor += alpha
-            if phase.reduces:
-                waits = any(m.by != m.dst for m in phase.moves if m.reduce) or any(
-                    m.by != m.src
-                    and (m.src, m.piece) in {(r.dst, r.piece) for r in phase.moves if r.reduce}
-                    for m in phase.moves
-                )
-                floor += topo.local_latency_us + topo.cross_device_wait_us * waits
+            reduced = {(r.dst, r.piece) for r in phase.moves if r.reduce}
+            waits = any(m.by != m.dst for m in phase.moves) or any(
+                m.by != m.src and (m.src, m.piece) in reduced for m in phase.moves
+            )
+            assert not phase.reduces
+            floor += alpha + topo.cross_device_wait_us * waits
         assert t.time_us == pytest.approx(floor, abs=0.05), op
 
 
 def test_writers_reduce_after_a_barrier(a2) -> None:
     model = LinkModel.from_topology(a2)
-    mesh = predict(collective("reduce_scatter", MIB, a2), model)  # pushes
-    ring = predict(collective("reduce_scatter", MIB, a2, algorithm="ring"), model)  # reads
+    """Writes into a rank cost it one more barrier (it waits on the writers' events),
+    reads do not; a local pass follows where HCCL does not reduce inline (int64 sums),
+    none where it does (fp32)."""
+    mesh = predict(collective("reduce_scatter", MIB, a2, dtype="int64"), model)  # pushes
+    ring = predict(
+        collective("reduce_scatter", MIB, a2, algorithm="ring", dtype="int64"), model
+    )  # reads
     assert mesh.phases[0].barrier_us == 2 * a2.cross_device_wait_us
     assert {p.barrier_us for p in ring.phases} == {a2.cross_device_wait_us}
     assert mesh.phases[0].reduce_us == pytest.approx(
         a2.local_latency_us + 7 * mesh.collective.convention.chunk_bytes / 620e3
     )
+    inline = predict(collective("reduce_scatter", MIB, a2), model)
+    assert inline.phases[0].barrier_us == 2 * a2.cross_device_wait_us
+    assert inline.phases[0].reduce_us == 0.0
 
 
 def test_the_longest_phase_names_the_bottleneck(a2) -> None:

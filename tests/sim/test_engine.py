@@ -307,3 +307,45 @@ def _engine_times(batched: bool, shared: bool) -> list[float]:
 @pytest.mark.parametrize("shared", [False, True])
 def test_copy_runs_give_the_times_ops_give(shared):
     assert _engine_times(True, shared) == _engine_times(False, shared)
+
+
+# ------------------------------------------ what bound each copy (issue 38 item 2)
+def _limits(shared: bool) -> tuple[object, object]:
+    """Two copies, each over its own link and one shared budget, each followed by a
+    record; the budget (1200) is slower than the two links together (1000 + 800)."""
+    from ascend_p2p_lab.sim.engine import Engine
+
+    eng = Engine(capacity={("link", 0, 1): 1000.0, ("link", 0, 2): 800.0, "budget": 1200.0})
+    a, b = eng.new_stream(0), eng.new_stream(0)
+    ea, eb = eng.new_event(0, 0), eng.new_event(0, 0)
+    eng.enqueue_copy(a, 100_000, (("link", 0, 1), "budget"), 0.0)
+    eng.enqueue_record(a, ea)
+    if shared:
+        eng.enqueue_copy(b, 100_000, (("link", 0, 2), "budget"), 0.0)
+        eng.enqueue_record(b, eb)
+    eng.resolve()
+    return ea.limit, eb.limit
+
+
+def test_a_record_keeps_what_bound_the_copy_before_it() -> None:
+    """Alone, a copy is held by its slowest resource (its link, 1000 < 1200); two copies
+    that share the budget are held by it (600 each: the fluid model's max-min fixes them
+    there), so that is what their records name, not the links."""
+    assert _limits(shared=False) == (("link", 0, 1), None)
+    assert _limits(shared=True) == ("budget", "budget")
+
+
+def test_the_copy_limit_names_links_and_budgets_as_the_collectives_do() -> None:
+    from ascend_p2p_lab.collectives.rates import topology_budgets
+    from ascend_p2p_lab.sim.extras import limit_name
+    from ascend_p2p_lab.sim.routes import shared_resources
+    from ascend_p2p_lab.topology import load_preset
+
+    a3 = load_preset("atlas800t-a3")
+    names = {limit_name(a3, r)[1] for r in shared_resources(a3, "HCCS_SW", 4, 1)}
+    assert names == {b.name for b in topology_budgets(a3, 4, 1)} - {
+        "port[4]:egress",
+        "port[1]:ingress",
+    }
+    assert limit_name(a3, ("egress", 4)) == ("budget", "port[4]:egress")
+    assert limit_name(a3, ("pull", 4, 1)) == ("link", 4, 1)

@@ -2147,6 +2147,7 @@ DOCUMENTED = {
     "begin_point",
     "faults",
     "app_log_path",
+    "copy_limit",
 }
 
 

@@ -34,9 +34,9 @@ MUTANTS: list[Mutant] = [
     M(
         "collectives.predict.writers_reduce_at_once",
         "collectives/predict.py",
-        ("return (model.barrier_us if lands_on(phase) else 0.0), longest"),
-        "return 0.0, longest",
-        ("a reduction of pushed data starts without waiting on the writers"),
+        "    wait = model.barrier_us if lands_on(phase) else 0.0",
+        "    wait = 0.0",
+        ("a rank others wrote into (reducing inline or before a pass) does not wait on them"),
         TESTS,
     ),
     M(

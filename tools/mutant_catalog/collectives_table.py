@@ -21,4 +21,12 @@ MUTANTS: list[Mutant] = [
             "tests/topology/test_presets.py",
         ),
     ),
+    M(
+        "collectives.table.disagreement_hidden",
+        "collectives/table.py",
+        "    if len(set(texts)) < 2:",
+        "    if True:",
+        "samples that name different bottlenecks are shown as the most named, not varies",
+        ("tests/collectives/test_table.py", "tests/cli/test_cmd_collectives.py"),
+    ),
 ]

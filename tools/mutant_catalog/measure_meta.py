@@ -13,4 +13,12 @@ MUTANTS: list[Mutant] = [
         "a run id stamped in local time without its Z",
         ("tests/measure/test_meta.py",),
     ),
+    M(
+        "measure.meta.guesses_not_recorded",
+        "measure/meta.py",
+        '        meta["guessed"] = guesses(rt.topology, info.get("backend") == "sim")',
+        "        pass",
+        "a SoC and link rates guessed from npu-smi text are recorded as if reported",
+        ("tests/cli/test_cmd_collectives.py",),
+    ),
 ]

@@ -27,4 +27,20 @@ MUTANTS: list[Mutant] = [
         "a collective's bus bandwidth is its algorithm bandwidth",
         ("tests/measure/test_phaserows.py",),
     ),
+    M(
+        "measure.phaserows.simulator_accounting_ignored",
+        "measure/phaserows.py",
+        "    if sample.move_limits:",
+        "    if False:",
+        "a simulated run names the prediction's bottleneck, not what the simulator saturated",
+        ("tests/measure/test_phaserows.py", "tests/cli/test_cmd_collectives.py"),
+    ),
+    M(
+        "measure.phaserows.hardware_names_the_slowest_copy",
+        "measure/phaserows.py",
+        "    if prog.predicted is not None:\n        neck, basis",
+        "    if False:\n        neck, basis",
+        "on hardware the bottleneck is the slowest copy's link, not the prediction's",
+        ("tests/measure/test_phaserows.py",),
+    ),
 ]

@@ -19,4 +19,20 @@ MUTANTS: list[Mutant] = [
             "tests/collectives/test_busbw.py",
         ),
     ),
+    M(
+        "plots.collectives.prediction_without_markers",
+        "plots/collectives.py",
+        '                marker="D",\n',
+        "",
+        "the prediction is a line without markers: invisible at one size",
+        ("tests/plots/test_collectives.py",),
+    ),
+    M(
+        "plots.collectives.one_size_as_lines",
+        "plots/collectives.py",
+        '    if st["size_bytes"].nunique() == 1:\n        _bandwidth_bars(ax, st)',
+        "    if False:\n        _bandwidth_bars(ax, st)",
+        "one size drawn as points of lines on one x, on top of each other",
+        ("tests/plots/test_collectives.py",),
+    ),
 ]

@@ -16,7 +16,7 @@ TESTS = (
 MUTANTS: list[Mutant] = [
     M(
         "sim.engine.slack_always",
-        "sim/engine.py",
+        "sim/fluid.py",
         ("return all(demand[r] <= rate(r) for r, n in users.items() if n > 1)"),
         "return True",
         ("streams that share a budget they can fill run alone, as if it were not there"),

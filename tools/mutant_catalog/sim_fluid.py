@@ -19,4 +19,12 @@ MUTANTS: list[Mutant] = [
             "tests/test_terminal.py",
         ),
     ),
+    M(
+        "sim.fluid.limit_is_the_first_resource",
+        "sim/fluid.py",
+        "stream.limit = max(bound, key=bound.__getitem__)",
+        "stream.limit = op.resources[0]",
+        "what bound a copy is its first resource (its link), not what was saturated",
+        ("tests/sim/test_engine.py", "tests/measure/test_phaserows.py"),
+    ),
 ]

@@ -31,4 +31,12 @@ MUTANTS: list[Mutant] = [
             "tests/test_emptycells.py::test_terminal_figures_and_dashboard_explain_an_empty_cell_alike",
         ),
     ),
+    M(
+        "terminal.guessed_soc_unmarked",
+        "terminal.py",
+        '    return f"{soc} (guessed)" if soc and "soc_name" in (meta.guessed or {}) else soc',
+        "    return soc",
+        "a guessed SoC is printed in the run's header as if the device reported it",
+        ("tests/cli/test_cmd_collectives.py",),
+    ),
 ]
