@@ -48,13 +48,15 @@ from collections.abc import Sequence
 from itertools import repeat, starmap
 from typing import Any
 
-from .actions import COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, iteration, settled
+from .actions import BUMP, COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, iteration, settled
 from .copies import kept_copy
 from .engine import INF, Op, SimEvent, Stream
 
 #: A compiled program: its first and steady iterations, its streams and events, the
-#: runtime's and the simulator's current device after an iteration, and whether the
-#: steady iteration was :func:`_settled` (done when it first repeats).
+#: runtime's and the simulator's current device after an iteration, whether the steady
+#: iteration was :func:`~.actions.settled` (done when it first repeats), the regions its
+#: copies touch with their versions after its last run, and its first iteration settled
+#: (made when a run finds the bytes as the last one left them).
 Plan = list
 
 
@@ -203,7 +205,7 @@ class Programs:
         events = list({a[2]: None for a in first + steady if a[0] in (RECORD, WAIT)})
         if not self._alone(first + steady, streams):
             return None
-        return [first, steady, streams, events, current, dev, False]
+        return [first, steady, streams, events, current, dev, False, None, None]
 
     def _compile(self, steps: Sequence[Step], current: Any, dev: Any) -> tuple[Any, Any, Any]:
         """One iteration as actions, starting from the runtime's and the simulator's
@@ -309,7 +311,13 @@ class Programs:
         state the calls and their resolution would leave."""
         if repeats and not plan[6]:
             plan[1], plan[6] = settled(plan[1]), True
-        first, steady, streams, events, _, device, _ = plan
+        first, steady, streams, events, _, device, _, left, again = plan
+        if left is not None and all(r.version == v for r, v in left):
+            # the bytes as this program's last run left them: its first pass too moves
+            # nothing again
+            if again is None:
+                again = plan[8] = settled(first)
+            first = again
         acl = self.acl
         engine, host_model = acl._engine, acl.topology.host
         api_us, sync_us = host_model.api_us, host_model.sync_return_us
@@ -328,6 +336,10 @@ class Programs:
             op.event, op.start, op.end = e, rec[e], rec[e]
             e.record_op, e.ts = op, rec[e]
         engine._busy.update(streams)  # queued on, as the calls mark them
+        if left is None:  # the regions its copies touch: the same every run
+            left = [(r, 0) for a in first if a[0] in (COPY, BUMP) for r in (a[3], a[5])]
+            left = list({id(r): (r, 0) for r, _ in left}.values())
+        plan[7] = [(r, r.version) for r, _ in left]
         acl._devices.tls.device = device
         counts = acl.call_counts
         for actions, times in ((first, 1), (steady, repeats)):

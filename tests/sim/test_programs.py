@@ -36,9 +36,12 @@ def _state(rt, bufs, events) -> dict:
     }
 
 
-def _staged_work(rt, size: int, chunk: int, counts: list[int], wait: bool = True) -> dict:
+def _staged_work(
+    rt, size: int, chunk: int, counts: list[int], wait: bool = True, touch: bool = False
+) -> dict:
     """Staged copies 2 -> 5 of several counts through a pinned buffer (asymmetric: the
-    source holds distinct bytes), then the state they leave."""
+    source holds distinct bytes; ``touch``: new bytes before each program), then the
+    state they leave."""
     with (
         rt.device_buffer(2, size) as src,
         rt.device_buffer(5, size) as dst,
@@ -46,7 +49,9 @@ def _staged_work(rt, size: int, chunk: int, counts: list[int], wait: bool = True
     ):
         rt.write(src, bytes(range(7, 251)) * (size // 244) + b"x" * (size % 244))
         s_src, s_dst, relay = rt.stream(2), rt.stream(5), rt.event(2)
-        for n in counts:
+        for i, n in enumerate(counts):
+            if touch:
+                rt.memset(src, i + 1, 4096)  # a call that keeps the kept copies
             rt.enqueue_staged(
                 dst, host, src, size, (s_src, s_dst), relay, n, chunk=chunk,
                 wait_on_device=wait, synchronize=True,
@@ -87,6 +92,14 @@ def test_a_staged_program_at_once_leaves_what_its_calls_leave(monkeypatch, size,
     fast, slow, computed = _both(monkeypatch, lambda rt: _staged_work(rt, size, chunk, counts))
     assert computed >= len(counts) - 1  # the first program may make its calls
     assert fast == slow
+
+
+def test_bytes_changed_between_programs_are_moved_again(monkeypatch):
+    """A program finds the bytes as its last run left them: its first pass moves none
+    again; the source written in between: it moves them."""
+    work = lambda rt: _staged_work(rt, 4 * M, M, [2, 3, 2, 4], touch=True)  # noqa: E731
+    fast, slow, computed = _both(monkeypatch, work)
+    assert computed >= 3 and fast == slow
 
 
 def test_without_a_wait_on_the_device_the_host_synchronizes_each_chunk_the_same(monkeypatch):
