@@ -27,11 +27,13 @@ import json, resource, sys, time
 w, c = time.perf_counter(), time.process_time()
 import pandas
 from ascend_p2p_lab.cli import main
-try:  # the demo's report step: cli/cmd_demo.py, or cli/runs.py in older trees
-    from ascend_p2p_lab.cli import cmd_demo as where
+import importlib
+try:  # the demo's report step: cli/cmd_demo.py, or cli/runs.py in older trees (whose
+    # package also names a function cmd_demo: the module is imported by its full name)
+    where = importlib.import_module("ascend_p2p_lab.cli.cmd_demo")
     name = "write_report"
 except ImportError:
-    from ascend_p2p_lab.cli import runs as where
+    where = importlib.import_module("ascend_p2p_lab.cli.runs")
     name = "_write_report"
 base = (time.perf_counter(), time.process_time())
 report = [0.0]
