@@ -27,11 +27,13 @@ import json, resource, sys, time
 w, c = time.perf_counter(), time.process_time()
 import pandas
 from ascend_p2p_lab.cli import main
-try:  # the demo's report step: cli/cmd_demo.py, or cli/runs.py in older trees
-    from ascend_p2p_lab.cli import cmd_demo as where
+import importlib
+try:  # the demo's report step: cli/cmd_demo.py, or cli/runs.py in older trees (whose
+    # package also names a function cmd_demo: the module is imported by its full name)
+    where = importlib.import_module("ascend_p2p_lab.cli.cmd_demo")
     name = "write_report"
 except ImportError:
-    from ascend_p2p_lab.cli import runs as where
+    where = importlib.import_module("ascend_p2p_lab.cli.runs")
     name = "_write_report"
 base = (time.perf_counter(), time.process_time())
 report = [0.0]
@@ -76,18 +78,25 @@ with SweepDashboard(preset="atlas800t-a2") as dash:
 VOLATILE = ("run_id", "host")
 
 
-def _demo(preset: str, out: Path, path: str | None) -> dict[str, Any]:
+def _demo(
+    preset: str, out: Path, path: str | None, cores: set[int] | None = None
+) -> dict[str, Any]:
     args = ["demo", "--preset", preset, "--out", str(out), "--overwrite"]
-    report, maxrss = run_child(DEMO_CHILD, args, path)
+    report, maxrss = run_child(DEMO_CHILD, args, path, cores=cores)
     return {**report, "maxrss_mib": (maxrss or 0) / 1024, "out": str(out)}
 
 
-def measure_demo(preset: str, repeats: int, baseline: str | None) -> dict[str, Any]:
-    """The demo on a preset, alternately with the baseline; the last outputs compared."""
+def measure_demo(
+    preset: str, repeats: int, baseline: str | None, cores: set[int] | None = None
+) -> dict[str, Any]:
+    """The demo on a preset, alternately with the baseline; the last outputs compared.
+    ``cores``: both trees' demos confined to those CPUs (one: one worker, as a newcomer's
+    busy machine gives it), else on every core, with as many workers as idle cores pay."""
     with tempfile.TemporaryDirectory(prefix="bench-demo-") as tmp:
         dirs = {None: Path(tmp) / "after", baseline: Path(tmp) / "before"}
-        pair = alternate(lambda path: _demo(preset, dirs[path], path), repeats, baseline)
+        pair = alternate(lambda path: _demo(preset, dirs[path], path, cores), repeats, baseline)
         out = _figures(preset, pair)
+        out["cores"] = sorted(cores) if cores else "all"
         if baseline:
             out["same_rows"] = same_rows(dirs[baseline], dirs[None])
             out["same_figures"] = same_figures(dirs[baseline], dirs[None])
@@ -117,13 +126,18 @@ def _figures(label: str, pair: dict[str, Any]) -> dict[str, Any]:
         fig = {k: med(runs, k) for k in runs[0] if isinstance(runs[0][k], (int, float))}
         fig["walls"] = [r["wall_s"] for r in runs]
         out[side] = fig
-    if "ratio" in pair:
-        out["ratio"] = pair["ratio"]
+    for key in ("ratio", "cpu_ratio"):
+        if key in pair:
+            out[key] = pair[key]
     return out
 
 
 def measure_report(
-    run_dir: str, repeats: int, baseline: str | None, baseline_run_dir: str | None = None
+    run_dir: str,
+    repeats: int,
+    baseline: str | None,
+    baseline_run_dir: str | None = None,
+    cores: set[int] | None = None,
 ) -> dict[str, Any]:
     """``report`` of a demo's run folder, alternately with the baseline (which reports
     ``baseline_run_dir``, its own demo's run, when given); a side whose report did not exit
@@ -133,13 +147,16 @@ def measure_report(
         def once(path: str | None) -> dict[str, Any]:
             out = Path(tmp) / ("before" if path else "after")
             folder = baseline_run_dir if path and baseline_run_dir else run_dir
-            report, _ = run_child(DEMO_CHILD, ["report", folder, "--out", str(out)], path)
+            args = ["report", folder, "--out", str(out)]
+            report, _ = run_child(DEMO_CHILD, args, path, cores=cores)
             return report
 
         pair = alternate(once, repeats, baseline)
         if any(r.get("exit") for side in ("after", "before") for r in pair.get(side, [])):
             pair.pop("ratio", None)  # a report that failed measures nothing
+            pair.pop("cpu_ratio", None)
         out = _figures("report", pair)
+        out["cores"] = sorted(cores) if cores else "all"
         if baseline:
             out["same_figures"] = same_figures(Path(tmp) / "before", Path(tmp) / "after")
     return out

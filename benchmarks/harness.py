@@ -40,11 +40,17 @@ def env(pythonpath: str | None = None) -> dict[str, str]:
 
 
 def run_child(
-    code: str, args: list[str], pythonpath: str | None = None, timeout: float = 1800.0
+    code: str,
+    args: list[str],
+    pythonpath: str | None = None,
+    timeout: float = 1800.0,
+    cores: set[int] | None = None,
 ) -> tuple[dict[str, Any], int | None]:
     """Run ``python -c code args`` in an empty folder (so that only this tree's package
     or ``pythonpath`` can be imported); return its last JSON line and its peak RSS in KiB
-    (from ``os.wait4``; None where there is no wait4)."""
+    (from ``os.wait4``; None where there is no wait4). ``cores``: the CPUs the child and
+    its own children may run on (``os.sched_setaffinity``; the toolkit then starts as many
+    workers as those cores pay for: one on one core)."""
     with (
         tempfile.TemporaryDirectory() as cwd,
         tempfile.TemporaryFile() as err,
@@ -56,6 +62,7 @@ def run_child(
             stderr=err,
             env=env(pythonpath),
             cwd=cwd,
+            preexec_fn=(lambda: os.sched_setaffinity(0, cores)) if cores else None,
         )
         maxrss = None
         if hasattr(os, "wait4"):
@@ -186,7 +193,17 @@ def alternate(
     out: dict[str, Any] = {"after": after, "before": before}
     if before:
         out["ratio"] = statistics.median(a[key] / b[key] for a, b in zip(after, before))
+        if all("cpu_s" in r for r in after + before):  # CPU seconds, the same way
+            out["cpu_ratio"] = statistics.median(
+                a["cpu_s"] / b["cpu_s"] for a, b in zip(after, before)
+            )
     return out
+
+
+def one_core() -> set[int]:
+    """The CPU a one-core measurement runs on: the last this process may use (on a
+    shared machine the first is the one most jobs start on)."""
+    return {max(os.sched_getaffinity(0))} if hasattr(os, "sched_getaffinity") else set()
 
 
 def med(runs: list[dict[str, Any]], key: str) -> float:

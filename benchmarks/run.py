@@ -10,6 +10,9 @@ demos, ``sweeps`` both sweeps, ``render`` none: results.md is rewritten from the
 - ``overhead``: ``Runtime.enqueue_copies`` against a bare ``memcpy_async`` loop;
 - ``import``: ``import ascend_p2p_lab`` against ``import pandas``;
 - ``demo_a2``, ``demo_a3``, ``report``, ``dashboard``: the first run (:mod:`firstrun`);
+- ``demo_a2_1core``, ``demo_a3_1core``, ``report_1core`` (group ``one_core``): the same,
+  each tree confined to one core (``os.sched_setaffinity``: one worker), as on a
+  newcomer's machine busy with something else; wall and CPU seconds, after / before;
 - ``notebooks``: nbval over ``notebooks/``; ``suite``: the README's ``python -m pytest``;
 - ``collectives``: the five collectives at eight sizes on the A2 and the A3 (:mod:`collectives`).
 
@@ -36,7 +39,7 @@ from typing import Any
 import collectives
 import firstrun
 import sweeps
-from harness import ROOT, baseline_tree, commit_of, load, machine
+from harness import ROOT, baseline_tree, commit_of, load, machine, one_core
 from writeup import render
 
 ALL = (
@@ -47,6 +50,9 @@ ALL = (
     "demo_a2",
     "demo_a3",
     "report",
+    "demo_a2_1core",
+    "demo_a3_1core",
+    "report_1core",
     "dashboard",
     "notebooks",
     "suite",
@@ -54,6 +60,7 @@ ALL = (
 )
 GROUPS = {
     "demo": ("demo_a2", "demo_a3"),
+    "one_core": ("demo_a2_1core", "demo_a3_1core", "report_1core"),
     "sweeps": ("a2", "a3"),
     "render": (),
 }  # nothing measured: results.md rewritten from results.json
@@ -95,10 +102,14 @@ def measurements(
     """Each measurement's call (``state`` carries the A2 demo run to the report)."""
     r = args.repeats
 
-    def report() -> dict[str, Any]:
+    def report(cores: set[int] | None = None) -> dict[str, Any]:
         if "run_dir" not in state:
             state.update(firstrun.measure_demo("atlas800t-a2", 1, base))
-        return firstrun.measure_report(state["run_dir"], r, base, state.get("baseline_run_dir"))
+        return firstrun.measure_report(
+            state["run_dir"], r, base, state.get("baseline_run_dir"), cores
+        )
+
+    one = one_core()
 
     return {
         "a2": lambda: sweeps.measure_sweep("atlas800t-a2", r, base),
@@ -108,6 +119,9 @@ def measurements(
         "demo_a2": lambda: firstrun.measure_demo("atlas800t-a2", r, base),
         "demo_a3": lambda: firstrun.measure_demo("atlas800t-a3", args.a3_repeats, base),
         "report": report,
+        "demo_a2_1core": lambda: firstrun.measure_demo("atlas800t-a2", r, base, one),
+        "demo_a3_1core": lambda: firstrun.measure_demo("atlas800t-a3", args.a3_repeats, base, one),
+        "report_1core": lambda: report(one),
         "dashboard": lambda: firstrun.measure_dashboard(r, base),
         "notebooks": sweeps.measure_notebooks,
         "suite": sweeps.measure_suite,

@@ -264,8 +264,8 @@ class Streams:
             n,
             chunk=chunk,
             wait_on_device=self.wait_on_device,
+            synchronize=True,
         )
-        s_dst.synchronize()
         elapsed = (rt.host_time_ns() - t0) / 1000.0
         t = Timing(n, elapsed, elapsed)
         return Sample(t, (t,))

@@ -36,6 +36,12 @@ simulator (the only way to them):
   The runtime's ``begin_point`` calls it at each measurement point, so a point's rows
   are the same whatever ran before it or in which process it runs: a resumed sweep
   equals an uninterrupted one, to the bit.
+- ``run_program(steps, copies, tail, current)``: a per-copy program of calls (a staged
+  copy's legs and their waits) repeated, then a synchronize, computed as one operation
+  where the order allows; ``repeat_copy(fn, args, copies)``: one async copy repeated, its
+  repeats queued at once. The same results as the calls one by one, to the bit
+  (:mod:`.programs`); the runtime uses them when present (``Runtime._run_program``,
+  ``Runtime.enqueue_copies``).
 
 Several processes share one simulated server for IPC memory (``acl.rt.ipc_mem_*``): a
 process and the processes it starts share it with no setup; an unrelated process joins by
@@ -43,7 +49,8 @@ setting ``ASCEND_P2P_LAB_IPC_DIR`` to the same folder (:mod:`.ipcstate`).
 
 The simulator is a dispatcher (:mod:`.facade`) over parts with one job each:
 :mod:`.formats` (argument formats), :mod:`.devices`, :mod:`.peers`, :mod:`.allocations`,
-:mod:`.routes` and :mod:`.copies`, :mod:`.streams`, :mod:`.injector` (fault decisions;
+:mod:`.routes` and :mod:`.copies`, :mod:`.streams`, :mod:`.programs` and :mod:`.actions`
+(repeated calls at once), :mod:`.injector` (fault decisions;
 :mod:`.faults` is the fault record), on :mod:`.engine` (virtual time) and :mod:`.memory`.
 
 Example:

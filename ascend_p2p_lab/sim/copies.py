@@ -101,10 +101,14 @@ class Copies(Part):
         self.plans: dict[tuple[int, ...], AsyncCopy] = {}
         #: drops the fast path's last repeat (set by :meth:`fast_memcpy_async`)
         self.forget_last: Callable[[], None] = lambda: None
+        #: how many times :meth:`clear` dropped what is kept (a compiled program of kept
+        #: calls, :mod:`.programs`, holds while this is unchanged)
+        self.cleared = 0
 
     def clear(self) -> None:
         """Forget the kept copies and routes, and the kept contexts, records and waits
         (memory, streams, devices or peers changed)."""
+        self.cleared += 1
         self.router.clear()
         self.plans.clear()
         self.forget_last()
@@ -251,7 +255,7 @@ class Copies(Part):
         does what the checked path would: the fault check (when faults are configured:
         :meth:`_faulted_repeat`), moving the bytes (skipped when copy_bytes' own memo says
         they are already there: :attr:`AsyncCopy.seen` tells it by identity, else
-        :func:`_move_kept` decides as copy_bytes would), advancing the host clock, queueing
+        :func:`move_kept` decides as copy_bytes would), advancing the host clock, queueing
         the copy (on the run it extended last, found by identity, else as
         ``Engine.append_copy`` decides).
         """
@@ -294,7 +298,7 @@ class Copies(Part):
                 ):
                     hit = last
                 else:
-                    hit = _kept(plans, args)
+                    hit = kept_copy(plans, args)
                     if hit is None:
                         return checked(*args)
                     a0, a1, a2, a3, a4, a5, last = (dst, dest_max, src, count, kind, stream, hit)
@@ -310,7 +314,7 @@ class Copies(Part):
                         or last_copy[1] != dreg.version
                         or seen[1] != sreg.version
                     ):
-                        _move_kept(dreg, doff, sreg, soff, count, seen)
+                        move_kept(dreg, doff, sreg, soff, count, seen)
                 else:
                     copy_bytes(dreg, doff, sreg, soff, count)
                 now = engine.host_us + api_us  # what host() does without faults
@@ -343,7 +347,7 @@ class Copies(Part):
         return 0
 
 
-def _kept(plans: dict[tuple[int, ...], AsyncCopy], args: tuple) -> AsyncCopy | None:
+def kept_copy(plans: dict[tuple[int, ...], AsyncCopy], args: tuple) -> AsyncCopy | None:
     """The kept copy of these arguments (keyed by the argument tuple itself), if they are
     plain ints: an equal 1.0 or numpy integer is left to the checks, and so is an
     unhashable argument."""
@@ -359,7 +363,7 @@ def _kept(plans: dict[tuple[int, ...], AsyncCopy], args: tuple) -> AsyncCopy | N
     return None
 
 
-def _move_kept(dreg: Region, doff: int, sreg: Region, soff: int, count: int, seen: list) -> None:
+def move_kept(dreg: Region, doff: int, sreg: Region, soff: int, count: int, seen: list) -> None:
     """:func:`copy_bytes` of a kept copy (memoizable, distinct regions, count > 0) whose
     :attr:`AsyncCopy.seen` did not vouch for the destination: the memo compared part by
     part, the bytes moved when it differs; then ``seen`` holds the memo now in place."""

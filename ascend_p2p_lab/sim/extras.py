@@ -20,6 +20,11 @@ need a few things more, and reach them here rather than through private attribut
 ``begin_point(key)``    reseed the jitter and, with every stream idle, restart the clock's
                         origin: a point's numbers then do not depend on what ran before
                         it, nor on the process it runs in (the runtime's ``begin_point``)
+``run_program(...)``    a per-copy program of calls (a staged copy's legs and waits),
+                        repeated, as one operation where its order allows
+                        (:mod:`.programs`; what ``Runtime._run_program`` uses)
+``repeat_copy(...)``    one async copy repeated, the repeats queued at once
+                        (what ``Runtime.enqueue_copies`` uses)
 ``implicit_releases``   what ``aclrtResetDevice``/``aclFinalize`` freed that the process
                         had not released itself, oldest first (a copy)
 ``copy_limit(event)``   what bound the last copy recorded before the event on its stream:
@@ -45,6 +50,7 @@ Example:
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +77,7 @@ class Simulator:
         "_lock",
         "_memory",
         "_peers",
+        "_programs",
         "_released",
         "_seed",
         "_streams",
@@ -92,8 +99,9 @@ class Simulator:
         peers: Peers,
         ipc: Any = None,
         applog: Any = None,
+        programs: Any = None,
     ) -> None:
-        self._ipc, self._applog = ipc, applog
+        self._ipc, self._applog, self._programs = ipc, applog, programs
         self._topology, self._seed, self._counts = topology, seed, MappingProxyType(counts)
         self._engine, self._lock, self._released = engine, lock, released
         self._devices, self._memory, self._streams, self._peers = devices, memory, streams, peers
@@ -176,6 +184,24 @@ class Simulator:
                 return None
             self._engine.resolve()
             return None if found.limit is None else limit_name(self._topology, found.limit)
+
+    def run_program(
+        self, steps: Sequence[Any], copies: int, tail: Sequence[Any], current: Any
+    ) -> tuple[int, Any, Any] | None:
+        """A per-copy program of calls repeated ``copies`` times, then ``tail``, computed
+        as one operation when its order allows (:mod:`.programs`): the same results as
+        the calls one by one, to the bit; None when it does not (nothing was done)."""
+        if self._programs is None:
+            return None
+        return self._programs.run(steps, copies, tail, current)
+
+    def repeat_copy(self, fn: Any, args: tuple, copies: int) -> int | None:
+        """``acl.rt.memcpy_async(*args)`` ``copies`` times, the repeats of a kept copy
+        appended to its stream's run at once (:mod:`.programs`; same results, to the bit):
+        the first non-zero ret, else 0; None when ``fn`` is not this simulator's."""
+        if self._programs is None:
+            return None
+        return self._programs.repeat_copy(fn, args, copies)
 
     def ledger(self) -> dict[str, Any]:
         """What the process still holds, plus anything released implicitly (by reset/finalize)."""

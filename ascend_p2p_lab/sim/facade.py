@@ -59,6 +59,7 @@ from .injector import FaultInjector
 from .ipc import Ipc
 from .part import Shared
 from .peers import Peers
+from .programs import Programs
 from .routes import Router
 from .streams import Streams
 
@@ -279,6 +280,7 @@ class SimulatedACL:
             peers=self._peers,
             ipc=self._ipc,
             applog=self._applog,
+            programs=Programs(self),
         )
         for name in TOP_CALLS:
             setattr(self, name, self._bind(name))

@@ -202,8 +202,11 @@ def _per_call(rt, dst, host, src, size, streams, relay, n, chunk):
             rt.memcpy_async(dst, host, m, s_dst, dst_offset=off, src_offset=off)
 
 
-def _staged_trace(fast: bool, size: int, chunk: int, start: int, n: int = 3):
-    """Calls made, the virtual host clock after the sync, and the bytes that arrived."""
+def _staged_trace(
+    fast: bool, size: int, chunk: int, start: int, n: int = 3, synchronize: bool = False
+):
+    """Calls made, the virtual host clock after the sync, and the bytes that arrived
+    (``synchronize``: the sync is enqueue_staged's own)."""
     with open_runtime("sim", preset="atlas800t-a2", seed=7) as rt:
         sim = rt.acl.simulator
         s_src, s_dst = rt.stream(2), rt.stream(5)
@@ -217,10 +220,14 @@ def _staged_trace(fast: bool, size: int, chunk: int, start: int, n: int = 3):
             rt.use(start)  # the destination: the first chunk switches devices
             before = dict(sim.call_counts)
             if fast:
-                rt.enqueue_staged(dst, host, src, size, (s_src, s_dst), relay, n, chunk=chunk)
+                rt.enqueue_staged(
+                    dst, host, src, size, (s_src, s_dst), relay, n, chunk=chunk,
+                    synchronize=synchronize,
+                )  # fmt: skip
             else:
                 _per_call(rt, dst, host, src, size, (s_src, s_dst), relay, n, chunk)
-            s_dst.synchronize()
+            if not synchronize:
+                s_dst.synchronize()
             calls = {
                 k: v - before.get(k, 0) for k, v in sim.call_counts.items() if v != before.get(k, 0)
             }
@@ -243,6 +250,20 @@ def test_enqueue_staged_makes_the_calls_of_the_per_call_loop(size, chunk, start)
     assert fast[0]["rt.set_context"] == 2 * 3 * chunks - (start == 2)
     assert fast[1] == slow[1]  # the same virtual time, to the bit
     assert fast[2] == slow[2]
+
+
+@pytest.mark.parametrize("extension", [True, False])
+def test_enqueue_staged_with_its_synchronize_makes_the_calls_of_the_loop(monkeypatch, extension):
+    """With its synchronize the simulator computes the program at once
+    (``acl.simulator.run_program``); without that extension (real pyACL has none) the
+    runtime makes the calls: the same calls, clock and bytes as the per-call loop."""
+    from ascend_p2p_lab.sim.extras import Simulator
+
+    if not extension:
+        monkeypatch.delattr(Simulator, "run_program")
+    for size, chunk, n in [(4096, 4096, 9), (3 << 20, 1 << 20, 4)]:
+        fast = _staged_trace(True, size, chunk, 5, n, synchronize=True)
+        assert fast == _staged_trace(False, size, chunk, 5, n)
 
 
 def test_enqueue_staged_refuses_a_size_beyond_the_buffers():

@@ -2134,6 +2134,8 @@ def test_a_device_to_device_route_names_its_link() -> None:
 
 # ------------------------------------------------------------------ acl.simulator
 DOCUMENTED = {
+    "run_program",
+    "repeat_copy",
     "topology",
     "seed",
     "host_time_us",

@@ -15,6 +15,14 @@ TESTS = (
 
 MUTANTS: list[Mutant] = [
     M(
+        "runtime.transfers.staged_tail_dropped",
+        "runtime/transfers.py",
+        "        for fn, name, args, dev in one * copies + tail:\n",
+        "        for fn, name, args, dev in one * copies:\n",
+        "enqueue_staged(synchronize=True) without the simulator's run_program never synchronizes",
+        ("tests/runtime/test_runtime.py",),
+    ),
+    M(
         "runtime.transfers.staged_no_record",
         "runtime/transfers.py",
         (
@@ -56,8 +64,12 @@ MUTANTS: list[Mutant] = [
     M(
         "runtime.transfers.enqueue_ignores_ret",
         "runtime/transfers.py",
-        ("for ret in filter(None, starmap(memcpy_async, repeat(args, copies))):"),
-        ("for ret in filter(None, map((0).__mul__, starmap(memcpy_async, repeat(args, copies)))):"),
+        (
+            "        if ret:\n"
+            '            raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())\n'
+        ),
+        "        if False:\n"
+        '            raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())\n',
         ("enqueue_copies takes every copy for a success (a refused copy is not raised)"),
         (
             "tests/runtime/test_runtime.py",

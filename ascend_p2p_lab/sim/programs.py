@@ -1,0 +1,363 @@
+"""A per-copy program of pyACL calls, repeated, computed as one operation
+(``acl.simulator.run_program``).
+
+The runtime issues a host-staged copy as a small program (per chunk: the source's device
+made current, a device -> host copy, an event recorded, the destination's device made
+current, a wait on the event, a host -> device copy), repeated once per copy, then a
+synchronize (``Runtime._run_program``). Call by call, each call pays the facade's
+dispatch, lock and checks, and each queued op an :class:`~.engine.Op` that the engine
+then resolves one by one. :meth:`Programs.run` gives the same result as one operation
+when the order allows:
+
+- no fault is configured (no call can fail, no host is slowed);
+- every call repeats a kept successful call under the device the program makes current
+  (the fast paths' own test: ``Copies.plans``, ``Streams.kept_records`` and
+  ``kept_waits``, ``Devices.kept``), each bound function the simulator's own (a program
+  whose calls are not all kept yet makes its first iteration call by call, which keeps
+  them);
+- no other stream has work pending, and the program's streams cannot limit one another
+  (what ``Engine._independent`` decides): ``Engine.resolve`` then gives each op its time
+  from its stream's previous op, its enqueue time and the record it waits for;
+- the tail begins with a synchronize of a stream, so everything is resolved before
+  anything else can be queued.
+
+It then walks the calls in their order with the fast paths' arithmetic: each call's host
+time, each copy's jitter draw and bytes (``copy_bytes``' memo, as the fast path keeps it),
+each op's time as ``Engine._run_alone`` computes it, and what stays after the synchronize
+(each stream's last end, each event's last record, the call counts, the current device);
+then it makes the tail's calls. When one pass of the copies leaves the bytes as they were
+(no copy writes what it or an earlier copy read), the passes after the first move no
+byte of whole chunks again: they only count the versions a move counts.
+
+Example:
+    >>> from ascend_p2p_lab.runtime import open_runtime
+    >>> with open_runtime("sim") as rt, rt.device_buffer(0, 4096) as a, \\
+    ...         rt.device_buffer(1, 4096) as b, rt.host_buffer(4096) as h:
+    ...     s0, s1, relay = rt.stream(0), rt.stream(1), rt.event(0)
+    ...     for n in (1, 50):  # the first program makes the calls; the second is computed
+    ...         rt.enqueue_staged(b, h, a, 4096, (s0, s1), relay, n, chunk=4096,
+    ...                           synchronize=True)
+    ...     _ = relay.close(), s0.close(), s1.close()
+    ...     rt.acl.simulator.call_counts["rt.memcpy_async"]
+    102
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import repeat, starmap
+from typing import Any
+
+from .actions import BUMP, COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, iteration, settled
+from .copies import kept_copy
+from .engine import INF, Op, SimEvent, Stream
+from .fluid import cannot_bind
+
+#: A compiled program: its first and steady iterations, its streams and events, the
+#: runtime's and the simulator's current device after an iteration, whether the steady
+#: iteration was :func:`~.actions.settled` (done when it first repeats), the regions its
+#: copies touch with their versions after its last run, and its first iteration settled
+#: (made when a run finds the bytes as the last one left them).
+Plan = list
+
+
+class Programs:
+    """``acl.simulator.run_program``: see the module docstring."""
+
+    def __init__(self, acl: Any) -> None:
+        """Reads the parts of ``acl`` (a :class:`~.facade.SimulatedACL`) when a program runs."""
+        self.acl = acl
+        #: Engine._cannot_bind's verdict per combination of the streams' resource tuples
+        self._verdicts: dict[tuple, bool] = {}
+        #: the last program compiled: (its steps, what it was compiled under, the plan)
+        self._last: tuple[Any, tuple, Plan] | None = None
+        #: each kept call's action by (step, device), while ``Copies.cleared`` is ``_epoch``
+        self._actions: dict[tuple, tuple] = {}
+        self._epoch = -1
+
+    def run(
+        self, steps: Sequence[Step], copies: int, tail: Sequence[Step], current: Any
+    ) -> tuple[int, Step | None, Any] | None:
+        """Run ``steps`` ``copies`` times, then ``tail``, as one operation; None when the
+        program is not one it can (the module docstring): nothing was done.
+
+        A step is ``(fn, name, args, dev)``: with ``dev`` None the call ``fn(*args)``;
+        else a device switch, skipped when ``current`` (the runtime's current device) is
+        ``dev`` already. Returns (the first non-zero ret or 0, its step, the current
+        device after the last switch that succeeded), as the runtime's own loop ends.
+        """
+        acl = self.acl
+        with acl._lock:
+            if not self._may(copies, tail):
+                return None
+            plan = self._plan(steps, current)
+            if plan is None:
+                if copies < 2:
+                    return None
+                ret, step, current = calls(steps, 1, current)
+                copies -= 1
+                plan = self._plan(steps, current) if not ret else None
+                if plan is None:  # the rest call by call too
+                    if not ret:
+                        ret, step, current = calls(steps, copies, current)
+                    return (ret, step, current) if ret else calls(tail, 1, current)
+                acl._engine.resolve()  # the first iteration's ops: as the tail would
+            self._execute(plan, copies - 1)
+            return calls(tail, 1, plan[4])
+
+    def repeat_copy(self, fn: Any, args: tuple, copies: int) -> int | None:
+        """``fn(*args)`` ``copies`` times, ``fn`` being ``acl.rt.memcpy_async``: the first
+        two as calls (the second starts the stream's run of such copies), the others
+        appended to that run at once when no fault is configured and the copy is kept
+        with its bytes in place (what the fast path would do per copy: the host clock, the
+        enqueue time, the jitter draw, the count). The first non-zero ret, else 0; None
+        when ``fn`` is not the simulator's (nothing was done)."""
+        acl = self.acl
+        if fn is not acl.rt.memcpy_async:
+            return None
+        with acl._lock:
+            first = min(copies, 2)
+            ret = next(filter(None, starmap(fn, repeat(args, first))), 0)
+            copies -= first
+            if ret or copies <= 0 or self._extend(args, copies):
+                return ret
+            return next(filter(None, starmap(fn, repeat(args, copies))), 0)
+
+    def _extend(self, args: tuple, copies: int) -> bool:
+        """:meth:`repeat_copy`'s copies after the second, appended to the run the second
+        made; False (nothing done) when they may not be."""
+        acl = self.acl
+        engine = acl._engine
+        hit = kept_copy(acl._copies.plans, args) if len(args) == 6 else None
+        if acl._injector.faults or hit is None or hit.current != acl._devices.tls.device:
+            return False
+        _, s, dreg, _, sreg, _, memo_able, _, _, _, seen = hit.parts
+        run = seen[2]
+        if run is None or not s.pending or s.pending[-1] is not run or not memo_able:
+            return False
+        last_copy = dreg.last_copy  # the bytes in place: every repeat skips its move
+        if last_copy is not seen[0] or last_copy[1] != dreg.version or seen[1] != sreg.version:
+            return False
+        api_us, draw = acl.topology.host.api_us, engine.next_factor
+        enqs, scales, host = run.enqs, run.scales, engine.host_us
+        for _ in repeat(None, copies):
+            host = host + api_us
+            enqs.append(host)
+            scales.append(draw())
+        engine.host_us = host
+        acl.call_counts["rt.memcpy_async"] += copies
+        return True
+
+    # ------------------------------------------------------------------ planning
+    def _may(self, copies: int, tail: Sequence[Step]) -> bool:
+        """What a program needs whatever its calls: no fault, no explicit context, no
+        stream with work pending, a tail that begins with a synchronize of a stream."""
+        acl = self.acl
+        injector, devices = acl._injector, acl._devices
+        if copies < 1 or injector.faults or injector.lost or devices.tls.context is not None:
+            return False
+        if not tail or tail[0][0] is not acl.rt.synchronize_stream or tail[0][3] is not None:
+            return False
+        handle = tail[0][2][0] if len(tail[0][2]) == 1 else None
+        if handle.__class__ is not int or handle not in acl._streams.streams:
+            return False
+        return not any(s.pending for s in acl._engine._streams)
+
+    def _plan(self, steps: Sequence[Step], current: Any) -> Plan | None:
+        """The program compiled (kept from the last time when nothing changed); None when
+        a call is not kept, or the streams may limit one another. Work may be pending only
+        on the program's own streams (its first iteration's, made call by call)."""
+        acl = self.acl
+        dev = acl._devices.tls.device
+        key = (current, dev, acl._copies.cleared)
+        last = self._last
+        if last is not None and last[0] is steps and last[1] == key:
+            plan = last[2]
+        else:
+            made = self._compiled(steps, current, dev)
+            if made is None:
+                return None  # not kept yet, perhaps: compiled again next time
+            plan = made
+            self._last = (steps, key, plan)  # the program is repeated for every sample
+        live = acl._streams.events
+        if any(live.get(e.id) is not e for e in plan[3]):
+            return None  # an event destroyed since
+        mine = plan[2]
+        if any(s.pending and s not in mine for s in acl._engine._streams):
+            return None
+        return plan
+
+    def _compiled(self, steps: Sequence[Step], current: Any, dev: Any) -> Plan | None:
+        """:meth:`_plan`'s answer for a program, from the kept calls as they are now."""
+        acl = self.acl
+        if self._epoch != acl._copies.cleared:
+            self._actions.clear()
+            self._epoch = acl._copies.cleared
+        counts = acl.call_counts
+        if any(name not in counts for _, name, _, _ in steps):
+            return None  # a first call: the checked path makes its entry
+        first, current, dev = self._compile(steps, current, dev)
+        if first is None:
+            return None
+        steady, again, dev_again = self._compile(steps, current, dev)
+        if steady is None or (again, dev_again) != (current, dev):
+            return None
+        streams = list({a[1]: None for a in first + steady if a[0] != SWITCH})
+        events = list({a[2]: None for a in first + steady if a[0] in (RECORD, WAIT)})
+        if not self._alone(first + steady, streams):
+            return None
+        return [first, steady, streams, events, current, dev, False, None, None]
+
+    def _compile(self, steps: Sequence[Step], current: Any, dev: Any) -> tuple[Any, Any, Any]:
+        """One iteration as actions, starting from the runtime's and the simulator's
+        current device; the actions None when a step is not a kept call under the device
+        current then."""
+        acl = self.acl
+        kept_ctx, made, out = acl._devices.kept, self._actions, []
+        switch = acl.rt.set_context
+        for step in steps:
+            fn, name, args, to = step
+            if to is not None:  # a device switch, as Runtime._run_program makes it
+                if to == current:
+                    continue
+                ctx = args[0] if len(args) == 1 else None
+                target = kept_ctx.get(ctx) if ctx.__class__ is int else None
+                if fn is not switch or target is None:
+                    return None, current, dev
+                out.append((SWITCH,))
+                current, dev = to, target
+                continue
+            try:
+                action = made.get((step, dev))
+            except TypeError:  # an unhashable argument: the checks report it
+                return None, current, dev
+            if action is None:
+                action = self._action(fn, name, args, dev)
+                if action is None:
+                    return None, current, dev
+                made[(step, dev)] = action
+            out.append(action)
+        return out, current, dev
+
+    def _action(self, fn: Any, name: str, args: tuple, dev: Any) -> tuple | None:
+        """A call as an action, or None when it is not a kept call under ``dev``."""
+        acl = self.acl
+        bound = getattr(acl.rt, name.partition(".")[2], None)
+        if not name.startswith("rt.") or fn is not bound:
+            return None
+        st = acl._streams
+        if name == "rt.memcpy_async":
+            hit = kept_copy(acl._copies.plans, args) if len(args) == 6 else None
+            if hit is None or hit.current != dev:
+                return None
+            _, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency, seen = hit.parts
+            per = latency + nbytes / self._bandwidth(res)  # Engine._run_alone's arithmetic
+            return (COPY, s, per, dreg, doff, sreg, soff, args[3], memo_able, seen, res)
+        ints = all(a.__class__ is int for a in args)
+        if name == "rt.synchronize_stream":  # a handle's stream: not the default one
+            s = st.streams.get(args[0]) if len(args) == 1 and ints and args[0] else None
+            return None if s is None else (SYNC, s)
+        if name not in ("rt.record_event", "rt.stream_wait_event") or len(args) != 2 or not ints:
+            return None
+        hit = (st.kept_records if name == "rt.record_event" else st.kept_waits).get(args)
+        if hit is None:
+            return None
+        e, s = hit
+        if s.device != dev or st.events.get(e.id) is not e:
+            return None
+        if name == "rt.record_event":
+            return (RECORD, s, e)
+        cross = None
+        if e.device != s.device:  # the runtime's notify: a copy of no bytes, drawn
+            cross = acl.topology.cross_device_wait_us + 0 / self._bandwidth(())
+        return (WAIT, s, e, cross)
+
+    def _bandwidth(self, res: tuple) -> float:
+        """The slowest rate of a resources tuple, as ``Engine._run_alone`` finds it."""
+        engine = self.acl._engine
+        bw = engine._bottleneck.get(res)
+        if bw is None:
+            bw = engine._bottleneck[res] = min(engine.rate(r) for r in res) if res else INF
+        return bw
+
+    def _alone(self, actions: list, streams: list[Stream]) -> bool:
+        """Whether the program's streams may each run alone (``Engine._independent``,
+        asked of the resources their copies cross)."""
+        engine = self.acl._engine
+        mine: dict[Stream, dict[tuple, None]] = {s: {} for s in streams}
+        for a in actions:
+            if a[0] == COPY:
+                mine[a[1]][a[10]] = None
+        seen: set = set()
+        overlap = False
+        for tuples in mine.values():
+            used = {r for res in tuples for r in res}
+            overlap = overlap or bool(seen & used)
+            seen |= used
+        if not overlap:
+            return True
+        order = {s: i for i, s in enumerate(engine._streams)}
+        if any(s not in order for s in mine):
+            return False  # a stream the engine does not resolve
+        key = tuple(tuple(mine[s]) for s in sorted(mine, key=order.__getitem__))
+        alone = self._verdicts.get(key)
+        if alone is None:
+            alone = self._verdicts[key] = cannot_bind(key, engine.rate)
+        return alone
+
+    # ------------------------------------------------------------------ running
+    def _execute(self, plan: Plan, repeats: int) -> None:
+        """The compiled iterations (the first once, the steady one ``repeats`` times), with
+        the fast paths' host arithmetic and ``Engine._run_alone``'s op times; then the
+        state the calls and their resolution would leave."""
+        if repeats and not plan[6]:
+            plan[1], plan[6] = settled(plan[1]), True
+        first, steady, streams, events, _, device, _, left, again = plan
+        if left is not None and all(r.version == v for r, v in left):
+            # the bytes as this program's last run left them: its first pass too moves
+            # nothing again
+            if again is None:
+                again = plan[8] = settled(first)
+            first = again
+        acl = self.acl
+        engine, host_model = acl._engine, acl.topology.host
+        api_us, sync_us = host_model.api_us, host_model.sync_return_us
+        draw = engine.next_factor
+        ts = {s: s.last_end for s in streams}
+        rec = {e: e.record_op.end if e.record_op is not None else None for e in events}
+        rec_at: dict[SimEvent, tuple[float, Stream]] = {}
+        host = iteration(first, engine.host_us, ts, rec, rec_at, draw, api_us, sync_us)
+        for _ in repeat(None, repeats):
+            host = iteration(steady, host, ts, rec, rec_at, draw, api_us, sync_us)
+        engine.host_us = host
+        lim, lim_at = _limits(engine, first, steady if repeats else (), streams)
+        for s, t in ts.items():
+            s.last_end, s.limit = t, lim[s]
+        for e, (enq, s) in rec_at.items():  # each event's last record, resolved
+            op = Op("record", s, enq)
+            op.event, op.start, op.end = e, rec[e], rec[e]
+            e.record_op, e.ts, e.limit = op, rec[e], lim_at.get(e, e.limit)
+        engine._busy.update(streams)  # queued on, as the calls mark them
+        if left is None:  # the regions its copies touch: the same every run
+            left = [(r, 0) for a in first if a[0] in (COPY, BUMP) for r in (a[3], a[5])]
+            left = list({id(r): (r, 0) for r, _ in left}.values())
+        plan[7] = [(r, r.version) for r, _ in left]
+        acl._devices.tls.device = device
+        counts = acl.call_counts
+        for actions, times in ((first, 1), (steady, repeats)):
+            for a in actions:
+                counts[NAMES[a[0]]] += times
+
+
+def _limits(engine: Any, first: list, steady: Sequence, streams: list[Stream]) -> tuple[dict, dict]:
+    """What ``Engine._run_alone`` would leave as the bound of each stream's last copy and
+    of each event's last record (``acl.simulator.copy_limit``): the binding resource of
+    the last copy with resources before it on its stream, else what the stream had."""
+    lim = {s: s.limit for s in streams}
+    at: dict[SimEvent, Any] = {}
+    for a in (*first, *steady):
+        if a[0] in (COPY, BUMP) and a[10]:
+            lim[a[1]] = engine._binding.get(a[10]) or engine._bind(a[10])
+        elif a[0] == RECORD:
+            at[a[2]] = lim[a[1]]
+    return lim, at
