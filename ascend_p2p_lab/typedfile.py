@@ -60,7 +60,13 @@ class FileError(ValueError):
     written, ``link.HCCS.latency_us``; empty: none) are kept for programs.
     """
 
-    def __init__(self, source: str, line: int | None, field: str, what: str) -> None:
+    def __init__(
+        self, source: str, line: int | None = None, field: str = "", what: str | None = None
+    ) -> None:
+        if what is None:  # one sentence already, about no place in a file
+            self.source, self.line, self.field, self.what = "", None, "", source
+            super().__init__(source)
+            return
         self.source, self.line, self.field, self.what = source, line, field, what
         where = f"{source}:{line}" if line else source
         named = f"field '{field}': " if field else ""
@@ -126,8 +132,11 @@ class Document:
             raise error(source, None, "", f"cannot read it ({exc.strerror})") from None
         return cls.from_text(text, source, fmt, error)
 
-    def line(self, path: KeyPath) -> int:
-        """The line of the value at ``path``, else of its nearest located parent (1)."""
+    def line(self, path: KeyPath) -> int | None:
+        """The line of the value at ``path``, else of its nearest located parent (1);
+        None for data that came without its text."""
+        if not self.text:
+            return None
         if self._lines is None:
             self._lines = key_lines(self.text, self.fmt)
         for n in range(len(path), 0, -1):
@@ -145,6 +154,10 @@ class Document:
             return msgspec.convert(value, type=type_, strict=True)
         except msgspec.ValidationError as exc:
             where, what = _validation(str(exc))
+            if what == "unknown key":
+                what = f"unknown key (known: {_known(type_, where[:-1])})"
+            if what.startswith("invalid enum value "):
+                what = f"expected {_choices(type_, where)}, got {what[19:]}"
             raise self.fail(path + where, what) from None
 
     def table(self, path: KeyPath) -> Mapping[str, Any]:
@@ -188,9 +201,11 @@ def _validation(message: str) -> tuple[KeyPath, str]:
     if m := re.fullmatch(r"Object contains unknown field `(.*)`", text):
         return (*path, m.group(1)), "unknown key"
     if m := re.fullmatch(r"Object missing required field `(.*)`", text):
-        return path, f"missing key {m.group(1)!r}"
-    if m := re.fullmatch(r"Expected `(\w+)`, got `(\w+)`", text):
-        return path, f"expected {_kind(m.group(1))}, got {_kind(m.group(2))}"
+        return (*path, m.group(1)), "missing (a required key)"
+    if m := re.fullmatch(r"Expected `([\w |]+)`, got `(\w+)`", text):
+        kinds = [k for k in m.group(1).split(" | ") if k != "null"] or ["null"]
+        wanted = " or ".join(_kind(k) for k in kinds)
+        return path, f"expected {wanted}, got {_kind(m.group(2))}"
     if m := re.fullmatch(r"Expected `(\w+)` of length (.*)", text):
         return path, f"expected {_kind(m.group(1))} of length {m.group(2)}"
     if m := re.fullmatch(r"Expected `(\w+)` (.*)", text):
@@ -198,6 +213,52 @@ def _validation(message: str) -> tuple[KeyPath, str]:
             return path, f"expected a finite {_kind(m.group(1)).removeprefix('a ')}"
         return path, f"expected {_kind(m.group(1))} {m.group(2)}"
     return path, text[:1].lower() + text[1:]
+
+
+def _choices(type_: Any, path: KeyPath) -> str:
+    """The values a Literal field at ``path`` of ``type_`` allows, as words."""
+    infos = [msgspec.inspect.type_info(type_)]
+    for part in path:
+        infos = [step for info in infos for step in _steps(info, part)]
+    values = ", ".join(str(v) for info in infos for v in _literals(info)) or "the allowed values"
+    others = [
+        _kind(type(t).__name__.removesuffix("Type").lower())
+        for info in infos
+        for t in getattr(info, "types", ())
+        if not isinstance(t, (msgspec.inspect.LiteralType, msgspec.inspect.NoneType))
+        and type(t).__name__ != "UnsetType"
+    ]
+    return " or ".join([*others, f"one of: {values}"])
+
+
+def _known(type_: Any, path: KeyPath) -> str:
+    """The keys the struct at ``path`` of ``type_`` declares."""
+    infos = [msgspec.inspect.type_info(type_)]
+    for part in path:
+        infos = [step for info in infos for step in _steps(info, part)]
+    names = {f.encode_name for i in infos for f in getattr(i, "fields", ())}
+    return ", ".join(sorted(names))
+
+
+def _steps(info: Any, part: str | int) -> list[Any]:
+    ins = msgspec.inspect
+    if isinstance(info, ins.UnionType):
+        return [s for t in info.types for s in _steps(t, part)]
+    if isinstance(info, ins.StructType) and isinstance(part, str):
+        return [f.type for f in info.fields if f.encode_name == part]
+    if isinstance(info, (ins.ListType, ins.VarTupleType, ins.SetType)):
+        return [info.item_type]
+    if isinstance(info, ins.TupleType) and isinstance(part, int) and part < len(info.item_types):
+        return [info.item_types[part]]
+    if isinstance(info, ins.DictType):
+        return [info.value_type]
+    return []
+
+
+def _literals(info: Any) -> list[Any]:
+    if isinstance(info, msgspec.inspect.UnionType):
+        return [v for t in info.types for v in _literals(t)]
+    return list(getattr(info, "values", ()))
 
 
 def _path(at: str) -> KeyPath:

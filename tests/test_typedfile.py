@@ -89,10 +89,10 @@ SERVER = 'name = "s"\n\n[[link]]\nbandwidth_GBps = 2\np2p = true\n[[link]]\n'
             "bandwidth_GBps = inf\np2p = true\n",
             "s.toml:7: field 'link[1].bandwidth_GBps': expected a finite number",
         ),
-        ("p2p = true\n", "s.toml:6: field 'link[1]': missing key 'bandwidth_GBps'"),
+        ("p2p = true\n", "s.toml:6: field 'link[1].bandwidth_GBps': missing (a required key)"),
         (
             "bandwidth_GBps = 1\np2p = true\nspeed = 3\n",
-            "s.toml:9: field 'link[1].speed': unknown key",
+            "s.toml:9: field 'link[1].speed': unknown key (known: bandwidth_GBps, p2p)",
         ),
     ],
 )

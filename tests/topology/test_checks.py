@@ -37,7 +37,7 @@ from ascend_p2p_lab.topology.presets import MAX_INPUT_BYTES
     [
         ("soc_name = ", "malformed TOML"),
         (_TOPO_OK.replace('"X HCCS"', '"X FAST"'), "unknown link class 'FAST'"),
-        (_TOPO_OK.replace("memory_GiB = 64", "memory_GiB = -1"), "key 'memory_GiB'"),
+        (_TOPO_OK.replace("memory_GiB = 64", "memory_GiB = -1"), "field 'memory_GiB'"),
         (_TOPO_OK.replace('links = ["X HCCS", "HCCS X"]', 'links = ["X HCCS"]'), "expected"),
         ("\x00\x01binary", "malformed TOML"),
     ],
@@ -121,11 +121,11 @@ def test_mutated_topology_toml_gives_a_topology_or_one_clear_error(data: st.Data
         ('[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0, 1]]\n', "give egress"),
         (
             '[[shared]]\nname = "c"\nclasses = ["NVLINK"]\ngroups = [[0]]\negress_GBps = 1.0\n',
-            "unknown link class",
+            r"field 'shared\[0\]\.classes\[0\]': expected one of: HCCS, .*got 'NVLINK'",
         ),
         (
             '[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0, 5]]\negress_GBps = 1.0\n',
-            "device 5 is out of range",
+            r"field 'shared\[0\]\.groups\[0\]\[1\]': device 5 is not on this server",
         ),
         (
             '[[shared]]\nname = "c"\nclasses = ["HCCS_SW"]\ngroups = [[0, 1], [1]]\n'
@@ -146,7 +146,8 @@ def test_bad_shared_or_inferred_tables_are_one_line_errors(extra: str, message: 
 
 
 def test_an_efficiency_above_one_is_refused() -> None:
-    with pytest.raises(TopologyError, match="fraction"):
+    message = r"field 'link\.HCCS_SW\.push_efficiency': expected a number <= 1"
+    with pytest.raises(TopologyError, match=message):
         topology_from_toml_text(BASE + "push_efficiency = 1.5\n")
 
 
@@ -163,7 +164,7 @@ def test_unknown_preset_lists_known_names() -> None:
 def test_file_errors_name_the_file(tmp_path: Path) -> None:
     path = tmp_path / "broken.toml"
     path.write_text("name = \n", encoding="utf-8")
-    with pytest.raises(TopologyError, match=r"broken\.toml: malformed TOML"):
+    with pytest.raises(TopologyError, match=r"broken\.toml:1: malformed TOML"):
         load_topology_file(path)
     path.write_bytes(b"name = '\xff'\n")
     with pytest.raises(TopologyError, match="not UTF-8"):
@@ -183,6 +184,6 @@ def test_oversized_input_is_refused(tmp_path: Path) -> None:
 
 
 def test_malformed_toml_message_is_one_line() -> None:
-    with pytest.raises(TopologyError, match=r"^x\.toml: malformed TOML") as info:
+    with pytest.raises(TopologyError, match=r"^x\.toml:1: malformed TOML") as info:
         topology_from_toml_text("[link\nHCCS = 1", source="x.toml")
     assert "\n" not in str(info.value)
