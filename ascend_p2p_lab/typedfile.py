@@ -150,6 +150,12 @@ class Document:
 
     def convert(self, value: Any, type_: type[T], path: KeyPath = ()) -> T:
         """``value`` (at ``path`` in the file) as ``type_``, strictly; else :meth:`fail`."""
+        fields = getattr(type_, "__struct_fields__", None)
+        if isinstance(value, Mapping) and fields is not None:  # a misspelt table first
+            for key in value:
+                if key not in fields and type_.__struct_config__.forbid_unknown_fields:
+                    known = ", ".join(sorted(fields))
+                    raise self.fail((*path, key), f"unknown key (known: {known})")
         try:
             return msgspec.convert(value, type=type_, strict=True)
         except msgspec.ValidationError as exc:

@@ -261,3 +261,23 @@ def test_a_fault_on_device_50_of_an_8_device_server_is_exit_2_at_its_line(
         f"ascend-p2p-lab: error: {topo}:{line}: field '{field}': device 50 is not on this "
         "server (its devices: 0..7)\n"
     )
+
+
+@pytest.mark.parametrize("mode", ["measure", "run"])
+def test_criteria_for_another_device_count_are_refused_at_their_matrix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, small_run: str, mode: str
+) -> None:
+    """Two-device criteria on the 8-device A2: exit 2 at the criteria's topology.links."""
+    crit = tmp_path / "c.toml"
+    crit.write_text(
+        'schema_version = 1\n[topology]\nbasis = "t"\nlinks = [["X", "HCCS"], ["HCCS", "X"]]\n'
+        'peer_access = [["X", 1], [1, "X"]]\n'
+    )
+    where = ("--run", small_run) if mode == "run" else tuple(SIM)
+    code, err = run_cli(capsys, "check", *where, "--criteria", str(crit), "--no-progress")
+    has = "the run has 8" if mode == "run" else "this server has 8"
+    assert code == 2, err
+    assert err == (
+        f"ascend-p2p-lab: error: {crit}:4: field 'topology.links': the criteria describe "
+        f"2 devices; {has}\n"
+    )
