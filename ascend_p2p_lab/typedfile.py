@@ -65,12 +65,14 @@ class FileError(ValueError):
     ) -> None:
         if what is None:  # one sentence already, about no place in a file
             self.source, self.line, self.field, self.what = "", None, "", source
+            self.path = ()
             super().__init__(source)
             return
         self.source, self.line, self.field, self.what = source, line, field, what
-        where = f"{source}:{line}" if line else source
+        self.path: KeyPath = ()  # the key path of field, when Document.fail made it
+        where = f"{source}:{line}: " if line else f"{source}: " if source else ""
         named = f"field '{field}': " if field else ""
-        super().__init__(f"{where}: {named}{what}")
+        super().__init__(f"{where}{named}{what}")
 
 
 def field_name(path: KeyPath) -> str:
@@ -92,13 +94,16 @@ class Document:
 
     @classmethod
     def from_text(
-        cls, text: str, source: str, fmt: str = "toml", error: type[FileError] = FileError
+        cls,
+        text: str,
+        source: str,
+        fmt: str = "toml",
+        error: type[FileError] = FileError,
+        max_bytes: int = MAX_FILE_BYTES,
     ) -> Document:
         """Parse TOML or JSON text; a syntax error is ``error`` at the parser's line."""
-        if len(text) > MAX_FILE_BYTES or len(text.encode("utf-8", "surrogatepass")) > (
-            MAX_FILE_BYTES
-        ):
-            raise error(source, None, "", f"larger than {MAX_FILE_BYTES} bytes, refused")
+        if len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+            raise error(source, None, "", f"larger than {max_bytes} bytes, refused")
         try:
             data = tomllib.loads(text) if fmt == "toml" else json.loads(text)
         except tomllib.TOMLDecodeError as exc:
@@ -113,15 +118,19 @@ class Document:
 
     @classmethod
     def from_path(
-        cls, path: str | os.PathLike[str], fmt: str = "toml", error: type[FileError] = FileError
+        cls,
+        path: str | os.PathLike[str],
+        fmt: str = "toml",
+        error: type[FileError] = FileError,
+        max_bytes: int = MAX_FILE_BYTES,
     ) -> Document:
         """Read and parse a file: missing, a folder, too large or not UTF-8 is ``error``."""
         p, source = Path(path), str(path)
         if p.is_dir():
             raise error(source, None, "", f"is a folder; give the file ({fmt.upper()})")
         try:
-            if p.stat().st_size > MAX_FILE_BYTES:
-                raise error(source, None, "", f"larger than {MAX_FILE_BYTES} bytes, refused")
+            if p.stat().st_size > max_bytes:
+                raise error(source, None, "", f"larger than {max_bytes} bytes, refused")
             text = p.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise error(source, None, "", "no such file") from None
@@ -130,7 +139,7 @@ class Document:
             raise error(source, None, "", why) from None
         except OSError as exc:
             raise error(source, None, "", f"cannot read it ({exc.strerror})") from None
-        return cls.from_text(text, source, fmt, error)
+        return cls.from_text(text, source, fmt, error, max_bytes)
 
     def line(self, path: KeyPath) -> int | None:
         """The line of the value at ``path``, else of its nearest located parent (1);
@@ -146,7 +155,9 @@ class Document:
 
     def fail(self, path: KeyPath, what: str) -> FileError:
         """The reader's error at the value ``path`` (raise it)."""
-        return self.error(self.source, self.line(path), field_name(path), what)
+        error = self.error(self.source, self.line(path), field_name(path), what)
+        error.path = path
+        return error
 
     def convert(self, value: Any, type_: type[T], path: KeyPath = ()) -> T:
         """``value`` (at ``path`` in the file) as ``type_``, strictly; else :meth:`fail`."""
@@ -160,6 +171,8 @@ class Document:
             return msgspec.convert(value, type=type_, strict=True)
         except msgspec.ValidationError as exc:
             where, what = _validation(str(exc))
+            if self.fmt == "json":
+                what = what.replace("a table", "an object")
             if what == "unknown key":
                 what = f"unknown key (known: {_known(type_, where[:-1])})"
             if what.startswith("invalid enum value "):
@@ -174,6 +187,12 @@ class Document:
         if not isinstance(value, Mapping):
             raise self.fail(path, f"expected a table, got {_kind(type(value).__name__)}")
         return value
+
+
+def check(value: Any, type_: type[T], path: KeyPath = ()) -> T:
+    """``value`` as ``type_``, strictly, for data made in memory (no file): else a
+    :class:`FileError` of one line, ``field 'x.y': what``."""
+    return Document("", value, "", "json").convert(value, type_, path)
 
 
 # ---- msgspec's words into ours --------------------------------------------------------------
