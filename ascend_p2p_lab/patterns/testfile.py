@@ -19,12 +19,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
+import tomlkit
 
 from ..typedfile import Document, FileError, Text
 from ..units import format_size, parse_size
@@ -127,15 +127,17 @@ def to_toml(tests: Sequence[Test], sizes: Sequence[int]) -> str:
         transfers = ["0->1", "2->3 by 2"]
         <BLANKLINE>
     """
-    lines = [f"schema_version = {TEST_FILE_SCHEMA_VERSION}", ""]
+    doc = tomlkit.document()
+    doc.add("schema_version", TEST_FILE_SCHEMA_VERSION)
+    doc.add(tomlkit.nl())
+    tables = tomlkit.aot()
     for t in tests:
-        lines += ["[[test]]", f"name = {json.dumps(t.name)}"]
+        table = tomlkit.table()
+        table.add("name", t.name)
         if t.description:
-            lines.append(f"description = {json.dumps(t.description)}")
-        own = t.sizes or tuple(sizes)
-        lines.append(
-            "sizes = [" + ", ".join(json.dumps(format_size(s).replace(" ", "")) for s in own) + "]"
-        )
-        lines.append("transfers = [" + ", ".join(json.dumps(str(x)) for x in t.transfers) + "]")
-        lines.append("")
-    return "\n".join(lines)
+            table.add("description", t.description)
+        table.add("sizes", [format_size(s).replace(" ", "") for s in t.sizes or tuple(sizes)])
+        table.add("transfers", [str(x) for x in t.transfers])
+        tables.append(table)
+    doc.add("test", tables)
+    return tomlkit.dumps(doc).rstrip("\n") + "\n"

@@ -370,3 +370,11 @@ def test_a_misspelt_table_names_its_header_line(tail: str, line: int, word: str)
         criteria_from_text(_TOP + tail, "c.toml")
     assert err.value.line == line
     assert str(err.value).startswith(f"c.toml:{line}: field '{word}': unknown key (known: ")
+
+
+def test_the_written_file_keeps_a_comment_beside_each_explained_value():
+    """Written through tomlkit: the comments sit beside their values and the text reads
+    back to the same criteria (the round trip above)."""
+    text = to_toml(criteria_from_text(GOOD, "good.toml"))
+    assert "size_bytes = 1048576 # bandwidth criteria hold at this copy size" in text
+    assert "[topology] # rows = source device, columns = destination" in text
