@@ -79,6 +79,8 @@ def field_name(path: KeyPath) -> str:
     """A key path as written in messages: ``fault[0].link[1]``."""
     out = ""
     for part in path:
+        if not isinstance(part, int) and not _BARE.fullmatch(part):
+            part = json.dumps(part)  # a key of any text, on one line: "a\nb"
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
 
@@ -187,6 +189,12 @@ class Document:
         if not isinstance(value, Mapping):
             raise self.fail(path, f"expected a table, got {_kind(type(value).__name__)}")
         return value
+
+
+def refusal(path: KeyPath, what: str) -> FileError:
+    """The refusal of a value made in memory (no file) at ``path``: ``field 'x.y': what``;
+    a reader that read it from a file puts its line in (:meth:`Document.fail`)."""
+    return Document("", None, "", "json").fail(path, what)
 
 
 def check(value: Any, type_: type[T], path: KeyPath = ()) -> T:

@@ -3,6 +3,8 @@ and the one-line ``FILE:LINE: field 'x.y': what`` refusals."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 
@@ -113,6 +115,7 @@ def test_the_reader_refuses_what_types_cannot_say_at_the_value() -> None:
 def test_field_names() -> None:
     assert field_name(("fault", 0, "link", 1)) == "fault[0].link[1]"
     assert field_name(()) == ""
+    assert field_name(("a\nb", "c d", 0)) == '"a\\nb"."c d"[0]'  # one line, whatever the key
 
 
 def test_syntax_errors_carry_the_parsers_line(tmp_path) -> None:
@@ -136,3 +139,38 @@ def test_files_that_are_not_files(tmp_path) -> None:
     (tmp_path / "big.toml").write_text("#" * (1 << 21))
     with pytest.raises(Mine, match="larger than"):
         Document.from_path(tmp_path / "big.toml", error=Mine)
+
+
+# ---------------------------------------------------------------- one layer, no second kit
+PACKAGE = Path(__file__).resolve().parent.parent / "ascend_p2p_lab"
+#: The helpers of the four validation kits and three writers the typed layer replaced.
+OLD_HELPERS = (
+    "checked_key",  # topology/checks.py
+    "reject_unknown",
+    "as_positive",
+    "as_non_negative",
+    "as_text_list",
+    "as_max_peers",
+    "as_peer_mode",
+    "class _Reader",  # check/criteria.py
+    "locate_row",  # check/lines.py
+    "fail_row",
+    "def _whole(",  # run/meta.py's _check records
+    'metadata["test"]',
+    "def _line_of(",  # patterns/testfile.py's header locator
+    "def _where(",
+    "def _value(v",  # the hand-written TOML writers
+    "def _line(key",
+    'lines = [f"schema_version',
+)
+
+
+def test_no_file_is_read_or_checked_outside_the_typed_layer() -> None:
+    assert not (PACKAGE / "topology" / "checks.py").exists()
+    assert not (PACKAGE / "check" / "lines.py").exists()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        found = [name for name in OLD_HELPERS if name in text]
+        assert not found, f"{path.relative_to(PACKAGE)}: {found}"
+        if path.name != "typedfile.py":  # one TOML parser: the typed layer's
+            assert "tomllib" not in text, path

@@ -46,7 +46,7 @@ _LINK_ORDER = (
 _HOST_ORDER = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
-def _value(value: Any) -> Any:
+def _rounded(value: Any) -> Any:
     """One value as written: numbers rounded to DIGITS significant digits."""
     if isinstance(value, float):
         return float(f"{value:.{DIGITS}g}")
@@ -55,7 +55,7 @@ def _value(value: Any) -> Any:
 
 def _said(value: Any, comment: str) -> Item:
     """A value with a comment beside it."""
-    item = tomlkit.item(_value(value))
+    item = tomlkit.item(_rounded(value))
     item.comment(comment)
     return item
 

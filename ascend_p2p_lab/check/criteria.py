@@ -28,9 +28,9 @@ A criteria file is TOML with ``schema_version = 1``::
                                    # devices, as HCCL would run it (busbw nccl-tests' way)
     [verification]                 # required = true: every copy's bytes must arrive intact
 
-:func:`load_criteria` refuses a bad file with :class:`CriteriaError`, whose message
-starts ``FILE:LINE:`` (TOML syntax errors carry tomllib's line; for the others the key,
-or the matrix row, is located in the text).
+:func:`load_criteria` reads the file through :mod:`..typedfile` and refuses a bad one
+with :class:`CriteriaError`: ``FILE:LINE: field 'x.y': why`` (the line of the key, the
+matrix row or the table's header; a syntax error at the parser's line).
 
 Example:
     >>> text = '''

@@ -32,7 +32,7 @@ from typing import Any
 import msgspec
 
 from .._version import schema_version_problem
-from ..typedfile import Counting, Whole, check
+from ..typedfile import Counting, Whole, check, refusal
 
 #: The run folder schema :func:`~.folder.save` writes (``run.json``'s ``schema_version``).
 #: 1: the first; 2: ``senders``/``receivers`` columns (a version-1 run gets them from its
@@ -119,11 +119,12 @@ class RunMeta:
             self.schema_version, supported=RUN_SCHEMA_VERSION, what="run"
         )
         if problem:
-            raise ValueError(problem)
+            raise refusal(("schema_version",), problem)
         if not self.imported and self.backend not in MEASURING_BACKENDS:
-            raise ValueError(
-                f'backend must be "sim", "acl" or null (or the tool of an '
-                f"imported run); got {self.backend!r}"
+            raise refusal(
+                ("backend",),
+                f'expected "sim", "acl" or null (or the tool of an imported run); '
+                f"got {self.backend!r}",
             )
         extra = _plain(self.extra)
         if not isinstance(extra, dict) or set(extra) & (NAMES | {"rows"}):
@@ -149,7 +150,7 @@ class RunMeta:
                 what="run",
             )
             if problem:
-                raise ValueError(problem)
+                raise refusal(("schema_version",), problem)
             check({k: data[k] for k in STORED_REQUIRED if k in data}, StoredRun)
         elif "rows" in data:
             check(data["rows"], Whole, ("rows",))
