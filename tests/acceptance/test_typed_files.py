@@ -2,7 +2,7 @@
 files and presets, test files, run.json, calibrated presets): each reader gives its value
 or one line naming the file and the field, never a traceback (hypothesis).
 
-The suite runs a few examples per format; ``pytest -m slow tests/test_typedfile_damage.py``
+The suite runs a few examples per format; ``pytest -m slow tests/acceptance/test_typed_files.py``
 runs 500 per format (deselected by default: pyproject's addopts).
 """
 
