@@ -343,21 +343,29 @@ def _copy_run(src: Path, dst: Path) -> Path:
 
 
 BAD_FILES = {  # name -> (text, line, words in the error)
-    "unknown device": (GOOD.replace('"host->4"', '"host->9"'), 6, "unknown device 9"),
+    "unknown device": (
+        GOOD.replace('"host->4"', '"host->9"'),
+        6,
+        "field 'test[0].transfers[2]': transfer 'host->9': unknown device 9",
+    ),
     "twice": (GOOD.replace('"0->1", ', '"0->1", "0->1", '), 6, "appears twice"),
-    "size 0": (GOOD.replace('"64MiB"', '"0"'), 5, "size '0'"),
-    "missing field": (GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""), 3, "missing 'sizes'"),
+    "size 0": (GOOD.replace('"64MiB"', '"0"'), 5, "field 'test[0].sizes[0]': size '0'"),
+    "missing field": (
+        GOOD.replace('sizes = ["64MiB", "256MiB"]\n', ""),
+        3,
+        "field 'test[0].sizes': missing",
+    ),
     "newer schema": (
         GOOD.replace("schema_version = 1", "schema_version = 2"),
         1,
         "newer than this release",
     ),
-    "TOML syntax": (GOOD.replace('name = "three"', 'name = "three'), 4, "not valid TOML"),
-    "no schema": (GOOD.replace("schema_version = 1", ""), 1, "schema_version is missing"),
+    "TOML syntax": (GOOD.replace('name = "three"', 'name = "three'), 4, "malformed TOML"),
+    "no schema": (GOOD.replace("schema_version = 1", ""), 1, "field 'schema_version': missing"),
     "unknown key": (
         GOOD.replace('name = "three"', 'name = "three"\nspeed = 1'),
         5,
-        "unknown key 'speed'",
+        "field 'test[0].speed': unknown key",
     ),
 }
 

@@ -118,7 +118,7 @@ def test_errors_and_reasons_survive(run, tmp_path) -> None:
 @pytest.mark.parametrize(
     "damage, message",
     [
-        (lambda d: (d / "run.json").write_text("{not json"), "not valid JSON"),
+        (lambda d: (d / "run.json").write_text("{not json"), "run.json:1: malformed JSON"),
         (lambda d: (d / "run.json").write_text("[1, 2]"), "expected a JSON object"),
         (lambda d: (d / "run.json").unlink(), "missing"),
         (

@@ -6,14 +6,17 @@ reads (``schema_version = 1``); each figure's comment is its :class:`~.model.Fit
 
 Example:
     >>> from ascend_p2p_lab.calibrate.fits import Fit
-    >>> _line("jitter", Fit(0.01234567, "fitted from run r1: spread"))
-    'jitter = 0.0123457  # fitted from run r1: spread'
+    >>> print(tomlkit.dumps({"jitter": _fit(Fit(0.01234567, "fitted from run r1: spread"))}))
+    jitter = 0.0123457 # fitted from run r1: spread
+    <BLANKLINE>
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+import tomlkit
+from tomlkit.items import Item
 
 from .fits import OUTLIER_FRACTION, Calibration, Fit
 
@@ -43,112 +46,133 @@ _LINK_ORDER = (
 _HOST_ORDER = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
-def _value(value: Any) -> str:
-    """One TOML value: booleans, numbers (rounded to DIGITS significant digits), text."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+def _rounded(value: Any) -> Any:
+    """One value as written: numbers rounded to DIGITS significant digits."""
     if isinstance(value, float):
-        return repr(float(f"{value:.{DIGITS}g}"))
-    return json.dumps(str(value))
+        return float(f"{value:.{DIGITS}g}")
+    return value
 
 
-def _line(key: str, fit: Fit) -> str:
+def _said(value: Any, comment: str) -> Item:
+    """A value with a comment beside it."""
+    item = tomlkit.item(_rounded(value))
+    item.comment(comment)
+    return item
+
+
+def _fit(fit: Fit, key: str = "") -> Item:
     value = fit.value
     if key == "max_peers" and value is None:
         value = "none"
-    return f"{key} = {_value(value)}  # {fit.how}"
+    return _said(value, fit.how)
 
 
-def _header(cal: Calibration) -> list[str]:
+def _comment(doc: Any, *lines: str) -> None:
+    for line in lines:
+        doc.add(tomlkit.comment(line) if line else tomlkit.nl())
+
+
+def _header(doc: Any, cal: Calibration) -> None:
     fitted = sum(
         f.fitted
         for figs in (cal.server, cal.host_figures, *cal.classes.values())
         for f in figs.values()
     )
-    return [
-        f"# {cal.name}: a digital twin fitted from {cal.origin}",
-        "# by `ascend-p2p-lab calibrate`. Every number says whether it was fitted from that run",
-        f"# and how, or that the run did not measure it. {fitted} figures fitted.",
-        "# Simulate it with `--topology <this file>`.",
+    _comment(
+        doc,
+        f"{cal.name}: a digital twin fitted from {cal.origin}",
+        "by `ascend-p2p-lab calibrate`. Every number says whether it was fitted from that run",
+        f"and how, or that the run did not measure it. {fitted} figures fitted.",
+        "Simulate it with `--topology <this file>`.",
         "",
-        f"name = {_value(cal.name)}",
-        "schema_version = 1  # the preset schema this file is written for",
-        f"description = {_value('digital twin fitted from ' + cal.origin)}",
-        f"soc_name = {_value(cal.soc_name.value)}  # {cal.soc_name.how}",
-    ]
+    )
+    doc.add("name", cal.name)
+    doc.add("schema_version", _said(1, "the preset schema this file is written for"))
+    doc.add("description", "digital twin fitted from " + cal.origin)
+    doc.add("soc_name", _said(cal.soc_name.value, cal.soc_name.how))
 
 
-def _server_lines(cal: Calibration) -> list[str]:
+def _server(doc: Any, cal: Calibration) -> None:
     mem = cal.server["memory_bytes"]
     gib = mem.value / _GIB
-    lines = [f"memory_GiB = {_value(int(gib) if gib == int(gib) else gib)}  # {mem.how}"]
-    lines += [_line(k, cal.server[k]) for k in _SERVER_ORDER if k in cal.server]
+    doc.add("memory_GiB", _said(int(gib) if gib == int(gib) else gib, mem.how))
+    for key in _SERVER_ORDER:
+        if key in cal.server:
+            doc.add(key, _fit(cal.server[key], key))
     if "port_GBps" not in cal.server:
-        lines.append(
-            f"# port_GBps: not measured in {cal.origin} (no fan-out met a shared "
-            "limit) and no topology gives one: omitted, no shared port limit"
+        _comment(
+            doc,
+            f"port_GBps: not measured in {cal.origin} (no fan-out met a shared "
+            "limit) and no topology gives one: omitted, no shared port limit",
         )
-    lines.append(f"labels = {json.dumps(list(cal.labels))}")
+    doc.add("labels", list(cal.labels))
     if cal.cpu_affinity:
-        lines.append('# CPU affinity as the run\'s h2d/d2h rows recorded it ("" = unknown)')
-        lines.append(f"cpu_affinity = {json.dumps(list(cal.cpu_affinity))}")
-    lines.append(f"sources = {json.dumps(['ascend-p2p-lab calibrate: ' + cal.origin])}")
+        _comment(doc, 'CPU affinity as the run\'s h2d/d2h rows recorded it ("" = unknown)')
+        doc.add("cpu_affinity", list(cal.cpu_affinity))
+    doc.add("sources", ["ascend-p2p-lab calibrate: " + cal.origin])
     width = max(len(c) for row in cal.links for c in row) + 2
-    lines.append(f"# link classes: {cal.links_how}")
-    lines.append("links = [")
-    lines += [f'  "{"".join(c.ljust(width) for c in row).rstrip()}",' for row in cal.links]
-    lines.append("]")
-    return lines + _outlier_lines(cal)
+    _comment(doc, f"link classes: {cal.links_how}")
+    links = tomlkit.array()
+    for row in cal.links:
+        links.add_line("".join(c.ljust(width) for c in row).rstrip(), indent="  ")
+    links.add_line(indent="")
+    doc.add("links", links)
+    if cal.outliers:  # the class figures are medians: the pairs far from theirs, named
+        _comment(
+            doc,
+            "",
+            f"{len(cal.outliers)} ordered pair(s) far from their class's median "
+            f"(below {OUTLIER_FRACTION:g} or above {1 / OUTLIER_FRACTION:.3g} of it); "
+            "each class figure is a median over its pairs, so they move it little:",
+            *(f"  {o.text()}" for o in cal.outliers),
+        )
 
 
-def _outlier_lines(cal: Calibration) -> list[str]:
-    """Comments naming the pairs far from their class (the class figures are medians)."""
-    if not cal.outliers:
-        return []
-    return [
-        "",
-        f"# {len(cal.outliers)} ordered pair(s) far from their class's median "
-        f"(below {OUTLIER_FRACTION:g} or above {1 / OUTLIER_FRACTION:.3g} of it); "
-        "each class figure is a median over its pairs, so they move it little:",
-        *(f"#   {o.text()}" for o in cal.outliers),
-    ]
+def _figures(figs: dict[str, Fit], order: tuple[str, ...], basis: str) -> Any:
+    table = tomlkit.table()
+    for key in order:
+        if key in figs:
+            table.add(key, _fit(figs[key], key))
+    table.add("basis", basis)
+    table.add(tomlkit.nl())
+    return table
 
 
 def to_toml(cal: Calibration) -> str:
-    """The preset text of a calibration (loads with ``load_topology_file``)."""
-    lines = _header(cal) + _server_lines(cal) + ["", "[host]"]
-    lines += [_line(k, cal.host_figures[k]) for k in _HOST_ORDER if k in cal.host_figures]
-    lines.append(f"basis = {_value('calibrated from ' + cal.origin)}")
+    """The preset text of a calibration (loads with ``load_topology_file``); tables
+    written through tomlkit, a comment beside every number."""
+    doc = tomlkit.document()
+    _header(doc, cal)
+    _server(doc, cal)
+    doc.add(tomlkit.nl())
+    basis = "calibrated from " + cal.origin
+    doc.add("host", _figures(cal.host_figures, _HOST_ORDER, basis))
+    links = tomlkit.table(is_super_table=True)
     for cls, figs in cal.classes.items():
-        lines += ["", f"[link.{cls}]"]
-        lines += [_line(k, figs[k]) for k in _LINK_ORDER if k in figs]
-        lines.append(f"basis = {_value('calibrated from ' + cal.origin)}")
-    lines += _shared_lines(cal)
-    return "\n".join(lines) + "\n"
+        links.add(cls, _figures(figs, _LINK_ORDER, basis))
+    doc.add("link", links)
+    _shared(doc, cal)
+    return tomlkit.dumps(doc).rstrip("\n") + "\n"
 
 
-def _shared_lines(cal: Calibration) -> list[str]:
+def _shared(doc: Any, cal: Calibration) -> None:
     """``[[shared]]`` tables: the topology's budgets, said to be not measured (no run
     fits them yet); a comment when there are none."""
     if not cal.shared:
-        return [
-            "",
-            f"# [[shared]] budgets: not measured in {cal.origin} and no topology gives any: none",
-        ]
-    lines = []
+        why = f"[[shared]] budgets: not measured in {cal.origin} and no topology gives any: none"
+        _comment(doc, why)
+        return
+    shared = tomlkit.aot()
     for limit in cal.shared:
-        lines += [
-            "",
-            "[[shared]]",
-            f"name = {_value(limit.name)}",
-            f"classes = {json.dumps(list(limit.classes))}",
-            f"groups = {json.dumps([list(g) for g in limit.groups])}",
-        ]
+        table = tomlkit.table()
+        table.add("name", limit.name)
+        table.add("classes", list(limit.classes))
+        table.add("groups", [list(g) for g in limit.groups])
         for key in ("egress_GBps", "ingress_GBps", "both_GBps"):
             value = getattr(limit, key)
             if value is not None:
-                lines.append(f"{key} = {_value(float(value))}  # {cal.shared_how}")
-        lines.append(f"basis = {_value(cal.shared_how)}")
-    return lines
+                table.add(key, _said(float(value), cal.shared_how))
+        table.add("basis", cal.shared_how)
+        table.add(tomlkit.nl())
+        shared.append(table)
+    doc.add("shared", shared)

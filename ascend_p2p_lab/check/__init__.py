@@ -95,7 +95,7 @@ def run_check(
     set the timing loop of every sweep the check runs."""
     n = rt.device_count
     if criteria.device_count != n:
-        raise ValueError(
+        raise criteria.misfit(
             f"the criteria describe {criteria.device_count} devices; this server has {n}"
         )
     devs = tuple(range(n)) if devices is None else tuple(sorted(set(devices)))

@@ -28,9 +28,9 @@ A criteria file is TOML with ``schema_version = 1``::
                                    # devices, as HCCL would run it (busbw nccl-tests' way)
     [verification]                 # required = true: every copy's bytes must arrive intact
 
-:func:`load_criteria` refuses a bad file with :class:`CriteriaError`, whose message
-starts ``FILE:LINE:`` (TOML syntax errors carry tomllib's line; for the others the key,
-or the matrix row, is located in the text).
+:func:`load_criteria` reads the file through :mod:`..typedfile` and refuses a bad one
+with :class:`CriteriaError`: ``FILE:LINE: field 'x.y': why`` (the line of the key, the
+matrix row or the table's header; a syntax error at the parser's line).
 
 Example:
     >>> text = '''
@@ -53,29 +53,24 @@ Example:
 
 from __future__ import annotations
 
-import math
 import os
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
+import msgspec
 import pandas as pd
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
-
 from .._version import schema_version_problem
+from ..collectives.busbw import OPERATIONS
 from ..patterns.cards import group_name, parse_group_name
 from ..schema import CARD_PATTERNS, COLLECTIVE_PATTERN, FANOUT_PATTERNS, HOST_PATTERNS
 from ..topology.model import LINK_CLASSES, SELF
+from ..topology.tables import LinkName
+from ..typedfile import Counting, Document, FileError, Positive, Text, Whole
+from ..units import parse_size
 from ..vocab import DIRECTIONS, PAIR_INITIATORS
-from .lines import locate, locate_row
 
 CRITERIA_SCHEMA_VERSION = 1
-MAX_CRITERIA_BYTES = 1 << 20
 DEFAULT_SIZE_BYTES = 64 << 20  # past the A2/A3 saturation point (>= 2 MB) yet quick
 DEFAULT_LATENCY_SIZE_BYTES = 4  # one word, as p2pBandwidthLatencyTest copies
 DEFAULT_SAMPLES = 3
@@ -107,50 +102,88 @@ TABLE_COLUMNS = (
     "size_bytes",
 )
 
-_TOP_KEYS = {
-    "schema_version",
-    "name",
-    "description",
-    "fraction",
-    "size_bytes",
-    "latency_size_bytes",
-    "samples",
-    "source",
-    "topology",
-    "bandwidth",
-    "latency",
-    "host",
-    "aggregate",
-    "collective",
-    "verification",
+
+class CriteriaError(FileError):
+    """A criteria file that cannot be used: ``FILE:LINE: field 'x.y': why`` (exit 2)."""
+
+
+# ---- the file's tables as typed structs -------------------------------------------------------
+
+
+class _Table(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    basis: Text
+
+
+class _TopologyTable(_Table):
+    links: list[list[Any]]
+    peer_access: list[list[Any]]
+
+
+class _Bandwidth(_Table):
+    direction: Literal[DIRECTIONS]  # type: ignore[valid-type]
+    initiator: Literal[PAIR_INITIATORS]  # type: ignore[valid-type]
+    min_GBps: Positive
+    link: LinkName | None = None
+    pair: tuple[Whole, Whole] | None = None
+
+
+class _Latency(_Table):
+    max_us: Positive
+    link: LinkName | None = None
+    pair: tuple[Whole, Whole] | None = None
+
+
+class _Host(_Table):
+    direction: Literal[HOST_DIRECTIONS]  # type: ignore[valid-type]
+    min_GBps: Positive
+    device: Whole | None = None
+
+
+class _Aggregate(_Table):
+    pattern: Literal[JUDGED_AGGREGATES]  # type: ignore[valid-type]
+    min_GBps: Positive
+    device: Whole | None = None
+    group: Text | None = None
+
+
+class _Collective(_Table):
+    operation: Literal[OPERATIONS]  # type: ignore[valid-type]
+    min_busbw_GBps: Positive
+    size_bytes: Counting | None = None
+    size: Text | None = None
+
+
+class _Verification(_Table):
+    required: bool = True
+    basis: Text = "every copy's bytes must arrive intact"
+
+
+class _CriteriaFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    schema_version: int
+    topology: _TopologyTable
+    name: str = ""
+    description: str = ""
+    source: str = ""
+    fraction: Positive | None = None
+    size_bytes: Counting = DEFAULT_SIZE_BYTES
+    latency_size_bytes: Counting = DEFAULT_LATENCY_SIZE_BYTES
+    samples: Annotated[int, msgspec.Meta(ge=1, le=1000)] = DEFAULT_SAMPLES
+    bandwidth: list[_Bandwidth] = []
+    latency: list[_Latency] = []
+    host: list[_Host] = []
+    aggregate: list[_Aggregate] = []
+    collective: list[_Collective] = []
+    verification: _Verification = msgspec.field(default_factory=_Verification)
+
+
+#: per array of tables: the bound key and its unit
+_TABLES = {
+    "bandwidth": ("min_GBps", "GB/s"),
+    "latency": ("max_us", "us"),
+    "host": ("min_GBps", "GB/s"),
+    "aggregate": ("min_GBps", "GB/s"),
+    "collective": ("min_busbw_GBps", "GB/s"),
 }
-#: per array of tables: its keys (required ones first), the bound key and its unit
-_TABLES: dict[str, tuple[set[str], set[str], str, str]] = {
-    "bandwidth": (
-        {"direction", "initiator", "min_GBps", "basis"},
-        {"link", "pair"},
-        "min_GBps",
-        "GB/s",
-    ),
-    "latency": ({"max_us", "basis"}, {"link", "pair"}, "max_us", "us"),
-    "host": ({"direction", "min_GBps", "basis"}, {"device"}, "min_GBps", "GB/s"),
-    "aggregate": ({"pattern", "min_GBps", "basis"}, {"device", "group"}, "min_GBps", "GB/s"),
-    "collective": (
-        {"operation", "min_busbw_GBps", "basis"},
-        {"size_bytes", "size"},
-        "min_busbw_GBps",
-        "GB/s",
-    ),
-}
-
-
-class CriteriaError(ValueError):
-    """A criteria file that cannot be used: ``FILE:LINE: why`` (exit status 2)."""
-
-    def __init__(self, source: str, line: int | None, message: str) -> None:
-        self.source, self.line, self.message = source, line, message
-        where = f"{source}:{line}" if line else source
-        super().__init__(f"{where}: {message}")
 
 
 @dataclass(frozen=True)
@@ -177,6 +210,12 @@ class Criteria:
     def device_count(self) -> int:
         """Number of devices the criteria describe."""
         return len(self.links)
+
+    def misfit(self, what: str) -> ValueError:
+        """The refusal of these criteria for a server or run they do not describe: at
+        their file's ``topology.links`` when they came from a file."""
+        at = self.meta.get("links_at")
+        return ValueError(what) if at is None else CriteriaError(*at, "topology.links", what)
 
     def kinds(self) -> set[str]:
         """The numeric criteria kinds present (bandwidth, latency, host, aggregate,
@@ -209,64 +248,6 @@ def make_table(records: list[dict[str, Any]]) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-class _Reader:
-    """Checks values of one file, raising CriteriaError at the line of the key."""
-
-    def __init__(self, text: str, source: str) -> None:
-        self.text, self.source = text, source
-
-    def fail(
-        self,
-        message: str,
-        table: str | None = None,
-        index: int | None = None,
-        key: str | None = None,
-    ) -> CriteriaError:
-        return CriteriaError(self.source, locate(self.text, table, index, key), message)
-
-    def fail_row(self, message: str, key: str, row: int) -> CriteriaError:
-        """An error at the line of row ``row`` of ``topology.<key>``."""
-        return CriteriaError(self.source, locate_row(self.text, "topology", key, row), message)
-
-    def number(
-        self, value: Any, what: str, where: tuple[Any, ...], *, positive: bool = True
-    ) -> float:
-        ok = (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and math.isfinite(value)
-            and (value > 0 or not positive)
-        )
-        if not ok:
-            raise self.fail(f"{what} must be a positive number, got {value!r}", *where)
-        return float(value)
-
-    def integer(
-        self, value: Any, what: str, where: tuple[Any, ...], low: int = 1, high: int | None = None
-    ) -> int:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int)
-            or value < low
-            or (high is not None and value > high)
-        ):
-            span = f"{low}..{high}" if high is not None else f">= {low}"
-            raise self.fail(f"{what} must be an integer {span}, got {value!r}", *where)
-        return value
-
-    def text_value(self, value: Any, what: str, where: tuple[Any, ...]) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(f"{what} must be a non-empty string, got {value!r}", *where)
-        return value
-
-    def choice(
-        self, value: Any, what: str, allowed: tuple[str, ...], where: tuple[Any, ...]
-    ) -> str:
-        if value not in allowed:
-            raise self.fail(f"{what} must be one of {', '.join(allowed)}; got {value!r}", *where)
-        return value
-
-
 # ---- the file -----------------------------------------------------------------------------
 
 
@@ -275,97 +256,50 @@ def load_criteria(path: str | os.PathLike[str]) -> Criteria:
 
     Raises :class:`CriteriaError` (a ValueError: exit status 2) with the file and line.
     """
-    p = Path(path)
-    if p.is_dir():
-        raise CriteriaError(str(p), None, "is a folder; give the criteria file (TOML)")
-    if not p.is_file():
-        raise CriteriaError(str(p), None, "no such file")
-    if p.stat().st_size > MAX_CRITERIA_BYTES:
-        raise CriteriaError(str(p), None, f"larger than {MAX_CRITERIA_BYTES} bytes, refused")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CriteriaError(
-            str(p), None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-        ) from None
-    return criteria_from_text(text, str(p))
+    return _criteria(Document.from_path(path, error=CriteriaError))
 
 
 def criteria_from_text(text: str, source: str = "<text>") -> Criteria:
     """Parse and check criteria TOML text; ``source`` names it in error messages."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None) or _line_of(str(exc))
-        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", " ".join(str(exc).split()))
-        raise CriteriaError(source, line, f"malformed TOML: {reason}") from None
-    r = _Reader(text, source)
-    _check_top(data, r)
-    links, peer, topo_basis = _topology(data, r)
-    n = len(links)
-    records = []
-    for table in _TABLES:
-        entries = data.get(table, [])
-        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            raise r.fail(f"{table} must be an array of tables ([[{table}]])", None, None, table)
-        for k, entry in enumerate(entries):
-            records.append(_entry(table, k, entry, n, links, r))
-    _no_duplicates(records, r)
-    verification, v_basis = _verification(data, r)
-    return Criteria(
-        links=links,
-        peer_access=peer,
-        table=make_table(records),
-        topology_basis=topo_basis,
-        name=str(data.get("name", "")),
-        source=str(data.get("source", "")),
-        description=str(data.get("description", "")),
-        size_bytes=r.integer(
-            data.get("size_bytes", DEFAULT_SIZE_BYTES), "size_bytes", (None, None, "size_bytes")
-        ),
-        latency_size_bytes=r.integer(
-            data.get("latency_size_bytes", DEFAULT_LATENCY_SIZE_BYTES),
-            "latency_size_bytes",
-            (None, None, "latency_size_bytes"),
-        ),
-        samples=r.integer(
-            data.get("samples", DEFAULT_SAMPLES), "samples", (None, None, "samples"), 1, 1000
-        ),
-        fraction=(
-            None
-            if "fraction" not in data
-            else r.number(data["fraction"], "fraction", (None, None, "fraction"))
-        ),
-        verification=verification,
-        verification_basis=v_basis,
-        meta={"path": source},
-    )
+    return _criteria(Document.from_text(text, source, error=CriteriaError))
 
 
-def _line_of(message: str) -> int | None:
-    m = re.search(r"line (\d+)", message)
-    return int(m.group(1)) if m else None
-
-
-def _check_top(data: dict[str, Any], r: _Reader) -> None:
-    if "schema_version" not in data:
-        raise r.fail(
-            "no schema_version; criteria files start with schema_version = "
-            f"{CRITERIA_SCHEMA_VERSION}"
+def _criteria(doc: Document) -> Criteria:
+    if "schema_version" not in doc.data:
+        raise doc.fail(
+            ("schema_version",),
+            f"missing: criteria files start with schema_version = {CRITERIA_SCHEMA_VERSION}",
         )
+    file = doc.convert(doc.data, _CriteriaFile)
     problem = schema_version_problem(
-        data["schema_version"], supported=CRITERIA_SCHEMA_VERSION, what="criteria"
+        file.schema_version, supported=CRITERIA_SCHEMA_VERSION, what="criteria"
     )
     if problem:
-        raise r.fail(problem, None, None, "schema_version")
-    for key in data:
-        if key not in _TOP_KEYS:
-            raise r.fail(
-                f"unknown key {key!r}; known: {', '.join(sorted(_TOP_KEYS))}", None, None, key
-            )
-    for key in ("name", "description", "source"):
-        if key in data and not isinstance(data[key], str):
-            raise r.fail(f"{key} must be a string", None, None, key)
+        raise doc.fail(("schema_version",), problem)
+    links = _matrix(doc, file.topology.links, "links", len(file.topology.links), _link_cell)
+    peer = _matrix(doc, file.topology.peer_access, "peer_access", len(links), _peer_cell)
+    records = [
+        _entry(doc, table, k, entry, links)
+        for table in _TABLES
+        for k, entry in enumerate(getattr(file, table))
+    ]
+    _no_duplicates(doc, records)
+    return Criteria(
+        links=tuple(tuple(row) for row in links),
+        peer_access=tuple(tuple(v == 1 for v in row) for row in peer),
+        table=make_table(records),
+        topology_basis=file.topology.basis,
+        name=file.name,
+        source=file.source,
+        description=file.description,
+        size_bytes=file.size_bytes,
+        latency_size_bytes=file.latency_size_bytes,
+        samples=file.samples,
+        fraction=file.fraction,
+        verification=file.verification.required,
+        verification_basis=file.verification.basis,
+        meta={"path": doc.source, "links_at": (doc.source, doc.line(("topology", "links")))},
+    )
 
 
 def _link_cell(value: Any) -> str | None:
@@ -381,194 +315,115 @@ def _peer_cell(value: Any) -> str | None:
     return None if ok else f"must be 0 or 1, got {value!r}"
 
 
-def _matrix(rows: Any, key: str, r: _Reader, n: int | None, cell: Any) -> list[list[Any]]:
+def _matrix(doc: Document, rows: list[list[Any]], key: str, n: int, cell: Any) -> list[list[Any]]:
     """A square array of arrays, rows = source device, "X" on the diagonal; ``cell``
     says why an off-diagonal value is refused. Errors name the row's line."""
-    if not isinstance(rows, list) or not rows or not all(isinstance(x, list) for x in rows):
-        hint = (
-            ' (a row is an array of cells, e.g. ["X", "HCCS"], not a string)'
-            if isinstance(rows, list) and any(isinstance(x, str) for x in rows)
-            else ""
-        )
-        raise r.fail(
-            f"topology.{key} must be an array of rows, one per source device, "
-            f"each an array of cells{hint}",
-            "topology",
-            None,
-            key,
-        )
-    size = n or len(rows)
+    at = ("topology", key)
+    if not rows:
+        raise doc.fail(at, "needs one row per source device")
     widths = {len(row) for row in rows}
-    if len(rows) != size or (n is None and len(widths) == 1 and widths != {size}):
-        raise r.fail(
-            f"topology.{key} must be {size} x {size} (rows = source device); it "
-            f"has {len(rows)} rows of {max(widths)} cells",
-            "topology",
-            None,
-            key,
+    if len(rows) != n or (len(widths) == 1 and widths != {n}):
+        raise doc.fail(
+            at,
+            f"must be {n} x {n} (rows = source device); it has {len(rows)} rows of "
+            f"{max(widths)} cells",
         )
     for i, row in enumerate(rows):
-        if len(row) != size:
-            raise r.fail_row(
-                f"topology.{key} row {i} has {len(row)} cells; the matrix is {size} x {size}",
-                key,
-                i,
-            )
+        if len(row) != n:
+            raise doc.fail((*at, i), f"row {i} has {len(row)} cells; the matrix is {n} x {n}")
         if row[i] != SELF:
-            raise r.fail_row(
-                f"topology.{key} row {i}: the diagonal cell must be {SELF!r}, got {row[i]!r}",
-                key,
-                i,
-            )
+            raise doc.fail((*at, i), f"row {i}: the diagonal cell must be {SELF!r}, got {row[i]!r}")
         for j, value in enumerate(row):
             why = None if i == j else cell(value)
             if why:
-                raise r.fail_row(f"topology.{key} ({i},{j}): {why}", key, i)
+                raise doc.fail((*at, i), f"({i},{j}): {why}")
     return rows
 
 
-def _topology(
-    data: dict[str, Any], r: _Reader
-) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[bool, ...], ...], str]:
-    topo = data.get("topology")
-    if not isinstance(topo, dict):
-        raise r.fail("no [topology] table: give links, peer_access and basis")
-    for key in topo:
-        if key not in ("links", "peer_access", "basis"):
-            raise r.fail(f"unknown key topology.{key}", "topology", None, key)
-    for key in ("links", "peer_access", "basis"):
-        if key not in topo:
-            raise r.fail(f"topology.{key} is missing", "topology", None, None)
-    links = _matrix(topo["links"], "links", r, None, _link_cell)
-    peer = _matrix(topo["peer_access"], "peer_access", r, len(links), _peer_cell)
-    basis = r.text_value(topo["basis"], "topology.basis", ("topology", None, "basis"))
-    return (
-        tuple(tuple(row) for row in links),
-        tuple(tuple(v == 1 for v in row) for row in peer),
-        basis,
-    )
-
-
-def _pair(value: Any, n: int, where: tuple[Any, ...], r: _Reader) -> tuple[int, int]:
-    ok = (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in value)
-    )
-    if not ok or value[0] == value[1]:
-        raise r.fail(f"pair must be two different device ids below {n}, got {value!r}", *where)
-    return int(value[0]), int(value[1])
-
-
-def _entry(
-    table: str,
-    k: int,
-    entry: dict[str, Any],
-    n: int,
-    links: tuple[tuple[str, ...], ...],
-    r: _Reader,
-) -> dict[str, Any]:
-    """One [[table]] entry as a criteria record (checked)."""
-    required, optional, bound_key, unit = _TABLES[table]
-    for key in entry:
-        if key not in required | optional:
-            raise r.fail(
-                f"unknown key {key!r} in [[{table}]]; known: "
-                f"{', '.join(sorted(required | optional))}",
-                table,
-                k,
-                key,
-            )
-    for key in sorted(required):
-        if key not in entry:
-            raise r.fail(f"[[{table}]] needs {key}", table, k, None)
-    at = lambda key: (table, k, key)  # noqa: E731
+def _entry(doc: Document, table: str, k: int, entry: Any, links: list[list[Any]]) -> dict[str, Any]:
+    """One [[table]] entry as a criteria record (what its types cannot say checked)."""
+    bound_key, unit = _TABLES[table]
+    at = (table, k)
     rec: dict[str, Any] = {
         "kind": table,
         "bound": "min" if bound_key.startswith("min") else "max",
-        "value": r.number(entry[bound_key], bound_key, at(bound_key)),
+        "value": float(getattr(entry, bound_key)),
         "unit": unit,
-        "basis": r.text_value(entry["basis"], "basis", at("basis")),
-        "line": locate(r.text, table, k, None),
+        "basis": entry.basis,
+        "line": doc.line(at),
     }
+    for key in ("direction", "initiator", "pattern", "operation"):
+        if hasattr(entry, key):
+            rec[key] = getattr(entry, key)
     if table in ("bandwidth", "latency"):
-        rec.update(_link_or_pair(table, entry, n, links, r, at))
-    if table == "bandwidth":
-        rec["direction"] = r.choice(entry["direction"], "direction", DIRECTIONS, at("direction"))
-        rec["initiator"] = r.choice(
-            entry["initiator"], "initiator", PAIR_INITIATORS, at("initiator")
-        )
-    if table == "host":
-        rec["direction"] = r.choice(
-            entry["direction"], "direction", HOST_DIRECTIONS, at("direction")
-        )
-    if table == "aggregate":
-        rec["pattern"] = r.choice(entry["pattern"], "pattern", JUDGED_AGGREGATES, at("pattern"))
-        if "group" in entry:
-            if rec["pattern"] not in CARD_PATTERNS:
-                raise r.fail("group is for the card pattern; fan-outs take device", *at("group"))
-            text = r.text_value(entry["group"], "group", at("group"))
-            try:
-                rec["senders"], rec["receivers"] = parse_group_name(text, n)
-            except ValueError as exc:
-                raise r.fail(str(exc), *at("group")) from None
-            rec["group"] = group_name(rec["senders"], rec["receivers"])  # as rows name it
+        rec.update(_link_or_pair(doc, at, entry, links))
+    if table == "aggregate" and entry.group is not None:
+        if entry.pattern not in CARD_PATTERNS:
+            raise doc.fail((*at, "group"), "group is for the card pattern; fan-outs take device")
+        try:
+            rec["senders"], rec["receivers"] = parse_group_name(entry.group, len(links))
+        except ValueError as exc:
+            raise doc.fail((*at, "group"), str(exc)) from None
+        rec["group"] = group_name(rec["senders"], rec["receivers"])  # as rows name it
     if table == "collective":
-        rec.update(_collective(entry, r, at))
-    if "device" in entry:
-        if table == "aggregate" and rec["pattern"] in CARD_PATTERNS:
-            raise r.fail("the card pattern takes group, not device", *at("device"))
-        rec["device"] = r.integer(entry["device"], "device", at("device"), 0, n - 1)
+        rec.update(_collective(doc, at, entry))
+    if getattr(entry, "device", None) is not None:
+        if table == "aggregate" and entry.pattern in CARD_PATTERNS:
+            raise doc.fail((*at, "device"), "the card pattern takes group, not device")
+        rec["device"] = _device(doc, (*at, "device"), entry.device, len(links))
     return rec
 
 
-def _collective(entry: dict[str, Any], r: _Reader, at: Any) -> dict[str, Any]:
-    """A [[collective]] entry's operation and size (size_bytes, or a size as text)."""
-    from ..collectives.busbw import OPERATIONS
-    from ..units import parse_size
+def _device(doc: Document, at: tuple[Any, ...], device: int, n: int) -> int:
+    if device >= n:
+        raise doc.fail(at, f"device {device} is not on this server (its devices: 0..{n - 1})")
+    return device
 
-    op = r.choice(entry["operation"], "operation", OPERATIONS, at("operation"))
-    if ("size_bytes" in entry) == ("size" in entry):
-        raise r.fail(
-            '[[collective]] needs size_bytes (a number) or size ("256MiB"), not both',
-            *at("size" if "size" in entry else "operation"),
+
+def _collective(doc: Document, at: tuple[Any, ...], entry: _Collective) -> dict[str, Any]:
+    """A [[collective]] entry's size (size_bytes, or a size as text)."""
+    if (entry.size_bytes is None) == (entry.size is None):
+        raise doc.fail(
+            (*at, "size" if entry.size is not None else "operation"),
+            'needs size_bytes (a number) or size ("256MiB"), not both',
         )
-    if "size_bytes" in entry:
-        size = r.integer(entry["size_bytes"], "size_bytes", at("size_bytes"))
-    else:
+    size = entry.size_bytes
+    if entry.size is not None:
         try:
-            size = parse_size(r.text_value(entry["size"], "size", at("size")))
+            size = parse_size(entry.size)
         except ValueError as exc:
-            raise r.fail(str(exc), *at("size")) from None
-    return {"operation": op, "size_bytes": size, "pattern": COLLECTIVE_PATTERN}
+            why = str(exc).replace(f"size {entry.size!r} ", "")
+            raise doc.fail((*at, "size"), f"{why}, got {entry.size!r}") from None
+    return {"size_bytes": size, "pattern": COLLECTIVE_PATTERN}
 
 
 def _link_or_pair(
-    table: str,
-    entry: dict[str, Any],
-    n: int,
-    links: tuple[tuple[str, ...], ...],
-    r: _Reader,
-    at: Any,
+    doc: Document, at: tuple[Any, ...], entry: Any, links: list[list[Any]]
 ) -> dict[str, Any]:
-    if ("link" in entry) == ("pair" in entry):
-        raise r.fail(
-            f"[[{table}]] needs link (a class) or pair ([src, dst]), not both",
-            *at("link" if "link" in entry else "basis"),
+    if (entry.link is None) == (entry.pair is None):
+        raise doc.fail(
+            (*at, "link" if entry.link is not None else "basis"),
+            "needs link (a class) or pair ([src, dst]), not both",
         )
-    if "pair" in entry:
-        src, dst = _pair(entry["pair"], n, at("pair"), r)
+    if entry.pair is not None:
+        src, dst = entry.pair
+        if src == dst or max(src, dst) >= len(links):
+            raise doc.fail(
+                (*at, "pair"),
+                f"two different device ids below {len(links)}, got {list(entry.pair)}",
+            )
         return {"src": src, "dst": dst, "link": links[src][dst]}
-    cls = r.choice(entry["link"], "link", LINK_CLASSES, at("link"))
     present = {c for i, row in enumerate(links) for j, c in enumerate(row) if i != j}
-    if cls not in present:
-        raise r.fail(f"link class {cls} occurs in no pair of topology.links", *at("link"))
-    return {"link": cls}
+    if entry.link not in present:
+        raise doc.fail(
+            (*at, "link"), f"link class {entry.link} occurs in no pair of topology.links"
+        )
+    return {"link": entry.link}
 
 
-def _no_duplicates(records: list[dict[str, Any]], r: _Reader) -> None:
+def _no_duplicates(doc: Document, records: list[dict[str, Any]]) -> None:
     seen: dict[tuple[Any, ...], int | None] = {}
-    for rec in records:
+    for k, rec in enumerate(records):
         key = tuple(
             rec.get(c)
             for c in (
@@ -587,25 +442,9 @@ def _no_duplicates(records: list[dict[str, Any]], r: _Reader) -> None:
             )
         )
         if key in seen:
-            raise CriteriaError(
-                r.source,
-                rec["line"],
+            index = sum(1 for r in records[:k] if r["kind"] == rec["kind"])
+            raise doc.fail(
+                (rec["kind"], index),
                 f"a second [[{rec['kind']}]] for the same item (the first is at line {seen[key]})",
             )
         seen[key] = rec["line"]
-
-
-def _verification(data: dict[str, Any], r: _Reader) -> tuple[bool, str]:
-    table = data.get("verification", {"required": True})
-    if not isinstance(table, dict):
-        raise r.fail("verification must be a table ([verification])", None, None, "verification")
-    for key in table:
-        if key not in ("required", "basis"):
-            raise r.fail(f"unknown key verification.{key}", "verification", None, key)
-    required = table.get("required", True)
-    if not isinstance(required, bool):
-        raise r.fail(
-            "verification.required must be true or false", "verification", None, "required"
-        )
-    basis = table.get("basis", "every copy's bytes must arrive intact")
-    return required, r.text_value(basis, "verification.basis", ("verification", None, "basis"))

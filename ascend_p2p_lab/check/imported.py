@@ -231,7 +231,8 @@ def check_run(
     rows = run.samples
     n = run.meta.device_count
     if n is not None and int(n) != criteria.device_count:
-        raise ValueError(f"the criteria describe {criteria.device_count} devices; the run has {n}")
+        why = f"the criteria describe {criteria.device_count} devices; the run has {n}"
+        raise criteria.misfit(why)
     _sizes_match(rows, criteria)
     rows = judgeable(rows)
     peer = peer_from_rows(rows).assign(reason=None)
@@ -239,7 +240,7 @@ def check_run(
     devs = run_devices(rows) if devices is None else sorted(set(devices))
     outside = [d for d in devs if d >= criteria.device_count]
     if outside:
-        raise ValueError(
+        raise criteria.misfit(
             f"the run names device {outside[0]}; the criteria describe "
             f"{criteria.device_count} devices"
         )

@@ -28,7 +28,7 @@ from ..fleet import SimulatedFleet, analyse, survey
 from ..fleet.simulated import fleet_targets, parse_degrade
 from ..fleet.survey import check_fleet_out
 from ..measure.spec import check_sampling
-from ..topology.presets import list_presets
+from ..topology.presets import list_presets, load_preset
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
@@ -183,8 +183,9 @@ def _local_targets(args: argparse.Namespace) -> Any:
         raise UsageError(f"--preset {args.preset!r}: not a preset ({', '.join(list_presets())})")
     faults: dict[str, list[dict[str, Any]]] = {}
     try:
+        devices = load_preset(args.preset).device_count
         for text in args.degrade:
-            host, fault = parse_degrade(text, args.local)
+            host, fault = parse_degrade(text, args.local, devices)
             faults.setdefault(host, []).append(fault)
         return fleet_targets(args.local, preset=args.preset, seed=args.seed, faults=faults)
     except (ValueError, TypeError) as exc:

@@ -74,9 +74,10 @@ def failing_host() -> dict[str, Any]:
     return {"kind": "error", "call": "init", "message": "aclInit failed on this host"}
 
 
-def parse_degrade(text: str, n: int) -> tuple[str, dict[str, Any]]:
+def parse_degrade(text: str, n: int, devices: int | None = None) -> tuple[str, dict[str, Any]]:
     """``HOST:SRC-DST:FRACTION`` (``sim-1:2-5:0.5``) as (host, fault), checked against a
-    fleet of n hosts; ValueError with one line otherwise."""
+    fleet of n hosts of ``devices`` devices each (None: any); ValueError with one line
+    otherwise (a link the server lacks would give a healthy run)."""
     m = DEGRADE.match(text.strip())
     if not m:
         raise ValueError(f"--degrade {text!r}: use HOST:SRC-DST:FRACTION, e.g. sim-1:2-5:0.5")
@@ -96,6 +97,11 @@ def parse_degrade(text: str, n: int) -> tuple[str, dict[str, Any]]:
     src, dst = int(m["src"]), int(m["dst"])
     if src == dst:
         raise ValueError(f"--degrade {text!r}: a link joins two different devices")
+    if devices is not None and max(src, dst) >= devices:
+        raise ValueError(
+            f"--degrade {text!r}: device {max(src, dst)} is not on this server "
+            f"(its devices: 0..{devices - 1})"
+        )
     return host, degraded_link(src, dst, fraction)
 
 

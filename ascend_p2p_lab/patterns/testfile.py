@@ -19,178 +19,97 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
-    import tomli as tomllib  # type: ignore[no-redef]
+import msgspec
+import tomlkit
 
+from ..typedfile import Document, FileError, Text
 from ..units import format_size, parse_size
-from .model import Test, TransferError, make_test
+from .model import Test, TransferError, make_test, parse_transfer
 
 #: The test-file schema this release reads; newer files are refused.
 TEST_FILE_SCHEMA_VERSION = 1
-#: Keys a ``[[test]]`` table may hold.
-TEST_KEYS = ("name", "sizes", "transfers", "description")
-_HEADER = re.compile(r"^\s*\[\[\s*test\s*\]\]")
+_Some = Annotated[list[Any], msgspec.Meta(min_length=1)]
 
 
-class TestFileError(ValueError):
-    """A test file that cannot be run: ``file:line: what is wrong``."""
+class TestFileError(FileError):
+    """A test file that cannot be run: ``file:line: field 'x.y': what is wrong``."""
 
     __test__ = False  # not a pytest class
+
+
+class _TestTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    name: Text
+    sizes: _Some
+    transfers: _Some
+    description: str = ""
+
+
+class _TestFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    schema_version: Annotated[int, msgspec.Meta(ge=1)]
+    test: list[_TestTable]
+
+
+#: Keys a ``[[test]]`` table may hold.
+TEST_KEYS = tuple(_TestTable.__struct_fields__)
 
 
 def read_tests(path: str | os.PathLike[str], device_count: int | None) -> list[Test]:
     """The tests of a file, checked against a server of device_count devices (None: any
     device number, to check a file before the runtime is open)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TestFileError(f"{p}: no such test file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TestFileError(f"{p}: cannot read it ({exc})") from None
-    return read_tests_text(text, device_count, str(p))
+    return _tests(Document.from_path(path, error=TestFileError), device_count)
 
 
 def read_tests_text(text: str, device_count: int | None, where: str = "<tests>") -> list[Test]:
     """The tests in TOML text (``where`` names it in errors)."""
-    lines = text.splitlines()
+    return _tests(Document.from_text(text, where, error=TestFileError), device_count)
 
-    def fail(line: int, what: str) -> TestFileError:
-        return TestFileError(f"{where}:{line}: {what}")
 
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise fail(int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
-    version = data.get("schema_version")
-    vline = _line_of(lines, r"^\s*schema_version\s*=", 0, len(lines)) or 1
-    if version is None:
-        raise fail(
-            1,
-            "schema_version is missing (write schema_version = "
-            f"{TEST_FILE_SCHEMA_VERSION} at the top)",
-        )
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise fail(vline, f"schema_version must be a positive integer; got {version!r}")
-    if version > TEST_FILE_SCHEMA_VERSION:
-        raise fail(
-            vline,
-            f"schema_version {version} is newer than this release reads "
+def _tests(doc: Document, device_count: int | None) -> list[Test]:
+    for key, why in (
+        (
+            "schema_version",
+            f"missing (write schema_version = {TEST_FILE_SCHEMA_VERSION} at the top)",
+        ),
+        ("test", "no [[test]] table: a file holds at least one test"),
+    ):
+        if key not in doc.data:
+            raise doc.fail((key,), why)
+    file = doc.convert(doc.data, _TestFile)
+    if file.schema_version > TEST_FILE_SCHEMA_VERSION:
+        raise doc.fail(
+            ("schema_version",),
+            f"{file.schema_version} is newer than this release reads "
             f"({TEST_FILE_SCHEMA_VERSION}); upgrade ascend-p2p-lab",
         )
-    unknown = sorted(set(data) - {"schema_version", "test"})
-    if unknown:
-        raise fail(
-            _line_of(lines, rf"^\s*{re.escape(unknown[0])}\b", 0, len(lines)) or 1,
-            f"unknown key {unknown[0]!r} (a file holds schema_version and [[test]] tables)",
-        )
-    tables = data.get("test")
-    if not isinstance(tables, list) or not tables:
-        raise fail(1, "no [[test]] table: a file holds at least one test")
-    starts = [i + 1 for i, s in enumerate(lines) if _HEADER.match(s)]
-    tests: list[Test] = []
-    for k, table in enumerate(tables):
-        first = starts[k] if k < len(starts) else 1
-        last = starts[k + 1] - 1 if k + 1 < len(starts) else len(lines)
-        tests.append(_test(table, device_count, lines, first, last, fail))
+    tests = [_test(doc, k, table, device_count) for k, table in enumerate(file.test)]
     names = [t.name for t in tests]
     for k, name in enumerate(names):
         if name in names[:k]:
-            raise fail(starts[k] if k < len(starts) else 1, f"test name {name!r} is used twice")
+            raise doc.fail(("test", k, "name"), f"test name {name!r} is used twice")
     return tests
 
 
-def _line_of(lines: list[str], pattern: str, first: int, last: int) -> int | None:
-    """The first line number (from 1) in [first, last] that matches pattern."""
-    rx = re.compile(pattern)
-    for i in range(max(first, 1), last + 1):
-        if rx.search(lines[i - 1]):
-            return i
-    return None
-
-
-def _test(
-    table: Any, device_count: int | None, lines: list[str], first: int, last: int, fail: Any
-) -> Test:
-    """One [[test]] table (lines first..last of the file), checked."""
-
-    def line(key: str) -> int:
-        return _line_of(lines, rf"^\s*{key}\s*=", first, last) or first
-
-    unknown = sorted(set(table) - set(TEST_KEYS))
-    if unknown:
-        raise fail(
-            line(unknown[0]),
-            f"unknown key {unknown[0]!r} in [[test]] (keys: {', '.join(TEST_KEYS)})",
-        )
-    for key in ("name", "sizes", "transfers"):
-        if key not in table:
-            raise fail(first, f"[[test]] is missing {key!r}")
-    name = table["name"]
-    if not isinstance(name, str) or not name.strip():
-        raise fail(line("name"), f"name must be a non-empty string; got {name!r}")
-    sizes = table["sizes"]
-    if not isinstance(sizes, list) or not sizes:
-        raise fail(
-            line("sizes"), f'test {name!r}: sizes must be a list of sizes such as ["256MiB"]'
-        )
-    parsed_sizes = []
-    for s in sizes:
+def _test(doc: Document, k: int, table: _TestTable, device_count: int | None) -> Test:
+    """One [[test]] table, checked: its sizes, then its transfers on the server."""
+    sizes, transfers = [], []
+    for i, size in enumerate(table.sizes):
         try:
-            parsed_sizes.append(parse_size(s))  # refuses 0 and negative sizes
+            sizes.append(parse_size(size))  # refuses 0 and negative sizes
         except (ValueError, TypeError) as exc:
-            raise fail(
-                _where(lines, s, first, last, line("sizes")), f"test {name!r}: size {s!r}: {exc}"
-            ) from None
-    transfers = table["transfers"]
-    if not isinstance(transfers, list) or not transfers:
-        raise fail(
-            line("transfers"),
-            f'test {name!r}: transfers must be a non-empty list such as ["0->1", "host->2"]',
-        )
+            raise doc.fail(("test", k, "sizes", i), str(exc)) from None
+    for i, text in enumerate(table.transfers):
+        try:
+            transfers.append(parse_transfer(text, device_count))
+        except TransferError as exc:
+            raise doc.fail(("test", k, "transfers", i), str(exc)) from None
     try:
-        return make_test(
-            name,
-            transfers,
-            device_count,
-            sorted(set(parsed_sizes)),
-            str(table.get("description", "")),
-        )
+        return make_test(table.name, transfers, device_count, sorted(set(sizes)), table.description)
     except TransferError as exc:
-        bad = next(
-            (
-                t
-                for t in transfers
-                if (isinstance(t, str) and repr(t) in str(exc)) or str(t) in str(exc)
-            ),
-            None,
-        )
-        at = (
-            _where(lines, bad, first, last, line("transfers"))
-            if bad is not None
-            else line("transfers")
-        )
-        raise fail(at, f"test {name!r}: {exc}") from None
-
-
-def _where(lines: list[str], value: Any, first: int, last: int, default: int) -> int:
-    """The line in first..last where a string value is written (else default)."""
-    if not isinstance(value, str):
-        return default
-    return (
-        _line_of(lines, re.escape(f'"{value}"') + "|" + re.escape(f"'{value}'"), first, last)
-        or default
-    )
+        raise doc.fail(("test", k, "transfers"), str(exc)) from None
 
 
 def to_toml(tests: Sequence[Test], sizes: Sequence[int]) -> str:
@@ -208,15 +127,17 @@ def to_toml(tests: Sequence[Test], sizes: Sequence[int]) -> str:
         transfers = ["0->1", "2->3 by 2"]
         <BLANKLINE>
     """
-    lines = [f"schema_version = {TEST_FILE_SCHEMA_VERSION}", ""]
+    doc = tomlkit.document()
+    doc.add("schema_version", TEST_FILE_SCHEMA_VERSION)
+    doc.add(tomlkit.nl())
+    tables = tomlkit.aot()
     for t in tests:
-        lines += ["[[test]]", f"name = {json.dumps(t.name)}"]
+        table = tomlkit.table()
+        table.add("name", t.name)
         if t.description:
-            lines.append(f"description = {json.dumps(t.description)}")
-        own = t.sizes or tuple(sizes)
-        lines.append(
-            "sizes = [" + ", ".join(json.dumps(format_size(s).replace(" ", "")) for s in own) + "]"
-        )
-        lines.append("transfers = [" + ", ".join(json.dumps(str(x)) for x in t.transfers) + "]")
-        lines.append("")
-    return "\n".join(lines)
+            table.add("description", t.description)
+        table.add("sizes", [format_size(s).replace(" ", "") for s in t.sizes or tuple(sizes)])
+        table.add("transfers", [str(x) for x in t.transfers])
+        tables.append(table)
+    doc.add("test", tables)
+    return tomlkit.dumps(doc).rstrip("\n") + "\n"

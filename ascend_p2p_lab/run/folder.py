@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..typedfile import Document, FileError
 from .meta import RUN_SCHEMA_VERSION, RunMeta
 from .samples import SamplesError, lists_for_csv, read_samples, typed
 from .value import Run
@@ -52,7 +53,7 @@ class OutputPathError(ValueError):
     """An output path that cannot take what a command would write: one line."""
 
 
-class ResultsError(ValueError):
+class ResultsError(FileError):
     """A result file is missing, malformed, truncated or not of this schema."""
 
 
@@ -196,16 +197,14 @@ def load(folder: str | os.PathLike[str]) -> Run:
     meta_path = folder / "run.json"
     if not meta_path.is_file():
         raise ResultsError(f"{meta_path}: missing")
-    if meta_path.stat().st_size > MAX_RUN_JSON_BYTES:
-        raise ResultsError(f"{meta_path}: larger than {MAX_RUN_JSON_BYTES} bytes")
-    try:
-        stored = json.loads(meta_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{meta_path}: not valid JSON ({exc})") from None
+    doc = Document.from_path(meta_path, "json", ResultsError, MAX_RUN_JSON_BYTES)
+    stored = doc.data
     if not isinstance(stored, dict):
         raise ResultsError(f"{meta_path}: expected a JSON object")
     try:
         meta = RunMeta.from_dict(stored, stored=True)  # every field, in one place
+    except FileError as exc:  # a field of the wrong type: at its line
+        raise doc.fail(exc.path, exc.what) from None
     except ValueError as exc:
         raise ResultsError(f"{meta_path}: {exc}") from None
     try:

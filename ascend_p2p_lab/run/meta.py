@@ -1,8 +1,9 @@
 """A run's metadata as a typed value: every field ``run.json`` holds, declared once.
 
-:class:`RunMeta` is checked where it is made (a wrong type is a ``ValueError`` of one line
-naming the field), whether a sweep makes it, an import, a fleet host or ``run.json`` read
-back (:meth:`RunMeta.from_dict`). Keys it does not declare (notes a user added to
+:class:`RunMeta` is checked where it is made, by the types its fields declare, through
+:mod:`..typedfile` (a wrong type is a ``ValueError`` of one line naming the field; in
+``run.json``, at its line), whether a sweep makes it, an import, a fleet host or
+``run.json`` read back (:meth:`RunMeta.from_dict`). Keys it does not declare (notes a user added to
 ``run.json``) are kept in ``extra`` and written back. ``rows`` is not a field: it is the
 length of the samples the metadata travels with (:class:`~.value.Run`), checked when a
 folder is loaded and written when it is saved.
@@ -14,7 +15,7 @@ Example:
     >>> RunMeta.from_dict({"device_count": "eight"})
     Traceback (most recent call last):
     ...
-    ValueError: device_count must be a whole number of at least 1 or null; got 'eight'
+    ascend_p2p_lab.typedfile.FileError: field 'device_count': expected an integer, got a string
 """
 
 from __future__ import annotations
@@ -23,11 +24,15 @@ import copy
 import dataclasses
 import hashlib
 import math
-from collections.abc import Callable, Iterable, Mapping
+import typing
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from .._version import schema_version_problem
+from ..typedfile import Counting, Whole, check, refusal
 
 #: The run folder schema :func:`~.folder.save` writes (``run.json``'s ``schema_version``).
 #: 1: the first; 2: ``senders``/``receivers`` columns (a version-1 run gets them from its
@@ -40,60 +45,14 @@ MEASURING_BACKENDS = ("sim", "acl", None)
 #: What a stored ``run.json`` must hold (a run made in memory may lack them).
 STORED_REQUIRED = ("schema_version", "rows", "params")
 
-Check = Callable[[Any], bool]
 
+class StoredRun(msgspec.Struct, kw_only=True):
+    """What a stored ``run.json`` must hold beside the fields (which may be absent in an
+    old one: they take RunMeta's defaults)."""
 
-def _whole(minimum: int, *, null: bool = True) -> Check:
-    def test(v: Any) -> bool:
-        return (null and v is None) or (
-            isinstance(v, int) and not isinstance(v, bool) and v >= minimum
-        )
-
-    return test
-
-
-def _text(v: Any) -> bool:
-    return v is None or isinstance(v, str)
-
-
-def _flag(v: Any) -> bool:
-    return isinstance(v, bool)
-
-
-def _object(v: Any) -> bool:
-    return isinstance(v, dict)
-
-
-def _optional_object(v: Any) -> bool:
-    return v is None or isinstance(v, dict)
-
-
-def _texts(v: Any) -> bool:
-    return isinstance(v, tuple) and all(isinstance(x, str) for x in v)
-
-
-def _objects(v: Any) -> bool:
-    return isinstance(v, tuple) and all(isinstance(x, dict) for x in v)
-
-
-def _check(test: Check, what: str) -> dict[str, Any]:
-    """A field's check and the words of its one-line error (the field's metadata)."""
-    return {"test": test, "what": what}
-
-
-# Each field's check and the words of its error: "FIELD must be WHAT; got VALUE".
-VERSION = _check(_whole(1, null=False), "a whole number of at least 1")
-PARAMS = _check(_object, "an object (the sweep's parameters)")
-TEXT = _check(_text, "text or null")
-FLAG = _check(_flag, "true or false")
-MAYBE = _check(lambda v: v is None or _flag(v), "true, false or null")
-POSITIVE = _check(_whole(1), "a whole number of at least 1 or null")
-SEED = _check(_whole(0), "a whole number or null")
-COUNT = _check(_whole(0), "a whole number of at least 0 or null")
-OBJECT = _check(_object, "an object")
-MAYBE_OBJECT = _check(_optional_object, "an object or null")
-TEXTS = _check(_texts, "a list of texts")
-OBJECTS = _check(_objects, "a list of objects")
+    schema_version: Counting
+    params: dict[str, Any]
+    rows: Whole
 
 
 @dataclass(frozen=True)
@@ -105,69 +64,69 @@ class RunMeta:
     read-only: :meth:`replace` makes a changed copy).
     """
 
-    schema_version: int = field(default=RUN_SCHEMA_VERSION, metadata=VERSION)
-    params: dict[str, Any] = field(default_factory=dict, metadata=PARAMS)
-    run_id: str | None = field(default=None, metadata=TEXT)
-    command: str | None = field(default=None, metadata=TEXT)
-    source: str | None = field(default=None, metadata=TEXT)  # the dashboard names itself
-    fleet_host: str | None = field(default=None, metadata=TEXT)
-    backend: str | None = field(default=None, metadata=TEXT)
-    imported: bool = field(default=False, metadata=FLAG)
-    preset: str | None = field(default=None, metadata=TEXT)
-    topology: str | None = field(default=None, metadata=TEXT)
+    schema_version: Counting = RUN_SCHEMA_VERSION
+    params: dict[str, Any] = field(default_factory=dict)
+    run_id: str | None = None
+    command: str | None = None
+    source: str | None = None  # the dashboard names itself
+    fleet_host: str | None = None
+    backend: str | None = None
+    imported: bool = False
+    preset: str | None = None
+    topology: str | None = None
     #: where the link classes came from (the runtime's topology query, npu-smi, a file)
-    link_classes_from: str | None = field(default=None, metadata=TEXT)
-    soc_name: str | None = field(default=None, metadata=TEXT)
-    device_count: int | None = field(default=None, metadata=POSITIVE)
-    seed: int | None = field(default=None, metadata=SEED)
-    simulated: bool | None = field(default=None, metadata=MAYBE)
-    acl_version: str | None = field(default=None, metadata=TEXT)
-    package: str | None = field(default=None, metadata=TEXT)
-    package_version: str | None = field(default=None, metadata=TEXT)
-    python: str | None = field(default=None, metadata=TEXT)
-    hostname: str | None = field(default=None, metadata=TEXT)
-    timestamp: str | None = field(default=None, metadata=TEXT)
-    interrupted: bool = field(default=False, metadata=FLAG)
-    failed: str | None = field(default=None, metadata=TEXT)
-    blocks: int | None = field(default=None, metadata=COUNT)
-    resumed_blocks: int | None = field(default=None, metadata=COUNT)
-    points: int | None = field(default=None, metadata=COUNT)
-    points_not_reached: int | None = field(default=None, metadata=COUNT)
-    workers: int | None = field(default=None, metadata=POSITIVE)
-    fallbacks: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
-    lost_devices: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
-    inferred: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
+    link_classes_from: str | None = None
+    soc_name: str | None = None
+    device_count: Counting | None = None
+    seed: Whole | None = None
+    simulated: bool | None = None
+    acl_version: str | None = None
+    package: str | None = None
+    package_version: str | None = None
+    python: str | None = None
+    hostname: str | None = None
+    timestamp: str | None = None
+    interrupted: bool = False
+    failed: str | None = None
+    blocks: Whole | None = None
+    resumed_blocks: Whole | None = None
+    points: Whole | None = None
+    points_not_reached: Whole | None = None
+    workers: Counting | None = None
+    fallbacks: dict[str, Any] = field(default_factory=dict)
+    lost_devices: dict[str, Any] = field(default_factory=dict)
+    inferred: dict[str, Any] = field(default_factory=dict)
     #: what was guessed, not reported (``soc_name``, ``link_rates`` -> how; issue 38)
-    guessed: dict[str, Any] = field(default_factory=dict, metadata=OBJECT)
-    process_modes: tuple[str, ...] = field(default=(), metadata=TEXTS)
-    workers_clean: dict[str, Any] | None = field(default=None, metadata=MAYBE_OBJECT)
-    metadata_error: str | None = field(default=None, metadata=TEXT)  # a probe's, failing
-    sources: tuple[dict[str, Any], ...] = field(default=(), metadata=OBJECTS)
+    guessed: dict[str, Any] = field(default_factory=dict)
+    process_modes: tuple[str, ...] = ()
+    workers_clean: dict[str, Any] | None = None
+    metadata_error: str | None = None  # a probe's, failing
+    sources: tuple[dict[str, Any], ...] = ()
     #: what an import found doubtful in its captures (one line each), said when it was made
-    warnings: tuple[str, ...] = field(default=(), metadata=TEXTS)
+    warnings: tuple[str, ...] = ()
     #: the metadata of each run a concatenated run joins (:func:`merged`), else empty
-    parts: tuple[dict[str, Any], ...] = field(default=(), metadata=OBJECTS)
+    parts: tuple[dict[str, Any], ...] = ()
     #: the checkpoint file that holds every block of this run: saving the run removes it
     #: (a saved run has nothing left to resume, so run.json always holds null here)
-    finished_checkpoint: str | None = field(default=None, metadata=TEXT)
+    finished_checkpoint: str | None = None
     #: keys run.json holds that no field declares (notes a user added): kept, written back
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for f in FIELDS:
-            value = _normal(getattr(self, f.name), f.default)
-            object.__setattr__(self, f.name, value)
-            if not f.metadata["test"](value):
-                raise ValueError(f"{f.name} must be {f.metadata['what']}; got {value!r}")
+        values = {f.name: _normal(getattr(self, f.name), f.default) for f in FIELDS}
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        check(values, RunFields)  # a wrong type: one line naming the field
         problem = schema_version_problem(
             self.schema_version, supported=RUN_SCHEMA_VERSION, what="run"
         )
         if problem:
-            raise ValueError(problem)
+            raise refusal(("schema_version",), problem)
         if not self.imported and self.backend not in MEASURING_BACKENDS:
-            raise ValueError(
-                f'backend must be "sim", "acl" or null (or the tool of an '
-                f"imported run); got {self.backend!r}"
+            raise refusal(
+                ("backend",),
+                f'expected "sim", "acl" or null (or the tool of an imported run); '
+                f"got {self.backend!r}",
             )
         extra = _plain(self.extra)
         if not isinstance(extra, dict) or set(extra) & (NAMES | {"rows"}):
@@ -193,12 +152,10 @@ class RunMeta:
                 what="run",
             )
             if problem:
-                raise ValueError(problem)
-            for key in STORED_REQUIRED:
-                if key not in data:
-                    raise ValueError(f"{key} is missing")
-        if "rows" in data and not _whole(0, null=False)(data["rows"]):
-            raise ValueError(f"rows must be a whole number of at least 0; got {data['rows']!r}")
+                raise refusal(("schema_version",), problem)
+            check({k: data[k] for k in STORED_REQUIRED if k in data}, StoredRun)
+        elif "rows" in data:
+            check(data["rows"], Whole, ("rows",))
         known = {k: data[k] for k in NAMES if k in data}
         extra = {str(k): v for k, v in data.items() if k not in NAMES and k != "rows"}
         return cls(**known, extra=extra)
@@ -239,6 +196,12 @@ class RunMeta:
 #: The declared fields (``extra`` holds the rest), in run.json's order of reading.
 FIELDS = tuple(f for f in dataclasses.fields(RunMeta) if f.name != "extra")
 NAMES = frozenset(f.name for f in FIELDS)
+#: Each field's type, as RunMeta declares it, for the typed layer (a wrong type: one line)
+RunFields = msgspec.defstruct(
+    "RunFields",
+    [(f.name, typing.get_type_hints(RunMeta, include_extras=True)[f.name]) for f in FIELDS],
+    kw_only=True,
+)
 
 
 def _normal(value: Any, default: Any) -> Any:

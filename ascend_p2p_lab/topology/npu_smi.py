@@ -32,14 +32,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..typedfile import Document
 from .model import LINK_CLASSES, SELF, LinkClass, Topology
 from .presets import MAX_INPUT_BYTES, TopologyError, read_packaged
-from .tables import link_tables, server_fields
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
+from .tables import ProfileTable, link_classes, server_fields
 
 __all__ = ["NpuSmiParseError", "format_npu_smi_topo", "parse_npu_smi_topo"]
 
@@ -299,17 +295,16 @@ class _Profile:
 @functools.lru_cache(maxsize=1)
 def _default_profiles() -> dict[str, _Profile]:
     """Profiles of ``presets/_link_defaults.toml``, each with a figure for every class."""
-    src = _DEFAULTS_FILE
-    data = tomllib.loads(read_packaged(src))
-    common = link_tables(data, src)
+    doc = Document.from_text(read_packaged(_DEFAULTS_FILE), _DEFAULTS_FILE, error=TopologyError)
+    common = link_classes(doc, ())
     missing = [c for c in LINK_CLASSES if c not in common]
     if missing:
-        raise TopologyError(f"{src}: no [link.{missing[0]}] table")
+        raise doc.fail(("link",), f"no [link.{missing[0]}] table")
     profiles = {}
-    for pname, table in data["profile"].items():
-        psrc = f"{src} [profile.{pname}]"
-        fields = server_fields(table, psrc, also_allowed=frozenset({"link"}))
-        profiles[pname] = _Profile(fields, {**common, **link_tables(table, psrc)})
+    for pname, table in doc.table(("profile",)).items():
+        fields = server_fields(doc.convert(table, ProfileTable, ("profile", pname)))
+        links = link_classes(doc, ("profile", pname))
+        profiles[pname] = _Profile(fields, {**common, **links})
     return profiles
 
 

@@ -40,21 +40,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
-
 from .._version import schema_version_problem
-from .checks import TopologyError, as_array, as_text, as_text_list, checked_key, reject_unknown
+from ..typedfile import Document, FileError
 from .model import LINK_CLASSES, SELF, LinkClass, Topology
-from .tables import (
-    SERVER_KEYS,
-    inferred_table,
-    link_tables,
-    server_fields,
-    shared_limits,
-)
+from .tables import TopologyFile, link_classes, server_fields, shared_limits
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -69,159 +58,111 @@ __all__ = [
 #: Largest topology file or text accepted (bytes).
 MAX_INPUT_BYTES = 1 << 20
 _PRESET_DIR = "presets"
-
-#: Every top-level key of a topology file.
-_TOP_KEYS = SERVER_KEYS | {
-    "name",
-    "labels",
-    "cpu_affinity",
-    "links",
-    "link",
-    "fault",
-    "schema_version",
-    "shared",
-    "inferred",
-}
 #: The preset schema this toolkit reads; files say which they were written for
 #: (``schema_version``; a file without it is taken as version 1).
 PRESET_SCHEMA_VERSION = 1
 
 
-def _labels(data: Mapping[str, Any], src: str, n_rows: int) -> tuple[str, ...]:
-    if "labels" not in data:
+class TopologyError(FileError):
+    """A topology file or text that cannot become a :class:`Topology`: one line,
+    ``FILE:LINE: field 'x.y': what`` (a ``ValueError``).
+
+    Example:
+        >>> try:
+        ...     topology_from_toml_text("name = 1", source="x.toml")
+        ... except TopologyError as exc:
+        ...     print(exc)
+        x.toml:1: field 'name': expected a string, got an integer
+    """
+
+
+def _labels(doc: Document, labels: list[str] | None, n_rows: int) -> tuple[str, ...]:
+    if labels is None:
         return tuple(f"NPU{i}" for i in range(n_rows))
-    labels = checked_key(data, "labels", src, as_text_list)
-    seen: set[str] = set()
     for i, label in enumerate(labels):
         if not label or label.split() != [label]:
-            raise TopologyError(f"{src}: labels[{i}]: must be one word, got {label!r}")
-        if label in seen:
-            raise TopologyError(f"{src}: labels[{i}]: duplicate label {label!r}")
-        seen.add(label)
-    return labels
+            raise doc.fail(("labels", i), f"must be one word, got {label!r}")
+        if label in labels[:i]:
+            raise doc.fail(("labels", i), f"duplicate label {label!r}")
+    return tuple(labels)
 
 
-def _matrix_row(row: Any, i: int, src: str) -> tuple[str, ...]:
-    if isinstance(row, str):
-        return tuple(row.split())
-    if isinstance(row, list) and all(isinstance(c, str) for c in row):
-        return tuple(c.strip() for c in row)
-    raise TopologyError(f"{src}: links[{i}]: expected a string of classes or an array of strings")
-
-
-def _links(data: Mapping[str, Any], src: str) -> tuple[tuple[str, ...], ...]:
-    rows = checked_key(data, "links", src, as_array)
+def _links(doc: Document, rows: list[str | list[str]], n: int) -> tuple[tuple[str, ...], ...]:
+    """The link matrix: N rows of N classes, "X" on the diagonal, every class with figures."""
     if not rows:
-        raise TopologyError(f"{src}: key 'links': needs at least one row")
-    return tuple(_matrix_row(row, i, src) for i, row in enumerate(rows))
-
-
-def _check_matrix(
-    links: tuple[tuple[str, ...], ...], n: int, classes: Mapping[str, LinkClass], src: str
-) -> None:
-    if len(links) != n:
-        raise TopologyError(f"{src}: links: expected {n} rows (one per label), got {len(links)}")
-    for i, row in enumerate(links):
+        raise doc.fail(("links",), "needs at least one row")
+    if len(rows) != n:
+        raise doc.fail(("links",), f"expected {n} rows (one per label), got {len(rows)}")
+    out = tuple(
+        tuple(r.split()) if isinstance(r, str) else tuple(c.strip() for c in r) for r in rows
+    )
+    classes = doc.table(()).get("link", {})
+    for i, row in enumerate(out):
         if len(row) != n:
-            raise TopologyError(f"{src}: links[{i}]: expected {n} cells, got {len(row)}")
+            raise doc.fail(("links", i), f"expected {n} cells, got {len(row)}")
         for j, cell in enumerate(row):
-            where = f"{src}: links[{i}] cell {j}"
+            why = None
             if i == j and cell != SELF:
-                raise TopologyError(f"{where}: the diagonal must be 'X', got {cell!r}")
-            if i != j and cell == SELF:
-                raise TopologyError(f"{where}: 'X' is only allowed on the diagonal")
-            if i != j and cell not in LINK_CLASSES:
-                raise TopologyError(f"{where}: unknown link class {cell!r}")
-            if i != j and cell not in classes:
-                raise TopologyError(f"{where}: class {cell!r} has no [link.{cell}] table")
+                why = f"the diagonal must be 'X', got {cell!r}"
+            elif i != j and cell == SELF:
+                why = "'X' is only allowed on the diagonal"
+            elif i != j and cell not in LINK_CLASSES:
+                why = f"unknown link class {cell!r}"
+            elif i != j and cell not in classes:
+                why = f"class {cell!r} has no [link.{cell}] table"
+            if why:
+                raise doc.fail(("links", i), f"cell {j}: {why}")
+    return out
 
 
-def _cpu_affinity(data: Mapping[str, Any], src: str, n: int) -> tuple[str | None, ...]:
-    if "cpu_affinity" not in data:
-        return ()
-    values = checked_key(data, "cpu_affinity", src, as_text_list)
-    if len(values) != n:
-        raise TopologyError(f"{src}: key 'cpu_affinity': expected {n} entries, got {len(values)}")
-    return tuple(v.strip() or None for v in values)
+def _on_server(doc: Document, file: TopologyFile, n: int) -> None:
+    """Every device a ``[[shared]]`` group or a ``[[fault]]`` names is one of the n."""
+    named = [
+        (("shared", i, "groups", g, k), d)
+        for i, t in enumerate(file.shared)
+        for g, group in enumerate(t.groups)
+        for k, d in enumerate(group)
+    ]
+    for i, f in enumerate(file.fault):
+        named += [((("fault", i, "device"), f.device))] if f.device is not None else []
+        named += [(("fault", i, "link", k), d) for k, d in enumerate(f.link or ())]
+    for path, device in named:
+        if device >= n:
+            raise doc.fail(path, f"device {device} is not on this server (its devices: 0..{n - 1})")
 
 
-def _faults(data: Mapping[str, Any], src: str) -> tuple[dict[str, Any], ...]:
-    """``[[fault]]`` tables, checked for shape only (``sim.faults`` checks their contents)."""
-    items = checked_key(data, "fault", src, as_array, [])
-    for i, item in enumerate(items):
-        if not isinstance(item, Mapping) or not isinstance(item.get("kind"), str):
-            raise TopologyError(f"{src}: fault[{i}]: expected a table with a string 'kind'")
-    return tuple(dict(item) for item in items)
-
-
-def _check_schema_version(data: Mapping[str, Any], src: str) -> None:
+def topology_from_document(doc: Document, name: str | None = None) -> Topology:
+    """The :class:`Topology` of a parsed topology file (see the module docstring);
+    ``name`` replaces the file's ``name`` key."""
+    file = doc.convert(doc.data, TopologyFile)
     problem = schema_version_problem(
-        data.get("schema_version", PRESET_SCHEMA_VERSION),
-        supported=PRESET_SCHEMA_VERSION,
-        what="preset",
+        file.schema_version, supported=PRESET_SCHEMA_VERSION, what="preset"
     )
     if problem:
-        raise TopologyError(f"{src}: {problem}")
+        raise doc.fail(("schema_version",), problem)
+    labels = _labels(doc, file.labels, len(file.links))
+    classes: dict[str, LinkClass] = link_classes(doc, ())
+    links = _links(doc, file.links, len(labels))
+    affinity = file.cpu_affinity
+    if affinity is not None and len(affinity) != len(labels):
+        raise doc.fail(("cpu_affinity",), f"expected {len(labels)} entries, got {len(affinity)}")
+    _on_server(doc, file, len(labels))
+    topo = Topology(
+        name=name or file.name or "custom",
+        labels=labels,
+        links=links,
+        link_classes=classes,
+        cpu_affinity=tuple(v.strip() or None for v in affinity or ()),
+        shared=shared_limits(doc, file.shared),
+        inferred=dict(file.inferred),
+        **server_fields(file),
+    )
+    return _with_faults(topo, tuple(dict(f) for f in doc.data.get("fault", ())))
 
 
 def _with_faults(topo: Topology, faults: tuple[dict[str, Any], ...]) -> Topology:
     """A topology carrying a file's ``[[fault]]`` tables (read by ``sim.simulated_acl``)."""
     return dataclasses.replace(topo, faults=tuple(faults)) if faults else topo
-
-
-def topology_from_mapping(
-    data: Mapping[str, Any], *, source: str, name: str | None = None
-) -> Topology:
-    """Build a :class:`Topology` from an already-parsed TOML table (see the module docstring).
-
-    Example:
-        >>> data = {"soc_name": "Ascend910B3", "memory_GiB": 64, "local_copy_GBps": 620,
-        ...         "links": ["X HCCS", "HCCS X"], "link": {"HCCS": {"bandwidth_GBps": 26.2,
-        ...         "nominal_GBps": 28.0, "latency_us": 8.0, "p2p": True}}}
-        >>> topology_from_mapping(data, source="demo", name="two").labels
-        ('NPU0', 'NPU1')
-    """
-    src = source
-    reject_unknown(data, _TOP_KEYS, src)
-    _check_schema_version(data, src)
-    toml_name = checked_key(data, "name", src, as_text, None)
-    links = _links(data, src)
-    labels = _labels(data, src, len(links))
-    classes = link_tables(data, src)
-    _check_matrix(links, len(labels), classes, src)
-    kwargs = server_fields(data, src, also_allowed=_TOP_KEYS)
-    faults = _faults(data, src)
-    try:
-        topo = Topology(
-            name=name or toml_name or "custom",
-            labels=labels,
-            links=links,
-            link_classes=classes,
-            cpu_affinity=_cpu_affinity(data, src, len(labels)),
-            shared=shared_limits(data, src),
-            inferred=inferred_table(data, src),
-            **kwargs,
-        )
-    except ValueError as exc:  # the model's own checks, should the ones above miss one
-        raise TopologyError(f"{src}: {exc}") from None
-    for i, limit in enumerate(topo.shared):
-        outside = sorted(d for g in limit.groups for d in g if not 0 <= d < len(labels))
-        if outside:
-            raise TopologyError(
-                f"{src}: shared[{i}] ({limit.name}): device {outside[0]} is "
-                f"out of range 0..{len(labels) - 1}"
-            )
-    return _with_faults(topo, faults)
-
-
-def _parse_toml(text: str, src: str) -> dict[str, Any]:
-    if len(text) > MAX_INPUT_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_INPUT_BYTES:
-        raise TopologyError(f"{src}: larger than {MAX_INPUT_BYTES} bytes, refused")
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        reason = " ".join(str(exc).split())
-        raise TopologyError(f"{src}: malformed TOML: {reason}") from None
 
 
 def topology_from_toml_text(
@@ -248,7 +189,8 @@ def topology_from_toml_text(
     """
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}")
-    return topology_from_mapping(_parse_toml(text, source), source=source, name=name)
+    doc = Document.from_text(text, source, error=TopologyError)
+    return topology_from_document(doc, name)
 
 
 def load_topology_file(path: str | os.PathLike[str]) -> Topology:
@@ -261,15 +203,10 @@ def load_topology_file(path: str | os.PathLike[str]) -> Topology:
         >>> topo = load_topology_file("my-server.toml")  # doctest: +SKIP
     """
     p = Path(path)
-    if p.stat().st_size > MAX_INPUT_BYTES:
-        raise TopologyError(f"{p}: larger than {MAX_INPUT_BYTES} bytes, refused")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise TopologyError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    data = _parse_toml(text, str(p))
-    name = None if "name" in data else p.stem
-    return topology_from_mapping(data, source=str(p), name=name)
+    p.stat()  # FileNotFoundError, as open() gives it
+    doc = Document.from_path(p, error=TopologyError)
+    name = None if "name" in doc.data else p.stem
+    return topology_from_document(doc, name)
 
 
 # ---- packaged presets -----------------------------------------------------------------------
@@ -314,9 +251,10 @@ def load_preset(name: str, **overrides: Any) -> Topology:
     if name not in known:
         raise TopologyError(f"unknown preset {name!r}; known presets: {', '.join(known)}")
     filename = f"{name}.toml"
-    topo = topology_from_toml_text(read_packaged(filename), source=filename)
+    doc = Document.from_text(read_packaged(filename), filename, error=TopologyError)
+    topo = topology_from_document(doc)
     if topo.name != name:
-        raise TopologyError(f"{filename}: key 'name': expected {name!r}, got {topo.name!r}")
+        raise doc.fail(("name",), f"expected {name!r}, got {topo.name!r}")
     return _with_faults(_apply_overrides(topo, overrides), getattr(topo, "faults", ()))
 
 

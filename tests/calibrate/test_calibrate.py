@@ -339,7 +339,7 @@ def test_reads_alone_leave_the_push_efficiency_to_the_topology_and_say_so(tmp_pa
         dataclasses.replace(limit, basis="") for limit in preset
     ]
     assert "taken from topology atlas800t-a3" in twin.shared[0].basis
-    assert "egress_GBps = 329.0  # not measured in run" in text
+    assert "egress_GBps = 329.0 # not measured in run" in text
 
 
 def test_a_degraded_pair_is_named_not_averaged_in_silently(

@@ -60,7 +60,7 @@ def test_a_collective_criterion_reads_its_op_and_size() -> None:
     [
         (
             {"operation": "allgather", "size_bytes": 4096, "min_busbw_GBps": 1, "basis": "x"},
-            "operation must be one of",
+            "field 'collective[0].operation': expected one of: all_gather,",
             7,
         ),
         (
@@ -79,7 +79,11 @@ def test_a_collective_criterion_reads_its_op_and_size() -> None:
             "cannot read size 'four'",
             8,
         ),
-        ({"operation": "all_gather", "size_bytes": 4096, "basis": "x"}, "needs min_busbw_GBps", 6),
+        (
+            {"operation": "all_gather", "size_bytes": 4096, "basis": "x"},
+            "'collective[0].min_busbw_GBps': missing",
+            6,
+        ),
     ],
 )
 def test_a_bad_collective_criterion_is_refused_at_its_line(keys, what, line) -> None:

@@ -149,12 +149,12 @@ def test_a_row_naming_a_device_outside_the_run_is_damage(tmp_path, capsys, colum
 @pytest.mark.parametrize(
     "damage, named",
     [
-        (_meta(params="pairs=0-1"), "run.json: params must be an object"),
-        (_meta(device_count="eight"), "run.json: device_count must be a whole number"),
-        (_meta(schema_version=DROP), "run.json: schema_version is missing"),
-        (_meta(params=DROP), "run.json: params is missing"),
-        (_meta(rows="4"), "run.json: rows must be a whole number"),
-        (_meta(interrupted="no"), "run.json: interrupted must be true or false"),
+        (_meta(params="pairs=0-1"), "run.json:1: field 'params': expected an object"),
+        (_meta(device_count="eight"), "run.json:1: field 'device_count': expected an integer"),
+        (_meta(schema_version=DROP), "run.json:1: field 'schema_version': missing"),
+        (_meta(params=DROP), "run.json:1: field 'params': missing"),
+        (_meta(rows="4"), "run.json:1: field 'rows': expected an integer"),
+        (_meta(interrupted="no"), "run.json:1: field 'interrupted': expected true or false"),
         (_text_bandwidth, "samples.parquet: column bandwidth_GBps holds text, not numbers"),
     ],
 )

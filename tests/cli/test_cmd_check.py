@@ -174,7 +174,7 @@ def test_cli_bad_criteria_exit_2_with_file_and_line_before_device_work(
     )
     _no_device_work(monkeypatch)
     assert main(["check", "--criteria", str(bad), "--backend", "sim"]) == 2
-    assert f"{bad}:8: max_us must be a positive number" in capsys.readouterr().err
+    assert f"{bad}:8: field 'latency[0].max_us': expected a number > 0.0" in capsys.readouterr().err
     assert main(["check", "--criteria", str(tmp_path / "none.toml"), "--backend", "sim"]) == 2
     assert main(["check", "--backend", "sim", "--fraction", "0"]) == 2
     assert main(["check", "--backend", "sim", "--junit-xml", str(tmp_path)]) == 2

@@ -143,6 +143,14 @@ def test_the_client_takes_tls_from_dask_config_and_warns_about_plain_tcp(capsys)
         (["--local", "3", "--degrade", "sim-1:0-1:half"], "is not a number"),
         (["--local", "3", "--degrade", "sim-1:0-1:1.5"], "at most 1"),
         (["--local", "3", "--degrade", "sim-1:01:0.5"], "HOST:SRC-DST:FRACTION"),
+        (  # a link the server lacks would survey a healthy fleet (issue 37)
+            ["--local", "2", "--degrade", "sim-1:2-50:0.5"],
+            "device 50 is not on this server (its devices: 0..7)",
+        ),
+        (
+            ["--local", "2", "--preset", "atlas800t-a3", "--degrade", "sim-1:16-4:0.5"],
+            "device 16 is not on this server (its devices: 0..15)",
+        ),
         (["--local", "3", "--threshold", "-1"], "threshold"),
         (["--local", "0"], "1 to 256 hosts"),
         (["--local", "3", "--preset", "nope"], "not a preset"),

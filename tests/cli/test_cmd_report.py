@@ -101,8 +101,8 @@ def imported(tmp_path: Path, capture: str, name: str = "dmi") -> Path:
             lambda d: ((d / "samples.parquet").unlink(), (d / "samples.csv").unlink()),
             "no samples.parquet or samples.csv",
         ),
-        (lambda d: (d / "run.json").write_text('{"rows": 3'), "not valid JSON"),
-        (lambda d: (d / "run.json").write_bytes(b"\xff\xfe"), "not valid JSON"),
+        (lambda d: (d / "run.json").write_text('{"rows": 3'), "run.json:1: malformed JSON"),
+        (lambda d: (d / "run.json").write_bytes(b"\xff\xfe"), "run.json: not UTF-8 text"),
         (
             lambda d: (d / "run.json").write_text(
                 json.dumps({**json.loads((d / "run.json").read_text()), "rows": 3})

@@ -213,3 +213,71 @@ def test_help_states_the_exit_statuses(capsys) -> None:
             main([command, "--help"])
         text = capsys.readouterr().out
         assert "exit status:" in text and "130" in text and "bad input" in text
+
+
+# ------------------------------------------- a fault naming a device the server lacks (issue 37)
+FAULT_COMMANDS = {
+    "sweep": ("sweep", *SIM, "--pairs", "0-1", "--sizes", "4KiB", "--topology", "{topo}"),
+    "probe": ("probe", *SIM, "--topology", "{topo}"),
+    "run": ("run", *SIM, "--topology", "{topo}", "{tests}"),
+    "check": ("check", *SIM, "--topology", "{topo}"),
+    "collectives": ("collectives", *SIM, "--topology", "{topo}"),
+    "criteria": ("criteria", "--topology", "{topo}", "--out", "{out}"),
+    "calibrate": ("calibrate", "{run}", "--out", "{out}", "--topology", "{topo}"),
+    "topo": ("topo", "{topo}"),
+}
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = tmp_path_factory.mktemp("run") / "r"
+    argv = ["sweep", *SIM, "--pairs", "0-1", "--sizes", "4KiB", "--samples", "1", "--out"]
+    assert main([*argv, str(out), "--no-progress"]) == 0
+    return str(out)
+
+
+@pytest.mark.parametrize("fault", ["link = [2, 50]", "device = 50"])
+@pytest.mark.parametrize("command", sorted(FAULT_COMMANDS))
+def test_a_fault_on_device_50_of_an_8_device_server_is_exit_2_at_its_line(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    small_run: str,
+    command: str,
+    fault: str,
+) -> None:
+    """A typo in a [[fault]] gave a healthy run (rc 0); now every command refuses it."""
+    kind = "degrade" if "link" in fault else "memory_exhausted"
+    topo = topology_with(tmp_path, f'kind = "{kind}"\n{fault}\nfactor = 0.5')
+    line = Path(topo).read_text().splitlines().index(fault) + 1
+    tests = tmp_path / "t.toml"
+    tests.write_text(
+        'schema_version = 1\n[[test]]\nname = "t"\nsizes = ["4KiB"]\ntransfers = ["0->1"]\n'
+    )
+    names = {"topo": topo, "tests": str(tests), "out": str(tmp_path / "o.toml"), "run": small_run}
+    code, err = run_cli(capsys, *(a.format(**names) for a in FAULT_COMMANDS[command]))
+    assert code == 2, err
+    field = "fault[0].link[1]" if "link" in fault else "fault[0].device"
+    assert err == (
+        f"ascend-p2p-lab: error: {topo}:{line}: field '{field}': device 50 is not on this "
+        "server (its devices: 0..7)\n"
+    )
+
+
+@pytest.mark.parametrize("mode", ["measure", "run"])
+def test_criteria_for_another_device_count_are_refused_at_their_matrix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, small_run: str, mode: str
+) -> None:
+    """Two-device criteria on the 8-device A2: exit 2 at the criteria's topology.links."""
+    crit = tmp_path / "c.toml"
+    crit.write_text(
+        'schema_version = 1\n[topology]\nbasis = "t"\nlinks = [["X", "HCCS"], ["HCCS", "X"]]\n'
+        'peer_access = [["X", 1], [1, "X"]]\n'
+    )
+    where = ("--run", small_run) if mode == "run" else tuple(SIM)
+    code, err = run_cli(capsys, "check", *where, "--criteria", str(crit), "--no-progress")
+    has = "the run has 8" if mode == "run" else "this server has 8"
+    assert code == 2, err
+    assert err == (
+        f"ascend-p2p-lab: error: {crit}:4: field 'topology.links': the criteria describe "
+        f"2 devices; {has}\n"
+    )

@@ -2290,7 +2290,7 @@ def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> Non
         load_run(tmp_path)
     del meta["schema_version"]  # required: a 0.x package keeps no unversioned runs
     (tmp_path / "run.json").write_text(json.dumps(meta))
-    with pytest.raises(ResultsError, match=r"run\.json: schema_version is missing"):
+    with pytest.raises(ResultsError, match=r"run\.json:1: field 'schema_version': missing"):
         load_run(tmp_path)
 
 

@@ -31,7 +31,7 @@ def test_a_file_is_checked_before_the_runtime_opens(tmp_path, monkeypatch):
     monkeypatch.setattr(runtime, "open_runtime", lambda *a, **k: opened.append(1))
     assert main(["run", str(path), "--preset", "atlas800t-a2"]) == 2
     assert not opened
-    with pytest.raises(TestFileError, match="no such test file"):
+    with pytest.raises(TestFileError, match=r"none\.toml: no such file"):
         read_tests(tmp_path / "none.toml", 8)
 
 
@@ -60,3 +60,18 @@ def test_built_in_tests_print_as_files_that_read_back(capsys):
 
 def expand_ring_0_2():
     return tuple(parse_transfer(t, 8) for t in ("0->1", "1->2", "2->0"))
+
+
+def test_an_error_of_the_second_test_names_its_own_line_and_field():
+    text = (
+        GOOD
+        + '\n[[test]]\nname = "two"\nsizes = ["4KiB"]\ntransfers = [\n  "0->1",\n  "1->8",\n]\n'
+    )
+    with pytest.raises(TestFileError) as err:
+        read_tests_text(text, 8, "t.toml")
+    assert str(err.value) == (
+        "t.toml:13: field 'test[1].transfers[1]': transfer '1->8': unknown device 8 "
+        "(the server has devices 0..7)"
+    )
+    with pytest.raises(TestFileError, match=r"^t\.toml:9: field 'test\[1\]\.name': .* twice"):
+        read_tests_text(text.replace('"two"', '"three"').replace("1->8", "1->2"), 8, "t.toml")

@@ -148,11 +148,12 @@ def test_a_damaged_new_field_is_one_line_naming_it(tmp_path: Path, capsys) -> No
     run = Run(to_frame([{"size_bytes": 4096, "pattern": "pair"}]), RunMeta(run_id="r1"))
     folder = save_run(run, tmp_path / "r")
     stored = json.loads((folder / "run.json").read_text())
-    (folder / "run.json").write_text(json.dumps({**stored, "process_modes": "ipc"}))
+    text = json.dumps({**stored, "process_modes": "ipc"}, indent=2)
+    (folder / "run.json").write_text(text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if '"process_modes"' in t)
     with pytest.raises(
         ResultsError,
-        match=r"run\.json: process_modes must be a list of "
-        r"texts; got 'ipc'$",
+        match=rf"run\.json:{line}: field 'process_modes': expected an array, got a string$",
     ):
         load_run(folder)
     assert main(["report", str(folder)]) == 2

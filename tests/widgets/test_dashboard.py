@@ -92,7 +92,7 @@ def test_the_dashboard_runs_a_built_in_test_or_a_file():
         dash.test_file.value = "nosuch.toml"
         before = dash.frame
         dash.run_button.click()
-        assert "no such test file" in dash.message and dash.frame is before
+        assert "nosuch.toml: no such file" in dash.message and dash.frame is before
         dash.test_file.value = ""
         dash.peer.value = "off"
         dash.test.value = "a2a"

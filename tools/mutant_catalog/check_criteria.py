@@ -27,8 +27,8 @@ MUTANTS: list[Mutant] = [
     M(
         "check.criteria.card_key_reversed",
         "check/criteria.py",
-        'rec["senders"], rec["receivers"] = parse_group_name(text, n)',
-        'rec["receivers"], rec["senders"] = parse_group_name(text, n)',
+        'rec["senders"], rec["receivers"] = parse_group_name(entry.group, len(links))',
+        'rec["receivers"], rec["senders"] = parse_group_name(entry.group, len(links))',
         "a criterion's card pair is read receivers first",
         (
             "tests/check/test_verdict.py::test_card_items_are_keyed_by_their_devices_not_their_label",
@@ -37,9 +37,25 @@ MUTANTS: list[Mutant] = [
     M(
         "check.criteria.collective_size_named_twice",
         "check/criteria.py",
-        'r.fail(str(exc), *at("size"))',
-        'r.fail(f"size: {exc}", *at("size"))',
+        'why = str(exc).replace(f"size {entry.size!r} ", "")',
+        "why = str(exc)",
         "a collective's bad size is named twice",
         ("tests/check/test_criteria.py",),
+    ),
+    M(
+        "check.criteria.device_range_off_by_one",
+        "check/criteria.py",
+        "    if device >= n:",
+        "    if device > n:",
+        "a [[host]] criterion on device N of an N-device matrix is accepted",
+        TESTS,
+    ),
+    M(
+        "check.criteria.misfit_without_its_line",
+        "check/criteria.py",
+        'return ValueError(what) if at is None else CriteriaError(*at, "topology.links", what)',
+        "return ValueError(what)",
+        "criteria for another device count are refused without their FILE:LINE",
+        ("tests/cli/test_exitstatus.py",),
     ),
 ]

@@ -13,4 +13,12 @@ MUTANTS: list[Mutant] = [
         "the simulated fleet ignores the security it is given",
         ("tests/fleet/test_simulated.py::test_a_survey_over_tls_on_loopback",),
     ),
+    M(
+        "fleet.simulated.degrade_device_unchecked",
+        "fleet/simulated.py",
+        "    if devices is not None and max(src, dst) >= devices:",
+        "    if False:",
+        "fleet --degrade naming a device the preset lacks surveys a healthy fleet",
+        ("tests/cli/test_cmd_fleet.py",),
+    ),
 ]

@@ -22,17 +22,17 @@ MUTANTS: list[Mutant] = [
     M(
         "patterns.testfile.newer_schema_read",
         "patterns/testfile.py",
-        "if version > TEST_FILE_SCHEMA_VERSION:",
-        "if version > TEST_FILE_SCHEMA_VERSION + 1:",
+        "if file.schema_version > TEST_FILE_SCHEMA_VERSION:",
+        "if file.schema_version > TEST_FILE_SCHEMA_VERSION + 1:",
         "a newer test file is read as if this release knew it",
         TESTS,
     ),
     M(
         "patterns.testfile.wrong_line",
         "patterns/testfile.py",
-        "first = starts[k] if k < len(starts) else 1",
-        "first = 1",
-        "errors point at the top of the file, not the test",
+        'raise doc.fail(("test", k, "transfers", i), str(exc)) from None',
+        'raise doc.fail(("test", 0, "transfers", i), str(exc)) from None',
+        "a bad transfer of the second test is reported in the first",
         TESTS,
     ),
 ]

@@ -30,7 +30,6 @@ MUTANTS: list[Mutant] = [
         (
             "tests/measure/test_sweep.py",
             "tests/sim/test_engine.py",
-            "tests/topology/test_checks.py",
             "tests/sim/test_routes.py",
             "tests/test_terminal.py",
         ),

@@ -19,8 +19,8 @@ MUTANTS: list[Mutant] = [
     M(
         "run.meta.run_meta_unchecked",
         "run/meta.py",
-        '            if not f.metadata["test"](value):',
-        "            if False:",
+        "        check(values, RunFields)  # a wrong type: one line naming the field",
+        "        pass",
         ("a damaged run.json reaches the readers (no field of RunMeta is checked)"),
         (
             "tests/measure/test_sweep.py",

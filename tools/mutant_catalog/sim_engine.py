@@ -8,7 +8,7 @@ from tools.mutant_catalog.base import M, Mutant
 TESTS = (
     "tests/sim/test_engine.py",
     "tests/measure/test_sweep.py",
-    "tests/topology/test_checks.py",
+    "tests/topology/test_presets.py",
     "tests/sim/test_routes.py",
     "tests/test_terminal.py",
 )

@@ -14,7 +14,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/sim/test_engine.py",
             "tests/measure/test_sweep.py",
-            "tests/topology/test_checks.py",
+            "tests/topology/test_presets.py",
             "tests/sim/test_routes.py",
             "tests/test_terminal.py",
             "tests/runtime/test_errors.py",

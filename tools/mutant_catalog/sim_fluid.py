@@ -14,7 +14,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/measure/test_sweep.py",
             "tests/sim/test_engine.py",
-            "tests/topology/test_checks.py",
+            "tests/topology/test_presets.py",
             "tests/sim/test_routes.py",
             "tests/test_terminal.py",
         ),

@@ -9,7 +9,7 @@ TESTS = (
     "tests/sim/test_routes.py",
     "tests/measure/test_sweep.py",
     "tests/sim/test_engine.py",
-    "tests/topology/test_checks.py",
+    "tests/topology/test_presets.py",
     "tests/test_terminal.py",
 )
 
