@@ -347,7 +347,8 @@ exit status:
         default="table",
         help="table (default): ratio matrix, points below and verdict; json",
     )
-    p.add_argument(
+    server = p.add_mutually_exclusive_group()  # one server: both at once is exit 2
+    server.add_argument(
         "--against-preset",
         default=None,
         metavar="NAME",
@@ -361,7 +362,7 @@ exit status:
         metavar="DIR",
         help="write a ratio heatmap PNG per case into DIR (default: none)",
     )
-    p.add_argument(
+    server.add_argument(
         "--topology",
         type=Path,
         default=None,
