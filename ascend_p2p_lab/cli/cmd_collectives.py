@@ -293,6 +293,8 @@ def compare_collectives_cmd(
                     {
                         "collectives": rows,
                         "predicted_from": source,
+                        "server": topo.name,
+                        "criteria_source": f"prediction from the {source}",
                         "threshold": threshold,
                         "below": int(below.sum()),
                         "exit_status": status,
@@ -302,6 +304,7 @@ def compare_collectives_cmd(
             )
         else:
             print(f"{run.meta.run_id} ({run.meta.backend}) against the {source}")
+            print(f"server {topo.name}; criteria: the prediction from the {source}")
             print(compare_text(table, threshold))
             print(
                 f"\n{'BELOW' if status else 'OK'}: {int(below.sum())} of {len(table)} "

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..comparison import KEYS, REASONS, check_threshold, compare, ratio_grid, to_json, unmatched
+from ..comparison import KEYS, REASONS, check_threshold, compare, ratio_grid, to_dict, unmatched
 from ..measure import SweepSpec, sweep_run
 from ..patterns.cards import cards_of
 from ..results import place_cards
@@ -36,6 +37,7 @@ from ..units import format_size
 from .cmd_collectives import compare_collectives_cmd, has_collectives
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import subcommand
+from .server import UNNAMED, server_of
 
 #: The command this module adds and runs.
 NAME = "compare"
@@ -79,15 +81,34 @@ def run(args: argparse.Namespace) -> int:
     missing = unmatched(baseline, run)
     if result.empty:
         raise UsageError(f"the runs have no measured point in common ({_reasons(missing)})")
+    named = _named(args, baseline, run, base_dir)
     with past_input_checks():
         if args.format == "json":
-            print(to_json(result, missing))
+            print(json.dumps({**to_dict(result, missing), **named}, indent=2, allow_nan=False))
         else:
+            print(f"server {named['server']}; criteria: {named['criteria_source']}")
             _print_table(result, missing)
         if args.out is not None:
             _write_figures(result, args.out, quiet=args.format == "json")
         sys.stdout.flush()
         return EXIT_FAILED if result["below"].any() else EXIT_OK
+
+
+def _named(args: argparse.Namespace, baseline: Any, run: Any, base_dir: Path | None) -> dict:
+    """The server a comparison is of and what it judges against, in words (``server``,
+    ``criteria_source``): the preset re-run, or BASELINE's folder at --threshold."""
+    if args.against_preset is not None:
+        seed = baseline.meta.seed
+        return {
+            "server": f"{args.against_preset} (preset)",
+            "criteria_source": f"RUN's plan simulated on preset {args.against_preset} "
+            f"(seed {seed}) x threshold {args.threshold:g}",
+        }
+    server = server_of(run.meta) or server_of(baseline.meta) or UNNAMED
+    return {
+        "server": server,
+        "criteria_source": f"baseline {base_dir} x threshold {args.threshold:g}",
+    }
 
 
 def same_run(baseline: Any, run: Any, base_dir: Path, run_dir: Path) -> str | None:
