@@ -37,7 +37,7 @@ from typing import Any
 import pandas as pd
 
 from ..run import Run
-from ..schema import HOST_PATTERNS, HOST_TO_DEVICE
+from ..schema import CARD_PATTERNS, HOST_PATTERNS, HOST_TO_DEVICE
 from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
@@ -243,6 +243,20 @@ def _check_fittable(frame: pd.DataFrame, host: dict[str, Fit], topology: Topolog
     if has_pair_copies(frame):
         return
     if not host:
+        ok = frame["error_kind"].isna() if "error_kind" in frame else True
+        kinds = sorted(set(frame.loc[ok, "pattern"].dropna().astype(str)))
+        if kinds and set(kinds) <= set(CARD_PATTERNS):
+            raise CalibrationError(
+                f"the run holds {len(frame)} card-level rows (ascend-dmi -m card) and no "
+                "device pair: a card's total cannot be split into its links; calibrate "
+                "from a device x device capture or a sweep"
+            )
+        if kinds or (frame["operation"].notna().any() if "operation" in frame else False):
+            said = ", ".join(kinds) or "collective"
+            raise CalibrationError(
+                f"the run holds {said} rows and no device-to-device pair, latency, h2d or "
+                "d2h copy: nothing calibrate fits links from"
+            )
         raise CalibrationError(
             "the run has no successful copies to fit (device-to-device pairs, latency, h2d or d2h)"
         )
