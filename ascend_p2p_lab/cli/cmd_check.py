@@ -34,6 +34,7 @@ from ..run.folder import check_out_dir, check_out_file, load, save
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from ..topology import load_preset
 from ..vocab import DEFAULT_PRESET, US_PER_MS
+from .cmd_collectives import has_collectives
 from .cmd_criteria import checked_fraction
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import add_backend, add_progress, add_samples, subcommand
@@ -200,14 +201,23 @@ def _own_server(run: Any, folder: Path) -> Any:
 
 
 def _collectives_only(run: Any, folder: Path) -> None:
-    """A run of collectives only (an hccl_test import, a ``collectives`` run): the
-    preset's model bounds copies, not collectives; say which criteria judge them."""
+    """A run the preset's copy model cannot judge, refused saying which criteria can: one
+    of collectives only (an hccl_test import), or an ascend-dmi --dg diagnosis (values
+    without a copy size)."""
     rows = run.samples
-    if len(rows) and rows["pattern"].isna().all() and rows["operation"].notna().any():
+    if not len(rows) or rows["pattern"].notna().any():
+        return
+    if "threshold_GBps" in rows and rows["threshold_GBps"].notna().any():
+        raise UsageError(
+            f"--run {folder}: the run holds an ascend-dmi --dg diagnosis (values without a "
+            "copy size or pattern): nothing check --run can judge; its thresholds are "
+            "criteria for a measured check (criteria --from-dmi-diagnosis FILE --preset NAME)"
+        )
+    if has_collectives(run):
         raise UsageError(
             f"--run {folder}: the run holds only collectives, which a preset's copy model "
-            "does not bound; write collective criteria (criteria --collectives OP,... --preset "
-            "NAME --out FILE) and give --criteria FILE"
+            "does not bound; write collective criteria (criteria --collectives OP,... "
+            "--preset NAME --out FILE) and give --criteria FILE"
         )
 
 

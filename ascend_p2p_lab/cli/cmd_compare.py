@@ -273,6 +273,20 @@ def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
     print(f"\n{verdict}{extra}")
 
 
+def _ends(r: Any) -> str:
+    """The ends of a listed point: ``src -> dst``, ``host`` for a host copy's other end,
+    a group's own words (``0,1->2,3``) for a card or fan-out, never ``<NA>``.
+
+    Example:
+        >>> from types import SimpleNamespace as R
+        >>> _ends(R(src=pd.NA, dst=0, group=None)), _ends(R(src=pd.NA, dst=pd.NA, group="0,1->2,3"))
+        ('host -> 0', '0,1->2,3')
+    """
+    if pd.isna(r.src) and pd.isna(r.dst):
+        return str(r.group) if isinstance(r.group, str) else "-"
+    return " -> ".join("host" if pd.isna(d) else str(d) for d in (r.src, r.dst))
+
+
 def _print_below(result: pd.DataFrame, threshold: float) -> None:
     below = result[result["below"]].sort_values(["ratio", "src", "dst", "size_bytes"])
     if below.empty:
@@ -286,7 +300,7 @@ def _print_below(result: pd.DataFrame, threshold: float) -> None:
         )
         case = "" if r.pattern == PAIR_PATTERN else f"  {r.pattern}"
         print(
-            f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
+            f"  {_ends(r)}  {r.direction}  peer {r.peer} ({r.path})  "
             f"{format_size(int(r.size_bytes))}  {what}{case}"
         )
     if len(below) > MAX_LISTED:
@@ -301,7 +315,7 @@ def _print_unmatched(missing: pd.DataFrame) -> None:
     missing = missing[missing["reason"] != "measured_in_neither"]
     for r in missing.head(MAX_LISTED).itertuples(index=False):
         print(
-            f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
+            f"  {_ends(r)}  {r.direction}  peer {r.peer} ({r.path})  "
             f"{format_size(int(r.size_bytes))}  {REASONS[r.reason]}"
         )
     if len(missing) > MAX_LISTED:

@@ -18,7 +18,7 @@ from typing import Any
 from ..topology import list_presets
 
 #: What a run names when it names no server.
-UNNAMED = "no server named"
+UNNAMED = "not named (neither run names one)"
 
 
 def preset_named(meta: Any) -> str | None:

@@ -68,9 +68,10 @@ def _topology(capture: Capture) -> Any:
     from ..topology import NpuSmiParseError, parse_npu_smi_topo
 
     try:
-        return parse_npu_smi_topo(capture.text, name=capture.path.stem)
-    except NpuSmiParseError as exc:
-        raise ImportInputError(str(capture.path), f"topology: {exc}") from None
+        return parse_npu_smi_topo(capture.text, name=capture.path.stem, source=str(capture.path))
+    except NpuSmiParseError as exc:  # FILE:LINE: why, as every reader says it
+        where, _, what = str(exc).partition(": ")
+        raise ImportInputError(where, f"topology capture: {what}") from None
 
 
 def _source(capture: Capture, parsed: Parsed | None, kind: str) -> dict[str, Any]:
