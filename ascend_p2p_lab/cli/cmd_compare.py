@@ -104,7 +104,10 @@ def _named(args: argparse.Namespace, baseline: Any, run: Any, base_dir: Path | N
             "criteria_source": f"RUN's plan simulated on preset {args.against_preset} "
             f"(seed {seed}) x threshold {args.threshold:g}",
         }
-    server = server_of(run.meta) or server_of(baseline.meta) or UNNAMED
+    own, base = server_of(run.meta), server_of(baseline.meta)
+    server = own or base or UNNAMED
+    if own and base and own != base:  # two servers: both said
+        server = f"{own}, BASELINE on {base}"
     return {
         "server": server,
         "criteria_source": f"baseline {base_dir} x threshold {args.threshold:g}",
