@@ -243,7 +243,7 @@ def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
     """The ratio matrix of each case at its largest size, the points below, the verdict."""
     meta = result.attrs["comparison"]
     threshold = meta["threshold"]
-    pairs = len(result[["src", "dst"]].drop_duplicates())
+    pairs = len(result[["src", "dst", "group"]].astype(object).drop_duplicates())  # cards too
     print(
         f"run      {meta['run_id']} ({meta['run_source']})\n"
         f"baseline {meta['baseline_run_id']} ({meta['baseline_source']})\n"
