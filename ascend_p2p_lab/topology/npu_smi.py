@@ -131,7 +131,7 @@ def _binary(name: str, lineno: int, why: str) -> NpuSmiParseError:
 
     Example:
         >>> str(_binary("picture.png", 1, "a NUL byte")).split(";")[0]
-        'picture.png: line 1: not text (a NUL byte)'
+        'picture.png:1: not text (a NUL byte)'
     """
     return NpuSmiParseError(
         f"{name}:{lineno}: not text ({why}); give npu-smi info -t topo output or a TOML topology"
