@@ -418,8 +418,8 @@ BELOW_FIELDS = [
 def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> dict[str, Any]:
     """The verdict as plain data (NaN as None): ``below`` (:data:`BELOW_FIELDS` of each
     point below the threshold, lowest ratio first), ``pairs_compared`` (distinct
-    ``src -> dst``), ``points_compared`` (rows), ``threshold``, ``baseline_run_id``,
-    ``run_id``, where each run's numbers come from, and with ``missing`` (what
+    ``src -> dst``, a card pair's group), ``points_compared`` (rows), ``threshold``,
+    ``baseline_run_id``, ``run_id``, where each run's numbers come from, and with ``missing`` (what
     :func:`unmatched` returns) the ``unmatched`` points.
 
     Example:
@@ -434,7 +434,8 @@ def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> di
         "run_id": meta.get("run_id"),
         "baseline_source": meta.get("baseline_source"),
         "run_source": meta.get("run_source"),
-        "pairs_compared": len(comparison[["src", "dst"]].drop_duplicates()),
+        # a card pair's ends are its group (its src and dst are empty)
+        "pairs_compared": len(comparison[["src", "dst", "group"]].astype(object).drop_duplicates()),
         "points_compared": len(comparison),
         "below": _records(below, BELOW_FIELDS),
     }

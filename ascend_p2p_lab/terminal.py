@@ -70,7 +70,9 @@ def _print_values(run: Any) -> None:
     ]
     note = "; transfer '-' is the aggregate of all over one window" if tests else ""
     print(f"\nvalues of each copy set (median over samples at the largest size measured{note}):")
-    print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.1f}", na_rep="-"))
+    print(
+        _words(table[shown]).to_string(index=False, float_format=lambda v: f"{v:.1f}", na_rep="-")
+    )
 
 
 def print_matrices(run: Any) -> None:
@@ -252,7 +254,7 @@ def print_summary(
             lat = fits.groupby(keys, dropna=False)["latency_us"].median().rename("latency_us")
             agg = agg.merge(_keyed(lat, agg, keys), on=keys, how="left")
         print(f"\nat {format_size(top)} (median over samples, then over pairs):")
-        print(agg.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+        print(_words(agg).to_string(index=False, float_format=lambda v: f"{v:.1f}"))
     _print_collectives(rows)
     if matrices:
         print_matrices(run)
@@ -359,6 +361,24 @@ def _print_stop(meta: RunMeta) -> None:
         )
 
 
+def _words(table: Any) -> Any:
+    """The table with its empty words (a link an import does not name) shown as ``-``,
+    as its empty numbers are, never ``<NA>``.
+
+    Example:
+        >>> import pandas as pd
+        >>> _words(pd.DataFrame({"link": pd.Series([pd.NA], dtype="string")}))["link"].tolist()
+        ['-']
+    """
+    import pandas as pd
+
+    out = table.copy()
+    for col in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[col]):
+            out[col] = out[col].astype(object).where(out[col].notna(), "-")
+    return out
+
+
 def _print_latency(rows: Any) -> None:
     """The latency pattern's time per copy at its smallest size, per case and link."""
     if not len(rows) or "latency_us" not in rows:
@@ -375,7 +395,7 @@ def _print_latency(rows: Any) -> None:
         .reset_index()
     )
     print(f"\nlatency per copy at {format_size(small)} (median over samples, then over pairs):")
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    print(_words(table).to_string(index=False, float_format=lambda v: f"{v:.1f}"))
 
 
 def _text(value: Any) -> str:

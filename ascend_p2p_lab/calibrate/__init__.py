@@ -37,7 +37,7 @@ from typing import Any
 import pandas as pd
 
 from ..run import Run
-from ..schema import HOST_PATTERNS, HOST_TO_DEVICE
+from ..schema import CARD_PATTERNS, HOST_PATTERNS, HOST_TO_DEVICE
 from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
@@ -237,11 +237,48 @@ def _cpu_affinity(frame: pd.DataFrame, n: int, topology: Topology | None) -> tup
     return tuple(found.get(i, "") for i in range(n)) if found else ()
 
 
+def held(frame: pd.DataFrame) -> str:
+    """What a run's rows are, in words, when they are no copy of a known kind: card
+    totals, a diagnosis's values, collectives, or the patterns they name.
+
+    Example:
+        >>> held(pd.DataFrame({"pattern": [None], "operation": ["p2p"],
+        ...                    "threshold_GBps": [20.0]}))
+        'ascend-dmi --dg diagnosis rows (values without a copy size)'
+    """
+    if "threshold_GBps" in frame and frame["threshold_GBps"].notna().any():
+        return "ascend-dmi --dg diagnosis rows (values without a copy size)"
+    kinds = sorted(set(frame["pattern"].dropna().astype(str)))
+    if kinds and set(kinds) <= set(CARD_PATTERNS):
+        return f"{len(frame)} card-level rows (ascend-dmi -m card) and no device pair"
+    if kinds:
+        return f"{', '.join(kinds)} rows"
+    return "collective rows" if frame["operation"].notna().any() else "no rows"
+
+
 def _check_fittable(frame: pd.DataFrame, host: dict[str, Fit], topology: Topology | None) -> None:
-    """CalibrationError when the run gives nothing to fit, or host copies alone and no
-    server to take the link classes' figures from."""
+    """CalibrationError when the run gives nothing to fit (saying what it holds), or
+    host copies alone and no server to take the link classes' figures from."""
     if has_pair_copies(frame):
         return
+    ok = frame["error_kind"].isna() if "error_kind" in frame else True
+    host_rows = bool(frame.loc[ok, "pattern"].isin(HOST_PATTERNS).any())
+    if not host_rows and (topology is None or not host):
+        what = held(frame[ok])
+        if what.startswith(("no rows", "h2d", "d2h")):
+            raise CalibrationError(
+                "the run has no successful copies to fit (device-to-device pairs, "
+                "latency, h2d or d2h)"
+            )
+        if "card-level" in what:
+            raise CalibrationError(
+                f"the run holds {what}: a card's total cannot be split into its links; "
+                "calibrate from a device x device capture or a sweep"
+            )
+        raise CalibrationError(
+            f"the run holds {what} and no device-to-device pair, latency, h2d or d2h "
+            "copy: nothing calibrate fits links from"
+        )
     if not host:
         raise CalibrationError(
             "the run has no successful copies to fit (device-to-device pairs, latency, h2d or d2h)"

@@ -26,6 +26,7 @@ from ..terminal import EXIT_OK
 from ..topology import load_preset, topology_from_toml_text
 from .exitstatus import UsageError, past_input_checks
 from .options import subcommand
+from .server import server_given, server_of
 from .session import load_topology
 
 #: The command this module adds and runs.
@@ -53,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         f for figs in (cal.server, cal.host_figures, *cal.classes.values()) for f in figs.values()
     ]
     n_fit = sum(f.fitted for f in fitted)
+    server = server_given(args, topology) or server_of(run.meta) or "the run's own link classes"
+    print(f"server {server}; fitted from: {cal.origin}")
     print(
         f"wrote {out}: {n_fit} figures fitted from {cal.origin}, "
         f"{len(fitted) - n_fit} not measured there (each says so in its comment)"

@@ -32,11 +32,13 @@ from ..check.plan import CHECK_WARMUP
 from ..measure.spec import parse_devices
 from ..run.folder import check_out_dir, check_out_file, load, save
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from ..topology import list_presets, load_preset
+from ..topology import load_preset
 from ..vocab import DEFAULT_PRESET, US_PER_MS
+from .cmd_collectives import has_collectives
 from .cmd_criteria import checked_fraction
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import add_backend, add_progress, add_samples, subcommand
+from .server import no_server, preset_named, server_given, server_of
 from .session import load_topology, run_session
 
 #: The command this module adds and runs.
@@ -144,49 +146,79 @@ def _outputs(args: argparse.Namespace) -> None:
         check_out_file(args.out / "check.json", "--out")
 
 
-def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
-    """The criteria file, or the server's preset's model x --fraction (before device work)."""
+def _criteria(args: argparse.Namespace, run: Any = None) -> tuple[Any, str]:
+    """The criteria file, or the server's preset's model x --fraction (before device
+    work), and the server judged on, in words."""
     fraction = checked_fraction(args.fraction)
+    topo = load_topology(args.topology)
+    given = server_given(args, topo)
     if args.criteria is not None:
-        return load_criteria(args.criteria)
+        criteria = load_criteria(args.criteria)
+        if args.run is not None:
+            named = server_of(run.meta)
+            return criteria, given or named or f"the {criteria.device_count}-device server " + (
+                "the criteria describe"
+            )
+        return criteria, given or f"{DEFAULT_PRESET} (preset, the default)"
     if args.run is not None:  # the model at the size the run measured its copies at
+        _collectives_only(run, args.run)
         size = judged_size(run.samples)
-        topo = (
-            load_topology(args.topology)
-            if args.topology is not None
-            else load_preset(args.preset)
-            if args.preset is not None
-            else _own_server(run, args.run)
-        )
-        return criteria_from_preset(
+        if topo is None:
+            topo = (
+                load_preset(args.preset) if args.preset is not None else _own_server(run, args.run)
+            )
+        criteria = criteria_from_preset(
             topo.name, fraction=fraction, topology=topo, **({} if size is None else {"size": size})
         )
+        return criteria, given or server_of(run.meta) or topo.name
     if args.backend == "acl" and args.preset is None:
         raise UsageError(
             "--backend acl: give --criteria FILE (or --preset NAME for its model's numbers)"
         )
-    if args.topology is not None:
-        topo = load_topology(args.topology)
-        return criteria_from_preset(topo.name, fraction=fraction, topology=topo)
-    return criteria_from_preset(load_preset(args.preset or DEFAULT_PRESET).name, fraction=fraction)
+    if topo is not None:
+        return criteria_from_preset(topo.name, fraction=fraction, topology=topo), str(given)
+    name = load_preset(args.preset or DEFAULT_PRESET).name
+    default = "" if args.preset else ", the default"
+    return criteria_from_preset(name, fraction=fraction), f"{name} (preset{default})"
 
 
 def _own_server(run: Any, folder: Path) -> Any:
-    """The preset a run names (``preset``, else a ``topology`` that is a preset's name),
-    else the default preset when the run's device count fits it: the server a ``check
-    --run`` without --preset/--topology judges the run on."""
-    meta = run.meta
-    named = next((p for p in (meta.preset, meta.topology) if p in list_presets()), None)
-    if named is not None:
-        return load_preset(named)
-    default = load_preset(DEFAULT_PRESET)
-    if meta.device_count not in (None, default.device_count):
+    """The preset a run names (``preset``, else a ``topology`` that is a preset's name):
+    the server a ``check --run`` without --preset/--topology judges the run on; a run that
+    names none is refused (exit 2), never judged on a default server."""
+    named = preset_named(run.meta)
+    if named is None:
         raise UsageError(
-            f"--run {folder}: the run names no preset and has "
-            f"{meta.device_count} devices ({DEFAULT_PRESET} has "
-            f"{default.device_count}); give --preset or --topology"
+            no_server(
+                folder,
+                run.meta,
+                "--run",
+                "give check --run the server it ran on: --preset NAME or --topology FILE "
+                "(or --criteria FILE)",
+            )
         )
-    return default
+    return load_preset(named)
+
+
+def _collectives_only(run: Any, folder: Path) -> None:
+    """A run the preset's copy model cannot judge, refused saying which criteria can: one
+    of collectives only (an hccl_test import), or an ascend-dmi --dg diagnosis (values
+    without a copy size)."""
+    rows = run.samples
+    if not len(rows) or rows["pattern"].notna().any():
+        return
+    if "threshold_GBps" in rows and rows["threshold_GBps"].notna().any():
+        raise UsageError(
+            f"--run {folder}: the run holds an ascend-dmi --dg diagnosis (values without a "
+            "copy size or pattern): nothing check --run can judge; its thresholds are "
+            "criteria for a measured check (criteria --from-dmi-diagnosis FILE --preset NAME)"
+        )
+    if has_collectives(run):
+        raise UsageError(
+            f"--run {folder}: the run holds only collectives, which a preset's copy model "
+            "does not bound; write collective criteria (criteria --collectives OP,... "
+            "--preset NAME --out FILE) and give --criteria FILE"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -199,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
                 "check --run measures nothing"
             )
         return _check_run(args)
-    criteria = _criteria(args)
+    criteria, _ = _criteria(args)
 
     def work(rt: Any) -> int:  # run_check refuses criteria for another device count (2)
         devices = parse_devices(args.devices or "all", rt.device_count)
@@ -213,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
             min_sample_us=args.min_sample_ms * US_PER_MS,
         )
         with past_input_checks():
-            return _emit(result, args, criteria)
+            return _emit(result, args, criteria, measured_server(result.measured.run.meta))
 
     return run_session(args, work)
 
@@ -221,23 +253,41 @@ def run(args: argparse.Namespace) -> int:
 def _check_run(args: argparse.Namespace) -> int:
     """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
     run = load(args.run)
-    criteria = _criteria(args, run)
+    criteria, server = _criteria(args, run)
     devices = None if args.devices is None else parse_devices(args.devices, criteria.device_count)
     result = check_run(run, criteria, devices)
     with past_input_checks():
-        return _emit(result, args, criteria)
+        return _emit(result, args, criteria, server)
 
 
-def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
+def measured_server(meta: Any) -> str:
+    """The server a check measured, in words: the simulated preset or topology, else the
+    device pyACL opened."""
+    return server_of(meta) or (
+        f"{meta.soc_name or 'the server'} on {meta.hostname or 'this host'} ({meta.backend})"
+    )
+
+
+def criteria_source(criteria: Any) -> str:
+    """Where a check's criteria come from, in words: the file, or how they were made."""
+    path = criteria.meta.get("path")
+    return f"file {path}" if path else criteria.source or criteria.name
+
+
+def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> int:
     items, lost = result.items, result.points_lost
+    source = criteria_source(criteria)
     extra = {
         "criteria": criteria.meta.get("path") or criteria.name,
+        "server": server,
+        "criteria_source": source,
         "interrupted": result.measured.interrupted,
         "failed": result.measured.failed,
     }
     if args.format == "json":
         print(json.dumps(to_json(items, lost, **extra), indent=2))
     else:
+        print(f"server {server}; criteria: {source}")
         print(table_text(items, lost, only_failing=args.failing, failed=result.measured.failed))
     if args.junit_xml is not None:
         args.junit_xml.write_text(junit_xml(items, lost, result.measured.failed))

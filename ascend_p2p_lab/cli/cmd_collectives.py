@@ -263,8 +263,9 @@ def _links_of(args: argparse.Namespace, base_dir: Path | None) -> tuple[Any, Any
         topo = load_preset(str(name))
     else:
         raise UsageError(
-            f"{base_dir}: names no preset for the server's topology ({name}); "
-            "give its --topology FILE, or compare with --against-preset NAME"
+            f"{base_dir}: "
+            + (f"names no preset for the server's topology ({name})" if name else "names no server")
+            + "; give its --topology FILE, or compare with --against-preset NAME"
         )
     try:
         model = links_model(baseline.samples, topo)
@@ -294,6 +295,8 @@ def compare_collectives_cmd(
                     {
                         "collectives": rows,
                         "predicted_from": source,
+                        "server": topo.name,
+                        "criteria_source": f"prediction from the {source}",
                         "threshold": threshold,
                         "below": int(below.sum()),
                         "exit_status": status,
@@ -302,6 +305,7 @@ def compare_collectives_cmd(
                 )
             )
         else:
+            print(f"server {topo.name}; criteria: the prediction from the {source}")
             print(f"{run.meta.run_id} ({run.meta.backend}) against the {source}")
             print(compare_text(table, threshold))
             print(

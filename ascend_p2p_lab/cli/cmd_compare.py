@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..comparison import KEYS, REASONS, check_threshold, compare, ratio_grid, to_json, unmatched
+from ..comparison import KEYS, REASONS, check_threshold, compare, ratio_grid, to_dict, unmatched
 from ..measure import SweepSpec, sweep_run
 from ..patterns.cards import cards_of
 from ..results import place_cards
@@ -36,6 +37,7 @@ from ..units import format_size
 from .cmd_collectives import compare_collectives_cmd, has_collectives
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import subcommand
+from .server import UNNAMED, server_of
 
 #: The command this module adds and runs.
 NAME = "compare"
@@ -79,15 +81,37 @@ def run(args: argparse.Namespace) -> int:
     missing = unmatched(baseline, run)
     if result.empty:
         raise UsageError(f"the runs have no measured point in common ({_reasons(missing)})")
+    named = _named(args, baseline, run, base_dir)
     with past_input_checks():
         if args.format == "json":
-            print(to_json(result, missing))
+            print(json.dumps({**to_dict(result, missing), **named}, indent=2, allow_nan=False))
         else:
+            print(f"server {named['server']}; criteria: {named['criteria_source']}")
             _print_table(result, missing)
         if args.out is not None:
             _write_figures(result, args.out, quiet=args.format == "json")
         sys.stdout.flush()
         return EXIT_FAILED if result["below"].any() else EXIT_OK
+
+
+def _named(args: argparse.Namespace, baseline: Any, run: Any, base_dir: Path | None) -> dict:
+    """The server a comparison is of and what it judges against, in words (``server``,
+    ``criteria_source``): the preset re-run, or BASELINE's folder at --threshold."""
+    if args.against_preset is not None:
+        seed = baseline.meta.seed
+        return {
+            "server": f"{args.against_preset} (preset)",
+            "criteria_source": f"RUN's plan simulated on preset {args.against_preset} "
+            f"(seed {seed}) x threshold {args.threshold:g}",
+        }
+    own, base = server_of(run.meta), server_of(baseline.meta)
+    server = own or base or UNNAMED
+    if own and base and own != base:  # two servers: both said
+        server = f"{own}, BASELINE on {base}"
+    return {
+        "server": server,
+        "criteria_source": f"baseline {base_dir} x threshold {args.threshold:g}",
+    }
 
 
 def same_run(baseline: Any, run: Any, base_dir: Path, run_dir: Path) -> str | None:
@@ -219,7 +243,7 @@ def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
     """The ratio matrix of each case at its largest size, the points below, the verdict."""
     meta = result.attrs["comparison"]
     threshold = meta["threshold"]
-    pairs = len(result[["src", "dst"]].drop_duplicates())
+    pairs = len(result[["src", "dst", "group"]].astype(object).drop_duplicates())  # cards too
     print(
         f"run      {meta['run_id']} ({meta['run_source']})\n"
         f"baseline {meta['baseline_run_id']} ({meta['baseline_source']})\n"
@@ -252,6 +276,20 @@ def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
     print(f"\n{verdict}{extra}")
 
 
+def _ends(r: Any) -> str:
+    """The ends of a listed point: ``src -> dst``, ``host`` for a host copy's other end,
+    a group's own words (``0,1->2,3``) for a card or fan-out, never ``<NA>``.
+
+    Example:
+        >>> from types import SimpleNamespace as R
+        >>> _ends(R(src=pd.NA, dst=0, group=None)), _ends(R(src=pd.NA, dst=pd.NA, group="0,1->2,3"))
+        ('host -> 0', '0,1->2,3')
+    """
+    if pd.isna(r.src) and pd.isna(r.dst):
+        return str(r.group) if isinstance(r.group, str) else "-"
+    return " -> ".join("host" if pd.isna(d) else str(d) for d in (r.src, r.dst))
+
+
 def _print_below(result: pd.DataFrame, threshold: float) -> None:
     below = result[result["below"]].sort_values(["ratio", "src", "dst", "size_bytes"])
     if below.empty:
@@ -265,7 +303,7 @@ def _print_below(result: pd.DataFrame, threshold: float) -> None:
         )
         case = "" if r.pattern == PAIR_PATTERN else f"  {r.pattern}"
         print(
-            f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
+            f"  {_ends(r)}  {r.direction}  peer {r.peer} ({r.path})  "
             f"{format_size(int(r.size_bytes))}  {what}{case}"
         )
     if len(below) > MAX_LISTED:
@@ -280,7 +318,7 @@ def _print_unmatched(missing: pd.DataFrame) -> None:
     missing = missing[missing["reason"] != "measured_in_neither"]
     for r in missing.head(MAX_LISTED).itertuples(index=False):
         print(
-            f"  {r.src} -> {r.dst}  {r.direction}  peer {r.peer} ({r.path})  "
+            f"  {_ends(r)}  {r.direction}  peer {r.peer} ({r.path})  "
             f"{format_size(int(r.size_bytes))}  {REASONS[r.reason]}"
         )
     if len(missing) > MAX_LISTED:
@@ -347,7 +385,8 @@ exit status:
         default="table",
         help="table (default): ratio matrix, points below and verdict; json",
     )
-    p.add_argument(
+    server = p.add_mutually_exclusive_group()  # one server: both at once is exit 2
+    server.add_argument(
         "--against-preset",
         default=None,
         metavar="NAME",
@@ -361,7 +400,7 @@ exit status:
         metavar="DIR",
         help="write a ratio heatmap PNG per case into DIR (default: none)",
     )
-    p.add_argument(
+    server.add_argument(
         "--topology",
         type=Path,
         default=None,

@@ -34,6 +34,11 @@ NAME = "dashboard"
 
 #: The notebook Voilà serves.
 APP_NOTEBOOK = Path(__file__).resolve().parent.parent / "widgets" / "dashboard_app.ipynb"
+#: The folder on JUPYTER_PATH holding the page's Voila template (voila/templates/TEMPLATE):
+#: Voila's lab page without the stylesheets it asks a CDN for.
+TEMPLATES = APP_NOTEBOOK.parent
+#: The template's name.
+TEMPLATE = "ascend"
 #: Only this machine can reach the server.
 HOST = "127.0.0.1"
 #: Seconds Voilà waits for a kernel to start (a busy 2-core machine needs more than 60).
@@ -60,6 +65,7 @@ def voila_command(port: int, python: str = sys.executable) -> list[str]:
         "voila",
         str(APP_NOTEBOOK),
         "--no-browser",
+        f"--template={TEMPLATE}",
         f"--Voila.ip={HOST}",
         f"--Voila.port={port}",
         "--Voila.port_retries=0",
@@ -82,6 +88,8 @@ def server_env(
     ):
         if value is not None:
             env[name] = value
+    paths = [str(TEMPLATES), *(p for p in env.get("JUPYTER_PATH", "").split(os.pathsep) if p)]
+    env["JUPYTER_PATH"] = os.pathsep.join(paths)  # the page's template: nothing from a CDN
     root = APP_NOTEBOOK.parent.parent.parent
     if root.name not in ("site-packages", "dist-packages"):
         parts = [str(root), *(p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)]

@@ -15,8 +15,8 @@ from typing import Any
 from .. import measure  # measure.probe read when called (tests plant faults in it)
 from ..measure.probe import device_naming
 from ..run import Run
-from ..terminal import EXIT_INTERRUPTED, EXIT_OK, print_grid
-from .exitstatus import past_input_checks
+from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, print_grid
+from .exitstatus import EXIT_USAGE, past_input_checks
 from .options import add_backend, add_format, subcommand
 from .session import run_session
 
@@ -123,8 +123,19 @@ def run(args: argparse.Namespace) -> int:
     return run_session(args, work)
 
 
+PROBE_EPILOG = f"""\
+exit status:
+  {EXIT_OK}    the peer-access and link-class matrices were printed
+  {EXIT_FAILED}    a pyACL call failed or a device was lost, or an internal error (one line;
+       the traceback goes to a file)
+  {EXIT_USAGE}    bad input (arguments, a topology file: FILE:LINE: why)
+  {EXIT_INTERRUPTED}  interrupted with Ctrl-C
+"""
+
+
 def add(sub: Any) -> None:
     """``probe``: the server and the output format."""
     p = subcommand(sub, NAME, "peer-access matrix and link classes of all devices")
+    p.epilog = PROBE_EPILOG
     add_backend(p)
     add_format(p, "the link-class and aclrtDeviceCanAccessPeer matrices")

@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..terminal import print_grid
+from ..terminal import EXIT_FAILED, EXIT_OK, print_grid
+from .exitstatus import EXIT_USAGE
 from .options import add_format, subcommand
 from .session import load_topology
 
@@ -46,9 +47,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+TOPO_EPILOG = f"""\
+exit status:
+  {EXIT_OK}    the link-class matrix was printed (nothing is measured)
+  {EXIT_FAILED}    an internal error (one line; the traceback goes to a file)
+  {EXIT_USAGE}    a file that is neither npu-smi info -t topo text nor a preset TOML
+       (FILE:LINE: why), or no such file
+"""
+
+
 def add(sub: Any) -> None:
     """``topo FILE``: the file and the output format."""
     p = subcommand(sub, NAME, "parse npu-smi info -t topo text")
+    p.epilog = TOPO_EPILOG
     p.add_argument(
         "file", type=Path, help="a file of `npu-smi info -t topo` output, or a preset-schema TOML"
     )

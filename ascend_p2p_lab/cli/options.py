@@ -42,19 +42,21 @@ def subcommand(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
 
 
 def add_backend(p: argparse.ArgumentParser) -> None:
-    """``--backend``, ``--preset``, ``--topology``, ``--seed``: the server to open."""
+    """``--backend``, ``--preset`` | ``--topology`` (one server: both at once is exit 2),
+    ``--seed``: the server to open."""
     p.add_argument(
         "--backend",
         choices=["auto", "acl", "sim"],
         default=None,
         help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim",
     )
-    p.add_argument(
+    server = p.add_mutually_exclusive_group()
+    server.add_argument(
         "--preset",
         default=None,
         help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET); see `presets`",
     )
-    p.add_argument(
+    server.add_argument(
         "--topology",
         type=Path,
         default=None,

@@ -34,7 +34,7 @@ def load_topology(path: Path | None) -> Any:
         return load_topology_file(path)
     if path.stat().st_size > 1 << 20:
         raise UsageError(f"{path}: larger than 1 MiB; not npu-smi output")
-    return parse_npu_smi_topo(path.read_bytes(), name=path.stem)
+    return parse_npu_smi_topo(path.read_bytes(), name=path.stem, source=str(path))
 
 
 def run_session(

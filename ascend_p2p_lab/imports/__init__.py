@@ -68,9 +68,10 @@ def _topology(capture: Capture) -> Any:
     from ..topology import NpuSmiParseError, parse_npu_smi_topo
 
     try:
-        return parse_npu_smi_topo(capture.text, name=capture.path.stem)
-    except NpuSmiParseError as exc:
-        raise ImportInputError(str(capture.path), f"topology: {exc}") from None
+        return parse_npu_smi_topo(capture.text, name=capture.path.stem, source=str(capture.path))
+    except NpuSmiParseError as exc:  # FILE:LINE: why, as every reader says it
+        where, _, what = str(exc).partition(": ")
+        raise ImportInputError(where, f"topology capture: {what}") from None
 
 
 def _source(capture: Capture, parsed: Parsed | None, kind: str) -> dict[str, Any]:
@@ -156,7 +157,7 @@ def import_dmi(
         )
     rows = [r for p in parsed for r in p.rows]
     if topology is not None:
-        _check_devices(rows, topology, preset or sources[-1]["path"])
+        _check_fit(rows, topology, preset or sources[-1]["path"])
     return to_run(
         rows,
         tool=_tool(DMI_TOOL, parsed),
@@ -202,7 +203,15 @@ def _card_like(rows: list[dict[str, Any]], topology: Any) -> list[str]:
     ]
 
 
-def _check_devices(rows: list[dict[str, Any]], topology: Any, whose: str) -> None:
+#: A device pair may read at most this much above its link's rate on paper before the
+#: capture is taken for another server's (measured figures sit below the paper rate).
+FIT_TOLERANCE = 1.1
+
+
+def _check_fit(rows: list[dict[str, Any]], topology: Any, whose: str) -> None:
+    """ImportInputError (``FILE:LINE``) at the first row that does not fit the server
+    named: a device it lacks, a full matrix of another device (or card) count, a device
+    pair faster than its link on paper."""
     n = topology.device_count
     for row in rows:
         for end in ("src", "dst"):
@@ -213,6 +222,51 @@ def _check_devices(rows: list[dict[str, Any]], topology: Any, whose: str) -> Non
                     f"{row['source_file']}:{row['source_line']}",
                     f"device {dev} is not among the {n} devices of {whose}",
                 )
+    _check_matrices(rows, topology, whose)
+    for row in rows:
+        if row.get("pattern") != PAIR_PATTERNS[0] or row.get("src") is None:
+            continue
+        link = topology.link(int(row["src"]), int(row["dst"]))
+        rate = topology.link_classes[link].nominal_GBps if link in topology.link_classes else None
+        value = row.get("bandwidth_GBps") or (row.get("bidir_total_GBps") or 0) / 2
+        if rate is not None and value > rate * FIT_TOLERANCE:
+            raise ImportInputError(
+                f"{row['source_file']}:{row['source_line']}",
+                f"device pair {row['src']}->{row['dst']} reads {value:g} GB/s per direction, "
+                f"above its {link} link on {whose} ({rate:g} GB/s on paper): a capture of "
+                "another server, or a card x card matrix (--card)?",
+            )
+
+
+def _check_matrices(rows: list[dict[str, Any]], topology: Any, whose: str) -> None:
+    """A full matrix (every ordered pair of devices, or cards, 0..k-1; k > 2) must be of
+    the server's device (card) count: an 8 x 8 matrix is no 16-device server's."""
+    from ..patterns.cards import cards_of
+    from .runs import link_names
+
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        if (
+            row.get("pattern") in (PAIR_PATTERNS[0], CARD_PATTERNS[0])
+            and row.get("src") is not None
+        ):
+            key = (row["source_file"], row.get("direction"), row["pattern"], row.get("size_bytes"))
+            groups.setdefault(key, []).append(row)
+    for (_, _, pattern, _), part in groups.items():
+        cells = {(int(r["src"]), int(r["dst"])) for r in part}
+        k = len({d for cell in cells for d in cell})
+        if k < 3 or cells != {(a, b) for a in range(k) for b in range(k) if a != b}:
+            continue
+        card = pattern == CARD_PATTERNS[0]
+        want = len(cards_of(link_names(topology))) if card else topology.device_count
+        if k != want:
+            first = min(part, key=lambda r: r["source_line"])
+            what = "card" if card else "device"
+            raise ImportInputError(
+                f"{first['source_file']}:{first['source_line']}",
+                f"a {k} x {k} {what} matrix; {whose} has {want} {what}s: a capture of "
+                "another server?",
+            )
 
 
 def import_hccl_test(

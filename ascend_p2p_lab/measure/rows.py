@@ -376,6 +376,9 @@ def aggregate_bound(
         >>> with open_runtime("sim", "atlas800t-a3") as rt:  # card 0,1 -> card 2,3
         ...     aggregate_bound(rt, [(0, 2), (0, 3), (1, 2), (1, 3)])
         (329.0, 'card[0,1]:egress')
+        >>> with open_runtime("sim", "atlas800t-a2") as rt:  # one copy: its link's rate
+        ...     aggregate_bound(rt, [(2, 0)])
+        (28.0, None)
     """
     from ..collectives.rates import topology_budgets
 
@@ -393,7 +396,10 @@ def aggregate_bound(
             budgets.setdefault(budget.name, (budget.capacity_GBps, []))[1].append(k)
     rates, binding = fair_share(caps, budgets)
     picked = range(len(flows)) if members is None else members
-    return math.fsum(rates[k] for k in picked), binding
+    total = math.fsum(rates[k] for k in picked)
+    # a budget used up only as the links reach their own rates holds nothing below them
+    binds = total < math.fsum(caps[k] for k in picked) * (1 - 1e-9)
+    return total, binding if binds else None
 
 
 def fair_share(

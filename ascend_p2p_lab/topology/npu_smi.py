@@ -80,7 +80,7 @@ class NpuSmiParseError(TopologyError):
         ...     parse_npu_smi_topo("\\nNPU0  X\\n", name="box")
         ... except NpuSmiParseError as exc:
         ...     print(exc)
-        box: line 2: missing header line (this looks like a matrix row): 'NPU0  X'
+        box:2: missing header line (this looks like a matrix row): 'NPU0  X'
     """
 
 
@@ -94,7 +94,7 @@ def _q(token: str) -> str:
 
 
 def _fail(name: str, lineno: int, line: str, reason: str) -> NpuSmiParseError:
-    return NpuSmiParseError(f"{name}: line {lineno}: {reason}: {_clip(line, 120)!r}")
+    return NpuSmiParseError(f"{name}:{lineno}: {reason}: {_clip(line, 120)!r}")
 
 
 @dataclass(frozen=True)
@@ -127,11 +127,10 @@ def _binary(name: str, lineno: int, why: str) -> NpuSmiParseError:
 
     Example:
         >>> str(_binary("picture.png", 1, "a NUL byte")).split(";")[0]
-        'picture.png: line 1: not text (a NUL byte)'
+        'picture.png:1: not text (a NUL byte)'
     """
     return NpuSmiParseError(
-        f"{name}: line {lineno}: not text ({why}); give npu-smi info -t "
-        "topo output or a TOML topology"
+        f"{name}:{lineno}: not text ({why}); give npu-smi info -t topo output or a TOML topology"
     )
 
 
@@ -360,8 +359,11 @@ def parse_npu_smi_topo(
     *,
     defaults: Mapping[str, LinkClass] | None = None,
     name: str = "npu-smi",
+    source: str | None = None,
 ) -> Topology:
-    """Parse ``npu-smi info -t topo`` output into a :class:`Topology` named ``name``.
+    """Parse ``npu-smi info -t topo`` output into a :class:`Topology` named ``name``;
+    errors name ``source`` (the file, as given; default ``name``) and the line,
+    ``FILE:LINE: why``.
 
     ``defaults`` maps link classes to :class:`LinkClass` figures and wins over the packaged
     table; classes it lacks come from the profile guessed from the classes present (SIO or
@@ -374,14 +376,15 @@ def parse_npu_smi_topo(
         >>> parse_npu_smi_topo(text).classes_present()  # doctest: +SKIP
         ('HCCS',)
     """
-    lines = _split_lines(text, name)
-    _check_supported(lines, name)
+    where = source or name
+    lines = _split_lines(text, where)
+    _check_supported(lines, where)
     start = next((i for i, line in enumerate(lines) if line.strip()), None)
     if start is None:
-        raise _fail(name, 1, lines[0], "empty input, expected npu-smi info -t topo output")
-    header = _parse_header(lines[start], start + 1, name)
-    matrix = _parse_matrix(lines, start + 1, header, name)
-    _check_trailer(lines, matrix.end, name)
+        raise _fail(where, 1, lines[0], "empty input, expected npu-smi info -t topo output")
+    header = _parse_header(lines[start], start + 1, where)
+    matrix = _parse_matrix(lines, start + 1, header, where)
+    _check_trailer(lines, matrix.end, where)
     labels = header.labels
     classes = {c for i, row in enumerate(matrix.links) for j, c in enumerate(row) if i != j}
     pname = _guess_profile(classes, labels)
@@ -399,7 +402,7 @@ def parse_npu_smi_topo(
             },
         )
     except ValueError as exc:  # pragma: no cover - the checks above should catch everything
-        raise NpuSmiParseError(f"{name}: {exc}") from None
+        raise NpuSmiParseError(f"{where}: {exc}") from None
 
 
 # ---- formatting -----------------------------------------------------------------------------

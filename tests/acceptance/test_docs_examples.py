@@ -101,3 +101,26 @@ def test_every_link_between_the_pages_arrives():
                 if anchor not in heads:
                     broken.append(f"{path.name}: {target}")
     assert broken == []
+
+
+def test_the_readmes_first_install_names_the_extras_dashboard_and_fleet_need():
+    """The first install (``.[notebook]``) lacks Voilà and Dask: the README names the
+    extras the commands themselves ask for when missing, and pyproject defines them."""
+    from pathlib import Path
+
+    import tomllib
+
+    from ascend_p2p_lab.cli import cmd_dashboard, cmd_fleet
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    install = readme[readme.index("## Install and the first run") :].split("\n## ")[0]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    for module, command in ((cmd_dashboard, "dashboard"), (cmd_fleet, "fleet")):
+        asked = re.findall(r"ascend-p2p-lab\[(\w+)\]", Path(module.__file__).read_text())
+        extra = next(e for e in asked if e != "plot")
+        assert extra in extras, (command, extra)
+        assert re.search(rf"ascend-p2p-lab {command}`\s+needs\s+`{extra}`", install), command
+    assert '".[notebook,app,fleet]"' in install

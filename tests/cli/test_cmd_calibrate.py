@@ -131,3 +131,33 @@ def test_calibrate_from_the_capture_round_trips_within_3_percent(tmp_path, captu
     }
     # a twin has one rate per link class (the median): the lowered cell is not in it
     assert far == off
+
+
+# ---------------------------------------------- what calibrate cannot fit, said (issue 37)
+def test_a_card_level_import_cannot_be_split_into_links(tmp_path, capsys) -> None:
+    """``-m card`` rows are successful copies, but card totals: exit 2 saying so, not 'no
+    successful copies to fit'."""
+    card = imported(
+        tmp_path,
+        "card",
+        "dmi",
+        str(DATA / "dmi-a3-p2p-card.txt"),
+        "--size",
+        "256MiB",
+        "--preset",
+        "atlas800t-a3",
+    )
+    capsys.readouterr()
+    assert main(["calibrate", str(card), "--out", str(tmp_path / "x.toml")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "112 card-level rows" in err[0], err
+    assert "cannot be split into its links" in err[0]
+
+
+def test_calibrate_names_its_server_and_origin(tmp_path, capsys) -> None:
+    run = imported(tmp_path, "a2", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB")
+    capsys.readouterr()
+    out = tmp_path / "a2.toml"
+    assert main(["calibrate", str(run), "--preset", "atlas800t-a2", "--out", str(out)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("server atlas800t-a2 (preset); fitted from: run import-"), first

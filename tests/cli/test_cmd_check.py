@@ -305,17 +305,47 @@ def test_a_run_with_no_measured_number_is_said_to_be_one(tmp_path, capsys):
 
 
 def test_a_check_that_judges_no_item_is_no_pass(tmp_path, capsys):
+    from ascend_p2p_lab.check import criteria_from_preset, to_toml
+
     run = imported(tmp_path, "hccl", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"))
-    code, data = _check_json(capsys, "--run", str(run))
+    crit = tmp_path / "copies.toml"  # criteria of copies only: nothing the run holds
+    crit.write_text(to_toml(criteria_from_preset("atlas800t-a2")))
+    code, data = _check_json(capsys, "--run", str(run), "--criteria", str(crit))
     assert code == 1 and data["status"] == "FAIL" and data["judged_items"] == 0
     capsys.readouterr()
     junit = tmp_path / "check.xml"
-    assert main(["check", "--run", str(run), "--junit-xml", str(junit)]) == 1
+    argv = ["check", "--run", str(run), "--criteria", str(crit), "--junit-xml", str(junit)]
+    assert main(argv) == 1
     last = capsys.readouterr().out.splitlines()[-1]
     assert "no item judged" in last
     root = ET.fromstring(junit.read_text().split("\n", 1)[1])  # JUnit fails as well
     (case,) = [c for c in root.iter("testcase") if c.find("failure") is not None]
     assert case.get("name") == "verdict" and case.find("failure").get("message") == last
+
+
+def test_check_run_of_collectives_with_the_preset_model_points_to_collective_criteria(
+    tmp_path, capsys
+):
+    """An hccl_test import judged on a preset's copy model would judge 0 items: exit 2,
+    one line naming ``criteria --collectives`` (issue 37); with those criteria it judges."""
+    run = imported(
+        tmp_path,
+        "hccl",
+        "hccl-test",
+        str(DATA / "hccl-all_reduce-8p.txt"),
+        "--preset",
+        "atlas800t-a2",
+    )
+    assert main(["check", "--run", str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "criteria --collectives" in err[0], err
+    crit = tmp_path / "coll.toml"
+    argv = ["--collectives", "all_reduce", "--collective-sizes", "64MiB"]
+    assert main(["criteria", *argv, "--preset", "atlas800t-a2", "--out", str(crit)]) == 0
+    code, data = _check_json(capsys, "--run", str(run), "--criteria", str(crit))
+    assert code in (0, 1) and data["judged_items"] == 1
+    assert data["server"] == "atlas800t-a2 (preset)"
+    assert data["criteria_source"] == f"file {crit}"
 
 
 # --------------------------------------------------------------- check --out
@@ -374,3 +404,42 @@ def test_check_out_writes_a_run_folder_that_report_and_check_run_read(
         )
         == 2
     )  # a check there already: --overwrite
+
+
+# ------------------------------------------------- no silent default server (issue 37 item 1)
+A3_SIO_PAIR = """\
+[root@a3-server ~]# ascend-dmi --bw -t p2p -ds 2 -dd 3 -et 5 -q
+Unidirectional Peer to Peer Test
+ID    Size(Bytes)    Execute Times    Bandwidth(GB/s)    Elapsed Time(us)
+0     33554432       5                198.9              843.5
+"""
+
+
+def test_check_run_of_an_import_naming_no_server_is_refused_not_judged_on_a2(tmp_path, capsys):
+    """An A3 SIO pair capture (198.9 GB/s) imported without --preset once PASSed against
+    the A2 model's HCCS; now exit 2 naming what to give, and with --preset the header and
+    the JSON name the server and the criteria."""
+    capture = write(tmp_path, "a3-sio-2to3.txt", A3_SIO_PAIR)
+    run = imported(tmp_path, "a3", "dmi", str(capture))
+    assert main(["check", "--run", str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "names no server" in err[0], err
+    assert "--preset NAME or --topology FILE" in err[0]
+    named = imported(tmp_path, "a3-named", "dmi", str(capture), "--preset", "atlas800t-a3")
+    capsys.readouterr()
+    assert main(["check", "--run", str(named)]) in (0, 1)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("server atlas800t-a3 (preset); criteria: model of ")
+    _, data = _check_json(capsys, "--run", str(run), "--preset", "atlas800t-a3")
+    assert data["server"] == "atlas800t-a3 (preset)"
+    assert "atlas800t-a3" in data["criteria_source"]
+    link = [i for i in data["items"] if i["kind"] == "bandwidth" and i["src"] == 2]
+    assert link and {i["link"] for i in link} == {"SIO"}, link
+
+
+def test_check_measuring_names_its_server_in_the_header(capsys):
+    argv = ["check", "--backend", "sim", "--preset", "atlas800t-a2", "--devices", "0,1"]
+    main([*argv, "--no-progress"])
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "server atlas800t-a2 (preset); criteria: model of preset atlas800t-a2 (simulator, jitter 0)"
+    )

@@ -297,3 +297,33 @@ def test_compare_against_a_preset_reruns_a_test_file(tmp_path, capsys):
     assert main(["compare", "--against-preset", "atlas800t-a2", str(out)]) == 0
     text = capsys.readouterr().out
     assert "4 points compared" in text, text  # three transfers and the aggregate
+
+
+def test_compare_names_its_server_and_what_it_judges_against(runs, capsys) -> None:
+    """The table's first line and the JSON's ``server`` and ``criteria_source`` (issue 37)."""
+    base, run = runs["clean"][1], runs["degraded"][1]
+    main(["compare", str(base), str(run), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["server"] == f"{PRESET} (preset)"
+    assert data["criteria_source"] == f"baseline {base} x threshold 0.9"
+    main(["compare", str(base), str(run), "--threshold", "0.5"])
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == f"server {PRESET} (preset); criteria: baseline {base} x threshold 0.5"
+    main(["compare", "--against-preset", PRESET, str(run), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["server"] == f"{PRESET} (preset)"
+    assert data["criteria_source"].startswith(f"RUN's plan simulated on preset {PRESET} (seed ")
+
+
+def test_card_pairs_are_counted_by_their_groups(tmp_path, capsys) -> None:
+    """A -m card import's rows have no src/dst (their ends are card groups): 56 card pairs
+    compared, not 1, in the table and the JSON (issue 37)."""
+    card = tmp_path / "card"
+    capture = str(DATA / "dmi-a3-p2p-card.txt")
+    argv = ["import", "dmi", capture, "--size", "256MiB", "--preset", "atlas800t-a3"]
+    assert main([*argv, "--out", str(card)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(card), str(card)]) == 0
+    assert "112 points compared on 56 pairs" in capsys.readouterr().out
+    main(["compare", str(card), str(card), "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["pairs_compared"] == 56

@@ -117,7 +117,10 @@ def test_the_app_notebook_builds_one_dashboard_from_the_environment(
 
 def test_the_app_notebook_ships_with_the_package() -> None:
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
-    assert '"ascend_p2p_lab.widgets" = ["dashboard_app.ipynb"]' in pyproject
+    assert (
+        '"ascend_p2p_lab.widgets" = ["dashboard_app.ipynb", "voila/templates/ascend/*"]'
+        in pyproject
+    )
     assert D.APP_NOTEBOOK.is_file()
 
 
@@ -139,6 +142,29 @@ def test_a_port_in_use_exits_2_before_serving(
         f"ascend-p2p-lab: error: --port {port}: already in use on 127.0.0.1; "
         "choose another port, or --port 0 for a free one\n"
     )
+
+
+def _external(html: str) -> list[str]:
+    """The stylesheets and scripts a page's HTML asks from another host, and the module
+    imports of its inline scripts."""
+    import re
+
+    links = re.findall(r'<(?:link|script)[^>]*(?:href|src)="(https?://[^"]+)"', html)
+    return links + re.findall(r'import\(\s*"(https?://[^"]+)"', html)
+
+
+def test_the_page_is_served_with_its_own_template_and_no_cdn() -> None:
+    """The page's template (widgets/voila/templates/ascend) is on the server's JUPYTER_PATH
+    and named on Voila's command line; it asks no CDN for Font Awesome or mermaid."""
+    env = D.server_env(None, None, None, base={"JUPYTER_PATH": "/elsewhere"})
+    first = Path(env["JUPYTER_PATH"].split(os.pathsep)[0])
+    assert env["JUPYTER_PATH"].endswith(os.pathsep + "/elsewhere")
+    page = first / "voila" / "templates" / D.TEMPLATE / "index.html.j2"
+    assert page.is_file()
+    assert f"--template={D.TEMPLATE}" in D.voila_command(8123)
+    text = page.read_text()
+    assert "{{ super.super() }}" in text and "http" not in text.split("-#}")[1]
+    assert "{%- block html_head_js_mermaidjs -%}" in text
 
 
 def _listening(port: int) -> bool:
@@ -186,6 +212,9 @@ def test_the_server_and_its_kernels_go_down_with_the_command(
         if open_page:  # a kernel starts for the page
             with urllib.request.urlopen(f"http://{D.HOST}:{port}/", timeout=120) as page:
                 assert page.status == 200
+                head = page.read().decode().split("</head>")[0]
+            # nothing fetched from outside (issue 37): no stylesheet or script from a CDN
+            assert _external(head) == [], _external(head)
         spawned = psutil.Process(proc.pid).children(recursive=True)
         assert len(spawned) >= (2 if open_page else 1)  # Voilà (and a kernel)
         proc.send_signal(getattr(signal, signame))

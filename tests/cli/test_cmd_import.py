@@ -444,3 +444,34 @@ def test_bad_hccl_input_exits_2(text, where, what, tmp_path, capsys):
     err = capsys.readouterr().err
     assert where in err and what in err, err
     assert not (tmp_path / "r").exists()
+
+
+# ------------------------------------------ a capture that does not fit its server (issue 37)
+def test_an_8_device_matrix_is_refused_for_a_16_device_server(tmp_path, capsys) -> None:
+    """The A2 8 x 8 matrix imported with --preset atlas800t-a3 once gave a 16-device run
+    whose 26 GB/s pairs were labelled SIO and HCCS_SW: exit 2 at the matrix, nothing
+    written; with its own server it imports."""
+    capture = str(DATA / "dmi-a2-p2p.txt")
+    out = tmp_path / "a3"
+    argv = ["import", "dmi", capture, "--size", "256MiB", "--out", str(out)]
+    assert main([*argv, "--preset", "atlas800t-a3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "ascend-p2p-lab: error: dmi-a2-p2p.txt:4: a 8 x 8 device matrix; atlas800t-a3 has "
+        "16 devices: a capture of another server?"
+    ]
+    assert not out.exists()
+    assert main([*argv, "--preset", "atlas800t-a2"]) == 0
+
+
+def test_a_pair_faster_than_its_link_is_refused_for_that_server(tmp_path, capsys) -> None:
+    """An A3 SIO pair (150.2 GB/s at 2 MiB, its first line) is no A2 HCCS pair (28 GB/s on paper):
+    exit 2 at its line naming the pair, the link and the rate; on the A3 it imports."""
+    capture = str(write(tmp_path, "a3-pair.txt", A3_PAIR))
+    out = tmp_path / "a2"
+    assert main(["import", "dmi", capture, "--preset", "atlas800t-a2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ascend-p2p-lab: error: a3-pair.txt:4: "), err
+    assert "device pair 2->3 reads 150.2 GB/s" in err[0] and "HCCS link on atlas800t-a2" in err[0]
+    ok = ["import", "dmi", capture, "--preset", "atlas800t-a3", "--out", str(tmp_path / "a3")]
+    assert main(ok) == 0

@@ -26,4 +26,6 @@ def test_malformed_npu_smi_text_is_a_usage_error(capsys, tmp_path) -> None:
     bad = tmp_path / "topo.txt"
     bad.write_text("\t   NPU0       NPU1\nNPU0       X          HCCS\nNPU1       HCCS\n")
     code, _, err = run_cli(capsys, "topo", str(bad))
-    assert code == 2 and "line" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    # FILE:LINE as every reader says it: the folder and the extension too (issue 37)
+    assert err.startswith(f"ascend-p2p-lab: error: {bad}:3: "), err

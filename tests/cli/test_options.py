@@ -98,3 +98,37 @@ def test_demo_times_its_sweep_as_told(tmp_path, capsys) -> None:
     assert main([*argv, "--samples", "2", "--out", str(tmp_path / "b")]) == 0
     assert _samples_per_point(tmp_path / "b") == {2}  # the default, 3, is not what it ran
     capsys.readouterr()
+
+
+# ------------------------------------------- one server per command (issue 37 item 2)
+#: Every command that takes a server by name and by file, with what else it needs to parse.
+BOTH_SERVERS = {
+    "sweep": ["--pairs", "0-1"],
+    "run": ["scaling"],
+    "probe": [],
+    "check": [],
+    "patterns": [],
+    "collectives": [],
+    "criteria": ["--out", "c.toml"],
+    "calibrate": ["RUN", "--out", "x.toml"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(BOTH_SERVERS))
+def test_preset_with_topology_is_refused_in_one_line(
+    command: str, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--preset`` and ``--topology`` name two servers: exit 2 before any work, never the
+    topology run with the preset dropped."""
+    topo = tmp_path / "a2.toml"  # never read: the parser refuses first
+    argv = [command, *BOTH_SERVERS[command], "--preset", "atlas800t-a3", "--topology", str(topo)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "--topology" in err[0] and "--preset" in err[0] and "not allowed" in err[0]
+
+
+def test_compare_against_preset_with_topology_is_refused(capsys) -> None:
+    assert main(["compare", "--against-preset", "atlas800t-a3", "--topology", "t.toml", "R"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not allowed with argument --against-preset" in err[0], err

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ascend_p2p_lab.cli import BY_NAME, build_parser
 from ascend_p2p_lab.cli.parser import COMMANDS
 from ascend_p2p_lab.comparison import (
@@ -28,3 +30,19 @@ def test_each_command_is_one_module_named_after_it_in_the_help_order() -> None:
         assert BY_NAME[command.NAME] is command and callable(command.run)
     choices = build_parser()._subparsers._group_actions[0].choices
     assert list(choices) == [c.NAME for c in COMMANDS]
+
+
+# ----------------------------------------- each command's help, its own exit status (issue 37)
+@pytest.mark.parametrize("command", ["topo", "probe"])
+def test_a_command_that_measures_nothing_says_its_own_exit_status(command, capsys) -> None:
+    """``topo`` and ``probe`` measure no copy: their help carries no 'everything asked for
+    was measured' nor 'data-verification' text of the measuring commands."""
+    from ascend_p2p_lab.cli import main
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    tail = text[text.index("exit status:") :]
+    assert "everything asked for was measured" not in tail
+    assert "data-verification" not in tail and "rows measured so far" not in tail
+    assert "  0    the " in tail and "  2    " in tail

@@ -55,6 +55,20 @@ def test_an_a2a_of_two_cards_is_bound_by_the_cards_both_ways_budget() -> None:
         assert aggregate_bound(rt, [(0, 1)]) == (sio, None)
 
 
+def test_a_budget_used_up_only_as_the_links_reach_their_rates_binds_nothing() -> None:
+    """The nominal is the plain sum of the links: no shared budget holds it below, so none
+    is named (issue 37): a single 2 -> 0 copy, an A3 pipeline SIO + HCCS_SW + SIO."""
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        assert aggregate_bound(rt, [(2, 0)]) == (28.0, None)
+    with open_runtime("sim", A3) as rt:
+        sio, sw = (rt.topology.link_classes[c].nominal_GBps for c in ("SIO", "HCCS_SW"))
+        assert aggregate_bound(rt, [(0, 1), (1, 2), (2, 3)]) == (2 * sio + sw, None)
+        assert aggregate_bound(rt, [(2, 0)]) == (sw, None)
+        # four switched copies out of one card: its egress does hold them below 4 x 196
+        rate, binding = aggregate_bound(rt, [(0, 2), (0, 3), (1, 2), (1, 3)])
+        assert rate < 4 * sw and binding == "card[0,1]:egress"
+
+
 def test_a_window_names_its_binding_budget_and_a_host_end_has_no_nominal() -> None:
     text = (
         'schema_version = 1\n[[test]]\nname = "a2a"\nsizes = ["16MiB"]\ntransfers = ['

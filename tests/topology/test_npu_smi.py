@@ -361,7 +361,7 @@ def test_parse_error_is_a_topology_error_and_value_error() -> None:
 def test_malformed_text_names_line_and_content(text: str, line: int, reason: str) -> None:
     err = error_of(text)
     message = str(err)
-    assert message.startswith(f"npu-smi: line {line}: "), message
+    assert message.startswith(f"npu-smi:{line}: "), message
     assert reason in message
     shown = text.replace("\r", "").split("\n")[line - 1]
     assert repr(shown[:117]).rstrip("'") in message
@@ -483,7 +483,7 @@ def test_garbage_only_raises_parse_errors(lines: list[str], prefix: str) -> None
     try:
         topo = parse_npu_smi_topo(text)
     except NpuSmiParseError as exc:
-        assert re.match(r"npu-smi: line \d+: ", str(exc)), str(exc)
+        assert re.match(r"npu-smi:\d+: ", str(exc)), str(exc)
     else:
         assert isinstance(topo, Topology)
 
@@ -507,7 +507,7 @@ def test_truncated_npu_smi_text_names_the_line(cut: float) -> None:
     text = (DATA_2 / "npu-smi-topo-910b3-8npu.txt").read_text()
     with pytest.raises(TopologyError) as info:
         parse_npu_smi_topo(text[: int(len(text) * cut)], name="capture")
-    assert one_line(info.value).startswith("capture: line ")
+    assert re.match(r"capture:\d+: ", one_line(info.value))
 
 
 DATA_3 = Path(__file__).resolve().parents[1] / "data"
@@ -557,8 +557,8 @@ def test_a_picture_given_as_topology_is_one_line_without_its_bytes(
 @pytest.mark.parametrize(
     "data,where",
     [
-        (b"NPU0 NPU1\nNPU0 X HCCS\n\xff\xfe", "line 3: not text (byte 0xff at offset 22"),
-        (b"NPU0\tNPU1\n\x00", "line 2: not text (a NUL byte)"),
+        (b"NPU0 NPU1\nNPU0 X HCCS\n\xff\xfe", ":3: not text (byte 0xff at offset 22"),
+        (b"NPU0\tNPU1\n\x00", ":2: not text (a NUL byte)"),
     ],
 )
 def test_the_first_byte_that_is_not_text_is_located(data: bytes, where: str) -> None:

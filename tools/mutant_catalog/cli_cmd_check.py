@@ -54,4 +54,12 @@ MUTANTS: list[Mutant] = [
         "check --warmup does not reach the sweeps it runs",
         ("tests/cli/test_options.py::test_check_times_its_sweeps_as_told",),
     ),
+    M(
+        "cli.cmd_check.run_on_a_default_server",
+        "cli/cmd_check.py",
+        "    if named is None:\n        raise UsageError(",
+        "    if named is None:\n        return load_preset(DEFAULT_PRESET)\n        raise UsageError(",
+        "check --run judges a run that names no server on atlas800t-a2 (issue 37)",
+        ("tests/cli/test_cmd_check.py", "tests/acceptance/test_seams.py"),
+    ),
 ]

@@ -318,4 +318,13 @@ MUTANTS: list[Mutant] = [
         "the budget named as binding is not the first one that filled",
         ("tests/measure/test_rows.py",),
     ),
+    M(
+        "measure.rows.budget_binds_always",
+        "measure/rows.py",
+        "    binds = total < math.fsum(caps[k] for k in picked) * (1 - 1e-9)",
+        "    binds = True",
+        "a budget used up only as the links reach their own rates is named as binding "
+        "(a single 2->0 copy 'bound by port[2]:egress', issue 37)",
+        ("tests/measure/test_rows.py",),
+    ),
 ]
