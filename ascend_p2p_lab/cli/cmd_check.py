@@ -35,6 +35,7 @@ from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from ..topology import list_presets, load_preset
 from ..vocab import DEFAULT_PRESET, US_PER_MS
 from .cmd_criteria import checked_fraction
+from .deliveropts import add_delivery, check_delivery, deliver, maybe_preflight
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import add_backend, add_progress, add_samples, subcommand
 from .session import load_topology, run_session
@@ -128,6 +129,7 @@ def add(sub: Any) -> None:
         "and check --run read it) (default: none)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace an earlier check in --out")
+    add_delivery(p)
 
 
 def _outputs(args: argparse.Namespace) -> None:
@@ -192,6 +194,7 @@ def _own_server(run: Any, folder: Path) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Check a server against criteria; print, write and exit as CHECK_EPILOG says."""
     _outputs(args)
+    check_delivery(args)
     if args.run is not None:
         if args.samples is not None or args.warmup != CHECK_WARMUP or args.min_sample_ms != 1.0:
             raise UsageError(
@@ -199,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
                 "check --run measures nothing"
             )
         return _check_run(args)
-    criteria = _criteria(args)
+    criteria = maybe_preflight(_criteria(args), args)
 
     def work(rt: Any) -> int:  # run_check refuses criteria for another device count (2)
         devices = parse_devices(args.devices or "all", rt.device_count)
@@ -221,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
 def _check_run(args: argparse.Namespace) -> int:
     """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
     run = load(args.run)
-    criteria = _criteria(args, run)
+    criteria = maybe_preflight(_criteria(args, run), args)
     devices = None if args.devices is None else parse_devices(args.devices, criteria.device_count)
     result = check_run(run, criteria, devices)
     with past_input_checks():
@@ -235,6 +238,8 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
         "interrupted": result.measured.interrupted,
         "failed": result.measured.failed,
     }
+    delivered = deliver(result, args, criteria)  # files written, nodes changed: cli/deliveropts
+    extra.update(delivered.json)
     if args.format == "json":
         print(json.dumps(to_json(items, lost, **extra), indent=2))
     else:
@@ -248,7 +253,8 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
             "ascend-p2p-lab: interrupted; the items above are those judged so far", file=sys.stderr
         )
         return EXIT_INTERRUPTED
-    return EXIT_FAILED if result.status == "FAIL" else EXIT_OK
+    delivered.say()
+    return max(EXIT_FAILED if result.status == "FAIL" else EXIT_OK, delivered.status)
 
 
 def _save(result: Any, out: Path, summary: dict[str, Any]) -> None:

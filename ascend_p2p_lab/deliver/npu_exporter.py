@@ -52,7 +52,7 @@ LABEL_ORDER = (
     "bar",
     "unit",
 )
-#: which entries go first when not all fit: failing, warned, passed, then the rest
+#: which entries go first when not all fit: failing, warned, passed, skipped
 STATE_ORDER = {FAIL: 0, WARN: 1, PASS: 2, SKIP: 3}
 
 
@@ -85,7 +85,14 @@ def entries(v: Verdict) -> list[dict[str, Any]]:
                 "label": {k: t for k, v2 in labels.items() if (t := _label(v2)) is not None},
             }
         )
-    return sorted(out, key=lambda e: STATE_ORDER.get(e["label"].get("status"), 1))
+    return sorted(out, key=_rank)
+
+
+def _rank(entry: dict[str, Any]) -> tuple[int, bool]:
+    """Failing first, then warned (and states it does not know), passed, skipped; a
+    link's bandwidth before other kinds within a state."""
+    label = entry["label"]
+    return STATE_ORDER.get(label.get("status"), 1), label.get("kind") != "bandwidth"
 
 
 def _size(doc: dict[str, Any]) -> int:

@@ -15,7 +15,8 @@ Metric names (released: renamed only with a deprecation note, docs/prometheus.md
 - ``ascend_p2p_check_items``: items per state;
 - ``ascend_p2p_check_last_run_timestamp_seconds``, ``ascend_p2p_check_duration_seconds``;
 - ``ascend_p2p_check_info``: the criteria and the tool's version, value 1;
-- ``exporter`` adds ``ascend_p2p_check_age_seconds`` and ``ascend_p2p_check_running``.
+- ``exporter`` adds ``ascend_p2p_check_age_seconds``, ``ascend_p2p_check_running`` and
+  ``ascend_p2p_check_errors``.
 
 Example:
     >>> import pandas as pd

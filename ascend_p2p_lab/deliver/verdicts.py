@@ -95,10 +95,14 @@ def problems(items: pd.DataFrame, status: str = FAIL) -> list[str]:
     bad = items[items["status"] == status]
     if not len(bad):
         return []
-    ratio = pd.to_numeric(bad.get("measured"), errors="coerce") / pd.to_numeric(
-        bad.get("criterion"), errors="coerce"
+
+    def col(name: str) -> pd.Series:
+        return bad[name] if name in bad else pd.Series(None, index=bad.index, dtype=object)
+
+    ratio = pd.to_numeric(col("measured"), errors="coerce") / pd.to_numeric(
+        col("criterion"), errors="coerce"
     )
-    bad = bad.assign(_r=ratio.where(bad.get("bound") == "min")).sort_values(
+    bad = bad.assign(_r=ratio.where(col("bound") == "min")).sort_values(
         "_r", na_position="last", kind="stable"
     )
     return list(dict.fromkeys(phrase(row) for _, row in bad.iterrows()))
