@@ -51,8 +51,12 @@ def servers(preset: str) -> dict[str, object]:
         rows = [["X" if i == j else "HCCS" for j in range(n)] for i in range(n)]
         rows[A][B] = rows[B][A] = "PIX"
         links = "links = [\n" + "".join(f'  "{" ".join(r)}",\n' for r in rows) + "]\n"
-        text = re.sub(r"links = \[\n.*?\n\]\n", links, read_packaged(f"{preset}.toml"), flags=re.S)
-        text += "\n[link.PIX]\nbandwidth_GBps = 24.0\nnominal_GBps = 31.5\nlatency_us = 10.0\np2p = true\n"
+        packaged = read_packaged(f"{preset}.toml")
+        text = re.sub(r"links = \[\n.*?\n\]\n", links, packaged, flags=re.S)
+        text += (
+            "\n[link.PIX]\nbandwidth_GBps = 24.0\nnominal_GBps = 31.5\n"
+            "latency_us = 10.0\np2p = true\n"
+        )
         out["PIX"] = topology_from_toml_text(text, name="a2-pix")
     return out
 

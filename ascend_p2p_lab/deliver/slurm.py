@@ -2,7 +2,8 @@
 FAIL drains the node this runs on with a reason naming the failing links
 (``p2p: HCCS 2->5 at 0.48 of its bar``), WARN only sets the node's comment, a later PASS
 resumes the node when this tool drained it (its reason starts with ``p2p:``) and never
-one drained for another reason. Only the node the tool runs on is touched.
+one drained for another reason (a FAIL on such a node only sets its comment: the admin's
+reason stays). Only the node the tool runs on is touched.
 
 Example:
     >>> import pandas as pd
@@ -70,6 +71,8 @@ def node_name() -> str:
 def plan(node: str, v: Verdict, now: NodeState) -> list[list[str]]:
     """The ``scontrol`` commands that deliver ``v`` to ``node`` in state ``now``."""
     update = ["scontrol", "update", f"nodename={node}"]
+    if v.status == FAIL and now.drained and not now.ours:  # an admin's drain stays as is
+        return [[*update, f"comment={reason_text(v.items, FAIL, REASON_NAMES)}"]]
     if v.status == FAIL:
         return [[*update, "state=drain", f"reason={reason_text(v.items, FAIL, REASON_NAMES)}"]]
     cmds = []

@@ -86,7 +86,7 @@ def test_the_file_is_replaced_atomically(tmp_path, a2_checks, monkeypatch):
     real = os.replace
 
     def spy(src, dst):
-        seen.append((os.path.dirname(src), dst, open(dst).read()))  # old file still whole
+        seen.append((os.path.dirname(src), dst, dst.read_text()))  # old file still whole
         real(src, dst)
 
     monkeypatch.setattr(os, "replace", spy)
