@@ -169,6 +169,7 @@ def write_atomic(path: Path, text: str) -> None:
     a reader (node_exporter's textfile collector) sees the old file or the new one,
     never half of one."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
