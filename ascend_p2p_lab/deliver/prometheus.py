@@ -49,6 +49,24 @@ PREFIX = "ascend_p2p"
 BYTES_PER_GB = 1e9
 #: the labels of a link and direction, in order
 LINK_LABELS = ("host", "src", "dst", "link", "direction", "initiator")
+#: every metric name this tool writes (released: renamed only with a deprecation note)
+METRIC_NAMES = tuple(
+    f"{PREFIX}_{n}"
+    for n in (
+        "link_bandwidth_bytes_per_second",
+        "link_bar_bytes_per_second",
+        "link_status",
+        "item_status",
+        "check_status",
+        "check_items",
+        "check_last_run_timestamp_seconds",
+        "check_duration_seconds",
+        "check_info",
+        "check_age_seconds",
+        "check_running",
+        "check_errors",
+    )
+)
 #: item kinds whose items are a link's bandwidth
 LINK_KINDS = ("bandwidth",)
 

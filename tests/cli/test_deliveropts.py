@@ -168,5 +168,6 @@ def test_fleet_metrics_writes_one_file_per_host(tmp_path, capsys):
 def test_fleet_metrics_needs_criteria(tmp_path, capsys):
     pytest.importorskip("distributed")
     code, out, err = run_cli(capsys, "fleet", "--local", "2", "--metrics", str(tmp_path / "m"))
+    assert out == ""
     assert code == 2 and "--metrics needs --criteria FILE" in err
     assert not (tmp_path / "m").exists()

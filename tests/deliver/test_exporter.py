@@ -11,9 +11,9 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pandas as pd

@@ -5,7 +5,9 @@ lint."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -119,3 +121,38 @@ def test_promtool_accepts_the_text_file(tmp_path, a2_checks):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == done.stderr.strip() == ""  # no lint warning either
+
+
+def test_the_documented_alert_rules_load_and_fire_on_the_failing_link():
+    tools = programs_or_skip("promtool")
+    rules = Path(__file__).resolve().parents[2] / "docs" / "prometheus"
+    for cmd in (
+        ["check", "rules", "ascend-p2p.rules.yml"],
+        ["test", "rules", "ascend-p2p.rules.test.yml"],
+    ):
+        done = subprocess.run(
+            [tools["promtool"], *cmd],
+            cwd=rules,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    text = (rules / "ascend-p2p.rules.yml").read_text()
+    named = set(re.findall(r"\b(ascend_p2p_[a-z_]+)", text))
+    assert named and named <= set(prom.METRIC_NAMES)  # every one the rules name is written
+
+
+def test_the_names_written_are_the_released_ones(a2_checks):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = prom.metrics_text(
+        [a2_checks["degraded"]],
+        lambda v: {
+            "check_age_seconds": ("", 1.0),
+            "check_running": ("", 0.0),
+            "check_errors": ("", 0.0),
+        },
+    )
+    assert tuple(f.name for f in text_string_to_metric_families(text)) == prom.METRIC_NAMES

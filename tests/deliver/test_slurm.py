@@ -15,8 +15,7 @@ from helpers import a2_files
 from realtools import programs_or_skip, root_or_skip, wait_for
 
 from ascend_p2p_lab.cli import main
-from ascend_p2p_lab.deliver import Verdict
-from ascend_p2p_lab.deliver import slurm
+from ascend_p2p_lab.deliver import Verdict, slurm
 
 ITEMS = pd.DataFrame(
     [
