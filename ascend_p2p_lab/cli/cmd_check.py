@@ -254,7 +254,9 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
         )
         return EXIT_INTERRUPTED
     delivered.say()
-    return max(EXIT_FAILED if result.status == "FAIL" else EXIT_OK, delivered.status)
+    if delivered.status and result.status != "FAIL":  # a channel that failed: kubectl, scontrol
+        return delivered.status
+    return EXIT_FAILED if result.status == "FAIL" else EXIT_OK
 
 
 def _save(result: Any, out: Path, summary: dict[str, Any]) -> None:

@@ -145,6 +145,9 @@ def deliver(result: Any, args: argparse.Namespace, criteria: Any) -> Delivered:
     out = Delivered()
     if not any((args.metrics, args.npu_exporter_file, args.k8s_node, args.slurm)):
         return out
+    if result.measured.interrupted:  # a part of a check drains and resumes nothing
+        out.lines.append("ascend-p2p-lab: interrupted: the verdict was delivered nowhere")
+        return out
     v = verdict_of(result, args, criteria)
     if args.metrics is not None:
         prometheus.write_metrics(args.metrics, [v])
