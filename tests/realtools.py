@@ -5,12 +5,16 @@ root, as it installs Chromium for the browser tests: tests/browserapp.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
+import stat
+import sys
 import time
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +86,32 @@ def http_get(url: str, timeout: float = 2.0) -> bytes:
     """The body of a GET (raises on an error status)."""
     with urllib.request.urlopen(url, timeout=timeout) as r:
         return r.read()
+
+
+KUBECTL = """#!{python}
+import json, os, sys
+with open(os.environ["KUBECTL_LOG"], "a") as f:
+    f.write(json.dumps(sys.argv[1:]) + "\\n")
+if os.environ.get("KUBECTL_REFUSE") and sys.argv[1] != "get":
+    sys.exit(os.environ["KUBECTL_REFUSE"])
+if sys.argv[1:3] == ["get", "node"]:
+    print(json.dumps({{"spec": {{"taints": json.loads(os.environ["KUBECTL_TAINTS"])}}}}))
+"""
+
+
+def stand_in_kubectl(tmp_path: Path, monkeypatch, taints: list, refuse: str = "") -> Path:
+    """A stand-in ``kubectl`` first on PATH (no cluster here): it logs its arguments to
+    the returned file, answers ``get node`` with ``taints``, and with ``refuse`` fails
+    every other command with that message. It checks the commands the tool runs, not
+    what a cluster does with them."""
+    exe = tmp_path / "bin" / "kubectl"
+    exe.parent.mkdir(exist_ok=True)
+    exe.write_text(KUBECTL.format(python=sys.executable))
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    log = tmp_path / "kubectl.log"
+    monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("KUBECTL_LOG", str(log))
+    monkeypatch.setenv("KUBECTL_TAINTS", json.dumps(taints))
+    if refuse:
+        monkeypatch.setenv("KUBECTL_REFUSE", refuse)
+    return log

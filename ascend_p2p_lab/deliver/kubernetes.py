@@ -138,5 +138,6 @@ def _run(cmd: list[str]) -> str:
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
     if done.returncode != 0:
         why = (done.stderr or done.stdout).strip().splitlines()
-        raise KubectlError(f"{' '.join(cmd[:4])}: {why[-1] if why else f'exit {done.returncode}'}")
+        shown = " ".join(["kubectl", *cmd[1:4]])  # the name, not the path found
+        raise KubectlError(f"{shown}: {why[-1] if why else f'exit {done.returncode}'}")
     return done.stdout

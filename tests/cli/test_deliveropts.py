@@ -171,3 +171,32 @@ def test_fleet_metrics_needs_criteria(tmp_path, capsys):
     assert out == ""
     assert code == 2 and "--metrics needs --criteria FILE" in err
     assert not (tmp_path / "m").exists()
+
+
+def test_apply_changes_the_named_node_and_a_refusal_exits_1(files, tmp_path, monkeypatch, capsys):
+    from realtools import stand_in_kubectl
+
+    log = stand_in_kubectl(tmp_path, monkeypatch, [])
+    argv = [
+        "check",
+        "--topology",
+        str(files["degrade"]),
+        "--preflight",
+        "--no-progress",
+        "--failing",
+        "--k8s-node",
+        "atlas-7",
+        "--apply",
+    ]
+    code, _, err = run_cli(capsys, *argv)
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert code == 1 and {c[2] for c in calls} == {"atlas-7"}
+    assert [c[0] for c in calls] == ["get", "patch", "taint"]
+    assert "kubernetes: changed node atlas-7 only: patch node atlas-7; taint node atlas-7" in err
+    monkeypatch.setenv("KUBECTL_REFUSE", "nodes 'atlas-7' is forbidden")
+    argv[2] = str(files["clean"])
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 1  # the check passed; the delivery did not
+    assert (
+        "ascend-p2p-lab: --apply: kubectl patch node atlas-7: nodes 'atlas-7' is forbidden" in err
+    )

@@ -7,15 +7,12 @@ against the client's models and, where an API server answers, ``kubectl apply
 from __future__ import annotations
 
 import json
-import os
-import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from realtools import missing, programs_or_skip
+from realtools import missing, programs_or_skip, stand_in_kubectl
 
 from ascend_p2p_lab.deliver import Verdict
 from ascend_p2p_lab.deliver import kubernetes as k8s
@@ -104,30 +101,8 @@ def test_a_pass_removes_this_tools_taint_and_no_other(a2_checks):
     assert "--subresource=status" in fail[0]
 
 
-KUBECTL = """#!{python}
-import json, os, sys
-with open(os.environ["KUBECTL_LOG"], "a") as f:
-    f.write(json.dumps(sys.argv[1:]) + "\\n")
-if sys.argv[1:3] == ["get", "node"]:
-    print(json.dumps({{"spec": {{"taints": json.loads(os.environ["KUBECTL_TAINTS"])}}}}))
-"""
-
-
-def _kubectl(tmp_path: Path, monkeypatch, taints: list) -> Path:
-    """A stand-in kubectl first on PATH that logs its arguments (no cluster here)."""
-    exe = tmp_path / "bin" / "kubectl"
-    exe.parent.mkdir()
-    exe.write_text(KUBECTL.format(python=sys.executable))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    log = tmp_path / "kubectl.log"
-    monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("KUBECTL_LOG", str(log))
-    monkeypatch.setenv("KUBECTL_TAINTS", json.dumps(taints))
-    return log
-
-
 def test_apply_reads_the_node_then_changes_only_it(a2_checks, tmp_path, monkeypatch):
-    log = _kubectl(tmp_path, monkeypatch, [ADMIN, OURS])
+    log = stand_in_kubectl(tmp_path, monkeypatch, [ADMIN, OURS])
     k8s.apply("atlas-7", a2_checks["clean"])
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert [c[:3] for c in calls] == [
