@@ -144,7 +144,7 @@ def test_fleet_metrics_writes_one_file_per_host(tmp_path, capsys):
         "--criteria",
         str(crit),
         "--sizes",
-        "64MiB",
+        "1MiB",
         "--samples",
         "2",
         "--no-progress",

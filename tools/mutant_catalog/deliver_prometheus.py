@@ -14,9 +14,10 @@ MUTANTS: list[Mutant] = [
     M(
         "deliver.prometheus.src_dst_swapped",
         "deliver/prometheus.py",
-        'LINK_LABELS = ("host", "src", "dst", "link", "direction", "initiator")',
-        'LINK_LABELS = ("host", "dst", "src", "link", "direction", "initiator")',
-        "a link's metrics labelled with src and dst swapped",
+        "        labels = [v.host, *(_text(r.get(k)) for k in LINK_LABELS[1:])]",
+        '        swap = {"src": "dst", "dst": "src"}\n'
+        "        labels = [v.host, *(_text(r.get(swap.get(k, k))) for k in LINK_LABELS[1:])]",
+        "a link's metrics carry the values of src and dst swapped",
         TESTS,
     ),
     M(
