@@ -128,6 +128,7 @@ def test_apply_and_slurm_without_their_tools_exit_2_and_change_nothing(
 
 
 def test_fleet_metrics_writes_one_file_per_host(tmp_path, capsys):
+    """About 6 s: a LocalCluster of two worker processes (as fleet --criteria's test)."""
     pytest.importorskip("distributed")
     from ascend_p2p_lab.check import criteria_from_preset, to_toml
 

@@ -115,6 +115,8 @@ def _query(prom: str, q: str) -> list[dict]:
 
 
 def test_a_real_prometheus_scrapes_the_degraded_link(tmp_path):
+    """About 6 s: the exporter process imports and derives the A2 model, Prometheus starts
+    and scrapes once a second; both are real processes, the point of the test."""
     tools = programs_or_skip("prometheus")
     topo = a2_files(tmp_path)["degrade"]
     port, web = free_port(), free_port()

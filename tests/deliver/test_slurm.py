@@ -208,6 +208,7 @@ def _check(topology: Path, capsys) -> tuple[int, str]:
 def test_a_real_slurm_is_drained_by_a_failing_check_and_resumed_by_a_passing_one(
     one_node_slurm, tmp_path, capsys
 ):
+    """About 4 s: two checks of the simulated A2 and the scontrol/sinfo round trips."""
     node = one_node_slurm
     files = a2_files(tmp_path)
     status, err = _check(files["degrade"], capsys)
