@@ -1,7 +1,7 @@
 """A check's verdict for Slurm, run as the node's ``HealthCheckProgram`` (or a prolog):
 FAIL drains the node this runs on with a reason naming the failing links
 (``p2p: HCCS 2->5 at 0.48 of its bar``), WARN only sets the node's comment, a later PASS
-resumes the node when this tool drained it (its reason starts with ``p2p:``) and never
+(or WARN) resumes the node when this tool drained it (its reason starts with ``p2p:``) and never
 one drained for another reason (a FAIL on such a node only sets its comment: the admin's
 reason stays). Only the node the tool runs on is touched.
 
@@ -71,18 +71,18 @@ def node_name() -> str:
 def plan(node: str, v: Verdict, now: NodeState) -> list[list[str]]:
     """The ``scontrol`` commands that deliver ``v`` to ``node`` in state ``now``."""
     update = ["scontrol", "update", f"nodename={node}"]
-    if v.status == FAIL and now.drained and not now.ours:  # an admin's drain stays as is
-        return [[*update, f"comment={reason_text(v.items, FAIL, REASON_NAMES)}"]]
     if v.status == FAIL:
-        return [[*update, "state=drain", f"reason={reason_text(v.items, FAIL, REASON_NAMES)}"]]
-    cmds = []
-    if v.status == WARN:
-        return [[*update, f"comment={reason_text(v.items, WARN, REASON_NAMES)}"]]
-    if v.status == PASS:
-        if now.drained and now.ours:
-            cmds.append([*update, "state=resume"])
-        if now.comment.startswith(PREFIX):
-            cmds.append([*update, "comment="])
+        why = reason_text(v.items, FAIL, REASON_NAMES)
+        if now.drained and not now.ours:  # an admin's drain keeps its reason
+            return [[*update, f"comment={why}"]]
+        return [[*update, "state=drain", f"reason={why}"]]
+    if v.status not in (PASS, WARN):  # a verdict this tool does not know changes nothing
+        return []
+    cmds = [[*update, "state=resume"]] if now.drained and now.ours else []
+    if v.status == WARN:  # jobs may land: only a comment says what was seen
+        cmds.append([*update, f"comment={reason_text(v.items, WARN, REASON_NAMES)}"])
+    elif now.comment.startswith(PREFIX):
+        cmds.append([*update, "comment="])
     return cmds
 
 

@@ -67,6 +67,12 @@ def test_fail_drains_naming_the_link_warn_comments_pass_resumes_only_its_own():
     assert slurm.plan("n1", PASS, IDLE) == []
     # an admin's drain keeps its reason: a FAIL only comments
     assert slurm.plan("n1", FAIL, ADMIN)[0][-1].startswith("comment=p2p: HCCS 2->5")
+    assert slurm.plan("n1", WARN, OURS) == [  # a warning lets jobs land: resume, comment
+        ["scontrol", "update", "nodename=n1", "state=resume"],
+        ["scontrol", "update", "nodename=n1", "comment=p2p: HCCS 2->5 at 0.48 of its bar"],
+    ]
+    assert slurm.plan("n1", WARN, ADMIN)[0][-1].startswith("comment=")
+    assert slurm.plan("n1", Verdict(ITEMS, "ODD"), OURS) == []  # unknown: nothing changes
     cleared = slurm.plan("n1", PASS, slurm.NodeState("IDLE", "", "p2p: x"))
     assert cleared == [["scontrol", "update", "nodename=n1", "comment="]]
 
