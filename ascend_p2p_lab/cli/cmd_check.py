@@ -248,12 +248,12 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
         args.junit_xml.write_text(junit_xml(items))
     if args.out is not None:
         _save(result, args.out, to_json(items, lost, **extra))
+    delivered.say()
     if result.measured.interrupted:
         print(
             "ascend-p2p-lab: interrupted; the items above are those judged so far", file=sys.stderr
         )
         return EXIT_INTERRUPTED
-    delivered.say()
     if delivered.status and result.status != "FAIL":  # a channel that failed: kubectl, scontrol
         return delivered.status
     return EXIT_FAILED if result.status == "FAIL" else EXIT_OK

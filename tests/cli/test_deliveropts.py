@@ -201,3 +201,22 @@ def test_apply_changes_the_named_node_and_a_refusal_exits_1(files, tmp_path, mon
     assert (
         "ascend-p2p-lab: --apply: kubectl patch node atlas-7: nodes 'atlas-7' is forbidden" in err
     )
+
+
+def test_an_interrupted_check_delivers_nothing(tmp_path):
+    from types import SimpleNamespace
+
+    from ascend_p2p_lab.cli.deliveropts import deliver
+
+    args = SimpleNamespace(
+        metrics=tmp_path / "m.prom",
+        npu_exporter_file=tmp_path / "n.json",
+        k8s_node="n1",
+        slurm=True,
+        apply=True,
+        format="table",
+    )
+    result = SimpleNamespace(measured=SimpleNamespace(interrupted=True), status="PASS")
+    out = deliver(result, args, None)  # no scontrol, no kubectl, no file: none is reached
+    assert out.lines == ["ascend-p2p-lab: interrupted: the verdict was delivered nowhere"]
+    assert out.status == 0 and out.json == {} and list(tmp_path.iterdir()) == []
