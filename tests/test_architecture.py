@@ -134,7 +134,11 @@ ALLOWED: dict[str, set[str]] = {
         "check",
         "forking",
         "collectives",
+        "deliver",
     },
+    # the verdict where operators look (Prometheus, NPU Exporter, Kubernetes, Slurm):
+    # it reads check's items and verdict; check never imports it
+    "deliver": {"vocab", "_version", "schema", "check"},
     # the health check: criteria, the sweeps they need, the verdict; never plots or cli
     "check": {
         "vocab",

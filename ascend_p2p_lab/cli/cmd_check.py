@@ -36,6 +36,7 @@ from ..topology import load_preset
 from ..vocab import DEFAULT_PRESET, US_PER_MS
 from .cmd_collectives import has_collectives
 from .cmd_criteria import checked_fraction
+from .deliveropts import add_delivery, check_delivery, deliver, maybe_preflight
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import add_backend, add_progress, add_samples, subcommand
 from .server import no_server, preset_named, server_given, server_of
@@ -130,6 +131,7 @@ def add(sub: Any) -> None:
         "and check --run read it) (default: none)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace an earlier check in --out")
+    add_delivery(p)
 
 
 def _outputs(args: argparse.Namespace) -> None:
@@ -224,6 +226,7 @@ def _collectives_only(run: Any, folder: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check a server against criteria; print, write and exit as CHECK_EPILOG says."""
     _outputs(args)
+    check_delivery(args)
     if args.run is not None:
         if args.samples is not None or args.warmup != CHECK_WARMUP or args.min_sample_ms != 1.0:
             raise UsageError(
@@ -232,6 +235,7 @@ def run(args: argparse.Namespace) -> int:
             )
         return _check_run(args)
     criteria, _ = _criteria(args)
+    criteria = maybe_preflight(criteria, args)
 
     def work(rt: Any) -> int:  # run_check refuses criteria for another device count (2)
         devices = parse_devices(args.devices or "all", rt.device_count)
@@ -254,6 +258,7 @@ def _check_run(args: argparse.Namespace) -> int:
     """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
     run = load(args.run)
     criteria, server = _criteria(args, run)
+    criteria = maybe_preflight(criteria, args)
     devices = None if args.devices is None else parse_devices(args.devices, criteria.device_count)
     result = check_run(run, criteria, devices)
     with past_input_checks():
@@ -284,6 +289,8 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
         "interrupted": result.measured.interrupted,
         "failed": result.measured.failed,
     }
+    delivered = deliver(result, args, criteria)  # files written, nodes changed: cli/deliveropts
+    extra.update(delivered.json)
     if args.format == "json":
         print(json.dumps(to_json(items, lost, **extra), indent=2))
     else:
@@ -293,11 +300,14 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
         args.junit_xml.write_text(junit_xml(items, lost, result.measured.failed))
     if args.out is not None:
         _save(result, args.out, to_json(items, lost, **extra))
+    delivered.say()
     if result.measured.interrupted:
         print(
             "ascend-p2p-lab: interrupted; the items above are those judged so far", file=sys.stderr
         )
         return EXIT_INTERRUPTED
+    if delivered.status and result.status != "FAIL":  # a channel that failed: kubectl, scontrol
+        return delivered.status
     return EXIT_FAILED if result.status == "FAIL" else EXIT_OK
 
 

@@ -31,6 +31,7 @@ from ..measure.spec import check_sampling
 from ..topology.presets import list_presets, load_preset
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
+from .deliveropts import add_fleet_metrics, check_fleet_metrics, write_fleet_metrics
 from .exitstatus import UsageError, past_input_checks
 from .options import add_progress, add_samples, subcommand
 
@@ -141,6 +142,7 @@ def add(sub: Any) -> None:
         help="also check every host against a criteria file (see `check`): its "
         "failing items per host, beside the outliers (default: none)",
     )
+    add_fleet_metrics(p)
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
@@ -167,6 +169,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
         args.criteria_data = load_criteria(args.criteria)
         options.update(fleet_options(args.criteria_data, args.sizes))
+    check_fleet_metrics(args)
     if args.scheduler is not None:
         if args.degrade:
             raise UsageError("--degrade simulates a fault: use it with --local")
@@ -299,9 +302,10 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[s
     criteria = args.criteria_data
     probes = {r.host: r.probe for r in result.results.values()}
     counts = {r.host: r.meta.device_count for r in result.results.values()}
-    return failing_by_host(
-        fleet_items(criteria, result.frame, probes), counts, criteria.device_count
-    )
+    items = fleet_items(criteria, result.frame, probes)
+    if getattr(args, "metrics", None) is not None:  # one HOST.prom per host
+        write_fleet_metrics(args.metrics, items, str(args.criteria), args.deliver_started)
+    return failing_by_host(items, counts, criteria.device_count)
 
 
 def _print_table(analysis: Any, result: Any, status: int) -> None:
