@@ -71,14 +71,14 @@ from .._version import schema_version_problem
 from ..patterns.cards import group_name, parse_group_name
 from ..schema import CARD_PATTERNS, COLLECTIVE_PATTERN, FANOUT_PATTERNS, HOST_PATTERNS
 from ..topology.model import LINK_CLASSES, SELF
-from ..vocab import DIRECTIONS, PAIR_INITIATORS
+from ..vocab import CHECK_SAMPLES, DIRECTIONS, PAIR_INITIATORS
 from .lines import locate, locate_row
 
 CRITERIA_SCHEMA_VERSION = 1
 MAX_CRITERIA_BYTES = 1 << 20
 DEFAULT_SIZE_BYTES = 64 << 20  # past the A2/A3 saturation point (>= 2 MB) yet quick
 DEFAULT_LATENCY_SIZE_BYTES = 4  # one word, as p2pBandwidthLatencyTest copies
-DEFAULT_SAMPLES = 3
+DEFAULT_SAMPLES = CHECK_SAMPLES
 DEFAULT_FRACTION = 0.9
 
 HOST_DIRECTIONS = HOST_PATTERNS

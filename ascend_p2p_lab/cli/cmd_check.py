@@ -18,26 +18,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..check import (
-    criteria_from_preset,
-    junit_xml,
-    load_criteria,
-    run_check,
-    table_text,
-    to_json,
+from ..vocab import (
+    CHECK_SAMPLES,
+    CHECK_WARMUP,
+    DEFAULT_PRESET,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    US_PER_MS,
 )
-from ..check.criteria import DEFAULT_SAMPLES
-from ..check.imported import check_run, judged_size
-from ..check.plan import CHECK_WARMUP
-from ..measure.spec import parse_devices
-from ..run.folder import check_out_dir, check_out_file, load, save
-from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from ..topology import list_presets, load_preset
-from ..vocab import DEFAULT_PRESET, US_PER_MS
 from .cmd_criteria import checked_fraction
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import add_backend, add_progress, add_samples, subcommand
-from .session import load_topology, run_session
 
 #: The command this module adds and runs.
 NAME = "check"
@@ -63,6 +55,7 @@ exit status:
 
 def add(sub: Any) -> None:
     """``check``: its options."""
+
     p = subcommand(sub, NAME, CHECK_HELP)
     p.epilog = CHECK_EPILOG
     add_backend(p)
@@ -115,7 +108,7 @@ def add(sub: Any) -> None:
         "copy",
         samples=None,
         warmup=CHECK_WARMUP,
-        samples_default=f"the criteria's samples, {DEFAULT_SAMPLES} in derived ones",
+        samples_default=f"the criteria's samples, {CHECK_SAMPLES} in derived ones",
     )
     add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument(
@@ -133,6 +126,8 @@ def add(sub: Any) -> None:
 def _outputs(args: argparse.Namespace) -> None:
     """Every output path, checked before any device work (--out: a folder that can take
     the check's files and its run folder)."""
+    from ..run.folder import check_out_dir, check_out_file
+
     if args.junit_xml is not None:
         check_out_file(args.junit_xml, "--junit-xml")
     if args.out is not None:
@@ -146,6 +141,11 @@ def _outputs(args: argparse.Namespace) -> None:
 
 def _criteria(args: argparse.Namespace, run: Any = None) -> Any:
     """The criteria file, or the server's preset's model x --fraction (before device work)."""
+    from ..check import criteria_from_preset, load_criteria
+    from ..check.imported import judged_size
+    from ..topology import load_preset
+    from .session import load_topology
+
     fraction = checked_fraction(args.fraction)
     if args.criteria is not None:
         return load_criteria(args.criteria)
@@ -175,6 +175,8 @@ def _own_server(run: Any, folder: Path) -> Any:
     """The preset a run names (``preset``, else a ``topology`` that is a preset's name),
     else the default preset when the run's device count fits it: the server a ``check
     --run`` without --preset/--topology judges the run on."""
+    from ..topology import list_presets, load_preset
+
     meta = run.meta
     named = next((p for p in (meta.preset, meta.topology) if p in list_presets()), None)
     if named is not None:
@@ -191,6 +193,10 @@ def _own_server(run: Any, folder: Path) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Check a server against criteria; print, write and exit as CHECK_EPILOG says."""
+    from ..check import run_check
+    from ..measure.spec import parse_devices
+    from .session import run_session
+
     _outputs(args)
     if args.run is not None:
         if args.samples is not None or args.warmup != CHECK_WARMUP or args.min_sample_ms != 1.0:
@@ -220,6 +226,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_run(args: argparse.Namespace) -> int:
     """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
+    from ..check.imported import check_run
+    from ..measure.spec import parse_devices
+    from ..run.folder import load
+
     run = load(args.run)
     criteria = _criteria(args, run)
     devices = None if args.devices is None else parse_devices(args.devices, criteria.device_count)
@@ -229,6 +239,8 @@ def _check_run(args: argparse.Namespace) -> int:
 
 
 def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
+    from ..check import junit_xml, table_text, to_json
+
     items, lost = result.items, result.points_lost
     extra = {
         "criteria": criteria.meta.get("path") or criteria.name,
@@ -253,6 +265,8 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
 
 def _save(result: Any, out: Path, summary: dict[str, Any]) -> None:
     """The check's files beside the run folder of what it judged (``run/folder.py``)."""
+    from ..run.folder import save
+
     save(result.measured.run, out, replace=True)
     (out / "check.json").write_text(json.dumps(summary, indent=2))
     result.items.to_csv(out / "items.csv", index=False)

@@ -21,14 +21,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..check import load_criteria
-from ..check.fleetitems import failing_by_host, fleet_items, fleet_options
-from ..comparison import check_threshold
-from ..fleet import SimulatedFleet, analyse, survey
-from ..fleet.simulated import fleet_targets, parse_degrade
-from ..fleet.survey import check_fleet_out
-from ..measure.spec import check_sampling
-from ..topology.presets import list_presets
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
@@ -145,6 +137,12 @@ def add(sub: Any) -> None:
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     """Every input checked before a cluster starts: (sweep options, targets or hosts)."""
+    from ..check import load_criteria
+    from ..check.fleetitems import fleet_options
+    from ..comparison import check_threshold
+    from ..fleet.survey import check_fleet_out
+    from ..measure.spec import check_sampling
+
     if importlib.util.find_spec("distributed") is None:
         raise UsageError(NO_DASK)
     try:
@@ -179,6 +177,9 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
 
 
 def _local_targets(args: argparse.Namespace) -> Any:
+    from ..fleet.simulated import fleet_targets, parse_degrade
+    from ..topology.presets import list_presets
+
     if args.preset not in list_presets():
         raise UsageError(f"--preset {args.preset!r}: not a preset ({', '.join(list_presets())})")
     faults: dict[str, list[dict[str, Any]]] = {}
@@ -192,6 +193,8 @@ def _local_targets(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..fleet import SimulatedFleet, survey
+
     options, hosts = _check(args)
 
     def on(client: Any, targets: Any) -> int:
@@ -258,6 +261,8 @@ def _loopback(address: str) -> bool:
 
 def _emit(result: Any, args: argparse.Namespace) -> int:
     """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
+    from ..fleet import analyse
+
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
     failing = _criteria_failing(result, args)
@@ -292,6 +297,8 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
 
 def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
     """With --criteria: the failing items' ids per host (check/fleetitems.py), else None."""
+    from ..check.fleetitems import failing_by_host, fleet_items
+
     if getattr(args, "criteria", None) is None:
         return None
 

@@ -12,15 +12,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..terminal import print_grid
 from .options import add_format, subcommand
-from .session import load_topology
 
 #: The command this module adds and runs.
 NAME = "topo"
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..terminal import print_grid
+    from .session import load_topology
+
     topo = load_topology(args.file)
     if args.format == "json":
         print(
