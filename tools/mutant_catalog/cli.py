@@ -12,7 +12,7 @@ MUTANTS: list[Mutant] = [
         "from typing import Any\n\nfrom ..results import ResultsError  # noqa: F401\n",
         "the command line imports the toolkit before main() and its Ctrl-C handler (as "
         "before issue 42): --help loads pandas, a Ctrl-C in its first moments a traceback",
-        ("tests/cli/test_startup.py",),
+        ("tests/cli/test_cli.py",),
     ),
     M(
         "cli.runtime_errors_unseen",
