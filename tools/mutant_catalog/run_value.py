@@ -53,7 +53,7 @@ MUTANTS: list[Mutant] = [
     M(
         "run.value.frame_without_copy",
         "run/value.py",
-        ("        out.attrs = {**self.samples.attrs, ATTRS_KEY: self.stored()}"),
+        ("        out.attrs = {**self.samples.attrs, ATTRS_KEY: StoredMeta(self.stored())}"),
         "        out.attrs = dict(self.samples.attrs)",
         ("Run.frame gives no attrs['run']: old scripts reading it break"),
         TESTS,
