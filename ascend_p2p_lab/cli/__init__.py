@@ -28,17 +28,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .exitstatus import (
-    EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_STATUS,
-    EXIT_USAGE,
-    InternalError,
-    UsageError,
-)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["BY_NAME", "COMMANDS", "EXIT_STATUS", "EXIT_USAGE", "build_parser", "main"]
 
@@ -59,13 +52,18 @@ _RUNTIME_ERRORS = (
 
 
 def __getattr__(name: str) -> Any:
-    """The grammar's names (``COMMANDS``, ``BY_NAME``, ``build_parser``), imported on
-    first use: ``python -m ascend_p2p_lab.cli`` reaches :func:`main` (and its Ctrl-C
-    handler) before it imports anything but this module."""
+    """The grammar's names (``COMMANDS``, ``BY_NAME``, ``build_parser``) and the exit
+    statuses' (``EXIT_STATUS``, ``EXIT_USAGE``), imported on first use: ``python -m
+    ascend_p2p_lab.cli`` reaches :func:`main` (and its Ctrl-C handler) before it imports
+    anything but this module (a Ctrl-C before then lands in Python's own start-up)."""
     if name in ("COMMANDS", "BY_NAME", "build_parser"):
         from . import parser
 
         return getattr(parser, name)
+    if name in ("EXIT_STATUS", "EXIT_USAGE"):
+        from . import exitstatus
+
+        return getattr(exitstatus, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -78,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return BY_NAME[args.command].run(args)
     except KeyboardInterrupt:
+        from ..vocab import EXIT_INTERRUPTED
+
         print("ascend-p2p-lab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `ascend-p2p-lab probe --format json | head`
@@ -94,6 +94,8 @@ def _imported(names: Sequence[tuple[str, str]]) -> tuple[type[BaseException], ..
 
 def _exit_for(exc: Exception) -> int:
     """exc's one line on stderr, and its exit status."""
+    from .exitstatus import EXIT_FAILED, EXIT_USAGE, InternalError, UsageError
+
     if isinstance(exc, (UsageError, *_imported(_USAGE_ERRORS))):
         print(f"ascend-p2p-lab: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

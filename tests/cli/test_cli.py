@@ -275,12 +275,9 @@ def test_every_help_imports_nothing_heavy() -> None:
     assert all(code == 0 and size > 200 for code, size in got["codes"].values())
 
 
-@pytest.mark.parametrize("delay_s", [0.1, 0.5, 1.0, 2.0])
-def test_ctrl_c_at_any_moment_exits_130_without_traceback(tmp_path, delay_s) -> None:
-    """SIGINT to the demo's process group (what Ctrl-C in a terminal sends): in its
-    imports (0.1 s), its probe, its sweep's workers: exit 130 and no traceback. A test of
-    real time: the signal must arrive while the command runs (about 5 s in all)."""
-    demo = ["demo", "--out", str(tmp_path / "d"), "--no-progress"]
+def _interrupted(tmp_path, delay_s: float) -> tuple[int, str]:
+    """The demo interrupted delay_s after its start: (exit status, stderr)."""
+    demo = ["demo", "--out", str(tmp_path / "d"), "--no-progress", "--overwrite"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "ascend_p2p_lab.cli", *demo],
         stdout=subprocess.PIPE,
@@ -291,5 +288,19 @@ def test_ctrl_c_at_any_moment_exits_130_without_traceback(tmp_path, delay_s) -> 
     time.sleep(delay_s)
     os.killpg(proc.pid, signal.SIGINT)
     _out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
+    return proc.returncode, err
+
+
+@pytest.mark.parametrize("delay_s", [0.1, 0.5, 1.0, 2.0])
+def test_ctrl_c_at_any_moment_exits_130_without_traceback(tmp_path, delay_s) -> None:
+    """SIGINT to the demo's process group (what Ctrl-C in a terminal sends): in its
+    imports (0.1 s), its probe, its sweep's workers: exit 130 and no traceback. A test of
+    real time: the signal must arrive while the command runs (about 5 s in all). On a
+    loaded machine a signal at 0.1 s may land in Python's own start-up (site, runpy),
+    before any code of the package runs: that try is made again (at most twice)."""
+    for _ in range(3):
+        status, err = _interrupted(tmp_path, delay_s)
+        if status == 130 or "ascend_p2p_lab" in err:
+            break
+    assert status == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err

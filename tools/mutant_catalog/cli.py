@@ -8,8 +8,8 @@ MUTANTS: list[Mutant] = [
     M(
         "cli.toolkit_before_main",
         "cli/__init__.py",
-        "from typing import Any\n",
-        "from typing import Any\n\nfrom ..results import ResultsError  # noqa: F401\n",
+        "from typing import TYPE_CHECKING, Any\n",
+        "from typing import TYPE_CHECKING, Any\n\nfrom ..results import ResultsError  # noqa: F401\n",
         "the command line imports the toolkit before main() and its Ctrl-C handler (as "
         "before issue 42): --help loads pandas, a Ctrl-C in its first moments a traceback",
         ("tests/cli/test_cli.py",),

@@ -66,4 +66,13 @@ MUTANTS: list[Mutant] = [
         "a selection of a run loses its metadata",
         TESTS,
     ),
+    M(
+        "run.value.meta_copy_shared",
+        "run/value.py",
+        "        return StoredMeta(self)",
+        "        return self",
+        "frames made from a frame share one metadata dict: a field written on a part "
+        "changes the whole run's",
+        TESTS,
+    ),
 ]
