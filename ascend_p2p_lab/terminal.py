@@ -20,10 +20,7 @@ from typing import Any
 from .emptycells import NOT_MEASURED, SAME_DEVICE, TAGS, explain, number_failures
 from .run import Run, RunMeta
 from .schema import LATENCY_PATTERN, TEST_PATTERN
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
+from .vocab import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
 
 def print_grid(title: str, labels: list[str], cells: list[list[str]], align: str = "<") -> None:

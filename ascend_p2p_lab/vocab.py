@@ -1,5 +1,7 @@
 """The project's words, each defined once: pattern names, initiators and their words,
-directions, peer modes, paths, timings, error kinds, process modes, and the defaults.
+directions, peer modes, paths, timings, error kinds, process modes, the collectives'
+operations and algorithms, the defaults and a run's exit statuses (what the command line's
+parser needs, so that it imports nothing heavier).
 
 Every other module takes its words from here (the bottom layer: it imports nothing of the
 package). A pattern's name is a key only here and in its declaration
@@ -112,6 +114,21 @@ HOST_WORD = "host"
 NOMINAL = "nominal (a rate on paper)"
 REFERENCE = "reference (measured)"
 
+# ---- collectives: the operations (in the order of ``--ops`` help) and HCCL's algorithms
+ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all_reduce", "all_gather", "reduce_scatter"
+ALL_TO_ALL, BROADCAST = "all_to_all", "broadcast"
+#: ``collectives.busbw.OPERATIONS``: the collectives built from copies.
+COLLECTIVE_OPERATIONS: tuple[str, ...] = (
+    ALL_REDUCE,
+    ALL_GATHER,
+    REDUCE_SCATTER,
+    ALL_TO_ALL,
+    BROADCAST,
+)
+MESH, RING, DOUBLE_RING, REDUCE_BCAST, HD = "mesh", "ring", "double_ring", "reduce_bcast", "hd"
+#: The algorithms, in the order of ``collectives.algorithms.ALGORITHMS``.
+COLLECTIVE_ALGORITHMS: tuple[str, ...] = (MESH, RING, DOUBLE_RING, REDUCE_BCAST, HD)
+
 # ---- defaults
 #: The preset the simulator, the demo, the fleet and the health check use when none is
 #: given.
@@ -119,3 +136,14 @@ DEFAULT_PRESET = "atlas800t-a2"
 #: The copy sizes of a sweep given none.
 DEFAULT_SIZES = "4KiB:1GiB"
 US_PER_MS = 1000.0
+#: The longest sample the timing loop takes (a minute of device time; ``--min-sample-ms``).
+MAX_SAMPLE_US = 60e6
+#: The health check's untimed windows before each point: one leaves cold-start effects out.
+CHECK_WARMUP = 1
+#: Samples per point of the health check's derived criteria.
+CHECK_SAMPLES = 3
+
+# ---- exit statuses of a run (``terminal.run_status``; the command line adds 2, bad input)
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130

@@ -14,7 +14,9 @@ demos, ``sweeps`` both sweeps, ``render`` none: results.md is rewritten from the
   each tree confined to one core (``os.sched_setaffinity``: one worker), as on a
   newcomer's machine busy with something else; wall and CPU seconds, after / before;
 - ``notebooks``: nbval over ``notebooks/``; ``suite``: the README's ``python -m pytest``;
-- ``collectives``: the five collectives at eight sizes on the A2 and the A3 (:mod:`collectives`).
+- ``collectives``: the five collectives at eight sizes on the A2 and the A3 (:mod:`collectives`);
+- ``report_cpu``: ``report`` of the A2 demo run on one core, its CPU (:mod:`startup`);
+- ``cli_start``: ``--help`` and every command's ``--help`` against ``import argparse``.
 
 ``--baseline DIR_OR_COMMIT`` runs the sweeps and the first-run measurements alternately
 with another tree (a folder holding the package, or a commit exported with ``git
@@ -38,6 +40,7 @@ from typing import Any
 
 import collectives
 import firstrun
+import startup
 import sweeps
 from harness import ROOT, baseline_tree, commit_of, load, machine, one_core
 from writeup import render
@@ -57,6 +60,8 @@ ALL = (
     "notebooks",
     "suite",
     "collectives",
+    "report_cpu",
+    "cli_start",
 )
 GROUPS = {
     "demo": ("demo_a2", "demo_a3"),
@@ -102,12 +107,13 @@ def measurements(
     """Each measurement's call (``state`` carries the A2 demo run to the report)."""
     r = args.repeats
 
-    def report(cores: set[int] | None = None) -> dict[str, Any]:
+    def demo_run() -> str:
         if "run_dir" not in state:
             state.update(firstrun.measure_demo("atlas800t-a2", 1, base))
-        return firstrun.measure_report(
-            state["run_dir"], r, base, state.get("baseline_run_dir"), cores
-        )
+        return str(state["run_dir"])
+
+    def report(cores: set[int] | None = None) -> dict[str, Any]:
+        return firstrun.measure_report(demo_run(), r, base, state.get("baseline_run_dir"), cores)
 
     one = one_core()
 
@@ -126,6 +132,8 @@ def measurements(
         "notebooks": sweeps.measure_notebooks,
         "suite": sweeps.measure_suite,
         "collectives": lambda: collectives.measure_collectives(r),
+        "report_cpu": lambda: startup.measure_report_cpu(demo_run(), max(r, 3), base),
+        "cli_start": lambda: startup.measure_cli_start(r, base),
     }
 
 

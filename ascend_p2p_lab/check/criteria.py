@@ -68,12 +68,12 @@ from ..topology.model import LINK_CLASSES, SELF
 from ..topology.tables import LinkName
 from ..typedfile import Counting, Document, FileError, Positive, Text, Whole
 from ..units import parse_size
-from ..vocab import DIRECTIONS, PAIR_INITIATORS
+from ..vocab import CHECK_SAMPLES, DIRECTIONS, PAIR_INITIATORS
 
 CRITERIA_SCHEMA_VERSION = 1
 DEFAULT_SIZE_BYTES = 64 << 20  # past the A2/A3 saturation point (>= 2 MB) yet quick
 DEFAULT_LATENCY_SIZE_BYTES = 4  # one word, as p2pBandwidthLatencyTest copies
-DEFAULT_SAMPLES = 3
+DEFAULT_SAMPLES = CHECK_SAMPLES
 DEFAULT_FRACTION = 0.9
 
 HOST_DIRECTIONS = HOST_PATTERNS

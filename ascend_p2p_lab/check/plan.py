@@ -19,7 +19,7 @@ from typing import Any
 
 from ..collectives.busbw import OPERATIONS
 from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
-from ..vocab import DIRECTIONS, INITIATOR_WORDS, PAIR_INITIATORS
+from ..vocab import CHECK_WARMUP, DIRECTIONS, INITIATOR_WORDS, PAIR_INITIATORS
 from .criteria import (
     DEFAULT_LATENCY_SIZE_BYTES,
     DEFAULT_SAMPLES,
@@ -28,9 +28,6 @@ from .criteria import (
     JUDGED_AGGREGATES,
     Criteria,
 )
-
-#: untimed windows before each point: one is enough to leave cold-start effects out
-CHECK_WARMUP = 1
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..calibrate import calibrate, to_toml
-from ..run.folder import check_out_file, load
-from ..terminal import EXIT_OK
-from ..topology import load_preset, topology_from_toml_text
+from ..vocab import EXIT_OK
 from .exitstatus import UsageError, past_input_checks
 from .options import subcommand
-from .server import server_given, server_of
-from .session import load_topology
 
 #: The command this module adds and runs.
 NAME = "calibrate"
@@ -35,6 +30,12 @@ NAME = "calibrate"
 
 def run(args: argparse.Namespace) -> int:
     """Fit a preset from RUN_DIR, check that it loads, write it to --out."""
+    from ..calibrate import calibrate, to_toml
+    from ..run.folder import check_out_file, load
+    from ..topology import load_preset, topology_from_toml_text
+    from .server import server_given, server_of
+    from .session import load_topology
+
     out: Path = args.out
     if out.exists() and not args.overwrite:
         raise UsageError(f"--out {out}: exists; pass --overwrite to replace it")

@@ -18,29 +18,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..check import (
-    criteria_from_preset,
-    junit_xml,
-    load_criteria,
-    run_check,
-    table_text,
-    to_json,
+from ..vocab import (
+    CHECK_SAMPLES,
+    CHECK_WARMUP,
+    DEFAULT_PRESET,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    US_PER_MS,
 )
-from ..check.criteria import DEFAULT_SAMPLES
-from ..check.imported import check_run, judged_size
-from ..check.plan import CHECK_WARMUP
-from ..measure.spec import parse_devices
-from ..run.folder import check_out_dir, check_out_file, load, save
-from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from ..topology import load_preset
-from ..vocab import DEFAULT_PRESET, US_PER_MS
-from .cmd_collectives import has_collectives
 from .cmd_criteria import checked_fraction
-from .deliveropts import add_delivery, check_delivery, deliver, maybe_preflight
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import add_backend, add_progress, add_samples, subcommand
-from .server import no_server, preset_named, server_given, server_of
-from .session import load_topology, run_session
 
 #: The command this module adds and runs.
 NAME = "check"
@@ -66,6 +55,8 @@ exit status:
 
 def add(sub: Any) -> None:
     """``check``: its options."""
+    from .deliveropts import add_delivery
+
     p = subcommand(sub, NAME, CHECK_HELP)
     p.epilog = CHECK_EPILOG
     add_backend(p)
@@ -118,7 +109,7 @@ def add(sub: Any) -> None:
         "copy",
         samples=None,
         warmup=CHECK_WARMUP,
-        samples_default=f"the criteria's samples, {DEFAULT_SAMPLES} in derived ones",
+        samples_default=f"the criteria's samples, {CHECK_SAMPLES} in derived ones",
     )
     add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument(
@@ -137,6 +128,8 @@ def add(sub: Any) -> None:
 def _outputs(args: argparse.Namespace) -> None:
     """Every output path, checked before any device work (--out: a folder that can take
     the check's files and its run folder)."""
+    from ..run.folder import check_out_dir, check_out_file
+
     if args.junit_xml is not None:
         check_out_file(args.junit_xml, "--junit-xml")
     if args.out is not None:
@@ -151,6 +144,12 @@ def _outputs(args: argparse.Namespace) -> None:
 def _criteria(args: argparse.Namespace, run: Any = None) -> tuple[Any, str]:
     """The criteria file, or the server's preset's model x --fraction (before device
     work), and the server judged on, in words."""
+    from ..check import criteria_from_preset, load_criteria
+    from ..check.imported import judged_size
+    from ..topology import load_preset
+    from .server import server_given, server_of
+    from .session import load_topology
+
     fraction = checked_fraction(args.fraction)
     topo = load_topology(args.topology)
     given = server_given(args, topo)
@@ -188,6 +187,9 @@ def _own_server(run: Any, folder: Path) -> Any:
     """The preset a run names (``preset``, else a ``topology`` that is a preset's name):
     the server a ``check --run`` without --preset/--topology judges the run on; a run that
     names none is refused (exit 2), never judged on a default server."""
+    from ..topology import load_preset
+    from .server import no_server, preset_named
+
     named = preset_named(run.meta)
     if named is None:
         raise UsageError(
@@ -206,6 +208,8 @@ def _collectives_only(run: Any, folder: Path) -> None:
     """A run the preset's copy model cannot judge, refused saying which criteria can: one
     of collectives only (an hccl_test import), or an ascend-dmi --dg diagnosis (values
     without a copy size)."""
+    from .cmd_collectives import has_collectives
+
     rows = run.samples
     if not len(rows) or rows["pattern"].notna().any():
         return
@@ -225,6 +229,11 @@ def _collectives_only(run: Any, folder: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check a server against criteria; print, write and exit as CHECK_EPILOG says."""
+    from ..check import run_check
+    from ..measure.spec import parse_devices
+    from .deliveropts import check_delivery, maybe_preflight
+    from .session import run_session
+
     _outputs(args)
     check_delivery(args)
     if args.run is not None:
@@ -256,6 +265,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_run(args: argparse.Namespace) -> int:
     """``check --run DIR``: the run folder judged against the criteria, nothing measured."""
+    from ..check.imported import check_run
+    from ..measure.spec import parse_devices
+    from ..run.folder import load
+    from .deliveropts import maybe_preflight
+
     run = load(args.run)
     criteria, server = _criteria(args, run)
     criteria = maybe_preflight(criteria, args)
@@ -268,6 +282,8 @@ def _check_run(args: argparse.Namespace) -> int:
 def measured_server(meta: Any) -> str:
     """The server a check measured, in words: the simulated preset or topology, else the
     device pyACL opened."""
+    from .server import server_of
+
     return server_of(meta) or (
         f"{meta.soc_name or 'the server'} on {meta.hostname or 'this host'} ({meta.backend})"
     )
@@ -280,6 +296,9 @@ def criteria_source(criteria: Any) -> str:
 
 
 def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> int:
+    from ..check import junit_xml, table_text, to_json
+    from .deliveropts import deliver
+
     items, lost = result.items, result.points_lost
     source = criteria_source(criteria)
     extra = {
@@ -313,6 +332,8 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
 
 def _save(result: Any, out: Path, summary: dict[str, Any]) -> None:
     """The check's files beside the run folder of what it judged (``run/folder.py``)."""
+    from ..run.folder import save
+
     save(result.measured.run, out, replace=True)
     (out / "check.json").write_text(json.dumps(summary, indent=2))
     result.items.to_csv(out / "items.csv", index=False)

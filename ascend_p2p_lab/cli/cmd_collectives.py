@@ -21,22 +21,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..collectives.algorithms import ALGORITHMS
-from ..collectives.busbw import OPERATIONS
-from ..collectives.rates import LinkModel
-from ..collectives.table import op_rows, summary, table_text
-from ..collectives.versuslinks import compare_collectives, compare_text, links_model, predicted_on
-from ..forking import idle_workers
-from ..measure.spec import COLLECTIVE_PATTERN, check_operations
-from ..run.folder import check_out_dir, load
-from ..terminal import guessed_soc, run_status
-from ..topology import list_presets, load_preset
 from ..units import parse_sizes
-from ..vocab import US_PER_MS
+from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
 from .options import add_progress, add_samples, subcommand
-from .runoutput import keep, sweep_kept
-from .session import load_topology, run_session
 
 #: The command this module adds and runs.
 NAME = "collectives"
@@ -53,6 +41,7 @@ WORKERS = 4
 
 def add(sub: Any) -> None:
     """``collectives``: its options."""
+
     p = subcommand(sub, NAME, HELP)
     p.add_argument(
         "--backend",
@@ -74,8 +63,8 @@ def add(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
     p.add_argument(
         "--ops",
-        default=",".join(OPERATIONS),
-        help=f"comma list of {', '.join(OPERATIONS)} (default: all five)",
+        default=",".join(COLLECTIVE_OPERATIONS),
+        help=f"comma list of {', '.join(COLLECTIVE_OPERATIONS)} (default: all five)",
     )
     p.add_argument("--devices", default="all", help="the ranks' devices (default all)")
     p.add_argument(
@@ -85,7 +74,7 @@ def add(sub: Any) -> None:
     )
     p.add_argument(
         "--algorithm",
-        choices=list(ALGORITHMS),
+        choices=list(COLLECTIVE_ALGORITHMS),
         default=None,
         help="force one algorithm (default: the one HCCL would run, per size)",
     )
@@ -125,6 +114,9 @@ def add(sub: Any) -> None:
 
 def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]:
     """The ops, sizes and the links run, checked before any device work."""
+    from ..measure.spec import COLLECTIVE_PATTERN, check_operations
+    from ..run.folder import check_out_dir, load
+
     ops = check_operations(args.ops, args.algorithm, (COLLECTIVE_PATTERN,))
     assert ops is not None
     try:
@@ -139,6 +131,11 @@ def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]
 
 def run(args: argparse.Namespace) -> int:
     """Run the collectives; print them; save the run; exit with the run's status."""
+    from ..forking import idle_workers
+    from ..terminal import run_status
+    from .runoutput import keep, sweep_kept
+    from .session import run_session
+
     ops, sizes, links = _checked(args)
 
     def work(rt: Any) -> int:
@@ -171,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _predicted_from(run: Any, links: Any, topology: Any) -> Any:
     """The run with its predictions from a P2P run's measured links."""
+    from ..collectives.versuslinks import links_model, predicted_on
+
     return run.replace(
         samples=predicted_on(run.samples, topology, links_model(links.samples, topology))
     )
@@ -178,6 +177,8 @@ def _predicted_from(run: Any, links: Any, topology: Any) -> Any:
 
 def json_rows(run: Any) -> list[dict[str, Any]]:
     """The documented JSON rows: one per op and size (medians over samples)."""
+    from ..collectives.table import summary
+
     out = []
     for r in summary(run.samples).to_dict("records"):
         neck = (
@@ -207,6 +208,9 @@ def json_rows(run: Any) -> list[dict[str, Any]]:
 
 
 def _emit(run: Any, fmt: str, status: int, out: Path | None, source: str) -> None:
+    from ..collectives.table import summary, table_text
+    from ..terminal import guessed_soc
+
     if fmt == "json":
         data = {
             "collectives": json_rows(run),
@@ -245,12 +249,20 @@ def _plain(value: Any) -> Any:
 def has_collectives(run: Any) -> bool:
     """Whether a run holds collective ops (the toolkit's, or an hccl_test import): then
     ``compare`` sets them against their links."""
+    from ..collectives.table import op_rows
+
     return bool(len(op_rows(run.samples)))
 
 
 def _links_of(args: argparse.Namespace, base_dir: Path | None) -> tuple[Any, Any, str]:
     """The server's topology, the link model to predict on, and where it comes from: a
     preset (--against-preset), or a P2P run of the server (BASELINE)."""
+    from ..collectives.rates import LinkModel
+    from ..collectives.versuslinks import links_model
+    from ..run.folder import load
+    from ..topology import list_presets, load_preset
+    from .session import load_topology
+
     if base_dir is None:
         topo = load_preset(args.against_preset)
         return topo, LinkModel.from_topology(topo), f"preset {args.against_preset}"
@@ -280,6 +292,8 @@ def compare_collectives_cmd(
     """``compare`` of a run with collectives: per op and size, busbw against the
     prediction and the link bound; exit 1 when a point is below threshold x the
     prediction."""
+    from ..collectives.versuslinks import compare_collectives, compare_text, predicted_on
+
     topo, model, source = _links_of(args, base_dir)
     try:
         table = compare_collectives(run.samples, topo, model)

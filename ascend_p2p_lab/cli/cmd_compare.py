@@ -19,25 +19,17 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from ..comparison import KEYS, REASONS, check_threshold, compare, ratio_grid, to_dict, unmatched
-from ..measure import SweepSpec, sweep_run
-from ..patterns.cards import cards_of
-from ..results import place_cards
-from ..run import Run
-from ..run.folder import check_out_dir, load
-from ..runtime import open_runtime
-from ..schema import PAIR_PATTERN
-from ..terminal import EXIT_FAILED, EXIT_OK, print_grid
-from ..topology import list_presets
 from ..units import format_size
+from ..vocab import EXIT_FAILED, EXIT_OK
 from .cmd_collectives import compare_collectives_cmd, has_collectives
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import subcommand
 from .server import UNNAMED, server_of
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The command this module adds and runs.
 NAME = "compare"
@@ -54,6 +46,10 @@ BELOW_MARK = "*"
 
 def run(args: argparse.Namespace) -> int:
     """Compare two runs (or a run and a preset's prediction); print, write, exit."""
+    from ..comparison import check_threshold, compare, to_dict, unmatched
+    from ..run.folder import check_out_dir, load
+    from ..topology import list_presets
+
     try:
         threshold = check_threshold(args.threshold)
     except ValueError as exc:
@@ -149,6 +145,8 @@ def _folders(args: argparse.Namespace) -> tuple[Path | None, Path]:
 def _plans(params: Any, folder: Path) -> list[Any]:
     """The SweepSpecs a run's ``params`` describe: an import's ``plans`` (one per family
     of copies), else the one sweep's parameters (lists back to tuples)."""
+    from ..measure import SweepSpec
+
     plans = params.get("plans", [params]) if isinstance(params, dict) else []
     copies = [p for p in plans if isinstance(p, dict) and p.get("sizes") and "patterns" in p]
     if not copies:
@@ -186,6 +184,12 @@ def _plans(params: Any, folder: Path) -> list[Any]:
 def _predict(run: Any, folder: Path, preset: str) -> tuple[Any, Any]:
     """RUN's plan measured on the simulated ``preset`` with RUN's seed: (the baseline
     run, RUN with card ids placed on the preset's cards)."""
+    from ..measure import sweep_run
+    from ..patterns.cards import cards_of
+    from ..results import place_cards
+    from ..run import Run
+    from ..runtime import open_runtime
+
     meta = Run.of(run).meta
     specs = _plans(meta.params, folder)
     seed = meta.seed if meta.backend == "sim" else None
@@ -203,6 +207,8 @@ def _predict(run: Any, folder: Path, preset: str) -> tuple[Any, Any]:
 def _reasons(missing: pd.DataFrame) -> str:
     """``3 points only in baseline, 2 points only in run``, and a hint when the same
     points differ only in their link class (runs of two different servers)."""
+    from ..comparison import KEYS
+
     if missing.empty:
         return "neither run has a measured point"
     counts = missing["reason"].value_counts(sort=False)
@@ -221,6 +227,8 @@ def _reasons(missing: pd.DataFrame) -> str:
 
 def _cases(result: pd.DataFrame) -> list[tuple[str, str, str]]:
     """The (direction, peer, path) cases of the pair pattern, in order."""
+    from ..schema import PAIR_PATTERN
+
     pairs = result[result["pattern"] == PAIR_PATTERN]
     return sorted(
         {
@@ -231,6 +239,8 @@ def _cases(result: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def _grid_text(grid: Any, i: int, j: int) -> str:
+    import pandas as pd
+
     ratio = grid.ratios.iat[i, j]
     if grid.lost.iat[i, j]:
         return f"lost{BELOW_MARK}"
@@ -241,6 +251,9 @@ def _grid_text(grid: Any, i: int, j: int) -> str:
 
 def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
     """The ratio matrix of each case at its largest size, the points below, the verdict."""
+    from ..comparison import ratio_grid
+    from ..terminal import print_grid
+
     meta = result.attrs["comparison"]
     threshold = meta["threshold"]
     pairs = len(result[["src", "dst", "group"]].astype(object).drop_duplicates())  # cards too
@@ -291,6 +304,10 @@ def _ends(r: Any) -> str:
 
 
 def _print_below(result: pd.DataFrame, threshold: float) -> None:
+    import pandas as pd
+
+    from ..schema import PAIR_PATTERN
+
     below = result[result["below"]].sort_values(["ratio", "src", "dst", "size_bytes"])
     if below.empty:
         return
@@ -311,6 +328,8 @@ def _print_below(result: pd.DataFrame, threshold: float) -> None:
 
 
 def _print_unmatched(missing: pd.DataFrame) -> None:
+    from ..comparison import REASONS
+
     if missing.empty:
         return
     print(f"\n{len(missing)} points not compared: {_reasons(missing)}")

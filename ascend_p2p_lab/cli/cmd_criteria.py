@@ -12,23 +12,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..check import (
-    criteria_from_preset,
-    to_toml,
-)
-from ..check.collective import records
-from ..check.criteria import criteria_from_text, make_table
-from ..check.derive import check_fraction, criteria_from_run
-from ..check.imported import criteria_from_thresholds
-from ..imports import ToolReportedError, import_dmi
-from ..measure.spec import COLLECTIVE_PATTERN, check_operations
-from ..run.folder import check_out_file, load
-from ..terminal import EXIT_OK
-from ..topology import load_preset
 from ..units import parse_size, parse_sizes
+from ..vocab import EXIT_OK
 from .exitstatus import UsageError, past_input_checks
 from .options import subcommand
-from .session import load_topology
 
 #: The command this module adds and runs.
 NAME = "criteria"
@@ -112,6 +99,8 @@ def add(sub: Any) -> None:
 
 
 def checked_fraction(value: float) -> float:
+    from ..check.derive import check_fraction
+
     try:
         return check_fraction(value)
     except ValueError as exc:
@@ -120,6 +109,13 @@ def checked_fraction(value: float) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Write criteria from a preset's model, a topology file's, or a golden run."""
+    from ..check import criteria_from_preset, to_toml
+    from ..check.criteria import criteria_from_text
+    from ..check.derive import criteria_from_run
+    from ..run.folder import check_out_file, load
+    from ..topology import load_preset
+    from .session import load_topology
+
     if args.from_dg is not None and args.fraction is not None:
         raise UsageError("--fraction: --from-dmi-diagnosis takes the tool's thresholds as written")
     if (
@@ -175,6 +171,10 @@ def _with_collectives(criteria: Any, args: argparse.Namespace, server: Any, frac
     """The criteria and [[collective]] items for --collectives on the server's links."""
     import dataclasses
 
+    from ..check.collective import records
+    from ..check.criteria import make_table
+    from ..measure.spec import COLLECTIVE_PATTERN, check_operations
+
     if server is None:
         raise UsageError("--collectives: give the server's --preset or --topology")
     ops = check_operations(args.collectives, None, (COLLECTIVE_PATTERN,)) or ()
@@ -190,6 +190,9 @@ def _with_collectives(criteria: Any, args: argparse.Namespace, server: Any, frac
 
 def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
     """Criteria from ascend-dmi --dg captures' thresholds on ``server``'s topology."""
+    from ..check.imported import criteria_from_thresholds
+    from ..imports import ToolReportedError, import_dmi
+
     if server is None:
         raise UsageError(
             "--from-dmi-diagnosis: give the server's --preset or --topology "

@@ -24,8 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..terminal import EXIT_INTERRUPTED
-from ..topology import list_presets
+from ..vocab import EXIT_INTERRUPTED
 from .exitstatus import UsageError
 from .options import subcommand
 
@@ -99,6 +98,8 @@ def server_env(
 
 def check_args(args: argparse.Namespace) -> int:
     """Bad input as UsageError (exit 2) before anything starts; returns the port."""
+    from ..topology import list_presets
+
     if importlib.util.find_spec("voila") is None:
         raise UsageError(
             "the dashboard app needs Voilà, which is not installed: "

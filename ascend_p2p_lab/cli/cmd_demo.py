@@ -12,19 +12,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..forking import idle_workers
-from ..measure import enable_all, parse_sizes, probe
-from ..run.folder import (
-    check_out_dir,
-)
-from ..schema import LOCAL_PATTERN, PAIR_PATTERN
-from ..terminal import EXIT_INTERRUPTED, print_summary, run_status
-from ..vocab import DEFAULT_PRESET, US_PER_MS
+from ..vocab import DEFAULT_PRESET, EXIT_INTERRUPTED, US_PER_MS
 from .cmd_report import write_report
 from .exitstatus import past_input_checks
 from .options import add_progress, add_samples, subcommand
-from .runoutput import keep, sweep_kept
-from .session import run_session
 
 #: The command this module adds and runs.
 NAME = "demo"
@@ -38,6 +29,14 @@ DEMO_WORKERS = 4
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..forking import idle_workers
+    from ..measure import enable_all, parse_sizes, probe
+    from ..run.folder import check_out_dir
+    from ..schema import LOCAL_PATTERN, PAIR_PATTERN
+    from ..terminal import print_summary, run_status
+    from .runoutput import keep, sweep_kept
+    from .session import run_session
+
     out: Path = args.out
     check_out_dir(out, overwrite=args.overwrite, replaces="demo")
     parse_sizes(args.sizes)  # bad sizes: exit 2 before any device work

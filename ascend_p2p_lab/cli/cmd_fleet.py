@@ -21,14 +21,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..check import load_criteria
-from ..check.fleetitems import failing_by_host, fleet_items, fleet_options
-from ..comparison import check_threshold
-from ..fleet import SimulatedFleet, analyse, survey
-from ..fleet.simulated import fleet_targets, parse_degrade
-from ..fleet.survey import check_fleet_out
-from ..measure.spec import check_sampling
-from ..topology.presets import list_presets, load_preset
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
 from .deliveropts import add_fleet_metrics, check_fleet_metrics, write_fleet_metrics
@@ -147,6 +139,12 @@ def add(sub: Any) -> None:
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     """Every input checked before a cluster starts: (sweep options, targets or hosts)."""
+    from ..check import load_criteria
+    from ..check.fleetitems import fleet_options
+    from ..comparison import check_threshold
+    from ..fleet.survey import check_fleet_out
+    from ..measure.spec import check_sampling
+
     if importlib.util.find_spec("distributed") is None:
         raise UsageError(NO_DASK)
     try:
@@ -182,6 +180,9 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
 
 
 def _local_targets(args: argparse.Namespace) -> Any:
+    from ..fleet.simulated import fleet_targets, parse_degrade
+    from ..topology.presets import list_presets, load_preset
+
     if args.preset not in list_presets():
         raise UsageError(f"--preset {args.preset!r}: not a preset ({', '.join(list_presets())})")
     faults: dict[str, list[dict[str, Any]]] = {}
@@ -196,6 +197,8 @@ def _local_targets(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..fleet import SimulatedFleet, survey
+
     options, hosts = _check(args)
 
     def on(client: Any, targets: Any) -> int:
@@ -262,6 +265,8 @@ def _loopback(address: str) -> bool:
 
 def _emit(result: Any, args: argparse.Namespace) -> int:
     """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
+    from ..fleet import analyse
+
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
     failing = _criteria_failing(result, args)
@@ -296,6 +301,8 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
 
 def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
     """With --criteria: the failing items' ids per host (check/fleetitems.py), else None."""
+    from ..check.fleetitems import failing_by_host, fleet_items
+
     if getattr(args, "criteria", None) is None:
         return None
 

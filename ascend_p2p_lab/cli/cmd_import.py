@@ -20,11 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..imports import ToolReportedError, import_dmi, import_hccl_test
-from ..run import Run
-from ..run.folder import check_out_dir, save
-from ..terminal import EXIT_FAILED, EXIT_OK
 from ..units import parse_size
+from ..vocab import EXIT_FAILED, EXIT_OK
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import Parser, subcommand
 
@@ -114,6 +111,10 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Parse every file, then write the run folder (nothing on any error)."""
+    from ..imports import ToolReportedError, import_dmi, import_hccl_test
+    from ..run import Run
+    from ..run.folder import check_out_dir, save
+
     check_out_dir(args.out, overwrite=args.overwrite)
     try:
         if args.tool == "dmi":

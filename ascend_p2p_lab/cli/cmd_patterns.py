@@ -10,17 +10,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..measure.spec import parse_devices
 from ..patterns.builtin import (
     AS_FILES,
     BUILT_IN_SIZE,  # a built-in test's size by default
     DECLARATIONS,
     as_file,
 )
-from ..patterns.testfile import to_toml
 from ..units import parse_sizes
 from .options import add_backend, subcommand
-from .session import run_session
 
 #: The command this module adds and runs.
 NAME = "patterns"
@@ -48,6 +45,10 @@ def add(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..measure.spec import parse_devices
+    from ..patterns.testfile import to_toml
+    from .session import run_session
+
     if args.name is None:
         for decl in DECLARATIONS.values():
             print(decl.line())

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..topology import preset_summary
 from .options import subcommand
 
 #: The command this module adds and runs.
@@ -17,6 +16,8 @@ NAME = "presets"
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..topology import preset_summary
+
     rows = preset_summary()
     w = max(len(r["name"]) for r in rows)
     print(f"{'preset':<{w}}  devices  {'SoC':<15} links                 description")

@@ -12,13 +12,9 @@ import json
 import sys
 from typing import Any
 
-from .. import measure  # measure.probe read when called (tests plant faults in it)
-from ..measure.probe import device_naming
-from ..run import Run
-from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, print_grid
+from ..vocab import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from .exitstatus import EXIT_USAGE, past_input_checks
 from .options import add_backend, add_format, subcommand
-from .session import run_session
 
 #: The command this module adds and runs.
 NAME = "probe"
@@ -41,6 +37,8 @@ def probe_json(table: Any, n: int) -> dict[str, Any]:
     ``device_count`` and ``matrices`` of ``{"title", "value", "unit", "devices",
     "matrix", "reasons", "kinds"}``, null (with its reason) on the diagonal and where a
     pair was not probed; ``exit_status`` and ``failures`` as a sweep has them."""
+    from ..run import Run
+
     meta = Run.of(table).meta
     cells = {(int(r.src), int(r.dst)): r for r in table.itertuples(index=False)}
     matrices = []
@@ -83,6 +81,12 @@ def _matrix(data: dict[str, Any], value: str) -> list[list[Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import measure
+    from ..measure.probe import device_naming
+    from ..run import Run
+    from ..terminal import print_grid
+    from .session import run_session
+
     def work(rt: Any) -> int:
         with past_input_checks():
             return _probe_output(rt, measure.probe(rt))

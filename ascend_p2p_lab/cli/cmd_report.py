@@ -9,26 +9,22 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..results import summarize
-from ..run import Run
-from ..run.folder import (
-    check_out_dir,
-    clear_report,
-    load,
-    run_info,
-    write_manifest,
-)
 from .exitstatus import UsageError, past_input_checks
 from .options import add_format, subcommand
-from .runoutput import emit_run
+
+if TYPE_CHECKING:
+    from ..run import Run
 
 #: The command this module adds and runs.
 NAME = "report"
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..run.folder import check_out_dir, load, run_info
+    from .runoutput import emit_run
+
     out = args.out or args.run_dir
     if args.out is not None:
         check_out_dir(out, overwrite=True)  # figures go there; a run there must be this one
@@ -47,6 +43,9 @@ def write_report(run: Run, out: Path, table: Any = None, *, quiet: bool = False)
     (``quiet``: the list of files on stderr, stdout holding JSON)."""
     import functools
     import sys
+
+    from ..results import summarize
+    from ..run.folder import clear_report, write_manifest
 
     say = functools.partial(print, file=sys.stderr if quiet else sys.stdout)
     out.mkdir(parents=True, exist_ok=True)

@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..patterns.builtin import (
     BUILT_IN_SIZE,  # a built-in test's size by default
     BY_NAME,
 )
-from ..patterns.model import Test
-from ..patterns.testfile import TestFileError, read_tests
 from ..vocab import US_PER_MS
 from .exitstatus import past_input_checks
 from .options import add_backend, add_format, add_progress, add_samples, subcommand
-from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
-from .session import run_session
+
+if TYPE_CHECKING:
+    from ..patterns.model import Test
 
 #: The command this module adds and runs.
 NAME = "run"
@@ -83,6 +82,8 @@ def add(sub: Any) -> None:
 def _source(file: str) -> tuple[str, Path | None, list[Test]]:
     """A built-in test's name, or a test file's path and its tests (read once, checked:
     exit 2 on a bad file, before the runtime is open)."""
+    from ..patterns.testfile import TestFileError, read_tests
+
     path = Path(file)
     if path.exists() or path.suffix == ".toml" or file not in BY_NAME:
         if not path.exists():
@@ -96,6 +97,10 @@ def _source(file: str) -> tuple[str, Path | None, list[Test]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..patterns.testfile import read_tests
+    from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
+    from .session import run_session
+
     name, path, tests = _source(args.file)
     check_sweep_out(args)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..sim import shim_path
 from .options import subcommand
 
 #: The command this module adds and runs.
@@ -18,6 +17,8 @@ NAME = "sim-path"
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..sim import shim_path
+
     print(shim_path())
     return 0
 

@@ -11,15 +11,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..measure.processes import sweep_processes_run
 from ..patterns.builtin import pattern_help
-from ..schema import PAIR_PATTERN
 from ..vocab import US_PER_MS
 from .exitstatus import UsageError, past_input_checks
-from .ipcsummary import emit_processes
 from .options import add_backend, add_format, add_progress, add_samples, subcommand
-from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
-from .session import run_session
 
 #: The command this module adds and runs.
 NAME = "sweep"
@@ -49,6 +44,8 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[str, Any]:
     """sweep --processes: one pair at a time, one way, peer access on, both initiators."""
+    from ..schema import PAIR_PATTERN
+
     if args.checkpoint is not None:
         raise UsageError("--processes: --checkpoint is not supported")
     if (
@@ -66,6 +63,11 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..measure.processes import sweep_processes_run
+    from .ipcsummary import emit_processes
+    from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
+    from .session import run_session
+
     check_sweep_out(args)
     kwargs = _sweep_kwargs(args)
 

@@ -12,16 +12,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..terminal import EXIT_FAILED, EXIT_OK, print_grid
+from ..vocab import EXIT_FAILED, EXIT_OK
 from .exitstatus import EXIT_USAGE
 from .options import add_format, subcommand
-from .session import load_topology
 
 #: The command this module adds and runs.
 NAME = "topo"
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..terminal import print_grid
+    from .session import load_topology
+
     topo = load_topology(args.file)
     if args.format == "json":
         print(

@@ -25,15 +25,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..check.preflight import preflight
-from ..check.verdict import overall
-from ..deliver import kubernetes, npu_exporter, prometheus, slurm
-from ..deliver.verdicts import Verdict
-from ..run.folder import check_out_file
-from ..terminal import EXIT_FAILED
 from .exitstatus import UsageError
+
+if TYPE_CHECKING:
+    from ..deliver.verdicts import Verdict
 
 #: what a missing exporter extra says
 NEEDS_CLIENT = "needs prometheus_client: pip install 'ascend-p2p-lab[exporter]'"
@@ -88,6 +85,8 @@ def add_delivery(p: argparse.ArgumentParser) -> None:
 
 def check_delivery(args: argparse.Namespace) -> None:
     """Every delivery input, before any device work (UsageError: exit 2)."""
+    from ..run.folder import check_out_file
+
     args.deliver_started = time.time()
     for path, flag in (
         (args.metrics, "--metrics"),
@@ -114,6 +113,8 @@ def _client_or_fail(flag: str) -> None:
 
 def maybe_preflight(criteria: Any, args: argparse.Namespace) -> Any:
     """The criteria cut to the preflight's items with --preflight, else as they are."""
+    from ..check.preflight import preflight
+
     return preflight(criteria) if getattr(args, "preflight", False) else criteria
 
 
@@ -134,6 +135,8 @@ class Delivered:
 
 def verdict_of(result: Any, args: argparse.Namespace, criteria: Any) -> Verdict:
     """The check's :class:`Verdict` (its duration since :func:`check_delivery`)."""
+    from ..deliver.verdicts import Verdict
+
     now = time.time()
     started = getattr(args, "deliver_started", now)
     name = criteria.meta.get("path") or criteria.name
@@ -142,6 +145,8 @@ def verdict_of(result: Any, args: argparse.Namespace, criteria: Any) -> Verdict:
 
 def deliver(result: Any, args: argparse.Namespace, criteria: Any) -> Delivered:
     """Write and apply every channel asked for; what they said."""
+    from ..deliver import npu_exporter, prometheus
+
     out = Delivered()
     if not any((args.metrics, args.npu_exporter_file, args.k8s_node, args.slurm)):
         return out
@@ -163,6 +168,9 @@ def deliver(result: Any, args: argparse.Namespace, criteria: Any) -> Delivered:
 
 
 def _kubernetes(v: Verdict, args: argparse.Namespace, out: Delivered) -> None:
+    from ..deliver import kubernetes
+    from ..terminal import EXIT_FAILED
+
     node = args.k8s_node
     out.json["kubernetes"] = kubernetes.manifest(node, v)
     if args.format != "json":
@@ -181,6 +189,9 @@ def _kubernetes(v: Verdict, args: argparse.Namespace, out: Delivered) -> None:
 
 
 def _slurm(v: Verdict, out: Delivered) -> None:
+    from ..deliver import slurm
+    from ..terminal import EXIT_FAILED
+
     try:
         node, cmds = slurm.deliver(v)
     except slurm.SlurmError as exc:
@@ -219,6 +230,10 @@ def check_fleet_metrics(args: argparse.Namespace) -> None:
 
 def write_fleet_metrics(folder: Path, items: Any, criteria: str, started: float) -> list[Path]:
     """One ``HOST.prom`` per host of a fleet's items (``host`` column); the files."""
+    from ..check.verdict import overall
+    from ..deliver import prometheus
+    from ..deliver.verdicts import Verdict
+
     now, paths = time.time(), []
     for host, part in items.groupby("host", sort=True):
         v = Verdict(

@@ -1,4 +1,4 @@
-"""The command line's exit statuses, defined once: the numbers (``terminal`` owns the
+"""The command line's exit statuses, defined once: the numbers (``vocab`` holds the
 run's three, this module adds bad input), the text every command's help ends with, and
 the errors that choose them.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from ..vocab import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
 __all__ = [
     "EXIT_FAILED",

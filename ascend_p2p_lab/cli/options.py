@@ -15,8 +15,7 @@ import argparse
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..measure.spec import MAX_SAMPLE_US
-from ..vocab import US_PER_MS
+from ..vocab import MAX_SAMPLE_US, US_PER_MS
 from .exitstatus import EXIT_STATUS, UsageError
 
 #: The longest sample --min-sample-ms may ask for (the sweep's own limit, in ms).

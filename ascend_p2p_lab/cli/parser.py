@@ -56,6 +56,8 @@ COMMANDS = (
     cmd_run,
     cmd_collectives,
 )
+#: Each command's module by its name.
+BY_NAME = {command.NAME: command for command in COMMANDS}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from ..matrices import matrices_json
-from ..measure import sweep_run
-from ..measure.checkpoint import checkpoint_run_ids
 from ..results import failures
 from ..run import Run
 from ..run.folder import (
@@ -29,6 +27,8 @@ from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
 def check_sweep_out(args: argparse.Namespace) -> None:
     """Every output path of a sweep, checked before any device work (``run/folder.py``:
     resuming into the run the checkpoint continues needs no --overwrite)."""
+    from ..measure.checkpoint import checkpoint_run_ids  # the measurement layer: not for report
+
     if args.out is not None:
         continues = checkpoint_run_ids(args.checkpoint) if args.checkpoint is not None else ()
         check_out_dir(args.out, overwrite=args.overwrite, continues=continues)
@@ -39,6 +39,8 @@ def check_sweep_out(args: argparse.Namespace) -> None:
 def sweep_kept(rt: Any, **kwargs: Any) -> Run:
     """sweep_run(), or the run it kept when it stopped on an error after it had started
     (its metadata then says why, and the exit status is 1)."""
+    from ..measure import sweep_run  # the measurement layer: not for report
+
     try:
         return sweep_run(rt, **kwargs)
     except Exception as exc:

@@ -55,10 +55,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..topology import Topology
+from ..vocab import DOUBLE_RING, HD, MESH, REDUCE_BCAST, RING
 from .busbw import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, BROADCAST, REDUCE_SCATTER
 from .phases import Collective, CollectiveError, Convention, Move, Phase, Piece, split
 
-MESH, RING, DOUBLE_RING, REDUCE_BCAST, HD = "mesh", "ring", "double_ring", "reduce_bcast", "hd"
 #: Copies the direct full-mesh all-to-all runs at once (alltoall_utils_pub.h:63).
 ALLTOALL_CONCURRENCY = 8
 

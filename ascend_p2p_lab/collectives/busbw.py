@@ -21,10 +21,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all_reduce", "all_gather", "reduce_scatter"
-ALL_TO_ALL, BROADCAST = "all_to_all", "broadcast"
+from ..vocab import (
+    ALL_GATHER,
+    ALL_REDUCE,
+    ALL_TO_ALL,
+    BROADCAST,
+    COLLECTIVE_OPERATIONS,
+    REDUCE_SCATTER,
+)
+
+__all__ = [
+    "ALL_GATHER",
+    "ALL_REDUCE",
+    "ALL_TO_ALL",
+    "BROADCAST",
+    "BUS_FACTORS",
+    "OPERATIONS",
+    "REDUCE_SCATTER",
+    "REDUCING",
+    "bus_bandwidth",
+    "bus_factor",
+]
+
 #: The collectives this package builds from copies, in the order of ``--ops`` help.
-OPERATIONS: tuple[str, ...] = (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST)
+OPERATIONS: tuple[str, ...] = COLLECTIVE_OPERATIONS
 #: Operations that combine data (a reduction pass follows the copies that bring it).
 REDUCING: tuple[str, ...] = (ALL_REDUCE, REDUCE_SCATTER)
 

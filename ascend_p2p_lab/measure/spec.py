@@ -20,6 +20,7 @@ from ..patterns.cards import GroupPair, cards_of, parse_groups
 from ..patterns.model import Test
 from ..runtime import Runtime
 from ..units import parse_sizes
+from ..vocab import MAX_SAMPLE_US
 from .pairs import parse_pairs
 
 #: The built-ins a sweep can plan (``--patterns``): every declaration.
@@ -44,7 +45,6 @@ CARD_PATTERNS = _named(lambda d: d.layout == "card")
 LATENCY_SIZES = (4,)
 MAX_SAMPLES = 1000  # per point; also the dashboard's limit
 MAX_COPIES = 1_000_000  # per sample
-MAX_SAMPLE_US = 60e6  # a minute of device time per sample
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from .prepare import combos, distinct, eq, frame_of, mode_rows, pair_count
 from .processmodes import process_modes
 from .style import save_png
 from .testbars import CURVE_POINTS, bars_stats, scaling_curve, scaling_stats, transfer_bars
+from .textsizes import measured_once
 
 #: At most this many drawing processes (a report has about 15 figures).
 MAX_WORKERS = 4
@@ -75,15 +76,16 @@ def report(
     jobs = plan(run, table=table, size=size)
     n = min(max(1, int(workers)), len(jobs))
     frames = {"run": in_process(run), "all": run, "table": table}
-    if n <= 1:
-        return [_draw(job, frames, out) for job in jobs]
-    global _FORKED
-    _FORKED = (jobs, frames, out)
-    try:
-        with multiprocessing.get_context("fork").Pool(n) as pool:
-            return pool.map(_draw_forked, range(len(jobs)), chunksize=1)
-    finally:
-        _FORKED = None
+    with measured_once():  # each text's size measured once, in every figure
+        if n <= 1:
+            return [_draw(job, frames, out) for job in jobs]
+        global _FORKED
+        _FORKED = (jobs, frames, out)
+        try:
+            with multiprocessing.get_context("fork").Pool(n) as pool:
+                return pool.map(_draw_forked, range(len(jobs)), chunksize=1)
+        finally:
+            _FORKED = None
 
 
 #: What forked workers draw from: (jobs, frames, out), set by report while its pool runs.

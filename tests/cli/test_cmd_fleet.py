@@ -75,12 +75,10 @@ def test_cli_json_names_the_degraded_link(tmp_path, capsys):
     ],
 )
 def test_bad_sampling_exits_2_before_any_cluster(capsys, monkeypatch, option, value, message):
-    import ascend_p2p_lab.cli.cmd_fleet as cmd
-
     def no_cluster(*a, **k):
         raise AssertionError("a cluster was started")
 
-    monkeypatch.setattr(cmd, "SimulatedFleet", no_cluster)
+    monkeypatch.setattr("ascend_p2p_lab.fleet.SimulatedFleet", no_cluster)
     assert main(["fleet", "--local", "2", option, value, "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.splitlines()) == 1

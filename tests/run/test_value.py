@@ -192,3 +192,19 @@ def test_attrs_carry_run_metadata_in_at_most_three_places() -> None:
             found[f"{path.relative_to(PACKAGE)}:{line}"] = code.strip()
     assert len(found) <= 3, found
     assert {where.split(":")[0] for where in found} == {"run/value.py"}, found
+
+
+def test_a_derived_frame_copies_the_metadata_one_level_deep() -> None:
+    """pandas deep-copies attrs into every frame made from a frame (each selection): the
+    convenience copy is copied one level deep (a report makes thousands of such frames),
+    so a field written on a part stays there while the nested values are shared."""
+    meta = RunMeta(run_id="r1", params={"sizes": [4096, 65536]})
+    frame = Run(to_frame([_row(src=0, dst=1), _row(src=1, dst=0)]), meta).frame()
+    part = frame[frame["src"] == 1]
+    whole, copied = frame.attrs["run"], part.attrs["run"]
+    assert copied is not whole and copied == whole
+    assert copied["params"] is whole["params"]  # shared, not copied again
+    copied["interrupted"] = True
+    assert whole["interrupted"] is False
+    assert Run.of(part).meta.run_id == "r1" and Run.of(part).meta.params == meta.params
+    assert list(Run.of(part).samples["dst"]) == [0]

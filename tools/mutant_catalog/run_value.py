@@ -53,7 +53,7 @@ MUTANTS: list[Mutant] = [
     M(
         "run.value.frame_without_copy",
         "run/value.py",
-        ("        out.attrs = {**self.samples.attrs, ATTRS_KEY: self.stored()}"),
+        ("        out.attrs = {**self.samples.attrs, ATTRS_KEY: StoredMeta(self.stored())}"),
         "        out.attrs = dict(self.samples.attrs)",
         ("Run.frame gives no attrs['run']: old scripts reading it break"),
         TESTS,
@@ -64,6 +64,15 @@ MUTANTS: list[Mutant] = [
         "        return Run(self.samples.loc[rows], self.meta)",
         "        return Run(self.samples.loc[rows])",
         "a selection of a run loses its metadata",
+        TESTS,
+    ),
+    M(
+        "run.value.meta_copy_shared",
+        "run/value.py",
+        "        return StoredMeta(self)",
+        "        return self",
+        "frames made from a frame share one metadata dict: a field written on a part "
+        "changes the whole run's",
         TESTS,
     ),
 ]

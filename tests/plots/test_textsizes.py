@@ -1,0 +1,72 @@
+"""Text measured once (``plots/textsizes.py``): inside :func:`measured_once` each
+distinct text is laid out by matplotlib once, whatever the number of layout passes and
+figures, the figures are the same PNG bytes as without it, and on leaving it matplotlib
+is as it was."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import pytest
+from matplotlib.text import Text
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.plots import bandwidth_vs_size, heatmap, textsizes
+from ascend_p2p_lab.plots.style import save_png
+
+
+@pytest.fixture(scope="module")
+def run():
+    """An asymmetric run: 0 -> 1 and 1 -> 0, and 2 -> 5 only (its transpose absent)."""
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        return sweep(rt, pairs="0-1,1-0,2-5", sizes="64KiB,4MiB", samples=1, warmup=0)
+
+
+def _pngs(run) -> list[bytes]:
+    out = []
+    for fig in (heatmap(run), heatmap(run, size="64KiB"), bandwidth_vs_size(run)):
+        buf = io.BytesIO()
+        save_png(fig, buf)
+        out.append(buf.getvalue())
+    return out
+
+
+def test_the_same_bytes_with_each_text_measured_once(run, monkeypatch) -> None:
+    plain_calls = []
+    original = textsizes._original
+
+    def counted_plain(self, renderer):
+        plain_calls.append(self.get_text())
+        return original(self, renderer)
+
+    monkeypatch.setattr(Text, "_get_layout", counted_plain)
+    plain = _pngs(run)
+    monkeypatch.undo()
+    keys = []
+
+    def counted(self, renderer):
+        keys.append(textsizes._key(self, renderer))
+        return original(self, renderer)
+
+    monkeypatch.setattr(textsizes, "_original", counted)
+    with textsizes.measured_once():
+        assert Text._get_layout is textsizes._get_layout
+        once = _pngs(run)
+    assert once == plain
+    measured = [k for k in keys if k is not None]  # math text goes past the cache
+    assert len(measured) == len(set(measured))  # each distinct text once
+    assert len(keys) * 5 < len(plain_calls)  # where the three figures measured ~20 times more
+    assert Text._get_layout is textsizes._original is not textsizes._get_layout
+    assert textsizes._layouts == {}
+
+
+def test_a_nested_use_keeps_the_cache_until_the_outermost_ends() -> None:
+    with textsizes.measured_once():
+        with textsizes.measured_once():
+            pass
+        assert Text._get_layout is textsizes._get_layout
+    assert Text._get_layout is textsizes._original
