@@ -29,7 +29,7 @@ from ..vocab import (
 )
 from .cmd_criteria import checked_fraction
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
-from .options import add_backend, add_progress, add_samples, subcommand
+from .options import add_backend, add_delivery, add_progress, add_samples, subcommand
 
 #: The command this module adds and runs.
 NAME = "check"
@@ -55,7 +55,6 @@ exit status:
 
 def add(sub: Any) -> None:
     """``check``: its options."""
-    from .deliveropts import add_delivery
 
     p = subcommand(sub, NAME, CHECK_HELP)
     p.epilog = CHECK_EPILOG
@@ -308,12 +307,13 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
         "interrupted": result.measured.interrupted,
         "failed": result.measured.failed,
     }
+    if args.format != "json":  # the first line, before what a channel says
+        print(f"server {server}; criteria: {source}")
     delivered = deliver(result, args, criteria)  # files written, nodes changed: cli/deliveropts
     extra.update(delivered.json)
     if args.format == "json":
         print(json.dumps(to_json(items, lost, **extra), indent=2))
     else:
-        print(f"server {server}; criteria: {source}")
         print(table_text(items, lost, only_failing=args.failing, failed=result.measured.failed))
     if args.junit_xml is not None:
         args.junit_xml.write_text(junit_xml(items, lost, result.measured.failed))

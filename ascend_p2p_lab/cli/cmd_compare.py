@@ -26,7 +26,6 @@ from ..vocab import EXIT_FAILED, EXIT_OK
 from .cmd_collectives import compare_collectives_cmd, has_collectives
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import subcommand
-from .server import UNNAMED, server_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
 def _named(args: argparse.Namespace, baseline: Any, run: Any, base_dir: Path | None) -> dict:
     """The server a comparison is of and what it judges against, in words (``server``,
     ``criteria_source``): the preset re-run, or BASELINE's folder at --threshold."""
+    from .server import UNNAMED, server_of
+
     if args.against_preset is not None:
         seed = baseline.meta.seed
         return {
@@ -294,10 +295,13 @@ def _ends(r: Any) -> str:
     a group's own words (``0,1->2,3``) for a card or fan-out, never ``<NA>``.
 
     Example:
+        >>> import pandas as pd
         >>> from types import SimpleNamespace as R
         >>> _ends(R(src=pd.NA, dst=0, group=None)), _ends(R(src=pd.NA, dst=pd.NA, group="0,1->2,3"))
         ('host -> 0', '0,1->2,3')
     """
+    import pandas as pd
+
     if pd.isna(r.src) and pd.isna(r.dst):
         return str(r.group) if isinstance(r.group, str) else "-"
     return " -> ".join("host" if pd.isna(d) else str(d) for d in (r.src, r.dst))

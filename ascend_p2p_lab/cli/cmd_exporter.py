@@ -15,22 +15,15 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..check import criteria_from_preset, load_criteria, run_check
-from ..check.plan import CHECK_WARMUP
-from ..check.preflight import preflight
-from ..deliver.exporter import Rechecker, serve
-from ..deliver.verdicts import Verdict
-from ..measure.spec import parse_devices
-from ..terminal import EXIT_INTERRUPTED, EXIT_OK
-from ..topology import load_preset
-from ..vocab import DEFAULT_PRESET, US_PER_MS
+from ..vocab import CHECK_WARMUP, DEFAULT_PRESET, EXIT_INTERRUPTED, EXIT_OK, US_PER_MS
 from .cmd_criteria import checked_fraction
-from .deliveropts import NEEDS_CLIENT
 from .exitstatus import UsageError
 from .options import add_backend, add_samples, subcommand
-from .session import load_topology, run_session
+
+if TYPE_CHECKING:
+    from ..deliver.verdicts import Verdict
 
 #: The command this module adds and runs.
 NAME = "exporter"
@@ -81,6 +74,12 @@ def _checked(args: argparse.Namespace) -> Any:
     """Every input before the server binds: the port, the interval, the criteria."""
     import importlib.util
 
+    from ..check import criteria_from_preset, load_criteria
+    from ..check.preflight import preflight
+    from ..topology import load_preset
+    from .deliveropts import NEEDS_CLIENT
+    from .session import load_topology
+
     if importlib.util.find_spec("prometheus_client") is None:
         raise UsageError(f"exporter {NEEDS_CLIENT}")
     if not 1 <= args.port <= 65535:
@@ -104,6 +103,11 @@ def _checked(args: argparse.Namespace) -> Any:
 
 def _one_check(args: argparse.Namespace, criteria: Any) -> Verdict:
     """One check on a freshly opened runtime (closed after), as a Verdict."""
+    from ..check import run_check
+    from ..deliver.verdicts import Verdict
+    from ..measure.spec import parse_devices
+    from .session import run_session
+
     got: dict[str, Any] = {}
     t0 = time.time()
 
@@ -127,6 +131,8 @@ def _one_check(args: argparse.Namespace, criteria: Any) -> Verdict:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until SIGTERM or Ctrl-C (exit 130 on Ctrl-C, 0 on SIGTERM)."""
+    from ..deliver.exporter import Rechecker, serve
+
     criteria = _checked(args)
     job = Rechecker(lambda: _one_check(args, criteria), args.interval)
     try:

@@ -23,9 +23,8 @@ from typing import Any
 
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
-from .deliveropts import add_fleet_metrics, check_fleet_metrics, write_fleet_metrics
 from .exitstatus import UsageError, past_input_checks
-from .options import add_progress, add_samples, subcommand
+from .options import add_fleet_metrics, add_progress, add_samples, subcommand
 
 #: The command this module adds and runs.
 NAME = "fleet"
@@ -45,6 +44,7 @@ NO_DASK = "the fleet command needs Dask distributed: pip install 'ascend-p2p-lab
 
 def add(sub: Any) -> None:
     """``fleet``: its options."""
+
     p = subcommand(sub, NAME, FLEET_HELP)
     p.epilog = FLEET_EXIT
     where = p.add_mutually_exclusive_group(required=True)
@@ -144,6 +144,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     from ..comparison import check_threshold
     from ..fleet.survey import check_fleet_out
     from ..measure.spec import check_sampling
+    from .deliveropts import check_fleet_metrics
 
     if importlib.util.find_spec("distributed") is None:
         raise UsageError(NO_DASK)
@@ -302,6 +303,7 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
 def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
     """With --criteria: the failing items' ids per host (check/fleetitems.py), else None."""
     from ..check.fleetitems import failing_by_host, fleet_items
+    from .deliveropts import write_fleet_metrics
 
     if getattr(args, "criteria", None) is None:
         return None

@@ -9,7 +9,7 @@ each channel reads and returns the lines it says and what it adds to ``--format 
 say so.
 
 Example:
-    >>> from .options import Parser
+    >>> from .options import Parser, add_delivery
     >>> p = Parser(prog="x")
     >>> add_delivery(p)
     >>> p.parse_args(["--k8s-node", "n1", "--apply"]).apply
@@ -25,68 +25,22 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..check.preflight import preflight
+from ..check.verdict import overall
+from ..deliver import kubernetes, npu_exporter, prometheus, slurm
+from ..deliver.verdicts import Verdict
+from ..run.folder import check_out_file
+from ..terminal import EXIT_FAILED
 from .exitstatus import UsageError
-
-if TYPE_CHECKING:
-    from ..deliver.verdicts import Verdict
 
 #: what a missing exporter extra says
 NEEDS_CLIENT = "needs prometheus_client: pip install 'ascend-p2p-lab[exporter]'"
 
 
-def add_delivery(p: argparse.ArgumentParser) -> None:
-    """``check``'s delivery options, in their own group."""
-    g = p.add_argument_group("where the verdict goes (docs/deliver.md)")
-    g.add_argument(
-        "--preflight",
-        action="store_true",
-        help="only the items that catch a dead or slow link, a refused peer pair, a wrong "
-        "link class or bytes that arrive wrong, on every ordered pair once (a third of "
-        "the time or less)",
-    )
-    g.add_argument(
-        "--metrics",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="write Prometheus text (node_exporter's textfile collector: a *.prom file), "
-        "atomically (default: none)",
-    )
-    g.add_argument(
-        "--npu-exporter-file",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="write MindCluster NPU Exporter custom-metric JSON (-textMetricsFilePath), "
-        "at most 128 items, failing ones first (default: none)",
-    )
-    g.add_argument(
-        "--k8s-node",
-        default=None,
-        metavar="NAME",
-        help="print the Kubernetes node condition AscendP2PHealthy and, on FAIL, the "
-        "NoSchedule taint ascend.huawei.com/p2p-degraded for node NAME (default: none)",
-    )
-    g.add_argument(
-        "--apply",
-        action="store_true",
-        help="with --k8s-node: apply them to that node (only) with kubectl; a PASS "
-        "removes this tool's taint and no other",
-    )
-    g.add_argument(
-        "--slurm",
-        action="store_true",
-        help="as a Slurm HealthCheckProgram: FAIL drains this node (only) with a reason "
-        "'p2p: ...', WARN sets its comment, PASS resumes it when this tool drained it",
-    )
-
-
 def check_delivery(args: argparse.Namespace) -> None:
     """Every delivery input, before any device work (UsageError: exit 2)."""
-    from ..run.folder import check_out_file
-
     args.deliver_started = time.time()
     for path, flag in (
         (args.metrics, "--metrics"),
@@ -113,8 +67,6 @@ def _client_or_fail(flag: str) -> None:
 
 def maybe_preflight(criteria: Any, args: argparse.Namespace) -> Any:
     """The criteria cut to the preflight's items with --preflight, else as they are."""
-    from ..check.preflight import preflight
-
     return preflight(criteria) if getattr(args, "preflight", False) else criteria
 
 
@@ -135,8 +87,6 @@ class Delivered:
 
 def verdict_of(result: Any, args: argparse.Namespace, criteria: Any) -> Verdict:
     """The check's :class:`Verdict` (its duration since :func:`check_delivery`)."""
-    from ..deliver.verdicts import Verdict
-
     now = time.time()
     started = getattr(args, "deliver_started", now)
     name = criteria.meta.get("path") or criteria.name
@@ -145,8 +95,6 @@ def verdict_of(result: Any, args: argparse.Namespace, criteria: Any) -> Verdict:
 
 def deliver(result: Any, args: argparse.Namespace, criteria: Any) -> Delivered:
     """Write and apply every channel asked for; what they said."""
-    from ..deliver import npu_exporter, prometheus
-
     out = Delivered()
     if not any((args.metrics, args.npu_exporter_file, args.k8s_node, args.slurm)):
         return out
@@ -168,9 +116,6 @@ def deliver(result: Any, args: argparse.Namespace, criteria: Any) -> Delivered:
 
 
 def _kubernetes(v: Verdict, args: argparse.Namespace, out: Delivered) -> None:
-    from ..deliver import kubernetes
-    from ..terminal import EXIT_FAILED
-
     node = args.k8s_node
     out.json["kubernetes"] = kubernetes.manifest(node, v)
     if args.format != "json":
@@ -189,9 +134,6 @@ def _kubernetes(v: Verdict, args: argparse.Namespace, out: Delivered) -> None:
 
 
 def _slurm(v: Verdict, out: Delivered) -> None:
-    from ..deliver import slurm
-    from ..terminal import EXIT_FAILED
-
     try:
         node, cmds = slurm.deliver(v)
     except slurm.SlurmError as exc:
@@ -201,18 +143,6 @@ def _slurm(v: Verdict, out: Delivered) -> None:
     did = "; ".join(" ".join(c[3:]) for c in cmds) or "nothing to change"
     out.lines.append(f"slurm: node {node} (this node only): {did}")
     out.json["slurm"] = {"node": node, "commands": [" ".join(c) for c in cmds]}
-
-
-def add_fleet_metrics(p: argparse.ArgumentParser) -> None:
-    """``fleet --metrics DIR``."""
-    p.add_argument(
-        "--metrics",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="with --criteria: write one Prometheus text file per host, HOST.prom, "
-        "atomically (default: none)",
-    )
 
 
 def check_fleet_metrics(args: argparse.Namespace) -> None:
@@ -230,10 +160,6 @@ def check_fleet_metrics(args: argparse.Namespace) -> None:
 
 def write_fleet_metrics(folder: Path, items: Any, criteria: str, started: float) -> list[Path]:
     """One ``HOST.prom`` per host of a fleet's items (``host`` column); the files."""
-    from ..check.verdict import overall
-    from ..deliver import prometheus
-    from ..deliver.verdicts import Verdict
-
     now, paths = time.time(), []
     for host, part in items.groupby("host", sort=True):
         v = Verdict(

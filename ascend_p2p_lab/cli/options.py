@@ -152,3 +152,62 @@ def add_out(p: argparse.ArgumentParser, help: str, overwrite: str, **kwargs: Any
     """``--out DIR`` (default: not written) and ``--overwrite``."""
     p.add_argument("--out", type=Path, default=None, help=help, **kwargs)
     p.add_argument("--overwrite", action="store_true", help=overwrite)
+
+
+def add_delivery(p: argparse.ArgumentParser) -> None:
+    """``check``'s delivery options, in their own group."""
+    g = p.add_argument_group("where the verdict goes (docs/deliver.md)")
+    g.add_argument(
+        "--preflight",
+        action="store_true",
+        help="only the items that catch a dead or slow link, a refused peer pair, a wrong "
+        "link class or bytes that arrive wrong, on every ordered pair once (a third of "
+        "the time or less)",
+    )
+    g.add_argument(
+        "--metrics",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write Prometheus text (node_exporter's textfile collector: a *.prom file), "
+        "atomically (default: none)",
+    )
+    g.add_argument(
+        "--npu-exporter-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write MindCluster NPU Exporter custom-metric JSON (-textMetricsFilePath), "
+        "at most 128 items, failing ones first (default: none)",
+    )
+    g.add_argument(
+        "--k8s-node",
+        default=None,
+        metavar="NAME",
+        help="print the Kubernetes node condition AscendP2PHealthy and, on FAIL, the "
+        "NoSchedule taint ascend.huawei.com/p2p-degraded for node NAME (default: none)",
+    )
+    g.add_argument(
+        "--apply",
+        action="store_true",
+        help="with --k8s-node: apply them to that node (only) with kubectl; a PASS "
+        "removes this tool's taint and no other",
+    )
+    g.add_argument(
+        "--slurm",
+        action="store_true",
+        help="as a Slurm HealthCheckProgram: FAIL drains this node (only) with a reason "
+        "'p2p: ...', WARN sets its comment, PASS resumes it when this tool drained it",
+    )
+
+
+def add_fleet_metrics(p: argparse.ArgumentParser) -> None:
+    """``fleet --metrics DIR``."""
+    p.add_argument(
+        "--metrics",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="with --criteria: write one Prometheus text file per host, HOST.prom, "
+        "atomically (default: none)",
+    )

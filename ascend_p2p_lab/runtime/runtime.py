@@ -437,14 +437,10 @@ class Runtime(Transfers, IpcCalls):
             self._sim.begin_point(key)
 
     def copy_limit(self, event: Any) -> tuple[Any, ...] | None:
-        """What bound the last copy recorded before ``event`` (a runtime Event) on its
-        stream, from the simulator's own accounting (``acl.simulator.copy_limit``):
-        ``("link", src, dst)`` or ``("budget", name)``; None on hardware, which keeps
-        no such accounting (a measured run then names its bottleneck from the
-        prediction, marked predicted).
-
-        Example: ``rt.copy_limit(done)`` -> ``("budget", "card[0,1]:both")``.
-        """
+        """What bound the last copy before ``event`` on its stream, by the simulator's
+        own accounting: ``("link", src, dst)`` or ``("budget", name)``; None on hardware
+        (a measured run names its bottleneck from the prediction, marked predicted).
+        Example: ``rt.copy_limit(done)`` -> ``("budget", "card[0,1]:both")``."""
         sim = self._sim
         if sim is None or not hasattr(sim, "copy_limit"):
             return None
