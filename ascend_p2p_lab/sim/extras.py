@@ -155,7 +155,9 @@ class Simulator:
         """
         with self._lock:
             self._engine.reseed(str(key))
-            return self._engine.rebase(self._streams.events.values())
+            rebased = self._engine.rebase(self._streams.events.values())
+            self._devices.injector.begin_point(str(key))
+            return rebased
 
     def ledger(self) -> dict[str, Any]:
         """What the process still holds, plus anything released implicitly (by reset/finalize)."""
