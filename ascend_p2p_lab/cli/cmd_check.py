@@ -26,6 +26,7 @@ from ..check import (
     table_text,
     to_json,
 )
+from ..check.attempts import ONE_PASS, check_attempts
 from ..check.criteria import DEFAULT_SAMPLES
 from ..check.imported import check_run, judged_size
 from ..check.plan import CHECK_WARMUP
@@ -36,7 +37,7 @@ from ..topology import list_presets, load_preset
 from ..vocab import DEFAULT_PRESET, US_PER_MS
 from .cmd_criteria import checked_fraction
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
-from .options import add_backend, add_progress, add_samples, subcommand
+from .options import add_attempts, add_backend, add_progress, add_samples, subcommand
 from .session import load_topology, run_session
 
 #: The command this module adds and runs.
@@ -117,6 +118,7 @@ def add(sub: Any) -> None:
         warmup=CHECK_WARMUP,
         samples_default=f"the criteria's samples, {DEFAULT_SAMPLES} in derived ones",
     )
+    add_attempts(p)
     add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument(
         "--out",
@@ -198,7 +200,13 @@ def run(args: argparse.Namespace) -> int:
                 "--samples, --warmup and --min-sample-ms time a measurement; "
                 "check --run measures nothing"
             )
+        if (args.attempts, args.fail_at) != ONE_PASS:
+            raise UsageError("--attempts and --fail-at measure again; check --run measures nothing")
         return _check_run(args)
+    try:
+        check_attempts(args.attempts, args.fail_at)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     criteria = _criteria(args)
 
     def work(rt: Any) -> int:  # run_check refuses criteria for another device count (2)
@@ -211,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
             samples=args.samples,
             warmup=args.warmup,
             min_sample_us=args.min_sample_ms * US_PER_MS,
+            attempts=args.attempts,
+            fail_at=args.fail_at,
         )
         with past_input_checks():
             return _emit(result, args, criteria)

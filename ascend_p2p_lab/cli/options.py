@@ -151,3 +151,24 @@ def add_out(p: argparse.ArgumentParser, help: str, overwrite: str, **kwargs: Any
     """``--out DIR`` (default: not written) and ``--overwrite``."""
     p.add_argument("--out", type=Path, default=None, help=help, **kwargs)
     p.add_argument("--overwrite", action="store_true", help=overwrite)
+
+
+def add_attempts(p: argparse.ArgumentParser) -> None:
+    """``--attempts N --fail-at K``: n-of-m, a failing item measured again
+    (``check.attempts``; defaults 1 and 1: one pass)."""
+    p.add_argument(
+        "--attempts",
+        type=int,
+        default=1,
+        metavar="N",
+        help="measure a failing item again, up to N times in all (default 1: one pass; "
+        "a fleet: 3, see docs/check.md)",
+    )
+    p.add_argument(
+        "--fail-at",
+        type=int,
+        default=1,
+        metavar="K",
+        help="an item fails when it has failed K times; it passes when it has passed "
+        "N-K+1 times (default 1; a fleet: 2)",
+    )
