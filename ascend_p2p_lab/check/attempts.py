@@ -13,7 +13,8 @@ are facts, not noise: they are judged once.
 Example:
     >>> import pandas as pd
     >>> first = pd.DataFrame({"id": ["a", "b"], "kind": ["bandwidth"] * 2,
-    ...                       "status": ["PASS", "FAIL"], "measured": [20.0, 10.0]})
+    ...                       "status": ["PASS", "FAIL"], "measured": [20.0, 10.0],
+    ...                       "reason": [None, None]})
     >>> again = lambda open_: open_.assign(status="PASS", measured=21.0)
     >>> settle(first, 3, 2, again)[["id", "status", "attempts", "failures"]].values.tolist()
     [['a', 'PASS', 1, 0], ['b', 'PASS', 3, 1]]
