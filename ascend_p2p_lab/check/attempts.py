@@ -98,9 +98,10 @@ def settle(
 
 
 def retry_work(work: Sequence[Work], open_items: pd.DataFrame) -> list[Work]:
-    """The sweeps of ``work`` cut down to what measures ``open_items`` again: pair and
-    latency sweeps on the open items' pairs (per initiator), the host and aggregate
-    sweep on their patterns, the collectives sweep when a collective is open."""
+    """The sweeps of ``work`` cut down to what measures ``open_items`` again: the pair
+    and latency patterns on the open items' pairs (per initiator), the host and
+    aggregate patterns that have an open item (a sweep of both kinds, as a fleet's, is
+    split in two), the collectives sweep when a collective is open."""
     out = []
     for w in work:
         patterns = w.options.get("patterns")
@@ -108,17 +109,17 @@ def retry_work(work: Sequence[Work], open_items: pd.DataFrame) -> list[Work]:
             if (open_items["kind"] == "collective").any():
                 out.append(w)
             continue
-        mine = open_items[open_items["pattern"].isin(patterns)]
-        if PAIR_PATTERN in patterns or LATENCY_PATTERN in patterns:
-            if "initiator" in w.options and "initiator" in mine:
-                mine = mine[mine["initiator"].isna() | mine["initiator"].eq(w.options["initiator"])]
-            pairs = sorted({(int(s), int(d)) for s, d in zip(mine["src"], mine["dst"])})
-            if pairs:
-                out.append(Work(w.label, {**w.options, "pairs": pairs}))
-        else:
-            kept = [p for p in patterns if p in set(mine["pattern"])]
-            if kept:
-                out.append(Work(w.label, {**w.options, "patterns": kept}))
+        paired = [p for p in patterns if p in (PAIR_PATTERN, LATENCY_PATTERN)]
+        mine = open_items[open_items["pattern"].isin(paired) & open_items["src"].notna()]
+        if "initiator" in w.options and "initiator" in mine:
+            mine = mine[mine["initiator"].isna() | mine["initiator"].eq(w.options["initiator"])]
+        pairs = sorted({(int(s), int(d)) for s, d in zip(mine["src"], mine["dst"])})
+        if pairs:
+            out.append(Work(w.label, {**w.options, "patterns": paired, "pairs": pairs}))
+        others = set(open_items["pattern"])
+        kept = [p for p in patterns if p not in paired and p in others]
+        if kept:
+            out.append(Work(w.label, {**w.options, "patterns": kept}))
     return out
 
 
@@ -147,3 +148,42 @@ def measure_again(
         return evaluate(criteria, None, rows, devices, **evaluate_options)
 
     return again
+
+
+def host_attempts(
+    rt: Runtime,
+    run: Run,
+    *,
+    criteria: Criteria,
+    attempts: int,
+    fail_at: int,
+    options: dict[str, Any],
+) -> pd.DataFrame:
+    """n-of-m on one host of a fleet, in its own runtime after its sweep (what the fleet's
+    survey task calls): the host's rows judged, the failing items measured again with the
+    fleet's sweep ``options`` cut to them (at the criteria's size); the items measured
+    again, with ``attempts`` and ``failures`` (empty: none failed)."""
+    first = evaluate(criteria, None, run.samples)
+    work = [Work("fleet", {**options, "sizes": [criteria.size_bytes]})]
+    items = settle(first, attempts, fail_at, measure_again(rt, criteria, work))
+    return items.loc[items["attempts"] > 1, ["id", *LATEST, "attempts", "failures"]].reset_index(
+        drop=True
+    )
+
+
+def merge_attempts(items: pd.DataFrame, per_host: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """A fleet's items (one row per host and item) with each host's items measured again
+    (:func:`host_attempts`) in place of its first pass; every item gains ``attempts``
+    and ``failures``."""
+    out = items.copy()
+    out["attempts"] = 1
+    out["failures"] = (out["status"] == FAIL).astype(int)
+    frames = [f.assign(host=h) for h, f in per_host.items() if f is not None and len(f)]
+    if not frames:
+        return out
+    again = pd.concat(frames, ignore_index=True).set_index(["host", "id"])
+    key = pd.MultiIndex.from_arrays([out["host"].astype(str), out["id"]])
+    hit = key.isin(again.index)
+    for col in (*LATEST, "attempts", "failures"):
+        out.loc[hit, col] = again[col].reindex(key[hit]).to_numpy()
+    return out

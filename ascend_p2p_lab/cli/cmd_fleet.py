@@ -18,10 +18,12 @@ import argparse
 import importlib.util
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..check import load_criteria
+from ..check.attempts import ONE_PASS, check_attempts, host_attempts, merge_attempts
 from ..check.fleetitems import failing_by_host, fleet_items, fleet_options
 from ..comparison import check_threshold
 from ..fleet import SimulatedFleet, analyse, survey
@@ -32,7 +34,7 @@ from ..topology.presets import list_presets
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
-from .options import add_progress, add_samples, subcommand
+from .options import add_attempts, add_progress, add_samples, subcommand
 
 #: The command this module adds and runs.
 NAME = "fleet"
@@ -141,6 +143,7 @@ def add(sub: Any) -> None:
         help="also check every host against a criteria file (see `check`): its "
         "failing items per host, beside the outliers (default: none)",
     )
+    add_attempts(p)
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
@@ -164,6 +167,12 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     if args.out is not None:
         check_fleet_out(args.out, overwrite=args.overwrite)
     options = {"sizes": args.sizes, **sampling}
+    try:
+        check_attempts(args.attempts, args.fail_at)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.criteria is None and (args.attempts, args.fail_at) != ONE_PASS:
+        raise UsageError("--attempts and --fail-at measure failing items again: give --criteria")
     if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
         args.criteria_data = load_criteria(args.criteria)
         options.update(fleet_options(args.criteria_data, args.sizes))
@@ -203,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
             threshold=args.threshold,
             progress=not args.no_progress,
             timeout=args.timeout,
+            after=_after(args, options),
             **options,
         )
         with past_input_checks():
@@ -216,6 +226,20 @@ def run(args: argparse.Namespace) -> int:
     security = scheduler_security(args.scheduler)
     with Client(args.scheduler, timeout="30s", security=security) as client:
         return on(client, hosts)
+
+
+def _after(args: argparse.Namespace, options: dict[str, Any]) -> Any:
+    """n-of-m on each host (``check.attempts.host_attempts`` bound to the criteria), or
+    None for one pass."""
+    if args.criteria is None or (args.attempts, args.fail_at) == ONE_PASS:
+        return None
+    return partial(
+        host_attempts,
+        criteria=args.criteria_data,
+        attempts=args.attempts,
+        fail_at=args.fail_at,
+        options=dict(options),
+    )
 
 
 def scheduler_security(address: str) -> Any:
@@ -260,7 +284,7 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
     """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
-    failing = _criteria_failing(result, args)
+    failing, again = _criteria_failing(result, args)
     # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
     status = max(verdict["exit_status"], 1 if failing else 0)
     if args.format == "json":
@@ -271,7 +295,11 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
             "saved_to": None if args.out is None else str(args.out),
         }
         if failing is not None:
-            data["criteria"] = {"file": str(args.criteria), "failing_items": failing}
+            data["criteria"] = {
+                "file": str(args.criteria),
+                "failing_items": failing,
+                "measured_again": again,
+            }
         print(json.dumps(data, indent=1), flush=True)
     else:
         _print_table(analysis, result, status)
@@ -290,17 +318,25 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
     return status
 
 
-def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
-    """With --criteria: the failing items' ids per host (check/fleetitems.py), else None."""
+def _criteria_failing(result: Any, args: argparse.Namespace) -> tuple[Any, Any]:
+    """With --criteria: the failing items' ids per host (check/fleetitems.py), and per
+    host the items measured again (n-of-m: id, status, attempts, failures); else None."""
     if getattr(args, "criteria", None) is None:
-        return None
+        return None, None
 
     criteria = args.criteria_data
     probes = {r.host: r.probe for r in result.results.values()}
     counts = {r.host: r.meta.device_count for r in result.results.values()}
-    return failing_by_host(
-        fleet_items(criteria, result.frame, probes), counts, criteria.device_count
+    items = merge_attempts(
+        fleet_items(criteria, result.frame, probes),
+        {r.host: r.attempts for r in result.results.values()},
     )
+    cols = ["id", "status", "attempts", "failures"]
+    again = {
+        str(h): g[cols].to_dict("records")
+        for h, g in items[items["attempts"] > 1].groupby("host", sort=True)
+    }
+    return failing_by_host(items, counts, criteria.device_count), again
 
 
 def _print_table(analysis: Any, result: Any, status: int) -> None:

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import pytest
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.check import criteria_from_preset, run_check
-from ascend_p2p_lab.check.attempts import check_attempts, retry_work, settle
+from ascend_p2p_lab.check.attempts import (
+    check_attempts,
+    host_attempts,
+    merge_attempts,
+    retry_work,
+    settle,
+)
+from ascend_p2p_lab.check.fleetitems import fleet_items, fleet_options
 from ascend_p2p_lab.check.plan import Work
+from ascend_p2p_lab.fleet.hosts import HostTarget
+from ascend_p2p_lab.fleet.task import survey_host
 
 FIRST = pd.DataFrame(
     {
@@ -122,3 +133,58 @@ def test_a_check_measures_a_flapping_link_again_and_a_slow_one_fails() -> None:
     assert two_of_three.loc[slow, ["status", "attempts", "failures"]].tolist() == ["FAIL", 2, 2]
     assert two_of_three.loc[healthy, ["status", "attempts", "failures"]].tolist() == ["PASS", 1, 0]
     assert (two_of_three.loc[two_of_three["failures"] == 0, "attempts"] == 1).all()
+
+
+def test_a_fleet_host_measures_its_flapping_link_again_in_its_own_runtime() -> None:
+    """survey_host with n-of-m (what fleet --attempts sends each worker), without Dask:
+    2 -> 5 dips in its first pass only and passes 2-of-3; 0 -> 1 is slow and fails."""
+    criteria = criteria_from_preset("atlas800t-a2")
+    options = {**fleet_options(criteria, "64MiB"), "samples": 2, "pairs": "0-1,2-5,5-2"}
+    faults = (
+        {"kind": "transient", "link": [2, 5], "factor": 0.6, "nth": 1},
+        {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+    )
+    after = partial(host_attempts, criteria=criteria, attempts=3, fail_at=2, options=options)
+    target = HostTarget("h", backend="sim", preset="atlas800t-a2", seed=0, faults=faults)
+    result = survey_host(target, options, after)
+    again = result.attempts.set_index("id")[["status", "attempts", "failures"]]
+    assert again.loc["bandwidth uni pull 2->5"].tolist() == ["PASS", 3, 1]
+    assert again.loc["bandwidth uni pull 0->1"].tolist() == ["FAIL", 2, 2]
+    assert "bandwidth uni pull 5->2" not in again.index  # passed at once: not measured again
+    items = merge_attempts(
+        fleet_items(criteria, result.run, {"h": result.probe}), {"h": result.attempts}
+    ).set_index("id")
+    assert items.loc["bandwidth uni pull 2->5", ["status", "attempts"]].tolist() == ["PASS", 3]
+    assert items.loc["bandwidth uni pull 5->2", ["status", "attempts"]].tolist() == ["PASS", 1]
+    assert items.loc["bandwidth uni pull 0->1", ["status", "failures"]].tolist() == ["FAIL", 2]
+
+
+def test_merge_attempts_replaces_only_its_own_hosts_items() -> None:
+    items = pd.DataFrame(
+        {
+            "host": ["a", "a", "b", "b"],
+            "id": ["x", "y", "x", "y"],
+            "status": ["FAIL", "PASS", "FAIL", "FAIL"],
+            "measured": [1.0, 2.0, 3.0, 4.0],
+            "reason": [None] * 4,
+        }
+    )
+    again = {
+        "b": pd.DataFrame(
+            {
+                "id": ["x"],
+                "status": ["PASS"],
+                "measured": [9.0],
+                "reason": ["1 of 3 attempts failed"],
+                "attempts": [3],
+                "failures": [1],
+            }
+        )
+    }
+    out = merge_attempts(items, again)
+    assert out[["status", "measured", "attempts", "failures"]].values.tolist() == [
+        ["FAIL", 1.0, 1, 1],
+        ["PASS", 2.0, 1, 0],
+        ["PASS", 9.0, 3, 1],
+        ["FAIL", 4.0, 1, 1],
+    ]

@@ -78,12 +78,21 @@ def test_cli_fleet_with_criteria(criteria, tmp_path, capsys):
             "--no-progress",
             "--format",
             "json",
+            "--attempts",
+            "3",
+            "--fail-at",
+            "2",
         ]
     )
     data = json.loads(capsys.readouterr().out)
     assert status == 1
     failing = data["criteria"]["failing_items"]
     assert list(failing) == ["sim-1"] and "bandwidth uni pull 2->5" in failing["sim-1"]
+    again = data["criteria"]["measured_again"]  # n-of-m on the host: slow every time
+    assert list(again) == ["sim-1"]
+    assert {"id": "bandwidth uni pull 2->5", "status": "FAIL", "attempts": 2, "failures": 2} in (
+        again["sim-1"]
+    )
     assert [(o["host"], o["src"], o["dst"]) for o in data["outliers"]] == [("sim-1", 2, 5)]
 
 

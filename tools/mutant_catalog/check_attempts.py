@@ -26,8 +26,8 @@ MUTANTS: list[Mutant] = [
     M(
         "check.attempts.every_pair_again",
         "check/attempts.py",
-        '            if pairs:\n                out.append(Work(w.label, {**w.options, "pairs": pairs}))',
-        "            if pairs:\n                out.append(w)",
+        '            out.append(Work(w.label, {**w.options, "patterns": paired, "pairs": pairs}))',
+        '            out.append(Work(w.label, {**w.options, "patterns": paired}))',
         "measuring again re-runs every pair, not only the failing ones",
         TESTS,
     ),
@@ -38,5 +38,21 @@ MUTANTS: list[Mutant] = [
         "",
         "check takes --attempts and --fail-at and measures once",
         ("tests/cli/test_cmd_check.py",),
+    ),
+    M(
+        "check.attempts.fleet_one_pass",
+        "cli/cmd_fleet.py",
+        "            after=_after(args, options),\n",
+        "",
+        "fleet takes --attempts and --fail-at and measures each host once",
+        ("tests/check/test_fleetitems.py",),
+    ),
+    M(
+        "check.attempts.fleet_host_ignores_again",
+        "check/attempts.py",
+        '    hit = key.isin(again.index)',
+        '    hit = key.isin(again.index) & False',
+        "a fleet's items keep their first pass when the host measured them again",
+        TESTS,
     ),
 ]
