@@ -50,8 +50,8 @@ MUTANTS: list[Mutant] = [
     M(
         "check.attempts.fleet_host_ignores_again",
         "check/attempts.py",
-        '    hit = key.isin(again.index)',
-        '    hit = key.isin(again.index) & False',
+        "    hit = key.isin(again.index)",
+        "    hit = key.isin(again.index) & False",
         "a fleet's items keep their first pass when the host measured them again",
         TESTS,
     ),
