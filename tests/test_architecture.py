@@ -132,6 +132,7 @@ ALLOWED: dict[str, set[str]] = {
         "check",
         "forking",
         "collectives",
+        "history",
     },
     # the health check: criteria, the sweeps they need, the verdict; never plots or cli
     "check": {
@@ -162,6 +163,8 @@ ALLOWED: dict[str, set[str]] = {
         "runtime",
         "measure",
     },
+    # what was measured and judged, over time (a store, trends, baselines)
+    "history": {"vocab", "patterns", "schema", "units", "run", "results", "check", "topology"},
     "__init__": {"vocab", "_version", "runtime"},
 }
 #: Where pyACL may be named and its return codes compared.

@@ -37,6 +37,7 @@ from ..topology import list_presets, load_preset
 from ..vocab import DEFAULT_PRESET, US_PER_MS
 from .cmd_criteria import checked_fraction
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
+from .historyopt import add_history, append_items, open_history
 from .options import add_attempts, add_backend, add_progress, add_samples, subcommand
 from .session import load_topology, run_session
 
@@ -119,6 +120,7 @@ def add(sub: Any) -> None:
         samples_default=f"the criteria's samples, {DEFAULT_SAMPLES} in derived ones",
     )
     add_attempts(p)
+    add_history(p)
     add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument(
         "--out",
@@ -134,7 +136,8 @@ def add(sub: Any) -> None:
 
 def _outputs(args: argparse.Namespace) -> None:
     """Every output path, checked before any device work (--out: a folder that can take
-    the check's files and its run folder)."""
+    the check's files and its run folder; --history: a history store)."""
+    args.history_store = open_history(args)
     if args.junit_xml is not None:
         check_out_file(args.junit_xml, "--junit-xml")
     if args.out is not None:
@@ -253,6 +256,7 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any) -> int:
         args.junit_xml.write_text(junit_xml(items))
     if args.out is not None:
         _save(result, args.out, to_json(items, lost, **extra))
+    append_items(args.history_store, items, result.measured.run.meta)
     if result.measured.interrupted:
         print(
             "ascend-p2p-lab: interrupted; the items above are those judged so far", file=sys.stderr

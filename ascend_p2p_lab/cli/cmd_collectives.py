@@ -34,6 +34,7 @@ from ..topology import list_presets, load_preset
 from ..units import parse_sizes
 from ..vocab import US_PER_MS
 from .exitstatus import UsageError, past_input_checks
+from .historyopt import add_history, append_run, open_history
 from .options import add_progress, add_samples, subcommand
 from .runoutput import keep, sweep_kept
 from .session import load_topology, run_session
@@ -54,6 +55,7 @@ WORKERS = 4
 def add(sub: Any) -> None:
     """``collectives``: its options."""
     p = subcommand(sub, NAME, HELP)
+    add_history(p)
     p.add_argument(
         "--backend",
         choices=["auto", "acl", "sim"],
@@ -140,6 +142,7 @@ def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]
 def run(args: argparse.Namespace) -> int:
     """Run the collectives; print them; save the run; exit with the run's status."""
     ops, sizes, links = _checked(args)
+    history = open_history(args)
 
     def work(rt: Any) -> int:
         run = sweep_kept(
@@ -164,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
             keep(run, args.out)
             status = run_status(run)
             _emit(run, args.format, status, args.out, source)
+            append_run(history, run, NAME)
             return status
 
     return run_session(args, work)

@@ -34,6 +34,7 @@ from ..topology.presets import list_presets
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
+from .historyopt import add_history, append_items, append_run, open_history
 from .options import add_attempts, add_progress, add_samples, subcommand
 
 #: The command this module adds and runs.
@@ -144,6 +145,7 @@ def add(sub: Any) -> None:
         "failing items per host, beside the outliers (default: none)",
     )
     add_attempts(p)
+    add_history(p)
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
@@ -166,6 +168,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         raise UsageError(f"--{str(exc).replace('_', '-')}") from None
     if args.out is not None:
         check_fleet_out(args.out, overwrite=args.overwrite)
+    args.history_store = open_history(args)
     options = {"sizes": args.sizes, **sampling}
     try:
         check_attempts(args.attempts, args.fail_at)
@@ -284,7 +287,7 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
     """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
-    failing, again = _criteria_failing(result, args)
+    failing, again, items = _criteria_failing(result, args)
     # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
     status = max(verdict["exit_status"], 1 if failing else 0)
     if args.format == "json":
@@ -315,14 +318,27 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
             )
     if args.out is not None:
         _figure(analysis, args.out, quiet=args.format == "json")
+    _history(args, result, items)
     return status
+
+
+def _history(args: argparse.Namespace, result: Any, items: Any) -> None:
+    """--history: every host's points and, with --criteria, its items (one run each)."""
+    store = args.history_store
+    for r in result.results.values():
+        if store is None or r.run is None:
+            continue
+        append_run(store, r.run, NAME)
+        if items is not None:
+            mine = items[items["host"].astype(str) == r.host].drop(columns="host")
+            append_items(store, mine, r.run.meta, NAME)
 
 
 def _criteria_failing(result: Any, args: argparse.Namespace) -> tuple[Any, Any]:
     """With --criteria: the failing items' ids per host (check/fleetitems.py), and per
     host the items measured again (n-of-m: id, status, attempts, failures); else None."""
     if getattr(args, "criteria", None) is None:
-        return None, None
+        return None, None, None
 
     criteria = args.criteria_data
     probes = {r.host: r.probe for r in result.results.values()}
@@ -336,7 +352,7 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> tuple[Any, Any]:
         str(h): g[cols].to_dict("records")
         for h, g in items[items["attempts"] > 1].groupby("host", sort=True)
     }
-    return failing_by_host(items, counts, criteria.device_count), again
+    return failing_by_host(items, counts, criteria.device_count), again, items
 
 
 def _print_table(analysis: Any, result: Any, status: int) -> None:

@@ -20,6 +20,7 @@ from . import (
     cmd_dashboard,
     cmd_demo,
     cmd_fleet,
+    cmd_history,
     cmd_import,
     cmd_patterns,
     cmd_presets,
@@ -53,6 +54,7 @@ COMMANDS = (
     cmd_patterns,
     cmd_run,
     cmd_collectives,
+    cmd_history,
 )
 
 
