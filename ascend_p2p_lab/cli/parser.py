@@ -12,6 +12,7 @@ import argparse
 
 from .._version import __version__
 from . import (
+    cmd_baseline,
     cmd_calibrate,
     cmd_check,
     cmd_collectives,
@@ -55,6 +56,7 @@ COMMANDS = (
     cmd_run,
     cmd_collectives,
     cmd_history,
+    cmd_baseline,
 )
 
 

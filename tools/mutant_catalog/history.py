@@ -38,3 +38,21 @@ MUTANTS: list[Mutant] = [
         ("tests/cli/test_cmd_history.py",),
     ),
 ]
+MUTANTS += [
+    M(
+        "history.baseline.failed_runs_count",
+        "history/baseline.py",
+        '    ok = by_run[~by_run["failed"]].sort_values("time", kind="stable")',
+        '    ok = by_run.sort_values("time", kind="stable")',
+        "a run that failed its check is part of the baseline",
+        ("tests/history/test_baseline.py", "tests/cli/test_cmd_baseline.py"),
+    ),
+    M(
+        "history.baseline.no_tolerance",
+        "history/baseline.py",
+        "    tol = max(tolerance, SPREADS * spread)",
+        "    tol = SPREADS * spread",
+        "a baseline's bars sit at the median less the spread alone (a healthy run fails)",
+        ("tests/history/test_baseline.py", "tests/cli/test_cmd_baseline.py"),
+    ),
+]
