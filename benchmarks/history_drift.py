@@ -127,13 +127,22 @@ def main(argv: list[str] | None = None) -> int:
                 named = simulate(seed, drift, args.days, store, devices)
                 met, first, wrong = judge(named, drift)
                 ok &= met
+                print(
+                    f"drift={drift} seed={seed} first={first} wrong={wrong} met={met} "
+                    f"{time.perf_counter() - start:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 lines.append(
                     f"| {'1 %/day' if drift else 'none'} | {seed} | "
                     f"{'-' if first is None else first} | {', '.join(wrong) or '-'} | "
                     f"{'met' if met else 'NOT met'} |"
                 )
     wall = time.perf_counter() - start
-    print(f"## history --drift: {args.days} simulated days of one A2, {args.seeds} seeds\n")
+    where = "all devices" if devices is None else f"devices {args.devices}"
+    print(
+        f"## history --drift: {args.days} simulated days of one A2 ({where}), {args.seeds} seeds\n"
+    )
     print(
         f"Link {LINK[0]} -> {LINK[1]} drifts 1 %/day from day {DRIFT_START}; 10 % below "
         f"its baseline on day {crossing_day()}; must be named by day "
