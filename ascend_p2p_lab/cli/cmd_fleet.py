@@ -324,7 +324,7 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
 
 def _history(args: argparse.Namespace, result: Any, items: Any) -> None:
     """--history: every host's points and, with --criteria, its items (one run each)."""
-    store = args.history_store
+    store = getattr(args, "history_store", None)
     for r in result.results.values():
         if store is None or r.run is None:
             continue
