@@ -147,3 +147,6 @@ CHECK_SAMPLES = 3
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
+
+#: ``baseline``'s least margin below each item's median (history/baseline.py)
+BASELINE_TOLERANCE = 0.05

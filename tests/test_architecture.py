@@ -136,6 +136,7 @@ ALLOWED: dict[str, set[str]] = {
         "forking",
         "collectives",
         "deliver",
+        "history",
     },
     # the verdict where operators look (Prometheus, NPU Exporter, Kubernetes, Slurm):
     # it reads check's items and verdict; check never imports it
@@ -169,6 +170,8 @@ ALLOWED: dict[str, set[str]] = {
         "runtime",
         "measure",
     },
+    # what was measured and judged, over time (a store, trends, baselines)
+    "history": {"vocab", "patterns", "schema", "units", "run", "results", "check", "topology"},
     "__init__": {"vocab", "_version", "runtime"},
 }
 for _part in set(ALLOWED) - {"_version", "typedfile", "vocab", "codes"}:

@@ -6,6 +6,7 @@
 - :mod:`.plan`: the one function that turns criteria into measurement work;
 - :mod:`.run`: the peer table and the sweeps, on a runtime;
 - :mod:`.verdict`: pure pandas, one row per item (and host, for a fleet);
+- :mod:`.attempts`: n-of-m, a failing item measured again before it fails;
 - :mod:`.render`: lines, JSON and JUnit XML.
 
 Example:
@@ -27,6 +28,7 @@ import pandas as pd
 
 from ..runtime import Runtime
 from ..schema import FANOUT_PATTERNS
+from .attempts import check_attempts, measure_again, settle
 from .criteria import Criteria, CriteriaError, criteria_from_text, load_criteria
 from .derive import criteria_from_measured, criteria_from_preset
 from .plan import Needs, Work, measurements, needs_of
@@ -89,10 +91,14 @@ def run_check(
     samples: int | None = None,
     warmup: int | None = None,
     min_sample_us: float | None = None,
+    attempts: int = 1,
+    fail_at: int = 1,
 ) -> CheckResult:
     """Measure what the criteria need on rt and judge every item. ``samples`` (default:
     the criteria's), ``warmup`` (default 1) and ``min_sample_us`` (default: the sweep's)
-    set the timing loop of every sweep the check runs."""
+    set the timing loop of every sweep the check runs; ``attempts`` and ``fail_at``: a
+    failing item is measured again (:mod:`.attempts`; 1 and 1: one pass)."""
+    check_attempts(attempts, fail_at)
     n = rt.device_count
     if criteria.device_count != n:
         raise criteria.misfit(
@@ -104,7 +110,8 @@ def run_check(
     needs = dataclasses.replace(needs, **{k: v for k, v in sampling.items() if v is not None})
     if len(devs) < n:  # a fan-out over fewer devices is not what its criterion measured
         needs = dataclasses.replace(needs, aggregates=needs.aggregates - set(FANOUTS))
-    measured = run_measurements(rt, measurements(needs, devs), devs, progress=progress)
+    work = measurements(needs, devs)
+    measured = run_measurements(rt, work, devs, progress=progress)
     items = evaluate(criteria, measured.peer, measured.rows, devs)
     if len(devs) < n:
         fan = items["kind"].eq("aggregate") & items["pattern"].isin(FANOUTS)
@@ -112,4 +119,6 @@ def run_check(
         items.loc[fan, "reason"] = (
             f"a fan-out criterion holds for all {n} devices; --devices chose {len(devs)}"
         )
+    if not measured.interrupted and not measured.failed:
+        items = settle(items, attempts, fail_at, measure_again(rt, criteria, work, devs))
     return CheckResult(items, measured, points_lost(measured.rows))

@@ -49,6 +49,8 @@ JSON_KEYS = (
     "reason",
     "basis",
     "criteria_line",
+    "attempts",
+    "failures",
 )
 _BOUND_WORD = {"min": "at least", "max": "at most", "eq": "equal to"}
 

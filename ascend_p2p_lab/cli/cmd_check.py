@@ -29,7 +29,15 @@ from ..vocab import (
 )
 from .cmd_criteria import checked_fraction
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
-from .options import add_backend, add_delivery, add_progress, add_samples, subcommand
+from .options import (
+    add_attempts,
+    add_backend,
+    add_delivery,
+    add_history,
+    add_progress,
+    add_samples,
+    subcommand,
+)
 
 #: The command this module adds and runs.
 NAME = "check"
@@ -110,6 +118,8 @@ def add(sub: Any) -> None:
         warmup=CHECK_WARMUP,
         samples_default=f"the criteria's samples, {CHECK_SAMPLES} in derived ones",
     )
+    add_attempts(p)
+    add_history(p)
     add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument(
         "--out",
@@ -126,9 +136,11 @@ def add(sub: Any) -> None:
 
 def _outputs(args: argparse.Namespace) -> None:
     """Every output path, checked before any device work (--out: a folder that can take
-    the check's files and its run folder)."""
+    the check's files and its run folder; --history: a history store)."""
     from ..run.folder import check_out_dir, check_out_file
+    from .historyopt import open_history
 
+    args.history_store = open_history(args)
     if args.junit_xml is not None:
         check_out_file(args.junit_xml, "--junit-xml")
     if args.out is not None:
@@ -229,6 +241,7 @@ def _collectives_only(run: Any, folder: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check a server against criteria; print, write and exit as CHECK_EPILOG says."""
     from ..check import run_check
+    from ..check.attempts import ONE_PASS, check_attempts
     from ..measure.spec import parse_devices
     from .deliveropts import check_delivery, maybe_preflight
     from .session import run_session
@@ -241,7 +254,13 @@ def run(args: argparse.Namespace) -> int:
                 "--samples, --warmup and --min-sample-ms time a measurement; "
                 "check --run measures nothing"
             )
+        if (args.attempts, args.fail_at) != ONE_PASS:
+            raise UsageError("--attempts and --fail-at measure again; check --run measures nothing")
         return _check_run(args)
+    try:
+        check_attempts(args.attempts, args.fail_at)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     criteria, _ = _criteria(args)
     criteria = maybe_preflight(criteria, args)
 
@@ -255,6 +274,8 @@ def run(args: argparse.Namespace) -> int:
             samples=args.samples,
             warmup=args.warmup,
             min_sample_us=args.min_sample_ms * US_PER_MS,
+            attempts=args.attempts,
+            fail_at=args.fail_at,
         )
         with past_input_checks():
             return _emit(result, args, criteria, measured_server(result.measured.run.meta))
@@ -297,6 +318,7 @@ def criteria_source(criteria: Any) -> str:
 def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> int:
     from ..check import junit_xml, table_text, to_json
     from .deliveropts import deliver
+    from .historyopt import append_items
 
     items, lost = result.items, result.points_lost
     source = criteria_source(criteria)
@@ -320,6 +342,7 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
     if args.out is not None:
         _save(result, args.out, to_json(items, lost, **extra))
     delivered.say()
+    append_items(args.history_store, items, result.measured.run.meta)
     if result.measured.interrupted:
         print(
             "ascend-p2p-lab: interrupted; the items above are those judged so far", file=sys.stderr

@@ -24,7 +24,7 @@ from typing import Any
 from ..units import parse_sizes
 from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
-from .options import add_progress, add_samples, subcommand
+from .options import add_history, add_progress, add_samples, subcommand
 
 #: The command this module adds and runs.
 NAME = "collectives"
@@ -43,6 +43,7 @@ def add(sub: Any) -> None:
     """``collectives``: its options."""
 
     p = subcommand(sub, NAME, HELP)
+    add_history(p)
     p.add_argument(
         "--backend",
         choices=["auto", "acl", "sim"],
@@ -133,10 +134,12 @@ def run(args: argparse.Namespace) -> int:
     """Run the collectives; print them; save the run; exit with the run's status."""
     from ..forking import idle_workers
     from ..terminal import run_status
+    from .historyopt import append_run, open_history
     from .runoutput import keep, sweep_kept
     from .session import run_session
 
     ops, sizes, links = _checked(args)
+    history = open_history(args)
 
     def work(rt: Any) -> int:
         run = sweep_kept(
@@ -161,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
             keep(run, args.out)
             status = run_status(run)
             _emit(run, args.format, status, args.out, source)
+            append_run(history, run, NAME)
             return status
 
     return run_session(args, work)

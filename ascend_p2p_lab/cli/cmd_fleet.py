@@ -18,13 +18,21 @@ import argparse
 import importlib.util
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
-from .options import add_fleet_metrics, add_progress, add_samples, subcommand
+from .options import (
+    add_attempts,
+    add_fleet_metrics,
+    add_history,
+    add_progress,
+    add_samples,
+    subcommand,
+)
 
 #: The command this module adds and runs.
 NAME = "fleet"
@@ -135,16 +143,20 @@ def add(sub: Any) -> None:
         "failing items per host, beside the outliers (default: none)",
     )
     add_fleet_metrics(p)
+    add_attempts(p)
+    add_history(p)
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     """Every input checked before a cluster starts: (sweep options, targets or hosts)."""
     from ..check import load_criteria
+    from ..check.attempts import ONE_PASS, check_attempts
     from ..check.fleetitems import fleet_options
     from ..comparison import check_threshold
     from ..fleet.survey import check_fleet_out
     from ..measure.spec import check_sampling
     from .deliveropts import check_fleet_metrics
+    from .historyopt import open_history
 
     if importlib.util.find_spec("distributed") is None:
         raise UsageError(NO_DASK)
@@ -164,7 +176,14 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         raise UsageError(f"--{str(exc).replace('_', '-')}") from None
     if args.out is not None:
         check_fleet_out(args.out, overwrite=args.overwrite)
+    args.history_store = open_history(args)
     options = {"sizes": args.sizes, **sampling}
+    try:
+        check_attempts(args.attempts, args.fail_at)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.criteria is None and (args.attempts, args.fail_at) != ONE_PASS:
+        raise UsageError("--attempts and --fail-at measure failing items again: give --criteria")
     if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
         args.criteria_data = load_criteria(args.criteria)
         options.update(fleet_options(args.criteria_data, args.sizes))
@@ -211,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
             threshold=args.threshold,
             progress=not args.no_progress,
             timeout=args.timeout,
+            after=_after(args, options),
             **options,
         )
         with past_input_checks():
@@ -224,6 +244,22 @@ def run(args: argparse.Namespace) -> int:
     security = scheduler_security(args.scheduler)
     with Client(args.scheduler, timeout="30s", security=security) as client:
         return on(client, hosts)
+
+
+def _after(args: argparse.Namespace, options: dict[str, Any]) -> Any:
+    """n-of-m on each host (``check.attempts.host_attempts`` bound to the criteria), or
+    None for one pass."""
+    from ..check.attempts import ONE_PASS, host_attempts
+
+    if args.criteria is None or (args.attempts, args.fail_at) == ONE_PASS:
+        return None
+    return partial(
+        host_attempts,
+        criteria=args.criteria_data,
+        attempts=args.attempts,
+        fail_at=args.fail_at,
+        options=dict(options),
+    )
 
 
 def scheduler_security(address: str) -> Any:
@@ -270,7 +306,7 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
 
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
-    failing = _criteria_failing(result, args)
+    failing, again, items = _criteria_failing(result, args)
     # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
     status = max(verdict["exit_status"], 1 if failing else 0)
     if args.format == "json":
@@ -281,7 +317,11 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
             "saved_to": None if args.out is None else str(args.out),
         }
         if failing is not None:
-            data["criteria"] = {"file": str(args.criteria), "failing_items": failing}
+            data["criteria"] = {
+                "file": str(args.criteria),
+                "failing_items": failing,
+                "measured_again": again,
+            }
         print(json.dumps(data, indent=1), flush=True)
     else:
         _print_table(analysis, result, status)
@@ -297,24 +337,49 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
             )
     if args.out is not None:
         _figure(analysis, args.out, quiet=args.format == "json")
+    _history(args, result, items)
     return status
 
 
-def _criteria_failing(result: Any, args: argparse.Namespace) -> dict[str, list[str]] | None:
-    """With --criteria: the failing items' ids per host (check/fleetitems.py), else None."""
+def _history(args: argparse.Namespace, result: Any, items: Any) -> None:
+    """--history: every host's points and, with --criteria, its items (one run each)."""
+    from .historyopt import append_items, append_run
+
+    store = getattr(args, "history_store", None)
+    for r in result.results.values():
+        if store is None or r.run is None:
+            continue
+        append_run(store, r.run, NAME)
+        if items is not None:
+            mine = items[items["host"].astype(str) == r.host].drop(columns="host")
+            append_items(store, mine, r.run.meta, NAME)
+
+
+def _criteria_failing(result: Any, args: argparse.Namespace) -> tuple[Any, Any]:
+    """With --criteria: the failing items' ids per host (check/fleetitems.py), and per
+    host the items measured again (n-of-m: id, status, attempts, failures); else None."""
+    from ..check.attempts import merge_attempts
     from ..check.fleetitems import failing_by_host, fleet_items
     from .deliveropts import write_fleet_metrics
 
     if getattr(args, "criteria", None) is None:
-        return None
+        return None, None, None
 
     criteria = args.criteria_data
     probes = {r.host: r.probe for r in result.results.values()}
     counts = {r.host: r.meta.device_count for r in result.results.values()}
-    items = fleet_items(criteria, result.frame, probes)
+    items = merge_attempts(
+        fleet_items(criteria, result.frame, probes),
+        {r.host: r.attempts for r in result.results.values()},
+    )
     if getattr(args, "metrics", None) is not None:  # one HOST.prom per host
         write_fleet_metrics(args.metrics, items, str(args.criteria), args.deliver_started)
-    return failing_by_host(items, counts, criteria.device_count)
+    cols = ["id", "status", "attempts", "failures"]
+    again = {
+        str(h): g[cols].to_dict("records")
+        for h, g in items[items["attempts"] > 1].groupby("host", sort=True)
+    }
+    return failing_by_host(items, counts, criteria.device_count), again, items
 
 
 def _print_table(analysis: Any, result: Any, status: int) -> None:

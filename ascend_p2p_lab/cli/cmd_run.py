@@ -18,7 +18,7 @@ from ..patterns.builtin import (
 )
 from ..vocab import US_PER_MS
 from .exitstatus import past_input_checks
-from .options import add_backend, add_format, add_progress, add_samples, subcommand
+from .options import add_backend, add_format, add_history, add_progress, add_samples, subcommand
 
 if TYPE_CHECKING:
     from ..patterns.model import Test
@@ -33,6 +33,7 @@ RUN_HELP = "run the tests of a TOML test file, or a built-in test by name (see `
 def add(sub: Any) -> None:
     """``run FILE|NAME``: its options."""
     p = subcommand(sub, NAME, RUN_HELP)
+    add_history(p)
     p.add_argument(
         "file",
         metavar="FILE",
@@ -98,11 +99,13 @@ def _source(file: str) -> tuple[str, Path | None, list[Test]]:
 
 def run(args: argparse.Namespace) -> int:
     from ..patterns.testfile import read_tests
+    from .historyopt import append_run, open_history
     from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
     from .session import run_session
 
     name, path, tests = _source(args.file)
     check_sweep_out(args)
+    history = open_history(args)
 
     def work(rt: Any) -> int:
         if path is not None:
@@ -128,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         )
         with past_input_checks():
             keep(run, args.out)
-            return emit_run(run, args.format, args.out)
+            status = emit_run(run, args.format, args.out)
+            append_run(history, run, NAME)
+            return status
 
     return run_session(args, work)

@@ -14,7 +14,14 @@ from typing import Any
 from ..patterns.builtin import pattern_help
 from ..vocab import US_PER_MS
 from .exitstatus import UsageError, past_input_checks
-from .options import add_backend, add_format, add_progress, add_samples, subcommand
+from .options import (
+    add_backend,
+    add_format,
+    add_history,
+    add_progress,
+    add_samples,
+    subcommand,
+)
 
 #: The command this module adds and runs.
 NAME = "sweep"
@@ -64,12 +71,14 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
 def run(args: argparse.Namespace) -> int:
     from ..measure.processes import sweep_processes_run
+    from .historyopt import append_run, open_history
     from .ipcsummary import emit_processes
     from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
     from .session import run_session
 
     check_sweep_out(args)
     kwargs = _sweep_kwargs(args)
+    history = open_history(args)
 
     if getattr(args, "processes", False):
         kwargs = _processes_kwargs(args, kwargs)
@@ -83,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
             emit = emit_run
         with past_input_checks():
             keep(run, args.out)
-            return emit(run, args.format, args.out)
+            status = emit(run, args.format, args.out)
+            append_run(history, run, NAME)
+            return status
 
     return run_session(args, work)
 
@@ -94,6 +105,7 @@ def add(sub: Any) -> None:
     add_backend(p)
     _sweep_args(p)
     _processes_arg(p)
+    add_history(p)
 
 
 def _processes_arg(p: argparse.ArgumentParser) -> None:

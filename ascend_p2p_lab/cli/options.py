@@ -211,3 +211,37 @@ def add_fleet_metrics(p: argparse.ArgumentParser) -> None:
         help="with --criteria: write one Prometheus text file per host, HOST.prom, "
         "atomically (default: none)",
     )
+
+
+def add_attempts(p: argparse.ArgumentParser) -> None:
+    """``--attempts N --fail-at K``: n-of-m, a failing item measured again
+    (``check.attempts``; defaults 1 and 1: one pass)."""
+    p.add_argument(
+        "--attempts",
+        type=int,
+        default=1,
+        metavar="N",
+        help="measure a failing item again, up to N times in all (default 1: one pass; "
+        "a fleet: 3, see docs/check.md)",
+    )
+    p.add_argument(
+        "--fail-at",
+        type=int,
+        default=1,
+        metavar="K",
+        help="an item fails when it has failed K times; it passes when it has passed "
+        "N-K+1 times (default 1; a fleet: 2)",
+    )
+
+
+def add_history(p: argparse.ArgumentParser) -> None:
+    """``--history DB``."""
+    p.add_argument(
+        "--history",
+        type=Path,
+        default=None,
+        metavar="DB",
+        help="append what was measured and judged (host, server model, time, item, "
+        "value, verdict, run id) to this history store, SQLite, made when missing "
+        "(see `history`) (default: none)",
+    )

@@ -12,6 +12,7 @@ import argparse
 
 from .._version import __version__
 from . import (
+    cmd_baseline,
     cmd_calibrate,
     cmd_check,
     cmd_collectives,
@@ -21,6 +22,7 @@ from . import (
     cmd_demo,
     cmd_exporter,
     cmd_fleet,
+    cmd_history,
     cmd_import,
     cmd_patterns,
     cmd_presets,
@@ -55,6 +57,8 @@ COMMANDS = (
     cmd_patterns,
     cmd_run,
     cmd_collectives,
+    cmd_history,
+    cmd_baseline,
 )
 #: Each command's module by its name.
 BY_NAME = {command.NAME: command for command in COMMANDS}

@@ -101,6 +101,8 @@ class HostResult:
     cpu_s: float | None = None
     #: the Dask worker that ran the task (its address), None when run without Dask
     worker: str | None = None
+    #: n-of-m: the items measured again on the host (``check.attempts.host_attempts``)
+    attempts: pd.DataFrame | None = None
 
     @property
     def failed(self) -> bool:

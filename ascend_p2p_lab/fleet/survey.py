@@ -246,6 +246,7 @@ def survey(
     threshold: float = DEFAULT_THRESHOLD,
     progress: bool = True,
     timeout: float | None = None,
+    after: Callable[[Any, Any], Any] | None = None,
     **sweep_options: Any,
 ) -> FleetSurvey:
     """Probe and sweep every host at once, one Dask task per host; a :class:`FleetSurvey`.
@@ -260,6 +261,9 @@ def survey(
             ``fleet_hosts.csv``, outliers below ``threshold``).
         progress: a progress bar over the hosts.
         timeout: seconds to wait for all hosts; the hosts not back are failed hosts.
+        after: called on each host as ``after(rt, run)`` after its sweep, on its runtime
+            (a picklable function: n-of-m, ``check.attempts.host_attempts`` bound to the
+            criteria); its answer is the host result's ``attempts``.
         **sweep_options: :func:`ascend_p2p_lab.measure.sweep`'s parameters (``sizes``,
             ``pairs``, ``samples``, ...).
     """
@@ -280,6 +284,7 @@ def survey(
             survey_host,
             target,
             dict(sweep_options),
+            after,
             pure=False,
             key=f"survey-{target.name}-{token}",
             **where,

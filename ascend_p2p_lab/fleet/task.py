@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -89,9 +89,15 @@ def _worker_address() -> str | None:
         return None
 
 
-def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
+def survey_host(
+    target: HostTarget,
+    options: Mapping[str, Any],
+    after: Callable[[Any, Run], pd.DataFrame] | None = None,
+) -> HostResult:
     """Survey one server: open the runtime there, probe, sweep with ``options`` (the
-    keywords of :func:`ascend_p2p_lab.measure.sweep`), close; a :class:`HostResult`."""
+    keywords of :func:`ascend_p2p_lab.measure.sweep`), ``after(rt, run)`` on the same
+    runtime when given (a fleet's n-of-m: the items measured again, kept as the
+    result's ``attempts``), close; a :class:`HostResult`."""
     start, cpu = time.perf_counter(), time.thread_time()
     try:
         rt = open_runtime(
@@ -102,8 +108,14 @@ def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
         return failed_host(
             target.name, e["kind"], e["message"], code=e.get("code"), call=e.get("call")
         )
+    again = None
     try:
         run, table, error = _measure(rt, options)
+        if after is not None and run is not None and error is None:
+            try:
+                again = after(rt, run)
+            except Exception as exc:
+                error = _error_fields(exc)
     finally:
         try:
             rt.close()
@@ -122,6 +134,7 @@ def survey_host(target: HostTarget, options: Mapping[str, Any]) -> HostResult:
         wall_s=time.perf_counter() - start,
         cpu_s=time.thread_time() - cpu,
         worker=_worker_address(),
+        attempts=again,
     )
     if error is not None:
         result.error_kind, result.error = error["kind"], error["message"]

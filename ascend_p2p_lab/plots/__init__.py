@@ -18,7 +18,8 @@ transfers beside its aggregate, the scaling curve), :mod:`.aggregates` (fan-outs
 and cards beside their nominal rates), :mod:`.processmodes` (in-process against IPC),
 :mod:`.collectives` (algbw and busbw vs size, own or imported from hccl_test; busbw
 against the prediction from links and the link bound), :mod:`.fleetmaps` (a heatmap per
-host of a fleet survey) and :mod:`.reports` (PNG files) make the figures.
+host of a fleet survey), :mod:`.history` (an item's values over time with its
+baseline band) and :mod:`.reports` (PNG files) make the figures.
 
 Example:
     >>> from ascend_p2p_lab import open_runtime
@@ -39,6 +40,7 @@ from .collectives import collective_bandwidth, collective_links
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .fleetmaps import fleet_heatmaps, fleet_marked
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
+from .history import item_history
 from .host import host_bandwidth_vs_size
 from .prepare import LINK_MEANING as LINK_MEANING
 from .prepare import LINK_ORDER as LINK_ORDER
@@ -65,6 +67,7 @@ __all__ = [
     "fleet_marked",
     "heatmap",
     "host_bandwidth_vs_size",
+    "item_history",
     "latency_vs_size",
     "link_matrix",
     "peer_access_matrix",

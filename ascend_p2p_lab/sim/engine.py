@@ -332,6 +332,11 @@ class Engine:
         self.host_us = max(self.host_us, op.end or self.host_us)
         return op
 
+    def forget_rates(self) -> None:
+        """Empty the caches of rates after ``degrade`` changed (a transient fault)."""
+        self._slack.clear()
+        self._bottleneck.clear()
+
     # --- time ---------------------------------------------------------------------------
     def rate(self, r: Resource) -> float:
         return self.capacity[r] * self.degrade.get(r, 1.0)

@@ -167,7 +167,9 @@ class Simulator:
         """
         with self._lock:
             self._engine.reseed(str(key))
-            return self._engine.rebase(self._streams.events.values())
+            rebased = self._engine.rebase(self._streams.events.values())
+            self._devices.injector.begin_point(str(key))
+            return rebased
 
     def copy_limit(self, event: int) -> tuple[Any, ...] | None:
         """What bound the last copy its stream ran before ``event`` was recorded: the

@@ -23,6 +23,12 @@ topology file) or per run (``simulated_acl(..., faults=[...])``):
   page of the written range (pages counted from the destination offset) and its last
   byte are inverted (XOR 0xFF), so every 4 KiB window a verification reads inside the
   copy differs. Every such copy, or only the ``nth`` one over the link (counting from 1).
+- ``transient``: the directed link ``link`` (without it: every link, each drawn on its
+  own) dips to ``factor`` of its rate for a whole measurement point (a timing window
+  that ``begin_point`` opens) in a seeded ``share`` of the points; with ``nth``, only in
+  the nth pass of a point (the nth time the same point is measured, counting from 1), so
+  ``nth = 1`` is a dip that a second attempt does not see. The draw is a hash of (seed,
+  fault, point, pass, link): the same for the same run, fresh for another pass.
 
 Example:
     >>> f = Fault.from_dict({"kind": "error", "call": "rt.memcpy_async", "nth": 3, "code": 507013})
@@ -54,6 +60,7 @@ FAULT_KINDS = (
     "slow_host",
     "corrupt",
     "drop",
+    "transient",
 )
 #: The kinds that act on the bytes of copies over one directed link: what they do to them.
 COPY_FAULTS = {"corrupt": "corrupts", "drop": "drops"}
@@ -71,6 +78,8 @@ class Fault:
     link: tuple[int, int] | None = None
     factor: float = 1.0
     message: str = ""
+    #: a transient fault's share of the points it dips (0 < share <= 1)
+    share: float = 1.0
     seen: int = field(default=0, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -82,6 +91,7 @@ class Fault:
             ("device", (int, type(None))),
             ("factor", (int, float)),
             ("message", str),
+            ("share", (int, float)),
         ):
             value = getattr(self, key)
             if not isinstance(value, types) or isinstance(value, bool):
@@ -102,7 +112,7 @@ class Fault:
             raise ValueError("fault nth counts uses from 1")
         if self.link is not None:
             self.link = (int(self.link[0]), int(self.link[1]))
-        if self.kind in ("degrade", "slow_host") and not self.factor > 0:
+        if self.kind in ("degrade", "slow_host", "transient") and not self.factor > 0:
             raise ValueError("fault factor must be positive")
         if self.kind == "degrade" and self.link is None:
             raise ValueError("a degrade fault needs link = [src, dst]")
@@ -115,6 +125,8 @@ class Fault:
             raise ValueError(
                 f"a {self.kind} fault's link joins two different devices, got {list(self.link)}"
             )
+        if self.kind == "transient" and not 0 < self.share <= 1:
+            raise ValueError(f"a transient fault's share is in (0, 1], got {self.share}")
         if self.kind in ("device_lost", "memory_exhausted") and self.device is None:
             raise ValueError(f"a {self.kind} fault needs a device")
 

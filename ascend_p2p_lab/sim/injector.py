@@ -4,7 +4,8 @@ Whether a call fails (``error``, ``device_lost`` and the devices already lost), 
 copy is corrupted and how (``corrupt``) or lands at all (``drop``), how long host-side
 work takes (``slow_host``), whether an allocation finds its device's memory exhausted
 (``memory_exhausted``) and which links run slower (``degrade``, applied to the engine
-once). Without faults every decision returns at once.
+once; ``transient``, drawn anew at each point's start: :meth:`FaultInjector.begin_point`).
+Without faults every decision returns at once.
 
 Example:
     >>> from ascend_p2p_lab.sim.engine import Engine
@@ -24,6 +25,7 @@ from .. import codes as C
 from .engine import Engine
 from .errors import ErrorLog
 from .faults import Fault, as_faults
+from .jitter import point_seed
 from .memory import ChunkedRegion, Region, copy_bytes, flip_pages
 
 #: Calls that still release what the process holds on a lost device.
@@ -79,12 +81,39 @@ class FaultInjector:
         self.engine = engine
         self._fail = errors.fail
         self._flipped: dict[Any, tuple[Any, bytes | None]] = {}  # flip_pages' cache
+        #: the ``transient`` faults, with their index among the faults (part of the draw)
+        self.transient = [(i, f) for i, f in enumerate(self.faults) if f.kind == "transient"]
+        self._passes: dict[str, int] = {}  # point key -> times it began
+        self._steady: dict[Any, float] = {}  # the degrade faults' factors
 
     def degrade(self) -> None:
         """Apply the ``degrade`` faults to the engine's links (once, at start)."""
         for f in self.faults:
             if f.kind == "degrade" and f.link is not None:
                 self.engine.degrade[("link", *f.link)] = f.factor
+        self._steady = dict(self.engine.degrade)
+
+    def begin_point(self, key: str) -> None:
+        """A point starts: draw which links the ``transient`` faults dip for it (this
+        pass of the point), and set the engine's rates to the steady degrades times the
+        dips (its rate caches emptied when they change)."""
+        if not self.transient:
+            return
+        n = self._passes[key] = self._passes.get(key, 0) + 1
+        engine = self.engine
+        rates = dict(self._steady)
+        for i, f in self.transient:
+            if f.nth is not None and f.nth != n:
+                continue
+            links = [f.link] if f.link else [r[1:] for r in engine.capacity if r[0] == "link"]
+            for src, dst in links:
+                draw = point_seed(engine.seed, f"transient/{i}/{key}/{n}/{src}-{dst}") / 2**64
+                if draw < f.share:
+                    r = ("link", src, dst)
+                    rates[r] = rates.get(r, 1.0) * f.factor
+        if rates != engine.degrade:
+            engine.degrade = rates
+            engine.forget_rates()
 
     def host(self, us: float) -> None:
         """Advance the host clock by a call's modelled time (times any slow_host factor)."""

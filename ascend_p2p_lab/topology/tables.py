@@ -74,6 +74,7 @@ class FaultTable(_Table):
     device: Whole | None = None
     link: tuple[Whole, Whole] | None = None
     factor: Positive | None = None
+    share: Positive | None = None  # a transient fault's share of the points (sim.faults)
     message: str = ""
 
 

@@ -12,6 +12,7 @@ from ascend_p2p_lab.check import criteria_from_preset, to_toml
 from ascend_p2p_lab.check.fleetitems import failing_by_host, fleet_items, fleet_options
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.fleet.task import tag_host
+from ascend_p2p_lab.history import HistoryStore
 from ascend_p2p_lab.measure import probe, sweep
 from ascend_p2p_lab.run import Run
 
@@ -78,12 +79,28 @@ def test_cli_fleet_with_criteria(criteria, tmp_path, capsys):
             "--no-progress",
             "--format",
             "json",
+            "--attempts",
+            "3",
+            "--fail-at",
+            "2",
+            "--history",
+            str(tmp_path / "h.db"),
         ]
     )
     data = json.loads(capsys.readouterr().out)
     assert status == 1
     failing = data["criteria"]["failing_items"]
     assert list(failing) == ["sim-1"] and "bandwidth uni pull 2->5" in failing["sim-1"]
+    again = data["criteria"]["measured_again"]  # n-of-m on the host: slow every time
+    assert list(again) == ["sim-1"]
+    assert {"id": "bandwidth uni pull 2->5", "status": "FAIL", "attempts": 2, "failures": 2} in (
+        again["sim-1"]
+    )
+    records = HistoryStore(tmp_path / "h.db").read()  # --history: each host, its own runs
+    assert set(records["host"]) == {"sim-0", "sim-1"} and set(records["command"]) == {"fleet"}
+    judged = records[records["item"] == "bandwidth uni pull 2->5"].set_index("host")["verdict"]
+    assert judged.to_dict() == {"sim-0": "PASS", "sim-1": "FAIL"}
+    assert records[records["item"] == "pair uni on pull 2->5 1 MiB"]["host"].nunique() == 2
     assert [(o["host"], o["src"], o["dst"]) for o in data["outliers"]] == [("sim-1", 2, 5)]
 
 

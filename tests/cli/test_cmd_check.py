@@ -19,6 +19,7 @@ from helpers import (
     B,
     _check_json,
     _failing,
+    a2_file,
     a2_files,
     write,
 )
@@ -443,3 +444,39 @@ def test_check_measuring_names_its_server_in_the_header(capsys):
     assert capsys.readouterr().out.splitlines()[0] == (
         "server atlas800t-a2 (preset); criteria: model of preset atlas800t-a2 (simulator, jitter 0)"
     )
+# ---------------------------------------------------------------- issue 39: n-of-m
+def test_check_attempts_forgive_a_flapping_link_and_json_says_how(tmp_path, capsys):
+    """2 -> 5 dips for one attempt only (a transient fault, nth = 1): one pass fails it,
+    2-of-3 passes it; the JSON items carry attempts and failures."""
+    flap = a2_file(
+        tmp_path, "a2-flap", ['kind = "transient"\nlink = [2, 5]\nfactor = 0.6\nnth = 1']
+    )
+    argv = ["check", "--backend", "sim", "--topology", str(flap), "--format", "json"]
+    argv += ["--devices", "2,5", "--no-progress"]
+    assert main(argv) == 1
+    one = {i["id"]: i for i in json.loads(capsys.readouterr().out)["items"]}
+    assert main([*argv, "--attempts", "3", "--fail-at", "2"]) == 0
+    nofm = {i["id"]: i for i in json.loads(capsys.readouterr().out)["items"]}
+    item = "bandwidth uni pull 2->5"
+    assert (one[item]["status"], one[item]["attempts"], one[item]["failures"]) == ("FAIL", 1, 1)
+    assert (nofm[item]["status"], nofm[item]["attempts"], nofm[item]["failures"]) == ("PASS", 3, 1)
+    back = "bandwidth uni pull 5->2"
+    assert (nofm[back]["attempts"], nofm[back]["failures"]) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        (["--attempts", "2", "--fail-at", "3"], "need 1 <= --fail-at <= --attempts"),
+        (["--attempts", "0"], "need 1 <= --fail-at <= --attempts"),
+        (
+            ["--run", "somewhere", "--attempts", "3", "--fail-at", "2"],
+            "check --run measures nothing",
+        ),
+    ],
+)
+def test_check_attempts_that_cannot_be_met_are_bad_input(extra, match, capsys, monkeypatch):
+    _no_device_work(monkeypatch)
+    assert main(["check", "--backend", "sim", *extra]) == 2
+    err = capsys.readouterr().err
+    assert match in err and len(err.strip().splitlines()) == 1

@@ -16,6 +16,7 @@ from helpers import (
 )
 
 from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.history import HistoryStore
 
 
 @pytest.mark.parametrize(
@@ -34,7 +35,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, args, what) -> None:
     assert not out.exists()
 
 
-def test_a_slow_link_shows_in_the_table(capsys) -> None:
+def test_a_slow_link_shows_in_the_table(capsys, tmp_path) -> None:
     a2 = Path(__file__).resolve().parents[1] / "data" / "a2-slow-2to5.toml"
     assert (
         main(
@@ -49,10 +50,17 @@ def test_a_slow_link_shows_in_the_table(capsys) -> None:
                 "256MiB",
                 "--samples",
                 "3",
+                "--history",
+                str(tmp_path / "h.db"),
             ]
         )
         == 0
     )
+    records = HistoryStore(tmp_path / "h.db").read()  # --history: the op's point
+    assert records[["command", "pattern", "size_bytes"]].values.tolist() == [
+        ["collectives", "collective", 256 << 20]
+    ]
+    assert "all_gather" in records["item"].iloc[0] and records["value"].iloc[0] > 0
     text = capsys.readouterr().out
     head = next(ln for ln in text.splitlines() if "data_size(Bytes)" in ln)
     assert [c.strip() for c in head.split("|")][:5] == [

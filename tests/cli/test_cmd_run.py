@@ -18,6 +18,7 @@ from helpers import (
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.history import HistoryStore
 from ascend_p2p_lab.measure import (
     execute,
     sweep,
@@ -158,7 +159,7 @@ def test_three_transfers_at_once_on_a2(tmp_path, capsys):
     assert all(v["median_GBps"] is not None for v in values)
 
 
-def test_a_built_in_test_runs_by_name(capsys):
+def test_a_built_in_test_runs_by_name(capsys, tmp_path):
     assert (
         main(
             [
@@ -175,10 +176,14 @@ def test_a_built_in_test_runs_by_name(capsys):
                 "--no-progress",
                 "--format",
                 "json",
+                "--history",
+                str(tmp_path / "h.db"),
             ]
         )
         == 0
     )
+    records = HistoryStore(tmp_path / "h.db").read()  # --history: the test's points
+    assert set(records["command"]) == {"run"} and len(records) >= 1
     values = json.loads(capsys.readouterr().out)["values"]
     assert [v["what"] for v in values] == ["0->1", "1->2", "2->3", "3->0", "all"]
     assert set(AS_FILES) >= {"a2a", "ring", "ring-bi", "scaling"}

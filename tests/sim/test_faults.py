@@ -165,6 +165,43 @@ def test_drop_takes_the_nth_copy_only_and_wins_over_a_corruption() -> None:
     assert _copies([one, two], [(0, 1)], repeats=3)[(0, 1)] == landed
     both = [{"kind": "drop", "link": link}, {"kind": "corrupt", "link": link}]
     assert _copies(both, [(0, 1)])[(0, 1)] == HELD
+# ------------------------------------------------------------------ issue 39 (item 7)
+def _medians(faults: list[dict], passes: int = 2, seed: int = 0, pairs: str = "2-5,5-2,0-1"):
+    """Median GB/s per ordered pair, per pass of the same points on one simulator."""
+    out = []
+    with open_runtime("sim", "atlas800t-a2", seed=seed, faults=faults, announce=False) as rt:
+        for _ in range(passes):
+            rows = sweep_run(rt, pairs=pairs, sizes="64MiB", samples=2, progress=False).samples
+            medians = rows.groupby(["src", "dst"])["bandwidth_GBps"].median()
+            out.append({(int(s), int(d)): float(v) for (s, d), v in medians.items()})
+    return out
+
+
+def test_a_transient_dip_slows_its_link_alone_and_only_in_its_pass() -> None:
+    healthy = _medians([])
+    every = _medians([{"kind": "transient", "link": [2, 5], "factor": 0.6}])
+    first = _medians([{"kind": "transient", "link": [2, 5], "factor": 0.6, "nth": 1}])
+    for p in (0, 1):  # without nth, every pass of every point dips (share 1)
+        assert every[p][(2, 5)] == pytest.approx(0.6 * healthy[p][(2, 5)], rel=0.03)
+        assert every[p][(5, 2)] == healthy[p][(5, 2)] and every[p][(0, 1)] == healthy[p][(0, 1)]
+    assert first[0][(2, 5)] == every[0][(2, 5)]  # nth = 1: the first pass dips ...
+    assert first[1] == healthy[1]  # ... the second does not
+
+
+def test_a_transient_share_is_a_seeded_share_of_the_points() -> None:
+    fault = [{"kind": "transient", "factor": 0.5, "share": 0.25}]
+    healthy = _medians([], passes=1, pairs="all")[0]
+
+    def dipped(seed: int) -> set[tuple[int, int]]:
+        got = _medians(fault, passes=1, seed=seed, pairs="all")[0]
+        return {k for k, v in got.items() if v < 0.8 * healthy[k]}
+
+    one, again, other = dipped(0), dipped(0), dipped(1)
+    assert one == again and one != other  # the same seed, the same dips
+    assert 4 <= len(one) <= 24 and 4 <= len(other) <= 24  # about 14 of 56 links
+    first, second = _medians(fault, passes=2, pairs="all")
+    assert {k for k, v in first.items() if v < 0.8 * healthy[k]} == one
+    assert {k for k, v in second.items() if v < 0.8 * healthy[k]} != one  # a fresh draw
 
 
 @pytest.mark.parametrize(
@@ -191,3 +228,16 @@ def test_a_topology_file_declares_a_drop_as_any_fault(tmp_path) -> None:
         run = sweep_run(rt, pairs="2-0,0-2", sizes="64KiB", samples=2, progress=False).samples
     bad = run[run["verified"].eq(False).fillna(False)]
     assert set(zip(bad.src, bad.dst)) == {(2, 0)} and set(bad.error_kind) == {"verification"}
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        ({"kind": "transient", "share": 0}, r"share is in \(0, 1\]"),
+        ({"kind": "transient", "share": 1.5}, r"share is in \(0, 1\]"),
+        ({"kind": "transient", "factor": 0}, "factor must be positive"),
+    ],
+)
+def test_a_bad_transient_fault_is_refused(data, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        as_faults([data])

@@ -8,8 +8,8 @@ MUTANTS: list[Mutant] = [
     M(
         "sim.extras.point_keeps_old_origin",
         "sim/extras.py",
-        ("            return self._engine.rebase(self._streams.events.values())"),
-        "            return True",
+        ("            rebased = self._engine.rebase(self._streams.events.values())"),
+        "            rebased = True",
         ("a point starts wherever the clock stands (its rows depend on what ran before)"),
         (
             "tests/sim/test_engine.py",

@@ -21,4 +21,20 @@ MUTANTS: list[Mutant] = [
         "a drop (or corruption) over one link acts on the copies over every link",
         ("tests/sim/test_faults.py", "tests/measure/test_buffers.py"),
     ),
+    M(
+        "sim.injector.transient_every_pass",
+        "sim/injector.py",
+        "            if f.nth is not None and f.nth != n:",
+        "            if False:",
+        "a transient fault meant for one pass dips every pass of its point",
+        ("tests/sim/test_faults.py",),
+    ),
+    M(
+        "sim.injector.transient_same_draw_every_pass",
+        "sim/injector.py",
+        'f"transient/{i}/{key}/{n}/{src}-{dst}"',
+        'f"transient/{i}/{key}/{src}-{dst}"',
+        "a transient fault's draw ignores the pass (a dipped point dips again when measured again)",
+        ("tests/sim/test_faults.py",),
+    ),
 ]

@@ -1,0 +1,148 @@
+"""The ``history`` command: per-item trends of a history store, and drift.
+
+``history DB [--host H] [--since DATE] [--item TEXT] [--drift] [--format table|json]
+[--plot DIR]`` reads what ``--history DB`` appended (sweep, run, check, collectives,
+fleet) and shows, per host and item, its values, its baseline band and whether its
+recent values drift (``ascend_p2p_lab.history.drift``: the rule and its basis).
+
+Example:
+    $ ascend-p2p-lab history fleet.db --host atlas01 --drift --format json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .exitstatus import UsageError, past_input_checks
+from .options import subcommand
+
+#: The command this module adds and runs.
+NAME = "history"
+
+HISTORY_HELP = "per-item trends of a history store (--history DB), baseline bands and drift"
+HISTORY_EPILOG = """\
+exit status:
+  0    shown (with --drift: no item drifts)
+  1    with --drift: an item drifts (listed)
+  2    bad input: no such store, a file that is no history store (damaged, or another
+       application's SQLite), a bad --since date
+"""
+
+
+def add(sub: Any) -> None:
+    """``history``: its options."""
+    p = subcommand(sub, NAME, HISTORY_HELP)
+    p.epilog = HISTORY_EPILOG
+    p.add_argument("db", type=Path, metavar="DB", help="a history store (see --history)")
+    p.add_argument("--host", default=None, help="only this host (default: every host)")
+    p.add_argument(
+        "--since", default=None, metavar="DATE", help="only records from DATE on (YYYY-MM-DD)"
+    )
+    p.add_argument(
+        "--item", default=None, metavar="TEXT", help="only items whose name contains TEXT"
+    )
+    p.add_argument(
+        "--drift", action="store_true", help="only the items that drift from their baseline"
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default): one line per host and item; json: every value",
+    )
+    p.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write one figure per item shown (PNG: its values and baseline band) into DIR",
+    )
+
+
+def _since(text: str | None) -> str | None:
+    if text is None:
+        return None
+    import datetime as _dt
+
+    try:
+        return _dt.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise UsageError(f"--since {text}: not a date (YYYY-MM-DD)") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Show the trends (table or JSON), draw them with --plot; the status."""
+    from ..history import DriftRule, HistoryError, HistoryStore, rule_dict, trends
+
+    if not args.db.is_file():
+        raise UsageError(f"{args.db}: no such history store")
+    since = _since(args.since)
+    try:
+        records = HistoryStore(args.db).read(host=args.host, since=since)
+    except HistoryError as exc:
+        raise UsageError(str(exc)) from None
+    with past_input_checks():
+        rule = DriftRule()
+        table = trends(records, rule)
+        if args.item is not None:
+            table = table[table["item"].str.contains(args.item, regex=False)]
+        if args.drift:
+            table = table[table["drift"].notna()]
+        units = records.drop_duplicates(["host", "item"]).set_index(["host", "item"])["unit"]
+        if args.format == "json":
+            items = table[["host", "item", "values", "baseline", "drift"]].to_dict("records")
+            print(json.dumps({"items": items, "rule": rule_dict(rule)}, indent=1))
+        else:
+            _print_table(table, units, rule)
+        if args.plot is not None:
+            _plots(table, units, args.plot)
+        return 1 if args.drift and len(table) else 0
+
+
+def _print_table(table: Any, units: Any, rule: Any) -> None:
+    if table.empty:
+        print("no item")
+    for row in table.itertuples(index=False):
+        unit = units.get((row.host, row.item)) or ""
+        last = row.values[-1]["value"]
+        base = row.baseline
+        band = (
+            "no baseline yet"
+            if base is None
+            else (f"baseline {base['median']:.4g} [{base['low']:.4g}, {base['high']:.4g}]")
+        )
+        drift = (
+            ""
+            if row.drift is None
+            else f"  DRIFT {row.drift['direction']} {row.drift['change']:+.1%} "
+            f"since {row.drift['since'][:10]}"
+        )
+        print(
+            f"{row.host}  {row.item:<40} {len(row.values):>4} values, last {last:.4g} {unit}"
+            f"  {band}{drift}"
+        )
+    print(f"\ndrift rule: {rule.describe()}")
+
+
+def _plots(table: Any, units: Any, out: Path) -> None:
+    import pandas as pd
+
+    from ..plots import item_history  # the plot extra: only when asked for
+
+    out.mkdir(parents=True, exist_ok=True)
+    for row in table.itertuples(index=False):
+        fig = item_history(
+            pd.DataFrame(row.values),
+            row.baseline,
+            item=row.item,
+            host=row.host,
+            unit=units.get((row.host, row.item)) or "",
+            drift=row.drift,
+        )
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{row.host}_{row.item}").strip("_")
+        fig.savefig(out / f"{name}.png", dpi=100)
+    print(f"wrote {len(table)} figure(s) into {out}")
