@@ -7,6 +7,7 @@ command's own output, one transaction per run.
 
 Example:
     >>> import argparse
+    >>> from .options import add_history
     >>> p = argparse.ArgumentParser(); add_history(p)
     >>> p.parse_args(["--history", "h.db"]).history.name
     'h.db'

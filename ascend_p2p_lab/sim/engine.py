@@ -122,10 +122,8 @@ class CopyRun:
 
 class SimEvent:
     """An event's device timestamp (microseconds), set when its record op runs, and
-    ``limit``: the resource that bound the last copy its stream ran before the record
-    (the one whose capacity the copy was held to for most of its bytes: a link, a port,
-    a shared budget; None when no copy ran): the simulator's own accounting of what was
-    saturated, which ``acl.simulator.copy_limit`` reports."""
+    ``limit``: the resource (link, port, shared budget; None: no copy) that held the last
+    copy before the record for most of its bytes (``acl.simulator.copy_limit``)."""
 
     __slots__ = ("device", "flags", "id", "limit", "record_op", "ts")
 
@@ -334,8 +332,7 @@ class Engine:
 
     def forget_rates(self) -> None:
         """Empty the caches of rates after ``degrade`` changed (a transient fault)."""
-        self._slack.clear()
-        self._bottleneck.clear()
+        self._slack.clear(), self._bottleneck.clear(), self._binding.clear()
 
     # --- time ---------------------------------------------------------------------------
     def rate(self, r: Resource) -> float:
