@@ -444,6 +444,8 @@ def test_check_measuring_names_its_server_in_the_header(capsys):
     assert capsys.readouterr().out.splitlines()[0] == (
         "server atlas800t-a2 (preset); criteria: model of preset atlas800t-a2 (simulator, jitter 0)"
     )
+
+
 # ---------------------------------------------------------------- issue 39: n-of-m
 def test_check_attempts_forgive_a_flapping_link_and_json_says_how(tmp_path, capsys):
     """2 -> 5 dips for one attempt only (a transient fault, nth = 1): one pass fails it,

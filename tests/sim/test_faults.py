@@ -165,6 +165,8 @@ def test_drop_takes_the_nth_copy_only_and_wins_over_a_corruption() -> None:
     assert _copies([one, two], [(0, 1)], repeats=3)[(0, 1)] == landed
     both = [{"kind": "drop", "link": link}, {"kind": "corrupt", "link": link}]
     assert _copies(both, [(0, 1)])[(0, 1)] == HELD
+
+
 # ------------------------------------------------------------------ issue 39 (item 7)
 def _medians(faults: list[dict], passes: int = 2, seed: int = 0, pairs: str = "2-5,5-2,0-1"):
     """Median GB/s per ordered pair, per pass of the same points on one simulator."""
