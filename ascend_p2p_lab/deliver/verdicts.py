@@ -68,7 +68,7 @@ def _num(v: object) -> float | None:
     return None if math.isnan(f) else f
 
 
-def _where(item: pd.Series) -> str:
+def _pair_words(item: pd.Series) -> str:
     if _num(item.get("src")) is not None and _num(item.get("dst")) is not None:
         return f"{int(item['src'])}->{int(item['dst'])}"
     return str(item.get("id", "?"))
@@ -81,7 +81,7 @@ def phrase(item: pd.Series) -> str:
     if item.get("bound") == "min" and measured is not None and bar:
         link = item.get("link")
         head = f"{link} " if isinstance(link, str) and link else ""
-        where = _where(item) if _num(item.get("src")) is not None else str(item.get("id"))
+        where = _pair_words(item) if _num(item.get("src")) is not None else str(item.get("id"))
         extra = [w for w in (item.get("direction"),) if w == "bi"]
         extra += ["push"] if item.get("initiator") == "src" else []
         tail = f" ({', '.join(extra)})" if extra else ""
