@@ -20,6 +20,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -106,18 +108,8 @@ def _bandwidth_bars(ax: Axes, st: pd.DataFrame) -> None:
     for bars in (alg, bus):
         ax.bar_label(bars, fmt="%.1f", fontsize=7, padding=2)
     handles: list[object] = [alg, bus]
-    bad = st[st["failed"].to_numpy()]
-    if len(bad):
-        (xs,) = ax.plot(
-            x[st["failed"].to_numpy()] - 0.2,
-            bad["algbw_GBps"],
-            "x",
-            color="#d62728",
-            ms=8,
-            mew=2,
-            label="check failed",
-        )
-        handles.append(xs)
+    failed = st["failed"].to_numpy()
+    _failed_marks(ax, x[failed] - 0.2, st[failed], handles)
     ax.set_xticks(x, keys, fontsize=8)
     ax.set_xlim(-0.9, len(st) - 0.1)  # one op: bars of a sensible width
     top = float(st[["algbw_GBps", "busbw_GBps"]].max().max())
@@ -127,6 +119,15 @@ def _bandwidth_bars(ax: Axes, st: pd.DataFrame) -> None:
     size = format_size(int(st["size_bytes"].iloc[0]))
     ax.set_xlabel(f"operation at {size}, {SIZE_AXIS}", fontsize=8.5)
     side_legend(ax, handles)  # type: ignore[arg-type]
+
+
+def _failed_marks(ax: Axes, xs: Any, bad: pd.DataFrame, handles: list) -> None:
+    """A red cross on the algbw of each point whose check failed (one legend entry)."""
+    if len(bad):
+        (mark,) = ax.plot(
+            xs, bad["algbw_GBps"], "x", color="#d62728", ms=8, mew=2, label="check failed"
+        )
+        handles.append(mark)
 
 
 def _bandwidth_lines(ax: Axes, st: pd.DataFrame) -> None:
@@ -154,18 +155,7 @@ def _bandwidth_lines(ax: Axes, st: pd.DataFrame) -> None:
             label=f"{op}, {ranks} ranks: busbw",
         )
         handles += [alg, bus]
-        bad = g[g["failed"]]
-        if len(bad):
-            (x,) = ax.plot(
-                bad["size_bytes"],
-                bad["algbw_GBps"],
-                "x",
-                color="#d62728",
-                ms=8,
-                mew=2,
-                label="check failed",
-            )
-            handles.append(x)
+        _failed_marks(ax, g.loc[g["failed"], "size_bytes"], g[g["failed"]], handles)
     top = float(st[["algbw_GBps", "busbw_GBps"]].max().max())
     bandwidth_axes(ax, st["size_bytes"].unique(), top, "bandwidth (GB/s)")
     ax.set_xlabel(SIZE_AXIS, fontsize=8.5)
