@@ -4,10 +4,11 @@
 fits the link classes, their latency and bandwidth, the host copy rates and, where
 fan-outs were measured, the shared port limit from the run, and writes a preset whose
 every number says it was fitted from that run (or that the run did not measure it).
-``--topology my-server.toml`` then simulates that server. Exit status: 0 written, 2 bad
-input (a missing or unreadable run folder, a run with nothing to fit, host copies alone
-without --preset/--topology, a link matrix neither the run nor --preset/--topology gives
-completely, --out existing without --overwrite).
+``--topology my-server.toml`` then simulates that server. Without --preset/--topology,
+the preset the run names fills what the run lacks. Exit status: 0 written, 2 bad input (a
+missing or unreadable run folder, a run with nothing to fit, host copies alone and no
+server, a link matrix neither the run nor the server gives completely, --preset/--topology
+of another server than the run names, --out existing without --overwrite).
 
 Example:
     $ ascend-p2p-lab calibrate run1 --out my-server.toml
@@ -32,9 +33,7 @@ def run(args: argparse.Namespace) -> int:
     """Fit a preset from RUN_DIR, check that it loads, write it to --out."""
     from ..calibrate import calibrate, to_toml
     from ..run.folder import check_out_file, load
-    from ..topology import load_preset, topology_from_toml_text
-    from .server import server_given, server_of
-    from .session import load_topology
+    from ..topology import topology_from_toml_text
 
     out: Path = args.out
     if out.exists() and not args.overwrite:
@@ -45,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         )
     check_out_file(out, "--out")
     run = load(args.run_dir)
-    topology = load_preset(args.preset) if args.preset is not None else load_topology(args.topology)
+    topology, server = _server(args, run)
     cal = calibrate(run, topology=topology, name=args.name or out.stem)
     with past_input_checks():
         text = to_toml(cal)
@@ -55,7 +54,6 @@ def run(args: argparse.Namespace) -> int:
         f for figs in (cal.server, cal.host_figures, *cal.classes.values()) for f in figs.values()
     ]
     n_fit = sum(f.fitted for f in fitted)
-    server = server_given(args, topology) or server_of(run.meta) or "the run's own link classes"
     print(f"server {server}; fitted from: {cal.origin}")
     print(
         f"wrote {out}: {n_fit} figures fitted from {cal.origin}, "
@@ -76,6 +74,41 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {o.text()}")
     print(f"simulate it: ascend-p2p-lab sweep --backend sim --topology {out}")
     return EXIT_OK
+
+
+def _server(args: argparse.Namespace, run: Any) -> tuple[Any, str]:
+    """The server that fills what the run lacks, and its words: --preset/--topology, else
+    the preset the run names (None: the run's own link classes). Given and named must be
+    one server: another preset, or a topology of other links, is exit 2 naming both."""
+    from ..topology import load_preset
+    from .server import preset_named, server_given, server_of
+    from .session import load_topology
+
+    topology = load_preset(args.preset) if args.preset is not None else load_topology(args.topology)
+    named = preset_named(run.meta)
+    own = load_preset(named) if named is not None else None
+    if topology is None:
+        return own, server_of(run.meta) or "the run's own link classes"
+    given = str(server_given(args, topology))
+    if own is not None and not _same_server(topology, own, by_name=args.preset is not None):
+        flag = "--preset" if args.preset is not None else "--topology"
+        raise UsageError(
+            f"{flag} names {given}, but the run {args.run_dir} names {named} (preset): "
+            "give the run's server, or neither"
+        )
+    return topology, given
+
+
+def _same_server(given: Any, own: Any, *, by_name: bool) -> bool:
+    """A preset is the run's by its name; a topology file by its links (device count and
+    every pair's link class)."""
+    if by_name:
+        return bool(given.name == own.name)
+    n = own.device_count
+    return bool(
+        given.device_count == n
+        and all(given.link(i, j) == own.link(i, j) for i in range(n) for j in range(n) if i != j)
+    )
 
 
 def add(sub: Any) -> None:

@@ -244,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
     from ..check.attempts import ONE_PASS, check_attempts
     from ..measure.spec import parse_devices
     from .deliveropts import check_delivery, maybe_preflight
+    from .server import measured_server
     from .session import run_session
 
     _outputs(args)
@@ -299,26 +300,11 @@ def _check_run(args: argparse.Namespace) -> int:
         return _emit(result, args, criteria, server)
 
 
-def measured_server(meta: Any) -> str:
-    """The server a check measured, in words: the simulated preset or topology, else the
-    device pyACL opened."""
-    from .server import server_of
-
-    return server_of(meta) or (
-        f"{meta.soc_name or 'the server'} on {meta.hostname or 'this host'} ({meta.backend})"
-    )
-
-
-def criteria_source(criteria: Any) -> str:
-    """Where a check's criteria come from, in words: the file, or how they were made."""
-    path = criteria.meta.get("path")
-    return f"file {path}" if path else criteria.source or criteria.name
-
-
 def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> int:
     from ..check import junit_xml, table_text, to_json
     from .deliveropts import deliver
     from .historyopt import append_items
+    from .server import criteria_source
 
     items, lost = result.items, result.points_lost
     source = criteria_source(criteria)

@@ -309,12 +309,14 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
     failing, again, items = _criteria_failing(result, args)
     # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
     status = max(verdict["exit_status"], 1 if failing else 0)
+    named = _named(result, args)
     if args.format == "json":
         data = {
             **verdict,
             "exit_status": status,
             "interrupted": result.interrupted,
             "saved_to": None if args.out is None else str(args.out),
+            **named,
         }
         if failing is not None:
             data["criteria"] = {
@@ -324,6 +326,8 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
             }
         print(json.dumps(data, indent=1), flush=True)
     else:
+        if named:  # the first line, as check's
+            print(f"server {named['server']}; criteria: {named['criteria_source']}")
         _print_table(analysis, result, status)
         if failing is not None:
             print(
@@ -339,6 +343,17 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
         _figure(analysis, args.out, quiet=args.format == "json")
     _history(args, result, items)
     return status
+
+
+def _named(result: Any, args: argparse.Namespace) -> dict[str, str]:
+    """With --criteria: the server(s) the hosts that answered measured and the criteria's
+    source, as check names them (``server``, ``criteria_source``); else nothing."""
+    from .server import criteria_source, fleet_server
+
+    if getattr(args, "criteria", None) is None:
+        return {}
+    metas = {str(r.host): r.meta for r in result.results.values() if r.run is not None}
+    return {"server": fleet_server(metas), "criteria_source": criteria_source(args.criteria_data)}
 
 
 def _history(args: argparse.Namespace, result: Any, items: Any) -> None:

@@ -58,3 +58,27 @@ def no_server(folder: Path, meta: Any, reader: str, give: str) -> str:
         else "names no server (an import without --preset, or a run that predates the field)"
     )
     return f"{reader} {folder}: the run {what}; {give}"
+
+
+def measured_server(meta: Any) -> str:
+    """The server a run measured, in words: the simulated preset or topology, else the
+    device pyACL opened."""
+    return server_of(meta) or (
+        f"{meta.soc_name or 'the server'} on {meta.hostname or 'this host'} ({meta.backend})"
+    )
+
+
+def fleet_server(metas: dict[str, Any]) -> str:
+    """The servers a fleet's hosts measured (host -> run metadata), in words: one when
+    they agree, else each host's."""
+    named = {host: measured_server(meta) for host, meta in metas.items()}
+    distinct = list(dict.fromkeys(named.values()))
+    if len(distinct) <= 1:
+        return distinct[0] if distinct else "none (no host answered)"
+    return ", ".join(f"{host}: {server}" for host, server in named.items())
+
+
+def criteria_source(criteria: Any) -> str:
+    """Where a verdict's criteria come from, in words: the file, or how they were made."""
+    path = criteria.meta.get("path")
+    return f"file {path}" if path else criteria.source or criteria.name

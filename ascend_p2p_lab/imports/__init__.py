@@ -210,8 +210,11 @@ FIT_TOLERANCE = 1.1
 
 def _check_fit(rows: list[dict[str, Any]], topology: Any, whose: str) -> None:
     """ImportInputError (``FILE:LINE``) at the first row that does not fit the server
-    named: a device it lacks, a full matrix of another device (or card) count, a device
-    pair faster than its link on paper."""
+    named: a device (card) it lacks, a full matrix of another device (or card) count, a
+    device (card) pair faster than its link(s) on paper."""
+    from ..patterns.cards import cards_of
+    from .runs import link_names
+
     n = topology.device_count
     for row in rows:
         for end in ("src", "dst"):
@@ -223,19 +226,46 @@ def _check_fit(rows: list[dict[str, Any]], topology: Any, whose: str) -> None:
                     f"device {dev} is not among the {n} devices of {whose}",
                 )
     _check_matrices(rows, topology, whose)
+    cards = cards_of(link_names(topology))
     for row in rows:
-        if row.get("pattern") != PAIR_PATTERNS[0] or row.get("src") is None:
+        if row.get("src") is None:
             continue
-        link = topology.link(int(row["src"]), int(row["dst"]))
-        rate = topology.link_classes[link].nominal_GBps if link in topology.link_classes else None
+        where = f"{row['source_file']}:{row['source_line']}"
         value = row.get("bandwidth_GBps") or (row.get("bidir_total_GBps") or 0) / 2
-        if rate is not None and value > rate * FIT_TOLERANCE:
+        if row.get("pattern") == PAIR_PATTERNS[0]:
+            link = topology.link(int(row["src"]), int(row["dst"]))
+            c = topology.link_classes.get(link)
+            if c is not None and value > c.nominal_GBps * FIT_TOLERANCE:
+                raise ImportInputError(
+                    where,
+                    f"device pair {row['src']}->{row['dst']} reads {value:g} GB/s per "
+                    f"direction, above its {link} link on {whose} ({c.nominal_GBps:g} GB/s on "
+                    "paper): a capture of another server, or a card x card matrix (--card)?",
+                )
+        elif row.get("pattern") == CARD_PATTERNS[0]:
+            _check_card(where, int(row["src"]), int(row["dst"]), value, topology, cards, whose)
+
+
+def _check_card(
+    where: str, a: int, b: int, value: float, topology: Any, cards: list[Any], whose: str
+) -> None:
+    """A card pair's row must name two of the server's cards and read no faster than the
+    links between their devices together (every device of one to every device of the
+    other at once), on paper."""
+    for card in (a, b):
+        if not 0 <= card < len(cards):
             raise ImportInputError(
-                f"{row['source_file']}:{row['source_line']}",
-                f"device pair {row['src']}->{row['dst']} reads {value:g} GB/s per direction, "
-                f"above its {link} link on {whose} ({rate:g} GB/s on paper): a capture of "
-                "another server, or a card x card matrix (--card)?",
+                where, f"card {card} is not among the {len(cards)} cards of {whose}"
             )
+    links = [topology.link(i, j) for i in cards[a] for j in cards[b]]
+    rate = sum(topology.link_classes[x].nominal_GBps for x in links if x in topology.link_classes)
+    if value > rate * FIT_TOLERANCE:
+        raise ImportInputError(
+            where,
+            f"card pair {a}->{b} reads {value:g} GB/s per direction, above its "
+            f"{len(links)} link(s) ({', '.join(sorted(set(links)))}) on {whose} "
+            f"({rate:g} GB/s on paper together): a capture of another server?",
+        )
 
 
 def _check_matrices(rows: list[dict[str, Any]], topology: Any, whose: str) -> None:

@@ -221,16 +221,14 @@ REFUSED = 2
 #: The reader's verdict per producer: 0 (a result, exit 0 or 1), or the words of the one
 #: line a refusal (exit 2) prints. Readers not listed for a producer give a result.
 REFUSALS: dict[str, dict[str, str]] = {
-    "sweep": {"calibrate": "ordered pairs are not in the run (e.g. 0->2): give the server's"},
-    "sweep --processes": {"calibrate": "ordered pairs are not in the run"},
-    "run": {"calibrate": "the run holds test rows and no device-to-device pair"},
-    "collectives": {
-        "compare": "the run has no measured pair rows to take links from",
-        "calibrate": "the run holds collective rows and no device-to-device pair",
-    },
+    # calibrate of a run naming its preset takes what the run lacks from there: a partial
+    # sweep's unmeasured pairs, a run of tests' or collectives' link classes (api_us fitted)
+    "sweep": {},
+    "sweep --processes": {},
+    "run": {},
+    "collectives": {"compare": "the run has no measured pair rows to take links from"},
     "check --out": {
         "compare --against-preset": "run.json has no sweep parameters (params) to re-run",
-        "calibrate": "ordered pairs are not in the run",
     },
     "fleet host": {},
     "calibrated preset": {
@@ -244,14 +242,13 @@ REFUSALS: dict[str, dict[str, str]] = {
         "check --run": "the run names no server (an import without --preset",
     },
     "import dmi text --preset": {},
-    "import dmi JSON": {"calibrate": "ordered pairs are not in the run"},
+    "import dmi JSON": {},
     "import dmi card": {
         "calibrate": "112 card-level rows (ascend-dmi -m card) and no device pair: a card's "
         "total cannot be split into its links",
         DASHBOARD: "nothing the dashboard draws",
     },
     "import dmi h2d table": {
-        "calibrate": "the run has host copies but no successful device-to-device pair",
         DASHBOARD: "nothing the dashboard draws",
     },
     "import dmi diagnosis": {

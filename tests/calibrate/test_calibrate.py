@@ -11,6 +11,7 @@ classes, or reads a figure from the topology instead of the run, fails.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -286,6 +287,10 @@ def test_cli_bad_input_exits_2_with_one_line(
         )
     elif case != "missing":
         save_run(odd["run"], run_dir)
+    if case in ("no-pairs", "incomplete"):  # a run that names no server (its preset fills in)
+        meta = json.loads((run_dir / "run.json").read_text())
+        meta.update(preset=None, topology=None)
+        (run_dir / "run.json").write_text(json.dumps(meta))
     out = tmp_path / ("twin.txt" if case == "not-toml" else "twin.toml")
     # no-pairs: host copies alone, and no server to take the link classes' figures from
     assert main(["calibrate", str(run_dir), "--out", str(out)]) == 2

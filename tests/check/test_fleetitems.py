@@ -89,6 +89,8 @@ def test_cli_fleet_with_criteria(criteria, tmp_path, capsys):
     )
     data = json.loads(capsys.readouterr().out)
     assert status == 1
+    # what the verdict judged against, as check names it (issue 37)
+    assert (data["server"], data["criteria_source"]) == ("atlas800t-a2 (preset)", f"file {crit}")
     failing = data["criteria"]["failing_items"]
     assert list(failing) == ["sim-1"] and "bandwidth uni pull 2->5" in failing["sim-1"]
     again = data["criteria"]["measured_again"]  # n-of-m on the host: slow every time

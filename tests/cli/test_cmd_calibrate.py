@@ -161,3 +161,52 @@ def test_calibrate_names_its_server_and_origin(tmp_path, capsys) -> None:
     assert main(["calibrate", str(run), "--preset", "atlas800t-a2", "--out", str(out)]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("server atlas800t-a2 (preset); fitted from: run import-"), first
+
+
+# ------------------------------------ the server a run names fills what it lacks (issue 37)
+PRESETS = Path(__file__).resolve().parents[2] / "ascend_p2p_lab" / "topology" / "presets"
+
+
+def _partial_sweep(tmp_path: Path) -> Path:
+    """A sweep of two pairs (0-1, 2-5) on atlas800t-a2: its run.json names the preset."""
+    out = tmp_path / "sweep"
+    argv = ["sweep", "--backend", "sim", "--no-progress", "--samples", "2", "--warmup", "1"]
+    argv += ["--pairs", "0-1,2-5", "--sizes", "64KiB,1MiB", "--out", str(out)]
+    assert main(argv) == 0
+    return out
+
+
+def test_calibrate_of_a_partial_sweep_takes_the_classes_from_the_preset_it_names(
+    tmp_path, capsys
+) -> None:
+    """The run names atlas800t-a2: its unmeasured pairs' classes come from there, and the
+    first line says so; the same preset given, or a topology of the same links (the A2
+    npu-smi capture, an A2 with one slow link), is the same server; another preset, or a
+    topology of other links (atlas800-9000's), is exit 2 naming both."""
+    run = _partial_sweep(tmp_path)
+    capsys.readouterr()
+    out = tmp_path / "twin.toml"
+    assert main(["calibrate", str(run), "--out", str(out)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("server atlas800t-a2 (preset); fitted from: run "), first
+    from ascend_p2p_lab.topology import load_preset, load_topology_file
+
+    twin, a2 = load_topology_file(out), load_preset("atlas800t-a2")
+    assert all(twin.link(i, j) == a2.link(i, j) for i in range(8) for j in range(8) if i != j)
+    assert "taken from topology atlas800t-a2" in out.read_text()
+    for same in (
+        ["--preset", "atlas800t-a2"],
+        ["--topology", str(TOPO)],
+        ["--topology", str(TOPO.parent / "a2-slow-2to5.toml")],
+    ):
+        assert main(["calibrate", str(run), *same, "--out", str(out), "--overwrite"]) == 0, same
+    capsys.readouterr()
+    for other, named in (
+        (["--preset", "atlas800t-a3"], "--preset names atlas800t-a3 (preset)"),
+        (["--topology", str(PRESETS / "atlas800-9000.toml")], "--topology names atlas800-9000"),
+    ):
+        assert main(["calibrate", str(run), *other, "--out", str(tmp_path / "x.toml")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and named in err[0], err
+        assert f"the run {run} names atlas800t-a2 (preset)" in err[0], err
+        assert not (tmp_path / "x.toml").exists()

@@ -180,3 +180,16 @@ def test_cli_without_distributed_exits_2(monkeypatch, capsys):
     )
     assert main(["fleet", "--local", "2"]) == 2
     assert "pip install 'ascend-p2p-lab[fleet]'" in capsys.readouterr().err
+
+
+def test_a_fleet_with_criteria_names_the_server_and_criteria_first(tmp_path, capsys):
+    """The table's first line, as check's: the hosts' server (--local --preset
+    atlas800t-a3, not the default A2) and the criteria file (issue 37)."""
+    from ascend_p2p_lab.check import criteria_from_preset, to_toml
+
+    crit = tmp_path / "a3.toml"
+    crit.write_text(to_toml(criteria_from_preset("atlas800t-a3", fraction=0.5)))
+    argv = ["fleet", "--local", "2", "--preset", "atlas800t-a3", "--criteria", str(crit)]
+    main([*argv, "--sizes", "1MiB", "--samples", "2", "--warmup", "0", "--no-progress"])
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == f"server atlas800t-a3 (preset); criteria: file {crit}", first

@@ -475,3 +475,54 @@ def test_a_pair_faster_than_its_link_is_refused_for_that_server(tmp_path, capsys
     assert "device pair 2->3 reads 150.2 GB/s" in err[0] and "HCCS link on atlas800t-a2" in err[0]
     ok = ["import", "dmi", capture, "--preset", "atlas800t-a3", "--out", str(tmp_path / "a3")]
     assert main(ok) == 0
+
+
+def _card_capture(tmp_path: Path, cells: dict[tuple[int, int], float]) -> Path:
+    """An ``ascend-dmi -m card`` unidirectional 8 x 8 matrix: 20 GB/s, but ``cells``."""
+    lines = ["[root@x ~]# ascend-dmi --bw -t p2p -m card -q", "Unidirectional Peer to Peer Test"]
+    lines.append("        " + "".join(f"{j:<10d}" for j in range(8)))
+    for i in range(8):
+        row = [0.0 if i == j else cells.get((i, j), 20.0) for j in range(8)]
+        lines.append(f"{i:<10d}" + "".join(f"{v:<10g}" for v in row))
+    return write(tmp_path, "card.txt", "\n".join(lines) + "\n")
+
+
+def test_a_card_matrix_faster_than_its_cards_links_is_refused_for_that_server(
+    tmp_path, capsys
+) -> None:
+    """An A3 card matrix (329 GB/s per card pair: two dies to two dies) is no A2 card's
+    (one device, one 28 GB/s HCCS link): exit 2 at the first misfit's line, nothing
+    written; on the A3 it imports. A lone fast cell (3->5, not 5->3) is named by its own
+    line and ends."""
+    capture = str(DATA / "dmi-a3-p2p-card.txt")
+    out = tmp_path / "a2"
+    argv = ["import", "dmi", capture, "--size", "256MiB", "--out", str(out)]
+    assert main([*argv, "--preset", "atlas800t-a2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ascend-p2p-lab: error: dmi-a3-p2p-card.txt:4: ")
+    assert "card pair 0->1 reads 329.25 GB/s" in err[0] and "on atlas800t-a2" in err[0], err
+    assert not out.exists()
+    assert main([*argv, "--preset", "atlas800t-a3", "--out", str(tmp_path / "a3")]) == 0
+    lone = str(_card_capture(tmp_path, {(3, 5): 60.0}))
+    lone_argv = ["import", "dmi", lone, "--size", "256MiB", "--preset", "atlas800t-a2"]
+    capsys.readouterr()
+    assert main([*lone_argv, "--out", str(tmp_path / "lone")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "card.txt:7: card pair 3->5 reads 60 GB/s" in err, err
+    ok = str(_card_capture(tmp_path, {(5, 3): 25.0}))
+    assert (
+        main(
+            [
+                "import",
+                "dmi",
+                ok,
+                "--size",
+                "256MiB",
+                "--preset",
+                "atlas800t-a2",
+                "--out",
+                str(tmp_path / "ok"),
+            ]
+        )
+        == 0
+    )

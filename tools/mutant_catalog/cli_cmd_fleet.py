@@ -31,4 +31,12 @@ MUTANTS: list[Mutant] = [
         "bad sampling options start a cluster and fail on every host",
         ("tests/cli/test_cmd_fleet.py::test_bad_sampling_exits_2_before_any_cluster",),
     ),
+    M(
+        "cli.cmd_fleet.criteria_not_named",
+        "cli/cmd_fleet.py",
+        "            **named,\n",
+        "",
+        "fleet --criteria --format json does not name the server and criteria it judged",
+        ("tests/check/test_fleetitems.py::test_cli_fleet_with_criteria",),
+    ),
 ]

@@ -19,9 +19,17 @@ MUTANTS: list[Mutant] = [
     M(
         "imports.pair_faster_than_its_link",
         "imports/__init__.py",
-        "        if rate is not None and value > rate * FIT_TOLERANCE:",
-        "        if False:",
+        "            if c is not None and value > c.nominal_GBps * FIT_TOLERANCE:",
+        "            if False:",
         "an A3 SIO pair at 190 GB/s imports as an A2 HCCS pair (issue 37)",
+        TESTS,
+    ),
+    M(
+        "imports.card_faster_than_its_links",
+        "imports/__init__.py",
+        "    if value > rate * FIT_TOLERANCE:",
+        "    if False:",
+        "an A3 -m card matrix (329 GB/s per card pair) imports as an atlas800t-a2 run",
         TESTS,
     ),
 ]
