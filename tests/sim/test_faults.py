@@ -190,6 +190,21 @@ def test_a_transient_dip_slows_its_link_alone_and_only_in_its_pass() -> None:
     assert first[1] == healthy[1]  # ... the second does not
 
 
+def test_a_transient_dip_changes_what_binds_a_copy_as_well_as_its_rate() -> None:
+    """A push 2 -> 5 is held by its push rate (19.8 GB/s, below the link's 26.2) until
+    the link dips to half: then the link binds (``acl.simulator.copy_limit`` names it);
+    the dip's pass forgets which resource bound each route, not only the rates."""
+    res = (("push", 2, 5), ("link", 2, 5))
+    dip = Fault(kind="transient", link=(2, 5), factor=0.5, nth=2)
+    with open_runtime("sim", "atlas800t-a2", faults=[dip], announce=False) as rt:
+        sim, engine = rt.acl.simulator, rt.acl._engine
+        bound = []
+        for _ in range(2):  # the first pass runs at full rate, the second dips
+            sim.begin_point("push/2-5")
+            bound.append(engine._binding.get(res) or engine._bind(res))
+    assert bound == [("push", 2, 5), ("link", 2, 5)]
+
+
 def test_a_transient_share_is_a_seeded_share_of_the_points() -> None:
     fault = [{"kind": "transient", "factor": 0.5, "share": 0.25}]
     healthy = _medians([], passes=1, pairs="all")[0]

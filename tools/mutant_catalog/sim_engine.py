@@ -126,4 +126,12 @@ MUTANTS: list[Mutant] = [
             "tests/sim/test_sim.py",
         ),
     ),
+    M(
+        "sim.engine.dip_keeps_binding",
+        "sim/engine.py",
+        "        self._slack.clear(), self._bottleneck.clear(), self._binding.clear()",
+        "        self._slack.clear(), self._bottleneck.clear()",
+        "a transient dip forgets the rates but not which resource binds a route",
+        ("tests/sim/test_faults.py",),
+    ),
 ]
