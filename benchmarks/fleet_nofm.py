@@ -193,7 +193,7 @@ def section(args, criteria, options, rows, wall, cpu, loads) -> str:
             f"## fleet n-of-m: {args.hosts} simulated A2 hosts, {args.seeds} seeds\n",
             f"Taken {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, package "
             f"{__version__}, {os.cpu_count()} cores shared. Plan: {plan_}, "
-            f"{len(criteria.table)} criteria rows (`{criteria.name}`); sweep options "
+            f"criteria `{criteria.name}`; sweep options "
             f"`{options}`. Transient dips: each link at 0.6 in 5 % of the points, first pass "
             f"only; degraded {sorted(degraded(args.hosts))} at 0.5; --attempts {ATTEMPTS} "
             f"--fail-at {FAIL_AT}. {args.workers} Dask workers (one cluster for all seeds).\n",
