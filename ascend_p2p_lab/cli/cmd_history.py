@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -129,20 +128,7 @@ def _print_table(table: Any, units: Any, rule: Any) -> None:
 
 
 def _plots(table: Any, units: Any, out: Path) -> None:
-    import pandas as pd
+    from ..plots import write_item_histories  # the plot extra: only when asked for
 
-    from ..plots import item_history  # the plot extra: only when asked for
-
-    out.mkdir(parents=True, exist_ok=True)
-    for row in table.itertuples(index=False):
-        fig = item_history(
-            pd.DataFrame(row.values),
-            row.baseline,
-            item=row.item,
-            host=row.host,
-            unit=units.get((row.host, row.item)) or "",
-            drift=row.drift,
-        )
-        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{row.host}_{row.item}").strip("_")
-        fig.savefig(out / f"{name}.png", dpi=100)
-    print(f"wrote {len(table)} figure(s) into {out}")
+    paths = write_item_histories(table, out, units)
+    print(f"wrote {len(paths)} figure(s) into {out}")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .exitstatus import UsageError, past_input_checks
-from .options import add_format, subcommand
+from .options import MAX_HISTORY_FIGURES, add_format, add_report_history, subcommand
 
 if TYPE_CHECKING:
     from ..run import Run
@@ -32,15 +32,52 @@ def run(args: argparse.Namespace) -> int:
         if other is not None and other != run_info(args.run_dir).get("run_id"):
             raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
     run = load(args.run_dir)
+    history = _history(args, run.meta.run_id)
     with past_input_checks():
         status = emit_run(run, args.format, None, read_from=args.run_dir)
-        write_report(run, out, quiet=args.format == "json")
+        write_report(run, out, quiet=args.format == "json", history=history)
         return status
 
 
-def write_report(run: Run, out: Path, table: Any = None, *, quiet: bool = False) -> None:
+def _history(args: argparse.Namespace, run_id: str | None) -> Any:
+    """With --history DB: the trends of the run's items in DB (``history.of_run``, with
+    their units), before anything is written; a run DB does not hold, an --item that
+    matches none, or too many items: exit 2."""
+    if args.history is None:
+        if args.item is not None:
+            raise UsageError("--item: only with --history DB")
+        return None
+    from ..history import HistoryError, HistoryStore, of_run
+
+    if not args.history.is_file():
+        raise UsageError(f"--history {args.history}: no such history store")
+    try:
+        records = HistoryStore(args.history).read()
+    except HistoryError as exc:
+        raise UsageError(str(exc)) from None
+    if run_id is None or not records["run_id"].eq(run_id).any():
+        raise UsageError(
+            f"--history {args.history}: no record of run {run_id} "
+            f"(was it run with --history {args.history}?)"
+        )
+    table = of_run(records, run_id, args.item)
+    if table.empty:
+        raise UsageError(f"--item {args.item}: no item of run {run_id} contains it")
+    if len(table) > MAX_HISTORY_FIGURES:
+        raise UsageError(
+            f"--history {args.history}: run {run_id} recorded {len(table)} items; choose at "
+            f"most {MAX_HISTORY_FIGURES} with --item TEXT"
+        )
+    units = records.drop_duplicates(["host", "item"]).set_index(["host", "item"])["unit"]
+    return table, units
+
+
+def write_report(
+    run: Run, out: Path, table: Any = None, *, quiet: bool = False, history: Any = None
+) -> None:
     """summary.csv and the figures of a run into out, replacing an earlier report there
-    (``quiet``: the list of files on stderr, stdout holding JSON)."""
+    (``quiet``: the list of files on stderr, stdout holding JSON; ``history``: a trends
+    table and its units, drawn as history_*.png)."""
     import functools
     import sys
 
@@ -59,6 +96,8 @@ def write_report(run: Run, out: Path, table: Any = None, *, quiet: bool = False)
         write_manifest(out, run.meta.run_id, written)
         return
     paths = plots.report(run, out, table=table, workers=plots.default_workers())
+    if history is not None:
+        paths += plots.write_item_histories(history[0], out, history[1], prefix="history_")
     write_manifest(out, run.meta.run_id, [*written, *paths])
     say(
         f"\nwrote {out / 'summary.csv'} and {len(paths)} figure{'' if len(paths) == 1 else 's'}"
@@ -78,3 +117,4 @@ def add(sub: Any) -> None:
     p.add_argument("run_dir", type=Path, help="a run folder, as `sweep --out` writes it")
     p.add_argument("--out", type=Path, default=None, help="folder for figures (default RUN_DIR)")
     add_format(p, "the summary and every N x N matrix", "; the figures are written either way")
+    add_report_history(p)

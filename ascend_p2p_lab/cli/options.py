@@ -245,3 +245,27 @@ def add_history(p: argparse.ArgumentParser) -> None:
         "value, verdict, run id) to this history store, SQLite, made when missing "
         "(see `history`) (default: none)",
     )
+
+
+#: the most item histories ``report --history`` draws (more: choose with ``--item``)
+MAX_HISTORY_FIGURES = 24
+
+
+def add_report_history(p: argparse.ArgumentParser) -> None:
+    """``report``'s ``--history DB`` and ``--item TEXT``: the history of the run's items."""
+    p.add_argument(
+        "--history",
+        type=Path,
+        default=None,
+        metavar="DB",
+        help="also draw the history of each item this run appended to the history store DB "
+        "(run with --history DB): its values over time, its baseline band, this run "
+        "marked (history_*.png; see `history`)",
+    )
+    p.add_argument(
+        "--item",
+        default=None,
+        metavar="TEXT",
+        help="with --history: only the items whose name contains TEXT (needed when the run "
+        f"recorded more than {MAX_HISTORY_FIGURES} items)",
+    )

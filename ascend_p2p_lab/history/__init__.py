@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from .drift import DriftRule, drifting, rule_dict, trends
+from .drift import DriftRule, drifting, of_run, rule_dict, trends
 from .records import check_records, run_records
 from .store import APPLICATION_ID, HistoryError, HistoryStore
 
@@ -23,6 +23,7 @@ __all__ = [
     "HistoryStore",
     "check_records",
     "drifting",
+    "of_run",
     "rule_dict",
     "run_records",
     "trends",

@@ -134,6 +134,22 @@ def trends(records: pd.DataFrame, rule: DriftRule | None = None) -> pd.DataFrame
     return pd.DataFrame(out, columns=cols)
 
 
+def of_run(
+    records: pd.DataFrame, run_id: str, item: str | None = None, rule: DriftRule | None = None
+) -> pd.DataFrame:
+    """The trends (:func:`trends`, over all the records of its hosts) of each host's items
+    that run ``run_id`` recorded (whose name contains ``item``), with a ``mark`` column:
+    that run's time on the host. Empty when the run recorded none."""
+    mine = records[records["run_id"].eq(run_id)]
+    if item is not None:
+        mine = mine[mine["item"].astype(str).str.contains(item, regex=False)]
+    marks = mine.groupby(["host", "item"], sort=False)["time"].max()
+    keys = pd.MultiIndex.from_frame(records[["host", "item"]])
+    table = trends(records[keys.isin(marks.index)], rule)
+    at = pd.MultiIndex.from_frame(table[["host", "item"]]) if len(table) else marks.index[:0]
+    return table.assign(mark=marks.reindex(at).to_numpy())
+
+
 def drifting(table: pd.DataFrame) -> pd.DataFrame:
     """The rows of :func:`trends` that drift."""
     return table[table["drift"].notna()].reset_index(drop=True)

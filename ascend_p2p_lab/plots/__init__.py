@@ -40,7 +40,7 @@ from .collectives import collective_bandwidth, collective_links
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .fleetmaps import fleet_heatmaps, fleet_marked
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
-from .history import item_history
+from .history import item_history, write_item_histories
 from .host import host_bandwidth_vs_size
 from .prepare import LINK_MEANING as LINK_MEANING
 from .prepare import LINK_ORDER as LINK_ORDER
@@ -78,4 +78,5 @@ __all__ = [
     "scaling_curve",
     "transfer_bars",
     "uni_vs_bi",
+    "write_item_histories",
 ]

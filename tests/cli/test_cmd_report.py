@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from helpers import _copy_run, one_line, run_cli, saved_processes_run
 
@@ -223,3 +224,130 @@ def test_report_of_an_interrupted_run_is_not_itself_interrupted(
     text = next(a.help for a in report._actions if "--format" in a.option_strings)
     assert text.startswith("table (default): the summary and every N x N matrix; json: ")
     assert text.endswith("; the figures are written either way") and "(json" not in text
+
+
+# ------------------------------------------------------- report --history: an item's history
+BIG, SMALL = "pair uni on pull 0->1 1 MiB", "pair uni on pull 0->1 4 KiB"
+
+
+def _history_of(run_dir: Path, db: Path) -> tuple[str, float]:
+    """A store of host a2: ten earlier runs of the run's two 0->1 items (the 1 MiB one
+    sinking from 14 to 11 GB/s, the 4 KiB one at 0.25), then the run's own records; and a
+    host b7 whose 1 MiB item is at 99 GB/s (neither may show in the other's figure). The
+    run's id and its 1 MiB value."""
+    from ascend_p2p_lab.history import HistoryStore, run_records
+    from ascend_p2p_lab.run.folder import load
+
+    run = load(run_dir)
+    store = HistoryStore(db)
+    for day in range(10):
+        store.append(
+            pd.DataFrame(
+                {"item": [BIG, SMALL], "value": [14.0 if day < 6 else 11.0, 0.25], "unit": "GB/s"}
+            ),
+            **_when("a2", f"old{day}", f"2026-01-{day + 1:02d}T00:00:00+00:00"),
+        )
+    store.append(
+        pd.DataFrame({"item": [BIG], "value": [99.0], "unit": "GB/s"}),
+        **_when("b7", "other", "2026-01-15T00:00:00+00:00"),
+    )
+    own = run_records(run).drop(columns=["host"], errors="ignore")  # as sweep --history
+    store.append(own, **_when("a2", run.meta.run_id, "2026-01-20T00:00:00+00:00"))
+    return run.meta.run_id, float(own.set_index("item").loc[BIG, "value"])
+
+
+def _when(host: str, run_id: str, time: str) -> dict[str, Any]:
+    return {"run_id": run_id, "command": "sweep", "host": host, "model": "m", "time": time}
+
+
+def test_report_history_draws_the_runs_item_over_time_with_its_band(saved_run, tmp_path, capsys):
+    """The figure is the history of host a2's 1 MiB item (not the 4 KiB one's, not host
+    b7's), with its baseline band and the run marked: pixel for pixel the figure
+    item_history draws of exactly those values; listed in the manifest (so the next
+    report clears it). ~3 s: one report of a run."""
+    import matplotlib.image as mpimg
+    import numpy as np
+
+    from ascend_p2p_lab.history import trends
+    from ascend_p2p_lab.plots import item_history
+
+    run = _copy_run(saved_run, tmp_path / "run")
+    _, value = _history_of(run, tmp_path / "h.db")
+    code, out, _ = run_cli(
+        capsys, "report", str(run), "--history", str(tmp_path / "h.db"), "--item", "0->1 1 MiB"
+    )
+    assert code == 0, out
+    files = json.loads((run / "report.json").read_text())["files"]
+    drawn = [f for f in files if f.startswith("history_")]
+    assert drawn == ["history_a2_pair_uni_on_pull_0-_1_1_MiB.png"]
+    times = [f"2026-01-{d + 1:02d}T00:00:00+00:00" for d in range(10)]
+    values = pd.DataFrame(
+        {
+            "time": [*times, "2026-01-20T00:00:00+00:00"],
+            "value": [14.0] * 6 + [11.0] * 4 + [value],
+            "verdict": None,
+        }
+    )
+    base = trends(values.assign(host="a2", item=BIG)).iloc[0]["baseline"]
+    assert base["median"] == 14.0  # the ten earlier values', the 99 of b7 not among them
+    want = item_history(
+        values, base, item=BIG, host="a2", unit="GB/s", mark="2026-01-20T00:00:00+00:00"
+    )
+    want.savefig(tmp_path / "want.png", dpi=100)
+    got = mpimg.imread(run / drawn[0])
+    assert np.array_equal(got, mpimg.imread(tmp_path / "want.png"))
+
+
+def test_report_history_without_item_draws_each_of_the_runs_items(saved_run, tmp_path, capsys):
+    run = _copy_run(saved_run, tmp_path / "run")
+    _history_of(run, tmp_path / "h.db")
+    code, out, _ = run_cli(capsys, "report", str(run), "--history", str(tmp_path / "h.db"))
+    assert code == 0, out
+    # the run's 0->2 points have no value (the Duo's 0 and 2 have no P2P): nothing to draw
+    assert sorted(p.name for p in run.glob("history_*.png")) == [
+        "history_a2_pair_uni_on_pull_0-_1_1_MiB.png",
+        "history_a2_pair_uni_on_pull_0-_1_4_KiB.png",
+    ]
+
+
+@pytest.mark.parametrize(
+    "case, match",
+    [
+        ("not in the store", "no record of run"),
+        ("no such item", "--item 3->4: no item of run"),
+        ("too many", "recorded 2 items; choose at most 1 with --item"),
+        ("item alone", "--item: only with --history DB"),
+        ("foreign", "not a history store"),
+        ("missing", "no such history store"),
+    ],
+)
+def test_report_history_bad_input_is_one_line_and_loses_nothing(
+    case, match, saved_run, tmp_path, capsys, monkeypatch
+):
+    from ascend_p2p_lab.cli import cmd_report
+
+    run = _copy_run(saved_run, tmp_path / "run")
+    (run / "summary.csv").write_text("an earlier report's\n")  # what a report would clear
+    (run / "report.json").write_text('{"run_id": null, "files": ["summary.csv"]}\n')
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    db = tmp_path / "h.db"
+    _history_of(run, db)
+    argv = ["report", str(run), "--history", str(db)]
+    if case == "not in the store":
+        from ascend_p2p_lab.history import HistoryStore
+
+        db.unlink()
+        HistoryStore(db)
+    elif case == "no such item":
+        argv += ["--item", "3->4"]
+    elif case == "too many":
+        monkeypatch.setattr(cmd_report, "MAX_HISTORY_FIGURES", 1)
+    elif case == "item alone":
+        argv = ["report", str(run), "--item", "0->1"]
+    elif case == "foreign":
+        db.write_bytes(b"not sqlite at all" * 10)
+    else:
+        db.unlink()
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and match in err and len(err.strip().splitlines()) == 1, err
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before

@@ -81,3 +81,22 @@ def test_thirty_days_drift_is_named_in_time_and_steady_days_name_nothing(seed, t
         if drift:
             assert bench.crossing_day() - 5 <= first <= bench.crossing_day() + 10
             assert all(bench.on_link(i) for i in named[29])
+
+
+def test_of_run_trends_the_runs_own_items_on_its_own_host_and_marks_it() -> None:
+    """Host h's item x over ten days and run r10's value on day 11; host g's x at 99 (of
+    another run) and h's y (which r10 did not record) stay out; the mark is r10's time."""
+    from ascend_p2p_lab.history import of_run
+
+    recs = _records({"x": [20.0] * 10 + [12.0], "y": [5.0] * 11}).assign(run_id="old")
+    recs.loc[recs["time"].eq("2026-01-11") & recs["item"].eq("x"), "run_id"] = "r10"
+    other = pd.DataFrame(
+        [{"host": "g", "item": "x", "time": "2026-01-11", "value": 99.0, "run_id": "r9"}]
+    )
+    t = of_run(pd.concat([recs, other], ignore_index=True), "r10")
+    assert list(zip(t["host"], t["item"], t["mark"])) == [("h", "x", "2026-01-11")]
+    h = t.iloc[0]
+    assert [v["value"] for v in h["values"]] == [20.0] * 10 + [12.0]
+    assert h["baseline"]["median"] == 20.0
+    only = of_run(pd.concat([recs, other], ignore_index=True), "r10", item="y")
+    assert only.empty and list(only.columns)[-1] == "mark"

@@ -30,3 +30,25 @@ def test_the_band_the_median_and_the_failed_runs_are_drawn() -> None:
 def test_without_a_baseline_only_the_values() -> None:
     ax = item_history(VALUES.iloc[:2], None, item="x").axes[0]
     assert not ax.patches and len(ax.lines) == 1 and "no baseline yet" in ax.get_title()
+
+
+def test_a_marked_run_and_one_file_per_item(tmp_path) -> None:
+    from ascend_p2p_lab.plots import write_item_histories
+
+    ax = item_history(VALUES, BASE, item="x", mark="2026-01-03").axes[0]
+    marked = [line for line in ax.lines if line.get_label() == "this run"]
+    assert len(marked) == 1
+    x = marked[0].get_xdata()[0]
+    assert pd.Timestamp(x).date().isoformat() == "2026-01-03"
+    table = pd.DataFrame(
+        {
+            "host": ["a2", "a2"],
+            "item": ["uni 2->5", "uni 5->2"],
+            "values": [VALUES.to_dict("records"), VALUES.iloc[:2].to_dict("records")],
+            "baseline": [BASE, None],
+            "drift": [None, None],
+        }
+    )
+    paths = write_item_histories(table, tmp_path, prefix="history_")
+    assert [p.name for p in paths] == ["history_a2_uni_2-_5.png", "history_a2_uni_5-_2.png"]
+    assert all(p.stat().st_size > 0 for p in paths)

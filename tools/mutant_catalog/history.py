@@ -56,3 +56,21 @@ MUTANTS += [
         ("tests/history/test_baseline.py", "tests/cli/test_cmd_baseline.py"),
     ),
 ]
+MUTANTS += [
+    M(
+        "history.drift.of_run_every_host",
+        "history/drift.py",
+        "    table = trends(records[keys.isin(marks.index)], rule)\n",
+        '    table = trends(records[records["item"].isin(marks.index.get_level_values(1))], rule)\n',
+        "report --history draws an item's history from every host that has it, not the run's",
+        ("tests/history/test_drift.py", "tests/cli/test_cmd_report.py"),
+    ),
+    M(
+        "history.report.run_not_marked",
+        "plots/history.py",
+        '            mark=row.get("mark"),\n',
+        "            mark=None,\n",
+        "report --history does not mark the run reported on its item's history",
+        ("tests/plots/test_history.py", "tests/cli/test_cmd_report.py"),
+    ),
+]
