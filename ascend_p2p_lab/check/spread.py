@@ -17,13 +17,12 @@ CV of ``samples`` such samples (:data:`TRIALS` seeded draws) times :data:`MARGIN
 the A2 preset (jitter 0.01, 3 samples of one 64 MiB copy) that is 2.61 % x 1.5 =
 3.91 %: the CV of 3 samples over the jitter is about ``jitter * sqrt(chi2(2) / 2)``,
 so a healthy item exceeds the bar with a probability of about 2e-7 (``exp(-3.91**2)``),
-while one sample at 0.9 of the other two gives 5.9 %. A model without jitter says nothing of spread: no criterion is derived.
+while one sample at 0.9 of the other two gives 5.9 %. A model without jitter says
+nothing of spread: no criterion is derived.
 
 Example:
     >>> round(expected_cv(0.01, samples=3, copies=1), 2)
     2.61
-    >>> cv_stats(pd.Series([20.0, 20.0, 10.0]))["cv"].round(1)
-    34.6
 """
 
 from __future__ import annotations
@@ -47,6 +46,8 @@ QUANTILE, MARGIN = 0.999, 1.5
 TRIALS = 20000
 #: draws above this many copies use the sum's normal approximation (mean K, sd j sqrt K)
 EXACT_DRAWS = 4_000_000
+#: the jitter behind :func:`for_samples` (the ratio does not depend on it)
+REFERENCE_JITTER = 0.01
 #: a copy's time factor never falls below this (as sim/jitter.py clips it)
 FLOOR = 0.5
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
@@ -76,22 +77,14 @@ def expected_cv(
     return float(np.quantile(cv, quantile))
 
 
-def cv_stats(values: pd.Series) -> dict[str, float]:
-    """``n``, ``cv`` (percent) and ``p90/p10`` of one item's samples."""
-    v = values.dropna().astype(float)
-    n = len(v)
-    if n < 2 or not v.mean():
-        return {"n": n, "cv": math.nan, "ratio": math.nan}
-    p10, p90 = np.quantile(v, [0.1, 0.9])
-    return {"n": n, "cv": float(v.std(ddof=1) / v.mean() * 100), "ratio": float(p90 / p10)}
-
-
 def _stats(rows: pd.DataFrame, size: int, keys: list[str]) -> pd.DataFrame:
     """Per pair item (``keys``): n, mean, sd, min, max, p10 and p90 of the samples whose timing
     stands, at the criteria's size."""
     r = rows[(rows["pattern"] == PAIR_PATTERN) & (rows["size_bytes"] == size)]
     kind = r["error_kind"].astype(object)
     r = r[(kind.isna() | kind.isin(_OK_KINDS)).to_numpy()]
+    if not len(r):
+        return pd.DataFrame(columns=[*keys, "n", "mean", "sd", "low", "high", "p10", "p90"])
     g = r.groupby(keys, dropna=False, observed=True, sort=False)["bandwidth_GBps"]
     out = g.agg(n="count", mean="mean", sd="std", low="min", high="max").reset_index()
     q = g.quantile([0.1, 0.9]).unstack()
@@ -99,12 +92,27 @@ def _stats(rows: pd.DataFrame, size: int, keys: list[str]) -> pd.DataFrame:
     return out.merge(q.reset_index(), on=keys, how="left")
 
 
+def for_samples(n: int, samples: int) -> float:
+    """What a bar set for ``samples`` samples is multiplied by for an item of ``n``: the
+    ratio of the jitter's CV quantile at n to that at ``samples`` (free of the jitter's
+    scale; 1 when they agree)."""
+    if n == samples or n < 2 or samples < 2:
+        return 1.0
+    ref = expected_cv(REFERENCE_JITTER, samples=samples, copies=1)
+    return expected_cv(REFERENCE_JITTER, samples=n, copies=1) / ref
+
+
 def items(
-    expected: pd.DataFrame, rows: pd.DataFrame, size: int, hosts: pd.DataFrame | None = None
+    expected: pd.DataFrame,
+    rows: pd.DataFrame,
+    size: int,
+    samples: int,
+    hosts: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """``spread`` items: the criteria of every ordered pair (``expected``: src, dst,
     link, direction, initiator, value, basis, line) judged against the CV of its
-    samples (per host of ``hosts``, a one-column frame, when judging a fleet)."""
+    samples (per host of ``hosts``, a one-column frame, when judging a fleet); a bar
+    for ``samples`` samples is scaled for an item of another count (:func:`for_samples`)."""
     if not len(expected):
         return pd.DataFrame()
     keys = [] if hosts is None else ["host"]
@@ -114,13 +122,19 @@ def items(
     m = expected.merge(_stats(rows, size, on), on=on, how="left")
     n = m["n"].fillna(0).astype(int)
     cv = (m["sd"] / m["mean"] * 100).where(n >= 2)
-    over = (cv > m["value"]).to_numpy()
+    scale = n.map({k: for_samples(k, samples) for k in n.unique()}).astype(float)
+    bar = (m["value"] * scale).round(3)
+    over = (cv > bar).to_numpy()
     judged = cv.notna().to_numpy()
     status = np.where(~judged, SKIP, np.where(over, FAIL, PASS))
     reason = pd.Series(None, index=m.index, dtype=object)
     reason[(n == 0).to_numpy()] = "not measured"
     few = ((n > 0) & (n < 2)).to_numpy()
     reason[few] = "one sample whose timing stands: spread needs at least two (not judged)"
+    other = (scale != 1).to_numpy()
+    reason[other] = (
+        "the bar is for " + str(samples) + " samples: x" + scale[other].round(3).astype(str)
+    )
     if over.any():
         ratio = (m["p90"] / m["p10"]).round(3).astype(str)
         reason[over] = (
@@ -132,6 +146,7 @@ def items(
             + " GB/s swing more than the jitter explains (p90/p10 "
             + ratio[over]
             + ")"
+            + np.where(other[over], "; " + reason[over].astype(str), "")
         )
     return m.assign(
         kind="spread",
@@ -140,7 +155,7 @@ def items(
         size_bytes=size,
         status=status,
         reason=reason,
-        criterion=m["value"],
+        criterion=bar,
         measured=cv.round(4),
     )
 

@@ -496,7 +496,11 @@ def evaluate(
             card_items(criteria, rows, hosts),
             collective.items(criteria, rows, hosts),
             spread.items(
-                _expected_pairs(criteria, devs, "spread"), rows, criteria.size_bytes, hosts
+                _expected_pairs(criteria, devs, "spread"),
+                rows,
+                criteria.size_bytes,
+                criteria.samples,
+                hosts,
             ),
         ]
         if criteria.verification:
