@@ -161,6 +161,9 @@ class Engine:
         #: the next copy's time factor, 1 + jitter * N(0, 1) at least 0.5 (1.0 without
         #: jitter): what :meth:`_factor` gives, bound for the kept copies' fast path
         self.next_factor: Callable[[], float] = factors(random.Random(seed), jitter)
+        #: a copy's extra time factor from its resources (a per-copy transient dip; set
+        #: by the fault injector, whose faults keep the copies off the fast paths)
+        self.dip: Callable[[tuple[Resource, ...]], float] | None = None
         self._streams: list[Stream] = []
         self._busy: set[Stream] = set()
         self._next_id = 1
@@ -229,7 +232,10 @@ class Engine:
         self, s: Stream, nbytes: int, resources: tuple[Resource, ...], latency_us: float
     ) -> Op:
         """Queue a copy of nbytes over resources, enqueued at the current host time."""
-        op = Op("copy", s, self.host_us, nbytes, resources, latency_us, self._factor())
+        scale = self._factor()
+        if self.dip is not None:
+            scale *= self.dip(resources)
+        op = Op("copy", s, self.host_us, nbytes, resources, latency_us, scale)
         s.pending.append(op)
         self._busy.add(s)
         return op
@@ -246,6 +252,8 @@ class Engine:
         (None: an Op), which the next such copy extends.
         """
         scale = self.next_factor()  # _factor inlined: a sweep calls this once per copy
+        if self.dip is not None:
+            scale *= self.dip(resources)
         pending = s.pending
         run = pending[-1] if pending else None
         if (
@@ -307,6 +315,8 @@ class Engine:
         """
         if not self._busy:
             scale = self.next_factor()  # the draw enqueue_copy would make
+            if self.dip is not None:
+                scale *= self.dip(resources)
             bw = self._bottleneck.get(resources)
             if bw is None:
                 rate = self.rate
