@@ -26,6 +26,8 @@ A criteria file is TOML with ``schema_version = 1``::
     [[collective]]                 # operation (all_reduce, ...), size_bytes or size
                                    # ("256MiB"), min_busbw_GBps: the op on the check's
                                    # devices, as HCCL would run it (busbw nccl-tests' way)
+    [[spread]]                     # link or pair, direction, initiator, max_cv_percent:
+                                   # the CV of a pair's samples (check/spread.py)
     [verification]                 # required = true: every copy's bytes must arrive intact
 
 :func:`load_criteria` reads the file through :mod:`..typedfile` and refuses a bad one
@@ -153,6 +155,14 @@ class _Collective(_Table):
     size: Text | None = None
 
 
+class _Spread(_Table):
+    direction: Literal[DIRECTIONS]  # type: ignore[valid-type]
+    initiator: Literal[PAIR_INITIATORS]  # type: ignore[valid-type]
+    max_cv_percent: Positive
+    link: LinkName | None = None
+    pair: tuple[Whole, Whole] | None = None
+
+
 class _Verification(_Table):
     required: bool = True
     basis: Text = "every copy's bytes must arrive intact"
@@ -173,6 +183,7 @@ class _CriteriaFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     host: list[_Host] = []
     aggregate: list[_Aggregate] = []
     collective: list[_Collective] = []
+    spread: list[_Spread] = []
     verification: _Verification = msgspec.field(default_factory=_Verification)
 
 
@@ -183,6 +194,7 @@ _TABLES = {
     "host": ("min_GBps", "GB/s"),
     "aggregate": ("min_GBps", "GB/s"),
     "collective": ("min_busbw_GBps", "GB/s"),
+    "spread": ("max_cv_percent", "% CV"),
 }
 
 
@@ -219,7 +231,7 @@ class Criteria:
 
     def kinds(self) -> set[str]:
         """The numeric criteria kinds present (bandwidth, latency, host, aggregate,
-        collective)."""
+        collective, spread)."""
         return set(self.table["kind"])
 
 
@@ -355,7 +367,7 @@ def _entry(doc: Document, table: str, k: int, entry: Any, links: list[list[Any]]
     for key in ("direction", "initiator", "pattern", "operation"):
         if hasattr(entry, key):
             rec[key] = getattr(entry, key)
-    if table in ("bandwidth", "latency"):
+    if table in ("bandwidth", "latency", "spread"):
         rec.update(_link_or_pair(doc, at, entry, links))
     if table == "aggregate" and entry.group is not None:
         if entry.pattern not in CARD_PATTERNS:

@@ -11,7 +11,8 @@ Two sources share this code:
 
 Bandwidth criteria are per link class: the median over the class's pairs of each pair's
 median, times the fraction; latency criteria are that median *divided* by the fraction (a
-ceiling); host copies and fan-outs are per device, cards per card pair. The link matrix
+ceiling); host copies and fan-outs are per device, cards per card pair; spread criteria
+(a preset's) per link class from the preset's jitter (:mod:`.spread`). The link matrix
 and the expected peer access come from the peer table (a run: from its rows).
 
 Example:
@@ -44,7 +45,7 @@ from ..schema import (
 )
 from ..units import format_size
 from ..vocab import CARD_LINKS
-from . import collective
+from . import collective, spread
 from .criteria import (
     DEFAULT_FRACTION,
     DEFAULT_LATENCY_SIZE_BYTES,
@@ -193,8 +194,10 @@ def criteria_from_measured(
     samples: int = DEFAULT_SAMPLES,
     name: str = "",
     topology_basis: str | None = None,
+    jitter: float = 0.0,
 ) -> Criteria:
-    """Criteria from what a known-good server measured (see the module docstring)."""
+    """Criteria from what a known-good server measured (see the module docstring);
+    ``jitter``: the model's, from which spread criteria are derived (:mod:`.spread`)."""
     fraction = check_fraction(fraction)
     links, access = link_matrices(measured.peer, n)
     link_of = measured.peer[["src", "dst", "link"]].astype({"src": "Int64", "dst": "Int64"})
@@ -203,6 +206,7 @@ def criteria_from_measured(
         *_pair_records(rows, link_of, size, latency_size, fraction, origin),
         *_device_records(rows, size, fraction, origin),
         *collective.from_rows(rows, fraction, origin),
+        *spread.from_rows(rows, link_of, size=size, samples=samples, jitter=jitter, origin=origin),
     ]
     return Criteria(
         links=links,
@@ -236,6 +240,7 @@ def criteria_from_preset(
 
     fraction = check_fraction(fraction)
     topo = topology if topology is not None else load_preset(preset)
+    jitter = float(topo.jitter)  # type: ignore[attr-defined]
     topo = dataclasses.replace(topo, jitter=0.0, faults=())  # type: ignore[type-var]
     cards = any(cls in CARD_LINKS for cls in topo.classes_present())  # type: ignore[attr-defined]
     needs = Needs.everything(cards=cards, size_bytes=size, samples=samples)
@@ -258,6 +263,7 @@ def criteria_from_preset(
         name=f"{name} x {fraction:g}",
         topology_basis=f"{what} {name}: its link matrix, and peer access where "
         "aclrtDeviceCanAccessPeer says 1",
+        jitter=jitter,
     )
 
 

@@ -65,7 +65,7 @@ def needs_of(criteria: Criteria) -> Needs:
     its bandwidth criteria, latency, host copies and aggregates when they have criteria.
     Verification needs no work of its own: every copy measured is verified."""
     t = criteria.table
-    bw = t[t["kind"] == "bandwidth"]
+    bw = t[t["kind"].isin(("bandwidth", "spread"))]  # spread: of the same samples
     return Needs(
         bandwidth=frozenset(zip(bw["direction"], bw["initiator"])),
         latency=bool((t["kind"] == "latency").any()),

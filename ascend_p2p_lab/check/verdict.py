@@ -10,7 +10,8 @@ every item is judged per host. An item is PASS, FAIL or SKIP:
   criteria's size against the criterion of the pair, else of the pair's *expected* link
   class; ``latency`` per ordered pair (time per copy, at most); ``host <h2d|d2h>`` per
   device; ``aggregate <pattern>`` per device (fan-outs) or card pair;
-- ``verification <family>``: no sample whose bytes arrived wrong.
+- ``verification <family>``: no sample whose bytes arrived wrong;
+- ``spread <uni|bi> <pull|push>`` per ordered pair: the CV of its samples (:mod:`.spread`).
 
 A point that lost samples (a runtime failure, an unreachable pair, a lost device) fails
 its item, with the reason as data; a point the installed pyACL cannot measure
@@ -55,7 +56,7 @@ from ..schema import (
     PUSH_FANOUT,
 )
 from ..vocab import INITIATOR_WORDS
-from . import collective
+from . import collective, spread
 from .criteria import Criteria
 
 #: What keys a card pair: its senders and its receivers (devices), never its label.
@@ -494,6 +495,13 @@ def evaluate(
             device_items(criteria, rows, devs, hosts),
             card_items(criteria, rows, hosts),
             collective.items(criteria, rows, hosts),
+            spread.items(
+                _expected_pairs(criteria, devs, "spread"),
+                rows,
+                criteria.size_bytes,
+                criteria.samples,
+                hosts,
+            ),
         ]
         if criteria.verification:
             parts.append(verification_items(rows, devs, keys, criteria.verification_basis))

@@ -36,6 +36,7 @@ _KEYS = {
     "host": ("direction", "device"),
     "aggregate": ("pattern", "device", "group"),
     "collective": ("operation", "size_bytes"),
+    "spread": ("link", "pair", "direction", "initiator"),
 }
 _BOUND = {
     "bandwidth": "min_GBps",
@@ -43,6 +44,13 @@ _BOUND = {
     "host": "min_GBps",
     "aggregate": "min_GBps",
     "collective": "min_busbw_GBps",
+    "spread": "max_cv_percent",
+}
+#: per kind: a comment above its tables (what its bound means)
+_ABOVE = {
+    "spread": "spread: the coefficient of variation of a pair's samples at size_bytes, in "
+    "percent, at most max_cv_percent (derived: an upper quantile of the CV the jitter "
+    "alone gives, x a margin; see each basis)",
 }
 
 
@@ -122,6 +130,8 @@ def to_toml(criteria: Criteria) -> str:
     for kind in _KEYS:
         rows = table[table["kind"] == kind]
         if len(rows):
+            if kind in _ABOVE:
+                doc.add(tomlkit.comment(_ABOVE[kind]))
             doc.add(kind, tomlkit.aot())
             for _, row in rows.iterrows():
                 doc[kind].append(_entry(kind, row))

@@ -161,6 +161,7 @@ class Engine:
         #: the next copy's time factor, 1 + jitter * N(0, 1) at least 0.5 (1.0 without
         #: jitter): what :meth:`_factor` gives, bound for the kept copies' fast path
         self.next_factor: Callable[[], float] = factors(random.Random(seed), jitter)
+        self.dip: Callable[[tuple[Resource, ...]], float] | None = None  # injector's, per copy
         self._streams: list[Stream] = []
         self._busy: set[Stream] = set()
         self._next_id = 1
@@ -221,15 +222,15 @@ class Engine:
         return e
 
     # --- enqueue ----------------------------------------------------------------------
-    def _factor(self) -> float:
-        """A copy's time factor: 1 + jitter * N(0, 1), at least 0.5 (1.0 without jitter)."""
-        return self.next_factor()
+    def _factor(self, resources: tuple[Resource, ...] = ()) -> float:
+        """A copy's time factor: 1 + jitter * N(0, 1) >= 0.5 (1.0 without), times its dip."""
+        return self.next_factor() * (1.0 if self.dip is None else self.dip(resources))
 
     def enqueue_copy(
         self, s: Stream, nbytes: int, resources: tuple[Resource, ...], latency_us: float
     ) -> Op:
         """Queue a copy of nbytes over resources, enqueued at the current host time."""
-        op = Op("copy", s, self.host_us, nbytes, resources, latency_us, self._factor())
+        op = Op("copy", s, self.host_us, nbytes, resources, latency_us, self._factor(resources))
         s.pending.append(op)
         self._busy.add(s)
         return op
@@ -245,7 +246,7 @@ class Engine:
         times are the same as enqueue_copy gives. Returns the CopyRun the copy is in
         (None: an Op), which the next such copy extends.
         """
-        scale = self.next_factor()  # _factor inlined: a sweep calls this once per copy
+        scale = self.next_factor() if self.dip is None else self._factor(resources)  # hot
         pending = s.pending
         run = pending[-1] if pending else None
         if (
@@ -306,7 +307,7 @@ class Engine:
         with their copies) and its Op returned.
         """
         if not self._busy:
-            scale = self.next_factor()  # the draw enqueue_copy would make
+            scale = self._factor(resources)  # the draw enqueue_copy would make
             bw = self._bottleneck.get(resources)
             if bw is None:
                 rate = self.rate

@@ -28,7 +28,11 @@ topology file) or per run (``simulated_acl(..., faults=[...])``):
   that ``begin_point`` opens) in a seeded ``share`` of the points; with ``nth``, only in
   the nth pass of a point (the nth time the same point is measured, counting from 1), so
   ``nth = 1`` is a dip that a second attempt does not see. The draw is a hash of (seed,
-  fault, point, pass, link): the same for the same run, fresh for another pass.
+  fault, point, pass, link): the same for the same run, fresh for another pass. With
+  ``per = "copy"`` the draw is made for each copy over the link instead (a hash of the
+  same and the copy's number in the point): a dipped copy takes ``1 / factor`` as long,
+  as the jitter slows a copy, so the samples of one point differ: the spread a
+  ``spread`` criterion judges (at the check's size a sample is one copy).
 
 Example:
     >>> f = Fault.from_dict({"kind": "error", "call": "rt.memcpy_async", "nth": 3, "code": 507013})
@@ -62,6 +66,8 @@ FAULT_KINDS = (
     "drop",
     "transient",
 )
+#: What a transient fault's draw is made for: each point (timing window), each copy.
+TRANSIENT_DRAWS = ("point", "copy")
 #: The kinds that act on the bytes of copies over one directed link: what they do to them.
 COPY_FAULTS = {"corrupt": "corrupts", "drop": "drops"}
 
@@ -80,6 +86,8 @@ class Fault:
     message: str = ""
     #: a transient fault's share of the points it dips (0 < share <= 1)
     share: float = 1.0
+    #: a transient fault's draw: per ``point`` (a timing window) or per ``copy``
+    per: str = "point"
     seen: int = field(default=0, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -92,6 +100,7 @@ class Fault:
             ("factor", (int, float)),
             ("message", str),
             ("share", (int, float)),
+            ("per", str),
         ):
             value = getattr(self, key)
             if not isinstance(value, types) or isinstance(value, bool):
@@ -127,6 +136,11 @@ class Fault:
             )
         if self.kind == "transient" and not 0 < self.share <= 1:
             raise ValueError(f"a transient fault's share is in (0, 1], got {self.share}")
+        if self.per not in TRANSIENT_DRAWS or (self.per != "point" and self.kind != "transient"):
+            raise ValueError(
+                f"fault per is {' or '.join(TRANSIENT_DRAWS)}, and only a transient "
+                f"fault's draw may be per copy, got {self.per!r}"
+            )
         if self.kind in ("device_lost", "memory_exhausted") and self.device is None:
             raise ValueError(f"a {self.kind} fault needs a device")
 

@@ -102,8 +102,9 @@ class FaultInjector:
         n = self._passes[key] = self._passes.get(key, 0) + 1
         engine = self.engine
         rates = dict(self._steady)
+        self.engine.dip = self._copy_dips(key, n)
         for i, f in self.transient:
-            if f.nth is not None and f.nth != n:
+            if (f.nth is not None and f.nth != n) or f.per == "copy":
                 continue
             links = [f.link] if f.link else [r[1:] for r in engine.capacity if r[0] == "link"]
             for src, dst in links:
@@ -114,6 +115,32 @@ class FaultInjector:
         if rates != engine.degrade:
             engine.degrade = rates
             engine.forget_rates()
+
+    def _copy_dips(self, key: str, n: int) -> Any:
+        """The engine's per-copy dip for this pass of a point (None: no ``per = "copy"``
+        transient fault acts in it): each copy over a faulty link draws, by a hash of
+        (seed, fault, point, pass, link, the copy's number over that link), whether it
+        runs at ``factor`` (its time / factor)."""
+        faults = [
+            (i, f) for i, f in self.transient if f.per == "copy" and (f.nth is None or f.nth == n)
+        ]
+        if not faults:
+            return None
+        seed, counts = self.engine.seed, {}
+
+        def dip(resources: tuple[Any, ...]) -> float:
+            slow = 1.0
+            for i, f in faults:
+                for r in resources:
+                    if r[0] != "link" or (f.link is not None and r[1:] != f.link):
+                        continue
+                    c = counts[i, r] = counts.get((i, r), 0) + 1
+                    at = f"transient/{i}/{key}/{n}/{r[1]}-{r[2]}/{c}"
+                    if point_seed(seed, at) / 2**64 < f.share:
+                        slow /= f.factor
+            return slow
+
+        return dip
 
     def host(self, us: float) -> None:
         """Advance the host clock by a call's modelled time (times any slow_host factor)."""

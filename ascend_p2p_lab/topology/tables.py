@@ -75,6 +75,7 @@ class FaultTable(_Table):
     link: tuple[Whole, Whole] | None = None
     factor: Positive | None = None
     share: Positive | None = None  # a transient fault's share of the points (sim.faults)
+    per: Literal["point", "copy"] | None = None  # a transient fault's draw (sim.faults)
     message: str = ""
 
 

@@ -69,8 +69,9 @@ def test_fraction_scales_the_criteria():
     keys = ["kind", "link", "device", "direction", "initiator", "pattern"]
     ratio = half.table.set_index(keys)["value"] / most.table.set_index(keys)["value"]
     kinds = ratio.index.get_level_values("kind")
-    assert ratio[kinds != "latency"].between(0.499, 0.501).all()
+    assert ratio[~kinds.isin(["latency", "spread"])].between(0.499, 0.501).all()
     assert ratio[kinds == "latency"].between(1.99, 2.01).all()  # a ceiling: / fraction
+    assert (ratio[kinds == "spread"] == 1).all() and (kinds == "spread").sum() == 4
 
 
 def test_derived_matrices_are_read_by_source_row():

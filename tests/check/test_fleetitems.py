@@ -54,7 +54,7 @@ def test_fleet_items_fail_only_the_degraded_host_and_link(criteria):
     }
     # push and latency need sweeps of their own: skipped on a fleet, per host, with why
     skipped = items[items["status"] == "SKIP"]
-    assert set(skipped["kind"]) == {"bandwidth", "latency"}
+    assert set(skipped["kind"]) == {"bandwidth", "latency", "spread"}
     assert set(skipped["reason"]) == {"not measured"}
     assert len(items[items["host"] == "good"]) == len(items[items["host"] == "bad"])
 

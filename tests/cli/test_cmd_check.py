@@ -148,7 +148,7 @@ def test_cli_json_and_junit_for_a_degraded_server(criteria, files, tmp_path, cap
 def test_cli_check_preset_on_a_clean_a2_passes_all(capsys):
     assert main(["check", "--backend", "sim", "--preset", "atlas800t-a2"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-2:] == ["512 items: 512 passed, 0 failed, 0 skipped", "PASS"]
+    assert out[-2:] == ["736 items: 736 passed, 0 failed, 0 skipped", "PASS"]  # 224 spread
 
 
 def test_cli_clean_preset_passes_and_prints_measured_over_criterion(capsys):
@@ -158,7 +158,7 @@ def test_cli_clean_preset_passes_and_prints_measured_over_criterion(capsys):
     line = next(x for x in out if x.startswith("PASS  bandwidth uni pull 1->2"))
     assert re.search(r"\d+\.\d\d / 23\.47 GB/s$", line)
     ids = [x.split("  ")[1] for x in out if re.match(r"(PASS|FAIL|SKIP)  ", x)]
-    assert len(ids) == 6 * 8 + 3 * 2 * 2 + 6  # 8 per pair; host copies and their bytes; fans
+    assert len(ids) == 6 * 12 + 3 * 2 * 2 + 6  # 12 per pair (4 spread); host copies, bytes; fans
     assert not [i for i in ids if re.search(r"[3-7]->|->[3-7]|device [3-7]", i)]
     assert sum(x.startswith("SKIP  aggregate") for x in out) == 6  # criteria: 8 devices
 

@@ -253,8 +253,52 @@ def test_a_topology_file_declares_a_drop_as_any_fault(tmp_path) -> None:
         ({"kind": "transient", "share": 0}, r"share is in \(0, 1\]"),
         ({"kind": "transient", "share": 1.5}, r"share is in \(0, 1\]"),
         ({"kind": "transient", "factor": 0}, "factor must be positive"),
+        ({"kind": "transient", "per": "sample"}, r"fault per is point or copy, .*'sample'"),
+        ({"kind": "degrade", "link": [0, 1], "per": "copy"}, "only a transient fault's draw"),
     ],
 )
 def test_a_bad_transient_fault_is_refused(data, match) -> None:
     with pytest.raises(ValueError, match=match):
         as_faults([data])
+
+
+# ------------------------------------------------------------------ issue 39 (item 2)
+def _samples(faults: list[dict], seed: int = 0) -> dict[tuple[int, int], list[float]]:
+    """Each ordered pair's samples (GB/s) of one 64 MiB point, 6 samples of 1 copy each."""
+    with open_runtime("sim", "atlas800t-a2", seed=seed, faults=faults, announce=False) as rt:
+        rows = sweep_run(rt, pairs="2-5,5-2", sizes="64MiB", samples=6, progress=False).samples
+    return {
+        (int(s), int(d)): g.tolist() for (s, d), g in rows.groupby(["src", "dst"])["bandwidth_GBps"]
+    }
+
+
+def test_a_transient_drawn_per_copy_dips_some_samples_of_its_direction_only() -> None:
+    """per = "copy": some of 2->5's samples of one point run at 0.6, the others at full
+    rate (the spread a check judges); 5->2 is untouched; the same seed, the same dips."""
+    fault = [{"kind": "transient", "link": [2, 5], "factor": 0.6, "share": 0.5, "per": "copy"}]
+    healthy, dipped = _samples([]), _samples(fault)
+    assert dipped[(5, 2)] == healthy[(5, 2)]
+    ratio = [d / h for d, h in zip(dipped[(2, 5)], healthy[(2, 5)])]
+    low = [r for r in ratio if r < 0.9]
+    assert 0 < len(low) < len(ratio), ratio  # some samples, not all
+    assert all(r == pytest.approx(0.6, rel=0.02) for r in low)
+    assert all(r == pytest.approx(1.0, rel=1e-9) for r in ratio if r >= 0.9)
+    assert _samples(fault) == dipped
+    every = _samples([{**fault[0], "share": 1.0}])[(2, 5)]  # each copy once, not the point too
+    assert all(d / h == pytest.approx(0.6, rel=0.02) for d, h in zip(every, healthy[(2, 5)]))
+
+
+def test_a_topology_file_refuses_a_bad_per_at_its_line(tmp_path) -> None:
+    from ascend_p2p_lab.topology import load_topology_file
+    from ascend_p2p_lab.topology.presets import read_packaged
+
+    path = tmp_path / "a2-per.toml"
+    text = read_packaged("atlas800t-a2.toml") + '\n[[fault]]\nkind = "transient"\nper = "run"\n'
+    path.write_text(text, encoding="utf-8")
+    line = text.count("\n")  # the per line is the file's last
+    with pytest.raises(ValueError) as exc:
+        load_topology_file(path)
+    assert str(exc.value).startswith(f"{path}:{line}: field 'fault[0].per'")
+    good = text.replace('per = "run"', 'per = "copy"\nlink = [2, 5]\nshare = 0.5')
+    path.write_text(good, encoding="utf-8")
+    assert load_topology_file(path).faults[0]["per"] == "copy"

@@ -132,4 +132,12 @@ MUTANTS: list[Mutant] = [
         "an interrupted model is kept, and later criteria of the preset read it",
         ("tests/check/test_derive.py::test_an_interrupted_model_is_not_kept",),
     ),
+    M(
+        "check.derive.preset_jitter_lost",
+        "check/derive.py",
+        "    jitter = float(topo.jitter)  # type: ignore[attr-defined]",
+        "    jitter = 0.0",
+        "criteria from a preset lose its jitter: no spread criterion is derived",
+        ("tests/check/test_spread.py", "tests/check/test_derive.py"),
+    ),
 ]

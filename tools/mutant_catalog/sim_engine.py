@@ -15,6 +15,14 @@ TESTS = (
 
 MUTANTS: list[Mutant] = [
     M(
+        "sim.engine.copy_dip_dropped",
+        "sim/engine.py",
+        "        scale = self.next_factor() if self.dip is None else self._factor(resources)  # hot",
+        "        scale = self.next_factor()",
+        "an async copy over a link with a per-copy transient dip runs at full speed",
+        ("tests/sim/test_faults.py",),
+    ),
+    M(
         "sim.engine.slack_always",
         "sim/fluid.py",
         ("return all(demand[r] <= rate(r) for r, n in users.items() if n > 1)"),
@@ -96,8 +104,8 @@ MUTANTS: list[Mutant] = [
     M(
         "sim.engine.blocking_direct_while_busy",
         "sim/engine.py",
-        ("        if not self._busy:\n            scale = self.next_factor()"),
-        ("        if True:\n            scale = self.next_factor()"),
+        ("        if not self._busy:\n            scale = self._factor(resources)"),
+        ("        if True:\n            scale = self._factor(resources)"),
         ("a blocking copy runs alone while async copies that share its link are pending"),
         (
             "tests/sim/test_memory.py",
@@ -107,7 +115,7 @@ MUTANTS: list[Mutant] = [
     M(
         "sim.engine.blocking_direct_unjittered",
         "sim/engine.py",
-        ("            scale = self.next_factor()  # the draw enqueue_copy would make\n"),
+        ("            scale = self._factor(resources)  # the draw enqueue_copy would make\n"),
         "            scale = 1.0\n",
         "a blocking copy on an idle engine loses its jitter draw",
         (

@@ -24,8 +24,8 @@ MUTANTS: list[Mutant] = [
     M(
         "sim.injector.transient_every_pass",
         "sim/injector.py",
-        "            if f.nth is not None and f.nth != n:",
-        "            if False:",
+        '            if (f.nth is not None and f.nth != n) or f.per == "copy":',
+        '            if f.per == "copy":',
         "a transient fault meant for one pass dips every pass of its point",
         ("tests/sim/test_faults.py",),
     ),
@@ -36,5 +36,21 @@ MUTANTS: list[Mutant] = [
         'f"transient/{i}/{key}/{src}-{dst}"',
         "a transient fault's draw ignores the pass (a dipped point dips again when measured again)",
         ("tests/sim/test_faults.py",),
+    ),
+    M(
+        "sim.injector.copy_dip_also_pointwide",
+        "sim/injector.py",
+        '            if (f.nth is not None and f.nth != n) or f.per == "copy":',
+        "            if f.nth is not None and f.nth != n:",
+        "a transient fault drawn per copy dips the whole point as well (its copies twice)",
+        ("tests/sim/test_faults.py",),
+    ),
+    M(
+        "sim.injector.copy_dip_either_direction",
+        "sim/injector.py",
+        'if r[0] != "link" or (f.link is not None and r[1:] != f.link):',
+        'if r[0] != "link" or (f.link is not None and set(r[1:]) != set(f.link)):',
+        "a per-copy transient dip on 2->5 dips the copies 5->2 as well",
+        ("tests/sim/test_faults.py", "tests/check/test_spread.py"),
     ),
 ]
