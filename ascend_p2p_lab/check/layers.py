@@ -43,7 +43,7 @@ Example:
     ... basis = "site: a slower riser"
     ... ''', "site.toml")
     >>> c = stack(base, site)
-    >>> [(r.value, r.file, r.line) for r in c.table.itertuples()]
+    >>> [(r.value, r.file, int(r.line)) for r in c.table.itertuples()]
     [(20.0, 'model.toml', 6), (15.0, 'site.toml', 3)]
     >>> c.meta["layers"]
     ['model.toml', 'site.toml']
