@@ -46,7 +46,7 @@ Example:
     >>> [(r.value, r.file, int(r.line)) for r in c.table.itertuples()]
     [(20.0, 'model.toml', 6), (15.0, 'site.toml', 3)]
     >>> c.meta["layers"]
-    ['model.toml', 'site.toml']
+    ['file model.toml', 'file site.toml']
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def stack(base: Criteria, doc: Document) -> Criteria:
         **base.meta,
         **{k: top.meta[k] for k in ("links_at", "topology_rows", "verification_at") if k in top.meta},
         "path": top.meta["path"],
-        "layers": [*base.meta.get("layers", [_name(base)]), top.meta["path"]],
+        "layers": [*base.meta.get("layers", [_name(base)]), *top.meta["layers"]],
         "severity_at": {**base.meta.get("severity_at", {}), **top.meta["severity_at"]},
     }
     return dataclasses.replace(

@@ -44,10 +44,7 @@ JUDGED = (PASS, WARN, FAIL)
 #: the columns :func:`grade` adds
 GRADE_COLUMNS = ("severity", "action", "criteria_source")
 
-_RETEST = (
-    "stop NPU Exporter or CCAE polling and msprof first (they take link bandwidth and skew "
-    "DMI's figures)"
-)
+_RETEST = "NPU Exporter or CCAE polling and msprof stopped: they take link bandwidth"
 #: per kind: the default action ({src}, {dst}, {device}, {link}, {group}, {direction},
 #: {size} filled from the item)
 ACTIONS = {
