@@ -157,6 +157,8 @@ def load_layers(
 
 
 def _as_layer(model: Criteria) -> Criteria:
-    """The packaged model as the bottom layer: its name in ``layers``."""
+    """The packaged model as the bottom layer: its name in ``layers`` and as the source
+    of each of its bars (they have no file line)."""
     name = model.source or model.name
-    return dataclasses.replace(model, meta={**model.meta, "layers": [name]})
+    table = model.table.assign(file=model.table["file"].where(model.table["file"].notna(), name))
+    return dataclasses.replace(model, table=table, meta={**model.meta, "layers": [name]})

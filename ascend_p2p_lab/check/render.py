@@ -212,7 +212,7 @@ def to_json(
     status, n = overall(items)
     if points_lost or failed:
         status = "FAIL"
-    judged = int(items["status"].isin(JUDGED).sum())
+    judged = int(sum(items["status"].isin(JUDGED)))
     return {
         "status": status,
         "verdict": verdict_of(items, points_lost, failed),

@@ -178,13 +178,14 @@ def _sources(
     file, line = _column(items, "file"), _column(items, "line")
     out = []
     for kind, f, n, src in zip(items["kind"], file, line, _column(items, "src")):
-        if isinstance(f, str) and f and not pd.isna(n):
-            out.append(f"{f}:{int(n)}")
+        if isinstance(f, str) and f:
+            out.append(f if pd.isna(n) else f"{f}:{int(n)}")
         elif kind in rows and not pd.isna(src):
             path, lines = rows[kind]
             out.append(f"{path}:{lines[int(src)]}")
-        elif kind == "verification" and verification_at is not None:
-            out.append(f"{verification_at[0]}:{verification_at[1]}")
+        elif kind == "verification":
+            at = verification_at
+            out.append(f"{source} (default)" if at is None else f"{at[0]}:{at[1]}")
         else:
             out.append(source)
     return out
@@ -204,7 +205,7 @@ def graded(items: pd.DataFrame, criteria: Any) -> pd.DataFrame:
     return grade(
         items,
         severity=criteria.severity,
-        source=str(criteria.source or criteria.name or "the criteria"),
+        source=str(criteria.source or meta.get("path") or criteria.name or "the criteria"),
         topology_rows=meta.get("topology_rows"),
         verification_at=meta.get("verification_at"),
     )

@@ -25,7 +25,7 @@ MUTANTS: list[Mutant] = [
     M(
         "cli.cmd_check.exit_zero",
         "cli/cmd_check.py",
-        'return EXIT_FAILED if result.status == "FAIL" else EXIT_OK',
+        "return EXIT_FAILED if failing else EXIT_OK",
         "return EXIT_OK",
         "check exits 0 when an item failed",
         TESTS,
