@@ -33,8 +33,8 @@ from ..schema import FANOUT_PATTERNS
 from .attempts import check_attempts, measure_again, settle
 from .criteria import Criteria, CriteriaError, criteria_from_text, load_criteria
 from .derive import criteria_from_measured, criteria_from_preset
-from .plan import Needs, Work, measurements, needs_of
 from .layers import load_layers
+from .plan import Needs, Work, measurements, needs_of
 from .render import junit_xml, table_text, to_json
 from .run import Measured, peer_table, run_measurements
 from .severity import verdict_of

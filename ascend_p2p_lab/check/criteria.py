@@ -359,8 +359,8 @@ def _criteria(doc: Document, base: Criteria | None = None) -> Criteria:
     ]
     _no_duplicates(doc, records)
     severity = {k: v for k in SEVERITY_KINDS if (v := getattr(file.severity, k)) is not None}
-    meta: dict[str, Any] = {"path": doc.source, "overlay": file.overlay, "layers": [f"file {doc.source}"]}
-    meta["given"] = set(doc.data)
+    meta: dict[str, Any] = {"path": doc.source, "overlay": file.overlay, "given": set(doc.data)}
+    meta["layers"] = [f"file {doc.source}"]
     meta["severity_at"] = {k: (doc.source, doc.line(("severity", k))) for k in severity}
     if "verification" in doc.data:
         meta["verification_at"] = (doc.source, doc.line(("verification",)))

@@ -112,6 +112,4 @@ def host_verdicts(
     hosts: list[str], failing: Mapping[str, Any], warned: Mapping[str, Any]
 ) -> dict[str, str]:
     """Per host its verdict: FAIL (a failing item), WARN (only warned items) or PASS."""
-    return {
-        h: FAIL if h in failing else WARN if h in warned else "PASS" for h in sorted(hosts)
-    }
+    return {h: FAIL if h in failing else WARN if h in warned else "PASS" for h in sorted(hosts)}

@@ -71,6 +71,8 @@ __all__ = ["criteria_from_text", "is_overlay", "load_layers", "overlay_doc", "st
 
 #: top-level keys a layer that writes them overrides
 _SCALARS = ("name", "description", "source", "samples", "fraction")
+#: where a layer's topology and verification were set (meta keys), kept when it gives them
+_PLACES = ("links_at", "topology_rows", "verification_at")
 #: top-level keys a layer may not move: the bars below it hold at these sizes
 _SIZES = ("size_bytes", "latency_size_bytes")
 
@@ -115,7 +117,7 @@ def stack(base: Criteria, doc: Document) -> Criteria:
     verify = "verification" in given
     meta = {
         **base.meta,
-        **{k: top.meta[k] for k in ("links_at", "topology_rows", "verification_at") if k in top.meta},
+        **{k: top.meta[k] for k in _PLACES if k in top.meta},
         "path": top.meta["path"],
         "layers": [*base.meta.get("layers", [_name(base)]), *top.meta["layers"]],
         "severity_at": {**base.meta.get("severity_at", {}), **top.meta["severity_at"]},

@@ -288,9 +288,9 @@ def _case(suite: ET.Element, item: pd.Series, strict: bool) -> None:
     todo = f"\naction: {action}" if isinstance(action, str) and status in (FAIL, WARN) else ""
     if status == FAIL or (status == WARN and strict):
         kind = "warn" if status == WARN else str(item["kind"])
-        failure = ET.SubElement(
-            case, "failure", message=f"{status} {item['id']}: {measured_text(item)}", type=kind
-        )
+        said = f"{item['id']}: {measured_text(item)}"
+        message = said if status == FAIL else f"WARN {said}"
+        failure = ET.SubElement(case, "failure", message=message, type=kind)
         failure.text = text + why + todo
     elif status == WARN:
         message = f"WARN {item['id']}: {measured_text(item)}"

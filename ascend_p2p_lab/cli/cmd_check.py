@@ -355,7 +355,8 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
             )
         )
     if args.junit_xml is not None:
-        args.junit_xml.write_text(junit_xml(items, lost, result.measured.failed, strict=args.strict))
+        xml = junit_xml(items, lost, result.measured.failed, strict=args.strict)
+        args.junit_xml.write_text(xml)
     if args.out is not None:
         _save(result, args.out, to_json(items, lost, **extra))
     delivered.say()

@@ -151,8 +151,8 @@ def add(sub: Any) -> None:
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     """Every input checked before a cluster starts: (sweep options, targets or hosts)."""
     from ..check.attempts import ONE_PASS, check_attempts
-    from ..check.layers import load_layers
     from ..check.fleetitems import fleet_options
+    from ..check.layers import load_layers
     from ..comparison import check_threshold
     from ..fleet.survey import check_fleet_out
     from ..measure.spec import check_sampling

@@ -170,8 +170,9 @@ def test_cli_fleet_a_host_with_only_warned_items_is_warn(criteria, tmp_path, cap
     pytest.importorskip("distributed")
     crit, warn = tmp_path / "a2.toml", tmp_path / "warn.toml"
     crit.write_text(to_toml(criteria))
-    warn.write_text('schema_version = 1\noverlay = true\n[severity]\nbandwidth = "warn"\n'
-                    'aggregate = "warn"\n')
+    warn.write_text(
+        'schema_version = 1\noverlay = true\n[severity]\nbandwidth = "warn"\naggregate = "warn"\n'
+    )
     argv = ["fleet", "--local", "2", "--degrade", "sim-1:2-5:0.5", "--threshold", "0.4"]
     argv += ["--criteria", str(crit), "--criteria", str(warn), "--sizes", "1MiB"]
     argv += ["--samples", "2", "--no-progress", "--format", "json"]

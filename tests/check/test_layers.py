@@ -37,8 +37,9 @@ def measured(tmp_path_factory):
     """The model of the A2 and what a check of the degraded A2 measured (once)."""
     folder = tmp_path_factory.mktemp("layers")
     model = criteria_from_preset("atlas800t-a2", fraction=0.9)
-    topo = load_topology_file(a2_file(folder, "a2-degrade", ['kind = "degrade"\n'
-                                                             f"link = [{A}, {B}]\nfactor = 0.5"]))
+    topo = load_topology_file(
+        a2_file(folder, "a2-degrade", [f'kind = "degrade"\nlink = [{A}, {B}]\nfactor = 0.5'])
+    )
     with open_runtime("sim", topology=topo) as rt:
         result = run_check(rt, model)
     return model, result.measured, folder
@@ -109,7 +110,8 @@ basis = "host: the riser was replaced"
 
 def test_an_overlay_with_nothing_under_it_is_refused_at_its_file(tmp_path):
     site = write(tmp_path, "site.toml", SITE)
-    with pytest.raises(CriteriaError, match=r"site.toml:\d+: field 'topology': missing: an overlay"):
+    match = r"site.toml:\d+: field 'topology': missing: an overlay"
+    with pytest.raises(CriteriaError, match=match):
         load_layers([site])
 
 

@@ -505,8 +505,9 @@ def test_check_warns_exits_0_and_1_with_strict_and_junit_skips_the_warned(
     capsys.readouterr()
     assert main(["check", *argv, "--failing", "--junit-xml", str(junit)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].endswith(f"criteria: file {base}, then file {warn} (each overriding the one "
-                           "before, bar by bar)")
+    assert out[0].endswith(
+        f"criteria: file {base}, then file {warn} (each overriding the one before, bar by bar)"
+    )
     assert out[-1] == "WARN (6 items)"
     assert "512 items: 506 passed, 0 failed, 6 warned, 0 skipped" in out
     assert f"-ds {A} -dd {B}" in "\n".join(out)  # the next step names the slow pair
@@ -520,8 +521,11 @@ def test_check_warns_exits_0_and_1_with_strict_and_junit_skips_the_warned(
     assert {(i["src"], i["dst"]) for i in warned if i["src"] is not None} == {(A, B)}
     assert {i["severity"] for i in warned} == {"warn"}
     assert all(i["criteria_source"].startswith(f"{base}:") for i in warned)
-    assert all(f"ascend-dmi --bw -t p2p -ds {A} -dd {B}" in i["action"] for i in warned
-               if i["kind"] == "bandwidth")
+    assert all(
+        f"ascend-dmi --bw -t p2p -ds {A} -dd {B}" in i["action"]
+        for i in warned
+        if i["kind"] == "bandwidth"
+    )
     cases = ET.parse(junit).getroot().iter("testcase")
     skipped = {c.get("name"): c.find("skipped") for c in cases if c.find("skipped") is not None}
     assert {k for k, s in skipped.items() if s.get("type") == "warn"} == {i["id"] for i in warned}

@@ -26,8 +26,8 @@ MUTANTS: list[Mutant] = [
     M(
         "check.severity.table_ignored",
         "check/severity.py",
-        "    by_kind = out[\"kind\"].map(lambda k: severity.get(str(k), FAIL_SEVERITY))",
-        "    by_kind = out[\"kind\"].map(lambda k: FAIL_SEVERITY)",
+        '    by_kind = out["kind"].map(lambda k: severity.get(str(k), FAIL_SEVERITY))',
+        '    by_kind = out["kind"].map(lambda k: FAIL_SEVERITY)',
         "a [severity] table is ignored: every item without its own is fail",
         TESTS,
     ),

@@ -42,8 +42,8 @@ MUTANTS: list[Mutant] = [
     M(
         "cli.cmd_fleet.warn_host_fails",
         "cli/cmd_fleet.py",
-        "    status = max(verdict[\"exit_status\"], 1 if failing or (warned and strict) else 0)",
-        "    status = max(verdict[\"exit_status\"], 1 if failing or warned else 0)",
+        '    status = max(verdict["exit_status"], 1 if failing or (warned and strict) else 0)',
+        '    status = max(verdict["exit_status"], 1 if failing or warned else 0)',
         "a fleet whose hosts only warn exits 1 without --strict",
         ("tests/check/test_fleetitems.py",),
     ),
