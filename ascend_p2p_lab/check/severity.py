@@ -76,8 +76,8 @@ ACTIONS = {
         "its CPU affinity in `npu-smi info -t topo`"
     ),
     "aggregate": (
-        "a fan-out or card aggregate is slow ({where}): the pair items of this check say "
-        "which link; retest those pairs with `ascend-dmi --bw -t p2p -ds SRC -dd DST`, card "
+        "a fan-out or card aggregate is slow: the pair items of this check say which "
+        "link; retest those pairs with `ascend-dmi --bw -t p2p -ds SRC -dd DST`, card "
         "to card with `ascend-dmi --bw -t p2p -m card` (A3), the server with `ascend-dmi "
         "--dg -i bandwidth`"
     ),
