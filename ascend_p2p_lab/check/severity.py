@@ -108,7 +108,7 @@ def _word(v: Any) -> str:
     return str(int(v))
 
 
-def _where(item: Mapping[str, Any]) -> str:
+def _place(item: Mapping[str, Any]) -> str:
     for key in ("device", "group"):
         v = item.get(key)
         if isinstance(v, str) or (v is not None and not pd.isna(v)):
@@ -129,7 +129,7 @@ def action_of(item: Mapping[str, Any]) -> str:
         group=_word(item.get("group")),
         direction=_word(item.get("direction")),
         size=_word(size) if size is not None and not pd.isna(size) else "67108864",
-        where=_where(item),
+        where=_place(item),
         retest=_RETEST,
     )
 
