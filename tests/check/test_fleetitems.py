@@ -175,8 +175,13 @@ def test_cli_fleet_a_host_with_only_warned_items_is_warn(criteria, tmp_path, cap
     )
     argv = ["fleet", "--local", "2", "--degrade", "sim-1:2-5:0.5", "--threshold", "0.4"]
     argv += ["--criteria", str(crit), "--criteria", str(warn), "--sizes", "1MiB"]
-    argv += ["--samples", "2", "--no-progress", "--format", "json"]
-    status = main([*argv, *(["--strict"] if strict else [])])
+    argv += ["--samples", "2", "--no-progress"]
+    if not strict:  # the table: the warned items apart from the failing ones
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert f"criteria {crit}, {warn}: warned (severity warn) items per host:\n  sim-1: " in out
+        assert "failing items per host" not in out
+    status = main([*argv, "--format", "json", *(["--strict"] if strict else [])])
     data = json.loads(capsys.readouterr().out)
     assert status == (1 if strict else 0) and data["outliers"] == []
     got = data["criteria"]
