@@ -5,7 +5,9 @@
 - :mod:`.derive`: criteria from a known-good run, or from a preset's model, x a fraction;
 - :mod:`.plan`: the one function that turns criteria into measurement work;
 - :mod:`.run`: the peer table and the sweeps, on a runtime;
+- :mod:`.layers`: several criteria files stacked, later ones overriding key by key;
 - :mod:`.verdict`: pure pandas, one row per item (and host, for a fleet);
+- :mod:`.severity`: each item's severity (fail or warn), action and criteria source;
 - :mod:`.attempts`: n-of-m, a failing item measured again before it fails;
 - :mod:`.render`: lines, JSON and JUnit XML.
 
@@ -31,9 +33,11 @@ from ..schema import FANOUT_PATTERNS
 from .attempts import check_attempts, measure_again, settle
 from .criteria import Criteria, CriteriaError, criteria_from_text, load_criteria
 from .derive import criteria_from_measured, criteria_from_preset
+from .layers import load_layers
 from .plan import Needs, Work, measurements, needs_of
 from .render import junit_xml, table_text, to_json
 from .run import Measured, peer_table, run_measurements
+from .severity import verdict_of
 from .verdict import evaluate, overall, points_lost
 from .writer import to_toml
 
@@ -53,6 +57,7 @@ __all__ = [
     "evaluate",
     "junit_xml",
     "load_criteria",
+    "load_layers",
     "measurements",
     "needs_of",
     "overall",
@@ -76,10 +81,10 @@ class CheckResult:
 
     @property
     def status(self) -> str:
-        """PASS when no item failed, no sample was lost and the measurements ran to their
-        end, else FAIL."""
-        failed = self.points_lost or self.measured.failed
-        return "FAIL" if failed or overall(self.items)[0] == "FAIL" else "PASS"
+        """The verdict: FAIL when an item of severity fail failed, a sample was lost, the
+        measurements stopped early or no item was judged; else WARN when an item of
+        severity warn failed; else PASS (:func:`.severity.verdict_of`)."""
+        return verdict_of(self.items, self.points_lost, self.measured.failed)
 
 
 def run_check(

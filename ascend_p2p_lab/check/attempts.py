@@ -33,6 +33,7 @@ from ..runtime import AclError, Runtime
 from ..schema import LATENCY_PATTERN, PAIR_PATTERN
 from .criteria import Criteria
 from .plan import Work
+from .severity import FAILED_STATE, FAILING
 from .verdict import FAIL, PASS, evaluate
 
 #: item kinds that are measured, so a failure may be noise worth measuring again
@@ -63,7 +64,7 @@ def settle(
     not return counts as failed). Adds ``attempts`` and ``failures``."""
     check_attempts(attempts, fail_at)
     items = first.copy()
-    failed = (items["status"] == FAIL).to_numpy()
+    failed = items["status"].isin(FAILING).to_numpy()  # a warned item is measured again too
     items["attempts"] = 1
     items["failures"] = failed.astype(int)
     passes = pd.Series(0, index=items.index)
@@ -86,7 +87,7 @@ def settle(
         items.loc[open_.index, "reason"] = latest["reason"].where(~lost, "not measured again")
         todo = todo & (items["failures"] < fail_at).to_numpy() & (passes < need).to_numpy()
     settled_fail = items["failures"] >= fail_at
-    items.loc[settled_fail, "status"] = FAIL
+    items.loc[settled_fail, "status"] = _failed_state(items[settled_fail])
     items.loc[~settled_fail & (passes >= need), "status"] = PASS
     again_ = items["attempts"] > 1
     note = items["failures"].astype(str) + " of " + items["attempts"].astype(str)
@@ -95,6 +96,13 @@ def settle(
         again_
     ] + " attempts failed"
     return items
+
+
+def _failed_state(items: pd.DataFrame) -> pd.Series:
+    """FAIL, or WARN for an item of severity warn (:mod:`.severity`)."""
+    if "severity" not in items:
+        return pd.Series(FAIL, index=items.index, dtype=object)
+    return items["severity"].map(FAILED_STATE).fillna(FAIL)
 
 
 def retry_work(work: Sequence[Work], open_items: pd.DataFrame) -> list[Work]:
@@ -177,7 +185,7 @@ def merge_attempts(items: pd.DataFrame, per_host: dict[str, pd.DataFrame]) -> pd
     and ``failures``."""
     out = items.copy()
     out["attempts"] = 1
-    out["failures"] = (out["status"] == FAIL).astype(int)
+    out["failures"] = out["status"].isin(FAILING).astype(int)
     frames = [f.assign(host=h) for h, f in per_host.items() if f is not None and len(f)]
     if not frames:
         return out

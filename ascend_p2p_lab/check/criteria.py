@@ -29,6 +29,14 @@ A criteria file is TOML with ``schema_version = 1``::
     [[spread]]                     # link or pair, direction, initiator, max_cv_percent:
                                    # the CV of a pair's samples (check/spread.py)
     [verification]                 # required = true: every copy's bytes must arrive intact
+    [severity]                     # per table: fail (the default) or warn, e.g.
+    latency = "warn"               #   (peer_access, link_class, bandwidth, latency, host,
+                                   #   aggregate, collective, verification)
+    overlay = true                 # (top level) this file only overrides the bars of the
+                                   #   criteria before it (:mod:`.layers`): no [topology]
+
+Every entry of a numeric table may also say ``severity = "warn"`` (over its table's) and
+``action = "..."`` (what an operator does next, over the item's default: :mod:`.severity`).
 
 :func:`load_criteria` reads the file through :mod:`..typedfile` and refuses a bad one
 with :class:`CriteriaError`: ``FILE:LINE: field 'x.y': why`` (the line of the key, the
@@ -102,6 +110,39 @@ TABLE_COLUMNS = (
     "line",
     "operation",
     "size_bytes",
+    "severity",
+    "action",
+    "file",
+)
+#: What makes two entries the same item's bar (a second one in a file is refused; a later
+#: layer's replaces an earlier layer's: :mod:`.layers`).
+ENTRY_KEYS = (
+    "kind",
+    "link",
+    "src",
+    "dst",
+    "device",
+    "senders",
+    "receivers",
+    "pattern",
+    "direction",
+    "initiator",
+    "operation",
+    "size_bytes",
+)
+#: An item's severity: a failing ``fail`` item fails the check, a ``warn`` item warns.
+SEVERITIES = ("fail", "warn")
+#: The kinds a ``[severity]`` table may name.
+SEVERITY_KINDS = (
+    "peer_access",
+    "link_class",
+    "bandwidth",
+    "latency",
+    "host",
+    "aggregate",
+    "collective",
+    "verification",
+    "spread",
 )
 
 
@@ -121,7 +162,14 @@ class _TopologyTable(_Table):
     peer_access: list[list[Any]]
 
 
-class _Bandwidth(_Table):
+class _Judged(_Table, kw_only=True):
+    """An entry of a numeric table: its bar, and how a failure of it counts."""
+
+    severity: Literal[SEVERITIES] | None = None  # type: ignore[valid-type]
+    action: Text | None = None
+
+
+class _Bandwidth(_Judged, kw_only=True):
     direction: Literal[DIRECTIONS]  # type: ignore[valid-type]
     initiator: Literal[PAIR_INITIATORS]  # type: ignore[valid-type]
     min_GBps: Positive
@@ -129,33 +177,33 @@ class _Bandwidth(_Table):
     pair: tuple[Whole, Whole] | None = None
 
 
-class _Latency(_Table):
+class _Latency(_Judged, kw_only=True):
     max_us: Positive
     link: LinkName | None = None
     pair: tuple[Whole, Whole] | None = None
 
 
-class _Host(_Table):
+class _Host(_Judged, kw_only=True):
     direction: Literal[HOST_DIRECTIONS]  # type: ignore[valid-type]
     min_GBps: Positive
     device: Whole | None = None
 
 
-class _Aggregate(_Table):
+class _Aggregate(_Judged, kw_only=True):
     pattern: Literal[JUDGED_AGGREGATES]  # type: ignore[valid-type]
     min_GBps: Positive
     device: Whole | None = None
     group: Text | None = None
 
 
-class _Collective(_Table):
+class _Collective(_Judged, kw_only=True):
     operation: Literal[OPERATIONS]  # type: ignore[valid-type]
     min_busbw_GBps: Positive
     size_bytes: Counting | None = None
     size: Text | None = None
 
 
-class _Spread(_Table):
+class _Spread(_Judged, kw_only=True):
     direction: Literal[DIRECTIONS]  # type: ignore[valid-type]
     initiator: Literal[PAIR_INITIATORS]  # type: ignore[valid-type]
     max_cv_percent: Positive
@@ -168,9 +216,19 @@ class _Verification(_Table):
     basis: Text = "every copy's bytes must arrive intact"
 
 
+_Severity = msgspec.defstruct(
+    "_Severity",
+    [(k, Literal[SEVERITIES] | None, None) for k in SEVERITY_KINDS],  # type: ignore[valid-type]
+    forbid_unknown_fields=True,
+    kw_only=True,
+)
+
+
 class _CriteriaFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     schema_version: int
-    topology: _TopologyTable
+    topology: _TopologyTable | None = None
+    overlay: bool = False
+    severity: _Severity = msgspec.field(default_factory=_Severity)  # type: ignore[valid-type]
     name: str = ""
     description: str = ""
     source: str = ""
@@ -216,6 +274,8 @@ class Criteria:
     verification: bool = True
     verification_basis: str = "every copy's bytes must arrive intact"
     description: str = ""
+    #: per kind, the severity of its items when their entry says none (absent: fail)
+    severity: dict[str, str] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -276,7 +336,10 @@ def criteria_from_text(text: str, source: str = "<text>") -> Criteria:
     return _criteria(Document.from_text(text, source, error=CriteriaError))
 
 
-def _criteria(doc: Document) -> Criteria:
+def _criteria(doc: Document, base: Criteria | None = None) -> Criteria:
+    """The criteria of one file; an ``overlay = true`` file (no [topology] needed) is read
+    on the devices and link classes of ``base``, the criteria below it (:mod:`.layers`
+    stacks them)."""
     if "schema_version" not in doc.data:
         raise doc.fail(
             ("schema_version",),
@@ -288,19 +351,46 @@ def _criteria(doc: Document) -> Criteria:
     )
     if problem:
         raise doc.fail(("schema_version",), problem)
-    links = _matrix(doc, file.topology.links, "links", len(file.topology.links), _link_cell)
-    peer = _matrix(doc, file.topology.peer_access, "peer_access", len(links), _peer_cell)
+    if file.topology is None and not (file.overlay and base is not None):
+        raise doc.fail(
+            ("topology",),
+            "missing (a file that only overrides bars of the criteria before it says "
+            "overlay = true, after a complete one)"
+            if not file.overlay
+            else "missing: an overlay = true file overrides the criteria before it; give a "
+            "complete criteria file (or none: the preset's model) first",
+        )
+    if file.topology is None:
+        links, peer = [list(r) for r in base.links], None  # type: ignore[union-attr]
+    else:
+        links = _matrix(doc, file.topology.links, "links", len(file.topology.links), _link_cell)
+        peer = _matrix(doc, file.topology.peer_access, "peer_access", len(links), _peer_cell)
     records = [
         _entry(doc, table, k, entry, links)
         for table in _TABLES
         for k, entry in enumerate(getattr(file, table))
     ]
     _no_duplicates(doc, records)
+    severity = {k: v for k in SEVERITY_KINDS if (v := getattr(file.severity, k)) is not None}
+    meta: dict[str, Any] = {"path": doc.source, "overlay": file.overlay, "given": set(doc.data)}
+    meta["layers"] = [f"file {doc.source}"]
+    meta["severity_at"] = {k: (doc.source, doc.line(("severity", k))) for k in severity}
+    if "verification" in doc.data:
+        meta["verification_at"] = (doc.source, doc.line(("verification",)))
+    if peer is not None:
+        meta["links_at"] = (doc.source, doc.line(("topology", "links")))
+        meta["topology_rows"] = {
+            kind: (doc.source, [doc.line(("topology", key, i)) for i in range(len(links))])
+            for kind, key in (("link_class", "links"), ("peer_access", "peer_access"))
+        }
+    topology = file.topology
     return Criteria(
         links=tuple(tuple(row) for row in links),
-        peer_access=tuple(tuple(v == 1 for v in row) for row in peer),
+        peer_access=base.peer_access  # type: ignore[union-attr]
+        if peer is None
+        else tuple(tuple(v == 1 for v in row) for row in peer),
         table=make_table(records),
-        topology_basis=file.topology.basis,
+        topology_basis=base.topology_basis if topology is None else topology.basis,  # type: ignore[union-attr]
         name=file.name,
         source=file.source,
         description=file.description,
@@ -310,7 +400,8 @@ def _criteria(doc: Document) -> Criteria:
         fraction=file.fraction,
         verification=file.verification.required,
         verification_basis=file.verification.basis,
-        meta={"path": doc.source, "links_at": (doc.source, doc.line(("topology", "links")))},
+        severity=severity,
+        meta=meta,
     )
 
 
@@ -363,6 +454,9 @@ def _entry(doc: Document, table: str, k: int, entry: Any, links: list[list[Any]]
         "unit": unit,
         "basis": entry.basis,
         "line": doc.line(at),
+        "severity": entry.severity,
+        "action": entry.action,
+        "file": doc.source,
     }
     for key in ("direction", "initiator", "pattern", "operation"):
         if hasattr(entry, key):
@@ -436,23 +530,7 @@ def _link_or_pair(
 def _no_duplicates(doc: Document, records: list[dict[str, Any]]) -> None:
     seen: dict[tuple[Any, ...], int | None] = {}
     for k, rec in enumerate(records):
-        key = tuple(
-            rec.get(c)
-            for c in (
-                "kind",
-                "link",
-                "src",
-                "dst",
-                "device",
-                "senders",
-                "receivers",
-                "pattern",
-                "direction",
-                "initiator",
-                "operation",
-                "size_bytes",
-            )
-        )
+        key = tuple(rec.get(c) for c in ENTRY_KEYS)
         if key in seen:
             index = sum(1 for r in records[:k] if r["kind"] == rec["kind"])
             raise doc.fail(

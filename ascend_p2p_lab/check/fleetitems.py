@@ -14,6 +14,8 @@ Example:
     ...                              "can_access_peer": [True, False]})}
     >>> failing_by_host(fleet_items(c, None, probes))
     {'a': ['peer_access 1->0']}
+    >>> warned_by_host(fleet_items(c, None, probes))  # peer_access is of severity fail
+    {}
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ..schema import CARD_PATTERNS, PAIR_PATTERNS
 from ..units import parse_sizes
 from .criteria import Criteria
 from .plan import needs_of
+from .severity import WARN
 from .verdict import FAIL, evaluate, overall
 
 #: the ordered pair alone, the pattern every host's sweep measures
@@ -96,3 +99,17 @@ def failing_by_host(
         if expected is not None and n is not None and int(n) != expected:
             out.setdefault(str(host), []).insert(0, f"device_count {n} / {expected}")
     return dict(sorted(out.items()))
+
+
+def warned_by_host(items: pd.DataFrame) -> dict[str, list[str]]:
+    """The warned items' ids per host (items of severity warn that failed; hosts with none
+    left out): a host with warned items and no failing one is WARN."""
+    warned = items[items["status"] == WARN]
+    return {str(h): list(g["id"]) for h, g in warned.groupby("host", sort=True)}
+
+
+def host_verdicts(
+    hosts: list[str], failing: Mapping[str, Any], warned: Mapping[str, Any]
+) -> dict[str, str]:
+    """Per host its verdict: FAIL (a failing item), WARN (only warned items) or PASS."""
+    return {h: FAIL if h in failing else WARN if h in warned else "PASS" for h in sorted(hosts)}

@@ -22,7 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from .verdict import FAIL, PASS, SKIP, overall
+from .severity import JUDGED, WARN, verdict_of
+from .verdict import FAIL, SKIP, overall
 
 #: the JUnit test suite's name, and the prefix of every test case's class name
 SUITE = "ascend-p2p-lab check"
@@ -51,6 +52,9 @@ JSON_KEYS = (
     "criteria_line",
     "attempts",
     "failures",
+    "severity",
+    "action",
+    "criteria_source",
 )
 _BOUND_WORD = {"min": "at least", "max": "at most", "eq": "equal to"}
 
@@ -76,8 +80,9 @@ def measured_text(item: pd.Series) -> str:
     return f"{_text(item['measured'], unit)} / {_text(item['criterion'], unit)}{shown}"
 
 
-def item_line(item: pd.Series) -> str:
-    """One item: status, id, measured / criterion, and why (a skip, a loss)."""
+def item_line(item: pd.Series, *, verbose: bool = False) -> str:
+    """One item: status, id, measured / criterion, and why (a skip, a loss); ``verbose``:
+    and where its bar was set (``[FILE:LINE]``)."""
     line = f"{item['status']:4s}  {item['id']:<40s}  {measured_text(item)}"
     host = item.get("host")
     if isinstance(host, str):
@@ -85,13 +90,16 @@ def item_line(item: pd.Series) -> str:
     reason = item.get("reason")
     if isinstance(reason, str) and reason:
         line += f"  ({reason})"
+    source = item.get("criteria_source")
+    if verbose and isinstance(source, str):
+        line += f"  [{source}]"
     return line
 
 
 def summary_line(items: pd.DataFrame, points_lost: int = 0, failed: str | None = None) -> str:
-    """``PASS``, or ``FAIL (n items)`` (or the samples lost, or the measurements stopped
-    early, when no item failed; or ``FAIL (no item judged: ...)`` when every item was
-    skipped)."""
+    """``PASS``, ``WARN (n items)`` (only items of severity warn failed) or ``FAIL (n
+    items)`` (or the samples lost, or the measurements stopped early, when no item failed;
+    or ``FAIL (no item judged: ...)`` when every item was skipped)."""
     status, n = overall(items)
     text = "PASS" if status == "PASS" else f"FAIL ({n} item{'s' if n != 1 else ''})"
     if status == "FAIL" and not n:
@@ -101,6 +109,9 @@ def summary_line(items: pd.DataFrame, points_lost: int = 0, failed: str | None =
         text = f"FAIL ({points_lost} samples lost)"
     if failed and text == "PASS":
         text = "FAIL (the measurements stopped early)"
+    warned = int(items["status"].eq(WARN).sum()) if "status" in items else 0
+    if text == "PASS" and warned:
+        text = f"WARN ({warned} item{'s' if warned != 1 else ''})"
     return text
 
 
@@ -132,22 +143,47 @@ def table_text(
     *,
     only_failing: bool = False,
     failed: str | None = None,
+    verbose: bool = False,
 ) -> str:
-    """Every item's line (or only the failing ones, and the skipped ones counted per kind
-    and reason), why the measurements stopped early (``failed``), then the summary."""
-    shown = items[items["status"] == FAIL] if only_failing else items
-    lines = [item_line(row) for _, row in shown.iterrows()]
+    """Every item's line (or only the failing and warned ones, and the skipped ones counted
+    per kind and reason), why the measurements stopped early (``failed``), what to do
+    next (:func:`action_lines`), then the summary; ``verbose``: each line ends with where
+    its bar was set."""
+    bad = items["status"].isin([FAIL, WARN])
+    shown = items[bad] if only_failing else items
+    lines = [item_line(row, verbose=verbose) for _, row in shown.iterrows()]
     if only_failing:
         lines += skip_lines(items)
+    warned = int((items["status"] == WARN).sum())
     lines.append(
         f"{len(items)} items: {int((items['status'] == 'PASS').sum())} passed, "
         f"{int((items['status'] == FAIL).sum())} failed, "
-        f"{int((items['status'] == SKIP).sum())} skipped"
+        + (f"{warned} warned, " if warned else "")
+        + f"{int((items['status'] == SKIP).sum())} skipped"
     )
     if failed:
         lines.append(f"the measurements stopped early: {failed} (the rows until then are judged)")
+    lines += action_lines(items)
     lines.append(summary_line(items, points_lost, failed))
     return "\n".join(lines)
+
+
+def action_lines(items: pd.DataFrame, at_most: int = 8) -> list[str]:
+    """What to do next: each distinct action of the failing, then the warned items, once,
+    with the items it is for (at most ``at_most`` actions, then how many more)."""
+    if "action" not in items:
+        return []
+    out = []
+    for state in (FAIL, WARN):
+        part = items[items["status"] == state]
+        for action, group in part.groupby("action", sort=False):
+            ids = list(dict.fromkeys(group["id"]))
+            named = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+            out.append(f"  {state.lower()}: {named}: {action}")
+    if not out:
+        return []
+    more = [f"  ... and {len(out) - at_most} more actions (--format json has each item's)"]
+    return ["next steps:", *out[:at_most], *(more if len(out) > at_most else [])]
 
 
 def _plain(v: Any) -> Any:
@@ -170,15 +206,18 @@ def records(items: pd.DataFrame) -> list[dict[str, Any]]:
 def to_json(
     items: pd.DataFrame, points_lost: int = 0, failed: str | None = None, **extra: Any
 ) -> dict[str, Any]:
-    """``{"status": "PASS"|"FAIL", "items": [...], ...}``: every item (``failed``: why the
-    measurements stopped early, which fails the check)."""
+    """``{"status": "PASS"|"FAIL", "verdict": "PASS"|"WARN"|"FAIL", "items": [...], ...}``:
+    every item (``failed``: why the measurements stopped early, which fails the check).
+    ``status`` is FAIL only when the verdict is (a WARN check's status is PASS)."""
     status, n = overall(items)
     if points_lost or failed:
         status = "FAIL"
-    judged = int(items["status"].isin([PASS, FAIL]).sum())
+    judged = int(sum(items["status"].isin(JUDGED)))
     return {
         "status": status,
+        "verdict": verdict_of(items, points_lost, failed),
         "failed_items": n,
+        "warned_items": int((items["status"] == WARN).sum()),
         "judged_items": judged,
         "points_lost": points_lost,
         "failed": failed,
@@ -188,17 +227,27 @@ def to_json(
 
 
 def junit_xml(
-    items: pd.DataFrame, points_lost: int = 0, failed: str | None = None, *, suite: str = SUITE
+    items: pd.DataFrame,
+    points_lost: int = 0,
+    failed: str | None = None,
+    *,
+    suite: str = SUITE,
+    strict: bool = False,
 ) -> str:
     """JUnit XML: one ``<testcase>`` per item, ``<failure>`` inside a failing one,
-    ``<skipped>`` inside a skipped one (what Jenkins, GitLab and GitHub read); and when
-    the check fails with no failing item (no item judged, samples lost, the measurements
-    stopped early), one more, ``verdict``, failing with the summary line: JUnit fails
-    where the table and the JSON do."""
+    ``<skipped>`` inside a skipped one (what Jenkins, GitLab and GitHub read); a warned
+    item (severity warn) is ``<skipped type="warn" message="WARN ...">`` with its text in
+    ``<system-out>``: shown apart, not failing the build, as pytest writes an xfail (with
+    ``strict``, as ``--strict`` exits 1, a ``<failure type="warn">``); and when the check
+    fails with no failing item (no item judged, samples lost, the measurements stopped
+    early), one more, ``verdict``, failing with the summary line: JUnit fails where the
+    table and the JSON do."""
     verdict = summary_line(items, points_lost, failed)
-    n_fail = int((items["status"] == FAIL).sum())
-    n_skip = int((items["status"] == SKIP).sum())
-    alone = verdict != "PASS" and not n_fail  # the verdict's own test case
+    status = items["status"]
+    failing = status.eq(FAIL) | (status.eq(WARN) & strict)
+    n_fail = int(failing.sum())
+    n_skip = int((status.eq(SKIP) | (status.eq(WARN) & (not strict))).sum())
+    alone = verdict.startswith("FAIL") and not n_fail  # the verdict's own test case
     tests, failures = str(len(items) + alone), str(n_fail + alone)
     root = ET.Element("testsuites", tests=tests, failures=failures, errors="0", skipped=str(n_skip))
     ts = ET.SubElement(
@@ -211,34 +260,46 @@ def junit_xml(
         skipped=str(n_skip),
     )
     for _, item in items.iterrows():
-        host = item.get("host")
-        prefix = f"{host}." if isinstance(host, str) else ""
-        case = ET.SubElement(
-            ts, "testcase", name=str(item["id"]), classname=f"{prefix}check.{item['kind']}"
-        )
-        text = (
-            f"{item['id']}: {measured_text(item)} "
-            f"(criterion: {_BOUND_WORD.get(item.get('bound'), '')} "
-            f"{_text(item['criterion'], item.get('unit'))}; basis: {_text(item.get('basis'))})"
-        )
-        if item["status"] == FAIL:
-            reason = item.get("reason")
-            failure = ET.SubElement(
-                case,
-                "failure",
-                message=f"{item['id']}: {measured_text(item)}",
-                type=str(item["kind"]),
-            )
-            failure.text = text + (f"\n{reason}" if isinstance(reason, str) else "")
-        elif item["status"] == SKIP:
-            ET.SubElement(case, "skipped", message=str(item.get("reason") or "skipped"))
-        else:
-            ET.SubElement(case, "system-out").text = text
+        _case(ts, item, strict)
     if alone:
         case = ET.SubElement(ts, "testcase", name="verdict", classname="check.verdict")
         ET.SubElement(case, "failure", message=verdict, type="verdict").text = verdict
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _case(suite: ET.Element, item: pd.Series, strict: bool) -> None:
+    """One item's ``<testcase>`` (see :func:`junit_xml`)."""
+    host = item.get("host")
+    prefix = f"{host}." if isinstance(host, str) else ""
+    case = ET.SubElement(
+        suite, "testcase", name=str(item["id"]), classname=f"{prefix}check.{item['kind']}"
+    )
+    text = (
+        f"{item['id']}: {measured_text(item)} "
+        f"(criterion: {_BOUND_WORD.get(item.get('bound'), '')} "
+        f"{_text(item['criterion'], item.get('unit'))}; basis: {_text(item.get('basis'))})"
+    )
+    source, action = item.get("criteria_source"), item.get("action")
+    if isinstance(source, str):
+        text += f"\ncriteria: {source}"
+    status, reason = item["status"], item.get("reason")
+    why = f"\n{reason}" if isinstance(reason, str) and reason else ""
+    todo = f"\naction: {action}" if isinstance(action, str) and status in (FAIL, WARN) else ""
+    if status == FAIL or (status == WARN and strict):
+        kind = "warn" if status == WARN else str(item["kind"])
+        said = f"{item['id']}: {measured_text(item)}"
+        message = said if status == FAIL else f"WARN {said}"
+        failure = ET.SubElement(case, "failure", message=message, type=kind)
+        failure.text = text + why + todo
+    elif status == WARN:
+        message = f"WARN {item['id']}: {measured_text(item)}"
+        ET.SubElement(case, "skipped", message=message, type="warn")
+        ET.SubElement(case, "system-out").text = text + why + todo
+    elif status == SKIP:
+        ET.SubElement(case, "skipped", message=str(item.get("reason") or "skipped"))
+    else:
+        ET.SubElement(case, "system-out").text = text
 
 
 def to_json_text(items: pd.DataFrame, points_lost: int = 0, **extra: Any) -> str:

@@ -58,6 +58,8 @@ from ..schema import (
 from ..vocab import INITIATOR_WORDS
 from . import collective, spread
 from .criteria import Criteria
+from .severity import GRADE_COLUMNS, JUDGED, graded
+from .severity import WARN as WARN
 
 #: What keys a card pair: its senders and its receivers (devices), never its label.
 CARD_KEYS = ("senders", "receivers")
@@ -180,12 +182,16 @@ def topology_items(
     return pd.concat([access, link], ignore_index=True).assign(link=m["expected_link"].tolist() * 2)
 
 
+#: what a bar carries to its items beyond its number (:mod:`.severity` reads them)
+_BAR = ["severity", "action", "file"]
+
+
 def _expected_pairs(criteria: Criteria, devices: Sequence[int] | None, kind: str) -> pd.DataFrame:
     """The criterion of every ordered pair for a per-pair kind: the pair's own, else
     that of its expected link class."""
     t = criteria.table[criteria.table["kind"] == kind]
     pairs = _pairs(criteria, devices).rename(columns={"expected_link": "link"})
-    cols = ["direction", "initiator", "bound", "value", "unit", "basis", "line"]
+    cols = ["direction", "initiator", "bound", "value", "unit", "basis", "line", *_BAR]
     by_class = pairs.merge(t[t["src"].isna()][["link", *cols]], on="link")
     own = t[t["src"].notna()][["src", "dst", *cols]].astype({"src": int, "dst": int})
     keys = ["src", "dst", "direction", "initiator"]
@@ -507,7 +513,7 @@ def evaluate(
             parts.append(verification_items(rows, devs, keys, criteria.verification_basis))
     parts = [p for p in parts if len(p)]
     if not parts:
-        return pd.DataFrame(columns=[*keys, *ITEM_COLUMNS])
+        return pd.DataFrame(columns=[*keys, *ITEM_COLUMNS, *GRADE_COLUMNS])
     items = pd.concat(parts, ignore_index=True)
     for c in ITEM_COLUMNS:
         if c not in items:
@@ -523,7 +529,8 @@ def evaluate(
             "criteria_line": "Int64",
         }
     )
-    return items[[*keys, *ITEM_COLUMNS]].reset_index(drop=True)
+    items = graded(items, criteria)  # severity, action, criteria_source; a warn item WARNs
+    return items[[*keys, *ITEM_COLUMNS, *GRADE_COLUMNS]].reset_index(drop=True)
 
 
 def points_lost(rows: pd.DataFrame | None) -> int:
@@ -536,7 +543,7 @@ def points_lost(rows: pd.DataFrame | None) -> int:
 def overall(items: pd.DataFrame) -> tuple[str, int]:
     """``("PASS", 0)`` or ``("FAIL", n failing items)``; a check that judged no item (every
     one skipped: a run with nothing the criteria bound) is ``("FAIL", 0)``, never a pass
-    on nothing."""
+    on nothing. Warned items do not fail (``severity.verdict_of`` says WARN)."""
     n = int((items["status"] == FAIL).sum())
-    judged = int(items["status"].isin([PASS, FAIL]).sum())
+    judged = int(items["status"].isin(JUDGED).sum())
     return ("FAIL" if n or not judged else "PASS"), n

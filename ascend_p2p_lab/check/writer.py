@@ -88,6 +88,9 @@ def _entry(kind: str, row: pd.Series) -> Any:
             out.add(key, value if isinstance(value, str) else int(value))
     out.add(_BOUND[kind], float(row["value"]))
     out.add("basis", row["basis"])
+    for key in ("severity", "action"):  # only where the entry said it (check/severity.py)
+        if isinstance(row.get(key), str):
+            out.add(key, row[key])
     return out
 
 
@@ -140,4 +143,6 @@ def to_toml(criteria: Criteria) -> str:
     verification.add("required", criteria.verification)
     verification.add("basis", criteria.verification_basis)
     doc.add("verification", verification)
+    if criteria.severity:  # per table: fail or warn
+        doc.add("severity", dict(criteria.severity))
     return tomlkit.dumps(doc)

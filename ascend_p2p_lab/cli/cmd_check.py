@@ -32,10 +32,12 @@ from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import (
     add_attempts,
     add_backend,
+    add_criteria_layers,
     add_delivery,
     add_history,
     add_progress,
     add_samples,
+    add_severity,
     subcommand,
 )
 
@@ -52,8 +54,10 @@ CHECK_HELP = (
 
 CHECK_EPILOG = f"""\
 exit status:
-  {EXIT_OK}    every item passed (skipped items say why)
-  {EXIT_FAILED}    an item failed, or a sample was lost (a runtime failure, a lost device)
+  {EXIT_OK}    PASS: every item passed (skipped items say why); or WARN: only items of
+       severity warn failed (without --strict)
+  {EXIT_FAILED}    FAIL: an item of severity fail failed, or a sample was lost (a runtime
+       failure, a lost device); or WARN with --strict
   {EXIT_USAGE}    bad input, found before any device work: arguments, a bad criteria file
        (FILE:LINE: why), criteria for another device count, output paths; with --run,
        a folder that is no run, or criteria at a size the run has no pair rows at
@@ -67,12 +71,7 @@ def add(sub: Any) -> None:
     p = subcommand(sub, NAME, CHECK_HELP)
     p.epilog = CHECK_EPILOG
     add_backend(p)
-    p.add_argument(
-        "--criteria",
-        type=Path,
-        default=None,
-        help="a criteria file (default: the server's preset's model x --fraction)",
-    )
+    add_criteria_layers(p, "the server's preset's model x --fraction")
     p.add_argument(
         "--run",
         type=Path,
@@ -119,6 +118,7 @@ def add(sub: Any) -> None:
         samples_default=f"the criteria's samples, {CHECK_SAMPLES} in derived ones",
     )
     add_attempts(p)
+    add_severity(p)
     add_history(p)
     add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
     p.add_argument(
@@ -153,9 +153,38 @@ def _outputs(args: argparse.Namespace) -> None:
 
 
 def _criteria(args: argparse.Namespace, run: Any = None) -> tuple[Any, str]:
-    """The criteria file, or the server's preset's model x --fraction (before device
-    work), and the server judged on, in words."""
-    from ..check import criteria_from_preset, load_criteria
+    """The criteria files stacked in order (``check.layers``; a first file with overlay =
+    true lies over the model), or the server's preset's model x --fraction (before
+    device work), and the server judged on, in words."""
+    from ..check.layers import load_layers
+    from .server import server_given, server_of
+    from .session import load_topology
+
+    if not args.criteria:
+        return _model(args, run)
+    modelled: list[str] = []
+
+    def model() -> Any:  # the packaged model, only when an overlay comes first
+        criteria, server = _model(args, run)
+        modelled.append(server)
+        return criteria
+
+    criteria = load_layers(args.criteria, model)
+    given = server_given(args, load_topology(args.topology))
+    if modelled:
+        return criteria, modelled[0]
+    if run is not None:
+        named = server_of(run.meta)
+        return criteria, given or named or f"the {criteria.device_count}-device server " + (
+            "the criteria describe"
+        )
+    return criteria, given or f"{DEFAULT_PRESET} (preset, the default)"
+
+
+def _model(args: argparse.Namespace, run: Any = None) -> tuple[Any, str]:
+    """The server's preset's model x --fraction (with --run: at the size the run measured
+    its copies at), and the server judged on, in words."""
+    from ..check import criteria_from_preset
     from ..check.imported import judged_size
     from ..topology import load_preset
     from .server import server_given, server_of
@@ -164,14 +193,6 @@ def _criteria(args: argparse.Namespace, run: Any = None) -> tuple[Any, str]:
     fraction = checked_fraction(args.fraction)
     topo = load_topology(args.topology)
     given = server_given(args, topo)
-    if args.criteria is not None:
-        criteria = load_criteria(args.criteria)
-        if args.run is not None:
-            named = server_of(run.meta)
-            return criteria, given or named or f"the {criteria.device_count}-device server " + (
-                "the criteria describe"
-            )
-        return criteria, given or f"{DEFAULT_PRESET} (preset, the default)"
     if args.run is not None:  # the model at the size the run measured its copies at
         _collectives_only(run, args.run)
         size = judged_size(run.samples)
@@ -312,6 +333,8 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
         "criteria": criteria.meta.get("path") or criteria.name,
         "server": server,
         "criteria_source": source,
+        "criteria_layers": criteria.meta.get("layers") or [source],
+        "strict": args.strict,
         "interrupted": result.measured.interrupted,
         "failed": result.measured.failed,
     }
@@ -322,9 +345,18 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
     if args.format == "json":
         print(json.dumps(to_json(items, lost, **extra), indent=2))
     else:
-        print(table_text(items, lost, only_failing=args.failing, failed=result.measured.failed))
+        print(
+            table_text(
+                items,
+                lost,
+                only_failing=args.failing,
+                failed=result.measured.failed,
+                verbose=args.verbose,
+            )
+        )
     if args.junit_xml is not None:
-        args.junit_xml.write_text(junit_xml(items, lost, result.measured.failed))
+        xml = junit_xml(items, lost, result.measured.failed, strict=args.strict)
+        args.junit_xml.write_text(xml)
     if args.out is not None:
         _save(result, args.out, to_json(items, lost, **extra))
     delivered.say()
@@ -334,9 +366,10 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
             "ascend-p2p-lab: interrupted; the items above are those judged so far", file=sys.stderr
         )
         return EXIT_INTERRUPTED
-    if delivered.status and result.status != "FAIL":  # a channel that failed: kubectl, scontrol
+    failing = result.status == "FAIL" or (result.status == "WARN" and args.strict)
+    if delivered.status and not failing:  # a channel that failed: kubectl, scontrol
         return delivered.status
-    return EXIT_FAILED if result.status == "FAIL" else EXIT_OK
+    return EXIT_FAILED if failing else EXIT_OK
 
 
 def _save(result: Any, out: Path, summary: dict[str, Any]) -> None:

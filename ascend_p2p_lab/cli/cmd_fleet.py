@@ -27,10 +27,12 @@ from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_attempts,
+    add_criteria_layers,
     add_fleet_metrics,
     add_history,
     add_progress,
     add_samples,
+    add_severity,
     subcommand,
 )
 
@@ -42,7 +44,8 @@ FLEET_EXIT = """\
 exit status:
   0    the fleet is healthy: every host answered, no link below the threshold
   1    a link is below the threshold of its class's median (or lost), a host failed, or a
-       host lost points to errors (listed; --format json: outliers, failed_hosts)
+       host lost points to errors (listed; --format json: outliers, failed_hosts); with
+       --criteria, a host FAILs them (with --strict, also a host that only WARNs)
   2    bad input (e.g. --degrade naming a host outside --local N), or Dask distributed
        not installed (pip install 'ascend-p2p-lab[fleet]')
   130  interrupted with Ctrl-C (the hosts back by then are kept and saved)
@@ -134,24 +137,22 @@ def add(sub: Any) -> None:
     )
     p.add_argument("--overwrite", action="store_true", help="replace a fleet in --out")
     add_progress(p, "no progress bar (default: one over the hosts, on stderr)")
-    p.add_argument(
-        "--criteria",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="also check every host against a criteria file (see `check`): its "
-        "failing items per host, beside the outliers (default: none)",
+    add_criteria_layers(
+        p,
+        "none; with it, every host is also checked against the criteria: its failing and "
+        "warned items per host, beside the outliers",
     )
     add_fleet_metrics(p)
     add_attempts(p)
+    add_severity(p, verbose=False)
     add_history(p)
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     """Every input checked before a cluster starts: (sweep options, targets or hosts)."""
-    from ..check import load_criteria
     from ..check.attempts import ONE_PASS, check_attempts
     from ..check.fleetitems import fleet_options
+    from ..check.layers import load_layers
     from ..comparison import check_threshold
     from ..fleet.survey import check_fleet_out
     from ..measure.spec import check_sampling
@@ -185,7 +186,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     if args.criteria is None and (args.attempts, args.fail_at) != ONE_PASS:
         raise UsageError("--attempts and --fail-at measure failing items again: give --criteria")
     if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
-        args.criteria_data = load_criteria(args.criteria)
+        args.criteria_data = load_layers(args.criteria)  # the first file complete
         options.update(fleet_options(args.criteria_data, args.sizes))
     check_fleet_metrics(args)
     if args.scheduler is not None:
@@ -302,13 +303,16 @@ def _loopback(address: str) -> bool:
 
 def _emit(result: Any, args: argparse.Namespace) -> int:
     """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
+    from ..check.fleetitems import host_verdicts, warned_by_host
     from ..fleet import analyse
 
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
     failing, again, items = _criteria_failing(result, args)
+    warned = {} if items is None else warned_by_host(items)
+    strict = getattr(args, "strict", False)
     # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
-    status = max(verdict["exit_status"], 1 if failing else 0)
+    status = max(verdict["exit_status"], 1 if failing or (warned and strict) else 0)
     named = _named(result, args)
     if args.format == "json":
         data = {
@@ -320,8 +324,11 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
         }
         if failing is not None:
             data["criteria"] = {
-                "file": str(args.criteria),
+                "file": str(args.criteria[-1]),
+                "files": [str(f) for f in args.criteria],
                 "failing_items": failing,
+                "warned_items": warned,
+                "verdicts": host_verdicts(list(map(str, result.hosts)), failing, warned),
                 "measured_again": again,
             }
         print(json.dumps(data, indent=1), flush=True)
@@ -330,19 +337,23 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
             print(f"server {named['server']}; criteria: {named['criteria_source']}")
         _print_table(analysis, result, status)
         if failing is not None:
-            print(
-                f"\ncriteria {args.criteria}: "
-                + (
-                    "every host passes"
-                    if not failing
-                    else "failing items per host:\n"
-                    + "\n".join(f"  {host}: {', '.join(ids)}" for host, ids in failing.items())
-                )
-            )
+            _print_criteria(args, failing, warned)
     if args.out is not None:
         _figure(analysis, args.out, quiet=args.format == "json")
     _history(args, result, items)
     return status
+
+
+def _print_criteria(args: argparse.Namespace, failing: Any, warned: Any) -> None:
+    """The hosts' failing (then warned) items against --criteria, or that every host passes."""
+    files = ", ".join(str(f) for f in args.criteria)
+    parts = [
+        f"{word} items per host:\n"
+        + "\n".join(f"  {host}: {', '.join(ids)}" for host, ids in per_host.items())
+        for word, per_host in (("failing", failing), ("warned (severity warn)", warned))
+        if per_host
+    ]
+    print(f"\ncriteria {files}: " + ("\n".join(parts) or "every host passes"))
 
 
 def _named(result: Any, args: argparse.Namespace) -> dict[str, str]:
@@ -388,7 +399,8 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> tuple[Any, Any]:
         {r.host: r.attempts for r in result.results.values()},
     )
     if getattr(args, "metrics", None) is not None:  # one HOST.prom per host
-        write_fleet_metrics(args.metrics, items, str(args.criteria), args.deliver_started)
+        files = ", ".join(str(f) for f in args.criteria)
+        write_fleet_metrics(args.metrics, items, files, args.deliver_started)
     cols = ["id", "status", "attempts", "failures"]
     again = {
         str(h): g[cols].to_dict("records")

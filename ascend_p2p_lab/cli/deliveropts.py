@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..check.preflight import preflight
-from ..check.verdict import overall
+from ..check.severity import verdict_of as items_verdict
 from ..deliver import kubernetes, npu_exporter, prometheus, slurm
 from ..deliver.verdicts import Verdict
 from ..run.folder import check_out_file
@@ -164,7 +164,7 @@ def write_fleet_metrics(folder: Path, items: Any, criteria: str, started: float)
     for host, part in items.groupby("host", sort=True):
         v = Verdict(
             part.drop(columns="host").reset_index(drop=True),
-            overall(part)[0],
+            items_verdict(part),  # FAIL, WARN (only warned items) or PASS
             host=str(host),
             finished=now,
             duration_s=now - started,

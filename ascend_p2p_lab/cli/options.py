@@ -269,3 +269,38 @@ def add_report_history(p: argparse.ArgumentParser) -> None:
         help="with --history: only the items whose name contains TEXT (needed when the run "
         f"recorded more than {MAX_HISTORY_FIGURES} items)",
     )
+
+
+# ---- severity and layered criteria (issue 39 items 3 and 4): check and fleet -------------
+
+
+def add_criteria_layers(p: argparse.ArgumentParser, default: str) -> None:
+    """``--criteria FILE``, repeatable: layers, later ones overriding earlier ones key by
+    key (``check.layers``); ``default``: what the command judges against without it."""
+    p.add_argument(
+        "--criteria",
+        type=Path,
+        action="append",
+        default=None,
+        metavar="FILE",
+        help=f"a criteria file; give it again to lay a site file, then a host file over it, "
+        f"each overriding the bars it names (a file with overlay = true lies over the "
+        f"preset's model) (default: {default})",
+    )
+
+
+def add_severity(p: argparse.ArgumentParser, *, verbose: bool = True) -> None:
+    """``--strict`` (a WARN verdict exits 1) and, for check, ``--verbose`` (each item's
+    criteria source in the table)."""
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="a WARN verdict (only items of severity warn failed) exits 1, as a FAIL does "
+        "(default: WARN exits 0)",
+    )
+    if verbose:
+        p.add_argument(
+            "--verbose",
+            action="store_true",
+            help="table: end each item's line with the FILE:LINE that set its bar",
+        )

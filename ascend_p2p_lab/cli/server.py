@@ -79,6 +79,10 @@ def fleet_server(metas: dict[str, Any]) -> str:
 
 
 def criteria_source(criteria: Any) -> str:
-    """Where a verdict's criteria come from, in words: the file, or how they were made."""
+    """Where a verdict's criteria come from, in words: the file, or how they were made;
+    layered criteria (``check.layers``) name each layer, the lowest first."""
+    layers = criteria.meta.get("layers") or []
+    if len(layers) > 1:
+        return ", then ".join(layers) + " (each overriding the one before, bar by bar)"
     path = criteria.meta.get("path")
     return f"file {path}" if path else criteria.source or criteria.name

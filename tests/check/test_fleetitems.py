@@ -159,3 +159,33 @@ def test_a_host_whose_items_were_all_skipped_fails_as_a_check_does():
         "b": ["latency 0->1"],
         "c": ["no item judged: all 3 skipped"],
     }
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_cli_fleet_a_host_with_only_warned_items_is_warn(criteria, tmp_path, capsys, strict):
+    """sim-1's link 2->5 at half speed against criteria whose bandwidth and aggregate
+    items are of severity warn (a second, overlay file): sim-1 WARNs, sim-0 passes; the
+    fleet exits 0 (no outlier below 0.4 of its class), 1 with --strict. About 6 s each: a
+    LocalCluster of two worker processes, as the test above."""
+    pytest.importorskip("distributed")
+    crit, warn = tmp_path / "a2.toml", tmp_path / "warn.toml"
+    crit.write_text(to_toml(criteria))
+    warn.write_text(
+        'schema_version = 1\noverlay = true\n[severity]\nbandwidth = "warn"\naggregate = "warn"\n'
+    )
+    argv = ["fleet", "--local", "2", "--degrade", "sim-1:2-5:0.5", "--threshold", "0.4"]
+    argv += ["--criteria", str(crit), "--criteria", str(warn), "--sizes", "1MiB"]
+    argv += ["--samples", "2", "--no-progress"]
+    if not strict:  # the table: the warned items apart from the failing ones
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert f"criteria {crit}, {warn}: warned (severity warn) items per host:\n  sim-1: " in out
+        assert "failing items per host" not in out
+    status = main([*argv, "--format", "json", *(["--strict"] if strict else [])])
+    data = json.loads(capsys.readouterr().out)
+    assert status == (1 if strict else 0) and data["outliers"] == []
+    got = data["criteria"]
+    assert got["verdicts"] == {"sim-0": "PASS", "sim-1": "WARN"} and got["failing_items"] == {}
+    assert "bandwidth uni pull 2->5" in got["warned_items"]["sim-1"]
+    assert "bandwidth uni pull 5->2" not in got["warned_items"]["sim-1"]
+    assert got["files"] == [str(crit), str(warn)]

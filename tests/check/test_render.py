@@ -122,3 +122,26 @@ def test_the_table_json_and_junit_count_each_state_and_agree(
     assert root.get("failures") == str(len(failing)) and root.get("tests") == str(len(cases))
     assert (len(failing) > 0) == (verdict == "FAIL")
     assert len(failing) == max(counts[2], verdict == "FAIL")
+
+
+def test_a_warned_item_is_shown_apart_and_fails_junit_only_when_strict():
+    """0->1 is slow and of severity warn: the summary, JSON and JUnit say WARN; with
+    strict, JUnit fails it as --strict exits 1; a failing fail item still fails."""
+    items = evaluate(CRITERIA, peer({}), to_frame([row(0, 1, 10.0), row(1, 0, 25.0)]))
+    bw = items["id"] == "bandwidth uni pull 0->1"
+    items.loc[bw, "status"] = "WARN"
+    data = to_json(items)
+    assert (data["verdict"], data["status"], data["warned_items"]) == ("WARN", "PASS", 1)
+    assert summary_line(items) == "WARN (1 item)"
+    text = table_text(items, only_failing=True)
+    assert "WARN  bandwidth uni pull 0->1" in text and "next steps:" in text
+    assert "  warn: bandwidth uni pull 0->1: retest the pair" in text
+    root = ET.fromstring(junit_xml(items).split("\n", 1)[1])
+    case = next(c for c in root.iter("testcase") if c.get("name") == "bandwidth uni pull 0->1")
+    assert case.find("skipped").get("type") == "warn" and case.find("failure") is None
+    assert root.get("failures") == "0" and "action: retest" in case.find("system-out").text
+    strict = ET.fromstring(junit_xml(items, strict=True).split("\n", 1)[1])
+    case = next(c for c in strict.iter("testcase") if c.get("name") == "bandwidth uni pull 0->1")
+    assert case.find("failure").get("type") == "warn" and strict.get("failures") == "1"
+    items.loc[items["id"] == "bandwidth uni pull 1->0", "status"] = "FAIL"
+    assert to_json(items)["verdict"] == "FAIL" and summary_line(items) == "FAIL (1 item)"

@@ -224,3 +224,29 @@ def test_a_bad_spread_criterion_names_its_file_and_line(entry, line, why):
         criteria_from_text(text, "c.toml")
     assert str(exc.value).startswith(f"c.toml:{line}:") and why in str(exc.value)
     assert "\n" not in str(exc.value)
+
+
+def test_a_spread_item_of_severity_warn_warns_with_its_own_action(criteria):
+    """``[severity] spread = "warn"``: the dipping link's spread items WARN (not FAIL),
+    the verdict is WARN, and the action names the swinging pair, not another kind's text."""
+    dips = [{"kind": "transient", "link": [A, B], "factor": 0.6, "share": 0.34, "per": "copy"}]
+    warned = dataclasses.replace(criteria, severity={"spread": "warn"})
+    items = _check(warned, 0, dips).set_index("id")
+    item = items.loc[f"spread uni pull {A}->{B}"]
+    assert item["status"] == "WARN" and item["severity"] == "warn"
+    assert f"samples of {A}->{B} swing" in item["action"]
+    assert f"-ds {A} -dd {B}" in item["action"]
+    assert not items["status"].eq("FAIL").any()
+    assert items.loc[f"bandwidth uni pull {A}->{B}", "severity"] == "fail"
+
+
+def test_a_severity_table_and_a_spread_entry_may_say_warn():
+    text = TWO + (
+        '[severity]\nspread = "warn"\n'
+        '[[spread]]\npair = [1, 0]\ndirection = "uni"\ninitiator = "dst"\n'
+        'max_cv_percent = 9\nbasis = "b"\nseverity = "fail"\naction = "call Ann"\n'
+    )
+    c = criteria_from_text(text, "c.toml")
+    assert c.severity == {"spread": "warn"}
+    row = c.table.iloc[0]
+    assert (row["severity"], row["action"]) == ("fail", "call Ann")

@@ -48,3 +48,38 @@ def test_cli_interrupted_check_exits_130(criteria, tmp_path, monkeypatch, capsys
     data = json.loads(capsys.readouterr().out)
     skipped = {i["kind"] for i in data["items"] if i["status"] == "SKIP"}
     assert data["interrupted"] and {"latency", "host"} <= skipped
+
+
+def test_severity_and_action_are_written_back_where_the_file_said_them():
+    from ascend_p2p_lab.check.criteria import criteria_from_text
+
+    text = """schema_version = 1
+[topology]
+links = [["X", "HCCS"], ["HCCS", "X"]]
+peer_access = [["X", 1], [1, "X"]]
+basis = "doc"
+[severity]
+latency = "warn"
+[[bandwidth]]
+pair = [1, 0]
+direction = "uni"
+initiator = "dst"
+min_GBps = 20
+basis = "doc"
+severity = "warn"
+action = "call the vendor"
+[[bandwidth]]
+pair = [0, 1]
+direction = "uni"
+initiator = "dst"
+min_GBps = 20
+basis = "doc"
+"""
+    c = criteria_from_text(text, "c.toml")
+    back = criteria_from_text(to_toml(c), "back.toml")
+    assert back.severity == {"latency": "warn"}
+    got = {
+        int(r.src): (r.severity, r.action) if isinstance(r.severity, str) else None
+        for r in back.table.itertuples()
+    }
+    assert got == {1: ("warn", "call the vendor"), 0: None}

@@ -482,3 +482,81 @@ def test_check_attempts_that_cannot_be_met_are_bad_input(extra, match, capsys, m
     assert main(["check", "--backend", "sim", *extra]) == 2
     err = capsys.readouterr().err
     assert match in err and len(err.strip().splitlines()) == 1
+
+
+WARN_ALL = """schema_version = 1
+overlay = true
+[severity]
+bandwidth = "warn"
+aggregate = "warn"
+"""
+
+
+def test_check_warns_exits_0_and_1_with_strict_and_junit_skips_the_warned(
+    criteria, files, tmp_path, capsys
+):
+    """A degraded link whose items are all of severity warn: WARN, exit 0; --strict: 1;
+    the JSON's verdict, the items' severity, action and source; JUnit: skipped (warn)."""
+    base = write(tmp_path, "a2.toml", to_toml(criteria))
+    warn = write(tmp_path, "warn.toml", WARN_ALL)
+    argv = ["--criteria", str(base), "--criteria", str(warn), "--backend", "sim"]
+    argv += ["--topology", str(files["degrade"]), "--no-progress"]
+    junit = tmp_path / "j.xml"
+    capsys.readouterr()
+    assert main(["check", *argv, "--failing", "--junit-xml", str(junit)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith(
+        f"criteria: file {base}, then file {warn} (each overriding the one before, bar by bar)"
+    )
+    assert out[-1] == "WARN (6 items)"
+    assert "736 items: 730 passed, 0 failed, 6 warned, 0 skipped" in out
+    assert f"-ds {A} -dd {B}" in "\n".join(out)  # the next step names the slow pair
+    code, data = _check_json(capsys, *argv, "--strict")
+    assert code == 1 and (data["verdict"], data["status"], data["warned_items"]) == (
+        "WARN",
+        "PASS",
+        6,
+    )
+    warned = [i for i in data["items"] if i["status"] == "WARN"]
+    assert {(i["src"], i["dst"]) for i in warned if i["src"] is not None} == {(A, B)}
+    assert {i["severity"] for i in warned} == {"warn"}
+    assert all(i["criteria_source"].startswith(f"{base}:") for i in warned)
+    assert all(
+        f"ascend-dmi --bw -t p2p -ds {A} -dd {B}" in i["action"]
+        for i in warned
+        if i["kind"] == "bandwidth"
+    )
+    cases = ET.parse(junit).getroot().iter("testcase")
+    skipped = {c.get("name"): c.find("skipped") for c in cases if c.find("skipped") is not None}
+    assert {k for k, s in skipped.items() if s.get("type") == "warn"} == {i["id"] for i in warned}
+    assert ET.parse(junit).getroot().get("failures") == "0"
+
+
+def test_check_with_a_site_overlay_lies_over_the_model_and_verbose_names_its_line(
+    files, tmp_path, capsys
+):
+    site = write(
+        tmp_path,
+        "site.toml",
+        f"""schema_version = 1
+overlay = true
+[[bandwidth]]
+pair = [{A}, {B}]
+direction = "uni"
+initiator = "dst"
+min_GBps = 12.0
+basis = "site: a long riser"
+""",
+    )
+    argv = ["check", "--criteria", str(site), "--backend", "sim", "--no-progress"]
+    capsys.readouterr()
+    assert main([*argv, "--topology", str(files["degrade"]), "--verbose"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("server a2-degrade (topology file); ") and out[0].endswith(
+        f"criteria: model of topology a2-degrade (simulator, jitter 0), then file {site} "
+        "(each overriding the one before, bar by bar)"
+    )
+    line = next(x for x in out if f"bandwidth uni pull {A}->{B} " in x)
+    assert line.startswith("PASS") and line.endswith(f"[{site}:3]")
+    assert next(x for x in out if f"bandwidth uni pull {B}->{A} " in x).startswith("PASS")
+    assert next(x for x in out if f"bandwidth uni push {A}->{B} " in x).startswith("FAIL")

@@ -220,3 +220,34 @@ def test_an_interrupted_check_delivers_nothing(tmp_path):
     out = deliver(result, args, None)  # no scontrol, no kubectl, no file: none is reached
     assert out.lines == ["ascend-p2p-lab: interrupted: the verdict was delivered nowhere"]
     assert out.status == 0 and out.json == {} and list(tmp_path.iterdir()) == []
+
+
+WARN_BANDWIDTH = """schema_version = 1
+overlay = true
+[severity]
+bandwidth = "warn"
+"""
+
+
+def test_a_warned_check_is_delivered_as_a_warning_not_a_failure(files, tmp_path, capsys):
+    """The degraded link's items of severity warn (an overlay on the model): Prometheus
+    says WARN (FAIL 0), the node condition stays True with no taint, exit 0."""
+    warn, prom = tmp_path / "warn.toml", tmp_path / "p2p.prom"
+    warn.write_text(WARN_BANDWIDTH)
+    code, out, _ = run_cli(
+        capsys,
+        *("check", "--criteria", str(warn), "--topology", str(files["degrade"])),
+        *("--preflight", "--no-progress", "--format", "json", "--metrics", str(prom)),
+        *("--k8s-node", "atlas-7"),
+    )
+    data = json.loads(out)
+    assert code == 0 and data["verdict"] == "WARN"
+    assert {i["id"] for i in data["items"] if i["status"] == "WARN"} == {"bandwidth uni pull 2->5"}
+    text = prom.read_text()
+    host = data["items"] and text.split('ascend_p2p_check_status{host="')[1].split('"')[0]
+    assert f'ascend_p2p_check_status{{host="{host}",status="WARN"}} 1.0' in text
+    assert f'ascend_p2p_check_status{{host="{host}",status="FAIL"}} 0.0' in text
+    assert 'link="HCCS",src="2",status="WARN"} 1.0' in text
+    condition = data["kubernetes"]["condition"]
+    assert (condition["status"], condition["reason"]) == ("True", "P2PLinksWarned")
+    assert data["kubernetes"]["taint"] is None

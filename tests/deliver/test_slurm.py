@@ -246,3 +246,27 @@ def test_a_node_an_admin_drained_stays_drained(one_node_slurm, tmp_path, capsys)
             ["scontrol", "update", f"nodename={node}", "state=resume"], timeout=20, check=False
         )
         time.sleep(0.1)
+
+
+def test_a_real_warned_check_only_comments_and_a_failed_one_drains(tmp_path):
+    """A check of the degraded A2 whose bandwidth items are of severity warn: WARN, and
+    Slurm's plan comments without draining (and resumes this tool's drain); the same
+    check with its items of severity fail drains."""
+    import dataclasses
+
+    from ascend_p2p_lab.check import criteria_from_preset, run_check
+    from ascend_p2p_lab.runtime import open_runtime
+    from ascend_p2p_lab.topology import load_topology_file
+
+    topo = load_topology_file(a2_files(tmp_path)["degrade"])
+    fail = criteria_from_preset("atlas800t-a2")
+    warn = dataclasses.replace(fail, severity={"bandwidth": "warn", "aggregate": "warn"})
+    with open_runtime("sim", topology=topo) as rt:
+        warned = Verdict.of(run_check(rt, warn, (1, 2, 5)))
+        failed = Verdict.of(run_check(rt, fail, (1, 2, 5)))
+    assert (warned.status, failed.status) == ("WARN", "FAIL")
+    (comment,) = slurm.plan("n1", warned, IDLE)
+    assert comment[3].startswith("comment=p2p: HCCS 2->5 at 0.56 of its bar; ")
+    assert slurm.plan("n1", warned, OURS)[0][-1] == "state=resume"
+    (drain,) = slurm.plan("n1", failed, IDLE)
+    assert drain[3] == "state=drain" and drain[4] == "reason" + comment[3][7:]

@@ -55,4 +55,20 @@ MUTANTS: list[Mutant] = [
         "a fleet's items keep their first pass when the host measured them again",
         TESTS,
     ),
+    M(
+        "check.attempts.warn_settles_as_fail",
+        "check/attempts.py",
+        '    items.loc[settled_fail, "status"] = _failed_state(items[settled_fail])',
+        '    items.loc[settled_fail, "status"] = FAIL',
+        "an item of severity warn measured again fails instead of warning",
+        ("tests/check/test_severity.py",),
+    ),
+    M(
+        "check.attempts.warn_not_again",
+        "check/attempts.py",
+        '    failed = items["status"].isin(FAILING).to_numpy()',
+        '    failed = (items["status"] == FAIL).to_numpy()',
+        "a warned item is not measured again",
+        ("tests/check/test_severity.py",),
+    ),
 ]

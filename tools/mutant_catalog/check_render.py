@@ -8,8 +8,8 @@ MUTANTS: list[Mutant] = [
     M(
         "check.render.junit_no_failure",
         "check/render.py",
-        'if item["status"] == FAIL:',
-        'if item["status"] == "FAILED":',
+        "if status == FAIL or (status == WARN and strict):",
+        'if status == "FAILED" or (status == WARN and strict):',
         "a failing item is written to JUnit as passing",
         (
             "tests/check/test_render.py",
@@ -33,9 +33,25 @@ MUTANTS: list[Mutant] = [
     M(
         "check.render.junit_no_verdict_case",
         "check/render.py",
-        'alone = verdict != "PASS" and not n_fail',
+        'alone = verdict.startswith("FAIL") and not n_fail',
         "alone = False",
         "JUnit passes a check that failed with no failing item (all skipped, samples lost)",
         ("tests/check/test_render.py", "tests/cli/test_cmd_check.py"),
+    ),
+    M(
+        "check.render.junit_warn_fails",
+        "check/render.py",
+        "if status == FAIL or (status == WARN and strict):",
+        "if status in (FAIL, WARN):",
+        "a warned item fails the JUnit report without --strict",
+        ("tests/check/test_render.py",),
+    ),
+    M(
+        "check.render.warn_summary_passes",
+        "check/render.py",
+        '    if text == "PASS" and warned:',
+        "    if False:",
+        "a check with only warned items says PASS in its summary line",
+        ("tests/check/test_render.py",),
     ),
 ]

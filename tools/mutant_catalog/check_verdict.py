@@ -137,8 +137,8 @@ MUTANTS: list[Mutant] = [
     M(
         "check.verdict.all_skipped_passes",
         "check/verdict.py",
-        'judged = int(items["status"].isin([PASS, FAIL]).sum())',
-        'judged = int(items["status"].isin([PASS, FAIL, SKIP]).sum())',
+        'judged = int(items["status"].isin(JUDGED).sum())',
+        'judged = int(items["status"].isin([*JUDGED, SKIP]).sum())',
         "a check whose items are all skipped passes (a skip counted as judged)",
         ("tests/check/test_render.py", "tests/check/test_verdict.py"),
     ),

@@ -25,7 +25,7 @@ MUTANTS: list[Mutant] = [
     M(
         "cli.cmd_check.exit_zero",
         "cli/cmd_check.py",
-        'return EXIT_FAILED if result.status == "FAIL" else EXIT_OK',
+        "return EXIT_FAILED if failing else EXIT_OK",
         "return EXIT_OK",
         "check exits 0 when an item failed",
         TESTS,
@@ -61,5 +61,29 @@ MUTANTS: list[Mutant] = [
         "    if named is None:\n        return load_preset(DEFAULT_PRESET)\n        raise UsageError(",
         "check --run judges a run that names no server on atlas800t-a2 (issue 37)",
         ("tests/cli/test_cmd_check.py", "tests/acceptance/test_seams.py"),
+    ),
+    M(
+        "cli.cmd_check.warn_exits_one",
+        "cli/cmd_check.py",
+        '    failing = result.status == "FAIL" or (result.status == "WARN" and args.strict)',
+        '    failing = result.status != "PASS"',
+        "a WARN check exits 1 without --strict",
+        ("tests/cli/test_cmd_check.py",),
+    ),
+    M(
+        "cli.cmd_check.strict_ignored",
+        "cli/cmd_check.py",
+        '    failing = result.status == "FAIL" or (result.status == "WARN" and args.strict)',
+        '    failing = result.status == "FAIL"',
+        "--strict does not make a WARN exit 1",
+        ("tests/cli/test_cmd_check.py",),
+    ),
+    M(
+        "cli.cmd_check.one_layer",
+        "cli/cmd_check.py",
+        "    criteria = load_layers(args.criteria, model)",
+        "    criteria = load_layers(args.criteria[-1:], model)",
+        "only the last --criteria file is read",
+        ("tests/cli/test_cmd_check.py",),
     ),
 ]

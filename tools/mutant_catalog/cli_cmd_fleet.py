@@ -39,4 +39,12 @@ MUTANTS: list[Mutant] = [
         "fleet --criteria --format json does not name the server and criteria it judged",
         ("tests/check/test_fleetitems.py::test_cli_fleet_with_criteria",),
     ),
+    M(
+        "cli.cmd_fleet.warn_host_fails",
+        "cli/cmd_fleet.py",
+        '    status = max(verdict["exit_status"], 1 if failing or (warned and strict) else 0)',
+        '    status = max(verdict["exit_status"], 1 if failing or warned else 0)',
+        "a fleet whose hosts only warn exits 1 without --strict",
+        ("tests/check/test_fleetitems.py",),
+    ),
 ]
