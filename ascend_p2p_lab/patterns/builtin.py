@@ -546,8 +546,7 @@ _BUILT_IN = (
 DECLARATIONS: dict[str, Declaration] = {d.name: d for d in _BUILT_IN}
 #: The words of the ``pattern`` column, each with the declaration its rows follow.
 ROW_PATTERNS: dict[str, Declaration] = {d.pattern: d for d in _BUILT_IN if not d.row_pattern}
-#: The built-ins ``patterns NAME`` prints as a test file of its transfers (and that ship
-#: as files, ``examples/tests/builtin``).
+#: The built-ins ``patterns NAME`` prints as a test file of its transfers.
 AS_FILES = tuple(d.name for d in _BUILT_IN if d.as_file)
 #: The built-ins ``run NAME`` and the dashboard run by name: those that expand over the
 #: server's devices alone (not the group pattern, which needs groups, nor test files).

@@ -173,7 +173,7 @@ MUTANTS: list[Mutant] = [
         "patterns/builtin.py",
         ("    ways = [(devices[i], devices[(i + 1) % n]) for i in range(n)]\n"),
         ("    ways = [(devices[(i + 1) % n], devices[i]) for i in range(n)]\n"),
-        ("the ring runs the other way round (its shipped files no longer match)"),
+        ("the ring runs the other way round (its printed file no longer starts at 0->1)"),
         ("tests/patterns/test_builtin.py",),
     ),
     M(
@@ -181,7 +181,7 @@ MUTANTS: list[Mutant] = [
         "patterns/builtin.py",
         'BUILT_IN_SIZE = "256MiB"',
         'BUILT_IN_SIZE = "64MiB"',
-        "the built-in size moves without the shipped files",
+        "the built-in size moves: `patterns NAME` prints another size",
         ("tests/patterns/test_builtin.py",),
     ),
 ]
