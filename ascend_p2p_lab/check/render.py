@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -239,8 +238,3 @@ def junit_xml(
         ET.SubElement(case, "failure", message=verdict, type="verdict").text = verdict
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
-
-
-def to_json_text(items: pd.DataFrame, points_lost: int = 0, **extra: Any) -> str:
-    """:func:`to_json` as indented text."""
-    return json.dumps(to_json(items, points_lost, **extra), indent=2)

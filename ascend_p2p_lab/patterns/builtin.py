@@ -122,11 +122,6 @@ class Declaration:
     def of_transfers(self) -> bool:
         return self.values == TRANSFERS
 
-    @property
-    def aggregation(self) -> str:
-        """How its values add up (``values``)."""
-        return self.values
-
     def line(self) -> str:
         """One line of ``ascend-p2p-lab patterns``: the name first."""
         return f"{self.name:<11} {self.description} [{self.values}]"
@@ -553,11 +548,6 @@ AS_FILES = tuple(d.name for d in _BUILT_IN if d.as_file)
 BY_NAME = tuple(
     d.name for d in _BUILT_IN if not (d.needs_groups or d.needs_tests or d.needs_collectives)
 )
-
-
-def declaration_of(pattern: str) -> Declaration:
-    """The declaration a row's ``pattern`` follows."""
-    return ROW_PATTERNS[pattern]
 
 
 def rows_where(keep: Callable[[Declaration], Any]) -> tuple[str, ...]:
