@@ -22,44 +22,6 @@ TESTS = (
 
 MUTANTS: list[Mutant] = [
     M(
-        "measure.timing.copy_from_the_destination",
-        "measure/timing.py",
-        ("                bufs.data[m.src],"),
-        ("                bufs.data[m.dst],"),
-        ("a phase's copies read the destination's piece (src and dst swapped)"),
-        ("tests/collectives/test_collectives.py",),
-    ),
-    M(
-        "measure.timing.source_offset_of_the_destination",
-        "measure/timing.py",
-        ("                src_offset=lay.offsets[m.src][m.piece],"),
-        ("                src_offset=lay.offsets[m.dst][m.piece],"),
-        "a copy reads the piece at the destination's offset",
-        ("tests/collectives/test_collectives.py",),
-    ),
-    M(
-        "measure.timing.gate_never_grows",
-        "measure/timing.py",
-        ("            self.gate_copies = max("),
-        ("            self.gate_copies = 1 or max("),
-        ("the gate is not sized after the host's enqueue: host time in every window"),
-        ("tests/collectives/test_collectives.py",),
-    ),
-    M(
-        "measure.timing.hop_not_applied",
-        "measure/timing.py",
-        (
-            "            return rt.elapsed_ms(self.start[d], ev) * "
-            "1000.0 + (hop if d != self.lead else 0.0)"
-        ),
-        (
-            "            return rt.elapsed_ms(self.start[d], ev) * "
-            "1000.0 + (0.0 if d != self.lead else 0.0)"
-        ),
-        "the ranks' times are not put on the lead's clock",
-        ("tests/collectives/test_collectives.py",),
-    ),
-    M(
         "measure.timing.copies_for_floor",
         "measure/timing.py",
         "math.ceil(min_sample_us / per_copy_us)",
