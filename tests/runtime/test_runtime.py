@@ -60,8 +60,12 @@ from ascend_p2p_lab.runtime import (
     ENV_BACKEND,
     ENV_PRESET,
     ENV_SEED,
+    BackendInfo,
     BackendUnavailable,
     MissingCall,
+)
+from ascend_p2p_lab.sim import (
+    simulated_acl,
 )
 
 
@@ -670,3 +674,21 @@ def test_a_failed_device_switch_is_raised_and_leaves_the_device() -> None:
         )
         assert rt.current_device() == 1
         assert rt.acl.rt.set_device(0) == 0  # given back, for the runtime's close
+
+
+def test_a_runtime_over_an_initialized_acl_leaves_it_initialized() -> None:
+    sim = simulated_acl("atlas800t-a2")
+    assert sim.init() == 0 and sim.rt.set_device(0) == 0  # someone else's session
+    with Runtime(sim, BackendInfo("sim", "atlas800t-a2", 0)).open() as rt:
+        rt.use(0)
+        rt.use(1)
+        rt.peer_links([(0, 1), (1, 0)])
+        rt.device_buffer(1, MIB)
+        assert sim.simulator.ledger()["devices_set"] == {0: 2, 1: 1}
+    assert sim.simulator.ledger()["initialized"]  # not finalized: the runtime did not initialize it
+    # only its own references were reset
+    assert sim.simulator.ledger()["devices_set"] == {0: 1}
+    ledger = sim.simulator.ledger()
+    assert ledger["peer_refs"] == {} and ledger["device_buffers"] == 0
+    assert sim.rt.reset_device(0) == 0 and sim.finalize() == 0
+    assert sim.simulator.ledger_is_empty()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
@@ -39,7 +39,7 @@ MUTANTS: list[Mutant] = [
             "tests/test_units.py",
             *COMMAND_TESTS,
             "tests/runtime/test_runtime.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/test_results.py",
             "tests/topology/test_presets.py",
         ),

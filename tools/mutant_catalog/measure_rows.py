@@ -218,7 +218,7 @@ MUTANTS: list[Mutant] = [
         ("a point does not restart the jitter draws: resumed runs differ"),
         (
             "tests/measure/test_sweep.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
-            "tests/sim/test_sim.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
+            "tests/sim/test_extras.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
         ),
     ),
     M(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = ("tests/sim/test_contexts.py",)
@@ -36,7 +36,7 @@ MUTANTS: list[Mutant] = [
         "a kept set_context leaves the host clock where it was",
         (
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
 ]

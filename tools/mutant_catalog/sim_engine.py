@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
@@ -38,7 +38,7 @@ MUTANTS: list[Mutant] = [
             "tests/measure/test_sweep.py",
             "tests/runtime/test_errors.py",
             "tests/sim/test_jitter.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -101,7 +101,7 @@ MUTANTS: list[Mutant] = [
         ("a blocking copy runs alone while async copies that share its link are pending"),
         (
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -112,7 +112,7 @@ MUTANTS: list[Mutant] = [
         "a blocking copy on an idle engine loses its jitter draw",
         (
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -123,7 +123,7 @@ MUTANTS: list[Mutant] = [
         "a blocking copy on an idle engine skips its latency",
         (
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -26,7 +26,7 @@ MUTANTS: list[Mutant] = [
             "tests/measure/test_checkpoint.py",
             "tests/measure/test_probe.py",
             "tests/sim/test_facade.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
 ]

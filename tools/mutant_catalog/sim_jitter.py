@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -13,7 +13,7 @@ MUTANTS: list[Mutant] = [
         "every point gets the same jitter draws",
         (
             "tests/measure/test_sweep.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
-            "tests/sim/test_sim.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
+            "tests/sim/test_extras.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
         ),
     ),
     M(
@@ -28,7 +28,7 @@ MUTANTS: list[Mutant] = [
             "tests/measure/test_sweep.py",
             "tests/runtime/test_errors.py",
             "tests/sim/test_engine.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
 ]

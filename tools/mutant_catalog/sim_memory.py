@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
 
 #: the tests that should catch them
-TESTS = ("tests/sim/test_memory.py", "tests/sim/test_sim.py")
+TESTS = ("tests/sim/test_memory.py", *SIM_TESTS)
 
 MUTANTS: list[Mutant] = [
     M(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
@@ -21,7 +21,7 @@ MUTANTS: list[Mutant] = [
         ("    if False:\n        return part.fail("),
         "host copies through an imported pointer are allowed",
         (
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/measure/test_processes.py",
             "tests/measure/test_ipcworker.py",
             "tests/runtime/test_runtime.py",

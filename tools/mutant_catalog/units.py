@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
@@ -50,7 +50,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_sweep.py",
             "tests/cli/test_runoutput.py",
             "tests/run/test_folder.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/topology/test_npu_smi.py",
         ),
     ),
@@ -82,7 +82,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_sweep.py",
             "tests/cli/test_runoutput.py",
             "tests/run/test_folder.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/topology/test_npu_smi.py",
         ),
     ),
