@@ -83,6 +83,25 @@ SIM_TESTS = (
 )
 
 
+#: The same for tests/measure/test_sweep.py, whose tests of the executor, the timing loop,
+#: checkpoints, peer state, specs, buffers, run values and folders and of some figures
+#: moved to the files named after those modules.
+SWEEP_TESTS = (
+    "tests/measure/test_sweep.py",
+    "tests/measure/test_buffers.py",
+    "tests/measure/test_checkpoint.py",
+    "tests/measure/test_execute.py",
+    "tests/measure/test_peerstate.py",
+    "tests/measure/test_spec.py",
+    "tests/measure/test_timing.py",
+    "tests/plots/test_aggregates.py",
+    "tests/plots/test_curves.py",
+    "tests/plots/test_reports.py",
+    "tests/run/test_folder.py",
+    "tests/run/test_value.py",
+)
+
+
 def load() -> list[Mutant]:
     """Every mutant of every catalog module, in module-name order."""
     out: list[Mutant] = []

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",

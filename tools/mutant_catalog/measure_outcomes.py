@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/measure/test_outcomes.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -47,7 +47,7 @@ MUTANTS: list[Mutant] = [
         ("a verification failure names the source as the device with wrong bytes"),
         (
             "tests/measure/test_outcomes.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",

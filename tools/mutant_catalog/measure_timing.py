@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/measure/test_timing.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -69,7 +69,7 @@ MUTANTS: list[Mutant] = [
         "interleaved samples sized on the slower direction",
         (
             "tests/measure/test_timing.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -90,7 +90,7 @@ MUTANTS: list[Mutant] = [
         "first = measure(max(warmup, 1))",
         "first = measure(1)",
         "--warmup ignored: always one warm-up copy",
-        ("tests/measure/test_sweep.py::test_the_copies_issued_grow_with_the_warmup_asked_for",),
+        ("tests/measure/test_timing.py::test_the_copies_issued_grow_with_the_warmup_asked_for",),
     ),
     M(
         "measure.timing.bi_copies_n",
@@ -136,7 +136,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,
@@ -151,7 +151,7 @@ MUTANTS: list[Mutant] = [
         "    rounds = min(n, 4)",
         "    rounds = 1",
         ("bidirectional copies not interleaved: one direction's window, then the other's"),
-        ("tests/measure/test_sweep.py::test_bidirectional_copies_are_enqueued_interleaved",),
+        ("tests/measure/test_timing.py::test_bidirectional_copies_are_enqueued_interleaved",),
     ),
     M(
         "measure.timing.own_time_is_window",
@@ -163,7 +163,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -28,7 +28,7 @@ MUTANTS: list[Mutant] = [
         "Transfer(y, x, y if pull else x) for send, recv in ways",
         "a group's transfers run from B to A",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",
@@ -47,7 +47,7 @@ MUTANTS: list[Mutant] = [
         "ends=tuple((None, None, a, b) for s, r in ways)",
         ("the reverse direction of a bi group is named like the forward one"),
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",
@@ -138,7 +138,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,
@@ -160,7 +160,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = ("tests/sim/test_memory.py", *SIM_TESTS)
@@ -42,7 +42,7 @@ MUTANTS: list[Mutant] = [
         ),
         (
             "tests/sim/test_memory.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/sim/test_engine.py",
             "tests/sim/test_jitter.py",
@@ -137,7 +137,7 @@ MUTANTS: list[Mutant] = [
         "a repeated memcpy_async ignores the configured faults",
         (
             "tests/sim/test_memory.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/sim/test_engine.py",
             "tests/sim/test_jitter.py",
@@ -171,7 +171,7 @@ MUTANTS: list[Mutant] = [
         ("        if False:\n            code = self._fault_and_move("),
         ("a blocking memcpy ignores the configured faults (errors, corruption, slow host)"),
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/measure/test_links.py",
             *COMMAND_TESTS,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/sim/test_engine.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/topology/test_presets.py",
     "tests/sim/test_routes.py",
     "tests/test_terminal.py",
@@ -35,7 +35,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/sim/test_engine.py",
             "tests/sim/test_memory.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/sim/test_jitter.py",
             *SIM_TESTS,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/sim/test_engine.py",
     "tests/topology/test_presets.py",
     "tests/sim/test_routes.py",

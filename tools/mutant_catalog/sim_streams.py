@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = ("tests/sim/test_memory.py", *SIM_TESTS)
@@ -91,7 +91,7 @@ MUTANTS: list[Mutant] = [
         ('        if False:\n            code = injector.fault("rt.synchronize_event"'),
         "synchronize_event ignores the configured faults",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/measure/test_links.py",
             *COMMAND_TESTS,
