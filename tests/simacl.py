@@ -139,3 +139,9 @@ def read_device(acl: Any, ptr: int, n: int) -> bytes:
     data = acl.util.ptr_to_bytes(host, n)
     ok(acl.rt.free_host(host))
     return data
+
+
+def started(preset: str = "atlas800t-a2"):
+    acl = simulated_acl(preset)
+    ok(acl.init())
+    return acl

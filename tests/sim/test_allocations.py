@@ -4,11 +4,14 @@ page granularity."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from simacl import (
     D2D,
+    D2H,
     DDR,
     GIB,
+    H2D,
     HBM,
     KIB,
     MIB,
@@ -18,6 +21,7 @@ from simacl import (
     new_acl,
     ok,
     read_device,
+    started,
     two_buffers,
 )
 
@@ -120,3 +124,41 @@ def test_get_mem_info_is_per_device() -> None:
         ok(acl.rt.set_context(ctx[0]))
         ok(acl.rt.free(ptr))
     finish(acl)
+
+
+# ------------------------------------------------------------------------- bytes_to_ptr, DVPP
+def test_a_device_to_host_copy_lands_in_the_bytes_object_as_in_acllite():
+    """AclLite's copy_data_as_numpy: zeros -> bytes -> bytes_to_ptr -> D2H -> frombuffer."""
+    acl = started()
+    ok(acl.rt.set_device(0))
+    data = np.arange(4 * KIB, dtype=np.uint16).tobytes()
+    dev = ok(acl.rt.malloc(len(data), 2))
+    ok(acl.rt.memcpy(dev, len(data), acl.util.bytes_to_ptr(data), len(data), H2D))
+    bytes_data = np.zeros(len(data), dtype=np.byte).tobytes()
+    ok(acl.rt.memcpy(acl.util.bytes_to_ptr(bytes_data), len(data), dev, len(data), D2H))
+    back = np.frombuffer(bytes_data, dtype=np.uint16)
+    assert back.tobytes() == data and back[-1] == 4 * KIB - 1
+    one = b"\x01"  # CPython shares 1-byte bytes: refused rather than corrupted
+    with pytest.raises(PermissionError):
+        acl.rt.memcpy(acl.util.bytes_to_ptr(one), 1, dev, 1, D2H)
+    assert one == b"\x01"
+    ok(acl.rt.free(dev))
+    ok(acl.rt.reset_device(0))
+    ok(acl.finalize())
+
+
+def test_dvpp_memory_comes_from_the_device_and_goes_back_with_dvpp_free():
+    acl = started()
+    ok(acl.rt.set_device(0))
+    free0 = ok(acl.rt.get_mem_info(1))[0]
+    buf = ok(acl.media.dvpp_malloc(1 << 20))
+    assert ok(acl.rt.get_mem_info(1))[0] == free0 - (1 << 20)
+    ok(acl.rt.memset(buf, 1 << 20, 3, 1 << 20))
+    plain = ok(acl.rt.malloc(4 * KIB, 0))
+    assert acl.media.dvpp_free(plain) == C.ACL_ERROR_RT_PARAM_INVALID  # not DVPP memory
+    ok(acl.media.dvpp_free(buf))
+    assert acl.media.dvpp_free(buf) == C.ACL_ERROR_RT_PARAM_INVALID
+    ok(acl.rt.free(plain))
+    ok(acl.rt.reset_device(0))
+    ok(acl.finalize())
+    assert acl.simulator.ledger_is_empty()

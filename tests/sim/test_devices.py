@@ -328,3 +328,9 @@ def test_get_devices_topo_bits(preset: str, a: int, b: int, bits: int) -> None:
     assert C.topology_from_bits(bits) == acl.topology.link(a, b)
     assert acl.simulator.ledger()["devices_set"] == {}  # no current device needed
     finish(acl)
+
+
+# ------------------------------------------------------------------------- run mode, memset
+def test_the_run_mode_is_the_hosts():
+    acl = simulated_acl("atlas800t-a3")
+    assert acl.rt.get_run_mode() == (C.ACL_HOST, 0)  # AclLite's copies then go H2D / D2H
