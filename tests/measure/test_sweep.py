@@ -205,6 +205,10 @@ from ascend_p2p_lab.topology import (
 )
 from ascend_p2p_lab.vocab import HOST_LINK
 
+pytest.importorskip("distributed")
+pytest.importorskip("ipywidgets")
+pytest.importorskip("matplotlib")
+
 
 @pytest.fixture
 def a2() -> Iterator[Runtime]:
