@@ -14,6 +14,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/widgets/test_dashboard.py",
             "tests/measure/test_probe.py",
+            "tests/widgets/test_peers.py",
             "tests/widgets/test_panel.py",
             *SWEEP_TESTS,
         ),
