@@ -8,11 +8,8 @@ import pytest
 
 from ascend_p2p_lab import codes, open_runtime
 from ascend_p2p_lab.measure import sweep_run
-from ascend_p2p_lab.sim import (
-    Fault,
-    faults,
-)
-from ascend_p2p_lab.sim.faults import FAULT_KINDS, as_faults
+from ascend_p2p_lab.sim import faults
+from ascend_p2p_lab.sim.faults import FAULT_KINDS, Fault, as_faults
 
 
 def test_faults_come_from_dicts_or_as_they_are() -> None:
@@ -29,6 +26,19 @@ def test_faults_come_from_dicts_or_as_they_are() -> None:
         (2, 3),
     )
     assert as_faults(None) == []
+
+
+def test_faults_reject_bad_definitions() -> None:
+    with pytest.raises(ValueError):
+        Fault(kind="meteor")
+    with pytest.raises(ValueError):
+        Fault(kind="degrade")  # needs a link
+    with pytest.raises(ValueError):
+        Fault(kind="device_lost")  # needs a device
+    with pytest.raises(ValueError):
+        Fault(kind="error", code=12345)
+    with pytest.raises(ValueError):
+        Fault.from_dict({"kind": "error", "when": "now"})
 
 
 def test_a_lost_device_defaults_to_the_heartbeat_code() -> None:
@@ -261,16 +271,3 @@ def test_a_topology_file_declares_a_drop_as_any_fault(tmp_path) -> None:
 def test_a_bad_transient_fault_is_refused(data, match) -> None:
     with pytest.raises(ValueError, match=match):
         as_faults([data])
-
-
-def test_faults_reject_bad_definitions() -> None:
-    with pytest.raises(ValueError):
-        Fault(kind="meteor")
-    with pytest.raises(ValueError):
-        Fault(kind="degrade")  # needs a link
-    with pytest.raises(ValueError):
-        Fault(kind="device_lost")  # needs a device
-    with pytest.raises(ValueError):
-        Fault(kind="error", code=12345)
-    with pytest.raises(ValueError):
-        Fault.from_dict({"kind": "error", "when": "now"})
