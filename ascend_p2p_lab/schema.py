@@ -63,7 +63,6 @@ def _named(keep: Any) -> tuple[str, ...]:
 
 # The pattern words by trait, read off their declarations (patterns/builtin.py), for the
 # readers that select rows: never by a pattern's name.
-PATTERNS_BY_NAME = ROW_PATTERNS
 #: Patterns measured on ordered pairs; drawn as device x device matrices.
 PAIR_PATTERNS = _named(lambda p: p.on_pairs)
 #: One ordered pair alone, each copy its own value: the link matrices' pattern.
@@ -179,7 +178,7 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "direction": DIRECTIONS,
     "peer": PEERS,
     "path": PATHS,
-    "pattern": tuple(PATTERNS_BY_NAME),
+    "pattern": tuple(ROW_PATTERNS),
     "initiator": INITIATORS,
     "timing": TIMINGS,
     "error_kind": tuple(ERROR_KINDS),

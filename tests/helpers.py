@@ -1260,3 +1260,67 @@ def saved_p2p_slow(out: Path) -> Path:
         == 0
     )
     return out
+
+
+QUICK: dict[str, Any] = {
+    "samples": 1,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 2,
+    "progress": False,
+}
+
+
+def _median_3(run: pd.DataFrame, **where) -> float:
+    sel = run
+    for k, v in where.items():
+        sel = sel[sel[k] == v]
+    assert len(sel), f"no rows for {where}"
+    return float(sel["bandwidth_GBps"].median())
+
+
+QUICK_2: dict[str, Any] = {"samples": 2, "warmup": 1, "min_sample_us": 200.0, "progress": False}
+
+
+A2x4_EXACT = _cut("atlas800t-a2", 4, jitter=0.0)  # for frames compared number by number
+
+
+#: A sweep that takes a few milliseconds of host time.
+QUICK_3: dict[str, Any] = {
+    "sizes": "4KiB,64KiB",
+    "samples": 2,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 4,
+    "progress": False,
+}
+
+
+def _same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    """Equal but for run ids, to the bit (each point starts at the clock's origin)."""
+    assert list(a.columns) == list(b.columns) and len(a) == len(b)
+    rest = [c for c in a.columns if c != "run_id"]
+    pd.testing.assert_frame_equal(
+        a[rest].reset_index(drop=True), b[rest].reset_index(drop=True), check_exact=True
+    )
+
+
+QUICK_4 = {"samples": 2, "warmup": 1, "progress": False}
+
+
+QUICK_5 = {"samples": 2, "warmup": 1, "min_sample_us": 20.0, "max_copies": 4}
+
+
+QUICK_6: dict[str, Any] = {
+    "sizes": "4KiB,64KiB",
+    "samples": 2,
+    "warmup": 1,
+    "min_sample_us": 20.0,
+    "max_copies": 4,
+    "progress": False,
+}
+
+
+# ---------------------------------------------------------------- feature detection
+def _without(rt: Any, name: str) -> None:
+    delattr(rt.acl.rt, name)

@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -300,8 +299,3 @@ def _case(suite: ET.Element, item: pd.Series, strict: bool) -> None:
         ET.SubElement(case, "skipped", message=str(item.get("reason") or "skipped"))
     else:
         ET.SubElement(case, "system-out").text = text
-
-
-def to_json_text(items: pd.DataFrame, points_lost: int = 0, **extra: Any) -> str:
-    """:func:`to_json` as indented text."""
-    return json.dumps(to_json(items, points_lost, **extra), indent=2)

@@ -33,7 +33,7 @@ from ..collectives.layout import checked, held, origins
 from ..runtime import Runtime
 from ..runtime.resources import close_all
 from .buffers import PATTERN_BYTES, pattern_block
-from .timing import GATE_BYTES
+from .phasetiming import GATE_BYTES
 
 #: What a verification reads of a piece: its head, this long.
 WINDOW = 4096

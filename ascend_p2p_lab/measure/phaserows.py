@@ -32,7 +32,7 @@ from typing import Any
 from ..collectives.busbw import REDUCING, bus_factor
 from ..collectives.predict import Timing, measured
 from ..patterns.model import Test
-from .timing import PhaseSample
+from .phasetiming import PhaseSample
 
 #: hccl_test's words for its check (``check_result``): the bytes verified, or not checked.
 CHECK_WORDS = {True: "success", False: "failed", None: "NULL"}

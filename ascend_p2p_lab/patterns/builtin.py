@@ -122,11 +122,6 @@ class Declaration:
     def of_transfers(self) -> bool:
         return self.values == TRANSFERS
 
-    @property
-    def aggregation(self) -> str:
-        """How its values add up (``values``)."""
-        return self.values
-
     def line(self) -> str:
         """One line of ``ascend-p2p-lab patterns``: the name first."""
         return f"{self.name:<11} {self.description} [{self.values}]"
@@ -546,19 +541,13 @@ _BUILT_IN = (
 DECLARATIONS: dict[str, Declaration] = {d.name: d for d in _BUILT_IN}
 #: The words of the ``pattern`` column, each with the declaration its rows follow.
 ROW_PATTERNS: dict[str, Declaration] = {d.pattern: d for d in _BUILT_IN if not d.row_pattern}
-#: The built-ins ``patterns NAME`` prints as a test file of its transfers (and that ship
-#: as files, ``examples/tests/builtin``).
+#: The built-ins ``patterns NAME`` prints as a test file of its transfers.
 AS_FILES = tuple(d.name for d in _BUILT_IN if d.as_file)
 #: The built-ins ``run NAME`` and the dashboard run by name: those that expand over the
 #: server's devices alone (not the group pattern, which needs groups, nor test files).
 BY_NAME = tuple(
     d.name for d in _BUILT_IN if not (d.needs_groups or d.needs_tests or d.needs_collectives)
 )
-
-
-def declaration_of(pattern: str) -> Declaration:
-    """The declaration a row's ``pattern`` follows."""
-    return ROW_PATTERNS[pattern]
 
 
 def rows_where(keep: Callable[[Declaration], Any]) -> tuple[str, ...]:

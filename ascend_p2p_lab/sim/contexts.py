@@ -33,7 +33,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from .. import codes as C
 from .devices import CONTEXT_BASE, Devices
@@ -144,37 +143,3 @@ class Contexts(Part):
     def _switched(self) -> None:
         for hook in self.on_switch:
             hook()
-
-    def fast_set_context(
-        self, lock: Any, counts: dict[str, int], checked: Callable[..., int]
-    ) -> Callable[..., int]:
-        """``acl.rt.set_context``: a default context a successful call named
-        (``Devices.kept``) made current without the checks, else ``checked`` (the format
-        check, then :meth:`set_context`). Under ``lock`` and counted, as every wrapped call
-        is; the host clock advances as the checked path advances it.
-        """
-        devices = self.devices
-        kept, tls, injector, engine = devices.kept, devices.tls, self.injector, self.engine
-        faults, host, name = injector.faults, injector.host, "rt.set_context"
-
-        def set_context(*args: Any) -> int:
-            lock.acquire()
-            try:
-                try:
-                    counts[name] += 1
-                except KeyError:  # the first call
-                    counts[name] = 1
-                if len(args) == 1 and args[0].__class__ is int and tls.context is None:
-                    dev = kept.get(args[0])
-                    if dev is not None:
-                        tls.device = dev
-                        if faults:
-                            host(0.5)
-                        else:
-                            engine.host_us += 0.5  # what host() does without faults
-                        return 0
-                return checked(*args)
-            finally:
-                lock.release()
-
-        return set_context

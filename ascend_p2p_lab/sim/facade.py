@@ -143,9 +143,7 @@ DISPATCH: dict[str, tuple[str, str]] = {
 }
 #: Calls whose repeats of a successful call skip the checks (each kept by its part,
 #: keyed by the argument tuple, and dropped by every call not in :data:`KEEPS_PLANS`).
-FAST_CALLS = frozenset(
-    {"rt.memcpy_async", "rt.set_context", "rt.record_event", "rt.stream_wait_event"}
-)
+FAST_CALLS = frozenset({"rt.memcpy_async", "rt.record_event", "rt.stream_wait_event"})
 #: Calls that run without the lock and are not counted (they read, and change nothing).
 UNLOCKED = frozenset({"get_soc_name", "get_version", "get_recent_err_msg", "app_log"})
 #: Calls that cannot change what a copy resolves to (its regions, its stream, whether the
@@ -375,8 +373,6 @@ class SimulatedACL:
         lock, counts = self._lock, self.call_counts
         if call == "rt.memcpy_async":
             return self._copies.fast_memcpy_async(lock, counts, checked)
-        if call == "rt.set_context":
-            return self._contexts.fast_set_context(lock, counts, checked)
         return self._streams.fast_event_call(call, lock, counts, checked)
 
     def __repr__(self) -> str:

@@ -11,12 +11,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ascend_p2p_lab"
 TESTS = ROOT / "tests"
-#: the share of the package's modules of MIN_LINES lines or more with a test file named
-#: after them
-SHARE = 0.8
 MIN_LINES = 40
+#: The modules of MIN_LINES lines or more still without a test file named after them
+#: (issue 41 item 5): each is tested through another module's file today. The list only
+#: shrinks: a module that gains its file must leave it, and no other module may lack one.
+WITHOUT_OWN_FILE = {
+    "calibrate/figures.py",  # through tests/calibrate/test_calibrate.py
+    "calibrate/fits.py",
+    "calibrate/writer.py",
+    "check/run.py",  # through tests/check/test_check.py
+    "cli/historyopt.py",  # through tests/cli/test_cmd_history.py
+    "widgets/controls.py",  # through tests/widgets/test_dashboard.py
+    "widgets/live.py",
+    "widgets/render.py",
+}
 #: what may sit at tests/ besides the test files of top-level modules
-TOP_LEVEL = {"conftest.py", "helpers.py", "browserapp.py", "realtools.py", "test_architecture.py"}
+TOP_LEVEL = {
+    "conftest.py",
+    "helpers.py",
+    "simacl.py",
+    "browserapp.py",
+    "realtools.py",
+    "test_architecture.py",
+}
 FOLDERS = {"acceptance", "hardware", "data"}
 
 
@@ -44,15 +61,21 @@ def _modules() -> list[Path]:
     )
 
 
-def test_most_modules_have_a_test_file_named_after_them() -> None:
+def test_every_module_has_a_test_file_named_after_it() -> None:
     modules = _modules()
     assert len(modules) > 100  # the package as it is: the measure is not of an empty list
-    missing = [m for m in modules if (f := _test_file_of(m)) is not None and not f.is_file()]
-    covered = len(modules) - len(missing)
-    assert covered >= SHARE * len(modules), (
-        f"{covered} of {len(modules)} modules of {MIN_LINES} lines or more have a test file "
-        f"named after them (at least {SHARE:.0%} must); without one: "
-        + ", ".join(m.relative_to(PACKAGE).as_posix() for m in missing)
+    missing = {
+        m.relative_to(PACKAGE).as_posix()
+        for m in modules
+        if (f := _test_file_of(m)) is not None and not f.is_file()
+    }
+    assert missing <= WITHOUT_OWN_FILE, (
+        f"modules of {MIN_LINES} lines or more without a test file named after them: "
+        + ", ".join(sorted(missing - WITHOUT_OWN_FILE))
+    )
+    assert missing >= WITHOUT_OWN_FILE, (
+        "these have a test file now: take them off WITHOUT_OWN_FILE: "
+        + ", ".join(sorted(WITHOUT_OWN_FILE - missing))
     )
 
 

@@ -26,7 +26,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import MIB, SMALL
+from helpers import (
+    MIB,
+    QUICK_6,
+    SMALL,
+)
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import (
@@ -36,7 +40,9 @@ from ascend_p2p_lab.measure import (
 from ascend_p2p_lab.measure.buffers import BufferPool, pattern_block
 from ascend_p2p_lab.runtime import DeviceBuffer, Runtime, Stream
 from ascend_p2p_lab.sim import simulated_acl
-from ascend_p2p_lab.topology import load_topology_file
+from ascend_p2p_lab.topology import (
+    load_topology_file,
+)
 from ascend_p2p_lab.topology.presets import read_packaged
 
 KiB, MiB = 1 << 10, 1 << 20
@@ -418,3 +424,40 @@ def test_each_device_sends_its_own_pattern_and_every_byte_counts() -> None:
             rt.memcpy(dst, buf, 4 * MIB)
             rt.write(dst, b"\x00", offset=offset)
             assert not pool.verify(dst, 0, size), (size, offset)
+
+
+def test_no_verification_means_verified_is_empty() -> None:
+    with open_runtime("sim", preset=PRESET) as rt:
+        run = sweep(
+            rt,
+            patterns=("d2h",),
+            devices=[0],
+            sizes=[SMALL],
+            samples=2,
+            verify=False,
+            progress=False,
+        )
+    assert run["verified"].isna().all() and run["bandwidth_GBps"].notna().all()
+
+
+@pytest.mark.parametrize("nth, seen", [(1, False), (2, False), (3, True)])
+def test_verification_sees_the_bytes_of_the_points_last_copy(nth: int, seen: bool) -> None:
+    """A point of 3 copies (1 warm-up, 2 samples of 1): the receive buffer is cleared
+    before the point and read back after its last copy. A one-off corruption of an
+    earlier copy is rewritten by the next before it is read (the documented choice:
+    README, Verification); one of the last copy is found."""
+    fault = {"kind": "corrupt", "link": [0, 1], "nth": nth}
+    with open_runtime("sim", preset="atlas800t-a2", faults=[fault]) as rt:
+        run = sweep(
+            rt, pairs="0-1", sizes="4KiB", samples=2, warmup=1, max_copies=1, progress=False
+        )
+        assert rt.acl.simulator.call_counts["rt.memcpy_async"] == 3
+    assert run["verified"].eq(not seen).all()
+    assert run["error_kind"].eq("verification").all() if seen else run["error_kind"].isna().all()
+
+
+def test_without_verification_corruption_goes_unseen() -> None:
+    """--no-verify: verified is NA, and nothing claims the bytes were checked."""
+    with open_runtime("sim", faults=[{"kind": "corrupt", "link": [0, 1]}]) as rt:
+        run = sweep(rt, pairs="0-1", verify=False, **QUICK_6)
+    assert run.verified.isna().all() and run.error_kind.isna().all()

@@ -14,10 +14,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from helpers import run_cli, topology_with
+from helpers import (
+    QUICK_6,
+    _without,
+    run_cli,
+    topology_with,
+)
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab.patterns.model import make_test
 from ascend_p2p_lab.patterns.testfile import read_tests
 
 QUICK = {"samples": 1, "warmup": 1, "max_copies": 1, "progress": False}
@@ -99,3 +105,86 @@ def test_run_file_on_a_server_that_drops_exits_1(tmp_path: Path, capsys) -> None
     code, out, _ = run_cli(capsys, *argv)
     assert code == 1 and "verification" in out
     assert "device 1 differ from device 0's pattern" in out
+
+
+def test_an_unreachable_transfer_is_a_reason_not_a_crash(capsys):
+    """On the 310 no pair reaches another: the test's rows say unreachable (exit 0)."""
+    with open_runtime("sim", "atlas300i-310") as rt:
+        run = sweep(
+            rt,
+            tests=[make_test("t", ["0->1", "host->2"], 8)],
+            sizes="1MiB",
+            samples=1,
+            progress=False,
+        )
+    assert set(run["error_kind"]) == {"unreachable"}
+
+
+def test_each_transfer_runs_on_its_initiators_stream():
+    """The pull on the destination's stream, the push on the source's, the host copy on
+    its device's: the streams a test asks for, in transfer order after the lead's."""
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        asked: list[int] = []
+        real = rt.stream
+
+        def stream(dev: int, *a, **k):
+            asked.append(dev)
+            return real(dev, *a, **k)
+
+        rt.stream = stream  # type: ignore[method-assign]
+        sweep(
+            rt,
+            tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8)],
+            sizes="1MiB",
+            samples=1,
+            progress=False,
+        )
+    assert asked == [1, 1, 2, 4]
+
+
+def test_a_lost_device_stops_its_work_and_the_others_go_on() -> None:
+    """Device 2 is lost at its 10th async copy: later blocks on device 2 are
+    ``device_lost`` without a call against it; blocks without it are measured."""
+    fault = {"kind": "device_lost", "device": 2, "call": "rt.memcpy_async", "nth": 10}
+    with open_runtime("sim", faults=[fault]) as rt:
+        run = sweep(rt, pairs="1-2,0-1,2-3,3-0,0-2,2-0", **QUICK_6)
+        calls_after = dict(rt.acl.call_counts)
+    on2 = run[((run.src == 2) | (run.dst == 2)) & run.error_kind.notna()]
+    assert set(on2.error_kind) == {"runtime", "device_lost"}
+    first = on2[on2.error_kind == "runtime"]
+    assert set(zip(first.src, first.dst)) == {(1, 2)}  # the block where it was lost
+    skipped = on2[on2.error_kind == "device_lost"]
+    assert set(zip(skipped.src, skipped.dst)) == {(2, 3), (0, 2), (2, 0)}
+    assert set(skipped.error_code) == {507010}
+    others = run[(run.src != 2) & (run.dst != 2)]
+    assert others.error_kind.isna().all() and others.bandwidth_GBps.notna().all()
+    assert run.attrs["run"]["lost_devices"] == {"2": first.error.iloc[0]}
+    # no block tried to create streams on device 2 after it was lost
+    assert calls_after["rt.create_stream"] <= 2 * 3 + 2
+
+
+# --------------------------------------------------------------- honest verification
+def test_a_failed_seeding_copy_is_a_runtime_error_not_corruption() -> None:
+    """The 2nd aclrtMemcpy of the run fails while device 0's send buffer is filled: that
+    point is ``runtime`` (call acl.rt.memcpy), and no later point over device 0 reports
+    a verification failure (the half-filled buffer is not reused)."""
+    fault = {"kind": "error", "call": "rt.memcpy", "nth": 2, "code": 507013}
+    with open_runtime("sim", faults=[fault]) as rt:
+        run = sweep(rt, pairs="0-1,0-2,1-0", sizes="4KiB,4MiB", samples=2, progress=False)
+    first = run[(run.src == 0) & (run.dst == 1)]
+    assert set(first.error_kind) == {"runtime"} and set(first.error_call) == {"acl.rt.memcpy"}
+    assert first.verified.isna().all()
+    later = run[~((run.src == 0) & (run.dst == 1))]
+    assert later.error_kind.isna().all() and later.verified.all()
+
+
+def test_a_missing_call_is_found_before_any_copy() -> None:
+    with open_runtime("sim") as rt:
+        _without(rt, "event_elapsed_time")
+        run = sweep(rt, pairs="0-1", **QUICK_6)
+        copies = rt.acl.call_counts.get("rt.memcpy_async", 0)
+    assert set(run.error_kind) == {"missing_call"} and copies == 0
+    with open_runtime("sim") as rt:  # host timing needs no events
+        _without(rt, "event_elapsed_time")
+        run = sweep(rt, pairs="0-1", timing="host", **QUICK_6)
+    assert run.error_kind.isna().all()

@@ -69,7 +69,8 @@ def test_without_the_simulators_accounting_the_bottleneck_is_the_predictions() -
     each phase, marked ``predicted``, whichever copy ended last."""
     from ascend_p2p_lab.collectives.programs import collective_tests
     from ascend_p2p_lab.measure.phaserows import sample_values
-    from ascend_p2p_lab.measure.timing import PhaseSample, Timing
+    from ascend_p2p_lab.measure.phasetiming import PhaseSample
+    from ascend_p2p_lab.measure.timing import Timing
     from ascend_p2p_lab.topology import load_preset
 
     (test,) = collective_tests(load_preset("atlas800t-a3"), ["all_gather"], [256 << 20])

@@ -32,8 +32,17 @@ The sweep in named parts: a spec object, the on_block callback, the formulas."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
-from helpers import PRESET_2
+from helpers import (
+    PRESET_2,
+    QUICK,
+    QUICK_5,
+    refused,
+)
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import (
@@ -43,6 +52,7 @@ from ascend_p2p_lab.measure import (
     sweep,
 )
 from ascend_p2p_lab.patterns.model import link_of, needs
+from ascend_p2p_lab.runtime import Runtime
 from ascend_p2p_lab.units import DEFAULT_SIZES
 
 A2, A3 = "atlas800t-a2", "atlas800t-a3"
@@ -139,3 +149,113 @@ def test_the_peer_error_lists_every_accepted_value() -> None:
         pytest.raises(ValueError, match=r"peer must be one of on, off, both, current;"),
     ):
         make_spec(rt, sizes=[4096], peer="maybe")
+
+
+@pytest.fixture
+def a2() -> Iterator[Runtime]:
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        yield rt
+
+
+# -------------------------------------------------------------------------------- sizes
+@pytest.mark.parametrize(
+    "sizes, match",
+    [
+        ("0", "must be positive"),
+        (0, "must be positive"),
+        (-4096, "must be positive"),
+        ([4096, -1], "must be positive"),
+        ("1.5MiB", "cannot read size '1.5MiB'"),
+        (4096.0, "not float"),
+        ([4096.0], "not float"),
+        (b"4KiB", "not bytes"),
+        ({"4KiB": 1}, "not dict"),
+        ([True], "must be an int or a string"),
+        ("4 XB", "cannot read size"),
+        ("", "no sizes given"),
+        ([], "no sizes given"),
+        ("3KiB:8KiB", "powers of two"),
+        ("8KiB:4KiB", "start is larger than the end"),
+        ("2TiB", "larger than 1024 GiB"),
+        ("48GiB", "needs 96 GiB on each device (2 buffers); device 0 has 64 GiB free"),
+        ("9" * 80, "longer than 64 characters"),
+        (list(range(1, 100)), "at most 64 per sweep"),
+    ],
+)
+def test_bad_sizes_are_refused_before_anything_is_allocated(
+    a2: Runtime, sizes: Any, match: str
+) -> None:
+    # both ways: each device of the pair holds a send and a receive buffer
+    refused(
+        a2,
+        lambda: sweep(a2, pairs="0-1", sizes=sizes, **{**QUICK, "direction": "both"}),
+        match=match,
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"samples": 0}, "samples must be an integer from 1 to 1000"),
+        ({"samples": 10**11}, "samples must be an integer from 1 to 1000"),
+        ({"samples": 2.5}, "samples must be an integer"),
+        ({"warmup": -1}, "warmup must be an integer from 0"),
+        ({"max_copies": 0}, "max_copies must be an integer from 1"),
+        ({"min_sample_us": math.inf}, "min_sample_us must be a number above 0"),
+        ({"min_sample_us": math.nan}, "min_sample_us must be a number above 0"),
+        ({"min_sample_us": "1ms"}, "min_sample_us must be a number"),
+        ({"host_bound_ratio": -1}, "host_bound_ratio must be a number above 0"),
+        ({"direction": "sideways"}, "direction must be one of uni, bi, both"),
+        ({"peer": 1}, "peer must be a string"),
+        ({"patterns": ("spiral",)}, "patterns must be among"),
+        ({"patterns": ()}, "patterns must be among"),
+        ({"timing": "wall"}, "timing must be one of events, host"),
+        ({"initiator": "both"}, "initiator must be one of src, dst"),
+    ],
+)
+def test_bad_sweep_parameters(a2: Runtime, kwargs: dict[str, Any], match: str) -> None:
+    args = {**QUICK, "pairs": "0-1", "sizes": "4KiB", **kwargs}
+    refused(a2, lambda: sweep(a2, **args), match=match)
+
+
+@pytest.fixture
+def a2_2():
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        yield rt
+
+
+def test_bad_sweep_arguments_allocate_nothing(a2_2) -> None:
+    for kwargs in (
+        {"sizes": "0"},
+        {"pairs": [(0, 0)]},
+        {"direction": "sideways"},
+        {"samples": 0},
+        {"sizes": "1TiB"},
+        {"patterns": ("spiral",)},
+        {"pairs": [(0, 9)]},
+        {"samples": 2.5},
+    ):
+        with pytest.raises((ValueError, TypeError)):
+            sweep(a2_2, progress=False, **kwargs)
+        assert a2_2.open_resources() == []
+    assert a2_2.ledger()["device_buffers"] == 0
+
+
+def test_a_spec_object_runs_the_same_sweep_as_its_keywords() -> None:
+    with open_runtime("sim", seed=3) as rt:
+        by_words = sweep(rt, "0-1,2-1", "4KiB,64KiB", direction="both", progress=False, **QUICK_5)
+    with open_runtime("sim", seed=3) as rt:
+        spec = make_spec(rt, "0-1,2-1", "4KiB,64KiB", direction="both", **QUICK_5)
+        by_spec = sweep(rt, spec=spec, progress=False)
+    cols = ["src", "dst", "direction", "size_bytes", "sample", "bandwidth_GBps"]
+    assert by_words[cols].equals(by_spec[cols])
+    assert by_spec.attrs["run"]["params"] == spec.to_dict()
+
+
+def test_a_spec_and_keywords_together_are_refused() -> None:
+    with open_runtime("sim") as rt:
+        spec = make_spec(rt, "0-1", "4KiB")
+        with pytest.raises(TypeError, match="either spec= or"):
+            sweep(rt, spec=spec, samples=3)
+        with pytest.raises(TypeError, match="SweepSpec"):
+            sweep(rt, spec={"sizes": [4096]})

@@ -121,40 +121,55 @@ Example:
 
 from __future__ import annotations
 
-import json
-import math
+import dataclasses
+import inspect
+import itertools
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
-
-from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.cli import main
-from ascend_p2p_lab.measure import (
-    sweep,
+from helpers import (
+    BASE,
+    DEGRADED,
+    DEVICES,
+    FAULT_CASES,
+    GIB,
+    INTERRUPT_POINTS,
+    KIB,
+    LARGE,
+    MIB,
+    MIB_2,
+    PRESET,
+    PRESET_2,
+    QUICK,
+    QUICK_2,
+    QUICK_3,
+    QUICK_4,
+    QUICK_5,
+    QUICK_6,
+    SIZE,
+    SLOW_1_TO_3,
+    SMALL,
+    SWEEP,
+    A2x4_EXACT,
+    _dashboard,
+    _err,
+    _median_3,
+    _open,
+    _same_frames,
+    assert_acl_error,
+    below,
+    interrupt_at,
+    refused,
 )
-from ascend_p2p_lab.results import (
-    COLUMNS,
-    ResultsError,
-    load_run,
-    save_run,
-)
-from ascend_p2p_lab.run import Run
-from ascend_p2p_lab.runtime import AclError, Runtime
-from ascend_p2p_lab.topology import (
-    topology_from_toml_text,
-)
-
-pytest.importorskip("distributed")
-import dataclasses
-
-import matplotlib
-import numpy as np
-from helpers import FAULT_CASES, SIZE, asymmetric_a2_run
 
 from ascend_p2p_lab import codes as C
+from ascend_p2p_lab import measure, open_runtime
+from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.fleet import (
     fleet_targets,
     simulated_fleet,
@@ -162,149 +177,43 @@ from ascend_p2p_lab.fleet import (
 )
 from ascend_p2p_lab.matrices import run_matrices
 from ascend_p2p_lab.measure import (
-    disable_all,
-    enable_all,
-    make_spec,
-    outcomes,
-)
-from ascend_p2p_lab.measure.buffers import BufferPool
-from ascend_p2p_lab.results import (
-    failures,
-    fit_latency_bandwidth,
-    matrix,
-    summarize,
-)
-from ascend_p2p_lab.topology import load_preset
-from ascend_p2p_lab.vocab import HOST_LINK
-
-matplotlib.use("Agg")
-import importlib
-import inspect
-import itertools
-import pickle
-import threading
-
-from matplotlib.figure import Figure
-
-from ascend_p2p_lab import plots
-from ascend_p2p_lab.measure import (
     BlockDone,
     execute,
+    outcomes,
+    sweep,
     sweep_processes,
     sweep_processes_run,
     sweep_run,
 )
-from ascend_p2p_lab.measure.checkpoint import Checkpoint
-from ascend_p2p_lab.measure.peerstate import PeerRestoreError
+from ascend_p2p_lab.measure.buffers import BufferPool
 from ascend_p2p_lab.patterns.builtin import expand
-from ascend_p2p_lab.patterns.model import make_test
+from ascend_p2p_lab.results import (
+    COLUMNS,
+    failures,
+    fit_latency_bandwidth,
+    load_run,
+    matrix,
+    save_run,
+    summarize,
+)
+from ascend_p2p_lab.run import folder
+from ascend_p2p_lab.runtime import AclError, Runtime
 from ascend_p2p_lab.sim.memory import CHUNK
+from ascend_p2p_lab.topology import (
+    load_preset,
+    topology_from_toml_text,
+)
+from ascend_p2p_lab.vocab import HOST_LINK
 
+pytest.importorskip("distributed")
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
-from helpers import (
-    BASE,
-    DEGRADED,
-    DEVICES,
-    FAULTS_2,
-    INTERRUPT_POINTS,
-    LARGE,
-    MIB_2,
-    PRESET_2,
-    SLOW_1_TO_3,
-    SMALL,
-    SWEEP,
-    A2x4,
-    _count_blocks,
-    _cut,
-    _dashboard,
-    _err,
-    _lines,
-    _open,
-    assert_acl_error,
-    assert_released,
-    below,
-    interrupt_at,
-    refused,
-)
-
-from ascend_p2p_lab import measure
-from ascend_p2p_lab.run import folder
-
-QUICK: dict[str, Any] = {
-    "samples": 1,
-    "warmup": 1,
-    "min_sample_us": 20.0,
-    "max_copies": 2,
-    "progress": False,
-}
 
 
 @pytest.fixture
 def a2() -> Iterator[Runtime]:
     with open_runtime("sim", "atlas800t-a2") as rt:
         yield rt
-
-
-# -------------------------------------------------------------------------------- sizes
-@pytest.mark.parametrize(
-    "sizes, match",
-    [
-        ("0", "must be positive"),
-        (0, "must be positive"),
-        (-4096, "must be positive"),
-        ([4096, -1], "must be positive"),
-        ("1.5MiB", "cannot read size '1.5MiB'"),
-        (4096.0, "not float"),
-        ([4096.0], "not float"),
-        (b"4KiB", "not bytes"),
-        ({"4KiB": 1}, "not dict"),
-        ([True], "must be an int or a string"),
-        ("4 XB", "cannot read size"),
-        ("", "no sizes given"),
-        ([], "no sizes given"),
-        ("3KiB:8KiB", "powers of two"),
-        ("8KiB:4KiB", "start is larger than the end"),
-        ("2TiB", "larger than 1024 GiB"),
-        ("48GiB", "needs 96 GiB on each device (2 buffers); device 0 has 64 GiB free"),
-        ("9" * 80, "longer than 64 characters"),
-        (list(range(1, 100)), "at most 64 per sweep"),
-    ],
-)
-def test_bad_sizes_are_refused_before_anything_is_allocated(
-    a2: Runtime, sizes: Any, match: str
-) -> None:
-    # both ways: each device of the pair holds a send and a receive buffer
-    refused(
-        a2,
-        lambda: sweep(a2, pairs="0-1", sizes=sizes, **{**QUICK, "direction": "both"}),
-        match=match,
-    )
-
-
-@pytest.mark.parametrize(
-    "kwargs, match",
-    [
-        ({"samples": 0}, "samples must be an integer from 1 to 1000"),
-        ({"samples": 10**11}, "samples must be an integer from 1 to 1000"),
-        ({"samples": 2.5}, "samples must be an integer"),
-        ({"warmup": -1}, "warmup must be an integer from 0"),
-        ({"max_copies": 0}, "max_copies must be an integer from 1"),
-        ({"min_sample_us": math.inf}, "min_sample_us must be a number above 0"),
-        ({"min_sample_us": math.nan}, "min_sample_us must be a number above 0"),
-        ({"min_sample_us": "1ms"}, "min_sample_us must be a number"),
-        ({"host_bound_ratio": -1}, "host_bound_ratio must be a number above 0"),
-        ({"direction": "sideways"}, "direction must be one of uni, bi, both"),
-        ({"peer": 1}, "peer must be a string"),
-        ({"patterns": ("spiral",)}, "patterns must be among"),
-        ({"patterns": ()}, "patterns must be among"),
-        ({"timing": "wall"}, "timing must be one of events, host"),
-        ({"initiator": "both"}, "initiator must be one of src, dst"),
-    ],
-)
-def test_bad_sweep_parameters(a2: Runtime, kwargs: dict[str, Any], match: str) -> None:
-    args = {**QUICK, "pairs": "0-1", "sizes": "4KiB", **kwargs}
-    refused(a2, lambda: sweep(a2, **args), match=match)
 
 
 def test_bad_output_and_checkpoint_paths(a2: Runtime, tmp_path: Path) -> None:
@@ -444,9 +353,6 @@ def test_summary_keeps_each_group_its_own_point() -> None:
     assert (summ["samples"] == 2).all()
 
 
-PRESET = "atlas800t-a2"
-
-
 def _lopsided():
     """atlas800t-a2 with a host link four times faster device -> host than host ->
     device (the preset's own figures are 24.8 and 27.6: too close to tell apart)."""
@@ -544,20 +450,6 @@ def test_host_timing_measures_the_same_rates() -> None:
     assert set(run["timing"]) == {"host"}
     assert _median_2(run, "h2d", LARGE, dst=1) == pytest.approx(topo.host.h2d_GBps, rel=0.05)
     assert _median_2(run, "d2h", LARGE, src=1) == pytest.approx(topo.host.d2h_GBps, rel=0.05)
-
-
-def test_no_verification_means_verified_is_empty() -> None:
-    with open_runtime("sim", preset=PRESET) as rt:
-        run = sweep(
-            rt,
-            patterns=("d2h",),
-            devices=[0],
-            sizes=[SMALL],
-            samples=2,
-            verify=False,
-            progress=False,
-        )
-    assert run["verified"].isna().all() and run["bandwidth_GBps"].notna().all()
 
 
 def test_unknown_affinity_is_missing() -> None:
@@ -690,12 +582,6 @@ def test_host_timing_and_peer_off() -> None:
     assert (off["peer"] == "off").all() and (off["pattern"] == "latency").all()
 
 
-@pytest.fixture(scope="module")
-def run():
-    """0->1 at half speed, 2->3 failing, at two sizes; 1->0 and 3->2 healthy."""
-    return asymmetric_a2_run(pairs="0-1,1-0,2-3,3-2", sizes=[SMALL, SIZE])
-
-
 def _by_title(run, words):
     found = [m for m in run_matrices(run) if all(w in m.title for w in words)]
     assert len(found) == 1, [m.title for m in run_matrices(run)]
@@ -714,21 +600,10 @@ def test_a_matrix_refused_everywhere_is_one_line() -> None:
     assert staged.frame.loc[0, 1] > 0 and staged.frame.loc[1, 0] > 0
 
 
-KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
-
-
 @pytest.fixture
 def a2_2():
     with open_runtime("sim", "atlas800t-a2") as rt:
         yield rt
-
-
-def _median_3(run: pd.DataFrame, **where) -> float:
-    sel = run
-    for k, v in where.items():
-        sel = sel[sel[k] == v]
-    assert len(sel), f"no rows for {where}"
-    return float(sel["bandwidth_GBps"].median())
 
 
 # ---------------------------------------------------------------------------- sweeps
@@ -846,15 +721,6 @@ def test_a3_fanout_is_capped_by_the_switch_port() -> None:
     assert agg == pytest.approx(port * 15 / 14, rel=0.05)
 
 
-def test_host_timing_mode_uses_blocking_memcpy(a2_2) -> None:
-    run = sweep(a2_2, pairs=[(0, 1)], sizes="4KiB,256MiB", timing="host", samples=2, progress=False)
-    assert set(run.timing) == {"host"} and run["host_bound"].isna().all()
-    small = run[run.size_bytes == 4 * KIB]
-    per_copy = (small.elapsed_us / small.copies).median()
-    assert per_copy > 8.0  # api + latency + return on the host clock
-    assert _median_3(run[run.size_bytes == 256 * MIB]) == pytest.approx(26.2, rel=0.1)
-
-
 def test_small_copies_are_flagged_host_bound_on_a3() -> None:
     with open_runtime("sim", "atlas800t-a3") as rt:
         run = sweep(rt, pairs=[(0, 1)], sizes="4KiB,64MiB", samples=2, progress=False)
@@ -906,49 +772,6 @@ def test_interrupt_returns_what_was_measured(a2_2, monkeypatch) -> None:
     assert set(zip(run.src, run.dst)) == {(0, 1)}
     assert a2_2.peer_refs() == {}
     assert [r for r in a2_2.open_resources()] == []
-
-
-def test_bad_sweep_arguments_allocate_nothing(a2_2) -> None:
-    for kwargs in (
-        {"sizes": "0"},
-        {"pairs": [(0, 0)]},
-        {"direction": "sideways"},
-        {"samples": 0},
-        {"sizes": "1TiB"},
-        {"patterns": ("spiral",)},
-        {"pairs": [(0, 9)]},
-        {"samples": 2.5},
-    ):
-        with pytest.raises((ValueError, TypeError)):
-            sweep(a2_2, progress=False, **kwargs)
-        assert a2_2.open_resources() == []
-    assert a2_2.ledger()["device_buffers"] == 0
-
-
-def test_peer_current_measures_the_links_as_the_user_left_them(a2_2) -> None:
-    a2_2.enable_peer(0, 1)
-    a2_2.enable_peer(1, 0)
-    a2_2.enable_peer(0, 2)  # one direction only: the driver needs both
-    run = sweep(
-        a2_2,
-        pairs=[(0, 1), (0, 2), (0, 3)],
-        sizes="1MiB",
-        peer="current",
-        samples=2,
-        progress=False,
-    )
-    by_pair = run.groupby(["src", "dst"])
-    assert set(by_pair["path"].first().items()) == {
-        ((0, 1), "p2p"),
-        ((0, 2), "direct"),
-        ((0, 3), "direct"),
-    }
-    assert run.loc[run.dst == 1, "bandwidth_GBps"].notna().all()
-    assert run.loc[run.dst != 1, "error"].str.contains("507899").all()
-    assert a2_2.peer_refs() == {(0, 1): 1, (1, 0): 1, (0, 2): 1}  # untouched
-    a2_2.disable_peer(0, 1)
-    a2_2.disable_peer(1, 0)
-    a2_2.disable_peer(0, 2)
 
 
 GIB_2 = 1 << 30
@@ -1029,55 +852,7 @@ def test_a_users_shared_budget_limits_what_leaves_a_group() -> None:
     assert float(back["bandwidth_GBps"].median()) == pytest.approx(100.0, rel=0.03)
 
 
-QUICK_2: dict[str, Any] = {"samples": 2, "warmup": 1, "min_sample_us": 200.0, "progress": False}
-
-
 DEGRADED_2 = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
-
-
-def test_samples_span_the_minimum_device_time() -> None:
-    with open_runtime("sim", preset="atlas800t-a2") as rt:
-        run = sweep(
-            rt,
-            pairs=[(0, 1)],
-            sizes="4KiB,64KiB",
-            samples=2,
-            warmup=1,
-            min_sample_us=500.0,
-            patterns=("pair", "local"),
-            progress=False,
-        )
-        # one copy takes about 160 us: between half the minimum and the minimum
-        big = sweep(
-            rt, pairs=[(0, 1)], sizes="4MiB", samples=2, min_sample_us=250.0, progress=False
-        )
-    assert run["error"].isna().all() and big["error"].isna().all()
-    assert (run["elapsed_us"] >= 500.0).all()
-    assert (run["copies"] < 1000).all()
-    assert (big["elapsed_us"] >= 250.0).all() and (big["copies"] >= 2).all()
-
-
-def test_bidirectional_samples_count_the_copies_they_timed() -> None:
-    """Sample lengths that need 5, 6 or 9 copies (timed in 4 rounds, so 8, 8 and 12 go
-    out): each direction still reads about the one-way rate, not 5/8 of it."""
-    with open_runtime("sim", preset="atlas800t-a2") as rt:
-        uni = sweep(rt, pairs=[(0, 1)], sizes="1MiB", **QUICK_2)["bandwidth_GBps"].median()
-        runs = [
-            sweep(
-                rt,
-                pairs=[(0, 1)],
-                sizes="1MiB",
-                direction="bi",
-                samples=2,
-                warmup=1,
-                min_sample_us=us,
-                progress=False,
-            )
-            for us in (230, 280, 430)
-        ]
-    for run in runs:
-        assert run["error"].isna().all()
-        assert run["bandwidth_GBps"].to_numpy() == pytest.approx(uni, rel=0.08)
 
 
 # ------------------------------------------------------------------------ directions
@@ -1152,98 +927,6 @@ def test_a_device_gone_with_no_device_is_skipped_afterwards() -> None:
     assert run.loc[run.src == 0, "error_kind"].isna().all()
 
 
-@pytest.fixture(scope="module")
-def run_2():
-    """atlas800t-a2 (8 devices), pairs 0<->1, 2<->3, 4<->5 at 4 KiB and 16 MiB, uni and
-    bi, peer on and off, three samples: 0->1 at half speed, 2->3 fails, 4->5 corrupt."""
-    with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS_2) as rt:
-        return sweep(
-            rt,
-            pairs="0-1,1-0,2-3,3-2,4-5,5-4",
-            sizes="4KiB,16MiB",
-            direction="both",
-            peer="both",
-            samples=3,
-            warmup=0,
-            progress=False,
-        )
-
-
-# ------------------------------------------------------------------------------ report
-def test_report_writes_every_figure_the_run_has(tmp_path, monkeypatch):
-    """atlas800t-a3 copies directly with peer access off: both directions have numbers
-    on every path, so every figure report() can write applies."""
-    with open_runtime("sim", preset="atlas800t-a3") as rt:
-        run_2 = sweep(
-            rt,
-            pairs="0-1,1-0",
-            sizes="4KiB,1MiB",
-            direction="both",
-            peer="both",
-            samples=2,
-            warmup=0,
-            progress=False,
-        )
-    saved: list[str] = []
-
-    def fake_savefig(self, path, **kw):  # the choice of figures, without rendering PNGs
-        saved.append(Path(path).name)
-        Path(path).write_bytes(b"")
-
-    def no_drawing(*args, **kw):  # which figures, not how they look (tested above)
-        return Figure()
-
-    monkeypatch.setattr(Figure, "savefig", fake_savefig)
-    for name in (
-        "heatmap",
-        "link_matrix",
-        "peer_access_matrix",
-        "bandwidth_vs_size",
-        "latency_vs_size",
-        "peer_on_off",
-        "uni_vs_bi",
-    ):
-        monkeypatch.setattr(plots.reports, name, no_drawing)
-    names = {p.name for p in plots.report(run_2, tmp_path)}
-    assert names == set(saved)
-    assert {
-        "heatmap_uni_on_p2p.png",
-        "heatmap_bi_on_p2p.png",
-        "heatmap_bi_on_p2p_total.png",
-        "heatmap_bi_off_direct.png",
-        "heatmap_bi_off_direct_total.png",
-        "peer_on_off.png",
-        "uni_vs_bi_on.png",
-        "uni_vs_bi_off.png",
-    } <= names
-
-
-checkpoint_module = importlib.import_module("ascend_p2p_lab.measure.checkpoint")
-
-
-A2x4_EXACT = _cut("atlas800t-a2", 4, jitter=0.0)  # for frames compared number by number
-
-
-#: A sweep that takes a few milliseconds of host time.
-QUICK_3: dict[str, Any] = {
-    "sizes": "4KiB,64KiB",
-    "samples": 2,
-    "warmup": 1,
-    "min_sample_us": 20.0,
-    "max_copies": 4,
-    "progress": False,
-}
-
-
-def _same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
-    """Equal but for run ids, to the bit (each point starts at the clock's origin)."""
-    assert list(a.columns) == list(b.columns) and len(a) == len(b)
-    rest = [c for c in a.columns if c != "run_id"]
-    pd.testing.assert_frame_equal(
-        a[rest].reset_index(drop=True), b[rest].reset_index(drop=True), check_exact=True
-    )
-
-
 # ---------------------------------------------------------------- what degraded links do
 def _median_bw(frame: pd.DataFrame, src: int, dst: int) -> float:
     top = frame.size_bytes == frame.size_bytes.max()
@@ -1300,43 +983,6 @@ def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path:
     )
 
 
-@pytest.mark.keeps_ledger
-def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> None:
-    rt = _open([_err("rt.device_disable_peer_access", 207006)])
-    with pytest.raises(PeerRestoreError) as info:
-        sweep(rt, pairs="0-1,2-3", **QUICK_3)
-    exc = info.value
-    assert_acl_error(exc)
-    assert str(exc).startswith(
-        "cannot restore peer access after the test: acl.rt.device_disable_peer_access("
-    )
-    frame = exc.partial_frame  # type: ignore[attr-defined]
-    assert set(zip(frame.src, frame.dst)) == {(0, 1)}  # 2-3 never ran on a wrong state
-    assert frame.attrs["run"]["failed"].startswith("PeerRestoreError")
-    assert exc.partial_run.meta.failed.startswith("PeerRestoreError")  # type: ignore[attr-defined]
-    save_run(exc.partial_run, tmp_path / "run")  # type: ignore[attr-defined]
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), frame)
-    assert rt.open_resources() == []
-    assert rt.peer_refs() == {(0, 1): 1, (1, 0): 1}  # held, and dropped by the reset
-    with pytest.raises(AclError):
-        rt.close()
-    ledger = rt.acl.simulator.ledger()
-    assert ledger["peer_refs"] == {} and not ledger["initialized"]
-
-
-def test_a_users_peer_links_survive_failing_peer_off_blocks() -> None:
-    with _open(
-        [_err("rt.memcpy_async", 507013, 3, link=[2, 3])], topology=_cut("atlas800t-a3", 4)
-    ) as rt:
-        rt.enable_peer(0, 1)
-        rt.enable_peer(1, 0)
-        rt.enable_peer(2, 3)
-        run = sweep(rt, pairs="0-1,2-3", peer="off", **QUICK_3)
-        assert run.loc[(run.src == 2) & (run.path == "direct"), "error"].notna().any()
-        assert rt.peer_refs() == {(0, 1): 1, (1, 0): 1, (2, 3): 1}
-        disable_all(rt)
-
-
 @pytest.mark.parametrize(
     "point", ["malloc#2", "memcpy_async#9", "enable_peer#2", "synchronize_event#2"]
 )
@@ -1351,268 +997,6 @@ def test_an_interrupted_sweep_keeps_the_points_before_it(
     assert part.attrs["run"]["interrupted"] is True and len(part) < len(full)
     assert part["error"].isna().all() and part["bandwidth_GBps"].notna().all()
     _same_frames(part, full.iloc[: len(part)])  # a prefix of the uninterrupted run
-
-
-def test_interrupt_while_saving_leaves_no_half_written_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with _open() as rt:
-        first = sweep(rt, pairs="0-1", **QUICK_3)
-        save_run(first, tmp_path / "run")
-        real = pd.DataFrame.to_csv
-
-        def interrupted_csv(self: pd.DataFrame, *args: Any, **kwargs: Any) -> Any:
-            raise KeyboardInterrupt("Ctrl-C while writing samples.csv")
-
-        second = sweep(rt, pairs="2-3", **QUICK_3)
-        assert set(zip(second.src, second.dst)) == {(2, 3)}
-        assert_released(rt, {})
-        monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted_csv)
-        with pytest.raises(KeyboardInterrupt):
-            save_run(second, tmp_path / "run")
-        monkeypatch.setattr(pd.DataFrame, "to_csv", real)
-    assert not list((tmp_path / "run").glob(".*"))  # no temporary file left
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), first)  # the old run, whole
-
-
-def test_interrupt_between_renames_leaves_no_mixed_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with _open() as rt:
-        first = sweep(rt, pairs="0-1", **QUICK_3)
-        second = sweep(rt, pairs="2-3", **QUICK_3)
-    save_run(first, tmp_path / "run")
-    real = Path.replace
-    calls = {"n": 0}
-
-    def replace(self: Path, target: Any) -> Any:
-        calls["n"] += 1
-        if calls["n"] == 2:  # samples.parquet is new, samples.csv not yet
-            raise KeyboardInterrupt
-        return real(self, target)
-
-    monkeypatch.setattr(Path, "replace", replace)
-    with pytest.raises(KeyboardInterrupt):
-        save_run(second, tmp_path / "run")
-    monkeypatch.setattr(Path, "replace", real)
-
-    with pytest.raises(ResultsError, match=r"run\.json: missing"):
-        load_run(tmp_path / "run")  # never new samples under the old run.json
-    assert not list((tmp_path / "run").glob(".*"))
-    save_run(second, tmp_path / "run")
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), second)
-
-
-# -------------------------------------------------------------------- resumable sweeps
-RESUME = {**QUICK_3, "pairs": "0-1,1-0,2-3,3-2", "peer": "both"}
-
-
-@pytest.fixture
-def uninterrupted() -> pd.DataFrame:
-    with _open(topology=A2x4_EXACT) as rt:
-        return sweep(rt, **RESUME)
-
-
-@pytest.mark.parametrize("k", [0, 1, 5, 11])
-def test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped(
-    k: int, uninterrupted: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ckpt = tmp_path / "sweep.ckpt"
-    total = len(uninterrupted.groupby(["pattern", "direction", "peer", "path", "src", "dst"]))
-    assert total == 12  # 4 pairs x (p2p, direct, staged)
-    _count_blocks(monkeypatch, stop_after=k)
-    with _open(topology=A2x4_EXACT) as rt:
-        first = sweep(rt, checkpoint=ckpt, **RESUME)
-    assert first.attrs["run"]["interrupted"] is True
-    assert len(_lines(ckpt)) == 1 + k  # the header, then one line per completed block
-    monkeypatch.undo()
-    ran = _count_blocks(monkeypatch)
-    with _open(topology=A2x4_EXACT) as rt:
-        resumed = sweep(rt, checkpoint=ckpt, **RESUME)
-    assert len(ran) == total - k and resumed.attrs["run"]["resumed_blocks"] == k
-    assert resumed.attrs["run"]["interrupted"] is False
-    assert resumed.attrs["run"]["blocks"] == total
-    _same_frames(resumed, uninterrupted)
-    assert resumed["run_id"].nunique() == (2 if k else 1)
-    assert len(_lines(ckpt)) == 1 + total  # not saved anywhere: the checkpoint stays
-    ran.clear()
-    with _open(topology=A2x4_EXACT) as rt:  # all done: nothing is measured or allocated
-        again = sweep(rt, checkpoint=ckpt, **RESUME)
-        assert rt.acl.call_counts.get("rt.malloc", 0) == 0
-    assert ran == [] and again.attrs["run"]["resumed_blocks"] == total
-    _same_frames(again, uninterrupted)
-    assert again.attrs["run"]["finished_checkpoint"] == str(ckpt) and ckpt.exists()
-    save_run(again, tmp_path / "run")
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), again)
-    assert not ckpt.exists()  # saved with every block: nothing left to resume
-    assert json.loads((tmp_path / "run" / "run.json").read_text())["finished_checkpoint"] is None
-
-
-def test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The jitter draws depend on the point (rt.begin_point), not on the calls before it:
-    the same seed gives the same numbers whether or not the sweep was interrupted."""
-    assert A2x4.jitter > 0
-    both = {**RESUME, "direction": "both"}
-    with open_runtime("sim", topology=A2x4, seed=5) as rt:
-        whole = sweep(rt, **both)
-    with _open(topology=A2x4_EXACT) as rt:
-        exact = sweep(rt, **both)
-    ratio = whole["bandwidth_GBps"] / exact["bandwidth_GBps"]
-    assert (ratio - 1).abs().max() > 1e-3  # the jitter is on and moves the numbers
-    ckpt = tmp_path / "sweep.ckpt"
-    _count_blocks(monkeypatch, stop_after=7)
-    with open_runtime("sim", topology=A2x4, seed=5) as rt:
-        assert sweep(rt, checkpoint=ckpt, **both).attrs["run"]["interrupted"] is True
-    monkeypatch.undo()
-    with open_runtime("sim", topology=A2x4, seed=5) as rt:
-        resumed = sweep(rt, checkpoint=ckpt, **both)
-    assert resumed.attrs["run"]["resumed_blocks"] == 7
-    _same_frames(resumed, whole)
-
-
-def test_a_checkpoint_is_compact(tmp_path: Path) -> None:
-    """Each block's rows are compressed: the file is a fraction of the rows as JSON."""
-    ckpt = tmp_path / "sweep.ckpt"
-    with _open(topology=A2x4_EXACT) as rt:
-        run = sweep(rt, checkpoint=ckpt, **{**RESUME, "sizes": "4KiB:1MiB", "samples": 4})
-    as_json = len(json.dumps(checkpoint_module.jsonable_rows(run.to_dict("records")), default=str))
-    assert ckpt.stat().st_size * 5 < as_json
-
-
-def test_a_torn_last_line_is_discarded_and_its_block_measured_again(
-    uninterrupted: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ckpt = tmp_path / "sweep.ckpt"
-    real_append = Checkpoint.append
-    appended = {"n": 0}
-
-    def torn_append(self: Checkpoint, block: Any, rows: list[dict[str, Any]]) -> None:
-        appended["n"] += 1
-        if appended["n"] < 4:
-            return real_append(self, block, rows)
-        line = json.dumps({"block": block.key, "rows": rows})
-        with self.path.open("a") as fh:  # the process dies half-way through the write
-            fh.write(line[: len(line) // 2])
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(Checkpoint, "append", torn_append)
-    with _open(topology=A2x4_EXACT) as rt:
-        sweep(rt, checkpoint=ckpt, **RESUME)
-    assert not ckpt.read_bytes().endswith(b"\n")
-    monkeypatch.setattr(Checkpoint, "append", real_append)
-    ran = _count_blocks(monkeypatch)
-    with _open(topology=A2x4_EXACT) as rt:
-        resumed = sweep(rt, checkpoint=ckpt, **RESUME)
-    assert len(ran) == 12 - 3 and resumed.attrs["run"]["resumed_blocks"] == 3
-    _same_frames(resumed, uninterrupted)
-    lines = _lines(ckpt)  # the torn line is gone, every block is there once
-    assert len(lines) == 13 and len({rec["block"] for rec in lines[1:]}) == 12
-
-
-def test_a_torn_header_starts_over_and_a_foreign_file_is_refused(tmp_path: Path) -> None:
-    ckpt = tmp_path / "sweep.ckpt"
-    with _open(topology=A2x4_EXACT) as rt:
-        sweep(rt, checkpoint=ckpt, **RESUME)
-    header = ckpt.read_bytes().split(b"\n")[0]
-    ckpt.write_bytes(header[:40])  # the first write was cut short
-    with _open(topology=A2x4_EXACT) as rt:
-        run = sweep(rt, checkpoint=ckpt, **RESUME)
-    assert run.attrs["run"]["resumed_blocks"] == 0 and len(_lines(ckpt)) == 13
-    for foreign in (b"my notes, no newline", b"name,size\nx,1\n", b'{"a": 1}\n'):
-        ckpt.write_bytes(foreign)
-        with _open() as rt, pytest.raises(ValueError, match="not an ascend-p2p-lab checkpoint"):
-            sweep(rt, checkpoint=ckpt, **RESUME)
-        assert ckpt.read_bytes() == foreign  # left as it was
-
-
-def test_damage_before_the_last_line_is_an_error_that_names_the_line(tmp_path: Path) -> None:
-    ckpt = tmp_path / "sweep.ckpt"
-    with _open() as rt:
-        sweep(rt, checkpoint=ckpt, **RESUME)
-    lines = ckpt.read_text().splitlines(keepends=True)
-    for damaged, line_no in (
-        (lines[2][:30] + "\n", 3),
-        ('{"block": 3, "rows": []}\n', 3),
-        ('{"block": "x", "rows": [1]}\n', 3),
-    ):
-        text = "".join([*lines[:2], damaged, *lines[3:]])
-        ckpt.write_text(text)
-        with _open() as rt:
-            with pytest.raises(ValueError, match=f"line {line_no} is damaged"):
-                sweep(rt, checkpoint=ckpt, **RESUME)
-            assert rt.open_resources() == [] and rt.ledger()["device_buffers"] == 0
-        assert ckpt.read_text() == text
-
-
-@pytest.mark.parametrize(
-    "change, named",
-    [
-        ({"samples": 3}, "samples: 2 in the file, 3 now"),
-        ({"sizes": "4KiB"}, "sizes: [4096, 65536] in the file, [4096] now"),
-        ({"pairs": "0-1"}, "pairs:"),
-        ({"peer": "on"}, "peers: ['on', 'off'] in the file, ['on'] now"),
-        ({"verify": False}, "verify: True in the file, False now"),
-    ],
-)
-def test_different_parameters_are_refused_and_the_file_kept(
-    change: dict[str, Any], named: str, tmp_path: Path
-) -> None:
-    ckpt = tmp_path / "sweep.ckpt"
-    with _open() as rt:
-        sweep(rt, checkpoint=ckpt, **RESUME)
-    before = ckpt.read_bytes()
-    with _open() as rt:
-        with pytest.raises(ValueError, match="different parameters") as info:
-            sweep(rt, checkpoint=ckpt, **{**RESUME, **change})
-        assert named in str(info.value) and "\n" not in str(info.value)
-        assert rt.open_resources() == [] and rt.ledger()["device_buffers"] == 0
-    assert ckpt.read_bytes() == before
-
-
-def test_another_server_or_seed_is_refused(tmp_path: Path) -> None:
-    ckpt = tmp_path / "sweep.ckpt"
-    with _open() as rt:
-        sweep(rt, checkpoint=ckpt, **RESUME)
-    with (
-        open_runtime("sim", topology=A2x4, seed=7) as rt,
-        pytest.raises(ValueError, match="seed: 0 in the file, 7 now"),
-    ):
-        sweep(rt, checkpoint=ckpt, **RESUME)
-    with (
-        open_runtime("sim", "atlas800t-a2") as rt,
-        pytest.raises(ValueError, match="preset: 'atlas800t-a2-4' in the file"),
-    ):
-        sweep(rt, checkpoint=ckpt, **RESUME)
-
-
-def test_a_failed_block_is_not_recorded_and_is_measured_on_resume(tmp_path: Path) -> None:
-    ckpt = tmp_path / "sweep.ckpt"
-    broken = _err("rt.memcpy_async", 507013, link=[2, 3])
-    with _open([broken], topology=A2x4_EXACT) as rt:
-        first = sweep(rt, checkpoint=ckpt, **RESUME)
-    failed = first[first["error_code"].eq(507013).fillna(False)]
-    assert set(failed["error_kind"]) == {"runtime"}
-    assert set(failed["error_call"]) == {"acl.rt.memcpy_async"}
-    assert set(zip(failed.src, failed.dst)) == {(2, 3)}
-    recorded = {rec["block"] for rec in _lines(ckpt)[1:]}
-    assert len(recorded) == 11 and not any(key.endswith("/p2p/2-3") for key in recorded)
-    with _open(topology=A2x4_EXACT) as rt:
-        resumed = sweep(rt, checkpoint=ckpt, **RESUME)
-    p2p = resumed[resumed.path == "p2p"]
-    assert p2p["bandwidth_GBps"].notna().all() and len(p2p) == 4 * 2 * 2
-
-
-def test_an_oversized_checkpoint_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    ckpt = tmp_path / "sweep.ckpt"
-    with _open() as rt:
-        sweep(rt, checkpoint=ckpt, **RESUME)
-    monkeypatch.setattr(checkpoint_module, "MAX_CHECKPOINT_BYTES", 100)
-    with _open() as rt, pytest.raises(ValueError, match="larger than 100 bytes"):
-        sweep(rt, checkpoint=ckpt, **RESUME)
 
 
 # ----------------------------------------------------------------- concurrency and safety
@@ -1718,164 +1102,6 @@ def test_no_unsafe_deserialisation_anywhere() -> None:
             assert not found, f"{word} in {path}: {found}"
 
 
-POINTS = {"pairs": "0-1", "sizes": "4KiB,1MiB", "samples": 2, "progress": False}
-
-
-def _copies_issued(warmup: int, timing: str) -> int:
-    """Every copy a sweep of two points issued (async and blocking), on the simulator."""
-    with open_runtime("sim", preset="atlas800t-a2") as rt:
-        sweep(rt, warmup=warmup, timing=timing, max_copies=1, **POINTS)
-        counts = rt.acl.simulator.call_counts
-        return counts.get("rt.memcpy_async", 0) + counts.get("rt.memcpy", 0)
-
-
-@pytest.mark.parametrize("timing", ["events", "host"])
-def test_the_copies_issued_grow_with_the_warmup_asked_for(timing: str) -> None:
-    """max_copies=1: a point issues max(warmup, 1) warm-up copies and one per sample, so
-    each extra warm-up copy asked for is one more copy per point (2 points)."""
-    one = _copies_issued(1, timing)
-    assert _copies_issued(0, timing) == one  # one copy is always needed to size a sample
-    assert _copies_issued(4, timing) - one == 2 * 3
-    assert _copies_issued(9, timing) - one == 2 * 8
-
-
-def test_bidirectional_copies_are_enqueued_interleaved() -> None:
-    """Each direction's copies of a sample go out in rounds of at most ceil(n / 4),
-    alternating with the other direction's: on hardware the two directions then overlap
-    instead of running one after the other (the simulator would not show it)."""
-    trace: list[tuple[int | None, int]] = []
-    with open_runtime("sim", preset="atlas800t-a2") as rt:
-        real = rt.enqueue_copies
-
-        def spy(dst, src, size, stream, copies):
-            trace.append((stream.device, copies))
-            return real(dst, src, size, stream, copies)
-
-        rt.enqueue_copies = spy
-        run = sweep(
-            rt,
-            pairs="0-1",
-            sizes="1MiB",
-            direction="bi",
-            samples=2,
-            warmup=3,
-            min_sample_us=2000.0,
-            max_copies=8,
-            progress=False,
-        )
-    n = int(run["copies"].iloc[0])
-    assert n == 8 and (run["copies"] == n).all()
-    devices = [dev for dev, _ in trace]
-    assert all(a != b for a, b in itertools.pairwise(devices))  # strictly alternating
-    # the warm-up is a sample of its own (3 copies: pre, 3 rounds of one, post), sized
-    # as the samples are; max_copies is reached, so no trial follows
-    warm, timed = trace[: 2 * (1 + 3 + 1)], trace[2 * (1 + 3 + 1) :]
-    assert {copies for _, copies in warm} == {1}
-    assert len(timed) == 2 * 2 * (1 + 4 + 1)  # samples x directions x (pre, 4 rounds, post)
-    assert all(copies <= math.ceil(n / 4) for _, copies in timed)
-
-
-@pytest.mark.parametrize("nth, seen", [(1, False), (2, False), (3, True)])
-def test_verification_sees_the_bytes_of_the_points_last_copy(nth: int, seen: bool) -> None:
-    """A point of 3 copies (1 warm-up, 2 samples of 1): the receive buffer is cleared
-    before the point and read back after its last copy. A one-off corruption of an
-    earlier copy is rewritten by the next before it is read (the documented choice:
-    README, Verification); one of the last copy is found."""
-    fault = {"kind": "corrupt", "link": [0, 1], "nth": nth}
-    with open_runtime("sim", preset="atlas800t-a2", faults=[fault]) as rt:
-        run = sweep(
-            rt, pairs="0-1", sizes="4KiB", samples=2, warmup=1, max_copies=1, progress=False
-        )
-        assert rt.acl.simulator.call_counts["rt.memcpy_async"] == 3
-    assert run["verified"].eq(not seen).all()
-    assert run["error_kind"].eq("verification").all() if seen else run["error_kind"].isna().all()
-
-
-def test_the_aggregates_figure_names_its_size_as_every_figure_does() -> None:
-    pytest.importorskip("matplotlib")
-    from ascend_p2p_lab import plots
-
-    with open_runtime("sim", preset="atlas800t-a2") as rt:
-        run = sweep(rt, sizes="1GiB", groups="0,1:2,3", samples=1, progress=False)
-    title = plots.aggregate_bars(run).axes[0].get_title()
-    assert "at 1 GiB" in title and "MiB" not in title
-
-
-def test_curves_that_coincide_say_so_instead_of_hiding() -> None:
-    """On the 310 the host-staged path is the same through a PHB or a SYS pair: the two
-    lines coincide; the legend says which one is on top of which, and it is dashed."""
-    pytest.importorskip("matplotlib")
-    from ascend_p2p_lab import plots
-
-    with open_runtime("sim", preset="atlas300i-310") as rt:
-        run = sweep(
-            rt, pairs="0-1,0-4", peer="off", sizes="64KiB,1MiB,16MiB", samples=2, progress=False
-        )
-    ax = plots.bandwidth_vs_size(run, peer="off", path="staged", by="link").axes[0]
-    texts = [t.get_text() for t in ax.get_legend().get_texts()]
-    phb, sys_ = "PHB (1 pairs, via host memory)", "SYS (1 pairs, via host memory) = PHB, on top"
-    assert texts[:2] == [phb, sys_]  # the staged path says it goes through host memory
-    styles = {line.get_label(): line.get_linestyle() for line in ax.get_lines()}
-    assert styles[sys_] == "--" and styles[phb] == "-"
-    with open_runtime("sim", preset="atlas800t-a3") as rt:  # SIO and HCCS_SW differ
-        run = sweep(rt, pairs="0-1,0-2", sizes="1MiB,16MiB", samples=2, progress=False)
-    texts = [
-        t.get_text()
-        for t in plots.bandwidth_vs_size(run, by="link").axes[0].get_legend().get_texts()
-    ]
-    assert not any("on top" in t for t in texts)
-
-
-QUICK_4 = {"samples": 2, "warmup": 1, "progress": False}
-
-
-@pytest.fixture(scope="module")
-def two_sweeps() -> tuple[Run, Run]:
-    """Two sweeps of one server: pairs, then host copies and local copies."""
-    with open_runtime("sim", "atlas800t-a2") as rt:
-        pairs = sweep_run(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK_4)
-        host = sweep_run(
-            rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK_4
-        )
-    return pairs, host
-
-
-def test_selection_and_pickling_keep_the_metadata(two_sweeps) -> None:
-    pairs, _ = two_sweeps
-    part = pairs.select(pairs.samples["src"] == 0)
-    assert part.meta == pairs.meta and len(part) == (pairs.samples["src"] == 0).sum()
-    assert pairs.select(lambda s: s["size_bytes"] > 1 << 20).meta == pairs.meta
-    again = pickle.loads(pickle.dumps(pairs))
-    assert again.equals(pairs) and again.meta.run_id == pairs.meta.run_id
-    frame = pickle.loads(pickle.dumps(pairs.frame()))  # the frame's copy too
-    assert Run.of(frame).meta == pairs.meta
-
-
-def test_pd_concat_is_not_how_runs_are_joined(two_sweeps) -> None:
-    """What the issue found: pandas' concat of frames whose attrs differ keeps none."""
-    pairs, host = two_sweeps
-    joined = pd.concat([pairs.frame(), host.frame()], ignore_index=True)
-    assert "run" not in joined.attrs
-    assert Run.concat([pairs.frame(), host.frame()]).meta.device_count == 8
-
-
-def test_two_presets_joined_have_the_larger_device_count(two_sweeps) -> None:
-    pairs, _ = two_sweeps  # atlas800t-a2: 8 devices
-    with open_runtime("sim", "atlas800t-a3") as rt:  # 16
-        a3 = sweep_run(rt, pairs="0-1", sizes="1MiB", **QUICK_4)
-    both = Run.concat([pairs, a3])
-    assert both.meta.device_count == 16 and both.meta.preset is None  # they differ
-    assert [p["preset"] for p in both.meta.parts] == ["atlas800t-a2", "atlas800t-a3"]
-    assert set(both.samples["preset"]) == {"atlas800t-a2", "atlas800t-a3"}
-
-
-def test_a_joined_run_of_one_run_is_that_run(two_sweeps) -> None:
-    pairs, _ = two_sweeps
-    halves = [pairs.select(pairs.samples["src"] == 0), pairs.select(pairs.samples["src"] != 0)]
-    joined = Run.concat(halves)
-    assert joined.meta == pairs.meta and len(joined) == len(pairs) and not joined.meta.parts
-
-
 # ------------------------------------------------------------------------- sweep
 @pytest.mark.parametrize("fn", [sweep, sweep_run, sweep_processes, sweep_processes_run])
 def test_no_sweep_takes_an_output_folder(fn) -> None:
@@ -1974,29 +1200,6 @@ def pair():
             yield rt, src, dst, rt.stream(0), size
 
 
-QUICK_5 = {"samples": 2, "warmup": 1, "min_sample_us": 20.0, "max_copies": 4}
-
-
-def test_a_spec_object_runs_the_same_sweep_as_its_keywords() -> None:
-    with open_runtime("sim", seed=3) as rt:
-        by_words = sweep(rt, "0-1,2-1", "4KiB,64KiB", direction="both", progress=False, **QUICK_5)
-    with open_runtime("sim", seed=3) as rt:
-        spec = make_spec(rt, "0-1,2-1", "4KiB,64KiB", direction="both", **QUICK_5)
-        by_spec = sweep(rt, spec=spec, progress=False)
-    cols = ["src", "dst", "direction", "size_bytes", "sample", "bandwidth_GBps"]
-    assert by_words[cols].equals(by_spec[cols])
-    assert by_spec.attrs["run"]["params"] == spec.to_dict()
-
-
-def test_a_spec_and_keywords_together_are_refused() -> None:
-    with open_runtime("sim") as rt:
-        spec = make_spec(rt, "0-1", "4KiB")
-        with pytest.raises(TypeError, match="either spec= or"):
-            sweep(rt, spec=spec, samples=3)
-        with pytest.raises(TypeError, match="SweepSpec"):
-            sweep(rt, spec={"sizes": [4096]})
-
-
 def test_on_block_sees_every_block_with_its_rows_in_order() -> None:
     seen: list[BlockDone] = []
     with open_runtime("sim") as rt:
@@ -2072,60 +1275,6 @@ def test_scaling_rises_on_a2_and_flattens_at_the_port_on_a3():
     assert all(0.9 * port < v <= port * 1.01 for v in flat), flat
 
 
-def test_an_unreachable_transfer_is_a_reason_not_a_crash(capsys):
-    """On the 310 no pair reaches another: the test's rows say unreachable (exit 0)."""
-    with open_runtime("sim", "atlas300i-310") as rt:
-        run = sweep(
-            rt,
-            tests=[make_test("t", ["0->1", "host->2"], 8)],
-            sizes="1MiB",
-            samples=1,
-            progress=False,
-        )
-    assert set(run["error_kind"]) == {"unreachable"}
-
-
-def test_each_transfer_runs_on_its_initiators_stream():
-    """The pull on the destination's stream, the push on the source's, the host copy on
-    its device's: the streams a test asks for, in transfer order after the lead's."""
-    with open_runtime("sim", "atlas800t-a2") as rt:
-        asked: list[int] = []
-        real = rt.stream
-
-        def stream(dev: int, *a, **k):
-            asked.append(dev)
-            return real(dev, *a, **k)
-
-        rt.stream = stream  # type: ignore[method-assign]
-        sweep(
-            rt,
-            tests=[make_test("t", ["0->1", "2->3 by 2", "host->4"], 8)],
-            sizes="1MiB",
-            samples=1,
-            progress=False,
-        )
-    assert asked == [1, 1, 2, 4]
-
-
-def test_peer_mode_current_touches_no_peer_state():
-    """--peer current: without peer access the A2 refuses the direct copies (a result,
-    as data); with access held the same test runs as P2P; nothing is enabled for it."""
-    from ascend_p2p_lab.measure import disable_all
-
-    test = make_test("t", ["0->1", "host->2"], 8)
-    with open_runtime("sim", "atlas800t-a2") as rt:
-        off = sweep(rt, tests=[test], sizes="1MiB", samples=1, peer="current", progress=False)
-        assert rt.peer_refs() == {} or not any(rt.peer_refs().values())
-        enable_all(rt)
-        held = dict(rt.peer_refs())
-        on = sweep(rt, tests=[test], sizes="1MiB", samples=1, peer="current", progress=False)
-        assert dict(rt.peer_refs()) == held
-        disable_all(rt)
-    assert set(off["error_kind"]) == {"refused"} and set(off["path"]) == {"direct"}
-    assert on["error_kind"].isna().all() and set(on["path"]) == {"p2p"}
-    assert on["verified"].all()
-
-
 @pytest.mark.parametrize(
     "preset, devices, pattern",
     [
@@ -2156,37 +1305,6 @@ def test_a_sweep_pattern_as_transfers_measures_the_same(preset, devices, pattern
         )
 
 
-QUICK_6: dict[str, Any] = {
-    "sizes": "4KiB,64KiB",
-    "samples": 2,
-    "warmup": 1,
-    "min_sample_us": 20.0,
-    "max_copies": 4,
-    "progress": False,
-}
-
-
-def test_a_lost_device_stops_its_work_and_the_others_go_on() -> None:
-    """Device 2 is lost at its 10th async copy: later blocks on device 2 are
-    ``device_lost`` without a call against it; blocks without it are measured."""
-    fault = {"kind": "device_lost", "device": 2, "call": "rt.memcpy_async", "nth": 10}
-    with open_runtime("sim", faults=[fault]) as rt:
-        run = sweep(rt, pairs="1-2,0-1,2-3,3-0,0-2,2-0", **QUICK_6)
-        calls_after = dict(rt.acl.call_counts)
-    on2 = run[((run.src == 2) | (run.dst == 2)) & run.error_kind.notna()]
-    assert set(on2.error_kind) == {"runtime", "device_lost"}
-    first = on2[on2.error_kind == "runtime"]
-    assert set(zip(first.src, first.dst)) == {(1, 2)}  # the block where it was lost
-    skipped = on2[on2.error_kind == "device_lost"]
-    assert set(zip(skipped.src, skipped.dst)) == {(2, 3), (0, 2), (2, 0)}
-    assert set(skipped.error_code) == {507010}
-    others = run[(run.src != 2) & (run.dst != 2)]
-    assert others.error_kind.isna().all() and others.bandwidth_GBps.notna().all()
-    assert run.attrs["run"]["lost_devices"] == {"2": first.error.iloc[0]}
-    # no block tried to create streams on device 2 after it was lost
-    assert calls_after["rt.create_stream"] <= 2 * 3 + 2
-
-
 def test_failures_counts_points_not_samples() -> None:
     fault = {"kind": "error", "call": "rt.memcpy_async", "code": 507013, "link": [2, 3]}
     with open_runtime("sim", faults=[fault]) as rt:
@@ -2195,56 +1313,6 @@ def test_failures_counts_points_not_samples() -> None:
     assert table[["kind", "code", "call", "points"]].values.tolist() == [
         ["runtime", 507013, "acl.rt.memcpy_async", 2]
     ]
-
-
-# --------------------------------------------------------------- honest verification
-def test_a_failed_seeding_copy_is_a_runtime_error_not_corruption() -> None:
-    """The 2nd aclrtMemcpy of the run fails while device 0's send buffer is filled: that
-    point is ``runtime`` (call acl.rt.memcpy), and no later point over device 0 reports
-    a verification failure (the half-filled buffer is not reused)."""
-    fault = {"kind": "error", "call": "rt.memcpy", "nth": 2, "code": 507013}
-    with open_runtime("sim", faults=[fault]) as rt:
-        run = sweep(rt, pairs="0-1,0-2,1-0", sizes="4KiB,4MiB", samples=2, progress=False)
-    first = run[(run.src == 0) & (run.dst == 1)]
-    assert set(first.error_kind) == {"runtime"} and set(first.error_call) == {"acl.rt.memcpy"}
-    assert first.verified.isna().all()
-    later = run[~((run.src == 0) & (run.dst == 1))]
-    assert later.error_kind.isna().all() and later.verified.all()
-
-
-# ---------------------------------------------------------------- feature detection
-def _without(rt: Any, name: str) -> None:
-    delattr(rt.acl.rt, name)
-
-
-def test_staged_path_falls_back_without_stream_wait_event() -> None:
-    with open_runtime("sim") as rt:
-        _without(rt, "stream_wait_event")
-        run = sweep(rt, pairs="0-1", peer="off", **QUICK_6)
-    staged = run[run.path == "staged"]
-    assert staged.bandwidth_GBps.notna().all() and staged.error_kind.isna().all()
-    assert "acl.rt.stream_wait_event" in run.attrs["run"]["fallbacks"]
-
-
-def test_fan_out_without_stream_wait_event_is_missing_call() -> None:
-    with open_runtime("sim") as rt:
-        _without(rt, "stream_wait_event")
-        run = sweep(rt, patterns="one_to_all", **QUICK_6)
-    assert set(run.error_kind) == {"missing_call"}
-    assert set(run.error_call) == {"acl.rt.stream_wait_event"}
-    assert run.error_code.isna().all()
-
-
-def test_a_missing_call_is_found_before_any_copy() -> None:
-    with open_runtime("sim") as rt:
-        _without(rt, "event_elapsed_time")
-        run = sweep(rt, pairs="0-1", **QUICK_6)
-        copies = rt.acl.call_counts.get("rt.memcpy_async", 0)
-    assert set(run.error_kind) == {"missing_call"} and copies == 0
-    with open_runtime("sim") as rt:  # host timing needs no events
-        _without(rt, "event_elapsed_time")
-        run = sweep(rt, pairs="0-1", timing="host", **QUICK_6)
-    assert run.error_kind.isna().all()
 
 
 def test_old_runs_without_error_columns_still_load(tmp_path) -> None:
@@ -2259,39 +1327,6 @@ def test_old_runs_without_error_columns_still_load(tmp_path) -> None:
     old.to_parquet(tmp_path / "samples.parquet", index=False)
     back = load_run(tmp_path)
     assert back.error_kind.isna().all() and str(back.error_code.dtype) == "Int64"
-
-
-def test_both_windows_of_a_bidirectional_sample_reach_the_minimum() -> None:
-    """With 0->1 at half speed, the faster 1->0 window must still span min_sample_us."""
-    with open_runtime("sim", faults=[{"kind": "degrade", "link": [0, 1], "factor": 0.5}]) as rt:
-        run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=2, progress=False)
-    assert (run.elapsed_us >= 1000.0).all(), run[["src", "dst", "elapsed_us"]]
-
-
-def test_without_verification_corruption_goes_unseen() -> None:
-    """--no-verify: verified is NA, and nothing claims the bytes were checked."""
-    with open_runtime("sim", faults=[{"kind": "corrupt", "link": [0, 1]}]) as rt:
-        run = sweep(rt, pairs="0-1", verify=False, **QUICK_6)
-    assert run.verified.isna().all() and run.error_kind.isna().all()
-
-
-# ---------------------------------------------------------------- schema versions
-def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> None:
-    from ascend_p2p_lab.results import RUN_SCHEMA_VERSION, save_run
-
-    with open_runtime("sim") as rt:
-        run = sweep(rt, pairs="0-1", **QUICK_6)
-    save_run(run, tmp_path)
-    meta = json.loads((tmp_path / "run.json").read_text())
-    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 3  # 3: every field, parts
-    meta["schema_version"] = 4
-    (tmp_path / "run.json").write_text(json.dumps(meta))
-    with pytest.raises(ResultsError, match="run schema version 4 is newer"):
-        load_run(tmp_path)
-    del meta["schema_version"]  # required: a 0.x package keeps no unversioned runs
-    (tmp_path / "run.json").write_text(json.dumps(meta))
-    with pytest.raises(ResultsError, match=r"run\.json:1: field 'schema_version': missing"):
-        load_run(tmp_path)
 
 
 @pytest.fixture

@@ -1,4 +1,7 @@
-"""Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
+"""The timing loop (measure/timing.py): how many copies a sample holds, samples that span
+the minimum device time, interleaved bidirectional copies, the host-timed and staged
+paths, a fallback without aclrtStreamWaitEvent, and that only the timing modules issue
+copies.
 
 Each test pins a number, a label or an orientation a user sees, on an asymmetric
 fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
@@ -7,6 +10,24 @@ See docs/testing.md."""
 
 from __future__ import annotations
 
+import itertools
+import math
+from pathlib import Path
+
+import pytest
+from helpers import (
+    KIB,
+    MIB,
+    QUICK_2,
+    QUICK_6,
+    _median_3,
+    _without,
+)
+
+from ascend_p2p_lab import open_runtime
+from ascend_p2p_lab.measure import (
+    sweep,
+)
 from ascend_p2p_lab.measure.timing import copies_for
 
 
@@ -17,3 +38,187 @@ def test_copies_for_rounds_up_and_respects_the_cap() -> None:
     assert copies_for(1.0, 1000.0, 10) == 10
     assert copies_for(5000.0, 1000.0, 10) == 1
     assert copies_for(0.0, 1000.0, 10) == 1
+
+
+# ----------------------------------------------------------------- one timing loop
+#: The copy calls of the runtime, and the modules above it that may make them: the timing
+#: loop (and a collective's, measure/phasetiming.py) for timed copies; the buffers for
+#: their untimed fill.
+COPY_CALLS = {"memcpy", "memcpy_async", "enqueue_copies"}
+MAY_COPY = {
+    "measure/timing.py": COPY_CALLS,
+    "measure/phasetiming.py": COPY_CALLS,
+    "measure/buffers.py": {"memcpy"},
+}
+
+
+def copy_calls(source: str) -> set[str]:
+    """The runtime copy calls a module's source makes (``x.memcpy_async(...)``)."""
+    import ast
+
+    return {
+        node.func.attr
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in COPY_CALLS
+    }
+
+
+def test_only_the_timing_loop_issues_timed_copies() -> None:
+    """docs/architecture.md: every timed copy is issued by measure/timing.py (a
+    collective's by measure/phasetiming.py); below them only runtime/ and sim/."""
+
+    package = Path(__file__).resolve().parents[2] / "ascend_p2p_lab"
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package).as_posix()
+        if where.startswith(("runtime/", "sim/")):
+            continue
+        calls = copy_calls(path.read_text(encoding="utf-8")) - MAY_COPY.get(where, set())
+        if calls:
+            found[where] = sorted(calls)
+    assert not found, f"copies issued outside the timing loop: {found}"
+    assert copy_calls("rt.enqueue_copies(d, s, 1, st, 2); f(rt.memcpy)") == {"enqueue_copies"}
+
+
+@pytest.fixture
+def a2_2():
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        yield rt
+
+
+def test_host_timing_mode_uses_blocking_memcpy(a2_2) -> None:
+    run = sweep(a2_2, pairs=[(0, 1)], sizes="4KiB,256MiB", timing="host", samples=2, progress=False)
+    assert set(run.timing) == {"host"} and run["host_bound"].isna().all()
+    small = run[run.size_bytes == 4 * KIB]
+    per_copy = (small.elapsed_us / small.copies).median()
+    assert per_copy > 8.0  # api + latency + return on the host clock
+    assert _median_3(run[run.size_bytes == 256 * MIB]) == pytest.approx(26.2, rel=0.1)
+
+
+def test_samples_span_the_minimum_device_time() -> None:
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(
+            rt,
+            pairs=[(0, 1)],
+            sizes="4KiB,64KiB",
+            samples=2,
+            warmup=1,
+            min_sample_us=500.0,
+            patterns=("pair", "local"),
+            progress=False,
+        )
+        # one copy takes about 160 us: between half the minimum and the minimum
+        big = sweep(
+            rt, pairs=[(0, 1)], sizes="4MiB", samples=2, min_sample_us=250.0, progress=False
+        )
+    assert run["error"].isna().all() and big["error"].isna().all()
+    assert (run["elapsed_us"] >= 500.0).all()
+    assert (run["copies"] < 1000).all()
+    assert (big["elapsed_us"] >= 250.0).all() and (big["copies"] >= 2).all()
+
+
+def test_bidirectional_samples_count_the_copies_they_timed() -> None:
+    """Sample lengths that need 5, 6 or 9 copies (timed in 4 rounds, so 8, 8 and 12 go
+    out): each direction still reads about the one-way rate, not 5/8 of it."""
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        uni = sweep(rt, pairs=[(0, 1)], sizes="1MiB", **QUICK_2)["bandwidth_GBps"].median()
+        runs = [
+            sweep(
+                rt,
+                pairs=[(0, 1)],
+                sizes="1MiB",
+                direction="bi",
+                samples=2,
+                warmup=1,
+                min_sample_us=us,
+                progress=False,
+            )
+            for us in (230, 280, 430)
+        ]
+    for run in runs:
+        assert run["error"].isna().all()
+        assert run["bandwidth_GBps"].to_numpy() == pytest.approx(uni, rel=0.08)
+
+
+POINTS = {"pairs": "0-1", "sizes": "4KiB,1MiB", "samples": 2, "progress": False}
+
+
+def _copies_issued(warmup: int, timing: str) -> int:
+    """Every copy a sweep of two points issued (async and blocking), on the simulator."""
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        sweep(rt, warmup=warmup, timing=timing, max_copies=1, **POINTS)
+        counts = rt.acl.simulator.call_counts
+        return counts.get("rt.memcpy_async", 0) + counts.get("rt.memcpy", 0)
+
+
+@pytest.mark.parametrize("timing", ["events", "host"])
+def test_the_copies_issued_grow_with_the_warmup_asked_for(timing: str) -> None:
+    """max_copies=1: a point issues max(warmup, 1) warm-up copies and one per sample, so
+    each extra warm-up copy asked for is one more copy per point (2 points)."""
+    one = _copies_issued(1, timing)
+    assert _copies_issued(0, timing) == one  # one copy is always needed to size a sample
+    assert _copies_issued(4, timing) - one == 2 * 3
+    assert _copies_issued(9, timing) - one == 2 * 8
+
+
+def test_bidirectional_copies_are_enqueued_interleaved() -> None:
+    """Each direction's copies of a sample go out in rounds of at most ceil(n / 4),
+    alternating with the other direction's: on hardware the two directions then overlap
+    instead of running one after the other (the simulator would not show it)."""
+    trace: list[tuple[int | None, int]] = []
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        real = rt.enqueue_copies
+
+        def spy(dst, src, size, stream, copies):
+            trace.append((stream.device, copies))
+            return real(dst, src, size, stream, copies)
+
+        rt.enqueue_copies = spy
+        run = sweep(
+            rt,
+            pairs="0-1",
+            sizes="1MiB",
+            direction="bi",
+            samples=2,
+            warmup=3,
+            min_sample_us=2000.0,
+            max_copies=8,
+            progress=False,
+        )
+    n = int(run["copies"].iloc[0])
+    assert n == 8 and (run["copies"] == n).all()
+    devices = [dev for dev, _ in trace]
+    assert all(a != b for a, b in itertools.pairwise(devices))  # strictly alternating
+    # the warm-up is a sample of its own (3 copies: pre, 3 rounds of one, post), sized
+    # as the samples are; max_copies is reached, so no trial follows
+    warm, timed = trace[: 2 * (1 + 3 + 1)], trace[2 * (1 + 3 + 1) :]
+    assert {copies for _, copies in warm} == {1}
+    assert len(timed) == 2 * 2 * (1 + 4 + 1)  # samples x directions x (pre, 4 rounds, post)
+    assert all(copies <= math.ceil(n / 4) for _, copies in timed)
+
+
+def test_staged_path_falls_back_without_stream_wait_event() -> None:
+    with open_runtime("sim") as rt:
+        _without(rt, "stream_wait_event")
+        run = sweep(rt, pairs="0-1", peer="off", **QUICK_6)
+    staged = run[run.path == "staged"]
+    assert staged.bandwidth_GBps.notna().all() and staged.error_kind.isna().all()
+    assert "acl.rt.stream_wait_event" in run.attrs["run"]["fallbacks"]
+
+
+def test_fan_out_without_stream_wait_event_is_missing_call() -> None:
+    with open_runtime("sim") as rt:
+        _without(rt, "stream_wait_event")
+        run = sweep(rt, patterns="one_to_all", **QUICK_6)
+    assert set(run.error_kind) == {"missing_call"}
+    assert set(run.error_call) == {"acl.rt.stream_wait_event"}
+    assert run.error_code.isna().all()
+
+
+def test_both_windows_of_a_bidirectional_sample_reach_the_minimum() -> None:
+    """With 0->1 at half speed, the faster 1->0 window must still span min_sample_us."""
+    with open_runtime("sim", faults=[{"kind": "degrade", "link": [0, 1], "factor": 0.5}]) as rt:
+        run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=2, progress=False)
+    assert (run.elapsed_us >= 1000.0).all(), run[["src", "dst", "elapsed_us"]]

@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 from helpers import SLOW_1_TO_3
 
-from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.measure import sweep
+from ascend_p2p_lab import open_runtime, plots
+from ascend_p2p_lab.measure import (
+    sweep,
+)
 
 SIZE = 16 << 20
 
@@ -71,3 +73,12 @@ def test_card_heatmap_rows_are_sending_cards_and_report_draws_it(tmp_path) -> No
     assert {"aggregates.png", "card_uni.png"} <= names
     with pytest.raises(ValueError, match="no card matrix"):
         card_heatmap(run, direction="bi")
+
+
+def test_the_aggregates_figure_names_its_size_as_every_figure_does() -> None:
+    pytest.importorskip("matplotlib")
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, sizes="1GiB", groups="0,1:2,3", samples=1, progress=False)
+    title = plots.aggregate_bars(run).axes[0].get_title()
+    assert "at 1 GiB" in title and "MiB" not in title

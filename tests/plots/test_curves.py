@@ -21,11 +21,21 @@ from ascend_p2p_lab.measure import sweep
 
 matplotlib.use("Agg")
 
-from helpers import _legend_entries, _legend_text, _no_pyplot_figures, host_bound_run
+
+import matplotlib
+from helpers import (
+    _legend_entries,
+    _legend_text,
+    _no_pyplot_figures,
+    host_bound_run,
+)
 from matplotlib.ticker import FuncFormatter
 
 from ascend_p2p_lab import plots
-from ascend_p2p_lab.measure import probe, sweep_run
+from ascend_p2p_lab.measure import (
+    probe,
+    sweep_run,
+)
 from ascend_p2p_lab.plots import bandwidth_vs_size
 
 
@@ -255,3 +265,28 @@ def test_the_p2p_curve_is_the_links_with_its_nominal(both_run, by) -> None:
     assert not any("host memory" in t for t in labels), labels
     assert any(t.startswith("HCCS nominal") for t in labels), labels
     assert (by == "link") == ("HCCS (3 pairs)" in labels), labels
+
+
+def test_curves_that_coincide_say_so_instead_of_hiding() -> None:
+    """On the 310 the host-staged path is the same through a PHB or a SYS pair: the two
+    lines coincide; the legend says which one is on top of which, and it is dashed."""
+    pytest.importorskip("matplotlib")
+    from ascend_p2p_lab import plots
+
+    with open_runtime("sim", preset="atlas300i-310") as rt:
+        run = sweep(
+            rt, pairs="0-1,0-4", peer="off", sizes="64KiB,1MiB,16MiB", samples=2, progress=False
+        )
+    ax = plots.bandwidth_vs_size(run, peer="off", path="staged", by="link").axes[0]
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    phb, sys_ = "PHB (1 pairs, via host memory)", "SYS (1 pairs, via host memory) = PHB, on top"
+    assert texts[:2] == [phb, sys_]  # the staged path says it goes through host memory
+    styles = {line.get_label(): line.get_linestyle() for line in ax.get_lines()}
+    assert styles[sys_] == "--" and styles[phb] == "-"
+    with open_runtime("sim", preset="atlas800t-a3") as rt:  # SIO and HCCS_SW differ
+        run = sweep(rt, pairs="0-1,0-2", sizes="1MiB,16MiB", samples=2, progress=False)
+    texts = [
+        t.get_text()
+        for t in plots.bandwidth_vs_size(run, by="link").axes[0].get_legend().get_texts()
+    ]
+    assert not any("on top" in t for t in texts)

@@ -38,8 +38,6 @@ import matplotlib
 matplotlib.use("Agg")
 import base64
 import io
-import subprocess
-import sys
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -721,12 +719,3 @@ def test_figures_are_deterministic_in_size(duo_2):
     a = plots.peer_access_matrix(table).get_size_inches()
     b = plots.peer_access_matrix(table).get_size_inches()
     assert np.allclose(a, b)
-
-
-def test_core_package_does_not_import_matplotlib():
-    code = (
-        "import sys, ascend_p2p_lab, ascend_p2p_lab.measure, ascend_p2p_lab.results; "
-        "print('matplotlib' in sys.modules)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"

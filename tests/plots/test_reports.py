@@ -29,16 +29,23 @@ matplotlib.use("Agg")
 import threading
 from pathlib import Path
 
+import matplotlib
 import pandas as pd
 import pytest
 from helpers import _no_pyplot_figures
 from matplotlib.figure import Figure
 
 from ascend_p2p_lab import forking, open_runtime, plots
-from ascend_p2p_lab.measure import probe, sweep
-from ascend_p2p_lab.measure.processes import sweep_processes
+from ascend_p2p_lab.measure import (
+    probe,
+    sweep,
+    sweep_processes,
+)
 from ascend_p2p_lab.plots import reports
-from ascend_p2p_lab.results import load_run, save_run
+from ascend_p2p_lab.results import (
+    load_run,
+    save_run,
+)
 
 
 # ------------------------------------------------------------------ figures
@@ -229,3 +236,52 @@ def test_report_draws_the_process_modes_figure(run: pd.DataFrame, tmp_path: Path
     # (report draws exactly its plan's jobs: the plan of the in-process rows names them)
     inside = plan(run[run["process_mode"] == "in_process"])
     assert {p.name for p in written} - {"process_modes.png"} == {j.name for j in inside}
+
+
+# ------------------------------------------------------------------------------ report
+def test_report_writes_every_figure_the_run_has(tmp_path, monkeypatch):
+    """atlas800t-a3 copies directly with peer access off: both directions have numbers
+    on every path, so every figure report() can write applies."""
+    with open_runtime("sim", preset="atlas800t-a3") as rt:
+        run_2 = sweep(
+            rt,
+            pairs="0-1,1-0",
+            sizes="4KiB,1MiB",
+            direction="both",
+            peer="both",
+            samples=2,
+            warmup=0,
+            progress=False,
+        )
+    saved: list[str] = []
+
+    def fake_savefig(self, path, **kw):  # the choice of figures, without rendering PNGs
+        saved.append(Path(path).name)
+        Path(path).write_bytes(b"")
+
+    def no_drawing(*args, **kw):  # which figures, not how they look (tested above)
+        return Figure()
+
+    monkeypatch.setattr(Figure, "savefig", fake_savefig)
+    for name in (
+        "heatmap",
+        "link_matrix",
+        "peer_access_matrix",
+        "bandwidth_vs_size",
+        "latency_vs_size",
+        "peer_on_off",
+        "uni_vs_bi",
+    ):
+        monkeypatch.setattr(plots.reports, name, no_drawing)
+    names = {p.name for p in plots.report(run_2, tmp_path)}
+    assert names == set(saved)
+    assert {
+        "heatmap_uni_on_p2p.png",
+        "heatmap_bi_on_p2p.png",
+        "heatmap_bi_on_p2p_total.png",
+        "heatmap_bi_off_direct.png",
+        "heatmap_bi_off_direct_total.png",
+        "peer_on_off.png",
+        "uni_vs_bi_on.png",
+        "uni_vs_bi_off.png",
+    } <= names

@@ -37,15 +37,20 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from helpers import (
     A3_PAIR,
+    QUICK_3,
+    QUICK_6,
     SIM,
     _check_json,
     _compare_json,
     _copy_run,
     _failing,
     _json,
+    _open,
+    assert_released,
     run_json,
     saved_processes_run,
     write,
@@ -417,3 +422,72 @@ def test_the_report_command_reads_every_older_run(fixture, tmp_path, capsys):
         "schema_version", 1
     )
     assert len(run) == json.loads((fixture / "run.json").read_text())["rows"]
+
+
+def test_interrupt_while_saving_leaves_no_half_written_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _open() as rt:
+        first = sweep(rt, pairs="0-1", **QUICK_3)
+        save_run(first, tmp_path / "run")
+        real = pd.DataFrame.to_csv
+
+        def interrupted_csv(self: pd.DataFrame, *args: Any, **kwargs: Any) -> Any:
+            raise KeyboardInterrupt("Ctrl-C while writing samples.csv")
+
+        second = sweep(rt, pairs="2-3", **QUICK_3)
+        assert set(zip(second.src, second.dst)) == {(2, 3)}
+        assert_released(rt, {})
+        monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted_csv)
+        with pytest.raises(KeyboardInterrupt):
+            save_run(second, tmp_path / "run")
+        monkeypatch.setattr(pd.DataFrame, "to_csv", real)
+    assert not list((tmp_path / "run").glob(".*"))  # no temporary file left
+    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), first)  # the old run, whole
+
+
+def test_interrupt_between_renames_leaves_no_mixed_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _open() as rt:
+        first = sweep(rt, pairs="0-1", **QUICK_3)
+        second = sweep(rt, pairs="2-3", **QUICK_3)
+    save_run(first, tmp_path / "run")
+    real = Path.replace
+    calls = {"n": 0}
+
+    def replace(self: Path, target: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 2:  # samples.parquet is new, samples.csv not yet
+            raise KeyboardInterrupt
+        return real(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    with pytest.raises(KeyboardInterrupt):
+        save_run(second, tmp_path / "run")
+    monkeypatch.setattr(Path, "replace", real)
+
+    with pytest.raises(ResultsError, match=r"run\.json: missing"):
+        load_run(tmp_path / "run")  # never new samples under the old run.json
+    assert not list((tmp_path / "run").glob(".*"))
+    save_run(second, tmp_path / "run")
+    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), second)
+
+
+# ---------------------------------------------------------------- schema versions
+def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> None:
+    from ascend_p2p_lab.results import RUN_SCHEMA_VERSION, save_run
+
+    with open_runtime("sim") as rt:
+        run = sweep(rt, pairs="0-1", **QUICK_6)
+    save_run(run, tmp_path)
+    meta = json.loads((tmp_path / "run.json").read_text())
+    assert meta["schema_version"] == RUN_SCHEMA_VERSION == 3  # 3: every field, parts
+    meta["schema_version"] = 4
+    (tmp_path / "run.json").write_text(json.dumps(meta))
+    with pytest.raises(ResultsError, match="run schema version 4 is newer"):
+        load_run(tmp_path)
+    del meta["schema_version"]  # required: a 0.x package keeps no unversioned runs
+    (tmp_path / "run.json").write_text(json.dumps(meta))
+    with pytest.raises(ResultsError, match=r"run\.json:1: field 'schema_version': missing"):
+        load_run(tmp_path)

@@ -21,17 +21,25 @@ from __future__ import annotations
 import ast
 import json
 import math
+import pickle
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from helpers import _row
+from helpers import (
+    QUICK_4,
+    _row,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
+from ascend_p2p_lab.measure import (
+    sweep_run,
+)
 from ascend_p2p_lab.results import (
     SCHEMA,
     VOCABULARY,
@@ -208,3 +216,50 @@ def test_a_derived_frame_copies_the_metadata_one_level_deep() -> None:
     assert whole["interrupted"] is False
     assert Run.of(part).meta.run_id == "r1" and Run.of(part).meta.params == meta.params
     assert list(Run.of(part).samples["dst"]) == [0]
+
+
+@pytest.fixture(scope="module")
+def two_sweeps() -> tuple[Run, Run]:
+    """Two sweeps of one server: pairs, then host copies and local copies."""
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        pairs = sweep_run(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK_4)
+        host = sweep_run(
+            rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK_4
+        )
+    return pairs, host
+
+
+def test_selection_and_pickling_keep_the_metadata(two_sweeps) -> None:
+    pairs, _ = two_sweeps
+    part = pairs.select(pairs.samples["src"] == 0)
+    assert part.meta == pairs.meta and len(part) == (pairs.samples["src"] == 0).sum()
+    assert pairs.select(lambda s: s["size_bytes"] > 1 << 20).meta == pairs.meta
+    again = pickle.loads(pickle.dumps(pairs))
+    assert again.equals(pairs) and again.meta.run_id == pairs.meta.run_id
+    frame = pickle.loads(pickle.dumps(pairs.frame()))  # the frame's copy too
+    assert Run.of(frame).meta == pairs.meta
+
+
+def test_pd_concat_is_not_how_runs_are_joined(two_sweeps) -> None:
+    """What the issue found: pandas' concat of frames whose attrs differ keeps none."""
+    pairs, host = two_sweeps
+    joined = pd.concat([pairs.frame(), host.frame()], ignore_index=True)
+    assert "run" not in joined.attrs
+    assert Run.concat([pairs.frame(), host.frame()]).meta.device_count == 8
+
+
+def test_two_presets_joined_have_the_larger_device_count(two_sweeps) -> None:
+    pairs, _ = two_sweeps  # atlas800t-a2: 8 devices
+    with open_runtime("sim", "atlas800t-a3") as rt:  # 16
+        a3 = sweep_run(rt, pairs="0-1", sizes="1MiB", **QUICK_4)
+    both = Run.concat([pairs, a3])
+    assert both.meta.device_count == 16 and both.meta.preset is None  # they differ
+    assert [p["preset"] for p in both.meta.parts] == ["atlas800t-a2", "atlas800t-a3"]
+    assert set(both.samples["preset"]) == {"atlas800t-a2", "atlas800t-a3"}
+
+
+def test_a_joined_run_of_one_run_is_that_run(two_sweeps) -> None:
+    pairs, _ = two_sweeps
+    halves = [pairs.select(pairs.samples["src"] == 0), pairs.select(pairs.samples["src"] != 0)]
+    joined = Run.concat(halves)
+    assert joined.meta == pairs.meta and len(joined) == len(pairs) and not joined.meta.parts

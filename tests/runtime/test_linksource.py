@@ -11,15 +11,22 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from helpers import (
+    all_released,
+    as_real_acl,
+)
 
+from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.check import criteria_from_preset, run_check
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.results import save_run
-from ascend_p2p_lab.runtime import open_runtime
-from ascend_p2p_lab.runtime.backend import BackendInfo
+from ascend_p2p_lab.results import (
+    save_run,
+)
+from ascend_p2p_lab.runtime import BackendInfo, Runtime
 from ascend_p2p_lab.runtime.linksource import NPU_SMI, QUERY, UNKNOWN, find_link_source
-from ascend_p2p_lab.runtime.runtime import Runtime
-from ascend_p2p_lab.sim import simulated_acl
+from ascend_p2p_lab.sim import (
+    simulated_acl,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CAPTURE = DATA / "npu-smi-topo-910b3-8npu.txt"
@@ -128,3 +135,19 @@ def test_the_query_comes_before_npu_smi(path_with) -> None:
 def test_the_simulator_names_its_own_server() -> None:
     with open_runtime("sim", "atlas800t-a3") as rt:
         assert rt.describe()["link_classes_from"] == "the simulated server atlas800t-a3"
+
+
+# ---------------------------------------------------------------------- links and status
+def test_link_class_from_get_devices_topo() -> None:
+    sim = simulated_acl("atlas800t-a3")
+    with Runtime(as_real_acl(sim), BackendInfo("acl", None, None)).open() as rt:
+        assert rt.topology is None and not rt.simulated
+        assert rt.link_class(0, 1) == "SIO"
+        assert rt.link_class(0, 2) == "HCCS_SW"
+        assert rt.link_class(4, 4) == "X"
+        assert sim.call_counts["rt.get_devices_topo"] == 2
+    old = simulated_acl("atlas800t-a3", api_level="old")
+    with Runtime(as_real_acl(old), BackendInfo("acl", None, None)).open() as rt:
+        assert not rt.has("get_devices_topo")
+        assert rt.link_class(0, 1) == "NA"
+    assert all_released(sim) and all_released(old)

@@ -36,32 +36,31 @@ link, one call), and the assertions name the exact rows, columns and exit status
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
-import matplotlib
 import pytest
+from helpers import all_released, nothing_allocated, one_line, refused
 
 from ascend_p2p_lab import codes as C
 from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.runtime import AclError, Runtime
-
-matplotlib.use("Agg")
-import random
-import threading
-from types import SimpleNamespace
-
-from helpers import MIB_2, all_released, nothing_allocated, one_line, refused
-
 from ascend_p2p_lab.runtime import (
     ENV_BACKEND,
     ENV_PRESET,
     ENV_SEED,
+    AclError,
+    BackendInfo,
     BackendUnavailable,
-    MissingCall,
+    Runtime,
+)
+from ascend_p2p_lab.sim import (
+    simulated_acl,
 )
 
 
@@ -592,35 +591,6 @@ def test_mem_info_reports_free_and_total_hbm() -> None:
         assert rt.mem_info(0) == (free0, total)
 
 
-def test_the_runtime_layer_feature_detects_and_releases_in_order() -> None:
-    with open_runtime("sim", "atlas800t-a2", api_level="old") as rt:
-        assert rt.lacks(["ipc_memory"])
-        with pytest.raises(MissingCall):
-            rt.bare_pid()
-    with (
-        open_runtime("sim", "atlas800t-a2") as exporter,
-        open_runtime("sim", "atlas800t-a2") as importer,
-    ):
-        assert not exporter.lacks(["ipc_memory"])
-        buf = exporter.device_buffer(0, MIB_2)
-        exp = exporter.export_buffer(buf)
-        exp.allow([importer.bare_pid()])
-        importer.import_key(exp.key, on=1, device=0, size=MIB_2)
-        # no explicit close anywhere: each runtime's close releases in the guide's order
-        # (the importer's close first, as the with statement closes it first)
-    assert exporter.acl.simulator.ledger_is_empty()
-    assert importer.acl.simulator.ledger_is_empty()
-
-
-def test_freeing_an_exported_buffer_closes_its_key_first() -> None:
-    with open_runtime("sim", "atlas800t-a2") as rt:
-        buf = rt.device_buffer(0, MIB_2)
-        exp = rt.export_buffer(buf, whitelist=False)
-        buf.close()  # before the export: the runtime closes the key, then frees
-        assert exp.closed and buf.closed
-        assert rt.acl.simulator.ledger()["implicit_releases"] == []
-
-
 @pytest.mark.keeps_ledger
 def test_a_failed_reset_is_retried() -> None:
     rt = open_runtime("sim", faults=[{"kind": "error", "call": "rt.reset_device", "nth": 1}])
@@ -670,3 +640,21 @@ def test_a_failed_device_switch_is_raised_and_leaves_the_device() -> None:
         )
         assert rt.current_device() == 1
         assert rt.acl.rt.set_device(0) == 0  # given back, for the runtime's close
+
+
+def test_a_runtime_over_an_initialized_acl_leaves_it_initialized() -> None:
+    sim = simulated_acl("atlas800t-a2")
+    assert sim.init() == 0 and sim.rt.set_device(0) == 0  # someone else's session
+    with Runtime(sim, BackendInfo("sim", "atlas800t-a2", 0)).open() as rt:
+        rt.use(0)
+        rt.use(1)
+        rt.peer_links([(0, 1), (1, 0)])
+        rt.device_buffer(1, MIB)
+        assert sim.simulator.ledger()["devices_set"] == {0: 2, 1: 1}
+    assert sim.simulator.ledger()["initialized"]  # not finalized: the runtime did not initialize it
+    # only its own references were reset
+    assert sim.simulator.ledger()["devices_set"] == {0: 1}
+    ledger = sim.simulator.ledger()
+    assert ledger["peer_refs"] == {} and ledger["device_buffers"] == 0
+    assert sim.rt.reset_device(0) == 0 and sim.finalize() == 0
+    assert sim.simulator.ledger_is_empty()

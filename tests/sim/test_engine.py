@@ -45,6 +45,15 @@ from ascend_p2p_lab.sim.engine import WAITS, Engine
 matplotlib.use("Agg")
 import random
 
+from ascend_p2p_lab.sim import (
+    simulated_acl,
+)
+from ascend_p2p_lab.sim.devices import CONTEXT_BASE
+from ascend_p2p_lab.sim.memory import CHUNK
+from ascend_p2p_lab.topology import (
+    load_preset,
+)
+
 #: One resource per stream (disjoint: nothing shared), different rates, so that a wait
 #: on the wrong record or a missing wait moves the times.
 CAPACITY = {("link", 0): 100.0, ("link", 1): 37.0, ("link", 2): 250.0}
@@ -339,7 +348,6 @@ def test_the_copy_limit_names_links_and_budgets_as_the_collectives_do() -> None:
     from ascend_p2p_lab.collectives.rates import topology_budgets
     from ascend_p2p_lab.sim.extras import limit_name
     from ascend_p2p_lab.sim.routes import shared_resources
-    from ascend_p2p_lab.topology import load_preset
 
     a3 = load_preset("atlas800t-a3")
     names = {limit_name(a3, r)[1] for r in shared_resources(a3, "HCCS_SW", 4, 1)}
@@ -349,3 +357,58 @@ def test_the_copy_limit_names_links_and_budgets_as_the_collectives_do() -> None:
     }
     assert limit_name(a3, ("egress", 4)) == ("budget", "port[4]:egress")
     assert limit_name(a3, ("pull", 4, 1)) == ("link", 4, 1)
+
+
+# ------------------------------------------------------------------ blocking copies
+def _blocking_script(general: bool) -> list:
+    """Synchronous copies and memsets (verification reads, clears), some while async work
+    is pending; with ``general``, an idle stream stays marked busy so that every blocking
+    copy goes through the engine's resolve instead of its direct path."""
+    acl = simulated_acl("atlas800t-a2", seed=11)
+    rt, sim, eng = acl.rt, acl.simulator, acl._engine
+    acl.init(), rt.set_device(0), rt.set_device(1)
+    rt.device_enable_peer_access(0, 0)
+    rt.set_context(CONTEXT_BASE + 0), rt.device_enable_peer_access(1, 0)
+    size = 2 * CHUNK
+    (a, _), (h, _), (s, _) = rt.malloc(size, 0), rt.malloc_host(size), rt.create_stream()
+    rt.set_context(CONTEXT_BASE + 1)
+    (b, _) = rt.malloc(size, 0)
+    idle = eng.new_stream(0)
+    out = []
+    for r in range(3):
+        rt.set_context(CONTEXT_BASE + r % 2)
+        if general:
+            eng._busy.add(idle)
+        steps = [
+            (rt.memcpy, h, size, a, 4096 << r, 2),
+            (rt.memcpy, a + 8192, size - 8192, h, 100 + r, 1),
+            (rt.memcpy, b, size, a, CHUNK, 3),
+            (rt.memcpy, h, size, h + 7, 999, 0),
+            (rt.memset, a, size, r, 3 * 4096),
+            (rt.memset, h, size, 9, CHUNK),
+        ]
+        if r == 1:  # async work pending: both runs resolve it with the blocking copy
+            rt.set_context(CONTEXT_BASE + 0)
+            steps.insert(2, (rt.memcpy_async, b, size, a, size, 3, s))
+        for fn, *args in steps:
+            out.append(
+                (fn.__name__, fn(*args), sim.host_time_us, len(acl._streams.streams[s].pending))
+            )
+    rt.set_context(CONTEXT_BASE + 0)
+    out.append((rt.synchronize_stream(s), sim.host_time_us, acl.util.ptr_to_bytes(h, 64)))
+    eng._busy.discard(idle)
+    eng.drop_stream(idle)
+    rt.destroy_stream(s), rt.free(a), rt.free(b), rt.free_host(h)
+    rt.device_disable_peer_access(1), rt.set_context(CONTEXT_BASE + 1)
+    rt.device_disable_peer_access(0), rt.reset_device(0), rt.reset_device(1), acl.finalize()
+    return out
+
+
+def test_blocking_copies_take_the_times_the_engine_resolve_gives():
+    direct, general = _blocking_script(False), _blocking_script(True)
+    assert direct == general
+    assert len({step[2] for step in direct[:-1]}) == len(direct) - 1  # each copy took time
+    # the blocking copy after the async one resolved it (they share the link), as the
+    # general path does: the direct path is only for an engine with nothing pending
+    queued = [i for i, step in enumerate(direct) if step[0] == "memcpy_async"]
+    assert [direct[i][3] for i in queued] == [1] and direct[queued[0] + 1][3] == 0

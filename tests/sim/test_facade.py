@@ -24,24 +24,33 @@ from :mod:`ascend_p2p_lab.sim.formats`, so that a change of wording is noticed."
 from __future__ import annotations
 
 import contextlib
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from helpers import KIB, _count_blocks
+from helpers import (
+    KIB,
+    _count_blocks,
+)
+from simacl import H2D, HBM, P2P, devices, finish, new_acl, ok, two_buffers
 
 from ascend_p2p_lab import codes as C
+from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.results import load_run
-from ascend_p2p_lab.sim import SimulatedACL, simulated_acl
+from ascend_p2p_lab.sim import (
+    NEWER_CALLS,
+    SimulatedACL,
+    simulated_acl,
+)
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
 
 
 def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ascend_p2p_lab.cli import main
     from ascend_p2p_lab.sim.facade import SimulatedACL
 
     real = SimulatedACL._device_can_access_peer
@@ -135,3 +144,183 @@ def test_the_fast_path_skips_the_checks_until_something_changes(
         assert acl._copies.plans[args].route is not route  # routed afresh ...
         assert acl._copies.plans[args].route == route  # ... to the same place
         assert len(checked) == 3  # wrong types never reach it: the format check is first
+
+
+def f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+# ------------------------------------------------------------------------ return convention
+def test_out_values_come_first_and_ret_last() -> None:
+    acl = new_acl()
+    count = acl.rt.get_device_count()
+    assert count == (8, 0) and all(type(v) is int for v in count)
+    assert acl.rt.set_device(0) == 0 and type(acl.rt.set_device(1)) is int
+    assert acl.rt.get_device() == (1, 0)
+    assert acl.rt.device_can_access_peer(0, 1) == (1, 0)
+    ptr, ret = acl.rt.malloc(4 * KIB, P2P)
+    assert ret == 0 and type(ptr) is int and ptr != 0
+    free, total, ret = acl.rt.get_mem_info(HBM)
+    assert ret == 0 and 0 < free < total == acl.topology.memory_bytes
+    host, ret = acl.rt.malloc_host(4 * KIB)
+    assert ret == 0 and type(host) is int
+    stream = ok(acl.rt.create_stream())
+    e0, e1 = ok(acl.rt.create_event()), ok(acl.rt.create_event())
+    ok(acl.rt.record_event(e0, stream))
+    ok(acl.rt.memcpy_async(ptr, 4 * KIB, host, 3 * KIB + 7, H2D, stream))
+    ok(acl.rt.record_event(e1, stream))
+    ok(acl.rt.synchronize_stream(stream))
+    ms, ret = acl.rt.event_elapsed_time(e0, e1)
+    assert ret == 0 and type(ms) is float and ms > 0
+    assert ms == f32(ms)  # Py_BuildValue("fi", ...): a C float
+    assert acl.get_version()[-1] == 0 and len(acl.get_version()) == 4
+    for e in (e0, e1):
+        assert acl.rt.destroy_event(e) == 0
+    assert acl.rt.destroy_stream(stream) == 0
+    assert acl.rt.free_host(host) == 0
+    assert acl.rt.free(ptr) == 0
+    assert acl.rt.reset_device(1) == 0 and acl.rt.reset_device(0) == 0
+    finish(acl)
+
+
+# -------------------------------------------------------------------------------- api level
+def test_old_api_level_hides_the_newer_calls() -> None:
+    assert set(NEWER_CALLS) == {
+        "device_peer_access_status",
+        "get_devices_topo",
+        "reset_device_force",
+        "create_event_ex_with_flag",
+        "event_get_timestamp",
+        "ipc_mem_get_export_key",
+        "ipc_mem_set_import_pid",
+        "ipc_mem_import_by_key",
+        "ipc_mem_close",
+        "device_get_bare_tgid",
+    }
+    old, new = simulated_acl(api_level="old"), simulated_acl(api_level="new")
+    for name in NEWER_CALLS:
+        assert not hasattr(old.rt, name), name
+        assert hasattr(new.rt, name), name
+    for name in (
+        "device_can_access_peer",
+        "device_enable_peer_access",
+        "memcpy_async",
+        "create_event_with_flag",
+        "event_elapsed_time",
+        "get_mem_info",
+    ):
+        assert hasattr(old.rt, name), name
+    with pytest.raises(ValueError):
+        simulated_acl(api_level="ancient")
+
+
+def test_old_api_level_still_runs_the_p2p_sequence() -> None:
+    acl = new_acl(api_level="old")
+    with devices(acl, 0, 1, peer=True) as ctx, two_buffers(acl, ctx, 4 * KIB) as (a, b):
+        ok(acl.rt.memcpy(b, 4 * KIB, a, 4 * KIB, D2D))
+    finish(acl)
+
+
+FAULTS = {
+    "none": [],
+    "record_error": [{"kind": "error", "call": "rt.record_event", "nth": 4}],
+    "wait_error": [{"kind": "error", "call": "rt.stream_wait_event", "nth": 3}],
+    "slow_host": [{"kind": "slow_host", "factor": 1.5}],
+    "device_lost": [{"kind": "device_lost", "device": 1, "nth": 9}],
+}
+
+
+def _script(faults: list, plain: bool) -> list:
+    """Run the script; with ``plain``, drop every kept call before each call."""
+    acl = simulated_acl("atlas800t-a2", seed=3, faults=faults)
+    rt, sim = acl.rt, acl.simulator
+    out: list = []
+
+    def do(fn, *args):
+        if plain:  # each table by hand (Copies.clear is under test too)
+            for kept in (
+                acl._copies.plans,
+                acl._devices.kept,
+                acl._streams.kept_records,
+                acl._streams.kept_waits,
+            ):
+                kept.clear()
+        try:
+            got = fn(*args)
+        except TypeError as exc:
+            got = f"TypeError: {exc}"
+        out.append((fn.__name__, args, got, acl.get_recent_err_msg(), sim.host_time_us))
+        return got
+
+    ctx0, ctx1 = CONTEXT_BASE, CONTEXT_BASE + 1
+    do(acl.init)
+    do(rt.set_device, 0)
+    (s0, _), (e0, _), (e_end, _) = do(rt.create_stream), do(rt.create_event), do(rt.create_event)
+    do(rt.set_device, 1)
+    (s1, _), (e1, _) = do(rt.create_stream), do(rt.create_event)
+    for _ in range(4):  # the staged copy's pattern, repeated
+        do(rt.set_context, ctx0)
+        do(rt.record_event, e0, s0)
+        do(rt.record_event, e0, 0)  # device 0's default stream
+        do(rt.set_context, ctx1)
+        do(rt.stream_wait_event, s1, e0)  # across devices
+        do(rt.stream_wait_event, s1, e1)  # within one
+        do(rt.record_event, e1, s1)
+        do(rt.record_event, e0, s0)  # the stream of another device
+        do(rt.stream_wait_event, s0, e0)
+    for bad in (float(ctx0), True, ctx0 + 99, [ctx0]):
+        do(rt.set_context, bad)
+    do(rt.set_context, ctx0, 1)
+    do(rt.set_context, ctx0)
+    for args in ((e0, float(s0)), (e0, [s0]), (e0,), (e1, s0), (e0 + 99, s0)):
+        do(rt.record_event, *args)
+        do(rt.stream_wait_event, *args[::-1])
+    do(rt.record_event, e_end, s0)
+    do(rt.synchronize_stream, s0)
+    do(rt.set_context, ctx1)
+    do(rt.synchronize_stream, s1)
+    do(rt.event_elapsed_time, e0, e1)
+    do(rt.destroy_event, e1)  # keeps the plans: the kept calls must see it gone
+    do(rt.record_event, e1, s1)
+    do(rt.stream_wait_event, s1, e1)
+    do(rt.set_context, ctx0)
+    do(rt.event_elapsed_time, e0, e_end)
+    for e in (e0, e_end):
+        do(rt.destroy_event, e)
+    do(rt.destroy_stream, s0)
+    do(rt.set_context, ctx1)
+    do(rt.destroy_stream, s1)
+    do(rt.reset_device, 1)
+    do(rt.set_context, ctx1)  # its device was reset
+    do(rt.reset_device, 0)
+    do(acl.finalize)
+    do(rt.set_context, ctx0)  # after finalize
+    out.append(dict(sim.call_counts))
+    assert not acl._streams.events and not acl._streams.streams
+    return out
+
+
+@pytest.mark.parametrize("faults", FAULTS.values(), ids=FAULTS.keys())
+def test_kept_calls_give_what_the_checked_calls_give(faults):
+    kept, plain = _script(faults, plain=False), _script(faults, plain=True)
+    assert kept == plain
+    times = [step[-1] for step in kept[:-1]]
+    assert len(set(times)) > 20  # the clock moved, call by call
+
+
+def test_the_script_repeats_kept_calls():
+    """The fast path really runs: after the first round, repeats find their kept call."""
+    acl = simulated_acl("atlas800t-a2")
+    rt = acl.rt
+    acl.init(), rt.set_device(0), rt.set_device(1)
+    (s1, _), (e1, _) = rt.create_stream(), rt.create_event()
+    rt.set_context(CONTEXT_BASE + 1), rt.record_event(e1, s1), rt.stream_wait_event(s1, e1)
+    assert acl._devices.kept == {CONTEXT_BASE + 1: 1}
+    assert acl._streams.kept_records[(e1, s1)] == (
+        acl._streams.events[e1],
+        acl._streams.streams[s1],
+    )
+    assert (s1, e1) in acl._streams.kept_waits
+    rt.synchronize_stream(s1), rt.destroy_event(e1), rt.destroy_stream(s1)
+    assert not acl._streams.kept_records and not acl._devices.kept  # destroy_stream dropped them
+    rt.reset_device(0), rt.reset_device(1), acl.finalize()

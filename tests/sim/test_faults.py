@@ -28,6 +28,19 @@ def test_faults_come_from_dicts_or_as_they_are() -> None:
     assert as_faults(None) == []
 
 
+def test_faults_reject_bad_definitions() -> None:
+    with pytest.raises(ValueError):
+        Fault(kind="meteor")
+    with pytest.raises(ValueError):
+        Fault(kind="degrade")  # needs a link
+    with pytest.raises(ValueError):
+        Fault(kind="device_lost")  # needs a device
+    with pytest.raises(ValueError):
+        Fault(kind="error", code=12345)
+    with pytest.raises(ValueError):
+        Fault.from_dict({"kind": "error", "when": "now"})
+
+
 def test_a_lost_device_defaults_to_the_heartbeat_code() -> None:
     assert Fault("device_lost", device=1).code == codes.ACL_ERROR_RT_LOST_HEARTBEAT
     assert Fault("error").code == codes.ACL_ERROR_RT_DRV_INTERNAL_ERROR

@@ -14,6 +14,16 @@ from __future__ import annotations
 import random
 
 import pytest
+from simacl import (
+    MIB,
+    devices,
+    finish,
+    finish_timed,
+    new_acl,
+    ok,
+    start_timed,
+    two_buffers,
+)
 
 from ascend_p2p_lab.sim.jitter import _standard_normals, factors
 
@@ -41,3 +51,17 @@ def test_factors_are_the_gauss_draws_scaled_and_clamped(jitter):
         )
         assert [draw() for _ in range(2001)] == want
         assert (want.count(0.5) > 500) == (jitter == 0.9)
+
+
+def test_the_same_seed_gives_the_same_jittered_times() -> None:
+    def one_run(seed: int) -> float:
+        acl = new_acl("atlas800t-a2", seed=seed, jitter=0.05)
+        with devices(acl, 0, 1, peer=True) as ctx, two_buffers(acl, ctx, 64 * MIB) as (a, b):
+            stream = ok(acl.rt.create_stream())
+            ms = finish_timed(acl, start_timed(acl, b, a, 64 * MIB, stream))
+            ok(acl.rt.destroy_stream(stream))
+        finish(acl)
+        return ms
+
+    assert one_run(3) == one_run(3)
+    assert one_run(3) != one_run(4)

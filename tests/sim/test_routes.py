@@ -7,8 +7,21 @@ model that swaps source and destination or ignores the initiator cannot pass."""
 
 from __future__ import annotations
 
-from ascend_p2p_lab.sim.routes import shared_resources
-from ascend_p2p_lab.topology import load_preset
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+
+import pytest
+
+from ascend_p2p_lab.sim import (
+    SimulatedACL,
+    simulated_acl,
+)
+from ascend_p2p_lab.sim.devices import CONTEXT_BASE
+from ascend_p2p_lab.sim.routes import Route, shared_resources
+from ascend_p2p_lab.topology import (
+    load_preset,
+)
 
 A2, A3 = "atlas800t-a2", "atlas800t-a3"
 
@@ -24,3 +37,70 @@ def test_card_budgets_are_crossed_by_switched_copies_only() -> None:
         ("shared", 0, "both", 1),
     )
     assert shared_resources(load_preset(A2), "HCCS", 0, 3) == ()
+
+
+KIB_2 = 1024
+
+
+D2D_2 = 3
+
+
+# ------------------------------------------------------------------ routes
+@contextlib.contextmanager
+def copy_setup(acl: SimulatedACL) -> Iterator[tuple[int, int, int]]:
+    """Devices 0 and 1 set with peer access both ways, a buffer on each, a stream on
+    device 0 (current); (src, dst, stream), all released afterwards."""
+    rt = acl.rt
+    assert acl.init() == 0
+    for dev, peer in ((1, 0), (0, 1)):
+        assert rt.set_device(dev) == 0 and rt.device_enable_peer_access(peer, 0) == 0
+    (src, _), (dst, _) = rt.malloc(64 * KIB_2, 0), rt.malloc(64 * KIB_2, 0)
+    stream, _ = rt.create_stream()
+    yield src, dst, stream
+    assert rt.synchronize_device() == 0 and rt.destroy_stream(stream) == 0
+    assert rt.free(src) == 0 and rt.free(dst) == 0
+    for dev, peer in ((0, 1), (1, 0)):
+        assert rt.set_device(dev) == 0 and rt.device_disable_peer_access(peer) == 0
+        assert rt.reset_device(dev) == 0 and rt.reset_device(dev) == 0
+    assert acl.finalize() == 0 and acl.simulator.ledger_is_empty(), acl.simulator.ledger()
+
+
+def test_the_fast_path_and_the_checked_paths_share_one_route() -> None:
+    acl = simulated_acl("atlas800t-a2")
+    with copy_setup(acl) as (src, dst, stream):
+        args = (dst, 64 * KIB_2, src, 4 * KIB_2, D2D_2, stream)
+        key = (dst, 64 * KIB_2, src, 4 * KIB_2, D2D_2, 0)  # ... and the current device
+        assert acl.rt.memcpy_async(*args) == 0  # the checked path: routes, keeps the copy
+        route = acl._router.cache[key]
+        assert isinstance(route, Route) and acl._copies.plans[args].route is route
+        for _ in range(5):
+            assert acl.rt.memcpy_async(*args) == 0  # the fast path
+        assert acl._copies.plans[args].route is route and acl._router.cache[key] is route
+        assert acl.rt.memcpy(*args[:5]) == 0  # the synchronous copy resolves to it too
+        assert acl._router.resolve(*key) == (route, 0)
+        assert (
+            route.devices,
+            route.link,
+            route.resources,
+            route.staged,
+            route.count,
+            route.nbytes,
+            route.memo_able,
+        ) == ((0, 0), None, (("hbm", 0),), False, 4 * KIB_2, 4 * KIB_2, True)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            route.count = 1  # type: ignore[misc]
+        assert acl.rt.memcpy_async(*args[:5], 0) == 0  # the default stream: another copy
+        assert acl._copies.plans[(*args[:5], 0)].route is route  # ... over the same route
+
+
+def test_a_device_to_device_route_names_its_link() -> None:
+    acl = simulated_acl("atlas800t-a3")
+    with copy_setup(acl) as (src, _dst, stream):
+        assert acl.rt.set_context(CONTEXT_BASE + 1) == 0
+        (far, _), _ = acl.rt.malloc(64 * KIB_2, 0), acl.rt.set_context(CONTEXT_BASE + 0)
+        args = (far, 64 * KIB_2, src, 8 * KIB_2, D2D_2, stream)
+        assert acl.rt.memcpy_async(*args) == 0 and acl.rt.memcpy_async(*args) == 0
+        route = acl._copies.plans[args].route
+        assert route.link == (0, 1) and route.devices == (0, 1) and route.device == 0
+        assert route.resources[0] == ("link", 0, 1) and not route.staged
+        assert acl.rt.free(far) == 0

@@ -5,7 +5,14 @@ from __future__ import annotations
 import struct
 
 import pytest
+from simacl import (
+    devices,
+    finish,
+    new_acl,
+    ok,
+)
 
+from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.sim.streams import f32
 
 
@@ -19,3 +26,39 @@ def test_times_are_rounded_to_a_c_float(x: float) -> None:
 
 def test_a_float32_stays_as_it_is() -> None:
     assert f32(1.0) == 1.0 and f32(0.5) == 0.5 and f32(0.0) == 0.0
+
+
+def test_elapsed_time_of_a_never_recorded_event_is_a_timestamp_error() -> None:
+    acl = new_acl()
+    ok(acl.rt.set_device(0))
+    stream = ok(acl.rt.create_stream())
+    e0, e1 = ok(acl.rt.create_event()), ok(acl.rt.create_event())
+    assert acl.rt.event_elapsed_time(e0, e1) == (0.0, 107006)
+    ok(acl.rt.record_event(e0, stream))
+    assert acl.rt.event_elapsed_time(e0, e1) == (0.0, 107006)  # the end was never recorded
+    assert "never recorded" in acl.get_recent_err_msg()
+    ok(acl.rt.record_event(e1, stream))
+    ok(acl.rt.synchronize_stream(stream))
+    assert ok(acl.rt.event_elapsed_time(e0, e1)) >= 0.0
+    for e in (e0, e1):
+        ok(acl.rt.destroy_event(e))
+    ok(acl.rt.destroy_stream(stream))
+    ok(acl.rt.reset_device(0))
+    ok(acl.finalize())
+
+
+def test_record_event_needs_event_and_stream_of_one_device() -> None:
+    acl = new_acl()
+    with devices(acl, 0, 1) as ctx:
+        event0 = ok(acl.rt.create_event())  # on device 0
+        ok(acl.rt.set_context(ctx[1]))
+        stream1 = ok(acl.rt.create_stream())
+        assert acl.rt.record_event(event0, stream1) == C.ACL_ERROR_RT_STREAM_CONTEXT
+        assert acl.rt.record_event(event0, 0) == C.ACL_ERROR_RT_STREAM_CONTEXT  # default stream
+        ok(acl.rt.set_context(ctx[0]))
+        ok(acl.rt.record_event(event0, 0))
+        ok(acl.rt.set_context(ctx[1]))
+        ok(acl.rt.synchronize_event(event0))  # synchronizing from another device is fine
+        ok(acl.rt.destroy_stream(stream1))
+        ok(acl.rt.destroy_event(event0))
+    finish(acl)

@@ -31,13 +31,20 @@ from ascend_p2p_lab.runtime import open_runtime
 
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
+
+import pytest
 import traitlets
 from helpers import _dashboard, _tiny, too_long
 from matplotlib.figure import Figure
 
 from ascend_p2p_lab import measure
 from ascend_p2p_lab.runtime import Runtime
-from ascend_p2p_lab.topology import load_preset
+from ascend_p2p_lab.sim import (
+    LIVE,
+)
+from ascend_p2p_lab.topology import (
+    load_preset,
+)
 from ascend_p2p_lab.widgets import PeerLinkPanel, SweepDashboard
 
 
@@ -521,3 +528,35 @@ def test_dashboard_counts_refusals_by_kind_code_and_call(a2: Runtime) -> None:
     assert errors[["kind", "code", "call", "rows", "points", "failure"]].values.tolist() == [
         ["refused", 507899, "acl.rt.memcpy_async", 2, 2, False]
     ]
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, RuntimeError])
+def test_a_preset_switch_that_fails_half_way_keeps_the_old_runtime(
+    exc: type[BaseException], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    widgets = pytest.importorskip("ascend_p2p_lab.widgets")
+    dash = widgets.SweepDashboard(backend="sim", preset="atlas800t-a2")
+    old = dash.rt
+    real = widgets.PeerLinkPanel
+
+    def broken(rt: Runtime) -> Any:
+        if rt is not old:
+            raise exc("while building the new link panel")
+        return real(rt)
+
+    monkeypatch.setattr(widgets, "PeerLinkPanel", broken)
+    before = list(LIVE)  # strong references: no id of theirs can be reused meanwhile
+    if exc is KeyboardInterrupt:
+        with pytest.raises(KeyboardInterrupt):
+            dash.preset.value = "atlas300i-duo"
+        assert "interrupted; still on atlas800t-a2" in dash.message
+    else:
+        dash.preset.value = "atlas300i-duo"
+        assert dash.message.startswith("cannot switch to 'atlas300i-duo': RuntimeError")
+    assert dash.rt is old and not old.closed and dash.preset.value == "atlas800t-a2"
+    assert dash.links is not None and dash.links.rt is old
+    newest = [sim for sim in LIVE if not any(sim is old for old in before)]
+    # the new one was closed
+    assert newest and all(sim.simulator.ledger_is_empty() for sim in newest)
+    dash.close()
+    assert old.closed

@@ -25,37 +25,6 @@ from ascend_p2p_lab.measure import links, peer_matrix
 from ascend_p2p_lab.runtime import Runtime
 from ascend_p2p_lab.widgets import PeerLinkPanel
 
-
-def test_a_probe_that_stops_leaves_the_rest_unprobed_and_says_why() -> None:
-    fault = [{"kind": "error", "call": "rt.device_can_access_peer", "nth": 3, "code": 200002}]
-    with open_runtime("sim", preset="atlas800t-a2", faults=fault) as rt:
-        panel = PeerLinkPanel(rt)
-    assert panel.reachable[0, 1] and panel.reachable[0, 2] and not panel.reachable[0, 3]
-    assert panel.toggles[0][3].disabled and panel.link_classes[0, 3] == "NA"
-    assert panel.reasons[(0, 3)].startswith(
-        "probing failed: AclError: acl.rt.device_can_access_peer(0, 3) returned"
-    )
-    assert panel.reasons[(7, 6)].startswith("not probed (probing failed at 0->3): AclError")
-    assert len(panel.reasons) == 56 - 2
-
-
-def test_a_ctrl_c_while_probing_propagates(monkeypatch: pytest.MonkeyPatch) -> None:
-    with open_runtime("sim", preset="atlas800t-a2") as rt:
-        real = rt.acl.rt.device_can_access_peer
-        seen = {"n": 0}
-
-        def hook(*args: Any) -> Any:
-            seen["n"] += 1
-            if seen["n"] == 3:
-                raise KeyboardInterrupt
-            return real(*args)
-
-        monkeypatch.setattr(rt.acl.rt, "device_can_access_peer", hook)
-        with pytest.raises(KeyboardInterrupt):
-            PeerLinkPanel(rt)
-        assert rt.peer_refs() == {}
-
-
 ENABLE_FAULT = [{"kind": "error", "call": "rt.device_enable_peer_access", "nth": 1, "code": 507899}]
 
 

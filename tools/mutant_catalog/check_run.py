@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -12,7 +12,7 @@ MUTANTS: list[Mutant] = [
         ('    run = (runs[0] if runs else Run()).replace(command="check", failed=failed)'),
         "a check keeps only its first sweep's rows",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/run/test_meta.py",
             "tests/run/test_value.py",
             "tests/cli/test_cmd_check.py",

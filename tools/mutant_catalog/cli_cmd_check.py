@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
@@ -39,7 +39,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/cli/test_cmd_check.py",
             "tests/cli/test_cmd_criteria.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/run/test_meta.py",
             "tests/run/test_value.py",
             "tests/run/test_folder.py",

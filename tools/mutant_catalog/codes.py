@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -17,7 +17,7 @@ TESTS = (
     "tests/test_units.py",
     *COMMAND_TESTS,
     "tests/runtime/test_runtime.py",
-    "tests/sim/test_sim.py",
+    *SIM_TESTS,
     "tests/test_results.py",
     "tests/topology/test_presets.py",
 )

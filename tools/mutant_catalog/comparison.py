@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
@@ -13,7 +13,7 @@ TESTS = (
     "tests/cli/test_cmd_report.py",
     "tests/cli/test_cmd_sweep.py",
     "tests/cli/test_runoutput.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
 )
 
 MUTANTS: list[Mutant] = [
@@ -34,7 +34,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_report.py",
             "tests/cli/test_cmd_sweep.py",
             "tests/cli/test_runoutput.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
         ),
     ),
     M(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -18,7 +18,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_report.py",
             "tests/cli/test_cmd_sweep.py",
             "tests/cli/test_runoutput.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_comparison.py",
         ),
     ),

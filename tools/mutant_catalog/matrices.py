@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/test_matrices.py",
     "tests/test_terminal.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_emptycells.py",
 )
 
@@ -21,7 +21,7 @@ MUTANTS: list[Mutant] = [
         "a card matrix with sending cards as columns",
         (
             "tests/test_matrices.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",
@@ -90,7 +90,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/measure/test_buffers.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_outcomes.py",
@@ -20,7 +20,7 @@ TESTS = (
     "tests/acceptance/test_verdicts.py",
     *COMMAND_TESTS,
     "tests/runtime/test_runtime.py",
-    "tests/sim/test_sim.py",
+    *SIM_TESTS,
     "tests/test_results.py",
     "tests/topology/test_presets.py",
 )
@@ -34,7 +34,7 @@ MUTANTS: list[Mutant] = [
         ("every device sends the same bytes (a copy from the wrong device verifies)"),
         (
             "tests/measure/test_buffers.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_outcomes.py",
@@ -71,7 +71,7 @@ MUTANTS: list[Mutant] = [
         "windows compared with the wrong part of the pattern",
         (
             "tests/measure/test_buffers.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_outcomes.py",

@@ -11,7 +11,7 @@ MUTANTS: list[Mutant] = [
         "zlib.compress(json.dumps(rows).encode(), 6)",
         "zlib.compress(json.dumps(rows).encode(), 0)",
         "the checkpoint's rows are not compressed",
-        ("tests/measure/test_sweep.py::test_a_checkpoint_is_compact",),
+        ("tests/measure/test_checkpoint.py::test_a_checkpoint_is_compact",),
     ),
     M(
         "measure.checkpoint.block_twice",

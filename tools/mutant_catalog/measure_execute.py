@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -28,7 +28,7 @@ MUTANTS: list[Mutant] = [
         "failure = test.waived",
         "tests on a lost device are attempted again",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -39,7 +39,7 @@ MUTANTS: list[Mutant] = [
             "tests/test_units.py",
             *COMMAND_TESTS,
             "tests/runtime/test_runtime.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/test_results.py",
             "tests/topology/test_presets.py",
         ),
@@ -57,7 +57,7 @@ MUTANTS: list[Mutant] = [
         ),
         "each copy reads the receiver's own buffer",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",
@@ -79,7 +79,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -12,7 +12,7 @@ MUTANTS: list[Mutant] = [
         "int(a != b and rt.peer_enabled(b, a))",
         "peer_matrix rows are destinations",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -34,7 +34,7 @@ MUTANTS: list[Mutant] = [
         "        out[(a, b)] = None\n",
         "a pair's block enables one direction only",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",

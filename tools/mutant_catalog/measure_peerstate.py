@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -44,7 +44,7 @@ MUTANTS: list[Mutant] = [
         "directed = list(flows)",
         "a test enables peer access one way only",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -29,7 +29,7 @@ MUTANTS: list[Mutant] = [
         ("an aggregate's nominal is capped by no shared budget, not even a switched link's port"),
         (
             "tests/measure/test_rows.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",
@@ -47,7 +47,7 @@ MUTANTS: list[Mutant] = [
         "nbytes / (elapsed_us * 1.024e3)",
         "bandwidth in binary instead of decimal GB/s",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -92,7 +92,7 @@ MUTANTS: list[Mutant] = [
         ("an aggregate's value counts one copy's bytes, not all of them"),
         (
             "tests/measure/test_rows.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",
@@ -137,7 +137,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,
@@ -217,8 +217,8 @@ MUTANTS: list[Mutant] = [
         "",
         ("a point does not restart the jitter draws: resumed runs differ"),
         (
-            "tests/measure/test_sweep.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
-            "tests/sim/test_sim.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
+            "tests/measure/test_checkpoint.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
+            "tests/sim/test_extras.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
         ),
     ),
     M(
@@ -231,7 +231,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,
@@ -250,7 +250,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,
@@ -277,7 +277,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,

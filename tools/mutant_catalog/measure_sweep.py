@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -26,7 +26,7 @@ MUTANTS: list[Mutant] = [
         ),
         (
             "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
-            "tests/measure/test_sweep.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped",
+            "tests/measure/test_checkpoint.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped",
         ),
     ),
     M(
@@ -35,6 +35,6 @@ MUTANTS: list[Mutant] = [
         "{**rt.fallbacks, **ctx.fallbacks}",
         "dict(ctx.fallbacks)",
         "the runtime's fallbacks (aclrtCreateEvent for a missing ...WithFlag) are not in run.json",
-        ("tests/measure/test_sweep.py",),
+        (*SWEEP_TESTS,),
     ),
 ]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/measure/test_timing.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -21,44 +21,6 @@ TESTS = (
 )
 
 MUTANTS: list[Mutant] = [
-    M(
-        "measure.timing.copy_from_the_destination",
-        "measure/timing.py",
-        ("                bufs.data[m.src],"),
-        ("                bufs.data[m.dst],"),
-        ("a phase's copies read the destination's piece (src and dst swapped)"),
-        ("tests/collectives/test_collectives.py",),
-    ),
-    M(
-        "measure.timing.source_offset_of_the_destination",
-        "measure/timing.py",
-        ("                src_offset=lay.offsets[m.src][m.piece],"),
-        ("                src_offset=lay.offsets[m.dst][m.piece],"),
-        "a copy reads the piece at the destination's offset",
-        ("tests/collectives/test_collectives.py",),
-    ),
-    M(
-        "measure.timing.gate_never_grows",
-        "measure/timing.py",
-        ("            self.gate_copies = max("),
-        ("            self.gate_copies = 1 or max("),
-        ("the gate is not sized after the host's enqueue: host time in every window"),
-        ("tests/collectives/test_collectives.py",),
-    ),
-    M(
-        "measure.timing.hop_not_applied",
-        "measure/timing.py",
-        (
-            "            return rt.elapsed_ms(self.start[d], ev) * "
-            "1000.0 + (hop if d != self.lead else 0.0)"
-        ),
-        (
-            "            return rt.elapsed_ms(self.start[d], ev) * "
-            "1000.0 + (0.0 if d != self.lead else 0.0)"
-        ),
-        "the ranks' times are not put on the lead's clock",
-        ("tests/collectives/test_collectives.py",),
-    ),
     M(
         "measure.timing.copies_for_floor",
         "measure/timing.py",
@@ -107,7 +69,7 @@ MUTANTS: list[Mutant] = [
         "interleaved samples sized on the slower direction",
         (
             "tests/measure/test_timing.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -117,7 +79,7 @@ MUTANTS: list[Mutant] = [
             "tests/test_units.py",
             *COMMAND_TESTS,
             "tests/runtime/test_runtime.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/test_results.py",
             "tests/topology/test_presets.py",
         ),
@@ -128,7 +90,7 @@ MUTANTS: list[Mutant] = [
         "first = measure(max(warmup, 1))",
         "first = measure(1)",
         "--warmup ignored: always one warm-up copy",
-        ("tests/measure/test_sweep.py::test_the_copies_issued_grow_with_the_warmup_asked_for",),
+        ("tests/measure/test_timing.py::test_the_copies_issued_grow_with_the_warmup_asked_for",),
     ),
     M(
         "measure.timing.bi_copies_n",
@@ -174,7 +136,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,
@@ -189,7 +151,7 @@ MUTANTS: list[Mutant] = [
         "    rounds = min(n, 4)",
         "    rounds = 1",
         ("bidirectional copies not interleaved: one direction's window, then the other's"),
-        ("tests/measure/test_sweep.py::test_bidirectional_copies_are_enqueued_interleaved",),
+        ("tests/measure/test_timing.py::test_bidirectional_copies_are_enqueued_interleaved",),
     ),
     M(
         "measure.timing.own_time_is_window",
@@ -201,7 +163,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,

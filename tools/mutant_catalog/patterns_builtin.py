@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -28,7 +28,7 @@ MUTANTS: list[Mutant] = [
         "Transfer(y, x, y if pull else x) for send, recv in ways",
         "a group's transfers run from B to A",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",
@@ -47,7 +47,7 @@ MUTANTS: list[Mutant] = [
         "ends=tuple((None, None, a, b) for s, r in ways)",
         ("the reverse direction of a bi group is named like the forward one"),
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",
@@ -138,7 +138,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,
@@ -160,7 +160,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,
@@ -173,7 +173,7 @@ MUTANTS: list[Mutant] = [
         "patterns/builtin.py",
         ("    ways = [(devices[i], devices[(i + 1) % n]) for i in range(n)]\n"),
         ("    ways = [(devices[(i + 1) % n], devices[i]) for i in range(n)]\n"),
-        ("the ring runs the other way round (its shipped files no longer match)"),
+        ("the ring runs the other way round (its printed file no longer starts at 0->1)"),
         ("tests/patterns/test_builtin.py",),
     ),
     M(
@@ -181,7 +181,7 @@ MUTANTS: list[Mutant] = [
         "patterns/builtin.py",
         'BUILT_IN_SIZE = "256MiB"',
         'BUILT_IN_SIZE = "64MiB"',
-        "the built-in size moves without the shipped files",
+        "the built-in size moves: `patterns NAME` prints another size",
         ("tests/patterns/test_builtin.py",),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
@@ -10,7 +10,7 @@ TESTS = (
     "tests/cli/test_cmd_compare.py",
     "tests/cli/test_cmd_patterns.py",
     "tests/cli/test_cmd_run.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/patterns/test_testfile.py",
     *COMMAND_TESTS,
     "tests/patterns/test_builtin.py",
@@ -26,7 +26,7 @@ MUTANTS: list[Mutant] = [
         "return sorted(links)[0]",
         ("a fan-out over several link classes is labelled with one of them"),
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -51,7 +51,7 @@ MUTANTS: list[Mutant] = [
         ),
         "unreachable reason names the reverse direction",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",

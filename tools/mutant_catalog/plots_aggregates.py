@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/plots/test_aggregates.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/patterns/test_cards.py",
     "tests/measure/test_plan.py",
     "tests/cli/test_cmd_report.py",
@@ -50,7 +50,7 @@ MUTANTS: list[Mutant] = [
         'at {size / (1 << 20):g} MiB\\n"',
         ("the aggregates figure says 1024 MiB where every other figure says 1 GiB"),
         (
-            "tests/measure/test_sweep.py::test_the_aggregates_figure_names_its_size_as_every_figure_does",
+            "tests/plots/test_aggregates.py::test_the_aggregates_figure_names_its_size_as_every_figure_does",
         ),
     ),
 ]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/plots/test_prepare.py",
     "tests/plots/test_heatmaps.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/plots/test_matrix.py",
     "tests/plots/test_plots.py",
     "tests/plots/test_cells.py",

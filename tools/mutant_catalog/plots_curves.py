@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/plots/test_prepare.py",
     "tests/plots/test_heatmaps.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/plots/test_matrix.py",
     "tests/plots/test_plots.py",
     "tests/plots/test_cells.py",
@@ -72,6 +72,6 @@ MUTANTS: list[Mutant] = [
         "    name_hidden_lines(handles)\n",
         "",
         "identical curves hide each other without a word",
-        ("tests/measure/test_sweep.py::test_curves_that_coincide_say_so_instead_of_hiding",),
+        ("tests/plots/test_curves.py::test_curves_that_coincide_say_so_instead_of_hiding",),
     ),
 ]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py::test_report_writes_every_figure_the_run_has",
+    "tests/plots/test_reports.py::test_report_writes_every_figure_the_run_has",
     "tests/plots/test_reports.py::test_report_covers_what_the_run_has",
 )
 
@@ -18,7 +18,7 @@ MUTANTS: list[Mutant] = [
         "",
         "report() leaves the card matrices out",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = ("tests/plots/test_style.py",)
@@ -33,7 +33,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/plots/test_prepare.py",
             "tests/plots/test_heatmaps.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/plots/test_matrix.py",
             "tests/plots/test_plots.py",
             "tests/plots/test_cells.py",
@@ -48,7 +48,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/plots/test_prepare.py",
             "tests/plots/test_heatmaps.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/plots/test_matrix.py",
             "tests/plots/test_plots.py",
             "tests/plots/test_cells.py",

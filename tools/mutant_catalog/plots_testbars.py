@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -17,7 +17,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,
@@ -36,7 +36,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_compare.py",
             "tests/cli/test_cmd_patterns.py",
             "tests/cli/test_cmd_run.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_testfile.py",
             "tests/patterns/test_model.py",
             *COMMAND_TESTS,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -28,7 +28,7 @@ MUTANTS: list[Mutant] = [
         "if True:",
         "every inferred behaviour is said beside every run",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/sim/test_engine.py",
             "tests/sim/test_routes.py",
             "tests/test_terminal.py",
@@ -99,7 +99,7 @@ MUTANTS: list[Mutant] = [
         "points = bad",
         "failures() counts samples as points",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -111,7 +111,7 @@ MUTANTS: list[Mutant] = [
             "tests/test_results.py",
             *COMMAND_TESTS,
             "tests/runtime/test_runtime.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/topology/test_presets.py",
         ),
     ),
@@ -122,7 +122,7 @@ MUTANTS: list[Mutant] = [
         'frame["error_kind"].isin(list(ERROR_KINDS))',
         "refusals and unreachable pairs counted as failures",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -134,7 +134,7 @@ MUTANTS: list[Mutant] = [
             "tests/test_results.py",
             *COMMAND_TESTS,
             "tests/runtime/test_runtime.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/topology/test_presets.py",
         ),
     ),

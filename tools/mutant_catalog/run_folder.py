@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -23,7 +23,7 @@ MUTANTS: list[Mutant] = [
         "the checkpoint stays behind after the whole run is saved",
         (
             "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
-            "tests/measure/test_sweep.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped",
+            "tests/measure/test_checkpoint.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped",
         ),
     ),
     M(
@@ -34,7 +34,7 @@ MUTANTS: list[Mutant] = [
         "saving a whole run leaves its checkpoint behind",
         (
             "tests/run/test_folder.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/run/test_meta.py",
             "tests/run/test_value.py",
             "tests/cli/test_cmd_check.py",

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/run/test_meta.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/run/test_value.py",
     "tests/cli/test_cmd_check.py",
     "tests/cli/test_cmd_criteria.py",
@@ -23,7 +23,7 @@ MUTANTS: list[Mutant] = [
         "        pass",
         ("a damaged run.json reaches the readers (no field of RunMeta is checked)"),
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             *COMMAND_TESTS,
             "tests/plots/test_cells.py",
             "tests/plots/test_curves.py",
@@ -39,7 +39,7 @@ MUTANTS: list[Mutant] = [
         'STORED_REQUIRED = ("schema_version", "rows")',
         "a run.json without params is accepted",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             *COMMAND_TESTS,
             "tests/plots/test_cells.py",
             "tests/plots/test_curves.py",

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -51,7 +51,7 @@ MUTANTS: list[Mutant] = [
         "        pass\n",
         "numbers stored as text are converted without a word",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             *COMMAND_TESTS,
             "tests/plots/test_cells.py",
             "tests/plots/test_curves.py",

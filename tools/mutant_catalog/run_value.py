@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/run/test_value.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/run/test_meta.py",
     "tests/cli/test_cmd_check.py",
     "tests/cli/test_cmd_criteria.py",
@@ -40,7 +40,7 @@ MUTANTS: list[Mutant] = [
         ("Run.of ignores a frame's convenience copy: a sweep's frame loses its metadata"),
         (
             "tests/run/test_value.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/run/test_meta.py",
             "tests/cli/test_cmd_check.py",
             "tests/cli/test_cmd_criteria.py",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -12,7 +12,7 @@ MUTANTS: list[Mutant] = [
         ('        self.rt.try_use(self.on)\n        self.rt.call("rt.free", self.handle)'),
         ("the runtime frees an imported pointer instead of closing its key"),
         (
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/measure/test_processes.py",
             "tests/measure/test_ipcworker.py",
             "tests/runtime/test_runtime.py",

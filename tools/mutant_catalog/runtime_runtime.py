@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/runtime/test_errors.py",
     "tests/measure/test_links.py",
     *COMMAND_TESTS,
@@ -16,7 +16,7 @@ TESTS = (
     "tests/measure/test_checkpoint.py",
     "tests/measure/test_probe.py",
     "tests/sim/test_facade.py",
-    "tests/sim/test_sim.py",
+    *SIM_TESTS,
     "tests/runtime/test_runtime.py",
     "tests/hardware/test_runtime.py",
     "tests/runtime/test_resources.py",
@@ -39,8 +39,8 @@ MUTANTS: list[Mutant] = [
         "            pass",
         "begin_point is a no-op on the simulator",
         (
-            "tests/measure/test_sweep.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
-            "tests/sim/test_sim.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
+            "tests/measure/test_checkpoint.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
+            "tests/sim/test_extras.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
         ),
     ),
     M(

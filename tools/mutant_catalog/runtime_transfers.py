@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
@@ -74,11 +74,11 @@ MUTANTS: list[Mutant] = [
         (
             "tests/runtime/test_runtime.py",
             "tests/runtime/test_errors.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/hardware/test_runtime.py",
             "tests/runtime/test_resources.py",
             "tests/topology/test_npu_smi.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             *COMMAND_TESTS,
             "tests/test_results.py",
             "tests/topology/test_presets.py",

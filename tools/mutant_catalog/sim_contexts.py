@@ -28,15 +28,4 @@ MUTANTS: list[Mutant] = [
         "destroying a default context is not refused",
         TESTS,
     ),
-    M(
-        "sim.contexts.kept_context_no_clock",
-        "sim/contexts.py",
-        ("                            engine.host_us += 0.5  # what host() does without faults\n"),
-        "                            pass\n",
-        "a kept set_context leaves the host clock where it was",
-        (
-            "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
-        ),
-    ),
 ]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
-TESTS = ("tests/sim/test_memory.py", "tests/sim/test_sim.py")
+TESTS = ("tests/sim/test_memory.py", *SIM_TESTS)
 
 MUTANTS: list[Mutant] = [
     M(
@@ -15,7 +15,7 @@ MUTANTS: list[Mutant] = [
         "if False and _imported_cross(route):",
         ("a synchronous copy within one device through an import is allowed"),
         (
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/measure/test_processes.py",
             "tests/measure/test_ipcworker.py",
             "tests/runtime/test_runtime.py",
@@ -42,11 +42,11 @@ MUTANTS: list[Mutant] = [
         ),
         (
             "tests/sim/test_memory.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/sim/test_engine.py",
             "tests/sim/test_jitter.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -69,7 +69,7 @@ MUTANTS: list[Mutant] = [
         ("a kept memcpy_async extends whatever run ends its stream (one of another size)"),
         (
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/acceptance/test_golden_rows.py",
         ),
     ),
@@ -137,11 +137,11 @@ MUTANTS: list[Mutant] = [
         "a repeated memcpy_async ignores the configured faults",
         (
             "tests/sim/test_memory.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/sim/test_engine.py",
             "tests/sim/test_jitter.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/measure/test_links.py",
             *COMMAND_TESTS,
             "tests/cli/test_cmd_report.py",
@@ -161,7 +161,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/acceptance/test_golden_rows.py",
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -171,7 +171,7 @@ MUTANTS: list[Mutant] = [
         ("        if False:\n            code = self._fault_and_move("),
         ("a blocking memcpy ignores the configured faults (errors, corruption, slow host)"),
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/measure/test_links.py",
             *COMMAND_TESTS,
@@ -181,7 +181,7 @@ MUTANTS: list[Mutant] = [
             "tests/measure/test_checkpoint.py",
             "tests/measure/test_probe.py",
             "tests/sim/test_facade.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/measure/test_buffers.py",
             "tests/runtime/test_runtime.py",
             "tests/test_results.py",

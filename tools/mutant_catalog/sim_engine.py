@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/sim/test_engine.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/topology/test_presets.py",
     "tests/sim/test_routes.py",
     "tests/test_terminal.py",
@@ -43,10 +43,10 @@ MUTANTS: list[Mutant] = [
         (
             "tests/sim/test_engine.py",
             "tests/sim/test_memory.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/sim/test_jitter.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -109,7 +109,7 @@ MUTANTS: list[Mutant] = [
         ("a blocking copy runs alone while async copies that share its link are pending"),
         (
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -120,7 +120,7 @@ MUTANTS: list[Mutant] = [
         "a blocking copy on an idle engine loses its jitter draw",
         (
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -131,7 +131,7 @@ MUTANTS: list[Mutant] = [
         "a blocking copy on an idle engine skips its latency",
         (
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -13,7 +13,7 @@ MUTANTS: list[Mutant] = [
         ("a point starts wherever the clock stands (its rows depend on what ran before)"),
         (
             "tests/sim/test_engine.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/topology/test_presets.py",
             "tests/sim/test_routes.py",
             "tests/test_terminal.py",
@@ -26,7 +26,7 @@ MUTANTS: list[Mutant] = [
             "tests/measure/test_checkpoint.py",
             "tests/measure/test_probe.py",
             "tests/sim/test_facade.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
 ]

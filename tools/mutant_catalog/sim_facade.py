@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/sim/test_engine.py",
     "tests/topology/test_presets.py",
     "tests/sim/test_routes.py",
@@ -43,7 +43,7 @@ MUTANTS: list[Mutant] = [
         ("                if False:\n                    check(args)\n"),
         ("a checked call takes a float or a string for an int (no TypeError)"),
         (
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/sim/test_facade.py",
             "tests/sim/test_formats.py",
         ),
@@ -58,7 +58,7 @@ MUTANTS: list[Mutant] = [
         "",
         ("a checked call with too few or too many arguments reaches its handler"),
         (
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/sim/test_facade.py",
             "tests/sim/test_formats.py",
         ),

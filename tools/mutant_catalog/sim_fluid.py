@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -12,7 +12,7 @@ MUTANTS: list[Mutant] = [
         "share = capacity[bottleneck] / counts[bottleneck]",
         "shared resources split equally, spare capacity not handed on",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/sim/test_engine.py",
             "tests/topology/test_presets.py",
             "tests/sim/test_routes.py",

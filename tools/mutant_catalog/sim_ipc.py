@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
-    "tests/sim/test_sim.py",
+    *SIM_TESTS,
     "tests/measure/test_processes.py",
     "tests/measure/test_ipcworker.py",
     "tests/runtime/test_runtime.py",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -13,7 +13,7 @@ MUTANTS: list[Mutant] = [
         "what a dead process held stays in the shared state",
         (
             "tests/sim/test_ipcstate.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/measure/test_processes.py",
             "tests/measure/test_ipcworker.py",
             "tests/runtime/test_runtime.py",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -12,8 +12,8 @@ MUTANTS: list[Mutant] = [
         ('digest = hashlib.blake2b(f"{seed}".encode(), digest_size=8).digest()'),
         "every point gets the same jitter draws",
         (
-            "tests/measure/test_sweep.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
-            "tests/sim/test_sim.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
+            "tests/measure/test_checkpoint.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
+            "tests/sim/test_extras.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
         ),
     ),
     M(
@@ -25,10 +25,10 @@ MUTANTS: list[Mutant] = [
         (
             "tests/sim/test_jitter.py",
             "tests/sim/test_memory.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/sim/test_engine.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
 ]

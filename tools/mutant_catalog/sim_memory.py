@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, M, Mutant
 
 #: the tests that should catch them
-TESTS = ("tests/sim/test_memory.py", "tests/sim/test_sim.py")
+TESTS = ("tests/sim/test_memory.py", *SIM_TESTS)
 
 MUTANTS: list[Mutant] = [
     M(
@@ -14,7 +14,7 @@ MUTANTS: list[Mutant] = [
         ("        ctypes.memmove(self.address + off, chunk, len(chunk))"),
         ("        self.obj = bytes(self.obj)  # a copy: the caller's bytes stay as they were"),
         ("bytes_to_ptr copies instead of pointing into the bytes object"),
-        ("tests/sim/test_contexts.py",),
+        ("tests/sim/test_allocations.py",),
     ),
     M(
         "sim.memory.whole_chunks_unfrozen",

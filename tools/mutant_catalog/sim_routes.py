@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/sim/test_routes.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/sim/test_engine.py",
     "tests/topology/test_presets.py",
     "tests/test_terminal.py",
@@ -21,7 +21,7 @@ MUTANTS: list[Mutant] = [
         ("    if False:\n        return part.fail("),
         "host copies through an imported pointer are allowed",
         (
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/measure/test_processes.py",
             "tests/measure/test_ipcworker.py",
             "tests/runtime/test_runtime.py",

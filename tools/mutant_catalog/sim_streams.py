@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
-TESTS = ("tests/sim/test_memory.py", "tests/sim/test_sim.py")
+TESTS = ("tests/sim/test_memory.py", *SIM_TESTS)
 
 MUTANTS: list[Mutant] = [
     M(
@@ -81,7 +81,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/acceptance/test_golden_rows.py",
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -91,7 +91,7 @@ MUTANTS: list[Mutant] = [
         ('        if False:\n            code = injector.fault("rt.synchronize_event"'),
         "synchronize_event ignores the configured faults",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/runtime/test_errors.py",
             "tests/measure/test_links.py",
             *COMMAND_TESTS,
@@ -101,7 +101,7 @@ MUTANTS: list[Mutant] = [
             "tests/measure/test_checkpoint.py",
             "tests/measure/test_probe.py",
             "tests/sim/test_facade.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/sim/test_memory.py",
         ),
     ),
@@ -114,7 +114,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/acceptance/test_golden_rows.py",
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
     M(
@@ -130,7 +130,7 @@ MUTANTS: list[Mutant] = [
         (
             "tests/acceptance/test_golden_rows.py",
             "tests/sim/test_memory.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
         ),
     ),
 ]

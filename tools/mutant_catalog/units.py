@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import COMMAND_TESTS, M, Mutant
+from tools.mutant_catalog.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
 
 #: the tests that should catch them
 TESTS = (
     "tests/test_units.py",
-    "tests/measure/test_sweep.py",
+    *SWEEP_TESTS,
     "tests/test_schema.py",
     "tests/measure/test_probe.py",
     "tests/measure/test_buffers.py",
@@ -30,7 +30,7 @@ MUTANTS: list[Mutant] = [
         "KB read as KiB",
         (
             "tests/test_units.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -50,7 +50,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_sweep.py",
             "tests/cli/test_runoutput.py",
             "tests/run/test_folder.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/topology/test_npu_smi.py",
         ),
     ),
@@ -62,7 +62,7 @@ MUTANTS: list[Mutant] = [
         "MB read as MiB",
         (
             "tests/test_units.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/test_schema.py",
             "tests/measure/test_probe.py",
             "tests/measure/test_buffers.py",
@@ -82,7 +82,7 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_sweep.py",
             "tests/cli/test_runoutput.py",
             "tests/run/test_folder.py",
-            "tests/sim/test_sim.py",
+            *SIM_TESTS,
             "tests/topology/test_npu_smi.py",
         ),
     ),

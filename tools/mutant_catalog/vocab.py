@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -12,7 +12,7 @@ MUTANTS: list[Mutant] = [
         'CARD_LINKS: tuple[str, ...] = ("HCCS_SW",)',
         "cards found from the wrong link class",
         (
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
             "tests/patterns/test_cards.py",
             "tests/measure/test_plan.py",
             "tests/cli/test_cmd_report.py",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.mutant_catalog.base import M, Mutant
+from tools.mutant_catalog.base import SWEEP_TESTS, M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -14,8 +14,9 @@ MUTANTS: list[Mutant] = [
         (
             "tests/widgets/test_dashboard.py",
             "tests/measure/test_probe.py",
+            "tests/widgets/test_peers.py",
             "tests/widgets/test_panel.py",
-            "tests/measure/test_sweep.py",
+            *SWEEP_TESTS,
         ),
     ),
 ]
