@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..units import format_size
 from ..vocab import EXIT_FAILED, EXIT_OK
-from .cmd_collectives import compare_collectives_cmd, has_collectives
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
-from .options import subcommand
+from .options import add_format, add_out, add_topology, subcommand
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from ..comparison import check_threshold, compare, to_dict, unmatched
     from ..run.folder import check_out_dir, load
     from ..topology import list_presets
+    from .collcompare import compare_collectives_cmd, has_collectives
 
     try:
         threshold = check_threshold(args.threshold)
@@ -402,12 +402,7 @@ exit status:
         # comparison.DEFAULT_THRESHOLD
         help="a point is below when RUN / BASELINE < this; 0 < RATIO <= 1 (default 0.9)",
     )
-    p.add_argument(
-        "--format",
-        choices=["table", "json"],
-        default="table",
-        help="table (default): ratio matrix, points below and verdict; json",
-    )
+    add_format(p, "ratio matrix, points below and verdict", json="json")
     server = p.add_mutually_exclusive_group()  # one server: both at once is exit 2
     server.add_argument(
         "--against-preset",
@@ -416,18 +411,10 @@ exit status:
         help="no BASELINE folder: re-run RUN's sweep parameters (and seed) on the "
         "simulated preset NAME and compare with that (default: off)",
     )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="write a ratio heatmap PNG per case into DIR (default: none)",
-    )
-    server.add_argument(
-        "--topology",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="collectives against a P2P run (BASELINE) of a server that is no "
+    add_out(p, "write a ratio heatmap PNG per case into DIR (default: none)", metavar="DIR")
+    add_topology(
+        server,
+        "collectives against a P2P run (BASELINE) of a server that is no "
         "preset: its topology file (default: the preset BASELINE names)",
+        metavar="FILE",
     )

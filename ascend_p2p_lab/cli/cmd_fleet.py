@@ -28,9 +28,14 @@ from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_attempts,
     add_fleet_metrics,
+    add_format,
     add_history,
+    add_out,
+    add_preset,
     add_progress,
     add_samples,
+    add_seed,
+    add_sizes,
     subcommand,
 )
 
@@ -78,17 +83,8 @@ def add(sub: Any) -> None:
         metavar="HOST",
         help="with --scheduler: the servers to survey (default: every worker)",
     )
-    p.add_argument(
-        "--preset",
-        default=DEFAULT_PRESET,
-        help=f"with --local: the simulated server (default {DEFAULT_PRESET})",
-    )
-    p.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="with --local: sim-i runs with seed SEED + i (default 0)",
-    )
+    add_preset(p, f"with --local: the simulated server (default {DEFAULT_PRESET})", DEFAULT_PRESET)
+    add_seed(p, "with --local: sim-i runs with seed SEED + i (default 0)", default=0)
     p.add_argument(
         "--degrade",
         action="append",
@@ -97,10 +93,8 @@ def add(sub: Any) -> None:
         help="with --local: the directed link SRC -> DST of HOST runs at FRACTION "
         "of its bandwidth (repeatable)",
     )
-    p.add_argument(
-        "--sizes",
-        default=DEFAULT_SIZES,
-        help=f"copy sizes (default {DEFAULT_SIZES}); links are compared at the largest",
+    add_sizes(
+        p, f"copy sizes (default {DEFAULT_SIZES}); links are compared at the largest", DEFAULT_SIZES
     )
     add_samples(p, "copy")
     p.add_argument(
@@ -118,21 +112,14 @@ def add(sub: Any) -> None:
         metavar="SECONDS",
         help="hosts not back after this long are failed hosts (default: none)",
     )
-    p.add_argument(
-        "--format",
-        choices=["table", "json"],
-        default="table",
-        help="table (default): hosts, outliers, failed hosts; json",
-    )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="a run folder per host plus fleet.json, fleet_links.csv, "
+    add_format(p, "hosts, outliers, failed hosts", json="json")
+    add_out(
+        p,
+        "a run folder per host plus fleet.json, fleet_links.csv, "
         "fleet_hosts.csv and fleet_heatmaps.png (default: none)",
+        "replace a fleet in --out",
+        metavar="DIR",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace a fleet in --out")
     add_progress(p, "no progress bar (default: one over the hosts, on stderr)")
     p.add_argument(
         "--criteria",

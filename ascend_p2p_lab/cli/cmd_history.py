@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .exitstatus import UsageError, past_input_checks
-from .options import subcommand
+from .options import add_format, subcommand
 
 #: The command this module adds and runs.
 NAME = "history"
@@ -48,12 +48,7 @@ def add(sub: Any) -> None:
     p.add_argument(
         "--drift", action="store_true", help="only the items that drift from their baseline"
     )
-    p.add_argument(
-        "--format",
-        choices=["table", "json"],
-        default="table",
-        help="table (default): one line per host and item; json: every value",
-    )
+    add_format(p, "one line per host and item", json="json: every value")
     p.add_argument(
         "--plot",
         type=Path,

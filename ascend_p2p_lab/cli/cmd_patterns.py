@@ -17,7 +17,7 @@ from ..patterns.builtin import (
     as_file,
 )
 from ..units import parse_sizes
-from .options import add_backend, subcommand
+from .options import add_backend, add_devices, add_sizes, subcommand
 
 #: The command this module adds and runs.
 NAME = "patterns"
@@ -40,8 +40,8 @@ def add(sub: Any) -> None:
         "(--preset or --backend), ready to edit and `run`",
     )
     add_backend(p)
-    p.add_argument("--devices", default="all", help="the devices it expands over (default all)")
-    p.add_argument("--sizes", default=None, help=f"its sizes (default {BUILT_IN_SIZE})")
+    add_devices(p, "the devices it expands over (default all)")
+    add_sizes(p, f"its sizes (default {BUILT_IN_SIZE})")
 
 
 def run(args: argparse.Namespace) -> int:

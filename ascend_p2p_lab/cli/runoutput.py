@@ -1,6 +1,7 @@
 """What the commands that measure a run (``sweep``, ``demo``, ``run``) do around it:
 output paths checked before any device work, the run kept when it stopped on an error,
-saved, and printed as a summary with matrices or as JSON.
+saved, printed as a summary with matrices or as JSON, and reported (``report``,
+``demo``: summary.csv and the figures).
 
 Example:
     >>> from ascend_p2p_lab.cli.runoutput import keep
@@ -10,16 +11,20 @@ Example:
 from __future__ import annotations
 
 import argparse
+import functools
+import sys
 from pathlib import Path
 from typing import Any
 
 from ..matrices import matrices_json
-from ..results import failures
+from ..results import failures, summarize
 from ..run import Run
 from ..run.folder import (
     check_out_dir,
     check_out_file,
+    clear_report,
     save,
+    write_manifest,
 )
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
 
@@ -83,3 +88,27 @@ def emit_run(run: Any, fmt: str, saved: Path | None, read_from: Path | None = No
     else:
         print_summary(run, saved, matrices=True, read_from=read_from)
     return status
+
+
+def write_report(run: Run, out: Path, table: Any = None, *, quiet: bool = False) -> None:
+    """summary.csv and the figures of a run into out, replacing an earlier report there
+    (``quiet``: the list of files on stderr, stdout holding JSON)."""
+    say = functools.partial(print, file=sys.stderr if quiet else sys.stdout)
+    out.mkdir(parents=True, exist_ok=True)
+    clear_report(out)
+    summarize(run).to_csv(out / "summary.csv", index=False)
+    written = [out / "summary.csv"]
+    try:
+        from .. import plots  # the plot extra: optional
+    except ImportError as exc:
+        say(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')")
+        write_manifest(out, run.meta.run_id, written)
+        return
+    paths = plots.report(run, out, table=table, workers=plots.default_workers())
+    write_manifest(out, run.meta.run_id, [*written, *paths])
+    say(
+        f"\nwrote {out / 'summary.csv'} and {len(paths)} figure{'' if len(paths) == 1 else 's'}"
+        f"{':' if paths else ''}"
+    )
+    for p in paths:
+        say(f"  {p}")
