@@ -17,11 +17,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..texttable import Column, print_table
 from .exitstatus import UsageError, past_input_checks
 from .options import add_format, subcommand
 
 #: The command this module adds and runs.
 NAME = "history"
+#: An item's line: host, item, its number of values, then the last and its baseline.
+ROW = (Column(), Column(width=40), Column(width=4, align=">", gap=" "), Column(gap=" "))
 
 HISTORY_HELP = "per-item trends of a history store (--history DB), baseline bands and drift"
 HISTORY_EPILOG = """\
@@ -101,26 +104,27 @@ def run(args: argparse.Namespace) -> int:
 def _print_table(table: Any, units: Any, rule: Any) -> None:
     if table.empty:
         print("no item")
-    for row in table.itertuples(index=False):
-        unit = units.get((row.host, row.item)) or ""
-        last = row.values[-1]["value"]
-        base = row.baseline
-        band = (
-            "no baseline yet"
-            if base is None
-            else (f"baseline {base['median']:.4g} [{base['low']:.4g}, {base['high']:.4g}]")
-        )
-        drift = (
-            ""
-            if row.drift is None
-            else f"  DRIFT {row.drift['direction']} {row.drift['change']:+.1%} "
-            f"since {row.drift['since'][:10]}"
-        )
-        print(
-            f"{row.host}  {row.item:<40} {len(row.values):>4} values, last {last:.4g} {unit}"
-            f"  {band}{drift}"
-        )
+    print_table((_row(row, units) for row in table.itertuples(index=False)), ROW, header=False)
     print(f"\ndrift rule: {rule.describe()}")
+
+
+def _row(row: Any, units: Any) -> list[object]:
+    """One item's line: host, item, how many values, the last, the baseline, a drift."""
+    unit = units.get((row.host, row.item)) or ""
+    last = row.values[-1]["value"]
+    base = row.baseline
+    band = (
+        "no baseline yet"
+        if base is None
+        else (f"baseline {base['median']:.4g} [{base['low']:.4g}, {base['high']:.4g}]")
+    )
+    drift = (
+        ""
+        if row.drift is None
+        else f"  DRIFT {row.drift['direction']} {row.drift['change']:+.1%} "
+        f"since {row.drift['since'][:10]}"
+    )
+    return [row.host, row.item, len(row.values), f"values, last {last:.4g} {unit}  {band}{drift}"]
 
 
 def _plots(table: Any, units: Any, out: Path) -> None:

@@ -16,6 +16,7 @@ from ..patterns.builtin import (
     DECLARATIONS,
     as_file,
 )
+from ..texttable import Column, print_table
 from ..units import parse_sizes
 from .options import add_backend, add_devices, add_sizes, subcommand
 
@@ -50,8 +51,11 @@ def run(args: argparse.Namespace) -> int:
     from .session import run_session
 
     if args.name is None:
-        for decl in DECLARATIONS.values():
-            print(decl.line())
+        print_table(
+            ([d.name, f"{d.description} [{d.values}]"] for d in DECLARATIONS.values()),
+            (Column(width=11), Column(gap=" ")),
+            header=False,
+        )
         return 0
     if args.name not in AS_FILES:
         raise ValueError(

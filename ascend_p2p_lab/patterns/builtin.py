@@ -127,10 +127,6 @@ class Declaration:
         """How its values add up (``values``)."""
         return self.values
 
-    def line(self) -> str:
-        """One line of ``ascend-p2p-lab patterns``: the name first."""
-        return f"{self.name:<11} {self.description} [{self.values}]"
-
 
 # ---------------------------------------------------------------- generators
 def _unordered(pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
