@@ -509,3 +509,28 @@ def test_every_shared_option_is_declared_once_in_options() -> None:
 def test_the_option_guard_sees_a_declaration_split_over_lines() -> None:
     source = 'p.add_argument(\n    "--out", type=Path)\np.add_argument("--sizes")\nadd_out(p, "x")'
     assert DECLARED.findall(source) == ["--out", "--sizes"]
+
+
+#: A comparison with a --format word: table or JSON is decided in cli/output.py alone.
+FORMAT_DECIDED = re.compile(r"""[!=]=\s*["'](json|table)["']|["'](json|table)["']\s*[!=]=""")
+
+
+def test_table_or_json_is_decided_once_in_cli_output() -> None:
+    """Every command says its table and its JSON to the output ``output_for`` chose
+    (nvbandwidth's Output / JsonOutput), never asking ``--format`` again."""
+    found = [
+        f"cli/{p.name}:{n} {line.strip()}"
+        for p in sorted((PACKAGE / "cli").glob("*.py"))
+        if p.name != "output.py"
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if FORMAT_DECIDED.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "planted", ['if args.format == "json":', "quiet = fmt != 'table'", 'if "json" == fmt:']
+)
+def test_the_format_guard_catches_a_second_decision(planted: str) -> None:
+    assert FORMAT_DECIDED.search(planted)
+    assert not FORMAT_DECIDED.search('add_format(p, "x", json="json: every item")')

@@ -300,8 +300,10 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
     from ..check import junit_xml, table_text, to_json
     from .deliveropts import deliver
     from .historyopt import append_items
+    from .output import output_for
     from .server import criteria_source
 
+    out = output_for(args.format, indent=2)
     items, lost = result.items, result.points_lost
     source = criteria_source(criteria)
     extra = {
@@ -311,14 +313,12 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
         "interrupted": result.measured.interrupted,
         "failed": result.measured.failed,
     }
-    if args.format != "json":  # the first line, before what a channel says
-        print(f"server {server}; criteria: {source}")
-    delivered = deliver(result, args, criteria)  # files written, nodes changed: cli/deliveropts
+    out.table(lambda: print(f"server {server}; criteria: {source}"))  # before the channels
+    delivered = deliver(result, args, criteria, out)  # files written, nodes changed
     extra.update(delivered.json)
-    if args.format == "json":
-        print(json.dumps(to_json(items, lost, **extra), indent=2))
-    else:
-        print(table_text(items, lost, only_failing=args.failing, failed=result.measured.failed))
+    out.json(lambda: to_json(items, lost, **extra))
+    failed = result.measured.failed
+    out.table(lambda: print(table_text(items, lost, only_failing=args.failing, failed=failed)))
     if args.junit_xml is not None:
         args.junit_xml.write_text(junit_xml(items, lost, result.measured.failed))
     if args.out is not None:

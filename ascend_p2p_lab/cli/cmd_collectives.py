@@ -16,10 +16,9 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..units import parse_sizes
 from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS, US_PER_MS
@@ -36,6 +35,9 @@ from .options import (
     add_verify,
     subcommand,
 )
+
+if TYPE_CHECKING:
+    from .output import Output
 
 #: The command this module adds and runs.
 NAME = "collectives"
@@ -125,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from ..forking import idle_workers
     from ..terminal import run_status
     from .historyopt import append_run, open_history
+    from .output import output_for
     from .runoutput import keep, sweep_kept
     from .session import run_session
 
@@ -153,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
             run = run.replace(command="collectives")
             keep(run, args.out)
             status = run_status(run)
-            _emit(run, args.format, status, args.out, source)
+            _emit(run, output_for(args.format, plain=_plain), status, args.out, source)
             append_run(history, run, NAME)
             return status
 
@@ -201,19 +204,23 @@ def json_rows(run: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _emit(run: Any, fmt: str, status: int, out: Path | None, source: str) -> None:
-    from ..collectives.table import summary, table_text
-    from ..terminal import guessed_soc
-
-    if fmt == "json":
-        data = {
+def _emit(run: Any, output: Output, status: int, out: Path | None, source: str) -> None:
+    output.json(
+        lambda: {
             "collectives": json_rows(run),
             "exit_status": status,
             "predicted_from": source,
             "saved_to": None if out is None else str(out),
         }
-        print(json.dumps(_plain(data), indent=1), flush=True)
-        return
+    )
+    output.table(lambda: _print_table(run, out, source))
+
+
+def _print_table(run: Any, out: Path | None, source: str) -> None:
+    """The run's first line, hccl_test's table with the prediction, what was lost."""
+    from ..collectives.table import summary, table_text
+    from ..terminal import guessed_soc
+
     meta = run.meta
     print(
         f"run {meta.run_id} on {meta.device_count} x {guessed_soc(meta)} "

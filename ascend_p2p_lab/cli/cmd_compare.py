@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,8 @@ from .options import add_format, add_out, add_topology, subcommand
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .output import Output
 
 #: The command this module adds and runs.
 NAME = "compare"
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from ..run.folder import check_out_dir, load
     from ..topology import list_presets
     from .collcompare import compare_collectives_cmd, has_collectives
+    from .output import output_for
 
     try:
         threshold = check_threshold(args.threshold)
@@ -61,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
             f"--against-preset {args.against_preset}: no such preset (known: "
             f"{', '.join(list_presets())})"
         )
-    run = load(run_dir)
+    run, out = load(run_dir), output_for(args.format, indent=2, allow_nan=False)
 
     if has_collectives(run):  # HCCL's (or the toolkit's) collectives against their links
-        return compare_collectives_cmd(args, run, base_dir, threshold)
+        return compare_collectives_cmd(args, run, base_dir, threshold, output_for(args.format))
     if base_dir is None:
         baseline, run = _predict(run, run_dir, args.against_preset)
     else:
@@ -78,13 +80,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"the runs have no measured point in common ({_reasons(missing)})")
     named = _named(args, baseline, run, base_dir)
     with past_input_checks():
-        if args.format == "json":
-            print(json.dumps({**to_dict(result, missing), **named}, indent=2, allow_nan=False))
-        else:
-            print(f"server {named['server']}; criteria: {named['criteria_source']}")
-            _print_table(result, missing)
+        out.json(lambda: {**to_dict(result, missing), **named})
+        out.table(lambda: _print_table(result, missing, named))
         if args.out is not None:
-            _write_figures(result, args.out, quiet=args.format == "json")
+            _write_figures(result, args.out, out)
         sys.stdout.flush()
         return EXIT_FAILED if result["below"].any() else EXIT_OK
 
@@ -250,11 +249,13 @@ def _grid_text(grid: Any, i: int, j: int) -> str:
     return f"{ratio:.2f}{BELOW_MARK if grid.below.iat[i, j] else ''}"
 
 
-def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
-    """The ratio matrix of each case at its largest size, the points below, the verdict."""
+def _print_table(result: pd.DataFrame, missing: pd.DataFrame, named: dict) -> None:
+    """The server and criteria, the ratio matrix of each case at its largest size, the
+    points below, the verdict."""
     from ..comparison import ratio_grid
     from ..terminal import print_grid
 
+    print(f"server {named['server']}; criteria: {named['criteria_source']}")
     meta = result.attrs["comparison"]
     threshold = meta["threshold"]
     pairs = len(result[["src", "dst", "group"]].astype(object).drop_duplicates())  # cards too
@@ -348,9 +349,9 @@ def _print_unmatched(missing: pd.DataFrame) -> None:
         print(f"  ... and {len(missing) - MAX_LISTED} more (--format json lists them all)")
 
 
-def _write_figures(result: pd.DataFrame, out: Path, *, quiet: bool) -> list[Path]:
-    """One ratio heatmap per case into out (messages to stderr when ``quiet``)."""
-    stream = sys.stderr if quiet else sys.stdout
+def _write_figures(result: pd.DataFrame, out: Path, output: Output) -> list[Path]:
+    """One ratio heatmap per case into out (messages: notes of ``output``)."""
+    stream = output.notes
     try:
         from ..plots import ratio_heatmap  # the plot extra: optional
     except ImportError as exc:

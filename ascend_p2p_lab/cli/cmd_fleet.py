@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
@@ -38,6 +37,9 @@ from .options import (
     add_sizes,
     subcommand,
 )
+
+if TYPE_CHECKING:
+    from .output import Output
 
 #: The command this module adds and runs.
 NAME = "fleet"
@@ -290,44 +292,39 @@ def _loopback(address: str) -> bool:
 def _emit(result: Any, args: argparse.Namespace) -> int:
     """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
     from ..fleet import analyse
+    from .output import output_for
 
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
     failing, again, items = _criteria_failing(result, args)
     # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
     status = max(verdict["exit_status"], 1 if failing else 0)
-    named = _named(result, args)
-    if args.format == "json":
-        data = {
-            **verdict,
-            "exit_status": status,
-            "interrupted": result.interrupted,
-            "saved_to": None if args.out is None else str(args.out),
-            **named,
-        }
-        if failing is not None:
-            data["criteria"] = {
+    named, out = _named(result, args), output_for(args.format)
+    criteria = (
+        {}
+        if failing is None
+        else {
+            "criteria": {
                 "file": str(args.criteria),
                 "failing_items": failing,
                 "measured_again": again,
             }
-        print(json.dumps(data, indent=1), flush=True)
-    else:
-        if named:  # the first line, as check's
-            print(f"server {named['server']}; criteria: {named['criteria_source']}")
-        _print_table(analysis, result, status)
-        if failing is not None:
-            print(
-                f"\ncriteria {args.criteria}: "
-                + (
-                    "every host passes"
-                    if not failing
-                    else "failing items per host:\n"
-                    + "\n".join(f"  {host}: {', '.join(ids)}" for host, ids in failing.items())
-                )
-            )
+        }
+    )
+    saved = None if args.out is None else str(args.out)
+    out.json(
+        {
+            **verdict,
+            "exit_status": status,
+            "interrupted": result.interrupted,
+            "saved_to": saved,
+            **named,
+            **criteria,
+        }
+    )
+    out.table(lambda: _print_all(analysis, result, status, named, failing, args))
     if args.out is not None:
-        _figure(analysis, args.out, quiet=args.format == "json")
+        _figure(analysis, args.out, out)
     _history(args, result, items)
     return status
 
@@ -384,6 +381,25 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> tuple[Any, Any]:
     return failing_by_host(items, counts, criteria.device_count), again, items
 
 
+def _print_all(
+    analysis: Any, result: Any, status: int, named: dict, failing: Any, args: Any
+) -> None:
+    """The server and criteria, the fleet's tables, each host's failing items."""
+    if named:  # the first line, as check's
+        print(f"server {named['server']}; criteria: {named['criteria_source']}")
+    _print_table(analysis, result, status)
+    if failing is not None:
+        print(
+            f"\ncriteria {args.criteria}: "
+            + (
+                "every host passes"
+                if not failing
+                else "failing items per host:\n"
+                + "\n".join(f"  {host}: {', '.join(ids)}" for host, ids in failing.items())
+            )
+        )
+
+
 def _print_table(analysis: Any, result: Any, status: int) -> None:
     import pandas as pd
 
@@ -423,7 +439,7 @@ def _print_table(analysis: Any, result: Any, status: int) -> None:
     )
 
 
-def _figure(analysis: Any, out: Path, *, quiet: bool) -> None:
+def _figure(analysis: Any, out: Path, output: Output) -> None:
     try:
         from ..plots import fleet_heatmaps  # the plot extra: optional
     except ImportError as exc:
@@ -434,4 +450,4 @@ def _figure(analysis: Any, out: Path, *, quiet: bool) -> None:
     fig = fleet_heatmaps(analysis.fractions, threshold=analysis.verdict["threshold"])
     path = out / "fleet_heatmaps.png"
     fig.savefig(path, dpi=110)
-    print(f"wrote {path}", file=sys.stderr if quiet else sys.stdout)
+    output.note(f"wrote {path}")

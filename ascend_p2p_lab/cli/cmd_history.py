@@ -12,7 +12,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -75,6 +74,7 @@ def _since(text: str | None) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Show the trends (table or JSON), draw them with --plot; the status."""
     from ..history import DriftRule, HistoryError, HistoryStore, rule_dict, trends
+    from .output import output_for
 
     if not args.db.is_file():
         raise UsageError(f"{args.db}: no such history store")
@@ -91,11 +91,10 @@ def run(args: argparse.Namespace) -> int:
         if args.drift:
             table = table[table["drift"].notna()]
         units = records.drop_duplicates(["host", "item"]).set_index(["host", "item"])["unit"]
-        if args.format == "json":
-            items = table[["host", "item", "values", "baseline", "drift"]].to_dict("records")
-            print(json.dumps({"items": items, "rule": rule_dict(rule)}, indent=1))
-        else:
-            _print_table(table, units, rule)
+        out = output_for(args.format)
+        keys = ["host", "item", "values", "baseline", "drift"]
+        out.json(lambda: {"items": table[keys].to_dict("records"), "rule": rule_dict(rule)})
+        out.table(lambda: _print_table(table, units, rule))
         if args.plot is not None:
             _plots(table, units, args.plot)
         return 1 if args.drift and len(table) else 0

@@ -20,6 +20,7 @@ NAME = "report"
 
 def run(args: argparse.Namespace) -> int:
     from ..run.folder import check_out_dir, load, run_info
+    from .output import output_for
     from .runoutput import emit_run, write_report
 
     out = args.out or args.run_dir
@@ -28,10 +29,10 @@ def run(args: argparse.Namespace) -> int:
         other = run_info(out).get("run_id")
         if other is not None and other != run_info(args.run_dir).get("run_id"):
             raise UsageError(f"--out {out}: holds another run ({other}); choose another folder")
-    run = load(args.run_dir)
+    run, output = load(args.run_dir), output_for(args.format)
     with past_input_checks():
-        status = emit_run(run, args.format, None, read_from=args.run_dir)
-        write_report(run, out, quiet=args.format == "json")
+        status = emit_run(run, output, None, read_from=args.run_dir)
+        write_report(run, out, output=output)
         return status
 
 

@@ -97,6 +97,7 @@ def _source(file: str) -> tuple[str, Path | None, list[Test]]:
 def run(args: argparse.Namespace) -> int:
     from ..patterns.testfile import read_tests
     from .historyopt import append_run, open_history
+    from .output import output_for
     from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
     from .session import run_session
 
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         )
         with past_input_checks():
             keep(run, args.out)
-            status = emit_run(run, args.format, args.out)
+            status = emit_run(run, output_for(args.format), args.out)
             append_run(history, run, NAME)
             return status
 

@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from ..measure.processes import sweep_processes_run
     from .historyopt import append_run, open_history
     from .ipcsummary import emit_processes
+    from .output import output_for
     from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
     from .session import run_session
 
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             emit = emit_run
         with past_input_checks():
             keep(run, args.out)
-            status = emit(run, args.format, args.out)
+            status = emit(run, output_for(args.format), args.out)
             append_run(history, run, NAME)
             return status
 

@@ -26,6 +26,7 @@ from ..collectives.versuslinks import compare_collectives, compare_text, links_m
 from ..run.folder import load
 from ..topology import list_presets, load_preset
 from .exitstatus import UsageError, past_input_checks
+from .output import Output
 from .session import load_topology
 
 
@@ -62,11 +63,11 @@ def _links_of(args: argparse.Namespace, base_dir: Path | None) -> tuple[Any, Any
 
 
 def compare_collectives_cmd(
-    args: argparse.Namespace, run: Any, base_dir: Path | None, threshold: float
+    args: argparse.Namespace, run: Any, base_dir: Path | None, threshold: float, out: Output
 ) -> int:
     """``compare`` of a run with collectives: per op and size, busbw against the
-    prediction and the link bound; exit 1 when a point is below threshold x the
-    prediction."""
+    prediction and the link bound (table or JSON: ``out``); exit 1 when a point is below
+    threshold x the prediction."""
     topo, model, source = _links_of(args, base_dir)
     try:
         table = compare_collectives(run.samples, topo, model)
@@ -75,43 +76,37 @@ def compare_collectives_cmd(
     with past_input_checks():
         below = table["ratio"] < threshold
         status = 1 if below.any() else 0
-        if args.format == "json":
-            rows = json.loads(table.to_json(orient="records"))
-            print(
-                json.dumps(
-                    {
-                        "collectives": rows,
-                        "predicted_from": source,
-                        "server": topo.name,
-                        "criteria_source": f"prediction from the {source}",
-                        "threshold": threshold,
-                        "below": int(below.sum()),
-                        "exit_status": status,
-                    },
-                    indent=1,
-                )
-            )
-        else:
-            print(f"server {topo.name}; criteria: the prediction from the {source}")
-            print(f"{run.meta.run_id} ({run.meta.backend}) against the {source}")
-            print(compare_text(table, threshold))
-            print(
+        out.json(
+            lambda: {
+                "collectives": json.loads(table.to_json(orient="records")),
+                "predicted_from": source,
+                "server": topo.name,
+                "criteria_source": f"prediction from the {source}",
+                "threshold": threshold,
+                "below": int(below.sum()),
+                "exit_status": status,
+            }
+        )
+        out.table(
+            lambda: print(
+                f"server {topo.name}; criteria: the prediction from the {source}\n"
+                f"{run.meta.run_id} ({run.meta.backend}) against the {source}\n"
+                f"{compare_text(table, threshold)}\n"
                 f"\n{'BELOW' if status else 'OK'}: {int(below.sum())} of {len(table)} "
                 f"points below {threshold:g} x the prediction"
             )
+        )
         if args.out is not None:
             _compare_figure(
-                run.replace(samples=predicted_on(run.samples, topo, model)),
-                args.out,
-                quiet=args.format == "json",
+                run.replace(samples=predicted_on(run.samples, topo, model)), args.out, out
             )
         sys.stdout.flush()
         return status
 
 
-def _compare_figure(run: Any, out: Path, *, quiet: bool) -> None:
+def _compare_figure(run: Any, out: Path, output: Output) -> None:
     """collectives_vs_links.png into out (the run with the prediction it was set against)."""
-    stream = sys.stderr if quiet else sys.stdout
+    stream = output.notes
     try:
         from ..plots import collective_links  # the plot extra: optional
         from ..plots.style import save_png

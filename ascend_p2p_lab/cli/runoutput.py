@@ -11,8 +11,7 @@ Example:
 from __future__ import annotations
 
 import argparse
-import functools
-import sys
+import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from ..run.folder import (
     write_manifest,
 )
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
+from .output import Output, output_for
 
 
 def check_sweep_out(args: argparse.Namespace) -> None:
@@ -62,38 +62,34 @@ def keep(run: Run, out: Path | None) -> None:
         save(run, out, replace=True)
 
 
-def emit_run(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None) -> int:
-    """The run on stdout (the summary and its matrices, or JSON); its exit status.
+def emit_run(run: Any, out: Output | str, saved: Path | None, read_from: Path | None = None) -> int:
+    """The run on stdout (the summary and its matrices, or JSON: ``out``); its exit status.
 
     ``read_from``: the run was loaded from that folder (``report``), not measured: an
     interrupted run is then an incomplete run (1), not an interrupted command (130).
     """
-    run = Run.of(run)
+    out, run = output_for(out), Run.of(run)
     status = run_status(run)
     if read_from is not None and status == EXIT_INTERRUPTED:
         status = EXIT_FAILED
-    if fmt == "json":
-        import json
-
-        lost = failures(run)
-        data = {
+    out.json(
+        lambda: {
             **matrices_json(run),
             "exit_status": status,
             "points_not_reached": run.meta.points_not_reached,
             "saved_to": None if saved is None else str(saved),
             **({} if read_from is None else {"read_from": str(read_from)}),
-            "failures": json.loads(lost.to_json(orient="records")),
+            "failures": json.loads(failures(run).to_json(orient="records")),
         }
-        print(json.dumps(data, indent=1), flush=True)
-    else:
-        print_summary(run, saved, matrices=True, read_from=read_from)
+    )
+    out.table(lambda: print_summary(run, saved, matrices=True, read_from=read_from))
     return status
 
 
-def write_report(run: Run, out: Path, table: Any = None, *, quiet: bool = False) -> None:
+def write_report(run: Run, out: Path, table: Any = None, *, output: Output | None = None) -> None:
     """summary.csv and the figures of a run into out, replacing an earlier report there
-    (``quiet``: the list of files on stderr, stdout holding JSON)."""
-    say = functools.partial(print, file=sys.stderr if quiet else sys.stdout)
+    (the list of files a note of ``output``: on stderr under JSON)."""
+    say = (output or Output()).note
     out.mkdir(parents=True, exist_ok=True)
     clear_report(out)
     summarize(run).to_csv(out / "summary.csv", index=False)
