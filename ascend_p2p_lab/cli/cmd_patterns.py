@@ -14,9 +14,10 @@ from ..patterns.builtin import (
     AS_FILES,
     BUILT_IN_SIZE,  # a built-in test's size by default
     DECLARATIONS,
+    LINE_COLUMNS,
     as_file,
 )
-from ..texttable import Column, print_table
+from ..texttable import print_table
 from ..units import parse_sizes
 from .options import add_backend, add_devices, add_sizes, subcommand
 
@@ -51,11 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from .session import run_session
 
     if args.name is None:
-        print_table(
-            ([d.name, f"{d.description} [{d.values}]"] for d in DECLARATIONS.values()),
-            (Column(width=11), Column(gap=" ")),
-            header=False,
-        )
+        print_table((d.cells() for d in DECLARATIONS.values()), LINE_COLUMNS, header=False)
         return 0
     if args.name not in AS_FILES:
         raise ValueError(
