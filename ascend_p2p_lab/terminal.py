@@ -20,6 +20,7 @@ from typing import Any
 from .emptycells import NOT_MEASURED, SAME_DEVICE, TAGS, explain, number_failures
 from .run import Run, RunMeta
 from .schema import LATENCY_PATTERN, TEST_PATTERN
+from .texttable import Column, print_table
 from .vocab import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
 
@@ -27,10 +28,8 @@ def print_grid(title: str, labels: list[str], cells: list[list[str]], align: str
     """A labelled N x N grid of short texts (rows = source, columns = destination);
     ``align=">"`` right-aligns the cells (numbers)."""
     width = max(6, *(len(x) + 1 for x in labels), *(len(c) + 1 for row in cells for c in row))
-    print(title)
-    print(" " * width + "".join(f"{lab:{align}{width}}" for lab in labels))
-    for lab, row in zip(labels, cells):
-        print(f"{lab:<{width}}" + "".join(f"{c:{align}{width}}" for c in row))
+    columns = [Column(width=width), *(Column(lab, width, align) for lab in labels)]
+    print_table(([lab, *row] for lab, row in zip(labels, cells)), columns, title=title, sep="")
 
 
 def _print_values(run: Any) -> None:

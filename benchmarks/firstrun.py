@@ -28,10 +28,13 @@ w, c = time.perf_counter(), time.process_time()
 import pandas
 from ascend_p2p_lab.cli import main
 import importlib
-try:  # the demo's report step: cli/cmd_demo.py, or cli/runs.py in older trees (whose
-    # package also names a function cmd_demo: the module is imported by its full name)
-    where = importlib.import_module("ascend_p2p_lab.cli.cmd_demo")
+try:  # the demo's report step: cli/runoutput.py (cmd_demo imports it when it runs),
+    # cli/cmd_demo.py, or cli/runs.py in older trees (whose package also names a function
+    # cmd_demo: the module is imported by its full name)
+    where = importlib.import_module("ascend_p2p_lab.cli.runoutput")
     name = "write_report"
+    if not hasattr(where, name):
+        where = importlib.import_module("ascend_p2p_lab.cli.cmd_demo")
 except ImportError:
     where = importlib.import_module("ascend_p2p_lab.cli.runs")
     name = "_write_report"

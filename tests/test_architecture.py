@@ -24,6 +24,8 @@ ALLOWED: dict[str, set[str]] = {
     "_version": set(),
     # the one typed layer of every file read (msgspec structs, FILE:LINE refusals)
     "typedfile": set(),
+    # the one printer of aligned text tables (standard library only)
+    "texttable": set(),
     "vocab": set(),
     "codes": set(),
     "units": {"vocab"},
@@ -174,8 +176,9 @@ ALLOWED: dict[str, set[str]] = {
     "history": {"vocab", "patterns", "schema", "units", "run", "results", "check", "topology"},
     "__init__": {"vocab", "_version", "runtime"},
 }
-for _part in set(ALLOWED) - {"_version", "typedfile", "vocab", "codes"}:
+for _part in set(ALLOWED) - {"_version", "typedfile", "vocab", "codes", "texttable"}:
     ALLOWED[_part].add("typedfile")  # below every part that reads a file
+    ALLOWED[_part].add("texttable")  # below every part that prints a table
 #: Where pyACL may be named and its return codes compared.
 PYACL_PARTS = {"runtime", "sim", "codes"}
 CALL_NAME = re.compile(r"^(acl\.)?rt\.[a-z_]+$")
@@ -357,6 +360,7 @@ PARSER_IMPORTS = (
     "ascend_p2p_lab.cli.cmd_",
     "ascend_p2p_lab.vocab",
     "ascend_p2p_lab.units",
+    "ascend_p2p_lab.texttable",
     "ascend_p2p_lab._version",
     "ascend_p2p_lab.patterns.builtin",
 )
@@ -413,3 +417,120 @@ def test_no_package_function_is_named_like_a_test() -> None:
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test_")
     ]
     assert not found
+
+
+# ------------------------------------------------- one command, one module (issue 41 item 4)
+#: The options several commands share: each declared once, in ``cli/options.py``.
+SHARED_OPTIONS = (
+    "--backend",
+    "--preset",
+    "--topology",
+    "--seed",
+    "--out",
+    "--overwrite",
+    "--sizes",
+    "--devices",
+    "--no-verify",
+    "--checkpoint",
+    "--format",
+    "--samples",
+    "--warmup",
+    "--min-sample-ms",
+    "--no-progress",
+    "--history",
+    "--attempts",
+    "--fail-at",
+)
+DECLARED = re.compile(r"""add_argument\(\s*["'](--[a-z0-9-]+)["']""")
+COMMAND_MODULE = re.compile(r"(?:^|\.)cli\.(cmd_\w+)|^(cmd_\w+)$")
+
+
+def _commands_imported(source: str, package: str = "ascend_p2p_lab.cli") -> set[str]:
+    """The command modules (``cmd_*``) a cli/ module's source imports, at the top or
+    inside a function, relatively or absolutely: ``from .cmd_x import f``, ``from .
+    import cmd_x``, ``import ascend_p2p_lab.cli.cmd_x``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            module = ".".join(x for x in (base, node.module or "") if x)
+            names = [module] if node.module else [f"{module}.{a.name}" for a in node.names]
+            names += [f"{module}.{a.name}" for a in node.names]  # from .cli import cmd_x
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            hit = COMMAND_MODULE.search(name)
+            if hit and name.startswith(("ascend_p2p_lab.cli.", "cmd_")):
+                found.add(hit.group(1) or hit.group(2))
+    return found
+
+
+def test_no_command_module_imports_another() -> None:
+    """A command's module owns its options and its run; what two commands share lives in
+    a helper module (options, server, runoutput, collcompare, ...), never in a command."""
+    found = [
+        f"cli/{p.name} imports {sorted(other)}"
+        for p in sorted((PACKAGE / "cli").glob("cmd_*.py"))
+        if (other := _commands_imported(p.read_text(encoding="utf-8")) - {p.stem})
+    ]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "from .cmd_criteria import checked_fraction",
+        "from . import cmd_criteria",
+        "def run():\n    from .cmd_criteria import has_collectives",
+        "from ascend_p2p_lab.cli.cmd_criteria import write_report",
+        "import ascend_p2p_lab.cli.cmd_criteria",
+        "from ..cli import cmd_criteria",
+    ],
+)
+def test_the_command_import_guard_catches_every_form(planted: str) -> None:
+    """Planted: each way of importing cmd_criteria is caught; helpers are not."""
+    assert _commands_imported(f"import json\n{planted}\n") == {"cmd_criteria"}
+    assert not _commands_imported("from .options import add_out\nfrom ..check import run_check")
+
+
+def test_every_shared_option_is_declared_once_in_options() -> None:
+    """``--out`` and the other shared options: one ``add_argument`` each in the whole
+    cli/, in ``cli/options.py`` (a command passes its own help text)."""
+    where: dict[str, list[str]] = {}
+    for p in sorted((PACKAGE / "cli").glob("*.py")):
+        for option in DECLARED.findall(p.read_text(encoding="utf-8")):
+            where.setdefault(option, []).append(p.name)
+    wrong = {o: where.get(o, []) for o in SHARED_OPTIONS if where.get(o) != ["options.py"]}
+    assert not wrong, wrong
+
+
+def test_the_option_guard_sees_a_declaration_split_over_lines() -> None:
+    source = 'p.add_argument(\n    "--out", type=Path)\np.add_argument("--sizes")\nadd_out(p, "x")'
+    assert DECLARED.findall(source) == ["--out", "--sizes"]
+
+
+#: A comparison with a --format word: table or JSON is decided in cli/output.py alone.
+FORMAT_DECIDED = re.compile(r"""[!=]=\s*["'](json|table)["']|["'](json|table)["']\s*[!=]=""")
+
+
+def test_table_or_json_is_decided_once_in_cli_output() -> None:
+    """Every command says its table and its JSON to the output ``output_for`` chose
+    (nvbandwidth's Output / JsonOutput), never asking ``--format`` again."""
+    found = [
+        f"cli/{p.name}:{n} {line.strip()}"
+        for p in sorted((PACKAGE / "cli").glob("*.py"))
+        if p.name != "output.py"
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if FORMAT_DECIDED.search(line)
+    ]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "planted", ['if args.format == "json":', "quiet = fmt != 'table'", 'if "json" == fmt:']
+)
+def test_the_format_guard_catches_a_second_decision(planted: str) -> None:
+    assert FORMAT_DECIDED.search(planted)
+    assert not FORMAT_DECIDED.search('add_format(p, "x", json="json: every item")')

@@ -18,6 +18,7 @@ from typing import Any
 import tomlkit
 from tomlkit.items import Item
 
+from ..texttable import Column, table_lines
 from .fits import OUTLIER_FRACTION, Calibration, Fit
 
 _GIB = 1 << 30
@@ -113,8 +114,9 @@ def _server(doc: Any, cal: Calibration) -> None:
     width = max(len(c) for row in cal.links for c in row) + 2
     _comment(doc, f"link classes: {cal.links_how}")
     links = tomlkit.array()
-    for row in cal.links:
-        links.add_line("".join(c.ljust(width) for c in row).rstrip(), indent="  ")
+    grid = [Column(width=width)] * len(cal.links)  # N x N
+    for line in table_lines(cal.links, grid, sep="", header=False, strip=True):
+        links.add_line(line, indent="  ")
     links.add_line(indent="")
     doc.add("links", links)
     if cal.outliers:  # the class figures are medians: the pairs far from theirs, named

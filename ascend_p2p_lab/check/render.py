@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..texttable import Column, row_line
 from .severity import JUDGED, WARN, verdict_of
 from .verdict import FAIL, SKIP, overall
 
@@ -60,6 +61,8 @@ _BOUND_WORD = {"min": "at least", "max": "at most", "eq": "equal to"}
 
 #: units whose values are counts: printed without decimals
 COUNT_UNITS = ("bool", "bad samples")
+#: An item's line: (a fleet's host,) status, id, measured / criterion.
+ITEM_COLUMNS = (Column(width=12), Column(width=4), Column(width=40), Column())
 
 
 def _text(v: Any, unit: Any = None) -> str:
@@ -82,10 +85,10 @@ def measured_text(item: pd.Series) -> str:
 def item_line(item: pd.Series, *, verbose: bool = False) -> str:
     """One item: status, id, measured / criterion, and why (a skip, a loss); ``verbose``:
     and where its bar was set (``[FILE:LINE]``)."""
-    line = f"{item['status']:4s}  {item['id']:<40s}  {measured_text(item)}"
     host = item.get("host")
-    if isinstance(host, str):
-        line = f"{host:12s}  {line}"
+    hosts = isinstance(host, str)
+    cells = [host] * hosts + [item["status"], item["id"], measured_text(item)]
+    line = row_line(cells, ITEM_COLUMNS[not hosts :])
     reason = item.get("reason")
     if isinstance(reason, str) and reason:
         line += f"  ({reason})"

@@ -9,8 +9,10 @@ Inside: :mod:`.parser` (the grammar: ``COMMANDS``, the table of commands, each a
 its own module), :mod:`.options` (the option groups commands share), :mod:`.exitstatus`
 (the exit statuses and their text, the errors that choose them), :mod:`.session` (open,
 work, close), :mod:`.runoutput` (what the commands that measure do with their run: paths
-checked, the run kept, saved, printed), :mod:`.ipcsummary` (``sweep --processes``
-printed); then one module per command, ``cmd_<name>.py``, owning its options and its run:
+checked, the run kept, saved, printed, reported), :mod:`.ipcsummary` (``sweep
+--processes`` printed), :mod:`.collcompare` (``compare`` of a run of collectives),
+:mod:`.output` (table or JSON, decided once per command); then one module per command,
+``cmd_<name>.py``, owning its options and its run (none imports another):
 :mod:`.cmd_presets`, :mod:`.cmd_probe`, :mod:`.cmd_topo`, :mod:`.cmd_sim_path` (the
 server described), :mod:`.cmd_sweep`, :mod:`.cmd_report`, :mod:`.cmd_demo` (measured and
 reported), :mod:`.cmd_compare` (run vs run, or vs a preset), :mod:`.cmd_calibrate` (a twin

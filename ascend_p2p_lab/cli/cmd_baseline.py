@@ -17,7 +17,7 @@ from typing import Any
 
 from ..vocab import BASELINE_TOLERANCE
 from .exitstatus import UsageError, past_input_checks
-from .options import subcommand
+from .options import add_out, subcommand
 
 #: The command this module adds and runs.
 NAME = "baseline"
@@ -34,8 +34,7 @@ def add(sub: Any) -> None:
     whose.add_argument(
         "--model", default=None, help="the runs of every host of this server model (a preset)"
     )
-    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the criteria file")
-    p.add_argument("--overwrite", action="store_true", help="replace FILE if it exists")
+    add_out(p, "the criteria file", "replace FILE if it exists", required=True, metavar="FILE")
     p.add_argument("--runs", type=int, default=10, help="the last N healthy runs (default 10)")
     p.add_argument(
         "--tolerance",

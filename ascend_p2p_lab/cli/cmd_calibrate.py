@@ -23,7 +23,7 @@ from typing import Any
 
 from ..vocab import EXIT_OK
 from .exitstatus import UsageError, past_input_checks
-from .options import subcommand
+from .options import add_out, add_overwrite, add_server, subcommand
 
 #: The command this module adds and runs.
 NAME = "calibrate"
@@ -115,18 +115,14 @@ def add(sub: Any) -> None:
     """``calibrate``: a twin (a preset TOML) from a run folder."""
     p = subcommand(sub, NAME, "fit a digital twin (a preset TOML) from a run folder")
     p.add_argument("run_dir", type=Path, help="a run folder, as `sweep --out` writes it")
-    p.add_argument("--out", type=Path, required=True, help="the preset file to write (.toml)")
-    server = p.add_mutually_exclusive_group()
-    server.add_argument(
-        "--topology",
-        type=Path,
-        default=None,
-        help="npu-smi info -t topo text or a preset TOML: link classes of "
+    add_out(p, "the preset file to write (.toml)", required=True)
+    add_server(
+        p,
+        preset="the same from a packaged preset (default: none)",
+        topology="npu-smi info -t topo text or a preset TOML: link classes of "
         "pairs the run did not measure or name, and figures it did not "
         "measure (default: none)",
-    )
-    server.add_argument(
-        "--preset", default=None, help="the same from a packaged preset (default: none)"
+        topology_first=True,
     )
     p.add_argument("--name", default=None, help="the preset's name (default: --out's stem)")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    add_overwrite(p, "replace an existing --out file")

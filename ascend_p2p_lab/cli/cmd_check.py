@@ -27,17 +27,20 @@ from ..vocab import (
     EXIT_OK,
     US_PER_MS,
 )
-from .cmd_criteria import checked_fraction
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import (
     add_attempts,
     add_backend,
     add_criteria_layers,
     add_delivery,
+    add_devices,
+    add_format,
     add_history,
+    add_out,
     add_progress,
     add_samples,
     add_severity,
+    checked_fraction,
     subcommand,
 )
 
@@ -86,18 +89,13 @@ def add(sub: Any) -> None:
         default=0.9,
         help="without --criteria: the preset's model x this (default 0.9)",
     )
-    p.add_argument(
-        "--devices",
-        default=None,
-        help="all or the devices to check, e.g. 0-3 or 0,2,5 (default: all; with "
+    add_devices(
+        p,
+        "all or the devices to check, e.g. 0-3 or 0,2,5 (default: all; with "
         "--run, the devices the run's rows name)",
+        default=None,
     )
-    p.add_argument(
-        "--format",
-        choices=["table", "json"],
-        default="table",
-        help="table (default): one line per item and the verdict; json: every item",
-    )
+    add_format(p, "one line per item and the verdict", json="json: every item")
     p.add_argument(
         "--failing",
         action="store_true",
@@ -121,16 +119,14 @@ def add(sub: Any) -> None:
     add_severity(p)
     add_history(p)
     add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="write items.csv, check.json and peer.csv beside a run folder of the "
+    add_out(
+        p,
+        "write items.csv, check.json and peer.csv beside a run folder of the "
         "rows judged (run.json, samples.parquet, samples.csv: report, compare "
         "and check --run read it) (default: none)",
+        "replace an earlier check in --out",
+        metavar="DIR",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace an earlier check in --out")
     add_delivery(p)
 
 
@@ -240,7 +236,7 @@ def _collectives_only(run: Any, folder: Path) -> None:
     """A run the preset's copy model cannot judge, refused saying which criteria can: one
     of collectives only (an hccl_test import), or an ascend-dmi --dg diagnosis (values
     without a copy size)."""
-    from .cmd_collectives import has_collectives
+    from .collcompare import has_collectives
 
     rows = run.samples
     if not len(rows) or rows["pattern"].notna().any():
@@ -325,8 +321,10 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
     from ..check import junit_xml, table_text, to_json
     from .deliveropts import deliver
     from .historyopt import append_items
+    from .output import output_for
     from .server import criteria_source
 
+    out = output_for(args.format, indent=2)
     items, lost = result.items, result.points_lost
     source = criteria_source(criteria)
     extra = {
@@ -338,22 +336,16 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
         "interrupted": result.measured.interrupted,
         "failed": result.measured.failed,
     }
-    if args.format != "json":  # the first line, before what a channel says
-        print(f"server {server}; criteria: {source}")
-    delivered = deliver(result, args, criteria)  # files written, nodes changed: cli/deliveropts
+    out.table(lambda: print(f"server {server}; criteria: {source}"))  # before the channels
+    delivered = deliver(result, args, criteria, out)  # files written, nodes changed
     extra.update(delivered.json)
-    if args.format == "json":
-        print(json.dumps(to_json(items, lost, **extra), indent=2))
-    else:
-        print(
-            table_text(
-                items,
-                lost,
-                only_failing=args.failing,
-                failed=result.measured.failed,
-                verbose=args.verbose,
-            )
+    out.json(lambda: to_json(items, lost, **extra))
+    failed, verbose = result.measured.failed, args.verbose
+    out.table(
+        lambda: print(
+            table_text(items, lost, only_failing=args.failing, failed=failed, verbose=verbose)
         )
+    )
     if args.junit_xml is not None:
         xml = junit_xml(items, lost, result.measured.failed, strict=args.strict)
         args.junit_xml.write_text(xml)

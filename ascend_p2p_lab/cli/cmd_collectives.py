@@ -16,15 +16,28 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..units import parse_sizes
 from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
-from .options import add_history, add_progress, add_samples, subcommand
+from .options import (
+    add_backend,
+    add_devices,
+    add_format,
+    add_history,
+    add_out,
+    add_progress,
+    add_samples,
+    add_sizes,
+    add_verify,
+    subcommand,
+)
+
+if TYPE_CHECKING:
+    from .output import Output
 
 #: The command this module adds and runs.
 NAME = "collectives"
@@ -44,34 +57,23 @@ def add(sub: Any) -> None:
 
     p = subcommand(sub, NAME, HELP)
     add_history(p)
-    p.add_argument(
-        "--backend",
-        choices=["auto", "acl", "sim"],
-        default=None,
-        help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim",
-    )
-    server = p.add_mutually_exclusive_group()
-    server.add_argument(
-        "--preset", default=None, help="simulated server (default atlas800t-a2); see `presets`"
-    )
-    server.add_argument(
-        "--topology",
-        type=Path,
-        default=None,
-        help="a topology file to simulate (TOML of the preset schema, with "
+    add_backend(
+        p,
+        preset="simulated server (default atlas800t-a2); see `presets`",
+        topology="a topology file to simulate (TOML of the preset schema, with "
         "its [[fault]] tables, or npu-smi info -t topo text)",
+        seed="simulator jitter seed (default 0)",
     )
-    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
     p.add_argument(
         "--ops",
         default=",".join(COLLECTIVE_OPERATIONS),
         help=f"comma list of {', '.join(COLLECTIVE_OPERATIONS)} (default: all five)",
     )
-    p.add_argument("--devices", default="all", help="the ranks' devices (default all)")
-    p.add_argument(
-        "--sizes",
-        default=DEFAULT_SIZES,
-        help=f"hccl_test's data_size of each op: LO:HI or a comma list (default {DEFAULT_SIZES})",
+    add_devices(p, "the ranks' devices (default all)")
+    add_sizes(
+        p,
+        f"hccl_test's data_size of each op: LO:HI or a comma list (default {DEFAULT_SIZES})",
+        DEFAULT_SIZES,
     )
     p.add_argument(
         "--algorithm",
@@ -97,19 +99,9 @@ def add(sub: Any) -> None:
         help="predict from this P2P run's measured links (its pair pattern and "
         "latency) instead of the server's preset",
     )
-    p.add_argument(
-        "--format",
-        choices=["table", "json"],
-        default="table",
-        help="table (default): hccl_test's columns with the prediction; json",
-    )
-    p.add_argument("--out", type=Path, default=None, help="run folder to write (default: none)")
-    p.add_argument("--overwrite", action="store_true", help="replace the run in --out")
-    p.add_argument(
-        "--no-verify",
-        action="store_true",
-        help="skip checking what each rank ends with (default: verified)",
-    )
+    add_format(p, "hccl_test's columns with the prediction", json="json")
+    add_out(p, "run folder to write (default: none)", "replace the run in --out")
+    add_verify(p, "skip checking what each rank ends with (default: verified)")
     add_progress(p)
 
 
@@ -135,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from ..forking import idle_workers
     from ..terminal import run_status
     from .historyopt import append_run, open_history
+    from .output import output_for
     from .runoutput import keep, sweep_kept
     from .session import run_session
 
@@ -163,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
             run = run.replace(command="collectives")
             keep(run, args.out)
             status = run_status(run)
-            _emit(run, args.format, status, args.out, source)
+            _emit(run, output_for(args.format, plain=_plain), status, args.out, source)
             append_run(history, run, NAME)
             return status
 
@@ -211,19 +204,23 @@ def json_rows(run: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _emit(run: Any, fmt: str, status: int, out: Path | None, source: str) -> None:
-    from ..collectives.table import summary, table_text
-    from ..terminal import guessed_soc
-
-    if fmt == "json":
-        data = {
+def _emit(run: Any, output: Output, status: int, out: Path | None, source: str) -> None:
+    output.json(
+        lambda: {
             "collectives": json_rows(run),
             "exit_status": status,
             "predicted_from": source,
             "saved_to": None if out is None else str(out),
         }
-        print(json.dumps(_plain(data), indent=1), flush=True)
-        return
+    )
+    output.table(lambda: _print_table(run, out, source))
+
+
+def _print_table(run: Any, out: Path | None, source: str) -> None:
+    """The run's first line, hccl_test's table with the prediction, what was lost."""
+    from ..collectives.table import summary, table_text
+    from ..terminal import guessed_soc
+
     meta = run.meta
     print(
         f"run {meta.run_id} on {meta.device_count} x {guessed_soc(meta)} "
@@ -247,109 +244,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, float) and value != value:
         return None
     return value
-
-
-# ---------------------------------------------------------------- compare
-def has_collectives(run: Any) -> bool:
-    """Whether a run holds collective ops (the toolkit's, or an hccl_test import): then
-    ``compare`` sets them against their links."""
-    from ..collectives.table import op_rows
-
-    return bool(len(op_rows(run.samples)))
-
-
-def _links_of(args: argparse.Namespace, base_dir: Path | None) -> tuple[Any, Any, str]:
-    """The server's topology, the link model to predict on, and where it comes from: a
-    preset (--against-preset), or a P2P run of the server (BASELINE)."""
-    from ..collectives.rates import LinkModel
-    from ..collectives.versuslinks import links_model
-    from ..run.folder import load
-    from ..topology import list_presets, load_preset
-    from .session import load_topology
-
-    if base_dir is None:
-        topo = load_preset(args.against_preset)
-        return topo, LinkModel.from_topology(topo), f"preset {args.against_preset}"
-
-    baseline = load(base_dir)
-    name = baseline.meta.preset or baseline.meta.topology
-    if getattr(args, "topology", None) is not None:
-        topo = load_topology(args.topology)
-    elif name in list_presets():
-        topo = load_preset(str(name))
-    else:
-        raise UsageError(
-            f"{base_dir}: "
-            + (f"names no preset for the server's topology ({name})" if name else "names no server")
-            + "; give its --topology FILE, or compare with --against-preset NAME"
-        )
-    try:
-        model = links_model(baseline.samples, topo)
-    except ValueError as exc:
-        raise UsageError(f"{base_dir}: {exc}") from None
-    return topo, model, f"links measured in {base_dir}"
-
-
-def compare_collectives_cmd(
-    args: argparse.Namespace, run: Any, base_dir: Path | None, threshold: float
-) -> int:
-    """``compare`` of a run with collectives: per op and size, busbw against the
-    prediction and the link bound; exit 1 when a point is below threshold x the
-    prediction."""
-    from ..collectives.versuslinks import compare_collectives, compare_text, predicted_on
-
-    topo, model, source = _links_of(args, base_dir)
-    try:
-        table = compare_collectives(run.samples, topo, model)
-    except ValueError as exc:
-        raise UsageError(f"{exc}") from None
-    with past_input_checks():
-        below = table["ratio"] < threshold
-        status = 1 if below.any() else 0
-        if args.format == "json":
-            rows = json.loads(table.to_json(orient="records"))
-            print(
-                json.dumps(
-                    {
-                        "collectives": rows,
-                        "predicted_from": source,
-                        "server": topo.name,
-                        "criteria_source": f"prediction from the {source}",
-                        "threshold": threshold,
-                        "below": int(below.sum()),
-                        "exit_status": status,
-                    },
-                    indent=1,
-                )
-            )
-        else:
-            print(f"server {topo.name}; criteria: the prediction from the {source}")
-            print(f"{run.meta.run_id} ({run.meta.backend}) against the {source}")
-            print(compare_text(table, threshold))
-            print(
-                f"\n{'BELOW' if status else 'OK'}: {int(below.sum())} of {len(table)} "
-                f"points below {threshold:g} x the prediction"
-            )
-        if args.out is not None:
-            _compare_figure(
-                run.replace(samples=predicted_on(run.samples, topo, model)),
-                args.out,
-                quiet=args.format == "json",
-            )
-        sys.stdout.flush()
-        return status
-
-
-def _compare_figure(run: Any, out: Path, *, quiet: bool) -> None:
-    """collectives_vs_links.png into out (the run with the prediction it was set against)."""
-    stream = sys.stderr if quiet else sys.stdout
-    try:
-        from ..plots import collective_links  # the plot extra: optional
-        from ..plots.style import save_png
-    except ImportError as exc:
-        print(f"\nno figure: {exc} (pip install 'ascend-p2p-lab[plot]')", file=stream)
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "collectives_vs_links.png"
-    save_png(collective_links(run), path)
-    print(f"\nwrote {path}", file=stream)

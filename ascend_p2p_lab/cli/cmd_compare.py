@@ -16,19 +16,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..units import format_size
 from ..vocab import EXIT_FAILED, EXIT_OK
-from .cmd_collectives import compare_collectives_cmd, has_collectives
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
-from .options import subcommand
+from .options import add_format, add_out, add_topology, subcommand
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .output import Output
 
 #: The command this module adds and runs.
 NAME = "compare"
@@ -48,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
     from ..comparison import check_threshold, compare, to_dict, unmatched
     from ..run.folder import check_out_dir, load
     from ..topology import list_presets
+    from .collcompare import compare_collectives_cmd, has_collectives
+    from .output import output_for
 
     try:
         threshold = check_threshold(args.threshold)
@@ -61,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
             f"--against-preset {args.against_preset}: no such preset (known: "
             f"{', '.join(list_presets())})"
         )
-    run = load(run_dir)
+    run, out = load(run_dir), output_for(args.format, indent=2, allow_nan=False)
 
     if has_collectives(run):  # HCCL's (or the toolkit's) collectives against their links
-        return compare_collectives_cmd(args, run, base_dir, threshold)
+        return compare_collectives_cmd(args, run, base_dir, threshold, output_for(args.format))
     if base_dir is None:
         baseline, run = _predict(run, run_dir, args.against_preset)
     else:
@@ -78,13 +80,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"the runs have no measured point in common ({_reasons(missing)})")
     named = _named(args, baseline, run, base_dir)
     with past_input_checks():
-        if args.format == "json":
-            print(json.dumps({**to_dict(result, missing), **named}, indent=2, allow_nan=False))
-        else:
-            print(f"server {named['server']}; criteria: {named['criteria_source']}")
-            _print_table(result, missing)
+        out.json(lambda: {**to_dict(result, missing), **named})
+        out.table(lambda: _print_table(result, missing, named))
         if args.out is not None:
-            _write_figures(result, args.out, quiet=args.format == "json")
+            _write_figures(result, args.out, out)
         sys.stdout.flush()
         return EXIT_FAILED if result["below"].any() else EXIT_OK
 
@@ -250,11 +249,13 @@ def _grid_text(grid: Any, i: int, j: int) -> str:
     return f"{ratio:.2f}{BELOW_MARK if grid.below.iat[i, j] else ''}"
 
 
-def _print_table(result: pd.DataFrame, missing: pd.DataFrame) -> None:
-    """The ratio matrix of each case at its largest size, the points below, the verdict."""
+def _print_table(result: pd.DataFrame, missing: pd.DataFrame, named: dict) -> None:
+    """The server and criteria, the ratio matrix of each case at its largest size, the
+    points below, the verdict."""
     from ..comparison import ratio_grid
     from ..terminal import print_grid
 
+    print(f"server {named['server']}; criteria: {named['criteria_source']}")
     meta = result.attrs["comparison"]
     threshold = meta["threshold"]
     pairs = len(result[["src", "dst", "group"]].astype(object).drop_duplicates())  # cards too
@@ -348,9 +349,9 @@ def _print_unmatched(missing: pd.DataFrame) -> None:
         print(f"  ... and {len(missing) - MAX_LISTED} more (--format json lists them all)")
 
 
-def _write_figures(result: pd.DataFrame, out: Path, *, quiet: bool) -> list[Path]:
-    """One ratio heatmap per case into out (messages to stderr when ``quiet``)."""
-    stream = sys.stderr if quiet else sys.stdout
+def _write_figures(result: pd.DataFrame, out: Path, output: Output) -> list[Path]:
+    """One ratio heatmap per case into out (messages: notes of ``output``)."""
+    stream = output.notes
     try:
         from ..plots import ratio_heatmap  # the plot extra: optional
     except ImportError as exc:
@@ -402,12 +403,7 @@ exit status:
         # comparison.DEFAULT_THRESHOLD
         help="a point is below when RUN / BASELINE < this; 0 < RATIO <= 1 (default 0.9)",
     )
-    p.add_argument(
-        "--format",
-        choices=["table", "json"],
-        default="table",
-        help="table (default): ratio matrix, points below and verdict; json",
-    )
+    add_format(p, "ratio matrix, points below and verdict", json="json")
     server = p.add_mutually_exclusive_group()  # one server: both at once is exit 2
     server.add_argument(
         "--against-preset",
@@ -416,18 +412,10 @@ exit status:
         help="no BASELINE folder: re-run RUN's sweep parameters (and seed) on the "
         "simulated preset NAME and compare with that (default: off)",
     )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="write a ratio heatmap PNG per case into DIR (default: none)",
-    )
-    server.add_argument(
-        "--topology",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="collectives against a P2P run (BASELINE) of a server that is no "
+    add_out(p, "write a ratio heatmap PNG per case into DIR (default: none)", metavar="DIR")
+    add_topology(
+        server,
+        "collectives against a P2P run (BASELINE) of a server that is no "
         "preset: its topology file (default: the preset BASELINE names)",
+        metavar="FILE",
     )

@@ -15,7 +15,7 @@ from typing import Any
 from ..units import parse_size, parse_sizes
 from ..vocab import EXIT_OK
 from .exitstatus import UsageError, past_input_checks
-from .options import subcommand
+from .options import add_out, add_server, checked_fraction, subcommand
 
 #: The command this module adds and runs.
 NAME = "criteria"
@@ -30,15 +30,10 @@ CRITERIA_HELP = (
 def add(sub: Any) -> None:
     """``criteria``: its options."""
     p = subcommand(sub, NAME, CRITERIA_HELP)
-    server = p.add_mutually_exclusive_group()
-    server.add_argument(
-        "--preset", default=None, help="the preset's model (the simulator on it, jitter 0)"
-    )
-    server.add_argument(
-        "--topology",
-        type=Path,
-        default=None,
-        help="the model of a topology file (TOML, or npu-smi info -t topo text)",
+    add_server(
+        p,
+        preset="the preset's model (the simulator on it, jitter 0)",
+        topology="the model of a topology file (TOML, or npu-smi info -t topo text)",
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument(
@@ -94,17 +89,9 @@ def add(sub: Any) -> None:
         help="model (default): the preset's collectives simulated, jitter 0; "
         "bound: what its links alone allow",
     )
-    p.add_argument("--out", type=Path, required=True, help="the criteria file to write (.toml)")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-
-
-def checked_fraction(value: float) -> float:
-    from ..check.derive import check_fraction
-
-    try:
-        return check_fraction(value)
-    except ValueError as exc:
-        raise UsageError(f"--fraction: {exc}") from None
+    add_out(
+        p, "the criteria file to write (.toml)", "replace an existing --out file", required=True
+    )
 
 
 def run(args: argparse.Namespace) -> int:

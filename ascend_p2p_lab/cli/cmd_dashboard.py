@@ -26,7 +26,7 @@ from typing import Any
 
 from ..vocab import EXIT_INTERRUPTED
 from .exitstatus import UsageError
-from .options import subcommand
+from .options import add_backend, subcommand
 
 #: The command this module adds and runs.
 NAME = "dashboard"
@@ -189,18 +189,13 @@ def add(sub: Any) -> None:
     p = subcommand(
         sub, NAME, "serve the sweep dashboard as a web app (Voilà, live kernel) on 127.0.0.1"
     )
-    p.add_argument(
-        "--backend",
-        choices=["auto", "acl", "sim"],
-        default=None,
-        help="the kernel's runtime: auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim",
+    add_backend(
+        p,
+        backend="the kernel's runtime: auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim",
+        preset="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET)",
+        topology=None,
+        seed="simulator jitter seed (default 0)",
     )
-    p.add_argument(
-        "--preset",
-        default=None,
-        help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET)",
-    )
-    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
     p.add_argument(
         "--port", type=int, default=0, help="TCP port on 127.0.0.1 (default 0: a free one)"
     )

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..vocab import DEFAULT_PRESET, EXIT_INTERRUPTED, US_PER_MS
-from .cmd_report import write_report
 from .exitstatus import past_input_checks
-from .options import add_progress, add_samples, subcommand
+from .options import add_backend, add_out, add_progress, add_samples, add_sizes, subcommand
 
 #: The command this module adds and runs.
 NAME = "demo"
@@ -34,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from ..run.folder import check_out_dir
     from ..schema import LOCAL_PATTERN, PAIR_PATTERN
     from ..terminal import print_summary, run_status
-    from .runoutput import keep, sweep_kept
+    from .runoutput import keep, sweep_kept, write_report
     from .session import run_session
 
     out: Path = args.out
@@ -99,23 +98,19 @@ def add(sub: Any) -> None:
         "probe, enable peer links, sweep and report: on the simulator, or "
         "on a server with --backend acl",
     )
-    p.add_argument(
-        "--backend",
-        choices=["auto", "acl", "sim"],
-        default=None,
-        help="sim (default; also ASCEND_P2P_LAB_BACKEND), acl or auto",
+    add_backend(
+        p,
+        backend="sim (default; also ASCEND_P2P_LAB_BACKEND), acl or auto",
+        preset="simulated server (default atlas800t-a2)",
+        topology=None,
+        seed="simulator jitter seed (default 0)",
     )
-    p.add_argument("--preset", default=None, help="simulated server (default atlas800t-a2)")
-    p.add_argument("--seed", type=int, default=None, help="simulator jitter seed (default 0)")
-    p.add_argument(
-        "--out",
-        type=Path,
+    add_out(
+        p,
+        f"folder to write to (default {DEMO_OUT}; an earlier demo there is replaced)",
+        "replace a run of another command in --out",
         default=Path(DEMO_OUT),
-        help=f"folder to write to (default {DEMO_OUT}; an earlier demo there is replaced)",
     )
-    p.add_argument(
-        "--overwrite", action="store_true", help="replace a run of another command in --out"
-    )
-    p.add_argument("--sizes", default="4KiB:1GiB", help="copy sizes (default 4KiB:1GiB)")
+    add_sizes(p, "copy sizes (default 4KiB:1GiB)", "4KiB:1GiB")
     add_samples(p, "copy", samples=3)
     add_progress(p)

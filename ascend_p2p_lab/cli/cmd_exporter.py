@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..vocab import CHECK_WARMUP, DEFAULT_PRESET, EXIT_INTERRUPTED, EXIT_OK, US_PER_MS
-from .cmd_criteria import checked_fraction
 from .exitstatus import UsageError
-from .options import add_backend, add_samples, subcommand
+from .options import add_backend, add_devices, add_samples, checked_fraction, subcommand
 
 if TYPE_CHECKING:
     from ..deliver.verdicts import Verdict
@@ -66,7 +65,7 @@ def add(sub: Any) -> None:
         default=0.9,
         help="without --criteria: the preset's model x this (default 0.9)",
     )
-    p.add_argument("--devices", default=None, help="all (default) or the devices to check")
+    add_devices(p, "all (default) or the devices to check", default=None)
     add_samples(p, "copy", samples=None, warmup=CHECK_WARMUP, samples_default="the criteria's")
 
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
@@ -29,12 +28,20 @@ from .options import (
     add_attempts,
     add_criteria_layers,
     add_fleet_metrics,
+    add_format,
     add_history,
+    add_out,
+    add_preset,
     add_progress,
     add_samples,
+    add_seed,
     add_severity,
+    add_sizes,
     subcommand,
 )
+
+if TYPE_CHECKING:
+    from .output import Output
 
 #: The command this module adds and runs.
 NAME = "fleet"
@@ -81,17 +88,8 @@ def add(sub: Any) -> None:
         metavar="HOST",
         help="with --scheduler: the servers to survey (default: every worker)",
     )
-    p.add_argument(
-        "--preset",
-        default=DEFAULT_PRESET,
-        help=f"with --local: the simulated server (default {DEFAULT_PRESET})",
-    )
-    p.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="with --local: sim-i runs with seed SEED + i (default 0)",
-    )
+    add_preset(p, f"with --local: the simulated server (default {DEFAULT_PRESET})", DEFAULT_PRESET)
+    add_seed(p, "with --local: sim-i runs with seed SEED + i (default 0)", default=0)
     p.add_argument(
         "--degrade",
         action="append",
@@ -100,10 +98,8 @@ def add(sub: Any) -> None:
         help="with --local: the directed link SRC -> DST of HOST runs at FRACTION "
         "of its bandwidth (repeatable)",
     )
-    p.add_argument(
-        "--sizes",
-        default=DEFAULT_SIZES,
-        help=f"copy sizes (default {DEFAULT_SIZES}); links are compared at the largest",
+    add_sizes(
+        p, f"copy sizes (default {DEFAULT_SIZES}); links are compared at the largest", DEFAULT_SIZES
     )
     add_samples(p, "copy")
     p.add_argument(
@@ -121,21 +117,14 @@ def add(sub: Any) -> None:
         metavar="SECONDS",
         help="hosts not back after this long are failed hosts (default: none)",
     )
-    p.add_argument(
-        "--format",
-        choices=["table", "json"],
-        default="table",
-        help="table (default): hosts, outliers, failed hosts; json",
-    )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="a run folder per host plus fleet.json, fleet_links.csv, "
+    add_format(p, "hosts, outliers, failed hosts", json="json")
+    add_out(
+        p,
+        "a run folder per host plus fleet.json, fleet_links.csv, "
         "fleet_hosts.csv and fleet_heatmaps.png (default: none)",
+        "replace a fleet in --out",
+        metavar="DIR",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace a fleet in --out")
     add_progress(p, "no progress bar (default: one over the hosts, on stderr)")
     add_criteria_layers(
         p,
@@ -305,6 +294,7 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
     """Print the fleet's verdict (table or JSON), draw the figure into --out; the status."""
     from ..check.fleetitems import host_verdicts, warned_by_host
     from ..fleet import analyse
+    from .output import output_for
 
     analysis = analyse(result, threshold=args.threshold)
     verdict = analysis.verdict
@@ -313,17 +303,12 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
     strict = getattr(args, "strict", False)
     # 130 when interrupted (fleet.analysis.verdict); a host failing --criteria is 1
     status = max(verdict["exit_status"], 1 if failing or (warned and strict) else 0)
-    named = _named(result, args)
-    if args.format == "json":
-        data = {
-            **verdict,
-            "exit_status": status,
-            "interrupted": result.interrupted,
-            "saved_to": None if args.out is None else str(args.out),
-            **named,
-        }
-        if failing is not None:
-            data["criteria"] = {
+    named, out = _named(result, args), output_for(args.format)
+    criteria = (
+        {}
+        if failing is None
+        else {
+            "criteria": {
                 "file": str(args.criteria[-1]),
                 "files": [str(f) for f in args.criteria],
                 "failing_items": failing,
@@ -331,15 +316,22 @@ def _emit(result: Any, args: argparse.Namespace) -> int:
                 "verdicts": host_verdicts(list(map(str, result.hosts)), failing, warned),
                 "measured_again": again,
             }
-        print(json.dumps(data, indent=1), flush=True)
-    else:
-        if named:  # the first line, as check's
-            print(f"server {named['server']}; criteria: {named['criteria_source']}")
-        _print_table(analysis, result, status)
-        if failing is not None:
-            _print_criteria(args, failing, warned)
+        }
+    )
+    saved = None if args.out is None else str(args.out)
+    out.json(
+        {
+            **verdict,
+            "exit_status": status,
+            "interrupted": result.interrupted,
+            "saved_to": saved,
+            **named,
+            **criteria,
+        }
+    )
+    out.table(lambda: _print_all(analysis, result, status, named, failing, warned, args))
     if args.out is not None:
-        _figure(analysis, args.out, quiet=args.format == "json")
+        _figure(analysis, args.out, out)
     _history(args, result, items)
     return status
 
@@ -409,6 +401,23 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> tuple[Any, Any]:
     return failing_by_host(items, counts, criteria.device_count), again, items
 
 
+def _print_all(
+    analysis: Any,
+    result: Any,
+    status: int,
+    named: dict,
+    failing: Any,
+    warned: Any,
+    args: Any,
+) -> None:
+    """The server and criteria, the fleet's tables, each host's failing and warned items."""
+    if named:  # the first line, as check's
+        print(f"server {named['server']}; criteria: {named['criteria_source']}")
+    _print_table(analysis, result, status)
+    if failing is not None:
+        _print_criteria(args, failing, warned)
+
+
 def _print_table(analysis: Any, result: Any, status: int) -> None:
     import pandas as pd
 
@@ -448,7 +457,7 @@ def _print_table(analysis: Any, result: Any, status: int) -> None:
     )
 
 
-def _figure(analysis: Any, out: Path, *, quiet: bool) -> None:
+def _figure(analysis: Any, out: Path, output: Output) -> None:
     try:
         from ..plots import fleet_heatmaps  # the plot extra: optional
     except ImportError as exc:
@@ -459,4 +468,4 @@ def _figure(analysis: Any, out: Path, *, quiet: bool) -> None:
     fig = fleet_heatmaps(analysis.fractions, threshold=analysis.verdict["threshold"])
     path = out / "fleet_heatmaps.png"
     fig.savefig(path, dpi=110)
-    print(f"wrote {path}", file=sys.stderr if quiet else sys.stdout)
+    output.note(f"wrote {path}")

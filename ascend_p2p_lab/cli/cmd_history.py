@@ -12,15 +12,17 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
+from ..texttable import Column, print_table
 from .exitstatus import UsageError, past_input_checks
-from .options import subcommand
+from .options import add_format, subcommand
 
 #: The command this module adds and runs.
 NAME = "history"
+#: An item's line: host, item, its number of values, then the last and its baseline.
+ROW = (Column(), Column(width=40), Column(width=4, align=">", gap=" "), Column(gap=" "))
 
 HISTORY_HELP = "per-item trends of a history store (--history DB), baseline bands and drift"
 HISTORY_EPILOG = """\
@@ -47,12 +49,7 @@ def add(sub: Any) -> None:
     p.add_argument(
         "--drift", action="store_true", help="only the items that drift from their baseline"
     )
-    p.add_argument(
-        "--format",
-        choices=["table", "json"],
-        default="table",
-        help="table (default): one line per host and item; json: every value",
-    )
+    add_format(p, "one line per host and item", json="json: every value")
     p.add_argument(
         "--plot",
         type=Path,
@@ -76,6 +73,7 @@ def _since(text: str | None) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Show the trends (table or JSON), draw them with --plot; the status."""
     from ..history import DriftRule, HistoryError, HistoryStore, rule_dict, trends
+    from .output import output_for
 
     if not args.db.is_file():
         raise UsageError(f"{args.db}: no such history store")
@@ -92,11 +90,10 @@ def run(args: argparse.Namespace) -> int:
         if args.drift:
             table = table[table["drift"].notna()]
         units = records.drop_duplicates(["host", "item"]).set_index(["host", "item"])["unit"]
-        if args.format == "json":
-            items = table[["host", "item", "values", "baseline", "drift"]].to_dict("records")
-            print(json.dumps({"items": items, "rule": rule_dict(rule)}, indent=1))
-        else:
-            _print_table(table, units, rule)
+        out = output_for(args.format)
+        keys = ["host", "item", "values", "baseline", "drift"]
+        out.json(lambda: {"items": table[keys].to_dict("records"), "rule": rule_dict(rule)})
+        out.table(lambda: _print_table(table, units, rule))
         if args.plot is not None:
             _plots(table, units, args.plot)
         return 1 if args.drift and len(table) else 0
@@ -105,26 +102,27 @@ def run(args: argparse.Namespace) -> int:
 def _print_table(table: Any, units: Any, rule: Any) -> None:
     if table.empty:
         print("no item")
-    for row in table.itertuples(index=False):
-        unit = units.get((row.host, row.item)) or ""
-        last = row.values[-1]["value"]
-        base = row.baseline
-        band = (
-            "no baseline yet"
-            if base is None
-            else (f"baseline {base['median']:.4g} [{base['low']:.4g}, {base['high']:.4g}]")
-        )
-        drift = (
-            ""
-            if row.drift is None
-            else f"  DRIFT {row.drift['direction']} {row.drift['change']:+.1%} "
-            f"since {row.drift['since'][:10]}"
-        )
-        print(
-            f"{row.host}  {row.item:<40} {len(row.values):>4} values, last {last:.4g} {unit}"
-            f"  {band}{drift}"
-        )
+    print_table((_row(row, units) for row in table.itertuples(index=False)), ROW, header=False)
     print(f"\ndrift rule: {rule.describe()}")
+
+
+def _row(row: Any, units: Any) -> list[object]:
+    """One item's line: host, item, how many values, the last, the baseline, a drift."""
+    unit = units.get((row.host, row.item)) or ""
+    last = row.values[-1]["value"]
+    base = row.baseline
+    band = (
+        "no baseline yet"
+        if base is None
+        else (f"baseline {base['median']:.4g} [{base['low']:.4g}, {base['high']:.4g}]")
+    )
+    drift = (
+        ""
+        if row.drift is None
+        else f"  DRIFT {row.drift['direction']} {row.drift['change']:+.1%} "
+        f"since {row.drift['since'][:10]}"
+    )
+    return [row.host, row.item, len(row.values), f"values, last {last:.4g} {unit}  {band}{drift}"]
 
 
 def _plots(table: Any, units: Any, out: Path) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 from ..units import parse_size
 from ..vocab import EXIT_FAILED, EXIT_OK
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
-from .options import Parser, subcommand
+from .options import Parser, add_out, add_preset, subcommand
 
 #: The command this module adds and runs.
 NAME = "import"
@@ -98,15 +98,13 @@ def add(sub: Any) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--preset",
-        default=None,
-        help="the server the captures come from (a preset name): run.json records "
+    add_preset(
+        p,
+        "the server the captures come from (a preset name): run.json records "
         "its device count, and its link classes name each pair's (default: "
         "a topology capture among the files, else unknown)",
     )
-    p.add_argument("--out", type=Path, required=True, help="the run folder to write")
-    p.add_argument("--overwrite", action="store_true", help="replace the run in --out")
+    add_out(p, "the run folder to write", "replace the run in --out", required=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,10 +14,12 @@ from ..patterns.builtin import (
     AS_FILES,
     BUILT_IN_SIZE,  # a built-in test's size by default
     DECLARATIONS,
+    LINE_COLUMNS,
     as_file,
 )
+from ..texttable import print_table
 from ..units import parse_sizes
-from .options import add_backend, subcommand
+from .options import add_backend, add_devices, add_sizes, subcommand
 
 #: The command this module adds and runs.
 NAME = "patterns"
@@ -40,8 +42,8 @@ def add(sub: Any) -> None:
         "(--preset or --backend), ready to edit and `run`",
     )
     add_backend(p)
-    p.add_argument("--devices", default="all", help="the devices it expands over (default all)")
-    p.add_argument("--sizes", default=None, help=f"its sizes (default {BUILT_IN_SIZE})")
+    add_devices(p, "the devices it expands over (default all)")
+    add_sizes(p, f"its sizes (default {BUILT_IN_SIZE})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,8 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from .session import run_session
 
     if args.name is None:
-        for decl in DECLARATIONS.values():
-            print(decl.line())
+        print_table((d.cells() for d in DECLARATIONS.values()), LINE_COLUMNS, header=False)
         return 0
     if args.name not in AS_FILES:
         raise ValueError(

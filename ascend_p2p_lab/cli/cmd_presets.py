@@ -9,24 +9,28 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..texttable import Column, print_table
 from .options import subcommand
 
 #: The command this module adds and runs.
 NAME = "presets"
+#: The table's columns: one preset per line.
+COLUMNS = (
+    Column("preset", fit=True),
+    Column("devices", 7, ">"),
+    Column("SoC", 15),
+    Column("links", 21, gap=" "),
+    Column("description", gap=" "),
+)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..topology import preset_summary
 
     rows = preset_summary()
-    w = max(len(r["name"]) for r in rows)
-    print(f"{'preset':<{w}}  devices  {'SoC':<15} links                 description")
-    for r in rows:
-        links = ",".join(r["link_classes"]) or "-"
-        print(
-            f"{r['name']:<{w}}  {r['device_count']:>7}  {r['soc_name']:<15} {links:<21} "
-            f"{r['description']}"
-        )
+    links = [",".join(r["link_classes"]) or "-" for r in rows]
+    keys = ("name", "device_count", "soc_name")
+    print_table(([*map(r.get, keys), k, r["description"]] for r, k in zip(rows, links)), COLUMNS)
     return 0
 
 

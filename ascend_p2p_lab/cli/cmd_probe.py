@@ -8,7 +8,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -85,7 +84,10 @@ def run(args: argparse.Namespace) -> int:
     from ..measure.probe import device_naming
     from ..run import Run
     from ..terminal import print_grid
+    from .output import output_for
     from .session import run_session
+
+    out = output_for(args.format, indent=2)
 
     def work(rt: Any) -> int:
         with past_input_checks():
@@ -104,9 +106,11 @@ def run(args: argparse.Namespace) -> int:
             "labels": labels,
             **probe_json(table, n),
         }
-        if args.format == "json":
-            print(json.dumps(data, indent=2), flush=True)
-            return EXIT_OK
+        out.json(data)
+        out.table(lambda: _print_tables(data, labels, n))
+        return EXIT_OK
+
+    def _print_tables(data: dict[str, Any], labels: list[str], n: int) -> None:
         where = f"simulated {data['preset']}" if data["backend"] == "sim" else "pyACL"
         print(f"{n} x {data['soc_name']} ({where})")
         print(device_naming(labels))
@@ -122,7 +126,6 @@ def run(args: argparse.Namespace) -> int:
         ]
         print_grid("\naclrtDeviceCanAccessPeer (row -> column)", ids, acc)
         sys.stdout.flush()
-        return EXIT_OK
 
     return run_session(args, work)
 

@@ -18,7 +18,19 @@ from ..patterns.builtin import (
 )
 from ..vocab import US_PER_MS
 from .exitstatus import past_input_checks
-from .options import add_backend, add_format, add_history, add_progress, add_samples, subcommand
+from .options import (
+    add_backend,
+    add_checkpoint,
+    add_devices,
+    add_format,
+    add_history,
+    add_out,
+    add_progress,
+    add_samples,
+    add_sizes,
+    add_verify,
+    subcommand,
+)
 
 if TYPE_CHECKING:
     from ..patterns.model import Test
@@ -41,15 +53,10 @@ def add(sub: Any) -> None:
         "[[test]] tables with name, sizes, transfers) or a built-in test's name",
     )
     add_backend(p)
-    p.add_argument(
-        "--devices",
-        default="all",
-        help="a built-in test's devices, e.g. 0-3 (default all); a file names its own",
-    )
-    p.add_argument(
-        "--sizes",
-        default=None,
-        help="sizes for every test, replacing the file's (LO:HI or a comma list); "
+    add_devices(p, "a built-in test's devices, e.g. 0-3 (default all); a file names its own")
+    add_sizes(
+        p,
+        "sizes for every test, replacing the file's (LO:HI or a comma list); "
         "a built-in test's default: 256MiB",
     )
     p.add_argument(
@@ -61,21 +68,11 @@ def add(sub: Any) -> None:
         "(a test whose pairs do not all hold it runs as direct copies)",
     )
     add_samples(p, "copies")
-    p.add_argument(
-        "--out", type=Path, default=None, help="folder to write the run to (default: not saved)"
+    add_out(
+        p, "folder to write the run to (default: not saved)", "replace the run already in --out"
     )
-    p.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
-    p.add_argument(
-        "--checkpoint",
-        type=Path,
-        default=None,
-        help="resume file: finished tests are kept there and skipped on a rerun",
-    )
-    p.add_argument(
-        "--no-verify",
-        action="store_true",
-        help="skip checking the copied bytes (default: verified)",
-    )
+    add_checkpoint(p, "resume file: finished tests are kept there and skipped on a rerun")
+    add_verify(p)
     add_progress(p)
     add_format(p, "the summary, every transfer's value and each test's aggregate")
 
@@ -100,6 +97,7 @@ def _source(file: str) -> tuple[str, Path | None, list[Test]]:
 def run(args: argparse.Namespace) -> int:
     from ..patterns.testfile import read_tests
     from .historyopt import append_run, open_history
+    from .output import output_for
     from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
     from .session import run_session
 
@@ -131,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         )
         with past_input_checks():
             keep(run, args.out)
-            status = emit_run(run, args.format, args.out)
+            status = emit_run(run, output_for(args.format), args.out)
             append_run(history, run, NAME)
             return status
 

@@ -8,7 +8,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..patterns.builtin import pattern_help
@@ -16,10 +15,15 @@ from ..vocab import US_PER_MS
 from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_backend,
+    add_checkpoint,
+    add_devices,
     add_format,
     add_history,
+    add_out,
     add_progress,
     add_samples,
+    add_sizes,
+    add_verify,
     subcommand,
 )
 
@@ -73,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from ..measure.processes import sweep_processes_run
     from .historyopt import append_run, open_history
     from .ipcsummary import emit_processes
+    from .output import output_for
     from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
     from .session import run_session
 
@@ -92,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             emit = emit_run
         with past_input_checks():
             keep(run, args.out)
-            status = emit(run, args.format, args.out)
+            status = emit(run, output_for(args.format), args.out)
             append_run(history, run, NAME)
             return status
 
@@ -125,16 +130,14 @@ def _sweep_args(p: argparse.ArgumentParser) -> None:
         default="all",
         help="all (default: every ordered pair) or a SRC-DST list, e.g. 0-1,1-0",
     )
-    p.add_argument(
-        "--devices",
-        default="all",
-        help="all (default) or the devices to use, e.g. 0-3 or 0,2,5: every "
+    add_devices(
+        p,
+        "all (default) or the devices to use, e.g. 0-3 or 0,2,5: every "
         "ordered pair among them, and the other patterns keep to them",
     )
-    p.add_argument(
-        "--sizes",
-        default=None,
-        help="LO:HI (every power of two between) or a comma list of any sizes "
+    add_sizes(
+        p,
+        "LO:HI (every power of two between) or a comma list of any sizes "
         "(default 4KiB:1GiB; 4 bytes for the latency pattern alone); KiB, "
         "MiB, GiB are binary, KB, MB, GB decimal",
     )
@@ -176,25 +179,15 @@ def _sweep_args(p: argparse.ArgumentParser) -> None:
         help="events (default: device event timestamps) or host (wall clock around a synchronize)",
     )
     add_samples(p, "copy")
-    p.add_argument(
-        "--out", type=Path, default=None, help="folder to write the run to (default: not saved)"
-    )
-    p.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace the run already in --out (its samples, metadata, summary and "
+    add_out(
+        p,
+        "folder to write the run to (default: not saved)",
+        "replace the run already in --out (its samples, metadata, summary and "
         "figures are removed first)",
     )
-    p.add_argument(
-        "--checkpoint",
-        type=Path,
-        default=None,
-        help="resume file: finished blocks are kept there and skipped on a rerun (default: none)",
+    add_checkpoint(
+        p, "resume file: finished blocks are kept there and skipped on a rerun (default: none)"
     )
-    p.add_argument(
-        "--no-verify",
-        action="store_true",
-        help="skip checking the copied bytes (default: verified)",
-    )
+    add_verify(p)
     add_progress(p)
     add_format(p, "the summary and every N x N matrix")

@@ -8,7 +8,6 @@ Example:
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,29 +21,27 @@ NAME = "topo"
 
 def run(args: argparse.Namespace) -> int:
     from ..terminal import print_grid
+    from .output import output_for
     from .session import load_topology
 
-    topo = load_topology(args.file)
-    if args.format == "json":
-        print(
-            json.dumps(
-                {
-                    "backend": None,
-                    "preset": None,
-                    "source": str(args.file),
-                    "device_count": topo.device_count,
-                    "devices": list(topo.labels),
-                    "links": [list(r) for r in topo.links],
-                    "cpu_affinity": list(topo.cpu_affinity) or None,
-                },
-                indent=2,
-            )
+    topo, out = load_topology(args.file), output_for(args.format, indent=2)
+    out.json(
+        lambda: {
+            "backend": None,
+            "preset": None,
+            "source": str(args.file),
+            "device_count": topo.device_count,
+            "devices": list(topo.labels),
+            "links": [list(r) for r in topo.links],
+            "cpu_affinity": list(topo.cpu_affinity) or None,
+        }
+    )
+    out.table(
+        lambda: print_grid(
+            f"{topo.device_count} devices from {args.file}",
+            list(topo.labels),
+            [list(r) for r in topo.links],
         )
-        return 0
-    print_grid(
-        f"{topo.device_count} devices from {args.file}",
-        list(topo.labels),
-        [list(r) for r in topo.links],
     )
     return 0
 

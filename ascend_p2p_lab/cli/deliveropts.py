@@ -34,6 +34,7 @@ from ..deliver.verdicts import Verdict
 from ..run.folder import check_out_file
 from ..terminal import EXIT_FAILED
 from .exitstatus import UsageError
+from .output import Output, output_for
 
 #: what a missing exporter extra says
 NEEDS_CLIENT = "needs prometheus_client: pip install 'ascend-p2p-lab[exporter]'"
@@ -93,8 +94,11 @@ def verdict_of(result: Any, args: argparse.Namespace, criteria: Any) -> Verdict:
     return Verdict.of(result, finished=now, duration_s=now - started, criteria=str(name))
 
 
-def deliver(result: Any, args: argparse.Namespace, criteria: Any) -> Delivered:
-    """Write and apply every channel asked for; what they said."""
+def deliver(
+    result: Any, args: argparse.Namespace, criteria: Any, output: Output | None = None
+) -> Delivered:
+    """Write and apply every channel asked for; what they said (the Kubernetes manifest
+    printed under ``output``'s table, default :func:`output_for` ``--format``)."""
     out = Delivered()
     if not any((args.metrics, args.npu_exporter_file, args.k8s_node, args.slurm)):
         return out
@@ -109,17 +113,17 @@ def deliver(result: Any, args: argparse.Namespace, criteria: Any) -> Delivered:
         if dropped:
             out.lines.append(f"--npu-exporter-file {args.npu_exporter_file}: {dropped}")
     if args.k8s_node is not None:
-        _kubernetes(v, args, out)
+        _kubernetes(v, args, out, output or output_for(args.format))
     if args.slurm:
         _slurm(v, out)
     return out
 
 
-def _kubernetes(v: Verdict, args: argparse.Namespace, out: Delivered) -> None:
+def _kubernetes(v: Verdict, args: argparse.Namespace, out: Delivered, output: Output) -> None:
     node = args.k8s_node
     out.json["kubernetes"] = kubernetes.manifest(node, v)
-    if args.format != "json":
-        print(f"kubernetes node {node}:\n" + json.dumps(out.json["kubernetes"], indent=2))
+    manifest = json.dumps(out.json["kubernetes"], indent=2)
+    output.table(lambda: print(f"kubernetes node {node}:\n" + manifest))
     if not args.apply:
         return
     try:

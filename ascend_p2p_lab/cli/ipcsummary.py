@@ -19,6 +19,7 @@ from ..run import Run
 from ..terminal import print_summary, run_status
 from ..units import format_size
 from ..vocab import INITIATOR_WORDS
+from .output import Output, output_for
 
 #: Sizes from which the two modes are set against each other (smaller copies are
 #: dominated by fixed costs the simulation does not separate by mode).
@@ -44,26 +45,31 @@ def mode_ratios(run: Run | pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def emit_processes(run: Run | pd.DataFrame, fmt: str, saved: Path | None) -> int:
-    """Print a ``sweep --processes`` run (text or JSON); return its exit status (the
-    whole run's: a lost worker's points count as failures)."""
-    run = Run.of(run)
+def emit_processes(run: Run | pd.DataFrame, out: Output | str, saved: Path | None) -> int:
+    """Print a ``sweep --processes`` run (table or JSON: ``out``); return its exit status
+    (the whole run's: a lost worker's points count as failures)."""
+    out, run = output_for(out), Run.of(run)
     status = run_status(run)
     inside = run.select(run.samples["process_mode"] == "in_process")
     try:
         ratios = mode_ratios(run)
     except ValueError:  # one mode only (interrupted before the other)
         ratios = pd.DataFrame(columns=["link", "initiator", "size_bytes", "ratio", "pairs"])
-    if fmt == "json":
-        data = {
+    out.json(
+        lambda: {
             **matrices_json(inside),
             "exit_status": status,
             "saved_to": None if saved is None else str(saved),
             "failures": json.loads(failures(run).to_json(orient="records")),
             "process_modes": json.loads(ratios.to_json(orient="records")),
         }
-        print(json.dumps(data, indent=1), flush=True)
-        return status
+    )
+    out.table(lambda: _print_table(run, inside, ratios, saved))
+    return status
+
+
+def _print_table(run: Run, inside: Run, ratios: pd.DataFrame, saved: Path | None) -> None:
+    """The in-process summary and matrices, then IPC / in-process per link class."""
     print_summary(inside if len(inside) else run, saved, matrices=True)
     print("\nacross processes (IPC) / in one process, median over pairs:")
     if ratios.empty:
@@ -81,4 +87,3 @@ def emit_processes(run: Run | pd.DataFrame, fmt: str, saved: Path | None) -> int
             f"\n{len(lost)} rows lost with their worker process "
             f"(error_kind worker_lost); the other workers' rows are kept"
         )
-    return status

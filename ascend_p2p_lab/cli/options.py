@@ -40,44 +40,81 @@ def subcommand(sub: Any, name: str, help: str) -> argparse.ArgumentParser:
     )
 
 
-def add_backend(p: argparse.ArgumentParser) -> None:
+#: The help texts of ``--backend``, ``--preset``, ``--topology`` and ``--seed`` most
+#: commands share (:func:`add_backend`'s defaults).
+BACKEND_HELP = "auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim"
+PRESET_HELP = "simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET); see `presets`"
+TOPOLOGY_HELP = (
+    "a topology file to simulate instead of a preset: TOML of the preset "
+    "schema, or npu-smi info -t topo text (default: none)"
+)
+SEED_HELP = "simulator jitter seed (default 0; also ASCEND_P2P_LAB_SEED)"
+
+
+def add_backend(
+    p: argparse.ArgumentParser,
+    *,
+    backend: str = BACKEND_HELP,
+    preset: str = PRESET_HELP,
+    topology: str | None = TOPOLOGY_HELP,
+    seed: str = SEED_HELP,
+) -> None:
     """``--backend``, ``--preset`` | ``--topology`` (one server: both at once is exit 2),
-    ``--seed``: the server to open."""
-    p.add_argument(
-        "--backend",
-        choices=["auto", "acl", "sim"],
-        default=None,
-        help="auto (default; also ASCEND_P2P_LAB_BACKEND), acl or sim",
-    )
+    ``--seed``: the server to open; ``topology=None``: no ``--topology``."""
+    add_backend_choice(p, backend)
+    if topology is None:
+        add_preset(p, preset)
+    else:
+        add_server(p, preset, topology)
+    add_seed(p, seed)
+
+
+def add_backend_choice(p: argparse.ArgumentParser, help: str = BACKEND_HELP) -> None:
+    """``--backend auto|acl|sim``."""
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None, help=help)
+
+
+def add_server(
+    p: argparse.ArgumentParser, preset: str, topology: str, *, topology_first: bool = False
+) -> None:
+    """``--preset NAME`` | ``--topology FILE``, one exclusive group (one server: both at
+    once is exit 2); ``topology_first``: ``--topology`` listed first."""
     server = p.add_mutually_exclusive_group()
-    server.add_argument(
-        "--preset",
-        default=None,
-        help="simulated server (default atlas800t-a2; also ASCEND_P2P_LAB_PRESET); see `presets`",
-    )
-    server.add_argument(
-        "--topology",
-        type=Path,
-        default=None,
-        help="a topology file to simulate instead of a preset: TOML of the preset "
-        "schema, or npu-smi info -t topo text (default: none)",
-    )
-    p.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="simulator jitter seed (default 0; also ASCEND_P2P_LAB_SEED)",
-    )
+    if topology_first:
+        add_topology(server, topology)
+    add_preset(server, preset)
+    if not topology_first:
+        add_topology(server, topology)
 
 
-def add_format(p: argparse.ArgumentParser, table: str, note: str = "") -> None:
-    """``--format table|json``: ``table`` says what the table shows."""
+def add_preset(p: Any, help: str, default: str | None = None) -> None:
+    """``--preset NAME``: a packaged preset (``p`` a parser or an exclusive group)."""
+    p.add_argument("--preset", default=default, help=help)
+
+
+def add_topology(p: Any, help: str, **kwargs: Any) -> None:
+    """``--topology FILE``: a topology file (``p`` a parser or an exclusive group)."""
+    p.add_argument("--topology", type=Path, default=None, help=help, **kwargs)
+
+
+def add_seed(p: argparse.ArgumentParser, help: str, default: int | None = None) -> None:
+    """``--seed N``: the simulator's jitter seed."""
+    p.add_argument("--seed", type=int, default=default, help=help)
+
+
+def add_format(
+    p: argparse.ArgumentParser, table: str, note: str = "", *, json: str | None = None
+) -> None:
+    """``--format table|json``: ``table`` says what the table shows, ``json`` what the
+    JSON holds (default: the same as numbers, null where not measured, with the reason
+    per cell, and ``note``)."""
+    if json is None:
+        json = f"json: the same as numbers, null where not measured, with the reason per cell{note}"
     p.add_argument(
         "--format",
         choices=["table", "json"],
         default="table",
-        help=f"table (default): {table}; json: the same as numbers, null where not "
-        f"measured, with the reason per cell{note}",
+        help=f"table (default): {table}; {json}",
     )
 
 
@@ -102,6 +139,15 @@ def sample_ms(text: str) -> float:
             f"must be a number of milliseconds above 0 and at most {MAX_SAMPLE_MS:g}; got {text!r}"
         )
     return value
+
+
+def checked_fraction(value: float) -> float:
+    from ..check.derive import check_fraction
+
+    try:
+        return check_fraction(value)
+    except ValueError as exc:
+        raise UsageError(f"--fraction: {exc}") from None
 
 
 def add_samples(
@@ -148,10 +194,41 @@ def add_progress(p: argparse.ArgumentParser, help: str = "no progress bar") -> N
     p.add_argument("--no-progress", action="store_true", help=help)
 
 
-def add_out(p: argparse.ArgumentParser, help: str, overwrite: str, **kwargs: Any) -> None:
-    """``--out DIR`` (default: not written) and ``--overwrite``."""
-    p.add_argument("--out", type=Path, default=None, help=help, **kwargs)
-    p.add_argument("--overwrite", action="store_true", help=overwrite)
+def add_out(
+    p: argparse.ArgumentParser, help: str, overwrite: str | None = None, **kwargs: Any
+) -> None:
+    """``--out PATH`` (``kwargs``: its default, ``required``, ``metavar``) and, when
+    ``overwrite`` says what it replaces, ``--overwrite`` right after it."""
+    p.add_argument("--out", type=Path, help=help, **{"default": None, **kwargs})
+    if overwrite is not None:
+        add_overwrite(p, overwrite)
+
+
+def add_overwrite(p: argparse.ArgumentParser, help: str) -> None:
+    """``--overwrite``: replace what ``--out`` holds."""
+    p.add_argument("--overwrite", action="store_true", help=help)
+
+
+def add_sizes(p: argparse.ArgumentParser, help: str, default: str | None = None) -> None:
+    """``--sizes LO:HI|A,B,...``: the copy sizes (parsed where the command runs)."""
+    p.add_argument("--sizes", default=default, help=help)
+
+
+def add_devices(p: argparse.ArgumentParser, help: str, default: str | None = "all") -> None:
+    """``--devices all|0-3|0,2,5``: the devices (parsed where the command runs)."""
+    p.add_argument("--devices", default=default, help=help)
+
+
+def add_verify(
+    p: argparse.ArgumentParser, help: str = "skip checking the copied bytes (default: verified)"
+) -> None:
+    """``--no-verify``: the copied bytes not checked."""
+    p.add_argument("--no-verify", action="store_true", help=help)
+
+
+def add_checkpoint(p: argparse.ArgumentParser, help: str) -> None:
+    """``--checkpoint FILE``: the resume file of a measuring command."""
+    p.add_argument("--checkpoint", type=Path, default=None, help=help)
 
 
 def add_delivery(p: argparse.ArgumentParser) -> None:
@@ -234,14 +311,15 @@ def add_attempts(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_history(p: argparse.ArgumentParser) -> None:
-    """``--history DB``."""
+def add_history(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    """``--history DB``: append to the store (``help``: another command's use of it)."""
     p.add_argument(
         "--history",
         type=Path,
         default=None,
         metavar="DB",
-        help="append what was measured and judged (host, server model, time, item, "
+        help=help
+        or "append what was measured and judged (host, server model, time, item, "
         "value, verdict, run id) to this history store, SQLite, made when missing "
         "(see `history`) (default: none)",
     )
@@ -253,12 +331,9 @@ MAX_HISTORY_FIGURES = 24
 
 def add_report_history(p: argparse.ArgumentParser) -> None:
     """``report``'s ``--history DB`` and ``--item TEXT``: the history of the run's items."""
-    p.add_argument(
-        "--history",
-        type=Path,
-        default=None,
-        metavar="DB",
-        help="also draw the history of each item this run appended to the history store DB "
+    add_history(
+        p,
+        "also draw the history of each item this run appended to the history store DB "
         "(run with --history DB): its values over time, its baseline band, this run "
         "marked (history_*.png; see `history`)",
     )

@@ -1,6 +1,7 @@
 """What the commands that measure a run (``sweep``, ``demo``, ``run``) do around it:
 output paths checked before any device work, the run kept when it stopped on an error,
-saved, and printed as a summary with matrices or as JSON.
+saved, printed as a summary with matrices or as JSON, and reported (``report``,
+``demo``: summary.csv and the figures).
 
 Example:
     >>> from ascend_p2p_lab.cli.runoutput import keep
@@ -10,18 +11,22 @@ Example:
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
 from ..matrices import matrices_json
-from ..results import failures
+from ..results import failures, summarize
 from ..run import Run
 from ..run.folder import (
     check_out_dir,
     check_out_file,
+    clear_report,
     save,
+    write_manifest,
 )
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
+from .output import Output, output_for
 
 
 def check_sweep_out(args: argparse.Namespace) -> None:
@@ -57,29 +62,59 @@ def keep(run: Run, out: Path | None) -> None:
         save(run, out, replace=True)
 
 
-def emit_run(run: Any, fmt: str, saved: Path | None, read_from: Path | None = None) -> int:
-    """The run on stdout (the summary and its matrices, or JSON); its exit status.
+def emit_run(run: Any, out: Output | str, saved: Path | None, read_from: Path | None = None) -> int:
+    """The run on stdout (the summary and its matrices, or JSON: ``out``); its exit status.
 
     ``read_from``: the run was loaded from that folder (``report``), not measured: an
     interrupted run is then an incomplete run (1), not an interrupted command (130).
     """
-    run = Run.of(run)
+    out, run = output_for(out), Run.of(run)
     status = run_status(run)
     if read_from is not None and status == EXIT_INTERRUPTED:
         status = EXIT_FAILED
-    if fmt == "json":
-        import json
-
-        lost = failures(run)
-        data = {
+    out.json(
+        lambda: {
             **matrices_json(run),
             "exit_status": status,
             "points_not_reached": run.meta.points_not_reached,
             "saved_to": None if saved is None else str(saved),
             **({} if read_from is None else {"read_from": str(read_from)}),
-            "failures": json.loads(lost.to_json(orient="records")),
+            "failures": json.loads(failures(run).to_json(orient="records")),
         }
-        print(json.dumps(data, indent=1), flush=True)
-    else:
-        print_summary(run, saved, matrices=True, read_from=read_from)
+    )
+    out.table(lambda: print_summary(run, saved, matrices=True, read_from=read_from))
     return status
+
+
+def write_report(
+    run: Run,
+    out: Path,
+    table: Any = None,
+    *,
+    output: Output | None = None,
+    history: Any = None,
+) -> None:
+    """summary.csv and the figures of a run into out, replacing an earlier report there
+    (the list of files a note of ``output``: on stderr under JSON; ``history``: a trends
+    table and its units, drawn as history_*.png)."""
+    say = (output or Output()).note
+    out.mkdir(parents=True, exist_ok=True)
+    clear_report(out)
+    summarize(run).to_csv(out / "summary.csv", index=False)
+    written = [out / "summary.csv"]
+    try:
+        from .. import plots  # the plot extra: optional
+    except ImportError as exc:
+        say(f"\nno figures: {exc} (pip install 'ascend-p2p-lab[plot]')")
+        write_manifest(out, run.meta.run_id, written)
+        return
+    paths = plots.report(run, out, table=table, workers=plots.default_workers())
+    if history is not None:
+        paths += plots.write_item_histories(history[0], out, history[1], prefix="history_")
+    write_manifest(out, run.meta.run_id, [*written, *paths])
+    say(
+        f"\nwrote {out / 'summary.csv'} and {len(paths)} figure{'' if len(paths) == 1 else 's'}"
+        f"{':' if paths else ''}"
+    )
+    for p in paths:
+        say(f"  {p}")

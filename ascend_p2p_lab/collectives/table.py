@@ -17,9 +17,12 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
+from ..texttable import HCCL_SEP, Column, table_lines
 from .busbw import OPERATIONS
 
 #: Columns of :func:`summary`, one row per operation, devices, algorithm and size.
@@ -190,7 +193,7 @@ def table_text(table: pd.DataFrame) -> str:
     the bottleneck (left out where no row has them, as for an hccl_test import)."""
     if table.empty:
         return ""
-    cols: list[tuple[str, int, object]] = [
+    cols: list[tuple[str, int, Callable[[Any], str]]] = [
         ("data_size(Bytes)", 18, lambda r: str(int(r.size_bytes))),
         ("aveg_time(us)", 13, lambda r: _num(r.time_us, ".2f")),
         ("alg_bandwidth(GB/s)", 19, lambda r: _num(r.algbw_GBps, ".4f")),
@@ -206,19 +209,19 @@ def table_text(table: pd.DataFrame) -> str:
         cols.append(("algorithm", -12, lambda r: r.algorithm or "-"))
     if table["bottleneck_src"].notna().any() or _present(table["bottleneck_budget"]):
         cols.append(("bottleneck", -10, _neck))
-    head = " | ".join(f"{name:>{w}}" if w > 0 else f"{name:<{-w}}" for name, w, _ in cols)
+    columns = [Column(name, abs(w), ">" if w > 0 else "<") for name, w, _ in cols]
     blocks = []
     for (op, ranks, devices), g in table.groupby(["operation", "ranks", "devices"], sort=False):
         where = f" (devices {devices})" if devices else ""
-        lines = [f"{op} on {int(ranks)} ranks{where}:", head]
-        for r in g.itertuples(index=False):
-            cells = [
-                f"{fn(r):>{w}}" if w > 0 else f"{fn(r):<{-w}}"  # type: ignore[operator]
-                for _, w, fn in cols
-            ]
-            why = f"  ({r.error})" if isinstance(r.error, str) and r.error else ""
-            lines.append(" | ".join(cells).rstrip() + why)
-        blocks.append("\n".join(lines))
+        rows = list(g.itertuples(index=False))
+        head, *lines = table_lines(
+            ([fn(r) for _, _, fn in cols] for r in rows), columns, sep=HCCL_SEP, strip=True
+        )
+        lines = [
+            line + (f"  ({r.error})" if isinstance(r.error, str) and r.error else "")
+            for line, r in zip(lines, rows)
+        ]
+        blocks.append("\n".join([f"{op} on {int(ranks)} ranks{where}:", head, *lines]))
     extra = "; ratio = busbw / predicted" if len(cols) > 5 else ""
     return "\n\n".join(blocks) + (
         f"\n(medians over samples; busbw = algbw x the nccl-tests factor{extra})"

@@ -27,6 +27,7 @@ import math
 
 import pandas as pd
 
+from ..texttable import HCCL_SEP, Column, table_lines
 from ..topology import Topology
 from ..vocab import COLLECTIVE
 from .phases import Collective, CollectiveError
@@ -203,26 +204,42 @@ def _limit(neck: object) -> str:
     return str(neck) if ties <= 1 else f"{ties} alike ({neck}, ...)"
 
 
+#: hccl_test's layout of :func:`compare_text`: a ratio's cell ends with its mark (``*``
+#: below the threshold), in place of the space before the next separator.
+VERSUS_COLUMNS = (
+    Column("data_size(Bytes)", 18, ">"),
+    Column("aveg_time(us)", 13, ">"),
+    Column("busbw(GB/s)", 11, ">"),
+    Column("predicted", 9, ">"),
+    Column("ratio", 6),
+    Column("link bound", 10, ">", gap="| "),
+    Column("of bound", 8, ">"),
+    Column("algorithm", 12),
+    Column("limited by"),
+)
+
+
 def compare_text(table: pd.DataFrame, threshold: float) -> str:
     """The comparison as a table, one block per operation and rank count."""
-    head = (
-        f"{'data_size(Bytes)':>18} | {'aveg_time(us)':>13} | {'busbw(GB/s)':>11} | "
-        f"{'predicted':>9} | {'ratio':>5} | {'link bound':>10} | {'of bound':>8} | "
-        f"{'algorithm':<12} | limited by"
-    )
     blocks = []
     for (op, ranks, imported), g in table.groupby(["operation", "ranks", "imported"], sort=False):
         what = "hccl_test" if imported else "measured"
-        lines = [f"{op} on {int(ranks)} ranks ({what}):", head]  # type: ignore[call-overload]
-        for r in g.itertuples(index=False):
-            mark = "*" if r.ratio < threshold else " "
-            lines.append(
-                f"{int(r.size_bytes):>18} | {r.time_us:>13.2f} | "
-                f"{r.busbw_GBps:>11.3f} | {r.predicted_busbw_GBps:>9.3f} | "
-                f"{r.ratio:>5.2f}{mark}| {r.bound_busbw_GBps:>10.2f} | "
-                f"{r.of_bound:>8.3f} | {r.algorithm:<12} | {r.limit}"
-            )
-        blocks.append("\n".join(lines))
+        rows = [
+            [
+                int(r.size_bytes),
+                f"{r.time_us:.2f}",
+                f"{r.busbw_GBps:.3f}",
+                f"{r.predicted_busbw_GBps:.3f}",
+                f"{r.ratio:>5.2f}{'*' if r.ratio < threshold else ' '}",  # the mark: below
+                f"{r.bound_busbw_GBps:.2f}",
+                f"{r.of_bound:.3f}",
+                r.algorithm,
+                r.limit,
+            ]
+            for r in g.itertuples(index=False)
+        ]
+        title = f"{op} on {int(ranks)} ranks ({what}):"  # type: ignore[call-overload]
+        blocks.append("\n".join([title, *table_lines(rows, VERSUS_COLUMNS, sep=HCCL_SEP)]))
     return "\n\n".join(blocks) + (
         f"\n(* ratio below {threshold:g}: busbw / predicted; of "
         "bound: busbw / what the links alone allow)"

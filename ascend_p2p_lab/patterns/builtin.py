@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..codes import CAN_ACCESS_PEER_CALL
+from ..texttable import Column, row_line
 from ..vocab import (
     ALL_TO_ONE,
     BI,
@@ -80,6 +81,8 @@ from .scope import Planning, Scope, ServerView
 #: The copy size of a built-in run by name (``run NAME``), or printed as a test file.
 BUILT_IN_SIZE = "256MiB"
 LAYOUTS = ("device", "card", "none")
+#: A built-in's line in ``ascend-p2p-lab patterns``: its name, then what it measures.
+LINE_COLUMNS = (Column(width=11), Column(gap=" "))
 
 
 Generator = Callable[[Scope], list[Test]]
@@ -122,9 +125,13 @@ class Declaration:
     def of_transfers(self) -> bool:
         return self.values == TRANSFERS
 
+    def cells(self) -> list[str]:
+        """Its cells in ``ascend-p2p-lab patterns``: the name, what it measures [values]."""
+        return [self.name, f"{self.description} [{self.values}]"]
+
     def line(self) -> str:
         """One line of ``ascend-p2p-lab patterns``: the name first."""
-        return f"{self.name:<11} {self.description} [{self.values}]"
+        return row_line(self.cells(), LINE_COLUMNS)
 
 
 # ---------------------------------------------------------------- generators

@@ -111,3 +111,16 @@ def test_two_check_processes_appending_at_once_lose_no_rows(tmp_path) -> None:
     records = HistoryStore(db).read()
     per_run = records.groupby("run_id").size()
     assert len(per_run) == 2 and per_run.nunique() == 1 and per_run.iloc[0] > 20
+
+
+def test_the_table_is_printed_as_before_the_one_printer(tmp_path, capsys) -> None:
+    """Issue 41 item 4: through texttable, byte for byte what 0ed824f printed."""
+    _drifting_store(tmp_path / "h.db")
+    code, out, _ = run_cli(capsys, "history", str(tmp_path / "h.db"))
+    assert code == 0
+    assert out.split("\n\n")[0].splitlines() == [
+        "a2  sinking                                    14 values, last 17 GB/s  "
+        "baseline 20 [19, 21]  DRIFT down -15.0% since 2026-01-12",
+        "a2  steady                                     14 values, last 20 GB/s  "
+        "baseline 20 [19, 21]",
+    ]

@@ -13,4 +13,12 @@ MUTANTS: list[Mutant] = [
         "sweep --preset A --topology B runs B and drops A without a word (issue 37)",
         ("tests/cli/test_options.py",),
     ),
+    M(
+        "cli.options.out_without_overwrite",
+        "cli/options.py",
+        "    if overwrite is not None:\n        add_overwrite(p, overwrite)",
+        "    if overwrite is None:\n        add_overwrite(p, overwrite)",
+        "the commands' --overwrite no longer declared beside --out (issue 41 item 4)",
+        ("tests/cli/test_runoutput.py",),
+    ),
 ]
