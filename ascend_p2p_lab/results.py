@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .patterns.cards import group_name
-from .run import Run, RunMeta, samples_of
+from .run import Run, RunMeta, deprecated, samples_of
 from .run import folder as run_folder
 from .run.folder import ResultsError
 from .run.meta import RUN_SCHEMA_VERSION
@@ -373,16 +373,11 @@ def inferred_notes(frame: pd.DataFrame | Run) -> dict[str, str]:
 
 
 def save_run(
-    frame: pd.DataFrame | Run, out: str | Path, meta: Mapping[str, Any] | RunMeta | None = None
+    frame: object, out: str | Path, meta: Mapping[str, Any] | RunMeta | None = None
 ) -> Path:
-    """Write ``samples.parquet``, ``samples.csv`` and ``run.json`` into the folder out:
-    a :class:`~ascend_p2p_lab.run.Run`, or a run frame with its metadata in its
-    convenience copy (``attrs["run"]``) or given as ``meta``.
-
-    Atomic as :func:`ascend_p2p_lab.run.folder.save` says (the old run, the new one, or
-    no ``run.json``; never old metadata over new samples); a sweep's checkpoint that holds
-    the whole run is removed once the folder holds it.
-    """
+    """Deprecated: ``run.save(folder)`` (:func:`ascend_p2p_lab.run.save`). Writes a Run,
+    or a run frame with its metadata in its convenience copy or given as ``meta``."""
+    deprecated("results.save_run()", "run.save(folder)")
     if not isinstance(frame, (pd.DataFrame, Run)):
         raise TypeError(f"save_run needs a DataFrame or a Run, got {type(frame).__name__}")
     run = Run.of(frame)
@@ -392,9 +387,9 @@ def save_run(
 
 
 def load_run(path: str | Path) -> pd.DataFrame:
-    """Read a run folder written by :func:`save_run` (Parquet preferred, CSV otherwise):
-    the samples, with the run's metadata in ``attrs["run"]`` (``Run.of(frame).meta``;
-    :func:`ascend_p2p_lab.run.load` gives the :class:`~ascend_p2p_lab.run.Run` itself)."""
+    """Deprecated: ``Run.load(folder)`` (:func:`ascend_p2p_lab.run.load`). The samples,
+    with the run's metadata in ``attrs["run"]``, as before."""
+    deprecated("results.load_run()", "Run.load(folder)")
     return run_folder.load(path).frame()
 
 

@@ -26,7 +26,7 @@ OPTIONS = {"samples": 1, "warmup": 1, "max_copies": 1, "progress": False, "worke
 
 CHILD = r"""
 import json, os, sys, time
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.runtime import open_runtime
 ops, sizes, presets, options = sys.argv[1], sys.argv[2], sys.argv[3].split(","), \
     json.loads(sys.argv[4])
@@ -34,7 +34,7 @@ out = {}
 for preset in presets:
     with open_runtime("sim", preset=preset) as rt:
         w, c, kids = time.perf_counter(), time.process_time(), os.times()
-        run = sweep_run(rt, operations=ops, sizes=sizes, **options)
+        run = sweep(rt, operations=ops, sizes=sizes, **options)
         after = os.times()
         wall = time.perf_counter() - w
         cpu = (time.process_time() - c) + (after.children_user - kids.children_user) \

@@ -45,7 +45,6 @@ from ascend_p2p_lab.measure import (
     execute,
     probe,
     sweep,
-    sweep_run,
     try_enable,
 )
 from ascend_p2p_lab.results import COLUMNS, load_run, save_run
@@ -1083,7 +1082,7 @@ def _sweep_op(**kwargs: Any) -> Callable[[Runtime, Path], Outcome]:
         out = Outcome()
         folder = tmp / "run"
         try:
-            run = sweep_run(rt, **{**QUICK_SWEEP, **kwargs})
+            run = sweep(rt, **{**QUICK_SWEEP, **kwargs})
         except AclError as exc:
             out.raised = exc
             run = exc.partial_run  # type: ignore[attr-defined]
@@ -1106,9 +1105,9 @@ def op_save_and_resume(rt: Runtime, tmp: Path) -> Outcome:
     kwargs = {**QUICK_SWEEP, "pairs": "0-1,1-0,2-3", "checkpoint": tmp / "ckpt.jsonl"}
     out = Outcome()
     try:
-        out.frame = sweep(rt, **kwargs)
+        out.frame = sweep(rt, **kwargs).frame()
     except AclError as exc:
-        out.raised, out.frame = exc, exc.partial_frame  # type: ignore[attr-defined]
+        out.raised, out.frame = exc, exc.partial_run.frame()  # type: ignore[attr-defined]
     if out.frame is not None and len(out.frame):
         save_run(out.frame, tmp / "run")
         pd.testing.assert_frame_equal(load_run(tmp / "run"), out.frame)

@@ -83,7 +83,7 @@ def run() -> pd.DataFrame:
     with open_runtime("sim", "atlas300i-duo") as rt:
         frame = sweep(
             rt, pairs=[(0, 1), (0, 2)], sizes="4KiB,1MiB", samples=2, peer="both", progress=False
-        )
+        ).frame()
     assert rt.ledger() is not None
     return frame
 

@@ -38,10 +38,7 @@ from helpers import DEVICES, LARGE, SIZE, SMALL, _as_before, asymmetric_a2_run
 from ascend_p2p_lab import open_runtime, results
 from ascend_p2p_lab.emptycells import explain
 from ascend_p2p_lab.matrices import matrices_json, run_matrices
-from ascend_p2p_lab.measure import (
-    sweep,
-    sweep_run,
-)
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.results import (
     inferred_notes,
     load_run,
@@ -173,8 +170,8 @@ QUICK = {"samples": 2, "warmup": 1, "progress": False}
 def two_sweeps() -> tuple[Run, Run]:
     """Two sweeps of one server: pairs, then host copies and local copies."""
     with open_runtime("sim", "atlas800t-a2") as rt:
-        pairs = sweep_run(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK)
-        host = sweep_run(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK)
+        pairs = sweep(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK)
+        host = sweep(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK)
     return pairs, host
 
 
@@ -241,7 +238,7 @@ def test_a_version_2_run_reports_as_the_release_before_did(capsys):
 # ------------------------------------------------------------------ issue 30 (its last items)
 def _printed(patterns: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> str:
     with open_runtime("sim", preset="atlas800t-a2", announce=False) as rt:
-        run = sweep_run(
+        run = sweep(
             rt,
             pairs="0-1,2-3",
             sizes=["1MiB"],

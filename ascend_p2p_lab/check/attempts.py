@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..measure import sweep_run
+from ..measure import sweep
 from ..run import Run
 from ..runtime import AclError, Runtime
 from ..schema import LATENCY_PATTERN, PAIR_PATTERN
@@ -146,7 +146,7 @@ def measure_again(
         runs = []
         for w in retry_work(work, open_items):
             try:
-                runs.append(sweep_run(rt, progress=False, **w.options))
+                runs.append(sweep(rt, progress=False, **w.options))
             except AclError as exc:
                 partial = getattr(exc, "partial_run", None)
                 if partial is None:

@@ -80,12 +80,12 @@ def records(
             for op in operations
             for size in sizes
         ]
-    from ..measure import sweep_run
+    from ..measure import sweep
     from ..runtime import open_runtime
 
     quiet = dataclasses.replace(topology, jitter=0.0, faults=())
     with open_runtime("sim", topology=quiet) as rt:
-        run = sweep_run(
+        run = sweep(
             rt,
             operations=list(operations),
             sizes=list(sizes),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..measure import sweep_run
+from ..measure import sweep
 from ..run import Run
 from ..runtime import AclError, Runtime
 from .plan import Work
@@ -132,7 +132,7 @@ def run_measurements(
         if on_work is not None:
             on_work(item)
         try:
-            runs.append(sweep_run(rt, progress=progress, **item.options))
+            runs.append(sweep(rt, progress=progress, **item.options))
         except AclError as exc:
             partial = getattr(exc, "partial_run", None)
             if partial is None:

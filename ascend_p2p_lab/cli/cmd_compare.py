@@ -184,7 +184,7 @@ def _plans(params: Any, folder: Path) -> list[Any]:
 def _predict(run: Any, folder: Path, preset: str) -> tuple[Any, Any]:
     """RUN's plan measured on the simulated ``preset`` with RUN's seed: (the baseline
     run, RUN with card ids placed on the preset's cards)."""
-    from ..measure import sweep_run
+    from ..measure import sweep
     from ..patterns.cards import cards_of
     from ..results import place_cards
     from ..run import Run
@@ -200,7 +200,7 @@ def _predict(run: Any, folder: Path, preset: str) -> tuple[Any, Any]:
             run = place_cards(run, cards_of(rt))
         except ValueError as exc:
             raise UsageError(f"{folder}: {exc} ({preset})") from None
-        parts = [sweep_run(rt, spec=spec, progress=sys.stderr.isatty()) for spec in specs]
+        parts = [sweep(rt, spec=spec, progress=sys.stderr.isatty()) for spec in specs]
     return Run.concat(parts), run
 
 

@@ -74,7 +74,7 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..measure.processes import sweep_processes_run
+    from ..measure.processes import sweep_processes
     from .historyopt import append_run, open_history
     from .ipcsummary import emit_processes
     from .output import output_for
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
     def work(rt: Any) -> int:
         if getattr(args, "processes", False):
-            run = sweep_processes_run(rt, **kwargs)
+            run = sweep_processes(rt, **kwargs)
             emit = emit_processes
         else:
             run = sweep_kept(rt, **kwargs)  # bad input raises before any row is measured

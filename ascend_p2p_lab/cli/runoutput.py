@@ -42,12 +42,12 @@ def check_sweep_out(args: argparse.Namespace) -> None:
 
 
 def sweep_kept(rt: Any, **kwargs: Any) -> Run:
-    """sweep_run(), or the run it kept when it stopped on an error after it had started
+    """sweep(), or the run it kept when it stopped on an error after it had started
     (its metadata then says why, and the exit status is 1)."""
-    from ..measure import sweep_run  # the measurement layer: not for report
+    from ..measure import sweep  # the measurement layer: not for report
 
     try:
-        return sweep_run(rt, **kwargs)
+        return sweep(rt, **kwargs)
     except Exception as exc:
         partial = getattr(exc, "partial_run", None)
         if partial is None or not partial.meta.run_id:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..measure import probe, sweep_run
+from ..measure import probe, sweep
 from ..measure.outcomes import from_exception
 from ..results import FAILURE_KINDS
 from ..run import Run
@@ -70,7 +70,7 @@ def _measure(
     except Exception as exc:
         error = _error_fields(exc)
     try:
-        run = sweep_run(rt, progress=False, **options)
+        run = sweep(rt, progress=False, **options)
     except Exception as exc:
         partial = getattr(exc, "partial_run", None)
         if partial is not None and partial.meta.run_id:

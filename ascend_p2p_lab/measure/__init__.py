@@ -1,8 +1,9 @@
 """What users come for: peer-access probes, link toggles and copy-size sweeps.
 
 Everything here takes a :class:`~ascend_p2p_lab.runtime.Runtime` and returns pandas
-objects (:func:`sweep`: the samples, their metadata in ``attrs["run"]``) or a
-:class:`~ascend_p2p_lab.run.Run` (:func:`sweep_run`, :func:`sweep_processes_run`); nothing
+objects or a :class:`~ascend_p2p_lab.run.Run` (:func:`sweep`, :func:`sweep_processes`:
+the samples and their typed metadata; ``sweep_run`` and ``sweep_processes_run`` are
+deprecated aliases of them, going in the next release); nothing
 here writes a file (:mod:`ascend_p2p_lab.run.folder` does), imports matplotlib or
 ipywidgets.
 """

@@ -19,9 +19,9 @@ Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
     >>> with open_runtime("sim", "atlas800t-a2") as rt:
     ...     run = sweep_processes(rt, pairs=[(0, 1)], sizes="1MiB", samples=2)
-    >>> sorted(set(zip(run.process_mode, run.initiator)))
+    >>> sorted(set(zip(run.samples.process_mode, run.samples.initiator)))
     [('in_process', 'dst'), ('in_process', 'src'), ('ipc', 'dst'), ('ipc', 'src')]
-    >>> bool(run.verified.all())
+    >>> bool(run.samples.verified.all())
     True
 """
 
@@ -32,11 +32,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-import pandas as pd
-
 from ..patterns.builtin import one_pair
 from ..patterns.model import Test
-from ..run import Run, RunMeta
+from ..run import Run, RunMeta, deprecated
 from ..runtime import Runtime
 from ..schema import to_frame
 from . import outcomes
@@ -44,7 +42,7 @@ from .ipcworker import CLOSED, serve
 from .meta import new_run_id, run_metadata
 from .rows import Context
 from .spec import SweepSpec, devices_of, make_spec
-from .sweep import nominal_rates, row_base, sweep_run
+from .sweep import nominal_rates, row_base, sweep
 from .timing import Sample
 
 #: Seconds to wait for a worker's answer to one command (a point takes well under it).
@@ -146,17 +144,6 @@ def sweep_processes(
     rt: Runtime,
     pairs: str | Sequence[tuple[int, int]] | None = None,
     sizes: Any = None,
-    **options: Any,
-) -> pd.DataFrame:
-    """:func:`sweep_processes_run`'s samples, its metadata in ``attrs["run"]``; nothing is
-    written (save the run with :func:`ascend_p2p_lab.results.save_run`)."""
-    return sweep_processes_run(rt, pairs, sizes, **options).frame()
-
-
-def sweep_processes_run(
-    rt: Runtime,
-    pairs: str | Sequence[tuple[int, int]] | None = None,
-    sizes: Any = None,
     *,
     in_process: bool = True,
     on_point: Callable[[dict[int, Any]], None] | None = None,
@@ -176,8 +163,7 @@ def sweep_processes_run(
     """
     if "out" in options:
         raise TypeError(
-            "sweep_processes() saves nothing (no out=): save its run with "
-            "ascend_p2p_lab.results.save_run(run, folder)"
+            "sweep_processes() saves nothing (no out=): save its run with run.save(folder)"
         )
     for name, value in OPTIONS.items():
         if options.get(name, value) != value:
@@ -190,7 +176,7 @@ def sweep_processes_run(
         if in_process:
             meta["process_modes"].append("in_process")
             for who in ("dst", "src"):
-                part = sweep_run(rt, spec=replace(spec, initiator=who), progress=False)
+                part = sweep(rt, spec=replace(spec, initiator=who), progress=False)
                 rows += part.samples.to_dict("records")
                 if part.meta.interrupted:  # Ctrl-C inside sweep(): stop here
                     raise KeyboardInterrupt
@@ -201,6 +187,12 @@ def sweep_processes_run(
     for row in rows:
         row["run_id"] = meta["run_id"]
     return Run(to_frame(rows), RunMeta.from_dict(meta))
+
+
+def sweep_processes_run(*args: Any, **kwargs: Any) -> Run:
+    """Deprecated: :func:`sweep_processes` returns the Run itself."""
+    deprecated("sweep_processes_run()", "sweep_processes()")
+    return sweep_processes(*args, **kwargs)
 
 
 def _ipc_rows(

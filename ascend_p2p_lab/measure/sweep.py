@@ -9,7 +9,7 @@ Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
     >>> with open_runtime("sim", preset="atlas800t-a2") as rt:
     ...     run = sweep(rt, pairs=[(0, 1)], sizes="4KiB:16KiB", samples=2, progress=False)
-    >>> run[["src", "dst", "size_bytes", "sample", "path"]].head(2).values.tolist()
+    >>> run.samples[["src", "dst", "size_bytes", "sample", "path"]].head(2).values.tolist()
     [[0, 1, 4096, 0, 'p2p'], [0, 1, 4096, 1, 'p2p']]
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from ..patterns.model import Test
-from ..run import Run, RunMeta
+from ..run import Run, RunMeta, deprecated
 from ..runtime import AclError, Runtime
 from ..schema import to_frame
 from .buffers import BufferPool
@@ -60,37 +60,6 @@ def sweep(
     on_block: Callable[[BlockDone], None] | None = None,
     workers: int = 1,
     **options: Any,
-) -> pd.DataFrame:
-    """Measure device-to-device copies at every size; return one row per sample.
-
-    The samples of :func:`sweep_run`'s :class:`~ascend_p2p_lab.run.Run`, with its
-    metadata in ``attrs["run"]`` (``Run.of(frame).meta``); the arguments are the same.
-    Nothing is written: save the run with :func:`ascend_p2p_lab.results.save_run`.
-    """
-    return sweep_run(
-        rt,
-        pairs,
-        sizes,
-        spec=spec,
-        progress=progress,
-        checkpoint=checkpoint,
-        on_block=on_block,
-        workers=workers,
-        **options,
-    ).frame()
-
-
-def sweep_run(
-    rt: Runtime,
-    pairs: str | Sequence[tuple[int, int]] | None = None,
-    sizes: Any = None,
-    *,
-    spec: SweepSpec | None = None,
-    progress: bool = True,
-    checkpoint: str | os.PathLike[str] | None = None,
-    on_block: Callable[[BlockDone], None] | None = None,
-    workers: int = 1,
-    **options: Any,
 ) -> Run:
     """Measure device-to-device copies at every size: a :class:`~ascend_p2p_lab.run.Run`
     of one row per sample and the run's metadata.
@@ -113,20 +82,20 @@ def sweep_run(
         workers: on the simulator without faults, run the blocks in this many forked
             processes (:mod:`.workers`: the same rows, to the bit, in the same order).
 
+    Nothing is written: save the run with ``run.save(folder)``
+    (:func:`ascend_p2p_lab.run.save`).
+
     An interrupt (KeyboardInterrupt) stops the sweep and returns what was measured,
     with ``meta.interrupted``. A failing block records its failure in the error columns
     of its remaining points and the sweep goes on. An error no row can carry (peer access
     that cannot be restored, a release that fails after a block's last point) stops the
-    sweep: it is raised with the run so far in ``exc.partial_run`` (and its frame in
-    ``exc.partial_frame``). In every case the sweep's buffers, streams, events and peer
-    enables are released. A runtime failure before the first block (checking the
-    arguments, planning) raises with an empty partial run; an interrupt there propagates.
+    sweep: it is raised with the run so far in ``exc.partial_run``. In every case the
+    sweep's buffers, streams, events and peer enables are released. A runtime failure
+    before the first block (checking the arguments, planning) raises with an empty
+    partial run; an interrupt there propagates.
     """
     if "out" in options:
-        raise TypeError(
-            "sweep() saves nothing (no out=): save its run with "
-            "ascend_p2p_lab.results.save_run(run, folder)"
-        )
+        raise TypeError("sweep() saves nothing (no out=): save its run with run.save(folder)")
     if checkpoint is not None and Path(checkpoint).is_dir():
         raise ValueError(f"checkpoint {checkpoint} is a folder; give a file name")
     try:  # bad arguments raise ValueError/TypeError here, before anything is allocated
@@ -164,10 +133,16 @@ def sweep_run(
 
 
 def _attach(exc: BaseException, run: Run) -> None:
-    """The run so far on the exception that stopped it (``partial_run``, and its frame as
-    ``partial_frame`` for scripts written before the run was a value)."""
+    """The run so far on the exception that stopped it, as ``partial_run`` (and, for one
+    release, as ``partial_frame``: the same Run, whose DataFrame use warns)."""
     exc.partial_run = run  # type: ignore[attr-defined]
-    exc.partial_frame = run.frame()  # type: ignore[attr-defined]
+    exc.partial_frame = run  # type: ignore[attr-defined]
+
+
+def sweep_run(*args: Any, **kwargs: Any) -> Run:
+    """Deprecated: :func:`sweep` returns the :class:`~ascend_p2p_lab.run.Run` itself."""
+    deprecated("sweep_run()", "sweep()")
+    return sweep(*args, **kwargs)
 
 
 def _with_meta(

@@ -21,7 +21,7 @@ Example:
 
 from .folder import OutputPathError, ResultsError, load, save
 from .meta import RUN_SCHEMA_VERSION, RunMeta, merged
-from .value import Run, samples_of
+from .value import Run, deprecated, samples_of
 
 __all__ = [
     "RUN_SCHEMA_VERSION",
@@ -29,6 +29,7 @@ __all__ = [
     "ResultsError",
     "Run",
     "RunMeta",
+    "deprecated",
     "load",
     "merged",
     "samples_of",

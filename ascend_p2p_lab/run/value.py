@@ -27,8 +27,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import html
+import os
+import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -102,6 +106,20 @@ class Run:
         out.attrs = {**self.samples.attrs, ATTRS_KEY: StoredMeta(self.stored())}
         return out
 
+    def save(self, folder: str | os.PathLike[str], *, replace: bool = False) -> Path:
+        """Write the run into folder (:func:`ascend_p2p_lab.run.save`): ``samples.parquet``,
+        ``samples.csv`` and ``run.json``; the folder's path."""
+        from .folder import save
+
+        return save(self, folder, replace=replace)
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str]) -> Run:
+        """The run a folder holds (:func:`ascend_p2p_lab.run.load`)."""
+        from .folder import load
+
+        return load(folder)
+
     def stored(self) -> dict[str, Any]:
         """The metadata as ``run.json`` holds it: every field, the notes, and ``rows``."""
         return {**self.meta.to_dict(), "rows": len(self.samples)}
@@ -152,18 +170,72 @@ class Run:
         return [str(i) for i in dict.fromkeys(ids) if i]
 
     def __len__(self) -> int:
+        """The number of samples (a Run's own: no warning)."""
         return len(self.samples)
+
+    # ---- a DataFrame's API, for one release: scripts that used sweep()'s frame
+    def __getattr__(self, name: str) -> Any:
+        """What a DataFrame offers, asked of the Run: its samples' as :meth:`frame` gives
+        them, with the convenience copy in ``attrs["run"]`` as sweep() gave them before (a
+        DeprecationWarning naming ``run.samples``). Private and special names are not
+        passed on (pickling, copy and IPython probe them)."""
+        if name.startswith("_") or "samples" not in self.__dict__:
+            raise AttributeError(name)
+        try:  # the frame sweep() gave: the samples, their convenience copy in attrs
+            value = getattr(self.frame(), name)
+        except AttributeError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            ) from None
+        _frame_use_warning(f"run.{name}")
+        return value
+
+    def __getitem__(self, key: Any) -> Any:
+        _frame_use_warning("run[...]")
+        return self.frame()[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        _frame_use_warning("run[...] = ...")
+        self.samples[key] = value
+
+    def __iter__(self) -> Iterator[Any]:
+        _frame_use_warning("iterating a run")
+        return iter(self.samples)
+
+    def __contains__(self, key: Any) -> bool:
+        _frame_use_warning("`in` a run")
+        return key in self.samples
 
     def equals(self, other: Run) -> bool:
         """Same metadata and the same samples (``DataFrame.equals``)."""
         return self.meta == other.meta and self.samples.equals(other.samples)
 
-    def __repr__(self) -> str:
+    def header(self) -> str:
+        """One line naming the run: its id, rows, backend and device count."""
         m = self.meta
         return (
             f"Run({m.run_id!r}, {len(self.samples)} rows, backend={m.backend!r}, "
             f"device_count={m.device_count!r})"
         )
+
+    def __repr__(self) -> str:
+        """The header line, then the samples' table (as pandas prints it)."""
+        return f"{self.header()}\n{self.samples!r}"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the header line, then the samples' table."""
+        table = self.samples._repr_html_()
+        return f"<p><code>{html.escape(self.header())}</code></p>\n{table or ''}"
+
+
+def _frame_use_warning(what: str) -> None:
+    """Warn that a Run was used as the DataFrame sweep() returned before."""
+    warnings.warn(
+        f"{what}: a Run is not a DataFrame; use run.samples (the rows) or run.meta "
+        "(the metadata). Passing DataFrame use to run.samples ends in the next release.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
 
 
 def samples_of(obj: Run | pd.DataFrame) -> pd.DataFrame:
@@ -178,3 +250,21 @@ def samples_of(obj: Run | pd.DataFrame) -> pd.DataFrame:
     if isinstance(obj, pd.DataFrame):
         return obj
     raise TypeError(f"expected a Run or a DataFrame of run rows, got {type(obj).__name__}")
+
+
+def deprecated(old: str, new: str) -> None:
+    """Warn that old is deprecated (it goes in the next release): use new.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     deprecated("sweep_run()", "sweep()")
+        >>> str(seen[0].message)
+        'sweep_run() is deprecated and goes in the next release: use sweep()'
+    """
+    warnings.warn(
+        f"{old} is deprecated and goes in the next release: use {new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )

@@ -438,7 +438,7 @@ class SweepDashboard:
         failure: str | None = None
         interrupted = False
         try:
-            run = measure.sweep_run(self.rt, spec=spec, progress=False, on_block=live.on_block)
+            run = measure.sweep(self.rt, spec=spec, progress=False, on_block=live.on_block)
         except KeyboardInterrupt:
             interrupted = True
         except Exception as exc:

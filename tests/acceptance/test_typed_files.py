@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from ascend_p2p_lab.calibrate import calibrate, to_toml
 from ascend_p2p_lab.check.criteria import criteria_from_text
 from ascend_p2p_lab.check.writer import to_toml as criteria_toml
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.patterns.testfile import read_tests_text
 from ascend_p2p_lab.results import save_run
 from ascend_p2p_lab.run.folder import load
@@ -166,14 +166,14 @@ READERS: dict[str, tuple[str, Callable[[str], Any]]] = {
 def twin() -> str:
     """A calibrated preset's text, from a small run on the simulated A2."""
     with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
-        run = sweep_run(rt, pairs="0-1,1-0", sizes="1MiB,4MiB", samples=2, progress=False)
+        run = sweep(rt, pairs="0-1,1-0", sizes="1MiB,4MiB", samples=2, progress=False)
     return to_toml(calibrate(run, topology=load_preset("atlas800t-a2"), name="twin"))
 
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
-        run = sweep_run(rt, pairs="0-1", sizes="4KiB", samples=1, progress=False)
+        run = sweep(rt, pairs="0-1", sizes="4KiB", samples=1, progress=False)
     return save_run(run, tmp_path_factory.mktemp("runs") / "run")
 
 

@@ -46,7 +46,7 @@ def _measure(
 ) -> pd.DataFrame:
     spec = {"sizes": SIZES, "patterns": PATTERNS, "samples": 5, "progress": False, **kw}
     with open_runtime("sim", preset=preset, topology=topology, seed=seed) as rt:
-        return sweep(rt, **spec)
+        return sweep(rt, **spec).frame()
 
 
 def _twin(run: pd.DataFrame, tmp: Path, topology: Topology | None = None) -> tuple[str, Topology]:

@@ -141,9 +141,9 @@ def test_criteria_from_the_link_bound_and_from_a_run() -> None:
     assert ag["value"] == pytest.approx(0.5 * 7 * 26.2, abs=0.05)
     assert "link bound" in ag["basis"]
     with open_runtime("sim", "atlas800t-a2") as rt:
-        from ascend_p2p_lab.measure import sweep_run
+        from ascend_p2p_lab.measure import sweep
 
-        run = sweep_run(
+        run = sweep(
             rt, operations=["broadcast"], sizes=[MIB], samples=3, max_copies=1, progress=False
         )
     [bc] = from_rows(run.samples, 0.8, "golden run")

@@ -23,12 +23,12 @@ def test_cli_interrupted_check_exits_130(criteria, tmp_path, monkeypatch, capsys
 
     crit = tmp_path / "c.toml"
     crit.write_text(to_toml(criteria))
-    real = run.sweep_run
+    real = run.sweep
 
     def interrupted(*args, **kwargs):
         return real(*args, **kwargs).replace(interrupted=True)
 
-    monkeypatch.setattr(run, "sweep_run", interrupted)
+    monkeypatch.setattr(run, "sweep", interrupted)
     assert (
         main(
             [

@@ -25,10 +25,7 @@ from helpers import run_cli
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.cli.parser import COMMANDS
-from ascend_p2p_lab.measure import (
-    sweep,
-    sweep_run,
-)
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.results import (
     save_run,
 )
@@ -43,7 +40,7 @@ def _damaged(tmp_path: Path, column: str, value: int) -> Path:
     from ascend_p2p_lab.run.folder import save
 
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        run = sweep_run(rt, pairs="0-1,1-0", sizes=["1MiB", "16MiB"], samples=2, progress=False)
+        run = sweep(rt, pairs="0-1,1-0", sizes=["1MiB", "16MiB"], samples=2, progress=False)
     folder = tmp_path / f"run-{column}"
     save(run, folder)
     for name in ("samples.parquet", "samples.csv"):

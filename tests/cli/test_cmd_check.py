@@ -28,7 +28,7 @@ from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.check import criteria_from_preset, to_toml
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import (
-    sweep_run,
+    sweep,
 )
 from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.run import folder as run_folder
@@ -79,7 +79,7 @@ def _all_nan(tmp_path: Path) -> Path:
     from ascend_p2p_lab.run.folder import save
 
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        run = sweep_run(rt, pairs="0-1,1-0", sizes=["64MiB"], samples=2, progress=False)
+        run = sweep(rt, pairs="0-1,1-0", sizes=["64MiB"], samples=2, progress=False)
     rows = run.samples.copy()
     for col in ("bandwidth_GBps", "elapsed_us", "bidir_total_GBps", "latency_us", "nominal_GBps"):
         rows[col] = float("nan")

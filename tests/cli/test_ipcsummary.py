@@ -13,14 +13,14 @@ import pytest
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli.ipcsummary import MIN_COMPARED_BYTES, emit_processes, mode_ratios
-from ascend_p2p_lab.measure.processes import sweep_processes_run
+from ascend_p2p_lab.measure.processes import sweep_processes
 from ascend_p2p_lab.run import Run
 
 
 @pytest.fixture(scope="module")
 def both_modes() -> Run:
     with open_runtime("sim", "atlas800t-a2") as rt:
-        return sweep_processes_run(rt, pairs="0-1,1-0", sizes="512KiB,2MiB", samples=2)
+        return sweep_processes(rt, pairs="0-1,1-0", sizes="512KiB,2MiB", samples=2)
 
 
 def _slow_pulls(run: Run, factor: float) -> Run:

@@ -12,7 +12,7 @@ import pytest
 from helpers import MIB
 
 from ascend_p2p_lab.collectives.busbw import OPERATIONS, bus_factor
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology import load_preset
 
@@ -23,7 +23,7 @@ OPTIONS = {"samples": 2, "warmup": 1, "max_copies": 1, "progress": False}
 def _ops(preset: str | None = None, *, topology=None, **kw) -> pd.DataFrame:
     """The op rows (one per sample) of a collectives sweep."""
     with open_runtime("sim", preset, topology=topology) as rt:
-        run = sweep_run(rt, **{**OPTIONS, **kw})
+        run = sweep(rt, **{**OPTIONS, **kw})
     rows = run.samples
     assert rows["error_kind"].isna().all(), rows["error"].dropna().tolist()
     return rows[rows["phase"].isna()]
@@ -120,7 +120,7 @@ def test_small_sizes_meet_the_floor(preset: str) -> None:
 
 def test_phase_rows_add_up_to_the_op() -> None:
     with open_runtime("sim", "atlas800t-a2") as rt:
-        run = sweep_run(rt, operations=["all_reduce"], sizes=[64 * MIB], **OPTIONS)
+        run = sweep(rt, operations=["all_reduce"], sizes=[64 * MIB], **OPTIONS)
     rows = run.samples
     for _, sample in rows.groupby("sample"):
         op = sample[sample["phase"].isna()].iloc[0]
@@ -136,7 +136,7 @@ def test_a_corrupt_link_fails_verification() -> None:
     from ascend_p2p_lab.terminal import run_status
 
     with open_runtime("sim", "atlas800t-a2", faults=[{"kind": "corrupt", "link": [3, 6]}]) as rt:
-        run = sweep_run(rt, operations=["all_gather", "reduce_scatter"], sizes=[MIB], **OPTIONS)
+        run = sweep(rt, operations=["all_gather", "reduce_scatter"], sizes=[MIB], **OPTIONS)
     op = run.samples[run.samples["phase"].isna()]
     assert op["verified"].eq(False).all() and op["check_result"].eq("failed").all()
     assert op["error_kind"].eq("verification").all()
@@ -146,9 +146,9 @@ def test_a_corrupt_link_fails_verification() -> None:
 def test_bad_operations_are_refused_before_any_device_work() -> None:
     with open_runtime("sim", "atlas800t-a2") as rt:
         with pytest.raises(ValueError, match="unknown operation 'allreduce'"):
-            sweep_run(rt, operations=["allreduce"], sizes=[MIB], progress=False)
+            sweep(rt, operations=["allreduce"], sizes=[MIB], progress=False)
         with pytest.raises(ValueError, match="ring does not build all_to_all"):
-            sweep_run(rt, operations=["all_to_all"], algorithm="ring", sizes=[MIB], progress=False)
+            sweep(rt, operations=["all_to_all"], algorithm="ring", sizes=[MIB], progress=False)
         held = rt.acl.simulator.ledger()
         assert held["device_buffers"] == 0 and held["streams"] == 0
 

@@ -86,12 +86,12 @@ def test_a2_reduce_scatter_and_all_reduce_meet_the_alpha_beta_estimate_on_the_ru
     """Issue 38 item 4's measure: A2, 8 ranks, 256 MiB, on the simulator: both ops reduce
     inline (no pass) and their busbw is within 10 % of the alpha-beta estimate built on
     the same rule (with the old separate pass reduce-scatter fell 18 % short of it)."""
-    from ascend_p2p_lab.measure import sweep_run
+    from ascend_p2p_lab.measure import sweep
     from ascend_p2p_lab.runtime import open_runtime
 
     ops = ["reduce_scatter", "all_reduce"]
     with open_runtime("sim", "atlas800t-a2") as rt:
-        run = sweep_run(
+        run = sweep(
             rt, operations=ops, sizes=[256 * MIB], samples=1, warmup=1, progress=False
         ).samples
     rows = run[run["operation"].isin(ops) & run["phase"].isna()].set_index("operation")

@@ -6,13 +6,13 @@ import pandas as pd
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.history import check_records, run_records
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.measure import sweep
 
 
 def test_a_runs_points_are_medians_named_by_point() -> None:
     faults = [{"kind": "degrade", "link": [1, 0], "factor": 0.5}]
     with open_runtime("sim", "atlas800t-a2", faults=faults, announce=False) as rt:
-        run = sweep_run(
+        run = sweep(
             rt,
             pairs="0-1,1-0",
             sizes="1MiB",

@@ -73,7 +73,7 @@ def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> 
     assert str(exc).startswith(
         "cannot restore peer access after the test: acl.rt.device_disable_peer_access("
     )
-    frame = exc.partial_frame  # type: ignore[attr-defined]
+    frame = exc.partial_run.frame()  # type: ignore[attr-defined]
     assert set(zip(frame.src, frame.dst)) == {(0, 1)}  # 2-3 never ran on a wrong state
     assert frame.attrs["run"]["failed"].startswith("PeerRestoreError")
     assert exc.partial_run.meta.failed.startswith("PeerRestoreError")  # type: ignore[attr-defined]

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from helpers import KIB, MIB
 
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.runtime import DeviceBuffer, Runtime, open_runtime
 
 OPTIONS = {"samples": 1, "warmup": 1, "max_copies": 1, "progress": False}
@@ -25,7 +25,7 @@ DROP_3_6 = [{"kind": "drop", "link": [3, 6]}]
 def _ops(faults: list[dict], verify: bool = True) -> pd.DataFrame:
     """The op rows (one per op and sample) of a collectives sweep on the A2's 8 ranks."""
     with open_runtime("sim", "atlas800t-a2", faults=faults, announce=False) as rt:
-        rows = sweep_run(rt, operations=OPS, sizes=[SIZE], verify=verify, **OPTIONS).samples
+        rows = sweep(rt, operations=OPS, sizes=[SIZE], verify=verify, **OPTIONS).samples
     return rows[rows["phase"].isna()]
 
 

@@ -31,11 +31,11 @@ def test_verification_in_hccl_tests_words() -> None:
 
 # ------------------------------------------ the bottleneck (issue 38 item 2)
 def _collective_rows(preset: str, op: str, topology: object = None) -> object:
-    from ascend_p2p_lab.measure import sweep_run
+    from ascend_p2p_lab.measure import sweep
     from ascend_p2p_lab.runtime import open_runtime
 
     with open_runtime("sim", preset, topology=topology) as rt:
-        run = sweep_run(rt, operations=[op], sizes=[256 << 20], samples=2, warmup=1, progress=False)
+        run = sweep(rt, operations=[op], sizes=[256 << 20], samples=2, warmup=1, progress=False)
     return run.samples[run.samples["operation"].eq(op)]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.measure import sweep, sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.measure.peerstate import peer_state
 from ascend_p2p_lab.measure.plan import plan_tests
 from ascend_p2p_lab.measure.spec import make_spec
@@ -69,7 +69,7 @@ _PROBE_FAILS = [
 
 def test_a_failed_probe_costs_its_pair_and_the_others_are_measured() -> None:
     with open_runtime("sim", preset="atlas800t-a2", faults=_PROBE_FAILS) as rt:
-        run = sweep_run(rt, pairs="0-1,3-7,7-3,2-5", sizes=["1MiB"], samples=2, progress=False)
+        run = sweep(rt, pairs="0-1,3-7,7-3,2-5", sizes=["1MiB"], samples=2, progress=False)
     rows = run.samples
     by_pair = {(int(s), int(d)): g for (s, d), g in rows.groupby(["src", "dst"])}
     assert set(by_pair) == {(0, 1), (3, 7), (7, 3), (2, 5)}

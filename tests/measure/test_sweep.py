@@ -176,15 +176,7 @@ from ascend_p2p_lab.fleet import (
     survey,
 )
 from ascend_p2p_lab.matrices import run_matrices
-from ascend_p2p_lab.measure import (
-    BlockDone,
-    execute,
-    outcomes,
-    sweep,
-    sweep_processes,
-    sweep_processes_run,
-    sweep_run,
-)
+from ascend_p2p_lab.measure import BlockDone, execute, outcomes, sweep, sweep_processes
 from ascend_p2p_lab.measure.buffers import BufferPool
 from ascend_p2p_lab.patterns.builtin import expand
 from ascend_p2p_lab.results import (
@@ -967,7 +959,7 @@ def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path:
     with pytest.raises(AclError) as info:
         sweep(rt, pairs="0-1", **QUICK_3)
     assert_acl_error(info.value)
-    frame = info.value.partial_frame  # type: ignore[attr-defined]
+    frame = info.value.partial_run.frame()  # type: ignore[attr-defined]
     assert frame["bandwidth_GBps"].notna().all() and len(frame) == 2 * 2  # all measured
     save_run(info.value.partial_run, tmp_path / "run")  # type: ignore[attr-defined]
     pd.testing.assert_frame_equal(load_run(tmp_path / "run"), frame)
@@ -1012,7 +1004,7 @@ def test_a_second_run_from_another_thread_is_refused() -> None:
         inside, release = threading.Event(), threading.Event()
         import ascend_p2p_lab.measure as measure
 
-        real_sweep = measure.sweep_run
+        real_sweep = measure.sweep
         calls: list[Any] = []
 
         def slow_sweep(*args: Any, **kwargs: Any) -> Any:
@@ -1021,7 +1013,7 @@ def test_a_second_run_from_another_thread_is_refused() -> None:
             release.wait(10)
             return real_sweep(*args, **kwargs)
 
-        measure.sweep_run = slow_sweep
+        measure.sweep = slow_sweep
         try:
             results: dict[str, Any] = {}
             worker = threading.Thread(target=lambda: results.setdefault("a", dash.run()))
@@ -1033,7 +1025,7 @@ def test_a_second_run_from_another_thread_is_refused() -> None:
             release.set()
             worker.join(10)
         finally:
-            measure.sweep_run = real_sweep
+            measure.sweep = real_sweep
         frame = results["a"]
         assert frame is not None and len(frame) == 2 * 2 and len(calls) == 1
         assert not dash.busy and rt.open_resources() == [] and rt.peer_refs() == {}
@@ -1050,7 +1042,9 @@ def test_concurrent_sweeps_on_one_runtime_keep_their_own_current_device() -> Non
         def work(pair: tuple[int, int]) -> None:
             barrier.wait(5)
             try:
-                results[pair] = sweep(rt, pairs=[pair], peer="both", direction="both", **QUICK_3)
+                results[pair] = sweep(
+                    rt, pairs=[pair], peer="both", direction="both", **QUICK_3
+                ).samples
                 current[pair] = (rt.current_device(), rt.acl.rt.get_device())
             except BaseException as exc:  # reported below
                 results[pair] = exc
@@ -1103,7 +1097,7 @@ def test_no_unsafe_deserialisation_anywhere() -> None:
 
 
 # ------------------------------------------------------------------------- sweep
-@pytest.mark.parametrize("fn", [sweep, sweep_run, sweep_processes, sweep_processes_run])
+@pytest.mark.parametrize("fn", [sweep, sweep_processes])
 def test_no_sweep_takes_an_output_folder(fn) -> None:
     assert "out" not in inspect.signature(fn).parameters
 
@@ -1112,7 +1106,7 @@ def test_sweep_writes_nothing_and_refuses_out(tmp_path: Path) -> None:
     with open_runtime("sim", "atlas800t-a2") as rt:
         with pytest.raises(TypeError, match=r"saves nothing \(no out=\)"):
             sweep(rt, pairs="0-1", sizes="4KiB", out=tmp_path / "r", **QUICK_4)
-        run = sweep_run(rt, pairs="0-1", sizes="4KiB", checkpoint=tmp_path / "c.ckpt", **QUICK_4)
+        run = sweep(rt, pairs="0-1", sizes="4KiB", checkpoint=tmp_path / "c.ckpt", **QUICK_4)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.ckpt"]  # only the checkpoint
     assert run.meta.finished_checkpoint == str(tmp_path / "c.ckpt")
 
@@ -1339,7 +1333,7 @@ def test_a_failing_sweep_keeps_its_rows_and_says_why(
     a2_3: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     dash = _dashboard(a2_3, ("0-1", "2-3"))
-    real = measure.sweep_run
+    real = measure.sweep
 
     def failing(*args: Any, on_block: Any, **kwargs: Any) -> Any:
         def second_block_fails(event: measure.BlockDone) -> None:
@@ -1349,7 +1343,7 @@ def test_a_failing_sweep_keeps_its_rows_and_says_why(
 
         return real(*args, on_block=second_block_fails, **kwargs)
 
-    monkeypatch.setattr(measure, "sweep_run", failing)
+    monkeypatch.setattr(measure, "sweep", failing)
     frame = dash.run()
     assert frame is not None and len(frame) == 2 * 3
     assert dash.message.startswith("sweep failed after 6 rows: RuntimeError: view exploded")
@@ -1364,7 +1358,7 @@ _EVENT = "acl.rt.create_event_with_flag"
 def test_a_sweep_without_create_event_with_flag_says_so_in_run_json(tmp_path: Path) -> None:
     with open_runtime("sim", announce=False) as rt:
         delattr(rt.acl.rt, "create_event_with_flag")
-        run = sweep_run(rt, pairs="0-1", sizes="64KiB", samples=1, progress=False)
+        run = sweep(rt, pairs="0-1", sizes="64KiB", samples=1, progress=False)
     assert run.samples["bandwidth_GBps"].notna().all()
     assert list(run.meta.fallbacks) == [_EVENT]
     folder.save(run, tmp_path / "r")
@@ -1373,5 +1367,5 @@ def test_a_sweep_without_create_event_with_flag_says_so_in_run_json(tmp_path: Pa
 
 def test_a_sweep_with_every_call_records_no_fallback() -> None:
     with open_runtime("sim", announce=False) as rt:
-        run = sweep_run(rt, pairs="0-1", sizes="64KiB", samples=1, progress=False)
+        run = sweep(rt, pairs="0-1", sizes="64KiB", samples=1, progress=False)
     assert run.meta.fallbacks == {}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ascend_p2p_lab.measure import make_spec, plan_tests, sweep, sweep_run
+from ascend_p2p_lab.measure import make_spec, plan_tests, sweep
 from ascend_p2p_lab.measure import workers as workers_mod
 from ascend_p2p_lab.runtime import AclError, open_runtime
 
@@ -41,7 +41,7 @@ KW = dict(
 
 def _run(workers: int, **extra) -> pd.DataFrame:
     with open_runtime("sim", "atlas800t-a2", seed=4, announce=False) as rt:
-        return sweep(rt, workers=workers, **{**KW, **extra})
+        return sweep(rt, workers=workers, **{**KW, **extra}).frame()
 
 
 def _cols(frame: pd.DataFrame) -> list[str]:
@@ -190,9 +190,7 @@ def test_a_workers_event_fallback_is_recorded(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(workers_mod, "can_fork", lambda: True)  # xdist's threads aside
     with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
         delattr(rt.acl.rt, "create_event_with_flag")
-        run = sweep_run(
-            rt, pairs="0-1,2-3,4-5", sizes="64KiB", samples=1, workers=2, progress=False
-        )
+        run = sweep(rt, pairs="0-1,2-3,4-5", sizes="64KiB", samples=1, workers=2, progress=False)
         assert rt.fallbacks == {}  # the parent made no event: the workers did
     assert run.meta.workers == 2
     assert list(run.meta.fallbacks) == ["acl.rt.create_event_with_flag"]

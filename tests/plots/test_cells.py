@@ -26,7 +26,7 @@ import pytest
 from helpers import _rows, asymmetric_a2_run
 
 from ascend_p2p_lab import open_runtime, results
-from ascend_p2p_lab.measure import sweep, sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.plots import cells, prepare
 from ascend_p2p_lab.plots.cells import heatmap_data
 
@@ -278,7 +278,7 @@ def test_figures_show_the_devices_asked_for_as_the_terminal_does() -> None:
 # ------------------------------------------------------------------ issue 30 (its last items)
 def _run(patterns: tuple[str, ...]):
     with open_runtime("sim", preset="atlas800t-a2", announce=False) as rt:
-        return sweep_run(
+        return sweep(
             rt,
             pairs="0-1,2-3",
             sizes=["1MiB", "16MiB"],

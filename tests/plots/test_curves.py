@@ -34,7 +34,6 @@ from matplotlib.ticker import FuncFormatter
 from ascend_p2p_lab import plots
 from ascend_p2p_lab.measure import (
     probe,
-    sweep_run,
 )
 from ascend_p2p_lab.plots import bandwidth_vs_size
 
@@ -240,7 +239,7 @@ def test_every_legend_symbol_of_the_curves_appears_on_the_plot() -> None:
 def both_run():
     """Pairs with peer access on (P2P) and off (direct and staged), over HCCS."""
     with open_runtime("sim", preset="atlas800t-a2", announce=False) as rt:
-        return sweep_run(
+        return sweep(
             rt, pairs="0-1,1-0,2-3", sizes=["1MiB", "16MiB"], samples=2, peer="both", progress=False
         )
 

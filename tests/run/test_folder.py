@@ -59,15 +59,13 @@ from helpers import (
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.matrices import run_matrices
-from ascend_p2p_lab.measure import (
-    sweep,
-    sweep_run,
-)
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.results import (
     ResultsError,
     load_run,
     save_run,
 )
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.run import folder as run_folder
 from ascend_p2p_lab.run.folder import load
 
@@ -309,11 +307,11 @@ def _card_capture(tmp_path: Path) -> Path:
 def test_check_run_takes_the_runs_own_preset(tmp_path, capsys):
     """An A3 run judged without --preset: against the A3's criteria, not the A2's."""
     from ascend_p2p_lab import open_runtime
-    from ascend_p2p_lab.measure import sweep_run
+    from ascend_p2p_lab.measure import sweep
     from ascend_p2p_lab.run.folder import save
 
     with open_runtime("sim", preset="atlas800t-a3") as rt:
-        run = sweep_run(rt, pairs="0-1,1-0,0-2", sizes=["64MiB"], samples=2, progress=False)
+        run = sweep(rt, pairs="0-1,1-0,0-2", sizes=["64MiB"], samples=2, progress=False)
     assert run.meta.device_count == 16
     save(run, tmp_path / "a3")
     code, report = _check_json(capsys, "--run", str(tmp_path / "a3"))
@@ -366,7 +364,7 @@ def test_aggregates_figure_draws_a_nominal_legend_only_with_a_nominal(tmp_path):
 def test_a_run_of_refusals_only_is_a_result_not_nothing(tmp_path, capsys):
     """Pairs that cannot reach each other have no number, and that is a result."""
     from ascend_p2p_lab import open_runtime
-    from ascend_p2p_lab.measure import sweep_run
+    from ascend_p2p_lab.measure import sweep
     from ascend_p2p_lab.run.folder import save
 
     with open_runtime("sim", preset="atlas300i-310") as rt:
@@ -376,7 +374,7 @@ def test_a_run_of_refusals_only_is_a_result_not_nothing(tmp_path, capsys):
             for b in range(rt.device_count)
             if a != b and not rt.can_access_peer(a, b)
         ][:2]
-        run = sweep_run(rt, pairs=pairs, sizes=["1MiB"], samples=2, progress=False)
+        run = sweep(rt, pairs=pairs, sizes=["1MiB"], samples=2, progress=False)
     assert run.samples["bandwidth_GBps"].isna().all()
     save(run, tmp_path / "r")
     capsys.readouterr()
@@ -389,7 +387,7 @@ QUICK_2 = {"samples": 2, "warmup": 1, "progress": False}
 def test_saving_a_whole_run_removes_its_checkpoint_and_no_other(tmp_path: Path) -> None:
     ckpt = tmp_path / "c.ckpt"
     with open_runtime("sim", "atlas800t-a2") as rt:
-        whole = sweep_run(rt, pairs="0-1", sizes="4KiB", checkpoint=ckpt, **QUICK_2)
+        whole = sweep(rt, pairs="0-1", sizes="4KiB", checkpoint=ckpt, **QUICK_2)
     run_folder.save(whole.replace(finished_checkpoint=None), tmp_path / "a")
     assert ckpt.exists()  # a run that does not say it is whole leaves the file
     run_folder.save(whole, tmp_path / "b")
@@ -443,7 +441,10 @@ def test_interrupt_while_saving_leaves_no_half_written_run(
             save_run(second, tmp_path / "run")
         monkeypatch.setattr(pd.DataFrame, "to_csv", real)
     assert not list((tmp_path / "run").glob(".*"))  # no temporary file left
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), first)  # the old run, whole
+    # the old run, whole:
+    pd.testing.assert_frame_equal(
+        Run.load(tmp_path / "run").samples, first.samples
+    )  # the old run, whole
 
 
 def test_interrupt_between_renames_leaves_no_mixed_run(
@@ -471,7 +472,7 @@ def test_interrupt_between_renames_leaves_no_mixed_run(
         load_run(tmp_path / "run")  # never new samples under the old run.json
     assert not list((tmp_path / "run").glob(".*"))
     save_run(second, tmp_path / "run")
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), second)
+    pd.testing.assert_frame_equal(Run.load(tmp_path / "run").samples, second.samples)
 
 
 # ---------------------------------------------------------------- schema versions

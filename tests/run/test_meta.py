@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ascend_p2p_lab import open_runtime
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.results import save_run
 from ascend_p2p_lab.run import RUN_SCHEMA_VERSION, Run, RunMeta
 from ascend_p2p_lab.run.meta import FIELDS
@@ -23,8 +23,8 @@ QUICK = {"samples": 2, "warmup": 1, "progress": False}
 def two_sweeps() -> tuple[Run, Run]:
     """Two sweeps of one server: pairs, then host copies and local copies."""
     with open_runtime("sim", "atlas800t-a2") as rt:
-        pairs = sweep_run(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK)
-        host = sweep_run(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK)
+        pairs = sweep(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK)
+        host = sweep(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK)
     return pairs, host
 
 

@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import (
-    sweep_run,
+    sweep,
 )
 from ascend_p2p_lab.results import (
     SCHEMA,
@@ -222,10 +222,8 @@ def test_a_derived_frame_copies_the_metadata_one_level_deep() -> None:
 def two_sweeps() -> tuple[Run, Run]:
     """Two sweeps of one server: pairs, then host copies and local copies."""
     with open_runtime("sim", "atlas800t-a2") as rt:
-        pairs = sweep_run(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK_4)
-        host = sweep_run(
-            rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK_4
-        )
+        pairs = sweep(rt, pairs="0-1,1-0,2-3", sizes="1MiB,16MiB", **QUICK_4)
+        host = sweep(rt, devices="0-3", patterns=("h2d", "local"), sizes="1MiB,16MiB", **QUICK_4)
     return pairs, host
 
 
@@ -251,7 +249,7 @@ def test_pd_concat_is_not_how_runs_are_joined(two_sweeps) -> None:
 def test_two_presets_joined_have_the_larger_device_count(two_sweeps) -> None:
     pairs, _ = two_sweeps  # atlas800t-a2: 8 devices
     with open_runtime("sim", "atlas800t-a3") as rt:  # 16
-        a3 = sweep_run(rt, pairs="0-1", sizes="1MiB", **QUICK_4)
+        a3 = sweep(rt, pairs="0-1", sizes="1MiB", **QUICK_4)
     both = Run.concat([pairs, a3])
     assert both.meta.device_count == 16 and both.meta.preset is None  # they differ
     assert [p["preset"] for p in both.meta.parts] == ["atlas800t-a2", "atlas800t-a3"]
@@ -263,3 +261,62 @@ def test_a_joined_run_of_one_run_is_that_run(two_sweeps) -> None:
     halves = [pairs.select(pairs.samples["src"] == 0), pairs.select(pairs.samples["src"] != 0)]
     joined = Run.concat(halves)
     assert joined.meta == pairs.meta and len(joined) == len(pairs) and not joined.meta.parts
+
+
+# ------------------------------------------------- one run API (issue 41 item 2)
+def _quick_run() -> Run:
+    from ascend_p2p_lab.measure import sweep
+
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        return sweep(rt, pairs=[(0, 1)], sizes="4KiB", samples=2, progress=False)
+
+
+def test_sweep_returns_a_run_whose_frame_use_warns_and_reaches_its_samples() -> None:
+    run = _quick_run()
+    assert isinstance(run, Run) and isinstance(run.samples, pd.DataFrame)
+    with pytest.warns(DeprecationWarning, match=r"run\.samples"):
+        assert list(run["src"]) == [0, 0]
+    with pytest.warns(DeprecationWarning, match=r"run\.samples"):
+        assert list(run.dst) == [1, 1]
+    with pytest.warns(DeprecationWarning, match=r"run\.samples"):
+        assert list(run) == list(run.samples.columns)
+    with pytest.warns(DeprecationWarning, match=r"run\.samples"):
+        assert "bandwidth_GBps" in run
+    with pytest.warns(DeprecationWarning, match=r"run\.samples"):  # the frame sweep() gave
+        assert run.attrs["run"]["run_id"] == run.meta.run_id
+    with pytest.warns(DeprecationWarning, match=r"run\.samples"):
+        run["flag"] = [True, False]
+    assert list(run.samples["flag"]) == [True, False]
+    with pytest.raises(AttributeError, match="no_such"):
+        run.no_such  # noqa: B018
+    back = pickle.loads(pickle.dumps(run))  # special names are not passed on
+    assert back.equals(run) and len(run) == 2
+
+
+def test_a_run_shows_its_table() -> None:
+    run = _quick_run()
+    assert repr(run).startswith(f"Run({run.meta.run_id!r}, 2 rows, backend='sim'")
+    assert repr(run.samples) in repr(run)
+    html = run._repr_html_()
+    assert run.meta.run_id in html and run.samples._repr_html_() in html
+
+
+def test_the_twins_are_aliases_that_warn(tmp_path: Path, monkeypatch) -> None:
+    from ascend_p2p_lab import measure
+    from ascend_p2p_lab.measure import processes
+
+    with (
+        open_runtime("sim", "atlas800t-a2") as rt,
+        pytest.warns(DeprecationWarning, match=r"sweep_run\(\) is deprecated.*use sweep\(\)"),
+    ):
+        run = measure.sweep_run(rt, pairs=[(0, 1)], sizes="4KiB", samples=1, progress=False)
+    assert isinstance(run, Run) and len(run) == 1
+    with pytest.warns(DeprecationWarning, match=r"save_run\(\) is deprecated"):
+        save_run(run, tmp_path / "r")
+    with pytest.warns(DeprecationWarning, match=r"load_run\(\) is deprecated"):
+        frame = load_run(tmp_path / "r")
+    assert frame.attrs["run"]["run_id"] == run.meta.run_id
+    assert Run.load(run.save(tmp_path / "s")).equals(Run.load(tmp_path / "r"))
+    monkeypatch.setattr(processes, "sweep_processes", lambda *a, **k: (a, k))
+    with pytest.warns(DeprecationWarning, match=r"sweep_processes_run\(\) is deprecated"):
+        assert measure.sweep_processes_run(1, x=2) == ((1,), {"x": 2})

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ascend_p2p_lab import codes, open_runtime
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.sim import faults
 from ascend_p2p_lab.sim.faults import FAULT_KINDS, Fault, as_faults
 
@@ -84,7 +84,7 @@ def _pull_push(link_faults: list[dict]) -> dict[tuple[int, int], tuple[float, fl
     out = {}
     for initiator in ("dst", "src"):
         with open_runtime("sim", "atlas800t-a2", faults=link_faults, announce=False) as rt:
-            rows = sweep_run(
+            rows = sweep(
                 rt, pairs="2-5,5-2", sizes="64MiB", samples=2, initiator=initiator, progress=False
             ).samples
         for (s, d), g in rows.groupby(["src", "dst"]):
@@ -152,7 +152,7 @@ def test_a_dropped_copy_times_as_a_copy_that_landed() -> None:
 
     def rows(faults: list[dict], verify: bool):
         with open_runtime("sim", "atlas800t-a2", faults=faults, announce=False) as rt:
-            return sweep_run(
+            return sweep(
                 rt, pairs="0-1,1-0", sizes="64KiB", samples=2, verify=verify, progress=False
             ).samples
 
@@ -186,7 +186,7 @@ def _medians(faults: list[dict], passes: int = 2, seed: int = 0, pairs: str = "2
     out = []
     with open_runtime("sim", "atlas800t-a2", seed=seed, faults=faults, announce=False) as rt:
         for _ in range(passes):
-            rows = sweep_run(rt, pairs=pairs, sizes="64MiB", samples=2, progress=False).samples
+            rows = sweep(rt, pairs=pairs, sizes="64MiB", samples=2, progress=False).samples
             medians = rows.groupby(["src", "dst"])["bandwidth_GBps"].median()
             out.append({(int(s), int(d)): float(v) for (s, d), v in medians.items()})
     return out
@@ -255,7 +255,7 @@ def test_a_topology_file_declares_a_drop_as_any_fault(tmp_path) -> None:
     text = read_packaged("atlas800t-a2.toml") + '\n[[fault]]\nkind = "drop"\nlink = [2, 0]\n'
     path.write_text(text, encoding="utf-8")
     with open_runtime("sim", topology=load_topology_file(path), announce=False) as rt:
-        run = sweep_run(rt, pairs="2-0,0-2", sizes="64KiB", samples=2, progress=False).samples
+        run = sweep(rt, pairs="2-0,0-2", sizes="64KiB", samples=2, progress=False).samples
     bad = run[run["verified"].eq(False).fillna(False)]
     assert set(zip(bad.src, bad.dst)) == {(2, 0)} and set(bad.error_kind) == {"verification"}
 
@@ -279,7 +279,7 @@ def test_a_bad_transient_fault_is_refused(data, match) -> None:
 def _samples(faults: list[dict], seed: int = 0) -> dict[tuple[int, int], list[float]]:
     """Each ordered pair's samples (GB/s) of one 64 MiB point, 6 samples of 1 copy each."""
     with open_runtime("sim", "atlas800t-a2", seed=seed, faults=faults, announce=False) as rt:
-        rows = sweep_run(rt, pairs="2-5,5-2", sizes="64MiB", samples=6, progress=False).samples
+        rows = sweep(rt, pairs="2-5,5-2", sizes="64MiB", samples=6, progress=False).samples
     return {
         (int(s), int(d)): g.tolist() for (s, d), g in rows.groupby(["src", "dst"])["bandwidth_GBps"]
     }

@@ -117,11 +117,11 @@ def a2() -> Iterator[Runtime]:
 
 
 class SweepSpy:
-    """measure.sweep_run, counted, with each on_block call's progress recorded."""
+    """measure.sweep, counted, with each on_block call's progress recorded."""
 
     def __init__(self, dash: SweepDashboard) -> None:
         self.dash = dash
-        self.real = measure.sweep_run
+        self.real = measure.sweep
         self.calls: list[dict[str, Any]] = []
         self.progress: list[tuple[int, int, int, int]] = []  # value, max, done, total
 
@@ -143,7 +143,7 @@ def test_one_sweep_per_run_and_the_runs_own_run_id(
 ) -> None:
     dash = _dashboard(a2, ("0-1", "1-0", "2-3"), direction="both", peer="both")
     spy = SweepSpy(dash)
-    monkeypatch.setattr(measure, "sweep_run", spy)
+    monkeypatch.setattr(measure, "sweep", spy)
     ids = []
     for run in (1, 2):
         frame = dash.run()
@@ -165,7 +165,7 @@ def test_the_progress_bar_moves_per_block_and_reaches_the_total(
 ) -> None:
     dash = _dashboard(a2, ("0-1", "1-0", "2-3"))  # 3 blocks of 3 sizes
     spy = SweepSpy(dash)
-    monkeypatch.setattr(measure, "sweep_run", spy)
+    monkeypatch.setattr(measure, "sweep", spy)
     dash.run()
     assert spy.progress == [(3, 9, 1, 3), (6, 9, 2, 3), (9, 9, 3, 3)]
     assert dash.progress.value == dash.progress.max == 9
@@ -188,7 +188,7 @@ def test_make_spec_checks_once_and_wrong_values_never_reach_sweep(
         dash = _dashboard(rt, ("0-1",), sizes=(4096, 1 << 30))
         dash.direction.value = "bi"  # both ways: a send and a receive buffer on each
         spy = SweepSpy(dash)
-        monkeypatch.setattr(measure, "sweep_run", spy)
+        monkeypatch.setattr(measure, "sweep", spy)
         assert dash.run() is None and spy.calls == [] and len(checks) == 1
         assert dash.message.startswith("cannot run: size 1 GiB needs 2 GiB on each device")
         assert "p2p-status-error" in dash.status.value and rt.open_resources() == []
@@ -313,13 +313,13 @@ def test_progress_moves_and_a_second_run_is_refused(
     dash = SweepDashboard(a2)
     _tiny(dash, pairs=("0-1", "2-3"), sizes=(4096, 8192))
     sweeps: list[Any] = []
-    real_sweep = measure.sweep_run
+    real_sweep = measure.sweep
 
     def counting_sweep(*args: Any, **kwargs: Any) -> Any:
         sweeps.append(kwargs["spec"].pairs)
         return real_sweep(*args, **kwargs)
 
-    monkeypatch.setattr(measure, "sweep_run", counting_sweep)
+    monkeypatch.setattr(measure, "sweep", counting_sweep)
     seen: list[tuple[int, bool, Any, bool]] = []
 
     def on_progress(change: dict[str, Any]) -> None:
@@ -379,7 +379,7 @@ def test_callback_errors_are_reported_and_state_stays_consistent(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("simulated crash")
 
-    monkeypatch.setattr(measure, "sweep_run", broken)
+    monkeypatch.setattr(measure, "sweep", broken)
     dash.run_button.click()
     assert "sweep failed" in dash.message and "RuntimeError: simulated crash" in dash.message
     assert dash.progress.bar_style == "danger"
