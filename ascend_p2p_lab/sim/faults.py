@@ -51,6 +51,7 @@ from ..codes import (
     ACL_ERROR_RT_LOST_HEARTBEAT,
     ERROR_NAMES,
 )
+from ..topology.model import DIE_LINKS
 
 FAULT_KINDS = (
     "error",
@@ -80,6 +81,8 @@ class Fault:
     message: str = ""
     #: a transient fault's share of the points it dips (0 < share <= 1)
     share: float = 1.0
+    #: a degrade fault's die link on twin dies: "sio" (the link itself) or "hccs"
+    lane: str | None = None
     seen: int = field(default=0, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -92,6 +95,7 @@ class Fault:
             ("factor", (int, float)),
             ("message", str),
             ("share", (int, float)),
+            ("lane", (str, type(None))),
         ):
             value = getattr(self, key)
             if not isinstance(value, types) or isinstance(value, bool):
@@ -124,6 +128,11 @@ class Fault:
         if self.kind in COPY_FAULTS and self.link is not None and self.link[0] == self.link[1]:
             raise ValueError(
                 f"a {self.kind} fault's link joins two different devices, got {list(self.link)}"
+            )
+        if self.lane is not None and (self.kind != "degrade" or self.lane not in DIE_LINKS):
+            raise ValueError(
+                f"a fault's lane is one of {DIE_LINKS} and only a degrade fault has one, "
+                f"got lane {self.lane!r} on a {self.kind} fault"
             )
         if self.kind == "transient" and not 0 < self.share <= 1:
             raise ValueError(f"a transient fault's share is in (0, 1], got {self.share}")
