@@ -64,6 +64,30 @@ class DieLinkView(DeviceBuffer):
         self.rt.call("rt.release_mem_address", self.handle)
 
 
+class BufferSlice(DeviceBuffer):
+    """A device buffer from byte ``offset`` on, to copy a part of it (not owned: closing
+    it does nothing; the buffer is freed as it is)."""
+
+    kind = "buffer slice"
+
+    def __init__(self, buf: DeviceBuffer, offset: int) -> None:  # no super: not tracked
+        self.rt, self.handle, self.device, self.closed = buf.rt, buf.ptr + offset, buf.device, True
+        self.size, self.policy, self.exports = buf.size - offset, buf.policy, []
+
+
+def buffer_slice(buf: DeviceBuffer, offset: int) -> DeviceBuffer:
+    """buf from byte offset on (buf itself at 0).
+
+    Example:
+        >>> from ascend_p2p_lab.runtime import open_runtime
+        >>> with open_runtime("sim") as rt, rt.device_buffer(0, 8192) as buf:
+        ...     part = buffer_slice(buf, 4096)
+        ...     part.ptr - buf.ptr, part.size, buffer_slice(buf, 0) is buf
+        (4096, 4096, True)
+    """
+    return buf if offset == 0 else BufferSlice(buf, offset)
+
+
 def die_link_view(rt: Runtime, buf: DeviceBuffer, by: int, die_link: str) -> DeviceBuffer:
     """buf's memory as device ``by`` reaches it over ``die_link`` (``sio``: buf itself,
     the default path; ``hccs``: a :class:`DieLinkView`). Raises ValueError for another
