@@ -16,10 +16,12 @@ from ..vocab import US_PER_MS
 from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_backend,
+    add_die_link,
     add_format,
     add_history,
     add_progress,
     add_samples,
+    die_link_kwargs,
     subcommand,
 )
 
@@ -46,6 +48,7 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "verify": not args.no_verify,
         "progress": not args.no_progress,
         "checkpoint": args.checkpoint,
+        **die_link_kwargs(args),
     }
 
 
@@ -55,6 +58,8 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
     if args.checkpoint is not None:
         raise UsageError("--processes: --checkpoint is not supported")
+    if args.die_link is not None or args.die_split is not None:
+        raise UsageError("--processes: --die-link is not supported (IPC memory: docs/die-links.md)")
     if (
         args.direction != "uni"
         or args.peer != "on"
@@ -104,6 +109,7 @@ def add(sub: Any) -> None:
     p = subcommand(sub, NAME, "measure device-to-device copies over a range of sizes")
     add_backend(p)
     _sweep_args(p)
+    add_die_link(p, "measure the pairs")
     _processes_arg(p)
     add_history(p)
 
