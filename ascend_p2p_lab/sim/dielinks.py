@@ -223,11 +223,20 @@ class DieLinks(Part):
             )
         return 0
 
+    def release_all(self, why: str) -> None:
+        """aclFinalize: the ranges still reserved (and their mappings) go, implicitly."""
+        for va in list(self.mapped):
+            self.space.remove(va)
+        self.mapped.clear()
+        for va in sorted(self.reserved):
+            self.released.append(f"reserved range {va:#x} ({why})")
+        self.reserved.clear()
+
     def _dropped(self, base: int, region: Any, why: str) -> None:
         """An allocation was freed: mappings onto it go with it (their ranges stay
-        reserved), as the driver tears down a mapping whose memory is gone."""
+        reserved, and to be released), as the driver tears down a mapping whose memory
+        is gone."""
         for va, linked in list(self.mapped.items()):
             if linked.target is region:
                 del self.mapped[va]
                 self.space.remove(va)
-                self.released.append(f"die-link mapping {va:#x} of {base:#x} ({why})")

@@ -290,6 +290,7 @@ class SimulatedACL:
             streams=self._streams,
             peers=self._peers,
             ipc=self._ipc,
+            dielinks=self._dielinks,
             applog=self._applog,
             programs=Programs(self),
         )
@@ -338,7 +339,7 @@ class SimulatedACL:
         self._router = router = Router(shared, memory.space, peers)
         self._copies = Copies(shared, devices, streams, router)
         self._ipc = ipc = Ipc(shared, devices, memory, peers)
-        self._dielinks = DieLinks(shared, devices, memory)
+        self._dielinks = dielinks = DieLinks(shared, devices, memory)
         contexts.teardown_hooks.append(streams.release_context)
         contexts.on_switch.append(self._copies.clear)
         # what a device's last reset frees, in the driver's order
@@ -347,7 +348,11 @@ class SimulatedACL:
             streams.release_device,
             peers.release_device,
         ]
-        devices.finalize_hooks += [memory.release_host_buffers, ipc.release_all]
+        devices.finalize_hooks += [
+            memory.release_host_buffers,
+            ipc.release_all,
+            dielinks.release_all,
+        ]
 
     # ------------------------------------------------------------------ dispatch
     def _bind(self, call: str) -> Callable[..., Any]:
