@@ -18,7 +18,16 @@ from ..patterns.builtin import (
 )
 from ..vocab import US_PER_MS
 from .exitstatus import past_input_checks
-from .options import add_backend, add_format, add_history, add_progress, add_samples, subcommand
+from .options import (
+    add_backend,
+    add_die_link,
+    add_format,
+    add_history,
+    add_progress,
+    add_samples,
+    die_link_kwargs,
+    subcommand,
+)
 
 if TYPE_CHECKING:
     from ..patterns.model import Test
@@ -76,6 +85,7 @@ def add(sub: Any) -> None:
         action="store_true",
         help="skip checking the copied bytes (default: verified)",
     )
+    add_die_link(p, "run every test (each of one copy)")
     add_progress(p)
     add_format(p, "the summary, every transfer's value and each test's aggregate")
 
@@ -97,6 +107,15 @@ def _source(file: str) -> tuple[str, Path | None, list[Test]]:
     return file, None, []
 
 
+def _twins(rt: Any) -> tuple[Any, str]:
+    """The server's twin-die test and name, for a test file's die links."""
+    topo = rt.topology
+    name = rt.preset or (topo.name if topo is not None else "of this runtime")
+    if topo is None or topo.die_hccs is None:
+        return (lambda a, b: False), name
+    return topo.twin_dies, name
+
+
 def run(args: argparse.Namespace) -> int:
     from ..patterns.testfile import read_tests
     from .historyopt import append_run, open_history
@@ -111,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         if path is not None:
             if any(d >= rt.device_count for t in tests for d in t.devices):
                 read_tests(path, rt.device_count)  # raises: the unknown device's FILE:LINE
+            if any(t.die_link for t in tests):  # raises: a die link's FILE:LINE off twin dies
+                read_tests(path, rt.device_count, _twins(rt))
             what = {"tests": tests, "sizes": args.sizes}
         else:  # a built-in: its tests over the devices, as sweep --patterns NAME
             what = {
@@ -128,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
             verify=not args.no_verify,
             progress=not args.no_progress,
             checkpoint=args.checkpoint,
+            **die_link_kwargs(args),
         )
         with past_input_checks():
             keep(run, args.out)

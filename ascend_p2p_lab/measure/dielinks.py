@@ -30,7 +30,7 @@ from typing import Any
 from ..patterns.dielink import over_die_link
 from ..patterns.model import Test
 from ..runtime import Runtime
-from ..schema import PAIR_PATTERN
+from ..schema import PAIR_PATTERN, TEST_PATTERN
 from ..vocab import DIE_LINK_CHOICES
 
 
@@ -55,17 +55,18 @@ def check_die_link(
             f"--die-link must be one of {', '.join(DIE_LINK_CHOICES)}; got {die_link!r}"
         )
     splits = _splits(die_link, die_split)
-    if patterns != (PAIR_PATTERN,) or directions != ("uni",) or peers != ("on",):
+    if (
+        patterns not in ((PAIR_PATTERN,), (TEST_PATTERN,))
+        or directions != ("uni",)
+        or peers != ("on",)
+    ):
         raise ValueError(
-            f"--die-link measures the {PAIR_PATTERN} pattern one way with peer access on"
+            f"--die-link measures the {PAIR_PATTERN} pattern (or the tests of a file) one "
+            "way with peer access on"
         )
-    topo = rt.topology
-    if topo is None or topo.die_hccs is None:
-        name = rt.preset or (topo.name if topo is not None else "of this runtime")
-        raise ValueError(
-            f"--die-link: server {name} has no choice of link between the dies of a card "
-            "(A3 twin dies only)"
-        )
+    topo = _chooser(rt)
+    if patterns == (TEST_PATTERN,):
+        return die_link, splits, pairs
     n = topo.device_count
     allowed = set(devices if devices is not None else range(n))
     twins = [(a, b) for a in range(n) for b in range(n) if topo.twin_dies(a, b)]
@@ -78,6 +79,41 @@ def check_die_link(
                 f"(link {topo.link(a, b)}; twin dies are joined by SIO)"
             )
     return die_link, splits, pairs
+
+
+def _chooser(rt: Runtime) -> Any:
+    """The runtime's server, which must have a choice of die link (ValueError naming it)."""
+    topo = rt.topology
+    if topo is None or topo.die_hccs is None:
+        name = rt.preset or (topo.name if topo is not None else "of this runtime")
+        raise ValueError(
+            f"--die-link: server {name} has no choice of link between the dies of a card "
+            "(A3 twin dies only)"
+        )
+    return topo
+
+
+def die_link_tests(
+    rt: Runtime, tests: list[Test] | None, die_link: str | None, splits: tuple[float, ...] | None
+) -> list[Test] | None:
+    """The tests of the test pattern over the die link given (one per split for
+    ``both``), every die-link test checked against the server: a test of more than one
+    copy, a server without the choice or a pair of two cards is refused by name."""
+    if tests is None:
+        return None
+    if die_link is not None:
+        shares = splits if die_link == "both" and splits else (None,)
+        tests = [over_die_link(t, die_link, s) for t in tests for s in shares]
+    for t in tests:
+        if not t.die_link:
+            continue
+        topo, x = _chooser(rt), t.transfers[0]
+        if not topo.twin_dies(x.src, x.dst):
+            raise ValueError(
+                f"test {t.name!r}: transfer {x} is not between the two dies of one card "
+                f"(link {topo.link(x.src, x.dst)}; twin dies are joined by SIO)"
+            )
+    return tests
 
 
 def _splits(die_link: str, die_split: float | Sequence[float] | None) -> tuple[float, ...] | None:

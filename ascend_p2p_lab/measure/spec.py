@@ -21,7 +21,7 @@ from ..patterns.model import Test
 from ..runtime import Runtime
 from ..units import parse_sizes
 from ..vocab import MAX_SAMPLE_US
-from .dielinks import check_die_link
+from .dielinks import check_die_link, die_link_tests
 from .pairs import parse_pairs
 
 #: The built-ins a sweep can plan (``--patterns``): every declaration.
@@ -205,6 +205,7 @@ def make_spec(
     die, splits, pair_list = check_die_link(
         rt, die_link, die_split, pair_list, pats, dirs, peer_list, device_list
     )
+    test_list = die_link_tests(rt, test_list, die, splits)
     for card in set(pats) & set(CARD_PATTERNS):
         if len(cards_of(rt, device_list)) < 2:
             raise ValueError(f"the {card} pattern needs at least two cards among the devices")
@@ -356,8 +357,12 @@ def _tests(
             raise ValueError(
                 f"test {t.name!r} uses device {outside[0]}; the server has devices 0..{n - 1}"
             )
-        if sizes is not None:
-            t = Test(t.name, t.transfers, None, t.description)
+        if sizes is not None:  # (a die-link test keeps its link: patterns.dielink)
+            t = (
+                replace(t, sizes=None)
+                if t.die_link
+                else Test(t.name, t.transfers, None, t.description)
+            )
         elif not t.sizes:
             raise ValueError(f"test {t.name!r} has no sizes; give sizes")
         out.append(t)

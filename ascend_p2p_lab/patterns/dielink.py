@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..vocab import DIE_LINK_CHOICES
-from .model import SUM, WINDOW, Test, TransferError
+from .model import SUM, TRANSFERS, WINDOW, Test, TransferError
 
 #: SIO's share of a ``both`` test's bytes when none is given: hicann/shmem's dual path
 #: (3/5 on SIO, 2/5 on HCCS).
@@ -59,7 +59,7 @@ def over_die_link(test: Test, die_link: str, split: float | None = None) -> Test
         name=f"{base}/both/{share:g}",
         transfers=(t, t),
         timing=WINDOW,
-        values=SUM,
+        values=test.values if test.values == TRANSFERS else SUM,  # a test file's: its own
         die_link="both",
         die_split=share,
     )
