@@ -69,6 +69,7 @@ from ..topology.tables import LinkName
 from ..typedfile import Counting, Document, FileError, Positive, Text, Whole
 from ..units import parse_size
 from ..vocab import CHECK_SAMPLES, DIRECTIONS, PAIR_INITIATORS
+from .dieitems import DieLinkTable, die_record
 
 CRITERIA_SCHEMA_VERSION = 1
 DEFAULT_SIZE_BYTES = 64 << 20  # past the A2/A3 saturation point (>= 2 MB) yet quick
@@ -100,6 +101,7 @@ TABLE_COLUMNS = (
     "line",
     "operation",
     "size_bytes",
+    "die_link",  # the A3's die link of a [[die_link]] criterion (check.dieitems)
 )
 
 
@@ -173,6 +175,7 @@ class _CriteriaFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     host: list[_Host] = []
     aggregate: list[_Aggregate] = []
     collective: list[_Collective] = []
+    die_link: list[DieLinkTable] = []  # the A3's die links (check.dieitems)
     verification: _Verification = msgspec.field(default_factory=_Verification)
 
 
@@ -183,6 +186,7 @@ _TABLES = {
     "host": ("min_GBps", "GB/s"),
     "aggregate": ("min_GBps", "GB/s"),
     "collective": ("min_busbw_GBps", "GB/s"),
+    "die_link": ("min_GBps", "GB/s"),
 }
 
 
@@ -367,6 +371,11 @@ def _entry(doc: Document, table: str, k: int, entry: Any, links: list[list[Any]]
         rec["group"] = group_name(rec["senders"], rec["receivers"])  # as rows name it
     if table == "collective":
         rec.update(_collective(doc, at, entry))
+    if table == "die_link":
+        more, why = die_record(links, entry)
+        if why:
+            raise doc.fail((*at, "pair" if entry.pair is not None else "die_link"), why)
+        rec.update(more)
     if getattr(entry, "device", None) is not None:
         if table == "aggregate" and entry.pattern in CARD_PATTERNS:
             raise doc.fail((*at, "device"), "the card pattern takes group, not device")
@@ -439,6 +448,7 @@ def _no_duplicates(doc: Document, records: list[dict[str, Any]]) -> None:
                 "initiator",
                 "operation",
                 "size_bytes",
+                "die_link",
             )
         )
         if key in seen:

@@ -36,6 +36,7 @@ _KEYS = {
     "host": ("direction", "device"),
     "aggregate": ("pattern", "device", "group"),
     "collective": ("operation", "size_bytes"),
+    "die_link": ("die_link", "pair", "initiator"),
 }
 _BOUND = {
     "bandwidth": "min_GBps",
@@ -43,6 +44,7 @@ _BOUND = {
     "host": "min_GBps",
     "aggregate": "min_GBps",
     "collective": "min_busbw_GBps",
+    "die_link": "min_GBps",
 }
 
 

@@ -267,9 +267,9 @@ def die_splits(text: str) -> tuple[float, ...]:
     return values
 
 
-def add_die_link(p: argparse.ArgumentParser, what: str) -> None:
-    """``--die-link`` and ``--die-split``: which link between the two dies of an A3 card
-    ``what`` takes (``die_link_kwargs`` hands them on)."""
+def add_die_link(p: argparse.ArgumentParser, what: str, *, split: bool = True) -> None:
+    """``--die-link`` and (``split``) ``--die-split``: which link between the two dies of
+    an A3 card ``what`` takes (``die_link_kwargs`` hands them on)."""
     g = p.add_argument_group("the A3's two links between the dies of a card (docs/die-links.md)")
     g.add_argument(
         "--die-link",
@@ -279,6 +279,8 @@ def add_die_link(p: argparse.ArgumentParser, what: str) -> None:
         "hccs (the HCCS lane, through aclrtMemMapSelectedLink) or both at once (the "
         "bytes split, --die-split); other pairs and servers: exit 2 (default: no choice made)",
     )
+    if not split:
+        return
     g.add_argument(
         "--die-split",
         type=die_splits,
@@ -291,6 +293,6 @@ def add_die_link(p: argparse.ArgumentParser, what: str) -> None:
 def die_link_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The sweep's keyword arguments of ``--die-link`` / ``--die-split`` (none when not
     given, so that a run without them records the parameters it always did)."""
-    if args.die_link is None and args.die_split is None:
+    if args.die_link is None and getattr(args, "die_split", None) is None:
         return {}
     return {"die_link": args.die_link, "die_split": args.die_split}

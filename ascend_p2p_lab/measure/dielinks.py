@@ -78,7 +78,7 @@ def check_die_link(
                 f"--die-link: pair {a}-{b} is not the two dies of one card "
                 f"(link {topo.link(a, b)}; twin dies are joined by SIO)"
             )
-    return die_link, splits, pairs
+    return die_link, splits, [(a, b) for a, b in pairs if {a, b} <= allowed]
 
 
 def _chooser(rt: Runtime) -> Any:

@@ -189,7 +189,7 @@ def make_spec(
     size_list = _sizes(sizes, pats, test_list)
     check_sampling(samples, warmup, min_sample_us, max_copies, host_bound_ratio)
     n = rt.device_count
-    pair_list = parse_pairs(pairs, n)
+    pair_list = given = parse_pairs(pairs, n)
     device_list = parse_devices(devices, n)
     if device_list is not None:
         pair_list = _pairs_among(device_list, pair_list)
@@ -202,9 +202,10 @@ def make_spec(
         if peer == "current"
         else _choice("peer", peer, ("on", "off"), also=("current",))
     )
-    die, splits, pair_list = check_die_link(
-        rt, die_link, die_split, pair_list, pats, dirs, peer_list, device_list
+    die, splits, twins = check_die_link(
+        rt, die_link, die_split, given, pats, dirs, peer_list, device_list
     )
+    pair_list = pair_list if die is None else twins
     test_list = die_link_tests(rt, test_list, die, splits)
     for card in set(pats) & set(CARD_PATTERNS):
         if len(cards_of(rt, device_list)) < 2:
