@@ -41,7 +41,7 @@ from ..schema import CARD_PATTERNS, HOST_PATTERNS, HOST_TO_DEVICE
 from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
-from .dielinks import default_path, die_lane, lane_fits
+from .dielane import default_path, die_lane, lane_fits
 from .fits import (
     DEFAULT_LOCAL_COPY_GBPS,
     DEFAULT_MEMORY_GIB,

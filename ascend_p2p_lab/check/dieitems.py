@@ -10,7 +10,7 @@ docs/die-links.md) the criteria may hold ``[[die_link]]`` tables::
     basis = "..."
 
 The check then measures each twin-die pair over each die link (a pair sweep with
-``die_link``, :mod:`..measure.dielinks`) and judges one item per die link and pair,
+``die_link``, :mod:`..measure.diechoice`) and judges one item per die link and pair,
 ``die_link hccs pull 6->7``: a fault on one card's HCCS lane fails that card's ``hccs``
 items while its ``sio`` items pass. The ordinary pair items judge only the rows of no
 die link (a twin pair's SIO figure is not mixed with its HCCS lane's).

@@ -25,7 +25,7 @@ from ..patterns.model import Failure, Test
 from ..patterns.scope import Scope, ServerView
 from ..runtime import AclError, Runtime
 from ..units import format_size
-from .dielinks import with_die_links
+from .diechoice import with_die_links
 from .spec import SweepSpec, devices_of
 
 

@@ -41,7 +41,7 @@ from ..units import format_size
 from ..vocab import BI, DST, EVENTS, HOST_CLOCK, SRC
 from . import outcomes, phaserows
 from .buffers import BufferPool
-from .dielinks import die_slot
+from .diechoice import die_slot
 from .spec import SweepSpec
 from .timing import Sample, Timing
 

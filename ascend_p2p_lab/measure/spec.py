@@ -21,7 +21,7 @@ from ..patterns.model import Test
 from ..runtime import Runtime
 from ..units import parse_sizes
 from ..vocab import MAX_SAMPLE_US
-from .dielinks import check_die_link, die_link_tests
+from .diechoice import check_die_link, die_link_tests
 from .pairs import parse_pairs
 
 #: The built-ins a sweep can plan (``--patterns``): every declaration.
@@ -78,7 +78,7 @@ class SweepSpec:
     timing: str = "events"
     verify: bool = True
     host_bound_ratio: float = 0.5
-    #: the A3's die link of the pair tests (measure.dielinks; None: the default path)
+    #: the A3's die link of the pair tests (measure.diechoice; None: the default path)
     #: and, for ``both``, SIO's shares of the bytes (a test per share)
     die_link: str | None = None
     die_splits: tuple[float, ...] | None = None

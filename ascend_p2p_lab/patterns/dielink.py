@@ -46,7 +46,7 @@ def over_die_link(test: Test, die_link: str, split: float | None = None) -> Test
         raise TransferError(
             f"test {test.name!r}: a die link is chosen for one copy between two devices"
         )
-    base = test.name.split("/", 1)[0] if test.die_link else test.name
+    base = _base(test)
     if die_link != "both":
         if split is not None:
             raise TransferError(f"a split is given only with die link both, not {die_link}")
@@ -63,6 +63,20 @@ def over_die_link(test: Test, die_link: str, split: float | None = None) -> Test
         die_link="both",
         die_split=share,
     )
+
+
+def _suffix(test: Test) -> str:
+    """What :func:`over_die_link` adds to a test's name (``/hccs``, ``/both/0.6``)."""
+    if not test.die_link:
+        return ""
+    split = f"/{test.die_split:g}" if test.die_split is not None else ""
+    return f"/{test.die_link}{split}"
+
+
+def _base(test: Test) -> str:
+    """The name of the test before a die link was chosen for it."""
+    suffix = _suffix(test)
+    return test.name[: -len(suffix)] if suffix and test.name.endswith(suffix) else test.name
 
 
 def lanes(test: Test) -> tuple[str, ...]:

@@ -276,11 +276,13 @@ class Test:
             sizes,
             str(d.get("description", "")),
         )
-        if d.get("die_link"):
-            from .dielink import over_die_link
-
+        if d.get("die_link"):  # its name and transfers as over_die_link made them
             split = d.get("die_split")
-            test = over_die_link(test, str(d["die_link"]), None if split is None else float(split))
+            test = replace(
+                test,
+                die_link=str(d["die_link"]),
+                die_split=None if split is None else float(split),
+            )
         return test
 
     def at(self, **changes: Any) -> Test:

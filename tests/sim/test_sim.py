@@ -369,6 +369,10 @@ PRE_INIT_ARGS: dict[str, tuple[int, ...]] = {
     "ipc_mem_import_by_key": ("k", 0),
     "ipc_mem_close": ("k",),
     "device_get_bare_tgid": (),
+    "reserve_mem_address": (4096, 0, 0, 0),
+    "release_mem_address": (1,),
+    "unmap_mem": (1,),
+    "mem_map_selected_link": (1, 4096, 2, 1),
 }
 
 
@@ -1175,6 +1179,10 @@ def test_old_api_level_hides_the_newer_calls() -> None:
         "ipc_mem_import_by_key",
         "ipc_mem_close",
         "device_get_bare_tgid",
+        "reserve_mem_address",
+        "release_mem_address",
+        "unmap_mem",
+        "mem_map_selected_link",
     }
     old, new = simulated_acl(api_level="old"), simulated_acl(api_level="new")
     for name in NEWER_CALLS:

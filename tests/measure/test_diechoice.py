@@ -1,4 +1,4 @@
-"""ascend_p2p_lab.measure.dielinks: a sweep over the A3's die links, and issue 38's
+"""ascend_p2p_lab.measure.diechoice: a sweep over the A3's die links, and issue 38's
 measures of them on the simulated A3: over SIO, over HCCS and over both at once, the dual
 path's reach, a sweep over the split, and a fault on one card's HCCS lane.
 
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from ascend_p2p_lab.measure import sweep, sweep_run
-from ascend_p2p_lab.measure.dielinks import check_die_link
+from ascend_p2p_lab.measure.diechoice import check_die_link
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology import load_preset
 
