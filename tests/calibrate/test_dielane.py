@@ -38,6 +38,11 @@ def test_the_lane_and_sio_are_fitted_apart_and_written_back() -> None:
     assert cal.die_hccs["bandwidth_GBps"].value == pytest.approx(100.0, rel=0.02)
     assert cal.die_hccs["bandwidth_GBps"].fitted
     assert cal.classes["SIO"]["bandwidth_GBps"].value == pytest.approx(190.0, rel=0.02)
+    hccs_only = _run(twin)
+    hccs_only = Run(hccs_only.samples[hccs_only.samples["die_link"] == "hccs"], hccs_only.meta)
+    alone = calibrate(hccs_only, topology=topo)
+    assert not alone.classes["SIO"]["bandwidth_GBps"].fitted  # the lane's rows are not SIO's
+    assert alone.die_hccs is not None and alone.die_hccs["bandwidth_GBps"].fitted
     back = topology_from_toml_text(to_toml(cal), name="back")
     assert back.die_hccs is not None
     assert back.die_hccs.bandwidth_GBps == pytest.approx(100.0, rel=0.02)

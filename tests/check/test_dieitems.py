@@ -74,6 +74,27 @@ def test_a_fault_on_card_3s_hccs_lane_fails_exactly_its_hccs_items(criteria) -> 
     assert bad["measured"].max() < 0.55 * 127.0  # half the lane's rate
 
 
+def test_a_twin_pairs_own_items_judge_its_default_path_alone(criteria) -> None:
+    t = criteria.table
+    keep = (
+        (t["kind"] == "bandwidth")
+        & (t["link"] == "SIO")
+        & (t["direction"] == "uni")
+        & (t["initiator"] == "dst")
+    ) | ((t["kind"] == "die_link") & (t["die_link"] == "hccs") & (t["initiator"] == "dst"))
+    few = dataclasses.replace(criteria, table=t[keep].reset_index(drop=True))
+    faulty = dataclasses.replace(
+        load_preset(A3),
+        faults=({"kind": "degrade", "link": [7, 6], "lane": "hccs", "factor": 0.5},),
+    )
+    with open_runtime("sim", topology=faulty) as rt:
+        items = run_check(rt, few, CARDS_2_3, progress=False).items
+    judged = items[items["kind"].isin(["bandwidth", "die_link"])]
+    assert sorted(judged.loc[judged["status"] == "FAIL", "id"]) == ["die_link hccs pull 7->6"]
+    sio = judged[(judged["kind"] == "bandwidth") & (judged["src"] == 7)]
+    assert sio["measured"].iloc[0] == pytest.approx(187, rel=0.02)  # not the lane's rows
+
+
 def test_check_die_link_cuts_the_criteria_and_refuses_a_server_without_them(criteria) -> None:
     only = die_link_only(criteria, "sio", A3)
     assert set(only.table["kind"]) == {"die_link"} and set(only.table["die_link"]) == {"sio"}

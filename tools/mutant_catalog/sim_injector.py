@@ -37,4 +37,12 @@ MUTANTS: list[Mutant] = [
         "a transient fault's draw ignores the pass (a dipped point dips again when measured again)",
         ("tests/sim/test_faults.py",),
     ),
+    M(
+        "sim.injector.lane_fault_on_sio",
+        "sim/injector.py",
+        'lane = "lane" if f.lane == "hccs" else "link"',
+        'lane = "link"',
+        "a degrade on the HCCS lane of twin dies slows their SIO link instead",
+        ("tests/sim/test_dielinks.py", "tests/measure/test_diechoice.py"),
+    ),
 ]
