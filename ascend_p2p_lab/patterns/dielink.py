@@ -9,7 +9,7 @@ over one window, one row of the whole size over the window.
 
 Example:
     >>> from ascend_p2p_lab.patterns import make_test
-    >>> t = over_die_link(make_test("2-3", ["2->3"], 16), "both", 0.6)
+    >>> t = over_die_link(make_test("2-3", ["2->3"], 16).at(values="each"), "both", 0.6)
     >>> t.name, t.values, t.die_link, t.die_split, [str(x) for x in t.transfers]
     ('2-3/both/0.6', 'sum', 'both', 0.6, ['2->3', '2->3'])
     >>> lanes(t), part_sizes(t, 1000)

@@ -37,6 +37,8 @@ Example:
     100000
     >>> acl.rt.unmap_mem(va), acl.rt.release_mem_address(va), acl.rt.free(far)
     (0, 0, 0)
+    >>> [acl.rt.reset_device(d) for d in (1, 1, 0)], acl.finalize()
+    ([0, 0, 0], 0)
 """
 
 from __future__ import annotations
