@@ -150,3 +150,7 @@ EXIT_INTERRUPTED = 130
 
 #: ``baseline``'s least margin below each item's median (history/baseline.py)
 BASELINE_TOLERANCE = 0.05
+
+#: The A3's die links a copy between the two dies of a card may take (patterns.dielink):
+#: SIO (the default path), the HCCS lane, or both at once with the bytes split.
+DIE_LINK_CHOICES: tuple[str, ...] = ("sio", "hccs", "both")

@@ -58,6 +58,7 @@ from ..schema import (
 from ..vocab import INITIATOR_WORDS
 from . import collective, spread
 from .criteria import Criteria
+from .dieitems import die_items, die_rows
 from .severity import GRADE_COLUMNS, JUDGED, graded
 from .severity import WARN as WARN
 
@@ -496,6 +497,9 @@ def evaluate(
     if peer is not None:
         parts.append(topology_items(criteria, peer, devs, keys))
     if rows is not None and len(rows):
+        chosen = die_rows(rows)  # the A3's die links: their own items (check.dieitems)
+        parts.append(die_items(criteria, rows[chosen], devs, hosts))
+        plain, rows = rows, rows[~chosen]
         parts += [
             pair_items(criteria, rows, devs, hosts),
             device_items(criteria, rows, devs, hosts),
@@ -510,7 +514,7 @@ def evaluate(
             ),
         ]
         if criteria.verification:
-            parts.append(verification_items(rows, devs, keys, criteria.verification_basis))
+            parts.append(verification_items(plain, devs, keys, criteria.verification_basis))
     parts = [p for p in parts if len(p)]
     if not parts:
         return pd.DataFrame(columns=[*keys, *ITEM_COLUMNS, *GRADE_COLUMNS])
