@@ -9,10 +9,10 @@ the lane of ``--topology``/``--preset``, said so, or has none.
 
 Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
-    >>> from ascend_p2p_lab.measure import sweep_run
+    >>> from ascend_p2p_lab.measure import sweep
     >>> with open_runtime("sim", "atlas800t-a3") as rt:
-    ...     run = sweep_run(rt, pairs="6-7,7-6", sizes="16MiB,256MiB", samples=1,
-    ...                     progress=False, die_link="hccs")
+    ...     run = sweep(rt, pairs="6-7,7-6", sizes="16MiB,256MiB", samples=1,
+    ...                 progress=False, die_link="hccs")
     >>> fits = lane_fits(run.samples, "run r")
     >>> abs(fits["bandwidth_GBps"].value - 127) < 3, abs(fits["latency_us"].value - 5) < 1
     (True, True)

@@ -22,12 +22,12 @@ def runs() -> tuple[pd.DataFrame, pd.DataFrame]:
         kw = {"pairs": "7-6", "sizes": "16MiB,256MiB", "samples": 1, "progress": False}
         chosen = pd.concat(
             [
-                sweep(rt, die_link="hccs", **kw),
-                sweep(rt, die_link="both", die_split=[0.4, 0.6, 0.8], **kw),
+                sweep(rt, die_link="hccs", **kw).samples,
+                sweep(rt, die_link="both", die_split=[0.4, 0.6, 0.8], **kw).samples,
             ],
             ignore_index=True,
         )
-        plain = sweep(rt, **kw)
+        plain = sweep(rt, **kw).frame()
     chosen.attrs = plain.attrs
     return chosen, plain
 
