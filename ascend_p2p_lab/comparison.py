@@ -211,9 +211,7 @@ def _source(run: Run) -> dict[str, Any]:
     return {"run_id": run_id, "source": where, "device_count": meta.device_count}
 
 
-def compare(
-    baseline: pd.DataFrame | Run, run: pd.DataFrame | Run, *, threshold: float = DEFAULT_THRESHOLD
-) -> pd.DataFrame:
+def compare(baseline: Run, run: Run, *, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
     """Per-point bandwidth of ``run`` relative to ``baseline``: one row per point both runs
     planned and the baseline measured (columns :data:`COLUMNS`), sorted by the keys.
 
@@ -265,7 +263,7 @@ def compare(
     return out[COLUMNS]
 
 
-def unmatched(baseline: pd.DataFrame | Run, run: pd.DataFrame | Run) -> pd.DataFrame:
+def unmatched(baseline: Run, run: Run) -> pd.DataFrame:
     """The points :func:`compare` does not compare, each with a ``reason`` (a key of
     :data:`REASONS`): planned by one run only, or without a baseline bandwidth.
 
@@ -457,7 +455,7 @@ def to_json(
     return json.dumps(to_dict(comparison, missing), indent=indent, allow_nan=False)
 
 
-def split_process_modes(run: pd.DataFrame | Run) -> tuple[Run, Run]:
+def split_process_modes(run: Run) -> tuple[Run, Run]:
     """A ``sweep --processes`` run as (baseline, run) for :func:`compare`: its in-process
     rows, and its IPC rows named like them, so that ``ratio`` is IPC / in-process per point.
 

@@ -138,8 +138,8 @@ class RunMatrix:
         }
 
 
-def run_matrices(run: Run | pd.DataFrame) -> list[RunMatrix]:
-    """Every matrix of the run (a Run or a run frame), in a stable order (pattern,
+def run_matrices(run: Run) -> list[RunMatrix]:
+    """Every matrix of the run (a Run), in a stable order (pattern,
     direction, peer, path).
 
     Example: ``[m.title for m in run_matrices(run)]``.
@@ -298,7 +298,7 @@ def card_label(devices: Any) -> str:
     return ",".join(str(int(d)) for d in devices)
 
 
-def matrices_json(run: Run | pd.DataFrame) -> dict[str, Any]:
+def matrices_json(run: Run) -> dict[str, Any]:
     """``{"run_id", "device_count", "matrices": [...]}`` for ``--format json``."""
     run = Run.of(run)
     meta = run.meta
@@ -422,7 +422,7 @@ LISTED_PATTERNS = (TEST_PATTERN, *GROUP_PATTERNS)
 AGGREGATE_LABEL = "all"
 
 
-def aggregate_values(run: Run | pd.DataFrame) -> pd.DataFrame:
+def aggregate_values(run: Run) -> pd.DataFrame:
     """One row per transfer of each test (and one for its aggregate), per group pair and
     per card pair, at the largest size measured: median over samples, the nominal rate,
     and for a value that is missing the reason (``kind``: the rows' ``error_kind``).
@@ -524,7 +524,7 @@ def _what(row: pd.Series) -> str:
     return f"{src}{ARROW}{dst}"
 
 
-def values_json(run: Run | pd.DataFrame) -> list[dict[str, Any]]:
+def values_json(run: Run) -> list[dict[str, Any]]:
     """:func:`aggregate_values` as plain JSON records (null where no value)."""
     frame = aggregate_values(run)
     return [

@@ -80,7 +80,7 @@ FIT_COLUMNS = [
 ]
 
 
-def summarize(frame: pd.DataFrame | Run) -> pd.DataFrame:
+def summarize(frame: Run) -> pd.DataFrame:
     """Median, p10 and p90 of bandwidth and of time per copy, per measured point.
 
     Example: ``summarize(run)[["src", "dst", "size_bytes", "bandwidth_GBps_median"]]``.
@@ -127,7 +127,7 @@ def summarize(frame: pd.DataFrame | Run) -> pd.DataFrame:
     return out
 
 
-def failures(frame: pd.DataFrame | Run) -> pd.DataFrame:
+def failures(frame: Run) -> pd.DataFrame:
     """Rows that cost data (an ``error_kind`` in :data:`FAILURE_KINDS`), counted per kind,
     code and call: ``kind, code, call, rows, points, example``.
 
@@ -193,7 +193,7 @@ def _pattern_for(frame: pd.DataFrame, value: str, pattern: str | None) -> str:
 
 
 def matrix(
-    frame: pd.DataFrame | Run,
+    frame: Run,
     size: int | None = None,
     *,
     value: str = "bandwidth_GBps",
@@ -272,9 +272,7 @@ def _group_id(key: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple("<NA>" if pd.isna(v) else str(v) for v in key)
 
 
-def fit_latency_bandwidth(
-    frame: pd.DataFrame | Run, *, keep_host_bound: bool = False
-) -> pd.DataFrame:
+def fit_latency_bandwidth(frame: Run, *, keep_host_bound: bool = False) -> pd.DataFrame:
     """Fit ``t = latency + size / bandwidth`` per (pattern, direction, peer, path, pair).
 
     Uses the median time per copy at each size, weighted by 1/t so that small and large
@@ -350,7 +348,7 @@ _INFERRED_TOUCHES: dict[str, Any] = {
 }
 
 
-def inferred_notes(frame: pd.DataFrame | Run) -> dict[str, str]:
+def inferred_notes(frame: Run) -> dict[str, str]:
     """The inferred behaviours of the simulated preset (``meta.inferred``)
     that this run's rows depend on: preset key -> why it was chosen. Empty on hardware.
 
@@ -411,7 +409,7 @@ def card_keys(rows: pd.DataFrame) -> pd.DataFrame:
     return out[out["senders"].notna()]
 
 
-def place_cards(frame: pd.DataFrame | Run, cards: Sequence[Sequence[int]]) -> Run:
+def place_cards(frame: Run, cards: Sequence[Sequence[int]]) -> Run:
     """The run with each card row that names card ids (ascend-dmi's ``-m card`` matrix,
     imported without its server) placed on the server's cards: card ``k`` is
     ``cards[k]``, its devices in ``senders``/``receivers``, ``src``/``dst`` empty as in a

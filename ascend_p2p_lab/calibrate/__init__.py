@@ -293,9 +293,9 @@ def _check_fittable(frame: pd.DataFrame, host: dict[str, Fit], topology: Topolog
 
 
 def calibrate(
-    frame: pd.DataFrame | Run, *, topology: Topology | None = None, name: str = "calibrated"
+    frame: Run, *, topology: Topology | None = None, name: str = "calibrated"
 ) -> Calibration:
-    """Fit a :class:`Calibration` from a run (a Run or a run frame; its metadata for
+    """Fit a :class:`Calibration` from a run (a Run; its metadata for
     provenance).
 
     ``topology`` (a preset or parsed npu-smi text) fills the link classes of pairs the run

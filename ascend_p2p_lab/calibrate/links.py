@@ -39,7 +39,7 @@ def _device_count(run: Run, topology: Topology | None) -> int:
 
 
 def link_matrix(
-    frame: pd.DataFrame | Run, topology: Topology | None = None
+    frame: Run, topology: Topology | None = None
 ) -> tuple[tuple[tuple[str, ...], ...], str]:
     """The N x N link classes: from the run's ``link`` column per ordered pair, the rest
     from ``topology``. Returns (matrix, how); raises :class:`CalibrationError` when

@@ -364,7 +364,7 @@ def judgeable(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def criteria_from_run(
-    rows: pd.DataFrame | Run,
+    rows: Run,
     *,
     fraction: float = DEFAULT_FRACTION,
     origin: str | None = None,

@@ -71,11 +71,11 @@ def fleet_peer(probes: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None
 
 def fleet_items(
     criteria: Criteria,
-    frame: pd.DataFrame | Run | None,
+    frame: Run | None,
     probes: Mapping[str, pd.DataFrame | None] | None = None,
 ) -> pd.DataFrame:
     """One row per host and item (:func:`.verdict.evaluate` with ``by_host``) of the
-    fleet's run (a Run or its frame)."""
+    fleet's run (a Run)."""
     peer = fleet_peer(probes or {})
     frame = None if frame is None else samples_of(frame)
     rows = frame if frame is not None and len(frame) else None

@@ -217,10 +217,8 @@ def run_devices(rows: pd.DataFrame) -> list[int]:
     return sorted({int(d) for d in ends} | {int(d) for d in groups})
 
 
-def check_run(
-    rows: pd.DataFrame | Run, criteria: Criteria, devices: Sequence[int] | None = None
-) -> Any:
-    """Judge a run (a Run or a run frame) against criteria, measuring nothing (``check
+def check_run(rows: Run, criteria: Criteria, devices: Sequence[int] | None = None) -> Any:
+    """Judge a run (a Run) against criteria, measuring nothing (``check
     --run``): the run's pair rows give the peer table, imported rows are made judgeable
     (:func:`judgeable`); what the run cannot say (link classes, verified bytes) is SKIP
     with the reason. ``devices`` (default: those the run's rows name) are judged.

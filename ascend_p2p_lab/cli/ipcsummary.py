@@ -26,7 +26,7 @@ from .output import Output, output_for
 MIN_COMPARED_BYTES = 1 << 20
 
 
-def mode_ratios(run: Run | pd.DataFrame) -> pd.DataFrame:
+def mode_ratios(run: Run) -> pd.DataFrame:
     """IPC / in-process per link class, initiator and size (>= 1 MiB): the median over the
     pairs of the per-point ratios (``comparison.compare`` of the two modes).
 
@@ -45,7 +45,7 @@ def mode_ratios(run: Run | pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def emit_processes(run: Run | pd.DataFrame, out: Output | str, saved: Path | None) -> int:
+def emit_processes(run: Run, out: Output | str, saved: Path | None) -> int:
     """Print a ``sweep --processes`` run (table or JSON: ``out``); return its exit status
     (the whole run's: a lost worker's points count as failures)."""
     out, run = output_for(out), Run.of(run)

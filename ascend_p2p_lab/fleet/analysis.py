@@ -64,7 +64,7 @@ HOST_COLUMNS = [
 EXIT_HEALTHY, EXIT_FINDING, EXIT_INTERRUPTED = 0, 1, 130
 
 
-def _case_rows(frame: pd.DataFrame | Run) -> pd.DataFrame:
+def _case_rows(frame: Run) -> pd.DataFrame:
     frame = samples_of(frame)
     keep = pd.Series(True, index=frame.index)
     for col, value in LINK_CASE.items():
@@ -72,7 +72,7 @@ def _case_rows(frame: pd.DataFrame | Run) -> pd.DataFrame:
     return frame[keep]
 
 
-def link_table(frame: pd.DataFrame | Run, size: int | None = None) -> pd.DataFrame:
+def link_table(frame: Run, size: int | None = None) -> pd.DataFrame:
     """One row per host and ordered pair: ``host, src, dst, link, size_bytes,
     bandwidth_GBps`` (median of the samples) and ``error_kind`` (a failure kind when no
     sample was measured). Pairs that are results without a number (unreachable) are
@@ -97,8 +97,8 @@ def link_table(frame: pd.DataFrame | Run, size: int | None = None) -> pd.DataFra
 
 
 def link_fractions(
-    frame: pd.DataFrame | Run,
-    reference: pd.DataFrame | Run | None = None,
+    frame: Run,
+    reference: Run | None = None,
     *,
     size: int | None = None,
 ) -> pd.DataFrame:
@@ -153,7 +153,7 @@ def _host_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def host_table(
-    frame: pd.DataFrame | Run,
+    frame: Run,
     fractions: pd.DataFrame,
     statuses: Iterable[Mapping[str, Any]],
     threshold: float = DEFAULT_THRESHOLD,

@@ -41,7 +41,7 @@ def _error_fields(exc: BaseException) -> dict[str, Any]:
     return {"kind": "error", "message": f"{type(exc).__name__}: {exc}".splitlines()[0]}
 
 
-def tag_host(run: Run | pd.DataFrame, host: str) -> Run:
+def tag_host(run: Run, host: str) -> Run:
     """The run with ``host`` set to the fleet's name for the server in every row and in
     ``meta.fleet_host`` (the machine's own name stays in ``meta.hostname``)."""
     run = Run.of(run)

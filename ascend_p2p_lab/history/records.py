@@ -97,7 +97,7 @@ def _collectives(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def run_records(run: Run | pd.DataFrame) -> pd.DataFrame:
+def run_records(run: Run) -> pd.DataFrame:
     """A run's measured points as records: the median per point, no verdict (with
     ``host`` when the rows name one: a fleet's)."""
     run = Run.of(run)

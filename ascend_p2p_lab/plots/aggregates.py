@@ -122,7 +122,7 @@ def aggregate_stats(run: pd.DataFrame) -> pd.DataFrame:
 
 
 def aggregate_bars(
-    run: pd.DataFrame | Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
+    run: Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
 ) -> Figure:
     """Horizontal bars of aggregate bandwidth (median, p10-p90 whisker), each with the
     nominal rate (its links' rates within the preset's shared budgets) as a black tick.
@@ -175,7 +175,7 @@ def aggregate_bars(
 
 
 def card_heatmap(
-    run: pd.DataFrame | Run,
+    run: Run,
     *,
     direction: str = "uni",
     value: str = "bandwidth_GBps",

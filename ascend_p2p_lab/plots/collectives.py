@@ -57,7 +57,7 @@ def collective_stats(run: pd.DataFrame) -> pd.DataFrame:
 
 
 def collective_bandwidth(
-    run: pd.DataFrame | Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
+    run: Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
 ) -> Figure:
     """algbw (solid) and busbw (dashed) vs data size per operation and rank count.
 
@@ -181,7 +181,7 @@ MEASURED, HCCL_TEST = "measured", "hccl_test"
 _SOURCE_COLORS = {MEASURED: "#1f77b4", HCCL_TEST: "#d62728"}
 
 
-def links_stats(run: pd.DataFrame | Run) -> pd.DataFrame:
+def links_stats(run: Run) -> pd.DataFrame:
     """Medians per operation, rank count, source (the toolkit's run, or an hccl_test
     import) and size: busbw, the prediction and the link bound the rows carry, the
     bottleneck most samples name, and whether a sample failed its check (pure pandas)."""
@@ -228,9 +228,7 @@ def _named(names: pd.Series) -> str:
     return "-" if not named else named.pop() if len(named) == 1 else "varies"
 
 
-def collective_links(
-    run: pd.DataFrame | Run, *, figsize: tuple[float, float] | None = None
-) -> Figure:
+def collective_links(run: Run, *, figsize: tuple[float, float] | None = None) -> Figure:
     """busbw vs size, one panel per operation: measured (the toolkit's run, or hccl_test's
     where imported) solid, the prediction from links dashed, the link bound dotted, the
     bottleneck at the largest size named.

@@ -251,7 +251,7 @@ def _nominal_lines(ax: Axes, sel: pd.DataFrame, top: float) -> tuple[list[Any], 
 
 
 def bandwidth_vs_size(
-    run: pd.DataFrame | Run,
+    run: Run,
     *,
     by: str = "pair",
     direction: str = "uni",
@@ -367,7 +367,7 @@ def _time_lines(
 
 
 def latency_vs_size(
-    run: pd.DataFrame | Run,
+    run: Run,
     *,
     by: str = "link",
     direction: str = "uni",
@@ -462,7 +462,7 @@ def _on_off_series(ax: Axes, part: pd.DataFrame, label: str, **kw: Any) -> tuple
 
 
 def peer_on_off(
-    run: pd.DataFrame | Run,
+    run: Run,
     *,
     src: int | None = None,
     dst: int | None = None,
@@ -559,7 +559,7 @@ def _nominal_pair(ax: Axes, link: str, nominal: dict[str, float]) -> tuple[list[
 
 
 def uni_vs_bi(
-    run: pd.DataFrame | Run,
+    run: Run,
     *,
     src: int | None = None,
     dst: int | None = None,

@@ -50,7 +50,7 @@ def die_link_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def die_links(
-    run: pd.DataFrame | Run,
+    run: Run,
     *,
     figsize: tuple[float, float] | None = None,
 ) -> Figure:

@@ -55,7 +55,7 @@ from .style import (
 
 
 def heatmap(
-    run: pd.DataFrame | Run,
+    run: Run,
     *,
     size: int | str | None = None,
     value: str = "bandwidth_GBps",

@@ -45,7 +45,7 @@ def host_stats(run: pd.DataFrame) -> pd.DataFrame:
 
 
 def host_bandwidth_vs_size(
-    run: pd.DataFrame | Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
+    run: Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
 ) -> Figure:
     """h2d and d2h bandwidth vs copy size, one line per device and direction.
 

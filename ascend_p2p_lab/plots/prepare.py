@@ -58,7 +58,7 @@ def eq(col: pd.Series, value: Any) -> pd.Series:
     return col.eq(value).fillna(False).astype(bool)
 
 
-def frame_of(run: Run | pd.DataFrame) -> pd.DataFrame:
+def frame_of(run: Run) -> pd.DataFrame:
     """What a figure function works on: a run frame as it is, a Run as its frame (the
     samples with their metadata's convenience copy, which pandas' selections carry to
     the parts the figure draws).
@@ -70,7 +70,7 @@ def frame_of(run: Run | pd.DataFrame) -> pd.DataFrame:
     return run.frame() if isinstance(run, Run) else run
 
 
-def run_meta(frame: Run | pd.DataFrame) -> RunMeta:
+def run_meta(frame: Run) -> RunMeta:
     """The run's metadata (``Run.of``: empty for a bare frame)."""
     return Run.of(frame).meta
 
@@ -413,7 +413,7 @@ def count_by_link(links: pd.Series) -> dict[str, int]:
 
 # ------------------------------------------------------------------------------ presets
 def split_runs(
-    runs: Mapping[str, Run | pd.DataFrame] | Run | pd.DataFrame,
+    runs: Mapping[str, Run] | Run,
 ) -> dict[str, pd.DataFrame]:
     """Name -> run frame: as given, or one run cut by its ``preset`` column (each part
     keeps the run's metadata)."""

@@ -33,7 +33,7 @@ _PANEL = (5.2, 4.4)
 
 
 def process_modes(
-    run: pd.DataFrame | Run,
+    run: Run,
     *,
     link: str | None = None,
     ax: Axes | None = None,

@@ -50,7 +50,7 @@ class Job:
 
 
 def report(
-    run: pd.DataFrame | Run,
+    run: Run,
     out_dir: str | Path,
     *,
     table: pd.DataFrame | None = None,

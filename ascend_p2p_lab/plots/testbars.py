@@ -148,7 +148,7 @@ def scaling_stats(run: pd.DataFrame) -> pd.DataFrame:
 
 
 def transfer_bars(
-    run: pd.DataFrame | Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
+    run: Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
 ) -> Figure:
     """Horizontal bars: each transfer of each test (coloured by its link) and the test's
     aggregate (dark), median with a p10-p90 whisker, the nominal rate as a red tick.
@@ -196,7 +196,7 @@ def transfer_bars(
 
 
 def scaling_curve(
-    run: pd.DataFrame | Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
+    run: Run, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
 ) -> Figure:
     """A test family's aggregate against its number of transfers (``run scaling``), with
     the nominal rate of the links used (within the shared budgets the preset declares).

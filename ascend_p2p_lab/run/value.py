@@ -10,8 +10,10 @@ For scripts written against frames, :meth:`Run.frame` gives the samples with a
 *convenience copy* of the metadata in ``frame.attrs["run"]`` (a plain dict, so
 ``frame.attrs["run"]["interrupted"]`` keeps working), and :meth:`Run.of` reads it back:
 these two are the only places that touch ``attrs`` for run metadata
-(``tests/run/test_value.py`` counts them). Every reader takes a Run or such a frame and
-calls :meth:`Run.of` once, at its entry.
+(``tests/run/test_value.py`` counts them). Every reader takes a Run (its signature says
+so: one type, not a union with DataFrame) and calls :meth:`Run.of` once, at its entry,
+which for one release still reads such a frame (a script that kept the frame ``sweep()``
+or ``load_run`` gave before).
 
 Example:
     >>> from ascend_p2p_lab.schema import to_frame
@@ -72,10 +74,10 @@ class Run:
             )
 
     @classmethod
-    def of(cls, obj: Run | pd.DataFrame) -> Run:
-        """obj as a Run: a Run as it is; a frame with the metadata of its convenience
-        copy (``attrs["run"]``, checked as :meth:`RunMeta.from_dict` checks it), or empty
-        metadata for a bare frame (its readers then go by its columns).
+    def of(cls, obj: object) -> Run:
+        """obj as a Run: a Run as it is; for one release, a frame with the metadata of its
+        convenience copy (``attrs["run"]``, checked as :meth:`RunMeta.from_dict` checks
+        it), or empty metadata for a bare frame (its readers then go by its columns).
 
         Example:
             >>> Run.of(empty_frame()).meta.run_id is None
@@ -125,7 +127,7 @@ class Run:
         return {**self.meta.to_dict(), "rows": len(self.samples)}
 
     @classmethod
-    def concat(cls, runs: Iterable[Run | pd.DataFrame]) -> Run:
+    def concat(cls, runs: Iterable[Run]) -> Run:
         """Several runs as one: their samples one after another (a fresh index), their
         metadata joined as :func:`~.meta.merged` says (largest device count, interrupted if
         any part was, counts added up, each part's metadata in ``parts``).
@@ -238,7 +240,7 @@ def _frame_use_warning(what: str) -> None:
     )
 
 
-def samples_of(obj: Run | pd.DataFrame) -> pd.DataFrame:
+def samples_of(obj: object) -> pd.DataFrame:
     """The rows of a Run, or a frame as it is: for readers that need no metadata.
 
     Example:

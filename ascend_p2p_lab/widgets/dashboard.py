@@ -394,7 +394,7 @@ class SweepDashboard:
         return None if self._last is None else self._last[1]
 
     @frame.setter
-    def frame(self, value: Run | pd.DataFrame | None) -> None:
+    def frame(self, value: Run | None) -> None:
         self.last_run = None if value is None else Run.of(value)
 
     # ------------------------------------------------------------------ running

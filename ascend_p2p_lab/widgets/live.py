@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 SOURCE = "SweepDashboard"
 
 
-def so_far(parts: Sequence[Run | pd.DataFrame]) -> Run:
+def so_far(parts: Sequence[Run]) -> Run:
     """The blocks' rows as one run, with the run's metadata as the last block knew it
     (the blocks of one sweep: one run, not several joined)."""
     runs = [Run.of(p) for p in parts]

@@ -33,7 +33,7 @@ CURVES_PER_PAIR = 8
 CAPTION_CELLS = 8
 
 
-def plot_mode(frame: pd.DataFrame | Run) -> tuple[str, str | None, Any] | None:
+def plot_mode(frame: Run) -> tuple[str, str | None, Any] | None:
     """(direction, peer, path) to draw, None when nothing can be drawn. A
     ``peer="current"`` run shows P2P and direct cells together, so that disabled links
     show their error next to the others."""

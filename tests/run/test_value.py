@@ -22,6 +22,7 @@ import ast
 import json
 import math
 import pickle
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -320,3 +321,17 @@ def test_the_twins_are_aliases_that_warn(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(processes, "sweep_processes", lambda *a, **k: (a, k))
     with pytest.warns(DeprecationWarning, match=r"sweep_processes_run\(\) is deprecated"):
         assert measure.sweep_processes_run(1, x=2) == ((1,), {"x": 2})
+
+
+_UNION = re.compile(r"DataFrame \| Run|Run \| (?:pd\.)?DataFrame|Union\[.*DataFrame.*Run")
+
+
+def test_no_signature_takes_a_frame_or_a_run() -> None:
+    """Readers take a Run (issue 41 item 2): no ``DataFrame | Run`` in the package."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{n}: {line.strip()}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if _UNION.search(line)
+    ]
+    assert not found, found
