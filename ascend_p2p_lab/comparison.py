@@ -12,8 +12,9 @@ out as an N x N matrix (rows = source, columns = destination) for the terminal a
 ratio heatmap, and :func:`to_dict` / :func:`to_json` give the machine-readable verdict.
 
 Pure pandas on the frames of :mod:`ascend_p2p_lab.schema`; nothing here touches a device.
-Each run is a :class:`~ascend_p2p_lab.run.Run` or a run frame; the comparison's own
-metadata (threshold, both run ids and sources) is in its ``attrs["comparison"]``.
+Each run is a :class:`~ascend_p2p_lab.run.Run`; :func:`compare` gives a :class:`Comparison`:
+its ``points`` (a DataFrame) and its own metadata (threshold, both run ids and sources,
+the device count) as typed fields.
 
 Example:
     >>> from ascend_p2p_lab.run import Run, RunMeta
@@ -25,7 +26,7 @@ Example:
     >>> base = Run(to_frame([row(0, 1, 25.0), row(1, 0, 25.0)]), RunMeta(run_id="base"))
     >>> new = Run(to_frame([row(0, 1, 12.5), row(1, 0, 25.0)]), RunMeta(run_id="new"))
     >>> cmp = compare(base, new)
-    >>> cmp[["src", "dst", "ratio", "below"]].values.tolist()
+    >>> cmp.points[["src", "dst", "ratio", "below"]].values.tolist()
     [[0, 1, 0.5, True], [1, 0, 1.0, False]]
     >>> [(p["src"], p["dst"], p["ratio"]) for p in to_dict(cmp)["below"]]
     [(0, 1, 0.5)]
@@ -36,7 +37,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,7 @@ import pandas as pd
 
 from .results import summarize
 from .run import Run, samples_of
+from .run.value import FrameUse
 from .schema import LOCAL_PATTERN, PAIR_PATTERN, POINT_KEYS, SCHEMA
 from .units import format_size
 
@@ -53,6 +55,7 @@ __all__ = [
     "KEYS",
     "LOST_RATIO",
     "REASONS",
+    "Comparison",
     "RatioGrid",
     "check_threshold",
     "compare",
@@ -93,6 +96,49 @@ REASONS: dict[str, str] = {
 }
 _GBPS = "bandwidth_GBps_median"
 _TOTAL = "bidir_total_GBps_median"
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison(FrameUse):
+    """What :func:`compare` gives: one row per compared point (``points``, columns
+    :data:`COLUMNS`) and the comparison's metadata. For one release, what a DataFrame
+    offers, asked of it, goes to ``points`` with a DeprecationWarning (and ``.attrs``
+    gives ``{"comparison": meta()}``, the frame compare() returned before)."""
+
+    points: pd.DataFrame
+    threshold: float
+    baseline_run_id: str | None = None
+    run_id: str | None = None
+    baseline_source: str | None = None
+    run_source: str | None = None
+    device_count: int | None = None
+
+    ROWS = "comparison.points"
+    FIELD = "points"
+
+    def meta(self) -> dict[str, Any]:
+        """The metadata as a dict (every field but ``points``)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "points"}
+
+    def old_frame(self) -> pd.DataFrame:
+        """The points (:class:`~ascend_p2p_lab.run.value.FrameUse`)."""
+        return self.points
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "attrs" and "points" in self.__dict__:  # compare()'s old frame's
+            self._warn(".attrs")
+            return {"comparison": self.meta()}
+        return super().__getattr__(name)
+
+    def __len__(self) -> int:
+        """The number of points compared."""
+        return len(self.points)
+
+    def __repr__(self) -> str:
+        return f"Comparison({self.meta()})\n{self.points!r}"
+
+    def _repr_html_(self) -> str:
+        return f"<p><code>Comparison({self.meta()})</code></p>\n{self.points._repr_html_()}"
 
 
 #: The largest threshold: a run at least as fast as its baseline (or its class median).
@@ -211,7 +257,7 @@ def _source(run: Run) -> dict[str, Any]:
     return {"run_id": run_id, "source": where, "device_count": meta.device_count}
 
 
-def compare(baseline: Run, run: Run, *, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
+def compare(baseline: Run, run: Run, *, threshold: float = DEFAULT_THRESHOLD) -> Comparison:
     """Per-point bandwidth of ``run`` relative to ``baseline``: one row per point both runs
     planned and the baseline measured (columns :data:`COLUMNS`), sorted by the keys.
 
@@ -222,12 +268,12 @@ def compare(baseline: Run, run: Run, *, threshold: float = DEFAULT_THRESHOLD) ->
     totals (``value`` says which). A point the run did not measure
     counts as below with ``ratio`` :data:`LOST_RATIO` and ``run_GBps`` NaN;
     ``run_error_kind`` says why. Everything else is in :func:`unmatched`.
-    ``attrs["comparison"]`` holds the threshold, both run ids, where each run's numbers
-    come from and the device count.
+    The :class:`Comparison`'s fields hold the threshold, both run ids, where each run's
+    numbers come from and the device count.
 
     Example:
         >>> cmp = compare(baseline_run, later_run, threshold=0.8)  # doctest: +SKIP
-        >>> cmp[cmp["below"]][["src", "dst", "size_bytes", "ratio"]]  # doctest: +SKIP
+        >>> cmp.points[cmp.points["below"]][["src", "dst", "ratio"]]  # doctest: +SKIP
     """
     threshold = check_threshold(threshold)
     b_run, r_run = Run.of(baseline), Run.of(run)
@@ -252,15 +298,15 @@ def compare(baseline: Run, run: Run, *, threshold: float = DEFAULT_THRESHOLD) ->
     out = out.astype({k: SCHEMA[k] for k in KEYS}).sort_values(KEYS).reset_index(drop=True)
     b, r = _source(b_run), _source(r_run)
     counts = [int(c) for c in (b["device_count"], r["device_count"]) if c]
-    out.attrs["comparison"] = {
-        "threshold": threshold,
-        "baseline_run_id": b["run_id"],
-        "run_id": r["run_id"],
-        "baseline_source": b["source"],
-        "run_source": r["source"],
-        "device_count": max(counts) if counts else None,
-    }
-    return out[COLUMNS]
+    return Comparison(
+        out[COLUMNS],
+        threshold=threshold,
+        baseline_run_id=b["run_id"],
+        run_id=r["run_id"],
+        baseline_source=b["source"],
+        run_source=r["source"],
+        device_count=max(counts) if counts else None,
+    )
 
 
 def unmatched(baseline: Run, run: Run) -> pd.DataFrame:
@@ -309,7 +355,7 @@ class RatioGrid:
 
 
 def ratio_grid(
-    comparison: pd.DataFrame,
+    comparison: Comparison,
     *,
     size: int | None = None,
     direction: str = "uni",
@@ -329,7 +375,8 @@ def ratio_grid(
         >>> grid.ratios.loc[0, 1], grid.below.loc[0, 1]           # doctest: +SKIP
         (0.5, True)
     """
-    sel = comparison[(comparison["pattern"] == pattern) & (comparison["direction"] == direction)]
+    rows = comparison.points
+    sel = rows[(rows["pattern"] == pattern) & (rows["direction"] == direction)]
     if peer is not None:
         sel = sel[sel["peer"] == peer]
     paths = sorted(set(sel["path"].dropna()))
@@ -345,14 +392,12 @@ def ratio_grid(
             f"nothing compared for pattern={pattern!r}, direction={direction!r}, "
             f"peer={peer!r}, path={path or None!r}"
         )
-    local = comparison[
-        (comparison["pattern"] == LOCAL_PATTERN) & (comparison["direction"] == direction)
-    ]
+    local = rows[(rows["pattern"] == LOCAL_PATTERN) & (rows["direction"] == direction)]
     size = _grid_size(sel, size)
     cells = pd.concat([sel, local])
     cells = cells[cells["size_bytes"] == size]
-    n = device_count or comparison.attrs.get("comparison", {}).get("device_count") or 0
-    n = max(int(n), int(pd.concat([comparison["src"], comparison["dst"]]).max()) + 1)
+    n = device_count or comparison.device_count or 0
+    n = max(int(n), int(pd.concat([rows["src"], rows["dst"]]).max()) + 1)
     frames = {}
     for col, fill in (("ratio", np.nan), ("below", False), ("lost", False)):
         values = cells.assign(lost=cells["run_GBps"].isna()).pivot_table(
@@ -413,7 +458,7 @@ BELOW_FIELDS = [
 ]
 
 
-def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> dict[str, Any]:
+def to_dict(comparison: Comparison, missing: pd.DataFrame | None = None) -> dict[str, Any]:
     """The verdict as plain data (NaN as None): ``below`` (:data:`BELOW_FIELDS` of each
     point below the threshold, lowest ratio first), ``pairs_compared`` (distinct
     ``src -> dst``, a card pair's group), ``points_compared`` (rows), ``threshold``,
@@ -424,8 +469,9 @@ def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> di
         >>> sorted(to_dict(compare(baseline_run, run)))  # doctest: +SKIP
         ['baseline_run_id', 'baseline_source', 'below', 'pairs_compared', ...]
     """
-    meta: Mapping[str, Any] = comparison.attrs.get("comparison", {})
-    below = comparison[comparison["below"].astype(bool)].sort_values(["ratio", *KEYS])
+    meta: Mapping[str, Any] = comparison.meta()
+    rows = comparison.points
+    below = rows[rows["below"].astype(bool)].sort_values(["ratio", *KEYS])
     out: dict[str, Any] = {
         "threshold": _plain(meta.get("threshold")),
         "baseline_run_id": meta.get("baseline_run_id"),
@@ -433,8 +479,8 @@ def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> di
         "baseline_source": meta.get("baseline_source"),
         "run_source": meta.get("run_source"),
         # a card pair's ends are its group (its src and dst are empty)
-        "pairs_compared": len(comparison[["src", "dst", "group"]].astype(object).drop_duplicates()),
-        "points_compared": len(comparison),
+        "pairs_compared": len(rows[["src", "dst", "group"]].astype(object).drop_duplicates()),
+        "points_compared": len(rows),
         "below": _records(below, BELOW_FIELDS),
     }
     if missing is not None:
@@ -445,7 +491,7 @@ def to_dict(comparison: pd.DataFrame, missing: pd.DataFrame | None = None) -> di
 
 
 def to_json(
-    comparison: pd.DataFrame, missing: pd.DataFrame | None = None, *, indent: int | None = 2
+    comparison: Comparison, missing: pd.DataFrame | None = None, *, indent: int | None = 2
 ) -> str:
     """:func:`to_dict` as strict JSON text (``null`` for NaN, never ``NaN``).
 

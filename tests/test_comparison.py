@@ -194,3 +194,28 @@ def test_compare_sets_ipc_against_in_process(run: pd.DataFrame) -> None:
 def test_a_run_with_one_mode_cannot_be_split(run: pd.DataFrame) -> None:
     with pytest.raises(ValueError, match="both process modes"):
         split_process_modes(run[run["process_mode"] == "in_process"])
+
+
+def test_compare_gives_a_comparison_value_whose_frame_use_warns() -> None:
+    """issue 41 item 2: the metadata typed on a Comparison, not in attrs["comparison"]."""
+    from ascend_p2p_lab.comparison import Comparison
+    from ascend_p2p_lab.run import Run, RunMeta
+    from ascend_p2p_lab.schema import to_frame
+
+    def row(src: int, dst: int, gbps: float) -> dict:
+        return {"src": src, "dst": dst, "link": "HCCS", "pattern": "pair", "direction": "uni",
+                "peer": "on", "path": "p2p", "initiator": "src", "size_bytes": 1 << 24,
+                "bandwidth_GBps": gbps}  # fmt: skip
+
+    base = Run(to_frame([row(0, 1, 25.0), row(1, 0, 20.0)]), RunMeta(run_id="base"))
+    new = Run(to_frame([row(0, 1, 12.5), row(1, 0, 20.0)]), RunMeta(run_id="new"))
+    cmp = compare(base, new, threshold=0.8)
+    assert isinstance(cmp, Comparison) and not cmp.points.attrs
+    assert (cmp.threshold, cmp.baseline_run_id, cmp.run_id) == (0.8, "base", "new")
+    assert cmp.points[["src", "dst", "ratio"]].values.tolist() == [[0, 1, 0.5], [1, 0, 1.0]]
+    assert to_dict(cmp)["run_id"] == "new" and len(cmp) == 2
+    with pytest.warns(DeprecationWarning, match=r"comparison\.points"):
+        assert list(cmp["below"]) == [True, False]
+    with pytest.warns(DeprecationWarning, match=r"comparison\.points"):
+        assert cmp.attrs["comparison"]["baseline_run_id"] == "base"
+    assert "Comparison(" in repr(cmp) and "<table" in cmp._repr_html_()

@@ -28,6 +28,7 @@ from .options import add_format, add_out, add_topology, subcommand
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..comparison import Comparison
     from .output import Output
 
 #: The command this module adds and runs.
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"ascend-p2p-lab: note: {same}", file=sys.stderr)
     result = compare(baseline, run, threshold=threshold)
     missing = unmatched(baseline, run)
-    if result.empty:
+    if result.points.empty:
         raise UsageError(f"the runs have no measured point in common ({_reasons(missing)})")
     named = _named(args, baseline, run, base_dir)
     with past_input_checks():
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out is not None:
             _write_figures(result, args.out, out)
         sys.stdout.flush()
-        return EXIT_FAILED if result["below"].any() else EXIT_OK
+        return EXIT_FAILED if result.points["below"].any() else EXIT_OK
 
 
 def _named(args: argparse.Namespace, baseline: Any, run: Any, base_dir: Path | None) -> dict:
@@ -249,22 +250,23 @@ def _grid_text(grid: Any, i: int, j: int) -> str:
     return f"{ratio:.2f}{BELOW_MARK if grid.below.iat[i, j] else ''}"
 
 
-def _print_table(result: pd.DataFrame, missing: pd.DataFrame, named: dict) -> None:
+def _print_table(result: Comparison, missing: pd.DataFrame, named: dict) -> None:
     """The server and criteria, the ratio matrix of each case at its largest size, the
     points below, the verdict."""
     from ..comparison import ratio_grid
     from ..terminal import print_grid
 
     print(f"server {named['server']}; criteria: {named['criteria_source']}")
-    meta = result.attrs["comparison"]
+    meta = result.meta()
     threshold = meta["threshold"]
-    pairs = len(result[["src", "dst", "group"]].astype(object).drop_duplicates())  # cards too
+    points = result.points
+    pairs = len(points[["src", "dst", "group"]].astype(object).drop_duplicates())  # cards too
     print(
         f"run      {meta['run_id']} ({meta['run_source']})\n"
         f"baseline {meta['baseline_run_id']} ({meta['baseline_source']})\n"
-        f"{len(result)} points compared on {pairs} pairs, threshold {threshold:g}"
+        f"{len(points)} points compared on {pairs} pairs, threshold {threshold:g}"
     )
-    for direction, peer, path in _cases(result):
+    for direction, peer, path in _cases(points):
         grid = ratio_grid(result, direction=direction, peer=peer, path=path)
         n = len(grid.ratios)
         print()
@@ -279,13 +281,13 @@ def _print_table(result: pd.DataFrame, missing: pd.DataFrame, named: dict) -> No
         f"({BELOW_MARK} below {threshold:g}; lost: measured in the baseline, not in the "
         f"run; {NOT_COMPARED} not compared)"
     )
-    _print_below(result, threshold)
+    _print_below(points, threshold)
     _print_unmatched(missing)
-    below = int(result["below"].sum())
+    below = int(points["below"].sum())
     verdict = (
-        f"BELOW: {below} of {len(result)} points below {threshold:g} x baseline"
+        f"BELOW: {below} of {len(points)} points below {threshold:g} x baseline"
         if below
-        else f"OK: all {len(result)} points at or above {threshold:g} x baseline"
+        else f"OK: all {len(points)} points at or above {threshold:g} x baseline"
     )
     extra = f" ({len(missing)} points not compared, above)" if len(missing) else ""
     print(f"\n{verdict}{extra}")
@@ -349,7 +351,7 @@ def _print_unmatched(missing: pd.DataFrame) -> None:
         print(f"  ... and {len(missing) - MAX_LISTED} more (--format json lists them all)")
 
 
-def _write_figures(result: pd.DataFrame, out: Path, output: Output) -> list[Path]:
+def _write_figures(result: Comparison, out: Path, output: Output) -> list[Path]:
     """One ratio heatmap per case into out (messages: notes of ``output``)."""
     stream = output.notes
     try:
@@ -359,7 +361,7 @@ def _write_figures(result: pd.DataFrame, out: Path, output: Output) -> list[Path
         return []
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for direction, peer, path in _cases(result):
+    for direction, peer, path in _cases(result.points):
         fig = ratio_heatmap(result, direction=direction, peer=peer, path=path)
         target = out / FIGURE_NAME.format(direction=direction, peer=peer, path=path)
         fig.savefig(target, dpi=fig.dpi)

@@ -34,7 +34,7 @@ def mode_ratios(run: Run) -> pd.DataFrame:
         >>> mode_ratios(run)  # doctest: +SKIP
            link initiator  size_bytes  ratio  pairs
     """
-    cmp = compare(*split_process_modes(run))
+    cmp = compare(*split_process_modes(run)).points
     cmp = cmp[cmp["size_bytes"] >= MIN_COMPARED_BYTES]
     out = (
         cmp.groupby(["link", "initiator", "size_bytes"])["ratio"]

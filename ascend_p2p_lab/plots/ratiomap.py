@@ -35,7 +35,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from ..comparison import ratio_grid
+from ..comparison import Comparison, ratio_grid
 from .matrix import CONTRAST, annotate_matrix, draw_matrix
 from .prepare import mode_text, wrap
 from .style import (
@@ -131,7 +131,7 @@ def marked_cells(ax: Axes) -> list[tuple[int, int]]:
 
 
 def ratio_heatmap(
-    comparison: pd.DataFrame,
+    comparison: Comparison,
     *,
     size: int | None = None,
     direction: str = "uni",
@@ -154,7 +154,7 @@ def ratio_heatmap(
     Example:
         >>> fig = ratio_heatmap(compare(baseline_run, run), size=16 << 20)  # doctest: +SKIP
     """
-    meta = comparison.attrs.get("comparison", {})
+    meta = comparison.meta()
     grid = ratio_grid(comparison, size=size, direction=direction, peer=peer, path=path)
     if threshold is None:
         threshold = float(meta.get("threshold") or 0.0)

@@ -57,8 +57,61 @@ class StoredMeta(dict):  # type: ignore[type-arg]
         return StoredMeta(self)
 
 
+class FrameUse:
+    """For one release, a value that replaced a DataFrame (:class:`Run`, a comparison)
+    passes what a DataFrame offers to the frame it replaced (:meth:`old_frame`), with a
+    DeprecationWarning naming the attribute to use instead (``ROWS``): attributes,
+    ``[...]`` (reading and assigning), iterating and ``in``. Private and special names are
+    not passed on (pickling, copy and IPython probe them)."""
+
+    #: The name a warning tells to use instead, and the field holding the rows.
+    ROWS = "run.samples"
+    FIELD = "samples"
+
+    def old_frame(self) -> pd.DataFrame:
+        """The frame the value replaced."""
+        raise NotImplementedError
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or self.FIELD not in self.__dict__:
+            raise AttributeError(name)
+        try:
+            value = getattr(self.old_frame(), name)
+        except AttributeError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            ) from None
+        self._warn(f".{name}")
+        return value
+
+    def __getitem__(self, key: Any) -> Any:
+        self._warn("[...]")
+        return self.old_frame()[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._warn("[...] = ...")
+        self.__dict__[self.FIELD][key] = value
+
+    def __iter__(self) -> Iterator[Any]:
+        self._warn(": iterating")
+        return iter(self.__dict__[self.FIELD])
+
+    def __contains__(self, key: Any) -> bool:
+        self._warn(": `in`")
+        return key in self.__dict__[self.FIELD]
+
+    def _warn(self, what: str) -> None:
+        name = type(self).__name__
+        warnings.warn(
+            f"{name.lower()}{what}: a {name} is not a DataFrame; use {self.ROWS} (the rows). "
+            f"Passing DataFrame use to {self.ROWS} ends in the next release.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+
+
 @dataclass(frozen=True, eq=False)
-class Run:
+class Run(FrameUse):
     """A run's samples (a DataFrame of schema rows) and its metadata."""
 
     samples: pd.DataFrame = field(default_factory=empty_frame)
@@ -175,38 +228,10 @@ class Run:
         """The number of samples (a Run's own: no warning)."""
         return len(self.samples)
 
-    # ---- a DataFrame's API, for one release: scripts that used sweep()'s frame
-    def __getattr__(self, name: str) -> Any:
-        """What a DataFrame offers, asked of the Run: its samples' as :meth:`frame` gives
-        them, with the convenience copy in ``attrs["run"]`` as sweep() gave them before (a
-        DeprecationWarning naming ``run.samples``). Private and special names are not
-        passed on (pickling, copy and IPython probe them)."""
-        if name.startswith("_") or "samples" not in self.__dict__:
-            raise AttributeError(name)
-        try:  # the frame sweep() gave: the samples, their convenience copy in attrs
-            value = getattr(self.frame(), name)
-        except AttributeError:
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r}"
-            ) from None
-        _frame_use_warning(f"run.{name}")
-        return value
-
-    def __getitem__(self, key: Any) -> Any:
-        _frame_use_warning("run[...]")
-        return self.frame()[key]
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        _frame_use_warning("run[...] = ...")
-        self.samples[key] = value
-
-    def __iter__(self) -> Iterator[Any]:
-        _frame_use_warning("iterating a run")
-        return iter(self.samples)
-
-    def __contains__(self, key: Any) -> bool:
-        _frame_use_warning("`in` a run")
-        return key in self.samples
+    # ---- a DataFrame's API, for one release (FrameUse): scripts that used sweep()'s frame
+    def old_frame(self) -> pd.DataFrame:
+        """The frame sweep() returned before: :meth:`frame`."""
+        return self.frame()
 
     def equals(self, other: Run) -> bool:
         """Same metadata and the same samples (``DataFrame.equals``)."""
@@ -228,16 +253,6 @@ class Run:
         """Jupyter's view: the header line, then the samples' table."""
         table = self.samples._repr_html_()
         return f"<p><code>{html.escape(self.header())}</code></p>\n{table or ''}"
-
-
-def _frame_use_warning(what: str) -> None:
-    """Warn that a Run was used as the DataFrame sweep() returned before."""
-    warnings.warn(
-        f"{what}: a Run is not a DataFrame; use run.samples (the rows) or run.meta "
-        "(the metadata). Passing DataFrame use to run.samples ends in the next release.",
-        DeprecationWarning,
-        stacklevel=3,
-    )
 
 
 def samples_of(obj: object) -> pd.DataFrame:
