@@ -54,7 +54,7 @@ def one_run(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     from ascend_p2p_lab.measure import probe, sweep
 
     with open_runtime("sim", preset=PRESET, seed=seed) as rt:
-        return sweep(rt, progress=False), probe(rt)
+        return sweep(rt, progress=False).frame(), probe(rt).frame()
 
 
 def degraded_link(k: int) -> tuple[int, int]:

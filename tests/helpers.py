@@ -496,9 +496,9 @@ class Outcome:
 def op_probe(rt: Runtime, tmp: Path) -> Outcome:
     out = Outcome()
     try:
-        out.frame = probe(rt)
+        out.frame = probe(rt).frame()
     except AclError as exc:
-        out.raised, out.frame = exc, exc.partial_frame  # type: ignore[attr-defined]
+        out.raised, out.frame = exc, exc.partial_run.frame()  # type: ignore[attr-defined]
         assert len(out.frame) < 4 * 3 and "failed" in out.frame.attrs["run"]
     return out
 

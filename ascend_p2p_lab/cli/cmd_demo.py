@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"1. probe: {rt.device_count} x {rt.soc_name} ({where})")
         table = probe(rt)
         print(
-            f"   {int(table['can_access_peer'].sum())} of {len(table)} ordered pairs can "
+            f"   {int(table.samples['can_access_peer'].sum())} of {len(table)} ordered pairs can "
             "access each other"
         )
         refused = enable_all(rt)

@@ -38,8 +38,9 @@ def probe_json(table: Any, n: int) -> dict[str, Any]:
     pair was not probed; ``exit_status`` and ``failures`` as a sweep has them."""
     from ..run import Run
 
-    meta = Run.of(table).meta
-    cells = {(int(r.src), int(r.dst)): r for r in table.itertuples(index=False)}
+    probed = Run.of(table)
+    meta = probed.meta
+    cells = {(int(r.src), int(r.dst)): r for r in probed.samples.itertuples(index=False)}
     matrices = []
     for value, title in PROBE_MATRICES:
         matrix, reasons, kinds = [], [], []

@@ -60,7 +60,7 @@ def _status(run: Run | None, error: dict[str, Any] | None) -> str:
 
 def _measure(
     rt: Any, options: Mapping[str, Any]
-) -> tuple[Run | None, pd.DataFrame | None, dict[str, Any] | None]:
+) -> tuple[Run | None, Run | None, dict[str, Any] | None]:
     """Probe, then sweep; (run, probe table, error fields or None). A failed probe does
     not stop the sweep; a sweep that stops on an error after it started gives the rows
     it kept."""
@@ -130,7 +130,7 @@ def survey_host(
         target.name,
         _status(run, error),
         run=run,
-        probe=table,
+        probe=None if table is None else table.frame(),
         wall_s=time.perf_counter() - start,
         cpu_s=time.thread_time() - cpu,
         worker=_worker_address(),

@@ -3,7 +3,7 @@
 Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
     >>> with open_runtime("sim", preset="atlas300i-duo") as rt:
-    ...     table = probe(rt)
+    ...     table = probe(rt).samples
     >>> table.loc[(table.src == 0) & (table.dst == 1), "can_access_peer"].item()
     True
 """
@@ -31,16 +31,17 @@ _PROBE_DTYPES = {
 }
 
 
-def probe(rt: Runtime) -> pd.DataFrame:
+def probe(rt: Runtime) -> Run:
     """One row per ordered pair (src != dst): link class, can_access_peer, whether this
     runtime holds peer access src -> dst, the runtime's own status where pyACL reports
     one, and why a pair cannot reach the other.
 
-    The table carries the probe's run metadata as a sweep's frame does (``attrs["run"]``,
-    ``Run.of(table).meta``). A KeyboardInterrupt returns the rows so far with
+    A :class:`~ascend_p2p_lab.run.Run`, as a sweep's: the table in ``samples``, the probe's
+    metadata in ``meta``. A KeyboardInterrupt returns the rows so far with
     ``meta.interrupted``; a failing call raises its
-    :class:`~ascend_p2p_lab.runtime.AclError` with the rows so far in
-    ``exc.partial_frame``. The probe changes no state.
+    :class:`~ascend_p2p_lab.runtime.AclError` with the rows so far in ``exc.partial_run``
+    (and, for one release, ``exc.partial_frame``: the same Run). The probe changes no
+    state.
     """
     rows: list[dict[str, object]] = []
     try:
@@ -73,19 +74,20 @@ def probe(rt: Runtime) -> pd.DataFrame:
         return _probe_frame(rt, rows, interrupted=True)
     except Exception as exc:
         partial = _probe_frame(rt, rows, failed=f"{type(exc).__name__}: {exc}")
+        exc.partial_run = partial  # type: ignore[attr-defined]
         exc.partial_frame = partial  # type: ignore[attr-defined]
         raise
     return _probe_frame(rt, rows)
 
 
-def _probe_frame(rt: Runtime, rows: list[dict[str, object]], **flags: object) -> pd.DataFrame:
-    """The probe table with its metadata (a Run of probe rows, as a frame)."""
+def _probe_frame(rt: Runtime, rows: list[dict[str, object]], **flags: object) -> Run:
+    """The probe table with its metadata (a Run of probe rows)."""
     frame = pd.DataFrame(rows, columns=list(_PROBE_DTYPES)).astype(_PROBE_DTYPES)
     try:
         meta = run_metadata(rt, {"kind": "probe"})
     except Exception as exc:  # a failing runtime: keep the rows, say why the rest is missing
         meta = RunMeta(params={"kind": "probe"}, metadata_error=f"{type(exc).__name__}: {exc}")
-    return Run(frame, meta.replace(**flags, run_id=new_run_id())).frame()
+    return Run(frame, meta.replace(**flags, run_id=new_run_id()))
 
 
 def device_naming(labels: list[str]) -> str:

@@ -12,7 +12,6 @@ from typing import Any
 
 import matplotlib as mpl
 import numpy as np
-import pandas as pd
 from matplotlib import colors as mcolors
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -189,7 +188,7 @@ def link_matrix(
 
 
 def peer_access_matrix(
-    table: pd.DataFrame,
+    table: Run,
     value: str = "can_access_peer",
     ax: Axes | None = None,
     *,
@@ -201,6 +200,7 @@ def peer_access_matrix(
     Example:
         >>> fig = peer_access_matrix(probe(rt), value="peer_enabled")  # doctest: +SKIP
     """
+    table = frame_of(table)  # the probe's Run (a probe frame, for one release)
     peer = peer_frame(table, value)
     colours = {
         "yes": "#4daf4a",

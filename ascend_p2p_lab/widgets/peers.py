@@ -69,11 +69,12 @@ def probe_table(rt: Runtime) -> ProbeTable:
     """:func:`~ascend_p2p_lab.measure.probe` of rt; a failing call keeps the rows before it
     (the rest are ``unprobed``); an interrupted probe raises KeyboardInterrupt."""
     try:
-        rows, failure = measure.probe(rt), None
+        probed, failure = measure.probe(rt), None
     except Exception as exc:  # the pairs before the failing call keep their answers
-        rows, failure = getattr(exc, "partial_frame", None), error_text(exc)
-        if rows is None:
+        probed, failure = getattr(exc, "partial_run", None), error_text(exc)
+        if probed is None:
             raise
+    rows = probed.frame()
     if Run.of(rows).meta.interrupted:
         raise KeyboardInterrupt("interrupted while probing peer access")
     n = rt.device_count

@@ -24,7 +24,7 @@ def criteria():
 
 def _host(name: str, faults: list, options: dict):
     with open_runtime("sim", preset="atlas800t-a2", faults=faults or None) as rt:
-        table = probe(rt)
+        table = probe(rt).frame()
         rows = sweep(rt, samples=2, progress=False, **options)
     return tag_host(rows, name), table
 

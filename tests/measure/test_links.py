@@ -160,7 +160,7 @@ def _interrupted_op(op: str, rt: Runtime, tmp: Path) -> tuple[str, Any]:
     """Run op; ("raised", None), ("interrupted", frame) or ("done", frame)."""
     try:
         if op == "probe":
-            frame = probe(rt)
+            frame = probe(rt).frame()
             return ("interrupted" if frame.attrs["run"].get("interrupted") else "done"), frame
         if op in ("toggle", "enable_all", "panel"):
             return _interrupted_peer_steps(op, rt)

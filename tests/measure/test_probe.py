@@ -48,6 +48,7 @@ from ascend_p2p_lab.measure import (
     sweep,
     try_enable,
 )
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.runtime import AclError, Runtime
 
 pytest.importorskip("ipywidgets")
@@ -80,7 +81,7 @@ def test_probe_lists_every_ordered_pair(a2) -> None:
 
 def test_probe_gives_reasons_on_a_duo_server() -> None:
     with open_runtime("sim", "atlas300i-duo") as rt:
-        table = probe(rt)
+        table = probe(rt).frame()
     same_card = table[(table.src // 2) == (table.dst // 2)]
     cross = table[(table.src // 2) != (table.dst // 2)]
     assert same_card["can_access_peer"].all() and (same_card["link"] == "PIX").all()
@@ -100,7 +101,7 @@ def _one_way(rt, blocked: tuple[int, int] = (1, 0)) -> None:
 def test_a_one_way_pair_names_the_direction_that_cannot_reach() -> None:
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         _one_way(rt)
-        table = probe(rt)
+        table = probe(rt).frame()
         run = sweep(rt, pairs=[(0, 1)], sizes="64KiB", direction="bi", **QUICK)
         spec = make_spec(rt, sizes="64KiB", patterns="one_to_all")
         tests = {t.ends[0][0]: t for t in plan_tests(rt, spec)}
@@ -123,7 +124,7 @@ def test_probe_matrices_are_rows_src_columns_dst() -> None:
         real = rt.link_class
         rt.link_class = lambda a, b: "PIX" if (a, b) == (0, 1) else real(a, b)
         assert try_enable(rt, 0, 1) is None
-        table = probe(rt)
+        table = probe(rt).frame()
         peers = peer_matrix(rt)
         rt.disable_peer(0, 1)
     rows = table.set_index(["src", "dst"])
@@ -139,8 +140,20 @@ def test_a_failing_device_count_is_one_clear_error() -> None:
         with pytest.raises(AclError) as info:
             probe(rt)
         assert_acl_error(info.value)
-        assert len(info.value.partial_frame) == 0  # type: ignore[attr-defined]
-        assert probe(rt)["can_access_peer"].all()  # the next call works
+        partial = info.value.partial_run  # type: ignore[attr-defined]
+        assert isinstance(partial, Run) and len(partial) == 0 and partial.meta.failed
+        assert info.value.partial_frame is partial  # type: ignore[attr-defined]
+        assert probe(rt).samples["can_access_peer"].all()  # the next call works
+
+
+def test_the_probe_returns_a_run_of_its_table() -> None:
+    """issue 41 item 2: probe(), a measuring function, returns a Run as sweep() does."""
+    with open_runtime("sim", "atlas300i-duo") as rt:
+        table = probe(rt)
+    assert isinstance(table, Run) and table.meta.params == {"kind": "probe"}
+    assert len(table) == 8 * 7 and table.meta.device_count == 8
+    with pytest.warns(DeprecationWarning, match=r"run\.samples"):
+        assert table.attrs["run"]["run_id"] == table.meta.run_id  # the old frame's copy
 
 
 @pytest.fixture

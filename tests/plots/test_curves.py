@@ -61,7 +61,7 @@ def _measure(preset: str, **kw):
     kw.setdefault("warmup", 0)
     kw.setdefault("progress", False)
     with open_runtime("sim", preset=preset) as rt:
-        table = probe(rt)
+        table = probe(rt).frame()
         run = sweep(rt, **kw)
     assert rt.acl.simulator.ledger_is_empty()
     return table, run

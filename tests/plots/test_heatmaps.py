@@ -68,7 +68,7 @@ from ascend_p2p_lab.topology import load_preset
 @pytest.fixture(scope="module")
 def small_run():
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        table = probe(rt)
+        table = probe(rt).frame()
         run = sweep(
             rt,
             pairs="0-1,1-0,2-5",
@@ -192,7 +192,7 @@ def run():
 def duo():
     """atlas300i-duo: its probe table and a run in which some pairs cannot access peer."""
     with open_runtime("sim", preset="atlas300i-duo") as rt:
-        table = probe(rt)
+        table = probe(rt).frame()
         frame = sweep(rt, sizes="4KiB,1MiB", samples=2, warmup=0, progress=False)
     return table, frame
 
@@ -313,7 +313,7 @@ def one_way_table():
     """A probe table with peer access enabled 0->1 only."""
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         rt.enable_peer(0, 1)
-        return probe(rt)
+        return probe(rt).frame()
 
 
 def _median(
@@ -421,7 +421,7 @@ def _measure(preset: str, **kw):
     kw.setdefault("warmup", 0)
     kw.setdefault("progress", False)
     with open_runtime("sim", preset=preset) as rt:
-        table = probe(rt)
+        table = probe(rt).frame()
         run = sweep(rt, **kw)
     assert rt.acl.simulator.ledger_is_empty()
     return table, run

@@ -34,7 +34,7 @@ def one_way_table():
     """A probe table with peer access enabled 0->1 only."""
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         rt.enable_peer(0, 1)
-        return probe(rt)
+        return probe(rt).frame()
 
 
 def _text_at(ax, x: int, y: int) -> str:

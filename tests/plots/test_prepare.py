@@ -111,7 +111,7 @@ def run_2():
 def duo():
     """atlas300i-duo: its probe table and a run in which some pairs cannot access peer."""
     with open_runtime("sim", preset="atlas300i-duo") as rt:
-        table = probe(rt)
+        table = probe(rt).frame()
         frame = sweep(rt, sizes="4KiB,1MiB", samples=2, warmup=0, progress=False)
     return table, frame
 

@@ -52,7 +52,7 @@ from ascend_p2p_lab.results import (
 @pytest.fixture(scope="module")
 def small_run():
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        table = probe(rt)
+        table = probe(rt).frame()
         run = sweep(
             rt,
             pairs="0-1,1-0,2-5",
@@ -154,7 +154,7 @@ def _measure(preset: str, **kw):
     kw.setdefault("warmup", 0)
     kw.setdefault("progress", False)
     with open_runtime("sim", preset=preset) as rt:
-        table = probe(rt)
+        table = probe(rt).frame()
         run = sweep(rt, **kw)
     assert rt.acl.simulator.ledger_is_empty()
     return table, run
