@@ -82,24 +82,32 @@ DEFAULT_PROCESS_MODE = IN_PROCESS
 # ---- what went wrong with a row, as data (``error_kind``)
 #: ``error`` is the sentence for people, ``error_code`` the ACL return code and
 #: ``error_call`` the pyACL call.
+UNREACHABLE, REFUSED, RUNTIME = "unreachable", "refused", "runtime"
+VERIFICATION, MISSING_CALL = "verification", "missing_call"
+DEVICE_LOST, WORKER_LOST = "device_lost", "worker_lost"
 ERROR_KINDS: dict[str, str] = {
-    "unreachable": "aclrtDeviceCanAccessPeer reports that the pair cannot reach each other",
-    "refused": "the runtime refused a direct copy between two devices with peer access off",
-    "runtime": "an ACL call failed while setting up or measuring the point",
-    "verification": "the bytes that arrived differ from the bytes sent",
-    "missing_call": "the installed pyACL lacks a call this point needs",
-    "device_lost": "a device of this point was lost earlier in the run; not measured",
-    "worker_lost": "the worker process of this point died or stopped answering",
+    UNREACHABLE: "aclrtDeviceCanAccessPeer reports that the pair cannot reach each other",
+    REFUSED: "the runtime refused a direct copy between two devices with peer access off",
+    RUNTIME: "an ACL call failed while setting up or measuring the point",
+    VERIFICATION: "the bytes that arrived differ from the bytes sent",
+    MISSING_CALL: "the installed pyACL lacks a call this point needs",
+    DEVICE_LOST: "a device of this point was lost earlier in the run; not measured",
+    WORKER_LOST: "the worker process of this point died or stopped answering",
 }
 #: Kinds that are results (the run measured what the server does); every other kind
 #: cost data points, and makes a command exit with status 1.
-RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")
+RESULT_KINDS: tuple[str, ...] = (UNREACHABLE, REFUSED)
 FAILURE_KINDS: tuple[str, ...] = tuple(k for k in ERROR_KINDS if k not in RESULT_KINDS)
 
-# ---- link words that are not npu-smi's device-pair classes
+# ---- link classes (npu-smi's words) and the link words that are not its device-pair classes
+HCCS, HCCS_SW, SIO, UB = "HCCS", "HCCS_SW", "SIO", "UB"
+PIX, PXB, PHB, SYS, NA = "PIX", "PXB", "PHB", "SYS", "NA"
+#: Link classes in npu-smi's words, in its legend's order. ``X`` (self) is only ever on the
+#: diagonal.
+LINK_CLASSES: tuple[str, ...] = (HCCS, HCCS_SW, SIO, PIX, PXB, PHB, SYS, UB, NA)
 #: Link classes that join the devices of one card (npu-smi's words): SIO between the two
 #: dies of a 910C package.
-CARD_LINKS: tuple[str, ...] = ("SIO",)
+CARD_LINKS: tuple[str, ...] = (SIO,)
 #: The link of a host copy: each device's link to the host CPU, PCIe on every server the
 #: presets describe (npu-smi's matrix is device pairs only).
 HOST_LINK = "PCIe"
@@ -142,6 +150,13 @@ MAX_SAMPLE_US = 60e6
 CHECK_WARMUP = 1
 #: Samples per point of the health check's derived criteria.
 CHECK_SAMPLES = 3
+
+# ---- verdicts: an item's state and a check's verdict (``status``, ``verdict``)
+PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
+#: The verdicts a check may reach, worst last.
+VERDICTS: tuple[str, ...] = (PASS, WARN, FAIL)
+#: The states an item may have, worst last but SKIP.
+ITEM_STATES: tuple[str, ...] = (PASS, WARN, FAIL, SKIP)
 
 # ---- exit statuses of a run (``terminal.run_status``; the command line adds 2, bad input)
 EXIT_OK = 0

@@ -31,10 +31,11 @@ from ..measure import sweep_run
 from ..run import Run
 from ..runtime import AclError, Runtime
 from ..schema import LATENCY_PATTERN, PAIR_PATTERN
+from ..vocab import FAIL, PASS
 from .criteria import Criteria
 from .plan import Work
 from .severity import FAILED_STATE, FAILING
-from .verdict import FAIL, PASS, evaluate
+from .verdict import evaluate
 
 #: item kinds that are measured, so a failure may be noise worth measuring again
 RETRIED_KINDS = ("bandwidth", "latency", "host", "aggregate", "collective")

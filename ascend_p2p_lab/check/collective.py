@@ -37,6 +37,7 @@ from ..collectives.select import collective
 from ..collectives.table import op_rows
 from ..schema import COLLECTIVE_PATTERN, FAILURE_KINDS
 from ..units import format_size
+from ..vocab import VERIFICATION
 
 BASES = ("model", "bound")
 
@@ -120,11 +121,11 @@ def items(criteria: Any, rows: pd.DataFrame, hosts: pd.DataFrame | None = None) 
     keys = [] if hosts is None else ["host"]
     ops = op_rows(rows)
     kind = ops["error_kind"].astype(object)
-    good = kind.isna() | kind.eq("verification")
+    good = kind.isna() | kind.eq(VERIFICATION)
     pts = ops.assign(
         _v=ops["busbw_GBps"].where(good.to_numpy()),
-        _lost=kind.isin(FAILURE_KINDS).to_numpy() & ~kind.eq("verification"),
-        _bad=kind.eq("verification").fillna(False).to_numpy(),
+        _lost=kind.isin(FAILURE_KINDS).to_numpy() & ~kind.eq(VERIFICATION),
+        _bad=kind.eq(VERIFICATION).fillna(False).to_numpy(),
     )
     on = [*keys, "operation", "size_bytes"]
     got = (

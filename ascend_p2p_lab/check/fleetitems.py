@@ -28,10 +28,10 @@ import pandas as pd
 from ..run import Run, samples_of
 from ..schema import CARD_PATTERNS, PAIR_PATTERNS
 from ..units import parse_sizes
+from ..vocab import BI, FAIL, PASS, WARN
 from .criteria import Criteria
 from .plan import needs_of
-from .severity import WARN
-from .verdict import FAIL, evaluate, overall
+from .verdict import evaluate, overall
 
 #: the ordered pair alone, the pattern every host's sweep measures
 PAIR = PAIR_PATTERNS[0]
@@ -47,7 +47,7 @@ def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
     patterns = [PAIR, *sorted(needs.host), *sorted(needs.aggregates - set(CARD_PATTERNS))]
     return {
         "sizes": sorted(set(parse_sizes(sizes)) | {criteria.size_bytes}),
-        "direction": "both" if "bi" in directions else "uni",
+        "direction": "both" if BI in directions else "uni",
         "patterns": patterns,
     }
 
@@ -112,4 +112,4 @@ def host_verdicts(
     hosts: list[str], failing: Mapping[str, Any], warned: Mapping[str, Any]
 ) -> dict[str, str]:
     """Per host its verdict: FAIL (a failing item), WARN (only warned items) or PASS."""
-    return {h: FAIL if h in failing else WARN if h in warned else "PASS" for h in sorted(hosts)}
+    return {h: FAIL if h in failing else WARN if h in warned else PASS for h in sorted(hosts)}

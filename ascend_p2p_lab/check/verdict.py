@@ -55,16 +55,14 @@ from ..schema import (
     PULL_FANOUT,
     PUSH_FANOUT,
 )
-from ..vocab import INITIATOR_WORDS
+from ..vocab import FAIL, INITIATOR_WORDS, MISSING_CALL, NA, PASS, SKIP, VERIFICATION
 from . import collective, spread
 from .criteria import Criteria
 from .severity import GRADE_COLUMNS, JUDGED, graded
-from .severity import WARN as WARN
 
 #: What keys a card pair: its senders and its receivers (devices), never its label.
 CARD_KEYS = ("senders", "receivers")
 
-PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 #: Columns of the items table, in order (``host`` first when judging a fleet).
 #: ``pattern``: the row pattern a measured item judges (empty for the topology's items).
 ITEM_COLUMNS = (
@@ -156,7 +154,7 @@ def topology_items(
         reason=m["reason"].where(seen, "not measured"),
         basis=criteria.topology_basis,
     )
-    unreported = seen & m["link"].eq("NA") & m["expected_link"].ne("NA")
+    unreported = seen & m["link"].eq(NA) & m["expected_link"].ne(NA)
     link = m.assign(
         name="link_class",
         kind="link_class",
@@ -212,11 +210,11 @@ def _points(
     r = rows[rows["pattern"].isin(patterns) & (rows["size_bytes"] == size)]
     kind = r["error_kind"].astype(object)
     good = kind.isna() | kind.isin(_OK_KINDS)
-    lost = ~good & ~kind.eq("missing_call").fillna(False)
+    lost = ~good & ~kind.eq(MISSING_CALL).fillna(False)
     r = r.assign(
         _v=r[value].where(good),
         _lost=lost,
-        _missing=kind.eq("missing_call").fillna(False).astype(bool),
+        _missing=kind.eq(MISSING_CALL).fillna(False).astype(bool),
     )
     g = r.groupby(keys, dropna=False, observed=True, sort=False)
     out = g.agg(
@@ -414,7 +412,7 @@ def verification_items(
     """``verification`` items: per ordered pair (pair and latency copies), per device
     and host direction, per fan-out device, per card pair; measured = bad samples."""
     r = rows[[*keys, "pattern", "src", "dst", *CARD_KEYS, "error_kind"]]
-    r = r.assign(_bad=(r["error_kind"].astype(object) == "verification").to_numpy(dtype=bool))
+    r = r.assign(_bad=(r["error_kind"].astype(object) == VERIFICATION).to_numpy(dtype=bool))
     parts = []
     for family, pats in VERIFY_FAMILIES.items():
         sel = r["pattern"].isin(pats).fillna(False).to_numpy(dtype=bool)

@@ -26,8 +26,9 @@ from typing import Any
 
 import pandas as pd
 
+from ..vocab import FAIL, PASS, SKIP, WARN
 from .prometheus import write_atomic
-from .verdicts import FAIL, PASS, SKIP, WARN, Verdict
+from .verdicts import Verdict
 
 #: NPU Exporter's limits on a custom-metric file
 MAX_ENTRIES = 128

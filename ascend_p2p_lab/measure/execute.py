@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..patterns.model import PHASES, STAGED, SUM, SUM_PER_DIRECTION, Test, Transfer, needs
 from ..runtime import AclError, MissingCall
 from ..runtime.resources import close_all
-from ..vocab import DIRECT
+from ..vocab import DIRECT, REFUSED, UNREACHABLE
 from . import outcomes
 from .buffers import HOST
 from .peerstate import PeerRestoreError, peer_state
@@ -53,7 +53,7 @@ def run_test(ctx: Context, test: Test) -> bool:
         failure = outcomes.missing_calls(missing) if missing else None
     if failure is not None:
         ctx.error_rows(test, ctx.remaining(test), failure)
-        return failure.kind in ("unreachable",)
+        return failure.kind in (UNREACHABLE,)
     try:
         with peer_state(ctx.rt, test):
             measure_test(ctx, test)
@@ -99,7 +99,7 @@ def measure_test(ctx: Context, test: Test) -> None:
                 samples = [measure(copies) for _ in range(spec.samples)]
             except AclError as exc:  # peer access off: what the runtime does is data
                 refused = outcomes.direct_copy_failure(exc)
-                if test.path != DIRECT or refused.kind != "refused":
+                if test.path != DIRECT or refused.kind != REFUSED:
                     raise
                 ctx.error_rows(test, [size], refused, tick=False)
                 continue

@@ -20,7 +20,7 @@ from ..patterns.cards import GroupPair, cards_of, parse_groups
 from ..patterns.model import Test
 from ..runtime import Runtime
 from ..units import parse_sizes
-from ..vocab import MAX_SAMPLE_US
+from ..vocab import CURRENT, MAX_SAMPLE_US
 from .pairs import parse_pairs
 
 #: The built-ins a sweep can plan (``--patterns``): every declaration.
@@ -194,7 +194,7 @@ def make_spec(
         devices=None if device_list is None else tuple(device_list),
         directions=_choice("direction", direction, ("uni", "bi")),
         peers=("current",)
-        if peer == "current"
+        if peer == CURRENT
         else _choice("peer", peer, ("on", "off"), also=("current",)),
         patterns=pats,
         groups=None if group_list is None else tuple(group_list),

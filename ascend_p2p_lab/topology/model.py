@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-#: Link classes in npu-smi's words. ``X`` (self) is only ever on the diagonal.
-LINK_CLASSES: tuple[str, ...] = ("HCCS", "HCCS_SW", "SIO", "PIX", "PXB", "PHB", "SYS", "UB", "NA")
+#: Link classes in npu-smi's words (the vocabulary's), re-exported where they always were.
+from ..vocab import LINK_CLASSES as LINK_CLASSES
+
 SELF = "X"
 
 #: Which peer-off behaviour a simulated device-to-device copy has (see LinkClass docs).

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..typedfile import Document
+from ..vocab import HCCS, UB
 from .model import LINK_CLASSES, SELF, LinkClass, Topology
 from .presets import MAX_INPUT_BYTES, TopologyError, read_packaged
 from .tables import ProfileTable, link_classes, server_fields
@@ -311,9 +312,9 @@ def _guess_profile(classes: set[str], labels: tuple[str, ...]) -> str:
     """Which server the classes look like (see the comments in ``_link_defaults.toml``)."""
     if classes & {"SIO", "HCCS_SW"} or (not classes and labels[0].startswith("Phy-ID")):
         return "a3"
-    if "UB" in classes:
+    if UB in classes:
         return "ub"
-    if "HCCS" in classes:
+    if HCCS in classes:
         return "910a" if classes & _PCIE_CLASSES else "a2"
     return "pcie" if classes else "a2"
 
@@ -417,7 +418,7 @@ def _legend(classes: tuple[str, ...]) -> list[str]:
     keys = ["X", "SYS", "PHB", "PIX", "PXB", "HCCS"]
     if {"SIO", "HCCS_SW"} & set(classes):
         keys += ["SIO", "HCCS_SW"]
-    if "UB" in classes:
+    if UB in classes:
         keys.append("UB")
     keys.append("NA")
     return ["Legend:", "", *(_LEGEND[k] for k in keys)]

@@ -8,8 +8,8 @@ MUTANTS: list[Mutant] = [
     M(
         "vocab.cards_ignore_sio",
         "vocab.py",
-        'CARD_LINKS: tuple[str, ...] = ("SIO",)',
-        'CARD_LINKS: tuple[str, ...] = ("HCCS_SW",)',
+        "CARD_LINKS: tuple[str, ...] = (SIO,)",
+        "CARD_LINKS: tuple[str, ...] = (HCCS_SW,)",
         "cards found from the wrong link class",
         (
             *SWEEP_TESTS,
@@ -27,8 +27,8 @@ MUTANTS: list[Mutant] = [
     M(
         "vocab.refused_is_a_failure",
         "vocab.py",
-        'RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")',
-        'RESULT_KINDS: tuple[str, ...] = ("unreachable",)',
+        "RESULT_KINDS: tuple[str, ...] = (UNREACHABLE, REFUSED)",
+        "RESULT_KINDS: tuple[str, ...] = (UNREACHABLE,)",
         "a refused copy counts as a failure (exit status 1)",
         ("tests/test_vocab.py",),
     ),
