@@ -151,6 +151,24 @@ CHECK_WARMUP = 1
 #: Samples per point of the health check's derived criteria.
 CHECK_SAMPLES = 3
 
+# ---- the health check's item kinds (its criteria tables; the ``kind`` column of items)
+PEER_ACCESS_ITEM, LINK_CLASS_ITEM = "peer_access", "link_class"
+BANDWIDTH_ITEM, LATENCY_ITEM, HOST_ITEM = "bandwidth", "latency", "host"
+AGGREGATE_ITEM, COLLECTIVE_ITEM = "aggregate", "collective"
+VERIFICATION_ITEM, SPREAD_ITEM = "verification", "spread"
+#: Every item kind (the kinds a criteria file's ``[severity]`` table may name).
+ITEM_KINDS: tuple[str, ...] = (
+    PEER_ACCESS_ITEM,
+    LINK_CLASS_ITEM,
+    BANDWIDTH_ITEM,
+    LATENCY_ITEM,
+    HOST_ITEM,
+    AGGREGATE_ITEM,
+    COLLECTIVE_ITEM,
+    VERIFICATION_ITEM,
+    SPREAD_ITEM,
+)
+
 # ---- verdicts: an item's state and a check's verdict (``status``, ``verdict``)
 PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
 #: The verdicts a check may reach, worst last.

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
 from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE, LOCAL_PATTERN, POINT_KEYS, PUSH_FANOUT
-from ..vocab import UNI
+from ..vocab import AGGREGATE_ITEM, UNI
 from .fits import FAN_PATTERNS, MIN_SAMPLES_FOR_JITTER, Fit
 
 
@@ -172,7 +172,7 @@ def port_limit(
         legs = [links[(center, p) if out else (p, center)] for p in _fan_peers(devices, center, n)]
         switched = [bw for bw, sw in legs if sw]
         plain = [bw for bw, sw in legs if not sw]
-        per_leg = rate / len(legs) if kind == "aggregate" else rate
+        per_leg = rate / len(legs) if kind == AGGREGATE_ITEM else rate
         if (
             switched
             and per_leg < PORT_BINDS * min(switched)

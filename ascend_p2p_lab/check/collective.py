@@ -37,7 +37,7 @@ from ..collectives.select import collective
 from ..collectives.table import op_rows
 from ..schema import COLLECTIVE_PATTERN, FAILURE_KINDS
 from ..units import format_size
-from ..vocab import VERIFICATION
+from ..vocab import COLLECTIVE_ITEM, VERIFICATION
 
 BASES = ("model", "bound")
 
@@ -115,7 +115,7 @@ def from_rows(rows: pd.DataFrame, fraction: float, origin: str) -> list[dict[str
 def items(criteria: Any, rows: pd.DataFrame, hosts: pd.DataFrame | None = None) -> pd.DataFrame:
     """One item per ``[[collective]]`` criterion (and host of ``hosts``)."""
     t = criteria.table
-    want = t[t["kind"] == "collective"]
+    want = t[t["kind"] == COLLECTIVE_ITEM]
     if want.empty:
         return pd.DataFrame()
     keys = [] if hosts is None else ["host"]

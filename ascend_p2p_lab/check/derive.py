@@ -44,7 +44,7 @@ from ..schema import (
     PULL_FANOUT,
 )
 from ..units import format_size
-from ..vocab import BI, CARD_LINKS, PAIR, UNREACHABLE
+from ..vocab import BI, CARD_LINKS, HOST_ITEM, PAIR, UNREACHABLE
 from . import collective, spread
 from .criteria import (
     DEFAULT_FRACTION,
@@ -143,7 +143,7 @@ def _device_records(
             "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
             f"on device {device}, x {fraction:g}",
         }
-        rec["direction" if kind == "host" else "pattern"] = pattern
+        rec["direction" if kind == HOST_ITEM else "pattern"] = pattern
         out.append(rec)
     cards = card_keys(_good(rows, CARD_PATTERNS, size))
     for (senders, receivers), s in cards.groupby(["senders", "receivers"])["bandwidth_GBps"]:

@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..vocab import FAIL, PASS, VERIFICATION, WARN
+from ..vocab import FAIL, PASS, VERIFICATION_ITEM, WARN
 
 FAIL_SEVERITY, WARN_SEVERITY = "fail", "warn"
 #: the states an item ends in after a failure, per severity
@@ -191,7 +191,7 @@ def _sources(
         elif kind in rows and not pd.isna(src):
             path, lines = rows[kind]
             out.append(f"{path}:{lines[int(src)]}")
-        elif kind == VERIFICATION:
+        elif kind == VERIFICATION_ITEM:
             at = verification_at
             out.append(f"{source} (default)" if at is None else f"{at[0]}:{at[1]}")
         else:

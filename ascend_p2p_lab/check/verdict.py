@@ -55,7 +55,18 @@ from ..schema import (
     PULL_FANOUT,
     PUSH_FANOUT,
 )
-from ..vocab import FAIL, INITIATOR_WORDS, MISSING_CALL, NA, PASS, SKIP, VERIFICATION
+from ..vocab import (
+    AGGREGATE_ITEM,
+    FAIL,
+    HOST_ITEM,
+    INITIATOR_WORDS,
+    LATENCY_ITEM,
+    MISSING_CALL,
+    NA,
+    PASS,
+    SKIP,
+    VERIFICATION,
+)
 from . import collective, spread
 from .criteria import Criteria
 from .severity import GRADE_COLUMNS, JUDGED, graded
@@ -193,7 +204,7 @@ def _expected_pairs(criteria: Criteria, devices: Sequence[int] | None, kind: str
     by_class = pairs.merge(t[t["src"].isna()][["link", *cols]], on="link")
     own = t[t["src"].notna()][["src", "dst", *cols]].astype({"src": int, "dst": int})
     keys = ["src", "dst", "direction", "initiator"]
-    if kind == "latency":
+    if kind == LATENCY_ITEM:
         by_class = by_class.drop(columns=["direction", "initiator"])
         own = own.drop(columns=["direction", "initiator"])
         keys = ["src", "dst"]
@@ -331,7 +342,7 @@ def device_items(
     t = criteria.table
     out = []
     host = _device_criteria(
-        t[t["kind"] == "host"].drop(columns=["src", "dst"]), devices, "direction"
+        t[t["kind"] == HOST_ITEM].drop(columns=["src", "dst"]), devices, "direction"
     )
     if len(host):
         r = rows[rows["pattern"].isin(HOST_PATTERNS).fillna(False).to_numpy(dtype=bool)]
@@ -350,7 +361,7 @@ def device_items(
                 size_bytes=criteria.size_bytes,
             )
         )
-    agg = t[(t["kind"] == "aggregate") & ~t["pattern"].isin(CARD_PATTERNS)]
+    agg = t[(t["kind"] == AGGREGATE_ITEM) & ~t["pattern"].isin(CARD_PATTERNS)]
     fan = _device_criteria(agg.drop(columns=["src", "dst"]), devices, "pattern")
     if len(fan):
         r = rows[rows["pattern"].isin(FANOUT_PATTERNS).fillna(False).to_numpy(dtype=bool)]
@@ -369,7 +380,7 @@ def card_items(
     """``aggregate card`` items per card pair measured (or named by a criterion)."""
     keys = [] if hosts is None else ["host"]
     t = criteria.table
-    card = t[(t["kind"] == "aggregate") & t["pattern"].isin(CARD_PATTERNS)]
+    card = t[(t["kind"] == AGGREGATE_ITEM) & t["pattern"].isin(CARD_PATTERNS)]
     if not len(card):
         return pd.DataFrame()
     on = [*keys, *CARD_KEYS]

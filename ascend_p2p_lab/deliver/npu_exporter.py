@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..vocab import FAIL, PASS, SKIP, WARN
+from ..vocab import BANDWIDTH_ITEM, FAIL, PASS, SKIP, WARN
 from .prometheus import write_atomic
 from .verdicts import Verdict
 
@@ -93,7 +93,7 @@ def _rank(entry: dict[str, Any]) -> tuple[int, bool]:
     """Failing first, then warned (and states it does not know), passed, skipped; a
     link's bandwidth before other kinds within a state."""
     label = entry["label"]
-    return STATE_ORDER.get(label.get("status"), 1), label.get("kind") != "bandwidth"
+    return STATE_ORDER.get(label.get("status"), 1), label.get("kind") != BANDWIDTH_ITEM
 
 
 def _size(doc: dict[str, Any]) -> int:

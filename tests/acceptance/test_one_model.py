@@ -35,6 +35,7 @@ FAMILIES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "error kind": (frozenset(vocab.ERROR_KINDS), ("error_kind", "kind")),
     "verdict": (frozenset(vocab.VERDICTS), ("status", "verdict")),
     "link class": (frozenset(vocab.LINK_CLASSES), ("link", "classes", "cls")),
+    "item kind": (frozenset(vocab.ITEM_KINDS), ("kind", "table")),
 }
 
 #: What a comparison compares: the expressions that give it its family, and a literal.
@@ -216,6 +217,7 @@ PLANTED = [
     ('failing = result.status == "FAIL"', "FAIL"),
     ('if "SIO" in classes: ...', "SIO"),
     ('if row["link"] == "HCCS_SW": ...', "HCCS_SW"),
+    ('want = t[t["kind"] == "collective"]', "collective"),
 ]
 
 
@@ -238,7 +240,7 @@ def test_words_of_other_meanings_pass() -> None:
         'by == "pair"; kind = "test"; x = ("local", "uni")',
         'if col in ("src", "dst"): ...',
         'if "group" in out.columns: ...',
-        'if table in ("bandwidth", "latency"): ...',
+        'if section in ("bandwidth", "latency"): ...',
         'x = d.get(key, "on")',
     ]:
         assert not offences(text), text
