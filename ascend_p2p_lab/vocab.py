@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum, IntEnum
 
 
@@ -217,9 +218,96 @@ SIO, UB = LinkName.SIO.value, LinkName.UB.value
 PIX, PXB, PHB = LinkName.PIX.value, LinkName.PXB.value, LinkName.PHB.value
 SYS, NA = LinkName.SYS.value, LinkName.NA.value
 LINK_CLASSES: tuple[str, ...] = tuple(c.value for c in LinkName)
+#: The diagonal's word in npu-smi's matrix: a device and itself (never a link class).
+SELF = "X"
+#: What sort of link a class is: HCCS (and through a switch) or UB between chips, SIO
+#: between the dies of one card, PCIe, unknown, or a device itself.
+INTERCONNECT, CARD_LINK, PCIE, UNKNOWN_LINK, SELF_LINK = (
+    "interconnect",
+    "card",
+    "pcie",
+    "na",
+    "self",
+)
+
+
+@dataclass(frozen=True)
+class LinkRecord:
+    """One link class, everything the package says of it: its ``name`` (npu-smi's word in
+    the matrix), ``meaning`` (figures' legends), ``npu_smi`` (npu-smi 24.1's legend line,
+    its typos kept), ``kind`` and ``colour`` (every figure's); its ``order`` is its place
+    in :data:`LINKS`, the order every figure lists the classes in.
+
+    Example:
+        >>> LINK_RECORDS[HCCS_SW].meaning, LINK_RECORDS[HCCS_SW].order
+        ('HCCS through a switch', 1)
+    """
+
+    name: str
+    meaning: str
+    npu_smi: str
+    kind: str
+    colour: str
+
+    @property
+    def order(self) -> int:
+        return LINK_ORDER.index(self.name)
+
+
+#: Every link class in figure order, then ``X`` (self).
+LINKS: tuple[LinkRecord, ...] = (
+    LinkRecord(HCCS, "HCCS link", "  HCCS = Connection traversing HCCS.", INTERCONNECT, "#1f77b4"),
+    LinkRecord(
+        HCCS_SW,
+        "HCCS through a switch",
+        "  HCCS_SW = Connection traversing HCCS through a switch.",
+        INTERCONNECT,
+        "#6baed6",
+    ),
+    LinkRecord(
+        SIO,
+        "SIO bus (dies of one chip)",
+        "  SIO  = Path traversing the SIO bus.",
+        CARD_LINK,
+        "#9467bd",
+    ),
+    LinkRecord(
+        PIX, "one PCIe switch", "  PIX  = Path traversing a single PCIe switch", PCIE, "#2ca02c"
+    ),
+    LinkRecord(
+        PXB,
+        "several PCIe switches",
+        "  PXB  = Path traversing multipul PCIe switches",
+        PCIE,
+        "#bcbd22",
+    ),
+    LinkRecord(
+        PHB,
+        "PCIe host bridge of a CPU",
+        "  PHB  = Path traversing PCIe and the PCIe host bridge of a CPU.",
+        PCIE,
+        "#ff7f0e",
+    ),
+    LinkRecord(
+        SYS,
+        "PCIe across NUMA nodes",
+        "  SYS  = Path traversing PCIe and NUMA nodes. Nodes are connected through SMP, "
+        "such as QPI, UPI.",
+        PCIE,
+        "#d62728",
+    ),
+    LinkRecord(UB, "Unified Bus", "  UB   = Connection traversing UB.", INTERCONNECT, "#8c564b"),
+    LinkRecord(
+        NA, "unknown relationship", "  NA   = Unknown relationship.", UNKNOWN_LINK, "#d9d9d9"
+    ),
+    LinkRecord(SELF, "self", "  X    = Self", SELF_LINK, "#303030"),
+)
+LINK_RECORDS: dict[str, LinkRecord] = {r.name: r for r in LINKS}
+#: The order every figure lists the link classes in (``X`` last).
+LINK_ORDER: tuple[str, ...] = tuple(LINK_RECORDS)
 #: Link classes that join the devices of one card (npu-smi's words): SIO between the two
 #: dies of a 910C package.
-CARD_LINKS: tuple[str, ...] = (SIO,)
+CARD_LINKS: tuple[str, ...] = tuple(r.name for r in LINKS if r.kind == CARD_LINK)
 #: The link of a host copy: each device's link to the host CPU, PCIe on every server the
 #: presets describe (npu-smi's matrix is device pairs only).
 HOST_LINK = "PCIe"

@@ -89,3 +89,28 @@ def test_exit_statuses_are_one_type() -> None:
     from ascend_p2p_lab.cli.exitstatus import EXIT_USAGE
 
     assert EXIT_USAGE == vocab.ExitStatus.BAD_INPUT
+
+
+def test_each_link_class_is_one_record() -> None:
+    """Name, meaning, npu-smi's legend line, kind, colour and order of a class come from
+    its record: the figures' colours and legends and npu-smi's legend read it."""
+    from ascend_p2p_lab.plots.prepare import LINK_MEANING, LINK_ORDER
+    from ascend_p2p_lab.plots.style import DIAG_COLOR, LINK_COLORS
+    from ascend_p2p_lab.topology.npu_smi import _LEGEND, _PCIE_CLASSES
+
+    assert vocab.LINK_ORDER == (*vocab.LINK_CLASSES, vocab.SELF) == LINK_ORDER
+    assert [r.order for r in vocab.LINKS] == list(range(len(vocab.LINKS)))
+    sw = vocab.LINK_RECORDS[vocab.HCCS_SW]
+    assert (sw.meaning, sw.kind, sw.colour, sw.order) == (
+        "HCCS through a switch",
+        vocab.INTERCONNECT,
+        "#6baed6",
+        1,
+    )
+    assert sw.npu_smi == "  HCCS_SW = Connection traversing HCCS through a switch."
+    assert len({r.colour for r in vocab.LINKS}) == len(vocab.LINKS)
+    assert {r.name: r.colour for r in vocab.LINKS} == LINK_COLORS and DIAG_COLOR == "#303030"
+    assert LINK_MEANING[vocab.SIO] == "SIO bus (dies of one chip)"
+    assert _LEGEND[vocab.PXB].endswith("multipul PCIe switches")
+    assert {vocab.PIX, vocab.PXB, vocab.PHB, vocab.SYS} == _PCIE_CLASSES
+    assert vocab.CARD_LINKS == (vocab.SIO,)

@@ -26,21 +26,11 @@ from .. import results
 from ..run import Run, RunMeta
 from ..schema import LOCAL_PATTERN, PAIR_PATTERN
 from ..units import format_size, parse_size
-from ..vocab import INITIATOR_TEXT, UNI
+from ..vocab import INITIATOR_TEXT, LINKS, UNI
 
-#: npu-smi's link classes in the order every figure lists them, with the legend's words.
-LINK_MEANING: dict[str, str] = {
-    "HCCS": "HCCS link",
-    "HCCS_SW": "HCCS through a switch",
-    "SIO": "SIO bus (dies of one chip)",
-    "PIX": "one PCIe switch",
-    "PXB": "several PCIe switches",
-    "PHB": "PCIe host bridge of a CPU",
-    "SYS": "PCIe across NUMA nodes",
-    "UB": "Unified Bus",
-    "NA": "unknown relationship",
-    "X": "self",
-}
+#: npu-smi's link classes in the order every figure lists them, with the legend's words
+#: (each link record's, :data:`~ascend_p2p_lab.vocab.LINKS`).
+LINK_MEANING: dict[str, str] = {r.name: r.meaning for r in LINKS}
 LINK_ORDER: tuple[str, ...] = tuple(LINK_MEANING)
 PATH_WORDS = {
     "p2p": "P2P copy",

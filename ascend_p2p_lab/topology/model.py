@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-#: Link classes in npu-smi's words (the vocabulary's), re-exported where they always were.
+#: Link classes in npu-smi's words and the diagonal's (the vocabulary's), re-exported here.
 from ..vocab import LINK_CLASSES as LINK_CLASSES
-
-SELF = "X"
+from ..vocab import SELF as SELF
 
 #: Which peer-off behaviour a simulated device-to-device copy has (see LinkClass docs).
 PEER_OFF_MODES = ("error", "staged", "direct")

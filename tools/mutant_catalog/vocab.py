@@ -8,8 +8,8 @@ MUTANTS: list[Mutant] = [
     M(
         "vocab.cards_ignore_sio",
         "vocab.py",
-        "CARD_LINKS: tuple[str, ...] = (SIO,)",
-        "CARD_LINKS: tuple[str, ...] = (HCCS_SW,)",
+        "CARD_LINKS: tuple[str, ...] = tuple(r.name for r in LINKS if r.kind == CARD_LINK)",
+        "CARD_LINKS: tuple[str, ...] = tuple(r.name for r in LINKS if r.name == HCCS_SW)",
         "cards found from the wrong link class",
         (
             *SWEEP_TESTS,
