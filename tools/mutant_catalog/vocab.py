@@ -32,4 +32,12 @@ MUTANTS: list[Mutant] = [
         "a refused copy counts as a failure (exit status 1)",
         ("tests/test_vocab.py",),
     ),
+    M(
+        "vocab.word_prints_as_member",
+        "vocab.py",
+        "    def __str__(self) -> str:\n        return str(self.value)",
+        '    def __str__(self) -> str:\n        return f"{type(self).__name__}.{self.name}"',
+        "a vocabulary type's member prints as Direction.UNI, not as its word",
+        ("tests/test_vocab.py",),
+    ),
 ]
