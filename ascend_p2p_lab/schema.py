@@ -85,6 +85,8 @@ HOST_TO_DEVICE, DEVICE_TO_HOST = (
 GROUP_PATTERNS = _named(lambda p: p.grouped)
 GIVEN_GROUPS = _named(lambda p: p.needs_groups)[0]
 CARD_PATTERNS = _named(lambda p: p.layout == "card")
+#: The pattern of whole cards (their dies at once).
+CARD_PATTERN = CARD_PATTERNS[0]
 #: Patterns whose value adds up the bytes of several copies over one window.
 AGGREGATE_PATTERNS = _named(lambda p: p.values in ("sum", "sum_per_direction"))
 #: The test pattern: a set of transfers (``test`` and ``transfer`` columns).

@@ -26,15 +26,12 @@ from typing import Any
 import pandas as pd
 
 from ..run import Run, samples_of
-from ..schema import CARD_PATTERNS, PAIR_PATTERNS
+from ..schema import CARD_PATTERNS, PAIR_PATTERN
 from ..units import parse_sizes
 from ..vocab import BI, FAIL, PASS, WARN
 from .criteria import Criteria
 from .plan import needs_of
 from .verdict import evaluate, overall
-
-#: the ordered pair alone, the pattern every host's sweep measures
-PAIR = PAIR_PATTERNS[0]
 
 
 def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
@@ -44,7 +41,7 @@ def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
     latency criteria need sweeps of their own: on a fleet they are SKIP."""
     needs = needs_of(criteria)
     directions = {d for d, i in needs.bandwidth if i == "dst"}
-    patterns = [PAIR, *sorted(needs.host), *sorted(needs.aggregates - set(CARD_PATTERNS))]
+    patterns = [PAIR_PATTERN, *sorted(needs.host), *sorted(needs.aggregates - set(CARD_PATTERNS))]
     return {
         "sizes": sorted(set(parse_sizes(sizes)) | {criteria.size_bytes}),
         "direction": "both" if BI in directions else "uni",

@@ -44,6 +44,7 @@ import pandas as pd
 from ..patterns.cards import group_name
 from ..results import card_keys
 from ..schema import (
+    CARD_PATTERN,
     CARD_PATTERNS,
     DEVICE_TO_HOST,
     FAILURE_KINDS,
@@ -51,6 +52,7 @@ from ..schema import (
     HOST_PATTERNS,
     HOST_TO_DEVICE,
     LATENCY_PATTERN,
+    PAIR_PATTERN,
     PAIR_PATTERNS,
     PULL_FANOUT,
     PUSH_FANOUT,
@@ -101,14 +103,13 @@ ITEM_COLUMNS = (
     "criteria_line",
 )
 #: Row patterns whose verification an item family covers
-PAIR, CARD = PAIR_PATTERNS[0], CARD_PATTERNS[0]
 VERIFY_FAMILIES = {
-    PAIR: PAIR_PATTERNS,
+    PAIR_PATTERN: PAIR_PATTERNS,
     HOST_TO_DEVICE: (HOST_TO_DEVICE,),
     DEVICE_TO_HOST: (DEVICE_TO_HOST,),
     PUSH_FANOUT: (PUSH_FANOUT,),
     PULL_FANOUT: (PULL_FANOUT,),
-    CARD: CARD_PATTERNS,
+    CARD_PATTERN: CARD_PATTERNS,
 }
 _OK_KINDS = ("verification",)  # samples whose timing stands (their bytes are judged apart)
 
@@ -288,7 +289,7 @@ def pair_items(
     if len(bw):
         pts = _points(
             rows,
-            (PAIR,),
+            (PAIR_PATTERN,),
             criteria.size_bytes,
             [*keys, "src", "dst", "direction", "initiator"],
             "bandwidth_GBps",
@@ -297,7 +298,7 @@ def pair_items(
         out.append(
             j.assign(
                 kind="bandwidth",
-                pattern=PAIR,
+                pattern=PAIR_PATTERN,
                 size_bytes=criteria.size_bytes,
                 name="bandwidth " + j["direction"] + " " + j["initiator"].map(INITIATOR_WORDS),
             )
@@ -398,17 +399,17 @@ def card_items(
     ).drop_duplicates(list(CARD_KEYS))
     exp["group"] = [group_name(s, r) for s, r in zip(exp["senders"], exp["receivers"])]
     j = _judge(exp, pts, on, hosts)
-    return j.assign(name=f"aggregate {CARD}", size_bytes=criteria.size_bytes)
+    return j.assign(name=f"aggregate {CARD_PATTERN}", size_bytes=criteria.size_bytes)
 
 
 def _family_groups(
     r: pd.DataFrame, family: str, devices: Sequence[int], keys: list[str]
 ) -> pd.DataFrame:
     """Bad (``_bad``) and all samples per item of one verification family."""
-    if family == PAIR:
+    if family == PAIR_PATTERN:
         by = ["src", "dst"]
         r = r[(r["src"].isin(devices) & r["dst"].isin(devices)).to_numpy()]
-    elif family == CARD:
+    elif family == CARD_PATTERN:
         r, by = card_keys(r), list(CARD_KEYS)
     else:
         dev = r["src"] if family in (DEVICE_TO_HOST, PUSH_FANOUT) else r["dst"]
