@@ -273,7 +273,7 @@ def unmatched(baseline: pd.DataFrame | Run, run: pd.DataFrame | Run) -> pd.DataF
     Example:
         >>> from ascend_p2p_lab.schema import empty_frame
         >>> list(unmatched(empty_frame(), empty_frame()).columns)[-2:]
-        ['process_mode', 'reason']
+        ['die_split', 'reason']
     """
     baseline, run = samples_of(baseline), samples_of(run)
     base, new = _points(baseline), _points(run)

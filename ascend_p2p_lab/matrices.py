@@ -91,6 +91,10 @@ class RunMatrix:
     #: whether in one process or across processes (``sweep --processes``); else None
     initiator: str | None = None
     process_mode: str | None = None
+    #: the A3's die link of the cells (``sio``, ``hccs``, ``both``) and SIO's share of a
+    #: ``both`` cell's bytes, where the run chose one (patterns.dielink); else None
+    die_link: str | None = None
+    die_split: str | None = None
 
     @property
     def devices(self) -> list[int]:
@@ -195,6 +199,8 @@ def run_matrices(run: Run | pd.DataFrame) -> list[RunMatrix]:
 
 #: Columns whose values are kept apart in matrices when a run has more than one of them.
 APART = ("process_mode", "initiator")
+#: Columns kept apart (and named in the title) whenever a run has them: the die link.
+DIE_APART = ("die_link", "die_split")
 
 
 def split_copies(part: pd.DataFrame) -> list[tuple[dict[str, Any], pd.DataFrame]]:
@@ -208,12 +214,21 @@ def split_copies(part: pd.DataFrame) -> list[tuple[dict[str, Any], pd.DataFrame]
         [({'initiator': 'dst'}, 1), ({'initiator': 'src'}, 1)]
     """
     keys = [c for c in APART if part[c].dropna().nunique() > 1]
+    keys += [c for c in DIE_APART if c in part.columns and part[c].notna().any()]
     if not keys:
         return [({}, part)]
     out = []
-    for key, sub in part.groupby(keys, sort=True):
+    for key, sub in part.groupby(keys, sort=True, dropna=False):
         values = key if isinstance(key, tuple) else (key,)
-        out.append(({k: str(v) for k, v in zip(keys, values)}, sub))
+        out.append(
+            (
+                {
+                    k: None if pd.isna(v) else f"{v:g}" if isinstance(v, float) else str(v)
+                    for k, v in zip(keys, values)
+                },
+                sub,
+            )
+        )
     return out
 
 
@@ -345,6 +360,8 @@ def _title(
     *,
     initiator: str | None = None,
     process_mode: str | None = None,
+    die_link: str | None = None,
+    die_split: str | None = None,
 ) -> str:
     if pattern == LATENCY_PATTERN:
         what = f"Latency per copy ({unit}) at {format_size(size)}"
@@ -354,6 +371,9 @@ def _title(
             f"{DIRECTION_TEXT.get((direction, value), direction)}"
         )
     apart = "".join(f", {APART_TEXT.get(v, v)}" for v in (process_mode, initiator) if v)
+    if die_link:  # the A3's die link (docs/die-links.md)
+        share = f", SIO's share {die_split}" if die_split else ""
+        apart += f", over die link {die_link}{share}"
     return f"{what}{apart}, peer access {peer}, row = source -> column = destination"
 
 

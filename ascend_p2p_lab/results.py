@@ -347,6 +347,7 @@ _INFERRED_TOUCHES: dict[str, Any] = {
     "peer_off_error": lambda r: r["peer"] == OFF,
     "push_efficiency": lambda r: r["initiator"] == SRC,  # one_to_all pushes too
     "ingress_GBps": lambda r: r["pattern"].isin([*GROUP_PATTERNS, PULL_FANOUT, TEST_PATTERN]),
+    "die_link_HCCS": lambda r: r["die_link"].isin(["hccs", "both"]),  # the A3's HCCS lane
 }
 
 

@@ -34,6 +34,7 @@ import pandas as pd
 from .patterns.builtin import ROW_PATTERNS, rows_where
 from .vocab import (
     DEFAULT_PROCESS_MODE,
+    DIE_LINK_CHOICES,
     DIRECTIONS,
     DST,
     ERROR_KINDS,
@@ -175,6 +176,11 @@ COLLECTIVE_COLUMNS: dict[str, str] = {
     "reduction": "string",
 }
 SCHEMA.update(COLLECTIVE_COLUMNS)
+# ---- the A3's die links (issue 38; patterns.dielink): the link a copy between the two dies
+# of a card took (``sio``, ``hccs``, ``both`` at once), and SIO's share of a ``both`` point's
+# bytes. Empty on every other row.
+DIE_LINK_COLUMNS: dict[str, str] = {"die_link": "string", "die_split": "float64"}
+SCHEMA.update(DIE_LINK_COLUMNS)
 COLUMNS = tuple(SCHEMA)
 
 #: The words each text column may hold (load_run refuses others).
@@ -187,6 +193,7 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "timing": TIMINGS,
     "error_kind": tuple(ERROR_KINDS),
     "process_mode": PROCESS_MODES,
+    "die_link": DIE_LINK_CHOICES,
 }
 #: What identifies one measured point (all samples of it share these).
 POINT_KEYS = [
@@ -203,6 +210,8 @@ POINT_KEYS = [
     "link",
     "size_bytes",
     "process_mode",
+    "die_link",
+    "die_split",
 ]
 #: Columns added after the first release; a run saved without them loads with them empty.
 ADDED_COLUMNS = (
@@ -219,6 +228,7 @@ ADDED_COLUMNS = (
     "process_mode",
     *IMPORT_COLUMNS,
     *COLLECTIVE_COLUMNS,
+    *DIE_LINK_COLUMNS,
 )
 #: Columns whose values are tuples of device ids (lists in Parquet, JSON in CSV:
 #: ``run/samples.py``).

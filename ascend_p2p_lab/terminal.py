@@ -229,6 +229,7 @@ def print_summary(
             for c in ("process_mode", "initiator")
             if good.groupby(keys, dropna=False)[c].nunique().gt(1).any()
         ]
+        keys += [c for c in ("die_link", "die_split") if good[c].notna().any()]  # the A3's
         agg = (
             summ.groupby(keys, dropna=False)
             .agg(

@@ -367,13 +367,14 @@ class ItemKind(Word):
     COLLECTIVE = "collective"
     VERIFICATION = "verification"
     SPREAD = "spread"
+    DIE_LINK = "die_link"
 
 
 PEER_ACCESS_ITEM, LINK_CLASS_ITEM = ItemKind.PEER_ACCESS.value, ItemKind.LINK_CLASS.value
 BANDWIDTH_ITEM, LATENCY_ITEM = ItemKind.BANDWIDTH.value, ItemKind.LATENCY.value
 HOST_ITEM, AGGREGATE_ITEM = ItemKind.HOST.value, ItemKind.AGGREGATE.value
 COLLECTIVE_ITEM, VERIFICATION_ITEM = ItemKind.COLLECTIVE.value, ItemKind.VERIFICATION.value
-SPREAD_ITEM = ItemKind.SPREAD.value
+SPREAD_ITEM, DIE_LINK_ITEM = ItemKind.SPREAD.value, ItemKind.DIE_LINK.value
 ITEM_KINDS: tuple[str, ...] = tuple(k.value for k in ItemKind)
 
 
@@ -413,3 +414,20 @@ EXIT_INTERRUPTED = int(ExitStatus.INTERRUPTED)
 
 #: ``baseline``'s least margin below each item's median (history/baseline.py)
 BASELINE_TOLERANCE = 0.05
+
+
+# ---- die links: which link between the two dies of an A3 card a copy takes (``die_link``)
+class DieLink(Word):
+    """The A3's die links a copy between the two dies of a card may take (patterns.dielink):
+    SIO (the default path), the HCCS lane, or both at once with the bytes split."""
+
+    SIO = "sio"
+    HCCS = "hccs"
+    BOTH = "both"
+
+
+DIE_SIO, DIE_HCCS, DIE_BOTH = DieLink.SIO.value, DieLink.HCCS.value, DieLink.BOTH.value
+DIE_LINK_CHOICES: tuple[str, ...] = tuple(d.value for d in DieLink)
+#: The two links between the dies of one A3 card, in CANN's order
+#: (``ACL_RT_MEM_LINK_IDX_0`` = SIO, the default; ``ACL_RT_MEM_LINK_IDX_1`` = HCCS).
+DIE_LINKS: tuple[str, ...] = (DIE_SIO, DIE_HCCS)

@@ -859,6 +859,10 @@ RT_ARGS: dict[str, tuple[str, ...]] = {
     "event_get_timestamp": ("event_get_timestamp",),
     "ipc_mem_get_export_key": ("ipc_mem_get_export_key",) * 4,
     "device_get_bare_tgid": (),
+    "reserve_mem_address": ("reserve_mem_address",) * 4,
+    "release_mem_address": ("release_mem_address",),
+    "unmap_mem": ("unmap_mem",),
+    "mem_map_selected_link": ("mem_map_selected_link",) * 4,
 }
 
 

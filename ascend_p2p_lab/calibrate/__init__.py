@@ -41,6 +41,7 @@ from ..schema import CARD_PATTERNS, HOST_PATTERNS, HOST_TO_DEVICE
 from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
+from .dielane import default_path, die_lane, lane_fits
 from .fits import (
     DEFAULT_LOCAL_COPY_GBPS,
     DEFAULT_MEMORY_GIB,
@@ -310,6 +311,8 @@ def calibrate(
     _check_fittable(frame, host_fits, topology)
     links, links_how = link_matrix(run, topology)
     frame = with_links(frame, links)
+    lane = die_lane(lane_fits(frame, origin), topology, origin)  # the A3's twin-die HCCS
+    frame = default_path(frame)
     classes = _classes(class_fits(frame, origin), links, topology, origin)
     host_figs = _fill(
         host_fits,
@@ -348,4 +351,5 @@ def calibrate(
             if topology is not None and topology.shared
             else ""
         ),
+        die_hccs=lane,
     )

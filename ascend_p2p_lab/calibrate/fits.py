@@ -81,6 +81,8 @@ class Calibration:
     #: budgets shared by groups of devices (topology.SharedLimit), and where they came from
     shared: list[Any] = field(default_factory=list)
     shared_how: str = ""
+    #: the twin-die HCCS lane (``[die_link.HCCS]``, calibrate.dielane); None: none
+    die_hccs: dict[str, Any] | None = None
 
     @property
     def origin(self) -> str:

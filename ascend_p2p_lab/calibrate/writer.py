@@ -153,6 +153,10 @@ def to_toml(cal: Calibration) -> str:
     for cls, figs in cal.classes.items():
         links.add(cls, _figures(figs, _LINK_ORDER, basis))
     doc.add("link", links)
+    if cal.die_hccs is not None:  # the A3's twin-die HCCS lane (calibrate.dielane)
+        lanes = tomlkit.table(is_super_table=True)
+        lanes.add("HCCS", _figures(cal.die_hccs, _LINK_ORDER, basis))
+        doc.add("die_link", lanes)
     _shared(doc, cal)
     return tomlkit.dumps(doc).rstrip("\n") + "\n"
 

@@ -83,12 +83,14 @@ from ..vocab import (
     BANDWIDTH_ITEM,
     CHECK_SAMPLES,
     COLLECTIVE_ITEM,
+    DIE_LINK_ITEM,
     DIRECTIONS,
     ITEM_KINDS,
     LATENCY_ITEM,
     PAIR_INITIATORS,
     SPREAD_ITEM,
 )
+from .dieitems import DieLinkTable, die_record
 
 CRITERIA_SCHEMA_VERSION = 1
 DEFAULT_SIZE_BYTES = 64 << 20  # past the A2/A3 saturation point (>= 2 MB) yet quick
@@ -123,6 +125,7 @@ TABLE_COLUMNS = (
     "severity",
     "action",
     "file",
+    "die_link",  # the A3's die link of a [[die_link]] criterion (check.dieitems)
 )
 #: What makes two entries the same item's bar (a second one in a file is refused; a later
 #: layer's replaces an earlier layer's: :mod:`.layers`).
@@ -139,6 +142,7 @@ ENTRY_KEYS = (
     "initiator",
     "operation",
     "size_bytes",
+    "die_link",
 )
 #: An item's severity: a failing ``fail`` item fails the check, a ``warn`` item warns.
 SEVERITIES = ("fail", "warn")
@@ -242,6 +246,7 @@ class _CriteriaFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     aggregate: list[_Aggregate] = []
     collective: list[_Collective] = []
     spread: list[_Spread] = []
+    die_link: list[DieLinkTable] = []  # the A3's die links (check.dieitems)
     verification: _Verification = msgspec.field(default_factory=_Verification)
 
 
@@ -253,6 +258,7 @@ _TABLES = {
     "aggregate": ("min_GBps", "GB/s"),
     "collective": ("min_busbw_GBps", "GB/s"),
     "spread": ("max_cv_percent", "% CV"),
+    "die_link": ("min_GBps", "GB/s"),
 }
 
 
@@ -473,6 +479,11 @@ def _entry(doc: Document, table: str, k: int, entry: Any, links: list[list[Any]]
         rec["group"] = group_name(rec["senders"], rec["receivers"])  # as rows name it
     if table == COLLECTIVE_ITEM:
         rec.update(_collective(doc, at, entry))
+    if table == DIE_LINK_ITEM:
+        more, why = die_record(links, entry)
+        if why:
+            raise doc.fail((*at, "pair" if entry.pair is not None else "die_link"), why)
+        rec.update(more)
     if getattr(entry, "device", None) is not None:
         if table == AGGREGATE_ITEM and entry.pattern in CARD_PATTERNS:
             raise doc.fail((*at, "device"), "the card pattern takes group, not device")

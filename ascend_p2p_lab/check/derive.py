@@ -43,8 +43,9 @@ from ..schema import (
     PAIR_PATTERNS,
     PULL_FANOUT,
 )
+from ..topology.model import DIE_LINKS
 from ..units import format_size
-from ..vocab import BI, CARD_LINKS, HOST_ITEM, PAIR, UNREACHABLE
+from ..vocab import BI, CARD_LINKS, HOST_ITEM, PAIR, PAIR_INITIATORS, UNREACHABLE
 from . import collective, spread
 from .criteria import (
     DEFAULT_FRACTION,
@@ -54,6 +55,7 @@ from .criteria import (
     Criteria,
     make_table,
 )
+from .dieitems import die_records, die_rows
 from .plan import Needs, measurements
 from .run import Measured, run_measurements
 
@@ -202,11 +204,15 @@ def criteria_from_measured(
     links, access = link_matrices(measured.peer, n)
     link_of = measured.peer[["src", "dst", "link"]].astype({"src": "Int64", "dst": "Int64"})
     rows = measured.rows
+    chosen = die_rows(rows)  # the A3's die links: criteria of their own (check.dieitems)
     records = [
-        *_pair_records(rows, link_of, size, latency_size, fraction, origin),
+        *die_records(rows[chosen], size, fraction, origin),
+        *_pair_records(rows[~chosen], link_of, size, latency_size, fraction, origin),
         *_device_records(rows, size, fraction, origin),
         *collective.from_rows(rows, fraction, origin),
-        *spread.from_rows(rows, link_of, size=size, samples=samples, jitter=jitter, origin=origin),
+        *spread.from_rows(
+            rows[~chosen], link_of, size=size, samples=samples, jitter=jitter, origin=origin
+        ),
     ]
     return Criteria(
         links=links,
@@ -248,6 +254,12 @@ def criteria_from_preset(
         needs = dataclasses.replace(needs, aggregates=needs.aggregates & set(CARD_PATTERNS))
     name = topo.name  # type: ignore[attr-defined]
     devs = tuple(range(topo.device_count)) if devices is None else tuple(devices)  # type: ignore[attr-defined]
+    if getattr(topo, "die_hccs", None) is not None:  # the A3: each die link of twin dies
+        twins = any(topo.twin_dies(a, b) for a in devs for b in devs)  # type: ignore[attr-defined]
+        links = (
+            frozenset((k, i) for k in DIE_LINKS for i in PAIR_INITIATORS) if twins else frozenset()
+        )
+        needs = dataclasses.replace(needs, die_links=links)
     measured = _model(topo, needs, devs)
     what = "preset" if topology is None else "topology"
     origin = f"model of {what} {name} (simulator, jitter 0)"

@@ -39,6 +39,7 @@ from .criteria import (
     JUDGED_AGGREGATES,
     Criteria,
 )
+from .dieitems import die_needs
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class Needs:
     host: frozenset[str] = frozenset()  # h2d, d2h
     aggregates: frozenset[str] = frozenset()  # one_to_all, all_to_one, card
     collectives: frozenset[tuple[str, int]] = frozenset()  # (operation, size_bytes)
+    die_links: frozenset[tuple[str, str]] = frozenset()  # (die link, initiator): the A3's
     size_bytes: int = DEFAULT_SIZE_BYTES
     latency_size_bytes: int = DEFAULT_LATENCY_SIZE_BYTES
     samples: int = DEFAULT_SAMPLES
@@ -89,6 +91,7 @@ def needs_of(criteria: Criteria) -> Needs:
                 t.loc[t["kind"] == COLLECTIVE_ITEM, "size_bytes"],
             )
         ),
+        die_links=die_needs(t),
         size_bytes=criteria.size_bytes,
         latency_size_bytes=criteria.latency_size_bytes,
         samples=criteria.samples,
@@ -130,6 +133,20 @@ def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[W
                     },
                 )
             )
+    for die_link, initiator in sorted(needs.die_links):  # twin dies over each die link
+        work.append(
+            Work(
+                f"die link {die_link} {INITIATOR_WORDS[initiator]}",
+                {
+                    **common,
+                    "patterns": [PAIR_PATTERN],
+                    "sizes": [needs.size_bytes],
+                    "direction": "uni",
+                    "initiator": initiator,
+                    "die_link": die_link,
+                },
+            )
+        )
     if needs.latency:
         work.append(
             Work(

@@ -94,6 +94,13 @@ ACTIONS = {
         "another job's traffic on the {link} link: `ascend-dmi --dg -i bandwidth`, then "
         "watch the link with `check --attempts 3 --fail-at 2 --history DB`"
     ),
+    "die_link": (
+        "a link between the two dies of a card is slow over {die} ({src}->{dst}): retest "
+        "that die link alone, nothing else on the NPUs ({retest}): `ascend-p2p-lab sweep "
+        "--pairs {src}-{dst} --die-link {die} --sizes {size}`; slow over one die link and "
+        "not the other: the card's {die} lane is at fault (`ascend-dmi --dg -i bandwidth`), "
+        "drain and have the card serviced"
+    ),
     "verification": (
         "bytes arrived wrong ({where}): data corruption on this path; drain the node now "
         "and do not retest it into service; `ascend-dmi --dg -i bandwidth` for the "
@@ -138,6 +145,7 @@ def action_of(item: Mapping[str, Any]) -> str:
         direction=_word(item.get("direction")),
         size=_word(size) if size is not None and not pd.isna(size) else "67108864",
         where=_place(item),
+        die=_word(item.get("die_link")),
         retest=_RETEST,
     )
 

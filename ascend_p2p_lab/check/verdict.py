@@ -71,6 +71,7 @@ from ..vocab import (
 )
 from . import collective, spread
 from .criteria import Criteria
+from .dieitems import die_items, die_rows
 from .severity import GRADE_COLUMNS, JUDGED, graded
 
 #: What keys a card pair: its senders and its receivers (devices), never its label.
@@ -506,6 +507,9 @@ def evaluate(
     if peer is not None:
         parts.append(topology_items(criteria, peer, devs, keys))
     if rows is not None and len(rows):
+        chosen = die_rows(rows)  # the A3's die links: their own items (check.dieitems)
+        parts.append(die_items(criteria, rows[chosen], devs, hosts))
+        plain, rows = rows, rows[~chosen]
         parts += [
             pair_items(criteria, rows, devs, hosts),
             device_items(criteria, rows, devs, hosts),
@@ -520,7 +524,7 @@ def evaluate(
             ),
         ]
         if criteria.verification:
-            parts.append(verification_items(rows, devs, keys, criteria.verification_basis))
+            parts.append(verification_items(plain, devs, keys, criteria.verification_basis))
     parts = [p for p in parts if len(p)]
     if not parts:
         return pd.DataFrame(columns=[*keys, *ITEM_COLUMNS, *GRADE_COLUMNS])

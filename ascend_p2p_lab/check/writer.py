@@ -37,6 +37,7 @@ _KEYS = {
     "aggregate": ("pattern", "device", "group"),
     "collective": ("operation", "size_bytes"),
     "spread": ("link", "pair", "direction", "initiator"),
+    "die_link": ("die_link", "pair", "initiator"),
 }
 _BOUND = {
     "bandwidth": "min_GBps",
@@ -45,6 +46,7 @@ _BOUND = {
     "aggregate": "min_GBps",
     "collective": "min_busbw_GBps",
     "spread": "max_cv_percent",
+    "die_link": "min_GBps",
 }
 #: per kind: a comment above its tables (what its bound means)
 _ABOVE = {

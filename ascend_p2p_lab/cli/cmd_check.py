@@ -36,6 +36,7 @@ from .options import (
     add_criteria_layers,
     add_delivery,
     add_devices,
+    add_die_link,
     add_format,
     add_history,
     add_out,
@@ -77,6 +78,7 @@ def add(sub: Any) -> None:
     p.epilog = CHECK_EPILOG
     add_backend(p)
     add_criteria_layers(p, "the server's preset's model x --fraction")
+    add_die_link(p, "judge (besides the topology) only the die links of the pairs", split=False)
     p.add_argument(
         "--run",
         type=Path,
@@ -281,8 +283,12 @@ def run(args: argparse.Namespace) -> int:
         check_attempts(args.attempts, args.fail_at)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    criteria, _ = _criteria(args)
+    criteria, named = _criteria(args)
     criteria = maybe_preflight(criteria, args)
+    if args.die_link is not None:  # the A3's die links alone (check.dieitems)
+        from ..check.dieitems import die_link_only
+
+        criteria = die_link_only(criteria, args.die_link, named)
 
     def work(rt: Any) -> int:  # run_check refuses criteria for another device count (2)
         devices = parse_devices(args.devices or "all", rt.device_count)
@@ -313,6 +319,10 @@ def _check_run(args: argparse.Namespace) -> int:
     run = load(args.run)
     criteria, server = _criteria(args, run)
     criteria = maybe_preflight(criteria, args)
+    if args.die_link is not None:  # the A3's die links alone (check.dieitems)
+        from ..check.dieitems import die_link_only
+
+        criteria = die_link_only(criteria, args.die_link, server)
     devices = None if args.devices is None else parse_devices(args.devices, criteria.device_count)
     result = check_run(run, criteria, devices)
     with past_input_checks():

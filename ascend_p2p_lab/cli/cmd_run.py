@@ -22,6 +22,7 @@ from .options import (
     add_backend,
     add_checkpoint,
     add_devices,
+    add_die_link,
     add_format,
     add_history,
     add_out,
@@ -29,6 +30,7 @@ from .options import (
     add_samples,
     add_sizes,
     add_verify,
+    die_link_kwargs,
     subcommand,
 )
 
@@ -73,6 +75,7 @@ def add(sub: Any) -> None:
     )
     add_checkpoint(p, "resume file: finished tests are kept there and skipped on a rerun")
     add_verify(p)
+    add_die_link(p, "run every test (each of one copy)")
     add_progress(p)
     add_format(p, "the summary, every transfer's value and each test's aggregate")
 
@@ -94,6 +97,15 @@ def _source(file: str) -> tuple[str, Path | None, list[Test]]:
     return file, None, []
 
 
+def _twins(rt: Any) -> tuple[Any, str]:
+    """The server's twin-die test and name, for a test file's die links."""
+    topo = rt.topology
+    name = rt.preset or (topo.name if topo is not None else "of this runtime")
+    if topo is None or topo.die_hccs is None:
+        return (lambda a, b: False), name
+    return topo.twin_dies, name
+
+
 def run(args: argparse.Namespace) -> int:
     from ..patterns.testfile import read_tests
     from .historyopt import append_run, open_history
@@ -109,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         if path is not None:
             if any(d >= rt.device_count for t in tests for d in t.devices):
                 read_tests(path, rt.device_count)  # raises: the unknown device's FILE:LINE
+            if any(t.die_link for t in tests):  # raises: a die link's FILE:LINE off twin dies
+                read_tests(path, rt.device_count, _twins(rt))
             what = {"tests": tests, "sizes": args.sizes}
         else:  # a built-in: its tests over the devices, as sweep --patterns NAME
             what = {
@@ -126,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
             verify=not args.no_verify,
             progress=not args.no_progress,
             checkpoint=args.checkpoint,
+            **die_link_kwargs(args),
         )
         with past_input_checks():
             keep(run, args.out)

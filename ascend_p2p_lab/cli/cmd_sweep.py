@@ -17,6 +17,7 @@ from .options import (
     add_backend,
     add_checkpoint,
     add_devices,
+    add_die_link,
     add_format,
     add_history,
     add_out,
@@ -24,6 +25,7 @@ from .options import (
     add_samples,
     add_sizes,
     add_verify,
+    die_link_kwargs,
     subcommand,
 )
 
@@ -50,6 +52,7 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "verify": not args.no_verify,
         "progress": not args.no_progress,
         "checkpoint": args.checkpoint,
+        **die_link_kwargs(args),
     }
 
 
@@ -59,6 +62,8 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
     if args.checkpoint is not None:
         raise UsageError("--processes: --checkpoint is not supported")
+    if args.die_link is not None or args.die_split is not None:
+        raise UsageError("--processes: --die-link is not supported (IPC memory: docs/die-links.md)")
     if (
         args.direction != UNI
         or args.peer != ON
@@ -109,6 +114,7 @@ def add(sub: Any) -> None:
     p = subcommand(sub, NAME, "measure device-to-device copies over a range of sizes")
     add_backend(p)
     _sweep_args(p)
+    add_die_link(p, "measure the pairs")
     _processes_arg(p)
     add_history(p)
 

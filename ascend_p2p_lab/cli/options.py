@@ -15,7 +15,7 @@ import argparse
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..vocab import MAX_SAMPLE_US, US_PER_MS
+from ..vocab import DIE_LINK_CHOICES, MAX_SAMPLE_US, US_PER_MS
 from .exitstatus import EXIT_STATUS, UsageError
 
 #: The longest sample --min-sample-ms may ask for (the sweep's own limit, in ms).
@@ -379,3 +379,54 @@ def add_severity(p: argparse.ArgumentParser, *, verbose: bool = True) -> None:
             action="store_true",
             help="table: end each item's line with the FILE:LINE that set its bar",
         )
+
+
+# ---- the A3's die links (issue 38 item 5; docs/die-links.md) ----------------------------
+def die_splits(text: str) -> tuple[float, ...]:
+    """``--die-split``: SIO's share of a ``--die-link both`` copy, or a comma list of
+    shares (a point each: a sweep over the split).
+
+    Example:
+        >>> die_splits("0.6"), die_splits("0.5, 0.6,0.7")
+        ((0.6,), (0.5, 0.6, 0.7))
+    """
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a share or a comma list of shares in (0, 1): {text!r}"
+        ) from None
+    if not all(0 < v < 1 for v in values):
+        raise argparse.ArgumentTypeError(f"a share is in (0, 1), exclusive: {text!r}")
+    return values
+
+
+def add_die_link(p: argparse.ArgumentParser, what: str, *, split: bool = True) -> None:
+    """``--die-link`` and (``split``) ``--die-split``: which link between the two dies of
+    an A3 card ``what`` takes (``die_link_kwargs`` hands them on)."""
+    g = p.add_argument_group("the A3's two links between the dies of a card (docs/die-links.md)")
+    g.add_argument(
+        "--die-link",
+        choices=DIE_LINK_CHOICES,
+        default=None,
+        help=f"{what} between the two dies of an A3 card over sio (the default path), "
+        "hccs (the HCCS lane, through aclrtMemMapSelectedLink) or both at once (the "
+        "bytes split, --die-split); other pairs and servers: exit 2 (default: no choice made)",
+    )
+    if not split:
+        return
+    g.add_argument(
+        "--die-split",
+        type=die_splits,
+        default=None,
+        help="with --die-link both: SIO's share of the bytes, or a comma list of shares "
+        "(a point each; default 0.6, hicann/shmem's dual path)",
+    )
+
+
+def die_link_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The sweep's keyword arguments of ``--die-link`` / ``--die-split`` (none when not
+    given, so that a run without them records the parameters it always did)."""
+    if args.die_link is None and getattr(args, "die_split", None) is None:
+        return {}
+    return {"die_link": args.die_link, "die_split": args.die_split}

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..patterns.dielink import lanes
 from ..patterns.model import PHASES, STAGED, SUM, SUM_PER_DIRECTION, Test, Transfer, needs
 from ..runtime import AclError, MissingCall
+from ..runtime.dielink import die_link_view
 from ..runtime.resources import close_all
 from ..vocab import DIRECT, REFUSED, UNREACHABLE
 from . import outcomes
@@ -126,10 +128,13 @@ class _Buffers:
         into: dict[int | None, int] = {}
         try:
             for t in test.transfers:
-                slot = into.get(t.dst, 0)
+                slot = into.get(t.dst, 0) if not test.die_link else 0  # both parts: one buffer
                 into[t.dst] = slot + 1
                 src = self._src(t)
                 self.plans.append((self._dst(t, slot), src))
+            for k, lane in enumerate(lanes(test)):  # the HCCS lane: through a mapping
+                if lane == "hccs":
+                    self.plans[k] = self._over_hccs(test.transfers[k], *self.plans[k])
         except BaseException:
             self.close()
             raise
@@ -146,6 +151,14 @@ class _Buffers:
         buf = self.ctx.rt.host_buffer(pool.max_size)
         self.extra.append(buf)
         return buf
+
+    def _over_hccs(self, t: Transfer, dst: Any, src: Any) -> tuple[Any, Any]:
+        """(dst, src) of a copy over the twin-die HCCS lane: the far buffer (the one not
+        on the initiator) as the initiator maps it through the lane (runtime.dielink)."""
+        far_is_src = t.by == t.dst
+        view = die_link_view(self.ctx.rt, src if far_is_src else dst, t.by, "hccs")
+        self.extra.insert(0, view)  # unmapped before any buffer it maps is freed
+        return (dst, view) if far_is_src else (view, src)
 
     def close(self) -> None:
         close_all(self.extra)

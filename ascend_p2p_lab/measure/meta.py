@@ -31,8 +31,8 @@ def run_metadata(rt: Runtime, params: Mapping[str, Any] | None = None) -> RunMet
     Example:
         >>> from ascend_p2p_lab.runtime import open_runtime
         >>> with open_runtime("sim", "atlas800t-a3") as rt:
-        ...     sorted(run_metadata(rt).inferred)[:2]
-        ['ingress_GBps', 'peer_off_copy']
+        ...     sorted(run_metadata(rt).inferred)[:3]
+        ['die_link_HCCS', 'ingress_GBps', 'peer_off_copy']
     """
     info = rt.describe()
     meta: dict[str, Any] = {

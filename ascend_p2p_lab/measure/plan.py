@@ -25,6 +25,7 @@ from ..patterns.model import Failure, Test
 from ..patterns.scope import Scope, ServerView
 from ..runtime import AclError, Runtime
 from ..units import format_size
+from .diechoice import with_die_links
 from .spec import SweepSpec, devices_of
 
 
@@ -48,6 +49,7 @@ def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Tes
         _collectives(rt, spec, devices),
     )
     tests = [t for name in spec.patterns for t in DECLARATIONS[name].generate(scope)]
+    tests = with_die_links(tests, spec.die_link, spec.die_splits)
     if check:
         check_memory(rt, spec, tests)
     return tests

@@ -41,6 +41,7 @@ from ..units import format_size
 from ..vocab import BI, DST, EVENTS, HOST_CLOCK, SRC
 from . import outcomes, phaserows
 from .buffers import BufferPool
+from .diechoice import die_slot
 from .spec import SweepSpec
 from .timing import Sample, Timing
 
@@ -155,7 +156,9 @@ class Context:
                 own = s["_transfer"]
                 t = sample.each[own] if own is not None else sample.window
                 assert t is not None
-                v = self._values(t, size, timing, 1 if own is not None else len(s["_members"]))
+                # a test over both die links moves size bytes in all (patterns.dielink)
+                many = own is None and not test.die_link
+                v = self._values(t, size, timing, len(s["_members"]) if many else 1)
                 if test.values == PER_COPY:
                     v["latency_us"] = latency(t.elapsed_us, t.copies)
                 values.append(v)
@@ -191,6 +194,8 @@ class Context:
             "size_bytes": size,
             "timing": self._timing(test),
             "test": test.name if test.values == TRANSFERS else None,
+            "die_link": test.die_link or None,
+            "die_split": math.nan if test.die_split is None else test.die_split,
         }
         row.update((k, v) for k, v in slot.items() if not k.startswith("_"))
         row.update(values)
@@ -233,6 +238,8 @@ def _slots(ctx: Context, test: Test) -> list[dict[str, Any]]:
                 "_members": (),
             }
         ]
+    if test.die_link:  # one copy between twin dies over its die link(s): one row
+        return [die_slot(ctx.rt, test)]
     links = [transfer_link(t, ctx.rt.link_class) for t in test.transfers]
     out = []
     if test.values in PER_TRANSFER:

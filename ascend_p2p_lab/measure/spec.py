@@ -30,6 +30,7 @@ from ..schema import (
 )
 from ..units import parse_sizes
 from ..vocab import CURRENT, MAX_SAMPLE_US
+from .diechoice import check_die_link, die_link_tests
 from .pairs import parse_pairs
 
 #: The built-ins a sweep can plan (``--patterns``): every declaration.
@@ -76,6 +77,10 @@ class SweepSpec:
     timing: str = "events"
     verify: bool = True
     host_bound_ratio: float = 0.5
+    #: the A3's die link of the pair tests (measure.diechoice; None: the default path)
+    #: and, for ``both``, SIO's shares of the bytes (a test per share)
+    die_link: str | None = None
+    die_splits: tuple[float, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -83,6 +88,10 @@ class SweepSpec:
         d["devices"] = None if self.devices is None else list(self.devices)
         d["groups"] = None if self.groups is None else [[list(a), list(b)] for a, b in self.groups]
         d["tests"] = None if self.tests is None else [t.to_dict() for t in self.tests]
+        if self.die_link is None:  # a sweep of no die link: its params as before
+            del d["die_link"], d["die_splits"]
+        elif self.die_splits is not None:
+            d["die_splits"] = list(self.die_splits)
         if self.operations is None:  # a sweep of no collective: its params as before
             del d["operations"], d["algorithm"]
         else:
@@ -160,6 +169,8 @@ def make_spec(
     tests: Sequence[Test] | None = None,
     operations: Sequence[str] | str | None = None,
     algorithm: str | None = None,
+    die_link: str | None = None,
+    die_split: float | Sequence[float] | None = None,
 ) -> SweepSpec:
     """Validate sweep arguments against the runtime, before anything is allocated.
 
@@ -177,13 +188,22 @@ def make_spec(
     size_list = _sizes(sizes, pats, test_list)
     check_sampling(samples, warmup, min_sample_us, max_copies, host_bound_ratio)
     n = rt.device_count
-    pair_list = parse_pairs(pairs, n)
+    pair_list = given = parse_pairs(pairs, n)
     device_list = parse_devices(devices, n)
     if device_list is not None:
         pair_list = _pairs_among(device_list, pair_list)
     if set(pats) & set(PAIR_PATTERNS) and len(device_list or range(n)) < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     group_list = _groups(groups, pats, n, device_list)
+    dirs = _choice("direction", direction, ("uni", "bi"))
+    peer_list = (
+        ("current",) if peer == CURRENT else _choice("peer", peer, ("on", "off"), also=("current",))
+    )
+    die, splits, twins = check_die_link(
+        rt, die_link, die_split, given, pats, dirs, peer_list, device_list
+    )
+    pair_list = pair_list if die is None else twins
+    test_list = die_link_tests(rt, test_list, die, splits)
     for card in set(pats) & set(CARD_PATTERNS):
         if len(cards_of(rt, device_list)) < 2:
             raise ValueError(f"the {card} pattern needs at least two cards among the devices")
@@ -191,10 +211,8 @@ def make_spec(
         sizes=tuple(size_list),
         pairs=None if pair_list is None else tuple(pair_list),
         devices=None if device_list is None else tuple(device_list),
-        directions=_choice("direction", direction, ("uni", "bi")),
-        peers=("current",)
-        if peer == CURRENT
-        else _choice("peer", peer, ("on", "off"), also=("current",)),
+        directions=dirs,
+        peers=peer_list,
         patterns=pats,
         groups=None if group_list is None else tuple(group_list),
         tests=None if test_list is None else tuple(test_list),
@@ -208,6 +226,8 @@ def make_spec(
         timing=_choice("timing", timing, ("events", "host"), both=False)[0],
         verify=bool(verify),
         host_bound_ratio=float(host_bound_ratio),
+        die_link=die,
+        die_splits=splits,
     )
 
 
@@ -335,8 +355,12 @@ def _tests(
             raise ValueError(
                 f"test {t.name!r} uses device {outside[0]}; the server has devices 0..{n - 1}"
             )
-        if sizes is not None:
-            t = Test(t.name, t.transfers, None, t.description)
+        if sizes is not None:  # (a die-link test keeps its link: patterns.dielink)
+            t = (
+                replace(t, sizes=None)
+                if t.die_link
+                else Test(t.name, t.transfers, None, t.description)
+            )
         elif not t.sizes:
             raise ValueError(f"test {t.name!r} has no sizes; give sizes")
         out.append(t)

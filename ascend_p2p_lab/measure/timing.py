@@ -43,8 +43,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..patterns.dielink import part_offsets, part_sizes
 from ..patterns.model import OVER_WINDOW, PER_TRANSFER, PHASES, STAGED, Test, blocking
 from ..runtime import Event, Runtime, Stream
+from ..runtime.dielink import buffer_slice
 from ..runtime.resources import close_all
 
 if TYPE_CHECKING:
@@ -127,6 +129,19 @@ class Timer:
 Plans = Sequence[tuple[Any, Any]]
 
 
+def parts(test: Test, plans: Plans, size: int) -> list[tuple[Any, Any, int]]:
+    """(dst, src, bytes) each transfer copies at size: the whole buffers and size, except
+    in a test over both die links, whose HCCS part follows its SIO part in the buffers
+    (patterns.dielink)."""
+    if test.die_link != "both":
+        return [(dst, src, size) for dst, src in plans]
+    counts, offsets = part_sizes(test, size), part_offsets(test, size)
+    return [
+        (buffer_slice(dst, off), buffer_slice(src, off), count)
+        for (dst, src), count, off in zip(plans, counts, offsets)
+    ]
+
+
 class Streams:
     """The streams and events one test is timed with, made from its timing mode; closed
     with :meth:`close` (also after a failure). ``timing`` is the sweep's (events, host)."""
@@ -182,7 +197,7 @@ class Streams:
         if self.blocking:
             return self._blocking(plans[0], size, n)
         if self.lead is None and len(self.timers) == 1:
-            t = self.timers[0].sample(*plans[0], size, n)
+            t = self.timers[0].sample(*plans[0], size, n)  # a die link: its view in the plan
             return Sample(t, (t,))
         if self.lead is None:
             return self._interleaved(plans, size, n)
@@ -204,11 +219,11 @@ class Streams:
         assert lead is not None
         lead.start.record(lead.stream)
         host_ns = []
-        for timer, (dst, src) in zip(self.timers, plans):
+        for timer, (dst, src, count) in zip(self.timers, parts(self.test, plans, size)):
             rt.wait_event(timer.stream, lead.start)
             if self.own:
                 timer.start.record(timer.stream)
-            host_ns.append(rt.enqueue_copies(dst, src, size, timer.stream, n))
+            host_ns.append(rt.enqueue_copies(dst, src, count, timer.stream, n))
             timer.end.record(timer.stream)
         for timer in self.timers:
             rt.wait_event(lead.stream, timer.end)

@@ -198,6 +198,11 @@ class Test:
     keep_peer_state: bool = False
     waived: Failure | None = field(default=None, compare=False)
     program: Any = field(default=None, compare=False, repr=False)
+    #: the A3's die link its copy between twin dies takes (``sio``, ``hccs``, ``both``;
+    #: "": the default path, no choice made) and, for ``both``, the share SIO carries
+    #: (:mod:`.dielink`)
+    die_link: str = ""
+    die_split: float | None = None
 
     @property
     def key(self) -> str:
@@ -249,23 +254,36 @@ class Test:
         raise ValueError(f"transfer {t} of test {self.name!r} is in none of its directions")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
             "sizes": None if self.sizes is None else list(self.sizes),
             "transfers": [str(t) for t in self.transfers],
         }
+        if self.die_link:  # only a die-link test has them: other params stay as they were
+            d["die_link"] = self.die_link
+            if self.die_split is not None:
+                d["die_split"] = self.die_split
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], device_count: int) -> Test:
         """A test from :meth:`to_dict` (a run's params, a checkpoint)."""
         sizes = None if d.get("sizes") is None else tuple(int(s) for s in d["sizes"])
-        return cls(
+        test = cls(
             str(d["name"]),
             tuple(parse_transfer(t, device_count) for t in d["transfers"]),
             sizes,
             str(d.get("description", "")),
         )
+        if d.get("die_link"):  # its name and transfers as over_die_link made them
+            split = d.get("die_split")
+            test = replace(
+                test,
+                die_link=str(d["die_link"]),
+                die_split=None if split is None else float(split),
+            )
+        return test
 
     def at(self, **changes: Any) -> Test:
         """A copy with some fields changed (``test.at(peer="off", path="direct")``)."""
@@ -422,4 +440,6 @@ def needs(test: Test, timing: str, verify: bool) -> tuple[str, ...]:
         out.append("stream_wait")
     if any(t.host_end for t in test.transfers):
         out.append("pinned_host")
+    if test.die_link in ("hccs", "both"):  # a mapping through the HCCS lane (.dielink)
+        out.append("die_link")
     return tuple(dict.fromkeys(out))

@@ -7,6 +7,13 @@
     sizes = ["64MiB", "256MiB"]
     transfers = ["0->1", "2->3 by 2", "host->4"]
 
+    [[test]]                      # the A3's die links (docs/die-links.md)
+    name = "card1-dual"
+    sizes = ["256MiB"]
+    transfers = ["2->3"]
+    die_link = "both"             # sio, hccs, or both at once
+    die_split = 0.6               # with both: SIO's share of the bytes
+
 Every error names the file and the line (``file:LINE: what``) and is raised before any
 device work, as :class:`TestFileError` (a ValueError: exit status 2 on the command line).
 
@@ -20,14 +27,16 @@ Example:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
 
 import msgspec
 import tomlkit
 
 from ..typedfile import Document, FileError, Text
 from ..units import format_size, parse_size
+from ..vocab import DIE_LINK_CHOICES
+from .dielink import over_die_link
 from .model import Test, TransferError, make_test, parse_transfer
 
 #: The test-file schema this release reads; newer files are refused.
@@ -46,6 +55,8 @@ class _TestTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     sizes: _Some
     transfers: _Some
     description: str = ""
+    die_link: Literal[DIE_LINK_CHOICES] | None = None  # type: ignore[valid-type]
+    die_split: float | None = None
 
 
 class _TestFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -57,10 +68,18 @@ class _TestFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 TEST_KEYS = tuple(_TestTable.__struct_fields__)
 
 
-def read_tests(path: str | os.PathLike[str], device_count: int | None) -> list[Test]:
+#: Whether two devices are the two dies of one card with a choice of die link, and the
+#: server's name: what a test's ``die_link`` is checked against once the runtime is open.
+Twins = tuple[Callable[[int, int], bool], str]
+
+
+def read_tests(
+    path: str | os.PathLike[str], device_count: int | None, twins: Twins | None = None
+) -> list[Test]:
     """The tests of a file, checked against a server of device_count devices (None: any
-    device number, to check a file before the runtime is open)."""
-    return _tests(Document.from_path(path, error=TestFileError), device_count)
+    device number, to check a file before the runtime is open) and, with ``twins``, each
+    die-link test's pair against the server's twin dies."""
+    return _tests(Document.from_path(path, error=TestFileError), device_count, twins)
 
 
 def read_tests_text(text: str, device_count: int | None, where: str = "<tests>") -> list[Test]:
@@ -68,7 +87,7 @@ def read_tests_text(text: str, device_count: int | None, where: str = "<tests>")
     return _tests(Document.from_text(text, where, error=TestFileError), device_count)
 
 
-def _tests(doc: Document, device_count: int | None) -> list[Test]:
+def _tests(doc: Document, device_count: int | None, twins: Twins | None = None) -> list[Test]:
     for key, why in (
         (
             "schema_version",
@@ -85,7 +104,7 @@ def _tests(doc: Document, device_count: int | None) -> list[Test]:
             f"{file.schema_version} is newer than this release reads "
             f"({TEST_FILE_SCHEMA_VERSION}); upgrade ascend-p2p-lab",
         )
-    tests = [_test(doc, k, table, device_count) for k, table in enumerate(file.test)]
+    tests = [_test(doc, k, table, device_count, twins) for k, table in enumerate(file.test)]
     names = [t.name for t in tests]
     for k, name in enumerate(names):
         if name in names[:k]:
@@ -93,8 +112,11 @@ def _tests(doc: Document, device_count: int | None) -> list[Test]:
     return tests
 
 
-def _test(doc: Document, k: int, table: _TestTable, device_count: int | None) -> Test:
-    """One [[test]] table, checked: its sizes, then its transfers on the server."""
+def _test(
+    doc: Document, k: int, table: _TestTable, device_count: int | None, twins: Twins | None
+) -> Test:
+    """One [[test]] table, checked: its sizes, then its transfers on the server, then its
+    die link (patterns.dielink)."""
     sizes, transfers = [], []
     for i, size in enumerate(table.sizes):
         try:
@@ -107,9 +129,27 @@ def _test(doc: Document, k: int, table: _TestTable, device_count: int | None) ->
         except TransferError as exc:
             raise doc.fail(("test", k, "transfers", i), str(exc)) from None
     try:
-        return make_test(table.name, transfers, device_count, sorted(set(sizes)), table.description)
+        test = make_test(table.name, transfers, device_count, sorted(set(sizes)), table.description)
     except TransferError as exc:
         raise doc.fail(("test", k, "transfers"), str(exc)) from None
+    if table.die_link is None:
+        if table.die_split is not None:
+            raise doc.fail(("test", k, "die_split"), "a split is given only with die_link both")
+        return test
+    try:
+        test = over_die_link(test, table.die_link, table.die_split)
+    except TransferError as exc:
+        raise doc.fail(("test", k, "die_link"), str(exc)) from None
+    t = test.transfers[0]
+    if twins is not None and t.src is not None and t.dst is not None:
+        twin, server = twins
+        if not twin(t.src, t.dst):
+            raise doc.fail(
+                ("test", k, "die_link"),
+                f"transfer {t} is not between the two dies of one card of server {server} "
+                "(die links: A3 twin dies only)",
+            )
+    return test
 
 
 def to_toml(tests: Sequence[Test], sizes: Sequence[int]) -> str:
@@ -137,7 +177,11 @@ def to_toml(tests: Sequence[Test], sizes: Sequence[int]) -> str:
         if t.description:
             table.add("description", t.description)
         table.add("sizes", [format_size(s).replace(" ", "") for s in t.sizes or tuple(sizes)])
-        table.add("transfers", [str(x) for x in t.transfers])
+        table.add("transfers", [str(x) for x in t.transfers[: 1 if t.die_link else None]])
+        if t.die_link:
+            table.add("die_link", t.die_link)
+            if t.die_split is not None:
+                table.add("die_split", t.die_split)
         tables.append(table)
     doc.add("test", tables)
     return tomlkit.dumps(doc).rstrip("\n") + "\n"

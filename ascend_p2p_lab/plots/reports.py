@@ -24,6 +24,7 @@ from ..vocab import BI, INITIATOR_WORDS, IPC, OFF, ON, PAIR_INITIATORS, UNI
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
 from .collectives import collective_bandwidth, collective_links
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
+from .dielinks import die_links
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
 from .prepare import combos, distinct, eq, frame_of, mode_rows, pair_count
@@ -116,7 +117,10 @@ def default_workers() -> int:
 
 def in_process(run: pd.DataFrame) -> pd.DataFrame:
     """The run without the IPC rows of ``sweep --processes`` (drawn beside the in-process
-    ones by process_modes; every other figure shows copies within one process)."""
+    ones by process_modes; every other figure shows copies within one process) and
+    without the rows over a chosen die link (drawn by die_links)."""
+    if "die_link" in run:  # and without the die links' rows (drawn by die_links)
+        run = run[run["die_link"].isna()]
     if "process_mode" not in run:
         return run
     return run[~eq(run["process_mode"], IPC)]
@@ -130,6 +134,11 @@ def plan(
     if "process_mode" in run and eq(run["process_mode"], IPC).any():  # sweep --processes
         jobs.append(Job("process_modes.png", process_modes, frame="all"))
         run = in_process(run)
+    if "die_link" in run and run["die_link"].notna().any():  # the A3's die links apart
+        jobs.append(Job("die_links.png", die_links, frame="all"))
+        run = in_process(run)
+        if run.empty:
+            return jobs
     pairs = run[eq(run["pattern"], PAIR_PATTERN)]
     if table is not None:
         jobs += [

@@ -45,6 +45,13 @@ CAPABILITIES: dict[str, tuple[Need, ...]] = {
         "ipc_mem_close",
         "device_get_bare_tgid",
     ),
+    # the A3's choice of die link (aclrtMemMapSelectedLink: no pyACL wrapper; runtime.dielink)
+    "die_link": (
+        "reserve_mem_address",
+        "mem_map_selected_link",
+        "unmap_mem",
+        "release_mem_address",
+    ),
 }
 
 

@@ -72,6 +72,7 @@ class Simulator:
         "_applog",
         "_counts",
         "_devices",
+        "_dielinks",
         "_engine",
         "_ipc",
         "_lock",
@@ -100,8 +101,10 @@ class Simulator:
         ipc: Any = None,
         applog: Any = None,
         programs: Any = None,
+        dielinks: Any = None,
     ) -> None:
         self._ipc, self._applog, self._programs = ipc, applog, programs
+        self._dielinks = dielinks
         self._topology, self._seed, self._counts = topology, seed, MappingProxyType(counts)
         self._engine, self._lock, self._released = engine, lock, released
         self._devices, self._memory, self._streams, self._peers = devices, memory, streams, peers
@@ -219,6 +222,7 @@ class Simulator:
                 "peer_refs": {f"{a}->{b}": r for (a, b), r in self._peers.refs.items() if r},
                 "ipc_exports": sorted(self._ipc.exported) if self._ipc else [],
                 "ipc_imports": sorted(self._ipc.imported) if self._ipc else [],
+                "reserved_ranges": len(self._dielinks.reserved) if self._dielinks else 0,
                 "implicit_releases": list(self._released),
             }
 
@@ -236,6 +240,7 @@ class Simulator:
             or led["peer_refs"]
             or led["ipc_exports"]
             or led["ipc_imports"]
+            or led["reserved_ranges"]
             or led["implicit_releases"]
         )
 

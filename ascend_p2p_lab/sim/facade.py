@@ -50,6 +50,7 @@ from .applog import AppLog
 from .contexts import Contexts
 from .copies import Copies
 from .devices import Devices
+from .dielinks import DieLinks, lane_capacity
 from .engine import Engine
 from .errors import ErrorLog
 from .extras import Simulator
@@ -133,6 +134,15 @@ DISPATCH: dict[str, tuple[str, str]] = {
             "ipc_mem_import_by_key",
             "ipc_mem_close",
             "device_get_bare_tgid",
+        )
+    },
+    **{
+        f"rt.{name}": ("_dielinks", name)
+        for name in (
+            "reserve_mem_address",
+            "release_mem_address",
+            "unmap_mem",
+            "mem_map_selected_link",
         )
     },
     "util.bytes_to_ptr": ("_memory", "bytes_to_ptr"),
@@ -233,6 +243,7 @@ def engine_for(topology: Topology, *, jitter: float, seed: int) -> Engine:
                 if budget is not None:
                     cap[("shared", k, kind, g)] = budget * _GB
     cap[("h2h",)] = _HOST_H2H_GBPS * _GB
+    cap.update(lane_capacity(topology))  # the A3's twin-die HCCS lanes
     return Engine(cap, jitter=jitter, seed=seed)
 
 
@@ -277,6 +288,7 @@ class SimulatedACL:
             streams=self._streams,
             peers=self._peers,
             ipc=self._ipc,
+            dielinks=self._dielinks,
             applog=self._applog,
             programs=Programs(self),
         )
@@ -325,6 +337,7 @@ class SimulatedACL:
         self._router = router = Router(shared, memory.space, peers)
         self._copies = Copies(shared, devices, streams, router)
         self._ipc = ipc = Ipc(shared, devices, memory, peers)
+        self._dielinks = dielinks = DieLinks(shared, devices, memory)
         contexts.teardown_hooks.append(streams.release_context)
         contexts.on_switch.append(self._copies.clear)
         # what a device's last reset frees, in the driver's order
@@ -333,7 +346,11 @@ class SimulatedACL:
             streams.release_device,
             peers.release_device,
         ]
-        devices.finalize_hooks += [memory.release_host_buffers, ipc.release_all]
+        devices.finalize_hooks += [
+            memory.release_host_buffers,
+            ipc.release_all,
+            dielinks.release_all,
+        ]
 
     # ------------------------------------------------------------------ dispatch
     def _bind(self, call: str) -> Callable[..., Any]:

@@ -55,6 +55,7 @@ from ..codes import (
     ACL_ERROR_RT_LOST_HEARTBEAT,
     ERROR_NAMES,
 )
+from ..topology.model import DIE_LINKS
 
 FAULT_KINDS = (
     "error",
@@ -88,6 +89,8 @@ class Fault:
     share: float = 1.0
     #: a transient fault's draw: per ``point`` (a timing window) or per ``copy``
     per: str = "point"
+    #: a degrade fault's die link on twin dies: "sio" (the link itself) or "hccs"
+    lane: str | None = None
     seen: int = field(default=0, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -101,6 +104,7 @@ class Fault:
             ("message", str),
             ("share", (int, float)),
             ("per", str),
+            ("lane", (str, type(None))),
         ):
             value = getattr(self, key)
             if not isinstance(value, types) or isinstance(value, bool):
@@ -133,6 +137,11 @@ class Fault:
         if self.kind in COPY_FAULTS and self.link is not None and self.link[0] == self.link[1]:
             raise ValueError(
                 f"a {self.kind} fault's link joins two different devices, got {list(self.link)}"
+            )
+        if self.lane is not None and (self.kind != "degrade" or self.lane not in DIE_LINKS):
+            raise ValueError(
+                f"a fault's lane is one of {DIE_LINKS} and only a degrade fault has one, "
+                f"got lane {self.lane!r} on a {self.kind} fault"
             )
         if self.kind == "transient" and not 0 < self.share <= 1:
             raise ValueError(f"a transient fault's share is in (0, 1], got {self.share}")

@@ -85,6 +85,7 @@ RT_CALLS = (
         "ipc_mem_close",
         "device_get_bare_tgid",
     ),
+    *("reserve_mem_address", "release_mem_address", "unmap_mem", "mem_map_selected_link"),
 )
 #: The top-level ``acl`` calls.
 TOP_CALLS = ("init", "finalize", "get_soc_name", "get_version", "get_recent_err_msg", "app_log")
@@ -107,6 +108,11 @@ NEWER_CALLS = (
     "ipc_mem_import_by_key",
     "ipc_mem_close",
     "device_get_bare_tgid",
+    # virtual memory (rt_memory.cpp) and the die-link choice (CANN 9.1, A3; sim.dielinks)
+    "reserve_mem_address",
+    "release_mem_address",
+    "unmap_mem",
+    "mem_map_selected_link",
 )
 
 #: The declared argument format of every call (see the module docstring).
@@ -162,6 +168,13 @@ FORMATS: dict[str, str] = {
     "rt.ipc_mem_import_by_key": "sK",
     "rt.ipc_mem_close": "s",
     "rt.device_get_bare_tgid": "",
+    # rt_memory.cpp: WrapAclRtReserveMemAddress "kkkK" -> "ki", WrapAclRtReleaseMemAddress
+    # and WrapAclRtUnmapMem "k" -> "i"; mem_map_selected_link has no pyACL wrapper: the
+    # simulator's own, aclrtMemMapSelectedLink's (void*, size_t, void*, uint32_t)
+    "rt.reserve_mem_address": "kkkK",
+    "rt.release_mem_address": "k",
+    "rt.unmap_mem": "k",
+    "rt.mem_map_selected_link": "kkkI",
     "util.bytes_to_ptr": "y*",
     "util.numpy_to_ptr": "y*",
     "util.ptr_to_bytes": "kk",

@@ -90,7 +90,8 @@ class FaultInjector:
         """Apply the ``degrade`` faults to the engine's links (once, at start)."""
         for f in self.faults:
             if f.kind == "degrade" and f.link is not None:
-                self.engine.degrade[("link", *f.link)] = f.factor
+                lane = "lane" if f.lane == "hccs" else "link"  # see sim.dielinks
+                self.engine.degrade[(lane, *f.link)] = f.factor
         self._steady = dict(self.engine.degrade)
 
     def begin_point(self, key: str) -> None:

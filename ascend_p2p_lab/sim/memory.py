@@ -27,6 +27,7 @@ _DEVICE_BASE = 0x1000_0000_0000
 _DEVICE_STRIDE = 1 << 40
 _HOST_BASE = 0x7F00_0000_0000
 _VIEW_BASE = 0x7E00_0000_0000
+_RESERVED_BASE = 0x7D00_0000_0000  # aclrtReserveMemAddress's ranges (sim.dielinks)
 _ALIGN = 2 << 20  # every allocation starts on a 2 MiB boundary (also 64-byte aligned)
 
 
@@ -356,7 +357,8 @@ class AddressSpace:
             if kind == "device":
                 self._next[key] = _DEVICE_BASE + int(device or 0) * _DEVICE_STRIDE
             else:
-                self._next[key] = _HOST_BASE if kind == "host" else _VIEW_BASE
+                bases = {"host": _HOST_BASE, "reserved": _RESERVED_BASE}
+                self._next[key] = bases.get(kind, _VIEW_BASE)
         base = self._next[key]
         self._next[key] = base + ((max(size, 1) + _ALIGN - 1) // _ALIGN + 1) * _ALIGN
         return base

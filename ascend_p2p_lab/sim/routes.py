@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import codes as C
+from .dielinks import unwrap
 from .engine import Resource
 from .memory import AddressSpace, Region
 from .part import Part, Shared
@@ -170,7 +171,7 @@ class Router(Part):
             return None, self.fail(
                 C.ACL_ERROR_RT_PARAM_INVALID, f"{which} range is not inside one allocation"
             )
-        (sreg, soff), (dreg, doff) = fs, fd
+        (sreg, soff, s_lane), (dreg, doff, d_lane) = unwrap(*fs), unwrap(*fd)
         s_dev, d_dev = sreg.device, dreg.device
         actual = _KIND_OF[(s_dev is not None, d_dev is not None)]
         ipc = getattr(sreg, "imported", False) or getattr(dreg, "imported", False)
@@ -199,7 +200,10 @@ class Router(Part):
         else:
             assert s_dev is not None and d_dev is not None
             peer = ipc and (getattr(sreg, "peer", False) or getattr(dreg, "peer", False))
+            lane = s_lane or d_lane
             found, code = self._device_path(s_dev, d_dev, current, peer=peer, shared=ipc)
+            if found is not None and lane == "hccs" and self.topology.twin_dies(s_dev, d_dev):
+                found = _hccs_lane(self.topology, s_dev, d_dev, found)
             if found is None:
                 return None, code
             (res, lat, staged), dev = found, s_dev
@@ -271,6 +275,16 @@ class Router(Part):
         s_dev, d_dev = link
         d2h, h2d = self.engine.rate(("d2h", s_dev)), self.engine.rate(("h2d", d_dev))
         return (1 / d2h + 1 / h2d) / (1 / min(d2h, h2d))
+
+
+def _hccs_lane(
+    topo: Topology, s_dev: int, d_dev: int, found: tuple[tuple[Resource, ...], float, bool]
+) -> tuple[tuple[Resource, ...], float, bool]:
+    """A direct copy between twin dies through an HCCS mapping (sim.dielinks) crosses the
+    HCCS lane instead of SIO; a staged copy stays staged."""
+    if found[2] or topo.die_hccs is None:
+        return found
+    return (("lane", s_dev, d_dev),), topo.die_hccs.latency_us, False
 
 
 def _ipc_rules(part: Part, sreg: Region, dreg: Region, kind: int, actual: int) -> int:

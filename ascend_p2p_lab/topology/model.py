@@ -16,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..vocab import DIE_LINKS as DIE_LINKS
+
 #: Link classes in npu-smi's words and the diagonal's (the vocabulary's), re-exported here.
 from ..vocab import LINK_CLASSES as LINK_CLASSES
 from ..vocab import SELF as SELF
+from ..vocab import SIO
 
 #: Which peer-off behaviour a simulated device-to-device copy has (see LinkClass docs).
 PEER_OFF_MODES = ("error", "staged", "direct")
@@ -159,6 +162,10 @@ class Topology:
     inferred: Mapping[str, str] = field(default_factory=dict)
     #: ``[[fault]]`` tables of a topology file, handed to the simulator (see sim.faults).
     faults: tuple[Mapping[str, object], ...] = field(default=(), compare=False)
+    #: the HCCS lane between the two dies of one card (``[die_link.HCCS]``): a second
+    #: link beside SIO that a process chooses through aclrtMemMapSelectedLink (A3 only;
+    #: None: the server has no such choice). Twin dies are the pairs whose class is SIO.
+    die_hccs: LinkClass | None = None
 
     def __post_init__(self) -> None:
         n = len(self.labels)
@@ -197,6 +204,18 @@ class Topology:
         """Whether ``aclrtDeviceCanAccessPeer(src, dst)`` reports 1 on this server."""
         lc = self.link_class(src, dst)
         return bool(lc and lc.p2p)
+
+    def twin_dies(self, src: int, dst: int) -> bool:
+        """Whether src and dst are the two dies of one card with a choice of die link
+        (SIO between them and an HCCS lane, :attr:`die_hccs`)."""
+        return self.die_hccs is not None and src != dst and self.links[src][dst] == SIO
+
+    def die_link_class(self, src: int, dst: int, die_link: str) -> LinkClass | None:
+        """The figures of the die link ``die_link`` (``sio`` or ``hccs``) between twin
+        dies src and dst (None: not twin dies on a server with the choice)."""
+        if not self.twin_dies(src, dst):
+            return None
+        return self.die_hccs if die_link == "hccs" else self.link_classes["SIO"]
 
     def classes_present(self) -> tuple[str, ...]:
         """Link classes that occur off the diagonal, in LINK_CLASSES order."""

@@ -43,7 +43,7 @@ from typing import Any
 from .._version import schema_version_problem
 from ..typedfile import Document, FileError
 from .model import LINK_CLASSES, SELF, LinkClass, Topology
-from .tables import TopologyFile, link_classes, server_fields, shared_limits
+from .tables import TopologyFile, die_hccs, link_classes, server_fields, shared_limits
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -131,6 +131,14 @@ def _on_server(doc: Document, file: TopologyFile, n: int) -> None:
             raise doc.fail(path, f"device {device} is not on this server (its devices: 0..{n - 1})")
 
 
+def _die_hccs(doc: Document, links: tuple[tuple[str, ...], ...]) -> LinkClass | None:
+    """The ``[die_link.HCCS]`` lane, refused on a server with no SIO pair (no twin dies)."""
+    lane = die_hccs(doc)
+    if lane is not None and not any("SIO" in row for row in links):
+        raise doc.fail(("die_link", "HCCS"), "a die link needs twin dies (SIO pairs in links)")
+    return lane
+
+
 def topology_from_document(doc: Document, name: str | None = None) -> Topology:
     """The :class:`Topology` of a parsed topology file (see the module docstring);
     ``name`` replaces the file's ``name`` key."""
@@ -155,6 +163,7 @@ def topology_from_document(doc: Document, name: str | None = None) -> Topology:
         cpu_affinity=tuple(v.strip() or None for v in affinity or ()),
         shared=shared_limits(doc, file.shared),
         inferred=dict(file.inferred),
+        die_hccs=_die_hccs(doc, links),
         **server_fields(file),
     )
     return _with_faults(topo, tuple(dict(f) for f in doc.data.get("fault", ())))

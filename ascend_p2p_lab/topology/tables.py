@@ -18,6 +18,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ..typedfile import Counting, Document, Fraction, KeyPath, NonNegative, Positive, Whole
+from ..vocab import DIE_LINK_ITEM
 from .model import LINK_CLASSES, PEER_OFF_MODES, HostSpec, LinkClass, SharedLimit
 
 _GIB = 1 << 30
@@ -76,6 +77,7 @@ class FaultTable(_Table):
     factor: Positive | None = None
     share: Positive | None = None  # a transient fault's share of the points (sim.faults)
     per: Literal["point", "copy"] | None = None  # a transient fault's draw (sim.faults)
+    lane: Literal["sio", "hccs"] | None = None  # which die link of twin dies (sim.faults)
     message: str = ""
 
 
@@ -118,6 +120,7 @@ class TopologyFile(ServerTable, kw_only=True):
     shared: list[SharedTable] = []
     inferred: dict[str, str] = {}
     fault: list[FaultTable] = []
+    die_link: dict[str, Any] = {}
 
 
 #: Server-level keys: everything but the device list (labels, links, cpu_affinity, [link.*]).
@@ -155,6 +158,18 @@ def link_classes(doc: Document, path: KeyPath) -> dict[str, LinkClass]:
         link = doc.convert(table, LinkTable, at)
         out[name] = LinkClass(name=name, **msgspec.structs.asdict(link))
     return out
+
+
+def die_hccs(doc: Document) -> LinkClass | None:
+    """The ``[die_link.HCCS]`` table (the HCCS lane between twin dies) as a LinkClass."""
+    tables = doc.table((DIE_LINK_ITEM,)) if DIE_LINK_ITEM in doc.table(()) else {}
+    for name in tables:
+        if name != "HCCS":
+            raise doc.fail(("die_link", name), f"unknown die link {name!r} (known: HCCS)")
+    if "HCCS" not in tables:
+        return None
+    link = doc.convert(tables["HCCS"], LinkTable, ("die_link", "HCCS"))
+    return LinkClass(name="HCCS", **msgspec.structs.asdict(link))
 
 
 def shared_limits(doc: Document, tables: list[SharedTable]) -> tuple[SharedLimit, ...]:

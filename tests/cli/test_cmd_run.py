@@ -222,3 +222,27 @@ def test_a_failing_test_gives_every_transfer_its_reason_and_exit_1(capsys, tmp_p
     assert [v["what"] for v in values] == ["0->1", "2->3", "host->4", "all"]
     assert all(v["median_GBps"] is None and v["kind"] == "runtime" for v in values)
     assert data["failures"][0]["code"] == 507013
+
+
+def test_a_test_files_die_links_run_and_a_cross_card_one_is_refused_at_its_line(
+    tmp_path, capsys
+) -> None:
+    good = tmp_path / "die.toml"
+    good.write_text(
+        'schema_version = 1\n\n[[test]]\nname = "c3"\nsizes = ["64MiB"]\n'
+        'transfers = ["7->6"]\ndie_link = "both"\ndie_split = 0.6\n'
+    )
+    out = tmp_path / "run"
+    argv = ["--backend", "sim", "--preset", "atlas800t-a3", "--no-progress", "--samples", "1"]
+    assert main(["run", str(good), *argv, "--out", str(out)]) == 0
+    rows = load_run(out)
+    assert set(rows["die_link"]) == {"both"} and set(rows["test"]) == {"c3/both/0.6"}
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        'schema_version = 1\n\n[[test]]\nname = "x"\nsizes = ["1MiB"]\n'
+        'transfers = ["5->6"]\ndie_link = "hccs"\n'
+    )
+    capsys.readouterr()
+    assert main(["run", str(bad), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"{bad}:7:" in err and "5->6 is not between the two dies of one card" in err

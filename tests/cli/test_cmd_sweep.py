@@ -426,3 +426,38 @@ def test_the_cli_passes_host_patterns_through(tmp_path, capsys) -> None:
     run = results.load_run(out)
     assert set(run["pattern"]) == {"h2d", "d2h"}
     assert set(run["dst"].dropna()) == {1} and set(run["src"].dropna()) == {1}
+
+
+# ------------------------------------------------------------------ the A3's die links
+SIM_A3 = ("--backend", "sim", "--preset", "atlas800t-a3")
+
+
+def test_sweep_die_link_both_keeps_each_split_apart(tmp_path, capsys) -> None:
+    out = tmp_path / "dual"
+    code = main(
+        [
+            "sweep", *SIM_A3, "--pairs", "7-6", "--die-link", "both", "--die-split", "0.5,0.6",
+            "--sizes", "256MiB", "--samples", "1", "--no-progress", "--out", str(out),
+        ]
+    )  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "over die link both, SIO's share 0.5" in text and "SIO's share 0.6" in text
+    rows = load_run(out)
+    assert sorted(rows["die_split"]) == [0.5, 0.6] and set(rows["die_link"]) == {"both"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("--preset", "atlas800t-a2", "--die-link", "hccs"), "server atlas800t-a2 has no choice"),
+        (("--preset", "atlas800t-a3", "--pairs", "6-8", "--die-link", "sio"), "pair 6-8 is not"),
+        (("--preset", "atlas800t-a3", "--die-link", "sio", "--direction", "bi"), "one way"),
+        (("--preset", "atlas800t-a3", "--die-link", "both", "--die-split", "1.2"), "(0, 1)"),
+        (("--preset", "atlas800t-a3", "--die-link", "hccs", "--processes"), "--processes"),
+    ],
+)
+def test_sweep_die_link_refusals_are_one_line_exit_2(argv, message, capsys) -> None:
+    code = main(["sweep", "--backend", "sim", *argv, "--sizes", "1MiB", "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and message in err[-1] and "Traceback" not in "\n".join(err)

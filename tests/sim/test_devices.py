@@ -67,6 +67,10 @@ PRE_INIT_ARGS: dict[str, tuple[int, ...]] = {
     "ipc_mem_import_by_key": ("k", 0),
     "ipc_mem_close": ("k",),
     "device_get_bare_tgid": (),
+    "reserve_mem_address": (4096, 0, 0, 0),
+    "release_mem_address": (1,),
+    "unmap_mem": (1,),
+    "mem_map_selected_link": (1, 4096, 2, 1),
 }
 
 

@@ -196,6 +196,10 @@ def test_old_api_level_hides_the_newer_calls() -> None:
         "ipc_mem_import_by_key",
         "ipc_mem_close",
         "device_get_bare_tgid",
+        "reserve_mem_address",
+        "release_mem_address",
+        "unmap_mem",
+        "mem_map_selected_link",
     }
     old, new = simulated_acl(api_level="old"), simulated_acl(api_level="new")
     for name in NEWER_CALLS:

@@ -142,4 +142,12 @@ MUTANTS: list[Mutant] = [
         "a check whose items are all skipped passes (a skip counted as judged)",
         ("tests/check/test_render.py", "tests/check/test_verdict.py"),
     ),
+    M(
+        "check.verdict.die_rows_in_pair_items",
+        "check/verdict.py",
+        "        plain, rows = rows, rows[~chosen]",
+        "        plain = rows",
+        "a twin pair's bandwidth item pools its sio and hccs rows with its default path's",
+        ("tests/check/test_dieitems.py",),
+    ),
 ]

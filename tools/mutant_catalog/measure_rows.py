@@ -87,8 +87,8 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.rows.one_flow_counted",
         "measure/rows.py",
-        '1 if own is not None else len(s["_members"])',
-        "1 if own is not None else 1",
+        'len(s["_members"]) if many else 1)',
+        "1 if many else 1)",
         ("an aggregate's value counts one copy's bytes, not all of them"),
         (
             "tests/measure/test_rows.py",
@@ -106,8 +106,8 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.rows.fanout_count_one",
         "measure/rows.py",
-        '1 if own is not None else len(s["_members"])',
-        '1 if own is not None else len(s["_members"][:1])',
+        'len(s["_members"]) if many else 1)',
+        'len(s["_members"][:1]) if many else 1)',
         "fan-out bandwidth counts one stream",
         TESTS,
     ),

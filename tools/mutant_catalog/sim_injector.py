@@ -53,4 +53,12 @@ MUTANTS: list[Mutant] = [
         "a per-copy transient dip on 2->5 dips the copies 5->2 as well",
         ("tests/sim/test_faults.py", "tests/check/test_spread.py"),
     ),
+    M(
+        "sim.injector.lane_fault_on_sio",
+        "sim/injector.py",
+        'lane = "lane" if f.lane == "hccs" else "link"',
+        'lane = "link"',
+        "a degrade on the HCCS lane of twin dies slows their SIO link instead",
+        ("tests/sim/test_dielinks.py", "tests/measure/test_diechoice.py"),
+    ),
 ]

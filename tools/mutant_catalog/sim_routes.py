@@ -52,4 +52,12 @@ MUTANTS: list[Mutant] = [
         "a copy leaves the receiver's group and enters the sender's",
         TESTS,
     ),
+    M(
+        "sim.routes.hccs_lane_ignored",
+        "sim/routes.py",
+        'if found is not None and lane == "hccs" and self.topology.twin_dies(s_dev, d_dev):',
+        "if False:",
+        "a copy through an HCCS mapping takes SIO",
+        ("tests/sim/test_dielinks.py", "tests/measure/test_diechoice.py"),
+    ),
 ]
