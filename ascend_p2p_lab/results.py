@@ -47,7 +47,7 @@ from .schema import (
     empty_frame,
     to_frame,
 )
-from .vocab import OFF, PAIR, SRC
+from .vocab import DIE_BOTH, DIE_HCCS, OFF, PAIR, SRC
 
 __all__ = [
     "ADDED_COLUMNS",
@@ -347,7 +347,7 @@ _INFERRED_TOUCHES: dict[str, Any] = {
     "peer_off_error": lambda r: r["peer"] == OFF,
     "push_efficiency": lambda r: r["initiator"] == SRC,  # one_to_all pushes too
     "ingress_GBps": lambda r: r["pattern"].isin([*GROUP_PATTERNS, PULL_FANOUT, TEST_PATTERN]),
-    "die_link_HCCS": lambda r: r["die_link"].isin(["hccs", "both"]),  # the A3's HCCS lane
+    "die_link_HCCS": lambda r: r["die_link"].isin([DIE_HCCS, DIE_BOTH]),  # the A3's HCCS lane
 }
 
 

@@ -30,7 +30,7 @@ from ..patterns.model import PHASES, STAGED, SUM, SUM_PER_DIRECTION, Test, Trans
 from ..runtime import AclError, MissingCall
 from ..runtime.dielink import die_link_view
 from ..runtime.resources import close_all
-from ..vocab import DIRECT, REFUSED, UNREACHABLE
+from ..vocab import DIE_HCCS, DIRECT, REFUSED, UNREACHABLE
 from . import outcomes
 from .buffers import HOST
 from .peerstate import PeerRestoreError, peer_state
@@ -133,7 +133,7 @@ class _Buffers:
                 src = self._src(t)
                 self.plans.append((self._dst(t, slot), src))
             for k, lane in enumerate(lanes(test)):  # the HCCS lane: through a mapping
-                if lane == "hccs":
+                if lane == DIE_HCCS:
                     self.plans[k] = self._over_hccs(test.transfers[k], *self.plans[k])
         except BaseException:
             self.close()

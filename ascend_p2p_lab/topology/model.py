@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..vocab import DIE_HCCS, SIO
 from ..vocab import DIE_LINKS as DIE_LINKS
 
 #: Link classes in npu-smi's words and the diagonal's (the vocabulary's), re-exported here.
 from ..vocab import LINK_CLASSES as LINK_CLASSES
 from ..vocab import SELF as SELF
-from ..vocab import SIO
 
 #: Which peer-off behaviour a simulated device-to-device copy has (see LinkClass docs).
 PEER_OFF_MODES = ("error", "staged", "direct")
@@ -215,7 +215,7 @@ class Topology:
         dies src and dst (None: not twin dies on a server with the choice)."""
         if not self.twin_dies(src, dst):
             return None
-        return self.die_hccs if die_link == "hccs" else self.link_classes["SIO"]
+        return self.die_hccs if die_link == DIE_HCCS else self.link_classes[SIO]
 
     def classes_present(self) -> tuple[str, ...]:
         """Link classes that occur off the diagonal, in LINK_CLASSES order."""

@@ -36,6 +36,7 @@ FAMILIES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "verdict": (frozenset(vocab.VERDICTS), ("status", "verdict")),
     "link class": (frozenset(vocab.LINK_CLASSES), ("link", "classes", "cls")),
     "item kind": (frozenset(vocab.ITEM_KINDS), ("kind", "table")),
+    "die link": (frozenset(vocab.DIE_LINK_CHOICES), ("die_link", "lane")),
 }
 
 #: What a comparison compares: the expressions that give it its family, and a literal.
@@ -218,6 +219,7 @@ PLANTED = [
     ('if "SIO" in classes: ...', "SIO"),
     ('if row["link"] == "HCCS_SW": ...', "HCCS_SW"),
     ('want = t[t["kind"] == "collective"]', "collective"),
+    ('hccs = rows["die_link"].isin(["hccs", "both"])', "both"),
 ]
 
 
