@@ -28,7 +28,7 @@ import pandas as pd
 from ..run import Run, samples_of
 from ..schema import CARD_PATTERNS, PAIR_PATTERN
 from ..units import parse_sizes
-from ..vocab import BI, FAIL, PASS, WARN
+from ..vocab import BI, DST, FAIL, PASS, WARN
 from .criteria import Criteria
 from .plan import needs_of
 from .verdict import evaluate, overall
@@ -40,7 +40,7 @@ def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
     added to ``sizes``; both directions when a criterion is bidirectional). Push and
     latency criteria need sweeps of their own: on a fleet they are SKIP."""
     needs = needs_of(criteria)
-    directions = {d for d, i in needs.bandwidth if i == "dst"}
+    directions = {d for d, i in needs.bandwidth if i == DST}
     patterns = [PAIR_PATTERN, *sorted(needs.host), *sorted(needs.aggregates - set(CARD_PATTERNS))]
     return {
         "sizes": sorted(set(parse_sizes(sizes)) | {criteria.size_bytes}),

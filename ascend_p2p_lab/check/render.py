@@ -110,10 +110,10 @@ def summary_line(items: pd.DataFrame, points_lost: int = 0, failed: str | None =
         text = f"FAIL (no item judged{skipped}; the run holds nothing these criteria bound)"
     if points_lost and status == PASS:
         text = f"FAIL ({points_lost} samples lost)"
-    if failed and text == "PASS":
+    if failed and text == PASS:
         text = "FAIL (the measurements stopped early)"
     warned = int(items["status"].eq(WARN).sum()) if "status" in items else 0
-    if text == "PASS" and warned:
+    if text == PASS and warned:
         text = f"WARN ({warned} item{'s' if warned != 1 else ''})"
     return text
 

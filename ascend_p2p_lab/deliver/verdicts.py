@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..vocab import FAIL, ITEM_STATES, SRC
+from ..vocab import BI, FAIL, ITEM_STATES, SRC
 
 #: what every reason this tool writes starts with (Slurm, Kubernetes): whose it is
 PREFIX = "p2p:"
@@ -79,7 +79,7 @@ def phrase(item: pd.Series) -> str:
         link = item.get("link")
         head = f"{link} " if isinstance(link, str) and link else ""
         where = _pair_words(item) if _num(item.get("src")) is not None else str(item.get("id"))
-        extra = [w for w in (item.get("direction"),) if w == "bi"]
+        extra = [w for w in (item.get("direction"),) if w == BI]
         extra += ["push"] if item.get("initiator") == SRC else []
         tail = f" ({', '.join(extra)})" if extra else ""
         return f"{head}{where}{tail} at {measured / bar:.2f} of its bar"

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..check.criteria import TABLE_COLUMNS, Criteria
 from ..check.derive import criteria_from_preset
-from ..vocab import BASELINE_TOLERANCE, LATENCY_ITEM
+from ..vocab import BASELINE_TOLERANCE, FAIL, LATENCY_ITEM
 
 #: the item kinds a baseline bounds (the topology and verification come from the model)
 BASELINE_KINDS = ("bandwidth", "latency", "host", "aggregate")
@@ -58,7 +58,7 @@ def healthy_runs(records: pd.DataFrame, runs: int) -> list[str]:
     if judged.empty:
         return []
     by_run = judged.groupby("run_id", sort=False).agg(
-        time=("time", "max"), failed=("verdict", lambda v: bool((v == "FAIL").any()))
+        time=("time", "max"), failed=("verdict", lambda v: bool((v == FAIL).any()))
     )
     ok = by_run[~by_run["failed"]].sort_values("time", kind="stable")
     return list(ok.index[-runs:])

@@ -61,6 +61,7 @@ from ..vocab import (
     DIE_BOTH,
     DIE_HCCS,
     DST,
+    HOST_CLOCK,
     HOST_LINK,
     HOST_WORD,
     ON,
@@ -413,7 +414,7 @@ def blocking(test: Test, timing: str) -> bool:
         True
     """
     return (
-        timing == "host"
+        timing == HOST_CLOCK
         and len(test.transfers) == 1
         and test.timing == WINDOW
         and test.values in (EACH, PER_COPY)

@@ -27,7 +27,7 @@ import pandas as pd
 from .. import results
 from ..emptycells import NOT_MEASURED, SAME_DEVICE, TAGS, explain
 from ..schema import LOCAL_PATTERN, PAIR_PATTERN
-from ..vocab import BI, UNI, VERIFICATION
+from ..vocab import BI, UNI, UNREACHABLE, VERIFICATION
 from .prepare import (
     LINK_MEANING,
     LINK_ORDER,
@@ -310,9 +310,9 @@ def cell_states(
                     "not_measured"
                     if key is None
                     else "unreachable"
-                    if key[0] == "unreachable"
+                    if key[0] == UNREACHABLE
                     else "unverified"
-                    if key[0] == "verification"
+                    if key[0] == VERIFICATION
                     else "failed"
                 )
             kind, code, call = key or (None, None, None)

@@ -224,7 +224,7 @@ def _curves(run: pd.DataFrame, pairs: pd.DataFrame, modes: list[tuple[str, str, 
     if {ON, OFF} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():
         jobs.append(Job("peer_on_off.png", peer_on_off))
     for peer in ("on", "off"):
-        if {"uni", "bi"} <= {c[0] for c in numeric if c[1] == peer}:
+        if {UNI, BI} <= {c[0] for c in numeric if c[1] == peer}:
             jobs.append(Job(f"uni_vs_bi_{peer}.png", uni_vs_bi, {"peer": peer}))
     return jobs
 

@@ -49,7 +49,7 @@ MUTANTS: list[Mutant] = [
     M(
         "check.render.warn_summary_passes",
         "check/render.py",
-        '    if text == "PASS" and warned:',
+        "    if text == PASS and warned:",
         "    if False:",
         "a check with only warned items says PASS in its summary line",
         ("tests/check/test_render.py",),
