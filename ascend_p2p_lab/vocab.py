@@ -379,7 +379,7 @@ ITEM_KINDS: tuple[str, ...] = tuple(k.value for k in ItemKind)
 
 
 # ---- verdicts: an item's state and a check's verdict (``status``, ``verdict``)
-class Verdict(Word):
+class ItemState(Word):
     """An item's state, worst last but SKIP; a check's verdict is one of the first three."""
 
     PASS = "PASS"
@@ -388,12 +388,12 @@ class Verdict(Word):
     SKIP = "SKIP"
 
 
-PASS, WARN = Verdict.PASS.value, Verdict.WARN.value
-FAIL, SKIP = Verdict.FAIL.value, Verdict.SKIP.value
+PASS, WARN = ItemState.PASS.value, ItemState.WARN.value
+FAIL, SKIP = ItemState.FAIL.value, ItemState.SKIP.value
 #: The verdicts a check may reach, worst last.
 VERDICTS: tuple[str, ...] = (PASS, WARN, FAIL)
 #: The states an item may have, worst last but SKIP.
-ITEM_STATES: tuple[str, ...] = tuple(v.value for v in Verdict)
+ITEM_STATES: tuple[str, ...] = tuple(v.value for v in ItemState)
 
 
 # ---- exit statuses of a command (``terminal.run_status``; the command line's bad input)

@@ -49,7 +49,7 @@ TYPES = [
     (vocab.ProcessMode, vocab.PROCESS_MODES),
     (vocab.ErrorKind, tuple(vocab.ERROR_KINDS)),
     (vocab.ItemKind, vocab.ITEM_KINDS),
-    (vocab.Verdict, vocab.ITEM_STATES),
+    (vocab.ItemState, vocab.ITEM_STATES),
     (vocab.LinkName, vocab.LINK_CLASSES),
 ]
 

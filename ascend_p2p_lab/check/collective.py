@@ -37,7 +37,7 @@ from ..collectives.select import collective
 from ..collectives.table import op_rows
 from ..schema import COLLECTIVE_PATTERN, FAILURE_KINDS
 from ..units import format_size
-from ..vocab import COLLECTIVE_ITEM, VERIFICATION
+from ..vocab import COLLECTIVE_ITEM, FAIL, PASS, SKIP, VERIFICATION
 
 BASES = ("model", "bound")
 
@@ -142,9 +142,7 @@ def items(criteria: Any, rows: pd.DataFrame, hosts: pd.DataFrame | None = None) 
     m = exp.merge(got, on=on, how="left")
     measured = m["measured"].astype(float)
     unseen, lost, bad = m["n"].isna(), m["lost"].fillna(0) > 0, m["bad"].fillna(0) > 0
-    status = np.select(
-        [unseen, lost | bad, measured >= m["value"]], ["SKIP", "FAIL", "PASS"], "FAIL"
-    )
+    status = np.select([unseen, lost | bad, measured >= m["value"]], [SKIP, FAIL, PASS], FAIL)
     reason = np.select(
         [unseen, lost, bad, measured.isna()],
         [

@@ -36,7 +36,7 @@ from ..schema import PAIR_PATTERN
 from ..topology.model import DIE_LINKS
 from ..typedfile import Positive, Text, Whole
 from ..units import format_size
-from ..vocab import DIE_BOTH, INITIATOR_WORDS, PAIR_INITIATORS, SIO
+from ..vocab import DIE_BOTH, FAIL, INITIATOR_WORDS, PAIR_INITIATORS, PASS, SIO, SKIP
 
 KIND = "die_link"
 #: The link class of every twin-die pair (what the criteria's links matrix names).
@@ -178,7 +178,7 @@ def die_items(
     m = expected.merge(pts, on=on, how="left")
     measured = m["measured"].astype(float)
     unseen, lost = m["n"].isna(), m["lost"].fillna(0) > 0
-    status = np.select([unseen, lost, measured >= m["value"]], ["SKIP", "FAIL", "PASS"], "FAIL")
+    status = np.select([unseen, lost, measured >= m["value"]], [SKIP, FAIL, PASS], FAIL)
     reason = np.select(
         [unseen, lost], ["not measured", "lost: " + m["lost"].fillna(0).astype(int).astype(str)], ""
     )

@@ -34,7 +34,7 @@ FAMILIES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "process mode": (frozenset(vocab.PROCESS_MODES), ("process_mode", "mode")),
     "timing": (frozenset(vocab.TIMINGS), ("timing",)),
     "error kind": (frozenset(vocab.ERROR_KINDS), ("error_kind", "kind")),
-    "verdict": (frozenset(vocab.VERDICTS), ("status", "verdict")),
+    "verdict": (frozenset(vocab.ITEM_STATES), ("status", "verdict")),
     "link class": (frozenset(vocab.LINK_CLASSES), ("link", "classes", "cls")),
     "item kind": (frozenset(vocab.ITEM_KINDS), ("kind", "table")),
     "die link": (frozenset(vocab.DIE_LINK_CHOICES), ("die_link", "lane")),
