@@ -32,15 +32,12 @@ from enum import Enum, IntEnum
 
 class Word(str, Enum):
     """A vocabulary word: equal to its string, hashed as it (``str`` first in the MRO) and
-    printed as it on every Python (``__str__``/``__format__``: 3.12 would print
-    ``Direction.UNI``), so that a member finds the string's dict entry and an f-string
+    printed as it (``__str__``; Python's own prints ``Direction.UNI``, and from 3.12 an
+    f-string uses it), so that a member finds the string's dict entry and an f-string
     shows the word."""
 
     def __str__(self) -> str:
         return str(self.value)
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self.value), spec)
 
 
 # ---- patterns: the ``pattern`` column's words (what a row measured)
