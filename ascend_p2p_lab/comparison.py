@@ -48,6 +48,7 @@ from .run import Run, samples_of
 from .run.value import FrameUse
 from .schema import LOCAL_PATTERN, PAIR_PATTERN, POINT_KEYS, SCHEMA
 from .units import format_size
+from .vocab import IN_PROCESS, IPC
 
 __all__ = [
     "COLUMNS",
@@ -510,7 +511,7 @@ def split_process_modes(run: Run) -> tuple[Run, Run]:
     """
     whole = Run.of(run)
     mode = whole.samples["process_mode"].fillna("in_process")
-    inside, across = whole.select(mode == "in_process"), whole.select(mode == "ipc")
+    inside, across = whole.select(mode == IN_PROCESS), whole.select(mode == IPC)
     if not len(inside) or not len(across):
         raise ValueError("the run does not hold both process modes (sweep --processes)")
     # the same points: compare matches them

@@ -22,6 +22,7 @@ from collections.abc import Hashable, Mapping
 
 from .codes import error_name
 from .schema import ERROR_KINDS
+from .vocab import DEVICE_LOST, MISSING_CALL, UNREACHABLE, VERIFICATION
 
 #: A cell no row of the run explains (the pair was not asked for, or not reached).
 NOT_MEASURED = "not_measured"
@@ -44,9 +45,9 @@ def explain(kind: str, code: int | None = None, call: str | None = None) -> str:
         return "not measured in this run"
     if kind == SAME_DEVICE:
         return "same device, no local copy in this run"
-    if kind == "unreachable":
+    if kind == UNREACHABLE:
         return "cannot access peer (aclrtDeviceCanAccessPeer = 0)"
-    if kind == "verification":
+    if kind == VERIFICATION:
         return "verification: bytes differ"
     if kind == "unclassified":
         return "error without error_kind (a run saved before error kinds)"
@@ -55,11 +56,9 @@ def explain(kind: str, code: int | None = None, call: str | None = None) -> str:
         what = (
             f"{what} from {call}"
             if what
-            else (
-                f"{call} is not in the installed pyACL" if kind == "missing_call" else f"in {call}"
-            )
+            else (f"{call} is not in the installed pyACL" if kind == MISSING_CALL else f"in {call}")
         )
-    if kind == "device_lost":
+    if kind == DEVICE_LOST:
         what = "a device was lost earlier in the run" + (f", {what}" if what else "")
     return f"{kind}: {what or ERROR_KINDS.get(kind, 'error')}"
 

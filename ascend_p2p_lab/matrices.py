@@ -50,6 +50,7 @@ from .schema import (
     VOCABULARY,
 )
 from .units import format_size
+from .vocab import BI
 
 #: The kind of a cell no row explains (the others carry the rows' ``error_kind``), and
 #: what it says (emptycells: one vocabulary for the terminal, figures and dashboard).
@@ -325,7 +326,7 @@ def _values(pattern: str, direction: str, part: pd.DataFrame) -> list[tuple[str,
     if pattern == LATENCY_PATTERN:
         return [("latency_us", "µs")]
     shown = [("bandwidth_GBps", "GB/s")]
-    if direction == "bi" and part["bidir_total_GBps"].notna().any():
+    if direction == BI and part["bidir_total_GBps"].notna().any():
         shown.append(("bidir_total_GBps", "GB/s"))
     return shown
 

@@ -47,6 +47,7 @@ from .schema import (
     empty_frame,
     to_frame,
 )
+from .vocab import DIE_BOTH, DIE_HCCS, OFF, PAIR, SRC
 
 __all__ = [
     "ADDED_COLUMNS",
@@ -178,7 +179,7 @@ VALUE_PATTERN = {"latency_us": "latency"}
 def _pattern_for(frame: pd.DataFrame, value: str, pattern: str | None) -> str:
     """The pattern a matrix of value is taken from: the one given, else the value's own;
     ValueError when no row of it has the value while rows of other patterns do."""
-    pattern = VALUE_PATTERN.get(value, "pair") if pattern is None else pattern
+    pattern = VALUE_PATTERN.get(value, PAIR) if pattern is None else pattern
     if value not in frame.columns:
         raise ValueError(f"unknown value column {value!r}")
     has = frame.loc[frame[value].notna(), "pattern"]
@@ -340,11 +341,11 @@ def fit_latency_bandwidth(frame: Run, *, keep_host_bound: bool = False) -> pd.Da
 # ---------------------------------------------------------------------- save / load
 #: Which rows of a run an inferred preset behaviour (run.json ``inferred``) touches.
 _INFERRED_TOUCHES: dict[str, Any] = {
-    "peer_off_copy": lambda r: r["peer"] == "off",
-    "peer_off_error": lambda r: r["peer"] == "off",
-    "push_efficiency": lambda r: r["initiator"] == "src",  # one_to_all pushes too
+    "peer_off_copy": lambda r: r["peer"] == OFF,
+    "peer_off_error": lambda r: r["peer"] == OFF,
+    "push_efficiency": lambda r: r["initiator"] == SRC,  # one_to_all pushes too
     "ingress_GBps": lambda r: r["pattern"].isin([*GROUP_PATTERNS, PULL_FANOUT, TEST_PATTERN]),
-    "die_link_HCCS": lambda r: r["die_link"].isin(["hccs", "both"]),  # the A3's HCCS lane
+    "die_link_HCCS": lambda r: r["die_link"].isin([DIE_HCCS, DIE_BOTH]),  # the A3's HCCS lane
 }
 
 

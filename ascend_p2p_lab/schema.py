@@ -36,6 +36,7 @@ from .vocab import (
     DEFAULT_PROCESS_MODE,
     DIE_LINK_CHOICES,
     DIRECTIONS,
+    DST,
     ERROR_KINDS,
     FAILURE_KINDS,
     HOST_LINK,
@@ -45,6 +46,7 @@ from .vocab import (
     PROCESS_MODES,
     REFERENCE,
     RESULT_KINDS,
+    SRC,
     TIMINGS,
 )
 
@@ -71,19 +73,21 @@ PAIR_PATTERN = _named(lambda p: p.on_pairs and not p.per_copy)[0]
 #: A fan-out: one device with all its peers at once; the one that pushes, the one that pulls.
 FANOUT_PATTERNS = _named(lambda p: p.center is not None)
 PUSH_FANOUT, PULL_FANOUT = (
-    _named(lambda p: p.center == "src")[0],
-    _named(lambda p: p.center == "dst")[0],
+    _named(lambda p: p.center == SRC)[0],
+    _named(lambda p: p.center == DST)[0],
 )
 #: Host copies; the one whose source is the host (h2d), the one whose destination is.
 HOST_PATTERNS = _named(lambda p: p.host_end is not None)
 HOST_TO_DEVICE, DEVICE_TO_HOST = (
-    _named(lambda p: p.host_end == "src")[0],
-    _named(lambda p: p.host_end == "dst")[0],
+    _named(lambda p: p.host_end == SRC)[0],
+    _named(lambda p: p.host_end == DST)[0],
 )
 #: Sets of devices to sets at once (senders and receivers); the one of ``--groups``.
 GROUP_PATTERNS = _named(lambda p: p.grouped)
 GIVEN_GROUPS = _named(lambda p: p.needs_groups)[0]
 CARD_PATTERNS = _named(lambda p: p.layout == "card")
+#: The pattern of whole cards (their dies at once).
+CARD_PATTERN = CARD_PATTERNS[0]
 #: Patterns whose value adds up the bytes of several copies over one window.
 AGGREGATE_PATTERNS = _named(lambda p: p.values in ("sum", "sum_per_direction"))
 #: The test pattern: a set of transfers (``test`` and ``transfer`` columns).

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
 from ..topology import Topology
+from ..vocab import DIE_BOTH, DIE_HCCS, DST
 from .fits import Fit
 
 _LANE_KEYS = ("bandwidth_GBps", "nominal_GBps", "latency_us", "p2p", "switched")
@@ -41,18 +42,18 @@ def chosen(frame: pd.DataFrame, die_link: str) -> pd.Series:
 def default_path(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows the link classes are fitted from: every row but the ``hccs`` and ``both``
     ones (an ``sio`` row is a copy over the twin dies' class, SIO)."""
-    return frame[~(chosen(frame, "hccs") | chosen(frame, "both"))]
+    return frame[~(chosen(frame, DIE_HCCS) | chosen(frame, DIE_BOTH))]
 
 
 def lane_fits(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
     """The lane's figures from the run's successful ``hccs`` pair rows ({} when none):
     the reads (dst pulls) where the run has both initiators."""
-    ok = chosen(frame, "hccs") & frame["error_kind"].isna() & frame["bandwidth_GBps"].notna()
+    ok = chosen(frame, DIE_HCCS) & frame["error_kind"].isna() & frame["bandwidth_GBps"].notna()
     rows = frame[ok]
     if rows.empty:
         return {}
-    if (rows["initiator"] == "dst").any():
-        rows = rows[rows["initiator"] == "dst"]
+    if (rows["initiator"] == DST).any():
+        rows = rows[rows["initiator"] == DST]
     fit = fit_latency_bandwidth(rows).dropna(subset=["bandwidth_GBps"])
     out: dict[str, Fit] = {}
     if len(fit):

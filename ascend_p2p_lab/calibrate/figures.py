@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
 from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE, LOCAL_PATTERN, POINT_KEYS, PUSH_FANOUT
+from ..vocab import AGGREGATE_ITEM, UNI
 from .fits import FAN_PATTERNS, MIN_SAMPLES_FOR_JITTER, Fit
 
 
@@ -34,7 +35,7 @@ def _fit_pattern(frame: pd.DataFrame, pattern: str) -> tuple[float, float | None
     With fewer than two sizes left after the host-bound samples (a fast copy the host
     could not keep busy), the rate at the largest size left, and no latency (None)."""
     rows = _ok(frame)
-    rows = rows[(rows["pattern"] == pattern) & (rows["direction"] == "uni")]
+    rows = rows[(rows["pattern"] == pattern) & (rows["direction"] == UNI)]
     if rows.empty:
         return None
     fit = fit_latency_bandwidth(rows).dropna(subset=["bandwidth_GBps"])
@@ -162,7 +163,7 @@ def port_limit(
     shared the port: port = k x that rate. ``links`` maps an ordered pair to (fitted rate,
     switched). The median over such fan-outs."""
     rows = _ok(frame)
-    rows = rows[rows["pattern"].isin(FAN_PATTERNS) & (rows["direction"] == "uni")]
+    rows = rows[rows["pattern"].isin(FAN_PATTERNS) & (rows["direction"] == UNI)]
     if rows.empty:
         return {}
     found = []
@@ -171,7 +172,7 @@ def port_limit(
         legs = [links[(center, p) if out else (p, center)] for p in _fan_peers(devices, center, n)]
         switched = [bw for bw, sw in legs if sw]
         plain = [bw for bw, sw in legs if not sw]
-        per_leg = rate / len(legs) if kind == "aggregate" else rate
+        per_leg = rate / len(legs) if kind == AGGREGATE_ITEM else rate
         if (
             switched
             and per_leg < PORT_BINDS * min(switched)

@@ -20,6 +20,7 @@ from ..run import Run
 from ..schema import LATENCY_PATTERN, PAIR_PATTERN, PAIR_PATTERNS
 from ..topology import Topology
 from ..topology.model import SELF
+from ..vocab import DST, ON, P2P, SRC, UNI, UNREACHABLE
 from .fits import OUTLIER_FRACTION, CalibrationError, Fit, PairOutlier
 
 _GB_PER_US = 1e3  # bytes per microsecond in one GB/s
@@ -133,15 +134,15 @@ def _pair_rows(frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
     rows = frame[
         ok
         & (frame["pattern"] == pattern)
-        & (frame["direction"] == "uni")
-        & (frame["peer"] == "on")
-        & (frame["path"] == "p2p")
+        & (frame["direction"] == UNI)
+        & (frame["peer"] == ON)
+        & (frame["path"] == P2P)
     ]
     if rows.empty:
         return rows
     # a run with both initiators: the read (dst pulls) is the link's rate in the model,
     # writes give push_efficiency (see push_fits)
-    return rows[rows["initiator"] == "dst"] if (rows["initiator"] == "dst").any() else rows
+    return rows[rows["initiator"] == DST] if (rows["initiator"] == DST).any() else rows
 
 
 def has_pair_copies(frame: pd.DataFrame) -> bool:
@@ -156,11 +157,11 @@ def push_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
     rows = frame[
         ok
         & (frame["pattern"] == PAIR_PATTERN)
-        & (frame["direction"] == "uni")
-        & (frame["peer"] == "on")
-        & (frame["path"] == "p2p")
+        & (frame["direction"] == UNI)
+        & (frame["peer"] == ON)
+        & (frame["path"] == P2P)
     ]
-    if set(rows["initiator"].dropna()) != {"src", "dst"}:
+    if set(rows["initiator"].dropna()) != {SRC, DST}:
         return {}
     rates = {
         ini: _pair_figures(rows[rows["initiator"] == ini])
@@ -319,6 +320,6 @@ def _unreachable_classes(frame: pd.DataFrame) -> list[str]:
     rows = frame[frame["pattern"].isin(PAIR_PATTERNS) & frame["link"].notna()]
     out = []
     for cls, part in rows.groupby("link"):
-        if (part["error_kind"] == "unreachable").fillna(False).all():
+        if (part["error_kind"] == UNREACHABLE).fillna(False).all():
             out.append(str(cls))
     return out

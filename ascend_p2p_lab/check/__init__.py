@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..runtime import Runtime
 from ..schema import FANOUT_PATTERNS
+from ..vocab import AGGREGATE_ITEM, SKIP
 from .attempts import check_attempts, measure_again, settle
 from .criteria import Criteria, CriteriaError, criteria_from_text, load_criteria
 from .derive import criteria_from_measured, criteria_from_preset
@@ -119,8 +120,8 @@ def run_check(
     measured = run_measurements(rt, work, devs, progress=progress)
     items = evaluate(criteria, measured.peer, measured.rows, devs)
     if len(devs) < n:
-        fan = items["kind"].eq("aggregate") & items["pattern"].isin(FANOUTS)
-        items.loc[fan, "status"] = "SKIP"
+        fan = items["kind"].eq(AGGREGATE_ITEM) & items["pattern"].isin(FANOUTS)
+        items.loc[fan, "status"] = SKIP
         items.loc[fan, "reason"] = (
             f"a fan-out criterion holds for all {n} devices; --devices chose {len(devs)}"
         )

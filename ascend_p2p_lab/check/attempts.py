@@ -31,10 +31,11 @@ from ..measure import sweep
 from ..run import Run
 from ..runtime import AclError, Runtime
 from ..schema import LATENCY_PATTERN, PAIR_PATTERN
+from ..vocab import COLLECTIVE_ITEM, FAIL, PASS
 from .criteria import Criteria
 from .plan import Work
 from .severity import FAILED_STATE, FAILING
-from .verdict import FAIL, PASS, evaluate
+from .verdict import evaluate
 
 #: item kinds that are measured, so a failure may be noise worth measuring again
 RETRIED_KINDS = ("bandwidth", "latency", "host", "aggregate", "collective")
@@ -114,7 +115,7 @@ def retry_work(work: Sequence[Work], open_items: pd.DataFrame) -> list[Work]:
     for w in work:
         patterns = w.options.get("patterns")
         if patterns is None:  # the collectives
-            if (open_items["kind"] == "collective").any():
+            if (open_items["kind"] == COLLECTIVE_ITEM).any():
                 out.append(w)
             continue
         paired = [p for p in patterns if p in (PAIR_PATTERN, LATENCY_PATTERN)]

@@ -37,6 +37,7 @@ from ..collectives.select import collective
 from ..collectives.table import op_rows
 from ..schema import COLLECTIVE_PATTERN, FAILURE_KINDS
 from ..units import format_size
+from ..vocab import COLLECTIVE_ITEM, FAIL, PASS, SKIP, VERIFICATION
 
 BASES = ("model", "bound")
 
@@ -114,17 +115,17 @@ def from_rows(rows: pd.DataFrame, fraction: float, origin: str) -> list[dict[str
 def items(criteria: Any, rows: pd.DataFrame, hosts: pd.DataFrame | None = None) -> pd.DataFrame:
     """One item per ``[[collective]]`` criterion (and host of ``hosts``)."""
     t = criteria.table
-    want = t[t["kind"] == "collective"]
+    want = t[t["kind"] == COLLECTIVE_ITEM]
     if want.empty:
         return pd.DataFrame()
     keys = [] if hosts is None else ["host"]
     ops = op_rows(rows)
     kind = ops["error_kind"].astype(object)
-    good = kind.isna() | kind.eq("verification")
+    good = kind.isna() | kind.eq(VERIFICATION)
     pts = ops.assign(
         _v=ops["busbw_GBps"].where(good.to_numpy()),
-        _lost=kind.isin(FAILURE_KINDS).to_numpy() & ~kind.eq("verification"),
-        _bad=kind.eq("verification").fillna(False).to_numpy(),
+        _lost=kind.isin(FAILURE_KINDS).to_numpy() & ~kind.eq(VERIFICATION),
+        _bad=kind.eq(VERIFICATION).fillna(False).to_numpy(),
     )
     on = [*keys, "operation", "size_bytes"]
     got = (
@@ -141,9 +142,7 @@ def items(criteria: Any, rows: pd.DataFrame, hosts: pd.DataFrame | None = None) 
     m = exp.merge(got, on=on, how="left")
     measured = m["measured"].astype(float)
     unseen, lost, bad = m["n"].isna(), m["lost"].fillna(0) > 0, m["bad"].fillna(0) > 0
-    status = np.select(
-        [unseen, lost | bad, measured >= m["value"]], ["SKIP", "FAIL", "PASS"], "FAIL"
-    )
+    status = np.select([unseen, lost | bad, measured >= m["value"]], [SKIP, FAIL, PASS], FAIL)
     reason = np.select(
         [unseen, lost, bad, measured.isna()],
         [

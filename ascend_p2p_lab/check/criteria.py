@@ -78,7 +78,18 @@ from ..topology.model import LINK_CLASSES, SELF
 from ..topology.tables import LinkName
 from ..typedfile import Counting, Document, FileError, Positive, Text, Whole
 from ..units import parse_size
-from ..vocab import CHECK_SAMPLES, DIRECTIONS, PAIR_INITIATORS
+from ..vocab import (
+    AGGREGATE_ITEM,
+    BANDWIDTH_ITEM,
+    CHECK_SAMPLES,
+    COLLECTIVE_ITEM,
+    DIE_LINK_ITEM,
+    DIRECTIONS,
+    ITEM_KINDS,
+    LATENCY_ITEM,
+    PAIR_INITIATORS,
+    SPREAD_ITEM,
+)
 from .dieitems import DieLinkTable, die_record
 
 CRITERIA_SCHEMA_VERSION = 1
@@ -136,18 +147,7 @@ ENTRY_KEYS = (
 #: An item's severity: a failing ``fail`` item fails the check, a ``warn`` item warns.
 SEVERITIES = ("fail", "warn")
 #: The kinds a ``[severity]`` table may name.
-SEVERITY_KINDS = (
-    "peer_access",
-    "link_class",
-    "bandwidth",
-    "latency",
-    "host",
-    "aggregate",
-    "collective",
-    "verification",
-    "spread",
-    "die_link",
-)
+SEVERITY_KINDS = ITEM_KINDS
 
 
 class CriteriaError(FileError):
@@ -467,9 +467,9 @@ def _entry(doc: Document, table: str, k: int, entry: Any, links: list[list[Any]]
     for key in ("direction", "initiator", "pattern", "operation"):
         if hasattr(entry, key):
             rec[key] = getattr(entry, key)
-    if table in ("bandwidth", "latency", "spread"):
+    if table in (BANDWIDTH_ITEM, LATENCY_ITEM, SPREAD_ITEM):
         rec.update(_link_or_pair(doc, at, entry, links))
-    if table == "aggregate" and entry.group is not None:
+    if table == AGGREGATE_ITEM and entry.group is not None:
         if entry.pattern not in CARD_PATTERNS:
             raise doc.fail((*at, "group"), "group is for the card pattern; fan-outs take device")
         try:
@@ -477,15 +477,15 @@ def _entry(doc: Document, table: str, k: int, entry: Any, links: list[list[Any]]
         except ValueError as exc:
             raise doc.fail((*at, "group"), str(exc)) from None
         rec["group"] = group_name(rec["senders"], rec["receivers"])  # as rows name it
-    if table == "collective":
+    if table == COLLECTIVE_ITEM:
         rec.update(_collective(doc, at, entry))
-    if table == "die_link":
+    if table == DIE_LINK_ITEM:
         more, why = die_record(links, entry)
         if why:
             raise doc.fail((*at, "pair" if entry.pair is not None else "die_link"), why)
         rec.update(more)
     if getattr(entry, "device", None) is not None:
-        if table == "aggregate" and entry.pattern in CARD_PATTERNS:
+        if table == AGGREGATE_ITEM and entry.pattern in CARD_PATTERNS:
             raise doc.fail((*at, "device"), "the card pattern takes group, not device")
         rec["device"] = _device(doc, (*at, "device"), entry.device, len(links))
     return rec

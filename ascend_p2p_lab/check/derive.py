@@ -45,7 +45,7 @@ from ..schema import (
 )
 from ..topology.model import DIE_LINKS
 from ..units import format_size
-from ..vocab import CARD_LINKS, PAIR_INITIATORS
+from ..vocab import BI, CARD_LINKS, HOST_ITEM, PAIR, PAIR_INITIATORS, UNREACHABLE
 from . import collective, spread
 from .criteria import (
     DEFAULT_FRACTION,
@@ -145,7 +145,7 @@ def _device_records(
             "basis": f"{origin}: median {value:.3f} GB/s at {format_size(size)} "
             f"on device {device}, x {fraction:g}",
         }
-        rec["direction" if kind == "host" else "pattern"] = pattern
+        rec["direction" if kind == HOST_ITEM else "pattern"] = pattern
         out.append(rec)
     cards = card_keys(_good(rows, CARD_PATTERNS, size))
     for (senders, receivers), s in cards.groupby(["senders", "receivers"])["bandwidth_GBps"]:
@@ -329,7 +329,7 @@ def peer_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
     ``peer_ok`` unless every sample of the pair was unreachable (a golden run is one whose
     peer enables worked)."""
     r = rows[rows["pattern"].isin(PAIR_PATTERNS) & rows["src"].notna() & rows["dst"].notna()]
-    bad = r["error_kind"].astype(object) == "unreachable"
+    bad = r["error_kind"].astype(object) == UNREACHABLE
     g = r.assign(_bad=bad).groupby(["src", "dst"], observed=True)
     out = g.agg(link=("link", "first"), _bad=("_bad", "all")).reset_index()
     return out.assign(peer_ok=~out["_bad"]).drop(columns="_bad")
@@ -348,14 +348,14 @@ def judgeable(rows: pd.DataFrame) -> pd.DataFrame:
     """Pair rows the check can judge: a missing initiator taken as ``dst``, a
     bidirectional total with no per-direction figure split in half (a copy)."""
     out = rows.copy()
-    pair = out["pattern"].astype(object).eq("pair")
+    pair = out["pattern"].astype(object).eq(PAIR)
     if "initiator" in out:
         none = pair & out["initiator"].isna()
         out["initiator"] = out["initiator"].astype(object).where(~none, IMPORTED_INITIATOR)
     if "bidir_total_GBps" in out:
         half = (
             pair
-            & out["direction"].astype(object).eq("bi")
+            & out["direction"].astype(object).eq(BI)
             & out["bandwidth_GBps"].isna()
             & out["bidir_total_GBps"].notna()
         )

@@ -36,11 +36,11 @@ from ..schema import PAIR_PATTERN
 from ..topology.model import DIE_LINKS
 from ..typedfile import Positive, Text, Whole
 from ..units import format_size
-from ..vocab import INITIATOR_WORDS, PAIR_INITIATORS
+from ..vocab import DIE_BOTH, FAIL, INITIATOR_WORDS, PAIR_INITIATORS, PASS, SIO, SKIP
 
 KIND = "die_link"
 #: The link class of every twin-die pair (what the criteria's links matrix names).
-TWIN_CLASS = "SIO"
+TWIN_CLASS = SIO
 
 
 class DieLinkTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -81,7 +81,7 @@ def die_link_only(criteria: Any, die_link: str, server: str) -> Any:
     when they bound no such die link (a server without the choice)."""
     import dataclasses
 
-    words = DIE_LINKS if die_link == "both" else (die_link,)
+    words = DIE_LINKS if die_link == DIE_BOTH else (die_link,)
     t = criteria.table
     kept = t[(t["kind"] == KIND) & t["die_link"].isin(words)]
     if not len(kept):
@@ -178,7 +178,7 @@ def die_items(
     m = expected.merge(pts, on=on, how="left")
     measured = m["measured"].astype(float)
     unseen, lost = m["n"].isna(), m["lost"].fillna(0) > 0
-    status = np.select([unseen, lost, measured >= m["value"]], ["SKIP", "FAIL", "PASS"], "FAIL")
+    status = np.select([unseen, lost, measured >= m["value"]], [SKIP, FAIL, PASS], FAIL)
     reason = np.select(
         [unseen, lost], ["not measured", "lost: " + m["lost"].fillna(0).astype(int).astype(str)], ""
     )

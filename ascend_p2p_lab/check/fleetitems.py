@@ -26,15 +26,12 @@ from typing import Any
 import pandas as pd
 
 from ..run import Run, samples_of
-from ..schema import CARD_PATTERNS, PAIR_PATTERNS
+from ..schema import CARD_PATTERNS, PAIR_PATTERN
 from ..units import parse_sizes
+from ..vocab import BI, DST, FAIL, PASS, WARN
 from .criteria import Criteria
 from .plan import needs_of
-from .severity import WARN
-from .verdict import FAIL, evaluate, overall
-
-#: the ordered pair alone, the pattern every host's sweep measures
-PAIR = PAIR_PATTERNS[0]
+from .verdict import evaluate, overall
 
 
 def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
@@ -43,11 +40,11 @@ def fleet_options(criteria: Criteria, sizes: Any) -> dict[str, Any]:
     added to ``sizes``; both directions when a criterion is bidirectional). Push and
     latency criteria need sweeps of their own: on a fleet they are SKIP."""
     needs = needs_of(criteria)
-    directions = {d for d, i in needs.bandwidth if i == "dst"}
-    patterns = [PAIR, *sorted(needs.host), *sorted(needs.aggregates - set(CARD_PATTERNS))]
+    directions = {d for d, i in needs.bandwidth if i == DST}
+    patterns = [PAIR_PATTERN, *sorted(needs.host), *sorted(needs.aggregates - set(CARD_PATTERNS))]
     return {
         "sizes": sorted(set(parse_sizes(sizes)) | {criteria.size_bytes}),
-        "direction": "both" if "bi" in directions else "uni",
+        "direction": "both" if BI in directions else "uni",
         "patterns": patterns,
     }
 
@@ -112,4 +109,4 @@ def host_verdicts(
     hosts: list[str], failing: Mapping[str, Any], warned: Mapping[str, Any]
 ) -> dict[str, str]:
     """Per host its verdict: FAIL (a failing item), WARN (only warned items) or PASS."""
-    return {h: FAIL if h in failing else WARN if h in warned else "PASS" for h in sorted(hosts)}
+    return {h: FAIL if h in failing else WARN if h in warned else PASS for h in sorted(hosts)}

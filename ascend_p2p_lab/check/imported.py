@@ -32,6 +32,7 @@ from ..results import place_cards
 from ..run import Run
 from ..schema import CARD_PATTERNS, FANOUT_PATTERNS, HOST_PATTERNS, PAIR_PATTERN
 from ..units import format_size
+from ..vocab import BANDWIDTH_ITEM, BI, LINK_CLASS_ITEM, SKIP, VERIFICATION_ITEM
 from .criteria import DEFAULT_SIZE_BYTES, Criteria, make_table
 from .derive import (
     IMPORTED_INITIATOR,
@@ -42,7 +43,7 @@ from .derive import (
     topology_peer,
 )
 from .run import Measured
-from .verdict import SKIP, evaluate, points_lost
+from .verdict import evaluate, points_lost
 
 # ---- ascend-dmi --dg thresholds as criteria ------------------------------------------------
 
@@ -56,7 +57,7 @@ def _threshold_record(row: Any, n: int) -> dict[str, Any] | None:
         raise ValueError(f"{where}: device {max(ends)} is not among the server's {n} devices")
     said = f"ascend-dmi --dg threshold {t:g} GB/s ({where})"
     if op == "p2p" and len(ends) == 2:
-        bi = row.direction == "bi"
+        bi = row.direction == BI
         return {
             "kind": "bandwidth",
             "src": ends[0],
@@ -125,7 +126,7 @@ def criteria_from_thresholds(
     recs = [{k: v for k, v in r.items() if k != "_where"} for r in records.values()]
     links, access = link_matrices(topology_peer(topology), n)
     for r in recs:
-        if r["kind"] == "bandwidth":
+        if r["kind"] == BANDWIDTH_ITEM:
             r["link"] = links[r["src"]][r["dst"]]
     name = getattr(topology, "name", "?")
     return Criteria(
@@ -243,10 +244,12 @@ def check_run(rows: Run, criteria: Criteria, devices: Sequence[int] | None = Non
             f"{criteria.device_count} devices"
         )
     items = evaluate(criteria, peer, rows, devs)
-    no_link = items["kind"].eq("link_class") & items["measured"].isna() & items["status"].ne(SKIP)
+    no_link = (
+        items["kind"].eq(LINK_CLASS_ITEM) & items["measured"].isna() & items["status"].ne(SKIP)
+    )
     items.loc[no_link, ["status", "reason"]] = [SKIP, NO_LINKS]
     items.loc[items["reason"].eq("not measured"), "reason"] = "not in the run"
     if "verified" in rows and rows["verified"].isna().all():
-        ver = items["kind"].eq("verification")
+        ver = items["kind"].eq(VERIFICATION_ITEM)
         items.loc[ver, ["status", "reason", "measured"]] = [SKIP, NOT_VERIFIED, None]
     return CheckResult(items, Measured(peer, run), points_lost(rows))

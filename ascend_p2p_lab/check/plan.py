@@ -19,7 +19,18 @@ from typing import Any
 
 from ..collectives.busbw import OPERATIONS
 from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
-from ..vocab import CHECK_WARMUP, DIRECTIONS, INITIATOR_WORDS, PAIR_INITIATORS
+from ..vocab import (
+    AGGREGATE_ITEM,
+    BANDWIDTH_ITEM,
+    CHECK_WARMUP,
+    COLLECTIVE_ITEM,
+    DIRECTIONS,
+    HOST_ITEM,
+    INITIATOR_WORDS,
+    LATENCY_ITEM,
+    PAIR_INITIATORS,
+    SPREAD_ITEM,
+)
 from .criteria import (
     DEFAULT_LATENCY_SIZE_BYTES,
     DEFAULT_SAMPLES,
@@ -67,17 +78,17 @@ def needs_of(criteria: Criteria) -> Needs:
     its bandwidth criteria, latency, host copies and aggregates when they have criteria.
     Verification needs no work of its own: every copy measured is verified."""
     t = criteria.table
-    bw = t[t["kind"].isin(("bandwidth", "spread"))]  # spread: of the same samples
+    bw = t[t["kind"].isin((BANDWIDTH_ITEM, SPREAD_ITEM))]  # spread: of the same samples
     return Needs(
         bandwidth=frozenset(zip(bw["direction"], bw["initiator"])),
-        latency=bool((t["kind"] == "latency").any()),
-        host=frozenset(t.loc[t["kind"] == "host", "direction"]),
-        aggregates=frozenset(t.loc[t["kind"] == "aggregate", "pattern"]),
+        latency=bool((t["kind"] == LATENCY_ITEM).any()),
+        host=frozenset(t.loc[t["kind"] == HOST_ITEM, "direction"]),
+        aggregates=frozenset(t.loc[t["kind"] == AGGREGATE_ITEM, "pattern"]),
         collectives=frozenset(
             (str(o), int(s))
             for o, s in zip(
-                t.loc[t["kind"] == "collective", "operation"],
-                t.loc[t["kind"] == "collective", "size_bytes"],
+                t.loc[t["kind"] == COLLECTIVE_ITEM, "operation"],
+                t.loc[t["kind"] == COLLECTIVE_ITEM, "size_bytes"],
             )
         ),
         die_links=die_needs(t),

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..vocab import BANDWIDTH_ITEM
 from .criteria import Criteria
 
 #: samples per point in a preflight (the median of 2 copies of 64 MiB each)
@@ -37,10 +38,10 @@ CHEAPEST = (("uni", "dst"), ("uni", "src"), ("bi", "dst"), ("bi", "src"))
 def preflight(criteria: Criteria) -> Criteria:
     """The criteria cut to the preflight's items (see the module docstring)."""
     t = criteria.table
-    bw = t[t["kind"] == "bandwidth"]
+    bw = t[t["kind"] == BANDWIDTH_ITEM]
     have = set(zip(bw["direction"], bw["initiator"]))
     keep = next((d for d in CHEAPEST if d in have), None)
-    sel = (t["kind"] == "bandwidth") & (
+    sel = (t["kind"] == BANDWIDTH_ITEM) & (
         (t["direction"] == keep[0]) & (t["initiator"] == keep[1]) if keep else False
     )
     return dataclasses.replace(

@@ -22,8 +22,9 @@ from typing import Any
 import pandas as pd
 
 from ..texttable import Column, row_line
-from .severity import JUDGED, WARN, verdict_of
-from .verdict import FAIL, SKIP, overall
+from ..vocab import FAIL, PASS, SKIP, WARN
+from .severity import JUDGED, verdict_of
+from .verdict import overall
 
 #: the JUnit test suite's name, and the prefix of every test case's class name
 SUITE = "ascend-p2p-lab check"
@@ -103,16 +104,16 @@ def summary_line(items: pd.DataFrame, points_lost: int = 0, failed: str | None =
     items)`` (or the samples lost, or the measurements stopped early, when no item failed;
     or ``FAIL (no item judged: ...)`` when every item was skipped)."""
     status, n = overall(items)
-    text = "PASS" if status == "PASS" else f"FAIL ({n} item{'s' if n != 1 else ''})"
-    if status == "FAIL" and not n:
+    text = "PASS" if status == PASS else f"FAIL ({n} item{'s' if n != 1 else ''})"
+    if status == FAIL and not n:
         skipped = f": all {len(items)} skipped" if len(items) else ""
         text = f"FAIL (no item judged{skipped}; the run holds nothing these criteria bound)"
-    if points_lost and status == "PASS":
+    if points_lost and status == PASS:
         text = f"FAIL ({points_lost} samples lost)"
-    if failed and text == "PASS":
+    if failed and text == PASS:
         text = "FAIL (the measurements stopped early)"
     warned = int(items["status"].eq(WARN).sum()) if "status" in items else 0
-    if text == "PASS" and warned:
+    if text == PASS and warned:
         text = f"WARN ({warned} item{'s' if warned != 1 else ''})"
     return text
 
@@ -158,7 +159,7 @@ def table_text(
         lines += skip_lines(items)
     warned = int((items["status"] == WARN).sum())
     lines.append(
-        f"{len(items)} items: {int((items['status'] == 'PASS').sum())} passed, "
+        f"{len(items)} items: {int((items['status'] == PASS).sum())} passed, "
         f"{int((items['status'] == FAIL).sum())} failed, "
         + (f"{warned} warned, " if warned else "")
         + f"{int((items['status'] == SKIP).sum())} skipped"

@@ -33,7 +33,8 @@ from typing import Any
 
 import pandas as pd
 
-PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
+from ..vocab import FAIL, PASS, VERIFICATION_ITEM, WARN
+
 FAIL_SEVERITY, WARN_SEVERITY = "fail", "warn"
 #: the states an item ends in after a failure, per severity
 FAILED_STATE = {FAIL_SEVERITY: FAIL, WARN_SEVERITY: WARN}
@@ -198,7 +199,7 @@ def _sources(
         elif kind in rows and not pd.isna(src):
             path, lines = rows[kind]
             out.append(f"{path}:{lines[int(src)]}")
-        elif kind == "verification":
+        elif kind == VERIFICATION_ITEM:
             at = verification_at
             out.append(f"{source} (default)" if at is None else f"{at[0]}:{at[1]}")
         else:

@@ -36,7 +36,7 @@ import pandas as pd
 
 from ..schema import PAIR_PATTERN
 from ..units import format_size
-from ..vocab import INITIATOR_WORDS
+from ..vocab import FAIL, INITIATOR_WORDS, PASS, SKIP, VERIFICATION
 
 #: the criteria key of a spread bar, and its unit (a percentage of the mean)
 KEY, UNIT = "max_cv_percent", "% CV"
@@ -50,8 +50,7 @@ EXACT_DRAWS = 4_000_000
 REFERENCE_JITTER = 0.01
 #: a copy's time factor never falls below this (as sim/jitter.py clips it)
 FLOOR = 0.5
-PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
-_OK_KINDS = ("verification",)  # samples whose timing stands (their bytes are judged apart)
+_OK_KINDS = (VERIFICATION,)  # samples whose timing stands (their bytes are judged apart)
 
 
 @functools.lru_cache(maxsize=64)

@@ -44,6 +44,7 @@ import pandas as pd
 from ..patterns.cards import group_name
 from ..results import card_keys
 from ..schema import (
+    CARD_PATTERN,
     CARD_PATTERNS,
     DEVICE_TO_HOST,
     FAILURE_KINDS,
@@ -51,21 +52,31 @@ from ..schema import (
     HOST_PATTERNS,
     HOST_TO_DEVICE,
     LATENCY_PATTERN,
+    PAIR_PATTERN,
     PAIR_PATTERNS,
     PULL_FANOUT,
     PUSH_FANOUT,
 )
-from ..vocab import INITIATOR_WORDS
+from ..vocab import (
+    AGGREGATE_ITEM,
+    FAIL,
+    HOST_ITEM,
+    INITIATOR_WORDS,
+    LATENCY_ITEM,
+    MISSING_CALL,
+    NA,
+    PASS,
+    SKIP,
+    VERIFICATION,
+)
 from . import collective, spread
 from .criteria import Criteria
 from .dieitems import die_items, die_rows
 from .severity import GRADE_COLUMNS, JUDGED, graded
-from .severity import WARN as WARN
 
 #: What keys a card pair: its senders and its receivers (devices), never its label.
 CARD_KEYS = ("senders", "receivers")
 
-PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
 #: Columns of the items table, in order (``host`` first when judging a fleet).
 #: ``pattern``: the row pattern a measured item judges (empty for the topology's items).
 ITEM_COLUMNS = (
@@ -93,14 +104,13 @@ ITEM_COLUMNS = (
     "criteria_line",
 )
 #: Row patterns whose verification an item family covers
-PAIR, CARD = PAIR_PATTERNS[0], CARD_PATTERNS[0]
 VERIFY_FAMILIES = {
-    PAIR: PAIR_PATTERNS,
+    PAIR_PATTERN: PAIR_PATTERNS,
     HOST_TO_DEVICE: (HOST_TO_DEVICE,),
     DEVICE_TO_HOST: (DEVICE_TO_HOST,),
     PUSH_FANOUT: (PUSH_FANOUT,),
     PULL_FANOUT: (PULL_FANOUT,),
-    CARD: CARD_PATTERNS,
+    CARD_PATTERN: CARD_PATTERNS,
 }
 _OK_KINDS = ("verification",)  # samples whose timing stands (their bytes are judged apart)
 
@@ -157,7 +167,7 @@ def topology_items(
         reason=m["reason"].where(seen, "not measured"),
         basis=criteria.topology_basis,
     )
-    unreported = seen & m["link"].eq("NA") & m["expected_link"].ne("NA")
+    unreported = seen & m["link"].eq(NA) & m["expected_link"].ne(NA)
     link = m.assign(
         name="link_class",
         kind="link_class",
@@ -196,7 +206,7 @@ def _expected_pairs(criteria: Criteria, devices: Sequence[int] | None, kind: str
     by_class = pairs.merge(t[t["src"].isna()][["link", *cols]], on="link")
     own = t[t["src"].notna()][["src", "dst", *cols]].astype({"src": int, "dst": int})
     keys = ["src", "dst", "direction", "initiator"]
-    if kind == "latency":
+    if kind == LATENCY_ITEM:
         by_class = by_class.drop(columns=["direction", "initiator"])
         own = own.drop(columns=["direction", "initiator"])
         keys = ["src", "dst"]
@@ -213,11 +223,11 @@ def _points(
     r = rows[rows["pattern"].isin(patterns) & (rows["size_bytes"] == size)]
     kind = r["error_kind"].astype(object)
     good = kind.isna() | kind.isin(_OK_KINDS)
-    lost = ~good & ~kind.eq("missing_call").fillna(False)
+    lost = ~good & ~kind.eq(MISSING_CALL).fillna(False)
     r = r.assign(
         _v=r[value].where(good),
         _lost=lost,
-        _missing=kind.eq("missing_call").fillna(False).astype(bool),
+        _missing=kind.eq(MISSING_CALL).fillna(False).astype(bool),
     )
     g = r.groupby(keys, dropna=False, observed=True, sort=False)
     out = g.agg(
@@ -280,7 +290,7 @@ def pair_items(
     if len(bw):
         pts = _points(
             rows,
-            (PAIR,),
+            (PAIR_PATTERN,),
             criteria.size_bytes,
             [*keys, "src", "dst", "direction", "initiator"],
             "bandwidth_GBps",
@@ -289,7 +299,7 @@ def pair_items(
         out.append(
             j.assign(
                 kind="bandwidth",
-                pattern=PAIR,
+                pattern=PAIR_PATTERN,
                 size_bytes=criteria.size_bytes,
                 name="bandwidth " + j["direction"] + " " + j["initiator"].map(INITIATOR_WORDS),
             )
@@ -334,7 +344,7 @@ def device_items(
     t = criteria.table
     out = []
     host = _device_criteria(
-        t[t["kind"] == "host"].drop(columns=["src", "dst"]), devices, "direction"
+        t[t["kind"] == HOST_ITEM].drop(columns=["src", "dst"]), devices, "direction"
     )
     if len(host):
         r = rows[rows["pattern"].isin(HOST_PATTERNS).fillna(False).to_numpy(dtype=bool)]
@@ -353,7 +363,7 @@ def device_items(
                 size_bytes=criteria.size_bytes,
             )
         )
-    agg = t[(t["kind"] == "aggregate") & ~t["pattern"].isin(CARD_PATTERNS)]
+    agg = t[(t["kind"] == AGGREGATE_ITEM) & ~t["pattern"].isin(CARD_PATTERNS)]
     fan = _device_criteria(agg.drop(columns=["src", "dst"]), devices, "pattern")
     if len(fan):
         r = rows[rows["pattern"].isin(FANOUT_PATTERNS).fillna(False).to_numpy(dtype=bool)]
@@ -372,7 +382,7 @@ def card_items(
     """``aggregate card`` items per card pair measured (or named by a criterion)."""
     keys = [] if hosts is None else ["host"]
     t = criteria.table
-    card = t[(t["kind"] == "aggregate") & t["pattern"].isin(CARD_PATTERNS)]
+    card = t[(t["kind"] == AGGREGATE_ITEM) & t["pattern"].isin(CARD_PATTERNS)]
     if not len(card):
         return pd.DataFrame()
     on = [*keys, *CARD_KEYS]
@@ -390,17 +400,17 @@ def card_items(
     ).drop_duplicates(list(CARD_KEYS))
     exp["group"] = [group_name(s, r) for s, r in zip(exp["senders"], exp["receivers"])]
     j = _judge(exp, pts, on, hosts)
-    return j.assign(name=f"aggregate {CARD}", size_bytes=criteria.size_bytes)
+    return j.assign(name=f"aggregate {CARD_PATTERN}", size_bytes=criteria.size_bytes)
 
 
 def _family_groups(
     r: pd.DataFrame, family: str, devices: Sequence[int], keys: list[str]
 ) -> pd.DataFrame:
     """Bad (``_bad``) and all samples per item of one verification family."""
-    if family == PAIR:
+    if family == PAIR_PATTERN:
         by = ["src", "dst"]
         r = r[(r["src"].isin(devices) & r["dst"].isin(devices)).to_numpy()]
-    elif family == CARD:
+    elif family == CARD_PATTERN:
         r, by = card_keys(r), list(CARD_KEYS)
     else:
         dev = r["src"] if family in (DEVICE_TO_HOST, PUSH_FANOUT) else r["dst"]
@@ -415,7 +425,7 @@ def verification_items(
     """``verification`` items: per ordered pair (pair and latency copies), per device
     and host direction, per fan-out device, per card pair; measured = bad samples."""
     r = rows[[*keys, "pattern", "src", "dst", *CARD_KEYS, "error_kind"]]
-    r = r.assign(_bad=(r["error_kind"].astype(object) == "verification").to_numpy(dtype=bool))
+    r = r.assign(_bad=(r["error_kind"].astype(object) == VERIFICATION).to_numpy(dtype=bool))
     parts = []
     for family, pats in VERIFY_FAMILIES.items():
         sel = r["pattern"].isin(pats).fillna(False).to_numpy(dtype=bool)

@@ -25,7 +25,9 @@ from ..vocab import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    FAIL,
     US_PER_MS,
+    WARN,
 )
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
 from .options import (
@@ -368,7 +370,7 @@ def _emit(result: Any, args: argparse.Namespace, criteria: Any, server: str) -> 
             "ascend-p2p-lab: interrupted; the items above are those judged so far", file=sys.stderr
         )
         return EXIT_INTERRUPTED
-    failing = result.status == "FAIL" or (result.status == "WARN" and args.strict)
+    failing = result.status == FAIL or (result.status == WARN and args.strict)
     if delivered.status and not failing:  # a channel that failed: kubectl, scontrol
         return delivered.status
     return EXIT_FAILED if failing else EXIT_OK

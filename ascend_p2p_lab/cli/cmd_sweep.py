@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from ..patterns.builtin import pattern_help
-from ..vocab import US_PER_MS
+from ..vocab import ON, UNI, US_PER_MS
 from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_backend,
@@ -65,8 +65,8 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
     if args.die_link is not None or args.die_split is not None:
         raise UsageError("--processes: --die-link is not supported (IPC memory: docs/die-links.md)")
     if (
-        args.direction != "uni"
-        or args.peer != "on"
+        args.direction != UNI
+        or args.peer != ON
         or args.groups
         or (args.patterns not in (None, PAIR_PATTERN))
     ):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..vocab import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from ..vocab import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
 __all__ = [
     "EXIT_FAILED",
@@ -25,7 +25,8 @@ __all__ = [
     "past_input_checks",
 ]
 
-EXIT_USAGE = 2
+#: Bad input (the vocabulary's word for it).
+EXIT_USAGE = EXIT_BAD_INPUT
 
 
 EXIT_STATUS = f"""\

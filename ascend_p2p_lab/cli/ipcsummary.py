@@ -18,7 +18,7 @@ from ..results import failures
 from ..run import Run
 from ..terminal import print_summary, run_status
 from ..units import format_size
-from ..vocab import INITIATOR_WORDS
+from ..vocab import IN_PROCESS, INITIATOR_WORDS, WORKER_LOST
 from .output import Output, output_for
 
 #: Sizes from which the two modes are set against each other (smaller copies are
@@ -50,7 +50,7 @@ def emit_processes(run: Run, out: Output | str, saved: Path | None) -> int:
     (the whole run's: a lost worker's points count as failures)."""
     out, run = output_for(out), Run.of(run)
     status = run_status(run)
-    inside = run.select(run.samples["process_mode"] == "in_process")
+    inside = run.select(run.samples["process_mode"] == IN_PROCESS)
     try:
         ratios = mode_ratios(run)
     except ValueError:  # one mode only (interrupted before the other)
@@ -81,7 +81,7 @@ def _print_table(run: Run, inside: Run, ratios: pd.DataFrame, saved: Path | None
 
         wide.columns = [format_size(int(c)) for c in wide.columns]
         print(wide.round(3).to_string())
-    lost = run.samples[run.samples["error_kind"] == "worker_lost"]
+    lost = run.samples[run.samples["error_kind"] == WORKER_LOST]
     if len(lost):
         print(
             f"\n{len(lost)} rows lost with their worker process "

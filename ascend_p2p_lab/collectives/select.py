@@ -56,6 +56,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..topology import Topology
+from ..vocab import HCCS, HCCS_SW, SIO
 from . import reduction
 from .algorithms import DOUBLE_RING, HD, MESH, REDUCE_BCAST, RING, build, ring_order
 from .busbw import ALL_GATHER, ALL_REDUCE, ALL_TO_ALL, BROADCAST, OPERATIONS, REDUCE_SCATTER
@@ -89,9 +90,9 @@ def family(topology: Topology, devices: Sequence[int]) -> str:
         'other'
     """
     classes = {topology.link(a, b) for a in devices for b in devices if a != b}
-    if topology.soc_name.startswith("Ascend910B") and classes <= {"HCCS"}:
+    if topology.soc_name.startswith("Ascend910B") and classes <= {HCCS}:
         return A2
-    if topology.soc_name.startswith("Ascend910_93") and classes <= {"SIO", "HCCS_SW"}:
+    if topology.soc_name.startswith("Ascend910_93") and classes <= {SIO, HCCS_SW}:
         return A3
     return OTHER
 

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..texttable import HCCL_SEP, Column, table_lines
 from ..topology import Topology
-from ..vocab import COLLECTIVE
+from ..vocab import COLLECTIVE, UNI
 from .phases import Collective, CollectiveError
 from .predict import bound, predict
 from .rates import LinkModel
@@ -78,7 +78,7 @@ def links_model(run: pd.DataFrame, topology: Topology) -> LinkModel:
     pairs = good[
         (good["pattern"] == PAIR_PATTERN)
         & good["bandwidth_GBps"].notna()
-        & good["direction"].eq("uni")
+        & good["direction"].eq(UNI)
     ]
     if pairs.empty:
         raise CollectiveError("the run has no measured pair rows to take links from")

@@ -13,6 +13,7 @@ This layer may import ``check/``; ``check/`` never imports it (docs/architecture
 
 from __future__ import annotations
 
-from .verdicts import FAIL, PASS, PREFIX, SKIP, WARN, Verdict, reason_text
+from ..vocab import FAIL, PASS, SKIP, WARN
+from .verdicts import PREFIX, Verdict, reason_text
 
 __all__ = ["FAIL", "PASS", "PREFIX", "SKIP", "WARN", "Verdict", "reason_text"]

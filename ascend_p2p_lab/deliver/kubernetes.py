@@ -29,7 +29,8 @@ import subprocess
 from datetime import datetime, timezone
 from typing import Any
 
-from .verdicts import FAIL, PASS, WARN, Verdict, reason_text
+from ..vocab import FAIL, PASS, WARN
+from .verdicts import Verdict, reason_text
 
 CONDITION_TYPE = "AscendP2PHealthy"
 TAINT_KEY = "ascend.huawei.com/p2p-degraded"

@@ -26,8 +26,9 @@ from typing import Any
 
 import pandas as pd
 
+from ..vocab import BANDWIDTH_ITEM, FAIL, PASS, SKIP, WARN
 from .prometheus import write_atomic
-from .verdicts import FAIL, PASS, SKIP, WARN, Verdict
+from .verdicts import Verdict
 
 #: NPU Exporter's limits on a custom-metric file
 MAX_ENTRIES = 128
@@ -92,7 +93,7 @@ def _rank(entry: dict[str, Any]) -> tuple[int, bool]:
     """Failing first, then warned (and states it does not know), passed, skipped; a
     link's bandwidth before other kinds within a state."""
     label = entry["label"]
-    return STATE_ORDER.get(label.get("status"), 1), label.get("kind") != "bandwidth"
+    return STATE_ORDER.get(label.get("status"), 1), label.get("kind") != BANDWIDTH_ITEM
 
 
 def _size(doc: dict[str, Any]) -> int:

@@ -42,7 +42,8 @@ from typing import Any
 import pandas as pd
 
 from .._version import __version__
-from .verdicts import VERDICTS, Verdict, states
+from ..vocab import VERDICTS
+from .verdicts import Verdict, states
 
 PREFIX = "ascend_p2p"
 #: decimal GB/s (the project's unit) in bytes per second, Prometheus' base unit

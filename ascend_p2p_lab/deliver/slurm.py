@@ -26,7 +26,8 @@ import socket
 import subprocess
 from dataclasses import dataclass
 
-from .verdicts import FAIL, PASS, PREFIX, WARN, Verdict, reason_text
+from ..vocab import FAIL, PASS, WARN
+from .verdicts import PREFIX, Verdict, reason_text
 
 #: Slurm cuts long reasons: the links named, at most
 REASON_NAMES = 3

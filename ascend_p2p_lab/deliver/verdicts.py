@@ -25,11 +25,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-PASS, WARN, FAIL, SKIP = "PASS", "WARN", "FAIL", "SKIP"
-#: the states an item may have, worst last but SKIP (a check may add others: kept as given)
-ITEM_STATES = (PASS, WARN, FAIL, SKIP)
-#: the verdicts a check may reach
-VERDICTS = (PASS, WARN, FAIL)
+from ..vocab import BI, FAIL, ITEM_STATES, SRC
+
 #: what every reason this tool writes starts with (Slurm, Kubernetes): whose it is
 PREFIX = "p2p:"
 #: items a channel names in its one-line reason, at most (then "and N more")
@@ -82,8 +79,8 @@ def phrase(item: pd.Series) -> str:
         link = item.get("link")
         head = f"{link} " if isinstance(link, str) and link else ""
         where = _pair_words(item) if _num(item.get("src")) is not None else str(item.get("id"))
-        extra = [w for w in (item.get("direction"),) if w == "bi"]
-        extra += ["push"] if item.get("initiator") == "src" else []
+        extra = [w for w in (item.get("direction"),) if w == BI]
+        extra += ["push"] if item.get("initiator") == SRC else []
         tail = f" ({', '.join(extra)})" if extra else ""
         return f"{head}{where}{tail} at {measured / bar:.2f} of its bar"
     reason = item.get("reason")

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..check.criteria import TABLE_COLUMNS, Criteria
 from ..check.derive import criteria_from_preset
-from ..vocab import BASELINE_TOLERANCE
+from ..vocab import BASELINE_TOLERANCE, FAIL, LATENCY_ITEM
 
 #: the item kinds a baseline bounds (the topology and verification come from the model)
 BASELINE_KINDS = ("bandwidth", "latency", "host", "aggregate")
@@ -58,7 +58,7 @@ def healthy_runs(records: pd.DataFrame, runs: int) -> list[str]:
     if judged.empty:
         return []
     by_run = judged.groupby("run_id", sort=False).agg(
-        time=("time", "max"), failed=("verdict", lambda v: bool((v == "FAIL").any()))
+        time=("time", "max"), failed=("verdict", lambda v: bool((v == FAIL).any()))
     )
     ok = by_run[~by_run["failed"]].sort_values("time", kind="stable")
     return list(ok.index[-runs:])
@@ -70,7 +70,7 @@ def _row(kind: str, part: pd.DataFrame, tolerance: float, who: str) -> dict[str,
     spread = float(1.4826 * np.median(np.abs(v - median)) / median) if median else 0.0
     tol = max(tolerance, SPREADS * spread)
     first = part.iloc[0]
-    bound = "max" if kind == "latency" else "min"
+    bound = "max" if kind == LATENCY_ITEM else "min"
     value = median * (1 + tol) if bound == "max" else median * (1 - tol)
     row: dict[str, Any] = {c: None for c in TABLE_COLUMNS}
     for k in _KEYS_OF[kind]:
@@ -125,8 +125,8 @@ def baseline_criteria(
             "value": "float64",
         }
     )
-    sizes = use.loc[use["kind"] != "latency", "size_bytes"].dropna()
-    lat = use.loc[use["kind"] == "latency", "size_bytes"].dropna()
+    sizes = use.loc[use["kind"] != LATENCY_ITEM, "size_bytes"].dropna()
+    lat = use.loc[use["kind"] == LATENCY_ITEM, "size_bytes"].dropna()
     size = int(sizes.mode().iloc[0]) if len(sizes) else None
     base = criteria_from_preset(model, **({} if size is None else {"size": size}))
     return (

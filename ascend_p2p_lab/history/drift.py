@@ -36,6 +36,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..vocab import FAIL
+
 #: the scale of a MAD that makes it one standard deviation of normal noise
 MAD_SCALE = 1.4826
 
@@ -111,7 +113,7 @@ def trends(records: pd.DataFrame, rule: DriftRule | None = None) -> pd.DataFrame
     times = recs["time"].astype(str).to_numpy()
     values = recs["value"].to_numpy(float)
     verdicts = recs["verdict"].astype(object).where(recs["verdict"].notna(), None).to_numpy()
-    failed = verdicts == "FAIL"
+    failed = verdicts == FAIL
     new = np.r_[True, (hosts[1:] != hosts[:-1]) | (items[1:] != items[:-1])]
     bounds = [*np.flatnonzero(new), len(recs)]
     out = []

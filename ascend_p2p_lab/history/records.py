@@ -26,7 +26,7 @@ from ..results import summarize
 from ..run import Run
 from ..schema import COLLECTIVE_PATTERN, LATENCY_PATTERN
 from ..units import format_size
-from ..vocab import INITIATOR_WORDS
+from ..vocab import IN_PROCESS, INITIATOR_WORDS
 
 #: item columns a record keeps from a check item (its own name: the store's)
 _FROM_ITEM = {
@@ -68,7 +68,7 @@ def _point_name(row: pd.Series) -> str:
         parts.append(f"device {int(row['dst'])}")
     elif not pd.isna(row["src"]):
         parts.append(f"device {int(row['src'])}")
-    if isinstance(row["process_mode"], str) and row["process_mode"] != "in_process":
+    if isinstance(row["process_mode"], str) and row["process_mode"] != IN_PROCESS:
         parts.append(row["process_mode"])
     parts.append(format_size(int(row["size_bytes"])))
     return " ".join(str(p) for p in parts if isinstance(p, str) and p)

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..schema import LATENCY_PATTERN, PAIR_PATTERN
+from ..vocab import UNI
 from .common import (
     Capture,
     ImportInputError,
@@ -130,7 +131,7 @@ def _result_row(
     elapsed = quantity(res["elapsed_time"], "time", where=where) if "elapsed_time" in res else None
     token = str(res["bandwidth"]).split()[0]
     window, copies = rate_window(size, gbps, token, elapsed, times)
-    value = "bandwidth_GBps" if direction == "uni" else "bidir_total_GBps"
+    value = "bandwidth_GBps" if direction == UNI else "bidir_total_GBps"
     return {
         "operation": what,
         "direction": direction,

@@ -42,6 +42,7 @@ from ..schema import (
     PAIR_PATTERN,
     PAIR_PATTERNS,
 )
+from ..vocab import BI, UNI
 from .common import (
     Capture,
     ImportInputError,
@@ -333,7 +334,7 @@ def _table_row(
 ) -> dict[str, object]:
     # a pair's bidirectional test (-ds/-dd under "Bidirectional Peer to Peer Test"): the
     # pair's total, as in the matrix
-    value = "bidir_total_GBps" if table.direction == "bi" else "bandwidth_GBps"
+    value = "bidir_total_GBps" if table.direction == BI else "bandwidth_GBps"
     row: dict[str, object] = {
         "operation": table.kind,
         "direction": table.direction,
@@ -371,7 +372,7 @@ def _size_stated(lines: list[str], upto: int, stop: int, name: str) -> int | Non
 def _matrix_rows(
     cells: dict[tuple[int, int], tuple[float, int]], direction: str, card: bool, size: int
 ) -> list[dict[str, object]]:
-    value = "bandwidth_GBps" if direction == "uni" else "bidir_total_GBps"
+    value = "bandwidth_GBps" if direction == UNI else "bidir_total_GBps"
     # card rows: src/dst and the group name card ids (the capture does not say which
     # devices form each card)
     pattern = CARD_PATTERNS[0] if card else PAIR_PATTERNS[0]

@@ -43,6 +43,7 @@ from ..schema import (
     PAIR_PATTERNS,
     to_frame,
 )
+from ..vocab import BI
 
 #: Sample numbers restart per point: rows of one point from several captures are samples.
 _POINT = ("operation", "pattern", "direction", "src", "dst", "size_bytes", "ranks")
@@ -58,7 +59,7 @@ def _number_samples(rows: list[dict[str, Any]]) -> None:
 
 def _values(frame: pd.DataFrame) -> pd.Series:
     """Each row's figure: its bandwidth, a bidirectional total, or a time per copy."""
-    value = frame["bandwidth_GBps"].where(frame["direction"] != "bi", frame["bidir_total_GBps"])
+    value = frame["bandwidth_GBps"].where(frame["direction"] != BI, frame["bidir_total_GBps"])
     return value.where(frame["pattern"] != LATENCY_PATTERN, frame["latency_us"])
 
 

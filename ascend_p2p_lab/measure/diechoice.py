@@ -31,7 +31,7 @@ from ..patterns.dielink import over_die_link
 from ..patterns.model import Test
 from ..runtime import Runtime
 from ..schema import PAIR_PATTERN, TEST_PATTERN
-from ..vocab import DIE_LINK_CHOICES
+from ..vocab import DIE_BOTH, DIE_LINK_CHOICES, DIE_LINKS, ON, UNI
 
 
 def check_die_link(
@@ -55,11 +55,7 @@ def check_die_link(
             f"--die-link must be one of {', '.join(DIE_LINK_CHOICES)}; got {die_link!r}"
         )
     splits = _splits(die_link, die_split)
-    if (
-        patterns not in ((PAIR_PATTERN,), (TEST_PATTERN,))
-        or directions != ("uni",)
-        or peers != ("on",)
-    ):
+    if patterns not in ((PAIR_PATTERN,), (TEST_PATTERN,)) or directions != (UNI,) or peers != (ON,):
         raise ValueError(
             f"--die-link measures the {PAIR_PATTERN} pattern (or the tests of a file) one "
             "way with peer access on"
@@ -102,7 +98,7 @@ def die_link_tests(
     if tests is None:
         return None
     if die_link is not None:
-        shares = splits if die_link == "both" and splits else (None,)
+        shares = splits if die_link == DIE_BOTH and splits else (None,)
         tests = [over_die_link(t, die_link, s) for t in tests for s in shares]
     for t in tests:
         if not t.die_link:
@@ -119,7 +115,7 @@ def die_link_tests(
 def _splits(die_link: str, die_split: float | Sequence[float] | None) -> tuple[float, ...] | None:
     if die_split is None:
         return None
-    if die_link != "both":
+    if die_link != DIE_BOTH:
         raise ValueError(f"--die-split is SIO's share of a --die-link both sweep, not {die_link}")
     values = (die_split,) if isinstance(die_split, (int, float)) else tuple(die_split)
     for v in values:
@@ -140,8 +136,8 @@ def with_die_links(
     for test in tests:
         if test.pattern != PAIR_PATTERN or test.waived is not None:
             out.append(test)
-        elif die_link == "both":
-            out.extend(over_die_link(test, "both", s) for s in splits or (None,))  # type: ignore[arg-type]
+        elif die_link == DIE_BOTH:
+            out.extend(over_die_link(test, DIE_BOTH, s) for s in splits or (None,))  # type: ignore[arg-type]
         else:
             out.append(over_die_link(test, die_link))
     return out
@@ -153,7 +149,7 @@ def die_slot(rt: Runtime, test: Test) -> dict[str, Any]:
     t = test.transfers[0]
     assert t.src is not None and t.dst is not None
     topo = rt.topology
-    links = ("sio", "hccs") if test.die_link == "both" else (test.die_link,)
+    links = DIE_LINKS if test.die_link == DIE_BOTH else (test.die_link,)
     figures = [topo.die_link_class(t.src, t.dst, k) if topo is not None else None for k in links]
     nominal = sum(f.nominal_GBps for f in figures if f is not None)
     one = len(test.transfers) == 1

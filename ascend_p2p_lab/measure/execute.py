@@ -30,7 +30,7 @@ from ..patterns.model import PHASES, STAGED, SUM, SUM_PER_DIRECTION, Test, Trans
 from ..runtime import AclError, MissingCall
 from ..runtime.dielink import die_link_view
 from ..runtime.resources import close_all
-from ..vocab import DIRECT
+from ..vocab import DIE_HCCS, DIRECT, REFUSED, UNREACHABLE
 from . import outcomes
 from .buffers import HOST
 from .peerstate import PeerRestoreError, peer_state
@@ -55,7 +55,7 @@ def run_test(ctx: Context, test: Test) -> bool:
         failure = outcomes.missing_calls(missing) if missing else None
     if failure is not None:
         ctx.error_rows(test, ctx.remaining(test), failure)
-        return failure.kind in ("unreachable",)
+        return failure.kind in (UNREACHABLE,)
     try:
         with peer_state(ctx.rt, test):
             measure_test(ctx, test)
@@ -101,7 +101,7 @@ def measure_test(ctx: Context, test: Test) -> None:
                 samples = [measure(copies) for _ in range(spec.samples)]
             except AclError as exc:  # peer access off: what the runtime does is data
                 refused = outcomes.direct_copy_failure(exc)
-                if test.path != DIRECT or refused.kind != "refused":
+                if test.path != DIRECT or refused.kind != REFUSED:
                     raise
                 ctx.error_rows(test, [size], refused, tick=False)
                 continue
@@ -133,7 +133,7 @@ class _Buffers:
                 src = self._src(t)
                 self.plans.append((self._dst(t, slot), src))
             for k, lane in enumerate(lanes(test)):  # the HCCS lane: through a mapping
-                if lane == "hccs":
+                if lane == DIE_HCCS:
                     self.plans[k] = self._over_hccs(test.transfers[k], *self.plans[k])
         except BaseException:
             self.close()

@@ -37,6 +37,7 @@ from ..patterns.model import Test
 from ..run import Run, RunMeta, deprecated
 from ..runtime import Runtime
 from ..schema import to_frame
+from ..vocab import DST
 from . import outcomes
 from .ipcworker import CLOSED, serve
 from .meta import new_run_id, run_metadata
@@ -293,7 +294,7 @@ def _pair(
 ) -> None:
     """Every size of one ordered pair, pulled (who == "dst") or pushed, across processes."""
     block = one_pair(s, d, who)
-    issuer, other = (workers[d], workers[s]) if who == "dst" else (workers[s], workers[d])
+    issuer, other = (workers[d], workers[s]) if who == DST else (workers[s], workers[d])
     for size in spec.sizes:
         before = len(sink.rows)
         failure = _point(sink, block, issuer, other, who, size, spec)
@@ -317,7 +318,7 @@ def _point(
         if w.lost or not w.hello:
             return outcomes.worker_lost(w.lost or "worker not started")
     try:
-        if who == "dst":
+        if who == DST:
             got = issuer.ask("measure", "pull", other.device, other.hello["send"], size)
         else:
             if spec.verify:

@@ -19,8 +19,17 @@ from ..patterns.builtin import DECLARATIONS
 from ..patterns.cards import GroupPair, cards_of, parse_groups
 from ..patterns.model import Test
 from ..runtime import Runtime
+from ..schema import (
+    CARD_PATTERNS,
+    COLLECTIVE_PATTERN,
+    GIVEN_GROUPS,
+    LATENCY_PATTERN,
+    PAIR_PATTERN,
+    PAIR_PATTERNS,
+    TEST_PATTERN,
+)
 from ..units import parse_sizes
-from ..vocab import MAX_SAMPLE_US
+from ..vocab import CURRENT, MAX_SAMPLE_US
 from .diechoice import check_die_link, die_link_tests
 from .pairs import parse_pairs
 
@@ -28,19 +37,9 @@ from .pairs import parse_pairs
 PATTERNS = tuple(DECLARATIONS)
 
 
-def _named(keep: Any) -> tuple[str, ...]:
-    return tuple(d.name for d in DECLARATIONS.values() if keep(d))
-
-
 #: The pattern of a sweep given no patterns (nor groups, nor tests): the first measured
 #: on ordered pairs, one at a time.
-DEFAULT_PATTERN = _named(lambda d: d.on_pairs and not d.per_copy)[0]
-ON_PAIRS = _named(lambda d: d.on_pairs)
-LATENCY_PATTERN = _named(lambda d: d.per_copy)[0]
-GIVEN_GROUPS = _named(lambda d: d.needs_groups)[0]
-TEST_PATTERN = _named(lambda d: d.needs_tests)[0]
-COLLECTIVE_PATTERN = _named(lambda d: d.needs_collectives)[0]
-CARD_PATTERNS = _named(lambda d: d.layout == "card")
+DEFAULT_PATTERN = PAIR_PATTERN
 #: The latency pattern's size when the sweep is given none (and measures nothing else):
 #: one 4-byte word, as p2pBandwidthLatencyTest copies.
 LATENCY_SIZES = (4,)
@@ -193,14 +192,12 @@ def make_spec(
     device_list = parse_devices(devices, n)
     if device_list is not None:
         pair_list = _pairs_among(device_list, pair_list)
-    if set(pats) & set(ON_PAIRS) and len(device_list or range(n)) < 2:
+    if set(pats) & set(PAIR_PATTERNS) and len(device_list or range(n)) < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     group_list = _groups(groups, pats, n, device_list)
     dirs = _choice("direction", direction, ("uni", "bi"))
     peer_list = (
-        ("current",)
-        if peer == "current"
-        else _choice("peer", peer, ("on", "off"), also=("current",))
+        ("current",) if peer == CURRENT else _choice("peer", peer, ("on", "off"), also=("current",))
     )
     die, splits, twins = check_die_link(
         rt, die_link, die_split, given, pats, dirs, peer_list, device_list
@@ -388,7 +385,7 @@ def check_spec(rt: Runtime, spec: SweepSpec) -> SweepSpec:
         parse_devices(list(spec.devices), n)
     if spec.groups is not None:
         parse_groups(spec.groups, n)
-    if set(spec.patterns) & set(ON_PAIRS) and n < 2:
+    if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:
         raise ValueError("the pair and latency patterns need at least two devices")
     ops = check_operations(spec.operations, spec.algorithm, spec.patterns)
     if ops is not None:
@@ -454,6 +451,6 @@ def devices_of(rt: Runtime, spec: SweepSpec) -> list[int]:
         return sorted({d for a, b in spec.groups for d in (*a, *b)})
     if spec.patterns == (TEST_PATTERN,) and spec.tests:
         return sorted({d for t in spec.tests for d in t.devices})
-    if spec.pairs is None or set(spec.patterns) - set(ON_PAIRS):
+    if spec.pairs is None or set(spec.patterns) - set(PAIR_PATTERNS):
         return list(range(rt.device_count))  # collectives: every device unless --devices
     return sorted({d for p in spec.pairs for d in p})

@@ -48,6 +48,7 @@ from ..patterns.model import OVER_WINDOW, PER_TRANSFER, PHASES, STAGED, Test, bl
 from ..runtime import Event, Runtime, Stream
 from ..runtime.dielink import buffer_slice
 from ..runtime.resources import close_all
+from ..vocab import DIE_BOTH
 
 if TYPE_CHECKING:
     from .phasetiming import Phases
@@ -133,7 +134,7 @@ def parts(test: Test, plans: Plans, size: int) -> list[tuple[Any, Any, int]]:
     """(dst, src, bytes) each transfer copies at size: the whole buffers and size, except
     in a test over both die links, whose HCCS part follows its SIO part in the buffers
     (patterns.dielink)."""
-    if test.die_link != "both":
+    if test.die_link != DIE_BOTH:
         return [(dst, src, size) for dst, src in plans]
     counts, offsets = part_sizes(test, size), part_offsets(test, size)
     return [

@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from ..vocab import CARD_LINKS
+from ..vocab import CARD_LINKS, UNI
 
 #: Separates group pairs in a ``--groups`` string; ``:`` separates the two groups.
 PAIR_SEPARATOR = ";"
@@ -174,5 +174,5 @@ def card_pairs(cards: Sequence[Group], direction: str) -> list[GroupPair]:
         (a, b)
         for i, a in enumerate(cards)
         for j, b in enumerate(cards)
-        if i != j and (direction == "uni" or i < j)
+        if i != j and (direction == UNI or i < j)
     ]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..vocab import DIE_LINK_CHOICES
+from ..vocab import DIE_BOTH, DIE_LINK_CHOICES, DIE_LINKS
 from .model import SUM, TRANSFERS, WINDOW, Test, TransferError
 
 #: SIO's share of a ``both`` test's bytes when none is given: hicann/shmem's dual path
@@ -47,7 +47,7 @@ def over_die_link(test: Test, die_link: str, split: float | None = None) -> Test
             f"test {test.name!r}: a die link is chosen for one copy between two devices"
         )
     base = _base(test)
-    if die_link != "both":
+    if die_link != DIE_BOTH:
         if split is not None:
             raise TransferError(f"a split is given only with die link both, not {die_link}")
         return replace(test, name=f"{base}/{die_link}", transfers=(t,), die_link=die_link)
@@ -60,7 +60,7 @@ def over_die_link(test: Test, die_link: str, split: float | None = None) -> Test
         transfers=(t, t),
         timing=WINDOW,
         values=test.values if test.values == TRANSFERS else SUM,  # a test file's: its own
-        die_link="both",
+        die_link=DIE_BOTH,
         die_split=share,
     )
 
@@ -81,8 +81,8 @@ def _base(test: Test) -> str:
 
 def lanes(test: Test) -> tuple[str, ...]:
     """The die link of each transfer of a die-link test (empty for any other test)."""
-    if test.die_link == "both":
-        return ("sio", "hccs")
+    if test.die_link == DIE_BOTH:
+        return DIE_LINKS
     return (test.die_link,) if test.die_link else ()
 
 
@@ -90,7 +90,7 @@ def part_sizes(test: Test, size: int) -> tuple[int, ...]:
     """The bytes each transfer copies at size: all of them, except in a ``both`` test
     (SIO's share, rounded down to :data:`SPLIT_ALIGN` and kept inside (0, size), and
     the rest)."""
-    if test.die_link != "both" or test.die_split is None:
+    if test.die_link != DIE_BOTH or test.die_split is None:
         return (size,) * len(test.transfers)
     sio = int(size * test.die_split) // SPLIT_ALIGN * SPLIT_ALIGN
     if not 0 < sio < size:
@@ -104,6 +104,6 @@ def part_offsets(test: Test, size: int) -> tuple[int, ...]:
     parts = part_sizes(test, size)
     return (
         tuple(sum(parts[:k]) for k in range(len(parts)))
-        if test.die_link == "both"
+        if test.die_link == DIE_BOTH
         else (0,) * len(parts)
     )

@@ -56,7 +56,21 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..codes import CAN_ACCESS_PEER_CALL
-from ..vocab import BI, DST, HOST_LINK, HOST_WORD, ON, P2P, SRC, TEST, THIRD, UNI
+from ..vocab import (
+    BI,
+    DIE_BOTH,
+    DIE_HCCS,
+    DST,
+    HOST_CLOCK,
+    HOST_LINK,
+    HOST_WORD,
+    ON,
+    P2P,
+    SRC,
+    TEST,
+    THIRD,
+    UNI,
+)
 
 # ---- how a test is timed
 WINDOW, INTERLEAVED, STAGED, PHASES = "window", "interleaved", "staged", "phases"
@@ -400,7 +414,7 @@ def blocking(test: Test, timing: str) -> bool:
         True
     """
     return (
-        timing == "host"
+        timing == HOST_CLOCK
         and len(test.transfers) == 1
         and test.timing == WINDOW
         and test.values in (EACH, PER_COPY)
@@ -440,6 +454,6 @@ def needs(test: Test, timing: str, verify: bool) -> tuple[str, ...]:
         out.append("stream_wait")
     if any(t.host_end for t in test.transfers):
         out.append("pinned_host")
-    if test.die_link in ("hccs", "both"):  # a mapping through the HCCS lane (.dielink)
+    if test.die_link in (DIE_HCCS, DIE_BOTH):  # a mapping through the HCCS lane (.dielink)
         out.append("die_link")
     return tuple(dict.fromkeys(out))

@@ -33,6 +33,7 @@ from ..matrices import CARD_PATTERNS, flow_label, run_matrices
 from ..run import Run
 from ..schema import AGGREGATE_PATTERNS, PULL_FANOUT, PUSH_FANOUT
 from ..units import format_size
+from ..vocab import BI
 from .matrix import annotate_matrix, draw_matrix
 from .prepare import backend_note, frame_of
 from .style import (
@@ -74,7 +75,7 @@ def _what(row: pd.Series) -> str:
         return f"{PUSH_FANOUT} {int(row['src'])}->all"
     if row["pattern"] == PULL_FANOUT:
         return f"{PULL_FANOUT} all->{int(row['dst'])}"
-    arrow = "<->" if row["direction"] == "bi" else "->"
+    arrow = "<->" if row["direction"] == BI else "->"
     return f"{row['pattern']} {flow_label(row, arrow)}"
 
 
@@ -99,7 +100,7 @@ def aggregate_stats(run: pd.DataFrame) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame(columns=BAR_COLUMNS)
     rows = rows[rows["size_bytes"] == rows["size_bytes"].max()].copy()
-    bi = rows["direction"] == "bi"
+    bi = rows["direction"] == BI
     rows.loc[bi, "bandwidth_GBps"] = rows.loc[bi, "bidir_total_GBps"]
     rows.loc[bi, "nominal_GBps"] = 2 * rows.loc[bi, "nominal_GBps"]
     # a bi pair's two rows hold the same total: keep the one whose senders come first

@@ -27,6 +27,7 @@ import pandas as pd
 from .. import results
 from ..emptycells import NOT_MEASURED, SAME_DEVICE, TAGS, explain
 from ..schema import LOCAL_PATTERN, PAIR_PATTERN
+from ..vocab import BI, UNI, UNREACHABLE, VERIFICATION
 from .prepare import (
     LINK_MEANING,
     LINK_ORDER,
@@ -163,7 +164,7 @@ def verification_failed(df: pd.DataFrame) -> pd.Series:
     """Rows whose bytes arrived wrong (``verified`` False or kind ``verification``)."""
     bad = df["verified"].eq(False).fillna(False).astype(bool)
     if "error_kind" in df.columns:
-        bad |= eq(df["error_kind"], "verification")
+        bad |= eq(df["error_kind"], VERIFICATION)
     return bad
 
 
@@ -204,7 +205,7 @@ def heatmap_data(
     initiator: str | None = None,
 ) -> HeatmapData:
     """The cells of :func:`~ascend_p2p_lab.plots.heatmap` (same arguments, same errors)."""
-    if value == "bidir_total_GBps" and direction != "bi":
+    if value == "bidir_total_GBps" and direction != BI:
         raise ValueError("value='bidir_total_GBps' needs direction='bi'")
     if value not in run.columns:
         raise ValueError(f"unknown value column {value!r}")
@@ -231,7 +232,7 @@ def heatmap_data(
     # the bandwidth of a device-to-device path only
     local = (
         local_by_device(run, size_b)
-        if direction == "uni" and value == "bandwidth_GBps" and results.shows_local(str(path))
+        if direction == UNI and value == "bandwidth_GBps" and results.shows_local(str(path))
         else pd.Series(dtype=float)
     )
     numeric = sel[sel[value].notna()]
@@ -309,9 +310,9 @@ def cell_states(
                     "not_measured"
                     if key is None
                     else "unreachable"
-                    if key[0] == "unreachable"
+                    if key[0] == UNREACHABLE
                     else "unverified"
-                    if key[0] == "verification"
+                    if key[0] == VERIFICATION
                     else "failed"
                 )
             kind, code, call = key or (None, None, None)
@@ -420,7 +421,7 @@ def diagonal_text(has_local: bool, direction: str) -> str:
     """The legend's words for a heatmap's dark diagonal."""
     if has_local:
         return "diagonal: device-local copy, GB/s (not on the colour scale)"
-    if direction == "bi":
+    if direction == BI:
         return (
             f"diagonal ({TAGS[SAME_DEVICE]}): same device (local copies are on the "
             "unidirectional map)"

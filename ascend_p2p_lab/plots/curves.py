@@ -18,6 +18,7 @@ from matplotlib.lines import Line2D
 
 from ..run import Run
 from ..schema import PAIR_PATTERN
+from ..vocab import P2P, STAGED, UNI
 from .cells import (
     failure_keys,
     failure_texts,
@@ -90,7 +91,7 @@ def via_words(path: Any) -> str:
         >>> via_words("staged"), via_words("p2p")
         (', via host memory', '')
     """
-    return ", via host memory" if path == "staged" else ""
+    return ", via host memory" if path == STAGED else ""
 
 
 def _failure_handles(
@@ -483,7 +484,7 @@ def peer_on_off(
     pairs = run[eq(run["pattern"], PAIR_PATTERN) & eq(run["direction"], direction)]
     if pairs.empty:
         raise ValueError(f"no pair rows with direction={direction!r} in this run")
-    on = pairs[eq(pairs["path"], "p2p")]
+    on = pairs[eq(pairs["path"], P2P)]
     s, d = choose_pair(pairs, src, dst, prefer=on if not on.empty else None)
     one = pairs[(pairs["src"] == s) & (pairs["dst"] == d)]
     link = first_link(one)
@@ -513,10 +514,10 @@ def peer_on_off(
         top = max(top, nominal[link])
     bandwidth_axes(ax, one["size_bytes"].unique(), top, "bandwidth (GB/s)")
     below_plot_legend(ax, handles)
-    arrow = "→" if direction == "uni" else "↔"
+    arrow = "→" if direction == UNI else "↔"
     main = title or (
         f"Peer access on vs off: device {s} {arrow} {d} ({link}), "
-        f"{'unidirectional' if direction == 'uni' else 'bidirectional'}\n"
+        f"{'unidirectional' if direction == UNI else 'bidirectional'}\n"
         "median, p10-p90 band"
     )
     set_title(ax, main, backend_note(run))

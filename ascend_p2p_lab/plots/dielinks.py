@@ -15,11 +15,12 @@ from matplotlib.figure import Figure
 
 from ..run import Run
 from ..units import format_size
+from ..vocab import DIE_BOTH, DIE_HCCS, DIE_SIO
 from .prepare import backend_note, frame_of
 from .style import finish, new_figure, side_legend
 
-_COLORS = {"sio": "#1f77b4", "hccs": "#d62728", "both": "#2ca02c"}
-_MARKERS = {"sio": "o", "hccs": "s", "both": "^"}
+_COLORS = {DIE_SIO: "#1f77b4", DIE_HCCS: "#d62728", DIE_BOTH: "#2ca02c"}
+_MARKERS = {DIE_SIO: "o", DIE_HCCS: "s", DIE_BOTH: "^"}
 _PANEL = (5.2, 4.4)
 
 
@@ -81,7 +82,7 @@ def die_links(
 
 
 def _label(word: str, split: float) -> str:
-    return f"both, SIO's share {split:g}" if word == "both" else f"{word} only"
+    return f"both, SIO's share {split:g}" if word == DIE_BOTH else f"{word} only"
 
 
 def _vs_size(ax: Axes, table: pd.DataFrame) -> None:
@@ -93,7 +94,7 @@ def _vs_size(ax: Axes, table: pd.DataFrame) -> None:
         part = part.sort_values("size_bytes")
         color = (
             shades[splits.index(split)]  # a shade per split
-            if word == "both" and len(splits) > 1
+            if word == DIE_BOTH and len(splits) > 1
             else _COLORS.get(str(word), "grey")
         )
         ax.plot(
@@ -120,7 +121,7 @@ def _vs_size(ax: Axes, table: pd.DataFrame) -> None:
 
 def _split_sweep(table: pd.DataFrame) -> tuple[pd.DataFrame, int] | None:
     """The ``both`` points at the largest size with two or more shares, and that size."""
-    both = table[table["die_link"] == "both"]
+    both = table[table["die_link"] == DIE_BOTH]
     if both.empty:
         return None
     size = int(both["size_bytes"].max())
@@ -131,7 +132,7 @@ def _split_sweep(table: pd.DataFrame) -> tuple[pd.DataFrame, int] | None:
 def _vs_split(ax: Axes, at: pd.DataFrame, size: int) -> None:
     """Bandwidth vs SIO's share at one size, the best share marked."""
     label = f"both at {format_size(size)}"
-    ax.plot(at["die_split"], at["GBps"], color=_COLORS["both"], marker="^", lw=1.6, label=label)
+    ax.plot(at["die_split"], at["GBps"], color=_COLORS[DIE_BOTH], marker="^", lw=1.6, label=label)
     best = at.loc[at["GBps"].idxmax()]
     share, gbps = float(best["die_split"]), float(best["GBps"])
     ax.axvline(

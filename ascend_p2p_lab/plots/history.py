@@ -30,6 +30,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from ..vocab import FAIL
 from .style import fig_ax, finish
 
 #: colours: the values, a failing run, the band, the marked run
@@ -54,7 +55,7 @@ def item_history(
     fig, ax = fig_ax(ax, (7.0, 3.2), figsize)
     times = pd.to_datetime(values["time"], utc=True, format="mixed")
     ax.plot(times, values["value"], "o-", color=LINE, markersize=3.5, linewidth=1.2)
-    bad = values["verdict"].eq("FAIL").to_numpy()
+    bad = values["verdict"].eq(FAIL).to_numpy()
     if bad.any():
         ax.plot(
             times[bad],

@@ -26,21 +26,11 @@ from .. import results
 from ..run import Run, RunMeta
 from ..schema import LOCAL_PATTERN, PAIR_PATTERN
 from ..units import format_size, parse_size
-from ..vocab import INITIATOR_TEXT
+from ..vocab import INITIATOR_TEXT, LINKS, UNI
 
-#: npu-smi's link classes in the order every figure lists them, with the legend's words.
-LINK_MEANING: dict[str, str] = {
-    "HCCS": "HCCS link",
-    "HCCS_SW": "HCCS through a switch",
-    "SIO": "SIO bus (dies of one chip)",
-    "PIX": "one PCIe switch",
-    "PXB": "several PCIe switches",
-    "PHB": "PCIe host bridge of a CPU",
-    "SYS": "PCIe across NUMA nodes",
-    "UB": "Unified Bus",
-    "NA": "unknown relationship",
-    "X": "self",
-}
+#: npu-smi's link classes in the order every figure lists them, with the legend's words
+#: (each link record's, :data:`~ascend_p2p_lab.vocab.LINKS`).
+LINK_MEANING: dict[str, str] = {r.name: r.meaning for r in LINKS}
 LINK_ORDER: tuple[str, ...] = tuple(LINK_MEANING)
 PATH_WORDS = {
     "p2p": "P2P copy",
@@ -246,7 +236,7 @@ def mode_text(
 ) -> str:
     """``"unidirectional, peer on (p2p)"`` (and ``, pull`` or ``, push`` for one
     initiator's copies of a run that has both)."""
-    d = "unidirectional" if direction == "uni" else "bidirectional"
+    d = "unidirectional" if direction == UNI else "bidirectional"
     p = "" if peer is None else f", peer {peer}"
     paths = path if isinstance(path, str) else " or ".join(path)
     who = "" if initiator is None else f", {INITIATOR_TEXT.get(initiator, initiator)}"
@@ -493,7 +483,7 @@ def process_mode_table(frame: pd.DataFrame) -> pd.DataFrame:
     keys = ["link", "process_mode", "initiator", "size_bytes"]
     ok = frame[
         eq(frame["pattern"], PAIR_PATTERN)
-        & eq(frame["direction"], "uni")
+        & eq(frame["direction"], UNI)
         & frame["bandwidth_GBps"].notna()
     ]
     if ok.empty or "process_mode" not in ok:

@@ -20,7 +20,7 @@ import pandas as pd
 from ..forking import idle_workers
 from ..run import Run
 from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
-from ..vocab import INITIATOR_WORDS, PAIR_INITIATORS
+from ..vocab import BI, INITIATOR_WORDS, IPC, OFF, ON, PAIR_INITIATORS, UNI
 from .aggregates import aggregate_bars, aggregate_stats, card_heatmap
 from .collectives import collective_bandwidth, collective_links
 from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
@@ -123,7 +123,7 @@ def in_process(run: pd.DataFrame) -> pd.DataFrame:
         run = run[run["die_link"].isna()]
     if "process_mode" not in run:
         return run
-    return run[~eq(run["process_mode"], "ipc")]
+    return run[~eq(run["process_mode"], IPC)]
 
 
 def plan(
@@ -131,7 +131,7 @@ def plan(
 ) -> list[Job]:
     """The figures :func:`report` draws for this run, in order (no drawing here)."""
     jobs: list[Job] = []
-    if "process_mode" in run and eq(run["process_mode"], "ipc").any():  # sweep --processes
+    if "process_mode" in run and eq(run["process_mode"], IPC).any():  # sweep --processes
         jobs.append(Job("process_modes.png", process_modes, frame="all"))
         run = in_process(run)
     if "die_link" in run and run["die_link"].notna().any():  # the A3's die links apart
@@ -154,7 +154,7 @@ def plan(
             stem = f"heatmap_{direction}_{peer}_{path}"
             kw = {"size": size, "direction": direction, "peer": peer, "path": path, **who}
             jobs.append(Job(f"{stem}{suffix}.png", heatmap, kw))
-            if direction == "bi" and rows["bidir_total_GBps"].notna().any():
+            if direction == BI and rows["bidir_total_GBps"].notna().any():
                 jobs.append(
                     Job(f"{stem}_total{suffix}.png", heatmap, {**kw, "value": "bidir_total_GBps"})
                 )
@@ -220,11 +220,11 @@ def _curves(run: pd.DataFrame, pairs: pd.DataFrame, modes: list[tuple[str, str, 
                     {"by": by, "direction": direction, "peer": peer, "path": path, **who},
                 )
             )
-    uni = pairs[eq(pairs["direction"], "uni")]
-    if {"on", "off"} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():
+    uni = pairs[eq(pairs["direction"], UNI)]
+    if {ON, OFF} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():
         jobs.append(Job("peer_on_off.png", peer_on_off))
     for peer in ("on", "off"):
-        if {"uni", "bi"} <= {c[0] for c in numeric if c[1] == peer}:
+        if {UNI, BI} <= {c[0] for c in numeric if c[1] == peer}:
             jobs.append(Job(f"uni_vs_bi_{peer}.png", uni_vs_bi, {"peer": peer}))
     return jobs
 
@@ -256,7 +256,7 @@ def _cards(run: pd.DataFrame) -> list[Job]:
         part = cards[cards["direction"] == direction]
         if part["bandwidth_GBps"].notna().any():  # an imported DMI card matrix: bi total only
             jobs.append(Job(f"card_{direction}.png", card_heatmap, {"direction": direction}))
-        if direction == "bi" and part["bidir_total_GBps"].notna().any():
+        if direction == BI and part["bidir_total_GBps"].notna().any():
             jobs.append(
                 Job(
                     "card_bi_total.png",

@@ -20,22 +20,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..units import format_size
+from ..vocab import LINKS
 
 DPI = 100
-#: Categorical colour per link class (npu-smi words), used by every figure; the classes
-#: and their order are :data:`~.prepare.LINK_ORDER`'s.
-LINK_COLORS: dict[str, str] = {
-    "HCCS": "#1f77b4",
-    "HCCS_SW": "#6baed6",
-    "SIO": "#9467bd",
-    "PIX": "#2ca02c",
-    "PXB": "#bcbd22",
-    "PHB": "#ff7f0e",
-    "SYS": "#d62728",
-    "UB": "#8c564b",
-    "NA": "#d9d9d9",
-    "X": "#303030",
-}
+#: Categorical colour per link class (npu-smi words), used by every figure: each link
+#: record's (:data:`~ascend_p2p_lab.vocab.LINKS`, in its order).
+LINK_COLORS: dict[str, str] = {r.name: r.colour for r in LINKS}
 DIAG_COLOR = LINK_COLORS["X"]
 MISSING_FACE = "#e6e6e6"
 MISSING_EDGE = "#8c8c8c"

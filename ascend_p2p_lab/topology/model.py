@@ -16,13 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-#: Link classes in npu-smi's words. ``X`` (self) is only ever on the diagonal.
-LINK_CLASSES: tuple[str, ...] = ("HCCS", "HCCS_SW", "SIO", "PIX", "PXB", "PHB", "SYS", "UB", "NA")
-SELF = "X"
+from ..vocab import DIE_HCCS, SIO
+from ..vocab import DIE_LINKS as DIE_LINKS
 
-#: The two links between the dies of one A3 card, in CANN's order
-#: (``ACL_RT_MEM_LINK_IDX_0`` = SIO, the default; ``ACL_RT_MEM_LINK_IDX_1`` = HCCS).
-DIE_LINKS: tuple[str, ...] = ("sio", "hccs")
+#: Link classes in npu-smi's words and the diagonal's (the vocabulary's), re-exported here.
+from ..vocab import LINK_CLASSES as LINK_CLASSES
+from ..vocab import SELF as SELF
 
 #: Which peer-off behaviour a simulated device-to-device copy has (see LinkClass docs).
 PEER_OFF_MODES = ("error", "staged", "direct")
@@ -209,14 +208,14 @@ class Topology:
     def twin_dies(self, src: int, dst: int) -> bool:
         """Whether src and dst are the two dies of one card with a choice of die link
         (SIO between them and an HCCS lane, :attr:`die_hccs`)."""
-        return self.die_hccs is not None and src != dst and self.links[src][dst] == "SIO"
+        return self.die_hccs is not None and src != dst and self.links[src][dst] == SIO
 
     def die_link_class(self, src: int, dst: int, die_link: str) -> LinkClass | None:
         """The figures of the die link ``die_link`` (``sio`` or ``hccs``) between twin
         dies src and dst (None: not twin dies on a server with the choice)."""
         if not self.twin_dies(src, dst):
             return None
-        return self.die_hccs if die_link == "hccs" else self.link_classes["SIO"]
+        return self.die_hccs if die_link == DIE_HCCS else self.link_classes[SIO]
 
     def classes_present(self) -> tuple[str, ...]:
         """Link classes that occur off the diagonal, in LINK_CLASSES order."""

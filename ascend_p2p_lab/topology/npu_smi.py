@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..typedfile import Document
+from ..vocab import HCCS, LINKS, PCIE, UB
 from .model import LINK_CLASSES, SELF, LinkClass, Topology
 from .presets import MAX_INPUT_BYTES, TopologyError, read_packaged
 from .tables import ProfileTable, link_classes, server_fields
@@ -50,24 +51,12 @@ _UNSUPPORTED = "does not support querying topo"
 _CELL_WORDS = {c: c for c in (SELF, *LINK_CLASSES)} | {"XLINK": "HCCS", "XLINK_SW": "HCCS_SW"}
 #: CPU affinity cells that mean "unknown"; format_npu_smi_topo prints ``N/A`` for None.
 _NO_AFFINITY = frozenset({"N/A", "-"})
-_PCIE_CLASSES = frozenset({"PIX", "PXB", "PHB", "SYS"})
+_PCIE_CLASSES = frozenset(r.name for r in LINKS if r.kind == PCIE)
 _DEFAULTS_FILE = "_link_defaults.toml"
 _COLUMN = 11  # the driver's "%-11s" / "NPU%-8d" / "Phy-ID%-5d" width
 
-#: Legend lines as npu-smi 24.1 prints them (typo "multipul" included).
-_LEGEND = {
-    "X": "  X    = Self",
-    "SYS": "  SYS  = Path traversing PCIe and NUMA nodes. Nodes are connected through SMP, "
-    "such as QPI, UPI.",
-    "PHB": "  PHB  = Path traversing PCIe and the PCIe host bridge of a CPU.",
-    "PIX": "  PIX  = Path traversing a single PCIe switch",
-    "PXB": "  PXB  = Path traversing multipul PCIe switches",
-    "HCCS": "  HCCS = Connection traversing HCCS.",
-    "SIO": "  SIO  = Path traversing the SIO bus.",
-    "HCCS_SW": "  HCCS_SW = Connection traversing HCCS through a switch.",
-    "UB": "  UB   = Connection traversing UB.",
-    "NA": "  NA   = Unknown relationship.",
-}
+#: Legend lines as npu-smi 24.1 prints them (typo "multipul" included): each link record's.
+_LEGEND = {r.name: r.npu_smi for r in LINKS}
 
 
 class NpuSmiParseError(TopologyError):
@@ -311,9 +300,9 @@ def _guess_profile(classes: set[str], labels: tuple[str, ...]) -> str:
     """Which server the classes look like (see the comments in ``_link_defaults.toml``)."""
     if classes & {"SIO", "HCCS_SW"} or (not classes and labels[0].startswith("Phy-ID")):
         return "a3"
-    if "UB" in classes:
+    if UB in classes:
         return "ub"
-    if "HCCS" in classes:
+    if HCCS in classes:
         return "910a" if classes & _PCIE_CLASSES else "a2"
     return "pcie" if classes else "a2"
 
@@ -417,7 +406,7 @@ def _legend(classes: tuple[str, ...]) -> list[str]:
     keys = ["X", "SYS", "PHB", "PIX", "PXB", "HCCS"]
     if {"SIO", "HCCS_SW"} & set(classes):
         keys += ["SIO", "HCCS_SW"]
-    if "UB" in classes:
+    if UB in classes:
         keys.append("UB")
     keys.append("NA")
     return ["Legend:", "", *(_LEGEND[k] for k in keys)]

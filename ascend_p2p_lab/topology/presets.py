@@ -42,6 +42,7 @@ from typing import Any
 
 from .._version import schema_version_problem
 from ..typedfile import Document, FileError
+from ..vocab import SIO
 from .model import LINK_CLASSES, SELF, LinkClass, Topology
 from .tables import TopologyFile, die_hccs, link_classes, server_fields, shared_limits
 
@@ -134,7 +135,7 @@ def _on_server(doc: Document, file: TopologyFile, n: int) -> None:
 def _die_hccs(doc: Document, links: tuple[tuple[str, ...], ...]) -> LinkClass | None:
     """The ``[die_link.HCCS]`` lane, refused on a server with no SIO pair (no twin dies)."""
     lane = die_hccs(doc)
-    if lane is not None and not any("SIO" in row for row in links):
+    if lane is not None and not any(SIO in row for row in links):
         raise doc.fail(("die_link", "HCCS"), "a die link needs twin dies (SIO pairs in links)")
     return lane
 

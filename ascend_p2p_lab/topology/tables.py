@@ -18,6 +18,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ..typedfile import Counting, Document, Fraction, KeyPath, NonNegative, Positive, Whole
+from ..vocab import DIE_LINK_ITEM, HCCS
 from .model import LINK_CLASSES, PEER_OFF_MODES, HostSpec, LinkClass, SharedLimit
 
 _GIB = 1 << 30
@@ -161,11 +162,11 @@ def link_classes(doc: Document, path: KeyPath) -> dict[str, LinkClass]:
 
 def die_hccs(doc: Document) -> LinkClass | None:
     """The ``[die_link.HCCS]`` table (the HCCS lane between twin dies) as a LinkClass."""
-    tables = doc.table(("die_link",)) if "die_link" in doc.table(()) else {}
+    tables = doc.table((DIE_LINK_ITEM,)) if DIE_LINK_ITEM in doc.table(()) else {}
     for name in tables:
-        if name != "HCCS":
+        if name != HCCS:
             raise doc.fail(("die_link", name), f"unknown die link {name!r} (known: HCCS)")
-    if "HCCS" not in tables:
+    if HCCS not in tables:
         return None
     link = doc.convert(tables["HCCS"], LinkTable, ("die_link", "HCCS"))
     return LinkClass(name="HCCS", **msgspec.structs.asdict(link))

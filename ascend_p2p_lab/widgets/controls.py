@@ -19,6 +19,7 @@ from ..collectives.busbw import OPERATIONS
 from ..patterns.builtin import BY_NAME
 from ..runtime import Runtime
 from ..units import format_size
+from ..vocab import NA
 from .peers import ProbeTable
 
 #: Powers of two offered by the size slider: 256 B .. 4 GiB.
@@ -188,7 +189,7 @@ def pair_options(table: ProbeTable) -> list[tuple[str, str]]:
         for b in range(n):
             if a == b:
                 continue
-            link, can = answered.get((a, b), ("NA", None))
+            link, can = answered.get((a, b), (NA, None))
             note = ", unknown" if can is None else ("" if can else ", no P2P")
             options.append((f"{a} → {b} ({link}{note})", f"{a}-{b}"))
     return options

@@ -28,6 +28,7 @@ from .. import measure
 from ..measure.spec import MAX_SAMPLES, SweepSpec
 from ..run import Run
 from ..runtime import Runtime, open_runtime
+from ..vocab import CURRENT, ON
 from .controls import (
     HARDWARE,
     NO_COLLECTIVE,
@@ -368,7 +369,7 @@ class SweepDashboard:
         op = self.collective.value
         if not path and name == PAIRS_CHOICE and op == NO_COLLECTIVE:
             return None
-        if self.peer.value not in ("on", "current"):
+        if self.peer.value not in (ON, CURRENT):
             raise ValueError(
                 "a test runs with peer access on or as the link panel set it (peer on or current)"
             )

@@ -22,6 +22,7 @@ import pandas as pd
 from ..collectives.table import op_rows, summary, table_text
 from ..run import Run
 from ..schema import TEST_PATTERN
+from ..vocab import CURRENT, PAIR
 
 #: The view of a run of tests (``plot_mode``): bars per transfer and aggregate.
 TESTS_MODE = ("tests", None, None)
@@ -44,8 +45,8 @@ def plot_mode(frame: Run) -> tuple[str, str | None, Any] | None:
     tested = frame["pattern"].eq(TEST_PATTERN).fillna(False)
     if (tested & frame["bandwidth_GBps"].notna()).any():
         return TESTS_MODE
-    good = frame[frame["bandwidth_GBps"].notna() & frame["pattern"].eq("pair").fillna(False)]
-    current = run.meta.params.get("peers") == ["current"]
+    good = frame[frame["bandwidth_GBps"].notna() & frame["pattern"].eq(PAIR).fillna(False)]
+    current = run.meta.params.get("peers") == [CURRENT]
     for direction in ("uni", "bi"):
         if current:
             if frame["direction"].eq(direction).fillna(False).any():

@@ -18,6 +18,7 @@ import pandas as pd
 from ..codes import error_name
 from ..runtime import Runtime
 from ..schema import FAILURE_KINDS
+from ..vocab import UNREACHABLE, VERIFICATION
 
 #: Error groups the status line names; the others are counted.
 STATUS_ERROR_GROUPS = 3
@@ -115,9 +116,9 @@ def error_label(kind: str, code: Any, call: Any) -> str:
         >>> error_label("runtime", 507013, "acl.rt.memcpy")
         'runtime ACL_ERROR_RT_SYS_DMA (507013) from acl.rt.memcpy'
     """
-    if kind == "unreachable":
+    if kind == UNREACHABLE:
         return "unreachable (aclrtDeviceCanAccessPeer = 0)"
-    if kind == "verification":
+    if kind == VERIFICATION:
         return "verification (bytes differ)"
     parts = [kind]
     if not pd.isna(code):

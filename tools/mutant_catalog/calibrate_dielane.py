@@ -10,7 +10,7 @@ MUTANTS: list[Mutant] = [
     M(
         "calibrate.dielane.lane_in_sio",
         "calibrate/dielane.py",
-        '    return frame[~(chosen(frame, "hccs") | chosen(frame, "both"))]',
+        "    return frame[~(chosen(frame, DIE_HCCS) | chosen(frame, DIE_BOTH))]",
         "    return frame",
         "the HCCS lane's and the dual path's rows are fitted into SIO",
         TESTS,

@@ -19,8 +19,8 @@ MUTANTS: list[Mutant] = [
     M(
         "check.collective.criterion_bound_inverted",
         "check/collective.py",
-        ('        [unseen, lost | bad, measured >= m["value"]], ["SKIP", "FAIL", "PASS"], "FAIL"'),
-        ('        [unseen, lost | bad, measured <= m["value"]], ["SKIP", "FAIL", "PASS"], "FAIL"'),
+        'np.select([unseen, lost | bad, measured >= m["value"]], [SKIP, FAIL, PASS], FAIL)',
+        'np.select([unseen, lost | bad, measured <= m["value"]], [SKIP, FAIL, PASS], FAIL)',
         "a collective item passes below its minimum",
         TESTS,
     ),

@@ -25,7 +25,7 @@ MUTANTS: list[Mutant] = [
     M(
         "check.render.skips_counted_as_passed",
         "check/render.py",
-        "{int((items['status'] == 'PASS').sum())} passed",
+        "{int((items['status'] == PASS).sum())} passed",
         "{int((items['status'] != FAIL).sum())} passed",
         "the summary's count of passed items includes the skipped ones",
         ("tests/check/test_render.py", "tests/cli/test_cmd_check.py"),
@@ -49,7 +49,7 @@ MUTANTS: list[Mutant] = [
     M(
         "check.render.warn_summary_passes",
         "check/render.py",
-        '    if text == "PASS" and warned:',
+        "    if text == PASS and warned:",
         "    if False:",
         "a check with only warned items says PASS in its summary line",
         ("tests/check/test_render.py",),

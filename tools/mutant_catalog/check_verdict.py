@@ -110,7 +110,7 @@ MUTANTS: list[Mutant] = [
         "check/verdict.py",
         (
             'r = r.assign(_bad=(r["error_kind"].astype(object) == '
-            '"verification").to_numpy(dtype=bool))'
+            "VERIFICATION).to_numpy(dtype=bool))"
         ),
         ('r = r.assign(_bad=(r["error_kind"].astype(object) == "runtime").to_numpy(dtype=bool))'),
         ("bytes that arrived wrong are not counted (runtime failures are instead)"),
@@ -119,7 +119,7 @@ MUTANTS: list[Mutant] = [
     M(
         "check.verdict.unreported_link_fails",
         "check/verdict.py",
-        ('    unreported = seen & m["link"].eq("NA") & m["expected_link"].ne("NA")'),
+        ('    unreported = seen & m["link"].eq(NA) & m["expected_link"].ne(NA)'),
         "    unreported = seen & False",
         "a link class nobody reported is judged FAIL instead of SKIP",
         ("tests/runtime/test_linksource.py",),

@@ -65,7 +65,7 @@ MUTANTS: list[Mutant] = [
     M(
         "cli.cmd_check.warn_exits_one",
         "cli/cmd_check.py",
-        '    failing = result.status == "FAIL" or (result.status == "WARN" and args.strict)',
+        "    failing = result.status == FAIL or (result.status == WARN and args.strict)",
         '    failing = result.status != "PASS"',
         "a WARN check exits 1 without --strict",
         ("tests/cli/test_cmd_check.py",),
@@ -73,8 +73,8 @@ MUTANTS: list[Mutant] = [
     M(
         "cli.cmd_check.strict_ignored",
         "cli/cmd_check.py",
-        '    failing = result.status == "FAIL" or (result.status == "WARN" and args.strict)',
-        '    failing = result.status == "FAIL"',
+        "    failing = result.status == FAIL or (result.status == WARN and args.strict)",
+        "    failing = result.status == FAIL",
         "--strict does not make a WARN exit 1",
         ("tests/cli/test_cmd_check.py",),
     ),

@@ -57,7 +57,7 @@ MUTANTS: list[Mutant] = [
     M(
         "imports.dmi_text.bi_total_as_one_direction",
         "imports/dmi_text.py",
-        ('value = "bandwidth_GBps" if direction == "uni" else "bidir_total_GBps"\n    # card'),
+        ('value = "bandwidth_GBps" if direction == UNI else "bidir_total_GBps"\n    # card'),
         ('value = "bandwidth_GBps"\n    # card'),
         ("DMI's bidirectional total stored as one direction's bandwidth"),
         TESTS,

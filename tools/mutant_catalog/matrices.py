@@ -59,7 +59,7 @@ MUTANTS: list[Mutant] = [
     M(
         "matrices.no_total",
         "matrices.py",
-        ('if direction == "bi" and part["bidir_total_GBps"].notna().any():'),
+        ('if direction == BI and part["bidir_total_GBps"].notna().any():'),
         ('if direction == "both" and part["bidir_total_GBps"].notna().any():'),
         "a bidirectional run without its both-directions matrix",
         TESTS,

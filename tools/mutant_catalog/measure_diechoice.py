@@ -18,8 +18,8 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.diechoice.one_split",
         "measure/diechoice.py",
-        'out.extend(over_die_link(test, "both", s) for s in splits or (None,))',
-        'out.extend(over_die_link(test, "both", s) for s in (splits or (None,))[:1])',
+        "out.extend(over_die_link(test, DIE_BOTH, s) for s in splits or (None,))",
+        "out.extend(over_die_link(test, DIE_BOTH, s) for s in (splits or (None,))[:1])",
         "a sweep over the split measures its first share only",
         TESTS,
     ),

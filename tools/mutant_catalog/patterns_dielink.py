@@ -10,8 +10,8 @@ MUTANTS: list[Mutant] = [
     M(
         "patterns.dielink.parts_overlap",
         "patterns/dielink.py",
-        '        tuple(sum(parts[:k]) for k in range(len(parts)))\n        if test.die_link == "both"',
-        '        tuple(0 for k in range(len(parts)))\n        if test.die_link == "both"',
+        "        tuple(sum(parts[:k]) for k in range(len(parts)))\n        if test.die_link == DIE_BOTH",
+        "        tuple(0 for k in range(len(parts)))\n        if test.die_link == DIE_BOTH",
         "both parts of a dual-path copy land at the start of the buffer",
         TESTS,
     ),

@@ -58,7 +58,7 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.cells.unreachable_is_error",
         "plots/cells.py",
-        '                    if key[0] == "unreachable"',
+        "                    if key[0] == UNREACHABLE",
         '                    if key[0] == "n/a"',
         "an unreachable pair gets an E code, not n/a",
         TESTS,
@@ -66,7 +66,7 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.cells.error_is_unreachable",
         "plots/cells.py",
-        '                    if key[0] == "unreachable"',
+        "                    if key[0] == UNREACHABLE",
         '                    if key[0] != "never"',
         "every failed pair is marked n/a (cannot access peer)",
         TESTS,

@@ -42,7 +42,7 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.prepare.title_always_uni",
         "plots/prepare.py",
-        ('d = "unidirectional" if direction == "uni" else "bidirectional"'),
+        ('d = "unidirectional" if direction == UNI else "bidirectional"'),
         'd = "unidirectional"',
         "titles say unidirectional for bidirectional figures",
         TESTS,

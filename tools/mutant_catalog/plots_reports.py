@@ -41,7 +41,7 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.reports.no_total",
         "plots/reports.py",
-        ('if direction == "bi" and rows["bidir_total_GBps"].notna().any():'),
+        ('if direction == BI and rows["bidir_total_GBps"].notna().any():'),
         ('if direction == "both" and rows["bidir_total_GBps"].notna().any():'),
         "report() skips the bidirectional total heatmap",
         TESTS,
@@ -49,9 +49,9 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.reports.no_peer_on_off",
         "plots/reports.py",
-        '    if {"on", "off"} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():',
+        '    if {ON, OFF} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():',
         (
-            '    if {"on", "off", "current"} <= set(distinct(uni, "peer")) and uni[\n'
+            '    if {ON, OFF, "current"} <= set(distinct(uni, "peer")) and uni[\n'
             '        "bandwidth_GBps"\n'
             "    ].notna().any():"
         ),

@@ -197,8 +197,8 @@ MUTANTS: list[Mutant] = [
     M(
         "results.matrix_pattern_default_pair",
         "results.py",
-        ('pattern = VALUE_PATTERN.get(value, "pair") if pattern is None else pattern'),
-        'pattern = "pair" if pattern is None else pattern',
+        ("pattern = VALUE_PATTERN.get(value, PAIR) if pattern is None else pattern"),
+        "pattern = PAIR if pattern is None else pattern",
         ("matrix(run, value='latency_us') is not inferred to the latency pattern"),
         ("tests/test_results.py::test_the_latency_matrix_is_inferred_or_refused_never_empty",),
     ),

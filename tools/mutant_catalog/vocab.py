@@ -8,8 +8,8 @@ MUTANTS: list[Mutant] = [
     M(
         "vocab.cards_ignore_sio",
         "vocab.py",
-        'CARD_LINKS: tuple[str, ...] = ("SIO",)',
-        'CARD_LINKS: tuple[str, ...] = ("HCCS_SW",)',
+        "CARD_LINKS: tuple[str, ...] = tuple(r.name for r in LINKS if r.kind == CARD_LINK)",
+        "CARD_LINKS: tuple[str, ...] = tuple(r.name for r in LINKS if r.name == HCCS_SW)",
         "cards found from the wrong link class",
         (
             *SWEEP_TESTS,
@@ -27,9 +27,17 @@ MUTANTS: list[Mutant] = [
     M(
         "vocab.refused_is_a_failure",
         "vocab.py",
-        'RESULT_KINDS: tuple[str, ...] = ("unreachable", "refused")',
-        'RESULT_KINDS: tuple[str, ...] = ("unreachable",)',
+        "RESULT_KINDS: tuple[str, ...] = (UNREACHABLE, REFUSED)",
+        "RESULT_KINDS: tuple[str, ...] = (UNREACHABLE,)",
         "a refused copy counts as a failure (exit status 1)",
+        ("tests/test_vocab.py",),
+    ),
+    M(
+        "vocab.word_prints_as_member",
+        "vocab.py",
+        "    def __str__(self) -> str:\n        return str(self.value)",
+        '    def __str__(self) -> str:\n        return f"{type(self).__name__}.{self.name}"',
+        "a vocabulary type's member prints as Direction.UNI, not as its word",
         ("tests/test_vocab.py",),
     ),
 ]
