@@ -145,3 +145,22 @@ def started(preset: str = "atlas800t-a2"):
     acl = simulated_acl(preset)
     ok(acl.init())
     return acl
+
+
+@contextmanager
+def copy_setup(acl: Any) -> Iterator[tuple[int, int, int]]:
+    """Devices 0 and 1 set with peer access both ways, a buffer on each, a stream on
+    device 0 (current); (src, dst, stream), all released afterwards."""
+    rt = acl.rt
+    assert acl.init() == 0
+    for dev, peer in ((1, 0), (0, 1)):
+        assert rt.set_device(dev) == 0 and rt.device_enable_peer_access(peer, 0) == 0
+    (src, _), (dst, _) = rt.malloc(64 * KIB, 0), rt.malloc(64 * KIB, 0)
+    stream, _ = rt.create_stream()
+    yield src, dst, stream
+    assert rt.synchronize_device() == 0 and rt.destroy_stream(stream) == 0
+    assert rt.free(src) == 0 and rt.free(dst) == 0
+    for dev, peer in ((0, 1), (1, 0)):
+        assert rt.set_device(dev) == 0 and rt.device_disable_peer_access(peer) == 0
+        assert rt.reset_device(dev) == 0 and rt.reset_device(dev) == 0
+    assert acl.finalize() == 0 and acl.simulator.ledger_is_empty(), acl.simulator.ledger()

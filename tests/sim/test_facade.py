@@ -23,9 +23,7 @@ from :mod:`ascend_p2p_lab.sim.formats`, so that a change of wording is noticed."
 
 from __future__ import annotations
 
-import contextlib
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +33,7 @@ from helpers import (
     KIB,
     _count_blocks,
 )
-from simacl import H2D, HBM, P2P, devices, finish, new_acl, ok, two_buffers
+from simacl import H2D, HBM, P2P, copy_setup, devices, finish, new_acl, ok, two_buffers
 
 from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.cli import main
@@ -95,23 +93,6 @@ D2D = 3
 
 
 # ------------------------------------------------------------------ routes
-@contextlib.contextmanager
-def copy_setup(acl: SimulatedACL) -> Iterator[tuple[int, int, int]]:
-    """Devices 0 and 1 set with peer access both ways, a buffer on each, a stream on
-    device 0 (current); (src, dst, stream), all released afterwards."""
-    rt = acl.rt
-    assert acl.init() == 0
-    for dev, peer in ((1, 0), (0, 1)):
-        assert rt.set_device(dev) == 0 and rt.device_enable_peer_access(peer, 0) == 0
-    (src, _), (dst, _) = rt.malloc(64 * KIB, 0), rt.malloc(64 * KIB, 0)
-    stream, _ = rt.create_stream()
-    yield src, dst, stream
-    assert rt.synchronize_device() == 0 and rt.destroy_stream(stream) == 0
-    assert rt.free(src) == 0 and rt.free(dst) == 0
-    for dev, peer in ((0, 1), (1, 0)):
-        assert rt.set_device(dev) == 0 and rt.device_disable_peer_access(peer) == 0
-        assert rt.reset_device(dev) == 0 and rt.reset_device(dev) == 0
-    assert acl.finalize() == 0 and acl.simulator.ledger_is_empty(), acl.simulator.ledger()
 
 
 def test_the_fast_path_skips_the_checks_until_something_changes(

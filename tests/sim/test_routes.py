@@ -7,14 +7,12 @@ model that swaps source and destination or ignores the initiator cannot pass."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Iterator
 
 import pytest
+from simacl import copy_setup
 
 from ascend_p2p_lab.sim import (
-    SimulatedACL,
     simulated_acl,
 )
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
@@ -46,23 +44,6 @@ D2D_2 = 3
 
 
 # ------------------------------------------------------------------ routes
-@contextlib.contextmanager
-def copy_setup(acl: SimulatedACL) -> Iterator[tuple[int, int, int]]:
-    """Devices 0 and 1 set with peer access both ways, a buffer on each, a stream on
-    device 0 (current); (src, dst, stream), all released afterwards."""
-    rt = acl.rt
-    assert acl.init() == 0
-    for dev, peer in ((1, 0), (0, 1)):
-        assert rt.set_device(dev) == 0 and rt.device_enable_peer_access(peer, 0) == 0
-    (src, _), (dst, _) = rt.malloc(64 * KIB_2, 0), rt.malloc(64 * KIB_2, 0)
-    stream, _ = rt.create_stream()
-    yield src, dst, stream
-    assert rt.synchronize_device() == 0 and rt.destroy_stream(stream) == 0
-    assert rt.free(src) == 0 and rt.free(dst) == 0
-    for dev, peer in ((0, 1), (1, 0)):
-        assert rt.set_device(dev) == 0 and rt.device_disable_peer_access(peer) == 0
-        assert rt.reset_device(dev) == 0 and rt.reset_device(dev) == 0
-    assert acl.finalize() == 0 and acl.simulator.ledger_is_empty(), acl.simulator.ledger()
 
 
 def test_the_fast_path_and_the_checked_paths_share_one_route() -> None:
