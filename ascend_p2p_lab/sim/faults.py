@@ -52,25 +52,12 @@ from dataclasses import dataclass, field, fields
 from ..codes import (
     ACL_ERROR_RT_DRV_INTERNAL_ERROR,
     ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-    ACL_ERROR_RT_LOST_HEARTBEAT,
-    ERROR_NAMES,
 )
-from ..topology.model import DIE_LINKS
-
-FAULT_KINDS = (
-    "error",
-    "degrade",
-    "device_lost",
-    "memory_exhausted",
-    "slow_host",
-    "corrupt",
-    "drop",
-    "transient",
+from ..topology.faultrules import FAULT_KINDS as FAULT_KINDS  # the kinds, declared there
+from ..topology.faultrules import (
+    default_code,
+    fault_problem,
 )
-#: What a transient fault's draw is made for: each point (timing window), each copy.
-TRANSIENT_DRAWS = ("point", "copy")
-#: The kinds that act on the bytes of copies over one directed link: what they do to them.
-COPY_FAULTS = {"corrupt": "corrupts", "drop": "drops"}
 
 
 @dataclass
@@ -115,43 +102,13 @@ class Fault:
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in self.link)
         ):
             raise TypeError(f"fault link must be two device ids [src, dst], got {self.link!r}")
-        if self.kind not in FAULT_KINDS:
-            raise ValueError(f"unknown fault kind {self.kind!r}; choose one of {FAULT_KINDS}")
         if self.kind == "device_lost" and self.code == ACL_ERROR_RT_DRV_INTERNAL_ERROR:
-            self.code = ACL_ERROR_RT_LOST_HEARTBEAT
-        if self.code not in ERROR_NAMES or self.code == 0:
-            raise ValueError(f"fault code {self.code} is not a known ACL error code")
-        if self.nth is not None and self.nth < 1:
-            raise ValueError("fault nth counts uses from 1")
+            self.code = default_code(self.kind)
         if self.link is not None:
             self.link = (int(self.link[0]), int(self.link[1]))
-        if self.kind in ("degrade", "slow_host", "transient") and not self.factor > 0:
-            raise ValueError("fault factor must be positive")
-        if self.kind == "degrade" and self.link is None:
-            raise ValueError("a degrade fault needs link = [src, dst]")
-        if self.kind in COPY_FAULTS and self.link is None:
-            raise ValueError(
-                f"a {self.kind} fault needs link = [src, dst] (the directed device "
-                f"link whose copies it {COPY_FAULTS[self.kind]})"
-            )
-        if self.kind in COPY_FAULTS and self.link is not None and self.link[0] == self.link[1]:
-            raise ValueError(
-                f"a {self.kind} fault's link joins two different devices, got {list(self.link)}"
-            )
-        if self.lane is not None and (self.kind != "degrade" or self.lane not in DIE_LINKS):
-            raise ValueError(
-                f"a fault's lane is one of {DIE_LINKS} and only a degrade fault has one, "
-                f"got lane {self.lane!r} on a {self.kind} fault"
-            )
-        if self.kind == "transient" and not 0 < self.share <= 1:
-            raise ValueError(f"a transient fault's share is in (0, 1], got {self.share}")
-        if self.per not in TRANSIENT_DRAWS or (self.per != "point" and self.kind != "transient"):
-            raise ValueError(
-                f"fault per is {' or '.join(TRANSIENT_DRAWS)}, and only a transient "
-                f"fault's draw may be per copy, got {self.per!r}"
-            )
-        if self.kind in ("device_lost", "memory_exhausted") and self.device is None:
-            raise ValueError(f"a {self.kind} fault needs a device")
+        problem = fault_problem({f.name: getattr(self, f.name) for f in fields(self)})
+        if problem is not None:
+            raise ValueError(problem[1])
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Fault:

@@ -43,6 +43,7 @@ from typing import Any
 from .._version import schema_version_problem
 from ..typedfile import Document, FileError
 from ..vocab import SIO
+from .faultrules import fault_problem
 from .model import LINK_CLASSES, SELF, LinkClass, Topology
 from .tables import TopologyFile, die_hccs, link_classes, server_fields, shared_limits
 
@@ -132,6 +133,17 @@ def _on_server(doc: Document, file: TopologyFile, n: int) -> None:
             raise doc.fail(path, f"device {device} is not on this server (its devices: 0..{n - 1})")
 
 
+def _faults_fit(doc: Document, file: TopologyFile) -> None:
+    """Every ``[[fault]]`` says what its kind may say (the simulator's own rules,
+    :mod:`.faultrules`), refused at the key at fault (or the table, for a missing key)."""
+    for i, f in enumerate(file.fault):
+        given = {k: v for k in f.__struct_fields__ if (v := getattr(f, k)) is not None}
+        problem = fault_problem(given)
+        if problem is not None:
+            key, why = problem
+            raise doc.fail(("fault", i, key) if key in given else ("fault", i), why)
+
+
 def _die_hccs(doc: Document, links: tuple[tuple[str, ...], ...]) -> LinkClass | None:
     """The ``[die_link.HCCS]`` lane, refused on a server with no SIO pair (no twin dies)."""
     lane = die_hccs(doc)
@@ -156,6 +168,7 @@ def topology_from_document(doc: Document, name: str | None = None) -> Topology:
     if affinity is not None and len(affinity) != len(labels):
         raise doc.fail(("cpu_affinity",), f"expected {len(labels)} entries, got {len(affinity)}")
     _on_server(doc, file, len(labels))
+    _faults_fit(doc, file)
     topo = Topology(
         name=name or file.name or "custom",
         labels=labels,

@@ -434,6 +434,27 @@ def test_a_fault_naming_what_the_server_lacks_is_refused_at_its_line(
         assert topology_from_toml_text(ok).faults  # the same fault on the server: kept
 
 
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ('kind = "degrade"', "u.toml:13: field 'fault[0]': a degrade fault needs link"),
+        ('kind = "degrade"\nlink = [0, 1]\nper = "copy"', "u.toml:17: field 'fault[0].per':"),
+        ('kind = "transient"\nlink = [1, 0]\nlane = "hccs"', "u.toml:17: field 'fault[0].lane':"),
+        ('kind = "drop"\nlink = [1, 1]', "u.toml:16: field 'fault[0].link': a drop fault's"),
+        ('kind = "error"\ncode = 12345', "u.toml:16: field 'fault[0].code': fault code 12345"),
+        ('kind = "memory_exhausted"', "u.toml:13: field 'fault[0]': a memory_exhausted fault"),
+    ],
+)
+def test_a_fault_its_kind_cannot_take_is_refused_at_its_line(fault: str, message: str) -> None:
+    """The simulator's rules for a fault (topology.faultrules) hold when the file is read,
+    at the key at fault: not later, from the simulator, with no file named."""
+    text = MINIMAL + "\n[[fault]]\nfactor = 0.5\n" + fault + "\n"
+    with pytest.raises(TopologyError) as info:
+        topology_from_toml_text(text, source="u.toml")
+    assert str(info.value).startswith(message), str(info.value)
+    assert "\n" not in str(info.value)
+
+
 def test_presets_carry_a_schema_version_that_the_loader_checks() -> None:
     from ascend_p2p_lab.topology import TopologyError, list_presets, topology_from_toml_text
     from ascend_p2p_lab.topology.presets import PRESET_SCHEMA_VERSION
