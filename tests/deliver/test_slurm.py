@@ -248,6 +248,45 @@ def test_a_node_an_admin_drained_stays_drained(one_node_slurm, tmp_path, capsys)
         time.sleep(0.1)
 
 
+def test_a_real_slurm_only_comments_on_a_warned_check(one_node_slurm, tmp_path, capsys):
+    """The degraded A2 judged with its bandwidth items of severity warn (a site overlay):
+    exit 0, the real node stays up (not drained) and carries the warning as its comment."""
+    node = one_node_slurm
+    site = tmp_path / "site.toml"
+    site.write_text(
+        'schema_version = 1\noverlay = true\n[severity]\nbandwidth = "warn"\naggregate = "warn"\n'
+    )
+    files = a2_files(tmp_path)
+    status = main(
+        [
+            "check",
+            "--topology",
+            str(files["degrade"]),
+            "--criteria",
+            str(site),
+            "--preflight",
+            "--slurm",
+            "--no-progress",
+        ]
+    )
+    err = capsys.readouterr().err
+    try:
+        assert status == 0, err
+        assert "drain" not in _sinfo("%T", node) and _reason(node) == ""
+        shown = subprocess.run(
+            ["scontrol", "show", "node", node],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        ).stdout
+        assert "Comment=p2p: HCCS 2->5 at 0.5" in shown, shown
+    finally:
+        subprocess.run(
+            ["scontrol", "update", f"nodename={node}", "comment="], timeout=20, check=False
+        )
+
+
 def test_a_real_warned_check_only_comments_and_a_failed_one_drains(tmp_path):
     """A check of the degraded A2 whose bandwidth items are of severity warn: WARN, and
     Slurm's plan comments without draining (and resumes this tool's drain); the same
