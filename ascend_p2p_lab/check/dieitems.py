@@ -75,13 +75,18 @@ def die_record(links: Sequence[Sequence[Any]], entry: DieLinkTable) -> tuple[dic
     return rec, ""
 
 
+def _words(die_link: str) -> tuple[str, ...]:
+    """The die links ``--die-link`` judges (``both``: sio and hccs)."""
+    return DIE_LINKS if die_link == DIE_BOTH else (die_link,)
+
+
 def die_link_only(criteria: Any, die_link: str, server: str) -> Any:
     """``check --die-link``: the criteria cut to their ``[[die_link]]`` items of
     ``die_link`` (``both``: sio and hccs) and the topology's; ValueError naming the server
     when they bound no such die link (a server without the choice)."""
     import dataclasses
 
-    words = DIE_LINKS if die_link == DIE_BOTH else (die_link,)
+    words = _words(die_link)
     t = criteria.table
     kept = t[(t["kind"] == KIND) & t["die_link"].isin(words)]
     if not len(kept):
@@ -90,6 +95,19 @@ def die_link_only(criteria: Any, die_link: str, server: str) -> Any:
             "link (the A3's twin dies only; criteria --preset atlas800t-a3 derives them)"
         )
     return dataclasses.replace(criteria, table=kept.reset_index(drop=True))
+
+
+def die_rows_missing(rows: pd.DataFrame, die_link: str) -> str:
+    """``check --run RUN --die-link``: the die links asked for that the run's rows never
+    measured, as a refusal ("" when it holds them all), so that a run without them is not
+    judged PASS on its topology alone."""
+    words = _words(die_link)
+    held = set(rows["die_link"].dropna()) if "die_link" in rows else set()
+    missing = [w for w in words if w not in held]
+    if not missing:
+        return ""
+    how = " and ".join(f"sweep --die-link {w}" for w in missing)
+    return f"--die-link {die_link}: the run holds no rows over {' or '.join(missing)} ({how})"
 
 
 def die_needs(table: pd.DataFrame) -> frozenset[tuple[str, str]]:

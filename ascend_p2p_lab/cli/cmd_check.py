@@ -320,9 +320,12 @@ def _check_run(args: argparse.Namespace) -> int:
     criteria, server = _criteria(args, run)
     criteria = maybe_preflight(criteria, args)
     if args.die_link is not None:  # the A3's die links alone (check.dieitems)
-        from ..check.dieitems import die_link_only
+        from ..check.dieitems import die_link_only, die_rows_missing
 
         criteria = die_link_only(criteria, args.die_link, server)
+        missing = die_rows_missing(run.samples, args.die_link)
+        if missing:
+            raise UsageError(missing)
     devices = None if args.devices is None else parse_devices(args.devices, criteria.device_count)
     result = check_run(run, criteria, devices)
     with past_input_checks():

@@ -560,3 +560,26 @@ basis = "site: a long riser"
     assert line.startswith("PASS") and line.endswith(f"[{site}:3]")
     assert next(x for x in out if f"bandwidth uni pull {B}->{A} " in x).startswith("PASS")
     assert next(x for x in out if f"bandwidth uni push {A}->{B} " in x).startswith("FAIL")
+
+
+def test_check_run_die_link_refuses_a_run_without_those_rows(tmp_path, capsys):
+    """An A3 run measured over hccs only: --die-link hccs judges it; --die-link both is
+    exit 2 naming sio (never a PASS on its topology items alone); a run of no die link
+    is exit 2 naming both."""
+    hccs, plain = tmp_path / "hccs", tmp_path / "plain"
+    common = ["--backend", "sim", "--preset", "atlas800t-a3", "--devices", "2-3"]
+    common += ["--sizes", "64MiB", "--samples", "2", "--no-progress"]
+    assert main(["sweep", *common, "--die-link", "hccs", "--out", str(hccs)]) == 0
+    assert main(["sweep", *common, "--out", str(plain)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--run", str(hccs), "--die-link", "hccs", "--format", "json"]) == 0
+    items = json.loads(capsys.readouterr().out)["items"]
+    judged = [i["id"] for i in items if i["kind"] == "die_link" and i["status"] == "PASS"]
+    assert judged == ["die_link hccs pull 2->3", "die_link hccs pull 3->2"]
+    for run, die_link, named in ((hccs, "both", "sio"), (plain, "both", "sio or hccs")):
+        assert main(["check", "--run", str(run), "--die-link", die_link]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(
+            f"ascend-p2p-lab: error: --die-link both: the run holds no rows over {named} ("
+        )
+        assert "\n" not in err
