@@ -19,11 +19,13 @@ from typing import Any
 from ..codes import ACL_ERROR_RT_DRV_INTERNAL_ERROR, ACL_ERROR_RT_LOST_HEARTBEAT, ERROR_NAMES
 from ..vocab import DIE_LINKS
 
+#: the fault kinds that name a device (a fault kind, not a row's error kind of one word)
+DEVICE_LOST_FAULT, MEMORY_FAULT = "device_lost", "memory_exhausted"
 FAULT_KINDS = (
     "error",
     "degrade",
-    "device_lost",
-    "memory_exhausted",
+    DEVICE_LOST_FAULT,
+    MEMORY_FAULT,
     "slow_host",
     "corrupt",
     "drop",
@@ -37,7 +39,11 @@ COPY_FAULTS = {"corrupt": "corrupts", "drop": "drops"}
 
 def default_code(kind: str) -> int:
     """The code a fault of ``kind`` returns when it names none."""
-    return ACL_ERROR_RT_LOST_HEARTBEAT if kind == "device_lost" else ACL_ERROR_RT_DRV_INTERNAL_ERROR
+    return (
+        ACL_ERROR_RT_LOST_HEARTBEAT
+        if kind == DEVICE_LOST_FAULT
+        else ACL_ERROR_RT_DRV_INTERNAL_ERROR
+    )
 
 
 def fault_problem(f: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -75,6 +81,6 @@ def fault_problem(f: Mapping[str, Any]) -> tuple[str, str] | None:
             f"fault per is {' or '.join(TRANSIENT_DRAWS)}, and only a transient "
             f"fault's draw may be per copy, got {per!r}"
         )
-    if kind in ("device_lost", "memory_exhausted") and f.get("device") is None:
+    if kind in (DEVICE_LOST_FAULT, MEMORY_FAULT) and f.get("device") is None:
         return "device", f"a {kind} fault needs a device"
     return None

@@ -331,10 +331,9 @@ def test_a_bad_fault_in_a_topology_file_is_one_line(tmp_path: Path) -> None:
     path.write_text(
         read_packaged("atlas800t-a2.toml") + '\n[[fault]]\nkind = "corrupt"\n', encoding="utf-8"
     )
-    topo = load_topology_file(path)
     with pytest.raises(ValueError, match=r"corrupt fault needs link = \[src, dst\]") as info:
-        simulated_acl(topo)
-    assert "\n" not in str(info.value)
+        load_topology_file(path)  # refused as the file is read, at the fault's line
+    assert "\n" not in str(info.value) and str(info.value).startswith(f"{path}:")
 
 
 @pytest.mark.parametrize(
