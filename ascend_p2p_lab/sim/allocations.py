@@ -23,7 +23,7 @@ from __future__ import annotations
 from .. import codes as C
 from .devices import Devices
 from .memory import AddressSpace, ChunkedRegion, ViewRegion
-from .part import Part, Shared
+from .part import Part, Shared, pyacl
 
 SMALL_PAGE, HUGE_PAGE = 4096, 2 << 20
 #: Pointers from bytes_to_ptr kept at most (the oldest is forgotten first).
@@ -47,6 +47,7 @@ class Allocations(Part):
         self.drop_hooks: list = []
 
     # ------------------------------------------------------------------ device memory
+    @pyacl("rt.malloc", "ki")
     def malloc(self, size: int, policy: int) -> tuple[int, int]:
         dev, code = self.devices.init_and_current()
         if code or dev is None:
@@ -95,6 +96,7 @@ class Allocations(Part):
         """The page size of the device allocation at base (4 KiB, or 2 MiB when huge)."""
         return self.pages.get(base, SMALL_PAGE)
 
+    @pyacl("media.dvpp_malloc", "k")  # media_common.cpp: WrapAclDvppMalloc "k" -> "ki"
     def dvpp_malloc(self, size: int) -> tuple[int, int]:
         """``acl.media.dvpp_malloc(size)``: device memory of the current device from its
         DVPP pool (what media processing reads and writes; copies treat it as any device
@@ -104,6 +106,7 @@ class Allocations(Part):
             self.dvpp.add(ptr)
         return ptr, code
 
+    @pyacl("media.dvpp_free", "k")  # WrapAclDvppFree "k" -> "i"
     def dvpp_free(self, ptr: int) -> int:
         """``acl.media.dvpp_free(ptr)``: frees DVPP memory; any other pointer -> 107000 [I]."""
         code = self.devices.check_init()
@@ -126,6 +129,7 @@ class Allocations(Part):
         for hook in self.drop_hooks:
             hook(base, region, why)
 
+    @pyacl("rt.free", "k")
     def free(self, ptr: int) -> int:
         code = self.devices.check_init()
         if code:
@@ -149,6 +153,7 @@ class Allocations(Part):
                 self.released.append(f"device buffer 0x{base:x} freed by {why}")
                 self._drop_device_alloc(base, why)
 
+    @pyacl("rt.get_mem_info", "i", keeps_plans=True)
     def get_mem_info(self, attr: int) -> tuple[int, int, int]:
         dev, code = self.devices.init_and_current()
         if code or dev is None:
@@ -162,6 +167,7 @@ class Allocations(Part):
         return total - self.used.get(dev, 0), total, 0
 
     # ------------------------------------------------------------------ host memory
+    @pyacl("rt.malloc_host", "k")
     def malloc_host(self, size: int) -> tuple[int, int]:
         code = self.devices.check_init()
         if code:
@@ -177,6 +183,7 @@ class Allocations(Part):
         self.injector.host(10.0)
         return region.base, 0
 
+    @pyacl("rt.free_host", "k")
     def free_host(self, ptr: int) -> int:
         code = self.devices.check_init()
         if code:
@@ -199,6 +206,7 @@ class Allocations(Part):
         self.host_allocs.clear()
 
     # ------------------------------------------------------------------ memset
+    @pyacl("rt.memset", "kkik", keeps_plans=True)
     def memset(self, ptr: int, max_count: int, value: int, count: int) -> int:
         if count == 0:  # aclrtMemsetImpl: before any other check (memory.cpp)
             return 0
@@ -226,6 +234,8 @@ class Allocations(Part):
         return 0
 
     # ------------------------------------------------------------------ acl.util
+    @pyacl("util.bytes_to_ptr", "y*")
+    @pyacl("util.numpy_to_ptr", "y*", labels={"": "bytes_to_ptr"})
     def bytes_to_ptr(self, obj: object) -> int:
         """``acl.util.bytes_to_ptr``: a pointer into a bytes-like object (it must outlive it)."""
         nbytes = memoryview(obj).nbytes  # type: ignore[arg-type]
@@ -238,6 +248,7 @@ class Allocations(Part):
             del self.views[oldest]
         return region.base
 
+    @pyacl("util.ptr_to_bytes", "kk", keeps_plans=True)
     def ptr_to_bytes(self, ptr: int, size: int) -> bytes:
         """``acl.util.ptr_to_bytes``: a copy of size bytes at ptr."""
         found = self.space.find(ptr, size)
