@@ -46,6 +46,7 @@ from ascend_p2p_lab.sim import (
     simulated_acl,
 )
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
+from ascend_p2p_lab.sim.facade import CALLS
 
 
 def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
@@ -323,8 +324,6 @@ def test_the_facade_locks_as_each_call_declares() -> None:
     """While another thread holds the simulator's lock, a call declared ``locked=False``
     returns (here: its TypeError for too many arguments) and every other call waits.
     Planted: ``_bind`` ignoring ``locked`` (every call locked, or none)."""
-    from ascend_p2p_lab.sim.facade import CALLS
-
     acl = simulated_acl("atlas800t-a2")
     held, release = threading.Event(), threading.Event()
 
@@ -359,8 +358,6 @@ def test_the_facade_counts_and_drops_the_plans_as_each_call_declares() -> None:
     """Each call (made with too many arguments: its TypeError) counts itself if it is a
     locked ``acl.rt`` call, and drops the kept plans unless it declares it keeps them.
     Planted: ``_bind`` passing no ``clear`` (or always one), counting every call."""
-    from ascend_p2p_lab.sim.facade import CALLS
-
     acl = simulated_acl("atlas800t-a2")
     for name, call in CALLS.items():
         before, cleared = dict(acl.call_counts), acl._copies.cleared
