@@ -34,12 +34,8 @@ from .devices import Devices
 from .engine import NS_PER_US, SimEvent, Stream
 from .part import Part, Shared, pyacl
 
+#: a C float: pyACL's ``Py_BuildValue("f", ...)`` rounds elapsed times to one
 _F32 = struct.Struct("f")
-
-
-def f32(x: float) -> float:
-    """Round to a C float, as pyACL's ``Py_BuildValue("f", ...)`` does."""
-    return _F32.unpack(_F32.pack(x))[0]
 
 
 class Streams(Part):
@@ -381,7 +377,7 @@ class Streams(Part):
             injector.host(1.0)
         else:
             self.engine.host_us += 1.0
-        return _F32.unpack(_F32.pack((b.ts - a.ts) / 1000.0))[0], 0  # f32, without its call
+        return _F32.unpack(_F32.pack((b.ts - a.ts) / 1000.0))[0], 0  # a C float
 
     @pyacl("rt.event_get_timestamp", "k", keeps_plans=True, newer=True)
     def event_get_timestamp(self, event: int) -> tuple[int, int]:
