@@ -2,14 +2,15 @@
 
 :class:`SimulatedACL` is a drop-in for ``import acl``: the same names under ``acl.rt``
 and ``acl.util``, the same argument order, out-values first and ``ret`` last, the real
-numeric error codes, and the semantics of pyacl-api.md section 5. It is a dispatcher:
-each call checks its arguments against its declared format (:mod:`.formats`) once, takes
+numeric error codes, and the semantics of pyacl-api.md section 5. It is a dispatcher
+built from what the parts declare (:func:`.part.pyacl` on the method that serves each
+call): each call checks its arguments against its format (:mod:`.formats`) once, takes
 the simulator's lock, counts itself, and hands over to the part that owns its concern:
 
 - :class:`~.devices.Devices`: init/finalize, devices, the current device;
 - :class:`~.contexts.Contexts`: default and explicit contexts;
 - :class:`~.peers.Peers`: peer access;
-- :class:`~.allocations.Allocations`: device and host memory, memset, ``acl.util``;
+- :class:`~.allocations.Allocations`: device and host memory, memset (and async), ``acl.util``;
 - :class:`~.copies.Copies` with :class:`~.routes.Router`: memcpy and memcpy_async;
 - :class:`~.streams.Streams`: streams and events;
 - :class:`~.ipc.Ipc`: IPC memory shared with other processes (over :mod:`.ipcstate`);
