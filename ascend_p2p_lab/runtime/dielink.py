@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..topology.model import DIE_LINKS
+from ..vocab import DIE_SIO
 from .resources import DeviceBuffer
 
 if TYPE_CHECKING:
@@ -95,6 +96,6 @@ def die_link_view(rt: Runtime, buf: DeviceBuffer, by: int, die_link: str) -> Dev
     or the pair has no choice (not an A3, or not the two dies of one card)."""
     if die_link not in DIE_LINKS:
         raise ValueError(f"unknown die link {die_link!r}; choose one of {', '.join(DIE_LINKS)}")
-    if die_link == "sio":
+    if die_link == DIE_SIO:
         return buf
     return DieLinkView(rt, buf, by, die_link)

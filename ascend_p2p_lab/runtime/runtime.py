@@ -142,16 +142,9 @@ class Runtime(Transfers, IpcCalls):
                 if out[1]:
                     raise AclError(f"acl.{name}", args, out[1], self._recent_error())
                 return out[0]
-            *values, ret = out
-        elif out:  # a ret alone
-            raise AclError(f"acl.{name}", args, out, self._recent_error())
-        else:
+        elif not out:  # a ret of 0 alone
             return None
-        if ret:
-            raise AclError(f"acl.{name}", args, ret, self._recent_error())
-        if not values:
-            return None
-        return values[0] if len(values) == 1 else tuple(values)
+        return self._outcome(name, args, out)
 
     def _call_ret(self, name: str, *args: Any) -> None:
         """``call("rt.<name>", *args)`` of a call whose reply is a ret alone (a record, a

@@ -70,9 +70,8 @@ from pathlib import Path
 from ..topology.model import Topology
 from ..vocab import DEFAULT_PRESET
 from .extras import Simulator
-from .facade import SimulatedACL
+from .facade import NEWER_CALLS, SimulatedACL
 from .faults import Fault
-from .formats import NEWER_CALLS
 
 #: Every simulator made by simulated_acl() that is still alive.
 LIVE: weakref.WeakSet[SimulatedACL] = weakref.WeakSet()

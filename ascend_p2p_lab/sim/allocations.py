@@ -23,7 +23,8 @@ from __future__ import annotations
 from .. import codes as C
 from .devices import Devices
 from .memory import AddressSpace, ChunkedRegion, ViewRegion
-from .part import Part, Shared
+from .part import Part, Shared, pyacl
+from .streams import Streams
 
 SMALL_PAGE, HUGE_PAGE = 4096, 2 << 20
 #: Pointers from bytes_to_ptr kept at most (the oldest is forgotten first).
@@ -33,9 +34,9 @@ MAX_VIEWS = 256
 class Allocations(Part):
     """The address space's books, and the memory calls."""
 
-    def __init__(self, shared: Shared, devices: Devices) -> None:
+    def __init__(self, shared: Shared, devices: Devices, streams: Streams) -> None:
         super().__init__(shared)
-        self.devices = devices
+        self.devices, self.streams = devices, streams
         self.space = AddressSpace()
         self.device_allocs: dict[int, int] = {}  # base -> accounted bytes
         self.host_allocs: set[int] = set()
@@ -47,6 +48,7 @@ class Allocations(Part):
         self.drop_hooks: list = []
 
     # ------------------------------------------------------------------ device memory
+    @pyacl("rt.malloc", "ki")
     def malloc(self, size: int, policy: int) -> tuple[int, int]:
         dev, code = self.devices.init_and_current()
         if code or dev is None:
@@ -95,6 +97,7 @@ class Allocations(Part):
         """The page size of the device allocation at base (4 KiB, or 2 MiB when huge)."""
         return self.pages.get(base, SMALL_PAGE)
 
+    @pyacl("media.dvpp_malloc", "k")  # media_common.cpp: WrapAclDvppMalloc "k" -> "ki"
     def dvpp_malloc(self, size: int) -> tuple[int, int]:
         """``acl.media.dvpp_malloc(size)``: device memory of the current device from its
         DVPP pool (what media processing reads and writes; copies treat it as any device
@@ -104,6 +107,7 @@ class Allocations(Part):
             self.dvpp.add(ptr)
         return ptr, code
 
+    @pyacl("media.dvpp_free", "k")  # WrapAclDvppFree "k" -> "i"
     def dvpp_free(self, ptr: int) -> int:
         """``acl.media.dvpp_free(ptr)``: frees DVPP memory; any other pointer -> 107000 [I]."""
         code = self.devices.check_init()
@@ -126,6 +130,7 @@ class Allocations(Part):
         for hook in self.drop_hooks:
             hook(base, region, why)
 
+    @pyacl("rt.free", "k")
     def free(self, ptr: int) -> int:
         code = self.devices.check_init()
         if code:
@@ -149,6 +154,7 @@ class Allocations(Part):
                 self.released.append(f"device buffer 0x{base:x} freed by {why}")
                 self._drop_device_alloc(base, why)
 
+    @pyacl("rt.get_mem_info", "i", keeps_plans=True)
     def get_mem_info(self, attr: int) -> tuple[int, int, int]:
         dev, code = self.devices.init_and_current()
         if code or dev is None:
@@ -162,6 +168,7 @@ class Allocations(Part):
         return total - self.used.get(dev, 0), total, 0
 
     # ------------------------------------------------------------------ host memory
+    @pyacl("rt.malloc_host", "k")
     def malloc_host(self, size: int) -> tuple[int, int]:
         code = self.devices.check_init()
         if code:
@@ -177,6 +184,7 @@ class Allocations(Part):
         self.injector.host(10.0)
         return region.base, 0
 
+    @pyacl("rt.free_host", "k")
     def free_host(self, ptr: int) -> int:
         code = self.devices.check_init()
         if code:
@@ -199,7 +207,23 @@ class Allocations(Part):
         self.host_allocs.clear()
 
     # ------------------------------------------------------------------ memset
+    @pyacl("rt.memset", "kkik", keeps_plans=True)
     def memset(self, ptr: int, max_count: int, value: int, count: int) -> int:
+        return self._memset("rt.memset", ptr, max_count, value, count, None)
+
+    @pyacl("rt.memset_async", "kkikk")  # WrapAclRtMemsetAsync
+    def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: int) -> int:
+        """``acl.rt.memset_async``: what ``memset`` checks, on a stream of the current
+        context; the bytes are set when the call is made, the device time queued on the
+        stream (as ``memcpy_async`` moves its bytes). The order of the checks is the
+        runtime's: count 0 -> 0 before anything, a null pointer -> 100000, count above
+        maxCount -> 107000 (``MemsetAsync``: api_error.cc)."""
+        return self._memset("rt.memset_async", ptr, max_count, value, count, stream)
+
+    def _memset(
+        self, call: str, ptr: int, max_count: int, value: int, count: int, stream: int | None
+    ) -> int:
+        """memset (``stream`` None: the host waits) or memset_async (queued on ``stream``)."""
         if count == 0:  # aclrtMemsetImpl: before any other check (memory.cpp)
             return 0
         dev, code = self.devices.init_and_current()
@@ -209,23 +233,32 @@ class Allocations(Part):
             return self.fail(C.ACL_ERROR_INVALID_PARAM, "devPtr is a null pointer")
         if count > max_count:
             return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"count {count} > maxCount {max_count}")
+        s = None
+        if stream is not None:
+            s, code = self.streams.stream_of(stream, dev)
+            if code or s is None:
+                return code
         found = self.space.find(ptr, count)
         if found is None:
             return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"0x{ptr:x}+{count} is not allocated")
         region, off = found
         target = region.device if region.device is not None else dev
-        code = self.injector.fault("rt.memset", (target,))
+        code = self.injector.fault(call, (target,))
         if code:
             return code
         region.fill(off, count, value)
-        host = self.topology.host
+        host, latency = self.topology.host, self.topology.local_latency_us
         self.injector.host(host.api_us)
         resources = (("hbm", target),) if region.kind == "device" else (("h2h",),)
-        self.engine.run_blocking_copy(target, count, resources, self.topology.local_latency_us)
+        if s is not None:
+            self.engine.append_copy(s, count, resources, latency)
+            return 0
+        self.engine.run_blocking_copy(target, count, resources, latency)
         self.injector.host(host.sync_return_us)
         return 0
 
-    # ------------------------------------------------------------------ acl.util
+    @pyacl("util.bytes_to_ptr", "y*")
+    @pyacl("util.numpy_to_ptr", "y*", labels={"": "bytes_to_ptr"})
     def bytes_to_ptr(self, obj: object) -> int:
         """``acl.util.bytes_to_ptr``: a pointer into a bytes-like object (it must outlive it)."""
         nbytes = memoryview(obj).nbytes  # type: ignore[arg-type]
@@ -238,6 +271,7 @@ class Allocations(Part):
             del self.views[oldest]
         return region.base
 
+    @pyacl("util.ptr_to_bytes", "kk", keeps_plans=True)
     def ptr_to_bytes(self, ptr: int, size: int) -> bytes:
         """``acl.util.ptr_to_bytes``: a copy of size bytes at ptr."""
         found = self.space.find(ptr, size)

@@ -32,6 +32,8 @@ import sys
 import time
 from pathlib import Path
 
+from .part import pyacl
+
 LEVELS = {0: "DEBUG", 1: "INFO", 2: "WARNING", 3: "ERROR"}
 #: ASCEND_GLOBAL_LOG_LEVEL's default: ERROR.
 DEFAULT_LEVEL = 3
@@ -59,6 +61,7 @@ class AppLog:
     def __init__(self) -> None:
         self.path: Path | None = None
 
+    @pyacl("app_log", "is", locked=False)  # WrapAclAppLog
     def app_log(self, level: int, message: str) -> None:
         """``acl.app_log(level, message)``: one line, if the level is kept."""
         if level < least_level() or level not in LEVELS:

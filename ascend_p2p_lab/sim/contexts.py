@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 from .. import codes as C
 from .devices import CONTEXT_BASE, Devices
-from .part import Part, Shared
+from .part import Part, Shared, pyacl
 
 #: Handles of explicit contexts: EXPLICIT_BASE + 64 * n (apart from every default one).
 EXPLICIT_BASE = 0xC8_0000
@@ -55,6 +55,7 @@ class Contexts(Part):
         #: (to or from an explicit context): drops them (``Copies.clear``)
         self.on_switch: list[Callable[[], None]] = []
 
+    @pyacl("rt.create_context", "i")  # rt_context.cpp: WrapAclRtCreateContext "i" -> "ki"
     def create_context(self, dev: int) -> tuple[int, int]:
         devices = self.devices
         code = devices.check_init()
@@ -77,6 +78,7 @@ class Contexts(Part):
         self.injector.host(10.0)
         return handle, 0
 
+    @pyacl("rt.destroy_context", "k")  # WrapAclRtDestroyContext "k" -> "i"
     def destroy_context(self, ctx: int) -> int:
         devices = self.devices
         code = devices.check_init()
@@ -107,6 +109,7 @@ class Contexts(Part):
     def _is_default(self, ctx: int) -> bool:
         return 0 <= ctx - CONTEXT_BASE < self.topology.device_count
 
+    @pyacl("rt.get_context", "", keeps_plans=True)
     def get_context(self) -> tuple[int, int]:
         devices = self.devices
         code = devices.check_init()
@@ -115,6 +118,7 @@ class Contexts(Part):
         dev, code = devices.need_current()
         return (0, code) if code or dev is None else (devices.context_handle(dev), 0)
 
+    @pyacl("rt.set_context", "k", keeps_plans=True)
     def set_context(self, ctx: int) -> int:
         devices = self.devices
         code = devices.check_init()

@@ -41,7 +41,7 @@ from .. import codes as C
 from .devices import Devices
 from .engine import Stream
 from .memory import Region, copy_bytes, move_bytes
-from .part import Part, Shared
+from .part import Part, Shared, pyacl
 from .routes import Route, Router
 from .streams import Streams
 
@@ -148,6 +148,7 @@ class Copies(Part):
         injector.host(self.topology.host.api_us)
         return 0
 
+    @pyacl("rt.memcpy", "kkkki", keeps_plans=True)
     def memcpy(self, dst: int, dest_max: int, src: int, count: int, kind: int) -> int:
         if count == 0:  # aclrtMemcpyImpl: before any other check (memory.cpp)
             return 0
@@ -181,6 +182,7 @@ class Copies(Part):
         engine.host_us += host.sync_return_us
         return 0
 
+    @pyacl("rt.memcpy_async", "kkkkik", keeps_plans=True, fast="fast_memcpy_async")
     def memcpy_async(
         self, dst: int, dest_max: int, src: int, count: int, kind: int, stream: int
     ) -> int:
@@ -213,40 +215,8 @@ class Copies(Part):
         self.engine.append_copy(s, route.nbytes, route.resources, route.latency_us)
         return 0
 
-    def memset_async(self, ptr: int, max_count: int, value: int, count: int, stream: int) -> int:
-        """``acl.rt.memset_async``: what ``memset`` checks, on a stream of the current
-        context; the bytes are set when the call is made, the device time queued on the
-        stream (as ``memcpy_async`` moves its bytes). The order of the checks is the
-        runtime's: count 0 -> 0 before anything, a null pointer -> 100000, count above
-        maxCount -> 107000 (``MemsetAsync``: api_error.cc)."""
-        if count == 0:
-            return 0
-        cur, code = self.devices.init_and_current()
-        if code or cur is None:
-            return code
-        if ptr == 0:
-            return self.fail(C.ACL_ERROR_INVALID_PARAM, "devPtr is a null pointer")
-        if count > max_count:
-            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"count {count} > maxCount {max_count}")
-        s, code = self.streams.stream_of(stream, cur)
-        if code or s is None:
-            return code
-        found = self.router.space.find(ptr, count)
-        if found is None:
-            return self.fail(C.ACL_ERROR_RT_PARAM_INVALID, f"0x{ptr:x}+{count} is not allocated")
-        region, off = found
-        target = region.device if region.device is not None else cur
-        code = self.injector.fault("rt.memset_async", (target,))
-        if code:
-            return code
-        region.fill(off, count, value)
-        self.injector.host(self.topology.host.api_us)
-        resources = (("hbm", target),) if region.kind == "device" else (("h2h",),)
-        self.engine.append_copy(s, count, resources, self.topology.local_latency_us)
-        return 0
-
     def fast_memcpy_async(
-        self, lock: Any, counts: dict[str, int], checked: Callable[..., int]
+        self, name: str, lock: Any, counts: dict[str, int], checked: Callable[..., int]
     ) -> Callable[..., int]:
         """``acl.rt.memcpy_async``: the kept copy when the call repeats one, else
         ``checked`` (the format check, then :meth:`memcpy_async`).
@@ -262,7 +232,6 @@ class Copies(Part):
         plans, tls, engine, injector = self.plans, self.devices.tls, self.engine, self.injector
         faults, append_copy, faulted = injector.faults, engine.append_copy, self._faulted_repeat
         api_us = self.topology.host.api_us
-        name = _ASYNC
         # the arguments of the last repeat and its kept copy: a call whose arguments are
         # the same objects is that copy again (equal, and plain ints), without the lookup.
         # A kept copy stays right for its current device until all are dropped

@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from .. import codes as C
 from .engine import Stream
-from .part import Part, Shared
+from .part import Part, Shared, pyacl
 
 #: Host time of the first aclrtSetDevice of a device in a process (op upload, AICPU start).
 FIRST_SET_DEVICE_US = 200_000.0
@@ -135,6 +135,7 @@ class Devices(Part):
         return self.need_current()
 
     # ------------------------------------------------------------------ top level
+    @pyacl("init", "|z")
     def init(self, config_path: str | None = None) -> int:
         """``acl.init()``: 100002 when already initialized (ignorable)."""
         if self.initialized:
@@ -146,6 +147,7 @@ class Devices(Part):
         self.injector.host(1000.0)
         return 0
 
+    @pyacl("finalize", "")
     def finalize(self) -> int:
         """``acl.finalize()``: releases everything the process still holds."""
         if not self.initialized:
@@ -163,15 +165,18 @@ class Devices(Part):
         self.tls.device = self.tls.context = None
         return 0
 
+    @pyacl("get_soc_name", "", locked=False)
     def get_soc_name(self) -> str | None:
         """``acl.get_soc_name()``: device 0's SoC name, None before init."""
         return self.topology.soc_name if self.initialized else None
 
+    @pyacl("get_version", "", locked=False)
     def get_version(self) -> tuple[int, int, int, int]:
         """``acl.get_version()``: (major, minor, patch, ret) of the simulated runtime."""
         return (9, 0, 0, 0)
 
     # ------------------------------------------------------------------ devices
+    @pyacl("rt.set_device", "i")
     def set_device(self, dev: int) -> int:
         code = (
             self.check_init() or self.check_dev(dev) or self.injector.fault("rt.set_device", (dev,))
@@ -184,6 +189,7 @@ class Devices(Part):
         self.injector.host(1.0)
         return 0
 
+    @pyacl("rt.reset_device", "i")
     def reset_device(self, dev: int) -> int:
         code = (
             self.check_init()
@@ -199,6 +205,7 @@ class Devices(Part):
             self.release(dev, why="aclrtResetDevice")
         return 0
 
+    @pyacl("rt.reset_device_force", "i", newer=True)
     def reset_device_force(self, dev: int) -> int:
         code = self.check_init() or self.check_dev(dev)
         if code:
@@ -223,6 +230,7 @@ class Devices(Part):
             self.engine.drop_stream(self.default_streams.pop(dev))
         self.refs[dev] = 0
 
+    @pyacl("rt.get_device", "", keeps_plans=True)
     def get_device(self) -> tuple[int, int]:
         code = self.check_init()
         if code:
@@ -230,15 +238,18 @@ class Devices(Part):
         dev, code = self.need_current()
         return (dev if dev is not None else 0), code
 
+    @pyacl("rt.get_run_mode", "", keeps_plans=True)  # WrapAclRtGetRunMode -> "ii"
     def get_run_mode(self) -> tuple[int, int]:
         """``acl.rt.get_run_mode()``: (ACL_HOST, 0): the application runs on the host of an
         Atlas server (``aclrtGetRunModeImpl`` checks no aclInit: device.cpp)."""
         return C.ACL_HOST, 0
 
+    @pyacl("rt.get_device_count", "", keeps_plans=True)
     def get_device_count(self) -> tuple[int, int]:
         code = self.check_init() or self.injector.fault("rt.get_device_count")
         return (0, code) if code else (self.topology.device_count, 0)
 
+    @pyacl("rt.get_devices_topo", "ii", keeps_plans=True, newer=True)
     def get_devices_topo(self, dev: int, other: int) -> tuple[int, int]:
         code = self.check_init() or self.check_dev(dev) or self.check_dev(other)
         if code:
@@ -247,6 +258,7 @@ class Devices(Part):
             return 0, self.fail(C.ACL_ERROR_INVALID_PARAM, "deviceId equals otherDeviceId")
         return C.TOPOLOGY_BITS.get(self.topology.link(dev, other), 0), 0
 
+    @pyacl("rt.get_device_info", "ii", keeps_plans=True)
     def get_device_info(self, dev: int, attr: int) -> tuple[int, int]:
         code = self.check_init() or self.check_dev(dev)
         if code:

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import codes as C
 from ..topology.model import DIE_LINKS
-from .part import Part, Shared
+from .part import Part, Shared, pyacl
 
 if TYPE_CHECKING:
     from ..topology import Topology
@@ -140,6 +140,7 @@ class DieLinks(Part):
         self.mapped: dict[int, LinkedRegion] = {}  # reserved base -> its mapping
         memory.drop_hooks.append(self._dropped)
 
+    @pyacl("rt.reserve_mem_address", "kkkK", newer=True)  # rt_memory.cpp: "kkkK" -> "ki"
     def reserve_mem_address(
         self, size: int, alignment: int, expect_ptr: int, flags: int
     ) -> tuple[int, int]:
@@ -157,6 +158,9 @@ class DieLinks(Part):
         self.injector.host(5.0)
         return base, 0
 
+    # no pyACL wrapper: the simulator's own, aclrtMemMapSelectedLink's (void*, size_t,
+    # void*, uint32_t); CANN 9.1, A3
+    @pyacl("rt.mem_map_selected_link", "kkkI", newer=True)
     def mem_map_selected_link(self, va_dst: int, size: int, va_src: int, link_idx: int) -> int:
         """``aclrtMemMapSelectedLink``: va_dst (reserved) names va_src's memory, reached from
         the current device through die link link_idx (0: SIO, 1: HCCS)."""
@@ -199,6 +203,7 @@ class DieLinks(Part):
             return f"devices {dev} and {owner} are not the two dies of one card"
         return ""
 
+    @pyacl("rt.unmap_mem", "k", newer=True)  # WrapAclRtUnmapMem "k" -> "i"
     def unmap_mem(self, va: int) -> int:
         """``aclrtUnmapMem``: undo a mapping; the range stays reserved."""
         code = self.devices.check_init()
@@ -210,6 +215,7 @@ class DieLinks(Part):
         self.space.remove(va)
         return 0
 
+    @pyacl("rt.release_mem_address", "k", newer=True)  # WrapAclRtReleaseMemAddress "k" -> "i"
     def release_mem_address(self, va: int) -> int:
         """``aclrtReleaseMemAddress``: give back a reserved range (unmapped first)."""
         code = self.devices.check_init()

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import threading
 
+from .part import pyacl
+
 
 class ErrorLog:
     """The latest error text per thread (``EE<code>: <message>``)."""
@@ -29,6 +31,7 @@ class ErrorLog:
         self._latest[threading.get_ident()] = f"EE{code}: {msg}"
         return code
 
+    @pyacl("get_recent_err_msg", "", locked=False)
     def recent(self) -> str:
         """This thread's latest error text, then cleared ("" when there is none)."""
         return self._latest.pop(threading.get_ident(), "")

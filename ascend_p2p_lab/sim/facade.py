@@ -2,14 +2,15 @@
 
 :class:`SimulatedACL` is a drop-in for ``import acl``: the same names under ``acl.rt``
 and ``acl.util``, the same argument order, out-values first and ``ret`` last, the real
-numeric error codes, and the semantics of pyacl-api.md section 5. It is a dispatcher:
-each call checks its arguments against its declared format (:mod:`.formats`) once, takes
+numeric error codes, and the semantics of pyacl-api.md section 5. It is a dispatcher
+built from what the parts declare (:func:`.part.pyacl` on the method that serves each
+call): each call checks its arguments against its format (:mod:`.formats`) once, takes
 the simulator's lock, counts itself, and hands over to the part that owns its concern:
 
 - :class:`~.devices.Devices`: init/finalize, devices, the current device;
 - :class:`~.contexts.Contexts`: default and explicit contexts;
 - :class:`~.peers.Peers`: peer access;
-- :class:`~.allocations.Allocations`: device and host memory, memset, ``acl.util``;
+- :class:`~.allocations.Allocations`: device and host memory, memset (and async), ``acl.util``;
 - :class:`~.copies.Copies` with :class:`~.routes.Router`: memcpy and memcpy_async;
 - :class:`~.streams.Streams`: streams and events;
 - :class:`~.ipc.Ipc`: IPC memory shared with other processes (over :mod:`.ipcstate`);
@@ -55,10 +56,10 @@ from .engine import Engine
 from .errors import ErrorLog
 from .extras import Simulator
 from .faults import Fault
-from .formats import NAMESPACES, NEWER_CALLS, RT_CALLS, TOP_CALLS, Check, checker, int_arity
+from .formats import Check, checker, int_arity
 from .injector import FaultInjector
 from .ipc import Ipc
-from .part import Shared
+from .part import Call, Shared, declared
 from .peers import Peers
 from .programs import Programs
 from .routes import Router
@@ -67,126 +68,30 @@ from .streams import Streams
 _GB = 1e3  # GB/s -> bytes per microsecond
 _HOST_H2H_GBPS = 10.0
 
-#: Which part serves each call: call -> (the simulator's attribute for the part, method).
-DISPATCH: dict[str, tuple[str, str]] = {
-    "init": ("_devices", "init"),
-    "finalize": ("_devices", "finalize"),
-    "get_soc_name": ("_devices", "get_soc_name"),
-    "get_version": ("_devices", "get_version"),
-    "get_recent_err_msg": ("_errors", "recent"),
-    "app_log": ("_applog", "app_log"),
-    **{
-        f"rt.{name}": ("_devices", name)
-        for name in (
-            "set_device",
-            "reset_device",
-            "reset_device_force",
-            "get_device",
-            "get_device_count",
-            "get_run_mode",
-            "get_devices_topo",
-            "get_device_info",
-        )
-    },
-    **{
-        f"rt.{name}": ("_contexts", name)
-        for name in ("create_context", "destroy_context", "get_context", "set_context")
-    },
-    **{
-        f"rt.{name}": ("_peers", name)
-        for name in (
-            "device_can_access_peer",
-            "device_enable_peer_access",
-            "device_disable_peer_access",
-            "device_peer_access_status",
-        )
-    },
-    **{
-        f"rt.{name}": ("_memory", name)
-        for name in ("malloc", "free", "malloc_host", "free_host", "memset", "get_mem_info")
-    },
-    "rt.memcpy": ("_copies", "memcpy"),
-    "rt.memset_async": ("_copies", "memset_async"),
-    "rt.memcpy_async": ("_copies", "memcpy_async"),
-    **{
-        f"rt.{name}": ("_streams", name)
-        for name in (
-            "create_stream",
-            "destroy_stream",
-            "synchronize_stream",
-            "synchronize_device",
-            "create_event",
-            "create_event_with_flag",
-            "create_event_ex_with_flag",
-            "destroy_event",
-            "record_event",
-            "stream_wait_event",
-            "synchronize_event",
-            "event_elapsed_time",
-            "event_get_timestamp",
-        )
-    },
-    **{
-        f"rt.{name}": ("_ipc", name)
-        for name in (
-            "ipc_mem_get_export_key",
-            "ipc_mem_set_import_pid",
-            "ipc_mem_import_by_key",
-            "ipc_mem_close",
-            "device_get_bare_tgid",
-        )
-    },
-    **{
-        f"rt.{name}": ("_dielinks", name)
-        for name in (
-            "reserve_mem_address",
-            "release_mem_address",
-            "unmap_mem",
-            "mem_map_selected_link",
-        )
-    },
-    "util.bytes_to_ptr": ("_memory", "bytes_to_ptr"),
-    "util.numpy_to_ptr": ("_memory", "bytes_to_ptr"),
-    "util.ptr_to_bytes": ("_memory", "ptr_to_bytes"),
-    "media.dvpp_malloc": ("_memory", "dvpp_malloc"),
-    "media.dvpp_free": ("_memory", "dvpp_free"),
+#: The parts that serve pyACL calls, by the simulator's attribute for each. Each call is
+#: declared beside the method that serves it (:func:`.part.pyacl`: its format, lock,
+#: whether it keeps the kept copies, its fast path): a new call is one decorated method.
+PARTS: dict[str, type] = {
+    "_devices": Devices,
+    "_contexts": Contexts,
+    "_peers": Peers,
+    "_memory": Allocations,
+    "_copies": Copies,
+    "_streams": Streams,
+    "_ipc": Ipc,
+    "_dielinks": DieLinks,
+    "_errors": ErrorLog,
+    "_applog": AppLog,
 }
-#: Calls whose repeats of a successful call skip the checks (each kept by its part,
-#: keyed by the argument tuple, and dropped by every call not in :data:`KEEPS_PLANS`).
-FAST_CALLS = frozenset({"rt.memcpy_async", "rt.record_event", "rt.stream_wait_event"})
-#: Calls that run without the lock and are not counted (they read, and change nothing).
-UNLOCKED = frozenset({"get_soc_name", "get_version", "get_recent_err_msg", "app_log"})
-#: Calls that cannot change what a copy resolves to (its regions, its stream, whether the
-#: device is set, peer access). Every other call drops the cached routes and kept copies.
-KEEPS_PLANS = frozenset(
-    {
-        "rt.memcpy",
-        "rt.memcpy_async",
-        "rt.memset",
-        "rt.set_context",
-        "rt.get_device",
-        "rt.get_context",
-        "rt.get_run_mode",
-        "rt.get_device_count",
-        "rt.get_devices_topo",
-        "rt.get_device_info",
-        "rt.device_can_access_peer",
-        "rt.device_peer_access_status",
-        "rt.get_mem_info",
-        "rt.synchronize_stream",
-        "rt.synchronize_device",
-        "rt.create_event",
-        "rt.create_event_with_flag",
-        "rt.create_event_ex_with_flag",
-        "rt.destroy_event",
-        "rt.record_event",
-        "rt.stream_wait_event",
-        "rt.synchronize_event",
-        "rt.event_elapsed_time",
-        "rt.event_get_timestamp",
-        "util.ptr_to_bytes",
-    }
-)
+#: Every simulated call by its name under ``acl`` (``"rt.memcpy_async"``).
+CALLS: dict[str, Call] = declared(PARTS)
+#: Every namespace of the simulated ``acl`` and its calls ("" is the top level).
+NAMESPACES: dict[str, tuple[str, ...]] = {}
+for _name in CALLS:
+    _space, _, _call = _name.rpartition(".")
+    NAMESPACES[_space] = (*NAMESPACES.get(_space, ()), _call)
+#: The ``acl.rt`` functions only newer CANN releases have; ``api_level="old"`` hides them.
+NEWER_CALLS = tuple(name.removeprefix("rt.") for name, call in CALLS.items() if call.newer)
 
 
 class Handler:
@@ -254,7 +159,7 @@ class SimulatedACL:
         topology: the server to model.
         seed: seed of the jitter; the same seed gives the same numbers.
         faults: faults to inject (see :mod:`.faults`).
-        api_level: ``"new"`` (all calls) or ``"old"`` (hides :data:`.formats.NEWER_CALLS`).
+        api_level: ``"new"`` (all calls) or ``"old"`` (hides :data:`NEWER_CALLS`).
         jitter: overrides the topology's relative jitter of copy times.
     """
 
@@ -292,11 +197,12 @@ class SimulatedACL:
             applog=self._applog,
             programs=Programs(self),
         )
-        for name in TOP_CALLS:
-            setattr(self, name, self._bind(name))
         for space, calls in NAMESPACES.items():
             if space:
                 setattr(self, space, self._namespace(space, calls))
+            else:
+                for name in calls:
+                    setattr(self, name, self._bind(CALLS[name]))
 
     def _namespace(self, space: str, calls: tuple[str, ...]) -> Namespace:
         """``acl.<space>``: its bound calls (an old api_level hides the newer ones)."""
@@ -306,7 +212,8 @@ class SimulatedACL:
             (Namespace,),
             {"_path": f"acl.{space}", "_hidden": hidden, "_server": self.topology.name},
         )
-        return kind(**{name: self._bind(f"{space}.{name}") for name in calls if name not in hidden})
+        bound = {name: self._bind(CALLS[f"{space}.{name}"]) for name in calls}
+        return kind(**{name: fn for name, fn in bound.items() if name not in hidden})
 
     def __getattr__(self, name: str) -> NoReturn:
         """A top-level pyACL name (or submodule, ``acl.mdl``) the simulator lacks."""
@@ -321,7 +228,7 @@ class SimulatedACL:
         topo = self.topology
         self._errors = errors = ErrorLog()
         self._engine = engine = engine_for(topo, jitter=jitter, seed=self.seed)
-        known = ("init", "finalize", *(f"rt.{name}" for name in RT_CALLS))
+        known = ("init", "finalize", *(name for name in CALLS if name.startswith("rt.")))
         self._injector = injector = FaultInjector(faults, engine, errors, known)
         injector.degrade()
         #: what reset/finalize released that the process had not (also in the ledger)
@@ -332,8 +239,8 @@ class SimulatedACL:
         self._contexts = contexts = Contexts(shared, devices)
         self._applog = AppLog()
         self._peers = peers = Peers(shared, devices)
-        self._memory = memory = Allocations(shared, devices)
         self._streams = streams = Streams(shared, devices)
+        self._memory = memory = Allocations(shared, devices, streams)
         self._router = router = Router(shared, memory.space, peers)
         self._copies = Copies(shared, devices, streams, router)
         self._ipc = ipc = Ipc(shared, devices, memory, peers)
@@ -353,44 +260,29 @@ class SimulatedACL:
         ]
 
     # ------------------------------------------------------------------ dispatch
-    def _bind(self, call: str) -> Callable[..., Any]:
-        """``call`` as the acl module offers it: checked, locked, counted, dispatched."""
-        handler = getattr(self, handler_name(call))
+    def _bind(self, call: Call) -> Callable[..., Any]:
+        """``call`` as the acl module offers it: checked, locked, counted, dispatched, as
+        its method declares (:class:`.part.Call`)."""
+        handler = getattr(self, handler_name(call.name))
         check = checker(call)
-        if call in UNLOCKED:
+        if not call.locked:
             fn = _unlocked(check, handler)
-        elif call in FAST_CALLS:
-
-            def checked(*args: Any) -> Any:
-                check(args)
-                return handler(*args)
-
-            fn = self._fast(call, checked)
-        elif call.startswith("rt."):
-            fn = _counted(
-                call,
+        elif call.fast:  # a repeat of a kept successful call skips the checks
+            fast = getattr(getattr(self, call.part), call.fast)
+            fn = fast(call.name, self._lock, self.call_counts, _unlocked(check, handler))
+        else:
+            fn = _locked(
+                call.name,
                 check,
                 handler,
                 self._lock,
-                self.call_counts,
-                None if call in KEEPS_PLANS else self._copies.clear,
+                self.call_counts if call.name.startswith("rt.") else None,
+                None if call.keeps_plans else self._copies.clear,
             )
-        else:
-            fn = _locked(
-                check, handler, self._lock, None if call in KEEPS_PLANS else self._copies.clear
-            )
-        fn.__name__ = call.rsplit(".", 1)[-1]
-        fn.__qualname__ = call
+        fn.__name__ = call.name.rsplit(".", 1)[-1]
+        fn.__qualname__ = call.name
         fn.__doc__ = getattr(handler, "__doc__", None)
         return fn
-
-    def _fast(self, call: str, checked: Callable[..., Any]) -> Callable[..., Any]:
-        """The bound call of one of :data:`FAST_CALLS`: a repeat of a kept successful call
-        skips the checks; anything else goes to ``checked``."""
-        lock, counts = self._lock, self.call_counts
-        if call == "rt.memcpy_async":
-            return self._copies.fast_memcpy_async(lock, counts, checked)
-        return self._streams.fast_event_call(call, lock, counts, checked)
 
     def __repr__(self) -> str:
         return (
@@ -440,8 +332,8 @@ class Namespace(SimpleNamespace):
         raise NotSimulated(f"{self._path}.{name}", self._server, why)
 
 
-for _call, (_part, _method) in DISPATCH.items():
-    setattr(SimulatedACL, handler_name(_call), Handler(_part, _method))
+for _declared in CALLS.values():
+    setattr(SimulatedACL, handler_name(_declared.name), Handler(_declared.part, _declared.method))
 
 
 # ---------------------------------------------------------------------- call wrappers
@@ -453,42 +345,33 @@ def _unlocked(check: Check, handler: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _counted(
+def _locked(
     name: str,
     check: Check,
     handler: Callable[..., Any],
     lock: Any,
-    counts: dict[str, int],
+    counts: dict[str, int] | None,
     clear: Callable[[], None] | None,
 ) -> Callable[..., Any]:
-    """An ``acl.rt`` call: under the lock, counted; ``clear`` after it (None: keeps plans)."""
-    if clear is None:
-        arity = int_arity(check)
-        if arity is not None:
-            return _counted_ints(name, arity, check, handler, lock, counts)
+    """A call under the lock: counted in ``counts`` (None: a top-level or ``acl.util``
+    call, not counted), then ``clear`` (None: it keeps the plans)."""
+    arity = int_arity(check)
+    if counts is not None and clear is None and arity is not None:
+        return _counted_ints(name, arity, check, handler, lock, counts)
 
-        def call(*args: Any) -> Any:
-            lock.acquire()  # acquire/release: cheaper than `with lock` per call
-            try:
-                counts[name] = counts.get(name, 0) + 1
-                check(args)
-                return handler(*args)
-            finally:
-                lock.release()
-
-        return call
-
-    def call_and_clear(*args: Any) -> Any:
-        lock.acquire()
+    def call(*args: Any) -> Any:
+        lock.acquire()  # acquire/release: cheaper than `with lock` per call
         try:
-            counts[name] = counts.get(name, 0) + 1
+            if counts is not None:
+                counts[name] = counts.get(name, 0) + 1
             check(args)
             return handler(*args)
         finally:
-            clear()
+            if clear is not None:
+                clear()
             lock.release()
 
-    return call_and_clear
+    return call
 
 
 def _counted_ints(
@@ -499,8 +382,9 @@ def _counted_ints(
     lock: Any,
     counts: dict[str, int],
 ) -> Callable[..., Any]:
-    """:func:`_counted` of a call whose arguments are all C integers: ``arity`` plain ints
-    need no call of the check (anything else gets it: it raises, or passes a bool)."""
+    """:func:`_locked` of a counted call that keeps the plans, whose arguments are all C
+    integers: ``arity`` plain ints need no call of the check (anything else gets it: it
+    raises, or passes a bool)."""
 
     def call(*args: Any) -> Any:
         lock.acquire()
@@ -518,22 +402,5 @@ def _counted_ints(
             return handler(*args)
         finally:
             lock.release()
-
-    return call
-
-
-def _locked(
-    check: Check, handler: Callable[..., Any], lock: Any, clear: Callable[[], None] | None
-) -> Callable[..., Any]:
-    """A top-level or ``acl.util`` call: under the lock, not counted."""
-
-    def call(*args: Any) -> Any:
-        with lock:
-            try:
-                check(args)
-                return handler(*args)
-            finally:
-                if clear is not None:
-                    clear()
 
     return call

@@ -53,11 +53,12 @@ from ..codes import (
     ACL_ERROR_RT_DRV_INTERNAL_ERROR,
     ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
 )
-from ..topology.faultrules import FAULT_KINDS as FAULT_KINDS  # the kinds, declared there
 from ..topology.faultrules import (
+    DEVICE_LOST_FAULT,
     default_code,
     fault_problem,
 )
+from ..topology.faultrules import FAULT_KINDS as FAULT_KINDS  # the kinds, declared there
 
 
 @dataclass
@@ -102,7 +103,7 @@ class Fault:
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in self.link)
         ):
             raise TypeError(f"fault link must be two device ids [src, dst], got {self.link!r}")
-        if self.kind == "device_lost" and self.code == ACL_ERROR_RT_DRV_INTERNAL_ERROR:
+        if self.kind == DEVICE_LOST_FAULT and self.code == ACL_ERROR_RT_DRV_INTERNAL_ERROR:
             self.code = default_code(self.kind)
         if self.link is not None:
             self.link = (int(self.link[0]), int(self.link[1]))

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import codes as C
+from ..topology.faultrules import DEVICE_LOST_FAULT
+from ..vocab import DIE_HCCS
 from .engine import Engine
 from .errors import ErrorLog
 from .faults import Fault, as_faults
@@ -90,7 +92,7 @@ class FaultInjector:
         """Apply the ``degrade`` faults to the engine's links (once, at start)."""
         for f in self.faults:
             if f.kind == "degrade" and f.link is not None:
-                lane = "lane" if f.lane == "hccs" else "link"  # see sim.dielinks
+                lane = "lane" if f.lane == DIE_HCCS else "link"  # see sim.dielinks
                 self.engine.degrade[(lane, *f.link)] = f.factor
         self._steady = dict(self.engine.degrade)
 
@@ -168,9 +170,9 @@ class FaultInjector:
             if dev in self.lost and call not in TEARDOWN:
                 return self._fail(C.ACL_ERROR_RT_LOST_HEARTBEAT, f"device {dev} is lost")
         for f in self.faults:
-            if f.kind not in ("error", "device_lost"):
+            if f.kind not in ("error", DEVICE_LOST_FAULT):
                 continue
-            if f.kind == "device_lost":
+            if f.kind == DEVICE_LOST_FAULT:
                 if f.device in devices and (f.call is None or f.call == call):
                     f.seen += 1
                     if f.seen >= (f.nth or 1) and call not in TEARDOWN:

@@ -61,7 +61,7 @@ from .allocations import Allocations
 from .devices import Devices
 from .ipcstate import Registry, SharedBuffer, ensure_env
 from .memory import ChunkedRegion
-from .part import Part, Shared
+from .part import Part, Shared, pyacl
 from .peers import Peers
 
 #: Characters of a simulated key (the guide fixes the key buffer at 65).
@@ -174,6 +174,8 @@ class Ipc(Part):
         return self._registry
 
     # ------------------------------------------------------------------ export
+    # rt_memory.cpp: WrapAclRtIpcMemGetExportKey ... (pyACL has them from CANN 8.3.RC1.alpha002)
+    @pyacl("rt.ipc_mem_get_export_key", "kkkK", newer=True)
     def ipc_mem_get_export_key(
         self, ptr: int, size: int, key_len: int, flags: int
     ) -> tuple[str, int]:
@@ -245,6 +247,7 @@ class Ipc(Part):
         self.buffers[region.base] = buf
         return shared
 
+    @pyacl("rt.ipc_mem_set_import_pid", "sO", newer=True)
     def ipc_mem_set_import_pid(self, key: str, pids: object) -> int:
         if not isinstance(pids, list):
             raise ValueError("argument 2 only support the format of list")
@@ -261,6 +264,7 @@ class Ipc(Part):
         return 0
 
     # ------------------------------------------------------------------ import
+    @pyacl("rt.ipc_mem_import_by_key", "sK", newer=True)
     def ipc_mem_import_by_key(self, key: str, flags: int) -> tuple[int, int]:
         cur, code = self.devices.init_and_current()
         if code or cur is None:
@@ -308,6 +312,7 @@ class Ipc(Part):
         return base, 0
 
     # ------------------------------------------------------------------ close
+    @pyacl("rt.ipc_mem_close", "s", newer=True)
     def ipc_mem_close(self, key: str) -> int:
         code = self.devices.check_init()
         if code:
@@ -337,6 +342,7 @@ class Ipc(Part):
             region.buffer.close()
         self.registry.drop_import(key, os.getpid())
 
+    @pyacl("rt.device_get_bare_tgid", "", newer=True)  # rt_device.cpp
     def device_get_bare_tgid(self) -> tuple[int, int]:
         code = self.devices.check_init()
         if code:

@@ -33,7 +33,7 @@ from collections.abc import Callable
 
 from .. import codes as C
 from .devices import Devices
-from .part import Part, Shared
+from .part import Part, Shared, pyacl
 
 
 class Peers(Part):
@@ -83,6 +83,7 @@ class Peers(Part):
             return self.fail(C.ACL_ERROR_INVALID_PARAM, "deviceId equals peerDeviceId")
         return 0
 
+    @pyacl("rt.device_can_access_peer", "ii", keeps_plans=True)
     def device_can_access_peer(self, dev: int, peer: int) -> tuple[int, int]:
         code = self._pair(dev, peer) or self.injector.fault(
             "rt.device_can_access_peer", (dev, peer), (dev, peer)
@@ -107,6 +108,7 @@ class Peers(Part):
             )
         return dev, self.injector.fault(call, (dev, peer), (dev, peer))
 
+    @pyacl("rt.device_enable_peer_access", "iI", labels={1: "flags"})
     def device_enable_peer_access(self, peer: int, flags: int) -> int:
         code = self.devices.check_init()
         if code:
@@ -135,6 +137,7 @@ class Peers(Part):
         self.injector.host(50.0)
         return 0
 
+    @pyacl("rt.device_disable_peer_access", "i")
     def device_disable_peer_access(self, peer: int) -> int:
         code = self.devices.check_init()
         if code:
@@ -155,6 +158,7 @@ class Peers(Part):
         self.injector.host(20.0)
         return 0
 
+    @pyacl("rt.device_peer_access_status", "ii", keeps_plans=True, newer=True)
     def device_peer_access_status(self, dev: int, peer: int) -> tuple[int, int]:
         code = self._pair(dev, peer)
         if code:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import codes as C
+from ..vocab import DIE_HCCS
 from .dielinks import unwrap
 from .engine import Resource
 from .memory import AddressSpace, Region
@@ -202,7 +203,7 @@ class Router(Part):
             peer = ipc and (getattr(sreg, "peer", False) or getattr(dreg, "peer", False))
             lane = s_lane or d_lane
             found, code = self._device_path(s_dev, d_dev, current, peer=peer, shared=ipc)
-            if found is not None and lane == "hccs" and self.topology.twin_dies(s_dev, d_dev):
+            if found is not None and lane == DIE_HCCS and self.topology.twin_dies(s_dev, d_dev):
                 found = _hccs_lane(self.topology, s_dev, d_dev, found)
             if found is None:
                 return None, code

@@ -32,14 +32,10 @@ from typing import Any
 from .. import codes as C
 from .devices import Devices
 from .engine import NS_PER_US, SimEvent, Stream
-from .part import Part, Shared
+from .part import Part, Shared, pyacl
 
+#: a C float: pyACL's ``Py_BuildValue("f", ...)`` rounds elapsed times to one
 _F32 = struct.Struct("f")
-
-
-def f32(x: float) -> float:
-    """Round to a C float, as pyACL's ``Py_BuildValue("f", ...)`` does."""
-    return _F32.unpack(_F32.pack(x))[0]
 
 
 class Streams(Part):
@@ -114,6 +110,7 @@ class Streams(Part):
         return obj, 0
 
     # ------------------------------------------------------------------ streams
+    @pyacl("rt.create_stream", "")
     def create_stream(self) -> tuple[int, int]:
         dev, code = self.devices.init_and_current()
         if code or dev is None:
@@ -127,6 +124,7 @@ class Streams(Part):
         self.injector.host(10.0)
         return s.id, 0
 
+    @pyacl("rt.destroy_stream", "k")
     def destroy_stream(self, handle: int) -> int:
         s, code = self._destroy("stream", self.streams, handle)
         if code:
@@ -136,6 +134,7 @@ class Streams(Part):
         self.injector.host(10.0)
         return 0
 
+    @pyacl("rt.synchronize_stream", "k", keeps_plans=True)
     def synchronize_stream(self, handle: int) -> int:
         devices, injector, engine = self.devices, self.injector, self.engine
         if not devices.initialized:
@@ -158,6 +157,7 @@ class Streams(Part):
         engine.host_us += self.topology.host.sync_return_us
         return 0
 
+    @pyacl("rt.synchronize_device", "", keeps_plans=True)
     def synchronize_device(self) -> int:
         dev, code = self.devices.init_and_current()
         if code or dev is None:
@@ -182,15 +182,19 @@ class Streams(Part):
         self.injector.host(2.0)
         return e.id, 0
 
+    @pyacl("rt.create_event", "", keeps_plans=True)
     def create_event(self) -> tuple[int, int]:
         return self._new_event(0, "rt.create_event")
 
+    @pyacl("rt.create_event_with_flag", "I", keeps_plans=True)
     def create_event_with_flag(self, flag: int) -> tuple[int, int]:
         return self._new_event(flag, "rt.create_event_with_flag")
 
+    @pyacl("rt.create_event_ex_with_flag", "I", keeps_plans=True, newer=True)
     def create_event_ex_with_flag(self, flag: int) -> tuple[int, int]:
         return self._new_event(flag, "rt.create_event_ex_with_flag")
 
+    @pyacl("rt.destroy_event", "k", keeps_plans=True)
     def destroy_event(self, handle: int) -> int:
         _, code = self._destroy("event", self.events, handle)
         if code:
@@ -215,6 +219,7 @@ class Streams(Part):
         s, code = self.stream_of(stream, cur)
         return e, s, code
 
+    @pyacl("rt.record_event", "kk", keeps_plans=True, fast="fast_event_call")
     def record_event(self, event: int, stream: int) -> int:
         e, s, code = self._event_and_stream(event, stream)
         if code or e is None or s is None:
@@ -234,6 +239,7 @@ class Streams(Part):
             self.kept_records[(event, stream)] = (e, s)
         return 0
 
+    @pyacl("rt.stream_wait_event", "kk", keeps_plans=True, fast="fast_event_call")
     def stream_wait_event(self, stream: int, event: int) -> int:
         e, s, code = self._event_and_stream(event, stream)
         if code or e is None or s is None:
@@ -318,6 +324,7 @@ class Streams(Part):
 
         return event_call
 
+    @pyacl("rt.synchronize_event", "k", keeps_plans=True)
     def synchronize_event(self, event: int) -> int:
         devices, injector, engine = self.devices, self.injector, self.engine
         if not devices.initialized:
@@ -345,6 +352,7 @@ class Streams(Part):
                 engine.host_us += self.topology.host.sync_return_us
         return 0
 
+    @pyacl("rt.event_elapsed_time", "kk", keeps_plans=True)
     def event_elapsed_time(self, start: int, end: int) -> tuple[float, int]:
         devices, injector = self.devices, self.injector
         if not devices.initialized:
@@ -369,8 +377,9 @@ class Streams(Part):
             injector.host(1.0)
         else:
             self.engine.host_us += 1.0
-        return _F32.unpack(_F32.pack((b.ts - a.ts) / 1000.0))[0], 0  # f32, without its call
+        return _F32.unpack(_F32.pack((b.ts - a.ts) / 1000.0))[0], 0  # a C float
 
+    @pyacl("rt.event_get_timestamp", "k", keeps_plans=True, newer=True)
     def event_get_timestamp(self, event: int) -> tuple[int, int]:
         code = self.devices.check_init()
         if code:

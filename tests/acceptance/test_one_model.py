@@ -17,9 +17,6 @@ from ascend_p2p_lab.patterns.builtin import DECLARATIONS
 PACKAGE = Path(__file__).resolve().parents[2] / "ascend_p2p_lab"
 #: Where a vocabulary word may be written: the vocabulary and the declarations.
 NAMED_IN = {"vocab.py", "patterns/builtin.py"}
-#: Below the measurement model (pyACL's layer and the simulator, with words of their own:
-#: the simulator's fault kinds and memory kinds): not scanned.
-BELOW = ("runtime/", "sim/")
 NAMES = set(DECLARATIONS)
 KEYS = ("pattern", "patterns")
 #: Each family of vocabulary words, and what an expression that holds one mentions (its
@@ -45,9 +42,7 @@ Compared = tuple[list[ast.AST], ast.AST]
 
 
 def _modules() -> list[Path]:
-    return sorted(
-        p for p in PACKAGE.rglob("*.py") if not str(p.relative_to(PACKAGE)).startswith(BELOW)
-    )
+    return sorted(PACKAGE.rglob("*.py"))  # runtime/ and sim/ too: their few words are vocab's
 
 
 def _words(node: ast.AST, words: frozenset[str] = frozenset(NAMES)) -> list[str]:

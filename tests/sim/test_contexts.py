@@ -177,13 +177,14 @@ def test_the_shim_module_reports_missing_names_too():
 
 
 def test_the_documented_list_is_the_simulators():
-    from ascend_p2p_lab.sim.formats import NAMESPACES
+    """Each call's row (its format, the part that serves it, newer or not) is its
+    declaration's (sim.part.pyacl)."""
+    from ascend_p2p_lab.sim.facade import CALLS
 
     doc = (ROOT / "docs" / "reference" / "simulator-calls.md").read_text()
-    listed = {line.split("`")[1] for line in doc.splitlines() if line.startswith("| `acl.")}
-    implemented = {
-        f"acl.{space}.{name}" if space else f"acl.{name}"
-        for space, calls in NAMESPACES.items()
-        for name in calls
-    }
-    assert listed == implemented
+    listed = [line for line in doc.splitlines() if line.startswith("| `acl.")]
+    declared = [
+        f"| `acl.{c.name}` | `{c.fmt or '(none)'}` | {c.part[1:]} | {'yes' if c.newer else ''} |"
+        for c in CALLS.values()
+    ]
+    assert sorted(listed) == sorted(declared)

@@ -19,7 +19,6 @@ from simacl import (
     new_acl,
     ok,
     read_device,
-    started,
     two_buffers,
 )
 
@@ -235,28 +234,6 @@ def test_memoized_copy_still_checks_its_arguments():
     assert acl.rt.reset_device(1) == 0
     assert acl.finalize() == 0
     assert acl.simulator.ledger_is_empty()
-
-
-def test_memset_async_sets_the_bytes_on_the_stream_in_the_runtimes_order():
-    acl = started()
-    ok(acl.rt.set_device(0))
-    stream = ok(acl.rt.create_stream())
-    host = ok(acl.rt.malloc_host(4 * KIB))
-    assert acl.rt.memset_async(0, 0, 7, 0, stream) == 0  # count 0: done before any check
-    assert acl.rt.memset_async(0, 16, 7, 16, stream) == C.ACL_ERROR_INVALID_PARAM  # null
-    assert acl.rt.memset_async(host, 8, 7, 16, stream) == C.ACL_ERROR_RT_PARAM_INVALID
-    assert (
-        acl.rt.memset_async(host, 4 * KIB, 7, 4 * KIB, stream + 99) == C.ACL_ERROR_RT_PARAM_INVALID
-    )  # no such stream
-    t0 = acl.simulator.host_time_us
-    ok(acl.rt.memset_async(host, 4 * KIB, 7, 4 * KIB, stream))  # what the async sample does
-    ok(acl.rt.synchronize_stream(stream))
-    assert acl.simulator.host_time_us > t0
-    assert acl.util.ptr_to_bytes(host, 4 * KIB) == b"\x07" * (4 * KIB)
-    ok(acl.rt.free_host(host))
-    ok(acl.rt.destroy_stream(stream))
-    ok(acl.rt.reset_device(0))
-    ok(acl.finalize())
 
 
 def test_zero_counts_succeed_and_null_pointers_are_invalid_param_first():

@@ -24,6 +24,8 @@ from :mod:`ascend_p2p_lab.sim.formats`, so that a change of wording is noticed."
 from __future__ import annotations
 
 import struct
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,7 @@ from ascend_p2p_lab.sim import (
     simulated_acl,
 )
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
+from ascend_p2p_lab.sim.facade import CALLS
 
 
 def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
@@ -309,3 +312,57 @@ def test_the_script_repeats_kept_calls():
     rt.synchronize_stream(s1), rt.destroy_event(e1), rt.destroy_stream(s1)
     assert not acl._streams.kept_records and not acl._devices.kept  # destroy_stream dropped them
     rt.reset_device(0), rt.reset_device(1), acl.finalize()
+
+
+# ------------------------------------------------------------------ declared policy
+def _bound(acl: SimulatedACL, name: str) -> Any:
+    space, _, call = name.rpartition(".")
+    return getattr(getattr(acl, space) if space else acl, call)
+
+
+def test_the_facade_locks_as_each_call_declares() -> None:
+    """While another thread holds the simulator's lock, a call declared ``locked=False``
+    returns (here: its TypeError for too many arguments) and every other call waits.
+    Planted: ``_bind`` ignoring ``locked`` (every call locked, or none)."""
+    acl = simulated_acl("atlas800t-a2")
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with acl._lock:
+            held.set()
+            release.wait(30)
+
+    def attempt(name: str) -> None:
+        with pytest.raises(TypeError):
+            _bound(acl, name)(*[0] * 9)
+
+    threading.Thread(target=holder).start()
+    assert held.wait(10)
+    calls = {name: threading.Thread(target=attempt, args=(name,)) for name in CALLS}
+    for t in calls.values():
+        t.start()
+    try:
+        for name, call in CALLS.items():
+            if not call.locked:
+                calls[name].join(10)
+        time.sleep(0.1)
+        returned = {name for name, t in calls.items() if not t.is_alive()}
+        assert returned == {name for name, call in CALLS.items() if not call.locked}
+    finally:
+        release.set()
+        for t in calls.values():
+            t.join(10)
+
+
+def test_the_facade_counts_and_drops_the_plans_as_each_call_declares() -> None:
+    """Each call (made with too many arguments: its TypeError) counts itself if it is a
+    locked ``acl.rt`` call, and drops the kept plans unless it declares it keeps them.
+    Planted: ``_bind`` passing no ``clear`` (or always one), counting every call."""
+    acl = simulated_acl("atlas800t-a2")
+    for name, call in CALLS.items():
+        before, cleared = dict(acl.call_counts), acl._copies.cleared
+        with pytest.raises(TypeError):
+            _bound(acl, name)(*[0] * 9)
+        counted = call.locked and name.startswith("rt.")
+        assert acl.call_counts == {**before, **({name: before.get(name, 0) + 1} if counted else {})}
+        assert acl._copies.cleared - cleared == (0 if call.keeps_plans or not call.locked else 1)

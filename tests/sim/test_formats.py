@@ -23,17 +23,17 @@ from simacl import (
 from ascend_p2p_lab.sim import (
     simulated_acl,
 )
-from ascend_p2p_lab.sim.formats import FORMATS, RT_CALLS, checker
+from ascend_p2p_lab.sim.facade import CALLS, NAMESPACES
+from ascend_p2p_lab.sim.formats import checker
 
 #: Calls with a string argument (a key): their type checks are tested in test_sim_ipc.py.
 KEYED = {"ipc_mem_set_import_pid", "ipc_mem_import_by_key", "ipc_mem_close"}
 
 
 def test_the_table_covers_every_call() -> None:
-    assert set(RT_ARGS) == set(RT_CALLS) - KEYED
-    assert {f"rt.{name}" for name in RT_CALLS} <= set(FORMATS)
+    assert set(RT_ARGS) == set(NAMESPACES["rt"]) - KEYED
     for name, labels in RT_ARGS.items():
-        assert len(FORMATS[f"rt.{name}"]) == len(labels), name
+        assert len(CALLS[f"rt.{name}"].fmt) == len(labels), name
 
 
 @pytest.mark.parametrize("name", [n for n, labels in RT_ARGS.items() if labels])
@@ -41,14 +41,14 @@ def test_ints_of_every_kind_pass_the_check(name: str) -> None:
     class Flag(enum.IntEnum):
         ZERO = 0
 
-    check = checker(f"rt.{name}")
+    check = checker(CALLS[f"rt.{name}"])
     n = len(RT_ARGS[name])
     for value in (0, True, Flag.ZERO, 2**70, -1):
         assert check((value,) * n) is None
 
 
 def test_every_declared_format_parses() -> None:
-    for call in FORMATS:
+    for call in CALLS.values():
         checker(call)  # unknown units raise ValueError
 
 

@@ -1,12 +1,12 @@
 """The simulator's kept calls give what the checked calls give, exactly.
 
 ``acl.rt.set_context``, ``record_event`` and ``stream_wait_event`` (like
-``memcpy_async``) skip their checks when they repeat a successful call; every call not in
-``facade.KEEPS_PLANS`` drops what they keep. A script of good and bad calls (repeats,
-the wrong current device, a destroyed event, a reset device, equal non-int arguments,
-unhashable ones, faults) must give the same return values, messages, call counts, host
-clock and device times as the same script with everything kept dropped before each call
-(so that every call takes the checked path).
+``memcpy_async``) skip their checks when they repeat a successful call; every call not
+declared ``keeps_plans=True`` (``sim.part.pyacl``) drops what they keep. A script of good
+and bad calls (repeats, the wrong current device, a destroyed event, a reset device, equal
+non-int arguments, unhashable ones, faults) must give the same return values, messages,
+call counts, host clock and device times as the same script with everything kept dropped
+before each call (so that every call takes the checked path).
 
 ``memory.copy_bytes`` of whole chunks takes a shortcut past the general loop; it must leave
 the same chunks (values and their sharing), versions and memo.

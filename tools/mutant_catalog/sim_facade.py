@@ -63,4 +63,20 @@ MUTANTS: list[Mutant] = [
             "tests/sim/test_formats.py",
         ),
     ),
+    M(
+        "sim.facade.lock_policy_ignored",
+        "sim/facade.py",
+        "        if not call.locked:\n",
+        "        if False:\n",
+        "a call declared locked=False waits for the simulator's lock (and is counted)",
+        ("tests/sim/test_facade.py",),
+    ),
+    M(
+        "sim.facade.plans_always_kept",
+        "sim/facade.py",
+        "                None if call.keeps_plans else self._copies.clear,\n",
+        "                None,\n",
+        "a call that can change what a copy resolves to leaves the kept copies in place",
+        ("tests/sim/test_facade.py", "tests/sim/test_memory.py"),
+    ),
 ]

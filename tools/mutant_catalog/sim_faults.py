@@ -8,7 +8,7 @@ MUTANTS: list[Mutant] = [
     M(
         "sim.faults.lost_keeps_internal_error",
         "sim/faults.py",
-        '        if self.kind == "device_lost" and self.code == ACL_ERROR_RT_DRV_INTERNAL_ERROR:',
+        "        if self.kind == DEVICE_LOST_FAULT and self.code == ACL_ERROR_RT_DRV_INTERNAL_ERROR:",
         "        if False:",
         "a lost device fails with the driver's internal error, not the lost heartbeat",
         ("tests/sim/test_faults.py",),

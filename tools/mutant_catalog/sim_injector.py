@@ -56,7 +56,7 @@ MUTANTS: list[Mutant] = [
     M(
         "sim.injector.lane_fault_on_sio",
         "sim/injector.py",
-        'lane = "lane" if f.lane == "hccs" else "link"',
+        'lane = "lane" if f.lane == DIE_HCCS else "link"',
         'lane = "link"',
         "a degrade on the HCCS lane of twin dies slows their SIO link instead",
         ("tests/sim/test_dielinks.py", "tests/measure/test_diechoice.py"),

@@ -55,7 +55,7 @@ MUTANTS: list[Mutant] = [
     M(
         "sim.routes.hccs_lane_ignored",
         "sim/routes.py",
-        'if found is not None and lane == "hccs" and self.topology.twin_dies(s_dev, d_dev):',
+        "if found is not None and lane == DIE_HCCS and self.topology.twin_dies(s_dev, d_dev):",
         "if False:",
         "a copy through an HCCS mapping takes SIO",
         ("tests/sim/test_dielinks.py", "tests/measure/test_diechoice.py"),

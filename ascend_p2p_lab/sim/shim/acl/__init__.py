@@ -11,6 +11,7 @@ import os as _os
 
 from ascend_p2p_lab.sim import DEFAULT_PRESET as _DEFAULT
 from ascend_p2p_lab.sim import simulated_acl as _simulated_acl
+from ascend_p2p_lab.sim.facade import NAMESPACES as _NAMESPACES
 
 __simulator__ = _simulated_acl(
     _os.environ.get("ASCEND_P2P_LAB_PRESET") or _DEFAULT,
@@ -18,15 +19,8 @@ __simulator__ = _simulated_acl(
 )
 __simulated__ = True
 simulator = __simulator__.simulator
-rt = __simulator__.rt
-util = __simulator__.util
-media = __simulator__.media
-app_log = __simulator__.app_log
-init = __simulator__.init
-finalize = __simulator__.finalize
-get_soc_name = __simulator__.get_soc_name
-get_version = __simulator__.get_version
-get_recent_err_msg = __simulator__.get_recent_err_msg
+for _name in (*_NAMESPACES[""], *filter(None, _NAMESPACES)):  # its calls, acl.rt, acl.util ...
+    globals()[_name] = getattr(__simulator__, _name)
 
 
 def __getattr__(name: str):  # a name pyACL has and the simulator does not: one line says so
