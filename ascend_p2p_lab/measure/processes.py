@@ -220,7 +220,7 @@ def _ipc_rows(
                 block = one_pair(s, d, who)
                 sink = Context(
                     rt,
-                    replace(spec, initiator=who),
+                    spec.sampling,
                     None,  # type: ignore[arg-type]
                     {**base, "process_mode": "ipc"},
                     nominal_rates(rt),
@@ -243,7 +243,7 @@ def _ipc_rows(
         sinks = {
             who: Context(
                 rt,
-                replace(spec, initiator=who),
+                spec.sampling,
                 None,  # type: ignore[arg-type]
                 {**base, "process_mode": "ipc"},
                 nominal_rates(rt),
