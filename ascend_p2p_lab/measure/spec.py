@@ -394,15 +394,23 @@ def _tests(
 
 def check_spec(rt: Runtime, spec: SweepSpec) -> SweepSpec:
     """Check a spec made elsewhere against this runtime: its devices and its memory.
-    Returns it with its tests as :class:`~.transfers.Test` (a run's ``params`` hold them
-    as dicts, as ``to_dict`` writes them)."""
+    Returns it as :func:`make_spec` would make it: its pairs those among its devices (a
+    die link's: the server's twin dies), its tests as :class:`~.transfers.Test` (a run's
+    ``params`` hold them as dicts, as ``to_dict`` writes them)."""
     n = rt.device_count
     for src, dst in spec.pairs or ():
         for dev in (src, dst):
             if not 0 <= dev < n:
                 raise ValueError(f"device {dev} in pair {src}-{dst} is out of range 0..{n - 1}")
-    if spec.devices is not None:
-        parse_devices(list(spec.devices), n)
+    devices = None if spec.devices is None else parse_devices(list(spec.devices), n)
+    given = None if spec.pairs is None else list(spec.pairs)
+    pairs = given if devices is None else _pairs_among(devices, given)
+    if spec.die_link is not None:
+        _, _, pairs = check_die_link(
+            rt, spec.die_link, spec.die_splits, given, spec.patterns, spec.directions,
+            spec.peers, devices,
+        )  # fmt: skip
+    spec = replace(spec, pairs=None if pairs is None else tuple(pairs))
     if spec.groups is not None:
         parse_groups(spec.groups, n)
     if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:
