@@ -137,8 +137,8 @@ def run_tests(
         >>> from ascend_p2p_lab.patterns import make_test
         >>> with open_runtime("sim", "atlas800t-a2") as rt:
         ...     run = run_tests(rt, [make_test("t", ["3->1"], 8)], Sampling((1 << 20,), 1))
-        >>> run.samples[["test", "src", "dst", "size_bytes"]].values.tolist()
-        [['t', 3, 1, 1048576]]
+        >>> run.samples[["test", "transfer", "src", "dst"]].values.tolist()  # and the aggregate
+        [['t', 0, 3, 1], ['t', <NA>, <NA>, <NA>]]
     """
     workers = _check_args(checkpoint, workers)
     with _before_start():
