@@ -52,12 +52,15 @@ def plan(rt: Runtime, spec: SweepSpec) -> list[Test]:
     return with_die_links(tests, spec.die_link, spec.die_splits)
 
 
-def plan_tests(rt: Runtime, spec: SweepSpec) -> list[Test]:
-    """Deprecated: :func:`plan`."""
+def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Test]:
+    """Deprecated: :func:`plan` (``check``: then :func:`check_memory`, as run_tests does)."""
     from ..run import deprecated
 
     deprecated("plan_tests()", "plan()")
-    return plan(rt, spec)
+    tests = plan(rt, spec)
+    if check:
+        check_memory(rt, spec.sizes, tests)
+    return tests
 
 
 def _probe_failure(exc: Exception) -> Failure | None:

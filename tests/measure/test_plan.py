@@ -11,7 +11,7 @@ import pytest
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.measure.peerstate import peer_state
-from ascend_p2p_lab.measure.plan import plan
+from ascend_p2p_lab.measure.plan import plan, plan_tests
 from ascend_p2p_lab.measure.spec import make_spec
 from ascend_p2p_lab.patterns.model import link_of
 from ascend_p2p_lab.terminal import run_status
@@ -109,3 +109,13 @@ def test_a_probe_that_raises_something_else_still_raises() -> None:
         rt.can_access_peer = broken
         with pytest.raises(RuntimeError, match="a bug"):
             plan(rt, make_spec(rt, pairs="0-1", sizes="4KiB"))
+
+
+def test_plan_tests_is_plan_with_a_warning_and_still_checks_memory() -> None:
+    with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
+        spec = make_spec(rt, pairs="0-1", sizes="4KiB")
+        with pytest.warns(DeprecationWarning, match=r"plan_tests\(\) is deprecated"):
+            old = plan_tests(rt, spec, check=True)
+        assert old == plan(rt, spec)
+        with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="free"):
+            plan_tests(rt, make_spec(rt, pairs="0-1,1-0", sizes="40GiB"), check=True)
