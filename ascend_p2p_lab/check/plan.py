@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..collectives.busbw import OPERATIONS
@@ -59,7 +59,6 @@ class Needs:
     warmup: int = CHECK_WARMUP
     #: the shortest sample (None: the sweep's own, 1 ms)
     min_sample_us: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
     def everything(cls, *, cards: bool, **kwargs: Any) -> Needs:
