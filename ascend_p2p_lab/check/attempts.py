@@ -23,17 +23,19 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
-from ..measure import sweep
+from ..measure import make_spec
 from ..run import Run
-from ..runtime import AclError, Runtime
+from ..runtime import Runtime
 from ..schema import LATENCY_PATTERN, PAIR_PATTERN
 from ..vocab import COLLECTIVE_ITEM, FAIL, PASS
 from .criteria import Criteria
 from .plan import Work
+from .run import measure
 from .severity import FAILED_STATE, FAILING
 from .verdict import evaluate
 
@@ -107,28 +109,28 @@ def _failed_state(items: pd.DataFrame) -> pd.Series:
 
 
 def retry_work(work: Sequence[Work], open_items: pd.DataFrame) -> list[Work]:
-    """The sweeps of ``work`` cut down to what measures ``open_items`` again: the pair
+    """The specs of ``work`` cut down to what measures ``open_items`` again: the pair
     and latency patterns on the open items' pairs (per initiator), the host and
-    aggregate patterns that have an open item (a sweep of both kinds, as a fleet's, is
-    split in two), the collectives sweep when a collective is open."""
+    aggregate patterns that have an open item (a spec of both kinds, as a fleet's, is
+    split in two), the collectives when a collective is open."""
     out = []
     for w in work:
-        patterns = w.options.get("patterns")
-        if patterns is None:  # the collectives
+        patterns = w.spec.patterns
+        if w.spec.operations is not None:  # the collectives
             if (open_items["kind"] == COLLECTIVE_ITEM).any():
                 out.append(w)
             continue
-        paired = [p for p in patterns if p in (PAIR_PATTERN, LATENCY_PATTERN)]
+        paired = tuple(p for p in patterns if p in (PAIR_PATTERN, LATENCY_PATTERN))
         mine = open_items[open_items["pattern"].isin(paired) & open_items["src"].notna()]
-        if "initiator" in w.options and "initiator" in mine:
-            mine = mine[mine["initiator"].isna() | mine["initiator"].eq(w.options["initiator"])]
-        pairs = sorted({(int(s), int(d)) for s, d in zip(mine["src"], mine["dst"])})
+        if "initiator" in mine:
+            mine = mine[mine["initiator"].isna() | mine["initiator"].eq(w.spec.initiator)]
+        pairs = tuple(sorted({(int(s), int(d)) for s, d in zip(mine["src"], mine["dst"])}))
         if pairs:
-            out.append(Work(w.label, {**w.options, "patterns": paired, "pairs": pairs}))
+            out.append(Work(w.label, replace(w.spec, patterns=paired, pairs=pairs)))
         others = set(open_items["pattern"])
-        kept = [p for p in patterns if p not in paired and p in others]
+        kept = tuple(p for p in patterns if p not in paired and p in others)
         if kept:
-            out.append(Work(w.label, {**w.options, "patterns": kept}))
+            out.append(Work(w.label, replace(w.spec, patterns=kept)))
     return out
 
 
@@ -139,20 +141,13 @@ def measure_again(
     devices: Sequence[int] | None = None,
     **evaluate_options: Any,
 ) -> Callable[[pd.DataFrame], pd.DataFrame]:
-    """``again`` for :func:`settle` on a runtime: run :func:`retry_work` of the open
-    items and judge its rows against the criteria (a sweep that stops on an error gives
-    the rows it kept; an item it could not measure counts as failed)."""
+    """``again`` for :func:`settle` on a runtime: measure :func:`retry_work` of the open
+    items (:func:`.run.measure`) and judge its rows against the criteria (a spec that
+    stops on an error gives the rows it kept; an item it could not measure counts as
+    failed)."""
 
     def again(open_items: pd.DataFrame) -> pd.DataFrame:
-        runs = []
-        for w in retry_work(work, open_items):
-            try:
-                runs.append(sweep(rt, progress=False, **w.options))
-            except AclError as exc:
-                partial = getattr(exc, "partial_run", None)
-                if partial is None:
-                    break
-                runs.append(partial)
+        runs = [measure(rt, w.spec)[0] for w in retry_work(work, open_items)]
         rows = Run.concat(runs).samples if runs else None
         return evaluate(criteria, None, rows, devices, **evaluate_options)
 
@@ -173,7 +168,7 @@ def host_attempts(
     fleet's sweep ``options`` cut to them (at the criteria's size); the items measured
     again, with ``attempts`` and ``failures`` (empty: none failed)."""
     first = evaluate(criteria, None, run.samples)
-    work = [Work("fleet", {**options, "sizes": [criteria.size_bytes]})]
+    work = [Work("fleet", make_spec(rt, **{**options, "sizes": [criteria.size_bytes]}))]
     items = settle(first, attempts, fail_at, measure_again(rt, criteria, work))
     return items.loc[items["attempts"] > 1, ["id", *LATEST, "attempts", "failures"]].reset_index(
         drop=True

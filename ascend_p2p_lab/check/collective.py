@@ -81,21 +81,16 @@ def records(
             for op in operations
             for size in sizes
         ]
-    from ..measure import sweep
+    from ..measure import SweepSpec, plan, run_tests
+    from ..measure.spec import check_spec
     from ..runtime import open_runtime
 
     quiet = dataclasses.replace(topology, jitter=0.0, faults=())
+    ops, devs = (COLLECTIVE_PATTERN,), None if devices is None else tuple(devices)
     with open_runtime("sim", topology=quiet) as rt:
-        run = sweep(
-            rt,
-            operations=list(operations),
-            sizes=list(sizes),
-            samples=1,
-            warmup=1,
-            max_copies=1,
-            devices=None if devices is None else list(devices),
-            progress=False,
-        )
+        spec = SweepSpec(tuple(sizes), None, devs, patterns=ops, operations=tuple(operations))
+        spec = check_spec(rt, dataclasses.replace(spec, samples=1, warmup=1, max_copies=1))
+        run = run_tests(rt, plan(rt, spec), spec.sampling)
     return from_rows(
         run.samples, fraction, f"model of {topology.name} (its collectives simulated, jitter 0)"
     )

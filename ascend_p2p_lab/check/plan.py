@@ -1,24 +1,25 @@
-"""What a check measures: criteria in, a short list of sweeps out.
+"""What a check measures: criteria in, a short list of the engine's specs out.
 
-:func:`measurements` is the one place that turns criteria into measurement work (today
-calls of :func:`ascend_p2p_lab.measure.sweep`; when tests become data, this is the function
-to point at them). Only what the criteria need is measured: one bandwidth size, a few
-samples, one sweep per initiator, the latency pattern at its own size, host copies and
-aggregates in one sweep, the collectives in one (each op at every size asked of any).
+:func:`measurements` is the one place that turns criteria into measurement work: a
+:class:`~ascend_p2p_lab.measure.SweepSpec` each, which the engine plans into tests and
+runs (:func:`.run.measure`). Only what the criteria need is measured: one bandwidth
+size, a few samples, one spec per initiator, the latency pattern at its own size, host
+copies and aggregates in one, the collectives in one (each op at every size asked of any).
 
 Example:
     >>> needs = Needs(bandwidth=frozenset({("uni", "dst"), ("bi", "dst")}), latency=True)
-    >>> [(w.label, w.options["patterns"], w.options["direction"]) for w in measurements(needs)]
-    [('pair pull', ['pair'], 'both'), ('latency', ['latency'], 'uni')]
+    >>> [(w.label, w.spec.patterns, w.spec.directions) for w in measurements(needs)]
+    [('pair pull', ('pair',), ('uni', 'bi')), ('latency', ('latency',), ('uni',))]
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..collectives.busbw import OPERATIONS
-from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
+from ..measure.spec import SweepSpec
+from ..schema import CARD_PATTERNS, COLLECTIVE_PATTERN, LATENCY_PATTERN
 from ..vocab import (
     AGGREGATE_ITEM,
     BANDWIDTH_ITEM,
@@ -58,7 +59,6 @@ class Needs:
     warmup: int = CHECK_WARMUP
     #: the shortest sample (None: the sweep's own, 1 ms)
     min_sample_us: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @classmethod
     def everything(cls, *, cards: bool, **kwargs: Any) -> Needs:
@@ -100,95 +100,47 @@ def needs_of(criteria: Criteria) -> Needs:
 
 @dataclass(frozen=True)
 class Work:
-    """One sweep of a check: a label for progress lines and ``measure.sweep``'s keywords."""
+    """One measurement of a check: a label for progress lines and the engine's
+    :class:`~ascend_p2p_lab.measure.SweepSpec` (checked against the server, then planned
+    and run: :func:`.run.measure`)."""
 
     label: str
-    options: dict[str, Any]
+    spec: SweepSpec
 
 
 def measurements(needs: Needs, devices: tuple[int, ...] | None = None) -> list[Work]:
-    """The sweeps that measure what ``needs`` asks for, on ``devices`` (None: all)."""
-    common = {
-        "samples": needs.samples,
-        "warmup": needs.warmup,
-        "peer": "on",
-        "devices": None if devices is None else list(devices),
-    }
-    if needs.min_sample_us is not None:
-        common["min_sample_us"] = needs.min_sample_us
+    """The specs that measure what ``needs`` asks for, on ``devices`` (None: all)."""
+    common = SweepSpec(
+        sizes=(needs.size_bytes,),
+        devices=None if devices is None else tuple(devices),
+        samples=needs.samples,
+        warmup=needs.warmup,
+        min_sample_us=1000.0 if needs.min_sample_us is None else float(needs.min_sample_us),
+    )
     work = []
     for initiator in PAIR_INITIATORS:
-        directions = sorted(d for d, i in needs.bandwidth if i == initiator)
+        directions = tuple(d for d in DIRECTIONS if (d, initiator) in needs.bandwidth)
         if directions:
-            direction = "both" if len(directions) == 2 else directions[0]
-            work.append(
-                Work(
-                    f"pair {INITIATOR_WORDS[initiator]}",
-                    {
-                        **common,
-                        "patterns": [PAIR_PATTERN],
-                        "sizes": [needs.size_bytes],
-                        "direction": direction,
-                        "initiator": initiator,
-                    },
-                )
-            )
+            label = f"pair {INITIATOR_WORDS[initiator]}"
+            work.append(Work(label, replace(common, directions=directions, initiator=initiator)))
     for die_link, initiator in sorted(needs.die_links):  # twin dies over each die link
-        work.append(
-            Work(
-                f"die link {die_link} {INITIATOR_WORDS[initiator]}",
-                {
-                    **common,
-                    "patterns": [PAIR_PATTERN],
-                    "sizes": [needs.size_bytes],
-                    "direction": "uni",
-                    "initiator": initiator,
-                    "die_link": die_link,
-                },
-            )
-        )
+        spec = replace(common, initiator=initiator, die_link=die_link)
+        work.append(Work(f"die link {die_link} {INITIATOR_WORDS[initiator]}", spec))
     if needs.latency:
-        work.append(
-            Work(
-                LATENCY_PATTERN,
-                {
-                    **common,
-                    "patterns": [LATENCY_PATTERN],
-                    "sizes": [needs.latency_size_bytes],
-                    "direction": "uni",
-                    "initiator": "dst",
-                },
-            )
-        )
-    others = [
+        spec = replace(common, patterns=(LATENCY_PATTERN,), sizes=(needs.latency_size_bytes,))
+        work.append(Work(LATENCY_PATTERN, spec))
+    others = tuple(
         p
         for p in (*HOST_DIRECTIONS, *JUDGED_AGGREGATES)
         if p in needs.host or p in needs.aggregates
-    ]
+    )
     if others:
-        work.append(
-            Work(
-                "host and aggregates",
-                {
-                    **common,
-                    "patterns": others,
-                    "sizes": [needs.size_bytes],
-                    "direction": "uni",
-                    "initiator": "dst",
-                },
-            )
-        )
+        work.append(Work("host and aggregates", replace(common, patterns=others)))
     if needs.collectives:  # each op at every size asked of any: one sweep of them all
-        ops = [o for o in OPERATIONS if o in {op for op, _ in needs.collectives}]
-        work.append(
-            Work(
-                "collectives",
-                {
-                    **common,
-                    "operations": ops,
-                    "sizes": sorted({s for _, s in needs.collectives}),
-                    "max_copies": 1,
-                },
-            )
+        ops = tuple(o for o in OPERATIONS if o in {op for op, _ in needs.collectives})
+        sizes = tuple(sorted({s for _, s in needs.collectives}))
+        spec = replace(
+            common, patterns=(COLLECTIVE_PATTERN,), operations=ops, sizes=sizes, max_copies=1
         )
+        work.append(Work("collectives", spec))
     return work

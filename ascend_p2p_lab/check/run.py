@@ -1,6 +1,7 @@
 """Run a check's measurements on a runtime: the topology of every ordered pair (link
-class, aclrtDeviceCanAccessPeer, whether enabling peer access works), then the sweeps
-:func:`.plan.measurements` lists. Rows come back as data; the verdict is elsewhere.
+class, aclrtDeviceCanAccessPeer, whether enabling peer access works), then the specs
+:func:`.plan.measurements` lists, each planned and run by the engine (:func:`measure`).
+Rows come back as data; the verdict is elsewhere.
 
 Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
@@ -17,8 +18,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..measure import sweep
-from ..run import Run
+from ..measure import SweepSpec, plan, run_tests
+from ..measure.spec import check_spec
+from ..run import Run, RunMeta
 from ..runtime import AclError, Runtime
 from .plan import Work
 
@@ -113,6 +115,22 @@ def peer_table(
     return frame.astype({"src": "Int64", "dst": "Int64", "error_code": "Int64"})
 
 
+def measure(rt: Runtime, spec: SweepSpec, *, progress: bool = False) -> tuple[Run, str | None]:
+    """One spec of a check on rt: checked against the server, planned into tests and run
+    (the engine's :func:`~ascend_p2p_lab.measure.plan` and
+    :func:`~ascend_p2p_lab.measure.run_tests`); the run, and why it stopped early (None:
+    it did not): a runtime error after the start keeps the rows measured until then."""
+    try:
+        spec = check_spec(rt, spec)
+        tests = plan(rt, spec)
+        run = run_tests(rt, tests, spec.sampling, params=spec.to_dict(), progress=progress)
+    except AclError as exc:
+        why = f"{type(exc).__name__}: {exc}"
+        partial = getattr(exc, "partial_run", None) or Run(meta=RunMeta(failed=why))
+        return partial, partial.meta.failed or why
+    return run, None
+
+
 def run_measurements(
     rt: Runtime,
     work: list[Work],
@@ -121,9 +139,9 @@ def run_measurements(
     progress: bool = False,
     on_work: Callable[[Work], None] | None = None,
 ) -> Measured:
-    """The peer table, then each sweep of ``work`` (one run of them all, made by the
-    command ``check``); stops after an interrupted sweep, or after one that stopped on an
-    error no row can carry (peer access it could not restore): the rows measured until
+    """The peer table, then each spec of ``work`` measured (one run of them all, made by
+    the command ``check``); stops after an interrupted one, or after one that stopped on
+    an error no row can carry (peer access it could not restore): the rows measured until
     then are kept, and the run's ``meta.failed`` says why."""
     kept: list[AclError] = []
     peer = peer_table(rt, devices, kept)
@@ -131,16 +149,9 @@ def run_measurements(
     for item in work:
         if on_work is not None:
             on_work(item)
-        try:
-            runs.append(sweep(rt, progress=progress, **item.options))
-        except AclError as exc:
-            partial = getattr(exc, "partial_run", None)
-            if partial is None:
-                raise
-            runs.append(partial)
-            failed = partial.meta.failed or f"{type(exc).__name__}: {exc}"
-            break
-        if runs[-1].meta.interrupted:
+        run, failed = measure(rt, item.spec, progress=progress)
+        runs.append(run)
+        if failed is not None or run.meta.interrupted:
             break
     if failed is None and kept:
         failed = f"taking peer access back after the peer table failed: {kept[0]}"

@@ -1,7 +1,10 @@
 """What users come for: peer-access probes, link toggles and copy-size sweeps.
 
 Everything here takes a :class:`~ascend_p2p_lab.runtime.Runtime` and returns pandas
-objects or a :class:`~ascend_p2p_lab.run.Run` (:func:`sweep`, :func:`sweep_processes`:
+objects or a :class:`~ascend_p2p_lab.run.Run`. The engine's API is TransferBench's:
+:func:`plan` (a :class:`SweepSpec` -> the :class:`Test` list) and :func:`run_tests`
+(tests and a :class:`Sampling` -> a Run); :func:`sweep` is the one after the other
+(:func:`sweep`, :func:`sweep_processes`:
 the samples and their typed metadata; ``sweep_run`` and ``sweep_processes_run`` are
 deprecated aliases of them, going in the next release); nothing
 here writes a file (:mod:`ascend_p2p_lab.run.folder` does), imports matplotlib or
@@ -21,14 +24,15 @@ from .links import (
     try_enable,
 )
 from .pairs import parse_pairs
-from .plan import plan_tests
+from .plan import plan, plan_tests
 from .probe import access_matrix, device_labels, link_matrix, probe
 from .processes import sweep_processes, sweep_processes_run
-from .spec import SweepSpec, make_spec
-from .sweep import BlockDone, sweep, sweep_run
+from .spec import Sampling, SweepSpec, make_spec
+from .sweep import BlockDone, run_tests, sweep, sweep_run
 
 __all__ = [
     "BlockDone",
+    "Sampling",
     "SweepSpec",
     "Test",
     "Transfer",
@@ -46,9 +50,11 @@ __all__ = [
     "parse_sizes",
     "peer_access",
     "peer_matrix",
+    "plan",
     "plan_tests",
     "probe",
     "reachable_pairs",
+    "run_tests",
     "sweep",
     "sweep_processes",
     "sweep_processes_run",

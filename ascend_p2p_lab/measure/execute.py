@@ -51,7 +51,7 @@ def run_test(ctx: Context, test: Test) -> bool:
     """
     failure = test.waived or _lost_device(ctx, test)
     if failure is None:
-        missing = ctx.rt.lacks(needs(test, ctx.spec.timing, ctx.spec.verify))
+        missing = ctx.rt.lacks(needs(test, ctx.sampling.timing, ctx.sampling.verify))
         failure = outcomes.missing_calls(missing) if missing else None
     if failure is not None:
         ctx.error_rows(test, ctx.remaining(test), failure)
@@ -76,7 +76,7 @@ def run_test(ctx: Context, test: Test) -> bool:
 
 def measure_test(ctx: Context, test: Test) -> None:
     """Every size of a test: clear, size the sample, take the samples, verify, emit."""
-    rt, spec, pool = ctx.rt, ctx.spec, ctx.pool
+    rt, spec, pool = ctx.rt, ctx.sampling, ctx.pool
     streams = Streams(rt, test, spec.timing)
     bufs: _Buffers | PhaseBuffers | None = None
     try:
@@ -169,7 +169,7 @@ def _verify(ctx: Context, test: Test, plans: list[tuple[Any, Any]], size: int) -
     """Whether each transfer's destination holds its source's bytes (None: not checked).
     For a test whose rows are aggregates, a direction stops at its first bad transfer:
     its verdict is known."""
-    if not ctx.spec.verify:
+    if not ctx.sampling.verify:
         return [None] * len(test.transfers)
     aggregate = test.values in (SUM, SUM_PER_DIRECTION)
     out: list[bool | None] = []

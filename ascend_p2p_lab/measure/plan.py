@@ -11,7 +11,7 @@ Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
     >>> from ascend_p2p_lab.measure.spec import make_spec
     >>> with open_runtime("sim") as rt:
-    ...     tests = plan_tests(rt, make_spec(rt, pairs="0-1", sizes="4KiB", peer="both"))
+    ...     tests = plan(rt, make_spec(rt, pairs="0-1", sizes="4KiB", peer="both"))
     >>> [t.key for t in tests]
     ['pair/uni/on/p2p/0-1', 'pair/uni/off/direct/0-1', 'pair/uni/off/staged/0-1']
 """
@@ -29,10 +29,10 @@ from .diechoice import with_die_links
 from .spec import SweepSpec, devices_of
 
 
-def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Test]:
-    """Every test the sweep will run, in order; unreachable ones carry their reason.
-    ``check``: also refuse (ValueError) a plan whose buffers the devices have no room for
-    (:func:`check_memory`), before anything is allocated."""
+def plan(rt: Runtime, spec: SweepSpec) -> list[Test]:
+    """Every test of the spec, in the order they run (the engine's first half, as
+    TransferBench's presets make its tests; :func:`~.sweep.run_tests` runs them);
+    unreachable ones carry their reason."""
     # every ordered pair asked first, in order; a pair whose probe fails carries why
     server = ServerView(rt, ask_all=True, failure_of=_probe_failure)
     devices = tuple(devices_of(rt, spec))
@@ -49,9 +49,17 @@ def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Tes
         _collectives(rt, spec, devices),
     )
     tests = [t for name in spec.patterns for t in DECLARATIONS[name].generate(scope)]
-    tests = with_die_links(tests, spec.die_link, spec.die_splits)
+    return with_die_links(tests, spec.die_link, spec.die_splits)
+
+
+def plan_tests(rt: Runtime, spec: SweepSpec, *, check: bool = False) -> list[Test]:
+    """Deprecated: :func:`plan` (``check``: then :func:`check_memory`, as run_tests does)."""
+    from ..run import deprecated
+
+    deprecated("plan_tests()", "plan()")
+    tests = plan(rt, spec)
     if check:
-        check_memory(rt, spec, tests)
+        check_memory(rt, spec.sizes, tests)
     return tests
 
 
@@ -104,12 +112,12 @@ def buffers_on(tests: Sequence[Test]) -> dict[int, int]:
     return {d: int(d in sends) + slots.get(d, 0) for d in sorted(sends | set(slots))}
 
 
-def check_memory(rt: Runtime, spec: SweepSpec, tests: Sequence[Test]) -> None:
+def check_memory(rt: Runtime, sizes: Sequence[int], tests: Sequence[Test]) -> None:
     """Enough free device memory for the buffers the tests keep at the largest size
     (where pyACL can tell): ValueError naming the first device short of it."""
     if rt.lacks(["mem_info"]):
         return  # no aclrtGetMemInfo: an allocation that fails says so later
-    size = max(spec.sizes)
+    size = max(sizes)
     programs = [t.program for t in tests if t.program is not None and t.waived is None]
     for dev in sorted({d for p in programs for d in p.collective.ranks}):
         need = max(p.layout.device_bytes(dev) for p in programs if dev in p.collective.ranks)

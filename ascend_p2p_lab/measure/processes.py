@@ -41,9 +41,10 @@ from ..vocab import DST
 from . import outcomes
 from .ipcworker import CLOSED, serve
 from .meta import new_run_id, run_metadata
+from .plan import plan
 from .rows import Context
 from .spec import SweepSpec, devices_of, make_spec
-from .sweep import nominal_rates, row_base, sweep
+from .sweep import nominal_rates, row_base, run_tests
 from .timing import Sample
 
 #: Seconds to wait for a worker's answer to one command (a point takes well under it).
@@ -177,9 +178,10 @@ def sweep_processes(
         if in_process:
             meta["process_modes"].append("in_process")
             for who in ("dst", "src"):
-                part = sweep(rt, spec=replace(spec, initiator=who), progress=False)
+                mine = replace(spec, initiator=who)
+                part = run_tests(rt, plan(rt, mine), mine.sampling)
                 rows += part.samples.to_dict("records")
-                if part.meta.interrupted:  # Ctrl-C inside sweep(): stop here
+                if part.meta.interrupted:  # Ctrl-C inside run_tests(): stop here
                     raise KeyboardInterrupt
         meta["process_modes"].append("ipc")
         _ipc_rows(rt, spec, rows, on_point, row_base(rt, meta), meta)
@@ -220,7 +222,7 @@ def _ipc_rows(
                 block = one_pair(s, d, who)
                 sink = Context(
                     rt,
-                    replace(spec, initiator=who),
+                    spec.sampling,
                     None,  # type: ignore[arg-type]
                     {**base, "process_mode": "ipc"},
                     nominal_rates(rt),
@@ -243,7 +245,7 @@ def _ipc_rows(
         sinks = {
             who: Context(
                 rt,
-                replace(spec, initiator=who),
+                spec.sampling,
                 None,  # type: ignore[arg-type]
                 {**base, "process_mode": "ipc"},
                 nominal_rates(rt),

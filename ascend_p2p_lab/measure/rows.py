@@ -42,7 +42,7 @@ from ..vocab import BI, DST, EVENTS, HOST_CLOCK, SRC
 from . import outcomes, phaserows
 from .buffers import BufferPool
 from .diechoice import die_slot
-from .spec import SweepSpec
+from .spec import Sampling
 from .timing import Sample, Timing
 
 
@@ -51,7 +51,7 @@ class Context:
     """What the executor needs: runtime, parameters, buffers and the row sink."""
 
     rt: Runtime
-    spec: SweepSpec
+    sampling: Sampling
     pool: BufferPool
     base: dict[str, Any]
     nominal: dict[str, float]
@@ -68,7 +68,7 @@ class Context:
         """The test's sizes not done yet; ticks the progress bar after each one. Each
         point starts with ``rt.begin_point`` (on the simulator, a point's numbers then
         depend on the point, not on what ran before it)."""
-        for size in test.sizes or self.spec.sizes:
+        for size in test.sizes or self.sampling.sizes:
             if (test.key, size) in self.done or (test.key, size) in self._emitted:
                 continue
             self.rt.begin_point(f"{test.key}/{size}")
@@ -81,13 +81,13 @@ class Context:
     def remaining(self, test: Test) -> list[int]:
         return [
             s
-            for s in test.sizes or self.spec.sizes
+            for s in test.sizes or self.sampling.sizes
             if (test.key, s) not in self.done and (test.key, s) not in self._emitted
         ]
 
     def emitted(self, test: Test) -> list[int]:
         """The test's sizes whose rows this context emitted."""
-        return [s for s in test.sizes or self.spec.sizes if (test.key, s) in self._emitted]
+        return [s for s in test.sizes or self.sampling.sizes if (test.key, s) in self._emitted]
 
     def adopt(self, test: Test, sizes: list[int]) -> None:
         """Count sizes of a test emitted elsewhere (by a worker process) as emitted here,
@@ -107,13 +107,13 @@ class Context:
     def _timing(self, test: Test) -> str:
         """How the test's samples are timed: the host clock for the staged path and for
         a test of one copy when the sweep asks (blocking copies), else events."""
-        staged_or_blocking = test.timing == STAGED or blocking(test, self.spec.timing)
+        staged_or_blocking = test.timing == STAGED or blocking(test, self.sampling.timing)
         return HOST_CLOCK if staged_or_blocking else EVENTS
 
     def _values(self, t: Timing, size: int, timing: str, transfers: int) -> dict[str, Any]:
         bw = bandwidth(size * t.copies * transfers, t.elapsed_us)
         bound = (
-            t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us
+            t.host_enqueue_us >= self.sampling.host_bound_ratio * t.elapsed_us
             if timing == EVENTS
             else None
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from ..patterns.builtin import DECLARATIONS
@@ -45,6 +45,21 @@ DEFAULT_PATTERN = PAIR_PATTERN
 LATENCY_SIZES = (4,)
 MAX_SAMPLES = 1000  # per point; also the dashboard's limit
 MAX_COPIES = 1_000_000  # per sample
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How the engine measures each test (:func:`~.sweep.run_tests`): at which sizes (a
+    test's own sizes, where it has them, come first) and the timing loop's numbers."""
+
+    sizes: tuple[int, ...]
+    samples: int = 5
+    warmup: int = 2
+    min_sample_us: float = 1000.0
+    max_copies: int = 1000
+    timing: str = "events"
+    verify: bool = True
+    host_bound_ratio: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -81,6 +96,11 @@ class SweepSpec:
     #: and, for ``both``, SIO's shares of the bytes (a test per share)
     die_link: str | None = None
     die_splits: tuple[float, ...] | None = None
+
+    @property
+    def sampling(self) -> Sampling:
+        """The sizes and timing loop the spec's tests are measured with."""
+        return Sampling(**{f.name: getattr(self, f.name) for f in fields(Sampling)})
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -374,15 +394,23 @@ def _tests(
 
 def check_spec(rt: Runtime, spec: SweepSpec) -> SweepSpec:
     """Check a spec made elsewhere against this runtime: its devices and its memory.
-    Returns it with its tests as :class:`~.transfers.Test` (a run's ``params`` hold them
-    as dicts, as ``to_dict`` writes them)."""
+    Returns it as :func:`make_spec` would make it: its pairs those among its devices (a
+    die link's: the server's twin dies), its tests as :class:`~.transfers.Test` (a run's
+    ``params`` hold them as dicts, as ``to_dict`` writes them)."""
     n = rt.device_count
     for src, dst in spec.pairs or ():
         for dev in (src, dst):
             if not 0 <= dev < n:
                 raise ValueError(f"device {dev} in pair {src}-{dst} is out of range 0..{n - 1}")
-    if spec.devices is not None:
-        parse_devices(list(spec.devices), n)
+    devices = None if spec.devices is None else parse_devices(list(spec.devices), n)
+    given = None if spec.pairs is None else list(spec.pairs)
+    pairs = given if devices is None else _pairs_among(devices, given)
+    if spec.die_link is not None:
+        _, _, pairs = check_die_link(
+            rt, spec.die_link, spec.die_splits, given, spec.patterns, spec.directions,
+            spec.peers, devices,
+        )  # fmt: skip
+    spec = replace(spec, pairs=None if pairs is None else tuple(pairs))
     if spec.groups is not None:
         parse_groups(spec.groups, n)
     if set(spec.patterns) & set(PAIR_PATTERNS) and n < 2:

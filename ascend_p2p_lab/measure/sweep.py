@@ -1,9 +1,10 @@
-"""Copy-size sweeps: spec -> tests -> the executor -> rows.
+"""The engine's API, TransferBench's: :func:`~.plan.plan` (spec -> tests) and
+:func:`run_tests` (tests, sampling -> a Run); :func:`sweep` is the one after the other.
 
 The parts have their own modules: :mod:`.spec` (parameters), :mod:`.plan` (the tests,
 from the built-in declarations), :mod:`.execute` (the one executor: runs any test),
 :mod:`.rows` (rows and formulas), :mod:`.checkpoint` (resuming) and :mod:`.workers`
-(tests in forked processes on the simulator). This module runs them in order.
+(tests in forked processes on the simulator). :func:`run_tests` runs them in order.
 
 Example:
     >>> from ascend_p2p_lab.runtime import open_runtime
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,9 +34,9 @@ from .buffers import BufferPool
 from .checkpoint import Checkpoint, jsonable_rows, restore_rows
 from .execute import run_test
 from .meta import new_run_id, run_metadata
-from .plan import plan_tests
+from .plan import check_memory, plan
 from .rows import Context
-from .spec import SweepSpec, check_spec, make_spec
+from .spec import Sampling, SweepSpec, check_spec, make_spec
 from .workers import check_workers, may_fork, run_in_workers
 
 
@@ -96,40 +98,95 @@ def sweep(
     """
     if "out" in options:
         raise TypeError("sweep() saves nothing (no out=): save its run with run.save(folder)")
-    if checkpoint is not None and Path(checkpoint).is_dir():
-        raise ValueError(f"checkpoint {checkpoint} is a folder; give a file name")
-    try:  # bad arguments raise ValueError/TypeError here, before anything is allocated
-        workers = check_workers(workers)
+    _check_args(checkpoint, workers)  # bad arguments: ValueError before any device work
+    with _before_start():
         spec = _spec(rt, spec, pairs, sizes, options)
-        blocks = plan_tests(rt, spec, check=True)
-        meta = run_metadata(rt, spec.to_dict()).to_dict()  # the run's metadata, so far
-    except AclError as exc:  # the runtime failed before the first point: no rows
-        _attach(exc, Run(to_frame([]), RunMeta(failed=f"{type(exc).__name__}: {exc}")))
-        raise
-    meta.update(run_id=new_run_id(), interrupted=False, failed=None, blocks=len(blocks))
-    ckpt, done_blocks, resumed = _resume(rt, spec, checkpoint, meta)
-    pool = BufferPool(rt, max(spec.sizes))
-    ctx = Context(rt, spec, pool, row_base(rt, meta), nominal_rates(rt), _cpu_affinity(rt))
-    ctx.done = {(k, s) for k in done_blocks for s in spec.sizes}
-    todo = [b for b in blocks if b.key not in done_blocks]
-    bar = _progress(progress, len(todo) * len(spec.sizes))
+        tests = plan(rt, spec)
+    return run_tests(
+        rt,
+        tests,
+        spec.sampling,
+        params=spec.to_dict(),
+        progress=progress,
+        checkpoint=checkpoint,
+        on_block=on_block,
+        workers=workers,
+    )
+
+
+def run_tests(
+    rt: Runtime,
+    tests: Sequence[Test],
+    sampling: Sampling,
+    *,
+    params: Mapping[str, Any] | None = None,
+    progress: bool = False,
+    checkpoint: str | os.PathLike[str] | None = None,
+    on_block: Callable[[BlockDone], None] | None = None,
+    workers: int = 1,
+) -> Run:
+    """Run the tests, in order, at the sampling's sizes (a test's own sizes first): the
+    engine's one entry (TransferBench's ``RunTransfers``), a
+    :class:`~ascend_p2p_lab.run.Run` of their rows. ``params`` go into the run's metadata
+    and identify a checkpoint (:func:`sweep` gives its spec's); the other arguments and
+    what goes wrong are as :func:`sweep` says. The devices must have room for the tests'
+    buffers at the largest size (ValueError before anything is allocated).
+
+    Example:
+        >>> from ascend_p2p_lab.runtime import open_runtime
+        >>> from ascend_p2p_lab.patterns import make_test
+        >>> with open_runtime("sim", "atlas800t-a2") as rt:
+        ...     run = run_tests(rt, [make_test("t", ["3->1"], 8)], Sampling((1 << 20,), 1))
+        >>> run.samples[["test", "transfer", "src", "dst"]].values.tolist()  # and the aggregate
+        [['t', 0, 3, 1], ['t', <NA>, <NA>, <NA>]]
+    """
+    workers = _check_args(checkpoint, workers)
+    with _before_start():
+        check_memory(rt, sampling.sizes, tests)
+        meta = run_metadata(rt, params).to_dict()  # the run's metadata, so far
+    meta.update(run_id=new_run_id(), interrupted=False, failed=None, blocks=len(tests))
+    ckpt, done_blocks, resumed = _resume(rt, params, checkpoint, meta)
+    sizes = sampling.sizes
+    pool = BufferPool(rt, max(sizes))
+    ctx = Context(rt, sampling, pool, row_base(rt, meta), nominal_rates(rt), _cpu_affinity(rt))
+    ctx.done = {(k, s) for k in done_blocks for s in sizes}
+    todo = [b for b in tests if b.key not in done_blocks]
+    bar = _progress(progress, len(todo) * len(sizes))
     ctx.bar = bar
     failure = _run_blocks(ctx, todo, ckpt, _with_meta(on_block, meta), meta, workers)
     if bar is not None:
         bar.close()
-    meta["points"] = len(blocks) * len(spec.sizes)  # those asked for, and those left
-    meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in blocks)
+    meta["points"] = len(tests) * len(sizes)  # those asked for, and those left
+    meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in tests)
     meta["fallbacks"] = {**rt.fallbacks, **ctx.fallbacks}  # the runtime's and the sweep's
     meta["lost_devices"] = {str(d): f.message for d, f in sorted(ctx.lost.items())}
     release_failure = _release(pool, meta)  # always, also after a failure
     failure = failure or release_failure
-    if ckpt is not None and {b.key for b in blocks} <= ckpt.keys:
+    if ckpt is not None and {b.key for b in tests} <= ckpt.keys:
         meta["finished_checkpoint"] = str(ckpt.path)  # whole: saving the run removes it
     run = Run(to_frame([*resumed, *ctx.rows]), RunMeta.from_dict(meta))
     if failure is not None:
         _attach(failure, run)
         raise failure
     return run
+
+
+def _check_args(checkpoint: str | os.PathLike[str] | None, workers: Any) -> int:
+    """The checkpoint a file name (not a folder) and the workers a count: ValueError."""
+    if checkpoint is not None and Path(checkpoint).is_dir():
+        raise ValueError(f"checkpoint {checkpoint} is a folder; give a file name")
+    return check_workers(workers)
+
+
+@contextmanager
+def _before_start() -> Iterator[None]:
+    """A runtime failure before the first point (checking, planning, the metadata) is
+    raised with an empty partial run."""
+    try:
+        yield
+    except AclError as exc:
+        _attach(exc, Run(to_frame([]), RunMeta(failed=f"{type(exc).__name__}: {exc}")))
+        raise
 
 
 def _attach(exc: BaseException, run: Run) -> None:
@@ -217,7 +274,10 @@ def _run_blocks(
 
 
 def _resume(
-    rt: Runtime, spec: SweepSpec, checkpoint: str | os.PathLike[str] | None, meta: dict[str, Any]
+    rt: Runtime,
+    params: Mapping[str, Any] | None,
+    checkpoint: str | os.PathLike[str] | None,
+    meta: dict[str, Any],
 ) -> tuple[Checkpoint | None, set[str], list[dict[str, Any]]]:
     """The checkpoint (None without one), the blocks it holds and their rows."""
     if checkpoint is None:
@@ -225,7 +285,7 @@ def _resume(
     ckpt = Checkpoint(
         checkpoint,
         {
-            "params": spec.to_dict(),
+            "params": dict(params or {}),
             "backend": rt.backend,
             "preset": rt.preset,
             "seed": rt.info.seed,

@@ -25,6 +25,7 @@ import ipywidgets as ipw
 import pandas as pd
 
 from .. import measure
+from ..measure.plan import check_memory
 from ..measure.spec import MAX_SAMPLES, SweepSpec
 from ..run import Run
 from ..runtime import Runtime, open_runtime
@@ -356,7 +357,7 @@ class SweepDashboard:
                 peer=self.peer.value,
                 samples=samples,
             )
-        measure.plan_tests(self.rt, spec, check=True)
+        check_memory(self.rt, spec.sizes, measure.plan(self.rt, spec))
         return spec
 
     def selected_tests(self) -> dict[str, Any] | None:

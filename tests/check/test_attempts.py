@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import pandas as pd
@@ -20,6 +21,7 @@ from ascend_p2p_lab.check.fleetitems import fleet_items, fleet_options
 from ascend_p2p_lab.check.plan import Work
 from ascend_p2p_lab.fleet.hosts import HostTarget
 from ascend_p2p_lab.fleet.task import survey_host
+from ascend_p2p_lab.measure import SweepSpec
 
 FIRST = pd.DataFrame(
     {
@@ -84,12 +86,13 @@ def test_a_rule_that_cannot_be_met_is_refused(n: int, k: int) -> None:
 
 
 def test_the_sweeps_again_are_cut_to_the_open_items() -> None:
+    spec = SweepSpec(sizes=(1 << 20,), samples=3)
     work = [
-        Work("pair pull", {"patterns": ["pair"], "initiator": "dst", "samples": 3}),
-        Work("pair push", {"patterns": ["pair"], "initiator": "src", "samples": 3}),
-        Work("latency", {"patterns": ["latency"], "initiator": "dst"}),
-        Work("host and aggregates", {"patterns": ["h2d", "d2h", "one_to_all"]}),
-        Work("collectives", {"operations": ["allreduce"]}),
+        Work("pair pull", replace(spec, initiator="dst")),
+        Work("pair push", replace(spec, initiator="src")),
+        Work("latency", replace(spec, patterns=("latency",))),
+        Work("host and aggregates", replace(spec, patterns=("h2d", "d2h", "one_to_all"))),
+        Work("collectives", replace(spec, patterns=("collective",), operations=("all_reduce",))),
     ]
     open_items = pd.DataFrame(
         {
@@ -101,12 +104,12 @@ def test_the_sweeps_again_are_cut_to_the_open_items() -> None:
         }
     )
     got = [
-        (w.label, w.options.get("pairs"), w.options["patterns"])
+        (w.label, w.spec.pairs, w.spec.patterns, w.spec.samples)
         for w in retry_work(work, open_items)
     ]
     assert got == [
-        ("pair pull", [(2, 7), (5, 2)], ["pair"]),
-        ("host and aggregates", None, ["one_to_all"]),
+        ("pair pull", ((2, 7), (5, 2)), ("pair",), 3),
+        ("host and aggregates", None, ("one_to_all",), 3),
     ]
 
 

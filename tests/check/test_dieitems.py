@@ -47,7 +47,7 @@ def test_the_criteria_round_trip_through_their_file(criteria) -> None:
     assert back.table[back.table["kind"] == "die_link"][cols].values.tolist() == mine
     needs = needs_of(back)
     assert needs.die_links == {("hccs", "dst"), ("hccs", "src"), ("sio", "dst"), ("sio", "src")}
-    labels = [w.label for w in measurements(needs) if "die_link" in w.options]
+    labels = [w.label for w in measurements(needs) if w.spec.die_link is not None]
     assert labels == [
         "die link hccs pull",
         "die link hccs push",

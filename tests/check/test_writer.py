@@ -23,12 +23,12 @@ def test_cli_interrupted_check_exits_130(criteria, tmp_path, monkeypatch, capsys
 
     crit = tmp_path / "c.toml"
     crit.write_text(to_toml(criteria))
-    real = run.sweep
+    real = run.run_tests
 
     def interrupted(*args, **kwargs):
         return real(*args, **kwargs).replace(interrupted=True)
 
-    monkeypatch.setattr(run, "sweep", interrupted)
+    monkeypatch.setattr(run, "run_tests", interrupted)
     assert (
         main(
             [

@@ -43,7 +43,7 @@ from ascend_p2p_lab.measure import (
     link_matrix,
     make_spec,
     peer_matrix,
-    plan_tests,
+    plan,
     probe,
     sweep,
     try_enable,
@@ -104,7 +104,7 @@ def test_a_one_way_pair_names_the_direction_that_cannot_reach() -> None:
         table = probe(rt).frame()
         run = sweep(rt, pairs=[(0, 1)], sizes="64KiB", direction="bi", **QUICK)
         spec = make_spec(rt, sizes="64KiB", patterns="one_to_all")
-        tests = {t.ends[0][0]: t for t in plan_tests(rt, spec)}
+        tests = {t.ends[0][0]: t for t in plan(rt, spec)}
         peers = {d: {t.dst for t in test.transfers} for d, test in tests.items()}
     rows = table.set_index(["src", "dst"])
     assert bool(rows.loc[(0, 1), "can_access_peer"]) is True

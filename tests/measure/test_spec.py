@@ -48,7 +48,7 @@ from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import (
     make_spec,
     parse_sizes,
-    plan_tests,
+    plan,
     sweep,
 )
 from ascend_p2p_lab.patterns.model import link_of, needs
@@ -80,7 +80,7 @@ PRESET = "atlas800t-a2"
 def test_both_directions_plan_a_test_per_device_that_needs_pinned_memory() -> None:
     with open_runtime("sim", preset=PRESET) as rt:
         spec = make_spec(rt, sizes=[4096], patterns=("h2d", "d2h"), verify=False)
-        tests = plan_tests(rt, spec)
+        tests = plan(rt, spec)
     assert [(t.pattern, str(t.transfers[0])) for t in tests[:2]] == [
         ("h2d", "host->0"),
         ("h2d", "host->1"),
@@ -101,7 +101,7 @@ def test_latency_alone_defaults_to_one_small_copy() -> None:
 def test_a3_fanout_over_two_link_classes_is_mixed() -> None:
     with open_runtime("sim", preset="atlas800t-a3") as rt:
         spec = make_spec(rt, sizes="64KiB", patterns="one_to_all")
-        links = {link_of(t, rt.link_class) for t in plan_tests(rt, spec)}
+        links = {link_of(t, rt.link_class) for t in plan(rt, spec)}
     assert links == {"mixed"}
 
 
@@ -117,7 +117,7 @@ def test_a_spec_from_a_larger_server_is_checked_against_this_one() -> None:
 
 # ------------------------------------------------------------------ devices=
 def test_devices_restrict_every_pattern_to_them() -> None:
-    from ascend_p2p_lab.measure.plan import plan_tests
+    from ascend_p2p_lab.measure.plan import plan
     from ascend_p2p_lab.measure.spec import make_spec, parse_devices
 
     assert parse_devices("0-2,5", 8) == [0, 1, 2, 5] and parse_devices("all", 8) is None
@@ -132,7 +132,7 @@ def test_devices_restrict_every_pattern_to_them() -> None:
             patterns=("pair", "local", "one_to_all", "all_to_one"),
         )
         assert spec.pairs == ((1, 3), (1, 6), (3, 1), (3, 6), (6, 1), (6, 3))
-        for test in plan_tests(rt, spec):
+        for test in plan(rt, spec):
             assert set(test.devices) <= {1, 3, 6}, test.label
             if test.pattern in ("one_to_all", "all_to_one"):
                 assert len(test.transfers) == 2

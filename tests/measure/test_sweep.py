@@ -1369,3 +1369,43 @@ def test_a_sweep_with_every_call_records_no_fallback() -> None:
     with open_runtime("sim", announce=False) as rt:
         run = sweep(rt, pairs="0-1", sizes="64KiB", samples=1, progress=False)
     assert run.meta.fallbacks == {}
+
+
+# ------------------------------------------------------------------ the engine: plan + run_tests
+def test_run_tests_measures_each_test_s_own_transfers_src_to_dst() -> None:
+    """run_tests runs exactly the transfers given, src -> dst: the directed link 0 -> 1
+    at a third of its bandwidth (1 -> 0 and 2 -> 3 at full) shows in 0->1's row only."""
+    from ascend_p2p_lab.measure import Sampling, run_tests
+    from ascend_p2p_lab.patterns import make_test
+
+    slow = {"kind": "degrade", "link": [0, 1], "factor": 1 / 3}
+    tests = [make_test("slow", ["0->1"], 8), make_test("two", ["1->0", "3->2 by 3"], 8)]
+    with open_runtime("sim", "atlas800t-a2", faults=[slow], announce=False) as rt:
+        run = run_tests(rt, tests, Sampling((16 << 20,), samples=2))
+    rows = run.samples
+    got = rows[["test", "src", "dst", "initiator"]].drop_duplicates().astype(object)
+    assert got.where(got.notna(), None).values.tolist() == [
+        ["slow", 0, 1, "dst"],
+        ["slow", None, None, None],  # each test's aggregate row
+        ["two", 1, 0, "dst"],
+        ["two", 3, 2, "src"],
+        ["two", None, None, None],
+    ]
+    bw = rows[rows["transfer"].notna()].groupby(["src", "dst"])["bandwidth_GBps"].median()
+    assert bw[(0, 1)] < 0.5 * min(bw[(1, 0)], bw[(3, 2)])
+    assert set(rows["size_bytes"]) == {16 << 20} and len(rows) == 2 * (2 + 3)  # samples x rows
+    assert run.meta.blocks == 2 and run.meta.params == {}
+
+
+def test_sweep_is_plan_then_run_tests() -> None:
+    from ascend_p2p_lab.measure import make_spec, plan, run_tests
+
+    with open_runtime("sim", "atlas800t-a3", announce=False) as rt:
+        spec = make_spec(rt, pairs="2-9,1-0", sizes="64KiB,1MiB", samples=2, direction="both")
+        swept = sweep(rt, spec=spec, progress=False)
+        tests = plan(rt, spec)
+        ran = run_tests(rt, tests, spec.sampling, params=spec.to_dict())
+    assert len(tests) == swept.meta.blocks == ran.meta.blocks == 2 * 2  # pairs x directions
+    cols = [c for c in swept.samples.columns if c != "run_id"]
+    pd.testing.assert_frame_equal(swept.samples[cols], ran.samples[cols])
+    assert ran.meta.params == swept.meta.params == spec.to_dict()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ascend_p2p_lab.measure import make_spec, plan_tests, sweep
+from ascend_p2p_lab.measure import make_spec, plan, sweep
 from ascend_p2p_lab.measure import workers as workers_mod
 from ascend_p2p_lab.runtime import AclError, open_runtime
 
@@ -90,9 +90,7 @@ def _failing_block(monkeypatch: pytest.MonkeyPatch, exc: BaseException, nth: int
     with open_runtime("sim", "atlas800t-a2", seed=4, announce=False) as rt:
         ctx_keys = [
             t.key
-            for t in plan_tests(
-                rt, make_spec(rt, **{k: v for k, v in KW.items() if k != "progress"})
-            )
+            for t in plan(rt, make_spec(rt, **{k: v for k, v in KW.items() if k != "progress"}))
         ]
     monkeypatch.setattr(sweep_mod, "run_test", run_test)
 

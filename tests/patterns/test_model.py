@@ -15,7 +15,7 @@ import pytest
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import make_spec, sweep
-from ascend_p2p_lab.measure.plan import plan_tests
+from ascend_p2p_lab.measure.plan import plan
 from ascend_p2p_lab.patterns.builtin import DECLARATIONS
 from ascend_p2p_lab.patterns.model import TransferError, make_test, needs, parse_transfer
 
@@ -27,7 +27,7 @@ def test_the_declaration_gives_its_value_and_needs() -> None:
     assert decl.description and decl.per_copy and decl.values == "per_copy"
     with open_runtime("sim", preset=PRESET) as rt:
         spec = make_spec(rt, pairs="0-1", patterns="latency", sizes=4, peer="both")
-        tests = plan_tests(rt, spec)
+        tests = plan(rt, spec)
         assert [t.path for t in tests] == ["p2p", "direct", "staged"]
         assert {t.values for t in tests} == {"per_copy"}
         on = tests[0]

@@ -26,8 +26,8 @@ MUTANTS: list[Mutant] = [
     M(
         "check.attempts.every_pair_again",
         "check/attempts.py",
-        '            out.append(Work(w.label, {**w.options, "patterns": paired, "pairs": pairs}))',
-        '            out.append(Work(w.label, {**w.options, "patterns": paired}))',
+        "            out.append(Work(w.label, replace(w.spec, patterns=paired, pairs=pairs)))",
+        "            out.append(Work(w.label, replace(w.spec, patterns=paired)))",
         "measuring again re-runs every pair, not only the failing ones",
         TESTS,
     ),

@@ -22,9 +22,18 @@ MUTANTS: list[Mutant] = [
     M(
         "check.plan.both_directions_as_uni",
         "check/plan.py",
-        'direction = "both" if len(directions) == 2 else directions[0]',
-        "direction = directions[0]",
+        "directions = tuple(d for d in DIRECTIONS if (d, initiator) in needs.bandwidth)",
+        "directions = tuple(d for d in DIRECTIONS if (d, initiator) in needs.bandwidth)[:1]",
         "a check with criteria in both directions measures one",
+        ("tests/check/test_plan.py",),
+    ),
+    M(
+        "check.plan.spec_pairs_unresolved",
+        "measure/spec.py",
+        "    pairs = given if devices is None else _pairs_among(devices, given)",
+        "    pairs = given",
+        "a check's spec on some devices measures every pair of the server (check_spec "
+        "leaves its pairs as make_spec would not)",
         ("tests/check/test_plan.py",),
     ),
 ]

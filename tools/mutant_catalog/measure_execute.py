@@ -133,7 +133,7 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.execute.transfers_unverified",
         "measure/execute.py",
-        "    if not ctx.spec.verify:\n        return [None] * len(test.transfers)",
+        "    if not ctx.sampling.verify:\n        return [None] * len(test.transfers)",
         "    if True:\n        return [None] * len(test.transfers)",
         "no transfer's bytes are checked (pairs, test files, fan-outs)",
         ("tests/measure/test_execute.py",),

@@ -65,8 +65,8 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.rows.host_bound_flipped",
         "measure/rows.py",
-        ("t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us"),
-        ("t.host_enqueue_us <= self.spec.host_bound_ratio * t.elapsed_us"),
+        ("t.host_enqueue_us >= self.sampling.host_bound_ratio * t.elapsed_us"),
+        ("t.host_enqueue_us <= self.sampling.host_bound_ratio * t.elapsed_us"),
         "host_bound comparison reversed",
         TESTS,
     ),
@@ -75,7 +75,7 @@ MUTANTS: list[Mutant] = [
         "measure/rows.py",
         (
             "        bound = (\n"
-            "            t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us\n"
+            "            t.host_enqueue_us >= self.sampling.host_bound_ratio * t.elapsed_us\n"
             "            if timing == EVENTS\n"
             "            else None\n"
             "        )"

@@ -8,7 +8,7 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.sweep.points_not_reached_zero",
         "measure/sweep.py",
-        ('meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in blocks)'),
+        ('meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in tests)'),
         'meta["points_not_reached"] = 0',
         "points a stopped run never reached go uncounted",
         (
@@ -18,7 +18,7 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.sweep.checkpoint_whole_unchecked",
         "measure/sweep.py",
-        ("    if ckpt is not None and {b.key for b in blocks} <= ckpt.keys:"),
+        ("    if ckpt is not None and {b.key for b in tests} <= ckpt.keys:"),
         "    if ckpt is not None:",
         (
             "a run with blocks still to measure says its checkpoint is "
@@ -36,5 +36,15 @@ MUTANTS: list[Mutant] = [
         "dict(ctx.fallbacks)",
         "the runtime's fallbacks (aclrtCreateEvent for a missing ...WithFlag) are not in run.json",
         (*SWEEP_TESTS,),
+    ),
+    M(
+        "measure.sweep.run_tests_first_test_only",
+        "measure/sweep.py",
+        "    todo = [b for b in tests if b.key not in done_blocks]",
+        "    todo = [b for b in tests if b.key not in done_blocks][:1]",
+        "run_tests runs the first of the tests it is given, not each",
+        (
+            "tests/measure/test_sweep.py::test_run_tests_measures_each_test_s_own_transfers_src_to_dst",
+        ),
     ),
 ]
