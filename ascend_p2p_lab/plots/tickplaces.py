@@ -1,5 +1,6 @@
 """Ticks placed once: while :func:`placed_once` is active, matplotlib places an axis's
-ticks (locations, labels, which are in view) once per state of the axis and reuses them.
+ticks (locations, labels, which are in view) and measures their labels' boxes once per
+state of the axis, and reuses them.
 
 A figure's layout and draw ask each axis for its ticks many times over (its tight box,
 each spine's box, its label's and the title's positions, the draw itself: about 110
