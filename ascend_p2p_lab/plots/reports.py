@@ -147,9 +147,8 @@ def plan(
         ]
     elif pairs["link"].notna().any():  # an import without classes: no matrix of "?"
         jobs.append(Job("link_matrix.png", link_matrix))
-    modes = combos(run)
-    for direction, peer, path in modes:
-        rows = mode_rows(pairs, direction, peer, path)
+    modes = {c: mode_rows(pairs, *c) for c in combos(run)}  # each mode's rows once
+    for (direction, peer, path), rows in modes.items():
         for suffix, who in initiators_apart(rows):
             stem = f"heatmap_{direction}_{peer}_{path}"
             kw = {"size": size, "direction": direction, "peer": peer, "path": path, **who}
@@ -193,15 +192,18 @@ def plan(
     return jobs
 
 
-def _curves(run: pd.DataFrame, pairs: pd.DataFrame, modes: list[tuple[str, str, str]]) -> list[Job]:
-    """Bandwidth and latency vs size, peer on/off and uni vs bi, where the run has them."""
+def _curves(
+    run: pd.DataFrame, pairs: pd.DataFrame, modes: dict[tuple[str, str, str], pd.DataFrame]
+) -> list[Job]:
+    """Bandwidth and latency vs size, peer on/off and uni vs bi, where the run has them
+    (``modes``: each (direction, peer, path) of the run and its pair rows)."""
     jobs: list[Job] = []
-    numeric = [c for c in modes if mode_rows(pairs, *c)["bandwidth_GBps"].notna().any()]
+    numeric = [c for c, rows in modes.items() if rows["bandwidth_GBps"].notna().any()]
     # a curve needs two sizes; by link class only where the rows name the classes
-    curves = [c for c in numeric if _sizes_with(mode_rows(pairs, *c), "bandwidth_GBps") > 1]
+    curves = [c for c in numeric if _sizes_with(modes[c], "bandwidth_GBps") > 1]
     by = "link" if pair_count(pairs) > 8 and pairs["link"].notna().all() else "pair"
     for direction, peer, path in curves:
-        for suffix, who in initiators_apart(mode_rows(pairs, direction, peer, path)):
+        for suffix, who in initiators_apart(modes[direction, peer, path]):
             jobs.append(
                 Job(
                     f"bandwidth_vs_size_{direction}_{peer}_{path}{suffix}.png",
@@ -209,10 +211,10 @@ def _curves(run: pd.DataFrame, pairs: pd.DataFrame, modes: list[tuple[str, str, 
                     {"by": by, "direction": direction, "peer": peer, "path": path, **who},
                 )
             )
-    timed = [c for c in curves if _sizes_with(mode_rows(pairs, *c), "elapsed_us") > 1]
+    timed = [c for c in curves if _sizes_with(modes[c], "elapsed_us") > 1]
     if timed:  # time per copy: the run's own window of its copies (an import may lack it)
         direction, peer, path = timed[0]
-        for suffix, who in initiators_apart(mode_rows(pairs, direction, peer, path)):
+        for suffix, who in initiators_apart(modes[direction, peer, path]):
             jobs.append(
                 Job(
                     f"latency_vs_size_{direction}_{peer}_{path}{suffix}.png",
@@ -237,7 +239,8 @@ def initiators_apart(rows: pd.DataFrame) -> list[tuple[str, dict[str, str]]]:
         >>> initiators_apart(pd.DataFrame({"initiator": ["dst", "src", "dst"]}))
         [('_pull', {'initiator': 'dst'}), ('_push', {'initiator': 'src'})]
     """
-    found = [i for i in PAIR_INITIATORS if i in set(rows["initiator"].dropna())]
+    present = set(rows["initiator"].dropna().unique())
+    found = [i for i in PAIR_INITIATORS if i in present]
     if len(found) < 2:
         return [("", {})]
     return [(f"_{INITIATOR_WORDS[i]}", {"initiator": i}) for i in found]

@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 
 from ..units import format_size
 from ..vocab import LINKS
+from .tickplaces import placed_once
 
 DPI = 100
 #: Categorical colour per link class (npu-smi words), used by every figure: each link
@@ -84,6 +85,14 @@ def finish(fig: Figure, pad: float = 0.08) -> Figure:
     """
     if not getattr(fig, "_p2p_autosize", False):
         return fig
+    with placed_once():
+        _grow(fig, pad)
+    del fig._p2p_autosize  # type: ignore[attr-defined]
+    return fig
+
+
+def _grow(fig: Figure, pad: float) -> None:
+    """finish's loop: lay out, measure, grow (at most four times)."""
     engine = fig.get_layout_engine()
     for _ in range(4):
         if engine is not None:
@@ -98,8 +107,6 @@ def finish(fig: Figure, pad: float = 0.08) -> Figure:
         new_w = math.ceil((w + grow_w + (pad if grow_w >= 0.01 else 0)) * 10) / 10
         new_h = math.ceil((h + grow_h + (pad if grow_h >= 0.01 else 0)) * 10) / 10
         fig.set_size_inches(new_w, new_h)
-    del fig._p2p_autosize  # type: ignore[attr-defined]
-    return fig
 
 
 def save_png(fig: Figure, path: Any, dpi: float = DPI) -> None:
@@ -110,20 +117,21 @@ def save_png(fig: Figure, path: Any, dpi: float = DPI) -> None:
     layout-only pass. Anything else is saved by savefig as it is."""
     engine = fig.get_layout_engine()
     laid_out = getattr(fig, "_p2p_laid_out", None)
-    if (
-        engine is None
-        or laid_out is None
-        or dpi != fig.dpi
-        or laid_out != tuple(fig.get_size_inches())
-    ):
-        fig.savefig(path, dpi=dpi, format="png")
-        return
-    engine.execute(fig)
-    fig.set_layout_engine(None)
-    try:
-        fig.savefig(path, dpi=dpi, format="png")
-    finally:
-        fig.set_layout_engine(engine)
+    with placed_once():  # each axis's ticks placed once per state (plots/tickplaces.py)
+        if (
+            engine is None
+            or laid_out is None
+            or dpi != fig.dpi
+            or laid_out != tuple(fig.get_size_inches())
+        ):
+            fig.savefig(path, dpi=dpi, format="png")
+            return
+        engine.execute(fig)
+        fig.set_layout_engine(None)
+        try:
+            fig.savefig(path, dpi=dpi, format="png")
+        finally:
+            fig.set_layout_engine(engine)
 
 
 def root(ax: Axes) -> Figure:

@@ -218,6 +218,23 @@ def test_report_covers_what_the_run_has(a2, tmp_path, monkeypatch):
     assert all(p.exists() for p in paths)
 
 
+def test_plan_selects_each_modes_rows_once(a2, monkeypatch):
+    """The plan picks each (direction, peer, path)'s rows out of the run once, for its
+    heatmaps and its curves alike (it picked them four times), and plans the same."""
+    _table, run = a2
+    before = [(j.name, j.kwargs) for j in reports.plan(run)]
+    asked: list[tuple[str, str, str]] = []
+    real = reports.mode_rows
+
+    def counted(frame, *mode):
+        asked.append(mode)
+        return real(frame, *mode)
+
+    monkeypatch.setattr(reports, "mode_rows", counted)
+    assert [(j.name, j.kwargs) for j in reports.plan(run)] == before
+    assert len(asked) == len(set(asked)) == 5  # uni/bi x on/off x p2p/direct/staged seen
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"

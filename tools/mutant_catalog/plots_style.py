@@ -96,8 +96,8 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.style.save_without_layout",
         "plots/style.py",
-        ("    engine.execute(fig)\n    fig.set_layout_engine(None)\n"),
-        "    fig.set_layout_engine(None)\n",
+        ("        engine.execute(fig)\n        fig.set_layout_engine(None)\n"),
+        "        fig.set_layout_engine(None)\n",
         ("the one-pass save skips the layout the save would run (other pixels)"),
         (
             "tests/plots/test_heatmaps.py",
