@@ -118,15 +118,17 @@ def test_repeated_copies_queued_at_once_leave_what_their_calls_leave(monkeypatch
             rt.device_buffer(6, 8192) as b,
         ):
             rt.write(a, bytes(range(200)) * 40 + b"tail")
-            s = rt.stream(6)
+            s, mark = rt.stream(6), rt.event(6)
             ns = [rt.enqueue_copies(b, a, 8192, s, n) for n in (1, 2, 3, 40)]
+            mark.record(s)  # the run no longer the stream's last op: two calls start another
+            ns += [rt.enqueue_copies(b, a, 8192, s, n) for n in (5, 1, 7)]
             s.synchronize()
-            state = _state(rt, [a, b], [])
-            s.close()
+            state = _state(rt, [a, b], [rt.acl._streams.events[mark.handle]])
+            mark.close(), s.close()
         return state | {"host_ns": ns}
 
     fast, slow, _ = _both(monkeypatch, work)
-    assert fast == slow and fast["counts"]["rt.memcpy_async"] == 46
+    assert fast == slow and fast["counts"]["rt.memcpy_async"] == 59
 
 
 def test_a_fault_sends_the_program_to_the_calls(monkeypatch):
