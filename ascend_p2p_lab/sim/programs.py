@@ -255,6 +255,8 @@ class Programs:
         st = acl._streams
         if name == "rt.memcpy_async":
             hit = kept_copy(acl._copies.plans, args) if len(args) == 6 else None
+            if hit is None and dev is not None:  # a first call whose checks pass: kept
+                hit = acl._copies.keep_routed(args, dev)
             if hit is None or hit.current != dev:
                 return None
             _, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency, seen = hit.parts
