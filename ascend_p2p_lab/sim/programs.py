@@ -203,12 +203,16 @@ class Programs:
         counts = acl.call_counts
         if any(name not in counts for _, name, _, _ in steps):
             return None  # a first call: the checked path makes its entry
+        start = (current, dev)
         first, current, dev = self._compile(steps, current, dev)
         if first is None:
             return None
-        steady, again, dev_again = self._compile(steps, current, dev)
-        if steady is None or (again, dev_again) != (current, dev):
-            return None
+        if (current, dev) == start:  # an iteration ends where it began: the next is the same
+            steady = first
+        else:
+            steady, again, dev_again = self._compile(steps, current, dev)
+            if steady is None or (again, dev_again) != (current, dev):
+                return None
         streams = list({a[1]: None for a in first + steady if a[0] != SWITCH})
         events = list({a[2]: None for a in first + steady if a[0] in (RECORD, WAIT)})
         if not self._alone(first + steady, streams):
