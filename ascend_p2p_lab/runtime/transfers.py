@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import repeat, starmap
 from time import perf_counter_ns
 from typing import Any
@@ -328,6 +329,30 @@ class Transfers:
         with self.host_buffer(n) as host:
             self.call("rt.memcpy", host.ptr, host.size, buf.ptr + offset, n, _KINDS[(False, True)])
             return self.acl.util.ptr_to_bytes(host.ptr, n)
+
+    def read_ranges(
+        self, buf: DeviceBuffer | HostBuffer, ranges: Sequence[tuple[int, int]], staging: HostBuffer
+    ) -> bytes:
+        """The bytes of several ``(offset, count)`` ranges of a buffer, joined: a device
+        buffer's copied into ``staging`` one after another (an ``aclrtMemcpy`` each) and
+        read back once; a host buffer's read in place."""
+        if any(off < 0 or n < 0 or off + n > buf.size for off, n in ranges):
+            raise ValueError(f"a range of {list(ranges)} is outside a {buf.size}-byte buffer")
+        if isinstance(buf, HostBuffer):
+            return b"".join(self.acl.util.ptr_to_bytes(buf.ptr + off, n) for off, n in ranges)
+        total = sum(n for _, n in ranges)
+        if total > staging.size:
+            raise ValueError(f"{total} bytes do not fit a {staging.size}-byte staging buffer")
+        assert buf.device is not None
+        self.use(buf.device)
+        memcpy, at, d2h = self._fn("rt.memcpy"), 0, _KINDS[(False, True)]  # bound once
+        for off, n in ranges:
+            args = (staging.ptr + at, staging.size - at, buf.ptr + off, n, d2h)
+            out = memcpy(*args)
+            if out:
+                self._outcome("rt.memcpy", args, out)
+            at += n
+        return self.acl.util.ptr_to_bytes(staging.ptr, total)
 
     # ------------------------------------------------------------------ streams, events
     def stream(self, dev: int) -> Stream:

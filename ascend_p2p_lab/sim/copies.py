@@ -215,6 +215,29 @@ class Copies(Part):
         self.engine.append_copy(s, route.nbytes, route.resources, route.latency_us)
         return 0
 
+    def keep_routed(self, args: tuple, cur: int) -> AsyncCopy | None:
+        """Keep ``memcpy_async(*args)`` under current device ``cur`` without making it,
+        when its checks are known to pass: plain int arguments, count above 0, no NULL, the
+        device set, a stream of ``cur``'s context, and the route cached (so every check of
+        the route passed for these arguments). What a first call would keep; None (nothing
+        kept) otherwise. :mod:`.programs` then computes the call as a repeat."""
+        if len(args) != 6 or any(a.__class__ is not int for a in args):
+            return None
+        dst, dest_max, src, count, kind, stream = args
+        devices, streams, router = self.devices, self.streams, self.router
+        if count <= 0 or not dst or not src or not stream or not devices.initialized:
+            return None
+        s = streams.streams.get(stream)
+        if devices.refs.get(cur, 0) == 0 or s is None or s.device != cur:
+            return None
+        ctx = devices.context_handle(cur)
+        key = (dst, dest_max, src, count, kind, cur)
+        route = router.cache.get(key) or router.linked.get(key)
+        if streams.owner.get(stream, ctx) != ctx or route is None:
+            return None
+        kept = self.plans[args] = AsyncCopy(cur, s, route)
+        return kept
+
     def fast_memcpy_async(
         self, name: str, lock: Any, counts: dict[str, int], checked: Callable[..., int]
     ) -> Callable[..., int]:

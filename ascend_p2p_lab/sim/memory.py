@@ -349,6 +349,8 @@ class AddressSpace:
         self._bases: list[int] = []
         self._regions: list[Region] = []
         self._next: dict[tuple[str, int], int] = {}
+        #: bumped by every region added or removed (a cached route holds while it stays)
+        self.changes = 0
 
     def next_base(self, kind: str, device: int | None, size: int) -> int:
         """A fresh, 2 MiB-aligned base address for an allocation of size bytes."""
@@ -364,12 +366,14 @@ class AddressSpace:
         return base
 
     def add(self, region: Region) -> Region:
+        self.changes += 1
         i = bisect.bisect_left(self._bases, region.base)
         self._bases.insert(i, region.base)
         self._regions.insert(i, region)
         return region
 
     def remove(self, base: int) -> Region | None:
+        self.changes += 1
         i = bisect.bisect_left(self._bases, base)
         if i < len(self._bases) and self._bases[i] == base:
             self._bases.pop(i)

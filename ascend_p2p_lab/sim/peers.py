@@ -57,8 +57,12 @@ class Peers(Part):
     def pair_active(self, a: int, b: int, shared: bool = False) -> bool:
         """Whether the driver has programmed the link a -> b (see ``peer_needs_both``);
         ``shared``: counting every process's enables (a copy through IPC memory)."""
-        on = self.enabled(shared)
-        ab, ba = (a, b) in on, (b, a) in on
+        if shared and self.others is not None:
+            on = self.enabled(shared)
+            ab, ba = (a, b) in on, (b, a) in on
+        else:  # this process's enables: two lookups, not the set of every direction
+            refs = self.refs
+            ab, ba = refs.get((a, b), 0) > 0, refs.get((b, a), 0) > 0
         return (ab and ba) if self.topology.peer_needs_both else (ab or ba)
 
     def _changed(self) -> None:

@@ -45,7 +45,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat, starmap
+from itertools import accumulate, islice, repeat, starmap
 from typing import Any
 
 from .actions import BUMP, COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, iteration, settled
@@ -106,16 +106,19 @@ class Programs:
             return calls(tail, 1, plan[4])
 
     def repeat_copy(self, fn: Any, args: tuple, copies: int) -> int | None:
-        """``fn(*args)`` ``copies`` times, ``fn`` being ``acl.rt.memcpy_async``: the first
-        two as calls (the second starts the stream's run of such copies), the others
-        appended to that run at once when no fault is configured and the copy is kept
-        with its bytes in place (what the fast path would do per copy: the host clock, the
-        enqueue time, the jitter draw, the count). The first non-zero ret, else 0; None
+        """``fn(*args)`` ``copies`` times, ``fn`` being ``acl.rt.memcpy_async``: appended to
+        the stream's run of such copies at once when that run is the stream's last op, no
+        fault is configured and the copy is kept with its bytes in place (what the fast
+        path would do per copy: the host clock, the enqueue time, the jitter draw, the
+        count); else the first two as calls (the second starts that run), the others
+        appended to it at once when they may be. The first non-zero ret, else 0; None
         when ``fn`` is not the simulator's (nothing was done)."""
         acl = self.acl
         if fn is not acl.rt.memcpy_async:
             return None
         with acl._lock:
+            if copies > 0 and self._extend(args, copies):  # its run is the stream's last op
+                return 0
             first = min(copies, 2)
             ret = next(filter(None, starmap(fn, repeat(args, first))), 0)
             copies -= first
@@ -124,8 +127,8 @@ class Programs:
             return next(filter(None, starmap(fn, repeat(args, copies))), 0)
 
     def _extend(self, args: tuple, copies: int) -> bool:
-        """:meth:`repeat_copy`'s copies after the second, appended to the run the second
-        made; False (nothing done) when they may not be."""
+        """:meth:`repeat_copy`'s copies appended to the copy's run, the stream's last op;
+        False (nothing done) when they may not be."""
         acl = self.acl
         engine = acl._engine
         hit = kept_copy(acl._copies.plans, args) if len(args) == 6 else None
@@ -138,13 +141,17 @@ class Programs:
         last_copy = dreg.last_copy  # the bytes in place: every repeat skips its move
         if last_copy is not seen[0] or last_copy[1] != dreg.version or seen[1] != sreg.version:
             return False
-        api_us, draw = acl.topology.host.api_us, engine.next_factor
-        enqs, scales, host = run.enqs, run.scales, engine.host_us
-        for _ in repeat(None, copies):
-            host = host + api_us
-            enqs.append(host)
-            scales.append(draw())
-        engine.host_us = host
+        # per copy as the fast path: the host clock, its enqueue time, its draw
+        enqs = run.enqs
+        enqs.extend(
+            islice(
+                accumulate(repeat(acl.topology.host.api_us, copies), initial=engine.host_us),
+                1,
+                None,
+            )
+        )
+        engine.host_us = enqs[-1]
+        run.scales.extend(islice(iter(engine.next_factor, None), copies))
         acl.call_counts["rt.memcpy_async"] += copies
         return True
 
@@ -196,12 +203,16 @@ class Programs:
         counts = acl.call_counts
         if any(name not in counts for _, name, _, _ in steps):
             return None  # a first call: the checked path makes its entry
+        start = (current, dev)
         first, current, dev = self._compile(steps, current, dev)
         if first is None:
             return None
-        steady, again, dev_again = self._compile(steps, current, dev)
-        if steady is None or (again, dev_again) != (current, dev):
-            return None
+        if (current, dev) == start:  # an iteration ends where it began: the next is the same
+            steady = first
+        else:
+            steady, again, dev_again = self._compile(steps, current, dev)
+            if steady is None or (again, dev_again) != (current, dev):
+                return None
         streams = list({a[1]: None for a in first + steady if a[0] != SWITCH})
         events = list({a[2]: None for a in first + steady if a[0] in (RECORD, WAIT)})
         if not self._alone(first + steady, streams):
@@ -248,6 +259,8 @@ class Programs:
         st = acl._streams
         if name == "rt.memcpy_async":
             hit = kept_copy(acl._copies.plans, args) if len(args) == 6 else None
+            if hit is None and dev is not None:  # a first call whose checks pass: kept
+                hit = acl._copies.keep_routed(args, dev)
             if hit is None or hit.current != dev:
                 return None
             _, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency, seen = hit.parts

@@ -7,9 +7,12 @@ the devices it concerns, the resources it occupies on the engine (a directed lin
 device ports of a switched link, PCIe in one direction, a device's HBM), its latency, and
 the bytes the engine moves. A sweep repeats one copy thousands of times, so a successful
 route is cached per (dst, destMax, src, count, kind, current device) until something it
-depends on changes (the simulator clears the cache after every call that may change
-memory, streams, devices or peer access). ``aclrtMemcpy``, ``aclrtMemcpyAsync`` and the
-repeated-``aclrtMemcpyAsync`` fast path all use these same Route objects.
+depends on changes: the simulator clears the cache after every call that may change
+memory, streams, devices or peer access, and :meth:`Router.clear` then drops every route
+between two devices or through IPC memory (peer access decides those) and the others only
+when an allocation came or went since they were cached. ``aclrtMemcpy``,
+``aclrtMemcpyAsync`` and the repeated-``aclrtMemcpyAsync`` fast path all use these same
+Route objects.
 
 Example:
     >>> from ascend_p2p_lab.sim import simulated_acl
@@ -119,9 +122,20 @@ class Router(Part):
     def __init__(self, shared: Shared, space: AddressSpace, peers: Peers) -> None:
         super().__init__(shared)
         self.space, self.peers = space, peers
-        #: successful routes by (dst, destMax, src, count, kind, current device)
+        #: successful routes by (dst, destMax, src, count, kind, current device): those
+        #: peer access cannot change (host, device-local), kept while no allocation comes
+        #: or goes, and the others (between two devices, through IPC memory)
         self.cache: dict[RouteKey, Route] = {}
-        self.clear = self.cache.clear
+        self.linked: dict[RouteKey, Route] = {}
+        self._changes = space.changes
+
+    def clear(self) -> None:
+        """After a call that may change routes: drop the routes between two devices or
+        through IPC memory, and all when an allocation came or went since."""
+        self.linked.clear()
+        if self.space.changes != self._changes:
+            self._changes = self.space.changes
+            self.cache.clear()
 
     def resolve(
         self,
@@ -138,14 +152,15 @@ class Router(Part):
         ``infer``: the direction comes from the addresses whatever (valid) kind was given,
         as ``aclrtMemcpy`` does (RT-DOC 11-03: its kind is reserved)."""
         key: tuple = (dst, dest_max, src, count, kind, current)
-        route = self.cache.get(key)
+        route = self.cache.get(key) or self.linked.get(key)
         if route is None and infer:
-            route = self.cache.get((*key, True))
+            route = self.cache.get((*key, True)) or self.linked.get((*key, True))
         if route is not None:
             return route, 0
         route, code = self._resolve(dst, dest_max, src, count, kind, current, infer)
         if route is not None:
-            self.cache[(*key, True) if route.inferred else key] = route
+            linked = route.link is not None or _ipc(route.src_region, route.dst_region)
+            (self.linked if linked else self.cache)[(*key, True) if route.inferred else key] = route
         return route, code
 
     def _resolve(
@@ -175,7 +190,7 @@ class Router(Part):
         (sreg, soff, s_lane), (dreg, doff, d_lane) = unwrap(*fs), unwrap(*fd)
         s_dev, d_dev = sreg.device, dreg.device
         actual = _KIND_OF[(s_dev is not None, d_dev is not None)]
-        ipc = getattr(sreg, "imported", False) or getattr(dreg, "imported", False)
+        ipc = _ipc(sreg, dreg)
         inferred = kind != 4 and kind != actual
         if inferred and not (infer and not ipc):
             return None, self.fail(
@@ -276,6 +291,11 @@ class Router(Part):
         s_dev, d_dev = link
         d2h, h2d = self.engine.rate(("d2h", s_dev)), self.engine.rate(("h2d", d_dev))
         return (1 / d2h + 1 / h2d) / (1 / min(d2h, h2d))
+
+
+def _ipc(sreg: Region, dreg: Region) -> bool:
+    """Either region is memory imported through IPC."""
+    return getattr(sreg, "imported", False) or getattr(dreg, "imported", False)
 
 
 def _hccs_lane(

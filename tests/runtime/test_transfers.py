@@ -26,3 +26,34 @@ def test_an_event_asked_without_flags_is_no_fallback() -> None:
         delattr(rt.acl.rt, "create_event_with_flag")
         rt.event(0, flags=0).close()
         assert rt.fallbacks == {}
+
+
+def test_read_ranges_joins_what_read_gives_each_range() -> None:
+    """Ranges of a device buffer copied one after another into the staging buffer and
+    read back once: the bytes ``read`` gives each range, in the ranges' order (distinct
+    bytes everywhere, so a range read from or written to the wrong place shows)."""
+    import pytest
+
+    from ascend_p2p_lab.runtime import AclError
+
+    data = bytes((i * 7 + i // 251) % 256 for i in range(3 << 20))
+    ranges = [(2 << 20, 4096), (5, 300), (1 << 20, 9000), ((3 << 20) - 17, 17)]
+    with (
+        open_runtime("sim", announce=False) as rt,
+        rt.device_buffer(3, 3 << 20) as dev,
+        rt.host_buffer(3 << 20) as host,
+        rt.host_buffer(1 << 16) as staging,
+    ):
+        rt.write(dev, data)
+        rt.write(host, data)
+        want = b"".join(data[off : off + n] for off, n in ranges)
+        assert rt.read_ranges(dev, ranges, staging) == want
+        assert rt.read_ranges(host, ranges, staging) == want
+        assert b"".join(rt.read(dev, n, offset=off) for off, n in ranges) == want
+        with pytest.raises(ValueError, match="outside"):
+            rt.read_ranges(dev, [(3 << 20, 1)], staging)
+        with pytest.raises(ValueError, match="do not fit"):
+            rt.read_ranges(dev, [(0, 1 << 17)], staging)
+        rt.acl.rt.memcpy = lambda *a: 507899  # a refused copy: the runtime's error
+        with pytest.raises(AclError, match="memcpy"):
+            rt.read_ranges(dev, ranges, staging)

@@ -14,6 +14,7 @@ from simacl import (
     KIB,
     MIB,
     P2P,
+    copy_setup,
     devices,
     finish,
     new_acl,
@@ -26,6 +27,7 @@ from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.sim import (
     simulated_acl,
 )
+from ascend_p2p_lab.sim.devices import CONTEXT_BASE
 
 
 def test_count_larger_than_dest_max_is_param_invalid() -> None:
@@ -247,3 +249,37 @@ def test_zero_counts_succeed_and_null_pointers_are_invalid_param_first():
     assert acl.rt.memcpy_async(0, 16, 1, 16, D2D, 0) == C.ACL_ERROR_INVALID_PARAM
     ok(acl.rt.reset_device(0))
     ok(acl.finalize())
+
+
+def test_keep_routed_keeps_a_copy_only_when_its_checks_are_known_to_pass() -> None:
+    """``Copies.keep_routed`` keeps what a first ``memcpy_async`` would keep, without the
+    call, only for plain int arguments, a count, no NULL, a stream of the current device
+    and a cached route; anything else is left to the call (nothing kept)."""
+    acl = simulated_acl("atlas800t-a2")
+    with copy_setup(acl) as (src, dst, stream):
+        copies, rt = acl._copies, acl.rt
+        args = (dst, 64 * KIB, src, 4 * KIB, D2D, stream)
+        assert copies.keep_routed(args, 0) is None  # no route cached yet
+        assert rt.memcpy(*args[:5]) == 0 and not copies.plans  # routed, not kept
+        other, _ = rt.create_stream()  # (drops nothing the test needs: routes stay)
+        assert rt.set_context(CONTEXT_BASE + 1) == 0
+        far, _ = rt.create_stream()  # a stream of device 1
+        assert rt.set_context(CONTEXT_BASE + 0) == 0
+        refused = [
+            (dst, 64 * KIB, src, 4 * KIB, D2D, far),  # another device's stream
+            (dst, 64 * KIB, src, 0, D2D, stream),  # nothing to copy
+            (dst, 64 * KIB, src, 4 * KIB, D2D, 0),  # the default stream
+            (dst, 64 * KIB, src, 4 * KIB, D2D, 987654),  # no such stream
+            (float(dst), 64 * KIB, src, 4 * KIB, D2D, stream),  # not a plain int
+            (dst, 64 * KIB, src, 2 * KIB, D2D, stream),  # another count: no route
+        ]
+        for bad in refused:
+            assert copies.keep_routed(bad, 0) is None, bad
+        assert copies.keep_routed(args, 1) is None  # under device 1: no route for it
+        assert not copies.plans
+        kept = copies.keep_routed(args, 0)
+        assert kept is not None and copies.plans[args] is kept
+        assert kept.route is acl._router.cache[(*args[:5], 0)]
+        assert kept.stream is acl._streams.streams[stream]
+        assert rt.destroy_stream(other) == 0 and rt.set_context(CONTEXT_BASE + 1) == 0
+        assert rt.destroy_stream(far) == 0 and rt.set_context(CONTEXT_BASE + 0) == 0

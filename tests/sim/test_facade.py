@@ -122,12 +122,17 @@ def test_the_fast_path_skips_the_checks_until_something_changes(
         route = acl._copies.plans[args].route
         assert acl.rt.set_device(1) == 0  # another current device: the checks decide
         assert acl.rt.memcpy_async(*args) == C.ACL_ERROR_RT_STREAM_CONTEXT
-        assert not acl._copies.plans and not acl._router.cache  # set_device dropped them
+        assert not acl._copies.plans  # set_device dropped them; the route (memory
+        assert acl._router.cache[(*args[:5], 0)] is route  # unchanged, device 0's) stays
         assert acl.rt.set_context(CONTEXT_BASE + 0) == 0 and acl.rt.reset_device(1) == 0
+        assert acl.rt.memcpy_async(*args) == 0  # checked again, on the kept route
+        assert acl._copies.plans[args].route is route
+        (extra, _) = acl.rt.malloc(4 * KIB, 0)  # an allocation: every route afresh ...
+        assert acl._router.cache == {} and acl.rt.free(extra) == 0
         assert acl.rt.memcpy_async(*args) == 0
-        assert acl._copies.plans[args].route is not route  # routed afresh ...
+        assert acl._copies.plans[args].route is not route
         assert acl._copies.plans[args].route == route  # ... to the same place
-        assert len(checked) == 3  # wrong types never reach it: the format check is first
+        assert len(checked) == 4  # wrong types never reach it: the format check is first
 
 
 def f32(x: float) -> float:

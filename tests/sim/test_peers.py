@@ -298,3 +298,19 @@ def test_a2_limit_of_8_peers_allows_the_full_mesh() -> None:
     with devices(acl, *range(8), peer=True):
         assert len(acl.simulator.ledger()["peer_refs"]) == 8 * 7
     finish(acl)
+
+
+@pytest.mark.parametrize("preset", ["atlas800t-a2", "atlas800t-a3"])
+def test_pair_active_reads_this_process_enables_as_the_set_of_them_does(preset: str) -> None:
+    """``pair_active`` without IPC sharing looks up the two directions; the same answer as
+    the set of enabled directions, one-way enables and a dropped count included."""
+    peers = simulated_acl(preset)._peers
+    peers.refs.update({(0, 1): 2, (1, 0): 1, (2, 3): 1, (5, 4): 1, (6, 7): 0, (7, 6): 1})
+    on = peers.enabled()
+    both = peers.topology.peer_needs_both
+    for a in range(8):
+        for b in range(8):
+            want = ((a, b) in on and (b, a) in on) if both else ((a, b) in on or (b, a) in on)
+            assert peers.pair_active(a, b) is want, (a, b)
+    assert peers.pair_active(0, 1) and not peers.pair_active(6, 7)
+    peers.refs.clear()  # nothing to release

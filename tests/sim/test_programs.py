@@ -118,15 +118,17 @@ def test_repeated_copies_queued_at_once_leave_what_their_calls_leave(monkeypatch
             rt.device_buffer(6, 8192) as b,
         ):
             rt.write(a, bytes(range(200)) * 40 + b"tail")
-            s = rt.stream(6)
+            s, mark = rt.stream(6), rt.event(6)
             ns = [rt.enqueue_copies(b, a, 8192, s, n) for n in (1, 2, 3, 40)]
+            mark.record(s)  # the run no longer the stream's last op: two calls start another
+            ns += [rt.enqueue_copies(b, a, 8192, s, n) for n in (5, 1, 7)]
             s.synchronize()
-            state = _state(rt, [a, b], [])
-            s.close()
+            state = _state(rt, [a, b], [rt.acl._streams.events[mark.handle]])
+            mark.close(), s.close()
         return state | {"host_ns": ns}
 
     fast, slow, _ = _both(monkeypatch, work)
-    assert fast == slow and fast["counts"]["rt.memcpy_async"] == 46
+    assert fast == slow and fast["counts"]["rt.memcpy_async"] == 59
 
 
 def test_a_fault_sends_the_program_to_the_calls(monkeypatch):
@@ -196,3 +198,59 @@ def test_a_program_at_once_leaves_what_bound_its_copies(monkeypatch):
     assert computed >= 1
     assert fast == slow
     assert fast["limits"][0] != fast["limits"][1]  # the two kinds of copy bound differently
+
+
+def test_a_program_on_new_streams_over_routed_chunks_is_computed_at_once(monkeypatch):
+    """A test makes its own streams (the kept copies go) but its chunks' routes are cached
+    from the test before: once its record and wait are kept, new chunks are kept from
+    their checks alone (``Copies.keep_routed``) and the whole program computed, leaving
+    what the calls leave."""
+    passes = []
+    real = Programs._execute
+
+    def work(rt):
+        bufs = _buffers(rt, 4 * M)
+        for _ in range(2):  # (reading buffers between tests would allocate: routes afresh)
+            events = _staged_work_on(rt, bufs, M, [(M, 2), (4 * M, 2)])
+        state = _state(rt, list(bufs), events)
+        _free(bufs)
+        return state
+
+    with open_runtime("sim", "atlas800t-a2", seed=11) as rt:
+        monkeypatch.setattr(
+            Programs, "_execute", lambda self, p, n: passes.append(n) or real(self, p, n)
+        )
+        fast = work(rt)
+    with monkeypatch.context() as m:
+        _plain(m)
+        with open_runtime("sim", "atlas800t-a2", seed=11) as rt:
+            slow = work(rt)
+    assert fast == slow
+    # steady passes computed per program: the first pass of each is made call by call
+    # (new events and streams, or chunks never routed), but the second test's 4-chunk one
+    assert passes == [0, 0, 0, 1]
+
+
+def _buffers(rt, size):
+    src, dst, host = rt.device_buffer(2, size), rt.device_buffer(5, size), rt.host_buffer(size)
+    rt.write(src, bytes(range(3, 250)) * (size // 247) + b"y" * (size % 247))
+    return src, dst, host
+
+
+def _free(bufs):
+    for b in bufs:
+        b.close()
+
+
+def _staged_work_on(rt, bufs, chunk, programs):
+    """Staged copies 2 -> 5 on new streams and a new relay: (size, copies) per program;
+    the relay's simulated event (kept past its destruction)."""
+    src, dst, host = bufs
+    s_src, s_dst, relay = rt.stream(2), rt.stream(5), rt.event(2)
+    for size, n in programs:
+        rt.enqueue_staged(
+            dst, host, src, size, (s_src, s_dst), relay, n, chunk=chunk, synchronize=True
+        )
+    events = [rt.acl._streams.events[relay.handle]]
+    relay.close(), s_src.close(), s_dst.close()
+    return events

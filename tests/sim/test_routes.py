@@ -85,3 +85,31 @@ def test_a_device_to_device_route_names_its_link() -> None:
         assert route.link == (0, 1) and route.devices == (0, 1) and route.device == 0
         assert route.resources[0] == ("link", 0, 1) and not route.staged
         assert acl.rt.free(far) == 0
+
+
+def test_routes_peer_access_decides_are_dropped_when_it_changes_the_others_kept() -> None:
+    """A route between two devices goes with any call that may change peer access; a
+    device-local or host route stays until an allocation comes or goes (a sweep's
+    verification reads and staged legs repeat across tests that make their own streams)."""
+    acl = simulated_acl(A2)  # peer access off: a direct copy between devices is refused
+    rt = acl.rt
+    assert acl.init() == 0 and rt.set_device(1) == 0 and rt.set_device(0) == 0
+    (a, _), (b, _) = rt.malloc(4 * KIB_2, 0), rt.malloc(4 * KIB_2, 0)
+    assert rt.set_device(1) == 0 and rt.device_enable_peer_access(0, 0) == 0
+    (far, _) = rt.malloc(4 * KIB_2, 0)
+    assert rt.set_device(0) == 0 and rt.device_enable_peer_access(1, 0) == 0
+    local, cross = (b, 4 * KIB_2, a, 4 * KIB_2, D2D_2), (far, 4 * KIB_2, a, 4 * KIB_2, D2D_2)
+    assert rt.memcpy(*local) == 0 and rt.memcpy(*cross) == 0
+    kept = acl._router.cache[(*local, 0)]
+    stream, _ = rt.create_stream()  # drops the kept copies, not the local route
+    assert rt.destroy_stream(stream) == 0 and acl._router.cache[(*local, 0)] is kept
+    assert rt.device_disable_peer_access(1) == 0  # 0 -> 1 off: no direct copy any more
+    assert rt.memcpy(*cross) != 0
+    assert rt.memcpy(*local) == 0 and acl._router.cache[(*local, 0)] is kept
+    assert rt.set_device(1) == 0 and rt.device_disable_peer_access(0) == 0
+    assert rt.free(far) == 0 and rt.set_device(0) == 0
+    assert acl._router.cache == {}  # an allocation went: every route afresh
+    assert rt.free(a) == 0 and rt.free(b) == 0
+    for dev in (0, 1):  # each set three times
+        assert all(rt.reset_device(dev) == 0 for _ in range(3))
+    assert acl.finalize() == 0

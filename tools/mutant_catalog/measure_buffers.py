@@ -58,7 +58,7 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.buffers.verify_windows_always_true",
         "measure/buffers.py",
-        "            if got != block[pos : pos + n]:",
+        "            if not block.startswith(got[at : at + n], off % PATTERN_BYTES):",
         "            if False:",
         "every copy verifies, whatever the bytes",
         TESTS,
@@ -66,8 +66,8 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.buffers.verify_pattern_offset",
         "measure/buffers.py",
-        "pos = off % PATTERN_BYTES",
-        "pos = off % (PATTERN_BYTES // 2)",
+        "got[at : at + n], off % PATTERN_BYTES)",
+        "got[at : at + n], off % (PATTERN_BYTES // 2))",
         "windows compared with the wrong part of the pattern",
         (
             "tests/measure/test_buffers.py",

@@ -84,4 +84,12 @@ MUTANTS: list[Mutant] = [
             "tests/topology/test_presets.py",
         ),
     ),
+    M(
+        "runtime.transfers.read_ranges_overlap",
+        "runtime/transfers.py",
+        "            args = (staging.ptr + at, staging.size - at, buf.ptr + off, n, d2h)\n",
+        "            args = (staging.ptr, staging.size, buf.ptr + off, n, d2h)\n",
+        "every range read back into the same place: the last one read as all",
+        ("tests/runtime/test_transfers.py", "tests/measure/test_buffers.py"),
+    ),
 ]

@@ -200,4 +200,12 @@ MUTANTS: list[Mutant] = [
         "a repeated memcpy_async (the fast path) is never dropped nor corrupted",
         ("tests/sim/test_faults.py", "tests/measure/test_buffers.py"),
     ),
+    M(
+        "sim.copies.keep_routed_any_device",
+        "sim/copies.py",
+        "        key = (dst, dest_max, src, count, kind, cur)\n",
+        "        key = (dst, dest_max, src, count, kind, 0)\n",
+        "a copy kept from its checks under a device its route was not checked for",
+        ("tests/sim/test_copies.py", "tests/sim/test_programs.py"),
+    ),
 ]

@@ -13,4 +13,12 @@ MUTANTS: list[Mutant] = [
         ("IPC copies see only the importer's own enables (the per-process rule again)"),
         ("tests/sim/test_peers.py",),
     ),
+    M(
+        "sim.peers.pair_active_one_way",
+        "sim/peers.py",
+        "refs.get((a, b), 0) > 0, refs.get((b, a), 0) > 0",
+        "refs.get((a, b), 0) > 0, refs.get((a, b), 0) > 0",
+        "a link counted as programmed when only one direction is enabled",
+        ("tests/sim/test_peers.py",),
+    ),
 ]

@@ -72,8 +72,8 @@ MUTANTS: list[Mutant] = [
     M(
         "sim.programs.extend_no_host",
         "sim/programs.py",
-        "            host = host + api_us\n            enqs.append(host)\n",
-        "            enqs.append(host)\n",
+        "repeat(acl.topology.host.api_us, copies)",
+        "repeat(0.0, copies)",
         "repeated copies queued at once do not advance the host clock",
         TESTS,
     ),

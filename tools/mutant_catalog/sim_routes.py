@@ -60,4 +60,20 @@ MUTANTS: list[Mutant] = [
         "a copy through an HCCS mapping takes SIO",
         ("tests/sim/test_dielinks.py", "tests/measure/test_diechoice.py"),
     ),
+    M(
+        "sim.routes.linked_kept",
+        "sim/routes.py",
+        "        self.linked.clear()\n",
+        "        pass\n",
+        "a route between two devices outlives a change of peer access",
+        ("tests/sim/test_routes.py",),
+    ),
+    M(
+        "sim.routes.cache_outlives_allocations",
+        "sim/routes.py",
+        "        if self.space.changes != self._changes:\n",
+        "        if False:\n",
+        "a cached route outlives the allocation it names",
+        ("tests/sim/test_routes.py", "tests/sim/test_facade.py"),
+    ),
 ]
