@@ -106,27 +106,9 @@ JUDGED_AGGREGATES = (*FANOUT_PATTERNS, *CARD_PATTERNS)
 
 #: The columns every kind's rows share (:data:`TABLE_COLUMNS` adds the kinds' own).
 _SHARED_COLUMNS = (
-    "kind",
-    "link",
-    "src",
-    "dst",
-    "device",
-    "group",
-    "senders",
-    "receivers",
-    "pattern",
-    "direction",
-    "initiator",
-    "bound",
-    "value",
-    "unit",
-    "basis",
-    "line",
-    "operation",
-    "size_bytes",
-    "severity",
-    "action",
-    "file",
+    *("kind", "link", "src", "dst", "device", "group", "senders", "receivers", "pattern"),
+    *("direction", "initiator", "bound", "value", "unit", "basis", "line", "operation"),
+    *("size_bytes", "severity", "action", "file"),
 )
 #: The columns of an item's bar and its origin: every entry fills them.
 BAR_COLUMNS = ("bound", "value", "unit", "basis", "line", "severity", "action", "file")
@@ -297,6 +279,11 @@ class Table:
         )
 
 
+_SPREAD = (
+    "spread: the coefficient of variation of a pair's samples at size_bytes, in percent, at "
+    "most max_cv_percent (derived: an upper quantile of the CV the jitter alone gives, x a "
+    "margin; see each basis)"
+)
 #: The numeric tables, in the order a file is written.
 TABLES = (
     Table(BANDWIDTH_ITEM, _Bandwidth, "min_GBps", "GB/s", _link_or_pair),
@@ -304,16 +291,7 @@ TABLES = (
     Table(HOST_ITEM, _Host, "min_GBps", "GB/s"),
     Table(AGGREGATE_ITEM, _Aggregate, "min_GBps", "GB/s", _aggregate),
     Table(COLLECTIVE_ITEM, _Collective, "min_busbw_GBps", "GB/s", _collective),
-    Table(
-        SPREAD_ITEM,
-        _Spread,
-        "max_cv_percent",
-        "% CV",
-        _link_or_pair,
-        above="spread: the coefficient of variation of a pair's samples at size_bytes, in "
-        "percent, at most max_cv_percent (derived: an upper quantile of the CV the jitter "
-        "alone gives, x a margin; see each basis)",
-    ),
+    Table(SPREAD_ITEM, _Spread, "max_cv_percent", "% CV", _link_or_pair, above=_SPREAD),
     Table(DIE_LINK_ITEM, DieLinkTable, "min_GBps", "GB/s", die_record, columns=("die_link",)),
 )
 #: Columns of :attr:`Criteria.table`: one row per numeric criterion.
@@ -381,11 +359,6 @@ class Criteria:
         their file's ``topology.links`` when they came from a file."""
         at = self.meta.get("links_at")
         return ValueError(what) if at is None else CriteriaError(*at, "topology.links", what)
-
-    def kinds(self) -> set[str]:
-        """The numeric criteria kinds present (bandwidth, latency, host, aggregate,
-        collective, spread)."""
-        return set(self.table["kind"])
 
 
 def empty_table() -> pd.DataFrame:
