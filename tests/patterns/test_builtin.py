@@ -89,7 +89,7 @@ def test_running_a_printed_file_gives_the_built_ins_rows(tmp_path: Path, capsys)
                 else {"patterns": "ring"}
             )
             run = sweep(rt, **what, sizes="16MiB", samples=2, progress=False)
-        runs.append(run[kept].reset_index(drop=True))
+        runs.append(run.samples[kept].reset_index(drop=True))
     pd.testing.assert_frame_equal(runs[0], runs[1])
     ring = runs[0][runs[0]["transfer"].notna()]
     assert sorted(zip(ring["src"], ring["dst"]))[:2] == [(0, 1), (0, 1)]
