@@ -192,7 +192,9 @@ def test_the_panel_reads_reachability_from_probe(monkeypatch: pytest.MonkeyPatch
         panel = PeerLinkPanel(rt)
         table = real(rt)
     assert calls == [rt]
-    np.testing.assert_array_equal(panel.reachable, access_matrix(table.samples).to_numpy().astype(bool))
+    np.testing.assert_array_equal(
+        panel.reachable, access_matrix(table.samples).to_numpy().astype(bool)
+    )
     assert panel.link_classes[0, 2] == "SYS" and panel.link_classes[0, 0] == "X"
     assert panel.reasons[(0, 2)] == (
         "0 cannot access 2: aclrtDeviceCanAccessPeer(0, 2) = 0 (link SYS)"
