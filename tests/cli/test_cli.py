@@ -244,7 +244,6 @@ import contextlib, io, json, sys
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.cli.parser import COMMANDS
 from ascend_p2p_lab.cli.parser import COMMANDS
-from ascend_p2p_lab.run import Run
 codes = {}
 for argv in [["--help"], *[[c.NAME, "--help"] for c in COMMANDS]]:
     with contextlib.redirect_stdout(io.StringIO()) as out:
