@@ -94,12 +94,12 @@ def simulated_value(fig: Mapping[str, Any], run: Any) -> float:
     """The figure's value from the rows of its sweep (see ``value`` in the data file)."""
     from ascend_p2p_lab.results import summarize
 
-    bad = run[run["error_kind"].notna()]
+    bad = run.samples[run.samples["error_kind"].notna()]
     if len(bad):
         raise RuntimeError(f"{fig['id']}: the sweep failed: {bad['error'].iloc[0]}")
     kind = fig["value"]
     if kind == "bidir_total":
-        return float(run["bidir_total_GBps"].median())
+        return float(run.samples["bidir_total_GBps"].median())
     s = summarize(run)
     if kind == "ratio":
         small, large = fig["sizes"][:2]

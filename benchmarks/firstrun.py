@@ -176,9 +176,9 @@ def same_rows(before: Path, after: Path) -> str:
     import sys
 
     sys.path.insert(0, str(ROOT))
-    from ascend_p2p_lab.results import load_run
+    from ascend_p2p_lab.run import Run
 
-    a, b = load_run(before), load_run(after)
+    a, b = Run.load(before).samples, Run.load(after).samples
     a = a.drop(columns=[c for c in VOLATILE if c in a.columns])
     b = b.drop(columns=[c for c in VOLATILE if c in b.columns])
     if a.shape != b.shape or list(a.columns) != list(b.columns):

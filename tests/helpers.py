@@ -47,8 +47,8 @@ from ascend_p2p_lab.measure import (
     sweep,
     try_enable,
 )
-from ascend_p2p_lab.results import COLUMNS, load_run, save_run
-from ascend_p2p_lab.run import Run, RunMeta
+from ascend_p2p_lab.results import COLUMNS
+from ascend_p2p_lab.run import Run, RunMeta, samples_of
 from ascend_p2p_lab.runtime import (
     AclError,
     Runtime,
@@ -464,10 +464,11 @@ def assert_acl_error(exc: BaseException) -> None:
     assert_names_the_call(str(exc))
 
 
-def _error_texts(frame: pd.DataFrame | None) -> list[str]:
-    if frame is None or "error" not in frame:
+def _error_texts(run: Run | pd.DataFrame | None) -> list[str]:
+    rows = None if run is None else samples_of(run)
+    if rows is None or "error" not in rows:
         return []
-    return [str(e) for e in frame["error"].dropna().unique()]
+    return [str(e) for e in rows["error"].dropna().unique()]
 
 
 def assert_released(rt: Runtime, refs_before: dict[tuple[int, int], int]) -> None:
@@ -1090,13 +1091,13 @@ def _sweep_op(**kwargs: Any) -> Callable[[Runtime, Path], Outcome]:
         except AclError as exc:
             out.raised = exc
             run = exc.partial_run  # type: ignore[attr-defined]
-            assert run.meta.failed and exc.partial_frame.attrs["run"]["failed"]  # type: ignore[attr-defined]
+            assert run.meta.failed
         out.frame = run.frame()
         if not run.meta.run_id:
             assert len(run) == 0  # failed before the first point: nothing to save
         else:  # saved as the command saves it, also after a failure
-            save_run(run, folder)
-            pd.testing.assert_frame_equal(load_run(folder), out.frame)
+            Run.of(run).save(folder)
+            pd.testing.assert_frame_equal(Run.load(folder).frame(), out.frame)
             assert not list(folder.glob(".*.tmp"))
         return out
 
@@ -1113,15 +1114,15 @@ def op_save_and_resume(rt: Runtime, tmp: Path) -> Outcome:
     except AclError as exc:
         out.raised, out.frame = exc, exc.partial_run.frame()  # type: ignore[attr-defined]
     if out.frame is not None and len(out.frame):
-        save_run(out.frame, tmp / "run")
-        pd.testing.assert_frame_equal(load_run(tmp / "run"), out.frame)
+        Run.of(out.frame).save(tmp / "run")
+        pd.testing.assert_frame_equal(Run.load(tmp / "run").frame(), out.frame)
     with _open(topology=A2x4) as healthy:
         resumed = sweep(healthy, **kwargs)
-        save_run(resumed, tmp / "resumed")
+        Run.of(resumed).save(tmp / "resumed")
     assert not any("injected" in t or "lost" in t for t in _error_texts(resumed))
-    assert resumed["bandwidth_GBps"].notna().all()  # every point measured once
+    assert resumed.samples["bandwidth_GBps"].notna().all()  # every point measured once
     keys = ["src", "dst", "size_bytes", "sample"]
-    assert not resumed.duplicated(keys).any() and len(resumed) == 3 * 2 * 2
+    assert not resumed.samples.duplicated(keys).any() and len(resumed) == 3 * 2 * 2
     return out
 
 
@@ -1206,7 +1207,7 @@ def saved_compare_runs(root: Path) -> dict[str, tuple[pd.DataFrame, Path]]:
         "other": compare_run(pairs="2-3,3-2"),
         "wider": compare_run(pairs="0-1,1-0,2-3"),
     }
-    return {name: (frame, save_run(frame, root / name)) for name, frame in frames.items()}
+    return {name: (frame, Run.of(frame).save(root / name)) for name, frame in frames.items()}
 
 
 def saved_processes_run(folder: Path) -> Path:
@@ -1274,8 +1275,8 @@ QUICK: dict[str, Any] = {
 }
 
 
-def _median_3(run: pd.DataFrame, **where) -> float:
-    sel = run
+def _median_3(run: Run | pd.DataFrame, **where) -> float:
+    sel = samples_of(run)
     for k, v in where.items():
         sel = sel[sel[k] == v]
     assert len(sel), f"no rows for {where}"
@@ -1299,8 +1300,9 @@ QUICK_3: dict[str, Any] = {
 }
 
 
-def _same_frames(a: pd.DataFrame, b: pd.DataFrame) -> None:
+def _same_frames(a: Run | pd.DataFrame, b: Run | pd.DataFrame) -> None:
     """Equal but for run ids, to the bit (each point starts at the clock's origin)."""
+    a, b = samples_of(a), samples_of(b)
     assert list(a.columns) == list(b.columns) and len(a) == len(b)
     rest = [c for c in a.columns if c != "run_id"]
     pd.testing.assert_frame_equal(

@@ -38,7 +38,7 @@ from ascend_p2p_lab.comparison import (
     unmatched,
 )
 from ascend_p2p_lab.measure.processes import sweep_processes
-from ascend_p2p_lab.results import load_run, save_run
+from ascend_p2p_lab.run import Run
 
 
 @pytest.fixture(scope="module")
@@ -51,46 +51,48 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pd.DataFra
 def test_compare_names_exactly_the_degraded_direction(runs) -> None:
     cmp = compare(runs["clean"][0], runs["degraded"][0])
     assert len(cmp) == 2
-    below = cmp[cmp["below"]]
+    below = cmp.points[cmp.points["below"]]
     assert list(zip(below["src"], below["dst"])) == [(0, 1)]
-    by_pair = cmp.set_index(["src", "dst"])["ratio"]
+    by_pair = cmp.points.set_index(["src", "dst"])["ratio"]
     assert by_pair[(0, 1)] == pytest.approx(0.5, abs=0.05)
     assert by_pair[(1, 0)] == pytest.approx(1.0, abs=0.05)
-    assert not cmp.set_index(["src", "dst"]).loc[(1, 0), "below"]
-    row = cmp.set_index(["src", "dst"]).loc[(0, 1)]
+    assert not cmp.points.set_index(["src", "dst"]).loc[(1, 0), "below"]
+    row = cmp.points.set_index(["src", "dst"]).loc[(0, 1)]
     assert row["ratio"] == pytest.approx(row["run_GBps"] / row["baseline_GBps"])
 
 
 def test_clean_against_clean_has_nothing_below(runs) -> None:
     cmp = compare(runs["clean"][0], runs["clean2"][0])
-    assert len(cmp) == 2 and not cmp["below"].any()
-    assert cmp["ratio"].to_numpy() == pytest.approx([1.0, 1.0], abs=0.05)
+    assert len(cmp) == 2 and not cmp.points["below"].any()
+    assert cmp.points["ratio"].to_numpy() == pytest.approx([1.0, 1.0], abs=0.05)
 
 
 def test_below_is_strictly_less_than_the_threshold(runs) -> None:
     same = compare(runs["clean"][0], runs["clean"][0], threshold=1.0)
-    assert (same["ratio"] == 1.0).all() and not same["below"].any()
+    assert (same.points["ratio"] == 1.0).all() and not same.points["below"].any()
     strict = compare(runs["clean"][0], runs["degraded"][0], threshold=0.3)
-    assert not strict["below"].any()
+    assert not strict.points["below"].any()
 
 
 def test_a_point_lost_in_the_run_counts_as_below(runs) -> None:
-    cmp = compare(runs["clean"][0], runs["failing"][0]).set_index(["src", "dst"])
+    cmp = compare(runs["clean"][0], runs["failing"][0]).points.set_index(["src", "dst"])
     lost = cmp.loc[(0, 1)]
     assert lost["below"] and lost["ratio"] == LOST_RATIO and math.isnan(lost["run_GBps"])
     assert lost["run_error_kind"] == "runtime"
     assert not cmp.loc[(1, 0), "below"]
     # the other way round (the baseline failed) is no regression: listed, not compared
     back = compare(runs["failing"][0], runs["clean"][0])
-    assert list(zip(back["src"], back["dst"])) == [(1, 0)]
+    assert list(zip(back.points["src"], back.points["dst"])) == [(1, 0)]
     missing = unmatched(runs["failing"][0], runs["clean"][0])
     assert missing[["src", "dst", "reason"]].values.tolist() == [[0, 1, "not_measured_in_baseline"]]
 
 
 def test_rows_with_an_error_kind_are_not_measurements(runs) -> None:
     corrupt = runs["corrupt"][0]
-    assert corrupt[corrupt["src"] == 0]["bandwidth_GBps"].notna().all()  # fast, but wrong
-    cmp = compare(runs["clean"][0], corrupt).set_index(["src", "dst"])
+    assert (
+        corrupt.samples[corrupt.samples["src"] == 0]["bandwidth_GBps"].notna().all()
+    )  # fast, but wrong
+    cmp = compare(runs["clean"][0], corrupt).points.set_index(["src", "dst"])
     assert cmp.loc[(0, 1), "below"] and cmp.loc[(0, 1), "ratio"] == LOST_RATIO
     assert cmp.loc[(0, 1), "run_error_kind"] == "verification"
     assert not cmp.loc[(1, 0), "below"]
@@ -103,7 +105,7 @@ def test_points_in_one_run_only_are_listed_not_dropped(runs) -> None:
     assert missing[["src", "dst", "reason"]].values.tolist() == [[2, 3, "only_in_run"]]
     missing = unmatched(runs["wider"][0], runs["clean"][0])
     assert missing[["src", "dst", "reason"]].values.tolist() == [[2, 3, "only_in_baseline"]]
-    assert compare(runs["clean"][0], runs["other"][0]).empty
+    assert compare(runs["clean"][0], runs["other"][0]).points.empty
 
 
 @pytest.mark.parametrize("bad", [0, -0.5, 1.0001, 2, math.nan, math.inf, "0.9", True, None])
@@ -133,8 +135,8 @@ def test_json_has_the_documented_keys_and_null_for_nan(runs) -> None:
     data = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in JSON"))
     assert {"below", "pairs_compared", "threshold", "baseline_run_id", "run_id"} <= set(data)
     assert data["threshold"] == DEFAULT_THRESHOLD and data["pairs_compared"] == 2
-    assert data["baseline_run_id"] == runs["clean"][0].attrs["run"]["run_id"]
-    assert data["run_id"] == runs["failing"][0].attrs["run"]["run_id"]
+    assert data["baseline_run_id"] == runs["clean"][0].meta.run_id
+    assert data["run_id"] == runs["failing"][0].meta.run_id
     (point,) = data["below"]
     assert {"src", "dst", "direction", "peer", "size_bytes", "ratio"} <= set(point)
     assert (point["src"], point["dst"], point["size_bytes"]) == (0, 1, SIZE)
@@ -166,13 +168,13 @@ def test_a_total_is_compared_only_with_a_total():
     run = to_frame([_bi(0, 1, None, 40.0), _bi(1, 0, None, 50.0)])
     base = to_frame([_bi(0, 1, 25.0, 50.0), _bi(1, 0, 25.0, 50.0)])
     got = compare(base, run)
-    assert got[["src", "dst", "ratio", "below", "value"]].values.tolist() == [
+    assert got.points[["src", "dst", "ratio", "below", "value"]].values.tolist() == [
         [0, 1, 0.8, True, "bidir_total_GBps"],
         [1, 0, 1.0, False, "bidir_total_GBps"],
     ]
     assert unmatched(base, run).empty
     per_direction = to_frame([_bi(0, 1, 25.0, None), _bi(1, 0, 25.0, None)])
-    assert compare(per_direction, run).empty
+    assert compare(per_direction, run).points.empty
     assert set(unmatched(per_direction, run)["reason"]) == {"not_measured_in_run"}
 
 
@@ -180,15 +182,15 @@ def test_a_total_is_compared_only_with_a_total():
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"
     with open_runtime("sim", "atlas800t-a3") as rt:
-        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2), out)
-    return load_run(out)
+        Run.of(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2)).save(out)
+    return Run.load(out).frame()
 
 
 def test_compare_sets_ipc_against_in_process(run: pd.DataFrame) -> None:
     cmp = compare(*split_process_modes(run))
     # both links of the A3 die pair (SIO) and across cards (HCCS_SW), pulled and pushed
     assert len(cmp) == 2 * 2 * 2
-    assert ((cmp["ratio"] - 1).abs() < 0.05).all() and not cmp["below"].any()
+    assert ((cmp.points["ratio"] - 1).abs() < 0.05).all() and not cmp.points["below"].any()
 
 
 def test_a_run_with_one_mode_cannot_be_split(run: pd.DataFrame) -> None:

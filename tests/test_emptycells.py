@@ -58,11 +58,11 @@ def test_terminal_figures_and_dashboard_explain_an_empty_cell_alike(capsys) -> N
         for ln in out.splitlines()
         if ln[:1].isdigit() and len(ln.split()) == 9
     }
-    data = heatmap_data(run)
+    data = heatmap_data(run.frame())
     for (src, dst), kind in (((0, 2), "unreachable"), ((0, 3), NOT_MEASURED)):
         assert rows[str(src)][dst] == data.cells.loc[(src, dst), "code"] == TAGS[kind]
         assert f"{TAGS[kind]}: {explain(kind)}" in out
         assert any(text.startswith(f"{TAGS[kind]}: {explain(kind)}") for _code, text in data.legend)
     widgets = pytest.importorskip("ascend_p2p_lab.widgets.render")
-    caption = widgets.heatmap_caption(run, ("uni", "on", None))
+    caption = widgets.heatmap_caption(run.frame(), ("uni", "on", None))
     assert explain("unreachable") in caption and explain(NOT_MEASURED) in caption

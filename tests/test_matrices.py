@@ -31,7 +31,7 @@ from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.matrices import matrices_json, run_matrices
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.results import load_run
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.run.folder import load
 
 A2, A3 = "atlas800t-a2", "atlas800t-a3"
@@ -117,7 +117,7 @@ def test_rows_are_sources_and_the_size_is_the_largest(run) -> None:
     nominal = 28.0  # the A2 HCCS rate a healthy direction gets close to (preset: 28 GB/s)
     assert 0.8 * nominal < f.loc[1, 0] < nominal
     assert f.loc[0, 1] == pytest.approx(f.loc[1, 0] / 2, rel=0.05)  # degraded 0 -> 1 only
-    uni = run[(run["direction"] == "uni") & (run["size_bytes"] == SIZE)]
+    uni = run.samples[(run.samples["direction"] == "uni") & (run.samples["size_bytes"] == SIZE)]
     expected = uni[(uni["src"] == 1) & (uni["dst"] == 0)]["bandwidth_GBps"].median()
     assert f.loc[1, 0] == pytest.approx(expected)
 
@@ -132,7 +132,7 @@ def test_bidirectional_runs_add_the_total_of_both_directions(run) -> None:
 
 def test_json_is_numbers_with_null_and_reasons(run) -> None:
     data = json.loads(json.dumps(matrices_json(run)))
-    assert data["device_count"] == 8 and data["run_id"] == run.attrs["run"]["run_id"]
+    assert data["device_count"] == 8 and data["run_id"] == run.meta.run_id
     first = data["matrices"][0]
     assert {
         "title",
@@ -171,7 +171,7 @@ def _expected() -> dict:
 def test_a_version_1_run_draws_the_same():
     from ascend_p2p_lab.plots.aggregates import aggregate_stats
 
-    run = load_run(V1)
+    run = Run.load(V1).frame()
     expected = _expected()
     assert [_as_before(m.to_json()) for m in run_matrices(run)] == expected["matrices"]
     stats = json.loads(aggregate_stats(run).to_json(orient="records"))

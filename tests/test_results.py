@@ -69,10 +69,9 @@ from ascend_p2p_lab.results import (
     ResultsError,
     empty_frame,
     failures,
-    load_run,
-    save_run,
     summarize,
 )
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.topology import (
     load_preset,
 )
@@ -89,13 +88,13 @@ def run() -> pd.DataFrame:
 
 
 def test_round_trip_keeps_every_value_and_type(run, tmp_path) -> None:
-    save_run(run, tmp_path / "r")
+    Run.of(run).save(tmp_path / "r")
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == [
         "run.json",
         "samples.csv",
         "samples.parquet",
     ]
-    back = load_run(tmp_path / "r")
+    back = Run.load(tmp_path / "r").frame()
     pd.testing.assert_frame_equal(back, run)
     assert back.attrs["run"]["run_id"] == run.attrs["run"]["run_id"]
     meta = json.loads((tmp_path / "r" / "run.json").read_text())
@@ -103,14 +102,14 @@ def test_round_trip_keeps_every_value_and_type(run, tmp_path) -> None:
 
 
 def test_csv_alone_loads_the_same(run, tmp_path) -> None:
-    save_run(run, tmp_path / "r")
+    Run.of(run).save(tmp_path / "r")
     (tmp_path / "r" / "samples.parquet").unlink()
-    pd.testing.assert_frame_equal(load_run(tmp_path / "r"), run)
+    pd.testing.assert_frame_equal(Run.load(tmp_path / "r").frame(), run)
 
 
 def test_errors_and_reasons_survive(run, tmp_path) -> None:
-    save_run(run, tmp_path / "r")
-    back = load_run(tmp_path / "r")
+    Run.of(run).save(tmp_path / "r")
+    back = Run.load(tmp_path / "r").frame()
     cross = back[(back.src == 0) & (back.dst == 2) & (back.path == "p2p")]
     assert cross["error"].str.contains("cannot access peer").all()
 
@@ -146,19 +145,19 @@ def test_errors_and_reasons_survive(run, tmp_path) -> None:
     ],
 )
 def test_damaged_files_are_rejected_clearly(run, tmp_path, damage, message) -> None:
-    folder = save_run(run, tmp_path / "r")
+    folder = Run.of(run).save(tmp_path / "r")
     damage(folder)
     with pytest.raises(ResultsError, match=message):
-        load_run(folder)
+        Run.load(folder).frame()
 
 
 def test_unknown_vocabulary_is_rejected(run, tmp_path) -> None:
-    folder = save_run(run, tmp_path / "r")
+    folder = Run.of(run).save(tmp_path / "r")
     (folder / "samples.parquet").unlink()
     csv = (folder / "samples.csv").read_text().replace(",uni,", ",sideways,", 1)
     (folder / "samples.csv").write_text(csv)
     with pytest.raises(ResultsError, match="direction"):
-        load_run(folder)
+        Run.load(folder).frame()
 
 
 def test_schema_and_empty_frame() -> None:
@@ -196,28 +195,28 @@ QUICK: dict[str, Any] = {
 def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open_runtime("sim", "atlas300i-duo") as rt:
         frame = sweep(rt, pairs="0-1,0-2", sizes="4KiB,1MiB", **QUICK)
-    return save_run(frame, tmp_path_factory.mktemp("runs") / "run")
+    return Run.of(frame).save(tmp_path_factory.mktemp("runs") / "run")
 
 
-def test_bad_input_to_save_run(saved_run: Path, tmp_path: Path) -> None:
-    frame = load_run(saved_run)
-    with pytest.raises(TypeError, match="needs a DataFrame or a Run, got list"):
-        save_run([1, 2], tmp_path / "a")  # type: ignore[arg-type]
+def test_bad_input_to_save(saved_run: Path, tmp_path: Path) -> None:
+    frame = Run.load(saved_run).frame()
+    with pytest.raises(TypeError, match="samples are a DataFrame, got list"):
+        Run([1, 2]).save(tmp_path / "a")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"lacks the result columns \['bidir_total_GBps'\]"):
-        save_run(frame.drop(columns="bidir_total_GBps"), tmp_path / "b")
+        Run.of(frame.drop(columns="bidir_total_GBps")).save(tmp_path / "b")
     bad = frame.astype({"size_bytes": object})
     bad.loc[0, "size_bytes"] = "big"
     with pytest.raises(ValueError, match="wrong type"):
-        save_run(bad, tmp_path / "c")
+        Run.of(bad).save(tmp_path / "c")
     (tmp_path / "d").write_text("x")
     with pytest.raises(ValueError, match="exists and is not a folder"):
-        save_run(frame, tmp_path / "d")
+        Run.of(frame).save(tmp_path / "d")
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
     assert not (tmp_path / "c").exists()
 
 
 def test_column_order_and_dtypes_survive(saved_run: Path) -> None:
-    back = load_run(saved_run)
+    back = Run.load(saved_run).frame()
     assert tuple(back.columns) == COLUMNS
     assert {c: str(t) for c, t in back.dtypes.items()} == {
         c: str(pd.Series(dtype=t).dtype) for c, t in SCHEMA.items()
@@ -255,23 +254,23 @@ def lab() -> tuple[pd.DataFrame, object]:
 
 def test_old_runs_without_cpu_affinity_load(lab, tmp_path) -> None:
     run, _ = lab
-    folder = results.save_run(run, tmp_path / "run")
+    folder = Run.of(run).save(tmp_path / "run")
     data = pd.read_parquet(folder / "samples.parquet").drop(columns=["cpu_affinity"])
     data.to_parquet(folder / "samples.parquet", index=False)
-    loaded = results.load_run(folder)
+    loaded = Run.load(folder).frame()
     assert loaded["cpu_affinity"].isna().all() and str(loaded["cpu_affinity"].dtype) == "string"
     (folder / "samples.parquet").unlink()
     csv = pd.read_csv(folder / "samples.csv").drop(columns=["cpu_affinity"])
     csv.to_csv(folder / "samples.csv", index=False)
-    assert results.load_run(folder)["cpu_affinity"].isna().all()
+    assert Run.load(folder).frame()["cpu_affinity"].isna().all()
 
 
 def test_a_saved_run_keeps_the_host_rows(lab, tmp_path) -> None:
     run, _ = lab
-    loaded = results.load_run(results.save_run(run, tmp_path / "run"))
+    loaded = Run.load(Run.of(run).save(tmp_path / "run")).frame()
     host = loaded[loaded["pattern"] == "h2d"]
     assert host["src"].isna().all() and list(host["cpu_affinity"]) == list(
-        run.loc[run["pattern"] == "h2d", "cpu_affinity"]
+        run.samples.loc[run.samples["pattern"] == "h2d", "cpu_affinity"]
     )
 
 
@@ -347,33 +346,35 @@ def test_the_latency_matrix_is_inferred_or_refused_never_empty(lab_2) -> None:
 
 def test_runs_saved_before_latency_load(lab_2, tmp_path) -> None:
     run, _ = lab_2
-    folder = results.save_run(run, tmp_path / "run")
+    folder = Run.of(run).save(tmp_path / "run")
     (folder / "samples.parquet").unlink()
     csv = pd.read_csv(folder / "samples.csv", keep_default_na=False, na_values=[""])
     csv.drop(columns=["latency_us"]).to_csv(folder / "samples.csv", index=False)
-    back = results.load_run(folder)
+    back = Run.load(folder).frame()
     assert back["latency_us"].dtype == "float64" and back["latency_us"].isna().all()
     assert list(back.columns) == list(results.COLUMNS)
-    folder = results.save_run(run, tmp_path / "again")
-    again = results.load_run(folder)
-    np.testing.assert_allclose(again["latency_us"], run["latency_us"])
+    folder = Run.of(run).save(tmp_path / "again")
+    again = Run.load(folder).frame()
+    np.testing.assert_allclose(again["latency_us"], run.samples["latency_us"])
 
 
 def test_fit_leaves_out_host_bound_samples_and_says_so() -> None:
     run = host_bound_run()
-    bound = run["host_bound"].fillna(False).astype(bool)
+    bound = run.samples["host_bound"].fillna(False).astype(bool)
     assert 0 < bound.sum() < len(run)
     fit = results.fit_latency_bandwidth(run)
     assert len(fit) == 1
     assert fit["host_bound_left_out"].iloc[0] == bound.sum()
-    assert fit["sizes"].iloc[0] == run.loc[~bound, "size_bytes"].nunique()
+    assert fit["sizes"].iloc[0] == run.samples.loc[~bound, "size_bytes"].nunique()
     kept = results.fit_latency_bandwidth(run, keep_host_bound=True)
     assert kept["host_bound_left_out"].iloc[0] == 0 and kept["sizes"].iloc[0] == 4
-    only_bound = results.fit_latency_bandwidth(run[bound])
+    only_bound = results.fit_latency_bandwidth(run.samples[bound])
     assert only_bound["host_bound_left_out"].iloc[0] == bound.sum()
     assert math.isnan(only_bound["latency_us"].iloc[0])
     # a group whose key has a missing device (a fan-out's dst) is counted once, too
-    fanout = run.assign(pattern="one_to_all", dst=pd.Series(pd.NA, index=run.index, dtype="Int64"))
+    fanout = run.samples.assign(
+        pattern="one_to_all", dst=pd.Series(pd.NA, index=run.samples.index, dtype="Int64")
+    )
     for frame in (fanout, fanout[bound]):
         fit = results.fit_latency_bandwidth(frame)
         assert len(fit) == 1 and fit["host_bound_left_out"].iloc[0] == bound.sum()
@@ -388,7 +389,7 @@ def test_a_version_1_run_loads_with_its_device_lists(fmt, tmp_path):
     shutil.copytree(V1, folder)
     if fmt == "csv":
         (folder / "samples.parquet").unlink()
-    run = load_run(folder)
+    run = Run.load(folder).frame()
     assert json.loads((V1 / "run.json").read_text()).get("schema_version", 1) == 1
     card = run[run["pattern"] == "card"]
     first = card.iloc[0]
@@ -400,14 +401,14 @@ def test_a_version_1_run_loads_with_its_device_lists(fmt, tmp_path):
 
 
 def test_saved_again_it_is_the_current_version_and_keeps_the_lists(tmp_path):
-    run = load_run(V1)
-    save_run(run, tmp_path / "again")
+    run = Run.load(V1).frame()
+    Run.of(run).save(tmp_path / "again")
     meta = json.loads((tmp_path / "again" / "run.json").read_text())
     assert meta["schema_version"] == RUN_SCHEMA_VERSION == 3
-    again = load_run(tmp_path / "again")
+    again = Run.load(tmp_path / "again").frame()
     pd.testing.assert_series_equal(again["senders"], run["senders"])
     (tmp_path / "again" / "samples.parquet").unlink()  # the CSV's JSON lists
-    from_csv = load_run(tmp_path / "again")
+    from_csv = Run.load(tmp_path / "again").frame()
     assert list(from_csv["receivers"]) == list(run["receivers"])
     csv = (tmp_path / "again" / "samples.csv").read_text()
     assert '"[0, 1]"' in csv  # device lists as JSON, not a label to split
@@ -435,7 +436,7 @@ def test_a_version_2_run_loads_and_gives_the_same_numbers(fmt, tmp_path):
     if fmt == "csv":
         (folder / "samples.parquet").unlink()
     assert json.loads((V2 / "run.json").read_text())["schema_version"] == 2
-    run = load_run(folder)
+    run = Run.load(folder).frame()
     expected = _v2_expected()
     summary = summarize(run)[expected["summary"]["columns"]]
     assert _as_stored(summary) == expected["summary"]
@@ -460,9 +461,9 @@ def _close_to_stored(got: dict, stored: dict, rel: float) -> bool:
 def test_parquet_and_csv_of_the_version_2_run_are_the_same_rows(tmp_path):
     folder = tmp_path / "run"
     shutil.copytree(V2, folder)
-    from_parquet = load_run(folder)
+    from_parquet = Run.load(folder).frame()
     (folder / "samples.parquet").unlink()
-    pd.testing.assert_frame_equal(load_run(folder), from_parquet)
+    pd.testing.assert_frame_equal(Run.load(folder).frame(), from_parquet)
 
 
 def test_the_error_vocabulary_is_closed() -> None:
@@ -488,7 +489,7 @@ def test_a_corrupted_link_is_a_verification_failure_and_exit_1(capsys, tmp_path)
         str(tmp_path / "r"),
     )
     assert code == 1 and "verification" in out
-    run = load_run(tmp_path / "r")
+    run = Run.load(tmp_path / "r").frame()
     bad, good = run[run.src == 0], run[run.src == 1]
     assert (bad.verified == False).all() and set(bad.error_kind) == {"verification"}  # noqa: E712
     assert bad.bandwidth_GBps.notna().all() and bad.error_code.isna().all()

@@ -41,8 +41,6 @@ from ascend_p2p_lab.matrices import matrices_json, run_matrices
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.results import (
     inferred_notes,
-    load_run,
-    save_run,
 )
 from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.run import folder as run_folder
@@ -130,7 +128,7 @@ def test_the_summary_gives_the_total_of_both_directions(run, capsys) -> None:
 
 def test_a_refused_cell_among_measured_ones_prints_as_refused(run, capsys) -> None:
     """The cell's kind comes from the rows' error_kind column, not from its text."""
-    uni = run[run["direction"] == "uni"].copy()
+    uni = run.frame()[run.samples["direction"] == "uni"].copy()  # with its metadata
     cell = (uni["src"] == 1) & (uni["dst"] == 0)
     uni.loc[cell, ["bandwidth_GBps", "elapsed_us"]] = float("nan")
     uni.loc[cell, "error_kind"] = "refused"
@@ -153,7 +151,7 @@ def test_runs_on_the_simulator_carry_the_presets_inferred_behaviours(capsys) -> 
     with open_runtime("sim", A3) as rt:
         off = sweep(rt, pairs="0-2", sizes="1MiB", peer="off", samples=1, progress=False)
         on = sweep(rt, pairs="0-2", sizes="1MiB", samples=1, progress=False)
-    assert "peer_off_copy" in off.attrs["run"]["inferred"]
+    assert "peer_off_copy" in off.meta.inferred
     assert set(inferred_notes(off)) == {"peer_off_copy", "peer_off_error"}
     assert inferred_notes(on) == {}  # peer on, read: rests on nothing inferred
     print_summary(off)
@@ -192,7 +190,7 @@ def test_two_runs_joined_are_one_run_that_reports(two_sweeps, tmp_path: Path, ca
     assert meta.params["sizes"] == [1 << 20, 16 << 20]  # what both share
     assert "patterns" not in meta.params  # what they do not: in parts
     assert run_status(both) == 130
-    folder = save_run(both, tmp_path / "joined")  # saved and loaded whole
+    folder = Run.of(both).save(tmp_path / "joined")  # saved and loaded whole
     back = run_folder.load(folder)
     assert back.meta == meta and back.run_ids == both.run_ids
     paths = plots.report(back, tmp_path / "joined")
@@ -227,7 +225,7 @@ def _v2_expected() -> dict:
 def test_a_version_2_run_reports_as_the_release_before_did(capsys):
     from ascend_p2p_lab.terminal import print_summary, run_status
 
-    run = load_run(V2)
+    run = Run.load(V2).frame()
     expected = _v2_expected()
     assert _report_as_before(matrices_json(run)) == expected["report"]
     assert run_status(run) == expected["exit_status"] == 0

@@ -129,7 +129,7 @@ def golden_rows(
             if "group" in pats:
                 kwargs["groups"] = GROUPS
             pair_like = {"pair", "latency"} & set(pats)
-            run = sweep(
+            rows = sweep(
                 rt,
                 pairs=PAIRS if pair_like else None,
                 sizes=SIZES,
@@ -137,8 +137,8 @@ def golden_rows(
                 patterns=pats,
                 progress=False,
                 **kwargs,
-            )
-        run = run.assign(ends=_ends(run), variant=variant)
+            ).samples
+        run = rows.assign(ends=_ends(rows), variant=variant)
         frames.append(run[COLUMNS].reset_index(drop=True))  # new columns kept out
     frame = pd.concat(frames, ignore_index=True)
     return normalize(frame)

@@ -64,6 +64,7 @@ Example:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -76,7 +77,7 @@ from ..patterns.cards import group_name, parse_group_name
 from ..schema import CARD_PATTERNS, COLLECTIVE_PATTERN, FANOUT_PATTERNS, HOST_PATTERNS
 from ..topology.model import LINK_CLASSES, SELF
 from ..topology.tables import LinkName
-from ..typedfile import Counting, Document, FileError, Positive, Text, Whole
+from ..typedfile import Counting, Document, FileError, KeyPath, Positive, Text, Whole
 from ..units import parse_size
 from ..vocab import (
     AGGREGATE_ITEM,
@@ -85,6 +86,7 @@ from ..vocab import (
     COLLECTIVE_ITEM,
     DIE_LINK_ITEM,
     DIRECTIONS,
+    HOST_ITEM,
     ITEM_KINDS,
     LATENCY_ITEM,
     PAIR_INITIATORS,
@@ -102,48 +104,14 @@ HOST_DIRECTIONS = HOST_PATTERNS
 #: The aggregates a criterion may name: a device with all its peers, card to card.
 JUDGED_AGGREGATES = (*FANOUT_PATTERNS, *CARD_PATTERNS)
 
-#: Columns of :attr:`Criteria.table`: one row per numeric criterion.
-TABLE_COLUMNS = (
-    "kind",
-    "link",
-    "src",
-    "dst",
-    "device",
-    "group",
-    "senders",
-    "receivers",
-    "pattern",
-    "direction",
-    "initiator",
-    "bound",
-    "value",
-    "unit",
-    "basis",
-    "line",
-    "operation",
-    "size_bytes",
-    "severity",
-    "action",
-    "file",
-    "die_link",  # the A3's die link of a [[die_link]] criterion (check.dieitems)
+#: The columns every kind's rows share (:data:`TABLE_COLUMNS` adds the kinds' own).
+_SHARED_COLUMNS = (
+    *("kind", "link", "src", "dst", "device", "group", "senders", "receivers", "pattern"),
+    *("direction", "initiator", "bound", "value", "unit", "basis", "line", "operation"),
+    *("size_bytes", "severity", "action", "file"),
 )
-#: What makes two entries the same item's bar (a second one in a file is refused; a later
-#: layer's replaces an earlier layer's: :mod:`.layers`).
-ENTRY_KEYS = (
-    "kind",
-    "link",
-    "src",
-    "dst",
-    "device",
-    "senders",
-    "receivers",
-    "pattern",
-    "direction",
-    "initiator",
-    "operation",
-    "size_bytes",
-    "die_link",
-)
+#: The columns of an item's bar and its origin: every entry fills them.
+BAR_COLUMNS = ("bound", "value", "unit", "basis", "line", "severity", "action", "file")
 #: An item's severity: a failing ``fail`` item fails the check, a ``warn`` item warns.
 SEVERITIES = ("fail", "warn")
 #: The kinds a ``[severity]`` table may name.
@@ -173,46 +141,49 @@ class _Judged(_Table, kw_only=True):
     action: Text | None = None
 
 
-class _Bandwidth(_Judged, kw_only=True):
+# An entry's fields are in the order the writer writes them (:attr:`Table.keys`).
+
+
+class _LinkOrPair(_Judged, kw_only=True):
+    link: LinkName | None = None
+    pair: tuple[Whole, Whole] | None = None
+
+
+class _Latency(_LinkOrPair, kw_only=True):
+    max_us: Positive
+
+
+class _Directed(_LinkOrPair, kw_only=True):
     direction: Literal[DIRECTIONS]  # type: ignore[valid-type]
     initiator: Literal[PAIR_INITIATORS]  # type: ignore[valid-type]
+
+
+class _Bandwidth(_Directed, kw_only=True):
     min_GBps: Positive
-    link: LinkName | None = None
-    pair: tuple[Whole, Whole] | None = None
 
 
-class _Latency(_Judged, kw_only=True):
-    max_us: Positive
-    link: LinkName | None = None
-    pair: tuple[Whole, Whole] | None = None
+class _Spread(_Directed, kw_only=True):
+    max_cv_percent: Positive
 
 
 class _Host(_Judged, kw_only=True):
     direction: Literal[HOST_DIRECTIONS]  # type: ignore[valid-type]
-    min_GBps: Positive
     device: Whole | None = None
+    min_GBps: Positive
 
 
 class _Aggregate(_Judged, kw_only=True):
     pattern: Literal[JUDGED_AGGREGATES]  # type: ignore[valid-type]
-    min_GBps: Positive
     device: Whole | None = None
     group: Text | None = None
+    min_GBps: Positive
 
 
 class _Collective(_Judged, kw_only=True):
     operation: Literal[OPERATIONS]  # type: ignore[valid-type]
-    min_busbw_GBps: Positive
     size_bytes: Counting | None = None
     size: Text | None = None
-
-
-class _Spread(_Judged, kw_only=True):
-    direction: Literal[DIRECTIONS]  # type: ignore[valid-type]
-    initiator: Literal[PAIR_INITIATORS]  # type: ignore[valid-type]
-    max_cv_percent: Positive
-    link: LinkName | None = None
-    pair: tuple[Whole, Whole] | None = None
+    min_busbw_GBps: Positive
 
 
 class _Verification(_Table):
@@ -228,7 +199,110 @@ _Severity = msgspec.defstruct(
 )
 
 
-class _CriteriaFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+def _aggregate(doc: Document, at: KeyPath, entry: _Aggregate, links: Any) -> dict[str, Any]:
+    """An [[aggregate]] entry's card group (senders, receivers), or its device."""
+    rec: dict[str, Any] = {}
+    if entry.group is not None:
+        if entry.pattern not in CARD_PATTERNS:
+            raise doc.fail((*at, "group"), "group is for the card pattern; fan-outs take device")
+        try:
+            rec["senders"], rec["receivers"] = parse_group_name(entry.group, len(links))
+        except ValueError as exc:
+            raise doc.fail((*at, "group"), str(exc)) from None
+        rec["group"] = group_name(rec["senders"], rec["receivers"])  # as rows name it
+    if entry.device is not None and entry.pattern in CARD_PATTERNS:
+        raise doc.fail((*at, "device"), "the card pattern takes group, not device")
+    return rec
+
+
+def _collective(doc: Document, at: KeyPath, entry: _Collective, links: Any) -> dict[str, Any]:
+    """A [[collective]] entry's size (size_bytes, or a size as text)."""
+    if (entry.size_bytes is None) == (entry.size is None):
+        raise doc.fail(
+            (*at, "size" if entry.size is not None else "operation"),
+            'needs size_bytes (a number) or size ("256MiB"), not both',
+        )
+    size = entry.size_bytes
+    if entry.size is not None:
+        try:
+            size = parse_size(entry.size)
+        except ValueError as exc:
+            why = str(exc).replace(f"size {entry.size!r} ", "")
+            raise doc.fail((*at, "size"), f"{why}, got {entry.size!r}") from None
+    return {"size_bytes": size, "pattern": COLLECTIVE_PATTERN}
+
+
+def _link_or_pair(doc: Document, at: KeyPath, entry: Any, links: list[list[Any]]) -> dict[str, Any]:
+    if (entry.link is None) == (entry.pair is None):
+        raise doc.fail(
+            (*at, "link" if entry.link is not None else "basis"),
+            "needs link (a class) or pair ([src, dst]), not both",
+        )
+    if entry.pair is not None:
+        src, dst = entry.pair
+        if src == dst or max(src, dst) >= len(links):
+            raise doc.fail(
+                (*at, "pair"),
+                f"two different device ids below {len(links)}, got {list(entry.pair)}",
+            )
+        return {"src": src, "dst": dst, "link": links[src][dst]}
+    present = {c for i, row in enumerate(links) for j, c in enumerate(row) if i != j}
+    if entry.link not in present:
+        raise doc.fail(
+            (*at, "link"), f"link class {entry.link} occurs in no pair of topology.links"
+        )
+    return {"link": entry.link}
+
+
+@dataclass(frozen=True)
+class Table:
+    """``[[name]]``, a table of numeric criteria (the ``kind`` of its rows, a ``[severity]``
+    key): its entry's struct, the key of its bar (``min_`` a floor, ``max_`` a ceiling) and
+    unit, what checks an entry beyond its types giving its columns, the columns only it
+    fills, a comment written above it."""
+
+    name: str
+    entry: type[msgspec.Struct]
+    bound: str
+    unit: str
+    fill: Callable[[Document, KeyPath, Any, Any], dict[str, Any]] | None = None
+    columns: tuple[str, ...] = ()
+    above: str = ""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The keys naming an entry's item, in the order written: its fields that are table
+        columns (and ``pair``: src and dst), but its bar's."""
+        fields = self.entry.__struct_fields__
+        return tuple(
+            f for f in fields if f == "pair" or (f in TABLE_COLUMNS and f not in BAR_COLUMNS)
+        )
+
+
+_SPREAD = (
+    "spread: the coefficient of variation of a pair's samples at size_bytes, in percent, at "
+    "most max_cv_percent (derived: an upper quantile of the CV the jitter alone gives, x a "
+    "margin; see each basis)"
+)
+#: The numeric tables, in the order a file is written.
+TABLES = (
+    Table(BANDWIDTH_ITEM, _Bandwidth, "min_GBps", "GB/s", _link_or_pair),
+    Table(LATENCY_ITEM, _Latency, "max_us", "us", _link_or_pair),
+    Table(HOST_ITEM, _Host, "min_GBps", "GB/s"),
+    Table(AGGREGATE_ITEM, _Aggregate, "min_GBps", "GB/s", _aggregate),
+    Table(COLLECTIVE_ITEM, _Collective, "min_busbw_GBps", "GB/s", _collective),
+    Table(SPREAD_ITEM, _Spread, "max_cv_percent", "% CV", _link_or_pair, above=_SPREAD),
+    Table(DIE_LINK_ITEM, DieLinkTable, "min_GBps", "GB/s", die_record, columns=("die_link",)),
+)
+#: Columns of :attr:`Criteria.table`: one row per numeric criterion.
+TABLE_COLUMNS = (*_SHARED_COLUMNS, *(c for t in TABLES for c in t.columns))
+#: What makes two entries the same item's bar (a second one in a file is refused; a later
+#: layer's replaces an earlier layer's: :mod:`.layers`): every column but the bar's and
+#: ``group`` (the name of ``senders`` and ``receivers``).
+ENTRY_KEYS = tuple(c for c in TABLE_COLUMNS if c not in (*BAR_COLUMNS, "group"))
+
+
+class _Head(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     schema_version: int
     topology: _TopologyTable | None = None
     overlay: bool = False
@@ -240,26 +314,17 @@ class _CriteriaFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     size_bytes: Counting = DEFAULT_SIZE_BYTES
     latency_size_bytes: Counting = DEFAULT_LATENCY_SIZE_BYTES
     samples: Annotated[int, msgspec.Meta(ge=1, le=1000)] = DEFAULT_SAMPLES
-    bandwidth: list[_Bandwidth] = []
-    latency: list[_Latency] = []
-    host: list[_Host] = []
-    aggregate: list[_Aggregate] = []
-    collective: list[_Collective] = []
-    spread: list[_Spread] = []
-    die_link: list[DieLinkTable] = []  # the A3's die links (check.dieitems)
     verification: _Verification = msgspec.field(default_factory=_Verification)
 
 
-#: per array of tables: the bound key and its unit
-_TABLES = {
-    "bandwidth": ("min_GBps", "GB/s"),
-    "latency": ("max_us", "us"),
-    "host": ("min_GBps", "GB/s"),
-    "aggregate": ("min_GBps", "GB/s"),
-    "collective": ("min_busbw_GBps", "GB/s"),
-    "spread": ("max_cv_percent", "% CV"),
-    "die_link": ("min_GBps", "GB/s"),
-}
+#: A criteria file: its head, and a list of entries per numeric table.
+_CriteriaFile = msgspec.defstruct(
+    "_CriteriaFile",
+    [(t.name, list[t.entry], []) for t in TABLES],  # type: ignore[name-defined]
+    bases=(_Head,),
+    forbid_unknown_fields=True,
+    kw_only=True,
+)
 
 
 @dataclass(frozen=True)
@@ -294,11 +359,6 @@ class Criteria:
         their file's ``topology.links`` when they came from a file."""
         at = self.meta.get("links_at")
         return ValueError(what) if at is None else CriteriaError(*at, "topology.links", what)
-
-    def kinds(self) -> set[str]:
-        """The numeric criteria kinds present (bandwidth, latency, host, aggregate,
-        collective, spread)."""
-        return set(self.table["kind"])
 
 
 def empty_table() -> pd.DataFrame:
@@ -373,8 +433,8 @@ def _criteria(doc: Document, base: Criteria | None = None) -> Criteria:
         peer = _matrix(doc, file.topology.peer_access, "peer_access", len(links), _peer_cell)
     records = [
         _entry(doc, table, k, entry, links)
-        for table in _TABLES
-        for k, entry in enumerate(getattr(file, table))
+        for table in TABLES
+        for k, entry in enumerate(getattr(file, table.name))
     ]
     _no_duplicates(doc, records)
     severity = {k: v for k in SEVERITY_KINDS if (v := getattr(file.severity, k)) is not None}
@@ -449,15 +509,14 @@ def _matrix(doc: Document, rows: list[list[Any]], key: str, n: int, cell: Any) -
     return rows
 
 
-def _entry(doc: Document, table: str, k: int, entry: Any, links: list[list[Any]]) -> dict[str, Any]:
+def _entry(doc: Document, table: Table, k: int, entry: Any, links: Any) -> dict[str, Any]:
     """One [[table]] entry as a criteria record (what its types cannot say checked)."""
-    bound_key, unit = _TABLES[table]
-    at = (table, k)
+    at = (table.name, k)
     rec: dict[str, Any] = {
-        "kind": table,
-        "bound": "min" if bound_key.startswith("min") else "max",
-        "value": float(getattr(entry, bound_key)),
-        "unit": unit,
+        "kind": table.name,
+        "bound": "min" if table.bound.startswith("min") else "max",
+        "value": float(getattr(entry, table.bound)),
+        "unit": table.unit,
         "basis": entry.basis,
         "line": doc.line(at),
         "severity": entry.severity,
@@ -467,75 +526,17 @@ def _entry(doc: Document, table: str, k: int, entry: Any, links: list[list[Any]]
     for key in ("direction", "initiator", "pattern", "operation"):
         if hasattr(entry, key):
             rec[key] = getattr(entry, key)
-    if table in (BANDWIDTH_ITEM, LATENCY_ITEM, SPREAD_ITEM):
-        rec.update(_link_or_pair(doc, at, entry, links))
-    if table == AGGREGATE_ITEM and entry.group is not None:
-        if entry.pattern not in CARD_PATTERNS:
-            raise doc.fail((*at, "group"), "group is for the card pattern; fan-outs take device")
-        try:
-            rec["senders"], rec["receivers"] = parse_group_name(entry.group, len(links))
-        except ValueError as exc:
-            raise doc.fail((*at, "group"), str(exc)) from None
-        rec["group"] = group_name(rec["senders"], rec["receivers"])  # as rows name it
-    if table == COLLECTIVE_ITEM:
-        rec.update(_collective(doc, at, entry))
-    if table == DIE_LINK_ITEM:
-        more, why = die_record(links, entry)
-        if why:
-            raise doc.fail((*at, "pair" if entry.pair is not None else "die_link"), why)
-        rec.update(more)
+    if table.fill is not None:
+        rec.update(table.fill(doc, at, entry, links))
     if getattr(entry, "device", None) is not None:
-        if table == AGGREGATE_ITEM and entry.pattern in CARD_PATTERNS:
-            raise doc.fail((*at, "device"), "the card pattern takes group, not device")
         rec["device"] = _device(doc, (*at, "device"), entry.device, len(links))
     return rec
 
 
-def _device(doc: Document, at: tuple[Any, ...], device: int, n: int) -> int:
+def _device(doc: Document, at: KeyPath, device: int, n: int) -> int:
     if device >= n:
         raise doc.fail(at, f"device {device} is not on this server (its devices: 0..{n - 1})")
     return device
-
-
-def _collective(doc: Document, at: tuple[Any, ...], entry: _Collective) -> dict[str, Any]:
-    """A [[collective]] entry's size (size_bytes, or a size as text)."""
-    if (entry.size_bytes is None) == (entry.size is None):
-        raise doc.fail(
-            (*at, "size" if entry.size is not None else "operation"),
-            'needs size_bytes (a number) or size ("256MiB"), not both',
-        )
-    size = entry.size_bytes
-    if entry.size is not None:
-        try:
-            size = parse_size(entry.size)
-        except ValueError as exc:
-            why = str(exc).replace(f"size {entry.size!r} ", "")
-            raise doc.fail((*at, "size"), f"{why}, got {entry.size!r}") from None
-    return {"size_bytes": size, "pattern": COLLECTIVE_PATTERN}
-
-
-def _link_or_pair(
-    doc: Document, at: tuple[Any, ...], entry: Any, links: list[list[Any]]
-) -> dict[str, Any]:
-    if (entry.link is None) == (entry.pair is None):
-        raise doc.fail(
-            (*at, "link" if entry.link is not None else "basis"),
-            "needs link (a class) or pair ([src, dst]), not both",
-        )
-    if entry.pair is not None:
-        src, dst = entry.pair
-        if src == dst or max(src, dst) >= len(links):
-            raise doc.fail(
-                (*at, "pair"),
-                f"two different device ids below {len(links)}, got {list(entry.pair)}",
-            )
-        return {"src": src, "dst": dst, "link": links[src][dst]}
-    present = {c for i, row in enumerate(links) for j, c in enumerate(row) if i != j}
-    if entry.link not in present:
-        raise doc.fail(
-            (*at, "link"), f"link class {entry.link} occurs in no pair of topology.links"
-        )
-    return {"link": entry.link}
 
 
 def _no_duplicates(doc: Document, records: list[dict[str, Any]]) -> None:

@@ -34,11 +34,11 @@ import pandas as pd
 
 from ..schema import PAIR_PATTERN
 from ..topology.model import DIE_LINKS
-from ..typedfile import Positive, Text, Whole
+from ..typedfile import Document, KeyPath, Positive, Text, Whole
 from ..units import format_size
-from ..vocab import DIE_BOTH, FAIL, INITIATOR_WORDS, PAIR_INITIATORS, PASS, SIO, SKIP
+from ..vocab import DIE_BOTH, DIE_LINK_ITEM, FAIL, INITIATOR_WORDS, PAIR_INITIATORS, PASS, SIO, SKIP
 
-KIND = "die_link"
+KIND = DIE_LINK_ITEM
 #: The link class of every twin-die pair (what the criteria's links matrix names).
 TWIN_CLASS = SIO
 
@@ -48,16 +48,16 @@ class DieLinkTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
     basis: Text
     die_link: Literal[DIE_LINKS]  # type: ignore[valid-type]
-    min_GBps: Positive
+    pair: tuple[Whole, Whole] | None = None  # the fields in the order written (criteria.Table)
     initiator: Literal[PAIR_INITIATORS] = "dst"  # type: ignore[valid-type]
-    pair: tuple[Whole, Whole] | None = None
+    min_GBps: Positive
     severity: Literal["fail", "warn"] | None = None  # as every judged entry (.severity)
     action: Text | None = None
 
 
-def die_record(links: Sequence[Sequence[Any]], entry: DieLinkTable) -> tuple[dict[str, Any], str]:
-    """A ``[[die_link]]`` entry's columns of the criteria table, and why it is refused
-    ("" when it is not): the pair, when given, must be twin dies of the links matrix."""
+def die_record(doc: Document, at: KeyPath, entry: DieLinkTable, links: Any) -> dict[str, Any]:
+    """A ``[[die_link]]`` entry's columns of the criteria table (its ``fill``,
+    :class:`.criteria.Table`): the pair, when given, must be twin dies of the links matrix."""
     rec: dict[str, Any] = {
         "die_link": entry.die_link,
         "initiator": entry.initiator,
@@ -68,11 +68,12 @@ def die_record(links: Sequence[Sequence[Any]], entry: DieLinkTable) -> tuple[dic
     if entry.pair is not None:
         src, dst = entry.pair
         if max(src, dst) >= len(links) or src == dst or links[src][dst] != TWIN_CLASS:
-            return rec, f"pair {list(entry.pair)} is not two dies of one card (SIO in links)"
+            why = f"pair {list(entry.pair)} is not two dies of one card (SIO in links)"
+            raise doc.fail((*at, "pair"), why)
         rec.update(src=src, dst=dst)
     elif not any(c == TWIN_CLASS for row in links for c in row):
-        return rec, "no two dies of one card in topology.links (no SIO pair)"
-    return rec, ""
+        raise doc.fail((*at, "die_link"), "no two dies of one card in topology.links (no SIO pair)")
+    return rec
 
 
 def _words(die_link: str) -> tuple[str, ...]:

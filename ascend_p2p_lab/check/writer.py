@@ -27,33 +27,7 @@ import pandas as pd
 import tomlkit
 from tomlkit.items import Array, Item
 
-from .criteria import CRITERIA_SCHEMA_VERSION, Criteria
-
-#: per kind: the keys written, in order, and the key of the bound
-_KEYS = {
-    "bandwidth": ("link", "pair", "direction", "initiator"),
-    "latency": ("link", "pair"),
-    "host": ("direction", "device"),
-    "aggregate": ("pattern", "device", "group"),
-    "collective": ("operation", "size_bytes"),
-    "spread": ("link", "pair", "direction", "initiator"),
-    "die_link": ("die_link", "pair", "initiator"),
-}
-_BOUND = {
-    "bandwidth": "min_GBps",
-    "latency": "max_us",
-    "host": "min_GBps",
-    "aggregate": "min_GBps",
-    "collective": "min_busbw_GBps",
-    "spread": "max_cv_percent",
-    "die_link": "min_GBps",
-}
-#: per kind: a comment above its tables (what its bound means)
-_ABOVE = {
-    "spread": "spread: the coefficient of variation of a pair's samples at size_bytes, in "
-    "percent, at most max_cv_percent (derived: an upper quantile of the CV the jitter "
-    "alone gives, x a margin; see each basis)",
-}
+from .criteria import CRITERIA_SCHEMA_VERSION, TABLES, Criteria, Table
 
 
 def _said(value: Any, comment: str) -> Item:
@@ -76,9 +50,9 @@ def _matrix(rows: list[list[Any]]) -> Array:
     return out
 
 
-def _entry(kind: str, row: pd.Series) -> Any:
+def _entry(kind: Table, row: pd.Series) -> Any:
     out = tomlkit.table()
-    for key in _KEYS[kind]:
+    for key in kind.keys:
         if key == "pair":
             if not pd.isna(row["src"]):
                 out.add("pair", [int(row["src"]), int(row["dst"])])
@@ -88,7 +62,7 @@ def _entry(kind: str, row: pd.Series) -> Any:
         if not pd.isna(row[key]):
             value = row[key]
             out.add(key, value if isinstance(value, str) else int(value))
-    out.add(_BOUND[kind], float(row["value"]))
+    out.add(kind.bound, float(row["value"]))
     out.add("basis", row["basis"])
     for key in ("severity", "action"):  # only where the entry said it (check/severity.py)
         if isinstance(row.get(key), str):
@@ -132,15 +106,15 @@ def to_toml(criteria: Criteria) -> str:
     topology.add(tomlkit.nl())
     doc.add("topology", topology)
     table = criteria.table
-    for kind in _KEYS:
-        rows = table[table["kind"] == kind]
+    for kind in TABLES:
+        rows = table[table["kind"] == kind.name]
         if len(rows):
-            if kind in _ABOVE:
-                doc.add(tomlkit.comment(_ABOVE[kind]))
-            doc.add(kind, tomlkit.aot())
+            if kind.above:
+                doc.add(tomlkit.comment(kind.above))
+            doc.add(kind.name, tomlkit.aot())
             for _, row in rows.iterrows():
-                doc[kind].append(_entry(kind, row))
-            doc[kind][-1].add(tomlkit.nl())
+                doc[kind.name].append(_entry(kind, row))
+            doc[kind.name][-1].add(tomlkit.nl())
     verification = tomlkit.table()
     verification.add("required", criteria.verification)
     verification.add("basis", criteria.verification_basis)

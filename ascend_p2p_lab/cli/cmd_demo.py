@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         run = sweep_kept(rt, **options, progress=not args.no_progress, workers=workers)
         run = run.replace(command="demo")  # a later demo may replace it
         keep(run, out)
-        table.to_csv(out / "probe.csv", index=False)
+        table.samples.to_csv(out / "probe.csv", index=False)
         state.update(run=run, table=table)
         print_summary(run, out, matrices=True)
         return run_status(run)

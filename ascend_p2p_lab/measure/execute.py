@@ -17,7 +17,7 @@ Example:
     >>> with open_runtime("sim", "atlas800t-a2") as rt:
     ...     run = sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2"], 8)],
     ...                 sizes="1MiB", samples=1, progress=False)
-    >>> run[["test", "transfer", "src", "dst", "initiator"]].values.tolist()
+    >>> run.samples[["test", "transfer", "src", "dst", "initiator"]].values.tolist()
     [['t', 0, 0, 1, 'dst'], ['t', 1, 2, 3, 'src'], ['t', <NA>, <NA>, <NA>, <NA>]]
 """
 

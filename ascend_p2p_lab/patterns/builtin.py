@@ -582,7 +582,10 @@ def expand(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Tes
 def as_file(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Test]:
     """The tests of a built-in as a test file holds them (``patterns NAME``, the shipped
     files): each named after the built-in and what it copies (``one_to_all-3``,
-    ``card-0,1-2,3``), with the built-in's description.
+    ``card-0,1-2,3``), with the built-in's description. A test with nothing to copy (a
+    fan-out from a device with no peer it can access both ways) is left out, as a test
+    file cannot hold it; ValueError (one line, why) when no test is left, as on a server
+    without peer access (the Atlas 300I).
 
     Example:
         >>> from ascend_p2p_lab.runtime import open_runtime
@@ -591,10 +594,16 @@ def as_file(rt: Any, name: str, devices: Sequence[int] | None = None) -> list[Te
         ['one_to_all-0', 'one_to_all-1', 'one_to_all-2']
     """
     decl = DECLARATIONS[name]
+    tests = expand(rt, name, devices)
     out = []
-    for t in expand(rt, name, devices):
+    for t in tests:
         own = t.name if decl.row_pattern else f"{decl.name}-{t.name.strip('-').replace('->', '-')}"
-        out.append(Test(own, t.transfers, t.sizes, t.description or decl.description))
+        if t.transfers:
+            out.append(Test(own, t.transfers, t.sizes, t.description or decl.description))
+    if not out:
+        why = next((t.waived.message for t in tests if t.waived), "it expands to no test")
+        more = f" (nor have its {len(tests) - 1} other tests a transfer)" if len(tests) > 1 else ""
+        raise ValueError(f"{name} copies nothing on these devices, no file to print: {why}{more}")
     return out
 
 

@@ -12,7 +12,7 @@ Example:
     >>> from ascend_p2p_lab.measure import sweep
     >>> with open_runtime("sim", "atlas800t-a2") as rt:
     ...     run = sweep(rt, sizes="16MiB", groups="0,1:2,3", samples=2, progress=False)
-    >>> aggregate_stats(run)[["what", "nominal_GBps"]].to_dict("records")
+    >>> aggregate_stats(run.samples)[["what", "nominal_GBps"]].to_dict("records")
     [{'what': 'group 0,1->2,3', 'nominal_GBps': 112.0}]
 """
 

@@ -10,7 +10,7 @@ Example:
     >>> with open_runtime("sim", "atlas800t-a2") as rt:
     ...     run = sweep(rt, tests=[make_test("t", ["0->1", "2->3 by 2"], 8)],
     ...                 sizes="16MiB", samples=2, progress=False)
-    >>> bars_stats(run)[["test", "what", "nominal_GBps"]].values.tolist()
+    >>> bars_stats(run.samples)[["test", "what", "nominal_GBps"]].values.tolist()
     [['t', '0->1', 28.0], ['t', '2->3', 28.0], ['t', 'all', 56.0]]
 """
 

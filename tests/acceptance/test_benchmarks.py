@@ -49,18 +49,18 @@ def test_same_figures_finds_one_changed_pixel(tmp_path):
 def test_same_rows_ignores_only_run_id_and_host(tmp_path):
     from ascend_p2p_lab import open_runtime
     from ascend_p2p_lab.measure import sweep
-    from ascend_p2p_lab.results import save_run
+    from ascend_p2p_lab.run import Run
 
     runs = []
     for _ in range(2):
         with open_runtime("sim", preset="atlas800t-a2", seed=3) as rt:
             runs.append(sweep(rt, pairs="0-1", sizes="4KiB", samples=2, progress=False))
-    save_run(runs[0], tmp_path / "a")
-    save_run(runs[1], tmp_path / "b")
+    runs[0].save(tmp_path / "a")
+    runs[1].save(tmp_path / "b")
     assert firstrun.same_rows(tmp_path / "a", tmp_path / "b") == "identical (2 rows)"
-    other = runs[1].copy()
+    other = runs[1].samples.copy()
     other.loc[1, "elapsed_us"] += 1.0
-    save_run(other, tmp_path / "c")
+    Run(other, runs[1].meta).save(tmp_path / "c")
     assert firstrun.same_rows(tmp_path / "a", tmp_path / "c") == "different in ['elapsed_us']"
 
 

@@ -25,7 +25,7 @@ from ascend_p2p_lab.check.criteria import criteria_from_text
 from ascend_p2p_lab.check.writer import to_toml as criteria_toml
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.patterns.testfile import read_tests_text
-from ascend_p2p_lab.results import save_run
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.run.folder import load
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology import load_preset, topology_from_toml_text
@@ -174,7 +174,7 @@ def twin() -> str:
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
         run = sweep(rt, pairs="0-1", sizes="4KiB", samples=1, progress=False)
-    return save_run(run, tmp_path_factory.mktemp("runs") / "run")
+    return Run.of(run).save(tmp_path_factory.mktemp("runs") / "run")
 
 
 def _read(reader: Callable[[str], Any], text: str) -> None:

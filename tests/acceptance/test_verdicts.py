@@ -88,8 +88,8 @@ def test_unidirectional_copies_run_on_the_initiating_devices_stream(
         run = sweep(
             rt, pairs=[(0, 1)], sizes="64KiB", samples=2, initiator=initiator, progress=False
         )
-    assert run["error"].isna().all()
-    assert set(run["initiator"]) == {initiator}
+    assert run.samples["error"].isna().all()
+    assert set(run.samples["initiator"]) == {initiator}
     assert set(log.copies) == {(0, 1)}
     assert log.streams_of(0, 1) == {device}
 
@@ -114,8 +114,8 @@ def test_bidirectional_copies_run_on_each_directions_initiator(
             initiator=initiator,
             progress=False,
         )
-    assert run["error"].isna().all()
-    assert set(run["initiator"]) == {initiator}
+    assert run.samples["error"].isna().all()
+    assert set(run.samples["initiator"]) == {initiator}
     assert set(log.copies) == {(0, 1), (1, 0)}
     assert log.streams_of(0, 1) == {forward}
     assert log.streams_of(1, 0) == {backward}
@@ -128,9 +128,9 @@ def test_bidirectional_total_is_the_sum_of_two_unequal_directions() -> None:
     degraded = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
     with open_runtime("sim", preset="atlas800t-a2", faults=degraded) as rt:
         run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=3, progress=False)
-    assert run["error"].isna().all() and run["verified"].all()
+    assert run.samples["error"].isna().all() and run.samples["verified"].all()
     assert len(run) == 2 * 3
-    for sample, rows in run.groupby("sample"):
+    for sample, rows in run.samples.groupby("sample"):
         by_dir = rows.set_index(["src", "dst"])
         assert sorted(by_dir.index) == [(0, 1), (1, 0)], sample
         fwd = float(by_dir.loc[(0, 1), "bandwidth_GBps"])
@@ -170,7 +170,7 @@ def _calibration_run(preset: str, pairs: list[tuple[int, int]]) -> pd.DataFrame:
     with open_runtime("sim", preset=preset, seed=0) as rt:
         assert rt.topology.jitter == pytest.approx(0.01)
         run = sweep(rt, pairs=pairs, sizes="1GiB", direction="both", samples=5, progress=False)
-    assert run["error"].isna().all() and run["verified"].all()
+    assert run.samples["error"].isna().all() and run.samples["verified"].all()
     return run
 
 
@@ -190,7 +190,9 @@ def test_a2_calibration_matches_the_readme() -> None:
     assert _median(summary, 0, 1, "uni") == pytest.approx(README_A2_UNI_GBPS, rel=CALIBRATION_REL)
     both = _median(summary, 0, 1, "bi") + _median(summary, 1, 0, "bi")
     assert both == pytest.approx(README_A2_BIDIR_TOTAL_GBPS, rel=CALIBRATION_REL)
-    total = run.loc[(run["direction"] == "bi") & (run["src"] == 0), "bidir_total_GBps"]
+    total = run.samples.loc[
+        (run.samples["direction"] == "bi") & (run.samples["src"] == 0), "bidir_total_GBps"
+    ]
     assert len(total) == 5
     assert float(total.median()) == pytest.approx(README_A2_BIDIR_TOTAL_GBPS, rel=CALIBRATION_REL)
 
@@ -230,8 +232,8 @@ def test_host_bound_flag_follows_the_device_time_per_copy(
         pair = sweep(
             rt, pairs=[(0, 1)], sizes="1MiB", samples=2, host_bound_ratio=ratio, progress=False
         )
-    per_copy_us = local["elapsed_us"] / local["copies"].astype(float)
+    per_copy_us = local.samples["elapsed_us"] / local.samples["copies"].astype(float)
     assert (per_copy_us < 8).all()
-    assert (local["host_bound"] == local_flagged).all()
-    assert (pair["elapsed_us"] / pair["copies"].astype(float) > 16).all()
-    assert not pair["host_bound"].any()
+    assert (local.samples["host_bound"] == local_flagged).all()
+    assert (pair.samples["elapsed_us"] / pair.samples["copies"].astype(float) > 16).all()
+    assert not pair.samples["host_bound"].any()

@@ -23,7 +23,8 @@ from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.calibrate import CalibrationError, calibrate, to_toml
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.results import save_run, summarize
+from ascend_p2p_lab.results import summarize
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.topology import (
     LinkClass,
     Topology,
@@ -218,7 +219,7 @@ def test_one_size_with_the_latency_pattern_takes_the_latency_out(tmp_path: Path)
 
 def test_cli_writes_a_preset_the_simulator_runs(odd: dict[str, Any], capsys: Any) -> None:
     tmp = odd["tmp"]
-    save_run(odd["run"], tmp / "run")
+    Run.of(odd["run"]).save(tmp / "run")
     (tmp / "topo.txt").write_text(format_npu_smi_topo(odd["npu_smi"]))
     out = tmp / "cli-twin.toml"
     assert (
@@ -279,14 +280,13 @@ def test_cli_bad_input_exits_2_with_one_line(
 ) -> None:
     run_dir = tmp_path / "run"
     if case == "no-pairs":
-        save_run(
+        Run.of(
             _measure(
                 preset="atlas800t-a2", patterns=("h2d",), sizes=[1 << 20], samples=2, devices=(0, 1)
-            ),
-            run_dir,
-        )
+            )
+        ).save(run_dir)
     elif case != "missing":
-        save_run(odd["run"], run_dir)
+        Run.of(odd["run"]).save(run_dir)
     if case in ("no-pairs", "incomplete"):  # a run that names no server (its preset fills in)
         meta = json.loads((run_dir / "run.json").read_text())
         meta.update(preset=None, topology=None)
@@ -371,7 +371,7 @@ def test_a_degraded_pair_is_named_not_averaged_in_silently(
     )
     text = to_toml(cal)
     assert "#   2->5 HCCS" in text and "0.50 of the class median" in text
-    save_run(run, tmp_path / "run")
+    Run.of(run).save(tmp_path / "run")
     out = tmp_path / "twin.toml"
     assert (
         main(

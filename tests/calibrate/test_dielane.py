@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ascend_p2p_lab.calibrate import calibrate, to_toml
-from ascend_p2p_lab.measure import sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology import load_preset
@@ -22,7 +22,7 @@ SIZES = "4MiB,64MiB,256MiB"
 def _run(topology, **kw) -> Run:
     with open_runtime("sim", topology=topology) as rt:
         runs = [
-            sweep_run(rt, pairs="6-7,7-6", sizes=SIZES, samples=2, progress=False, **kw)
+            sweep(rt, pairs="6-7,7-6", sizes=SIZES, samples=2, progress=False, **kw)
             for kw in ({}, {"die_link": "hccs"}, {"die_link": "both"})
         ]
     return Run(pd.concat([r.samples for r in runs], ignore_index=True), runs[0].meta)
@@ -51,7 +51,7 @@ def test_the_lane_and_sio_are_fitted_apart_and_written_back() -> None:
 def test_a_run_without_hccs_rows_keeps_the_topologys_lane_and_says_so() -> None:
     topo = load_preset(A3)
     with open_runtime("sim", A3) as rt:
-        run = sweep_run(rt, pairs="6-7,7-6", sizes=SIZES, samples=1, progress=False)
+        run = sweep(rt, pairs="6-7,7-6", sizes=SIZES, samples=1, progress=False)
     cal = calibrate(run, topology=topo)
     assert cal.die_hccs is not None
     assert cal.die_hccs["bandwidth_GBps"].value == 127.0

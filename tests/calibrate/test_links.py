@@ -25,7 +25,7 @@ def test_the_run_gives_its_pairs_and_the_topology_the_rest(run) -> None:
     matrix, _how = link_matrix(run, topo)
     n = topo.device_count
     assert len(matrix) == n and all(len(row) == n for row in matrix)
-    measured = run.drop_duplicates(["src", "dst"]).set_index(["src", "dst"])["link"]
+    measured = run.samples.drop_duplicates(["src", "dst"]).set_index(["src", "dst"])["link"]
     for (s, d), link in measured.items():
         assert matrix[int(s)][int(d)] == link
     for s in range(n):
@@ -42,12 +42,12 @@ def test_without_a_topology_every_pair_must_be_in_the_run(run) -> None:
 def test_pair_rows_without_a_class_get_the_matrixs(run) -> None:
     topo = load_preset(PRESET)
     matrix, _ = link_matrix(run, topo)
-    bare = run.assign(link=None)
+    bare = run.samples.assign(link=None)
     filled = with_links(bare, matrix)
-    assert list(filled["link"]) == list(run["link"])
-    assert with_links(run, matrix) is run  # nothing to fill
+    assert list(filled["link"]) == list(run.samples["link"])
+    assert with_links(run.samples, matrix) is run.samples  # nothing to fill
 
 
 def test_a_run_of_failed_copies_has_nothing_to_fit(run) -> None:
-    assert has_pair_copies(run)
-    assert not has_pair_copies(run.assign(error_kind="runtime"))
+    assert has_pair_copies(run.samples)
+    assert not has_pair_copies(run.samples.assign(error_kind="runtime"))

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from ascend_p2p_lab.check.criteria import CriteriaError, criteria_from_text, load_criteria
+from ascend_p2p_lab.check.criteria import (
+    ENTRY_KEYS,
+    SEVERITY_KINDS,
+    TABLE_COLUMNS,
+    TABLES,
+    CriteriaError,
+    criteria_from_text,
+    load_criteria,
+)
 from ascend_p2p_lab.check.writer import to_toml
 
 _TEXT = """schema_version = 1
@@ -378,3 +386,41 @@ def test_the_written_file_keeps_a_comment_beside_each_explained_value():
     text = to_toml(criteria_from_text(GOOD, "good.toml"))
     assert "size_bytes = 1048576 # bandwidth criteria hold at this copy size" in text
     assert "[topology] # rows = source device, columns = destination" in text
+
+
+EVERY_KIND = Path(__file__).parents[1] / "data" / "criteria-every-kind.toml"
+
+
+def test_a_file_of_every_kind_reads_and_writes_back_byte_identical() -> None:
+    """Issue 41: each kind is one Table in TABLES (reader, table columns, entry keys and
+    writer follow from it). The file is what the writer wrote before (cda072b's per-kind
+    _KEYS, _BOUND, _ABOVE and _TABLES): entries of each table, by link and by pair, a
+    card group, a device, severity and action, and a [severity] table."""
+    text = EVERY_KIND.read_text()
+    c = load_criteria(EVERY_KIND)
+    assert to_toml(c) == text
+    assert [t.name for t in TABLES] == list(dict.fromkeys(c.table["kind"]))
+    assert {t.name for t in TABLES} <= set(SEVERITY_KINDS)
+
+
+def test_the_table_columns_and_entry_keys_keep_their_order() -> None:
+    columns, keys = TABLE_COLUMNS, ENTRY_KEYS
+    assert columns == (
+        *("kind", "link", "src", "dst", "device", "group", "senders", "receivers"),
+        *("pattern", "direction", "initiator", "bound", "value", "unit", "basis", "line"),
+        *("operation", "size_bytes", "severity", "action", "file", "die_link"),
+    )
+    assert keys == (
+        *("kind", "link", "src", "dst", "device", "senders", "receivers", "pattern"),
+        *("direction", "initiator", "operation", "size_bytes", "die_link"),
+    )
+    written = {t.name: t.keys for t in TABLES}
+    assert written == {
+        "bandwidth": ("link", "pair", "direction", "initiator"),
+        "latency": ("link", "pair"),
+        "host": ("direction", "device"),
+        "aggregate": ("pattern", "device", "group"),
+        "collective": ("operation", "size_bytes"),
+        "spread": ("link", "pair", "direction", "initiator"),
+        "die_link": ("die_link", "pair", "initiator"),
+    }

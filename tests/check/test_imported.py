@@ -16,7 +16,7 @@ from ascend_p2p_lab.check import load_criteria
 from ascend_p2p_lab.check.imported import NO_LINKS, NOT_VERIFIED
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.results import save_run
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.topology.presets import read_packaged
 
 VENDOR = Path(__file__).resolve().parents[1] / "data" / "vendor"
@@ -386,7 +386,7 @@ def test_check_run_of_an_own_sweep_fails_the_degraded_direction(tmp_path, capsys
     topo = load_topology_file(degraded(tmp_path, B, A))  # 5 -> 2 slow, 2 -> 5 fine
     with open_runtime("sim", topology=topo, seed=3) as rt:
         rows = sweep(rt, sizes=[64 << 20], samples=2, patterns=["pair"], progress=False)
-    save_run(rows, tmp_path / "run")
+    Run.of(rows).save(tmp_path / "run")
     code, report = run_json(
         ["check", "--run", str(tmp_path / "run"), "--preset", "atlas800t-a2", "--format", "json"],
         capsys,

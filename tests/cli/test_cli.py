@@ -26,9 +26,7 @@ from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.cli.parser import COMMANDS
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.results import (
-    save_run,
-)
+from ascend_p2p_lab.run import Run
 
 
 # ---------------------------------------------------------------- item 21: a device outside
@@ -57,7 +55,7 @@ def saved(tmp_path_factory: pytest.TempPathFactory):
 
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         run = sweep(rt, pairs="0-1,1-0", sizes="4KiB,64KiB", samples=1, progress=False)
-    return save_run(run, tmp_path_factory.mktemp("runs") / "run")
+    return Run.of(run).save(tmp_path_factory.mktemp("runs") / "run")
 
 
 def _meta(**change):

@@ -20,7 +20,8 @@ import pytest
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.results import load_run, matrix
+from ascend_p2p_lab.results import matrix
+from ascend_p2p_lab.run import Run
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
 
@@ -122,7 +123,7 @@ def test_calibrate_from_the_capture_round_trips_within_3_percent(tmp_path, captu
     assert main(["calibrate", str(run_dir), "--out", str(toml)]) == 0
     assert "fitted from run import-" in toml.read_text()
     twin = _twin_matrix(toml)
-    mine = matrix(load_run(run_dir), SIZE)
+    mine = matrix(Run.load(run_dir).frame(), SIZE)
     far = {
         (i, j)
         for i in range(8)

@@ -39,9 +39,9 @@ def test_against_preset_ratios_are_1_point_by_point(runs, capsys) -> None:
     from ascend_p2p_lab.cli.cmd_compare import _predict
 
     predicted, _ = _predict(runs["clean"][0], runs["clean"][1], PRESET)
-    assert predicted.meta.params == runs["clean"][0].attrs["run"]["params"]
+    assert predicted.meta.params == runs["clean"][0].meta.params
     cmp = compare(predicted, runs["clean"][0])
-    assert cmp["ratio"].to_numpy() == pytest.approx([1.0, 1.0], abs=0.02)
+    assert cmp.points["ratio"].to_numpy() == pytest.approx([1.0, 1.0], abs=0.02)
 
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
@@ -251,7 +251,7 @@ def test_cli_against_the_same_preset_gives_ratios_near_1(runs, capsys) -> None:
     )
     assert code == 0, err
     data = json.loads(out)
-    assert data["run_id"] == runs["clean"][0].attrs["run"]["run_id"]
+    assert data["run_id"] == runs["clean"][0].meta.run_id
     assert data["baseline_source"] == f"simulated {PRESET}"
     assert data["points_compared"] == 2 and data["below"] == []
     # the prediction measured the run's plan: below lists the degraded direction only

@@ -40,9 +40,7 @@ from helpers import (
 )
 
 from ascend_p2p_lab.cli import main
-from ascend_p2p_lab.results import (
-    load_run,
-)
+from ascend_p2p_lab.run import Run
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
 
@@ -297,7 +295,7 @@ def test_imported_run_folder_holds_its_provenance(tmp_path):
         )
         == 0
     )
-    run = load_run(out)
+    run = Run.load(out).frame()
     meta = json.loads((out / "run.json").read_text())
     import hashlib
 
@@ -328,7 +326,7 @@ def test_collective_figure_draws_into_a_given_axes_and_hccl_folder_loads(tmp_pat
     assert (
         main(["import", "hccl-test", str(DATA / "hccl-all_reduce-8p.txt"), "--out", str(out)]) == 0
     )
-    run = load_run(out)
+    run = Run.load(out).frame()
     assert {
         "operation",
         "ranks",

@@ -19,9 +19,8 @@ from ascend_p2p_lab.measure import (
 )
 from ascend_p2p_lab.results import (
     ResultsError,
-    load_run,
-    save_run,
 )
+from ascend_p2p_lab.run import Run
 
 QUICK: dict[str, Any] = {
     "samples": 1,
@@ -37,7 +36,7 @@ QUICK: dict[str, Any] = {
 def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open_runtime("sim", "atlas300i-duo") as rt:
         frame = sweep(rt, pairs="0-1,0-2", sizes="4KiB,1MiB", **QUICK)
-    return save_run(frame, tmp_path_factory.mktemp("runs") / "run")
+    return Run.of(frame).save(tmp_path_factory.mktemp("runs") / "run")
 
 
 # ---------------------------------------------------------------- item 10: pull apart from push
@@ -118,7 +117,7 @@ def test_damaged_result_files(
     folder = _copy_run(saved_run, tmp_path / "run")
     damage(folder)
     with pytest.raises(ResultsError) as info:
-        load_run(folder)
+        Run.load(folder).frame()
     assert match in one_line(info.value)
     assert main(["report", str(folder), "--out", str(tmp_path / "rep")]) == 2
     err = capsys.readouterr().err

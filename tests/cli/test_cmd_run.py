@@ -24,9 +24,7 @@ from ascend_p2p_lab.measure import (
     sweep,
 )
 from ascend_p2p_lab.patterns.builtin import AS_FILES
-from ascend_p2p_lab.results import (
-    load_run,
-)
+from ascend_p2p_lab.run import Run
 
 
 def _alone(preset: str) -> list[float]:
@@ -35,7 +33,7 @@ def _alone(preset: str) -> list[float]:
         pull = sweep(rt, pairs=[(0, 1)], sizes="256MiB", samples=3, progress=False)
         push = sweep(rt, pairs=[(2, 3)], sizes="256MiB", samples=3, initiator="src", progress=False)
         host = sweep(rt, patterns=["h2d"], devices=[4], sizes="256MiB", samples=3, progress=False)
-    return [float(r["bandwidth_GBps"].median()) for r in (pull, push, host)]
+    return [float(r.samples["bandwidth_GBps"].median()) for r in (pull, push, host)]
 
 
 def test_a_rerun_with_the_checkpoint_resumes_every_test(tmp_path, monkeypatch):
@@ -73,7 +71,7 @@ def test_a_rerun_with_the_checkpoint_resumes_every_test(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert main(resume) == 0
 
-    a, b = load_run(tmp_path / "a"), load_run(tmp_path / "b")
+    a, b = Run.load(tmp_path / "a").frame(), Run.load(tmp_path / "b").frame()
     assert b.attrs["run"]["resumed_blocks"] == 1 and sorted(set(b["test"])) == ["again", "three"]
     cols = ["test", "transfer", "src", "dst", "bandwidth_GBps"]
     pd.testing.assert_frame_equal(a[cols], b[cols])
@@ -130,7 +128,7 @@ def test_three_transfers_at_once_on_a2(tmp_path, capsys):
     assert status == 0
     data = json.loads(capsys.readouterr().out)
 
-    run = load_run(out)
+    run = Run.load(out).frame()
     big = run[run["size_bytes"] == 256 << 20]
     each = big[big["transfer"].notna()]
     agg = big[big["transfer"].isna()]
@@ -235,7 +233,7 @@ def test_a_test_files_die_links_run_and_a_cross_card_one_is_refused_at_its_line(
     out = tmp_path / "run"
     argv = ["--backend", "sim", "--preset", "atlas800t-a3", "--no-progress", "--samples", "1"]
     assert main(["run", str(good), *argv, "--out", str(out)]) == 0
-    rows = load_run(out)
+    rows = Run.load(out).frame()
     assert set(rows["die_link"]) == {"both"} and set(rows["test"]) == {"c3/both/0.6"}
     bad = tmp_path / "bad.toml"
     bad.write_text(

@@ -18,15 +18,12 @@ from helpers import (
     run_json,
 )
 
-from ascend_p2p_lab import open_runtime, results
+from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import (
     sweep,
 )
-from ascend_p2p_lab.results import (
-    load_run,
-    save_run,
-)
+from ascend_p2p_lab.run import Run
 
 # ------------------------------------------------------------------ matrices and JSON
 SIM_A2 = ("--backend", "sim", "--preset", "atlas800t-a2")
@@ -46,7 +43,7 @@ def saved(tmp_path_factory: pytest.TempPathFactory):
 
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         run = sweep(rt, pairs="0-1,1-0", sizes="4KiB,64KiB", samples=1, progress=False)
-    return save_run(run, tmp_path_factory.mktemp("runs") / "run")
+    return Run.of(run).save(tmp_path_factory.mktemp("runs") / "run")
 
 
 A2, A3 = "atlas800t-a2", "atlas800t-a3"
@@ -73,7 +70,7 @@ def test_sweep_writes_a_run_and_report_reads_it(capsys, tmp_path) -> None:
         str(out_dir),
     )
     assert code == 0 and "at 64 KiB" in out and "HCCS" in out
-    run = load_run(out_dir)
+    run = Run.load(out_dir).frame()
     assert len(run) == 2 * 5 * 2
     code, out, _ = run_cli(capsys, "report", str(out_dir), "--out", str(tmp_path / "rep"))
     assert code == 0 and (tmp_path / "rep" / "summary.csv").is_file()
@@ -139,7 +136,7 @@ def test_sweep_and_report_json_have_the_documented_keys(capsys, tmp_path: Path) 
     } <= set(first)
     assert first["size_bytes"] == 16 << 20 and first["matrix"][1][0] > 20
     assert first["matrix"][0][1] is None and first["kinds"][0][1] == "not_measured"
-    params = load_run(out_dir).attrs["run"]["params"]
+    params = Run.load(out_dir).frame().attrs["run"]["params"]
     assert params["warmup"] == 0 and params["min_sample_us"] == 250.0
     code, out, err = run_cli(capsys, "report", str(out_dir), "--format", "json")
     assert code == 0 and json.loads(out)["run_id"] == data["run_id"]
@@ -165,7 +162,7 @@ def test_devices_and_a_latency_sweep_of_four_bytes(capsys, tmp_path: Path) -> No
         str(tmp_path / "lat"),
     )
     assert code == 0
-    run = load_run(tmp_path / "lat")
+    run = Run.load(tmp_path / "lat").frame()
     assert set(run["size_bytes"]) == {4}  # the latency pattern alone: one 4-byte copy
     assert set(zip(run["src"], run["dst"])) == {
         (a, b) for a in (0, 1, 4) for b in (0, 1, 4) if a != b
@@ -240,7 +237,7 @@ def test_sweep_processes_on_the_command_line(capsys: pytest.CaptureFixture, tmp_
         ("src", "HCCS"),
     }
     assert all(abs(r["ratio"] - 1) < 0.05 for r in data["process_modes"])
-    assert set(load_run(tmp_path / "r")["process_mode"]) == {"in_process", "ipc"}
+    assert set(Run.load(tmp_path / "r").frame()["process_mode"]) == {"in_process", "ipc"}
     code, out, _ = _cli_2(
         capsys,
         "sweep",
@@ -310,7 +307,7 @@ def test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint(
     stdout, err = capsys.readouterr()
     assert code == 0, err
     assert "resumed 1 of 3 blocks from the checkpoint" in stdout
-    saved = load_run(out)
+    saved = Run.load(out).frame()
     assert len(saved) == 3 * 2 and first_id in set(saved["run_id"])
     assert not ckpt.exists()
     other = [a if a != str(ckpt) else str(tmp_path / "other.ckpt") for a in argv]
@@ -423,7 +420,7 @@ def test_the_cli_passes_host_patterns_through(tmp_path, capsys) -> None:
         ]
     )
     assert status == 0, capsys.readouterr()
-    run = results.load_run(out)
+    run = Run.load(out).frame()
     assert set(run["pattern"]) == {"h2d", "d2h"}
     assert set(run["dst"].dropna()) == {1} and set(run["src"].dropna()) == {1}
 
@@ -443,7 +440,7 @@ def test_sweep_die_link_both_keeps_each_split_apart(tmp_path, capsys) -> None:
     text = capsys.readouterr().out
     assert code == 0
     assert "over die link both, SIO's share 0.5" in text and "SIO's share 0.6" in text
-    rows = load_run(out)
+    rows = Run.load(out).frame()
     assert sorted(rows["die_split"]) == [0.5, 0.6] and set(rows["die_link"]) == {"both"}
 
 

@@ -18,9 +18,7 @@ from helpers import (
 )
 
 from ascend_p2p_lab.cli import main
-from ascend_p2p_lab.results import (
-    load_run,
-)
+from ascend_p2p_lab.run import Run
 
 
 # --------------------------------------------------------------------------- command line
@@ -137,7 +135,7 @@ def test_refusals_that_are_the_data_exit_0(capsys, tmp_path) -> None:
         str(tmp_path / "r"),
     )
     assert code == 0, out
-    run = load_run(tmp_path / "r")
+    run = Run.load(tmp_path / "r").frame()
     direct = run[run.path == "direct"]
     assert len(direct) == 4 and set(direct.error_kind) == {"refused"}
     assert set(direct.error_code) == {507899}
@@ -201,7 +199,7 @@ def test_a_failure_that_costs_data_exits_1_and_is_saved(
     )
     assert status == 1, (out, err)
     assert "Traceback" not in err
-    run = load_run(tmp_path / "r")
+    run = Run.load(tmp_path / "r").frame()
     lost = run[run.error_kind == kind]
     assert len(lost) and set(lost.error_code) == {code} and set(lost.error_call) == {call}
     assert "FAILED:" in out and f"{kind}: " in out

@@ -19,9 +19,7 @@ from ascend_p2p_lab.cli import main
 from ascend_p2p_lab.measure import (
     execute,
 )
-from ascend_p2p_lab.results import (
-    load_run,
-)
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.sim import LIVE
 
 
@@ -73,7 +71,6 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
 ) -> None:
     """3 blocks x 2 sizes; the second block stops the sweep (an error no row can carry):
     2 points measured, 4 never reached, and the summary and the JSON say so."""
-    from ascend_p2p_lab.results import load_run
 
     started: list[str] = []
 
@@ -101,7 +98,7 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "4 of 6 points not reached" in out
-    meta = load_run(tmp_path / "run").attrs["run"]
+    meta = Run.load(tmp_path / "run").frame().attrs["run"]
     assert (meta["points"], meta["points_not_reached"]) == (6, 4)
     started.clear()
     assert main([*argv[:-2], "--format", "json"]) == 1
@@ -187,7 +184,7 @@ def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
         "ascend-p2p-lab: teardown failed after the results above: "
         "acl.rt.device_disable_peer_access("
     )
-    assert len(load_run(tmp_path / "run")) == 1
+    assert len(Run.load(tmp_path / "run").frame()) == 1
     made = [sim for sim in LIVE if not any(sim is old for old in before)]
     ledgers = [sim.simulator.ledger() for sim in made]
     # the command's runtime was reset and finalized

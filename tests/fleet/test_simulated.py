@@ -25,7 +25,7 @@ from ascend_p2p_lab.fleet import (
     simulated_fleet,
     survey,
 )
-from ascend_p2p_lab.results import load_run
+from ascend_p2p_lab.run import Run
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_every_host_is_tagged_and_saved_as_a_sweep_run_folder(degraded):
     assert {r.meta.seed for r in degraded.results.values()} == {0, 1, 2}
     out = degraded.saved_to
     for host in ("sim-0", "sim-1", "sim-2"):
-        back = load_run(out / host)  # the format of `sweep --out`
+        back = Run.load(out / host).frame()  # the format of `sweep --out`
         assert back["host"].unique().tolist() == [host]
         assert back.attrs["run"]["fleet_host"] == host
     summary = json.loads((out / "fleet.json").read_text())

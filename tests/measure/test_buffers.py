@@ -367,8 +367,8 @@ def test_a_sweep_flags_the_corrupt_direction_only() -> None:
     ) as rt:
         run = sweep(rt, pairs=[(0, 1), (1, 0)], sizes="4KiB,4MiB", samples=2, progress=False)
     assert len(run) == 8
-    fwd = run[(run.src == 0) & (run.dst == 1)]
-    rev = run[(run.src == 1) & (run.dst == 0)]
+    fwd = run.samples[(run.samples.src == 0) & (run.samples.dst == 1)]
+    rev = run.samples[(run.samples.src == 1) & (run.samples.dst == 0)]
     assert len(fwd) == len(rev) == 4
     assert (fwd.verified == False).all()  # noqa: E712 (a column of bools)
     assert (rev.verified == True).all()  # noqa: E712
@@ -393,7 +393,10 @@ def test_verification_catches_bytes_that_differ_from_the_host_pattern(monkeypatc
         run = sweep(
             rt, patterns=("h2d", "d2h"), devices=[0], sizes=[SMALL], samples=2, progress=False
         )
-    h2d, d2h = run[run["pattern"] == "h2d"], run[run["pattern"] == "d2h"]
+    h2d, d2h = (
+        run.samples[run.samples["pattern"] == "h2d"],
+        run.samples[run.samples["pattern"] == "d2h"],
+    )
     assert (h2d["verified"] == False).all()  # noqa: E712 (a nullable boolean column)
     assert set(h2d["error_kind"]) == {"verification"}
     assert h2d["error"].str.contains("host buffer's pattern").all()
@@ -436,7 +439,7 @@ def test_no_verification_means_verified_is_empty() -> None:
             verify=False,
             progress=False,
         )
-    assert run["verified"].isna().all() and run["bandwidth_GBps"].notna().all()
+    assert run.samples["verified"].isna().all() and run.samples["bandwidth_GBps"].notna().all()
 
 
 @pytest.mark.parametrize("nth, seen", [(1, False), (2, False), (3, True)])
@@ -451,12 +454,16 @@ def test_verification_sees_the_bytes_of_the_points_last_copy(nth: int, seen: boo
             rt, pairs="0-1", sizes="4KiB", samples=2, warmup=1, max_copies=1, progress=False
         )
         assert rt.acl.simulator.call_counts["rt.memcpy_async"] == 3
-    assert run["verified"].eq(not seen).all()
-    assert run["error_kind"].eq("verification").all() if seen else run["error_kind"].isna().all()
+    assert run.samples["verified"].eq(not seen).all()
+    assert (
+        run.samples["error_kind"].eq("verification").all()
+        if seen
+        else run.samples["error_kind"].isna().all()
+    )
 
 
 def test_without_verification_corruption_goes_unseen() -> None:
     """--no-verify: verified is NA, and nothing claims the bytes were checked."""
     with open_runtime("sim", faults=[{"kind": "corrupt", "link": [0, 1]}]) as rt:
         run = sweep(rt, pairs="0-1", verify=False, **QUICK_6)
-    assert run.verified.isna().all() and run.error_kind.isna().all()
+    assert run.samples.verified.isna().all() and run.samples.error_kind.isna().all()

@@ -6,7 +6,7 @@ The guarantees under test (docs/reliability.md has the table):
 - after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
   operation made is released, peer access is as it was before, and the runtime then
   closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_frame`` when the
+- the rows measured before a failure are returned (in ``exc.partial_run`` when the
   operation raises) and, when ``out=`` was given, saved;
 - every error names the ACL call, the code, its symbolic name and the runtime's message.
 
@@ -36,9 +36,6 @@ from helpers import (
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.measure.checkpoint import Checkpoint, pack_rows, unpack_rows
-from ascend_p2p_lab.results import (
-    save_run,
-)
 from ascend_p2p_lab.run import Run
 
 #: A sweep that takes a few milliseconds of host time.
@@ -132,31 +129,33 @@ def test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped(
     k: int, uninterrupted: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ckpt = tmp_path / "sweep.ckpt"
-    total = len(uninterrupted.groupby(["pattern", "direction", "peer", "path", "src", "dst"]))
+    total = len(
+        uninterrupted.samples.groupby(["pattern", "direction", "peer", "path", "src", "dst"])
+    )
     assert total == 12  # 4 pairs x (p2p, direct, staged)
     _count_blocks(monkeypatch, stop_after=k)
     with _open(topology=A2x4_EXACT) as rt:
         first = sweep(rt, checkpoint=ckpt, **RESUME)
-    assert first.attrs["run"]["interrupted"] is True
+    assert first.meta.interrupted is True
     assert len(_lines(ckpt)) == 1 + k  # the header, then one line per completed block
     monkeypatch.undo()
     ran = _count_blocks(monkeypatch)
     with _open(topology=A2x4_EXACT) as rt:
         resumed = sweep(rt, checkpoint=ckpt, **RESUME)
-    assert len(ran) == total - k and resumed.attrs["run"]["resumed_blocks"] == k
-    assert resumed.attrs["run"]["interrupted"] is False
-    assert resumed.attrs["run"]["blocks"] == total
+    assert len(ran) == total - k and resumed.meta.resumed_blocks == k
+    assert resumed.meta.interrupted is False
+    assert resumed.meta.blocks == total
     _same_frames(resumed, uninterrupted)
-    assert resumed["run_id"].nunique() == (2 if k else 1)
+    assert resumed.samples["run_id"].nunique() == (2 if k else 1)
     assert len(_lines(ckpt)) == 1 + total  # not saved anywhere: the checkpoint stays
     ran.clear()
     with _open(topology=A2x4_EXACT) as rt:  # all done: nothing is measured or allocated
         again = sweep(rt, checkpoint=ckpt, **RESUME)
         assert rt.acl.call_counts.get("rt.malloc", 0) == 0
-    assert ran == [] and again.attrs["run"]["resumed_blocks"] == total
+    assert ran == [] and again.meta.resumed_blocks == total
     _same_frames(again, uninterrupted)
-    assert again.attrs["run"]["finished_checkpoint"] == str(ckpt) and ckpt.exists()
-    save_run(again, tmp_path / "run")
+    assert again.meta.finished_checkpoint == str(ckpt) and ckpt.exists()
+    Run.of(again).save(tmp_path / "run")
     pd.testing.assert_frame_equal(Run.load(tmp_path / "run").samples, again.samples)
     assert not ckpt.exists()  # saved with every block: nothing left to resume
     assert json.loads((tmp_path / "run" / "run.json").read_text())["finished_checkpoint"] is None
@@ -173,16 +172,16 @@ def test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one(
         whole = sweep(rt, **both)
     with _open(topology=A2x4_EXACT) as rt:
         exact = sweep(rt, **both)
-    ratio = whole["bandwidth_GBps"] / exact["bandwidth_GBps"]
+    ratio = whole.samples["bandwidth_GBps"] / exact.samples["bandwidth_GBps"]
     assert (ratio - 1).abs().max() > 1e-3  # the jitter is on and moves the numbers
     ckpt = tmp_path / "sweep.ckpt"
     _count_blocks(monkeypatch, stop_after=7)
     with open_runtime("sim", topology=A2x4, seed=5) as rt:
-        assert sweep(rt, checkpoint=ckpt, **both).attrs["run"]["interrupted"] is True
+        assert sweep(rt, checkpoint=ckpt, **both).meta.interrupted is True
     monkeypatch.undo()
     with open_runtime("sim", topology=A2x4, seed=5) as rt:
         resumed = sweep(rt, checkpoint=ckpt, **both)
-    assert resumed.attrs["run"]["resumed_blocks"] == 7
+    assert resumed.meta.resumed_blocks == 7
     _same_frames(resumed, whole)
 
 
@@ -191,7 +190,9 @@ def test_a_checkpoint_is_compact(tmp_path: Path) -> None:
     ckpt = tmp_path / "sweep.ckpt"
     with _open(topology=A2x4_EXACT) as rt:
         run = sweep(rt, checkpoint=ckpt, **{**RESUME, "sizes": "4KiB:1MiB", "samples": 4})
-    as_json = len(json.dumps(checkpoint_module.jsonable_rows(run.to_dict("records")), default=str))
+    as_json = len(
+        json.dumps(checkpoint_module.jsonable_rows(run.samples.to_dict("records")), default=str)
+    )
     assert ckpt.stat().st_size * 5 < as_json
 
 
@@ -219,7 +220,7 @@ def test_a_torn_last_line_is_discarded_and_its_block_measured_again(
     ran = _count_blocks(monkeypatch)
     with _open(topology=A2x4_EXACT) as rt:
         resumed = sweep(rt, checkpoint=ckpt, **RESUME)
-    assert len(ran) == 12 - 3 and resumed.attrs["run"]["resumed_blocks"] == 3
+    assert len(ran) == 12 - 3 and resumed.meta.resumed_blocks == 3
     _same_frames(resumed, uninterrupted)
     lines = _lines(ckpt)  # the torn line is gone, every block is there once
     assert len(lines) == 13 and len({rec["block"] for rec in lines[1:]}) == 12
@@ -233,7 +234,7 @@ def test_a_torn_header_starts_over_and_a_foreign_file_is_refused(tmp_path: Path)
     ckpt.write_bytes(header[:40])  # the first write was cut short
     with _open(topology=A2x4_EXACT) as rt:
         run = sweep(rt, checkpoint=ckpt, **RESUME)
-    assert run.attrs["run"]["resumed_blocks"] == 0 and len(_lines(ckpt)) == 13
+    assert run.meta.resumed_blocks == 0 and len(_lines(ckpt)) == 13
     for foreign in (b"my notes, no newline", b"name,size\nx,1\n", b'{"a": 1}\n'):
         ckpt.write_bytes(foreign)
         with _open() as rt, pytest.raises(ValueError, match="not an ascend-p2p-lab checkpoint"):
@@ -306,7 +307,7 @@ def test_a_failed_block_is_not_recorded_and_is_measured_on_resume(tmp_path: Path
     broken = _err("rt.memcpy_async", 507013, link=[2, 3])
     with _open([broken], topology=A2x4_EXACT) as rt:
         first = sweep(rt, checkpoint=ckpt, **RESUME)
-    failed = first[first["error_code"].eq(507013).fillna(False)]
+    failed = first.samples[first.samples["error_code"].eq(507013).fillna(False)]
     assert set(failed["error_kind"]) == {"runtime"}
     assert set(failed["error_call"]) == {"acl.rt.memcpy_async"}
     assert set(zip(failed.src, failed.dst)) == {(2, 3)}
@@ -314,7 +315,7 @@ def test_a_failed_block_is_not_recorded_and_is_measured_on_resume(tmp_path: Path
     assert len(recorded) == 11 and not any(key.endswith("/p2p/2-3") for key in recorded)
     with _open(topology=A2x4_EXACT) as rt:
         resumed = sweep(rt, checkpoint=ckpt, **RESUME)
-    p2p = resumed[resumed.path == "p2p"]
+    p2p = resumed.samples[resumed.samples.path == "p2p"]
     assert p2p["bandwidth_GBps"].notna().all() and len(p2p) == 4 * 2 * 2
 
 

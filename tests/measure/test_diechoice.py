@@ -12,7 +12,7 @@ import math
 import pandas as pd
 import pytest
 
-from ascend_p2p_lab.measure import sweep, sweep_run
+from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.measure.diechoice import check_die_link
 from ascend_p2p_lab.runtime import open_runtime
 from ascend_p2p_lab.topology import load_preset
@@ -35,33 +35,37 @@ def _sweep(die_link: str, split: object = None, pairs: str = "6-7", **kw: object
 
 
 def _median(rows: pd.DataFrame) -> float:
-    return float(rows["bandwidth_GBps"].median())
+    return float(rows.samples["bandwidth_GBps"].median())
 
 
 def test_each_die_link_gives_its_own_rate_and_the_rows_say_which() -> None:
     sio, hccs = _sweep("sio"), _sweep("hccs")
-    assert sio["die_link"].tolist() == ["sio"] * 3 and hccs["die_link"].unique().tolist() == [
-        "hccs"
-    ]
-    assert sio["die_split"].isna().all() and sio["verified"].all() and hccs["verified"].all()
-    assert sio["link"].unique().tolist() == ["SIO"]
+    assert sio.samples["die_link"].tolist() == ["sio"] * 3 and hccs.samples[
+        "die_link"
+    ].unique().tolist() == ["hccs"]
+    assert (
+        sio.samples["die_split"].isna().all()
+        and sio.samples["verified"].all()
+        and hccs.samples["verified"].all()
+    )
+    assert sio.samples["link"].unique().tolist() == ["SIO"]
     assert _median(sio) == pytest.approx(190.0, rel=0.02)
     assert _median(hccs) == pytest.approx(127.0, rel=0.02)
-    assert hccs["nominal_GBps"].unique().tolist() == [133.0]
+    assert hccs.samples["nominal_GBps"].unique().tolist() == [133.0]
 
 
 def test_the_dual_path_reaches_095_of_the_two_links_sum_at_256mib() -> None:
     sio, hccs, both = _median(_sweep("sio")), _median(_sweep("hccs")), _sweep("both")
-    assert both["die_split"].unique().tolist() == [0.6] and both["verified"].all()
+    assert both.samples["die_split"].unique().tolist() == [0.6] and both.samples["verified"].all()
     assert len(both) == 3  # one row per sample: the whole size over the window
     assert 0.95 * (sio + hccs) <= _median(both) <= sio + hccs  # the whole size, once
-    assert both["nominal_GBps"].unique().tolist() == [200.0 + 133.0]
+    assert both.samples["nominal_GBps"].unique().tolist() == [200.0 + 133.0]
 
 
 def test_a_sweep_over_the_split_finds_its_best_share_near_the_rates_ratio() -> None:
     shares = [round(0.3 + 0.05 * k, 2) for k in range(10)]  # 0.3 .. 0.75
     rows = _sweep("both", shares, pairs="7-6")
-    per = rows.groupby("die_split")["bandwidth_GBps"].median()
+    per = rows.samples.groupby("die_split")["bandwidth_GBps"].median()
     assert sorted(per.index) == shares
     best = float(per.idxmax())
     a3 = load_preset(A3)
@@ -80,7 +84,7 @@ def test_a_fault_on_one_lane_of_card_3_slows_its_hccs_points_only() -> None:
     by = {
         (name, int(s), int(d)): float(v)
         for name, rows in (("hccs", hccs), ("sio", sio))
-        for (s, d), v in rows.groupby(["src", "dst"])["bandwidth_GBps"].median().items()
+        for (s, d), v in rows.samples.groupby(["src", "dst"])["bandwidth_GBps"].median().items()
     }
     assert by[("hccs", 7, 6)] == pytest.approx(127.0 / 2, rel=0.03)
     for healthy in (("hccs", 6, 7), ("hccs", 0, 1)):
@@ -124,10 +128,8 @@ def test_a_die_link_sweep_keeps_to_the_pair_pattern_one_way_with_peer_access_on(
 
 def test_a_run_without_a_die_link_has_empty_die_columns_and_its_old_params() -> None:
     with open_runtime("sim", A3) as rt:
-        plain = sweep_run(rt, pairs="6-7", sizes="1MiB", samples=1, progress=False)
-        chosen = sweep_run(
-            rt, pairs="6-7", sizes="1MiB", samples=1, progress=False, die_link="both"
-        )
+        plain = sweep(rt, pairs="6-7", sizes="1MiB", samples=1, progress=False)
+        chosen = sweep(rt, pairs="6-7", sizes="1MiB", samples=1, progress=False, die_link="both")
     rows = plain.samples
     assert rows["die_link"].isna().all() and rows["die_split"].isna().all()
     assert "die_link" not in plain.meta.params and "die_splits" not in plain.meta.params

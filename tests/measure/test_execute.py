@@ -50,7 +50,7 @@ def _verified(run: pd.DataFrame, *keys: str) -> dict[tuple, object]:
     """verified per point (keys), None where nothing was checked."""
     return {
         tuple(None if pd.isna(v) else v for v in k): (None if pd.isna(ok) else bool(ok))
-        for *k, ok in run[[*keys, "verified"]].itertuples(index=False, name=None)
+        for *k, ok in run.samples[[*keys, "verified"]].itertuples(index=False, name=None)
     }
 
 
@@ -89,11 +89,13 @@ def test_a_test_files_transfers_at_once_fail_where_a_copy_never_landed(tmp_path:
         ("push", 1): True,
         ("push", None): False,
     }
-    bad = run[run["verified"].eq(False).fillna(False)]
+    bad = run.samples[run.samples["verified"].eq(False).fillna(False)]
     assert set(bad["error_kind"]) == {"verification"}
     assert "device 1 differ from device 0's pattern" in bad["error"].iloc[0]
     unchecked = _tests(tmp_path, ALWAYS, verify=False)
-    assert unchecked["verified"].isna().all() and unchecked["error_kind"].isna().all()
+    assert (
+        unchecked.samples["verified"].isna().all() and unchecked.samples["error_kind"].isna().all()
+    )
 
 
 def test_run_file_on_a_server_that_drops_exits_1(tmp_path: Path, capsys) -> None:
@@ -117,7 +119,7 @@ def test_an_unreachable_transfer_is_a_reason_not_a_crash(capsys):
             samples=1,
             progress=False,
         )
-    assert set(run["error_kind"]) == {"unreachable"}
+    assert set(run.samples["error_kind"]) == {"unreachable"}
 
 
 def test_each_transfer_runs_on_its_initiators_stream():
@@ -149,16 +151,18 @@ def test_a_lost_device_stops_its_work_and_the_others_go_on() -> None:
     with open_runtime("sim", faults=[fault]) as rt:
         run = sweep(rt, pairs="1-2,0-1,2-3,3-0,0-2,2-0", **QUICK_6)
         calls_after = dict(rt.acl.call_counts)
-    on2 = run[((run.src == 2) | (run.dst == 2)) & run.error_kind.notna()]
+    on2 = run.samples[
+        ((run.samples.src == 2) | (run.samples.dst == 2)) & run.samples.error_kind.notna()
+    ]
     assert set(on2.error_kind) == {"runtime", "device_lost"}
     first = on2[on2.error_kind == "runtime"]
     assert set(zip(first.src, first.dst)) == {(1, 2)}  # the block where it was lost
     skipped = on2[on2.error_kind == "device_lost"]
     assert set(zip(skipped.src, skipped.dst)) == {(2, 3), (0, 2), (2, 0)}
     assert set(skipped.error_code) == {507010}
-    others = run[(run.src != 2) & (run.dst != 2)]
+    others = run.samples[(run.samples.src != 2) & (run.samples.dst != 2)]
     assert others.error_kind.isna().all() and others.bandwidth_GBps.notna().all()
-    assert run.attrs["run"]["lost_devices"] == {"2": first.error.iloc[0]}
+    assert run.meta.lost_devices == {"2": first.error.iloc[0]}
     # no block tried to create streams on device 2 after it was lost
     assert calls_after["rt.create_stream"] <= 2 * 3 + 2
 
@@ -171,10 +175,10 @@ def test_a_failed_seeding_copy_is_a_runtime_error_not_corruption() -> None:
     fault = {"kind": "error", "call": "rt.memcpy", "nth": 2, "code": 507013}
     with open_runtime("sim", faults=[fault]) as rt:
         run = sweep(rt, pairs="0-1,0-2,1-0", sizes="4KiB,4MiB", samples=2, progress=False)
-    first = run[(run.src == 0) & (run.dst == 1)]
+    first = run.samples[(run.samples.src == 0) & (run.samples.dst == 1)]
     assert set(first.error_kind) == {"runtime"} and set(first.error_call) == {"acl.rt.memcpy"}
     assert first.verified.isna().all()
-    later = run[~((run.src == 0) & (run.dst == 1))]
+    later = run.samples[~((run.samples.src == 0) & (run.samples.dst == 1))]
     assert later.error_kind.isna().all() and later.verified.all()
 
 
@@ -183,8 +187,8 @@ def test_a_missing_call_is_found_before_any_copy() -> None:
         _without(rt, "event_elapsed_time")
         run = sweep(rt, pairs="0-1", **QUICK_6)
         copies = rt.acl.call_counts.get("rt.memcpy_async", 0)
-    assert set(run.error_kind) == {"missing_call"} and copies == 0
+    assert set(run.samples.error_kind) == {"missing_call"} and copies == 0
     with open_runtime("sim") as rt:  # host timing needs no events
         _without(rt, "event_elapsed_time")
         run = sweep(rt, pairs="0-1", timing="host", **QUICK_6)
-    assert run.error_kind.isna().all()
+    assert run.samples.error_kind.isna().all()

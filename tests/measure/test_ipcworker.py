@@ -28,12 +28,12 @@ def test_a_failing_point_costs_only_itself(monkeypatch: pytest.MonkeyPatch) -> N
     with open_runtime("sim", "atlas800t-a2") as rt:
         run = sweep_processes(rt, pairs=[(0, 1), (1, 0)], sizes="1MiB", samples=2, in_process=False)
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
-    bad = run[run.error_kind.notna()]
+    bad = run.samples[run.samples.error_kind.notna()]
     assert set(zip(bad.src, bad.dst, bad.initiator)) == {(0, 1, "dst")}
     assert set(bad.error_code) == {507899} and set(bad.error_kind) == {"runtime"}
-    good = run[run.error_kind.isna()]
+    good = run.samples[run.samples.error_kind.isna()]
     assert len(good) == 3 * 2 and good.verified.all()
-    assert all(run.attrs["run"]["workers_clean"].values())
+    assert all(run.meta.workers_clean.values())
 
 
 def test_a_worker_that_cannot_start_costs_only_its_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,10 +51,10 @@ def test_a_worker_that_cannot_start_costs_only_its_pairs(monkeypatch: pytest.Mon
     with open_runtime("sim", "atlas800t-a2") as rt:
         run = sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB", samples=2, in_process=False)
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
-    lost = run[run.error_kind == "worker_lost"]
+    lost = run.samples[run.samples.error_kind == "worker_lost"]
     assert set(zip(lost.src, lost.dst)) == {(0, 2)}
     assert lost.error.str.contains("could not start: acl.rt.device_get_bare_tgid").all()
-    assert run[run.error_kind.isna()].verified.all()
+    assert run.samples[run.samples.error_kind.isna()].verified.all()
 
 
 # ------------------------------------------------ issue 37: a copy that never lands
@@ -63,7 +63,7 @@ QUICK = {"samples": 1, "warmup": 1, "max_copies": 1}  # 2 copies a point: warm-u
 
 def _ipc(run) -> dict[tuple[int, int, str, int], object]:
     """verified of each IPC point: (src, dst, initiator, size) -> True/False/None."""
-    ipc = run[run.process_mode == "ipc"]
+    ipc = run.samples[run.samples.process_mode == "ipc"]
     return {
         (int(r.src), int(r.dst), r.initiator, int(r.size_bytes)): (
             None if pd.isna(r.verified) else bool(r.verified)
@@ -90,7 +90,9 @@ def test_a_dropped_link_in_the_servers_file_fails_its_ipc_points(tmp_path) -> No
         (1, 0, "dst", 16384): True,
         (1, 0, "src", 16384): True,
     }
-    assert set(run.loc[run.verified.eq(False).fillna(False), "error_kind"]) == {"verification"}
+    assert set(run.samples.loc[run.samples.verified.eq(False).fillna(False), "error_kind"]) == {
+        "verification"
+    }
 
 
 @pytest.mark.parametrize("verify", [True, False])
@@ -107,7 +109,7 @@ def test_a_push_into_a_buffer_cleared_before_it_shows_a_drop(verify: bool) -> No
         )
     got = _ipc(run)
     if not verify:
-        assert set(got.values()) == {None} and run.error_kind.isna().all()
+        assert set(got.values()) == {None} and run.samples.error_kind.isna().all()
         return
     assert got == {
         (0, 1, "dst", 16384): False,

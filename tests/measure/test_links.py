@@ -15,7 +15,7 @@ The guarantees under test (docs/reliability.md has the table):
 - after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
   operation made is released, peer access is as it was before, and the runtime then
   closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_frame`` when the
+- the rows measured before a failure are returned (in ``exc.partial_run`` when the
   operation raises) and, when ``out=`` was given, saved;
 - every error names the ACL call, the code, its symbolic name and the runtime's message.
 
@@ -52,9 +52,7 @@ from ascend_p2p_lab.measure import (
     probe,
     try_enable,
 )
-from ascend_p2p_lab.results import (
-    load_run,
-)
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.runtime import AclError, Runtime
 
 
@@ -100,7 +98,7 @@ def a2_2():
 def test_enable_all_and_disable_all(a2_2) -> None:
     assert enable_all(a2_2) == {}
     assert int(peer_matrix(a2_2).to_numpy().sum()) == 56
-    assert probe(a2_2)["peer_enabled"].all()
+    assert probe(a2_2).samples["peer_enabled"].all()
     assert disable_all(a2_2) == 56
     assert int(peer_matrix(a2_2).to_numpy().sum()) == 0
 
@@ -243,7 +241,7 @@ def test_interrupt_matrix(
         got, frame = _interrupted_op(op, rt, tmp_path)
         assert got == INTERRUPT_TABLE[point][INTERRUPT_OPS.index(op)]
         if op.startswith("sweep") and got == "interrupted":
-            saved = load_run(tmp_path / "run")
+            saved = Run.load(tmp_path / "run").frame()
             assert saved.attrs["run"]["interrupted"] is True
             pd.testing.assert_frame_equal(saved, frame)
         assert_released(rt, refs_before)

@@ -24,10 +24,7 @@ from ascend_p2p_lab.measure import (
 )
 from ascend_p2p_lab.measure.peerstate import PeerRestoreError
 from ascend_p2p_lab.patterns.model import make_test
-from ascend_p2p_lab.results import (
-    load_run,
-    save_run,
-)
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.runtime import AclError
 
 
@@ -49,14 +46,14 @@ def test_peer_current_measures_the_links_as_the_user_left_them(a2_2) -> None:
         samples=2,
         progress=False,
     )
-    by_pair = run.groupby(["src", "dst"])
+    by_pair = run.samples.groupby(["src", "dst"])
     assert set(by_pair["path"].first().items()) == {
         ((0, 1), "p2p"),
         ((0, 2), "direct"),
         ((0, 3), "direct"),
     }
-    assert run.loc[run.dst == 1, "bandwidth_GBps"].notna().all()
-    assert run.loc[run.dst != 1, "error"].str.contains("507899").all()
+    assert run.samples.loc[run.samples.dst == 1, "bandwidth_GBps"].notna().all()
+    assert run.samples.loc[run.samples.dst != 1, "error"].str.contains("507899").all()
     assert a2_2.peer_refs() == {(0, 1): 1, (1, 0): 1, (0, 2): 1}  # untouched
     a2_2.disable_peer(0, 1)
     a2_2.disable_peer(1, 0)
@@ -77,8 +74,8 @@ def test_peer_access_that_cannot_be_restored_stops_the_sweep(tmp_path: Path) -> 
     assert set(zip(frame.src, frame.dst)) == {(0, 1)}  # 2-3 never ran on a wrong state
     assert frame.attrs["run"]["failed"].startswith("PeerRestoreError")
     assert exc.partial_run.meta.failed.startswith("PeerRestoreError")  # type: ignore[attr-defined]
-    save_run(exc.partial_run, tmp_path / "run")  # type: ignore[attr-defined]
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), frame)
+    Run.of(exc.partial_run).save(tmp_path / "run")  # type: ignore[attr-defined]
+    pd.testing.assert_frame_equal(Run.load(tmp_path / "run").frame(), frame)
     assert rt.open_resources() == []
     assert rt.peer_refs() == {(0, 1): 1, (1, 0): 1}  # held, and dropped by the reset
     with pytest.raises(AclError):
@@ -95,7 +92,11 @@ def test_a_users_peer_links_survive_failing_peer_off_blocks() -> None:
         rt.enable_peer(1, 0)
         rt.enable_peer(2, 3)
         run = sweep(rt, pairs="0-1,2-3", peer="off", **QUICK_3)
-        assert run.loc[(run.src == 2) & (run.path == "direct"), "error"].notna().any()
+        assert (
+            run.samples.loc[(run.samples.src == 2) & (run.samples.path == "direct"), "error"]
+            .notna()
+            .any()
+        )
         assert rt.peer_refs() == {(0, 1): 1, (1, 0): 1, (2, 3): 1}
         disable_all(rt)
 
@@ -114,6 +115,6 @@ def test_peer_mode_current_touches_no_peer_state():
         on = sweep(rt, tests=[test], sizes="1MiB", samples=1, peer="current", progress=False)
         assert dict(rt.peer_refs()) == held
         disable_all(rt)
-    assert set(off["error_kind"]) == {"refused"} and set(off["path"]) == {"direct"}
-    assert on["error_kind"].isna().all() and set(on["path"]) == {"p2p"}
-    assert on["verified"].all()
+    assert set(off.samples["error_kind"]) == {"refused"} and set(off.samples["path"]) == {"direct"}
+    assert on.samples["error_kind"].isna().all() and set(on.samples["path"]) == {"p2p"}
+    assert on.samples["verified"].all()

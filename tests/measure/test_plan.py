@@ -56,8 +56,8 @@ def test_an_unreachable_device_in_a_group_is_a_block_with_its_reason() -> None:
         assert cut.waived is not None and cut.waived.kind == "unreachable"
         assert "aclrtDeviceCanAccessPeer(0, 2) = 0" in cut.waived.message
         run = sweep(rt, sizes="1MiB", groups="0:1;0:1,2", samples=1, progress=False)
-    assert set(run.loc[run["group"] == "0->1,2", "error_kind"]) == {"unreachable"}
-    assert run.loc[run["group"] == "0->1", "bandwidth_GBps"].notna().all()
+    assert set(run.samples.loc[run.samples["group"] == "0->1,2", "error_kind"]) == {"unreachable"}
+    assert run.samples.loc[run.samples["group"] == "0->1", "bandwidth_GBps"].notna().all()
 
 
 # ------------------------------------------------------------------ issue 30 (its last items)

@@ -15,7 +15,7 @@ The guarantees under test (docs/reliability.md has the table):
 - after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
   operation made is released, peer access is as it was before, and the runtime then
   closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_frame`` when the
+- the rows measured before a failure are returned (in ``exc.partial_run`` when the
   operation raises) and, when ``out=`` was given, saved;
 - every error names the ACL call, the code, its symbolic name and the runtime's message.
 
@@ -73,10 +73,10 @@ def a2():
 def test_probe_lists_every_ordered_pair(a2) -> None:
     table = probe(a2)
     assert len(table) == 8 * 7
-    assert set(table["link"]) == {"HCCS"}
-    assert table["can_access_peer"].all() and not table["peer_enabled"].any()
-    assert table.attrs["run"]["backend"] == "sim"
-    assert table.attrs["run"]["device_count"] == 8
+    assert set(table.samples["link"]) == {"HCCS"}
+    assert table.samples["can_access_peer"].all() and not table.samples["peer_enabled"].any()
+    assert table.meta.backend == "sim"
+    assert table.meta.device_count == 8
 
 
 def test_probe_gives_reasons_on_a_duo_server() -> None:
@@ -112,8 +112,8 @@ def test_a_one_way_pair_names_the_direction_that_cannot_reach() -> None:
     assert rows.loc[(1, 0), "reason"].startswith("aclrtDeviceCanAccessPeer(1, 0) = 0")
     access = access_matrix(table)
     assert access.loc[0, 1] == 1 and access.loc[1, 0] == 0
-    assert set(run["error_kind"]) == {"unreachable"}
-    assert run["error"].str.contains(r"aclrtDeviceCanAccessPeer\(1, 0\) = 0").all()
+    assert set(run.samples["error_kind"]) == {"unreachable"}
+    assert run.samples["error"].str.contains(r"aclrtDeviceCanAccessPeer\(1, 0\) = 0").all()
     # a fan-out uses only the peers reachable both ways
     assert 1 not in peers[0] and 0 not in peers[1]
     assert {0, 1} <= peers[2] and 2 in peers[0]
@@ -170,7 +170,7 @@ def test_the_panel_matrix_is_probes_peer_enabled_in_an_asymmetric_state(a2_2: Ru
     panel.set(3, 2, True)
     panel.toggles[3][2].value = False
     assert a2_2.peer_refs() == {(0, 1): 1, (2, 3): 1}
-    enabled = access_matrix(probe(a2_2), "peer_enabled").to_numpy().astype(bool)
+    enabled = access_matrix(probe(a2_2).samples, "peer_enabled").to_numpy().astype(bool)
     np.testing.assert_array_equal(panel.state, enabled)
     assert panel.state[0, 1] and not panel.state[1, 0]
     assert [
@@ -192,7 +192,9 @@ def test_the_panel_reads_reachability_from_probe(monkeypatch: pytest.MonkeyPatch
         panel = PeerLinkPanel(rt)
         table = real(rt)
     assert calls == [rt]
-    np.testing.assert_array_equal(panel.reachable, access_matrix(table).to_numpy().astype(bool))
+    np.testing.assert_array_equal(
+        panel.reachable, access_matrix(table.samples).to_numpy().astype(bool)
+    )
     assert panel.link_classes[0, 2] == "SYS" and panel.link_classes[0, 0] == "X"
     assert panel.reasons[(0, 2)] == (
         "0 cannot access 2: aclrtDeviceCanAccessPeer(0, 2) = 0 (link SYS)"

@@ -17,7 +17,7 @@ import pytest
 from helpers import TIMEOUT_S
 
 from ascend_p2p_lab.measure.processes import sweep_processes
-from ascend_p2p_lab.results import load_run, save_run
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.runtime import open_runtime
 
 
@@ -25,8 +25,8 @@ from ascend_p2p_lab.runtime import open_runtime
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"
     with open_runtime("sim", "atlas800t-a3") as rt:
-        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2), out)
-    return load_run(out)
+        Run.of(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2)).save(out)
+    return Run.load(out).frame()
 
 
 def test_the_saved_run_keeps_both_modes(run: pd.DataFrame) -> None:
@@ -46,10 +46,14 @@ def test_sweep_processes_matches_in_process_within_5_percent() -> None:
     with open_runtime("sim", "atlas800t-a2") as rt:
         run = sweep_processes(rt, pairs=[(0, 1), (1, 0), (2, 5)], sizes="1MiB,16MiB", samples=3)
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
-    assert run.attrs["run"]["workers_clean"] == {"0": True, "1": True, "2": True, "5": True}
-    assert run.verified.notna().all() and run.verified.all() and run.error_kind.isna().all()
+    assert run.meta.workers_clean == {"0": True, "1": True, "2": True, "5": True}
+    assert (
+        run.samples.verified.notna().all()
+        and run.samples.verified.all()
+        and run.samples.error_kind.isna().all()
+    )
     med = (
-        run.groupby(["process_mode", "initiator", "src", "dst", "size_bytes"])
+        run.samples.groupby(["process_mode", "initiator", "src", "dst", "size_bytes"])
         .bandwidth_GBps.median()
         .unstack("process_mode")
     )
@@ -77,11 +81,11 @@ def test_a_killed_worker_costs_only_its_points_and_leaves_nothing_exported() -> 
             on_point=kill_device_2,
         )
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
-    lost = run[run.error_kind == "worker_lost"]
+    lost = run.samples[run.samples.error_kind == "worker_lost"]
     assert set(zip(lost.src, lost.dst)) == {(0, 2)}
-    good = run[run.error_kind.isna()]
+    good = run.samples[run.samples.error_kind.isna()]
     assert set(zip(good.src, good.dst)) >= {(0, 1), (1, 0)} and good.verified.all()
-    clean = run.attrs["run"]["workers_clean"]
+    clean = run.meta.workers_clean
     assert clean["0"] and clean["1"] and clean["2"] is None
 
 
@@ -103,9 +107,9 @@ def test_an_interrupted_parent_keeps_its_rows_and_releases_everything() -> None:
             on_point=interrupt,
         )
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
-    assert run.attrs["run"]["interrupted"] is True
-    assert len(run) == 2 * 2 and run.verified.all()  # (0,1) pulled and pushed, kept
-    assert all(run.attrs["run"]["workers_clean"].values())
+    assert run.meta.interrupted is True
+    assert len(run) == 2 * 2 and run.samples.verified.all()  # (0,1) pulled and pushed, kept
+    assert all(run.meta.workers_clean.values())
 
 
 def test_ctrl_c_while_a_worker_measures_releases_everything() -> None:
@@ -129,17 +133,17 @@ def test_ctrl_c_while_a_worker_measures_releases_everything() -> None:
         )
         timers[0].join(TIMEOUT_S)
         assert rt.acl.simulator.shared_ledger() == {"exports": 0, "imports": 0}
-    assert run.attrs["run"]["interrupted"] is True
-    assert 0 < len(run) < 4 * 2 * 2 * 5 and run.verified.all()
-    assert all(run.attrs["run"]["workers_clean"].values())
+    assert run.meta.interrupted is True
+    assert 0 < len(run) < 4 * 2 * 2 * 5 and run.samples.verified.all()
+    assert all(run.meta.workers_clean.values())
 
 
 def test_an_older_pyacl_gives_missing_call_rows_and_starts_no_worker() -> None:
     with open_runtime("sim", "atlas800t-a2", api_level="old") as rt:
         run = sweep_processes(rt, pairs=[(0, 1)], sizes="1MiB,2MiB", samples=2)
-    ipc = run[run.process_mode == "ipc"]
+    ipc = run.samples[run.samples.process_mode == "ipc"]
     assert len(ipc) == 2 * 2 and set(ipc.error_kind) == {"missing_call"}
     assert set(ipc.error_call) == {"acl.rt.ipc_mem_get_export_key"}
-    assert run.attrs["run"]["workers_clean"] == {}
-    inside = run[run.process_mode == "in_process"]
+    assert run.meta.workers_clean == {}
+    inside = run.samples[run.samples.process_mode == "in_process"]
     assert len(inside) == 2 * 2 * 2 and inside.verified.all()  # measured in one process

@@ -106,7 +106,7 @@ def test_each_direction_of_a_bidirectional_card_pair_shares_the_both_ways_budget
             progress=False,
         )
         both = rt.topology.shared[0].both_GBps
-    rows = run[run["pattern"].eq("card")]
+    rows = run.samples[run.samples["pattern"].eq("card")]
     assert set(rows["direction"]) == {"bi"}
     assert rows["nominal_GBps"].tolist() == [both / 2] * len(rows)  # 271, not 329
     assert set(rows["bottleneck_budget"]) == {"card[0,1]:both"}  # a tie: the first named

@@ -248,8 +248,8 @@ def test_a_spec_object_runs_the_same_sweep_as_its_keywords() -> None:
         spec = make_spec(rt, "0-1,2-1", "4KiB,64KiB", direction="both", **QUICK_5)
         by_spec = sweep(rt, spec=spec, progress=False)
     cols = ["src", "dst", "direction", "size_bytes", "sample", "bandwidth_GBps"]
-    assert by_words[cols].equals(by_spec[cols])
-    assert by_spec.attrs["run"]["params"] == spec.to_dict()
+    assert by_words.samples[cols].equals(by_spec.samples[cols])
+    assert by_spec.meta.params == spec.to_dict()
 
 
 def test_a_spec_and_keywords_together_are_refused() -> None:

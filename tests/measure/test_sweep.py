@@ -76,7 +76,7 @@ The guarantees under test (docs/reliability.md has the table):
 - after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
   operation made is released, peer access is as it was before, and the runtime then
   closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_frame`` when the
+- the rows measured before a failure are returned (in ``exc.partial_run`` when the
   operation raises) and, when ``out=`` was given, saved;
 - every error names the ACL call, the code, its symbolic name and the runtime's message.
 
@@ -183,12 +183,10 @@ from ascend_p2p_lab.results import (
     COLUMNS,
     failures,
     fit_latency_bandwidth,
-    load_run,
     matrix,
-    save_run,
     summarize,
 )
-from ascend_p2p_lab.run import folder
+from ascend_p2p_lab.run import Run, folder
 from ascend_p2p_lab.runtime import AclError, Runtime
 from ascend_p2p_lab.sim.memory import CHUNK
 from ascend_p2p_lab.topology import (
@@ -215,7 +213,7 @@ def test_bad_output_and_checkpoint_paths(a2: Runtime, tmp_path: Path) -> None:
         a2,
         lambda: sweep(a2, pairs="0-1", sizes="4KiB", out=a_file, **QUICK),
         match="sweep() saves nothing (no out=)",
-    )  # save_run saves
+    )  # run.save(folder) saves
     refused(
         a2,
         lambda: sweep(a2, pairs="0-1", sizes="4KiB", checkpoint=tmp_path, **QUICK),
@@ -253,13 +251,13 @@ def test_a_host_matches_the_same_host_run_alone(degraded):
     drop = ["run_id", "host"]
     pd.testing.assert_frame_equal(
         fleet_rows.drop(columns=drop).reset_index(drop=True),
-        solo.drop(columns=drop).reset_index(drop=True),
+        solo.samples.drop(columns=drop).reset_index(drop=True),
     )
     other = degraded.results["sim-0"].frame  # another seed: other jitter
     assert (
         not other["elapsed_us"]
         .reset_index(drop=True)
-        .equals(solo["elapsed_us"].reset_index(drop=True))
+        .equals(solo.samples["elapsed_us"].reset_index(drop=True))
     )
 
 
@@ -277,7 +275,7 @@ def _run(preset: str, faults: list | None = None, **kwargs) -> pd.DataFrame:
 def _median(
     run: pd.DataFrame, group: str, value: str = "bandwidth_GBps", direction: str = "uni"
 ) -> float:
-    rows = run[(run["group"] == group) & (run["direction"] == direction)]
+    rows = run.samples[(run.samples["group"] == group) & (run.samples["direction"] == direction)]
     assert len(rows), f"no rows for {group} {direction}"
     return float(rows[value].median())
 
@@ -286,14 +284,14 @@ def _median(
 def test_a_group_value_is_the_bytes_of_all_its_copies_over_one_window() -> None:
     run = _run(A2, groups="0,1:2,3;2,3:0,1")
     pair = _run(A2, pairs="0-2")
-    one_link = float(pair["bandwidth_GBps"].median())
-    fwd = run[run["group"] == "0,1->2,3"]
+    one_link = float(pair.samples["bandwidth_GBps"].median())
+    fwd = run.samples[run.samples["group"] == "0,1->2,3"]
     assert fwd["src"].isna().all() and fwd["dst"].isna().all()
     assert set(fwd["pattern"]) == {"group"} and set(fwd["link"]) == {"HCCS"}
     assert fwd["verified"].all() and fwd["error_kind"].isna().all()
     # four independent HCCS links at once: four times one link's rate
     assert _median(run, "0,1->2,3") == pytest.approx(4 * one_link, rel=0.05)
-    assert (fwd["nominal_GBps"] == 4 * pair["nominal_GBps"].iloc[0]).all()
+    assert (fwd["nominal_GBps"] == 4 * pair.samples["nominal_GBps"].iloc[0]).all()
 
 
 def test_a_degraded_link_slows_only_the_group_that_uses_it_that_way() -> None:
@@ -307,9 +305,9 @@ def test_a_degraded_link_slows_only_the_group_that_uses_it_that_way() -> None:
 
 def test_bidirectional_groups_give_each_direction_and_their_total() -> None:
     run = _run(A2, groups="0,1:2,3", direction="bi")
-    fwd = run[run["group"] == "0,1->2,3"]
-    back = run[run["group"] == "2,3->0,1"]
-    assert len(fwd) == len(back) == 2 and set(run["direction"]) == {"bi"}
+    fwd = run.samples[run.samples["group"] == "0,1->2,3"]
+    back = run.samples[run.samples["group"] == "2,3->0,1"]
+    assert len(fwd) == len(back) == 2 and set(run.samples["direction"]) == {"bi"}
     total = fwd["bandwidth_GBps"].to_numpy() + back["bandwidth_GBps"].to_numpy()
     assert fwd["bidir_total_GBps"].to_numpy() == pytest.approx(total)
     uni = _run(A2, groups="0,1:2,3")
@@ -321,8 +319,8 @@ def test_bidirectional_groups_give_each_direction_and_their_total() -> None:
 
 def test_corrupt_bytes_on_one_link_fail_only_its_group() -> None:
     run = _run(A2, [{"kind": "corrupt", "link": [1, 3]}], groups="0,1:2,3;2,3:0,1")
-    fwd = run[run["group"] == "0,1->2,3"]
-    back = run[run["group"] == "2,3->0,1"]
+    fwd = run.samples[run.samples["group"] == "0,1->2,3"]
+    back = run.samples[run.samples["group"] == "2,3->0,1"]
     assert (fwd["verified"] == False).all()  # noqa: E712 (a boolean column)
     assert set(fwd["error_kind"]) == {"verification"}
     assert "0,1->2,3" in fwd["error"].iloc[0]
@@ -331,7 +329,7 @@ def test_corrupt_bytes_on_one_link_fail_only_its_group() -> None:
 
 def test_initiator_dst_puts_the_copies_on_the_receivers() -> None:
     run = _run(A2, SLOW_1_TO_3, groups="0,1:2,3", initiator="dst")
-    assert set(run["initiator"]) == {"dst"}
+    assert set(run.samples["initiator"]) == {"dst"}
     assert _median(run, "0,1->2,3") < 0.5 * _median(_run(A2, groups="0,1:2,3"), "0,1->2,3")
 
 
@@ -372,7 +370,7 @@ def lab() -> tuple[pd.DataFrame, object]:
 
 
 def _median_2(run: pd.DataFrame, pattern: str, size: int, **ends: int) -> float:
-    rows = run[(run["pattern"] == pattern) & (run["size_bytes"] == size)]
+    rows = run.samples[(run.samples["pattern"] == pattern) & (run.samples["size_bytes"] == size)]
     for col, value in ends.items():
         rows = rows[rows[col] == value]
     assert len(rows), f"no {pattern} rows {ends} at {size}"
@@ -381,7 +379,7 @@ def _median_2(run: pd.DataFrame, pattern: str, size: int, **ends: int) -> float:
 
 def test_rows_name_the_device_end_and_its_cpus(lab) -> None:
     run, topo = lab
-    host = run[run["pattern"].isin(["h2d", "d2h"])]
+    host = run.samples[run.samples["pattern"].isin(["h2d", "d2h"])]
     assert len(host) == 2 * len(DEVICES) * 2 * 2  # directions x devices x sizes x samples
     h2d, d2h = host[host["pattern"] == "h2d"], host[host["pattern"] == "d2h"]
     assert h2d["src"].isna().all() and sorted(set(h2d["dst"])) == DEVICES
@@ -395,7 +393,7 @@ def test_rows_name_the_device_end_and_its_cpus(lab) -> None:
         dev = row["dst"] if row["pattern"] == "h2d" else row["src"]
         assert row["cpu_affinity"] == topo.cpu_affinity[dev]
     assert topo.cpu_affinity[0] != topo.cpu_affinity[2]  # the fixture can tell them apart
-    pairs = run[run["pattern"] == "pair"]
+    pairs = run.samples[run.samples["pattern"] == "pair"]
     assert pairs["cpu_affinity"].isna().all()
 
 
@@ -417,7 +415,7 @@ def test_small_copies_are_slower_than_large_ones(lab) -> None:
 
 def test_staged_copy_is_no_faster_than_its_slower_leg(lab) -> None:
     run, topo = lab
-    staged = run[(run["pattern"] == "pair") & (run["path"] == "staged")]
+    staged = run.samples[(run.samples["pattern"] == "pair") & (run.samples["path"] == "staged")]
     assert len(staged) and staged["error_kind"].isna().all()
     for size in (SMALL, LARGE):
         legs = min(_median_2(run, "d2h", size, src=0), _median_2(run, "h2d", size, dst=2))
@@ -439,7 +437,7 @@ def test_host_timing_measures_the_same_rates() -> None:
             timing="host",
             progress=False,
         )
-    assert set(run["timing"]) == {"host"}
+    assert set(run.samples["timing"]) == {"host"}
     assert _median_2(run, "h2d", LARGE, dst=1) == pytest.approx(topo.host.h2d_GBps, rel=0.05)
     assert _median_2(run, "d2h", LARGE, src=1) == pytest.approx(topo.host.d2h_GBps, rel=0.05)
 
@@ -449,7 +447,7 @@ def test_unknown_affinity_is_missing() -> None:
     assert not topo.cpu_affinity
     with open_runtime("sim", preset="atlas800t-a3") as rt:
         run = sweep(rt, patterns=("h2d",), devices=[0], sizes=[SMALL], samples=2, progress=False)
-    assert run["cpu_affinity"].isna().all() and run["bandwidth_GBps"].notna().all()
+    assert run.samples["cpu_affinity"].isna().all() and run.samples["bandwidth_GBps"].notna().all()
 
 
 def test_a_checkpointed_sweep_resumes_host_blocks(tmp_path) -> None:
@@ -473,9 +471,11 @@ def test_a_checkpointed_sweep_resumes_host_blocks(tmp_path) -> None:
             checkpoint=ckpt,
             progress=False,
         )
-    assert again.attrs["run"]["resumed_blocks"] == 1
-    assert again["src"].isna().all() and list(again["dst"]) == list(first["dst"])
-    assert list(again["cpu_affinity"]) == list(first["cpu_affinity"])
+    assert again.meta.resumed_blocks == 1
+    assert again.samples["src"].isna().all() and list(again.samples["dst"]) == list(
+        first.samples["dst"]
+    )
+    assert list(again.samples["cpu_affinity"]) == list(first.samples["cpu_affinity"])
 
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vendor"
@@ -498,7 +498,7 @@ def imported(tmp_path: Path, capture: str, name: str = "dmi") -> Path:
 def test_compare_with_the_toolkits_own_sweep(tmp_path, capsys):
     with open_runtime("sim", "atlas800t-a2") as rt:
         own = sweep(rt, sizes="256MiB", samples=2, direction="both", progress=False)
-    save_run(own, tmp_path / "own")
+    Run.of(own).save(tmp_path / "own")
     run = imported(tmp_path, "dmi-a2-p2p-lowered-2to5.txt")
     code, cells, data = below(
         capsys, ["compare", "--format", "json", str(tmp_path / "own"), str(run)]
@@ -541,14 +541,14 @@ def lab_2() -> tuple[pd.DataFrame, dict[tuple[int, int], tuple[float, float]]]:
 
 def test_rows_are_latency_rows_with_a_time_per_copy(lab_2) -> None:
     run, _ = lab_2
-    assert set(run["pattern"]) == {"latency"}
-    assert run["error_kind"].isna().all()
+    assert set(run.samples["pattern"]) == {"latency"}
+    assert run.samples["error_kind"].isna().all()
     assert len(run) == 3 * len(SIZES) * 2  # pairs x sizes x samples
-    per_copy = run["elapsed_us"] / run["copies"].astype(float)
-    np.testing.assert_allclose(run["latency_us"].to_numpy(float), per_copy.to_numpy(float))
-    assert (run["copies"] > 1).all()  # back to back: many copies per window
-    assert run["host_bound"].notna().all()  # event-timed rows keep the host-bound flag
-    assert run["latency_us"].dtype == "float64"
+    per_copy = run.samples["elapsed_us"] / run.samples["copies"].astype(float)
+    np.testing.assert_allclose(run.samples["latency_us"].to_numpy(float), per_copy.to_numpy(float))
+    assert (run.samples["copies"] > 1).all()  # back to back: many copies per window
+    assert run.samples["host_bound"].notna().all()  # event-timed rows keep the host-bound flag
+    assert run.samples["latency_us"].dtype == "float64"
 
 
 def test_host_timing_and_peer_off() -> None:
@@ -560,18 +560,18 @@ def test_host_timing_and_peer_off() -> None:
         )
         host = rt.topology.host
         lat = rt.topology.link_classes["SYS"].latency_us
-    assert (run["timing"] == "host").all() and run["host_bound"].isna().all()
+    assert (run.samples["timing"] == "host").all() and run.samples["host_bound"].isna().all()
     want = host.api_us + lat + host.sync_return_us
-    assert run["latency_us"].median() == pytest.approx(want, rel=0.03)
+    assert run.samples["latency_us"].median() == pytest.approx(want, rel=0.03)
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         off = sweep(
             rt, pairs="0-1", patterns="latency", sizes=[4], samples=2, peer="off", progress=False
         )
-    direct = off[off["path"] == "direct"]
-    staged = off[off["path"] == "staged"]
+    direct = off.samples[off.samples["path"] == "direct"]
+    staged = off.samples[off.samples["path"] == "staged"]
     assert (direct["error_kind"] == "refused").all() and direct["latency_us"].isna().all()
     assert len(staged) == 2 and (staged["latency_us"] > 0).all()
-    assert (off["peer"] == "off").all() and (off["pattern"] == "latency").all()
+    assert (off.samples["peer"] == "off").all() and (off.samples["pattern"] == "latency").all()
 
 
 def _by_title(run, words):
@@ -601,13 +601,17 @@ def a2_2():
 # ---------------------------------------------------------------------------- sweeps
 def test_sweep_schema_and_vocabularies(a2_2) -> None:
     run = sweep(a2_2, pairs=[(0, 1)], sizes="4KiB:64KiB", samples=2, progress=False)
-    assert tuple(run.columns) == COLUMNS
-    assert set(run["size_bytes"]) == {4 * KIB, 8 * KIB, 16 * KIB, 32 * KIB, 64 * KIB}
+    assert tuple(run.samples.columns) == COLUMNS
+    assert set(run.samples["size_bytes"]) == {4 * KIB, 8 * KIB, 16 * KIB, 32 * KIB, 64 * KIB}
     assert len(run) == 5 * 2
-    assert (run["backend"] == "sim").all() and (run["preset"] == "atlas800t-a2").all()
-    assert set(run["path"]) == {"p2p"} and set(run["initiator"]) == {"dst"}  # pulls by default
-    assert run["verified"].all()
-    meta = run.attrs["run"]
+    assert (run.samples["backend"] == "sim").all() and (
+        run.samples["preset"] == "atlas800t-a2"
+    ).all()
+    assert set(run.samples["path"]) == {"p2p"} and set(run.samples["initiator"]) == {
+        "dst"
+    }  # pulls by default
+    assert run.samples["verified"].all()
+    meta = run.meta.to_dict()
     assert meta["params"]["samples"] == 2 and meta["soc_name"] == "Ascend910B3"
     assert meta["device_count"] == 8 and meta["package_version"]
     # peer links enabled for the sweep are gone afterwards
@@ -616,12 +620,12 @@ def test_sweep_schema_and_vocabularies(a2_2) -> None:
 
 def test_a2_saturates_at_link_rate_and_small_copies_are_latency_bound(a2_2) -> None:
     run = sweep(a2_2, pairs=[(0, 1)], sizes="4KiB:1GiB", samples=3, progress=False)
-    med = run.groupby("size_bytes")["bandwidth_GBps"].median()
+    med = run.samples.groupby("size_bytes")["bandwidth_GBps"].median()
     assert (np.diff(med.to_numpy()) > -0.5).all(), "bandwidth should rise with size"
     link = a2_2.topology.link_classes["HCCS"].bandwidth_GBps
     assert med[GIB] == pytest.approx(link, rel=0.10)
     assert med[GIB] == pytest.approx(26.0, rel=0.10)  # the published 910B figure
-    per_copy = run[run.size_bytes == 4 * KIB]
+    per_copy = run.samples[run.samples.size_bytes == 4 * KIB]
     us = (per_copy["elapsed_us"] / per_copy["copies"]).median()
     latency = a2_2.topology.link_classes["HCCS"].latency_us
     assert us == pytest.approx(latency, rel=0.25), "a 4 KiB copy costs about the latency"
@@ -635,7 +639,7 @@ def test_a2_saturates_at_link_rate_and_small_copies_are_latency_bound(a2_2) -> N
 def test_bidirectional_total_is_twice_unidirectional(a2_2) -> None:
     run = sweep(a2_2, pairs=[(0, 1)], sizes="1GiB", direction="both", samples=2, progress=False)
     uni = _median_3(run, direction="uni")
-    bi = run[run.direction == "bi"]
+    bi = run.samples[run.samples.direction == "bi"]
     assert set(zip(bi.src, bi.dst)) == {(0, 1), (1, 0)}
     total = float(bi["bidir_total_GBps"].median())
     assert total == pytest.approx(2 * uni, rel=0.05)
@@ -644,13 +648,13 @@ def test_bidirectional_total_is_twice_unidirectional(a2_2) -> None:
 
 def test_peer_off_records_the_error_and_measures_the_staged_path(a2_2) -> None:
     run = sweep(a2_2, pairs=[(0, 1)], sizes="1MiB,64MiB", peer="both", samples=2, progress=False)
-    direct = run[run.path == "direct"]
+    direct = run.samples[run.samples.path == "direct"]
     assert direct["bandwidth_GBps"].isna().all()
     assert direct["error"].str.contains("507899").all()
-    staged = _median_3(run[run.size_bytes == 64 * MIB], path="staged")
-    p2p = _median_3(run[run.size_bytes == 64 * MIB], path="p2p")
+    staged = _median_3(run.samples[run.samples.size_bytes == 64 * MIB], path="staged")
+    p2p = _median_3(run.samples[run.samples.size_bytes == 64 * MIB], path="p2p")
     assert 0 < staged < p2p
-    assert run.loc[run.path == "staged", "verified"].all()
+    assert run.samples.loc[run.samples.path == "staged", "verified"].all()
 
 
 def test_a3_sio_pairs_beat_hccs_sw_pairs() -> None:
@@ -665,18 +669,18 @@ def test_a3_sio_pairs_beat_hccs_sw_pairs() -> None:
 def test_a3_peer_off_copies_directly() -> None:
     with open_runtime("sim", "atlas800t-a3") as rt:
         run = sweep(rt, pairs=[(0, 1)], sizes="64MiB", peer="off", samples=2, progress=False)
-    direct = run[run.path == "direct"]
+    direct = run.samples[run.samples.path == "direct"]
     assert direct["error"].isna().all() and (direct["bandwidth_GBps"] > 100).all()
 
 
 def test_unreachable_pairs_carry_a_reason_not_a_gap() -> None:
     with open_runtime("sim", "atlas300i-duo") as rt:
         run = sweep(rt, sizes="4KiB,1MiB", samples=2, progress=False)
-    assert len(run.groupby(["src", "dst"])) == 8 * 7
-    cross = run[(run.src // 2) != (run.dst // 2)]
+    assert len(run.samples.groupby(["src", "dst"])) == 8 * 7
+    cross = run.samples[(run.samples.src // 2) != (run.samples.dst // 2)]
     assert cross["bandwidth_GBps"].isna().all()
     assert cross["error"].str.contains("cannot access peer").all()
-    same = run[(run.src // 2) == (run.dst // 2)]
+    same = run.samples[(run.samples.src // 2) == (run.samples.dst // 2)]
     assert same["bandwidth_GBps"].notna().all()
     mat = matrix(run)
     assert np.isnan(mat.loc[0, 2]) and mat.loc[0, 1] > 0
@@ -691,15 +695,15 @@ def test_patterns_local_and_fanout(a2_2) -> None:
         patterns=("pair", "local", "one_to_all", "all_to_one"),
         progress=False,
     )
-    local = run[run.pattern == "local"]
+    local = run.samples[run.samples.pattern == "local"]
     assert set(local.src) == set(range(8)) and (local.link == "X").all()
     assert _median_3(local) == pytest.approx(620, rel=0.1)
-    fan = run[run.pattern == "one_to_all"]
+    fan = run.samples[run.samples.pattern == "one_to_all"]
     assert fan["dst"].isna().all() and set(fan["src"].dropna()) == set(range(8))
     # seven links at once; one_to_all pushes (writes at 0.755 of a read), all_to_one pulls
     assert _median_3(fan) == pytest.approx(7 * 26.2 * 0.755, rel=0.1)
     assert _median_3(run, pattern="all_to_one") == pytest.approx(7 * 26.2, rel=0.1)
-    assert run.loc[run.pattern != "pair", "verified"].all()
+    assert run.samples.loc[run.samples.pattern != "pair", "verified"].all()
 
 
 def test_a3_fanout_is_capped_by_the_switch_port() -> None:
@@ -716,13 +720,13 @@ def test_a3_fanout_is_capped_by_the_switch_port() -> None:
 def test_small_copies_are_flagged_host_bound_on_a3() -> None:
     with open_runtime("sim", "atlas800t-a3") as rt:
         run = sweep(rt, pairs=[(0, 1)], sizes="4KiB,64MiB", samples=2, progress=False)
-    assert run.loc[run.size_bytes == 4 * KIB, "host_bound"].all()
-    assert not run.loc[run.size_bytes == 64 * MIB, "host_bound"].any()
+    assert run.samples.loc[run.samples.size_bytes == 4 * KIB, "host_bound"].all()
+    assert not run.samples.loc[run.samples.size_bytes == 64 * MIB, "host_bound"].any()
 
 
 def test_initiator_dst_runs_on_the_destination(a2_2) -> None:
     run = sweep(a2_2, pairs=[(2, 3)], sizes="1MiB", initiator="dst", samples=2, progress=False)
-    assert set(run.initiator) == {"dst"} and run["verified"].all()
+    assert set(run.samples.initiator) == {"dst"} and run.samples["verified"].all()
 
 
 def test_summaries_and_matrix(a2_2) -> None:
@@ -733,7 +737,9 @@ def test_summaries_and_matrix(a2_2) -> None:
     assert (summ["bandwidth_GBps_median"] <= summ["bandwidth_GBps_p90"]).all()
     mat = matrix(run)
     assert mat.shape == (8, 8)
-    assert mat.loc[0, 1] == pytest.approx(_median_3(run[(run.src == 0) & (run.size_bytes == MIB)]))
+    assert mat.loc[0, 1] == pytest.approx(
+        _median_3(run.samples[(run.samples.src == 0) & (run.samples.size_bytes == MIB)])
+    )
     assert np.isnan(mat.loc[2, 3]) and np.isnan(mat.loc[0, 0])
     assert matrix(run, size=4096).loc[1, 0] < mat.loc[1, 0]
 
@@ -744,7 +750,7 @@ def test_sweep_is_deterministic_for_a_seed() -> None:
         with open_runtime("sim", "atlas800t-a2", seed=7) as rt:
             frames.append(sweep(rt, pairs=[(0, 1)], sizes="4KiB,1MiB", samples=2, progress=False))
     cols = ["src", "dst", "size_bytes", "copies", "elapsed_us", "bandwidth_GBps"]
-    pd.testing.assert_frame_equal(frames[0][cols], frames[1][cols])
+    pd.testing.assert_frame_equal(frames[0].samples[cols], frames[1].samples[cols])
 
 
 def test_interrupt_returns_what_was_measured(a2_2, monkeypatch) -> None:
@@ -760,8 +766,8 @@ def test_interrupt_returns_what_was_measured(a2_2, monkeypatch) -> None:
 
     monkeypatch.setattr(execute, "measure_test", interrupted)
     run = sweep(a2_2, pairs=[(0, 1), (1, 2), (2, 3)], sizes="4KiB", samples=2, progress=False)
-    assert run.attrs["run"]["interrupted"] is True
-    assert set(zip(run.src, run.dst)) == {(0, 1)}
+    assert run.meta.interrupted is True
+    assert set(zip(run.samples.src, run.samples.dst)) == {(0, 1)}
     assert a2_2.peer_refs() == {}
     assert [r for r in a2_2.open_resources()] == []
 
@@ -775,8 +781,8 @@ def _median_4(
     spec = {"sizes": [GIB_2], "samples": 2, "progress": False, **kwargs}
     with open_runtime("sim", preset, faults=faults) as rt:
         run = sweep(rt, **spec)
-    assert run["error_kind"].isna().all()
-    return float(run[value].median())
+    assert run.samples["error_kind"].isna().all()
+    return float(run.samples[value].median())
 
 
 # ------------------------------------------------------------------ A3 cards (FlagPerf DMI)
@@ -838,10 +844,10 @@ def test_a_users_shared_budget_limits_what_leaves_a_group() -> None:
         run = sweep(rt, sizes=[GIB_2], groups="0,1:2", samples=1, progress=False)
         out = sweep(rt, sizes=[GIB_2], pairs="0-2", samples=1, progress=False)
         back = sweep(rt, sizes=[GIB_2], pairs="2-0", samples=1, progress=False)
-    assert float(run["bandwidth_GBps"].median()) == pytest.approx(60.0, rel=0.03)
+    assert float(run.samples["bandwidth_GBps"].median()) == pytest.approx(60.0, rel=0.03)
     # one copy out of the group meets the budget too; into it there is none
-    assert float(out["bandwidth_GBps"].median()) == pytest.approx(60.0, rel=0.03)
-    assert float(back["bandwidth_GBps"].median()) == pytest.approx(100.0, rel=0.03)
+    assert float(out.samples["bandwidth_GBps"].median()) == pytest.approx(60.0, rel=0.03)
+    assert float(back.samples["bandwidth_GBps"].median()) == pytest.approx(100.0, rel=0.03)
 
 
 DEGRADED_2 = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
@@ -859,7 +865,7 @@ def test_bidirectional_rows_carry_their_own_verification(monkeypatch) -> None:
     monkeypatch.setattr(BufferPool, "verify", verify)
     with open_runtime("sim", preset="atlas800t-a2", faults=DEGRADED_2) as rt:
         run = sweep(rt, pairs=[(0, 1)], sizes="64KiB", direction="bi", **QUICK_2)
-    fwd, back = run[run.src == 0], run[run.src == 1]
+    fwd, back = run.samples[run.samples.src == 0], run.samples[run.samples.src == 1]
     assert fwd["verified"].all() and fwd["error"].isna().all()
     assert (~back["verified"]).all() and set(back["error_kind"]) == {"verification"}
     assert set(back["error"]) == {
@@ -876,7 +882,7 @@ def test_degraded_direction_lands_in_its_own_cell() -> None:
     mat = matrix(run, device_count=8)
     slow, fast = mat.loc[0, 1], mat.loc[1, 0]
     assert slow == pytest.approx(fast / 2, rel=0.15)
-    big = run[run.size_bytes == 16 * MIB_2]
+    big = run.samples[run.samples.size_bytes == 16 * MIB_2]
     assert slow == pytest.approx(big[big.src == 0]["bandwidth_GBps"].median())
     assert matrix(run, 4096, device_count=8).loc[0, 1] < slow / 4
 
@@ -889,17 +895,23 @@ def test_labels_of_fanout_host_timing_and_staged_rows() -> None:
         off = sweep(rt, pairs=[(0, 1)], sizes="64KiB", peer="off", **QUICK_2)
         alone = sweep(rt, pairs=[(0, 1)], sizes="1MiB", **QUICK_2)
         pushed = sweep(rt, pairs=[(0, 1)], sizes="1MiB", initiator="src", **QUICK_2)
-    assert fan["error"].isna().all() and fan["verified"].all()
-    labels = {k: set(v) for k, v in fan.groupby("pattern")["initiator"]}
+    assert fan.samples["error"].isna().all() and fan.samples["verified"].all()
+    labels = {k: set(v) for k, v in fan.samples.groupby("pattern")["initiator"]}
     assert labels == {"one_to_all": {"src"}, "all_to_one": {"dst"}}
     # 7 peers at once move about 7 times what one pair moves alone (one_to_all pushes,
     # all_to_one pulls: each beside one pair copied the same way)
     for pattern, one in (("one_to_all", pushed), ("all_to_one", alone)):
-        per_link = one["bandwidth_GBps"].median()
-        assert fan.loc[fan["pattern"] == pattern, "bandwidth_GBps"].median() > 4 * per_link
-    assert host["host_bound"].isna().all()
-    assert alone["host_bound"].notna().all()
-    staged, direct = off[off.path == "staged"], off[off.path == "direct"]
+        per_link = one.samples["bandwidth_GBps"].median()
+        assert (
+            fan.samples.loc[fan.samples["pattern"] == pattern, "bandwidth_GBps"].median()
+            > 4 * per_link
+        )
+    assert host.samples["host_bound"].isna().all()
+    assert alone.samples["host_bound"].notna().all()
+    staged, direct = (
+        off.samples[off.samples.path == "staged"],
+        off.samples[off.samples.path == "direct"],
+    )
     assert len(staged) and staged["nominal_GBps"].isna().all()
     assert direct["nominal_GBps"].notna().all()
 
@@ -914,15 +926,15 @@ def test_a_device_gone_with_no_device_is_skipped_afterwards() -> None:
     }
     with open_runtime("sim", faults=[fault]) as rt:
         run = sweep(rt, pairs="1-2,0-1,2-3", sizes="4KiB,64KiB", **QUICK_2)
-    later = run[(run.src == 2) & (run.dst == 3)]
+    later = run.samples[(run.samples.src == 2) & (run.samples.dst == 3)]
     assert set(later["error_kind"]) == {"device_lost"}
-    assert run.loc[run.src == 0, "error_kind"].isna().all()
+    assert run.samples.loc[run.samples.src == 0, "error_kind"].isna().all()
 
 
 # ---------------------------------------------------------------- what degraded links do
 def _median_bw(frame: pd.DataFrame, src: int, dst: int) -> float:
-    top = frame.size_bytes == frame.size_bytes.max()
-    sel = frame[(frame.src == src) & (frame.dst == dst) & top]
+    top = frame.samples.size_bytes == frame.samples.size_bytes.max()
+    sel = frame.samples[(frame.samples.src == src) & (frame.samples.dst == dst) & top]
     return float(sel["bandwidth_GBps"].median())
 
 
@@ -932,7 +944,7 @@ def test_degraded_link_is_slower_and_only_that_one() -> None:
         healthy = sweep(rt, **kwargs)
     with _open([FAULT_CASES["degrade0-1"].fault], topology=A2x4_EXACT) as rt:
         degraded = sweep(rt, **kwargs)
-    assert degraded["error"].isna().all()
+    assert degraded.samples["error"].isna().all()
     ratio = _median_bw(degraded, 0, 1) / _median_bw(healthy, 0, 1)
     assert ratio == pytest.approx(0.25, rel=0.1)
     for pair in ((1, 0), (2, 3)):
@@ -947,10 +959,12 @@ def test_slow_host_shows_in_the_host_time_and_flags_small_copies() -> None:
         slow = sweep(rt, **kwargs)
 
     def per_copy(frame: pd.DataFrame) -> float:
-        return float((frame["host_enqueue_us"] / frame["copies"].astype(float)).median())
+        return float(
+            (frame.samples["host_enqueue_us"] / frame.samples["copies"].astype(float)).median()
+        )
 
     assert per_copy(slow) == pytest.approx(20 * per_copy(healthy), rel=0.05)
-    assert slow["host_bound"].all() and slow["error"].isna().all()
+    assert slow.samples["host_bound"].all() and slow.samples["error"].isna().all()
 
 
 @pytest.mark.keeps_ledger
@@ -961,8 +975,8 @@ def test_a_release_that_keeps_failing_is_raised_and_the_reset_frees_it(tmp_path:
     assert_acl_error(info.value)
     frame = info.value.partial_run.frame()  # type: ignore[attr-defined]
     assert frame["bandwidth_GBps"].notna().all() and len(frame) == 2 * 2  # all measured
-    save_run(info.value.partial_run, tmp_path / "run")  # type: ignore[attr-defined]
-    pd.testing.assert_frame_equal(load_run(tmp_path / "run"), frame)
+    Run.of(info.value.partial_run).save(tmp_path / "run")  # type: ignore[attr-defined]
+    pd.testing.assert_frame_equal(Run.load(tmp_path / "run").frame(), frame)
     assert {r.kind for r in rt.open_resources()} == {"device buffer"}  # the runtime keeps them
     with pytest.raises(AclError):
         rt.close()  # tried once more, then the device reset releases them
@@ -986,9 +1000,9 @@ def test_an_interrupted_sweep_keeps_the_points_before_it(
     with _open(topology=A2x4_EXACT) as rt:
         interrupt_at(monkeypatch, rt, *INTERRUPT_POINTS[point])
         part = sweep(rt, pairs="0-1,1-0,2-3", **QUICK_3)
-    assert part.attrs["run"]["interrupted"] is True and len(part) < len(full)
-    assert part["error"].isna().all() and part["bandwidth_GBps"].notna().all()
-    _same_frames(part, full.iloc[: len(part)])  # a prefix of the uninterrupted run
+    assert part.meta.interrupted is True and len(part) < len(full)
+    assert part.samples["error"].isna().all() and part.samples["bandwidth_GBps"].notna().all()
+    _same_frames(part, full.samples.iloc[: len(part)])  # a prefix of the uninterrupted run
 
 
 # ----------------------------------------------------------------- concurrency and safety
@@ -1119,7 +1133,7 @@ def _run_2(seed: int, preset: str = "atlas800t-a2", **kw) -> pd.DataFrame:
     params.update(kw)
     with open_runtime("sim", preset=preset, seed=seed) as rt:
         frame = sweep(rt, progress=False, **params)
-    return frame.drop(columns=VOLATILE)
+    return frame.samples.drop(columns=VOLATILE)
 
 
 def test_same_seed_same_frame():
@@ -1177,7 +1191,7 @@ def test_seed_does_not_matter_without_jitter():
     for seed in (1, 2):
         with open_runtime("sim", seed=seed, topology=topo) as rt:
             frames.append(
-                sweep(rt, pairs="0-1", sizes="4KiB:64KiB", samples=2, progress=False).drop(
+                sweep(rt, pairs="0-1", sizes="4KiB:64KiB", samples=2, progress=False).samples.drop(
                     columns=VOLATILE
                 )
             )
@@ -1216,7 +1230,7 @@ def test_on_block_sees_every_block_with_its_rows_in_order() -> None:
     assert sum(len(b.rows) for b in seen) == len(run)
     first = seen[0].rows
     assert set(zip(first.src, first.dst)) == {(0, 1)} and first.run_id.nunique() == 1
-    assert first.run_id.iloc[0] == run.run_id.iloc[0]
+    assert first.run_id.iloc[0] == run.samples.run_id.iloc[0]
 
 
 def test_a_fan_out_is_compared_with_the_links_it_uses() -> None:
@@ -1238,7 +1252,7 @@ def test_a_fan_out_is_compared_with_the_links_it_uses() -> None:
                 expected[preset] = 7 * lc["HCCS"].nominal_GBps
             else:  # one SIO link, 14 switched peers behind one port
                 expected[preset] = lc["SIO"].nominal_GBps + topo.port_GBps
-        assert set(run["nominal_GBps"]) == {expected[preset]}, preset
+        assert set(run.samples["nominal_GBps"]) == {expected[preset]}, preset
     assert expected["atlas800t-a2"] != expected["atlas800t-a3"]
 
 
@@ -1246,7 +1260,7 @@ def _aggregate(preset: str, names: list[str], sizes: str = "256MiB") -> dict[str
     with open_runtime("sim", preset, seed=3) as rt:
         tests = [t for n in names for t in expand(rt, n)]
         run = sweep(rt, tests=tests, sizes=sizes, samples=2, progress=False)
-    agg = run[run["transfer"].isna()]
+    agg = run.samples[run.samples["transfer"].isna()]
     assert agg["verified"].all()
     return agg.groupby("test")["bandwidth_GBps"].median().to_dict()
 
@@ -1288,14 +1302,14 @@ def test_a_sweep_pattern_as_transfers_measures_the_same(preset, devices, pattern
         )
         tests = expand(rt, pattern, devices)
         run = sweep(rt, tests=tests, sizes="64MiB", samples=3, progress=False)
-    agg = run[run["transfer"].isna()]
-    assert len(tests) == swept.groupby(["src", "dst", "group"], dropna=False).ngroups
+    agg = run.samples[run.samples["transfer"].isna()]
+    assert len(tests) == swept.samples.groupby(["src", "dst", "group"], dropna=False).ngroups
     assert agg["bandwidth_GBps"].median() == pytest.approx(
-        swept["bandwidth_GBps"].median(), rel=0.03
+        swept.samples["bandwidth_GBps"].median(), rel=0.03
     )
-    if swept["nominal_GBps"].notna().any():
+    if swept.samples["nominal_GBps"].notna().any():
         assert sorted(agg.groupby("test")["nominal_GBps"].first()) == sorted(
-            swept.groupby(["src", "dst", "group"], dropna=False)["nominal_GBps"].first()
+            swept.samples.groupby(["src", "dst", "group"], dropna=False)["nominal_GBps"].first()
         )
 
 
@@ -1312,14 +1326,13 @@ def test_failures_counts_points_not_samples() -> None:
 def test_old_runs_without_error_columns_still_load(tmp_path) -> None:
     with open_runtime("sim") as rt:
         run = sweep(rt, pairs="0-1", **QUICK_6)
-    from ascend_p2p_lab.results import save_run
 
-    save_run(run, tmp_path)
+    Run.of(run).save(tmp_path)
     old = pd.read_parquet(tmp_path / "samples.parquet").drop(
         columns=["error_kind", "error_code", "error_call"]
     )
     old.to_parquet(tmp_path / "samples.parquet", index=False)
-    back = load_run(tmp_path)
+    back = Run.load(tmp_path).frame()
     assert back.error_kind.isna().all() and str(back.error_code.dtype) == "Int64"
 
 

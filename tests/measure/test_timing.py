@@ -90,11 +90,13 @@ def a2_2():
 
 def test_host_timing_mode_uses_blocking_memcpy(a2_2) -> None:
     run = sweep(a2_2, pairs=[(0, 1)], sizes="4KiB,256MiB", timing="host", samples=2, progress=False)
-    assert set(run.timing) == {"host"} and run["host_bound"].isna().all()
-    small = run[run.size_bytes == 4 * KIB]
+    assert set(run.samples.timing) == {"host"} and run.samples["host_bound"].isna().all()
+    small = run.samples[run.samples.size_bytes == 4 * KIB]
     per_copy = (small.elapsed_us / small.copies).median()
     assert per_copy > 8.0  # api + latency + return on the host clock
-    assert _median_3(run[run.size_bytes == 256 * MIB]) == pytest.approx(26.2, rel=0.1)
+    assert _median_3(run.samples[run.samples.size_bytes == 256 * MIB]) == pytest.approx(
+        26.2, rel=0.1
+    )
 
 
 def test_samples_span_the_minimum_device_time() -> None:
@@ -113,17 +115,17 @@ def test_samples_span_the_minimum_device_time() -> None:
         big = sweep(
             rt, pairs=[(0, 1)], sizes="4MiB", samples=2, min_sample_us=250.0, progress=False
         )
-    assert run["error"].isna().all() and big["error"].isna().all()
-    assert (run["elapsed_us"] >= 500.0).all()
-    assert (run["copies"] < 1000).all()
-    assert (big["elapsed_us"] >= 250.0).all() and (big["copies"] >= 2).all()
+    assert run.samples["error"].isna().all() and big.samples["error"].isna().all()
+    assert (run.samples["elapsed_us"] >= 500.0).all()
+    assert (run.samples["copies"] < 1000).all()
+    assert (big.samples["elapsed_us"] >= 250.0).all() and (big.samples["copies"] >= 2).all()
 
 
 def test_bidirectional_samples_count_the_copies_they_timed() -> None:
     """Sample lengths that need 5, 6 or 9 copies (timed in 4 rounds, so 8, 8 and 12 go
     out): each direction still reads about the one-way rate, not 5/8 of it."""
     with open_runtime("sim", preset="atlas800t-a2") as rt:
-        uni = sweep(rt, pairs=[(0, 1)], sizes="1MiB", **QUICK_2)["bandwidth_GBps"].median()
+        uni = sweep(rt, pairs=[(0, 1)], sizes="1MiB", **QUICK_2).samples["bandwidth_GBps"].median()
         runs = [
             sweep(
                 rt,
@@ -138,8 +140,8 @@ def test_bidirectional_samples_count_the_copies_they_timed() -> None:
             for us in (230, 280, 430)
         ]
     for run in runs:
-        assert run["error"].isna().all()
-        assert run["bandwidth_GBps"].to_numpy() == pytest.approx(uni, rel=0.08)
+        assert run.samples["error"].isna().all()
+        assert run.samples["bandwidth_GBps"].to_numpy() == pytest.approx(uni, rel=0.08)
 
 
 POINTS = {"pairs": "0-1", "sizes": "4KiB,1MiB", "samples": 2, "progress": False}
@@ -187,8 +189,8 @@ def test_bidirectional_copies_are_enqueued_interleaved() -> None:
             max_copies=8,
             progress=False,
         )
-    n = int(run["copies"].iloc[0])
-    assert n == 8 and (run["copies"] == n).all()
+    n = int(run.samples["copies"].iloc[0])
+    assert n == 8 and (run.samples["copies"] == n).all()
     devices = [dev for dev, _ in trace]
     assert all(a != b for a, b in itertools.pairwise(devices))  # strictly alternating
     # the warm-up is a sample of its own (3 copies: pre, 3 rounds of one, post), sized
@@ -203,22 +205,22 @@ def test_staged_path_falls_back_without_stream_wait_event() -> None:
     with open_runtime("sim") as rt:
         _without(rt, "stream_wait_event")
         run = sweep(rt, pairs="0-1", peer="off", **QUICK_6)
-    staged = run[run.path == "staged"]
+    staged = run.samples[run.samples.path == "staged"]
     assert staged.bandwidth_GBps.notna().all() and staged.error_kind.isna().all()
-    assert "acl.rt.stream_wait_event" in run.attrs["run"]["fallbacks"]
+    assert "acl.rt.stream_wait_event" in run.meta.fallbacks
 
 
 def test_fan_out_without_stream_wait_event_is_missing_call() -> None:
     with open_runtime("sim") as rt:
         _without(rt, "stream_wait_event")
         run = sweep(rt, patterns="one_to_all", **QUICK_6)
-    assert set(run.error_kind) == {"missing_call"}
-    assert set(run.error_call) == {"acl.rt.stream_wait_event"}
-    assert run.error_code.isna().all()
+    assert set(run.samples.error_kind) == {"missing_call"}
+    assert set(run.samples.error_call) == {"acl.rt.stream_wait_event"}
+    assert run.samples.error_code.isna().all()
 
 
 def test_both_windows_of_a_bidirectional_sample_reach_the_minimum() -> None:
     """With 0->1 at half speed, the faster 1->0 window must still span min_sample_us."""
     with open_runtime("sim", faults=[{"kind": "degrade", "link": [0, 1], "factor": 0.5}]) as rt:
         run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=2, progress=False)
-    assert (run.elapsed_us >= 1000.0).all(), run[["src", "dst", "elapsed_us"]]
+    assert (run.samples.elapsed_us >= 1000.0).all(), run[["src", "dst", "elapsed_us"]]

@@ -118,9 +118,9 @@ def test_a_worker_error_no_row_can_carry_is_raised_with_the_rows(monkeypatch, al
     _failing_block(monkeypatch, boom, nth=3)
     with pytest.raises(AclError) as info:
         _run(2)
-    frame = info.value.partial_frame
-    assert info.value.code == 507899 and 0 < len(frame) < len(alone)
-    assert "507899" in frame.attrs["run"]["failed"]
+    run = info.value.partial_run
+    assert info.value.code == 507899 and 0 < len(run) < len(alone)
+    assert "507899" in run.meta.failed
 
 
 def test_a_worker_that_dies_is_a_failure_not_a_hang(monkeypatch) -> None:
@@ -128,7 +128,7 @@ def test_a_worker_that_dies_is_a_failure_not_a_hang(monkeypatch) -> None:
     monkeypatch.setattr(workers_mod, "sendable", lambda exc: os._exit(9))
     with pytest.raises(workers_mod.WorkerDied, match="exit code 9") as info:
         _run(2)
-    assert "WorkerDied" in info.value.partial_frame.attrs["run"]["failed"]
+    assert "WorkerDied" in info.value.partial_run.meta.failed
 
 
 def test_workers_only_where_they_cannot_change_a_number(monkeypatch) -> None:
@@ -141,7 +141,7 @@ def test_workers_only_where_they_cannot_change_a_number(monkeypatch) -> None:
     with open_runtime("sim", "atlas800t-a2", faults=faults, announce=False) as rt:
         assert not workers_mod.may_fork(rt, 2)  # a fault's state is per process
         run = sweep(rt, pairs="0-1,1-0", sizes="4KiB", samples=1, workers=2, progress=False)
-    assert run.attrs["run"]["workers"] is None
+    assert run.meta.workers is None
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
@@ -159,8 +159,8 @@ def test_what_a_worker_did_instead_of_a_missing_call_is_said() -> None:
         run = sweep(
             rt, pairs="0-1,2-3,4-5", peer="off", sizes="64KiB", samples=1, workers=2, progress=False
         )
-    assert run.attrs["run"]["workers"] == 2
-    assert "acl.rt.stream_wait_event" in run.attrs["run"]["fallbacks"]
+    assert run.meta.workers == 2
+    assert "acl.rt.stream_wait_event" in run.meta.fallbacks
 
 
 def test_the_demo_simulates_in_one_process_per_idle_core(monkeypatch, tmp_path, capsys) -> None:

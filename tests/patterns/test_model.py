@@ -70,7 +70,10 @@ def test_a_copy_within_one_device_is_a_transfer_like_any_other():
     with open_runtime("sim", "atlas800t-a2") as rt:
         run = sweep(rt, tests=[test], sizes="16MiB", samples=2, progress=False)
         assert rt.peer_refs() == {}
-    local, pull = run[run["transfer"] == 0], run[run["transfer"] == 1]
+    local, pull = (
+        run.samples[run.samples["transfer"] == 0],
+        run.samples[run.samples["transfer"] == 1],
+    )
     assert set(local["link"]) == {"X"} and local["verified"].all()
     assert local["src"].eq(2).all() and local["dst"].eq(2).all()
     assert local["bandwidth_GBps"].median() > 5 * pull["bandwidth_GBps"].median()

@@ -26,9 +26,11 @@ def test_a_file_is_checked_before_the_runtime_opens(tmp_path, monkeypatch):
     path = tmp_path / "bad.toml"
     path.write_text(BAD_FILES["size 0"][0])
     opened = []
-    import ascend_p2p_lab.runtime as runtime
+    import ascend_p2p_lab.cli.session as session  # imported before the patch: it keeps
+    import ascend_p2p_lab.runtime as runtime  # its open_runtime (was: the lambda, for good)
 
-    monkeypatch.setattr(runtime, "open_runtime", lambda *a, **k: opened.append(1))
+    for module in (runtime, session):
+        monkeypatch.setattr(module, "open_runtime", lambda *a, **k: opened.append(1))
     assert main(["run", str(path), "--preset", "atlas800t-a2"]) == 2
     assert not opened
     with pytest.raises(TestFileError, match=r"none\.toml: no such file"):

@@ -32,7 +32,7 @@ def _run(preset: str, faults: list | None = None, **kwargs) -> pd.DataFrame:
 def _median(
     run: pd.DataFrame, group: str, value: str = "bandwidth_GBps", direction: str = "uni"
 ) -> float:
-    rows = run[(run["group"] == group) & (run["direction"] == direction)]
+    rows = run.samples[(run.samples["group"] == group) & (run.samples["direction"] == direction)]
     assert len(rows), f"no rows for {group} {direction}"
     return float(rows[value].median())
 
@@ -42,15 +42,15 @@ def test_aggregate_bars_hold_each_group_its_value_and_nominal() -> None:
     from ascend_p2p_lab.plots.aggregates import aggregate_bars, aggregate_stats
 
     run = _run(A2, SLOW_1_TO_3, groups="0,1:2,3;2,3:0,1", direction="both")
-    st = aggregate_stats(run).set_index("what")
+    st = aggregate_stats(run.frame()).set_index("what")
     assert list(st.index) == ["group 0,1->2,3", "group 2,3->0,1", "group 0,1<->2,3"]
     assert st.loc["group 0,1->2,3", "median"] == pytest.approx(_median(run, "0,1->2,3"))
     assert st.loc["group 2,3->0,1", "median"] == pytest.approx(_median(run, "2,3->0,1"))
-    both = run[(run["direction"] == "bi") & (run["group"] == "0,1->2,3")]
+    both = run.samples[(run.samples["direction"] == "bi") & (run.samples["group"] == "0,1->2,3")]
     assert st.loc["group 0,1<->2,3", "median"] == pytest.approx(
         float(both["bidir_total_GBps"].median())
     )
-    nominal = float(run["nominal_GBps"].iloc[0])
+    nominal = float(run.samples["nominal_GBps"].iloc[0])
     assert st.loc["group 0,1<->2,3", "nominal_GBps"] == 2 * nominal
     fig = aggregate_bars(run)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]

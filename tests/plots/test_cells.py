@@ -63,7 +63,7 @@ def run():
 
 # ------------------------------------------------------------------------------ cell states
 def test_cell_states_keep_rows_as_sources(run):
-    data = cells.heatmap_data(run)
+    data = cells.heatmap_data(run.frame())
     states = data.cells
     assert states.index.names == ["src", "dst"] and len(states) == 8 * 8
     slow, fast = states.loc[(0, 1)], states.loc[(1, 0)]
@@ -89,7 +89,7 @@ def test_cell_states_keep_rows_as_sources(run):
 
 
 def test_cell_values_are_the_results_matrix(run):
-    data = cells.heatmap_data(run)
+    data = cells.heatmap_data(run.frame())
     expected = results.matrix(
         run, value="bandwidth_GBps", direction="uni", peer="on", path="p2p", device_count=8
     )
@@ -102,15 +102,15 @@ def test_cell_values_are_the_results_matrix(run):
 
 
 def test_bidirectional_failure_marks_both_cells(run):
-    states = cells.heatmap_data(run, direction="bi").cells
+    states = cells.heatmap_data(run.frame(), direction="bi").cells
     assert states.loc[(2, 3), "code"] == states.loc[(3, 2), "code"] == "E1"
     assert states.loc[(0, 1), "value"] < states.loc[(1, 0), "value"]
-    total = cells.heatmap_data(run, direction="bi", value="bidir_total_GBps").values
+    total = cells.heatmap_data(run.frame(), direction="bi", value="bidir_total_GBps").values
     assert total.loc[0, 1] == total.loc[1, 0]
 
 
 def test_cell_texts_and_kinds(run):
-    data = cells.heatmap_data(run)
+    data = cells.heatmap_data(run.frame())
     texts, kinds = cells.heatmap_texts(data.cells, 8)
     assert texts.shape == kinds.shape == (8, 8)
     assert (texts.loc[2, 3], kinds.loc[2, 3]) == ("E1", "code")
@@ -239,7 +239,7 @@ def test_the_local_copy_sits_on_the_diagonal_of_device_paths_only() -> None:
             samples=1,
             progress=False,
         )
-    local = run[run["pattern"] == "local"].set_index("src")["bandwidth_GBps"]
+    local = run.samples[run.samples["pattern"] == "local"].set_index("src")["bandwidth_GBps"]
     by_path = {m.path: m.frame for m in run_matrices(run) if m.pattern == "pair"}
     assert set(by_path) == {"p2p", "direct", "staged"}
     assert by_path["p2p"].loc[0, 0] == pytest.approx(local[0])  # (direct: refused on A2)
@@ -250,8 +250,8 @@ def test_the_local_copy_sits_on_the_diagonal_of_device_paths_only() -> None:
     pytest.importorskip("matplotlib")
     from ascend_p2p_lab.plots.cells import heatmap_data
 
-    staged = heatmap_data(run, peer="off", path="staged")
-    p2p = heatmap_data(run, peer="on", path="p2p")
+    staged = heatmap_data(run.frame(), peer="off", path="staged")
+    p2p = heatmap_data(run.frame(), peer="on", path="p2p")
     assert staged.cells.iat[0, 0] != p2p.cells.iat[0, 0]
 
 
@@ -266,7 +266,7 @@ def test_figures_show_the_devices_asked_for_as_the_terminal_does() -> None:
     with open_runtime("sim", preset="atlas800t-a2") as rt:
         run = sweep(rt, devices="1,3,6", sizes="1MiB", samples=1, progress=False)
     assert run_matrices(run)[0].devices == [1, 3, 6]
-    data = heatmap_data(run)
+    data = heatmap_data(run.frame())
     assert list(data.values.index) == list(data.values.columns) == [1, 3, 6]
     assert data.values.loc[3, 6] > 0 and pd.isna(data.values.loc[3, 3])
     assert list(link_frame(run)[0].index) == [1, 3, 6]

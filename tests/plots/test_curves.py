@@ -43,7 +43,7 @@ def test_curves_ring_the_host_bound_points() -> None:
 
     run = host_bound_run()
     bound_sizes = sorted(
-        run.loc[run["host_bound"].fillna(False).astype(bool), "size_bytes"].unique()
+        run.samples.loc[run.samples["host_bound"].fillna(False).astype(bool), "size_bytes"].unique()
     )
     for fig in (plots.latency_vs_size(run, by="pair"), plots.bandwidth_vs_size(run)):
         ax = fig.axes[0]
@@ -116,7 +116,9 @@ def faulty():
     with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS) as rt:
         run = sweep(rt, sizes="64KiB,16MiB", direction="both", samples=2, progress=False)
     assert rt.acl.simulator.ledger_is_empty()
-    assert set(run.loc[run["error_kind"].eq("verification").fillna(False), "src"]) == {4}
+    assert set(
+        run.samples.loc[run.samples["error_kind"].eq("verification").fillna(False), "src"]
+    ) == {4}
     return run
 
 

@@ -156,7 +156,7 @@ def test_heatmap_in_microseconds(lab) -> None:
     from ascend_p2p_lab.plots.cells import heatmap_data
 
     run, model = lab
-    data = heatmap_data(run, value="latency_us", pattern="latency", size=4)
+    data = heatmap_data(run.frame(), value="latency_us", pattern="latency", size=4)
     assert data.values.loc[0, 4] == pytest.approx(modelled_us(model, (0, 4), 4), rel=0.03)
     assert data.cells.loc[(4, 0), "state"] == "not_measured"
     fig = heatmap(run, value="latency_us", pattern="latency", size=4)
@@ -198,11 +198,11 @@ def duo():
 
 
 def _rows(run, src=None, dst=None, *, direction="uni", peer="on", path="p2p", size=None):
-    df = run[
-        prepare.eq(run["pattern"], "pair")
-        & prepare.eq(run["direction"], direction)
-        & prepare.eq(run["peer"], peer)
-        & prepare.eq(run["path"], path)
+    df = run.samples[
+        prepare.eq(run.samples["pattern"], "pair")
+        & prepare.eq(run.samples["direction"], direction)
+        & prepare.eq(run.samples["peer"], peer)
+        & prepare.eq(run.samples["path"], path)
     ]
     if src is not None:
         df = df[(df["src"] == src) & (df["dst"] == dst)]
@@ -260,7 +260,7 @@ def test_bidirectional_total_heatmap(run):
 
 def test_unreachable_is_n_a_and_a_failure_is_an_e_code(run, duo):
     _table, frame = duo
-    data = plots.cells.heatmap_data(frame)
+    data = plots.cells.heatmap_data(frame.frame())
     unreachable = data.cells[data.cells["state"] == "unreachable"]
     assert len(unreachable) > 0
     ax = plots.heatmap(frame).axes[0]
@@ -319,11 +319,11 @@ def one_way_table():
 def _median(
     run_2, src: int, dst: int, direction: str = "uni", col: str = "bandwidth_GBps"
 ) -> float:
-    rows = run_2[
-        (run_2["src"] == src)
-        & (run_2["dst"] == dst)
-        & (run_2["direction"] == direction)
-        & (run_2["pattern"] == "pair")
+    rows = run_2.samples[
+        (run_2.samples["src"] == src)
+        & (run_2.samples["dst"] == dst)
+        & (run_2.samples["direction"] == direction)
+        & (run_2.samples["pattern"] == "pair")
     ]
     return float(rows[col].median())
 
@@ -470,7 +470,9 @@ def faulty():
     with open_runtime("sim", preset="atlas800t-a2", faults=FAULTS_3) as rt:
         run = sweep(rt, sizes="64KiB,16MiB", direction="both", samples=2, progress=False)
     assert rt.acl.simulator.ledger_is_empty()
-    assert set(run.loc[run["error_kind"].eq("verification").fillna(False), "src"]) == {4}
+    assert set(
+        run.samples.loc[run.samples["error_kind"].eq("verification").fillna(False), "src"]
+    ) == {4}
     return run
 
 
@@ -497,7 +499,7 @@ def _words(fig) -> tuple[list[tuple[float, float, str]], str, str]:
 
 def _reworded(run, unique: bool = False):
     """The run with every error sentence replaced (by one word, or one per row)."""
-    out = run.copy()
+    out = run.samples.copy()
     new = ("reworded " + out.index.astype(str)) if unique else "reworded"
     out["error"] = out["error"].where(out["error"].isna(), new)
     return out
@@ -543,7 +545,7 @@ def test_heatmap_marks_unreachable_pairs(duo_2):
 
 def test_heatmap_link_classes_of_unreachable_cells_come_from_the_link_column(duo_2):
     _table, run = duo_2
-    run = run.copy()
+    run = run.samples.copy()
     unreachable = run["error_kind"].eq("unreachable").fillna(False)
     run.loc[unreachable & (run["src"] < 2), "link"] = "PHB"  # the text still says SYS
     legend = _legend_entries(plots.heatmap(run).axes[0])
@@ -605,7 +607,7 @@ def test_heatmap_marks_a_number_whose_bytes_arrived_wrong(faulty):
 
 
 def test_heatmap_without_error_kinds_reads_no_text(faulty):
-    run = faulty.copy()  # as a run saved before error kinds loads: text only
+    run = faulty.samples.copy()  # as a run saved before error kinds loads: text only
     for col in ("error_kind", "error_code", "error_call"):
         run[col] = pd.NA
     ax = plots.heatmap(run).axes[0]
@@ -632,7 +634,7 @@ def test_rewording_errors_changes_no_figure(a2, duo_2, faulty):
         (duo_2[1], lambda r: plots.bandwidth_vs_size(r, by="link", **size)),
     ]
     for run, draw in figures:
-        assert run["error"].notna().any()
+        assert run.samples["error"].notna().any()
         before = _words(draw(run))
         assert _words(draw(_reworded(run))) == before
         assert _words(draw(_reworded(run, unique=True))) == before

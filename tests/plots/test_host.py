@@ -55,12 +55,12 @@ def test_the_report_draws_host_bandwidth_per_device(lab, tmp_path) -> None:
     from ascend_p2p_lab.plots.reports import report
 
     run, topo = lab
-    st = host_stats(run)
+    st = host_stats(run.frame())
     at = st[st["size_bytes"] == LARGE].set_index(["pattern", "device"])["median"]
     for dev in DEVICES:  # the device of h2d is its destination, of d2h its source
         assert at[("h2d", dev)] == pytest.approx(topo.host.h2d_GBps, rel=0.03)
         assert at[("d2h", dev)] == pytest.approx(topo.host.d2h_GBps, rel=0.03)
-    host = run[run["pattern"].isin(["h2d", "d2h"])]
+    host = run.samples[run.samples["pattern"].isin(["h2d", "d2h"])]
     paths = report(host, tmp_path / "fig")
     assert paths == [tmp_path / "fig" / "host_bandwidth_vs_size.png"]
     assert not math.isnan(float(st["median"].max()))

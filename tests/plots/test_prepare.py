@@ -69,7 +69,7 @@ def test_largest_size_per_pair():
 
 
 def test_point_stats_are_results_summarize(run):
-    sel, _path = prepare.select(run, direction="uni", peer="on", path=None)
+    sel, _path = prepare.select(run.frame(), direction="uni", peer="on", path=None)
     stats = prepare.point_stats(sel)
     summary = results.summarize(sel).dropna(subset=["bandwidth_GBps_median"])
     assert len(stats) == len(summary) == 3  # 0->1, 1->0, 3->2; 2->3 has no numbers
@@ -79,8 +79,8 @@ def test_point_stats_are_results_summarize(run):
 
 def test_select_explains_what_the_run_has(run):
     with pytest.raises(ValueError, match=r"this run has .*: uni/on/p2p, bi/on/p2p"):
-        prepare.select(run, direction="uni", peer="off", path="direct")
-    assert prepare.combos(run) == [("uni", "on", "p2p"), ("bi", "on", "p2p")]
+        prepare.select(run.frame(), direction="uni", peer="off", path="direct")
+    assert prepare.combos(run.frame()) == [("uni", "on", "p2p"), ("bi", "on", "p2p")]
 
 
 FAULTS = [
@@ -117,11 +117,11 @@ def duo():
 
 
 def _rows_2(run_2, src=None, dst=None, *, direction="uni", peer="on", path="p2p", size=None):
-    df = run_2[
-        prepare.eq(run_2["pattern"], "pair")
-        & prepare.eq(run_2["direction"], direction)
-        & prepare.eq(run_2["peer"], peer)
-        & prepare.eq(run_2["path"], path)
+    df = run_2.samples[
+        prepare.eq(run_2.samples["pattern"], "pair")
+        & prepare.eq(run_2.samples["direction"], direction)
+        & prepare.eq(run_2.samples["peer"], peer)
+        & prepare.eq(run_2.samples["path"], path)
     ]
     if src is not None:
         df = df[(df["src"] == src) & (df["dst"] == dst)]
@@ -198,7 +198,7 @@ def test_bandwidth_per_pair_names_each_line_by_its_direction(run_2):
 def test_latency_fit_line_and_time_labels(run_2):
     ax = plots.latency_vs_size(run_2, by="pair", fit=True).axes[0]
     fits = results.fit_latency_bandwidth(
-        prepare.select(run_2, direction="uni", peer="on", path="p2p")[0]
+        prepare.select(run_2.frame(), direction="uni", peer="on", path="p2p")[0]
     )
     f = fits[(fits["src"] == 1) & (fits["dst"] == 0)].iloc[0]
     lat, bw = float(f["latency_us"]), float(f["bandwidth_GBps"])
@@ -244,7 +244,12 @@ def test_compare_presets_bars_sit_over_their_names(run_2, duo):
     frames = {"a2": run_2, "duo": frame}
     ax = plots.compare_presets(frames).axes[0]
     table = prepare.preset_table(
-        frames, size=None, direction="uni", peer="on", path=None, include_local=False
+        {k: v.frame() for k, v in frames.items()},
+        size=None,
+        direction="uni",
+        peer="on",
+        path=None,
+        include_local=False,
     )
     heights = [p.get_height() for p in ax.patches]
     want = []

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from ascend_p2p_lab.measure.processes import sweep_processes
-from ascend_p2p_lab.results import load_run, save_run
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.runtime import open_runtime
 
 
@@ -15,8 +15,8 @@ from ascend_p2p_lab.runtime import open_runtime
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"
     with open_runtime("sim", "atlas800t-a3") as rt:
-        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2), out)
-    return load_run(out)
+        Run.of(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2)).save(out)
+    return Run.load(out).frame()
 
 
 def test_the_figure_has_a_panel_per_link_class(run: pd.DataFrame) -> None:

@@ -42,10 +42,7 @@ from ascend_p2p_lab.measure import (
     sweep_processes,
 )
 from ascend_p2p_lab.plots import reports
-from ascend_p2p_lab.results import (
-    load_run,
-    save_run,
-)
+from ascend_p2p_lab.run import Run
 
 
 # ------------------------------------------------------------------ figures
@@ -68,7 +65,7 @@ def small_run():
 
 def test_report_in_two_processes_writes_the_same_files_in_order(small_run, tmp_path):
     table, run = small_run
-    run = run[run["direction"].eq("uni") & run["peer"].eq("on")]  # five figures are enough
+    run = run.select(run.samples["direction"].eq("uni") & run.samples["peer"].eq("on"))  # 5 figs
     one = plots.report(run, tmp_path / "one", table=table)
     two = plots.report(run, tmp_path / "two", table=table, workers=2)
     assert [p.name for p in two] == [p.name for p in one]
@@ -239,8 +236,8 @@ def test_plan_selects_each_modes_rows_once(a2, monkeypatch):
 def run(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     out = tmp_path_factory.mktemp("proc") / "run"
     with open_runtime("sim", "atlas800t-a3") as rt:
-        save_run(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2), out)
-    return load_run(out)
+        Run.of(sweep_processes(rt, pairs=[(0, 1), (0, 2)], sizes="1MiB,8MiB", samples=2)).save(out)
+    return Run.load(out).frame()
 
 
 def test_report_draws_the_process_modes_figure(run: pd.DataFrame, tmp_path: Path) -> None:

@@ -43,16 +43,16 @@ def mixed():
 
 def test_unrelated_tests_draw_no_scaling_curve() -> None:
     run = _sweep(_UNRELATED)
-    names = [job.name for job in plan(run)]
+    names = [job.name for job in plan(run.frame())]
     assert "tests.png" in names and "scaling.png" not in names
-    assert scaling_stats(run).empty
+    assert scaling_stats(run.frame()).empty
 
 
 def test_the_family_is_drawn_without_the_unrelated_test(mixed) -> None:
-    curve = scaling_stats(mixed)
+    curve = scaling_stats(mixed.frame())
     assert list(curve["test"]) == ["scaling-1", "scaling-2", "scaling-3"]
     assert list(curve["transfers"]) == [1, 2, 3]  # one point per x: no zig-zag
-    assert "scaling.png" in [job.name for job in plan(mixed)]
+    assert "scaling.png" in [job.name for job in plan(mixed.frame())]
 
 
 def test_a_test_that_drops_a_transfer_breaks_the_chain() -> None:
@@ -86,13 +86,13 @@ def test_figures_of_tests(tmp_path):
             samples=2,
             progress=False,
         )
-    st = bars_stats(run)
+    st = bars_stats(run.frame())
     first = st[st["test"] == "t"]
     assert list(first["what"]) == ["0->1", "2->3", "host->4", "all"]
-    agg = run[(run["test"] == "t") & run["transfer"].isna()]
+    agg = run.samples[(run.samples["test"] == "t") & run.samples["transfer"].isna()]
     assert first["median"].iloc[-1] == pytest.approx(agg["bandwidth_GBps"].median())
     assert first["median"].iloc[1] < first["median"].iloc[0]  # the push's own value
-    curve = scaling_stats(run[run["test"].str.startswith("scaling")])
+    curve = scaling_stats(run.samples[run.samples["test"].str.startswith("scaling")])
     assert list(curve["transfers"]) == [1, 2, 3]
     assert curve["median"].is_monotonic_increasing
     written = {p.name for p in report(run, tmp_path)}
@@ -101,7 +101,9 @@ def test_figures_of_tests(tmp_path):
 
     from ascend_p2p_lab.plots.testbars import AGGREGATE_COLOR, transfer_bars
 
-    fig = transfer_bars(run[run["test"] == "t"])  # the aggregate: the row of no transfer
+    fig = transfer_bars(
+        run.samples[run.samples["test"] == "t"]
+    )  # the aggregate: the row of no transfer
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[0] == "  0->1" and labels[-1] == "t: all"

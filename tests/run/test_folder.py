@@ -62,8 +62,6 @@ from ascend_p2p_lab.matrices import run_matrices
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.results import (
     ResultsError,
-    load_run,
-    save_run,
 )
 from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.run import folder as run_folder
@@ -83,7 +81,7 @@ QUICK: dict[str, Any] = {
 def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open_runtime("sim", "atlas300i-duo") as rt:
         frame = sweep(rt, pairs="0-1,0-2", sizes="4KiB,1MiB", **QUICK)
-    return save_run(frame, tmp_path_factory.mktemp("runs") / "run")
+    return Run.of(frame).save(tmp_path_factory.mktemp("runs") / "run")
 
 
 def test_oversized_result_files_are_refused(
@@ -95,10 +93,10 @@ def test_oversized_result_files_are_refused(
     folder = _copy_run(saved_run, tmp_path / "run")
     monkeypatch.setattr(S, "MAX_SAMPLES_BYTES", 100)
     with pytest.raises(ResultsError, match=r"samples\.parquet: larger than 100 bytes"):
-        load_run(folder)
+        Run.load(folder).frame()
     monkeypatch.setattr(F, "MAX_RUN_JSON_BYTES", 10)
     with pytest.raises(ResultsError, match=r"run\.json: larger than 10 bytes"):
-        load_run(folder)
+        Run.load(folder).frame()
 
 
 JSON_KEYS = {
@@ -427,18 +425,18 @@ def test_interrupt_while_saving_leaves_no_half_written_run(
 ) -> None:
     with _open() as rt:
         first = sweep(rt, pairs="0-1", **QUICK_3)
-        save_run(first, tmp_path / "run")
+        Run.of(first).save(tmp_path / "run")
         real = pd.DataFrame.to_csv
 
         def interrupted_csv(self: pd.DataFrame, *args: Any, **kwargs: Any) -> Any:
             raise KeyboardInterrupt("Ctrl-C while writing samples.csv")
 
         second = sweep(rt, pairs="2-3", **QUICK_3)
-        assert set(zip(second.src, second.dst)) == {(2, 3)}
+        assert set(zip(second.samples.src, second.samples.dst)) == {(2, 3)}
         assert_released(rt, {})
         monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted_csv)
         with pytest.raises(KeyboardInterrupt):
-            save_run(second, tmp_path / "run")
+            Run.of(second).save(tmp_path / "run")
         monkeypatch.setattr(pd.DataFrame, "to_csv", real)
     assert not list((tmp_path / "run").glob(".*"))  # no temporary file left
     # the old run, whole:
@@ -453,7 +451,7 @@ def test_interrupt_between_renames_leaves_no_mixed_run(
     with _open() as rt:
         first = sweep(rt, pairs="0-1", **QUICK_3)
         second = sweep(rt, pairs="2-3", **QUICK_3)
-    save_run(first, tmp_path / "run")
+    Run.of(first).save(tmp_path / "run")
     real = Path.replace
     calls = {"n": 0}
 
@@ -465,30 +463,30 @@ def test_interrupt_between_renames_leaves_no_mixed_run(
 
     monkeypatch.setattr(Path, "replace", replace)
     with pytest.raises(KeyboardInterrupt):
-        save_run(second, tmp_path / "run")
+        Run.of(second).save(tmp_path / "run")
     monkeypatch.setattr(Path, "replace", real)
 
     with pytest.raises(ResultsError, match=r"run\.json: missing"):
-        load_run(tmp_path / "run")  # never new samples under the old run.json
+        Run.load(tmp_path / "run").frame()  # never new samples under the old run.json
     assert not list((tmp_path / "run").glob(".*"))
-    save_run(second, tmp_path / "run")
+    Run.of(second).save(tmp_path / "run")
     pd.testing.assert_frame_equal(Run.load(tmp_path / "run").samples, second.samples)
 
 
 # ---------------------------------------------------------------- schema versions
 def test_run_json_carries_a_schema_version_that_load_run_checks(tmp_path) -> None:
-    from ascend_p2p_lab.results import RUN_SCHEMA_VERSION, save_run
+    from ascend_p2p_lab.results import RUN_SCHEMA_VERSION
 
     with open_runtime("sim") as rt:
         run = sweep(rt, pairs="0-1", **QUICK_6)
-    save_run(run, tmp_path)
+    Run.of(run).save(tmp_path)
     meta = json.loads((tmp_path / "run.json").read_text())
     assert meta["schema_version"] == RUN_SCHEMA_VERSION == 3  # 3: every field, parts
     meta["schema_version"] = 4
     (tmp_path / "run.json").write_text(json.dumps(meta))
     with pytest.raises(ResultsError, match="run schema version 4 is newer"):
-        load_run(tmp_path)
+        Run.load(tmp_path).frame()
     del meta["schema_version"]  # required: a 0.x package keeps no unversioned runs
     (tmp_path / "run.json").write_text(json.dumps(meta))
     with pytest.raises(ResultsError, match=r"run\.json:1: field 'schema_version': missing"):
-        load_run(tmp_path)
+        Run.load(tmp_path).frame()

@@ -11,7 +11,6 @@ import pytest
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.results import save_run
 from ascend_p2p_lab.run import RUN_SCHEMA_VERSION, Run, RunMeta
 from ascend_p2p_lab.run.meta import FIELDS
 from ascend_p2p_lab.schema import to_frame
@@ -55,7 +54,7 @@ def test_run_meta_refuses_a_wrong_type_where_it_is_made(field) -> None:
 
 def test_run_json_holds_every_field_of_this_schema(tmp_path: Path) -> None:
     run = Run(to_frame([{"size_bytes": 4096, "pattern": "pair"}]), RunMeta(run_id="r1"))
-    stored = json.loads((save_run(run, tmp_path / "r") / "run.json").read_text())
+    stored = json.loads((Run.of(run).save(tmp_path / "r") / "run.json").read_text())
     assert stored["schema_version"] == RUN_SCHEMA_VERSION and stored["rows"] == 1
     assert {f.name for f in FIELDS} <= set(stored)
 

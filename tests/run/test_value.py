@@ -112,14 +112,14 @@ def test_save_then_load_gives_the_same_frame(
     meta = RunMeta.from_dict({"run_id": "r1", "params": {"sizes": [4096]}, "extra": extra})
     frame = Run(to_frame(rows), meta).frame()  # a note called "extra" too
     with tempfile.TemporaryDirectory() as tmp:
-        folder = save_run(frame, Path(tmp) / "run")
-        back = load_run(folder)
+        folder = Run.of(frame).save(Path(tmp) / "run")
+        back = Run.load(folder).frame()
         pd.testing.assert_frame_equal(back, frame)
         meta = json.loads((folder / "run.json").read_text())
         assert back.attrs["run"] == meta and meta["rows"] == len(frame)
         assert meta["extra"] == extra and meta["params"] == {"sizes": [4096]}
         (folder / "samples.parquet").unlink()  # the CSV alone reads back the same
-        csv_back = load_run(folder)
+        csv_back = Run.load(folder).frame()
     # CSV has one way to write a missing and an empty string: "" reads back as missing
     expected = frame.copy()
     for col, dtype in SCHEMA.items():
@@ -135,9 +135,9 @@ def test_a_csv_only_run_keeps_text_as_text(tmp_path) -> None:
         to_frame([_row(link="NA", run_id="0012", sample=0, bandwidth_GBps=20.0, elapsed_us=500.0)]),
         RunMeta(device_count=2),
     ).frame()
-    save_run(frame, tmp_path / "run")
+    Run.of(frame).save(tmp_path / "run")
     (tmp_path / "run" / "samples.parquet").unlink()
-    back = load_run(tmp_path / "run")
+    back = Run.load(tmp_path / "run").frame()
     assert back["link"].tolist() == ["NA"] and back["run_id"].tolist() == ["0012"]
 
 
@@ -148,14 +148,14 @@ def test_unknown_keys_are_kept_and_written_back(tmp_path: Path) -> None:
     meta = RunMeta.from_dict({"run_id": "r1", "note": "cables reseated", "extra": {"a": 1}})
     assert meta.extra == {"note": "cables reseated", "extra": {"a": 1}}
     run = Run(to_frame([{"size_bytes": 4096, "pattern": "pair"}]), meta)
-    stored = json.loads((save_run(run, tmp_path / "r") / "run.json").read_text())
+    stored = json.loads((Run.of(run).save(tmp_path / "r") / "run.json").read_text())
     assert stored["note"] == "cables reseated" and stored["extra"] == {"a": 1}
     assert run_folder.load(tmp_path / "r").meta.extra == meta.extra
 
 
 def test_a_damaged_new_field_is_one_line_naming_it(tmp_path: Path, capsys) -> None:
     run = Run(to_frame([{"size_bytes": 4096, "pattern": "pair"}]), RunMeta(run_id="r1"))
-    folder = save_run(run, tmp_path / "r")
+    folder = Run.of(run).save(tmp_path / "r")
     stored = json.loads((folder / "run.json").read_text())
     text = json.dumps({**stored, "process_modes": "ipc"}, indent=2)
     (folder / "run.json").write_text(text)
@@ -164,7 +164,7 @@ def test_a_damaged_new_field_is_one_line_naming_it(tmp_path: Path, capsys) -> No
         ResultsError,
         match=rf"run\.json:{line}: field 'process_modes': expected an array, got a string$",
     ):
-        load_run(folder)
+        Run.load(folder).frame()
     assert main(["report", str(folder)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "process_modes" in err

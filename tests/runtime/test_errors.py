@@ -13,7 +13,7 @@ The guarantees under test (docs/reliability.md has the table):
 - after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
   operation made is released, peer access is as it was before, and the runtime then
   closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_frame`` when the
+- the rows measured before a failure are returned (in ``exc.partial_run`` when the
   operation raises) and, when ``out=`` was given, saved;
 - every error names the ACL call, the code, its symbolic name and the runtime's message.
 

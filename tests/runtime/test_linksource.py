@@ -19,9 +19,7 @@ from helpers import (
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.check import criteria_from_preset, run_check
 from ascend_p2p_lab.measure import sweep
-from ascend_p2p_lab.results import (
-    save_run,
-)
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.runtime import BackendInfo, Runtime
 from ascend_p2p_lab.runtime.linksource import NPU_SMI, QUERY, UNKNOWN, find_link_source
 from ascend_p2p_lab.sim import (
@@ -78,13 +76,13 @@ def test_check_on_older_cann_takes_the_classes_from_npu_smi(path_with, tmp_path)
         links = result.items[result.items["kind"] == "link_class"]
         assert len(links) == 2 and set(links["status"]) == {"PASS"}
         frame = sweep(rt, pairs=[(0, 1)], sizes="1MiB", samples=2)
-        save_run(frame, tmp_path / "run")
+        Run.of(frame).save(tmp_path / "run")
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
     assert (
         "npu-smi info -t topo" in meta["link_classes_from"]
         and str(exe) in meta["link_classes_from"]
     )
-    assert frame.attrs["run"]["link_classes_from"] == meta["link_classes_from"]
+    assert frame.meta.link_classes_from == meta["link_classes_from"]
     assert sim.simulator.ledger_is_empty()
 
 

@@ -116,7 +116,7 @@ def test_the_staged_copy_runs_without_the_fluid_model(monkeypatch) -> None:
     monkeypatch.setattr(engine_mod, "run_fluid", refuse)
     with open_runtime("sim", "atlas800t-a2", announce=False) as rt:
         run = sweep(rt, pairs="0-1", peer="off", sizes="64KiB,16MiB", samples=2, progress=False)
-    staged = run[run["path"] == "staged"]
+    staged = run.samples[run.samples["path"] == "staged"]
     assert len(staged) == 4 and staged["bandwidth_GBps"].gt(0).all()
     assert staged["verified"].all()
 
@@ -181,9 +181,11 @@ def test_a_points_rows_do_not_depend_on_what_ran_before_it() -> None:
     with open_runtime("sim", "atlas800t-a2", seed=3, announce=False) as rt:
         sweep(rt, pairs="5-6,7-4", sizes="1MiB", samples=3, progress=False)  # a history
         later = sweep(rt, **kw)
-    cols = [c for c in first.columns if c != "run_id"]
-    assert first["path"].eq("staged").any() and first["elapsed_us"].notna().sum() > 100
-    pd.testing.assert_frame_equal(first[cols], later[cols], check_exact=True)
+    cols = [c for c in first.samples.columns if c != "run_id"]
+    assert (
+        first.samples["path"].eq("staged").any() and first.samples["elapsed_us"].notna().sum() > 100
+    )
+    pd.testing.assert_frame_equal(first.samples[cols], later.samples[cols], check_exact=True)
 
 
 # ------------------------------------------------------------------ the fluid model

@@ -6,7 +6,7 @@ The guarantees under test (docs/reliability.md has the table):
 - after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
   operation made is released, peer access is as it was before, and the runtime then
   closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_frame`` when the
+- the rows measured before a failure are returned (in ``exc.partial_run`` when the
   operation raises) and, when ``out=`` was given, saved;
 - every error names the ACL call, the code, its symbolic name and the runtime's message.
 
@@ -39,7 +39,7 @@ from simacl import H2D, HBM, P2P, copy_setup, devices, finish, new_acl, ok, two_
 
 from ascend_p2p_lab import codes as C
 from ascend_p2p_lab.cli import main
-from ascend_p2p_lab.results import load_run
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.sim import (
     NEWER_CALLS,
     SimulatedACL,
@@ -87,7 +87,7 @@ def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
     )
     out = capsys.readouterr().out
     assert code == 130 and "interrupted: the rows measured so far are kept" in out
-    saved = load_run(tmp_path / "run")
+    saved = Run.load(tmp_path / "run").frame()
     assert saved.attrs["run"]["interrupted"] is True
     assert set(zip(saved.src, saved.dst)) == {(0, 1)}
 

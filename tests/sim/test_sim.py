@@ -31,9 +31,7 @@ from simacl import (
 )
 
 import ascend_p2p_lab.sim as sim_pkg
-from ascend_p2p_lab.results import (
-    load_run,
-)
+from ascend_p2p_lab.run import Run
 from ascend_p2p_lab.runtime import ENV_BACKEND, ENV_PRESET, ENV_SEED
 from ascend_p2p_lab.sim import (
     drain_tracked,
@@ -214,7 +212,7 @@ def test_results_come_before_a_failed_finalize(capsys, tmp_path) -> None:
         str(tmp_path / "r"),
     )
     assert code == 1 and "saved to" in out and "teardown failed" in err
-    assert load_run(tmp_path / "r").error_kind.isna().all()
+    assert Run.load(tmp_path / "r").frame().error_kind.isna().all()
     for sim in drain_tracked():  # everything but the session itself was released
         ledger = sim.simulator.ledger()
         assert ledger["initialized"] and not ledger["devices_set"]

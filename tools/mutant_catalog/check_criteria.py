@@ -58,4 +58,20 @@ MUTANTS: list[Mutant] = [
         "criteria for another device count are refused without their FILE:LINE",
         ("tests/cli/test_exitstatus.py",),
     ),
+    M(
+        "check.criteria.written_keys_with_the_bar",
+        "check/criteria.py",
+        'f == "pair" or (f in TABLE_COLUMNS and f not in BAR_COLUMNS)',
+        'f == "pair" or f in TABLE_COLUMNS',
+        "the writer's keys of an entry include its basis, severity and action (written twice)",
+        TESTS,
+    ),
+    M(
+        "check.criteria.die_link_column_not_declared",
+        "check/criteria.py",
+        'die_record, columns=("die_link",)',
+        "die_record",
+        "the die_link kind's own column is not in the criteria table",
+        TESTS,
+    ),
 ]

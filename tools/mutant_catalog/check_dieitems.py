@@ -15,4 +15,14 @@ MUTANTS: list[Mutant] = [
         "an item's value pools its pair's sio and hccs rows",
         TESTS,
     ),
+    M(
+        "check.dieitems.die_link_fields_reordered",
+        "check/dieitems.py",
+        "    pair: tuple[Whole, Whole] | None = None  # the fields in the order written (criteria.Table)\n"
+        '    initiator: Literal[PAIR_INITIATORS] = "dst"  # type: ignore[valid-type]\n',
+        '    initiator: Literal[PAIR_INITIATORS] = "dst"  # type: ignore[valid-type]\n'
+        "    pair: tuple[Whole, Whole] | None = None  # the fields in the order written (criteria.Table)\n",
+        "a [[die_link]] entry is written initiator before pair (not as before)",
+        ("tests/check/test_criteria.py",),
+    ),
 ]

@@ -184,4 +184,12 @@ MUTANTS: list[Mutant] = [
         "the built-in size moves: `patterns NAME` prints another size",
         ("tests/patterns/test_builtin.py",),
     ),
+    M(
+        "patterns.builtin.as_file_keeps_empty_tests",
+        "patterns/builtin.py",
+        "        if t.transfers:\n            out.append(",
+        "        if True:\n            out.append(",
+        "`patterns one_to_all` on the Atlas 300I prints tests of `transfers = []` again",
+        ("tests/cli/test_cmd_patterns.py", "tests/patterns/test_builtin.py"),
+    ),
 ]
