@@ -125,27 +125,35 @@ def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]
 def run(args: argparse.Namespace) -> int:
     """Run the collectives; print them; save the run; exit with the run's status."""
     from ..forking import idle_workers
+    from ..measure import make_spec, plan, run_tests
     from ..terminal import run_status
     from .historyopt import append_run, open_history
     from .output import output_for
-    from .runoutput import keep, sweep_kept
+    from .runoutput import keep, kept
     from .session import run_session
 
     ops, sizes, links = _checked(args)
     history = open_history(args)
 
     def work(rt: Any) -> int:
-        run = sweep_kept(
+        spec = make_spec(
             rt,
-            operations=ops,
             sizes=sizes,
             devices=args.devices,
-            algorithm=args.algorithm,
             samples=args.samples,
             warmup=args.warmup,
-            max_copies=args.iters,
             min_sample_us=args.min_sample_ms * US_PER_MS,
+            max_copies=args.iters,
             verify=not args.no_verify,
+            operations=ops,
+            algorithm=args.algorithm,
+        )
+        run = kept(
+            run_tests,
+            rt,
+            plan(rt, spec),
+            spec.sampling,
+            params=spec.to_dict(),
             progress=not args.no_progress,
             workers=idle_workers(WORKERS) if rt.forkable else 1,
         )

@@ -107,10 +107,11 @@ def _twins(rt: Any) -> tuple[Any, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..measure import sweep
     from ..patterns.testfile import read_tests
     from .historyopt import append_run, open_history
     from .output import output_for
-    from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
+    from .runoutput import check_sweep_out, emit_run, keep, kept
     from .session import run_session
 
     name, path, tests = _source(args.file)
@@ -130,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
                 "devices": args.devices,
                 "sizes": args.sizes or BUILT_IN_SIZE,
             }
-        run = sweep_kept(
+        run = kept(
+            sweep,
             rt,
             **what,
             samples=args.samples,

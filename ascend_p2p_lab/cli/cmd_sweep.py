@@ -79,11 +79,11 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..measure.processes import sweep_processes
+    from ..measure import sweep, sweep_processes
     from .historyopt import append_run, open_history
     from .ipcsummary import emit_processes
     from .output import output_for
-    from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
+    from .runoutput import check_sweep_out, emit_run, keep, kept
     from .session import run_session
 
     check_sweep_out(args)
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             run = sweep_processes(rt, **kwargs)
             emit = emit_processes
         else:
-            run = sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
+            run = kept(sweep, rt, **kwargs)  # bad input raises before any row is measured
             emit = emit_run
         with past_input_checks():
             keep(run, args.out)

@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..measure import probe, sweep
+from ..measure import make_spec, plan, probe, run_tests
 from ..measure.outcomes import from_exception
 from ..results import FAILURE_KINDS
 from ..run import Run
@@ -61,16 +61,17 @@ def _status(run: Run | None, error: dict[str, Any] | None) -> str:
 def _measure(
     rt: Any, options: Mapping[str, Any]
 ) -> tuple[Run | None, Run | None, dict[str, Any] | None]:
-    """Probe, then sweep; (run, probe table, error fields or None). A failed probe does
-    not stop the sweep; a sweep that stops on an error after it started gives the rows
-    it kept."""
+    """Probe, then the sweep the options make on this server (its spec planned and run by
+    the engine); (run, probe table, error fields or None). A failed probe does not stop
+    the sweep; a sweep that stops on an error after it started gives the rows it kept."""
     table = run = error = None
     try:
         table = probe(rt)
     except Exception as exc:
         error = _error_fields(exc)
     try:
-        run = sweep(rt, progress=False, **options)
+        spec = make_spec(rt, **options)
+        run = run_tests(rt, plan(rt, spec), spec.sampling, params=spec.to_dict())
     except Exception as exc:
         partial = getattr(exc, "partial_run", None)
         if partial is not None and partial.meta.run_id:
@@ -95,7 +96,7 @@ def survey_host(
     after: Callable[[Any, Run], pd.DataFrame] | None = None,
 ) -> HostResult:
     """Survey one server: open the runtime there, probe, sweep with ``options`` (the
-    keywords of :func:`ascend_p2p_lab.measure.sweep`), ``after(rt, run)`` on the same
+    keywords of :func:`ascend_p2p_lab.measure.make_spec`), ``after(rt, run)`` on the same
     runtime when given (a fleet's n-of-m: the items measured again, kept as the
     result's ``attempts``), close; a :class:`HostResult`."""
     start, cpu = time.perf_counter(), time.thread_time()
