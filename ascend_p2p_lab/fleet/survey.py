@@ -264,8 +264,8 @@ def survey(
         after: called on each host as ``after(rt, run)`` after its sweep, on its runtime
             (a picklable function: n-of-m, ``check.attempts.host_attempts`` bound to the
             criteria); its answer is the host result's ``attempts``.
-        **sweep_options: each host's spec, as :func:`ascend_p2p_lab.measure.make_spec`
-            takes it (``sizes``, ``pairs``, ``samples``, ...), planned and run there.
+        **sweep_options: :func:`ascend_p2p_lab.measure.sweep`'s parameters (``sizes``,
+            ``pairs``, ``samples``, ...): each host's spec, planned and run there.
     """
     targets = as_targets(hosts, client)
     folder = None if out is None else Path(out)
