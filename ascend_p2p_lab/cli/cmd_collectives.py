@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..units import parse_sizes
-from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS, US_PER_MS
+from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS
 from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_backend,
@@ -33,6 +33,7 @@ from .options import (
     add_samples,
     add_sizes,
     add_verify,
+    sampled,
     subcommand,
 )
 
@@ -140,9 +141,7 @@ def run(args: argparse.Namespace) -> int:
             rt,
             sizes=sizes,
             devices=args.devices,
-            samples=args.samples,
-            warmup=args.warmup,
-            min_sample_us=args.min_sample_ms * US_PER_MS,
+            **sampled(args),
             max_copies=args.iters,
             verify=not args.no_verify,
             operations=ops,

@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..vocab import DEFAULT_PRESET, EXIT_INTERRUPTED, US_PER_MS
+from ..vocab import DEFAULT_PRESET, EXIT_INTERRUPTED
 from .exitstatus import past_input_checks
-from .options import add_backend, add_out, add_progress, add_samples, add_sizes, subcommand
+from .options import add_backend, add_out, add_progress, add_samples, add_sizes, sampled, subcommand
 
 #: The command this module adds and runs.
 NAME = "demo"
@@ -44,9 +44,7 @@ def run(args: argparse.Namespace) -> int:
         "direction": "both",
         "peer": "both",
         "patterns": (PAIR_PATTERN, LOCAL_PATTERN),
-        "samples": args.samples,
-        "warmup": args.warmup,
-        "min_sample_us": args.min_sample_ms * US_PER_MS,
+        **sampled(args),
     }
     state: dict[str, Any] = {}
 

@@ -16,7 +16,6 @@ from ..patterns.builtin import (
     BUILT_IN_SIZE,  # a built-in test's size by default
     BY_NAME,
 )
-from ..vocab import US_PER_MS
 from .exitstatus import past_input_checks
 from .options import (
     add_backend,
@@ -31,6 +30,7 @@ from .options import (
     add_sizes,
     add_verify,
     die_link_kwargs,
+    sampled,
     subcommand,
 )
 
@@ -135,10 +135,8 @@ def run(args: argparse.Namespace) -> int:
             sweep,
             rt,
             **what,
-            samples=args.samples,
             peer=args.peer,
-            warmup=args.warmup,
-            min_sample_us=args.min_sample_ms * US_PER_MS,
+            **sampled(args),
             verify=not args.no_verify,
             progress=not args.no_progress,
             checkpoint=args.checkpoint,

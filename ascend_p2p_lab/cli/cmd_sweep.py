@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from ..patterns.builtin import pattern_help
-from ..vocab import ON, UNI, US_PER_MS
+from ..vocab import ON, UNI
 from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_backend,
@@ -26,6 +26,7 @@ from .options import (
     add_sizes,
     add_verify,
     die_link_kwargs,
+    sampled,
     subcommand,
 )
 
@@ -46,9 +47,7 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         else tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
         "groups": args.groups,
         "timing": args.timing,
-        "samples": args.samples,
-        "warmup": args.warmup,
-        "min_sample_us": args.min_sample_ms * US_PER_MS,
+        **sampled(args),
         "verify": not args.no_verify,
         "progress": not args.no_progress,
         "checkpoint": args.checkpoint,
