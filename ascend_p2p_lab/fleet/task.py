@@ -28,9 +28,6 @@ from ..run import Run
 from ..runtime import AclError, BackendUnavailable, MissingCall, open_runtime
 from .hosts import HostResult, HostTarget, failed_host
 
-#: The survey's options that are the run's (``run_tests``'), not its spec's.
-RUN_OPTIONS = ("checkpoint", "on_block", "workers")
-
 
 def _error_fields(exc: BaseException) -> dict[str, Any]:
     """An exception as the error columns of a host: kind, code, call, message."""
@@ -73,8 +70,8 @@ def _measure(
     except Exception as exc:
         error = _error_fields(exc)
     try:
-        run_options = {k: options[k] for k in RUN_OPTIONS if k in options}
-        spec = make_spec(rt, **{k: v for k, v in options.items() if k not in RUN_OPTIONS})
+        run_options = {k: options[k] for k in ("checkpoint", "on_block", "workers") if k in options}
+        spec = make_spec(rt, **{k: v for k, v in options.items() if k not in run_options})
         run = run_tests(rt, plan(rt, spec), spec.sampling, params=spec.to_dict(), **run_options)
     except Exception as exc:
         partial = getattr(exc, "partial_run", None)
@@ -101,9 +98,9 @@ def survey_host(
 ) -> HostResult:
     """Survey one server: open the runtime there, probe, sweep with ``options`` (as
     :func:`ascend_p2p_lab.measure.sweep` takes them: the spec's, and the run's
-    :data:`RUN_OPTIONS`), ``after(rt, run)`` on the same runtime when given (a fleet's
-    n-of-m: the items measured again, kept as the result's ``attempts``), close; a
-    :class:`HostResult`."""
+    ``checkpoint``, ``on_block``, ``workers``), ``after(rt, run)`` on the same runtime
+    when given (a fleet's n-of-m: the items measured again, kept as the result's
+    ``attempts``), close; a :class:`HostResult`."""
     start, cpu = time.perf_counter(), time.thread_time()
     try:
         rt = open_runtime(

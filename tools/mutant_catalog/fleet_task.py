@@ -8,7 +8,10 @@ MUTANTS: list[Mutant] = [
     M(
         "fleet.task.run_options_dropped",
         "fleet/task.py",
-        "        run_options = {k: options[k] for k in RUN_OPTIONS if k in options}",
+        (
+            "        run_options = {k: options[k] for k in "
+            '("checkpoint", "on_block", "workers") if k in options}'
+        ),
         "        run_options = {}",
         "a host's run loses the survey's run options (on_block, checkpoint, workers)",
         (
