@@ -43,9 +43,8 @@ def check_sweep_out(args: argparse.Namespace) -> None:
 
 
 def kept(measure: Callable[..., Run], *args: Any, **kwargs: Any) -> Run:
-    """``measure(*args, **kwargs)`` (the engine's ``sweep`` or ``run_tests``), or the run
-    it kept when it stopped on an error after it had started (its metadata then says
-    why, and the exit status is 1)."""
+    """``measure(*args, **kwargs)`` (sweep, run_tests), or the run it kept when it stopped
+    on an error after it had started (its metadata then says why, and the exit status is 1)."""
     try:
         return measure(*args, **kwargs)
     except Exception as exc:
