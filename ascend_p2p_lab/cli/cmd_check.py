@@ -26,7 +26,6 @@ from ..vocab import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     FAIL,
-    US_PER_MS,
     WARN,
 )
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
@@ -44,6 +43,7 @@ from .options import (
     add_samples,
     add_severity,
     checked_fraction,
+    sampled,
     subcommand,
 )
 
@@ -297,9 +297,7 @@ def run(args: argparse.Namespace) -> int:
             criteria,
             devices,
             progress=not args.no_progress,
-            samples=args.samples,
-            warmup=args.warmup,
-            min_sample_us=args.min_sample_ms * US_PER_MS,
+            **sampled(args),
             attempts=args.attempts,
             fail_at=args.fail_at,
         )

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..units import parse_sizes
-from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS, US_PER_MS
+from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS
 from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_backend,
@@ -33,6 +33,7 @@ from .options import (
     add_samples,
     add_sizes,
     add_verify,
+    sampled,
     subcommand,
 )
 
@@ -125,27 +126,33 @@ def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]
 def run(args: argparse.Namespace) -> int:
     """Run the collectives; print them; save the run; exit with the run's status."""
     from ..forking import idle_workers
+    from ..measure import make_spec, plan, run_tests
     from ..terminal import run_status
     from .historyopt import append_run, open_history
     from .output import output_for
-    from .runoutput import keep, sweep_kept
+    from .runoutput import keep, kept
     from .session import run_session
 
     ops, sizes, links = _checked(args)
     history = open_history(args)
 
     def work(rt: Any) -> int:
-        run = sweep_kept(
+        spec = make_spec(
             rt,
-            operations=ops,
             sizes=sizes,
             devices=args.devices,
-            algorithm=args.algorithm,
-            samples=args.samples,
-            warmup=args.warmup,
+            **sampled(args),
             max_copies=args.iters,
-            min_sample_us=args.min_sample_ms * US_PER_MS,
             verify=not args.no_verify,
+            operations=ops,
+            algorithm=args.algorithm,
+        )
+        run = kept(
+            run_tests,
+            rt,
+            plan(rt, spec),
+            spec.sampling,
+            params=spec.to_dict(),
             progress=not args.no_progress,
             workers=idle_workers(WORKERS) if rt.forkable else 1,
         )

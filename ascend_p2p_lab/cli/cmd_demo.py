@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..vocab import DEFAULT_PRESET, EXIT_INTERRUPTED, US_PER_MS
+from ..vocab import DEFAULT_PRESET, EXIT_INTERRUPTED
 from .exitstatus import past_input_checks
-from .options import add_backend, add_out, add_progress, add_samples, add_sizes, subcommand
+from .options import add_backend, add_out, add_progress, add_samples, add_sizes, sampled, subcommand
 
 #: The command this module adds and runs.
 NAME = "demo"
@@ -29,11 +29,11 @@ DEMO_WORKERS = 4
 
 def run(args: argparse.Namespace) -> int:
     from ..forking import idle_workers
-    from ..measure import enable_all, parse_sizes, probe
+    from ..measure import enable_all, parse_sizes, probe, sweep
     from ..run.folder import check_out_dir
     from ..schema import LOCAL_PATTERN, PAIR_PATTERN
     from ..terminal import print_summary, run_status
-    from .runoutput import keep, sweep_kept, write_report
+    from .runoutput import keep, kept, write_report
     from .session import run_session
 
     out: Path = args.out
@@ -44,9 +44,7 @@ def run(args: argparse.Namespace) -> int:
         "direction": "both",
         "peer": "both",
         "patterns": (PAIR_PATTERN, LOCAL_PATTERN),
-        "samples": args.samples,
-        "warmup": args.warmup,
-        "min_sample_us": args.min_sample_ms * US_PER_MS,
+        **sampled(args),
     }
     state: dict[str, Any] = {}
 
@@ -69,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             "3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged"
             + (f" (simulated in {workers} processes, one per idle core)" if workers > 1 else "")
         )
-        run = sweep_kept(rt, **options, progress=not args.no_progress, workers=workers)
+        run = kept(sweep, rt, **options, progress=not args.no_progress, workers=workers)
         run = run.replace(command="demo")  # a later demo may replace it
         keep(run, out)
         table.samples.to_csv(out / "probe.csv", index=False)

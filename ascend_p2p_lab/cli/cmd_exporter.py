@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..vocab import CHECK_WARMUP, DEFAULT_PRESET, EXIT_INTERRUPTED, EXIT_OK, US_PER_MS
+from ..vocab import CHECK_WARMUP, DEFAULT_PRESET, EXIT_INTERRUPTED, EXIT_OK
 from .exitstatus import UsageError
-from .options import add_backend, add_devices, add_samples, checked_fraction, subcommand
+from .options import add_backend, add_devices, add_samples, checked_fraction, sampled, subcommand
 
 if TYPE_CHECKING:
     from ..deliver.verdicts import Verdict
@@ -116,9 +116,7 @@ def _one_check(args: argparse.Namespace, criteria: Any) -> Verdict:
             rt,
             criteria,
             devices,
-            samples=args.samples,
-            warmup=args.warmup,
-            min_sample_us=args.min_sample_ms * US_PER_MS,
+            **sampled(args),
         )
         return EXIT_OK
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..units import format_size, parse_sizes
-from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES, US_PER_MS
+from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES
 from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_attempts,
@@ -37,6 +37,7 @@ from .options import (
     add_seed,
     add_severity,
     add_sizes,
+    sampled,
     subcommand,
 )
 
@@ -155,11 +156,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         parse_sizes(args.sizes)
     except ValueError as exc:
         raise UsageError(str(exc).splitlines()[0]) from None
-    sampling = {
-        "samples": args.samples,
-        "warmup": args.warmup,
-        "min_sample_us": args.min_sample_ms * US_PER_MS,
-    }
+    sampling = sampled(args)
     try:
         check_sampling(**sampling)
     except ValueError as exc:

@@ -16,7 +16,6 @@ from ..patterns.builtin import (
     BUILT_IN_SIZE,  # a built-in test's size by default
     BY_NAME,
 )
-from ..vocab import US_PER_MS
 from .exitstatus import past_input_checks
 from .options import (
     add_backend,
@@ -31,6 +30,7 @@ from .options import (
     add_sizes,
     add_verify,
     die_link_kwargs,
+    sampled,
     subcommand,
 )
 
@@ -107,10 +107,11 @@ def _twins(rt: Any) -> tuple[Any, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..measure import sweep
     from ..patterns.testfile import read_tests
     from .historyopt import append_run, open_history
     from .output import output_for
-    from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
+    from .runoutput import check_sweep_out, emit_run, keep, kept
     from .session import run_session
 
     name, path, tests = _source(args.file)
@@ -130,13 +131,12 @@ def run(args: argparse.Namespace) -> int:
                 "devices": args.devices,
                 "sizes": args.sizes or BUILT_IN_SIZE,
             }
-        run = sweep_kept(
+        run = kept(
+            sweep,
             rt,
             **what,
-            samples=args.samples,
             peer=args.peer,
-            warmup=args.warmup,
-            min_sample_us=args.min_sample_ms * US_PER_MS,
+            **sampled(args),
             verify=not args.no_verify,
             progress=not args.no_progress,
             checkpoint=args.checkpoint,

@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from ..patterns.builtin import pattern_help
-from ..vocab import ON, UNI, US_PER_MS
+from ..vocab import ON, UNI
 from .exitstatus import UsageError, past_input_checks
 from .options import (
     add_backend,
@@ -26,6 +26,7 @@ from .options import (
     add_sizes,
     add_verify,
     die_link_kwargs,
+    sampled,
     subcommand,
 )
 
@@ -46,9 +47,7 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         else tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
         "groups": args.groups,
         "timing": args.timing,
-        "samples": args.samples,
-        "warmup": args.warmup,
-        "min_sample_us": args.min_sample_ms * US_PER_MS,
+        **sampled(args),
         "verify": not args.no_verify,
         "progress": not args.no_progress,
         "checkpoint": args.checkpoint,
@@ -79,11 +78,11 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..measure.processes import sweep_processes
+    from ..measure import sweep, sweep_processes
     from .historyopt import append_run, open_history
     from .ipcsummary import emit_processes
     from .output import output_for
-    from .runoutput import check_sweep_out, emit_run, keep, sweep_kept
+    from .runoutput import check_sweep_out, emit_run, keep, kept
     from .session import run_session
 
     check_sweep_out(args)
@@ -98,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             run = sweep_processes(rt, **kwargs)
             emit = emit_processes
         else:
-            run = sweep_kept(rt, **kwargs)  # bad input raises before any row is measured
+            run = kept(sweep, rt, **kwargs)  # bad input raises before any row is measured
             emit = emit_run
         with past_input_checks():
             keep(run, args.out)

@@ -189,6 +189,15 @@ def add_samples(
     )
 
 
+def sampled(args: argparse.Namespace) -> dict[str, Any]:
+    """The timing loop's options :func:`add_samples` added, as a spec takes them."""
+    return {
+        "samples": args.samples,
+        "warmup": args.warmup,
+        "min_sample_us": args.min_sample_ms * US_PER_MS,
+    }
+
+
 def add_progress(p: argparse.ArgumentParser, help: str = "no progress bar") -> None:
     """``--no-progress``: no progress bar on stderr."""
     p.add_argument("--no-progress", action="store_true", help=help)

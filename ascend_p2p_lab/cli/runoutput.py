@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +42,11 @@ def check_sweep_out(args: argparse.Namespace) -> None:
         check_out_file(args.checkpoint, "--checkpoint")
 
 
-def sweep_kept(rt: Any, **kwargs: Any) -> Run:
-    """sweep(), or the run it kept when it stopped on an error after it had started
-    (its metadata then says why, and the exit status is 1)."""
-    from ..measure import sweep  # the measurement layer: not for report
-
+def kept(measure: Callable[..., Run], *args: Any, **kwargs: Any) -> Run:
+    """``measure(*args, **kwargs)`` (sweep, run_tests), or the run it kept when it stopped
+    on an error after it had started (its metadata then says why, and the exit status is 1)."""
     try:
-        return sweep(rt, **kwargs)
+        return measure(*args, **kwargs)
     except Exception as exc:
         partial = getattr(exc, "partial_run", None)
         if partial is None or not partial.meta.run_id:

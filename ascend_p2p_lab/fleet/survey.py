@@ -265,7 +265,7 @@ def survey(
             (a picklable function: n-of-m, ``check.attempts.host_attempts`` bound to the
             criteria); its answer is the host result's ``attempts``.
         **sweep_options: :func:`ascend_p2p_lab.measure.sweep`'s parameters (``sizes``,
-            ``pairs``, ``samples``, ...).
+            ``pairs``, ``samples``, ...): each host's spec, planned and run there.
     """
     targets = as_targets(hosts, client)
     folder = None if out is None else Path(out)

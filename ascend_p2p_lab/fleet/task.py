@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..measure import probe, sweep
+from ..measure import make_spec, plan, probe, run_tests
 from ..measure.outcomes import from_exception
 from ..results import FAILURE_KINDS
 from ..run import Run
@@ -61,16 +61,18 @@ def _status(run: Run | None, error: dict[str, Any] | None) -> str:
 def _measure(
     rt: Any, options: Mapping[str, Any]
 ) -> tuple[Run | None, Run | None, dict[str, Any] | None]:
-    """Probe, then sweep; (run, probe table, error fields or None). A failed probe does
-    not stop the sweep; a sweep that stops on an error after it started gives the rows
-    it kept."""
+    """Probe, then the sweep the options make on this server (its spec planned and run by
+    the engine); (run, probe table, error fields or None). A failed probe does not stop
+    the sweep; a sweep that stops on an error after it started gives the rows it kept."""
     table = run = error = None
     try:
         table = probe(rt)
     except Exception as exc:
         error = _error_fields(exc)
     try:
-        run = sweep(rt, progress=False, **options)
+        run_options = {k: options[k] for k in ("checkpoint", "on_block", "workers") if k in options}
+        spec = make_spec(rt, **{k: v for k, v in options.items() if k not in run_options})
+        run = run_tests(rt, plan(rt, spec), spec.sampling, params=spec.to_dict(), **run_options)
     except Exception as exc:
         partial = getattr(exc, "partial_run", None)
         if partial is not None and partial.meta.run_id:
@@ -94,10 +96,11 @@ def survey_host(
     options: Mapping[str, Any],
     after: Callable[[Any, Run], pd.DataFrame] | None = None,
 ) -> HostResult:
-    """Survey one server: open the runtime there, probe, sweep with ``options`` (the
-    keywords of :func:`ascend_p2p_lab.measure.sweep`), ``after(rt, run)`` on the same
-    runtime when given (a fleet's n-of-m: the items measured again, kept as the
-    result's ``attempts``), close; a :class:`HostResult`."""
+    """Survey one server: open the runtime there, probe, sweep with ``options`` (as
+    :func:`ascend_p2p_lab.measure.sweep` takes them: the spec's, and the run's
+    ``checkpoint``, ``on_block``, ``workers``), ``after(rt, run)`` on the same runtime
+    when given (a fleet's n-of-m: the items measured again, kept as the result's
+    ``attempts``), close; a :class:`HostResult`."""
     start, cpu = time.perf_counter(), time.thread_time()
     try:
         rt = open_runtime(

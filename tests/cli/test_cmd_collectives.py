@@ -209,3 +209,48 @@ def test_every_op_at_the_default_sizes_with_three_samples_runs_and_reports(
     assert {r["samples"] for r in data["collectives"]} == {3}
     if preset == "atlas800t-a2":
         assert main(["report", str(out)]) == 0
+
+
+def test_the_command_runs_its_spec_through_plan_and_run_tests(monkeypatch, tmp_path) -> None:
+    """``collectives`` makes its spec of its options and runs its plan through the
+    engine's ``run_tests`` (not ``sweep``): the tests, sampling and params the old
+    keywords made, on an A3 cut to five ranks across both dies of a card with the ring
+    forced (a dropped --devices, --algorithm or --iters, or tests reordered, fail)."""
+    from ascend_p2p_lab import measure
+    from ascend_p2p_lab.runtime import open_runtime
+
+    calls = []
+
+    def spy(rt, tests, sampling, **kwargs):
+        calls.append(([t.key for t in tests], [t.program.collective.ranks for t in tests]))
+        calls.append((sampling, kwargs["params"]))
+        return run_tests(rt, tests, sampling, **kwargs)
+
+    def no_sweep(*args, **kwargs):
+        raise AssertionError("collectives called sweep()")
+
+    run_tests = measure.run_tests
+    monkeypatch.setattr(measure, "run_tests", spy)
+    monkeypatch.setattr(measure, "sweep", no_sweep)
+    argv = ["--preset", "atlas800t-a3", "--devices", "9,0,1,3,6", "--sizes", "8KiB,1MiB"]
+    argv += ["--ops", "reduce_scatter,all_gather", "--algorithm", "ring", "--iters", "2"]
+    out = tmp_path / "run"
+    assert main(["collectives", *SIM, *argv, "--samples", "1", "--out", str(out)]) == 0
+    with open_runtime("sim", "atlas800t-a3") as rt:
+        spec = measure.make_spec(
+            rt,
+            operations=("reduce_scatter", "all_gather"),
+            sizes=[8192, 1 << 20],
+            devices="9,0,1,3,6",
+            algorithm="ring",
+            samples=1,
+            warmup=1,
+            max_copies=2,
+            min_sample_us=1000.0,
+            verify=True,
+        )
+        tests = measure.plan(rt, spec)
+    assert calls == [
+        ([t.key for t in tests], [(9, 0, 1, 3, 6)] * 4),
+        (spec.sampling, spec.to_dict()),
+    ]

@@ -132,3 +132,16 @@ def test_compare_against_preset_with_topology_is_refused(capsys) -> None:
     assert main(["compare", "--against-preset", "atlas800t-a3", "--topology", "t.toml", "R"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not allowed with argument --against-preset" in err[0], err
+
+
+@pytest.mark.parametrize("command", ["sweep", "collectives", "fleet", "check", "run"])
+def test_sampled_gives_the_timing_options_as_parsed(command) -> None:
+    """cli.options.sampled: the options add_samples added, as a spec takes them (the
+    shortest sample in microseconds), the same for every command that measures."""
+    from ascend_p2p_lab.cli.options import sampled
+    from ascend_p2p_lab.cli.parser import build_parser
+
+    extra = {"fleet": ["--local", "2"], "run": ["pair"]}.get(command, [])
+    argv = [command, *extra, "--samples", "4", "--warmup", "0", "--min-sample-ms", "0.25"]
+    args = build_parser().parse_args(argv)
+    assert sampled(args) == {"samples": 4, "warmup": 0, "min_sample_us": 250.0}

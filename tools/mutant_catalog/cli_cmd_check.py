@@ -48,10 +48,10 @@ MUTANTS: list[Mutant] = [
     ),
     M(
         "cli.cmd_check.warmup_ignored",
-        "cli/cmd_check.py",
-        "            warmup=args.warmup,",
-        "            warmup=CHECK_WARMUP,",
-        "check --warmup does not reach the sweeps it runs",
+        "cli/options.py",
+        '        "warmup": args.warmup,',
+        '        "warmup": 1,',
+        "check --warmup (every command's: cli.options.sampled) does not reach its sweeps",
         ("tests/cli/test_options.py::test_check_times_its_sweeps_as_told",),
     ),
     M(
