@@ -46,7 +46,7 @@ from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `tools` as a package
-from tools.mutant_catalog.base import PKG, ROOT, Mutant, load
+from tests.mutants.base import PKG, ROOT, Mutant, load
 
 MUTANTS = load()
 

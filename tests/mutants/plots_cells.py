@@ -1,0 +1,114 @@
+"""Mutants of ``ascend_p2p_lab/plots/cells.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tests.mutants.base import SWEEP_TESTS, M, Mutant
+
+#: the tests that should catch them
+TESTS = (
+    "tests/plots/test_prepare.py",
+    "tests/plots/test_heatmaps.py",
+    *SWEEP_TESTS,
+    "tests/plots/test_matrix.py",
+    "tests/plots/test_plots.py",
+    "tests/plots/test_cells.py",
+)
+
+MUTANTS: list[Mutant] = [
+    M(
+        "plots.cells.total_labelled_per_direction",
+        "plots/cells.py",
+        "        return VALUE_LABELS[value]",
+        '        return VALUE_LABELS["bandwidth_GBps"]',
+        ("the bidirectional total's title and colour bar say bandwidth per direction"),
+        TESTS,
+    ),
+    M(
+        "plots.cells.link_colours_shifted",
+        "plots/cells.py",
+        "float(LINK_ORDER.index(v))",
+        "float(LINK_ORDER.index(v) + 1)",
+        ("link matrix cells coloured as the next link class in the legend"),
+        TESTS,
+    ),
+    M(
+        "plots.cells.values_transposed",
+        "plots/cells.py",
+        "values = values.mask(np.eye(len(shown), dtype=bool))",
+        "values = values.mask(np.eye(len(shown), dtype=bool)).T",
+        "heatmap values (colours and texts) transposed",
+        TESTS,
+    ),
+    M(
+        "plots.cells.total_is_one_direction",
+        "plots/cells.py",
+        "        value=value,",
+        '        value="bandwidth_GBps",',
+        "bidirectional total heatmap shows one direction's bandwidth",
+        TESTS,
+    ),
+    M(
+        "plots.cells.failures_dst_src",
+        "plots/cells.py",
+        "        (int(s), int(d)): key",
+        "        (int(d), int(s)): key",
+        "failure codes assigned by (dst, src)",
+        TESTS,
+    ),
+    M(
+        "plots.cells.unreachable_is_error",
+        "plots/cells.py",
+        "                    if key[0] == UNREACHABLE",
+        '                    if key[0] == "n/a"',
+        "an unreachable pair gets an E code, not n/a",
+        TESTS,
+    ),
+    M(
+        "plots.cells.error_is_unreachable",
+        "plots/cells.py",
+        "                    if key[0] == UNREACHABLE",
+        '                    if key[0] != "never"',
+        "every failed pair is marked n/a (cannot access peer)",
+        TESTS,
+    ),
+    M(
+        "plots.cells.verification_mark_skipped",
+        "plots/cells.py",
+        'state = "unverified" if (src, dst) in untrusted else "value"',
+        'state = "value"',
+        "a number whose bytes arrived wrong is shown as trusted",
+        TESTS,
+    ),
+    M(
+        "plots.cells.verification_mark_wrong_cell",
+        "plots/cells.py",
+        ("    bad = {\n        (int(s), int(d))"),
+        ("    bad = {\n        (int(d), int(s))"),
+        "the V mark on the reverse pair's cell",
+        TESTS,
+    ),
+    M(
+        "plots.cells.total_mark_one_cell",
+        "plots/cells.py",
+        "        bad |= {(d, s) for s, d in bad}\n",
+        "        pass\n",
+        ("a bidirectional total whose bytes arrived wrong marked on one of its two cells"),
+        TESTS,
+    ),
+    M(
+        "plots.cells.legend_counts_one",
+        "plots/cells.py",
+        "count[g] = count.get(g, 0) + 1",
+        "count[g] = 1",
+        "the legend says [1 cell] for every code",
+        TESTS,
+    ),
+    M(
+        "plots.cells.peer_legend_total",
+        "plots/cells.py",
+        'no_label = f"no ({n_no} of {n * (n - 1)})"',
+        'no_label = f"no ({n_no} of {n * n})"',
+        "peer-access legend counts the diagonal among the pairs",
+        TESTS,
+    ),
+]

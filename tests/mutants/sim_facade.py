@@ -1,0 +1,66 @@
+"""Mutants of ``ascend_p2p_lab/sim/facade.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tests.mutants.base import SIM_TESTS, SWEEP_TESTS, M, Mutant
+
+#: the tests that should catch them
+TESTS = (
+    *SWEEP_TESTS,
+    "tests/sim/test_engine.py",
+    "tests/topology/test_presets.py",
+    "tests/sim/test_routes.py",
+    "tests/test_terminal.py",
+)
+
+MUTANTS: list[Mutant] = [
+    M(
+        "sim.facade.out_budget_is_ingress",
+        "sim/facade.py",
+        (
+            '                ("out", limit.egress_GBps),\n'
+            '                ("in", limit.ingress_GBps),'
+        ),
+        (
+            '                ("out", limit.ingress_GBps),\n'
+            '                ("in", limit.egress_GBps),'
+        ),
+        "egress and ingress budgets swapped",
+        TESTS,
+    ),
+    M(
+        "sim.facade.out_budget_dropped",
+        "sim/facade.py",
+        ("                if budget is not None:"),
+        ('                if budget is not None and kind != "out":'),
+        "a group's egress budget left out of the engine",
+        TESTS,
+    ),
+    M(
+        "sim.facade.ints_unchecked",
+        "sim/facade.py",
+        ("                if type(value) is not int:\n                    check(args)\n"),
+        ("                if False:\n                    check(args)\n"),
+        ("a checked call takes a float or a string for an int (no TypeError)"),
+        (
+            *SIM_TESTS,
+            "tests/sim/test_facade.py",
+            "tests/sim/test_formats.py",
+        ),
+    ),
+    M(
+        "sim.facade.ints_arity_unchecked",
+        "sim/facade.py",
+        (
+            "            if len(args) != arity:\n"
+            "                check(args)  # raises the arity error\n"
+        ),
+        "",
+        ("a checked call with too few or too many arguments reaches its handler"),
+        (
+            *SIM_TESTS,
+            "tests/sim/test_facade.py",
+            "tests/sim/test_formats.py",
+        ),
+    ),
+]
