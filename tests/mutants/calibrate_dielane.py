@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/calibrate/test_dielane.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "calibrate.dielane.lane_in_sio",
@@ -13,6 +11,5 @@ MUTANTS: list[Mutant] = [
         "    return frame[~(chosen(frame, DIE_HCCS) | chosen(frame, DIE_BOTH))]",
         "    return frame",
         "the HCCS lane's and the dual path's rows are fitted into SIO",
-        TESTS,
     ),
 ]

@@ -15,6 +15,6 @@ MUTANTS: list[Mutant] = [
             "    ]  # one point each"
         ),
         ("the jitter fit pools samples of different points (initiators, sizes)"),
-        ("tests/calibrate/test_calibrate.py",),
+        tests=("tests/calibrate/test_calibrate.py",),
     ),
 ]

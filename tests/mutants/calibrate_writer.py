@@ -11,7 +11,7 @@ MUTANTS: list[Mutant] = [
         "    if cal.outliers:  # the class figures are medians: the pairs far from theirs, named",
         "    if False:",
         "the written preset does not name the outlier pairs",
-        (
+        tests=(
             "tests/calibrate/test_calibrate.py::test_a_degraded_pair_is_named_not_averaged_in_silently",
         ),
     ),

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/check/test_attempts.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "check.attempts.passes_too_soon",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    need = attempts - fail_at + 1",
         "    need = attempts - fail_at",
         "a failing item passes after one pass fewer than N - K + 1",
-        TESTS,
     ),
     M(
         "check.attempts.facts_measured_again",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         'todo = failed & items["kind"].isin(RETRIED_KINDS).to_numpy() & (fail_at > 1)',
         "todo = failed & (fail_at > 1)",
         "a failing topology item (a fact) is measured again as if it were noise",
-        TESTS,
     ),
     M(
         "check.attempts.every_pair_again",
@@ -29,7 +25,6 @@ MUTANTS: list[Mutant] = [
         '            out.append(Work(w.label, {**w.options, "patterns": paired, "pairs": pairs}))',
         '            out.append(Work(w.label, {**w.options, "patterns": paired}))',
         "measuring again re-runs every pair, not only the failing ones",
-        TESTS,
     ),
     M(
         "check.attempts.cli_drops_rule",
@@ -37,7 +32,6 @@ MUTANTS: list[Mutant] = [
         "            attempts=args.attempts,\n            fail_at=args.fail_at,\n",
         "",
         "check takes --attempts and --fail-at and measures once",
-        ("tests/cli/test_cmd_check.py",),
     ),
     M(
         "check.attempts.fleet_one_pass",
@@ -45,7 +39,7 @@ MUTANTS: list[Mutant] = [
         "            after=_after(args, options),\n",
         "",
         "fleet takes --attempts and --fail-at and measures each host once",
-        ("tests/check/test_fleetitems.py",),
+        tests=("tests/check/test_fleetitems.py",),
     ),
     M(
         "check.attempts.fleet_host_ignores_again",
@@ -53,7 +47,6 @@ MUTANTS: list[Mutant] = [
         "    hit = key.isin(again.index)",
         "    hit = key.isin(again.index) & False",
         "a fleet's items keep their first pass when the host measured them again",
-        TESTS,
     ),
     M(
         "check.attempts.warn_settles_as_fail",
@@ -61,7 +54,7 @@ MUTANTS: list[Mutant] = [
         '    items.loc[settled_fail, "status"] = _failed_state(items[settled_fail])',
         '    items.loc[settled_fail, "status"] = FAIL',
         "an item of severity warn measured again fails instead of warning",
-        ("tests/check/test_severity.py",),
+        tests=("tests/check/test_severity.py",),
     ),
     M(
         "check.attempts.warn_not_again",
@@ -69,6 +62,6 @@ MUTANTS: list[Mutant] = [
         '    failed = items["status"].isin(FAILING).to_numpy()',
         '    failed = (items["status"] == FAIL).to_numpy()',
         "a warned item is not measured again",
-        ("tests/check/test_severity.py",),
+        tests=("tests/check/test_severity.py",),
     ),
 ]

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = ("tests/check/test_criteria.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "check.criteria.link_cell_any_string",
@@ -14,7 +11,6 @@ MUTANTS: list[Mutant] = [
         ("    if value in LINK_CLASSES:\n        return None"),
         ("    if isinstance(value, str):\n        return None"),
         "an unknown link class in the matrix is accepted",
-        TESTS,
     ),
     M(
         "check.criteria.peer_cell_bool",
@@ -22,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ("ok = isinstance(value, int) and not isinstance(value, bool) and value in (0, 1)"),
         "ok = value in (0, 1)",
         ("true/false (or 0.0) accepted in the peer-access matrix for 1/0"),
-        TESTS,
     ),
     M(
         "check.criteria.card_key_reversed",
@@ -30,7 +25,7 @@ MUTANTS: list[Mutant] = [
         'rec["senders"], rec["receivers"] = parse_group_name(entry.group, len(links))',
         'rec["receivers"], rec["senders"] = parse_group_name(entry.group, len(links))',
         "a criterion's card pair is read receivers first",
-        (
+        tests=(
             "tests/check/test_verdict.py::test_card_items_are_keyed_by_their_devices_not_their_label",
         ),
     ),
@@ -40,7 +35,6 @@ MUTANTS: list[Mutant] = [
         'why = str(exc).replace(f"size {entry.size!r} ", "")',
         "why = str(exc)",
         "a collective's bad size is named twice",
-        ("tests/check/test_criteria.py",),
     ),
     M(
         "check.criteria.device_range_off_by_one",
@@ -48,7 +42,6 @@ MUTANTS: list[Mutant] = [
         "    if device >= n:",
         "    if device > n:",
         "a [[host]] criterion on device N of an N-device matrix is accepted",
-        TESTS,
     ),
     M(
         "check.criteria.misfit_without_its_line",
@@ -56,6 +49,6 @@ MUTANTS: list[Mutant] = [
         'return ValueError(what) if at is None else CriteriaError(*at, "topology.links", what)',
         "return ValueError(what)",
         "criteria for another device count are refused without their FILE:LINE",
-        ("tests/cli/test_exitstatus.py",),
+        tests=("tests/cli/test_exitstatus.py",),
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/check/test_dieitems.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "check.dieitems.links_pooled",
@@ -13,6 +11,5 @@ MUTANTS: list[Mutant] = [
         'on = [*keys, "src", "dst", "die_link", "initiator"]',
         'on = [*keys, "src", "dst", "initiator"]',
         "an item's value pools its pair's sio and hccs rows",
-        TESTS,
     ),
 ]

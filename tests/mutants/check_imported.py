@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = ("tests/check/test_imported.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "check.imported.dg_bi_not_halved",
@@ -14,7 +11,6 @@ MUTANTS: list[Mutant] = [
         '"value": t / 2 if bi else t,',
         '"value": t,',
         ("a bidirectional threshold (a pair's total) taken as the per-direction floor"),
-        TESTS,
     ),
     M(
         "check.imported.dg_pair_swapped",
@@ -22,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ('            "src": ends[0],\n            "dst": ends[1],'),
         ('            "src": ends[1],\n            "dst": ends[0],'),
         "a diagnosis line's threshold lands on the reverse direction",
-        TESTS,
     ),
     M(
         "check.imported.dg_device_unchecked",
@@ -30,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "    if any(not 0 <= d < n for d in ends):",
         "    if False:",
         ("a diagnosis device the server lacks is not named with its line"),
-        TESTS,
     ),
     M(
         "check.imported.dg_host_device_lost",
@@ -38,7 +32,6 @@ MUTANTS: list[Mutant] = [
         '            "device": ends[0],',
         '            "device": 0,',
         ("a host-copy threshold is put on device 0 whatever the line says"),
-        TESTS,
     ),
     M(
         "check.imported.dg_conflict_ignored",
@@ -46,7 +39,6 @@ MUTANTS: list[Mutant] = [
         '        if first["value"] != rec["value"]:',
         "        if False:",
         ("two lines giving one item different thresholds: the first wins silently"),
-        TESTS,
     ),
     M(
         "check.imported.run_unknown_link_fails",
@@ -54,7 +46,6 @@ MUTANTS: list[Mutant] = [
         ('    items.loc[no_link, ["status", "reason"]] = [SKIP, NO_LINKS]'),
         "    pass",
         ("a link class the run does not name fails instead of being skipped"),
-        TESTS,
     ),
     M(
         "check.imported.run_unverified_passes",
@@ -62,7 +53,6 @@ MUTANTS: list[Mutant] = [
         '    if "verified" in rows and rows["verified"].isna().all():',
         "    if False:",
         "an imported run's unverified copies pass verification",
-        TESTS,
     ),
     M(
         "check.imported.run_size_mismatch_passes",
@@ -70,6 +60,5 @@ MUTANTS: list[Mutant] = [
         ("    if len(sizes) and not sizes.eq(criteria.size_bytes).any():"),
         "    if False:",
         ("criteria at a size the run lacks skip every bandwidth item and pass"),
-        TESTS,
     ),
 ]

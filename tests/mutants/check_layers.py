@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/check/test_layers.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "check.layers.earlier_wins",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         'duplicated(keep="last")',
         'duplicated(keep="first")',
         "an earlier layer's bar wins over a later layer's for the same item",
-        TESTS,
     ),
     M(
         "check.layers.override_dropped",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "    table = pd.concat([base.table, top.table], ignore_index=True)",
         "    table = base.table",
         "a later layer's bars are dropped",
-        TESTS,
     ),
     M(
         "check.layers.severity_not_merged",
@@ -29,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "        severity={**base.severity, **top.severity},",
         "        severity=base.severity,",
         "a later layer's [severity] table is ignored",
-        TESTS,
     ),
     M(
         "check.layers.size_moves",
@@ -37,7 +32,6 @@ MUTANTS: list[Mutant] = [
         "        if key in given and getattr(top, key) != getattr(base, key) and len(base.table):",
         "        if False:",
         "a layer moves the size the bars below it hold at",
-        TESTS,
     ),
     M(
         "check.layers.overlay_first_ignores_model",
@@ -45,6 +39,5 @@ MUTANTS: list[Mutant] = [
         "    if is_overlay(first) and model is not None:",
         "    if False:",
         "an overlay given first does not lie over the preset's model",
-        (*TESTS, "tests/cli/test_cmd_check.py"),
     ),
 ]

@@ -11,13 +11,6 @@ MUTANTS: list[Mutant] = [
         "for initiator in PAIR_INITIATORS:",
         "for initiator in PAIR_INITIATORS[:1]:",
         ("the check never measures pushes, so push criteria are never judged"),
-        (
-            "tests/check/test_check.py",
-            "tests/cli/test_cmd_check.py",
-            "tests/cli/test_cmd_criteria.py",
-            "tests/check/test_derive.py",
-            "tests/check/test_writer.py",
-        ),
     ),
     M(
         "check.plan.both_directions_as_uni",
@@ -25,6 +18,5 @@ MUTANTS: list[Mutant] = [
         'direction = "both" if len(directions) == 2 else directions[0]',
         "direction = directions[0]",
         "a check with criteria in both directions measures one",
-        ("tests/check/test_plan.py",),
     ),
 ]

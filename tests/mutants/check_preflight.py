@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/check/test_preflight.py", "tests/cli/test_deliveropts.py")
-
 MUTANTS: list[Mutant] = [
     M(
         "check.preflight.no_verification",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "        verification=True,",
         "        verification=False,",
         "the preflight does not verify the bytes: corrupt copies pass",
-        TESTS,
     ),
     M(
         "check.preflight.push_first",
@@ -21,6 +18,5 @@ MUTANTS: list[Mutant] = [
         'CHEAPEST = (("uni", "dst"), ("uni", "src"), ("bi", "dst"), ("bi", "src"))',
         'CHEAPEST = (("uni", "src"), ("uni", "dst"), ("bi", "dst"), ("bi", "src"))',
         "the preflight keeps the pushes, not the pulls",
-        TESTS,
     ),
 ]

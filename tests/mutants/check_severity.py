@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/check/test_severity.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "check.severity.warn_fails",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         '    out.loc[warned, "status"] = WARN',
         '    out.loc[warned, "status"] = FAIL',
         "a failing item of severity warn fails the check",
-        TESTS,
     ),
     M(
         "check.severity.entry_ignored",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         '    out["severity"] = own.where(own.notna(), by_kind).astype(object)',
         '    out["severity"] = by_kind.astype(object)',
         "an entry's own severity is ignored for its table's",
-        TESTS,
     ),
     M(
         "check.severity.table_ignored",
@@ -29,7 +25,6 @@ MUTANTS: list[Mutant] = [
         '    by_kind = out["kind"].map(lambda k: severity.get(str(k), FAIL_SEVERITY))',
         '    by_kind = out["kind"].map(lambda k: FAIL_SEVERITY)',
         "a [severity] table is ignored: every item without its own is fail",
-        TESTS,
     ),
     M(
         "check.severity.warn_verdict_passes",
@@ -37,7 +32,6 @@ MUTANTS: list[Mutant] = [
         "    return WARN if status.eq(WARN).any() else PASS",
         "    return PASS",
         "a check with warned items says PASS",
-        TESTS,
     ),
     M(
         "check.severity.source_of_the_model",
@@ -45,7 +39,6 @@ MUTANTS: list[Mutant] = [
         '            out.append(f if pd.isna(n) else f"{f}:{int(n)}")',
         "            out.append(source)",
         "an item names the criteria as a whole, not the FILE:LINE of its bar",
-        (*TESTS, "tests/check/test_layers.py"),
     ),
     M(
         "check.severity.topology_rows_swapped",
@@ -53,7 +46,6 @@ MUTANTS: list[Mutant] = [
         '            out.append(f"{path}:{lines[int(src)]}")',
         '            out.append(f"{path}:{lines[-1 - int(src)]}")',
         "a topology item names the line of another device's row",
-        TESTS,
     ),
     M(
         "check.severity.action_swaps_the_pair",
@@ -61,6 +53,5 @@ MUTANTS: list[Mutant] = [
         '        src=_word(item.get("src")),\n        dst=_word(item.get("dst")),',
         '        src=_word(item.get("dst")),\n        dst=_word(item.get("src")),',
         "the action retests the reverse direction of the failing pair",
-        TESTS,
     ),
 ]

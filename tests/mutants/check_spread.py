@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = ("tests/check/test_spread.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "check.spread.never_over_the_bar",
@@ -14,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    over = (cv > bar).to_numpy()",
         "    over = (cv > bar * 100).to_numpy()",
         "a spread item passes whatever its samples' CV (the key rule judged away)",
-        TESTS,
     ),
     M(
         "check.spread.one_sample_passes",
@@ -22,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "    status = np.where(~judged, SKIP, np.where(over, FAIL, PASS))",
         "    status = np.where(~judged, PASS, np.where(over, FAIL, PASS))",
         "an item with one sample (no spread to judge) passes instead of being skipped",
-        TESTS,
     ),
     M(
         "check.spread.bar_not_scaled",
@@ -30,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "    if n == samples or n < 2 or samples < 2:\n        return 1.0",
         "    if True:\n        return 1.0",
         "a bar for 3 samples judges an item of 2 as it is (false failures on a fleet)",
-        TESTS,
     ),
     M(
         "check.spread.population_sd",
@@ -38,7 +32,6 @@ MUTANTS: list[Mutant] = [
         "    cv = rate.std(axis=1, ddof=1) / rate.mean(axis=1) * 100",
         "    cv = rate.std(axis=1, ddof=0) / rate.mean(axis=1) * 100",
         "the derived bar takes the population sd of the jitter's samples (too tight a bar)",
-        TESTS,
     ),
     M(
         "check.spread.pair_bar_by_destination_row",
@@ -47,6 +40,5 @@ MUTANTS: list[Mutant] = [
         '    on = [*keys, "src", "dst", "direction", "initiator"]\n'
         '    expected = expected.rename(columns={"src": "dst", "dst": "src"})\n    if hosts',
         "a pair's own spread bar is read by destination row (2->5 judged by 5->2's bar)",
-        TESTS,
     ),
 ]

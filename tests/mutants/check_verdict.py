@@ -4,18 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = (
-    "tests/check/test_verdict.py",
-    "tests/check/test_render.py",
-    "tests/check/test_criteria.py",
-    "tests/check/test_derive.py",
-    "tests/check/test_check.py",
-    "tests/cli/test_cmd_check.py",
-    "tests/cli/test_cmd_criteria.py",
-    "tests/check/test_writer.py",
-)
-
 MUTANTS: list[Mutant] = [
     M(
         "check.verdict.min_strict",
@@ -23,12 +11,6 @@ MUTANTS: list[Mutant] = [
         ('ok = np.where(m["bound"] == "min", measured >= m["value"], measured <= m["value"])'),
         ('ok = np.where(m["bound"] == "min", measured > m["value"], measured <= m["value"])'),
         ("a bandwidth equal to its criterion fails (at least turned into more than)"),
-        (
-            "tests/check/test_verdict.py",
-            "tests/check/test_render.py",
-            "tests/check/test_criteria.py",
-            "tests/check/test_derive.py",
-        ),
     ),
     M(
         "check.verdict.max_as_min",
@@ -36,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ('ok = np.where(m["bound"] == "min", measured >= m["value"], measured <= m["value"])'),
         'ok = measured >= m["value"]',
         "a latency ceiling is judged as a floor",
-        TESTS,
     ),
     M(
         "check.verdict.pass_always",
@@ -44,7 +25,6 @@ MUTANTS: list[Mutant] = [
         ("status = np.select([unseen, missing, lost, ok], [SKIP, SKIP, FAIL, PASS], FAIL)"),
         ("status = np.select([unseen, missing, lost, ok], [SKIP, SKIP, PASS, PASS], PASS)"),
         "every measured item passes",
-        TESTS,
     ),
     M(
         "check.verdict.lost_is_fine",
@@ -52,12 +32,6 @@ MUTANTS: list[Mutant] = [
         ("status = np.select([unseen, missing, lost, ok], [SKIP, SKIP, FAIL, PASS], FAIL)"),
         ("status = np.select([unseen, missing, ok], [SKIP, SKIP, PASS], FAIL)"),
         "a point that lost samples passes on the samples that remain",
-        (
-            "tests/check/test_verdict.py",
-            "tests/check/test_render.py",
-            "tests/check/test_criteria.py",
-            "tests/check/test_derive.py",
-        ),
     ),
     M(
         "check.verdict.peer_matrix_transposed",
@@ -65,12 +39,6 @@ MUTANTS: list[Mutant] = [
         ("        (a, b, criteria.links[a][b], criteria.peer_access[a][b])"),
         ("        (a, b, criteria.links[a][b], criteria.peer_access[b][a])"),
         ("the expected peer access is read by column (destination) instead of row"),
-        (
-            "tests/check/test_verdict.py",
-            "tests/check/test_render.py",
-            "tests/check/test_criteria.py",
-            "tests/check/test_derive.py",
-        ),
     ),
     M(
         "check.verdict.class_before_pair",
@@ -78,12 +46,6 @@ MUTANTS: list[Mutant] = [
         ("out = pd.concat([by_pair, by_class], ignore_index=True).drop_duplicates(keys)"),
         ("out = pd.concat([by_class, by_pair], ignore_index=True).drop_duplicates(keys)"),
         "a pair's own criterion is shadowed by its link class's",
-        (
-            "tests/check/test_verdict.py",
-            "tests/check/test_render.py",
-            "tests/check/test_criteria.py",
-            "tests/check/test_derive.py",
-        ),
     ),
     M(
         "check.verdict.verification_reversed",
@@ -95,7 +57,6 @@ MUTANTS: list[Mutant] = [
             "        r = r["
         ),
         ("a corrupting link is blamed on the reverse direction (src/dst swapped in an item)"),
-        TESTS,
     ),
     M(
         "check.verdict.id_swapped",
@@ -103,7 +64,6 @@ MUTANTS: list[Mutant] = [
         '            first["src"].astype(str) + "->" + first["dst"].astype(str),',
         '            first["dst"].astype(str) + "->" + first["src"].astype(str),',
         "an item's id names its pair backwards",
-        TESTS,
     ),
     M(
         "check.verdict.verification_ignored",
@@ -114,7 +74,6 @@ MUTANTS: list[Mutant] = [
         ),
         ('r = r.assign(_bad=(r["error_kind"].astype(object) == "runtime").to_numpy(dtype=bool))'),
         ("bytes that arrived wrong are not counted (runtime failures are instead)"),
-        TESTS,
     ),
     M(
         "check.verdict.unreported_link_fails",
@@ -122,7 +81,7 @@ MUTANTS: list[Mutant] = [
         ('    unreported = seen & m["link"].eq(NA) & m["expected_link"].ne(NA)'),
         "    unreported = seen & False",
         "a link class nobody reported is judged FAIL instead of SKIP",
-        ("tests/runtime/test_linksource.py",),
+        tests=("tests/runtime/test_linksource.py",),
     ),
     M(
         "check.verdict.card_keyed_by_label",
@@ -130,9 +89,6 @@ MUTANTS: list[Mutant] = [
         "    on = [*keys, *CARD_KEYS]\n",
         '    on = [*keys, "receivers"]\n',
         "card points keyed by part of the pair only",
-        (
-            "tests/check/test_verdict.py::test_card_items_are_keyed_by_their_devices_not_their_label",
-        ),
     ),
     M(
         "check.verdict.all_skipped_passes",
@@ -140,7 +96,6 @@ MUTANTS: list[Mutant] = [
         'judged = int(items["status"].isin(JUDGED).sum())',
         'judged = int(items["status"].isin([*JUDGED, SKIP]).sum())',
         "a check whose items are all skipped passes (a skip counted as judged)",
-        ("tests/check/test_render.py", "tests/check/test_verdict.py"),
     ),
     M(
         "check.verdict.die_rows_in_pair_items",
@@ -148,6 +103,6 @@ MUTANTS: list[Mutant] = [
         "        plain, rows = rows, rows[~chosen]",
         "        plain = rows",
         "a twin pair's bandwidth item pools its sio and hccs rows with its default path's",
-        ("tests/check/test_dieitems.py",),
+        tests=("tests/check/test_dieitems.py",),
     ),
 ]

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = ("tests/check/test_criteria.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "check.writer.writer_links_transposed",
@@ -14,7 +11,7 @@ MUTANTS: list[Mutant] = [
         'topology.add("links", _matrix([list(r) for r in criteria.links]))',
         'topology.add("links", _matrix([list(r) for r in zip(*criteria.links)]))',
         "the written link matrix has destinations as rows",
-        TESTS,
+        tests=("tests/check/test_criteria.py",),
     ),
     M(
         "check.writer.writer_peer_transposed",
@@ -22,6 +19,6 @@ MUTANTS: list[Mutant] = [
         ("        for i, r in enumerate(criteria.peer_access)"),
         ("        for i, r in enumerate(zip(*criteria.peer_access))"),
         "the written peer-access matrix has destinations as rows",
-        TESTS,
+        tests=("tests/check/test_criteria.py",),
     ),
 ]

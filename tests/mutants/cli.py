@@ -12,7 +12,6 @@ MUTANTS: list[Mutant] = [
         "from typing import TYPE_CHECKING, Any\n\nfrom ..results import ResultsError  # noqa: F401\n",
         "the command line imports the toolkit before main() and its Ctrl-C handler (as "
         "before issue 42): --help loads pandas, a Ctrl-C in its first moments a traceback",
-        ("tests/cli/test_cli.py",),
     ),
     M(
         "cli.runtime_errors_unseen",
@@ -21,6 +20,5 @@ MUTANTS: list[Mutant] = [
         "    if isinstance(exc, ()):",
         "main no longer finds the runtime's errors among the modules imported: a failed "
         "pyACL call is an internal error instead of its one line and exit 1",
-        ("tests/cli/test_exitstatus.py", "tests/cli/test_cli.py"),
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/cli/test_cmd_calibrate.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "cli.cmd_calibrate.run_preset_ignored",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "        return own, server_of(run.meta)",
         "        return None, server_of(run.meta)",
         "calibrate of a partial sweep asks for --preset although its run.json names one",
-        TESTS,
     ),
     M(
         "cli.cmd_calibrate.other_preset_taken",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "        return bool(given.name == own.name)",
         "        return True",
         "calibrate --preset atlas800t-a3 of an atlas800t-a2 run is not refused",
-        TESTS,
     ),
     M(
         "cli.cmd_calibrate.other_topology_taken",
@@ -29,6 +25,5 @@ MUTANTS: list[Mutant] = [
         "        given.device_count == n\n        and all(",
         "        given.device_count == n\n        or all(",
         "calibrate --topology of another server's links is taken when its device count fits",
-        TESTS,
     ),
 ]

@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/cli/test_cmd_check.py",
-    "tests/cli/test_cmd_criteria.py",
-    "tests/check/test_check.py",
-    "tests/check/test_derive.py",
-    "tests/check/test_writer.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -20,7 +11,7 @@ MUTANTS: list[Mutant] = [
         ("        return _check_run(args)"),
         "",
         ("check --run measures the server instead of judging the folder"),
-        ("tests/check/test_imported.py",),
+        tests=("tests/check/test_imported.py",),
     ),
     M(
         "cli.cmd_check.exit_zero",
@@ -28,7 +19,6 @@ MUTANTS: list[Mutant] = [
         "return EXIT_FAILED if failing else EXIT_OK",
         "return EXIT_OK",
         "check exits 0 when an item failed",
-        TESTS,
     ),
     M(
         "cli.cmd_check.check_out_without_run",
@@ -36,15 +26,6 @@ MUTANTS: list[Mutant] = [
         "    save(result.measured.run, out, replace=True)",
         "    pass",
         "check --out writes its items but no run folder",
-        (
-            "tests/cli/test_cmd_check.py",
-            "tests/cli/test_cmd_criteria.py",
-            *SWEEP_TESTS,
-            "tests/run/test_meta.py",
-            "tests/run/test_value.py",
-            "tests/run/test_folder.py",
-            "tests/test_terminal.py",
-        ),
     ),
     M(
         "cli.cmd_check.warmup_ignored",
@@ -52,7 +33,7 @@ MUTANTS: list[Mutant] = [
         "            warmup=args.warmup,",
         "            warmup=CHECK_WARMUP,",
         "check --warmup does not reach the sweeps it runs",
-        ("tests/cli/test_options.py::test_check_times_its_sweeps_as_told",),
+        tests=("tests/cli/test_options.py::test_check_times_its_sweeps_as_told",),
     ),
     M(
         "cli.cmd_check.run_on_a_default_server",
@@ -60,7 +41,6 @@ MUTANTS: list[Mutant] = [
         "    if named is None:\n        raise UsageError(",
         "    if named is None:\n        return load_preset(DEFAULT_PRESET)\n        raise UsageError(",
         "check --run judges a run that names no server on atlas800t-a2 (issue 37)",
-        ("tests/cli/test_cmd_check.py", "tests/acceptance/test_seams.py"),
     ),
     M(
         "cli.cmd_check.warn_exits_one",
@@ -68,7 +48,6 @@ MUTANTS: list[Mutant] = [
         "    failing = result.status == FAIL or (result.status == WARN and args.strict)",
         '    failing = result.status != "PASS"',
         "a WARN check exits 1 without --strict",
-        ("tests/cli/test_cmd_check.py",),
     ),
     M(
         "cli.cmd_check.strict_ignored",
@@ -76,7 +55,6 @@ MUTANTS: list[Mutant] = [
         "    failing = result.status == FAIL or (result.status == WARN and args.strict)",
         "    failing = result.status == FAIL",
         "--strict does not make a WARN exit 1",
-        ("tests/cli/test_cmd_check.py",),
     ),
     M(
         "cli.cmd_check.one_layer",
@@ -84,6 +62,5 @@ MUTANTS: list[Mutant] = [
         "    criteria = load_layers(args.criteria, model)",
         "    criteria = load_layers(args.criteria[-1:], model)",
         "only the last --criteria file is read",
-        ("tests/cli/test_cmd_check.py",),
     ),
 ]

@@ -11,8 +11,5 @@ MUTANTS: list[Mutant] = [
         "        check_out_dir(args.out, overwrite=True)",
         "        pass",
         "compare checks --out only when it writes the figures",
-        (
-            "tests/cli/test_cmd_compare.py::test_cli_checks_its_output_folder_and_preset_before_any_work",
-        ),
     ),
 ]

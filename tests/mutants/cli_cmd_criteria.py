@@ -11,6 +11,5 @@ MUTANTS: list[Mutant] = [
         ("criteria = criteria_from_preset(server.name, fraction=fraction, **extra)"),
         "criteria = criteria_from_preset(server.name, **extra)",
         "criteria --fraction is not passed on",
-        ("tests/cli/test_cmd_criteria.py", "tests/check/test_derive.py"),
     ),
 ]

@@ -11,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    if args.port and not port_is_free(args.port):",
         "    if False:",
         "a port in use is found by Voilà after 'serving at ...'",
-        ("tests/cli/test_cmd_dashboard.py::test_a_port_in_use_exits_2_before_serving",),
     ),
     M(
         "cli.cmd_dashboard.dashboard_sigterm_orphans",
@@ -19,8 +18,5 @@ MUTANTS: list[Mutant] = [
         "    previous = signal.signal(signal.SIGTERM, _on_sigterm)",
         "    previous = signal.getsignal(signal.SIGTERM)",
         ("SIGTERM ends the command and leaves Voilà and its kernels serving"),
-        (
-            "tests/cli/test_cmd_dashboard.py::test_the_server_and_its_kernels_go_down_with_the_command",
-        ),
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/cli/test_deliveropts.py", "tests/deliver/test_slurm.py")
-
 MUTANTS: list[Mutant] = [
     M(
         "cli.deliveropts.no_preflight",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         '    return preflight(criteria) if getattr(args, "preflight", False) else criteria',
         "    return criteria",
         "check --preflight runs the whole check",
-        TESTS,
     ),
     M(
         "cli.deliveropts.apply_without_kubectl",
@@ -21,6 +18,5 @@ MUTANTS: list[Mutant] = [
         '    if args.apply and shutil.which("kubectl") is None:',
         "    if False:",
         "--apply without kubectl measures first and fails after",
-        TESTS,
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/cli/test_ipcsummary.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "cli.ipcsummary.small_sizes_compared",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         '    cmp = cmp[cmp["size_bytes"] >= MIN_COMPARED_BYTES]\n',
         "",
         "IPC / in-process ratios include copies below 1 MiB",
-        TESTS,
     ),
     M(
         "cli.ipcsummary.initiators_pooled",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         '        cmp.groupby(["link", "initiator", "size_bytes"])["ratio"]',
         '        cmp.assign(initiator="dst").groupby(["link", "initiator", "size_bytes"])["ratio"]',
         "pulls and pushes pooled into one ratio, filed under pull",
-        TESTS,
     ),
     M(
         "cli.ipcsummary.lost_workers_unsaid",
@@ -29,6 +25,5 @@ MUTANTS: list[Mutant] = [
         "    if len(lost):",
         "    if False:",
         "rows lost with their worker are not said",
-        TESTS,
     ),
 ]

@@ -11,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    server = p.add_mutually_exclusive_group()",
         "    server = p",
         "sweep --preset A --topology B runs B and drops A without a word (issue 37)",
-        ("tests/cli/test_options.py",),
     ),
     M(
         "cli.options.out_without_overwrite",
@@ -19,6 +18,6 @@ MUTANTS: list[Mutant] = [
         "    if overwrite is not None:\n        add_overwrite(p, overwrite)",
         "    if overwrite is None:\n        add_overwrite(p, overwrite)",
         "the commands' --overwrite no longer declared beside --out (issue 41 item 4)",
-        ("tests/cli/test_runoutput.py",),
+        tests=("tests/cli/test_runoutput.py",),
     ),
 ]

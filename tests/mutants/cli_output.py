@@ -13,7 +13,6 @@ MUTANTS: list[Mutant] = [
         '        """Where a note goes: stderr (stdout holds the document alone)."""\n'
         "        return sys.stdout",
         "a figure written is said into the JSON document's stdout: a script's json.loads fails",
-        ("tests/cli/test_output.py",),
     ),
     M(
         "cli.output.table_under_json",
@@ -21,6 +20,5 @@ MUTANTS: list[Mutant] = [
         '        """The table: not printed under JSON."""',
         '        """The table: not printed under JSON."""\n        show()',
         "--format json prints the table too",
-        ("tests/cli/test_output.py",),
     ),
 ]

@@ -15,7 +15,7 @@ MUTANTS: list[Mutant] = [
         ),
         "",
         "report of an interrupted run exits 130",
-        (
+        tests=(
             "tests/cli/test_cmd_report.py::test_report_of_an_interrupted_run_is_not_itself_interrupted",
         ),
     ),

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/cli/test_session.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "cli.session.teardown_failure_exits_0",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "        return status if status == EXIT_INTERRUPTED else max(status, EXIT_FAILED)",
         "        return status",
         "a teardown that fails after clean results exits 0",
-        TESTS,
     ),
     M(
         "cli.session.failed_work_not_closed",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "    except BaseException:\n        try:\n            rt.close()",
         "    except BaseException:\n        try:\n            pass",
         "a command whose work raises leaves the runtime open",
-        TESTS,
     ),
     M(
         "cli.session.interrupted_teardown_exits_1",
@@ -29,6 +25,5 @@ MUTANTS: list[Mutant] = [
         "        return status if status == EXIT_INTERRUPTED else max(status, EXIT_FAILED)",
         "        return EXIT_FAILED",
         "an interrupted command whose teardown fails exits 1, not 130",
-        TESTS,
     ),
 ]

@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/collectives/test_predict.py",
-    "tests/collectives/test_phases.py",
-    "tests/collectives/test_select.py",
-    "tests/collectives/test_busbw.py",
-    "tests/collectives/test_rows.py",
-    "tests/imports/test_imports.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -21,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "if value > best * (1 + _TIE) or best_key is None:",
         "if value < best * (1 - _TIE) or best_key is None:",
         "the least loaded resource named as the bottleneck",
-        TESTS,
     ),
     M(
         "collectives.predict.no_barrier",
@@ -29,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "barrier = model.barrier_us + wait",
         "barrier = wait",
         "phases without their barrier (the small-size floor too low)",
-        TESTS,
     ),
     M(
         "collectives.predict.writers_reduce_at_once",
@@ -37,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "    wait = model.barrier_us if lands_on(phase) else 0.0",
         "    wait = 0.0",
         ("a rank others wrote into (reducing inline or before a pass) does not wait on them"),
-        TESTS,
     ),
     M(
         "collectives.predict.bottleneck_of_the_last_phase",
@@ -45,7 +32,6 @@ MUTANTS: list[Mutant] = [
         "return _longest(self.phases).bottleneck",
         "return self.phases[-1].bottleneck",
         ("the op's bottleneck taken from its last phase, not its longest"),
-        TESTS,
     ),
     M(
         "collectives.predict.algbw_of_the_printed_size",
@@ -53,7 +39,6 @@ MUTANTS: list[Mutant] = [
         ("return self.collective.convention.algbw_bytes / (self.time_us * BYTES_PER_US)"),
         ("return self.collective.convention.size_bytes / (self.time_us * BYTES_PER_US)"),
         "algbw of the printed size, not the bytes hccl_test counts",
-        TESTS,
     ),
     M(
         "collectives.predict.bottleneck_of_the_fastest_copy",
@@ -61,16 +46,6 @@ MUTANTS: list[Mutant] = [
         ("            slow = phase.moves[max(range(len(times)), key=times.__getitem__)]"),
         ("            slow = phase.moves[min(range(len(times)), key=times.__getitem__)]"),
         "the measured bottleneck is the copy that ended first",
-        (
-            "tests/collectives/test_collectives.py",
-            "tests/cli/test_cmd_collectives.py",
-            "tests/cli/test_cmd_import.py",
-            *COMMAND_TESTS,
-            "tests/collectives/test_table.py",
-            "tests/plots/test_collectives.py",
-            "tests/run/test_folder.py",
-            "tests/topology/test_presets.py",
-        ),
     ),
     M(
         "collectives.predict.bound_with_small_copies",
@@ -78,14 +53,5 @@ MUTANTS: list[Mutant] = [
         ("        return base(src, dst, max(nbytes, BOUND_BYTES), initiator)"),
         "        return base(src, dst, nbytes, initiator)",
         ("the link bound prices small copies at their measured (latency-bound) rate"),
-        (
-            "tests/cli/test_cmd_collectives.py",
-            "tests/cli/test_cmd_import.py",
-            *COMMAND_TESTS,
-            "tests/collectives/test_table.py",
-            "tests/plots/test_collectives.py",
-            "tests/run/test_folder.py",
-            "tests/topology/test_presets.py",
-        ),
     ),
 ]

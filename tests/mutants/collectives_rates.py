@@ -4,14 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = (
-    "tests/collectives/test_rates.py",
-    "tests/collectives/test_phases.py",
-    "tests/collectives/test_predict.py",
-    "tests/collectives/test_select.py",
-)
-
 MUTANTS: list[Mutant] = [
     M(
         "collectives.rates.port_budget_ignored",
@@ -19,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "if lc.switched and topo.port_GBps:",
         "if False:",
         "a switched class's per-device port budget never crossed",
-        TESTS,
     ),
     M(
         "collectives.rates.budget_groups_swapped",
@@ -27,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "gs, gd = limit.group_of(src), limit.group_of(dst)",
         "gs, gd = limit.group_of(dst), limit.group_of(src)",
         ("a copy charged to the destination card's egress and the source card's ingress"),
-        TESTS,
     ),
     M(
         "collectives.rates.both_budget_once",
@@ -39,7 +29,6 @@ MUTANTS: list[Mutant] = [
         ),
         '                Budget(f"{_group(limit, g)}:both", limit.both_GBps) for g in (gs,) if g is not None',
         ("a copy between two cards crosses only the source card's both-ways budget"),
-        TESTS,
     ),
     M(
         "collectives.rates.push_is_pull",
@@ -47,13 +36,6 @@ MUTANTS: list[Mutant] = [
         "return _class_rate(topo, src, dst, initiator == DST)",
         "return _class_rate(topo, src, dst, initiator != DST)",
         "writes priced at the read rate and reads at the write rate",
-        (
-            "tests/collectives/test_rates.py",
-            "tests/collectives/test_phases.py",
-            "tests/collectives/test_predict.py",
-            "tests/collectives/test_select.py",
-            "tests/collectives/test_busbw.py",
-        ),
     ),
     M(
         "collectives.rates.measured_linear_in_size",
@@ -61,7 +43,6 @@ MUTANTS: list[Mutant] = [
         ("return float(np.exp(np.interp(np.log(max(nbytes, 1)), xs, ys)))"),
         ("return float(np.interp(max(nbytes, 1), np.exp(xs), np.exp(ys)))"),
         "a measured curve interpolated linearly in size, not log-log",
-        TESTS,
     ),
     M(
         "collectives.rates.measured_latency_twice",
@@ -69,6 +50,5 @@ MUTANTS: list[Mutant] = [
         "stream_us = max(total_us - lat_of(src, dst), 0.0)",
         "stream_us = total_us",
         ("the latency counted again on top of a measured time that includes it"),
-        TESTS,
     ),
 ]

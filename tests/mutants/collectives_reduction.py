@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/collectives/test_reduction.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "collectives.reduction.never_inline",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    return rule is not None and dtype in rule[0] and op in rule[1]",
         "    return False",
         "HCCL's reduction is always a separate pass, as the model had it before",
-        TESTS,
     ),
     M(
         "collectives.reduction.any_type_inline",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "    return rule is not None and dtype in rule[0] and op in rule[1]",
         "    return rule is not None and op in rule[1]",
         "every data type reduces inline where the chip does (int64, fp64 too)",
-        TESTS,
     ),
     M(
         "collectives.reduction.bare_910b_is_an_a2",
@@ -29,6 +25,5 @@ MUTANTS: list[Mutant] = [
         '    if name.startswith("910B") and name[4:5].isdigit():',
         '    if name.startswith("910B"):',
         "a bare Ascend910B (an A1 SoC version) is taken for an A2",
-        TESTS,
     ),
 ]

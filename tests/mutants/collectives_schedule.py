@@ -4,13 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = (
-    "tests/collectives/test_schedule.py",
-    "tests/collectives/test_layout.py",
-    "tests/collectives/test_collectives.py",
-)
-
 MUTANTS: list[Mutant] = [
     M(
         "collectives.schedule.no_barrier",
@@ -18,7 +11,6 @@ MUTANTS: list[Mutant] = [
         ("steps.append(Step(k, j, slot, (previous(k, m.by), previous(k, _peer(m)))))"),
         "steps.append(Step(k, j, slot, ()))",
         "a phase's copies wait for nothing: no barrier between phases",
-        TESTS,
     ),
     M(
         "collectives.schedule.no_peer_handshake",
@@ -26,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ("steps.append(Step(k, j, slot, (previous(k, m.by), previous(k, _peer(m)))))"),
         "steps.append(Step(k, j, slot, (previous(k, m.by),)))",
         "a copy waits for its own rank only, not for its peer",
-        TESTS,
     ),
     M(
         "collectives.schedule.pushes_not_landed",
@@ -34,7 +25,6 @@ MUTANTS: list[Mutant] = [
         ("        if m.by != m.dst:\n            out.append((m.dst, j))"),
         ("        if False:\n            out.append((m.dst, j))"),
         "a rank reduces before the writes into it arrived",
-        TESTS,
     ),
     M(
         "collectives.schedule.no_closing",
@@ -42,10 +32,6 @@ MUTANTS: list[Mutant] = [
         "        if closing and k == len(coll.phases) - 1:",
         "        if False:",
         ("a run another follows does not wait for the reads of its memory"),
-        (
-            "tests/collectives/test_schedule.py",
-            "tests/collectives/test_layout.py",
-        ),
     ),
     M(
         "collectives.schedule.waits_on_the_wrong_phase",
@@ -53,9 +39,5 @@ MUTANTS: list[Mutant] = [
         ("    return Ref(START, 0, device) if phase == 0 else Ref(END, phase - 1, device)"),
         ("    return Ref(START, 0, device) if phase <= 1 else Ref(END, phase - 2, device)"),
         "a phase waits for the one before the previous one",
-        (
-            "tests/collectives/test_schedule.py",
-            "tests/collectives/test_layout.py",
-        ),
     ),
 ]

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = ("tests/collectives/test_select.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "collectives.select.a2_threshold_exclusive",
@@ -14,7 +11,6 @@ MUTANTS: list[Mutant] = [
         ("if op == ALL_REDUCE and conv.chunk_bytes <= A2_SMALL_ALL_REDUCE:"),
         ("if op == ALL_REDUCE and conv.chunk_bytes < A2_SMALL_ALL_REDUCE:"),
         ("A2's small-count all-reduce stops below 256 KiB instead of at it"),
-        TESTS,
     ),
     M(
         "collectives.select.a3_threshold_not_per_rank",
@@ -22,6 +18,5 @@ MUTANTS: list[Mutant] = [
         ("        conv.chunk_bytes <= A3_SMALL * p"),
         ("        conv.chunk_bytes <= A3_SMALL"),
         ("A3's small-count all-reduce limit not scaled by the rank count"),
-        TESTS,
     ),
 ]

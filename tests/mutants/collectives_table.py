@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,15 +11,6 @@ MUTANTS: list[Mutant] = [
         ('    return "failed" if "failed" in got else "success" if got == {"success"} else "NULL"'),
         '    return "success"',
         "the table says success whatever the samples' checks",
-        (
-            "tests/collectives/test_table.py",
-            "tests/cli/test_cmd_collectives.py",
-            "tests/cli/test_cmd_import.py",
-            *COMMAND_TESTS,
-            "tests/plots/test_collectives.py",
-            "tests/run/test_folder.py",
-            "tests/topology/test_presets.py",
-        ),
     ),
     M(
         "collectives.table.disagreement_hidden",
@@ -27,6 +18,5 @@ MUTANTS: list[Mutant] = [
         "    if len(set(texts)) < 2:",
         "    if True:",
         "samples that name different bottlenecks are shown as the most named, not varies",
-        ("tests/collectives/test_table.py", "tests/cli/test_cmd_collectives.py"),
     ),
 ]

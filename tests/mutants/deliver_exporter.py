@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/deliver/test_exporter.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "deliver.exporter.two_checks_at_once",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "        if not self._one.acquire(blocking=block):",
         "        if not self._one.acquire(blocking=True) and False:",
         "a second check starts while one runs",
-        TESTS,
     ),
     M(
         "deliver.exporter.failed_check_clears",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "                self.errors += 1",
         "                self.errors += 1\n                self.last = None",
         "a check that raises drops the last good result",
-        TESTS,
     ),
     M(
         "deliver.exporter.serves_every_path",
@@ -29,6 +25,5 @@ MUTANTS: list[Mutant] = [
         '            if self.path.split("?", 1)[0] != METRICS_PATH:',
         "            if False:",
         "the exporter answers every path, not only /metrics",
-        TESTS,
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/deliver/test_kubernetes.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "deliver.kubernetes.remove_any_taint_of_the_key",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    elif any(ours(t) for t in taints):",
         '    elif any(t.get("key") == TAINT_KEY for t in taints):',
         "a PASS removes an admin's taint of the same key",
-        TESTS,
     ),
     M(
         "deliver.kubernetes.warn_unhealthy",
@@ -21,6 +18,5 @@ MUTANTS: list[Mutant] = [
         '_STATUS = {PASS: "True", WARN: "True", FAIL: "False"}',
         '_STATUS = {PASS: "True", WARN: "False", FAIL: "False"}',
         "a WARN marks the node unhealthy",
-        TESTS,
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/deliver/test_npu_exporter.py", "tests/cli/test_deliveropts.py")
-
 MUTANTS: list[Mutant] = [
     M(
         "deliver.npu_exporter.items_in_their_order",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    return sorted(out, key=_rank)",
         "    return out",
         "the failing items are not kept first: a late failure is dropped over the limit",
-        TESTS,
     ),
     M(
         "deliver.npu_exporter.size_unchecked",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         '    while kept and _size({**doc, "data_list": kept}) > MAX_BYTES:',
         "    while False:",
         "a file over NPU Exporter's 100 KB",
-        TESTS,
     ),
     M(
         "deliver.npu_exporter.labels_untrimmed",
@@ -29,6 +25,5 @@ MUTANTS: list[Mutant] = [
         "    keep = sorted(label, key=lambda k: rank.get(k, len(rank)))[:MAX_LABELS]",
         "    keep = list(label)",
         "an entry with 11 labels",
-        TESTS,
     ),
 ]

@@ -4,12 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = (
-    "tests/deliver/test_prometheus.py",
-    "tests/cli/test_deliveropts.py",
-    "tests/deliver/test_exporter.py",
-)
-
 MUTANTS: list[Mutant] = [
     M(
         "deliver.prometheus.src_dst_swapped",
@@ -18,7 +12,6 @@ MUTANTS: list[Mutant] = [
         '        swap = {"src": "dst", "dst": "src"}\n'
         "        labels = [v.host, *(_text(r.get(swap.get(k, k))) for k in LINK_LABELS[1:])]",
         "a link's metrics carry the values of src and dst swapped",
-        TESTS,
     ),
     M(
         "deliver.prometheus.gigabytes",
@@ -26,7 +19,6 @@ MUTANTS: list[Mutant] = [
         "BYTES_PER_GB = 1e9",
         "BYTES_PER_GB = 1.0",
         "bandwidth in GB/s under a bytes-per-second name",
-        TESTS,
     ),
     M(
         "deliver.prometheus.write_in_place",
@@ -34,6 +26,5 @@ MUTANTS: list[Mutant] = [
         "        os.replace(tmp, path)",
         "        Path(path).write_text(text)\n        Path(tmp).unlink()",
         "the metrics file written in place: a reader may see half of it",
-        TESTS,
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/deliver/test_slurm.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "deliver.slurm.resume_any_drain",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         '    cmds = [[*update, "state=resume"]] if now.drained and now.ours else []',
         '    cmds = [[*update, "state=resume"]] if now.drained else []',
         "a PASS resumes a node an admin drained for another reason",
-        TESTS,
     ),
     M(
         "deliver.slurm.fail_overwrites_admin_reason",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "        if now.drained and not now.ours:  # an admin's drain keeps its reason",
         "        if False:",
         "a FAIL replaces an admin's drain reason with its own (a later PASS resumes the node)",
-        TESTS,
     ),
     M(
         "deliver.slurm.warn_drains",
@@ -29,6 +25,5 @@ MUTANTS: list[Mutant] = [
         '        cmds.append([*update, f"comment={reason_text(v.items, WARN, REASON_NAMES)}"])',
         '        cmds.append([*update, "state=drain", f"reason={reason_text(v.items, WARN, 3)}"])',
         "a WARN drains the node instead of commenting",
-        TESTS,
     ),
 ]

@@ -11,7 +11,6 @@ MUTANTS: list[Mutant] = [
         ('links["class_median_GBps"] = links["link"].map(medians).astype("float64")'),
         ('links["class_median_GBps"] = float(ref["bandwidth_GBps"].median())'),
         ("link fractions against the fleet-wide median, not each link class's"),
-        ("tests/fleet/test_analysis.py::test_fractions_are_per_link_class_with_two_classes",),
     ),
     M(
         "fleet.analysis.fleet_interrupt_exit_1",
@@ -23,6 +22,8 @@ MUTANTS: list[Mutant] = [
         ),
         '        "exit_status": (EXIT_INTERRUPTED if False else EXIT_FINDING if finding else EXIT_HEALTHY),',
         "an interrupted fleet's verdict says exit 1 or 0",
-        ("tests/cli/test_cmd_fleet.py::test_an_interrupted_fleet_says_130_in_its_text_and_json",),
+        tests=(
+            "tests/cli/test_cmd_fleet.py::test_an_interrupted_fleet_says_130_in_its_text_and_json",
+        ),
     ),
 ]

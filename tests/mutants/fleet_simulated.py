@@ -11,7 +11,6 @@ MUTANTS: list[Mutant] = [
         'protocol="tls://" if security is not None else "tcp://"',
         'protocol="tcp://"',
         "the simulated fleet ignores the security it is given",
-        ("tests/fleet/test_simulated.py::test_a_survey_over_tls_on_loopback",),
     ),
     M(
         "fleet.simulated.degrade_device_unchecked",
@@ -19,6 +18,6 @@ MUTANTS: list[Mutant] = [
         "    if devices is not None and max(src, dst) >= devices:",
         "    if False:",
         "fleet --degrade naming a device the preset lacks surveys a healthy fleet",
-        ("tests/cli/test_cmd_fleet.py",),
+        tests=("tests/cli/test_cmd_fleet.py",),
     ),
 ]

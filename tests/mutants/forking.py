@@ -4,15 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = (
-    "tests/test_forking.py",
-    "tests/plots/test_heatmaps.py",
-    "tests/plots/test_reports.py",
-    "tests/runtime/test_runtime.py",
-    "tests/sim/test_engine.py",
-)
-
 MUTANTS: list[Mutant] = [
     M(
         "forking.workers_ignore_load",
@@ -20,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "int(cores - busy_cores() + 0.5)",
         "int(cores + 0.5)",
         ("report forks a worker per core even when other work keeps them busy"),
-        TESTS,
     ),
     M(
         "forking.busy_cores_idle_as_busy",
@@ -28,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "(1.0 - idle / total)",
         "(idle / total)",
         "busy_cores counts idle time as busy",
-        TESTS,
     ),
     M(
         "forking.fork_with_threads",
@@ -36,6 +25,5 @@ MUTANTS: list[Mutant] = [
         ("    return all(t.daemon and t.name in FORK_SAFE_THREADS for t in others)\n"),
         "    return True\n",
         "report forks while a non-daemon thread runs",
-        TESTS,
     ),
 ]

@@ -11,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "                if app == APPLICATION_ID:\n",
         "                if True:\n",
         "another application's SQLite file is taken for a history store",
-        ("tests/history/test_store.py",),
     ),
     M(
         "history.drift.last_value_not_median",
@@ -19,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "    recent = float(np.median(after[-rule.recent :]))",
         "    recent = float(after[-1])",
         "one bad run (a transient dip) is named a drift",
-        ("tests/history/test_drift.py",),
     ),
     M(
         "history.drift.failed_runs_in_baseline",
@@ -27,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "    ok = np.flatnonzero(~failed)[: rule.baseline]",
         "    ok = np.arange(len(values))[: rule.baseline]",
         "a run that failed its check is part of the baseline",
-        ("tests/history/test_drift.py",),
     ),
     M(
         "history.cli.check_appends_nothing",
@@ -35,7 +32,7 @@ MUTANTS: list[Mutant] = [
         "    append_items(args.history_store, items, result.measured.run.meta)\n",
         "",
         "check --history appends nothing",
-        ("tests/cli/test_cmd_history.py",),
+        tests=("tests/cli/test_cmd_history.py",),
     ),
 ]
 MUTANTS += [
@@ -45,7 +42,6 @@ MUTANTS += [
         '    ok = by_run[~by_run["failed"]].sort_values("time", kind="stable")',
         '    ok = by_run.sort_values("time", kind="stable")',
         "a run that failed its check is part of the baseline",
-        ("tests/history/test_baseline.py", "tests/cli/test_cmd_baseline.py"),
     ),
     M(
         "history.baseline.no_tolerance",
@@ -53,7 +49,6 @@ MUTANTS += [
         "    tol = max(tolerance, SPREADS * spread)",
         "    tol = SPREADS * spread",
         "a baseline's bars sit at the median less the spread alone (a healthy run fails)",
-        ("tests/history/test_baseline.py", "tests/cli/test_cmd_baseline.py"),
     ),
 ]
 MUTANTS += [
@@ -63,7 +58,6 @@ MUTANTS += [
         "    table = trends(records[keys.isin(marks.index)], rule)\n",
         '    table = trends(records[records["item"].isin(marks.index.get_level_values(1))], rule)\n',
         "report --history draws an item's history from every host that has it, not the run's",
-        ("tests/history/test_drift.py", "tests/cli/test_cmd_report.py"),
     ),
     M(
         "history.report.run_not_marked",
@@ -71,6 +65,5 @@ MUTANTS += [
         '            mark=row.get("mark"),\n',
         "            mark=None,\n",
         "report --history does not mark the run reported on its item's history",
-        ("tests/plots/test_history.py", "tests/cli/test_cmd_report.py"),
     ),
 ]

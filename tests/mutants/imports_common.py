@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,13 +11,6 @@ MUTANTS: list[Mutant] = [
         "    return value * scale\n",
         "    return value\n",
         "a value's unit ignored (ns read as us, MB/s as GB/s)",
-        (
-            "tests/imports/test_imports.py",
-            "tests/cli/test_cmd_import.py",
-            "tests/imports/test_dmi_text.py",
-            *COMMAND_TESTS,
-            "tests/collectives/test_busbw.py",
-        ),
     ),
     M(
         "imports.common.unit_case_sensitive",
@@ -25,6 +18,5 @@ MUTANTS: list[Mutant] = [
         "scale = UNITS[kind].get(unit.strip().lower())",
         "scale = UNITS[kind].get(unit.strip())",
         "a unit written in capitals (GB/s, KiB) is unknown",
-        ("tests/imports/test_common.py",),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,12 +11,5 @@ MUTANTS: list[Mutant] = [
         '"threshold_GBps": quantity(m["threshold"], "bandwidth"',
         '"threshold_GBps": quantity(m["value"], "bandwidth"',
         "a diagnosis line's threshold taken from its measured value",
-        (
-            "tests/imports/test_imports.py",
-            "tests/cli/test_cmd_import.py",
-            "tests/imports/test_dmi_text.py",
-            *COMMAND_TESTS,
-            "tests/collectives/test_busbw.py",
-        ),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,12 +11,5 @@ MUTANTS: list[Mutant] = [
         ('if isinstance(data, dict) and isinstance(data.get("error"), dict):'),
         "if False:",
         "DMI's error object not reported as the tool's error (exit 1)",
-        (
-            "tests/imports/test_imports.py",
-            "tests/cli/test_cmd_import.py",
-            "tests/imports/test_dmi_text.py",
-            *COMMAND_TESTS,
-            "tests/collectives/test_busbw.py",
-        ),
     ),
 ]

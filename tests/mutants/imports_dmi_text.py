@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/imports/test_dmi_text.py",
-    "tests/imports/test_imports.py",
-    "tests/cli/test_cmd_import.py",
-    *COMMAND_TESTS,
-    "tests/collectives/test_busbw.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -20,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "cells[(src, dst)] = (value, i + 1)",
         "cells[(dst, src)] = (value, i + 1)",
         ("p2p matrix read with rows and columns swapped (rows are sources)"),
-        TESTS,
     ),
     M(
         "imports.dmi_text.matrix_line_off_by_one",
@@ -28,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "cells[(src, dst)] = (value, i + 1)",
         "cells[(src, dst)] = (value, i)",
         "a matrix cell's source line one too low",
-        TESTS,
     ),
     M(
         "imports.dmi_text.matrix_missing_row_accepted",
@@ -36,7 +25,6 @@ MUTANTS: list[Mutant] = [
         ("    if missing:"),
         ("    if False:"),
         "a truncated matrix (a source row missing) accepted",
-        TESTS,
     ),
     M(
         "imports.dmi_text.table_by_position",
@@ -44,7 +32,6 @@ MUTANTS: list[Mutant] = [
         "order = sorted(cols, key=lambda c: cols[c][0])",
         "order = list(cols)",
         "table columns read in a fixed order instead of the header's",
-        TESTS,
     ),
     M(
         "imports.dmi_text.window_always_one_copy",
@@ -52,7 +39,6 @@ MUTANTS: list[Mutant] = [
         "for copies in ([times] if times else []) + [1]:",
         "for copies in [1]:",
         ("a table's elapsed time never read as the window of all its copies"),
-        TESTS,
     ),
     M(
         "imports.dmi_text.bi_total_as_one_direction",
@@ -60,7 +46,6 @@ MUTANTS: list[Mutant] = [
         ('value = "bandwidth_GBps" if direction == UNI else "bidir_total_GBps"\n    # card'),
         ('value = "bandwidth_GBps"\n    # card'),
         ("DMI's bidirectional total stored as one direction's bandwidth"),
-        TESTS,
     ),
     M(
         "imports.dmi_text.size_option_over_capture",
@@ -68,6 +53,5 @@ MUTANTS: list[Mutant] = [
         "n = _size_stated(lines, i, last, name) or cmd.size or size",
         "n = size or _size_stated(lines, i, last, name) or cmd.size",
         "--size wins over the size the capture states",
-        TESTS,
     ),
 ]

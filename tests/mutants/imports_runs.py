@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,15 +11,5 @@ MUTANTS: list[Mutant] = [
         ('        for direction in ("uni", "bi"):\n            part = cells[(cells["pattern"]'),
         ('        for direction in ("uni",):\n            part = cells[(cells["pattern"]'),
         ("an imported run's params plan only uni: its bi totals are never re-run"),
-        (
-            "tests/cli/test_cmd_import.py",
-            "tests/cli/test_cmd_calibrate.py",
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            *SWEEP_TESTS,
-            "tests/test_comparison.py",
-        ),
     ),
 ]

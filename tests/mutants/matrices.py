@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/test_matrices.py",
-    "tests/test_terminal.py",
-    *SWEEP_TESTS,
-    "tests/test_emptycells.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -19,18 +11,6 @@ MUTANTS: list[Mutant] = [
         "frame.loc[card_label(a), card_label(b)] = float(v)",
         "frame.loc[card_label(b), card_label(a)] = float(v)",
         "a card matrix with sending cards as columns",
-        (
-            "tests/test_matrices.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_cards.py",
-            "tests/measure/test_plan.py",
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            "tests/plots/test_aggregates.py",
-            "tests/measure/test_rows.py",
-            "tests/measure/test_spec.py",
-        ),
     ),
     M(
         "matrices.transposed",
@@ -38,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ("                        device_count=n,\n                    )"),
         ("                        device_count=n,\n                    ).T"),
         "a terminal/JSON matrix with rows and columns swapped",
-        TESTS,
     ),
     M(
         "matrices.reason_transposed",
@@ -46,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "                (a, b), same if i == j and not by_group else (NOT_MEASURED_KIND, NOT_MEASURED)",
         "                (b, a), same if i == j and not by_group else (NOT_MEASURED_KIND, NOT_MEASURED)",
         "an empty cell's reason taken from the opposite direction",
-        TESTS,
     ),
     M(
         "matrices.smallest_size",
@@ -54,7 +32,6 @@ MUTANTS: list[Mutant] = [
         ("return int(sizes.min() if pattern == LATENCY_PATTERN else sizes.max())"),
         "return int(sizes.min())",
         ("bandwidth matrices at the smallest size instead of the largest"),
-        TESTS,
     ),
     M(
         "matrices.no_total",
@@ -62,7 +39,6 @@ MUTANTS: list[Mutant] = [
         ('if direction == BI and part["bidir_total_GBps"].notna().any():'),
         ('if direction == "both" and part["bidir_total_GBps"].notna().any():'),
         "a bidirectional run without its both-directions matrix",
-        TESTS,
     ),
     M(
         "matrices.devices_ignored",
@@ -70,7 +46,6 @@ MUTANTS: list[Mutant] = [
         "                frame = frame.loc[chosen, chosen]",
         "                pass",
         "a --devices sweep shows every device",
-        TESTS,
     ),
     M(
         "matrices.matrix_reason_own_text",
@@ -78,7 +53,7 @@ MUTANTS: list[Mutant] = [
         ("        text = emptycells.explain("),
         ("        text = kind + str(code) or emptycells.explain("),
         ("the terminal's reasons are its own text, not emptycells.explain"),
-        ("tests/test_emptycells.py::test_empty_cells_say_why",),
+        tests=("tests/test_emptycells.py::test_empty_cells_say_why",),
     ),
     M(
         "matrices.reason_dropped",
@@ -86,18 +61,6 @@ MUTANTS: list[Mutant] = [
         ('kind = str(failed.iloc[0]["error_kind"]) if len(failed) else NOT_MEASURED_KIND'),
         "kind = NOT_MEASURED_KIND",
         "a missing value says 'not measured' although a row says why",
-        (
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_patterns.py",
-            "tests/cli/test_cmd_run.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_testfile.py",
-            "tests/patterns/test_model.py",
-            *COMMAND_TESTS,
-            "tests/patterns/test_builtin.py",
-            "tests/plots/test_testbars.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "matrices.host_reference_inverted",
@@ -105,6 +68,6 @@ MUTANTS: list[Mutant] = [
         'str(row["link"]) == HOST_LINK',
         'str(row["link"]) != HOST_LINK',
         "a host copy's missing nominal is not said to be a reference",
-        ("tests/measure/test_rows.py",),
+        tests=("tests/measure/test_rows.py",),
     ),
 ]

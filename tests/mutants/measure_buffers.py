@@ -2,28 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/measure/test_buffers.py",
-    *SWEEP_TESTS,
-    "tests/test_schema.py",
-    "tests/measure/test_probe.py",
-    "tests/measure/test_outcomes.py",
-    "tests/measure/test_spec.py",
-    "tests/measure/test_timing.py",
-    "tests/run/test_value.py",
-    "tests/test_units.py",
-    "tests/measure/test_links.py",
-    "tests/measure/test_pairs.py",
-    "tests/acceptance/test_verdicts.py",
-    *COMMAND_TESTS,
-    "tests/runtime/test_runtime.py",
-    *SIM_TESTS,
-    "tests/test_results.py",
-    "tests/topology/test_presets.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -32,20 +11,6 @@ MUTANTS: list[Mutant] = [
         "np.random.default_rng(0xA5CE + device)",
         "np.random.default_rng(0xA5CE)",
         ("every device sends the same bytes (a copy from the wrong device verifies)"),
-        (
-            "tests/measure/test_buffers.py",
-            *SWEEP_TESTS,
-            "tests/test_schema.py",
-            "tests/measure/test_probe.py",
-            "tests/measure/test_outcomes.py",
-            "tests/measure/test_spec.py",
-            "tests/measure/test_timing.py",
-            "tests/run/test_value.py",
-            "tests/test_units.py",
-            "tests/measure/test_links.py",
-            "tests/measure/test_pairs.py",
-            "tests/acceptance/test_doctests.py::test_docstring_examples[ascend_p2p_lab.measure.buffers]",
-        ),
     ),
     M(
         "measure.buffers.verify_small_always_true",
@@ -53,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ("    if size <= PATTERN_BYTES:\n        return [(0, size)]"),
         ("    if size <= PATTERN_BYTES:\n        return []"),
         "copies up to 1 MiB always verify (nothing is read back)",
-        TESTS,
     ),
     M(
         "measure.buffers.verify_windows_always_true",
@@ -61,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "            if got != block[pos : pos + n]:",
         "            if False:",
         "every copy verifies, whatever the bytes",
-        TESTS,
     ),
     M(
         "measure.buffers.verify_pattern_offset",
@@ -69,20 +32,6 @@ MUTANTS: list[Mutant] = [
         "pos = off % PATTERN_BYTES",
         "pos = off % (PATTERN_BYTES // 2)",
         "windows compared with the wrong part of the pattern",
-        (
-            "tests/measure/test_buffers.py",
-            *SWEEP_TESTS,
-            "tests/test_schema.py",
-            "tests/measure/test_probe.py",
-            "tests/measure/test_outcomes.py",
-            "tests/measure/test_spec.py",
-            "tests/measure/test_timing.py",
-            "tests/run/test_value.py",
-            "tests/test_units.py",
-            "tests/measure/test_links.py",
-            "tests/measure/test_pairs.py",
-            "tests/acceptance/test_verdicts.py",
-        ),
     ),
     M(
         "measure.buffers.verify_no_tail",
@@ -90,7 +39,6 @@ MUTANTS: list[Mutant] = [
         "size - CHECK_WINDOW)",
         "size - 2 * CHECK_WINDOW)",
         "the last 4 KiB of a large copy is not checked",
-        TESTS,
     ),
     M(
         "measure.buffers.device_clear_skipped",
@@ -98,6 +46,6 @@ MUTANTS: list[Mutant] = [
         "        else:\n            self.rt.memset(buf, 0, size)",
         "        else:\n            pass",
         "a device receive buffer is never cleared before a point",
-        ("tests/measure/test_execute.py",),
+        tests=("tests/measure/test_execute.py",),
     ),
 ]

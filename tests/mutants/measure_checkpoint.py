@@ -11,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "zlib.compress(json.dumps(rows).encode(), 6)",
         "zlib.compress(json.dumps(rows).encode(), 0)",
         "the checkpoint's rows are not compressed",
-        ("tests/measure/test_checkpoint.py::test_a_checkpoint_is_compact",),
     ),
     M(
         "measure.checkpoint.block_twice",
@@ -19,6 +18,5 @@ MUTANTS: list[Mutant] = [
         '            if rec["block"] in keys:\n                continue\n',
         "",
         "a checkpoint holding a block twice loads its rows twice",
-        ("tests/measure/test_checkpoint.py",),
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/measure/test_diechoice.py", "tests/cli/test_cmd_sweep.py")
-
 MUTANTS: list[Mutant] = [
     M(
         "measure.diechoice.pairs_not_checked",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    for a, b in pairs:\n        if not topo.twin_dies(a, b):",
         "    for a, b in pairs:\n        if False:",
         "a pair of two cards given --die-link is measured over SIO's default path",
-        TESTS,
     ),
     M(
         "measure.diechoice.one_split",
@@ -21,6 +18,5 @@ MUTANTS: list[Mutant] = [
         "out.extend(over_die_link(test, DIE_BOTH, s) for s in splits or (None,))",
         "out.extend(over_die_link(test, DIE_BOTH, s) for s in (splits or (None,))[:1])",
         "a sweep over the split measures its first share only",
-        TESTS,
     ),
 ]

@@ -11,6 +11,5 @@ MUTANTS: list[Mutant] = [
         'if role == "pull" and self.spec.verify else None',
         "if False else None",
         "a pull across processes is never verified",
-        ("tests/measure/test_ipcworker.py",),
     ),
 ]

@@ -11,7 +11,6 @@ MUTANTS: list[Mutant] = [
         'stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")',
         'stamp = _dt.datetime.now().strftime("%Y%m%dT%H%M%S")',
         "a run id stamped in local time without its Z",
-        ("tests/measure/test_meta.py",),
     ),
     M(
         "measure.meta.guesses_not_recorded",
@@ -19,6 +18,6 @@ MUTANTS: list[Mutant] = [
         '        meta["guessed"] = guesses(rt.topology, info.get("backend") == "sim")',
         "        pass",
         "a SoC and link rates guessed from npu-smi text are recorded as if reported",
-        ("tests/cli/test_cmd_collectives.py",),
+        tests=("tests/cli/test_cmd_collectives.py",),
     ),
 ]

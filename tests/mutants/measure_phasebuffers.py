@@ -11,7 +11,7 @@ MUTANTS: list[Mutant] = [
         ("            if got != piece_bytes(*origin, w, n):\n                return False"),
         ("            if got is None:\n                return False"),
         "the verification reads the bytes and never compares them",
-        ("tests/collectives/test_collectives.py",),
+        tests=("tests/collectives/test_collectives.py",),
     ),
     M(
         "measure.phasebuffers.not_zeroed",
@@ -19,6 +19,5 @@ MUTANTS: list[Mutant] = [
         "        for buf in self.made:\n            rt.memset(buf, 0)\n",
         "",
         "a collective's buffers keep what the memory held (a previous point's bytes)",
-        ("tests/measure/test_phasebuffers.py",),
     ),
 ]

@@ -11,7 +11,7 @@ MUTANTS: list[Mutant] = [
         ('        "busbw_GBps": algbw * bus_factor(operation, ranks),'),
         ('        "busbw_GBps": algbw * bus_factor("broadcast", ranks),'),
         "every op's busbw takes the broadcast's factor (1)",
-        ("tests/collectives/test_collectives.py",),
+        tests=("tests/collectives/test_collectives.py",),
     ),
     M(
         "measure.phaserows.busbw_is_algbw",
@@ -25,7 +25,6 @@ MUTANTS: list[Mutant] = [
         ),
         '    return {"time_us": time_us, "algbw_GBps": algbw, "busbw_GBps": algbw}',
         "a collective's bus bandwidth is its algorithm bandwidth",
-        ("tests/measure/test_phaserows.py",),
     ),
     M(
         "measure.phaserows.simulator_accounting_ignored",
@@ -33,7 +32,6 @@ MUTANTS: list[Mutant] = [
         "    if sample.move_limits:",
         "    if False:",
         "a simulated run names the prediction's bottleneck, not what the simulator saturated",
-        ("tests/measure/test_phaserows.py", "tests/cli/test_cmd_collectives.py"),
     ),
     M(
         "measure.phaserows.hardware_names_the_slowest_copy",
@@ -41,6 +39,5 @@ MUTANTS: list[Mutant] = [
         "    if prog.predicted is not None:\n        neck, basis",
         "    if False:\n        neck, basis",
         "on hardware the bottleneck is the slowest copy's link, not the prediction's",
-        ("tests/measure/test_phaserows.py",),
     ),
 ]

@@ -11,7 +11,6 @@ MUTANTS: list[Mutant] = [
         ("                bufs.data[m.src],"),
         ("                bufs.data[m.dst],"),
         ("a phase's copies read the destination's piece (src and dst swapped)"),
-        ("tests/measure/test_phasetiming.py", "tests/collectives/test_collectives.py"),
     ),
     M(
         "measure.phasetiming.source_offset_of_the_destination",
@@ -19,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ("                src_offset=lay.offsets[m.src][m.piece],"),
         ("                src_offset=lay.offsets[m.dst][m.piece],"),
         "a copy reads the piece at the destination's offset",
-        ("tests/measure/test_phasetiming.py", "tests/collectives/test_collectives.py"),
     ),
     M(
         "measure.phasetiming.gate_never_grows",
@@ -27,7 +25,6 @@ MUTANTS: list[Mutant] = [
         ("            self.gate_copies = max("),
         ("            self.gate_copies = 1 or max("),
         ("the gate is not sized after the host's enqueue: host time in every window"),
-        ("tests/measure/test_phasetiming.py", "tests/collectives/test_collectives.py"),
     ),
     M(
         "measure.phasetiming.hop_not_applied",
@@ -41,6 +38,5 @@ MUTANTS: list[Mutant] = [
             "1000.0 + (0.0 if d != self.lead else 0.0)"
         ),
         "the ranks' times are not put on the lead's clock",
-        ("tests/measure/test_phasetiming.py", "tests/collectives/test_collectives.py"),
     ),
 ]

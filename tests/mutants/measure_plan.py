@@ -11,6 +11,5 @@ MUTANTS: list[Mutant] = [
         "ServerView(rt, ask_all=True, failure_of=_probe_failure)",
         "ServerView(rt, ask_all=True)",
         "a failed aclrtDeviceCanAccessPeer stops the sweep instead of costing its pair",
-        ("tests/measure/test_plan.py",),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SIM_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,13 +11,6 @@ MUTANTS: list[Mutant] = [
         ('got["verified"] = _ok(other.ask("verify", issuer.device, size))'),
         'got["verified"] = None',
         "a push across processes is never verified by the exporter",
-        (
-            "tests/measure/test_processes.py",
-            *SIM_TESTS,
-            "tests/measure/test_ipcworker.py",
-            "tests/runtime/test_runtime.py",
-            "tests/sim/test_ipcstate.py",
-        ),
     ),
     M(
         "measure.processes.push_not_cleared",
@@ -25,7 +18,7 @@ MUTANTS: list[Mutant] = [
         '                _ok(other.ask("clear", size))',
         "                pass",
         "a push across processes lands in a receive buffer that holds the last point's bytes",
-        ("tests/measure/test_ipcworker.py",),
+        tests=("tests/measure/test_ipcworker.py",),
     ),
     M(
         "measure.processes.workers_on_the_preset",
@@ -33,6 +26,6 @@ MUTANTS: list[Mutant] = [
         "                *rt.simulated_server(),\n",
         "",
         "the workers simulate the packaged preset, not the parent's server and its faults",
-        ("tests/measure/test_ipcworker.py",),
+        tests=("tests/measure/test_ipcworker.py",),
     ),
 ]

@@ -2,23 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    *SWEEP_TESTS,
-    "tests/test_schema.py",
-    "tests/measure/test_probe.py",
-    "tests/measure/test_buffers.py",
-    "tests/measure/test_outcomes.py",
-    "tests/measure/test_spec.py",
-    "tests/measure/test_timing.py",
-    "tests/run/test_value.py",
-    "tests/test_units.py",
-    "tests/measure/test_links.py",
-    "tests/measure/test_pairs.py",
-    "tests/acceptance/test_verdicts.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -27,18 +11,6 @@ MUTANTS: list[Mutant] = [
         "for budget in topology_budgets(topo, a, b):",
         "for budget in ():",
         ("an aggregate's nominal is capped by no shared budget, not even a switched link's port"),
-        (
-            "tests/measure/test_rows.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_cards.py",
-            "tests/measure/test_plan.py",
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            "tests/plots/test_aggregates.py",
-            "tests/test_matrices.py",
-            "tests/measure/test_spec.py",
-        ),
     ),
     M(
         "measure.rows.bw_units",
@@ -46,21 +18,6 @@ MUTANTS: list[Mutant] = [
         "nbytes / (elapsed_us * 1e3)",
         "nbytes / (elapsed_us * 1.024e3)",
         "bandwidth in binary instead of decimal GB/s",
-        (
-            *SWEEP_TESTS,
-            "tests/test_schema.py",
-            "tests/measure/test_probe.py",
-            "tests/measure/test_buffers.py",
-            "tests/measure/test_outcomes.py",
-            "tests/measure/test_spec.py",
-            "tests/measure/test_timing.py",
-            "tests/run/test_value.py",
-            "tests/test_units.py",
-            "tests/measure/test_links.py",
-            "tests/measure/test_pairs.py",
-            "tests/acceptance/test_verdicts.py",
-            "tests/acceptance/test_doctests.py::test_docstring_examples[ascend_p2p_lab.measure.sweep]",
-        ),
     ),
     M(
         "measure.rows.host_bound_flipped",
@@ -68,7 +25,6 @@ MUTANTS: list[Mutant] = [
         ("t.host_enqueue_us >= self.spec.host_bound_ratio * t.elapsed_us"),
         ("t.host_enqueue_us <= self.spec.host_bound_ratio * t.elapsed_us"),
         "host_bound comparison reversed",
-        TESTS,
     ),
     M(
         "measure.rows.host_bound_fixed_ratio",
@@ -82,7 +38,6 @@ MUTANTS: list[Mutant] = [
         ),
         "        bound = t.host_enqueue_us >= 0.5 * t.elapsed_us if timing == EVENTS else None",
         "host_bound_ratio ignored",
-        TESTS,
     ),
     M(
         "measure.rows.one_flow_counted",
@@ -90,18 +45,6 @@ MUTANTS: list[Mutant] = [
         'len(s["_members"]) if many else 1)',
         "1 if many else 1)",
         ("an aggregate's value counts one copy's bytes, not all of them"),
-        (
-            "tests/measure/test_rows.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_cards.py",
-            "tests/measure/test_plan.py",
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            "tests/plots/test_aggregates.py",
-            "tests/test_matrices.py",
-            "tests/measure/test_spec.py",
-        ),
     ),
     M(
         "measure.rows.fanout_count_one",
@@ -109,7 +52,6 @@ MUTANTS: list[Mutant] = [
         'len(s["_members"]) if many else 1)',
         'len(s["_members"][:1]) if many else 1)',
         "fan-out bandwidth counts one stream",
-        TESTS,
     ),
     M(
         "measure.rows.bw_no_fanout",
@@ -117,7 +59,6 @@ MUTANTS: list[Mutant] = [
         "bw = bandwidth(size * t.copies * transfers, t.elapsed_us)",
         "bw = bandwidth(size * t.copies, t.elapsed_us)",
         "an aggregate's bandwidth counts one transfer's bytes only",
-        TESTS,
     ),
     M(
         "measure.rows.bw_no_copies",
@@ -125,7 +66,6 @@ MUTANTS: list[Mutant] = [
         "bw = bandwidth(size * t.copies * transfers, t.elapsed_us)",
         "bw = bandwidth(size * transfers, t.elapsed_us)",
         "bandwidth counts one copy per sample",
-        TESTS,
     ),
     M(
         "measure.rows.aggregate_one_transfer",
@@ -133,18 +73,6 @@ MUTANTS: list[Mutant] = [
         ("members = tuple(k for k in range(len(test.transfers)) if test.direction_of(k) == i)"),
         "members = (0,)",
         "the aggregate counts one transfer's bytes",
-        (
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_patterns.py",
-            "tests/cli/test_cmd_run.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_testfile.py",
-            "tests/patterns/test_model.py",
-            *COMMAND_TESTS,
-            "tests/patterns/test_builtin.py",
-            "tests/plots/test_testbars.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "measure.rows.bidir_twice_one_way",
@@ -152,7 +80,6 @@ MUTANTS: list[Mutant] = [
         "return math.fsum(directions_GBps)",
         "return 2 * directions_GBps[0]",
         "bidirectional total is twice the first direction",
-        TESTS,
     ),
     M(
         "measure.rows.bidir_max",
@@ -160,7 +87,6 @@ MUTANTS: list[Mutant] = [
         "return math.fsum(directions_GBps)",
         "return max(directions_GBps)",
         "bidirectional total is the faster direction",
-        TESTS,
     ),
     M(
         "measure.rows.host_bound_host_timing",
@@ -168,7 +94,6 @@ MUTANTS: list[Mutant] = [
         "            if timing == EVENTS",
         "            if timing == HOST_CLOCK",
         ("host_bound set for host-timed rows and left empty for event-timed ones"),
-        TESTS,
     ),
     M(
         "measure.rows.bi_verified_swapped",
@@ -176,7 +101,6 @@ MUTANTS: list[Mutant] = [
         "for s, v, ok, b in zip(slots, values, checks, bad):",
         "for s, v, ok, b in zip(slots, values, checks[::-1], bad):",
         "a->b row carries b->a's verification",
-        TESTS,
     ),
     M(
         "measure.rows.bi_rows_same_values",
@@ -184,7 +108,6 @@ MUTANTS: list[Mutant] = [
         "for s, v, ok, b in zip(slots, values, checks, bad):",
         ("for s, v, ok, b in zip(slots, [values[0]] * len(values), checks, bad):"),
         "b->a row carries a->b's bandwidth",
-        TESTS,
     ),
     M(
         "measure.rows.bi_verification_names",
@@ -192,7 +115,6 @@ MUTANTS: list[Mutant] = [
         ("bad = [_verification(ok, test, s) for ok, s in zip(checks, slots)]"),
         ("bad = [_verification(ok, test, s) for ok, s in zip(checks, [slots[0]] * len(slots))]"),
         "b->a verification failure names the wrong direction",
-        TESTS,
     ),
     M(
         "measure.rows.staged_nominal_kept",
@@ -200,7 +122,6 @@ MUTANTS: list[Mutant] = [
         "                    if test.timing == STAGED",
         '                    if test.timing == "never"',
         ("host-staged rows compared with the device link's nominal rate"),
-        TESTS,
     ),
     M(
         "measure.rows.fanout_initiator_label",
@@ -208,7 +129,6 @@ MUTANTS: list[Mutant] = [
         ("initiator = who.pop() if len(who) == 1 and test.values != TRANSFERS else None"),
         "initiator = SRC",
         ("all_to_one (and group pull) aggregate rows labelled initiator=src"),
-        TESTS,
     ),
     M(
         "measure.rows.point_not_announced",
@@ -216,7 +136,7 @@ MUTANTS: list[Mutant] = [
         '            self.rt.begin_point(f"{test.key}/{size}")\n',
         "",
         ("a point does not restart the jitter draws: resumed runs differ"),
-        (
+        tests=(
             "tests/measure/test_checkpoint.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
             "tests/sim/test_extras.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
         ),
@@ -227,18 +147,6 @@ MUTANTS: list[Mutant] = [
         '"transfer": k if test.values == TRANSFERS else None,',
         '"transfer": k + 1 if test.values == TRANSFERS else None,',
         "transfers are numbered from 1",
-        (
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_patterns.py",
-            "tests/cli/test_cmd_run.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_testfile.py",
-            "tests/patterns/test_model.py",
-            *COMMAND_TESTS,
-            "tests/patterns/test_builtin.py",
-            "tests/plots/test_testbars.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "measure.rows.host_rates_swapped",
@@ -246,18 +154,6 @@ MUTANTS: list[Mutant] = [
         "if any(t.host_end for t in transfers) or not any(t.peer_flow for t in picked):",
         "if not any(t.peer_flow for t in picked):",
         ("an aggregate with a host copy gets its device copies' paper rate as if complete"),
-        (
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_patterns.py",
-            "tests/cli/test_cmd_run.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_testfile.py",
-            "tests/patterns/test_model.py",
-            *COMMAND_TESTS,
-            "tests/patterns/test_builtin.py",
-            "tests/plots/test_testbars.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "measure.rows.failure_not_per_transfer",
@@ -273,18 +169,6 @@ MUTANTS: list[Mutant] = [
             "**columns))"
         ),
         ("a failed test gives its transfers no rows (no reason per transfer)"),
-        (
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_patterns.py",
-            "tests/cli/test_cmd_run.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_testfile.py",
-            "tests/patterns/test_model.py",
-            *COMMAND_TESTS,
-            "tests/patterns/test_builtin.py",
-            "tests/plots/test_testbars.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "measure.rows.senders_are_receivers",
@@ -292,7 +176,7 @@ MUTANTS: list[Mutant] = [
         '                "senders": senders,',
         '                "senders": receivers,',
         "a group row's senders are its receivers",
-        ("tests/acceptance/test_golden_rows.py",),
+        tests=("tests/acceptance/test_golden_rows.py",),
     ),
     M(
         "measure.rows.budgets_ports_only",
@@ -300,7 +184,6 @@ MUTANTS: list[Mutant] = [
         "for budget in topology_budgets(topo, a, b):",
         'for budget in [x for x in topology_budgets(topo, a, b) if x.name.startswith("port")]:',
         "an aggregate's nominal counts the ports but not the cards' budgets",
-        ("tests/measure/test_rows.py",),
     ),
     M(
         "measure.rows.bi_window_own_direction_only",
@@ -308,7 +191,6 @@ MUTANTS: list[Mutant] = [
         "copying = [k for k, t in enumerate(transfers) if t.peer_flow is not None]",
         "copying = [k for k, t in enumerate(transfers) if t.peer_flow is not None and k in set(members)]",
         "a direction of a bidirectional window does not share the both-ways budget with the other",
-        ("tests/measure/test_rows.py",),
     ),
     M(
         "measure.rows.binding_full_first",
@@ -316,7 +198,6 @@ MUTANTS: list[Mutant] = [
         "binding = binding or full or",
         "binding = full or binding or",
         "the budget named as binding is not the first one that filled",
-        ("tests/measure/test_rows.py",),
     ),
     M(
         "measure.rows.budget_binds_always",
@@ -325,6 +206,5 @@ MUTANTS: list[Mutant] = [
         "    binds = True",
         "a budget used up only as the links reach their own rates is named as binding "
         "(a single 2->0 copy 'bound by port[2]:egress', issue 37)",
-        ("tests/measure/test_rows.py",),
     ),
 ]

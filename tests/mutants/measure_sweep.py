@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,7 +11,7 @@ MUTANTS: list[Mutant] = [
         ('meta["points_not_reached"] = sum(len(ctx.remaining(b)) for b in blocks)'),
         'meta["points_not_reached"] = 0',
         "points a stopped run never reached go uncounted",
-        (
+        tests=(
             "tests/cli/test_runoutput.py::test_a_run_that_stops_early_counts_the_points_it_never_reached",
         ),
     ),
@@ -24,7 +24,7 @@ MUTANTS: list[Mutant] = [
             "a run with blocks still to measure says its checkpoint is "
             "finished: saving it removes what the rerun needs"
         ),
-        (
+        tests=(
             "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
             "tests/measure/test_checkpoint.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped",
         ),
@@ -35,6 +35,5 @@ MUTANTS: list[Mutant] = [
         "{**rt.fallbacks, **ctx.fallbacks}",
         "dict(ctx.fallbacks)",
         "the runtime's fallbacks (aclrtCreateEvent for a missing ...WithFlag) are not in run.json",
-        (*SWEEP_TESTS,),
     ),
 ]

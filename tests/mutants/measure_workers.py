@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = ("tests/measure/test_workers.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "measure.workers.workers_rows_as_they_came",
@@ -14,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "ctx.rows.extend(row for i in sorted(got) for row in got[i])",
         "ctx.rows.extend(row for i in got for row in got[i])",
         ("the rows of a sweep in workers come in the order the blocks finished"),
-        TESTS,
     ),
     M(
         "measure.workers.workers_points_not_adopted",
@@ -22,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ("            got[i] = rows\n            ctx.adopt(todo[i], sizes)\n"),
         "            got[i] = rows\n",
         "points measured by a worker count as not reached",
-        TESTS,
     ),
     M(
         "measure.workers.workers_death_unnoticed",
@@ -30,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "            if dead & suspects:\n",
         "            if False:\n",
         "a worker that died is waited for forever",
-        TESTS,
     ),
     M(
         "measure.workers.workers_error_swallowed",
@@ -38,7 +32,6 @@ MUTANTS: list[Mutant] = [
         ("                ctx.adopt(todo[i], sizes)\n            raise exc\n"),
         ("                ctx.adopt(todo[i], sizes)\n            done += 1\n"),
         "a worker's failure is not raised",
-        TESTS,
     ),
     M(
         "measure.workers.workers_fallbacks_lost",
@@ -46,6 +39,5 @@ MUTANTS: list[Mutant] = [
         "            ctx.fallbacks.update(fallbacks)\n",
         "",
         "what a worker did instead of a missing call is not said",
-        TESTS,
     ),
 ]

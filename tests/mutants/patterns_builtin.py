@@ -2,23 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    *SWEEP_TESTS,
-    "tests/test_schema.py",
-    "tests/measure/test_probe.py",
-    "tests/measure/test_buffers.py",
-    "tests/measure/test_outcomes.py",
-    "tests/measure/test_spec.py",
-    "tests/measure/test_timing.py",
-    "tests/run/test_value.py",
-    "tests/test_units.py",
-    "tests/measure/test_links.py",
-    "tests/measure/test_pairs.py",
-    "tests/acceptance/test_verdicts.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -27,18 +11,6 @@ MUTANTS: list[Mutant] = [
         "Transfer(x, y, y if pull else x) for send, recv in ways",
         "Transfer(y, x, y if pull else x) for send, recv in ways",
         "a group's transfers run from B to A",
-        (
-            *SWEEP_TESTS,
-            "tests/patterns/test_cards.py",
-            "tests/measure/test_plan.py",
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            "tests/plots/test_aggregates.py",
-            "tests/test_matrices.py",
-            "tests/measure/test_rows.py",
-            "tests/measure/test_spec.py",
-        ),
     ),
     M(
         "patterns.builtin.back_named_forward",
@@ -46,18 +18,6 @@ MUTANTS: list[Mutant] = [
         "ends=tuple((None, None, s, r) for s, r in ways)",
         "ends=tuple((None, None, a, b) for s, r in ways)",
         ("the reverse direction of a bi group is named like the forward one"),
-        (
-            *SWEEP_TESTS,
-            "tests/patterns/test_cards.py",
-            "tests/measure/test_plan.py",
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            "tests/plots/test_aggregates.py",
-            "tests/test_matrices.py",
-            "tests/measure/test_rows.py",
-            "tests/measure/test_spec.py",
-        ),
     ),
     M(
         "patterns.builtin.unreachable_wrong_direction",
@@ -65,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "return server.refusal(x, y) if not server.can(x, y) else server.refusal(y, x)",
         "return server.refusal(x, y)",
         ("a bidirectional pair's reason names a direction that can reach"),
-        TESTS,
     ),
     M(
         "patterns.builtin.plan_pair_swapped",
@@ -73,7 +32,6 @@ MUTANTS: list[Mutant] = [
         ("        for t in _pair_tests(scope, PAIR, EACH, peer, direction, a, b)"),
         ("        for t in _pair_tests(scope, PAIR, EACH, peer, direction, b, a)"),
         "the pair generator swaps src and dst",
-        TESTS,
     ),
     M(
         "patterns.builtin.current_one_way_is_p2p",
@@ -81,7 +39,6 @@ MUTANTS: list[Mutant] = [
         "held = server.held(a, b) and server.held(b, a)",
         "held = server.held(a, b)",
         "peer=current treats a one-way enable as P2P",
-        TESTS,
     ),
     M(
         "patterns.builtin.fanout_one_way_peers",
@@ -89,7 +46,6 @@ MUTANTS: list[Mutant] = [
         "if p != d and can(d, p) and can(p, d)]",
         "if p != d and can(d, p)]",
         "fan-out includes peers reachable one way only",
-        TESTS,
     ),
     M(
         "patterns.builtin.uni_initiator_src",
@@ -97,7 +53,6 @@ MUTANTS: list[Mutant] = [
         ("Transfer(x, y, y if initiator == DST else x) for x, y in ways"),
         "Transfer(x, y, x) for x, y in ways",
         "initiator=dst copies still run on the source's stream",
-        TESTS,
     ),
     M(
         "patterns.builtin.bi_initiator_src",
@@ -109,7 +64,6 @@ MUTANTS: list[Mutant] = [
             "    )"
         ),
         "bidirectional initiator=dst ignored",
-        TESTS,
     ),
     M(
         "patterns.builtin.fanout_centre_flipped",
@@ -117,7 +71,7 @@ MUTANTS: list[Mutant] = [
         "ways = [(d, p) if pushes else (p, d) for p in peers]",
         "ways = [(p, d) if pushes else (d, p) for p in peers]",
         "one_to_all generated as all_to_one and back",
-        ("tests/acceptance/test_golden_rows.py",),
+        tests=("tests/acceptance/test_golden_rows.py",),
     ),
     M(
         "patterns.builtin.host_end_flipped",
@@ -125,7 +79,7 @@ MUTANTS: list[Mutant] = [
         ("(Transfer(None, d, d) if to_device else Transfer(d, None, d),)"),
         ("(Transfer(d, None, d) if to_device else Transfer(None, d, d),)"),
         "h2d generated as d2h and back",
-        ("tests/acceptance/test_golden_rows.py",),
+        tests=("tests/acceptance/test_golden_rows.py",),
     ),
     M(
         "patterns.builtin.ring_no_wrap",
@@ -133,18 +87,6 @@ MUTANTS: list[Mutant] = [
         ("ways = [(devices[i], devices[(i + 1) % n]) for i in range(n)]"),
         "ways = [(devices[i], devices[i + 1]) for i in range(n - 1)]",
         "the ring does not close",
-        (
-            "tests/patterns/test_builtin.py",
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_patterns.py",
-            "tests/cli/test_cmd_run.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_testfile.py",
-            "tests/patterns/test_model.py",
-            *COMMAND_TESTS,
-            "tests/plots/test_testbars.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "patterns.builtin.scaling_card_first",
@@ -155,18 +97,6 @@ MUTANTS: list[Mutant] = [
         ),
         "peers = list(devices[1:])",
         "scaling adds the card's own peer first, hiding the port",
-        (
-            "tests/patterns/test_builtin.py",
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_patterns.py",
-            "tests/cli/test_cmd_run.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_testfile.py",
-            "tests/patterns/test_model.py",
-            *COMMAND_TESTS,
-            "tests/plots/test_testbars.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "patterns.builtin.ring_turned_round",
@@ -174,7 +104,6 @@ MUTANTS: list[Mutant] = [
         ("    ways = [(devices[i], devices[(i + 1) % n]) for i in range(n)]\n"),
         ("    ways = [(devices[(i + 1) % n], devices[i]) for i in range(n)]\n"),
         ("the ring runs the other way round (its printed file no longer starts at 0->1)"),
-        ("tests/patterns/test_builtin.py",),
     ),
     M(
         "patterns.builtin.built_in_size_changed",
@@ -182,6 +111,5 @@ MUTANTS: list[Mutant] = [
         'BUILT_IN_SIZE = "256MiB"',
         'BUILT_IN_SIZE = "64MiB"',
         "the built-in size moves: `patterns NAME` prints another size",
-        ("tests/patterns/test_builtin.py",),
     ),
 ]

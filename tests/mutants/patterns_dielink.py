@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/patterns/test_dielink.py", "tests/measure/test_diechoice.py")
-
 MUTANTS: list[Mutant] = [
     M(
         "patterns.dielink.parts_overlap",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "        tuple(sum(parts[:k]) for k in range(len(parts)))\n        if test.die_link == DIE_BOTH",
         "        tuple(0 for k in range(len(parts)))\n        if test.die_link == DIE_BOTH",
         "both parts of a dual-path copy land at the start of the buffer",
-        TESTS,
     ),
     M(
         "patterns.dielink.split_for_hccs",
@@ -21,6 +18,5 @@ MUTANTS: list[Mutant] = [
         "    return (sio, size - sio)",
         "    return (size - sio, sio)",
         "the split's share goes to HCCS, not SIO",
-        TESTS,
     ),
 ]

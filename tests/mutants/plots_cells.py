@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/plots/test_prepare.py",
-    "tests/plots/test_heatmaps.py",
-    *SWEEP_TESTS,
-    "tests/plots/test_matrix.py",
-    "tests/plots/test_plots.py",
-    "tests/plots/test_cells.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -21,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "        return VALUE_LABELS[value]",
         '        return VALUE_LABELS["bandwidth_GBps"]',
         ("the bidirectional total's title and colour bar say bandwidth per direction"),
-        TESTS,
     ),
     M(
         "plots.cells.link_colours_shifted",
@@ -29,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "float(LINK_ORDER.index(v))",
         "float(LINK_ORDER.index(v) + 1)",
         ("link matrix cells coloured as the next link class in the legend"),
-        TESTS,
     ),
     M(
         "plots.cells.values_transposed",
@@ -37,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "values = values.mask(np.eye(len(shown), dtype=bool))",
         "values = values.mask(np.eye(len(shown), dtype=bool)).T",
         "heatmap values (colours and texts) transposed",
-        TESTS,
     ),
     M(
         "plots.cells.total_is_one_direction",
@@ -45,7 +32,6 @@ MUTANTS: list[Mutant] = [
         "        value=value,",
         '        value="bandwidth_GBps",',
         "bidirectional total heatmap shows one direction's bandwidth",
-        TESTS,
     ),
     M(
         "plots.cells.failures_dst_src",
@@ -53,7 +39,6 @@ MUTANTS: list[Mutant] = [
         "        (int(s), int(d)): key",
         "        (int(d), int(s)): key",
         "failure codes assigned by (dst, src)",
-        TESTS,
     ),
     M(
         "plots.cells.unreachable_is_error",
@@ -61,7 +46,6 @@ MUTANTS: list[Mutant] = [
         "                    if key[0] == UNREACHABLE",
         '                    if key[0] == "n/a"',
         "an unreachable pair gets an E code, not n/a",
-        TESTS,
     ),
     M(
         "plots.cells.error_is_unreachable",
@@ -69,7 +53,6 @@ MUTANTS: list[Mutant] = [
         "                    if key[0] == UNREACHABLE",
         '                    if key[0] != "never"',
         "every failed pair is marked n/a (cannot access peer)",
-        TESTS,
     ),
     M(
         "plots.cells.verification_mark_skipped",
@@ -77,7 +60,6 @@ MUTANTS: list[Mutant] = [
         'state = "unverified" if (src, dst) in untrusted else "value"',
         'state = "value"',
         "a number whose bytes arrived wrong is shown as trusted",
-        TESTS,
     ),
     M(
         "plots.cells.verification_mark_wrong_cell",
@@ -85,7 +67,6 @@ MUTANTS: list[Mutant] = [
         ("    bad = {\n        (int(s), int(d))"),
         ("    bad = {\n        (int(d), int(s))"),
         "the V mark on the reverse pair's cell",
-        TESTS,
     ),
     M(
         "plots.cells.total_mark_one_cell",
@@ -93,7 +74,6 @@ MUTANTS: list[Mutant] = [
         "        bad |= {(d, s) for s, d in bad}\n",
         "        pass\n",
         ("a bidirectional total whose bytes arrived wrong marked on one of its two cells"),
-        TESTS,
     ),
     M(
         "plots.cells.legend_counts_one",
@@ -101,7 +81,6 @@ MUTANTS: list[Mutant] = [
         "count[g] = count.get(g, 0) + 1",
         "count[g] = 1",
         "the legend says [1 cell] for every code",
-        TESTS,
     ),
     M(
         "plots.cells.peer_legend_total",
@@ -109,6 +88,5 @@ MUTANTS: list[Mutant] = [
         'no_label = f"no ({n_no} of {n * (n - 1)})"',
         'no_label = f"no ({n_no} of {n * n})"',
         "peer-access legend counts the diagonal among the pairs",
-        TESTS,
     ),
 ]

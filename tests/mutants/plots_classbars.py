@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,13 +11,5 @@ MUTANTS: list[Mutant] = [
         'g = table[table["name"] == name]',
         'g = table[table["name"] == names[-1 - names.index(name)]]',
         "compare_presets draws one preset's bars over another's name",
-        (
-            "tests/plots/test_prepare.py",
-            "tests/plots/test_heatmaps.py",
-            *SWEEP_TESTS,
-            "tests/plots/test_matrix.py",
-            "tests/plots/test_plots.py",
-            "tests/plots/test_cells.py",
-        ),
     ),
 ]

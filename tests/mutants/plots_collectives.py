@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,13 +11,6 @@ MUTANTS: list[Mutant] = [
         ('        (bus,) = ax.plot(\n            g["size_bytes"],\n            g["busbw_GBps"],'),
         ('        (bus,) = ax.plot(\n            g["size_bytes"],\n            g["algbw_GBps"],'),
         "the busbw line draws algbw",
-        (
-            "tests/imports/test_imports.py",
-            "tests/cli/test_cmd_import.py",
-            "tests/imports/test_dmi_text.py",
-            *COMMAND_TESTS,
-            "tests/collectives/test_busbw.py",
-        ),
     ),
     M(
         "plots.collectives.prediction_without_markers",
@@ -25,7 +18,6 @@ MUTANTS: list[Mutant] = [
         '                marker="D",\n',
         "",
         "the prediction is a line without markers: invisible at one size",
-        ("tests/plots/test_collectives.py",),
     ),
     M(
         "plots.collectives.one_size_as_lines",
@@ -33,6 +25,5 @@ MUTANTS: list[Mutant] = [
         '    if st["size_bytes"].nunique() == 1:\n        _bandwidth_bars(ax, st)',
         "    if False:\n        _bandwidth_bars(ax, st)",
         "one size drawn as points of lines on one x, on top of each other",
-        ("tests/plots/test_collectives.py",),
     ),
 ]

@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/plots/test_prepare.py",
-    "tests/plots/test_heatmaps.py",
-    *SWEEP_TESTS,
-    "tests/plots/test_matrix.py",
-    "tests/plots/test_plots.py",
-    "tests/plots/test_cells.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -21,7 +11,6 @@ MUTANTS: list[Mutant] = [
         '        g["size_bytes"], g["p10"], g["p90"], color=kw.get("color"), alpha=band_alpha, lw=0',
         '        g["size_bytes"], g["p10"], g["median"], color=kw.get("color"), alpha=band_alpha, lw=0',
         "the p10-p90 band stops at the median",
-        TESTS,
     ),
     M(
         "plots.curves.pair_label_reversed",
@@ -29,7 +18,6 @@ MUTANTS: list[Mutant] = [
         'label=f"{s} → {d} ({link}{via})"',
         'label=f"{d} → {s} ({link}{via})"',
         ("bandwidth_vs_size names each pair's line in the reverse direction"),
-        TESTS,
     ),
     M(
         "plots.curves.on_off_title_reversed",
@@ -37,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "device {s} {arrow} {d} ({link})",
         "device {d} {arrow} {s} ({link})",
         "peer_on_off's title names the reverse pair",
-        TESTS,
     ),
     M(
         "plots.curves.uni_bi_label_reversed",
@@ -45,7 +32,6 @@ MUTANTS: list[Mutant] = [
         '(one(uni, d, s), col, f"uni {d} → {s}"',
         '(one(uni, d, s), col, f"uni {s} → {d}"',
         ("uni_vs_bi labels the reverse direction's line as the forward one"),
-        TESTS,
     ),
     M(
         "plots.curves.fit_units",
@@ -53,7 +39,6 @@ MUTANTS: list[Mutant] = [
         "lat + xs / (bw * 1e3)",
         "lat + xs / (bw * 1.024e3)",
         "the fitted latency line in binary GB/s",
-        TESTS,
     ),
     M(
         "plots.curves.legend_symbol_not_drawn",
@@ -64,7 +49,6 @@ MUTANTS: list[Mutant] = [
             'markeredgecolor="#555555", label=label)'
         ),
         "a legend entry shows an x that appears nowhere on the plot",
-        ("tests/plots/test_curves.py::test_every_legend_symbol_of_the_curves_appears_on_the_plot",),
     ),
     M(
         "plots.curves.coinciding_lines_silent",
@@ -72,6 +56,5 @@ MUTANTS: list[Mutant] = [
         "    name_hidden_lines(handles)\n",
         "",
         "identical curves hide each other without a word",
-        ("tests/plots/test_curves.py::test_curves_that_coincide_say_so_instead_of_hiding",),
     ),
 ]

@@ -16,8 +16,5 @@ MUTANTS: list[Mutant] = [
         ),
         "    fig.suptitle(text, fontsize=TITLE_POINTS)",
         "the fleet figure's title is cut off for two hosts",
-        (
-            "tests/plots/test_fleetmaps.py::test_the_fleet_figure_fits_its_title_for_any_number_of_hosts",
-        ),
     ),
 ]

@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/plots/test_heatmaps.py",
-    "tests/plots/test_prepare.py",
-    *SWEEP_TESTS,
-    "tests/plots/test_matrix.py",
-    "tests/plots/test_plots.py",
-    "tests/plots/test_cells.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -21,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "lo = 0.0 if vmin is None else vmin",
         "lo = 0.0",
         "heatmap(vmin=...) ignored",
-        TESTS,
     ),
     M(
         "plots.heatmaps.vmax_ignored",
@@ -29,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "hi = vmax if vmax is not None else (float(finite.max())",
         "hi = vmax if False else (float(finite.max())",
         "heatmap(vmax=...) ignored",
-        TESTS,
     ),
     M(
         "plots.heatmaps.link_cmap_reversed",
@@ -37,6 +25,5 @@ MUTANTS: list[Mutant] = [
         "[LINK_COLORS[c] for c in LINK_ORDER]",
         "[LINK_COLORS[c] for c in LINK_ORDER[::-1]]",
         ("link matrix colour map not in npu-smi's order (colours swapped)"),
-        TESTS,
     ),
 ]

@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/plots/test_matrix.py",
-    "tests/plots/test_prepare.py",
-    "tests/plots/test_heatmaps.py",
-    *SWEEP_TESTS,
-    "tests/plots/test_plots.py",
-    "tests/plots/test_cells.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -21,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "np.ma.masked_invalid(frame.to_numpy(dtype=float))",
         "np.ma.masked_invalid(frame.to_numpy(dtype=float).T)",
         "matrix colours drawn transposed (texts stay put)",
-        TESTS,
     ),
     M(
         "plots.matrix.text_xy_swapped",
@@ -29,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ("                    j,\n                    i,"),
         ("                    i,\n                    j,"),
         "cell texts written at (row, column) instead of (column, row)",
-        TESTS,
     ),
     M(
         "plots.matrix.xticks_reversed",
@@ -37,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "labels=[str(c) for c in frame.columns]",
         "labels=[str(c) for c in frame.columns[::-1]]",
         "column tick labels not the frame's columns (reversed)",
-        TESTS,
     ),
     M(
         "plots.matrix.yticks_reversed",
@@ -45,6 +32,5 @@ MUTANTS: list[Mutant] = [
         "labels=[str(r) for r in frame.index]",
         "labels=[str(r) for r in frame.index[::-1]]",
         "row tick labels not the frame's index (reversed)",
-        TESTS,
     ),
 ]

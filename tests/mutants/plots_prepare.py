@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/plots/test_prepare.py",
-    "tests/plots/test_heatmaps.py",
-    *SWEEP_TESTS,
-    "tests/plots/test_matrix.py",
-    "tests/plots/test_plots.py",
-    "tests/plots/test_cells.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -21,7 +11,6 @@ MUTANTS: list[Mutant] = [
         'df.groupby(list(keys))["size_bytes"].transform("max")',
         'df.groupby(list(keys))["size_bytes"].transform("min")',
         ("each pair's 'largest size' is its smallest (diagonal, size text, compare)"),
-        TESTS,
     ),
     M(
         "plots.prepare.at_size_ignores_size",
@@ -29,7 +18,6 @@ MUTANTS: list[Mutant] = [
         ('if size is not None:\n        return df[df["size_bytes"] == size]'),
         ('if False:\n        return df[df["size_bytes"] == size]'),
         "at_size(size=...) takes the largest size anyway",
-        TESTS,
     ),
     M(
         "plots.prepare.size_text_smallest",
@@ -37,7 +25,6 @@ MUTANTS: list[Mutant] = [
         'return f"at {format_size(int(largest[0]))} (largest size)"',
         ("return f\"at {format_size(int(numeric['size_bytes'].min()))} (largest size)\""),
         "the title names the smallest size as the largest",
-        TESTS,
     ),
     M(
         "plots.prepare.title_always_uni",
@@ -45,7 +32,6 @@ MUTANTS: list[Mutant] = [
         ('d = "unidirectional" if direction == UNI else "bidirectional"'),
         'd = "unidirectional"',
         "titles say unidirectional for bidirectional figures",
-        TESTS,
     ),
     M(
         "plots.prepare.pooled_median_is_mean",
@@ -53,7 +39,6 @@ MUTANTS: list[Mutant] = [
         '"median": g.median()',
         '"median": g.mean()',
         ("curves per link class / time per copy plot the mean as the median"),
-        TESTS,
     ),
     M(
         "plots.prepare.pooled_p10_p90_swapped",
@@ -61,7 +46,6 @@ MUTANTS: list[Mutant] = [
         ('        {"median": g.median(), "p10": g.quantile(0.10), "p90": g.quantile(0.90)}'),
         ('        {"median": g.median(), "p10": g.quantile(0.90), "p90": g.quantile(0.10)}'),
         "pooled p10 and p90 swapped",
-        TESTS,
     ),
     M(
         "plots.prepare.figures_ignore_devices",
@@ -73,7 +57,7 @@ MUTANTS: list[Mutant] = [
         ),
         ("    if False:\n        return []"),
         ("figures draw every device of the server although --devices chose some"),
-        (
+        tests=(
             "tests/plots/test_cells.py::test_figures_show_the_devices_asked_for_as_the_terminal_does",
         ),
     ),

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = ("tests/plots/test_style.py",)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -14,15 +11,6 @@ MUTANTS: list[Mutant] = [
         ("            if not major or math.log2(v / major[-1]) >= step - 1e-9:"),
         "            if True:",
         ("size ticks as close as the sizes: '8 KiB16 KiB' (issue 30 item 8)"),
-        (
-            "tests/cli/test_cmd_collectives.py",
-            "tests/cli/test_cmd_import.py",
-            *COMMAND_TESTS,
-            "tests/collectives/test_table.py",
-            "tests/plots/test_collectives.py",
-            "tests/run/test_folder.py",
-            "tests/topology/test_presets.py",
-        ),
     ),
     M(
         "plots.style.ms_labelled_us",
@@ -30,14 +18,6 @@ MUTANTS: list[Mutant] = [
         'return f"{y / 1e3:g} ms"',
         'return f"{y:g} ms"',
         "time axis: 2000 µs labelled 2000 ms",
-        (
-            "tests/plots/test_prepare.py",
-            "tests/plots/test_heatmaps.py",
-            *SWEEP_TESTS,
-            "tests/plots/test_matrix.py",
-            "tests/plots/test_plots.py",
-            "tests/plots/test_cells.py",
-        ),
     ),
     M(
         "plots.style.size_axis_decimal",
@@ -45,14 +25,6 @@ MUTANTS: list[Mutant] = [
         "return format_size(round(x))",
         "return format_size(round(x * 1000 / 1024))",
         "size axis labels off by 1000/1024",
-        (
-            "tests/plots/test_prepare.py",
-            "tests/plots/test_heatmaps.py",
-            *SWEEP_TESTS,
-            "tests/plots/test_matrix.py",
-            "tests/plots/test_plots.py",
-            "tests/plots/test_cells.py",
-        ),
     ),
     M(
         "plots.style.whisker_swapped",
@@ -60,7 +32,6 @@ MUTANTS: list[Mutant] = [
         ('err = np.vstack([st["median"] - st["p10"], st["p90"] - st["median"]]).clip(min=0)'),
         ('err = np.vstack([st["p90"] - st["median"], st["median"] - st["p10"]]).clip(min=0)'),
         "median_bars draws the p10-p90 whisker upside down",
-        TESTS,
     ),
     M(
         "plots.style.text_before_tick",
@@ -75,7 +46,6 @@ MUTANTS: list[Mutant] = [
         ),
         '            p90 + 0.01 * right, k, f"{med:.1f}{unit}{share}", va="center", ha="left", fontsize=7.5',
         "a bar's value is written over its nominal tick",
-        TESTS,
     ),
     M(
         "plots.style.share_of_median",
@@ -83,7 +53,6 @@ MUTANTS: list[Mutant] = [
         'share = f" ({med / nom:.0%}{of_nominal})"',
         'share = f" ({nom / med:.0%}{of_nominal})"',
         "the share of nominal is turned upside down",
-        TESTS,
     ),
     M(
         "plots.style.bottom_up",
@@ -91,7 +60,6 @@ MUTANTS: list[Mutant] = [
         "    ax.set_ylim(len(st) - 0.5, -0.5)\n",
         "    ax.set_ylim(-0.5, len(st) - 0.5)\n",
         "the first row is drawn at the bottom",
-        TESTS,
     ),
     M(
         "plots.style.save_without_layout",
@@ -99,12 +67,5 @@ MUTANTS: list[Mutant] = [
         ("    engine.execute(fig)\n    fig.set_layout_engine(None)\n"),
         "    fig.set_layout_engine(None)\n",
         ("the one-pass save skips the layout the save would run (other pixels)"),
-        (
-            "tests/plots/test_heatmaps.py",
-            "tests/plots/test_reports.py",
-            "tests/runtime/test_runtime.py",
-            "tests/sim/test_engine.py",
-            "tests/test_forking.py",
-        ),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,19 +11,6 @@ MUTANTS: list[Mutant] = [
         'agg = st["transfer"].isna().to_numpy()',
         'agg = st["transfer"].notna().to_numpy()',
         ("the test bars colour each transfer as the aggregate and the aggregate as a transfer"),
-        (
-            "tests/plots/test_style.py",
-            "tests/plots/test_testbars.py",
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_patterns.py",
-            "tests/cli/test_cmd_run.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_testfile.py",
-            "tests/patterns/test_model.py",
-            *COMMAND_TESTS,
-            "tests/patterns/test_builtin.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "plots.testbars.scaling_counts_aggregate",
@@ -31,18 +18,6 @@ MUTANTS: list[Mutant] = [
         'count = st[st["transfer"].notna()].groupby("test").size()',
         'count = st.groupby("test").size()',
         "the scaling curve counts the aggregate as a transfer",
-        (
-            "tests/plots/test_testbars.py",
-            "tests/cli/test_cmd_compare.py",
-            "tests/cli/test_cmd_patterns.py",
-            "tests/cli/test_cmd_run.py",
-            *SWEEP_TESTS,
-            "tests/patterns/test_testfile.py",
-            "tests/patterns/test_model.py",
-            *COMMAND_TESTS,
-            "tests/patterns/test_builtin.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "plots.testbars.scaling_of_unrelated_tests",
@@ -50,6 +25,5 @@ MUTANTS: list[Mutant] = [
         '    st = st[st["test"].isin(scaling_family(st))]\n',
         "",
         "the scaling curve is drawn through unrelated tests",
-        ("tests/plots/test_testbars.py",),
     ),
 ]

@@ -11,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    hit = _layouts.get(key)",
         "    hit = None",
         "every text measured again in every layout pass (the report's CPU as before)",
-        ("tests/plots/test_textsizes.py",),
     ),
     M(
         "plots.textsizes.size_not_keyed",
@@ -20,7 +19,6 @@ MUTANTS: list[Mutant] = [
         "",
         "texts that differ only in their font size share one measure: titles and labels "
         "placed for another size",
-        ("tests/plots/test_textsizes.py",),
     ),
     M(
         "plots.textsizes.left_installed",
@@ -29,6 +27,5 @@ MUTANTS: list[Mutant] = [
         "            pass",
         "matplotlib keeps the cache after the report: every later figure of the process "
         "(a notebook's) measured through it",
-        ("tests/plots/test_textsizes.py",),
     ),
 ]

@@ -2,23 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    *SWEEP_TESTS,
-    "tests/test_schema.py",
-    "tests/measure/test_probe.py",
-    "tests/measure/test_buffers.py",
-    "tests/measure/test_outcomes.py",
-    "tests/measure/test_spec.py",
-    "tests/measure/test_timing.py",
-    "tests/run/test_value.py",
-    "tests/test_units.py",
-    "tests/test_results.py",
-    "tests/measure/test_links.py",
-    "tests/measure/test_pairs.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -27,12 +11,6 @@ MUTANTS: list[Mutant] = [
         ("if touches is None or bool(touches(frame).fillna(False).any()):"),
         "if True:",
         "every inferred behaviour is said beside every run",
-        (
-            *SWEEP_TESTS,
-            "tests/sim/test_engine.py",
-            "tests/sim/test_routes.py",
-            "tests/test_terminal.py",
-        ),
     ),
     M(
         "results.p10_p90_swapped",
@@ -50,7 +28,6 @@ MUTANTS: list[Mutant] = [
             "quantiles[0.10].to_numpy())"
         ),
         "summary p10 and p90 swapped",
-        TESTS,
     ),
     M(
         "results.median_is_mean",
@@ -58,7 +35,6 @@ MUTANTS: list[Mutant] = [
         'bandwidth_GBps_median=("bandwidth_GBps", "median")',
         'bandwidth_GBps_median=("bandwidth_GBps", "mean")',
         "summary 'median' is the mean",
-        TESTS,
     ),
     M(
         "results.us_per_copy_total",
@@ -66,7 +42,6 @@ MUTANTS: list[Mutant] = [
         ('df["us_per_copy"] = df["elapsed_us"] / df["copies"].astype("float64")'),
         'df["us_per_copy"] = df["elapsed_us"]',
         "time per copy is the whole sample's time",
-        TESTS,
     ),
     M(
         "results.host_bound_all",
@@ -74,7 +49,6 @@ MUTANTS: list[Mutant] = [
         'host_bound=("host_bound", "any")',
         'host_bound=("host_bound", "all")',
         "a point is host-bound only if every sample is",
-        TESTS,
     ),
     M(
         "results.verified_max",
@@ -82,7 +56,6 @@ MUTANTS: list[Mutant] = [
         '_verified=("_verified", "min")',
         '_verified=("_verified", "max")',
         "a point verifies if any sample did",
-        TESTS,
     ),
     M(
         "results.samples_count_rows",
@@ -90,7 +63,6 @@ MUTANTS: list[Mutant] = [
         'samples=("bandwidth_GBps", "count")',
         'samples=("bandwidth_GBps", "size")',
         "error rows counted as samples",
-        TESTS,
     ),
     M(
         "results.failures_rows_as_points",
@@ -98,22 +70,6 @@ MUTANTS: list[Mutant] = [
         "points = bad.drop_duplicates([*POINT_KEYS, *keys])",
         "points = bad",
         "failures() counts samples as points",
-        (
-            *SWEEP_TESTS,
-            "tests/test_schema.py",
-            "tests/measure/test_probe.py",
-            "tests/measure/test_buffers.py",
-            "tests/measure/test_outcomes.py",
-            "tests/measure/test_spec.py",
-            "tests/measure/test_timing.py",
-            "tests/run/test_value.py",
-            "tests/test_units.py",
-            "tests/test_results.py",
-            *COMMAND_TESTS,
-            "tests/runtime/test_runtime.py",
-            *SIM_TESTS,
-            "tests/topology/test_presets.py",
-        ),
     ),
     M(
         "results.failures_include_results",
@@ -121,22 +77,6 @@ MUTANTS: list[Mutant] = [
         'frame["error_kind"].isin(FAILURE_KINDS)',
         'frame["error_kind"].isin(list(ERROR_KINDS))',
         "refusals and unreachable pairs counted as failures",
-        (
-            *SWEEP_TESTS,
-            "tests/test_schema.py",
-            "tests/measure/test_probe.py",
-            "tests/measure/test_buffers.py",
-            "tests/measure/test_outcomes.py",
-            "tests/measure/test_spec.py",
-            "tests/measure/test_timing.py",
-            "tests/run/test_value.py",
-            "tests/test_units.py",
-            "tests/test_results.py",
-            *COMMAND_TESTS,
-            "tests/runtime/test_runtime.py",
-            *SIM_TESTS,
-            "tests/topology/test_presets.py",
-        ),
     ),
     M(
         "results.matrix_transposed",
@@ -144,7 +84,6 @@ MUTANTS: list[Mutant] = [
         ('df.pivot_table(index="src", columns="dst", values=value, aggfunc=stat)'),
         ('df.pivot_table(index="dst", columns="src", values=value, aggfunc=stat)'),
         "matrix rows are destinations",
-        TESTS,
     ),
     M(
         "results.matrix_smallest_size",
@@ -152,7 +91,6 @@ MUTANTS: list[Mutant] = [
         '["size_bytes"].transform("max")',
         '["size_bytes"].transform("min")',
         "matrix(size=None) takes the smallest size",
-        TESTS,
     ),
     M(
         "results.matrix_stat_ignored",
@@ -160,7 +98,6 @@ MUTANTS: list[Mutant] = [
         "values=value, aggfunc=stat)",
         'values=value, aggfunc="median")',
         "matrix(stat=...) ignored",
-        TESTS,
     ),
     M(
         "results.fit_unweighted",
@@ -168,7 +105,6 @@ MUTANTS: list[Mutant] = [
         "w = 1.0 / y",
         "w = np.ones_like(y)",
         "latency fit weights large copies most",
-        TESTS,
     ),
     M(
         "results.fit_units",
@@ -176,7 +112,6 @@ MUTANTS: list[Mutant] = [
         "bw = 1.0 / slope / 1e3 if slope > 0",
         "bw = 1.0 / slope / 1.024e3 if slope > 0",
         "fitted bandwidth in binary GB/s",
-        TESTS,
     ),
     M(
         "results.fit_no_latency",
@@ -184,7 +119,6 @@ MUTANTS: list[Mutant] = [
         "np.vstack([np.ones_like(x), x])",
         "np.vstack([np.zeros_like(x), x])",
         "fit without a latency term",
-        TESTS,
     ),
     M(
         "results.efficiency_inverted",
@@ -192,7 +126,6 @@ MUTANTS: list[Mutant] = [
         '"efficiency": bw / nominal if nominal',
         '"efficiency": nominal / bw if nominal',
         "efficiency is nominal over measured",
-        TESTS,
     ),
     M(
         "results.matrix_pattern_default_pair",
@@ -200,7 +133,6 @@ MUTANTS: list[Mutant] = [
         ("pattern = VALUE_PATTERN.get(value, PAIR) if pattern is None else pattern"),
         "pattern = PAIR if pattern is None else pattern",
         ("matrix(run, value='latency_us') is not inferred to the latency pattern"),
-        ("tests/test_results.py::test_the_latency_matrix_is_inferred_or_refused_never_empty",),
     ),
     M(
         "results.matrix_of_nothing",
@@ -208,7 +140,6 @@ MUTANTS: list[Mutant] = [
         ("        if others:\n            raise ValueError"),
         ("        if False:\n            raise ValueError"),
         ("a matrix of a pattern without the value is all NaN, without a word"),
-        ("tests/test_results.py::test_the_latency_matrix_is_inferred_or_refused_never_empty",),
     ),
     M(
         "results.staged_local_diagonal",
@@ -216,7 +147,7 @@ MUTANTS: list[Mutant] = [
         "    return path in DEVICE_PATHS",
         "    return True",
         ("the host-staged matrix shows the device-local copy on its diagonal"),
-        (
+        tests=(
             "tests/plots/test_cells.py::test_the_local_copy_sits_on_the_diagonal_of_device_paths_only",
         ),
     ),

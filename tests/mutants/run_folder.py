@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,7 +11,7 @@ MUTANTS: list[Mutant] = [
         ("        if isinstance(run_id, str) and run_id in set(continues):"),
         "        if False:",
         ("resuming into the run the checkpoint continues needs --overwrite"),
-        (
+        tests=(
             "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
         ),
     ),
@@ -21,7 +21,7 @@ MUTANTS: list[Mutant] = [
         ("        Path(run.meta.finished_checkpoint).unlink(missing_ok=True)  # nothing to resume"),
         "        pass",
         "the checkpoint stays behind after the whole run is saved",
-        (
+        tests=(
             "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
             "tests/measure/test_checkpoint.py::test_a_sweep_killed_after_k_blocks_resumes_where_it_stopped",
         ),
@@ -32,16 +32,6 @@ MUTANTS: list[Mutant] = [
         "    if run.meta.finished_checkpoint:",
         "    if False:",
         "saving a whole run leaves its checkpoint behind",
-        (
-            "tests/run/test_folder.py",
-            *SWEEP_TESTS,
-            "tests/run/test_meta.py",
-            "tests/run/test_value.py",
-            "tests/cli/test_cmd_check.py",
-            "tests/cli/test_cmd_criteria.py",
-            "tests/test_terminal.py",
-            "tests/cli/test_cmd_sweep.py::test_the_command_resumes_into_its_own_run_and_then_removes_the_checkpoint",
-        ),
     ),
     M(
         "run.folder.stale_report_kept",
@@ -49,7 +39,7 @@ MUTANTS: list[Mutant] = [
         ("    if replace:\n        clear_stale(folder)"),
         ("    if False:\n        clear_stale(folder)"),
         "a new run saved over an old one keeps the old run's report",
-        (
+        tests=(
             "tests/cli/test_runoutput.py::test_sweep_refuses_a_folder_holding_a_run_unless_overwrite",
         ),
     ),

@@ -2,23 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    *SWEEP_TESTS,
-    "tests/test_schema.py",
-    "tests/measure/test_probe.py",
-    "tests/measure/test_buffers.py",
-    "tests/measure/test_outcomes.py",
-    "tests/measure/test_spec.py",
-    "tests/measure/test_timing.py",
-    "tests/run/test_value.py",
-    "tests/test_units.py",
-    "tests/test_results.py",
-    "tests/measure/test_links.py",
-    "tests/measure/test_pairs.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -27,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "                keep_default_na=False,",
         "                keep_default_na=True,",
         "a CSV-only run reads the text 'NA' as missing",
-        TESTS,
     ),
     M(
         "run.samples.csv_string_dtype",
@@ -42,7 +25,6 @@ MUTANTS: list[Mutant] = [
         ),
         '            data = pd.read_csv(csv, keep_default_na=False, na_values=[""], dtype=None)',
         "a CSV-only run reads text columns by guessing types",
-        TESTS,
     ),
     M(
         "run.samples.run_columns_unchecked",
@@ -50,15 +32,6 @@ MUTANTS: list[Mutant] = [
         "        check_column_types(data)\n",
         "        pass\n",
         "numbers stored as text are converted without a word",
-        (
-            *SWEEP_TESTS,
-            *COMMAND_TESTS,
-            "tests/plots/test_cells.py",
-            "tests/plots/test_curves.py",
-            "tests/plots/test_fleetmaps.py",
-            "tests/test_emptycells.py",
-            "tests/widgets/test_dashboard.py",
-        ),
     ),
     M(
         "run.samples.legacy_groups_swapped",
@@ -66,12 +39,6 @@ MUTANTS: list[Mutant] = [
         ('return tuple(int(d) for d in a.split(",")), tuple(int(d) for d in b.split(","))'),
         ('return tuple(int(d) for d in b.split(",")), tuple(int(d) for d in a.split(","))'),
         "an old run's group labels read receivers first",
-        (
-            "tests/test_results.py",
-            "tests/run/test_folder.py",
-            "tests/test_matrices.py",
-            "tests/test_terminal.py",
-        ),
     ),
     M(
         "run.samples.legacy_not_read",
@@ -79,11 +46,5 @@ MUTANTS: list[Mutant] = [
         'if run_schema < LISTS_SINCE and "group" in out.columns:',
         "if False:",
         "an old run loads without device lists",
-        (
-            "tests/test_results.py",
-            "tests/run/test_folder.py",
-            "tests/test_matrices.py",
-            "tests/test_terminal.py",
-        ),
     ),
 ]

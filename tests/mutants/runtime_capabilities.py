@@ -11,6 +11,5 @@ MUTANTS: list[Mutant] = [
         "            needs = CAPABILITIES[name]\n",
         "            needs = CAPABILITIES.get(name, ())\n",
         "an unknown capability asks for no call instead of being refused",
-        ("tests/runtime/test_capabilities.py",),
     ),
 ]

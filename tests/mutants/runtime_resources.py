@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SIM_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,12 +11,5 @@ MUTANTS: list[Mutant] = [
         ('        self.rt.try_use(self.on)\n        self.rt.call("rt.ipc_mem_close", self.key)'),
         ('        self.rt.try_use(self.on)\n        self.rt.call("rt.free", self.handle)'),
         ("the runtime frees an imported pointer instead of closing its key"),
-        (
-            *SIM_TESTS,
-            "tests/measure/test_processes.py",
-            "tests/measure/test_ipcworker.py",
-            "tests/runtime/test_runtime.py",
-            "tests/sim/test_ipcstate.py",
-        ),
     ),
 ]

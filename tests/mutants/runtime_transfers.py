@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/plots/test_heatmaps.py",
-    "tests/plots/test_reports.py",
-    "tests/runtime/test_runtime.py",
-    "tests/sim/test_engine.py",
-    "tests/test_forking.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -20,7 +11,7 @@ MUTANTS: list[Mutant] = [
         "        for fn, name, args, dev in one * copies + tail:\n",
         "        for fn, name, args, dev in one * copies:\n",
         "enqueue_staged(synchronize=True) without the simulator's run_program never synchronizes",
-        ("tests/runtime/test_runtime.py",),
+        tests=("tests/runtime/test_runtime.py",),
     ),
     M(
         "runtime.transfers.staged_no_record",
@@ -35,7 +26,6 @@ MUTANTS: list[Mutant] = [
         ),
         "",
         "the staged fast path skips the relay event's record",
-        TESTS,
     ),
     M(
         "runtime.transfers.staged_no_switch",
@@ -43,7 +33,6 @@ MUTANTS: list[Mutant] = [
         ("                if dev == current:\n                    continue\n"),
         "                continue\n",
         "the staged fast path never makes the stream's device current",
-        TESTS,
     ),
     M(
         "runtime.transfers.staged_one_chunk",
@@ -51,7 +40,6 @@ MUTANTS: list[Mutant] = [
         "        for off in range(0, count, chunk):\n",
         "        for off in range(0, chunk, chunk):\n",
         "the staged fast path moves only the first chunk of each copy",
-        TESTS,
     ),
     M(
         "runtime.transfers.staged_switch_always",
@@ -59,7 +47,6 @@ MUTANTS: list[Mutant] = [
         "                if dev == current:\n",
         "                if dev == current and False:\n",
         ("the staged fast path switches devices even when the device is current"),
-        TESTS,
     ),
     M(
         "runtime.transfers.enqueue_ignores_ret",
@@ -71,17 +58,5 @@ MUTANTS: list[Mutant] = [
         "        if False:\n"
         '            raise AclError("acl.rt.memcpy_async", args, ret, self._recent_error())\n',
         ("enqueue_copies takes every copy for a success (a refused copy is not raised)"),
-        (
-            "tests/runtime/test_runtime.py",
-            "tests/runtime/test_errors.py",
-            *SIM_TESTS,
-            "tests/hardware/test_runtime.py",
-            "tests/runtime/test_resources.py",
-            "tests/topology/test_npu_smi.py",
-            *SWEEP_TESTS,
-            *COMMAND_TESTS,
-            "tests/test_results.py",
-            "tests/topology/test_presets.py",
-        ),
     ),
 ]

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-#: the tests that should catch them
-TESTS = ("tests/sim/test_contexts.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "sim.contexts.context_not_current",
@@ -14,7 +11,6 @@ MUTANTS: list[Mutant] = [
         ("        devices.tls.context = handle  # tls.device stays the device the thread set"),
         "        pass",
         "a created context does not become the thread's current one",
-        TESTS,
     ),
     M(
         "sim.contexts.default_context_destroyable",
@@ -26,6 +22,5 @@ MUTANTS: list[Mutant] = [
             "            what"
         ),
         "destroying a default context is not refused",
-        TESTS,
     ),
 ]

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = ("tests/sim/test_memory.py", *SIM_TESTS)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -14,13 +11,6 @@ MUTANTS: list[Mutant] = [
         "if route.link is None and _imported_cross(route):",
         "if False and _imported_cross(route):",
         ("a synchronous copy within one device through an import is allowed"),
-        (
-            *SIM_TESTS,
-            "tests/measure/test_processes.py",
-            "tests/measure/test_ipcworker.py",
-            "tests/runtime/test_runtime.py",
-            "tests/sim/test_ipcstate.py",
-        ),
     ),
     M(
         "sim.copies.kept_context_survives_reset",
@@ -28,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "        self.devices.kept.clear()\n",
         "",
         ("a context stays kept after its device was reset (set_context succeeds)"),
-        TESTS,
     ),
     M(
         "sim.copies.fast_copy_no_bump",
@@ -40,14 +29,6 @@ MUTANTS: list[Mutant] = [
             "copy left it (a later copy out of it may take stale bytes "
             "for current)"
         ),
-        (
-            "tests/sim/test_memory.py",
-            *SWEEP_TESTS,
-            "tests/runtime/test_errors.py",
-            "tests/sim/test_engine.py",
-            "tests/sim/test_jitter.py",
-            *SIM_TESTS,
-        ),
     ),
     M(
         "sim.copies.fast_run_unjittered",
@@ -55,7 +36,6 @@ MUTANTS: list[Mutant] = [
         "run.scales.append(engine.next_factor())",
         "run.scales.append(1.0)",
         ("a kept memcpy_async that extends a run of copies loses its jitter factor"),
-        TESTS,
     ),
     M(
         "sim.copies.fast_run_any_size",
@@ -67,11 +47,6 @@ MUTANTS: list[Mutant] = [
             "                ):  # extends its run: append_copy, inlined"
         ),
         ("a kept memcpy_async extends whatever run ends its stream (one of another size)"),
-        (
-            "tests/sim/test_memory.py",
-            *SIM_TESTS,
-            "tests/acceptance/test_golden_rows.py",
-        ),
     ),
     M(
         "sim.copies.fast_parts_offsets_swapped",
@@ -87,7 +62,6 @@ MUTANTS: list[Mutant] = [
             "                r.dst_offset,"
         ),
         ("a kept memcpy_async reads its source offset for its destination's and back"),
-        TESTS,
     ),
     M(
         "sim.copies.kept_forget_nothing",
@@ -99,7 +73,6 @@ MUTANTS: list[Mutant] = [
             "kept copy after the kept copies were dropped (peer access "
             "disabled, memory freed)"
         ),
-        TESTS,
     ),
     M(
         "sim.copies.kept_seen_ignores_source",
@@ -113,7 +86,6 @@ MUTANTS: list[Mutant] = [
         ),
         "                    if last_copy is not seen[0] or last_copy[1] != dreg.version:",
         ("a kept copy takes its memo for still valid after its source was written"),
-        TESTS,
     ),
     M(
         "sim.copies.kept_seen_ignores_destination",
@@ -127,7 +99,6 @@ MUTANTS: list[Mutant] = [
         ),
         "                    if last_copy is not seen[0] or seen[1] != sreg.version:",
         ("a kept copy takes its memo for still valid after its destination was memset"),
-        TESTS,
     ),
     M(
         "sim.copies.kept_faults_skipped",
@@ -135,22 +106,6 @@ MUTANTS: list[Mutant] = [
         ("                if faults:\n                    return faulted(hit)\n"),
         "",
         "a repeated memcpy_async ignores the configured faults",
-        (
-            "tests/sim/test_memory.py",
-            *SWEEP_TESTS,
-            "tests/runtime/test_errors.py",
-            "tests/sim/test_engine.py",
-            "tests/sim/test_jitter.py",
-            *SIM_TESTS,
-            "tests/measure/test_links.py",
-            *COMMAND_TESTS,
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            "tests/measure/test_checkpoint.py",
-            "tests/measure/test_probe.py",
-            "tests/sim/test_facade.py",
-        ),
     ),
     M(
         "sim.copies.memcpy_no_call_cost",
@@ -158,11 +113,6 @@ MUTANTS: list[Mutant] = [
         ("        engine.host_us += host.api_us\n        engine.run_blocking_copy("),
         "        engine.run_blocking_copy(",
         "a blocking memcpy without faults skips the host's call cost",
-        (
-            "tests/acceptance/test_golden_rows.py",
-            "tests/sim/test_memory.py",
-            *SIM_TESTS,
-        ),
     ),
     M(
         "sim.copies.memcpy_faults_ignored",
@@ -170,23 +120,6 @@ MUTANTS: list[Mutant] = [
         ("        if injector.faults or injector.lost:\n            code = self._fault_and_move("),
         ("        if False:\n            code = self._fault_and_move("),
         ("a blocking memcpy ignores the configured faults (errors, corruption, slow host)"),
-        (
-            *SWEEP_TESTS,
-            "tests/runtime/test_errors.py",
-            "tests/measure/test_links.py",
-            *COMMAND_TESTS,
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            "tests/measure/test_checkpoint.py",
-            "tests/measure/test_probe.py",
-            "tests/sim/test_facade.py",
-            *SIM_TESTS,
-            "tests/measure/test_buffers.py",
-            "tests/runtime/test_runtime.py",
-            "tests/test_results.py",
-            "tests/topology/test_presets.py",
-        ),
     ),
     M(
         "sim.copies.faulted_repeat_moves_plainly",
@@ -198,6 +131,9 @@ MUTANTS: list[Mutant] = [
             "        )\n"
         ),
         "a repeated memcpy_async (the fast path) is never dropped nor corrupted",
-        ("tests/sim/test_faults.py", "tests/measure/test_buffers.py"),
+        tests=(
+            "tests/sim/test_faults.py",
+            "tests/measure/test_buffers.py",
+        ),
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/sim/test_dielinks.py", "tests/runtime/test_dielink.py")
-
 MUTANTS: list[Mutant] = [
     M(
         "sim.dielinks.any_pair_twins",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "        if not topo.twin_dies(dev, owner):",
         "        if False:",
         "a mapping between dies of two cards is accepted",
-        TESTS,
     ),
     M(
         "sim.dielinks.links_swapped",
@@ -21,6 +18,5 @@ MUTANTS: list[Mutant] = [
         "LINK_IDX = dict(enumerate(DIE_LINKS))",
         "LINK_IDX = dict(enumerate(reversed(DIE_LINKS)))",
         "ACL_RT_MEM_LINK_IDX_0 taken for HCCS and _1 for SIO",
-        (*TESTS, "tests/measure/test_diechoice.py"),
     ),
 ]

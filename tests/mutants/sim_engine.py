@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SIM_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = (
-    "tests/sim/test_engine.py",
-    *SWEEP_TESTS,
-    "tests/topology/test_presets.py",
-    "tests/sim/test_routes.py",
-    "tests/test_terminal.py",
-)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -20,7 +11,7 @@ MUTANTS: list[Mutant] = [
         "        scale = self.next_factor() if self.dip is None else self._factor(resources)  # hot",
         "        scale = self.next_factor()",
         "an async copy over a link with a per-copy transient dip runs at full speed",
-        ("tests/sim/test_faults.py",),
+        tests=("tests/sim/test_faults.py",),
     ),
     M(
         "sim.engine.slack_always",
@@ -28,7 +19,6 @@ MUTANTS: list[Mutant] = [
         ("return all(demand[r] <= rate(r) for r, n in users.items() if n > 1)"),
         "return True",
         ("streams that share a budget they can fill run alone, as if it were not there"),
-        TESTS,
     ),
     M(
         "sim.engine.op_after_record_unjittered",
@@ -40,14 +30,6 @@ MUTANTS: list[Mutant] = [
             '                pending.append(Op("copy", s, self.host_us, nbytes, resources, latency_us, 1.0))'
         ),
         ("a copy queued right after a record or a wait loses its jitter factor"),
-        (
-            "tests/sim/test_engine.py",
-            "tests/sim/test_memory.py",
-            *SWEEP_TESTS,
-            "tests/runtime/test_errors.py",
-            "tests/sim/test_jitter.py",
-            *SIM_TESTS,
-        ),
     ),
     M(
         "sim.engine.linked_ignores_record_time",
@@ -55,7 +37,6 @@ MUTANTS: list[Mutant] = [
         ("                if ready > t:\n                    t = ready\n"),
         "",
         "a wait lets its stream go on before the record it waits for",
-        TESTS,
     ),
     M(
         "sim.engine.linked_skips_unready_wait",
@@ -63,7 +44,6 @@ MUTANTS: list[Mutant] = [
         ("                if ready is None:\n                    pending.appendleft(op)\n"),
         ("                if ready is None:\n                    continue\n"),
         ("a wait whose record has no time yet is dropped instead of held"),
-        TESTS,
     ),
     M(
         "sim.engine.linked_despite_sharing",
@@ -71,7 +51,6 @@ MUTANTS: list[Mutant] = [
         ("            if not alone:\n                return False\n"),
         "",
         "streams whose shared resource can bind run alone",
-        TESTS,
     ),
     M(
         "sim.engine.linked_unreachable_record",
@@ -79,7 +58,6 @@ MUTANTS: list[Mutant] = [
         ("                        return False  # a record no run will reach"),
         "                        pass  # a record no run will reach",
         ("a wait on a record no run reaches is decided without the fluid model"),
-        TESTS,
     ),
     M(
         "sim.engine.rebase_leaves_events",
@@ -87,7 +65,6 @@ MUTANTS: list[Mutant] = [
         ("            if e.ts is not None:\n                e.ts -= origin\n"),
         "",
         "events recorded before a rebase keep their old times",
-        TESTS,
     ),
     M(
         "sim.engine.rebase_while_busy",
@@ -99,7 +76,6 @@ MUTANTS: list[Mutant] = [
         ),
         "",
         "the origin moves while a stream still has work ending later",
-        TESTS,
     ),
     M(
         "sim.engine.blocking_direct_while_busy",
@@ -107,10 +83,6 @@ MUTANTS: list[Mutant] = [
         ("        if not self._busy:\n            scale = self._factor(resources)"),
         ("        if True:\n            scale = self._factor(resources)"),
         ("a blocking copy runs alone while async copies that share its link are pending"),
-        (
-            "tests/sim/test_memory.py",
-            *SIM_TESTS,
-        ),
     ),
     M(
         "sim.engine.blocking_direct_unjittered",
@@ -118,10 +90,6 @@ MUTANTS: list[Mutant] = [
         ("            scale = self._factor(resources)  # the draw enqueue_copy would make\n"),
         "            scale = 1.0\n",
         "a blocking copy on an idle engine loses its jitter draw",
-        (
-            "tests/sim/test_memory.py",
-            *SIM_TESTS,
-        ),
     ),
     M(
         "sim.engine.blocking_direct_no_latency",
@@ -129,10 +97,6 @@ MUTANTS: list[Mutant] = [
         "end = t + (latency_us + nbytes / bw) * scale",
         "end = t + (nbytes / bw) * scale",
         "a blocking copy on an idle engine skips its latency",
-        (
-            "tests/sim/test_memory.py",
-            *SIM_TESTS,
-        ),
     ),
     M(
         "sim.engine.dip_keeps_binding",
@@ -140,6 +104,6 @@ MUTANTS: list[Mutant] = [
         "        self._slack.clear(), self._bottleneck.clear(), self._binding.clear()",
         "        self._slack.clear(), self._bottleneck.clear()",
         "a transient dip forgets the rates but not which resource binds a route",
-        ("tests/sim/test_faults.py",),
+        tests=("tests/sim/test_faults.py",),
     ),
 ]

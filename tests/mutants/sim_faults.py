@@ -11,6 +11,5 @@ MUTANTS: list[Mutant] = [
         '        if self.kind == "device_lost" and self.code == ACL_ERROR_RT_DRV_INTERNAL_ERROR:',
         "        if False:",
         "a lost device fails with the driver's internal error, not the lost heartbeat",
-        ("tests/sim/test_faults.py",),
     ),
 ]

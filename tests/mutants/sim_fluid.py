@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,13 +11,6 @@ MUTANTS: list[Mutant] = [
         "share = max(left[bottleneck], 0.0) / users[bottleneck]",
         "share = capacity[bottleneck] / counts[bottleneck]",
         "shared resources split equally, spare capacity not handed on",
-        (
-            *SWEEP_TESTS,
-            "tests/sim/test_engine.py",
-            "tests/topology/test_presets.py",
-            "tests/sim/test_routes.py",
-            "tests/test_terminal.py",
-        ),
     ),
     M(
         "sim.fluid.limit_is_the_first_resource",
@@ -25,6 +18,9 @@ MUTANTS: list[Mutant] = [
         "stream.limit = max(bound, key=bound.__getitem__)",
         "stream.limit = op.resources[0]",
         "what bound a copy is its first resource (its link), not what was saturated",
-        ("tests/sim/test_engine.py", "tests/measure/test_phaserows.py"),
+        tests=(
+            "tests/sim/test_engine.py",
+            "tests/measure/test_phaserows.py",
+        ),
     ),
 ]

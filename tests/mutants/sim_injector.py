@@ -11,7 +11,10 @@ MUTANTS: list[Mutant] = [
         "            return  # the copy completes; the destination keeps what it held",
         "            pass  # the copy completes; the destination keeps what it held",
         "a dropped copy lands all the same (the drop fault does nothing)",
-        ("tests/sim/test_faults.py", "tests/measure/test_execute.py"),
+        tests=(
+            "tests/sim/test_faults.py",
+            "tests/measure/test_execute.py",
+        ),
     ),
     M(
         "sim.injector.drop_counts_every_link",
@@ -19,7 +22,10 @@ MUTANTS: list[Mutant] = [
         "            if f.call not in (None, call) or f.link != link:",
         "            if f.call not in (None, call):",
         "a drop (or corruption) over one link acts on the copies over every link",
-        ("tests/sim/test_faults.py", "tests/measure/test_buffers.py"),
+        tests=(
+            "tests/sim/test_faults.py",
+            "tests/measure/test_buffers.py",
+        ),
     ),
     M(
         "sim.injector.transient_every_pass",
@@ -27,7 +33,7 @@ MUTANTS: list[Mutant] = [
         '            if (f.nth is not None and f.nth != n) or f.per == "copy":',
         '            if f.per == "copy":',
         "a transient fault meant for one pass dips every pass of its point",
-        ("tests/sim/test_faults.py",),
+        tests=("tests/sim/test_faults.py",),
     ),
     M(
         "sim.injector.transient_same_draw_every_pass",
@@ -35,7 +41,7 @@ MUTANTS: list[Mutant] = [
         'f"transient/{i}/{key}/{n}/{src}-{dst}"',
         'f"transient/{i}/{key}/{src}-{dst}"',
         "a transient fault's draw ignores the pass (a dipped point dips again when measured again)",
-        ("tests/sim/test_faults.py",),
+        tests=("tests/sim/test_faults.py",),
     ),
     M(
         "sim.injector.copy_dip_also_pointwide",
@@ -43,7 +49,7 @@ MUTANTS: list[Mutant] = [
         '            if (f.nth is not None and f.nth != n) or f.per == "copy":',
         "            if f.nth is not None and f.nth != n:",
         "a transient fault drawn per copy dips the whole point as well (its copies twice)",
-        ("tests/sim/test_faults.py",),
+        tests=("tests/sim/test_faults.py",),
     ),
     M(
         "sim.injector.copy_dip_either_direction",
@@ -51,7 +57,10 @@ MUTANTS: list[Mutant] = [
         'if r[0] != "link" or (f.link is not None and r[1:] != f.link):',
         'if r[0] != "link" or (f.link is not None and set(r[1:]) != set(f.link)):',
         "a per-copy transient dip on 2->5 dips the copies 5->2 as well",
-        ("tests/sim/test_faults.py", "tests/check/test_spread.py"),
+        tests=(
+            "tests/sim/test_faults.py",
+            "tests/check/test_spread.py",
+        ),
     ),
     M(
         "sim.injector.lane_fault_on_sio",
@@ -59,6 +68,9 @@ MUTANTS: list[Mutant] = [
         'lane = "lane" if f.lane == "hccs" else "link"',
         'lane = "link"',
         "a degrade on the HCCS lane of twin dies slows their SIO link instead",
-        ("tests/sim/test_dielinks.py", "tests/measure/test_diechoice.py"),
+        tests=(
+            "tests/sim/test_dielinks.py",
+            "tests/measure/test_diechoice.py",
+        ),
     ),
 ]

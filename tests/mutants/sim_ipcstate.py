@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SIM_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,12 +11,5 @@ MUTANTS: list[Mutant] = [
         "for pid in sorted(p for p in pids if not alive(p)):",
         "for pid in sorted(p for p in pids if False):",
         "what a dead process held stays in the shared state",
-        (
-            "tests/sim/test_ipcstate.py",
-            *SIM_TESTS,
-            "tests/measure/test_processes.py",
-            "tests/measure/test_ipcworker.py",
-            "tests/runtime/test_runtime.py",
-        ),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SIM_TESTS, SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,7 +11,7 @@ MUTANTS: list[Mutant] = [
         ('digest = hashlib.blake2b(f"{seed}\\x00{key}".encode(), digest_size=8).digest()'),
         ('digest = hashlib.blake2b(f"{seed}".encode(), digest_size=8).digest()'),
         "every point gets the same jitter draws",
-        (
+        tests=(
             "tests/measure/test_checkpoint.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
             "tests/sim/test_extras.py::test_reseed_jitter_makes_the_draws_depend_on_seed_and_key_only",
         ),
@@ -22,13 +22,5 @@ MUTANTS: list[Mutant] = [
         ("        f = 1.0 + jitter * (sin(x2pi) * g2rad)\n        yield f if f > 0.5 else 0.5\n"),
         ("        f = 1.0 + jitter * (sin(x2pi) * g2rad)\n        yield f\n"),
         "every second time factor is not clamped at 0.5",
-        (
-            "tests/sim/test_jitter.py",
-            "tests/sim/test_memory.py",
-            *SWEEP_TESTS,
-            "tests/runtime/test_errors.py",
-            "tests/sim/test_engine.py",
-            *SIM_TESTS,
-        ),
     ),
 ]

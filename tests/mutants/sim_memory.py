@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SIM_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = ("tests/sim/test_memory.py", *SIM_TESTS)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -14,7 +11,7 @@ MUTANTS: list[Mutant] = [
         ("        ctypes.memmove(self.address + off, chunk, len(chunk))"),
         ("        self.obj = bytes(self.obj)  # a copy: the caller's bytes stay as they were"),
         ("bytes_to_ptr copies instead of pointing into the bytes object"),
-        ("tests/sim/test_allocations.py",),
+        tests=("tests/sim/test_allocations.py",),
     ),
     M(
         "sim.memory.whole_chunks_unfrozen",
@@ -22,7 +19,6 @@ MUTANTS: list[Mutant] = [
         "                entry = schunks[ks + j] = bytes(entry)\n",
         "                pass\n",
         ("a whole-chunk copy shares a private (mutable) chunk instead of freezing it"),
-        TESTS,
     ),
     M(
         "sim.memory.whole_chunks_one_bump",
@@ -30,6 +26,5 @@ MUTANTS: list[Mutant] = [
         ("        dst.version += m  # one bump per chunk, as the loop below\n"),
         "        dst.version += 1\n",
         ("a whole-chunk copy bumps the destination's version once, not per chunk"),
-        TESTS,
     ),
 ]

@@ -11,6 +11,5 @@ MUTANTS: list[Mutant] = [
         ("        return mine | self.others() if shared and self.others is not None else mine"),
         "        return mine",
         ("IPC copies see only the importer's own enables (the per-process rule again)"),
-        ("tests/sim/test_peers.py",),
     ),
 ]

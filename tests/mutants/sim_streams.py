@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, SIM_TESTS, SWEEP_TESTS, M, Mutant
-
-#: the tests that should catch them
-TESTS = ("tests/sim/test_memory.py", *SIM_TESTS)
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -14,7 +11,7 @@ MUTANTS: list[Mutant] = [
         "        if self.owner.get(handle, ctx) != ctx:",
         "        if False:",
         "a stream made in one context is usable in another",
-        ("tests/sim/test_contexts.py",),
+        tests=("tests/sim/test_contexts.py",),
     ),
     M(
         "sim.streams.kept_event_destroyed",
@@ -22,7 +19,6 @@ MUTANTS: list[Mutant] = [
         "                    or events.get(e.id) is not e",
         "",
         ("a kept record or wait still runs after its event was destroyed"),
-        TESTS,
     ),
     M(
         "sim.streams.kept_event_other_device",
@@ -30,7 +26,6 @@ MUTANTS: list[Mutant] = [
         "                    or s.device != tls.device",
         "",
         "a kept record or wait runs while another device is current",
-        TESTS,
     ),
     M(
         "sim.streams.kept_wait_not_across",
@@ -38,7 +33,6 @@ MUTANTS: list[Mutant] = [
         ("                    if e.device != s.device:\n                        enqueue_copy("),
         ("                    if False:\n                        enqueue_copy("),
         ("a kept wait across devices skips the runtime's notify (its time, its jitter draw)"),
-        TESTS,
     ),
     M(
         "sim.streams.kept_record_no_fault",
@@ -46,7 +40,6 @@ MUTANTS: list[Mutant] = [
         "                        code = fault(call, (s.device,))\n",
         "                        code = 0\n",
         "a kept record_event ignores the configured error faults",
-        TESTS,
     ),
     M(
         "sim.streams.kept_wait_no_slow_host",
@@ -54,7 +47,6 @@ MUTANTS: list[Mutant] = [
         ("                if faults:\n                    host(2.0)\n"),
         ("                if False:\n                    host(2.0)\n"),
         "a kept record or wait ignores a slow_host fault's factor",
-        TESTS,
     ),
     M(
         "sim.streams.kept_bools",
@@ -65,7 +57,6 @@ MUTANTS: list[Mutant] = [
         ),
         "                    False  # equal but not int",
         ("a kept record or wait takes equal non-int arguments for the kept ones"),
-        TESTS,
     ),
     M(
         "sim.streams.sync_event_no_return_cost",
@@ -78,11 +69,6 @@ MUTANTS: list[Mutant] = [
         ),
         ("                    engine.host_us = done\n        return 0\n"),
         ("synchronize_event without faults skips the host's return from the wait"),
-        (
-            "tests/acceptance/test_golden_rows.py",
-            "tests/sim/test_memory.py",
-            *SIM_TESTS,
-        ),
     ),
     M(
         "sim.streams.sync_event_faults_ignored",
@@ -90,20 +76,6 @@ MUTANTS: list[Mutant] = [
         ('        if faults:\n            code = injector.fault("rt.synchronize_event"'),
         ('        if False:\n            code = injector.fault("rt.synchronize_event"'),
         "synchronize_event ignores the configured faults",
-        (
-            *SWEEP_TESTS,
-            "tests/runtime/test_errors.py",
-            "tests/measure/test_links.py",
-            *COMMAND_TESTS,
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            "tests/measure/test_checkpoint.py",
-            "tests/measure/test_probe.py",
-            "tests/sim/test_facade.py",
-            *SIM_TESTS,
-            "tests/sim/test_memory.py",
-        ),
     ),
     M(
         "sim.streams.elapsed_no_host_cost",
@@ -111,11 +83,6 @@ MUTANTS: list[Mutant] = [
         ("        else:\n            self.engine.host_us += 1.0\n"),
         "",
         ("event_elapsed_time without faults leaves the host clock where it was"),
-        (
-            "tests/acceptance/test_golden_rows.py",
-            "tests/sim/test_memory.py",
-            *SIM_TESTS,
-        ),
     ),
     M(
         "sim.streams.sync_stream_no_wait",
@@ -127,10 +94,5 @@ MUTANTS: list[Mutant] = [
         ),
         "        engine.host_us += self.topology.host.sync_return_us\n",
         ("synchronize_stream without faults returns before the stream's work is done"),
-        (
-            "tests/acceptance/test_golden_rows.py",
-            "tests/sim/test_memory.py",
-            *SIM_TESTS,
-        ),
     ),
 ]

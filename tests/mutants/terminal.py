@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import COMMAND_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,15 +11,6 @@ MUTANTS: list[Mutant] = [
         ("    ops = op_rows(rows)\n    if len(ops):"),
         ("    ops = op_rows(rows)\n    if False:"),
         "report prints no collectives table (issue 30 item 8)",
-        (
-            "tests/cli/test_cmd_collectives.py",
-            "tests/cli/test_cmd_import.py",
-            *COMMAND_TESTS,
-            "tests/collectives/test_table.py",
-            "tests/plots/test_collectives.py",
-            "tests/run/test_folder.py",
-            "tests/topology/test_presets.py",
-        ),
     ),
     M(
         "terminal.terminal_own_tags",
@@ -27,7 +18,7 @@ MUTANTS: list[Mutant] = [
         '                f"{v:.{digits}f}" if k is None else TAGS.get(k) or numbered[r]',
         '                f"{v:.{digits}f}" if k is None else {"not_measured": "-"}.get(k) or "FAIL"',
         "the terminal keeps its own tags for empty cells",
-        (
+        tests=(
             "tests/test_emptycells.py::test_terminal_figures_and_dashboard_explain_an_empty_cell_alike",
         ),
     ),
@@ -37,6 +28,6 @@ MUTANTS: list[Mutant] = [
         '    return f"{soc} (guessed)" if soc and "soc_name" in (meta.guessed or {}) else soc',
         "    return soc",
         "a guessed SoC is printed in the run's header as if the device reported it",
-        ("tests/cli/test_cmd_collectives.py",),
+        tests=("tests/cli/test_cmd_collectives.py",),
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/test_texttable.py",)
-
 MUTANTS: list[Mutant] = [
     M(
         "texttable.heading_trimmed",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "    out = [_line([c.head for c in columns], columns, widths, sep)] if header else []",
         "    out = [_line([c.head for c in columns], columns, widths, sep).rstrip()] if header else []",
         "hccl_test's heading loses the padding of a last left-aligned column (algorithm)",
-        TESTS,
     ),
     M(
         "texttable.gap_ignored",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "            parts.append(sep if col.gap is None else col.gap)",
         "            parts.append(sep)",
         "a column's own gap ignored: compare's ratio mark and the presets' links shift",
-        (*TESTS, "tests/cli/test_cmd_presets.py"),
     ),
     M(
         "texttable.fit_ignored",
@@ -29,6 +25,5 @@ MUTANTS: list[Mutant] = [
         "        max([c.width, *(len(r[i]) for r in rows)]) if c.fit else c.width",
         "        c.width",
         "a fitted column no wider than its least width: the presets' names run into devices",
-        (*TESTS, "tests/cli/test_cmd_presets.py"),
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,12 +11,6 @@ MUTANTS: list[Mutant] = [
         "    push_efficiency: Fraction = 1.0",
         "    push_efficiency: Positive = 1.0",
         "an efficiency above 1 is accepted",
-        (
-            *SWEEP_TESTS,
-            "tests/sim/test_engine.py",
-            "tests/sim/test_routes.py",
-            "tests/test_terminal.py",
-        ),
     ),
     M(
         "topology.presets.fault_device_off_by_one",
@@ -24,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "        if device >= n:",
         "        if device > n:",
         "a [[fault]] on device N of an N-device server is accepted (a healthy run)",
-        ("tests/topology/test_presets.py", "tests/cli/test_exitstatus.py"),
     ),
     M(
         "topology.presets.fault_link_unchecked",
@@ -32,6 +25,5 @@ MUTANTS: list[Mutant] = [
         '        named += [(("fault", i, "link", k), d) for k, d in enumerate(f.link or ())]',
         "        pass",
         "a [[fault]] with link = [2, 50] on an 8-device server is accepted (issue 37)",
-        ("tests/topology/test_presets.py", "tests/cli/test_exitstatus.py"),
     ),
 ]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from tests.mutants.base import M, Mutant
 
-TESTS = ("tests/test_typedfile.py", "tests/topology/test_presets.py")
-
 MUTANTS: list[Mutant] = [
     M(
         "typedfile.array_of_tables_index_ignored",
@@ -13,7 +11,6 @@ MUTANTS: list[Mutant] = [
         "                    self.arrays[name] = self.arrays.get(name, -1) + 1",
         "                    self.arrays[name] = 0",
         "a value of the second [[table]] is reported at the first",
-        TESTS,
     ),
     M(
         "typedfile.comment_brackets_count",
@@ -21,7 +18,6 @@ MUTANTS: list[Mutant] = [
         '            if c == "#":\n                end',
         '            if c == "\\0":\n                end',
         "a [ in a comment inside an array counts as a row",
-        TESTS,
     ),
     M(
         "typedfile.parent_line_not_searched",
@@ -29,7 +25,6 @@ MUTANTS: list[Mutant] = [
         "        for n in range(len(path), 0, -1):",
         "        for n in range(len(path), len(path) - 1, -1):",
         "a missing key is reported at line 1, not at its table",
-        TESTS,
     ),
     M(
         "typedfile.not_strict",
@@ -37,6 +32,5 @@ MUTANTS: list[Mutant] = [
         "            return msgspec.convert(value, type=type_, strict=True)",
         "            return msgspec.convert(value, type=type_, strict=False)",
         'a string "64" is taken for the number 64',
-        TESTS,
     ),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,18 +11,6 @@ MUTANTS: list[Mutant] = [
         "CARD_LINKS: tuple[str, ...] = tuple(r.name for r in LINKS if r.kind == CARD_LINK)",
         "CARD_LINKS: tuple[str, ...] = tuple(r.name for r in LINKS if r.name == HCCS_SW)",
         "cards found from the wrong link class",
-        (
-            *SWEEP_TESTS,
-            "tests/patterns/test_cards.py",
-            "tests/measure/test_plan.py",
-            "tests/cli/test_cmd_report.py",
-            "tests/cli/test_cmd_sweep.py",
-            "tests/cli/test_runoutput.py",
-            "tests/plots/test_aggregates.py",
-            "tests/test_matrices.py",
-            "tests/measure/test_rows.py",
-            "tests/measure/test_spec.py",
-        ),
     ),
     M(
         "vocab.refused_is_a_failure",
@@ -30,7 +18,6 @@ MUTANTS: list[Mutant] = [
         "RESULT_KINDS: tuple[str, ...] = (UNREACHABLE, REFUSED)",
         "RESULT_KINDS: tuple[str, ...] = (UNREACHABLE,)",
         "a refused copy counts as a failure (exit status 1)",
-        ("tests/test_vocab.py",),
     ),
     M(
         "vocab.word_prints_as_member",
@@ -38,6 +25,5 @@ MUTANTS: list[Mutant] = [
         "    def __str__(self) -> str:\n        return str(self.value)",
         '    def __str__(self) -> str:\n        return f"{type(self).__name__}.{self.name}"',
         "a vocabulary type's member prints as Direction.UNI, not as its word",
-        ("tests/test_vocab.py",),
     ),
 ]

@@ -11,8 +11,5 @@ MUTANTS: list[Mutant] = [
         "            else open_runtime(backend, preset, announce=False)",
         "            else open_runtime(backend, preset)",
         ("the dashboard's simulator notice goes to stderr (a pink error box in a kernel)"),
-        (
-            "tests/widgets/test_dashboard.py::test_the_dashboard_shows_the_simulator_fallback_as_information",
-        ),
     ),
 ]

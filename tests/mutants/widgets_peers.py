@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.mutants.base import SWEEP_TESTS, M, Mutant
+from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
@@ -11,12 +11,5 @@ MUTANTS: list[Mutant] = [
         ("    return ProbeTable(rows, [str(i) for i in range(n)], unprobed, failure,"),
         "    return ProbeTable(rows, names, unprobed, failure,",
         ("the link grid names devices as npu-smi does while every matrix uses device ids"),
-        (
-            "tests/widgets/test_dashboard.py",
-            "tests/measure/test_probe.py",
-            "tests/widgets/test_peers.py",
-            "tests/widgets/test_panel.py",
-            *SWEEP_TESTS,
-        ),
     ),
 ]
