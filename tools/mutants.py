@@ -19,6 +19,7 @@ Usage::
     python tools/mutants.py                 # every mutant (the full run: hours)
     python tools/mutants.py --only measure.plan.   # the mutants of measure/plan.py
     python tools/mutants.py --sample 12 --seed 7   # 12 drawn at random, the same for seed 7
+    python tools/mutants.py --shard 2/3     # the second third of the catalog
     python tools/mutants.py --list          # names and descriptions, run nothing
     python tools/mutants.py --check         # does every snippet still apply?
     python tools/mutants.py --markdown      # the result table as Markdown too
@@ -200,6 +201,18 @@ def _parser() -> argparse.ArgumentParser:
         "same seed and catalog",
     )
     ap.add_argument("--seed", default="0", help="the seed of --sample (any text; default 0)")
+    ap.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="run the K-th of N consecutive slices of the chosen mutants (K from 1): N "
+        "processes, or machines, share a full run",
+    )
+    ap.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the baseline run (only where a baseline of the same commit found no "
+        "failing test)",
+    )
     ap.add_argument("--timeout", type=float, default=600, help="seconds per pytest run")
     ap.add_argument("--keep", action="store_true", help="keep the scratch copy")
     ap.add_argument(
@@ -241,6 +254,18 @@ def _stale(copy: Path, chosen: list[Mutant], tests: dict[str, list[str]]) -> lis
     return stale
 
 
+def shard(chosen: list, spec: str) -> list:
+    """The K-th of N consecutive slices (``spec`` is ``K/N``, K from 1).
+
+    >>> shard([0, 1, 2, 3, 4], "1/2"), shard([0, 1, 2, 3, 4], "2/2")
+    ([0, 1], [2, 3, 4])
+    """
+    k, n = (int(x) for x in spec.split("/"))
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {spec}: K must be 1 to N")
+    return chosen[len(chosen) * (k - 1) // n : len(chosen) * k // n]
+
+
 def main(argv: list[str] | None = None) -> int:
     opts = _parser().parse_args(argv)
     names = [m.name for m in MUTANTS]
@@ -249,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"duplicate mutant names: {sorted(dupes)}", file=sys.stderr)
         return 2
     chosen = choose(MUTANTS, opts.only, opts.sample, opts.seed)
+    if opts.shard:
+        chosen = shard(chosen, opts.shard)
     if opts.list:
         for m in chosen:
             print(f"{m.name:40} {m.description}")
@@ -275,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
         files = set(all_tests)  # a node id whose file runs whole would run twice
         all_tests = [t for t in all_tests if t.split("::")[0] == t or t.split("::")[0] not in files]
         print(f"{len(chosen)} mutants; baseline: {' '.join(all_tests)}", flush=True)
-        deselect = baseline_failures(copy, all_tests, opts.timeout)
+        deselect = [] if opts.no_baseline else baseline_failures(copy, all_tests, opts.timeout)
         if deselect:
             print(
                 "failing before any mutation (deselected):\n  " + "\n  ".join(deselect), flush=True
