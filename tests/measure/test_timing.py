@@ -222,3 +222,13 @@ def test_both_windows_of_a_bidirectional_sample_reach_the_minimum() -> None:
     with open_runtime("sim", faults=[{"kind": "degrade", "link": [0, 1], "factor": 0.5}]) as rt:
         run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=2, progress=False)
     assert (run.elapsed_us >= 1000.0).all(), run[["src", "dst", "elapsed_us"]]
+
+
+def test_the_host_enqueue_time_is_in_microseconds_like_the_window() -> None:
+    """A slow host (3x) spends most of a 4 KiB window enqueueing, a small share of a 4 MiB
+    one: both in microseconds, as the window is."""
+    slow = [{"kind": "slow_host", "factor": 3.0}]
+    with open_runtime("sim", preset="atlas800t-a2", faults=slow) as rt:
+        run = sweep(rt, pairs="0-1", sizes="4KiB,4MiB", samples=1, progress=False)
+    share = (run.samples["host_enqueue_us"] / run.samples["elapsed_us"]).tolist()
+    assert share[0] > 0.5 and 0.001 < share[1] < 0.5
