@@ -232,3 +232,18 @@ def test_the_host_enqueue_time_is_in_microseconds_like_the_window() -> None:
         run = sweep(rt, pairs="0-1", sizes="4KiB,4MiB", samples=1, progress=False)
     share = (run.samples["host_enqueue_us"] / run.samples["elapsed_us"]).tolist()
     assert share[0] > 0.5 and 0.001 < share[1] < 0.5
+
+
+def test_each_direction_and_each_fan_out_window_is_timed_on_its_own() -> None:
+    """0 -> 1 slowed to half: its window is longer than 1 -> 0's; a fan-out window counts
+    the copies of one stream (16 MiB to 7 peers: within its nominal, not 7 times it)."""
+    slow = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
+    with open_runtime("sim", preset="atlas800t-a2", faults=slow) as rt:
+        bi = sweep(rt, pairs="0-1", sizes="64KiB", samples=1, progress=False, direction="bi")
+        fan = sweep(
+            rt, pairs="0-1", sizes="16MiB", samples=1, progress=False, patterns="one_to_all"
+        )
+    window = bi.samples.set_index(["src", "dst"])["elapsed_us"]
+    assert window[(0, 1)] > 1.1 * window[(1, 0)]
+    rows = fan.samples
+    assert len(rows) == 8 and (rows["bandwidth_GBps"] <= rows["nominal_GBps"]).all()
