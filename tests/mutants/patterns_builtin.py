@@ -25,6 +25,9 @@ MUTANTS: list[Mutant] = [
         "return server.refusal(x, y) if not server.can(x, y) else server.refusal(y, x)",
         "return server.refusal(x, y)",
         ("a bidirectional pair's reason names a direction that can reach"),
+        tests=(
+            "tests/measure/test_probe.py::test_a_one_way_pair_names_the_direction_that_cannot_reach",
+        ),
     ),
     M(
         "patterns.builtin.plan_pair_swapped",
@@ -39,6 +42,9 @@ MUTANTS: list[Mutant] = [
         "held = server.held(a, b) and server.held(b, a)",
         "held = server.held(a, b)",
         "peer=current treats a one-way enable as P2P",
+        tests=(
+            "tests/measure/test_peerstate.py::test_peer_current_measures_the_links_as_the_user_left_them",
+        ),
     ),
     M(
         "patterns.builtin.fanout_one_way_peers",
