@@ -26,6 +26,7 @@ MUTANTS: list[Mutant] = [
         ),
         "",
         "the staged fast path skips the relay event's record",
+        tests=("tests/runtime/test_runtime.py",),
     ),
     M(
         "runtime.transfers.staged_no_switch",
@@ -33,6 +34,7 @@ MUTANTS: list[Mutant] = [
         ("                if dev == current:\n                    continue\n"),
         "                continue\n",
         "the staged fast path never makes the stream's device current",
+        tests=("tests/runtime/test_runtime.py",),
     ),
     M(
         "runtime.transfers.staged_one_chunk",
@@ -40,6 +42,7 @@ MUTANTS: list[Mutant] = [
         "        for off in range(0, count, chunk):\n",
         "        for off in range(0, chunk, chunk):\n",
         "the staged fast path moves only the first chunk of each copy",
+        tests=("tests/runtime/test_runtime.py",),
     ),
     M(
         "runtime.transfers.staged_switch_always",
@@ -47,6 +50,7 @@ MUTANTS: list[Mutant] = [
         "                if dev == current:\n",
         "                if dev == current and False:\n",
         ("the staged fast path switches devices even when the device is current"),
+        tests=("tests/runtime/test_runtime.py",),
     ),
     M(
         "runtime.transfers.enqueue_ignores_ret",
