@@ -23,6 +23,7 @@ from ascend_p2p_lab.patterns.model import (
     make_test,
     needs,
     parse_transfer,
+    unreachable,
 )
 
 PRESET = "atlas800-9000"
@@ -88,3 +89,9 @@ def test_a_tests_link_is_its_copies_one_class_else_mixed() -> None:
 
     assert link_of(make_test("t", ["0->1", "2->3"], 8), hccs) == "HCCS"
     assert link_of(make_test("t", ["0->1", "host->2"], 8), hccs) == "mixed"
+
+
+def test_an_unreachable_pair_names_the_call_with_its_source_first() -> None:
+    failure = unreachable(2, 5, "SYS")
+    assert failure.kind == "unreachable"
+    assert "aclrtDeviceCanAccessPeer(2, 5) = 0 (link SYS)" in failure.columns()["error"]
