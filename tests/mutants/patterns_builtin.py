@@ -52,6 +52,9 @@ MUTANTS: list[Mutant] = [
         "if p != d and can(d, p) and can(p, d)]",
         "if p != d and can(d, p)]",
         "fan-out includes peers reachable one way only",
+        tests=(
+            "tests/measure/test_probe.py::test_a_one_way_pair_names_the_direction_that_cannot_reach",
+        ),
     ),
     M(
         "patterns.builtin.uni_initiator_src",

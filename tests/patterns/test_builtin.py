@@ -116,3 +116,14 @@ def test_pairs_and_groups_copy_from_their_first_end_to_their_second() -> None:
     assert fwd["bandwidth_GBps"].iloc[0] < 0.5 * healthy
     assert bi["group"].tolist() == ["0->1", "1->0"]
     assert bi["senders"].tolist() == [(0,), (1,)] and bi["receivers"].tolist() == [(1,), (0,)]
+
+
+def test_copies_are_pulled_by_default_both_ways_and_a_ring_closes() -> None:
+    quick = {"sizes": "1MiB", "samples": 1, "warmup": 0, "progress": False}
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        uni = sweep(rt, pairs="0-1", **quick).samples
+        bi = sweep(rt, pairs="0-1", direction="bi", **quick).samples
+        ring = sweep(rt, patterns="ring", devices="0-3", **quick).samples
+    assert uni["initiator"].tolist() == ["dst"] and bi["initiator"].tolist() == ["dst", "dst"]
+    each = ring[ring["transfer"].notna()]
+    assert each[["src", "dst"]].values.tolist() == [[0, 1], [1, 2], [2, 3], [3, 0]]
