@@ -29,6 +29,7 @@ MUTANTS: list[Mutant] = [
             "copy left it (a later copy out of it may take stale bytes "
             "for current)"
         ),
+        tests=("tests/sim/test_memory.py",),
     ),
     M(
         "sim.copies.fast_run_unjittered",
@@ -36,6 +37,7 @@ MUTANTS: list[Mutant] = [
         "run.scales.append(engine.next_factor())",
         "run.scales.append(1.0)",
         ("a kept memcpy_async that extends a run of copies loses its jitter factor"),
+        tests=("tests/sim/test_memory.py",),
     ),
     M(
         "sim.copies.fast_run_any_size",
@@ -47,6 +49,7 @@ MUTANTS: list[Mutant] = [
             "                ):  # extends its run: append_copy, inlined"
         ),
         ("a kept memcpy_async extends whatever run ends its stream (one of another size)"),
+        tests=("tests/sim/test_memory.py",),
     ),
     M(
         "sim.copies.fast_parts_offsets_swapped",
@@ -62,6 +65,7 @@ MUTANTS: list[Mutant] = [
             "                r.dst_offset,"
         ),
         ("a kept memcpy_async reads its source offset for its destination's and back"),
+        tests=("tests/sim/test_memory.py",),
     ),
     M(
         "sim.copies.kept_forget_nothing",
@@ -86,6 +90,7 @@ MUTANTS: list[Mutant] = [
         ),
         "                    if last_copy is not seen[0] or last_copy[1] != dreg.version:",
         ("a kept copy takes its memo for still valid after its source was written"),
+        tests=("tests/sim/test_memory.py",),
     ),
     M(
         "sim.copies.kept_seen_ignores_destination",
@@ -99,6 +104,7 @@ MUTANTS: list[Mutant] = [
         ),
         "                    if last_copy is not seen[0] or seen[1] != sreg.version:",
         ("a kept copy takes its memo for still valid after its destination was memset"),
+        tests=("tests/sim/test_memory.py",),
     ),
     M(
         "sim.copies.kept_faults_skipped",
