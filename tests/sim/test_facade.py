@@ -23,6 +23,7 @@ from :mod:`ascend_p2p_lab.sim.formats`, so that a change of wording is noticed."
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 from typing import Any
@@ -309,3 +310,23 @@ def test_the_script_repeats_kept_calls():
     rt.synchronize_stream(s1), rt.destroy_event(e1), rt.destroy_stream(s1)
     assert not acl._streams.kept_records and not acl._devices.kept  # destroy_stream dropped them
     rt.reset_device(0), rt.reset_device(1), acl.finalize()
+
+
+def test_a_checked_call_refuses_a_non_int_or_a_wrong_count_as_pyacl_does() -> None:
+    """Also on the short path of a call of plain ints that keeps the copy plans
+    (aclrtSetContext): a float, a string or another argument count is a TypeError."""
+    acl = simulated_acl("atlas800t-a2")
+    assert acl.init() == 0 and acl.rt.set_device(0) == 0
+    ctx, ret = acl.rt.get_context()
+    assert ret == 0
+    for call in (acl.rt.set_device, acl.rt.set_context):
+        for args, said in (
+            ((0.5,), "an integer is required (got type float)"),
+            (("0",), "an integer is required (got type str)"),
+            ((), "takes exactly 1 argument (0 given)"),
+            ((ctx, 1), "takes exactly 1 argument (2 given)"),
+        ):
+            with pytest.raises(TypeError, match=re.escape(said)):
+                call(*args)
+    assert acl.rt.set_context(ctx) == 0
+    assert acl.rt.reset_device(0) == 0 and acl.finalize() == 0
