@@ -11,6 +11,7 @@ MUTANTS: list[Mutant] = [
         "    _check_matrices(rows, topology, whose)",
         "    pass",
         "an 8 x 8 A2 matrix imports as a 16-device atlas800t-a3 run (issue 37)",
+        tests=("tests/cli/test_cmd_import.py",),
     ),
     M(
         "imports.pair_faster_than_its_link",
@@ -18,6 +19,7 @@ MUTANTS: list[Mutant] = [
         "            if c is not None and value > c.nominal_GBps * FIT_TOLERANCE:",
         "            if False:",
         "an A3 SIO pair at 190 GB/s imports as an A2 HCCS pair (issue 37)",
+        tests=("tests/cli/test_cmd_import.py",),
     ),
     M(
         "imports.card_faster_than_its_links",
@@ -25,5 +27,6 @@ MUTANTS: list[Mutant] = [
         "    if value > rate * FIT_TOLERANCE:",
         "    if False:",
         "an A3 -m card matrix (329 GB/s per card pair) imports as an atlas800t-a2 run",
+        tests=("tests/cli/test_cmd_import.py",),
     ),
 ]

@@ -18,6 +18,7 @@ MUTANTS: list[Mutant] = [
         "cells[(src, dst)] = (value, i + 1)",
         "cells[(src, dst)] = (value, i)",
         "a matrix cell's source line one too low",
+        tests=("tests/cli/test_cmd_import.py",),
     ),
     M(
         "imports.dmi_text.matrix_missing_row_accepted",
@@ -25,6 +26,7 @@ MUTANTS: list[Mutant] = [
         ("    if missing:"),
         ("    if False:"),
         "a truncated matrix (a source row missing) accepted",
+        tests=("tests/cli/test_cmd_import.py",),
     ),
     M(
         "imports.dmi_text.table_by_position",

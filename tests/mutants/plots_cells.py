@@ -11,6 +11,7 @@ MUTANTS: list[Mutant] = [
         "        return VALUE_LABELS[value]",
         '        return VALUE_LABELS["bandwidth_GBps"]',
         ("the bidirectional total's title and colour bar say bandwidth per direction"),
+        tests=("tests/plots/test_heatmaps.py",),
     ),
     M(
         "plots.cells.link_colours_shifted",
@@ -18,6 +19,7 @@ MUTANTS: list[Mutant] = [
         "float(LINK_ORDER.index(v))",
         "float(LINK_ORDER.index(v) + 1)",
         ("link matrix cells coloured as the next link class in the legend"),
+        tests=("tests/plots/test_heatmaps.py",),
     ),
     M(
         "plots.cells.values_transposed",
@@ -46,6 +48,7 @@ MUTANTS: list[Mutant] = [
         "                    if key[0] == UNREACHABLE",
         '                    if key[0] == "n/a"',
         "an unreachable pair gets an E code, not n/a",
+        tests=("tests/plots/test_heatmaps.py",),
     ),
     M(
         "plots.cells.error_is_unreachable",

@@ -11,5 +11,8 @@ MUTANTS: list[Mutant] = [
         ("            rebased = self._engine.rebase(self._streams.events.values())"),
         "            rebased = True",
         ("a point starts wherever the clock stands (its rows depend on what ran before)"),
+        tests=(
+            "tests/measure/test_checkpoint.py::test_a_resumed_sweep_with_jitter_equals_an_uninterrupted_one",
+        ),
     ),
 ]
