@@ -77,6 +77,7 @@ MUTANTS: list[Mutant] = [
         "        bad |= {(d, s) for s, d in bad}\n",
         "        pass\n",
         ("a bidirectional total whose bytes arrived wrong marked on one of its two cells"),
+        tests=("tests/plots/test_heatmaps.py",),
     ),
     M(
         "plots.cells.legend_counts_one",
