@@ -31,6 +31,7 @@ from ascend_p2p_lab.comparison import (
     LOST_RATIO,
     check_threshold,
     compare,
+    match_keys,
     ratio_grid,
     split_process_modes,
     to_dict,
@@ -39,6 +40,7 @@ from ascend_p2p_lab.comparison import (
 )
 from ascend_p2p_lab.measure.processes import sweep_processes
 from ascend_p2p_lab.run import Run
+from ascend_p2p_lab.schema import to_frame
 
 
 @pytest.fixture(scope="module")
@@ -221,3 +223,12 @@ def test_compare_gives_a_comparison_value_whose_frame_use_warns() -> None:
     with pytest.warns(DeprecationWarning, match=r"comparison\.points"):
         assert cmp.attrs["comparison"]["baseline_run_id"] == "base"
     assert "Comparison(" in repr(cmp) and "<table" in cmp._repr_html_()
+
+
+def test_runs_are_matched_only_on_the_keys_both_record() -> None:
+    """An imported run without initiators is matched without them (else no point would
+    be in common); two runs that both record them are matched on them."""
+    ours = to_frame([{"src": 0, "dst": 1, "initiator": "dst", "size_bytes": 4}])
+    imported = to_frame([{"src": 0, "dst": 1, "size_bytes": 4}])
+    assert "initiator" not in match_keys(ours, imported)
+    assert "initiator" in match_keys(ours, ours)

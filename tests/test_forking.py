@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import os
+import threading
 
 import pytest
 
@@ -39,3 +40,24 @@ def test_cpu_ticks_read_proc_stat():
     total, idle = forking._cpu_ticks()
     assert total > idle >= 0
     assert 0.0 <= forking.busy_cores(0.01) <= (os.cpu_count() or 1)
+
+
+def test_idle_workers_leave_the_busy_cores_and_a_running_thread_forbids_forking(
+    monkeypatch,
+) -> None:
+    """The docstring's example (2 cores: 0.3 busy -> 2 workers, 1.4 busy -> 1), and one
+    worker while a thread of ours runs (a forked child would inherit its locks)."""
+    monkeypatch.setattr(forking.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(forking, "can_fork", lambda: True)
+    for busy, workers in ((0.3, 2), (1.4, 1)):
+        monkeypatch.setattr(forking, "busy_cores", lambda b=busy: b)
+        assert forking.idle_workers(8) == workers
+    monkeypatch.undo()
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, name="not-fork-safe")
+    thread.start()
+    try:
+        assert not forking.can_fork()
+    finally:
+        stop.set()
+        thread.join()

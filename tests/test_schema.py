@@ -95,3 +95,15 @@ def test_failures_count_points_and_leave_results_out() -> None:
     rows += [_row(dst=3, error="no", error_kind="unreachable")]
     table = failures(to_frame(rows))
     assert table[["kind", "code", "rows", "points"]].values.tolist() == [["runtime", 507013, 3, 1]]
+
+
+def test_each_group_of_a_group_pattern_is_its_own_point() -> None:
+    """Two groups of one window (no src, no dst) differ only by their group label."""
+    frame = to_frame(
+        [
+            *_samples([10.0, 12.0], pattern="group", src=None, dst=None, group="0->1"),
+            *_samples([30.0, 32.0], pattern="group", src=None, dst=None, group="1->0"),
+        ]
+    )
+    s = summarize(frame).set_index("group")
+    assert s["bandwidth_GBps_median"].to_dict() == pytest.approx({"0->1": 11.0, "1->0": 31.0})

@@ -1,20 +1,25 @@
 """Hand-written mutation check for the measurement code and the result tables.
 
-Each mutant below is one small, meaningful change to a library file (a formula, a
-comparison, an argument order, a label) together with the test files that should notice
-it. The script copies the repository (without ``.git``) to a scratch folder, and for each
-mutant: writes the mutated file there, runs the named tests against the copy
-(``python -m pytest -x -q -p no:cacheprovider -o addopts=""``, the copy first on
-``PYTHONPATH``), puts the original back, and records whether a test failed (killed) or
-not (survived). The repository itself is never modified.
+Each mutant (``tests/mutants/``) is one small, meaningful change to a library file (a
+formula, a comparison, an argument order, a label). The script copies the repository
+(without ``.git``) to a scratch folder, and for each mutant: writes the mutated file
+there, runs its tests against the copy (``python -m pytest -x -q -p no:cacheprovider -o
+addopts=""``, the copy first on ``PYTHONPATH``), puts the original back, and records
+whether a test failed (killed) or not (survived). The repository itself is never modified.
+
+A mutant's tests are the test file of the module it mutates (``tests/<sub>/test_<mod>.py``
+for ``ascend_p2p_lab/<sub>/<mod>.py``, as the test tree mirrors the package), then the
+few files or node ids it names itself (``tests=(...)``) where that file cannot catch it.
 
 Tests that already fail on the unmutated copy (other work in progress) are found by a
 baseline run and deselected, so they cannot "kill" a mutant.
 
 Usage::
 
-    python tools/mutants.py                 # every mutant
+    python tools/mutants.py                 # every mutant (the full run: hours)
     python tools/mutants.py --only measure.plan.   # the mutants of measure/plan.py
+    python tools/mutants.py --sample 12 --seed 7   # 12 drawn at random, the same for seed 7
+    python tools/mutants.py --shard 2/3     # the second third of the catalog
     python tools/mutants.py --list          # names and descriptions, run nothing
     python tools/mutants.py --check         # does every snippet still apply?
     python tools/mutants.py --markdown      # the result table as Markdown too
@@ -23,18 +28,19 @@ Usage::
 Exit status: 0 when every mutant is killed or listed as harmless (``harmless=...``),
 1 when one survives that is not, 2 on a mutant that no longer applies (its original
 snippet is not found exactly once in the package: update the list after a refactor; a
-snippet that moved to another file is found there and noted).
+snippet that moved to another file is found there and noted) or has no test file.
 
-The mutants themselves live in ``tools/mutant_catalog/``, one file per package module
+The mutants themselves live in ``tests/mutants/``, one file per package module
 (``measure_plan.py`` holds the mutants of ``ascend_p2p_lab/measure/plan.py``, each named
 ``measure.plan.<what>``), each with a ``MUTANTS`` list of
-:class:`~tools.mutant_catalog.base.Mutant`.
+:class:`~tests.mutants.base.Mutant`.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -42,11 +48,10 @@ import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `tools` as a package
-from tools.mutant_catalog.base import PKG, ROOT, Mutant, load
+from tests.mutants.base import PKG, ROOT, Mutant, load
 
 MUTANTS = load()
 
@@ -146,9 +151,8 @@ def apply(copy: Path, mutant: Mutant) -> tuple[Path, str]:
 
 
 def run_mutant(
-    copy: Path, mutant: Mutant, deselect: list[str], timeout: float
+    copy: Path, mutant: Mutant, tests: list[str], deselect: list[str], timeout: float
 ) -> tuple[str, float, str]:
-    tests = _existing(copy, mutant.tests)
     if not tests:
         return "no tests", 0.0, ""
     path, text = apply(copy, mutant)
@@ -174,7 +178,7 @@ def run_mutant(
     return status, took, killer
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--only",
@@ -187,7 +191,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--check",
         action="store_true",
-        help="only check that every mutant still applies; run no tests",
+        help="only check that every mutant still applies and has its tests; run no tests",
+    )
+    ap.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="run N mutants drawn at random (after --only) with --seed: the same N for the "
+        "same seed and catalog",
+    )
+    ap.add_argument("--seed", default="0", help="the seed of --sample (any text; default 0)")
+    ap.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="run the K-th of N consecutive slices of the chosen mutants (K from 1): N "
+        "processes, or machines, share a full run",
+    )
+    ap.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the baseline run (only where a baseline of the same commit found no "
+        "failing test)",
     )
     ap.add_argument("--timeout", type=float, default=600, help="seconds per pytest run")
     ap.add_argument("--keep", action="store_true", help="keep the scratch copy")
@@ -198,15 +222,60 @@ def main(argv: list[str] | None = None) -> int:
         help="run the mutants against these tests instead of their own "
         "(repeatable; e.g. --tests tests/test_results.py)",
     )
-    opts = ap.parse_args(argv)
-    chosen = [m for m in MUTANTS if not opts.only or any(s in m.name for s in opts.only)]
-    if opts.tests:
-        chosen = [replace(m, tests=tuple(opts.tests)) for m in chosen]
+    return ap
+
+
+def choose(mutants: list[Mutant], only: list[str], sample: int | None, seed: str) -> list[Mutant]:
+    """The mutants named by ``--only``, then ``sample`` of them drawn with ``seed`` (kept in
+    catalog order), so a seed names the same sample wherever it runs."""
+    chosen = [m for m in mutants if not only or any(s in m.name for s in only)]
+    if sample is not None and sample < len(chosen):
+        picked = set(random.Random(seed).sample(range(len(chosen)), max(sample, 0)))
+        chosen = [m for i, m in enumerate(chosen) if i in picked]
+    return chosen
+
+
+def _stale(copy: Path, chosen: list[Mutant], tests: dict[str, list[str]]) -> list[str]:
+    """Why a mutant cannot run: its snippet does not apply, or a test it names is missing."""
+    stale = []
+    for m in chosen:  # every snippet must still apply before spending time on tests
+        missing = [t for t in m.tests if not _existing(copy, (t,))]
+        if missing or not tests[m.name]:
+            stale.append(f"{m.name}: no test file {', '.join(missing or [str(m.test_file)])}")
+        try:
+            path, text = apply(copy, m)
+            path.write_text(text)
+        except (LookupError, SyntaxError) as exc:
+            stale.append(str(exc))
+            continue
+        found = path.relative_to(copy / PKG).as_posix()
+        if found != m.file:
+            print(f"note: {m.name} is now in {found} (listed as {m.file})")
+    return stale
+
+
+def shard(chosen: list, spec: str) -> list:
+    """The K-th of N consecutive slices (``spec`` is ``K/N``, K from 1).
+
+    >>> shard([0, 1, 2, 3, 4], "1/2"), shard([0, 1, 2, 3, 4], "2/2")
+    ([0, 1], [2, 3, 4])
+    """
+    k, n = (int(x) for x in spec.split("/"))
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {spec}: K must be 1 to N")
+    return chosen[len(chosen) * (k - 1) // n : len(chosen) * k // n]
+
+
+def main(argv: list[str] | None = None) -> int:
+    opts = _parser().parse_args(argv)
     names = [m.name for m in MUTANTS]
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
         print(f"duplicate mutant names: {sorted(dupes)}", file=sys.stderr)
         return 2
+    chosen = choose(MUTANTS, opts.only, opts.sample, opts.seed)
+    if opts.shard:
+        chosen = shard(chosen, opts.shard)
     if opts.list:
         for m in chosen:
             print(f"{m.name:40} {m.description}")
@@ -216,36 +285,30 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     scratch = Path(tempfile.mkdtemp(prefix="p2p-mutants-"))
     copy = scratch / "repo"
+    results = []
+    started = time.monotonic()
     try:
         _copy_repo(copy)
-        stale = []
-        for m in chosen:  # every snippet must still apply before spending time on tests
-            try:
-                path, text = apply(copy, m)
-                path.write_text(text)
-            except (LookupError, SyntaxError) as exc:
-                stale.append(str(exc))
-                continue
-            found = path.relative_to(copy / PKG).as_posix()
-            if found != m.file:
-                print(f"note: {m.name} is now in {found} (listed as {m.file})")
+        tests = {m.name: _existing(copy, tuple(opts.tests) or m.all_tests()) for m in chosen}
+        stale = _stale(copy, chosen, tests)
         if opts.check:
             print(f"{len(chosen) - len(stale)} of {len(chosen)} mutants apply")
         if stale:
-            print("mutants that no longer apply:\n  " + "\n  ".join(stale), file=sys.stderr)
+            print("mutants that cannot run:\n  " + "\n  ".join(stale), file=sys.stderr)
             return 2
         if opts.check:
             return 0
-        all_tests = sorted({t for m in chosen for t in _existing(copy, m.tests)})
-        print(f"baseline: {' '.join(all_tests)}", flush=True)
-        deselect = baseline_failures(copy, all_tests, opts.timeout)
+        all_tests = sorted({t for ts in tests.values() for t in ts})
+        files = set(all_tests)  # a node id whose file runs whole would run twice
+        all_tests = [t for t in all_tests if t.split("::")[0] == t or t.split("::")[0] not in files]
+        print(f"{len(chosen)} mutants; baseline: {' '.join(all_tests)}", flush=True)
+        deselect = [] if opts.no_baseline else baseline_failures(copy, all_tests, opts.timeout)
         if deselect:
             print(
                 "failing before any mutation (deselected):\n  " + "\n  ".join(deselect), flush=True
             )
-        results = []
         for m in chosen:
-            status, took, killer = run_mutant(copy, m, deselect, opts.timeout)
+            status, took, killer = run_mutant(copy, m, tests[m.name], deselect, opts.timeout)
             results.append((m, status, took, killer))
             print(f"{status:20} {took:6.1f}s  {m.name:40} {killer}", flush=True)
     finally:
@@ -254,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             shutil.rmtree(scratch, ignore_errors=True)
     _report(results, opts.markdown)
+    print(f"took {(time.monotonic() - started) / 60:.1f} min")
     bad = [m.name for m, status, _, _ in results if status == "SURVIVED"]
     errors = [m.name for m, status, _, _ in results if status.startswith(("error", "no tests"))]
     if errors:

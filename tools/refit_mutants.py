@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tools.mutant_catalog.base import PKG, load  # noqa: E402
+from tests.mutants.base import PKG, load  # noqa: E402
 
 
 def fmt(path: Path, text: str) -> str:
@@ -82,7 +82,7 @@ def main() -> int:
         if after.count(m.original) == 1 and mutated == after.replace(m.original, m.mutated):
             continue  # the snippet survives the format and mutates the same way
         new[m.name] = snippets(after, mutated)
-    for mod in sorted((ROOT / "tools" / "mutant_catalog").glob("*.py")):
+    for mod in sorted((ROOT / "tests" / "mutants").glob("*.py")):
         src = mod.read_text()
         tree = ast.parse(src)
         edits = []

@@ -34,7 +34,7 @@ TOP_LEVEL = {
     "realtools.py",
     "test_architecture.py",
 }
-FOLDERS = {"acceptance", "hardware", "data"}
+FOLDERS = {"acceptance", "hardware", "data", "mutants"}
 
 
 def _test_file_of(module: Path) -> Path | None:

@@ -4,10 +4,11 @@ and rendering (lines, JSON, JUnit)."""
 
 from __future__ import annotations
 
+import pandas as pd
 from helpers import CRITERIA, judge, peer, row
 
 from ascend_p2p_lab.check.criteria import criteria_from_text
-from ascend_p2p_lab.check.verdict import evaluate
+from ascend_p2p_lab.check.verdict import evaluate, overall
 from ascend_p2p_lab.schema import to_frame
 
 
@@ -140,3 +141,9 @@ def test_card_items_are_keyed_by_their_devices_not_their_label():
         300.0,
     ]  # its own criterion, not the one for every pair
     assert cards.loc["aggregate card cards 2,3->0,1", "senders"] == (2, 3)
+
+
+def test_a_check_whose_items_are_all_skipped_fails_and_one_pass_passes() -> None:
+    assert overall(pd.DataFrame({"status": ["SKIP", "SKIP"]})) == ("FAIL", 0)
+    assert overall(pd.DataFrame({"status": ["SKIP", "PASS"]})) == ("PASS", 0)
+    assert overall(pd.DataFrame({"status": ["FAIL", "PASS", "SKIP"]})) == ("FAIL", 1)

@@ -28,6 +28,7 @@ from ascend_p2p_lab.collectives import (
     measured,
     predict,
 )
+from ascend_p2p_lab.collectives.predict import bound
 from ascend_p2p_lab.topology import load_preset
 
 
@@ -259,3 +260,21 @@ def test_a_measurement_gets_its_prediction(a2_2) -> None:
     assert row["predicted_busbw_GBps"] == pytest.approx(predicted[1].busbw_GBps)
     alone = collective_rows([seen]).iloc[0]
     assert pd.isna(alone["predicted_busbw_GBps"]) and pd.isna(alone["bottleneck_src"])
+
+
+def test_the_link_bound_prices_a_small_copy_at_a_large_copys_rate(a2) -> None:
+    """Measured links slow at small sizes (10 GB/s at 1 MiB, 40 at 256 MiB): the link
+    bound of an 8 MiB all-gather is the same as of a 1 GiB one."""
+    pairs = [(s, d) for s in range(8) for d in range(8) if s != d]
+    links = pd.DataFrame(
+        {
+            "src": [s for s, _ in pairs for _ in (0, 1)],
+            "dst": [d for _, d in pairs for _ in (0, 1)],
+            "size_bytes": [MIB, 256 * MIB] * len(pairs),
+            "bandwidth_GBps": [10.0, 40.0] * len(pairs),
+        }
+    )
+    m = LinkModel.from_measured(links, a2)
+    small = bound(collective("all_gather", 8 * MIB, a2), m).busbw_GBps
+    large = bound(collective("all_gather", 1 << 30, a2), m).busbw_GBps
+    assert small == pytest.approx(large) and large > 0

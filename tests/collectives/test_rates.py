@@ -59,3 +59,23 @@ def test_measured_keeps_the_presets_budgets(a3) -> None:
     links = pd.DataFrame({"src": [2], "dst": [0], "size_bytes": [MIB], "bandwidth_GBps": [100.0]})
     m = LinkModel.from_measured(links, a3)
     assert [b.name for b in m.budgets(2, 0)][:2] == ["port[2]:egress", "port[0]:ingress"]
+
+
+def test_a_measured_curve_is_read_log_log_and_its_latency_taken_out(a2) -> None:
+    """10 GB/s at 1 MiB and 40 GB/s at 16 MiB give 20 GB/s at 4 MiB (halfway in log size,
+    log rate; linear in size would say 16); a measured time holds its latency, so the
+    streaming rate is the time less the latency (10 us of 1 MiB's 104.9 us at 10 GB/s)."""
+    links = pd.DataFrame(
+        {
+            "src": [0, 0],
+            "dst": [1, 1],
+            "size_bytes": [MIB, 16 * MIB],
+            "bandwidth_GBps": [10.0, 40.0],
+        }
+    )
+    no_latency = pd.DataFrame({"src": [0], "dst": [1], "latency_us": [0.0]})
+    m = LinkModel.from_measured(links, a2, latency=no_latency)
+    assert m.rate(0, 1, 4 * MIB, "dst") == pytest.approx(20.0)
+    lat = LinkModel.from_measured(links, a2, latency=no_latency.assign(latency_us=10.0))
+    assert m.latency(0, 1) == 0.0 and lat.latency(0, 1) == 10.0
+    assert lat.rate(0, 1, MIB, "dst") == pytest.approx(MIB / (MIB / 10e3 - 10.0) / 1e3)

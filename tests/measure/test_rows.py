@@ -147,3 +147,85 @@ def test_bandwidth_is_bytes_over_time_in_decimal_gigabytes() -> None:
 def test_bidirectional_total_adds_the_two_directions() -> None:
     assert bidirectional_total(13.0, 26.0) == 39.0
     assert math.isnan(bidirectional_total(math.nan, 26.0))
+
+
+def test_host_bound_flags_the_points_whose_enqueueing_took_the_ratio_of_the_window() -> None:
+    """A slow host makes its small copies host-bound and leaves its large ones alone; a
+    normal host's copies are never host-bound; a ratio above 1 flags nothing."""
+    sizes = "4KiB,4MiB"
+    slow = [{"kind": "slow_host", "factor": 3.0}]
+    with open_runtime("sim", preset="atlas800t-a2", faults=slow) as rt:
+        run = sweep(rt, pairs="0-1", sizes=sizes, samples=2, progress=False)
+        never = sweep(rt, pairs="0-1", sizes=sizes, samples=2, progress=False, host_bound_ratio=2)
+    bound = run.samples.groupby("size_bytes")["host_bound"].all()
+    assert bound.to_dict() == {4096: True, 4 << 20: False}
+    assert not never.samples["host_bound"].any()
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        plain = sweep(rt, pairs="0-1", sizes=sizes, samples=2, progress=False)
+    assert not plain.samples["host_bound"].any()
+
+
+def test_each_row_counts_the_bytes_of_every_copy_and_keeps_its_own_direction() -> None:
+    """A row's bandwidth is every byte its copies moved (a fan-out's over all 7 peers of an
+    A2) over its window; a bidirectional pair's rows keep their own bandwidth and
+    verification (0 -> 1 slowed, 1 -> 0 corrupt: the second row) and share their sum."""
+    faults = [
+        {"kind": "degrade", "link": [0, 1], "factor": 0.5},
+        {"kind": "corrupt", "link": [1, 0]},
+    ]
+    with open_runtime("sim", preset="atlas800t-a2", faults=faults) as rt:
+        run = sweep(
+            rt,
+            pairs="0-1",
+            sizes="64KiB",
+            samples=1,
+            progress=False,
+            direction="bi",
+            verify=True,
+            patterns=["pair", "one_to_all", "all_to_one"],
+        )
+    s = run.samples
+    fanout = s["pattern"] != "pair"
+    moved = 65536 * s["copies"] * fanout.map({True: 7, False: 1})
+    assert (s["copies"] > 1).all()
+    assert s["bandwidth_GBps"].tolist() == pytest.approx((moved / s["elapsed_us"] / 1e3).tolist())
+    pair = s[~fanout].set_index(["src", "dst"])
+    down, up = pair.loc[(0, 1), "bandwidth_GBps"], pair.loc[(1, 0), "bandwidth_GBps"]
+    assert down < 0.9 * up
+    assert pair["bidir_total_GBps"].tolist() == pytest.approx([down + up] * 2)
+    assert pair["verified"].to_dict() == {(0, 1): True, (1, 0): False}
+    assert "at device 0 differ from device 1's" in pair.loc[(1, 0), "error"]
+    assert pd.isna(pair.loc[(0, 1), "error"])
+    initiators = s[fanout].groupby("pattern")["initiator"].unique().map(list).to_dict()
+    assert initiators == {"all_to_one": ["dst"], "one_to_all": ["src"]}
+
+
+def test_a_test_of_transfers_numbers_them_from_0_and_a_failure_fills_each_row() -> None:
+    """Each transfer's row is numbered from 0, the window's row last; a failing test gives
+    every transfer's row and the window's row its failure."""
+    text = (
+        'schema_version = 1\n[[test]]\nname = "two"\nsizes = ["64KiB"]\n'
+        'transfers = ["0->1", "2->3"]\n'
+        '[[test]]\nname = "bad"\nsizes = ["64KiB"]\ntransfers = ["0->2", "1->3"]\n'
+    )
+    bad = [{"kind": "error", "link": [1, 3], "call": "rt.memcpy_async"}]
+    with open_runtime("sim", "atlas800t-a2", faults=bad) as rt:
+        run = sweep(
+            rt, tests=read_tests_text(text, rt.device_count), samples=1, warmup=0, progress=False
+        )
+    s = run.samples
+    for name in ("two", "bad"):
+        rows = s[s["test"] == name]
+        assert rows["transfer"].tolist()[:2] == [0, 1] and pd.isna(rows["transfer"].iloc[2])
+    assert s.loc[s["test"] == "two", "error_kind"].isna().all()
+    assert s.loc[s["test"] == "bad", "error_kind"].tolist() == ["runtime"] * 3
+
+
+def test_a_host_staged_row_has_no_nominal_rate_and_a_direct_one_its_links() -> None:
+    with open_runtime("sim", "atlas800t-a2") as rt:
+        run = sweep(
+            rt, pairs="0-1", sizes="64KiB", peer="both", samples=1, warmup=0, progress=False
+        )
+        hccs = rt.topology.link_classes["HCCS"].nominal_GBps
+    nominal = run.samples.set_index("path")["nominal_GBps"]
+    assert math.isnan(nominal["staged"]) and nominal.drop("staged").eq(hccs).all()

@@ -29,6 +29,7 @@ from ascend_p2p_lab.measure import (
     sweep,
 )
 from ascend_p2p_lab.measure.timing import copies_for
+from ascend_p2p_lab.patterns.testfile import read_tests_text
 
 
 # ----------------------------------------------------------------------- copy engine
@@ -224,3 +225,46 @@ def test_both_windows_of_a_bidirectional_sample_reach_the_minimum() -> None:
     with open_runtime("sim", faults=[{"kind": "degrade", "link": [0, 1], "factor": 0.5}]) as rt:
         run = sweep(rt, pairs=[(0, 1)], direction="bi", sizes="16MiB", samples=2, progress=False)
     assert (run.samples.elapsed_us >= 1000.0).all(), run[["src", "dst", "elapsed_us"]]
+
+
+def test_the_host_enqueue_time_is_in_microseconds_like_the_window() -> None:
+    """A slow host (3x) spends most of a 4 KiB window enqueueing, a small share of a 4 MiB
+    one: both in microseconds, as the window is."""
+    slow = [{"kind": "slow_host", "factor": 3.0}]
+    with open_runtime("sim", preset="atlas800t-a2", faults=slow) as rt:
+        run = sweep(rt, pairs="0-1", sizes="4KiB,4MiB", samples=1, progress=False)
+    share = (run.samples["host_enqueue_us"] / run.samples["elapsed_us"]).tolist()
+    assert share[0] > 0.5 and 0.001 < share[1] < 0.5
+
+
+def test_each_direction_and_each_fan_out_window_is_timed_on_its_own() -> None:
+    """0 -> 1 slowed to half: its window is longer than 1 -> 0's; a fan-out window counts
+    the copies of one stream (16 MiB to 7 peers: within its nominal, not 7 times it)."""
+    slow = [{"kind": "degrade", "link": [0, 1], "factor": 0.5}]
+    with open_runtime("sim", preset="atlas800t-a2", faults=slow) as rt:
+        bi = sweep(rt, pairs="0-1", sizes="64KiB", samples=1, progress=False, direction="bi")
+        fan = sweep(
+            rt, pairs="0-1", sizes="16MiB", samples=1, progress=False, patterns="one_to_all"
+        )
+    window = bi.samples.set_index(["src", "dst"])["elapsed_us"]
+    assert window[(0, 1)] > 1.1 * window[(1, 0)]
+    rows = fan.samples
+    assert len(rows) == 8 and (rows["bandwidth_GBps"] <= rows["nominal_GBps"]).all()
+
+
+def test_a_tests_transfers_run_at_once_each_on_its_own_stream_and_timer() -> None:
+    """0 -> 1 slowed to a quarter beside a healthy 2 -> 3: each transfer's own time gives
+    2 -> 3 about four times 0 -> 1's bandwidth, and the window (both at once, each on its
+    device's stream) lasts about as long as the slow one, not their sum."""
+    text = (
+        'schema_version = 1\n[[test]]\nname = "two"\nsizes = ["4MiB"]\n'
+        'transfers = ["0->1", "2->3"]\n'
+    )
+    slow = [{"kind": "degrade", "link": [0, 1], "factor": 0.25}]
+    with open_runtime("sim", preset="atlas800t-a2", faults=slow) as rt:
+        run = sweep(
+            rt, tests=read_tests_text(text, rt.device_count), samples=1, warmup=0, progress=False
+        )
+    rows = run.samples.set_index(run.samples["transfer"].fillna(-1).astype(int))
+    assert rows.loc[1, "bandwidth_GBps"] > 3 * rows.loc[0, "bandwidth_GBps"]
+    assert rows.loc[-1, "elapsed_us"] < 1.1 * rows.loc[0, "elapsed_us"]

@@ -101,3 +101,32 @@ def test_the_docs_table_is_the_declarations():
     root = next(p for p in Path(__file__).resolve().parents if (p / "docs").is_dir())
     page = (root / "docs" / "tests-as-data.md").read_text()
     assert markdown_table() in page
+
+
+def test_pairs_and_groups_copy_from_their_first_end_to_their_second() -> None:
+    """0 -> 1 slowed to a quarter: pair 0-1 and group 0:1 measure the slow direction,
+    group 1:0 the healthy one; a bi group names each direction after its senders."""
+    slow = [{"kind": "degrade", "link": [0, 1], "factor": 0.25}]
+    quick = {"sizes": "16MiB", "samples": 1, "warmup": 0, "progress": False}
+    with open_runtime("sim", preset="atlas800t-a2", faults=slow) as rt:
+        pair = sweep(rt, pairs="0-1", **quick).samples
+        fwd = sweep(rt, groups="0:1", patterns="group", **quick).samples
+        back = sweep(rt, groups="1:0", patterns="group", **quick).samples
+        bi = sweep(rt, groups="0:1", patterns="group", direction="bi", **quick).samples
+    assert pair[["src", "dst"]].values.tolist() == [[0, 1]]
+    healthy = back["bandwidth_GBps"].iloc[0]
+    assert pair["bandwidth_GBps"].iloc[0] < 0.5 * healthy
+    assert fwd["bandwidth_GBps"].iloc[0] < 0.5 * healthy
+    assert bi["group"].tolist() == ["0->1", "1->0"]
+    assert bi["senders"].tolist() == [(0,), (1,)] and bi["receivers"].tolist() == [(1,), (0,)]
+
+
+def test_copies_are_pulled_by_default_both_ways_and_a_ring_closes() -> None:
+    quick = {"sizes": "1MiB", "samples": 1, "warmup": 0, "progress": False}
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        uni = sweep(rt, pairs="0-1", **quick).samples
+        bi = sweep(rt, pairs="0-1", direction="bi", **quick).samples
+        ring = sweep(rt, patterns="ring", devices="0-3", **quick).samples
+    assert uni["initiator"].tolist() == ["dst"] and bi["initiator"].tolist() == ["dst", "dst"]
+    each = ring[ring["transfer"].notna()]
+    assert each[["src", "dst"]].values.tolist() == [[0, 1], [1, 2], [2, 3], [3, 0]]

@@ -17,7 +17,14 @@ from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import make_spec, sweep
 from ascend_p2p_lab.measure.plan import plan
 from ascend_p2p_lab.patterns.builtin import DECLARATIONS
-from ascend_p2p_lab.patterns.model import TransferError, make_test, needs, parse_transfer
+from ascend_p2p_lab.patterns.model import (
+    TransferError,
+    link_of,
+    make_test,
+    needs,
+    parse_transfer,
+    unreachable,
+)
 
 PRESET = "atlas800-9000"
 
@@ -77,3 +84,17 @@ def test_a_copy_within_one_device_is_a_transfer_like_any_other():
     assert set(local["link"]) == {"X"} and local["verified"].all()
     assert local["src"].eq(2).all() and local["dst"].eq(2).all()
     assert local["bandwidth_GBps"].median() > 5 * pull["bandwidth_GBps"].median()
+
+
+def test_a_tests_link_is_its_copies_one_class_else_mixed() -> None:
+    def hccs(a: int, b: int) -> str:
+        return "HCCS"
+
+    assert link_of(make_test("t", ["0->1", "2->3"], 8), hccs) == "HCCS"
+    assert link_of(make_test("t", ["0->1", "host->2"], 8), hccs) == "mixed"
+
+
+def test_an_unreachable_pair_names_the_call_with_its_source_first() -> None:
+    failure = unreachable(2, 5, "SYS")
+    assert failure.kind == "unreachable"
+    assert "aclrtDeviceCanAccessPeer(2, 5) = 0 (link SYS)" in failure.columns()["error"]

@@ -12,7 +12,7 @@ import pytest
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.measure import sweep
 from ascend_p2p_lab.run import RUN_SCHEMA_VERSION, Run, RunMeta
-from ascend_p2p_lab.run.meta import FIELDS
+from ascend_p2p_lab.run.meta import FIELDS, merged
 from ascend_p2p_lab.schema import to_frame
 
 QUICK = {"samples": 2, "warmup": 1, "progress": False}
@@ -69,3 +69,18 @@ def test_the_convenience_copy_goes_out_and_comes_back(two_sweeps) -> None:
     assert back.meta == pairs.meta and back.samples.equals(pairs.samples)
     assert "run" not in back.samples.attrs  # the Run's samples carry no copy of their own
     assert Run.of(to_frame([])).meta == RunMeta()  # a bare frame: empty metadata
+
+
+def test_joined_metadata_takes_the_largest_device_count_any_interrupt_and_every_part() -> None:
+    a = RunMeta(run_id="a", device_count=8, points=6, interrupted=True)
+    b = RunMeta(run_id="b", device_count=4, points=3)
+    m = merged([a, b])
+    assert (m.device_count, m.points, m.interrupted) == (8, 9, True)
+    assert [p["run_id"] for p in m.parts] == ["a", "b"]
+    assert merged([b, a]).device_count == 8
+
+
+def test_a_users_note_in_run_json_is_written_back() -> None:
+    meta = RunMeta.from_dict({"run_id": "r1", "note": "cables reseated"})
+    assert meta.to_dict()["note"] == "cables reseated"
+    assert RunMeta.from_dict(meta.to_dict()).extra == {"note": "cables reseated"}

@@ -64,3 +64,18 @@ def test_resources_are_context_managers() -> None:
             assert led["streams"] == led["events"] == 0
         assert links.closed and sim.simulator.ledger()["peer_refs"] == {}
         assert rt.open_resources() == []
+
+
+def test_an_imported_buffer_is_released_by_closing_its_key_not_by_a_free() -> None:
+    with (
+        open_runtime("sim", "atlas800t-a2") as exporter,
+        open_runtime("sim", "atlas800t-a2") as importer,
+    ):
+        buf = exporter.device_buffer(0, 2 * MIB)
+        exp = exporter.export_buffer(buf)
+        exp.allow([importer.bare_pid()])
+        imported = importer.import_key(exp.key, on=1, device=0, size=2 * MIB)
+        assert importer.acl.simulator.ledger()["ipc_imports"] == [exp.key]
+        imported.close()
+        assert imported.closed and importer.acl.simulator.ledger()["ipc_imports"] == []
+        assert not buf.closed  # the exporter's buffer is the exporter's to free

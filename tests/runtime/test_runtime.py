@@ -658,3 +658,21 @@ def test_a_runtime_over_an_initialized_acl_leaves_it_initialized() -> None:
     assert ledger["peer_refs"] == {} and ledger["device_buffers"] == 0
     assert sim.rt.reset_device(0) == 0 and sim.finalize() == 0
     assert sim.simulator.ledger_is_empty()
+
+
+def test_a_failed_synchronize_is_raised_as_any_call_is() -> None:
+    """A synchronize (or record) goes through the short path of a ret-only call: a ret
+    other than 0 is still an AclError."""
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        stream = rt.stream(0)
+        real = rt.acl.rt.synchronize_stream
+        rt.acl.rt.synchronize_stream = lambda handle: C.ACL_ERROR_RT_PARAM_INVALID
+        try:
+            with pytest.raises(AclError) as err:
+                stream.synchronize()
+        finally:
+            rt.acl.rt.synchronize_stream = real
+        assert (err.value.call, err.value.code) == (
+            "acl.rt.synchronize_stream",
+            C.ACL_ERROR_RT_PARAM_INVALID,
+        )

@@ -3,8 +3,12 @@ item 26)."""
 
 from __future__ import annotations
 
-from ascend_p2p_lab.runtime import open_runtime
+import pytest
+
+from ascend_p2p_lab.runtime import AclError, open_runtime
 from ascend_p2p_lab.runtime.capabilities import FALLBACKS
+
+MIB = 1 << 20
 
 _EVENT = "acl.rt.create_event_with_flag"
 
@@ -57,3 +61,19 @@ def test_read_ranges_joins_what_read_gives_each_range() -> None:
         rt.acl.rt.memcpy = lambda *a: 507899  # a refused copy: the runtime's error
         with pytest.raises(AclError, match="memcpy"):
             rt.read_ranges(dev, ranges, staging)
+
+
+def test_a_refused_copy_in_enqueue_copies_is_raised() -> None:
+    """A copy larger than its destination is refused by aclrtMemcpyAsync: the loop stops
+    and raises it, on the simulator's batched path as call by call."""
+    with (
+        open_runtime("sim") as rt,
+        rt.peer_links([(0, 1), (1, 0)]),
+        rt.device_buffer(0, 2 * MIB) as a,
+        rt.device_buffer(1, MIB) as b,
+        rt.stream(0) as s,
+    ):
+        with pytest.raises(AclError) as err:
+            rt.enqueue_copies(b, a, 2 * MIB, s, 3)
+        assert err.value.call == "acl.rt.memcpy_async"
+        s.synchronize()

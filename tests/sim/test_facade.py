@@ -23,6 +23,7 @@ from :mod:`ascend_p2p_lab.sim.formats`, so that a change of wording is noticed."
 
 from __future__ import annotations
 
+import re
 import struct
 import threading
 import time
@@ -371,3 +372,23 @@ def test_the_facade_counts_and_drops_the_plans_as_each_call_declares() -> None:
         counted = call.locked and name.startswith("rt.")
         assert acl.call_counts == {**before, **({name: before.get(name, 0) + 1} if counted else {})}
         assert acl._copies.cleared - cleared == (0 if call.keeps_plans or not call.locked else 1)
+
+
+def test_a_checked_call_refuses_a_non_int_or_a_wrong_count_as_pyacl_does() -> None:
+    """Also on the short path of a call of plain ints that keeps the copy plans
+    (aclrtSetContext): a float, a string or another argument count is a TypeError."""
+    acl = simulated_acl("atlas800t-a2")
+    assert acl.init() == 0 and acl.rt.set_device(0) == 0
+    ctx, ret = acl.rt.get_context()
+    assert ret == 0
+    for call in (acl.rt.set_device, acl.rt.set_context):
+        for args, said in (
+            ((0.5,), "an integer is required (got type float)"),
+            (("0",), "an integer is required (got type str)"),
+            ((), "takes exactly 1 argument (0 given)"),
+            ((ctx, 1), "takes exactly 1 argument (2 given)"),
+        ):
+            with pytest.raises(TypeError, match=re.escape(said)):
+                call(*args)
+    assert acl.rt.set_context(ctx) == 0
+    assert acl.rt.reset_device(0) == 0 and acl.finalize() == 0

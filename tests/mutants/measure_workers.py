@@ -1,0 +1,43 @@
+"""Mutants of ``ascend_p2p_lab/measure/workers.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tests.mutants.base import M, Mutant
+
+MUTANTS: list[Mutant] = [
+    M(
+        "measure.workers.workers_rows_as_they_came",
+        "measure/workers.py",
+        "ctx.rows.extend(row for i in sorted(got) for row in got[i])",
+        "ctx.rows.extend(row for i in got for row in got[i])",
+        ("the rows of a sweep in workers come in the order the blocks finished"),
+    ),
+    M(
+        "measure.workers.workers_points_not_adopted",
+        "measure/workers.py",
+        ("            got[i] = rows\n            ctx.adopt(todo[i], sizes)\n"),
+        "            got[i] = rows\n",
+        "points measured by a worker count as not reached",
+    ),
+    M(
+        "measure.workers.workers_death_unnoticed",
+        "measure/workers.py",
+        "            if dead & suspects:\n",
+        "            if False:\n",
+        "a worker that died is waited for forever",
+    ),
+    M(
+        "measure.workers.workers_error_swallowed",
+        "measure/workers.py",
+        ("                ctx.adopt(todo[i], sizes)\n            raise exc\n"),
+        ("                ctx.adopt(todo[i], sizes)\n            done += 1\n"),
+        "a worker's failure is not raised",
+    ),
+    M(
+        "measure.workers.workers_fallbacks_lost",
+        "measure/workers.py",
+        "            ctx.fallbacks.update(fallbacks)\n",
+        "",
+        "what a worker did instead of a missing call is not said",
+    ),
+]

@@ -1,0 +1,64 @@
+"""Mutants of ``ascend_p2p_lab/plots/prepare.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tests.mutants.base import M, Mutant
+
+MUTANTS: list[Mutant] = [
+    M(
+        "plots.prepare.largest_is_smallest",
+        "plots/prepare.py",
+        'df.groupby(list(keys))["size_bytes"].transform("max")',
+        'df.groupby(list(keys))["size_bytes"].transform("min")',
+        ("each pair's 'largest size' is its smallest (diagonal, size text, compare)"),
+    ),
+    M(
+        "plots.prepare.at_size_ignores_size",
+        "plots/prepare.py",
+        ('if size is not None:\n        return df[df["size_bytes"] == size]'),
+        ('if False:\n        return df[df["size_bytes"] == size]'),
+        "at_size(size=...) takes the largest size anyway",
+    ),
+    M(
+        "plots.prepare.size_text_smallest",
+        "plots/prepare.py",
+        'return f"at {format_size(int(largest[0]))} (largest size)"',
+        ("return f\"at {format_size(int(numeric['size_bytes'].min()))} (largest size)\""),
+        "the title names the smallest size as the largest",
+    ),
+    M(
+        "plots.prepare.title_always_uni",
+        "plots/prepare.py",
+        ('d = "unidirectional" if direction == UNI else "bidirectional"'),
+        'd = "unidirectional"',
+        "titles say unidirectional for bidirectional figures",
+    ),
+    M(
+        "plots.prepare.pooled_median_is_mean",
+        "plots/prepare.py",
+        '"median": g.median()',
+        '"median": g.mean()',
+        ("curves per link class / time per copy plot the mean as the median"),
+    ),
+    M(
+        "plots.prepare.pooled_p10_p90_swapped",
+        "plots/prepare.py",
+        ('        {"median": g.median(), "p10": g.quantile(0.10), "p90": g.quantile(0.90)}'),
+        ('        {"median": g.median(), "p10": g.quantile(0.90), "p90": g.quantile(0.10)}'),
+        "pooled p10 and p90 swapped",
+    ),
+    M(
+        "plots.prepare.figures_ignore_devices",
+        "plots/prepare.py",
+        (
+            "    if chosen:\n"
+            "        return [int(d) for d in chosen if 0 <= int(d) < n] "
+            "or list(range(n))"
+        ),
+        ("    if False:\n        return []"),
+        ("figures draw every device of the server although --devices chose some"),
+        tests=(
+            "tests/plots/test_cells.py::test_figures_show_the_devices_asked_for_as_the_terminal_does",
+        ),
+    ),
+]

@@ -1,0 +1,47 @@
+"""Mutants of ``ascend_p2p_lab/plots/reports.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tests.mutants.base import M, Mutant
+
+MUTANTS: list[Mutant] = [
+    M(
+        "plots.reports.no_card_matrix",
+        "plots/reports.py",
+        "    jobs += _cards(run)\n",
+        "",
+        "report() leaves the card matrices out",
+    ),
+    M(
+        "plots.reports.no_uni_vs_bi_off",
+        "plots/reports.py",
+        'for peer in ("on", "off"):',
+        'for peer in ("on",):',
+        "report() skips uni_vs_bi for peer off",
+    ),
+    M(
+        "plots.reports.no_total",
+        "plots/reports.py",
+        ('if direction == BI and rows["bidir_total_GBps"].notna().any():'),
+        ('if direction == "both" and rows["bidir_total_GBps"].notna().any():'),
+        "report() skips the bidirectional total heatmap",
+    ),
+    M(
+        "plots.reports.no_peer_on_off",
+        "plots/reports.py",
+        '    if {ON, OFF} <= set(distinct(uni, "peer")) and uni["bandwidth_GBps"].notna().any():',
+        (
+            '    if {ON, OFF, "current"} <= set(distinct(uni, "peer")) and uni[\n'
+            '        "bandwidth_GBps"\n'
+            "    ].notna().any():"
+        ),
+        "report() skips peer_on_off",
+    ),
+    M(
+        "plots.reports.parallel_order",
+        "plots/reports.py",
+        ("            return pool.map(_draw_forked, range(len(jobs)), chunksize=1)"),
+        ("            return sorted(pool.map(_draw_forked, range(len(jobs)), chunksize=1))"),
+        "report's paths in file-name order when drawn in workers",
+    ),
+]

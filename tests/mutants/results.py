@@ -1,0 +1,154 @@
+"""Mutants of ``ascend_p2p_lab/results.py`` (see tools/mutants.py)."""
+
+from __future__ import annotations
+
+from tests.mutants.base import M, Mutant
+
+MUTANTS: list[Mutant] = [
+    M(
+        "results.inferred_always",
+        "results.py",
+        ("if touches is None or bool(touches(frame).fillna(False).any()):"),
+        "if True:",
+        "every inferred behaviour is said beside every run",
+    ),
+    M(
+        "results.p10_p90_swapped",
+        "results.py",
+        (
+            'out.insert(2, "bandwidth_GBps_p10", '
+            "quantiles[0.10].to_numpy())\n"
+            '    out.insert(3, "bandwidth_GBps_p90", '
+            "quantiles[0.90].to_numpy())"
+        ),
+        (
+            'out.insert(2, "bandwidth_GBps_p10", '
+            "quantiles[0.90].to_numpy())\n"
+            '    out.insert(3, "bandwidth_GBps_p90", '
+            "quantiles[0.10].to_numpy())"
+        ),
+        "summary p10 and p90 swapped",
+    ),
+    M(
+        "results.median_is_mean",
+        "results.py",
+        'bandwidth_GBps_median=("bandwidth_GBps", "median")',
+        'bandwidth_GBps_median=("bandwidth_GBps", "mean")',
+        "summary 'median' is the mean",
+    ),
+    M(
+        "results.us_per_copy_total",
+        "results.py",
+        ('df["us_per_copy"] = df["elapsed_us"] / df["copies"].astype("float64")'),
+        'df["us_per_copy"] = df["elapsed_us"]',
+        "time per copy is the whole sample's time",
+    ),
+    M(
+        "results.host_bound_all",
+        "results.py",
+        'host_bound=("host_bound", "any")',
+        'host_bound=("host_bound", "all")',
+        "a point is host-bound only if every sample is",
+    ),
+    M(
+        "results.verified_max",
+        "results.py",
+        '_verified=("_verified", "min")',
+        '_verified=("_verified", "max")',
+        "a point verifies if any sample did",
+    ),
+    M(
+        "results.samples_count_rows",
+        "results.py",
+        'samples=("bandwidth_GBps", "count")',
+        'samples=("bandwidth_GBps", "size")',
+        "error rows counted as samples",
+    ),
+    M(
+        "results.failures_rows_as_points",
+        "results.py",
+        "points = bad.drop_duplicates([*POINT_KEYS, *keys])",
+        "points = bad",
+        "failures() counts samples as points",
+    ),
+    M(
+        "results.failures_include_results",
+        "results.py",
+        'frame["error_kind"].isin(FAILURE_KINDS)',
+        'frame["error_kind"].isin(list(ERROR_KINDS))',
+        "refusals and unreachable pairs counted as failures",
+    ),
+    M(
+        "results.matrix_transposed",
+        "results.py",
+        ('df.pivot_table(index="src", columns="dst", values=value, aggfunc=stat)'),
+        ('df.pivot_table(index="dst", columns="src", values=value, aggfunc=stat)'),
+        "matrix rows are destinations",
+    ),
+    M(
+        "results.matrix_smallest_size",
+        "results.py",
+        '["size_bytes"].transform("max")',
+        '["size_bytes"].transform("min")',
+        "matrix(size=None) takes the smallest size",
+    ),
+    M(
+        "results.matrix_stat_ignored",
+        "results.py",
+        "values=value, aggfunc=stat)",
+        'values=value, aggfunc="median")',
+        "matrix(stat=...) ignored",
+    ),
+    M(
+        "results.fit_unweighted",
+        "results.py",
+        "w = 1.0 / y",
+        "w = np.ones_like(y)",
+        "latency fit weights large copies most",
+    ),
+    M(
+        "results.fit_units",
+        "results.py",
+        "bw = 1.0 / slope / 1e3 if slope > 0",
+        "bw = 1.0 / slope / 1.024e3 if slope > 0",
+        "fitted bandwidth in binary GB/s",
+    ),
+    M(
+        "results.fit_no_latency",
+        "results.py",
+        "np.vstack([np.ones_like(x), x])",
+        "np.vstack([np.zeros_like(x), x])",
+        "fit without a latency term",
+    ),
+    M(
+        "results.efficiency_inverted",
+        "results.py",
+        '"efficiency": bw / nominal if nominal',
+        '"efficiency": nominal / bw if nominal',
+        "efficiency is nominal over measured",
+    ),
+    M(
+        "results.matrix_pattern_default_pair",
+        "results.py",
+        ("pattern = VALUE_PATTERN.get(value, PAIR) if pattern is None else pattern"),
+        "pattern = PAIR if pattern is None else pattern",
+        ("matrix(run, value='latency_us') is not inferred to the latency pattern"),
+    ),
+    M(
+        "results.matrix_of_nothing",
+        "results.py",
+        ("        if others:\n            raise ValueError"),
+        ("        if False:\n            raise ValueError"),
+        ("a matrix of a pattern without the value is all NaN, without a word"),
+    ),
+    M(
+        "results.staged_local_diagonal",
+        "results.py",
+        "    return path in DEVICE_PATHS",
+        "    return True",
+        ("the host-staged matrix shows the device-local copy on its diagonal"),
+        tests=(
+            "tests/plots/test_cells.py::test_the_local_copy_sits_on_the_diagonal_of_device_paths_only",
+        ),
+    ),
+]

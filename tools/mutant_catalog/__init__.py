@@ -1,1 +1,0 @@
-"""The catalog of hand-written mutants (see tools/mutants.py)."""
