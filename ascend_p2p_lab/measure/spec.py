@@ -85,13 +85,14 @@ class SweepSpec:
     #: the algorithm they are forced to (None: the one HCCL would run, per size)
     operations: tuple[str, ...] | None = None
     algorithm: str | None = None
-    samples: int = 5
-    warmup: int = 2
-    min_sample_us: float = 1000.0
-    max_copies: int = 1000
-    timing: str = "events"
-    verify: bool = True
-    host_bound_ratio: float = 0.5
+    #: the timing loop's numbers (their defaults are :class:`Sampling`'s)
+    samples: int = Sampling.samples
+    warmup: int = Sampling.warmup
+    min_sample_us: float = Sampling.min_sample_us
+    max_copies: int = Sampling.max_copies
+    timing: str = Sampling.timing
+    verify: bool = Sampling.verify
+    host_bound_ratio: float = Sampling.host_bound_ratio
     #: the A3's die link of the pair tests (measure.diechoice; None: the default path)
     #: and, for ``both``, SIO's shares of the bytes (a test per share)
     die_link: str | None = None
@@ -137,11 +138,11 @@ def _choice(
 
 
 def check_sampling(
-    samples: int = 5,
-    warmup: int = 2,
-    min_sample_us: float = 1000.0,
-    max_copies: int = 1000,
-    host_bound_ratio: float = 0.5,
+    samples: int = Sampling.samples,
+    warmup: int = Sampling.warmup,
+    min_sample_us: float = Sampling.min_sample_us,
+    max_copies: int = Sampling.max_copies,
+    host_bound_ratio: float = Sampling.host_bound_ratio,
 ) -> None:
     """The timing loop's numbers checked (ValueError naming the first one out of bounds),
     before any device work: by every sweep, and by a command that hands them to others
