@@ -45,3 +45,25 @@ def test_the_strongest_link_bit_names_the_class(names: tuple[str, ...], expected
 def test_the_link_bits_are_distinct() -> None:
     bits = list(codes.TOPOLOGY_BITS.values())
     assert len(set(bits)) == len(bits) and all(b and b & (b - 1) == 0 for b in bits)
+
+
+@pytest.mark.parametrize(
+    ("name", "fault", "lost"),
+    [
+        ("ACL_ERROR_RT_LINK_ERROR", True, False),  # a broken link, the device still works
+        ("ACL_ERROR_RT_NO_DEVICE", True, True),  # gone: it takes no more work
+        ("ACL_ERROR_RT_LOST_HEARTBEAT", True, True),
+        ("ACL_ERROR_RT_SYS_DMA", True, False),
+        ("ACL_ERROR_RT_CONTEXT_NULL", False, False),  # a refused request, no fault
+    ],
+)
+def test_which_codes_are_faults_and_which_lose_the_device(name, fault, lost) -> None:
+    """A failed copy's code decides whether it is a refusal, a fault or a lost device."""
+    from ascend_p2p_lab.runtime.errors import AclError
+
+    err = AclError("acl.rt.memcpy", (0, 1), codes.ERROR_CODES[name])
+    assert (err.device_fault, err.device_lost) == (fault, lost)
+    assert (err.code in codes.DEVICE_FAULT_CODES, err.code in codes.DEVICE_LOST_CODES) == (
+        fault,
+        lost,
+    )

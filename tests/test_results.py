@@ -71,7 +71,7 @@ from ascend_p2p_lab.results import (
     failures,
     summarize,
 )
-from ascend_p2p_lab.run import Run
+from ascend_p2p_lab.run import Run, RunMeta
 from ascend_p2p_lab.topology import (
     load_preset,
 )
@@ -495,3 +495,40 @@ def test_a_corrupted_link_is_a_verification_failure_and_exit_1(capsys, tmp_path)
     assert bad.bandwidth_GBps.notna().all() and bad.error_code.isna().all()
     assert good.verified.all() and good.error_kind.isna().all()
     assert failures(run)[["kind", "points"]].values.tolist() == [["verification", 2]]
+
+
+def _point_row(**values: Any) -> dict[str, Any]:
+    """One row of the pair 0 -> 1 (peer on, p2p) at 4 KiB, with ``values`` over it."""
+    row = {"pattern": "pair", "direction": "uni", "peer": "on", "path": "p2p", "src": 0}
+    row.update(dst=1, size_bytes=4096, copies=1, elapsed_us=1.0)
+    return {**row, **values}
+
+
+def test_summary_failures_matrix_and_notes_of_hand_made_rows() -> None:
+    """Lopsided samples of one point: a median that is not the mean, one host-bound and one
+    failed check of three, an error row beside them; refusals are results, not failures;
+    the matrix takes the largest size and the statistic asked for; an inferred behaviour
+    is noted only beside the rows it touches."""
+    ok = {"host_bound": False, "verified": True}
+    rows = [
+        _point_row(bandwidth_GBps=1.0, **ok),
+        _point_row(bandwidth_GBps=2.0, host_bound=True, verified=False),
+        _point_row(bandwidth_GBps=9.0, **ok),
+        _point_row(error="failed", error_kind="runtime", error_code=1, error_call="aclrtMemcpy"),
+        _point_row(dst=2, error="no", error_kind="unreachable"),
+        _point_row(size_bytes=1 << 20, bandwidth_GBps=20.0, **ok),
+        _point_row(size_bytes=1 << 20, bandwidth_GBps=30.0, **ok),
+        _point_row(size_bytes=1 << 20, bandwidth_GBps=70.0, **ok),
+    ]
+    frame = results.to_frame(rows)
+    small = summarize(frame).query("size_bytes == 4096 and dst == 1").iloc[0]
+    assert small["samples"] == 3  # the error row is no sample
+    assert small["bandwidth_GBps_median"] == 2.0  # not the mean, 4.0
+    assert bool(small["host_bound"]) and not bool(small["verified"])  # any, and every
+    assert failures(frame)[["kind", "rows"]].values.tolist() == [["runtime", 1]]
+    mat = results.matrix(frame, device_count=3, stat="max")
+    assert mat.loc[0, 1] == 70.0 and results.matrix(frame, device_count=3).loc[0, 1] == 30.0
+    meta = RunMeta(inferred={"peer_off_copy": "guessed", "ingress_GBps": "guessed"})
+    assert results.inferred_notes(Run(frame, meta)) == {}  # no peer-off nor group row
+    off = results.to_frame([_point_row(peer="off", bandwidth_GBps=1.0)])
+    assert results.inferred_notes(Run(off, meta)) == {"peer_off_copy": "guessed"}

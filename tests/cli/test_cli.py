@@ -301,3 +301,20 @@ def test_ctrl_c_at_any_moment_exits_130_without_traceback(tmp_path, delay_s) -> 
             break
     assert status == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
+
+def test_a_failed_pyacl_call_is_its_one_line_and_exit_1(capsys, tmp_path, monkeypatch) -> None:
+    """The runtime's errors (a failed call, a call pyACL lacks) are failures, exit 1 with
+    their own line, never an internal error with a saved traceback."""
+    import tempfile
+
+    from ascend_p2p_lab import cli
+    from ascend_p2p_lab.runtime.errors import AclError, MissingCall
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where a traceback would go
+    failed = AclError("acl.rt.memcpy", (0, 1), 507056, "link down")
+    assert cli._exit_for(failed) == 1
+    assert capsys.readouterr().err == f"ascend-p2p-lab: {failed}\n"
+    assert cli._exit_for(MissingCall("acl.rt.ipc_memory_get")) == 1
+    assert capsys.readouterr().err.startswith("ascend-p2p-lab: ")
+    assert list(tmp_path.iterdir()) == []  # no traceback saved

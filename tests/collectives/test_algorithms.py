@@ -93,3 +93,31 @@ def test_unknown_or_unsupported() -> None:
         build("all_to_all", "tree", conv, range(4))
     with pytest.raises(CollectiveError, match="distinct devices"):
         build("all_to_all", "mesh", conv, (0, 1, 1, 2))
+
+
+def _sums_after(c) -> dict[tuple[int, int], frozenset[int]]:
+    """Which ranks' data each (device, piece) holds after the phases: a copy brings the
+    source's contributors, a reducing one adds them to the destination's own."""
+    held = {(r, pc): frozenset({r}) for r in c.ranks for pc in range(len(c.pieces))}
+    for phase in c.phases:
+        before = dict(held)
+        for m in phase.moves:
+            got = before[(m.src, m.piece)]
+            held[(m.dst, m.piece)] = held[(m.dst, m.piece)] | got if m.reduce else got
+    return held
+
+
+@pytest.mark.parametrize(("algorithm", "p"), [("ring", 5), ("double_ring", 6), ("hd", 8)])
+def test_every_rank_ends_with_the_sum_of_every_rank(algorithm: str, p: int) -> None:
+    """All-reduce: every piece on every rank sums all p ranks' data (a ring step that
+    passes on the wrong partial sum, or recursive doubling with one partner, does not)."""
+    c = _build("all_reduce", algorithm, 6000, p)
+    held = _sums_after(c)
+    assert set(held.values()) == {frozenset(c.ranks)}
+
+
+def test_the_double_rings_run_opposite_ways() -> None:
+    """Each neighbour pair of the double ring copies both ways, half of it on each ring."""
+    c = _build("all_gather", "double_ring", 6000, 4)
+    pairs = {(m.src, m.dst) for p in c.phases for m in p.moves}
+    assert pairs == {(b, a) for a, b in pairs} and len(pairs) == 8

@@ -100,3 +100,22 @@ def test_import_input_error_is_a_value_error_with_where():
     with pytest.raises(ImportInputError) as err:
         parse_dmi_text(capture("Unidirectional Peer to Peer Test\n"), size=1)
     assert err.value.where == "cap.txt:1"
+
+
+def test_a_tables_time_is_the_window_of_all_its_copies_or_of_one():
+    """1 MiB at 10.49 GB/s: 1000 us is the window of 10 copies, 100 us of one copy."""
+    from ascend_p2p_lab.imports.dmi_text import rate_window
+
+    assert rate_window(1 << 20, 10.49, "10.49", 1000.0, 10) == (1000.0, 10)
+    assert rate_window(1 << 20, 10.49, "10.49", 100.0, 10) == (100.0, 1)
+
+
+def test_the_size_a_capture_states_wins_over_the_size_option():
+    """A ``size:`` line above the matrix is the copy size; --size only fills a silent one."""
+    text = "size: 4096\nUnidirectional Peer to Peer Test\n   0     1\n0  0     26.2\n1  25.9  0\n"
+    rows = parse_dmi_text(capture(text), size=1 << 28).rows
+    assert {r["size_bytes"] for r in rows} == {4096}
+    silent = text.split("\n", 1)[1]
+    assert {r["size_bytes"] for r in parse_dmi_text(capture(silent), size=1 << 28).rows} == {
+        1 << 28
+    }

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ascend_p2p_lab.imports import hccl_test, import_hccl_test
-from ascend_p2p_lab.imports.common import read_capture
+from ascend_p2p_lab.imports.common import Capture, read_capture
 
 VENDOR = Path(__file__).resolve().parents[1] / "data" / "vendor"
 
@@ -98,3 +98,19 @@ def test_a_row_after_blank_and_per_rank_lines_keeps_its_own_line(tmp_path: Path)
     run = import_hccl_test([capture])
     assert list(run["size_bytes"]) == [8192, 16384, 32768]
     assert list(run["source_line"]) == [3, 6, 7]
+
+
+def test_ranks_are_mpiruns_n_over_the_npus_per_node_and_a_failed_check_is_an_error() -> None:
+    """Two nodes of 8 NPUs (``-n 16 ... -p 8``) are 16 ranks; a size some ranks failed
+    to check is a verification failure, the others are not."""
+    text = (
+        "# mpirun -n 16 ./bin/all_reduce_test -b 8K -e 16K -f 2 -d fp32 -o sum -p 8\n"
+        "data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n"
+        "8192              | 28.12          | 0.29132              | success\n"
+        "16384             | 28.24          | 0.58015              | failed\n"
+        "local rank_id 3, check result failed, 16384 |\n"
+    )
+    rows = hccl_test.parse(Capture(Path("run.txt"), text, "")).rows
+    assert [r["ranks"] for r in rows] == [16, 16]
+    assert [r.get("error_kind") for r in rows] == [None, "verification"]
+    assert rows[1]["error"] == "check failed on ranks 3"

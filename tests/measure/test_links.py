@@ -103,6 +103,15 @@ def test_enable_all_and_disable_all(a2_2) -> None:
     assert int(peer_matrix(a2_2).to_numpy().sum()) == 0
 
 
+def test_the_peer_matrix_rows_are_sources(a2_2) -> None:
+    """One way enabled (2 -> 5, not 5 -> 2): the 1 sits in row 2, column 5 only."""
+    a2_2.enable_peer(2, 5)
+    mat = peer_matrix(a2_2)
+    assert (mat.index.name, mat.columns.name) == ("src", "dst")
+    assert [(a, b) for a in mat.index for b in mat.columns if mat.loc[a, b]] == [(2, 5)]
+    a2_2.disable_peer(2, 5)
+
+
 def test_refused_enable_keeps_state_off_and_says_why() -> None:
     with open_runtime("sim", "atlas300i-duo") as rt:
         reason = try_enable(rt, 0, 2)

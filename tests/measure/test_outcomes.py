@@ -44,3 +44,15 @@ def test_a_broken_device_on_a_direct_copy_is_not_a_refusal(name: str) -> None:
     assert (
         outcomes.direct_copy_failure(AclError("acl.rt.malloc", (), 507899, "x")).kind == "runtime"
     )
+
+
+def test_a_verification_failure_names_the_destination_as_the_device_with_wrong_bytes() -> None:
+    failure = outcomes.verification_failed(3, 6)
+    assert failure.kind == "verification"
+    assert failure.message == (
+        "data verification failed: the bytes at device 6 differ from device 3's pattern"
+    )
+    assert (
+        "at pinned host memory differ from device 2's"
+        in outcomes.verification_failed(2, None).message
+    )

@@ -130,3 +130,15 @@ def test_copies_are_pulled_by_default_both_ways_and_a_ring_closes() -> None:
     assert uni["initiator"].tolist() == ["dst"] and bi["initiator"].tolist() == ["dst", "dst"]
     each = ring[ring["transfer"].notna()]
     assert each[["src", "dst"]].values.tolist() == [[0, 1], [1, 2], [2, 3], [3, 0]]
+
+
+def test_scaling_adds_the_peers_on_other_cards_before_the_devices_own_card() -> None:
+    """On the A3 (cards of two dies: 0,1 and 2,3) device 0 scales to 2, then 3, and its
+    own card's die 1 last: the copies that share its port come first."""
+    with open_runtime("sim", "atlas800t-a3", announce=False) as rt:
+        tests = as_file(rt, "scaling", [0, 1, 2, 3])
+    assert [[(t.src, t.dst) for t in test.transfers] for test in tests] == [
+        [(0, 2)],
+        [(0, 2), (0, 3)],
+        [(0, 2), (0, 3), (0, 1)],
+    ]

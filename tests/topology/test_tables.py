@@ -46,3 +46,18 @@ def test_server_fields_keep_what_is_given_and_refuse_the_rest(a2) -> None:
     assert "link" not in kw and "name" not in kw and set(kw) <= given  # absent: absent
     with pytest.raises(TopologyError, match=r"^a2\.toml:1: field 'colour': unknown key"):
         a2.convert({**a2.data, "colour": "red"}, TopologyFile)
+
+
+@pytest.mark.parametrize(("value", "error"), [("1.5", True), ("1.0", False), ("0.25", False)])
+def test_a_push_efficiency_above_one_names_its_line(value: str, error: bool) -> None:
+    """A push cannot beat the link: an efficiency above 1 is refused at its line."""
+    text = (
+        "[link.HCCS]\nbandwidth_GBps = 26.2\nnominal_GBps = 28.0\nlatency_us = 8.0\n"
+        f"p2p = true\npush_efficiency = {value}\n"
+    )
+    doc = Document.from_text(text, "t.toml", error=TopologyError)
+    if error:
+        with pytest.raises(TopologyError, match=r"^t\.toml:6: field 'link\.HCCS\.push_eff"):
+            link_classes(doc, ())
+    else:
+        assert link_classes(doc, ())["HCCS"].push_efficiency == float(value)
