@@ -11,6 +11,9 @@ MUTANTS: list[Mutant] = [
         "if route.link is None and _imported_cross(route):",
         "if False and _imported_cross(route):",
         ("a synchronous copy within one device through an import is allowed"),
+        tests=(
+            "tests/sim/test_ipc.py::test_a_synchronous_copy_within_one_device_through_an_import_returns_207000",
+        ),
     ),
     M(
         "sim.copies.kept_context_survives_reset",
@@ -18,6 +21,7 @@ MUTANTS: list[Mutant] = [
         "        self.devices.kept.clear()\n",
         "",
         ("a context stays kept after its device was reset (set_context succeeds)"),
+        tests=("tests/sim/test_facade.py::test_the_script_repeats_kept_calls",),
     ),
     M(
         "sim.copies.fast_copy_no_bump",
@@ -112,6 +116,9 @@ MUTANTS: list[Mutant] = [
         ("                if faults:\n                    return faulted(hit)\n"),
         "",
         "a repeated memcpy_async ignores the configured faults",
+        tests=(
+            "tests/sim/test_faults.py::test_a_dropped_copy_completes_and_nothing_lands_over_its_link_only",
+        ),
     ),
     M(
         "sim.copies.memcpy_no_call_cost",
@@ -126,6 +133,7 @@ MUTANTS: list[Mutant] = [
         ("        if injector.faults or injector.lost:\n            code = self._fault_and_move("),
         ("        if False:\n            code = self._fault_and_move("),
         ("a blocking memcpy ignores the configured faults (errors, corruption, slow host)"),
+        tests=("tests/sim/test_injector.py::test_error_fault_can_be_limited_to_one_link",),
     ),
     M(
         "sim.copies.faulted_repeat_moves_plainly",

@@ -11,6 +11,9 @@ MUTANTS: list[Mutant] = [
         ("    if actual in (1, 2):\n        return part.fail("),
         ("    if False:\n        return part.fail("),
         "host copies through an imported pointer are allowed",
+        tests=(
+            "tests/sim/test_ipc.py::test_host_copies_and_inferred_directions_through_an_import_return_207000",
+        ),
     ),
     M(
         "sim.routes.pull_is_source",
@@ -18,6 +21,9 @@ MUTANTS: list[Mutant] = [
         "pull = current == d_dev",
         "pull = current == s_dev",
         "a copy issued by its source counted as a read",
+        tests=(
+            "tests/sim/test_faults.py::test_a_degrade_scales_the_links_rate_and_its_push_meets_its_pull",
+        ),
     ),
     M(
         "sim.routes.no_both_budget",

@@ -10,6 +10,7 @@ from simacl import (
 )
 
 from ascend_p2p_lab import codes as C
+from ascend_p2p_lab.sim.faults import Fault
 
 
 def test_elapsed_time_of_a_never_recorded_event_is_a_timestamp_error() -> None:
@@ -45,4 +46,21 @@ def test_record_event_needs_event_and_stream_of_one_device() -> None:
         ok(acl.rt.synchronize_event(event0))  # synchronizing from another device is fine
         ok(acl.rt.destroy_stream(stream1))
         ok(acl.rt.destroy_event(event0))
+    finish(acl)
+
+
+def test_synchronize_event_returns_its_fault_on_its_events_device_only() -> None:
+    fault = Fault(kind="error", call="rt.synchronize_event", device=1, code=C.ACL_ERROR_RT_SYS_DMA)
+    acl = new_acl(faults=[fault])
+    with devices(acl, 0, 1) as ctx:
+        event0 = ok(acl.rt.create_event())  # on device 0
+        ok(acl.rt.set_context(ctx[1]))
+        event1 = ok(acl.rt.create_event())  # on device 1
+        stream1 = ok(acl.rt.create_stream())
+        ok(acl.rt.record_event(event1, stream1))
+        ok(acl.rt.synchronize_event(event0))  # device 0 has no fault
+        assert acl.rt.synchronize_event(event1) == C.ACL_ERROR_RT_SYS_DMA
+        for e in (event0, event1):
+            ok(acl.rt.destroy_event(e))
+        ok(acl.rt.destroy_stream(stream1))
     finish(acl)
