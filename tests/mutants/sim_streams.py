@@ -106,5 +106,6 @@ MUTANTS: list[Mutant] = [
         ),
         "        engine.host_us += self.topology.host.sync_return_us\n",
         ("synchronize_stream without faults returns before the stream's work is done"),
+        tests=("tests/sim/test_copies.py::test_a_synchronous_memcpy_advances_the_host_clock",),
     ),
 ]
