@@ -24,7 +24,6 @@ MUTANTS: list[Mutant] = [
         ("                if budget is not None:"),
         ('                if budget is not None and kind != "out":'),
         "a group's egress budget left out of the engine",
-        tests=("tests/sim/test_copies.py::test_d2d_without_peer_access_succeeds_on_a3",),
     ),
     M(
         "sim.facade.ints_unchecked",
