@@ -75,9 +75,6 @@ MUTANTS: list[Mutant] = [
         ),
         ("                    engine.host_us = done\n        return 0\n"),
         ("synchronize_event without faults skips the host's return from the wait"),
-        tests=(
-            "tests/sim/test_injector.py::test_calls_without_faults_charge_what_their_faults_branch_charges",
-        ),
     ),
     M(
         "sim.streams.sync_event_faults_ignored",
@@ -92,9 +89,6 @@ MUTANTS: list[Mutant] = [
         ("        else:\n            self.engine.host_us += 1.0\n"),
         "",
         ("event_elapsed_time without faults leaves the host clock where it was"),
-        tests=(
-            "tests/sim/test_injector.py::test_calls_without_faults_charge_what_their_faults_branch_charges",
-        ),
     ),
     M(
         "sim.streams.sync_stream_no_wait",
@@ -106,6 +100,5 @@ MUTANTS: list[Mutant] = [
         ),
         "        engine.host_us += self.topology.host.sync_return_us\n",
         ("synchronize_stream without faults returns before the stream's work is done"),
-        tests=("tests/sim/test_copies.py::test_a_synchronous_memcpy_advances_the_host_clock",),
     ),
 ]
