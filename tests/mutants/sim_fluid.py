@@ -11,9 +11,6 @@ MUTANTS: list[Mutant] = [
         "share = max(left[bottleneck], 0.0) / users[bottleneck]",
         "share = capacity[bottleneck] / counts[bottleneck]",
         "shared resources split equally, spare capacity not handed on",
-        tests=(
-            "tests/sim/test_engine.py::test_a_copy_slowed_elsewhere_leaves_its_share_of_a_port_to_the_others",
-        ),
     ),
     M(
         "sim.fluid.limit_is_the_first_resource",
