@@ -21,9 +21,6 @@ MUTANTS: list[Mutant] = [
         "pull = current == d_dev",
         "pull = current == s_dev",
         "a copy issued by its source counted as a read",
-        tests=(
-            "tests/sim/test_faults.py::test_a_degrade_scales_the_links_rate_and_its_push_meets_its_pull",
-        ),
     ),
     M(
         "sim.routes.no_both_budget",
