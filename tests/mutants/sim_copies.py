@@ -116,9 +116,6 @@ MUTANTS: list[Mutant] = [
         ("                if faults:\n                    return faulted(hit)\n"),
         "",
         "a repeated memcpy_async ignores the configured faults",
-        tests=(
-            "tests/sim/test_faults.py::test_a_dropped_copy_completes_and_nothing_lands_over_its_link_only",
-        ),
     ),
     M(
         "sim.copies.memcpy_no_call_cost",
@@ -133,7 +130,6 @@ MUTANTS: list[Mutant] = [
         ("        if injector.faults or injector.lost:\n            code = self._fault_and_move("),
         ("        if False:\n            code = self._fault_and_move("),
         ("a blocking memcpy ignores the configured faults (errors, corruption, slow host)"),
-        tests=("tests/sim/test_injector.py::test_error_fault_can_be_limited_to_one_link",),
     ),
     M(
         "sim.copies.faulted_repeat_moves_plainly",
