@@ -11,6 +11,9 @@ MUTANTS: list[Mutant] = [
         "if route.link is None and _imported_cross(route):",
         "if False and _imported_cross(route):",
         ("a synchronous copy within one device through an import is allowed"),
+        tests=(
+            "tests/sim/test_ipc.py::test_a_synchronous_copy_within_one_device_through_an_import_returns_207000",
+        ),
     ),
     M(
         "sim.copies.kept_context_survives_reset",
@@ -18,6 +21,7 @@ MUTANTS: list[Mutant] = [
         "        self.devices.kept.clear()\n",
         "",
         ("a context stays kept after its device was reset (set_context succeeds)"),
+        tests=("tests/sim/test_facade.py::test_the_script_repeats_kept_calls",),
     ),
     M(
         "sim.copies.fast_copy_no_bump",

@@ -12,6 +12,9 @@ MUTANTS: list[Mutant] = [
         "        elif kind == RECORD:\n            host += 2.0\n",
         "        elif kind == RECORD:\n            host += 2.5\n",
         "a record computed at once charges the host another time than the call",
+        tests=(
+            "tests/sim/test_programs.py::test_a_staged_program_at_once_leaves_what_its_calls_leave",
+        ),
     ),
     M(
         "sim.actions.wait_ignores_record",
@@ -19,6 +22,9 @@ MUTANTS: list[Mutant] = [
         "            if ready is not None and ready > t:\n",
         "            if False:\n",
         "a wait computed at once does not wait for its record",
+        tests=(
+            "tests/sim/test_programs.py::test_a_staged_program_at_once_leaves_what_its_calls_leave",
+        ),
     ),
     M(
         "sim.actions.settled_ignores_aliasing",
@@ -33,6 +39,7 @@ MUTANTS: list[Mutant] = [
         "        dreg.version += m + 1\n",
         "        dreg.version += 1\n",
         "a copy of whole chunks in place counts one version, not one per chunk and one more",
+        tests=("tests/sim/test_programs.py::test_bytes_changed_between_programs_are_moved_again",),
     ),
     M(
         "sim.programs.faults_ignored",

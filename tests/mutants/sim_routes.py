@@ -11,6 +11,9 @@ MUTANTS: list[Mutant] = [
         ("    if actual in (1, 2):\n        return part.fail("),
         ("    if False:\n        return part.fail("),
         "host copies through an imported pointer are allowed",
+        tests=(
+            "tests/sim/test_ipc.py::test_host_copies_and_inferred_directions_through_an_import_return_207000",
+        ),
     ),
     M(
         "sim.routes.pull_is_source",

@@ -19,6 +19,7 @@ MUTANTS: list[Mutant] = [
         "                    or events.get(e.id) is not e",
         "",
         ("a kept record or wait still runs after its event was destroyed"),
+        tests=("tests/sim/test_facade.py::test_kept_calls_give_what_the_checked_calls_give",),
     ),
     M(
         "sim.streams.kept_event_other_device",
@@ -26,6 +27,7 @@ MUTANTS: list[Mutant] = [
         "                    or s.device != tls.device",
         "",
         "a kept record or wait runs while another device is current",
+        tests=("tests/sim/test_facade.py::test_kept_calls_give_what_the_checked_calls_give",),
     ),
     M(
         "sim.streams.kept_wait_not_across",
@@ -33,6 +35,7 @@ MUTANTS: list[Mutant] = [
         ("                    if e.device != s.device:\n                        enqueue_copy("),
         ("                    if False:\n                        enqueue_copy("),
         ("a kept wait across devices skips the runtime's notify (its time, its jitter draw)"),
+        tests=("tests/sim/test_facade.py::test_kept_calls_give_what_the_checked_calls_give",),
     ),
     M(
         "sim.streams.kept_record_no_fault",
@@ -40,6 +43,7 @@ MUTANTS: list[Mutant] = [
         "                        code = fault(call, (s.device,))\n",
         "                        code = 0\n",
         "a kept record_event ignores the configured error faults",
+        tests=("tests/sim/test_facade.py::test_kept_calls_give_what_the_checked_calls_give",),
     ),
     M(
         "sim.streams.kept_wait_no_slow_host",
@@ -47,6 +51,7 @@ MUTANTS: list[Mutant] = [
         ("                if faults:\n                    host(2.0)\n"),
         ("                if False:\n                    host(2.0)\n"),
         "a kept record or wait ignores a slow_host fault's factor",
+        tests=("tests/sim/test_facade.py::test_kept_calls_give_what_the_checked_calls_give",),
     ),
     M(
         "sim.streams.kept_bools",
@@ -57,6 +62,7 @@ MUTANTS: list[Mutant] = [
         ),
         "                    False  # equal but not int",
         ("a kept record or wait takes equal non-int arguments for the kept ones"),
+        tests=("tests/sim/test_facade.py::test_kept_calls_give_what_the_checked_calls_give",),
     ),
     M(
         "sim.streams.sync_event_no_return_cost",

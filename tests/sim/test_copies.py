@@ -28,6 +28,7 @@ from ascend_p2p_lab.sim import (
     simulated_acl,
 )
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
+from ascend_p2p_lab.sim.faults import Fault
 
 
 def test_count_larger_than_dest_max_is_param_invalid() -> None:
@@ -283,3 +284,22 @@ def test_keep_routed_keeps_a_copy_only_when_its_checks_are_known_to_pass() -> No
         assert kept.stream is acl._streams.streams[stream]
         assert rt.destroy_stream(other) == 0 and rt.set_context(CONTEXT_BASE + 1) == 0
         assert rt.destroy_stream(far) == 0 and rt.set_context(CONTEXT_BASE + 0) == 0
+
+
+@pytest.mark.parametrize("call", ["rt.memcpy", "rt.memcpy_async"])
+def test_a_repeated_copy_meets_its_links_fault_at_its_nth_use_the_other_way_none(call: str) -> None:
+    fault = Fault(kind="error", call=call, link=(1, 0), nth=3, code=C.ACL_ERROR_RT_SYS_DMA)
+    acl = new_acl(faults=[fault])
+    with devices(acl, 0, 1, peer=True) as ctx, two_buffers(acl, ctx, 4 * KIB) as (a, b):
+        stream = ok(acl.rt.create_stream())
+
+        def copy(dst: int, src: int) -> int:
+            tail = (stream,) if call == "rt.memcpy_async" else ()
+            return getattr(acl.rt, call[3:])(dst, 4 * KIB, src, 4 * KIB, D2D, *tail)
+
+        # the first call checks, the repeats take the kept path: the third 1 -> 0 fails
+        codes = [(copy(b, a), copy(a, b)) for _ in range(4)]  # (0 -> 1, 1 -> 0)
+        assert codes == [(0, 0), (0, 0), (0, C.ACL_ERROR_RT_SYS_DMA), (0, 0)]
+        ok(acl.rt.synchronize_stream(stream))
+        ok(acl.rt.destroy_stream(stream))
+    finish(acl)

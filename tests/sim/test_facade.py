@@ -27,6 +27,7 @@ import re
 import struct
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,8 @@ from ascend_p2p_lab.sim import (
     simulated_acl,
 )
 from ascend_p2p_lab.sim.devices import CONTEXT_BASE
-from ascend_p2p_lab.sim.facade import CALLS
+from ascend_p2p_lab.sim.facade import CALLS, engine_for
+from ascend_p2p_lab.topology.presets import load_preset
 
 
 def test_the_command_line_exits_130_after_ctrl_c_and_says_so(
@@ -392,3 +394,13 @@ def test_a_checked_call_refuses_a_non_int_or_a_wrong_count_as_pyacl_does() -> No
                 call(*args)
     assert acl.rt.set_context(ctx) == 0
     assert acl.rt.reset_device(0) == 0 and acl.finalize() == 0
+
+
+def test_a_shared_limits_egress_and_ingress_budgets_reach_the_engine_unswapped() -> None:
+    topo = load_preset("atlas800t-a3")
+    limit = replace(topo.shared[0], egress_GBps=100.0, ingress_GBps=250.0, both_GBps=None)
+    engine = engine_for(replace(topo, shared=(limit,)), jitter=0.0, seed=0)
+    for g in range(len(limit.groups)):
+        assert engine.capacity[("shared", 0, "out", g)] == 100.0 * 1e3
+        assert engine.capacity[("shared", 0, "in", g)] == 250.0 * 1e3  # bytes per microsecond
+        assert ("shared", 0, "both", g) not in engine.capacity

@@ -22,6 +22,8 @@ from simacl import (
     two_buffers,
 )
 
+from ascend_p2p_lab.sim.engine import Engine
+
 
 # ---------------------------------------------------------------------------- events, time
 def test_elapsed_time_matches_the_preset_link_model() -> None:
@@ -129,3 +131,15 @@ def test_the_fluid_model_ends_a_tiny_copy_late_in_virtual_time() -> None:
     tiny, big = map(float, out)
     assert tiny == 0.0
     assert big == pytest.approx((1 << 20) / 26000.0, rel=1e-4)  # the link alone afterwards
+
+
+def test_a_shared_port_hands_what_slow_links_leave_to_the_fast_copy() -> None:
+    eng = Engine(capacity={"port": 120.0, "slow": 10.0, "mid": 30.0, "fast": 200.0})
+    streams = [eng.new_stream(0) for _ in range(3)]
+    ops = [
+        eng.enqueue_copy(s, size, ("port", link), latency_us=0.0)
+        for s, size, link in zip(streams, (1000, 3000, 1600), ("slow", "mid", "fast"), strict=True)
+    ]
+    eng.resolve()
+    # max-min fair: 10 and 30 per us on their own links, the port's other 80 to the fast one
+    assert [op.end for op in ops] == pytest.approx([100.0, 100.0, 20.0])

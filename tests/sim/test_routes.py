@@ -113,3 +113,17 @@ def test_routes_peer_access_decides_are_dropped_when_it_changes_the_others_kept(
     for dev in (0, 1):  # each set three times
         assert all(rt.reset_device(dev) == 0 for _ in range(3))
     assert acl.finalize() == 0
+
+
+def test_a_copy_issued_by_its_destination_reads_the_link_by_its_source_writes_it() -> None:
+    acl = simulated_acl(A2)  # HCCS: a write reaches 0.755 of the link, a read all of it
+    with copy_setup(acl) as (src, _dst, stream):
+        assert acl.rt.set_context(CONTEXT_BASE + 1) == 0
+        (far, _), _ = acl.rt.malloc(64 * KIB_2, 0), acl.rt.set_context(CONTEXT_BASE + 0)
+        write = (far, 64 * KIB_2, src, 8 * KIB_2, D2D_2, stream)  # 0 -> 1, issued on 0
+        read = (src, 64 * KIB_2, far, 8 * KIB_2, D2D_2, stream)  # 1 -> 0, issued on 0
+        for args in (write, read, write, read):
+            assert acl.rt.memcpy_async(*args) == 0
+        assert acl._copies.plans[write].route.resources[-1] == ("push", 0, 1)
+        assert not any(r[0] in ("push", "pull") for r in acl._copies.plans[read].route.resources)
+        assert acl.rt.free(far) == 0
