@@ -84,12 +84,13 @@ def test_save_png_writes_the_bytes_savefig_writes() -> None:
 
     from ascend_p2p_lab.plots.style import fig_ax, finish, save_png
 
-    def drawn():
-        fig, ax = fig_ax(None, (3.0, 2.2))
-        ax.plot([1, 2, 3], [3, 1, 2], label="a long legend entry")
-        ax.set_title("a title\nand a note under it")
-        ax.set_ylabel("GB/s")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    def drawn():  # a colour bar: its layout moves on a second pass (not idempotent)
+        fig, ax = fig_ax(None, (4.0, 3.0))
+        image = ax.imshow(np.arange(12.0).reshape(3, 4))
+        fig.colorbar(image, ax=ax, label="GB/s")
+        ax.set_title("a matrix\nand a note under it")
+        ax.set_xlabel("dst")
+        ax.set_ylabel("src")
         return finish(fig)
 
     fig = drawn()
