@@ -176,3 +176,20 @@ def test_a_version_1_run_draws_the_same():
     assert [_as_before(m.to_json()) for m in run_matrices(run)] == expected["matrices"]
     stats = json.loads(aggregate_stats(run).to_json(orient="records"))
     assert stats == expected["aggregates"]
+
+
+def test_a_failed_value_keeps_the_kind_its_row_gives() -> None:
+    """2->3 fails with an ACL code: its value says so, not 'not measured'."""
+    from ascend_p2p_lab.matrices import NOT_MEASURED_KIND, aggregate_values
+    from ascend_p2p_lab.patterns.testfile import read_tests_text
+
+    text = (
+        'schema_version = 1\n[[test]]\nname = "t"\nsizes = ["1MiB"]\ntransfers = ["0->1", "2->3"]\n'
+    )
+    fault = [{"kind": "error", "call": "rt.memcpy_async", "link": [2, 3], "code": 507013}]
+    with open_runtime("sim", preset="atlas800t-a2", faults=fault) as rt:
+        tests = read_tests_text(text, rt.device_count)
+        run = sweep(rt, tests=tests, samples=1, warmup=0, progress=False)
+    values = aggregate_values(run).set_index(["test", "what"])
+    bad = values.loc[("t", "2->3")]
+    assert bad["kind"] not in (None, NOT_MEASURED_KIND) and "507013" in str(bad["reason"])

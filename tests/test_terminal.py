@@ -260,3 +260,12 @@ def test_the_terminal_says_what_its_diagonal_holds(capsys) -> None:
 def test_a_matrix_without_local_copies_says_nothing_of_its_diagonal(capsys) -> None:
     out = _printed(("pair",), capsys)
     assert "P2P bandwidth" in out and LOCAL_DIAGONAL not in out
+
+
+def test_the_summary_of_a_collectives_run_prints_its_table(capsys) -> None:
+    from ascend_p2p_lab.imports import import_hccl_test
+
+    vendor = Path(__file__).resolve().parent / "data" / "vendor"
+    print_summary(import_hccl_test([vendor / "hccl-all_reduce-8p.txt"]))
+    out = capsys.readouterr().out
+    assert "\ncollectives:\n" in out and "busbw" in out

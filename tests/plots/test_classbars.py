@@ -60,3 +60,19 @@ def test_compare_presets(a2, duo, a3):
     assert labels[0].startswith("910B")
     one = plots.compare_presets(a2[1])
     assert len(one.axes[0].patches) == 1
+
+
+def test_compare_presets_draws_each_runs_bars_over_its_own_name(a2, duo, a3):
+    import matplotlib.colors as mcolors
+
+    from ascend_p2p_lab.plots.style import link_color
+
+    fig = plots.compare_presets({"910B": a2[1], "310P": duo[1], "910C": a3[1]})
+    ax = fig.axes[0]
+    faces = [mcolors.to_hex(p.get_facecolor()) for p in ax.patches]
+    links = ["HCCS", "PIX", "HCCS_SW", "SIO"]  # 910B's one class, 310P's, 910C's two
+    assert faces == [mcolors.to_hex(link_color(k)) for k in links]
+    xs = [p.get_x() + p.get_width() / 2 for p in ax.patches]
+    centers = list(ax.get_xticks())
+    assert centers[0] == pytest.approx(xs[0])  # 910B's label under 910B's one bar
+    assert centers[2] == pytest.approx((xs[2] + xs[3]) / 2)  # 910C's under its two

@@ -121,3 +121,13 @@ def test_bandwidth_at_one_size_is_bars_and_at_several_sizes_lines() -> None:
     several = collective_bandwidth(_one_size_run([1 << 20, 256 << 20])).axes[0]
     assert len(several.get_lines()) == 4 and not several.patches
     assert "per-rank buffer" in several.get_xlabel()
+
+
+def test_bandwidth_lines_draw_algbw_solid_and_busbw_dashed_each_its_own_values() -> None:
+    from ascend_p2p_lab.plots import collective_bandwidth
+
+    ax = collective_bandwidth(_one_size_run([1 << 20, 256 << 20])).axes[0]
+    lines = {ln.get_label(): (ln.get_linestyle(), list(ln.get_ydata())) for ln in ax.get_lines()}
+    assert lines["all_gather, 8 ranks: algbw"] == ("-", [170.0 * 8 / 7, 170.0 * 8 / 7 - 1])
+    assert lines["all_gather, 8 ranks: busbw"] == ("--", [170.0, 169.0])
+    assert lines["reduce_scatter, 8 ranks: busbw"] == ("--", [130.0, 129.0])

@@ -291,3 +291,23 @@ def test_curves_that_coincide_say_so_instead_of_hiding() -> None:
         for t in plots.bandwidth_vs_size(run, by="link").axes[0].get_legend().get_texts()
     ]
     assert not any("on top" in t for t in texts)
+
+
+def test_bandwidth_vs_size_names_the_pair_in_its_direction_with_its_p10_p90_band(wide):
+    rows = wide.samples
+    one = rows[(rows["src"] == 0) & (rows["dst"] == 1)]
+    ax = plots.bandwidth_vs_size(one, by="pair").axes[0]
+    assert "0 → 1 (HCCS)" in _legend_text(ax) and "1 → 0" not in _legend_text(ax)
+    median = max(max(ln.get_ydata()) for ln in ax.get_lines() if "0 → 1" in ln.get_label())
+    top = max(p.vertices[:, 1].max() for c in ax.collections for p in c.get_paths())
+    assert top > median  # the band reaches p90, above the median
+
+
+def test_latency_fit_line_is_latency_plus_size_over_decimal_gbps(wide):
+    import re
+
+    ax = plots.latency_vs_size(wide, by="pair").axes[0]
+    fit = next(ln for ln in ax.get_lines() if " fit: " in ln.get_label())
+    lat, bw = map(float, re.findall(r"([\d.]+) µs \+ size / ([\d.]+) GB/s", fit.get_label())[0])
+    xs, ys = list(fit.get_xdata()), list(fit.get_ydata())
+    assert ys[-1] == pytest.approx(lat + xs[-1] / (bw * 1e3), rel=5e-3)

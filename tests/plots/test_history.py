@@ -52,3 +52,29 @@ def test_a_marked_run_and_one_file_per_item(tmp_path) -> None:
     paths = write_item_histories(table, tmp_path, prefix="history_")
     assert [p.name for p in paths] == ["history_a2_uni_2-_5.png", "history_a2_uni_5-_2.png"]
     assert all(p.stat().st_size > 0 for p in paths)
+
+
+def test_each_items_figure_marks_the_run_its_row_names(tmp_path, monkeypatch) -> None:
+    """write_item_histories passes each row's ``mark`` on (a wrapper spies on the figure
+    each row gets; the figures are still drawn and written)."""
+    import ascend_p2p_lab.plots.history as history
+
+    marks = []
+
+    def spy(*args, **kw):
+        marks.append(kw.get("mark"))
+        return item_history(*args, **kw)
+
+    monkeypatch.setattr(history, "item_history", spy)
+    table = pd.DataFrame(
+        {
+            "host": ["a2", "a2"],
+            "item": ["uni 2->5", "uni 5->2"],
+            "values": [VALUES.to_dict("records")] * 2,
+            "baseline": [BASE, BASE],
+            "drift": [None, None],
+            "mark": ["2026-01-03", "2026-01-04"],
+        }
+    )
+    history.write_item_histories(table, tmp_path)
+    assert marks == ["2026-01-03", "2026-01-04"]

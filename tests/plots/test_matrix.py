@@ -52,3 +52,14 @@ def test_heatmap_tick_labels_come_from_the_frame(run):
     assert [t.get_text() for t in ax.get_xticklabels()] == ["5", "7"]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["4", "6"]
     assert ax.images[0].get_array()[0, 1] == 2.0
+
+
+def test_cell_texts_sit_at_column_x_row_y() -> None:
+    from ascend_p2p_lab.plots.matrix import annotate_matrix
+    from ascend_p2p_lab.plots.style import new_figure
+
+    texts = pd.DataFrame([["a", "b", "c"], ["d", "e", "f"]])  # 2 rows x 3 columns
+    ax = new_figure((3, 3)).add_subplot()
+    out = annotate_matrix(ax, texts)
+    assert {t.get_text(): t.get_position() for t in out}["c"] == (2, 0)  # column 2, row 0
+    assert {t.get_text(): t.get_position() for t in out}["d"] == (0, 1)

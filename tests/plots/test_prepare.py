@@ -294,3 +294,10 @@ def test_the_table_separates_modes_and_initiators() -> None:
         ("ipc", "dst"): (12.0, 1),
         ("ipc", "src"): (5.0, 1),
     }
+
+
+def test_mode_text_names_the_direction() -> None:
+    from ascend_p2p_lab.plots.prepare import mode_text
+
+    assert mode_text("uni", "on", "p2p") == "unidirectional, peer on (p2p)"
+    assert mode_text("bi", None, ["p2p", "staged"]) == "bidirectional (p2p or staged)"

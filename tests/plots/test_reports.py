@@ -299,3 +299,10 @@ def test_report_writes_every_figure_the_run_has(tmp_path, monkeypatch):
         "uni_vs_bi_on.png",
         "uni_vs_bi_off.png",
     } <= names
+
+
+def test_plan_draws_the_card_matrix_of_a_card_run() -> None:
+    with open_runtime("sim", "atlas800t-a3") as rt:
+        cards = sweep(rt, patterns="card", sizes="1MiB", samples=1, warmup=0, progress=False)
+    names = [j.name for j in reports.plan(cards.samples)]
+    assert "card_uni.png" in names

@@ -42,3 +42,11 @@ def test_a_ctrl_c_while_probing_propagates(monkeypatch: pytest.MonkeyPatch) -> N
         with pytest.raises(KeyboardInterrupt):
             PeerLinkPanel(rt)
         assert rt.peer_refs() == {}
+
+
+def test_the_link_grid_names_devices_by_their_ids_as_every_matrix_does() -> None:
+    from ascend_p2p_lab.widgets.peers import probe_table
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        table = probe_table(rt)
+    assert table.labels == [str(i) for i in range(8)]  # not npu-smi's "NPU0".."NPU7"
