@@ -219,6 +219,7 @@ def test_plan_selects_each_modes_rows_once(a2, monkeypatch):
     """The plan picks each (direction, peer, path)'s rows out of the run once, for its
     heatmaps and its curves alike (it picked them four times), and plans the same."""
     _table, run = a2
+    run = run.frame()
     before = [(j.name, j.kwargs) for j in reports.plan(run)]
     asked: list[tuple[str, str, str]] = []
     real = reports.mode_rows
