@@ -20,7 +20,7 @@ MUTANTS: list[Mutant] = [
         "sim/copies.py",
         "        self.devices.kept.clear()\n",
         "",
-        ("a context stays kept after its device was reset (set_context succeeds)"),
+        ("a context stays kept after its device was reset (the program compiler reads it)"),
         tests=("tests/sim/test_facade.py::test_the_script_repeats_kept_calls",),
     ),
     M(

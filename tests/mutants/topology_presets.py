@@ -6,13 +6,6 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
-        "topology.tables.efficiency_unbounded",
-        "topology/tables.py",
-        "    push_efficiency: Fraction = 1.0",
-        "    push_efficiency: Positive = 1.0",
-        "an efficiency above 1 is accepted",
-    ),
-    M(
         "topology.presets.fault_device_off_by_one",
         "topology/presets.py",
         "        if device >= n:",
