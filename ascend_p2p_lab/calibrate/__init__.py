@@ -42,13 +42,7 @@ from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
 from .dielane import default_path, die_lane, lane_fits
-from .fits import (
-    DEFAULT_LOCAL_COPY_GBPS,
-    DEFAULT_MEMORY_GIB,
-    Calibration,
-    CalibrationError,
-    Fit,
-)
+from .fits import DEFAULT_LOCAL_COPY_GBPS, DEFAULT_MEMORY_GIB, Calibration, CalibrationError, Fit
 from .links import class_fits, has_pair_copies, link_matrix, pair_outliers, with_links
 from .writer import to_toml
 

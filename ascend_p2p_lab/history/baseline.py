@@ -92,12 +92,7 @@ def _row(kind: str, part: pd.DataFrame, tolerance: float, who: str) -> dict[str,
 
 
 def baseline_criteria(
-    records: pd.DataFrame,
-    model: str,
-    who: str,
-    *,
-    runs: int = 10,
-    tolerance: float = TOLERANCE,
+    records: pd.DataFrame, model: str, who: str, *, runs: int = 10, tolerance: float = TOLERANCE
 ) -> tuple[Criteria, list[str]]:
     """Criteria from the records' last healthy runs (and the run ids used). ValueError
     when there is no healthy run."""

@@ -37,21 +37,9 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ..schema import (
-    CARD_PATTERNS,
-    PAIR_PATTERN,
-    PAIR_PATTERNS,
-)
+from ..schema import CARD_PATTERNS, PAIR_PATTERN, PAIR_PATTERNS
 from ..vocab import BI, UNI
-from .common import (
-    Capture,
-    ImportInputError,
-    Parsed,
-    find_host,
-    find_version,
-    number,
-    quantity,
-)
+from .common import Capture, ImportInputError, Parsed, find_host, find_version, number, quantity
 from .diagnosis import DIAG_LINE, device_ends, diagnosis_row
 
 #: Matrix titles -> direction.

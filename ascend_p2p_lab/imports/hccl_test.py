@@ -32,15 +32,7 @@ import re
 from pathlib import Path
 
 from ..collectives.busbw import BUS_FACTORS, bus_factor
-from .common import (
-    Capture,
-    ImportInputError,
-    Parsed,
-    find_host,
-    find_version,
-    number,
-    quantity,
-)
+from .common import Capture, ImportInputError, Parsed, find_host, find_version, number, quantity
 
 #: How names are spelled (binaries all_reduce_test, alltoallv_test; -o NAME; file names):
 #: the v variants count as their operation.

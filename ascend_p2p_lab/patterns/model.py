@@ -293,9 +293,7 @@ class Test:
         if d.get("die_link"):  # its name and transfers as over_die_link made them
             split = d.get("die_split")
             test = replace(
-                test,
-                die_link=str(d["die_link"]),
-                die_split=None if split is None else float(split),
+                test, die_link=str(d["die_link"]), die_split=None if split is None else float(split)
             )
         return test
 
