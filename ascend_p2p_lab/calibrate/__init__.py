@@ -42,21 +42,20 @@ from ..topology import Topology
 from ..topology.model import HostSpec
 from . import figures
 from .dielane import default_path, die_lane, lane_fits
-from .fits import DEFAULT_LOCAL_COPY_GBPS, DEFAULT_MEMORY_GIB, Calibration, CalibrationError, Fit
+from .fits import (
+    DEFAULT_LOCAL_COPY_GBPS,
+    DEFAULT_MEMORY_GIB,
+    HOST_KEYS,
+    LINK_KEYS,
+    Calibration,
+    CalibrationError,
+    Fit,
+)
 from .links import class_fits, has_pair_copies, link_matrix, pair_outliers, with_links
 from .writer import to_toml
 
 __all__ = ["Calibration", "CalibrationError", "Fit", "calibrate", "link_matrix", "to_toml"]
 
-_LINK_KEYS = (
-    "bandwidth_GBps",
-    "nominal_GBps",
-    "latency_us",
-    "p2p",
-    "switched",
-    "push_efficiency",
-    "pull_efficiency",
-)
 #: The defaults :class:`Topology` gives a field a preset file leaves out.
 _TOPOLOGY_DEFAULTS = SimpleNamespace(
     **{
@@ -65,7 +64,6 @@ _TOPOLOGY_DEFAULTS = SimpleNamespace(
         if f.default is not dataclasses.MISSING
     }
 )
-_HOST_KEYS = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
 def _provenance(run: Run) -> tuple[str, str, str]:
@@ -126,7 +124,7 @@ def _classes(
                 f"link class {cls}: no copy over it succeeded in the run and "
                 "no --topology gives its figures"
             )
-        figs = _fill(figs, _LINK_KEYS, base, None, topology.name if topology else "", origin)
+        figs = _fill(figs, LINK_KEYS, base, None, topology.name if topology else "", origin)
         if "nominal_GBps" not in figs:
             figs["nominal_GBps"] = Fit(
                 figs["bandwidth_GBps"].value,
@@ -310,7 +308,7 @@ def calibrate(
     classes = _classes(class_fits(frame, origin), links, topology, origin)
     host_figs = _fill(
         host_fits,
-        _HOST_KEYS,
+        HOST_KEYS,
         topology.host if topology else None,
         HostSpec(),
         topology.name if topology else "",
