@@ -34,6 +34,7 @@ from .busbw import REDUCING
 from .predict import PREDICTED, Timing, predict
 from .rates import LinkModel
 from .select import plan
+from .table import OP_KEYS
 
 ROW_COLUMNS = [
     "operation",
@@ -57,11 +58,7 @@ ROW_COLUMNS = [
     "source",
 ]
 PHASE_COLUMNS = [
-    "operation",
-    "ranks",
-    "devices",
-    "algorithm",
-    "size_bytes",
+    *OP_KEYS,
     "source",
     "phase",
     "label",

@@ -25,13 +25,11 @@ import pandas as pd
 from ..texttable import HCCL_SEP, Column, table_lines
 from .busbw import OPERATIONS
 
+#: What names a collective point: its operation, ranks, devices, algorithm and size.
+OP_KEYS = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
 #: Columns of :func:`summary`, one row per operation, devices, algorithm and size.
 SUMMARY_COLUMNS = [
-    "operation",
-    "ranks",
-    "devices",
-    "algorithm",
-    "size_bytes",
+    *OP_KEYS,
     "samples",
     "time_us",
     "algbw_GBps",
@@ -46,7 +44,6 @@ SUMMARY_COLUMNS = [
     "bottleneck_candidates",
     "error",
 ]
-_KEYS = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
 _OPTIONAL = (
     "devices",
     "algorithm",
@@ -121,7 +118,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     for col in ("devices", "algorithm"):
         rows[col] = rows[col].astype(object).where(rows[col].notna(), "")
     out = []
-    for key, g in rows.groupby(_KEYS, sort=False, dropna=False):
+    for key, g in rows.groupby(OP_KEYS, sort=False, dropna=False):
         neck = g[["bottleneck_src", "bottleneck_dst", "bottleneck_budget"]].astype(object)
         names = [_key(s, d, b) for s, d, b in neck.itertuples(index=False, name=None)]
         top = max(dict.fromkeys(names), key=names.count) if names else (None, None, None)
@@ -136,7 +133,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
         )
         out.append(
             {
-                **dict(zip(_KEYS, key)),
+                **dict(zip(OP_KEYS, key)),
                 "samples": len(g),
                 **med,
                 "check_result": _check(g["check_result"]),

@@ -34,15 +34,11 @@ from .phases import Collective, CollectiveError
 from .predict import bound, predict
 from .rates import LinkModel
 from .select import collective
-from .table import op_rows, summary
+from .table import OP_KEYS, op_rows, summary
 
 #: Columns of :func:`compare_collectives`.
 COMPARE_COLUMNS = [
-    "operation",
-    "ranks",
-    "devices",
-    "algorithm",
-    "size_bytes",
+    *OP_KEYS,
     "samples",
     "time_us",
     "busbw_GBps",
