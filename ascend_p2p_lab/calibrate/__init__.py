@@ -90,21 +90,14 @@ def _fill(
 ) -> dict[str, Fit]:
     """fits, with every key of ``keys`` it lacks taken from base (else default), said so."""
     out = dict(fits)
-    for key in keys:
-        if key in out:
-            continue
-        if base is not None and hasattr(base, key):
-            out[key] = Fit(
-                getattr(base, key),
-                f"not measured in {origin}: taken from topology {base_name}",
-                fitted=False,
-            )
-        elif default is not None and hasattr(default, key):
-            out[key] = Fit(
-                getattr(default, key),
-                f"not measured in {origin}: the toolkit's default",
-                fitted=False,
-            )
+    sources = ((base, f"taken from topology {base_name}"), (default, "the toolkit's default"))
+    for key in (k for k in keys if k not in out):
+        for source, how in sources:
+            if source is not None and hasattr(source, key):
+                out[key] = Fit(
+                    getattr(source, key), f"not measured in {origin}: {how}", fitted=False
+                )
+                break
     return out
 
 
