@@ -271,9 +271,8 @@ def _check_fittable(frame: pd.DataFrame, host: dict[str, Fit], topology: Topolog
         )
     if topology is None:
         raise CalibrationError(
-            "the run has host copies but no successful device-to-device "
-            "pair copies: give the server's --preset or --topology for "
-            "its link classes' figures"
+            "the run has host copies but no successful device-to-device pair copies: give the "
+            "server's --preset or --topology for its link classes' figures"
         )
 
 

@@ -273,17 +273,15 @@ def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
     for cls, lat in lats.items():
         out[cls]["latency_us"] = Fit(
             lat,
-            f"fitted from {origin}: latency pattern's median "
-            "time per copy at its smallest size less size/bandwidth "
-            "(median over the class's pairs)",
+            f"fitted from {origin}: latency pattern's median time per copy at its smallest size "
+            "less size/bandwidth (median over the class's pairs)",
         )
         part = per_pair[per_pair["link"] == cls]
         if int(part["sizes"].max()) == 1 and pattern == PAIR_PATTERN:
             out[cls]["bandwidth_GBps"] = Fit(
                 _one_size_rate(part, lat),
-                f"fitted from {origin}: median over {len(part)} "
-                "ordered pairs of size / (time per copy - latency) at the pair pattern's one "
-                "size",
+                f"fitted from {origin}: median over {len(part)} ordered pairs of size / (time per "
+                "copy - latency) at the pair pattern's one size",
             )
     for cls, figs in push_fits(frame, origin).items():
         out.setdefault(cls, {}).update(figs)

@@ -82,10 +82,9 @@ def _row(kind: str, part: pd.DataFrame, tolerance: float, who: str) -> dict[str,
         unit=first["unit"],
         basis=(
             f"baseline of {who}: median {median:.4g} {first['unit']} of {len(v)} healthy runs "
-            f"({part['time'].min()[:10]} to {part['time'].max()[:10]}), spread "
-            f"{spread:.1%} (1.4826 MAD / median); x (1 {'-' if bound == 'min' else '+'} "
-            f"{tol:.1%}): the larger of {tolerance:.0%} "
-            f"and {SPREADS:g} spreads"
+            f"({part['time'].min()[:10]} to {part['time'].max()[:10]}), spread {spread:.1%} "
+            f"(1.4826 MAD / median); x (1 {'-' if bound == 'min' else '+'} {tol:.1%}): the larger "
+            f"of {tolerance:.0%} and {SPREADS:g} spreads"
         ),
     )
     return row

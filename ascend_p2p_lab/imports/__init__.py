@@ -196,10 +196,9 @@ def _card_like(rows: list[dict[str, Any]], topology: Any) -> list[str]:
     row = max(over, key=lambda x: x[0])[1]
     shown = row.get("bandwidth_GBps") or row.get("bidir_total_GBps")
     return [
-        f"{row['source_file']}:{row['source_line']}: device pair {row['src']}->{row['dst']} "
-        f"reads {shown} GB/s, above the fastest device link ({link}, {rate:g} GB/s per "
-        "direction on paper): a card x card matrix (ascend-dmi -m card)? import it with "
-        "--card"
+        f"{row['source_file']}:{row['source_line']}: device pair {row['src']}->{row['dst']} reads "
+        f"{shown} GB/s, above the fastest device link ({link}, {rate:g} GB/s per direction on "
+        "paper): a card x card matrix (ascend-dmi -m card)? import it with --card"
     ]
 
 

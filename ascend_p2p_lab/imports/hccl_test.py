@@ -186,9 +186,8 @@ def parse(capture: Capture, *, ranks: int | None = None, op: str | None = None) 
     if head is None:
         raise ImportInputError(
             f"{name}:1",
-            "no hccl_test table (data_size(Bytes) | "
-            "aveg_time(us) | alg_bandwidth(GB/s)) found: not hccl_test "
-            "output?",
+            "no hccl_test table (data_size(Bytes) | aveg_time(us) | alg_bandwidth(GB/s)) found: "
+            "not hccl_test output?",
         )
     stem = Path(name).name
     name_ranks = _RANKS_IN_NAME.search(stem)
