@@ -143,13 +143,11 @@ def import_dmi(
             sources.append(_source(capture, None, "topology"))
             continue
         if dmi_json.looks_like_json(capture.text):
-            one = dmi_json.parse(capture, kind=kind)
+            one, how = dmi_json.parse(capture, kind=kind), "json"
         else:
-            one = dmi_text.parse(capture, size=size, kind=kind, card=card)
+            one, how = dmi_text.parse(capture, size=size, kind=kind, card=card), "text"
         parsed.append(_tag(one, capture))
-        sources.append(
-            _source(capture, one, "json" if dmi_json.looks_like_json(capture.text) else "text")
-        )
+        sources.append(_source(capture, one, how))
     if not parsed:
         raise ImportInputError(
             str(files[0]) if files else "FILE",
