@@ -109,16 +109,8 @@ def baseline_criteria(
         for (kind, _item), part in use.groupby(["kind", "item"], sort=True)
     ]
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    table = table.astype(
-        {
-            "src": "Int64",
-            "dst": "Int64",
-            "device": "Int64",
-            "line": "Int64",
-            "size_bytes": "Int64",
-            "value": "float64",
-        }
-    )
+    counts = dict.fromkeys(["src", "dst", "device", "line", "size_bytes"], "Int64")
+    table = table.astype({**counts, "value": "float64"})
     sizes = use.loc[use["kind"] != LATENCY_ITEM, "size_bytes"].dropna()
     lat = use.loc[use["kind"] == LATENCY_ITEM, "size_bytes"].dropna()
     size = int(sizes.mode().iloc[0]) if len(sizes) else None
