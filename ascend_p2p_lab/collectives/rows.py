@@ -37,6 +37,8 @@ from .rates import LinkModel
 from .select import plan
 from .table import OP_KEYS
 
+#: The bottleneck's columns: its link's ends (where it is a link) and its budget.
+_NECK = ("bottleneck_src", "bottleneck_dst", "bottleneck_budget")
 ROW_COLUMNS = [
     "operation",
     "ranks",
@@ -49,15 +51,15 @@ ROW_COLUMNS = [
     "busbw_GBps",
     "predicted_time_us",
     "predicted_busbw_GBps",
-    "bottleneck_src",
-    "bottleneck_dst",
-    "bottleneck_budget",
+    *_NECK,
     "bottleneck_phase",
     "bottleneck_ties",
     "phases",
     "reduction",
     "source",
 ]
+#: A phase row's time and its parts, as the phase's timing has them.
+_PHASE_TIMES = ("time_us", "barrier_us", "latency_us", "transfer_us", "reduce_us")
 PHASE_COLUMNS = [
     *OP_KEYS,
     "source",
@@ -65,17 +67,9 @@ PHASE_COLUMNS = [
     "label",
     "moves",
     "phase_bytes",
-    "time_us",
-    "barrier_us",
-    "latency_us",
-    "transfer_us",
-    "reduce_us",
-    "bottleneck_src",
-    "bottleneck_dst",
-    "bottleneck_budget",
+    *_PHASE_TIMES,
+    *_NECK,
 ]
-#: A phase row's time and its parts, as the phase's timing has them.
-_PHASE_TIMES = ("time_us", "barrier_us", "latency_us", "transfer_us", "reduce_us")
 #: How a reduction is modelled, on the rows of the ops that reduce.
 _TYPES = {
     "ranks": "int64",
@@ -102,13 +96,9 @@ def _point(c: Collective) -> dict[str, object]:
 
 
 def _neck(neck: Bottleneck) -> dict[str, object]:
-    """The bottleneck's columns: its link's ends (where it is a link), its budget."""
+    """The bottleneck's columns (:data:`_NECK`)."""
     link = neck.budget is None and neck.src is not None
-    return {
-        "bottleneck_src": neck.src if link else None,
-        "bottleneck_dst": neck.dst if link else None,
-        "bottleneck_budget": neck.budget,
-    }
+    return dict(zip(_NECK, (neck.src if link else None, neck.dst if link else None, neck.budget)))
 
 
 def _row(t: Timing, predicted: Timing | None) -> dict[str, object]:
