@@ -35,10 +35,8 @@ from .phases import Collective
 from .predict import PREDICTED, Bottleneck, Timing, predict
 from .rates import LinkModel
 from .select import plan
-from .table import OP_KEYS
+from .table import NECK_COLUMNS, OP_KEYS
 
-#: The bottleneck's columns: its link's ends (where it is a link) and its budget.
-_NECK = ("bottleneck_src", "bottleneck_dst", "bottleneck_budget")
 ROW_COLUMNS = [
     "operation",
     "ranks",
@@ -51,7 +49,7 @@ ROW_COLUMNS = [
     "busbw_GBps",
     "predicted_time_us",
     "predicted_busbw_GBps",
-    *_NECK,
+    *NECK_COLUMNS,
     "bottleneck_phase",
     "bottleneck_ties",
     "phases",
@@ -68,7 +66,7 @@ PHASE_COLUMNS = [
     "moves",
     "phase_bytes",
     *_PHASE_TIMES,
-    *_NECK,
+    *NECK_COLUMNS,
 ]
 #: How a reduction is modelled, on the rows of the ops that reduce.
 _TYPES = {
@@ -96,9 +94,11 @@ def _point(c: Collective) -> dict[str, object]:
 
 
 def _neck(neck: Bottleneck) -> dict[str, object]:
-    """The bottleneck's columns (:data:`_NECK`)."""
+    """The bottleneck's columns (:data:`NECK_COLUMNS`)."""
     link = neck.budget is None and neck.src is not None
-    return dict(zip(_NECK, (neck.src if link else None, neck.dst if link else None, neck.budget)))
+    return dict(
+        zip(NECK_COLUMNS, (neck.src if link else None, neck.dst if link else None, neck.budget))
+    )
 
 
 def _row(t: Timing, predicted: Timing | None) -> dict[str, object]:
