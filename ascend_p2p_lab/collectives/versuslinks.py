@@ -120,7 +120,7 @@ def predicted_on(frame: pd.DataFrame, topology: Topology, model: LinkModel) -> p
             out[col] = None
     rows = op_rows(out)
     own = _own(rows)
-    keys = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
+    keys = OP_KEYS
     filled = rows[keys].astype(object).where(rows[keys].notna(), "")
     for key, part in filled.assign(_imported=~own).groupby([*keys, "_imported"], sort=False):
         r, imported = dict(zip(keys, key[:-1])), bool(key[-1])
@@ -156,6 +156,10 @@ def compare_collectives(frame: pd.DataFrame, topology: Topology, model: LinkMode
     return pd.DataFrame(out, columns=COMPARE_COLUMNS)
 
 
+#: The summary's columns a comparison keeps as they are.
+_KEPT = ("operation", "ranks", "size_bytes", "samples", "time_us", "busbw_GBps", "check_result")
+
+
 def _compared(
     r: dict[str, object], topology: Topology, model: LinkModel, imported: bool
 ) -> dict[str, object]:
@@ -165,18 +169,7 @@ def _compared(
     links = bound(coll, model)
     busbw = float(r["busbw_GBps"])  # type: ignore[arg-type]
     return {
-        **{
-            k: r.get(k)
-            for k in (
-                "operation",
-                "ranks",
-                "size_bytes",
-                "samples",
-                "time_us",
-                "busbw_GBps",
-                "check_result",
-            )
-        },
+        **{k: r.get(k) for k in _KEPT},
         "devices": ",".join(map(str, devices)),
         "algorithm": coll.algorithm,
         "predicted_busbw_GBps": pred.busbw_GBps,
