@@ -103,6 +103,7 @@ class Declaration:
     center: str | None = None  # a fan-out: its device pushes (src) or pulls (dst)
     host_end: str | None = None  # a host copy: the host is the source (src) or dst
     grouped: bool = False  # every device of one set to every device of another
+    on_cards: bool = False  # its sets are the server's cards (card x card matrices)
     needs_groups: bool = False  # its sets are the sweep's ``groups``
     needs_tests: bool = False  # its tests are the sweep's ``tests`` (a test file)
     #: its tests are the sweep's collectives (``operations``, made from the topology)
@@ -472,6 +473,7 @@ _BUILT_IN = (
         SUM_PER_DIRECTION,
         _card,
         grouped=True,
+        on_cards=True,
     ),
     Declaration(
         TEST,
