@@ -475,10 +475,7 @@ def to_dict(comparison: Comparison, missing: pd.DataFrame | None = None) -> dict
     below = rows[rows["below"].astype(bool)].sort_values(["ratio", *KEYS])
     out: dict[str, Any] = {
         "threshold": _plain(meta.get("threshold")),
-        "baseline_run_id": meta.get("baseline_run_id"),
-        "run_id": meta.get("run_id"),
-        "baseline_source": meta.get("baseline_source"),
-        "run_source": meta.get("run_source"),
+        **{k: meta.get(k) for k in ("baseline_run_id", "run_id", "baseline_source", "run_source")},
         # a card pair's ends are its group (its src and dst are empty)
         "pairs_compared": len(rows[["src", "dst", "group"]].astype(object).drop_duplicates()),
         "points_compared": len(rows),

@@ -118,16 +118,7 @@ class RunMatrix:
         """The matrix as plain JSON values (null where not measured)."""
         cards = {"cards": self.cards} if self.pattern in CARD_PATTERNS else {}
         return {
-            "title": self.title,
-            "value": self.value,
-            "unit": self.unit,
-            "pattern": self.pattern,
-            "direction": self.direction,
-            "peer": self.peer,
-            "path": self.path,
-            "initiator": self.initiator,
-            "process_mode": self.process_mode,
-            "size_bytes": self.size_bytes,
+            **{k: getattr(self, k) for k in _JSON_FIELDS},
             "devices": self.devices,
             **cards,
             "matrix": [
@@ -137,6 +128,11 @@ class RunMatrix:
             "reasons": self.reasons,
             "kinds": self.kinds,
         }
+
+
+#: The fields :meth:`RunMatrix.to_json` writes first, as they are.
+_JSON_FIELDS = ("title", "value", "unit", "pattern", "direction", "peer", "path")
+_JSON_FIELDS += ("initiator", "process_mode", "size_bytes")
 
 
 def run_matrices(run: Run) -> list[RunMatrix]:

@@ -304,18 +304,10 @@ def fit_latency_bandwidth(frame: Run, *, keep_host_bound: bool = False) -> pd.Da
         grp = part.dropna(subset=["us_per_copy_median"]) if len(part) else part
         dropped = left_out.get(gid, (key, 0))[1]
         if len(grp) < 2:
-            if dropped:
-                rows.append(
-                    {
-                        **dict(zip(keys, key)),
-                        "latency_us": math.nan,
-                        "bandwidth_GBps": math.nan,
-                        "nominal_GBps": math.nan,
-                        "efficiency": math.nan,
-                        "sizes": len(grp),
-                        "host_bound_left_out": dropped,
-                    }
-                )
+            if dropped:  # no figures: too few sizes left
+                figures = dict.fromkeys(FIT_COLUMNS[:4], math.nan)
+                row = {**figures, "sizes": len(grp), "host_bound_left_out": dropped}
+                rows.append({**dict(zip(keys, key)), **row})
             continue
         x = grp["size_bytes"].to_numpy(float)
         y = grp["us_per_copy_median"].to_numpy(float)

@@ -85,7 +85,7 @@ HOST_TO_DEVICE, DEVICE_TO_HOST = (
 #: Sets of devices to sets at once (senders and receivers); the one of ``--groups``.
 GROUP_PATTERNS = _named(lambda p: p.grouped)
 GIVEN_GROUPS = _named(lambda p: p.needs_groups)[0]
-CARD_PATTERNS = _named(lambda p: p.layout == "card")
+CARD_PATTERNS = _named(lambda p: p.on_cards)
 #: The pattern of whole cards (their dies at once).
 CARD_PATTERN = CARD_PATTERNS[0]
 #: Patterns whose value adds up the bytes of several copies over one window.

@@ -45,6 +45,8 @@ from .dielane import default_path, die_lane, lane_fits
 from .fits import (
     DEFAULT_LOCAL_COPY_GBPS,
     DEFAULT_MEMORY_GIB,
+    HOST_KEYS,
+    LINK_KEYS,
     Calibration,
     CalibrationError,
     Fit,
@@ -54,15 +56,6 @@ from .writer import to_toml
 
 __all__ = ["Calibration", "CalibrationError", "Fit", "calibrate", "link_matrix", "to_toml"]
 
-_LINK_KEYS = (
-    "bandwidth_GBps",
-    "nominal_GBps",
-    "latency_us",
-    "p2p",
-    "switched",
-    "push_efficiency",
-    "pull_efficiency",
-)
 #: The defaults :class:`Topology` gives a field a preset file leaves out.
 _TOPOLOGY_DEFAULTS = SimpleNamespace(
     **{
@@ -71,7 +64,6 @@ _TOPOLOGY_DEFAULTS = SimpleNamespace(
         if f.default is not dataclasses.MISSING
     }
 )
-_HOST_KEYS = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
 def _provenance(run: Run) -> tuple[str, str, str]:
@@ -98,21 +90,14 @@ def _fill(
 ) -> dict[str, Fit]:
     """fits, with every key of ``keys`` it lacks taken from base (else default), said so."""
     out = dict(fits)
-    for key in keys:
-        if key in out:
-            continue
-        if base is not None and hasattr(base, key):
-            out[key] = Fit(
-                getattr(base, key),
-                f"not measured in {origin}: taken from topology {base_name}",
-                fitted=False,
-            )
-        elif default is not None and hasattr(default, key):
-            out[key] = Fit(
-                getattr(default, key),
-                f"not measured in {origin}: the toolkit's default",
-                fitted=False,
-            )
+    sources = ((base, f"taken from topology {base_name}"), (default, "the toolkit's default"))
+    for key in (k for k in keys if k not in out):
+        for source, how in sources:
+            if source is not None and hasattr(source, key):
+                out[key] = Fit(
+                    getattr(source, key), f"not measured in {origin}: {how}", fitted=False
+                )
+                break
     return out
 
 
@@ -132,7 +117,7 @@ def _classes(
                 f"link class {cls}: no copy over it succeeded in the run and "
                 "no --topology gives its figures"
             )
-        figs = _fill(figs, _LINK_KEYS, base, None, topology.name if topology else "", origin)
+        figs = _fill(figs, LINK_KEYS, base, None, topology.name if topology else "", origin)
         if "nominal_GBps" not in figs:
             figs["nominal_GBps"] = Fit(
                 figs["bandwidth_GBps"].value,
@@ -286,9 +271,8 @@ def _check_fittable(frame: pd.DataFrame, host: dict[str, Fit], topology: Topolog
         )
     if topology is None:
         raise CalibrationError(
-            "the run has host copies but no successful device-to-device "
-            "pair copies: give the server's --preset or --topology for "
-            "its link classes' figures"
+            "the run has host copies but no successful device-to-device pair copies: give the "
+            "server's --preset or --topology for its link classes' figures"
         )
 
 
@@ -316,7 +300,7 @@ def calibrate(
     classes = _classes(class_fits(frame, origin), links, topology, origin)
     host_figs = _fill(
         host_fits,
-        _HOST_KEYS,
+        HOST_KEYS,
         topology.host if topology else None,
         HostSpec(),
         topology.name if topology else "",

@@ -91,9 +91,8 @@ def local_copies(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
         return {
             "local_copy_GBps": Fit(
                 bw,
-                f"fitted from {origin}: local pattern's median rate "
-                f"at its largest size not host-bound, over {n} devices "
-                "(smaller copies were host-bound: no latency fit)",
+                f"fitted from {origin}: local pattern's median rate at its largest size not "
+                f"host-bound, over {n} devices (smaller copies were host-bound: no latency fit)",
             ),
             "local_latency_us": Fit(
                 0.0, f"fitted from {origin}: folded into the rate above (one size not host-bound)"
@@ -184,10 +183,9 @@ def port_limit(
     return {
         "port_GBps": Fit(
             float(pd.Series(found).median()),
-            f"fitted from {origin}: "
-            f"median over {len(found)} fan-outs of switched legs x the rate of "
-            "the slowest leg (t = fixed + size/rate over the window; it was a "
-            "switched leg below its link's rate: the shared port bound)",
+            f"fitted from {origin}: median over {len(found)} fan-outs of switched legs x the rate "
+            "of the slowest leg (t = fixed + size/rate over the window; it was a switched leg "
+            "below its link's rate: the shared port bound)",
         )
     }
 
@@ -231,8 +229,7 @@ def jitter(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
     return {
         "jitter": Fit(
             value,
-            f"fitted from {origin}: root mean square over {len(stats)} "
-            "points of std/mean of time per copy x sqrt(copies per sample) "
-            "(copies taken as varying independently)",
+            f"fitted from {origin}: root mean square over {len(stats)} points of std/mean of time "
+            "per copy x sqrt(copies per sample) (copies taken as varying independently)",
         )
     }

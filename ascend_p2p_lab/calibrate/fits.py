@@ -17,6 +17,17 @@ DEFAULT_LOCAL_COPY_GBPS = 620.0
 DEFAULT_MEMORY_GIB = 64
 #: Points with fewer samples say nothing about the spread of copy times.
 MIN_SAMPLES_FOR_JITTER = 3
+#: A link class's figures and the host's, in the order a preset file writes them.
+LINK_KEYS = (
+    "bandwidth_GBps",
+    "nominal_GBps",
+    "latency_us",
+    "p2p",
+    "switched",
+    "push_efficiency",
+    "pull_efficiency",
+)
+HOST_KEYS = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 #: The fan-out patterns (declared in the schema).
 FAN_PATTERNS = FANOUT_PATTERNS
 #: A pair whose bandwidth is below this fraction of its class's median (or above its

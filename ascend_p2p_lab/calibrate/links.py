@@ -128,16 +128,21 @@ def with_links(frame: pd.DataFrame, links: tuple[tuple[str, ...], ...]) -> pd.Da
 # ---- per link class -----------------------------------------------------------------------
 
 
-def _pair_rows(frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
+def _p2p_rows(frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
     """Successful one-direction copies with peer access on over the direct link."""
     ok = frame["error_kind"].isna() & frame["bandwidth_GBps"].notna()
-    rows = frame[
+    return frame[
         ok
         & (frame["pattern"] == pattern)
         & (frame["direction"] == UNI)
         & (frame["peer"] == ON)
         & (frame["path"] == P2P)
     ]
+
+
+def _pair_rows(frame: pd.DataFrame, pattern: str) -> pd.DataFrame:
+    """:func:`_p2p_rows`, the reads alone where the run has them."""
+    rows = _p2p_rows(frame, pattern)
     if rows.empty:
         return rows
     # a run with both initiators: the read (dst pulls) is the link's rate in the model,
@@ -153,14 +158,7 @@ def has_pair_copies(frame: pd.DataFrame) -> bool:
 def push_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
     """Per class, ``push_efficiency``: the write rate over the read rate, where the run
     (or runs concatenated) has pair copies both ways of issuing them; {} otherwise."""
-    ok = frame["error_kind"].isna() & frame["bandwidth_GBps"].notna()
-    rows = frame[
-        ok
-        & (frame["pattern"] == PAIR_PATTERN)
-        & (frame["direction"] == UNI)
-        & (frame["peer"] == ON)
-        & (frame["path"] == P2P)
-    ]
+    rows = _p2p_rows(frame, PAIR_PATTERN)
     if set(rows["initiator"].dropna()) != {SRC, DST}:
         return {}
     rates = {
@@ -275,17 +273,15 @@ def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
     for cls, lat in lats.items():
         out[cls]["latency_us"] = Fit(
             lat,
-            f"fitted from {origin}: latency pattern's median "
-            "time per copy at its smallest size less size/bandwidth "
-            "(median over the class's pairs)",
+            f"fitted from {origin}: latency pattern's median time per copy at its smallest size "
+            "less size/bandwidth (median over the class's pairs)",
         )
         part = per_pair[per_pair["link"] == cls]
         if int(part["sizes"].max()) == 1 and pattern == PAIR_PATTERN:
             out[cls]["bandwidth_GBps"] = Fit(
                 _one_size_rate(part, lat),
-                f"fitted from {origin}: median over {len(part)} "
-                "ordered pairs of size / (time per copy - latency) at the pair pattern's one "
-                "size",
+                f"fitted from {origin}: median over {len(part)} ordered pairs of size / (time per "
+                "copy - latency) at the pair pattern's one size",
             )
     for cls, figs in push_fits(frame, origin).items():
         out.setdefault(cls, {}).update(figs)

@@ -19,7 +19,7 @@ import tomlkit
 from tomlkit.items import Item
 
 from ..texttable import Column, table_lines
-from .fits import OUTLIER_FRACTION, Calibration, Fit
+from .fits import HOST_KEYS, LINK_KEYS, OUTLIER_FRACTION, Calibration, Fit
 
 _GIB = 1 << 30
 #: Significant digits written for fitted figures (well below the fits' own noise).
@@ -35,16 +35,6 @@ _SERVER_ORDER = (
     "jitter",
     "port_GBps",
 )
-_LINK_ORDER = (
-    "bandwidth_GBps",
-    "nominal_GBps",
-    "latency_us",
-    "p2p",
-    "switched",
-    "push_efficiency",
-    "pull_efficiency",
-)
-_HOST_ORDER = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
 
 
 def _rounded(value: Any) -> Any:
@@ -148,14 +138,14 @@ def to_toml(cal: Calibration) -> str:
     _server(doc, cal)
     doc.add(tomlkit.nl())
     basis = "calibrated from " + cal.origin
-    doc.add("host", _figures(cal.host_figures, _HOST_ORDER, basis))
+    doc.add("host", _figures(cal.host_figures, HOST_KEYS, basis))
     links = tomlkit.table(is_super_table=True)
     for cls, figs in cal.classes.items():
-        links.add(cls, _figures(figs, _LINK_ORDER, basis))
+        links.add(cls, _figures(figs, LINK_KEYS, basis))
     doc.add("link", links)
     if cal.die_hccs is not None:  # the A3's twin-die HCCS lane (calibrate.dielane)
         lanes = tomlkit.table(is_super_table=True)
-        lanes.add("HCCS", _figures(cal.die_hccs, _LINK_ORDER, basis))
+        lanes.add("HCCS", _figures(cal.die_hccs, LINK_KEYS, basis))
         doc.add("die_link", lanes)
     _shared(doc, cal)
     return tomlkit.dumps(doc).rstrip("\n") + "\n"

@@ -63,6 +63,9 @@ from .phases import Collective, CollectiveError, Convention, Move, Phase, Piece,
 ALLTOALL_CONCURRENCY = 8
 
 Steps = list[list[Move]]
+Ranks = Sequence[int]
+#: What each algorithm builds: the op's pieces and its phases.
+Built = tuple[tuple[Piece, ...], list[Phase]]
 
 
 def ring_order(topology: Topology, devices: Sequence[int]) -> tuple[int, ...]:
@@ -96,39 +99,23 @@ def _reversed_ring(order: Sequence[int]) -> tuple[int, ...]:
     return (order[0], *reversed(order[1:]))
 
 
-def _ag_steps(order: Sequence[int], piece_at: Sequence[int], size: Sequence[int]) -> Steps:
+def _ring_steps(
+    order: Sequence[int], piece_at: Sequence[int], size: Sequence[int], reduce: bool = False
+) -> Steps:
     """Ring all-gather: at step s position j passes position (j - s)'s piece to j + 1,
-    which reads it."""
-    p = len(order)
+    which reads it. Ring reduce-scatter (``reduce``): position j passes its partial sum
+    of position (j - s - 1)'s piece to j + 1, which reads and reduces it; position j ends
+    with its own piece complete."""
+    p, lag = len(order), 1 if reduce else 0
     return [
         [
             Move(
                 order[j],
                 order[(j + 1) % p],
-                size[piece_at[(j - s) % p]],
+                size[piece_at[(j - s - lag) % p]],
                 order[(j + 1) % p],
-                piece_at[(j - s) % p],
-            )
-            for j in range(p)
-        ]
-        for s in range(p - 1)
-    ]
-
-
-def _rs_steps(order: Sequence[int], piece_at: Sequence[int], size: Sequence[int]) -> Steps:
-    """Ring reduce-scatter: at step s position j passes its partial sum of position
-    (j - s - 1)'s piece to j + 1, which reads and reduces it; position j ends with its
-    own piece complete."""
-    p = len(order)
-    return [
-        [
-            Move(
-                order[j],
-                order[(j + 1) % p],
-                size[piece_at[(j - s - 1) % p]],
-                order[(j + 1) % p],
-                piece_at[(j - s - 1) % p],
-                True,
+                piece_at[(j - s - lag) % p],
+                reduce,
             )
             for j in range(p)
         ]
@@ -180,7 +167,7 @@ def _pieces(
 
 def _ring_family(
     conv: Convention, ranks: Sequence[int], orders: Sequence[Sequence[int]], root: int | None
-) -> tuple[tuple[Piece, ...], list[Phase]]:
+) -> Built:
     """Phases of the op over rings (one: ring; two: double ring), ring h carrying half h."""
     op = conv.operation
     pieces, index = _pieces(conv, ranks, len(orders), root)
@@ -189,18 +176,20 @@ def _ring_family(
     at = [[index[pos[d]][h] for d in order] for h, order in enumerate(orders)]
     rings = list(zip(orders, at))
     if op == ALL_GATHER:
-        return pieces, _together("all-gather", *[_ag_steps(o, a, size) for o, a in rings])
+        return pieces, _together("all-gather", *[_ring_steps(o, a, size) for o, a in rings])
     if op == REDUCE_SCATTER:
-        return pieces, _together("reduce-scatter", *[_rs_steps(o, a, size) for o, a in rings])
+        return pieces, _together(
+            "reduce-scatter", *[_ring_steps(o, a, size, True) for o, a in rings]
+        )
     if op == ALL_REDUCE:
         return pieces, (
-            _together("reduce-scatter", *[_rs_steps(o, a, size) for o, a in rings])
-            + _together("all-gather", *[_ag_steps(o, a, size) for o, a in rings])
+            _together("reduce-scatter", *[_ring_steps(o, a, size, True) for o, a in rings])
+            + _together("all-gather", *[_ring_steps(o, a, size) for o, a in rings])
         )
     if op == BROADCAST:
         return pieces, (
             _together("scatter", *[_scatter_steps(o, a, size) for o, a in rings])
-            + _together("all-gather", *[_ag_steps(o, a, size) for o, a in rings])
+            + _together("all-gather", *[_ring_steps(o, a, size) for o, a in rings])
         )
     raise CollectiveError(
         f"{op} has no ring algorithm inside a server (HCCL runs it on the full mesh)"
@@ -216,29 +205,21 @@ def _rooted(order: Sequence[int], root: int | None) -> tuple[int, ...]:
 
 
 def ring(
-    conv: Convention,
-    ranks: Sequence[int],
-    root: int | None = None,
-    order: Sequence[int] | None = None,
-) -> tuple[tuple[Piece, ...], list[Phase]]:
+    conv: Convention, ranks: Ranks, root: int | None = None, order: Ranks | None = None
+) -> Built:
     """One ring over ``order`` (default: the ranks as given)."""
     return _ring_family(conv, ranks, [_rooted(order or ranks, root)], root)
 
 
 def double_ring(
-    conv: Convention,
-    ranks: Sequence[int],
-    root: int | None = None,
-    order: Sequence[int] | None = None,
-) -> tuple[tuple[Piece, ...], list[Phase]]:
+    conv: Convention, ranks: Ranks, root: int | None = None, order: Ranks | None = None
+) -> Built:
     """The ring over ``order`` and its reverse at once, each with half of every slice."""
     first = _rooted(order or ranks, root)
     return _ring_family(conv, ranks, [first, _reversed_ring(first)], root)
 
 
-def _mesh_all_to_all(
-    conv: Convention, ranks: Sequence[int]
-) -> tuple[tuple[Piece, ...], list[Phase]]:
+def _mesh_all_to_all(conv: Convention, ranks: Ranks) -> Built:
     p, blk = len(ranks), conv.chunk_bytes
     pieces, key = [], {}
     for s in ranks:
@@ -263,11 +244,8 @@ def _mesh_all_to_all(
 
 
 def mesh(
-    conv: Convention,
-    ranks: Sequence[int],
-    root: int | None = None,
-    order: Sequence[int] | None = None,
-) -> tuple[tuple[Piece, ...], list[Phase]]:
+    conv: Convention, ranks: Ranks, root: int | None = None, order: Ranks | None = None
+) -> Built:
     """Every peer at once: one phase per half (all-to-all: rounds of 8 copies)."""
     op = conv.operation
     if op == ALL_TO_ALL:
@@ -290,11 +268,8 @@ def mesh(
 
 
 def reduce_bcast(
-    conv: Convention,
-    ranks: Sequence[int],
-    root: int | None = None,
-    order: Sequence[int] | None = None,
-) -> tuple[tuple[Piece, ...], list[Phase]]:
+    conv: Convention, ranks: Ranks, root: int | None = None, order: Ranks | None = None
+) -> Built:
     """All-reduce through rank 0: every rank writes its buffer into it, reducing; then
     every rank reads the result."""
     hub, n = ranks[0], conv.chunk_bytes
@@ -304,11 +279,8 @@ def reduce_bcast(
 
 
 def hd(
-    conv: Convention,
-    ranks: Sequence[int],
-    root: int | None = None,
-    order: Sequence[int] | None = None,
-) -> tuple[tuple[Piece, ...], list[Phase]]:
+    conv: Convention, ranks: Ranks, root: int | None = None, order: Ranks | None = None
+) -> Built:
     """All-reduce by recursive doubling on the whole buffer (see the module doc)."""
     p, n = len(ranks), conv.chunk_bytes
     steps = p.bit_length() - 1
@@ -337,7 +309,7 @@ def hd(
     return (Piece(n),), phases
 
 
-Builder = Callable[..., tuple[tuple[Piece, ...], list[Phase]]]
+Builder = Callable[..., Built]
 #: Every algorithm and the operations it builds.
 ALGORITHMS: dict[str, tuple[Builder, tuple[str, ...]]] = {
     MESH: (mesh, (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL, BROADCAST)),

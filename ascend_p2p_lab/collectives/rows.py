@@ -31,9 +31,11 @@ import pandas as pd
 
 from ..topology import Topology
 from .busbw import REDUCING
-from .predict import PREDICTED, Timing, predict
+from .phases import Collective
+from .predict import PREDICTED, Bottleneck, Timing, predict
 from .rates import LinkModel
 from .select import plan
+from .table import NECK_COLUMNS, OP_KEYS
 
 ROW_COLUMNS = [
     "operation",
@@ -47,34 +49,24 @@ ROW_COLUMNS = [
     "busbw_GBps",
     "predicted_time_us",
     "predicted_busbw_GBps",
-    "bottleneck_src",
-    "bottleneck_dst",
-    "bottleneck_budget",
+    *NECK_COLUMNS,
     "bottleneck_phase",
     "bottleneck_ties",
     "phases",
     "reduction",
     "source",
 ]
+#: A phase row's time and its parts, as the phase's timing has them.
+_PHASE_TIMES = ("time_us", "barrier_us", "latency_us", "transfer_us", "reduce_us")
 PHASE_COLUMNS = [
-    "operation",
-    "ranks",
-    "devices",
-    "algorithm",
-    "size_bytes",
+    *OP_KEYS,
     "source",
     "phase",
     "label",
     "moves",
     "phase_bytes",
-    "time_us",
-    "barrier_us",
-    "latency_us",
-    "transfer_us",
-    "reduce_us",
-    "bottleneck_src",
-    "bottleneck_dst",
-    "bottleneck_budget",
+    *_PHASE_TIMES,
+    *NECK_COLUMNS,
 ]
 #: How a reduction is modelled, on the rows of the ops that reduce.
 _TYPES = {
@@ -95,28 +87,31 @@ def _key(t: Timing) -> tuple[str, tuple[int, ...], str, int]:
     return (c.operation, c.ranks, c.algorithm, c.size_bytes)
 
 
-def _devices(ranks: tuple[int, ...]) -> str:
-    return ",".join(map(str, ranks))
+def _point(c: Collective) -> dict[str, object]:
+    """The keys of the collective's point (:data:`.table.OP_KEYS`)."""
+    devices = ",".join(map(str, c.ranks))
+    return dict(zip(OP_KEYS, (c.operation, len(c.ranks), devices, c.algorithm, c.size_bytes)))
+
+
+def _neck(neck: Bottleneck) -> dict[str, object]:
+    """The bottleneck's columns (:data:`NECK_COLUMNS`)."""
+    link = neck.budget is None and neck.src is not None
+    return dict(
+        zip(NECK_COLUMNS, (neck.src if link else None, neck.dst if link else None, neck.budget))
+    )
 
 
 def _row(t: Timing, predicted: Timing | None) -> dict[str, object]:
     c, neck = t.collective, t.bottleneck
-    link = neck.budget is None and neck.src is not None
     return {
-        "operation": c.operation,
-        "ranks": len(c.ranks),
-        "devices": _devices(c.ranks),
-        "algorithm": c.algorithm,
+        **_point(c),
         "executor": c.executor,
-        "size_bytes": c.size_bytes,
         "time_us": t.time_us,
         "algbw_GBps": t.algbw_GBps,
         "busbw_GBps": t.busbw_GBps,
         "predicted_time_us": predicted.time_us if predicted else float("nan"),
         "predicted_busbw_GBps": predicted.busbw_GBps if predicted else float("nan"),
-        "bottleneck_src": neck.src if link else None,
-        "bottleneck_dst": neck.dst if link else None,
-        "bottleneck_budget": neck.budget,
+        **_neck(neck),
         "bottleneck_phase": neck.phase,
         "bottleneck_ties": neck.ties,
         "phases": len(t.phases),
@@ -152,33 +147,20 @@ def collective_rows(
 
 def phase_rows(timings: Iterable[Timing]) -> pd.DataFrame:
     """One row per phase of each timing: its time and the parts of it."""
-    rows = []
-    for t in timings:
-        c = t.collective
-        for p in t.phases:
-            link = p.bottleneck.budget is None and p.bottleneck.src is not None
-            rows.append(
-                {
-                    "operation": c.operation,
-                    "ranks": len(c.ranks),
-                    "devices": _devices(c.ranks),
-                    "algorithm": c.algorithm,
-                    "size_bytes": c.size_bytes,
-                    "source": t.source,
-                    "phase": p.index,
-                    "label": p.label,
-                    "moves": p.moves,
-                    "phase_bytes": p.nbytes,
-                    "time_us": p.time_us,
-                    "barrier_us": p.barrier_us,
-                    "latency_us": p.latency_us,
-                    "transfer_us": p.transfer_us,
-                    "reduce_us": p.reduce_us,
-                    "bottleneck_src": p.bottleneck.src if link else None,
-                    "bottleneck_dst": p.bottleneck.dst if link else None,
-                    "bottleneck_budget": p.bottleneck.budget,
-                }
-            )
+    rows = [
+        {
+            **_point(t.collective),
+            "source": t.source,
+            "phase": p.index,
+            "label": p.label,
+            "moves": p.moves,
+            "phase_bytes": p.nbytes,
+            **{k: getattr(p, k) for k in _PHASE_TIMES},
+            **_neck(p.bottleneck),
+        }
+        for t in timings
+        for p in t.phases
+    ]
     return _typed(rows, PHASE_COLUMNS)
 
 

@@ -232,9 +232,8 @@ def collective(
     if blocked:
         a, b = blocked[0]
         raise CollectiveError(
-            f"{operation} by {choice.algorithm} copies {a}->{b}, which "
-            f"{topology.name} cannot reach peer to peer "
-            f"({topology.link(a, b)})"
+            f"{operation} by {choice.algorithm} copies {a}->{b}, which {topology.name} cannot "
+            f"reach peer to peer ({topology.link(a, b)})"
         )
     return reduction.apply(coll, topology.soc_name, dtype, reduce_op)
 

@@ -25,13 +25,13 @@ import pandas as pd
 from ..texttable import HCCL_SEP, Column, table_lines
 from .busbw import OPERATIONS
 
+#: What names a collective point: its operation, ranks, devices, algorithm and size.
+OP_KEYS = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
+#: The bottleneck's columns: its link's ends (where it is a link) and its budget.
+NECK_COLUMNS = ("bottleneck_src", "bottleneck_dst", "bottleneck_budget")
 #: Columns of :func:`summary`, one row per operation, devices, algorithm and size.
 SUMMARY_COLUMNS = [
-    "operation",
-    "ranks",
-    "devices",
-    "algorithm",
-    "size_bytes",
+    *OP_KEYS,
     "samples",
     "time_us",
     "algbw_GBps",
@@ -39,21 +39,16 @@ SUMMARY_COLUMNS = [
     "check_result",
     "predicted_busbw_GBps",
     "ratio",
-    "bottleneck_src",
-    "bottleneck_dst",
-    "bottleneck_budget",
+    *NECK_COLUMNS,
     "bottleneck_samples",
     "bottleneck_candidates",
     "error",
 ]
-_KEYS = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
 _OPTIONAL = (
     "devices",
     "algorithm",
     "predicted_busbw_GBps",
-    "bottleneck_src",
-    "bottleneck_dst",
-    "bottleneck_budget",
+    *NECK_COLUMNS,
     "phase",
     "error",
     "check_result",
@@ -121,8 +116,8 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     for col in ("devices", "algorithm"):
         rows[col] = rows[col].astype(object).where(rows[col].notna(), "")
     out = []
-    for key, g in rows.groupby(_KEYS, sort=False, dropna=False):
-        neck = g[["bottleneck_src", "bottleneck_dst", "bottleneck_budget"]].astype(object)
+    for key, g in rows.groupby(OP_KEYS, sort=False, dropna=False):
+        neck = g[list(NECK_COLUMNS)].astype(object)
         names = [_key(s, d, b) for s, d, b in neck.itertuples(index=False, name=None)]
         top = max(dict.fromkeys(names), key=names.count) if names else (None, None, None)
         med = {
@@ -136,14 +131,12 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
         )
         out.append(
             {
-                **dict(zip(_KEYS, key)),
+                **dict(zip(OP_KEYS, key)),
                 "samples": len(g),
                 **med,
                 "check_result": _check(g["check_result"]),
                 "ratio": ratio,
-                "bottleneck_src": top[0],
-                "bottleneck_dst": top[1],
-                "bottleneck_budget": top[2],
+                **dict(zip(NECK_COLUMNS, top)),
                 "bottleneck_samples": names.count(top),
                 "bottleneck_candidates": _candidates(names),
                 "error": _mode(g["error"]),
@@ -170,11 +163,7 @@ def _neck(r: object) -> str:
     in ``bottleneck_candidates``: even links, whose slowest copy is a matter of jitter)."""
     if r.bottleneck_candidates:  # type: ignore[attr-defined]
         return "varies"
-    return bottleneck_text(
-        r.bottleneck_src,  # type: ignore[attr-defined]
-        r.bottleneck_dst,  # type: ignore[attr-defined]
-        r.bottleneck_budget,  # type: ignore[attr-defined]
-    )
+    return bottleneck_text(*(getattr(r, c) for c in NECK_COLUMNS))
 
 
 def _present(texts: pd.Series) -> bool:

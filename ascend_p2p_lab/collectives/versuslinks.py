@@ -34,15 +34,11 @@ from .phases import Collective, CollectiveError
 from .predict import bound, predict
 from .rates import LinkModel
 from .select import collective
-from .table import op_rows, summary
+from .table import OP_KEYS, op_rows, summary
 
 #: Columns of :func:`compare_collectives`.
 COMPARE_COLUMNS = [
-    "operation",
-    "ranks",
-    "devices",
-    "algorithm",
-    "size_bytes",
+    *OP_KEYS,
     "samples",
     "time_us",
     "busbw_GBps",
@@ -124,7 +120,7 @@ def predicted_on(frame: pd.DataFrame, topology: Topology, model: LinkModel) -> p
             out[col] = None
     rows = op_rows(out)
     own = _own(rows)
-    keys = ["operation", "ranks", "devices", "algorithm", "size_bytes"]
+    keys = OP_KEYS
     filled = rows[keys].astype(object).where(rows[keys].notna(), "")
     for key, part in filled.assign(_imported=~own).groupby([*keys, "_imported"], sort=False):
         r, imported = dict(zip(keys, key[:-1])), bool(key[-1])
@@ -160,6 +156,10 @@ def compare_collectives(frame: pd.DataFrame, topology: Topology, model: LinkMode
     return pd.DataFrame(out, columns=COMPARE_COLUMNS)
 
 
+#: The summary's columns a comparison keeps as they are.
+_KEPT = ("operation", "ranks", "size_bytes", "samples", "time_us", "busbw_GBps", "check_result")
+
+
 def _compared(
     r: dict[str, object], topology: Topology, model: LinkModel, imported: bool
 ) -> dict[str, object]:
@@ -169,18 +169,7 @@ def _compared(
     links = bound(coll, model)
     busbw = float(r["busbw_GBps"])  # type: ignore[arg-type]
     return {
-        **{
-            k: r.get(k)
-            for k in (
-                "operation",
-                "ranks",
-                "size_bytes",
-                "samples",
-                "time_us",
-                "busbw_GBps",
-                "check_result",
-            )
-        },
+        **{k: r.get(k) for k in _KEPT},
         "devices": ",".join(map(str, devices)),
         "algorithm": coll.algorithm,
         "predicted_busbw_GBps": pred.busbw_GBps,

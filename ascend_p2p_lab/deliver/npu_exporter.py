@@ -41,18 +41,7 @@ DESC = (
     "label status = PASS, WARN, FAIL or SKIP, bar = the criterion"
 )
 #: labels in the order they are kept when an entry has more than MAX_LABELS
-LABEL_ORDER = (
-    "host",
-    "item",
-    "status",
-    "kind",
-    "src",
-    "dst",
-    "link",
-    "direction",
-    "bar",
-    "unit",
-)
+LABEL_ORDER = ("host", "item", "status", "kind", "src", "dst", "link", "direction", "bar", "unit")
 #: which entries go first when not all fit: failing, warned, passed, skipped
 STATE_ORDER = {FAIL: 0, WARN: 1, PASS: 2, SKIP: 3}
 

@@ -50,23 +50,34 @@ PREFIX = "ascend_p2p"
 BYTES_PER_GB = 1e9
 #: the labels of a link and direction, in order
 LINK_LABELS = ("host", "src", "dst", "link", "direction", "initiator")
-#: every metric name this tool writes (released: renamed only with a deprecation note)
+#: the metric families of every verdict: name (after the prefix), help and labels
+FAMILIES = {
+    "link_bandwidth_bytes_per_second": (
+        "Measured median bandwidth of a link and direction",
+        LINK_LABELS,
+    ),
+    "link_bar_bytes_per_second": (
+        "The criterion (bar) of a link and direction: at least this",
+        LINK_LABELS,
+    ),
+    "link_status": (
+        "1 for the state of a link and direction's bandwidth item, 0 for the others",
+        (*LINK_LABELS, "status"),
+    ),
+    "item_status": (
+        "Every item of the check, 1 with its state",
+        ("host", "item", "kind", "status"),
+    ),
+    "check_status": ("1 for the check's verdict, 0 for the others", ("host", "status")),
+    "check_items": ("Items of the check per state", ("host", "status")),
+    "check_last_run_timestamp_seconds": ("When the last check ended (Unix time)", ("host",)),
+    "check_duration_seconds": ("How long the last check took", ("host",)),
+    "check_info": ("The criteria and the tool of the check", ("host", "criteria", "version")),
+}
+#: every metric name this tool writes (released: renamed only with a deprecation note):
+#: the families, then the exporter's own gauges
 METRIC_NAMES = tuple(
-    f"{PREFIX}_{n}"
-    for n in (
-        "link_bandwidth_bytes_per_second",
-        "link_bar_bytes_per_second",
-        "link_status",
-        "item_status",
-        "check_status",
-        "check_items",
-        "check_last_run_timestamp_seconds",
-        "check_duration_seconds",
-        "check_info",
-        "check_age_seconds",
-        "check_running",
-        "check_errors",
-    )
+    f"{PREFIX}_{n}" for n in (*FAMILIES, "check_age_seconds", "check_running", "check_errors")
 )
 #: item kinds whose items are a link's bandwidth
 LINK_KINDS = ("bandwidth",)
@@ -90,43 +101,8 @@ def families(verdicts: Iterable[Verdict], extra: Callable[[Verdict], dict] | Non
     per host: ``{name: (help, value)}``."""
     from prometheus_client.core import GaugeMetricFamily as G
 
-    bw = G(
-        f"{PREFIX}_link_bandwidth_bytes_per_second",
-        "Measured median bandwidth of a link and direction",
-        labels=LINK_LABELS,
-    )
-    bar = G(
-        f"{PREFIX}_link_bar_bytes_per_second",
-        "The criterion (bar) of a link and direction: at least this",
-        labels=LINK_LABELS,
-    )
-    link_state = G(
-        f"{PREFIX}_link_status",
-        "1 for the state of a link and direction's bandwidth item, 0 for the others",
-        labels=(*LINK_LABELS, "status"),
-    )
-    item_state = G(
-        f"{PREFIX}_item_status",
-        "Every item of the check, 1 with its state",
-        labels=("host", "item", "kind", "status"),
-    )
-    verdict = G(
-        f"{PREFIX}_check_status",
-        "1 for the check's verdict, 0 for the others",
-        labels=("host", "status"),
-    )
-    count = G(f"{PREFIX}_check_items", "Items of the check per state", labels=("host", "status"))
-    when = G(
-        f"{PREFIX}_check_last_run_timestamp_seconds",
-        "When the last check ended (Unix time)",
-        labels=("host",),
-    )
-    took = G(f"{PREFIX}_check_duration_seconds", "How long the last check took", labels=("host",))
-    info = G(
-        f"{PREFIX}_check_info",
-        "The criteria and the tool of the check",
-        labels=("host", "criteria", "version"),
-    )
+    made = {name: G(f"{PREFIX}_{name}", doc, labels=ls) for name, (doc, ls) in FAMILIES.items()}
+    bw, bar, link_state, item_state, verdict, count, when, took, info = made.values()
     more: dict[str, Any] = {}
     for v in verdicts:
         _add_links(v, bw, bar, link_state)
@@ -145,7 +121,7 @@ def families(verdicts: Iterable[Verdict], extra: Callable[[Verdict], dict] | Non
         for name, (doc, value) in (extra(v) if extra else {}).items():
             more.setdefault(name, G(f"{PREFIX}_{name}", doc, labels=("host",)))
             more[name].add_metric([v.host], value)
-    return [bw, bar, link_state, item_state, verdict, count, when, took, info, *more.values()]
+    return [*made.values(), *more.values()]
 
 
 def _add_links(v: Verdict, bw: Any, bar: Any, link_state: Any) -> None:

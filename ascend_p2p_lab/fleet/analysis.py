@@ -97,10 +97,7 @@ def link_table(frame: Run, size: int | None = None) -> pd.DataFrame:
 
 
 def link_fractions(
-    frame: Run,
-    reference: Run | None = None,
-    *,
-    size: int | None = None,
+    frame: Run, reference: Run | None = None, *, size: int | None = None
 ) -> pd.DataFrame:
     """Each link's bandwidth as a fraction of its link class's median bandwidth, across
     the fleet (``frame``) or across ``reference`` (a baseline run or a preset's run, at

@@ -124,14 +124,8 @@ class HostResult:
 
     def error_record(self) -> dict[str, Any]:
         """The host and its error as plain data (the ``failed_hosts`` entries)."""
-        return {
-            "host": self.host,
-            "status": self.status,
-            "error_kind": self.error_kind,
-            "error_code": self.error_code,
-            "error_call": self.error_call,
-            "error": self.error,
-        }
+        keys = ("host", "status", "error_kind", "error_code", "error_call", "error")
+        return {k: getattr(self, k) for k in keys}
 
 
 def failed_host(

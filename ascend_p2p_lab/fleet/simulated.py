@@ -78,29 +78,24 @@ def parse_degrade(text: str, n: int, devices: int | None = None) -> tuple[str, d
     """``HOST:SRC-DST:FRACTION`` (``sim-1:2-5:0.5``) as (host, fault), checked against a
     fleet of n hosts of ``devices`` devices each (None: any); ValueError with one line
     otherwise (a link the server lacks would give a healthy run)."""
-    m = DEGRADE.match(text.strip())
+    m, bad = DEGRADE.match(text.strip()), f"--degrade {text!r}"
     if not m:
-        raise ValueError(f"--degrade {text!r}: use HOST:SRC-DST:FRACTION, e.g. sim-1:2-5:0.5")
+        raise ValueError(f"{bad}: use HOST:SRC-DST:FRACTION, e.g. sim-1:2-5:0.5")
     host = m["host"]
     if host not in host_names(n):
-        raise ValueError(
-            f"--degrade {text!r}: no host {host} in a fleet of {n} (sim-0 to sim-{n - 1})"
-        )
+        raise ValueError(f"{bad}: no host {host} in a fleet of {n} (sim-0 to sim-{n - 1})")
     try:
         fraction = float(m["fraction"])
     except ValueError:
-        raise ValueError(
-            f"--degrade {text!r}: fraction {m['fraction']!r} is not a number"
-        ) from None
+        raise ValueError(f"{bad}: fraction {m['fraction']!r} is not a number") from None
     if not 0 < fraction <= 1:
-        raise ValueError(f"--degrade {text!r}: fraction must be above 0 and at most 1")
+        raise ValueError(f"{bad}: fraction must be above 0 and at most 1")
     src, dst = int(m["src"]), int(m["dst"])
     if src == dst:
-        raise ValueError(f"--degrade {text!r}: a link joins two different devices")
+        raise ValueError(f"{bad}: a link joins two different devices")
     if devices is not None and max(src, dst) >= devices:
         raise ValueError(
-            f"--degrade {text!r}: device {max(src, dst)} is not on this server "
-            f"(its devices: 0..{devices - 1})"
+            f"{bad}: device {max(src, dst)} is not on this server (its devices: 0..{devices - 1})"
         )
     return host, degraded_link(src, dst, fraction)
 

@@ -82,22 +82,16 @@ def _row(kind: str, part: pd.DataFrame, tolerance: float, who: str) -> dict[str,
         unit=first["unit"],
         basis=(
             f"baseline of {who}: median {median:.4g} {first['unit']} of {len(v)} healthy runs "
-            f"({part['time'].min()[:10]} to {part['time'].max()[:10]}), spread "
-            f"{spread:.1%} (1.4826 MAD / median); x (1 {'-' if bound == 'min' else '+'} "
-            f"{tol:.1%}): the larger of {tolerance:.0%} "
-            f"and {SPREADS:g} spreads"
+            f"({part['time'].min()[:10]} to {part['time'].max()[:10]}), spread {spread:.1%} "
+            f"(1.4826 MAD / median); x (1 {'-' if bound == 'min' else '+'} {tol:.1%}): the larger "
+            f"of {tolerance:.0%} and {SPREADS:g} spreads"
         ),
     )
     return row
 
 
 def baseline_criteria(
-    records: pd.DataFrame,
-    model: str,
-    who: str,
-    *,
-    runs: int = 10,
-    tolerance: float = TOLERANCE,
+    records: pd.DataFrame, model: str, who: str, *, runs: int = 10, tolerance: float = TOLERANCE
 ) -> tuple[Criteria, list[str]]:
     """Criteria from the records' last healthy runs (and the run ids used). ValueError
     when there is no healthy run."""
@@ -115,16 +109,8 @@ def baseline_criteria(
         for (kind, _item), part in use.groupby(["kind", "item"], sort=True)
     ]
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    table = table.astype(
-        {
-            "src": "Int64",
-            "dst": "Int64",
-            "device": "Int64",
-            "line": "Int64",
-            "size_bytes": "Int64",
-            "value": "float64",
-        }
-    )
+    counts = dict.fromkeys(["src", "dst", "device", "line", "size_bytes"], "Int64")
+    table = table.astype({**counts, "value": "float64"})
     sizes = use.loc[use["kind"] != LATENCY_ITEM, "size_bytes"].dropna()
     lat = use.loc[use["kind"] == LATENCY_ITEM, "size_bytes"].dropna()
     size = int(sizes.mode().iloc[0]) if len(sizes) else None

@@ -55,10 +55,9 @@ class DriftRule:
     def describe(self) -> str:
         """The rule in one sentence (the JSON's and the table's ``rule``)."""
         return (
-            f"baseline: median of the first {self.baseline} values that did not fail "
-            f"(at least {self.min_baseline}), band +- max({self.tolerance:.0%}, "
-            f"{self.mad_k:g} x 1.4826 x MAD); drift: median of the last {self.recent} "
-            "values after it outside the band"
+            f"baseline: median of the first {self.baseline} values that did not fail (at least "
+            f"{self.min_baseline}), band +- max({self.tolerance:.0%}, {self.mad_k:g} x 1.4826 x "
+            f"MAD); drift: median of the last {self.recent} values after it outside the band"
         )
 
 

@@ -127,18 +127,10 @@ class HistoryStore:
         """Append one run's records (columns of :data:`COLUMNS`; the run's fields given
         here fill the rest), in one transaction; how many."""
         frame = records.copy()
-        for key, value in (
-            ("run_id", run_id),
-            ("command", command),
-            ("host", host),
-            ("model", model),
-            ("time", time),
-        ):
-            if key not in frame:
-                frame[key] = value
+        given = {"run_id": run_id, "command": command, "host": host, "model": model, "time": time}
         for c in COLUMNS:
             if c not in frame:
-                frame[c] = None
+                frame[c] = given.get(c)
         rows = [
             tuple(
                 None if pd.isna(v) else (int(v) if c in _TYPES else v) for c, v in zip(COLUMNS, r)

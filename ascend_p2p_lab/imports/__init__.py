@@ -143,13 +143,11 @@ def import_dmi(
             sources.append(_source(capture, None, "topology"))
             continue
         if dmi_json.looks_like_json(capture.text):
-            one = dmi_json.parse(capture, kind=kind)
+            one, how = dmi_json.parse(capture, kind=kind), "json"
         else:
-            one = dmi_text.parse(capture, size=size, kind=kind, card=card)
+            one, how = dmi_text.parse(capture, size=size, kind=kind, card=card), "text"
         parsed.append(_tag(one, capture))
-        sources.append(
-            _source(capture, one, "json" if dmi_json.looks_like_json(capture.text) else "text")
-        )
+        sources.append(_source(capture, one, how))
     if not parsed:
         raise ImportInputError(
             str(files[0]) if files else "FILE",
@@ -196,10 +194,9 @@ def _card_like(rows: list[dict[str, Any]], topology: Any) -> list[str]:
     row = max(over, key=lambda x: x[0])[1]
     shown = row.get("bandwidth_GBps") or row.get("bidir_total_GBps")
     return [
-        f"{row['source_file']}:{row['source_line']}: device pair {row['src']}->{row['dst']} "
-        f"reads {shown} GB/s, above the fastest device link ({link}, {rate:g} GB/s per "
-        "direction on paper): a card x card matrix (ascend-dmi -m card)? import it with "
-        "--card"
+        f"{row['source_file']}:{row['source_line']}: device pair {row['src']}->{row['dst']} reads "
+        f"{shown} GB/s, above the fastest device link ({link}, {rate:g} GB/s per direction on "
+        "paper): a card x card matrix (ascend-dmi -m card)? import it with --card"
     ]
 
 

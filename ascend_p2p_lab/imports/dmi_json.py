@@ -34,14 +34,7 @@ from typing import Any
 
 from ..schema import LATENCY_PATTERN, PAIR_PATTERN
 from ..vocab import UNI
-from .common import (
-    Capture,
-    ImportInputError,
-    LineFinder,
-    Parsed,
-    ToolReportedError,
-    quantity,
-)
+from .common import Capture, ImportInputError, LineFinder, Parsed, ToolReportedError, quantity
 from .diagnosis import DIAG_LINE, device_ends, diagnosis_row
 from .dmi_text import KIND_WORDS, TITLES, rate_window
 

@@ -37,21 +37,9 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ..schema import (
-    CARD_PATTERNS,
-    PAIR_PATTERN,
-    PAIR_PATTERNS,
-)
+from ..schema import CARD_PATTERNS, PAIR_PATTERN, PAIR_PATTERNS
 from ..vocab import BI, UNI
-from .common import (
-    Capture,
-    ImportInputError,
-    Parsed,
-    find_host,
-    find_version,
-    number,
-    quantity,
-)
+from .common import Capture, ImportInputError, Parsed, find_host, find_version, number, quantity
 from .diagnosis import DIAG_LINE, device_ends, diagnosis_row
 
 #: Matrix titles -> direction.
@@ -260,9 +248,8 @@ def _table_kind(
     if what not in KIND_WORDS:
         raise ImportInputError(
             f"{name}:{head + 1}",
-            "a bandwidth table whose direction "
-            "(h2d, d2h, d2d, p2p) neither the lines above it nor a "
-            "command line says; name it with --type",
+            "a bandwidth table whose direction (h2d, d2h, d2d, p2p) neither the lines above it nor "
+            "a command line says; name it with --type",
         )
     if what == "p2p" and (pair or cmd.pair) is None:
         raise ImportInputError(
@@ -422,9 +409,8 @@ def parse(
             if n is None:
                 raise ImportInputError(
                     f"{name}:{i + 1}",
-                    "the p2p matrix does not say its "
-                    "copy size (DMI's full matrix runs at a fixed size it "
-                    "does not print); give it with --size",
+                    "the p2p matrix does not say its copy size (DMI's full matrix runs at a fixed "
+                    "size it does not print); give it with --size",
                 )
             rows += _matrix_rows(cells, direction, card, n)
             i = last = end
@@ -441,9 +427,8 @@ def parse(
     if not rows:
         raise ImportInputError(
             f"{name}:1",
-            'no p2p matrix ("Unidirectional Peer to Peer '
-            'Test") and no bandwidth table (Size(Bytes) ... '
-            "Bandwidth(GB/s)) and no --dg bandwidth line found: not "
-            "ascend-dmi --bw output?",
+            'no p2p matrix ("Unidirectional Peer to Peer Test") and no bandwidth table '
+            "(Size(Bytes) ... Bandwidth(GB/s)) and no --dg bandwidth line found: not ascend-dmi "
+            "--bw output?",
         )
     return Parsed(rows, find_version(lines), cmd.text, find_host(lines))

@@ -32,15 +32,7 @@ import re
 from pathlib import Path
 
 from ..collectives.busbw import BUS_FACTORS, bus_factor
-from .common import (
-    Capture,
-    ImportInputError,
-    Parsed,
-    find_host,
-    find_version,
-    number,
-    quantity,
-)
+from .common import Capture, ImportInputError, Parsed, find_host, find_version, number, quantity
 
 #: How names are spelled (binaries all_reduce_test, alltoallv_test; -o NAME; file names):
 #: the v variants count as their operation.
@@ -194,9 +186,8 @@ def parse(capture: Capture, *, ranks: int | None = None, op: str | None = None) 
     if head is None:
         raise ImportInputError(
             f"{name}:1",
-            "no hccl_test table (data_size(Bytes) | "
-            "aveg_time(us) | alg_bandwidth(GB/s)) found: not hccl_test "
-            "output?",
+            "no hccl_test table (data_size(Bytes) | aveg_time(us) | alg_bandwidth(GB/s)) found: "
+            "not hccl_test output?",
         )
     stem = Path(name).name
     name_ranks = _RANKS_IN_NAME.search(stem)

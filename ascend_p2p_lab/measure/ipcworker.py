@@ -147,24 +147,15 @@ def _held(ledger: dict[str, Any]) -> bool:
     return any(v for k, v in ledger.items() if k != "initialized")
 
 
-def serve(
-    conn: Any,
-    device: int,
-    backend: str,
-    preset: str | None,
-    seed: int | None,
-    max_size: int,
-    spec: Any,
-    topology: Any = None,
-    faults: Any = (),
-) -> None:
+def serve(conn: Any, *args: Any) -> None:
     """The worker's loop (a process target): ``(seq, command, *args)`` in, ``(seq, status,
-    value)`` out, teardown always. On the simulator ``topology`` and ``faults`` are the
-    parent's server and faults (:meth:`.Runtime.simulated_server`)."""
+    value)`` out, teardown always. ``args`` are :class:`Worker`'s; on the simulator its
+    ``topology`` and ``faults`` are the parent's server and faults
+    (:meth:`.Runtime.simulated_server`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker: Worker | None = None
     try:
-        worker = Worker(device, backend, preset, seed, max_size, spec, topology, faults)
+        worker = Worker(*args)
         conn.send((0, "ok", worker.hello()))
         while True:
             try:

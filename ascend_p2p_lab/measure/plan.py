@@ -124,9 +124,8 @@ def check_memory(rt: Runtime, sizes: Sequence[int], tests: Sequence[Test]) -> No
         free, _total = rt.mem_info(dev)
         if need > free:
             raise ValueError(
-                f"the collectives at {format_size(size)} need "
-                f"{format_size(need)} on device {dev}; it has "
-                f"{format_size(free)} free"
+                f"the collectives at {format_size(size)} need {format_size(need)} on device {dev}; "
+                f"it has {format_size(free)} free"
             )
     plain = [t for t in tests if t.waived is None and t.program is None]
     for dev, buffers in buffers_on(plain).items():
@@ -134,7 +133,6 @@ def check_memory(rt: Runtime, sizes: Sequence[int], tests: Sequence[Test]) -> No
         free, _total = rt.mem_info(dev)
         if need > free:
             raise ValueError(
-                f"size {format_size(size)} needs {format_size(need)} on each "
-                f"device ({buffers} buffer{'s' if buffers > 1 else ''}); device "
-                f"{dev} has {format_size(free)} free"
+                f"size {format_size(size)} needs {format_size(need)} on each device ({buffers} "
+                f"buffer{'s' if buffers > 1 else ''}); device {dev} has {format_size(free)} free"
             )

@@ -220,13 +220,7 @@ def _ipc_rows(
         for s, d in pair_list:
             for who in ("dst", "src"):
                 block = one_pair(s, d, who)
-                sink = Context(
-                    rt,
-                    spec.sampling,
-                    None,  # type: ignore[arg-type]
-                    {**base, "process_mode": "ipc"},
-                    nominal_rates(rt),
-                )
+                sink = _sink(rt, spec, base)
                 sink.error_rows(block, list(spec.sizes), failure, tick=False)
                 rows += sink.rows
         return
@@ -242,16 +236,7 @@ def _ipc_rows(
         pids = [w.hello["pid"] for w in workers.values() if w.hello]
         for w in workers.values():
             _try(w, "allow", pids)
-        sinks = {
-            who: Context(
-                rt,
-                spec.sampling,
-                None,  # type: ignore[arg-type]
-                {**base, "process_mode": "ipc"},
-                nominal_rates(rt),
-            )
-            for who in ("dst", "src")
-        }
+        sinks = {who: _sink(rt, spec, base) for who in ("dst", "src")}
         for s, d in pair_list:
             for who in ("dst", "src"):
                 _pair(sinks[who], workers, s, d, who, spec, rt)
@@ -267,6 +252,12 @@ def _ipc_rows(
             w.request_stop()
         for dev, w in workers.items():
             clean[str(dev)] = w.stop()
+
+
+def _sink(rt: Runtime, spec: SweepSpec, base: dict[str, Any]) -> Context:
+    """Where one initiator's IPC rows are made (no buffer pool: the workers hold them)."""
+    pool: Any = None
+    return Context(rt, spec.sampling, pool, {**base, "process_mode": "ipc"}, nominal_rates(rt))
 
 
 def _hello(w: _Worker) -> None:

@@ -281,11 +281,7 @@ def _patterns(patterns: Sequence[str] | str | None, groups: Any, tests: Any) -> 
     test pattern with tests, else the pair pattern."""
     if patterns is None:
         patterns = (
-            (GIVEN_GROUPS,)
-            if groups is not None
-            else (TEST_PATTERN,)
-            if tests
-            else (DEFAULT_PATTERN,)
+            GIVEN_GROUPS if groups is not None else TEST_PATTERN if tests else DEFAULT_PATTERN
         )
     if isinstance(patterns, str):
         patterns = (patterns,)

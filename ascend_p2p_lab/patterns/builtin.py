@@ -80,7 +80,6 @@ from .scope import Planning, Scope, ServerView
 
 #: The copy size of a built-in run by name (``run NAME``), or printed as a test file.
 BUILT_IN_SIZE = "256MiB"
-LAYOUTS = ("device", "card", "none")
 #: A built-in's line in ``ascend-p2p-lab patterns``: its name, then what it measures.
 LINE_COLUMNS = (Column(width=11), Column(gap=" "))
 
@@ -95,7 +94,6 @@ class Declaration:
     name: str
     description: str
     values: str
-    layout: str
     generate: Generator
     timing: str = WINDOW
     #: the rows' ``pattern`` column: the declaration's name, or ``test``
@@ -105,6 +103,7 @@ class Declaration:
     center: str | None = None  # a fan-out: its device pushes (src) or pulls (dst)
     host_end: str | None = None  # a host copy: the host is the source (src) or dst
     grouped: bool = False  # every device of one set to every device of another
+    on_cards: bool = False  # its sets are the server's cards (card x card matrices)
     needs_groups: bool = False  # its sets are the sweep's ``groups``
     needs_tests: bool = False  # its tests are the sweep's ``tests`` (a test file)
     #: its tests are the sweep's collectives (``operations``, made from the topology)
@@ -241,18 +240,9 @@ def _fanout(pattern: str, pushes: bool) -> Generator:
                 for f in (refusal(scope.server, d, p),)
                 if f.kind != "unreachable"
             ]
-            waived = (
-                None
-                if peers
-                else failed[0]
-                if failed
-                else Failure(
-                    "unreachable",
-                    f"device {d} has no peer it can access both ways",
-                    None,
-                    CAN_ACCESS_PEER_CALL,
-                )
-            )
+            alone = f"device {d} has no peer it can access both ways"
+            failed.append(Failure("unreachable", alone, None, CAN_ACCESS_PEER_CALL))
+            waived = None if peers else failed[0]
             out.append(
                 Test(
                     f"{d}-" if pushes else f"-{d}",
@@ -440,7 +430,6 @@ _BUILT_IN = (
         PAIR,
         "one ordered pair alone (peer on: P2P; off: direct and staged)",
         EACH,
-        "device",
         _pair,
         on_pairs=True,
     ),
@@ -448,19 +437,15 @@ _BUILT_IN = (
         LATENCY,
         "time per copy of back-to-back small copies of one pair",
         PER_COPY,
-        "device",
         _latency,
         on_pairs=True,
         as_file=False,
     ),
-    Declaration(
-        LOCAL, "a copy within one device (the diagonal)", EACH, "device", _local, within=True
-    ),
+    Declaration(LOCAL, "a copy within one device (the diagonal)", EACH, _local, within=True),
     Declaration(
         ONE_TO_ALL,
         "a device pushes to all its peers at once",
         SUM,
-        "device",
         _fanout(ONE_TO_ALL, True),
         center=SRC,
     ),
@@ -468,21 +453,15 @@ _BUILT_IN = (
         ALL_TO_ONE,
         "a device pulls from all its peers at once",
         SUM,
-        "device",
         _fanout(ALL_TO_ONE, False),
         center=DST,
     ),
-    Declaration(
-        H2D, "pinned host memory to each device", EACH, "none", _host(H2D, True), host_end=SRC
-    ),
-    Declaration(
-        D2H, "each device to pinned host memory", EACH, "none", _host(D2H, False), host_end=DST
-    ),
+    Declaration(H2D, "pinned host memory to each device", EACH, _host(H2D, True), host_end=SRC),
+    Declaration(D2H, "each device to pinned host memory", EACH, _host(D2H, False), host_end=DST),
     Declaration(
         GROUP,
         "every device of one group to every device of another (--groups)",
         SUM_PER_DIRECTION,
-        "none",
         _group,
         grouped=True,
         needs_groups=True,
@@ -492,15 +471,14 @@ _BUILT_IN = (
         CARD,
         "the devices of one card to those of another, every pair of cards",
         SUM_PER_DIRECTION,
-        "card",
         _card,
         grouped=True,
+        on_cards=True,
     ),
     Declaration(
         TEST,
         "transfers at once, one window: the tests of a test file (run FILE)",
         TRANSFERS,
-        "none",
         _files,
         needs_tests=True,
         as_file=False,
@@ -510,20 +488,16 @@ _BUILT_IN = (
         "HCCL's collectives as phases of copies, busbw the nccl-tests "
         "way (the collectives command)",
         PER_PHASE,
-        "none",
         _collectives,
         timing=PHASES,
         needs_collectives=True,
         as_file=False,
     ),
-    Declaration(
-        "a2a", "every device to every other at once", TRANSFERS, "none", _a2a, row_pattern=TEST
-    ),
+    Declaration("a2a", "every device to every other at once", TRANSFERS, _a2a, row_pattern=TEST),
     Declaration(
         "ring",
         "each device to its next at once (one way round)",
         TRANSFERS,
-        "none",
         _ring(False),
         row_pattern=TEST,
     ),
@@ -531,7 +505,6 @@ _BUILT_IN = (
         "ring-bi",
         "each device to its next and its previous at once (both ways)",
         TRANSFERS,
-        "none",
         _ring(True),
         row_pattern=TEST,
     ),
@@ -539,7 +512,6 @@ _BUILT_IN = (
         "scaling",
         "one device to 1, 2, ... N-1 peers at once: the aggregate against the number of peers",
         TRANSFERS,
-        "none",
         _scaling,
         row_pattern=TEST,
     ),

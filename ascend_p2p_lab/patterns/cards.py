@@ -115,19 +115,14 @@ def parse_groups(
                 raise ValueError(
                     f"cannot read groups {item!r}: give two groups separated by :, e.g. 0,1:2,3"
                 )
-            pairs.append(
-                (_group(halves[0], device_count, item), _group(halves[1], device_count, item))
-            )
+            a, b = (_group(h, device_count, item) for h in halves)
+            pairs.append((a, b))
     else:
         for item in spec:
             if len(item) != 2:
                 raise ValueError(f"a group pair has two groups; got {item!r}")
-            pairs.append(
-                (
-                    _checked(list(item[0]), device_count, str(item)),
-                    _checked(list(item[1]), device_count, str(item)),
-                )
-            )
+            a, b = (_checked(list(g), device_count, str(item)) for g in item)
+            pairs.append((a, b))
     if not pairs:
         raise ValueError("the group list is empty")
     for a, b in pairs:

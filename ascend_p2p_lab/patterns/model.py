@@ -74,7 +74,6 @@ from ..vocab import (
 
 # ---- how a test is timed
 WINDOW, INTERLEAVED, STAGED, PHASES = "window", "interleaved", "staged", "phases"
-TIMING_MODES = (WINDOW, INTERLEAVED, STAGED, PHASES)
 # ---- how its values add up
 EACH, PER_COPY, SUM, SUM_PER_DIRECTION, TRANSFERS, PER_PHASE = (
     "each",
@@ -84,7 +83,6 @@ EACH, PER_COPY, SUM, SUM_PER_DIRECTION, TRANSFERS, PER_PHASE = (
     "transfers",
     "per_phase",
 )
-VALUES = (EACH, PER_COPY, SUM, SUM_PER_DIRECTION, TRANSFERS, PER_PHASE)
 #: Values that give one row per transfer (each its own time).
 PER_TRANSFER = (EACH, PER_COPY, TRANSFERS)
 #: Values that give rows over the window of all the transfers.
@@ -293,9 +291,7 @@ class Test:
         if d.get("die_link"):  # its name and transfers as over_die_link made them
             split = d.get("die_split")
             test = replace(
-                test,
-                die_link=str(d["die_link"]),
-                die_split=None if split is None else float(split),
+                test, die_link=str(d["die_link"]), die_split=None if split is None else float(split)
             )
         return test
 

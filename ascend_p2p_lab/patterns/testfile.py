@@ -64,10 +64,6 @@ class _TestFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     test: list[_TestTable]
 
 
-#: Keys a ``[[test]]`` table may hold.
-TEST_KEYS = tuple(_TestTable.__struct_fields__)
-
-
 #: Whether two devices are the two dies of one card with a choice of die link, and the
 #: server's name: what a test's ``die_link`` is checked against once the runtime is open.
 Twins = tuple[Callable[[int, int], bool], str]

@@ -117,11 +117,7 @@ class RunMeta:
         for name, value in values.items():
             object.__setattr__(self, name, value)
         check(values, RunFields)  # a wrong type: one line naming the field
-        problem = schema_version_problem(
-            self.schema_version, supported=RUN_SCHEMA_VERSION, what="run"
-        )
-        if problem:
-            raise refusal(("schema_version",), problem)
+        _check_version(self.schema_version)
         if not self.imported and self.backend not in MEASURING_BACKENDS:
             raise refusal(
                 ("backend",),
@@ -146,13 +142,7 @@ class RunMeta:
         if not isinstance(data, Mapping):
             raise ValueError(f"expected a JSON object, got {type(data).__name__}")
         if stored:
-            problem = schema_version_problem(
-                data.get("schema_version", RUN_SCHEMA_VERSION),
-                supported=RUN_SCHEMA_VERSION,
-                what="run",
-            )
-            if problem:
-                raise refusal(("schema_version",), problem)
+            _check_version(data.get("schema_version", RUN_SCHEMA_VERSION))
             check({k: data[k] for k in STORED_REQUIRED if k in data}, StoredRun)
         elif "rows" in data:
             check(data["rows"], Whole, ("rows",))
@@ -202,6 +192,13 @@ RunFields = msgspec.defstruct(
     [(f.name, typing.get_type_hints(RunMeta, include_extras=True)[f.name]) for f in FIELDS],
     kw_only=True,
 )
+
+
+def _check_version(version: Any) -> None:
+    """A run schema this toolkit reads, else a refusal naming ``schema_version``."""
+    problem = schema_version_problem(version, supported=RUN_SCHEMA_VERSION, what="run")
+    if problem:
+        raise refusal(("schema_version",), problem)
 
 
 def _normal(value: Any, default: Any) -> Any:

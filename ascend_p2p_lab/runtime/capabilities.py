@@ -59,8 +59,7 @@ CAPABILITIES: dict[str, tuple[Need, ...]] = {
 FALLBACKS: dict[str, str] = {
     "acl.rt.create_event_with_flag": (
         "the installed pyACL has no aclrtCreateEventWithFlag: timing events are made with "
-        "aclrtCreateEvent (no ACL_EVENT_TIME_LINE flag; CANN's default event records "
-        "time)"
+        "aclrtCreateEvent (no ACL_EVENT_TIME_LINE flag; CANN's default event records time)"
     ),
 }
 

@@ -190,11 +190,11 @@ class Transfers:
         if count > min(src.size, host.size, dst.size) or chunk <= 0:
             raise ValueError(f"{count} bytes in chunks of {chunk} do not fit the buffers")
         copy = self._fn("rt.memcpy_async")
-        tail = (
-            [(self._fn("rt.synchronize_stream"), "rt.synchronize_stream", (s_dst.handle,), None)]
-            if synchronize
-            else []
-        )
+
+        def call(name: str, *args: Any) -> tuple[Any, str, tuple[Any, ...], None]:
+            return (self._fn(f"rt.{name}"), f"rt.{name}", args, None)
+
+        tail = [call("synchronize_stream", s_dst.handle)] if synchronize else []
         key = (copy, dst.ptr, dst.size, host.ptr, host.size, src.ptr, count, chunk)
         key += (s_src.handle, s_src.device, s_dst.handle, s_dst.device, relay.handle)
         waits = ("record_event", "stream_wait_event") if wait_on_device else ("synchronize_stream",)
@@ -205,45 +205,20 @@ class Transfers:
         d2h, h2d = _KINDS[(False, True)], _KINDS[(True, False)]
         middle = (
             [
-                (
-                    self._fn("rt.record_event"),
-                    "rt.record_event",
-                    (relay.handle, s_src.handle),
-                    None,
-                ),
+                call("record_event", relay.handle, s_src.handle),
                 s_dst.device,
-                (
-                    self._fn("rt.stream_wait_event"),
-                    "rt.stream_wait_event",
-                    (s_dst.handle, relay.handle),
-                    None,
-                ),
+                call("stream_wait_event", s_dst.handle, relay.handle),
             ]
             if wait_on_device
-            else [
-                (self._fn("rt.synchronize_stream"), "rt.synchronize_stream", (s_src.handle,), None),
-                s_dst.device,
-            ]
+            else [call("synchronize_stream", s_src.handle), s_dst.device]
         )
         program: list[Any] = []  # a call (fn, name, args, None), or a device to switch to
         for off in range(0, count, chunk):
             m = min(chunk, count - off)
-            program += [
-                s_src.device,
-                (
-                    copy,
-                    "rt.memcpy_async",
-                    (host.ptr + off, host.size - off, src.ptr + off, m, d2h, s_src.handle),
-                    None,
-                ),
-                *middle,
-                (
-                    copy,
-                    "rt.memcpy_async",
-                    (dst.ptr + off, dst.size - off, host.ptr + off, m, h2d, s_dst.handle),
-                    None,
-                ),
-            ]
+            down = (host.ptr + off, host.size - off, src.ptr + off, m, d2h, s_src.handle)
+            up = (dst.ptr + off, dst.size - off, host.ptr + off, m, h2d, s_dst.handle)
+            program += [s_src.device, call("memcpy_async", *down), *middle]
+            program.append(call("memcpy_async", *up))
         self._staged_kept = (key, program)
         self._run_program(program, copies, tail)
 

@@ -205,18 +205,13 @@ def _parse_row(
 
 
 def _check_cell(tok: str, i: int, j: int, col: str, line: str, lineno: int, name: str) -> str:
-    word = _cell_word(tok)
+    word, where = _cell_word(tok), f"column {_clip(col, 40)}"
     if word is None:
-        raise _fail(name, lineno, line, f"unknown cell {_q(tok)} in column {_clip(col, 40)}")
+        raise _fail(name, lineno, line, f"unknown cell {_q(tok)} in {where}")
     if i == j and word != SELF:
-        raise _fail(
-            name,
-            lineno,
-            line,
-            f"diagonal cell in column {_clip(col, 40)} must be 'X', got {_q(tok)}",
-        )
+        raise _fail(name, lineno, line, f"diagonal cell in {where} must be 'X', got {_q(tok)}")
     if i != j and word == SELF:
-        raise _fail(name, lineno, line, f"'X' off the diagonal, in column {_clip(col, 40)}")
+        raise _fail(name, lineno, line, f"'X' off the diagonal, in {where}")
     return word
 
 

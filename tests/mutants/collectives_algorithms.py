@@ -9,30 +9,22 @@ MUTANTS: list[Mutant] = [
         "collectives.algorithms.ring_step_swapped",
         "collectives/algorithms.py",
         (
-            '    which reads it."""\n'
-            "    p = len(order)\n"
-            "    return [\n"
-            "        [\n"
-            "            Move(\n"
             "                order[j],\n"
-            "                order[(j + 1) % p],"
+            "                order[(j + 1) % p],\n"
+            "                size[piece_at[(j - s - lag) % p]],"
         ),
         (
-            '    which reads it."""\n'
-            "    p = len(order)\n"
-            "    return [\n"
-            "        [\n"
-            "            Move(\n"
             "                order[(j + 1) % p],\n"
-            "                order[j],"
+            "                order[j],\n"
+            "                size[piece_at[(j - s - lag) % p]],"
         ),
-        ("a ring all-gather step copies backwards (src and dst swapped)"),
+        "a ring step copies backwards (src and dst swapped)",
     ),
     M(
         "collectives.algorithms.ring_rs_piece_off_by_one",
         "collectives/algorithms.py",
-        "                piece_at[(j - s - 1) % p],",
-        "                piece_at[(j - s) % p],",
+        "p, lag = len(order), 1 if reduce else 0",
+        "p, lag = len(order), 0",
         "a ring reduce-scatter step passes on the wrong partial sum",
     ),
     M(

@@ -16,14 +16,7 @@ MUTANTS: list[Mutant] = [
     M(
         "runtime.transfers.staged_no_record",
         "runtime/transfers.py",
-        (
-            "                (\n"
-            '                    self._fn("rt.record_event"),\n'
-            '                    "rt.record_event",\n'
-            "                    (relay.handle, s_src.handle),\n"
-            "                    None,\n"
-            "                ),"
-        ),
+        '                call("record_event", relay.handle, s_src.handle),\n',
         "",
         "the staged fast path skips the relay event's record",
         tests=("tests/runtime/test_runtime.py",),
