@@ -385,7 +385,7 @@ def test_calibrate_needs_link_classes_from_a_topology_capture(tmp_path, capsys):
     assert "--topology" in capsys.readouterr().err
 
 
-def test_report_draws_an_imported_card_matrix_with_its_bi_total(tmp_path):
+def test_report_draws_an_imported_card_matrix_with_its_bi_total(tmp_path, planned_report):
     card = tmp_path / "card"
     assert (
         main(
