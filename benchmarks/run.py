@@ -18,8 +18,8 @@ demos, ``sweeps`` both sweeps, ``render`` none: results.md is rewritten from the
 - ``report_cpu``: ``report`` of the A2 demo run on one core, its CPU (:mod:`startup`);
 - ``cli_start``: ``--help`` and every command's ``--help`` against ``import argparse``.
 
-``--baseline DIR_OR_COMMIT`` runs the sweeps and the first-run measurements alternately
-with another tree (a folder holding the package, or a commit exported with ``git
+``--baseline DIR_OR_COMMIT`` runs the sweeps, the first-run measurements and the suite
+alternately with another tree (a folder holding the package, or a commit exported with ``git
 archive``) and compares the demos' rows and figures. The raw numbers are kept in
 ``benchmarks/results.json``; a run with ``--only`` replaces just those entries, and
 ``results.md`` is written from all of them (each says when, at which commit and at which
@@ -41,6 +41,7 @@ from typing import Any
 import collectives
 import firstrun
 import startup
+import suite
 import sweeps
 from harness import ROOT, baseline_tree, commit_of, load, machine, one_core
 from writeup import render
@@ -130,7 +131,7 @@ def measurements(
         "report_1core": lambda: report(one),
         "dashboard": lambda: firstrun.measure_dashboard(r, base),
         "notebooks": sweeps.measure_notebooks,
-        "suite": sweeps.measure_suite,
+        "suite": lambda: suite.measure_suite(r, base),
         "collectives": lambda: collectives.measure_collectives(r),
         "report_cpu": lambda: startup.measure_report_cpu(demo_run(), max(r, 3), base),
         "cli_start": lambda: startup.measure_cli_start(r, base),

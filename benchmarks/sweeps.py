@@ -1,4 +1,5 @@
-"""The sweep, harness-overhead, import, notebook and test-suite measurements.
+"""The sweep, harness-overhead, import and notebook measurements (the test suite:
+:mod:`suite`).
 
 Each returns a dict of figures (seconds, MiB, ratios) that :mod:`writeup` puts in
 ``results.md``; the sweeps run through :func:`harness.alternate`, so a ``--baseline``
@@ -171,8 +172,3 @@ def measure_notebooks() -> dict[str, Any]:
     if not books:
         return {"status": "not yet measured", "reason": "no notebooks/*.ipynb"}
     return {**_pytest(["notebooks/", "-q"]), "notebooks": len(books)}
-
-
-def measure_suite() -> dict[str, Any]:
-    """The README's test command, ``python -m pytest`` (tests and notebooks)."""
-    return _pytest(["-q"])

@@ -24,6 +24,7 @@ TARGETS = {
     "report": 3.0,  # s, `report` of the A2 demo run
     "dashboard": 2.0,  # s, the dashboard's re-run on the A2
     "suite": 240.0,  # s, the README's `python -m pytest`
+    "suite_ratio": 1.0,  # issues 41, 42: the README's test command no slower than the baseline
     "collectives": 15.0,  # s, five collectives at eight sizes on the A2 and the A3
     # issue 42, against the release 80b2676 measured alternately (--baseline 80b2676)
     "demo_cpu_ratio": 0.35,  # the demo's CPU seconds, after / before (every core)
@@ -189,6 +190,18 @@ def target_rows(res: dict[str, Any]) -> list[tuple[str, str, str, bool | None]]:
             )
         else:
             rows.append((what, f"<= {TARGETS[key]:g} s", "not measured", None))
+    if (su := res.get("suite")) and "ratio" in su:
+        rows.append(
+            (
+                "The README's test command, wall after / before (alternating)",
+                f"<= {TARGETS['suite_ratio']:g} (no slower)",
+                f"{su['ratio']:.2f}, CPU {su['cpu_ratio']:.2f} (against {su['baseline']}; "
+                f"{su['wall_s']:.0f} / {su['before']['wall_s']:.0f} s)",
+                su["ratio"] <= TARGETS["suite_ratio"]
+                and su["returncode"] == 0
+                and su["before"]["returncode"] == 0,
+            )
+        )
     return rows
 
 
@@ -285,6 +298,29 @@ def first_run_lines(res: dict[str, Any]) -> list[str]:
     return [*out, ""]
 
 
+def suite_rounds(su: dict[str, Any]) -> list[str]:
+    """The suite's runs, round by round (before first when there is a baseline)."""
+    out = [
+        f"The suite against {su['baseline']}, alternately, each tree's command run in its "
+        "own folder with `PYTHONPATH` set to it; the notebooks' kernels imported "
+        + "; ".join(f"{k}: `{v}`" for k, v in su.get("kernels_import", {}).items())
+        + ". After / before: the median of the per-round ratios.",
+        "",
+        "| Round | Tree | Wall | CPU | Passed | Skipped | Failed | Exit | Load |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for i, (b, a) in enumerate(zip(su["before"]["runs"], su["runs"]), 1):
+        for side, r in (("before", b), ("after", a)):
+            c = r["counts"]
+            out.append(
+                f"| {i} | {side} | {r['wall_s']:.1f} s | {r['cpu_s']:.1f} s | "
+                f"{c.get('passed', 0)} | {c.get('skipped', 0)} | "
+                f"{c.get('failed', 0) + c.get('errors', 0) + c.get('error', 0)} | "
+                f"{r['returncode']} | {r.get('load', float('nan')):.1f} |"
+            )
+    return [*out, ""]
+
+
 def tests_lines(res: dict[str, Any]) -> list[str]:
     out = []
     for key in ("notebooks", "suite"):
@@ -295,6 +331,8 @@ def tests_lines(res: dict[str, Any]) -> list[str]:
                 f"{nb['wall_s']:.1f} s: {nb['summary']}.",
                 "",
             ]
+            if "before" in nb:
+                out += suite_rounds(nb)
     return out
 
 

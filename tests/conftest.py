@@ -163,6 +163,31 @@ def fake_plots(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return drawn
 
 
+@pytest.fixture
+def planned_report(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """``plots.report`` replaced by its plan: every command that writes a report (``report``,
+    ``demo``, ...) writes the files the report would draw, in its order, empty, and returns
+    their paths, so a test of which figures a run gets runs the whole command but draws
+    nothing (how figures look is tested in tests/plots/). The list the fixture returns
+    grows by each report's file names."""
+    from ascend_p2p_lab import plots
+    from ascend_p2p_lab.plots import reports
+
+    planned: list[list[str]] = []
+
+    def report(run: Any, out_dir: Any, *, table: Any = None, size: Any = None, **_: Any):
+        jobs = reports.plan(reports.frame_of(run), table=table, size=size)
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for job in jobs:
+            (out / job.name).write_bytes(b"")
+        planned.append([job.name for job in jobs])
+        return [out / job.name for job in jobs]
+
+    monkeypatch.setattr(plots, "report", report)
+    return planned
+
+
 @pytest.fixture(scope="session")
 def a2_checks() -> dict[str, Any]:
     """The delivery tests' checks (tests/deliver): ``{"degraded": Verdict, "clean":

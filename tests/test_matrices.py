@@ -84,7 +84,7 @@ def _report(tmp_path: Path, run: Path, capsys) -> tuple[str, list[str]]:
     return out, json.loads((run / "report.json").read_text())["files"]
 
 
-def test_the_values_of_a_card_import_give_its_bi_totals(tmp_path, capsys):
+def test_the_values_of_a_card_import_give_its_bi_totals(tmp_path, capsys, planned_report):
     from ascend_p2p_lab.matrices import aggregate_values
 
     run = imported(tmp_path, "card", "dmi", str(DATA / "dmi-a3-p2p-card.txt"), "--size", "256MiB")

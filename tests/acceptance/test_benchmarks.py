@@ -13,6 +13,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import firstrun  # noqa: E402
 import run  # noqa: E402
+import suite  # noqa: E402
 import writeup  # noqa: E402
 
 
@@ -103,3 +104,97 @@ def test_results_md_puts_each_number_beside_its_target():
     )
     report = rows["| report"]
     assert "4.00 s (4.00 s)" in report and "| 0.50 |" in report and "identical (13" in report
+
+
+def test_suite_counts_read_pytests_last_line():
+    line = "2 failed, 2817 passed, 4 skipped, 1 deselected, 3 errors in 120.11s (0:02:00)"
+    assert suite.counts_of(line) == {
+        "failed": 2,
+        "passed": 2817,
+        "skipped": 4,
+        "deselected": 1,
+        "errors": 3,
+    }
+
+
+def _fake_suite(monkeypatch, tmp_path, kernels=None):
+    """measure_suite with the runs and the kernel probe replaced: the baseline's runs
+    take 100 s, this tree's 90 s then 120 s; the order of calls is kept in ``calls``."""
+    calls, walls = [], {"before": iter([100.0, 100.0]), "after": iter([90.0, 120.0])}
+
+    def run_once(tree):
+        side = "after" if tree == suite.ROOT else "before"
+        calls.append(side)
+        wall = next(walls[side])
+        return {
+            "wall_s": wall,
+            "cpu_s": wall / 2,
+            "returncode": 0,
+            "summary": side,
+            "counts": {"passed": 3 if side == "after" else 4},
+            "load": 1.0,
+        }
+
+    monkeypatch.setattr(suite, "run_once", run_once)
+    monkeypatch.setattr(suite, "kernel_package", kernels or (lambda tree: str(tree)))
+    return calls
+
+
+def test_suite_alternates_with_the_baseline_and_takes_the_median_ratio(monkeypatch, tmp_path):
+    calls = _fake_suite(monkeypatch, tmp_path)
+    out = suite.measure_suite(2, str(tmp_path))
+    assert calls == ["before", "after", "before", "after"]
+    assert out["ratio"] == pytest.approx((0.9 + 1.2) / 2)
+    assert out["cpu_ratio"] == pytest.approx((0.9 + 1.2) / 2)
+    assert out["wall_s"] == 105.0 and out["before"]["wall_s"] == 100.0
+    assert out["counts"] == {"passed": 3} and out["before"]["counts"] == {"passed": 4}
+    assert out["kernels_import"] == {"after": str(suite.ROOT), "before": str(tmp_path)}
+
+
+def test_suite_refuses_a_kernel_that_imports_another_tree(monkeypatch, tmp_path):
+    _fake_suite(monkeypatch, tmp_path, kernels=lambda tree: str(suite.ROOT))
+    with pytest.raises(RuntimeError, match="imported"):
+        suite.measure_suite(1, str(tmp_path))
+
+
+def test_results_md_gives_the_suites_ratio_and_its_rounds():
+    run1 = {
+        "wall_s": 100.0,
+        "cpu_s": 150.0,
+        "returncode": 0,
+        "summary": "s",
+        "counts": {"passed": 5, "skipped": 1},
+        "load": 2.0,
+    }
+    res = {
+        "machine": {
+            "cpu": "x",
+            "cores": 2,
+            "ram_gib": 1,
+            "platform": "p",
+            "python": "3",
+            "numpy": "1",
+            "pandas": "2",
+        },
+        "suite": {
+            **_first(0, 0),
+            "status": "measured",
+            "command": "python -m pytest -q",
+            "runs": [{**run1, "wall_s": 110.0}],
+            "wall_s": 110.0,
+            "returncode": 0,
+            "summary": "5 passed",
+            "before": {"runs": [run1], "wall_s": 100.0, "returncode": 0},
+            "ratio": 1.1,
+            "cpu_ratio": 1.0,
+            "baseline": "commit 0ed824f",
+            "kernels_import": {"after": "/a", "before": "/b"},
+        },
+    }
+    text = writeup.render(res)
+    rows = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| ")}
+    ratio = rows["| The README's test command, wall after / before (alternating)"]
+    assert "1.10, CPU 1.00 (against commit 0ed824f; 110 / 100 s)" in ratio
+    assert ratio.endswith("FAIL |")
+    assert "| 1 | before | 100.0 s | 150.0 s | 5 | 1 | 0 | 0 | 2.0 |" in text
+    assert "| 1 | after | 110.0 s |" in text and "after: `/a`" in text

@@ -30,6 +30,11 @@ APP_LOAD_MS = 120_000
 CLICK_MS = 30_000
 #: Milliseconds for a sweep of every pair at the default sizes (about 6 s here).
 RUN_MS = 120_000
+#: Milliseconds for a preset switch: a new simulated runtime and its 16 x 16 link grid
+#: (about 2 s here, more than one round trip: as long as a page's first build may take).
+SWITCH_MS = APP_LOAD_MS
+#: Tries of a harmless round trip before a click that cannot be repeated (see _answering).
+ROUND_TRIPS, ROUND_TRIP_MS = 5, 10_000
 #: Pixels below the dashboard in a screenshot's viewport.
 SHOT_MARGIN = 40
 #: The default size range 4 KiB .. 64 MiB: 15 sizes; 56 ordered pairs on atlas800t-a2.
@@ -213,16 +218,46 @@ def test_run_measures_the_enabled_pairs_and_marks_the_refusals(page: Any, tmp_pa
     _shoot(page, tmp_path, "dashboard-after-run.png")
 
 
+def _answering(page: Any) -> None:
+    """Wait until a click on this page reaches its kernel and the kernel's answer reaches
+    the page: "Disable all" with nothing enabled (it changes nothing, so it may be sent
+    again) until the panel reports it. The page shows "ready" from the widgets' state as
+    the kernel built them, before anything proves that a change the page sends now is
+    seen; a change lost then is never sent again (a select's value, unlike a button, is
+    chosen once)."""
+    from playwright.sync_api import expect
+
+    done = f"disabled all directions; 0/{PAIRS} directions enabled"
+    for _ in range(ROUND_TRIPS - 1):
+        page.locator(".p2p-disable-all").click()
+        try:
+            expect(page.locator(PANEL_STATUS)).to_have_text(done, timeout=ROUND_TRIP_MS)
+            return
+        except AssertionError:
+            continue
+    page.locator(".p2p-disable-all").click()
+    expect(page.locator(PANEL_STATUS)).to_have_text(done, timeout=ROUND_TRIP_MS)
+
+
 def test_switching_the_preset_resizes_the_grid(page: Any, tmp_path: Path) -> None:
     """atlas800t-a2 (8 devices) -> atlas800t-a3 (16): the simulated runtime is reopened,
     and the link grid, the pair list and the header follow."""
     from playwright.sync_api import expect
 
     expect(page.locator(CELLS)).to_have_count(PAIRS)
-    page.locator(".p2p-preset select").select_option("atlas800t-a3")
-    expect(page.locator(STATUS)).to_have_text(
-        "switched to preset atlas800t-a3 (16 devices)", timeout=CLICK_MS
-    )
+    _answering(page)
+    select = page.locator(".p2p-preset select")
+    select.select_option("atlas800t-a3")
+    try:
+        expect(page.locator(STATUS)).to_have_text(
+            "switched to preset atlas800t-a3 (16 devices)", timeout=SWITCH_MS
+        )
+    except AssertionError as exc:  # say which side lost the switch
+        raise AssertionError(
+            f"{exc}\nthe page's select shows {select.input_value()!r}; "
+            f"{page.locator(CELLS).count()} link cells; "
+            f"panel: {page.locator(PANEL_STATUS).inner_text()!r}"
+        ) from None
     expect(page.locator(CELLS)).to_have_count(PAIRS_A3)
     expect(page.locator(".p2p-grid .p2p-row-15")).to_have_text("15")
     expect(page.locator(".p2p-naming").first).to_have_text(

@@ -565,19 +565,27 @@ basis = "site: a long riser"
 def test_check_run_die_link_refuses_a_run_without_those_rows(tmp_path, capsys):
     """An A3 run measured over hccs only: --die-link hccs judges it; --die-link both is
     exit 2 naming sio (never a PASS on its topology items alone); a run of no die link
-    is exit 2 naming both."""
+    is exit 2 naming both. The criteria: the A3 model over the run's devices 2 and 3 (the
+    whole A3's model would measure all sixteen devices for the same two items)."""
+    from ascend_p2p_lab.check import criteria_from_preset, to_toml
+
     hccs, plain = tmp_path / "hccs", tmp_path / "plain"
     common = ["--backend", "sim", "--preset", "atlas800t-a3", "--devices", "2-3"]
     common += ["--sizes", "64MiB", "--samples", "2", "--no-progress"]
     assert main(["sweep", *common, "--die-link", "hccs", "--out", str(hccs)]) == 0
     assert main(["sweep", *common, "--out", str(plain)]) == 0
+    crit = tmp_path / "a3-2-3.toml"
+    crit.write_text(to_toml(criteria_from_preset("atlas800t-a3", size=64 << 20, devices=(2, 3))))
     capsys.readouterr()
-    assert main(["check", "--run", str(hccs), "--die-link", "hccs", "--format", "json"]) == 0
+    judge = ["check", "--run", str(hccs), "--criteria", str(crit), "--die-link", "hccs"]
+    assert main([*judge, "--format", "json"]) == 0
     items = json.loads(capsys.readouterr().out)["items"]
     judged = [i["id"] for i in items if i["kind"] == "die_link" and i["status"] == "PASS"]
     assert judged == ["die_link hccs pull 2->3", "die_link hccs pull 3->2"]
     for run, die_link, named in ((hccs, "both", "sio"), (plain, "both", "sio or hccs")):
-        assert main(["check", "--run", str(run), "--die-link", die_link]) == 2
+        assert (
+            main(["check", "--run", str(run), "--criteria", str(crit), "--die-link", die_link]) == 2
+        )
         err = capsys.readouterr().err.strip()
         assert err.startswith(
             f"ascend-p2p-lab: error: --die-link both: the run holds no rows over {named} ("

@@ -7,7 +7,9 @@ import json
 from helpers import run_cli
 
 
-def test_demo_replaces_an_earlier_demo_and_takes_a_backend(capsys, tmp_path) -> None:
+def test_demo_replaces_an_earlier_demo_and_takes_a_backend(
+    capsys, tmp_path, planned_report
+) -> None:
     out = tmp_path / "demo"
     argv = [
         "demo",
@@ -27,5 +29,6 @@ def test_demo_replaces_an_earlier_demo_and_takes_a_backend(capsys, tmp_path) -> 
     assert first["command"] == "demo"
     manifest = json.loads((out / "report.json").read_text())
     assert manifest["run_id"] == first["run_id"] and "summary.csv" in manifest["files"]
+    assert manifest["files"][1:] == planned_report[0]  # the figures as planned, not drawn
     assert run_cli(capsys, *argv)[0] == 0
     assert json.loads((out / "run.json").read_text())["run_id"] != first["run_id"]

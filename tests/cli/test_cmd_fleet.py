@@ -184,11 +184,12 @@ def test_cli_without_distributed_exits_2(monkeypatch, capsys):
 
 def test_a_fleet_with_criteria_names_the_server_and_criteria_first(tmp_path, capsys):
     """The table's first line, as check's: the hosts' server (--local --preset
-    atlas800t-a3, not the default A2) and the criteria file (issue 37)."""
+    atlas800t-a3, not the default A2) and the criteria file (issue 37). The criteria
+    cover two of the sixteen devices: the line is the subject, not the checks."""
     from ascend_p2p_lab.check import criteria_from_preset, to_toml
 
     crit = tmp_path / "a3.toml"
-    crit.write_text(to_toml(criteria_from_preset("atlas800t-a3", fraction=0.5)))
+    crit.write_text(to_toml(criteria_from_preset("atlas800t-a3", fraction=0.5, devices=(0, 1))))
     argv = ["fleet", "--local", "2", "--preset", "atlas800t-a3", "--criteria", str(crit)]
     main([*argv, "--sizes", "1MiB", "--samples", "2", "--warmup", "0", "--no-progress"])
     first = capsys.readouterr().out.splitlines()[0]

@@ -164,7 +164,9 @@ def _report(tmp_path: Path, run: Path, capsys) -> tuple[str, list[str]]:
     return out, json.loads((run / "report.json").read_text())["files"]
 
 
-def test_report_of_an_import_names_the_server_as_far_as_it_is_known(tmp_path, capsys):
+def test_report_of_an_import_names_the_server_as_far_as_it_is_known(
+    tmp_path, capsys, planned_report
+):
     bare = imported(tmp_path, "bare", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB")
     out, _ = _report(tmp_path, bare, capsys)
     head = out.splitlines()[0]
@@ -183,7 +185,9 @@ def test_report_of_an_import_names_the_server_as_far_as_it_is_known(tmp_path, ca
     assert "on 8 x Ascend910B3" in out.splitlines()[0]
 
 
-def test_report_draws_no_curve_of_one_size_and_no_link_matrix_of_no_class(tmp_path, capsys):
+def test_report_draws_no_curve_of_one_size_and_no_link_matrix_of_no_class(
+    tmp_path, capsys, planned_report
+):
     one = imported(tmp_path, "one", "dmi", str(DATA / "dmi-a2-p2p.txt"), "--size", "256MiB")
     _, files = _report(tmp_path, one, capsys)
     assert not [f for f in files if "_vs_size" in f or f == "link_matrix.png"], files
@@ -381,7 +385,7 @@ def test_calibrate_needs_link_classes_from_a_topology_capture(tmp_path, capsys):
     assert "--topology" in capsys.readouterr().err
 
 
-def test_report_draws_an_imported_card_matrix_with_its_bi_total(tmp_path):
+def test_report_draws_an_imported_card_matrix_with_its_bi_total(tmp_path, planned_report):
     card = tmp_path / "card"
     assert (
         main(

@@ -124,7 +124,7 @@ def test_damaged_result_files(
     assert len(err.strip().splitlines()) == 1 and match in err and "Traceback" not in err
 
 
-def test_processes_curves_are_drawn_per_initiator(processes_run):
+def test_processes_curves_are_drawn_per_initiator(processes_run, planned_report):
     assert main(["report", str(processes_run)]) == 0
     files = json.loads((processes_run / "report.json").read_text())["files"]
     curves = sorted(f for f in files if f.startswith("bandwidth_vs_size"))
@@ -259,11 +259,13 @@ def _when(host: str, run_id: str, time: str) -> dict[str, Any]:
     return {"run_id": run_id, "command": "sweep", "host": host, "model": "m", "time": time}
 
 
-def test_report_history_draws_the_runs_item_over_time_with_its_band(saved_run, tmp_path, capsys):
+def test_report_history_draws_the_runs_item_over_time_with_its_band(
+    saved_run, tmp_path, capsys, planned_report
+):
     """The figure is the history of host a2's 1 MiB item (not the 4 KiB one's, not host
     b7's), with its baseline band and the run marked: pixel for pixel the figure
     item_history draws of exactly those values; listed in the manifest (so the next
-    report clears it). ~3 s: one report of a run."""
+    report clears it). The run's own figures are planned, not drawn (planned_report)."""
     import matplotlib.image as mpimg
     import numpy as np
 
@@ -297,7 +299,9 @@ def test_report_history_draws_the_runs_item_over_time_with_its_band(saved_run, t
     assert np.array_equal(got, mpimg.imread(tmp_path / "want.png"))
 
 
-def test_report_history_without_item_draws_each_of_the_runs_items(saved_run, tmp_path, capsys):
+def test_report_history_without_item_draws_each_of_the_runs_items(
+    saved_run, tmp_path, capsys, planned_report
+):
     run = _copy_run(saved_run, tmp_path / "run")
     _history_of(run, tmp_path / "h.db")
     code, out, _ = run_cli(capsys, "report", str(run), "--history", str(tmp_path / "h.db"))

@@ -93,7 +93,7 @@ def test_check_run_refuses_sampling_options(tmp_path, capsys) -> None:
     assert len(err) == 1 and "--samples" in err[0] and "measures nothing" in err[0]
 
 
-def test_demo_times_its_sweep_as_told(tmp_path, capsys) -> None:
+def test_demo_times_its_sweep_as_told(tmp_path, capsys, planned_report) -> None:
     argv = ["demo", "--sizes", "4KiB", "--no-progress", "--preset", "atlas300i-duo"]
     assert main([*argv, "--samples", "2", "--out", str(tmp_path / "b")]) == 0
     assert _samples_per_point(tmp_path / "b") == {2}  # the default, 3, is not what it ran

@@ -165,7 +165,7 @@ def processes_run(tmp_path_factory):
     return saved_processes_run(tmp_path_factory.mktemp("ipc") / "run")
 
 
-def test_processes_matrices_keep_pull_and_push_apart(processes_run, capsys):
+def test_processes_matrices_keep_pull_and_push_apart(processes_run, capsys, planned_report):
     from ascend_p2p_lab.run.folder import load
 
     run = load(processes_run)
