@@ -1,13 +1,16 @@
 """Text measured once: while :func:`measured_once` is active, matplotlib lays out each
 distinct text (its string, font, size, rotation, alignment and line spacing, at one dpi)
 once and reuses the result in every later layout pass, tight box and draw, of this figure
-and of the next ones.
+and of the next ones; and the Agg renderer lays out each distinct string's glyphs (its
+font, size, dpi, hinting) once, drawing them where each text goes.
 
 A figure is laid out several times before it is saved (:func:`~.style.finish` grows it
-until its titles and legends fit, then the save lays it out once more and draws it), and
-each pass measures every tick label, title and legend entry again: most of a report's
-layout time. The measurement is a pure function of what the key holds, so the figures
-are the same to the pixel (``tests/plots/test_textsizes.py``).
+until its titles and legends fit, then the save draws it), and each pass measures every
+tick label, title and legend entry again: most of a report's layout time; and a report
+draws the same few strings (tick labels, cell codes, numbers) hundreds of times. Both
+are pure functions of what their keys hold, so the figures are the same to the pixel
+(``tests/plots/test_textsizes.py``). :class:`Swap` is how this module and
+:mod:`~.tickplaces` put their caches into matplotlib and take them out again.
 
 Example:
     >>> with measured_once():
@@ -16,29 +19,52 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import matplotlib as mpl
+from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
+from matplotlib.font_manager import FontProperties
 from matplotlib.text import Text
+
+
+class Swap:
+    """Methods swapped into matplotlib's classes while a ``with`` block of this runs:
+    nested blocks share one swap; leaving the outermost puts back the methods found on
+    entering it and empties the caches (so no figure outlives its entries)."""
+
+    def __init__(
+        self, methods: Sequence[tuple[type, str, Callable[..., Any]]], caches: Sequence[dict]
+    ) -> None:
+        self.methods, self.caches = list(methods), list(caches)
+        self.depth = 0
+        self.found: list[Any] = []
+
+    def __enter__(self) -> None:
+        if self.depth == 0:
+            self.found = [getattr(cls, name) for cls, name, _ in self.methods]
+            for cls, name, method in self.methods:
+                setattr(cls, name, method)
+        self.depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            for (cls, name, _), method in zip(self.methods, self.found):
+                setattr(cls, name, method)
+            for cache in self.caches:
+                cache.clear()
+
 
 #: rcParams a text's measure depends on besides its own properties.
 _RC = ("text.hinting", "text.hinting_factor", "text.kerning_factor")
 _original = Text._get_layout
 _layouts: dict[tuple[Any, ...], Any] = {}
-_depth = 0
 
 
-def _key(text: Text, renderer: Any) -> tuple[Any, ...] | None:
-    """What the text's layout depends on; None for a text this cache leaves alone
-    (wrapped, TeX or math text: they depend on more than the key holds)."""
-    s = text.get_text()
-    if text.get_wrap() or text.get_usetex() or "$" in s:
-        return None
-    p = text.get_fontproperties()
+def _font(p: FontProperties) -> tuple[Any, ...]:
+    """What a font's measures depend on."""
     return (
-        s,
         tuple(p.get_family()),
         p.get_style(),
         p.get_variant(),
@@ -47,6 +73,18 @@ def _key(text: Text, renderer: Any) -> tuple[Any, ...] | None:
         p.get_size_in_points(),
         p.get_file(),
         p.get_math_fontfamily(),
+    )
+
+
+def _key(text: Text, renderer: Any) -> tuple[Any, ...] | None:
+    """What the text's layout depends on; None for a text this cache leaves alone
+    (wrapped, TeX or math text: they depend on more than the key holds)."""
+    s = text.get_text()
+    if text.get_wrap() or text.get_usetex() or "$" in s:
+        return None
+    return (
+        s,
+        *_font(text.get_fontproperties()),
         text.get_linespacing(),
         text._get_multialignment(),
         text.get_rotation(),
@@ -72,18 +110,59 @@ def _get_layout(self: Text, renderer: Any) -> Any:
     return bbox.frozen(), lines, box
 
 
-@contextmanager
-def measured_once() -> Iterator[None]:
-    """Within: every text's layout measured once (nested uses share one cache, emptied
-    when the outermost ends)."""
-    global _depth
-    if _depth == 0:
-        Text._get_layout = _get_layout  # type: ignore[method-assign]
-    _depth += 1
+_original_draw = RendererAgg.draw_text
+_glyphs: dict[tuple[Any, ...], list[tuple[Any, int, float, float]]] = {}
+
+
+def _draw_text(
+    self: RendererAgg,
+    gc: Any,
+    x: float,
+    y: float,
+    s: str,
+    prop: FontProperties,
+    angle: float,
+    ismath: Any = False,
+    mtext: Any = None,
+) -> None:
+    """``RendererAgg.draw_text`` (as matplotlib 3.11 writes it), each distinct string's
+    glyphs laid out once per font, size, dpi and hinting; math text as it is."""
+    if ismath:
+        return _original_draw(self, gc, x, y, s, prop, angle, ismath, mtext)
+    features = mtext.get_fontfeatures() if mtext is not None else None
+    language = mtext.get_language() if mtext is not None else None
+    flags = get_hinting_flag()
+    key = (s, *_font(prop), self.dpi, flags, features, language, *(mpl.rcParams[k] for k in _RC))
     try:
-        yield
-    finally:
-        _depth -= 1
-        if _depth == 0:
-            Text._get_layout = _original  # type: ignore[method-assign]
-            _layouts.clear()
+        glyphs = _glyphs.get(key)
+    except TypeError:  # a language given as a list of spans: not a key
+        return _original_draw(self, gc, x, y, s, prop, angle, ismath, mtext)
+    if glyphs is None:
+        font = self._prepare_font(prop)
+        items = font._layout(s, flags=flags, features=features, language=language)
+        glyphs = _glyphs[key] = [(i.ft_object, i.glyph_index, i.x, i.y) for i in items]
+    size = prop.get_size_in_points()
+    self._draw_text_glyphs_and_boxes(
+        gc, x, y, angle, ((f, size, g, 0, 1, dx, dy) for f, g, dx, dy in glyphs), []
+    )
+    return None
+
+
+#: Both caches, swapped in by :func:`measured_once` (the glyphs' only where this
+#: matplotlib's Agg renderer lays its glyphs out as :func:`_draw_text` does).
+_SWAP = Swap(
+    [(Text, "_get_layout", _get_layout)]
+    + (
+        [(RendererAgg, "draw_text", _draw_text)]
+        if hasattr(RendererAgg, "_draw_text_glyphs_and_boxes")
+        else []
+    ),
+    [_layouts, _glyphs],
+)
+
+
+def measured_once() -> Swap:
+    """Within (``with measured_once():``): every text's layout measured once and every
+    string's glyphs laid out once (nested uses share the caches, emptied when the
+    outermost ends)."""
+    return _SWAP

@@ -23,9 +23,24 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.textsizes.left_installed",
         "plots/textsizes.py",
-        "            Text._get_layout = _original  # type: ignore[method-assign]",
-        "            pass",
-        "matplotlib keeps the cache after the report: every later figure of the process "
-        "(a notebook's) measured through it",
+        "                setattr(cls, name, method)\n            for cache",
+        "                pass\n            for cache",
+        "matplotlib keeps the caches after the report (text sizes, glyphs, ticks: Swap "
+        "serves textsizes and tickplaces): every later figure of the process (a "
+        "notebook's) measured and drawn through them",
+    ),
+    M(
+        "plots.textsizes.glyphs_never_reused",
+        "plots/textsizes.py",
+        "        glyphs = _glyphs.get(key)",
+        "        glyphs = None",
+        "every drawn text's glyphs laid out again (the report's CPU as before)",
+    ),
+    M(
+        "plots.textsizes.glyph_font_not_keyed",
+        "plots/textsizes.py",
+        "    key = (s, *_font(prop), self.dpi,",
+        "    key = (s, self.dpi,",
+        "a string drawn at another size with the glyphs laid out for the first size",
     ),
 ]
