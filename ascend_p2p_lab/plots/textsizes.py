@@ -2,7 +2,8 @@
 distinct text (its string, font, size, rotation, alignment and line spacing, at one dpi)
 once and reuses the result in every later layout pass, tight box and draw, of this figure
 and of the next ones; and the Agg renderer lays out each distinct string's glyphs (its
-font, size, dpi, hinting) once, drawing them where each text goes.
+font, size, dpi, hinting) once, and renders each glyph once per sub-pixel offset,
+drawing them where each text goes.
 
 A figure is laid out several times before it is saved (:func:`~.style.finish` grows it
 until its titles and legends fit, then the save draws it), and each pass measures every
@@ -19,12 +20,15 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import matplotlib as mpl
+import numpy as np
 from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
 from matplotlib.font_manager import FontProperties
+from matplotlib.ft2font import RenderMode
 from matplotlib.text import Text
 
 
@@ -141,11 +145,49 @@ def _draw_text(
         font = self._prepare_font(prop)
         items = font._layout(s, flags=flags, features=features, language=language)
         glyphs = _glyphs[key] = [(i.ft_object, i.glyph_index, i.x, i.y) for i in items]
-    size = prop.get_size_in_points()
-    self._draw_text_glyphs_and_boxes(
-        gc, x, y, angle, ((f, size, g, 0, 1, dx, dy) for f, g, dx, dy in glyphs), []
-    )
+    _draw_glyphs(self, gc, x, y, angle, prop.get_size_in_points(), glyphs)
     return None
+
+
+_bitmaps: dict[tuple[Any, ...], tuple[np.ndarray, int, int]] = {}
+
+
+def _draw_glyphs(
+    self: RendererAgg,
+    gc: Any,
+    x: float,
+    y: float,
+    angle: float,
+    size: float,
+    glyphs: list[tuple[Any, int, float, float]],
+) -> None:
+    """``RendererAgg._draw_text_glyphs_and_boxes`` for a text's glyphs (no boxes, no
+    slant or stretch), each glyph's bitmap rendered once per font, size, dpi, rotation,
+    hinting and sub-pixel offset (1/64 px, as FreeType places it): a whole-pixel shift
+    moves the same bitmap."""
+    cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    matrix = (0x10000 * np.array([[cos, -sin], [sin, cos]])).round().astype(int)
+    flags, smooth = get_hinting_flag(), gc.get_antialiased()
+    mode = RenderMode.NORMAL if smooth else RenderMode.MONO
+    common = (size, self.dpi, tuple(matrix.flat), flags, smooth)
+    height = self.height
+    for font, index, dx, dy in glyphs:
+        px = round(0x40 * (x + dx * cos - dy * sin))  # dy is upwards, FreeType's y too
+        py = round(0x40 * (height - y + dx * sin + dy * cos))
+        key = (font, index, px & 63, py & 63, *common)
+        hit = _bitmaps.get(key)
+        if hit is None:
+            font.set_size(size, self.dpi)
+            font._set_transform(matrix, [px, py])
+            bitmap = font._render_glyph(index, flags, mode)
+            buffer = np.array(bitmap.buffer)  # a copy: FreeType reuses its glyph slot
+            if not smooth:
+                buffer *= 0xFF
+            hit = _bitmaps[key] = (buffer, bitmap.left - (px >> 6), bitmap.top - (py >> 6))
+        buffer, left, top = hit
+        self._renderer.draw_text_image(
+            buffer, left + (px >> 6), int(height) - (top + (py >> 6)) + buffer.shape[0], 0, gc
+        )
 
 
 #: Both caches, swapped in by :func:`measured_once` (the glyphs' only where this
@@ -157,7 +199,7 @@ _SWAP = Swap(
         if hasattr(RendererAgg, "_draw_text_glyphs_and_boxes")
         else []
     ),
-    [_layouts, _glyphs],
+    [_layouts, _glyphs, _bitmaps],
 )
 
 

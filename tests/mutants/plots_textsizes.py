@@ -43,4 +43,19 @@ MUTANTS: list[Mutant] = [
         "    key = (s, self.dpi,",
         "a string drawn at another size with the glyphs laid out for the first size",
     ),
+    M(
+        "plots.textsizes.subpixel_not_keyed",
+        "plots/textsizes.py",
+        "        key = (font, index, px & 63, py & 63, *common)",
+        "        key = (font, index, *common)",
+        "a glyph drawn with the bitmap rendered at another sub-pixel offset (text a "
+        "fraction of a pixel off)",
+    ),
+    M(
+        "plots.textsizes.bitmaps_never_reused",
+        "plots/textsizes.py",
+        "        hit = _bitmaps.get(key)",
+        "        hit = None",
+        "every glyph rendered again however often it was drawn (the report's CPU as before)",
+    ),
 ]

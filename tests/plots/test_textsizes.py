@@ -1,6 +1,7 @@
 """Text measured once (``plots/textsizes.py``): inside :func:`measured_once` each
 distinct text is laid out by matplotlib once, whatever the number of layout passes and
-figures, and each distinct string's glyphs once however often it is drawn; the figures
+figures, and each distinct string's glyphs once however often it is drawn (each glyph's
+bitmap once per sub-pixel offset); the figures
 are the same PNG bytes as without it, and on leaving it matplotlib is as it was."""
 
 from __future__ import annotations
@@ -75,40 +76,50 @@ def test_a_nested_use_keeps_the_cache_until_the_outermost_ends() -> None:
     assert Text._get_layout is textsizes._original
 
 
-def test_each_strings_glyphs_laid_out_once_and_drawn_where_each_text_goes(run, monkeypatch):
+def test_each_strings_glyphs_laid_out_once_and_each_glyph_rendered_once(run, monkeypatch):
     """The heatmaps draw "0".."7" on both axes, their cell texts, colour bar labels at
-    another size: each (string, font, size) laid out once, the pixels as matplotlib's."""
+    another size: each (string, font, size) laid out once, each glyph's bitmap rendered
+    once per sub-pixel offset; the pixels as matplotlib's."""
     plain = _pngs(run)
-    drawn, laid = [], []
-    draw = RendererAgg._draw_text_glyphs_and_boxes
+    texts, glyphs, laid = [], [], []
+    draw = textsizes._draw_glyphs
 
-    def counted_draw(self, *args):
-        drawn.append(1)
-        return draw(self, *args)
+    def counted_draw(self, gc, x, y, angle, size, items):
+        texts.append(1)
+        glyphs.extend(items)
+        return draw(self, gc, x, y, angle, size, items)
 
-    class Laid(dict):  # each string's glyphs, counted as they are laid out
-        def __setitem__(self, key, value):
-            laid.append(key)
-            super().__setitem__(key, value)
+    def counting(into: list) -> dict:
+        class Counted(dict):  # what is stored, counted as it is stored
+            def __setitem__(self, key, value):
+                into.append(key)
+                super().__setitem__(key, value)
 
-    monkeypatch.setattr(RendererAgg, "_draw_text_glyphs_and_boxes", counted_draw)
-    monkeypatch.setattr(textsizes, "_glyphs", Laid())
+        return Counted()
+
+    rendered: list = []
+    monkeypatch.setattr(textsizes, "_draw_glyphs", counted_draw)
+    monkeypatch.setattr(textsizes, "_glyphs", counting(laid))
+    monkeypatch.setattr(textsizes, "_bitmaps", counting(rendered))
     with textsizes.measured_once():
         assert RendererAgg.draw_text is textsizes._draw_text
         once = _pngs(run)
     assert once == plain
     assert len(laid) == len(set(laid))  # each string laid out once
-    assert len(laid) * 3 < len(drawn)
+    assert len(laid) * 3 < len(texts)
+    assert len(rendered) == len(set(rendered))  # each glyph at each offset rendered once
+    assert len(rendered) * 1.1 < len(glyphs)  # the others drawn from bitmaps kept
     assert RendererAgg.draw_text is textsizes._original_draw
 
 
-def test_math_text_is_drawn_as_matplotlib_draws_it() -> None:
+def test_math_rotated_and_unsmoothed_text_drawn_as_matplotlib_draws_them() -> None:
     from ascend_p2p_lab.plots.style import new_figure
 
     def png() -> bytes:
         fig = new_figure((3.0, 2.0))
         fig.text(0.1, 0.5, r"$\mu$s per copy $2^{10}$", fontsize=11)
         fig.text(0.1, 0.2, "plain µs", fontsize=11, rotation=15)
+        fig.text(0.6, 0.2, "mono", fontsize=9, antialiased=False)  # 0/1 bitmaps
         buf = io.BytesIO()
         save_png(fig, buf)
         return buf.getvalue()
@@ -116,5 +127,5 @@ def test_math_text_is_drawn_as_matplotlib_draws_it() -> None:
     plain = png()
     with textsizes.measured_once():
         once = png()
-        assert [k[0] for k in textsizes._glyphs] == ["plain µs"]  # math text went past
+        assert [k[0] for k in textsizes._glyphs] == ["plain µs", "mono"]  # math went past
     assert once == plain
