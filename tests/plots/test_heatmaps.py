@@ -38,6 +38,7 @@ import matplotlib
 matplotlib.use("Agg")
 import base64
 import io
+from typing import Any
 
 import matplotlib.image as mpimg
 import matplotlib.pyplot as plt
@@ -121,6 +122,54 @@ def test_the_dashboards_png_is_the_one_a_notebook_shows(small_run):
     _, run = small_run
     shown = plots.heatmap(run)._repr_png_()
     assert _png_base64(plots.heatmap(run)) == base64.b64encode(shown).decode()
+
+
+def _text_boxes(fig) -> list[tuple[str, Any]]:
+    """Each visible text's box in pixels as save_png draws the figure (finish's layout:
+    drawn again with no layout pass, to the same positions)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    save_png(fig, io.BytesIO())
+    fig.set_layout_engine(None)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    axes = [axis for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)]
+    ticks = [t for axis in axes for t in axis.get_major_ticks() + axis.get_minor_ticks()]
+    tick_labels = {id(lab) for t in ticks for lab in (t.label1, t.label2)}
+    drawn = [lab for axis in axes for t in axis._update_ticks() for lab in (t.label1, t.label2)]
+    texts = [t for t in fig.findobj(Text) if id(t) not in tick_labels] + drawn  # in view
+    return [
+        (t.get_text(), t.get_window_extent(renderer), t.get_in_layout())
+        for t in texts
+        if t.get_visible() and t.get_text().strip()
+    ]
+
+
+def test_no_text_clipped_or_overlapping_in_the_saved_figures(small_run):
+    """Long, asymmetric labels (a refused direct copy's error text in the legend, a pair
+    without its transpose, a colour bar, a side legend): every text inside the figure,
+    and no two texts of the layout (titles, axis and tick labels, legend entries; not the
+    cell texts, which sit in their cells) overlapping."""
+    _, run = small_run
+    for fig in (
+        plots.heatmap(run, direction="uni", peer="off", path="direct"),
+        plots.heatmap(run, direction="bi"),
+        plots.bandwidth_vs_size(run, peer="off", path="staged"),
+        plots.peer_on_off(run),
+        plots.uni_vs_bi(run),
+    ):
+        w, h = fig.get_size_inches() * fig.dpi
+        boxes = _text_boxes(fig)
+        assert any("\n" in text for text, _, _ in boxes)  # a title of lines
+        for text, box, _ in boxes:  # to finish's tolerance, 0.01 in (a pixel), of a box
+            assert box.x0 >= -1 and box.x1 <= w + 1, (text, box, w)  # as high as the
+            assert box.y0 >= -1 and box.y1 <= h + 1, (text, box, h)  # font, not its ink
+        laid = [(t, b.expanded(1.0, 1.0).padded(-0.5)) for t, b, in_layout in boxes if in_layout]
+        for i, (a, box_a) in enumerate(laid):
+            for b, box_b in laid[i + 1 :]:
+                assert not box_a.overlaps(box_b), (a, b)
 
 
 PRESET = "atlas800-9000"
