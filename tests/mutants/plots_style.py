@@ -85,4 +85,12 @@ MUTANTS: list[Mutant] = [
         'self.savefig(buf, format="png", dpi=self.dpi)',
         "a notebook shows other pixels than the report's file (laid out once more)",
     ),
+    M(
+        "plots.style.unsettled_drawn",
+        "plots/style.py",
+        "            if engine is not None and near and not settling:",
+        "            if engine is not None and near and settling:",
+        "a layout that fits but has not settled drawn as it is: the card matrix's title "
+        "0.4 px from the figure's top",
+    ),
 ]

@@ -145,3 +145,30 @@ def test_a_notebook_shows_the_pixels_the_report_writes() -> None:
     written = io.BytesIO()
     save_png(_finished_matrix(), written)
     assert _finished_matrix()._repr_png_() == written.getvalue()
+
+
+def test_a_card_matrix_is_drawn_once_its_layout_has_settled() -> None:
+    """Constrained layout's first pass leaves the title over the card matrix's top ticks
+    0.4 px from the edge; finish lays it out once more (as the save once did), so what
+    is drawn keeps its margin, and the save draws that layout without a pass more."""
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from ascend_p2p_lab.plots import card_heatmap
+    from ascend_p2p_lab.plots.style import SETTLED_MARGIN, save_png
+
+    slow = [{"kind": "degrade", "link": [2, 0], "factor": 0.1}]
+    from ascend_p2p_lab import open_runtime
+    from ascend_p2p_lab.measure import sweep
+
+    with open_runtime("sim", "atlas800t-a2", faults=slow) as rt:
+        run = sweep(rt, patterns="card", sizes=[16 << 20], samples=1, progress=False)
+    fig = card_heatmap(run, direction="uni")
+    save_png(fig, io.BytesIO())
+    fig.set_layout_engine(None)  # drawn again as saved
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    box = fig.get_tightbbox(canvas.get_renderer())
+    w, h = fig.get_size_inches()
+    assert min(box.x0, box.y0, w - box.x1, h - box.y1) >= SETTLED_MARGIN
