@@ -28,8 +28,13 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.backends.backend_agg import RendererAgg, get_hinting_flag
 from matplotlib.font_manager import FontProperties
-from matplotlib.ft2font import RenderMode
+from matplotlib.ft2font import FT2Font
 from matplotlib.text import Text
+
+try:  # matplotlib >= 3.10 (its Agg renderer draws glyph by glyph from 3.11)
+    from matplotlib.ft2font import RenderMode
+except ImportError:  # pragma: no cover - older matplotlib: its own draw_text, uncached
+    RenderMode = None
 
 
 class Swap:
@@ -190,15 +195,18 @@ def _draw_glyphs(
         )
 
 
-#: Both caches, swapped in by :func:`measured_once` (the glyphs' only where this
-#: matplotlib's Agg renderer lays its glyphs out as :func:`_draw_text` does).
+#: Whether this matplotlib's Agg renderer lays out and renders glyphs as
+#: :func:`_draw_text` does (3.11; the project allows >= 3.7, whose text is left alone).
+GLYPHS_CACHED = (
+    RenderMode is not None
+    and hasattr(RendererAgg, "_draw_text_glyphs_and_boxes")
+    and hasattr(FT2Font, "_layout")
+    and hasattr(FT2Font, "_render_glyph")
+)
+#: Both caches, swapped in by :func:`measured_once`.
 _SWAP = Swap(
     [(Text, "_get_layout", _get_layout)]
-    + (
-        [(RendererAgg, "draw_text", _draw_text)]
-        if hasattr(RendererAgg, "_draw_text_glyphs_and_boxes")
-        else []
-    ),
+    + ([(RendererAgg, "draw_text", _draw_text)] if GLYPHS_CACHED else []),
     [_layouts, _glyphs, _bitmaps],
 )
 
