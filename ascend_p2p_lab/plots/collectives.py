@@ -27,7 +27,6 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..collectives.busbw import DATA_SIZE
 from ..run import Run
 from ..units import format_size
 from .prepare import backend_note, frame_of
@@ -369,6 +368,8 @@ def _links_panel(ax: Axes, st: pd.DataFrame, op: str) -> dict[str, object]:
             fontsize=8,
             bbox={"facecolor": "white", "edgecolor": "#cccccc", "pad": 3},
         )
+    from ..collectives.busbw import DATA_SIZE  # the collectives package: for this figure only
+
     ax.set_xlabel(f"hccl_test data_size ({DATA_SIZE.get(op, 'bytes')})", fontsize=8.5)
     algos = ", ".join(dict.fromkeys(a for a in ",".join(st["algorithm"]).split(",") if a))
     ranks = ", ".join(str(int(r)) for r in sorted(st["ranks"].unique()))

@@ -19,17 +19,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from matplotlib.axis import Axis
+
+from .textsizes import Swap
 
 _original = Axis._update_ticks
 _original_boxes = Axis._get_ticklabel_bboxes
 _placed: dict[tuple[Any, ...], list[Any]] = {}
 _boxes: dict[tuple[Any, ...], tuple[list[Any], list[Any]]] = {}
-_depth = 0
 
 
 def _key(axis: Axis) -> tuple[Any, ...]:
@@ -68,21 +67,17 @@ def _get_ticklabel_bboxes(self: Axis, ticks: list[Any], renderer: Any) -> Any:
     return [b.frozen() for b in hit[0]], [b.frozen() for b in hit[1]]
 
 
-@contextmanager
-def placed_once() -> Iterator[None]:
-    """Within: each axis's ticks placed once per state (nested uses share one cache,
-    emptied when the outermost ends, so no axis outlives its entry)."""
-    global _depth
-    if _depth == 0:
-        Axis._update_ticks = _update_ticks  # type: ignore[method-assign]
-        Axis._get_ticklabel_bboxes = _get_ticklabel_bboxes  # type: ignore[method-assign]
-    _depth += 1
-    try:
-        yield
-    finally:
-        _depth -= 1
-        if _depth == 0:
-            Axis._update_ticks = _original  # type: ignore[method-assign]
-            Axis._get_ticklabel_bboxes = _original_boxes  # type: ignore[method-assign]
-            _placed.clear()
-            _boxes.clear()
+#: The two methods, swapped in by :func:`placed_once` (``textsizes.Swap``).
+_SWAP = Swap(
+    [
+        (Axis, "_update_ticks", _update_ticks),
+        (Axis, "_get_ticklabel_bboxes", _get_ticklabel_bboxes),
+    ],
+    [_placed, _boxes],
+)
+
+
+def placed_once() -> Swap:
+    """Within (``with placed_once():``): each axis's ticks placed once per state (nested
+    uses share one cache, emptied when the outermost ends, so no axis outlives its entry)."""
+    return _SWAP

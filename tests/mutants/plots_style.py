@@ -62,10 +62,35 @@ MUTANTS: list[Mutant] = [
         "the first row is drawn at the bottom",
     ),
     M(
-        "plots.style.save_without_layout",
+        "plots.style.save_lays_out_again",
         "plots/style.py",
-        ("        engine.execute(fig)\n        fig.set_layout_engine(None)\n"),
-        "        fig.set_layout_engine(None)\n",
-        ("the one-pass save skips the layout the save would run (other pixels)"),
+        "        fig.set_layout_engine(None)\n        try:\n",
+        "        engine.execute(fig)\n        fig.set_layout_engine(None)\n        try:\n",
+        (
+            "the save lays a finished figure out once more: not the layout finish checked "
+            "(the colour bar moves by a few pixels), and a pass more of CPU"
+        ),
+    ),
+    M(
+        "plots.style.png_default_zlib",
+        "plots/style.py",
+        '"pil_kwargs": {"compress_level": PNG_COMPRESS_LEVEL}',
+        '"pil_kwargs": {}',
+        "the PNGs encoded at zlib's default level (the same pixels, a third more CPU)",
+    ),
+    M(
+        "plots.style.notebook_relaid",
+        "plots/style.py",
+        "save_png(self, buf, dpi=self.dpi)",
+        'self.savefig(buf, format="png", dpi=self.dpi)',
+        "a notebook shows other pixels than the report's file (laid out once more)",
+    ),
+    M(
+        "plots.style.unsettled_drawn",
+        "plots/style.py",
+        "            if engine is not None and near and not settling:",
+        "            if engine is not None and near and settling:",
+        "a layout that fits but has not settled drawn as it is: the card matrix's title "
+        "0.4 px from the figure's top",
     ),
 ]

@@ -20,12 +20,4 @@ MUTANTS: list[Mutant] = [
         "    hit = None",
         "every axis's ticks placed again on every ask (the report's CPU as before)",
     ),
-    M(
-        "plots.tickplaces.left_installed",
-        "plots/tickplaces.py",
-        "            Axis._update_ticks = _original  # type: ignore[method-assign]",
-        "            pass",
-        "matplotlib keeps the tick cache after the figure: a later change of the axis "
-        "(a notebook's) drawn with old ticks",
-    ),
 ]

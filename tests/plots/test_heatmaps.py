@@ -5,8 +5,8 @@
   wait_event, memcpy_async per chunk, device switches included);
 - ``sim.engine.Engine._run_linked``: the same start and end times, to 1e-12, as the
   fluid model's loop on streams that share no resource (waits across streams, jitter);
-- ``plots.style.save_png`` and ``plots.report(workers=2)``: the same PNG bytes as
-  ``savefig`` and as drawing in this process.
+- ``plots.style.save_png`` and ``plots.report(workers=2)``: the pixels ``savefig`` draws
+  of the layout ``finish`` left, and the same PNG bytes as drawing in this process.
 
 The latency pattern: time per copy of back-to-back copies per ordered pair.
 
@@ -38,7 +38,9 @@ import matplotlib
 matplotlib.use("Agg")
 import base64
 import io
+from typing import Any
 
+import matplotlib.image as mpimg
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -82,7 +84,12 @@ def small_run():
     return table, run
 
 
-def test_save_png_gives_the_bytes_savefig_gives(small_run):
+def _pixels(png: bytes) -> np.ndarray:
+    return mpimg.imread(io.BytesIO(png), format="png")
+
+
+def test_save_png_draws_finishs_layout_as_savefig_would(small_run):
+    """save_png: the pixels savefig draws of the layout finish left (no layout pass more)."""
     table, run = small_run
     for draw in (
         lambda: plots.heatmap(run, direction="bi"),
@@ -90,9 +97,11 @@ def test_save_png_gives_the_bytes_savefig_gives(small_run):
         lambda: plots.bandwidth_vs_size(run),
     ):
         plain, fast = io.BytesIO(), io.BytesIO()
-        draw().savefig(plain, dpi=DPI)
+        fig = draw()
+        fig.set_layout_engine(None)
+        fig.savefig(plain, dpi=DPI)
         save_png(draw(), fast)
-        assert fast.getvalue() == plain.getvalue()
+        assert np.array_equal(_pixels(fast.getvalue()), _pixels(plain.getvalue()))
 
 
 def test_a_figure_changed_after_finish_is_laid_out_again(small_run):
@@ -104,16 +113,63 @@ def test_a_figure_changed_after_finish_is_laid_out_again(small_run):
     fig = plots.heatmap(run)
     fig.set_size_inches(9.0, 7.0)
     save_png(fig, fast)
-    assert fast.getvalue() == plain.getvalue()
+    assert np.array_equal(_pixels(fast.getvalue()), _pixels(plain.getvalue()))
 
 
-def test_the_dashboards_png_is_the_bytes_savefig_gives(small_run):
+def test_the_dashboards_png_is_the_one_a_notebook_shows(small_run):
     from ascend_p2p_lab.widgets.render import _png_base64
 
     _, run = small_run
-    plain = io.BytesIO()
-    plots.heatmap(run).savefig(plain, format="png")
-    assert _png_base64(plots.heatmap(run)) == base64.b64encode(plain.getvalue()).decode()
+    shown = plots.heatmap(run)._repr_png_()
+    assert _png_base64(plots.heatmap(run)) == base64.b64encode(shown).decode()
+
+
+def _text_boxes(fig) -> list[tuple[str, Any]]:
+    """Each visible text's box in pixels as save_png draws the figure (finish's layout:
+    drawn again with no layout pass, to the same positions)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    save_png(fig, io.BytesIO())
+    fig.set_layout_engine(None)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    axes = [axis for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)]
+    ticks = [t for axis in axes for t in axis.get_major_ticks() + axis.get_minor_ticks()]
+    tick_labels = {id(lab) for t in ticks for lab in (t.label1, t.label2)}
+    drawn = [lab for axis in axes for t in axis._update_ticks() for lab in (t.label1, t.label2)]
+    texts = [t for t in fig.findobj(Text) if id(t) not in tick_labels] + drawn  # in view
+    return [
+        (t.get_text(), t.get_window_extent(renderer), t.get_in_layout())
+        for t in texts
+        if t.get_visible() and t.get_text().strip()
+    ]
+
+
+def test_no_text_clipped_or_overlapping_in_the_saved_figures(small_run):
+    """Long, asymmetric labels (a refused direct copy's error text in the legend, a pair
+    without its transpose, a colour bar, a side legend): every text inside the figure,
+    and no two texts of the layout (titles, axis and tick labels, legend entries; not the
+    cell texts, which sit in their cells) overlapping."""
+    _, run = small_run
+    for fig in (
+        plots.heatmap(run, direction="uni", peer="off", path="direct"),
+        plots.heatmap(run, direction="bi"),
+        plots.bandwidth_vs_size(run, peer="off", path="staged"),
+        plots.peer_on_off(run),
+        plots.uni_vs_bi(run),
+    ):
+        w, h = fig.get_size_inches() * fig.dpi
+        boxes = _text_boxes(fig)
+        assert any("\n" in text for text, _, _ in boxes)  # a title of lines
+        for text, box, _ in boxes:  # to finish's tolerance, 0.01 in (a pixel), of a box
+            assert box.x0 >= -1 and box.x1 <= w + 1, (text, box, w)  # as high as the
+            assert box.y0 >= -1 and box.y1 <= h + 1, (text, box, h)  # font, not its ink
+        laid = [(t, b.expanded(1.0, 1.0).padded(-0.5)) for t, b, in_layout in boxes if in_layout]
+        for i, (a, box_a) in enumerate(laid):
+            for b, box_b in laid[i + 1 :]:
+                assert not box_a.overlaps(box_b), (a, b)
 
 
 PRESET = "atlas800-9000"

@@ -186,6 +186,30 @@ def test_report_writes_pngs(tmp_path):
     _no_pyplot_figures()
 
 
+def test_report_draws_with_fewer_collections_and_puts_the_thresholds_back(
+    small_run, tmp_path, monkeypatch
+):
+    import gc
+
+    seen = []
+    draw = reports._draw
+
+    def recorded(job, frames, out):
+        seen.append(gc.get_threshold()[0])
+        return draw(job, frames, out)
+
+    monkeypatch.setattr(reports, "_draw", recorded)
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    try:
+        _, run = small_run
+        plots.report(run, tmp_path / "figs", workers=1)
+        assert gc.get_threshold() == (700, 10, 10)  # put back
+    finally:
+        gc.set_threshold(*before)
+    assert seen and set(seen) == {reports.YOUNG_THRESHOLD}
+
+
 def test_report_covers_what_the_run_has(a2, tmp_path, monkeypatch):
     table, run = a2
     saved: list[tuple[str, int]] = []

@@ -1,4 +1,5 @@
-"""plots.style.median_bars: the bars under transfer_bars and aggregate_bars (one draws)."""
+"""plots.style: median_bars (the bars under transfer_bars and aggregate_bars), the axes
+of sizes and times, and save_png (a finished figure drawn as finish laid it out)."""
 
 from __future__ import annotations
 
@@ -79,23 +80,95 @@ def test_time_axis_labels_microseconds_milliseconds_and_seconds() -> None:
     assert [fmt(y) for y in (500.0, 2000.0, 2.5e6)] == ["500 µs", "2 ms", "2.5 s"]
 
 
-def test_save_png_writes_the_bytes_savefig_writes() -> None:
+def _finished_matrix():
+    """A finished figure whose layout moves on a second pass (constrained layout is not
+    idempotent with a colour bar): a pass more would show in its pixels."""
+    from ascend_p2p_lab.plots.style import fig_ax, finish
+
+    fig, ax = fig_ax(None, (4.0, 3.0))
+    image = ax.imshow(np.arange(12.0).reshape(3, 4))
+    fig.colorbar(image, ax=ax, label="GB/s")
+    ax.set_title("a matrix\nand a note under it")
+    ax.set_xlabel("dst")
+    ax.set_ylabel("src")
+    return finish(fig)
+
+
+def _pixels(png: bytes) -> np.ndarray:
     import io
 
-    from ascend_p2p_lab.plots.style import fig_ax, finish, save_png
+    from matplotlib.image import imread
 
-    def drawn():  # a colour bar: its layout moves on a second pass (not idempotent)
-        fig, ax = fig_ax(None, (4.0, 3.0))
-        image = ax.imshow(np.arange(12.0).reshape(3, 4))
-        fig.colorbar(image, ax=ax, label="GB/s")
-        ax.set_title("a matrix\nand a note under it")
-        ax.set_xlabel("dst")
-        ax.set_ylabel("src")
-        return finish(fig)
+    return imread(io.BytesIO(png), format="png")
 
-    fig = drawn()
+
+def test_save_png_draws_the_layout_finish_checked() -> None:
+    """A finished figure is drawn as finish laid it out and found to fit: no layout pass
+    more (it would move the colour bar by a few pixels), the same pixels as savefig with
+    the layout engine off, and the axes where finish left them."""
+    import io
+
+    from ascend_p2p_lab.plots.style import PNG_COMPRESS_LEVEL, save_png
+
+    fig = _finished_matrix()
     assert getattr(fig, "_p2p_laid_out", None) is not None  # the one-pass path is taken
-    fast, plain = io.BytesIO(), io.BytesIO()
+    where = [a.get_position().bounds for a in fig.axes]
+    fast = io.BytesIO()
     save_png(fig, fast)
-    drawn().savefig(plain, dpi=fig.dpi, format="png")
-    assert fast.getvalue() == plain.getvalue()
+    assert [a.get_position().bounds for a in fig.axes] == where  # no layout ran
+    assert fig.get_layout_engine() is not None  # and the engine is back
+
+    plain, relaid = io.BytesIO(), io.BytesIO()
+    same = _finished_matrix()
+    engine = same.get_layout_engine()
+    same.set_layout_engine(None)
+    same.savefig(plain, dpi=same.dpi, format="png")  # zlib's default level: other bytes
+    same.set_layout_engine(engine)
+    same.savefig(relaid, dpi=same.dpi, format="png")  # savefig lays it out once more
+    assert np.array_equal(_pixels(fast.getvalue()), _pixels(plain.getvalue()))
+    assert not np.array_equal(_pixels(relaid.getvalue()), _pixels(plain.getvalue()))
+
+    at_level = io.BytesIO()  # the bytes: matplotlib's PNG at this package's zlib level
+    again = _finished_matrix()
+    again.set_layout_engine(None)
+    again.savefig(
+        at_level, dpi=again.dpi, format="png", pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL}
+    )
+    assert fast.getvalue() == at_level.getvalue()
+
+
+def test_a_notebook_shows_the_pixels_the_report_writes() -> None:
+    import io
+
+    from ascend_p2p_lab.plots.style import save_png
+
+    written = io.BytesIO()
+    save_png(_finished_matrix(), written)
+    assert _finished_matrix()._repr_png_() == written.getvalue()
+
+
+def test_a_card_matrix_is_drawn_once_its_layout_has_settled() -> None:
+    """Constrained layout's first pass leaves the title over the card matrix's top ticks
+    0.4 px from the edge; finish lays it out once more (as the save once did), so what
+    is drawn keeps its margin, and the save draws that layout without a pass more."""
+    import io
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from ascend_p2p_lab.plots import card_heatmap
+    from ascend_p2p_lab.plots.style import SETTLED_MARGIN, save_png
+
+    slow = [{"kind": "degrade", "link": [2, 0], "factor": 0.1}]
+    from ascend_p2p_lab import open_runtime
+    from ascend_p2p_lab.measure import sweep
+
+    with open_runtime("sim", "atlas800t-a2", faults=slow) as rt:
+        run = sweep(rt, patterns="card", sizes=[16 << 20], samples=1, progress=False)
+    fig = card_heatmap(run, direction="uni")
+    save_png(fig, io.BytesIO())
+    fig.set_layout_engine(None)  # drawn again as saved
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    box = fig.get_tightbbox(canvas.get_renderer())
+    w, h = fig.get_size_inches()
+    assert min(box.x0, box.y0, w - box.x1, h - box.y1) >= SETTLED_MARGIN

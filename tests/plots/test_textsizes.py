@@ -1,7 +1,8 @@
 """Text measured once (``plots/textsizes.py``): inside :func:`measured_once` each
 distinct text is laid out by matplotlib once, whatever the number of layout passes and
-figures, the figures are the same PNG bytes as without it, and on leaving it matplotlib
-is as it was."""
+figures, and each distinct string's glyphs once however often it is drawn (each glyph's
+bitmap once per sub-pixel offset); the figures
+are the same PNG bytes as without it, and on leaving it matplotlib is as it was."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import pytest
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.text import Text
 
 from ascend_p2p_lab import open_runtime
@@ -60,7 +62,9 @@ def test_the_same_bytes_with_each_text_measured_once(run, monkeypatch) -> None:
     measured = [k for k in keys if k is not None]  # math text goes past the cache
     assert len(measured) == len(set(measured))  # each distinct text once
     assert len(keys) * 5 < len(plain_calls)  # where the three figures measured ~20 times more
-    assert Text._get_layout is textsizes._original is not textsizes._get_layout
+    assert Text._get_layout is original is not textsizes._get_layout  # put back
+    assert RendererAgg.draw_text is textsizes._original_draw is not textsizes._draw_text
+    assert textsizes._glyphs == {}  # emptied on leaving
     assert textsizes._layouts == {}
 
 
@@ -70,3 +74,58 @@ def test_a_nested_use_keeps_the_cache_until_the_outermost_ends() -> None:
             pass
         assert Text._get_layout is textsizes._get_layout
     assert Text._get_layout is textsizes._original
+
+
+def test_each_strings_glyphs_laid_out_once_and_each_glyph_rendered_once(run, monkeypatch):
+    """The heatmaps draw "0".."7" on both axes, their cell texts, colour bar labels at
+    another size: each (string, font, size) laid out once, each glyph's bitmap rendered
+    once per sub-pixel offset; the pixels as matplotlib's."""
+    plain = _pngs(run)
+    texts, glyphs, laid = [], [], []
+    draw = textsizes._draw_glyphs
+
+    def counted_draw(self, gc, x, y, angle, size, items):
+        texts.append(1)
+        glyphs.extend(items)
+        return draw(self, gc, x, y, angle, size, items)
+
+    def counting(into: list) -> dict:
+        class Counted(dict):  # what is stored, counted as it is stored
+            def __setitem__(self, key, value):
+                into.append(key)
+                super().__setitem__(key, value)
+
+        return Counted()
+
+    rendered: list = []
+    monkeypatch.setattr(textsizes, "_draw_glyphs", counted_draw)
+    monkeypatch.setattr(textsizes, "_glyphs", counting(laid))
+    monkeypatch.setattr(textsizes, "_bitmaps", counting(rendered))
+    with textsizes.measured_once():
+        assert RendererAgg.draw_text is textsizes._draw_text
+        once = _pngs(run)
+    assert once == plain
+    assert len(laid) == len(set(laid))  # each string laid out once
+    assert len(laid) * 3 < len(texts)
+    assert len(rendered) == len(set(rendered))  # each glyph at each offset rendered once
+    assert len(rendered) * 1.1 < len(glyphs)  # the others drawn from bitmaps kept
+    assert RendererAgg.draw_text is textsizes._original_draw
+
+
+def test_math_rotated_and_unsmoothed_text_drawn_as_matplotlib_draws_them() -> None:
+    from ascend_p2p_lab.plots.style import new_figure
+
+    def png() -> bytes:
+        fig = new_figure((3.0, 2.0))
+        fig.text(0.1, 0.5, r"$\mu$s per copy $2^{10}$", fontsize=11)
+        fig.text(0.1, 0.2, "plain µs", fontsize=11, rotation=15)
+        fig.text(0.6, 0.2, "mono", fontsize=9, antialiased=False)  # 0/1 bitmaps
+        buf = io.BytesIO()
+        save_png(fig, buf)
+        return buf.getvalue()
+
+    plain = png()
+    with textsizes.measured_once():
+        once = png()
+        assert [k[0] for k in textsizes._glyphs] == ["plain µs", "mono"]  # math went past
+    assert once == plain

@@ -69,8 +69,8 @@ def test_the_same_bytes_with_ticks_placed_once(run, monkeypatch) -> None:
     assert once == plain
     assert calls["ticks"] * 3 < plain_calls["ticks"]  # ~6 x fewer placements
     assert calls["boxes"] * 2 < plain_calls["boxes"]
-    assert Axis._update_ticks is counted_ticks  # restored on leaving, not left installed
-    assert Axis._get_ticklabel_bboxes is counted_boxes
+    assert Axis._update_ticks is ticks  # put back on leaving, not left installed
+    assert Axis._get_ticklabel_bboxes is boxes
     assert tickplaces._placed == {} and tickplaces._boxes == {}
 
 
