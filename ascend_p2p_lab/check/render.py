@@ -24,8 +24,8 @@ import pandas as pd
 from ..texttable import Column, row_line
 from ..vocab import FAIL, PASS, SKIP, WARN
 from .severity import GRADE_COLUMNS, JUDGED, verdict_of
-from .verdict import ITEM_COLUMNS as ITEM_KEYS
 from .verdict import CARD_KEYS, overall
+from .verdict import ITEM_COLUMNS as ITEM_KEYS
 
 #: the JUnit test suite's name, and the prefix of every test case's class name
 SUITE = "ascend-p2p-lab check"

@@ -386,13 +386,7 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _print_all(
-    analysis: Any,
-    result: Any,
-    status: int,
-    named: dict,
-    failing: Any,
-    warned: Any,
-    args: Any,
+    analysis: Any, result: Any, status: int, named: dict, failing: Any, warned: Any, args: Any
 ) -> None:
     """The server and criteria, the fleet's tables, each host's failing and warned items."""
     if named:  # the first line, as check's
