@@ -419,14 +419,8 @@ def _print_table(analysis: Any, result: Any, status: int) -> None:
     if not analysis.outliers.empty:
         print("\noutliers:")
         cols = [
-            "host",
-            "src",
-            "dst",
-            "link",
-            "bandwidth_GBps",
-            "class_median_GBps",
-            "fraction",
-            "error_kind",
+            *("host", "src", "dst", "link", "bandwidth_GBps"),
+            *("class_median_GBps", "fraction", "error_kind"),
         ]
         print(analysis.outliers[cols].to_string(index=False, float_format="{:.3f}".format))
     failed = len(v["failed_hosts"])

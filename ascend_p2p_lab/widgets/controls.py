@@ -165,13 +165,7 @@ def pair_options(table: ProbeTable) -> list[tuple[str, str]]:
     reach the other, link NA and ", unknown" for a pair the probe did not answer for."""
     answered = {
         (int(s), int(d)): (str(link), bool(can))
-        for s, d, link, can in zip(
-            table.rows["src"],
-            table.rows["dst"],
-            table.rows["link"],
-            table.rows["can_access_peer"],
-            strict=True,
-        )
+        for s, d, link, can in table.cells("link", "can_access_peer")
     }
     n = len(table.labels)
     options = []

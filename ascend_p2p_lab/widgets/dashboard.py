@@ -263,16 +263,8 @@ class SweepDashboard:
             return
         self.closed = True
         for w in (
-            self.run_button,
-            self.preset,
-            self.pairs_mode,
-            self.pairs,
-            self.sizes,
-            self.direction,
-            self.peer,
-            self.samples,
-            self.plots,
-            self.live,
+            *(self.run_button, self.preset, self.pairs_mode, self.pairs, self.sizes),
+            *(self.direction, self.peer, self.samples, self.plots, self.live),
         ):
             w.disabled = True
         if self.links is not None:
