@@ -53,16 +53,9 @@ def _print_values(run: Any) -> None:
     shown = [
         "pattern",
         *(["test", "transfer"] if tests else []),
-        "what",
-        "direction",
-        "initiator",
-        "link",
-        "size",
-        "samples",
-        "median_GBps",
+        *("what", "direction", "initiator", "link", "size", "samples", "median_GBps"),
         *(["total_GBps"] if total else []),
-        "nominal_GBps",
-        "why",
+        *("nominal_GBps", "why"),
     ]
     note = "; transfer '-' is the aggregate of all over one window" if tests else ""
     print(f"\nvalues of each copy set (median over samples at the largest size measured{note}):")
@@ -134,12 +127,8 @@ def _local_diagonal(m: Any) -> bool:
 
 #: The columns that hold what a run measured: a rate, a time, a collective's bandwidth.
 NUMBER_COLUMNS = (
-    "bandwidth_GBps",
-    "bidir_total_GBps",
-    "latency_us",
-    "elapsed_us",
-    "algbw_GBps",
-    "time_us",
+    *("bandwidth_GBps", "bidir_total_GBps", "latency_us", "elapsed_us"),
+    *("algbw_GBps", "time_us"),
 )
 
 

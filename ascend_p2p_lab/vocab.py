@@ -325,11 +325,8 @@ ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all_reduce", "all_gather", "reduce_sca
 ALL_TO_ALL, BROADCAST = "all_to_all", "broadcast"
 #: ``collectives.busbw.OPERATIONS``: the collectives built from copies.
 COLLECTIVE_OPERATIONS: tuple[str, ...] = (
-    ALL_REDUCE,
-    ALL_GATHER,
-    REDUCE_SCATTER,
-    ALL_TO_ALL,
-    BROADCAST,
+    *(ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER),
+    *(ALL_TO_ALL, BROADCAST),
 )
 MESH, RING, DOUBLE_RING, REDUCE_BCAST, HD = "mesh", "ring", "double_ring", "reduce_bcast", "hd"
 #: The algorithms, in the order of ``collectives.algorithms.ALGORITHMS``.

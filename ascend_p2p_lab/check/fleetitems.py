@@ -67,9 +67,7 @@ def fleet_peer(probes: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None
 
 
 def fleet_items(
-    criteria: Criteria,
-    frame: Run | None,
-    probes: Mapping[str, pd.DataFrame | None] | None = None,
+    criteria: Criteria, frame: Run | None, probes: Mapping[str, pd.DataFrame | None] | None = None
 ) -> pd.DataFrame:
     """One row per host and item (:func:`.verdict.evaluate` with ``by_host``) of the
     fleet's run (a Run)."""

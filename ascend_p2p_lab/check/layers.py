@@ -58,14 +58,7 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from ..typedfile import Document
-from .criteria import (
-    ENTRY_KEYS,
-    Criteria,
-    CriteriaError,
-    _criteria,
-    criteria_from_text,
-    make_table,
-)
+from .criteria import ENTRY_KEYS, Criteria, CriteriaError, _criteria, criteria_from_text, make_table
 
 __all__ = ["criteria_from_text", "is_overlay", "load_layers", "overlay_doc", "stack"]
 

@@ -23,39 +23,23 @@ import pandas as pd
 
 from ..texttable import Column, row_line
 from ..vocab import FAIL, PASS, SKIP, WARN
-from .severity import JUDGED, verdict_of
-from .verdict import overall
+from .severity import GRADE_COLUMNS, JUDGED, verdict_of
+from .verdict import CARD_KEYS, overall
+from .verdict import ITEM_COLUMNS as ITEM_KEYS
 
 #: the JUnit test suite's name, and the prefix of every test case's class name
 SUITE = "ascend-p2p-lab check"
-#: item keys of the JSON output (when present), in order
+#: item keys of the JSON output (when present), in order: the items table's columns
+#: (``id`` first; a card pair's devices are its ``group``), the attempts' counts and the
+#: grade
 JSON_KEYS = (
     "host",
     "id",
     "name",
-    "kind",
-    "pattern",
-    "status",
-    "measured",
-    "criterion",
-    "bound",
-    "unit",
-    "src",
-    "dst",
-    "device",
-    "group",
-    "link",
-    "direction",
-    "initiator",
-    "size_bytes",
-    "reason",
-    "basis",
-    "criteria_line",
+    *(k for k in ITEM_KEYS[2:] if k not in CARD_KEYS),
     "attempts",
     "failures",
-    "severity",
-    "action",
-    "criteria_source",
+    *GRADE_COLUMNS,
 )
 _BOUND_WORD = {"min": "at least", "max": "at most", "eq": "equal to"}
 

@@ -26,14 +26,8 @@ from .plan import Work
 
 #: Columns of the peer table: one row per ordered pair the check looked at.
 PEER_COLUMNS = (
-    "src",
-    "dst",
-    "link",
-    "can_access_peer",
-    "peer_ok",
-    "reason",
-    "error_code",
-    "error_call",
+    *("src", "dst", "link", "can_access_peer", "peer_ok"),
+    *("reason", "error_code", "error_call"),
 )
 
 

@@ -160,13 +160,7 @@ def items(
 
 
 def from_rows(
-    rows: pd.DataFrame,
-    links: pd.DataFrame,
-    *,
-    size: int,
-    samples: int,
-    jitter: float,
-    origin: str,
+    rows: pd.DataFrame, links: pd.DataFrame, *, size: int, samples: int, jitter: float, origin: str
 ) -> list[dict[str, Any]]:
     """Spread criteria per link class, direction and initiator from a model's rows (its
     copies per sample) and the jitter it would run with (see the module docstring);

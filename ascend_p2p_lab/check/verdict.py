@@ -80,28 +80,9 @@ CARD_KEYS = ("senders", "receivers")
 #: Columns of the items table, in order (``host`` first when judging a fleet).
 #: ``pattern``: the row pattern a measured item judges (empty for the topology's items).
 ITEM_COLUMNS = (
-    "name",
-    "id",
-    "kind",
-    "pattern",
-    "status",
-    "measured",
-    "criterion",
-    "bound",
-    "unit",
-    "src",
-    "dst",
-    "device",
-    "group",
-    "senders",
-    "receivers",
-    "link",
-    "direction",
-    "initiator",
-    "size_bytes",
-    "reason",
-    "basis",
-    "criteria_line",
+    *("name", "id", "kind", "pattern", "status", "measured", "criterion", "bound", "unit", "src"),
+    *("dst", "device", "group", "senders", "receivers", "link", "direction", "initiator"),
+    *("size_bytes", "reason", "basis", "criteria_line"),
 )
 #: Row patterns whose verification an item family covers
 VERIFY_FAMILIES = {
@@ -534,15 +515,8 @@ def evaluate(
             items[c] = None
     items["criteria_line"] = items.get("line", None)
     items["id"] = _ids(items)
-    items = items.astype(
-        {
-            "src": "Int64",
-            "dst": "Int64",
-            "device": "Int64",
-            "size_bytes": "Int64",
-            "criteria_line": "Int64",
-        }
-    )
+    whole = ["src", "dst", "device", "size_bytes", "criteria_line"]
+    items = items.astype(dict.fromkeys(whole, "Int64"))
     items = graded(items, criteria)  # severity, action, criteria_source; a warn item WARNs
     return items[[*keys, *ITEM_COLUMNS, *GRADE_COLUMNS]].reset_index(drop=True)
 

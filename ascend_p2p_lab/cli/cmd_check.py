@@ -28,24 +28,8 @@ from ..vocab import (
     FAIL,
     WARN,
 )
+from . import options
 from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
-from .options import (
-    add_attempts,
-    add_backend,
-    add_criteria_layers,
-    add_delivery,
-    add_devices,
-    add_die_link,
-    add_format,
-    add_history,
-    add_out,
-    add_progress,
-    add_samples,
-    add_severity,
-    checked_fraction,
-    sampled,
-    subcommand,
-)
 
 #: The command this module adds and runs.
 NAME = "check"
@@ -74,11 +58,13 @@ exit status:
 def add(sub: Any) -> None:
     """``check``: its options."""
 
-    p = subcommand(sub, NAME, CHECK_HELP)
+    p = options.subcommand(sub, NAME, CHECK_HELP)
     p.epilog = CHECK_EPILOG
-    add_backend(p)
-    add_criteria_layers(p, "the server's preset's model x --fraction")
-    add_die_link(p, "judge (besides the topology) only the die links of the pairs", split=False)
+    options.add_backend(p)
+    options.add_criteria_layers(p, "the server's preset's model x --fraction")
+    options.add_die_link(
+        p, "judge (besides the topology) only the die links of the pairs", split=False
+    )
     p.add_argument(
         "--run",
         type=Path,
@@ -93,13 +79,13 @@ def add(sub: Any) -> None:
         default=0.9,
         help="without --criteria: the preset's model x this (default 0.9)",
     )
-    add_devices(
+    options.add_devices(
         p,
         "all or the devices to check, e.g. 0-3 or 0,2,5 (default: all; with "
         "--run, the devices the run's rows name)",
         default=None,
     )
-    add_format(p, "one line per item and the verdict", json="json: every item")
+    options.add_format(p, "one line per item and the verdict", json="json: every item")
     p.add_argument(
         "--failing",
         action="store_true",
@@ -112,18 +98,18 @@ def add(sub: Any) -> None:
         metavar="FILE",
         help="write JUnit XML: one test case per item (default: none)",
     )
-    add_samples(
+    options.add_samples(
         p,
         "copy",
         samples=None,
         warmup=CHECK_WARMUP,
         samples_default=f"the criteria's samples, {CHECK_SAMPLES} in derived ones",
     )
-    add_attempts(p)
-    add_severity(p)
-    add_history(p)
-    add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
-    add_out(
+    options.add_attempts(p)
+    options.add_severity(p)
+    options.add_history(p)
+    options.add_progress(p, "no progress bar (default: one per sweep the check runs, on stderr)")
+    options.add_out(
         p,
         "write items.csv, check.json and peer.csv beside a run folder of the "
         "rows judged (run.json, samples.parquet, samples.csv: report, compare "
@@ -131,7 +117,7 @@ def add(sub: Any) -> None:
         "replace an earlier check in --out",
         metavar="DIR",
     )
-    add_delivery(p)
+    options.add_delivery(p)
 
 
 def _outputs(args: argparse.Namespace) -> None:
@@ -190,7 +176,7 @@ def _model(args: argparse.Namespace, run: Any = None) -> tuple[Any, str]:
     from .server import server_given, server_of
     from .session import load_topology
 
-    fraction = checked_fraction(args.fraction)
+    fraction = options.checked_fraction(args.fraction)
     topo = load_topology(args.topology)
     given = server_given(args, topo)
     if args.run is not None:  # the model at the size the run measured its copies at
@@ -297,7 +283,7 @@ def run(args: argparse.Namespace) -> int:
             criteria,
             devices,
             progress=not args.no_progress,
-            **sampled(args),
+            **options.sampled(args),
             attempts=args.attempts,
             fail_at=args.fail_at,
         )

@@ -22,20 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..units import parse_sizes
 from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS
+from . import options
 from .exitstatus import UsageError, past_input_checks
-from .options import (
-    add_backend,
-    add_devices,
-    add_format,
-    add_history,
-    add_out,
-    add_progress,
-    add_samples,
-    add_sizes,
-    add_verify,
-    sampled,
-    subcommand,
-)
 
 if TYPE_CHECKING:
     from .output import Output
@@ -56,9 +44,9 @@ WORKERS = 4
 def add(sub: Any) -> None:
     """``collectives``: its options."""
 
-    p = subcommand(sub, NAME, HELP)
-    add_history(p)
-    add_backend(
+    p = options.subcommand(sub, NAME, HELP)
+    options.add_history(p)
+    options.add_backend(
         p,
         preset="simulated server (default atlas800t-a2); see `presets`",
         topology="a topology file to simulate (TOML of the preset schema, with "
@@ -70,8 +58,8 @@ def add(sub: Any) -> None:
         default=",".join(COLLECTIVE_OPERATIONS),
         help=f"comma list of {', '.join(COLLECTIVE_OPERATIONS)} (default: all five)",
     )
-    add_devices(p, "the ranks' devices (default all)")
-    add_sizes(
+    options.add_devices(p, "the ranks' devices (default all)")
+    options.add_sizes(
         p,
         f"hccl_test's data_size of each op: LO:HI or a comma list (default {DEFAULT_SIZES})",
         DEFAULT_SIZES,
@@ -82,7 +70,7 @@ def add(sub: Any) -> None:
         default=None,
         help="force one algorithm (default: the one HCCL would run, per size)",
     )
-    add_samples(
+    options.add_samples(
         p,
         "op and size",
         samples=3,
@@ -100,10 +88,10 @@ def add(sub: Any) -> None:
         help="predict from this P2P run's measured links (its pair pattern and "
         "latency) instead of the server's preset",
     )
-    add_format(p, "hccl_test's columns with the prediction", json="json")
-    add_out(p, "run folder to write (default: none)", "replace the run in --out")
-    add_verify(p, "skip checking what each rank ends with (default: verified)")
-    add_progress(p)
+    options.add_format(p, "hccl_test's columns with the prediction", json="json")
+    options.add_out(p, "run folder to write (default: none)", "replace the run in --out")
+    options.add_verify(p, "skip checking what each rank ends with (default: verified)")
+    options.add_progress(p)
 
 
 def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]:
@@ -141,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             rt,
             sizes=sizes,
             devices=args.devices,
-            **sampled(args),
+            **options.sampled(args),
             max_copies=args.iters,
             verify=not args.no_verify,
             operations=ops,

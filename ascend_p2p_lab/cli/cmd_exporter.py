@@ -112,12 +112,7 @@ def _one_check(args: argparse.Namespace, criteria: Any) -> Verdict:
 
     def work(rt: Any) -> int:
         devices = parse_devices(args.devices or "all", rt.device_count)
-        got["result"] = run_check(
-            rt,
-            criteria,
-            devices,
-            **sampled(args),
-        )
+        got["result"] = run_check(rt, criteria, devices, **sampled(args))
         return EXIT_OK
 
     run_session(args, work)

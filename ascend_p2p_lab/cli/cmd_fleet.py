@@ -23,23 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES
+from . import options
 from .exitstatus import UsageError, past_input_checks
-from .options import (
-    add_attempts,
-    add_criteria_layers,
-    add_fleet_metrics,
-    add_format,
-    add_history,
-    add_out,
-    add_preset,
-    add_progress,
-    add_samples,
-    add_seed,
-    add_severity,
-    add_sizes,
-    sampled,
-    subcommand,
-)
 
 if TYPE_CHECKING:
     from .output import Output
@@ -64,7 +49,7 @@ NO_DASK = "the fleet command needs Dask distributed: pip install 'ascend-p2p-lab
 def add(sub: Any) -> None:
     """``fleet``: its options."""
 
-    p = subcommand(sub, NAME, FLEET_HELP)
+    p = options.subcommand(sub, NAME, FLEET_HELP)
     p.epilog = FLEET_EXIT
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument(
@@ -89,8 +74,10 @@ def add(sub: Any) -> None:
         metavar="HOST",
         help="with --scheduler: the servers to survey (default: every worker)",
     )
-    add_preset(p, f"with --local: the simulated server (default {DEFAULT_PRESET})", DEFAULT_PRESET)
-    add_seed(p, "with --local: sim-i runs with seed SEED + i (default 0)", default=0)
+    options.add_preset(
+        p, f"with --local: the simulated server (default {DEFAULT_PRESET})", DEFAULT_PRESET
+    )
+    options.add_seed(p, "with --local: sim-i runs with seed SEED + i (default 0)", default=0)
     p.add_argument(
         "--degrade",
         action="append",
@@ -99,10 +86,10 @@ def add(sub: Any) -> None:
         help="with --local: the directed link SRC -> DST of HOST runs at FRACTION "
         "of its bandwidth (repeatable)",
     )
-    add_sizes(
+    options.add_sizes(
         p, f"copy sizes (default {DEFAULT_SIZES}); links are compared at the largest", DEFAULT_SIZES
     )
-    add_samples(p, "copy")
+    options.add_samples(p, "copy")
     p.add_argument(
         "--threshold",
         type=float,
@@ -118,24 +105,24 @@ def add(sub: Any) -> None:
         metavar="SECONDS",
         help="hosts not back after this long are failed hosts (default: none)",
     )
-    add_format(p, "hosts, outliers, failed hosts", json="json")
-    add_out(
+    options.add_format(p, "hosts, outliers, failed hosts", json="json")
+    options.add_out(
         p,
         "a run folder per host plus fleet.json, fleet_links.csv, "
         "fleet_hosts.csv and fleet_heatmaps.png (default: none)",
         "replace a fleet in --out",
         metavar="DIR",
     )
-    add_progress(p, "no progress bar (default: one over the hosts, on stderr)")
-    add_criteria_layers(
+    options.add_progress(p, "no progress bar (default: one over the hosts, on stderr)")
+    options.add_criteria_layers(
         p,
         "none; with it, every host is also checked against the criteria: its failing and "
         "warned items per host, beside the outliers",
     )
-    add_fleet_metrics(p)
-    add_attempts(p)
-    add_severity(p, verbose=False)
-    add_history(p)
+    options.add_fleet_metrics(p)
+    options.add_attempts(p)
+    options.add_severity(p, verbose=False)
+    options.add_history(p)
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
@@ -156,7 +143,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         parse_sizes(args.sizes)
     except ValueError as exc:
         raise UsageError(str(exc).splitlines()[0]) from None
-    sampling = sampled(args)
+    sampling = options.sampled(args)
     try:
         check_sampling(**sampling)
     except ValueError as exc:
@@ -164,7 +151,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
     if args.out is not None:
         check_fleet_out(args.out, overwrite=args.overwrite)
     args.history_store = open_history(args)
-    options = {"sizes": args.sizes, **sampling}
+    sweep_options = {"sizes": args.sizes, **sampling}
     try:
         check_attempts(args.attempts, args.fail_at)
     except ValueError as exc:
@@ -173,17 +160,17 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         raise UsageError("--attempts and --fail-at measure failing items again: give --criteria")
     if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster
         args.criteria_data = load_layers(args.criteria)  # the first file complete
-        options.update(fleet_options(args.criteria_data, args.sizes))
+        sweep_options.update(fleet_options(args.criteria_data, args.sizes))
     check_fleet_metrics(args)
     if args.scheduler is not None:
         if args.degrade:
             raise UsageError("--degrade simulates a fault: use it with --local")
-        return options, args.hosts
+        return sweep_options, args.hosts
     if args.hosts:
         raise UsageError(
             "--hosts chooses servers of --scheduler; --local names its hosts sim-0 to sim-(N-1)"
         )
-    return options, _local_targets(args)
+    return sweep_options, _local_targets(args)
 
 
 def _local_targets(args: argparse.Namespace) -> Any:
@@ -206,7 +193,7 @@ def _local_targets(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from ..fleet import SimulatedFleet, survey
 
-    options, hosts = _check(args)
+    sweep_options, hosts = _check(args)
 
     def on(client: Any, targets: Any) -> int:
         result = survey(
@@ -217,8 +204,8 @@ def run(args: argparse.Namespace) -> int:
             threshold=args.threshold,
             progress=not args.no_progress,
             timeout=args.timeout,
-            after=_after(args, options),
-            **options,
+            after=_after(args, sweep_options),
+            **sweep_options,
         )
         with past_input_checks():
             return _emit(result, args)
@@ -233,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
         return on(client, hosts)
 
 
-def _after(args: argparse.Namespace, options: dict[str, Any]) -> Any:
+def _after(args: argparse.Namespace, sweep_options: dict[str, Any]) -> Any:
     """n-of-m on each host (``check.attempts.host_attempts`` bound to the criteria), or
     None for one pass."""
     from ..check.attempts import ONE_PASS, host_attempts
@@ -245,7 +232,7 @@ def _after(args: argparse.Namespace, options: dict[str, Any]) -> Any:
         criteria=args.criteria_data,
         attempts=args.attempts,
         fail_at=args.fail_at,
-        options=dict(options),
+        options=dict(sweep_options),
     )
 
 
@@ -399,13 +386,7 @@ def _criteria_failing(result: Any, args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _print_all(
-    analysis: Any,
-    result: Any,
-    status: int,
-    named: dict,
-    failing: Any,
-    warned: Any,
-    args: Any,
+    analysis: Any, result: Any, status: int, named: dict, failing: Any, warned: Any, args: Any
 ) -> None:
     """The server and criteria, the fleet's tables, each host's failing and warned items."""
     if named:  # the first line, as check's
@@ -438,14 +419,8 @@ def _print_table(analysis: Any, result: Any, status: int) -> None:
     if not analysis.outliers.empty:
         print("\noutliers:")
         cols = [
-            "host",
-            "src",
-            "dst",
-            "link",
-            "bandwidth_GBps",
-            "class_median_GBps",
-            "fraction",
-            "error_kind",
+            *("host", "src", "dst", "link", "bandwidth_GBps"),
+            *("class_median_GBps", "fraction", "error_kind"),
         ]
         print(analysis.outliers[cols].to_string(index=False, float_format="{:.3f}".format))
     failed = len(v["failed_hosts"])

@@ -16,23 +16,8 @@ from ..patterns.builtin import (
     BUILT_IN_SIZE,  # a built-in test's size by default
     BY_NAME,
 )
+from . import options
 from .exitstatus import past_input_checks
-from .options import (
-    add_backend,
-    add_checkpoint,
-    add_devices,
-    add_die_link,
-    add_format,
-    add_history,
-    add_out,
-    add_progress,
-    add_samples,
-    add_sizes,
-    add_verify,
-    die_link_kwargs,
-    sampled,
-    subcommand,
-)
 
 if TYPE_CHECKING:
     from ..patterns.model import Test
@@ -46,17 +31,19 @@ RUN_HELP = "run the tests of a TOML test file, or a built-in test by name (see `
 
 def add(sub: Any) -> None:
     """``run FILE|NAME``: its options."""
-    p = subcommand(sub, NAME, RUN_HELP)
-    add_history(p)
+    p = options.subcommand(sub, NAME, RUN_HELP)
+    options.add_history(p)
     p.add_argument(
         "file",
         metavar="FILE",
         help="a test file (TOML: schema_version = 1, "
         "[[test]] tables with name, sizes, transfers) or a built-in test's name",
     )
-    add_backend(p)
-    add_devices(p, "a built-in test's devices, e.g. 0-3 (default all); a file names its own")
-    add_sizes(
+    options.add_backend(p)
+    options.add_devices(
+        p, "a built-in test's devices, e.g. 0-3 (default all); a file names its own"
+    )
+    options.add_sizes(
         p,
         "sizes for every test, replacing the file's (LO:HI or a comma list); "
         "a built-in test's default: 256MiB",
@@ -69,15 +56,15 @@ def add(sub: Any) -> None:
         "of a test, and restored after; current: as the runtime holds it "
         "(a test whose pairs do not all hold it runs as direct copies)",
     )
-    add_samples(p, "copies")
-    add_out(
+    options.add_samples(p, "copies")
+    options.add_out(
         p, "folder to write the run to (default: not saved)", "replace the run already in --out"
     )
-    add_checkpoint(p, "resume file: finished tests are kept there and skipped on a rerun")
-    add_verify(p)
-    add_die_link(p, "run every test (each of one copy)")
-    add_progress(p)
-    add_format(p, "the summary, every transfer's value and each test's aggregate")
+    options.add_checkpoint(p, "resume file: finished tests are kept there and skipped on a rerun")
+    options.add_verify(p)
+    options.add_die_link(p, "run every test (each of one copy)")
+    options.add_progress(p)
+    options.add_format(p, "the summary, every transfer's value and each test's aggregate")
 
 
 def _source(file: str) -> tuple[str, Path | None, list[Test]]:
@@ -136,11 +123,11 @@ def run(args: argparse.Namespace) -> int:
             rt,
             **what,
             peer=args.peer,
-            **sampled(args),
+            **options.sampled(args),
             verify=not args.no_verify,
             progress=not args.no_progress,
             checkpoint=args.checkpoint,
-            **die_link_kwargs(args),
+            **options.die_link_kwargs(args),
         )
         with past_input_checks():
             keep(run, args.out)

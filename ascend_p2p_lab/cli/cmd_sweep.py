@@ -12,23 +12,8 @@ from typing import Any
 
 from ..patterns.builtin import pattern_help
 from ..vocab import ON, UNI
+from . import options
 from .exitstatus import UsageError, past_input_checks
-from .options import (
-    add_backend,
-    add_checkpoint,
-    add_devices,
-    add_die_link,
-    add_format,
-    add_history,
-    add_out,
-    add_progress,
-    add_samples,
-    add_sizes,
-    add_verify,
-    die_link_kwargs,
-    sampled,
-    subcommand,
-)
 
 #: The command this module adds and runs.
 NAME = "sweep"
@@ -47,11 +32,11 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         else tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
         "groups": args.groups,
         "timing": args.timing,
-        **sampled(args),
+        **options.sampled(args),
         "verify": not args.no_verify,
         "progress": not args.no_progress,
         "checkpoint": args.checkpoint,
-        **die_link_kwargs(args),
+        **options.die_link_kwargs(args),
     }
 
 
@@ -110,12 +95,12 @@ def run(args: argparse.Namespace) -> int:
 
 def add(sub: Any) -> None:
     """``sweep``: its options."""
-    p = subcommand(sub, NAME, "measure device-to-device copies over a range of sizes")
-    add_backend(p)
+    p = options.subcommand(sub, NAME, "measure device-to-device copies over a range of sizes")
+    options.add_backend(p)
     _sweep_args(p)
-    add_die_link(p, "measure the pairs")
+    options.add_die_link(p, "measure the pairs")
     _processes_arg(p)
-    add_history(p)
+    options.add_history(p)
 
 
 def _processes_arg(p: argparse.ArgumentParser) -> None:
@@ -135,12 +120,12 @@ def _sweep_args(p: argparse.ArgumentParser) -> None:
         default="all",
         help="all (default: every ordered pair) or a SRC-DST list, e.g. 0-1,1-0",
     )
-    add_devices(
+    options.add_devices(
         p,
         "all (default) or the devices to use, e.g. 0-3 or 0,2,5: every "
         "ordered pair among them, and the other patterns keep to them",
     )
-    add_sizes(
+    options.add_sizes(
         p,
         "LO:HI (every power of two between) or a comma list of any sizes "
         "(default 4KiB:1GiB; 4 bytes for the latency pattern alone); KiB, "
@@ -183,16 +168,16 @@ def _sweep_args(p: argparse.ArgumentParser) -> None:
         default="events",
         help="events (default: device event timestamps) or host (wall clock around a synchronize)",
     )
-    add_samples(p, "copy")
-    add_out(
+    options.add_samples(p, "copy")
+    options.add_out(
         p,
         "folder to write the run to (default: not saved)",
         "replace the run already in --out (its samples, metadata, summary and "
         "figures are removed first)",
     )
-    add_checkpoint(
+    options.add_checkpoint(
         p, "resume file: finished blocks are kept there and skipped on a rerun (default: none)"
     )
-    add_verify(p)
-    add_progress(p)
-    add_format(p, "the summary and every N x N matrix")
+    options.add_verify(p)
+    options.add_progress(p)
+    options.add_format(p, "the summary and every N x N matrix")

@@ -39,26 +39,9 @@ from .options import Parser
 #: Every command's module, in the order ``--help`` lists them: each names its command
 #: (``NAME``), adds its subcommand and options (``add``) and runs it (``run``).
 COMMANDS = (
-    cmd_presets,
-    cmd_probe,
-    cmd_topo,
-    cmd_sweep,
-    cmd_report,
-    cmd_demo,
-    cmd_compare,
-    cmd_sim_path,
-    cmd_calibrate,
-    cmd_dashboard,
-    cmd_fleet,
-    cmd_import,
-    cmd_criteria,
-    cmd_check,
-    cmd_exporter,
-    cmd_patterns,
-    cmd_run,
-    cmd_collectives,
-    cmd_history,
-    cmd_baseline,
+    *(cmd_presets, cmd_probe, cmd_topo, cmd_sweep, cmd_report, cmd_demo, cmd_compare, cmd_sim_path),
+    *(cmd_calibrate, cmd_dashboard, cmd_fleet, cmd_import, cmd_criteria, cmd_check, cmd_exporter),
+    *(cmd_patterns, cmd_run, cmd_collectives, cmd_history, cmd_baseline),
 )
 #: Each command's module by its name.
 BY_NAME = {command.NAME: command for command in COMMANDS}

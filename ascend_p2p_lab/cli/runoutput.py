@@ -19,13 +19,7 @@ from typing import Any
 from ..matrices import matrices_json
 from ..results import failures, summarize
 from ..run import Run
-from ..run.folder import (
-    check_out_dir,
-    check_out_file,
-    clear_report,
-    save,
-    write_manifest,
-)
+from ..run.folder import check_out_dir, check_out_file, clear_report, save, write_manifest
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
 from .output import Output, output_for
 
@@ -86,12 +80,7 @@ def emit_run(run: Any, out: Output | str, saved: Path | None, read_from: Path | 
 
 
 def write_report(
-    run: Run,
-    out: Path,
-    table: Any = None,
-    *,
-    output: Output | None = None,
-    history: Any = None,
+    run: Run, out: Path, table: Any = None, *, output: Output | None = None, history: Any = None
 ) -> None:
     """summary.csv and the figures of a run into out, replacing an earlier report there
     (the list of files a note of ``output``: on stderr under JSON; ``history``: a trends

@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import ipywidgets as ipw
 
@@ -26,26 +26,6 @@ from .peers import ProbeTable
 SIZE_EXPONENTS = range(8, 33)
 DEFAULT_SIZE_RANGE = (4 << 10, 64 << 20)
 HARDWARE = "(hardware)"
-#: The CSS class of each control (browser tests and the README picture find them so).
-CSS_CLASSES = {
-    "preset": "p2p-preset",
-    "pairs_mode": "p2p-pairs-mode",
-    "pairs": "p2p-pairs",
-    "sizes": "p2p-sizes",
-    "direction": "p2p-direction",
-    "peer": "p2p-peer",
-    "samples": "p2p-samples",
-    "plots": "p2p-plots",
-    "live": "p2p-live",
-    "run_button": "p2p-run",
-    "progress": "p2p-progress",
-    "status": "p2p-status",
-    "out": "p2p-output",
-    "links_box": "p2p-links",
-    "test": "p2p-test",
-    "test_file": "p2p-test-file",
-    "collective": "p2p-collective",
-}
 #: The test control's choice that measures the pairs (the sweep), not a test.
 PAIRS_CHOICE = "pairs"
 #: The collective control's choice that runs no collective.
@@ -93,6 +73,16 @@ class Controls:
         root = ipw.VBox([self.header, controls, self.status, self.out, self.links_box])
         root.add_class("p2p-sweep-dashboard")
         return root
+
+
+#: The CSS class of each control but the header (browser tests and the README picture
+#: find them so): ``p2p-<name>``, ``_`` as ``-``, but for three shorter ones.
+CSS_CLASSES = {
+    f.name: {"run_button": "p2p-run", "out": "p2p-output", "links_box": "p2p-links"}.get(
+        f.name, "p2p-" + f.name.replace("_", "-")
+    )
+    for f in fields(Controls)[1:]
+}
 
 
 def size_options() -> list[tuple[str, int]]:
@@ -175,13 +165,7 @@ def pair_options(table: ProbeTable) -> list[tuple[str, str]]:
     reach the other, link NA and ", unknown" for a pair the probe did not answer for."""
     answered = {
         (int(s), int(d)): (str(link), bool(can))
-        for s, d, link, can in zip(
-            table.rows["src"],
-            table.rows["dst"],
-            table.rows["link"],
-            table.rows["can_access_peer"],
-            strict=True,
-        )
+        for s, d, link, can in table.cells("link", "can_access_peer")
     }
     n = len(table.labels)
     options = []

@@ -127,24 +127,10 @@ class SweepDashboard:
         self.links: PeerLinkPanel | None = None
 
         c = make_controls()
-        self.header, self.preset, self.pairs_mode, self.pairs = (
-            c.header,
-            c.preset,
-            c.pairs_mode,
-            c.pairs,
-        )
-        self.sizes, self.direction, self.peer, self.samples = (
-            c.sizes,
-            c.direction,
-            c.peer,
-            c.samples,
-        )
-        self.plots, self.live, self.run_button, self.progress = (
-            c.plots,
-            c.live,
-            c.run_button,
-            c.progress,
-        )
+        self.header, self.preset, self.pairs_mode = c.header, c.preset, c.pairs_mode
+        self.pairs, self.sizes, self.direction = c.pairs, c.sizes, c.direction
+        self.peer, self.samples, self.plots = c.peer, c.samples, c.plots
+        self.live, self.run_button, self.progress = c.live, c.run_button, c.progress
         self.status, self.out, self.links_box = c.status, c.out, c.links_box
         self.test, self.test_file, self.collective = c.test, c.test_file, c.collective
         self.preset.observe(self._on_preset, names="value")
@@ -277,16 +263,8 @@ class SweepDashboard:
             return
         self.closed = True
         for w in (
-            self.run_button,
-            self.preset,
-            self.pairs_mode,
-            self.pairs,
-            self.sizes,
-            self.direction,
-            self.peer,
-            self.samples,
-            self.plots,
-            self.live,
+            *(self.run_button, self.preset, self.pairs_mode, self.pairs, self.sizes),
+            *(self.direction, self.peer, self.samples, self.plots, self.live),
         ):
             w.disabled = True
         if self.links is not None:

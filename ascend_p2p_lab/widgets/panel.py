@@ -64,13 +64,7 @@ class PeerLinkPanel:
         self.state = np.zeros((n, n), dtype=bool)
         self.reachable = np.zeros((n, n), dtype=bool)
         self.link_classes = np.full((n, n), "X", dtype=object)
-        for src, dst, link, can in zip(
-            table.rows["src"],
-            table.rows["dst"],
-            table.rows["link"],
-            table.rows["can_access_peer"],
-            strict=True,
-        ):
+        for src, dst, link, can in table.cells("link", "can_access_peer"):
             self.link_classes[src, dst] = link
             self.reachable[src, dst] = bool(can)
         for src, dst in table.unprobed:
@@ -355,14 +349,8 @@ class PeerLinkPanel:
     def close(self) -> None:
         """Close the widgets (the runtime belongs to the caller and stays open)."""
         for w in [
-            self.grid,
-            *self.grid.children,
-            self.enable_all_button,
-            self.disable_all_button,
-            self.refresh_button,
-            self.status,
-            self.naming_html,
-            self.widget,
+            *(self.grid, *self.grid.children, self.enable_all_button, self.disable_all_button),
+            *(self.refresh_button, self.status, self.naming_html, self.widget),
         ]:
             w.close()
 

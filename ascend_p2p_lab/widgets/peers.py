@@ -15,7 +15,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -38,16 +40,14 @@ class ProbeTable:
     #: how devices are named (pyACL ids; npu-smi's names once): shown under the grid
     naming: str = ""
 
+    def cells(self, *columns: str) -> Iterator[tuple[Any, ...]]:
+        """Each row's ``src``, ``dst`` and ``columns``."""
+        return zip(*(self.rows[c] for c in ("src", "dst", *columns)), strict=True)
+
     def reasons(self) -> dict[tuple[int, int], str]:
         """Why each pair cannot be used: unreachable, or not probed."""
         out: dict[tuple[int, int], str] = {}
-        for src, dst, can, why in zip(
-            self.rows["src"],
-            self.rows["dst"],
-            self.rows["can_access_peer"],
-            self.rows["reason"],
-            strict=True,
-        ):
+        for src, dst, can, why in self.cells("can_access_peer", "reason"):
             if not can:
                 out[(int(src), int(dst))] = (
                     f"{self.labels[src]} cannot access {self.labels[dst]}: {why}"

@@ -36,7 +36,7 @@ MUTANTS: list[Mutant] = [
     M(
         "check.attempts.fleet_one_pass",
         "cli/cmd_fleet.py",
-        "            after=_after(args, options),\n",
+        "            after=_after(args, sweep_options),\n",
         "",
         "fleet takes --attempts and --fail-at and measures each host once",
         tests=("tests/check/test_fleetitems.py",),

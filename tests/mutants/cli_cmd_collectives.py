@@ -8,8 +8,8 @@ MUTANTS: list[Mutant] = [
     M(
         "cli.cmd_collectives.devices_ignored",
         "cli/cmd_collectives.py",
-        "            devices=args.devices,\n            **sampled(args),",
-        "            devices=None,\n            **sampled(args),",
+        "            devices=args.devices,\n            **options.sampled(args),",
+        "            devices=None,\n            **options.sampled(args),",
         "collectives --devices runs the ops on every device of the server",
         tests=(
             "tests/cli/test_cmd_collectives.py::test_the_command_runs_its_spec_through_plan_and_run_tests",

@@ -15,8 +15,8 @@ MUTANTS: list[Mutant] = [
     M(
         "cli.cmd_fleet.sampling_not_passed",
         "cli/cmd_fleet.py",
-        '    options = {"sizes": args.sizes, **sampling}',
-        '    options = {"sizes": args.sizes, "samples": args.samples}',
+        '    sweep_options = {"sizes": args.sizes, **sampling}',
+        '    sweep_options = {"sizes": args.sizes, "samples": args.samples}',
         "fleet --warmup and --min-sample-ms do not reach the hosts' sweeps",
     ),
     M(
