@@ -288,14 +288,7 @@ class Streams:
     staging: Any = None
 
     def close(self) -> None:
-        close_all(
-            [
-                *([self.lead] if self.lead else []),
-                *self.timers,
-                *self.made,
-                *([self.phases] if self.phases else []),
-            ]
-        )
+        close_all([self.lead, *self.timers, *self.made, self.phases])  # None is skipped
         self.timers, self.made, self.lead, self.phases = [], [], None, None
 
 
