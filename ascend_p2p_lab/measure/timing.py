@@ -181,11 +181,9 @@ class Streams:
             self.wait_on_device = not self.missing_wait
         elif self.blocking:  # its device current before the point, as a stream makes it
             rt.use(test.transfers[0].by)
-        elif test.values not in OVER_WINDOW:  # each transfer its own window
-            for t in test.transfers:
-                self.timers.append(Timer(rt, rt.stream(t.by)))
-        else:
-            self.lead = Timer(rt, rt.stream(test.transfers[0].by))
+        else:  # each transfer its own window, and over them all a lead's if it spans them
+            if test.values in OVER_WINDOW:
+                self.lead = Timer(rt, rt.stream(test.transfers[0].by))
             for t in test.transfers:
                 self.timers.append(Timer(rt, rt.stream(t.by)))
 
