@@ -421,8 +421,9 @@ def _grid_size(sel: pd.DataFrame, size: int | None) -> int:
     return int(size)
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-ready scalar: NaN and NA as None, numpy numbers as Python numbers."""
+def plain(value: Any, digits: int | None = None) -> Any:
+    """A JSON-ready scalar: NaN and NA as None, numpy numbers as Python numbers (floats
+    rounded to ``digits`` decimals, if given), anything else as text."""
     if value is None or value is pd.NA:
         return None
     if isinstance(value, (bool, np.bool_)):
@@ -430,13 +431,19 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)):
-        return None if math.isnan(value) else float(value)
+        if math.isnan(value):
+            return None
+        return float(value) if digits is None else round(float(value), digits)
     return str(value)
 
 
-def _records(frame: pd.DataFrame, cols: list[str]) -> list[dict[str, Any]]:
+def records(
+    frame: pd.DataFrame, cols: list[str] | None = None, digits: int | None = None
+) -> list[dict[str, Any]]:
+    """``frame``'s rows (its ``cols``, by default all) as dicts of :func:`plain` values."""
+    cols = list(frame.columns) if cols is None else cols
     return [
-        {c: _plain(v) for c, v in zip(cols, row)}
+        {c: plain(v, digits) for c, v in zip(cols, row)}
         for row in frame[cols].itertuples(index=False, name=None)
     ]
 
@@ -474,15 +481,15 @@ def to_dict(comparison: Comparison, missing: pd.DataFrame | None = None) -> dict
     rows = comparison.points
     below = rows[rows["below"].astype(bool)].sort_values(["ratio", *KEYS])
     out: dict[str, Any] = {
-        "threshold": _plain(meta.get("threshold")),
+        "threshold": plain(meta.get("threshold")),
         **{k: meta.get(k) for k in ("baseline_run_id", "run_id", "baseline_source", "run_source")},
         # a card pair's ends are its group (its src and dst are empty)
         "pairs_compared": len(rows[["src", "dst", "group"]].astype(object).drop_duplicates()),
         "points_compared": len(rows),
-        "below": _records(below, BELOW_FIELDS),
+        "below": records(below, BELOW_FIELDS),
     }
     if missing is not None:
-        out["unmatched"] = _records(
+        out["unmatched"] = records(
             missing, ["src", "dst", "direction", "peer", "path", "pattern", "size_bytes", "reason"]
         )
     return out

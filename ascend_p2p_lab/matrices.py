@@ -149,24 +149,14 @@ def run_matrices(run: Run) -> list[RunMatrix]:
     rows = run[run["pattern"].isin(MATRIX_PATTERNS) & run["src"].notna()]
     chosen = meta.params.get("devices")  # --devices
     out = []
-    keys = ["pattern", "direction", "peer", "path"]
-    groups = sorted(rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0]))
-    for (pattern, direction, peer, path), whole in groups:
+    for case, whole in _cases(rows):
+        pattern, direction = case["pattern"], case["direction"]
         for apart, part in split_copies(whole):
             sel = run[run.index.isin(part.index) | (run["pattern"] == LOCAL_PATTERN)]
             for value, unit in _values(pattern, direction, part):
                 size = _size(pattern, part, value)
                 if part[value].notna().any():  # the diagonal: device-local copies, if any
-                    frame = results.matrix(
-                        sel,
-                        size,
-                        value=value,
-                        pattern=pattern,
-                        direction=direction,
-                        peer=peer,
-                        path=path,
-                        device_count=n,
-                    )
+                    frame = results.matrix(sel, size, value=value, **case, device_count=n)
                 else:  # every cell refused or failed: nothing to take a median of
                     frame = pd.DataFrame(
                         math.nan,
@@ -177,13 +167,10 @@ def run_matrices(run: Run) -> list[RunMatrix]:
                     frame = frame.loc[chosen, chosen]
                 out.append(
                     RunMatrix(
-                        title=_title(pattern, direction, peer, path, value, unit, size, **apart),
+                        title=_title(**case, value=value, unit=unit, size=size, **apart),
                         value=value,
                         unit=unit,
-                        pattern=pattern,
-                        direction=direction,
-                        peer=peer,
-                        path=path,
+                        **case,
                         size_bytes=size,
                         frame=frame,
                         **apart,
@@ -233,10 +220,8 @@ def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
     median over samples of one card copying to another, at the largest size measured."""
     rows = results.card_keys(run[run["pattern"].isin(CARD_PATTERNS)])
     out = []
-    keys = ["pattern", "direction", "peer", "path"]
-    for (pattern, direction, peer, path), part in sorted(
-        rows.groupby(keys, sort=False), key=lambda g: _order(keys, g[0])
-    ):
+    for case, part in _cases(rows):
+        pattern, direction = case["pattern"], case["direction"]
         cards = sorted({*part["senders"], *part["receivers"]})
         labels = [card_label(c) for c in cards]
         for value, unit in _values(pattern, direction, part):
@@ -249,7 +234,7 @@ def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
             )
             for (a, b), v in at.groupby(["senders", "receivers"])[value].median().items():
                 frame.loc[card_label(a), card_label(b)] = float(v)
-            title = _title(pattern, direction, peer, path, value, unit, size).replace(
+            title = _title(**case, value=value, unit=unit, size=size).replace(
                 "source -> column = destination", "source card -> column = destination card"
             )
             out.append(
@@ -257,10 +242,7 @@ def _card_matrices(run: pd.DataFrame) -> list[RunMatrix]:
                     title=f"Card x card: {title}",
                     value=value,
                     unit=unit,
-                    pattern=pattern,
-                    direction=direction,
-                    peer=peer,
-                    path=path,
+                    **case,
                     size_bytes=size,
                     frame=frame,
                     card_devices=[list(c) for c in cards],
@@ -309,12 +291,19 @@ def matrices_json(run: Run) -> dict[str, Any]:
     }
 
 
-def _order(keys: list[str], values: tuple[Any, ...]) -> tuple[int, ...]:
-    """Sort key: the schema's order of each vocabulary (uni before bi, on before off)."""
-    return tuple(
-        VOCABULARY[k].index(v) if v in VOCABULARY[k] else len(VOCABULARY[k])
-        for k, v in zip(keys, values)
+#: What sets a run's matrices apart (they come in the schema's order of each).
+CASE = ("pattern", "direction", "peer", "path")
+
+
+def _cases(rows: pd.DataFrame) -> list[tuple[dict[str, Any], pd.DataFrame]]:
+    """The rows by :data:`CASE` (as a dict), in the schema's order of each vocabulary (uni
+    before bi, on before off)."""
+    vocab = [VOCABULARY[k] for k in CASE]
+    groups = rows.groupby(list(CASE), sort=False)
+    order = sorted(
+        groups, key=lambda g: [v.index(x) if x in v else len(v) for v, x in zip(vocab, g[0])]
     )
+    return [(dict(zip(CASE, key)), part) for key, part in order]
 
 
 def _values(pattern: str, direction: str, part: pd.DataFrame) -> list[tuple[str, str]]:

@@ -300,22 +300,17 @@ def missing(coll: Collective) -> list[str]:
     return problems
 
 
-def received_bytes(coll: Collective) -> dict[int, int]:
-    """Bytes each rank receives over all phases."""
+def received_bytes(coll: Collective, end: str = "dst") -> dict[int, int]:
+    """Bytes each rank receives over all phases (sends, with ``end="src"``)."""
     out = dict.fromkeys(coll.ranks, 0)
-    for phase in coll.phases:
-        for m in phase.moves:
-            out[m.dst] += m.nbytes
+    for m in (m for p in coll.phases for m in p.moves):
+        out[getattr(m, end)] += m.nbytes
     return out
 
 
 def sent_bytes(coll: Collective) -> dict[int, int]:
     """Bytes each rank sends over all phases."""
-    out = dict.fromkeys(coll.ranks, 0)
-    for phase in coll.phases:
-        for m in phase.moves:
-            out[m.src] += m.nbytes
-    return out
+    return received_bytes(coll, "src")
 
 
 def pairs_used(coll: Collective) -> set[tuple[int, int]]:

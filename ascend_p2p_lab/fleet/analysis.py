@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..comparison import DEFAULT_THRESHOLD, LOST_RATIO
+from ..comparison import DEFAULT_THRESHOLD, LOST_RATIO, records
 from ..results import FAILURE_KINDS
 from ..run import Run, samples_of
 from ..schema import PAIR_PATTERN, POINT_KEYS
@@ -185,20 +185,6 @@ def host_table(
     return pd.DataFrame(rows, columns=HOST_COLUMNS)
 
 
-def _plain(value: Any) -> Any:
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return None if np.isnan(value) else round(float(value), 6)
-    return value
-
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: _plain(v) for k, v in rec.items()} for rec in frame.to_dict("records")]
-
-
 def verdict(
     fractions: pd.DataFrame,
     hosts: pd.DataFrame,
@@ -217,9 +203,9 @@ def verdict(
     return {
         "threshold": threshold,
         "size_bytes": size,
-        "hosts": _records(hosts),
-        "outliers": _records(below),
-        "failed_hosts": _records(failed[["host", "error_kind", "error"]]),
+        "hosts": records(hosts, digits=6),
+        "outliers": records(below, digits=6),
+        "failed_hosts": records(failed[["host", "error_kind", "error"]], digits=6),
         "exit_status": (
             EXIT_INTERRUPTED if interrupted else EXIT_FINDING if finding else EXIT_HEALTHY
         ),

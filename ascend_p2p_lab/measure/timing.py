@@ -181,11 +181,9 @@ class Streams:
             self.wait_on_device = not self.missing_wait
         elif self.blocking:  # its device current before the point, as a stream makes it
             rt.use(test.transfers[0].by)
-        elif test.values not in OVER_WINDOW:  # each transfer its own window
-            for t in test.transfers:
-                self.timers.append(Timer(rt, rt.stream(t.by)))
-        else:
-            self.lead = Timer(rt, rt.stream(test.transfers[0].by))
+        else:  # each transfer its own window, and over them all a lead's if it spans them
+            if test.values in OVER_WINDOW:
+                self.lead = Timer(rt, rt.stream(test.transfers[0].by))
             for t in test.transfers:
                 self.timers.append(Timer(rt, rt.stream(t.by)))
 
@@ -288,14 +286,7 @@ class Streams:
     staging: Any = None
 
     def close(self) -> None:
-        close_all(
-            [
-                *([self.lead] if self.lead else []),
-                *self.timers,
-                *self.made,
-                *([self.phases] if self.phases else []),
-            ]
-        )
+        close_all([self.lead, *self.timers, *self.made, self.phases])  # None is skipped
         self.timers, self.made, self.lead, self.phases = [], [], None, None
 
 

@@ -54,14 +54,18 @@ class Resource:
     """Something a runtime must release: closed once, by its owner or by the runtime."""
 
     kind = "resource"
+    #: the pyACL call that releases it (on its device, if it has one)
+    release_call = ""
 
     def __init__(self, rt: Runtime, handle: int, device: int | None) -> None:
         self.rt, self.handle, self.device = rt, handle, device
         self.closed = False
         rt._track(self)
 
-    def _release(self) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def _release(self) -> None:
+        if self.device is not None:
+            self.rt.try_use(self.device)
+        self.rt.call(self.release_call, self.handle)
 
     def close(self) -> None:
         """Release now (idempotent). A release that fails (or is interrupted) leaves the
@@ -87,6 +91,7 @@ class DeviceBuffer(Resource):
     """Device memory from ``aclrtMalloc``; ``ptr`` is the device address."""
 
     kind = "device buffer"
+    release_call = "rt.free"
 
     def __init__(self, rt: Runtime, ptr: int, size: int, device: int, policy: int) -> None:
         self.size, self.policy = size, policy
@@ -100,9 +105,7 @@ class DeviceBuffer(Resource):
     def _release(self) -> None:
         for export in self.exports:  # the exporter closes its keys before it frees
             export.close()
-        assert self.device is not None
-        self.rt.try_use(self.device)
-        self.rt.call("rt.free", self.handle)
+        super()._release()
 
 
 class IpcExport(Resource):
@@ -145,6 +148,7 @@ class HostBuffer(Resource):
     """Pinned host memory from ``aclrtMallocHost``."""
 
     kind = "host buffer"
+    release_call = "rt.free_host"
 
     def __init__(self, rt: Runtime, ptr: int, size: int) -> None:
         self.size = size
@@ -154,29 +158,23 @@ class HostBuffer(Resource):
     def ptr(self) -> int:
         return self.handle
 
-    def _release(self) -> None:
-        self.rt.call("rt.free_host", self.handle)
-
 
 class Stream(Resource):
     """A stream of one device; copies enqueued on it run in order."""
 
     kind = "stream"
+    release_call = "rt.destroy_stream"
 
     def synchronize(self) -> None:
         """Block until everything enqueued so far has finished."""
         self.rt._call_ret("synchronize_stream", self.handle)
-
-    def _release(self) -> None:
-        assert self.device is not None
-        self.rt.try_use(self.device)
-        self.rt.call("rt.destroy_stream", self.handle)
 
 
 class Event(Resource):
     """An event of one device; record it on a stream of that device to take a timestamp."""
 
     kind = "event"
+    release_call = "rt.destroy_event"
 
     def record(self, stream: Stream) -> None:
         assert stream.device is not None
@@ -185,11 +183,6 @@ class Event(Resource):
 
     def synchronize(self) -> None:
         self.rt._call_ret("synchronize_event", self.handle)
-
-    def _release(self) -> None:
-        assert self.device is not None
-        self.rt.try_use(self.device)
-        self.rt.call("rt.destroy_event", self.handle)
 
 
 class PeerLinks(Resource):

@@ -69,3 +69,16 @@ def test_fractions_are_per_link_class_with_two_classes():
     assert fr.set_index(["host", "src", "dst"]).loc[("b", 1, 0), "fraction"] == pytest.approx(0.85)
     healthy = fr[~((fr.host == "b") & (fr.src == 1) & (fr.dst == 0))]
     assert healthy["fraction"].tolist() == pytest.approx([1.0] * 11)
+
+
+def test_verdict_rounds_its_numbers_to_six_decimals_and_keeps_the_link_direction():
+    from ascend_p2p_lab.fleet.analysis import FRACTION_COLUMNS, HOST_COLUMNS, verdict
+
+    row = ["sim-1", 2, 5, "HCCS", 1 << 20, 10.123456789, 20.0, 0.50617283945, None]
+    fractions = pd.DataFrame([row], columns=FRACTION_COLUMNS)
+    hosts = pd.DataFrame([["sim-1", "ok", 1, 1, 0.123456789, 0, "", ""]], columns=HOST_COLUMNS)
+    out = verdict(fractions, hosts)
+    (below,) = out["outliers"]
+    assert (below["src"], below["dst"]) == (2, 5)
+    assert below["bandwidth_GBps"] == 10.123457 and below["fraction"] == 0.506173
+    assert out["hosts"][0]["host_bound_share"] == 0.123457

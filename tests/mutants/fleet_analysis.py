@@ -26,4 +26,14 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_fleet.py::test_an_interrupted_fleet_says_130_in_its_text_and_json",
         ),
     ),
+    M(
+        "fleet.analysis.verdict_unrounded",
+        "fleet/analysis.py",
+        '"outliers": records(below, digits=6),',
+        '"outliers": records(below),',
+        "the fleet verdict's outliers written with every float digit (not 6 decimals)",
+        tests=(
+            "tests/fleet/test_analysis.py::test_verdict_rounds_its_numbers_to_six_decimals_and_keeps_the_link_direction",
+        ),
+    ),
 ]

@@ -15,8 +15,8 @@ MUTANTS: list[Mutant] = [
     M(
         "matrices.transposed",
         "matrices.py",
-        ("                        device_count=n,\n                    )"),
-        ("                        device_count=n,\n                    ).T"),
+        "frame = results.matrix(sel, size, value=value, **case, device_count=n)",
+        "frame = results.matrix(sel, size, value=value, **case, device_count=n).T",
         "a terminal/JSON matrix with rows and columns swapped",
     ),
     M(
