@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 import statistics
 import subprocess
 import sys
@@ -71,7 +72,18 @@ def _commands(pythonpath: str | None) -> list[str]:
         text=True,
         cwd=_CWD,
     )
-    return done.stdout.split()
+    if done.returncode == 0:
+        return done.stdout.split()
+    # an older tree (no parser.COMMANDS): the choices its --help lists, {a,b,...}
+    shown = subprocess.run(
+        [sys.executable, "-m", "ascend_p2p_lab.cli", "--help"],
+        env=env(pythonpath),
+        capture_output=True,
+        text=True,
+        cwd=_CWD,
+    )
+    found = re.search(r"\{([\w,-]+)\}", shown.stdout)
+    return found.group(1).split(",") if found else []
 
 
 def _wall(argv: list[str], pythonpath: str | None) -> float:
@@ -92,7 +104,7 @@ def _help_times(pythonpath: str | None, repeats: int) -> dict[str, Any]:
             times.setdefault(key, []).append(_wall(cmd, pythonpath))
     med = {k: statistics.median(v) for k, v in times.items()}
     base = med.pop("argparse")
-    slowest = max((k for k in med if k != "--help"), key=med.__getitem__)
+    slowest = max((k for k in med if k != "--help"), key=med.__getitem__, default="--help")
     return {
         "argparse_s": base,
         "help_s": med["--help"],
