@@ -293,15 +293,18 @@ def fit_latency_bandwidth(frame: Run, *, keep_host_bound: bool = False) -> pd.Da
         for k, n in numeric[bound].groupby(keys, dropna=False, sort=True).size().items()
     }
     summary = summarize(numeric[~bound])
-    groups: dict[tuple[str, ...], tuple[Any, pd.DataFrame]] = {
-        _group_id(k): (k, g)
-        for k, g in (summary.groupby(keys, dropna=False, sort=True) if len(summary) else [])
-    }
+    none = summary.iloc[:0]
+    parts: dict[tuple[str, ...], pd.DataFrame] = {}
+    groups: dict[tuple[str, ...], Any] = {}
+    if len(summary):  # each group's timed sizes, the groups in summary's order
+        timed = summary[summary["us_per_copy_median"].notna()]
+        parts = {_group_id(k): g for k, g in timed.groupby(keys, dropna=False, sort=True)}
+        groups = {_group_id(k): k for k in summary.groupby(keys, dropna=False).size().index}
     for gid, (key, _n) in left_out.items():
-        groups.setdefault(gid, (key, summary.iloc[:0]))
+        groups.setdefault(gid, key)
     rows = []
-    for gid, (key, part) in groups.items():  # summary's order, then those with none left
-        grp = part.dropna(subset=["us_per_copy_median"]) if len(part) else part
+    for gid, key in groups.items():  # summary's order, then those with none left
+        grp = parts.get(gid, none)
         dropped = left_out.get(gid, (key, 0))[1]
         if len(grp) < 2:
             if dropped:  # no figures: too few sizes left

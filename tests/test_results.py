@@ -532,3 +532,19 @@ def test_summary_failures_matrix_and_notes_of_hand_made_rows() -> None:
     assert results.inferred_notes(Run(frame, meta)) == {}  # no peer-off nor group row
     off = results.to_frame([_point_row(peer="off", bandwidth_GBps=1.0)])
     assert results.inferred_notes(Run(off, meta)) == {"peer_off_copy": "guessed"}
+
+
+def test_fit_skips_a_size_without_a_time_per_copy() -> None:
+    """A size whose copies are unknown has no time per copy: the fit uses the others,
+    and a pair left with one timed size gets no row (the group keeps its place)."""
+    run = host_bound_run()
+    frame = run.samples.assign(host_bound=False)
+    sizes = sorted(frame["size_bytes"].unique())
+    unknown = frame.assign(copies=frame["copies"].astype("Int64"))
+    unknown.loc[unknown["size_bytes"] == sizes[0], "copies"] = pd.NA
+    fit = results.fit_latency_bandwidth(unknown)
+    assert len(fit) == 1 and fit["sizes"].iloc[0] == len(sizes) - 1
+    assert np.isfinite(fit[["latency_us", "bandwidth_GBps"]].to_numpy()).all()
+    one_left = unknown.assign(copies=pd.Series(pd.NA, index=unknown.index, dtype="Int64"))
+    one_left.loc[one_left["size_bytes"] == sizes[-1], "copies"] = 1
+    assert results.fit_latency_bandwidth(one_left).empty

@@ -6,6 +6,13 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
+        "results.fit_untimed_sizes",
+        "results.py",
+        "for k, g in timed.groupby(keys, dropna=False, sort=True)",
+        "for k, g in summary.groupby(keys, dropna=False, sort=True)",
+        "the fit keeps sizes without a time per copy (NaN figures)",
+    ),
+    M(
         "results.inferred_always",
         "results.py",
         ("if touches is None or bool(touches(frame).fillna(False).any()):"),
