@@ -135,7 +135,9 @@ def test_processes_curves_are_drawn_per_initiator(processes_run, planned_report)
     assert {"heatmap_uni_on_p2p_pull.png", "heatmap_uni_on_p2p_push.png"} <= set(files)
 
 
-def test_report_on_imported_runs_writes_their_figures(tmp_path):
+def test_report_on_imported_runs_writes_their_figures(tmp_path, planned_report):
+    """Which figures each import's report gets (planned, not drawn: how they look is
+    tests/plots/, their real reports tests/acceptance/test_seams.py)."""
     run = imported(tmp_path, "dmi-a2-p2p-lowered-2to5.txt")
     assert main(["report", str(run)]) == 0
     listed = json.loads((run / "report.json").read_text())["files"]

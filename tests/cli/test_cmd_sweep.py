@@ -52,7 +52,9 @@ A2, A3 = "atlas800t-a2", "atlas800t-a3"
 PRESET = "atlas800t-a2"
 
 
-def test_sweep_writes_a_run_and_report_reads_it(capsys, tmp_path) -> None:
+def test_sweep_writes_a_run_and_report_reads_it(capsys, tmp_path, planned_report) -> None:
+    """A sweep's run folder, read back by report (its figures planned, not drawn: a
+    sweep's real report is tests/acceptance/test_seams.py's)."""
     out_dir = tmp_path / "run"
     code, out, _ = run_cli(
         capsys,

@@ -106,7 +106,10 @@ def test_a_run_that_stops_early_counts_the_points_it_never_reached(
 
 
 # --------------------------------------------------------------------- run folders
-def test_sweep_refuses_a_folder_holding_a_run_unless_overwrite(capsys, tmp_path) -> None:
+def test_sweep_refuses_a_folder_holding_a_run_unless_overwrite(
+    capsys, tmp_path, planned_report
+) -> None:
+    """The report's figures (planned, written empty) go with the run --overwrite replaces."""
     out = tmp_path / "r"
     base = ["sweep", "--backend", "sim", "--pairs", "0-1", *CLI_QUICK, "--out", str(out)]
     assert run_cli(capsys, *base)[0] == 0

@@ -163,7 +163,10 @@ def test_what_a_worker_did_instead_of_a_missing_call_is_said() -> None:
     assert "acl.rt.stream_wait_event" in run.meta.fallbacks
 
 
-def test_the_demo_simulates_in_one_process_per_idle_core(monkeypatch, tmp_path, capsys) -> None:
+def test_the_demo_simulates_in_one_process_per_idle_core(
+    monkeypatch, tmp_path, capsys, planned_report
+) -> None:
+    """Two idle cores: two processes (the report planned, not drawn: not what is tested)."""
     import json
 
     from ascend_p2p_lab import forking

@@ -97,8 +97,8 @@ def result_rows(draw: st.DrawFn) -> list[dict[str, Any]]:
     return rows
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
+#: a run's rows and its run.json's "extra" notes, drawn
+_RUN = (
     result_rows(),
     st.dictionaries(
         st.text(max_size=5),
@@ -106,9 +106,29 @@ def result_rows(draw: st.DrawFn) -> list[dict[str, Any]]:
         max_size=3,
     ),
 )
+_QUICK = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_LONG = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_QUICK
+@given(*_RUN)
 def test_save_then_load_gives_the_same_frame(
     rows: list[dict[str, Any]], extra: dict[str, Any]
 ) -> None:
+    """A few runs (each a Parquet and a CSV round trip; 300 under ``-m slow``)."""
+    _save_then_load(rows, extra)
+
+
+@pytest.mark.slow
+@_LONG
+@given(*_RUN)
+def test_save_then_load_300_runs(rows: list[dict[str, Any]], extra: dict[str, Any]) -> None:
+    _save_then_load(rows, extra)
+
+
+def _save_then_load(rows: list[dict[str, Any]], extra: dict[str, Any]) -> None:
+    """Saved and loaded back, a run is the same frame, its run.json says so; without the
+    Parquet file the CSV reads back the same but for empty strings (missing)."""
     meta = RunMeta.from_dict({"run_id": "r1", "params": {"sizes": [4096]}, "extra": extra})
     frame = Run(to_frame(rows), meta).frame()  # a note called "extra" too
     with tempfile.TemporaryDirectory() as tmp:
