@@ -98,6 +98,18 @@ def run_once(tree: Path) -> dict[str, Any]:
     }
 
 
+def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One tree's rounds: each, the median wall and CPU, the worst exit, the last counts."""
+    return {
+        "runs": runs,
+        "wall_s": statistics.median(r["wall_s"] for r in runs),
+        "cpu_s": statistics.median(r["cpu_s"] for r in runs),
+        "returncode": max(r["returncode"] for r in runs),
+        "summary": runs[-1]["summary"],
+        "counts": runs[-1]["counts"],
+    }
+
+
 def measure_suite(repeats: int = 1, baseline: str | None = None) -> dict[str, Any]:
     """The README's ``python -m pytest``, ``repeats`` times; with a baseline tree,
     alternately with it (the same number of runs each)."""
@@ -112,22 +124,10 @@ def measure_suite(repeats: int = 1, baseline: str | None = None) -> dict[str, An
     out: dict[str, Any] = {
         "status": "measured",
         "command": "python " + " ".join(COMMAND),
-        "runs": a,
-        "wall_s": statistics.median(r["wall_s"] for r in a),
-        "cpu_s": statistics.median(r["cpu_s"] for r in a),
-        "returncode": max(r["returncode"] for r in a),
-        "summary": a[-1]["summary"],
-        "counts": a[-1]["counts"],
+        **_medians(a),
         "kernels_import": imported,
     }
     if b := pair["before"]:
-        out["before"] = {
-            "runs": b,
-            "wall_s": statistics.median(r["wall_s"] for r in b),
-            "cpu_s": statistics.median(r["cpu_s"] for r in b),
-            "returncode": max(r["returncode"] for r in b),
-            "summary": b[-1]["summary"],
-            "counts": b[-1]["counts"],
-        }
+        out["before"] = _medians(b)
         out["ratio"], out["cpu_ratio"] = pair["ratio"], pair["cpu_ratio"]
     return out

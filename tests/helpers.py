@@ -1329,3 +1329,15 @@ QUICK_6: dict[str, Any] = {
 # ---------------------------------------------------------------- feature detection
 def _without(rt: Any, name: str) -> None:
     delattr(rt.acl.rt, name)
+
+
+#: the machine a benchmarks results.json describes (benchmarks/writeup's tests)
+BENCH_MACHINE = {
+    "cpu": "x",
+    "cores": 2,
+    "ram_gib": 1,
+    "platform": "p",
+    "python": "3",
+    "numpy": "1",
+    "pandas": "2",
+}

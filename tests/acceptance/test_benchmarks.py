@@ -15,6 +15,7 @@ import firstrun  # noqa: E402
 import run  # noqa: E402
 import suite  # noqa: E402
 import writeup  # noqa: E402
+from helpers import BENCH_MACHINE as MACHINE  # noqa: E402
 
 
 def test_only_picks_names_and_groups_in_order():
@@ -76,15 +77,7 @@ def _first(wall: float, cpu: float) -> dict:
 
 def test_results_md_puts_each_number_beside_its_target():
     res = {
-        "machine": {
-            "cpu": "x",
-            "cores": 2,
-            "ram_gib": 1,
-            "platform": "p",
-            "python": "3",
-            "numpy": "1",
-            "pandas": "2",
-        },
+        "machine": MACHINE,
         "demo_a2": _first(7.5, 7.0),
         "demo_a3": _first(30.0, 29.0),
         "report": {
@@ -167,15 +160,7 @@ def test_results_md_gives_the_suites_ratio_and_its_rounds():
         "load": 2.0,
     }
     res = {
-        "machine": {
-            "cpu": "x",
-            "cores": 2,
-            "ram_gib": 1,
-            "platform": "p",
-            "python": "3",
-            "numpy": "1",
-            "pandas": "2",
-        },
+        "machine": MACHINE,
         "suite": {
             **_first(0, 0),
             "status": "measured",

@@ -14,6 +14,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import collectives as bench  # noqa: E402
 import writeup  # noqa: E402
+from helpers import BENCH_MACHINE as MACHINE  # noqa: E402
 
 
 def test_the_dashboard_runs_the_collective_chosen() -> None:
@@ -65,15 +66,7 @@ def test_results_md_has_the_collectives_line() -> None:
         "host_bound": 0,
     }
     res = {
-        "machine": {
-            "cpu": "x",
-            "cores": 2,
-            "ram_gib": 1,
-            "platform": "p",
-            "python": "3",
-            "numpy": "1",
-            "pandas": "2",
-        },
+        "machine": MACHINE,
         "collectives": {
             "wall_s": 12.5,
             "cpu_s": 20.0,
