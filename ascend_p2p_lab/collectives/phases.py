@@ -300,17 +300,22 @@ def missing(coll: Collective) -> list[str]:
     return problems
 
 
-def received_bytes(coll: Collective, end: str = "dst") -> dict[int, int]:
-    """Bytes each rank receives over all phases (sends, with ``end="src"``)."""
+def _bytes_by_rank(coll: Collective, end: str) -> dict[int, int]:
+    """Bytes each rank moves over all phases, counted at each move's ``end`` (src or dst)."""
     out = dict.fromkeys(coll.ranks, 0)
     for m in (m for p in coll.phases for m in p.moves):
         out[getattr(m, end)] += m.nbytes
     return out
 
 
+def received_bytes(coll: Collective) -> dict[int, int]:
+    """Bytes each rank receives over all phases."""
+    return _bytes_by_rank(coll, "dst")
+
+
 def sent_bytes(coll: Collective) -> dict[int, int]:
     """Bytes each rank sends over all phases."""
-    return received_bytes(coll, "src")
+    return _bytes_by_rank(coll, "src")
 
 
 def pairs_used(coll: Collective) -> set[tuple[int, int]]:
