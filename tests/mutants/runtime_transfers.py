@@ -16,7 +16,7 @@ MUTANTS: list[Mutant] = [
     M(
         "runtime.transfers.staged_no_record",
         "runtime/transfers.py",
-        '                call("record_event", relay.handle, s_src.handle),\n',
+        '                (record, "rt.record_event", (relay.handle, s_src.handle), None),\n',
         "",
         "the staged fast path skips the relay event's record",
         tests=("tests/runtime/test_runtime.py",),
