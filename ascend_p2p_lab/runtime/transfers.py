@@ -19,7 +19,7 @@ from typing import Any
 
 from ..codes import EventFlag, MallocPolicy, MemcpyKind
 from .capabilities import FALLBACKS
-from .errors import AclError
+from .errors import AclError, MissingCall
 from .resources import DeviceBuffer, Event, HostBuffer, Resource, Stream
 
 
@@ -137,9 +137,14 @@ class Transfers:
         ret, which is raised). On the simulator the repeats are queued at once
         (``acl.simulator.repeat_copy``: the same results, to the bit).
         """
-        assert stream.device is not None
-        self.use(stream.device)
-        memcpy_async = self._fn("rt.memcpy_async")
+        dev = stream.device
+        assert dev is not None
+        if getattr(self._tls, "current", None) != dev:  # use(), its first test inlined
+            self.use(dev)
+        try:  # _fn("rt.memcpy_async"), inlined
+            memcpy_async = self.acl.rt.memcpy_async
+        except AttributeError:
+            raise MissingCall("acl.rt.memcpy_async") from None
         args = (
             dst.ptr,
             dst.size,

@@ -6,6 +6,22 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
+        "runtime.transfers.enqueue_no_switch",
+        "runtime/transfers.py",
+        '        if getattr(self._tls, "current", None) != dev:  # use(), its first test inlined\n',
+        "        if False:\n",
+        "enqueue_copies never makes the stream's device current",
+        tests=("tests/runtime/test_runtime.py", "tests/measure/test_timing.py"),
+    ),
+    M(
+        "runtime.transfers.enqueue_missing_call_unnamed",
+        "runtime/transfers.py",
+        '            raise MissingCall("acl.rt.memcpy_async") from None\n',
+        "            raise\n",
+        "a pyACL without memcpy_async gives an AttributeError, not the missing call",
+        tests=("tests/runtime/test_transfers.py",),
+    ),
+    M(
         "runtime.transfers.staged_tail_dropped",
         "runtime/transfers.py",
         "        for fn, name, args, dev in one * copies + tail:\n",
