@@ -331,8 +331,9 @@ class Transfers:
         """The bytes of several ``(offset, count)`` ranges of a buffer, joined: a device
         buffer's copied into ``staging`` one after another (an ``aclrtMemcpy`` each) and
         read back once; a host buffer's read in place."""
-        if any(off < 0 or n < 0 or off + n > buf.size for off, n in ranges):
-            raise ValueError(f"a range of {list(ranges)} is outside a {buf.size}-byte buffer")
+        size = buf.size
+        if any(off < 0 or n < 0 or off + n > size for off, n in ranges):
+            raise ValueError(f"a range of {list(ranges)} is outside a {size}-byte buffer")
         if isinstance(buf, HostBuffer):
             return b"".join(self.acl.util.ptr_to_bytes(buf.ptr + off, n) for off, n in ranges)
         total = sum(n for _, n in ranges)
@@ -341,8 +342,9 @@ class Transfers:
         assert buf.device is not None
         self.use(buf.device)
         memcpy, at, d2h = self._fn("rt.memcpy"), 0, _KINDS[(False, True)]  # bound once
+        to, room, base = staging.ptr, staging.size, buf.ptr
         for off, n in ranges:
-            args = (staging.ptr + at, staging.size - at, buf.ptr + off, n, d2h)
+            args = (to + at, room - at, base + off, n, d2h)
             out = memcpy(*args)
             if out:
                 self._outcome("rt.memcpy", args, out)

@@ -75,8 +75,8 @@ MUTANTS: list[Mutant] = [
     M(
         "runtime.transfers.read_ranges_overlap",
         "runtime/transfers.py",
-        "            args = (staging.ptr + at, staging.size - at, buf.ptr + off, n, d2h)\n",
-        "            args = (staging.ptr, staging.size, buf.ptr + off, n, d2h)\n",
+        "            args = (to + at, room - at, base + off, n, d2h)\n",
+        "            args = (to, room, base + off, n, d2h)\n",
         "every range read back into the same place: the last one read as all",
         ("tests/runtime/test_transfers.py", "tests/measure/test_buffers.py"),
     ),
