@@ -89,7 +89,7 @@ def summarize(frame: Run) -> pd.DataFrame:
     frame = samples_of(frame)
     if frame.empty:
         return pd.DataFrame(columns=[*POINT_KEYS, "samples", "bandwidth_GBps_median"])
-    df = frame.copy()
+    df = frame[[*dict.fromkeys([*POINT_KEYS, *_SUMMARIZED])]].copy()  # only what it reads
     df["us_per_copy"] = df["elapsed_us"] / df["copies"].astype("float64")
     # verified: True when every checked sample passed, False if any failed, NA if none
     # was checked (min over 1.0/0.0 floats, NaN for unchecked)
@@ -126,6 +126,18 @@ def summarize(frame: Run) -> pd.DataFrame:
     ]
     out = out.reset_index()
     return out
+
+
+#: The columns :func:`summarize` reads besides the point's keys.
+_SUMMARIZED = (
+    "bandwidth_GBps",
+    "elapsed_us",
+    "copies",
+    "verified",
+    "error",
+    "host_bound",
+    "nominal_GBps",
+)
 
 
 def failures(frame: Run) -> pd.DataFrame:
@@ -220,6 +232,9 @@ def matrix(
     run = Run.of(frame)
     frame = run.samples
     pattern = _pattern_for(frame, value, pattern)
+    # the rows are filtered several times: only the columns read below are carried
+    wanted = ["pattern", "direction", "peer", "initiator", "path", "size_bytes", "src", "dst"]
+    frame = frame[[c for c in dict.fromkeys([*wanted, value]) if c in frame.columns]]
     df = frame[
         (frame["pattern"].isin([pattern, LOCAL_PATTERN])) & (frame["direction"] == direction)
     ]
@@ -293,32 +308,34 @@ def fit_latency_bandwidth(frame: Run, *, keep_host_bound: bool = False) -> pd.Da
         for k, n in numeric[bound].groupby(keys, dropna=False, sort=True).size().items()
     }
     summary = summarize(numeric[~bound])
-    none = summary.iloc[:0]
-    parts: dict[tuple[str, ...], pd.DataFrame] = {}
+    at: dict[tuple[str, ...], Any] = {}  # each group's timed sizes: their rows in timed
     groups: dict[tuple[str, ...], Any] = {}
-    if len(summary):  # each group's timed sizes, the groups in summary's order
+    if len(summary):  # the groups in summary's order
         timed = summary[summary["us_per_copy_median"].notna()]
-        parts = {_group_id(k): g for k, g in timed.groupby(keys, dropna=False, sort=True)}
+        found = timed.groupby(keys, dropna=False, sort=True).indices
+        at = {_group_id(k): found[k] for k in found}
+        sizes = timed["size_bytes"].to_numpy(float, na_value=np.nan)
+        times = timed["us_per_copy_median"].to_numpy(float)
+        nominals = timed["nominal_GBps"]
         groups = {_group_id(k): k for k in summary.groupby(keys, dropna=False).size().index}
     for gid, (key, _n) in left_out.items():
         groups.setdefault(gid, key)
     rows = []
     for gid, key in groups.items():  # summary's order, then those with none left
-        grp = parts.get(gid, none)
+        pos = at.get(gid, ())
         dropped = left_out.get(gid, (key, 0))[1]
-        if len(grp) < 2:
+        if len(pos) < 2:
             if dropped:  # no figures: too few sizes left
                 figures = dict.fromkeys(FIT_COLUMNS[:4], math.nan)
-                row = {**figures, "sizes": len(grp), "host_bound_left_out": dropped}
+                row = {**figures, "sizes": len(pos), "host_bound_left_out": dropped}
                 rows.append({**dict(zip(keys, key)), **row})
             continue
-        x = grp["size_bytes"].to_numpy(float)
-        y = grp["us_per_copy_median"].to_numpy(float)
+        x, y = sizes[pos], times[pos]
         w = 1.0 / y
         a = np.vstack([np.ones_like(x), x]).T * w[:, None]
         (lat, slope), *_ = np.linalg.lstsq(a, y * w, rcond=None)
         bw = 1.0 / slope / 1e3 if slope > 0 else math.nan
-        nominal = float(grp["nominal_GBps"].iloc[0]) if "nominal_GBps" in grp else math.nan
+        nominal = float(nominals.iloc[pos[0]])
         rows.append(
             {
                 **dict(zip(keys, key)),
@@ -326,7 +343,7 @@ def fit_latency_bandwidth(frame: Run, *, keep_host_bound: bool = False) -> pd.Da
                 "bandwidth_GBps": bw,
                 "nominal_GBps": nominal,
                 "efficiency": bw / nominal if nominal else math.nan,
-                "sizes": len(grp),
+                "sizes": len(pos),
                 "host_bound_left_out": dropped,
             }
         )

@@ -548,3 +548,42 @@ def test_fit_skips_a_size_without_a_time_per_copy() -> None:
     one_left = unknown.assign(copies=pd.Series(pd.NA, index=unknown.index, dtype="Int64"))
     one_left.loc[one_left["size_bytes"] == sizes[-1], "copies"] = 1
     assert results.fit_latency_bandwidth(one_left).empty
+
+
+def test_matrix_keeps_the_copies_one_side_issued() -> None:
+    """Pulls and pushes of the same pair at the same size: ``initiator`` picks one side's,
+    the local copies on the diagonal stay (the matrix reads only the columns it needs)."""
+    rows = [
+        _point_row(initiator="dst", bandwidth_GBps=10.0),
+        _point_row(initiator="src", bandwidth_GBps=40.0),
+        _point_row(pattern="local", path="local", dst=0, initiator="src", bandwidth_GBps=99.0),
+    ]
+    frame = results.to_frame(rows)
+    pull = results.matrix(frame, device_count=2, initiator="dst")
+    push = results.matrix(frame, device_count=2, initiator="src")
+    assert (pull.loc[0, 1], push.loc[0, 1]) == (10.0, 40.0)
+    assert pull.loc[0, 0] == push.loc[0, 0] == 99.0 and math.isnan(push.loc[1, 0])
+
+
+def test_fit_of_each_pair_is_its_own_sizes() -> None:
+    """Three pairs of different latency and bandwidth, an untimed size in the first: each
+    fit recovers its own pair's figures and nominal bandwidth (a fit that read another
+    pair's sizes, or the untimed row's place, would not)."""
+    truth = {(0, 1): (2.0, 20.0), (0, 2): (9.0, 7.0), (1, 0): (5.0, 50.0)}
+    rows = []
+    for (src, dst), (lat, gbps) in truth.items():
+        for size in (4096, 1 << 16, 1 << 20, 1 << 24):
+            us = lat + size / (gbps * 1e3)  # time per copy
+            rows.append(
+                _point_row(src=src, dst=dst, size_bytes=size, copies=4, elapsed_us=4 * us)
+                | {"bandwidth_GBps": size / us / 1e3, "host_bound": False, "nominal_GBps": 2 * gbps}
+            )
+    frame = results.to_frame(rows)
+    frame["copies"] = frame["copies"].astype("Int64")
+    frame.loc[(frame["dst"] == 1) & (frame["size_bytes"] == 1 << 16), "copies"] = pd.NA
+    fit = results.fit_latency_bandwidth(frame).set_index(["src", "dst"])
+    assert fit.loc[(0, 1), "sizes"] == 3 and fit.loc[(0, 2), "sizes"] == 4
+    for pair, (lat, gbps) in truth.items():
+        assert fit.loc[pair, "latency_us"] == pytest.approx(lat, rel=1e-6)
+        assert fit.loc[pair, "bandwidth_GBps"] == pytest.approx(gbps, rel=1e-6)
+        assert fit.loc[pair, "nominal_GBps"] == 2 * gbps

@@ -110,7 +110,7 @@ class BufferPool:
         """Zero the first size bytes of a receive buffer (of host memory: the ranges
         :meth:`verify` reads, which is all a check sees)."""
         if isinstance(buf, HostBuffer):
-            for off, n in checked_ranges(size):
+            for off, n in _checked(size):
                 self.rt.write(buf, bytes(n), offset=off)
         else:
             self.rt.memset(buf, 0, size)
@@ -122,7 +122,7 @@ class BufferPool:
         block = pattern_block(src_device)
         if self._check is None:
             self._check = self.rt.host_buffer(PATTERN_BYTES)
-        ranges = checked_ranges(size)
+        ranges = _checked(size)
         got, at = memoryview(self.rt.read_ranges(dst, ranges, self._check)), 0
         for off, n in ranges:  # each range against the block where it falls, uncopied
             if not block.startswith(got[at : at + n], off % PATTERN_BYTES):
@@ -174,3 +174,9 @@ def checked_ranges(size: int) -> list[tuple[int, int]]:
         }
     )
     return [(off, CHECK_WINDOW) for off in offsets]
+
+
+@functools.lru_cache(maxsize=256)
+def _checked(size: int) -> tuple[tuple[int, int], ...]:
+    """:func:`checked_ranges`, kept per size (each point of a size reads the same)."""
+    return tuple(checked_ranges(size))

@@ -63,6 +63,8 @@ class Context:
     fallbacks: dict[str, str] = field(default_factory=dict)  # missing call -> what instead
     _emitted: set[tuple[str, int]] = field(default_factory=set)
     _slots: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: each slot's row prefix (:meth:`_prefix`), by the slot's id, with the slot and test
+    _prefixes: dict[int, tuple[Any, ...]] = field(default_factory=dict)
 
     def sizes_todo(self, test: Test) -> Iterator[int]:
         """The test's sizes not done yet; ticks the progress bar after each one. Each
@@ -184,6 +186,19 @@ class Context:
                 self.bar.update(1)
 
     def _row(self, test: Test, size: int, slot: dict[str, Any], **values: Any) -> dict[str, Any]:
+        made = self._prefixes.get(id(slot))
+        if made is None or made[1] is not test:  # the slot is kept in it: no other has its id
+            made = (slot, test, self._prefix(test, slot), "size_bytes" in slot)
+            self._prefixes[id(slot)] = made
+        row = made[2].copy()
+        if not made[3]:  # a slot's own size_bytes stands, as its items come after the size
+            row["size_bytes"] = size
+        row.update(values)
+        return row
+
+    def _prefix(self, test: Test, slot: dict[str, Any]) -> dict[str, Any]:
+        """What every row of a test's slot holds before its size and values, the columns
+        in row order (the size's place kept)."""
         row = {
             **self.base,
             **_EMPTY,
@@ -191,14 +206,13 @@ class Context:
             "direction": test.direction,
             "peer": test.peer,
             "path": test.path,
-            "size_bytes": size,
+            "size_bytes": None,
             "timing": self._timing(test),
             "test": test.name if test.values == TRANSFERS else None,
             "die_link": test.die_link or None,
             "die_split": math.nan if test.die_split is None else test.die_split,
         }
         row.update((k, v) for k, v in slot.items() if not k.startswith("_"))
-        row.update(values)
         return row
 
 

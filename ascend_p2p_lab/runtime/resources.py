@@ -177,9 +177,11 @@ class Event(Resource):
     release_call = "rt.destroy_event"
 
     def record(self, stream: Stream) -> None:
-        assert stream.device is not None
-        self.rt.use(stream.device)
-        self.rt._call_ret("record_event", self.handle, stream.handle)
+        rt, dev = self.rt, stream.device
+        assert dev is not None
+        if getattr(rt._tls, "current", None) != dev:  # use(), its first test inlined
+            rt.use(dev)
+        rt._call_ret("record_event", self.handle, stream.handle)
 
     def synchronize(self) -> None:
         self.rt._call_ret("synchronize_event", self.handle)

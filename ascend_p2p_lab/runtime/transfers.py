@@ -19,7 +19,7 @@ from typing import Any
 
 from ..codes import EventFlag, MallocPolicy, MemcpyKind
 from .capabilities import FALLBACKS
-from .errors import AclError
+from .errors import AclError, MissingCall
 from .resources import DeviceBuffer, Event, HostBuffer, Resource, Stream
 
 
@@ -137,9 +137,14 @@ class Transfers:
         ret, which is raised). On the simulator the repeats are queued at once
         (``acl.simulator.repeat_copy``: the same results, to the bit).
         """
-        assert stream.device is not None
-        self.use(stream.device)
-        memcpy_async = self._fn("rt.memcpy_async")
+        dev = stream.device
+        assert dev is not None
+        if getattr(self._tls, "current", None) != dev:  # use(), its first test inlined
+            self.use(dev)
+        try:  # _fn("rt.memcpy_async"), inlined
+            memcpy_async = self.acl.rt.memcpy_async
+        except AttributeError:
+            raise MissingCall("acl.rt.memcpy_async") from None
         args = (
             dst.ptr,
             dst.size,
@@ -189,50 +194,65 @@ class Transfers:
         assert s_src.device is not None and s_dst.device is not None
         if count > min(src.size, host.size, dst.size) or chunk <= 0:
             raise ValueError(f"{count} bytes in chunks of {chunk} do not fit the buffers")
-        copy = self._fn("rt.memcpy_async")
-
-        def call(name: str, *args: Any) -> tuple[Any, str, tuple[Any, ...], None]:
-            return (self._fn(f"rt.{name}"), f"rt.{name}", args, None)
-
-        tail = [call("synchronize_stream", s_dst.handle)] if synchronize else []
+        fn = self._fn
+        copy = fn("rt.memcpy_async")
+        tail = (
+            [(fn("rt.synchronize_stream"), "rt.synchronize_stream", (s_dst.handle,), None)]
+            if synchronize
+            else []
+        )
+        if wait_on_device:
+            record, wait = fn("rt.record_event"), fn("rt.stream_wait_event")
+            waits: tuple[Any, ...] = (record, wait)
+        else:
+            waits = (fn("rt.synchronize_stream"),)
         key = (copy, dst.ptr, dst.size, host.ptr, host.size, src.ptr, count, chunk)
         key += (s_src.handle, s_src.device, s_dst.handle, s_dst.device, relay.handle)
-        waits = ("record_event", "stream_wait_event") if wait_on_device else ("synchronize_stream",)
-        key += (wait_on_device, *(self._fn(f"rt.{name}") for name in waits))
+        key += (wait_on_device, *waits)
         kept = getattr(self, "_staged_kept", None)  # each sample repeats its point's program
         if kept is not None and kept[0] == key:
-            return self._run_program(kept[1], copies, tail)
+            return self._run_program(kept[1], copies, tail, kept[2])
         d2h, h2d = _KINDS[(False, True)], _KINDS[(True, False)]
         middle = (
             [
-                call("record_event", relay.handle, s_src.handle),
+                (record, "rt.record_event", (relay.handle, s_src.handle), None),
                 s_dst.device,
-                call("stream_wait_event", s_dst.handle, relay.handle),
+                (wait, "rt.stream_wait_event", (s_dst.handle, relay.handle), None),
             ]
             if wait_on_device
-            else [call("synchronize_stream", s_src.handle), s_dst.device]
+            else [(waits[0], "rt.synchronize_stream", (s_src.handle,), None), s_dst.device]
         )
         program: list[Any] = []  # a call (fn, name, args, None), or a device to switch to
+        h_ptr, h_size, s_ptr, d_ptr, d_size = host.ptr, host.size, src.ptr, dst.ptr, dst.size
+        down_on, up_on, s_dev = s_src.handle, s_dst.handle, s_src.device
         for off in range(0, count, chunk):
             m = min(chunk, count - off)
-            down = (host.ptr + off, host.size - off, src.ptr + off, m, d2h, s_src.handle)
-            up = (dst.ptr + off, dst.size - off, host.ptr + off, m, h2d, s_dst.handle)
-            program += [s_src.device, call("memcpy_async", *down), *middle]
-            program.append(call("memcpy_async", *up))
-        self._staged_kept = (key, program)
-        self._run_program(program, copies, tail)
+            down = (h_ptr + off, h_size - off, s_ptr + off, m, d2h, down_on)
+            up = (d_ptr + off, d_size - off, h_ptr + off, m, h2d, up_on)
+            program += [s_dev, (copy, "rt.memcpy_async", down, None), *middle]
+            program.append((copy, "rt.memcpy_async", up, None))
+        devices = sorted({s_src.device, s_dst.device})  # the program's switches
+        self._staged_kept = (key, program, devices)
+        self._run_program(program, copies, tail, devices)
 
-    def _run_program(self, program: list[Any], copies: int, tail: list[Any]) -> None:
+    def _run_program(
+        self, program: list[Any], copies: int, tail: list[Any], devices: Any = None
+    ) -> None:
         """Run ``program`` ``copies`` times, then ``tail`` once: each call with its ``ret``
         checked; each device made current as :meth:`use` would (nothing when it is; its
         cached context, else ``use`` itself). The simulator may compute it as one
-        operation (``acl.simulator.run_program``, when it has it; same results)."""
+        operation (``acl.simulator.run_program``, when it has it; same results).
+        ``devices``: the devices the program switches to, when the caller knows them."""
         switch = {}
-        for dev in {step for step in program if isinstance(step, int)}:
-            ctx = self._contexts.get(dev)
-            if ctx is None or not self.has("set_context"):
-                return self._run_slowly(program, copies, tail)
-            switch[dev] = (self._fn("rt.set_context"), "rt.set_context", (ctx,), dev)
+        if devices is None:
+            devices = {step for step in program if isinstance(step, int)}
+        if devices:
+            has_context = self.has("set_context")
+            for dev in devices:
+                ctx = self._contexts.get(dev)
+                if ctx is None or not has_context:
+                    return self._run_slowly(program, copies, tail)
+                switch[dev] = (self._fn("rt.set_context"), "rt.set_context", (ctx,), dev)
         kept = getattr(self, "_program_kept", None)
         if kept is not None and kept[0] is program and kept[1] == switch:
             one = kept[2]  # the same list: the simulator keeps what it made of it
@@ -311,8 +331,9 @@ class Transfers:
         """The bytes of several ``(offset, count)`` ranges of a buffer, joined: a device
         buffer's copied into ``staging`` one after another (an ``aclrtMemcpy`` each) and
         read back once; a host buffer's read in place."""
-        if any(off < 0 or n < 0 or off + n > buf.size for off, n in ranges):
-            raise ValueError(f"a range of {list(ranges)} is outside a {buf.size}-byte buffer")
+        size = buf.size
+        if any(off < 0 or n < 0 or off + n > size for off, n in ranges):
+            raise ValueError(f"a range of {list(ranges)} is outside a {size}-byte buffer")
         if isinstance(buf, HostBuffer):
             return b"".join(self.acl.util.ptr_to_bytes(buf.ptr + off, n) for off, n in ranges)
         total = sum(n for _, n in ranges)
@@ -321,8 +342,9 @@ class Transfers:
         assert buf.device is not None
         self.use(buf.device)
         memcpy, at, d2h = self._fn("rt.memcpy"), 0, _KINDS[(False, True)]  # bound once
+        to, room, base = staging.ptr, staging.size, buf.ptr
         for off, n in ranges:
-            args = (staging.ptr + at, staging.size - at, buf.ptr + off, n, d2h)
+            args = (to + at, room - at, base + off, n, d2h)
             out = memcpy(*args)
             if out:
                 self._outcome("rt.memcpy", args, out)

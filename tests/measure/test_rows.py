@@ -229,3 +229,26 @@ def test_a_host_staged_row_has_no_nominal_rate_and_a_direct_one_its_links() -> N
         hccs = rt.topology.link_classes["HCCS"].nominal_GBps
     nominal = run.samples.set_index("path")["nominal_GBps"]
     assert math.isnan(nominal["staged"]) and nominal.drop("staged").eq(hccs).all()
+
+
+def test_a_row_has_its_own_tests_columns_its_size_and_values_whatever_came_before() -> None:
+    """Rows share their slot's columns (made once per slot): a second test given the same
+    slot gets its own columns, each row its own size and values, and a row changed later
+    leaves the others as they were."""
+    from ascend_p2p_lab.measure.rows import Context
+    from ascend_p2p_lab.measure.spec import Sampling
+    from ascend_p2p_lab.patterns import make_test
+
+    ctx = Context(None, Sampling(sizes=(4096,)), None, {"run_id": "r"}, {})  # type: ignore
+    slot = {"src": 0, "dst": 1, "_members": [0]}
+    on = make_test("t", ["0->1"], 8)
+    off = on.at(peer="off", path="direct")
+    first = ctx._row(on, 4096, slot, sample=0, elapsed_us=2.0)
+    second = ctx._row(off, 8192, slot, sample=1)
+    second["pattern"] = "changed"
+    third = ctx._row(off, 16, slot, sample=2)
+    assert (second["peer"], second["path"], second["size_bytes"]) == ("off", "direct", 8192)
+    assert math.isnan(second["elapsed_us"]) and second["src"] == 0 and "_members" not in second
+    assert (first["peer"], first["elapsed_us"], first["size_bytes"]) == (on.peer, 2.0, 4096)
+    assert (third["pattern"], third["size_bytes"], third["sample"]) == (off.pattern, 16, 2)
+    assert list(first)[:2] == ["run_id", "copies"] and list(first) == list(third)

@@ -6,6 +6,14 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
+        "measure.buffers.kept_ranges_short",
+        "measure/buffers.py",
+        "    return tuple(checked_ranges(size))\n",
+        "    return tuple(checked_ranges(size))[:-1]\n",
+        "the ranges kept per size leave out the tail window: a short copy passes",
+        tests=("tests/measure/test_buffers.py",),
+    ),
+    M(
         "measure.buffers.same_pattern_everywhere",
         "measure/buffers.py",
         "np.random.default_rng(0xA5CE + device)",

@@ -6,6 +6,22 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
+        "measure.rows.prefix_shared",
+        "measure/rows.py",
+        "        row = made[2].copy()\n",
+        "        row = made[2]\n",
+        "every row of a slot is one dict: the last sample's values in all",
+        tests=("tests/measure/test_rows.py",),
+    ),
+    M(
+        "measure.rows.prefix_of_another_test",
+        "measure/rows.py",
+        "        if made is None or made[1] is not test:",
+        "        if made is None:",
+        "a slot's row columns stay those of the first test that used it",
+        tests=("tests/measure/test_rows.py",),
+    ),
+    M(
         "measure.rows.no_port_cap",
         "measure/rows.py",
         "for budget in topology_budgets(topo, a, b):",

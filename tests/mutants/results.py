@@ -6,10 +6,34 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
+        "results.fit_sizes_of_summary",
+        "results.py",
+        '        sizes = timed["size_bytes"].to_numpy(float, na_value=np.nan)\n',
+        '        sizes = summary["size_bytes"].to_numpy(float, na_value=np.nan)\n',
+        "the fit reads each group's sizes at its rows' places in the summary, not in the timed rows",
+        tests=("tests/test_results.py",),
+    ),
+    M(
+        "results.fit_first_nominal",
+        "results.py",
+        "        nominal = float(nominals.iloc[pos[0]])\n",
+        "        nominal = float(nominals.iloc[0])\n",
+        "every fitted group gets the first group's nominal bandwidth",
+        tests=("tests/test_results.py",),
+    ),
+    M(
+        "results.matrix_drops_initiator",
+        "results.py",
+        '    wanted = ["pattern", "direction", "peer", "initiator", "path", "size_bytes", "src", "dst"]\n',
+        '    wanted = ["pattern", "direction", "peer", "path", "size_bytes", "src", "dst"]\n',
+        "the matrix narrows the rows to columns without the initiator it filters on",
+        tests=("tests/test_results.py",),
+    ),
+    M(
         "results.fit_untimed_sizes",
         "results.py",
-        "for k, g in timed.groupby(keys, dropna=False, sort=True)",
-        "for k, g in summary.groupby(keys, dropna=False, sort=True)",
+        'timed = summary[summary["us_per_copy_median"].notna()]',
+        "timed = summary",
         "the fit keeps sizes without a time per copy (NaN figures)",
     ),
     M(

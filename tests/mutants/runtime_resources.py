@@ -6,6 +6,14 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
+        "runtime.resources.record_no_switch",
+        "runtime/resources.py",
+        '        if getattr(rt._tls, "current", None) != dev:  # use(), its first test inlined\n',
+        "        if False:\n",
+        "an event is recorded without making its stream's device current",
+        tests=("tests/runtime/test_runtime.py", "tests/measure/test_timing.py"),
+    ),
+    M(
         "runtime.resources.import_freed_not_closed",
         "runtime/resources.py",
         ('        self.rt.try_use(self.on)\n        self.rt.call("rt.ipc_mem_close", self.key)'),

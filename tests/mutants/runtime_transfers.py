@@ -6,6 +6,22 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
+        "runtime.transfers.enqueue_no_switch",
+        "runtime/transfers.py",
+        '        if getattr(self._tls, "current", None) != dev:  # use(), its first test inlined\n',
+        "        if False:\n",
+        "enqueue_copies never makes the stream's device current",
+        tests=("tests/runtime/test_runtime.py", "tests/measure/test_timing.py"),
+    ),
+    M(
+        "runtime.transfers.enqueue_missing_call_unnamed",
+        "runtime/transfers.py",
+        '            raise MissingCall("acl.rt.memcpy_async") from None\n',
+        "            raise\n",
+        "a pyACL without memcpy_async gives an AttributeError, not the missing call",
+        tests=("tests/runtime/test_transfers.py",),
+    ),
+    M(
         "runtime.transfers.staged_tail_dropped",
         "runtime/transfers.py",
         "        for fn, name, args, dev in one * copies + tail:\n",
@@ -16,7 +32,7 @@ MUTANTS: list[Mutant] = [
     M(
         "runtime.transfers.staged_no_record",
         "runtime/transfers.py",
-        '                call("record_event", relay.handle, s_src.handle),\n',
+        '                (record, "rt.record_event", (relay.handle, s_src.handle), None),\n',
         "",
         "the staged fast path skips the relay event's record",
         tests=("tests/runtime/test_runtime.py",),
@@ -59,8 +75,8 @@ MUTANTS: list[Mutant] = [
     M(
         "runtime.transfers.read_ranges_overlap",
         "runtime/transfers.py",
-        "            args = (staging.ptr + at, staging.size - at, buf.ptr + off, n, d2h)\n",
-        "            args = (staging.ptr, staging.size, buf.ptr + off, n, d2h)\n",
+        "            args = (to + at, room - at, base + off, n, d2h)\n",
+        "            args = (to, room, base + off, n, d2h)\n",
         "every range read back into the same place: the last one read as all",
         ("tests/runtime/test_transfers.py", "tests/measure/test_buffers.py"),
     ),

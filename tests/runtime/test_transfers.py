@@ -77,3 +77,22 @@ def test_a_refused_copy_in_enqueue_copies_is_raised() -> None:
             rt.enqueue_copies(b, a, 2 * MIB, s, 3)
         assert err.value.call == "acl.rt.memcpy_async"
         s.synchronize()
+
+
+def test_enqueue_copies_on_a_pyacl_without_memcpy_async_names_the_call() -> None:
+    """The one call the copies need, missing: MissingCall naming it (not an
+    AttributeError), and the stream's device is current as the copies before made it."""
+    from ascend_p2p_lab.runtime import MissingCall
+
+    with (
+        open_runtime("sim", announce=False) as rt,
+        rt.device_buffer(1, 4096) as a,
+        rt.device_buffer(1, 4096) as b,
+    ):
+        stream = rt.stream(1)
+        assert rt.enqueue_copies(b, a, 4096, stream, 2) >= 0
+        delattr(rt.acl.rt, "memcpy_async")
+        with pytest.raises(MissingCall, match=r"acl\.rt\.memcpy_async"):
+            rt.enqueue_copies(b, a, 4096, stream, 2)
+        assert rt.current_device() == 1
+        stream.close()
