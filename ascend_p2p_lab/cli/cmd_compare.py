@@ -319,19 +319,17 @@ def _print_below(result: pd.DataFrame, threshold: float) -> None:
     if below.empty:
         return
     print(f"\n{len(below)} points below {threshold:g} (src -> dst, direction, peer, size, ratio):")
-    for r in below.head(MAX_LISTED).itertuples(index=False):
-        what = (
-            f"lost ({r.run_error_kind})"
-            if pd.isna(r.run_GBps)
-            else f"{r.ratio:.2f} ({r.baseline_GBps:.1f} -> {r.run_GBps:.1f} GB/s)"
-        )
-        case = "" if r.pattern == PAIR_PATTERN else f"  {r.pattern}"
-        print(
-            f"  {_ends(r)}  {r.direction}  peer {r.peer} ({r.path})  "
-            f"{format_size(int(r.size_bytes))}  {what}{case}"
-        )
-    if len(below) > MAX_LISTED:
-        print(f"  ... and {len(below) - MAX_LISTED} more (--format json lists them all)")
+    _print_points(
+        below,
+        lambda r: (
+            (
+                f"lost ({r.run_error_kind})"
+                if pd.isna(r.run_GBps)
+                else f"{r.ratio:.2f} ({r.baseline_GBps:.1f} -> {r.run_GBps:.1f} GB/s)"
+            )
+            + ("" if r.pattern == PAIR_PATTERN else f"  {r.pattern}")
+        ),
+    )
 
 
 def _print_unmatched(missing: pd.DataFrame) -> None:
@@ -341,14 +339,18 @@ def _print_unmatched(missing: pd.DataFrame) -> None:
         return
     print(f"\n{len(missing)} points not compared: {_reasons(missing)}")
     # both sides without a bandwidth (refused with peer access off, say): counted only
-    missing = missing[missing["reason"] != "measured_in_neither"]
-    for r in missing.head(MAX_LISTED).itertuples(index=False):
+    _print_points(missing[missing["reason"] != "measured_in_neither"], lambda r: REASONS[r.reason])
+
+
+def _print_points(points: pd.DataFrame, what: Any) -> None:
+    """The first MAX_LISTED points, a line each ending in ``what(point)``."""
+    for r in points.head(MAX_LISTED).itertuples(index=False):
         print(
             f"  {_ends(r)}  {r.direction}  peer {r.peer} ({r.path})  "
-            f"{format_size(int(r.size_bytes))}  {REASONS[r.reason]}"
+            f"{format_size(int(r.size_bytes))}  {what(r)}"
         )
-    if len(missing) > MAX_LISTED:
-        print(f"  ... and {len(missing) - MAX_LISTED} more (--format json lists them all)")
+    if len(points) > MAX_LISTED:
+        print(f"  ... and {len(points) - MAX_LISTED} more (--format json lists them all)")
 
 
 def _write_figures(result: Comparison, out: Path, output: Output) -> list[Path]:
