@@ -61,17 +61,12 @@ def add_backend(
 ) -> None:
     """``--backend``, ``--preset`` | ``--topology`` (one server: both at once is exit 2),
     ``--seed``: the server to open; ``topology=None``: no ``--topology``."""
-    add_backend_choice(p, backend)
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None, help=backend)
     if topology is None:
         add_preset(p, preset)
     else:
         add_server(p, preset, topology)
     add_seed(p, seed)
-
-
-def add_backend_choice(p: argparse.ArgumentParser, help: str = BACKEND_HELP) -> None:
-    """``--backend auto|acl|sim``."""
-    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None, help=help)
 
 
 def add_server(
