@@ -101,15 +101,13 @@ def _exit_for(exc: Exception) -> int:
     if isinstance(exc, (UsageError, *_imported(_USAGE_ERRORS))):
         print(f"ascend-p2p-lab: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if isinstance(exc, (ValueError, TypeError, FileNotFoundError, *_imported(_INPUT_ERRORS))):
+    # OSError: a path that cannot be read or written (the runtime's errors are no OSError)
+    if isinstance(exc, (ValueError, TypeError, OSError, *_imported(_INPUT_ERRORS))):
         print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
         return EXIT_USAGE
     if isinstance(exc, _imported(_RUNTIME_ERRORS)):
         print(f"ascend-p2p-lab: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    if isinstance(exc, OSError):  # a path that cannot be read or written: one line
-        print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
-        return EXIT_USAGE
     # a bug: one line, and the traceback in a file
     if isinstance(exc, InternalError) and exc.__cause__ is not None:
         exc = exc.__cause__  # type: ignore[assignment]
