@@ -3,8 +3,7 @@ PASS/FAIL per item, for people and for CI.
 
 ``check [--criteria FILE] [--preset NAME | --topology FILE] ...`` measures only what the
 criteria need and judges every item; ``check --run DIR`` judges a run folder (own or
-imported) instead, measuring nothing. Exit status: 0 every item passed, 1 an item failed
-or a sample was lost, 2 bad input (before device work), 130 Ctrl-C.
+imported) instead, measuring nothing. Exit status: :data:`CHECK_EPILOG`.
 
 Example:
     $ ascend-p2p-lab check --criteria a2.toml --backend sim --topology my-a2.toml --junit-xml j.xml

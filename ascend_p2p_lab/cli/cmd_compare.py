@@ -2,10 +2,8 @@
 
 ``compare BASELINE RUN`` loads two run folders; ``compare --against-preset NAME RUN``
 re-runs RUN's sweep parameters (``run.json``'s ``params``, with its seed) on the
-simulated preset NAME and takes that as the baseline. The verdict is the exit status:
-0 when no point is below the threshold, 1 when one is (a point the baseline measured and
-the run lost counts as below), 2 for bad input (a missing folder, a bad threshold, runs
-with nothing in common).
+simulated preset NAME and takes that as the baseline. The verdict is the exit status
+(the epilog :func:`add` writes).
 
 Example:
     $ ascend-p2p-lab compare run-monday run-today --threshold 0.9

@@ -3,9 +3,7 @@
 ``fleet --scheduler ADDRESS [--hosts H ...]`` surveys the servers of a running Dask
 cluster (one worker per server); ``fleet --local N`` starts a simulated fleet of N
 worker processes, ``sim-0`` to ``sim-(N-1)``, with ``--degrade HOST:SRC-DST:FRACTION``
-faults. The exit status is the fleet's health: 0 healthy, 1 a link below the threshold,
-a failed host or a host that lost points, 2 bad input (also: Dask distributed not
-installed), 130 interrupted (the hosts back by then are kept).
+faults. The exit status is the fleet's health (:data:`FLEET_EXIT`).
 
 Example:
     $ ascend-p2p-lab fleet --local 4 --degrade sim-2:2-5:0.5 --format json

@@ -3,10 +3,7 @@
 ``import dmi FILE... --out DIR [--size SIZE] [--type KIND] [--card]`` and
 ``import hccl-test FILE... [--ranks N] [--op NAME] --out DIR`` parse every file first,
 then write one run folder (``run.folder.save``) that ``report``, ``compare`` and
-``calibrate`` read. Exit status: 0 written; 1 when the tool reported an error in its
-output (an ascend-dmi ``{"error": ...}``, even if it exited 0; its code is printed);
-2 for bad input (a file that is not such output, truncated, a matrix missing a row,
-a unit that does not parse; ``FILE:LINE: what``), with nothing written.
+``calibrate`` read. Exit status: :data:`IMPORT_EPILOG`.
 
 Example:
     $ ascend-p2p-lab import dmi p2p.txt topo.txt --size 256MiB --out run-dmi
