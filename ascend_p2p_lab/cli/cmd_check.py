@@ -28,7 +28,7 @@ from ..vocab import (
     WARN,
 )
 from . import options
-from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
+from .exitstatus import EXIT_USAGE, UsageError, bad_input, past_input_checks
 
 #: The command this module adds and runs.
 NAME = "check"
@@ -264,10 +264,8 @@ def run(args: argparse.Namespace) -> int:
         if (args.attempts, args.fail_at) != ONE_PASS:
             raise UsageError("--attempts and --fail-at measure again; check --run measures nothing")
         return _check_run(args)
-    try:
+    with bad_input():
         check_attempts(args.attempts, args.fail_at)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     criteria, named = _criteria(args)
     criteria = maybe_preflight(criteria, args)
     if args.die_link is not None:  # the A3's die links alone (check.dieitems)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..units import format_size
 from ..vocab import EXIT_FAILED, EXIT_OK
-from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
+from .exitstatus import EXIT_USAGE, UsageError, bad_input, past_input_checks
 from .options import add_format, add_out, add_topology, subcommand
 
 if TYPE_CHECKING:
@@ -50,10 +50,8 @@ def run(args: argparse.Namespace) -> int:
     from .collcompare import compare_collectives_cmd, has_collectives
     from .output import output_for
 
-    try:
+    with bad_input("--threshold: "):
         threshold = check_threshold(args.threshold)
-    except ValueError as exc:
-        raise UsageError(f"--threshold: {exc}") from None
     base_dir, run_dir = _folders(args)
     if args.out is not None:  # before any work: a verdict is never lost to the figures
         check_out_dir(args.out, overwrite=True)

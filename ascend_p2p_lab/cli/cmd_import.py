@@ -19,7 +19,7 @@ from typing import Any
 
 from ..units import parse_size
 from ..vocab import EXIT_FAILED, EXIT_OK
-from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
+from .exitstatus import EXIT_USAGE, bad_input, past_input_checks
 from .options import Parser, add_out, add_preset, subcommand
 
 #: The command this module adds and runs.
@@ -115,10 +115,8 @@ def run(args: argparse.Namespace) -> int:
         if args.tool == "dmi":
             size = None
             if args.size is not None:
-                try:
+                with bad_input("--size: "):
                     size = parse_size(args.size)
-                except ValueError as exc:
-                    raise UsageError(f"--size: {exc}") from None
             run = Run.of(
                 import_dmi(
                     args.files, size=size, kind=args.kind, card=args.card, preset=args.preset
