@@ -62,10 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.overwrite:
         raise UsageError(f"--out {args.out}: exists; pass --overwrite to replace it")
     check_out_file(args.out, "--out")
-    try:
+    with bad_input(kind=HistoryError):
         records = HistoryStore(args.db).read(host=args.host, model=args.model)
-    except HistoryError as exc:
-        raise UsageError(str(exc)) from None
     who = f"host {args.host}" if args.host is not None else f"model {args.model}"
     if records.empty:
         raise UsageError(f"{args.db}: no record of {who}")

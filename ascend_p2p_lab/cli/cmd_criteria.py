@@ -183,10 +183,8 @@ def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
             "--from-dmi-diagnosis: give the server's --preset or --topology "
             "(the link classes and peer access the diagnosis does not state)"
         )
-    try:
+    with bad_input("--from-dmi-diagnosis: ", ToolReportedError):
         rows = import_dmi(files, size=size)
-    except ToolReportedError as exc:
-        raise UsageError(f"--from-dmi-diagnosis: {exc}") from None
     names = ", ".join(f.name for f in files)
     extra = {} if size is None else {"size": size}
     criteria, left_out = criteria_from_thresholds(

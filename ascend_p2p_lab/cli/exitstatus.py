@@ -60,9 +60,9 @@ def past_input_checks() -> Iterator[None]:
 
 
 @contextmanager
-def bad_input(prefix: str = "") -> Iterator[None]:
-    """A ValueError inside is bad input: a UsageError saying ``prefix`` and its text."""
+def bad_input(prefix: str = "", kind: type[Exception] = ValueError) -> Iterator[None]:
+    """A ``kind`` error inside is bad input: a UsageError saying ``prefix`` and its text."""
     try:
         yield
-    except ValueError as exc:
+    except kind as exc:
         raise UsageError(f"{prefix}{exc}") from None
