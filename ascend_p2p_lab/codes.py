@@ -326,9 +326,6 @@ ACL_MEM_MALLOC_HUGE_FIRST_P2P = MallocPolicy.HUGE_FIRST_P2P
 # aclrtMemAttr
 HBM_ATTRS = frozenset({1, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17})
 
-# event flags
-ACL_EVENT_TIME_LINE = EventFlag.TIME_LINE
-
 # aclrtGetDevicesTopo bits
 TOPOLOGY_BITS: dict[str, int] = {
     "HCCS": 0x01,

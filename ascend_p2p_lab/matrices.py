@@ -413,8 +413,6 @@ def aggregate_values(run: Run) -> pd.DataFrame:
     per card pair, at the largest size measured: median over samples, the nominal rate,
     and for a value that is missing the reason (``kind``: the rows' ``error_kind``).
 
-    Columns: ``pattern, test, transfer, what, senders, receivers, direction, initiator,
-    link, size_bytes, samples, median_GBps, total_GBps, nominal_GBps, kind, reason``;
     ``what`` names the copy for people (``0->1``, ``host->4``, ``all`` for a test's
     aggregate, the group pair), ``senders``/``receivers`` a group or card pair's devices;
     ``total_GBps`` is a bidirectional point's both directions together (an import that

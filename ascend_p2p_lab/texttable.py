@@ -36,13 +36,6 @@ class Column:
     gap: str | None = None
 
 
-def _widths(rows: list[list[str]], columns: Sequence[Column]) -> list[int]:
-    return [
-        max([c.width, *(len(r[i]) for r in rows)]) if c.fit else c.width
-        for i, c in enumerate(columns)
-    ]
-
-
 def _line(cells: Sequence[str], columns: Sequence[Column], widths: list[int], sep: str) -> str:
     parts = []
     for i, (cell, col, width) in enumerate(zip(cells, columns, widths)):
@@ -67,7 +60,10 @@ def table_lines(
     for row in cells:
         if len(row) != len(columns):
             raise ValueError(f"a row of {len(row)} cells in a table of {len(columns)} columns")
-    widths = _widths(cells, columns)
+    widths = [
+        max([c.width, *(len(r[i]) for r in cells)]) if c.fit else c.width
+        for i, c in enumerate(columns)
+    ]
     out = [_line([c.head for c in columns], columns, widths, sep)] if header else []
     for row in cells:
         line = _line(row, columns, widths, sep)

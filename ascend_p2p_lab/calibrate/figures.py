@@ -120,11 +120,6 @@ def api_cost(frame: pd.DataFrame, origin: str) -> dict[str, Fit]:
     }
 
 
-def _fan_peers(devices: Sequence[int] | None, center: int, n: int) -> list[int]:
-    """The devices a fan-out from or to ``center`` copied with: the sweep's devices."""
-    return [int(d) for d in devices or range(n) if int(d) != center]
-
-
 def _per_leg_rates(rows: pd.DataFrame) -> list[tuple[str, int, float, str]]:
     """Per fan-out (pattern, center): the rate of its slowest leg and how it was found.
 
@@ -168,7 +163,8 @@ def port_limit(
     found = []
     for pattern, center, rate, kind in _per_leg_rates(rows):
         out = pattern == PUSH_FANOUT
-        legs = [links[(center, p) if out else (p, center)] for p in _fan_peers(devices, center, n)]
+        peers = [p for p in map(int, devices or range(n)) if p != center]  # the sweep's
+        legs = [links[(center, p) if out else (p, center)] for p in peers]
         switched = [bw for bw, sw in legs if sw]
         plain = [bw for bw, sw in legs if not sw]
         per_leg = rate / len(legs) if kind == AGGREGATE_ITEM else rate

@@ -242,11 +242,6 @@ def _class_figures(cls: str, part: pd.DataFrame, pattern: str, origin: str) -> d
     return figs
 
 
-def _one_size_rate(part: pd.DataFrame, lat: float) -> float:
-    """One size per pair and a latency known: the rate once the latency is taken out."""
-    return float((part["size_bytes"] / ((part["us_per_copy"] - lat) * _GB_PER_US)).median())
-
-
 def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
     """Bandwidth and latency per link class from the pair (else latency) pattern."""
     rows = _pair_rows(frame, PAIR_PATTERN)
@@ -279,7 +274,7 @@ def class_fits(frame: pd.DataFrame, origin: str) -> dict[str, dict[str, Fit]]:
         part = per_pair[per_pair["link"] == cls]
         if int(part["sizes"].max()) == 1 and pattern == PAIR_PATTERN:
             out[cls]["bandwidth_GBps"] = Fit(
-                _one_size_rate(part, lat),
+                float((part["size_bytes"] / ((part["us_per_copy"] - lat) * _GB_PER_US)).median()),
                 f"fitted from {origin}: median over {len(part)} ordered pairs of size / (time per "
                 "copy - latency) at the pair pattern's one size",
             )

@@ -361,11 +361,6 @@ class Criteria:
         return ValueError(what) if at is None else CriteriaError(*at, "topology.links", what)
 
 
-def empty_table() -> pd.DataFrame:
-    """A criteria table with no rows and the right columns."""
-    return pd.DataFrame({c: pd.Series(dtype=_dtype(c)) for c in TABLE_COLUMNS})
-
-
 def _dtype(column: str) -> str:
     if column in ("src", "dst", "device", "line", "size_bytes"):
         return "Int64"
@@ -375,7 +370,7 @@ def _dtype(column: str) -> str:
 def make_table(records: list[dict[str, Any]]) -> pd.DataFrame:
     """Criteria records (dicts with some of :data:`TABLE_COLUMNS`) as a typed table."""
     if not records:
-        return empty_table()
+        return pd.DataFrame({c: pd.Series(dtype=_dtype(c)) for c in TABLE_COLUMNS})
     frame = pd.DataFrame.from_records(records)
     for c in TABLE_COLUMNS:
         if c not in frame:

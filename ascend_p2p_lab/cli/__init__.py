@@ -1,26 +1,14 @@
-"""The ``ascend-p2p-lab`` command: presets, probe, topo, sweep, report, demo, compare,
-sim-path, calibrate, dashboard, fleet, import, criteria, check, patterns, run, collectives.
+"""The ``ascend-p2p-lab`` command; its commands are :data:`.parser.COMMANDS`, and every
+one exits with ``EXIT_STATUS`` (never a bare traceback).
 
-Exit status (every command; see ``EXIT_STATUS``): 0 when everything asked for was
-measured, 1 when a failure cost data points, 2 for bad input (before any device work),
-130 after Ctrl-C. Never a bare traceback.
-
-Inside: :mod:`.parser` (the grammar: ``COMMANDS``, the table of commands, each added by
-its own module), :mod:`.options` (the option groups commands share), :mod:`.exitstatus`
-(the exit statuses and their text, the errors that choose them), :mod:`.session` (open,
-work, close), :mod:`.runoutput` (what the commands that measure do with their run: paths
-checked, the run kept, saved, printed, reported), :mod:`.ipcsummary` (``sweep
---processes`` printed), :mod:`.collcompare` (``compare`` of a run of collectives),
-:mod:`.output` (table or JSON, decided once per command); then one module per command,
-``cmd_<name>.py``, owning its options and its run (none imports another):
-:mod:`.cmd_presets`, :mod:`.cmd_probe`, :mod:`.cmd_topo`, :mod:`.cmd_sim_path` (the
-server described), :mod:`.cmd_sweep`, :mod:`.cmd_report`, :mod:`.cmd_demo` (measured and
-reported), :mod:`.cmd_compare` (run vs run, or vs a preset), :mod:`.cmd_calibrate` (a twin
-from a run), :mod:`.cmd_dashboard` (the web app), :mod:`.cmd_fleet` (many servers on
-Dask), :mod:`.cmd_import` (ascend-dmi and hccl_test output in), :mod:`.cmd_criteria`,
-:mod:`.cmd_check` (the health check), :mod:`.cmd_patterns`, :mod:`.cmd_run` (tests as
-data), :mod:`.cmd_collectives` (HCCL's collectives as copies); :func:`main` maps each
-error to its one line and exit status.
+Inside: :mod:`.parser` (the grammar), :mod:`.options` (the option groups commands share),
+:mod:`.exitstatus` (the exit statuses and their text, the errors that choose them),
+:mod:`.session` (open, work, close), :mod:`.runoutput` (what the commands that measure do
+with their run: paths checked, the run kept, saved, printed, reported), :mod:`.ipcsummary`
+(``sweep --processes`` printed), :mod:`.collcompare` (``compare`` of a run of
+collectives), :mod:`.output` (table or JSON, decided once per command); then one module
+per command, ``cmd_<name>.py``, owning its options and its run (none imports another);
+:func:`main` maps each error to its one line and exit status.
 
 Example:
     $ ascend-p2p-lab probe --backend sim --preset atlas800t-a3 --format json
@@ -101,15 +89,13 @@ def _exit_for(exc: Exception) -> int:
     if isinstance(exc, (UsageError, *_imported(_USAGE_ERRORS))):
         print(f"ascend-p2p-lab: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if isinstance(exc, (ValueError, TypeError, FileNotFoundError, *_imported(_INPUT_ERRORS))):
+    # OSError: a path that cannot be read or written (the runtime's errors are no OSError)
+    if isinstance(exc, (ValueError, TypeError, OSError, *_imported(_INPUT_ERRORS))):
         print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
         return EXIT_USAGE
     if isinstance(exc, _imported(_RUNTIME_ERRORS)):
         print(f"ascend-p2p-lab: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    if isinstance(exc, OSError):  # a path that cannot be read or written: one line
-        print(f"ascend-p2p-lab: error: {exc}".splitlines()[0], file=sys.stderr)
-        return EXIT_USAGE
     # a bug: one line, and the traceback in a file
     if isinstance(exc, InternalError) and exc.__cause__ is not None:
         exc = exc.__cause__  # type: ignore[assignment]

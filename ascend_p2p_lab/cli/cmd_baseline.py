@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..vocab import BASELINE_TOLERANCE
-from .exitstatus import UsageError, past_input_checks
+from .exitstatus import UsageError, bad_input, past_input_checks
 from .options import add_out, subcommand
 
 #: The command this module adds and runs.
@@ -62,22 +62,18 @@ def run(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.overwrite:
         raise UsageError(f"--out {args.out}: exists; pass --overwrite to replace it")
     check_out_file(args.out, "--out")
-    try:
+    with bad_input(kind=HistoryError):
         records = HistoryStore(args.db).read(host=args.host, model=args.model)
-    except HistoryError as exc:
-        raise UsageError(str(exc)) from None
     who = f"host {args.host}" if args.host is not None else f"model {args.model}"
     if records.empty:
         raise UsageError(f"{args.db}: no record of {who}")
     model = args.model or records["model"].dropna().iloc[-1]
     if model not in list_presets():
         raise UsageError(f"{who}: its model {model!r} is no preset ({', '.join(list_presets())})")
-    try:
+    with bad_input():
         criteria, ids = baseline_criteria(
             records, model, who, runs=args.runs, tolerance=args.tolerance
         )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     with past_input_checks():
         args.out.write_text(to_toml(criteria))
         print(

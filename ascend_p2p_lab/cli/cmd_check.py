@@ -3,8 +3,7 @@ PASS/FAIL per item, for people and for CI.
 
 ``check [--criteria FILE] [--preset NAME | --topology FILE] ...`` measures only what the
 criteria need and judges every item; ``check --run DIR`` judges a run folder (own or
-imported) instead, measuring nothing. Exit status: 0 every item passed, 1 an item failed
-or a sample was lost, 2 bad input (before device work), 130 Ctrl-C.
+imported) instead, measuring nothing. Exit status: :data:`CHECK_EPILOG`.
 
 Example:
     $ ascend-p2p-lab check --criteria a2.toml --backend sim --topology my-a2.toml --junit-xml j.xml
@@ -29,7 +28,7 @@ from ..vocab import (
     WARN,
 )
 from . import options
-from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
+from .exitstatus import EXIT_USAGE, UsageError, bad_input, past_input_checks
 
 #: The command this module adds and runs.
 NAME = "check"
@@ -265,10 +264,8 @@ def run(args: argparse.Namespace) -> int:
         if (args.attempts, args.fail_at) != ONE_PASS:
             raise UsageError("--attempts and --fail-at measure again; check --run measures nothing")
         return _check_run(args)
-    try:
+    with bad_input():
         check_attempts(args.attempts, args.fail_at)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     criteria, named = _criteria(args)
     criteria = maybe_preflight(criteria, args)
     if args.die_link is not None:  # the A3's die links alone (check.dieitems)

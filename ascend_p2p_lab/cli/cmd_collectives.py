@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..units import parse_sizes
 from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS
 from . import options
-from .exitstatus import UsageError, past_input_checks
+from .exitstatus import bad_input, past_input_checks
 
 if TYPE_CHECKING:
     from .output import Output
@@ -101,10 +101,8 @@ def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]
 
     ops = check_operations(args.ops, args.algorithm, (COLLECTIVE_PATTERN,))
     assert ops is not None
-    try:
+    with bad_input("--sizes: "):
         sizes = parse_sizes(args.sizes)
-    except ValueError as exc:
-        raise UsageError(f"--sizes: {exc}") from None
     if args.out is not None:
         check_out_dir(args.out, overwrite=args.overwrite)
     links = load(args.links) if args.links is not None else None

@@ -2,10 +2,8 @@
 
 ``compare BASELINE RUN`` loads two run folders; ``compare --against-preset NAME RUN``
 re-runs RUN's sweep parameters (``run.json``'s ``params``, with its seed) on the
-simulated preset NAME and takes that as the baseline. The verdict is the exit status:
-0 when no point is below the threshold, 1 when one is (a point the baseline measured and
-the run lost counts as below), 2 for bad input (a missing folder, a bad threshold, runs
-with nothing in common).
+simulated preset NAME and takes that as the baseline. The verdict is the exit status
+(the epilog :func:`add` writes).
 
 Example:
     $ ascend-p2p-lab compare run-monday run-today --threshold 0.9
@@ -22,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..units import format_size
 from ..vocab import EXIT_FAILED, EXIT_OK
-from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
+from .exitstatus import EXIT_USAGE, UsageError, bad_input, past_input_checks
 from .options import add_format, add_out, add_topology, subcommand
 
 if TYPE_CHECKING:
@@ -52,10 +50,8 @@ def run(args: argparse.Namespace) -> int:
     from .collcompare import compare_collectives_cmd, has_collectives
     from .output import output_for
 
-    try:
+    with bad_input("--threshold: "):
         threshold = check_threshold(args.threshold)
-    except ValueError as exc:
-        raise UsageError(f"--threshold: {exc}") from None
     base_dir, run_dir = _folders(args)
     if args.out is not None:  # before any work: a verdict is never lost to the figures
         check_out_dir(args.out, overwrite=True)
@@ -319,19 +315,17 @@ def _print_below(result: pd.DataFrame, threshold: float) -> None:
     if below.empty:
         return
     print(f"\n{len(below)} points below {threshold:g} (src -> dst, direction, peer, size, ratio):")
-    for r in below.head(MAX_LISTED).itertuples(index=False):
-        what = (
-            f"lost ({r.run_error_kind})"
-            if pd.isna(r.run_GBps)
-            else f"{r.ratio:.2f} ({r.baseline_GBps:.1f} -> {r.run_GBps:.1f} GB/s)"
-        )
-        case = "" if r.pattern == PAIR_PATTERN else f"  {r.pattern}"
-        print(
-            f"  {_ends(r)}  {r.direction}  peer {r.peer} ({r.path})  "
-            f"{format_size(int(r.size_bytes))}  {what}{case}"
-        )
-    if len(below) > MAX_LISTED:
-        print(f"  ... and {len(below) - MAX_LISTED} more (--format json lists them all)")
+    _print_points(
+        below,
+        lambda r: (
+            (
+                f"lost ({r.run_error_kind})"
+                if pd.isna(r.run_GBps)
+                else f"{r.ratio:.2f} ({r.baseline_GBps:.1f} -> {r.run_GBps:.1f} GB/s)"
+            )
+            + ("" if r.pattern == PAIR_PATTERN else f"  {r.pattern}")
+        ),
+    )
 
 
 def _print_unmatched(missing: pd.DataFrame) -> None:
@@ -341,14 +335,18 @@ def _print_unmatched(missing: pd.DataFrame) -> None:
         return
     print(f"\n{len(missing)} points not compared: {_reasons(missing)}")
     # both sides without a bandwidth (refused with peer access off, say): counted only
-    missing = missing[missing["reason"] != "measured_in_neither"]
-    for r in missing.head(MAX_LISTED).itertuples(index=False):
+    _print_points(missing[missing["reason"] != "measured_in_neither"], lambda r: REASONS[r.reason])
+
+
+def _print_points(points: pd.DataFrame, what: Any) -> None:
+    """The first MAX_LISTED points, a line each ending in ``what(point)``."""
+    for r in points.head(MAX_LISTED).itertuples(index=False):
         print(
             f"  {_ends(r)}  {r.direction}  peer {r.peer} ({r.path})  "
-            f"{format_size(int(r.size_bytes))}  {REASONS[r.reason]}"
+            f"{format_size(int(r.size_bytes))}  {what(r)}"
         )
-    if len(missing) > MAX_LISTED:
-        print(f"  ... and {len(missing) - MAX_LISTED} more (--format json lists them all)")
+    if len(points) > MAX_LISTED:
+        print(f"  ... and {len(points) - MAX_LISTED} more (--format json lists them all)")
 
 
 def _write_figures(result: Comparison, out: Path, output: Output) -> list[Path]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..units import parse_size, parse_sizes
 from ..vocab import EXIT_OK
-from .exitstatus import UsageError, past_input_checks
+from .exitstatus import UsageError, bad_input, past_input_checks
 from .options import add_out, add_server, checked_fraction, subcommand
 
 #: The command this module adds and runs.
@@ -165,10 +165,8 @@ def _with_collectives(criteria: Any, args: argparse.Namespace, server: Any, frac
     if server is None:
         raise UsageError("--collectives: give the server's --preset or --topology")
     ops = check_operations(args.collectives, None, (COLLECTIVE_PATTERN,)) or ()
-    try:
+    with bad_input("--collective-sizes: "):
         sizes = parse_sizes(args.collective_sizes)
-    except ValueError as exc:
-        raise UsageError(f"--collective-sizes: {exc}") from None
     new = records(server, ops, sizes, fraction=fraction, basis=args.collective_basis)
     return dataclasses.replace(
         criteria, table=make_table([*criteria.table.to_dict("records"), *new])
@@ -185,10 +183,8 @@ def _from_diagnosis(files: list[Path], server: Any, size: int | None) -> Any:
             "--from-dmi-diagnosis: give the server's --preset or --topology "
             "(the link classes and peer access the diagnosis does not state)"
         )
-    try:
+    with bad_input("--from-dmi-diagnosis: ", ToolReportedError):
         rows = import_dmi(files, size=size)
-    except ToolReportedError as exc:
-        raise UsageError(f"--from-dmi-diagnosis: {exc}") from None
     names = ", ".join(f.name for f in files)
     extra = {} if size is None else {"size": size}
     criteria, left_out = criteria_from_thresholds(

@@ -3,9 +3,7 @@
 ``fleet --scheduler ADDRESS [--hosts H ...]`` surveys the servers of a running Dask
 cluster (one worker per server); ``fleet --local N`` starts a simulated fleet of N
 worker processes, ``sim-0`` to ``sim-(N-1)``, with ``--degrade HOST:SRC-DST:FRACTION``
-faults. The exit status is the fleet's health: 0 healthy, 1 a link below the threshold,
-a failed host or a host that lost points, 2 bad input (also: Dask distributed not
-installed), 130 interrupted (the hosts back by then are kept).
+faults. The exit status is the fleet's health (:data:`FLEET_EXIT`).
 
 Example:
     $ ascend-p2p-lab fleet --local 4 --degrade sim-2:2-5:0.5 --format json
@@ -24,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..units import format_size, parse_sizes
 from ..vocab import DEFAULT_PRESET, DEFAULT_SIZES
 from . import options
-from .exitstatus import UsageError, past_input_checks
+from .exitstatus import UsageError, bad_input, past_input_checks
 
 if TYPE_CHECKING:
     from .output import Output
@@ -152,10 +150,8 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], Any]:
         check_fleet_out(args.out, overwrite=args.overwrite)
     args.history_store = open_history(args)
     sweep_options = {"sizes": args.sizes, **sampling}
-    try:
+    with bad_input():
         check_attempts(args.attempts, args.fail_at)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     if args.criteria is None and (args.attempts, args.fail_at) != ONE_PASS:
         raise UsageError("--attempts and --fail-at measure failing items again: give --criteria")
     if args.criteria is not None:  # a bad file: exit 2 with FILE:LINE, before any cluster

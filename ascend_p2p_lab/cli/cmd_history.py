@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..texttable import Column, print_table
-from .exitstatus import UsageError, past_input_checks
+from .exitstatus import UsageError, bad_input, past_input_checks
 from .options import add_format, subcommand
 
 #: The command this module adds and runs.
@@ -78,10 +78,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.db.is_file():
         raise UsageError(f"{args.db}: no such history store")
     since = _since(args.since)
-    try:
+    with bad_input(kind=HistoryError):
         records = HistoryStore(args.db).read(host=args.host, since=since)
-    except HistoryError as exc:
-        raise UsageError(str(exc)) from None
     with past_input_checks():
         rule = DriftRule()
         table = trends(records, rule)

@@ -3,10 +3,7 @@
 ``import dmi FILE... --out DIR [--size SIZE] [--type KIND] [--card]`` and
 ``import hccl-test FILE... [--ranks N] [--op NAME] --out DIR`` parse every file first,
 then write one run folder (``run.folder.save``) that ``report``, ``compare`` and
-``calibrate`` read. Exit status: 0 written; 1 when the tool reported an error in its
-output (an ascend-dmi ``{"error": ...}``, even if it exited 0; its code is printed);
-2 for bad input (a file that is not such output, truncated, a matrix missing a row,
-a unit that does not parse; ``FILE:LINE: what``), with nothing written.
+``calibrate`` read. Exit status: :data:`IMPORT_EPILOG`.
 
 Example:
     $ ascend-p2p-lab import dmi p2p.txt topo.txt --size 256MiB --out run-dmi
@@ -22,7 +19,7 @@ from typing import Any
 
 from ..units import parse_size
 from ..vocab import EXIT_FAILED, EXIT_OK
-from .exitstatus import EXIT_USAGE, UsageError, past_input_checks
+from .exitstatus import EXIT_USAGE, bad_input, past_input_checks
 from .options import Parser, add_out, add_preset, subcommand
 
 #: The command this module adds and runs.
@@ -118,10 +115,8 @@ def run(args: argparse.Namespace) -> int:
         if args.tool == "dmi":
             size = None
             if args.size is not None:
-                try:
+                with bad_input("--size: "):
                     size = parse_size(args.size)
-                except ValueError as exc:
-                    raise UsageError(f"--size: {exc}") from None
             run = Run.of(
                 import_dmi(
                     args.files, size=size, kind=args.kind, card=args.card, preset=args.preset

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .exitstatus import UsageError, past_input_checks
+from .exitstatus import UsageError, bad_input, past_input_checks
 from .options import MAX_HISTORY_FIGURES, add_format, add_out, add_report_history, subcommand
 
 #: The command this module adds and runs.
@@ -49,10 +49,8 @@ def _history(args: argparse.Namespace, run_id: str | None) -> Any:
 
     if not args.history.is_file():
         raise UsageError(f"--history {args.history}: no such history store")
-    try:
+    with bad_input(kind=HistoryError):
         records = HistoryStore(args.history).read()
-    except HistoryError as exc:
-        raise UsageError(str(exc)) from None
     if run_id is None or not records["run_id"].eq(run_id).any():
         raise UsageError(
             f"--history {args.history}: no record of run {run_id} "

@@ -19,27 +19,6 @@ from .exitstatus import UsageError, past_input_checks
 NAME = "sweep"
 
 
-def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "pairs": args.pairs,
-        "devices": args.devices,
-        "sizes": args.sizes,
-        "direction": args.direction,
-        "peer": args.peer,
-        "initiator": args.initiator,
-        "patterns": None
-        if args.patterns is None
-        else tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
-        "groups": args.groups,
-        "timing": args.timing,
-        **options.sampled(args),
-        "verify": not args.no_verify,
-        "progress": not args.no_progress,
-        "checkpoint": args.checkpoint,
-        **options.die_link_kwargs(args),
-    }
-
-
 def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[str, Any]:
     """sweep --processes: one pair at a time, one way, peer access on, both initiators."""
     from ..schema import PAIR_PATTERN
@@ -71,7 +50,24 @@ def run(args: argparse.Namespace) -> int:
     from .session import run_session
 
     check_sweep_out(args)
-    kwargs = _sweep_kwargs(args)
+    kwargs = {
+        "pairs": args.pairs,
+        "devices": args.devices,
+        "sizes": args.sizes,
+        "direction": args.direction,
+        "peer": args.peer,
+        "initiator": args.initiator,
+        "patterns": None
+        if args.patterns is None
+        else tuple(p.strip() for p in args.patterns.split(",") if p.strip()),
+        "groups": args.groups,
+        "timing": args.timing,
+        **options.sampled(args),
+        "verify": not args.no_verify,
+        "progress": not args.no_progress,
+        "checkpoint": args.checkpoint,
+        **options.die_link_kwargs(args),
+    }
     history = open_history(args)
 
     if getattr(args, "processes", False):
@@ -97,24 +93,6 @@ def add(sub: Any) -> None:
     """``sweep``: its options."""
     p = options.subcommand(sub, NAME, "measure device-to-device copies over a range of sizes")
     options.add_backend(p)
-    _sweep_args(p)
-    options.add_die_link(p, "measure the pairs")
-    _processes_arg(p)
-    options.add_history(p)
-
-
-def _processes_arg(p: argparse.ArgumentParser) -> None:
-    """``sweep --processes`` (issue 23; measure/processes.py)."""
-    p.add_argument(
-        "--processes",
-        action="store_true",
-        help="also measure across processes: one worker per device exports its "
-        "buffers (IPC memory), each ordered pair pulled and pushed by the "
-        "other's process, beside the in-process rows (column process_mode)",
-    )
-
-
-def _sweep_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pairs",
         default="all",
@@ -181,3 +159,12 @@ def _sweep_args(p: argparse.ArgumentParser) -> None:
     options.add_verify(p)
     options.add_progress(p)
     options.add_format(p, "the summary and every N x N matrix")
+    options.add_die_link(p, "measure the pairs")
+    p.add_argument(  # issue 23; measure/processes.py
+        "--processes",
+        action="store_true",
+        help="also measure across processes: one worker per device exports its "
+        "buffers (IPC memory), each ordered pair pulled and pushed by the "
+        "other's process, beside the in-process rows (column process_mode)",
+    )
+    options.add_history(p)

@@ -25,7 +25,7 @@ from ..collectives.table import op_rows
 from ..collectives.versuslinks import compare_collectives, compare_text, links_model, predicted_on
 from ..run.folder import load
 from ..topology import list_presets, load_preset
-from .exitstatus import UsageError, past_input_checks
+from .exitstatus import UsageError, bad_input, past_input_checks
 from .output import Output
 from .session import load_topology
 
@@ -55,10 +55,8 @@ def _links_of(args: argparse.Namespace, base_dir: Path | None) -> tuple[Any, Any
             + (f"names no preset for the server's topology ({name})" if name else "names no server")
             + "; give its --topology FILE, or compare with --against-preset NAME"
         )
-    try:
+    with bad_input(f"{base_dir}: "):
         model = links_model(baseline.samples, topo)
-    except ValueError as exc:
-        raise UsageError(f"{base_dir}: {exc}") from None
     return topo, model, f"links measured in {base_dir}"
 
 
@@ -69,10 +67,8 @@ def compare_collectives_cmd(
     prediction and the link bound (table or JSON: ``out``); exit 1 when a point is below
     threshold x the prediction."""
     topo, model, source = _links_of(args, base_dir)
-    try:
+    with bad_input():
         table = compare_collectives(run.samples, topo, model)
-    except ValueError as exc:
-        raise UsageError(f"{exc}") from None
     with past_input_checks():
         below = table["ratio"] < threshold
         status = 1 if below.any() else 0

@@ -22,6 +22,7 @@ __all__ = [
     "EXIT_USAGE",
     "InternalError",
     "UsageError",
+    "bad_input",
     "past_input_checks",
 ]
 
@@ -56,3 +57,12 @@ def past_input_checks() -> Iterator[None]:
         yield
     except (ValueError, TypeError) as exc:
         raise InternalError(exc) from exc
+
+
+@contextmanager
+def bad_input(prefix: str = "", kind: type[Exception] = ValueError) -> Iterator[None]:
+    """A ``kind`` error inside is bad input: a UsageError saying ``prefix`` and its text."""
+    try:
+        yield
+    except kind as exc:
+        raise UsageError(f"{prefix}{exc}") from None

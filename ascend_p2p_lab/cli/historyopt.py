@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from ..history import HistoryError, HistoryStore, check_records, run_records
-from .exitstatus import UsageError
+from .exitstatus import bad_input
 
 
 def open_history(args: argparse.Namespace) -> Any:
@@ -30,10 +30,8 @@ def open_history(args: argparse.Namespace) -> Any:
     path = getattr(args, "history", None)
     if path is None:
         return None
-    try:
+    with bad_input(kind=HistoryError):
         return HistoryStore(path)
-    except HistoryError as exc:
-        raise UsageError(str(exc)) from None
 
 
 def _model(meta: Any) -> str | None:

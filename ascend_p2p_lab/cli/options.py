@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..vocab import DIE_LINK_CHOICES, MAX_SAMPLE_US, US_PER_MS
-from .exitstatus import EXIT_STATUS, UsageError
+from .exitstatus import EXIT_STATUS, UsageError, bad_input
 
 #: The longest sample --min-sample-ms may ask for (the sweep's own limit, in ms).
 MAX_SAMPLE_MS = MAX_SAMPLE_US / US_PER_MS
@@ -61,17 +61,12 @@ def add_backend(
 ) -> None:
     """``--backend``, ``--preset`` | ``--topology`` (one server: both at once is exit 2),
     ``--seed``: the server to open; ``topology=None``: no ``--topology``."""
-    add_backend_choice(p, backend)
+    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None, help=backend)
     if topology is None:
         add_preset(p, preset)
     else:
         add_server(p, preset, topology)
     add_seed(p, seed)
-
-
-def add_backend_choice(p: argparse.ArgumentParser, help: str = BACKEND_HELP) -> None:
-    """``--backend auto|acl|sim``."""
-    p.add_argument("--backend", choices=["auto", "acl", "sim"], default=None, help=help)
 
 
 def add_server(
@@ -144,10 +139,8 @@ def sample_ms(text: str) -> float:
 def checked_fraction(value: float) -> float:
     from ..check.derive import check_fraction
 
-    try:
+    with bad_input("--fraction: "):
         return check_fraction(value)
-    except ValueError as exc:
-        raise UsageError(f"--fraction: {exc}") from None
 
 
 def add_samples(

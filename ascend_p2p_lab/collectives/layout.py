@@ -54,10 +54,6 @@ class Layout:
         return self.data_bytes[device] + self.slot_bytes[device] + self.scratch_bytes[device]
 
 
-def _align(n: int) -> int:
-    return -(-n // SLICE_ALIGN) * SLICE_ALIGN
-
-
 def held(coll: Collective) -> dict[int, list[int]]:
     """The pieces each rank holds before the first phase (its own contribution, or the
     pieces it is the source of)."""
@@ -83,7 +79,7 @@ def layout(coll: Collective) -> Layout:
         at, here = 0, {}
         for k in sorted(touched[r]):
             here[k] = at
-            at += _align(coll.pieces[k].nbytes)
+            at += -(-coll.pieces[k].nbytes // SLICE_ALIGN) * SLICE_ALIGN
         offsets[r], data[r] = here, at
     slots: dict[tuple[int, int], int] = {}
     passes: dict[tuple[int, int], tuple[int, int]] = {}

@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from datetime import datetime, timezone
 from typing import Any
 
 from ..vocab import FAIL, PASS, WARN
-from .verdicts import Verdict, reason_text
+from .verdicts import Verdict, reason_text, run_tool
 
 CONDITION_TYPE = "AscendP2PHealthy"
 TAINT_KEY = "ascend.huawei.com/p2p-degraded"
@@ -127,18 +126,9 @@ def apply(node: str, v: Verdict, kubectl: str | None = None) -> list[list[str]]:
     exe = kubectl or shutil.which("kubectl")
     if exe is None:
         raise KubectlError("--apply needs kubectl on PATH; it is not there")
-    got = _run([exe, "get", "node", node, "-o", "json"])
+    got = run_tool([exe, "get", "node", node, "-o", "json"], KubectlError, "kubectl")
     taints = json.loads(got).get("spec", {}).get("taints") or []
     cmds = plan(node, v, taints)
     for cmd in cmds:
-        _run([exe, *cmd[1:]])
+        run_tool([exe, *cmd[1:]], KubectlError, "kubectl")
     return cmds
-
-
-def _run(cmd: list[str]) -> str:
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
-    if done.returncode != 0:
-        why = (done.stderr or done.stdout).strip().splitlines()
-        shown = " ".join(["kubectl", *cmd[1:4]])  # the name, not the path found
-        raise KubectlError(f"{shown}: {why[-1] if why else f'exit {done.returncode}'}")
-    return done.stdout

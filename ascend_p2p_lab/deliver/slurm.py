@@ -23,11 +23,10 @@ from __future__ import annotations
 import re
 import shutil
 import socket
-import subprocess
 from dataclasses import dataclass
 
 from ..vocab import FAIL, PASS, WARN
-from .verdicts import PREFIX, Verdict, reason_text
+from .verdicts import PREFIX, Verdict, reason_text, run_tool
 
 #: Slurm cuts long reasons: the links named, at most
 REASON_NAMES = 3
@@ -96,16 +95,8 @@ def deliver(v: Verdict, node: str | None = None) -> tuple[str, list[list[str]]]:
     node = node or node_name()
     if shutil.which("scontrol") is None:
         raise SlurmError("--slurm needs scontrol on PATH; it is not there")
-    now = parse_node(_run(["scontrol", "show", "node", node, "-o"]))
+    now = parse_node(run_tool(["scontrol", "show", "node", node, "-o"], SlurmError))
     cmds = plan(node, v, now)
     for cmd in cmds:
-        _run(cmd)
+        run_tool(cmd, SlurmError)
     return node, cmds
-
-
-def _run(cmd: list[str]) -> str:
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
-    if done.returncode != 0:
-        why = (done.stderr or done.stdout).strip().splitlines()
-        raise SlurmError(f"{' '.join(cmd[:4])}: {why[-1] if why else f'exit {done.returncode}'}")
-    return done.stdout

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import socket
+import subprocess
 import time
 from dataclasses import dataclass, field
 
@@ -111,3 +112,14 @@ def reason_text(items: pd.DataFrame, status: str = FAIL, limit: int = NAMED_AT_M
     shown = "; ".join(found[:limit]) or f"check {status}"
     more = f"; and {len(found) - limit} more" if len(found) > limit else ""
     return f"{PREFIX} {shown}{more}"
+
+
+def run_tool(cmd: list[str], error: type[Exception], name: str | None = None) -> str:
+    """A channel's command run (``name``: how an error names the tool; default its path):
+    its stdout, else ``error`` with the tool's last line of output or its exit status."""
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+    if done.returncode != 0:
+        why = (done.stderr or done.stdout).strip().splitlines()
+        shown = " ".join([name or cmd[0], *cmd[1:4]])
+        raise error(f"{shown}: {why[-1] if why else f'exit {done.returncode}'}")
+    return done.stdout

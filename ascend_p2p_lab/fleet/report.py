@@ -58,10 +58,21 @@ def analyse(
     )
 
 
-def summary_json(fleet: Any, result: FleetAnalysis) -> dict[str, Any]:
-    """The verdict plus what the fleet did: the sweep options, whether it was
-    interrupted, the wall time and each host's run id and status."""
-    return {
+def save_summary(
+    fleet: Any,
+    out: Path,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    reference: pd.DataFrame | None = None,
+) -> FleetAnalysis:
+    """Write fleet.json, fleet_links.csv and fleet_hosts.csv into out; the analysis."""
+    from .survey import HOSTS_CSV, LINKS_CSV, SUMMARY_JSON
+
+    result = analyse(fleet, threshold=threshold, reference=reference)
+    out.mkdir(parents=True, exist_ok=True)
+    result.fractions.to_csv(out / LINKS_CSV, index=False)
+    result.hosts.to_csv(out / HOSTS_CSV, index=False)
+    summary = {  # the verdict, the sweep options, the wall time, each host's run id and status
         **result.verdict,
         "interrupted": fleet.interrupted,
         "wall_s": round(fleet.wall_s, 3),
@@ -77,22 +88,6 @@ def summary_json(fleet: Any, result: FleetAnalysis) -> dict[str, Any]:
             for r in fleet.results.values()
         },
     }
-
-
-def save_summary(
-    fleet: Any,
-    out: Path,
-    *,
-    threshold: float = DEFAULT_THRESHOLD,
-    reference: pd.DataFrame | None = None,
-) -> FleetAnalysis:
-    """Write fleet.json, fleet_links.csv and fleet_hosts.csv into out; the analysis."""
-    from .survey import HOSTS_CSV, LINKS_CSV, SUMMARY_JSON
-
-    result = analyse(fleet, threshold=threshold, reference=reference)
-    out.mkdir(parents=True, exist_ok=True)
-    result.fractions.to_csv(out / LINKS_CSV, index=False)
-    result.hosts.to_csv(out / HOSTS_CSV, index=False)
-    text = json.dumps(summary_json(fleet, result), indent=1, default=str)
+    text = json.dumps(summary, indent=1, default=str)
     (out / SUMMARY_JSON).write_text(text + "\n")
     return result

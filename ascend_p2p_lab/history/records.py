@@ -62,12 +62,9 @@ def _point_name(row: pd.Series) -> str:
     for key in ("test", "transfer", "group"):
         if isinstance(row[key], str) and row[key]:
             parts.append(row[key])
-    if not pd.isna(row["src"]) and not pd.isna(row["dst"]):
-        parts.append(f"{int(row['src'])}->{int(row['dst'])}")
-    elif not pd.isna(row["dst"]):
-        parts.append(f"device {int(row['dst'])}")
-    elif not pd.isna(row["src"]):
-        parts.append(f"device {int(row['src'])}")
+    ends = [str(int(row[k])) for k in ("src", "dst") if not pd.isna(row[k])]
+    if ends:  # a pair, or the device of a host copy or fan-out
+        parts.append("->".join(ends) if len(ends) == 2 else f"device {ends[0]}")
     if isinstance(row["process_mode"], str) and row["process_mode"] != IN_PROCESS:
         parts.append(row["process_mode"])
     parts.append(format_size(int(row["size_bytes"])))

@@ -59,11 +59,6 @@ DMI_KINDS = ("h2d", "d2h", "d2d", "p2p")
 _TOPO_ROW = re.compile(r"(?im)^\s*(?:NPU|Phy-ID)\s*\d+\s+X\b")
 
 
-def _is_topology(capture: Capture) -> bool:
-    """Whether a capture is ``npu-smi info -t topo`` / ``ascend-dmi --topo`` text."""
-    return bool(_TOPO_ROW.search(capture.text))
-
-
 def _topology(capture: Capture) -> Any:
     from ..topology import NpuSmiParseError, parse_npu_smi_topo
 
@@ -134,7 +129,7 @@ def import_dmi(
     parsed, sources, topology = [], [], _preset(preset)
     for path in files:
         capture = read_capture(path)
-        if _is_topology(capture):
+        if _TOPO_ROW.search(capture.text):
             if preset is not None:
                 raise ValueError(
                     f"--preset {preset}: {capture.path} is a topology capture too; give one of them"

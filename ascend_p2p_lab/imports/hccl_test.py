@@ -75,10 +75,6 @@ def operation_name(text: str) -> str | None:
     }.get(word, word)
 
 
-def _command(lines: list[str]) -> str | None:
-    return next((ln.strip().lstrip("#$ ").strip() for ln in lines if _COMMAND.search(ln)), None)
-
-
 def _command_ranks(command: str | None) -> int | None:
     """Ranks on a command line: mpirun's -n before the test binary, else its -p."""
     if not command:
@@ -181,7 +177,7 @@ def failed_ranks(lines: list[str], name: str) -> dict[int, list[int]]:
 def parse(capture: Capture, *, ranks: int | None = None, op: str | None = None) -> Parsed:
     """The table of an hccl_test capture as collective rows (see the module doc)."""
     lines, name = capture.lines, str(capture.path)
-    command = _command(lines)
+    command = next((ln.strip().lstrip("#$ ").strip() for ln in lines if _COMMAND.search(ln)), None)
     head = next((i for i, ln in enumerate(lines) if _header(ln)), None)
     if head is None:
         raise ImportInputError(

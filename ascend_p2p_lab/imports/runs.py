@@ -119,14 +119,6 @@ def _collective_plans(frame: pd.DataFrame) -> list[dict[str, Any]]:
     ]
 
 
-def _params(frame: pd.DataFrame) -> dict[str, Any]:
-    """The plan a re-run needs (``params``), one per family the rows measured: sweep
-    parameters for copies, the operation, ranks and sizes for collectives (no plan when
-    the capture holds neither, as a diagnosis alone)."""
-    plans = _copy_plans(frame) + _collective_plans(frame)
-    return {"plans": plans}
-
-
 def link_names(topology: Any) -> Any:
     """A topology as :func:`~ascend_p2p_lab.patterns.cards.cards_of` reads a server: its
     device count and each pair's link class by name."""
@@ -199,5 +191,6 @@ def to_run(
         "warnings": list(warnings),
         **_server(topology, preset, sources),
     }
-    meta["params"] = _params(frame)
+    # the plans a re-run needs, one per family of copies or collectives (none: a diagnosis)
+    meta["params"] = {"plans": _copy_plans(frame) + _collective_plans(frame)}
     return Run(frame, RunMeta.from_dict(meta))

@@ -85,11 +85,6 @@ CSS_CLASSES = {
 }
 
 
-def size_options() -> list[tuple[str, int]]:
-    """The size slider's stops: ("4 KiB", 4096), ..."""
-    return [(format_size(1 << k), 1 << k) for k in SIZE_EXPONENTS]
-
-
 def make_controls() -> Controls:
     """The controls with their defaults, each with its ``p2p-<name>`` CSS class."""
     c = Controls(
@@ -105,7 +100,7 @@ def make_controls() -> Controls:
             options=[], rows=6, description="", layout=ipw.Layout(width="16em")
         ),
         sizes=ipw.SelectionRangeSlider(
-            options=size_options(),
+            options=[(format_size(1 << k), 1 << k) for k in SIZE_EXPONENTS],
             value=DEFAULT_SIZE_RANGE,
             description="sizes",
             continuous_update=False,

@@ -279,3 +279,18 @@ def test_criteria_for_another_device_count_are_refused_at_their_matrix(
         f"ascend-p2p-lab: error: {crit}:4: field 'topology.links': the criteria describe "
         f"2 devices; {has}\n"
     )
+
+
+def test_bad_input_says_its_prefix_and_lets_other_errors_through() -> None:
+    from ascend_p2p_lab.cli.exitstatus import UsageError, bad_input
+    from ascend_p2p_lab.history.store import HistoryError
+
+    with pytest.raises(UsageError, match=r"^--size: bad$") as caught, bad_input("--size: "):
+        raise ValueError("bad")
+    assert caught.value.__suppress_context__  # one line: not "during handling of ..."
+    with pytest.raises(UsageError, match=r"^gone$"), bad_input(kind=HistoryError):
+        raise HistoryError("gone")
+    with pytest.raises(KeyError), bad_input():  # not a ValueError: not bad input here
+        raise KeyError("k")
+    with pytest.raises(ValueError), bad_input(kind=HistoryError):  # only the kind named
+        raise ValueError("v")

@@ -22,7 +22,7 @@ MUTANTS: list[Mutant] = [
     M(
         "texttable.fit_ignored",
         "texttable.py",
-        "        max([c.width, *(len(r[i]) for r in rows)]) if c.fit else c.width",
+        "        max([c.width, *(len(r[i]) for r in cells)]) if c.fit else c.width",
         "        c.width",
         "a fitted column no wider than its least width: the presets' names run into devices",
     ),
