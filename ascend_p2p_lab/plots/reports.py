@@ -29,7 +29,7 @@ from .curves import bandwidth_vs_size, latency_vs_size, peer_on_off, uni_vs_bi
 from .dielinks import die_links
 from .heatmaps import heatmap, link_matrix, peer_access_matrix
 from .host import HOST_DIRECTIONS, host_bandwidth_vs_size
-from .prepare import combos, distinct, eq, frame_of, mode_rows, pair_count
+from .prepare import combos, distinct, eq, frame_of, mode_rows, narrow, pair_count
 from .processmodes import process_modes
 from .style import save_png
 from .testbars import CURVE_POINTS, bars_stats, scaling_curve, scaling_stats, transfer_bars
@@ -147,6 +147,23 @@ def in_process(run: pd.DataFrame) -> pd.DataFrame:
     return run[~eq(run["process_mode"], IPC)]
 
 
+#: What :func:`plan` reads of the pair rows (the modes, which rows have which numbers):
+#: their selections take these columns, not the run's ~60.
+PLANNED = (
+    "direction",
+    "peer",
+    "path",
+    "initiator",
+    "src",
+    "dst",
+    "link",
+    "size_bytes",
+    "bandwidth_GBps",
+    "bidir_total_GBps",
+    "elapsed_us",
+)
+
+
 def plan(
     run: pd.DataFrame, *, table: pd.DataFrame | None = None, size: int | str | None = None
 ) -> list[Job]:
@@ -160,7 +177,7 @@ def plan(
         run = in_process(run)
         if run.empty:
             return jobs
-    pairs = run[eq(run["pattern"], PAIR_PATTERN)]
+    pairs = narrow(run, PLANNED, eq(run["pattern"], PAIR_PATTERN))
     if table is not None:
         jobs += [
             Job("link_matrix.png", link_matrix, frame="table"),

@@ -93,4 +93,11 @@ MUTANTS: list[Mutant] = [
         'no_label = f"no ({n_no} of {n * n})"',
         "peer-access legend counts the diagonal among the pairs",
     ),
+    M(
+        "plots.cells.matrix_of_every_column",
+        "plots/cells.py",
+        "        narrow(run, (*MATRIX_COLUMNS, value)),\n",
+        "        run,\n",
+        "the matrix taken from every column of the run (the same cells, 5x the selections' CPU)",
+    ),
 ]

@@ -61,4 +61,18 @@ MUTANTS: list[Mutant] = [
             "tests/plots/test_cells.py::test_figures_show_the_devices_asked_for_as_the_terminal_does",
         ),
     ),
+    M(
+        "plots.prepare.summarize_every_column",
+        "plots/prepare.py",
+        'results.summarize(narrow(df, SUMMARIZED, df["bandwidth_GBps"].notna()))',
+        'results.summarize(df[df["bandwidth_GBps"].notna()])',
+        "point_stats summarises every column of the rows (the same numbers, more CPU)",
+    ),
+    M(
+        "plots.prepare.narrow_drops_rows_mask",
+        "plots/prepare.py",
+        "    return sub if keep is None else sub[keep]\n",
+        "    return sub\n",
+        "narrow keeps every row: its mask ignored",
+    ),
 ]

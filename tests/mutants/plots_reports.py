@@ -52,4 +52,11 @@ MUTANTS: list[Mutant] = [
         "the report drawn with the young generation collected every 700 allocations "
         "(0.1 s more CPU of the A2 demo's)",
     ),
+    M(
+        "plots.reports.plan_every_column",
+        "plots/reports.py",
+        '    pairs = narrow(run, PLANNED, eq(run["pattern"], PAIR_PATTERN))\n',
+        '    pairs = run[eq(run["pattern"], PAIR_PATTERN)]\n',
+        "the plan selects the pair rows' every column (the same plan, ~60 columns a selection)",
+    ),
 ]

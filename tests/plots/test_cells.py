@@ -101,6 +101,26 @@ def test_cell_values_are_the_results_matrix(run):
     assert data.note == "simulated: atlas800t-a2"
 
 
+def test_the_matrix_is_taken_from_the_columns_it_reads(run, monkeypatch):
+    """heatmap_data hands results.matrix the columns it reads (a selection of ~60
+    columns costs five times one of ten), and the cells are those of the whole run."""
+    frame = run.frame()
+    given: list[list[str]] = []
+    real = results.matrix
+
+    def recorded(f, *a, **kw):
+        given.append(list(f.columns))
+        return real(f, *a, **kw)
+
+    monkeypatch.setattr(results, "matrix", recorded)
+    for value, direction in (("bandwidth_GBps", "uni"), ("bidir_total_GBps", "bi")):
+        data = cells.heatmap_data(frame, value=value, direction=direction)
+        assert set(given[-1]) == {*cells.MATRIX_COLUMNS, value}
+        whole = real(frame, value=value, direction=direction, peer="on", path="p2p")
+        off = ~np.eye(8, dtype=bool)
+        np.testing.assert_array_equal(data.values.to_numpy()[off], whole.to_numpy()[off])
+
+
 def test_bidirectional_failure_marks_both_cells(run):
     states = cells.heatmap_data(run.frame(), direction="bi").cells
     assert states.loc[(2, 3), "code"] == states.loc[(3, 2), "code"] == "E1"
