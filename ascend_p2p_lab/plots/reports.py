@@ -34,6 +34,7 @@ from .processmodes import process_modes
 from .style import save_png
 from .testbars import CURVE_POINTS, bars_stats, scaling_curve, scaling_stats, transfer_bars
 from .textsizes import measured_once
+from .tickplaces import ticks_copied
 
 #: At most this many drawing processes (a report has about 15 figures).
 MAX_WORKERS = 4
@@ -79,7 +80,7 @@ def report(
     jobs = plan(run, table=table, size=size)
     n = min(max(1, int(workers)), len(jobs))
     frames = {"run": in_process(run), "all": run, "table": table}
-    with measured_once(), fewer_collections():  # each text measured once, in every figure
+    with measured_once(), fewer_collections(), ticks_copied():  # each text measured once
         if n <= 1:
             return [_draw(job, frames, out) for job in jobs]
         global _FORKED

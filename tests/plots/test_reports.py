@@ -210,6 +210,27 @@ def test_report_draws_with_fewer_collections_and_puts_the_thresholds_back(
     assert seen and set(seen) == {reports.YOUNG_THRESHOLD}
 
 
+def test_report_draws_with_ticks_copied(small_run, tmp_path, monkeypatch):
+    """Each figure of a report drawn with an axis's ticks copied from its first
+    (tickplaces.ticks_copied), and matplotlib's methods put back after."""
+    from matplotlib.axis import Axis
+
+    from ascend_p2p_lab.plots import tickplaces
+
+    seen: list[bool] = []
+    draw = reports._draw
+
+    def recorded(job, frames, out):
+        seen.append(Axis.get_major_ticks is tickplaces._get_major_ticks)
+        return draw(job, frames, out)
+
+    monkeypatch.setattr(reports, "_draw", recorded)
+    _, run = small_run
+    plots.report(run, tmp_path / "figs", workers=1)
+    assert seen and all(seen)
+    assert Axis.get_major_ticks is tickplaces._original_major
+
+
 def test_report_covers_what_the_run_has(a2, tmp_path, monkeypatch):
     table, run = a2
     saved: list[tuple[str, int]] = []
