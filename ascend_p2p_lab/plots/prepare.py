@@ -84,7 +84,7 @@ def distinct(frame: pd.DataFrame, col: str) -> list[str]:
     """The column's values as text, in order of first appearance, without missing ones."""
     if col not in frame.columns:
         return []
-    return [str(v) for v in dict.fromkeys(frame[col].dropna().tolist())]
+    return [str(v) for v in dict.fromkeys(frame[col].dropna().unique().tolist())]
 
 
 def device_count(frame: pd.DataFrame) -> int:

@@ -95,6 +95,13 @@ def test_point_stats_summarize_only_the_columns_summarize_reads(run, monkeypatch
     np.testing.assert_array_equal(stats["p10"], whole["bandwidth_GBps_p10"])
 
 
+def test_distinct_values_as_text_in_order_of_first_appearance():
+    rows = pd.DataFrame({"c": pd.array(["sim", None, "acl", "sim"], dtype="string")})
+    assert prepare.distinct(rows, "c") == ["sim", "acl"]
+    assert prepare.distinct(pd.DataFrame({"n": [3, 1, 3]}), "n") == ["3", "1"]
+    assert prepare.distinct(rows, "absent") == []
+
+
 def test_narrow_keeps_the_frames_order_and_its_rows():
     rows = pd.DataFrame({"a": [1, 2, 3], "b": [4, 5, 6], "c": [7, 8, 9]})
     kept = prepare.narrow(rows, ("c", "a", "x"), rows["b"] != 5)
