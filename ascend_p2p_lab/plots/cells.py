@@ -199,6 +199,22 @@ class HeatmapData:
 MATRIX_COLUMNS = ("pattern", "direction", "peer", "initiator", "path", "size_bytes", "src", "dst")
 
 
+#: What heatmap_data reads of its mode's rows besides the value: the sizes and pairs,
+#: the link classes, the failure keys (:func:`failure_keys`, which reads the ``error``
+#: text too) and the verification (:func:`verification_failed`).
+CELL_COLUMNS_READ = (
+    "src",
+    "dst",
+    "size_bytes",
+    "link",
+    "error",
+    "error_kind",
+    "error_code",
+    "error_call",
+    "verified",
+)
+
+
 def heatmap_data(
     run: pd.DataFrame,
     *,
@@ -217,7 +233,13 @@ def heatmap_data(
         raise ValueError(f"unknown value column {value!r}")
     size_b = size_bytes(size)
     sel, path = select(
-        run, direction=direction, peer=peer, path=path, pattern=pattern, initiator=initiator
+        run,
+        direction=direction,
+        peer=peer,
+        path=path,
+        pattern=pattern,
+        initiator=initiator,
+        columns=(*CELL_COLUMNS_READ, value),
     )
     check_size(sel, size_b)
     n = device_count(run)

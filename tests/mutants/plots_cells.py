@@ -100,4 +100,12 @@ MUTANTS: list[Mutant] = [
         "        run,\n",
         "the matrix taken from every column of the run (the same cells, 5x the selections' CPU)",
     ),
+    M(
+        "plots.cells.cells_without_error_text",
+        "plots/cells.py",
+        '    "size_bytes",\n    "link",\n    "error",\n    "error_kind",\n',
+        '    "size_bytes",\n    "link",\n    "error_kind",\n',
+        "the cells' rows selected without the error text: a failure of a run saved before "
+        "error kinds shown as not measured",
+    ),
 ]

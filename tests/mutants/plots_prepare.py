@@ -75,4 +75,11 @@ MUTANTS: list[Mutant] = [
         "    return sub\n",
         "narrow keeps every row: its mask ignored",
     ),
+    M(
+        "plots.prepare.select_every_column",
+        "plots/prepare.py",
+        "    df = frame[keep] if columns is None else narrow(frame, columns, keep)\n",
+        "    df = frame[keep]\n",
+        "select ignores the columns asked for (the same rows, every column: ~5x the CPU)",
+    ),
 ]

@@ -66,4 +66,11 @@ MUTANTS: list[Mutant] = [
         '    pairs = run[eq(run["pattern"], PAIR_PATTERN)]\n',
         "the plan selects the pair rows' every column (the same plan, ~60 columns a selection)",
     ),
+    M(
+        "plots.reports.in_process_always_copies",
+        "plots/reports.py",
+        "    return run if keep.all() else run[keep]\n",
+        "    return run[keep]\n",
+        "a run without IPC or die-link rows selected whole again (every column, ~5 ms)",
+    ),
 ]

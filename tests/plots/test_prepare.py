@@ -102,6 +102,16 @@ def test_distinct_values_as_text_in_order_of_first_appearance():
     assert prepare.distinct(rows, "absent") == []
 
 
+def test_select_with_columns_gives_the_same_rows_of_those_columns(run):
+    frame = run.frame()
+    whole, path = prepare.select(frame, direction="uni", peer="on", path=None)
+    some, same = prepare.select(
+        frame, direction="uni", peer="on", path=None, columns=("dst", "src", "absent")
+    )
+    assert same == path and list(some.columns) == ["src", "dst"]
+    pd.testing.assert_frame_equal(some, whole[["src", "dst"]])
+
+
 def test_narrow_keeps_the_frames_order_and_its_rows():
     rows = pd.DataFrame({"a": [1, 2, 3], "b": [4, 5, 6], "c": [7, 8, 9]})
     kept = prepare.narrow(rows, ("c", "a", "x"), rows["b"] != 5)

@@ -278,6 +278,18 @@ def test_plan_selects_each_modes_rows_once(a2, monkeypatch):
     assert len(asked) == len(set(asked)) == 5  # uni/bi x on/off x p2p/direct/staged seen
 
 
+def test_in_process_leaves_a_run_without_ipc_or_die_link_rows_as_it_is(a2):
+    """No row to drop: the run itself, not a copy of its every column; IPC rows dropped."""
+    _table, run = a2
+    frame = run.frame()
+    assert reports.in_process(frame) is frame
+    ipc = frame.assign(process_mode=["ipc"] + ["in_process"] * (len(frame) - 1))
+    kept = reports.in_process(ipc)
+    assert len(kept) == len(frame) - 1 and kept.index[0] == frame.index[1]
+    die = frame.assign(die_link=pd.array([None] * (len(frame) - 2) + ["sio"] * 2, "string"))
+    assert len(reports.in_process(die)) == len(frame) - 2
+
+
 def test_plan_selects_the_pairs_columns_it_reads(a2, monkeypatch):
     """The plan's pair rows hold the columns it reads (reports.PLANNED), not the run's
     ~60 (each selection of them ~5 ms), and it plans the same as from every column."""
