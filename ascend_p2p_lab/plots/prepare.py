@@ -297,8 +297,8 @@ def choose_pair(
     df: pd.DataFrame, src: int | None, dst: int | None, prefer: pd.DataFrame | None = None
 ) -> tuple[int, int]:
     """The pair to show: the first (by src, dst) that matches, has numbers and is in
-    ``prefer``, else the first that matches."""
-    cand = df.dropna(subset=["src", "dst"])
+    ``prefer``, else the first that matches (of the rows, only the columns it reads)."""
+    cand = narrow(df, ("src", "dst", "bandwidth_GBps")).dropna(subset=["src", "dst"])
     if src is not None:
         cand = cand[cand["src"] == src]
     if dst is not None:

@@ -82,4 +82,11 @@ MUTANTS: list[Mutant] = [
         "    df = frame[keep]\n",
         "select ignores the columns asked for (the same rows, every column: ~5x the CPU)",
     ),
+    M(
+        "plots.prepare.choose_pair_ignores_numbers",
+        "plots/prepare.py",
+        '    cand = narrow(df, ("src", "dst", "bandwidth_GBps")).dropna(subset=["src", "dst"])\n',
+        '    cand = narrow(df, ("src", "dst")).dropna(subset=["src", "dst"])\n',
+        "choose_pair reads no bandwidth: a pair without numbers cannot be passed over",
+    ),
 ]
