@@ -39,6 +39,7 @@ from .prepare import (
     eq,
     frame_of,
     link_rank,
+    narrow,
     select,
     size_bytes,
     size_text,
@@ -193,6 +194,27 @@ class HeatmapData:
     note: str = ""
 
 
+#: The columns :func:`ascend_p2p_lab.results.matrix` reads besides the value: the
+#: matrices hand it no other (its selections of a run then take ten columns, not ~60).
+MATRIX_COLUMNS = ("pattern", "direction", "peer", "initiator", "path", "size_bytes", "src", "dst")
+
+
+#: What heatmap_data reads of its mode's rows besides the value: the sizes and pairs,
+#: the link classes, the failure keys (:func:`failure_keys`, which reads the ``error``
+#: text too) and the verification (:func:`verification_failed`).
+CELL_COLUMNS_READ = (
+    "src",
+    "dst",
+    "size_bytes",
+    "link",
+    "error",
+    "error_kind",
+    "error_code",
+    "error_call",
+    "verified",
+)
+
+
 def heatmap_data(
     run: pd.DataFrame,
     *,
@@ -211,13 +233,19 @@ def heatmap_data(
         raise ValueError(f"unknown value column {value!r}")
     size_b = size_bytes(size)
     sel, path = select(
-        run, direction=direction, peer=peer, path=path, pattern=pattern, initiator=initiator
+        run,
+        direction=direction,
+        peer=peer,
+        path=path,
+        pattern=pattern,
+        initiator=initiator,
+        columns=(*CELL_COLUMNS_READ, value),
     )
     check_size(sel, size_b)
     n = device_count(run)
     shown = chosen_devices(run, n)  # --devices: the chosen ones, as the terminal shows
     values = results.matrix(
-        run,
+        narrow(run, (*MATRIX_COLUMNS, value)),
         size_b,
         value=value,
         pattern=pattern,
@@ -246,7 +274,8 @@ def heatmap_data(
 
 def local_by_device(frame: pd.DataFrame, size: int | None) -> pd.Series:
     """Median device-local copy bandwidth per device at ``size`` (else its largest)."""
-    df = frame[eq(frame["pattern"], LOCAL_PATTERN) & frame["bandwidth_GBps"].notna()]
+    keep = eq(frame["pattern"], LOCAL_PATTERN) & frame["bandwidth_GBps"].notna()
+    df = narrow(frame, ("src", "size_bytes", "bandwidth_GBps"), keep)
     med = at_size(df, size, keys=["src"]).groupby("src")["bandwidth_GBps"].median()
     return pd.Series(med.to_numpy(dtype=float), index=med.index.astype(int), dtype=float)
 
@@ -434,6 +463,11 @@ def diagonal_text(has_local: bool, direction: str) -> str:
 UNNAMED, ABSENT = "?", "n/m"
 
 
+#: What :func:`link_frame` reads of a run: the pairs' classes and the backend note's
+#: columns (:func:`~.prepare.backend_note`).
+LINK_COLUMNS = ("src", "dst", "link", "backend", "preset", "host")
+
+
 def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
     """N x N link classes (``None`` where a pair is not in the table, :data:`UNNAMED`
     where its rows name no class, ``X`` on the diagonal) of a probe table, a run frame or
@@ -443,8 +477,8 @@ def link_frame(source: Any) -> tuple[pd.DataFrame, str]:
         return _labelled(frame), f"topology: {source.name}"
     source = frame_of(source)
     df: pd.DataFrame = source
-    if "pattern" in df.columns:
-        df = df[~eq(df["pattern"], LOCAL_PATTERN)]
+    if "pattern" in df.columns:  # what is read below: src, dst, link, and the note's
+        df = narrow(df, LINK_COLUMNS, ~eq(df["pattern"], LOCAL_PATTERN))
     n = device_count(df)  # the pairs without a class count too (an import without one)
     df = df.dropna(subset=["src", "dst"])
     rows = df[["src", "dst", "link"]].drop_duplicates()

@@ -39,6 +39,7 @@ from .prepare import (
     host_bound_points,
     link_rank,
     mode_text,
+    narrow,
     nominal_by_link,
     point_stats,
     pooled_stats,
@@ -481,12 +482,13 @@ def peer_on_off(
         >>> fig = peer_on_off(run, src=0, dst=1)  # doctest: +SKIP
     """
     run = frame_of(run)
-    pairs = run[eq(run["pattern"], PAIR_PATTERN) & eq(run["direction"], direction)]
+    mode = eq(run["pattern"], PAIR_PATTERN) & eq(run["direction"], direction)
+    pairs = narrow(run, ("src", "dst", "path", "bandwidth_GBps"), mode)  # to choose from
     if pairs.empty:
         raise ValueError(f"no pair rows with direction={direction!r} in this run")
     on = pairs[eq(pairs["path"], P2P)]
     s, d = choose_pair(pairs, src, dst, prefer=on if not on.empty else None)
-    one = pairs[(pairs["src"] == s) & (pairs["dst"] == d)]
+    one = run[mode & (run["src"] == s) & (run["dst"] == d)]  # every column of its rows
     link = first_link(one)
     fig, ax = fig_ax(ax, CURVE_SIZE, figsize)
     handles: list[Any] = []

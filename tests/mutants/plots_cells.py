@@ -93,4 +93,19 @@ MUTANTS: list[Mutant] = [
         'no_label = f"no ({n_no} of {n * n})"',
         "peer-access legend counts the diagonal among the pairs",
     ),
+    M(
+        "plots.cells.matrix_of_every_column",
+        "plots/cells.py",
+        "        narrow(run, (*MATRIX_COLUMNS, value)),\n",
+        "        run,\n",
+        "the matrix taken from every column of the run (the same cells, 5x the selections' CPU)",
+    ),
+    M(
+        "plots.cells.cells_without_error_text",
+        "plots/cells.py",
+        '    "size_bytes",\n    "link",\n    "error",\n    "error_kind",\n',
+        '    "size_bytes",\n    "link",\n    "error_kind",\n',
+        "the cells' rows selected without the error text: a failure of a run saved before "
+        "error kinds shown as not measured",
+    ),
 ]

@@ -57,4 +57,11 @@ MUTANTS: list[Mutant] = [
         "",
         "identical curves hide each other without a word",
     ),
+    M(
+        "plots.curves.on_off_rows_narrowed",
+        "plots/curves.py",
+        '    one = run[mode & (run["src"] == s) & (run["dst"] == d)]  # every column of its rows\n',
+        '    one = pairs[(pairs["src"] == s) & (pairs["dst"] == d)]\n',
+        "peer_on_off draws the pair from the rows it chose from (no error, peer or size columns)",
+    ),
 ]

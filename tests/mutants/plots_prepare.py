@@ -61,4 +61,32 @@ MUTANTS: list[Mutant] = [
             "tests/plots/test_cells.py::test_figures_show_the_devices_asked_for_as_the_terminal_does",
         ),
     ),
+    M(
+        "plots.prepare.summarize_every_column",
+        "plots/prepare.py",
+        'results.summarize(narrow(df, SUMMARIZED, df["bandwidth_GBps"].notna()))',
+        'results.summarize(df[df["bandwidth_GBps"].notna()])',
+        "point_stats summarises every column of the rows (the same numbers, more CPU)",
+    ),
+    M(
+        "plots.prepare.narrow_drops_rows_mask",
+        "plots/prepare.py",
+        "    return sub if keep is None else sub[keep]\n",
+        "    return sub\n",
+        "narrow keeps every row: its mask ignored",
+    ),
+    M(
+        "plots.prepare.select_every_column",
+        "plots/prepare.py",
+        "    df = frame[keep] if columns is None else narrow(frame, columns, keep)\n",
+        "    df = frame[keep]\n",
+        "select ignores the columns asked for (the same rows, every column: ~5x the CPU)",
+    ),
+    M(
+        "plots.prepare.choose_pair_ignores_numbers",
+        "plots/prepare.py",
+        '    cand = narrow(df, ("src", "dst", "bandwidth_GBps")).dropna(subset=["src", "dst"])\n',
+        '    cand = narrow(df, ("src", "dst")).dropna(subset=["src", "dst"])\n',
+        "choose_pair reads no bandwidth: a pair without numbers cannot be passed over",
+    ),
 ]

@@ -47,9 +47,30 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.reports.collected_as_often",
         "plots/reports.py",
-        "    with measured_once(), fewer_collections():",
-        "    with measured_once():",
+        "    with measured_once(), fewer_collections(), ticks_copied():",
+        "    with measured_once(), ticks_copied():",
         "the report drawn with the young generation collected every 700 allocations "
         "(0.1 s more CPU of the A2 demo's)",
+    ),
+    M(
+        "plots.reports.ticks_built",
+        "plots/reports.py",
+        "    with measured_once(), fewer_collections(), ticks_copied():",
+        "    with measured_once(), fewer_collections():",
+        "a report's ticks each built by matplotlib (~0.25 s more CPU of the A2 demo's)",
+    ),
+    M(
+        "plots.reports.plan_every_column",
+        "plots/reports.py",
+        '    pairs = narrow(run, PLANNED, eq(run["pattern"], PAIR_PATTERN))\n',
+        '    pairs = run[eq(run["pattern"], PAIR_PATTERN)]\n',
+        "the plan selects the pair rows' every column (the same plan, ~60 columns a selection)",
+    ),
+    M(
+        "plots.reports.in_process_always_copies",
+        "plots/reports.py",
+        "    return run if keep.all() else run[keep]\n",
+        "    return run[keep]\n",
+        "a run without IPC or die-link rows selected whole again (every column, ~5 ms)",
     ),
 ]

@@ -20,4 +20,25 @@ MUTANTS: list[Mutant] = [
         "    hit = None",
         "every axis's ticks placed again on every ask (the report's CPU as before)",
     ),
+    M(
+        "plots.tickplaces.font_shared",
+        "plots/tickplaces.py",
+        "        copy._fontproperties = artist._fontproperties.copy()\n",
+        "        pass\n",
+        "copied ticks share the first's font: one label grown grows them all",
+    ),
+    M(
+        "plots.tickplaces.parts_shared",
+        "plots/tickplaces.py",
+        "        setattr(tick, part, _copied(getattr(first, part)))\n",
+        "        setattr(tick, part, getattr(first, part))\n",
+        "copied ticks share the first's lines and labels: every tick drawn at one place",
+    ),
+    M(
+        "plots.tickplaces.boxed_label_copied",
+        "plots/tickplaces.py",
+        "        first.label1._bbox_patch is None and first.label2._bbox_patch is None\n",
+        "        True\n",
+        "a tick whose label has a box copied (its patch shared) instead of built",
+    ),
 ]

@@ -101,6 +101,59 @@ def test_cell_values_are_the_results_matrix(run):
     assert data.note == "simulated: atlas800t-a2"
 
 
+def test_the_matrix_is_taken_from_the_columns_it_reads(run, monkeypatch):
+    """heatmap_data hands results.matrix the columns it reads (a selection of ~60
+    columns costs five times one of ten), and the cells are those of the whole run."""
+    frame = run.frame()
+    given: list[list[str]] = []
+    real = results.matrix
+
+    def recorded(f, *a, **kw):
+        given.append(list(f.columns))
+        return real(f, *a, **kw)
+
+    monkeypatch.setattr(results, "matrix", recorded)
+    for value, direction in (("bandwidth_GBps", "uni"), ("bidir_total_GBps", "bi")):
+        data = cells.heatmap_data(frame, value=value, direction=direction)
+        assert set(given[-1]) == {*cells.MATRIX_COLUMNS, value}
+        whole = real(frame, value=value, direction=direction, peer="on", path="p2p")
+        off = ~np.eye(8, dtype=bool)
+        np.testing.assert_array_equal(data.values.to_numpy()[off], whole.to_numpy()[off])
+
+
+def test_the_cells_are_taken_from_the_columns_they_read(run, monkeypatch):
+    """heatmap_data selects its mode's rows with the columns the cells read
+    (CELL_COLUMNS_READ and the value): the same cells, legend and title as from every
+    column, for failed, unverified and measured cells alike."""
+    unverified = _rows([(0, 1, 4096, 10.0), (0, 1, 65536, 20.0), (1, 0, 65536, 21.0)])
+    unverified.loc[1, "verified"] = False
+    unkinded = _rows([(0, 1, 4096, 10.0), (1, 0, 4096, 12.0)])  # an error text, no kind
+    unkinded.loc[0, ["bandwidth_GBps", "error"]] = [np.nan, "an old run's failure"]
+    cases = [
+        (run.frame(), {}),
+        (run.frame(), {"direction": "bi", "value": "bidir_total_GBps"}),
+        (unverified, {}),
+        (unkinded, {}),
+    ]
+    narrowed = [cells.heatmap_data(frame, **kw) for frame, kw in cases]
+    given: list[list[str]] = []
+    real = cells.select
+
+    def recorded(*a, **kw):
+        df, path = real(*a, **kw)
+        given.append(list(df.columns))
+        return df, path
+
+    monkeypatch.setattr(cells, "select", recorded)
+    cells.heatmap_data(run.frame())
+    assert set(given[0]) == {*cells.CELL_COLUMNS_READ, "bandwidth_GBps"}
+    monkeypatch.setattr(cells, "CELL_COLUMNS_READ", tuple(run.frame().columns))
+    for (frame, kw), data in zip(cases, narrowed):
+        whole = cells.heatmap_data(frame, **kw)
+        pd.testing.assert_frame_equal(data.cells, whole.cells)
+        assert (data.legend, data.size_text) == (whole.legend, whole.size_text)
+
+
 def test_bidirectional_failure_marks_both_cells(run):
     states = cells.heatmap_data(run.frame(), direction="bi").cells
     assert states.loc[(2, 3), "code"] == states.loc[(3, 2), "code"] == "E1"

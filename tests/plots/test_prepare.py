@@ -77,6 +77,48 @@ def test_point_stats_are_results_summarize(run):
     np.testing.assert_array_equal(stats["p90"], summary["bandwidth_GBps_p90"])
 
 
+def test_point_stats_summarize_only_the_columns_summarize_reads(run, monkeypatch):
+    """point_stats hands results.summarize the point keys and what it summarises, no
+    other column; the statistics are those of the whole rows."""
+    sel, _path = prepare.select(run.frame(), direction="uni", peer="on", path=None)
+    given: list[list[str]] = []
+    real = results.summarize
+
+    def recorded(f):
+        given.append(list(f.columns))
+        return real(f)
+
+    monkeypatch.setattr(results, "summarize", recorded)
+    stats = prepare.point_stats(sel)
+    assert set(given[0]) == set(prepare.SUMMARIZED) and len(given[0]) < len(sel.columns) / 2
+    whole = real(sel).dropna(subset=["bandwidth_GBps_median"])
+    np.testing.assert_array_equal(stats["p10"], whole["bandwidth_GBps_p10"])
+
+
+def test_distinct_values_as_text_in_order_of_first_appearance():
+    rows = pd.DataFrame({"c": pd.array(["sim", None, "acl", "sim"], dtype="string")})
+    assert prepare.distinct(rows, "c") == ["sim", "acl"]
+    assert prepare.distinct(pd.DataFrame({"n": [3, 1, 3]}), "n") == ["3", "1"]
+    assert prepare.distinct(rows, "absent") == []
+
+
+def test_select_with_columns_gives_the_same_rows_of_those_columns(run):
+    frame = run.frame()
+    whole, path = prepare.select(frame, direction="uni", peer="on", path=None)
+    some, same = prepare.select(
+        frame, direction="uni", peer="on", path=None, columns=("dst", "src", "absent")
+    )
+    assert same == path and list(some.columns) == ["src", "dst"]
+    pd.testing.assert_frame_equal(some, whole[["src", "dst"]])
+
+
+def test_narrow_keeps_the_frames_order_and_its_rows():
+    rows = pd.DataFrame({"a": [1, 2, 3], "b": [4, 5, 6], "c": [7, 8, 9]})
+    kept = prepare.narrow(rows, ("c", "a", "x"), rows["b"] != 5)
+    assert list(kept.columns) == ["a", "c"] and kept.index.tolist() == [0, 2]
+    assert prepare.narrow(rows, ("b",)).equals(rows[["b"]])
+
+
 def test_select_explains_what_the_run_has(run):
     with pytest.raises(ValueError, match=r"this run has .*: uni/on/p2p, bi/on/p2p"):
         prepare.select(run.frame(), direction="uni", peer="off", path="direct")

@@ -210,6 +210,27 @@ def test_report_draws_with_fewer_collections_and_puts_the_thresholds_back(
     assert seen and set(seen) == {reports.YOUNG_THRESHOLD}
 
 
+def test_report_draws_with_ticks_copied(small_run, tmp_path, monkeypatch):
+    """Each figure of a report drawn with an axis's ticks copied from its first
+    (tickplaces.ticks_copied), and matplotlib's methods put back after."""
+    from matplotlib.axis import Axis
+
+    from ascend_p2p_lab.plots import tickplaces
+
+    seen: list[bool] = []
+    draw = reports._draw
+
+    def recorded(job, frames, out):
+        seen.append(Axis.get_major_ticks is tickplaces._get_major_ticks)
+        return draw(job, frames, out)
+
+    monkeypatch.setattr(reports, "_draw", recorded)
+    _, run = small_run
+    plots.report(run, tmp_path / "figs", workers=1)
+    assert seen and all(seen)
+    assert Axis.get_major_ticks is tickplaces._original_major
+
+
 def test_report_covers_what_the_run_has(a2, tmp_path, monkeypatch):
     table, run = a2
     saved: list[tuple[str, int]] = []
@@ -255,6 +276,38 @@ def test_plan_selects_each_modes_rows_once(a2, monkeypatch):
     monkeypatch.setattr(reports, "mode_rows", counted)
     assert [(j.name, j.kwargs) for j in reports.plan(run)] == before
     assert len(asked) == len(set(asked)) == 5  # uni/bi x on/off x p2p/direct/staged seen
+
+
+def test_in_process_leaves_a_run_without_ipc_or_die_link_rows_as_it_is(a2):
+    """No row to drop: the run itself, not a copy of its every column; IPC rows dropped."""
+    _table, run = a2
+    frame = run.frame()
+    assert reports.in_process(frame) is frame
+    ipc = frame.assign(process_mode=["ipc"] + ["in_process"] * (len(frame) - 1))
+    kept = reports.in_process(ipc)
+    assert len(kept) == len(frame) - 1 and kept.index[0] == frame.index[1]
+    die = frame.assign(die_link=pd.array([None] * (len(frame) - 2) + ["sio"] * 2, "string"))
+    assert len(reports.in_process(die)) == len(frame) - 2
+
+
+def test_plan_selects_the_pairs_columns_it_reads(a2, monkeypatch):
+    """The plan's pair rows hold the columns it reads (reports.PLANNED), not the run's
+    ~60 (each selection of them ~5 ms), and it plans the same as from every column."""
+    _table, run = a2
+    run = run.frame()
+    before = [(j.name, j.kwargs) for j in reports.plan(run)]
+    given: list[list[str]] = []
+    real = reports.mode_rows
+
+    def recorded(frame, *mode):
+        given.append(list(frame.columns))
+        return real(frame, *mode)
+
+    monkeypatch.setattr(reports, "mode_rows", recorded)
+    assert [(j.name, j.kwargs) for j in reports.plan(run)] == before
+    assert given and all(set(cols) == set(reports.PLANNED) for cols in given)
+    monkeypatch.setattr(reports, "narrow", lambda frame, _cols, keep: frame[keep])
+    assert [(j.name, j.kwargs) for j in reports.plan(run)] == before  # the same plan
 
 
 @pytest.fixture(scope="module")

@@ -108,7 +108,8 @@ def test_save_png_draws_the_layout_finish_checked() -> None:
     the layout engine off, and the axes where finish left them."""
     import io
 
-    from ascend_p2p_lab.plots.style import PNG_COMPRESS_LEVEL, save_png
+    from ascend_p2p_lab.plots.pngfile import png_bytes
+    from ascend_p2p_lab.plots.style import save_png
 
     fig = _finished_matrix()
     assert getattr(fig, "_p2p_laid_out", None) is not None  # the one-pass path is taken
@@ -128,13 +129,13 @@ def test_save_png_draws_the_layout_finish_checked() -> None:
     assert np.array_equal(_pixels(fast.getvalue()), _pixels(plain.getvalue()))
     assert not np.array_equal(_pixels(relaid.getvalue()), _pixels(plain.getvalue()))
 
-    at_level = io.BytesIO()  # the bytes: matplotlib's PNG at this package's zlib level
+    raw = io.BytesIO()  # the bytes: Agg's pixels as pngfile encodes them
     again = _finished_matrix()
     again.set_layout_engine(None)
-    again.savefig(
-        at_level, dpi=again.dpi, format="png", pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL}
-    )
-    assert fast.getvalue() == at_level.getvalue()
+    again.savefig(raw, dpi=again.dpi, format="rgba")
+    w, h = (int(v) for v in again.bbox.size)
+    rgba = np.frombuffer(raw.getvalue(), dtype=np.uint8).reshape(h, w, 4)
+    assert fast.getvalue() == png_bytes(rgba, dpi=again.dpi)
 
 
 def test_a_notebook_shows_the_pixels_the_report_writes() -> None:

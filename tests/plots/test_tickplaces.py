@@ -103,3 +103,76 @@ def test_an_axis_changed_inside_is_placed_anew() -> None:
         fig.set_size_inches(1.0, 3.0)
         narrow = locs()
     assert first[0] >= 1 and wider[-1] == 100 and fixed == [5.0, 50.0] and narrow == [5.0]
+
+
+# ------------------------------------------------------------------------------ tick objects
+def test_the_same_bytes_with_ticks_copied(run, monkeypatch) -> None:
+    """A matrix, a log-log curve (minor ticks) and a curve with a legend: the same PNG
+    bytes with each axis's ticks after its first copied from the first; matplotlib
+    builds one tick per axis and kind, not one per tick."""
+    built = {"n": 0}
+    real = Axis._get_tick
+
+    def counted(self, major):
+        built["n"] += 1
+        return real(self, major)
+
+    monkeypatch.setattr(Axis, "_get_tick", counted)
+    plain = _pngs(run)
+    by_matplotlib, built["n"] = built["n"], 0
+    with tickplaces.ticks_copied():
+        copied = _pngs(run)
+    assert copied == plain
+    assert built["n"] < by_matplotlib / 4
+    assert Axis.get_major_ticks is tickplaces._original_major  # put back on leaving
+
+
+def _axis_with_ticks(n: int):
+    fig = style.new_figure((4.0, 3.0))
+    ax = fig.add_subplot()
+    ax.set_xticks(range(n))
+    return ax.xaxis
+
+
+def test_a_copied_tick_is_what_matplotlib_makes() -> None:
+    """The first tick's properties (its label's colour and size, its line's width) on
+    every tick, as Axis._copy_tick_props gives them; each tick's own font, callbacks and
+    place: one label grown, one tick moved, the others as they were."""
+    with tickplaces.ticks_copied():
+        axis = _axis_with_ticks(1)
+        first = axis.get_major_ticks()[0]
+        first.label1.set_color("#b00020")
+        first.label1.set_fontsize(13)
+        first.tick1line.set_markeredgewidth(3.0)
+        ticks = axis.get_major_ticks(4)
+    assert len({id(t) for t in ticks}) == 4
+    for tick in ticks[1:]:
+        assert tick.label1.get_color() == "#b00020" and tick.label1.get_fontsize() == 13
+        assert tick.tick1line.get_markeredgewidth() == 3.0
+        for part in tickplaces.PARTS:
+            assert getattr(tick, part) is not getattr(first, part)
+    seen: list[object] = []
+    ticks[2].label1.add_callback(seen.append)
+    ticks[1].label1.set(fontsize=5)  # pchanged: its own callbacks only
+    ticks[1].update_position(7.0)
+    assert ticks[2].label1.get_fontsize() == 13 and first.label1.get_fontsize() == 13
+    assert seen == [] and ticks[2].get_loc() != 7.0
+    assert list(ticks[2].tick1line.get_xdata()) != [7.0]
+
+
+def test_a_tick_whose_label_has_a_box_is_built_by_matplotlib(monkeypatch) -> None:
+    """A copy would share the box's patch: matplotlib builds the tick (and, as its
+    Axis._copy_tick_props does, gives it no box)."""
+    built = {"n": 0}
+    real = Axis._get_tick
+
+    def counted(self, major):
+        built["n"] += 1
+        return real(self, major)
+
+    with tickplaces.ticks_copied():
+        axis = _axis_with_ticks(1)
+        axis.get_major_ticks()[0].label1.set_bbox({"facecolor": "white"})
+        monkeypatch.setattr(Axis, "_get_tick", counted)
+        ticks = axis.get_major_ticks(3)
+    assert built["n"] == 2 and ticks[2].label1.get_bbox_patch() is None
