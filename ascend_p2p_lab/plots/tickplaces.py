@@ -27,9 +27,13 @@ from __future__ import annotations
 from typing import Any
 
 from matplotlib import cbook
-from matplotlib.artist import _XYPair
 from matplotlib.axis import Axis, Tick
 from matplotlib.text import Text
+
+try:  # private: the copies below rely on matplotlib's own artist internals
+    from matplotlib.artist import _XYPair
+except ImportError:  # another matplotlib: its ticks are built as it builds them
+    _XYPair = None
 
 from .textsizes import Swap
 
@@ -155,9 +159,18 @@ def _get_minor_ticks(self: Axis, numticks: int | None = None) -> list[Tick]:
     return _ticks(self, self.minorTicks, False, numticks)
 
 
+#: Whether this matplotlib has what :func:`cloned` copies (else :func:`ticks_copied`
+#: swaps nothing in; ``test_a_copied_tick_is_what_matplotlib_makes`` checks the copy).
+TICKS_COPIED = (
+    _XYPair is not None
+    and all(hasattr(Axis, m) for m in ("_get_tick", "_copy_tick_props"))
+    and all(hasattr(Text(), a) for a in ("_bbox_patch", "_fontproperties", "_callbacks"))
+)
 #: The two methods, swapped in by :func:`ticks_copied` (no cache).
 _COPY = Swap(
-    [(Axis, "get_major_ticks", _get_major_ticks), (Axis, "get_minor_ticks", _get_minor_ticks)],
+    [(Axis, "get_major_ticks", _get_major_ticks), (Axis, "get_minor_ticks", _get_minor_ticks)]
+    if TICKS_COPIED
+    else [],
     [],
 )
 

@@ -41,4 +41,11 @@ MUTANTS: list[Mutant] = [
         "        True\n",
         "a tick whose label has a box copied (its patch shared) instead of built",
     ),
+    M(
+        "plots.tickplaces.gate_off",
+        "plots/tickplaces.py",
+        "    _XYPair is not None\n",
+        "    False\n",
+        "ticks built by matplotlib even where this matplotlib allows copying them (the gate off)",
+    ),
 ]
