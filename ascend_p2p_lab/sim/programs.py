@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from itertools import accumulate, islice, repeat, starmap
 from typing import Any
 
-from .actions import BUMP, COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, iteration, settled
+from .actions import COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, iteration, settled
 from .copies import kept_copy
 from .engine import INF, Op, SimEvent, Stream
 from .fluid import cannot_bind
@@ -56,8 +56,9 @@ from .fluid import cannot_bind
 #: A compiled program: its first and steady iterations, its streams and events, the
 #: runtime's and the simulator's current device after an iteration, whether the steady
 #: iteration was :func:`~.actions.settled` (done when it first repeats), the regions its
-#: copies touch with their versions after its last run, and its first iteration settled
-#: (made when a run finds the bytes as the last one left them).
+#: copies touch with their versions after its last run, its first iteration settled
+#: (made when a run finds the bytes as the last one left them), and the two iterations'
+#: :data:`Summary` (made at the first run).
 Plan = list
 
 
@@ -217,7 +218,7 @@ class Programs:
         events = list({a[2]: None for a in first + steady if a[0] in (RECORD, WAIT)})
         if not self._alone(first + steady, streams):
             return None
-        return [first, steady, streams, events, current, dev, False, None, None]
+        return [first, steady, streams, events, current, dev, False, None, None, None]
 
     def _compile(self, steps: Sequence[Step], current: Any, dev: Any) -> tuple[Any, Any, Any]:
         """One iteration as actions, starting from the runtime's and the simulator's
@@ -265,7 +266,7 @@ class Programs:
                 return None
             _, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency, seen = hit.parts
             per = latency + nbytes / self._bandwidth(res)  # Engine._run_alone's arithmetic
-            return (COPY, s, per, dreg, doff, sreg, soff, args[3], memo_able, seen, res)
+            return (COPY, s, per, dreg, doff, sreg, soff, args[3], memo_able, seen, res, 0)
         ints = all(a.__class__ is int for a in args)
         if name == "rt.synchronize_stream":  # a handle's stream: not the default one
             s = st.streams.get(args[0]) if len(args) == 1 and ints and args[0] else None
@@ -325,7 +326,7 @@ class Programs:
         state the calls and their resolution would leave."""
         if repeats and not plan[6]:
             plan[1], plan[6] = settled(plan[1]), True
-        first, steady, streams, events, _, device, _, left, again = plan
+        first, steady, streams, events, _, device, _, left, again, sums = plan
         if left is not None and all(r.version == v for r, v in left):
             # the bytes as this program's last run left them: its first pass too moves
             # nothing again
@@ -343,7 +344,9 @@ class Programs:
         for _ in repeat(None, repeats):
             host = iteration(steady, host, ts, rec, rec_at, draw, api_us, sync_us)
         engine.host_us = host
-        lim, lim_at = _limits(engine, first, steady if repeats else (), streams)
+        if sums is None:  # what the limits and the call counts need of each pass: the same
+            sums = plan[9] = (_summary(plan[0]), _summary(plan[1]))  # every run
+        lim, lim_at = _limits(engine, sums if repeats else sums[:1], streams)
         for s, t in ts.items():
             s.last_end, s.limit = t, lim[s]
         for e, (enq, s) in rec_at.items():  # each event's last record, resolved
@@ -352,25 +355,52 @@ class Programs:
             e.record_op, e.ts, e.limit = op, rec[e], lim_at.get(e, e.limit)
         engine._busy.update(streams)  # queued on, as the calls mark them
         if left is None:  # the regions its copies touch: the same every run
-            left = [(r, 0) for a in first if a[0] in (COPY, BUMP) for r in (a[3], a[5])]
+            left = [(r, 0) for a in first if a[0] < RECORD for r in (a[3], a[5])]
             left = list({id(r): (r, 0) for r, _ in left}.values())
         plan[7] = [(r, r.version) for r, _ in left]
         acl._devices.tls.device = device
         counts = acl.call_counts
-        for actions, times in ((first, 1), (steady, repeats)):
-            for a in actions:
-                counts[NAMES[a[0]]] += times
+        for name, n in sums[0][0]:
+            counts[name] += n
+        if repeats:
+            for name, n in sums[1][0]:
+                counts[name] += n * repeats
 
 
-def _limits(engine: Any, first: list, steady: Sequence, streams: list[Stream]) -> tuple[dict, dict]:
+#: What a pass leaves that does not depend on its times: (the calls it counts, per name;
+#: each stream's resources of its last copy with resources; each event's last record:
+#: its stream and the resources of the last copy with resources before it on that stream
+#: in the pass, or None).
+Summary = tuple[tuple[tuple[str, int], ...], dict, dict]
+
+
+def _summary(actions: list) -> Summary:
+    """A pass's :data:`Summary` (a settled pass's is its unsettled one's: BUMP counts and
+    binds as COPY does)."""
+    names: dict[str, int] = {}
+    last: dict[Stream, tuple] = {}
+    recs: dict[SimEvent, tuple[Stream, tuple | None]] = {}
+    for a in actions:
+        kind = a[0]
+        names[NAMES[kind]] = names.get(NAMES[kind], 0) + 1
+        if kind < RECORD and a[10]:
+            last[a[1]] = a[10]
+        elif kind == RECORD:
+            recs[a[2]] = (a[1], last.get(a[1]))
+    return tuple(names.items()), last, recs
+
+
+def _limits(engine: Any, sums: Sequence[Summary], streams: list[Stream]) -> tuple[dict, dict]:
     """What ``Engine._run_alone`` would leave as the bound of each stream's last copy and
-    of each event's last record (``acl.simulator.copy_limit``): the binding resource of
-    the last copy with resources before it on its stream, else what the stream had."""
+    of each event's last record (``acl.simulator.copy_limit``), the passes' summaries in
+    order: the binding resource of the last copy with resources before it on its stream,
+    else what the stream had."""
     lim = {s: s.limit for s in streams}
     at: dict[SimEvent, Any] = {}
-    for a in (*first, *steady):
-        if a[0] in (COPY, BUMP) and a[10]:
-            lim[a[1]] = engine._binding.get(a[10]) or engine._bind(a[10])
-        elif a[0] == RECORD:
-            at[a[2]] = lim[a[1]]
+    binding = engine._binding
+    for _, last, recs in sums:
+        for e, (s, res) in recs.items():
+            at[e] = (binding.get(res) or engine._bind(res)) if res else lim[s]
+        for s, res in last.items():
+            lim[s] = binding.get(res) or engine._bind(res)
     return lim, at
