@@ -218,9 +218,10 @@ class Copies(Part):
     def keep_routed(self, args: tuple, cur: int) -> AsyncCopy | None:
         """Keep ``memcpy_async(*args)`` under current device ``cur`` without making it,
         when its checks are known to pass: plain int arguments, count above 0, no NULL, the
-        device set, a stream of ``cur``'s context, and the route cached (so every check of
-        the route passed for these arguments). What a first call would keep; None (nothing
-        kept) otherwise. :mod:`.programs` then computes the call as a repeat."""
+        device set, a stream of ``cur``'s context, and the copy routed (the route cached, or
+        resolved now as the call would route it, the call's last check: one that fails
+        leaves no error text, the call reports it). What a first call would keep; None
+        (nothing kept) otherwise. :mod:`.programs` then computes the call as a repeat."""
         if len(args) != 6 or any(a.__class__ is not int for a in args):
             return None
         dst, dest_max, src, count, kind, stream = args
@@ -231,10 +232,14 @@ class Copies(Part):
         if devices.refs.get(cur, 0) == 0 or s is None or s.device != cur:
             return None
         ctx = devices.context_handle(cur)
+        if streams.owner.get(stream, ctx) != ctx:
+            return None
         key = (dst, dest_max, src, count, kind, cur)
         route = router.cache.get(key) or router.linked.get(key)
-        if streams.owner.get(stream, ctx) != ctx or route is None:
-            return None
+        if route is None:  # the call's own routing, its failure left to the call
+            route = router.resolve_quietly(dst, dest_max, src, count, kind, cur)
+            if route is None:
+                return None
         kept = self.plans[args] = AsyncCopy(cur, s, route)
         return kept
 

@@ -52,6 +52,7 @@ from .actions import COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, itera
 from .copies import kept_copy
 from .engine import INF, Op, SimEvent, Stream
 from .fluid import cannot_bind
+from .jitter import draws
 
 #: A compiled program: its first and steady iterations, its streams and events, the
 #: runtime's and the simulator's current device after an iteration, whether the steady
@@ -152,7 +153,7 @@ class Programs:
             )
         )
         engine.host_us = enqs[-1]
-        run.scales.extend(islice(iter(engine.next_factor, None), copies))
+        run.scales.extend(islice(draws(engine.next_factor), copies))
         acl.call_counts["rt.memcpy_async"] += copies
         return True
 
@@ -325,7 +326,10 @@ class Programs:
         the fast paths' host arithmetic and ``Engine._run_alone``'s op times; then the
         state the calls and their resolution would leave."""
         if repeats and not plan[6]:
-            plan[1], plan[6] = settled(plan[1]), True
+            steady = settled(plan[1])
+            if plan[1] is plan[0] and plan[8] is None:  # the first pass is the steady one
+                plan[8] = steady
+            plan[1], plan[6] = steady, True
         first, steady, streams, events, _, device, _, left, again, sums = plan
         if left is not None and all(r.version == v for r, v in left):
             # the bytes as this program's last run left them: its first pass too moves

@@ -34,4 +34,22 @@ MUTANTS: list[Mutant] = [
         "repeat(0.0, copies)",
         "repeated copies queued at once do not advance the host clock",
     ),
+    M(
+        "sim.programs.record_limit_stale",
+        "sim/programs.py",
+        "            at[e] = (binding.get(res) or engine._bind(res)) if res else lim[s]\n",
+        "            at[e] = lim[s]\n",
+        "an event recorded after a copy in the same pass keeps the bound its stream had before the pass",
+        tests=("tests/sim/test_programs.py::test_a_program_at_once_leaves_what_bound_its_copies",),
+    ),
+    M(
+        "sim.programs.steady_counts_once",
+        "sim/programs.py",
+        "                counts[name] += n * repeats\n",
+        "                counts[name] += n\n",
+        "the calls of a program's steady passes are counted once, not once per pass",
+        tests=(
+            "tests/sim/test_programs.py::test_a_staged_program_at_once_leaves_what_its_calls_leave",
+        ),
+    ),
 ]

@@ -180,7 +180,7 @@ def test_a_program_at_once_leaves_what_bound_its_copies(monkeypatch):
             rt.write(src, bytes(range(9, 250)) * (size // 241) + b"y" * (size % 241))
             s_src, s_dst, relay = rt.stream(2), rt.stream(5), rt.event(2)
             limits = []
-            for n in (2, 3, 4):
+            for n in (2, 1, 3, 4):  # (1: the first pass alone, computed: its record's bound)
                 rt.enqueue_staged(
                     dst, host, src, size, (s_src, s_dst), relay, n, chunk=M,
                     wait_on_device=True, synchronize=True,
@@ -201,10 +201,10 @@ def test_a_program_at_once_leaves_what_bound_its_copies(monkeypatch):
 
 
 def test_a_program_on_new_streams_over_routed_chunks_is_computed_at_once(monkeypatch):
-    """A test makes its own streams (the kept copies go) but its chunks' routes are cached
-    from the test before: once its record and wait are kept, new chunks are kept from
-    their checks alone (``Copies.keep_routed``) and the whole program computed, leaving
-    what the calls leave."""
+    """A test makes its own streams (the kept copies go): once its record and wait are
+    kept, new chunks (their routes cached from the test before, or not routed yet) are
+    kept from their checks alone (``Copies.keep_routed``) and the whole program computed,
+    leaving what the calls leave."""
     passes = []
     real = Programs._execute
 
@@ -226,9 +226,10 @@ def test_a_program_on_new_streams_over_routed_chunks_is_computed_at_once(monkeyp
         with open_runtime("sim", "atlas800t-a2", seed=11) as rt:
             slow = work(rt)
     assert fast == slow
-    # steady passes computed per program: the first pass of each is made call by call
-    # (new events and streams, or chunks never routed), but the second test's 4-chunk one
-    assert passes == [0, 0, 0, 1]
+    # steady passes computed per program: the first pass of a test's first program is
+    # made call by call (new events and streams); the 4-chunk one's chunks, never routed
+    # before, are routed as the calls would (``Copies.keep_routed``): computed whole
+    assert passes == [0, 1, 0, 1]
 
 
 def _buffers(rt, size):
