@@ -108,42 +108,79 @@ class Programs:
             return calls(tail, 1, plan[4])
 
     def repeat_copy(self, fn: Any, args: tuple, copies: int) -> int | None:
-        """``fn(*args)`` ``copies`` times, ``fn`` being ``acl.rt.memcpy_async``: appended to
-        the stream's run of such copies at once when that run is the stream's last op, no
-        fault is configured and the copy is kept with its bytes in place (what the fast
-        path would do per copy: the host clock, the enqueue time, the jitter draw, the
-        count); else the first two as calls (the second starts that run), the others
-        appended to it at once when they may be. The first non-zero ret, else 0; None
-        when ``fn`` is not the simulator's (nothing was done)."""
+        """``fn(*args)`` ``copies`` times, ``fn`` being ``acl.rt.memcpy_async``. When no
+        fault is configured and the copy is kept with its bytes in place, each copy does
+        what the fast path would (the count, the host clock, the enqueue time, the jitter
+        draw): queued one by one until the stream's last op is the copy's run (at most
+        two: after a record the first is an Op, the second starts the run), the others
+        appended to that run at once. Else the calls themselves, the first two (the second
+        starts that run), the others appended at once when they may be. The first non-zero
+        ret, else 0; None when ``fn`` is not the simulator's (nothing was done)."""
         acl = self.acl
         if fn is not acl.rt.memcpy_async:
             return None
         with acl._lock:
-            if copies > 0 and self._extend(args, copies):  # its run is the stream's last op
+            hit = self._in_place(args) if copies > 0 else None
+            if hit is not None:
+                while copies > 0 and not _on_run(hit):
+                    self._queue(hit)
+                    copies -= 1
+                if copies > 0:
+                    self._append(hit, copies)
                 return 0
             first = min(copies, 2)
             ret = next(filter(None, starmap(fn, repeat(args, first))), 0)
             copies -= first
-            if ret or copies <= 0 or self._extend(args, copies):
+            if ret or copies <= 0:
                 return ret
+            hit = self._in_place(args)
+            if hit is not None and _on_run(hit):
+                self._append(hit, copies)
+                return 0
             return next(filter(None, starmap(fn, repeat(args, copies))), 0)
 
-    def _extend(self, args: tuple, copies: int) -> bool:
-        """:meth:`repeat_copy`'s copies appended to the copy's run, the stream's last op;
-        False (nothing done) when they may not be."""
+    def _in_place(self, args: tuple) -> Any:
+        """The kept copy of ``args`` (an :class:`~.copies.AsyncCopy`) when its repeats may
+        be queued without the calls: no fault configured, kept under the current device,
+        its bytes in place (every repeat skips its move); else None."""
         acl = self.acl
-        engine = acl._engine
         hit = kept_copy(acl._copies.plans, args) if len(args) == 6 else None
         if acl._injector.faults or hit is None or hit.current != acl._devices.tls.device:
-            return False
-        _, s, dreg, _, sreg, _, memo_able, _, _, _, seen = hit.parts
+            return None
+        _, _, dreg, _, sreg, _, memo_able, _, _, _, seen = hit.parts
+        last_copy = dreg.last_copy
+        if (
+            not memo_able
+            or last_copy is not seen[0]
+            or last_copy[1] != dreg.version
+            or seen[1] != sreg.version
+        ):
+            return None
+        return hit
+
+    def _queue(self, hit: Any) -> None:
+        """One repeat of a kept copy in place, as the fast path queues it: counted, the
+        host clock, then its run extended when that is the stream's last op, else
+        ``Engine.append_copy``."""
+        acl = self.acl
+        engine = acl._engine
+        acl.call_counts["rt.memcpy_async"] += 1
+        now = engine.host_us + acl.topology.host.api_us
+        engine.host_us = now
+        _, s, _, _, _, _, _, res, nbytes, latency, seen = hit.parts
         run = seen[2]
-        if run is None or not s.pending or s.pending[-1] is not run or not memo_able:
-            return False
-        last_copy = dreg.last_copy  # the bytes in place: every repeat skips its move
-        if last_copy is not seen[0] or last_copy[1] != dreg.version or seen[1] != sreg.version:
-            return False
-        # per copy as the fast path: the host clock, its enqueue time, its draw
+        if s.pending and s.pending[-1] is run:
+            run.enqs.append(now)
+            run.scales.append(engine.next_factor())
+        else:
+            seen[2] = engine.append_copy(s, nbytes, res, latency)
+
+    def _append(self, hit: Any, copies: int) -> None:
+        """``copies`` repeats of a kept copy in place appended to its run, the stream's
+        last op: per copy as the fast path, the host clock, its enqueue time, its draw."""
+        acl = self.acl
+        engine = acl._engine
+        run = hit.seen[2]
         enqs = run.enqs
         enqs.extend(
             islice(
@@ -155,7 +192,6 @@ class Programs:
         engine.host_us = enqs[-1]
         run.scales.extend(islice(draws(engine.next_factor), copies))
         acl.call_counts["rt.memcpy_async"] += copies
-        return True
 
     # ------------------------------------------------------------------ planning
     def _may(self, copies: int, tail: Sequence[Step]) -> bool:
@@ -408,3 +444,10 @@ def _limits(engine: Any, sums: Sequence[Summary], streams: list[Stream]) -> tupl
         for s, res in last.items():
             lim[s] = binding.get(res) or engine._bind(res)
     return lim, at
+
+
+def _on_run(hit: Any) -> bool:
+    """Whether a kept copy's stream ends in the run the copy last extended."""
+    run = hit.seen[2]
+    pending = hit.stream.pending
+    return run is not None and bool(pending) and pending[-1] is run

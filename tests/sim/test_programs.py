@@ -131,6 +131,33 @@ def test_repeated_copies_queued_at_once_leave_what_their_calls_leave(monkeypatch
     assert fast == slow and fast["counts"]["rt.memcpy_async"] == 59
 
 
+def test_repeats_after_the_source_changed_move_its_bytes(monkeypatch):
+    """Repeats of a kept copy queued without their calls skip their bytes only while those
+    are in place: the source set between two batches (a call that keeps the kept copies),
+    the next batch moves the new bytes, as its calls would."""
+
+    def work(rt):
+        with (
+            rt.peer_links([(1, 6), (6, 1)]),
+            rt.device_buffer(1, 8192) as a,
+            rt.device_buffer(6, 8192) as b,
+        ):
+            rt.write(a, bytes(range(200)) * 40 + b"tail")
+            s = rt.stream(6)
+            rt.enqueue_copies(b, a, 8192, s, 3)
+            for k in range(3):
+                rt.memset(a, k + 1, 4096)
+                rt.enqueue_copies(b, a, 8192, s, 4)
+            s.synchronize()
+            state = _state(rt, [a, b], [])
+            s.close()
+        return state
+
+    fast, slow, _ = _both(monkeypatch, work)
+    assert fast == slow
+    assert fast["bytes"][1] == fast["bytes"][0] and fast["bytes"][1][:4097] == b"\x03" * 4096 + b"`"
+
+
 def test_a_fault_sends_the_program_to_the_calls(monkeypatch):
     """With a fault configured nothing is computed at once (a call may fail or slow)."""
     fault = Fault(kind="slow_host", factor=1.5)
