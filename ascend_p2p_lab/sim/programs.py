@@ -251,9 +251,10 @@ class Programs:
             steady, again, dev_again = self._compile(steps, current, dev)
             if steady is None or (again, dev_again) != (current, dev):
                 return None
-        streams = list({a[1]: None for a in first + steady if a[0] != SWITCH})
-        events = list({a[2]: None for a in first + steady if a[0] in (RECORD, WAIT)})
-        if not self._alone(first + steady, streams):
+        both = first if steady is first else first + steady
+        streams = list({a[1]: None for a in both if a[0] != SWITCH})
+        events = list({a[2]: None for a in both if a[0] == RECORD or a[0] == WAIT})
+        if not self._alone(both, streams):
             return None
         return [first, steady, streams, events, current, dev, False, None, None, None]
 
