@@ -222,9 +222,19 @@ class Copies(Part):
         resolved now as the call would route it, the call's last check: one that fails
         leaves no error text, the call reports it). What a first call would keep; None
         (nothing kept) otherwise. :mod:`.programs` then computes the call as a repeat."""
-        if len(args) != 6 or any(a.__class__ is not int for a in args):
+        if len(args) != 6:
             return None
         dst, dest_max, src, count, kind, stream = args
+        if not (
+            type(dst)
+            is int
+            is type(dest_max)
+            is type(src)
+            is type(count)
+            is type(kind)
+            is type(stream)
+        ):
+            return None
         devices, streams, router = self.devices, self.streams, self.router
         if count <= 0 or not dst or not src or not stream or not devices.initialized:
             return None

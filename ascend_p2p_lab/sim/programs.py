@@ -44,8 +44,10 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from itertools import accumulate, islice, repeat, starmap
+from operator import itemgetter
 from typing import Any
 
 from .actions import COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, iteration, settled
@@ -418,14 +420,17 @@ Summary = tuple[tuple[tuple[str, int], ...], dict, dict]
 def _summary(actions: list) -> Summary:
     """A pass's :data:`Summary` (a settled pass's is its unsettled one's: BUMP counts and
     binds as COPY does)."""
+    kinds = Counter(map(itemgetter(0), actions))
     names: dict[str, int] = {}
+    for kind, n in kinds.items():
+        names[NAMES[kind]] = names.get(NAMES[kind], 0) + n
     last: dict[Stream, tuple] = {}
     recs: dict[SimEvent, tuple[Stream, tuple | None]] = {}
     for a in actions:
         kind = a[0]
-        names[NAMES[kind]] = names.get(NAMES[kind], 0) + 1
-        if kind < RECORD and a[10]:
-            last[a[1]] = a[10]
+        if kind < RECORD:
+            if a[10]:
+                last[a[1]] = a[10]
         elif kind == RECORD:
             recs[a[2]] = (a[1], last.get(a[1]))
     return tuple(names.items()), last, recs
