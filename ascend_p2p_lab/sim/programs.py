@@ -115,31 +115,32 @@ class Programs:
         what the fast path would (the count, the host clock, the enqueue time, the jitter
         draw): queued one by one until the stream's last op is the copy's run (at most
         two: after a record the first is an Op, the second starts the run), the others
-        appended to that run at once. Else the calls themselves, the first two (the second
-        starts that run), the others appended at once when they may be. The first non-zero
-        ret, else 0; None when ``fn`` is not the simulator's (nothing was done)."""
+        appended to that run at once. Else the calls themselves until the copy is kept in
+        place (two at most: the first keeps it, the second finds its bytes in place), then
+        the rest as above; the calls all made when it is not. The first non-zero ret, else
+        0; None when ``fn`` is not the simulator's (nothing was done)."""
         acl = self.acl
         if fn is not acl.rt.memcpy_async:
             return None
         with acl._lock:
             hit = self._in_place(args) if copies > 0 else None
+            made = 0
+            while hit is None and copies > 0:  # the calls themselves: they keep the copy
+                if made == 2:  # not kept in place after two: every call made
+                    return next(filter(None, starmap(fn, repeat(args, copies))), 0)
+                ret = fn(*args)
+                copies, made = copies - 1, made + 1
+                if ret:
+                    return ret
+                hit = self._in_place(args) if copies > 0 else None
             if hit is not None:
-                while copies > 0 and not _on_run(hit):
-                    self._queue(hit)
+                pending, seen = hit.stream.pending, hit.seen
+                while copies > 0 and (seen[2] is None or not pending or pending[-1] is not seen[2]):
+                    self._queue(hit)  # until its run is the stream's last op
                     copies -= 1
                 if copies > 0:
                     self._append(hit, copies)
-                return 0
-            first = min(copies, 2)
-            ret = next(filter(None, starmap(fn, repeat(args, first))), 0)
-            copies -= first
-            if ret or copies <= 0:
-                return ret
-            hit = self._in_place(args)
-            if hit is not None and _on_run(hit):
-                self._append(hit, copies)
-                return 0
-            return next(filter(None, starmap(fn, repeat(args, copies))), 0)
+            return 0
 
     def _in_place(self, args: tuple) -> Any:
         """The kept copy of ``args`` (an :class:`~.copies.AsyncCopy`) when its repeats may
@@ -450,10 +451,3 @@ def _limits(engine: Any, sums: Sequence[Summary], streams: list[Stream]) -> tupl
         for s, res in last.items():
             lim[s] = binding.get(res) or engine._bind(res)
     return lim, at
-
-
-def _on_run(hit: Any) -> bool:
-    """Whether a kept copy's stream ends in the run the copy last extended."""
-    run = hit.seen[2]
-    pending = hit.stream.pending
-    return run is not None and bool(pending) and pending[-1] is run
