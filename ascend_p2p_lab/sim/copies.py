@@ -46,6 +46,9 @@ from .routes import Route, Router
 from .streams import Streams
 
 _ASYNC = "rt.memcpy_async"
+#: what :attr:`AsyncCopy.seen` holds before its first repeat: never a destination's
+#: ``last_copy`` (not even None, a destination no memoized copy wrote yet)
+_UNSEEN = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +67,13 @@ class AsyncCopy:
     #: in one tuple
     parts: tuple = field(init=False, repr=False, compare=False)
     #: what the last repeat found, so that the next one can tell by identity that nothing
-    #: changed: [the destination's ``last_copy`` that was this copy's memo, the source's
-    #: version in it, the CopyRun the copy was appended to]
+    #: changed: [the destination's ``last_copy`` that was this copy's memo (``_UNSEEN``
+    #: before the first), the source's version in it, the CopyRun the copy was appended to]
     seen: list = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         r = self.route
-        seen = [None, None, None]
+        seen = [_UNSEEN, None, None]
         object.__setattr__(self, "seen", seen)
         object.__setattr__(
             self,

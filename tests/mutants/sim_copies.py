@@ -165,4 +165,15 @@ MUTANTS: list[Mutant] = [
             "tests/sim/test_programs.py::test_a_program_on_new_streams_over_routed_chunks_is_computed_at_once",
         ),
     ),
+    M(
+        "sim.copies.seen_starts_none",
+        "sim/copies.py",
+        "        seen = [_UNSEEN, None, None]\n",
+        "        seen = [None, None, None]\n",
+        "a copy kept before any copy wrote its destination is taken for one whose bytes are in place",
+        (
+            "tests/sim/test_copies.py::test_keep_routed_keeps_a_copy_only_when_its_checks_are_known_to_pass",
+            "tests/sim/test_programs.py::test_a_program_into_buffers_no_copy_wrote_yet_is_computed_at_once",
+        ),
+    ),
 ]

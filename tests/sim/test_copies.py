@@ -288,6 +288,11 @@ def test_keep_routed_keeps_a_copy_only_when_its_checks_are_known_to_pass() -> No
         assert kept.route is acl._router.cache[(*args[:5], 0)]
         assert kept.route == acl._router._resolve(*args[:5], 0)[0]
         assert kept.stream is acl._streams.streams[stream]
+        # kept before any copy wrote its destination: the repeat moves the bytes
+        assert rt.memcpy_async(*args) == 0 and rt.synchronize_stream(stream) == 0
+        region, src_region = acl._memory.space.get(dst), acl._memory.space.get(src)
+        assert region.read(0, 4 * KIB) == src_region.read(0, 4 * KIB)
+        assert region.last_copy is not None and kept.seen[0] is region.last_copy
         assert rt.destroy_stream(other) == 0 and rt.set_context(CONTEXT_BASE + 1) == 0
         assert rt.destroy_stream(far) == 0 and rt.set_context(CONTEXT_BASE + 0) == 0
 

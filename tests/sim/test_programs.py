@@ -259,6 +259,29 @@ def test_a_program_on_new_streams_over_routed_chunks_is_computed_at_once(monkeyp
     assert passes == [0, 1, 0, 1]
 
 
+def test_a_program_into_buffers_no_copy_wrote_yet_is_computed_at_once(monkeypatch):
+    """The second program's buffers were allocated with the first's (its record and wait
+    kept), but no copy wrote them yet: its chunks kept from their checks alone (never
+    routed), the first pass computed, the bytes moved as the calls move them."""
+
+    def work(rt):
+        first, second = _buffers(rt, 2 * M), _buffers(rt, 2 * M)
+        s_src, s_dst, relay = rt.stream(2), rt.stream(5), rt.event(2)
+        for (src, dst, host), n in ((first, 2), (second, 3)):
+            rt.enqueue_staged(
+                dst, host, src, 2 * M, (s_src, s_dst), relay, n, chunk=M, synchronize=True
+            )
+        events = [rt.acl._streams.events[relay.handle]]
+        state = _state(rt, [*first, *second], events)
+        relay.close(), s_src.close(), s_dst.close()
+        _free(first), _free(second)
+        return state
+
+    fast, slow, computed = _both(monkeypatch, work)
+    assert computed == 2 and fast == slow  # the first's steady pass, the second whole
+    assert fast["bytes"][4] == fast["bytes"][3]  # the second destination holds its source
+
+
 def _buffers(rt, size):
     src, dst, host = rt.device_buffer(2, size), rt.device_buffer(5, size), rt.host_buffer(size)
     rt.write(src, bytes(range(3, 250)) * (size // 247) + b"y" * (size % 247))
