@@ -20,16 +20,19 @@ from .copies import move_kept
 from .engine import SimEvent, Stream
 from .memory import CHUNK, ChunkedRegion, copy_bytes
 
-#: What an action of a compiled program does (BUMP: a copy whose bytes are in place).
-COPY, RECORD, WAIT, SWITCH, SYNC, BUMP = range(6)
+#: What an action of a compiled program does (BUMP: a copy whose bytes are in place). The
+#: two copies come first, so that ``kind < RECORD`` tells a copy. A copy is (kind, stream,
+#: time per copy, dst region, dst offset, src region, src offset, count, memo_able,
+#: seen, resources, chunks): chunks 0 for a COPY, the whole chunks it moves for a BUMP.
+COPY, BUMP, RECORD, WAIT, SWITCH, SYNC = range(6)
 #: The call each action counts as.
 NAMES = (
+    "rt.memcpy_async",
     "rt.memcpy_async",
     "rt.record_event",
     "rt.stream_wait_event",
     "rt.set_context",
     "rt.synchronize_stream",
-    "rt.memcpy_async",
 )
 
 #: A runtime step: (bound function, call name, arguments, device it makes current or None).
@@ -65,7 +68,7 @@ def settled(actions: list) -> list:
             and sreg.__class__ is ChunkedRegion
             and not (doff % CHUNK or soff % CHUNK or count % CHUNK)
         ):
-            out[i] = (BUMP, *a[1:], count // CHUNK)
+            out[i] = (BUMP, *a[1:11], count // CHUNK)
     return out
 
 
@@ -86,17 +89,6 @@ def calls(steps: Sequence[Step], times: int, current: Any) -> tuple[int, Step | 
     return 0, None, current
 
 
-def _bump_kept(dreg: Any, doff: int, sreg: Any, soff: int, count: int, seen: list, m: int) -> None:
-    """:func:`~.copies.move_kept` of whole chunks already in place: the memo and the
-    versions as the move leaves them (``move_bytes`` counts one per chunk), no byte moved."""
-    memo = (sreg.base, soff, doff, count, sreg.version)
-    last = dreg.last_copy
-    if last is None or last[1] != dreg.version or last[0] != memo:
-        dreg.version += m + 1
-        dreg.last_copy = last = (memo, dreg.version)
-    seen[0], seen[1] = last, memo[4]
-
-
 def iteration(
     actions: list,
     host: float,
@@ -107,11 +99,17 @@ def iteration(
     api_us: float,
     sync_us: float,
 ) -> float:
-    """One iteration of compiled actions; the host clock after it."""
+    """One iteration of compiled actions; the host clock after it.
+
+    A copy whose ``seen`` does not vouch for its destination: a COPY moves its bytes as
+    :func:`~.copies.move_kept` decides; a BUMP (whole chunks already in place) leaves
+    the memo and the versions as that move would (``move_bytes`` counts one per chunk,
+    then one for the copy), no byte moved.
+    """
     for a in actions:
         kind = a[0]
-        if kind in (COPY, BUMP):
-            _, s, per, dreg, doff, sreg, soff, count, memo_able, seen = a[:10]
+        if kind < RECORD:  # COPY or BUMP
+            _, s, per, dreg, doff, sreg, soff, count, memo_able, seen, _, m = a
             if memo_able:  # the fast path's test of copy_bytes' memo
                 last_copy = dreg.last_copy
                 if (
@@ -119,8 +117,14 @@ def iteration(
                     or last_copy[1] != dreg.version
                     or seen[1] != sreg.version
                 ):
-                    if kind == BUMP:
-                        _bump_kept(dreg, doff, sreg, soff, count, seen, a[11])
+                    if m:  # a BUMP: move_kept's memo and versions, no byte moved
+                        memo = (sreg.base, soff, doff, count, sreg.version)
+                        v = dreg.version
+                        if last_copy is None or last_copy[1] != v or last_copy[0] != memo:
+                            v += m + 1
+                            dreg.version = v
+                            dreg.last_copy = last_copy = (memo, v)
+                        seen[0], seen[1] = last_copy, memo[4]
                     else:
                         move_kept(dreg, doff, sreg, soff, count, seen)
             else:
@@ -131,6 +135,8 @@ def iteration(
             if host > t:
                 t = host
             ts[s] = t + per * scale
+        elif kind == SWITCH:
+            host += 0.5
         elif kind == RECORD:
             host += 2.0
             s = a[1]
@@ -151,8 +157,6 @@ def iteration(
             if cross is not None:
                 t = t + cross * draw()
             ts[s] = t
-        elif kind == SWITCH:
-            host += 0.5
         else:  # SYNC: the host waits for the stream's end
             host += 1.0
             done = ts[a[1]]

@@ -46,6 +46,9 @@ from .routes import Route, Router
 from .streams import Streams
 
 _ASYNC = "rt.memcpy_async"
+#: what :attr:`AsyncCopy.seen` holds before its first repeat: never a destination's
+#: ``last_copy`` (not even None, a destination no memoized copy wrote yet)
+_UNSEEN = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +67,13 @@ class AsyncCopy:
     #: in one tuple
     parts: tuple = field(init=False, repr=False, compare=False)
     #: what the last repeat found, so that the next one can tell by identity that nothing
-    #: changed: [the destination's ``last_copy`` that was this copy's memo, the source's
-    #: version in it, the CopyRun the copy was appended to]
+    #: changed: [the destination's ``last_copy`` that was this copy's memo (``_UNSEEN``
+    #: before the first), the source's version in it, the CopyRun the copy was appended to]
     seen: list = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         r = self.route
-        seen = [None, None, None]
+        seen = [_UNSEEN, None, None]
         object.__setattr__(self, "seen", seen)
         object.__setattr__(
             self,
@@ -218,12 +221,23 @@ class Copies(Part):
     def keep_routed(self, args: tuple, cur: int) -> AsyncCopy | None:
         """Keep ``memcpy_async(*args)`` under current device ``cur`` without making it,
         when its checks are known to pass: plain int arguments, count above 0, no NULL, the
-        device set, a stream of ``cur``'s context, and the route cached (so every check of
-        the route passed for these arguments). What a first call would keep; None (nothing
-        kept) otherwise. :mod:`.programs` then computes the call as a repeat."""
-        if len(args) != 6 or any(a.__class__ is not int for a in args):
+        device set, a stream of ``cur``'s context, and the copy routed (the route cached, or
+        resolved now as the call would route it, the call's last check: one that fails
+        leaves no error text, the call reports it). What a first call would keep; None
+        (nothing kept) otherwise. :mod:`.programs` then computes the call as a repeat."""
+        if len(args) != 6:
             return None
         dst, dest_max, src, count, kind, stream = args
+        if not (
+            type(dst)
+            is int
+            is type(dest_max)
+            is type(src)
+            is type(count)
+            is type(kind)
+            is type(stream)
+        ):
+            return None
         devices, streams, router = self.devices, self.streams, self.router
         if count <= 0 or not dst or not src or not stream or not devices.initialized:
             return None
@@ -231,10 +245,14 @@ class Copies(Part):
         if devices.refs.get(cur, 0) == 0 or s is None or s.device != cur:
             return None
         ctx = devices.context_handle(cur)
+        if streams.owner.get(stream, ctx) != ctx:
+            return None
         key = (dst, dest_max, src, count, kind, cur)
         route = router.cache.get(key) or router.linked.get(key)
-        if streams.owner.get(stream, ctx) != ctx or route is None:
-            return None
+        if route is None:  # the call's own routing, its failure left to the call
+            route = router.resolve_quietly(dst, dest_max, src, count, kind, cur)
+            if route is None:
+                return None
         kept = self.plans[args] = AsyncCopy(cur, s, route)
         return kept
 

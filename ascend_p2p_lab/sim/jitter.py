@@ -80,6 +80,23 @@ def factors(rng: random.Random, jitter: float) -> Callable[[], float]:
     return factor
 
 
+def draws(factor: Callable[[], float]) -> Iterator[float]:
+    """The values ``factor`` gives, in turn, as an iterator: the generator itself when
+    ``factor`` is its ``__next__`` (what :func:`factors` returns: taking many at once then
+    skips a call per value), else ``iter(factor, None)``.
+
+    Example:
+        >>> from itertools import islice
+        >>> a, b = factors(random.Random(3), 0.1), factors(random.Random(3), 0.1)
+        >>> list(islice(draws(a), 4)) == [b() for _ in range(4)]
+        True
+    """
+    source = getattr(factor, "__self__", None)
+    if source is not None and getattr(source, "__next__", None) == factor:
+        return source  # type: ignore[no-any-return]
+    return iter(factor, None)
+
+
 def point_seed(seed: int, key: str) -> int:
     """A stable 64-bit seed for one point: a hash of (seed, key), the same in every
     process and Python version (never ``hash()``, which is salted per process).

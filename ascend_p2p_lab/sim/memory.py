@@ -127,7 +127,8 @@ class ChunkedRegion:
                     continue
                 chunks[k] = value
             else:
-                memoryview(self._private(k))[a : a + seg] = bytes((value,)) * seg
+                fill = _ZEROS[:seg] if value == 0 else bytes((value,)) * seg
+                memoryview(self._private(k))[a : a + seg] = fill
             pos += seg
 
     @property
@@ -135,6 +136,9 @@ class ChunkedRegion:
         """Host RAM the simulator spends on this buffer's distinct data."""
         return sum(len(e) for e in self.chunks.values() if not isinstance(e, int))
 
+
+#: a chunk of zeros, sliced (no copy) for the zero fills of part of a chunk
+_ZEROS = memoryview(bytes(CHUNK))
 
 _BYTES_DATA = ctypes.pythonapi.PyBytes_AsString
 _BYTES_DATA.restype, _BYTES_DATA.argtypes = ctypes.c_void_p, [ctypes.py_object]
@@ -274,11 +278,46 @@ def move_bytes(dst: Region, doff: int, src: Region, soff: int, n: int) -> None:
                     memoryview(dst._private(kd))[a : a + seg] = memoryview(entry)[a : a + seg]
             pos += seg
         return
+    if _ONE_PIECE and n > 0 and dst is not src and _one_piece(dst, doff, src, soff, n):
+        return
     pos = 0
     while pos < n:  # general case, in bounded pieces
         seg = min(CHUNK, n - pos)
         dst.write(doff + pos, src.read(soff + pos, seg))
         pos += seg
+
+
+#: move_bytes takes :func:`_one_piece`'s shortcut (tests turn it off to compare)
+_ONE_PIECE = True
+
+
+def _one_piece(dst: Region, doff: int, src: Region, soff: int, n: int) -> bool:
+    """What the general loop of :func:`move_bytes` does for n > 0 bytes between two
+    chunked regions, each side inside one chunk and the destination's not a whole chunk
+    (a verification window copied into the check buffer), without the bytes in between:
+    ``dst.write``'s version, then its private chunk's, and the bytes in place. False
+    (nothing done) for any other copy."""
+    if dst.__class__ is not ChunkedRegion or src.__class__ is not ChunkedRegion:
+        return False
+    ks, kd = soff >> _CHUNK_BITS, doff >> _CHUNK_BITS
+    a, b = soff - (ks << _CHUNK_BITS), doff - (kd << _CHUNK_BITS)
+    slen = src.size - (ks << _CHUNK_BITS)
+    dlen = dst.size - (kd << _CHUNK_BITS)
+    if (
+        a + n > (CHUNK if slen > CHUNK else slen)
+        or b + n > (CHUNK if dlen > CHUNK else dlen)
+        or (b == 0 and n == (CHUNK if dlen > CHUNK else dlen))
+    ):
+        return False
+    entry = src.chunks.get(ks, 0)
+    dst.version += 1  # what write() counts, then its private chunk
+    target = memoryview(dst._private(kd))
+    if entry.__class__ is int:
+        target[b : b + n] = bytes((entry,)) * n if entry else bytes(n)
+    else:
+        target[b : b + n] = memoryview(entry)[a : a + n]
+    target.release()
+    return True
 
 
 PAGE = 4096

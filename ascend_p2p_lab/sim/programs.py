@@ -44,20 +44,24 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from itertools import accumulate, islice, repeat, starmap
+from operator import itemgetter
 from typing import Any
 
-from .actions import BUMP, COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, iteration, settled
+from .actions import COPY, NAMES, RECORD, SWITCH, SYNC, WAIT, Step, calls, iteration, settled
 from .copies import kept_copy
 from .engine import INF, Op, SimEvent, Stream
 from .fluid import cannot_bind
+from .jitter import draws
 
 #: A compiled program: its first and steady iterations, its streams and events, the
 #: runtime's and the simulator's current device after an iteration, whether the steady
 #: iteration was :func:`~.actions.settled` (done when it first repeats), the regions its
-#: copies touch with their versions after its last run, and its first iteration settled
-#: (made when a run finds the bytes as the last one left them).
+#: copies touch with their versions after its last run, its first iteration settled
+#: (made when a run finds the bytes as the last one left them), and the two iterations'
+#: :data:`Summary` (made at the first run).
 Plan = list
 
 
@@ -106,42 +110,80 @@ class Programs:
             return calls(tail, 1, plan[4])
 
     def repeat_copy(self, fn: Any, args: tuple, copies: int) -> int | None:
-        """``fn(*args)`` ``copies`` times, ``fn`` being ``acl.rt.memcpy_async``: appended to
-        the stream's run of such copies at once when that run is the stream's last op, no
-        fault is configured and the copy is kept with its bytes in place (what the fast
-        path would do per copy: the host clock, the enqueue time, the jitter draw, the
-        count); else the first two as calls (the second starts that run), the others
-        appended to it at once when they may be. The first non-zero ret, else 0; None
-        when ``fn`` is not the simulator's (nothing was done)."""
+        """``fn(*args)`` ``copies`` times, ``fn`` being ``acl.rt.memcpy_async``. When no
+        fault is configured and the copy is kept with its bytes in place, each copy does
+        what the fast path would (the count, the host clock, the enqueue time, the jitter
+        draw): queued one by one until the stream's last op is the copy's run (at most
+        two: after a record the first is an Op, the second starts the run), the others
+        appended to that run at once. Else the calls themselves until the copy is kept in
+        place (two at most: the first keeps it, the second finds its bytes in place), then
+        the rest as above; the calls all made when it is not. The first non-zero ret, else
+        0; None when ``fn`` is not the simulator's (nothing was done)."""
         acl = self.acl
         if fn is not acl.rt.memcpy_async:
             return None
         with acl._lock:
-            if copies > 0 and self._extend(args, copies):  # its run is the stream's last op
-                return 0
-            first = min(copies, 2)
-            ret = next(filter(None, starmap(fn, repeat(args, first))), 0)
-            copies -= first
-            if ret or copies <= 0 or self._extend(args, copies):
-                return ret
-            return next(filter(None, starmap(fn, repeat(args, copies))), 0)
+            hit = self._in_place(args) if copies > 0 else None
+            made = 0
+            while hit is None and copies > 0:  # the calls themselves: they keep the copy
+                if made == 2:  # not kept in place after two: every call made
+                    return next(filter(None, starmap(fn, repeat(args, copies))), 0)
+                ret = fn(*args)
+                copies, made = copies - 1, made + 1
+                if ret:
+                    return ret
+                hit = self._in_place(args) if copies > 0 else None
+            if hit is not None:
+                pending, seen = hit.stream.pending, hit.seen
+                while copies > 0 and (seen[2] is None or not pending or pending[-1] is not seen[2]):
+                    self._queue(hit)  # until its run is the stream's last op
+                    copies -= 1
+                if copies > 0:
+                    self._append(hit, copies)
+            return 0
 
-    def _extend(self, args: tuple, copies: int) -> bool:
-        """:meth:`repeat_copy`'s copies appended to the copy's run, the stream's last op;
-        False (nothing done) when they may not be."""
+    def _in_place(self, args: tuple) -> Any:
+        """The kept copy of ``args`` (an :class:`~.copies.AsyncCopy`) when its repeats may
+        be queued without the calls: no fault configured, kept under the current device,
+        its bytes in place (every repeat skips its move); else None."""
         acl = self.acl
-        engine = acl._engine
         hit = kept_copy(acl._copies.plans, args) if len(args) == 6 else None
         if acl._injector.faults or hit is None or hit.current != acl._devices.tls.device:
-            return False
-        _, s, dreg, _, sreg, _, memo_able, _, _, _, seen = hit.parts
+            return None
+        _, _, dreg, _, sreg, _, memo_able, _, _, _, seen = hit.parts
+        last_copy = dreg.last_copy
+        if (
+            not memo_able
+            or last_copy is not seen[0]
+            or last_copy[1] != dreg.version
+            or seen[1] != sreg.version
+        ):
+            return None
+        return hit
+
+    def _queue(self, hit: Any) -> None:
+        """One repeat of a kept copy in place, as the fast path queues it: counted, the
+        host clock, then its run extended when that is the stream's last op, else
+        ``Engine.append_copy``."""
+        acl = self.acl
+        engine = acl._engine
+        acl.call_counts["rt.memcpy_async"] += 1
+        now = engine.host_us + acl.topology.host.api_us
+        engine.host_us = now
+        _, s, _, _, _, _, _, res, nbytes, latency, seen = hit.parts
         run = seen[2]
-        if run is None or not s.pending or s.pending[-1] is not run or not memo_able:
-            return False
-        last_copy = dreg.last_copy  # the bytes in place: every repeat skips its move
-        if last_copy is not seen[0] or last_copy[1] != dreg.version or seen[1] != sreg.version:
-            return False
-        # per copy as the fast path: the host clock, its enqueue time, its draw
+        if s.pending and s.pending[-1] is run:
+            run.enqs.append(now)
+            run.scales.append(engine.next_factor())
+        else:
+            seen[2] = engine.append_copy(s, nbytes, res, latency)
+
+    def _append(self, hit: Any, copies: int) -> None:
+        """``copies`` repeats of a kept copy in place appended to its run, the stream's
+        last op: per copy as the fast path, the host clock, its enqueue time, its draw."""
+        acl = self.acl
+        engine = acl._engine
+        run = hit.seen[2]
         enqs = run.enqs
         enqs.extend(
             islice(
@@ -151,9 +193,8 @@ class Programs:
             )
         )
         engine.host_us = enqs[-1]
-        run.scales.extend(islice(iter(engine.next_factor, None), copies))
+        run.scales.extend(islice(draws(engine.next_factor), copies))
         acl.call_counts["rt.memcpy_async"] += copies
-        return True
 
     # ------------------------------------------------------------------ planning
     def _may(self, copies: int, tail: Sequence[Step]) -> bool:
@@ -213,11 +254,12 @@ class Programs:
             steady, again, dev_again = self._compile(steps, current, dev)
             if steady is None or (again, dev_again) != (current, dev):
                 return None
-        streams = list({a[1]: None for a in first + steady if a[0] != SWITCH})
-        events = list({a[2]: None for a in first + steady if a[0] in (RECORD, WAIT)})
-        if not self._alone(first + steady, streams):
+        both = first if steady is first else first + steady
+        streams = list({a[1]: None for a in both if a[0] != SWITCH})
+        events = list({a[2]: None for a in both if a[0] == RECORD or a[0] == WAIT})
+        if not self._alone(both, streams):
             return None
-        return [first, steady, streams, events, current, dev, False, None, None]
+        return [first, steady, streams, events, current, dev, False, None, None, None]
 
     def _compile(self, steps: Sequence[Step], current: Any, dev: Any) -> tuple[Any, Any, Any]:
         """One iteration as actions, starting from the runtime's and the simulator's
@@ -265,7 +307,7 @@ class Programs:
                 return None
             _, s, dreg, doff, sreg, soff, memo_able, res, nbytes, latency, seen = hit.parts
             per = latency + nbytes / self._bandwidth(res)  # Engine._run_alone's arithmetic
-            return (COPY, s, per, dreg, doff, sreg, soff, args[3], memo_able, seen, res)
+            return (COPY, s, per, dreg, doff, sreg, soff, args[3], memo_able, seen, res, 0)
         ints = all(a.__class__ is int for a in args)
         if name == "rt.synchronize_stream":  # a handle's stream: not the default one
             s = st.streams.get(args[0]) if len(args) == 1 and ints and args[0] else None
@@ -324,8 +366,11 @@ class Programs:
         the fast paths' host arithmetic and ``Engine._run_alone``'s op times; then the
         state the calls and their resolution would leave."""
         if repeats and not plan[6]:
-            plan[1], plan[6] = settled(plan[1]), True
-        first, steady, streams, events, _, device, _, left, again = plan
+            steady = settled(plan[1])
+            if plan[1] is plan[0] and plan[8] is None:  # the first pass is the steady one
+                plan[8] = steady
+            plan[1], plan[6] = steady, True
+        first, steady, streams, events, _, device, _, left, again, sums = plan
         if left is not None and all(r.version == v for r, v in left):
             # the bytes as this program's last run left them: its first pass too moves
             # nothing again
@@ -343,7 +388,9 @@ class Programs:
         for _ in repeat(None, repeats):
             host = iteration(steady, host, ts, rec, rec_at, draw, api_us, sync_us)
         engine.host_us = host
-        lim, lim_at = _limits(engine, first, steady if repeats else (), streams)
+        if sums is None:  # what the limits and the call counts need of each pass: the same
+            sums = plan[9] = (_summary(plan[0]), _summary(plan[1]))  # every run
+        lim, lim_at = _limits(engine, sums if repeats else sums[:1], streams)
         for s, t in ts.items():
             s.last_end, s.limit = t, lim[s]
         for e, (enq, s) in rec_at.items():  # each event's last record, resolved
@@ -352,25 +399,55 @@ class Programs:
             e.record_op, e.ts, e.limit = op, rec[e], lim_at.get(e, e.limit)
         engine._busy.update(streams)  # queued on, as the calls mark them
         if left is None:  # the regions its copies touch: the same every run
-            left = [(r, 0) for a in first if a[0] in (COPY, BUMP) for r in (a[3], a[5])]
+            left = [(r, 0) for a in first if a[0] < RECORD for r in (a[3], a[5])]
             left = list({id(r): (r, 0) for r, _ in left}.values())
         plan[7] = [(r, r.version) for r, _ in left]
         acl._devices.tls.device = device
         counts = acl.call_counts
-        for actions, times in ((first, 1), (steady, repeats)):
-            for a in actions:
-                counts[NAMES[a[0]]] += times
+        for name, n in sums[0][0]:
+            counts[name] += n
+        if repeats:
+            for name, n in sums[1][0]:
+                counts[name] += n * repeats
 
 
-def _limits(engine: Any, first: list, steady: Sequence, streams: list[Stream]) -> tuple[dict, dict]:
+#: What a pass leaves that does not depend on its times: (the calls it counts, per name;
+#: each stream's resources of its last copy with resources; each event's last record:
+#: its stream and the resources of the last copy with resources before it on that stream
+#: in the pass, or None).
+Summary = tuple[tuple[tuple[str, int], ...], dict, dict]
+
+
+def _summary(actions: list) -> Summary:
+    """A pass's :data:`Summary` (a settled pass's is its unsettled one's: BUMP counts and
+    binds as COPY does)."""
+    kinds = Counter(map(itemgetter(0), actions))
+    names: dict[str, int] = {}
+    for kind, n in kinds.items():
+        names[NAMES[kind]] = names.get(NAMES[kind], 0) + n
+    last: dict[Stream, tuple] = {}
+    recs: dict[SimEvent, tuple[Stream, tuple | None]] = {}
+    for a in actions:
+        kind = a[0]
+        if kind < RECORD:
+            if a[10]:
+                last[a[1]] = a[10]
+        elif kind == RECORD:
+            recs[a[2]] = (a[1], last.get(a[1]))
+    return tuple(names.items()), last, recs
+
+
+def _limits(engine: Any, sums: Sequence[Summary], streams: list[Stream]) -> tuple[dict, dict]:
     """What ``Engine._run_alone`` would leave as the bound of each stream's last copy and
-    of each event's last record (``acl.simulator.copy_limit``): the binding resource of
-    the last copy with resources before it on its stream, else what the stream had."""
+    of each event's last record (``acl.simulator.copy_limit``), the passes' summaries in
+    order: the binding resource of the last copy with resources before it on its stream,
+    else what the stream had."""
     lim = {s: s.limit for s in streams}
     at: dict[SimEvent, Any] = {}
-    for a in (*first, *steady):
-        if a[0] in (COPY, BUMP) and a[10]:
-            lim[a[1]] = engine._binding.get(a[10]) or engine._bind(a[10])
-        elif a[0] == RECORD:
-            at[a[2]] = lim[a[1]]
+    binding = engine._binding
+    for _, last, recs in sums:
+        for e, (s, res) in recs.items():
+            at[e] = (binding.get(res) or engine._bind(res)) if res else lim[s]
+        for s, res in last.items():
+            lim[s] = binding.get(res) or engine._bind(res)
     return lim, at

@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -122,6 +123,7 @@ class Router(Part):
     def __init__(self, shared: Shared, space: AddressSpace, peers: Peers) -> None:
         super().__init__(shared)
         self.space, self.peers = space, peers
+        self._errors = shared.errors
         #: successful routes by (dst, destMax, src, count, kind, current device): those
         #: peer access cannot change (host, device-local), kept while no allocation comes
         #: or goes, and the others (between two devices, through IPC memory)
@@ -162,6 +164,23 @@ class Router(Part):
             linked = route.link is not None or _ipc(route.src_region, route.dst_region)
             (self.linked if linked else self.cache)[(*key, True) if route.inferred else key] = route
         return route, code
+
+    def resolve_quietly(
+        self, dst: int, dest_max: int, src: int, count: int, kind: int, current: int
+    ) -> Route | None:
+        """:meth:`resolve` (cached when it succeeds) for a caller that only asks whether
+        the copy routes: None when it does not, and then no error text is left behind (the
+        thread's latest error stays what it was; the call itself reports it)."""
+        latest = self._errors._latest
+        tid = threading.get_ident()
+        before = latest.get(tid)
+        route, _ = self.resolve(dst, dest_max, src, count, kind, current)
+        if route is None:
+            if before is None:
+                latest.pop(tid, None)
+            else:
+                latest[tid] = before
+        return route
 
     def _resolve(
         self,

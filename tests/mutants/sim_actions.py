@@ -35,8 +35,8 @@ MUTANTS: list[Mutant] = [
     M(
         "sim.actions.bump_forgets_chunks",
         "sim/actions.py",
-        "        dreg.version += m + 1\n",
-        "        dreg.version += 1\n",
+        "                            v += m + 1\n",
+        "                            v += 1\n",
         "a copy of whole chunks in place counts one version, not one per chunk and one more",
         tests=("tests/sim/test_programs.py::test_bytes_changed_between_programs_are_moved_again",),
     ),

@@ -154,4 +154,26 @@ MUTANTS: list[Mutant] = [
         "a copy kept from its checks under a device its route was not checked for",
         ("tests/sim/test_copies.py", "tests/sim/test_programs.py"),
     ),
+    M(
+        "sim.copies.keep_routed_cached_only",
+        "sim/copies.py",
+        "            route = router.resolve_quietly(dst, dest_max, src, count, kind, cur)\n",
+        "            route = None\n",
+        "a staged chunk never routed before is not kept from its checks: its program's first pass is made call by call",
+        (
+            "tests/sim/test_copies.py::test_keep_routed_keeps_a_copy_only_when_its_checks_are_known_to_pass",
+            "tests/sim/test_programs.py::test_a_program_on_new_streams_over_routed_chunks_is_computed_at_once",
+        ),
+    ),
+    M(
+        "sim.copies.seen_starts_none",
+        "sim/copies.py",
+        "        seen = [_UNSEEN, None, None]\n",
+        "        seen = [None, None, None]\n",
+        "a copy kept before any copy wrote its destination is taken for one whose bytes are in place",
+        (
+            "tests/sim/test_copies.py::test_keep_routed_keeps_a_copy_only_when_its_checks_are_known_to_pass",
+            "tests/sim/test_programs.py::test_a_program_into_buffers_no_copy_wrote_yet_is_computed_at_once",
+        ),
+    ),
 ]

@@ -23,4 +23,12 @@ MUTANTS: list[Mutant] = [
         ("        f = 1.0 + jitter * (sin(x2pi) * g2rad)\n        yield f\n"),
         "every second time factor is not clamped at 0.5",
     ),
+    M(
+        "sim.jitter.draws_any_self",
+        "sim/jitter.py",
+        '    if source is not None and getattr(source, "__next__", None) == factor:\n',
+        "    if source is not None:\n",
+        "a bound method's object is taken for the iterator of its values",
+        tests=("tests/sim/test_jitter.py::test_draws_take_the_values_the_calls_give_in_turn",),
+    ),
 ]

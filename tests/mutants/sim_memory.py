@@ -27,4 +27,24 @@ MUTANTS: list[Mutant] = [
         "        dst.version += 1\n",
         ("a whole-chunk copy bumps the destination's version once, not per chunk"),
     ),
+    M(
+        "sim.memory.one_piece_unversioned",
+        "sim/memory.py",
+        "    dst.version += 1  # what write() counts, then its private chunk\n",
+        "    pass\n",
+        "a copy inside one chunk counts one version less than the general loop",
+        tests=(
+            "tests/sim/test_memory.py::test_a_piece_inside_one_chunk_gives_what_the_general_loop_gives",
+        ),
+    ),
+    M(
+        "sim.memory.one_piece_source_offset",
+        "sim/memory.py",
+        "        target[b : b + n] = memoryview(entry)[a : a + n]\n",
+        "        target[b : b + n] = memoryview(entry)[b : b + n]\n",
+        "a copy inside one chunk reads its source at the destination's offset",
+        tests=(
+            "tests/sim/test_memory.py::test_a_piece_inside_one_chunk_gives_what_the_general_loop_gives",
+        ),
+    ),
 ]

@@ -34,4 +34,50 @@ MUTANTS: list[Mutant] = [
         "repeat(0.0, copies)",
         "repeated copies queued at once do not advance the host clock",
     ),
+    M(
+        "sim.programs.record_limit_stale",
+        "sim/programs.py",
+        "            at[e] = (binding.get(res) or engine._bind(res)) if res else lim[s]\n",
+        "            at[e] = lim[s]\n",
+        "an event recorded after a copy in the same pass keeps the bound its stream had before the pass",
+        tests=("tests/sim/test_programs.py::test_a_program_at_once_leaves_what_bound_its_copies",),
+    ),
+    M(
+        "sim.programs.steady_counts_once",
+        "sim/programs.py",
+        "                counts[name] += n * repeats\n",
+        "                counts[name] += n\n",
+        "the calls of a program's steady passes are counted once, not once per pass",
+        tests=(
+            "tests/sim/test_programs.py::test_a_staged_program_at_once_leaves_what_its_calls_leave",
+        ),
+    ),
+    M(
+        "sim.programs.queue_uncounted",
+        "sim/programs.py",
+        '        acl.call_counts["rt.memcpy_async"] += 1\n',
+        "",
+        "a repeat queued without its call (before its run is the stream's last op) is not counted",
+        tests=(
+            "tests/sim/test_programs.py::test_repeated_copies_queued_at_once_leave_what_their_calls_leave",
+        ),
+    ),
+    M(
+        "sim.programs.queue_no_host",
+        "sim/programs.py",
+        "        now = engine.host_us + acl.topology.host.api_us\n",
+        "        now = engine.host_us\n",
+        "a repeat queued without its call does not advance the host clock",
+        tests=(
+            "tests/sim/test_programs.py::test_repeated_copies_queued_at_once_leave_what_their_calls_leave",
+        ),
+    ),
+    M(
+        "sim.programs.in_place_unchecked",
+        "sim/programs.py",
+        "            or last_copy is not seen[0]\n            or last_copy[1] != dreg.version\n            or seen[1] != sreg.version\n",
+        "",
+        "repeats queued without their calls skip their bytes after the source changed",
+        tests=("tests/sim/test_programs.py",),
+    ),
 ]

@@ -63,4 +63,14 @@ MUTANTS: list[Mutant] = [
         "a cached route outlives the allocation it names",
         ("tests/sim/test_routes.py", "tests/sim/test_facade.py"),
     ),
+    M(
+        "sim.routes.quiet_leaves_error",
+        "sim/routes.py",
+        "        if route is None:\n            if before is None:\n",
+        "        if False:\n            if before is None:\n",
+        "a route resolved to decide whether a copy may be kept leaves its error text behind",
+        (
+            "tests/sim/test_copies.py::test_keep_routed_keeps_a_copy_only_when_its_checks_are_known_to_pass",
+        ),
+    ),
 ]

@@ -12,7 +12,7 @@ def _region(base: int) -> ChunkedRegion:
 
 
 def _copy(dst, doff, src, soff, n=CHUNK):
-    return (COPY, "s", 1.0, dst, doff, src, soff, n, True, [None, None, None], ())
+    return (COPY, "s", 1.0, dst, doff, src, soff, n, True, [None, None, None], (), 0)
 
 
 def test_a_staged_pass_moves_whole_chunks_once():

@@ -255,13 +255,13 @@ def test_zero_counts_succeed_and_null_pointers_are_invalid_param_first():
 def test_keep_routed_keeps_a_copy_only_when_its_checks_are_known_to_pass() -> None:
     """``Copies.keep_routed`` keeps what a first ``memcpy_async`` would keep, without the
     call, only for plain int arguments, a count, no NULL, a stream of the current device
-    and a cached route; anything else is left to the call (nothing kept)."""
+    and a copy that routes (cached, or routed now as the call would); anything else is
+    left to the call (nothing kept), and a route that fails leaves no error text: the
+    thread's latest error stays the one a call left."""
     acl = simulated_acl("atlas800t-a2")
     with copy_setup(acl) as (src, dst, stream):
         copies, rt = acl._copies, acl.rt
         args = (dst, 64 * KIB, src, 4 * KIB, D2D, stream)
-        assert copies.keep_routed(args, 0) is None  # no route cached yet
-        assert rt.memcpy(*args[:5]) == 0 and not copies.plans  # routed, not kept
         other, _ = rt.create_stream()  # (drops nothing the test needs: routes stay)
         assert rt.set_context(CONTEXT_BASE + 1) == 0
         far, _ = rt.create_stream()  # a stream of device 1
@@ -272,16 +272,27 @@ def test_keep_routed_keeps_a_copy_only_when_its_checks_are_known_to_pass() -> No
             (dst, 64 * KIB, src, 4 * KIB, D2D, 0),  # the default stream
             (dst, 64 * KIB, src, 4 * KIB, D2D, 987654),  # no such stream
             (float(dst), 64 * KIB, src, 4 * KIB, D2D, stream),  # not a plain int
-            (dst, 64 * KIB, src, 2 * KIB, D2D, stream),  # another count: no route
+            (dst, 2 * KIB, src, 4 * KIB, D2D, stream),  # count above destMax: no route
+            (dst, 64 * KIB, src, 4 * KIB, 9, stream),  # no such kind: no route
         ]
+        assert rt.memcpy(dst, 64 * KIB, src, 4 * KIB, 7) != 0  # the latest error: a call's
         for bad in refused:
             assert copies.keep_routed(bad, 0) is None, bad
-        assert copies.keep_routed(args, 1) is None  # under device 1: no route for it
-        assert not copies.plans
-        kept = copies.keep_routed(args, 0)
+        assert "memcpy kind 7 invalid" in acl.get_recent_err_msg()
+        assert copies.keep_routed(refused[-1], 0) is None
+        assert acl.get_recent_err_msg() == ""  # none before, none after
+        assert copies.keep_routed(args, 1) is None  # under device 1: not its stream
+        assert not copies.plans and not acl._router.cache
+        kept = copies.keep_routed(args, 0)  # routed now, as the call would route it
         assert kept is not None and copies.plans[args] is kept
         assert kept.route is acl._router.cache[(*args[:5], 0)]
+        assert kept.route == acl._router._resolve(*args[:5], 0)[0]
         assert kept.stream is acl._streams.streams[stream]
+        # kept before any copy wrote its destination: the repeat moves the bytes
+        assert rt.memcpy_async(*args) == 0 and rt.synchronize_stream(stream) == 0
+        region, src_region = acl._memory.space.get(dst), acl._memory.space.get(src)
+        assert region.read(0, 4 * KIB) == src_region.read(0, 4 * KIB)
+        assert region.last_copy is not None and kept.seen[0] is region.last_copy
         assert rt.destroy_stream(other) == 0 and rt.set_context(CONTEXT_BASE + 1) == 0
         assert rt.destroy_stream(far) == 0 and rt.set_context(CONTEXT_BASE + 0) == 0
 

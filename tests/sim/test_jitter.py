@@ -53,6 +53,24 @@ def test_factors_are_the_gauss_draws_scaled_and_clamped(jitter):
         assert (want.count(0.5) > 500) == (jitter == 0.9)
 
 
+def test_draws_take_the_values_the_calls_give_in_turn() -> None:
+    """``draws``: the factors' generator itself (taken from, its calls go on after), and
+    for any other callable (no jitter's repeat, a bound method, a function) its values in
+    turn; never an object that is not the callable's own iterator."""
+    from itertools import islice
+
+    from ascend_p2p_lab.sim.jitter import draws
+
+    draw, again = factors(random.Random(4), 0.3), factors(random.Random(4), 0.3)
+    assert draws(draw) is draw.__self__  # the generator: no call per value
+    assert [*islice(draws(draw), 5), draw(), draw()] == [again() for _ in range(7)]
+    assert list(islice(draws(factors(random.Random(4), 0.0)), 3)) == [1.0] * 3
+    rng, twin = random.Random(9), random.Random(9)
+    assert list(islice(draws(rng.random), 4)) == [twin.random() for _ in range(4)]
+    values = iter([0.5, 2.0, 1.5])
+    assert list(islice(draws(lambda: next(values)), 3)) == [0.5, 2.0, 1.5]
+
+
 def test_the_same_seed_gives_the_same_jittered_times() -> None:
     def one_run(seed: int) -> float:
         acl = new_acl("atlas800t-a2", seed=seed, jitter=0.05)

@@ -95,6 +95,38 @@ def test_whole_chunk_copies_give_what_the_general_loop_gives(monkeypatch):
     assert fast[0][1][2][2][0] == "bytes"  # the private chunk was frozen to be shared
 
 
+#: (dst, doff, src, soff, n): pieces inside one chunk on each side, from bytes, a fill and
+#: a private chunk, into each kind; then pieces that cross a chunk, a whole destination
+#: chunk, a region's short last chunk, one region into itself (the general loop's)
+PIECES = [
+    (1, 4096, 0, 3 * 4096, 4096),
+    (1, CHUNK + 100, 0, CHUNK + 7, 5000),
+    (0, 2 * CHUNK + 9, 1, 4096 * 5, 300),
+    (1, 3 * CHUNK + 1, 0, 2 * CHUNK + 2, 70000),
+    (0, 4 * CHUNK - 10, 1, 0, 4096),
+    (1, CHUNK, 0, 5, CHUNK),
+    (1, 5 * CHUNK + 8, 0, 17, 4000),
+    (0, 12, 0, CHUNK + 40, 4096),
+]
+
+
+def _pieces(one_piece: bool, monkeypatch) -> list:
+    monkeypatch.setattr(memory, "_ONE_PIECE", one_piece)
+    regions = _regions((6 * CHUNK, 5 * CHUNK + 4096))
+    states = []
+    for d, doff, s, soff, n in PIECES:
+        memory.move_bytes(regions[d], doff, regions[s], soff, n)
+        states.append([(*x[:3], r.read(0, r.size)) for x, r in zip(_state(regions), regions)])
+    monkeypatch.undo()
+    return states
+
+
+def test_a_piece_inside_one_chunk_gives_what_the_general_loop_gives(monkeypatch):
+    """``move_bytes``' shortcut for a copy inside one chunk on each side (a verification
+    window) leaves the bytes and versions the general loop leaves."""
+    assert _pieces(True, monkeypatch) == _pieces(False, monkeypatch)
+
+
 def _staged_regions(plain: bool) -> list:
     """Chunked copies through pinned host memory, repeated (kept, or all checked): what
     every region holds after each round (bytes, version, memo)."""

@@ -131,6 +131,33 @@ def test_repeated_copies_queued_at_once_leave_what_their_calls_leave(monkeypatch
     assert fast == slow and fast["counts"]["rt.memcpy_async"] == 59
 
 
+def test_repeats_after_the_source_changed_move_its_bytes(monkeypatch):
+    """Repeats of a kept copy queued without their calls skip their bytes only while those
+    are in place: the source set between two batches (a call that keeps the kept copies),
+    the next batch moves the new bytes, as its calls would."""
+
+    def work(rt):
+        with (
+            rt.peer_links([(1, 6), (6, 1)]),
+            rt.device_buffer(1, 8192) as a,
+            rt.device_buffer(6, 8192) as b,
+        ):
+            rt.write(a, bytes(range(200)) * 40 + b"tail")
+            s = rt.stream(6)
+            rt.enqueue_copies(b, a, 8192, s, 3)
+            for k in range(3):
+                rt.memset(a, k + 1, 4096)
+                rt.enqueue_copies(b, a, 8192, s, 4)
+            s.synchronize()
+            state = _state(rt, [a, b], [])
+            s.close()
+        return state
+
+    fast, slow, _ = _both(monkeypatch, work)
+    assert fast == slow
+    assert fast["bytes"][1] == fast["bytes"][0] and fast["bytes"][1][:4097] == b"\x03" * 4096 + b"`"
+
+
 def test_a_fault_sends_the_program_to_the_calls(monkeypatch):
     """With a fault configured nothing is computed at once (a call may fail or slow)."""
     fault = Fault(kind="slow_host", factor=1.5)
@@ -180,7 +207,7 @@ def test_a_program_at_once_leaves_what_bound_its_copies(monkeypatch):
             rt.write(src, bytes(range(9, 250)) * (size // 241) + b"y" * (size % 241))
             s_src, s_dst, relay = rt.stream(2), rt.stream(5), rt.event(2)
             limits = []
-            for n in (2, 3, 4):
+            for n in (2, 1, 3, 4):  # (1: the first pass alone, computed: its record's bound)
                 rt.enqueue_staged(
                     dst, host, src, size, (s_src, s_dst), relay, n, chunk=M,
                     wait_on_device=True, synchronize=True,
@@ -201,10 +228,10 @@ def test_a_program_at_once_leaves_what_bound_its_copies(monkeypatch):
 
 
 def test_a_program_on_new_streams_over_routed_chunks_is_computed_at_once(monkeypatch):
-    """A test makes its own streams (the kept copies go) but its chunks' routes are cached
-    from the test before: once its record and wait are kept, new chunks are kept from
-    their checks alone (``Copies.keep_routed``) and the whole program computed, leaving
-    what the calls leave."""
+    """A test makes its own streams (the kept copies go): once its record and wait are
+    kept, new chunks (their routes cached from the test before, or not routed yet) are
+    kept from their checks alone (``Copies.keep_routed``) and the whole program computed,
+    leaving what the calls leave."""
     passes = []
     real = Programs._execute
 
@@ -226,9 +253,33 @@ def test_a_program_on_new_streams_over_routed_chunks_is_computed_at_once(monkeyp
         with open_runtime("sim", "atlas800t-a2", seed=11) as rt:
             slow = work(rt)
     assert fast == slow
-    # steady passes computed per program: the first pass of each is made call by call
-    # (new events and streams, or chunks never routed), but the second test's 4-chunk one
-    assert passes == [0, 0, 0, 1]
+    # steady passes computed per program: the first pass of a test's first program is
+    # made call by call (new events and streams); the 4-chunk one's chunks, never routed
+    # before, are routed as the calls would (``Copies.keep_routed``): computed whole
+    assert passes == [0, 1, 0, 1]
+
+
+def test_a_program_into_buffers_no_copy_wrote_yet_is_computed_at_once(monkeypatch):
+    """The second program's buffers were allocated with the first's (its record and wait
+    kept), but no copy wrote them yet: its chunks kept from their checks alone (never
+    routed), the first pass computed, the bytes moved as the calls move them."""
+
+    def work(rt):
+        first, second = _buffers(rt, 2 * M), _buffers(rt, 2 * M)
+        s_src, s_dst, relay = rt.stream(2), rt.stream(5), rt.event(2)
+        for (src, dst, host), n in ((first, 2), (second, 3)):
+            rt.enqueue_staged(
+                dst, host, src, 2 * M, (s_src, s_dst), relay, n, chunk=M, synchronize=True
+            )
+        events = [rt.acl._streams.events[relay.handle]]
+        state = _state(rt, [*first, *second], events)
+        relay.close(), s_src.close(), s_dst.close()
+        _free(first), _free(second)
+        return state
+
+    fast, slow, computed = _both(monkeypatch, work)
+    assert computed == 2 and fast == slow  # the first's steady pass, the second whole
+    assert fast["bytes"][4] == fast["bytes"][3]  # the second destination holds its source
 
 
 def _buffers(rt, size):
