@@ -17,7 +17,6 @@ from ..patterns.builtin import (
     BY_NAME,
 )
 from . import options
-from .exitstatus import past_input_checks
 
 if TYPE_CHECKING:
     from ..patterns.model import Test
@@ -96,9 +95,8 @@ def _twins(rt: Any) -> tuple[Any, str]:
 def run(args: argparse.Namespace) -> int:
     from ..measure import sweep
     from ..patterns.testfile import read_tests
-    from .historyopt import append_run, open_history
-    from .output import output_for
-    from .runoutput import check_sweep_out, emit_run, keep, kept
+    from .historyopt import open_history
+    from .runoutput import check_sweep_out, finish, kept
     from .session import run_session
 
     name, path, tests = _source(args.file)
@@ -129,10 +127,6 @@ def run(args: argparse.Namespace) -> int:
             checkpoint=args.checkpoint,
             **options.die_link_kwargs(args),
         )
-        with past_input_checks():
-            keep(run, args.out)
-            status = emit_run(run, output_for(args.format), args.out)
-            append_run(history, run, NAME)
-            return status
+        return finish(run, args, history, NAME)
 
     return run_session(args, work)
