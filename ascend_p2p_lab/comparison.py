@@ -121,10 +121,6 @@ class Comparison(FrameUse):
         """The metadata as a dict (every field but ``points``)."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "points"}
 
-    def old_frame(self) -> pd.DataFrame:
-        """The points (:class:`~ascend_p2p_lab.run.value.FrameUse`)."""
-        return self.points
-
     def __getattr__(self, name: str) -> Any:
         if name == "attrs" and "points" in self.__dict__:  # compare()'s old frame's
             self._warn(".attrs")

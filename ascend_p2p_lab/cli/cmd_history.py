@@ -93,7 +93,10 @@ def run(args: argparse.Namespace) -> int:
         out.json(lambda: {"items": table[keys].to_dict("records"), "rule": rule_dict(rule)})
         out.table(lambda: _print_table(table, units, rule))
         if args.plot is not None:
-            _plots(table, units, args.plot)
+            from ..plots import write_item_histories  # the plot extra: only when asked for
+
+            paths = write_item_histories(table, args.plot, units)
+            print(f"wrote {len(paths)} figure(s) into {args.plot}")
         return 1 if args.drift and len(table) else 0
 
 
@@ -121,10 +124,3 @@ def _row(row: Any, units: Any) -> list[object]:
         f"since {row.drift['since'][:10]}"
     )
     return [row.host, row.item, len(row.values), f"values, last {last:.4g} {unit}  {band}{drift}"]
-
-
-def _plots(table: Any, units: Any, out: Path) -> None:
-    from ..plots import write_item_histories  # the plot extra: only when asked for
-
-    paths = write_item_histories(table, out, units)
-    print(f"wrote {len(paths)} figure(s) into {out}")
