@@ -59,25 +59,21 @@ def add(sub: Any) -> None:
     )
 
 
-def _since(text: str | None) -> str | None:
-    if text is None:
-        return None
-    import datetime as _dt
-
-    try:
-        return _dt.date.fromisoformat(text).isoformat()
-    except ValueError:
-        raise UsageError(f"--since {text}: not a date (YYYY-MM-DD)") from None
-
-
 def run(args: argparse.Namespace) -> int:
     """Show the trends (table or JSON), draw them with --plot; the status."""
+    import datetime as _dt
+
     from ..history import DriftRule, HistoryError, HistoryStore, rule_dict, trends
     from .output import output_for
 
     if not args.db.is_file():
         raise UsageError(f"{args.db}: no such history store")
-    since = _since(args.since)
+    since = None
+    if args.since is not None:
+        try:
+            since = _dt.date.fromisoformat(args.since).isoformat()
+        except ValueError:
+            raise UsageError(f"--since {args.since}: not a date (YYYY-MM-DD)") from None
     with bad_input(kind=HistoryError):
         records = HistoryStore(args.db).read(host=args.host, since=since)
     with past_input_checks():
