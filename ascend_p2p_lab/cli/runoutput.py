@@ -88,12 +88,12 @@ def finish(
     emit: Callable[..., int] = emit_run,
 ) -> int:
     """The measured run saved into ``args.out``, on stdout (``emit`` in ``args.format``) and
-    appended to ``history`` (sweep, run); its exit status."""
+    appended to ``history`` (sweep, run, collectives); its exit status."""
     from .historyopt import append_run  # the history store: not for report and demo
 
     with past_input_checks():
         keep(run, args.out)
-        status = emit(run, output_for(args.format), args.out)
+        status = emit(run, args.format, args.out)
         append_run(history, run, command)
         return status
 

@@ -211,11 +211,11 @@ def test_finish_saves_emits_and_appends_the_run(tmp_path: Path) -> None:
     emitted = []
 
     def emit(r, out, saved) -> int:
-        emitted.append((r, out.is_json, saved))
+        emitted.append((r, out, saved))
         return 7
 
     assert finish(run, args, store, "run", emit) == 7
-    assert emitted == [(run, True, args.out)]
+    assert emitted == [(run, "json", args.out)]
     assert Run.load(args.out).equals(run)
     history = store.read()
     assert len(history) == len(run_records(run)) and set(history["command"]) == {"run"}
