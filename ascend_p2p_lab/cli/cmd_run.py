@@ -83,15 +83,6 @@ def _source(file: str) -> tuple[str, Path | None, list[Test]]:
     return file, None, []
 
 
-def _twins(rt: Any) -> tuple[Any, str]:
-    """The server's twin-die test and name, for a test file's die links."""
-    topo = rt.topology
-    name = rt.preset or (topo.name if topo is not None else "of this runtime")
-    if topo is None or topo.die_hccs is None:
-        return (lambda a, b: False), name
-    return topo.twin_dies, name
-
-
 def run(args: argparse.Namespace) -> int:
     from ..measure import sweep
     from ..patterns.testfile import read_tests
@@ -108,7 +99,11 @@ def run(args: argparse.Namespace) -> int:
             if any(d >= rt.device_count for t in tests for d in t.devices):
                 read_tests(path, rt.device_count)  # raises: the unknown device's FILE:LINE
             if any(t.die_link for t in tests):  # raises: a die link's FILE:LINE off twin dies
-                read_tests(path, rt.device_count, _twins(rt))
+                topo = rt.topology  # the server's twin-die test, and its name
+                server = rt.preset or (topo.name if topo is not None else "of this runtime")
+                has_twins = topo is not None and topo.die_hccs is not None
+                twins = topo.twin_dies if has_twins else (lambda a, b: False)
+                read_tests(path, rt.device_count, (twins, server))
             what = {"tests": tests, "sizes": args.sizes}
         else:  # a built-in: its tests over the devices, as sweep --patterns NAME
             what = {
