@@ -121,10 +121,6 @@ class Comparison(FrameUse):
         """The metadata as a dict (every field but ``points``)."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "points"}
 
-    def old_frame(self) -> pd.DataFrame:
-        """The points (:class:`~ascend_p2p_lab.run.value.FrameUse`)."""
-        return self.points
-
     def __getattr__(self, name: str) -> Any:
         if name == "attrs" and "points" in self.__dict__:  # compare()'s old frame's
             self._warn(".attrs")
@@ -394,7 +390,11 @@ def ratio_grid(
             f"peer={peer!r}, path={path or None!r}"
         )
     local = rows[(rows["pattern"] == LOCAL_PATTERN) & (rows["direction"] == direction)]
-    size = _grid_size(sel, size)
+    sizes = sorted(int(s) for s in sel["size_bytes"].unique())
+    size = sizes[-1] if size is None else int(size)
+    if size not in sizes:
+        have = ", ".join(format_size(s) for s in sizes)
+        raise ValueError(f"size {format_size(size)} was not compared; compared: {have}")
     cells = pd.concat([sel, local])
     cells = cells[cells["size_bytes"] == size]
     n = device_count or comparison.device_count or 0
@@ -409,16 +409,6 @@ def ratio_grid(
         mat.index.name, mat.columns.name = "src", "dst"
         frames[col] = mat
     return RatioGrid(frames["ratio"], frames["below"], frames["lost"], int(size), path)
-
-
-def _grid_size(sel: pd.DataFrame, size: int | None) -> int:
-    sizes = sorted(int(s) for s in sel["size_bytes"].unique())
-    if size is None:
-        return sizes[-1]
-    if int(size) not in sizes:
-        have = ", ".join(format_size(s) for s in sizes)
-        raise ValueError(f"size {format_size(int(size))} was not compared; compared: {have}")
-    return int(size)
 
 
 def plain(value: Any, digits: int | None = None) -> Any:

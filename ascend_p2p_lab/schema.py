@@ -60,42 +60,38 @@ __all__ = [
 ]
 
 
-def _named(keep: Any) -> tuple[str, ...]:
-    return rows_where(keep)
-
-
 # The pattern words by trait, read off their declarations (patterns/builtin.py), for the
 # readers that select rows: never by a pattern's name.
 #: Patterns measured on ordered pairs; drawn as device x device matrices.
-PAIR_PATTERNS = _named(lambda p: p.on_pairs)
+PAIR_PATTERNS = rows_where(lambda p: p.on_pairs)
 #: One ordered pair alone, each copy its own value: the link matrices' pattern.
-PAIR_PATTERN = _named(lambda p: p.on_pairs and not p.per_copy)[0]
+PAIR_PATTERN = rows_where(lambda p: p.on_pairs and not p.per_copy)[0]
 #: A fan-out: one device with all its peers at once; the one that pushes, the one that pulls.
-FANOUT_PATTERNS = _named(lambda p: p.center is not None)
+FANOUT_PATTERNS = rows_where(lambda p: p.center is not None)
 PUSH_FANOUT, PULL_FANOUT = (
-    _named(lambda p: p.center == SRC)[0],
-    _named(lambda p: p.center == DST)[0],
+    rows_where(lambda p: p.center == SRC)[0],
+    rows_where(lambda p: p.center == DST)[0],
 )
 #: Host copies; the one whose source is the host (h2d), the one whose destination is.
-HOST_PATTERNS = _named(lambda p: p.host_end is not None)
+HOST_PATTERNS = rows_where(lambda p: p.host_end is not None)
 HOST_TO_DEVICE, DEVICE_TO_HOST = (
-    _named(lambda p: p.host_end == SRC)[0],
-    _named(lambda p: p.host_end == DST)[0],
+    rows_where(lambda p: p.host_end == SRC)[0],
+    rows_where(lambda p: p.host_end == DST)[0],
 )
 #: Sets of devices to sets at once (senders and receivers); the one of ``--groups``.
-GROUP_PATTERNS = _named(lambda p: p.grouped)
-GIVEN_GROUPS = _named(lambda p: p.needs_groups)[0]
-CARD_PATTERNS = _named(lambda p: p.on_cards)
+GROUP_PATTERNS = rows_where(lambda p: p.grouped)
+GIVEN_GROUPS = rows_where(lambda p: p.needs_groups)[0]
+CARD_PATTERNS = rows_where(lambda p: p.on_cards)
 #: The pattern of whole cards (their dies at once).
 CARD_PATTERN = CARD_PATTERNS[0]
 #: Patterns whose value adds up the bytes of several copies over one window.
-AGGREGATE_PATTERNS = _named(lambda p: p.values in ("sum", "sum_per_direction"))
+AGGREGATE_PATTERNS = rows_where(lambda p: p.values in ("sum", "sum_per_direction"))
 #: The test pattern: a set of transfers (``test`` and ``transfer`` columns).
-TEST_PATTERN = _named(lambda p: p.of_transfers)[0]
+TEST_PATTERN = rows_where(lambda p: p.of_transfers)[0]
 #: A collective's rows: one per phase and the op's (``phase`` empty), hccl_test's columns.
-COLLECTIVE_PATTERN = _named(lambda p: p.needs_collectives)[0]
-LATENCY_PATTERN = _named(lambda p: p.per_copy)[0]
-LOCAL_PATTERN = _named(lambda p: p.within)[0]
+COLLECTIVE_PATTERN = rows_where(lambda p: p.needs_collectives)[0]
+LATENCY_PATTERN = rows_where(lambda p: p.per_copy)[0]
+LOCAL_PATTERN = rows_where(lambda p: p.within)[0]
 
 #: Column name -> pandas dtype. Scripts may rely on these names; new ones go at the end.
 SCHEMA: dict[str, str] = {

@@ -109,7 +109,8 @@ class Document:
         try:
             data = tomllib.loads(text) if fmt == "toml" else json.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            line = getattr(exc, "lineno", None) or _line_in(str(exc))
+            m = re.search(r"line (\d+)", str(exc))
+            line = getattr(exc, "lineno", None) or (int(m.group(1)) if m else None)
             reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", " ".join(str(exc).split()))
             raise error(source, line, "", f"malformed TOML: {reason}") from None
         except (json.JSONDecodeError, RecursionError) as exc:
@@ -303,11 +304,6 @@ def _path(at: str) -> KeyPath:
         elif index != "...":
             out.append(int(index))
     return tuple(out)
-
-
-def _line_in(message: str) -> int | None:
-    m = re.search(r"line (\d+)", message)
-    return int(m.group(1)) if m else None
 
 
 # ---- where each value sits: one scanner for TOML and JSON -----------------------------------

@@ -20,9 +20,16 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ..results import fit_latency_bandwidth, summarize
-from ..schema import DEVICE_TO_HOST, HOST_TO_DEVICE, LOCAL_PATTERN, POINT_KEYS, PUSH_FANOUT
+from ..schema import (
+    DEVICE_TO_HOST,
+    FANOUT_PATTERNS,
+    HOST_TO_DEVICE,
+    LOCAL_PATTERN,
+    POINT_KEYS,
+    PUSH_FANOUT,
+)
 from ..vocab import AGGREGATE_ITEM, UNI
-from .fits import FAN_PATTERNS, MIN_SAMPLES_FOR_JITTER, Fit
+from .fits import MIN_SAMPLES_FOR_JITTER, Fit
 
 
 def _ok(frame: pd.DataFrame) -> pd.DataFrame:
@@ -157,7 +164,7 @@ def port_limit(
     shared the port: port = k x that rate. ``links`` maps an ordered pair to (fitted rate,
     switched). The median over such fan-outs."""
     rows = _ok(frame)
-    rows = rows[rows["pattern"].isin(FAN_PATTERNS) & (rows["direction"] == UNI)]
+    rows = rows[rows["pattern"].isin(FANOUT_PATTERNS) & (rows["direction"] == UNI)]
     if rows.empty:
         return {}
     found = []

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schema import FANOUT_PATTERNS
-
 #: Same-device copy rate and device memory when neither the run nor a topology gives them.
 DEFAULT_LOCAL_COPY_GBPS = 620.0
 DEFAULT_MEMORY_GIB = 64
@@ -28,8 +26,6 @@ LINK_KEYS = (
     "pull_efficiency",
 )
 HOST_KEYS = ("h2d_GBps", "d2h_GBps", "latency_us", "api_us", "sync_return_us")
-#: The fan-out patterns (declared in the schema).
-FAN_PATTERNS = FANOUT_PATTERNS
 #: A pair whose bandwidth is below this fraction of its class's median (or above its
 #: inverse) sits far from its class: calibrate names it (the median keeps it from
 #: moving the class's figure much, but a degraded link should not pass without a word).

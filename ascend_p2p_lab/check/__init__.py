@@ -42,9 +42,6 @@ from .severity import verdict_of
 from .verdict import evaluate, overall, points_lost
 from .writer import to_toml
 
-#: aggregates over every device (a subset of devices cannot be judged against them)
-FANOUTS = FANOUT_PATTERNS
-
 __all__ = [
     "CheckResult",
     "Criteria",
@@ -114,13 +111,14 @@ def run_check(
     needs = needs_of(criteria)
     sampling = {"samples": samples, "warmup": warmup, "min_sample_us": min_sample_us}
     needs = dataclasses.replace(needs, **{k: v for k, v in sampling.items() if v is not None})
-    if len(devs) < n:  # a fan-out over fewer devices is not what its criterion measured
-        needs = dataclasses.replace(needs, aggregates=needs.aggregates - set(FANOUTS))
+    # fan-outs aggregate over every device: over fewer, not what their criterion measured
+    if len(devs) < n:
+        needs = dataclasses.replace(needs, aggregates=needs.aggregates - set(FANOUT_PATTERNS))
     work = measurements(needs, devs)
     measured = run_measurements(rt, work, devs, progress=progress)
     items = evaluate(criteria, measured.peer, measured.rows, devs)
     if len(devs) < n:
-        fan = items["kind"].eq(AGGREGATE_ITEM) & items["pattern"].isin(FANOUTS)
+        fan = items["kind"].eq(AGGREGATE_ITEM) & items["pattern"].isin(FANOUT_PATTERNS)
         items.loc[fan, "status"] = SKIP
         items.loc[fan, "reason"] = (
             f"a fan-out criterion holds for all {n} devices; --devices chose {len(devs)}"

@@ -193,14 +193,6 @@ def _sizes_match(rows: pd.DataFrame, criteria: Criteria) -> None:
         )
 
 
-def _on_cards(run: Run, criteria: Criteria) -> Run:
-    """The run with an import's card ids placed on the cards the criteria's link matrix
-    joins (SIO between a card's dies)."""
-    n = criteria.device_count
-    server = SimpleNamespace(device_count=n, link_class=lambda a, b: criteria.links[a][b])
-    return place_cards(run, cards_of(server))
-
-
 def run_devices(rows: pd.DataFrame) -> list[int]:
     """The devices a run's rows name (either end, or a group's), in order: what ``check
     --run`` judges unless ``--devices`` says otherwise (a capture of some pairs of a
@@ -226,7 +218,12 @@ def check_run(rows: Run, criteria: Criteria, devices: Sequence[int] | None = Non
     ``measured.run`` is the run as given."""
     from . import CheckResult
 
-    run = _on_cards(Run.of(rows), criteria)
+    # an import's card ids placed on the cards the criteria's link matrix joins (SIO
+    # between a card's dies)
+    server = SimpleNamespace(
+        device_count=criteria.device_count, link_class=lambda a, b: criteria.links[a][b]
+    )
+    run = place_cards(Run.of(rows), cards_of(server))
     rows = run.samples
     n = run.meta.device_count
     if n is not None and int(n) != criteria.device_count:

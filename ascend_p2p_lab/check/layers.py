@@ -143,17 +143,17 @@ def load_layers(
         raise ValueError("load_layers: no criteria file given")
     first = docs[0]
     if is_overlay(first) and model is not None:
-        criteria = stack(_as_layer(model()), first)
+        # the packaged model as the bottom layer: its name in ``layers`` and as the source
+        # of each of its bars (they have no file line)
+        bottom = model()
+        name = bottom.source or bottom.name
+        bars = bottom.table.assign(
+            file=bottom.table["file"].where(bottom.table["file"].notna(), name)
+        )
+        bottom = dataclasses.replace(bottom, table=bars, meta={**bottom.meta, "layers": [name]})
+        criteria = stack(bottom, first)
     else:
         criteria = _criteria(first)
     for doc in docs[1:]:
         criteria = stack(criteria, doc)
     return criteria
-
-
-def _as_layer(model: Criteria) -> Criteria:
-    """The packaged model as the bottom layer: its name in ``layers`` and as the source
-    of each of its bars (they have no file line)."""
-    name = model.source or model.name
-    table = model.table.assign(file=model.table["file"].where(model.table["file"].notna(), name))
-    return dataclasses.replace(model, table=table, meta={**model.meta, "layers": [name]})

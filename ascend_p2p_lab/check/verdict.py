@@ -465,12 +465,6 @@ def _ids(items: pd.DataFrame) -> pd.Series:
     return pd.Series(ids.to_numpy()[code], index=items.index)
 
 
-def _host_frame(*frames: pd.DataFrame | None) -> pd.DataFrame:
-    """Every host the frames name, as a one-column frame."""
-    names = [h for f in frames if f is not None and len(f) for h in pd.unique(f["host"])]
-    return pd.DataFrame({"host": list(dict.fromkeys(str(h) for h in names))})
-
-
 def evaluate(
     criteria: Criteria,
     peer: pd.DataFrame | None,
@@ -483,7 +477,10 @@ def evaluate(
     columns :data:`ITEM_COLUMNS` (``by_host``: per item and ``host``, for a fleet)."""
     devs = list(range(criteria.device_count)) if devices is None else list(devices)
     keys = ["host"] if by_host else []
-    hosts = _host_frame(peer, rows) if by_host else None
+    hosts = None
+    if by_host:  # every host the frames name
+        names = [h for f in (peer, rows) if f is not None and len(f) for h in pd.unique(f["host"])]
+        hosts = pd.DataFrame({"host": list(dict.fromkeys(map(str, names)))})
     parts = []
     if peer is not None:
         parts.append(topology_items(criteria, peer, devs, keys))

@@ -16,17 +16,15 @@ Example:
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..units import parse_sizes
 from ..vocab import COLLECTIVE_ALGORITHMS, COLLECTIVE_OPERATIONS
 from . import options
 from .exitstatus import bad_input, past_input_checks
-
-if TYPE_CHECKING:
-    from .output import Output
 
 #: The command this module adds and runs.
 NAME = "collectives"
@@ -113,10 +111,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the collectives; print them; save the run; exit with the run's status."""
     from ..forking import idle_workers
     from ..measure import make_spec, plan, run_tests
-    from ..terminal import run_status
-    from .historyopt import append_run, open_history
-    from .output import output_for
-    from .runoutput import keep, kept
+    from .historyopt import open_history
+    from .runoutput import finish, kept
     from .session import run_session
 
     ops, sizes, links = _checked(args)
@@ -147,11 +143,7 @@ def run(args: argparse.Namespace) -> int:
             if links is not None:
                 run, source = _predicted_from(run, links, rt.topology), f"run {args.links}"
             run = run.replace(command="collectives")
-            keep(run, args.out)
-            status = run_status(run)
-            _emit(run, output_for(args.format, plain=_plain), status, args.out, source)
-            append_run(history, run, NAME)
-            return status
+        return finish(run, args, history, NAME, functools.partial(_emit, source=source))
 
     return run_session(args, work)
 
@@ -197,7 +189,12 @@ def json_rows(run: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _emit(run: Any, output: Output, status: int, out: Path | None, source: str) -> None:
+def _emit(run: Any, fmt: str, out: Path | None, source: str) -> int:
+    """The run's table or JSON (``fmt``); its exit status."""
+    from ..terminal import run_status
+    from .output import output_for
+
+    output, status = output_for(fmt, plain=_plain), run_status(run)
     output.json(
         lambda: {
             "collectives": json_rows(run),
@@ -207,6 +204,7 @@ def _emit(run: Any, output: Output, status: int, out: Path | None, source: str) 
         }
     )
     output.table(lambda: _print_table(run, out, source))
+    return status
 
 
 def _print_table(run: Any, out: Path | None, source: str) -> None:

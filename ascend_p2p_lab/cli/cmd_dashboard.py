@@ -172,16 +172,11 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         try:
             proc.wait(timeout=STOP_GRACE_S)
         except subprocess.TimeoutExpired:
-            _kill_session(proc.pid)
+            with contextlib.suppress(ProcessLookupError):  # the server's group: its kernels too
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def _kill_session(pid: int) -> None:
-    """SIGKILL to the process group the server leads (its kernels, if they share it)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGKILL)
 
 
 def add(sub: Any) -> None:

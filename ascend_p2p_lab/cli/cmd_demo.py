@@ -50,30 +50,29 @@ def run(args: argparse.Namespace) -> int:
 
     def work(rt: Any) -> int:
         with past_input_checks():
-            return _demo_steps(rt)
-
-    def _demo_steps(rt: Any) -> int:
-        where = f"simulated {rt.preset}" if rt.simulated else "pyACL"
-        print(f"1. probe: {rt.device_count} x {rt.soc_name} ({where})")
-        table = probe(rt)
-        print(
-            f"   {int(table.samples['can_access_peer'].sum())} of {len(table)} ordered pairs can "
-            "access each other"
-        )
-        refused = enable_all(rt)
-        print(f"2. peer links: enabled {len(rt.peer_refs())} directions, {len(refused)} refused")
-        workers = idle_workers(DEMO_WORKERS) if rt.forkable else 1
-        print(
-            "3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged"
-            + (f" (simulated in {workers} processes, one per idle core)" if workers > 1 else "")
-        )
-        run = kept(sweep, rt, **options, progress=not args.no_progress, workers=workers)
-        run = run.replace(command="demo")  # a later demo may replace it
-        keep(run, out)
-        table.samples.to_csv(out / "probe.csv", index=False)
-        state.update(run=run, table=table)
-        print_summary(run, out, matrices=True)
-        return run_status(run)
+            where = f"simulated {rt.preset}" if rt.simulated else "pyACL"
+            print(f"1. probe: {rt.device_count} x {rt.soc_name} ({where})")
+            table = probe(rt)
+            print(
+                f"   {int(table.samples['can_access_peer'].sum())} of {len(table)} ordered "
+                "pairs can access each other"
+            )
+            refused = enable_all(rt)
+            print(
+                f"2. peer links: enabled {len(rt.peer_refs())} directions, {len(refused)} refused"
+            )
+            workers = idle_workers(DEMO_WORKERS) if rt.forkable else 1
+            print(
+                "3. sweep: uni- and bidirectional P2P, device-local copies, P2P off and staged"
+                + (f" (simulated in {workers} processes, one per idle core)" if workers > 1 else "")
+            )
+            run = kept(sweep, rt, **options, progress=not args.no_progress, workers=workers)
+            run = run.replace(command="demo")  # a later demo may replace it
+            keep(run, out)
+            table.samples.to_csv(out / "probe.csv", index=False)
+            state.update(run=run, table=table)
+            print_summary(run, out, matrices=True)
+            return run_status(run)
 
     status = run_session(
         args,

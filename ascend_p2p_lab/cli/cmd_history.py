@@ -59,25 +59,21 @@ def add(sub: Any) -> None:
     )
 
 
-def _since(text: str | None) -> str | None:
-    if text is None:
-        return None
-    import datetime as _dt
-
-    try:
-        return _dt.date.fromisoformat(text).isoformat()
-    except ValueError:
-        raise UsageError(f"--since {text}: not a date (YYYY-MM-DD)") from None
-
-
 def run(args: argparse.Namespace) -> int:
     """Show the trends (table or JSON), draw them with --plot; the status."""
+    import datetime as _dt
+
     from ..history import DriftRule, HistoryError, HistoryStore, rule_dict, trends
     from .output import output_for
 
     if not args.db.is_file():
         raise UsageError(f"{args.db}: no such history store")
-    since = _since(args.since)
+    since = None
+    if args.since is not None:
+        try:
+            since = _dt.date.fromisoformat(args.since).isoformat()
+        except ValueError:
+            raise UsageError(f"--since {args.since}: not a date (YYYY-MM-DD)") from None
     with bad_input(kind=HistoryError):
         records = HistoryStore(args.db).read(host=args.host, since=since)
     with past_input_checks():
@@ -93,7 +89,10 @@ def run(args: argparse.Namespace) -> int:
         out.json(lambda: {"items": table[keys].to_dict("records"), "rule": rule_dict(rule)})
         out.table(lambda: _print_table(table, units, rule))
         if args.plot is not None:
-            _plots(table, units, args.plot)
+            from ..plots import write_item_histories  # the plot extra: only when asked for
+
+            paths = write_item_histories(table, args.plot, units)
+            print(f"wrote {len(paths)} figure(s) into {args.plot}")
         return 1 if args.drift and len(table) else 0
 
 
@@ -121,10 +120,3 @@ def _row(row: Any, units: Any) -> list[object]:
         f"since {row.drift['since'][:10]}"
     )
     return [row.host, row.item, len(row.values), f"values, last {last:.4g} {unit}  {band}{drift}"]
-
-
-def _plots(table: Any, units: Any, out: Path) -> None:
-    from ..plots import write_item_histories  # the plot extra: only when asked for
-
-    paths = write_item_histories(table, out, units)
-    print(f"wrote {len(paths)} figure(s) into {out}")

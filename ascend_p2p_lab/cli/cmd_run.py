@@ -17,7 +17,6 @@ from ..patterns.builtin import (
     BY_NAME,
 )
 from . import options
-from .exitstatus import past_input_checks
 
 if TYPE_CHECKING:
     from ..patterns.model import Test
@@ -84,21 +83,11 @@ def _source(file: str) -> tuple[str, Path | None, list[Test]]:
     return file, None, []
 
 
-def _twins(rt: Any) -> tuple[Any, str]:
-    """The server's twin-die test and name, for a test file's die links."""
-    topo = rt.topology
-    name = rt.preset or (topo.name if topo is not None else "of this runtime")
-    if topo is None or topo.die_hccs is None:
-        return (lambda a, b: False), name
-    return topo.twin_dies, name
-
-
 def run(args: argparse.Namespace) -> int:
     from ..measure import sweep
     from ..patterns.testfile import read_tests
-    from .historyopt import append_run, open_history
-    from .output import output_for
-    from .runoutput import check_sweep_out, emit_run, keep, kept
+    from .historyopt import open_history
+    from .runoutput import check_sweep_out, finish, kept
     from .session import run_session
 
     name, path, tests = _source(args.file)
@@ -110,7 +99,11 @@ def run(args: argparse.Namespace) -> int:
             if any(d >= rt.device_count for t in tests for d in t.devices):
                 read_tests(path, rt.device_count)  # raises: the unknown device's FILE:LINE
             if any(t.die_link for t in tests):  # raises: a die link's FILE:LINE off twin dies
-                read_tests(path, rt.device_count, _twins(rt))
+                topo = rt.topology  # the server's twin-die test, and its name
+                server = rt.preset or (topo.name if topo is not None else "of this runtime")
+                has_twins = topo is not None and topo.die_hccs is not None
+                twins = topo.twin_dies if has_twins else (lambda a, b: False)
+                read_tests(path, rt.device_count, (twins, server))
             what = {"tests": tests, "sizes": args.sizes}
         else:  # a built-in: its tests over the devices, as sweep --patterns NAME
             what = {
@@ -129,10 +122,6 @@ def run(args: argparse.Namespace) -> int:
             checkpoint=args.checkpoint,
             **options.die_link_kwargs(args),
         )
-        with past_input_checks():
-            keep(run, args.out)
-            status = emit_run(run, output_for(args.format), args.out)
-            append_run(history, run, NAME)
-            return status
+        return finish(run, args, history, NAME)
 
     return run_session(args, work)

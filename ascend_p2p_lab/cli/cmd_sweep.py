@@ -13,7 +13,7 @@ from typing import Any
 from ..patterns.builtin import pattern_help
 from ..vocab import ON, UNI
 from . import options
-from .exitstatus import UsageError, past_input_checks
+from .exitstatus import UsageError
 
 #: The command this module adds and runs.
 NAME = "sweep"
@@ -43,10 +43,9 @@ def _processes_kwargs(args: argparse.Namespace, kwargs: dict[str, Any]) -> dict[
 
 def run(args: argparse.Namespace) -> int:
     from ..measure import sweep, sweep_processes
-    from .historyopt import append_run, open_history
+    from .historyopt import open_history
     from .ipcsummary import emit_processes
-    from .output import output_for
-    from .runoutput import check_sweep_out, emit_run, keep, kept
+    from .runoutput import check_sweep_out, finish, kept
     from .session import run_session
 
     check_sweep_out(args)
@@ -75,16 +74,9 @@ def run(args: argparse.Namespace) -> int:
 
     def work(rt: Any) -> int:
         if getattr(args, "processes", False):
-            run = sweep_processes(rt, **kwargs)
-            emit = emit_processes
-        else:
-            run = kept(sweep, rt, **kwargs)  # bad input raises before any row is measured
-            emit = emit_run
-        with past_input_checks():
-            keep(run, args.out)
-            status = emit(run, output_for(args.format), args.out)
-            append_run(history, run, NAME)
-            return status
+            return finish(sweep_processes(rt, **kwargs), args, history, NAME, emit_processes)
+        # bad input raises before any row is measured
+        return finish(kept(sweep, rt, **kwargs), args, history, NAME)
 
     return run_session(args, work)
 

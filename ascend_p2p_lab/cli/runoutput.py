@@ -21,6 +21,7 @@ from ..results import failures, summarize
 from ..run import Run
 from ..run.folder import check_out_dir, check_out_file, clear_report, save, write_manifest
 from ..terminal import EXIT_FAILED, EXIT_INTERRUPTED, print_summary, run_status
+from .exitstatus import past_input_checks
 from .output import Output, output_for
 
 
@@ -77,6 +78,24 @@ def emit_run(run: Any, out: Output | str, saved: Path | None, read_from: Path | 
     )
     out.table(lambda: print_summary(run, saved, matrices=True, read_from=read_from))
     return status
+
+
+def finish(
+    run: Run,
+    args: argparse.Namespace,
+    history: Any,
+    command: str,
+    emit: Callable[..., int] = emit_run,
+) -> int:
+    """The measured run saved into ``args.out``, on stdout (``emit`` in ``args.format``) and
+    appended to ``history`` (sweep, run, collectives); its exit status."""
+    from .historyopt import append_run  # the history store: not for report and demo
+
+    with past_input_checks():
+        keep(run, args.out)
+        status = emit(run, args.format, args.out)
+        append_run(history, run, command)
+        return status
 
 
 def write_report(

@@ -171,7 +171,12 @@ class LinkModel:
         less the latency (never below 0). Outside the measured sizes the nearest size's
         bandwidth holds."""
         curves = _curves(links)
-        lat = _latency_table(latency)
+        lat: dict[tuple[int, int], float] = {}  # (src, dst) -> the median latency
+        if latency is not None and not latency.empty:
+            if not {"src", "dst", "latency_us"} <= set(latency.columns):
+                raise CollectiveError("a latency table needs columns src, dst, latency_us")
+            med = latency.dropna(subset=["latency_us"]).groupby(["src", "dst"])["latency_us"]
+            lat = {(int(s), int(d)): float(v) for (s, d), v in med.median().items()}
         budgets = _budget_cache(topo)
 
         def lat_of(src: int, dst: int) -> float:
@@ -251,12 +256,3 @@ def _measured_bw(curves: Curves, src: int, dst: int, nbytes: int, initiator: str
         curve = others[0]
     xs, ys = curve
     return float(np.exp(np.interp(np.log(max(nbytes, 1)), xs, ys)))
-
-
-def _latency_table(latency: pd.DataFrame | None) -> dict[tuple[int, int], float]:
-    if latency is None or latency.empty:
-        return {}
-    if not {"src", "dst", "latency_us"} <= set(latency.columns):
-        raise CollectiveError("a latency table needs columns src, dst, latency_us")
-    med = latency.dropna(subset=["latency_us"]).groupby(["src", "dst"])["latency_us"].median()
-    return {(int(s), int(d)): float(v) for (s, d), v in med.items()}

@@ -73,11 +73,6 @@ def op_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[keep.to_numpy()]
 
 
-def _mode(values: pd.Series) -> object:
-    present = values.dropna()
-    return present.mode().iloc[0] if len(present) else None
-
-
 def _key(src: object, dst: object, budget: object) -> tuple[object, object, object]:
     """One sample's bottleneck as a hashable key with no NA in it (a nullable column's
     NA compares ambiguously): ``(src, dst, None)`` for a link, ``(None, None, name)``
@@ -139,7 +134,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
                 **dict(zip(NECK_COLUMNS, top)),
                 "bottleneck_samples": names.count(top),
                 "bottleneck_candidates": _candidates(names),
-                "error": _mode(g["error"]),
+                "error": next(iter(g["error"].dropna().mode()), None),
             }
         )
     table = pd.DataFrame(out, columns=SUMMARY_COLUMNS)

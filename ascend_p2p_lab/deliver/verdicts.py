@@ -66,12 +66,6 @@ def _num(v: object) -> float | None:
     return None if math.isnan(f) else f
 
 
-def _pair_words(item: pd.Series) -> str:
-    if _num(item.get("src")) is not None and _num(item.get("dst")) is not None:
-        return f"{int(item['src'])}->{int(item['dst'])}"
-    return str(item.get("id", "?"))
-
-
 def phrase(item: pd.Series) -> str:
     """One item in a few words: a bandwidth-like item as ``HCCS 2->5 at 0.48 of its bar``
     (``bi``, ``push`` when not a one-way pull), anything else as its id and why."""
@@ -79,7 +73,8 @@ def phrase(item: pd.Series) -> str:
     if item.get("bound") == "min" and measured is not None and bar:
         link = item.get("link")
         head = f"{link} " if isinstance(link, str) and link else ""
-        where = _pair_words(item) if _num(item.get("src")) is not None else str(item.get("id"))
+        pair = _num(item.get("src")) is not None and _num(item.get("dst")) is not None
+        where = f"{int(item['src'])}->{int(item['dst'])}" if pair else str(item.get("id"))
         extra = [w for w in (item.get("direction"),) if w == BI]
         extra += ["push"] if item.get("initiator") == SRC else []
         tail = f" ({', '.join(extra)})" if extra else ""

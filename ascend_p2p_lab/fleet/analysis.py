@@ -64,21 +64,17 @@ HOST_COLUMNS = [
 EXIT_HEALTHY, EXIT_FINDING, EXIT_INTERRUPTED = 0, 1, 130
 
 
-def _case_rows(frame: Run) -> pd.DataFrame:
-    frame = samples_of(frame)
-    keep = pd.Series(True, index=frame.index)
-    for col, value in LINK_CASE.items():
-        keep &= (frame[col] == value).fillna(False).astype(bool)
-    return frame[keep]
-
-
 def link_table(frame: Run, size: int | None = None) -> pd.DataFrame:
     """One row per host and ordered pair: ``host, src, dst, link, size_bytes,
     bandwidth_GBps`` (median of the samples) and ``error_kind`` (a failure kind when no
     sample was measured). Pairs that are results without a number (unreachable) are
     left out; ``size`` None is the largest size among the rows."""
     cols = ["host", "src", "dst", "link", "size_bytes", "bandwidth_GBps", "error_kind"]
-    rows = _case_rows(frame)
+    rows = samples_of(frame)
+    keep = pd.Series(True, index=rows.index)  # the link case's rows (LINK_CASE)
+    for col, value in LINK_CASE.items():
+        keep &= (rows[col] == value).fillna(False).astype(bool)
+    rows = rows[keep]
     if rows.empty:
         return pd.DataFrame(columns=cols)
     size = int(rows["size_bytes"].max()) if size is None else int(size)

@@ -155,14 +155,6 @@ def _from_future(fut: Any, host: str) -> HostResult:
     return failed_host(host, kind, f"{type(exc).__name__}: {exc}".splitlines()[0])
 
 
-def _bar(progress: bool, total: int) -> Any:
-    if not progress:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="fleet", unit="host", leave=True)
-
-
 def collect(
     futures: Mapping[Any, str],
     *,
@@ -178,7 +170,9 @@ def collect(
     from distributed import as_completed
 
     results: dict[str, HostResult] = {}
-    bar = _bar(progress, len(futures))
+    if progress:
+        from tqdm.auto import tqdm
+    bar = tqdm(total=len(futures), desc="fleet", unit="host") if progress else None
     stopped: str | None = None
     try:
         for fut in as_completed(list(futures), timeout=timeout):

@@ -132,7 +132,9 @@ class Worker:
             first = _attempt(res.close) or first
         first = _attempt(self.rt.close) or first
         ledger = self.rt.ledger()
-        return first is None and (ledger is None or not _held(ledger))
+        return first is None and (
+            ledger is None or not any(v for k, v in ledger.items() if k != "initialized")
+        )
 
 
 def _attempt(fn: Any) -> BaseException | None:
@@ -141,10 +143,6 @@ def _attempt(fn: Any) -> BaseException | None:
     except Exception as exc:  # keep releasing the rest
         return exc
     return None
-
-
-def _held(ledger: dict[str, Any]) -> bool:
-    return any(v for k, v in ledger.items() if k != "initialized")
 
 
 def serve(conn: Any, *args: Any) -> None:

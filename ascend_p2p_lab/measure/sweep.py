@@ -151,8 +151,11 @@ def run_tests(
     ctx = Context(rt, sampling, pool, row_base(rt, meta), nominal_rates(rt), _cpu_affinity(rt))
     ctx.done = {(k, s) for k in done_blocks for s in sizes}
     todo = [b for b in tests if b.key not in done_blocks]
-    bar = _progress(progress, len(todo) * len(sizes))
-    ctx.bar = bar
+    if progress:
+        from tqdm.auto import tqdm
+    bar = ctx.bar = (
+        tqdm(total=len(todo) * len(sizes), desc="sweep", unit="pt") if progress else None
+    )
     failure = _run_blocks(ctx, todo, ckpt, _with_meta(on_block, meta), meta, workers)
     if bar is not None:
         bar.close()
@@ -342,11 +345,3 @@ def _spec(
     if pairs is not None or sizes is not None or options:
         raise TypeError("give either spec= or the sweep's parameters, not both")
     return check_spec(rt, spec)
-
-
-def _progress(enabled: bool, total: int) -> Any:
-    if not enabled:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="sweep", unit="pt", leave=True)

@@ -65,18 +65,11 @@ def over_die_link(test: Test, die_link: str, split: float | None = None) -> Test
     )
 
 
-def _suffix(test: Test) -> str:
-    """What :func:`over_die_link` adds to a test's name (``/hccs``, ``/both/0.6``)."""
-    if not test.die_link:
-        return ""
-    split = f"/{test.die_split:g}" if test.die_split is not None else ""
-    return f"/{test.die_link}{split}"
-
-
 def _base(test: Test) -> str:
-    """The name of the test before a die link was chosen for it."""
-    suffix = _suffix(test)
-    return test.name[: -len(suffix)] if suffix and test.name.endswith(suffix) else test.name
+    """The name of the test before a die link was chosen for it (without what
+    :func:`over_die_link` adds: ``/hccs``, ``/both/0.6``)."""
+    split = f"/{test.die_split:g}" if test.die_split is not None else ""
+    return test.name.removesuffix(f"/{test.die_link}{split}" if test.die_link else "")
 
 
 def lanes(test: Test) -> tuple[str, ...]:

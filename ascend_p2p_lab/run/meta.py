@@ -153,7 +153,10 @@ class RunMeta:
     def to_dict(self) -> dict[str, Any]:
         """Every field as JSON-ready values (tuples as lists, copies of objects), with the
         ``extra`` keys beside them: ``run.json`` without ``rows``."""
-        out = {f.name: _jsonable(getattr(self, f.name)) for f in FIELDS}
+        out = {
+            f.name: copy.deepcopy(list(v) if isinstance(v := getattr(self, f.name), tuple) else v)
+            for f in FIELDS
+        }
         out.update(copy.deepcopy(self.extra))
         return out
 
@@ -224,12 +227,6 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [copy.deepcopy(v) for v in value]
-    return copy.deepcopy(value)
-
-
 _DEFAULTS = {f.name: getattr(RunMeta(), f.name) for f in FIELDS}
 
 
@@ -284,9 +281,18 @@ def merged(metas: Iterable[RunMeta]) -> RunMeta:
         return RunMeta()
     if all(m == metas[0] for m in metas[1:]):
         return metas[0]
-    parts = tuple(p for m in metas for p in (m.parts or (_own(m),)))
+    parts = tuple(
+        p
+        for m in metas
+        for p in (m.parts or ({k: v for k, v in m.to_dict().items() if k != "parts"},))
+    )
     ids = list(dict.fromkeys(str(p.get("run_id")) for p in parts if p.get("run_id")))
-    change: dict[str, Any] = {f: _agreed([getattr(m, f) for m in metas]) for f in _SHARED}
+    change: dict[str, Any] = {
+        f: getattr(metas[0], f)
+        if all(getattr(m, f) == getattr(metas[0], f) for m in metas[1:])
+        else None
+        for f in _SHARED
+    }
     for name in _SUMMED:
         values = [getattr(m, name) for m in metas if getattr(m, name) is not None]
         change[name] = sum(values) if values else None
@@ -295,8 +301,16 @@ def merged(metas: Iterable[RunMeta]) -> RunMeta:
     cleans = [m.workers_clean for m in metas if m.workers_clean is not None]
     return RunMeta(
         **change,
-        run_id=ids[0] if len(ids) == 1 else _joined_id(ids) if ids else None,
-        params=_common(m.params for m in metas),
+        run_id=ids[0]
+        if len(ids) == 1
+        else "joined-" + hashlib.sha256("+".join(ids).encode()).hexdigest()[:12]
+        if ids
+        else None,
+        params={
+            k: v
+            for k, v in metas[0].params.items()
+            if all(k in m.params and m.params[k] == v for m in metas[1:])
+        },
         device_count=_largest(m.device_count for m in metas),
         workers=_largest(m.workers for m in metas),
         interrupted=any(m.interrupted for m in metas),
@@ -313,16 +327,6 @@ def merged(metas: Iterable[RunMeta]) -> RunMeta:
     )
 
 
-def _own(meta: RunMeta) -> dict[str, Any]:
-    out = meta.to_dict()
-    del out["parts"]
-    return out
-
-
-def _agreed(values: list[Any]) -> Any:
-    return values[0] if all(v == values[0] for v in values[1:]) else None
-
-
 def _unique(items: Iterable[Any]) -> tuple[Any, ...]:
     out: list[Any] = []
     for item in items:
@@ -333,15 +337,3 @@ def _unique(items: Iterable[Any]) -> tuple[Any, ...]:
 
 def _largest(values: Iterable[int | None]) -> int | None:
     return max((v for v in values if v is not None), default=None)
-
-
-def _common(params: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The sweep parameters every part has, with the same value."""
-    params = list(params)
-    first = params[0]
-    return {k: v for k, v in first.items() if all(k in p and p[k] == v for p in params[1:])}
-
-
-def _joined_id(ids: list[str]) -> str:
-    """A joined run's id: the same parts, the same id."""
-    return "joined-" + hashlib.sha256("+".join(ids).encode()).hexdigest()[:12]

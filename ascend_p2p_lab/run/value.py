@@ -69,8 +69,8 @@ class FrameUse:
     FIELD = "samples"
 
     def old_frame(self) -> pd.DataFrame:
-        """The frame the value replaced."""
-        raise NotImplementedError
+        """The frame the value replaced: by default its rows (``FIELD``)."""
+        return self.__dict__[self.FIELD]
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or self.FIELD not in self.__dict__:

@@ -44,16 +44,14 @@ class AclError(RuntimeError):
         return self.call in COPY_CALLS
 
     def __str__(self) -> str:
-        args = ", ".join(_fmt(a) for a in self.call_args)
+        args = ", ".join(
+            hex(a) if isinstance(a, int) and a > 0xFFFF_FFFF else repr(a) for a in self.call_args
+        )
         text = f"{self.call}({args}) returned {self.code} ({self.name})"
         return f"{text}: {self.message}" if self.message else text
 
     def __reduce__(self):  # keep it picklable for Dask workers
         return (AclError, (self.call, self.call_args, self.code, self.message))
-
-
-def _fmt(a: object) -> str:
-    return hex(a) if isinstance(a, int) and a > 0xFFFF_FFFF else repr(a)
 
 
 class MissingCall(RuntimeError):

@@ -143,12 +143,6 @@ def _split_lines(text: str | bytes, name: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _check_supported(lines: list[str], name: str) -> None:
-    for i, line in enumerate(lines):
-        if _UNSUPPORTED in line.lower():
-            raise _fail(name, i + 1, line, "the device does not support querying topo")
-
-
 def _cell_word(token: str) -> str | None:
     return _CELL_WORDS.get(token.upper())
 
@@ -259,13 +253,6 @@ def _check_row_label(
         raise _fail(name, lineno, line, f"row {_q(label)} out of order, expected {_q(labels[i])}")
 
 
-def _check_trailer(lines: list[str], start: int, name: str) -> None:
-    for idx in range(start, len(lines)):
-        stripped = lines[idx].strip()
-        if stripped and not _starts_trailer(stripped):
-            raise _fail(name, idx + 1, lines[idx], "unexpected line after the matrix")
-
-
 # ---- figures --------------------------------------------------------------------------------
 
 
@@ -362,13 +349,18 @@ def parse_npu_smi_topo(
     """
     where = source or name
     lines = _split_lines(text, where)
-    _check_supported(lines, where)
+    for i, line in enumerate(lines):
+        if _UNSUPPORTED in line.lower():
+            raise _fail(where, i + 1, line, "the device does not support querying topo")
     start = next((i for i, line in enumerate(lines) if line.strip()), None)
     if start is None:
         raise _fail(where, 1, lines[0], "empty input, expected npu-smi info -t topo output")
     header = _parse_header(lines[start], start + 1, where)
     matrix = _parse_matrix(lines, start + 1, header, where)
-    _check_trailer(lines, matrix.end, where)
+    for idx in range(matrix.end, len(lines)):  # only the legend after the matrix
+        stripped = lines[idx].strip()
+        if stripped and not _starts_trailer(stripped):
+            raise _fail(where, idx + 1, lines[idx], "unexpected line after the matrix")
     labels = header.labels
     classes = {c for i, row in enumerate(matrix.links) for j, c in enumerate(row) if i != j}
     pname = _guess_profile(classes, labels)

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -278,17 +277,11 @@ def load_preset(name: str, **overrides: Any) -> Topology:
     topo = topology_from_document(doc)
     if topo.name != name:
         raise doc.fail(("name",), f"expected {name!r}, got {topo.name!r}")
-    return _with_faults(_apply_overrides(topo, overrides), getattr(topo, "faults", ()))
-
-
-def _apply_overrides(topo: Topology, overrides: Mapping[str, Any]) -> Topology:
-    if not overrides:
-        return topo
     fields = {f.name for f in dataclasses.fields(Topology)}
     unknown = sorted(set(overrides) - fields)
     if unknown:
         raise TypeError(f"unknown Topology field(s) {unknown}; fields: {', '.join(sorted(fields))}")
-    return dataclasses.replace(topo, **overrides)
+    return _with_faults(dataclasses.replace(topo, **overrides), getattr(topo, "faults", ()))
 
 
 def preset_summary() -> list[dict[str, Any]]:

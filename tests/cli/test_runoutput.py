@@ -192,3 +192,30 @@ def test_the_command_line_reports_a_failed_sweep_and_keeps_its_rows(
     ledgers = [sim.simulator.ledger() for sim in made]
     # the command's runtime was reset and finalized
     assert made and all(not led["initialized"] and not led["devices_set"] for led in ledgers)
+
+
+def test_finish_saves_emits_and_appends_the_run(tmp_path: Path) -> None:
+    """finish: the run saved into --out, handed to ``emit`` with the output of --format and
+    the folder, its points appended to the history under the command; emit's status back."""
+    import argparse
+
+    from ascend_p2p_lab.cli.runoutput import finish
+    from ascend_p2p_lab.history import HistoryStore, run_records
+    from ascend_p2p_lab.measure import sweep
+    from ascend_p2p_lab.runtime import open_runtime
+
+    with open_runtime("sim", preset="atlas800t-a2") as rt:
+        run = sweep(rt, pairs="0-1", sizes="1MiB", samples=1, progress=False)
+    args = argparse.Namespace(out=tmp_path / "r", format="json")
+    store = HistoryStore(tmp_path / "h.db")
+    emitted = []
+
+    def emit(r, out, saved) -> int:
+        emitted.append((r, out, saved))
+        return 7
+
+    assert finish(run, args, store, "run", emit) == 7
+    assert emitted == [(run, "json", args.out)]
+    assert Run.load(args.out).equals(run)
+    history = store.read()
+    assert len(history) == len(run_records(run)) and set(history["command"]) == {"run"}

@@ -15,7 +15,7 @@ MUTANTS: list[Mutant] = [
     M(
         "check.fanout_skip_by_name",
         "check/__init__.py",
-        ('fan = items["kind"].eq(AGGREGATE_ITEM) & items["pattern"].isin(FANOUTS)'),
+        ('fan = items["kind"].eq(AGGREGATE_ITEM) & items["pattern"].isin(FANOUT_PATTERNS)'),
         ('fan = items["kind"].eq(AGGREGATE_ITEM) & items["pattern"].isin(())'),
         ("a fan-out judged over fewer devices than its criterion is not skipped"),
     ),
