@@ -104,6 +104,11 @@ def _checked(args: argparse.Namespace) -> tuple[tuple[str, ...], list[int], Any]
     if args.out is not None:
         check_out_dir(args.out, overwrite=args.overwrite)
     links = load(args.links) if args.links is not None else None
+    if links is not None:  # a run without pair rows (a run of collectives): before any copy
+        from ..collectives.versuslinks import measured_pairs
+
+        with bad_input(f"--links {args.links}: "):
+            measured_pairs(links.samples)
     return ops, sizes, links
 
 

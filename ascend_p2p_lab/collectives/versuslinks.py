@@ -64,11 +64,16 @@ def _devices(row: pd.Series, topology: Topology) -> list[int]:
     return list(range(n))
 
 
-def links_model(run: pd.DataFrame, topology: Topology) -> LinkModel:
-    """A server's links as a P2P run measured them: its pair pattern's bandwidth per
-    ordered pair, initiator and size, and its latency pattern at its smallest size (a
-    copy's fixed cost; where measured)."""
-    from ..schema import LATENCY_PATTERN, PAIR_PATTERN  # the pattern words, by trait
+def measured_pairs(run: pd.DataFrame) -> pd.DataFrame:
+    """A P2P run's measured one-way pair rows, what :func:`links_model` takes links from;
+    a ``CollectiveError`` when it has none (a run of collectives, or of other patterns).
+
+    Example:
+        >>> rows = {"pattern": ["pair", "collective"], "direction": ["uni", "uni"]}
+        >>> len(measured_pairs(pd.DataFrame({**rows, "bandwidth_GBps": [1.0, 2.0]})))
+        1
+    """
+    from ..schema import PAIR_PATTERN  # the pattern word, by trait
 
     good = run[run["error_kind"].isna()] if "error_kind" in run else run
     pairs = good[
@@ -78,6 +83,17 @@ def links_model(run: pd.DataFrame, topology: Topology) -> LinkModel:
     ]
     if pairs.empty:
         raise CollectiveError("the run has no measured pair rows to take links from")
+    return pairs
+
+
+def links_model(run: pd.DataFrame, topology: Topology) -> LinkModel:
+    """A server's links as a P2P run measured them: its pair pattern's bandwidth per
+    ordered pair, initiator and size, and its latency pattern at its smallest size (a
+    copy's fixed cost; where measured)."""
+    from ..schema import LATENCY_PATTERN  # the pattern word, by trait
+
+    good = run[run["error_kind"].isna()] if "error_kind" in run else run
+    pairs = measured_pairs(good)
     latency = good[(good["pattern"] == LATENCY_PATTERN) & good["latency_us"].notna()]
     latency = latency[
         latency["size_bytes"] == latency.groupby(["src", "dst"])["size_bytes"].transform("min")

@@ -141,6 +141,24 @@ def test_links_from_a_p2p_run_predict_the_slow_link(capsys, p2p_slow) -> None:
     assert row["predicted_busbw_GBps"] < 0.6 * 5 * 26.2
 
 
+def test_links_from_a_run_without_pair_rows_is_bad_input_before_any_copy(capsys, tmp_path) -> None:
+    """``--links`` given a run of collectives (no pair rows to take links from): exit 2
+    with one line naming the option and the run, before the collectives run (it was an
+    internal error, exit 1, after measuring them all), and no run folder written."""
+    coll = tmp_path / "coll"
+    assert main(["collectives", *SIM, "--sizes", "4KiB", "--out", str(coll)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "run"
+    args = ["collectives", *SIM, "--sizes", "4KiB", "--links", str(coll), "--out", str(out)]
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip() == (
+        f"ascend-p2p-lab: error: --links {coll}: the run has no measured pair rows to take "
+        "links from"
+    )
+    assert "sweep" not in captured.err and not out.exists()
+
+
 def test_the_a3_all_reduce_with_three_samples_runs_and_reports(capsys, tmp_path) -> None:
     """Issue 38 item 1: ``collectives --preset atlas800t-a3 --ops all_reduce --sizes 256MiB
     --samples 3`` crashed (a most-common over nullable bottleneck tuples), and so did

@@ -25,4 +25,11 @@ MUTANTS: list[Mutant] = [
             "tests/cli/test_cmd_collectives.py::test_the_command_runs_its_spec_through_plan_and_run_tests",
         ),
     ),
+    M(
+        "cli.cmd_collectives.links_unchecked",
+        "cli/cmd_collectives.py",
+        "            measured_pairs(links.samples)\n",
+        "            pass\n",
+        "a --links run without pair rows found only after every collective ran (exit 1)",
+    ),
 ]
