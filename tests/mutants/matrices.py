@@ -56,6 +56,14 @@ MUTANTS: list[Mutant] = [
         tests=("tests/test_emptycells.py::test_empty_cells_say_why",),
     ),
     M(
+        "matrices.reason_from_last_row",
+        "matrices.py",
+        "first = failed.drop_duplicates(keys)[",
+        'first = failed.drop_duplicates(keys, keep="last")[',
+        "an empty cell's reason taken from its last failed row, not its first",
+        tests=("tests/test_matrices.py::test_why_a_cell_is_empty_says_its_first_failed_row",),
+    ),
+    M(
         "matrices.reason_dropped",
         "matrices.py",
         ('kind = str(failed.iloc[0]["error_kind"]) if len(failed) else NOT_MEASURED_KIND'),
