@@ -146,6 +146,9 @@ def run_matrices(run: Run) -> list[RunMatrix]:
     devices = pd.concat([run["src"], run["dst"]]).dropna()
     if not n and len(devices):  # none at all: an imported run of collectives
         n = int(devices.max()) + 1
+    cards = _card_matrices(run)
+    # the rows are selected several times: only the columns read below are carried
+    run = run[[c for c in run.columns if c in MATRIX_COLUMNS]]
     rows = run[run["pattern"].isin(MATRIX_PATTERNS) & run["src"].notna()]
     chosen = meta.params.get("devices")  # --devices
     out = []
@@ -177,7 +180,17 @@ def run_matrices(run: Run) -> list[RunMatrix]:
                         **_why(part[part["size_bytes"] == size], frame),
                     )
                 )
-    return out + _card_matrices(run)
+    return out + cards
+
+
+#: The columns :func:`run_matrices` reads of a run's pair rows (and results.matrix of
+#: them): the case, what keeps copies apart, the ends, the values and why a cell is empty.
+MATRIX_COLUMNS = (
+    *("pattern", "direction", "peer", "path", "process_mode", "initiator"),
+    *("die_link", "die_split", "size_bytes", "src", "dst", "senders", "receivers"),
+    *("bandwidth_GBps", "bidir_total_GBps", "latency_us"),
+    *("error_kind", "error_code", "error_call"),
+)
 
 
 #: Columns whose values are kept apart in matrices when a run has more than one of them.
