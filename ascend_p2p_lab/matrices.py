@@ -146,6 +146,9 @@ def run_matrices(run: Run) -> list[RunMatrix]:
     devices = pd.concat([run["src"], run["dst"]]).dropna()
     if not n and len(devices):  # none at all: an imported run of collectives
         n = int(devices.max()) + 1
+    cards = _card_matrices(run)
+    # the rows are selected several times: only the columns read below are carried
+    run = run[[c for c in run.columns if c in MATRIX_COLUMNS]]
     rows = run[run["pattern"].isin(MATRIX_PATTERNS) & run["src"].notna()]
     chosen = meta.params.get("devices")  # --devices
     out = []
@@ -177,7 +180,17 @@ def run_matrices(run: Run) -> list[RunMatrix]:
                         **_why(part[part["size_bytes"] == size], frame),
                     )
                 )
-    return out + _card_matrices(run)
+    return out + cards
+
+
+#: The columns :func:`run_matrices` reads of a run's pair rows (and results.matrix of
+#: them): the case, what keeps copies apart, the ends, the values and why a cell is empty.
+MATRIX_COLUMNS = (
+    *("pattern", "direction", "peer", "path", "process_mode", "initiator"),
+    *("die_link", "die_split", "size_bytes", "src", "dst", "senders", "receivers"),
+    *("bandwidth_GBps", "bidir_total_GBps", "latency_us"),
+    *("error_kind", "error_code", "error_call"),
+)
 
 
 #: Columns whose values are kept apart in matrices when a run has more than one of them.
@@ -369,18 +382,16 @@ def _why(
     for a cell with a number. Cells are (src, dst) devices, or ``by_group`` the two
     groups of the ``senders`` and ``receivers`` columns."""
     why: dict[tuple[Any, Any], tuple[str, str]] = {}
-    failed = rows[rows["error_kind"].notna()]
-    for key, cell in failed.groupby(["senders", "receivers"] if by_group else ["src", "dst"]):
-        first = cell.iloc[0]
-        code, call = first["error_code"], first["error_call"]
-        kind = str(first["error_kind"])
+    keys = ["senders", "receivers"] if by_group else ["src", "dst"]
+    failed = rows[rows["error_kind"].notna() & rows[keys].notna().all(axis=1)]
+    # a cell's first failed row says why (a selection per cell cost ~1 ms each)
+    first = failed.drop_duplicates(keys)[[*keys, "error_kind", "error_code", "error_call"]]
+    for a, b, kind, code, call in zip(*(first[c].tolist() for c in first.columns)):
         text = emptycells.explain(
-            kind, None if pd.isna(code) else int(code), None if pd.isna(call) else str(call)
+            str(kind), None if pd.isna(code) else int(code), None if pd.isna(call) else str(call)
         )
-        if by_group:
-            why[(card_label(key[0]), card_label(key[1]))] = (kind, text)
-        else:
-            why[(int(key[0]), int(key[1]))] = (kind, text)
+        cell = (card_label(a), card_label(b)) if by_group else (int(a), int(b))
+        why[cell] = (str(kind), text)
     values = frame.to_numpy(dtype=float)
     ids = [str(c) for c in frame.index] if by_group else [int(d) for d in frame.index]
     same = (emptycells.SAME_DEVICE, emptycells.explain(emptycells.SAME_DEVICE))

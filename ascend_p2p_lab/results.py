@@ -96,14 +96,17 @@ def summarize(frame: Run) -> pd.DataFrame:
     df["_verified"] = df["verified"].astype("Float64").astype("float64")
     df["_error"] = df["error"].where(df["error"].str.len() > 0)
     grouped = df.groupby(POINT_KEYS, dropna=False, sort=True)
-    out = grouped.agg(
-        samples=("bandwidth_GBps", "count"),
-        bandwidth_GBps_median=("bandwidth_GBps", "median"),
-        us_per_copy_median=("us_per_copy", "median"),
-        host_bound=("host_bound", "any"),
-        _verified=("_verified", "min"),
-        nominal_GBps=("nominal_GBps", "first"),
-        error=("_error", "first"),
+    # column by column: what a named aggregation does, without its ~3 ms of parsing
+    out = pd.DataFrame(
+        {
+            "samples": grouped["bandwidth_GBps"].count(),
+            "bandwidth_GBps_median": grouped["bandwidth_GBps"].median(),
+            "us_per_copy_median": grouped["us_per_copy"].median(),
+            "host_bound": grouped["host_bound"].any(),
+            "_verified": grouped["_verified"].min(),
+            "nominal_GBps": grouped["nominal_GBps"].first(),
+            "error": grouped["_error"].first(),
+        }
     )
     # by group number, not by key: keys with NA (no src, no group) do not align
     point = grouped.ngroup()
@@ -267,7 +270,9 @@ def matrix(
     n = device_count or run.meta.device_count or 0
     if not n:
         n = int(pd.concat([frame["src"], frame["dst"]]).dropna().max() + 1) if len(frame) else 0
-    mat = df.pivot_table(index="src", columns="dst", values=value, aggfunc=stat)
+    # what pivot_table(index="src", columns="dst", aggfunc=stat) gives once reindexed
+    # below, in ~1 ms instead of ~2.5
+    mat = df.groupby(["src", "dst"])[value].agg(stat).unstack()
     mat = mat.reindex(index=range(n), columns=range(n)).astype("float64")
     mat.index.name, mat.columns.name = "src", "dst"
     return mat

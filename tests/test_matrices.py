@@ -193,3 +193,61 @@ def test_a_failed_value_keeps_the_kind_its_row_gives() -> None:
     values = aggregate_values(run).set_index(["test", "what"])
     bad = values.loc[("t", "2->3")]
     assert bad["kind"] not in (None, NOT_MEASURED_KIND) and "507013" in str(bad["reason"])
+
+
+def test_why_a_cell_is_empty_says_its_first_failed_row() -> None:
+    """A cell's reason comes from its first failed row (kept in the rows' order), each cell
+    its own; rows without both ends are no cell's (the reasons taken all at once)."""
+    from ascend_p2p_lab.emptycells import explain
+    from ascend_p2p_lab.matrices import _why
+
+    nan = float("nan")
+    rows = pd.DataFrame(
+        {
+            "src": [0.0, 0.0, 1.0, nan, 0.0],
+            "dst": [1.0, 1.0, 0.0, 0.0, 2.0],
+            "senders": [(0, 1), (0, 1), (2, 3), None, (0, 1)],
+            "receivers": [(2, 3), (2, 3), (0, 1), (0, 1), (4, 5)],
+            "error_kind": ["unreachable", "runtime", "runtime", "refused", None],
+            "error_code": [nan, 507013.0, 507011.0, 1.0, nan],
+            "error_call": [None, "acl.rt.memcpy_async", "acl.rt.malloc", "x", None],
+        }
+    )
+    frame = pd.DataFrame(nan, index=pd.RangeIndex(3, name="src"), columns=pd.RangeIndex(3))
+    frame.iloc[0, 2] = 5.0
+    got = _why(rows, frame)
+    assert got["kinds"] == [
+        ["same_device", "unreachable", None],
+        ["runtime", "same_device", "not_measured"],
+        ["not_measured", "not_measured", "same_device"],
+    ]
+    assert got["reasons"][1][0] == explain("runtime", 507011, "acl.rt.malloc")
+    labels = ["0,1", "2,3", "4,5"]
+    cards = pd.DataFrame(nan, index=pd.Index(labels), columns=pd.Index(labels))
+    got = _why(rows, cards, by_group=True)
+    assert got["kinds"] == [
+        ["not_measured", "unreachable", "not_measured"],
+        ["runtime", "not_measured", "not_measured"],
+        ["not_measured", "not_measured", "not_measured"],
+    ]
+
+
+def test_matrices_read_only_their_columns(run, monkeypatch) -> None:
+    """run_matrices selects the pair rows with MATRIX_COLUMNS only (a selection of ~60
+    columns costs ~5 ms, of 20 ~1.5 ms): results.matrix is given no other column, and the
+    matrices, reasons and kinds are those made from every column."""
+    from ascend_p2p_lab import matrices, results
+
+    narrowed = matrices_json(run)
+    given: list[list[str]] = []
+    real = results.matrix
+
+    def recorded(frame, *a, **kw):
+        given.append(list(frame.columns))
+        return real(frame, *a, **kw)
+
+    monkeypatch.setattr(results, "matrix", recorded)
+    matrices_json(run)
+    assert given and all(set(cols) <= set(matrices.MATRIX_COLUMNS) for cols in given)
+    monkeypatch.setattr(matrices, "MATRIX_COLUMNS", tuple(Run.of(run).samples.columns))
+    assert matrices_json(run) == narrowed

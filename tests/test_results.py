@@ -587,3 +587,19 @@ def test_fit_of_each_pair_is_its_own_sizes() -> None:
         assert fit.loc[pair, "latency_us"] == pytest.approx(lat, rel=1e-6)
         assert fit.loc[pair, "bandwidth_GBps"] == pytest.approx(gbps, rel=1e-6)
         assert fit.loc[pair, "nominal_GBps"] == 2 * gbps
+
+
+@pytest.mark.parametrize("stat", ["median", "mean", "max"])
+def test_matrix_is_the_pivot_table_of_its_cells(stat: str) -> None:
+    """matrix() groups the cells by (src, dst) instead of pandas' pivot_table: the same
+    frame as the pivot table, reindexed (an asymmetric run: 0->1 three samples, 2->0 one,
+    1->0 none, so a transposed or unaggregated matrix cannot pass)."""
+    from helpers import _rows
+
+    frame = _rows([(0, 1, 4096, 2.0), (0, 1, 4096, 3.0), (0, 1, 4096, 7.5), (2, 0, 4096, 5.0)])
+    got = results.matrix(frame, 4096, stat=stat, peer="on", device_count=3)
+    want = frame.pivot_table(index="src", columns="dst", values="bandwidth_GBps", aggfunc=stat)
+    want = want.reindex(index=range(3), columns=range(3)).astype("float64")
+    want.index.name, want.columns.name = "src", "dst"
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert got.loc[0, 1] == {"median": 3.0, "mean": 12.5 / 3, "max": 7.5}[stat]

@@ -269,3 +269,26 @@ def test_the_summary_of_a_collectives_run_prints_its_table(capsys) -> None:
     print_summary(import_hccl_test([vendor / "hccl-all_reduce-8p.txt"]))
     out = capsys.readouterr().out
     assert "\ncollectives:\n" in out and "busbw" in out
+
+
+def test_the_summary_reads_only_its_columns(run, capsys, monkeypatch) -> None:
+    """print_summary selects the measured rows with SUMMARY_COLUMNS only: summarize and
+    the fits are given no other column, and it prints what it prints from every column."""
+    from ascend_p2p_lab import terminal
+
+    print_summary(run, matrices=True)
+    narrowed = capsys.readouterr().out
+    given: list[list[str]] = []
+    real = results.summarize
+
+    def recorded(frame):
+        given.append(list(frame.columns))
+        return real(frame)
+
+    monkeypatch.setattr(results, "summarize", recorded)
+    print_summary(run, matrices=True)
+    assert capsys.readouterr().out == narrowed
+    assert given and all(set(cols) <= set(terminal.SUMMARY_COLUMNS) for cols in given)
+    monkeypatch.setattr(terminal, "SUMMARY_COLUMNS", tuple(Run.of(run).samples.columns))
+    print_summary(run, matrices=True)
+    assert capsys.readouterr().out == narrowed

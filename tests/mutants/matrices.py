@@ -56,6 +56,22 @@ MUTANTS: list[Mutant] = [
         tests=("tests/test_emptycells.py::test_empty_cells_say_why",),
     ),
     M(
+        "matrices.reason_from_last_row",
+        "matrices.py",
+        "first = failed.drop_duplicates(keys)[",
+        'first = failed.drop_duplicates(keys, keep="last")[',
+        "an empty cell's reason taken from its last failed row, not its first",
+        tests=("tests/test_matrices.py::test_why_a_cell_is_empty_says_its_first_failed_row",),
+    ),
+    M(
+        "matrices.every_column_selected",
+        "matrices.py",
+        "    run = run[[c for c in run.columns if c in MATRIX_COLUMNS]]",
+        "    run = run[list(run.columns)]",
+        "the matrices select their rows with every column of the run (~5 ms a selection)",
+        tests=("tests/test_matrices.py::test_matrices_read_only_their_columns",),
+    ),
+    M(
         "matrices.reason_dropped",
         "matrices.py",
         ('kind = str(failed.iloc[0]["error_kind"]) if len(failed) else NOT_MEASURED_KIND'),

@@ -6,6 +6,22 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
+        "plots_cells.pair_measured_only_if_all",
+        "plots/cells.py",
+        '    has = df[value].notna().groupby([df["src"], df["dst"]]).any()',
+        '    has = df[value].notna().groupby([df["src"], df["dst"]]).all()',
+        "a pair with one number among failed samples is listed as without numbers",
+        tests=("tests/plots/test_cells.py::test_a_pair_with_one_number_is_measured",),
+    ),
+    M(
+        "plots_cells.no_unverified_every_column",
+        "plots/cells.py",
+        '        return bad[["src", "dst", "size_bytes", col]].reset_index(drop=True)',
+        "        return bad.reset_index(drop=True)",
+        "no unverified point: a frame of every column, not the points' frame",
+        tests=("tests/plots/test_cells.py::test_no_unverified_point_is_the_empty_frame_of_points",),
+    ),
+    M(
         "plots.cells.total_labelled_per_direction",
         "plots/cells.py",
         "        return VALUE_LABELS[value]",

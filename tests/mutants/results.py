@@ -63,8 +63,8 @@ MUTANTS: list[Mutant] = [
     M(
         "results.median_is_mean",
         "results.py",
-        'bandwidth_GBps_median=("bandwidth_GBps", "median")',
-        'bandwidth_GBps_median=("bandwidth_GBps", "mean")',
+        '"bandwidth_GBps_median": grouped["bandwidth_GBps"].median(),',
+        '"bandwidth_GBps_median": grouped["bandwidth_GBps"].mean(),',
         "summary 'median' is the mean",
     ),
     M(
@@ -77,22 +77,22 @@ MUTANTS: list[Mutant] = [
     M(
         "results.host_bound_all",
         "results.py",
-        'host_bound=("host_bound", "any")',
-        'host_bound=("host_bound", "all")',
+        '"host_bound": grouped["host_bound"].any(),',
+        '"host_bound": grouped["host_bound"].all(),',
         "a point is host-bound only if every sample is",
     ),
     M(
         "results.verified_max",
         "results.py",
-        '_verified=("_verified", "min")',
-        '_verified=("_verified", "max")',
+        '"_verified": grouped["_verified"].min(),',
+        '"_verified": grouped["_verified"].max(),',
         "a point verifies if any sample did",
     ),
     M(
         "results.samples_count_rows",
         "results.py",
-        'samples=("bandwidth_GBps", "count")',
-        'samples=("bandwidth_GBps", "size")',
+        '"samples": grouped["bandwidth_GBps"].count(),',
+        '"samples": grouped["bandwidth_GBps"].size(),',
         "error rows counted as samples",
     ),
     M(
@@ -112,8 +112,8 @@ MUTANTS: list[Mutant] = [
     M(
         "results.matrix_transposed",
         "results.py",
-        ('df.pivot_table(index="src", columns="dst", values=value, aggfunc=stat)'),
-        ('df.pivot_table(index="dst", columns="src", values=value, aggfunc=stat)'),
+        ('mat = df.groupby(["src", "dst"])[value].agg(stat).unstack()'),
+        ('mat = df.groupby(["dst", "src"])[value].agg(stat).unstack()'),
         "matrix rows are destinations",
     ),
     M(
@@ -126,8 +126,8 @@ MUTANTS: list[Mutant] = [
     M(
         "results.matrix_stat_ignored",
         "results.py",
-        "values=value, aggfunc=stat)",
-        'values=value, aggfunc="median")',
+        "[value].agg(stat).unstack()",
+        '[value].agg("median").unstack()',
         "matrix(stat=...) ignored",
     ),
     M(

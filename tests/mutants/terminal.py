@@ -6,6 +6,14 @@ from tests.mutants.base import M, Mutant
 
 MUTANTS: list[Mutant] = [
     M(
+        "terminal.summary_every_column",
+        "terminal.py",
+        "    good = rows[[c for c in rows.columns if c in SUMMARY_COLUMNS]][keep]",
+        "    good = rows[keep]",
+        "the summary selects its measured rows with every column of the run",
+        tests=("tests/test_terminal.py::test_the_summary_reads_only_its_columns",),
+    ),
+    M(
         "terminal.report_without_the_table",
         "terminal.py",
         ("    ops = op_rows(rows)\n    if len(ops):"),

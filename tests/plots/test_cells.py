@@ -361,3 +361,24 @@ def test_a_refused_map_without_local_copies_says_no_numbers() -> None:
 
 def test_a_map_with_pair_numbers_names_its_size(with_local) -> None:
     assert heatmap_data(with_local, peer="on").size_text == "at 16 MiB (largest size)"
+
+
+def test_a_pair_with_one_number_is_measured():
+    """unmeasured_text counts the pairs none of whose rows has a number (one grouped
+    ``any``): 0->1 has one number among NaNs, 1->0 and 2->0 none; 0->2 all numbers."""
+    frame = _rows([(0, 1, 4096, np.nan), (0, 1, 65536, 20.0), (1, 0, 4096, np.nan)])
+    frame = pd.concat([frame, _rows([(1, 0, 65536, np.nan), (2, 0, 4096, np.nan)])])
+    frame = pd.concat([frame, _rows([(0, 2, 4096, 5.0)])], ignore_index=True)
+    assert cells.unmeasured_text(frame) == "2 pairs without numbers"
+    assert cells.unmeasured_text(frame[frame["src"] == 0]) is None
+
+
+def test_no_unverified_point_is_the_empty_frame_of_points():
+    """Without a point whose bytes arrived wrong, unverified_points gives the frame its
+    grouping gives (taken without grouping): the same columns, dtypes and index."""
+    frame = _rows([(0, 1, 4096, 10.0), (1, 0, 65536, 21.0)])
+    bad = frame[frame["verified"].eq(False).fillna(False).astype(bool)]
+    grouped = bad.groupby(["src", "dst", "size_bytes"], dropna=False)["bandwidth_GBps"]
+    pd.testing.assert_frame_equal(
+        cells.unverified_points(frame, "bandwidth_GBps"), grouped.median().reset_index()
+    )
