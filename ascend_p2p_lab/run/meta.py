@@ -189,12 +189,10 @@ class RunMeta:
 #: The declared fields (``extra`` holds the rest), in run.json's order of reading.
 FIELDS = tuple(f for f in dataclasses.fields(RunMeta) if f.name != "extra")
 NAMES = frozenset(f.name for f in FIELDS)
-#: Each field's type, as RunMeta declares it, for the typed layer (a wrong type: one line)
-RunFields = msgspec.defstruct(
-    "RunFields",
-    [(f.name, typing.get_type_hints(RunMeta, include_extras=True)[f.name]) for f in FIELDS],
-    kw_only=True,
-)
+#: Each field's type, as RunMeta declares it, for the typed layer (a wrong type: one line);
+#: the hints resolved once (each resolution evaluates all 39 annotations: ~0.5 ms)
+_HINTS = typing.get_type_hints(RunMeta, include_extras=True)
+RunFields = msgspec.defstruct("RunFields", [(f.name, _HINTS[f.name]) for f in FIELDS], kw_only=True)
 
 
 def _check_version(version: Any) -> None:
