@@ -287,6 +287,8 @@ def print_summary(
 def _print_collectives(rows: Any) -> None:
     """Collectives (own, or an hccl_test import) as hccl_test prints them: size, time,
     algbw, busbw, check, with the prediction from links where the rows carry one."""
+    if "operation" not in rows or rows["operation"].isna().all():
+        return  # no op at all (a P2P run): not worth importing the collectives (~30 ms)
     from .collectives.table import op_rows, summary, table_text
 
     ops = op_rows(rows)

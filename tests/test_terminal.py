@@ -292,3 +292,19 @@ def test_the_summary_reads_only_its_columns(run, capsys, monkeypatch) -> None:
     monkeypatch.setattr(terminal, "SUMMARY_COLUMNS", tuple(Run.of(run).samples.columns))
     print_summary(run, matrices=True)
     assert capsys.readouterr().out == narrowed
+
+
+def test_a_run_without_ops_prints_no_collectives_without_importing_them(
+    run, capsys, monkeypatch
+) -> None:
+    """A P2P run's summary does not import the collectives (~30 ms of every ``report``):
+    with them unimportable it still prints; a run with an op does need them."""
+    import sys
+
+    from ascend_p2p_lab import terminal
+
+    monkeypatch.setitem(sys.modules, "ascend_p2p_lab.collectives.table", None)
+    terminal._print_collectives(run.samples)  # its operation column is empty
+    assert "collectives:" not in capsys.readouterr().out
+    with pytest.raises(ImportError):
+        terminal._print_collectives(pd.DataFrame({"operation": ["all_gather"]}))
