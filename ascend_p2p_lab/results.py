@@ -89,7 +89,7 @@ def summarize(frame: Run) -> pd.DataFrame:
     frame = samples_of(frame)
     if frame.empty:
         return pd.DataFrame(columns=[*POINT_KEYS, "samples", "bandwidth_GBps_median"])
-    df = frame[[*dict.fromkeys([*POINT_KEYS, *_SUMMARIZED])]].copy()  # only what it reads
+    df = frame[[*dict.fromkeys(SUMMARIZED)]].copy()  # only what it reads
     df["us_per_copy"] = df["elapsed_us"] / df["copies"].astype("float64")
     # verified: True when every checked sample passed, False if any failed, NA if none
     # was checked (min over 1.0/0.0 floats, NaN for unchecked)
@@ -131,14 +131,11 @@ def summarize(frame: Run) -> pd.DataFrame:
     return out
 
 
-#: The columns :func:`summarize` reads besides the point's keys.
-_SUMMARIZED = (
-    "bandwidth_GBps",
-    "elapsed_us",
-    "copies",
-    "verified",
-    "error",
-    "host_bound",
+#: The columns :func:`summarize` reads: the point's keys and what it summarises (a caller
+#: may hand it only these: ``plots.prepare.point_stats`` does).
+SUMMARIZED = (
+    *POINT_KEYS,
+    *("bandwidth_GBps", "elapsed_us", "copies", "verified", "error", "host_bound"),
     "nominal_GBps",
 )
 

@@ -24,7 +24,7 @@ import pandas as pd
 
 from .. import results
 from ..run import Run, RunMeta
-from ..schema import LOCAL_PATTERN, PAIR_PATTERN, POINT_KEYS
+from ..schema import LOCAL_PATTERN, PAIR_PATTERN
 from ..units import format_size, parse_size
 from ..vocab import INITIATOR_TEXT, LINKS, UNI
 
@@ -325,18 +325,6 @@ def pair_count(df: pd.DataFrame) -> int:
 
 
 # ------------------------------------------------------------------------------ statistics
-#: The columns :func:`ascend_p2p_lab.results.summarize` reads: the point's keys and what
-#: it summarises (:func:`point_stats` hands it no other).
-SUMMARIZED = (
-    *POINT_KEYS,
-    "bandwidth_GBps",
-    "elapsed_us",
-    "copies",
-    "verified",
-    "error",
-    "host_bound",
-    "nominal_GBps",
-)
 
 
 def point_stats(df: pd.DataFrame) -> pd.DataFrame:
@@ -348,7 +336,7 @@ def point_stats(df: pd.DataFrame) -> pd.DataFrame:
     together) are pooled, as one line per pair shows them.
     """
     keys = ["src", "dst", "link"]
-    summary = results.summarize(narrow(df, SUMMARIZED, df["bandwidth_GBps"].notna()))
+    summary = results.summarize(narrow(df, results.SUMMARIZED, df["bandwidth_GBps"].notna()))
     summary = summary.dropna(subset=[*keys, "bandwidth_GBps_median"])
     if summary.empty or summary.duplicated([*keys, "size_bytes"]).any():
         return pooled_stats(df, keys, "bandwidth_GBps")

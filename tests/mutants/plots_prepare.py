@@ -64,7 +64,7 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.prepare.summarize_every_column",
         "plots/prepare.py",
-        'results.summarize(narrow(df, SUMMARIZED, df["bandwidth_GBps"].notna()))',
+        'results.summarize(narrow(df, results.SUMMARIZED, df["bandwidth_GBps"].notna()))',
         'results.summarize(df[df["bandwidth_GBps"].notna()])',
         "point_stats summarises every column of the rows (the same numbers, more CPU)",
     ),
