@@ -51,6 +51,20 @@ _ASYNC = "rt.memcpy_async"
 _UNSEEN = object()
 
 
+def plain_ints(args: tuple) -> bool:
+    """Whether a ``memcpy_async`` call's six arguments are all plain ``int`` (what a kept
+    copy is keyed by: a bool is a valid argument, never kept).
+
+    Example:
+        >>> plain_ints((1, 2, 3, 4, 0, 5)), plain_ints((1, 2, 3, True, 0, 5))
+        (True, False)
+    """
+    dst, dest_max, src, count, kind, stream = args
+    return (
+        type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) is type(stream)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class AsyncCopy:
     """A memcpy_async that passed every check: what its repeats reuse.
@@ -205,16 +219,9 @@ class Copies(Part):
         route, code = self._route_and_move(_ASYNC, dst, dest_max, src, count, kind, cur)
         if code or route is None:
             return code
-        if (
-            type(dst)
-            is int
-            is type(dest_max)
-            is type(src)
-            is type(count)
-            is type(kind)
-            is type(stream)
-        ):  # bools are valid arguments but are not kept
-            self.plans[(dst, dest_max, src, count, kind, stream)] = AsyncCopy(cur, s, route)
+        args = (dst, dest_max, src, count, kind, stream)
+        if plain_ints(args):  # bools are valid arguments but are not kept
+            self.plans[args] = AsyncCopy(cur, s, route)
         self.engine.append_copy(s, route.nbytes, route.resources, route.latency_us)
         return 0
 
@@ -225,19 +232,9 @@ class Copies(Part):
         resolved now as the call would route it, the call's last check: one that fails
         leaves no error text, the call reports it). What a first call would keep; None
         (nothing kept) otherwise. :mod:`.programs` then computes the call as a repeat."""
-        if len(args) != 6:
+        if len(args) != 6 or not plain_ints(args):
             return None
         dst, dest_max, src, count, kind, stream = args
-        if not (
-            type(dst)
-            is int
-            is type(dest_max)
-            is type(src)
-            is type(count)
-            is type(kind)
-            is type(stream)
-        ):
-            return None
         devices, streams, router = self.devices, self.streams, self.router
         if count <= 0 or not dst or not src or not stream or not devices.initialized:
             return None

@@ -176,4 +176,11 @@ MUTANTS: list[Mutant] = [
             "tests/sim/test_programs.py::test_a_program_into_buffers_no_copy_wrote_yet_is_computed_at_once",
         ),
     ),
+    M(
+        "sim.copies.bools_kept",
+        "sim/copies.py",
+        "    dst, dest_max, src, count, kind, stream = args\n    return (\n",
+        "    dst, dest_max, src, count, kind, stream = args\n    return True or (\n",
+        "a memcpy_async with a bool argument kept (its repeats keyed by what a plain call hits)",
+    ),
 ]
