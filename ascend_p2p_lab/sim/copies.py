@@ -364,10 +364,7 @@ def kept_copy(plans: dict[tuple[int, ...], AsyncCopy], args: tuple) -> AsyncCopy
         return None
     if hit is None:
         return None
-    dst, dest_max, src, count, kind, stream = args
-    if type(dst) is int is type(dest_max) is type(src) is type(count) is type(kind) is type(stream):
-        return hit
-    return None
+    return hit if plain_ints(args) else None
 
 
 def move_kept(dreg: Region, doff: int, sreg: Region, soff: int, count: int, seen: list) -> None:

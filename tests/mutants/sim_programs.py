@@ -80,4 +80,17 @@ MUTANTS: list[Mutant] = [
         "repeats queued without their calls skip their bytes after the source changed",
         tests=("tests/sim/test_programs.py",),
     ),
+    M(
+        "sim.programs.record_bound_by_pass_end",
+        "sim/programs.py",
+        "        for e, (s, res) in recs.items():\n"
+        "            at[e] = (binding.get(res) or engine._bind(res)) if res else lim[s]\n"
+        "        for s, res in last.items():\n"
+        "            lim[s] = binding.get(res) or engine._bind(res)\n",
+        "        for s, res in last.items():\n"
+        "            lim[s] = binding.get(res) or engine._bind(res)\n"
+        "        for e, (s, res) in recs.items():\n"
+        "            at[e] = lim[s]\n",
+        "a record bound by its stream's last copy of the pass, not the copy before it",
+    ),
 ]

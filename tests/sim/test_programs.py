@@ -305,3 +305,44 @@ def _staged_work_on(rt, bufs, chunk, programs):
     events = [rt.acl._streams.events[relay.handle]]
     relay.close(), s_src.close(), s_dst.close()
     return events
+
+
+def test_a_record_between_two_copies_of_one_stream_is_bound_by_the_copy_before_it(monkeypatch):
+    """A user's program (``acl.simulator.run_program`` is public): a copy 2 -> host, a
+    record on that stream, then a copy 2 -> 3 over HCCS on the same stream. The record is
+    bound by the copy before it, the stream by the one after, as the calls leave them
+    (each copy's kind binds differently: asserted, so the order is what is tested)."""
+
+    def work(rt):
+        size = M
+        with (
+            rt.peer_links([(2, 3), (3, 2)]),
+            rt.device_buffer(2, size) as src,
+            rt.device_buffer(3, size) as peer,
+            rt.host_buffer(size) as host,
+        ):
+            rt.write(src, bytes(range(3, 254)) * (size // 251) + b"z" * (size % 251))
+            s, mark = rt.stream(2), rt.event(2)
+            copy, record = rt._fn("rt.memcpy_async"), rt._fn("rt.record_event")
+            d2h = (host.ptr, host.size, src.ptr, size, 2, s.handle)  # ACL_MEMCPY_DEVICE_TO_HOST
+            p2p = (peer.ptr, peer.size, src.ptr, size, 3, s.handle)  # ACL_MEMCPY_DEVICE_TO_DEVICE
+            program = [
+                2,
+                (copy, "rt.memcpy_async", d2h, None),
+                (record, "rt.record_event", (mark.handle, s.handle), None),
+                (copy, "rt.memcpy_async", p2p, None),
+            ]
+            tail = [(rt._fn("rt.synchronize_stream"), "rt.synchronize_stream", (s.handle,), None)]
+            limits = []
+            for n in (1, 3, 2):
+                rt._run_program(program, n, tail, [2])
+                limits.append(rt.acl.simulator.copy_limit(mark.handle))
+            state = _state(rt, [src, peer, host], [rt.acl._streams.events[mark.handle]])
+            stream_limit = next(st.limit for st in rt.acl._engine._streams if st.id == s.handle)
+            mark.close(), s.close()
+        return state | {"limits": limits, "stream_limit": stream_limit}
+
+    fast, slow, computed = _both(monkeypatch, work)
+    assert computed >= 1
+    assert fast == slow
+    assert fast["limits"][-1] != fast["stream_limit"]  # the two copies bound differently
