@@ -534,6 +534,17 @@ def test_summary_failures_matrix_and_notes_of_hand_made_rows() -> None:
     assert results.inferred_notes(Run(off, meta)) == {"peer_off_copy": "guessed"}
 
 
+def test_a_points_error_is_its_first_failed_samples() -> None:
+    """Two failed samples of one point with different texts, then a measured one: the
+    summary's ``error`` is the first failed sample's text, not the last's."""
+    rows = [
+        _point_row(error="first: ret 507899", error_kind="runtime", error_code=1),
+        _point_row(error="second: ret 107002", error_kind="runtime", error_code=2),
+        _point_row(bandwidth_GBps=3.0, host_bound=False, verified=True),
+    ]
+    assert summarize(results.to_frame(rows))["error"].tolist() == ["first: ret 507899"]
+
+
 def test_fit_skips_a_size_without_a_time_per_copy() -> None:
     """A size whose copies are unknown has no time per copy: the fit uses the others,
     and a pair left with one timed size gets no row (the group keeps its place)."""

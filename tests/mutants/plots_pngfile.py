@@ -26,4 +26,11 @@ MUTANTS: list[Mutant] = [
         "        if False:\n",
         "a caller's pil_kwargs or metadata silently dropped",
     ),
+    M(
+        "plots.pngfile.metadata_dropped",
+        "plots/pngfile.py",
+        "        if metadata or pil_kwargs:\n",
+        "        if pil_kwargs:\n",
+        "a caller's PNG metadata dropped (our encoder writes only Software)",
+    ),
 ]

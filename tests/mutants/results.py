@@ -182,4 +182,11 @@ MUTANTS: list[Mutant] = [
             "tests/plots/test_cells.py::test_the_local_copy_sits_on_the_diagonal_of_device_paths_only",
         ),
     ),
+    M(
+        "results.summary_error_last",
+        "results.py",
+        '            "error": grouped["_error"].first(),\n',
+        '            "error": grouped["_error"].last(),\n',
+        "a point's error is its last failed sample's text, not its first's",
+    ),
 ]

@@ -63,3 +63,8 @@ def test_pil_kwargs_or_metadata_go_to_matplotlibs_encoder() -> None:
     _figure((3.0, 2.0)).savefig(ours, backend=pngfile.BACKEND, **kw)
     _figure((3.0, 2.0)).savefig(theirs, **kw)
     assert ours.getvalue() == theirs.getvalue()
+    ours, theirs = io.BytesIO(), io.BytesIO()
+    kw = {"dpi": DPI, "format": "png", "metadata": {"Title": "a caller's title"}}
+    _figure((3.0, 2.0)).savefig(ours, backend=pngfile.BACKEND, **kw)
+    _figure((3.0, 2.0)).savefig(theirs, **kw)
+    assert ours.getvalue() == theirs.getvalue() and b"a caller's title" in ours.getvalue()
