@@ -131,6 +131,9 @@ def summarize(frame: Run) -> pd.DataFrame:
     return out
 
 
+#: The columns :func:`matrix` reads besides the value (a caller may hand it only these:
+#: ``plots.cells`` does).
+MATRIX_READS = ("pattern", "direction", "peer", "initiator", "path", "size_bytes", "src", "dst")
 #: The columns :func:`summarize` reads: the point's keys and what it summarises (a caller
 #: may hand it only these: ``plots.prepare.point_stats`` does).
 SUMMARIZED = (
@@ -233,8 +236,7 @@ def matrix(
     frame = run.samples
     pattern = _pattern_for(frame, value, pattern)
     # the rows are filtered several times: only the columns read below are carried
-    wanted = ["pattern", "direction", "peer", "initiator", "path", "size_bytes", "src", "dst"]
-    frame = frame[[c for c in dict.fromkeys([*wanted, value]) if c in frame.columns]]
+    frame = frame[[c for c in dict.fromkeys([*MATRIX_READS, value]) if c in frame.columns]]
     df = frame[
         (frame["pattern"].isin([pattern, LOCAL_PATTERN])) & (frame["direction"] == direction)
     ]

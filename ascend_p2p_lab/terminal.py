@@ -192,12 +192,11 @@ def _print_refusals_and_failures(run: Any) -> None:
 
 
 #: The columns :func:`print_summary` reads of the measured rows: a point's keys, what
-#: results.summarize and results.fit_latency_bandwidth read, what keeps cases apart.
+#: results.summarize and results.fit_latency_bandwidth read (the keys keep cases apart).
 SUMMARY_COLUMNS = (
     *POINT_KEYS,
     *("bandwidth_GBps", "elapsed_us", "copies", "verified", "error", "host_bound"),
     *("nominal_GBps", "bidir_total_GBps", "latency_us", "error_kind"),
-    *("process_mode", "die_link", "die_split"),
 )
 
 

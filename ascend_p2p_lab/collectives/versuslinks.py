@@ -93,7 +93,7 @@ def links_model(run: pd.DataFrame, topology: Topology) -> LinkModel:
     from ..schema import LATENCY_PATTERN  # the pattern word, by trait
 
     good = run[run["error_kind"].isna()] if "error_kind" in run else run
-    pairs = measured_pairs(good)
+    pairs = measured_pairs(run)
     latency = good[(good["pattern"] == LATENCY_PATTERN) & good["latency_us"].notna()]
     latency = latency[
         latency["size_bytes"] == latency.groupby(["src", "dst"])["size_bytes"].transform("min")

@@ -194,11 +194,6 @@ class HeatmapData:
     note: str = ""
 
 
-#: The columns :func:`ascend_p2p_lab.results.matrix` reads besides the value: the
-#: matrices hand it no other (its selections of a run then take ten columns, not ~60).
-MATRIX_COLUMNS = ("pattern", "direction", "peer", "initiator", "path", "size_bytes", "src", "dst")
-
-
 #: What heatmap_data reads of its mode's rows besides the value: the sizes and pairs,
 #: the link classes, the failure keys (:func:`failure_keys`, which reads the ``error``
 #: text too) and the verification (:func:`verification_failed`).
@@ -245,7 +240,7 @@ def heatmap_data(
     n = device_count(run)
     shown = chosen_devices(run, n)  # --devices: the chosen ones, as the terminal shows
     values = results.matrix(
-        narrow(run, (*MATRIX_COLUMNS, value)),
+        narrow(run, (*results.MATRIX_READS, value)),  # only what matrix reads
         size_b,
         value=value,
         pattern=pattern,

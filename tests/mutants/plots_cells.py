@@ -112,7 +112,7 @@ MUTANTS: list[Mutant] = [
     M(
         "plots.cells.matrix_of_every_column",
         "plots/cells.py",
-        "        narrow(run, (*MATRIX_COLUMNS, value)),\n",
+        "        narrow(run, (*results.MATRIX_READS, value)),  # only what matrix reads\n",
         "        run,\n",
         "the matrix taken from every column of the run (the same cells, 5x the selections' CPU)",
     ),

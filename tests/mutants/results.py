@@ -24,8 +24,8 @@ MUTANTS: list[Mutant] = [
     M(
         "results.matrix_drops_initiator",
         "results.py",
-        '    wanted = ["pattern", "direction", "peer", "initiator", "path", "size_bytes", "src", "dst"]\n',
-        '    wanted = ["pattern", "direction", "peer", "path", "size_bytes", "src", "dst"]\n',
+        'MATRIX_READS = ("pattern", "direction", "peer", "initiator", "path", "size_bytes", "src", "dst")\n',
+        'MATRIX_READS = ("pattern", "direction", "peer", "path", "size_bytes", "src", "dst")\n',
         "the matrix narrows the rows to columns without the initiator it filters on",
         tests=("tests/test_results.py",),
     ),
