@@ -72,8 +72,10 @@ def run_in_workers(
     """Run ``todo`` in ``workers`` forked processes; ``arrived(i, completed, rows)`` for
     each test as it comes back; ctx.rows gets every test's rows in todo's order.
 
-    A worker's failure that no row can carry is raised here (after the rows that came
-    back are in ctx.rows); KeyboardInterrupt stops the workers and propagates likewise.
+    A worker's failure that no row can carry is raised here once the other workers have
+    finished the tests they hold (no new test is dealt), so the rows of every test dealt
+    before the failing one are in ctx.rows, as in one process; a worker's
+    KeyboardInterrupt likewise. An interrupt of the sweep's own process stops the workers.
     """
     fork = multiprocessing.get_context("fork")
     counter, results = fork.Value("i", 0), fork.Queue()
@@ -85,7 +87,7 @@ def run_in_workers(
     try:
         for p in procs:
             p.start()
-        _collect(procs, results, got, ctx, todo, arrived)
+        _collect(procs, results, counter, got, ctx, todo, arrived)
     finally:
         for p in procs:
             if p.is_alive():
@@ -97,15 +99,18 @@ def run_in_workers(
 def _collect(
     procs: list[Any],
     results: Any,
+    counter: Any,
     got: dict[int, list[dict[str, Any]]],
     ctx: Context,
     todo: Sequence[Test],
     arrived: Arrived,
 ) -> None:
-    """Take the workers' messages until each has said it is done; raise what one raised,
-    and WorkerDied for a worker that ended without saying so."""
+    """Take the workers' messages until each has said it is done or raised; then raise
+    what the earliest failing test raised (once one raises, no new test is dealt); and
+    WorkerDied at once for a worker that ended without saying either."""
     finished: set[int] = set()
     suspects: set[int] = set()
+    failures: dict[int, BaseException] = {}
     while len(finished) < len(procs):
         try:
             kind, *body = results.get(timeout=POLL_S)
@@ -131,11 +136,16 @@ def _collect(
             ctx.lost.update(lost)
             finished.add(k)
         else:  # "raised": the test's rows so far, then what stopped it
-            i, rows, sizes, exc = body
-            got[i] = rows
+            k, i, rows, sizes, exc = body
             if 0 <= i < len(todo):
+                got[i] = rows
                 ctx.adopt(todo[i], sizes)
-            raise exc
+            failures[i] = exc
+            finished.add(k)
+            with counter.get_lock():  # the others finish what they hold, and no more
+                counter.value = len(todo)
+    if failures:
+        raise failures[min(failures)]
 
 
 def _work(
@@ -164,7 +174,7 @@ def _work(
     except BaseException as exc:  # sent to the sweep's process, which raises it
         rows = ctx.rows[start:] if 0 <= i < len(todo) else []
         sizes = ctx.emitted(todo[i]) if 0 <= i < len(todo) else []
-        results.put(("raised", i, rows, sizes, sendable(exc)))
+        results.put(("raised", k, i, rows, sizes, sendable(exc)))
     finally:
         results.close()
         results.join_thread()

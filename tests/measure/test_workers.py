@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import os
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -79,12 +80,23 @@ def test_on_block_and_the_checkpoint_see_every_block(tmp_path: Path, alone) -> N
     )
 
 
-def _failing_block(monkeypatch: pytest.MonkeyPatch, exc: BaseException, nth: int) -> None:
+def _failing_block(
+    monkeypatch: pytest.MonkeyPatch, exc: BaseException, nth: int, hold: Path | None = None
+) -> None:
+    """The plan's nth block raises exc; with ``hold`` (a file the nth block writes before
+    it raises), the first block waits for that file, so another worker runs the blocks
+    between them and the first finishes after the failure."""
     real = sweep_mod.run_test
 
     def run_test(ctx, test):
         if test.key == ctx_keys[nth]:
+            if hold is not None:
+                hold.touch()
             raise exc
+        if test.key == ctx_keys[0] and hold is not None:
+            deadline = time.monotonic() + 30
+            while not hold.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
         return real(ctx, test)
 
     with open_runtime("sim", "atlas800t-a2", seed=4, announce=False) as rt:
@@ -113,14 +125,46 @@ def test_an_interrupt_in_a_worker_keeps_the_other_blocks(monkeypatch, alone) -> 
     assert len(kept) == len(run)  # every row kept is a row of the whole run
 
 
-def test_a_worker_error_no_row_can_carry_is_raised_with_the_rows(monkeypatch, alone) -> None:
+def test_a_worker_error_no_row_can_carry_is_raised_with_the_rows(
+    monkeypatch, alone, tmp_path
+) -> None:
+    """Block 3 fails in one worker while the other still runs block 0: the error waits
+    for block 0 and no block is dealt after it, so the rows are those of one process."""
     boom = AclError("acl.rt.free", (1,), 507899, "a release failed")
     _failing_block(monkeypatch, boom, nth=3)
     with pytest.raises(AclError) as info:
+        _run(1)
+    one = info.value.partial_run.frame()
+    _failing_block(monkeypatch, boom, nth=3, hold=tmp_path / "block3-failed")
+    with pytest.raises(AclError) as info:
         _run(2)
     run = info.value.partial_run
-    assert info.value.code == 507899 and 0 < len(run) < len(alone)
+    assert info.value.code == 507899 and 0 < len(one) < len(alone)
     assert "507899" in run.meta.failed
+    two = run.frame()
+    pd.testing.assert_frame_equal(one[_cols(one)], two[_cols(two)], check_exact=True)
+
+
+def test_of_two_workers_failing_the_earlier_blocks_error_is_raised(monkeypatch, alone) -> None:
+    """Block 1 fails at once, block 0 (the other worker) 0.5 s later: one process would
+    have stopped at block 0, so its error is the one raised; no block after them ran."""
+    real = sweep_mod.run_test
+
+    def run_test(ctx, test):
+        index = keys.index(test.key)
+        if index == 0:
+            time.sleep(0.5)
+        if index < 2:
+            raise AclError("acl.rt.memcpy", (index,), 507011 + index, "planted")
+        return real(ctx, test)
+
+    with open_runtime("sim", "atlas800t-a2", seed=4, announce=False) as rt:
+        spec = make_spec(rt, **{k: v for k, v in KW.items() if k != "progress"})
+        keys = [t.key for t in plan(rt, spec)]
+    monkeypatch.setattr(sweep_mod, "run_test", run_test)
+    with pytest.raises(AclError) as info:
+        _run(2)
+    assert info.value.code == 507011 and len(info.value.partial_run) == 0
 
 
 def test_a_worker_that_dies_is_a_failure_not_a_hang(monkeypatch) -> None:

@@ -29,9 +29,32 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.workers.workers_error_swallowed",
         "measure/workers.py",
-        ("                ctx.adopt(todo[i], sizes)\n            raise exc\n"),
-        ("                ctx.adopt(todo[i], sizes)\n            done += 1\n"),
+        "    if failures:\n        raise failures[min(failures)]\n",
+        "",
         "a worker's failure is not raised",
+    ),
+    M(
+        "measure.workers.workers_error_raised_at_once",
+        "measure/workers.py",
+        "            failures[i] = exc\n",
+        "            raise exc\n",
+        "a worker's failure is raised before the other workers' blocks come back (CI flaked"
+        " on this: the rows of blocks dealt before the failure were lost)",
+    ),
+    M(
+        "measure.workers.workers_dealt_after_failure",
+        "measure/workers.py",
+        "                counter.value = len(todo)\n",
+        "                pass\n",
+        "after a worker's failure the others go on with the rest of the sweep",
+    ),
+    M(
+        "measure.workers.workers_first_arrived_failure",
+        "measure/workers.py",
+        "        raise failures[min(failures)]\n",
+        "        raise next(iter(failures.values()))\n",
+        "of two failing workers, the error that arrived first is raised, not the earlier"
+        " block's (one process would have stopped there)",
     ),
     M(
         "measure.workers.workers_fallbacks_lost",
