@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: Threads that may run while this process forks: tqdm's monitor (a sleeping daemon left
 #: by a progress bar) takes no lock a forked worker needs.
@@ -29,6 +32,40 @@ def can_fork() -> bool:
         return False
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
     return all(t.daemon and t.name in FORK_SAFE_THREADS for t in others)
+
+
+@contextmanager
+def ctrl_c_deferred() -> Iterator[None]:
+    """Within: Ctrl-C (SIGINT) waits, and is taken on leaving, as KeyboardInterrupt in
+    this process. Fork workers within it: they start deaf to it until
+    :func:`deaf_to_ctrl_c`, and a pool is not left half made (a pool interrupted while it
+    starts its threads leaves workers that outlive this process).
+
+    Example::
+
+        with ExitStack() as stack:
+            with ctrl_c_deferred():
+                pool = stack.enter_context(Pool(2, deaf_to_ctrl_c))
+            pool.map(...)
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # no fork there either
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def deaf_to_ctrl_c() -> None:
+    """In a forked worker, first thing: Ctrl-C (SIGINT, sent to the terminal's whole
+    process group) is ignored here, so it prints no traceback of the worker's; the parent
+    takes the KeyboardInterrupt and stops its workers.
+
+    Example: ``Pool(n, initializer=deaf_to_ctrl_c)``.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def idle_workers(most: int) -> int:

@@ -27,7 +27,7 @@ import queue
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..forking import can_fork
+from ..forking import can_fork, ctrl_c_deferred, deaf_to_ctrl_c
 from ..patterns.model import Test
 from ..runtime import AclError, MissingCall, Runtime
 from .rows import Context
@@ -85,9 +85,10 @@ def run_in_workers(
     ]
     got: dict[int, list[dict[str, Any]]] = {}
     try:
-        for p in procs:
-            p.start()
-        _collect(procs, results, counter, got, ctx, todo, arrived)
+        with ctrl_c_deferred():  # a Ctrl-C meanwhile: after, here (the workers are deaf)
+            for p in procs:
+                p.start()
+        _collect(procs, results, got, ctx, todo, arrived)
     finally:
         for p in procs:
             if p.is_alive():
@@ -99,7 +100,6 @@ def run_in_workers(
 def _collect(
     procs: list[Any],
     results: Any,
-    counter: Any,
     got: dict[int, list[dict[str, Any]]],
     ctx: Context,
     todo: Sequence[Test],
@@ -142,8 +142,6 @@ def _collect(
                 ctx.adopt(todo[i], sizes)
             failures[i] = exc
             finished.add(k)
-            with counter.get_lock():  # the others finish what they hold, and no more
-                counter.value = len(todo)
     if failures:
         raise failures[min(failures)]
 
@@ -156,7 +154,9 @@ def _work(
     counter: Any,
     results: Any,
 ) -> None:
-    """A worker: take the next block, run it, send its rows; finally say done."""
+    """A worker: take the next block, run it, send its rows; finally say done. What stops
+    it closes the counter (no block is dealt after it) before it is sent."""
+    deaf_to_ctrl_c()  # the sweep's process takes Ctrl-C, and stops its workers
     ctx.bar = None  # the sweep's process keeps the bar
     i, start = -1, len(ctx.rows)
     try:
@@ -172,6 +172,8 @@ def _work(
         ctx.pool.close()
         results.put(("done", k, {**ctx.rt.fallbacks, **ctx.fallbacks}, dict(ctx.lost)))
     except BaseException as exc:  # sent to the sweep's process, which raises it
+        with counter.get_lock():  # the other workers finish what they hold, and no more
+            counter.value = len(todo)
         rows = ctx.rows[start:] if 0 <= i < len(todo) else []
         sizes = ctx.emitted(todo[i]) if 0 <= i < len(todo) else []
         results.put(("raised", k, i, rows, sizes, sendable(exc)))

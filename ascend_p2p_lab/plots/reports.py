@@ -12,14 +12,14 @@ from __future__ import annotations
 import gc
 import multiprocessing
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..forking import idle_workers
+from ..forking import ctrl_c_deferred, deaf_to_ctrl_c, idle_workers
 from ..run import Run
 from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
 from ..vocab import BI, INITIATOR_WORDS, IPC, OFF, ON, PAIR_INITIATORS, UNI
@@ -86,7 +86,11 @@ def report(
         global _FORKED
         _FORKED = (jobs, frames, out)
         try:
-            with multiprocessing.get_context("fork").Pool(n) as pool:
+            with ExitStack() as stack:
+                with ctrl_c_deferred():  # the pool made whole, then stopped on leaving
+                    pool = stack.enter_context(
+                        multiprocessing.get_context("fork").Pool(n, deaf_to_ctrl_c)
+                    )
                 return pool.map(_draw_forked, range(len(jobs)), chunksize=1)
         finally:
             _FORKED = None

@@ -9,6 +9,7 @@ command exits 130 without a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -293,14 +294,70 @@ def test_ctrl_c_at_any_moment_exits_130_without_traceback(tmp_path, delay_s) -> 
     """SIGINT to the demo's process group (what Ctrl-C in a terminal sends): in its
     imports (0.1 s), its probe, its sweep's workers: exit 130 and no traceback. A test of
     real time: the signal must arrive while the command runs (about 5 s in all). On a
-    loaded machine a signal at 0.1 s may land in Python's own start-up (site, runpy),
-    before any code of the package runs: that try is made again (at most twice)."""
+    loaded machine a signal at 0.1 s may land in Python's start-up (site, runpy, the two
+    import lines before :func:`main`), before main's handler: that try is made again (at
+    most twice); a traceback through main is a failure at once."""
     for _ in range(3):
         status, err = _interrupted(tmp_path, delay_s)
-        if status == 130 or "ascend_p2p_lab" in err:
+        if status == 130 or ", in main" in err:
             break
     assert status == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+
+
+#: The demo with two idle cores whatever the machine's load: two sweep workers, two
+#: drawing workers.
+TWO_IDLE_CORES = """
+import sys
+from ascend_p2p_lab import forking
+forking.busy_cores = lambda window_s=0.0: 0.0
+forking.os.sched_getaffinity = lambda pid: {0, 1}
+from ascend_p2p_lab.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _wait_for_children(pid: int, n: int, timeout_s: float = 60.0) -> None:
+    """Until process pid has at least n child processes."""
+    deadline = time.monotonic() + timeout_s
+    import psutil  # comes with ipykernel
+
+    while len(psutil.Process(pid).children()) < n:
+        assert time.monotonic() < deadline, f"{pid} never had {n} child processes"
+        time.sleep(0.005)
+
+
+@pytest.mark.parametrize("after", ["3. sweep", "saved to"])
+def test_ctrl_c_while_workers_run_exits_130_without_a_workers_traceback(tmp_path, after):
+    """SIGINT to the process group as the demo's sweep (2 workers) or report (2 drawing
+    workers) starts: the workers ignore it, the demo stops them and exits 130, and no
+    worker prints its KeyboardInterrupt."""
+    demo = ["demo", "--out", str(tmp_path / "d"), "--no-progress", "--sizes", "4KiB,64MiB"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", TWO_IDLE_CORES, *demo],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if line.startswith(after):
+            _wait_for_children(proc.pid, 2)
+            os.killpg(proc.pid, signal.SIGINT)
+            break
+    try:  # a worker left behind holds the pipes open: communicate never returns
+        out, err = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # what is left of the group
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert seen[-1].startswith(after), "".join(seen)
+    assert after != "3. sweep" or "in 2 processes" in seen[-1], seen[-1]
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert "wrote" not in out  # the report was stopped, not finished
 
 
 def test_a_failed_pyacl_call_is_its_one_line_and_exit_1(capsys, tmp_path, monkeypatch) -> None:

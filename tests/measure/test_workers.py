@@ -83,15 +83,19 @@ def test_on_block_and_the_checkpoint_see_every_block(tmp_path: Path, alone) -> N
 def _failing_block(
     monkeypatch: pytest.MonkeyPatch, exc: BaseException, nth: int, hold: Path | None = None
 ) -> None:
-    """The plan's nth block raises exc; with ``hold`` (a file the nth block writes before
-    it raises), the first block waits for that file, so another worker runs the blocks
-    between them and the first finishes after the failure."""
-    real = sweep_mod.run_test
+    """The plan's nth block raises exc; with ``hold`` (a file its worker writes once it
+    has closed the counter, as it makes the error sendable), the first block waits for
+    that file, so another worker runs the blocks between them and the first finishes
+    after the failure."""
+    real, real_sendable = sweep_mod.run_test, workers_mod.sendable
+
+    def sendable(error: BaseException) -> BaseException:
+        if hold is not None:
+            hold.touch()
+        return real_sendable(error)
 
     def run_test(ctx, test):
         if test.key == ctx_keys[nth]:
-            if hold is not None:
-                hold.touch()
             raise exc
         if test.key == ctx_keys[0] and hold is not None:
             deadline = time.monotonic() + 30
@@ -105,6 +109,7 @@ def _failing_block(
             for t in plan(rt, make_spec(rt, **{k: v for k, v in KW.items() if k != "progress"}))
         ]
     monkeypatch.setattr(sweep_mod, "run_test", run_test)
+    monkeypatch.setattr(workers_mod, "sendable", sendable)
 
 
 def test_an_interrupt_in_a_worker_keeps_the_other_blocks(monkeypatch, alone) -> None:

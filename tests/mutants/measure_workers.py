@@ -44,8 +44,8 @@ MUTANTS: list[Mutant] = [
     M(
         "measure.workers.workers_dealt_after_failure",
         "measure/workers.py",
-        "                counter.value = len(todo)\n",
-        "                pass\n",
+        "            counter.value = len(todo)\n        rows = ",
+        "            pass\n        rows = ",
         "after a worker's failure the others go on with the rest of the sweep",
     ),
     M(
