@@ -120,8 +120,9 @@ def _wait_until_serving(proc: subprocess.Popen[bytes], url: str, log: Path) -> N
 @contextlib.contextmanager
 def serve_dashboard(log: Path, preset: str = "atlas800t-a2") -> Iterator[str]:
     """Run ``ascend-p2p-lab dashboard --backend sim --preset PRESET`` on a free port, with
-    this checkout's package first on PYTHONPATH; yields its URL; always stops it."""
-    port = free_port()
+    this checkout's package first on PYTHONPATH; yields its URL; always stops it. A port
+    taken between :func:`free_port` and the server's bind (another test's connection):
+    tried again on another, at most twice."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
@@ -137,15 +138,28 @@ def serve_dashboard(log: Path, preset: str = "atlas800t-a2") -> Iterator[str]:
         "--preset",
         preset,
         "--port",
-        str(port),
     ]
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT, start_new_session=True
-        )
-    try:
+    for tries_left in (2, 1, 0):
+        port = free_port()
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(
+                [*cmd, str(port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=ROOT,
+                start_new_session=True,
+            )
         url = f"http://{HOST}:{port}/"
-        _wait_until_serving(proc, url, log)
+        try:
+            _wait_until_serving(proc, url, log)
+        except RuntimeError:
+            _stop(proc)
+            if tries_left and "already in use" in log.read_text(errors="replace"):
+                continue
+            raise
+        break
+    try:
         yield url
     finally:
         _stop(proc)

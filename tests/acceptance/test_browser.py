@@ -65,8 +65,11 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     chromium = chromium_or_skip()
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # every wait for what the page shows may take a round trip to a kernel that shares
+    # two loaded cores with Voilà, Chromium and the other tests (Playwright's default: 5 s)
+    expect.set_options(timeout=CLICK_MS)
     with sync_playwright() as pw:
         # a fresh profile per launch: Playwright makes the --user-data-dir itself
         b = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
@@ -204,7 +207,11 @@ def test_run_measures_the_enabled_pairs_and_marks_the_refusals(page: Any, tmp_pa
 
     pictures = page.locator(".p2p-output img")
     expect(pictures).to_have_count(2)  # the heatmap and the curves
-    assert page.evaluate("document.querySelector('.p2p-output img').naturalWidth") > 300
+    page.wait_for_function(  # a picture just put in the page is decoded a moment later
+        "() => { const i = document.querySelector('.p2p-output img');"
+        " return i && i.complete && i.naturalWidth > 300; }",
+        timeout=CLICK_MS,
+    )
     caption = page.locator(".p2p-output pre").last
     expect(caption).to_have_text(
         re.compile(

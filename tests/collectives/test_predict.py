@@ -236,10 +236,10 @@ def test_measured_timing() -> None:
 def test_five_ops_at_eight_sizes_on_16_ranks_well_under_a_second(a3) -> None:
     model = LinkModel.from_topology(a3)
     sizes = [1 << k for k in range(10, 34, 3)]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU: a loaded machine's waits are not the model's cost
     timings = [predict(collective(op, s, a3), model) for op in OPERATIONS for s in sizes]
     assert len(timings) == 40
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 @pytest.fixture(scope="module")

@@ -155,7 +155,7 @@ def test_a_real_prometheus_scrapes_the_degraded_link(tmp_path):
         bw = wait_for(
             "Prometheus scraping the exporter",
             lambda: _query(base, f"ascend_p2p_link_bandwidth_bytes_per_second{{{link}}}"),
-            25,
+            90,  # about 6 s on a free machine; CI's two cores are shared with other tests
         )
         back = _query(
             base,

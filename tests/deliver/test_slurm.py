@@ -157,7 +157,7 @@ def one_node_slurm(tmp_path_factory):
     old = os.environ.get("SLURM_CONF")
     os.environ["SLURM_CONF"] = str(conf)
     try:
-        wait_for("slurmd registered", lambda: "idle" in _sinfo("%T", node), 20)
+        wait_for("slurmd registered", lambda: "idle" in _sinfo("%T", node), 60)
         yield node
     finally:
         for proc, log in reversed(procs):
