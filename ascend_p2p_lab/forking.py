@@ -36,36 +36,31 @@ def can_fork() -> bool:
 
 @contextmanager
 def ctrl_c_deferred() -> Iterator[None]:
-    """Within: Ctrl-C (SIGINT) waits, and is taken on leaving, as KeyboardInterrupt in
-    this process. Fork workers within it: they start deaf to it until
-    :func:`deaf_to_ctrl_c`, and a pool is not left half made (a pool interrupted while it
-    starts its threads leaves workers that outlive this process).
+    """Within: Ctrl-C (SIGINT) is noted, and delivered on leaving to the handler there was
+    (KeyboardInterrupt, as a rule). Fork workers within it: they keep the noting handler,
+    so a Ctrl-C (sent to the terminal's whole process group) prints no worker's
+    traceback; the parent takes it and stops them. And a pool is never left half made (a
+    pool interrupted while it starts its threads leaves workers that outlive this
+    process). Outside the main thread (where no handler may be set): no effect.
 
     Example::
 
         with ExitStack() as stack:
             with ctrl_c_deferred():
-                pool = stack.enter_context(Pool(2, deaf_to_ctrl_c))
+                pool = stack.enter_context(Pool(2))
             pool.map(...)
     """
-    if not hasattr(signal, "pthread_sigmask"):  # no fork there either
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    noted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-def deaf_to_ctrl_c() -> None:
-    """In a forked worker, first thing: Ctrl-C (SIGINT, sent to the terminal's whole
-    process group) is ignored here, so it prints no traceback of the worker's; the parent
-    takes the KeyboardInterrupt and stops its workers.
-
-    Example: ``Pool(n, initializer=deaf_to_ctrl_c)``.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, previous)
+        if noted:
+            signal.raise_signal(signal.SIGINT)
 
 
 def idle_workers(most: int) -> int:

@@ -1,12 +1,5 @@
-"""The fast paths of issue 24 give what the plain paths give, exactly.
-
-- ``Runtime.enqueue_staged``: the same pyACL calls, in the same order, with the same
-  virtual clock and bytes, as the per-call loop it replaces (memcpy_async, record,
-  wait_event, memcpy_async per chunk, device switches included);
-- ``sim.engine.Engine._run_linked``: the same start and end times, to 1e-12, as the
-  fluid model's loop on streams that share no resource (waits across streams, jitter);
-- ``plots.style.save_png`` and ``plots.report(workers=2)``: the same PNG bytes as
-  ``savefig`` and as drawing in this process."""
+"""forking: the load read from /proc/stat, the workers it leaves room for, whether this
+process may fork, and Ctrl-C while workers are forked."""
 
 from __future__ import annotations
 
@@ -14,7 +7,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import os
+import signal
 import threading
+import time
 
 import pytest
 
@@ -61,3 +56,29 @@ def test_idle_workers_leave_the_busy_cores_and_a_running_thread_forbids_forking(
     finally:
         stop.set()
         thread.join()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_ctrl_c_waits_within_and_a_worker_forked_there_never_takes_it() -> None:
+    """SIGINT inside ctrl_c_deferred is KeyboardInterrupt on leaving it, not before; a
+    process forked inside only notes it, and goes on."""
+    reached, pid = False, 0
+    try:
+        with pytest.raises(KeyboardInterrupt), forking.ctrl_c_deferred():
+            pid = os.fork()
+            if pid == 0:  # the worker: a Ctrl-C taken here ends it at once
+                try:
+                    time.sleep(30)
+                finally:
+                    os._exit(0)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # a signal not deferred is raised by now
+            reached = True
+        assert reached
+        os.kill(pid, signal.SIGINT)
+        time.sleep(0.3)
+        assert os.waitpid(pid, os.WNOHANG) == (0, 0), "the worker took Ctrl-C"
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)

@@ -27,7 +27,7 @@ import queue
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..forking import can_fork, ctrl_c_deferred, deaf_to_ctrl_c
+from ..forking import can_fork, ctrl_c_deferred
 from ..patterns.model import Test
 from ..runtime import AclError, MissingCall, Runtime
 from .rows import Context
@@ -85,7 +85,7 @@ def run_in_workers(
     ]
     got: dict[int, list[dict[str, Any]]] = {}
     try:
-        with ctrl_c_deferred():  # a Ctrl-C meanwhile: after, here (the workers are deaf)
+        with ctrl_c_deferred():  # the workers never take Ctrl-C; this process does
             for p in procs:
                 p.start()
         _collect(procs, results, got, ctx, todo, arrived)
@@ -156,7 +156,6 @@ def _work(
 ) -> None:
     """A worker: take the next block, run it, send its rows; finally say done. What stops
     it closes the counter (no block is dealt after it) before it is sent."""
-    deaf_to_ctrl_c()  # the sweep's process takes Ctrl-C, and stops its workers
     ctx.bar = None  # the sweep's process keeps the bar
     i, start = -1, len(ctx.rows)
     try:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..forking import ctrl_c_deferred, deaf_to_ctrl_c, idle_workers
+from ..forking import ctrl_c_deferred, idle_workers
 from ..run import Run
 from ..schema import CARD_PATTERNS, LATENCY_PATTERN, PAIR_PATTERN
 from ..vocab import BI, INITIATOR_WORDS, IPC, OFF, ON, PAIR_INITIATORS, UNI
@@ -88,9 +88,7 @@ def report(
         try:
             with ExitStack() as stack:
                 with ctrl_c_deferred():  # the pool made whole, then stopped on leaving
-                    pool = stack.enter_context(
-                        multiprocessing.get_context("fork").Pool(n, deaf_to_ctrl_c)
-                    )
+                    pool = stack.enter_context(multiprocessing.get_context("fork").Pool(n))
                 return pool.map(_draw_forked, range(len(jobs)), chunksize=1)
         finally:
             _FORKED = None

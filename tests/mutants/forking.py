@@ -26,4 +26,19 @@ MUTANTS: list[Mutant] = [
         "    return True\n",
         "report forks while a non-daemon thread runs",
     ),
+    M(
+        "forking.ctrl_c_not_deferred",
+        "forking.py",
+        "    previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))\n",
+        "    previous = signal.getsignal(signal.SIGINT)\n",
+        "Ctrl-C while report's pool starts can leave workers that outlive the command, and"
+        " every forked worker prints its KeyboardInterrupt",
+    ),
+    M(
+        "forking.ctrl_c_dropped",
+        "forking.py",
+        "        if noted:\n",
+        "        if False:\n",
+        "a Ctrl-C pressed while workers are forked is lost: the command goes on",
+    ),
 ]
