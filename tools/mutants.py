@@ -97,6 +97,9 @@ def _pytest(
         "-o",
         "addopts=",
         "--import-mode=importlib",
+        # a failure is all a mutant run needs: no assertion diffs (with CI=true pytest
+        # does not truncate them, and a diff of a few MB of bytes ran past the timeout)
+        "--assert=plain",
         *args,
     ]
     if junit is not None:
