@@ -1341,3 +1341,20 @@ BENCH_MACHINE = {
     "numpy": "1",
     "pandas": "2",
 }
+
+
+def columns_given(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[list[str]]:
+    """Patch ``owner.name`` (a function whose first argument is a frame) to note that
+    frame's columns, then call the real one; returns the notes, one per call.
+
+    Example: ``given = columns_given(monkeypatch, results, "summarize")``.
+    """
+    given: list[list[str]] = []
+    real = getattr(owner, name)
+
+    def recorded(frame: pd.DataFrame, *args: Any, **kwargs: Any) -> Any:
+        given.append(list(frame.columns))
+        return real(frame, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
+    return given

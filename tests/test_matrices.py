@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import SIZE, SMALL, _as_before, asymmetric_a2_run
+from helpers import SIZE, SMALL, _as_before, asymmetric_a2_run, columns_given
 
 from ascend_p2p_lab import open_runtime
 from ascend_p2p_lab.cli import main
@@ -239,14 +239,7 @@ def test_matrices_read_only_their_columns(run, monkeypatch) -> None:
     from ascend_p2p_lab import matrices, results
 
     narrowed = matrices_json(run)
-    given: list[list[str]] = []
-    real = results.matrix
-
-    def recorded(frame, *a, **kw):
-        given.append(list(frame.columns))
-        return real(frame, *a, **kw)
-
-    monkeypatch.setattr(results, "matrix", recorded)
+    given = columns_given(monkeypatch, results, "matrix")
     matrices_json(run)
     assert given and all(set(cols) <= set(matrices.MATRIX_COLUMNS) for cols in given)
     monkeypatch.setattr(matrices, "MATRIX_COLUMNS", tuple(Run.of(run).samples.columns))

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import DEVICES, LARGE, SIZE, SMALL, _as_before, asymmetric_a2_run
+from helpers import DEVICES, LARGE, SIZE, SMALL, _as_before, asymmetric_a2_run, columns_given
 
 from ascend_p2p_lab import open_runtime, results
 from ascend_p2p_lab.emptycells import explain
@@ -278,14 +278,7 @@ def test_the_summary_reads_only_its_columns(run, capsys, monkeypatch) -> None:
 
     print_summary(run, matrices=True)
     narrowed = capsys.readouterr().out
-    given: list[list[str]] = []
-    real = results.summarize
-
-    def recorded(frame):
-        given.append(list(frame.columns))
-        return real(frame)
-
-    monkeypatch.setattr(results, "summarize", recorded)
+    given = columns_given(monkeypatch, results, "summarize")
     print_summary(run, matrices=True)
     assert capsys.readouterr().out == narrowed
     assert given and all(set(cols) <= set(terminal.SUMMARY_COLUMNS) for cols in given)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import _rows, asymmetric_a2_run
+from helpers import _rows, asymmetric_a2_run, columns_given
 
 from ascend_p2p_lab import open_runtime, results
 from ascend_p2p_lab.measure import sweep
@@ -105,14 +105,8 @@ def test_the_matrix_is_taken_from_the_columns_it_reads(run, monkeypatch):
     """heatmap_data hands results.matrix the columns it reads (a selection of ~60
     columns costs five times one of ten), and the cells are those of the whole run."""
     frame = run.frame()
-    given: list[list[str]] = []
     real = results.matrix
-
-    def recorded(f, *a, **kw):
-        given.append(list(f.columns))
-        return real(f, *a, **kw)
-
-    monkeypatch.setattr(results, "matrix", recorded)
+    given = columns_given(monkeypatch, results, "matrix")
     for value, direction in (("bandwidth_GBps", "uni"), ("bidir_total_GBps", "bi")):
         data = cells.heatmap_data(frame, value=value, direction=direction)
         assert set(given[-1]) == {*results.MATRIX_READS, value}

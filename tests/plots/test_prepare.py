@@ -19,7 +19,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import asymmetric_a2_run
+from helpers import asymmetric_a2_run, columns_given
 
 from ascend_p2p_lab import results
 from ascend_p2p_lab.plots import cells, prepare
@@ -81,14 +81,8 @@ def test_point_stats_summarize_only_the_columns_summarize_reads(run, monkeypatch
     """point_stats hands results.summarize the point keys and what it summarises, no
     other column; the statistics are those of the whole rows."""
     sel, _path = prepare.select(run.frame(), direction="uni", peer="on", path=None)
-    given: list[list[str]] = []
     real = results.summarize
-
-    def recorded(f):
-        given.append(list(f.columns))
-        return real(f)
-
-    monkeypatch.setattr(results, "summarize", recorded)
+    given = columns_given(monkeypatch, results, "summarize")
     stats = prepare.point_stats(sel)
     assert set(given[0]) == set(results.SUMMARIZED) and len(given[0]) < len(sel.columns) / 2
     whole = real(sel).dropna(subset=["bandwidth_GBps_median"])
