@@ -10,6 +10,9 @@ end, each event's time, the bytes and versions of every buffer, the next jitter 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
 from ascend_p2p_lab.runtime import open_runtime
@@ -110,14 +113,21 @@ def test_without_a_wait_on_the_device_the_host_synchronizes_each_chunk_the_same(
     assert computed and fast == slow
 
 
+@contextmanager
+def _linked_pair(rt) -> Iterator[tuple]:
+    """Device 1's 8 KiB buffer (written with a pattern) and device 6's, peer access on."""
+    with (
+        rt.peer_links([(1, 6), (6, 1)]),
+        rt.device_buffer(1, 8192) as a,
+        rt.device_buffer(6, 8192) as b,
+    ):
+        rt.write(a, bytes(range(200)) * 40 + b"tail")
+        yield a, b
+
+
 def test_repeated_copies_queued_at_once_leave_what_their_calls_leave(monkeypatch):
     def work(rt):
-        with (
-            rt.peer_links([(1, 6), (6, 1)]),
-            rt.device_buffer(1, 8192) as a,
-            rt.device_buffer(6, 8192) as b,
-        ):
-            rt.write(a, bytes(range(200)) * 40 + b"tail")
+        with _linked_pair(rt) as (a, b):
             s, mark = rt.stream(6), rt.event(6)
             ns = [rt.enqueue_copies(b, a, 8192, s, n) for n in (1, 2, 3, 40)]
             mark.record(s)  # the run no longer the stream's last op: two calls start another
@@ -137,12 +147,7 @@ def test_repeats_after_the_source_changed_move_its_bytes(monkeypatch):
     the next batch moves the new bytes, as its calls would."""
 
     def work(rt):
-        with (
-            rt.peer_links([(1, 6), (6, 1)]),
-            rt.device_buffer(1, 8192) as a,
-            rt.device_buffer(6, 8192) as b,
-        ):
-            rt.write(a, bytes(range(200)) * 40 + b"tail")
+        with _linked_pair(rt) as (a, b):
             s = rt.stream(6)
             rt.enqueue_copies(b, a, 8192, s, 3)
             for k in range(3):
