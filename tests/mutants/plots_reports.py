@@ -73,4 +73,11 @@ MUTANTS: list[Mutant] = [
         "    return run[keep]\n",
         "a run without IPC or die-link rows selected whole again (every column, ~5 ms)",
     ),
+    M(
+        "plots.reports.pool_not_deferred",
+        "plots/reports.py",
+        "                with ctrl_c_deferred():  # the pool made whole, then stopped on leaving\n",
+        "                if True:\n",
+        "a Ctrl-C as the drawing pool starts leaves its workers running after the command",
+    ),
 ]

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import matplotlib
 import pandas as pd
+import psutil  # comes with ipykernel
 import pytest
 from helpers import _no_pyplot_figures
 from matplotlib.figure import Figure
@@ -72,6 +73,33 @@ def test_report_in_two_processes_writes_the_same_files_in_order(small_run, tmp_p
     assert len(one) == 5 and all(p.parent == tmp_path / "two" for p in two)
     for a, b in zip(one, two):
         assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_ctrl_c_as_the_drawing_pool_starts_stops_that_pool(small_run, tmp_path, monkeypatch):
+    """A Ctrl-C that lands while report's pool starts is taken once the pool is whole:
+    KeyboardInterrupt, and the pool's workers stopped (a pool interrupted half made left
+    workers that outlived the command and held its terminal's pipes open)."""
+    import multiprocessing
+    import os
+    import signal
+    import time
+
+    table, run = small_run
+    fork = multiprocessing.get_context("fork")
+    real, workers = fork.Pool, []
+
+    def interrupted(n):
+        pool = real(n)
+        workers.extend(p.pid for p in pool._pool)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, its workers just forked
+        time.sleep(0.1)  # a signal not deferred is raised by now, here
+        return pool
+
+    monkeypatch.setattr(fork, "Pool", interrupted)
+    with pytest.raises(KeyboardInterrupt) as info:
+        plots.report(run, tmp_path, table=table, workers=2)
+    assert "interrupted" not in [f.name for f in info.traceback]  # taken after it returned
+    assert len(workers) == 2 and not any(psutil.pid_exists(pid) for pid in workers)
 
 
 def test_default_workers_is_one_while_another_thread_runs(monkeypatch):
