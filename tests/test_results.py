@@ -1,37 +1,27 @@
-"""Saving and loading runs, and the schema.
+"""Tidy results (results.py): saving and loading runs, the schema, summaries, matrices,
+fits and failures.
 
-Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+- A saved run loads with every value and type, from parquet or the CSV alone. Damaged
+  files, an unknown word in the CSV and bad input to save are refused with a clear
+  message, and nothing is written.
+- Runs saved by older releases load: without cpu_affinity or latency_us;
+  tests/data/run_v1 (run schema 1: group labels, no device lists) with its device lists,
+  and saved again as the current schema; tests/data/run_v2 with the summary and fits
+  stored beside it.
+- The host rows (h2d and d2h of devices 0 and 2, on atlas800t-a2 with its host link set to
+  h2d 10 GB/s and d2h 40 GB/s) keep their CPU affinity when saved.
+- summarize, failures, matrix and fit_latency_bandwidth on hand-made rows: a median that is
+  not the mean, failures counted by point, the matrix of one initiator and equal to
+  pandas' pivot table, a fit per pair on its own timed sizes, host-bound samples left out.
+- A link that corrupts bytes (0->1 only) gives verification failures with the timing
+  kept, and the command exits 1. The package holds no pickle, eval or exec.
 
-Through the library, the command line (in process, and once as a real process) and the
-widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
-save/load round trip. The npu-smi text format -> parse round trip of random topologies is
-in tests/test_npu_smi.py and is not repeated here.
-
-The h2d and d2h patterns: pinned host memory to and from each device.
-
-The fixtures are asymmetric so that swapped ends or swapped directions cannot pass: the
-simulator's faults cannot slow a host link (``degrade`` takes a device pair), so the
-server itself is made lopsided. On atlas800t-a2 with its host link set to h2d 10 GB/s
-and d2h 40 GB/s (a factor of four between the directions), devices 0 and 2 have
-different CPU affinities ("144-167" and "96-119"); every expected number is read from
-the topology, not written here.
-
-The latency pattern: time per copy of back-to-back copies per ordered pair.
-
-The fixture is asymmetric by construction, so that a transposed matrix or a swapped
-src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
-measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
-0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
-64 KiB the degraded direction adds four times the transfer time of the healthy one.
-
-Runs saved by an older release load and draw the same (tests/data/run_v1: saved by
-the release before tests-as-data, run schema 1, group labels and no device lists).
-
-Verdicts a CI job can trust: exit statuses, errors as data, honest verification,
-feature detection, teardown that finishes, run folders that are never mixed.
-
-Each test fails when its behaviour breaks: the faults are asymmetric (one device, one
-link, one call), and the assertions name the exact rows, columns and exit status."""
+The latency matrix (inferred when no pattern is named, refused at a size the rows lack)
+comes from an asymmetric fixture, so that a transposed matrix or a swapped src/dst cannot
+pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it measures 0 -> 1 and
+1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and 0 -> 4 (SYS) but not
+4 -> 0. At 4 bytes a copy costs the link's modelled latency; at 64 KiB the degraded
+direction adds four times the transfer time of the healthy one."""
 
 from __future__ import annotations
 

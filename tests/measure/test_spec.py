@@ -1,34 +1,15 @@
-"""Groups of devices copying at once (``--groups 0,1:2,3``) and card pairs (``card``):
-parsing, planning, peer state, the measured value, the nominal rate, card matrices, CLI.
+"""A sweep's parameters (measure.spec): make_spec and SweepSpec, checked against the
+runtime before anything is allocated.
 
-The fixtures are asymmetric: one direction of one link is degraded or corrupt, so a
-group or card named the wrong way round, or a matrix transposed, cannot pass.
-
-The h2d and d2h patterns: pinned host memory to and from each device.
-
-The fixtures are asymmetric so that swapped ends or swapped directions cannot pass: the
-simulator's faults cannot slow a host link (``degrade`` takes a device pair), so the
-server itself is made lopsided. On atlas800t-a2 with its host link set to h2d 10 GB/s
-and d2h 40 GB/s (a factor of four between the directions), devices 0 and 2 have
-different CPU affinities ("144-167" and "96-119"); every expected number is read from
-the topology, not written here.
-
-The latency pattern: time per copy of back-to-back copies per ordered pair.
-
-The fixture is asymmetric by construction, so that a transposed matrix or a swapped
-src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
-measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
-0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
-64 KiB the degraded direction adds four times the transfer time of the healthy one.
-
-Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
-
-Each test pins a number, a label or an orientation a user sees, on an asymmetric
-fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
-that swapping src and dst, two quantiles or two directions cannot pass unnoticed.
-See docs/testing.md.
-
-The sweep in named parts: a spec object, the on_block callback, the formulas."""
+- Groups (``--groups 0,1:2,3``) make the group pattern and are checked against the
+  patterns and devices; the card pattern needs two cards.
+- devices= restricts every pattern to those devices; a spec made on a larger server is
+  checked against this one.
+- h2d and d2h plan one test per device, each needing pinned host memory; latency alone
+  defaults to one 4-byte copy; an A3 fan-out over two link classes is "mixed".
+- Bad sizes and bad parameters are refused with one clear line and nothing allocated; the
+  peer error lists every accepted value.
+- A spec object runs the same sweep as its keywords; both together are refused."""
 
 from __future__ import annotations
 

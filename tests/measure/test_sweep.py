@@ -1,123 +1,44 @@
-"""Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+"""sweep() (measure.sweep) on the simulator: its rows, the published figures they
+reproduce, and what it does when something fails.
 
-Through the library, the command line (in process, and once as a real process) and the
-widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
-save/load round trip. The npu-smi text format -> parse round trip of random topologies is
-in tests/test_npu_smi.py and is not repeated here.
+- Parameters and output: bad out= and checkpoint paths are refused in one line with
+  nothing allocated; sweep() writes nothing but its checkpoint; it is plan() then
+  run_tests(), and run_tests measures each test's own transfers, src to dst; on_block sees
+  every block with its rows, in order.
+- Rows: the schema and vocabularies, labels of fan-out, host-timed and staged rows, a
+  reason for every pair without numbers, failures counted by point, a lost device skipped
+  afterwards, a missing aclrtCreateEventWithFlag recorded in run.json.
+- Figures the simulator is calibrated on: A2 at its HCCS link rate, with small copies at
+  the link's latency; bidirectional totals; A3 SIO against HCCS_SW pairs, card pairs at
+  Ascend DMI's figures, fan-outs and fan-ins at the switch port; push against pull (HIXL);
+  a user's shared budget; ring and scaling tests. A built-in pattern run as tests of
+  transfers measures what the sweep's own loop measures.
+- Groups (``--groups``): a group's value is the bytes of all its copies over one window,
+  one way or both; a degraded or corrupt link (1 -> 3 only) changes only the group that
+  uses it that way.
+- The h2d and d2h patterns. The simulator's faults cannot slow a host link, so the server
+  itself is made lopsided: atlas800t-a2 with its host link set to h2d 10 GB/s and d2h
+  40 GB/s, devices 0 and 2 with different CPU affinities ("144-167" and "96-119"). Rows
+  name the device end and its CPUs, a large copy runs at the host link's rate, a staged
+  copy is no faster than its slower leg; every expected number is read from the topology.
+- The latency pattern: a time per copy in each row, host timing, and peer off (a refused
+  direct row and a staged row).
+- Asymmetric faults: a degraded link slows that link only, in its own matrix cell,
+  whoever issues the copy; a failed verification is the row of its own direction; a slow
+  host shows in the host time and flags small copies as host-bound.
+- Failures and interrupts: a release that keeps failing is raised with the rows measured
+  (``exc.partial_run``) and the reset frees the buffers; an interrupt keeps the points
+  before it (KeyboardInterrupt raised by wrapping one ``acl.rt`` function) and releases
+  everything; a second dashboard run from another thread is refused; concurrent sweeps on
+  one runtime keep their own current device; a dashboard sweep that fails keeps its rows.
+- Determinism: the same seed gives the same frame (all but run_id and host); another seed
+  gives other times when the preset has jitter, and the same ones when it has none.
+- One host of a simulated fleet (a LocalCluster of three worker processes, started once
+  for the module) gives the rows of the same sweep run alone with its seed and faults.
+- compare names exactly the one lowered cell (2 -> 5) of an imported Ascend DMI capture
+  against the toolkit's own sweep, and none the other way round.
 
-The fleet survey on a real LocalCluster of three worker processes (one per simulated
-host, started once for the module), its analysis, its figure and its command line.
-
-The fixtures are asymmetric: only the directed link 2 -> 5 of sim-1 is degraded (5 -> 2
-is healthy), so an analysis or a figure that swaps source and destination names the
-wrong link.
-
-Groups of devices copying at once (``--groups 0,1:2,3``) and card pairs (``card``):
-parsing, planning, peer state, the measured value, the nominal rate, card matrices, CLI.
-
-The fixtures are asymmetric: one direction of one link is degraded or corrupt, so a
-group or card named the wrong way round, or a matrix transposed, cannot pass.
-
-The h2d and d2h patterns: pinned host memory to and from each device.
-
-The fixtures are asymmetric so that swapped ends or swapped directions cannot pass: the
-simulator's faults cannot slow a host link (``degrade`` takes a device pair), so the
-server itself is made lopsided. On atlas800t-a2 with its host link set to h2d 10 GB/s
-and d2h 40 GB/s (a factor of four between the directions), devices 0 and 2 have
-different CPU affinities ("144-167" and "96-119"); every expected number is read from
-the topology, not written here.
-
-Imported runs are ordinary runs: report, compare and calibrate work on them.
-
-The A2 capture has one cell lowered (2->5 only, not 5->2): compare must name exactly that
-cell, against the preset and against the toolkit's own sweep; a twin calibrated from the
-capture alone (its matrices and the topology capture) must reproduce the imported numbers.
-
-The latency pattern: time per copy of back-to-back copies per ordered pair.
-
-The fixture is asymmetric by construction, so that a transposed matrix or a swapped
-src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
-measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
-0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
-64 KiB the degraded direction adds four times the transfer time of the healthy one.
-
-The run's N x N matrices (``matrices.run_matrices``), as the terminal prints them and
-``--format json`` writes them: checked by value on an asymmetric run, so that a swapped
-row and column, a wrong size or a lost reason cannot pass.
-
-The measurement engine on the simulator: probes, peer links and sweeps.
-
-The simulator's model of shared hardware and of who issues a copy, against the published
-figures it is calibrated on: shared budgets as preset data (A3 cards), max-min fair
-sharing, push/pull efficiency (HIXL), and inferred behaviours carried in run metadata.
-
-Fixtures are asymmetric where direction matters (one way degraded, push vs pull), so a
-model that swaps source and destination or ignores the initiator cannot pass.
-
-Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
-
-Each test pins a number, a label or an orientation a user sees, on an asymmetric
-fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
-that swapping src and dst, two quantiles or two directions cannot pass unnoticed.
-See docs/testing.md.
-
-Tests written to kill the plotting mutants of ``tools/mutants.py`` (see docs/testing.md).
-
-Each test checks what a user sees in a figure (a cell's colour and text, a code, a legend
-count, a title, an axis label, a line's points, which PNGs a report writes) against the
-numbers of the run, on small asymmetric runs: only the link 0->1 is degraded, only the
-copies 2->3 fail, only the bytes copied 4->5 arrive wrong.
-
-Reliability: injected faults against every operation, Ctrl-C at chosen points, resumable
-sweeps, and a second sweep or a second thread at the same time.
-
-The guarantees under test (docs/reliability.md has the table):
-
-- after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
-  operation made is released, peer access is as it was before, and the runtime then
-  closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_run`` when the
-  operation raises) and, when ``out=`` was given, saved;
-- every error names the ACL call, the code, its symbolic name and the runtime's message.
-
-Faults are injected by the simulator (``open_runtime(..., faults=[...])``); interrupts by
-wrapping one ``acl.rt`` function so that its Nth call raises KeyboardInterrupt *before*
-reaching the simulator.
-
-Gaps the suite let through (issue 20): the warm-up asked for is the warm-up issued, and
-the two directions of a bidirectional sample are enqueued interleaved.
-
-The run as a value (issue 28 item 3): typed metadata checked where it is made, a Run
-that selection, concatenation and pickling cannot strip of it, one module of run
-folders, sweep() writing nothing, and DataFrame.attrs holding at most a convenience copy.
-
-The simulator is deterministic, and its shortcuts do not change what it computes.
-
-- The same seed gives the same frame (all but run_id and host; timestamps live in attrs);
-  another seed gives other times when the preset has jitter.
-- The copy memo (a repeated copy with nothing changed is skipped) never leaves stale
-  bytes: a copy after the source, the destination or the buffers changed moves them again.
-- The memoized copy plans are dropped when what they depend on changes (peer access,
-  streams), and arguments that only compare equal to ints still fail as pyACL fails.
-- The engine's batched queue (CopyRun) and its N(0, 1) generator give exactly what one
-  Op per copy and ``random.gauss`` give; sparse memory equals a flat bytearray model.
-
-The sweep in named parts: a spec object, the on_block callback, the formulas.
-
-Tests as data: transfers in the compact form, test files, the run and patterns
-commands, and what the model says a set of simultaneous copies measures.
-
-Verdicts a CI job can trust: exit statuses, errors as data, honest verification,
-feature detection, teardown that finishes, run folders that are never mixed.
-
-Each test fails when its behaviour breaks: the faults are asymmetric (one device, one
-link, one call), and the assertions name the exact rows, columns and exit status.
-
-The widgets package on the measure API: one sweep per Run, progress per block, the link
-panel on probe() and the peer-link helpers, and the package's own shape.
-
-Example:
-    python -m pytest tests/test_widget_parts.py -q"""
+The package holds no unsafe deserialisation (pickle, eval, yaml.load and the like)."""
 
 from __future__ import annotations
 
@@ -188,7 +109,6 @@ from ascend_p2p_lab.results import (
 )
 from ascend_p2p_lab.run import Run, folder
 from ascend_p2p_lab.runtime import AclError, Runtime
-from ascend_p2p_lab.sim.memory import CHUNK
 from ascend_p2p_lab.topology import (
     load_preset,
     topology_from_toml_text,
@@ -1196,16 +1116,6 @@ def test_seed_does_not_matter_without_jitter():
                 )
             )
     pd.testing.assert_frame_equal(frames[0], frames[1], check_exact=True)
-
-
-# --------------------------------------------------------------------- the copy memo
-@pytest.fixture
-def pair():
-    with open_runtime("sim", preset="atlas800t-a2", seed=0) as rt:
-        size = 3 * CHUNK + 4096  # whole chunks and a partial one
-        src, dst = rt.device_buffer(0, size), rt.device_buffer(1, size)
-        with rt.peer_links([(0, 1), (1, 0)]):
-            yield rt, src, dst, rt.stream(0), size
 
 
 def test_on_block_sees_every_block_with_its_rows_in_order() -> None:

@@ -1,13 +1,13 @@
-"""The latency pattern: time per copy of back-to-back copies per ordered pair.
+"""Transfers and tests (patterns.model): the compact form, local copies, links and needs.
 
-The fixture is asymmetric by construction, so that a transposed matrix or a swapped
-src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
-measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
-0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
-64 KiB the degraded direction adds four times the transfer time of the healthy one.
-
-Tests as data: transfers in the compact form, test files, the run and patterns
-commands, and what the model says a set of simultaneous copies measures."""
+- parse_transfer reads "0->1", "2->3 by 2", "host->4" and "5->host" with their initiator
+  and prints them back; a form it cannot take is refused with the reason.
+- The latency declaration gives one value per copy and plans p2p, direct and staged
+  tests; the p2p test needs event timing unless it is timed on the host (blocking copies).
+- A copy within one device ("2->2") is a transfer like any other: its own row (link X,
+  verified), faster than an HCCS pull in the same window, and no peer access for it.
+- link_of gives a test's one link class, else "mixed"; unreachable names
+  aclrtDeviceCanAccessPeer with the source first."""
 
 from __future__ import annotations
 

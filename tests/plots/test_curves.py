@@ -1,15 +1,16 @@
-"""The latency pattern: time per copy of back-to-back copies per ordered pair.
+"""The curves over copy size (plots.curves): bandwidth_vs_size, latency_vs_size,
+peer_on_off and uni_vs_bi.
 
-The fixture is asymmetric by construction, so that a transposed matrix or a swapped
-src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
-measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
-0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
-64 KiB the degraded direction adds four times the transfer time of the healthy one.
+The tests check artists, labels, legends and axes, not pixels, on small simulated sweeps:
+the base-2 size axis with binary units, the p10-p90 band, the dashed nominal rate, a legend
+of at most six entries for 240 pairs, the latency fit (latency + size / bandwidth), hollow
+rings on host-bound points, the staged path named as going through host memory, curves
+that coincide said to be on top of each other, and every legend symbol drawn on the plot.
 
-plots.py: artists, labels and files, not pixels. Small simulated sweeps only.
-
-Gaps the suite let through (issue 20): the warm-up asked for is the warm-up issued, and
-the two directions of a bidirectional sample are enqueued interleaved."""
+Failures are named in the legend: pairs that cannot access each other, a direct copy
+refused with peer off (its ACL code), and, on an atlas800t-a2 run where the link 0->1 is
+degraded, the copies 2->3 fail, 6->7 and 7->6 fail with another code and the bytes copied
+4->5 arrive wrong, each failure with its code and each wrong point marked, not trusted."""
 
 from __future__ import annotations
 

@@ -1,35 +1,19 @@
-"""The fast paths of issue 24 give what the plain paths give, exactly.
+"""The matrix figures of plots.heatmaps: heatmap, link_matrix and peer_access_matrix.
 
-- ``Runtime.enqueue_staged``: the same pyACL calls, in the same order, with the same
-  virtual clock and bytes, as the per-call loop it replaces (memcpy_async, record,
-  wait_event, memcpy_async per chunk, device switches included);
-- ``sim.engine.Engine._run_linked``: the same start and end times, to 1e-12, as the
-  fluid model's loop on streams that share no resource (waits across streams, jitter);
-- ``plots.style.save_png`` and ``plots.report(workers=2)``: the pixels ``savefig`` draws
-  of the layout ``finish`` left, and the same PNG bytes as drawing in this process.
+Each test checks what a user sees (a cell's colour and text, an E or V code, a legend
+count, a title, an axis label, the colour scale) against the numbers of the run. Matrix
+figures are oriented rows = source, columns = destination, in colour and text.
 
-The latency pattern: time per copy of back-to-back copies per ordered pair.
+The runs are small simulated sweeps. Where direction matters they are asymmetric, so that a
+picture drawn transposed cannot pass: on atlas800t-a2 the link 0->1 is degraded, the copies
+2->3 fail and the bytes copied 4->5 arrive wrong, each in that direction only; one probe
+table has peer access enabled 0->1 only. The latency heatmap's run (atlas800-9000, 0 -> 1
+at a quarter of its bandwidth) measures 0 -> 1, 1 -> 0 and 0 -> 4 but not 4 -> 0: at 4
+bytes the 0 -> 4 cell holds the SYS link's modelled latency, and 4 -> 0 is not measured.
 
-The fixture is asymmetric by construction, so that a transposed matrix or a swapped
-src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
-measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
-0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
-64 KiB the degraded direction adds four times the transfer time of the healthy one.
-
-Tests written to kill the plotting mutants of ``tools/mutants.py`` (see docs/testing.md).
-
-Each test checks what a user sees in a figure (a cell's colour and text, a code, a legend
-count, a title, an axis label, a line's points, which PNGs a report writes) against the
-numbers of the run, on small asymmetric runs: only the link 0->1 is degraded, only the
-copies 2->3 fail, only the bytes copied 4->5 arrive wrong.
-
-Matrix figures are oriented rows = source, columns = destination, in colour and text.
-
-Every fixture here is asymmetric on purpose (a symmetric one passes with a picture drawn
-transposed): only the link 0->1 is degraded (half speed), only the copy 2->3 fails, peer
-access is enabled 0->1 only, and one link class is changed in one direction.
-
-plots.py: artists, labels and files, not pixels. Small simulated sweeps only."""
+Rewording the error texts changes no figure. Also here: plots.style.save_png draws the
+pixels savefig draws of the layout finish left (a fast path of issue 24), the dashboard
+shows the PNG a notebook shows, and no text of a saved figure is clipped or overlaps."""
 
 from __future__ import annotations
 

@@ -1,25 +1,8 @@
-"""The fast paths of issue 24 give what the plain paths give, exactly.
-
-- ``Runtime.enqueue_staged``: the same pyACL calls, in the same order, with the same
-  virtual clock and bytes, as the per-call loop it replaces (memcpy_async, record,
-  wait_event, memcpy_async per chunk, device switches included);
-- ``sim.engine.Engine._run_linked``: the same start and end times, to 1e-12, as the
-  fluid model's loop on streams that share no resource (waits across streams, jitter);
-- ``plots.style.save_png`` and ``plots.report(workers=2)``: the same PNG bytes as
-  ``savefig`` and as drawing in this process.
-
-The latency pattern: time per copy of back-to-back copies per ordered pair.
-
-The fixture is asymmetric by construction, so that a transposed matrix or a swapped
-src/dst cannot pass: on atlas800-9000 (HCCS inside a group of four, SYS across) it
-measures 0 -> 1 and 1 -> 0 (HCCS, 0 -> 1 degraded to a quarter of its bandwidth) and
-0 -> 4 (SYS) but not 4 -> 0. At 4 bytes a copy costs the link's modelled latency; at
-64 KiB the degraded direction adds four times the transfer time of the healthy one.
-
-plots.py: artists, labels and files, not pixels. Small simulated sweeps only.
-
-sweep --processes runs in the report (the process-mode figure) and in compare (IPC
-against in-process), and the table behind the figure."""
+"""plots.reports: which figures report plans for a run (plan, the Jobs; the modes' rows
+selected once, with the columns they read), and how it draws them: in this process or in
+forked workers (the same PNG bytes in the same order; Ctrl-C while the pool starts stops
+it), with fewer collections and copied ticks; the latency matrix, the process-mode and
+card figures where the run has their rows. Small simulated sweeps only."""
 
 from __future__ import annotations
 

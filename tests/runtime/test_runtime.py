@@ -1,38 +1,26 @@
-"""Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+"""The runtime layer on the simulator: open_runtime and Runtime (runtime/runtime.py).
 
-Through the library, the command line (in process, and once as a real process) and the
-widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
-save/load round trip. The npu-smi text format -> parse round trip of random topologies is
-in tests/test_npu_smi.py and is not repeated here.
+- Backend selection: arguments, then environment variables; "auto" falls back to the
+  simulator with a one-line notice when pyACL is missing or reports no device.
+- Release: leaving a block or the runtime by an exception or KeyboardInterrupt releases
+  what it made; close is idempotent; a failed reset or aclFinalize is retried; a runtime
+  over an acl someone else initialized leaves it initialized, resetting only its own
+  references.
+- The current device: use() sets each device once, on() switches back, and each thread
+  keeps its own.
+- Peer status (absent on the old API), enqueue_copies and the virtual clock, write and
+  read round trips, mem_info; a failed device switch or synchronize is an AclError that
+  names the call and the code.
+- Bad input gets one clear line and changes nothing: buffer sizes, the widgets and the
+  dashboard, faults given as data. The installed command, run as a real process, exits 2
+  without a traceback on a file that is not a checkpoint, and leaves the file as it was.
+- The fast path of issue 24: ``Runtime.enqueue_staged`` makes the same pyACL calls, in the
+  same order, with the same virtual clock and bytes, as the per-call loop it replaces
+  (memcpy_async, record, wait_event, memcpy_async per chunk, device switches included),
+  with or without the simulator's run_program; a size beyond the buffers is refused.
 
-The fast paths of issue 24 give what the plain paths give, exactly.
-
-- ``Runtime.enqueue_staged``: the same pyACL calls, in the same order, with the same
-  virtual clock and bytes, as the per-call loop it replaces (memcpy_async, record,
-  wait_event, memcpy_async per chunk, device switches included);
-- ``sim.engine.Engine._run_linked``: the same start and end times, to 1e-12, as the
-  fluid model's loop on streams that share no resource (waits across streams, jitter);
-- ``plots.style.save_png`` and ``plots.report(workers=2)``: the same PNG bytes as
-  ``savefig`` and as drawing in this process.
-
-The runtime layer (ascend_p2p_lab.runtime) on the simulator, plus a hardware group.
-
-The simulated tests pick the backend explicitly or steer ``import acl`` through
-``sys.modules``, so they behave the same on a machine that has CANN. The hardware group
-(``-m hardware``) runs the same acceptance checks on real pyACL and is skipped unless
-``import acl`` is CANN's pyACL reporting at least two devices.
-
-IPC memory across processes on the simulator (issue 23): pyACL's documented two-process
-flow runs unchanged, each misuse returns its code, sweep --processes matches in-process
-bandwidth with verified bytes, and nothing stays exported after a kill or an interrupt.
-
-Every test that starts processes stops them itself, with timeouts.
-
-Verdicts a CI job can trust: exit statuses, errors as data, honest verification,
-feature detection, teardown that finishes, run folders that are never mixed.
-
-Each test fails when its behaviour breaks: the faults are asymmetric (one device, one
-link, one call), and the assertions name the exact rows, columns and exit status."""
+The tests pick the backend explicitly or steer ``import acl`` through ``sys.modules``, so
+they behave the same on a machine that has CANN."""
 
 from __future__ import annotations
 

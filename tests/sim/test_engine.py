@@ -1,33 +1,20 @@
-"""Streams tied only by event waits run alone, one after the other (Engine._run_linked),
-with the times the fluid model gives them; the host-staged copy takes that path.
-
-The fast paths of issue 24 give what the plain paths give, exactly.
-
-- ``Runtime.enqueue_staged``: the same pyACL calls, in the same order, with the same
-  virtual clock and bytes, as the per-call loop it replaces (memcpy_async, record,
-  wait_event, memcpy_async per chunk, device switches included);
-- ``sim.engine.Engine._run_linked``: the same start and end times, to 1e-12, as the
-  fluid model's loop on streams that share no resource (waits across streams, jitter);
-- ``plots.style.save_png`` and ``plots.report(workers=2)``: the same PNG bytes as
-  ``savefig`` and as drawing in this process.
-
-The simulator's model of shared hardware and of who issues a copy, against the published
-figures it is calibrated on: shared budgets as preset data (A3 cards), max-min fair
-sharing, push/pull efficiency (HIXL), and inferred behaviours carried in run metadata.
-
-Fixtures are asymmetric where direction matters (one way degraded, push vs pull), so a
-model that swaps source and destination or ignores the initiator cannot pass.
+"""The simulator's engine (sim.engine.Engine): streams, events, shared resources and time.
 
 The simulator is deterministic, and its shortcuts do not change what it computes.
 
-- The same seed gives the same frame (all but run_id and host; timestamps live in attrs);
-  another seed gives other times when the preset has jitter.
-- The copy memo (a repeated copy with nothing changed is skipped) never leaves stale
-  bytes: a copy after the source, the destination or the buffers changed moves them again.
-- The memoized copy plans are dropped when what they depend on changes (peer access,
-  streams), and arguments that only compare equal to ints still fail as pyACL fails.
-- The engine's batched queue (CopyRun) and its N(0, 1) generator give exactly what one
-  Op per copy and ``random.gauss`` give; sparse memory equals a flat bytearray model."""
+- Streams tied only by event waits run alone, one after the other (Engine._run_linked),
+  with the times the fluid model gives them, to 1e-12 (waits across streams, jitter); the
+  host-staged copy takes that path. Only streams that share a resource take the fluid
+  model, and a wait that no run can satisfy is left to it.
+- The engine's batched queue (CopyRun) gives exactly the times one Op per copy gives, and
+  a blocking copy on the direct path takes the time the engine's resolve gives.
+- Each point starts at the clock's origin: rebase refuses while a stream is busy and shifts
+  the events when idle, and a point's rows do not depend on what ran before it.
+
+Max-min fair sharing: a copy slowed elsewhere leaves its share of a port to the others,
+and a shared budget that cannot bind lets the streams run alone with the same times. A
+record keeps what bound the copy before it (issue 38), named as the collectives name
+links and budgets."""
 
 from __future__ import annotations
 
