@@ -1,16 +1,20 @@
-"""compare: run-vs-run bandwidth ratios, the points below a threshold, the verdict.
+"""compare (comparison.py): run-against-baseline bandwidth ratios and the points below a
+threshold.
 
-The degraded run halves one direction only (0 -> 1; 1 -> 0 stays clean), so a
-comparison, a terminal matrix or a heatmap that swaps source and destination cannot pass.
+The degraded run halves one direction only (0 -> 1; 1 -> 0 stays clean), so a comparison
+or a ratio grid that swaps source and destination cannot pass.
 
-Imported runs are ordinary runs: report, compare and calibrate work on them.
-
-The A2 capture has one cell lowered (2->5 only, not 5->2): compare must name exactly that
-cell, against the preset and against the toolkit's own sweep; a twin calibrated from the
-capture alone (its matrices and the topology capture) must reproduce the imported numbers.
-
-sweep --processes runs in the report (the process-mode figure) and in compare (IPC
-against in-process), and the table behind the figure."""
+- A point is below when its ratio is strictly less than the threshold. A point lost in
+  the run (a failed copy, or a row with an error kind such as a failed verification) is
+  below, at LOST_RATIO. A point the baseline lacks, or that is in one run only, is listed
+  by unmatched() with its reason, not compared.
+- A threshold that is not a number in (0, 1] is refused in one line, by compare too.
+- ratio_grid rows are sources; the JSON has the documented keys and null for NaN.
+- A bidirectional total is compared only with a total.
+- A sweep_processes run splits into IPC against in-process (about equal on A3); a run
+  with one process mode cannot be split.
+- compare gives a Comparison value; using it as a frame still works and warns.
+- Runs are matched only on the keys both record (an imported run has no initiators)."""
 
 from __future__ import annotations
 

@@ -1,22 +1,19 @@
-"""Groups of devices copying at once (``--groups 0,1:2,3``) and card pairs (``card``):
-parsing, planning, peer state, the measured value, the nominal rate, card matrices, CLI.
+"""The run's N x N matrices (matrices.py): run_matrices, matrices_json and aggregate_values.
 
-The fixtures are asymmetric: one direction of one link is degraded or corrupt, so a
-group or card named the wrong way round, or a matrix transposed, cannot pass.
+Checked by value on asymmetric runs, so that a swapped row and column, a wrong size or a
+lost reason cannot pass: on atlas800t-a2 0 -> 1 runs at half speed and 2 -> 3 fails
+(1 -> 0 and 3 -> 2 are healthy); on atlas800t-a3 only card 2,3 -> card 0,1 is slowed.
 
-An imported run is an ordinary run for every reader (issue 30, part 1): what each
-capture layout gives report, compare, calibrate and check, and the import's own record
-of the server (device count, preset, card devices) and of the plan a re-run needs.
-
-Fixtures are asymmetric (each device or pair its own figure), so an import that swaps
-ends or keys a row by its position cannot pass.
-
-The run's N x N matrices (``matrices.run_matrices``), as the terminal prints them and
-``--format json`` writes them: checked by value on an asymmetric run, so that a swapped
-row and column, a wrong size or a lost reason cannot pass.
-
-Runs saved by an older release load and draw the same (tests/data/run_v1: saved by
-the release before tests-as-data, run schema 1, group labels and no device lists)."""
+- Rows are sources (sending cards for the card pattern), columns destinations, at the
+  largest size; a bidirectional run adds the total of both directions; a sweep of some
+  devices shows only them; group pattern rows are drawn as no matrix.
+- ``--format json`` (matrices_json) gives numbers, null for an empty cell and the reason.
+  A cell's reason and kind come from its first failed row; a failed value keeps the kind
+  its row gives.
+- An imported Ascend DMI card capture gives its bidirectional totals as values.
+- Runs saved by an older release load and draw the same (tests/data/run_v1: saved by
+  the release before tests-as-data, run schema 1, group labels and no device lists).
+- run_matrices reads only MATRIX_COLUMNS and gives what every column gives."""
 
 from __future__ import annotations
 

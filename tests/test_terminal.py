@@ -1,29 +1,20 @@
-"""The h2d and d2h patterns: pinned host memory to and from each device.
+"""The terminal output (terminal.py): print_matrices, print_summary and run_status.
 
-The fixtures are asymmetric so that swapped ends or swapped directions cannot pass: the
-simulator's faults cannot slow a host link (``degrade`` takes a device pair), so the
-server itself is made lopsided. On atlas800t-a2 with its host link set to h2d 10 GB/s
-and d2h 40 GB/s (a factor of four between the directions), devices 0 and 2 have
-different CPU affinities ("144-167" and "96-119"); every expected number is read from
-the topology, not written here.
+- Matrices print rows = sources, an empty cell as an E code explained under the matrix;
+  a cell's kind comes from its rows' error_kind column, so a refused cell among measured
+  ones prints as refused. The diagonal is said to hold local copies only when it does.
+- The summary gives the total of both directions of a bidirectional pair, keeps the h2d
+  and d2h rows the matrices skip, says which figures rest on a preset's inferred
+  behaviours, prints a collectives run's table, and imports no collectives for a run
+  without them. It reads only SUMMARY_COLUMNS and prints what every column gives.
+- Two runs joined (Run.concat, the second interrupted) are one run that saves, loads,
+  reports and prints, with exit status 130.
+- A run saved by an older release (tests/data/run_v2, run schema 2) reports and prints as
+  the release before did.
 
-The run's N x N matrices (``matrices.run_matrices``), as the terminal prints them and
-``--format json`` writes them: checked by value on an asymmetric run, so that a swapped
-row and column, a wrong size or a lost reason cannot pass.
-
-The simulator's model of shared hardware and of who issues a copy, against the published
-figures it is calibrated on: shared budgets as preset data (A3 cards), max-min fair
-sharing, push/pull efficiency (HIXL), and inferred behaviours carried in run metadata.
-
-Fixtures are asymmetric where direction matters (one way degraded, push vs pull), so a
-model that swaps source and destination or ignores the initiator cannot pass.
-
-The run as a value (issue 28 item 3): typed metadata checked where it is made, a Run
-that selection, concatenation and pickling cannot strip of it, one module of run
-folders, sweep() writing nothing, and DataFrame.attrs holding at most a convenience copy.
-
-Runs saved by an older release load and draw the same (tests/data/run_v1: saved by
-the release before tests-as-data, run schema 1, group labels and no device lists)."""
+The pair run is asymmetric (0 -> 1 at half speed, 2 -> 3 failing), so a transposed matrix
+cannot pass. The host run is on atlas800t-a2 with its host link made lopsided (h2d
+10 GB/s, d2h 40 GB/s), devices 0 and 2."""
 
 from __future__ import annotations
 
@@ -143,7 +134,7 @@ def test_a_refused_cell_among_measured_ones_prints_as_refused(run, capsys) -> No
     assert tags == {"E1", "E2"} and block[3].split()[1] != block[4].split()[4]
 
 
-A2, A3 = "atlas800t-a2", "atlas800t-a3"
+A3 = "atlas800t-a3"
 
 
 # ------------------------------------------------------------------ inferred, said with the numbers

@@ -1,18 +1,12 @@
-"""Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+"""Sizes as text (units.py, through ascend_p2p_lab.measure): parse_size, parse_sizes and
+format_size; parse_pairs once.
 
-Through the library, the command line (in process, and once as a real process) and the
-widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
-save/load round trip. The npu-smi text format -> parse round trip of random topologies is
-in tests/test_npu_smi.py and is not repeated here.
-
-The measurement engine on the simulator: probes, peer links and sweeps.
-
-Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
-
-Each test pins a number, a label or an orientation a user sees, on an asymmetric
-fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
-that swapping src and dst, two quantiles or two directions cannot pass unnoticed.
-See docs/testing.md."""
+- Property tests (hypothesis): a size is its number times its unit (any case, a space
+  allowed) up to MAX_SIZE, and any other input is refused with one clear line; a range
+  "a:b" is every power of two between; a list is sorted and unique, at most MAX_SIZES
+  long, or refused.
+- Examples: ranges, lists, decimal and binary units; zero, negative, fractional, too large
+  and empty sizes are refused; format_size labels in binary units."""
 
 from __future__ import annotations
 
@@ -97,7 +91,7 @@ def test_size_lists_are_sorted_unique_or_refused(items: list[Any]) -> None:
     assert set(sizes) == {parse_size(i) for i in items}
 
 
-KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+MIB = 1 << 20
 
 
 # ---------------------------------------------------------------------------- parsing

@@ -1,25 +1,27 @@
-"""The collectives command and what reads its runs: the JSON scripts rely on, bad input
-before device work, the run folder, ``report`` (the hccl_test table and figures, for an
-import too: issue 30 item 8), ``compare`` of an hccl_test import against a preset or a
-P2P run of the server, and predictions from a P2P run's links (``--links``).
+"""The import command (``import dmi``, ``import hccl-test``) and what reads its runs.
 
-An imported run is an ordinary run for every reader (issue 30, part 1): what each
-capture layout gives report, compare, calibrate and check, and the import's own record
-of the server (device count, preset, card devices) and of the plan a re-run needs.
+- Bad input exits 2 with one line naming the file and its line, and writes nothing: text
+  that is no tool's output, a capture cut short, a missing or short row, a bad unit or
+  cell, a matrix without ``--size``, a bad file after a good one, a binary or missing
+  file, and hccl_test captures without ranks, with a bad row or with no rows.
+- A capture that does not fit the server named for it is refused (issue 37): an 8 x 8
+  matrix for a 16-device preset, a device the preset lacks, a pair or a card pair faster
+  than its link; with its own server it imports.
+- The run folder holds its provenance: each source's sha256 and line, the backend, the
+  link class, the device count and one plan per direction; a second import into it is
+  refused. An hccl_test folder loads with its collective columns, and the collective
+  figure draws into a given axes.
+- report of an import: the hccl_test table (issue 30 item 8), the server as far as it is
+  known, no size curve of one size, no link matrix without link classes, and a card
+  matrix with its bidirectional total.
+- compare of an import: an hccl_test import against a preset, or against a P2P run of its
+  server (which needs ``--topology``); a card matrix card by card; the A2 capture with one
+  cell lowered (2->5 only, not 5->2) names exactly that cell, and the capture without it
+  matches the preset.
+- calibrate asks for the link classes of a topology capture.
 
-Fixtures are asymmetric (each device or pair its own figure), so an import that swaps
-ends or keys a row by its position cannot pass.
-
-The importers on captures written in the tools' formats (tests/data/vendor, README there).
-
-Fixtures are asymmetric (2->5 lowered, 5->2 not; every row of a matrix different), so a
-parser that swaps rows and columns, drops a unit or reads by position fails here.
-
-Imported runs are ordinary runs: report, compare and calibrate work on them.
-
-The A2 capture has one cell lowered (2->5 only, not 5->2): compare must name exactly that
-cell, against the preset and against the toolkit's own sweep; a twin calibrated from the
-capture alone (its matrices and the topology capture) must reproduce the imported numbers."""
+Fixtures are asymmetric (2->5 lowered, 5->2 not; every row of a matrix different), so an
+import that swaps rows and columns or reads by position fails here."""
 
 from __future__ import annotations
 

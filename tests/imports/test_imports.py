@@ -1,14 +1,20 @@
-"""Tidy rows of collective timings: the hccl_test import's columns, the prediction beside
-a measurement, the bottleneck as a link or a named budget, one row per phase.
+"""The importers (imports.import_dmi, imports.import_hccl_test) on captures written in the
+tools' formats (tests/data/vendor, README there).
 
-An imported run is an ordinary run for every reader (issue 30, part 1): what each
-capture layout gives report, compare, calibrate and check, and the import's own record
-of the server (device count, preset, card devices) and of the plan a re-run needs.
-
-Fixtures are asymmetric (each device or pair its own figure), so an import that swaps
-ends or keys a row by its position cannot pass.
-
-The importers on captures written in the tools' formats (tests/data/vendor, README there).
+- DMI text matrices: rows are sources and columns destinations, each row keeps its source
+  line, the bidirectional matrix gives totals only, Chinese titles and headers read like
+  the English ones (with the size the capture states or ``size=``), and a ``-m card``
+  matrix gives card pairs (no device count).
+- DMI text tables: step and fixed mode keep sizes, copies, times and the tool's version;
+  a table under ``-d`` takes the named device, its ID column a row number; one-pair tables
+  sit under the matrix titles.
+- DMI JSON: units, copy windows, ends and source lines of bandwidths and latency;
+  diagnosis values and thresholds as rows (JSON and text); an error object is the tool's
+  error with its code (the command exits 1 and writes nothing).
+- hccl_test: the measure columns of collective rows, busbw from algbw by each operation's
+  factor, the doc's spelling, failed ranks, ranks from mpirun (not the test's iterations),
+  NULL checks, and options that win over the capture. The collective figure draws algbw
+  and busbw of the rows and marks a failed check.
 
 Fixtures are asymmetric (2->5 lowered, 5->2 not; every row of a matrix different), so a
 parser that swaps rows and columns, drops a unit or reads by position fails here."""

@@ -1,21 +1,20 @@
-"""The simulator's ``corrupt`` fault: silent data corruption of device-to-device copies over
-one directed link, caught by the toolkit's verification and nowhere else.
+"""Verification of copied bytes (measure.buffers) and the simulator's ``corrupt`` fault:
+silent corruption of device-to-device copies over one directed link, caught by the
+toolkit's verification and nowhere else.
 
-The h2d and d2h patterns: pinned host memory to and from each device.
+- The fault hits its directed link only (not the reverse, other links or host copies);
+  the ACL call still returns success; ``nth`` and ``call`` limit it; every 4 KiB page,
+  counted from the destination offset, is hit in sync, async and fast-path copies alike;
+  a clean copy after it restores the data; it is deterministic. A topology file's
+  ``[[fault]]`` table corrupts too, and a bad definition is a one-line error.
+- BufferPool: each device sends its own pattern, and one wrong byte at the head, the tail
+  or inside a checked window fails verification, below and above the 1 MiB block.
+- sweep: verified is False on the corrupt direction only, and on h2d (not d2h) when the
+  host buffer differs from its pattern; a point's bytes are those of its last copy; without
+  verification, verified is NA and corruption goes unseen.
 
-The fixtures are asymmetric so that swapped ends or swapped directions cannot pass: the
-simulator's faults cannot slow a host link (``degrade`` takes a device pair), so the
-server itself is made lopsided. On atlas800t-a2 with its host link set to h2d 10 GB/s
-and d2h 40 GB/s (a factor of four between the directions), devices 0 and 2 have
-different CPU affinities ("144-167" and "96-119"); every expected number is read from
-the topology, not written here.
-
-Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
-
-Each test pins a number, a label or an orientation a user sees, on an asymmetric
-fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
-that swapping src and dst, two quantiles or two directions cannot pass unnoticed.
-See docs/testing.md."""
+The faults are asymmetric (only 0->1, or 2->0, is corrupt; the reverse is checked clean),
+so swapped ends or directions cannot pass."""
 
 from __future__ import annotations
 

@@ -1,27 +1,21 @@
-"""Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+"""Peer links (measure: try_enable, disable, enable_all, disable_all, peer_access,
+peer_matrix) and Ctrl-C in every operation that touches them.
 
-Through the library, the command line (in process, and once as a real process) and the
-widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
-save/load round trip. The npu-smi text format -> parse round trip of random topologies is
-in tests/test_npu_smi.py and is not repeated here.
+- Bad device ids are refused in one clear line with nothing allocated, and so is the same
+  device on both ends; a pair the server cannot reach is refused with the reason and
+  stays off.
+- enable_all and disable_all cover the 56 ordered pairs of an atlas800t-a2; peer_matrix
+  has sources as rows (2->5 enabled one way only sits in row 2, column 5); a peer_access
+  block gives back the peer state it found.
+- Ctrl-C at chosen ACL calls of probe, peer toggles, enable_all, four sweeps, the sweep
+  dashboard and the link panel: each operation finishes, returns what was done marked
+  interrupted, or raises after undoing its change (INTERRUPT_TABLE). Every buffer, stream
+  and event it made is released, peer access is as it was before, an interrupted sweep's
+  saved run equals the one returned, and the runtime closes to an empty simulator ledger.
+  An interrupted enable_all or disable_all takes back what it did.
 
-The measurement engine on the simulator: probes, peer links and sweeps.
-
-Reliability: injected faults against every operation, Ctrl-C at chosen points, resumable
-sweeps, and a second sweep or a second thread at the same time.
-
-The guarantees under test (docs/reliability.md has the table):
-
-- after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
-  operation made is released, peer access is as it was before, and the runtime then
-  closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_run`` when the
-  operation raises) and, when ``out=`` was given, saved;
-- every error names the ACL call, the code, its symbolic name and the runtime's message.
-
-Faults are injected by the simulator (``open_runtime(..., faults=[...])``); interrupts by
-wrapping one ``acl.rt`` function so that its Nth call raises KeyboardInterrupt *before*
-reaching the simulator."""
+Interrupts wrap one ``acl.rt`` function so that its Nth call raises KeyboardInterrupt
+*before* reaching the simulator (helpers.interrupt_at)."""
 
 from __future__ import annotations
 

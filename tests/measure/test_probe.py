@@ -1,33 +1,19 @@
-"""The measurement engine on the simulator: probes, peer links and sweeps.
+"""The probe (measure.probe), the matrices read from it, and the link panel built on it
+(widgets.PeerLinkPanel).
 
-Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
+- probe lists every ordered pair with its link class, reachability and peer state, and
+  returns a Run (issue 41 item 2); on an atlas300i-duo the pairs across cards cannot
+  reach each other, with aclrtDeviceCanAccessPeer as the reason.
+- Rows are sources, columns destinations: a pair reachable one way only (0->1, not 1->0)
+  is named by the direction that cannot reach, in the probe, access_matrix and a sweep's
+  error, and a fan-out uses only peers reachable both ways; peer_matrix and link_matrix
+  keep 0->1 apart from 1->0.
+- A failing device count is one clear AclError with an empty, failed partial run; the
+  next probe works.
+- The panel's matrix is the probe's peer_enabled, in an asymmetric state; the panel reads
+  reachability, link classes and reasons from one probe and names devices by pyACL id.
 
-Each test pins a number, a label or an orientation a user sees, on an asymmetric
-fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
-that swapping src and dst, two quantiles or two directions cannot pass unnoticed.
-See docs/testing.md.
-
-Reliability: injected faults against every operation, Ctrl-C at chosen points, resumable
-sweeps, and a second sweep or a second thread at the same time.
-
-The guarantees under test (docs/reliability.md has the table):
-
-- after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
-  operation made is released, peer access is as it was before, and the runtime then
-  closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_run`` when the
-  operation raises) and, when ``out=`` was given, saved;
-- every error names the ACL call, the code, its symbolic name and the runtime's message.
-
-Faults are injected by the simulator (``open_runtime(..., faults=[...])``); interrupts by
-wrapping one ``acl.rt`` function so that its Nth call raises KeyboardInterrupt *before*
-reaching the simulator.
-
-The widgets package on the measure API: one sweep per Run, progress per block, the link
-panel on probe() and the peer-link helpers, and the package's own shape.
-
-Example:
-    python -m pytest tests/test_widget_parts.py -q"""
+The module is skipped without ipywidgets and matplotlib."""
 
 from __future__ import annotations
 

@@ -1,17 +1,21 @@
-"""An imported run is an ordinary run for every reader (issue 30, part 1): what each
-capture layout gives report, compare, calibrate and check, and the import's own record
-of the server (device count, preset, card devices) and of the plan a re-run needs.
+"""plots.cells: what a matrix figure shows, cell by cell, as data, without drawing.
 
-Fixtures are asymmetric (each device or pair its own figure), so an import that swaps
-ends or keys a row by its position cannot pass.
-
-plots.prepare and plots.cells: what the figures show, as data, without drawing.
+- heatmap_data: each cell's state (value, failed, unverified, not measured, diagonal),
+  its code and legend line (E1 with the ACL name, code and call, or what a failure has
+  when it lacks them; V; n/m), its value (that of results.matrix), the size text and the
+  note; a bidirectional failure marks both cells. It reads only the columns it needs and
+  gives what it gives from every column.
+- The diagonal holds the device-local copy on the device paths only, not on the staged
+  path; a refused map says what its diagonal holds or that it has no numbers.
+- A sweep of devices 1, 3 and 6 gives 3 x 3 matrices and heatmap, as the terminal does.
+- heatmap_texts, unverified_points, unverified_text, unmeasured_text, and the link and
+  peer frames with their texts and legends (an unknown class told from a pair not
+  measured).
+- Importing plots loads no runtime, measurement or simulator module, and plots.prepare
+  and plots.cells import without matplotlib.
 
 Asymmetric on purpose (a symmetric fixture passes with rows and columns swapped): only
-the link 0->1 is degraded, only the copy 2->3 fails.
-
-Gaps the suite let through (issue 20): the warm-up asked for is the warm-up issued, and
-the two directions of a bidirectional sample are enqueued interleaved."""
+the link 0->1 is degraded, only the copy 2->3 fails."""
 
 from __future__ import annotations
 

@@ -1,17 +1,18 @@
-"""plots.prepare and plots.cells: what the figures show, as data, without drawing.
+"""plots.prepare: the data behind the figures, and figures checked against it.
 
-Asymmetric on purpose (a symmetric fixture passes with rows and columns swapped): only
-the link 0->1 is degraded, only the copy 2->3 fails.
+- at_size and size_text take each pair's largest size, as results.matrix does;
+  point_stats and pooled_stats give the median and p10-p90 of results.summarize (which is
+  handed only the columns it reads); select, narrow, distinct and combos keep the rows and
+  columns asked for, and select names what a run has when a mode is missing.
+- process_mode_table keeps process modes and initiators apart; mode_text names the
+  direction, peer state and path.
+- Tests written to kill the plotting mutants of ``tools/mutants.py`` (see docs/testing.md)
+  check what a user sees against the numbers of the run: the heatmap's colours, texts and
+  ticks, the curves' medians, p10-p90 bands, fit lines, labels and axis units, the
+  peer_on_off title, and compare_presets' bars over their names.
 
-Tests written to kill the plotting mutants of ``tools/mutants.py`` (see docs/testing.md).
-
-Each test checks what a user sees in a figure (a cell's colour and text, a code, a legend
-count, a title, an axis label, a line's points, which PNGs a report writes) against the
-numbers of the run, on small asymmetric runs: only the link 0->1 is degraded, only the
-copies 2->3 fail, only the bytes copied 4->5 arrive wrong.
-
-sweep --processes runs in the report (the process-mode figure) and in compare (IPC
-against in-process), and the table behind the figure."""
+The runs are asymmetric: only the link 0->1 is degraded, only the copies 2->3 fail, and
+in the mutants' run only the bytes copied 4->5 arrive wrong."""
 
 from __future__ import annotations
 

@@ -1,34 +1,24 @@
-"""Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+"""Run folders (run.folder) and what the commands record in them.
 
-Through the library, the command line (in process, and once as a real process) and the
-widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
-save/load round trip. The npu-smi text format -> parse round trip of random topologies is
-in tests/test_npu_smi.py and is not repeated here.
+- Saving and loading: oversized result files are refused; a Ctrl-C while saving leaves
+  the old run whole, and one between the renames never leaves a mix of old and new;
+  run.json carries a schema version, and a newer or a missing one is refused; saving a
+  whole run removes its own checkpoint and no other.
+- Runs saved by older releases (tests/data/run_v1 and run_v2) load and report, and their
+  folders are left as they were.
+- An imported run is an ordinary run (issue 30): a host table without a device takes its
+  ID column as the device; the server's device count, preset and link classes are
+  recorded as far as they are known, not guessed; each import records the plan a re-run
+  needs and compares with a preset; a card matrix imported as device pairs is named in a
+  warning the run keeps; check --run takes the run's own preset.
+- The collectives command's JSON rows are the documented ones, and its folder holds them.
+- A sweep --processes run keeps pull and push, in process and across processes, apart in
+  its matrices and its report.
+- A run of refusals only is a result that report reads; the aggregates figure draws a
+  nominal legend only when there is a nominal.
 
-The collectives command and what reads its runs: the JSON scripts rely on, bad input
-before device work, the run folder, ``report`` (the hccl_test table and figures, for an
-import too: issue 30 item 8), ``compare`` of an hccl_test import against a preset or a
-P2P run of the server, and predictions from a P2P run's links (``--links``).
-
-The rough edges a stranger finds in the first hour (issue 30, parts 2 to 5): measurement
-and output, messages and docs, damaged run folders, and the gaps of the fallbacks.
-
-Each test fails without its fix; fixtures are asymmetric (one direction degraded, the
-other not), so a swapped row and column cannot pass.
-
-An imported run is an ordinary run for every reader (issue 30, part 1): what each
-capture layout gives report, compare, calibrate and check, and the import's own record
-of the server (device count, preset, card devices) and of the plan a re-run needs.
-
-Fixtures are asymmetric (each device or pair its own figure), so an import that swaps
-ends or keys a row by its position cannot pass.
-
-The run as a value (issue 28 item 3): typed metadata checked where it is made, a Run
-that selection, concatenation and pickling cannot strip of it, one module of run
-folders, sweep() writing nothing, and DataFrame.attrs holding at most a convenience copy.
-
-Runs saved by an older release load and draw the same (tests/data/run_v1: saved by
-the release before tests-as-data, run schema 1, group labels and no device lists)."""
+Fixtures are asymmetric (each device or pair its own figure; card 2->5 lowered, 5->2
+not), so an import that swaps ends or keys a row by its position cannot pass."""
 
 from __future__ import annotations
 

@@ -1,20 +1,17 @@
-"""Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+"""The run as a value (run.Run and RunMeta; issue 28 item 3, issue 41 item 2).
 
-Through the library, the command line (in process, and once as a real process) and the
-widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
-save/load round trip. The npu-smi text format -> parse round trip of random topologies is
-in tests/test_npu_smi.py and is not repeated here.
-
-Tests that kill the mutants of tools/mutants.py the rest of the suite let live.
-
-Each test pins a number, a label or an orientation a user sees, on an asymmetric
-fixture (a degraded link, a pair reachable one way only, samples of unequal value), so
-that swapping src and dst, two quantiles or two directions cannot pass unnoticed.
-See docs/testing.md.
-
-The run as a value (issue 28 item 3): typed metadata checked where it is made, a Run
-that selection, concatenation and pickling cannot strip of it, one module of run
-folders, sweep() writing nothing, and DataFrame.attrs holding at most a convenience copy."""
+- Saved and loaded back, a run is the same frame (property tests with hypothesis: a few
+  runs, 300 under ``-m slow``), from Parquet or from the CSV alone, which keeps text such
+  as "NA" and "0012" as text; unknown run.json keys are kept and written back, and a
+  damaged field is one line naming it.
+- Selection, pickling and Run.concat keep the metadata (pandas' concat does not); two
+  presets joined take the larger device count and keep each part; a run joined from its
+  own halves is that run.
+- DataFrame.attrs holds at most a convenience copy, touched only in run/value.py and
+  copied one level deep into derived frames.
+- sweep() returns a Run: using it as a frame warns and reaches its samples, it shows its
+  table, the old twins (sweep_run, save_run, load_run, sweep_processes_run) are aliases
+  that warn, and no signature takes ``DataFrame | Run``."""
 
 from __future__ import annotations
 

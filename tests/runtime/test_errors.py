@@ -1,43 +1,32 @@
-"""Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
+"""Errors from the ACL layer: AclError, and the reliability matrix of injected faults against
+every operation.
 
-Through the library, the command line (in process, and once as a real process) and the
-widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
-save/load round trip. The npu-smi text format -> parse round trip of random topologies is
-in tests/test_npu_smi.py and is not repeated here.
+- Bad device ids and a buffer larger than device memory raise an AclError that names the
+  call, in one line, with nothing allocated.
+- The fault matrix (docs/reliability.md has the table): each fault of helpers.FAULT_CASES
+  against each operation of helpers.OPERATIONS (probe, peer toggles, enable_all, four
+  sweeps, the dashboard, the link panel, a saved sweep resumed from its checkpoint) is
+  raised, recorded, or leaves the result as on a healthy server, as the case says.
+- After any failure every buffer, stream and event the operation made is released, peer
+  access is as it was before, and the runtime then closes to an empty simulator ledger.
+- The rows measured before a failure are returned (in ``exc.partial_run`` when the
+  operation raises) and saved; an operation that completes has the rows of every point,
+  measured or carrying the error.
+- Every error, as text and in the error columns, names the ACL call, the code, its
+  symbolic name and the runtime's message.
+- Faults the matrix cannot hold: a failing aclInit, an error fault that fires on the very
+  call it names, a lost device that fails every later call (close still releases
+  everything).
+- AclError itself: every field, the message consumed from acl.get_recent_err_msg(), the
+  out-values of rt.call unwrapped, a pickling round trip. Runtime methods raise it, or
+  ValueError and TypeError for bad arguments; peer_links failing half way disables what it
+  enabled; the acl backend without pyACL says how to get it.
+- Memoized copy plans: disabling peer access fails the same copy again, and a fault still
+  fires on a memoized copy.
 
-Reliability: injected faults against every operation, Ctrl-C at chosen points, resumable
-sweeps, and a second sweep or a second thread at the same time.
-
-The guarantees under test (docs/reliability.md has the table):
-
-- after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
-  operation made is released, peer access is as it was before, and the runtime then
-  closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_run`` when the
-  operation raises) and, when ``out=`` was given, saved;
-- every error names the ACL call, the code, its symbolic name and the runtime's message.
-
-Faults are injected by the simulator (``open_runtime(..., faults=[...])``); interrupts by
-wrapping one ``acl.rt`` function so that its Nth call raises KeyboardInterrupt *before*
-reaching the simulator.
-
-The runtime layer (ascend_p2p_lab.runtime) on the simulator, plus a hardware group.
-
-The simulated tests pick the backend explicitly or steer ``import acl`` through
-``sys.modules``, so they behave the same on a machine that has CANN. The hardware group
-(``-m hardware``) runs the same acceptance checks on real pyACL and is skipped unless
-``import acl`` is CANN's pyACL reporting at least two devices.
-
-The simulator is deterministic, and its shortcuts do not change what it computes.
-
-- The same seed gives the same frame (all but run_id and host; timestamps live in attrs);
-  another seed gives other times when the preset has jitter.
-- The copy memo (a repeated copy with nothing changed is skipped) never leaves stale
-  bytes: a copy after the source, the destination or the buffers changed moves them again.
-- The memoized copy plans are dropped when what they depend on changes (peer access,
-  streams), and arguments that only compare equal to ints still fail as pyACL fails.
-- The engine's batched queue (CopyRun) and its N(0, 1) generator give exactly what one
-  Op per copy and ``random.gauss`` give; sparse memory equals a flat bytearray model."""
+Faults are injected by the simulator (``open_runtime(..., faults=[...])``). The tests pick
+the backend explicitly or steer ``import acl`` through ``sys.modules``, so they behave the
+same on a machine that has CANN."""
 
 from __future__ import annotations
 
@@ -80,7 +69,7 @@ from ascend_p2p_lab.runtime import (
     Runtime,
 )
 
-KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+MIB, GIB = 1 << 20, 1 << 30
 
 
 @pytest.fixture

@@ -1,21 +1,26 @@
-"""Reliability: injected faults against every operation, Ctrl-C at chosen points, resumable
-sweeps, and a second sweep or a second thread at the same time.
+"""The simulator's facade (sim.facade.SimulatedACL): how each pyACL call is bound, checked,
+locked, counted and answered.
 
-The guarantees under test (docs/reliability.md has the table):
-
-- after any failure, and after a KeyboardInterrupt, every buffer, stream and event the
-  operation made is released, peer access is as it was before, and the runtime then
-  closes to an empty simulator ledger (tests/conftest.py checks that last part too);
-- the rows measured before a failure are returned (in ``exc.partial_run`` when the
-  operation raises) and, when ``out=`` was given, saved;
-- every error names the ACL call, the code, its symbolic name and the runtime's message.
-
-Faults are injected by the simulator (``open_runtime(..., faults=[...])``); interrupts by
-wrapping one ``acl.rt`` function so that its Nth call raises KeyboardInterrupt *before*
-reaching the simulator.
-
-The simulator's parts: declared argument formats, the shared Route cache, the
-``acl.simulator`` interface, and the size of the sim modules.
+- pyACL's return convention: out-values first and ``ret`` last, as ints (an event's
+  elapsed time as a C float). api_level="old" hides the calls of newer CANN releases and
+  still runs the P2P sequence.
+- The fast path: a repeated memcpy_async skips its checks until something changes.
+  Another current device drops the copy plans and keeps the route; an allocation drops
+  the routes. Arguments that only compare equal to ints are still refused.
+- ``acl.rt.set_context``, ``record_event`` and ``stream_wait_event`` (like
+  ``memcpy_async``) skip their checks when they repeat a successful call; every call not
+  declared ``keeps_plans=True`` (``sim.part.pyacl``) drops what they keep. A script of good
+  and bad calls (repeats, the wrong current device, a destroyed event, a reset device,
+  equal non-int arguments, unhashable ones, faults) must give the same return values,
+  messages, call counts, host clock and device times as the same script with everything
+  kept dropped before each call (so that every call takes the checked path).
+- Each call does what it declares: a call declared ``locked=False`` does not wait for the
+  simulator's lock and every other call does; a locked ``acl.rt`` call counts itself; a
+  call drops the kept plans unless it declares it keeps them. A checked call refuses a
+  non-int or a wrong argument count as pyACL does.
+- engine_for gives a shared limit's egress and ingress budgets to the engine unswapped.
+- Ctrl-C inside a simulated call: the command line exits 130 and says so, and an
+  interrupted sweep saves the rows measured so far, marked interrupted.
 
 The wrong-type messages below are the ones the simulator gave before its calls declared
 formats (each call checked its own arguments then); they are written out here, not read

@@ -1,26 +1,20 @@
-"""The simulator's kept calls give what the checked calls give, exactly.
+"""The simulator's memory (sim.memory) and the copy shortcuts over it: each leaves exactly
+what the general path leaves.
 
-``acl.rt.set_context``, ``record_event`` and ``stream_wait_event`` (like
-``memcpy_async``) skip their checks when they repeat a successful call; every call not
-declared ``keeps_plans=True`` (``sim.part.pyacl``) drops what they keep. A script of good
-and bad calls (repeats, the wrong current device, a destroyed event, a reset device, equal
-non-int arguments, unhashable ones, faults) must give the same return values, messages,
-call counts, host clock and device times as the same script with everything kept dropped
-before each call (so that every call takes the checked path).
-
-``memory.copy_bytes`` of whole chunks takes a shortcut past the general loop; it must leave
-the same chunks (values and their sharing), versions and memo.
-
-The simulator is deterministic, and its shortcuts do not change what it computes.
-
-- The same seed gives the same frame (all but run_id and host; timestamps live in attrs);
-  another seed gives other times when the preset has jitter.
+- ``memory.copy_bytes`` of whole chunks takes a shortcut past the general loop; it must
+  leave the same chunks (values and their sharing), versions and memo. ``move_bytes``'
+  shortcut for a piece inside one chunk on each side leaves the same bytes, versions and memo.
+- A memcpy_async repeated with the very same argument objects (as enqueue_copies makes
+  it) gives what the checked call gives (return values, host clock, bytes, device times),
+  around what must stop a repeat: the destination memset, the source written, peer access
+  disabled and enabled again, another current device, a copy of another size, a record
+  on the same stream. Chunked copies staged through pinned host memory, kept or all
+  checked, leave the same regions.
 - The copy memo (a repeated copy with nothing changed is skipped) never leaves stale
-  bytes: a copy after the source, the destination or the buffers changed moves them again.
-- The memoized copy plans are dropped when what they depend on changes (peer access,
-  streams), and arguments that only compare equal to ints still fail as pyACL fails.
-- The engine's batched queue (CopyRun) and its N(0, 1) generator give exactly what one
-  Op per copy and ``random.gauss`` give; sparse memory equals a flat bytearray model."""
+  bytes: a copy after the source, the destination or the buffers changed moves them
+  again, partial and unaligned copies included.
+- Sparse chunked memory equals a flat bytearray model under random writes, fills, copies
+  and reads."""
 
 from __future__ import annotations
 

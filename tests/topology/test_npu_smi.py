@@ -1,18 +1,23 @@
-"""Parsing and printing ``npu-smi info -t topo`` text.
+"""Parsing and printing ``npu-smi info -t topo`` text (parse_npu_smi_topo and
+format_npu_smi_topo).
 
-Bad input: each gets one clear line, nothing is allocated, the command line exits 2.
-
-Through the library, the command line (in process, and once as a real process) and the
-widgets; then property tests (hypothesis) of size parsing, topology TOML parsing and the
-save/load round trip. The npu-smi text format -> parse round trip of random topologies is
-in tests/test_npu_smi.py and is not repeated here.
-
-The runtime layer (ascend_p2p_lab.runtime) on the simulator, plus a hardware group.
-
-The simulated tests pick the backend explicitly or steer ``import acl`` through
-``sys.modules``, so they behave the same on a machine that has CANN. The hardware group
-(``-m hardware``) runs the same acceptance checks on real pyACL and is skipped unless
-``import acl`` is CANN's pyACL reporting at least two devices."""
+- A real 910B3 capture (tests/data) parses to the atlas800t-a2 preset and is printed back
+  byte for byte; CRLF, a BOM, bytes and a header without its tab read the same.
+- Other drivers and servers: A3 Phy-ID labels without CPU affinity (not always from 0),
+  legends without the NA line or with the "multipul" typo, NIC columns and lines, the
+  localised XLink names, Atlas 350 UB links, PCIe-only and HCCS with PCIe servers, a
+  single device, an unknown affinity. Link figures come from the packaged table unless
+  defaults are given.
+- Bad text raises NpuSmiParseError (a TopologyError and a ValueError) in one line that
+  names the line and shows its content, shortened when long; so do truncated text and
+  text with a byte that is not text (located). Oversized text is refused. ``--topology``
+  given a picture exits 2 with one line, without its bytes. Random garbage and mutated
+  captures raise nothing else (hypothesis).
+- Format then parse round-trips every preset and random topologies (hypothesis); the
+  printed layout keeps columns apart for long labels.
+- A runtime opened with a parsed or given topology takes its link classes from it, on the
+  simulator and on the acl backend (a simulator steered in through ``sys.modules``),
+  without asking get_devices_topo."""
 
 from __future__ import annotations
 

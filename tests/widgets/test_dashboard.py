@@ -1,19 +1,22 @@
-"""Gaps the suite let through (issue 20): the warm-up asked for is the warm-up issued, and
-the two directions of a bidirectional sample are enqueued interleaved.
+"""The sweep dashboard (widgets.SweepDashboard), driven without a browser: set ``.value``,
+``.click()`` buttons, check the runtime.
 
-Tests as data: transfers in the compact form, test files, the run and patterns
-commands, and what the model says a set of simultaneous copies measures.
-
-The widgets package on the measure API: one sweep per Run, progress per block, the link
-panel on probe() and the peer-link helpers, and the package's own shape.
-
-Example:
-    python -m pytest tests/test_widget_parts.py -q
-
-Widgets driven without a browser: set ``.value``, ``.click()`` buttons, check the runtime.
-
-Example:
-    python -m pytest tests/test_widgets.py -q -p no:nbval"""
+- Run makes one sweep, with the spec checked once, and a frame with its own run id.
+  Wrong values give a status message and allocate nothing; a failing sweep is reported
+  and leaves the state consistent; refusals are counted by kind, code and call.
+- The progress bar moves per block. A second Run, a peer toggle or a preset switch while
+  a run is going on is refused; close during a run waits for it.
+- Figures go into the output with a caption naming the measured cells and the refusals;
+  live figures follow each block, or are drawn once at the end when none is due.
+- The test control runs a built-in test or a test file instead of pairs.
+- Without pyACL the dashboard uses the simulator and says so in its status line, not on
+  stderr; pairs it could not probe are named.
+- A preset switch reopens the runtime and releases the old one (a runtime passed in stays
+  open); one that fails half way keeps the old runtime. Also its repr and the checks of
+  its constructor.
+- The package's shape: importing the widgets loads neither the simulator nor matplotlib,
+  the core package does not import ipywidgets, and the widget modules stay small and
+  call no ACL."""
 
 from __future__ import annotations
 
@@ -32,7 +35,6 @@ from ascend_p2p_lab.runtime import open_runtime
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
-import pytest
 import traitlets
 from helpers import _dashboard, _tiny, too_long
 from matplotlib.figure import Figure
@@ -231,12 +233,6 @@ def test_importing_the_widgets_loads_neither_the_simulator_nor_matplotlib() -> N
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def _functions(tree: ast.AST) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node
 
 
 def test_modules_and_functions_stay_small_and_call_no_acl() -> None:
